@@ -1,0 +1,19 @@
+"""clcoop: OpenCL C with cooperative matrices, compiled to SPIR LLVM IR and run on the CPU.
+
+The compile path (clcoop.frontend) never imports NumPy; the runtime API
+(Program, LocalMemory) is loaded on first use so that `import clcoop`
+stays cheap for the compiler command line.
+"""
+
+__version__ = "0.1.0"
+
+from clcoop.errors import ClcoopError, CompileError, RuntimeFault, ArgumentError  # noqa: F401
+
+_RUNTIME_NAMES = {"Program", "Kernel", "LocalMemory"}
+
+
+def __getattr__(name):
+    if name in _RUNTIME_NAMES:
+        from clcoop.interp import api
+        return getattr(api, name)
+    raise AttributeError(f"module 'clcoop' has no attribute {name!r}")

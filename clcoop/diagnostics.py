@@ -1,0 +1,100 @@
+"""Clang-style diagnostics: `file:line:col: error: message`, the source line and a caret.
+
+Every stage reports through a DiagnosticEngine so that several errors can be
+collected in one run (clang does the same) and rendered identically.
+"""
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class SourceLocation:
+    file: str
+    line: int          # 1-based
+    column: int        # 1-based
+
+    def __str__(self):
+        return f"{self.file}:{self.line}:{self.column}"
+
+
+@dataclass
+class Diagnostic:
+    severity: str                      # "error", "warning" or "note"
+    message: str
+    location: SourceLocation | None
+    notes: list = field(default_factory=list)   # further Diagnostic objects, severity "note"
+
+    def __str__(self):
+        where = f"{self.location}: " if self.location else ""
+        return f"{where}{self.severity}: {self.message}"
+
+
+class SourceManager:
+    """Keeps the text of every file read, so diagnostics can quote the line."""
+
+    def __init__(self):
+        self._lines = {}
+
+    def add(self, filename, text):
+        self._lines[filename] = text.splitlines()
+
+    def line(self, filename, line):
+        lines = self._lines.get(filename)
+        if lines is None or not (1 <= line <= len(lines)):
+            return None
+        return lines[line - 1]
+
+
+def render(diag, sources=None):
+    """Text of one diagnostic and its notes, with source line and caret where known."""
+    out = [str(diag)]
+    loc = diag.location
+    if loc is not None and sources is not None:
+        text = sources.line(loc.file, loc.line)
+        if text is not None:
+            text = text.expandtabs(1)  # keep the caret under the column (tabs count as one column)
+            out.append(text)
+            out.append(" " * max(loc.column - 1, 0) + "^")
+    for note in diag.notes:
+        out.append(render(note, sources))
+    return "\n".join(out)
+
+
+class DiagnosticEngine:
+    """Collects diagnostics; `errors` counts them so a stage can stop after too many."""
+
+    max_errors = 20
+
+    def __init__(self, sources=None):
+        self.sources = sources or SourceManager()
+        self.diagnostics = []
+
+    @property
+    def error_count(self):
+        return sum(1 for d in self.diagnostics if d.severity == "error")
+
+    def error(self, message, location, notes=()):
+        return self._add("error", message, location, notes)
+
+    def warning(self, message, location, notes=()):
+        return self._add("warning", message, location, notes)
+
+    @staticmethod
+    def note(message, location):
+        return Diagnostic("note", message, location)
+
+    def _add(self, severity, message, location, notes):
+        diag = Diagnostic(severity, message, location, list(notes))
+        self.diagnostics.append(diag)
+        return diag
+
+    def render_all(self):
+        parts = [render(d, self.sources) for d in self.diagnostics]
+        errors, warnings = self.error_count, sum(1 for d in self.diagnostics if d.severity == "warning")
+        summary = []
+        if warnings:
+            summary.append(f"{warnings} warning{'s' if warnings != 1 else ''}")
+        if errors:
+            summary.append(f"{errors} error{'s' if errors != 1 else ''}")
+        if summary:
+            parts.append(" and ".join(summary) + " generated.")
+        return "\n".join(parts)

@@ -1,0 +1,40 @@
+"""Exceptions that reach users. Each carries a message meant to be printed as is."""
+
+
+class ClcoopError(Exception):
+    """Base of every error clcoop reports to a user (never an internal bug)."""
+
+
+class CompileError(ClcoopError):
+    """The source was rejected; `diagnostics` holds every located message."""
+
+    def __init__(self, diagnostics, rendered=None):
+        self.diagnostics = list(diagnostics)
+        self.rendered = rendered
+        super().__init__(rendered or "\n".join(str(d) for d in self.diagnostics))
+
+
+class ArgumentError(ClcoopError, TypeError):
+    """Wrong use of the Python API or of a command line: bad kernel arguments, sizes."""
+
+
+class IRError(ClcoopError):
+    """LLVM IR given to the interpreter could not be parsed or uses something unsupported."""
+
+
+class RuntimeFault(ClcoopError):
+    """A kernel did something invalid while running (out-of-bounds access, divergent barrier...).
+
+    The message names the kernel, the work-item ids, the instruction and the buffer.
+    """
+
+    def __init__(self, message, kernel=None, work_item=None, instruction=None, buffer=None):
+        self.kernel = kernel
+        self.work_item = work_item
+        self.instruction = instruction
+        self.buffer = buffer
+        super().__init__(message)
+
+
+class ToolMissing(ClcoopError):
+    """An external tool (llc-22, spirv-val, ...) is needed and not installed."""

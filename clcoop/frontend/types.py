@@ -1,0 +1,311 @@
+"""The C/OpenCL type system shared by check, builtins, mangling and lower.
+
+Plain frozen dataclasses: two types are the same type exactly when they compare equal.
+Each type knows its clang spelling (for diagnostics and kernel_arg_type metadata)
+and its Itanium mangling (for built-in callee names).
+"""
+from dataclasses import dataclass, field
+
+# OpenCL address spaces as clang numbers them for SPIR targets.
+PRIVATE, GLOBAL, CONSTANT, LOCAL, GENERIC = 0, 1, 2, 3, 4
+ADDRSPACE_NAMES = {PRIVATE: "__private", GLOBAL: "__global", CONSTANT: "__constant",
+                   LOCAL: "__local", GENERIC: "__generic"}
+ADDRSPACE_BY_KEYWORD = {
+    "__private": PRIVATE, "private": PRIVATE,
+    "__global": GLOBAL, "global": GLOBAL,
+    "__constant": CONSTANT, "constant": CONSTANT,
+    "__local": LOCAL, "local": LOCAL,
+    "__generic": GENERIC, "generic": GENERIC,
+}
+
+# SPIR-V values (SPV_KHR_cooperative_matrix "Cooperative Matrix Use" and Scope).
+USE_A, USE_B, USE_ACCUMULATOR = 0, 1, 2
+USE_NAMES = {USE_A: "CLK_COOPERATIVE_MATRIX_A", USE_B: "CLK_COOPERATIVE_MATRIX_B",
+             USE_ACCUMULATOR: "CLK_COOPERATIVE_MATRIX_ACCUMULATOR"}
+SPIRV_SCOPE_WORKGROUP, SPIRV_SCOPE_SUBGROUP = 2, 3
+
+
+class CType:
+    """Base of all types."""
+
+    def spelling(self):
+        raise NotImplementedError
+
+    def __str__(self):
+        return self.spelling()
+
+    # Predicates used all over check and lower.
+    @property
+    def is_scalar(self):
+        return isinstance(self, ScalarType) and self.kind != "void"
+
+    @property
+    def is_integer(self):
+        return isinstance(self, ScalarType) and self.kind in ("int", "bool")
+
+    @property
+    def is_float(self):
+        return isinstance(self, ScalarType) and self.kind == "float"
+
+    @property
+    def is_arithmetic(self):
+        return self.is_integer or self.is_float
+
+    @property
+    def is_void(self):
+        return isinstance(self, ScalarType) and self.kind == "void"
+
+    @property
+    def is_pointer(self):
+        return isinstance(self, PointerType)
+
+    @property
+    def is_vector(self):
+        return isinstance(self, VectorType)
+
+    @property
+    def is_coop_matrix(self):
+        return isinstance(self, CoopMatType)
+
+
+@dataclass(frozen=True)
+class ScalarType(CType):
+    name: str        # OpenCL spelling: bool char uchar short ushort int uint long ulong half float double void
+    kind: str        # "int", "float", "bool" or "void"
+    bits: int        # storage size in bits (bool: 8 in memory, i1 as a value)
+    signed: bool     # meaningful for integers only
+
+    def spelling(self):
+        return self.name
+
+    @property
+    def size(self):
+        return max(self.bits // 8, 1)
+
+    def itanium(self):
+        return ITANIUM_CODES[self.name]
+
+    @property
+    def llvm_name(self):
+        if self.kind == "float":
+            return {16: "half", 32: "float", 64: "double"}[self.bits]
+        if self.kind == "bool":
+            return "i1"
+        if self.kind == "void":
+            return "void"
+        return f"i{self.bits}"
+
+
+ITANIUM_CODES = {
+    "void": "v", "bool": "b", "char": "c", "uchar": "h", "short": "s", "ushort": "t",
+    "int": "i", "uint": "j", "long": "l", "ulong": "m", "half": "Dh", "float": "f", "double": "d",
+}
+
+VOID = ScalarType("void", "void", 0, False)
+BOOL = ScalarType("bool", "bool", 8, False)
+CHAR = ScalarType("char", "int", 8, True)      # OpenCL char is signed
+UCHAR = ScalarType("uchar", "int", 8, False)
+SHORT = ScalarType("short", "int", 16, True)
+USHORT = ScalarType("ushort", "int", 16, False)
+INT = ScalarType("int", "int", 32, True)
+UINT = ScalarType("uint", "int", 32, False)
+LONG = ScalarType("long", "int", 64, True)
+ULONG = ScalarType("ulong", "int", 64, False)
+HALF = ScalarType("half", "float", 16, True)
+FLOAT = ScalarType("float", "float", 32, True)
+DOUBLE = ScalarType("double", "float", 64, True)
+
+SCALARS = {t.name: t for t in (VOID, BOOL, CHAR, UCHAR, SHORT, USHORT, INT, UINT,
+                                LONG, ULONG, HALF, FLOAT, DOUBLE)}
+# C spellings that name the same OpenCL types.
+C_SPELLINGS = {
+    ("void",): VOID, ("bool",): BOOL, ("_Bool",): BOOL,
+    ("char",): CHAR, ("signed", "char"): CHAR, ("unsigned", "char"): UCHAR, ("uchar",): UCHAR,
+    ("short",): SHORT, ("short", "int"): SHORT, ("signed", "short"): SHORT,
+    ("unsigned", "short"): USHORT, ("unsigned", "short", "int"): USHORT, ("ushort",): USHORT,
+    ("int",): INT, ("signed",): INT, ("signed", "int"): INT,
+    ("unsigned",): UINT, ("unsigned", "int"): UINT, ("uint",): UINT,
+    ("long",): LONG, ("long", "int"): LONG, ("signed", "long"): LONG,
+    ("unsigned", "long"): ULONG, ("unsigned", "long", "int"): ULONG, ("ulong",): ULONG,
+    ("half",): HALF, ("float",): FLOAT, ("double",): DOUBLE,
+}
+# Integer conversion rank (C99 6.3.1.1) for the usual arithmetic conversions.
+INTEGER_RANK = {"bool": 0, "char": 1, "uchar": 1, "short": 2, "ushort": 2,
+                "int": 3, "uint": 3, "long": 4, "ulong": 4}
+VECTOR_SIZES = (2, 3, 4, 8, 16)
+VECTOR_ELEMENT_NAMES = ("char", "uchar", "short", "ushort", "int", "uint",
+                        "long", "ulong", "half", "float", "double")
+# Component types a cooperative matrix may have (issue: any scalar numeric type).
+COOP_ELEMENT_NAMES = VECTOR_ELEMENT_NAMES
+
+
+@dataclass(frozen=True)
+class VectorType(CType):
+    elem: ScalarType
+    count: int
+
+    def spelling(self):
+        return f"{self.elem.name}{self.count}"
+
+    @property
+    def size(self):
+        # OpenCL 6.1.5: 3-component vectors are stored as 4.
+        return self.elem.size * (4 if self.count == 3 else self.count)
+
+    def itanium(self):
+        return f"Dv{self.count}_{self.elem.itanium()}"
+
+
+@dataclass(frozen=True)
+class PointerType(CType):
+    pointee: CType
+    addrspace: int = PRIVATE
+    const: bool = False
+    volatile: bool = False
+    restrict: bool = False
+
+    def spelling(self):
+        quals = " ".join(q for q, on in (("const", self.const), ("volatile", self.volatile)) if on)
+        prefix = f"{ADDRSPACE_NAMES[self.addrspace]} " if self.addrspace != PRIVATE else ""
+        inner = f"{quals} {self.pointee.spelling()}" if quals else self.pointee.spelling()
+        return f"{prefix}{inner} *"
+
+    def itanium(self):
+        # clang mangles every address space but private as U3AS<n>, then cv-qualifiers
+        # (e.g. PU3AS1Vi for `volatile __global int *`, PU3AS4Kf for `const __generic float *`).
+        quals = ("K" if self.const else "") + ("V" if self.volatile else "")
+        space = f"U3AS{self.addrspace}" if self.addrspace != PRIVATE else ""
+        return f"P{space}{quals}{mangle_type(self.pointee)}"
+
+
+@dataclass(frozen=True)
+class ArrayType(CType):
+    elem: CType
+    length: int | None      # None: incomplete (e.g. `int a[] = {...}` before the initializer is seen)
+
+    def spelling(self):
+        n = "" if self.length is None else str(self.length)
+        return f"{self.elem.spelling()}[{n}]"
+
+
+@dataclass(frozen=True)
+class StructField:
+    name: str
+    type: CType
+
+
+@dataclass(frozen=True, eq=False)
+class StructType(CType):
+    """Struct or union. Compared by identity: two declarations are two types (C99 6.7.2.3)."""
+    tag: str | None
+    is_union: bool = False
+    fields: list = field(default_factory=list, compare=False)   # filled in when the body is seen
+    complete: bool = False
+
+    def spelling(self):
+        kw = "union" if self.is_union else "struct"
+        return f"{kw} {self.tag}" if self.tag else f"{kw} (anonymous)"
+
+
+@dataclass(frozen=True)
+class EnumType(CType):
+    """An enum behaves as its underlying type `int` except in diagnostics."""
+    tag: str | None
+
+    def spelling(self):
+        return f"enum {self.tag}" if self.tag else "enum (anonymous)"
+
+
+@dataclass(frozen=True)
+class FunctionType(CType):
+    ret: CType
+    params: tuple
+    variadic: bool = False
+
+    def spelling(self):
+        ps = ", ".join(p.spelling() for p in self.params) or "void"
+        return f"{self.ret.spelling()} ({ps})"
+
+
+@dataclass(frozen=True)
+class CoopMatType(CType):
+    """`T __attribute__((coop_mat(scope, rows, cols, use)))`; scope holds the SPIR-V value (3 = Subgroup)."""
+    elem: ScalarType
+    scope: int
+    rows: int
+    cols: int
+    use: int
+    typedef_name: str | None = field(default=None, compare=False)  # for diagnostics only
+
+    def spelling(self):
+        if self.typedef_name:
+            return self.typedef_name
+        return (f"{self.elem.name} __attribute__((coop_mat({self.scope}, {self.rows}, "
+                f"{self.cols}, {USE_NAMES[self.use]})))")
+
+    def llvm_name(self):
+        return (f'target("spirv.CooperativeMatrixKHR", {self.elem.llvm_name}, '
+                f"{self.scope}, {self.rows}, {self.cols}, {self.use})")
+
+    def template_args(self):
+        """Template-style mangling of the matrix type, used in callee tails (docs/ir-conventions.md)."""
+        return (f"{self.elem.itanium()}Li{self.scope}ELi{self.rows}ELi{self.cols}ELi{self.use}E")
+
+    def same_shape(self, other):
+        return (self.scope, self.rows, self.cols, self.use) == (other.scope, other.rows, other.cols, other.use)
+
+
+def mangle_type(t):
+    """Itanium mangling of a parameter type, as clang mangles OpenCL built-ins."""
+    if isinstance(t, EnumType):
+        return INT.itanium()
+    if isinstance(t, CoopMatType):
+        raise ValueError("cooperative matrix types are mangled as template arguments")
+    return t.itanium()
+
+
+def vector_of(elem, count):
+    return VectorType(elem, count) if count > 1 else elem
+
+
+@dataclass(frozen=True)
+class Target:
+    """What depends on the triple: pointer width, size_t, datalayout."""
+    triple: str
+
+    @property
+    def pointer_bits(self):
+        return 32 if self.triple.startswith("spir-") or self.triple.startswith("spirv32") else 64
+
+    @property
+    def size_t(self):
+        return ULONG if self.pointer_bits == 64 else UINT
+
+    @property
+    def ptrdiff_t(self):
+        return LONG if self.pointer_bits == 64 else INT
+
+    @property
+    def datalayout(self):
+        # clang-22 for spir64-unknown-unknown / spir-unknown-unknown.
+        vec = "v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-G1"
+        if self.pointer_bits == 64:
+            return "e-i64:64-" + vec
+        return "e-p:32:32-i64:64-" + vec
+
+
+SPIR64 = Target("spir64-unknown-unknown")
+SPIR32 = Target("spir-unknown-unknown")
+
+
+def builtin_typedefs(target):
+    """Type names an OpenCL C program may use without declaring them."""
+    names = dict(SCALARS)
+    for elem in VECTOR_ELEMENT_NAMES:
+        for n in VECTOR_SIZES:
+            names[f"{elem}{n}"] = VectorType(SCALARS[elem], n)
+    names.update({
+        "size_t": target.size_t, "ptrdiff_t": target.ptrdiff_t,
+        "intptr_t": target.ptrdiff_t, "uintptr_t": target.size_t,
+    })
+    return names
