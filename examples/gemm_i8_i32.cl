@@ -1,0 +1,29 @@
+// Signed int8 GEMM accumulating into int32: C = A * B, all row-major.
+// Components are signed char, so every operand is flagged signed (SPV_KHR_cooperative_matrix:
+// without the flags, components would be zero-extended).
+// NDRange: dimension 0 = (N / 16) * subgroup size, dimension 1 = M / 8.
+#define TILE_M 8
+#define TILE_N 16
+#define TILE_K 32
+
+typedef char mat_a __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, TILE_M, TILE_K, CLK_COOPERATIVE_MATRIX_A)));
+typedef char mat_b __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, TILE_K, TILE_N, CLK_COOPERATIVE_MATRIX_B)));
+typedef int  mat_c __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, TILE_M, TILE_N, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
+
+#define ALL_SIGNED (CLK_COOPERATIVE_MATRIX_OPERAND_MATRIX_A_SIGNED | CLK_COOPERATIVE_MATRIX_OPERAND_MATRIX_B_SIGNED | \
+                    CLK_COOPERATIVE_MATRIX_OPERAND_MATRIX_C_SIGNED | CLK_COOPERATIVE_MATRIX_OPERAND_MATRIX_RESULT_SIGNED)
+
+__kernel void gemm_i8_i32(__global const char *A, __global const char *B, __global int *C,
+                          int M, int N, int K)
+{
+    const size_t tile_col = get_global_id(0) / get_sub_group_size();
+    const size_t tile_row = get_global_id(1);
+
+    mat_c acc = coop_mat_init(0);
+    for (int k = 0; k < K; k += TILE_K) {
+        mat_a a = coop_mat_load(A + tile_row * TILE_M * K + k, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, K);
+        mat_b b = coop_mat_load(B + (size_t)k * N + tile_col * TILE_N, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, N);
+        acc = coop_mat_mulAdd(a, b, acc, ALL_SIGNED);
+    }
+    coop_mat_store(C + tile_row * TILE_M * N + tile_col * TILE_N, acc, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, N);
+}
