@@ -1,0 +1,512 @@
+"""The typed AST: what check produces and lower consumes (chibicc style, plain dataclasses).
+
+Every expression node has `.type` (a clcoop.frontend.types CType) and `.loc`
+(clcoop.diagnostics.SourceLocation). The checker has already applied every C/OpenCL rule,
+so lower never re-derives one. What lower may assume:
+
+Values and lvalues
+- `expr.is_lvalue` is True for VarRef, Deref, Index, Member of an lvalue base, lvalue
+  Swizzle and CoopElement: the node denotes a storage location of type `expr.type`.
+  lower computes an ADDRESS for an lvalue in these positions only:
+  Assign.target, CompoundAssign.target, IncDec.target, AddrOf.operand, the base of
+  Member/Swizzle when that base is an lvalue, the operand of ImplicitCast('array-to-pointer'),
+  CoopElement.matrix. Everywhere else an lvalue is used for its value: lower loads it.
+- Array-typed expressions never appear as values: they are wrapped in
+  ImplicitCast('array-to-pointer') (or folded by sizeof).
+
+Conversions
+- All implicit conversions are explicit ImplicitCast nodes; explicit C casts are Cast
+  nodes. Both carry a `kind` from CAST_KINDS; the kind alone tells lower which instruction
+  to emit, using the operand's and the node's types (e.g. 'int-to-int' truncates, or
+  extends by the SOURCE's signedness; 'float-to-int' uses the DESTINATION's signedness).
+- Binary arithmetic/bitwise ops ('+','-','*','/','%','&','|','^','<<','>>'): both operands
+  already have the node's type (scalars promoted, vector/scalar mixes splatted).
+  Shifts: OpenCL C 3.0 6.15.3 says the count is taken modulo the bit width of the left
+  operand, so lower masks the right operand with (bits - 1).
+  Division/remainder/comparisons/shift right are signed or unsigned per the operand type.
+- Comparisons ('<','>','<=','>=','==','!='): both operands have the same type
+  (`Binary.operand_type`, arithmetic, vector or pointer); the node's type is INT for scalars
+  (C: 0/1) and, for vectors, the signed integer vector with the element width of the
+  operands (OpenCL 6.3.d: -1 true / 0 false).
+- Logical ('&&','||', class Logical): scalar operands are BOOL (i1) already; short-circuit;
+  node type INT. For vector operands (no short circuit, OpenCL 6.3.g) both operands have
+  the same integer vector type and the result is the signed integer vector (-1/0).
+- Conditions (If/While/DoWhile/For.cond, Conditional.cond for scalars, Not.operand for
+  scalars) have type BOOL, i.e. an i1 value.
+- BOOL as a value is i1; in memory it is i8 (lower converts on load/store of BOOL lvalues).
+- EnumType values are i32 (signed int).
+- Pointer arithmetic is its own node (PointerArith, PointerDiff); the integer offset is
+  already converted to ptrdiff_t of the target (sign/zero extension by the original type).
+- Index.base is a pointer value (arrays decayed); Index.index is ptrdiff_t or size_t-typed.
+
+Initializers
+- Var.initializer is None, an Expr already converted to the variable's type, or an
+  InitList whose `elements` follow the aggregate exactly (one per array element/struct
+  field, None meaning zero-fill; nested InitList for sub-aggregates).
+- Initializers of 'global', 'static' and 'kernel-local'(never initialized) variables are
+  constants: IntConst, FloatConst, VectorLiteral of constants, InitList of those, None.
+
+Cooperative matrices (CoopMatType, SPIR-V values for scope/use)
+- layout and operands are Python ints (0/1 and the SPIR-V operand mask); stride and
+  element indexes are Exprs of type target.size_t; a CoopInit/CoopScalarMul scalar is
+  already converted to the component type. CoopElement.matrix is always an lvalue.
+"""
+from dataclasses import dataclass, field
+
+from clcoop.diagnostics import SourceLocation
+from clcoop.frontend import types as T
+
+# Cast kinds used by ImplicitCast and Cast.
+CAST_KINDS = frozenset({
+    "noop",                  # same representation (enum <-> int, int <-> uint of same width, T -> const T)
+    "int-to-int",            # trunc / sext / zext by the source's signedness (same width: no-op)
+    "int-to-float",          # sitofp / uitofp by the source's signedness
+    "float-to-int",          # fptosi / fptoui by the destination's signedness
+    "float-to-float",        # fpext / fptrunc
+    "int-to-bool",           # icmp ne 0 (vectors never; OpenCL has no bool vectors)
+    "float-to-bool",         # fcmp une 0.0
+    "pointer-to-bool",       # icmp ne null
+    "bool-to-int",           # zext i1
+    "bool-to-float",         # uitofp i1
+    "array-to-pointer",      # address of element 0 (operand is an array lvalue)
+    "addrspace-to-generic",  # addrspacecast to addrspace(4)
+    "addrspace-cast",        # explicit cast between named address spaces (generic -> named)
+    "null-to-pointer",       # integer constant 0 / (void*)0 -> null pointer of the node's type
+    "pointer-bitcast",       # pointer -> pointer, same address space (no-op with opaque ptrs)
+    "pointer-to-int",        # ptrtoint (explicit casts only)
+    "int-to-pointer",        # inttoptr (explicit casts only)
+    "splat",                 # scalar (already of the element type) -> vector of node's type
+    "to-void",               # (void)expr: evaluate, discard
+})
+
+
+# ---------------------------------------------------------------- declarations
+@dataclass(eq=False)
+class Var:
+    """A declared object. Compared by identity (VarRef points at the one Var)."""
+    name: str
+    type: T.CType
+    storage: str                 # 'local-var' | 'param' | 'global' | 'kernel-local' | 'static'
+    addrspace: int = T.PRIVATE   # where the object lives
+    initializer: object = None   # None | Expr | InitList
+    loc: SourceLocation | None = None
+    is_const: bool = False
+    # 'static' locals and 'kernel-local' vars are lowered as module globals named
+    # `<function>.<name>` (clang's convention); set by check for those storages.
+    global_name: str | None = None
+
+
+@dataclass(eq=False)
+class Function:
+    """A function: defined (body is a Compound) or only declared (body None)."""
+    name: str
+    type: T.FunctionType
+    params: list                 # Var objects (storage 'param'), in order
+    body: object = None          # Compound or None
+    is_kernel: bool = False
+    is_static: bool = False
+    loc: SourceLocation | None = None
+    # Kernel attributes (OpenCL C 3.0 6.11.2): tuples of ints or None.
+    reqd_work_group_size: tuple | None = None
+    work_group_size_hint: tuple | None = None
+    intel_reqd_sub_group_size: int | None = None
+    # Per kernel parameter: access qualifier for metadata ('none' unless an image).
+    param_access_quals: list = field(default_factory=list)
+    # Spelling of parameter types as written (for kernel_arg_type: typedef names kept).
+    param_type_names: list = field(default_factory=list)
+    # 'kernel-local' Vars declared in this kernel's body (lowered as addrspace(3) globals).
+    local_vars: list = field(default_factory=list)
+    # 'static' local Vars declared in the body (lowered as internal globals).
+    static_vars: list = field(default_factory=list)
+
+
+# Alias: the brief names definitions FunctionDef; one class serves both.
+FunctionDef = Function
+
+
+@dataclass
+class TranslationUnit:
+    functions: list              # Function objects, in source order (declarations that are used, and definitions)
+    globals: list                # Var objects with storage 'global', in source order
+
+
+@dataclass
+class InitList:
+    type: T.CType                # array or struct (or vector) type being initialized
+    elements: list               # one per element/field: Expr | InitList | None (zero)
+    loc: SourceLocation | None = None
+
+
+# ---------------------------------------------------------------- statements
+@dataclass
+class Stmt:
+    loc: SourceLocation | None
+
+
+@dataclass
+class Compound(Stmt):
+    items: list                  # statements
+
+
+@dataclass
+class DeclStmt(Stmt):
+    vars: list                   # Var objects (local-var: initialize here; static/kernel-local: nothing to do at run time)
+
+
+@dataclass
+class ExprStmt(Stmt):
+    expr: object
+
+
+@dataclass
+class If(Stmt):
+    cond: object                 # BOOL
+    then: Stmt
+    otherwise: Stmt | None
+
+
+@dataclass
+class While(Stmt):
+    cond: object                 # BOOL
+    body: Stmt
+
+
+@dataclass
+class DoWhile(Stmt):
+    body: Stmt
+    cond: object                 # BOOL
+
+
+@dataclass
+class For(Stmt):
+    init: Stmt | None            # DeclStmt or ExprStmt or None
+    cond: object | None          # BOOL or None (infinite loop)
+    step: object | None          # Expr or None
+    body: Stmt
+
+
+@dataclass
+class Switch(Stmt):
+    cond: object                 # promoted integer expression
+    body: Stmt
+    cases: list = field(default_factory=list)    # Case nodes inside body, in order
+    default: object = None                        # the Default node or None
+
+
+@dataclass
+class Case(Stmt):
+    value: int                   # already converted to the switch condition's type
+    body: Stmt
+
+
+@dataclass
+class Default(Stmt):
+    body: Stmt
+
+
+@dataclass
+class Break(Stmt):
+    pass
+
+
+@dataclass
+class Continue(Stmt):
+    pass
+
+
+@dataclass
+class Return(Stmt):
+    value: object | None         # converted to the function's return type
+
+
+@dataclass
+class Goto(Stmt):
+    label: str
+
+
+@dataclass
+class Label(Stmt):
+    name: str
+    body: Stmt
+
+
+@dataclass
+class Null(Stmt):
+    pass
+
+
+# ---------------------------------------------------------------- expressions
+@dataclass
+class Expr:
+    type: T.CType
+    loc: SourceLocation | None
+
+    @property
+    def is_lvalue(self):
+        return False
+
+
+@dataclass
+class IntConst(Expr):
+    value: int                   # already wrapped to the type's width (two's complement)
+
+
+@dataclass
+class FloatConst(Expr):
+    value: float
+
+
+@dataclass
+class VarRef(Expr):
+    var: Var
+
+    @property
+    def is_lvalue(self):
+        return True
+
+
+@dataclass
+class FunctionRef(Expr):
+    """Names a function; appears only as Call.callee's source in diagnostics (OpenCL has no function pointers)."""
+    function: Function
+
+
+@dataclass
+class Unary(Expr):
+    op: str                      # '-', '+', '~' (operand has the node's type), '!' (operand BOOL for scalars, node INT;
+                                 # for vectors operand is the integer vector, node the signed integer vector -1/0)
+    operand: Expr
+
+
+@dataclass
+class Binary(Expr):
+    op: str                      # arithmetic/bitwise/shift/comparison, see module docstring
+    left: Expr
+    right: Expr
+
+    @property
+    def operand_type(self):
+        return self.left.type
+
+    @property
+    def is_comparison(self):
+        return self.op in ("<", ">", "<=", ">=", "==", "!=")
+
+
+@dataclass
+class Logical(Expr):
+    op: str                      # '&&' or '||'
+    left: Expr
+    right: Expr
+
+
+@dataclass
+class PointerArith(Expr):
+    op: str                      # '+' or '-'
+    pointer: Expr                # node type == pointer.type
+    offset: Expr                 # ptrdiff_t, in elements of the pointee
+
+
+@dataclass
+class PointerDiff(Expr):
+    left: Expr                   # same pointer type as right; node type ptrdiff_t; result in elements
+    right: Expr
+
+
+@dataclass
+class Assign(Expr):
+    target: Expr                 # lvalue; node type == target.type
+    value: Expr                  # already converted to target.type; result of the node is the stored value
+
+
+@dataclass
+class OldValue(Expr):
+    """Inside CompoundAssign.compute / IncDec.compute: the value loaded from the target (type target.type)."""
+
+
+@dataclass
+class CompoundAssign(Expr):
+    op: str                      # '+=', '-=', ... (for information; compute has the semantics)
+    target: Expr                 # lvalue, evaluated ONCE
+    compute: Expr                # new value in target.type, in terms of OldValue; result = stored value
+
+
+@dataclass
+class IncDec(Expr):
+    op: str                      # '++' or '--'
+    prefix: bool                 # prefix: result is the new value; postfix: the old value
+    target: Expr                 # lvalue, evaluated once
+    compute: Expr                # new value in target.type, in terms of OldValue
+
+
+@dataclass
+class Conditional(Expr):
+    cond: Expr                   # BOOL (scalar), or an integer vector for OpenCL select semantics (6.3.i)
+    then: Expr                   # converted to the node's type
+    otherwise: Expr              # converted to the node's type
+
+
+@dataclass
+class Comma(Expr):
+    left: Expr                   # evaluated for side effects
+    right: Expr                  # node type == right.type
+
+
+@dataclass
+class Call(Expr):
+    callee: Function
+    args: list                   # converted to the parameter types
+
+
+@dataclass
+class BuiltinCall(Expr):
+    overload: object             # clcoop.frontend.builtins.BuiltinOverload (name, ret, params, mangled, convergent)
+    args: list                   # converted to overload.params
+
+
+@dataclass
+class Cast(Expr):
+    kind: str                    # see CAST_KINDS
+    operand: Expr
+
+
+@dataclass
+class ImplicitCast(Expr):
+    kind: str                    # see CAST_KINDS
+    operand: Expr
+
+
+@dataclass
+class Index(Expr):
+    base: Expr                   # pointer value
+    index: Expr                  # ptrdiff_t / size_t typed integer
+
+    @property
+    def is_lvalue(self):
+        return True
+
+
+@dataclass
+class Member(Expr):
+    base: Expr                   # struct/union lvalue or value (for `p->f`, base is Deref(p))
+    field_index: int
+    name: str
+
+    @property
+    def is_lvalue(self):
+        return self.base.is_lvalue
+
+
+@dataclass
+class AddrOf(Expr):
+    operand: Expr                # lvalue; node type is a pointer in the operand's address space
+
+
+@dataclass
+class Deref(Expr):
+    operand: Expr                # pointer value; node type == pointee
+
+    @property
+    def is_lvalue(self):
+        return True
+
+
+@dataclass
+class VectorLiteral(Expr):
+    elements: list               # each a scalar of the element type or a vector of it; counts sum to the
+                                 # vector size, or a single scalar which is splatted (OpenCL 6.1.6)
+
+
+@dataclass
+class Swizzle(Expr):
+    base: Expr                   # vector (lvalue or value); never itself a Swizzle (the checker folds)
+    indices: tuple               # component indexes into base; len 1 gives a scalar node type
+    lvalue: bool = False         # assignable (base is an lvalue and no index repeats)
+
+    @property
+    def is_lvalue(self):
+        return self.lvalue
+
+
+@dataclass
+class AsType(Expr):
+    operand: Expr                # as_<type>: bitcast to the node's type (same size; OpenCL 6.4.4.2)
+
+
+@dataclass
+class ConvertCall(Expr):
+    operand: Expr                # convert_<type>[_sat][_<rounding>] (OpenCL 6.4.3); same component count
+    saturate: bool = False
+    rounding: str | None = None  # 'rte', 'rtz', 'rtp', 'rtn' or None (default rounding)
+
+
+@dataclass
+class StringLiteral(Expr):
+    value: bytes                 # only for diagnostics; check rejects printf
+
+
+# ---------------------------------------------------------------- cooperative matrices
+@dataclass
+class CoopLoad(Expr):
+    pointer: Expr                # any pointer (pointee may differ from the component type: SPV_KHR issue 8)
+    layout: int                  # 0 row-major, 1 column-major
+    stride: Expr                 # size_t, elements of the pointee type
+
+
+@dataclass
+class CoopStore(Expr):
+    pointer: Expr
+    matrix: Expr
+    layout: int
+    stride: Expr                 # size_t; node type VOID
+
+
+@dataclass
+class CoopMulAdd(Expr):
+    a: Expr
+    b: Expr
+    c: Expr                      # node type == c.type
+    operands: int                # SPIR-V Cooperative Matrix Operands mask (0 = none)
+
+
+@dataclass
+class CoopInit(Expr):
+    scalar: Expr                 # already of the component type
+
+
+@dataclass
+class CoopLength(Expr):
+    matrix: Expr                 # node type UINT
+
+
+@dataclass
+class CoopBinary(Expr):
+    op: str                      # '+', '-', '*', '/'; a, b and node share one matrix type
+    a: Expr
+    b: Expr
+
+
+@dataclass
+class CoopNeg(Expr):
+    a: Expr
+
+
+@dataclass
+class CoopScalarMul(Expr):
+    matrix: Expr
+    scalar: Expr                 # already of the component type
+
+
+@dataclass
+class CoopConvert(Expr):
+    matrix: Expr                 # same scope/rows/cols/use as the node's type, other component type
+
+
+@dataclass
+class CoopElement(Expr):
+    matrix: Expr                 # lvalue of matrix type
+    index: Expr                  # size_t
+
+    @property
+    def is_lvalue(self):
+        return True
