@@ -1,0 +1,377 @@
+"""The bridge from IR calls to cooperative-matrix semantics.
+
+`execute_coop_call(ctx, name, args, ret_type_str)` runs one call to a `__spirv_*`
+declaration named as docs/ir-conventions.md says, for every lane of a batch:
+matrices are (L, V) arrays (row l = lane l's components, docs/design.md
+"Interpreter value model"), gathered per subgroup into logical (G, rows, cols)
+matrices, computed by clcoop.interp.coopmat, and scattered back.
+
+The ctx gives `memory` (load(addrs, dtype), store(addrs, values, dtype)),
+`subgroup_size`, `mask` (bool (L,)), `lane_count`, `fault(message)`, and
+optionally `work_group_size` (lanes per work-group; default: all lanes form one
+work-group) so subgroups restart at every work-group.
+"""
+import functools
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from clcoop.errors import IRError, RuntimeFault
+from clcoop.interp import coopmat
+from clcoop.interp.layout import (COMPONENT_DTYPES, LayoutError, get_layout, is_matrix_type,
+                                  layout_of_type)
+
+# Itanium codes of OpenCL component types (docs/ir-conventions.md "Callee names").
+ITANIUM_COMPONENTS = {"c": "char", "h": "uchar", "s": "short", "t": "ushort", "i": "int",
+                      "j": "uint", "l": "long", "m": "ulong", "Dh": "half", "f": "float",
+                      "d": "double"}
+SCALAR_SIZES = {"c": 1, "a": 1, "h": 1, "b": 1, "s": 2, "t": 2, "i": 4, "j": 4, "l": 8, "m": 8,
+                "x": 8, "y": 8, "Dh": 2, "f": 4, "d": 8}
+
+_TEMPLATE_ARG_RE = re.compile(r"(Dh|[chstijlmfd])Li(\d+)ELi(\d+)ELi(\d+)ELi(\d+)E")
+
+
+@dataclass(frozen=True)
+class MatrixArg:
+    """One matrix type from a callee's template arguments."""
+    elem: str      # OpenCL component name (keeps signedness)
+    scope: int
+    rows: int
+    cols: int
+    use: int
+
+
+@dataclass(frozen=True)
+class CalleeName:
+    base: str                 # e.g. "__spirv_CooperativeMatrixLoadKHR"
+    matrices: tuple           # MatrixArg for the result (if a matrix) then matrix params
+    params: str               # mangled non-matrix parameters, e.g. "PU3AS1fim"
+
+
+@functools.lru_cache(maxsize=None)
+def parse_callee(name):
+    """'_Z32__spirv_CooperativeMatrixLoadKHRIfLi3ELi8ELi16ELi2EEvPU3AS1fim' -> CalleeName."""
+    match = re.match(r"_Z(\d+)", name)
+    if not match:
+        raise IRError(f"cooperative matrix callee '{name}' is not a mangled name")
+    length = int(match.group(1))
+    start = match.end()
+    base = name[start:start + length]
+    rest = name[start + length:]
+    matrices = []
+    if rest.startswith("I"):
+        rest = rest[1:]
+        while True:
+            arg = _TEMPLATE_ARG_RE.match(rest)
+            if not arg:
+                break
+            code, scope, rows, cols, use = arg.groups()
+            matrices.append(MatrixArg(ITANIUM_COMPONENTS[code], int(scope), int(rows), int(cols),
+                                      int(use)))
+            rest = rest[arg.end():]
+        if not rest.startswith("Ev"):
+            raise IRError(f"cannot read the template arguments of cooperative matrix callee '{name}'")
+        rest = rest[2:]
+    return CalleeName(base, tuple(matrices), rest)
+
+
+def pointee_size(params):
+    """Size in bytes of the pointee of the first (pointer) parameter: 'PU3AS1f' -> 4."""
+    match = re.match(r"P(?:U3AS\d+)?[KVr]*(Dv(\d+)_)?(Dh|[cahbstijlmxyfd])", params)
+    if not match:
+        raise IRError(f"cannot read the pointer parameter type from mangled parameters '{params}'")
+    count = int(match.group(2)) if match.group(2) else 1
+    if count == 3:
+        count = 4   # OpenCL 3-component vectors occupy 4 components
+    return count * SCALAR_SIZES[match.group(3)]
+
+
+# ---------------------------------------------------------------- subgroups
+
+@functools.lru_cache(maxsize=64)
+def _subgroup_lanes(lane_count, work_group_size, subgroup_size):
+    """(n_subgroups, S) lane index of each subgroup slot, -1 where a work-group's last
+    subgroup is partial (docs/design.md: subgroups are consecutive runs of S lanes
+    inside a work-group)."""
+    n_groups = lane_count // work_group_size
+    per_group = -(-work_group_size // subgroup_size)
+    local = np.arange(per_group * subgroup_size).reshape(per_group, subgroup_size)
+    group_base = (np.arange(n_groups) * work_group_size).reshape(n_groups, 1, 1)
+    lanes = np.where(local < work_group_size, group_base + local, -1)
+    return lanes.reshape(n_groups * per_group, subgroup_size)
+
+
+class Subgroups:
+    """The fully active subgroups of a call, and how to gather/scatter lane values."""
+
+    def __init__(self, ctx, what):
+        self.ctx = ctx
+        self.S = int(ctx.subgroup_size)
+        lane_count = int(ctx.lane_count)
+        wg_size = int(getattr(ctx, "work_group_size", None) or lane_count)
+        if lane_count % wg_size:
+            raise IRError(f"internal: lane count {lane_count} is not a multiple of the "
+                          f"work-group size {wg_size}")
+        all_lanes = _subgroup_lanes(lane_count, wg_size, self.S)
+        mask = np.asarray(ctx.mask, dtype=bool).reshape(-1)
+        present = all_lanes >= 0
+        active = np.where(present, mask[np.maximum(all_lanes, 0)], False)
+        any_active = active.any(axis=1)
+        full = active.all(axis=1)
+        partial = any_active & ~full
+        if partial.any():
+            _fault(ctx, self._partial_message(what, all_lanes, active, present, partial, wg_size))
+        self.lanes = all_lanes[full]          # (G, S)
+        self.count = self.lanes.shape[0]
+
+    def _partial_message(self, what, all_lanes, active, present, partial, wg_size):
+        first = int(np.nonzero(partial)[0][0])
+        lanes = all_lanes[first]
+        local_ids = lanes[present[first]] % wg_size
+        sub_group_id = int(local_ids[0]) // self.S
+        n_active = int(active[first].sum())
+        if not present[first].all():
+            return (f"cooperative matrix operation {what} in sub-group {sub_group_id}, which has "
+                    f"only {int(present[first].sum())} of {self.S} work-items (the work-group "
+                    f"size is not a multiple of the sub-group size {self.S})")
+        inactive = local_ids[~active[first][present[first]]]
+        return (f"cooperative matrix operation {what} reached by only part of sub-group "
+                f"{sub_group_id} ({n_active} of {self.S} work-items active; e.g. local linear id "
+                f"{int(inactive[0])} is not): it must be executed in uniform control flow "
+                f"(SPV_KHR_cooperative_matrix: all invocations of the scope must be active)")
+
+    def gather_matrix(self, values, layout):
+        """(L, V) lane values -> (G, rows, cols) logical matrices."""
+        values = np.asarray(values)
+        if values.ndim != 2 or values.shape[1] != layout.length:
+            raise IRError(f"internal: matrix value of shape {values.shape} does not match "
+                          f"{layout!r} (length {layout.length})")
+        return layout.to_logical(values[self.lanes])
+
+    def scatter_matrix(self, mats, layout, dtype):
+        """(G, rows, cols) -> (L, V) lane values (lanes outside active subgroups are 0)."""
+        out = np.zeros((int(self.ctx.lane_count), layout.length), dtype=dtype)
+        if self.count:
+            lanes = layout.from_logical(np.asarray(mats, dtype=dtype))
+            out[self.lanes.reshape(-1)] = lanes.reshape(-1, layout.length)
+        return out
+
+    def uniform(self, value, what, operand):
+        """(G,) values of an operand that must be the same in every lane of a subgroup."""
+        value = np.asarray(value)
+        if value.ndim == 0:
+            return np.broadcast_to(value, (self.count,))
+        per_lane = value.reshape(-1)[self.lanes]
+        first = per_lane[:, :1]
+        same = per_lane == first
+        if per_lane.dtype.kind == "f":
+            same |= np.isnan(per_lane) & np.isnan(first)
+        if not same.all():
+            bad = int(np.nonzero(~same.all(axis=1))[0][0])
+            _fault(self.ctx, f"cooperative matrix operation {what}: operand '{operand}' must be "
+                             f"uniform across the sub-group but differs between work-items "
+                             f"(e.g. {per_lane[bad, 0]} and {per_lane[bad][~same[bad]][0]})")
+        return per_lane[:, 0]
+
+
+def _fault(ctx, message):
+    ctx.fault(message)
+    raise RuntimeFault(message)   # in case ctx.fault returned
+
+
+# ---------------------------------------------------------------- the operations
+
+def _layout(matrix_arg, ctx):
+    try:
+        return get_layout(matrix_arg.rows, matrix_arg.cols, matrix_arg.use, matrix_arg.elem,
+                          ctx.subgroup_size)
+    except LayoutError as error:
+        _fault(ctx, str(error))
+
+
+def _dtype(matrix_arg):
+    return np.dtype(COMPONENT_DTYPES[matrix_arg.elem])
+
+
+def _result_matrix(callee, ret_type_str, what):
+    """The result matrix type: from the template args, else from the IR return type."""
+    if callee.matrices:
+        return callee.matrices[0]
+    if ret_type_str and is_matrix_type(ret_type_str):
+        layout = layout_of_type(ret_type_str, 1)
+        return MatrixArg(layout.elem, 3, layout.rows, layout.cols, layout.use)
+    raise IRError(f"cooperative matrix call {what} names no matrix type")
+
+
+def _operand_matrices(callee, count, what, has_result):
+    matrices = callee.matrices[1:] if has_result else callee.matrices
+    if len(matrices) < count:
+        raise IRError(f"cooperative matrix callee for {what} must name {count} matrix "
+                      f"parameter type(s) in its template arguments")
+    return matrices[:count]
+
+
+def _do_load(ctx, callee, args, ret_type_str, what):
+    result = _result_matrix(callee, ret_type_str, what)
+    layout = _layout(result, ctx)
+    groups = Subgroups(ctx, what)
+    pointer = groups.uniform(args[0], what, "pointer")
+    memory_layout = groups.uniform(args[1], what, "layout")
+    stride = groups.uniform(args[2], what, "stride")
+    mats = _memory_op(ctx, lambda: _load_groups(ctx, pointer, memory_layout, stride,
+                                                pointee_size(callee.params), result, groups))
+    return groups.scatter_matrix(mats, layout, _dtype(result))
+
+
+def _load_groups(ctx, pointer, memory_layout, stride, pointee, result, groups):
+    mats = np.zeros((groups.count, result.rows, result.cols), dtype=_dtype(result))
+    for code in np.unique(memory_layout):   # layout is a constant: one pass in practice
+        chosen = memory_layout == code
+        mats[chosen] = coopmat.load(ctx.memory, pointer[chosen], int(code), stride[chosen],
+                                    pointee, _dtype(result), result.rows, result.cols)
+    return mats
+
+
+def _do_store(ctx, callee, args, ret_type_str, what):
+    (matrix,) = _operand_matrices(callee, 1, what, has_result=False)
+    layout = _layout(matrix, ctx)
+    groups = Subgroups(ctx, what)
+    pointer = groups.uniform(args[0], what, "pointer")
+    memory_layout = groups.uniform(args[2], what, "layout")
+    stride = groups.uniform(args[3], what, "stride")
+    mats = groups.gather_matrix(args[1], layout).astype(_dtype(matrix), copy=False)
+    pointee = pointee_size(callee.params)
+    for code in np.unique(memory_layout):
+        chosen = memory_layout == code
+        _memory_op(ctx, lambda: coopmat.store(ctx.memory, pointer[chosen], mats[chosen],
+                                              int(code), stride[chosen], pointee))
+    return None
+
+
+def _memory_op(ctx, run):
+    """Faults of coopmat (bad stride, layout) go through ctx.fault to be located."""
+    try:
+        return run()
+    except RuntimeFault as fault:
+        if getattr(fault, "kernel", None) is not None:
+            raise
+        _fault(ctx, str(fault))
+
+
+def _do_mul_add(ctx, callee, args, ret_type_str, what):
+    result = _result_matrix(callee, ret_type_str, what)
+    a_type, b_type, c_type = _operand_matrices(callee, 3, what, has_result=True)
+    groups = Subgroups(ctx, what)
+    a = groups.gather_matrix(args[0], _layout(a_type, ctx)).astype(_dtype(a_type), copy=False)
+    b = groups.gather_matrix(args[1], _layout(b_type, ctx)).astype(_dtype(b_type), copy=False)
+    c = groups.gather_matrix(args[2], _layout(c_type, ctx)).astype(_dtype(c_type), copy=False)
+    operands = groups.uniform(args[3], what, "operands") if len(args) > 3 else np.zeros(1)
+    flags = int(operands[0]) if len(operands) else 0
+    mats = _memory_op(ctx, lambda: coopmat.mul_add(a, b, c, flags, _dtype(result)))
+    return groups.scatter_matrix(mats, _layout(result, ctx), _dtype(result))
+
+
+def _do_length(ctx, callee, args, ret_type_str, what):
+    """OpCooperativeMatrixLengthKHR depends only on the type: no uniformity needed."""
+    matrix = callee.matrices[0] if callee.matrices else None
+    if matrix is None:
+        raise IRError(f"cooperative matrix callee for {what} must name the matrix type")
+    length = _layout(matrix, ctx).length
+    return np.full(int(ctx.lane_count), length, dtype=np.int32)
+
+
+def _do_splat(ctx, callee, args, ret_type_str, what):
+    result = _result_matrix(callee, ret_type_str, what)
+    groups = Subgroups(ctx, what)
+    value = groups.uniform(args[0], what, "value")
+    mats = coopmat.splat(value, _dtype(result), (result.rows, result.cols))
+    return groups.scatter_matrix(mats, _layout(result, ctx), _dtype(result))
+
+
+BINARY_OPS = {"__spirv_CooperativeMatrixBinaryAdd": "add",
+              "__spirv_CooperativeMatrixBinarySub": "sub",
+              "__spirv_CooperativeMatrixBinaryMul": "mul",
+              "__spirv_CooperativeMatrixBinaryDiv": "div"}
+
+
+def _unary_setup(ctx, callee, args, ret_type_str, what, operand_count):
+    result = _result_matrix(callee, ret_type_str, what)
+    operand_types = _operand_matrices(callee, operand_count, what, has_result=True)
+    groups = Subgroups(ctx, what)
+    operands = [groups.gather_matrix(args[k], _layout(t, ctx)).astype(_dtype(t), copy=False)
+                for k, t in enumerate(operand_types)]
+    return result, groups, operands
+
+
+def _do_binary(ctx, callee, args, ret_type_str, what):
+    result, groups, (a, b) = _unary_setup(ctx, callee, args, ret_type_str, what, 2)
+    mats = _memory_op(ctx, lambda: coopmat.binary(BINARY_OPS[callee.base], a, b))
+    return groups.scatter_matrix(mats, _layout(result, ctx), _dtype(result))
+
+
+def _do_negate(ctx, callee, args, ret_type_str, what):
+    result, groups, (a,) = _unary_setup(ctx, callee, args, ret_type_str, what, 1)
+    return groups.scatter_matrix(coopmat.negate(a), _layout(result, ctx), _dtype(result))
+
+
+def _do_scalar_mul(ctx, callee, args, ret_type_str, what):
+    result, groups, (a,) = _unary_setup(ctx, callee, args, ret_type_str, what, 1)
+    scalar = groups.uniform(args[1], what, "scalar")
+    mats = coopmat.scalar_mul(a, np.asarray(scalar).reshape(-1, 1, 1))
+    return groups.scatter_matrix(mats, _layout(result, ctx), _dtype(result))
+
+
+CONVERSIONS = {"__spirv_" + op: op for op in ("FConvert", "SConvert", "UConvert", "ConvertFToS",
+                                                "ConvertFToU", "ConvertSToF", "ConvertUToF")}
+
+
+def _do_convert(ctx, callee, args, ret_type_str, what):
+    result, groups, (x,) = _unary_setup(ctx, callee, args, ret_type_str, what, 1)
+    mats = coopmat.convert(CONVERSIONS[callee.base], x, _dtype(result))
+    return groups.scatter_matrix(mats, _layout(result, ctx), _dtype(result))
+
+
+def _do_access_chain(ctx, callee, args, ret_type_str, what):
+    """&m[i] = m.addr + i * sizeof(T) (docs/ir-conventions.md); allowed in divergent
+    control flow (SPV_KHR issue 11), so no uniformity check."""
+    if callee.matrices:
+        size = _dtype(callee.matrices[0]).itemsize
+    else:
+        size = pointee_size(callee.params)
+    base = np.asarray(args[0], dtype=np.int64)
+    index = np.asarray(args[1]).astype(np.int64)
+    return base + index * size
+
+
+HANDLERS = {
+    "__spirv_CooperativeMatrixLoadKHR": _do_load,
+    "__spirv_CooperativeMatrixStoreKHR": _do_store,
+    "__spirv_CooperativeMatrixMulAddKHR": _do_mul_add,
+    "__spirv_CooperativeMatrixLengthKHR": _do_length,
+    "__spirv_CompositeConstruct": _do_splat,
+    "__spirv_CooperativeMatrixScalarNeg": _do_negate,
+    "__spirv_CooperativeMatrixScalarMul": _do_scalar_mul,
+    "__spirv_AccessChain": _do_access_chain,
+}
+HANDLERS.update({base: _do_binary for base in BINARY_OPS})
+HANDLERS.update({base: _do_convert for base in CONVERSIONS})
+
+
+def is_coop_call(name):
+    """True for the callee names execute_coop_call handles."""
+    try:
+        return parse_callee(name).base in HANDLERS
+    except IRError:
+        return False
+
+
+def execute_coop_call(ctx, name, args, ret_type_str):
+    """Runs one cooperative-matrix call for all lanes; returns (L, V) for matrix results,
+    (L,) for length and access chain, None for store."""
+    callee = parse_callee(name)
+    handler = HANDLERS.get(callee.base)
+    if handler is None:
+        raise IRError(f"unknown cooperative matrix operation '{name}'")
+    what = callee.base.replace("__spirv_", "")
+    return handler(ctx, callee, list(args), ret_type_str, what)

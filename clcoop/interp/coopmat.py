@@ -1,0 +1,275 @@
+"""SPV_KHR_cooperative_matrix semantics on logical matrices, batched over subgroups.
+
+Every function works on NumPy arrays of shape (G, rows, cols): one logical matrix per
+subgroup. The layout (who holds what) is clcoop.interp.layout's business; the bridge
+from IR calls is clcoop.interp.coop_calls. Faults are raised as RuntimeFault.
+"""
+import numpy as np
+
+from clcoop.errors import RuntimeFault
+
+ROW_MAJOR, COLUMN_MAJOR = 0, 1
+# "Cooperative Matrix Operands" (SPV_KHR_cooperative_matrix 3.X).
+MATRIX_A_SIGNED, MATRIX_B_SIGNED, MATRIX_C_SIGNED, MATRIX_RESULT_SIGNED = 1, 2, 4, 8
+SATURATING_ACCUMULATION = 16
+KNOWN_OPERANDS = 31
+
+
+def _is_int(dtype):
+    return np.dtype(dtype).kind in "iu"
+
+
+def _is_float(dtype):
+    return np.dtype(dtype).kind == "f"
+
+
+# ---------------------------------------------------------------- load / store
+
+def _element_addresses(base, layout, stride, pointee_size, component_size, rows, cols):
+    """(G, rows, cols) byte addresses. "Elements (row,*) ... are taken in order from
+    contiguous locations starting at Pointer[row*Stride]" (RowMajorKHR; ColumnMajorKHR
+    likewise with columns). Stride counts pointee elements (SPV_KHR issues 3 and 8)."""
+    base = np.asarray(base, dtype=np.int64).reshape(-1, 1, 1)
+    stride = np.asarray(stride, dtype=np.int64).reshape(-1, 1, 1)
+    r = np.arange(rows, dtype=np.int64).reshape(1, rows, 1)
+    c = np.arange(cols, dtype=np.int64).reshape(1, 1, cols)
+    if layout == ROW_MAJOR:
+        return base + r * stride * pointee_size + c * component_size
+    if layout == COLUMN_MAJOR:
+        return base + c * stride * pointee_size + r * component_size
+    raise RuntimeFault(f"cooperative matrix memory layout must be 0 (row-major) or "
+                       f"1 (column-major), got {layout}")
+
+
+def load(memory, base_addrs, layout, stride, pointee_size, dtype, rows, cols):
+    """OpCooperativeMatrixLoadKHR for G subgroups: (G, rows, cols) of dtype.
+    Stride may be 0 on loads (every row, or column, reads the same memory)."""
+    stride = np.asarray(stride, dtype=np.int64)
+    if (stride < 0).any():
+        raise RuntimeFault(f"cooperative matrix load with negative stride {int(stride.min())} "
+                           f"(Stride must be >= 0 for OpCooperativeMatrixLoadKHR)")
+    dtype = np.dtype(dtype)
+    addrs = _element_addresses(base_addrs, layout, stride, pointee_size, dtype.itemsize, rows, cols)
+    values = memory.load(addrs.reshape(-1), dtype)
+    return np.asarray(values, dtype=dtype).reshape(addrs.shape)
+
+
+def store(memory, base_addrs, mats, layout, stride, pointee_size):
+    """OpCooperativeMatrixStoreKHR for G subgroups. Stride must be > 0 on stores."""
+    stride = np.asarray(stride, dtype=np.int64)
+    if (stride <= 0).any():
+        raise RuntimeFault(f"cooperative matrix store with stride {int(stride.min())} "
+                           f"(Stride must be greater than 0 for OpCooperativeMatrixStoreKHR)")
+    mats = np.asarray(mats)
+    _, rows, cols = mats.shape
+    addrs = _element_addresses(base_addrs, layout, stride, pointee_size, mats.dtype.itemsize,
+                               rows, cols)
+    memory.store(np.broadcast_to(addrs, mats.shape).reshape(-1), mats.reshape(-1), mats.dtype)
+
+
+# ---------------------------------------------------------------- mul-add
+
+def _extend(values, signed, width):
+    """Sign- or zero-extends integer components by reinterpreting their bits."""
+    bits = values.dtype.itemsize * 8
+    unsigned = values.view(f"u{values.dtype.itemsize}") if values.dtype.kind == "i" else values
+    wide = unsigned.astype(np.int64) if bits < 64 else unsigned.astype(object)
+    if signed:
+        wide = np.where(wide >= (1 << (bits - 1)), wide - (1 << bits), wide)
+    return wide
+
+
+def _wrap(values, result_dtype):
+    """Low-order N bits of an exact (int64 or object) integer array, as result_dtype."""
+    result_dtype = np.dtype(result_dtype)
+    unsigned = np.dtype(f"u{result_dtype.itemsize}")
+    if values.dtype == object:
+        mask = (1 << 64) - 1
+        values = np.array([int(x) & mask for x in values.reshape(-1)],
+                          dtype=np.uint64).reshape(values.shape)
+    # Integer-to-integer astype keeps the low-order bits (modular), like a C cast.
+    return values.astype(unsigned).view(result_dtype)
+
+
+def _saturate(values, result_dtype, signed):
+    """Clamps an exact integer array to the range of result_dtype's width and the
+    given signedness ("with the signedness of the saturation being that of the
+    components of Result Type"), then stores the bits as result_dtype."""
+    result_dtype = np.dtype(result_dtype)
+    bits = result_dtype.itemsize * 8
+    low, high = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+    if values.dtype == object:
+        clamped = np.vectorize(lambda x: min(max(int(x), low), high), otypes=[object])(values)
+        return _wrap(clamped, result_dtype)
+    return _wrap(np.clip(values, low, high), result_dtype)
+
+
+def _exact_matmul_fits_int64(a_bits, b_bits, c_bits, k):
+    """True when |A*B + C| < 2**63 for any extended operands (so int64 is exact)."""
+    bound = k * (1 << a_bits) * (1 << b_bits) + (1 << c_bits)
+    return bound < (1 << 63)
+
+
+def _integer_mul_add(a, b, c, operands, result_dtype):
+    result_dtype = np.dtype(result_dtype)
+    a_wide = _extend(a, operands & MATRIX_A_SIGNED, result_dtype)
+    b_wide = _extend(b, operands & MATRIX_B_SIGNED, result_dtype)
+    c_wide = _extend(c, operands & MATRIX_C_SIGNED, result_dtype)
+    saturating = bool(operands & SATURATING_ACCUMULATION)
+    k = a.shape[-1]
+    exact = _exact_matmul_fits_int64(a.dtype.itemsize * 8, b.dtype.itemsize * 8,
+                                     c.dtype.itemsize * 8, k)
+    if not saturating:
+        # Wrapping: int64 arithmetic is exact modulo 2**64, and the result keeps only
+        # its low N <= 64 bits, so overflow in int64 does not change the answer.
+        total = np.matmul(_as_int64_bits(a_wide), _as_int64_bits(b_wide)) + _as_int64_bits(c_wide)
+        return _wrap(total, result_dtype)
+    if exact:
+        product = np.matmul(a_wide, b_wide)
+    else:
+        product = np.matmul(a_wide.astype(object), b_wide.astype(object))
+    # The A*B intermediate is computed exactly (SPV_KHR leaves its overflow undefined);
+    # only its addition to C saturates, to the signedness of Result.
+    total = product + (c_wide if product.dtype != object else c_wide.astype(object))
+    return _saturate(total, result_dtype, bool(operands & MATRIX_RESULT_SIGNED))
+
+
+def _as_int64_bits(wide):
+    """int64 view of an extended array (object arrays of 64-bit values wrap to int64)."""
+    if wide.dtype == object:
+        return np.vectorize(lambda x: ((int(x) + (1 << 63)) % (1 << 64)) - (1 << 63),
+                            otypes=[np.int64])(wide)
+    return wide
+
+
+def _float_mul_add(a, b, c, result_dtype):
+    """At least the component precision; half inputs accumulate in float32 at least."""
+    work = np.result_type(a.dtype, b.dtype, c.dtype, np.float32)
+    total = np.matmul(a.astype(work), b.astype(work)) + c.astype(work)
+    return total.astype(result_dtype)
+
+
+def mul_add(a, b, c, operands, result_dtype):
+    """OpCooperativeMatrixMulAddKHR on (G, M, K) x (G, K, N) + (G, M, N), one batched matmul.
+
+    Integer components are extended per the operand flags (1/2/4 A/B/C signed),
+    the result wraps, or with SATURATING_ACCUMULATION (16) the addition of A*B to C
+    saturates to the signedness of Result (flag 8).
+    """
+    a, b, c = np.asarray(a), np.asarray(b), np.asarray(c)
+    operands = int(operands)
+    if operands & ~KNOWN_OPERANDS:
+        raise RuntimeFault(f"unknown cooperative matrix operands 0x{operands:x}")
+    if a.shape[-1] != b.shape[-2] or a.shape[-2] != c.shape[-2] or b.shape[-1] != c.shape[-1]:
+        raise RuntimeFault(f"cooperative matrix mul-add with incompatible shapes "
+                           f"{a.shape[-2:]} x {b.shape[-2:]} + {c.shape[-2:]}")
+    result_dtype = np.dtype(result_dtype)
+    if _is_int(result_dtype):
+        if not (_is_int(a.dtype) and _is_int(b.dtype) and _is_int(c.dtype)):
+            raise RuntimeFault("cooperative matrix mul-add mixes integer and floating-point matrices")
+        return _integer_mul_add(a, b, c, operands, result_dtype)
+    return _float_mul_add(a, b, c, result_dtype)
+
+
+# ---------------------------------------------------------------- element-wise
+
+def _check_integer_divisor(b):
+    if (b == 0).any():
+        raise RuntimeFault("integer division by zero in a cooperative matrix division")
+
+
+def divide(a, b):
+    """Element-wise a / b: floats IEEE, integers truncating toward zero as in C (OpSDiv /
+    OpUDiv by the dtype's signedness); integer division by zero faults."""
+    if _is_float(a.dtype):
+        with np.errstate(all="ignore"):
+            return (a / b).astype(a.dtype)
+    _check_integer_divisor(b)
+    if a.dtype.kind == "u":
+        return (a // b).astype(a.dtype)
+    # C truncation toward zero, computed wide so INT_MIN / -1 wraps instead of raising.
+    wide_a, wide_b = a.astype(np.int64), b.astype(np.int64)
+    if a.dtype.itemsize == 8:
+        wide_a, wide_b = a.astype(object), b.astype(object)
+    quotient = np.abs(wide_a) // np.abs(wide_b)
+    negative = (wide_a < 0) != (wide_b < 0)
+    quotient = np.where(negative, -quotient, quotient)
+    return _wrap(np.asarray(quotient), a.dtype)
+
+
+def binary(op, a, b):
+    """'add' 'sub' 'mul' 'div' on same-typed matrices (integer results wrap)."""
+    a, b = np.asarray(a), np.asarray(b)
+    if op == "div":
+        return divide(a, b)
+    with np.errstate(all="ignore"):
+        if op == "add":
+            return (a + b).astype(a.dtype)
+        if op == "sub":
+            return (a - b).astype(a.dtype)
+        if op == "mul":
+            return (a * b).astype(a.dtype)
+    raise ValueError(f"unknown cooperative matrix operator {op}")
+
+
+def negate(a):
+    a = np.asarray(a)
+    with np.errstate(all="ignore"):
+        if _is_int(a.dtype):
+            return (np.zeros_like(a) - a).astype(a.dtype)
+        return -a
+
+
+def scalar_mul(a, s):
+    """Matrix times scalar; s (broadcastable, e.g. (G,1,1)) is converted to the component type."""
+    a = np.asarray(a)
+    scalar = np.asarray(s).astype(a.dtype)
+    with np.errstate(all="ignore"):
+        return (a * scalar).astype(a.dtype)
+
+
+def splat(value, dtype, shape):
+    """coop_mat_init / OpCompositeConstruct: every element = value (per subgroup (G,))."""
+    value = np.asarray(value).astype(dtype).reshape(-1, 1, 1)
+    return np.broadcast_to(value, (value.shape[0],) + tuple(shape[-2:])).copy()
+
+
+# ---------------------------------------------------------------- conversions
+
+def _float_to_int(x, dtype):
+    """C conversion (truncation toward zero). Out-of-range values are undefined in C and
+    SPIR-V; we saturate to the target range and map NaN to 0 (docs/layout.md)."""
+    dtype = np.dtype(dtype)
+    info = np.iinfo(dtype)
+    wide = np.trunc(np.asarray(x, dtype=np.float64))
+    wide = np.where(np.isnan(wide), 0.0, wide)
+    if dtype.itemsize == 8:
+        # float64 cannot hold INT64_MAX exactly: compare before converting.
+        result = np.where(wide >= float(info.max), 0, wide)
+        result = np.where(wide <= float(info.min), 0, result).astype(dtype)
+        result = np.where(wide >= float(info.max), info.max, result)
+        result = np.where(wide <= float(info.min), info.min, result)
+        return result.astype(dtype)
+    return np.clip(wide, info.min, info.max).astype(dtype)
+
+
+def convert(op, x, dtype):
+    """FConvert, SConvert, UConvert, ConvertFToS/FToU, ConvertSToF/UToF.
+
+    SConvert sign-extends (or truncates) the source bits, UConvert zero-extends them,
+    whatever the NumPy signedness of the source array (the IR loses it)."""
+    x = np.asarray(x)
+    dtype = np.dtype(dtype)
+    if op == "FConvert":
+        return x.astype(dtype)
+    if op in ("SConvert", "UConvert"):
+        wide = _extend(x, op == "SConvert", dtype)
+        return _wrap(_as_int64_bits(wide), dtype)
+    if op in ("ConvertFToS", "ConvertFToU"):
+        return _float_to_int(x, dtype)
+    if op in ("ConvertSToF", "ConvertUToF"):
+        wide = _extend(x, op == "ConvertSToF", dtype)
+        if wide.dtype == object:
+            return np.vectorize(float, otypes=[np.float64])(wide).astype(dtype)
+        return wide.astype(dtype)
+    raise ValueError(f"unknown cooperative matrix conversion {op}")

@@ -1,0 +1,242 @@
+"""How a cooperative matrix is spread over the work-items of a subgroup.
+
+Implements the tinytc coopmatrix layout (/work/shared/spec/coopmatrix-layout.txt);
+docs/layout.md records how we read the places where that text is ambiguous.
+
+Work-item p (0 <= p < S) holds V components; `MatrixLayout.index[p, v]` is the
+flat logical index row*cols+col of its component v, or -1 for zero padding.
+"""
+import functools
+import re
+
+import numpy as np
+
+from clcoop.errors import ClcoopError
+
+USE_A, USE_B, USE_ACCUMULATOR = 0, 1, 2
+USE_BY_NAME = {"a": USE_A, "matrix_a": USE_A, "b": USE_B, "matrix_b": USE_B,
+               "accumulator": USE_ACCUMULATOR, "acc": USE_ACCUMULATOR,
+               "matrix_acc": USE_ACCUMULATOR, "c": USE_ACCUMULATOR}
+USE_NAMES = {USE_A: "a", USE_B: "b", USE_ACCUMULATOR: "accumulator"}
+
+# OpenCL component name -> (NumPy dtype, size in bytes).
+COMPONENT_DTYPES = {
+    "char": np.int8, "uchar": np.uint8, "short": np.int16, "ushort": np.uint16,
+    "int": np.int32, "uint": np.uint32, "long": np.int64, "ulong": np.uint64,
+    "half": np.float16, "float": np.float32, "double": np.float64,
+}
+# The IR loses signedness (docs/ir-conventions.md); the layout only needs the size.
+LLVM_TO_COMPONENT = {"i8": "char", "i16": "short", "i32": "int", "i64": "long",
+                     "half": "half", "float": "float", "double": "double"}
+
+_MATRIX_TYPE_RE = re.compile(
+    r'^\s*target\(\s*"spirv\.CooperativeMatrixKHR"\s*,\s*(\w+)\s*,\s*(\d+)\s*,'
+    r'\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*\)\s*$')
+
+
+class LayoutError(ClcoopError):
+    """A matrix shape or subgroup size the layout cannot represent."""
+
+
+def component_name(elem):
+    """Normalizes 'float' / 'i8' / a NumPy dtype to the OpenCL component name."""
+    if isinstance(elem, str):
+        if elem in COMPONENT_DTYPES:
+            return elem
+        if elem in LLVM_TO_COMPONENT:
+            return LLVM_TO_COMPONENT[elem]
+    else:
+        dtype = np.dtype(elem)
+        for name, candidate in COMPONENT_DTYPES.items():
+            if np.dtype(candidate) == dtype:
+                return name
+    raise LayoutError(f"unsupported cooperative matrix component type '{elem}' "
+                      f"(expected one of {', '.join(COMPONENT_DTYPES)})")
+
+
+def component_size(elem):
+    return np.dtype(COMPONENT_DTYPES[component_name(elem)]).itemsize
+
+
+def use_code(use):
+    """'a'/'b'/'accumulator' or 0/1/2 -> the SPIR-V use number."""
+    if isinstance(use, (int, np.integer)) and int(use) in USE_NAMES:
+        return int(use)
+    if isinstance(use, str) and use.lower() in USE_BY_NAME:
+        return USE_BY_NAME[use.lower()]
+    raise LayoutError(f"invalid cooperative matrix use '{use}' (expected a, b or accumulator)")
+
+
+def _is_power_of_two(n):
+    return n >= 1 and (n & (n - 1)) == 0
+
+
+def parse_matrix_type(type_str):
+    """'target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2)' ->
+    (llvm component type, scope, rows, cols, use)."""
+    match = _MATRIX_TYPE_RE.match(str(type_str))
+    if not match:
+        raise LayoutError(f"not a cooperative matrix type: {type_str}")
+    llvm_type = match.group(1)
+    if llvm_type not in LLVM_TO_COMPONENT:
+        raise LayoutError(f"unsupported cooperative matrix component type '{llvm_type}' in {type_str}")
+    scope, rows, cols, use = (int(match.group(k)) for k in range(2, 6))
+    return llvm_type, scope, rows, cols, use
+
+
+def is_matrix_type(type_str):
+    return bool(_MATRIX_TYPE_RE.match(str(type_str)))
+
+
+def layout_of_type(type_str, subgroup_size, elem=None):
+    """The layout of an IR matrix type; `elem` (OpenCL name) overrides the component
+    when the caller knows the signedness (from a callee name)."""
+    llvm_type, _scope, rows, cols, use = parse_matrix_type(type_str)
+    return get_layout(rows, cols, use, elem or LLVM_TO_COMPONENT[llvm_type], subgroup_size)
+
+
+def matrix_length(type_str, subgroup_size):
+    """coop_mat_length: the number of components each work-item holds (V)."""
+    return layout_of_type(type_str, subgroup_size).length
+
+
+@functools.lru_cache(maxsize=None)
+def _cached_layout(rows, cols, use, elem, subgroup_size):
+    return MatrixLayout(rows, cols, use, elem, subgroup_size)
+
+
+def get_layout(rows, cols, use, elem, subgroup_size):
+    """Cached MatrixLayout (the index tables are computed once per shape)."""
+    return _cached_layout(int(rows), int(cols), use_code(use), component_name(elem),
+                          int(subgroup_size))
+
+
+class MatrixLayout:
+    """The layout of an M x N matrix of `elem` with `use` over a subgroup of S work-items.
+
+    Attributes: rows, cols, use (0/1/2), elem (OpenCL name), subgroup_size, I, J, K,
+    K1, K2, omega (VNNI operands per channel, 1 when not packed), length (V),
+    index (int64 (S, V)), and the gather tables used by to_logical/from_logical.
+    """
+
+    def __init__(self, rows, cols, use, elem, subgroup_size):
+        self.rows, self.cols = int(rows), int(cols)
+        self.use = use_code(use)
+        self.elem = component_name(elem)
+        self.subgroup_size = int(subgroup_size)
+        self._check_shape()
+        self._compute_sizes()
+        self.index = self._compute_index()
+        self._compute_gather_tables()
+
+    def __repr__(self):
+        return (f"MatrixLayout(rows={self.rows}, cols={self.cols}, use={USE_NAMES[self.use]!r}, "
+                f"elem={self.elem!r}, subgroup_size={self.subgroup_size})")
+
+    @property
+    def dtype(self):
+        return np.dtype(COMPONENT_DTYPES[self.elem])
+
+    def _check_shape(self):
+        # "We require M, S to be powers of two and to be greater or equal than 1."
+        if not _is_power_of_two(self.subgroup_size):
+            raise LayoutError(f"cooperative matrix layout requires the subgroup size to be a power "
+                              f"of two, got {self.subgroup_size}")
+        if not _is_power_of_two(self.rows):
+            raise LayoutError(f"cooperative matrix layout requires the number of rows to be a power "
+                              f"of two, got {self.rows}")
+        if self.cols < 1:
+            raise LayoutError(f"cooperative matrix must have at least one column, got {self.cols}")
+
+    def _compute_sizes(self):
+        S, M, N = self.subgroup_size, self.rows, self.cols
+        size = component_size(self.elem)
+        self.I = min(M, S)
+        # J = ceil(I*N/S)*S/I: the smallest n >= N with I*n a multiple of S.
+        self.J = -(-self.I * N // S) * S // self.I
+        self.K = M // self.I
+        self.K1 = 1
+        if self.use == USE_B and M // S > 1:
+            # "Matrix B": K1 = omega_b = max(1, 2/size(ty)) if M/S > 1 else 1.
+            self.K1 = max(1, 2 // size)
+        self.K2 = self.K // self.K1
+        self.length = self.I * self.K * self.J // S
+        self.omega = 1
+        if self.use == USE_A:
+            self.omega = self._vnni_omega(size)
+
+    def _vnni_omega(self, size):
+        """"Matrix A": low-precision types are VNNI packed with omega = max(1, 4/size)
+        operands per channel when N is a multiple of omega. We also need the packed
+        entries (I*K*J/omega of them) to divide evenly over the subgroup, which always
+        holds when M >= S; otherwise the matrix stays unpacked (docs/layout.md)."""
+        omega = max(1, 4 // size)
+        if omega == 1 or self.cols % omega != 0 or self.J % omega != 0:
+            return 1
+        if (self.I * self.K * (self.J // omega)) % self.subgroup_size != 0:
+            return 1
+        return omega
+
+    def _compute_index(self):
+        S, V = self.subgroup_size, self.length
+        p = np.arange(S, dtype=np.int64)[:, None]
+        if self.omega == 1:
+            v = np.arange(V, dtype=np.int64)[None, :]
+            row, col = self._unlinearize(p + v * S, self.J)
+        else:
+            # VNNI (A**): entry e of work-item p packs omega channels; channel c is
+            # component v = e*omega + c and holds column c + j*omega (docs/layout.md).
+            omega = self.omega
+            entries = V // omega
+            e = np.repeat(np.arange(entries, dtype=np.int64), omega)[None, :]
+            c = np.tile(np.arange(omega, dtype=np.int64), entries)[None, :]
+            row, packed_col = self._unlinearize(p + e * S, self.J // omega)
+            col = c + packed_col * omega
+        valid = (row < self.rows) & (col < self.cols)
+        return np.where(valid, row * self.cols + col, -1).astype(np.int64)
+
+    def _unlinearize(self, linear, J):
+        """L^{-1}: i = L mod I, k1 = floor(L/I) mod K1, j = floor(L/(I K1)) mod J,
+        k2 = floor(L/(I K1 J)); A*[i,k1,j,k2] = A[i + k1 I + k2 I K1, j]."""
+        I, K1 = self.I, self.K1
+        i = linear % I
+        k1 = (linear // I) % K1
+        j = (linear // (I * K1)) % J
+        k2 = linear // (I * K1 * J)
+        row = i + k1 * I + k2 * I * K1
+        return row, j
+
+    def _compute_gather_tables(self):
+        flat = self.index.reshape(-1)
+        n_logical = self.rows * self.cols
+        # For every logical element, the slot p*V+v that holds it.
+        slot_of_logical = np.full(n_logical, -1, dtype=np.int64)
+        valid = flat >= 0
+        slot_of_logical[flat[valid]] = np.nonzero(valid)[0]
+        if (slot_of_logical < 0).any() or valid.sum() != n_logical:
+            raise LayoutError(f"internal error: {self!r} does not cover every element exactly once")
+        self.slot_of_logical = slot_of_logical
+        # For every slot, the logical element, with padding pointing at an appended zero.
+        self.logical_of_slot = np.where(valid, flat, n_logical)
+
+    def row_col(self, p, v):
+        """(row, col) of component v of work-item p, or None for padding."""
+        flat = int(self.index[p, v])
+        if flat < 0:
+            return None
+        return divmod(flat, self.cols)
+
+    def to_logical(self, lanes):
+        """(G, S, V) per-work-item components -> (G, rows, cols) logical matrices."""
+        lanes = np.asarray(lanes)
+        G = lanes.shape[0]
+        slots = lanes.reshape(G, self.subgroup_size * self.length)
+        return slots[:, self.slot_of_logical].reshape(G, self.rows, self.cols)
+
+    def from_logical(self, mats):
+        """(G, rows, cols) logical matrices -> (G, S, V) per-work-item components (padding 0)."""
+        mats = np.asarray(mats)
+        G = mats.shape[0]
+        flat = mats.reshape(G, self.rows * self.cols)
+        padded = np.concatenate([flat, np.zeros((G, 1), dtype=flat.dtype)], axis=1)
+        return padded[:, self.logical_of_slot].reshape(G, self.subgroup_size, self.length)
