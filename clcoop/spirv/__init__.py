@@ -1,0 +1,79 @@
+"""SPIR-V from clcoop's LLVM IR: llc-22, then the rewrite of imported cooperative-matrix calls, then spirv-val.
+
+Interface: `ir_to_spirv(ir_text, triple) -> bytes` (a complete module that passes spirv-val and, when the
+kernel calls nothing external, spirv-link), `find_tool(name)`, `validate(spirv_bytes)`, `disassemble(bytes)`.
+"""
+
+import os
+import tempfile
+
+from clcoop.spirv.binary import read_module, write_module
+from clcoop.spirv.rewrite import rewrite_cooperative_calls
+from clcoop.spirv.tools import INTERNAL_HINT, SpirvError, find_tool, run_tool
+
+__all__ = ["ir_to_spirv", "find_tool", "llc_spirv", "validate", "disassemble", "spirv_triple",
+           "SpirvError", "LLC_EXTENSIONS"]
+
+# Enabled one by one: `--spirv-ext=all` gives modules spirv-val rejects (notes/llc22-cooperative-matrix.md).
+LLC_EXTENSIONS = "+SPV_KHR_cooperative_matrix"
+
+
+def spirv_triple(triple):
+    """The llc target for an OpenCL SPIR triple: spir64-* -> spirv64, spir-* -> spirv32."""
+    arch = (triple or "spir64-unknown-unknown").split("-", 1)[0]
+    if arch in ("spir64", "spirv64"):
+        return "spirv64-unknown-unknown"
+    if arch in ("spir", "spir32", "spirv32"):
+        return "spirv32-unknown-unknown"
+    raise SpirvError(f"clcoop: error: no SPIR-V target for triple '{triple}' (use spir64 or spir)")
+
+
+def llc_spirv(ir_text, triple, opt_level=0):
+    """Run llc-22 on IR text; returns the SPIR-V bytes exactly as llc wrote them (imports included)."""
+    with tempfile.TemporaryDirectory(prefix="clcoop-spirv-") as folder:
+        source = os.path.join(folder, "kernel.ll")
+        target = os.path.join(folder, "kernel.spv")
+        with open(source, "w", encoding="utf-8") as handle:
+            handle.write(ir_text)
+        done = run_tool("llc", [f"-O{opt_level}", f"-mtriple={spirv_triple(triple)}",
+                                f"--spirv-ext={LLC_EXTENSIONS}", "-filetype=obj", source, "-o", target])
+        if done.returncode != 0 or not os.path.exists(target):
+            message = done.stderr.decode("utf-8", "replace").strip()
+            raise SpirvError(f"clcoop: error: llc-22 rejected the generated IR:\n{message}\n{INTERNAL_HINT}")
+        with open(target, "rb") as handle:
+            return handle.read()
+
+
+def _run_on_bytes(tool, args, data):
+    with tempfile.TemporaryDirectory(prefix="clcoop-spirv-") as folder:
+        path = os.path.join(folder, "module.spv")
+        with open(path, "wb") as handle:
+            handle.write(data)
+        return run_tool(tool, list(args) + [path])
+
+
+def validate(data):
+    """spirv-val; raises SpirvError with its message when the module is invalid."""
+    done = _run_on_bytes("spirv-val", [], data)
+    if done.returncode != 0:
+        message = (done.stdout + done.stderr).decode("utf-8", "replace").strip()
+        raise SpirvError(f"clcoop: error: the SPIR-V module is invalid (spirv-val):\n{message}\n{INTERNAL_HINT}")
+
+
+def disassemble(data):
+    """spirv-dis text of a module (for messages and tests)."""
+    done = _run_on_bytes("spirv-dis", ["--no-color"], data)
+    if done.returncode != 0:
+        raise SpirvError("clcoop: error: spirv-dis failed: " + done.stderr.decode("utf-8", "replace").strip())
+    return done.stdout.decode("utf-8", "replace")
+
+
+def ir_to_spirv(ir_text, triple="spir64-unknown-unknown", opt_level=0):
+    """LLVM IR (docs/ir-conventions.md) -> a validated SPIR-V module with no cooperative-matrix imports."""
+    find_tool("llc")
+    find_tool("spirv-val")  # fail early, before any work, if a tool is missing
+    raw = llc_spirv(ir_text, triple, opt_level)
+    module = rewrite_cooperative_calls(read_module(raw))
+    data = write_module(module)
+    validate(data)
+    return data

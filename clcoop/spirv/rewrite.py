@@ -1,0 +1,290 @@
+"""Rewrite the cooperative-matrix calls llc-22 leaves as imported functions into native SPIR-V.
+
+llc-22 lowers load/store/mul-add/length/splat/conversions, but element-wise arithmetic, scalar multiply
+and element access come out as `OpFunctionCall` to an imported function (LinkageAttributes ... Import),
+which `spirv-link` rejects (notes/llc22-cooperative-matrix.md). SPV_KHR_cooperative_matrix ("Arithmetic
+Instructions") allows OpSNegate, OpFNegate, OpIAdd, OpFAdd, OpISub, OpFSub, OpIMul, OpFMul, OpSDiv,
+OpUDiv, OpFDiv on cooperative matrices, and OpAccessChain with a pointer to a matrix as base (the index
+selects a component the invocation holds). Scalar multiply uses a splat plus an element-wise multiply,
+because OpMatrixTimesScalar needs the Shader capability (SPV_KHR_cooperative_matrix issue 9).
+"""
+
+import re
+
+from clcoop.spirv import binary as sb
+from clcoop.spirv.tools import INTERNAL_HINT, SpirvError
+
+# Base name (after the `_Z<len>` prefix) -> operation kind. The RFC names are what clcoop emits
+# (docs/ir-conventions.md); the __spirv_<Op> spellings are accepted too since llc-22 doesn't lower them either.
+KIND_BY_BASE = {
+    "__spirv_CooperativeMatrixBinaryAdd": "add",
+    "__spirv_CooperativeMatrixBinarySub": "sub",
+    "__spirv_CooperativeMatrixBinaryMul": "mul",
+    "__spirv_CooperativeMatrixBinaryDiv": "div",
+    "__spirv_CooperativeMatrixScalarNeg": "neg",
+    "__spirv_CooperativeMatrixScalarMul": "scalar_mul",
+    "__spirv_MatrixTimesScalar": "scalar_mul",
+    "__spirv_AccessChain": "access_chain",
+    "__spirv_FAdd": "add", "__spirv_IAdd": "add",
+    "__spirv_FSub": "sub", "__spirv_ISub": "sub",
+    "__spirv_FMul": "mul", "__spirv_IMul": "mul",
+    "__spirv_FDiv": "div", "__spirv_SDiv": "sdiv", "__spirv_UDiv": "udiv",
+    "__spirv_FNegate": "neg", "__spirv_SNegate": "neg",
+}
+
+FLOAT_OPCODES = {"add": sb.OP_FADD, "sub": sb.OP_FSUB, "mul": sb.OP_FMUL, "div": sb.OP_FDIV,
+                 "neg": sb.OP_FNEGATE}
+INT_OPCODES = {"add": sb.OP_IADD, "sub": sb.OP_ISUB, "mul": sb.OP_IMUL, "neg": sb.OP_SNEGATE,
+               "sdiv": sb.OP_SDIV, "udiv": sb.OP_UDIV}
+
+# Itanium codes of OpenCL component types (docs/ir-conventions.md "Callee names").
+SIGNED_CODES = frozenset({"a", "c", "s", "i", "l"})
+UNSIGNED_CODES = frozenset({"h", "t", "j", "m"})
+
+POINTER_CASTS = (sb.OP_BITCAST, sb.OP_PTR_CAST_TO_GENERIC, sb.OP_GENERIC_CAST_TO_PTR)
+_MATRIX_ARG = re.compile(r"(Dh|[a-z])Li(\d+)ELi(\d+)ELi(\d+)ELi(\d+)E")
+
+
+def parse_callee(name):
+    """`_Z<len><base>[I<matrix args>E]...` -> (base, [component code of each matrix arg]) or None."""
+    prefix = re.match(r"_Z(\d+)", name)
+    if not prefix:
+        return None
+    start = prefix.end()
+    base = name[start:start + int(prefix.group(1))]
+    rest = name[start + len(base):]
+    codes = []
+    if rest.startswith("I"):
+        rest = rest[1:]
+        while True:
+            arg = _MATRIX_ARG.match(rest)
+            if not arg:
+                break
+            codes.append(arg.group(1))
+            rest = rest[arg.end():]
+    return base, codes
+
+
+def classify(name):
+    """(kind, component codes) for an element-wise cooperative-matrix callee, else None."""
+    parsed = parse_callee(name)
+    if parsed is None or parsed[0] not in KIND_BY_BASE:
+        return None
+    return KIND_BY_BASE[parsed[0]], parsed[1]
+
+
+def _fail(message):
+    raise SpirvError(f"clcoop: error: cannot rewrite SPIR-V: {message}; {INTERNAL_HINT}")
+
+
+class _Rewriter:
+    def __init__(self, module):
+        self.module = module
+        self.defs = sb.definitions(module)
+        self.targets = {}  # imported function id -> (kind, codes, name)
+        for fid, name in sb.imported_functions(module).items():
+            found = classify(name)
+            if found:
+                self.targets[fid] = (found[0], found[1], name)
+
+    # ---- types ----
+    def matrix_component(self, type_id, name):
+        matrix = self.defs.get(type_id)
+        if matrix is None or matrix.opcode != sb.OP_TYPE_COOPERATIVE_MATRIX_KHR:
+            return None
+        return self.defs[matrix.operands[1]]
+
+    def pointee_matrix(self, pointer_type_id):
+        """Matrix type id if `pointer_type_id` is a Function-storage pointer to a cooperative matrix."""
+        pointer = self.defs.get(pointer_type_id)
+        if pointer is None or pointer.opcode != sb.OP_TYPE_POINTER:
+            return None
+        if pointer.operands[1] != sb.STORAGE_CLASS_FUNCTION:
+            return None
+        pointee = self.defs.get(pointer.operands[2])
+        if pointee is None or pointee.opcode != sb.OP_TYPE_COOPERATIVE_MATRIX_KHR:
+            return None
+        return pointee.operands[0]
+
+    # ---- element-wise arithmetic ----
+    def arithmetic(self, call, kind, codes, name):
+        result_type, result, _callee, *args = call.operands
+        component = self.matrix_component(result_type, name)
+        if component is None:
+            return None  # not a matrix operation: leave the call alone
+        if component.opcode == sb.OP_TYPE_FLOAT:
+            table = FLOAT_OPCODES
+        else:
+            table = INT_OPCODES
+            if kind == "div":
+                kind = self.integer_division(codes, name)
+        if kind == "scalar_mul":
+            return self.scalar_mul(call, component, table)
+        if kind not in table:
+            _fail(f"{name} has no {kind} form for this component type")
+        expected = 1 if kind == "neg" else 2
+        if len(args) != expected:
+            _fail(f"{name} is called with {len(args)} operands, expected {expected}")
+        return [sb.Instruction(table[kind], [result_type, result] + args)]
+
+    @staticmethod
+    def integer_division(codes, name):
+        # Signedness comes from the result's component code (docs/ir-conventions.md).
+        if not codes:
+            _fail(f"{name} carries no component type, so signed/unsigned division is unknown")
+        if codes[0] in SIGNED_CODES:
+            return "sdiv"
+        if codes[0] in UNSIGNED_CODES:
+            return "udiv"
+        _fail(f"{name}: component code {codes[0]!r} is not an integer type")
+
+    def scalar_mul(self, call, component, table):
+        result_type, result, _callee, *args = call.operands
+        if len(args) != 2:
+            _fail(f"scalar multiply called with {len(args)} operands, expected 2")
+        matrix, scalar = args
+        scalar_def = self.defs.get(scalar)
+        if scalar_def is not None and scalar_def.result_type not in (None, component.result_id):
+            _fail("scalar multiply: the scalar's type differs from the matrix component type")
+        splat = self.module.new_id()
+        return [sb.Instruction(sb.OP_COMPOSITE_CONSTRUCT, [result_type, splat, scalar]),
+                sb.Instruction(table["mul"], [result_type, result, matrix, splat])]
+
+    # ---- element access ----
+    def matrix_base(self, pointer):
+        """Follow pointer casts back to a Function-storage pointer to a matrix; returns (base, cast ids)."""
+        casts = []
+        current = pointer
+        while True:
+            definition = self.defs.get(current)
+            if definition is None:
+                break
+            if definition.result_type is not None and self.pointee_matrix(definition.result_type):
+                return current, casts
+            if definition.opcode not in POINTER_CASTS:
+                break
+            casts.append(current)
+            current = definition.operands[2]
+        _fail("element access whose pointer is not traced to a private matrix variable")
+
+    def plan_access_chains(self):
+        """call result id -> (base, index, pointer-to-component type, cast ids to clean)."""
+        plans = {}
+        for inst in self.module.instructions:
+            if inst.opcode != sb.OP_FUNCTION_CALL or inst.operands[2] not in self.targets:
+                continue
+            kind, _codes, name = self.targets[inst.operands[2]]
+            if kind != "access_chain":
+                continue
+            if len(inst.operands) != 5:
+                _fail(f"{name} is called with {len(inst.operands) - 3} operands, expected 2")
+            base, casts = self.matrix_base(inst.operands[3])
+            matrix = self.pointee_matrix(self.defs[base].result_type)
+            component = self.defs[matrix].operands[1]
+            pointer = sb.find_or_add_pointer_type(self.module, sb.STORAGE_CLASS_FUNCTION, component)
+            plans[inst.operands[1]] = (base, inst.operands[4], pointer, casts)
+        return plans
+
+    def rewrite(self):
+        plans = self.plan_access_chains()
+        retyped = self.retyping_casts(plans)
+        output = []
+        cleanup = []
+        for inst in self.module.instructions:
+            if inst.opcode == sb.OP_BITCAST and id(inst) in retyped:
+                base, index, pointer, _ = plans[inst.operands[2]]
+                output.append(sb.Instruction(sb.OP_ACCESS_CHAIN, [pointer, inst.operands[1], base, index]))
+            elif inst.opcode == sb.OP_FUNCTION_CALL and inst.operands[2] in self.targets:
+                output.extend(self.rewrite_call(inst, plans, retyped, cleanup))
+            else:
+                output.append(inst)
+        self.module.instructions = output
+        self.drop_dead_casts(cleanup)
+        self.drop_imports()
+        return self.module
+
+    def retyping_casts(self, plans):
+        """OpBitcasts of an access-chain result to the component pointer type (llc emits them): by identity."""
+        found = set()
+        for inst in self.module.instructions:
+            if inst.opcode == sb.OP_BITCAST and inst.operands[2] in plans:
+                if inst.operands[0] == plans[inst.operands[2]][2]:
+                    found.add(id(inst))
+        return found
+
+    def rewrite_call(self, call, plans, retyped, cleanup):
+        kind, codes, name = self.targets[call.operands[2]]
+        if kind != "access_chain":
+            replaced = self.arithmetic(call, kind, codes, name)
+            if replaced is None:
+                _fail(f"{name} is not called on cooperative matrices")
+            return replaced
+        result_type, result = call.operands[:2]
+        base, index, pointer, casts = plans[result]
+        cleanup.extend(casts)
+        if result_type == pointer:
+            return [sb.Instruction(sb.OP_ACCESS_CHAIN, [pointer, result, base, index])]
+        if not self.used_outside(result, retyped):
+            return []
+        # Some use wants llc's own pointer type: keep the result id as a cast of the typed chain.
+        chain = self.module.new_id()
+        return [sb.Instruction(sb.OP_ACCESS_CHAIN, [pointer, chain, base, index]),
+                sb.Instruction(sb.OP_BITCAST, [result_type, result, chain])]
+
+    def used_outside(self, value, excluded):
+        """Conservative: any word equal to `value` in another instruction counts as a use."""
+        for inst in self.module.instructions:
+            if id(inst) in excluded or inst.result_id == value or _is_debug_of(inst, value):
+                continue
+            if value in inst.operands:
+                return True
+        return False
+
+    def drop_dead_casts(self, cast_ids):
+        # Casts are listed nearest-to-the-call first, so one pass removes a whole dead chain.
+        for cast in dict.fromkeys(cast_ids):
+            if not self.used_outside(cast, set()):
+                self.remove_ids({cast})
+
+    def remove_ids(self, ids):
+        self.module.instructions = [inst for inst in self.module.instructions
+                                    if inst.result_id not in ids
+                                    and not any(_is_debug_of(inst, i) for i in ids)]
+
+    def drop_imports(self):
+        """Remove the rewritten imported functions, their names and linkage decorations."""
+        called = {inst.operands[2] for inst in self.module.instructions if inst.opcode == sb.OP_FUNCTION_CALL}
+        dropped = set(self.targets) - called
+        kept, removed_ids, inside, function_types = [], set(), False, set()
+        for inst in self.module.instructions:
+            if inst.opcode == sb.OP_FUNCTION and inst.result_id in dropped:
+                inside = True
+                function_types.add(inst.operands[3])
+            if inside:
+                removed_ids.add(inst.result_id)
+                inside = inst.opcode != sb.OP_FUNCTION_END
+                continue
+            kept.append(inst)
+        self.module.instructions = kept
+        self.remove_ids(removed_ids - {None})
+        for type_id in function_types:
+            if not self.used_outside(type_id, set()):
+                self.remove_ids({type_id})
+        if not sb.linkage_decorations(self.module):
+            # Without any import/export the Linkage capability is unused (llc omits it then too).
+            self.module.instructions = [
+                inst for inst in self.module.instructions
+                if not (inst.opcode == sb.OP_CAPABILITY and inst.operands == [sb.CAPABILITY_LINKAGE])]
+
+
+def _is_debug_of(inst, value):
+    """OpName / OpDecorate naming `value` as target (not uses of the value)."""
+    return inst.opcode in (sb.OP_NAME, sb.OP_DECORATE) and inst.operands[0] == value
+
+
+def rewrite_cooperative_calls(module):
+    """Rewrite in place (and return) a parsed module; see the module docstring."""
+    rewriter = _Rewriter(module)
+    if not rewriter.targets:
+        return module
+    return rewriter.rewrite()
