@@ -1,1 +1,1 @@
-"""Command-line entry points (thin wrappers around the library)."""
+"""Command-line entry points: clcoop (compile_main), clcoop-run, clcoop-layout."""

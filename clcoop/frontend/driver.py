@@ -1,0 +1,135 @@
+"""Runs the compiler stages: preprocess -> parse -> check -> lower.
+
+`compile_source(source, options) -> CompileResult(ir, diagnostics)`; raises
+clcoop.errors.CompileError (with every diagnostic and their clang-style rendering) when
+any stage reported an error. Warnings come back in CompileResult.diagnostics.
+
+A stage that reported errors ends the run: later stages would only repeat them
+(a declaration the parser skipped looks undeclared to the checker).
+Heavy modules (check, lower and llvmlite behind them) are imported when first needed,
+so `clcoop --help` and a syntax error stay fast.
+"""
+from dataclasses import dataclass, field
+
+from clcoop.diagnostics import DiagnosticEngine
+from clcoop.errors import ArgumentError, CompileError
+from clcoop.frontend.types import Target
+
+TRIPLES = ("spir64-unknown-unknown", "spir-unknown-unknown")
+# -cl-std value -> __OPENCL_C_VERSION__ (clang's predefines).
+CL_STD_VERSIONS = {"CL1.0": 100, "CL1.1": 110, "CL1.2": 120, "CL2.0": 200, "CL3.0": 300,
+                   "cl1.0": 100, "cl1.1": 110, "cl1.2": 120, "cl2.0": 200, "cl3.0": 300}
+OPT_LEVELS = (0, 1, 2, 3)
+
+
+@dataclass
+class CompileOptions:
+    include_dirs: list = field(default_factory=list)
+    defines: dict = field(default_factory=dict)      # name -> value or None (-DNAME means 1)
+    triple: str = "spir64-unknown-unknown"
+    opt_level: int = 0
+    cl_std: str = "CL3.0"
+    filename: str = "<input>"
+    undefines: list = field(default_factory=list)    # -U names, applied after defines
+
+
+@dataclass
+class CompileResult:
+    ir: str
+    diagnostics: list            # warnings (Diagnostic objects)
+    rendered: str = ""           # their clang-style text, with source lines and carets
+
+
+def validate_options(options):
+    """Reject options no stage can honour (ArgumentError names the option)."""
+    if options.triple not in TRIPLES:
+        raise ArgumentError(f"unknown target triple '{options.triple}' "
+                            f"(supported: {', '.join(TRIPLES)})")
+    if options.cl_std not in CL_STD_VERSIONS:
+        raise ArgumentError(f"invalid value '{options.cl_std}' in '-cl-std={options.cl_std}' "
+                            "(supported: CL1.2, CL2.0, CL3.0)")
+    if options.opt_level not in OPT_LEVELS:
+        raise ArgumentError(f"invalid optimization level -O{options.opt_level}")
+
+
+def predefined_macros(options):
+    """What clang predefines for the target and language version; -D/-U apply on top."""
+    target = Target(options.triple)
+    macros = {"__OPENCL_C_VERSION__": str(CL_STD_VERSIONS[options.cl_std]),
+              "__OPENCL_VERSION__": "300",
+              "__SPIR__": "1", "__SPIR": "1"}
+    if target.pointer_bits == 64:
+        macros.update({"__SPIR64__": "1", "__SPIR64": "1"})
+    if options.opt_level > 0:
+        macros["__OPTIMIZE__"] = "1"
+    macros.update(options.defines)
+    for name in options.undefines:
+        macros.pop(name, None)
+    return macros
+
+
+def _fail_if_errors(diag):
+    if diag.error_count:
+        raise CompileError(diag.diagnostics, rendered=diag.render_all())
+
+
+def front_end(source, options, diag):
+    """Preprocess and parse; returns the pycparser FileAST (errors are in diag)."""
+    from clcoop.frontend.parse import parse
+    from clcoop.frontend.preprocess import preprocess
+
+    target = Target(options.triple)
+    text = preprocess(source, options.filename, list(options.include_dirs),
+                      predefined_macros(options), diag)
+    _fail_if_errors(diag)
+    ast = parse(text, options.filename, diag, target)
+    _fail_if_errors(diag)
+    return ast
+
+
+def compile_source(source, options=None):
+    """OpenCL C source (str, or bytes that must be UTF-8) -> CompileResult with LLVM IR text."""
+    options = options or CompileOptions()
+    validate_options(options)
+    diag = DiagnosticEngine()
+    ast = front_end(source, options, diag)
+
+    from clcoop.frontend import check, lower   # heavy: llvmlite comes with lower
+    target = Target(options.triple)
+    unit = check.check(ast, diag, target)
+    _fail_if_errors(diag)
+    ir = lower.lower(unit, target, options.opt_level)
+    rendered = diag.render_all() if diag.diagnostics else ""
+    return CompileResult(ir=ir, diagnostics=list(diag.diagnostics), rendered=rendered)
+
+
+def _location_text(value):
+    """'file:line:col' for a SourceLocation, a pycparser Coord, or a node carrying one."""
+    for candidate in (value, getattr(value, "loc", None), getattr(value, "coord", None)):
+        line = getattr(candidate, "line", None)
+        file = getattr(candidate, "file", None)
+        if isinstance(line, int) and line > 0 and isinstance(file, str):
+            column = getattr(candidate, "column", None) or 1
+            return f"{file}:{line}:{column}"
+    return None
+
+
+def internal_error_location(exc):
+    """The source location being compiled when an internal error happened, if findable.
+
+    Walks the traceback from the innermost frame outwards and returns the first local
+    variable that is a location or an AST node with one (names: loc, node, expr, stmt, decl).
+    """
+    names = ("loc", "node", "expr", "stmt", "decl", "n")
+    frames = []
+    tb = exc.__traceback__
+    while tb is not None:
+        frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    for frame in reversed(frames):
+        for name in names:
+            if name in frame.f_locals:
+                text = _location_text(frame.f_locals[name])
+                if text:
+                    return text
+    return None

@@ -1,0 +1,362 @@
+"""The parsing stage: pycparserext's OpenCLCParser, extended, with clang-style syntax errors.
+
+`parse(text, filename, diag, target) -> pycparser.c_ast.FileAST`
+
+The text comes from preprocess() with `#line` markers, so node coordinates
+(`node.coord.file/.line/.column`, 1-based) are positions in the user's files.
+
+What the AST looks like for OpenCL C (what check.py reads)
+-----------------------------------------------------------
+- Built-in type names (half, bool, uchar, float4, size_t, ... from
+  types.builtin_typedefs(target)) are typedef names to the parser: they appear as
+  `c_ast.IdentifierType(names=['float4'])`. Nothing is inserted into the text.
+- `__kernel` / `kernel` (and `inline`) are strings in `Decl.funcspec`.
+- Address-space qualifiers are strings in `quals` of the Decl and of the TypeDecl that
+  carries them, spelled as written: `__global`, `global`, `__local`, `local`,
+  `__constant`, `constant`, `__private`, `private`, `__generic`, `generic`
+  (types.ADDRSPACE_BY_KEYWORD maps all of them). For a pointer parameter
+  `global float *p` the qualifier is on the pointee's TypeDecl (under the PtrDecl).
+- ATTRIBUTES: wherever `__attribute__((...))` was written in a declaration (before the
+  specifiers, among them, after the declarator), the parser moves them to one place:
+    * functions (declarations and definitions): `FuncDeclExt.attributes`, the
+      `c_ast.ExprList` of `decl.type` (class pycparserext.ext_c_parser.FuncDeclExt);
+    * variables, parameters, typedefs, struct members: `TypeDeclExt.attributes`
+      (a `c_ast.ExprList`) of the innermost TypeDecl, the one with `declname`
+      (under any PtrDecl/ArrayDecl). A TypeDecl without attributes is a plain
+      c_ast.TypeDecl; `getattr(td, "attributes", None)` covers both.
+  `Decl.funcspec` keeps only strings. Each attribute is either `c_ast.ID(name)` (no
+  arguments) or `c_ast.FuncCall(name=c_ast.ID(name), args=c_ast.ExprList([...]))`;
+  the RFC's quoted form `coop_mat("CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP", ...)` gives
+  `c_ast.Constant(type='string', value='"CLK_..."')` arguments.
+  `attributes_of(node)` returns them as `Attribute(name, args, coord)` for a Decl,
+  Typedef, FuncDef, Typename or TypeDecl.
+- Vector literals `(float4)(1, 2, 3, 4)` are `c_ast.Cast(to_type, c_ast.ExprList)`;
+  `(float4)(x)` is a Cast of the single expression. Swizzles `v.xy`, `v.s0`, `v.lo` are
+  `c_ast.StructRef(type='.')`.
+- `true` / `false` are macros (1 / 0) of the default header, so they arrive as
+  Constants.
+- `#pragma` lines never reach the parser (preprocess drops them).
+
+Syntax errors are reported to `diag` as `file:line:col: error: expected ';' ...`; after
+an error the parser skips to the end of the statement or top-level declaration and
+goes on, so one run reports several errors (at most MAX_SYNTAX_ERRORS).
+"""
+from dataclasses import dataclass
+
+from pycparser import c_ast
+from pycparser.c_parser import ParseError
+from pycparserext.ext_c_lexer import OpenCLCLexer
+from pycparserext.ext_c_parser import (AttributeSpecifier, FuncDeclExt, OpenCLCParser,
+                                       TypeDeclExt)
+
+from clcoop.diagnostics import SourceLocation
+from clcoop.frontend.types import builtin_typedefs
+
+MAX_SYNTAX_ERRORS = 20
+
+# Spellings of tokens in messages, as clang prints them.
+_TOKEN_SPELLING = {
+    "SEMI": ";", "COMMA": ",", "LPAREN": "(", "RPAREN": ")", "LBRACE": "{", "RBRACE": "}",
+    "LBRACKET": "[", "RBRACKET": "]", "COLON": ":", "EQUALS": "=", "PERIOD": ".",
+    "ID": "identifier", "WHILE": "while",
+}
+
+# The lexer knows __kernel, __global & co. These are the OpenCL C / C99 keywords it lacks;
+# each maps to a token type the parser already handles for a keyword of the same kind
+# (the parser keeps the spelling from the token's value).
+_EXTRA_KEYWORDS = {
+    "__generic": "__PRIVATE__",     # address-space qualifier, OpenCL C 3.0 6.7
+    "generic": "PRIVATE",
+    "__restrict": "RESTRICT",
+    "__restrict__": "RESTRICT",
+    "__inline": "INLINE",
+    "__inline__": "INLINE",
+}
+
+# C keywords that builtin_typedefs also lists: they must stay keywords.
+_C_TYPE_KEYWORDS = {"void", "char", "short", "int", "long", "float", "double", "signed",
+                    "unsigned", "_Bool"}
+
+
+class SyntaxErrorAt(ParseError):
+    """A syntax error with its location and a clang-like message."""
+
+    def __init__(self, message, location):
+        super().__init__(f"{location}: {message}")
+        self.message = message
+        self.location = location
+
+
+@dataclass
+class Attribute:
+    name: str
+    args: list          # c_ast expression nodes
+    coord: object       # pycparser Coord
+
+
+class ClcoopLexer(OpenCLCLexer):
+    _extra_keywords = {**OpenCLCLexer._extra_keywords, **_EXTRA_KEYWORDS}
+
+
+class ClcoopParser(OpenCLCParser):
+    """OpenCLCParser with clcoop's type names, attribute placement and error recovery."""
+
+    lexer_class = ClcoopLexer
+    initial_type_symbols = frozenset()
+
+    def __init__(self, **kwds):
+        super().__init__(**kwds)
+        self.errors = []            # SyntaxErrorAt, in order
+        self._last_token = None
+        self._semi_context = []     # what a missing ';' ends, for clang's wording
+
+    # --- what a ';' ends, innermost last ("expected ';' after expression") -----------
+    def _with_semi_context(self, context, parse, *args):
+        self._semi_context.append(context)
+        try:
+            return parse(*args)
+        finally:
+            self._semi_context.pop()
+
+    def _parse_external_declaration(self):
+        return self._with_semi_context("after top level declarator",
+                                       super()._parse_external_declaration)
+
+    def _parse_declaration(self):
+        return self._with_semi_context("at end of declaration", super()._parse_declaration)
+
+    def _parse_expression_statement(self):
+        return self._with_semi_context("after expression", super()._parse_expression_statement)
+
+    def _parse_jump_statement(self):
+        keyword = (self._peek_type() or "").lower()
+        return self._with_semi_context(f"after {keyword} statement",
+                                       super()._parse_jump_statement)
+
+    # --- tokens: remember the last consumed one (clang puts "expected ';'" after it) ---
+    def _advance(self):
+        tok = self._tokens.next()
+        if tok is None:
+            self._parse_error("unexpected end of file", None)
+        self._last_token = tok
+        return tok
+
+    def _expect(self, token_type):
+        tok = self._peek()
+        if tok is None or tok.type != token_type:
+            self._error_expected(token_type, tok)
+        return self._advance()
+
+    def _error_expected(self, token_type, tok):
+        spelling = _TOKEN_SPELLING.get(token_type, token_type.lower())
+        what = spelling if token_type == "ID" else f"'{spelling}'"
+        if token_type == "SEMI" and self._last_token is not None:
+            # clang: "expected ';' after expression", located just past the previous token.
+            last = self._last_token
+            loc = self._location(last.lineno, last.column + len(str(last.value)))
+            context = self._semi_context[-1] if self._semi_context else ""
+            raise SyntaxErrorAt(f"expected {what} {context}".rstrip(), loc)
+        raise SyntaxErrorAt(f"expected {what}", self._token_location(tok))
+
+    # --- errors -----------------------------------------------------------------
+    def _location(self, line, column):
+        return SourceLocation(self.clex.filename or "<input>", line or 1, column or 1)
+
+    def _token_location(self, tok):
+        if tok is None:
+            return self._end_location()
+        return self._location(tok.lineno, tok.column)
+
+    def _end_location(self):
+        last = self._last_token
+        if last is None:
+            return self._location(1, 1)
+        return self._location(last.lineno, last.column + len(str(last.value)))
+
+    def _lex_error_func(self, msg, line, column):
+        # Record and go on: the lexer skips the bad character, so parsing can continue.
+        self.errors.append(SyntaxErrorAt(_clang_message(msg, None), self._location(line, column)))
+
+    def _parse_error(self, msg, coord):
+        if isinstance(getattr(coord, "line", None), int) and coord.line:
+            loc = SourceLocation(coord.file or self.clex.filename or "<input>", coord.line,
+                                 coord.column or 1)
+        else:
+            loc = self._token_location(self._peek())
+        raise SyntaxErrorAt(_clang_message(msg, self._peek()), loc)
+
+    # --- attributes: one place per declaration (see the module docstring) ----------
+    def _build_declarations(self, spec, decls, typedef_namespace=False):
+        leading = [item for item in spec["function"] if isinstance(item, AttributeSpecifier)]
+        if leading:
+            spec = dict(spec)
+            spec["function"] = [item for item in spec["function"]
+                                if not isinstance(item, AttributeSpecifier)]
+        declarations = super()._build_declarations(spec, decls, typedef_namespace)
+        if leading:
+            exprs = [e for attr in leading for e in attr.exprlist.exprs]
+            for declaration in declarations:
+                _attach_attributes(declaration, exprs)
+        return declarations
+
+    # --- recovery: one bad statement or declaration does not end the parse -----------
+    def _parse_translation_unit_or_empty(self):
+        if hasattr(self, "_pending_initial_type_symbols"):
+            self._scope_stack[0].update(self._pending_initial_type_symbols)
+            del self._pending_initial_type_symbols
+        ext = []
+        while self._peek() is not None and len(self.errors) < MAX_SYNTAX_ERRORS:
+            start = self._mark()
+            try:
+                ext.extend(self._parse_external_declaration())
+            except SyntaxErrorAt as err:
+                self.errors.append(err)
+                self._recover(start, stop_at_rbrace=False)
+        return c_ast.FileAST(ext)
+
+    def _parse_block_item(self):
+        start = self._mark()
+        try:
+            return super()._parse_block_item()
+        except SyntaxErrorAt as err:
+            if len(self.errors) >= MAX_SYNTAX_ERRORS:
+                raise
+            self.errors.append(err)
+            self._recover(start, stop_at_rbrace=True)
+            return []
+
+    def _recover(self, start, stop_at_rbrace):
+        """Skip from `start` past the next ';' or balanced {...} at the same nesting level.
+
+        Inside a block (stop_at_rbrace) a '}' that closes the block is left for the block.
+        At least one token is consumed so that parsing always moves on.
+        """
+        self._reset(start)
+        depth = 0
+        consumed = 0
+        while True:
+            tok = self._peek()
+            if tok is None:
+                return
+            if tok.type == "RBRACE" and depth == 0 and stop_at_rbrace and consumed:
+                return
+            self._tokens.next()
+            consumed += 1
+            if tok.type == "LBRACE":
+                depth += 1
+            elif tok.type == "RBRACE":
+                depth -= 1
+                if depth <= 0:
+                    if depth < 0 and stop_at_rbrace:
+                        # A stray '}' at block level ends nothing: skip it and stop.
+                        return
+                    if self._peek_type() == "SEMI":
+                        self._tokens.next()
+                    return
+            elif tok.type == "SEMI" and depth == 0:
+                return
+
+
+def _attach_attributes(declaration, exprs):
+    """Put attribute expressions where the module docstring says they are."""
+    node = declaration.type if isinstance(declaration, (c_ast.Decl, c_ast.Typedef)) else None
+    if isinstance(node, FuncDeclExt):
+        if node.attributes is None:
+            node.attributes = c_ast.ExprList([], node.coord)
+        node.attributes.exprs[:0] = list(exprs)
+        return
+    parent = declaration
+    while node is not None and not isinstance(node, c_ast.TypeDecl):
+        parent, node = node, getattr(node, "type", None)
+    if node is None:
+        return
+    if not isinstance(node, TypeDeclExt):
+        ext = TypeDeclExt.from_pycparser(node)
+        parent.type = ext
+        node = ext
+    if getattr(node, "attributes", None) is None:
+        node.attributes = c_ast.ExprList([], node.coord)
+    node.attributes.exprs[:0] = list(exprs)
+
+
+def _innermost_typedecl(node):
+    while node is not None and not isinstance(node, c_ast.TypeDecl):
+        node = getattr(node, "type", None)
+    return node
+
+
+def attributes_of(node):
+    """The attributes written on a declaration, as Attribute(name, args, coord) objects."""
+    if isinstance(node, c_ast.FuncDef):
+        node = node.decl
+    target = node.type if isinstance(node, (c_ast.Decl, c_ast.Typedef, c_ast.Typename)) else node
+    if isinstance(target, FuncDeclExt):
+        exprlist = target.attributes
+    else:
+        typedecl = _innermost_typedecl(target)
+        exprlist = getattr(typedecl, "attributes", None) if typedecl is not None else None
+    result = []
+    for expr in (exprlist.exprs if exprlist is not None else []):
+        if isinstance(expr, c_ast.FuncCall) and isinstance(expr.name, c_ast.ID):
+            args = list(expr.args.exprs) if expr.args is not None else []
+            result.append(Attribute(expr.name.name, args, expr.coord))
+        elif isinstance(expr, c_ast.ID) and expr.name:
+            result.append(Attribute(expr.name, [], expr.coord))
+    return result
+
+
+def _clang_message(msg, next_tok):
+    """pycparser's error texts in clang's words."""
+    near = f"'{next_tok.value}'" if next_tok is not None else "end of file"
+    if msg.startswith("before: "):
+        return f"expected expression or declaration before {near}"
+    table = {
+        "Invalid expression": "expected expression",
+        "Missing type in declaration": "type specifier missing",
+        "Invalid declaration": "expected identifier or '('",
+        "Invalid declarator": "expected identifier or '('",
+        "Invalid abstract declarator": "expected a type",
+        "Invalid constant": "invalid constant",
+        "Expected identifier": "expected identifier",
+        "Invalid multiple types specified": "cannot combine with previous type specifier",
+        "Invalid function definition": "invalid function definition",
+        "Invalid typedef": "invalid typedef",
+        "Invalid statement": "expected statement",
+        "Invalid designator": "expected a field designator",
+        "Directives not supported yet": "unexpected preprocessor directive",
+    }
+    if msg in table:
+        return table[msg]
+    if msg.startswith("Illegal character"):
+        return "invalid character " + msg[len("Illegal character"):].strip() + " in source"
+    if msg.startswith("Typedef ") and "previously declared" in msg:
+        return "redefinition of " + msg.split()[1] + " as different kind of symbol"
+    if msg.startswith("Non-typedef ") and "previously declared" in msg:
+        return "redefinition of " + msg.split()[1] + " as different kind of symbol"
+    return msg[:1].lower() + msg[1:]
+
+
+def type_names(target):
+    """The names the parser treats as typedef names before the source declares any."""
+    return frozenset(name for name in builtin_typedefs(target) if name not in _C_TYPE_KEYWORDS)
+
+
+def parse(text, filename, diag, target):
+    """Parse preprocessed text; syntax errors go to diag. Returns the (partial) FileAST."""
+    parser = ClcoopParser()
+    try:
+        ast = parser.parse(text, filename, initial_type_symbols=type_names(target))
+    except SyntaxErrorAt as err:      # the cap was reached inside a block
+        parser.errors.append(err)
+        ast = c_ast.FileAST([])
+    except RecursionError:
+        loc = parser._end_location()
+        diag.error("expression or statement nested too deeply", loc)
+        return c_ast.FileAST([])
+    seen = set()
+    for err in parser.errors:
+        key = (err.location, err.message)
+        if key not in seen:       # recovery can meet the same bad token twice
+            seen.add(key)
+            diag.error(err.message, err.location)
+    return ast

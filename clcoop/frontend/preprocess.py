@@ -1,0 +1,339 @@
+"""The C preprocessor stage: pcpp underneath, clang-style located diagnostics on top.
+
+`preprocess(source, filename, include_dirs, defines, diag) -> str` returns C text for the
+parser. Every token of the output stands on a line preceded by `#line N "file"` markers
+and at the column it had in its original file, so pycparser's coordinates (file, line,
+column) are those of the source the user wrote. Tokens produced by a macro expansion are
+placed on the line of the macro invocation, after whatever precedes them on that line.
+
+The force-included header (include/clcoop/opencl-c-coop.h, like clang's
+-finclude-default-header) is preprocessed first with the same Preprocessor, so its
+macros are visible in the source and its enum/typedef declarations reach the parser.
+
+Rules taken from clang (its messages are quoted where they are reproduced):
+- a missing include file: "'name' file not found", at the file name token;
+- `#error text` is an error, `#warning text` a warning, at the directive name;
+- "unterminated conditional directive" at the #if that is not closed;
+- "unterminated /* comment", "missing terminating '\"' character";
+- bytes that are not UTF-8: an error at the first bad byte (clcoop is stricter than
+  clang, which only warns in some contexts: the IR would carry mojibake otherwise);
+- an empty translation unit compiles (to an empty module) with the warning clang gives
+  under -pedantic: "ISO C requires a translation unit to contain at least one declaration".
+- `#pragma` lines are dropped (OpenCL C 6.2.1: `#pragma OPENCL EXTENSION` only enables
+  extensions, and every extension clcoop knows is always on; `#pragma unroll` is a hint).
+"""
+import bisect
+import io
+import os
+from pathlib import Path
+
+from clcoop.diagnostics import SourceLocation
+
+DEFAULT_HEADER_NAME = "clcoop/opencl-c-coop.h"
+# Deeper than this and a self-including header is reported instead of recursing forever.
+MAX_INCLUDE_DEPTH = 200
+# pcpp emits tokens of these types for whitespace and newlines.
+_WS_TYPES = ("CPP_WS", "CPP_LINECONT")
+
+
+def default_include_dir():
+    """include/ next to the clcoop package (the repository root or the installed tree)."""
+    import clcoop
+    return Path(clcoop.__file__).resolve().parent.parent / "include"
+
+
+def decode_source(data, filename, diag):
+    """Bytes of a source file -> text, or None after reporting the first non-UTF-8 byte."""
+    if isinstance(data, str):
+        return data
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        diag.sources.add(filename, data.decode("utf-8", errors="replace"))
+        line_start = data.rfind(b"\n", 0, exc.start) + 1
+        loc = SourceLocation(filename, data.count(b"\n", 0, exc.start) + 1, exc.start - line_start + 1)
+        diag.error("source file is not valid UTF-8", loc)
+        return None
+
+
+class _FileText:
+    """A file's text as pcpp lexes it, to turn a token's lexpos back into a column."""
+
+    def __init__(self, display_name, text):
+        self.display_name = display_name
+        # pcpp's group_lines strips trailing whitespace of every line and joins with "\n";
+        # columns of tokens are unchanged by that.
+        self.joined = "\n".join(line.rstrip() for line in text.splitlines())
+        self.line_starts = [0]
+        for index, char in enumerate(self.joined):
+            if char == "\n":
+                self.line_starts.append(index + 1)
+
+    def position(self, tok):
+        """(line, column) of an original token, or None if tok came from a macro body."""
+        pos = getattr(tok, "lexpos", None)
+        if pos is None or self.joined[pos:pos + len(tok.value)] != tok.value:
+            return None
+        line_index = bisect.bisect_right(self.line_starts, pos) - 1
+        if line_index + 1 != tok.lineno:
+            return None
+        return tok.lineno, pos - self.line_starts[line_index] + 1
+
+
+class _Writer:
+    """Lays tokens out line by line so that each original token keeps its line and column."""
+
+    # Gaps of more blank lines than this get a #line marker instead of newlines.
+    MAX_BLANK_LINES = 8
+
+    def __init__(self):
+        self.parts = []
+        self.file = None      # display name of the output line being written
+        self.line = 0         # its line number in that file
+        self.col = 1          # the column the next character written will have
+
+    def _new_line(self, file, line):
+        if file != self.file or line < self.line or line > self.line + self.MAX_BLANK_LINES:
+            if self.parts:
+                self.parts.append("\n")
+            escaped = file.replace("\\", "\\\\").replace('"', '\\"')
+            self.parts.append(f'#line {line} "{escaped}"\n')
+        else:
+            self.parts.append("\n" * (line - self.line))
+        self.file, self.line, self.col = file, line, 1
+
+    def original(self, file, line, col, text):
+        if file != self.file or line != self.line:
+            self._new_line(file, line)
+        if col > self.col:
+            self.parts.append(" " * (col - self.col))
+            self.col = col
+        elif col < self.col:
+            self.parts.append(" ")   # a macro expansion pushed this line right; keep tokens apart
+            self.col += 1
+        self.parts.append(text)
+        self.col += len(text)
+
+    def expanded(self, file, line, text):
+        if self.file is None or line > self.line or file != self.file:
+            self._new_line(file, line)
+        if self.col > 1:
+            self.parts.append(" ")
+            self.col += 1
+        self.parts.append(text)
+        self.col += len(text)
+
+    def text(self):
+        return "".join(self.parts) + ("\n" if self.parts else "")
+
+
+def _make_preprocessor_class():
+    # pcpp is imported here so that importing this module stays cheap.
+    from pcpp import Action, OutputDirective, Preprocessor
+
+    class ClcoopPreprocessor(Preprocessor):
+        """pcpp with its hooks sending clang-style located messages to a DiagnosticEngine."""
+
+        def __init__(self, diag):
+            super().__init__()
+            self.diag = diag
+            self.files = {}            # pcpp source key (absolute path) -> _FileText
+            self.last_include_loc = None
+            self.rewrite_paths = []    # keep token sources absolute: we map them ourselves
+
+        # --- files ---------------------------------------------------------------
+        def register(self, key, display_name, text):
+            self.files[key] = _FileText(display_name, text)
+            self.diag.sources.add(display_name, text)
+
+        def display_name(self, key):
+            entry = self.files.get(key)
+            return entry.display_name if entry else (key or "<unknown>")
+
+        def on_file_open(self, is_system_include, includepath):
+            with open(includepath, "rb") as handle:   # raises OSError: pcpp tries the next dir
+                data = handle.read()
+            display = _display_path(includepath)
+            text = decode_source(data, display, self.diag)
+            if text is None:
+                text = ""
+            if self.include_depth > MAX_INCLUDE_DEPTH:
+                self.diag.error("#include nested too deeply", self.last_include_loc)
+                text = ""
+            self.register(includepath, display, text)
+            return io.StringIO(text)
+
+        # --- locations -------------------------------------------------------------
+        def token_location(self, tok):
+            entry = self.files.get(tok.source)
+            pos = entry.position(tok) if entry else None
+            column = pos[1] if pos else 1
+            return SourceLocation(self.display_name(tok.source), tok.lineno, column)
+
+        def line_location(self, source, line):
+            """Location of the directive name on a line (clang points there), else column 1."""
+            entry = self.files.get(source)
+            column = 1
+            if entry and 1 <= line <= len(entry.line_starts):
+                start = entry.line_starts[line - 1]
+                end = entry.joined.find("\n", start)
+                text = entry.joined[start:end if end >= 0 else len(entry.joined)]
+                stripped = text.lstrip()
+                column = len(text) - len(stripped) + 1
+                if stripped.startswith("#"):
+                    after = stripped[1:]
+                    column += 1 + len(after) - len(after.lstrip())
+            return SourceLocation(self.display_name(source), max(line, 1), column)
+
+        # --- hooks ------------------------------------------------------------------
+        def on_error(self, file, line, msg):
+            self.return_code += 1
+            self.diag.error(_clang_wording(msg), self.line_location(file, line))
+
+        def on_directive_handle(self, directive, toks, ifpassthru, precedingtoks):
+            if directive.value == "include":
+                first = next((t for t in toks if t.type not in _WS_TYPES), directive)
+                self.last_include_loc = self.token_location(first)
+            return super().on_directive_handle(directive, toks, ifpassthru, precedingtoks)
+
+        def on_include_not_found(self, is_malformed, is_system_include, curdir, includepath):
+            loc = self.last_include_loc or self.line_location(self.lastdirective.source,
+                                                             self.lastdirective.lineno)
+            if is_malformed:
+                self.diag.error("expected \"FILENAME\" or <FILENAME>", loc)
+            else:
+                self.diag.error(f"'{includepath}' file not found", loc)
+            raise OutputDirective(Action.IgnoreAndRemove)
+
+        def on_directive_unknown(self, directive, toks, ifpassthru, precedingtoks):
+            text = "".join(t.value for t in toks).strip()
+            loc = self.token_location(directive)
+            if directive.value == "error":
+                self.return_code += 1
+                self.diag.error(text or "#error", loc)
+            elif directive.value == "warning":
+                self.diag.warning(text or "#warning", loc)
+            elif directive.value not in ("pragma", "line", "ident"):
+                # `#line` and `#ident` are accepted and ignored; anything else is clang's error.
+                self.diag.error("invalid preprocessing directive", loc)
+            return True    # remove the directive line from the output
+
+    return ClcoopPreprocessor
+
+
+_PREPROCESSOR_CLASS = None
+
+
+def _preprocessor_class():
+    global _PREPROCESSOR_CLASS
+    if _PREPROCESSOR_CLASS is None:
+        _PREPROCESSOR_CLASS = _make_preprocessor_class()
+    return _PREPROCESSOR_CLASS
+
+
+def _display_path(path):
+    """Include files are named relative to the working directory when below it, as clang does."""
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return path
+    return path if rel.startswith("..") else rel
+
+
+def _clang_wording(msg):
+    """pcpp's error texts rewritten in clang's words where clang has an equivalent."""
+    if msg.startswith("Unterminated #"):
+        return "unterminated conditional directive"
+    for directive in ("elif", "else", "endif"):
+        if msg.startswith(f"Misplaced #{directive}"):
+            return f"#{directive} without #if"
+    if msg.startswith("Could not evaluate expression"):
+        return "invalid expression in preprocessor #if directive"
+    if msg.startswith("Missing ')' in macro arguments"):
+        return "unterminated function-like macro invocation"
+    return msg[:1].lower() + msg[1:]
+
+
+def _emit_tokens(pp, writer, state):
+    """Drain pcpp's token stream into the writer, checking what pcpp lets through."""
+    pending_quote = None
+    previous = None
+    while True:
+        tok = pp.token()
+        if tok is None:
+            break
+        entry = pp.files.get(tok.source)
+        if tok.type in _WS_TYPES:
+            previous = None
+            continue
+        pos = entry.position(tok) if entry else None
+        file = pp.display_name(tok.source)
+        if pos is None:
+            writer.expanded(writer.file or file, max(tok.lineno, writer.line), tok.value)
+            previous = None
+            continue
+        line, col = pos
+        state["tokens"] += 1
+        if tok.source == state.get("main_key"):
+            state["main_tokens"] += 1
+        # pcpp lexes an unterminated comment or string as single punctuation tokens.
+        if tok.type == "CPP_STAR" and previous is not None and previous[0] == "CPP_FSLASH" \
+                and previous[1:] == (tok.source, line, col - 1):
+            pp.diag.error("unterminated /* comment", SourceLocation(file, line, col - 1))
+            return
+        if tok.type in ("CPP_DQUOTE", "CPP_SQUOTE") and pending_quote is None:
+            pending_quote = tok.value
+            pp.diag.error(f"missing terminating {tok.value} character" if tok.value == "'"
+                          else "missing terminating '\"' character",
+                          SourceLocation(file, line, col))
+        previous = (tok.type, tok.source, line, col)
+        writer.original(file, line, col, tok.value)
+
+
+def preprocess(source, filename, include_dirs, defines, diag):
+    """Preprocess `source` (the text of `filename`); returns text with #line markers.
+
+    include_dirs: the -I directories, searched in order after the including file's own
+    directory for quoted includes. defines: name -> value (None means 1, like -DNAME).
+    Errors go to `diag`; the caller checks diag.error_count.
+    """
+    source = decode_source(source, filename, diag)
+    if source is None:
+        return ""
+    cls = _preprocessor_class()
+    pp = cls(diag)
+    for directory in include_dirs:
+        pp.add_path(str(directory))
+    header_dir = default_include_dir()
+    pp.add_path(str(header_dir))
+    pp.rewrite_paths = []          # add_path adds rewrites; we keep sources absolute
+    for name, value in defines.items():
+        pp.define(f"{name} {1 if value is None else value}")
+
+    writer = _Writer()
+    state = {"tokens": 0, "main_tokens": 0}
+    header_path = header_dir / DEFAULT_HEADER_NAME
+    header_key = os.path.abspath(str(header_path))
+    pp.register(header_key, str(header_path), header_path.read_text(encoding="utf-8"))
+    _run(pp, pp.files[header_key].joined, str(header_path), writer, state)
+
+    main_key = os.path.abspath(filename)
+    state["main_key"] = main_key
+    pp.register(main_key, filename, source)
+    _run(pp, source, filename, writer, state)
+    if state["main_tokens"] == 0 and diag.error_count == 0:
+        diag.warning("ISO C requires a translation unit to contain at least one declaration "
+                     "[-Wempty-translation-unit]", SourceLocation(filename, 1, 1))
+    return writer.text()
+
+
+def _run(pp, text, filename, writer, state):
+    """Preprocess one top-level file into the writer."""
+    pp.parse(text, filename)
+    try:
+        _emit_tokens(pp, writer, state)
+    except RecursionError:
+        pp.diag.error("macro expansion or #include nesting too deep",
+                      pp.last_include_loc or SourceLocation(filename, 1, 1))
