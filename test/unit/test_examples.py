@@ -1,0 +1,109 @@
+"""Every kernel in examples/ compiles, runs in the interpreter and matches NumPy."""
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import clcoop
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+RNG = np.random.default_rng(1234)
+
+
+def build(name, options=()):
+    return clcoop.Program((EXAMPLES / name).read_text()).build(options=list(options))
+
+
+def gemm_launch(M, N, S):
+    """NDRange of the examples' GEMMs: one subgroup per 8 x 16 tile of C."""
+    return (N // 16 * S, M // 8), (S, 1)
+
+
+@pytest.mark.parametrize("S", [8, 16, 32])
+def test_gemm_f32(S):
+    M, N, K = 32, 64, 48
+    A = RNG.standard_normal((M, K)).astype(np.float32)
+    B = RNG.standard_normal((K, N)).astype(np.float32)
+    C = np.zeros((M, N), np.float32)
+    prog = build("gemm_f32.cl")
+    gsize, lsize = gemm_launch(M, N, S)
+    prog.gemm_f32(gsize, lsize, A, B, C, M, N, K, 0, subgroup_size=S)
+    np.testing.assert_allclose(C, A @ B, rtol=1e-5, atol=1e-4)
+
+
+def test_gemm_f32_accumulates_into_c():
+    M, N, K = 16, 32, 32
+    A = RNG.standard_normal((M, K)).astype(np.float32)
+    B = RNG.standard_normal((K, N)).astype(np.float32)
+    C0 = RNG.standard_normal((M, N)).astype(np.float32)
+    C = C0.copy()
+    gsize, lsize = gemm_launch(M, N, 16)
+    build("gemm_f32.cl").run("gemm_f32", gsize, lsize, A, B, C, M, N, K, 1)
+    np.testing.assert_allclose(C, C0 + A @ B, rtol=1e-5, atol=1e-4)
+
+
+def test_gemm_f16_f32_reads_b_column_major():
+    M, N, K = 16, 32, 32
+    A = RNG.standard_normal((M, K)).astype(np.float16)
+    B = RNG.standard_normal((K, N)).astype(np.float16)
+    B_col_major = np.ascontiguousarray(B.T)   # element (k, n) at B[n * K + k]
+    C = np.zeros((M, N), np.float32)
+    gsize, lsize = gemm_launch(M, N, 16)
+    build("gemm_f16_f32.cl").gemm_f16_f32(gsize, lsize, A, B_col_major, C, M, N, K)
+    expected = A.astype(np.float32) @ B.astype(np.float32)
+    np.testing.assert_allclose(C, expected, rtol=1e-4, atol=1e-3)
+
+
+def test_gemm_i8_i32_is_exact_and_signed():
+    M, N, K = 16, 32, 64
+    A = RNG.integers(-128, 128, (M, K), dtype=np.int8)
+    B = RNG.integers(-128, 128, (K, N), dtype=np.int8)
+    C = np.zeros((M, N), np.int32)
+    gsize, lsize = gemm_launch(M, N, 16)
+    build("gemm_i8_i32.cl").gemm_i8_i32(gsize, lsize, A, B, C, M, N, K)
+    np.testing.assert_array_equal(C, A.astype(np.int32) @ B.astype(np.int32))
+
+
+def test_gemm_i8_saturates_each_accumulation():
+    M, N, K = 8, 16, 96
+    A = RNG.integers(-128, 128, (M, K), dtype=np.int8)
+    B = RNG.integers(-128, 128, (K, N), dtype=np.int8)
+    C = RNG.integers(-128, 128, (M, N), dtype=np.int8)
+    expected = C.astype(np.int64)
+    for k in range(0, K, 32):   # one saturating mul-add per K step of the kernel
+        product = A[:, k:k + 32].astype(np.int64) @ B[k:k + 32].astype(np.int64)
+        expected = np.clip(expected + product, -128, 127)
+    gsize, lsize = gemm_launch(M, N, 16)
+    build("gemm_i8_sat.cl").gemm_i8_sat(gsize, lsize, A, B, C, M, N, K)
+    assert np.abs(expected).max() == 128 or (expected == 127).any(), "data must reach saturation"
+    np.testing.assert_array_equal(C, expected.astype(np.int8))
+
+
+@pytest.mark.parametrize("S", [8, 16])
+def test_operators(S):
+    X = RNG.uniform(-10, 10, (8, 16)).astype(np.float32)
+    Y = RNG.uniform(1, 4, (8, 16)).astype(np.float32)
+    alpha = np.float32(0.5)
+    out = np.zeros((8, 8, 16), np.float32)
+    out_int = np.zeros((8, 16), np.int32)
+    out_len = np.zeros(S, np.uint32)
+    build("operators.cl").operators(S, S, X, Y, alpha, out, out_int, out_len, subgroup_size=S)
+    expected = [X + Y, X - Y, X * Y, X / Y, -X, X * alpha, 2 * X + 1,
+                np.trunc(X).astype(np.int32).astype(np.float32)]
+    for index, want in enumerate(expected):
+        np.testing.assert_allclose(out[index], want, rtol=1e-6, err_msg=f"result tile {index}")
+    np.testing.assert_array_equal(out_int, np.trunc(X).astype(np.int32))
+    # 8 x 16 accumulator over S work-items: no padding, so each holds 128 / S components.
+    np.testing.assert_array_equal(out_len, np.full(S, 128 // S))
+
+
+def test_reduction_local():
+    n, local = 1000, 64
+    data = RNG.standard_normal(n).astype(np.float32)
+    groups = -(-n // local)
+    partial = np.zeros(groups, np.float32)
+    prog = build("reduction_local.cl")
+    prog.reduce_sum(groups * local, local, data, partial, clcoop.LocalMemory(local * 4), n)
+    padded = np.zeros(groups * local, np.float32)
+    padded[:n] = data
+    np.testing.assert_allclose(partial, padded.reshape(groups, local).sum(axis=1), rtol=1e-5, atol=1e-5)
