@@ -1,0 +1,540 @@
+"""The OpenCL C built-in functions (not the cooperative-matrix ones): table and overload resolution.
+
+The overloads are those clang-22's opencl-c.h declares for `-cl-std=CL3.0` on a SPIR target
+(generic address space on; named-address-space builtins off, so vload/vstore/fract/...
+take `__generic` pointers, plus `__constant` ones for the vloads).  They are described
+by families ("gentype F = half/float/double scalars and vectors", ...) and expanded
+lazily, one name at a time, so that importing this module costs almost nothing.
+
+Resolution follows clang's C++-style overload rules as clang applies them to
+`__attribute__((overloadable))` OpenCL built-ins: every argument gets an implicit
+conversion rank (exact, promotion, conversion, scalar-to-vector widening); the best viable
+overload is the one not worse on any argument and better on one; otherwise the call is
+ambiguous.  Callee names are Itanium-mangled like clang does, with substitutions
+(`_Z6selectDv4_iS_S_`).
+"""
+import re
+from dataclasses import dataclass
+
+from clcoop.frontend.types import (
+    CONSTANT, GENERIC, GLOBAL, LOCAL, PRIVATE, SCALARS, CType, EnumType, PointerType,
+    ScalarType, VectorType, vector_of,
+)
+
+
+@dataclass(frozen=True)
+class BuiltinOverload:
+    name: str                 # OpenCL name, e.g. "sqrt"
+    ret: CType
+    params: tuple             # CTypes the arguments are converted to before the call
+    mangled: str              # callee name exactly as clang-22 names it
+    convergent: bool = False  # barrier, work_group_barrier, sub_group_* collectives
+
+    def signature(self):
+        return f"{self.ret.spelling()} {self.name}({', '.join(p.spelling() for p in self.params)})"
+
+
+class BuiltinMismatch(Exception):
+    """No overload, or several equally good ones. `message` is clang's wording; `notes` list candidates."""
+
+    def __init__(self, message, notes=()):
+        super().__init__(message)
+        self.message = message
+        self.notes = list(notes)
+
+
+# ---------------------------------------------------------------------------
+# Type families
+# ---------------------------------------------------------------------------
+S = SCALARS
+FLOAT_NAMES = ("float", "double", "half")
+INT_NAMES = ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong")
+SIGNED_INT_NAMES = ("char", "short", "int", "long")
+ALL_COUNTS = (1, 2, 3, 4, 8, 16)
+GEOMETRIC_COUNTS = (1, 2, 3, 4)
+VLOAD_COUNTS = (2, 3, 4, 8, 16)
+ROUNDING_MODES = ("", "_rte", "_rtz", "_rtp", "_rtn")
+
+# Named families: element names and vector counts (1 = the scalar).
+FAMILIES = {
+    "F": (FLOAT_NAMES, ALL_COUNTS),            # gentype F (math)
+    "f": (("float",), ALL_COUNTS),             # native_ / half_ take float only
+    "I": (INT_NAMES, ALL_COUNTS),              # gentype I (integer functions)
+    "IS": (SIGNED_INT_NAMES, ALL_COUNTS),      # any/all
+    "I32": (("int", "uint"), ALL_COUNTS),      # mul24/mad24
+    "IF": (INT_NAMES + FLOAT_NAMES, ALL_COUNTS),
+    "Fv": (FLOAT_NAMES, ALL_COUNTS[1:]),       # vector-only overloads (fmax(float4, float))
+    "Iv": (INT_NAMES, ALL_COUNTS[1:]),
+    "G": (FLOAT_NAMES, GEOMETRIC_COUNTS),      # geometric
+    "Gf": (("float",), GEOMETRIC_COUNTS),      # fast_length & co.
+    "X": (FLOAT_NAMES, (3, 4)),                # cross
+    "UP": (("char", "uchar", "short", "ushort", "int", "uint"), ALL_COUNTS),  # upsample
+    "SG": (INT_NAMES + FLOAT_NAMES, (1,)),     # sub-group reductions (with extended types)
+    "SGW": (("int", "uint", "long", "ulong", "float", "double", "half"), (1,)),  # work-group collectives
+    "N": ((), (1,)),                           # no gentype: fixed signature
+}
+
+_UNSIGNED = {"char": "uchar", "short": "ushort", "int": "uint", "long": "ulong"}
+_SIGNED_OF_WIDTH = {8: "char", 16: "short", 32: "int", 64: "long"}
+_UNSIGNED_OF_WIDTH = {8: "uchar", 16: "ushort", 32: "uint", 64: "ulong"}
+_UPSAMPLE_WIDE = {"char": "short", "uchar": "ushort", "short": "int", "ushort": "uint",
+                  "int": "long", "uint": "ulong"}
+_NAN_ARG = {"float": "uint", "double": "ulong", "half": "ushort"}
+_MEMORY_SCOPE = EnumType("memory_scope")
+_MEMORY_ORDER = EnumType("memory_order")
+
+
+def _type_code(code, elem, count, target):
+    """One parameter/return code of a family signature, instantiated for gentype elem x count.
+
+    g gentype, s its scalar, u unsigned gentype, us unsigned scalar, k relational result
+    (int for scalars, same-width signed vector otherwise; OpenCL 3.0 6.15.6), ks/ku same-width
+    signed/unsigned of the same count (select), n int of the same count, fn float of the same
+    count, w upsample result, nanarg nan()'s argument, i int, j uint, z size_t, v void, f float,
+    ms/mo memory_scope/memory_order.  A code ending in `*` is a `__generic` pointer to it;
+    `c*` prefix means pointer to const.
+    """
+    if code.endswith("*"):
+        const = code.startswith("c")
+        inner = code[1:-1] if const else code[:-1]
+        return PointerType(_type_code(inner, elem, count, target), GENERIC, const=const)
+    e = S[elem] if elem else None
+    if code == "g":
+        return vector_of(e, count)
+    if code == "s":
+        return e
+    if code == "u":
+        return vector_of(S[_UNSIGNED.get(elem, elem)], count)
+    if code == "us":
+        return S[_UNSIGNED.get(elem, elem)]
+    if code == "k":
+        return S["int"] if count == 1 else VectorType(S[_SIGNED_OF_WIDTH[e.bits]], count)
+    if code == "ks":
+        return vector_of(S[_SIGNED_OF_WIDTH[e.bits]], count)
+    if code == "ku":
+        return vector_of(S[_UNSIGNED_OF_WIDTH[e.bits]], count)
+    if code == "n":
+        return vector_of(S["int"], count)
+    if code == "fn":
+        return vector_of(S["float"], count)
+    if code == "w":
+        return vector_of(S[_UPSAMPLE_WIDE[elem]], count)
+    if code == "nanarg":
+        return vector_of(S[_NAN_ARG[elem]], count)
+    if code == "z":
+        return target.size_t
+    if code == "ms":
+        return _MEMORY_SCOPE
+    if code == "mo":
+        return _MEMORY_ORDER
+    fixed = {"i": "int", "j": "uint", "v": "void", "f": "float", "h": "half"}
+    return S[fixed[code]]
+
+
+# ---------------------------------------------------------------------------
+# The table: name -> list of (family, "ret(params)") entries.
+# Built from compact specs on first use (_table()).
+# ---------------------------------------------------------------------------
+def _names(text):
+    return text.split()
+
+
+_MATH_UNARY = _names("""acos acosh acospi asin asinh asinpi atan atanh atanpi cbrt ceil cos cosh
+    cospi erf erfc exp exp2 exp10 expm1 fabs floor lgamma log log2 log10 log1p logb rint round
+    rsqrt sin sinh sinpi sqrt tan tanh tanpi tgamma trunc degrees radians sign""")
+_MATH_BINARY = _names("""atan2 atan2pi copysign fdim fmod hypot maxmag minmag nextafter pow powr
+    remainder""")
+_NATIVE_UNARY = _names("cos exp exp2 exp10 log log2 log10 recip rsqrt sin sqrt tan")
+_NATIVE_BINARY = _names("divide powr")
+_INT_UNARY = _names("clz ctz popcount")
+_INT_BINARY = _names("add_sat sub_sat hadd rhadd mul_hi rotate")
+_REL_UNARY = _names("isfinite isinf isnan isnormal signbit")
+_REL_BINARY = _names("""isequal isnotequal isgreater isgreaterequal isless islessequal
+    islessgreater isordered isunordered""")
+_ATOMIC_BINARY = _names("add sub xchg min max and or xor")
+_WORK_ITEM_DIM = _names("""get_global_size get_global_id get_local_size get_enqueued_local_size
+    get_local_id get_num_groups get_group_id get_global_offset""")
+_SUB_GROUP_QUERIES = _names("""get_sub_group_size get_max_sub_group_size get_num_sub_groups
+    get_enqueued_num_sub_groups get_sub_group_id get_sub_group_local_id""")
+_COLLECTIVE_OPS = _names("reduce_add reduce_min reduce_max scan_inclusive_add scan_inclusive_min "
+                         "scan_inclusive_max scan_exclusive_add scan_exclusive_min scan_exclusive_max")
+
+
+def _build_specs():
+    """name -> list of (family, ret_code, param_codes, pointer_spaces_or_None)."""
+    specs = {}
+
+    def add(names, family, ret, *params):
+        for name in ([names] if isinstance(names, str) else names):
+            specs.setdefault(name, []).append((family, ret, params))
+
+    # Work-item functions (OpenCL 3.0 6.15.1).
+    add("get_work_dim", "N", "j")
+    add(_WORK_ITEM_DIM, "N", "z", "j")
+    add(["get_global_linear_id", "get_local_linear_id"], "N", "z")
+    add(_SUB_GROUP_QUERIES, "N", "j")
+    # Synchronization (6.15.8) and fences (6.15.9); cl_mem_fence_flags is uint.
+    add("barrier", "N", "v", "j")
+    add(["work_group_barrier", "sub_group_barrier"], "N", "v", "j")
+    add(["work_group_barrier", "sub_group_barrier"], "N", "v", "j", "ms")
+    add(["mem_fence", "read_mem_fence", "write_mem_fence"], "N", "v", "j")
+    add("atomic_work_item_fence", "N", "v", "j", "mo", "ms")
+    # Math (6.15.2).
+    add(_MATH_UNARY, "F", "g", "g")
+    add(_MATH_BINARY, "F", "g", "g", "g")
+    add(["fmax", "fmin"], "F", "g", "g", "g")
+    add(["fmax", "fmin"], "Fv", "g", "g", "s")
+    add(["fma", "mad"], "F", "g", "g", "g", "g")
+    add(["fract", "modf", "sincos"], "F", "g", "g", "g*")
+    add(["frexp", "lgamma_r"], "F", "g", "g", "n*")
+    add("remquo", "F", "g", "g", "g", "n*")
+    add(["ldexp", "pown", "rootn"], "F", "g", "g", "n")
+    add("ldexp", "Fv", "g", "g", "i")
+    add("ilogb", "F", "n", "g")
+    add("nan", "F", "g", "nanarg")
+    for prefix in ("native_", "half_"):
+        add([prefix + n for n in _NATIVE_UNARY], "f", "g", "g")
+        add([prefix + n for n in _NATIVE_BINARY], "f", "g", "g", "g")
+    # Common functions (6.15.4).
+    add("clamp", "F", "g", "g", "g", "g")
+    add("clamp", "Fv", "g", "g", "s", "s")
+    add(["max", "min"], "F", "g", "g", "g")
+    add(["max", "min"], "Fv", "g", "g", "s")
+    add("mix", "F", "g", "g", "g", "g")
+    add("mix", "Fv", "g", "g", "g", "s")
+    add("step", "F", "g", "g", "g")
+    add("step", "Fv", "g", "s", "g")
+    add("smoothstep", "F", "g", "g", "g", "g")
+    add("smoothstep", "Fv", "g", "s", "s", "g")
+    # Integer functions (6.15.3).
+    add("abs", "I", "u", "g")
+    add("abs_diff", "I", "u", "g", "g")
+    add(_INT_UNARY, "I", "g", "g")
+    add(_INT_BINARY, "I", "g", "g", "g")
+    add(["mad_hi", "mad_sat"], "I", "g", "g", "g", "g")
+    add("clamp", "I", "g", "g", "g", "g")
+    add("clamp", "Iv", "g", "g", "s", "s")
+    add(["max", "min"], "I", "g", "g", "g")
+    add(["max", "min"], "Iv", "g", "g", "s")
+    add("upsample", "UP", "w", "g", "u")
+    add(["mul24"], "I32", "g", "g", "g")
+    add(["mad24"], "I32", "g", "g", "g", "g")
+    # Geometric functions (6.15.5).
+    add("dot", "G", "s", "g", "g")
+    add("distance", "G", "s", "g", "g")
+    add("length", "G", "s", "g")
+    add("normalize", "G", "g", "g")
+    add("cross", "X", "g", "g", "g")
+    add(["fast_distance"], "Gf", "s", "g", "g")
+    add(["fast_length"], "Gf", "s", "g")
+    add(["fast_normalize"], "Gf", "g", "g")
+    # Relational functions (6.15.6).
+    add(_REL_UNARY, "F", "k", "g")
+    add(_REL_BINARY, "F", "k", "g", "g")
+    add(["any", "all"], "IS", "i", "g")
+    add("bitselect", "IF", "g", "g", "g", "g")
+    add("select", "IF", "g", "g", "g", "ks")
+    add("select", "IF", "g", "g", "g", "ku")
+    # Sub-group functions (cl_khr_subgroups, cl_khr_subgroup_extended_types).
+    add(["sub_group_any", "sub_group_all"], "N", "i", "i")
+    add("sub_group_broadcast", "IF", "g", "g", "j")
+    add(["sub_group_" + op for op in _COLLECTIVE_OPS], "SG", "g", "g")
+    add(["work_group_any", "work_group_all"], "N", "i", "i")
+    add(["work_group_" + op for op in _COLLECTIVE_OPS], "SGW", "g", "g")
+    return specs
+
+
+def _build_pointer_specs():
+    """Families whose pointer parameters are not `__generic`: vload/vstore and atomics."""
+    specs = {}
+
+    def add(name, entry):
+        specs.setdefault(name, []).append(entry)
+
+    # vload/vstore (6.15.11): generic pointers, and __constant for loads.
+    for n in VLOAD_COUNTS:
+        for elem in INT_NAMES + FLOAT_NAMES:
+            e = S[elem]
+            for space in (GENERIC, CONSTANT):
+                add(f"vload{n}", (VectorType(e, n), ("z", PointerType(e, space, const=True))))
+            add(f"vstore{n}", (S["void"], (VectorType(e, n), "z", PointerType(e, GENERIC))))
+    half = S["half"]
+    for space in (GENERIC, CONSTANT):
+        p = PointerType(half, space, const=True)
+        add("vload_half", (S["float"], ("z", p)))
+        for n in VLOAD_COUNTS:
+            add(f"vload_half{n}", (VectorType(S["float"], n), ("z", p)))
+            add(f"vloada_half{n}", (VectorType(S["float"], n), ("z", p)))
+    for mode in ROUNDING_MODES:
+        for src in ("float", "double"):
+            out = PointerType(half, GENERIC)
+            add(f"vstore_half{mode}", (S["void"], (S[src], "z", out)))
+            for n in VLOAD_COUNTS:
+                v = VectorType(S[src], n)
+                add(f"vstore_half{n}{mode}", (S["void"], (v, "z", out)))
+                add(f"vstorea_half{n}{mode}", (S["void"], (v, "z", out)))
+    # 32-bit atomics (6.15.12.8 legacy) on volatile __global/__local; atom_* also 64-bit.
+    for prefix, elems in (("atomic_", ("int", "uint")), ("atom_", ("int", "uint", "long", "ulong"))):
+        for space in (GLOBAL, LOCAL):
+            for elem in elems:
+                e = S[elem]
+                p = PointerType(e, space, volatile=True)
+                for op in _ATOMIC_BINARY:
+                    add(prefix + op, (e, (p, e)))
+                add(prefix + "inc", (e, (p,)))
+                add(prefix + "dec", (e, (p,)))
+                add(prefix + "cmpxchg", (e, (p, e, e)))
+            float_p = PointerType(S["float"], space, volatile=True)
+            if prefix == "atomic_":
+                add("atomic_xchg", (S["float"], (float_p, S["float"])))
+    return specs
+
+
+_CONVERGENT_PREFIXES = ("sub_group_", "work_group_", "intel_sub_group_")
+_CONVERGENT_NAMES = frozenset(("barrier",))
+_SPECS = None
+_POINTER_SPECS = None
+_CACHE = {}
+_CONVERT_RE = re.compile(r"convert_(char|uchar|short|ushort|int|uint|long|ulong|float|double|half)"
+                         r"(2|3|4|8|16)?(_sat)?(_rte|_rtz|_rtp|_rtn)?\Z")
+_AS_RE = re.compile(r"as_(char|uchar|short|ushort|int|uint|long|ulong|float|double|half)"
+                    r"(2|3|4|8|16)?\Z")
+
+
+def _specs():
+    global _SPECS, _POINTER_SPECS
+    if _SPECS is None:
+        _SPECS = _build_specs()
+        _POINTER_SPECS = _build_pointer_specs()
+    return _SPECS, _POINTER_SPECS
+
+
+def is_builtin(name):
+    """True when `name` is an OpenCL C built-in function this table knows (convert_* included)."""
+    if _CONVERT_RE.match(name):
+        return True
+    specs, pointer_specs = _specs()
+    return name in specs or name in pointer_specs
+
+
+def is_as_type(name):
+    """`as_<type>` is a bitcast in clang, not a call: the target type, or None (OpenCL 3.0 6.4.4.2)."""
+    m = _AS_RE.match(name)
+    if not m:
+        return None
+    return vector_of(S[m.group(1)], int(m.group(2) or 1))
+
+
+def overloads(name, target):
+    """Every overload of `name` for `target`, in a stable order."""
+    key = (name, target.pointer_bits)
+    if key not in _CACHE:
+        _CACHE[key] = tuple(_expand(name, target))
+    return _CACHE[key]
+
+
+def _expand(name, target):
+    convergent = name in _CONVERGENT_NAMES or name.startswith(_CONVERGENT_PREFIXES)
+    m = _CONVERT_RE.match(name)
+    if m:
+        yield from _convert_overloads(name, m, target)
+        return
+    specs, pointer_specs = _specs()
+    for family, ret_code, param_codes in specs.get(name, ()):
+        elems, counts = FAMILIES[family]
+        for elem in (elems or (None,)):
+            for count in counts:
+                ret = _type_code(ret_code, elem, count, target)
+                params = tuple(_type_code(c, elem, count, target) for c in param_codes)
+                yield _make(name, ret, params, convergent)
+    for ret, params in pointer_specs.get(name, ()):
+        params = tuple(target.size_t if p == "z" else p for p in params)
+        yield _make(name, ret, params, convergent)
+
+
+def _convert_overloads(name, m, target):
+    """convert_<dst><n>[_sat][_rnd] from every scalar/vector type with the same count (6.4.3)."""
+    count = int(m.group(2) or 1)
+    dst = vector_of(S[m.group(1)], count)
+    for src in INT_NAMES + FLOAT_NAMES:
+        yield _make(name, dst, (vector_of(S[src], count),), False)
+
+
+def _make(name, ret, params, convergent):
+    return BuiltinOverload(name, ret, params, mangle(name, params), convergent)
+
+
+# ---------------------------------------------------------------------------
+# Itanium mangling with substitutions, as clang mangles overloadable C functions.
+# ---------------------------------------------------------------------------
+def mangle(name, params):
+    """`_Z<len><name><params>`; `v` for no parameters; repeated non-builtin types become S_, S0_..."""
+    subs = []
+    body = "".join(_mangle_type(p, subs) for p in params) or "v"
+    return f"_Z{len(name)}{name}{body}"
+
+
+def _substitution(index):
+    if index == 0:
+        return "S_"
+    digits, n = "", index - 1
+    while True:
+        digits = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"[n % 36] + digits
+        n //= 36
+        if n == 0:
+            break
+    return f"S{digits}_"
+
+
+def _mangle_type(t, subs):
+    """Builtin scalars are not substitution candidates; vectors, enums, qualified types and pointers are."""
+    if isinstance(t, ScalarType):
+        return t.itanium()
+    key = ("type", t)
+    if key in subs:
+        return _substitution(subs.index(key))
+    if isinstance(t, VectorType):
+        text = t.itanium()
+    elif isinstance(t, EnumType):
+        text = f"{len(t.tag)}{t.tag}"
+    elif isinstance(t, PointerType):
+        text = "P" + _mangle_pointee(t, subs)
+    else:
+        raise ValueError(f"cannot mangle built-in parameter type {t.spelling()}")
+    subs.append(key)
+    return text
+
+
+def _mangle_pointee(ptr, subs):
+    """The pointee with its qualifiers: address space (U3AS<n>, not for private), then K, V."""
+    quals = ("U3AS%d" % ptr.addrspace if ptr.addrspace != PRIVATE else "") + \
+        ("K" if ptr.const else "") + ("V" if ptr.volatile else "")
+    if not quals:
+        return _mangle_type(ptr.pointee, subs)
+    key = ("qual", ptr.pointee, ptr.addrspace, ptr.const, ptr.volatile)
+    if key in subs:
+        return _substitution(subs.index(key))
+    text = quals + _mangle_type(ptr.pointee, subs)
+    subs.append(key)
+    return text
+
+
+# ---------------------------------------------------------------------------
+# Overload resolution.
+# ---------------------------------------------------------------------------
+EXACT, PROMOTION, CONVERSION, WIDENING = 0, 1, 2, 3
+_PROMOTES_TO_INT = ("bool", "char", "uchar", "short", "ushort")
+
+
+def conversion_rank(arg, param):
+    """Rank of the implicit conversion arg -> param for a built-in call, or None if impossible.
+
+    C++ [over.ics.scalar] as clang applies it to overloadable C functions: integral
+    promotion to int and float->double are promotions (half->float is not: OpenCL has
+    native half); other arithmetic conversions are conversions; a scalar converts to a
+    vector by widening, ranked below every conversion (clang's ICR_OCL_Scalar_Widening);
+    vectors convert only to themselves (OpenCL has no lax vector conversions).
+    """
+    if isinstance(arg, EnumType):
+        if arg == param:
+            return EXACT
+        return _scalar_rank(S["int"], param, from_enum=True)
+    if isinstance(arg, ScalarType):
+        if arg.is_void:
+            return None
+        if isinstance(param, EnumType):
+            return CONVERSION if arg.is_integer else None
+        if isinstance(param, ScalarType):
+            return _scalar_rank(arg, param)
+        if isinstance(param, VectorType):
+            return WIDENING
+        return None
+    if isinstance(arg, VectorType):
+        return EXACT if arg == param else None
+    if isinstance(arg, PointerType):
+        return _pointer_rank(arg, param)
+    return None
+
+
+def _scalar_rank(arg, param, from_enum=False):
+    if not isinstance(param, ScalarType) or param.is_void:
+        return WIDENING if isinstance(param, VectorType) else None
+    if arg == param:
+        return PROMOTION if from_enum else EXACT
+    if param.name == "int" and (arg.name in _PROMOTES_TO_INT or from_enum):
+        return PROMOTION
+    if arg.name == "float" and param.name == "double":
+        return PROMOTION
+    return CONVERSION
+
+
+def _pointer_rank(arg, param):
+    """Same pointee, no qualifier dropped, and the address space equal or convertible to generic."""
+    if not isinstance(param, PointerType) or arg.pointee != param.pointee:
+        return None
+    if (arg.const and not param.const) or (arg.volatile and not param.volatile):
+        return None
+    if arg.addrspace == param.addrspace:
+        return EXACT
+    # OpenCL 3.0 6.7.9: private, global and local pointers convert to generic ones.
+    if param.addrspace == GENERIC and arg.addrspace in (PRIVATE, GLOBAL, LOCAL):
+        return CONVERSION
+    return None
+
+
+def _ranks(overload, arg_types):
+    if len(overload.params) != len(arg_types):
+        return None
+    ranks = []
+    for arg, param in zip(arg_types, overload.params):
+        rank = conversion_rank(arg, param)
+        if rank is None:
+            return None
+        ranks.append(rank)
+    return ranks
+
+
+def _better(ranks_a, ranks_b):
+    """C++ [over.match.best]: not worse for any argument, better for at least one."""
+    return all(a <= b for a, b in zip(ranks_a, ranks_b)) and ranks_a != ranks_b
+
+
+def resolve(name, arg_types, target):
+    """The overload of built-in `name` a call with `arg_types` selects; raises BuiltinMismatch."""
+    candidates = overloads(name, target)
+    if not candidates:
+        raise BuiltinMismatch(f"use of undeclared identifier '{name}'")
+    viable = [(o, r) for o in candidates if (r := _ranks(o, arg_types)) is not None]
+    if not viable:
+        raise BuiltinMismatch(f"no matching function for call to '{name}'",
+                              _not_viable_notes(candidates, arg_types))
+    best = [o for o, r in viable if all(_better(r, r2) for o2, r2 in viable if o2 is not o)]
+    if len(best) == 1:
+        return best[0]
+    # Ambiguous: list the candidates no other candidate beats, as clang does.
+    undominated = [o for o, r in viable if not any(_better(r2, r) for _, r2 in viable)]
+    raise BuiltinMismatch(f"call to '{name}' is ambiguous",
+                          [f"candidate function: {o.signature()}" for o in undominated[:8]])
+
+
+_ORDINALS = {1: "1st", 2: "2nd", 3: "3rd"}
+
+
+def _not_viable_notes(candidates, arg_types, limit=8):
+    notes = []
+    for o in candidates[:limit]:
+        if len(o.params) != len(arg_types):
+            word = "argument" if len(o.params) == 1 else "arguments"
+            notes.append(f"candidate function not viable: requires {len(o.params)} {word}, "
+                         f"but {len(arg_types)} were provided: {o.signature()}")
+            continue
+        for i, (arg, param) in enumerate(zip(arg_types, o.params), 1):
+            if conversion_rank(arg, param) is None:
+                nth = _ORDINALS.get(i, f"{i}th")
+                notes.append(f"candidate function not viable: no known conversion from "
+                             f"'{arg.spelling()}' to '{param.spelling()}' for {nth} argument: "
+                             f"{o.signature()}")
+                break
+    if len(candidates) > limit:
+        notes.append(f"{len(candidates) - limit} more candidates not shown")
+    return notes
