@@ -24,6 +24,8 @@ OPTIONS:
   -triple <triple>       spir64-unknown-unknown (default) or spir-unknown-unknown.
                          Also accepted as --target=<triple> and -target <triple>.
   -O0, -O1, -O2, -O3     Optimization level (default -O0).
+  -E                     Only preprocess; write the result (default: stdout).
+  -fsyntax-only          Check the source and write nothing.
   --emit-spirv           Emit a SPIR-V binary (through llc-22) instead of LLVM IR text.
   -emit-llvm, -S         Accepted for clang compatibility (LLVM IR text is the default).
   -w                     Suppress warnings.
@@ -56,6 +58,7 @@ class Args:
         self.verbose = False
         self.no_warnings = False
         self.action = "compile"     # or "help", "version"
+        self.mode = "compile"       # or "preprocess" (-E), "syntax" (-fsyntax-only)
 
 
 def _split_define(text):
@@ -105,6 +108,10 @@ def parse_args(argv):
             args.action = "version"
         elif arg in ("--verbose", "-v"):
             args.verbose = True
+        elif arg == "-E":
+            args.mode = "preprocess"
+        elif arg == "-fsyntax-only":
+            args.mode = "syntax"
         elif arg == "--emit-spirv":
             args.emit_spirv = True
         elif arg == "-w":
@@ -136,7 +143,7 @@ def parse_args(argv):
 
 
 def default_output(args):
-    if args.input == "-":
+    if args.input == "-" or args.mode == "preprocess":
         return "-"
     stem = os.path.splitext(os.path.basename(args.input))[0]
     return stem + (".spv" if args.emit_spirv else ".ll")
@@ -205,13 +212,19 @@ def _log(args, message):
 
 def compile_to_bytes(args, source, filename):
     """Run the driver; returns (output bytes, warnings text)."""
-    from clcoop.frontend.driver import CompileOptions, compile_source
+    from clcoop.frontend import driver
 
-    options = CompileOptions(include_dirs=args.include_dirs, defines=args.defines,
-                             undefines=args.undefines, triple=args.triple,
-                             opt_level=args.opt_level, cl_std=args.cl_std, filename=filename)
+    options = driver.CompileOptions(include_dirs=args.include_dirs, defines=args.defines,
+                                    undefines=args.undefines, triple=args.triple,
+                                    opt_level=args.opt_level, cl_std=args.cl_std,
+                                    filename=filename)
     _log(args, f"compiling {filename} for {args.triple}, -cl-std={args.cl_std}, -O{args.opt_level}")
-    result = compile_source(source, options)
+    if args.mode == "preprocess":
+        result = driver.preprocess_source(source, options)
+        return result.ir.encode("utf-8"), result.rendered
+    if args.mode == "syntax":
+        return None, driver.check_source(source, options).rendered
+    result = driver.compile_source(source, options)
     data = result.ir.encode("utf-8")
     if args.emit_spirv:
         from clcoop.spirv import ir_to_spirv
@@ -247,9 +260,10 @@ def run(argv):
         data, warnings = compile_to_bytes(args, source, filename)
         if warnings and not args.no_warnings:
             print(warnings, file=sys.stderr)
-        output = args.output or default_output(args)
-        _log(args, f"writing {output}")
-        write_output_atomically(output, data)
+        if data is not None:
+            output = args.output or default_output(args)
+            _log(args, f"writing {output}")
+            write_output_atomically(output, data)
         return EXIT_OK
     except UsageError as exc:
         print(f"clcoop: error: {exc}", file=sys.stderr)

@@ -87,6 +87,33 @@ def front_end(source, options, diag):
     return ast
 
 
+def preprocess_source(source, options=None):
+    """Only the preprocessor (`clcoop -E`): returns the text the parser would see."""
+    from clcoop.frontend.preprocess import preprocess
+
+    options = options or CompileOptions()
+    validate_options(options)
+    diag = DiagnosticEngine()
+    text = preprocess(source, options.filename, list(options.include_dirs),
+                      predefined_macros(options), diag)
+    _fail_if_errors(diag)
+    return CompileResult(ir=text, diagnostics=list(diag.diagnostics),
+                         rendered=diag.render_all() if diag.diagnostics else "")
+
+
+def check_source(source, options=None):
+    """Preprocess, parse and check, without generating IR (`clcoop -fsyntax-only`)."""
+    options = options or CompileOptions()
+    validate_options(options)
+    diag = DiagnosticEngine()
+    ast = front_end(source, options, diag)
+    from clcoop.frontend import check
+    check.check(ast, diag, Target(options.triple))
+    _fail_if_errors(diag)
+    return CompileResult(ir="", diagnostics=list(diag.diagnostics),
+                         rendered=diag.render_all() if diag.diagnostics else "")
+
+
 def compile_source(source, options=None):
     """OpenCL C source (str, or bytes that must be UTF-8) -> CompileResult with LLVM IR text."""
     options = options or CompileOptions()

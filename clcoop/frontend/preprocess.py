@@ -107,12 +107,15 @@ class _Writer:
     def original(self, file, line, col, text):
         if file != self.file or line != self.line:
             self._new_line(file, line)
+        elif col < self.col:
+            # A macro expansion pushed this line right: restart the same line with a
+            # #line marker so that this token gets its true column again.
+            self.parts.append("\n")
+            self.file = None
+            self._new_line(file, line)
         if col > self.col:
             self.parts.append(" " * (col - self.col))
             self.col = col
-        elif col < self.col:
-            self.parts.append(" ")   # a macro expansion pushed this line right; keep tokens apart
-            self.col += 1
         self.parts.append(text)
         self.col += len(text)
 
@@ -244,7 +247,7 @@ def _display_path(path):
 
 def _clang_wording(msg):
     """pcpp's error texts rewritten in clang's words where clang has an equivalent."""
-    if msg.startswith("Unterminated #"):
+    if msg.startswith("Unterminated ") and "#" in msg:
         return "unterminated conditional directive"
     for directive in ("elif", "else", "endif"):
         if msg.startswith(f"Misplaced #{directive}"):
