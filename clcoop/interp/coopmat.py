@@ -110,6 +110,11 @@ def _exact_matmul_fits_int64(a_bits, b_bits, c_bits, k):
     return bound < (1 << 63)
 
 
+def _exact_in_float64(a_bits, b_bits, k):
+    """True when every partial sum of K products of a_bits x b_bits integers is below 2**53."""
+    return k * (1 << a_bits) * (1 << b_bits) < (1 << 53)
+
+
 def _integer_mul_add(a, b, c, operands, result_dtype):
     result_dtype = np.dtype(result_dtype)
     a_wide = _extend(a, operands & MATRIX_A_SIGNED, result_dtype)
@@ -119,15 +124,23 @@ def _integer_mul_add(a, b, c, operands, result_dtype):
     k = a.shape[-1]
     exact = _exact_matmul_fits_int64(a.dtype.itemsize * 8, b.dtype.itemsize * 8,
                                      c.dtype.itemsize * 8, k)
-    if not saturating:
+    if _exact_in_float64(a.dtype.itemsize * 8, b.dtype.itemsize * 8, k):
+        # Small integers (e.g. int8 x int8, K < 2**37): float64 matmul (BLAS) is exact and
+        # much faster than NumPy's integer matmul.
+        product = np.matmul(a_wide.astype(np.float64), b_wide.astype(np.float64)).astype(np.int64)
+    elif not saturating:
         # Wrapping: int64 arithmetic is exact modulo 2**64, and the result keeps only
         # its low N <= 64 bits, so overflow in int64 does not change the answer.
-        total = np.matmul(_as_int64_bits(a_wide), _as_int64_bits(b_wide)) + _as_int64_bits(c_wide)
-        return _wrap(total, result_dtype)
-    if exact:
+        product = np.matmul(_as_int64_bits(a_wide), _as_int64_bits(b_wide))
+    elif exact:
         product = np.matmul(a_wide, b_wide)
     else:
         product = np.matmul(a_wide.astype(object), b_wide.astype(object))
+    if not saturating:
+        with np.errstate(over="ignore"):
+            return _wrap(product + _as_int64_bits(c_wide), result_dtype)
+    if product.dtype != object and not exact:
+        product = product.astype(object)
     # The A*B intermediate is computed exactly (SPV_KHR leaves its overflow undefined);
     # only its addition to C saturates, to the signedness of Result.
     total = product + (c_wide if product.dtype != object else c_wide.astype(object))

@@ -76,7 +76,8 @@ def random_ints(rng, shape, dtype):
 @pytest.mark.parametrize("operands", [0, 1, 2, 3, 4, 7, 8, 15, 16, 16 | 8, 16 | 15, 16 | 3])
 @pytest.mark.parametrize("a_type, c_type", [(np.int8, np.int32), (np.int8, np.int8),
                                             (np.uint8, np.int16), (np.int16, np.int32),
-                                            (np.int32, np.int32), (np.int8, np.int64)])
+                                            (np.int32, np.int32), (np.int8, np.int64),
+                                            (np.uint32, np.uint32), (np.int64, np.int64)])
 def test_integer_mul_add_matches_reference(operands, a_type, c_type):
     rng = np.random.default_rng(operands * 7 + np.dtype(a_type).itemsize)
     a = random_ints(rng, (2, 4, 8), a_type)
