@@ -1,0 +1,2287 @@
+"""Semantic analysis: pycparser AST -> typed AST (clcoop.frontend.tast), with every diagnostic.
+
+`check(ast, diag, target) -> tast.TranslationUnit`
+
+The checker applies the C99 rules (usual arithmetic conversions, integer promotions,
+pointer arithmetic, lvalues), the OpenCL C 3.0 rules (address spaces, vectors, swizzles,
+kernels) and the cooperative-matrix rules of the RFC and of the clang pull request
+llvm/llvm-project #221328 (diagnostic wording follows its tests). Every implicit
+conversion becomes an explicit tast.ImplicitCast, so lower never re-derives a C rule.
+
+Error recovery: an error inside a statement or a declaration abandons that statement or
+declaration only (a _Abandon exception caught at statement level), so one run reports
+several errors; after DiagnosticEngine.max_errors errors checking stops.
+
+Location convention: a diagnostic about an expression points at the column pycparser
+records for it (the start of an identifier, constant or call; for a binary expression or
+an assignment, the start of its left operand), or at the argument concerned.
+"""
+import re
+
+from pycparser import c_ast
+
+from clcoop.diagnostics import SourceLocation
+from clcoop.frontend import tast
+from clcoop.frontend import types as T
+
+try:  # builtins.py is written in parallel; calls to OpenCL built-ins need it.
+    from clcoop.frontend import builtins as _builtins
+except ImportError:  # pragma: no cover - only while the module does not exist yet
+    _builtins = None
+
+
+class _Abandon(Exception):
+    """An error was reported: give up the current statement/declaration."""
+
+
+class _TooManyErrors(Exception):
+    """diag.max_errors reached: stop checking."""
+
+
+# ------------------------------------------------------------------ constants of the extension
+COOP_BUILTINS = ("coop_mat_load", "coop_mat_store", "coop_matmul_add", "coop_mat_mulAdd",
+                 "coop_mat_init", "coop_mat_length")
+# Builtins whose result type comes from the variable they initialize or are assigned to.
+COOP_CONTEXT_TYPED = ("coop_mat_load", "coop_mat_init")
+LAYOUT_ROW_MAJOR, LAYOUT_COLUMN_MAJOR = 0, 1
+OPERAND_A_SIGNED, OPERAND_B_SIGNED, OPERAND_C_SIGNED, OPERAND_RESULT_SIGNED = 1, 2, 4, 8
+OPERAND_SATURATING = 16
+OPERAND_ALL = 31
+# Accepted scope values: the RFC's CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP (3, SPIR-V's
+# Subgroup) and the pull request's memory_scope_sub_group (4 in OpenCL C).
+SCOPE_VALUES = {3: T.SPIRV_SCOPE_SUBGROUP, 4: T.SPIRV_SCOPE_SUBGROUP}
+# Largest rows/cols accepted: real devices use 8..64; larger values only exhaust memory.
+COOP_MAX_DIMENSION = 1 << 12
+# Enumerators a quoted-string coop_mat argument may name (RFC 4.6 spelling).
+COOP_ENUM_NAMES = {
+    "CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP": 3, "memory_scope_sub_group": 4,
+    "CLK_COOPERATIVE_MATRIX_A": 0, "CLK_COOPERATIVE_MATRIX_B": 1,
+    "CLK_COOPERATIVE_MATRIX_ACCUMULATOR": 2,
+}
+KERNEL_ATTRS = ("reqd_work_group_size", "work_group_size_hint", "intel_reqd_sub_group_size",
+                "vec_type_hint")
+IGNORED_ATTRS = ("always_inline", "noinline", "inline", "unused", "used", "const", "pure",
+                 "overloadable", "aligned", "packed", "nosvm", "opencl_unroll_hint")
+ADDRSPACE_QUALS = T.ADDRSPACE_BY_KEYWORD
+ACCESS_QUALS = ("read_only", "__read_only", "write_only", "__write_only", "read_write",
+                "__read_write")
+
+
+def check(ast, diag, target):
+    """Check a pycparser FileAST; report to diag; return the typed AST."""
+    checker = Checker(diag, target)
+    try:
+        checker.translation_unit(ast)
+    except _TooManyErrors:
+        pass
+    return tast.TranslationUnit(functions=checker.functions, globals=checker.globals)
+
+
+def location(node):
+    coord = getattr(node, "coord", None)
+    if coord is None or coord.line is None:
+        return None
+    return SourceLocation(coord.file or "<source>", coord.line, coord.column or 1)
+
+
+# ------------------------------------------------------------------ small type helpers
+def unqualified_elem(t):
+    return t.elem if isinstance(t, T.VectorType) else t
+
+
+def as_arith(t):
+    """Enums behave as int in arithmetic."""
+    return T.INT if isinstance(t, T.EnumType) else t
+
+
+def is_integer_like(t):
+    return t.is_integer or isinstance(t, T.EnumType)
+
+
+def is_arith_like(t):
+    return t.is_arithmetic or isinstance(t, T.EnumType)
+
+
+def is_scalar_like(t):
+    return is_arith_like(t) or t.is_pointer
+
+
+def signed_int_of_bits(bits):
+    return {8: T.CHAR, 16: T.SHORT, 32: T.INT, 64: T.LONG}[bits]
+
+
+def unsigned_of(t):
+    return {"char": T.UCHAR, "short": T.USHORT, "int": T.UINT, "long": T.ULONG}.get(t.name, t)
+
+
+def wrap_int(value, t):
+    """Two's complement wrap of a Python int to the integer type t."""
+    if t == T.BOOL:
+        return 1 if value else 0
+    bits = t.bits
+    value &= (1 << bits) - 1
+    if t.signed and value >= 1 << (bits - 1):
+        value -= 1 << bits
+    return value
+
+
+def promote(t):
+    """C99 6.3.1.1 integer promotions (OpenCL: same rule)."""
+    t = as_arith(t)
+    if t.is_integer and T.INTEGER_RANK[t.name] < T.INTEGER_RANK["int"]:
+        return T.INT
+    return t
+
+
+def usual_arithmetic(a, b):
+    """C99 6.3.1.8 on scalar types (half ranks below float: OpenCL cl_khr_fp16)."""
+    a, b = as_arith(a), as_arith(b)
+    if a.is_float or b.is_float:
+        floats = [t for t in (a, b) if t.is_float]
+        return max(floats, key=lambda t: t.bits)
+    a, b = promote(a), promote(b)
+    if a == b:
+        return a
+    if a.signed == b.signed:
+        return a if T.INTEGER_RANK[a.name] >= T.INTEGER_RANK[b.name] else b
+    u, s = (a, b) if not a.signed else (b, a)
+    if T.INTEGER_RANK[u.name] >= T.INTEGER_RANK[s.name]:
+        return u
+    if s.bits > u.bits:
+        return s
+    return unsigned_of(s)
+
+
+def comparison_result(t):
+    """OpenCL 6.3.d: vector comparisons give signed integer vectors of the operand element width."""
+    if isinstance(t, T.VectorType):
+        return T.VectorType(signed_int_of_bits(t.elem.bits), t.count)
+    return T.INT
+
+
+def strip_pointer_quals(p):
+    return T.PointerType(p.pointee, p.addrspace)
+
+
+def spell(t):
+    return t.spelling()
+
+
+class Scope:
+    def __init__(self, parent=None):
+        self.parent = parent
+        self.names = {}      # name -> Var | Function | ("enum", int, EnumType, loc) | ("typedef", CType, aspace, loc)
+        self.tags = {}       # struct/union/enum tag -> type
+
+    def lookup(self, name):
+        s = self
+        while s is not None:
+            if name in s.names:
+                return s.names[name]
+            s = s.parent
+        return None
+
+    def lookup_tag(self, name):
+        s = self
+        while s is not None:
+            if name in s.tags:
+                return s.tags[name]
+            s = s.parent
+        return None
+
+
+class FunctionContext:
+    def __init__(self, function):
+        self.function = function
+        self.labels = {}
+        self.gotos = []
+        self.loop_depth = 0
+        self.switch_stack = []
+        self.depth = 0       # compound nesting (0 = outermost body)
+
+
+class Checker:
+    def __init__(self, diag, target):
+        self.diag = diag
+        self.target = target
+        self.scope = Scope()
+        self.functions = []
+        self.function_by_name = {}
+        self.globals = []
+        self.fn = None
+        self.coop_decl_locs = {}    # typedef name -> location of its declaration (for notes)
+        for name, t in T.builtin_typedefs(target).items():
+            self.scope.names[name] = ("typedef", t, None, None)
+
+    # ------------------------------------------------------------------ diagnostics
+    def error(self, message, node_or_loc, notes=()):
+        loc = node_or_loc if isinstance(node_or_loc, SourceLocation) or node_or_loc is None \
+            else location(node_or_loc)
+        self.diag.error(message, loc, notes)
+        if self.diag.error_count >= self.diag.max_errors:
+            self.diag.error("too many errors emitted, stopping now", None)
+            raise _TooManyErrors()
+
+    def fail(self, message, node_or_loc, notes=()):
+        self.error(message, node_or_loc, notes)
+        raise _Abandon()
+
+    def warn(self, message, node_or_loc, notes=()):
+        loc = node_or_loc if isinstance(node_or_loc, SourceLocation) or node_or_loc is None \
+            else location(node_or_loc)
+        self.diag.warning(message, loc, notes)
+
+    def note(self, message, loc):
+        return self.diag.note(message, loc)
+
+    # ------------------------------------------------------------------ translation unit
+    def translation_unit(self, ast):
+        for ext in ast.ext:
+            try:
+                self.external(ext)
+            except _Abandon:
+                pass
+        for f in self.functions:
+            pass
+        self.functions = [f for f in self.functions if f.body is not None or getattr(f, "_used", False)]
+
+    def external(self, node):
+        if isinstance(node, c_ast.FuncDef):
+            self.function_definition(node)
+        elif isinstance(node, c_ast.Decl):
+            self.declaration(node, program_scope=True)
+        elif isinstance(node, c_ast.Typedef):
+            self.typedef(node)
+        elif isinstance(node, (c_ast.Pragma,)):
+            pass
+        elif isinstance(node, c_ast.StaticAssert):
+            self.static_assert(node)
+        elif type(node).__name__ in ("PreprocessorLine", "Asm"):
+            pass
+        else:
+            self.fail(f"unsupported declaration '{type(node).__name__}'", node)
+
+    # ------------------------------------------------------------------ attributes
+    def attributes_of(self, decl):
+        """All __attribute__ entries of a declaration: (name, args list, node)."""
+        found = []
+
+        def add_list(exprlist):
+            if exprlist is None:
+                return
+            exprs = getattr(exprlist, "exprs", None)
+            if exprs is None:
+                exprs = [exprlist]
+            for e in exprs:
+                if isinstance(e, c_ast.FuncCall) and isinstance(e.name, c_ast.ID):
+                    args = e.args.exprs if e.args is not None else []
+                    found.append((e.name.name, list(args), e))
+                elif isinstance(e, c_ast.ID):
+                    found.append((e.name, [], e))
+                elif isinstance(e, c_ast.ExprList):
+                    add_list(e)
+
+        for spec in list(getattr(decl, "funcspec", None) or []) + list(getattr(decl, "quals", None) or []):
+            if type(spec).__name__ == "AttributeSpecifier":
+                add_list(spec.exprlist)
+        node = getattr(decl, "type", None)
+        while node is not None:
+            attrs = getattr(node, "attributes", None)
+            if attrs is not None:
+                add_list(attrs)
+            for q in getattr(node, "quals", None) or []:
+                if type(q).__name__ == "AttributeSpecifier":
+                    add_list(q.exprlist)
+            node = getattr(node, "type", None)
+            if not isinstance(node, c_ast.Node):
+                break
+        return found
+
+    def coop_mat_type(self, base, args, attr_node, base_node, typedef_name):
+        """Build a CoopMatType from `coop_mat(scope, rows, cols, use)` (RFC 4.1)."""
+        if len(args) != 4:
+            self.fail("'coop_mat' attribute requires exactly 4 arguments", attr_node)
+        base = as_arith(base) if isinstance(base, T.EnumType) else base
+        if not (isinstance(base, T.ScalarType) and base.name in T.COOP_ELEMENT_NAMES):
+            self.fail(f"'{spell(base)}' is invalid cooperative matrix element type", base_node or attr_node)
+        scope = self.coop_attr_value(args[0], "scope")
+        if scope not in SCOPE_VALUES:
+            self.fail("invalid 'scope' argument of cooperative matrix attribute", args[0])
+        rows = self.coop_attr_size(args[1], "row")
+        cols = self.coop_attr_size(args[2], "column")
+        use = self.coop_attr_value(args[3], "use")
+        if use not in T.USE_NAMES:
+            self.fail("invalid 'use' argument of cooperative matrix attribute", args[3])
+        return T.CoopMatType(base, SCOPE_VALUES[scope], rows, cols, use, typedef_name=typedef_name)
+
+    def coop_attr_value(self, node, what):
+        if isinstance(node, c_ast.Constant) and node.type == "string":
+            name = node.value.strip('"')
+            if name in COOP_ENUM_NAMES:
+                return COOP_ENUM_NAMES[name]
+            self.fail(f"invalid '{what}' argument of cooperative matrix attribute", node)
+        value = self.integer_constant(node, f"'{what}' argument of cooperative matrix attribute")
+        return value
+
+    def coop_attr_size(self, node, which):
+        value = self.integer_constant(node, "'coop_mat' attribute")
+        if value == 0:
+            self.fail("zero matrix size", node)
+        if value < 0:
+            self.fail(f"matrix {which} size must be positive", node)
+        if value > COOP_MAX_DIMENSION:
+            self.fail(f"matrix {which} size too large", node)
+        return value
+
+    def integer_constant(self, node, what):
+        """Evaluate an integer constant expression (C99 6.6) or report `<what> requires an integer constant`."""
+        try:
+            e = self.rvalue(self.expr(node))
+        except _Abandon:
+            raise
+        value = self.fold(e)
+        if not is_integer_like(e.type) or not isinstance(value, int):
+            self.fail(f"{what} requires an integer constant", node)
+        return value
+
+    # ------------------------------------------------------------------ type resolution
+    def base_type(self, node):
+        """Type of a type-specifier node (IdentifierType, Struct, Union, Enum)."""
+        if isinstance(node, c_ast.IdentifierType):
+            names = tuple(n for n in node.names)
+            key = tuple(sorted(names, key=lambda n: ("signed", "unsigned", "short", "long", "char", "int").index(n)
+                               if n in ("signed", "unsigned", "short", "long", "char", "int") else 9))
+            if names in T.C_SPELLINGS:
+                return T.C_SPELLINGS[names]
+            if key in T.C_SPELLINGS:
+                return T.C_SPELLINGS[key]
+            if "long" in names and names.count("long") == 2:
+                rest = tuple(n for n in names if n != "long") + ("long",)
+                return T.ULONG if "unsigned" in rest else T.LONG
+            if len(names) == 1:
+                entry = self.scope.lookup(names[0])
+                if isinstance(entry, tuple) and entry[0] == "typedef":
+                    return entry[1]
+                if names[0] in ("image1d_t", "image2d_t", "image3d_t", "sampler_t", "event_t",
+                                "image1d_array_t", "image2d_array_t", "image1d_buffer_t"):
+                    self.fail(f"type '{names[0]}' is not supported by clcoop", node)
+            self.fail(f"unknown type name '{' '.join(names)}'", node)
+        if isinstance(node, (c_ast.Struct, c_ast.Union)):
+            return self.struct_type(node)
+        if isinstance(node, c_ast.Enum):
+            return self.enum_type(node)
+        self.fail(f"unsupported type specifier '{type(node).__name__}'", node)
+
+    def struct_type(self, node):
+        is_union = isinstance(node, c_ast.Union)
+        tag = node.name
+        existing = self.scope.lookup_tag(tag) if tag else None
+        if node.decls is None:
+            if isinstance(existing, T.StructType):
+                return existing
+            st = T.StructType(tag, is_union)
+            self.scope.tags[tag] = st
+            return st
+        if isinstance(existing, T.StructType) and tag in self.scope.tags and not existing.complete:
+            st = existing
+        else:
+            st = T.StructType(tag, is_union)
+            if tag:
+                self.scope.tags[tag] = st
+        fields = []
+        for d in node.decls:
+            ftype, _, _ = self.declarator_type(d.type, d)
+            if ftype.is_coop_matrix:
+                self.fail("cooperative matrix type cannot be a struct or union member", d)
+            fields.append(T.StructField(d.name, ftype))
+        st.fields.clear()
+        st.fields.extend(fields)
+        object.__setattr__(st, "complete", True)
+        return st
+
+    def enum_type(self, node):
+        tag = node.name
+        if node.values is None:
+            existing = self.scope.lookup_tag(tag)
+            if isinstance(existing, T.EnumType):
+                return existing
+            return T.EnumType(tag)
+        et = T.EnumType(tag)
+        if tag:
+            self.scope.tags[tag] = et
+        value = 0
+        for enumerator in node.values.enumerators:
+            if enumerator.value is not None:
+                value = self.integer_constant(enumerator.value, "enumerator value")
+            self.scope.names[enumerator.name] = ("enum", value, et, location(enumerator))
+            value += 1
+        return et
+
+    def quals_info(self, quals, node):
+        """(addrspace or None, const, volatile, restrict) from a qualifier list."""
+        aspace, const, volatile, restrict = None, False, False, False
+        for q in quals or []:
+            if not isinstance(q, str):
+                continue
+            if q in ADDRSPACE_QUALS:
+                if aspace is not None and aspace != ADDRSPACE_QUALS[q]:
+                    self.fail("multiple address spaces specified for type", node)
+                aspace = ADDRSPACE_QUALS[q]
+            elif q == "const":
+                const = True
+            elif q == "volatile":
+                volatile = True
+            elif q in ("restrict", "__restrict", "__restrict__"):
+                restrict = True
+        return aspace, const, volatile, restrict
+
+    def declarator_type(self, node, decl=None, typedef_name=None):
+        """Type of a declarator: returns (type, object addrspace or None, object const)."""
+        if isinstance(node, c_ast.TypeDecl):
+            base = self.base_type(node.type)
+            aspace, const, _, _ = self.quals_info(node.quals, node)
+            if isinstance(node.type, c_ast.IdentifierType) and len(node.type.names) == 1:
+                entry = self.scope.lookup(node.type.names[0])
+                if isinstance(entry, tuple) and entry[0] == "typedef":
+                    if aspace is None:
+                        aspace = entry[2]
+            return base, aspace, const
+        if isinstance(node, c_ast.PtrDecl):
+            pointee, p_as, p_const = self.declarator_type(node.type, decl)
+            if pointee.is_coop_matrix:
+                self.fail("pointer to cooperative matrix type is not allowed", node)
+            _, _, p_vol, _ = self.quals_info(getattr(node.type, "quals", None), node)
+            own_as, own_const, vol, restrict = self.quals_info(node.quals, node)
+            if p_as is None:
+                p_as = self.default_pointee_space()
+            return T.PointerType(pointee, p_as, p_const, p_vol, restrict), own_as, own_const
+        if isinstance(node, c_ast.ArrayDecl):
+            elem, aspace, const = self.declarator_type(node.type, decl)
+            if elem.is_coop_matrix:
+                self.fail("array of cooperative matrix type is not supported", node)
+            length = None
+            if node.dim is not None:
+                length = self.integer_constant(node.dim, "array size")
+                if length <= 0:
+                    self.fail("array size must be greater than zero" if length == 0
+                              else "array size is negative", node.dim)
+            return T.ArrayType(elem, length), aspace, const
+        if isinstance(node, c_ast.FuncDecl) or type(node).__name__ == "FuncDeclExt":
+            ret, _, _ = self.declarator_type(node.type, decl)
+            params = []
+            variadic = False
+            if node.args is not None:
+                for p in node.args.params:
+                    if isinstance(p, c_ast.EllipsisParam):
+                        variadic = True
+                        continue
+                    pt, _, _ = self.declarator_type(p.type, p)
+                    if pt.is_void and getattr(p, "name", None) is None and len(node.args.params) == 1:
+                        continue
+                    params.append(self.adjust_param_type(pt))
+            return T.FunctionType(ret, tuple(params), variadic), None, False
+        if isinstance(node, c_ast.Typename):
+            return self.declarator_type(node.type, node)
+        self.fail(f"unsupported declarator '{type(node).__name__}'", node)
+
+    def default_pointee_space(self):
+        # OpenCL C 3.0 with __opencl_c_generic_address_space: an unqualified pointee is generic (6.7.1).
+        return T.GENERIC
+
+    def adjust_param_type(self, t):
+        """C99 6.7.5.3: array parameters are pointers."""
+        if isinstance(t, T.ArrayType):
+            return T.PointerType(t.elem, self.default_pointee_space())
+        return t
+
+    def full_decl_type(self, decl, typedef_name=None):
+        """(type, addrspace, const) of a Decl/Typedef/Typename including a coop_mat attribute."""
+        t, aspace, const = self.declarator_type(decl.type, decl, typedef_name)
+        for name, args, node in self.attributes_of(decl):
+            if name in ("coop_mat", "__coop_mat__"):
+                if not isinstance(decl.type, (c_ast.TypeDecl,)) :
+                    self.fail("'coop_mat' attribute only applies to scalar types", node)
+                base_node = decl.type.type if isinstance(decl.type, c_ast.TypeDecl) else node
+                t = self.coop_mat_type(t, args, node, base_node, typedef_name)
+        return t, aspace, const
+
+    # ------------------------------------------------------------------ declarations
+    def typedef(self, node):
+        t, aspace, _ = self.full_decl_type(node, typedef_name=node.name)
+        self.scope.names[node.name] = ("typedef", t, aspace, location(node))
+        if t.is_coop_matrix:
+            self.coop_decl_locs[node.name] = location(node)
+
+    def declaration(self, node, program_scope=False):
+        if isinstance(node.type, (c_ast.Struct, c_ast.Union, c_ast.Enum)) and node.name is None:
+            self.base_type(node.type)        # a tag declaration only
+            return []
+        if node.type is not None and (isinstance(node.type, c_ast.FuncDecl)
+                                      or type(node.type).__name__ == "FuncDeclExt"):
+            self.function_declaration(node)
+            return []
+        t, aspace, const = self.full_decl_type(node)
+        storage = list(node.storage or [])
+        if "typedef" in storage:
+            self.scope.names[node.name] = ("typedef", t, aspace, location(node))
+            return []
+        if "extern" in storage and program_scope:
+            self.fail("extern variables are not supported by clcoop", node)
+        if program_scope:
+            var = self.global_variable(node, t, aspace, const)
+            return [var]
+        return [self.local_variable(node, t, aspace, const, "static" in storage)]
+
+    def check_object_type(self, t, node, where):
+        if t.is_void:
+            self.fail(f"variable has incomplete type 'void'", node)
+        if isinstance(t, T.StructType) and not t.complete:
+            self.fail(f"variable has incomplete type '{spell(t)}'", node)
+
+    def coop_storage_error(self, t, aspace, node, where):
+        if t.is_coop_matrix:
+            if where == "program":
+                self.fail("cooperative matrix type cannot be declared at program scope", node)
+            self.fail(f"cooperative matrix type cannot be declared in the "
+                      f"'{T.ADDRSPACE_NAMES[aspace]}' address space", node)
+
+    def global_variable(self, node, t, aspace, const):
+        self.coop_storage_error(t, aspace, node, "program")
+        if aspace is None or aspace == T.GENERIC:
+            aspace = T.GLOBAL      # OpenCL C 2.0+: program-scope variables default to __global
+        if aspace in (T.PRIVATE, T.LOCAL):
+            self.fail(f"program scope variable must reside in global or constant address space", node)
+        self.check_object_type(t, node, "global")
+        var = tast.Var(node.name, t, "global", aspace, None, location(node), const or aspace == T.CONSTANT,
+                       global_name=node.name)
+        self.scope.names[node.name] = var
+        if node.init is not None:
+            var.initializer = self.initializer(node.init, var, constant=True)
+            var.type = self.complete_array_type(var.type, var.initializer)
+        elif aspace == T.CONSTANT:
+            self.fail("variable in constant address space must be initialized", node)
+        self.globals.append(var)
+        return var
+
+    def local_variable(self, node, t, aspace, const, is_static):
+        fn = self.fn.function
+        loc = location(node)
+        if aspace in (T.GLOBAL, T.LOCAL, T.CONSTANT) and t.is_coop_matrix:
+            self.coop_storage_error(t, aspace, node, "local")
+        if aspace == T.GLOBAL and not is_static:
+            self.fail("function scope variable cannot be declared in global address space", node)
+        self.check_object_type(t, node, "local")
+        if aspace == T.LOCAL:
+            if not fn.is_kernel:
+                self.fail("non-kernel function variable cannot be declared in local address space", node)
+            if node.init is not None:
+                self.fail("'__local' variable cannot have an initializer", node.init)
+            var = tast.Var(node.name, t, "kernel-local", T.LOCAL, None, loc, const,
+                           global_name=f"{fn.name}.{node.name}")
+            fn.local_vars.append(var)
+            self.scope.names[node.name] = var
+            return var
+        if is_static or aspace in (T.CONSTANT, T.GLOBAL):
+            if t.is_coop_matrix:
+                self.fail("cooperative matrix type cannot be declared 'static'", node)
+            space = aspace if aspace in (T.CONSTANT, T.GLOBAL) else T.GLOBAL
+            if aspace is None:
+                space = T.PRIVATE if False else T.GLOBAL
+            var = tast.Var(node.name, t, "static", space, None, loc, const or space == T.CONSTANT,
+                           global_name=f"{fn.name}.{node.name}")
+            self.scope.names[node.name] = var
+            if node.init is not None:
+                var.initializer = self.initializer(node.init, var, constant=True)
+                var.type = self.complete_array_type(var.type, var.initializer)
+            elif space == T.CONSTANT:
+                self.fail("variable in constant address space must be initialized", node)
+            fn.static_vars.append(var)
+            return var
+        var = tast.Var(node.name, t, "local-var", T.PRIVATE, None, loc, const)
+        # The name is visible in its own initializer (C99 6.2.1p7), but a matrix load needs the type.
+        self.scope.names[node.name] = var
+        if node.init is not None:
+            var.initializer = self.initializer(node.init, var, constant=False)
+            var.type = self.complete_array_type(var.type, var.initializer)
+        elif isinstance(t, T.ArrayType) and t.length is None:
+            self.fail(f"definition of variable with array type needs an explicit size or an initializer", node)
+        return var
+
+    def complete_array_type(self, t, init):
+        if isinstance(t, T.ArrayType) and t.length is None and isinstance(init, tast.InitList):
+            return T.ArrayType(t.elem, len(init.elements))
+        if isinstance(t, T.ArrayType) and t.length is None and isinstance(init, tast.InitList) is False:
+            return t
+        return t
+
+    # ------------------------------------------------------------------ initializers
+    def initializer(self, node, var, constant):
+        init = self.init_for_type(node, var.type, "initializing")
+        if constant:
+            init = self.constant_initializer(init, node)
+        return init
+
+    def init_for_type(self, node, t, context):
+        if isinstance(node, c_ast.InitList):
+            if isinstance(t, T.ArrayType):
+                return self.array_init_list(node, t)
+            if isinstance(t, T.StructType):
+                return self.struct_init_list(node, t)
+            if isinstance(t, T.VectorType):
+                elements = [self.convert(self.rvalue(self.expr(e)), t.elem, e, context)
+                            for e in node.exprs]
+                if len(elements) > t.count:
+                    self.fail("excess elements in vector initializer", node.exprs[t.count])
+                return tast.InitList(t, elements + [None] * (t.count - len(elements)), location(node))
+            if not node.exprs:
+                self.fail("scalar initializer cannot be empty", node)
+            if len(node.exprs) > 1:
+                self.warn("excess elements in scalar initializer", node.exprs[1])
+            return self.init_for_type(node.exprs[0], t, context)
+        if isinstance(t, T.ArrayType):
+            if isinstance(node, c_ast.Constant) and node.type == "string" and t.elem.is_integer:
+                data = self.string_bytes(node) + b"\0"
+                n = t.length if t.length is not None else len(data)
+                elements = [tast.IntConst(t.elem, location(node), wrap_int(b, t.elem)) for b in data[:n]]
+                return tast.InitList(T.ArrayType(t.elem, n), elements + [None] * (n - len(elements)),
+                                     location(node))
+            self.fail(f"array initializer must be an initializer list", node)
+        value = self.expr(node, expected=t)
+        return self.convert(self.rvalue(value), t, node, context)
+
+    def array_init_list(self, node, t):
+        elements = []
+        pos = 0
+        for e in node.exprs:
+            if isinstance(e, c_ast.NamedInitializer):
+                if len(e.name) != 1 or isinstance(e.name[0], c_ast.ID):
+                    self.fail("unsupported designated initializer", e)
+                pos = self.integer_constant(e.name[0], "array designator")
+                e = e.expr
+            if t.length is not None and pos >= t.length:
+                self.warn("excess elements in array initializer", e)
+                break
+            while len(elements) <= pos:
+                elements.append(None)
+            elements[pos] = self.init_for_type(e, t.elem, "initializing")
+            pos += 1
+        n = t.length if t.length is not None else len(elements)
+        elements += [None] * (n - len(elements))
+        return tast.InitList(T.ArrayType(t.elem, n), elements, location(node))
+
+    def struct_init_list(self, node, t):
+        if not t.complete:
+            self.fail(f"variable has incomplete type '{spell(t)}'", node)
+        elements = [None] * len(t.fields)
+        pos = 0
+        for e in node.exprs:
+            if isinstance(e, c_ast.NamedInitializer):
+                name = e.name[0].name if isinstance(e.name[0], c_ast.ID) else None
+                names = [f.name for f in t.fields]
+                if name not in names:
+                    self.fail(f"field designator '{name}' does not refer to any field in type '{spell(t)}'", e)
+                pos = names.index(name)
+                e = e.expr
+            if pos >= len(t.fields):
+                self.warn("excess elements in struct initializer", e)
+                break
+            elements[pos] = self.init_for_type(e, t.fields[pos].type, "initializing")
+            pos += 1
+            if t.is_union:
+                break
+        return tast.InitList(t, elements, location(node))
+
+    def constant_initializer(self, init, node):
+        """Fold a program-scope/static initializer to constants (tast docstring)."""
+        if init is None:
+            return None
+        if isinstance(init, tast.InitList):
+            return tast.InitList(init.type, [self.constant_initializer(e, node) for e in init.elements], init.loc)
+        if isinstance(init, tast.VectorLiteral) or (isinstance(init, tast.ImplicitCast) and init.kind == "splat"):
+            value = self.fold(init)
+            if value is None:
+                self.fail("initializer element is not a compile-time constant", init.loc)
+            return self.const_node(init.type, value, init.loc)
+        value = self.fold(init)
+        if value is None:
+            if init.type.is_pointer and isinstance(init, tast.ImplicitCast) and init.kind == "null-to-pointer":
+                return None
+            self.fail("initializer element is not a compile-time constant", init.loc)
+        return self.const_node(init.type, value, init.loc)
+
+    def const_node(self, t, value, loc):
+        if isinstance(t, T.VectorType):
+            return tast.VectorLiteral(t, loc, [self.const_node(t.elem, v, loc) for v in value])
+        t2 = as_arith(t)
+        if t2.is_float:
+            return tast.FloatConst(t, loc, float(value))
+        if t.is_pointer:
+            return None
+        return tast.IntConst(t, loc, wrap_int(int(value), t2))
+
+    # ------------------------------------------------------------------ functions
+    def function_declaration(self, node, defining=False):
+        ftype, _, _ = self.declarator_type(node.type, node)
+        name = node.name
+        funcspec = [s for s in (node.funcspec or []) if isinstance(s, str)]
+        is_kernel = "__kernel" in funcspec or "kernel" in funcspec
+        if name in COOP_BUILTINS or (_builtins is not None and _builtins.is_builtin(name)):
+            if not defining:
+                return None    # a re-declaration of a built-in (e.g. from a header): keep the built-in
+        existing = self.function_by_name.get(name)
+        if existing is not None:
+            if existing.type != ftype:
+                self.fail(f"conflicting types for '{name}'", node,
+                          [self.note("previous declaration is here", existing.loc)])
+            if defining and existing.body is not None:
+                self.fail(f"redefinition of '{name}'", node,
+                          [self.note("previous definition is here", existing.loc)])
+            if defining:
+                existing.loc = location(node)
+            return existing
+        fn = tast.Function(name, ftype, [], None, is_kernel, "static" in (node.storage or []), location(node))
+        self.function_by_name[name] = fn
+        self.functions.append(fn)
+        self.scope.names[name] = fn
+        return fn
+
+    def function_definition(self, node):
+        decl = node.decl
+        fn = self.function_declaration(decl, defining=True)
+        if fn is None:
+            self.fail(f"redefinition of built-in function '{decl.name}'", decl)
+        fn.is_kernel = fn.is_kernel or any(s in ("__kernel", "kernel") for s in decl.funcspec or []
+                                           if isinstance(s, str))
+        fn.body = tast.Compound(location(node.body), [])   # marks it defined even if the body fails
+        self.kernel_attributes(fn, decl)
+        if fn.is_kernel and not fn.type.ret.is_void:
+            self.error("kernel must have void return type", decl)
+        if fn.type.ret.is_coop_matrix and fn.is_kernel:
+            pass
+        if isinstance(fn.type.ret, T.ArrayType):
+            self.error("function cannot return array type", decl)
+        outer = self.scope
+        self.scope = Scope(outer)
+        self.fn = FunctionContext(fn)
+        try:
+            fn.params = self.parameters(fn, decl)
+            fn.body = self.compound(node.body, new_scope=False)
+            self.resolve_gotos()
+        finally:
+            self.scope = outer
+            self.fn = None
+
+    def parameters(self, fn, decl):
+        func_decl = decl.type
+        params = []
+        if func_decl.args is None:
+            return params
+        index = 0
+        for p in func_decl.args.params:
+            if isinstance(p, c_ast.EllipsisParam):
+                continue
+            t, aspace, const = self.declarator_type(p.type, p)
+            if t.is_void and getattr(p, "name", None) is None:
+                continue
+            t = self.adjust_param_type(t)
+            if p.name is None:
+                self.error("parameter name omitted", p)
+            var = tast.Var(p.name or f"arg{index}", t, "param", T.PRIVATE, None, location(p), const)
+            if fn.is_kernel:
+                self.kernel_parameter_checks(var, p)
+                fn.param_type_names.append(self.written_type_name(p))
+                fn.param_access_quals.append("none")
+            params.append(var)
+            if p.name:
+                if p.name in self.scope.names:
+                    self.error(f"redefinition of parameter '{p.name}'", p)
+                self.scope.names[p.name] = var
+            index += 1
+        return params
+
+    def written_type_name(self, p):
+        """Parameter type as written (typedef names kept) for kernel_arg_type metadata."""
+        node = p.type
+        stars = 0
+        while isinstance(node, c_ast.PtrDecl):
+            stars += 1
+            node = node.type
+        if isinstance(node, c_ast.TypeDecl) and isinstance(node.type, c_ast.IdentifierType):
+            base = " ".join(node.type.names)
+            base = {"unsigned int": "uint", "unsigned char": "uchar", "unsigned short": "ushort",
+                    "unsigned long": "ulong", "unsigned": "uint", "signed char": "char",
+                    "_Bool": "bool"}.get(base, base)
+            return base + "*" * stars
+        t, _, _ = self.declarator_type(p.type, p)
+        return t.spelling()
+
+    def kernel_parameter_checks(self, var, p):
+        t = var.type
+        if t.is_coop_matrix:
+            notes = []
+            if t.typedef_name and t.typedef_name in self.coop_decl_locs:
+                notes.append(self.note(f"'{t.typedef_name}' declared here", self.coop_decl_locs[t.typedef_name]))
+            self.error(f"'{spell(t)}' cannot be used as the type of a kernel parameter", p, notes)
+        elif t == T.BOOL:
+            self.error("'bool' cannot be used as the type of a kernel parameter", p)
+        elif t.is_pointer and t.addrspace not in (T.GLOBAL, T.CONSTANT, T.LOCAL):
+            self.error("pointer arguments to kernel functions must reside in '__global', "
+                       "'__constant' or '__local' address space", p)
+        elif t.is_pointer and t.pointee.is_pointer:
+            self.error("kernel parameter cannot be declared as a pointer to a pointer", p)
+
+    def kernel_attributes(self, fn, decl):
+        for name, args, node in self.attributes_of(decl):
+            bare = name.strip("_")
+            if bare in ("reqd_work_group_size", "work_group_size_hint"):
+                if not fn.is_kernel:
+                    self.error(f"'{bare}' attribute only applies to kernel functions", node)
+                    continue
+                if len(args) != 3:
+                    self.error(f"'{bare}' attribute requires exactly 3 arguments", node)
+                    continue
+                values = tuple(self.integer_constant(a, f"'{bare}' attribute") for a in args)
+                for a, v in zip(args, values):
+                    if v <= 0:
+                        self.error(f"'{bare}' attribute must be greater than 0", a)
+                setattr(fn, bare, values)
+            elif bare == "intel_reqd_sub_group_size":
+                if len(args) != 1:
+                    self.error("'intel_reqd_sub_group_size' attribute requires exactly 1 argument", node)
+                    continue
+                value = self.integer_constant(args[0], "'intel_reqd_sub_group_size' attribute")
+                if value <= 0:
+                    self.error("'intel_reqd_sub_group_size' attribute requires a positive integral "
+                               "compile time constant expression", args[0])
+                fn.intel_reqd_sub_group_size = value
+            elif bare in ("vec_type_hint",) or bare in IGNORED_ATTRS:
+                pass
+            elif bare == "coop_mat":
+                self.error("'coop_mat' attribute only applies to variables and typedefs", node)
+            else:
+                self.warn(f"unknown attribute '{name}' ignored", node)
+
+    def resolve_gotos(self):
+        for name, node in self.fn.gotos:
+            if name not in self.fn.labels:
+                self.error(f"use of undeclared label '{name}'", node)
+
+    # ------------------------------------------------------------------ statements
+    def compound(self, node, new_scope=True):
+        outer = self.scope
+        if new_scope:
+            self.scope = Scope(outer)
+        self.fn.depth += 1
+        items = []
+        try:
+            for item in node.block_items or []:
+                try:
+                    items.extend(self.block_item(item))
+                except _Abandon:
+                    pass
+        finally:
+            self.fn.depth -= 1
+            self.scope = outer
+        return tast.Compound(location(node), items)
+
+    def block_item(self, node):
+        if isinstance(node, c_ast.Decl):
+            vars_ = self.declaration(node)
+            return [tast.DeclStmt(location(node), vars_)] if vars_ else []
+        if isinstance(node, c_ast.Typedef):
+            self.typedef(node)
+            return []
+        if isinstance(node, c_ast.DeclList):
+            out = []
+            for d in node.decls:
+                out.extend(self.declaration(d))
+            return [tast.DeclStmt(location(node), out)]
+        return [self.statement(node)]
+
+    def statement(self, node):
+        loc = location(node)
+        if isinstance(node, c_ast.Compound):
+            return self.compound(node)
+        if isinstance(node, c_ast.If):
+            cond = self.condition(node.cond)
+            then = self.sub_statement(node.iftrue)
+            other = self.sub_statement(node.iffalse) if node.iffalse is not None else None
+            return tast.If(loc, cond, then, other)
+        if isinstance(node, c_ast.While):
+            cond = self.condition(node.cond)
+            return tast.While(loc, cond, self.loop_body(node.stmt))
+        if isinstance(node, c_ast.DoWhile):
+            body = self.loop_body(node.stmt)
+            return tast.DoWhile(loc, body, self.condition(node.cond))
+        if isinstance(node, c_ast.For):
+            return self.for_statement(node)
+        if isinstance(node, c_ast.Switch):
+            return self.switch_statement(node)
+        if isinstance(node, c_ast.Case):
+            return self.case_statement(node)
+        if isinstance(node, c_ast.Default):
+            return self.default_statement(node)
+        if isinstance(node, c_ast.Break):
+            if self.fn.loop_depth == 0 and not self.fn.switch_stack:
+                self.fail("'break' statement not in loop or switch statement", node)
+            return tast.Break(loc)
+        if isinstance(node, c_ast.Continue):
+            if self.fn.loop_depth == 0:
+                self.fail("'continue' statement not in loop statement", node)
+            return tast.Continue(loc)
+        if isinstance(node, c_ast.Return):
+            return self.return_statement(node)
+        if isinstance(node, c_ast.Goto):
+            self.fn.gotos.append((node.name, node))
+            return tast.Goto(loc, node.name)
+        if isinstance(node, c_ast.Label):
+            if node.name in self.fn.labels:
+                self.fail(f"redefinition of label '{node.name}'", node)
+            self.fn.labels[node.name] = node
+            return tast.Label(loc, node.name, self.sub_statement(node.stmt))
+        if isinstance(node, c_ast.EmptyStatement):
+            return tast.Null(loc)
+        if isinstance(node, c_ast.Pragma):
+            return tast.Null(loc)
+        if isinstance(node, (c_ast.Decl, c_ast.Typedef, c_ast.DeclList)):
+            items = self.block_item(node)
+            return items[0] if items else tast.Null(loc)
+        if isinstance(node, c_ast.StaticAssert):
+            self.static_assert(node)
+            return tast.Null(loc)
+        expr = self.expr(node)
+        self.check_discarded(expr, node)
+        return tast.ExprStmt(loc, self.rvalue(expr) if expr.type.is_void is False and
+                             isinstance(expr.type, T.ArrayType) else expr)
+
+    def check_discarded(self, expr, node):
+        if isinstance(expr, tast.Expr) and expr.type.is_coop_matrix and isinstance(expr, (tast.CoopLoad,)):
+            pass
+
+    def sub_statement(self, node):
+        """A statement in its own scope (C99 6.8.4p3); errors stay inside it."""
+        outer = self.scope
+        self.scope = Scope(outer)
+        try:
+            return self.statement(node)
+        except _Abandon:
+            return tast.Null(location(node))
+        finally:
+            self.scope = outer
+
+    def loop_body(self, node):
+        self.fn.loop_depth += 1
+        try:
+            return self.sub_statement(node)
+        finally:
+            self.fn.loop_depth -= 1
+
+    def for_statement(self, node):
+        outer = self.scope
+        self.scope = Scope(outer)
+        try:
+            init = None
+            if node.init is not None:
+                if isinstance(node.init, c_ast.DeclList):
+                    vars_ = []
+                    for d in node.init.decls:
+                        vars_.extend(self.declaration(d))
+                    init = tast.DeclStmt(location(node.init), vars_)
+                else:
+                    init = tast.ExprStmt(location(node.init), self.expr(node.init))
+            cond = self.condition(node.cond) if node.cond is not None else None
+            step = self.expr(node.next) if node.next is not None else None
+            body = self.loop_body(node.stmt)
+            return tast.For(location(node), init, cond, step, body)
+        finally:
+            self.scope = outer
+
+    def switch_statement(self, node):
+        cond = self.rvalue(self.expr(node.cond))
+        if not is_integer_like(cond.type):
+            self.fail(f"statement requires expression of integer type ('{spell(cond.type)}' invalid)", node.cond)
+        ctype = promote(cond.type)
+        cond = self.convert(cond, ctype, node.cond, "converting")
+        sw = tast.Switch(location(node), cond, None)
+        self.fn.switch_stack.append(sw)
+        try:
+            sw.body = self.sub_statement(node.stmt)
+        finally:
+            self.fn.switch_stack.pop()
+        return sw
+
+    def case_statement(self, node):
+        if not self.fn.switch_stack:
+            self.fail("'case' statement not in switch statement", node)
+        sw = self.fn.switch_stack[-1]
+        value = wrap_int(self.integer_constant(node.expr, "case value"), sw.cond.type)
+        for c in sw.cases:
+            if c.value == value:
+                self.fail(f"duplicate case value '{value}'", node.expr,
+                          [self.note("previous case defined here", c.loc)])
+        body = self.case_body(node.stmts, node)
+        case = tast.Case(location(node), value, body)
+        sw.cases.append(case)
+        return case
+
+    def default_statement(self, node):
+        if not self.fn.switch_stack:
+            self.fail("'default' statement not in switch statement", node)
+        sw = self.fn.switch_stack[-1]
+        if sw.default is not None:
+            self.fail("multiple default labels in one switch", node,
+                      [self.note("previous case defined here", sw.default.loc)])
+        default = tast.Default(location(node), None)
+        sw.default = default
+        default.body = self.case_body(node.stmts, node)
+        return default
+
+    def case_body(self, stmts, node):
+        items = []
+        for s in stmts or []:
+            try:
+                items.extend(self.block_item(s))
+            except _Abandon:
+                pass
+        return tast.Compound(location(node), items)
+
+    def return_statement(self, node):
+        ret = self.fn.function.type.ret
+        loc = location(node)
+        if node.expr is None:
+            if not ret.is_void:
+                self.fail(f"non-void function '{self.fn.function.name}' should return a value", node)
+            return tast.Return(loc, None)
+        value = self.expr(node.expr, expected=ret)
+        if ret.is_void:
+            if value.type.is_void:
+                return tast.Return(loc, None if False else value)
+            self.fail(f"void function '{self.fn.function.name}' should not return a value", node)
+        return tast.Return(loc, self.convert(self.rvalue(value), ret, node.expr, "returning"))
+
+    def static_assert(self, node):
+        value = self.integer_constant(node.cond, "static assertion expression")
+        if not value:
+            msg = self.string_bytes(node.message).decode() if node.message is not None else ""
+            self.error(f"static assertion failed{': ' + msg if msg else ''}", node)
+
+    def condition(self, node):
+        e = self.rvalue(self.expr(node))
+        return self.to_bool(e, node)
+
+    def to_bool(self, e, node):
+        t = e.type
+        if t == T.BOOL:
+            return e
+        if is_integer_like(t):
+            return tast.ImplicitCast(T.BOOL, e.loc, "int-to-bool", e)
+        if t.is_float:
+            return tast.ImplicitCast(T.BOOL, e.loc, "float-to-bool", e)
+        if t.is_pointer:
+            return tast.ImplicitCast(T.BOOL, e.loc, "pointer-to-bool", e)
+        self.fail(f"statement requires expression of scalar type ('{spell(t)}' invalid)", node)
+
+    # ------------------------------------------------------------------ expressions
+    def rvalue(self, e):
+        """Value of e: arrays decay to pointers (C99 6.3.2.1p3)."""
+        if isinstance(e.type, T.ArrayType):
+            aspace = self.object_space(e)
+            return tast.ImplicitCast(T.PointerType(e.type.elem, aspace, self.object_const(e)),
+                                     e.loc, "array-to-pointer", e)
+        return e
+
+    def object_space(self, e):
+        """Address space of the object an lvalue designates."""
+        if isinstance(e, tast.VarRef):
+            return e.var.addrspace
+        if isinstance(e, tast.Deref):
+            return e.operand.type.addrspace
+        if isinstance(e, tast.Index):
+            return e.base.type.addrspace
+        if isinstance(e, tast.Member):
+            return self.object_space(e.base) if e.base.is_lvalue else T.PRIVATE
+        if isinstance(e, tast.Swizzle):
+            return self.object_space(e.base)
+        return T.PRIVATE
+
+    def object_const(self, e):
+        if isinstance(e, tast.VarRef):
+            return e.var.is_const
+        if isinstance(e, tast.Deref):
+            return e.operand.type.const
+        if isinstance(e, tast.Index):
+            return e.base.type.const
+        if isinstance(e, (tast.Member, tast.Swizzle)):
+            return self.object_const(e.base)
+        return False
+
+    def expr(self, node, expected=None):
+        """Type an expression. `expected` is the destination type where C gives one
+        (initializer, assignment, return, argument): coop_mat_load/init take it."""
+        method = getattr(self, "expr_" + type(node).__name__, None)
+        if method is None:
+            self.fail(f"unsupported expression '{type(node).__name__}'", node)
+        if method.__code__.co_argcount > 2:
+            return method(node, expected)
+        return method(node)
+
+    def expr_Constant(self, node):
+        loc = location(node)
+        if node.type == "string":
+            return tast.StringLiteral(T.ArrayType(T.CHAR, len(self.string_bytes(node)) + 1), loc,
+                                      self.string_bytes(node))
+        if node.type == "char":
+            return tast.IntConst(T.INT, loc, wrap_int(self.char_value(node), T.CHAR))
+        text = node.value
+        if node.type in ("float", "double") or self.is_float_literal(text):
+            return self.float_literal(text, node)
+        return self.int_literal(text, node)
+
+    @staticmethod
+    def is_float_literal(text):
+        t = text.lower()
+        if t.startswith("0x"):
+            return "p" in t
+        return "." in t or "e" in t or t.endswith("f") and not t.startswith("0x")
+
+    def float_literal(self, text, node):
+        loc = location(node)
+        t = text
+        suffix = ""
+        while t and t[-1] in "fFlLhH" and not (t.lower().startswith("0x") and "p" not in t.lower()):
+            suffix = t[-1].lower() + suffix
+            t = t[:-1]
+        try:
+            value = float.fromhex(t) if t.lower().startswith("0x") else float(t)
+        except ValueError:
+            self.fail(f"invalid floating constant '{text}'", node)
+        ftype = {"f": T.FLOAT, "h": T.HALF, "": T.DOUBLE, "l": T.DOUBLE}.get(suffix)
+        if ftype is None:
+            self.fail(f"invalid suffix '{suffix}' on floating constant", node)
+        return tast.FloatConst(ftype, loc, value)
+
+    def int_literal(self, text, node):
+        m = re.fullmatch(r"(0[xX][0-9a-fA-F]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)([uUlL]*)", text)
+        if m is None:
+            self.fail(f"invalid integer constant '{text}'", node)
+        digits, suffix = m.group(1), m.group(2).lower()
+        if digits.lower().startswith("0x"):
+            value, decimal = int(digits, 16), False
+        elif digits.lower().startswith("0b"):
+            value, decimal = int(digits[2:], 2), False
+        elif len(digits) > 1 and digits.startswith("0"):
+            value, decimal = int(digits, 8), False
+        else:
+            value, decimal = int(digits), True
+        unsigned = "u" in suffix
+        is_long = "l" in suffix
+        # C99 6.4.4.1: the first type of the list that can represent the value.
+        if decimal and not unsigned:
+            candidates = [T.LONG] if is_long else [T.INT, T.LONG]
+        elif unsigned:
+            candidates = [T.ULONG] if is_long else [T.UINT, T.ULONG]
+        else:
+            candidates = [T.LONG, T.ULONG] if is_long else [T.INT, T.UINT, T.LONG, T.ULONG]
+        for t in candidates:
+            lo = -(1 << (t.bits - 1)) if t.signed else 0
+            hi = (1 << (t.bits - 1)) - 1 if t.signed else (1 << t.bits) - 1
+            if lo <= value <= hi:
+                return tast.IntConst(t, location(node), value)
+        if value <= (1 << 64) - 1:
+            self.warn("integer literal is too large to be represented in a signed integer type, "
+                      "interpreting as unsigned", node)
+            return tast.IntConst(T.ULONG, location(node), value)
+        self.fail("integer literal is too large to be represented in any integer type", node)
+
+    def string_bytes(self, node):
+        text = node.value
+        if text.startswith('"'):
+            text = text[1:-1]
+        return self.unescape(text, node).encode("latin-1", errors="replace")
+
+    def unescape(self, text, node):
+        out = []
+        i = 0
+        simple = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "\\": "\\", "'": "'", '"': '"',
+                  "a": "\a", "b": "\b", "f": "\f", "v": "\v", "?": "?"}
+        while i < len(text):
+            c = text[i]
+            if c == "\\" and i + 1 < len(text):
+                n = text[i + 1]
+                if n == "x":
+                    m = re.match(r"[0-9a-fA-F]+", text[i + 2:])
+                    out.append(chr(int(m.group(0), 16) & 0xFF) if m else "x")
+                    i += 2 + (len(m.group(0)) if m else 0)
+                    continue
+                if n in "01234567":
+                    m = re.match(r"[0-7]{1,3}", text[i + 1:])
+                    out.append(chr(int(m.group(0), 8) & 0xFF))
+                    i += 1 + len(m.group(0))
+                    continue
+                out.append(simple.get(n, n))
+                i += 2
+                continue
+            out.append(c)
+            i += 1
+        return "".join(out)
+
+    def char_value(self, node):
+        text = node.value
+        body = text[text.index("'") + 1:-1]
+        chars = self.unescape(body, node)
+        if len(chars) != 1:
+            self.fail("multi-character character constants are not supported", node)
+        return ord(chars)
+
+    def expr_ID(self, node):
+        entry = self.scope.lookup(node.name)
+        loc = location(node)
+        if isinstance(entry, tast.Var):
+            return tast.VarRef(entry.type, loc, entry)
+        if isinstance(entry, tuple) and entry[0] == "enum":
+            return tast.IntConst(T.INT, loc, entry[1])
+        if isinstance(entry, tast.Function):
+            return tast.FunctionRef(entry.type, loc, entry)
+        if isinstance(entry, tuple) and entry[0] == "typedef":
+            self.fail(f"unexpected type name '{node.name}': expected expression", node)
+        if node.name in COOP_BUILTINS or (_builtins is not None and _builtins.is_builtin(node.name)):
+            self.fail(f"built-in function '{node.name}' must be called", node)
+        self.fail(f"use of undeclared identifier '{node.name}'", node)
+
+    # ---- unary
+    def expr_UnaryOp(self, node):
+        op = node.op
+        if op == "sizeof":
+            return self.sizeof_expr(node)
+        if op in ("_Alignof", "__alignof__", "alignof"):
+            t = self.type_of_operand(node.expr)
+            return tast.IntConst(self.target.size_t, location(node), self.alignof(t, node))
+        if op in ("p++", "p--", "++", "--"):
+            return self.incdec(node)
+        if op == "&":
+            return self.address_of(node)
+        if op == "*":
+            operand = self.rvalue(self.expr(node.expr))
+            if not operand.type.is_pointer:
+                self.fail(f"indirection requires pointer operand ('{spell(operand.type)}' invalid)", node)
+            if operand.type.pointee.is_void:
+                self.fail("indirection of a 'void *' pointer is not allowed here", node)
+            return tast.Deref(operand.type.pointee, location(node), operand)
+        operand = self.rvalue(self.expr(node.expr))
+        t = operand.type
+        loc = location(node)
+        if t.is_coop_matrix:
+            if op == "-":
+                return tast.CoopNeg(t, loc, operand)
+            if op == "+":
+                return operand
+            self.fail("unsupported cooperative matrix unary operator", node)
+        if op == "!":
+            if isinstance(t, T.VectorType):
+                if t.elem.is_float:
+                    self.fail(f"invalid argument type '{spell(t)}' to unary expression", node)
+                return tast.Unary(comparison_result(t), loc, "!", operand)
+            return tast.Unary(T.INT, loc, "!", self.to_bool(operand, node.expr))
+        if op in ("-", "+"):
+            if not (is_arith_like(t) or isinstance(t, T.VectorType)):
+                self.fail(f"invalid argument type '{spell(t)}' to unary expression", node)
+            operand = self.promote_expr(operand)
+            if op == "+":
+                return operand
+            return tast.Unary(operand.type, loc, "-", operand)
+        if op == "~":
+            if not (is_integer_like(t) or (isinstance(t, T.VectorType) and t.elem.is_integer)):
+                self.fail(f"invalid argument type '{spell(t)}' to unary expression", node)
+            operand = self.promote_expr(operand)
+            return tast.Unary(operand.type, loc, "~", operand)
+        self.fail(f"unsupported unary operator '{op}'", node)
+
+    def promote_expr(self, e):
+        if isinstance(e.type, T.VectorType):
+            return e
+        target = promote(e.type)
+        return self.arith_convert(e, target)
+
+    def address_of(self, node):
+        operand = self.expr(node.expr)
+        loc = location(node)
+        if operand.type.is_coop_matrix:
+            self.fail("cannot take the address of a cooperative matrix", node)
+        if isinstance(operand, tast.CoopElement):
+            self.fail("cannot take the address of a cooperative matrix element", node)
+        if isinstance(operand, tast.FunctionRef):
+            self.fail("taking the address of a function is not allowed in OpenCL", node)
+        if not operand.is_lvalue or isinstance(operand, tast.Swizzle):
+            self.fail(f"cannot take the address of an rvalue of type '{spell(operand.type)}'", node)
+        space = self.object_space(operand)
+        return tast.AddrOf(T.PointerType(operand.type, space, self.object_const(operand)), loc, operand)
+
+    def type_of_operand(self, node):
+        if isinstance(node, c_ast.Typename):
+            t, _, _ = self.full_decl_type(node)
+            return t
+        return self.expr(node).type
+
+    def sizeof_expr(self, node):
+        t = self.type_of_operand(node.expr)
+        return tast.IntConst(self.target.size_t, location(node), self.sizeof(t, node))
+
+    def sizeof(self, t, node):
+        if isinstance(t, T.EnumType):
+            return 4
+        if isinstance(t, T.ScalarType):
+            if t.is_void:
+                return 1
+            return t.size
+        if isinstance(t, T.VectorType):
+            return t.size
+        if isinstance(t, T.PointerType):
+            return self.target.pointer_bits // 8
+        if isinstance(t, T.ArrayType):
+            if t.length is None:
+                self.fail(f"invalid application of 'sizeof' to an incomplete type '{spell(t)}'", node)
+            return t.length * self.sizeof(t.elem, node)
+        if isinstance(t, T.StructType):
+            if not t.complete:
+                self.fail(f"invalid application of 'sizeof' to an incomplete type '{spell(t)}'", node)
+            size, align = 0, 1
+            for f in t.fields:
+                fs, fa = self.sizeof(f.type, node), self.alignof(f.type, node)
+                align = max(align, fa)
+                if t.is_union:
+                    size = max(size, fs)
+                else:
+                    size = (size + fa - 1) // fa * fa + fs
+            return (size + align - 1) // align * align
+        if isinstance(t, T.CoopMatType):
+            self.fail("invalid application of 'sizeof' to a cooperative matrix type", node)
+        self.fail(f"invalid application of 'sizeof' to type '{spell(t)}'", node)
+
+    def alignof(self, t, node):
+        if isinstance(t, T.ArrayType):
+            return self.alignof(t.elem, node)
+        if isinstance(t, T.StructType):
+            return max([self.alignof(f.type, node) for f in t.fields] or [1])
+        return self.sizeof(t, node)
+
+    def incdec(self, node):
+        op = "++" if "++" in node.op else "--"
+        prefix = not node.op.startswith("p")
+        target = self.expr(node.expr)
+        loc = location(node)
+        self.check_assignable(target, node.expr)
+        t = target.type
+        if t.is_coop_matrix:
+            self.fail("unsupported cooperative matrix unary operator", node)
+        old = tast.OldValue(t, loc)
+        if t.is_pointer:
+            one = tast.IntConst(self.target.ptrdiff_t, loc, 1)
+            compute = tast.PointerArith(t, loc, "+" if op == "++" else "-", old, one)
+        elif is_arith_like(t) or isinstance(t, T.VectorType):
+            one = tast.IntConst(T.INT, loc, 1)
+            compute = self.arith_binary("+" if op == "++" else "-", old, one, node)
+            compute = self.convert(compute, t, node, "assigning")
+        else:
+            self.fail(f"cannot increment value of type '{spell(t)}'", node)
+        return tast.IncDec(t, loc, op, prefix, target, compute)
+
+    # ---- binary
+    def expr_BinaryOp(self, node):
+        op = node.op
+        if op in ("&&", "||"):
+            return self.logical(node)
+        left = self.rvalue(self.expr(node.left))
+        right = self.rvalue(self.expr(node.right))
+        return self.binary(op, left, right, node)
+
+    def binary(self, op, left, right, node):
+        lt, rt = left.type, right.type
+        if lt.is_coop_matrix or rt.is_coop_matrix:
+            return self.coop_binary(op, left, right, node)
+        if op in ("+", "-") and (lt.is_pointer or rt.is_pointer):
+            return self.pointer_arith(op, left, right, node)
+        if op in ("<", ">", "<=", ">=", "==", "!=") and (lt.is_pointer or rt.is_pointer):
+            return self.pointer_compare(op, left, right, node)
+        if lt.is_void or rt.is_void or not (self.arith_or_vector(lt) and self.arith_or_vector(rt)):
+            self.fail(f"invalid operands to binary expression ('{spell(lt)}' and '{spell(rt)}')", node)
+        return self.arith_binary(op, left, right, node)
+
+    @staticmethod
+    def arith_or_vector(t):
+        return is_arith_like(t) or isinstance(t, T.VectorType)
+
+    def arith_binary(self, op, left, right, node):
+        lt, rt = left.type, right.type
+        loc = left.loc or location(node)
+        integer_only = op in ("%", "&", "|", "^", "<<", ">>")
+        if op in ("<<", ">>"):
+            # C99 6.5.7: each operand promoted separately; result has the left's type.
+            if isinstance(lt, T.VectorType):
+                result_t = lt
+            elif isinstance(rt, T.VectorType):
+                # OpenCL: a scalar shifted by a vector is not allowed.
+                self.fail(f"invalid operands to binary expression ('{spell(lt)}' and '{spell(rt)}')", node)
+            else:
+                result_t = promote(lt)
+        else:
+            result_t = self.common_type(lt, rt, node)
+        elem = unqualified_elem(result_t)
+        if integer_only and not as_arith(elem).is_integer:
+            self.fail(f"invalid operands to binary expression ('{spell(lt)}' and '{spell(rt)}')", node)
+        left = self.arith_convert(left, result_t)
+        right = self.arith_convert(right, result_t)
+        if op in ("<", ">", "<=", ">=", "==", "!="):
+            return tast.Binary(comparison_result(result_t), loc, op, left, right)
+        return tast.Binary(result_t, loc, op, left, right)
+
+    def common_type(self, lt, rt, node):
+        """The operation type of a binary arithmetic operator (C99 6.3.1.8, OpenCL 6.3)."""
+        if isinstance(lt, T.VectorType) and isinstance(rt, T.VectorType):
+            if lt != rt:
+                self.fail(f"cannot convert between vector values of different size or type "
+                          f"('{spell(lt)}' and '{spell(rt)}')", node)
+            return lt
+        if isinstance(lt, T.VectorType):
+            return lt
+        if isinstance(rt, T.VectorType):
+            return rt
+        return usual_arithmetic(lt, rt)
+
+    def arith_convert(self, e, t):
+        """Implicit conversion between arithmetic/vector types (operands of an operator)."""
+        if e.type == t:
+            return e
+        if isinstance(t, T.VectorType):
+            if isinstance(e.type, T.VectorType):
+                return e     # equal vector types already checked
+            scalar = self.arith_convert(e, t.elem)
+            return tast.ImplicitCast(t, e.loc, "splat", scalar)
+        kind = self.scalar_cast_kind(e.type, t)
+        if kind == "noop" and e.type == t:
+            return e
+        return tast.ImplicitCast(t, e.loc, kind, e)
+
+    @staticmethod
+    def scalar_cast_kind(src, dst):
+        src, dst = as_arith(src) if not isinstance(src, T.EnumType) else T.INT, dst
+        d = as_arith(dst)
+        if d == T.BOOL:
+            if src.is_float:
+                return "float-to-bool"
+            if src.is_pointer:
+                return "pointer-to-bool"
+            return "int-to-bool" if src != T.BOOL else "noop"
+        if src == T.BOOL:
+            return "bool-to-float" if d.is_float else "bool-to-int"
+        if src.is_float and d.is_float:
+            return "float-to-float" if src.bits != d.bits else "noop"
+        if src.is_float:
+            return "float-to-int"
+        if d.is_float:
+            return "int-to-float"
+        if src.bits == d.bits:
+            return "noop" if src.signed == d.signed or True else "int-to-int"
+        return "int-to-int"
+
+    def logical(self, node):
+        left = self.rvalue(self.expr(node.left))
+        right = self.rvalue(self.expr(node.right))
+        loc = left.loc or location(node)
+        if left.type.is_coop_matrix or right.type.is_coop_matrix:
+            self.fail("unsupported cooperative matrix binary operator", node)
+        if isinstance(left.type, T.VectorType) or isinstance(right.type, T.VectorType):
+            t = self.common_type(left.type, right.type, node)
+            if t.elem.is_float:
+                self.fail(f"invalid operands to binary expression ('{spell(left.type)}' and "
+                          f"'{spell(right.type)}')", node)
+            return tast.Logical(comparison_result(t), loc, node.op,
+                                self.arith_convert(left, t), self.arith_convert(right, t))
+        return tast.Logical(T.INT, loc, node.op, self.to_bool(left, node.left), self.to_bool(right, node.right))
+
+    def pointer_arith(self, op, left, right, node):
+        lt, rt = left.type, right.type
+        loc = left.loc or location(node)
+        if lt.is_pointer and rt.is_pointer:
+            if op != "-":
+                self.fail(f"invalid operands to binary expression ('{spell(lt)}' and '{spell(rt)}')", node)
+            if strip_pointer_quals(lt) != strip_pointer_quals(rt) and lt.pointee != rt.pointee:
+                self.fail(f"'{spell(lt)}' and '{spell(rt)}' are not pointers to compatible types", node)
+            return tast.PointerDiff(self.target.ptrdiff_t, loc, left, right)
+        if rt.is_pointer:
+            if op == "-":
+                self.fail(f"invalid operands to binary expression ('{spell(lt)}' and '{spell(rt)}')", node)
+            left, right = right, left
+            lt, rt = rt, lt
+        if not is_integer_like(rt):
+            self.fail(f"invalid operands to binary expression ('{spell(lt)}' and '{spell(rt)}')", node)
+        if isinstance(lt.pointee, T.StructType) and not lt.pointee.complete:
+            self.fail(f"arithmetic on a pointer to an incomplete type '{spell(lt.pointee)}'", node)
+        offset = self.arith_convert(right, self.target.ptrdiff_t)
+        return tast.PointerArith(lt, loc, op, left, offset)
+
+    def pointer_compare(self, op, left, right, node):
+        lt, rt = left.type, right.type
+        loc = left.loc or location(node)
+        if lt.is_pointer and rt.is_pointer:
+            if lt.addrspace != rt.addrspace:
+                if lt.addrspace == T.GENERIC and rt.addrspace != T.CONSTANT:
+                    right = self.pointer_space_cast(right, lt)
+                elif rt.addrspace == T.GENERIC and lt.addrspace != T.CONSTANT:
+                    left = self.pointer_space_cast(left, rt)
+                else:
+                    self.fail(f"comparison between ('{spell(lt)}' and '{spell(rt)}') which are pointers "
+                              f"to non-overlapping address spaces", node)
+            elif lt.pointee != rt.pointee and not (lt.pointee.is_void or rt.pointee.is_void):
+                self.warn(f"comparison of distinct pointer types ('{spell(lt)}' and '{spell(rt)}')", node)
+            if left.type != right.type:
+                right = tast.ImplicitCast(left.type, right.loc, "pointer-bitcast", right)
+            return tast.Binary(T.INT, loc, op, left, right)
+        ptr, other = (left, right) if lt.is_pointer else (right, left)
+        if self.is_null_constant(other):
+            null = tast.ImplicitCast(ptr.type, other.loc, "null-to-pointer", other)
+            pair = (ptr, null) if lt.is_pointer else (null, ptr)
+            return tast.Binary(T.INT, loc, op, *pair)
+        self.fail(f"comparison between pointer and integer ('{spell(lt)}' and '{spell(rt)}')", node)
+
+    def is_null_constant(self, e):
+        if is_integer_like(e.type) and self.fold(e) == 0:
+            return True
+        if isinstance(e, (tast.Cast, tast.ImplicitCast)) and e.type.is_pointer and e.type.pointee.is_void:
+            return self.is_null_constant(e.operand) if is_integer_like(e.operand.type) else False
+        return False
+
+    def pointer_space_cast(self, e, to):
+        return tast.ImplicitCast(T.PointerType(e.type.pointee, to.addrspace, e.type.const, e.type.volatile),
+                                 e.loc, "addrspace-to-generic", e)
+
+    # ---- cooperative-matrix operators (RFC 4.6)
+    def coop_binary(self, op, left, right, node):
+        lt, rt = left.type, right.type
+        loc = left.loc or location(node)
+        if op not in ("+", "-", "*", "/"):
+            self.fail("unsupported cooperative matrix binary operator", node)
+        if lt.is_coop_matrix and rt.is_coop_matrix:
+            if lt != rt:
+                self.fail("incompatible cooperative matrix types", node,
+                          [self.note(f"operand types are '{spell(lt)}' and '{spell(rt)}'", loc)])
+            return tast.CoopBinary(lt, loc, op, left, right)
+        matrix, scalar = (left, right) if lt.is_coop_matrix else (right, left)
+        if op != "*":
+            self.fail("unsupported cooperative matrix scalar operator", node)
+        if not is_arith_like(scalar.type):
+            self.fail(f"invalid operands to binary expression ('{spell(lt)}' and '{spell(rt)}')", node)
+        # RFC 4.6 / issue 2 item 10: the scalar becomes the component type (e.g. a*4 on floats is 4.0f).
+        scalar = self.arith_convert(scalar, matrix.type.elem)
+        return tast.CoopScalarMul(matrix.type, loc, matrix, scalar)
+
+    # ---- assignment
+    def expr_Assignment(self, node):
+        target = self.expr(node.lvalue)
+        self.check_assignable(target, node.lvalue)
+        loc = location(node)
+        t = target.type
+        if node.op == "=":
+            value = self.rvalue(self.expr(node.rvalue, expected=t))
+            value = self.convert(value, t, node.rvalue, "assigning")
+            return tast.Assign(t, loc, target, value)
+        op = node.op[:-1]
+        value = self.rvalue(self.expr(node.rvalue))
+        old = tast.OldValue(t, target.loc)
+        compute = self.binary(op, old, value, node)
+        if t.is_pointer:
+            if not compute.type.is_pointer:
+                self.fail(f"invalid operands to binary expression", node)
+        compute = self.convert(compute, t, node, "assigning")
+        return tast.CompoundAssign(t, loc, node.op, target, compute)
+
+    def check_assignable(self, target, node):
+        if isinstance(target, tast.Swizzle) and not target.lvalue:
+            self.fail("expression is not assignable", node)
+        if not target.is_lvalue:
+            self.fail("expression is not assignable", node)
+        if isinstance(target.type, T.ArrayType):
+            self.fail(f"array type '{spell(target.type)}' is not assignable", node)
+        if self.object_const(target) or (isinstance(target, tast.VarRef) and target.var.is_const):
+            if isinstance(target, tast.VarRef):
+                self.fail(f"cannot assign to variable '{target.var.name}' with const-qualified type "
+                          f"'const {spell(target.type)}'", node)
+            self.fail("read-only variable is not assignable", node)
+        if isinstance(target, tast.VarRef) and target.var.addrspace == T.CONSTANT:
+            self.fail("read-only variable is not assignable", node)
+
+    # ---- implicit conversion by assignment (C99 6.5.16.1)
+    def convert(self, e, t, node, context):
+        """Convert value e to type t as assignment does; context names the diagnostic."""
+        st = e.type
+        if st == t:
+            return e
+        if t.is_coop_matrix or st.is_coop_matrix:
+            if t.is_coop_matrix and st.is_coop_matrix:
+                self.fail("incompatible cooperative matrix types", node,
+                          [self.note(f"'{spell(st)}' converted to '{spell(t)}'", location(node))])
+            self.fail(self.incompatible_message(st, t, context), node)
+        if is_arith_like(t) and is_arith_like(st):
+            return self.arith_convert(e, t)
+        if t == T.BOOL and st.is_pointer:
+            return tast.ImplicitCast(T.BOOL, e.loc, "pointer-to-bool", e)
+        if isinstance(t, T.VectorType):
+            if isinstance(st, T.VectorType):
+                self.fail(self.incompatible_message(st, t, context), node)
+            if is_arith_like(st):
+                return self.arith_convert(e, t)
+        if t.is_pointer:
+            if self.is_null_constant(e):
+                return tast.ImplicitCast(t, e.loc, "null-to-pointer", e)
+            if st.is_pointer:
+                return self.pointer_convert(e, t, node, context)
+            if is_integer_like(st):
+                self.fail(f"incompatible integer to pointer conversion {self.context_phrase(st, t, context)}", node)
+        if isinstance(t, T.StructType) and st is t:
+            return e
+        if is_integer_like(t) and st.is_pointer:
+            self.fail(f"incompatible pointer to integer conversion {self.context_phrase(st, t, context)}", node)
+        self.fail(self.incompatible_message(st, t, context), node)
+
+    @staticmethod
+    def context_phrase(st, t, context):
+        return {"initializing": f"initializing '{spell(t)}' with an expression of type '{spell(st)}'",
+                "assigning": f"assigning to '{spell(t)}' from '{spell(st)}'",
+                "passing": f"passing '{spell(st)}' to parameter of type '{spell(t)}'",
+                "returning": f"returning '{spell(st)}' from a function with result type '{spell(t)}'",
+                }.get(context, f"converting '{spell(st)}' to '{spell(t)}'")
+
+    @staticmethod
+    def incompatible_message(st, t, context):
+        return {"initializing": f"initializing '{spell(t)}' with an expression of incompatible type '{spell(st)}'",
+                "assigning": f"assigning to '{spell(t)}' from incompatible type '{spell(st)}'",
+                "passing": f"passing '{spell(st)}' to parameter of incompatible type '{spell(t)}'",
+                "returning": f"returning '{spell(st)}' from a function with incompatible result type '{spell(t)}'",
+                }.get(context, f"cannot convert '{spell(st)}' to '{spell(t)}'")
+
+    def pointer_convert(self, e, t, node, context):
+        st = e.type
+        if st.addrspace != t.addrspace:
+            if t.addrspace == T.GENERIC and st.addrspace != T.CONSTANT:
+                e = self.pointer_space_cast(e, t)
+                st = e.type
+            else:
+                self.fail(f"{self.context_phrase(st, t, context)} changes address space of pointer", node)
+        if st.pointee != t.pointee and not (st.pointee.is_void or t.pointee.is_void):
+            self.warn(f"incompatible pointer types {self.context_phrase(e.type, t, context)}", node)
+        if st.const and not t.const:
+            self.warn(f"{self.context_phrase(st, t, context)} discards qualifiers", node)
+        if e.type != t:
+            return tast.ImplicitCast(t, e.loc, "pointer-bitcast", e)
+        return e
+
+    # ---- other expressions
+    def expr_TernaryOp(self, node, expected=None):
+        cond = self.rvalue(self.expr(node.cond))
+        then = self.rvalue(self.expr(node.iftrue, expected))
+        other = self.rvalue(self.expr(node.iffalse, expected))
+        loc = location(node)
+        if isinstance(cond.type, T.VectorType):
+            # OpenCL 6.3.i: component-wise select.
+            t = self.common_type(then.type, other.type, node)
+            if not isinstance(t, T.VectorType) or t.count != cond.type.count:
+                self.fail("vector condition type and result type do not match", node)
+            return tast.Conditional(t, loc, cond, self.arith_convert(then, t), self.arith_convert(other, t))
+        cond = self.to_bool(cond, node.cond)
+        tt, ot = then.type, other.type
+        if tt == ot:
+            return tast.Conditional(tt, loc, cond, then, other)
+        if self.arith_or_vector(tt) and self.arith_or_vector(ot):
+            t = self.common_type(tt, ot, node)
+            return tast.Conditional(t, loc, cond, self.arith_convert(then, t), self.arith_convert(other, t))
+        if tt.is_pointer or ot.is_pointer:
+            if tt.is_pointer and self.is_null_constant(other):
+                return tast.Conditional(tt, loc, cond, then, tast.ImplicitCast(tt, other.loc, "null-to-pointer", other))
+            if ot.is_pointer and self.is_null_constant(then):
+                return tast.Conditional(ot, loc, cond, tast.ImplicitCast(ot, then.loc, "null-to-pointer", then), other)
+            if tt.is_pointer and ot.is_pointer:
+                t = tt
+                if tt.addrspace != ot.addrspace:
+                    t = T.PointerType(tt.pointee, T.GENERIC, tt.const or ot.const)
+                    if T.CONSTANT in (tt.addrspace, ot.addrspace):
+                        self.fail("conditional operator with the second and third operands of type "
+                                  f"('{spell(tt)}' and '{spell(ot)}') which are pointers to "
+                                  "non-overlapping address spaces", node)
+                return tast.Conditional(t, loc, cond, self.convert(then, t, node, "converting"),
+                                        self.convert(other, t, node, "converting"))
+        if tt.is_void and ot.is_void:
+            return tast.Conditional(T.VOID, loc, cond, then, other)
+        if tt.is_coop_matrix or ot.is_coop_matrix:
+            self.fail("incompatible cooperative matrix types", node)
+        self.fail(f"incompatible operand types ('{spell(tt)}' and '{spell(ot)}')", node)
+
+    def expr_ExprList(self, node, expected=None):
+        """The comma operator (pycparser gives an ExprList for `a, b`)."""
+        items = [self.expr(e) for e in node.exprs[:-1]]
+        last = self.expr(node.exprs[-1], expected)
+        result = last
+        for item in reversed(items):
+            result = tast.Comma(self.rvalue(last).type, item.loc, item, self.rvalue(result))
+        return result
+
+    def expr_ArrayRef(self, node):
+        base = self.expr(node.name)
+        index = self.rvalue(self.expr(node.subscript))
+        loc = location(node)
+        if base.type.is_coop_matrix:
+            return self.coop_element(base, index, node)
+        base = self.rvalue(base)
+        if isinstance(base.type, T.VectorType):
+            self.fail("subscript of a vector is not supported; use a swizzle (.s0 ... .sF)", node)
+        if is_integer_like(base.type) and index.type.is_pointer:
+            base, index = index, base
+        if not base.type.is_pointer:
+            self.fail("subscripted value is not an array, pointer, or vector", node)
+        if not is_integer_like(index.type):
+            self.fail("array subscript is not an integer", node.subscript)
+        if base.type.pointee.is_void:
+            self.fail("subscript of pointer to incomplete type 'void'", node)
+        index = self.arith_convert(index, self.target.ptrdiff_t)
+        return tast.Index(base.type.pointee, loc, base, index)
+
+    def coop_element(self, base, index, node):
+        if not is_integer_like(index.type):
+            self.fail("array subscript is not an integer", node.subscript)
+        if not base.is_lvalue:
+            self.fail("cooperative matrix element access requires a matrix variable", node)
+        index = self.arith_convert(index, self.target.size_t)
+        return tast.CoopElement(base.type.elem, location(node), base, index)
+
+    def expr_StructRef(self, node):
+        base = self.expr(node.name)
+        loc = location(node)
+        name = node.field.name
+        if node.type == "->":
+            base = self.rvalue(base)
+            if not base.type.is_pointer:
+                self.fail(f"member reference type '{spell(base.type)}' is not a pointer", node)
+            base = tast.Deref(base.type.pointee, base.loc, base)
+        t = base.type
+        if isinstance(t, T.VectorType) and node.type == ".":
+            return self.swizzle(base, name, node)
+        if not isinstance(t, T.StructType):
+            self.fail(f"member reference base type '{spell(t)}' is not a structure or union", node)
+        if not t.complete:
+            self.fail(f"incomplete definition of type '{spell(t)}'", node)
+        for i, f in enumerate(t.fields):
+            if f.name == name:
+                return tast.Member(f.type, loc, base, i, name)
+        self.fail(f"no member named '{name}' in '{spell(t)}'", node.field)
+
+    SWIZZLE_XYZW = "xyzw"
+    SWIZZLE_RGBA = "rgba"
+
+    def swizzle(self, base, name, node):
+        t = base.type
+        n = t.count
+        loc = location(node)
+        indices = self.swizzle_indices(name, n, node)
+        if isinstance(base, tast.Swizzle):      # fold v.xy.x into one swizzle of v
+            indices = tuple(base.indices[i] for i in indices)
+            base = base.base
+        count = len(indices)
+        if count not in (1, 2, 3, 4, 8, 16):
+            self.fail(f"vector component access has invalid length {count}", node.field)
+        rt = t.elem if count == 1 else T.VectorType(t.elem, count)
+        lvalue = base.is_lvalue and len(set(indices)) == count
+        return tast.Swizzle(rt, loc, base, tuple(indices), lvalue)
+
+    def swizzle_indices(self, name, n, node):
+        def bad():
+            self.fail(f"vector component access exceeds type '{spell(T.VectorType(T.FLOAT, n))}'"
+                      if False else f"illegal vector component name '{name}'", node.field)
+        half = (n + 1) // 2 if n != 3 else 2
+        if name in ("lo", "hi", "even", "odd"):
+            size = 4 if n == 3 else n
+            if name == "lo":
+                return tuple(range(size // 2))
+            if name == "hi":
+                return tuple(range(size // 2, size))
+            if name == "even":
+                return tuple(range(0, size, 2))
+            return tuple(range(1, size, 2))
+        if name[0] in "sS" and len(name) > 1:
+            idx = []
+            for c in name[1:]:
+                v = int(c, 16) if c in "0123456789abcdefABCDEF" else None
+                if v is None:
+                    bad()
+                if v >= n:
+                    self.fail(f"vector component access exceeds type '{self.vector_spelling_hint(n)}'", node.field)
+                idx.append(v)
+            return tuple(idx)
+        for alphabet in (self.SWIZZLE_XYZW, self.SWIZZLE_RGBA):
+            if all(c in alphabet for c in name):
+                idx = tuple(alphabet.index(c) for c in name)
+                if any(i >= n for i in idx):
+                    self.fail(f"vector component access exceeds type '{self.vector_spelling_hint(n)}'",
+                              node.field)
+                return idx
+        bad()
+
+    def vector_spelling_hint(self, n):
+        return self._last_vector_type.spelling() if getattr(self, "_last_vector_type", None) else f"vector of {n}"
+
+    def expr_Cast(self, node, expected=None):
+        t, _, _ = self.full_decl_type(node.to_type)
+        loc = location(node)
+        if isinstance(node.expr, c_ast.ExprList) or isinstance(t, T.VectorType) and \
+                isinstance(node.expr, c_ast.ExprList):
+            return self.vector_literal(t, node.expr, node)
+        operand = self.rvalue(self.expr(node.expr, expected=t if t.is_coop_matrix else None))
+        return self.explicit_cast(operand, t, node)
+
+    def explicit_cast(self, operand, t, node):
+        st = operand.type
+        loc = location(node)
+        if st == t:
+            return operand if not t.is_coop_matrix else operand
+        if t.is_void:
+            return tast.Cast(T.VOID, loc, "to-void", operand)
+        if t.is_coop_matrix or st.is_coop_matrix:
+            if t.is_coop_matrix and st.is_coop_matrix:
+                if t.same_shape(st) and t.elem != st.elem:
+                    return tast.CoopConvert(t, loc, operand)
+                if t == st:
+                    return operand
+                self.fail(f"invalid conversion between cooperative matrix types '{spell(st)}' and "
+                          f"'{spell(t)}': scope, rows, columns and use must match", node)
+            self.fail(f"invalid cast from '{spell(st)}' to '{spell(t)}'", node)
+        if isinstance(t, T.VectorType):
+            if isinstance(st, T.VectorType):
+                self.fail(f"invalid conversion between vector type '{spell(st)}' and '{spell(t)}'; "
+                          f"use convert_{spell(t)}() or as_{spell(t)}()", node)
+            if is_arith_like(st):
+                scalar = self.arith_convert(operand, t.elem)
+                return tast.Cast(t, loc, "splat", scalar)
+            self.fail(f"invalid conversion between vector type '{spell(t)}' and scalar type '{spell(st)}'", node)
+        if isinstance(st, T.VectorType):
+            self.fail(f"invalid conversion between vector type '{spell(st)}' and scalar type '{spell(t)}'", node)
+        if is_arith_like(t) and is_arith_like(st):
+            return tast.Cast(t, loc, self.scalar_cast_kind(st, t), operand)
+        if t.is_pointer and st.is_pointer:
+            if st.addrspace == t.addrspace:
+                return tast.Cast(t, loc, "pointer-bitcast", operand)
+            if t.addrspace == T.GENERIC and st.addrspace != T.CONSTANT:
+                return tast.Cast(t, loc, "addrspace-to-generic", operand)
+            if st.addrspace == T.GENERIC and t.addrspace != T.CONSTANT:
+                return tast.Cast(t, loc, "addrspace-cast", operand)
+            self.fail(f"casting '{spell(st)}' to type '{spell(t)}' changes address space of pointer", node)
+        if t.is_pointer and is_integer_like(st):
+            if self.is_null_constant(operand):
+                return tast.Cast(t, loc, "null-to-pointer", operand)
+            return tast.Cast(t, loc, "int-to-pointer", operand)
+        if is_integer_like(t) and st.is_pointer:
+            if t == T.BOOL:
+                return tast.Cast(t, loc, "pointer-to-bool", operand)
+            return tast.Cast(t, loc, "pointer-to-int", operand)
+        if isinstance(t, T.StructType) and st is t:
+            return operand
+        self.fail(f"invalid cast from '{spell(st)}' to '{spell(t)}'", node)
+
+    def vector_literal(self, t, exprlist, node):
+        loc = location(node)
+        if not isinstance(t, T.VectorType):
+            # `(int)(a, b)`: a parenthesized comma expression cast to a scalar.
+            operand = self.rvalue(self.expr(exprlist))
+            return self.explicit_cast(operand, t, node)
+        elements = []
+        total = 0
+        for e in exprlist.exprs:
+            v = self.rvalue(self.expr(e))
+            if isinstance(v.type, T.VectorType):
+                if v.type.elem != t.elem:
+                    self.fail(f"cannot convert '{spell(v.type)}' to '{spell(t.elem)}' in vector literal; "
+                              f"use convert_{spell(T.VectorType(t.elem, v.type.count))}()", e)
+                total += v.type.count
+                elements.append(v)
+            elif is_arith_like(v.type):
+                elements.append(self.arith_convert(v, t.elem))
+                total += 1
+            else:
+                self.fail(f"invalid vector literal element of type '{spell(v.type)}'", e)
+        if len(elements) == 1 and total == 1:
+            return tast.VectorLiteral(t, loc, elements)     # splat (OpenCL 6.1.6)
+        if total != t.count:
+            self.fail(f"{'too few' if total < t.count else 'too many'} elements in vector initialization "
+                      f"(expected {t.count} elements, have {total})", node)
+        return tast.VectorLiteral(t, loc, elements)
+
+    def expr_CompoundLiteral(self, node):
+        t, _, _ = self.full_decl_type(node.type)
+        self.fail("compound literals are not supported by clcoop", node)
+
+    def expr_InitList(self, node):
+        self.fail("initializer list is only allowed in a declaration", node)
+
+    # ------------------------------------------------------------------ calls
+    def expr_FuncCall(self, node, expected=None):
+        if not isinstance(node.name, c_ast.ID):
+            self.fail("called object is not a function (OpenCL has no function pointers)", node)
+        name = node.name.name
+        args_nodes = node.args.exprs if node.args is not None else []
+        entry = self.scope.lookup(name)
+        if isinstance(entry, tast.Function):
+            return self.user_call(entry, args_nodes, node)
+        if isinstance(entry, tast.Var):
+            self.fail(f"called object type '{spell(entry.type)}' is not a function or function pointer", node)
+        if name in COOP_BUILTINS:
+            return self.coop_call(name, args_nodes, node, expected)
+        if name == "printf":
+            self.fail("printf is not supported by clcoop", node)
+        if name.startswith("convert_") and self.convert_target(name) is not None:
+            return self.convert_call(name, args_nodes, node)
+        if name.startswith("as_") and name[3:] in T.builtin_typedefs(self.target):
+            return self.as_type_call(name, args_nodes, node)
+        if _builtins is not None and _builtins.is_builtin(name):
+            return self.builtin_call(name, args_nodes, node)
+        self.fail(f"implicit declaration of function '{name}' is invalid in OpenCL", node)
+
+    def user_call(self, fn, args_nodes, node):
+        params = fn.type.params
+        loc = location(node)
+        if len(args_nodes) != len(params):
+            few = len(args_nodes) < len(params)
+            bad_at = node if few else args_nodes[len(params)]
+            self.fail(f"too {'few' if few else 'many'} arguments to function call, expected "
+                      f"{len(params)}, have {len(args_nodes)}", bad_at,
+                      [self.note(f"'{fn.name}' declared here", fn.loc)])
+        args = []
+        for a, pt in zip(args_nodes, params):
+            v = self.rvalue(self.expr(a, expected=pt))
+            args.append(self.convert(v, pt, a, "passing"))
+        if self.fn is not None and fn is self.fn.function:
+            self.error("recursion is not allowed in OpenCL C", node)
+        fn._used = True
+        return tast.Call(fn.type.ret, loc, fn, args)
+
+    def builtin_call(self, name, args_nodes, node):
+        args = [self.rvalue(self.expr(a)) for a in args_nodes]
+        for a, n in zip(args, args_nodes):
+            if a.type.is_coop_matrix:
+                self.fail(f"cooperative matrix argument is not allowed in a call to '{name}'", n)
+        try:
+            overload = _builtins.resolve(name, [a.type for a in args], self.target)
+        except _builtins.BuiltinMismatch as exc:
+            self.fail(str(exc), node)
+        converted = []
+        for a, pt, n in zip(args, overload.params, args_nodes):
+            converted.append(self.convert(a, pt, n, "passing"))
+        return tast.BuiltinCall(overload.ret, location(node), overload, converted)
+
+    CONVERT_RE = re.compile(r"convert_([a-z]+?)(\d*)(_sat)?(_rte|_rtz|_rtp|_rtn)?$")
+
+    def convert_target(self, name):
+        m = self.CONVERT_RE.match(name)
+        if m is None:
+            return None
+        elem = T.SCALARS.get(m.group(1))
+        if elem is None or elem.name not in T.VECTOR_ELEMENT_NAMES:
+            return None
+        n = int(m.group(2)) if m.group(2) else 1
+        if n != 1 and n not in T.VECTOR_SIZES:
+            return None
+        return T.vector_of(elem, n), bool(m.group(3)), (m.group(4) or "")[1:] or None
+
+    def convert_call(self, name, args_nodes, node):
+        """convert_<type>[_sat][_<rounding>] (OpenCL C 3.0 6.4.3)."""
+        t, sat, rounding = self.convert_target(name)
+        if len(args_nodes) != 1:
+            self.fail(f"too {'few' if not args_nodes else 'many'} arguments to function call, expected 1, "
+                      f"have {len(args_nodes)}", node)
+        v = self.rvalue(self.expr(args_nodes[0]))
+        st = v.type
+        count = st.count if isinstance(st, T.VectorType) else 1
+        tcount = t.count if isinstance(t, T.VectorType) else 1
+        if not (is_arith_like(st) or isinstance(st, T.VectorType)) or count != tcount or st == T.BOOL:
+            self.fail(f"no matching function for call to '{name}' with argument of type '{spell(st)}'", node)
+        if isinstance(st, T.EnumType):
+            v = self.arith_convert(v, T.INT)
+        if sat and unqualified_elem(t).is_float:
+            self.fail(f"'_sat' is not allowed in a conversion to a floating-point type ('{name}')", node)
+        return tast.ConvertCall(t, location(node), v, sat, rounding)
+
+    def as_type_call(self, name, args_nodes, node):
+        """as_<type> (OpenCL C 3.0 6.4.4.2): a bitcast between types of the same size."""
+        t = T.builtin_typedefs(self.target)[name[3:]]
+        if len(args_nodes) != 1:
+            self.fail(f"too {'few' if not args_nodes else 'many'} arguments to function call, expected 1, "
+                      f"have {len(args_nodes)}", node)
+        v = self.rvalue(self.expr(args_nodes[0]))
+        if isinstance(v.type, T.EnumType):
+            v = self.arith_convert(v, T.INT)
+        if not (v.type.is_arithmetic or isinstance(v.type, T.VectorType)) or v.type == T.BOOL:
+            self.fail(f"invalid operand of type '{spell(v.type)}' to '{name}'", node)
+        if self.sizeof(v.type, node) != self.sizeof(t, node) or t == T.BOOL or t.is_void:
+            self.fail(f"invalid reinterpretation: sizes of '{spell(t)}' and '{spell(v.type)}' must match", node)
+        return tast.AsType(t, location(node), v)
+
+    # ---- cooperative-matrix built-ins (RFC 4.4, pull request #221328)
+    def coop_call(self, name, args_nodes, node, expected):
+        loc = location(node)
+        if name in COOP_CONTEXT_TYPED:
+            if expected is None or not expected.is_coop_matrix:
+                self.fail("builtin return value should be assigned to cooperative matrix type variable", node)
+        counts = {"coop_mat_load": (3, 3), "coop_mat_store": (4, 4), "coop_matmul_add": (4, 4),
+                  "coop_mat_mulAdd": (3, 4), "coop_mat_init": (1, 1), "coop_mat_length": (1, 1)}
+        lo, hi = counts[name]
+        if not lo <= len(args_nodes) <= hi:
+            few = len(args_nodes) < lo
+            self.fail(f"too {'few' if few else 'many'} arguments to function call, expected "
+                      f"{lo if few else hi}, have {len(args_nodes)}", node if few else args_nodes[hi])
+        if name == "coop_mat_load":
+            return self.coop_load(args_nodes, node, expected)
+        if name == "coop_mat_store":
+            return self.coop_store(args_nodes, node)
+        if name in ("coop_matmul_add", "coop_mat_mulAdd"):
+            return self.coop_muladd(name, args_nodes, node)
+        if name == "coop_mat_init":
+            scalar = self.rvalue(self.expr(args_nodes[0]))
+            if not is_arith_like(scalar.type):
+                self.fail(f"argument of 'coop_mat_init' must be a scalar of arithmetic type "
+                          f"('{spell(scalar.type)}' invalid)", args_nodes[0])
+            return tast.CoopInit(expected, loc, self.arith_convert(scalar, expected.elem))
+        m = self.coop_matrix_arg(args_nodes[0])
+        return tast.CoopLength(T.UINT, loc, m)
+
+    def coop_matrix_arg(self, node):
+        v = self.rvalue(self.expr(node))
+        if not v.type.is_coop_matrix:
+            self.fail("argument must be a valid cooperative matrix type", node)
+        return v
+
+    def coop_pointer_arg(self, node, name, mtype):
+        p = self.rvalue(self.expr(node))
+        if not p.type.is_pointer:
+            self.fail(f"first argument of '{name}' must be a pointer ('{spell(p.type)}' invalid)", node)
+        pointee = p.type.pointee
+        elem = unqualified_elem(pointee)
+        if not (isinstance(elem, T.ScalarType) and elem.name in T.VECTOR_ELEMENT_NAMES):
+            self.fail(f"pointer argument of '{name}' must point to a scalar or vector numeric type "
+                      f"('{spell(p.type)}' invalid)", node)
+        if mtype is not None and pointee != mtype.elem:
+            # A warning, not an error: SPV_KHR_cooperative_matrix issue 8 lets the pointee differ from
+            # the component type (e.g. loading half components from a uint4 buffer); stride and
+            # pointer arithmetic then count pointee elements.
+            self.warn("inconsistent between cooperative matrix element type and buffer pointer type",
+                      node, [self.note(f"matrix element type is '{spell(mtype.elem)}', buffer pointer type is "
+                                       f"'{spell(p.type)}'", location(node))])
+        return p
+
+    def coop_layout_arg(self, node):
+        v = self.rvalue(self.expr(node))
+        value = self.fold(v) if is_integer_like(v.type) else None
+        if value not in (LAYOUT_ROW_MAJOR, LAYOUT_COLUMN_MAJOR):
+            self.fail("memory layout should be ROW_MAJOR or COLUMN_MAJOR", node)
+        return value
+
+    def coop_stride_arg(self, node, is_store):
+        v = self.rvalue(self.expr(node))
+        if not is_integer_like(v.type):
+            self.fail(f"stride argument must have type 'size_t' ('{spell(v.type)}' invalid)", node)
+        value = self.fold(v)
+        if isinstance(value, int):
+            if value < 0:
+                self.fail("stride argument must not be negative", node)
+            if value == 0 and is_store:
+                self.fail("stride of 'coop_mat_store' must be greater than zero", node)
+        return self.arith_convert(v, self.target.size_t)
+
+    def coop_load(self, args_nodes, node, mtype):
+        p = self.coop_pointer_arg(args_nodes[0], "coop_mat_load", mtype)
+        layout = self.coop_layout_arg(args_nodes[1])
+        stride = self.coop_stride_arg(args_nodes[2], is_store=False)
+        return tast.CoopLoad(mtype, location(node), p, layout, stride)
+
+    def coop_store(self, args_nodes, node):
+        m = self.coop_matrix_arg(args_nodes[1])
+        p = self.coop_pointer_arg(args_nodes[0], "coop_mat_store", m.type)
+        if p.type.addrspace == T.CONSTANT:
+            self.fail("cannot store a cooperative matrix to '__constant' memory", args_nodes[0])
+        if p.type.const:
+            self.fail(f"cannot store a cooperative matrix through a pointer to const ('{spell(p.type)}')",
+                      args_nodes[0])
+        layout = self.coop_layout_arg(args_nodes[2])
+        stride = self.coop_stride_arg(args_nodes[3], is_store=True)
+        return tast.CoopStore(T.VOID, location(node), p, m, layout, stride)
+
+    def coop_muladd(self, name, args_nodes, node):
+        a = self.coop_matrix_arg(args_nodes[0])
+        b = self.coop_matrix_arg(args_nodes[1])
+        c = self.coop_matrix_arg(args_nodes[2])
+        for m, n, use in ((a, args_nodes[0], T.USE_A), (b, args_nodes[1], T.USE_B),
+                          (c, args_nodes[2], T.USE_ACCUMULATOR)):
+            if m.type.use != use:
+                self.fail(f"argument of cooperative matrix must have '{T.USE_NAMES[use]}' use", n,
+                          self.declared_here(m.type))
+        at, bt, ct = a.type, b.type, c.type
+        # SPV_KHR_cooperative_matrix OpCooperativeMatrixMulAddKHR: A and B must agree; C/result may be
+        # wider (half x half -> float, char x char -> int) but of the same kind (integer or floating).
+        if at.elem != bt.elem or at.elem.is_float != ct.elem.is_float:
+            self.fail("inconsistent cooperative matrix element types", args_nodes[1] if at.elem != bt.elem
+                      else args_nodes[2],
+                      [self.note(f"element types are '{spell(at.elem)}', '{spell(bt.elem)}' and "
+                                 f"'{spell(ct.elem)}'", location(node))])
+        if at.cols != bt.rows:
+            self.fail("two cooperative matrices with incompatible shapes", args_nodes[1],
+                      [self.note(f"A is {at.rows}x{at.cols}, B is {bt.rows}x{bt.cols}: "
+                                 f"B must have {at.cols} rows", location(args_nodes[0]))])
+        if at.rows != ct.rows or bt.cols != ct.cols:
+            self.fail("two cooperative matrices with incompatible shapes", args_nodes[2],
+                      [self.note(f"A x B is {at.rows}x{bt.cols}, C is {ct.rows}x{ct.cols}",
+                                 location(args_nodes[0]))])
+        if not (at.scope == bt.scope == ct.scope):
+            self.fail("cooperative matrices of a multiply-add must have the same scope", node)
+        operands = 0
+        if len(args_nodes) == 4:
+            operands = self.coop_operands_arg(name, args_nodes[3], at, ct)
+        return tast.CoopMulAdd(ct, location(node), a, b, c, operands)
+
+    def coop_operands_arg(self, name, node, at, ct):
+        v = self.rvalue(self.expr(node))
+        if not is_integer_like(v.type):
+            self.fail(f"fourth argument of '{name}' must have enum type", node)
+        value = self.fold(v)
+        if not isinstance(value, int):
+            self.fail(f"fourth argument of '{name}' must be an integer constant expression", node)
+        if value < 0 or value & ~OPERAND_ALL:
+            self.fail(f"invalid cooperative matrix operands value {value}", node)
+        if at.elem.is_float and value & (OPERAND_A_SIGNED | OPERAND_B_SIGNED):
+            self.warn("signed-component operands of a floating-point cooperative matrix are ignored", node)
+        elif ct.elem.is_float and value & (OPERAND_C_SIGNED | OPERAND_RESULT_SIGNED):
+            self.warn("signed-component operands of a floating-point cooperative matrix are ignored", node)
+        if ct.elem.is_float and value & OPERAND_SATURATING:
+            self.warn("saturating accumulation has no effect on a floating-point cooperative matrix", node)
+        return value
+
+    def declared_here(self, t):
+        if t.typedef_name and t.typedef_name in self.coop_decl_locs:
+            return [self.note(f"'{t.typedef_name}' declared here", self.coop_decl_locs[t.typedef_name])]
+        return []
+
+    # ------------------------------------------------------------------ constant folding
+    def fold(self, e):
+        """Value of a constant expression (int, float, or tuple for vectors), else None."""
+        if isinstance(e, tast.IntConst):
+            return e.value
+        if isinstance(e, tast.FloatConst):
+            return e.value
+        if isinstance(e, (tast.ImplicitCast, tast.Cast)):
+            v = self.fold(e.operand)
+            if v is None:
+                return None
+            return self.fold_cast(v, e.kind, e.operand.type, e.type)
+        if isinstance(e, tast.Unary):
+            v = self.fold(e.operand)
+            if v is None or isinstance(v, tuple):
+                return None
+            if e.op == "-":
+                return self.fold_wrap(-v, e.type)
+            if e.op == "~":
+                return self.fold_wrap(~v, e.type)
+            if e.op == "!":
+                return int(not v)
+            return None
+        if isinstance(e, tast.Binary):
+            lv, rv = self.fold(e.left), self.fold(e.right)
+            if lv is None or rv is None or isinstance(lv, tuple) or isinstance(rv, tuple):
+                return None
+            return self.fold_binary(e.op, lv, rv, e.left.type, e.type)
+        if isinstance(e, tast.Logical):
+            lv = self.fold(e.left)
+            if lv is None or isinstance(lv, tuple):
+                return None
+            if e.op == "&&" and not lv:
+                return 0
+            if e.op == "||" and lv:
+                return 1
+            rv = self.fold(e.right)
+            return None if rv is None or isinstance(rv, tuple) else int(bool(rv))
+        if isinstance(e, tast.Conditional):
+            c = self.fold(e.cond)
+            if c is None or isinstance(c, tuple):
+                return None
+            return self.fold(e.then if c else e.otherwise)
+        if isinstance(e, tast.VectorLiteral):
+            parts = []
+            for el in e.elements:
+                v = self.fold(el)
+                if v is None:
+                    return None
+                parts.extend(v if isinstance(v, tuple) else [v])
+            if len(parts) == 1:
+                parts = parts * e.type.count
+            return tuple(parts)
+        return None
+
+    def fold_wrap(self, v, t):
+        t = as_arith(t)
+        if isinstance(t, T.ScalarType) and t.is_integer:
+            return wrap_int(int(v), t)
+        if isinstance(t, T.ScalarType) and t.is_float:
+            return float(v)
+        return None
+
+    def fold_cast(self, v, kind, src, dst):
+        if kind == "splat":
+            return (v,) * dst.count if not isinstance(v, tuple) else v
+        if isinstance(v, tuple):
+            return None
+        if kind in ("int-to-bool", "float-to-bool"):
+            return int(bool(v))
+        if kind == "null-to-pointer":
+            return 0
+        if kind in ("pointer-bitcast", "addrspace-to-generic", "pointer-to-int", "int-to-pointer", "to-void"):
+            return None
+        d = as_arith(dst)
+        if not isinstance(d, T.ScalarType):
+            return None
+        if d.is_float:
+            return float(v)
+        try:
+            return wrap_int(int(v), d)
+        except (OverflowError, ValueError):
+            return None
+
+    def fold_binary(self, op, a, b, operand_type, result_type):
+        t = as_arith(operand_type)
+        is_float = isinstance(t, T.ScalarType) and t.is_float
+        try:
+            if op == "+":
+                r = a + b
+            elif op == "-":
+                r = a - b
+            elif op == "*":
+                r = a * b
+            elif op == "/":
+                if b == 0:
+                    return None
+                r = a / b if is_float else int(a / b) if (a < 0) != (b < 0) else a // b
+                if not is_float and (a < 0) != (b < 0):
+                    r = -(abs(a) // abs(b))
+            elif op == "%":
+                if b == 0:
+                    return None
+                r = abs(a) % abs(b) * (1 if a >= 0 else -1)
+            elif op == "<<":
+                r = a << (b & (t.bits - 1))
+            elif op == ">>":
+                r = a >> (b & (t.bits - 1))
+            elif op == "&":
+                r = a & b
+            elif op == "|":
+                r = a | b
+            elif op == "^":
+                r = a ^ b
+            elif op in ("<", ">", "<=", ">=", "==", "!="):
+                return int({"<": a < b, ">": a > b, "<=": a <= b, ">=": a >= b, "==": a == b,
+                            "!=": a != b}[op])
+            else:
+                return None
+        except (TypeError, ValueError, OverflowError):
+            return None
+        return self.fold_wrap(r, result_type)
