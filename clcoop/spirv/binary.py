@@ -196,3 +196,40 @@ def find_or_add_pointer_type(module, storage_class, pointee):
     module.instructions.insert(first_function_index(module),
                                Instruction(OP_TYPE_POINTER, [fresh, storage_class, pointee]))
     return fresh
+
+
+# ---- uses of ids inside function bodies ----------------------------------------------------------
+
+# Opcodes whose operands are ids up to an index, then literals (memory operands, masks, indices...).
+# Every other body instruction is taken as all ids: a superset, so "unused" is never wrong.
+_IDS_BEFORE = {
+    OP_LOAD: 3, OP_STORE: 2, 63: 2, 64: 3,                      # OpCopyMemory(Sized): memory operands
+    OP_COOPERATIVE_MATRIX_LOAD_KHR: 5, OP_COOPERATIVE_MATRIX_STORE_KHR: 4,
+    OP_COOPERATIVE_MATRIX_MUL_ADD_KHR: 5,                        # operands mask
+    81: 3, 82: 4, 79: 4,                                         # CompositeExtract/Insert, VectorShuffle
+    250: 3, 246: 2, 247: 1, 256: 1, 257: 1, 8: 1,                # branch weights, merges, lifetime, OpLine
+}
+
+
+def id_operands(inst):
+    """The operand words of a function-body instruction that may be ids (superset for unknown opcodes)."""
+    ops = inst.operands
+    if inst.opcode == OP_VARIABLE:
+        return ops[:2] + ops[3:]  # storage class is a literal
+    if inst.opcode == OP_FUNCTION:
+        return ops[:2] + ops[3:]  # function control is a literal
+    if inst.opcode == 12:  # OpExtInst: the instruction number is a literal
+        return ops[:3] + ops[4:]
+    return ops[:_IDS_BEFORE.get(inst.opcode, len(ops))]
+
+
+def body_instructions(module):
+    """The instructions from each OpFunction to its OpFunctionEnd."""
+    inside = False
+    for inst in module.instructions:
+        if inst.opcode == OP_FUNCTION:
+            inside = True
+        if inside:
+            yield inst
+        if inst.opcode == OP_FUNCTION_END:
+            inside = False

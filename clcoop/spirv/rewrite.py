@@ -232,19 +232,28 @@ class _Rewriter:
                 sb.Instruction(sb.OP_BITCAST, [result_type, result, chain])]
 
     def used_outside(self, value, excluded):
-        """Conservative: any word equal to `value` in another instruction counts as a use."""
-        for inst in self.module.instructions:
-            if id(inst) in excluded or inst.result_id == value or _is_debug_of(inst, value):
+        """Whether an instruction of a function body (other than `excluded`) uses `value` as an operand.
+
+        Result ids are function-local, so only bodies can use them (OpName/OpDecorate are not uses).
+        """
+        for inst in sb.body_instructions(self.module):
+            if id(inst) in excluded or inst.result_id == value:
                 continue
-            if value in inst.operands:
+            if value in sb.id_operands(inst):
                 return True
         return False
 
     def drop_dead_casts(self, cast_ids):
-        # Casts are listed nearest-to-the-call first, so one pass removes a whole dead chain.
-        for cast in dict.fromkeys(cast_ids):
-            if not self.used_outside(cast, set()):
-                self.remove_ids({cast})
+        """Remove llc's pointer casts that only fed the rewritten calls (repeat: casts feed casts)."""
+        pending = list(dict.fromkeys(cast_ids))
+        changed = True
+        while changed:
+            changed = False
+            for cast in list(pending):
+                if not self.used_outside(cast, set()):
+                    self.remove_ids({cast})
+                    pending.remove(cast)
+                    changed = True
 
     def remove_ids(self, ids):
         self.module.instructions = [inst for inst in self.module.instructions
@@ -267,9 +276,8 @@ class _Rewriter:
             kept.append(inst)
         self.module.instructions = kept
         self.remove_ids(removed_ids - {None})
-        for type_id in function_types:
-            if not self.used_outside(type_id, set()):
-                self.remove_ids({type_id})
+        still_used = {inst.operands[3] for inst in self.module.instructions if inst.opcode == sb.OP_FUNCTION}
+        self.remove_ids(function_types - still_used)  # OpTypeFunction is used by OpFunction only
         if not sb.linkage_decorations(self.module):
             # Without any import/export the Linkage capability is unused (llc omits it then too).
             self.module.instructions = [
