@@ -78,6 +78,10 @@ _C_TYPE_KEYWORDS = {"void", "char", "short", "int", "long", "float", "double", "
                     "unsigned", "_Bool"}
 
 
+# pycparser errors located at the declaration's start; clang points at the next token.
+_AT_NEXT_TOKEN = {"Invalid declaration", "Invalid declarator"}
+
+
 class SyntaxErrorAt(ParseError):
     """A syntax error with its location and a clang-like message."""
 
@@ -126,6 +130,10 @@ class ClcoopParser(OpenCLCParser):
         return self._with_semi_context("at end of declaration", super()._parse_declaration)
 
     def _parse_expression_statement(self):
+        tok = self._peek()
+        if tok is not None and tok.type != "SEMI" and not self._starts_expression(tok):
+            # e.g. the second ')' of `if (x)) ...`: clang says "expected expression" there.
+            raise SyntaxErrorAt("expected expression", self._token_location(tok))
         return self._with_semi_context("after expression", super()._parse_expression_statement)
 
     def _parse_jump_statement(self):
@@ -177,8 +185,15 @@ class ClcoopParser(OpenCLCParser):
         # Record and go on: the lexer skips the bad character, so parsing can continue.
         self.errors.append(SyntaxErrorAt(_clang_message(msg, None), self._location(line, column)))
 
+    def _lex_on_rbrace_func(self):
+        # A '}' with no '{' open: leave the file scope in place; the parser reports it.
+        if len(self._scope_stack) > 1:
+            self._pop_scope()
+
     def _parse_error(self, msg, coord):
-        if isinstance(getattr(coord, "line", None), int) and coord.line:
+        if msg in _AT_NEXT_TOKEN:
+            loc = self._token_location(self._peek())
+        elif isinstance(getattr(coord, "line", None), int) and coord.line:
             loc = SourceLocation(coord.file or self.clex.filename or "<input>", coord.line,
                                  coord.column or 1)
         else:
@@ -207,9 +222,17 @@ class ClcoopParser(OpenCLCParser):
         ext = []
         while self._peek() is not None and len(self.errors) < MAX_SYNTAX_ERRORS:
             start = self._mark()
+            stray = self._peek()
+            if stray.type == "RBRACE":
+                self.errors.append(SyntaxErrorAt("extraneous closing brace ('}')",
+                                                 self._token_location(stray)))
+                self._advance()
+                continue
             try:
                 ext.extend(self._parse_external_declaration())
             except SyntaxErrorAt as err:
+                if len(self.errors) >= MAX_SYNTAX_ERRORS:
+                    break
                 self.errors.append(err)
                 self._recover(start, stop_at_rbrace=False)
         return c_ast.FileAST(ext)
@@ -233,6 +256,11 @@ class ClcoopParser(OpenCLCParser):
         """
         self._reset(start)
         depth = 0
+        first = self._peek()
+        # In `for (a; b; c)` a ';' inside the parentheses does not end the statement.
+        # Elsewhere an unclosed '(' is the likely error, so ';' ends the statement anyway.
+        track_parens = first is not None and first.type == "FOR"
+        parens = 0
         consumed = 0
         while True:
             tok = self._peek()
@@ -242,7 +270,12 @@ class ClcoopParser(OpenCLCParser):
                 return
             self._tokens.next()
             consumed += 1
-            if tok.type == "LBRACE":
+            if tok.type == "LPAREN" and track_parens:
+                parens += 1
+            elif tok.type == "RPAREN":
+                parens = max(parens - 1, 0)
+            elif tok.type == "LBRACE":
+                parens = 0   # an unclosed '(' before a block: the block still ends it
                 depth += 1
             elif tok.type == "RBRACE":
                 depth -= 1
@@ -253,7 +286,7 @@ class ClcoopParser(OpenCLCParser):
                     if self._peek_type() == "SEMI":
                         self._tokens.next()
                     return
-            elif tok.type == "SEMI" and depth == 0:
+            elif tok.type == "SEMI" and depth == 0 and parens == 0:
                 return
 
 
@@ -346,8 +379,9 @@ def parse(text, filename, diag, target):
     parser = ClcoopParser()
     try:
         ast = parser.parse(text, filename, initial_type_symbols=type_names(target))
-    except SyntaxErrorAt as err:      # the cap was reached inside a block
-        parser.errors.append(err)
+    except SyntaxErrorAt as err:      # raised outside any recovery point
+        if len(parser.errors) < MAX_SYNTAX_ERRORS:
+            parser.errors.append(err)
         ast = c_ast.FileAST([])
     except RecursionError:
         loc = parser._end_location()
