@@ -121,7 +121,10 @@ class Subgroups:
         full = active.all(axis=1)
         partial = any_active & ~full
         if partial.any():
-            _fault(ctx, self._partial_message(what, all_lanes, active, present, partial, wg_size))
+            first = int(np.nonzero(partial)[0][0])
+            first_active = all_lanes[first][active[first]]
+            _fault(ctx, self._partial_message(what, all_lanes, active, present, partial, wg_size),
+                   lanes=first_active)
         self.lanes = all_lanes[full]          # (G, S)
         self.count = self.lanes.shape[0]
 
@@ -171,12 +174,19 @@ class Subgroups:
             bad = int(np.nonzero(~same.all(axis=1))[0][0])
             _fault(self.ctx, f"cooperative matrix operation {what}: operand '{operand}' must be "
                              f"uniform across the sub-group but differs between work-items "
-                             f"(e.g. {per_lane[bad, 0]} and {per_lane[bad][~same[bad]][0]})")
+                             f"(e.g. {per_lane[bad, 0]} and {per_lane[bad][~same[bad]][0]})",
+                   lanes=self.lanes[bad][~same[bad]])
         return per_lane[:, 0]
 
 
-def _fault(ctx, message):
-    ctx.fault(message)
+def _fault(ctx, message, lanes=None):
+    """ctx.fault names the work-item: the first of `lanes` (lane indices) if given."""
+    if lanes is None:
+        ctx.fault(message)
+    else:
+        lanes_mask = np.zeros(int(ctx.lane_count), dtype=bool)
+        lanes_mask[np.asarray(lanes)[np.asarray(lanes) >= 0][:1]] = True
+        ctx.fault(message, lanes_mask=lanes_mask)
     raise RuntimeFault(message)   # in case ctx.fault returned
 
 
@@ -219,18 +229,16 @@ def _do_load(ctx, callee, args, ret_type_str, what):
     pointer = groups.uniform(args[0], what, "pointer")
     memory_layout = groups.uniform(args[1], what, "layout")
     stride = groups.uniform(args[2], what, "stride")
-    mats = _memory_op(ctx, lambda: _load_groups(ctx, pointer, memory_layout, stride,
-                                                pointee_size(callee.params), result, groups))
-    return groups.scatter_matrix(mats, layout, _dtype(result))
+    pointee = pointee_size(callee.params)
+    dtype = _dtype(result)
+    mats = np.zeros((groups.count, result.rows, result.cols), dtype=dtype)
 
+    def load(chosen, code):
+        mats[chosen] = coopmat.load(ctx.memory, pointer[chosen], code, stride[chosen], pointee,
+                                    dtype, result.rows, result.cols)
 
-def _load_groups(ctx, pointer, memory_layout, stride, pointee, result, groups):
-    mats = np.zeros((groups.count, result.rows, result.cols), dtype=_dtype(result))
-    for code in np.unique(memory_layout):   # layout is a constant: one pass in practice
-        chosen = memory_layout == code
-        mats[chosen] = coopmat.load(ctx.memory, pointer[chosen], int(code), stride[chosen],
-                                    pointee, _dtype(result), result.rows, result.cols)
-    return mats
+    _per_memory_layout(ctx, groups, memory_layout, load)
+    return groups.scatter_matrix(mats, layout, dtype)
 
 
 def _do_store(ctx, callee, args, ret_type_str, what):
@@ -242,15 +250,49 @@ def _do_store(ctx, callee, args, ret_type_str, what):
     stride = groups.uniform(args[3], what, "stride")
     mats = groups.gather_matrix(args[1], layout).astype(_dtype(matrix), copy=False)
     pointee = pointee_size(callee.params)
-    for code in np.unique(memory_layout):
-        chosen = memory_layout == code
-        _memory_op(ctx, lambda: coopmat.store(ctx.memory, pointer[chosen], mats[chosen],
-                                              int(code), stride[chosen], pointee))
+
+    def store(chosen, code):
+        coopmat.store(ctx.memory, pointer[chosen], mats[chosen], code, stride[chosen], pointee)
+
+    _per_memory_layout(ctx, groups, memory_layout, store)
     return None
 
 
-def _memory_op(ctx, run):
-    """Faults of coopmat (bad stride, layout) go through ctx.fault to be located."""
+def _per_memory_layout(ctx, groups, memory_layout, operation):
+    """Runs operation(subgroup indices, layout) once per layout value (it is a constant,
+    so once in practice), locating faults at a work-item of the faulting subgroup.
+
+    coopmat hands memory one row of addresses per subgroup; an executor that maps the
+    rows of a faulting access to lanes through `cur_lanes` (clcoop.interp.execute) names
+    that subgroup's first work-item itself. Otherwise (a memory without that hook, or a
+    stride/layout fault from coopmat) the subgroups are retried one by one to find it."""
+    for code in np.unique(memory_layout):
+        chosen = np.nonzero(memory_layout == code)[0]
+        remap = hasattr(ctx, "cur_lanes")
+        if remap:
+            ctx.cur_lanes = groups.lanes[chosen, 0]
+        try:
+            operation(chosen, int(code))
+        except RuntimeFault as fault:
+            if getattr(fault, "kernel", None) is not None:
+                raise
+            _fault(ctx, str(fault), lanes=groups.lanes[_faulting_subgroup(chosen, code, operation)])
+        finally:
+            if remap:
+                ctx.cur_lanes = None
+
+
+def _faulting_subgroup(chosen, code, operation):
+    for g in chosen:
+        try:
+            operation(np.array([g]), int(code))
+        except RuntimeFault:
+            return g
+    return chosen[0]
+
+
+def _run_checked(ctx, run):
+    """Faults of coopmat (unknown operands...) go through ctx.fault to be located."""
     try:
         return run()
     except RuntimeFault as fault:
@@ -268,7 +310,7 @@ def _do_mul_add(ctx, callee, args, ret_type_str, what):
     c = groups.gather_matrix(args[2], _layout(c_type, ctx)).astype(_dtype(c_type), copy=False)
     operands = groups.uniform(args[3], what, "operands") if len(args) > 3 else np.zeros(1)
     flags = int(operands[0]) if len(operands) else 0
-    mats = _memory_op(ctx, lambda: coopmat.mul_add(a, b, c, flags, _dtype(result)))
+    mats = _run_checked(ctx, lambda: coopmat.mul_add(a, b, c, flags, _dtype(result)))
     return groups.scatter_matrix(mats, _layout(result, ctx), _dtype(result))
 
 
@@ -306,7 +348,13 @@ def _unary_setup(ctx, callee, args, ret_type_str, what, operand_count):
 
 def _do_binary(ctx, callee, args, ret_type_str, what):
     result, groups, (a, b) = _unary_setup(ctx, callee, args, ret_type_str, what, 2)
-    mats = _memory_op(ctx, lambda: coopmat.binary(BINARY_OPS[callee.base], a, b))
+    if BINARY_OPS[callee.base] == "div" and b.dtype.kind in "iu":
+        zero = (b == 0).reshape(groups.count, -1).any(axis=1)
+        if zero.any():
+            # Name a work-item of the subgroup whose matrix holds the zero divisor.
+            _fault(ctx, f"integer division by zero in cooperative matrix {what}",
+                   lanes=groups.lanes[int(np.argmax(zero))])
+    mats = _run_checked(ctx, lambda: coopmat.binary(BINARY_OPS[callee.base], a, b))
     return groups.scatter_matrix(mats, _layout(result, ctx), _dtype(result))
 
 

@@ -50,7 +50,8 @@ def load(memory, base_addrs, layout, stride, pointee_size, dtype, rows, cols):
                            f"(Stride must be >= 0 for OpCooperativeMatrixLoadKHR)")
     dtype = np.dtype(dtype)
     addrs = _element_addresses(base_addrs, layout, stride, pointee_size, dtype.itemsize, rows, cols)
-    values = memory.load(addrs.reshape(-1), dtype)
+    # One row of addresses per subgroup, so a memory fault can name the subgroup.
+    values = memory.load(addrs.reshape(addrs.shape[0], -1), dtype)
     return np.asarray(values, dtype=dtype).reshape(addrs.shape)
 
 
@@ -64,7 +65,8 @@ def store(memory, base_addrs, mats, layout, stride, pointee_size):
     _, rows, cols = mats.shape
     addrs = _element_addresses(base_addrs, layout, stride, pointee_size, mats.dtype.itemsize,
                                rows, cols)
-    memory.store(np.broadcast_to(addrs, mats.shape).reshape(-1), mats.reshape(-1), mats.dtype)
+    G = mats.shape[0]
+    memory.store(np.broadcast_to(addrs, mats.shape).reshape(G, -1), mats.reshape(G, -1), mats.dtype)
 
 
 # ---------------------------------------------------------------- mul-add

@@ -21,11 +21,12 @@ class DictMemory:
                 if addr + k not in self.cells:
                     raise RuntimeFault(f"invalid address {addr + k}")
                 out.append(self.cells[addr + k])
-        return np.frombuffer(bytes(out), dtype=dtype).copy()
+        return np.frombuffer(bytes(out), dtype=dtype).copy().reshape(np.shape(addrs))
 
     def store(self, addrs, values, dtype):
-        raw = np.ascontiguousarray(values, dtype=dtype).view(np.uint8).reshape(len(addrs), -1)
-        for addr, chunk in zip(np.asarray(addrs).tolist(), raw):
+        flat = np.asarray(addrs).reshape(-1)
+        raw = np.ascontiguousarray(values, dtype=dtype).view(np.uint8).reshape(flat.size, -1)
+        for addr, chunk in zip(flat.tolist(), raw):
             for k, byte in enumerate(chunk.tolist()):
                 self.cells[addr + k] = byte
 
@@ -49,8 +50,10 @@ class FakeCtx:
         self.mask = np.ones(lane_count, dtype=bool)
         self.faults = []
 
-    def fault(self, message):
-        self.faults.append(message)
+    def fault(self, message, lanes_mask=None):
+        """Like the executor's: names the first lane of lanes_mask (default: of mask)."""
+        lanes_mask = self.mask if lanes_mask is None else lanes_mask
+        self.faults.append((message, int(np.argmax(lanes_mask))))
         raise RuntimeFault(message, kernel="k")
 
 
@@ -147,6 +150,7 @@ def test_partly_active_subgroup_faults():
     with pytest.raises(RuntimeFault, match="only part of sub-group 1"):
         execute_coop_call(ctx, name(LOAD, [mat("f", 4, 16, 2)], "PU3AS1fim"),
                           [np.int64(addr), 0, 16], None)
+    assert ctx.faults[-1][1] == 16       # names an active work-item of that subgroup
 
 
 def test_wholly_inactive_subgroup_is_skipped():
@@ -179,6 +183,7 @@ def test_non_uniform_operand_faults(operand):
     with pytest.raises(RuntimeFault, match=f"operand '{operand}' must be uniform"):
         execute_coop_call(ctx, name(LOAD, [mat("f", 4, 16, 2)], "PU3AS1fim"),
                           [pointer, 0, stride], None)
+    assert ctx.faults[-1][1] == 3        # names the work-item whose operand differs
 
 
 def test_non_uniform_splat_value_faults():
@@ -186,6 +191,16 @@ def test_non_uniform_splat_value_faults():
     with pytest.raises(RuntimeFault, match="'value' must be uniform"):
         execute_coop_call(ctx, name("__spirv_CompositeConstruct", [mat("f", 4, 16, 2)], "f"),
                           [np.arange(16, dtype=np.float32)], None)
+
+
+def test_invalid_address_in_load_is_located_at_the_subgroup():
+    ctx = FakeCtx(32, 16)
+    ctx.memory.put(0, np.zeros(64, np.float32))
+    pointer = np.r_[np.zeros(16), np.full(16, 1 << 30)].astype(np.int64)
+    with pytest.raises(RuntimeFault, match="invalid address"):
+        execute_coop_call(ctx, name(LOAD, [mat("f", 4, 16, 2)], "PU3AS1fim"),
+                          [pointer, 0, np.int64(16)], None)
+    assert ctx.faults[-1][1] == 16
 
 
 def test_store_stride_zero_faults_through_ctx():

@@ -22,11 +22,14 @@ class ByteMemory:
         return offsets[:, None] + np.arange(size)
 
     def load(self, addrs, dtype):
-        return self.bytes[self._offsets(addrs, dtype)].copy().view(dtype).reshape(-1)
+        """Like clcoop's Memory: addresses of any shape, values of the same shape."""
+        flat = np.asarray(addrs).reshape(-1)
+        return self.bytes[self._offsets(flat, dtype)].copy().view(dtype).reshape(np.shape(addrs))
 
     def store(self, addrs, values, dtype):
-        raw = np.ascontiguousarray(values, dtype=dtype).view(np.uint8).reshape(len(addrs), -1)
-        self.bytes[self._offsets(addrs, dtype)] = raw
+        flat = np.asarray(addrs).reshape(-1)
+        raw = np.ascontiguousarray(values, dtype=dtype).view(np.uint8).reshape(flat.size, -1)
+        self.bytes[self._offsets(flat, dtype)] = raw
 
     def put(self, offset, array):
         raw = np.ascontiguousarray(array).view(np.uint8).reshape(-1)
