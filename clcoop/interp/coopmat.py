@@ -160,8 +160,9 @@ def _as_int64_bits(wide):
 def _float_mul_add(a, b, c, result_dtype):
     """At least the component precision; half inputs accumulate in float32 at least."""
     work = np.result_type(a.dtype, b.dtype, c.dtype, np.float32)
-    total = np.matmul(a.astype(work), b.astype(work)) + c.astype(work)
-    return total.astype(result_dtype)
+    with np.errstate(all="ignore"):   # overflow to inf and NaN are IEEE results, not faults
+        total = np.matmul(a.astype(work), b.astype(work)) + c.astype(work)
+        return total.astype(result_dtype)
 
 
 def mul_add(a, b, c, operands, result_dtype):
@@ -238,7 +239,11 @@ def negate(a):
 def scalar_mul(a, s):
     """Matrix times scalar; s (broadcastable, e.g. (G,1,1)) is converted to the component type."""
     a = np.asarray(a)
-    scalar = np.asarray(s).astype(a.dtype)
+    if _is_int(a.dtype) and _is_float(np.asarray(s).dtype):
+        scalar = _float_to_int(s, a.dtype)     # C conversion of the scalar (truncation)
+    else:
+        with np.errstate(all="ignore"):
+            scalar = np.asarray(s).astype(a.dtype)
     with np.errstate(all="ignore"):
         return (a * scalar).astype(a.dtype)
 
@@ -276,7 +281,8 @@ def convert(op, x, dtype):
     x = np.asarray(x)
     dtype = np.dtype(dtype)
     if op == "FConvert":
-        return x.astype(dtype)
+        with np.errstate(all="ignore"):   # e.g. float -> half overflow gives inf, as IEEE says
+            return x.astype(dtype)
     if op in ("SConvert", "UConvert"):
         wide = _extend(x, op == "SConvert", dtype)
         return _wrap(_as_int64_bits(wide), dtype)

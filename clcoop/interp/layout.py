@@ -11,7 +11,7 @@ import re
 
 import numpy as np
 
-from clcoop.errors import ClcoopError
+from clcoop.errors import RuntimeFault
 
 USE_A, USE_B, USE_ACCUMULATOR = 0, 1, 2
 USE_BY_NAME = {"a": USE_A, "matrix_a": USE_A, "b": USE_B, "matrix_b": USE_B,
@@ -34,8 +34,9 @@ _MATRIX_TYPE_RE = re.compile(
     r'\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*\)\s*$')
 
 
-class LayoutError(ClcoopError):
-    """A matrix shape or subgroup size the layout cannot represent."""
+class LayoutError(RuntimeFault):
+    """A matrix shape or subgroup size the layout cannot represent (a ClcoopError; a
+    RuntimeFault because it surfaces when a kernel runs with such a matrix)."""
 
 
 def component_name(elem):

@@ -208,3 +208,18 @@ def test_format_layout_table_header():
     text = format_layout_table(get_layout(2, 2, "accumulator", "int", 4))
     assert text.splitlines()[0].split() == ["p", "0", "1", "2", "3"]
     assert text.splitlines()[1].split() == [".x", "0,0", "1,0", "0,1", "1,1"]
+
+
+def test_debug_show_per_work_item_and_logical():
+    from clcoop.interp.debug import show
+    layout = get_layout(2, 3, "accumulator", "int", 4)
+    logical = np.array([[[10, 11, 12], [20, 21, 22]]], dtype=np.int32)
+    lanes = layout.from_logical(logical).reshape(4, -1)
+    text = show(lanes, 'target("spirv.CooperativeMatrixKHR", i32, 3, 2, 3, 2)', 4)
+    lines = text.splitlines()
+    table_start = lines.index("sub-group 0 per work-item:")
+    # Work-item 0 holds (0,0) and (0,2); work-item 2 holds (0,1) and padding.
+    assert lines[table_start + 2].split() == [".x", "10", "20", "11", "21"]
+    assert lines[table_start + 3].split() == [".y", "12", "22", "-", "-"]
+    assert "[[10 11 12]" in text and "[20 21 22]]" in text
+    assert "does not fit" in show(np.zeros((4, 3)), layout)
