@@ -1,0 +1,334 @@
+"""pyopencl-style API of the interpreter.
+
+    prog = clcoop.Program(source).build(options=["-DTILE=16"])
+    prog.gemm(global_size, local_size, A, B, C, 64, 64, 64, subgroup_size=16)
+    prog.run("gemm", global_size, local_size, A, B, C, 64, 64, 64)
+    clcoop.Program.from_ir(ir_text)
+
+Kernel arguments:
+- NumPy arrays are __global (or __constant) buffers. They must be C-contiguous and their
+  dtype must match the pointee type of the parameter (kernel_arg_type, e.g. float* needs
+  float32).
+- Python numbers and NumPy scalars are converted to the parameter's type (signedness
+  from !kernel_arg_type); values that do not fit raise ArgumentError.
+- clcoop.LocalMemory(nbytes) is a __local pointer parameter (one buffer per work-group).
+
+Buffers and faults: the kernel runs on private copies of the writable buffers, which are
+copied back into the caller's arrays only when the whole launch succeeds. When the
+kernel faults (clcoop.RuntimeFault) the caller's arrays are left untouched.
+"""
+import re
+
+import numpy as np
+
+from clcoop.errors import ArgumentError, RuntimeFault
+from clcoop.interp import execute
+from clcoop.interp.loader import load_module
+from clcoop.interp.memory import Memory
+
+DEFAULT_SUBGROUP_SIZE = 16
+SUPPORTED_SUBGROUP_SIZES = (1, 2, 4, 8, 16, 32, 64, 128)
+
+
+class LocalMemory:
+    """A __local buffer of `nbytes` bytes per work-group (pyopencl.LocalMemory)."""
+
+    def __init__(self, nbytes):
+        if int(nbytes) <= 0:
+            raise ArgumentError(f"LocalMemory size must be positive, got {nbytes}")
+        self.nbytes = int(nbytes)
+
+    def __repr__(self):
+        return f"LocalMemory({self.nbytes})"
+
+
+class Program:
+    """OpenCL C source (compiled by clcoop) or LLVM IR to run in the interpreter."""
+
+    def __init__(self, source=None):
+        self.source = source
+        self.ir = None
+        self._module = None
+        self._translator = None
+
+    def build(self, options=(), filename="<source>"):
+        """Compile the source with clcoop; raises clcoop.CompileError on errors."""
+        from clcoop.frontend.driver import CompileOptions, compile_source
+        include_dirs, defines, opt_level = _parse_build_options(list(options or ()))
+        opts = CompileOptions(include_dirs=include_dirs, defines=defines, opt_level=opt_level,
+                              filename=filename)
+        result = compile_source(self.source, opts)
+        self._set_ir(result.ir)
+        return self
+
+    @classmethod
+    def from_ir(cls, ir_text):
+        """Run LLVM IR from any producer (clcoop, clang-22 ...)."""
+        prog = cls(None)
+        prog._set_ir(ir_text)
+        return prog
+
+    def _set_ir(self, ir_text):
+        self.ir = ir_text
+        self._module = load_module(ir_text)
+        self._translator = execute.Translator(self._module)
+
+    @property
+    def kernel_names(self):
+        self._require_built()
+        return sorted(self._module.kernels)
+
+    def _require_built(self):
+        if self._module is None:
+            raise ArgumentError("the program is not built: call .build() first")
+
+    def kernel(self, name):
+        self._require_built()
+        if name not in self._module.kernels:
+            avail = ", ".join(self.kernel_names) or "none"
+            raise ArgumentError(f"no kernel named '{name}' in the program (available: {avail})")
+        return Kernel(self, name)
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return self.kernel(name)
+
+    def run(self, name, global_size, local_size, *args, **kwargs):
+        return self.kernel(name)(global_size, local_size, *args, **kwargs)
+
+
+class Kernel:
+    def __init__(self, program, name):
+        self.program = program
+        self.name = name
+        self.info = program._module.kernels[name]
+
+    def __call__(self, global_size, local_size, *args, subgroup_size=None,
+                 instruction_limit=execute.DEFAULT_INSTRUCTION_LIMIT,
+                 max_lanes=execute.DEFAULT_MAX_LANES, global_offset=None):
+        return launch(self.program._module, self.program._translator, self.info, global_size,
+                      local_size, args, subgroup_size, instruction_limit, max_lanes, global_offset)
+
+
+def _parse_build_options(options):
+    include_dirs, defines, opt_level = [], {}, 0
+    it = iter(options)
+    for opt in it:
+        if opt.startswith("-D"):
+            body = opt[2:] or next(it, "")
+            name, _, value = body.partition("=")
+            defines[name] = value if _ else "1"
+        elif opt.startswith("-I"):
+            include_dirs.append(opt[2:] or next(it, ""))
+        elif re.fullmatch(r"-O[0-3s]?", opt):
+            opt_level = 0 if opt in ("-O0",) else 2
+        elif opt.startswith("-cl-"):
+            continue   # accepted like pyopencl does (e.g. -cl-std=CL3.0, -cl-fast-relaxed-math)
+        else:
+            raise ArgumentError(f"unknown build option '{opt}'")
+    return include_dirs, defines, opt_level
+
+
+# ============================================================================ launch
+
+def _sizes(value, what):
+    if isinstance(value, (int, np.integer)):
+        value = (int(value),)
+    try:
+        sizes = tuple(int(v) for v in value)
+    except TypeError:
+        raise ArgumentError(f"{what} must be an int or a tuple of 1 to 3 ints, got {value!r}") from None
+    if not 1 <= len(sizes) <= 3 or any(s <= 0 for s in sizes):
+        raise ArgumentError(f"{what} must have 1 to 3 positive sizes, got {value!r}")
+    return sizes
+
+
+def _pick_local_size(global_size, limit=256):
+    """Like pyopencl with local_size=None: the largest divisor per dimension, first dim first."""
+    local, budget = [], limit
+    for g in global_size:
+        best = 1
+        for d in range(1, min(g, budget) + 1):
+            if g % d == 0:
+                best = d
+        local.append(best)
+        budget //= best
+    return tuple(local)
+
+
+def launch(module, translator, info, global_size, local_size, args, subgroup_size=None,
+           instruction_limit=execute.DEFAULT_INSTRUCTION_LIMIT, max_lanes=execute.DEFAULT_MAX_LANES,
+           global_offset=None):
+    gsize = _sizes(global_size, "global_size")
+    if local_size is None:
+        lsize = _pick_local_size(gsize)
+        if info.reqd_work_group_size:
+            lsize = tuple(info.reqd_work_group_size[:len(gsize)])
+    else:
+        lsize = _sizes(local_size, "local_size")
+    if len(lsize) != len(gsize):
+        raise ArgumentError(f"global_size {gsize} and local_size {lsize} have different dimensions")
+    for d, (g, l) in enumerate(zip(gsize, lsize)):
+        if g % l:
+            raise ArgumentError(f"global size {g} is not a multiple of the local size {l} in "
+                                f"dimension {d} (required by OpenCL 1.x uniform work-groups)")
+    if info.reqd_work_group_size:
+        want = tuple(info.reqd_work_group_size) + (1,) * 3
+        have = lsize + (1,) * (3 - len(lsize))
+        if have[:3] != want[:3]:
+            raise ArgumentError(f"kernel '{info.name}' requires the work-group size "
+                                f"{tuple(want[:3])} (reqd_work_group_size), got local size {lsize}")
+    S = _subgroup_size(info, subgroup_size)
+    offset = _sizes(global_offset, "global_offset") if global_offset is not None else ()
+    nd = execute.NDRange(gsize, lsize, offset)
+    if len(args) != len(info.params):
+        names = ", ".join(n or f"arg{i}" for i, (n, _) in enumerate(info.params))
+        raise ArgumentError(f"kernel '{info.name}' takes {len(info.params)} arguments ({names}), "
+                            f"got {len(args)}")
+    memory = Memory()
+    call_args, copies = _convert_args(module, info, args, memory)
+    globals_addr = _map_globals(module, memory)
+    ex = execute.Executor(module, translator, info, nd, S, memory, instruction_limit)
+    groups_per_batch = max(1, max_lanes // nd.wg_size)
+    with np.errstate(all="ignore"):
+        for first in range(0, nd.total_groups, groups_per_batch):
+            count = min(groups_per_batch, nd.total_groups - first)
+            ex.run_batch(first, count, call_args, None, globals_addr)
+    for user_array, private in copies:
+        np.copyto(user_array, private.reshape(user_array.shape))
+    return None
+
+
+def _subgroup_size(info, requested):
+    if requested is not None:
+        S = int(requested)
+        if info.reqd_sub_group_size and S != info.reqd_sub_group_size:
+            raise ArgumentError(f"kernel '{info.name}' requires sub-group size "
+                                f"{info.reqd_sub_group_size} (intel_reqd_sub_group_size), "
+                                f"got subgroup_size={S}")
+    else:
+        S = info.reqd_sub_group_size or DEFAULT_SUBGROUP_SIZE
+    if S not in SUPPORTED_SUBGROUP_SIZES:
+        raise ArgumentError(f"unsupported sub-group size {S} (supported: "
+                            f"{', '.join(map(str, SUPPORTED_SUBGROUP_SIZES))})")
+    return S
+
+
+_SCALAR_TYPES = {
+    "char": np.int8, "uchar": np.uint8, "unsigned char": np.uint8, "short": np.int16,
+    "ushort": np.uint16, "unsigned short": np.uint16, "int": np.int32, "uint": np.uint32,
+    "unsigned int": np.uint32, "long": np.int64, "ulong": np.uint64, "unsigned long": np.uint64,
+    "half": np.float16, "float": np.float32, "double": np.float64, "bool": np.bool_,
+    "size_t": np.uint64, "ptrdiff_t": np.int64, "intptr_t": np.int64, "uintptr_t": np.uint64,
+}
+
+
+def _pointee_dtype(type_name):
+    """'float*' -> float32, 'uint4*' -> uint32, unknown (struct*) -> None."""
+    base = type_name.replace("const", "").replace("volatile", "").replace("restrict", "")
+    base = base.rstrip("* ").strip()
+    m = re.fullmatch(r"([a-z ]+?)(\d+)?", base)
+    if not m:
+        return None
+    return _SCALAR_TYPES.get(m.group(1).strip())
+
+
+def _convert_args(module, info, args, memory):
+    call_args, copies = [], []
+    seen = {}
+    for i, (arg, (pname, ptype)) in enumerate(zip(args, info.params)):
+        name = pname or f"arg{i}"
+        type_name = info.arg_types[i] if i < len(info.arg_types) else str(ptype)
+        qual = info.arg_qualifiers[i] if i < len(info.arg_qualifiers) else ""
+        space = ptype.addrspace if ptype.kind == "ptr" else None
+        where = f"argument {i} '{name}' of kernel '{info.name}' ({type_name})"
+        if ptype.kind == "ptr" and space == 3:
+            if not isinstance(arg, LocalMemory):
+                raise ArgumentError(f"{where} is a __local pointer: pass clcoop.LocalMemory(nbytes)")
+            call_args.append(execute._LocalArg(name, arg.nbytes))
+        elif ptype.kind == "ptr":
+            call_args.append(_map_buffer(arg, name, where, type_name, qual, space, memory, copies, seen))
+        else:
+            call_args.append(_convert_scalar(arg, ptype, type_name, where))
+    return call_args, copies
+
+
+def _map_buffer(arg, name, where, type_name, qual, space, memory, copies, seen):
+    if isinstance(arg, LocalMemory):
+        raise ArgumentError(f"{where} is a __global pointer, not __local: pass a NumPy array")
+    if not isinstance(arg, np.ndarray):
+        raise ArgumentError(f"{where} is a pointer: pass a NumPy array, got {type(arg).__name__}")
+    if not arg.flags.c_contiguous:
+        raise ArgumentError(f"{where}: the array is not C-contiguous (use np.ascontiguousarray)")
+    want = _pointee_dtype(type_name)
+    if want is not None and arg.dtype != np.dtype(want):
+        raise ArgumentError(f"{where} needs a {np.dtype(want).name} array, got {arg.dtype.name}")
+    key = (arg.__array_interface__["data"][0], arg.nbytes)
+    if key in seen:
+        return seen[key]
+    read_only = space == 2 or "const" in qual.split() or not arg.flags.writeable
+    if read_only:
+        data = arg.reshape(-1).view(np.uint8)
+    else:
+        private = arg.copy()
+        copies.append((arg, private))
+        data = private.reshape(-1).view(np.uint8)
+    region = memory.add_region(name, data, writable=not read_only)
+    seen[key] = np.int64(region.base)
+    return seen[key]
+
+
+def _convert_scalar(arg, ptype, type_name, where):
+    if isinstance(arg, (np.ndarray, LocalMemory)) and not (isinstance(arg, np.ndarray) and arg.ndim == 0):
+        raise ArgumentError(f"{where} is a scalar: got {type(arg).__name__}")
+    if ptype.kind == "vec":
+        dtype = execute.scalar_dtype(ptype)
+        v = np.asarray(arg)
+        if v.shape != (ptype.n,):
+            raise ArgumentError(f"{where} is a vector of {ptype.n}: pass a sequence of {ptype.n} numbers")
+        return v.astype(dtype)
+    if ptype.kind not in ("int", "float"):
+        raise ArgumentError(f"{where}: parameters of type {ptype} are not supported")
+    if isinstance(arg, (bool, np.bool_)) and ptype.kind == "int" and ptype.bits > 1:
+        arg = int(arg)
+    if not isinstance(arg, (int, float, np.integer, np.floating, np.bool_, np.ndarray)):
+        raise ArgumentError(f"{where} needs a number, got {type(arg).__name__}")
+    dtype = execute.scalar_dtype(ptype)
+    if ptype.kind == "float":
+        return dtype.type(arg)
+    if isinstance(arg, (float, np.floating)):
+        if float(arg) != int(arg):
+            raise ArgumentError(f"{where} is an integer, got {arg!r}")
+    value = int(arg)
+    user_t = _SCALAR_TYPES.get(type_name.strip())
+    bits = ptype.bits
+    if bits == 1:
+        return np.bool_(value != 0)
+    unsigned_t = user_t is not None and np.dtype(user_t).kind == "u"
+    lo = 0 if unsigned_t else -(1 << (bits - 1))
+    hi = (1 << bits) - 1 if unsigned_t else (1 << (bits - 1)) - 1
+    if not lo <= value <= hi:
+        raise ArgumentError(f"{where}: value {value} does not fit ({lo}..{hi})")
+    if value >= 1 << (bits - 1):
+        value -= 1 << bits
+    return dtype.type(value)
+
+
+def _map_globals(module, memory):
+    """Program-scope variables (__constant, __global): one region each for the launch."""
+    addrs = {}
+    pending = []
+    for name, gv in module.globals.items():
+        if gv.addrspace == 3:
+            continue   # __local: per work-group, mapped per batch
+        if gv.init is None:
+            raise RuntimeFault(f"external global @{name} has no definition")
+        size = module.layout.size(gv.ty)
+        region = memory.allocate(f"global variable @{name}", size, writable=not gv.constant)
+        addrs[name] = np.int64(region.base)
+        pending.append((gv, region))
+    for gv, region in pending:
+        data = execute.constant_bytes(gv.init, module.layout, lambda n: addrs[n])
+        region.data[:len(data)] = np.frombuffer(data, np.uint8)
+    return addrs

@@ -1,0 +1,535 @@
+"""LLVM IR text -> a loaded module the interpreter can run.
+
+The IR is parsed and verified by LLVM itself (llvmlite.binding). llvmlite does not
+expose everything the interpreter needs (GEP source types, predicates, shuffle masks,
+switch case values, global initializers, constant expressions, metadata, and its
+TypeKind enum does not know target-extension types), so those details are read from
+the textual form of each instruction/type with the small parsers below.
+"""
+import ctypes
+import re
+from dataclasses import dataclass, field
+
+from clcoop.errors import IRError
+
+
+# ----------------------------------------------------------------------------- types
+
+@dataclass(frozen=True)
+class Ty:
+    """An LLVM type. kind: void int float ptr vec array struct matrix label metadata token."""
+    kind: str
+    bits: int = 0              # int/float width
+    n: int = 0                 # vector/array length
+    elem: "Ty" = None          # vector/array element, matrix component
+    fields: tuple = ()         # struct fields
+    addrspace: int = 0         # pointers
+    packed: bool = False
+    text: str = ""             # matrix: the whole target(...) text
+    params: tuple = ()         # matrix: (scope, rows, cols, use)
+
+    def __str__(self):
+        return self.text or _type_text(self)
+
+
+def _type_text(t):
+    if t.kind == "int":
+        return f"i{t.bits}"
+    if t.kind == "float":
+        return {16: "half", 32: "float", 64: "double"}[t.bits]
+    if t.kind == "ptr":
+        return "ptr" if t.addrspace == 0 else f"ptr addrspace({t.addrspace})"
+    if t.kind == "vec":
+        return f"<{t.n} x {t.elem}>"
+    if t.kind == "array":
+        return f"[{t.n} x {t.elem}]"
+    if t.kind == "struct":
+        return "{ " + ", ".join(str(f) for f in t.fields) + " }"
+    return t.kind
+
+
+VOID = Ty("void")
+I1, I8, I16, I32, I64 = (Ty("int", b) for b in (1, 8, 16, 32, 64))
+
+_TOKEN_RE = re.compile(r"""
+    (?P<cstr>c"[^"]*")
+  | (?P<name>[%@](?:"[^"]*"|[-\w.$]+))
+  | (?P<num>-?0x[KLMHR]?[0-9A-Fa-f]+|-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)
+  | (?P<word>[A-Za-z_][\w.]*)
+  | (?P<str>"[^"]*")
+  | (?P<meta>!\w+|![0-9]+)
+  | (?P<punct>[()\[\]{}<>,=*:])
+  | (?P<ws>\s+)
+""", re.VERBOSE)
+
+
+def tokenize(text):
+    tokens = []
+    pos = 0
+    while pos < len(text):
+        m = _TOKEN_RE.match(text, pos)
+        if not m:
+            raise IRError(f"cannot read IR text near {text[pos:pos + 40]!r}")
+        pos = m.end()
+        if m.lastgroup != "ws":
+            tokens.append(m.group())
+    return tokens
+
+
+class TokenStream:
+    def __init__(self, text, structs):
+        self.toks = tokenize(text)
+        self.i = 0
+        self.structs = structs
+        self.text = text
+
+    def peek(self, k=0):
+        j = self.i + k
+        return self.toks[j] if j < len(self.toks) else None
+
+    def next(self):
+        tok = self.peek()
+        if tok is None:
+            raise IRError(f"unexpected end of IR text in {self.text!r}")
+        self.i += 1
+        return tok
+
+    def expect(self, tok):
+        got = self.next()
+        if got != tok:
+            raise IRError(f"expected {tok!r} but found {got!r} in {self.text!r}")
+
+    def accept(self, tok):
+        if self.peek() == tok:
+            self.i += 1
+            return True
+        return False
+
+
+_FLOAT_BITS = {"half": 16, "float": 32, "double": 64, "bfloat": 16}
+
+
+def parse_type(ts):
+    """Read one type from a TokenStream."""
+    tok = ts.next()
+    if tok == "void":
+        return VOID
+    if re.fullmatch(r"i\d+", tok):
+        return Ty("int", int(tok[1:]))
+    if tok in _FLOAT_BITS:
+        if tok == "bfloat":
+            raise IRError("bfloat is not supported by the interpreter")
+        return Ty("float", _FLOAT_BITS[tok])
+    if tok == "ptr":
+        space = 0
+        if ts.accept("addrspace"):
+            ts.expect("(")
+            space = int(ts.next())
+            ts.expect(")")
+        return Ty("ptr", addrspace=space)
+    if tok == "<":
+        n = int(ts.next())
+        ts.expect("x")
+        elem = parse_type(ts)
+        ts.expect(">")
+        return Ty("vec", n=n, elem=elem)
+    if tok == "[":
+        n = int(ts.next())
+        ts.expect("x")
+        elem = parse_type(ts)
+        ts.expect("]")
+        return Ty("array", n=n, elem=elem)
+    if tok == "{" or (tok == "<" and ts.peek() == "{"):
+        return _parse_struct_body(ts, packed=False)
+    if tok in ("label", "metadata", "token"):
+        return Ty(tok)
+    if tok == "target":
+        return _parse_target_type(ts)
+    if tok.startswith("%"):
+        name = tok[1:].strip('"')
+        if name not in ts.structs:
+            raise IRError(f"unknown named type %{name}")
+        return ts.structs[name]
+    raise IRError(f"unsupported type {tok!r} in {ts.text!r}")
+
+
+def _parse_struct_body(ts, packed):
+    fields = []
+    if not ts.accept("}"):
+        while True:
+            fields.append(parse_type(ts))
+            if ts.accept("}"):
+                break
+            ts.expect(",")
+    return Ty("struct", fields=tuple(fields), packed=packed)
+
+
+def _parse_target_type(ts):
+    start = ts.i - 1
+    ts.expect("(")
+    name = ts.next().strip('"')
+    elem, params = None, []
+    while ts.accept(","):
+        if ts.peek().lstrip("-").isdigit():
+            params.append(int(ts.next()))
+        else:
+            elem = parse_type(ts)
+    ts.expect(")")
+    if name != "spirv.CooperativeMatrixKHR":
+        raise IRError(f"unsupported target extension type {name!r}")
+    text = _join_tokens(ts.toks[start:ts.i])
+    return Ty("matrix", elem=elem, params=tuple(params), text=text)
+
+
+def _join_tokens(toks):
+    out = ""
+    for tok in toks:
+        if out and tok not in (",", ")") and not out.endswith("("):
+            out += " "
+        out += tok
+    return out.replace(" ,", ",")
+
+
+def matrix_type_text(t):
+    """The canonical target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) text."""
+    scope, rows, cols, use = t.params
+    return f'target("spirv.CooperativeMatrixKHR", {t.elem}, {scope}, {rows}, {cols}, {use})'
+
+
+# --------------------------------------------------------------------- sizes / layout
+
+class DataLayout:
+    def __init__(self, pointer_bytes=8):
+        self.pointer_bytes = pointer_bytes
+
+    def size(self, t):
+        """Allocation size in bytes (LLVM's getTypeAllocSize)."""
+        if t.kind == "int":
+            return _pow2_bytes(t.bits)
+        if t.kind == "float":
+            return t.bits // 8
+        if t.kind == "ptr":
+            return self.pointer_bytes
+        if t.kind == "vec":
+            return _round_pow2(t.n * self.size(t.elem))
+        if t.kind == "array":
+            return t.n * self.size(t.elem)
+        if t.kind == "struct":
+            offsets, total = self.struct_layout(t)
+            return total
+        raise IRError(f"type {t} has no size in memory")
+
+    def align(self, t):
+        if t.kind == "vec":
+            return self.size(t)
+        if t.kind == "array":
+            return self.align(t.elem)
+        if t.kind == "struct":
+            return 1 if t.packed else max([self.align(f) for f in t.fields] or [1])
+        return self.size(t)
+
+    def struct_layout(self, t):
+        offsets, off, align_max = [], 0, 1
+        for f in t.fields:
+            a = 1 if t.packed else self.align(f)
+            off = (off + a - 1) // a * a
+            offsets.append(off)
+            off += self.size(f)
+            align_max = max(align_max, a)
+        total = (off + align_max - 1) // align_max * align_max
+        return offsets, total
+
+
+def _pow2_bytes(bits):
+    return _round_pow2(max(1, (bits + 7) // 8))
+
+
+def _round_pow2(n):
+    p = 1
+    while p < n:
+        p *= 2
+    return p
+
+
+# -------------------------------------------------------------------- constants (text)
+
+@dataclass
+class Const:
+    """A constant read from IR text. kind: int float null zero undef global vec array
+    struct bytes gep cast."""
+    kind: str
+    ty: Ty
+    value: object = None      # int/float value, global name, list of Const, bytes
+    extra: object = None      # gep: (source type, base Const, [index Const]); cast: opcode
+
+
+_CAST_OPS = {"addrspacecast", "bitcast", "ptrtoint", "inttoptr", "trunc", "zext", "sext"}
+
+
+def parse_typed_constant(ts):
+    ty = parse_type(ts)
+    return parse_constant(ts, ty)
+
+
+def parse_constant(ts, ty):
+    tok = ts.next()
+    if tok in ("undef", "poison"):
+        return Const("undef", ty)
+    if tok == "zeroinitializer":
+        return Const("zero", ty)
+    if tok == "null":
+        return Const("null", ty)
+    if tok in ("true", "false"):
+        return Const("int", ty, 1 if tok == "true" else 0)
+    if tok.startswith("@"):
+        return Const("global", ty, tok[1:].strip('"'))
+    if tok.startswith('c"'):
+        return Const("bytes", ty, _unescape(tok[2:-1]))
+    if tok == "<" and ty.kind == "vec":
+        return Const("vec", ty, _parse_elements(ts, ">"))
+    if tok == "[":
+        return Const("array", ty, _parse_elements(ts, "]"))
+    if tok == "{":
+        return Const("struct", ty, _parse_elements(ts, "}"))
+    if tok == "<" and ts.peek() == "{":
+        ts.next()
+        elems = _parse_elements(ts, "}")
+        ts.expect(">")
+        return Const("struct", ty, elems)
+    if tok == "getelementptr":
+        return _parse_gep_expr(ts, ty)
+    if tok in _CAST_OPS:
+        ts.expect("(")
+        inner = parse_typed_constant(ts)
+        ts.expect("to")
+        parse_type(ts)
+        ts.expect(")")
+        return Const("cast", ty, inner, tok)
+    if tok == "splat":
+        ts.expect("(")
+        inner = parse_typed_constant(ts)
+        ts.expect(")")
+        return Const("vec", ty, [inner] * ty.n)
+    if ty.kind == "float":
+        return Const("float", ty, parse_float_literal(tok, ty.bits))
+    if ty.kind == "int":
+        return Const("int", ty, int(tok, 0))
+    raise IRError(f"unsupported constant {tok!r} of type {ty} in {ts.text!r}")
+
+
+def _parse_elements(ts, closer):
+    elems = []
+    if ts.accept(closer):
+        return elems
+    while True:
+        elems.append(parse_typed_constant(ts))
+        if ts.accept(closer):
+            return elems
+        ts.expect(",")
+
+
+def _parse_gep_expr(ts, ty):
+    while ts.peek() in ("inbounds", "nuw", "nusw"):
+        ts.next()
+    if ts.peek() == "inrange":
+        raise IRError("inrange GEP constant expressions are not supported")
+    ts.expect("(")
+    src = parse_type(ts)
+    ts.expect(",")
+    base = parse_typed_constant(ts)
+    indices = []
+    while ts.accept(","):
+        ts.accept("inrange")
+        indices.append(parse_typed_constant(ts))
+    ts.expect(")")
+    return Const("gep", ty, None, (src, base, indices))
+
+
+def parse_float_literal(tok, bits):
+    import struct
+    if tok.startswith("0xH"):
+        return struct.unpack("<e", struct.pack("<H", int(tok[3:], 16)))[0]
+    if tok.startswith("0x"):
+        # LLVM writes float and double constants as the hex of the double value.
+        return struct.unpack("<d", struct.pack("<Q", int(tok[2:], 16)))[0]
+    if tok.startswith("-0x"):
+        return -parse_float_literal(tok[1:], bits)
+    return float(tok)
+
+
+def _unescape(body):
+    out = bytearray()
+    i = 0
+    while i < len(body):
+        if body[i] == "\\" and i + 2 < len(body) + 1:
+            out.append(int(body[i + 1:i + 3], 16))
+            i += 3
+        else:
+            out.append(ord(body[i]))
+            i += 1
+    return bytes(out)
+
+
+# ------------------------------------------------------------------------- the module
+
+@dataclass
+class GlobalVar:
+    name: str
+    ty: Ty                   # the value type
+    addrspace: int
+    init: Const              # None for external declarations
+    constant: bool
+    align: int
+
+
+@dataclass
+class KernelInfo:
+    name: str
+    function: object                       # llvmlite ValueRef of the spir_kernel
+    params: list                           # [(name, Ty)]
+    arg_types: list = field(default_factory=list)       # kernel_arg_type strings
+    arg_qualifiers: list = field(default_factory=list)  # kernel_arg_type_qual
+    arg_addr_spaces: list = field(default_factory=list)
+    reqd_work_group_size: tuple = None
+    reqd_sub_group_size: int = None
+
+
+@dataclass
+class Module:
+    ir: str
+    llvm_module: object
+    structs: dict
+    layout: DataLayout
+    globals: dict
+    kernels: dict
+    functions: dict          # name -> llvmlite function ValueRef (definitions and declarations)
+
+    def type_of(self, text):
+        return parse_type_text(text, self.structs)
+
+
+_TYPE_CACHE = {}
+
+
+def parse_type_text(text, structs):
+    key = (text, id(structs))
+    t = _TYPE_CACHE.get(key)
+    if t is None:
+        ts = TokenStream(text, structs)
+        t = parse_type(ts)
+        _TYPE_CACHE[key] = t
+    return t
+
+
+def value_id(v):
+    """A stable identity for an llvmlite ValueRef (unnamed values have no name)."""
+    return ctypes.cast(v._ptr, ctypes.c_void_p).value
+
+
+def load_module(ir_text):
+    """Parse and verify `ir_text` with LLVM; raise IRError with LLVM's message if invalid."""
+    import llvmlite.binding as llvm
+    try:
+        mod = llvm.parse_assembly(ir_text)
+        mod.verify()
+    except RuntimeError as exc:
+        raise IRError(f"invalid LLVM IR: {str(exc).strip()}") from None
+    structs = _read_structs(mod)
+    pointer_bytes = 4 if re.search(r"^target datalayout = \"[^\"]*p:32", ir_text, re.M) else 8
+    layout = DataLayout(pointer_bytes)
+    metadata = _read_metadata(ir_text)
+    globals_ = {}
+    for gv in mod.global_variables:
+        globals_[gv.name] = _read_global(gv, structs)
+    functions = {f.name: f for f in mod.functions}
+    kernels = {}
+    for f in mod.functions:
+        if f.is_declaration:
+            continue
+        header = str(f).split("{", 1)[0]
+        header_line = [ln for ln in header.splitlines() if ln.startswith("define")]
+        if header_line and " spir_kernel " in header_line[0]:
+            kernels[f.name] = _read_kernel(f, header_line[0], metadata, structs)
+    return Module(ir_text, mod, structs, layout, globals_, kernels, functions)
+
+
+def _read_structs(mod):
+    structs = {}
+    pending = [(s.name, str(s)) for s in mod.struct_types]
+    # Named structs may refer to each other; resolve until stable.
+    for _ in range(len(pending) + 1):
+        left = []
+        for name, text in pending:
+            body = text.split("=", 1)[1].strip()
+            if not body.startswith("type"):
+                continue
+            body = body[4:].strip()
+            if body == "opaque":
+                structs[name] = Ty("struct", fields=())
+                continue
+            try:
+                ts = TokenStream(body, structs)
+                packed = body.startswith("<")
+                if packed:
+                    ts.next()
+                ts.expect("{")
+                structs[name] = Ty("struct", fields=_parse_struct_body(ts, packed).fields, packed=packed)
+            except IRError:
+                left.append((name, text))
+        pending = left
+        if not pending:
+            break
+    return structs
+
+
+def _read_global(gv, structs):
+    text = str(gv).strip()
+    ty = parse_type_text(str(gv.global_value_type), structs)
+    space = int(m.group(1)) if (m := re.search(r"\baddrspace\((\d+)\)", text.split("=", 1)[1])) else 0
+    align_m = re.search(r", align (\d+)", text)
+    is_const = re.search(r"\bconstant\b", text.split("=", 1)[1]) is not None
+    init = None
+    if not gv.is_declaration:
+        # "@name = <linkage/attrs> global|constant <type> <init>[, align N]..."
+        after = re.split(r"\b(?:global|constant)\b", text.split("=", 1)[1], maxsplit=1)[1]
+        ts = TokenStream(after, structs)
+        init = parse_typed_constant(ts)
+    return GlobalVar(gv.name, ty, space, init, is_const, int(align_m.group(1)) if align_m else 1)
+
+
+_MD_REF_RE = re.compile(r"!(kernel_arg_type|kernel_arg_type_qual|kernel_arg_addr_space|"
+                        r"reqd_work_group_size|intel_reqd_sub_group_size) !(\d+)")
+
+
+def _read_metadata(ir_text):
+    nodes = {}
+    for m in re.finditer(r"^!(\d+) = (?:distinct )?!\{(.*)\}\s*$", ir_text, re.M):
+        nodes[m.group(1)] = m.group(2)
+    return nodes
+
+
+def _md_strings(body):
+    return re.findall(r'!"([^"]*)"', body)
+
+
+def _md_ints(body):
+    return [int(x) for x in re.findall(r"i\d+ (-?\d+)", body)]
+
+
+def _read_kernel(f, header, metadata, structs):
+    params = [(a.name, parse_type_text(str(a.type), structs)) for a in f.arguments]
+    info = KernelInfo(f.name, f, params)
+    for kind, node in _MD_REF_RE.findall(header):
+        body = metadata.get(node, "")
+        if kind == "kernel_arg_type":
+            info.arg_types = _md_strings(body)
+        elif kind == "kernel_arg_type_qual":
+            info.arg_qualifiers = _md_strings(body)
+        elif kind == "kernel_arg_addr_space":
+            info.arg_addr_spaces = _md_ints(body)
+        elif kind == "reqd_work_group_size":
+            info.reqd_work_group_size = tuple(_md_ints(body))
+        elif kind == "intel_reqd_sub_group_size":
+            ints = _md_ints(body)
+            info.reqd_sub_group_size = ints[0] if ints else None
+    return info

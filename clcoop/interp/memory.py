@@ -1,0 +1,190 @@
+"""The interpreter's flat 64-bit address space.
+
+Every buffer (a kernel's NumPy array argument, __local memory of each work-group,
+__constant and program-scope globals, the private allocas of every work-item) is a
+region with its own base address. Pointers of every address space (including the
+generic one) are int64 addresses into this single space, so addrspacecast is the
+identity. Regions are separated by unmapped gaps and never reuse addresses, so an
+out-of-bounds, null or dangling (freed) pointer always lands outside every region.
+"""
+import numpy as np
+
+from clcoop.errors import RuntimeFault
+
+_REGION_ALIGN = 4096
+_GAP = 1 << 20          # unmapped bytes between regions: overruns land nowhere
+_FIRST_BASE = 1 << 32   # small integers (and null) are never valid addresses
+
+
+class Region:
+    __slots__ = ("name", "base", "size", "data", "views", "writable")
+
+    def __init__(self, name, base, data, writable=True):
+        self.name = name
+        self.base = base
+        self.data = data          # 1-D uint8 array (may be a view of the caller's array)
+        self.size = data.size
+        self.views = {}
+        self.writable = writable
+
+    def view(self, dtype):
+        v = self.views.get(dtype)
+        if v is None:
+            n = self.size // dtype.itemsize
+            v = self.data[:n * dtype.itemsize].view(dtype)
+            self.views[dtype] = v
+        return v
+
+
+class Memory:
+    """Regions by base address; load/store gather and scatter for many lanes at once.
+
+    `fault_handler(message, lanes, buffer)` raises the RuntimeFault (it knows the kernel,
+    the work-items of the lanes and the current instruction).
+    """
+
+    def __init__(self, fault_handler=None):
+        self.regions = []           # sorted by base
+        self._bases = np.zeros(0, np.int64)
+        self._next_base = _FIRST_BASE
+        self.fault_handler = fault_handler
+
+    # -------------------------------------------------------------- regions
+    def add_region(self, name, data, writable=True):
+        """Map a 1-D uint8 array; return its Region (base address in .base)."""
+        base = self._next_base
+        self._next_base = _align_up(base + data.size + _GAP, _REGION_ALIGN)
+        region = Region(name, base, data, writable)
+        self.regions.append(region)
+        self._bases = np.array([r.base for r in self.regions], np.int64)
+        return region
+
+    def allocate(self, name, nbytes, writable=True):
+        return self.add_region(name, np.zeros(max(int(nbytes), 1), np.uint8), writable)
+
+    def free(self, region):
+        self.regions.remove(region)
+        self._bases = np.array([r.base for r in self.regions], np.int64)
+
+    def region_at(self, addr):
+        i = int(np.searchsorted(self._bases, addr, side="right")) - 1
+        if i < 0:
+            return None
+        r = self.regions[i]
+        return r if r.base <= addr < r.base + r.size else None
+
+    # -------------------------------------------------------------- access
+    def load(self, addrs, dtype):
+        """Values of `dtype` at int64 `addrs` (any shape); faults on invalid access."""
+        dtype = np.dtype(dtype)
+        addrs = np.asarray(addrs, np.int64)
+        if addrs.size == 0:
+            return np.zeros(addrs.shape, dtype)
+        region, offsets = self._locate(addrs, dtype, "read")
+        return region.view(dtype)[offsets // dtype.itemsize] if region is not None else \
+            self._gather_multi(addrs, dtype)
+
+    def store(self, addrs, values, dtype):
+        dtype = np.dtype(dtype)
+        addrs = np.asarray(addrs, np.int64)
+        if addrs.size == 0:
+            return
+        values = np.broadcast_to(np.asarray(values).astype(dtype, copy=False), addrs.shape)
+        region, offsets = self._locate(addrs, dtype, "write")
+        if region is not None:
+            region.view(dtype)[offsets // dtype.itemsize] = values
+            return
+        flat_a, flat_v = addrs.reshape(-1), values.reshape(-1)
+        idx = self._region_indices(flat_a)
+        for i in np.unique(idx):
+            sel = idx == i
+            r = self.regions[i]
+            r.view(dtype)[(flat_a[sel] - r.base) // dtype.itemsize] = flat_v[sel]
+
+    def atomic_region_view(self, addrs, dtype):
+        """(typed view, element indices) for an atomic read-modify-write on `addrs`."""
+        dtype = np.dtype(dtype)
+        addrs = np.asarray(addrs, np.int64)
+        region, offsets = self._locate(addrs, dtype, "atomic")
+        if region is None:
+            self._fault("atomic operation on pointers into different buffers", addrs, None)
+        return region.view(dtype), offsets // dtype.itemsize
+
+    # -------------------------------------------------------------- checks
+    def _locate(self, addrs, dtype, what):
+        """Fast path: every address in one region -> (region, byte offsets); else (None, None)."""
+        lo, hi = int(addrs.min()), int(addrs.max())
+        region = self.region_at(lo)
+        size = dtype.itemsize
+        if region is not None and hi + size <= region.base + region.size:
+            offsets = addrs - region.base
+            if size > 1 and (offsets & (size - 1)).any():
+                bad = addrs[(offsets & (size - 1)) != 0]
+                self._fault(f"misaligned {what} of {dtype.name} at address {int(bad.flat[0]):#x}",
+                            addrs, region.name, bad_mask=(offsets & (size - 1)) != 0)
+            if what != "read" and not region.writable:
+                self._fault(f"{what} to read-only memory", addrs, region.name)
+            return region, offsets
+        self._check_all(addrs, dtype, what)
+        return None, None
+
+    def _region_indices(self, flat):
+        return np.searchsorted(self._bases, flat, side="right") - 1
+
+    def _check_all(self, addrs, dtype, what):
+        flat = addrs.reshape(-1)
+        idx = self._region_indices(flat)
+        ok = idx >= 0
+        ends = np.array([r.base + r.size for r in self.regions] + [0], np.int64)
+        bases = np.append(self._bases, 0)
+        safe = np.where(ok, idx, len(self.regions))
+        ok &= (flat >= bases[safe]) & (flat + dtype.itemsize <= ends[safe])
+        if not ok.all():
+            bad_addr = int(flat[~ok][0])
+            self._fault(self._describe_bad(bad_addr, dtype, what), addrs, self._nearest_name(bad_addr),
+                        bad_mask=~ok.reshape(addrs.shape))
+        offs = flat - bases[safe]
+        if dtype.itemsize > 1 and (offs & (dtype.itemsize - 1)).any():
+            self._fault(f"misaligned {what} of {dtype.name}", addrs, None)
+
+    def _gather_multi(self, addrs, dtype):
+        flat = addrs.reshape(-1)
+        idx = self._region_indices(flat)
+        out = np.empty(flat.shape, dtype)
+        for i in np.unique(idx):
+            sel = idx == i
+            r = self.regions[i]
+            out[sel] = r.view(dtype)[(flat[sel] - r.base) // dtype.itemsize]
+        return out.reshape(addrs.shape)
+
+    def _describe_bad(self, addr, dtype, what):
+        if addr == 0:
+            return f"{what} through a null pointer"
+        near = self._nearest(addr)
+        if near is not None and near.base - _GAP <= addr < near.base + near.size + _GAP:
+            offset = addr - near.base
+            return (f"out-of-bounds {what} of {dtype.itemsize} bytes at byte offset {offset} "
+                    f"of buffer '{near.name}' ({near.size} bytes)")
+        return f"{what} through an invalid pointer {addr:#x} (no buffer there, or it was freed)"
+
+    def _nearest(self, addr):
+        if not self.regions:
+            return None
+        i = int(np.searchsorted(self._bases, addr, side="right")) - 1
+        cands = [self.regions[j] for j in (i, i + 1) if 0 <= j < len(self.regions)]
+        return min(cands, key=lambda r: min(abs(addr - r.base), abs(addr - (r.base + r.size))))
+
+    def _nearest_name(self, addr):
+        near = self._nearest(addr)
+        if near is not None and near.base - _GAP <= addr < near.base + near.size + _GAP:
+            return near.name
+        return None
+
+    def _fault(self, message, addrs, buffer, bad_mask=None):
+        if self.fault_handler is not None:
+            self.fault_handler(message, addrs, buffer, bad_mask)
+        raise RuntimeFault(message, buffer=buffer)
+
+
+def _align_up(x, a):
+    return (x + a - 1) // a * a

@@ -1,0 +1,1042 @@
+"""OpenCL C built-in functions and LLVM intrinsics for the interpreter.
+
+Built-ins arrive as calls to Itanium-mangled declarations, as clang names them
+(`_Z13get_global_idj`, `_Z4sqrtf`, `_Z6vload4mPU3AS4Kf`, ...). A small demangler
+recovers the base name and the parameter types (signedness of integers, pointee types),
+and `resolve` returns a handler `h(ex, args, bmask, full, ins) -> value` computing the
+result for all lanes at once.
+"""
+import re
+
+import numpy as np
+
+from clcoop.errors import IRError
+
+# ============================================================================ demangler
+
+_BUILTIN_CODES = {
+    "v": ("void",), "b": ("int", 8, False), "c": ("int", 8, True), "a": ("int", 8, True),
+    "h": ("int", 8, False), "s": ("int", 16, True), "t": ("int", 16, False),
+    "i": ("int", 32, True), "j": ("int", 32, False), "l": ("int", 64, True),
+    "m": ("int", 64, False), "x": ("int", 64, True), "y": ("int", 64, False),
+    "f": ("float", 32), "d": ("float", 64),
+}
+
+
+class _Demangler:
+    def __init__(self, s):
+        self.s, self.i, self.subs = s, 0, []
+
+    def peek(self, n=1):
+        return self.s[self.i:self.i + n]
+
+    def number(self):
+        m = re.match(r"\d+", self.s[self.i:])
+        if not m:
+            raise ValueError("number expected")
+        self.i += m.end()
+        return int(m.group())
+
+    def type(self):
+        c = self.peek()
+        if c in _BUILTIN_CODES:
+            self.i += 1
+            return _BUILTIN_CODES[c]
+        if self.peek(2) == "Dh":
+            self.i += 2
+            return ("float", 16)
+        if self.peek(2) == "Dv":
+            self.i += 2
+            n = self.number()
+            self.i += 1   # '_'
+            t = ("vec", n, self.type())
+            self.subs.append(t)
+            return t
+        if c == "P":
+            self.i += 1
+            inner = self.type()
+            t = ("ptr", inner[1] if inner[0] == "qual" else 0, _unqual(inner))
+            self.subs.append(t)
+            return t
+        if c in "KVr":
+            self.i += 1
+            inner = self.type()
+            t = ("qual", inner[1], _unqual(inner)) if inner[0] == "qual" else ("qual", 0, inner)
+            self.subs.append(t)
+            return t
+        if c == "U":
+            self.i += 1
+            n = self.number()
+            q = self.s[self.i:self.i + n]
+            self.i += n
+            inner = self.type()
+            space = int(q[2:]) if q.startswith("AS") else 0
+            t = ("qual", space, _unqual(inner))
+            self.subs.append(t)
+            return t
+        if c == "S":
+            self.i += 1
+            if self.peek() == "_":
+                self.i += 1
+                return self.subs[0]
+            m = re.match(r"[0-9A-Z]+", self.s[self.i:])
+            k = int(m.group(), 36) + 1
+            self.i += m.end() + 1
+            return self.subs[k]
+        if c.isdigit():
+            n = self.number()
+            name = self.s[self.i:self.i + n]
+            self.i += n
+            t = ("other", name)
+            self.subs.append(t)
+            return t
+        raise ValueError(f"unknown type code {c!r}")
+
+
+def _unqual(t):
+    return t[2] if t[0] == "qual" else t
+
+
+def demangle(name):
+    """'_Z6vload4mPU3AS4Kf' -> ('vload4', [('int', 64, False), ('ptr', 4, ('float', 32))])."""
+    m = re.match(r"_Z(\d+)", name)
+    if not m:
+        return name, None
+    n = int(m.group(1))
+    base = name[m.end():m.end() + n]
+    d = _Demangler(name)
+    d.i = m.end() + n
+    params = []
+    try:
+        while d.i < len(name):
+            params.append(_unqual(d.type()))
+    except (ValueError, IndexError, AttributeError):
+        return base, None
+    if params == [("void",)]:
+        params = []
+    return base, params
+
+
+def _signed(params, k, default=True):
+    if params is None or k >= len(params):
+        return default
+    p = params[k]
+    if p[0] == "vec":
+        p = p[2]
+    return p[1 + 1] if p[0] == "int" else default
+
+
+# ============================================================================ helpers
+
+def _dtype(t):
+    from clcoop.interp.execute import scalar_dtype
+    return scalar_dtype(t)
+
+
+_UNSIGNED = {1: np.uint8, 8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
+
+
+def _as_unsigned(v):
+    v = np.asarray(v)
+    return v if v.dtype.kind != "i" else v.astype(_UNSIGNED[v.dtype.itemsize * 8])
+
+
+def _elementwise(fn, unsigned_args=False, float_result=False):
+    def make(base, params, arg_types, ret_ty):
+        out = _dtype(ret_ty)
+        uns = unsigned_args and not _signed(params, 0)
+
+        def h(ex, args, bmask, full, ins):
+            with np.errstate(all="ignore"):
+                a = [(_as_unsigned(x) if uns else np.asarray(x)) for x in args]
+                return np.asarray(fn(*a)).astype(out)
+        return h
+    return make
+
+
+def _float_fn(fn):
+    return _elementwise(fn)
+
+
+def _round_half_away(x):
+    return np.copysign(np.floor(np.abs(x) + 0.5), x)
+
+
+def _lanes(v, L):
+    v = np.asarray(v)
+    if v.ndim == 0 or v.shape[0] != L:
+        v = np.broadcast_to(v, (L,) + v.shape)
+    return v
+
+
+# ============================================================================ work-items
+
+def _dim_value(ex, dim, per_dim, default):
+    """per_dim(d) for d < 3 else default (OpenCL: out-of-range dimindx)."""
+    if np.ndim(dim) == 0:
+        d = int(dim)
+        return per_dim(d) if 0 <= d < 3 else default
+    dim = np.asarray(dim)
+    res = np.full(ex.lane_count, default, np.int64)
+    for d in range(3):
+        sel = dim == d
+        if sel.any():
+            res = np.where(sel, per_dim(d), res)
+    return res
+
+
+def _workitem(kind):
+    def make(base, params, arg_types, ret_ty):
+        out = _dtype(ret_ty)
+
+        def h(ex, args, bmask, full, ins):
+            nd, ids = ex.nd, ex.lane_ids
+            dim = args[0] if args else 0
+            if kind == "global_id":
+                v = _dim_value(ex, dim, ids.global_id, 0)
+            elif kind == "local_id":
+                v = _dim_value(ex, dim, ids.local_id, 0)
+            elif kind == "group_id":
+                v = _dim_value(ex, dim, ids.group_id, 0)
+            elif kind in ("global_size",):
+                v = _dim_value(ex, dim, lambda d: nd.global_size[d], 1)
+            elif kind in ("local_size", "enqueued_local_size"):
+                v = _dim_value(ex, dim, lambda d: nd.local_size[d], 1)
+            elif kind == "num_groups":
+                v = _dim_value(ex, dim, lambda d: nd.num_groups[d], 1)
+            elif kind == "global_offset":
+                v = _dim_value(ex, dim, lambda d: nd.offset[d], 0)
+            elif kind == "work_dim":
+                v = nd.dims
+            elif kind == "global_linear_id":
+                gs = nd.global_size
+                v = (ids.global_id(0) - nd.offset[0]) + (ids.global_id(1) - nd.offset[1]) * gs[0] + \
+                    (ids.global_id(2) - nd.offset[2]) * gs[0] * gs[1]
+            elif kind == "local_linear_id":
+                v = ids.llid
+            elif kind == "sub_group_size":
+                S = ex.subgroup_size
+                v = np.minimum(S, nd.wg_size - (ids.llid // S) * S)
+            elif kind == "max_sub_group_size":
+                v = min(ex.subgroup_size, nd.wg_size)
+            elif kind in ("num_sub_groups", "enqueued_num_sub_groups"):
+                v = -(-nd.wg_size // ex.subgroup_size)
+            elif kind == "sub_group_id":
+                v = ids.llid // ex.subgroup_size
+            elif kind == "sub_group_local_id":
+                v = ids.llid % ex.subgroup_size
+            else:
+                raise IRError(f"unknown work-item function {kind}")
+            return np.asarray(v).astype(out)[()] if np.ndim(v) == 0 else np.asarray(v).astype(out)
+        return h
+    return make
+
+
+def _barrier(scope):
+    def make(base, params, arg_types, ret_ty):
+        def h(ex, args, bmask, full, ins):
+            check_convergence(ex, bmask, scope, base)
+            return None
+        return h
+    return make
+
+
+def check_convergence(ex, bmask, scope, what):
+    """All work-items of each work-group (or sub-group) must reach a barrier together."""
+    if scope == "work_group":
+        size = ex.nd.wg_size
+        per = bmask.reshape(-1, size)
+        counts = per.sum(axis=1)
+        bad = (counts > 0) & (counts < size)
+        if bad.any():
+            g = int(np.argmax(bad))
+            missing = int(np.argmax(~per[g])) + g * size
+            arrived = int(np.argmax(per[g])) + g * size
+            mid = ex.lane_ids.describe(missing)[0]
+            ex.fault(f"{what}: barrier reached under divergent control flow: work-item "
+                     f"{ex.lane_ids.describe(arrived)[0]} arrived but work-item {mid} "
+                     f"of the same work-group did not", lane=arrived)
+    else:
+        S = ex.subgroup_size
+        sg = ex.lane_ids.group_linear * 100003 + ex.lane_ids.llid // S
+        active_sg = np.unique(sg[bmask])
+        inactive_in_active = np.isin(sg, active_sg) & ~bmask
+        if inactive_in_active.any():
+            lane = int(np.argmax(inactive_in_active))
+            ex.fault(f"{what}: sub-group operation reached under divergent control flow: "
+                     f"work-item {ex.lane_ids.describe(lane)[0]} of the sub-group is not active",
+                     lane=int(np.argmax(bmask)))
+
+
+def _nothing(base, params, arg_types, ret_ty):
+    return lambda ex, args, bmask, full, ins: None
+
+
+# ============================================================================ sub-groups
+
+def _subgroup_matrix(ex, values, fill):
+    """(n_subgroups_total, S) padded table of per-lane values, and the index of each lane."""
+    S = ex.subgroup_size
+    wg = ex.nd.wg_size
+    per_wg = -(-wg // S)
+    llid = ex.lane_ids.llid
+    g = np.repeat(np.arange(ex.group_count), wg)
+    rows = g * per_wg + llid // S
+    cols = llid % S
+    values = _lanes(values, ex.lane_count)
+    table = np.full((ex.group_count * per_wg, S) + values.shape[1:], fill, values.dtype)
+    table[rows, cols] = values
+    return table, rows, cols
+
+
+def _sub_group_collective(kind, op):
+    def make(base, params, arg_types, ret_ty):
+        out = _dtype(ret_ty) if ret_ty.kind != "void" else None
+        signed = _signed(params, 0)
+
+        def h(ex, args, bmask, full, ins):
+            check_convergence(ex, bmask, "sub_group", base)
+            x = np.asarray(args[0]) if args else None
+            if x is not None and x.dtype.kind == "i" and not signed:
+                x = _as_unsigned(x)
+            if kind == "broadcast":
+                table, rows, cols = _subgroup_matrix(ex, x, 0)
+                idx = _lanes(args[1], ex.lane_count).astype(np.int64) % ex.subgroup_size
+                return table[rows, idx].astype(out)
+            if kind == "shuffle":
+                table, rows, cols = _subgroup_matrix(ex, x, 0)
+                idx = _lanes(args[1], ex.lane_count).astype(np.int64)
+                if op == "xor":
+                    idx = cols ^ idx
+                elif op == "up":
+                    idx = cols - idx
+                elif op == "down":
+                    idx = cols + idx
+                idx = np.clip(idx, 0, ex.subgroup_size - 1)
+                return table[rows, idx].astype(out)
+            if kind in ("all", "any"):
+                table, rows, cols = _subgroup_matrix(ex, (x != 0).astype(np.int8), 1 if kind == "all" else 0)
+                r = table.all(axis=1) if kind == "all" else table.any(axis=1)
+                return r[rows].astype(out)
+            identity = _identity(op, x.dtype)
+            active = bmask
+            xm = np.where(active, _lanes(x, ex.lane_count), identity)
+            table, rows, cols = _subgroup_matrix(ex, xm, identity)
+            if kind == "reduce":
+                r = _reduce(op, table, axis=1)
+                return r[rows].astype(out)
+            scan = _scan(op, table)
+            if kind == "scan_inclusive":
+                return scan[rows, cols].astype(out)
+            excl = np.concatenate([np.full((table.shape[0], 1), identity, table.dtype), scan[:, :-1]], axis=1)
+            return excl[rows, cols].astype(out)
+        return h
+    return make
+
+
+def _work_group_collective(kind, op):
+    def make(base, params, arg_types, ret_ty):
+        out = _dtype(ret_ty)
+        signed = _signed(params, 0)
+
+        def h(ex, args, bmask, full, ins):
+            check_convergence(ex, bmask, "work_group", base)
+            wg = ex.nd.wg_size
+            x = _lanes(np.asarray(args[0]), ex.lane_count)
+            if x.dtype.kind == "i" and not signed:
+                x = _as_unsigned(x)
+            table = x.reshape(ex.group_count, wg)
+            if kind == "broadcast":
+                ids = [np.asarray(a) for a in args[1:]]
+                lin = _lanes(ids[0], ex.lane_count).astype(np.int64)
+                if len(ids) > 1:
+                    lin = lin + _lanes(ids[1], ex.lane_count).astype(np.int64) * ex.nd.local_size[0]
+                if len(ids) > 2:
+                    lin = lin + _lanes(ids[2], ex.lane_count).astype(np.int64) * ex.nd.local_size[0] * ex.nd.local_size[1]
+                g = np.repeat(np.arange(ex.group_count), wg)
+                return table[g, lin % wg].astype(out)
+            if kind in ("all", "any"):
+                r = (table != 0).all(axis=1) if kind == "all" else (table != 0).any(axis=1)
+                return np.repeat(r, wg).astype(out)
+            if kind == "reduce":
+                return np.repeat(_reduce(op, table, axis=1), wg).astype(out)
+            scan = _scan(op, table)
+            if kind == "scan_inclusive":
+                return scan.reshape(-1).astype(out)
+            identity = _identity(op, table.dtype)
+            excl = np.concatenate([np.full((table.shape[0], 1), identity, table.dtype), scan[:, :-1]], axis=1)
+            return excl.reshape(-1).astype(out)
+        return h
+    return make
+
+
+def _identity(op, dtype):
+    if op == "add":
+        return dtype.type(0)
+    if op == "mul":
+        return dtype.type(1)
+    if op in ("min", "max"):
+        if dtype.kind == "f":
+            return dtype.type(np.inf if op == "min" else -np.inf)
+        info = np.iinfo(dtype)
+        return dtype.type(info.max if op == "min" else info.min)
+    if op in ("and", "logical_and"):
+        return dtype.type(-1) if dtype.kind == "i" else dtype.type(np.iinfo(dtype).max)
+    return dtype.type(0)
+
+
+def _reduce(op, table, axis):
+    return {"add": np.sum, "mul": np.prod, "min": np.min, "max": np.max,
+            "and": np.bitwise_and.reduce, "or": np.bitwise_or.reduce,
+            "xor": np.bitwise_xor.reduce}[op](table, axis=axis).astype(table.dtype)
+
+
+def _scan(op, table):
+    ufunc = {"add": np.add, "mul": np.multiply, "min": np.minimum, "max": np.maximum,
+             "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[op]
+    return ufunc.accumulate(table, axis=1, dtype=table.dtype)
+
+
+# ============================================================================ vload/vstore
+
+def _vload(n, half=False):
+    def make(base, params, arg_types, ret_ty):
+        from clcoop.interp import execute
+        pointee = params[1][2] if params and len(params) > 1 and params[1][0] == "ptr" else None
+        elem_t = ret_ty.elem if ret_ty.kind == "vec" else ret_ty
+        mem_dtype = np.dtype(np.float16) if half else _dtype(elem_t)
+        if pointee is not None and pointee[0] == "int" and not half:
+            mem_dtype = execute._INT_DTYPES[pointee[1]]
+        out = _dtype(ret_ty)
+
+        def h(ex, args, bmask, full, ins):
+            offset = _lanes(args[0], ex.lane_count).astype(np.int64)
+            ptr = _lanes(args[1], ex.lane_count)
+            lanes = execute._active(ex, bmask, full)
+            if lanes is not None:
+                offset, ptr = offset[lanes], ptr[lanes]
+            es = mem_dtype.itemsize
+            addrs = ptr + offset * (n * es)
+            if n > 1:
+                addrs = addrs[:, None] + np.arange(n) * es
+            v = ex.memory.load(addrs, mem_dtype).astype(out)
+            return execute._expand(ex, lanes, v)
+        return h
+    return make
+
+
+def _vstore(n, half=False):
+    def make(base, params, arg_types, ret_ty):
+        from clcoop.interp import execute
+        mem_dtype = np.dtype(np.float16) if half else _dtype(arg_types[0].elem if arg_types[0].kind == "vec" else arg_types[0])
+
+        def h(ex, args, bmask, full, ins):
+            L = ex.lane_count
+            data = _lanes(args[0], L)
+            offset = _lanes(args[1], L).astype(np.int64)
+            ptr = _lanes(args[2], L)
+            lanes = execute._active(ex, bmask, full)
+            if lanes is not None:
+                data, offset, ptr = data[lanes], offset[lanes], ptr[lanes]
+            es = mem_dtype.itemsize
+            addrs = ptr + offset * (n * es)
+            if n > 1:
+                addrs = addrs[:, None] + np.arange(n) * es
+            ex.memory.store(addrs, data.astype(mem_dtype), mem_dtype)
+            return None
+        return h
+    return make
+
+
+# ============================================================================ atomics
+
+_ATOMIC_OPS = {"add": "add", "sub": "sub", "xchg": "xchg", "min": "min", "max": "max",
+               "and": "and", "or": "or", "xor": "xor", "inc": "add", "dec": "sub",
+               "fetch_add": "add", "fetch_sub": "sub", "fetch_min": "min", "fetch_max": "max",
+               "fetch_and": "and", "fetch_or": "or", "fetch_xor": "xor", "exchange": "xchg"}
+
+
+def _atomic(op):
+    def make(base, params, arg_types, ret_ty):
+        from clcoop.interp import execute
+        val_t = ret_ty
+        signed = True
+        if params and params[0][0] == "ptr":
+            p = params[0][2]
+            signed = p[0] != "int" or p[2]
+        rmw = _ATOMIC_OPS[op]
+        if rmw in ("min", "max") and val_t.kind == "int" and not signed:
+            rmw = "u" + rmw
+
+        def h(ex, args, bmask, full, ins):
+            L = ex.lane_count
+            ptr = _lanes(args[0], L)
+            if op in ("inc", "dec"):
+                v = np.ones(L, _dtype(val_t))
+            else:
+                v = _lanes(args[1], L)
+            lanes = execute._active(ex, bmask, full)
+            if lanes is not None:
+                ptr, v = ptr[lanes], v[lanes]
+            old = execute.atomic_apply(ex, ptr, v, val_t, rmw, lanes)
+            return execute._expand(ex, lanes, old.astype(_dtype(val_t)))
+        return h
+    return make
+
+
+def _atomic_cmpxchg(base, params, arg_types, ret_ty):
+    from clcoop.interp import execute
+
+    def h(ex, args, bmask, full, ins):
+        L = ex.lane_count
+        ptr, cmp, new = (_lanes(a, L) for a in args[:3])
+        lanes = execute._active(ex, bmask, full)
+        if lanes is not None:
+            ptr, cmp, new = ptr[lanes], cmp[lanes], new[lanes]
+        old = execute.atomic_apply(ex, ptr, new, ret_ty, "cmpxchg", lanes, compare=cmp)
+        return execute._expand(ex, lanes, old.astype(_dtype(ret_ty)))
+    return h
+
+
+def _atomic_load(base, params, arg_types, ret_ty):
+    from clcoop.interp import execute
+
+    def h(ex, args, bmask, full, ins):
+        ptr = _lanes(args[0], ex.lane_count)
+        lanes = execute._active(ex, bmask, full)
+        if lanes is not None:
+            ptr = ptr[lanes]
+        return execute._expand(ex, lanes, execute.read_typed(ex, ptr, ret_ty))
+    return h
+
+
+def _atomic_store(base, params, arg_types, ret_ty):
+    from clcoop.interp import execute
+
+    def h(ex, args, bmask, full, ins):
+        L = ex.lane_count
+        ptr, v = _lanes(args[0], L), _lanes(args[1], L)
+        lanes = execute._active(ex, bmask, full)
+        if lanes is not None:
+            ptr, v = ptr[lanes], v[lanes]
+        execute.write_typed(ex, ptr, v, arg_types[1])
+        return None
+    return h
+
+
+# ============================================================================ math
+
+def _clamp(x, lo, hi):
+    return np.minimum(np.maximum(x, lo), hi)
+
+
+def _mul_hi(a, b):
+    bits = a.dtype.itemsize * 8
+    if bits < 64:
+        wide = np.int64 if a.dtype.kind == "i" else np.uint64
+        return (a.astype(wide) * b.astype(wide)) >> bits
+    prod = [(int(x) * int(y)) >> 64 for x, y in zip(np.ravel(a), np.ravel(np.broadcast_to(b, a.shape)))]
+    return np.array(prod, dtype=object).astype(np.float64).astype(a.dtype).reshape(a.shape)
+
+
+def _sat_op(fn):
+    def op(a, b):
+        info = np.iinfo(a.dtype)
+        r = fn(a.astype(np.float64), np.asarray(b).astype(np.float64)) if a.dtype.itemsize == 8 \
+            else fn(a.astype(np.int64), np.asarray(b).astype(np.int64))
+        return np.clip(r, info.min, info.max).astype(a.dtype)
+    return op
+
+
+def _clz(a):
+    bits = a.dtype.itemsize * 8
+    u = _as_unsigned(a).astype(np.uint64)
+    out = np.full(u.shape, bits, np.int64)
+    for b in range(bits):
+        hit = (u >> np.uint64(bits - 1 - b)) & np.uint64(1)
+        out = np.where((hit == 1) & (out == bits), b, out)
+    return out
+
+
+def _ctz(a):
+    bits = a.dtype.itemsize * 8
+    u = _as_unsigned(a).astype(np.uint64)
+    out = np.full(u.shape, bits, np.int64)
+    for b in range(bits - 1, -1, -1):
+        hit = (u >> np.uint64(b)) & np.uint64(1)
+        out = np.where(hit == 1, b, out)
+    return out
+
+
+def _popcount(a):
+    u = _as_unsigned(a).astype(np.uint64)
+    out = np.zeros(u.shape, np.int64)
+    for b in range(a.dtype.itemsize * 8):
+        out += ((u >> np.uint64(b)) & np.uint64(1)).astype(np.int64)
+    return out
+
+
+def _rotate(a, s):
+    bits = a.dtype.itemsize * 8
+    u = _as_unsigned(a)
+    s = (np.asarray(s).astype(np.int64) % bits).astype(u.dtype)
+    r = (u << s) | (u >> ((bits - s) % bits).astype(u.dtype))
+    r = np.where(s == 0, u, r)
+    return r.astype(a.dtype)
+
+
+def _dot(a, b):
+    return np.sum(np.asarray(a) * np.asarray(b), axis=-1) if np.ndim(a) >= 1 else a * b
+
+
+def _length(a):
+    return np.sqrt(_dot(a, a))
+
+
+def _vector_arg(v):
+    return np.asarray(v)
+
+
+_FLOAT_MATH = {
+    "sqrt": np.sqrt, "rsqrt": lambda x: 1 / np.sqrt(x), "fabs": np.abs, "exp": np.exp,
+    "exp2": np.exp2, "exp10": lambda x: np.power(10.0, x).astype(np.asarray(x).dtype),
+    "log": np.log, "log2": np.log2, "log10": np.log10, "log1p": np.log1p, "expm1": np.expm1,
+    "sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos,
+    "atan": np.arctan, "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh, "asinh": np.arcsinh,
+    "acosh": np.arccosh, "atanh": np.arctanh, "cbrt": np.cbrt, "floor": np.floor,
+    "ceil": np.ceil, "trunc": np.trunc, "rint": np.rint, "round": _round_half_away,
+    "atan2": np.arctan2, "pow": np.power, "powr": np.power, "fmod": np.fmod,
+    "hypot": np.hypot, "copysign": np.copysign, "fmin": np.fmin, "fmax": np.fmax,
+    "fdim": lambda x, y: np.where(x > y, x - y, 0 * x), "fma": lambda a, b, c: a * b + c,
+    "mad": lambda a, b, c: a * b + c, "pown": lambda x, n: np.power(x, n.astype(np.asarray(x).dtype)),
+    "rootn": lambda x, n: np.power(x, 1.0 / n), "recip": lambda x: 1 / x,
+    "divide": lambda a, b: a / b, "degrees": np.degrees, "radians": np.radians,
+    "sign": lambda x: np.where(np.isnan(x), 0 * x, np.sign(x)),
+    "step": lambda e, x: np.where(x < e, 0.0, 1.0),
+    "smoothstep": lambda e0, e1, x: (lambda t: t * t * (3 - 2 * t))(_clamp((x - e0) / (e1 - e0), 0, 1)),
+    "mix": lambda x, y, a: x + (y - x) * a, "dot": _dot, "length": _length,
+    "distance": lambda a, b: _length(np.asarray(a) - np.asarray(b)),
+    "normalize": lambda a: np.asarray(a) / (_length(a)[..., None] if np.ndim(a) > 1 else np.abs(a)),
+    "cross": lambda a, b: _cross(a, b),
+    "maxmag": lambda x, y: np.where(np.abs(x) > np.abs(y), x, np.where(np.abs(y) > np.abs(x), y, np.fmax(x, y))),
+    "minmag": lambda x, y: np.where(np.abs(x) < np.abs(y), x, np.where(np.abs(y) < np.abs(x), y, np.fmin(x, y))),
+}
+
+
+def _cross(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    r = np.zeros(np.broadcast(a, b).shape, np.result_type(a, b))
+    r[..., :3] = np.cross(a[..., :3], b[..., :3])
+    return r
+
+
+_INT_MATH = {
+    "abs": lambda x: np.abs(x), "abs_diff": lambda a, b: np.where(a > b, a - b, b - a),
+    "add_sat": _sat_op(np.add), "sub_sat": _sat_op(np.subtract),
+    "hadd": lambda a, b: (a >> 1) + (b >> 1) + (a & b & 1),
+    "rhadd": lambda a, b: (a >> 1) + (b >> 1) + ((a | b) & 1),
+    "mul24": lambda a, b: a * b, "mad24": lambda a, b, c: a * b + c,
+    "mul_hi": _mul_hi, "mad_hi": lambda a, b, c: _mul_hi(a, b) + c,
+    "clz": _clz, "ctz": _ctz, "popcount": _popcount, "rotate": _rotate,
+    "mad_sat": lambda a, b, c: _sat_op(np.add)(_sat_op(np.multiply)(a, b), c),
+}
+
+
+def _min_max(fn):
+    def make(base, params, arg_types, ret_ty):
+        out = _dtype(ret_ty)
+        uns = not _signed(params, 0)
+
+        def h(ex, args, bmask, full, ins):
+            a = [(_as_unsigned(x) if uns else np.asarray(x)) for x in args]
+            if out.kind == "f" and base in ("min", "max"):
+                f = np.fmin if base == "min" else np.fmax
+                return f(a[0], a[1]).astype(out)
+            return fn(*a).astype(out)
+        return h
+    return make
+
+
+def _relational(fn):
+    def make(base, params, arg_types, ret_ty):
+        out = _dtype(ret_ty)
+        vector = arg_types[0].kind == "vec"
+
+        def h(ex, args, bmask, full, ins):
+            r = fn(*[np.asarray(a) for a in args])
+            # Scalars return 1 for true, vectors -1 (all bits set), OpenCL C 6.15.6.
+            return (-r.astype(out) if vector else r.astype(out))
+        return h
+    return make
+
+
+def _any_all(kind):
+    def make(base, params, arg_types, ret_ty):
+        def h(ex, args, bmask, full, ins):
+            x = np.asarray(args[0])
+            neg = x < 0
+            r = (neg.any(axis=-1) if kind == "any" else neg.all(axis=-1)) if x.ndim and arg_types[0].kind == "vec" \
+                else neg
+            return r.astype(np.int32)
+        return h
+    return make
+
+
+def _select_builtin(base, params, arg_types, ret_ty):
+    out = _dtype(ret_ty)
+    vector = arg_types[2].kind == "vec"
+
+    def h(ex, args, bmask, full, ins):
+        a, b, c = (np.asarray(x) for x in args)
+        cond = (c < 0) if vector and c.dtype.kind == "i" and _signed(params, 2) else \
+            ((_as_unsigned(c) >> (c.dtype.itemsize * 8 - 1)) != 0) if vector else (c != 0)
+        return np.where(cond, b, a).astype(out)
+    return h
+
+
+def _bitselect(base, params, arg_types, ret_ty):
+    out = _dtype(ret_ty)
+
+    def h(ex, args, bmask, full, ins):
+        a, b, c = (np.asarray(x) for x in args)
+        if out.kind == "f":
+            it = {2: np.int16, 4: np.int32, 8: np.int64}[out.itemsize]
+            a, b, c = (np.ascontiguousarray(x).view(it) for x in (a, b, c))
+            return ((a & ~c) | (b & c)).view(out)
+        return ((a & ~c) | (b & c)).astype(out)
+    return h
+
+
+# ---------------------------------------------------------------- conversions
+
+_CONVERT_RE = re.compile(r"convert_([a-z]+?)(\d*)(_sat)?(_rte|_rtz|_rtp|_rtn)?$")
+
+
+def _convert(base, params, arg_types, ret_ty):
+    m = _CONVERT_RE.match(base)
+    target = m.group(1)
+    sat = bool(m.group(3))
+    rounding = m.group(4)
+    out = _dtype(ret_ty)
+    unsigned_target = target.startswith("u") or target == "uchar"
+    src_signed = _signed(params, 0)
+    src_t = arg_types[0].elem if arg_types[0].kind == "vec" else arg_types[0]
+
+    def h(ex, args, bmask, full, ins):
+        x = np.asarray(args[0])
+        if x.dtype.kind == "i" and not src_signed:
+            x = _as_unsigned(x)
+        if out.kind == "f":
+            return x.astype(out)
+        if x.dtype.kind == "f":
+            r = {"_rte": np.rint, "_rtp": np.ceil, "_rtn": np.floor}.get(rounding, np.trunc)(x)
+            r = r.astype(np.float64)
+            if sat:
+                info = _target_info(out, unsigned_target)
+                r = np.where(np.isnan(r), 0, np.clip(r, info[0], info[1]))
+            else:
+                r = np.nan_to_num(r, nan=0.0, posinf=0.0, neginf=0.0)
+            if unsigned_target and out.itemsize == 8:
+                return np.where(r >= 2.0**63, r - 2.0**64, r).astype(np.int64).astype(out)
+            return r.astype(np.int64).astype(out) if out.itemsize < 8 or not unsigned_target else r.astype(out)
+        if sat:
+            lo, hi = _target_info(out, unsigned_target)
+            xi = x.astype(np.int64) if x.dtype != np.uint64 else x
+            if x.dtype == np.uint64:
+                r = np.minimum(x, np.uint64(hi)).astype(out)
+            else:
+                r = np.clip(xi, max(lo, np.iinfo(np.int64).min), min(hi, np.iinfo(np.int64).max)).astype(out)
+                if unsigned_target and out.itemsize == 8:
+                    r = np.where(xi < 0, 0, xi).astype(out)
+            return r
+        return x.astype(out)
+    _ = src_t
+    return h
+
+
+def _target_info(out, unsigned_target):
+    bits = out.itemsize * 8
+    if unsigned_target:
+        return 0, (1 << bits) - 1
+    return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+
+
+# ============================================================================ resolution
+
+def _table():
+    t = {}
+    for k in ("global_id", "local_id", "group_id", "global_size", "local_size", "num_groups",
+              "global_offset", "work_dim", "global_linear_id", "local_linear_id",
+              "enqueued_local_size", "sub_group_size", "max_sub_group_size", "num_sub_groups",
+              "enqueued_num_sub_groups", "sub_group_id", "sub_group_local_id"):
+        t["get_" + k] = _workitem(k)
+    t["barrier"] = t["work_group_barrier"] = _barrier("work_group")
+    t["sub_group_barrier"] = _barrier("sub_group")
+    for k in ("mem_fence", "read_mem_fence", "write_mem_fence", "atomic_work_item_fence"):
+        t[k] = _nothing
+    for name, fn in _FLOAT_MATH.items():
+        t[name] = _float_fn(fn)
+        t["native_" + name] = _float_fn(fn)
+        t["half_" + name] = _float_fn(fn)
+    for name, fn in _INT_MATH.items():
+        t[name] = _elementwise(fn, unsigned_args=True)
+    t["min"] = _min_max(np.minimum)
+    t["max"] = _min_max(np.maximum)
+    t["clamp"] = _min_max(_clamp)
+    for name, fn in {"isnan": np.isnan, "isinf": np.isinf, "isfinite": np.isfinite,
+                     "isnormal": lambda x: np.isfinite(x) & (np.abs(x) >= np.finfo(x.dtype).tiny),
+                     "signbit": np.signbit, "isequal": np.equal, "isnotequal": np.not_equal,
+                     "isgreater": np.greater, "isgreaterequal": np.greater_equal,
+                     "isless": np.less, "islessequal": np.less_equal,
+                     "isordered": lambda a, b: ~(np.isnan(a) | np.isnan(b)),
+                     "isunordered": lambda a, b: np.isnan(a) | np.isnan(b)}.items():
+        t[name] = _relational(fn)
+    t["any"] = _any_all("any")
+    t["all"] = _any_all("all")
+    t["select"] = _select_builtin
+    t["bitselect"] = _bitselect
+    for n in ("", "2", "3", "4", "8", "16"):
+        k = int(n or 1)
+        if n:
+            t["vload" + n] = _vload(k)
+            t["vstore" + n] = _vstore(k)
+            t["vload_half" + n] = t["vloada_half" + n] = _vload(k, half=True)
+        else:
+            t["vload_half"] = _vload(1, half=True)
+        for rnd in ("", "_rte", "_rtz", "_rtp", "_rtn"):
+            t["vstore_half" + n + rnd] = t["vstorea_half" + n + rnd] = _vstore(k, half=True)
+    for op in ("add", "sub", "xchg", "min", "max", "and", "or", "xor", "inc", "dec"):
+        t["atomic_" + op] = t["atom_" + op] = _atomic(op)
+    for op in ("fetch_add", "fetch_sub", "fetch_min", "fetch_max", "fetch_and", "fetch_or",
+               "fetch_xor", "exchange"):
+        t["atomic_" + op] = t["atomic_" + op + "_explicit"] = _atomic(op)
+    t["atomic_cmpxchg"] = t["atom_cmpxchg"] = _atomic_cmpxchg
+    t["atomic_load"] = t["atomic_load_explicit"] = _atomic_load
+    t["atomic_store"] = t["atomic_store_explicit"] = t["atomic_init"] = _atomic_store
+    t["sub_group_broadcast"] = _sub_group_collective("broadcast", None)
+    t["sub_group_all"] = _sub_group_collective("all", None)
+    t["sub_group_any"] = _sub_group_collective("any", None)
+    t["sub_group_shuffle"] = t["intel_sub_group_shuffle"] = _sub_group_collective("shuffle", "idx")
+    t["sub_group_shuffle_xor"] = t["intel_sub_group_shuffle_xor"] = _sub_group_collective("shuffle", "xor")
+    t["sub_group_shuffle_up"] = _sub_group_collective("shuffle", "up")
+    t["sub_group_shuffle_down"] = _sub_group_collective("shuffle", "down")
+    t["work_group_broadcast"] = _work_group_collective("broadcast", None)
+    t["work_group_all"] = _work_group_collective("all", None)
+    t["work_group_any"] = _work_group_collective("any", None)
+    for op in ("add", "min", "max", "mul", "and", "or", "xor"):
+        for kind in ("reduce", "scan_inclusive", "scan_exclusive"):
+            t[f"sub_group_{kind}_{op}"] = _sub_group_collective(kind, op)
+            t[f"sub_group_non_uniform_{kind}_{op}"] = _sub_group_collective(kind, op)
+            t[f"work_group_{kind}_{op}"] = _work_group_collective(kind, op)
+    return t
+
+
+_TABLE = _table()
+
+
+def resolve(name, arg_types, ret_ty, text):
+    """Handler for a call to the declared function `name`; IRError if unknown."""
+    if name.startswith("llvm."):
+        return resolve_intrinsic(name, arg_types, ret_ty, text)
+    base, params = demangle(name)
+    maker = _TABLE.get(base)
+    if maker is None and base.startswith("convert_") and _CONVERT_RE.match(base):
+        maker = _convert
+    if maker is None:
+        raise IRError(f"call to the undefined function '{name}' (not an OpenCL built-in the "
+                      f"interpreter knows): {text}")
+    return maker(base, params, arg_types, ret_ty)
+
+
+# ============================================================================ intrinsics
+
+_TYPE_SUFFIX = re.compile(r"^(?:[ifv]\d+.*|p\d+|f\d+|nxv.*)$")
+
+
+def intrinsic_base(name):
+    """'llvm.memcpy.p0.p1.i64' -> 'memcpy', 'llvm.vector.reduce.add.v4i32' -> 'vector.reduce.add'."""
+    parts = name.split(".")[1:]
+    while len(parts) > 1 and _TYPE_SUFFIX.match(parts[-1]):
+        parts.pop()
+    return ".".join(parts)
+
+
+def _fma(a, b, c):
+    a = np.asarray(a)
+    if a.dtype == np.float64:
+        return a * b + c
+    # float/half: the exact product fits in double, one rounding at the end.
+    return (a.astype(np.float64) * np.asarray(b, np.float64) + np.asarray(c, np.float64)).astype(a.dtype)
+
+
+def _unsigned_pair(fn):
+    def f(a, b):
+        a = np.asarray(a)
+        return fn(_as_unsigned(a), _as_unsigned(b)).astype(a.dtype)
+    return f
+
+
+def _fsh(left):
+    def f(a, b, s):
+        a = np.asarray(a)
+        bits = a.dtype.itemsize * 8
+        ua, ub = _as_unsigned(a).astype(np.uint64), _as_unsigned(b).astype(np.uint64)
+        s = (np.asarray(s).astype(np.int64) % bits).astype(np.uint64)
+        mask = np.uint64((1 << bits) - 1) if bits < 64 else np.uint64(0xFFFFFFFFFFFFFFFF)
+        wide_shift = lambda x, k: np.where(k >= 64, np.uint64(0), x << np.minimum(k, 63))
+        wide_rshift = lambda x, k: np.where(k >= 64, np.uint64(0), x >> np.minimum(k, 63))
+        if left:
+            r = (wide_shift(ua, s) | wide_rshift(ub, np.uint64(bits) - s)) & mask
+            r = np.where(s == 0, ua, r)
+        else:
+            r = (wide_rshift(ub, s) | wide_shift(ua, np.uint64(bits) - s)) & mask
+            r = np.where(s == 0, ub, r)
+        return r.astype(_UNSIGNED[bits]).astype(a.dtype)
+    return f
+
+
+def _with_overflow(kind, signed):
+    def f(a, b):
+        a, b = np.asarray(a), np.asarray(b)
+        bits = a.dtype.itemsize * 8
+        if signed:
+            wa, wb = a.astype(object), b.astype(object)
+            lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+        else:
+            wa, wb = _as_unsigned(a).astype(object), _as_unsigned(b).astype(object)
+            lo, hi = 0, (1 << bits) - 1
+        exact = {"add": wa + wb, "sub": wa - wb, "mul": wa * wb}[kind]
+        over = np.vectorize(lambda v: not (lo <= v <= hi), otypes=[bool])(exact) if np.ndim(exact) else \
+            not (lo <= exact <= hi)
+        wrapped = {"add": a + b, "sub": a - b, "mul": a * b}[kind]
+        return (wrapped, np.asarray(over))
+    return f
+
+
+def _sat(kind, signed):
+    def f(a, b):
+        a = np.asarray(a)
+        bits = a.dtype.itemsize * 8
+        if signed:
+            lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+            w = {"add": np.add, "sub": np.subtract}[kind](a.astype(np.float64), np.asarray(b, np.float64)) \
+                if bits == 64 else {"add": np.add, "sub": np.subtract}[kind](a.astype(np.int64), np.asarray(b).astype(np.int64))
+            return np.clip(w, lo, hi).astype(a.dtype)
+        ua, ub = _as_unsigned(a).astype(np.float64 if bits == 64 else np.int64), \
+            _as_unsigned(b).astype(np.float64 if bits == 64 else np.int64)
+        w = ua + ub if kind == "add" else ua - ub
+        return np.clip(w, 0, (1 << bits) - 1).astype(_UNSIGNED[bits]).astype(a.dtype)
+    return f
+
+
+def _reduce_vec(op):
+    def f(*args):
+        v = np.asarray(args[-1])
+        start = args[0] if len(args) == 2 else None
+        if op in ("umax", "umin"):
+            r = (np.max if op == "umax" else np.min)(_as_unsigned(v), axis=-1).astype(v.dtype)
+        else:
+            r = {"add": np.sum, "mul": np.prod, "fadd": np.sum, "fmul": np.prod,
+                 "and": np.bitwise_and.reduce, "or": np.bitwise_or.reduce,
+                 "xor": np.bitwise_xor.reduce, "smax": np.max, "smin": np.min,
+                 "fmax": np.nanmax, "fmin": np.nanmin, "fmaximum": np.max,
+                 "fminimum": np.min}[op](v, axis=-1).astype(v.dtype)
+        if start is not None:
+            r = (r + start) if op == "fadd" else (r * start)
+        return r
+    return f
+
+
+_INTRINSIC_FNS = {
+    "fmuladd": _fma, "fma": _fma, "fabs": np.abs, "sqrt": np.sqrt, "floor": np.floor,
+    "ceil": np.ceil, "trunc": np.trunc, "rint": np.rint, "nearbyint": np.rint,
+    "round": _round_half_away, "roundeven": np.rint, "minnum": np.fmin, "maxnum": np.fmax,
+    "minimum": np.minimum, "maximum": np.maximum, "minimumnum": np.fmin, "maximumnum": np.fmax,
+    "copysign": np.copysign, "exp": np.exp, "exp2": np.exp2, "exp10": lambda x: np.power(10.0, x).astype(np.asarray(x).dtype),
+    "log": np.log, "log2": np.log2, "log10": np.log10, "pow": np.power,
+    "powi": lambda x, n: np.power(x, np.asarray(n).astype(np.asarray(x).dtype)),
+    "sin": np.sin, "cos": np.cos, "tan": np.tan, "canonicalize": lambda x: x,
+    "smax": np.maximum, "smin": np.minimum, "umax": _unsigned_pair(np.maximum),
+    "umin": _unsigned_pair(np.minimum), "abs": lambda x, poison: np.abs(x),
+    "ctpop": lambda x: _popcount(np.asarray(x)).astype(np.asarray(x).dtype),
+    "ctlz": lambda x, z: _clz(np.asarray(x)).astype(np.asarray(x).dtype),
+    "cttz": lambda x, z: _ctz(np.asarray(x)).astype(np.asarray(x).dtype),
+    "fshl": _fsh(True), "fshr": _fsh(False),
+    "bswap": lambda x: np.asarray(x).byteswap(),
+    "sadd.with.overflow": _with_overflow("add", True), "uadd.with.overflow": _with_overflow("add", False),
+    "ssub.with.overflow": _with_overflow("sub", True), "usub.with.overflow": _with_overflow("sub", False),
+    "smul.with.overflow": _with_overflow("mul", True), "umul.with.overflow": _with_overflow("mul", False),
+    "sadd.sat": _sat("add", True), "uadd.sat": _sat("add", False),
+    "ssub.sat": _sat("sub", True), "usub.sat": _sat("sub", False),
+}
+for _op in ("add", "mul", "fadd", "fmul", "and", "or", "xor", "smax", "smin", "umax", "umin",
+            "fmax", "fmin", "fmaximum", "fminimum"):
+    _INTRINSIC_FNS["vector.reduce." + _op] = _reduce_vec(_op)
+
+_NO_EFFECT = {"lifetime.start", "lifetime.end", "assume", "experimental.noalias.scope.decl",
+              "dbg.declare", "dbg.value", "dbg.label", "donothing", "invariant.start",
+              "invariant.end", "sideeffect", "var.annotation", "codeview.annotation"}
+
+
+def resolve_intrinsic(name, arg_types, ret_ty, text):
+    base = intrinsic_base(name)
+    if base in _NO_EFFECT:
+        return lambda ex, args, bmask, full, ins: None
+    if base in ("memcpy", "memmove", "memcpy.inline"):
+        return _memcpy
+    if base in ("memset", "memset.inline"):
+        return _memset
+    if base in ("expect", "ptr.annotation", "launder.invariant.group", "strip.invariant.group"):
+        return lambda ex, args, bmask, full, ins: args[0]
+    fn = _INTRINSIC_FNS.get(base)
+    if fn is None:
+        raise IRError(f"the interpreter does not support the intrinsic '{name}': {text}")
+    out = _dtype(ret_ty) if ret_ty.kind in ("int", "float", "vec", "ptr") else None
+
+    def h(ex, args, bmask, full, ins):
+        with np.errstate(all="ignore"):
+            r = fn(*args)
+        return r.astype(out) if out is not None and not isinstance(r, tuple) else r
+    return h
+
+
+def _memcpy(ex, args, bmask, full, ins):
+    from clcoop.interp import execute
+    L = ex.lane_count
+    dst, src, n = _lanes(args[0], L), _lanes(args[1], L), _lanes(args[2], L)
+    lanes = execute._active(ex, bmask, full)
+    if lanes is not None:
+        dst, src, n = dst[lanes], src[lanes], n[lanes]
+    if n.size == 0:
+        return None
+    nmax = int(n.max())
+    if nmax == 0:
+        return None
+    if (n == nmax).all():
+        offs = np.arange(nmax, dtype=np.int64)
+        data = ex.memory.load(src[:, None] + offs, np.uint8)
+        ex.memory.store(dst[:, None] + offs, data, np.uint8)
+        return None
+    for k in range(n.size):   # lanes copying different lengths
+        offs = np.arange(int(n[k]), dtype=np.int64)
+        ex.memory.store(dst[k] + offs, ex.memory.load(src[k] + offs, np.uint8), np.uint8)
+    return None
+
+
+def _memset(ex, args, bmask, full, ins):
+    from clcoop.interp import execute
+    L = ex.lane_count
+    dst, val, n = _lanes(args[0], L), _lanes(args[1], L), _lanes(args[2], L)
+    lanes = execute._active(ex, bmask, full)
+    if lanes is not None:
+        dst, val, n = dst[lanes], val[lanes], n[lanes]
+    if n.size == 0 or int(n.max()) == 0:
+        return None
+    if (n == n.max()).all():
+        offs = np.arange(int(n.max()), dtype=np.int64)
+        ex.memory.store(dst[:, None] + offs, np.broadcast_to(val.astype(np.uint8)[:, None], (dst.size, offs.size)), np.uint8)
+        return None
+    for k in range(n.size):
+        offs = np.arange(int(n[k]), dtype=np.int64)
+        ex.memory.store(dst[k] + offs, np.full(offs.size, val[k]).astype(np.uint8), np.uint8)
+    return None
