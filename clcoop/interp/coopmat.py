@@ -71,8 +71,9 @@ def store(memory, base_addrs, mats, layout, stride, pointee_size):
 
 # ---------------------------------------------------------------- mul-add
 
-def _extend(values, signed, width):
-    """Sign- or zero-extends integer components by reinterpreting their bits."""
+def _extend(values, signed):
+    """Sign- or zero-extends integer components by reinterpreting their bits: int64
+    for up to 32-bit components, Python integers (object) for 64-bit ones."""
     bits = values.dtype.itemsize * 8
     unsigned = values.view(f"u{values.dtype.itemsize}") if values.dtype.kind == "i" else values
     wide = unsigned.astype(np.int64) if bits < 64 else unsigned.astype(object)
@@ -106,46 +107,40 @@ def _saturate(values, result_dtype, signed):
     return _wrap(np.clip(values, low, high), result_dtype)
 
 
-def _exact_matmul_fits_int64(a_bits, b_bits, c_bits, k):
-    """True when |A*B + C| < 2**63 for any extended operands (so int64 is exact)."""
-    bound = k * (1 << a_bits) * (1 << b_bits) + (1 << c_bits)
-    return bound < (1 << 63)
+def _product_bound(a, b):
+    """An upper bound of |A*B| for any extended components of a and b."""
+    return a.shape[-1] * (1 << (a.dtype.itemsize * 8)) * (1 << (b.dtype.itemsize * 8))
 
 
-def _exact_in_float64(a_bits, b_bits, k):
-    """True when every partial sum of K products of a_bits x b_bits integers is below 2**53."""
-    return k * (1 << a_bits) * (1 << b_bits) < (1 << 53)
+def _product(a, b, a_wide, b_wide, exact):
+    """A*B as int64 (exact when the bound allows, else modulo 2**64), or, with `exact`
+    and a bound too large for int64, as Python integers."""
+    bound = _product_bound(a, b)
+    if bound < (1 << 53):
+        # Small integers (e.g. int8 x int8): float64 matmul (BLAS) is exact and much
+        # faster than NumPy's integer matmul.
+        return np.matmul(a_wide.astype(np.float64), b_wide.astype(np.float64)).astype(np.int64)
+    if bound < (1 << 62) or not exact:
+        # int64 arithmetic is exact modulo 2**64 even when it overflows.
+        return np.matmul(_as_int64_bits(a_wide), _as_int64_bits(b_wide))
+    return np.matmul(a_wide.astype(object), b_wide.astype(object))
 
 
 def _integer_mul_add(a, b, c, operands, result_dtype):
-    result_dtype = np.dtype(result_dtype)
-    a_wide = _extend(a, operands & MATRIX_A_SIGNED, result_dtype)
-    b_wide = _extend(b, operands & MATRIX_B_SIGNED, result_dtype)
-    c_wide = _extend(c, operands & MATRIX_C_SIGNED, result_dtype)
-    saturating = bool(operands & SATURATING_ACCUMULATION)
-    k = a.shape[-1]
-    exact = _exact_matmul_fits_int64(a.dtype.itemsize * 8, b.dtype.itemsize * 8,
-                                     c.dtype.itemsize * 8, k)
-    if _exact_in_float64(a.dtype.itemsize * 8, b.dtype.itemsize * 8, k):
-        # Small integers (e.g. int8 x int8, K < 2**37): float64 matmul (BLAS) is exact and
-        # much faster than NumPy's integer matmul.
-        product = np.matmul(a_wide.astype(np.float64), b_wide.astype(np.float64)).astype(np.int64)
-    elif not saturating:
-        # Wrapping: int64 arithmetic is exact modulo 2**64, and the result keeps only
-        # its low N <= 64 bits, so overflow in int64 does not change the answer.
-        product = np.matmul(_as_int64_bits(a_wide), _as_int64_bits(b_wide))
-    elif exact:
-        product = np.matmul(a_wide, b_wide)
-    else:
-        product = np.matmul(a_wide.astype(object), b_wide.astype(object))
-    if not saturating:
-        with np.errstate(over="ignore"):
-            return _wrap(product + _as_int64_bits(c_wide), result_dtype)
-    if product.dtype != object and not exact:
-        product = product.astype(object)
+    a_wide = _extend(a, operands & MATRIX_A_SIGNED)
+    b_wide = _extend(b, operands & MATRIX_B_SIGNED)
+    c_wide = _extend(c, operands & MATRIX_C_SIGNED)
+    if not operands & SATURATING_ACCUMULATION:
+        # Wrapping: the result keeps the low N <= 64 bits of the exact A*B + C, which
+        # arithmetic modulo 2**64 gives.
+        product = _product(a, b, a_wide, b_wide, exact=False)
+        return _wrap(product + _as_int64_bits(c_wide), result_dtype)
     # The A*B intermediate is computed exactly (SPV_KHR leaves its overflow undefined);
     # only its addition to C saturates, to the signedness of Result.
-    total = product + (c_wide if product.dtype != object else c_wide.astype(object))
+    product = _product(a, b, a_wide, b_wide, exact=True)
+    if product.dtype != object and (c.dtype.itemsize == 8 or _product_bound(a, b) >= (1 << 62)):
+        product = product.astype(object)        # the sum could leave int64
+    total = product + (c_wide.astype(object) if product.dtype == object else c_wide)
     return _saturate(total, result_dtype, bool(operands & MATRIX_RESULT_SIGNED))
 
 
@@ -284,12 +279,12 @@ def convert(op, x, dtype):
         with np.errstate(all="ignore"):   # e.g. float -> half overflow gives inf, as IEEE says
             return x.astype(dtype)
     if op in ("SConvert", "UConvert"):
-        wide = _extend(x, op == "SConvert", dtype)
+        wide = _extend(x, op == "SConvert")
         return _wrap(_as_int64_bits(wide), dtype)
     if op in ("ConvertFToS", "ConvertFToU"):
         return _float_to_int(x, dtype)
     if op in ("ConvertSToF", "ConvertUToF"):
-        wide = _extend(x, op == "ConvertSToF", dtype)
+        wide = _extend(x, op == "ConvertSToF")
         if wide.dtype == object:
             return np.vectorize(float, otypes=[np.float64])(wide).astype(dtype)
         return wide.astype(dtype)
