@@ -301,6 +301,14 @@ _AS_RE = re.compile(r"as_(char|uchar|short|ushort|int|uint|long|ulong|float|doub
                     r"(2|3|4|8|16)?\Z")
 
 
+def _convert_match(name):
+    """The convert_ name's parts; `_sat` exists only for integer destinations (OpenCL 3.0 6.4.3.3)."""
+    m = _CONVERT_RE.match(name)
+    if m and m.group(3) and m.group(1) in FLOAT_NAMES:
+        return None
+    return m
+
+
 def _specs():
     global _SPECS, _POINTER_SPECS
     if _SPECS is None:
@@ -311,7 +319,7 @@ def _specs():
 
 def is_builtin(name):
     """True when `name` is an OpenCL C built-in function this table knows (convert_* included)."""
-    if _CONVERT_RE.match(name):
+    if _convert_match(name):
         return True
     specs, pointer_specs = _specs()
     return name in specs or name in pointer_specs
@@ -335,7 +343,7 @@ def overloads(name, target):
 
 def _expand(name, target):
     convergent = name in _CONVERGENT_NAMES or name.startswith(_CONVERGENT_PREFIXES)
-    m = _CONVERT_RE.match(name)
+    m = _convert_match(name)
     if m:
         yield from _convert_overloads(name, m, target)
         return
@@ -422,7 +430,7 @@ def _mangle_pointee(ptr, subs):
 # ---------------------------------------------------------------------------
 # Overload resolution.
 # ---------------------------------------------------------------------------
-EXACT, PROMOTION, CONVERSION, WIDENING = 0, 1, 2, 3
+EXACT, PROMOTION, CONVERSION, WIDENING, INCOMPATIBLE = 0, 1, 2, 3, 4
 _PROMOTES_TO_INT = ("bool", "char", "uchar", "short", "ushort")
 
 
@@ -443,7 +451,7 @@ def conversion_rank(arg, param):
         if arg.is_void:
             return None
         if isinstance(param, EnumType):
-            return CONVERSION if arg.is_integer else None
+            return CONVERSION        # C99 6.3.1.4/6.3.1.3: any arithmetic value converts to an enum
         if isinstance(param, ScalarType):
             return _scalar_rank(arg, param)
         if isinstance(param, VectorType):
@@ -469,17 +477,24 @@ def _scalar_rank(arg, param, from_enum=False):
 
 
 def _pointer_rank(arg, param):
-    """Same pointee, no qualifier dropped, and the address space equal or convertible to generic."""
-    if not isinstance(param, PointerType) or arg.pointee != param.pointee:
-        return None
-    if (arg.const and not param.const) or (arg.volatile and not param.volatile):
+    """Address space equal or convertible to generic; then exact, or INCOMPATIBLE when the pointee
+    differs or a qualifier would be dropped (viable for ranking in C, as clang does, but an error)."""
+    if not isinstance(param, PointerType):
         return None
     if arg.addrspace == param.addrspace:
-        return EXACT
+        rank = EXACT
     # OpenCL 3.0 6.7.9: private, global and local pointers convert to generic ones.
-    if param.addrspace == GENERIC and arg.addrspace in (PRIVATE, GLOBAL, LOCAL):
-        return CONVERSION
-    return None
+    elif param.addrspace == GENERIC and arg.addrspace in (PRIVATE, GLOBAL, LOCAL):
+        rank = CONVERSION
+    else:
+        return None
+    if arg.pointee != param.pointee or _drops_qualifiers(arg, param):
+        return INCOMPATIBLE
+    return rank
+
+
+def _drops_qualifiers(arg, param):
+    return (arg.const and not param.const) or (arg.volatile and not param.volatile)
 
 
 def _ranks(overload, arg_types):
@@ -495,7 +510,17 @@ def _ranks(overload, arg_types):
 
 
 def _better(ranks_a, ranks_b):
-    """C++ [over.match.best]: not worse for any argument, better for at least one."""
+    """C++ [over.match.best]: not worse for any argument, better for at least one.
+
+    First, as clang does for C: a candidate needing an ill-formed (incompatible pointer)
+    conversion where the other does not is worse, whatever the other arguments.
+    """
+    bad_a = [r == INCOMPATIBLE for r in ranks_a]
+    bad_b = [r == INCOMPATIBLE for r in ranks_b]
+    if any(a and not b for a, b in zip(bad_a, bad_b)):
+        return False
+    if any(b and not a for a, b in zip(bad_a, bad_b)):
+        return True
     return all(a <= b for a, b in zip(ranks_a, ranks_b)) and ranks_a != ranks_b
 
 
@@ -506,15 +531,64 @@ def resolve(name, arg_types, target):
         raise BuiltinMismatch(f"use of undeclared identifier '{name}'")
     viable = [(o, r) for o in candidates if (r := _ranks(o, arg_types)) is not None]
     if not viable:
+        if len(candidates) == 1:
+            raise BuiltinMismatch(_single_candidate_error(candidates[0], arg_types))
         raise BuiltinMismatch(f"no matching function for call to '{name}'",
                               _not_viable_notes(candidates, arg_types))
-    best = [o for o, r in viable if all(_better(r, r2) for o2, r2 in viable if o2 is not o)]
+    best = [(o, r) for o, r in viable if all(_better(r, r2) for o2, r2 in viable if o2 is not o)]
     if len(best) == 1:
-        return best[0]
+        overload, ranks = best[0]
+        _check_pointer_arguments(overload, arg_types, ranks)
+        return overload
     # Ambiguous: list the candidates no other candidate beats, as clang does.
     undominated = [o for o, r in viable if not any(_better(r2, r) for _, r2 in viable)]
     raise BuiltinMismatch(f"call to '{name}' is ambiguous",
                           [f"candidate function: {o.signature()}" for o in undominated[:8]])
+
+
+def _single_candidate_error(overload, arg_types):
+    """A built-in with one declaration is diagnosed like a plain C call (clang does the same)."""
+    want, have = len(overload.params), len(arg_types)
+    if have < want:
+        return f"too few arguments to function call, expected {want}, have {have}"
+    if have > want:
+        return f"too many arguments to function call, expected {want}, have {have}"
+    for arg, param in zip(arg_types, overload.params):
+        if conversion_rank(arg, param) is None:
+            return f"passing '{arg.spelling()}' to parameter of incompatible type '{param.spelling()}'"
+    return f"no matching function for call to '{overload.name}'"
+
+
+def _check_pointer_arguments(overload, arg_types, ranks):
+    """The chosen overload may still need an invalid pointer conversion (C99 6.5.16.1).
+
+    Pointees differing only in signedness, or lost qualifiers, are accepted as clang does
+    (it warns: see conversion_warnings); other pointee mismatches are errors.
+    """
+    for arg, param, rank in zip(arg_types, overload.params, ranks):
+        if rank == INCOMPATIBLE and not _same_but_sign(arg.pointee, param.pointee):
+            raise BuiltinMismatch(f"incompatible pointer types passing '{arg.spelling()}' to "
+                                  f"parameter of type '{param.spelling()}'")
+
+
+def _same_but_sign(a, b):
+    return (a == b or (isinstance(a, ScalarType) and isinstance(b, ScalarType) and a.is_integer
+                       and b.is_integer and a.kind == b.kind == "int" and a.bits == b.bits))
+
+
+def conversion_warnings(overload, arg_types):
+    """clang's warnings for a resolved call: pointer sign changes and dropped qualifiers."""
+    warnings = []
+    for arg, param in zip(arg_types, overload.params):
+        if not (isinstance(arg, PointerType) and isinstance(param, PointerType)):
+            continue
+        if arg.pointee != param.pointee:
+            warnings.append(f"passing '{arg.spelling()}' to parameter of type '{param.spelling()}' "
+                            f"converts between pointers to integer types with different sign")
+        elif _drops_qualifiers(arg, param):
+            warnings.append(f"passing '{arg.spelling()}' to parameter of type '{param.spelling()}' "
+                            f"discards qualifiers")
+    return warnings
 
 
 _ORDINALS = {1: "1st", 2: "2nd", 3: "3rd"}
