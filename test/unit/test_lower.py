@@ -1,0 +1,349 @@
+"""Unit tests of clcoop.frontend.lower on hand-built typed ASTs (tast)."""
+import re
+
+import pytest
+
+from clcoop.frontend import tast as A
+from clcoop.frontend import types as T
+from clcoop.frontend.builtins import BuiltinOverload
+from clcoop.frontend.lower import lower
+
+L = None
+GID = BuiltinOverload("get_global_id", T.ULONG, (T.UINT,), "_Z13get_global_idj")
+BARRIER = BuiltinOverload("barrier", T.VOID, (T.UINT,), "_Z7barrierj", convergent=True)
+MA = T.CoopMatType(T.HALF, 3, 8, 16, T.USE_A)
+MB = T.CoopMatType(T.HALF, 3, 16, 16, T.USE_B)
+MC = T.CoopMatType(T.FLOAT, 3, 8, 16, T.USE_ACCUMULATOR)
+MC_INT = T.CoopMatType(T.INT, 3, 8, 16, T.USE_ACCUMULATOR)
+MC_UINT = T.CoopMatType(T.UINT, 3, 8, 16, T.USE_ACCUMULATOR)
+MC_HALF = T.CoopMatType(T.HALF, 3, 8, 16, T.USE_ACCUMULATOR)
+
+
+def param(name, t):
+    return A.Var(name, t, "param")
+
+
+def local(name, t, init=None):
+    return A.Var(name, t, "local-var", initializer=init)
+
+
+def ref(v):
+    return A.VarRef(v.type, L, v)
+
+
+def icst(v, t=T.INT):
+    return A.IntConst(t, L, v)
+
+
+def cast(kind, t, e):
+    return A.ImplicitCast(t, L, kind, e)
+
+
+def gid(dim=0):
+    return A.BuiltinCall(T.ULONG, L, GID, [icst(dim, T.UINT)])
+
+
+def expr_stmt(e):
+    return A.ExprStmt(L, e)
+
+
+def kernel(name, params, items, **kw):
+    ftype = T.FunctionType(T.VOID, tuple(p.type for p in params))
+    return A.Function(name, ftype, params, A.Compound(L, items), is_kernel=True, **kw)
+
+
+def compile_fns(*fns, globals_=(), target=T.SPIR64, opt_level=0):
+    return lower(A.TranslationUnit(list(fns), list(globals_)), target, opt_level)
+
+
+def gptr(elem, const=False):
+    return T.PointerType(elem, T.GLOBAL, const=const)
+
+
+# ---------------------------------------------------------------- module shape
+def simple_kernel():
+    a = param("a", gptr(T.FLOAT))
+    n = param("n", T.INT)
+    i = local("i", T.ULONG, gid())
+    idx = A.Index(T.FLOAT, L, ref(a), ref(i))
+    value = A.Binary(T.FLOAT, L, "+", A.Index(T.FLOAT, L, ref(a), ref(i)), cast("int-to-float", T.FLOAT, ref(n)))
+    return kernel("k", [a, n], [A.DeclStmt(L, [i]), expr_stmt(A.Assign(T.FLOAT, L, idx, value))],
+                  param_type_names=["__global float *", "int"])
+
+
+def test_module_header_matches_clang():
+    ir_text = compile_fns(simple_kernel())
+    assert f'target datalayout = "{T.SPIR64.datalayout}"' in ir_text
+    assert 'target triple = "spir64-unknown-unknown"' in ir_text
+    assert "!opencl.ocl.version = !{!0}" in ir_text
+    assert "!0 = !{i32 3, i32 0}" in ir_text
+
+
+def test_spir32_target():
+    ir_text = compile_fns(simple_kernel(), target=T.SPIR32)
+    assert 'target triple = "spir-unknown-unknown"' in ir_text
+    assert "e-p:32:32-i64:64" in ir_text
+
+
+def test_kernel_signature_and_param_slots():
+    ir_text = compile_fns(simple_kernel())
+    assert "define spir_kernel void @k(ptr addrspace(1) %a, i32 %n)" in ir_text
+    assert "%a.addr = alloca ptr addrspace(1), align 8" in ir_text
+    assert "%n.addr = alloca i32, align 4" in ir_text
+    assert "%i = alloca i64, align 8" in ir_text
+    assert "%call = call spir_func i64 @_Z13get_global_idj(i32 0)" in ir_text
+    assert "declare spir_func i64 @_Z13get_global_idj(i32)" in ir_text
+    assert "%arrayidx = getelementptr inbounds float, ptr addrspace(1) %0, i64 %1" in ir_text
+    assert "%conv = sitofp i32" in ir_text
+    assert re.search(r"%add = fadd float %\d+, %conv", ir_text)
+    # unnamed temporaries are numbered by LLVM, duplicates renamed like clang (arrayidx1)
+    assert "%arrayidx1 = getelementptr" in ir_text
+
+
+def kernel_md(ir_text, name):
+    ref_ = re.search(rf"!{name} !(\d+)", ir_text).group(1)
+    return re.search(rf"^!{ref_} = (.*)$", ir_text, re.M).group(1)
+
+
+def test_kernel_arg_metadata():
+    a = param("a", gptr(T.FLOAT))
+    b = param("b", gptr(T.INT, const=True))
+    n = param("n", T.INT)
+    loc = param("l", T.PointerType(T.FLOAT, T.LOCAL))
+    fn = kernel("k", [a, b, n, loc], [], param_type_names=["__global myf *", "__global const int *", "int",
+                                                            "__local float *"],
+                reqd_work_group_size=(64, 1, 1), intel_reqd_sub_group_size=16)
+    ir_text = compile_fns(fn)
+    assert kernel_md(ir_text, "kernel_arg_addr_space") == "!{i32 1, i32 1, i32 0, i32 3}"
+    assert kernel_md(ir_text, "kernel_arg_access_qual") == '!{!"none", !"none", !"none", !"none"}'
+    assert kernel_md(ir_text, "kernel_arg_type") == '!{!"myf*", !"int*", !"int", !"float*"}'
+    assert kernel_md(ir_text, "kernel_arg_base_type") == '!{!"float*", !"int*", !"int", !"float*"}'
+    assert kernel_md(ir_text, "kernel_arg_type_qual") == '!{!"", !"const", !"", !""}'
+    assert kernel_md(ir_text, "reqd_work_group_size") == "!{i32 64, i32 1, i32 1}"
+    assert kernel_md(ir_text, "intel_reqd_sub_group_size") == "!{i32 16}"
+
+
+def test_kernel_local_and_constant_globals():
+    tab_t = T.ArrayType(T.FLOAT, 4)
+    tab = A.InitList(tab_t, [A.FloatConst(T.FLOAT, L, float(v)) for v in range(1, 5)])
+    tab_var = A.Var("tab", tab_t, "global", addrspace=T.CONSTANT, initializer=tab, is_const=True)
+    tmp_t = T.ArrayType(T.FLOAT, 64)
+    tmp = A.Var("tmp", tmp_t, "kernel-local", addrspace=T.LOCAL, global_name="k.tmp")
+    a = param("a", gptr(T.FLOAT))
+
+    def decay(var, t):
+        return cast("array-to-pointer", T.PointerType(t.elem, var.addrspace), ref(var))
+
+    store = A.Assign(T.FLOAT, L, A.Index(T.FLOAT, L, decay(tmp, tmp_t), gid()),
+                     A.Index(T.FLOAT, L, decay(tab_var, tab_t), icst(1, T.ULONG)))
+    barrier = A.BuiltinCall(T.VOID, L, BARRIER, [icst(1, T.UINT)])
+    fn = kernel("k", [a], [A.DeclStmt(L, [tmp]), expr_stmt(store), expr_stmt(barrier)], local_vars=[tmp])
+    ir_text = compile_fns(fn, globals_=[tab_var])
+    assert ("@tab = addrspace(2) constant [4 x float] [float 1.000000e+00, float 2.000000e+00, "
+            "float 3.000000e+00, float 4.000000e+00], align 4") in ir_text
+    assert "@k.tmp = internal addrspace(3) global [64 x float] undef, align 4" in ir_text
+    assert "getelementptr inbounds [64 x float], ptr addrspace(3) @k.tmp, i64 0, i64 0" in ir_text
+    assert "call spir_func void @_Z7barrierj(i32 1)" in ir_text
+    assert re.search(r"declare spir_func void @_Z7barrierj\(i32\) #(\d+)", ir_text)
+    attrs = re.search(r"declare spir_func void @_Z7barrierj\(i32\) #(\d+)", ir_text).group(1)
+    assert re.search(rf"attributes #{attrs} = {{ convergent nounwind }}", ir_text)
+
+
+def test_static_helper_is_internal_and_called_spir_func():
+    x = param("x", T.INT)
+    helper_t = T.FunctionType(T.INT, (T.INT,))
+    body = A.Compound(L, [A.Return(L, A.Binary(T.INT, L, "*", ref(x), icst(2)))])
+    helper = A.Function("helper", helper_t, [x], body, is_static=True)
+    out = param("out", gptr(T.INT))
+    call = A.Call(T.INT, L, helper, [icst(3)])
+    k = kernel("k", [out], [expr_stmt(A.Assign(T.INT, L, A.Deref(T.INT, L, ref(out)), call))])
+    ir_text = compile_fns(helper, k)
+    assert "define internal spir_func i32 @helper(i32 %x)" in ir_text
+    assert "%mul = mul nsw i32 %0, 2" in ir_text
+    assert "%call = call spir_func i32 @helper(i32 3)" in ir_text
+
+
+# ---------------------------------------------------------------- control flow and operators
+def test_for_loop_blocks_and_compare():
+    out = param("out", gptr(T.INT))
+    n = param("n", T.INT)
+    s = local("s", T.INT, icst(0))
+    j = local("j", T.INT, icst(0))
+    cond = A.Binary(T.INT, L, "<", ref(j), ref(n))
+    step = A.IncDec(T.INT, L, "++", False, ref(j), A.Binary(T.INT, L, "+", A.OldValue(T.INT, L), icst(1)))
+    body = expr_stmt(A.CompoundAssign(T.INT, L, "+=", ref(s), A.Binary(T.INT, L, "+", A.OldValue(T.INT, L), ref(j))))
+    loop = A.For(L, A.DeclStmt(L, [j]), cast("int-to-bool", T.BOOL, cond), step, body)
+    store = expr_stmt(A.Assign(T.INT, L, A.Deref(T.INT, L, ref(out)), ref(s)))
+    ir_text = compile_fns(kernel("k", [out, n], [A.DeclStmt(L, [s]), loop, store]))
+    for label in ("for.cond:", "for.body:", "for.inc:", "for.end:"):
+        assert label in ir_text
+    assert re.search(r"%cmp = icmp slt i32 %\d+, %\d+\n  br i1 %cmp, label %for.body, label %for.end", ir_text)
+
+
+def test_unsigned_division_shift_mask_and_logical():
+    out = param("out", gptr(T.UINT))
+    a = param("a", T.UINT)
+    b = param("b", T.UINT)
+    div = A.Binary(T.UINT, L, "/", ref(a), ref(b))
+    shr = A.Binary(T.UINT, L, ">>", div, ref(b))
+    both = A.Logical(T.INT, L, "&&", cast("int-to-bool", T.BOOL, ref(a)), cast("int-to-bool", T.BOOL, ref(b)))
+    value = A.Binary(T.UINT, L, "+", shr, cast("noop", T.UINT, both))
+    ir_text = compile_fns(kernel("k", [out, a, b], [expr_stmt(A.Assign(T.UINT, L, A.Deref(T.UINT, L, ref(out)), value))]))
+    assert "udiv i32" in ir_text
+    assert "%shr.mask = and i32" in ir_text and "lshr i32 %div, %shr.mask" in ir_text
+    assert "land.rhs:" in ir_text and "land.end:" in ir_text
+    assert re.search(r"phi i1 \[ false, %entry \], \[ %tobool\d*, %land.rhs \]", ir_text)
+    assert "%land.ext = zext i1" in ir_text
+
+
+def test_if_else_and_bool_local_is_i8_in_memory():
+    out = param("out", gptr(T.INT))
+    flag = local("flag", T.BOOL, cast("int-to-bool", T.BOOL, A.Binary(T.INT, L, ">", icst(2), icst(1))))
+    then = expr_stmt(A.Assign(T.INT, L, A.Deref(T.INT, L, ref(out)), icst(1)))
+    other = expr_stmt(A.Assign(T.INT, L, A.Deref(T.INT, L, ref(out)), icst(2)))
+    ir_text = compile_fns(kernel("k", [out], [A.DeclStmt(L, [flag]), A.If(L, ref(flag), then, other)]))
+    assert "%flag = alloca i8, align 1" in ir_text
+    assert "%frombool = zext i1" in ir_text
+    assert "%loadedv = trunc i8" in ir_text
+    assert "br i1 %loadedv, label %if.then, label %if.else" in ir_text
+
+
+def test_vector_swizzle_literal_and_splat():
+    f4 = T.VectorType(T.FLOAT, 4)
+    f2 = T.VectorType(T.FLOAT, 2)
+    out = param("out", gptr(f4))
+    x = param("x", T.FLOAT)
+    v = local("v", f4, A.VectorLiteral(f4, L, [ref(x), A.FloatConst(T.FLOAT, L, 1.0),
+                                              A.VectorLiteral(f2, L, [ref(x)])]))
+    swz = A.Swizzle(f2, L, ref(v), (3, 0), lvalue=True)
+    assign = A.Assign(f2, L, swz, cast("splat", f2, ref(x)))
+    store = A.Assign(f4, L, A.Deref(f4, L, ref(out)), ref(v))
+    ir_text = compile_fns(kernel("k", [out, x], [A.DeclStmt(L, [v]), expr_stmt(assign), expr_stmt(store)]))
+    assert "%v = alloca <4 x float>, align 16" in ir_text
+    assert "insertelement <4 x float>" in ir_text
+    assert "shufflevector <2 x float>" in ir_text
+    assert "store <4 x float>" in ir_text
+
+
+def test_verifier_failure_is_runtime_error():
+    # A value-returning function whose return has the wrong type cannot verify.
+    ftype = T.FunctionType(T.INT, ())
+    fn = A.Function("f", ftype, [], A.Compound(L, [A.Return(L, A.FloatConst(T.FLOAT, L, 1.0))]))
+    with pytest.raises(RuntimeError):
+        compile_fns(fn)
+
+
+# ---------------------------------------------------------------- cooperative matrices
+def coop_gemm_kernel(operands=0, target=T.SPIR64):
+    a_ptr = param("A", gptr(T.HALF, const=True))
+    b_ptr = param("B", gptr(T.HALF, const=True))
+    c_ptr = param("C", gptr(T.FLOAT))
+    stride = icst(16, target.size_t)
+    a = local("a", MA, A.CoopLoad(MA, L, ref(a_ptr), 0, stride))
+    b = local("b", MB, A.CoopLoad(MB, L, ref(b_ptr), 1, stride))
+    acc = local("acc", MC, A.CoopInit(MC, L, A.FloatConst(T.FLOAT, L, 0.0)))
+    mul_add = A.CoopMulAdd(MC, L, ref(a), ref(b), ref(acc), operands)
+    store = A.CoopStore(T.VOID, L, ref(c_ptr), A.Assign(MC, L, ref(acc), mul_add), 0, stride)
+    return kernel("gemm", [a_ptr, b_ptr, c_ptr], [A.DeclStmt(L, [a, b, acc]), expr_stmt(store)])
+
+
+def test_coop_load_muladd_store_names():
+    ir_text = compile_fns(coop_gemm_kernel())
+    ta = 'target("spirv.CooperativeMatrixKHR", half, 3, 8, 16, 0)'
+    tc = 'target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2)'
+    assert f"%a = alloca {ta}" in ir_text
+    assert (f"call spir_func {ta} @_Z32__spirv_CooperativeMatrixLoadKHRIDhLi3ELi8ELi16ELi0EEvPU3AS1Dhim"
+            "(ptr addrspace(1) %0, i32 0, i64 16)") in ir_text
+    assert "@_Z32__spirv_CooperativeMatrixLoadKHRIDhLi3ELi16ELi16ELi1EEvPU3AS1Dhim(ptr addrspace(1) %" in ir_text
+    assert f"call spir_func {tc} @_Z26__spirv_CompositeConstructIfLi3ELi8ELi16ELi2EEvf(float 0.000000e+00)" in ir_text
+    assert ("@_Z34__spirv_CooperativeMatrixMulAddKHRIfLi3ELi8ELi16ELi2EDhLi3ELi8ELi16ELi0EDhLi3ELi16ELi16ELi1E"
+            "fLi3ELi8ELi16ELi2EEvi(") in ir_text
+    assert re.search(r"MulAddKHR\S+\(.*, i32 0\)", ir_text)
+    assert re.search(r"call spir_func void @_Z33__spirv_CooperativeMatrixStoreKHRIfLi3ELi8ELi16ELi2EEvPU3AS1fim"
+                     r"\(ptr addrspace\(1\) %\d+, " + re.escape(tc) + r" %call\d*, i32 0, i64 16\)", ir_text)
+    # one declaration per distinct signature
+    assert ir_text.count("declare spir_func " + ta) == 1
+    assert ir_text.count("declare spir_func") == 5
+
+
+def test_coop_spir32_stride_is_i32_and_j():
+    ir_text = compile_fns(coop_gemm_kernel(target=T.SPIR32), target=T.SPIR32)
+    assert "LoadKHRIDhLi3ELi8ELi16ELi0EEvPU3AS1Dhij(ptr addrspace(1) %0, i32 0, i32 16)" in ir_text
+
+
+def test_coop_operands_mask_passed():
+    ir_text = compile_fns(coop_gemm_kernel(operands=16))
+    assert re.search(r"MulAddKHR\S+\(.*, i32 16\)", ir_text)
+
+
+def coop_ops_kernel(items, params=()):
+    return compile_fns(kernel("ops", list(params), items))
+
+
+def test_coop_elementwise_operators():
+    m = local("m", MC, A.CoopInit(MC, L, A.FloatConst(T.FLOAT, L, 1.0)))
+    add = A.CoopBinary(MC, L, "+", ref(m), ref(m))
+    sub = A.CoopBinary(MC, L, "-", add, ref(m))
+    mul = A.CoopBinary(MC, L, "*", sub, ref(m))
+    div = A.CoopBinary(MC, L, "/", mul, ref(m))
+    neg = A.CoopNeg(MC, L, div)
+    smul = A.CoopScalarMul(MC, L, neg, A.FloatConst(T.FLOAT, L, 4.0))
+    ir_text = coop_ops_kernel([A.DeclStmt(L, [m]), expr_stmt(A.Assign(MC, L, ref(m), smul))])
+    t3 = "fLi3ELi8ELi16ELi2E" * 3
+    t2 = "fLi3ELi8ELi16ELi2E" * 2
+    for op in ("Add", "Sub", "Mul", "Div"):
+        assert f"@_Z34__spirv_CooperativeMatrixBinary{op}I{t3}Ev(" in ir_text
+    assert f"@_Z34__spirv_CooperativeMatrixScalarNegI{t2}Ev(" in ir_text
+    assert re.search(rf"@_Z34__spirv_CooperativeMatrixScalarMulI{t2}Evf\(.* %fneg, float 4.000000e\+00\)", ir_text)
+
+
+def test_coop_conversions():
+    src = local("s", MC_INT, A.CoopInit(MC_INT, L, icst(1)))
+    f = local("f", MC, A.CoopConvert(MC, L, ref(src)))
+    u = local("u", MC_UINT, A.CoopConvert(MC_UINT, L, ref(src)))      # same LLVM type: no call
+    h = local("h", MC_HALF, A.CoopConvert(MC_HALF, L, ref(f)))
+    back = local("b", MC_UINT, A.CoopConvert(MC_UINT, L, ref(h)))
+    ir_text = coop_ops_kernel([A.DeclStmt(L, [src, f, u, h, back])])
+    assert "@_Z19__spirv_ConvertSToFIfLi3ELi8ELi16ELi2EiLi3ELi8ELi16ELi2EEv(" in ir_text
+    assert "@_Z16__spirv_FConvertIDhLi3ELi8ELi16ELi2EfLi3ELi8ELi16ELi2EEv(" in ir_text
+    assert "@_Z19__spirv_ConvertFToUIjLi3ELi8ELi16ELi2EDhLi3ELi8ELi16ELi2EEv(" in ir_text
+    assert "Convert" not in "".join(l for l in ir_text.splitlines() if "%u" in l and "store" not in l)
+    assert ir_text.count("declare spir_func") == 4
+
+
+def test_coop_length_and_element_access():
+    m = local("m", MC, A.CoopInit(MC, L, A.FloatConst(T.FLOAT, L, 1.0)))
+    n = local("n", T.UINT, A.CoopLength(T.UINT, L, ref(m)))
+    elem = A.CoopElement(T.FLOAT, L, ref(m), icst(2, T.ULONG))
+    write = A.Assign(T.FLOAT, L, elem, A.Binary(T.FLOAT, L, "*", A.CoopElement(T.FLOAT, L, ref(m), icst(1, T.ULONG)),
+                                                A.FloatConst(T.FLOAT, L, 2.0)))
+    ir_text = coop_ops_kernel([A.DeclStmt(L, [m, n]), expr_stmt(write)])
+    assert re.search(r"%call\d* = call spir_func i32 @_Z34__spirv_CooperativeMatrixLengthKHRIfLi3ELi8ELi16ELi2EEv\(", ir_text)
+    assert re.search(r"%arrayidx = call spir_func ptr @_Z19__spirv_AccessChainIfLi3ELi8ELi16ELi2EEvPvm\(ptr %m, i64 1\)",
+                     ir_text)
+    assert re.search(r"load float, ptr %arrayidx", ir_text)
+    assert re.search(r"store float %mul, ptr %arrayidx\d+", ir_text)
+
+
+def test_coop_matrix_function_param_return_and_phi():
+    x = param("x", MC)
+    helper_t = T.FunctionType(MC, (MC,))
+    helper = A.Function("twice", helper_t, [x],
+                        A.Compound(L, [A.Return(L, A.CoopBinary(MC, L, "+", ref(x), ref(x)))]))
+    c = param("c", T.INT)
+    m = local("m", MC, A.CoopInit(MC, L, A.FloatConst(T.FLOAT, L, 1.0)))
+    pick = A.Conditional(MC, L, cast("int-to-bool", T.BOOL, ref(c)), A.Call(MC, L, helper, [ref(m)]), ref(m))
+    k = kernel("k", [c], [A.DeclStmt(L, [m]), expr_stmt(A.Assign(MC, L, ref(m), pick))])
+    ir_text = compile_fns(helper, k)
+    tc = 'target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2)'
+    assert f"define spir_func {tc} @twice({tc} %x)" in ir_text
+    assert f"%x.addr = alloca {tc}" in ir_text
+    assert f"call spir_func {tc} @twice({tc}" in ir_text
+    assert f"%cond = phi {tc}" in ir_text
+
+
+def test_opt_level_2_runs_passes():
+    ir_text = compile_fns(simple_kernel(), opt_level=2)
+    assert "alloca" not in ir_text          # mem2reg/SROA ran
+    assert "optnone" not in ir_text
+    assert "define spir_kernel void @k(" in ir_text
