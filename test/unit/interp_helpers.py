@@ -1,0 +1,36 @@
+"""Shared helpers of the interpreter tests: compile test kernels with clang-22 or clcoop."""
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import clcoop
+
+KERNELS = Path(__file__).resolve().parent / "kernels"
+CLANG = shutil.which("clang-22")
+needs_clang = pytest.mark.skipif(CLANG is None, reason="clang-22 is not installed")
+
+_CACHE = {}
+
+
+def clang_ir(name, opt):
+    """LLVM IR of test/unit/kernels/<name>.cl by clang-22 at -O0 or -O2 (stub form)."""
+    key = (name, opt)
+    if key not in _CACHE:
+        cmd = [CLANG, "-cc1", "-triple", "spir64-unknown-unknown", "-cl-std=CL3.0",
+               "-finclude-default-header", "-emit-llvm", f"-O{opt}"]
+        if opt == 0:
+            cmd.append("-disable-llvm-passes")
+        cmd += [str(KERNELS / f"{name}.cl"), "-o", "-"]
+        _CACHE[key] = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    return _CACHE[key]
+
+
+def program(name, producer):
+    """A built clcoop.Program for a test kernel; producer is 'clang-O0', 'clang-O2' or 'clcoop'."""
+    if producer == "clcoop":
+        return clcoop.Program((KERNELS / f"{name}.cl").read_text()).build()
+    if CLANG is None:
+        pytest.skip("clang-22 is not installed")
+    return clcoop.Program.from_ir(clang_ir(name, int(producer[-1])))

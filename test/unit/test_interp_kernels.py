@@ -1,0 +1,178 @@
+"""Plain OpenCL C kernels compiled by clang-22 (-O0 and -O2), run in the interpreter,
+checked against NumPy (issue 3 item 9)."""
+import numpy as np
+import pytest
+
+from interp_helpers import program
+
+PRODUCERS = ["clang-O0", "clang-O2"]
+RNG = np.random.default_rng(7)
+
+
+@pytest.mark.parametrize("producer", PRODUCERS)
+def test_vector_add(producer):
+    n = 1000
+    a = RNG.standard_normal(n).astype(np.float32)
+    b = RNG.standard_normal(n).astype(np.float32)
+    c = np.full(1024, -1.0, np.float32)
+    program("vector_add", producer).vector_add(1024, 64, a, b, c, n)
+    np.testing.assert_array_equal(c[:n], a + b)
+    assert (c[n:] == -1.0).all()
+
+
+@pytest.mark.parametrize("producer", PRODUCERS)
+def test_gemm_naive_2d(producer):
+    M, N, K = 24, 40, 33
+    A = RNG.standard_normal((M, K)).astype(np.float32)
+    B = RNG.standard_normal((K, N)).astype(np.float32)
+    C = np.zeros((M, N), np.float32)
+    # 48 x 24 work-items cover 40 x 24 with a guard in the kernel.
+    program("gemm_naive", producer).gemm_naive((48, 24), (16, 4), A, B, C, M, N, K)
+    np.testing.assert_allclose(C, A @ B, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("producer", PRODUCERS)
+def test_reduce_local_memory_argument(producer):
+    import clcoop
+    data = RNG.standard_normal(512).astype(np.float32)
+    partial = np.zeros(8, np.float32)
+    program("reduce_local", producer).reduce_local(512, 64, data, partial,
+                                                   clcoop.LocalMemory(64 * 4))
+    np.testing.assert_allclose(partial, data.reshape(8, 64).sum(axis=1), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("producer", PRODUCERS)
+def test_reduce_kernel_scope_local_array(producer):
+    data = RNG.integers(-1000, 1000, 256).astype(np.int32)
+    partial = np.zeros(4, np.int32)
+    program("reduce_local", producer).reduce_static(256, 64, data, partial)
+    np.testing.assert_array_equal(partial, data.reshape(4, 64).sum(axis=1))
+
+
+def int_control_reference(x):
+    weights = [3, -1, 4, -1, 5, -9, 2, 6]
+    out, hashes = [], []
+
+    def wrap32(v):
+        return (v + 2**31) % 2**32 - 2**31
+
+    def collatz(v):
+        steps = 0
+        while v != 1:
+            if steps > 200:
+                break
+            v = 3 * v + 1 if v & 1 else int(v / 2)
+            v = wrap32(v)
+            steps += 1
+        return steps
+
+    def mix(v):
+        v &= 0xFFFFFFFF
+        v ^= v >> 7
+        v = (v * 0x9E3779B1) & 0xFFFFFFFF
+        v ^= (v << 3) & 0xFFFFFFFF
+        return v
+
+    for i, xi in enumerate(int(v) for v in x):
+        acc = 0
+        for k in range(8):
+            if k == 5:
+                continue
+            if acc > 1000:
+                break
+            acc += weights[(k + i) & 7] * xi
+        r = i % 4
+        if r == 0:
+            acc += 100
+        elif r in (1, 2):
+            if r == 1:
+                acc -= 7
+            acc *= 2
+        else:
+            acc = -acc
+        if xi > 0:
+            acc += collatz(xi)
+        else:
+            q = int(xi / 3)             # C truncating division
+            m = xi - int(xi / 5) * 5    # C remainder
+            acc -= q + m
+        out.append(wrap32(acc))
+        hashes.append(mix(xi) // 7 + mix(i) % 13)
+    return np.array(out, np.int32), np.array(hashes, np.uint64).astype(np.uint32)
+
+
+@pytest.mark.parametrize("producer", PRODUCERS)
+def test_int_control_flow(producer):
+    x = RNG.integers(-50, 60, 128).astype(np.int32)
+    out = np.zeros(128, np.int32)
+    hashes = np.zeros(128, np.uint32)
+    program("int_control", producer).int_control(128, 32, x, out, hashes)
+    want_out, want_hash = int_control_reference(x)
+    np.testing.assert_array_equal(out, want_out)
+    np.testing.assert_array_equal(hashes, want_hash)
+
+
+@pytest.mark.parametrize("producer", PRODUCERS)
+def test_float4_math(producer):
+    n = 64
+    a = RNG.standard_normal(4 * n).astype(np.float32)
+    b = RNG.standard_normal(4 * n).astype(np.float32)
+    out4 = np.zeros(4 * n, np.float32)
+    out1 = np.zeros(n, np.float32)
+    program("float4_math", producer).float4_math(n, 16, a, b, out4, out1)
+    x, y = a.reshape(n, 4), b.reshape(n, 4)
+    r = x * y + np.array([1, 2, 3, 4], np.float32)
+    r = r[:, ::-1] - np.sqrt(np.abs(y))
+    r = np.clip(np.maximum(r, -2), -5, 5)
+    np.testing.assert_allclose(out4.reshape(n, 4), r, rtol=1e-5, atol=1e-6)
+    want1 = (x * y).sum(1) + np.hypot(x[:, 0], x[:, 1]) + np.floor(x[:, 2]) + np.exp(y[:, 3] * 0.1)
+    np.testing.assert_allclose(out1, want1, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("producer", PRODUCERS)
+def test_atomics_contended(producer):
+    values = RNG.integers(0, 1000, 300).astype(np.int32)
+    bins = np.zeros(16, np.int32)
+    maximum = np.zeros(1, np.int32)
+    total = np.zeros(1, np.int32)
+    program("atomics", producer).histogram(300, 100, values, bins, maximum, total)
+    np.testing.assert_array_equal(bins, np.bincount(values & 15, minlength=16))
+    assert maximum[0] == values.max()
+    assert total[0] == values.sum()
+
+
+@pytest.mark.parametrize("producer", PRODUCERS)
+def test_cmpxchg_gives_distinct_tickets(producer):
+    counter = np.zeros(1, np.int32)
+    tickets = np.full(64, -1, np.int32)
+    program("atomics", producer).cmpxchg_count(64, 16, counter, tickets)
+    assert counter[0] == 64
+    np.testing.assert_array_equal(np.sort(tickets), np.arange(64))
+
+
+@pytest.mark.parametrize("producer", PRODUCERS)
+@pytest.mark.parametrize("S", [8, 16, 32, 64])
+def test_subgroup_builtins(producer, S):
+    n = 128
+    x = RNG.integers(-100, 100, n).astype(np.int32)
+    out = np.zeros(4 * n, np.int32)
+    program("subgroups", producer).subgroups(n, 64, x, out, subgroup_size=S)
+    got = out.reshape(n, 4)
+    groups = x.reshape(-1, S)
+    np.testing.assert_array_equal(got[:, 0], np.repeat(groups.sum(1), S))
+    np.testing.assert_array_equal(got[:, 1], np.cumsum(groups, axis=1).reshape(-1))
+    np.testing.assert_array_equal(got[:, 2], np.repeat(groups[:, 0], S))
+    local = np.arange(n) % 64
+    np.testing.assert_array_equal(got[:, 3], (local // S) * 1000 + local % S)
+
+
+def test_batches_split_the_ndrange_without_changing_results():
+    a = RNG.standard_normal(4096).astype(np.float32)
+    b = RNG.standard_normal(4096).astype(np.float32)
+    c1 = np.zeros(4096, np.float32)
+    c2 = np.zeros(4096, np.float32)
+    prog = program("vector_add", "clang-O2")
+    prog.vector_add(4096, 64, a, b, c1, 4096)
+    prog.vector_add(4096, 64, a, b, c2, 4096, max_lanes=128)   # 32 batches of 2 groups
+    np.testing.assert_array_equal(c1, a + b)
+    np.testing.assert_array_equal(c2, a + b)
