@@ -30,7 +30,7 @@ LLVM_TO_COMPONENT = {"i8": "char", "i16": "short", "i32": "int", "i64": "long",
                      "half": "half", "float": "float", "double": "double"}
 
 _MATRIX_TYPE_RE = re.compile(
-    r'^\s*target\(\s*"spirv\.CooperativeMatrixKHR"\s*,\s*(\w+)\s*,\s*(\d+)\s*,'
+    r'^\s*target\s*\(\s*"spirv\.CooperativeMatrixKHR"\s*,\s*(\w+)\s*,\s*(\d+)\s*,'
     r'\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*\)\s*$')
 
 

@@ -302,3 +302,103 @@ def test_unknown_callee_is_an_ir_error():
     from clcoop.errors import IRError
     with pytest.raises(IRError):
         execute_coop_call(FakeCtx(16), "_Z20__spirv_SomethingElsev", [], None)
+
+
+# ---------------------------------------------------------------- with the real executor
+
+GEMM_F16_ACCESS_CHAIN_IR = """\
+target datalayout = "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-n8:16:32:64-G1"
+target triple = "spir64-unknown-unknown"
+
+declare spir_func target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) @_Z32__spirv_CooperativeMatrixLoadKHRIfLi3ELi8ELi16ELi2EEvPU3AS1fim(ptr addrspace(1), i32, i64)
+declare spir_func target("spirv.CooperativeMatrixKHR", half, 3, 8, 16, 0) @_Z32__spirv_CooperativeMatrixLoadKHRIDhLi3ELi8ELi16ELi0EEvPU3AS1Dhim(ptr addrspace(1), i32, i64)
+declare spir_func target("spirv.CooperativeMatrixKHR", half, 3, 16, 16, 1) @_Z32__spirv_CooperativeMatrixLoadKHRIDhLi3ELi16ELi16ELi1EEvPU3AS1Dhim(ptr addrspace(1), i32, i64)
+declare spir_func target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) @_Z34__spirv_CooperativeMatrixMulAddKHRIfLi3ELi8ELi16ELi2EDhLi3ELi8ELi16ELi0EDhLi3ELi16ELi16ELi1EfLi3ELi8ELi16ELi2EEvi(target("spirv.CooperativeMatrixKHR", half, 3, 8, 16, 0), target("spirv.CooperativeMatrixKHR", half, 3, 16, 16, 1), target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2), i32)
+declare spir_func void @_Z33__spirv_CooperativeMatrixStoreKHRIfLi3ELi8ELi16ELi2EEvPU3AS1fim(ptr addrspace(1), target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2), i32, i64)
+declare spir_func i32 @_Z34__spirv_CooperativeMatrixLengthKHRIfLi3ELi8ELi16ELi2EEv(target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2))
+declare spir_func ptr @_Z19__spirv_AccessChainIfLi3ELi8ELi16ELi2EEvPfm(ptr, i64)
+declare spir_func i64 @_Z22get_sub_group_local_idv()
+declare spir_func i64 @_Z13get_global_idj(i32)
+
+define spir_kernel void @k(ptr addrspace(1) %A, ptr addrspace(1) %B, ptr addrspace(1) %C, ptr addrspace(1) %L) {
+entry:
+  %slot = alloca target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2)
+  %c = call spir_func target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) @_Z32__spirv_CooperativeMatrixLoadKHRIfLi3ELi8ELi16ELi2EEvPU3AS1fim(ptr addrspace(1) %C, i32 0, i64 16)
+  %a = call spir_func target("spirv.CooperativeMatrixKHR", half, 3, 8, 16, 0) @_Z32__spirv_CooperativeMatrixLoadKHRIDhLi3ELi8ELi16ELi0EEvPU3AS1Dhim(ptr addrspace(1) %A, i32 0, i64 16)
+  %b = call spir_func target("spirv.CooperativeMatrixKHR", half, 3, 16, 16, 1) @_Z32__spirv_CooperativeMatrixLoadKHRIDhLi3ELi16ELi16ELi1EEvPU3AS1Dhim(ptr addrspace(1) %B, i32 1, i64 16)
+  %d = call spir_func target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) @_Z34__spirv_CooperativeMatrixMulAddKHRIfLi3ELi8ELi16ELi2EDhLi3ELi8ELi16ELi0EDhLi3ELi16ELi16ELi1EfLi3ELi8ELi16ELi2EEvi(target("spirv.CooperativeMatrixKHR", half, 3, 8, 16, 0) %a, target("spirv.CooperativeMatrixKHR", half, 3, 16, 16, 1) %b, target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) %c, i32 0)
+  store target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) %d, ptr %slot
+  %n = call spir_func i32 @_Z34__spirv_CooperativeMatrixLengthKHRIfLi3ELi8ELi16ELi2EEv(target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) %d)
+  %p0 = call spir_func ptr @_Z19__spirv_AccessChainIfLi3ELi8ELi16ELi2EEvPfm(ptr %slot, i64 1)
+  %x = load float, ptr %p0
+  %x2 = fadd float %x, 1000.0
+  store float %x2, ptr %p0
+  %d2 = load target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2), ptr %slot
+  call spir_func void @_Z33__spirv_CooperativeMatrixStoreKHRIfLi3ELi8ELi16ELi2EEvPU3AS1fim(ptr addrspace(1) %C, target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) %d2, i32 0, i64 16)
+  %gid = call spir_func i64 @_Z13get_global_idj(i32 0)
+  %lp = getelementptr inbounds i32, ptr addrspace(1) %L, i64 %gid
+  store i32 %n, ptr addrspace(1) %lp
+  ret void
+}
+"""
+
+DIVERGENT_LOAD_IR = """\
+target datalayout = "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-n8:16:32:64-G1"
+target triple = "spir64-unknown-unknown"
+
+declare spir_func target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) @_Z32__spirv_CooperativeMatrixLoadKHRIfLi3ELi8ELi16ELi2EEvPU3AS1fim(ptr addrspace(1), i32, i64)
+declare spir_func void @_Z33__spirv_CooperativeMatrixStoreKHRIfLi3ELi8ELi16ELi2EEvPU3AS1fim(ptr addrspace(1), target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2), i32, i64)
+declare spir_func i64 @_Z13get_global_idj(i32)
+
+define spir_kernel void @k(ptr addrspace(1) %C, i64 %lim) {
+entry:
+  %gid = call spir_func i64 @_Z13get_global_idj(i32 0)
+  %ok = icmp ult i64 %gid, %lim
+  br i1 %ok, label %then, label %done
+then:
+  %c = call spir_func target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) @_Z32__spirv_CooperativeMatrixLoadKHRIfLi3ELi8ELi16ELi2EEvPU3AS1fim(ptr addrspace(1) %C, i32 0, i64 16)
+  %off = mul i64 %gid, 0
+  %tile = getelementptr inbounds float, ptr addrspace(1) %C, i64 128
+  call spir_func void @_Z33__spirv_CooperativeMatrixStoreKHRIfLi3ELi8ELi16ELi2EEvPU3AS1fim(ptr addrspace(1) %tile, target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) %c, i32 0, i64 16)
+  br label %done
+done:
+  ret void
+}
+"""
+
+
+def _program(ir_text):
+    import clcoop
+    return clcoop.Program.from_ir(ir_text)
+
+
+def test_executor_gemm_length_and_access_chain():
+    # half 8x16 (VNNI matrix_a) x half 16x16 (column-major B) + float C; then m[1] += 1000
+    # through __spirv_AccessChain on the matrix's private slot, and coop_mat_length.
+    prog = _program(GEMM_F16_ACCESS_CHAIN_IR)
+    rng = np.random.default_rng(0)
+    A = rng.standard_normal((8, 16)).astype(np.float16)
+    B = rng.standard_normal((16, 16)).astype(np.float16)
+    C = rng.standard_normal((8, 16)).astype(np.float32)
+    lengths = np.zeros(16, np.int32)
+    expected = A.astype(np.float32) @ B.astype(np.float32) + C
+    layout = get_layout(8, 16, "accumulator", "float", 16)
+    for p in range(16):
+        expected[layout.row_col(p, 1)] += 1000
+    prog.k((16,), (16,), A, np.ascontiguousarray(B.T), C, lengths, subgroup_size=16)
+    np.testing.assert_allclose(C, expected, rtol=1e-6, atol=1e-6)
+    np.testing.assert_array_equal(lengths, layout.length)
+
+
+def test_executor_divergent_matrix_load_faults():
+    from clcoop.errors import RuntimeFault as Fault
+    prog = _program(DIVERGENT_LOAD_IR)
+    C = np.arange(512, dtype=np.float32)
+    prog.k((32,), (32,), C, np.int64(16), subgroup_size=16)     # sub-group 0 only: fine
+    np.testing.assert_array_equal(C[128:256], np.arange(128))
+    with pytest.raises(Fault, match=r"(?s)only part of sub-group 1.*global id \(16\)"):
+        prog.k((32,), (32,), C, np.int64(20), subgroup_size=16)
+    with pytest.raises(Fault, match="not a multiple of the sub-group size"):
+        prog.k((24,), (24,), C, np.int64(100), subgroup_size=16)
+    with pytest.raises(Fault, match="out-of-bounds write"):
+        prog.k((32,), (32,), np.zeros(200, np.float32), np.int64(16), subgroup_size=16)
