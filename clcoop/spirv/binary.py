@@ -62,6 +62,12 @@ TYPED_RESULT_OPCODES = frozenset({
     OP_BITCAST, OP_SNEGATE, OP_FNEGATE, OP_IADD, OP_FADD, OP_ISUB, OP_FSUB, OP_IMUL, OP_FMUL,
     OP_UDIV, OP_SDIV, OP_FDIV, OP_COOPERATIVE_MATRIX_LOAD_KHR, OP_COOPERATIVE_MATRIX_MUL_ADD_KHR,
     OP_COOPERATIVE_MATRIX_LENGTH_KHR,
+    1, 12, 41, 42, 44, 46, 81, 82, 83, 169, 245,  # Undef, ExtInst, ConstantTrue/False/Composite/Null,
+                                                  # CompositeExtract/Insert, CopyObject, Select, Phi
+    109, 110, 111, 112, 113, 114, 115,       # OpConvertFToU ... OpFConvert
+    66, 67, 70, 77, 78, 79, 116, 117, 120,   # (InBounds)(Ptr)AccessChain, vector ops, ptr/int conversions
+    *range(137, 152), *range(164, 201),      # remaining arithmetic, logic, comparisons, shifts, bitwise
+    227, *range(229, 243),                   # atomics (OpAtomicStore, 228, has no result)
 })
 # Type declarations: operand 0 is the result id.
 TYPE_OPCODES = frozenset({OP_TYPE_INT, OP_TYPE_FLOAT, OP_TYPE_POINTER, OP_TYPE_FUNCTION,

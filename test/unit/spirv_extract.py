@@ -1,0 +1,176 @@
+"""Extract the cooperative-matrix skeleton of a kernel from LLVM IR text and from a SPIR-V module, in one
+shape, so tests can compare them: matrix types, and per function and block the sequence of
+loads / stores / mul-adds with their layouts and operand masks (and pointee types of loads/stores).
+
+A matrix is (kind, width, scope, rows, cols, use) with kind 'f' or 'i' (SPIR-V integers carry no sign).
+"""
+
+import re
+
+from clcoop.spirv import binary as sb
+
+IR_COMPONENT = {"half": ("f", 16), "float": ("f", 32), "double": ("f", 64),
+                "i8": ("i", 8), "i16": ("i", 16), "i32": ("i", 32), "i64": ("i", 64)}
+# Itanium codes of pointee types in callee names (docs/ir-conventions.md).
+CODE_COMPONENT = {"c": ("i", 8), "a": ("i", 8), "h": ("i", 8), "s": ("i", 16), "t": ("i", 16),
+                  "i": ("i", 32), "j": ("i", 32), "l": ("i", 64), "m": ("i", 64),
+                  "Dh": ("f", 16), "f": ("f", 32), "d": ("f", 64)}
+MATRIX_RE = re.compile(r'target\("spirv\.CooperativeMatrixKHR", (\w+), (\d+), (\d+), (\d+), (\d+)\)')
+CALL_RE = re.compile(r"call spir_func (.*?) @(_Z\d+__spirv_CooperativeMatrix(LoadKHR|StoreKHR|MulAddKHR)\w*)\((.*)\)")
+DEFINE_RE = re.compile(r"^define .*?@([\w.$]+)\(")
+LABEL_RE = re.compile(r"^([\w.$-]+):")
+POINTEE_RE = re.compile(r"EvPU3AS\d(Dh|[a-z])|EvP(Dh|[a-z])")
+
+
+def ir_matrix(match):
+    kind, width = IR_COMPONENT[match.group(1)]
+    return (kind, width) + tuple(int(match.group(i)) for i in range(2, 6))
+
+
+def split_args(text):
+    """Split a call's argument list at top-level commas."""
+    parts, depth, current = [], 0, ""
+    for char in text:
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        if char == "," and depth == 0:
+            parts.append(current.strip())
+            current = ""
+        else:
+            current += char
+    if current.strip():
+        parts.append(current.strip())
+    return parts
+
+
+def _constant(arg):
+    value = arg.rsplit(" ", 1)[1]
+    return int(value)
+
+
+def ir_events(ir_text):
+    """{function: {block: [event, ...]}}; event = (op, matrices, layout-or-mask, pointee-or-None)."""
+    functions, function, block = {}, None, None
+    for line in ir_text.splitlines():
+        found = DEFINE_RE.match(line)
+        if found:
+            function, block = found.group(1), "entry"
+            functions[function] = {}
+            continue
+        if function is None:
+            continue
+        if line.startswith("}"):
+            function = None
+            continue
+        label = LABEL_RE.match(line)
+        if label:
+            block = label.group(1)
+            continue
+        call = CALL_RE.search(line)
+        if not call:
+            continue
+        ret, name, op, args = call.group(1), call.group(2), call.group(3), split_args(call.group(4))
+        event = _ir_event(op, ret, name, args)
+        functions[function].setdefault(block, []).append(event)
+    return functions
+
+
+def _ir_pointee(name):
+    found = POINTEE_RE.search(name)
+    return CODE_COMPONENT[found.group(1) or found.group(2)]
+
+
+def _ir_event(op, ret, name, args):
+    if op == "LoadKHR":
+        return ("load", (ir_matrix(MATRIX_RE.search(ret)),), _constant(args[1]), _ir_pointee(name))
+    if op == "StoreKHR":
+        return ("store", (ir_matrix(MATRIX_RE.search(args[1])),), _constant(args[2]), _ir_pointee(name))
+    matrices = tuple(ir_matrix(MATRIX_RE.search(arg)) for arg in args[:3]) + (ir_matrix(MATRIX_RE.search(ret)),)
+    mask = _constant(args[3]) if len(args) > 3 else 0
+    return ("muladd", matrices, mask, None)
+
+
+def ir_matrix_types(ir_text):
+    """Matrix types used inside function definitions."""
+    found, inside = set(), False
+    for line in ir_text.splitlines():
+        if DEFINE_RE.match(line):
+            inside = True
+        if inside:
+            found.update(ir_matrix(m) for m in MATRIX_RE.finditer(line))
+        if line.startswith("}"):
+            inside = False
+    return found
+
+
+class SpirvView:
+    """Lookups over a parsed SPIR-V module for the extractor."""
+
+    def __init__(self, data):
+        self.module = sb.read_module(data)
+        self.defs = sb.definitions(self.module)
+        self.names = sb.names(self.module)
+
+    def constant(self, value_id):
+        inst = self.defs[value_id]
+        if inst.opcode == 46:  # OpConstantNull
+            return 0
+        assert inst.opcode == sb.OP_CONSTANT, f"not a constant: {inst}"
+        return inst.operands[2]
+
+    def scalar(self, type_id):
+        inst = self.defs[type_id]
+        if inst.opcode == sb.OP_TYPE_FLOAT:
+            return ("f", inst.operands[1])
+        assert inst.opcode == sb.OP_TYPE_INT, f"not a scalar type: {inst}"
+        return ("i", inst.operands[1])
+
+    def matrix(self, type_id):
+        inst = self.defs[type_id]
+        assert inst.opcode == sb.OP_TYPE_COOPERATIVE_MATRIX_KHR, f"not a matrix type: {inst}"
+        return self.scalar(inst.operands[1]) + tuple(self.constant(i) for i in inst.operands[2:6])
+
+    def value_matrix(self, value_id):
+        return self.matrix(self.defs[value_id].result_type)
+
+    def pointee(self, pointer_id):
+        pointer_type = self.defs[self.defs[pointer_id].result_type]
+        assert pointer_type.opcode == sb.OP_TYPE_POINTER
+        return self.scalar(pointer_type.operands[2])
+
+
+def spirv_events(data):
+    view = SpirvView(data)
+    functions, function, block = {}, None, None
+    for inst in view.module.instructions:
+        ops = inst.operands
+        if inst.opcode == sb.OP_FUNCTION:
+            function, block = view.names.get(inst.result_id), None
+            functions[function] = {}
+        elif inst.opcode == 248:  # OpLabel
+            block = view.names.get(ops[0], f"%{ops[0]}")
+        elif inst.opcode == sb.OP_COOPERATIVE_MATRIX_LOAD_KHR:
+            event = ("load", (view.matrix(ops[0]),), view.constant(ops[3]), view.pointee(ops[2]))
+            functions[function].setdefault(block, []).append(event)
+        elif inst.opcode == sb.OP_COOPERATIVE_MATRIX_STORE_KHR:
+            event = ("store", (view.value_matrix(ops[1]),), view.constant(ops[2]), view.pointee(ops[0]))
+            functions[function].setdefault(block, []).append(event)
+        elif inst.opcode == sb.OP_COOPERATIVE_MATRIX_MUL_ADD_KHR:
+            matrices = tuple(view.value_matrix(v) for v in ops[2:5]) + (view.matrix(ops[0]),)
+            event = ("muladd", matrices, ops[5] if len(ops) > 5 else 0, None)
+            functions[function].setdefault(block, []).append(event)
+    return functions
+
+
+def spirv_matrix_types(data):
+    view = SpirvView(data)
+    return {view.matrix(inst.result_id) for inst in view.module.instructions
+            if inst.opcode == sb.OP_TYPE_COOPERATIVE_MATRIX_KHR}
+
+
+def drop_empty(functions):
+    """Only functions with cooperative-matrix events; blocks without events dropped."""
+    return {name: {b: ev for b, ev in blocks.items() if ev} for name, blocks in functions.items()
+            if any(blocks.values())}
