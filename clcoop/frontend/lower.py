@@ -710,9 +710,10 @@ class Lowerer:
         return self.read_modify_write(e.target, e.compute, result_new=True)
 
     def ex_IncDec(self, e):
-        return self.read_modify_write(e.target, e.compute, result_new=e.prefix)
+        return self.read_modify_write(e.target, e.compute, result_new=e.prefix,
+                                      name="inc" if e.op == "++" else "dec")
 
-    def read_modify_write(self, target, compute, result_new):
+    def read_modify_write(self, target, compute, result_new, name=None):
         if isinstance(target, A.Swizzle) and len(target.indices) > 1:
             old = self.rvalue(target)
             self.old_values.append(old)
@@ -725,6 +726,9 @@ class Lowerer:
         self.old_values.append(old)
         new = self.rvalue(compute)
         self.old_values.pop()
+        if name and isinstance(new, ir.Instruction) and new.opname in ("add", "sub", "fadd", "fsub",
+                                                                       "getelementptr"):
+            new.name = name if new.opname != "getelementptr" else "incdec.ptr"   # clang's names
         self.store_value(new, ptr, target.type)
         return new if result_new else old
 
@@ -960,6 +964,9 @@ class Lowerer:
         if kind in ("noop", "pointer-bitcast"):
             return v
         dty = self.value_type(dst_t)
+        folded = self.fold_cast(kind, v, src_t, dst_t, dty)
+        if folded is not None:
+            return folded
         if kind == "int-to-int":
             return self.int_cast(v, src_t, dst_t, "conv")
         if kind == "int-to-float":
@@ -987,6 +994,25 @@ class Lowerer:
         if kind == "splat":
             return self.splat(v, dty)
         raise RuntimeError(f"lower: unknown cast kind {kind!r}")
+
+    def fold_cast(self, kind, v, src_t, dst_t, dty):
+        """Casts of scalar constants become constants (clang folds them before codegen)."""
+        if not isinstance(v, ir.Constant) or not isinstance(v.constant, (int, float)) \
+                or isinstance(v.constant, bool) or not isinstance(dst_t, T.ScalarType):
+            return None
+        value = v.constant
+        if kind == "int-to-int":
+            value = wrap_int(value, element_type(src_t))     # the source's value, by its signedness
+            bits = dst_t.bits
+            value &= (1 << bits) - 1
+            if dst_t.signed and value >= 1 << (bits - 1):
+                value -= 1 << bits
+            return ir.Constant(dty, value)
+        if kind == "int-to-float":
+            return ir.Constant(dty, float(wrap_int(value, element_type(src_t))))
+        if kind == "float-to-float" and dst_t.bits >= element_type(src_t).bits:
+            return ir.Constant(dty, float(value))
+        return None
 
     def int_cast(self, v, src_t, dst_t, name):
         b = self.builder
@@ -1175,6 +1201,16 @@ class Lowerer:
         mt = e.matrix.type
         return self.coop_call("__spirv_AccessChain", [mt], ["P" + "v", self.size_code], _ptr(0),
                               [ptr, index], "arrayidx")
+
+
+def wrap_int(value, t):
+    """`value` as the C integer type `t` holds it (two's complement wrap, then signedness)."""
+    if t.kind != "int":
+        return value
+    value &= (1 << t.bits) - 1
+    if t.signed and value >= 1 << (t.bits - 1):
+        value -= 1 << t.bits
+    return value
 
 
 def coop_conversion_name(src, dst):
