@@ -84,6 +84,38 @@ def location(node):
     return SourceLocation(coord.file or "<source>", coord.line, coord.column or 1)
 
 
+def name_location(decl):
+    """Location of the declared name (clang points declaration errors at it), else of decl."""
+    node = decl
+    while node is not None and not isinstance(node, c_ast.TypeDecl):
+        node = getattr(node, "type", None)
+        if not isinstance(node, c_ast.Node):
+            node = None
+    return location(node) if node is not None and node.coord is not None else location(decl)
+
+
+def operator_location(sources, op, operand, fallback):
+    """Location of an operator token written just before `operand` (clang points at operators).
+
+    pycparser records an operator expression at its first operand; the operator itself is
+    found in the source line, right before the operand that follows it (skipping blanks and
+    opening parentheses). Falls back to `fallback` when the text does not match."""
+    loc = location(operand)
+    if loc is None or sources is None:
+        return fallback
+    text = sources.line(loc.file, loc.line)
+    if text is None:
+        return fallback
+    text = text.expandtabs(1)
+    i = loc.column - 2              # 0-based index of the character before the operand
+    while i >= 0 and text[i] in " (":
+        i -= 1
+    start = i - len(op) + 1
+    if start >= 0 and text[start:i + 1] == op:
+        return SourceLocation(loc.file, loc.line, start + 1)
+    return fallback
+
+
 # ------------------------------------------------------------------ small type helpers
 def unqualified_elem(t):
     return t.elem if isinstance(t, T.VectorType) else t
@@ -214,9 +246,21 @@ class Checker:
             self.scope.names[name] = ("typedef", t, None, None)
 
     # ------------------------------------------------------------------ diagnostics
+    def node_location(self, node):
+        """Where a diagnostic about `node` points: operators at the operator token."""
+        if isinstance(node, SourceLocation) or node is None:
+            return node
+        loc = location(node)
+        if isinstance(node, c_ast.BinaryOp):
+            return operator_location(self.diag.sources, node.op, node.right, loc)
+        if isinstance(node, c_ast.Assignment):
+            return operator_location(self.diag.sources, node.op, node.rvalue, loc)
+        if isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+", "!", "~", "*", "&", "++", "--"):
+            return operator_location(self.diag.sources, node.op, node.expr, loc)
+        return loc
+
     def error(self, message, node_or_loc, notes=()):
-        loc = node_or_loc if isinstance(node_or_loc, SourceLocation) or node_or_loc is None \
-            else location(node_or_loc)
+        loc = self.node_location(node_or_loc)
         self.diag.error(message, loc, notes)
         if self.diag.error_count >= self.diag.max_errors:
             self.diag.error("too many errors emitted, stopping now", None)
@@ -227,8 +271,7 @@ class Checker:
         raise _Abandon()
 
     def warn(self, message, node_or_loc, notes=()):
-        loc = node_or_loc if isinstance(node_or_loc, SourceLocation) or node_or_loc is None \
-            else location(node_or_loc)
+        loc = self.node_location(node_or_loc)
         self.diag.warning(message, loc, notes)
 
     def note(self, message, loc):
@@ -449,7 +492,7 @@ class Checker:
         if isinstance(node, c_ast.PtrDecl):
             pointee, p_as, p_const = self.declarator_type(node.type, decl)
             if pointee.is_coop_matrix:
-                self.fail("pointer to cooperative matrix type is not allowed", node)
+                self.fail("pointer to cooperative matrix type is not allowed", name_location(node))
             _, _, p_vol, _ = self.quals_info(getattr(node.type, "quals", None), node)
             own_as, own_const, vol, restrict = self.quals_info(node.quals, node)
             if p_as is None:
@@ -458,7 +501,7 @@ class Checker:
         if isinstance(node, c_ast.ArrayDecl):
             elem, aspace, const = self.declarator_type(node.type, decl)
             if elem.is_coop_matrix:
-                self.fail("array of cooperative matrix type is not supported", node)
+                self.fail("array of cooperative matrix type is not supported", name_location(node))
             length = None
             if node.dim is not None:
                 length = self.integer_constant(node.dim, "array size")
@@ -812,11 +855,15 @@ class Checker:
                     "unsigned long": "ulong", "unsigned": "uint", "signed char": "char",
                     "_Bool": "bool"}.get(base, base)
             return base + "*" * stars
+        if isinstance(node, c_ast.TypeDecl) and isinstance(node.type, (c_ast.Struct, c_ast.Union)):
+            kw = "union" if isinstance(node.type, c_ast.Union) else "struct"
+            return f"{kw} {node.type.name}" + "*" * stars
         t, _, _ = self.declarator_type(p.type, p)
         return t.spelling()
 
     def kernel_parameter_checks(self, var, p):
         t = var.type
+        p = name_location(p)
         if t.is_coop_matrix:
             notes = []
             if t.typedef_name and t.typedef_name in self.coop_decl_locs:
@@ -1612,6 +1659,8 @@ class Checker:
     # ---- implicit conversion by assignment (C99 6.5.16.1)
     def convert(self, e, t, node, context):
         """Convert value e to type t as assignment does; context names the diagnostic."""
+        if isinstance(node, c_ast.Node):
+            node = location(node)     # clang points conversion errors at the expression's start
         st = e.type
         if st == t:
             return e
@@ -1779,7 +1828,7 @@ class Checker:
         t = base.type
         n = t.count
         loc = location(node)
-        indices = self.swizzle_indices(name, n, node)
+        indices = self.swizzle_indices(name, t, node)
         if isinstance(base, tast.Swizzle):      # fold v.xy.x into one swizzle of v
             indices = tuple(base.indices[i] for i in indices)
             base = base.base
@@ -1790,11 +1839,12 @@ class Checker:
         lvalue = base.is_lvalue and len(set(indices)) == count
         return tast.Swizzle(rt, loc, base, tuple(indices), lvalue)
 
-    def swizzle_indices(self, name, n, node):
+    def swizzle_indices(self, name, vtype, node):
+        """Component indexes of an OpenCL C 3.0 6.3.7 vector component name."""
+        n = vtype.count
+
         def bad():
-            self.fail(f"vector component access exceeds type '{spell(T.VectorType(T.FLOAT, n))}'"
-                      if False else f"illegal vector component name '{name}'", node.field)
-        half = (n + 1) // 2 if n != 3 else 2
+            self.fail(f"illegal vector component name '{name}'", node.field)
         if name in ("lo", "hi", "even", "odd"):
             size = 4 if n == 3 else n
             if name == "lo":
@@ -1811,20 +1861,16 @@ class Checker:
                 if v is None:
                     bad()
                 if v >= n:
-                    self.fail(f"vector component access exceeds type '{self.vector_spelling_hint(n)}'", node.field)
+                    self.fail(f"vector component access exceeds type '{spell(vtype)}'", node.field)
                 idx.append(v)
             return tuple(idx)
         for alphabet in (self.SWIZZLE_XYZW, self.SWIZZLE_RGBA):
             if all(c in alphabet for c in name):
                 idx = tuple(alphabet.index(c) for c in name)
                 if any(i >= n for i in idx):
-                    self.fail(f"vector component access exceeds type '{self.vector_spelling_hint(n)}'",
-                              node.field)
+                    self.fail(f"vector component access exceeds type '{spell(vtype)}'", node.field)
                 return idx
         bad()
-
-    def vector_spelling_hint(self, n):
-        return self._last_vector_type.spelling() if getattr(self, "_last_vector_type", None) else f"vector of {n}"
 
     def expr_Cast(self, node, expected=None):
         t, _, _ = self.full_decl_type(node.to_type)
