@@ -676,7 +676,8 @@ def prepare(tr, ins, rec, operands):
         rec.data = _binary_fn(op, tr._type(str(operands[0].type)))
     elif op in ("icmp", "fcmp"):
         rec.fn = op_compare
-        pred = rec.text.split(op, 1)[1].split()[0]
+        words = rec.text.split(op, 1)[1].split()
+        pred = next(w for w in words if w in _PREDICATES)
         rec.data = _compare_fn(op, pred, tr._type(str(operands[0].type)))
     elif op in _CASTS:
         rec.fn = op_cast
@@ -916,6 +917,10 @@ def op_fneg(ex, vals, ins, bmask, full):
 
 def op_freeze(ex, vals, ins, bmask, full):
     return vals[ins.args[0]]
+
+
+_PREDICATES = {"eq", "ne", "ugt", "uge", "ult", "ule", "sgt", "sge", "slt", "sle", "false",
+               "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "une", "uno", "true"}
 
 
 def _compare_fn(op, pred, t):

@@ -5,7 +5,7 @@ import pytest
 
 from interp_helpers import program
 
-PRODUCERS = ["clang-O0", "clang-O2"]
+PRODUCERS = ["clang-O0", "clang-O2", "clcoop"]
 RNG = np.random.default_rng(7)
 
 
