@@ -71,6 +71,9 @@ FAMILIES = {
     "UP": (("char", "uchar", "short", "ushort", "int", "uint"), ALL_COUNTS),  # upsample
     "SG": (INT_NAMES + FLOAT_NAMES, (1,)),     # sub-group reductions (with extended types)
     "SGW": (("int", "uint", "long", "ulong", "float", "double", "half"), (1,)),  # work-group collectives
+    "SGI": (INT_NAMES, (1,)),                  # sub-group bitwise reductions
+    "ISH": (("char", "uchar", "short", "ushort", "int", "uint", "float"), ALL_COUNTS),  # intel shuffles
+    "ISH1": (("long", "ulong", "double", "half"), (1,)),
     "N": ((), (1,)),                           # no gentype: fixed signature
 }
 
@@ -123,6 +126,8 @@ def _type_code(code, elem, count, target):
         return vector_of(S[_NAN_ARG[elem]], count)
     if code == "z":
         return target.size_t
+    if code == "ballot":
+        return VectorType(S["uint"], 4)
     if code == "ms":
         return _MEMORY_SCOPE
     if code == "mo":
@@ -241,11 +246,58 @@ def _build_specs():
     add(["sub_group_" + op for op in _COLLECTIVE_OPS], "SG", "g", "g")
     add(["work_group_any", "work_group_all"], "N", "i", "i")
     add(["work_group_" + op for op in _COLLECTIVE_OPS], "SGW", "g", "g")
+    add("work_group_broadcast", "SGW", "g", "g", "z")
+    add("work_group_broadcast", "SGW", "g", "g", "z", "z")
+    add("work_group_broadcast", "SGW", "g", "g", "z", "z", "z")
+    _add_khr_sub_group_extensions(add)
+    # cl_intel_subgroups shuffles.
+    for family in ("ISH", "ISH1"):
+        add(["intel_sub_group_shuffle", "intel_sub_group_shuffle_xor"], family, "g", "g", "j")
+        add(["intel_sub_group_shuffle_down", "intel_sub_group_shuffle_up"], family, "g", "g", "g", "j")
+    # cl_khr_extended_bit_ops.
+    add("bitfield_insert", "I", "g", "g", "g", "j", "j")
+    add("bitfield_extract_signed", "I", "ks", "g", "j", "j")
+    add("bitfield_extract_unsigned", "I", "ku", "g", "j", "j")
+    add("bit_reverse", "I", "g", "g")
+    # cl_khr_integer_dot_product, packed forms (the char4/uchar4 forms are in _build_explicit_specs).
+    for signs, ret in (("uu", "j"), ("ss", "i"), ("us", "i"), ("su", "i")):
+        kind = "uint" if ret == "j" else "int"
+        add(f"dot_4x8packed_{signs}_{kind}", "N", ret, "j", "j")
+        add(f"dot_acc_sat_4x8packed_{signs}_{kind}", "N", ret, "j", "j", ret)
     return specs
 
 
-def _build_pointer_specs():
-    """Families whose pointer parameters are not `__generic`: vload/vstore and atomics."""
+def _add_khr_sub_group_extensions(add):
+    """cl_khr_subgroup_{non_uniform_vote,ballot,non_uniform_arithmetic,clustered_reduce,shuffle,
+    shuffle_relative,rotate} as opencl-c.h declares them."""
+    add("sub_group_elect", "N", "i")
+    add(["sub_group_non_uniform_all", "sub_group_non_uniform_any"], "N", "i", "i")
+    add("sub_group_non_uniform_all_equal", "SG", "i", "g")
+    add("sub_group_non_uniform_broadcast", "IF", "g", "g", "j")
+    add("sub_group_broadcast_first", "SG", "g", "g")
+    add("sub_group_ballot", "N", "ballot", "i")
+    add("sub_group_inverse_ballot", "N", "i", "ballot")
+    add("sub_group_ballot_bit_extract", "N", "i", "ballot", "j")
+    add(["sub_group_ballot_bit_count", "sub_group_ballot_inclusive_scan",
+         "sub_group_ballot_exclusive_scan", "sub_group_ballot_find_lsb",
+         "sub_group_ballot_find_msb"], "N", "j", "ballot")
+    for kind in ("reduce", "scan_inclusive", "scan_exclusive"):
+        base = f"sub_group_non_uniform_{kind}_"
+        add([base + op for op in ("add", "min", "max", "mul")], "SG", "g", "g")
+        add([base + op for op in ("and", "or", "xor")], "SGI", "g", "g")
+        add([base + "logical_" + op for op in ("and", "or", "xor")], "N", "i", "i")
+    base = "sub_group_clustered_reduce_"
+    add([base + op for op in ("add", "min", "max", "mul")], "SG", "g", "g", "j")
+    add([base + op for op in ("and", "or", "xor")], "SGI", "g", "g", "j")
+    add([base + "logical_" + op for op in ("and", "or", "xor")], "N", "i", "i", "j")
+    add(["sub_group_shuffle", "sub_group_shuffle_xor", "sub_group_shuffle_up",
+         "sub_group_shuffle_down"], "SG", "g", "g", "j")
+    add("sub_group_rotate", "SG", "g", "g", "i")
+    add("sub_group_clustered_rotate", "SG", "g", "g", "i", "j")
+
+
+def _build_explicit_specs():
+    """Overloads listed type by type: vload/vstore (pointer spaces), atomics, shuffle, integer dot."""
     specs = {}
 
     def add(name, entry):
@@ -287,13 +339,27 @@ def _build_pointer_specs():
             float_p = PointerType(S["float"], space, volatile=True)
             if prefix == "atomic_":
                 add("atomic_xchg", (S["float"], (float_p, S["float"])))
+    # shuffle/shuffle2 (6.15.15): any element, 2/4/8/16 in, 2/4/8/16 out, unsigned same-width mask.
+    for elem in INT_NAMES + FLOAT_NAMES:
+        mask_elem = S[_UNSIGNED_OF_WIDTH[S[elem].bits]]
+        for m in (2, 4, 8, 16):
+            for n in (2, 4, 8, 16):
+                src, out, mask = VectorType(S[elem], m), VectorType(S[elem], n), VectorType(mask_elem, n)
+                add("shuffle", (out, (src, mask)))
+                add("shuffle2", (out, (src, src, mask)))
+    # cl_khr_integer_dot_product (4x8bit): dot and dot_acc_sat on char4/uchar4.
+    c4, uc4 = VectorType(S["char"], 4), VectorType(S["uchar"], 4)
+    for a, b in ((uc4, uc4), (c4, c4), (uc4, c4), (c4, uc4)):
+        acc = S["uint"] if a == b == uc4 else S["int"]
+        add("dot", (acc, (a, b)))
+        add("dot_acc_sat", (acc, (a, b, acc)))
     return specs
 
 
 _CONVERGENT_PREFIXES = ("sub_group_", "work_group_", "intel_sub_group_")
 _CONVERGENT_NAMES = frozenset(("barrier",))
 _SPECS = None
-_POINTER_SPECS = None
+_EXPLICIT_SPECS = None
 _CACHE = {}
 _CONVERT_RE = re.compile(r"convert_(char|uchar|short|ushort|int|uint|long|ulong|float|double|half)"
                          r"(2|3|4|8|16)?(_sat)?(_rte|_rtz|_rtp|_rtn)?\Z")
@@ -310,19 +376,19 @@ def _convert_match(name):
 
 
 def _specs():
-    global _SPECS, _POINTER_SPECS
+    global _SPECS, _EXPLICIT_SPECS
     if _SPECS is None:
         _SPECS = _build_specs()
-        _POINTER_SPECS = _build_pointer_specs()
-    return _SPECS, _POINTER_SPECS
+        _EXPLICIT_SPECS = _build_explicit_specs()
+    return _SPECS, _EXPLICIT_SPECS
 
 
 def is_builtin(name):
     """True when `name` is an OpenCL C built-in function this table knows (convert_* included)."""
     if _convert_match(name):
         return True
-    specs, pointer_specs = _specs()
-    return name in specs or name in pointer_specs
+    specs, explicit_specs = _specs()
+    return name in specs or name in explicit_specs
 
 
 def is_as_type(name):
@@ -347,7 +413,7 @@ def _expand(name, target):
     if m:
         yield from _convert_overloads(name, m, target)
         return
-    specs, pointer_specs = _specs()
+    specs, explicit_specs = _specs()
     for family, ret_code, param_codes in specs.get(name, ()):
         elems, counts = FAMILIES[family]
         for elem in (elems or (None,)):
@@ -355,7 +421,7 @@ def _expand(name, target):
                 ret = _type_code(ret_code, elem, count, target)
                 params = tuple(_type_code(c, elem, count, target) for c in param_codes)
                 yield _make(name, ret, params, convergent)
-    for ret, params in pointer_specs.get(name, ()):
+    for ret, params in explicit_specs.get(name, ()):
         params = tuple(target.size_t if p == "z" else p for p in params)
         yield _make(name, ret, params, convergent)
 
