@@ -54,9 +54,12 @@ class Program:
     def build(self, options=(), filename="<source>"):
         """Compile the source with clcoop; raises clcoop.CompileError on errors."""
         from clcoop.frontend.driver import CompileOptions, compile_source
-        include_dirs, defines, opt_level = _parse_build_options(list(options or ()))
-        opts = CompileOptions(include_dirs=include_dirs, defines=defines, opt_level=opt_level,
-                              filename=filename)
+        if isinstance(options, str):
+            options = options.split()
+        parsed = _parse_build_options(list(options or ()))
+        opts = CompileOptions(include_dirs=parsed["include_dirs"], defines=parsed["defines"],
+                              opt_level=parsed["opt_level"], cl_std=parsed["cl_std"],
+                              undefines=parsed["undefines"], filename=filename)
         result = compile_source(self.source, opts)
         self._set_ir(result.ir)
         return self
@@ -112,22 +115,27 @@ class Kernel:
 
 
 def _parse_build_options(options):
-    include_dirs, defines, opt_level = [], {}, 0
+    """pyopencl-style build options: -D, -U, -I, -O<n>, -cl-std=, other -cl-* flags."""
+    out = {"include_dirs": [], "defines": {}, "undefines": [], "opt_level": 0, "cl_std": "CL3.0"}
     it = iter(options)
     for opt in it:
         if opt.startswith("-D"):
             body = opt[2:] or next(it, "")
-            name, _, value = body.partition("=")
-            defines[name] = value if _ else "1"
+            name, eq, value = body.partition("=")
+            out["defines"][name] = value if eq else None
+        elif opt.startswith("-U"):
+            out["undefines"].append(opt[2:] or next(it, ""))
         elif opt.startswith("-I"):
-            include_dirs.append(opt[2:] or next(it, ""))
-        elif re.fullmatch(r"-O[0-3s]?", opt):
-            opt_level = 0 if opt in ("-O0",) else 2
+            out["include_dirs"].append(opt[2:] or next(it, ""))
+        elif re.fullmatch(r"-O[0-3]?", opt):
+            out["opt_level"] = int(opt[2:] or 2)
+        elif opt.startswith("-cl-std="):
+            out["cl_std"] = opt.split("=", 1)[1]
         elif opt.startswith("-cl-"):
-            continue   # accepted like pyopencl does (e.g. -cl-std=CL3.0, -cl-fast-relaxed-math)
+            continue   # accepted like pyopencl (e.g. -cl-fast-relaxed-math, -cl-mad-enable)
         else:
-            raise ArgumentError(f"unknown build option '{opt}'")
-    return include_dirs, defines, opt_level
+            raise ArgumentError(f"unknown build option '{opt}' (accepted: -D, -U, -I, -O<n>, -cl-std=, -cl-*)")
+    return out
 
 
 # ============================================================================ launch
