@@ -97,16 +97,17 @@ def metadata_type_name(spelling):
 def base_type_name(t):
     if isinstance(t, T.PointerType):
         return base_type_name(t.pointee) + "*"
-    if isinstance(t, T.EnumType):
-        return "int"
+    if isinstance(t, T.VectorType):
+        return f"{t.elem.name} __attribute__((ext_vector_type({t.count})))"     # clang's spelling
     return metadata_type_name(t.spelling())
 
 
 def type_qual(t):
     if not isinstance(t, T.PointerType):
         return ""
-    quals = [q for q, on in (("const", t.const or t.addrspace == T.CONSTANT),
-                             ("restrict", t.restrict), ("volatile", t.volatile)) if on]
+    # clang's order: "restrict const volatile"; __constant pointees count as const.
+    quals = [q for q, on in (("restrict", t.restrict), ("const", t.const or t.addrspace == T.CONSTANT),
+                             ("volatile", t.volatile)) if on]
     return " ".join(quals)
 
 
@@ -218,8 +219,9 @@ class Lowerer:
         for fn in unit.functions:
             if fn.body is not None:
                 self.define_function(fn)
-        self.module.add_named_metadata("opencl.ocl.version",
-                                       [ir.Constant(I32, OCL_VERSION[0]), ir.Constant(I32, OCL_VERSION[1])])
+        version = self.module.add_metadata([ir.Constant(I32, OCL_VERSION[0]), ir.Constant(I32, OCL_VERSION[1])])
+        self.module.add_named_metadata("opencl.ocl.version", version)
+        self.module.add_named_metadata("opencl.spir.version", version)
 
     def define_global(self, var):
         if var in self.globals:
@@ -414,10 +416,19 @@ class Lowerer:
             return
         b.store(value, ptr, align=self.align_of(ctype))
 
+    def new_block(self, name):
+        """A block not yet in the function: blocks are placed in emission order, as clang does."""
+        return ir.Block(parent=self.fn, name=name)
+
+    def start_block(self, block):
+        if block not in self.fn.blocks:
+            self.fn.blocks.append(block)
+        self.builder.position_at_end(block)
+
     def ensure_open_block(self):
         """Code after return/break/goto goes to a fresh (unreachable) block."""
         if self.builder.block.is_terminated:
-            self.builder.position_at_end(self.fn.append_basic_block("unreachable"))
+            self.start_block(self.new_block("unreachable"))
 
     def branch(self, target):
         if not self.builder.block.is_terminated:
@@ -427,7 +438,8 @@ class Lowerer:
     def stmt(self, s):
         if s is None:
             return
-        self.ensure_open_block()
+        if not isinstance(s, (A.Case, A.Default, A.Label, A.Compound, A.Null)):
+            self.ensure_open_block()
         getattr(self, "st_" + type(s).__name__)(s)
 
     def st_Compound(self, s):
@@ -487,32 +499,31 @@ class Lowerer:
 
     def st_If(self, s):
         cond = self.rvalue(s.cond)
-        then_bb = self.fn.append_basic_block("if.then")
-        else_bb = self.fn.append_basic_block("if.else") if s.otherwise is not None else None
-        end_bb = self.fn.append_basic_block("if.end")
+        then_bb = self.new_block("if.then")
+        else_bb = self.new_block("if.else") if s.otherwise is not None else None
+        end_bb = self.new_block("if.end")
         self.builder.cbranch(cond, then_bb, else_bb or end_bb)
-        self.builder.position_at_end(then_bb)
+        self.start_block(then_bb)
         self.stmt(s.then)
         self.branch(end_bb)
         if else_bb is not None:
-            self.builder.position_at_end(else_bb)
+            self.start_block(else_bb)
             self.stmt(s.otherwise)
             self.branch(end_bb)
-        self.builder.position_at_end(end_bb)
+        self.start_block(end_bb)
 
     def loop(self, prefix, cond, body, step=None, cond_first=True):
-        fn = self.fn
-        cond_bb = fn.append_basic_block(f"{prefix}.cond")
-        body_bb = fn.append_basic_block(f"{prefix}.body")
-        inc_bb = fn.append_basic_block(f"{prefix}.inc") if step is not None else None
-        end_bb = fn.append_basic_block(f"{prefix}.end")
+        cond_bb = self.new_block(f"{prefix}.cond")
+        body_bb = self.new_block(f"{prefix}.body")
+        inc_bb = self.new_block(f"{prefix}.inc") if step is not None else None
+        end_bb = self.new_block(f"{prefix}.end")
         self.builder.branch(cond_bb if cond_first else body_bb)
-        self.builder.position_at_end(cond_bb)
+        self.start_block(cond_bb)
         if cond is not None:
             self.builder.cbranch(self.rvalue(cond), body_bb, end_bb)
         else:
             self.builder.branch(body_bb)
-        self.builder.position_at_end(body_bb)
+        self.start_block(body_bb)
         self.break_targets.append(end_bb)
         self.continue_targets.append(inc_bb or cond_bb)
         self.stmt(body)
@@ -520,31 +531,30 @@ class Lowerer:
         self.continue_targets.pop()
         self.branch(inc_bb or cond_bb)
         if inc_bb is not None:
-            self.builder.position_at_end(inc_bb)
+            self.start_block(inc_bb)
             self.rvalue(step)
             self.branch(cond_bb)
-        self.builder.position_at_end(end_bb)
+        self.start_block(end_bb)
 
     def st_While(self, s):
         self.loop("while", s.cond, s.body)
 
     def st_DoWhile(self, s):
         # do.body first, then do.cond (C99 6.8.5.2).
-        fn = self.fn
-        body_bb = fn.append_basic_block("do.body")
-        cond_bb = fn.append_basic_block("do.cond")
-        end_bb = fn.append_basic_block("do.end")
+        body_bb = self.new_block("do.body")
+        cond_bb = self.new_block("do.cond")
+        end_bb = self.new_block("do.end")
         self.builder.branch(body_bb)
-        self.builder.position_at_end(body_bb)
+        self.start_block(body_bb)
         self.break_targets.append(end_bb)
         self.continue_targets.append(cond_bb)
         self.stmt(s.body)
         self.break_targets.pop()
         self.continue_targets.pop()
         self.branch(cond_bb)
-        self.builder.position_at_end(cond_bb)
+        self.start_block(cond_bb)
         self.builder.cbranch(self.rvalue(s.cond), body_bb, end_bb)
-        self.builder.position_at_end(end_bb)
+        self.start_block(end_bb)
 
     def st_For(self, s):
         if s.init is not None:
@@ -565,29 +575,28 @@ class Lowerer:
 
     def st_Switch(self, s):
         cond = self.rvalue(s.cond)
-        end_bb = self.fn.append_basic_block("sw.epilog")
+        end_bb = self.new_block("sw.epilog")
         blocks = {}
         for case in s.cases:
-            blocks[id(case)] = self.fn.append_basic_block("sw.bb")
-        default_bb = self.fn.append_basic_block("sw.default") if s.default is not None else end_bb
+            blocks[id(case)] = self.new_block("sw.bb")
+        default_bb = self.new_block("sw.default") if s.default is not None else end_bb
         if s.default is not None:
             blocks[id(s.default)] = default_bb
         sw = self.builder.switch(cond, default_bb)
         for case in s.cases:
             sw.add_case(ir.Constant(cond.type, case.value), blocks[id(case)])
-        self.builder.position_at_end(self.fn.append_basic_block("sw.unreachable"))
         self.switch_stack.append(blocks)
         self.break_targets.append(end_bb)
         self.stmt(s.body)
         self.break_targets.pop()
         self.switch_stack.pop()
         self.branch(end_bb)
-        self.builder.position_at_end(end_bb)
+        self.start_block(end_bb)
 
     def _case_label(self, s):
         bb = self.switch_stack[-1][id(s)]
         self.branch(bb)           # fall through from the previous case
-        self.builder.position_at_end(bb)
+        self.start_block(bb)
         self.stmt(s.body)
 
     st_Case = _case_label
@@ -595,13 +604,13 @@ class Lowerer:
 
     def label_block(self, name):
         if name not in self.labels:
-            self.labels[name] = self.fn.append_basic_block(name)
+            self.labels[name] = self.new_block(name)
         return self.labels[name]
 
     def st_Label(self, s):
         bb = self.label_block(s.name)
         self.branch(bb)
-        self.builder.position_at_end(bb)
+        self.start_block(bb)
         self.stmt(s.body)
 
     def st_Goto(self, s):
@@ -643,7 +652,11 @@ class Lowerer:
 
     def index_value(self, index):
         if isinstance(index, A.ImplicitCast) and index.kind == "int-to-int":
-            return self.int_cast(self.rvalue(index.operand), index.operand.type, index.type, "idxprom")
+            v = self.rvalue(index.operand)
+            folded = self.fold_cast("int-to-int", v, index.operand.type, index.type, self.value_type(index.type))
+            if folded is not None:
+                return folded
+            return self.int_cast(v, index.operand.type, index.type, "idxprom")
         return self.rvalue(index)
 
     def store_lvalue(self, target, value):
@@ -844,18 +857,18 @@ class Lowerer:
         is_and = e.op == "&&"
         prefix = "land" if is_and else "lor"
         left = self.rvalue(e.left)
-        rhs_bb = self.fn.append_basic_block(f"{prefix}.rhs")
-        end_bb = self.fn.append_basic_block(f"{prefix}.end")
+        rhs_bb = self.new_block(f"{prefix}.rhs")
+        end_bb = self.new_block(f"{prefix}.end")
         from_bb = b.block
         if is_and:
             b.cbranch(left, rhs_bb, end_bb)
         else:
             b.cbranch(left, end_bb, rhs_bb)
-        b.position_at_end(rhs_bb)
+        self.start_block(rhs_bb)
         right = self.rvalue(e.right)
         rhs_end = b.block
         b.branch(end_bb)
-        b.position_at_end(end_bb)
+        self.start_block(end_bb)
         phi = b.phi(I1, name="")
         phi.add_incoming(ir.Constant(I1, 0 if is_and else 1), from_bb)
         phi.add_incoming(right, rhs_end)
@@ -871,19 +884,19 @@ class Lowerer:
             msb = b.icmp_signed("<", cond, ir.Constant(cond.type, None), name="cmp")
             return b.select(msb, then, other, name="cond")
         cond = self.rvalue(e.cond)
-        then_bb = self.fn.append_basic_block("cond.true")
-        else_bb = self.fn.append_basic_block("cond.false")
-        end_bb = self.fn.append_basic_block("cond.end")
+        then_bb = self.new_block("cond.true")
+        else_bb = self.new_block("cond.false")
+        end_bb = self.new_block("cond.end")
         b.cbranch(cond, then_bb, else_bb)
-        b.position_at_end(then_bb)
+        self.start_block(then_bb)
         then = self.rvalue(e.then)
         then_end = b.block
         b.branch(end_bb)
-        b.position_at_end(else_bb)
+        self.start_block(else_bb)
         other = self.rvalue(e.otherwise)
         else_end = b.block
         b.branch(end_bb)
-        b.position_at_end(end_bb)
+        self.start_block(end_bb)
         if e.type.is_void:
             return None
         phi = b.phi(then.type, name="cond")
