@@ -1,0 +1,184 @@
+"""`clcoop-run`: run a kernel in the interpreter from the command line (thin; the work is
+in clcoop.interp.api).
+
+    clcoop-run kernel.cl|kernel.ll --kernel NAME --global 64,8 --local 16,1
+               [--subgroup-size 16] --arg A=a.npy --arg n=64 [--arg tmp=local:1024]
+               [--out DIR] [-D NAME[=VALUE]] [-I DIR] [-O0|-O2]
+
+Buffer arguments (.npy files) are written back as DIR/<argname>.npy, all of them and
+atomically, only when the whole launch succeeds. Errors print `clcoop-run: error: ...`
+and exit with status 1; an internal error exits with 70.
+"""
+import argparse
+import os
+import sys
+import tempfile
+
+EXIT_OK, EXIT_ERROR, EXIT_ICE = 0, 1, 70
+
+
+class UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise UsageError(message)
+
+
+def _parser():
+    p = _Parser(prog="clcoop-run", description="Run an OpenCL C or LLVM IR kernel in the clcoop interpreter.")
+    p.add_argument("input", help="kernel source (.cl) or LLVM IR (.ll)")
+    p.add_argument("--kernel", help="kernel name (optional when the program has one kernel)")
+    p.add_argument("--global", dest="global_size", required=True, help="global size, e.g. 64,8")
+    p.add_argument("--local", dest="local_size", help="local size, e.g. 16,1 (default: chosen)")
+    p.add_argument("--subgroup-size", type=int, help="sub-group size (default 16 or the kernel's)")
+    p.add_argument("--arg", action="append", default=[], metavar="NAME=VALUE",
+                   help="kernel argument: NAME=file.npy, NAME=<number>, NAME=local:<bytes>")
+    p.add_argument("--out", default=".", help="directory for the updated buffers (default .)")
+    p.add_argument("--instruction-limit", type=int, help="abort runaway kernels after this many instructions")
+    p.add_argument("-D", action="append", default=[], dest="defines", metavar="NAME[=VALUE]")
+    p.add_argument("-U", action="append", default=[], dest="undefines", metavar="NAME")
+    p.add_argument("-I", action="append", default=[], dest="include_dirs", metavar="DIR")
+    p.add_argument("-O", dest="opt", metavar="LEVEL", help="optimization level for .cl input")
+    return p
+
+
+def _sizes(text, what):
+    try:
+        sizes = tuple(int(x) for x in text.split(","))
+    except ValueError:
+        raise UsageError(f"{what} must be comma-separated integers, got '{text}'") from None
+    return sizes
+
+
+def _load_program(args):
+    import clcoop
+    with open(args.input, encoding="utf-8") as f:
+        text = f.read()
+    if args.input.endswith(".ll"):
+        return clcoop.Program.from_ir(text)
+    options = [f"-D{d}" for d in args.defines] + [f"-U{u}" for u in args.undefines] + \
+        [f"-I{i}" for i in args.include_dirs] + ([f"-O{args.opt}"] if args.opt else [])
+    return clcoop.Program(text).build(options=options, filename=args.input)
+
+
+def _parse_value(name, text):
+    import numpy as np
+    import clcoop
+    if text.startswith("local:"):
+        try:
+            return clcoop.LocalMemory(int(text[6:]))
+        except ValueError:
+            raise UsageError(f"--arg {name}: 'local:' needs a byte count, got '{text}'") from None
+    if text.endswith(".npy"):
+        try:
+            return np.ascontiguousarray(np.load(text, allow_pickle=False))
+        except (OSError, ValueError) as exc:
+            raise UsageError(f"--arg {name}: cannot read '{text}': {exc}") from None
+    for conv in (int, float):
+        try:
+            return conv(text)
+        except ValueError:
+            pass
+    raise UsageError(f"--arg {name}: expected a .npy file, a number or local:<bytes>, got '{text}'")
+
+
+def _kernel_args(prog, kernel_name, arg_texts):
+    info = prog.kernel(kernel_name).info
+    names = [n for n, _ in info.params]
+    given = {}
+    for item in arg_texts:
+        name, eq, value = item.partition("=")
+        if not eq:
+            raise UsageError(f"--arg expects NAME=VALUE, got '{item}'")
+        if name not in names:
+            raise UsageError(f"kernel '{kernel_name}' has no parameter '{name}' "
+                             f"(parameters: {', '.join(names)})")
+        if name in given:
+            raise UsageError(f"--arg {name} given twice")
+        given[name] = _parse_value(name, value)
+    missing = [n for n in names if n not in given]
+    if missing:
+        raise UsageError(f"missing --arg for parameter(s): {', '.join(missing)}")
+    written = [n if _is_written(info, i) else None for i, n in enumerate(names)]
+    return [given[n] for n in names], written
+
+
+def _is_written(info, i):
+    """Buffers the kernel may modify: not __constant, not const-qualified."""
+    _, ptype = info.params[i]
+    qual = info.arg_qualifiers[i] if i < len(info.arg_qualifiers) else ""
+    return ptype.kind == "ptr" and ptype.addrspace != 2 and "const" not in qual.split()
+
+
+def _write_outputs(out_dir, names, values):
+    import numpy as np
+    os.makedirs(out_dir, exist_ok=True)
+    temps = []
+    try:
+        for name, value in zip(names, values):
+            if name is not None and isinstance(value, np.ndarray):
+                fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".npy", dir=out_dir)
+                with os.fdopen(fd, "wb") as f:
+                    np.save(f, value)
+                temps.append((tmp, os.path.join(out_dir, f"{name}.npy")))
+        for tmp, final in temps:
+            os.replace(tmp, final)
+    finally:
+        for tmp, _ in temps:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+    return [final for _, final in temps]
+
+
+def run(argv):
+    args = _parser().parse_args(argv)
+    global_size = _sizes(args.global_size, "--global")
+    local = _sizes(args.local_size, "--local") if args.local_size else None
+    try:
+        prog = _load_program(args)
+    except OSError as exc:
+        raise UsageError(f"cannot read '{args.input}': {exc.strerror}") from None
+    kernel = args.kernel
+    if kernel is None:
+        if len(prog.kernel_names) != 1:
+            raise UsageError(f"--kernel is required (kernels: {', '.join(prog.kernel_names)})")
+        kernel = prog.kernel_names[0]
+    values, names = _kernel_args(prog, kernel, args.arg)
+    kwargs = {}
+    if args.subgroup_size is not None:
+        kwargs["subgroup_size"] = args.subgroup_size
+    if args.instruction_limit is not None:
+        kwargs["instruction_limit"] = args.instruction_limit
+    prog.run(kernel, global_size, local, *values, **kwargs)
+    for path in _write_outputs(args.out, names, values):
+        print(f"wrote {path}")
+    return EXIT_OK
+
+
+def main(argv=None):
+    from clcoop.errors import ClcoopError
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        return run(argv)
+    except UsageError as exc:
+        print(f"clcoop-run: error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except ClcoopError as exc:
+        text = str(exc)
+        if text.startswith("kernel "):
+            print(f"clcoop-run: error: {text}", file=sys.stderr)
+        else:
+            print(text if "error:" in text else f"clcoop-run: error: {text}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:   # an interpreter bug: say so without a traceback
+        print(f"clcoop-run: internal error: {type(exc).__name__}: {exc}\n"
+              f"please report this with the kernel and arguments", file=sys.stderr)
+        return EXIT_ICE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

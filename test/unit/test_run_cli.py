@@ -1,0 +1,85 @@
+"""clcoop-run: runs a kernel from .cl or .ll, writes updated buffers only on success."""
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from clcoop.cli.run_main import main
+from interp_helpers import KERNELS, clang_ir, needs_clang
+
+
+@pytest.fixture
+def inputs(tmp_path):
+    np.save(tmp_path / "a.npy", np.arange(16, dtype=np.float32))
+    np.save(tmp_path / "b.npy", np.full(16, 2, np.float32))
+    np.save(tmp_path / "c.npy", np.zeros(16, np.float32))
+    return tmp_path
+
+
+def vadd_args(d, n=12):
+    return ["--arg", f"a={d / 'a.npy'}", "--arg", f"b={d / 'b.npy'}",
+            "--arg", f"c={d / 'c.npy'}", "--arg", f"n={n}"]
+
+
+def test_run_source_writes_updated_buffers(inputs, capsys):
+    out = inputs / "out"
+    rc = main([str(KERNELS / "vector_add.cl"), "--kernel", "vector_add", "--global", "16",
+               "--local", "8", "--out", str(out)] + vadd_args(inputs))
+    assert rc == 0
+    c = np.load(out / "c.npy")
+    np.testing.assert_array_equal(c[:12], np.arange(12) + 2)
+    assert (c[12:] == 0).all()
+    assert not (out / "a.npy").exists(), "const inputs are not written back"
+    assert "c.npy" in capsys.readouterr().out
+
+
+@needs_clang
+def test_run_llvm_ir_from_clang(inputs):
+    ll = inputs / "vadd.ll"
+    ll.write_text(clang_ir("vector_add", 2))
+    rc = main([str(ll), "--global", "16", "--local", "4", "--out", str(inputs / "o")] + vadd_args(inputs, 16))
+    assert rc == 0
+    np.testing.assert_array_equal(np.load(inputs / "o" / "c.npy"), np.arange(16) + 2)
+
+
+def test_local_memory_argument(inputs):
+    np.save(inputs / "x.npy", np.arange(128, dtype=np.float32))
+    np.save(inputs / "p.npy", np.zeros(2, np.float32))
+    rc = main([str(KERNELS / "reduce_local.cl"), "--kernel", "reduce_local", "--global", "128",
+               "--local", "64", "--arg", f"in={inputs / 'x.npy'}", "--arg", f"partial={inputs / 'p.npy'}",
+               "--arg", "scratch=local:256", "--out", str(inputs)])
+    assert rc == 0
+    np.testing.assert_allclose(np.load(inputs / "partial.npy"), [2016, 6112])
+
+
+def test_fault_reports_and_writes_nothing(inputs, capsys):
+    out = inputs / "out"
+    rc = main([str(KERNELS / "faults.cl"), "--kernel", "out_of_bounds", "--global", "16",
+               "--local", "8", "--arg", f"data={inputs / 'c.npy'}", "--arg", "n=4", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert rc == 1
+    assert err.startswith("clcoop-run: error: kernel 'out_of_bounds': out-of-bounds")
+    assert "Traceback" not in err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--global", "16"], "missing --arg for parameter(s): a, b, c, n"),
+    (["--global", "16", "--arg", "zz=1"], "has no parameter 'zz'"),
+    (["--global", "1x6"], "--global must be comma-separated integers"),
+    (["--global", "16", "--kernel", "nope"], "no kernel named 'nope'"),
+])
+def test_usage_errors(argv, message, capsys):
+    rc = main([str(KERNELS / "vector_add.cl")] + argv)
+    err = capsys.readouterr().err
+    assert rc == 1
+    assert message in err and err.startswith("clcoop-run: error:")
+
+
+def test_entry_point_subprocess(inputs):
+    proc = subprocess.run([sys.executable, "-m", "clcoop.cli.run_main", str(KERNELS / "vector_add.cl"),
+                           "--global", "16", "--local", "17", "--out", str(inputs)] + vadd_args(inputs),
+                          capture_output=True, text=True)
+    assert proc.returncode == 1
+    assert "clcoop-run: error: global size 16 is not a multiple of the local size 17" in proc.stderr
