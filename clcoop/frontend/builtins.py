@@ -259,7 +259,7 @@ def _build_specs():
     add("bitfield_extract_signed", "I", "ks", "g", "j", "j")
     add("bitfield_extract_unsigned", "I", "ku", "g", "j", "j")
     add("bit_reverse", "I", "g", "g")
-    # cl_khr_integer_dot_product, packed forms (the char4/uchar4 forms are in _build_explicit_specs).
+    # cl_khr_integer_dot_product, packed forms (the char4/uchar4 forms are in _build_shuffle_and_dot_specs).
     for signs, ret in (("uu", "j"), ("ss", "i"), ("us", "i"), ("su", "i")):
         kind = "uint" if ret == "j" else "int"
         add(f"dot_4x8packed_{signs}_{kind}", "N", ret, "j", "j")
@@ -296,13 +296,16 @@ def _add_khr_sub_group_extensions(add):
     add("sub_group_clustered_rotate", "SG", "g", "g", "i", "j")
 
 
-def _build_explicit_specs():
-    """Overloads listed type by type: vload/vstore (pointer spaces), atomics, shuffle, integer dot."""
-    specs = {}
-
+def _adder(specs):
     def add(name, entry):
         specs.setdefault(name, []).append(entry)
+    return add
 
+
+def _build_vload_specs():
+    """Overloads listed type by type (ret, params; "z" = size_t): vload/vstore."""
+    specs = {}
+    add = _adder(specs)
     # vload/vstore (6.15.11): generic pointers, and __constant for loads.
     for n in VLOAD_COUNTS:
         for elem in INT_NAMES + FLOAT_NAMES:
@@ -325,6 +328,12 @@ def _build_explicit_specs():
                 v = VectorType(S[src], n)
                 add(f"vstore_half{n}{mode}", (S["void"], (v, "z", out)))
                 add(f"vstorea_half{n}{mode}", (S["void"], (v, "z", out)))
+    return specs
+
+
+def _build_atomic_specs():
+    specs = {}
+    add = _adder(specs)
     # 32-bit atomics (6.15.12.8 legacy) on volatile __global/__local; atom_* also 64-bit.
     for prefix, elems in (("atomic_", ("int", "uint")), ("atom_", ("int", "uint", "long", "ulong"))):
         for space in (GLOBAL, LOCAL):
@@ -339,6 +348,12 @@ def _build_explicit_specs():
             float_p = PointerType(S["float"], space, volatile=True)
             if prefix == "atomic_":
                 add("atomic_xchg", (S["float"], (float_p, S["float"])))
+    return specs
+
+
+def _build_shuffle_and_dot_specs():
+    specs = {}
+    add = _adder(specs)
     # shuffle/shuffle2 (6.15.15): any element, 2/4/8/16 in, 2/4/8/16 out, unsigned same-width mask.
     for elem in INT_NAMES + FLOAT_NAMES:
         mask_elem = S[_UNSIGNED_OF_WIDTH[S[elem].bits]]
@@ -359,7 +374,11 @@ def _build_explicit_specs():
 _CONVERGENT_PREFIXES = ("sub_group_", "work_group_", "intel_sub_group_")
 _CONVERGENT_NAMES = frozenset(("barrier",))
 _SPECS = None
-_EXPLICIT_SPECS = None
+# Type-by-type overloads, built per group on first use (name prefixes -> builder).
+_EXPLICIT_GROUPS = ((("vload", "vstore"), _build_vload_specs),
+                    (("atomic_", "atom_"), _build_atomic_specs),
+                    (("shuffle", "dot"), _build_shuffle_and_dot_specs))
+_EXPLICIT_SPECS = {}    # group index -> {name: [(ret, params)]}
 _CACHE = {}
 _CONVERT_RE = re.compile(r"convert_(char|uchar|short|ushort|int|uint|long|ulong|float|double|half)"
                          r"(2|3|4|8|16)?(_sat)?(_rte|_rtz|_rtp|_rtn)?\Z")
@@ -375,20 +394,33 @@ def _convert_match(name):
     return m
 
 
-def _specs():
-    global _SPECS, _EXPLICIT_SPECS
+def _family_specs():
+    global _SPECS
     if _SPECS is None:
         _SPECS = _build_specs()
-        _EXPLICIT_SPECS = _build_explicit_specs()
-    return _SPECS, _EXPLICIT_SPECS
+    return _SPECS
+
+
+def _explicit_specs(name):
+    for index, (prefixes, build) in enumerate(_EXPLICIT_GROUPS):
+        if name.startswith(prefixes):
+            if index not in _EXPLICIT_SPECS:
+                _EXPLICIT_SPECS[index] = build()
+            return _EXPLICIT_SPECS[index].get(name, ())
+    return ()
 
 
 def is_builtin(name):
     """True when `name` is an OpenCL C built-in function this table knows (convert_* included)."""
-    if _convert_match(name):
-        return True
-    specs, explicit_specs = _specs()
-    return name in specs or name in explicit_specs
+    return bool(_convert_match(name) or name in _family_specs() or _explicit_specs(name))
+
+
+def builtin_names():
+    """Every built-in name except the convert_* family (for tests and 'did you mean' hints)."""
+    names = set(_family_specs())
+    for _, build in _EXPLICIT_GROUPS:
+        names.update(build())
+    return sorted(names)
 
 
 def is_as_type(name):
@@ -413,15 +445,14 @@ def _expand(name, target):
     if m:
         yield from _convert_overloads(name, m, target)
         return
-    specs, explicit_specs = _specs()
-    for family, ret_code, param_codes in specs.get(name, ()):
+    for family, ret_code, param_codes in _family_specs().get(name, ()):
         elems, counts = FAMILIES[family]
         for elem in (elems or (None,)):
             for count in counts:
                 ret = _type_code(ret_code, elem, count, target)
                 params = tuple(_type_code(c, elem, count, target) for c in param_codes)
                 yield _make(name, ret, params, convergent)
-    for ret, params in explicit_specs.get(name, ()):
+    for ret, params in _explicit_specs(name):
         params = tuple(target.size_t if p == "z" else p for p in params)
         yield _make(name, ret, params, convergent)
 

@@ -355,8 +355,7 @@ def compare_with_clang(samples, tmp_path, target=SPIR64):
 
 
 def table_names():
-    specs, explicit_specs = B._specs()
-    return sorted(set(specs) | set(explicit_specs))
+    return B.builtin_names()
 
 
 @needs_clang
