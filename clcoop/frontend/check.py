@@ -542,9 +542,12 @@ class Checker:
         t, aspace, const = self.declarator_type(decl.type, decl, typedef_name)
         for name, args, node in self.attributes_of(decl):
             if name in ("coop_mat", "__coop_mat__"):
-                if not isinstance(decl.type, (c_ast.TypeDecl,)) :
-                    self.fail("'coop_mat' attribute only applies to scalar types", node)
-                base_node = decl.type.type if isinstance(decl.type, c_ast.TypeDecl) else node
+                inner = decl.type
+                while inner is not None and not isinstance(inner, c_ast.TypeDecl):
+                    inner = getattr(inner, "type", None)
+                base_node = inner.type if inner is not None else node
+                if not isinstance(decl.type, c_ast.TypeDecl):     # a pointer, array or function
+                    self.fail(f"'{spell(t)}' is invalid cooperative matrix element type", base_node)
                 t = self.coop_mat_type(t, args, node, base_node, typedef_name)
         return t, aspace, const
 
@@ -1667,7 +1670,7 @@ class Checker:
         if t.is_coop_matrix or st.is_coop_matrix:
             if t.is_coop_matrix and st.is_coop_matrix:
                 self.fail("incompatible cooperative matrix types", node,
-                          [self.note(f"'{spell(st)}' converted to '{spell(t)}'", location(node))])
+                          [self.note(f"'{spell(st)}' converted to '{spell(t)}'", node)])
             self.fail(self.incompatible_message(st, t, context), node)
         if is_arith_like(t) and is_arith_like(st):
             return self.arith_convert(e, t)
