@@ -127,6 +127,8 @@ class Subgroups:
                    lanes=first_active)
         self.lanes = all_lanes[full]          # (G, S)
         self.count = self.lanes.shape[0]
+        # Common case: every subgroup full and active, lanes in order: plain reshapes.
+        self.identity = bool(full.all()) and self.count * self.S == lane_count
 
     def _partial_message(self, what, all_lanes, active, present, partial, wg_size):
         first = int(np.nonzero(partial)[0][0])
@@ -150,14 +152,27 @@ class Subgroups:
         if values.ndim != 2 or values.shape[1] != layout.length:
             raise IRError(f"internal: matrix value of shape {values.shape} does not match "
                           f"{layout!r} (length {layout.length})")
-        return layout.to_logical(values[self.lanes])
+        return layout.to_logical(self.gather_lanes(values))
+
+    def gather_lanes(self, values):
+        """(L, V) -> (G, S, V) components of the active subgroups."""
+        if self.identity:
+            return values.reshape(self.count, self.S, values.shape[1])
+        return values[self.lanes]
 
     def scatter_matrix(self, mats, layout, dtype):
         """(G, rows, cols) -> (L, V) lane values (lanes outside active subgroups are 0)."""
-        out = np.zeros((int(self.ctx.lane_count), layout.length), dtype=dtype)
-        if self.count:
-            lanes = layout.from_logical(np.asarray(mats, dtype=dtype))
-            out[self.lanes.reshape(-1)] = lanes.reshape(-1, layout.length)
+        if not self.count:
+            return np.zeros((int(self.ctx.lane_count), layout.length), dtype=dtype)
+        return self.scatter_lanes(layout.from_logical(np.asarray(mats, dtype=dtype)), dtype)
+
+    def scatter_lanes(self, lanes, dtype):
+        """(G, S, V) (or (G, S*V)) components -> (L, V) lane values, 0 outside."""
+        V = lanes.size // max(self.count * self.S, 1)
+        if self.identity:
+            return lanes.reshape(self.count * self.S, V).astype(dtype, copy=False)
+        out = np.zeros((int(self.ctx.lane_count), V), dtype=dtype)
+        out[self.lanes.reshape(-1)] = lanes.reshape(-1, V)
         return out
 
     def uniform(self, value, what, operand):
@@ -231,14 +246,20 @@ def _do_load(ctx, callee, args, ret_type_str, what):
     stride = groups.uniform(args[2], what, "stride")
     pointee = pointee_size(callee.params)
     dtype = _dtype(result)
-    mats = np.zeros((groups.count, result.rows, result.cols), dtype=dtype)
+    order = layout.index.reshape(-1)      # read memory straight into lane order
+    parts = []
 
     def load(chosen, code):
-        mats[chosen] = coopmat.load(ctx.memory, pointer[chosen], code, stride[chosen], pointee,
-                                    dtype, result.rows, result.cols)
+        parts.append((chosen, coopmat.load(ctx.memory, pointer[chosen], code, stride[chosen],
+                                           pointee, dtype, result.rows, result.cols, order=order)))
 
     _per_memory_layout(ctx, groups, memory_layout, load)
-    return groups.scatter_matrix(mats, layout, dtype)
+    if len(parts) == 1:
+        return groups.scatter_lanes(parts[0][1], dtype)
+    slots = np.zeros((groups.count, order.size), dtype=dtype)
+    for chosen, values in parts:
+        slots[chosen] = values
+    return groups.scatter_lanes(slots, dtype)
 
 
 def _do_store(ctx, callee, args, ret_type_str, what):
@@ -248,11 +269,17 @@ def _do_store(ctx, callee, args, ret_type_str, what):
     pointer = groups.uniform(args[0], what, "pointer")
     memory_layout = groups.uniform(args[2], what, "layout")
     stride = groups.uniform(args[3], what, "stride")
-    mats = groups.gather_matrix(args[1], layout).astype(_dtype(matrix), copy=False)
+    values = np.asarray(args[1])
+    if values.ndim != 2 or values.shape[1] != layout.length:
+        raise IRError(f"internal: matrix value of shape {values.shape} does not match "
+                      f"{layout!r} (length {layout.length})")
+    slots = groups.gather_lanes(values).reshape(groups.count, -1).astype(_dtype(matrix), copy=False)
+    order = layout.index.reshape(-1)      # write straight from lane order
     pointee = pointee_size(callee.params)
 
     def store(chosen, code):
-        coopmat.store(ctx.memory, pointer[chosen], mats[chosen], code, stride[chosen], pointee)
+        coopmat.store(ctx.memory, pointer[chosen], slots[chosen], code, stride[chosen], pointee,
+                      order=order, shape=(matrix.rows, matrix.cols))
 
     _per_memory_layout(ctx, groups, memory_layout, store)
     return None

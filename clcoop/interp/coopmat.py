@@ -25,48 +25,87 @@ def _is_float(dtype):
 
 # ---------------------------------------------------------------- load / store
 
-def _element_addresses(base, layout, stride, pointee_size, component_size, rows, cols):
+def element_addresses(base, layout, stride, pointee_size, component_size, rows, cols):
     """(G, rows, cols) byte addresses. "Elements (row,*) ... are taken in order from
     contiguous locations starting at Pointer[row*Stride]" (RowMajorKHR; ColumnMajorKHR
     likewise with columns). Stride counts pointee elements (SPV_KHR issues 3 and 8)."""
-    base = np.asarray(base, dtype=np.int64).reshape(-1, 1, 1)
-    stride = np.asarray(stride, dtype=np.int64).reshape(-1, 1, 1)
-    r = np.arange(rows, dtype=np.int64).reshape(1, rows, 1)
-    c = np.arange(cols, dtype=np.int64).reshape(1, 1, cols)
-    if layout == ROW_MAJOR:
-        return base + r * stride * pointee_size + c * component_size
-    if layout == COLUMN_MAJOR:
-        return base + c * stride * pointee_size + r * component_size
-    raise RuntimeFault(f"cooperative matrix memory layout must be 0 (row-major) or "
-                       f"1 (column-major), got {layout}")
+    r = np.arange(rows, dtype=np.int64).reshape(rows, 1)
+    c = np.arange(cols, dtype=np.int64).reshape(1, cols)
+    return _addresses(base, layout, stride, pointee_size, component_size, r, c)
 
 
-def load(memory, base_addrs, layout, stride, pointee_size, dtype, rows, cols):
+def _addresses(base, layout, stride, pointee_size, component_size, r, c):
+    """Addresses of elements (r, c) (broadcast together) for each of G subgroups:
+    shape (G,) + broadcast shape of r and c."""
+    extra = (1,) * max(np.ndim(r), np.ndim(c))
+    base = np.asarray(base, dtype=np.int64).reshape((-1,) + extra)
+    stride = np.asarray(stride, dtype=np.int64).reshape((-1,) + extra)
+    if layout not in (ROW_MAJOR, COLUMN_MAJOR):
+        raise RuntimeFault(f"cooperative matrix memory layout must be 0 (row-major) or "
+                           f"1 (column-major), got {layout}")
+    strided, contiguous = (r, c) if layout == ROW_MAJOR else (c, r)
+    if stride.size and (stride == stride.flat[0]).all():
+        # The usual case, one stride for all subgroups: one (G, n) addition.
+        offsets = strided * (pointee_size * int(stride.flat[0])) + contiguous * component_size
+        return base + offsets
+    return base + (strided * pointee_size) * stride + contiguous * component_size
+
+
+def _ordered_addresses(base, layout, stride, pointee_size, component_size, rows, cols, order):
+    """(G, n) addresses: of all elements row by row (order None), or of the non-padding
+    entries of `order` (flat logical indices row*cols+col, -1 = padding) in order."""
+    if order is None:
+        addrs = element_addresses(base, layout, stride, pointee_size, component_size, rows, cols)
+        return addrs.reshape(addrs.shape[0], -1)
+    flat = order[order >= 0]
+    return _addresses(base, layout, stride, pointee_size, component_size,
+                      flat // cols, flat % cols)
+
+
+def load(memory, base_addrs, layout, stride, pointee_size, dtype, rows, cols, order=None):
     """OpCooperativeMatrixLoadKHR for G subgroups: (G, rows, cols) of dtype.
-    Stride may be 0 on loads (every row, or column, reads the same memory)."""
+    Stride may be 0 on loads (every row, or column, reads the same memory).
+
+    With `order` (flat logical indices row*cols+col, -1 for padding; e.g. a layout's
+    index table), returns (G, len(order)) instead: the elements in that order, 0 for
+    padding. The memory is read once, in that order (no separate relayout pass)."""
     stride = np.asarray(stride, dtype=np.int64)
     if (stride < 0).any():
         raise RuntimeFault(f"cooperative matrix load with negative stride {int(stride.min())} "
                            f"(Stride must be >= 0 for OpCooperativeMatrixLoadKHR)")
     dtype = np.dtype(dtype)
-    addrs = _element_addresses(base_addrs, layout, stride, pointee_size, dtype.itemsize, rows, cols)
+    addrs = _ordered_addresses(base_addrs, layout, stride, pointee_size, dtype.itemsize, rows,
+                               cols, order)
+    G = addrs.shape[0]
     # One row of addresses per subgroup, so a memory fault can name the subgroup.
-    values = memory.load(addrs.reshape(addrs.shape[0], -1), dtype)
-    return np.asarray(values, dtype=dtype).reshape(addrs.shape)
+    values = np.asarray(memory.load(addrs, dtype), dtype=dtype)
+    if order is None:
+        return values.reshape(G, rows, cols)
+    if (order >= 0).all():
+        return values.reshape(G, order.size)
+    out = np.zeros((G, order.size), dtype=dtype)
+    out[:, order >= 0] = values.reshape(G, -1)
+    return out
 
 
-def store(memory, base_addrs, mats, layout, stride, pointee_size):
-    """OpCooperativeMatrixStoreKHR for G subgroups. Stride must be > 0 on stores."""
+def store(memory, base_addrs, mats, layout, stride, pointee_size, order=None, shape=None):
+    """OpCooperativeMatrixStoreKHR for G subgroups. Stride must be > 0 on stores.
+
+    mats is (G, rows, cols); or, with `order` (as in load) and shape=(rows, cols), the
+    (G, len(order)) elements in that order (padding entries are not stored)."""
     stride = np.asarray(stride, dtype=np.int64)
     if (stride <= 0).any():
         raise RuntimeFault(f"cooperative matrix store with stride {int(stride.min())} "
                            f"(Stride must be greater than 0 for OpCooperativeMatrixStoreKHR)")
     mats = np.asarray(mats)
-    _, rows, cols = mats.shape
-    addrs = _element_addresses(base_addrs, layout, stride, pointee_size, mats.dtype.itemsize,
-                               rows, cols)
     G = mats.shape[0]
-    memory.store(np.broadcast_to(addrs, mats.shape).reshape(G, -1), mats.reshape(G, -1), mats.dtype)
+    rows, cols = mats.shape[1:] if order is None else shape
+    addrs = _ordered_addresses(base_addrs, layout, stride, pointee_size, mats.dtype.itemsize,
+                               rows, cols, order)
+    values = mats.reshape(G, -1)
+    if order is not None and not (order >= 0).all():
+        values = values[:, order >= 0]
+    memory.store(addrs, values, mats.dtype)
 
 
 # ---------------------------------------------------------------- mul-add
@@ -156,8 +195,9 @@ def _float_mul_add(a, b, c, result_dtype):
     """At least the component precision; half inputs accumulate in float32 at least."""
     work = np.result_type(a.dtype, b.dtype, c.dtype, np.float32)
     with np.errstate(all="ignore"):   # overflow to inf and NaN are IEEE results, not faults
-        total = np.matmul(a.astype(work), b.astype(work)) + c.astype(work)
-        return total.astype(result_dtype)
+        total = np.matmul(a.astype(work, copy=False), b.astype(work, copy=False))
+        total += c
+        return total.astype(result_dtype, copy=False)
 
 
 def mul_add(a, b, c, operands, result_dtype):

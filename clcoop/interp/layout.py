@@ -219,6 +219,7 @@ class MatrixLayout:
         self.slot_of_logical = slot_of_logical
         # For every slot, the logical element, with padding pointing at an appended zero.
         self.logical_of_slot = np.where(valid, flat, n_logical)
+        self.has_padding = not valid.all()
 
     def row_col(self, p, v):
         """(row, col) of component v of work-item p, or None for padding."""
@@ -239,5 +240,6 @@ class MatrixLayout:
         mats = np.asarray(mats)
         G = mats.shape[0]
         flat = mats.reshape(G, self.rows * self.cols)
-        padded = np.concatenate([flat, np.zeros((G, 1), dtype=flat.dtype)], axis=1)
-        return padded[:, self.logical_of_slot].reshape(G, self.subgroup_size, self.length)
+        if self.has_padding:
+            flat = np.concatenate([flat, np.zeros((G, 1), dtype=flat.dtype)], axis=1)
+        return flat[:, self.logical_of_slot].reshape(G, self.subgroup_size, self.length)

@@ -198,6 +198,34 @@ def test_row_major_load_with_stride():
         np.testing.assert_array_equal(mats[g], expected)
 
 
+@pytest.mark.parametrize("layout", [0, 1])
+def test_load_with_a_different_stride_per_subgroup(layout):
+    memory = ByteMemory(4096)
+    data = np.arange(200, dtype=np.int32)
+    base = memory.put(0, data)
+    strides = [10, 7, 0]
+    mats = coopmat.load(memory, np.array([base, base + 8, base]), layout, np.array(strides), 4,
+                        np.int32, 3, 4)
+    starts = [0, 2, 0]
+    for g in range(3):
+        if layout == 0:
+            expected = [[data[starts[g] + r * strides[g] + c] for c in range(4)] for r in range(3)]
+        else:
+            expected = [[data[starts[g] + c * strides[g] + r] for c in range(4)] for r in range(3)]
+        np.testing.assert_array_equal(mats[g], expected)
+
+
+def test_load_in_layout_order():
+    # order = a layout's index table: elements in that order, padding 0.
+    memory = ByteMemory(1024)
+    data = np.arange(1, 61, dtype=np.float32)
+    base = memory.put(0, data)
+    order = np.array([0, 14, -1, 59, 15])
+    values = coopmat.load(memory, np.array([base]), 0, np.array([15]), 4, np.float32, 4, 15,
+                          order=order)
+    np.testing.assert_array_equal(values, [[1, 15, 0, 60, 16]])
+
+
 def test_column_major_load_with_stride():
     memory = ByteMemory(4096)
     data = np.arange(100, dtype=np.int16)
