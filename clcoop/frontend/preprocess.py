@@ -23,6 +23,7 @@ Rules taken from clang (its messages are quoted where they are reproduced):
   extensions, and every extension clcoop knows is always on; `#pragma unroll` is a hint).
 """
 import bisect
+import copy
 import io
 import os
 from pathlib import Path
@@ -145,6 +146,7 @@ def _make_preprocessor_class():
             self.files = {}            # pcpp source key (absolute path) -> _FileText
             self.last_include_loc = None
             self.rewrite_paths = []    # keep token sources absolute: we map them ourselves
+            self.bad_macro_names = []  # (location, message) of #ifdef/#ifndef without a name
 
         # --- files ---------------------------------------------------------------
         def register(self, key, display_name, text):
@@ -196,10 +198,42 @@ def _make_preprocessor_class():
             self.diag.error(_clang_wording(msg), self.line_location(file, line))
 
         def on_directive_handle(self, directive, toks, ifpassthru, precedingtoks):
+            if directive.value in ("ifdef", "ifndef") and (not toks or toks[0].type != "CPP_ID"):
+                # pcpp would index toks[0]; a placeholder name keeps the #if stack balanced
+                # and the error is reported if the directive is evaluated (not skipped).
+                bad = toks[0] if toks else directive
+                placeholder = copy.copy(bad)
+                placeholder.type, placeholder.value = "CPP_ID", _PLACEHOLDER_MACRO
+                self.bad_macro_names.append((self.token_location(bad),
+                                             _macro_name_message(toks)))
+                toks[:] = [placeholder]
             if directive.value == "include":
                 first = next((t for t in toks if t.type not in _WS_TYPES), directive)
                 self.last_include_loc = self.token_location(first)
             return super().on_directive_handle(directive, toks, ifpassthru, precedingtoks)
+
+        def on_unknown_macro_in_defined_expr(self, tok):
+            if tok.value == _PLACEHOLDER_MACRO and self.bad_macro_names:
+                loc, message = self.bad_macro_names.pop(0)
+                self.diag.error(message, loc)
+            return False     # C99 6.10.1: an unknown name is not defined
+
+        def define(self, tokens):
+            if not isinstance(tokens, str) and not self._macro_name_ok(tokens):
+                return
+            return super().define(tokens)
+
+        def undef(self, tokens):
+            if not isinstance(tokens, str) and not self._macro_name_ok(tokens):
+                return
+            return super().undef(tokens)
+
+        def _macro_name_ok(self, tokens):
+            if tokens and tokens[0].type == "CPP_ID":
+                return True
+            where = tokens[0] if tokens else self.lastdirective
+            self.diag.error(_macro_name_message(tokens), self.token_location(where))
+            return False
 
         def on_include_not_found(self, is_malformed, is_system_include, curdir, includepath):
             loc = self.last_include_loc or self.line_location(self.lastdirective.source,
@@ -227,6 +261,12 @@ def _make_preprocessor_class():
 
 
 _PREPROCESSOR_CLASS = None
+_PLACEHOLDER_MACRO = "__clcoop_missing_macro_name__"
+
+
+def _macro_name_message(tokens):
+    # clang's wording (DiagnosticLexKinds.td: err_pp_missing_macro_name, err_pp_macro_not_identifier)
+    return "macro name must be an identifier" if tokens else "macro name missing"
 
 
 def _preprocessor_class():
@@ -340,3 +380,11 @@ def _run(pp, text, filename, writer, state):
     except RecursionError:
         pp.diag.error("macro expansion or #include nesting too deep",
                       pp.last_include_loc or SourceLocation(filename, 1, 1))
+    except (IndexError, KeyError, AttributeError, TypeError, ValueError, AssertionError) as exc:
+        # pcpp fails on some malformed directives instead of reporting them. The user gets
+        # a located error (the last line reached) instead of a traceback.
+        where = SourceLocation(writer.file or filename, max(writer.line, 1), 1)
+        directive = getattr(pp, "lastdirective", None)
+        if directive is not None and getattr(directive, "source", None) in pp.files:
+            where = pp.token_location(directive)
+        pp.diag.error(f"malformed preprocessor directive (pcpp: {type(exc).__name__})", where)
