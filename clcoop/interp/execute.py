@@ -756,6 +756,9 @@ def _mem_dtype(ex, t, dtype):
 def read_typed(ex, addrs, t):
     dtype, n, es = _access_shape(ex, t)
     mdt = _mem_dtype(ex, t, dtype)
+    if n is not None and mdt.itemsize == es:
+        v = ex.memory.load_rows(addrs, n, mdt)
+        return v.astype(dtype) if mdt != dtype else v
     if n is not None:
         addrs = addrs[:, None] + np.arange(n, dtype=np.int64) * es
     v = ex.memory.load(addrs, mdt)
@@ -765,6 +768,9 @@ def read_typed(ex, addrs, t):
 def write_typed(ex, addrs, values, t):
     dtype, n, es = _access_shape(ex, t)
     mdt = _mem_dtype(ex, t, dtype)
+    if n is not None and mdt.itemsize == es:
+        ex.memory.store_rows(addrs, np.asarray(values).astype(mdt, copy=False), mdt)
+        return
     if n is not None:
         addrs = addrs[:, None] + np.arange(n, dtype=np.int64) * es
     ex.memory.store(addrs, np.asarray(values).astype(mdt, copy=False), mdt)

@@ -80,8 +80,8 @@ class Memory:
         addrs = np.asarray(addrs, np.int64)
         if addrs.size == 0:
             return np.zeros(addrs.shape, dtype)
-        region, offsets = self._locate(addrs, dtype, "read")
-        return region.view(dtype)[offsets // dtype.itemsize] if region is not None else \
+        region, index = self._locate(addrs, dtype, "read")
+        return region.view(dtype)[index] if region is not None else \
             self._gather_multi(addrs, dtype)
 
     def store(self, addrs, values, dtype):
@@ -90,9 +90,9 @@ class Memory:
         if addrs.size == 0:
             return
         values = np.broadcast_to(np.asarray(values).astype(dtype, copy=False), addrs.shape)
-        region, offsets = self._locate(addrs, dtype, "write")
+        region, index = self._locate(addrs, dtype, "write")
         if region is not None:
-            region.view(dtype)[offsets // dtype.itemsize] = values
+            region.view(dtype)[index] = values
             return
         flat_a, flat_v = addrs.reshape(-1), values.reshape(-1)
         idx = self._region_indices(flat_a)
@@ -101,30 +101,99 @@ class Memory:
             r = self.regions[i]
             r.view(dtype)[(flat_a[sel] - r.base) // dtype.itemsize] = flat_v[sel]
 
+    def load_rows(self, base, n, dtype):
+        """(k, n) values: row r holds n consecutive `dtype` elements starting at base[r].
+
+        Checks run on the k row addresses only; equally spaced rows (the private memory
+        of consecutive lanes, unit-stride vectors) become a strided view of the buffer.
+        """
+        dtype = np.dtype(dtype)
+        base = np.asarray(base, np.int64)
+        if base.size == 0:
+            return np.zeros((0, n), dtype)
+        span = n * dtype.itemsize
+        region, offsets = self._locate_rows(base, span, dtype, "read")
+        if region is None:
+            return self.load(base[:, None] + np.arange(n, dtype=np.int64) * dtype.itemsize, dtype)
+        strided = self._strided(region, offsets, n, dtype, span, writing=False)
+        if strided is not None:
+            return strided.copy()
+        return region.view(dtype)[(offsets // dtype.itemsize)[:, None] + np.arange(n)]
+
+    def store_rows(self, base, values, dtype):
+        dtype = np.dtype(dtype)
+        base = np.asarray(base, np.int64)
+        if base.size == 0:
+            return
+        n = values.shape[1]
+        span = n * dtype.itemsize
+        region, offsets = self._locate_rows(base, span, dtype, "write")
+        if region is None:
+            self.store(base[:, None] + np.arange(n, dtype=np.int64) * dtype.itemsize, values, dtype)
+            return
+        strided = self._strided(region, offsets, n, dtype, span, writing=True)
+        if strided is not None:
+            strided[...] = values
+            return
+        region.view(dtype)[(offsets // dtype.itemsize)[:, None] + np.arange(n)] = values
+
+    def _locate_rows(self, base, span, dtype, what):
+        lo, hi = int(base.min()), int(base.max())
+        region = self.region_at(lo)
+        if region is None or hi + span > region.base + region.size:
+            return None, None
+        offsets = base - region.base
+        size = dtype.itemsize
+        if size > 1 and (offsets & (size - 1)).any():
+            return None, None          # the element-wise path reports it
+        if what != "read" and not region.writable:
+            return None, None
+        return region, offsets
+
+    @staticmethod
+    def _strided(region, offsets, n, dtype, span, writing):
+        k = offsets.size
+        if k < 2:
+            return None
+        step = int(offsets[1] - offsets[0])
+        if step <= 0 or step % dtype.itemsize or (writing and step < span):
+            return None
+        if offsets[-1] - offsets[0] != step * (k - 1) or (np.diff(offsets) != step).any():
+            return None
+        view = region.view(dtype)
+        start = int(offsets[0]) // dtype.itemsize
+        return np.lib.stride_tricks.as_strided(view[start:], shape=(k, n),
+                                               strides=(step, dtype.itemsize), writeable=writing)
+
     def atomic_region_view(self, addrs, dtype):
         """(typed view, element indices) for an atomic read-modify-write on `addrs`."""
         dtype = np.dtype(dtype)
         addrs = np.asarray(addrs, np.int64)
-        region, offsets = self._locate(addrs, dtype, "atomic")
+        region, index = self._locate(addrs, dtype, "atomic")
         if region is None:
             self._fault("atomic operation on pointers into different buffers", addrs, None)
-        return region.view(dtype), offsets // dtype.itemsize
+        return region.view(dtype), index
 
     # -------------------------------------------------------------- checks
     def _locate(self, addrs, dtype, what):
-        """Fast path: every address in one region -> (region, byte offsets); else (None, None)."""
+        """Fast path: every address in one region -> (region, element indices); else (None, None)."""
         lo, hi = int(addrs.min()), int(addrs.max())
         region = self.region_at(lo)
         size = dtype.itemsize
         if region is not None and hi + size <= region.base + region.size:
-            offsets = addrs - region.base
-            if size > 1 and (offsets & (size - 1)).any():
-                bad = addrs[(offsets & (size - 1)) != 0]
-                self._fault(f"misaligned {what} of {dtype.name} at address {int(bad.flat[0]):#x}",
-                            addrs, region.name, bad_mask=(offsets & (size - 1)) != 0)
+            # Region bases are 4096-aligned, so alignment can be checked on the address.
+            if size > 1:
+                misaligned = addrs & (size - 1)
+                if misaligned.any():
+                    bad = misaligned != 0
+                    self._fault(f"misaligned {what} of {dtype.name} at address "
+                                f"{int(addrs[bad].flat[0]):#x}", addrs, region.name, bad_mask=bad)
             if what != "read" and not region.writable:
                 self._fault(f"{what} to read-only memory", addrs, region.name)
-            return region, offsets
+            index = addrs - region.base
+            if size > 1:
+                np.right_shift(index, size.bit_length() - 1, out=index)
+            return region, index
         self._check_all(addrs, dtype, what)
         return None, None
 
