@@ -10,8 +10,12 @@ Resolution follows clang's C++-style overload rules as clang applies them to
 `__attribute__((overloadable))` OpenCL built-ins: every argument gets an implicit
 conversion rank (exact, promotion, conversion, scalar-to-vector widening); the best viable
 overload is the one not worse on any argument and better on one; otherwise the call is
-ambiguous.  Callee names are Itanium-mangled like clang does, with substitutions
-(`_Z6selectDv4_iS_S_`).
+ambiguous.  As in C, an argument needing an incompatible pointer conversion makes a
+candidate worse than any other; the call is then an error unless the pointees differ only in
+signedness or a qualifier is lost (clang warns; see conversion_warnings).  Callee names are
+Itanium-mangled like clang does, with substitutions (`_Z6selectDv4_iS_S_`).
+
+Every overload here is checked against clang-22 by test/unit/test_builtins.py.
 """
 import re
 from dataclasses import dataclass
@@ -35,7 +39,8 @@ class BuiltinOverload:
 
 
 class BuiltinMismatch(Exception):
-    """No overload, or several equally good ones. `message` is clang's wording; `notes` list candidates."""
+    """No overload, or several equally good ones. `message` is clang's wording (str(exc) too);
+    `notes` lists candidates as clang's notes would."""
 
     def __init__(self, message, notes=()):
         super().__init__(message)
@@ -166,7 +171,7 @@ _COLLECTIVE_OPS = _names("reduce_add reduce_min reduce_max scan_inclusive_add sc
 
 
 def _build_specs():
-    """name -> list of (family, ret_code, param_codes, pointer_spaces_or_None)."""
+    """name -> list of (family, ret_code, param_codes), codes as _type_code reads them."""
     specs = {}
 
     def add(names, family, ret, *params):
@@ -543,7 +548,11 @@ def conversion_rank(arg, param):
     if isinstance(arg, EnumType):
         if arg == param:
             return EXACT
-        return _scalar_rank(S["int"], param, from_enum=True)
+        if isinstance(param, EnumType):
+            return CONVERSION        # C99 6.3.1.3: an enum converts to any other enum through int
+        # clang gives a C enum without negative enumerators the type unsigned int, which is
+        # then its promoted type (EnumType does not keep values: all enums are taken so).
+        return _scalar_rank(S["uint"], param, from_enum=True)
     if isinstance(arg, ScalarType):
         if arg.is_void:
             return None
@@ -566,7 +575,7 @@ def _scalar_rank(arg, param, from_enum=False):
         return WIDENING if isinstance(param, VectorType) else None
     if arg == param:
         return PROMOTION if from_enum else EXACT
-    if param.name == "int" and (arg.name in _PROMOTES_TO_INT or from_enum):
+    if param.name == "int" and arg.name in _PROMOTES_TO_INT:
         return PROMOTION
     if arg.name == "float" and param.name == "double":
         return PROMOTION
@@ -674,9 +683,12 @@ def _same_but_sign(a, b):
 
 
 def conversion_warnings(overload, arg_types):
-    """clang's warnings for a resolved call: pointer sign changes and dropped qualifiers."""
+    """clang's warnings for a resolved call: pointer sign changes, dropped qualifiers, enum mixes."""
     warnings = []
     for arg, param in zip(arg_types, overload.params):
+        if isinstance(arg, EnumType) and isinstance(param, EnumType) and arg != param:
+            warnings.append(f"implicit conversion from enumeration type '{arg.spelling()}' to "
+                            f"different enumeration type '{param.spelling()}'")
         if not (isinstance(arg, PointerType) and isinstance(param, PointerType)):
             continue
         if arg.pointee != param.pointee:
