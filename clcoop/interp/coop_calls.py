@@ -253,7 +253,7 @@ def _do_load(ctx, callee, args, ret_type_str, what):
         parts.append((chosen, coopmat.load(ctx.memory, pointer[chosen], code, stride[chosen],
                                            pointee, dtype, result.rows, result.cols, order=order)))
 
-    _per_memory_layout(ctx, groups, memory_layout, load)
+    _per_memory_layout(ctx, groups, memory_layout, load, (result.rows, result.cols))
     if len(parts) == 1:
         return groups.scatter_lanes(parts[0][1], dtype)
     slots = np.zeros((groups.count, order.size), dtype=dtype)
@@ -269,35 +269,32 @@ def _do_store(ctx, callee, args, ret_type_str, what):
     pointer = groups.uniform(args[0], what, "pointer")
     memory_layout = groups.uniform(args[2], what, "layout")
     stride = groups.uniform(args[3], what, "stride")
-    values = np.asarray(args[1])
-    if values.ndim != 2 or values.shape[1] != layout.length:
-        raise IRError(f"internal: matrix value of shape {values.shape} does not match "
-                      f"{layout!r} (length {layout.length})")
-    slots = groups.gather_lanes(values).reshape(groups.count, -1).astype(_dtype(matrix), copy=False)
-    order = layout.index.reshape(-1)      # write straight from lane order
+    mats = groups.gather_matrix(args[1], layout).astype(_dtype(matrix), copy=False)
     pointee = pointee_size(callee.params)
 
     def store(chosen, code):
-        coopmat.store(ctx.memory, pointer[chosen], slots[chosen], code, stride[chosen], pointee,
-                      order=order, shape=(matrix.rows, matrix.cols))
+        coopmat.store(ctx.memory, pointer[chosen], mats[chosen], code, stride[chosen], pointee)
 
-    _per_memory_layout(ctx, groups, memory_layout, store)
+    _per_memory_layout(ctx, groups, memory_layout, store, (matrix.rows, matrix.cols))
     return None
 
 
-def _per_memory_layout(ctx, groups, memory_layout, operation):
+def _per_memory_layout(ctx, groups, memory_layout, operation, shape):
     """Runs operation(subgroup indices, layout) once per layout value (it is a constant,
     so once in practice), locating faults at a work-item of the faulting subgroup.
 
-    coopmat hands memory one row of addresses per subgroup; an executor that maps the
-    rows of a faulting access to lanes through `cur_lanes` (clcoop.interp.execute) names
-    that subgroup's first work-item itself. Otherwise (a memory without that hook, or a
-    stride/layout fault from coopmat) the subgroups are retried one by one to find it."""
+    coopmat hands memory the rows of addresses subgroup by subgroup (one row each, or
+    coopmat.memory_rows(...) rows each with load_rows/store_rows); an executor that maps
+    the rows of a faulting access to lanes through `cur_lanes` (clcoop.interp.execute)
+    then names that subgroup's first work-item itself. Otherwise (a memory without that
+    hook, or a stride/layout fault from coopmat) the subgroups are retried one by one."""
     for code in np.unique(memory_layout):
         chosen = np.nonzero(memory_layout == code)[0]
         remap = hasattr(ctx, "cur_lanes")
         if remap:
-            ctx.cur_lanes = groups.lanes[chosen, 0]
+            per_group = coopmat.memory_rows(int(code), *shape) \
+                if hasattr(ctx.memory, "load_rows") else 1
+            ctx.cur_lanes = np.repeat(groups.lanes[chosen, 0], per_group)
         try:
             operation(chosen, int(code))
         except RuntimeFault as fault:

@@ -62,22 +62,58 @@ def _ordered_addresses(base, layout, stride, pointee_size, component_size, rows,
                       flat // cols, flat % cols)
 
 
+def memory_rows(layout, rows, cols):
+    """How many contiguous runs ("memory rows") one subgroup's matrix occupies: its rows
+    for row-major, its columns for column-major. Memories with load_rows/store_rows get
+    G * memory_rows(...) runs, subgroup by subgroup."""
+    return rows if layout == ROW_MAJOR else cols
+
+
+def _run_starts(base, layout, stride, pointee_size, rows, cols):
+    """(G * runs,) start addresses of the contiguous runs, subgroup-major."""
+    runs = memory_rows(layout, rows, cols)
+    starts = _addresses(base, layout, stride, pointee_size, 0,
+                        np.arange(runs, dtype=np.int64) if layout == ROW_MAJOR else 0,
+                        np.arange(runs, dtype=np.int64) if layout == COLUMN_MAJOR else 0)
+    return starts.reshape(-1)
+
+
+def _check_load_stride(stride):
+    if (stride < 0).any():
+        raise RuntimeFault(f"cooperative matrix load with negative stride {int(stride.min())} "
+                           f"(Stride must be >= 0 for OpCooperativeMatrixLoadKHR)")
+
+
+def _check_store_stride(stride):
+    if (stride <= 0).any():
+        raise RuntimeFault(f"cooperative matrix store with stride {int(stride.min())} "
+                           f"(Stride must be greater than 0 for OpCooperativeMatrixStoreKHR)")
+
+
 def load(memory, base_addrs, layout, stride, pointee_size, dtype, rows, cols, order=None):
     """OpCooperativeMatrixLoadKHR for G subgroups: (G, rows, cols) of dtype.
     Stride may be 0 on loads (every row, or column, reads the same memory).
 
     With `order` (flat logical indices row*cols+col, -1 for padding; e.g. a layout's
     index table), returns (G, len(order)) instead: the elements in that order, 0 for
-    padding. The memory is read once, in that order (no separate relayout pass)."""
+    padding.
+
+    A memory with `load_rows(starts, n, dtype)` is read one contiguous row (column for
+    column-major) at a time, which checks bounds per row; otherwise element by element,
+    one row of addresses per subgroup."""
     stride = np.asarray(stride, dtype=np.int64)
-    if (stride < 0).any():
-        raise RuntimeFault(f"cooperative matrix load with negative stride {int(stride.min())} "
-                           f"(Stride must be >= 0 for OpCooperativeMatrixLoadKHR)")
+    _check_load_stride(stride)
     dtype = np.dtype(dtype)
+    G = np.size(base_addrs)
+    if hasattr(memory, "load_rows"):
+        starts = _run_starts(base_addrs, layout, stride, pointee_size, rows, cols)
+        run = cols if layout == ROW_MAJOR else rows
+        values = np.asarray(memory.load_rows(starts, run, dtype), dtype=dtype)
+        mats = values.reshape(G, rows, cols) if layout == ROW_MAJOR else \
+            values.reshape(G, cols, rows).transpose(0, 2, 1)
+        return mats if order is None else _in_order(mats.reshape(G, -1), order)
     addrs = _ordered_addresses(base_addrs, layout, stride, pointee_size, dtype.itemsize, rows,
                                cols, order)
-    G = addrs.shape[0]
-    # One row of addresses per subgroup, so a memory fault can name the subgroup.
     values = np.asarray(memory.load(addrs, dtype), dtype=dtype)
     if order is None:
         return values.reshape(G, rows, cols)
@@ -88,24 +124,29 @@ def load(memory, base_addrs, layout, stride, pointee_size, dtype, rows, cols, or
     return out
 
 
-def store(memory, base_addrs, mats, layout, stride, pointee_size, order=None, shape=None):
-    """OpCooperativeMatrixStoreKHR for G subgroups. Stride must be > 0 on stores.
+def _in_order(flat, order):
+    """(G, rows*cols) -> (G, len(order)), 0 where order is -1 (C-contiguous result)."""
+    if (order >= 0).all():
+        return np.take(flat, order, axis=1)
+    padded = np.concatenate([flat, np.zeros((flat.shape[0], 1), dtype=flat.dtype)], axis=1)
+    return np.take(padded, np.where(order >= 0, order, flat.shape[1]), axis=1)
 
-    mats is (G, rows, cols); or, with `order` (as in load) and shape=(rows, cols), the
-    (G, len(order)) elements in that order (padding entries are not stored)."""
+
+def store(memory, base_addrs, mats, layout, stride, pointee_size):
+    """OpCooperativeMatrixStoreKHR for G subgroups of (G, rows, cols). Stride must be > 0.
+    Uses `store_rows(starts, values, dtype)` when the memory has it (see load)."""
     stride = np.asarray(stride, dtype=np.int64)
-    if (stride <= 0).any():
-        raise RuntimeFault(f"cooperative matrix store with stride {int(stride.min())} "
-                           f"(Stride must be greater than 0 for OpCooperativeMatrixStoreKHR)")
+    _check_store_stride(stride)
     mats = np.asarray(mats)
-    G = mats.shape[0]
-    rows, cols = mats.shape[1:] if order is None else shape
+    G, rows, cols = mats.shape
+    if hasattr(memory, "store_rows"):
+        starts = _run_starts(base_addrs, layout, stride, pointee_size, rows, cols)
+        runs = mats if layout == ROW_MAJOR else mats.transpose(0, 2, 1)
+        memory.store_rows(starts, np.ascontiguousarray(runs).reshape(starts.size, -1), mats.dtype)
+        return
     addrs = _ordered_addresses(base_addrs, layout, stride, pointee_size, mats.dtype.itemsize,
-                               rows, cols, order)
-    values = mats.reshape(G, -1)
-    if order is not None and not (order >= 0).all():
-        values = values[:, order >= 0]
-    memory.store(addrs, values, mats.dtype)
+                               rows, cols, None)
+    memory.store(addrs, mats.reshape(G, -1), mats.dtype)
 
 
 # ---------------------------------------------------------------- mul-add

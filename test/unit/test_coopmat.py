@@ -41,6 +41,24 @@ class ByteMemory:
         return self.bytes[offset:offset + size * count].copy().view(dtype)
 
 
+class RowsByteMemory(ByteMemory):
+    """ByteMemory with the row interface of clcoop's Memory (load_rows/store_rows):
+    coopmat then reads and writes one contiguous row (or column) at a time."""
+
+    def load_rows(self, starts, n, dtype):
+        size = np.dtype(dtype).itemsize
+        return self.load(np.asarray(starts)[:, None] + np.arange(n) * size, dtype)
+
+    def store_rows(self, starts, values, dtype):
+        size = np.dtype(dtype).itemsize
+        n = values.shape[1]
+        self.store(np.asarray(starts)[:, None] + np.arange(n) * size, values, dtype)
+
+
+def both_memories(test):
+    return pytest.mark.parametrize("memory_class", [ByteMemory, RowsByteMemory])(test)
+
+
 # ---------------------------------------------------------------- integer mul-add
 
 def reference_mul_add(a, b, c, operands, result_bits, result_signed_dtype):
@@ -187,8 +205,9 @@ def test_double_mul_add_is_double_precision():
 
 # ---------------------------------------------------------------- load / store
 
-def test_row_major_load_with_stride():
-    memory = ByteMemory(4096)
+@both_memories
+def test_row_major_load_with_stride(memory_class):
+    memory = memory_class(4096)
     data = np.arange(64, dtype=np.float32)
     base = memory.put(0, data)
     mats = coopmat.load(memory, np.array([base, base + 4]), 0, np.array([10, 10]), 4,
@@ -199,8 +218,9 @@ def test_row_major_load_with_stride():
 
 
 @pytest.mark.parametrize("layout", [0, 1])
-def test_load_with_a_different_stride_per_subgroup(layout):
-    memory = ByteMemory(4096)
+@both_memories
+def test_load_with_a_different_stride_per_subgroup(layout, memory_class):
+    memory = memory_class(4096)
     data = np.arange(200, dtype=np.int32)
     base = memory.put(0, data)
     strides = [10, 7, 0]
@@ -215,9 +235,10 @@ def test_load_with_a_different_stride_per_subgroup(layout):
         np.testing.assert_array_equal(mats[g], expected)
 
 
-def test_load_in_layout_order():
+@both_memories
+def test_load_in_layout_order(memory_class):
     # order = a layout's index table: elements in that order, padding 0.
-    memory = ByteMemory(1024)
+    memory = memory_class(1024)
     data = np.arange(1, 61, dtype=np.float32)
     base = memory.put(0, data)
     order = np.array([0, 14, -1, 59, 15])
@@ -226,8 +247,9 @@ def test_load_in_layout_order():
     np.testing.assert_array_equal(values, [[1, 15, 0, 60, 16]])
 
 
-def test_column_major_load_with_stride():
-    memory = ByteMemory(4096)
+@both_memories
+def test_column_major_load_with_stride(memory_class):
+    memory = memory_class(4096)
     data = np.arange(100, dtype=np.int16)
     base = memory.put(0, data)
     mats = coopmat.load(memory, np.array([base]), 1, np.array([7]), 2, np.int16, 2, 5)
@@ -235,24 +257,27 @@ def test_column_major_load_with_stride():
     np.testing.assert_array_equal(mats[0], expected)
 
 
-def test_stride_counts_pointee_elements():
+@both_memories
+def test_stride_counts_pointee_elements(memory_class):
     # Pointer to a 16-byte type (e.g. uint4), component uchar: row r starts at r*stride*16.
-    memory = ByteMemory(4096)
+    memory = memory_class(4096)
     data = np.arange(256, dtype=np.uint8)
     base = memory.put(0, data)
     mats = coopmat.load(memory, np.array([base]), 0, np.array([2]), 16, np.uint8, 2, 4)
     np.testing.assert_array_equal(mats[0], [[0, 1, 2, 3], [32, 33, 34, 35]])
 
 
-def test_stride_zero_load_repeats_row():
-    memory = ByteMemory(1024)
+@both_memories
+def test_stride_zero_load_repeats_row(memory_class):
+    memory = memory_class(1024)
     base = memory.put(0, np.array([5, 6, 7], dtype=np.int32))
     mats = coopmat.load(memory, np.array([base]), 0, np.array([0]), 4, np.int32, 4, 3)
     np.testing.assert_array_equal(mats[0], np.tile([5, 6, 7], (4, 1)))
 
 
-def test_store_row_and_column_major_round_trip():
-    memory = ByteMemory(4096)
+@both_memories
+def test_store_row_and_column_major_round_trip(memory_class):
+    memory = memory_class(4096)
     mats = np.arange(2 * 4 * 3, dtype=np.float32).reshape(2, 4, 3)
     bases = np.array([memory.base, memory.base + 1024])
     coopmat.store(memory, bases, mats, 1, np.array([6, 6]), 4)
