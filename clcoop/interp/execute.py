@@ -753,7 +753,57 @@ def _mem_dtype(ex, t, dtype):
     return dtype
 
 
+def _is_aggregate(t):
+    return t.kind in ("array", "struct")
+
+
+def _aggregate_leaves(ex, t, offset=0):
+    """[(byte offset, index path, scalar/vector type)] of an array or struct type."""
+    if t.kind == "struct":
+        offsets, _ = ex.layout.struct_layout(t)
+        items = [(offsets[i], f) for i, f in enumerate(t.fields)]
+    else:
+        es = ex.layout.size(t.elem)
+        items = [(i * es, t.elem) for i in range(t.n)]
+    return [(offset + off, ft) for off, ft in items]
+
+
+def read_aggregate(ex, addrs, t):
+    out = []
+    for off, ft in _aggregate_leaves(ex, t):
+        a = addrs + np.int64(off)
+        out.append(read_aggregate(ex, a, ft) if _is_aggregate(ft) else read_typed(ex, a, ft))
+    return tuple(out)
+
+
+def write_aggregate(ex, addrs, value, t):
+    if _all_zero(value):
+        size = ex.layout.size(t)
+        ex.memory.store_rows(addrs, np.zeros((addrs.shape[0], size), np.uint8), np.uint8)
+        return
+    for (off, ft), v in zip(_aggregate_leaves(ex, t), value):
+        a = addrs + np.int64(off)
+        if _is_aggregate(ft):
+            write_aggregate(ex, a, v, ft)
+        else:
+            write_typed(ex, a, _bcast(v, addrs.shape[0]) if np.ndim(v) == 0 else v, ft)
+
+
+def _all_zero(value):
+    if isinstance(value, tuple):
+        return all(_all_zero(v) for v in value)
+    return np.ndim(value) <= 1 and not np.any(value) and (np.ndim(value) == 0 or value.size < 64)
+
+
+def _map_leaves(fn, value):
+    if isinstance(value, tuple):
+        return tuple(_map_leaves(fn, v) for v in value)
+    return fn(value)
+
+
 def read_typed(ex, addrs, t):
+    if _is_aggregate(t):
+        return read_aggregate(ex, addrs, t)
     dtype, n, es = _access_shape(ex, t)
     mdt = _mem_dtype(ex, t, dtype)
     if n is not None and mdt.itemsize == es:
@@ -766,6 +816,9 @@ def read_typed(ex, addrs, t):
 
 
 def write_typed(ex, addrs, values, t):
+    if _is_aggregate(t):
+        write_aggregate(ex, addrs, values, t)
+        return
     dtype, n, es = _access_shape(ex, t)
     mdt = _mem_dtype(ex, t, dtype)
     if n is not None and mdt.itemsize == es:
@@ -782,15 +835,25 @@ def op_load(ex, vals, ins, bmask, full):
     lanes = _active(ex, bmask, full)
     if lanes is not None:
         addrs = addrs[lanes]
-    return _expand(ex, lanes, read_typed(ex, addrs, ins.ty))
+    value = read_typed(ex, addrs, ins.ty)
+    if isinstance(value, tuple):
+        return _map_leaves(lambda v: _expand(ex, lanes, v), value)
+    return _expand(ex, lanes, value)
 
 
 def op_store(ex, vals, ins, bmask, full):
     L = ex.lane_count
     value = vals[ins.args[0]]
     addrs = _bcast(vals[ins.args[1]], L)
-    value = _bcast(value, L)
     lanes = _active(ex, bmask, full)
+    if isinstance(value, tuple):
+        if not _all_zero(value):
+            value = _map_leaves(lambda v: _bcast(v, L) if lanes is None else _bcast(v, L)[lanes], value)
+        if lanes is not None:
+            addrs = addrs[lanes]
+        write_typed(ex, addrs, value, ins.data)
+        return None
+    value = _bcast(value, L)
     if lanes is not None:
         addrs, value = addrs[lanes], value[lanes]
     t = ins.data

@@ -176,3 +176,50 @@ def test_batches_split_the_ndrange_without_changing_results():
     prog.vector_add(4096, 64, a, b, c2, 4096, max_lanes=128)   # 32 batches of 2 groups
     np.testing.assert_array_equal(c1, a + b)
     np.testing.assert_array_equal(c2, a + b)
+
+
+def _c_rem(a, b):
+    return a - b * int(a / b)
+
+
+def private_generic_reference(xs, local_size):
+    f32 = np.float32
+    out_f, out_l, out_i = [], [], []
+    for gid, x in enumerate(int(v) for v in xs):
+        hist = [0] * 5
+        for k in range(9):
+            hist[_c_rem(_c_rem(x + k * k, 5) + 5, 5)] += k
+        tag = (x * 1000 + 2**15) % 2**16 - 2**15
+        items = [(hist[k] - x, f32(0.5) * f32(k + 1), tag) for k in range(3)]
+        key, _, ctag = items[gid % 3]
+        group = gid // local_size
+        shared = [int(xs[group * local_size + j]) for j in range(4)]
+        hist[1] += key
+        big = x * 3000000000 + (x & 0xFFFFFFFF)
+        c = (x * 7) & 0xFF
+        s = ctag >> 3
+        h = np.float16(x) * np.float16(0.5)
+        v = [x, hist[1], hist[2], c]
+        w = [a * m + (-1 if vi > 3 else 0) for a, m, vi in zip([hist[2], c, x, hist[1]], [2, -3, 5, -7], v)]
+        total = f32(0)
+        for k_, wt, _ in items:
+            total = f32(total + f32(wt * f32(k_)))
+        out_f.append(f32(total + f32(h)) + f32(ctag))
+        quotient = abs(big) // 7 * (1 if big >= 0 else -1)     # C division truncates
+        out_l.append(quotient + c + s)
+        sat = 2147483647 if x & 1 else -2147483648
+        out_i += [w[0], w[1], w[2] + int(sat / 1000), w[3] + shared[(gid + 1) % 4] + hist[1]]
+    return (np.array(out_f, np.float32), np.array(out_l, np.int64), np.array(out_i, np.int32))
+
+
+@pytest.mark.parametrize("producer", PRODUCERS)
+def test_private_arrays_structs_generic_pointers_and_types(producer):
+    x = np.arange(-20, 44, dtype=np.int32)
+    f = np.zeros(64, np.float32)
+    lg = np.zeros(64, np.int64)
+    i = np.zeros(256, np.int32)
+    program("private_generic", producer).private_generic(64, 16, x, f, lg, i)
+    want_f, want_l, want_i = private_generic_reference(x, 16)
+    np.testing.assert_array_equal(i, want_i)
+    np.testing.assert_array_equal(lg, want_l)
+    np.testing.assert_allclose(f, want_f, rtol=1e-6)
