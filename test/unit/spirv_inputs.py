@@ -34,9 +34,9 @@ def relative(path):
 
 
 @functools.lru_cache(maxsize=None)
-def clcoop(path, triple, emit_spirv=False):
-    """Run `clcoop <path> -triple <triple> [--emit-spirv] -o -`; returns (exit status, stdout bytes, stderr)."""
-    argv = [sys.executable, "-m", "clcoop.cli.compile_main", path, "-triple", triple, "-o", "-"]
+def clcoop(path, triple, emit_spirv=False, opt_level=0):
+    """Run `clcoop <path> -triple <triple> -O<n> [--emit-spirv] -o -`; returns (status, stdout bytes, stderr)."""
+    argv = [sys.executable, "-m", "clcoop.cli.compile_main", path, "-triple", triple, f"-O{opt_level}", "-o", "-"]
     if emit_spirv:
         argv.append("--emit-spirv")
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))

@@ -136,3 +136,15 @@ def test_pointee_check_sees_the_uchar_fallback(tmp_path):
           '@_Z32__spirv_CooperativeMatrixLoadKHRIfLi3ELi8ELi16ELi2EEv(ptr addrspace(1) %p, i32 0, i64 16)\n'
           '  ret void\n}\n')
     assert dis_pointer_types(llc_spirv(ir, "spir64-unknown-unknown"), tmp_path) == ["%_ptr_CrossWorkgroup_uchar"]
+
+
+@pytest.mark.parametrize("opt_level", [0, 2])
+@pytest.mark.parametrize("triple", inputs.TRIPLES)
+@pytest.mark.parametrize("path", inputs.example_files(), ids=os.path.basename)
+def test_example_emit_spirv_is_complete(path, triple, opt_level, tmp_path):
+    """`clcoop --emit-spirv` (issue 4, item 2): valid, and links alone, operators included."""
+    status, spirv, err = inputs.clcoop(path, triple, emit_spirv=True, opt_level=opt_level)
+    assert status == 0, err
+    validate(spirv)
+    ok, message = links_alone(spirv, tmp_path)
+    assert ok, message

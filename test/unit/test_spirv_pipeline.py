@@ -181,3 +181,21 @@ def test_llc_of_other_version_is_not_taken(monkeypatch, tmp_path):
         assert find_tool("llc") == str(fake)
     finally:
         tools._locate.cache_clear()
+
+
+def test_cli_emit_spirv_says_what_to_install(monkeypatch, tmp_path, capsys):
+    compile_main = pytest.importorskip("clcoop.cli.compile_main")
+    source = tmp_path / "k.cl"
+    source.write_text("__kernel void k(__global float *p) { p[0] = 1.0f; }\n")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(tools, "LLVM22_BIN", str(tmp_path / "none"))
+    monkeypatch.setattr(tools, "_cmeel_prefixes", lambda: [])
+    tools._locate.cache_clear()
+    try:
+        status = compile_main.run([str(source), "--emit-spirv", "-o", str(tmp_path / "k.spv")])
+    finally:
+        tools._locate.cache_clear()
+    err = capsys.readouterr().err
+    assert status == 1
+    assert "apt-get install llvm-22" in err and "Traceback" not in err
+    assert not (tmp_path / "k.spv").exists()
