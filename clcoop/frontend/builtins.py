@@ -79,6 +79,8 @@ FAMILIES = {
     "SGI": (INT_NAMES, (1,)),                  # sub-group bitwise reductions
     "ISH": (("char", "uchar", "short", "ushort", "int", "uint", "float"), ALL_COUNTS),  # intel shuffles
     "ISH1": (("long", "ulong", "double", "half"), (1,)),
+    "ISB": (("char", "uchar", "short", "ushort"), (1, 2, 3, 4, 8)),   # cl_intel_subgroups_char/short
+    "ISR": (("char", "uchar", "short", "ushort"), (1,)),
     "N": ((), (1,)),                           # no gentype: fixed signature
 }
 
@@ -99,8 +101,8 @@ def _type_code(code, elem, count, target):
     (int for scalars, same-width signed vector otherwise; OpenCL 3.0 6.15.6), ks/ku same-width
     signed/unsigned of the same count (select), n int of the same count, fn float of the same
     count, w upsample result, nanarg nan()'s argument, i int, j uint, z size_t, v void, f float,
-    ms/mo memory_scope/memory_order.  A code ending in `*` is a `__generic` pointer to it;
-    `c*` prefix means pointer to const.
+    ulong, uint2, ballot uint4, ms/mo memory_scope/memory_order, cgp `const __global g *`.
+    A code ending in `*` is a `__generic` pointer to it; `c...*` a pointer to const.
     """
     if code.endswith("*"):
         const = code.startswith("c")
@@ -131,13 +133,17 @@ def _type_code(code, elem, count, target):
         return vector_of(S[_NAN_ARG[elem]], count)
     if code == "z":
         return target.size_t
+    if code == "cgp":
+        return PointerType(vector_of(e, count), GLOBAL, const=True)
     if code == "ballot":
         return VectorType(S["uint"], 4)
+    if code == "uint2":
+        return VectorType(S["uint"], 2)
     if code == "ms":
         return _MEMORY_SCOPE
     if code == "mo":
         return _MEMORY_ORDER
-    fixed = {"i": "int", "j": "uint", "v": "void", "f": "float", "h": "half"}
+    fixed = {"i": "int", "j": "uint", "v": "void", "f": "float", "h": "half", "ulong": "ulong"}
     return S[fixed[code]]
 
 
@@ -188,6 +194,10 @@ def _build_specs():
     add(["work_group_barrier", "sub_group_barrier"], "N", "v", "j")
     add(["work_group_barrier", "sub_group_barrier"], "N", "v", "j", "ms")
     add(["mem_fence", "read_mem_fence", "write_mem_fence"], "N", "v", "j")
+    add("prefetch", "IF", "v", "cgp", "z")          # 6.15.13
+    # __opencl_c_kernel_clock_scope_* (cl_khr_kernel_clock).
+    add(["clock_read_device", "clock_read_work_group", "clock_read_sub_group"], "N", "ulong")
+    add(["clock_read_hilo_device", "clock_read_hilo_work_group", "clock_read_hilo_sub_group"], "N", "uint2")
     add("atomic_work_item_fence", "N", "v", "j", "mo", "ms")
     # Math (6.15.2).
     add(_MATH_UNARY, "F", "g", "g")
@@ -259,6 +269,8 @@ def _build_specs():
     for family in ("ISH", "ISH1"):
         add(["intel_sub_group_shuffle", "intel_sub_group_shuffle_xor"], family, "g", "g", "j")
         add(["intel_sub_group_shuffle_down", "intel_sub_group_shuffle_up"], family, "g", "g", "g", "j")
+    add("intel_sub_group_broadcast", "ISB", "g", "g", "j")
+    add(["intel_sub_group_" + op for op in _COLLECTIVE_OPS], "ISR", "g", "g")
     # cl_khr_extended_bit_ops.
     add("bitfield_insert", "I", "g", "g", "g", "j", "j")
     add("bitfield_extract_signed", "I", "ks", "g", "j", "j")
@@ -276,6 +288,8 @@ def _add_khr_sub_group_extensions(add):
     """cl_khr_subgroup_{non_uniform_vote,ballot,non_uniform_arithmetic,clustered_reduce,shuffle,
     shuffle_relative,rotate} as opencl-c.h declares them."""
     add("sub_group_elect", "N", "i")
+    add(["get_sub_group_eq_mask", "get_sub_group_ge_mask", "get_sub_group_gt_mask",
+         "get_sub_group_le_mask", "get_sub_group_lt_mask"], "N", "ballot")
     add(["sub_group_non_uniform_all", "sub_group_non_uniform_any"], "N", "i", "i")
     add("sub_group_non_uniform_all_equal", "SG", "i", "g")
     add("sub_group_non_uniform_broadcast", "IF", "g", "g", "j")
