@@ -455,7 +455,8 @@ def load_module(ir_text):
 
 def _read_structs(mod):
     structs = {}
-    pending = [(s.name, str(s)) for s in mod.struct_types]
+    # Only named structs ("%name = type {...}"); literal structs appear inline in types.
+    pending = [(s.name, str(s)) for s in mod.struct_types if s.name and "=" in str(s)]
     # Named structs may refer to each other; resolve until stable.
     for _ in range(len(pending) + 1):
         left = []
