@@ -16,4 +16,7 @@ def __getattr__(name):
     if name in _RUNTIME_NAMES:
         from clcoop.interp import api
         return getattr(api, name)
+    if name == "debug":   # clcoop.debug.show(matrix_value, type, subgroup_size)
+        from clcoop.interp import debug
+        return debug
     raise AttributeError(f"module 'clcoop' has no attribute {name!r}")

@@ -2,7 +2,7 @@
 # The whole test suite: lit tests (what the compiler emits and prints), then pytest
 # (APIs, semantics, examples against NumPy, fuzzing). Fails if either fails.
 cd "$(dirname "$0")/.."
-python3 -m lit -q test/lit
+lit -q test/lit
 lit_status=$?
 python3 -m pytest -q -p no:cacheprovider "$@"
 pytest_status=$?
