@@ -123,6 +123,7 @@ class ClcoopParser(OpenCLCParser):
             self._semi_context.pop()
 
     def _parse_external_declaration(self):
+        self._reject_unknown_type_name()
         return self._with_semi_context("after top level declarator",
                                        super()._parse_external_declaration)
 
@@ -130,6 +131,7 @@ class ClcoopParser(OpenCLCParser):
         return self._with_semi_context("at end of declaration", super()._parse_declaration)
 
     def _parse_expression_statement(self):
+        self._reject_unknown_type_name()
         tok = self._peek()
         if tok is not None and tok.type != "SEMI" and not self._starts_expression(tok):
             # e.g. the second ')' of `if (x)) ...`: clang says "expected expression" there.
@@ -185,12 +187,33 @@ class ClcoopParser(OpenCLCParser):
         # Record and go on: the lexer skips the bad character, so parsing can continue.
         self.errors.append(SyntaxErrorAt(_clang_message(msg, None), self._location(line, column)))
 
+    def _reject_unknown_type_name(self):
+        """`foo x` where foo is no type: clang's "unknown type name 'foo'" at foo."""
+        tok = self._peek()
+        after = self._peek(2)
+        if tok is not None and tok.type == "ID" and after is not None and \
+                (after.type == "ID" or after.type == "TIMES" and self._peek_type(3) == "ID"
+                 and self._peek_type(4) in ("SEMI", "EQUALS", "COMMA", "RPAREN", "LBRACKET")):
+            raise SyntaxErrorAt(f"unknown type name '{tok.value}'", self._token_location(tok))
+
+    def _parse_identifier_list_opt(self):
+        # K&R identifier lists `f(a, b)`: OpenCL C (C99) has no implicit int. clang's words.
+        tok = self._peek()
+        self._reject_unknown_type_name()
+        if tok is not None and tok.type == "ID":
+            raise SyntaxErrorAt(f"parameter '{tok.value}' was not declared, defaults to 'int'; "
+                                "ISO C99 and later do not support implicit int",
+                                self._token_location(tok))
+        return super()._parse_identifier_list_opt()
+
     def _lex_on_rbrace_func(self):
         # A '}' with no '{' open: leave the file scope in place; the parser reports it.
         if len(self._scope_stack) > 1:
             self._pop_scope()
 
     def _parse_error(self, msg, coord):
+        if msg in _AT_NEXT_TOKEN or msg == "Missing type in declaration":
+            self._reject_unknown_type_name()
         if msg in _AT_NEXT_TOKEN:
             loc = self._token_location(self._peek())
         elif isinstance(getattr(coord, "line", None), int) and coord.line:
