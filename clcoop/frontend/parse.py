@@ -85,10 +85,11 @@ _AT_NEXT_TOKEN = {"Invalid declaration", "Invalid declarator"}
 class SyntaxErrorAt(ParseError):
     """A syntax error with its location and a clang-like message."""
 
-    def __init__(self, message, location):
+    def __init__(self, message, location, notes=None):
         super().__init__(f"{location}: {message}")
         self.message = message
         self.location = location
+        self.notes = notes or []      # (message, SourceLocation) pairs
 
 
 @dataclass
@@ -195,6 +196,17 @@ class ClcoopParser(OpenCLCParser):
                 (after.type == "ID" or after.type == "TIMES" and self._peek_type(3) == "ID"
                  and self._peek_type(4) in ("SEMI", "EQUALS", "COMMA", "RPAREN", "LBRACKET")):
             raise SyntaxErrorAt(f"unknown type name '{tok.value}'", self._token_location(tok))
+
+    def _parse_compound_statement(self):
+        lbrace = self._peek()
+        try:
+            return super()._parse_compound_statement()
+        except SyntaxErrorAt as err:
+            # clang: "expected '}'" + "note: to match this '{'" (innermost open block).
+            if err.message == "expected '}'" and not err.notes and lbrace is not None \
+                    and lbrace.type == "LBRACE":
+                err.notes.append(("to match this '{'", self._token_location(lbrace)))
+            raise
 
     def _parse_identifier_list_opt(self):
         # K&R identifier lists `f(a, b)`: OpenCL C (C99) has no implicit int. clang's words.
@@ -415,5 +427,6 @@ def parse(text, filename, diag, target):
         key = (err.location, err.message)
         if key not in seen:       # recovery can meet the same bad token twice
             seen.add(key)
-            diag.error(err.message, err.location)
+            notes = [diag.note(message, loc) for message, loc in err.notes]
+            diag.error(err.message, err.location, notes=notes)
     return ast
