@@ -1077,23 +1077,26 @@ class Lowerer:
         return 0, (1 << e.bits) - 1
 
     def int_to_int_sat(self, v, src_t, dst_t):
-        """Clamp to the destination range in the wider of the two types, then convert."""
+        """Clamp in the source type to the destination's range, then truncate or extend
+        (OpenCL 6.4.3.3). No odd-width integers: the interpreter and SPIR-V want 8..64 bits."""
         b = self.builder
         se, de = element_type(src_t), element_type(dst_t)
         lo, hi = self.int_limits(dst_t)
         slo, shi = self.int_limits(src_t)
-        wide_bits = max(se.bits, de.bits) + 1
-        wty = ir.IntType(wide_bits)
-        if isinstance(v.type, ir.VectorType):
-            wty = ir.VectorType(wty, v.type.count)
-        w = (b.sext if se.signed else b.zext)(v, wty)
-        if lo > slo:
-            c = self.splat_const(wty, lo)
-            w = b.select(b.icmp_signed("<", w, c), c, w)
-        if hi < shi:
-            c = self.splat_const(wty, hi)
-            w = b.select(b.icmp_signed(">", w, c), c, w)
-        return b.trunc(w, self.value_type(dst_t), name="conv")
+        cmp_gt = b.icmp_signed if se.signed else b.icmp_unsigned
+        if lo > slo:                      # only for a signed source: clamp below
+            c = self.splat_const(v.type, lo)
+            v = b.select(b.icmp_signed("<", v, c), c, v)
+        if hi < shi:                      # then hi fits in the source type
+            c = self.splat_const(v.type, hi)
+            v = b.select(cmp_gt(">", v, c), c, v)
+        dty = self.value_type(dst_t)
+        if se.bits > de.bits:
+            return b.trunc(v, dty, name="conv")
+        if se.bits < de.bits:
+            # After the clamp the value is non-negative unless both types are signed.
+            return (b.sext if se.signed and de.signed else b.zext)(v, dty, name="conv")
+        return v
 
     def float_to_int_sat(self, v, src_t, dst_t):
         """NaN -> 0, out of range -> the nearest limit (OpenCL 6.4.3.3)."""

@@ -347,3 +347,49 @@ def test_opt_level_2_runs_passes():
     assert "alloca" not in ir_text          # mem2reg/SROA ran
     assert "optnone" not in ir_text
     assert "define spir_kernel void @k(" in ir_text
+
+
+# ---------------------------------------------------------------- end to end (checker + interpreter)
+E2E_SOURCE = r'''
+typedef struct P { int a; float b[3]; } P;
+int sum3(const int *p) { int s = 0; for (int i = 0; i < 3; ++i) s += p[i]; return s; }
+kernel void k(global int *io, global float *f, global P *ps) {
+  int arr[3] = {1, 2, 3};
+  io[0] = sum3(arr);
+  io[1] = convert_int_sat(f[0]);
+  io[2] = convert_char_sat(io[20]);
+  io[3] = convert_uchar_sat(-5);
+  uint x = 1; io[4] = x << 33;
+  int n = 0;
+again:
+  n++;
+  if (n < 3) goto again;
+  io[5] = n;
+  int s = 0;
+  switch (io[21]) { case 1: s = 10; case 2: s += 20; break; default: s = -1; }
+  io[6] = s;
+  P q = ps[0]; q.a += 3; q.b[1] = 7.5f; ps[1] = q;
+  io[7] = (io[22] > 0) && (io[23] / io[22] > 1);
+  float4 v = (float4)(1.0f, -2.0f, 3.0f, -4.0f);
+  int4 m = v > (float4)(0.0f);
+  io[8] = m.x + m.y * 2 + m.z * 4 + m.w * 8;
+  io[9] = convert_int_sat(f[1]);
+  io[10] = (int)(char)(io[20]);
+  io[11] = convert_ushort_sat(io[24]) + convert_short_sat(io[25]);
+}
+'''
+
+
+def test_end_to_end_scalar_semantics():
+    np = pytest.importorskip("numpy")
+    import clcoop
+    prog = clcoop.Program(E2E_SOURCE).build()
+    io = np.zeros(32, np.int32)
+    io[20], io[21], io[22], io[23], io[24], io[25] = 300, 1, 0, 5, -7, 40000
+    f = np.array([3e10, float("nan")], np.float32)
+    ps = np.zeros(2, dtype=np.dtype([("a", np.int32), ("b", np.float32, 3)]))
+    ps[0]["a"] = 4
+    prog.k((1,), (1,), io, f, ps)
+    expected = [6, 2**31 - 1, 127, 0, 2, 3, 30, 0, -5, 0, 44, 0 + 32767]
+    assert io[:12].tolist() == expected
+    assert ps[1]["a"] == 7 and ps[1]["b"].tolist() == [0.0, 7.5, 0.0]
