@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 
 from clcoop.frontend.types import (
-    CONSTANT, GENERIC, GLOBAL, LOCAL, PRIVATE, SCALARS, CType, EnumType, PointerType,
+    CONSTANT, GENERIC, GLOBAL, LOCAL, PRIVATE, SCALARS, VOID, CType, EnumType, PointerType,
     ScalarType, VectorType, vector_of,
 )
 
@@ -546,7 +546,9 @@ def _mangle_pointee(ptr, subs):
 # ---------------------------------------------------------------------------
 # Overload resolution.
 # ---------------------------------------------------------------------------
-EXACT, PROMOTION, CONVERSION, WIDENING, INCOMPATIBLE = 0, 1, 2, 3, 4
+# clang's ImplicitConversionRank order: ..., ICR_OCL_Scalar_Widening, ..., ICR_C_Conversion
+# (void * to T *), ICR_C_Conversion_Extension (incompatible pointers: ill-formed).
+EXACT, PROMOTION, CONVERSION, WIDENING, VOID_POINTER, INCOMPATIBLE = 0, 1, 2, 3, 4, 5
 _PROMOTES_TO_INT = ("bool", "char", "uchar", "short", "ushort")
 
 
@@ -609,6 +611,8 @@ def _pointer_rank(arg, param):
     else:
         return None
     if arg.pointee != param.pointee or _drops_qualifiers(arg, param):
+        if arg.pointee == VOID and not _drops_qualifiers(arg, param):
+            return max(rank, VOID_POINTER)      # C99 6.3.2.3p1: void * converts to any object pointer
         return INCOMPATIBLE
     return rank
 
@@ -692,8 +696,13 @@ def _check_pointer_arguments(overload, arg_types, ranks):
 
 
 def _same_but_sign(a, b):
-    return (a == b or (isinstance(a, ScalarType) and isinstance(b, ScalarType) and a.is_integer
-                       and b.is_integer and a.kind == b.kind == "int" and a.bits == b.bits))
+    """Pointees clang converts between with at most a warning: equal, void, or integers of one width."""
+    return a == b or a == VOID or _differ_in_sign(a, b)
+
+
+def _differ_in_sign(a, b):
+    return (isinstance(a, ScalarType) and isinstance(b, ScalarType) and a != b
+            and a.kind == b.kind == "int" and a.bits == b.bits)
 
 
 def conversion_warnings(overload, arg_types):
@@ -705,7 +714,7 @@ def conversion_warnings(overload, arg_types):
                             f"different enumeration type '{param.spelling()}'")
         if not (isinstance(arg, PointerType) and isinstance(param, PointerType)):
             continue
-        if arg.pointee != param.pointee:
+        if _differ_in_sign(arg.pointee, param.pointee):
             warnings.append(f"passing '{arg.spelling()}' to parameter of type '{param.spelling()}' "
                             f"converts between pointers to integer types with different sign")
         elif _drops_qualifiers(arg, param):

@@ -16,7 +16,7 @@ import pytest
 from clcoop.frontend import builtins as B
 from clcoop.frontend.types import (
     BOOL, CHAR, CONSTANT, DOUBLE, FLOAT, GENERIC, GLOBAL, HALF, INT, LOCAL, LONG, PRIVATE,
-    SCALARS, SHORT, SPIR32, SPIR64, UCHAR, UINT, ULONG, USHORT, EnumType, PointerType,
+    SCALARS, SHORT, SPIR32, SPIR64, UCHAR, UINT, ULONG, USHORT, VOID, EnumType, PointerType,
     VectorType,
 )
 
@@ -141,6 +141,11 @@ def test_pointer_conversions_like_c():
         resolve64("vstore4", F4, INT, PointerType(INT, GLOBAL))
     with pytest.raises(B.BuiltinMismatch, match="is ambiguous"):
         resolve64("atom_inc", PointerType(HALF, GLOBAL))
+    # void * converts to any object pointer (C99 6.3.2.3): other arguments decide.
+    assert resolve64("fract", F4, PointerType(VOID, GENERIC)).mangled == "_Z5fractDv4_fPU3AS4S_"
+    assert resolve64("atomic_add", PointerType(VOID, GLOBAL), INT).mangled == "_Z10atomic_addPU3AS1Vii"
+    with pytest.raises(B.BuiltinMismatch, match="is ambiguous"):
+        resolve64("vload4", INT, PointerType(VOID, GLOBAL))
 
 
 def test_enum_arguments():
@@ -386,7 +391,7 @@ def perturb(rng, params):
     k = rng.randrange(len(params))
     p, r = params[k], rng.random()
     if isinstance(p, PointerType) and r < 0.5:
-        pointee = p.pointee if r < 0.25 else rng.choice(SCALAR_ARGS[1:] + [F4, I4])
+        pointee = p.pointee if r < 0.25 else rng.choice(SCALAR_ARGS[1:] + [F4, I4, VOID])
         params[k] = PointerType(pointee, rng.choice(SPACES), const=rng.random() < 0.4,
                                 volatile=rng.random() < 0.4)
     elif isinstance(p, VectorType) and r < 0.4:
