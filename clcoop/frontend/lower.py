@@ -660,10 +660,13 @@ class Lowerer:
         return self.rvalue(index)
 
     def store_lvalue(self, target, value):
-        if isinstance(target, A.Swizzle) and len(target.indices) > 1:
+        if isinstance(target, A.Swizzle):
+            # Load the whole vector, insert the components, store it back (as clang does).
             base_ptr = self.address(target.base)
             vec = self.load_value(base_ptr, target.base.type)
-            for i, idx in enumerate(target.indices):
+            if len(target.indices) == 1:
+                vec = self.builder.insert_element(vec, value, ir.Constant(I32, target.indices[0]), name="vecins")
+            for i, idx in enumerate(target.indices if len(target.indices) > 1 else ()):
                 comp = self.builder.extract_element(value, ir.Constant(I32, i))
                 vec = self.builder.insert_element(vec, comp, ir.Constant(I32, idx))
             self.store_value(vec, base_ptr, target.base.type)
@@ -727,7 +730,7 @@ class Lowerer:
                                       name="inc" if e.op == "++" else "dec")
 
     def read_modify_write(self, target, compute, result_new, name=None):
-        if isinstance(target, A.Swizzle) and len(target.indices) > 1:
+        if isinstance(target, A.Swizzle):
             old = self.rvalue(target)
             self.old_values.append(old)
             new = self.rvalue(compute)
@@ -939,7 +942,9 @@ class Lowerer:
         irf = self.call_target(e.callee)
         args = [self.rvalue(a) for a in e.args]
         name = "" if e.type.is_void else "call"
-        return self.builder.call(irf, args, name=name, cconv="spir_func")
+        # The call's convention must match the callee's (a mismatch is UB that -O2 turns into
+        # `unreachable`); a kernel called from another kernel keeps spir_kernel.
+        return self.builder.call(irf, args, name=name, cconv=irf.calling_convention)
 
     def ex_BuiltinCall(self, e):
         ov = e.overload
@@ -1245,16 +1250,18 @@ _LLVM_READY = False
 
 
 def _binding():
-    global _LLVM_READY
     import llvmlite.binding as llvm
-    if not _LLVM_READY:
-        try:
-            llvm.initialize_native_target()
-            llvm.initialize_native_asmprinter()
-        except Exception:       # noqa: BLE001 - only optimization needs a target machine
-            pass
-        _LLVM_READY = True
     return llvm
+
+
+def _target_machine(llvm):
+    """A host target machine for the pass builder (only -O1 and above need one)."""
+    global _LLVM_READY
+    if not _LLVM_READY:
+        llvm.initialize_native_target()
+        llvm.initialize_native_asmprinter()
+        _LLVM_READY = True
+    return llvm.Target.from_default_triple().create_target_machine()
 
 
 _DEDUP_SUFFIX = re.compile(r"\.\d+$")
@@ -1279,8 +1286,7 @@ def _clang_like_names(mod):
 
 
 def _optimize(llvm, mod, opt_level):
-    target = llvm.Target.from_default_triple()
-    tm = target.create_target_machine()
+    tm = _target_machine(llvm)
     pto = llvm.create_pipeline_tuning_options(speed_level=opt_level) \
         if hasattr(llvm, "create_pipeline_tuning_options") else llvm.PipelineTuningOptions(speed_level=opt_level)
     pb = llvm.create_pass_builder(tm, pto)

@@ -393,3 +393,28 @@ def test_end_to_end_scalar_semantics():
     expected = [6, 2**31 - 1, 127, 0, 2, 3, 30, 0, -5, 0, 44, 0 + 32767]
     assert io[:12].tolist() == expected
     assert ps[1]["a"] == 7 and ps[1]["b"].tolist() == [0.0, 7.5, 0.0]
+
+
+VECTOR_SOURCE = r'''
+kernel void k(global float4 *v, global int *io) {
+  float4 a = v[0];
+  a.z++;
+  a.x = 10.0f;
+  a.yw *= (float2)(2.0f, 3.0f);
+  v[1] = a;
+  int4 m = (int4)(1, 2, 3, 4);
+  io[0] = (-m).w + (~m).x + (m << 1).y + (m == (int4)(1, 0, 3, 0)).z;
+}
+'''
+
+
+def test_end_to_end_vectors_and_swizzle_stores():
+    np = pytest.importorskip("numpy")
+    import clcoop
+    prog = clcoop.Program(VECTOR_SOURCE).build()
+    v = np.zeros((2, 4), np.float32)
+    v[0] = [1, 2, 3, 4]
+    io = np.zeros(4, np.int32)
+    prog.k((1,), (1,), v, io)
+    assert v[1].tolist() == [10.0, 4.0, 4.0, 12.0]
+    assert io[0] == -4 + -2 + 4 + -1
