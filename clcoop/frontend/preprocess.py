@@ -26,6 +26,7 @@ import bisect
 import copy
 import io
 import os
+import re
 from pathlib import Path
 
 from clcoop.diagnostics import SourceLocation
@@ -155,7 +156,9 @@ def _make_preprocessor_class():
 
         def display_name(self, key):
             entry = self.files.get(key)
-            return entry.display_name if entry else (key or "<unknown>")
+            if entry:
+                return entry.display_name
+            return key or "<command line>"    # -D definitions are tokenized without a file
 
         def on_file_open(self, is_system_include, includepath):
             with open(includepath, "rb") as handle:   # raises OSError: pcpp tries the next dir
@@ -261,6 +264,8 @@ def _make_preprocessor_class():
 
 
 _PREPROCESSOR_CLASS = None
+# -D NAME or -D 'NAME(params)': what pcpp can define from the command line.
+_COMMAND_LINE_MACRO = re.compile(r"[A-Za-z_]\w*(\([\w\s,.]*\))?$")
 _PLACEHOLDER_MACRO = "__clcoop_missing_macro_name__"
 
 
@@ -353,6 +358,9 @@ def preprocess(source, filename, include_dirs, defines, diag):
     pp.add_path(str(header_dir))
     pp.rewrite_paths = []          # add_path adds rewrites; we keep sources absolute
     for name, value in defines.items():
+        if not _COMMAND_LINE_MACRO.match(name):
+            diag.error("macro name must be an identifier", SourceLocation("<command line>", 1, 1))
+            continue
         pp.define(f"{name} {1 if value is None else value}")
 
     writer = _Writer()

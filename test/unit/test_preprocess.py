@@ -140,3 +140,16 @@ def test_self_include_terminates(tmp_path):
     _, diag = run('#include "self.h"\n', filename=str(main))
     assert diag.error_count >= 1
     assert all(d.location is not None for d in diag.diagnostics)
+
+
+def test_command_line_macros():
+    text, diag = run("int a = TWICE(3);\n", defines={"TWICE(x)": "((x) * 2)"})
+    assert diag.error_count == 0
+    assert re.search(r"int a = \(\s*\(\s*3\s*\)\s*\*\s*2\s*\)", text)
+    _, diag = run("int a;\n", defines={"1X": "2"})
+    assert errors(diag) == [("<command line>:1:1", "macro name must be an identifier")]
+
+
+def test_ifdef_and_define_without_a_name():
+    _, diag = run("#ifdef\nint a;\n#endif\n#define\n#if 0\n#define\n#endif\nint b;\n")
+    assert errors(diag) == [("k.cl:1:2", "macro name missing"), ("k.cl:4:2", "macro name missing")]
