@@ -51,6 +51,7 @@ OP_COOPERATIVE_MATRIX_MUL_ADD_KHR = 4459
 OP_COOPERATIVE_MATRIX_LENGTH_KHR = 4460
 
 CAPABILITY_LINKAGE = 5
+CAPABILITY_INT8 = 39
 DECORATION_LINKAGE_ATTRIBUTES = 41
 LINKAGE_TYPE_IMPORT = 1
 STORAGE_CLASS_FUNCTION = 7
@@ -214,16 +215,23 @@ _IDS_BEFORE = {
     OP_COOPERATIVE_MATRIX_MUL_ADD_KHR: 5,                        # operands mask
     81: 3, 82: 4, 79: 4,                                         # CompositeExtract/Insert, VectorShuffle
     250: 3, 246: 2, 247: 1, 256: 1, 257: 1, 8: 1,                # branch weights, merges, lifetime, OpLine
+    # Module-level instructions with literal operands:
+    4: 0, 10: 0, 11: 1, 14: 0, 17: 0, 16: 1, 330: 0,             # SourceExtension ... ExecutionMode
+    OP_NAME: 1, 6: 1, 7: 1, OP_DECORATE: 1, 72: 1,               # names, strings, decorations
+    OP_TYPE_INT: 1, OP_TYPE_FLOAT: 1, 23: 2, 24: 2,              # widths, component counts
+    OP_CONSTANT: 2, 41: 2, 42: 2, 46: 2, 48: 2, 49: 2, 50: 2,    # constant values
 }
 
 
 def id_operands(inst):
-    """The operand words of a function-body instruction that may be ids (superset for unknown opcodes)."""
+    """The operand words of an instruction that may be ids (a superset for opcodes not listed)."""
     ops = inst.operands
     if inst.opcode == OP_VARIABLE:
         return ops[:2] + ops[3:]  # storage class is a literal
     if inst.opcode == OP_FUNCTION:
         return ops[:2] + ops[3:]  # function control is a literal
+    if inst.opcode == OP_TYPE_POINTER:
+        return ops[:1] + ops[2:]  # storage class is a literal
     if inst.opcode == 12:  # OpExtInst: the instruction number is a literal
         return ops[:3] + ops[4:]
     return ops[:_IDS_BEFORE.get(inst.opcode, len(ops))]

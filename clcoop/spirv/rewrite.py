@@ -276,13 +276,44 @@ class _Rewriter:
             kept.append(inst)
         self.module.instructions = kept
         self.remove_ids(removed_ids - {None})
-        still_used = {inst.operands[3] for inst in self.module.instructions if inst.opcode == sb.OP_FUNCTION}
-        self.remove_ids(function_types - still_used)  # OpTypeFunction is used by OpFunction only
+        self.drop_unused_types(function_types)
         if not sb.linkage_decorations(self.module):
             # Without any import/export the Linkage capability is unused (llc omits it then too).
             self.module.instructions = [
                 inst for inst in self.module.instructions
                 if not (inst.opcode == sb.OP_CAPABILITY and inst.operands == [sb.CAPABILITY_LINKAGE])]
+
+    def drop_unused_types(self, candidates):
+        """Remove the types only the dropped imports used (llc's uchar pointers), then Int8 if it is unused.
+
+        A type counts as used when its id is among the possible id operands of another instruction
+        (a superset for unknown opcodes): a coincidence only keeps a dead type.
+        """
+        pending = list(candidates)
+        while pending:
+            type_id = pending.pop()
+            definition = next((i for i in self.module.instructions if i.result_id == type_id), None)
+            if definition is None or definition.opcode not in sb.TYPE_OPCODES or self.referenced(type_id):
+                continue
+            self.remove_ids({type_id})
+            if definition.opcode == sb.OP_TYPE_FUNCTION:
+                pending.extend(definition.operands[1:])
+            elif definition.opcode == sb.OP_TYPE_POINTER:
+                pending.append(definition.operands[2])
+        has_int8 = any(i.opcode == sb.OP_TYPE_INT and i.operands[1] == 8 for i in self.module.instructions)
+        if not has_int8:
+            # SPIR-V 2.16.1: Int8 is required by OpTypeInt 8 only; drivers without Int8 reject it needlessly.
+            self.module.instructions = [
+                inst for inst in self.module.instructions
+                if not (inst.opcode == sb.OP_CAPABILITY and inst.operands == [sb.CAPABILITY_INT8])]
+
+    def referenced(self, value):
+        for inst in self.module.instructions:
+            if inst.result_id == value or _is_debug_of(inst, value):
+                continue
+            if value in sb.id_operands(inst):
+                return True
+        return False
 
 
 def _is_debug_of(inst, value):

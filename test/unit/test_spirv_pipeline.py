@@ -119,6 +119,9 @@ def test_element_access(code, width, is_float, triple, tmp_path):
     stores = [i for i in module.instructions if i.opcode == sb.OP_STORE and i.operands[0] in chain_ids]
     assert len(loads) == 2 and len(stores) == 1
     assert all(defs[load.result_type].operands[1] == width for load in loads)
+    # llc's byte pointers served only the dropped import: gone, and with them Int8 unless chars are used.
+    capabilities = {i.operands[0] for i in module.instructions if i.opcode == sb.OP_CAPABILITY}
+    assert (sb.CAPABILITY_INT8 in capabilities) == (width == 8)
     ok, message = spirv_link_ok(data, tmp_path)
     assert ok, message
 
