@@ -16,7 +16,7 @@ from clcoop.errors import IRError, RuntimeFault
 from clcoop.interp.loader import Const, TokenStream, Ty, parse_type, parse_constant, \
     parse_typed_constant, value_id
 
-DEFAULT_MAX_LANES = 1 << 15
+DEFAULT_MAX_LANES = 1 << 13   # bounds a batch's working set (~1 KB per lane at -O0)
 DEFAULT_INSTRUCTION_LIMIT = 10_000_000
 
 _INT_DTYPES = {1: np.dtype(np.bool_), 8: np.dtype(np.int8), 16: np.dtype(np.int16),
@@ -53,20 +53,22 @@ def unsigned(v, t):
 # ============================================================================ translation
 
 class Instr:
-    __slots__ = ("op", "dst", "args", "ty", "text", "data", "fn", "vector")
+    __slots__ = ("op", "dst", "args", "ty", "text", "data", "fn", "vector", "alloca")
 
     def __init__(self, op, dst, args, ty, text, data=None):
         self.op, self.dst, self.args, self.ty, self.text, self.data = op, dst, args, ty, text, data
         self.fn = None
+        self.alloca = None   # load/store: slot of the alloca it accesses directly
         self.vector = ty is not None and ty.kind in ("vec", "matrix")
 
 
 class Block:
-    __slots__ = ("name", "phis", "body", "term", "index")
+    __slots__ = ("name", "phis", "body", "term", "index", "dead")
 
     def __init__(self, name, index):
         self.name, self.index = name, index
         self.phis, self.body, self.term = [], [], None
+        self.dead = ()     # slots only used inside this block: dropped after it runs
 
 
 class Function:
@@ -122,6 +124,7 @@ class Translator:
                     blk.term = rec
                 else:
                     blk.body.append(rec)
+        _mark_block_local_values(fn)
         return fn
 
     def _new_slot(self, key):
@@ -189,6 +192,28 @@ class Translator:
         rec = Instr(op, dst, args, ty, text)
         ops.prepare(self, ins, rec, operands)
         return rec
+
+
+def _mark_block_local_values(fn):
+    """Values defined and used only within one block are dropped when the block ends,
+    which keeps the per-lane working set of a batch small (-O0 IR is mostly such values)."""
+    def_block, use_blocks = {}, {}
+    for blk in fn.blocks:
+        for ins in blk.phis + blk.body + [blk.term]:
+            if ins is None:
+                continue
+            if ins.op != "phi":
+                def_block.setdefault(ins.dst, blk.index)
+            else:
+                def_block.setdefault(ins.dst, -1)   # phis stay (read across iterations)
+                for slot, _ in ins.data:
+                    use_blocks.setdefault(slot, set()).add(-1)
+            for slot in ins.args:
+                use_blocks.setdefault(slot, set()).add(blk.index)
+    for blk in fn.blocks:
+        blk.dead = tuple(slot for slot, b in def_block.items()
+                         if b == blk.index and use_blocks.get(slot, set()) <= {blk.index}
+                         and fn.template[slot] is None)
 
 
 def _refers_to_globals(c):
@@ -426,7 +451,7 @@ class Executor:
         cur = np.full(L, nblocks, np.int32)
         cur[mask] = 0
         prev = np.full(L, -1, np.int32)
-        frame = _Frame(vals, nblocks)
+        frame = _Frame(vals, nblocks, name)
         blocks = fn.blocks
         saved_frame, self.frame = getattr(self, "frame", None), frame
         try:
@@ -451,6 +476,8 @@ class Executor:
                         _assign(vals, ins.dst, value, bmask, full, L)
                 self.current = block.term
                 self._terminator(block, vals, cur, prev, bmask, full, frame)
+                for slot in block.dead:
+                    vals[slot] = None
         finally:
             self.frame = saved_frame
             for region in frame.allocas:
@@ -556,11 +583,13 @@ class Executor:
 
 
 class _Frame:
-    __slots__ = ("vals", "ret", "allocas", "nblocks")
+    __slots__ = ("vals", "ret", "allocas", "nblocks", "alloca_regions", "fn_name")
 
-    def __init__(self, vals, nblocks):
+    def __init__(self, vals, nblocks, fn_name):
         self.vals = vals
         self.nblocks = nblocks
+        self.fn_name = fn_name
+        self.alloca_regions = {}
         self.ret = None
         self.allocas = []
 
@@ -671,6 +700,9 @@ def prepare(tr, ins, rec, operands):
         rec.fn = handler
         if op == "store":
             rec.data = tr._type(str(operands[0].type))
+        ptr = operands[0] if op == "load" else operands[1] if op == "store" else None
+        if ptr is not None and ptr.is_instruction and ptr.opcode == "alloca":
+            rec.alloca = rec.args[0] if op == "load" else rec.args[1]
     elif op in _BINARY:
         rec.fn = op_binary
         rec.data = _binary_fn(op, tr._type(str(operands[0].type)))
@@ -726,11 +758,31 @@ def op_alloca(ex, vals, ins, bmask, full):
         size = ex.layout.size(t)
     count = vals[ins.args[0]] if ins.args else 1
     size *= int(np.max(count)) if np.ndim(count) else int(count)
-    stride = (max(size, 1) + 15) // 16 * 16
+    stride = (max(size, 1) + 7) // 8 * 8
     region = ex.memory.allocate(f"private variable {ins.text.split('=')[0].strip()} "
-                                f"in {ex.frame_name()}", stride * ex.lane_count)
-    ex.frame.allocas.append(region)
+                                f"in {ex.frame.fn_name}", stride * ex.lane_count)
+    frame = ex.frame
+    frame.allocas.append(region)
+    # Direct loads/stores of this alloca use a strided view (no address checks needed);
+    # only when it ran once in the frame, so every lane's pointer is in this region.
+    frame.alloca_regions[ins.dst] = None if ins.dst in frame.alloca_regions else (region, stride, size)
     return region.base + np.arange(ex.lane_count, dtype=np.int64) * stride
+
+
+def _alloca_view(ex, ins, t):
+    """Strided (L,) or (L, n) view of a private alloca accessed by a load/store, or None."""
+    entry = ex.frame.alloca_regions.get(ins.alloca)
+    if entry is None or _is_aggregate(t) or t.kind not in ("int", "float", "ptr", "vec", "matrix"):
+        return None
+    region, stride, size = entry
+    dtype, n, es = _access_shape(ex, t)
+    mdt = _mem_dtype(ex, t, dtype)
+    if (n or 1) * mdt.itemsize > size or (n is not None and mdt.itemsize != es) or stride % mdt.itemsize:
+        return None
+    view = region.view(mdt)
+    shape = (ex.lane_count,) if n is None else (ex.lane_count, n)
+    strides = (stride,) if n is None else (stride, mdt.itemsize)
+    return np.lib.stride_tricks.as_strided(view, shape=shape, strides=strides), dtype, mdt
 
 
 def _access_shape(ex, t):
@@ -831,6 +883,11 @@ def write_typed(ex, addrs, values, t):
 
 def op_load(ex, vals, ins, bmask, full):
     L = ex.lane_count
+    if ins.alloca is not None:
+        direct = _alloca_view(ex, ins, ins.ty)
+        if direct is not None:
+            view, dtype, mdt = direct
+            return view.astype(dtype) if mdt == dtype or dtype != np.bool_ else view != 0
     addrs = _bcast(vals[ins.args[0]], L)
     lanes = _active(ex, bmask, full)
     if lanes is not None:
@@ -844,6 +901,16 @@ def op_load(ex, vals, ins, bmask, full):
 def op_store(ex, vals, ins, bmask, full):
     L = ex.lane_count
     value = vals[ins.args[0]]
+    if ins.alloca is not None and not isinstance(value, tuple):
+        direct = _alloca_view(ex, ins, ins.data)
+        if direct is not None:
+            view, dtype, mdt = direct
+            if full:
+                view[...] = np.asarray(value).astype(mdt, copy=False)
+            else:
+                lanes = np.nonzero(bmask)[0]
+                view[lanes] = _bcast(value, L)[lanes].astype(mdt, copy=False)
+            return None
     addrs = _bcast(vals[ins.args[1]], L)
     lanes = _active(ex, bmask, full)
     if isinstance(value, tuple):
