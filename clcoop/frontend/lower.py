@@ -124,6 +124,7 @@ class Lowerer:
         self.globals = {}          # tast.Var -> ir.GlobalVariable
         self.declared = {}         # callee name -> ir.Function
         self.structs = {}          # StructType -> ir.IdentifiedStructType
+        self.pending_impls = []    # (kernel, spir_func copy) still to define
         self.fn = None
         self.builder = None
 
@@ -219,6 +220,9 @@ class Lowerer:
         for fn in unit.functions:
             if fn.body is not None:
                 self.define_function(fn)
+        while self.pending_impls:
+            fn, irf = self.pending_impls.pop(0)
+            self.define_function(fn, irf)
         version = self.module.add_metadata([ir.Constant(I32, OCL_VERSION[0]), ir.Constant(I32, OCL_VERSION[1])])
         self.module.add_named_metadata("opencl.ocl.version", version)
         self.module.add_named_metadata("opencl.spir.version", version)
@@ -319,8 +323,25 @@ class Lowerer:
         return irf
 
     # ------------------------------------------------------------ functions
-    def define_function(self, fn):
-        irf = self.functions[fn]
+    def kernel_impl(self, fn):
+        """A kernel called from another function: LLVM forbids calls to spir_kernel, so the
+        callee is a spir_func copy named like clang's `__clang_ocl_kern_imp_<name>`."""
+        name = "__clang_ocl_kern_imp_" + fn.name
+        irf = self.declared.get(name)
+        if irf is None:
+            irf = ir.Function(self.module, self.function_type(fn), name)
+            irf.calling_convention = "spir_func"
+            irf.attributes.add("convergent")
+            irf.attributes.add("nounwind")
+            for arg, p in zip(irf.args, fn.params):
+                arg.name = p.name
+            self.declared[name] = irf
+            self.pending_impls.append((fn, irf))
+        return irf
+
+    def define_function(self, fn, irf=None):
+        as_kernel = irf is None and fn.is_kernel
+        irf = irf or self.functions[fn]
         if irf.blocks:
             return
         self.fn = irf
@@ -346,7 +367,7 @@ class Lowerer:
                 self.builder.ret_void()
             else:
                 self.builder.ret(ir.Constant(irf.function_type.return_type, ir.Undefined))
-        if fn.is_kernel:
+        if as_kernel:
             self.kernel_metadata(fn, irf)
 
     def opt_attrs(self, irf):
@@ -939,7 +960,7 @@ class Lowerer:
 
     # ---- calls
     def ex_Call(self, e):
-        irf = self.call_target(e.callee)
+        irf = self.kernel_impl(e.callee) if e.callee.is_kernel else self.call_target(e.callee)
         args = [self.rvalue(a) for a in e.args]
         name = "" if e.type.is_void else "call"
         # The call's convention must match the callee's (a mismatch is UB that -O2 turns into
