@@ -1501,6 +1501,10 @@ class Checker:
         """Implicit conversion between arithmetic/vector types (operands of an operator)."""
         if e.type == t:
             return e
+        if not self.arith_or_vector(e.type):
+            # Callers check operand kinds; this keeps a missed case a diagnostic, not a crash.
+            self.fail(f"invalid operand of type '{spell(e.type)}' where an arithmetic value of type "
+                      f"'{spell(t)}' is required", e.loc)
         if isinstance(t, T.VectorType):
             if isinstance(e.type, T.VectorType):
                 return e     # equal vector types already checked
@@ -1530,7 +1534,7 @@ class Checker:
         if d.is_float:
             return "int-to-float"
         if src.bits == d.bits:
-            return "noop" if src.signed == d.signed or True else "int-to-int"
+            return "noop"       # same width: only the signedness changes (tast: 'noop')
         return "int-to-int"
 
     def logical(self, node):
@@ -1540,6 +1544,9 @@ class Checker:
         if left.type.is_coop_matrix or right.type.is_coop_matrix:
             self.fail("unsupported cooperative matrix binary operator", node)
         if isinstance(left.type, T.VectorType) or isinstance(right.type, T.VectorType):
+            if not (self.arith_or_vector(left.type) and self.arith_or_vector(right.type)):
+                self.fail(f"invalid operands to binary expression ('{spell(left.type)}' and "
+                          f"'{spell(right.type)}')", node)
             t = self.common_type(left.type, right.type, node)
             if t.elem.is_float:
                 self.fail(f"invalid operands to binary expression ('{spell(left.type)}' and "
@@ -1734,6 +1741,8 @@ class Checker:
         loc = location(node)
         if isinstance(cond.type, T.VectorType):
             # OpenCL 6.3.i: component-wise select.
+            if not (self.arith_or_vector(then.type) and self.arith_or_vector(other.type)):
+                self.fail(f"incompatible operand types ('{spell(then.type)}' and '{spell(other.type)}')", node)
             t = self.common_type(then.type, other.type, node)
             if not isinstance(t, T.VectorType) or t.count != cond.type.count:
                 self.fail("vector condition type and result type do not match", node)

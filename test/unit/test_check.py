@@ -540,3 +540,113 @@ def test_error_cap():
     _, diag = run(source, max_errors=5)
     assert diag.error_count == 6          # five, then "too many errors emitted"
     assert diag.diagnostics[-1].message == "too many errors emitted, stopping now"
+
+
+# ------------------------------------------------------------------ the contract with lower (tast docstring)
+def contract_violations(unit):
+    """Walk a typed AST and list the places that break what tast's docstring promises lower."""
+    bad = []
+
+    def expect(cond, node, what):
+        if not cond:
+            bad.append(f"{type(node).__name__} at {node.loc}: {what}")
+
+    def visit(node):
+        if isinstance(node, list):
+            for n in node:
+                visit(n)
+            return
+        if isinstance(node, (tast.ImplicitCast, tast.Cast)):
+            expect(node.kind in tast.CAST_KINDS, node, f"cast kind {node.kind}")
+            if node.kind == "array-to-pointer":
+                expect(isinstance(node.operand.type, T.ArrayType), node, "decay of a non-array")
+        if isinstance(node, tast.Binary):
+            expect(node.left.type == node.right.type, node, "operands differ")
+            if not node.is_comparison:
+                expect(node.left.type == node.type, node, "operand type != node type")
+        if isinstance(node, tast.Logical) and not isinstance(node.type, T.VectorType):
+            expect(node.left.type == T.BOOL and node.right.type == T.BOOL, node, "logical operands not bool")
+        if isinstance(node, (tast.If, tast.While, tast.DoWhile)) or (isinstance(node, tast.For) and node.cond):
+            expect(node.cond.type == T.BOOL, node, "condition not bool")
+        if isinstance(node, tast.Assign):
+            expect(node.value.type == node.target.type, node, "assigned value not converted")
+            expect(node.target.is_lvalue, node, "target not an lvalue")
+        if isinstance(node, (tast.CompoundAssign, tast.IncDec)):
+            expect(node.compute.type == node.target.type, node, "compute not converted")
+        if isinstance(node, tast.Call):
+            expect([a.type for a in node.args] == list(node.callee.type.params), node, "arguments not converted")
+        if isinstance(node, tast.BuiltinCall):
+            expect([a.type for a in node.args] == list(node.overload.params), node, "arguments not converted")
+        if isinstance(node, tast.Conditional) and node.type != T.VOID:
+            expect(node.then.type == node.type and node.otherwise.type == node.type, node, "arms not converted")
+        if isinstance(node, (tast.CoopInit, tast.CoopScalarMul)):
+            scalar = node.scalar
+            expect(scalar.type == node.type.elem, node, "scalar not converted to the component type")
+        if isinstance(node, tast.CoopBinary):
+            expect(node.a.type == node.b.type == node.type, node, "matrix operand types differ")
+        if isinstance(node, (tast.CoopLoad, tast.CoopStore)):
+            expect(node.layout in (0, 1), node, "layout")
+            expect(node.stride.type in (T.ULONG, T.UINT), node, "stride not size_t")
+        if isinstance(node, tast.CoopElement):
+            expect(node.matrix.is_lvalue, node, "element of an rvalue matrix")
+        if isinstance(node, tast.Index):
+            expect(node.base.type.is_pointer, node, "index base not a pointer")
+        if isinstance(node, tast.Var) and node.initializer is not None and isinstance(node.initializer, tast.Expr):
+            expect(node.initializer.type == node.type, node, "initializer not converted")
+        if isinstance(node, tast.Return) and node.value is not None:
+            pass
+        if hasattr(node, "__dataclass_fields__") and not isinstance(node, T.CType):
+            for name in node.__dataclass_fields__:
+                if name in ("var", "callee", "overload", "type", "loc", "function"):
+                    continue
+                child = getattr(node, name)
+                if isinstance(child, (list, tast.Expr, tast.Stmt, tast.Var, tast.InitList)):
+                    visit(child)
+
+    for fn in unit.functions:
+        if fn.body is not None:
+            visit(fn.body)
+    visit(unit.globals)
+    return bad
+
+
+CONTRACT_SOURCE = MATS + """
+struct P { char c; int a; float b[2]; };
+__constant float table[4] = {1.0f, 2.0f};
+static matC twice(matC m) { for (uint i = 0; i < coop_mat_length(m); ++i) m[i] = 2.0f * m[i] + 1; return m; }
+kernel void k(global float *p, global int *ip, local float *lp, global struct P *ps, uint n, float s) {
+  local float buf[16];
+  char c = 'a'; c += 300; c++; short sh = c * 2; uint u = n >> 2; u <<= c; long l = -1; ulong ul = l + n;
+  float4 v = (float4)(1, (float2)(2.0f, 3.0f), 4); int4 m = v < 2.0f; v *= 2; v.xy = v.yx; v = m ? v : -v;
+  bool b = n && ip; b = !b; int x = b ? 1 : 2.5f; x = (x, n);
+  buf[get_local_id(0)] = lp[0] + table[1] + ps->b[1] + dot(v, v) + sqrt(s);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  switch (x) { case 1: break; default: x = 0; }
+  for (int i = 0; i < 4; i++) { if (i == 2) continue; p[i] = (float)i; }
+  do { n--; } while (n > 0);
+  float *gp = lp; gp = p;
+  matA a = coop_mat_load(p, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, n);
+  matB bm = coop_mat_load(ip, CLK_COOPERATIVE_MATRIX_LAYOUT_COLUMN_MAJOR, 16);
+  matC acc = coop_mat_init(0);
+  acc = coop_mat_mulAdd(a, bm, acc);
+  acc = twice(acc * s + acc * 2 - (-acc) / acc);
+  acc += acc; acc *= 3;
+  matI ai = (matI)acc; ai[0] = acc[1];
+  coop_mat_store(p, acc, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, 8);
+  coop_mat_store(ip, ai, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, 8);
+}
+"""
+
+
+def test_typed_ast_keeps_the_contract_with_lower():
+    unit = ok(CONTRACT_SOURCE)
+    assert contract_violations(unit) == []
+
+
+@pytest.mark.parametrize("example", ["gemm_f32.cl", "gemm_f16_f32.cl", "gemm_i8_i32.cl", "gemm_i8_sat.cl",
+                                     "operators.cl", "reduction_local.cl"])
+def test_examples_check_clean_and_keep_the_contract(example):
+    import pathlib
+    path = pathlib.Path(__file__).resolve().parents[2] / "examples" / example
+    unit = ok(path.read_text())
+    assert contract_violations(unit) == []
