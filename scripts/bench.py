@@ -1,0 +1,524 @@
+#!/usr/bin/env python3
+"""Benchmarks of issue 6: the interpreter's GEMMs against NumPy (and PoCL when
+pyopencl is installed), clcoop's compile latency and throughput against clang-22, and the
+interpreter's peak memory.
+
+    python3 scripts/bench.py            # full run (a few minutes on 2 cores)
+    python3 scripts/bench.py --quick    # smoke run: small sizes, 3 repetitions, writes nothing
+
+Every timing is the median of the repetitions with min and max; ratios are taken
+between figures measured in the same run, interleaved, so that a noisy machine hurts
+both sides alike. Writes docs/performance.json, the table between the markers of
+docs/performance.md, and docs/performance.png when matplotlib is importable.
+"""
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples"
+DOCS = ROOT / "docs"
+TABLE_BEGIN = "<!-- bench:begin (written by scripts/bench.py) -->"
+TABLE_END = "<!-- bench:end -->"
+CLANG_FLAGS = ["-cc1", "-triple", "spir64-unknown-unknown", "-cl-std=CL3.0",
+               "-finclude-default-header", "-emit-llvm", "-O0"]
+SUBGROUP = 16
+PLAIN_KERNEL = """\
+__kernel void saxpy(__global const float *x, __global float *y, float a, int n)
+{
+    size_t i = get_global_id(0);
+    if (i < (size_t)n)
+        y[i] = a * x[i] + y[i];
+}
+"""
+
+
+# ---------------------------------------------------------------- timing helpers
+
+def summarize(samples):
+    """Median, min, max (seconds) and the repetition count."""
+    return {"median": statistics.median(samples), "min": min(samples), "max": max(samples),
+            "runs": len(samples)}
+
+
+def time_interleaved(functions, repetitions):
+    """Runs each function once per round, `repetitions` rounds, after one warm-up round:
+    {name: summary}. Interleaving keeps the ratios fair on a shared machine."""
+    for function in functions.values():
+        function()
+    samples = {name: [] for name in functions}
+    for _ in range(repetitions):
+        for name, function in functions.items():
+            start = time.perf_counter()
+            function()
+            samples[name].append(time.perf_counter() - start)
+    return {name: summarize(values) for name, values in samples.items()}
+
+
+def gflops(n, seconds):
+    return 2.0 * n ** 3 / seconds / 1e9
+
+
+# ---------------------------------------------------------------- a, b: GEMMs
+
+def gemm_grid(n):
+    """NDRange of the examples' GEMMs: one subgroup per 8 x 16 tile of C."""
+    return (n // 16 * SUBGROUP, n // 8), (SUBGROUP, 1)
+
+
+def gemm_case(kind, n, rng):
+    """(interpreter closure, numpy closure, check closure) for one element type."""
+    import clcoop
+    if kind == "f32":
+        A = rng.standard_normal((n, n)).astype(np.float32)
+        B = rng.standard_normal((n, n)).astype(np.float32)
+        C = np.zeros((n, n), np.float32)
+        kernel = clcoop.Program((EXAMPLES / "gemm_f32.cl").read_text()).build().gemm_f32
+        args = (A, B, C, n, n, n, 0)
+        reference = lambda: np.matmul(A, B)
+        tolerance = dict(rtol=1e-4, atol=1e-3 * np.sqrt(n))
+    elif kind == "f16_f32":
+        A = rng.standard_normal((n, n)).astype(np.float16)
+        B = rng.standard_normal((n, n)).astype(np.float16)
+        B_col_major = np.ascontiguousarray(B.T)
+        C = np.zeros((n, n), np.float32)
+        kernel = clcoop.Program((EXAMPLES / "gemm_f16_f32.cl").read_text()).build().gemm_f16_f32
+        args = (A, B_col_major, C, n, n, n)
+        reference = lambda: np.matmul(A.astype(np.float32), B.astype(np.float32))
+        tolerance = dict(rtol=1e-3, atol=1e-3 * np.sqrt(n))
+    elif kind == "i8_i32":
+        A = rng.integers(-128, 128, (n, n), dtype=np.int8)
+        B = rng.integers(-128, 128, (n, n), dtype=np.int8)
+        C = np.zeros((n, n), np.int32)
+        kernel = clcoop.Program((EXAMPLES / "gemm_i8_i32.cl").read_text()).build().gemm_i8_i32
+        args = (A, B, C, n, n, n)
+        reference = lambda: np.matmul(A.astype(np.int32), B.astype(np.int32))
+        tolerance = None
+    else:
+        raise ValueError(kind)
+    gsize, lsize = gemm_grid(n)
+
+    def interpreter():
+        kernel(gsize, lsize, *args, subgroup_size=SUBGROUP)
+
+    def check():
+        expected = reference()
+        if tolerance is None:
+            return bool(np.array_equal(C, expected))
+        return bool(np.allclose(C, expected, **tolerance))
+
+    return interpreter, reference, check
+
+
+def bench_gemm(kind, n, repetitions, rng):
+    interpreter, reference, check = gemm_case(kind, n, rng)
+    timings = time_interleaved({"interpreter": interpreter, "numpy": reference}, repetitions)
+    ok = check()
+    result = {"kind": kind, "n": n, "interpreter": timings["interpreter"],
+              "numpy": timings["numpy"], "matches_numpy": ok,
+              "ratio": timings["interpreter"]["median"] / timings["numpy"]["median"],
+              "gflops_interpreter": gflops(n, timings["interpreter"]["median"]),
+              "gflops_numpy": gflops(n, timings["numpy"]["median"])}
+    print(f"  {kind:8s} {n:5d}^3  interp {timings['interpreter']['median'] * 1e3:9.1f} ms  "
+          f"numpy {timings['numpy']['median'] * 1e3:8.2f} ms  ratio {result['ratio']:7.1f}x  "
+          f"{result['gflops_interpreter']:6.2f} GFLOP/s  match={ok}  "
+          f"({repetitions} runs)", flush=True)
+    return result
+
+
+# ---------------------------------------------------------------- c: PoCL
+
+POCL_TILED = """\
+#define T 16
+__kernel void gemm_tiled(__global const float *A, __global const float *B, __global float *C, int n)
+{
+    __local float As[T][T], Bs[T][T];
+    int lr = get_local_id(1), lc = get_local_id(0);
+    int row = get_global_id(1), col = get_global_id(0);
+    float acc = 0.0f;
+    for (int k = 0; k < n; k += T) {
+        As[lr][lc] = A[row * n + k + lc];
+        Bs[lr][lc] = B[(k + lr) * n + col];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int t = 0; t < T; ++t)
+            acc += As[lr][t] * Bs[t][lc];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    C[row * n + col] = acc;
+}
+"""
+POCL_NAIVE = """\
+__kernel void gemm_naive(__global const float *A, __global const float *B, __global float *C, int n)
+{
+    int row = get_global_id(1), col = get_global_id(0);
+    float acc = 0.0f;
+    for (int k = 0; k < n; ++k)
+        acc += A[row * n + k] * B[k * n + col];
+    C[row * n + col] = acc;
+}
+"""
+
+
+def bench_pocl(sizes, repetitions, rng):
+    """PoCL's tiled and naive kernels through pyopencl; None when not installed."""
+    try:
+        import pyopencl as cl
+    except ImportError:
+        print("  PoCL: not installed (pyopencl is not importable)")
+        return None
+    try:
+        context = cl.create_some_context(interactive=False)
+        queue = cl.CommandQueue(context)
+        program = cl.Program(context, POCL_TILED + POCL_NAIVE).build()
+    except Exception as error:   # no platform / no device: report, don't fail the run
+        print(f"  PoCL: unavailable ({error})")
+        return {"error": str(error)}
+    device = context.devices[0]
+    results = {"device": f"{device.platform.name} / {device.name}", "runs": []}
+    mf = cl.mem_flags
+    for n in sizes:
+        A = rng.standard_normal((n, n)).astype(np.float32)
+        B = rng.standard_normal((n, n)).astype(np.float32)
+        C = np.zeros((n, n), np.float32)
+        a_buf = cl.Buffer(context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=A)
+        b_buf = cl.Buffer(context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=B)
+        c_buf = cl.Buffer(context, mf.WRITE_ONLY, C.nbytes)
+        expected = A @ B
+
+        def runner(kernel):
+            def run():
+                kernel(queue, (n, n), (16, 16), a_buf, b_buf, c_buf, np.int32(n))
+                queue.finish()
+            return run
+
+        timings = time_interleaved({"tiled": runner(program.gemm_tiled),
+                                    "naive": runner(program.gemm_naive)}, repetitions)
+        cl.enqueue_copy(queue, C, c_buf)
+        ok = bool(np.allclose(C, expected, rtol=1e-4, atol=1e-3 * np.sqrt(n)))
+        results["runs"].append({"n": n, "tiled": timings["tiled"], "naive": timings["naive"],
+                                "matches_numpy": ok})
+        print(f"  PoCL {n:5d}^3  tiled {timings['tiled']['median'] * 1e3:8.1f} ms  "
+              f"naive {timings['naive']['median'] * 1e3:8.1f} ms  match={ok}", flush=True)
+    return results
+
+
+# ---------------------------------------------------------------- d, e: compile
+
+def clcoop_command():
+    exe = shutil.which("clcoop")
+    return [exe] if exe else [sys.executable, "-m", "clcoop.cli.compile_main"]
+
+
+def clang_command():
+    exe = shutil.which("clang-22")
+    return [exe] + CLANG_FLAGS if exe else None
+
+
+def time_command(command, repetitions, warm_up=True):
+    """Wall time of a subprocess (median of repetitions, after one warm-up run)."""
+    samples = []
+    for index in range(repetitions + int(warm_up)):
+        start = time.perf_counter()
+        done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        elapsed = time.perf_counter() - start
+        if done.returncode != 0:
+            raise RuntimeError(f"{' '.join(map(str, command))} failed:\n"
+                               f"{done.stderr.decode(errors='replace')[:2000]}")
+        if index or not warm_up:
+            samples.append(elapsed)
+    return summarize(samples)
+
+
+def interleaved_commands(commands, repetitions):
+    """{name: summary} of subprocess wall times, the commands alternating."""
+    for command in commands.values():
+        time_command(command, 1)      # warm the page cache and .pyc files
+    samples = {name: [] for name in commands}
+    for _ in range(repetitions):
+        for name, command in commands.items():
+            samples[name].append(time_command(command, 1, warm_up=False)["median"])
+    return {name: summarize(values) for name, values in samples.items()}
+
+
+def bench_compile_latency(workdir, repetitions):
+    plain = workdir / "plain.cl"
+    plain.write_text(PLAIN_KERNEL)
+    out = workdir / "out.ll"
+    commands = {"clcoop": clcoop_command() + [str(plain), "-o", str(out)]}
+    clang = clang_command()
+    if clang:
+        commands["clang"] = clang + [str(plain), "-o", str(out)]
+    timings = interleaved_commands(commands, repetitions)
+    gemm = time_command(clcoop_command() + [str(EXAMPLES / "gemm_f32.cl"), "-o", str(out)],
+                        repetitions)
+    result = {"plain_kernel": timings, "clcoop_gemm_f32": gemm}
+    line = f"  plain kernel: clcoop {timings['clcoop']['median'] * 1e3:.0f} ms"
+    if clang:
+        result["ratio"] = timings["clcoop"]["median"] / timings["clang"]["median"]
+        line += f", clang {timings['clang']['median'] * 1e3:.0f} ms, ratio {result['ratio']:.2f}"
+    print(line + f"; clcoop gemm_f32.cl {gemm['median'] * 1e3:.0f} ms", flush=True)
+    return result
+
+
+def generated_source(target_lines):
+    """Plain OpenCL C of about `target_lines` lines: helper functions and kernels."""
+    lines = []
+    index = 0
+    while len(lines) < target_lines:
+        lines += [
+            f"static float helper_{index}(float x, float y, int k)",
+            "{",
+            "    float acc = x;",
+            "    for (int i = 0; i < k; ++i) {",
+            f"        acc = acc * y + (float)i * {index % 7 + 1}.5f;",
+            "        if (acc > 100.0f)",
+            "            acc -= 3.0f;",
+            "    }",
+            "    return acc;",
+            "}",
+            "",
+            f"__kernel void kernel_{index}(__global float *out, __global const float *in, int n)",
+            "{",
+            "    size_t gid = get_global_id(0);",
+            "    if (gid >= (size_t)n)",
+            "        return;",
+            f"    float v = helper_{index}(in[gid], 0.5f, {index % 5 + 2});",
+            "    out[gid] = v + (float)get_local_id(0);",
+            "}",
+            "",
+        ]
+        index += 1
+    return "\n".join(lines) + "\n"
+
+
+def bench_compile_throughput(workdir, repetitions, target_lines):
+    source = generated_source(target_lines)
+    line_count = source.count("\n")
+    path = workdir / "big.cl"
+    path.write_text(source)
+    out = workdir / "big.ll"
+    commands = {"clcoop": clcoop_command() + [str(path), "-o", str(out)]}
+    clang = clang_command()
+    if clang:
+        commands["clang"] = clang + [str(path), "-o", str(out)]
+    timings = interleaved_commands(commands, repetitions)
+    result = {"lines": line_count}
+    for name, summary in timings.items():
+        result[name] = dict(summary, lines_per_second=line_count / summary["median"])
+    line = (f"  {line_count} lines: clcoop {timings['clcoop']['median'] * 1e3:.0f} ms "
+            f"({result['clcoop']['lines_per_second']:.0f} lines/s)")
+    if clang:
+        result["ratio"] = timings["clcoop"]["median"] / timings["clang"]["median"]
+        line += (f", clang {timings['clang']['median'] * 1e3:.0f} ms "
+                 f"({result['clang']['lines_per_second']:.0f} lines/s), ratio {result['ratio']:.2f}")
+    print(line, flush=True)
+    return result
+
+
+# ---------------------------------------------------------------- f: memory
+
+def memory_child(n):
+    """Runs in a subprocess: one n^3 f32 GEMM; prints JSON with the RSS high-water mark
+    (resource.getrusage) before and after the launch and tracemalloc's peak during it."""
+    import resource
+    import tracemalloc
+    import clcoop
+    rng = np.random.default_rng(0)
+    A = rng.standard_normal((n, n)).astype(np.float32)
+    B = rng.standard_normal((n, n)).astype(np.float32)
+    C = np.zeros((n, n), np.float32)
+    kernel = clcoop.Program((EXAMPLES / "gemm_f32.cl").read_text()).build().gemm_f32
+    gsize, lsize = gemm_grid(n)
+    tracemalloc.start()
+    before_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    kernel(gsize, lsize, A, B, C, n, n, n, 0, subgroup_size=SUBGROUP)
+    after_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    _current, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    print(json.dumps({"buffers_bytes": A.nbytes + B.nbytes + C.nbytes,
+                      "tracemalloc_peak_bytes": peak,
+                      "rss_before_bytes": before_kib * 1024, "rss_after_bytes": after_kib * 1024}))
+
+
+def bench_memory(n):
+    done = subprocess.run([sys.executable, __file__, "--memory-child", str(n)],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"memory child failed:\n{done.stderr[-2000:]}")
+    data = json.loads(done.stdout.strip().splitlines()[-1])
+    buffers = data["buffers_bytes"]
+    data["n"] = n
+    data["tracemalloc_multiple"] = data["tracemalloc_peak_bytes"] / buffers
+    # RSS already holds the user's buffers before the launch; the growth is the extra.
+    data["rss_growth_multiple"] = (data["rss_after_bytes"] - data["rss_before_bytes"]) / buffers
+    print(f"  {n}^3 f32 GEMM: buffers {buffers / 2**20:.1f} MiB; tracemalloc peak during the "
+          f"launch {data['tracemalloc_peak_bytes'] / 2**20:.1f} MiB "
+          f"({data['tracemalloc_multiple']:.2f}x); RSS high-water growth "
+          f"{(data['rss_after_bytes'] - data['rss_before_bytes']) / 2**20:.1f} MiB "
+          f"({data['rss_growth_multiple']:.2f}x)", flush=True)
+    return data
+
+
+# ---------------------------------------------------------------- outputs
+
+def ms(summary):
+    return (f"{summary['median'] * 1e3:.1f} ({summary['min'] * 1e3:.1f}-"
+            f"{summary['max'] * 1e3:.1f})")
+
+
+def markdown_table(results):
+    rows = ["| benchmark | size | clcoop | reference | ratio | note |",
+            "|---|---|---|---|---|---|"]
+    for run in results["gemm"]:
+        rows.append(f"| GEMM {run['kind']} interpreter vs NumPy | {run['n']}^3 | "
+                    f"{ms(run['interpreter'])} ms, {run['gflops_interpreter']:.2f} GFLOP/s | "
+                    f"{ms(run['numpy'])} ms, {run['gflops_numpy']:.1f} GFLOP/s | "
+                    f"{run['ratio']:.1f}x | {run['interpreter']['runs']} runs, "
+                    f"match={run['matches_numpy']} |")
+    pocl = results.get("pocl")
+    if not pocl:
+        rows.append("| PoCL tiled / naive | - | - | not installed | - | pyopencl not importable |")
+    elif "error" in pocl:
+        rows.append(f"| PoCL | - | - | unavailable | - | {pocl['error']} |")
+    else:
+        for run in pocl["runs"]:
+            rows.append(f"| PoCL tiled / naive f32 | {run['n']}^3 | - | {ms(run['tiled'])} / "
+                        f"{ms(run['naive'])} ms | - | match={run['matches_numpy']} |")
+    latency = results["compile_latency"]
+    plain = latency["plain_kernel"]
+    clang = ms(plain["clang"]) + " ms" if "clang" in plain else "clang-22 not found"
+    ratio = f"{latency['ratio']:.2f}" if "ratio" in latency else "-"
+    rows.append(f"| compile latency, plain kernel (wall, subprocess) | {PLAIN_KERNEL.count(chr(10))}"
+                f" lines | {ms(plain['clcoop'])} ms | clang-22 {clang} | {ratio} | "
+                f"{plain['clcoop']['runs']} runs |")
+    rows.append(f"| compile latency, examples/gemm_f32.cl | - | "
+                f"{ms(latency['clcoop_gemm_f32'])} ms | - | - | clcoop only |")
+    throughput = results["compile_throughput"]
+    clang_lps = (f"clang-22 {throughput['clang']['lines_per_second']:.0f} lines/s"
+                 if "clang" in throughput else "-")
+    ratio = f"{throughput['ratio']:.2f}" if "ratio" in throughput else "-"
+    rows.append(f"| compile throughput | {throughput['lines']} lines | "
+                f"{throughput['clcoop']['lines_per_second']:.0f} lines/s | {clang_lps} | "
+                f"{ratio} (time) | {throughput['clcoop']['runs']} runs |")
+    memory = results.get("memory")
+    if memory:
+        rows.append(f"| interpreter peak memory, f32 GEMM | {memory['n']}^3 | "
+                    f"tracemalloc {memory['tracemalloc_multiple']:.2f}x, RSS growth "
+                    f"{memory['rss_growth_multiple']:.2f}x | buffers "
+                    f"{memory['buffers_bytes'] / 2**20:.0f} MiB | - | multiples of the buffers |")
+    load = ", ".join(f"{x:.1f}" for x in results["load_average_at_start"])
+    header = (f"Run {results['date']} on {results['machine']}, load average {load} at the start "
+              f"(the machine is shared). Times in ms: median (min-max); ratio = clcoop / "
+              f"reference.")
+    return header + "\n\n" + "\n".join(rows) + "\n"
+
+
+def write_markdown(results, path):
+    table = markdown_table(results)
+    block = f"{TABLE_BEGIN}\n{table}{TABLE_END}"
+    text = path.read_text() if path.exists() else "# Performance\n\n"
+    if TABLE_BEGIN in text and TABLE_END in text:
+        head, rest = text.split(TABLE_BEGIN, 1)
+        tail = rest.split(TABLE_END, 1)[1]
+        text = head + block + tail
+    else:
+        text = text.rstrip("\n") + "\n\n" + block + "\n"
+    path.write_text(text)
+
+
+def write_plot(results, path):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("  plot: matplotlib not installed, no PNG written")
+        return False
+    figure, axes = plt.subplots(figsize=(7, 4.5))
+    for kind in ("f32", "f16_f32", "i8_i32"):
+        runs = [r for r in results["gemm"] if r["kind"] == kind]
+        if not runs:
+            continue
+        sizes = [r["n"] for r in runs]
+        axes.plot(sizes, [r["interpreter"]["median"] for r in runs], "o-",
+                  label=f"interpreter {kind}")
+        axes.plot(sizes, [r["numpy"]["median"] for r in runs], "s--", label=f"NumPy {kind}")
+    pocl = results.get("pocl")
+    if pocl and "runs" in pocl:
+        sizes = [r["n"] for r in pocl["runs"]]
+        axes.plot(sizes, [r["tiled"]["median"] for r in pocl["runs"]], "^-", label="PoCL tiled")
+        axes.plot(sizes, [r["naive"]["median"] for r in pocl["runs"]], "v-", label="PoCL naive")
+    axes.set_xscale("log", base=2)
+    axes.set_yscale("log")
+    axes.set_xlabel("n (n x n x n GEMM)")
+    axes.set_ylabel("time (s, median)")
+    axes.set_title("clcoop interpreter vs NumPy" + (" vs PoCL" if pocl and "runs" in pocl else ""))
+    axes.grid(True, which="both", alpha=0.3)
+    axes.legend(fontsize=8)
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+    return True
+
+
+# ---------------------------------------------------------------- main
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="smoke run: small sizes, 3 runs")
+    parser.add_argument("--memory-child", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--no-write", action="store_true", help="print only, write no files")
+    options = parser.parse_args(argv)
+    if options.memory_child:
+        memory_child(options.memory_child)
+        return 0
+    quick = options.quick
+    repetitions = 3 if quick else 5
+    f32_sizes = [(64, repetitions), (128, repetitions)] if quick else \
+        [(256, 5), (512, 5), (1024, 3)]
+    other_sizes = [64, 128] if quick else [256, 512]
+    rng = np.random.default_rng(2026)
+    results = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+               "machine": f"{platform.machine()}, {os.cpu_count()} cores, "
+                          f"Python {platform.python_version()}, NumPy {np.__version__}",
+               "load_average_at_start": os.getloadavg(),
+               "quick": quick, "subgroup_size": SUBGROUP, "gemm": []}
+    print("a/b. GEMM through the interpreter vs NumPy (interleaved; median of runs)")
+    for n, reps in f32_sizes:
+        results["gemm"].append(bench_gemm("f32", n, reps, rng))
+    for kind in ("f16_f32", "i8_i32"):
+        for n in other_sizes:
+            results["gemm"].append(bench_gemm(kind, n, repetitions, rng))
+    print("c. PoCL")
+    results["pocl"] = bench_pocl([n for n, _ in f32_sizes], repetitions, rng)
+    with tempfile.TemporaryDirectory() as tmp:
+        workdir = Path(tmp)
+        print("d. compile latency (subprocess wall time)")
+        results["compile_latency"] = bench_compile_latency(workdir, 3 if quick else 7)
+        print("e. compile throughput")
+        results["compile_throughput"] = bench_compile_throughput(
+            workdir, 3 if quick else 5, 500 if quick else 5000)
+    print("f. interpreter peak memory")
+    results["memory"] = bench_memory(128 if quick else 1024)
+    if options.no_write or quick:
+        print("(quick run / --no-write: no files written)")
+        return 0
+    (DOCS / "performance.json").write_text(json.dumps(results, indent=1) + "\n")
+    write_markdown(results, DOCS / "performance.md")
+    if write_plot(results, DOCS / "performance.png"):
+        print("  wrote docs/performance.png")
+    print("wrote docs/performance.json and docs/performance.md")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
