@@ -55,6 +55,7 @@ CAPABILITY_INT8 = 39
 DECORATION_LINKAGE_ATTRIBUTES = 41
 LINKAGE_TYPE_IMPORT = 1
 STORAGE_CLASS_FUNCTION = 7
+STORAGE_CLASS_GENERIC = 8
 
 # Opcodes whose operands start with <result type> <result id> (those the rewrite inspects).
 TYPED_RESULT_OPCODES = frozenset({

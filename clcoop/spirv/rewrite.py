@@ -168,7 +168,7 @@ class _Rewriter:
         _fail("element access whose pointer is not traced to a private matrix variable")
 
     def plan_access_chains(self):
-        """call result id -> (base, index, pointer-to-component type, cast ids to clean)."""
+        """call result id -> _ChainPlan for every call of an imported __spirv_AccessChain."""
         plans = {}
         for inst in self.module.instructions:
             if inst.opcode != sb.OP_FUNCTION_CALL or inst.operands[2] not in self.targets:
@@ -181,9 +181,32 @@ class _Rewriter:
             base, casts = self.matrix_base(inst.operands[3])
             matrix = self.pointee_matrix(self.defs[base].result_type)
             component = self.defs[matrix].operands[1]
-            pointer = sb.find_or_add_pointer_type(self.module, sb.STORAGE_CLASS_FUNCTION, component)
-            plans[inst.operands[1]] = (base, inst.operands[4], pointer, casts)
+            plan = _ChainPlan(base, inst.operands[4], casts)
+            plan.typed[sb.STORAGE_CLASS_FUNCTION] = sb.find_or_add_pointer_type(
+                self.module, sb.STORAGE_CLASS_FUNCTION, component)
+            storage = self.storage_class(inst.operands[0])
+            if storage == sb.STORAGE_CLASS_GENERIC:  # &m[i] used as a generic pointer
+                plan.typed[storage] = sb.find_or_add_pointer_type(self.module, storage, component)
+            elif storage != sb.STORAGE_CLASS_FUNCTION:
+                _fail(f"{name} returns a pointer in storage class {storage}, not Function or Generic")
+            plans[inst.operands[1]] = plan
         return plans
+
+    def storage_class(self, pointer_type):
+        definition = self.defs.get(pointer_type)
+        if definition is None or definition.opcode != sb.OP_TYPE_POINTER:
+            _fail("element access does not return a pointer")
+        return definition.operands[1]
+
+    def element_address(self, plan, pointer_type, result):
+        """Instructions defining `result` as &m[i] typed `pointer_type` (a component pointer of the plan)."""
+        function_pointer = plan.typed[sb.STORAGE_CLASS_FUNCTION]
+        if pointer_type == function_pointer:
+            return [sb.Instruction(sb.OP_ACCESS_CHAIN, [function_pointer, result, plan.base, plan.index])]
+        chain = self.module.new_id()
+        # OpBitcast may not change the storage class: Function -> Generic is OpPtrCastToGeneric.
+        return [sb.Instruction(sb.OP_ACCESS_CHAIN, [function_pointer, chain, plan.base, plan.index]),
+                sb.Instruction(sb.OP_PTR_CAST_TO_GENERIC, [pointer_type, result, chain])]
 
     def rewrite(self):
         plans = self.plan_access_chains()
@@ -192,8 +215,7 @@ class _Rewriter:
         cleanup = []
         for inst in self.module.instructions:
             if inst.opcode == sb.OP_BITCAST and id(inst) in retyped:
-                base, index, pointer, _ = plans[inst.operands[2]]
-                output.append(sb.Instruction(sb.OP_ACCESS_CHAIN, [pointer, inst.operands[1], base, index]))
+                output.extend(self.element_address(plans[inst.operands[2]], inst.operands[0], inst.operands[1]))
             elif inst.opcode == sb.OP_FUNCTION_CALL and inst.operands[2] in self.targets:
                 output.extend(self.rewrite_call(inst, plans, retyped, cleanup))
             else:
@@ -204,11 +226,11 @@ class _Rewriter:
         return self.module
 
     def retyping_casts(self, plans):
-        """OpBitcasts of an access-chain result to the component pointer type (llc emits them): by identity."""
+        """OpBitcasts of an access-chain result to a component pointer type (llc emits them): by identity."""
         found = set()
         for inst in self.module.instructions:
             if inst.opcode == sb.OP_BITCAST and inst.operands[2] in plans:
-                if inst.operands[0] == plans[inst.operands[2]][2]:
+                if inst.operands[0] in plans[inst.operands[2]].typed.values():
                     found.add(id(inst))
         return found
 
@@ -220,16 +242,17 @@ class _Rewriter:
                 _fail(f"{name} is not called on cooperative matrices")
             return replaced
         result_type, result = call.operands[:2]
-        base, index, pointer, casts = plans[result]
-        cleanup.extend(casts)
-        if result_type == pointer:
-            return [sb.Instruction(sb.OP_ACCESS_CHAIN, [pointer, result, base, index])]
+        plan = plans[result]
+        cleanup.extend(plan.casts)
+        if result_type in plan.typed.values():
+            return self.element_address(plan, result_type, result)
         if not self.used_outside(result, retyped):
             return []
-        # Some use wants llc's own pointer type: keep the result id as a cast of the typed chain.
-        chain = self.module.new_id()
-        return [sb.Instruction(sb.OP_ACCESS_CHAIN, [pointer, chain, base, index]),
-                sb.Instruction(sb.OP_BITCAST, [result_type, result, chain])]
+        # Some use wants llc's own (byte) pointer type: keep the result id as a cast of the typed address.
+        typed = self.module.new_id()
+        same_storage = plan.typed[self.storage_class(result_type)]
+        return self.element_address(plan, same_storage, typed) + [
+            sb.Instruction(sb.OP_BITCAST, [result_type, result, typed])]
 
     def used_outside(self, value, excluded):
         """Whether an instruction of a function body (other than `excluded`) uses `value` as an operand.
@@ -314,6 +337,16 @@ class _Rewriter:
             if value in sb.id_operands(inst):
                 return True
         return False
+
+
+class _ChainPlan:
+    """How to rebuild one &m[i]: matrix variable, index, and component pointer type per storage class."""
+
+    def __init__(self, base, index, casts):
+        self.base = base
+        self.index = index
+        self.casts = casts   # llc's pointer casts between the variable and the call
+        self.typed = {}      # storage class -> OpTypePointer <storage> <component>
 
 
 def _is_debug_of(inst, value):
