@@ -418,3 +418,30 @@ def test_end_to_end_vectors_and_swizzle_stores():
     prog.k((1,), (1,), v, io)
     assert v[1].tolist() == [10.0, 4.0, 4.0, 12.0]
     assert io[0] == -4 + -2 + 4 + -1
+
+
+ARRAYS_SOURCE = r'''
+__constant int lut[2][3] = {{1, 2, 3}, {4, 5, 6}};
+int pick(int (*rows)[3], int r, int c) { return rows[r][c]; }
+kernel void k(global int *io) {
+  int grid[2][3] = {{7, 8}, {9}};
+  int s = 0;
+  int i = 0;
+  do { if (i == 1) { i++; continue; } s += lut[1][i]; i++; } while (i < 3);
+  io[0] = s;
+  io[1] = grid[0][1] + grid[1][0] + grid[1][2];
+  io[2] = pick(grid, 1, 0);
+  int *p = &grid[0][0];
+  p += 4;
+  io[3] = *p + (int)(p - &grid[0][0]);
+}
+'''
+
+
+def test_end_to_end_arrays_and_loops():
+    np = pytest.importorskip("numpy")
+    import clcoop
+    prog = clcoop.Program(ARRAYS_SOURCE).build()
+    io = np.zeros(4, np.int32)
+    prog.k((1,), (1,), io)
+    assert io.tolist() == [4 + 6, 8 + 9 + 0, 9, 0 + 4]
