@@ -701,7 +701,7 @@ def prepare(tr, ins, rec, operands):
         if op == "store":
             rec.data = tr._type(str(operands[0].type))
         ptr = operands[0] if op == "load" else operands[1] if op == "store" else None
-        if ptr is not None and ptr.is_instruction and ptr.opcode == "alloca":
+        if ptr is not None and _is_alloca(ptr):
             rec.alloca = rec.args[0] if op == "load" else rec.args[1]
     elif op in _BINARY:
         rec.fn = op_binary
@@ -741,6 +741,15 @@ def prepare(tr, ins, rec, operands):
         rec.fn = op_nothing
     else:
         raise IRError(f"the interpreter does not support the instruction: {rec.text}")
+
+
+def _is_alloca(v):
+    # llvmlite's is_instruction is False for operands; read the value kind and the text.
+    kind = v.value_kind.name if hasattr(v.value_kind, "name") else str(v.value_kind)
+    if kind != "instruction":
+        return False
+    text = str(v).strip()
+    return "=" in text and text.split("=", 1)[1].lstrip().startswith("alloca ")
 
 
 def op_nothing(ex, vals, ins, bmask, full):
