@@ -445,3 +445,57 @@ def test_end_to_end_arrays_and_loops():
     io = np.zeros(4, np.int32)
     prog.k((1,), (1,), io)
     assert io.tolist() == [4 + 6, 8 + 9 + 0, 9, 0 + 4]
+
+
+# ---------------------------------------------------------------- agreement with clang-22 on plain kernels
+CLANG_KERNELS = [
+    r'''typedef float myf;
+    __constant float tab[4] = {1.0f, 2.0f, 3.0f, 4.0f};
+    __attribute__((reqd_work_group_size(64, 1, 1))) __attribute__((intel_reqd_sub_group_size(16)))
+    kernel void k(global myf *a, global const int *b, int n, local float *l) {
+      __local float tmp[64];
+      size_t i = get_global_id(0);
+      tmp[i] = a[i] + b[0] + l[0] + tab[i & 3];
+      barrier(CLK_LOCAL_MEM_FENCE);
+      a[i] = sqrt(tmp[63 - i]) + fmax(a[0], 1.0f) + (float)min(n, 3);
+    }''',
+    r'''typedef struct S { int a; float b; } S;
+    kernel void q(global const volatile int * restrict p, global S *s, uint u, global uchar2 *c,
+                  constant float4 *f) {
+      s->a = p[0] + (int)u + c[0].x + (int)f[0].y;
+      s->b = dot(f[0], f[1]);
+    }''',
+]
+
+
+def _clang_ir(source, tmp_path):
+    import shutil
+    import subprocess
+    clang = shutil.which("clang-22")
+    if clang is None:
+        pytest.skip("clang-22 is not installed")
+    path = tmp_path / "k.cl"
+    path.write_text(source)
+    return subprocess.run([clang, "-cc1", "-triple", "spir64-unknown-unknown", "-cl-std=CL3.0",
+                           "-finclude-default-header", "-emit-llvm", "-O0", "-disable-llvm-passes",
+                           str(path), "-o", "-"], check=True, capture_output=True, text=True).stdout
+
+
+def _shape(ir_text):
+    """What must agree: header, globals, declared callees, kernel metadata tuples."""
+    lines = ir_text.splitlines()
+    header = [l for l in lines if l.startswith("target ")]
+    globals_ = sorted(l for l in lines if l.startswith("@"))
+    declares = sorted(re.search(r"@([\w.]+)\(", l).group(1) for l in lines if l.startswith("declare "))
+    metadata = sorted(l.split(" = ", 1)[1] for l in lines
+                      if re.match(r"^!\d+ = !\{", l) and ('!"' in l or "i32" in l) and "wchar_size" not in l
+                      and "clang version" not in l)
+    return header, globals_, declares, metadata
+
+
+@pytest.mark.parametrize("source", CLANG_KERNELS)
+def test_module_shape_agrees_with_clang(source, tmp_path):
+    from clcoop.frontend.driver import CompileOptions, compile_source
+    ours = compile_source(source, CompileOptions()).ir
+    theirs = _clang_ir(source, tmp_path)
+    assert _shape(ours) == _shape(theirs)
