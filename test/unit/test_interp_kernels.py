@@ -223,3 +223,27 @@ def test_private_arrays_structs_generic_pointers_and_types(producer):
     np.testing.assert_array_equal(i, want_i)
     np.testing.assert_array_equal(lg, want_l)
     np.testing.assert_allclose(f, want_f, rtol=1e-6)
+
+
+@pytest.mark.parametrize("producer", PRODUCERS)
+def test_three_dimensional_ndrange_and_partial_subgroups(producer):
+    gsize, lsize, S = (6, 4, 2), (3, 4, 2), 16      # 24 work-items per group: sub-groups 16 + 8
+    out = np.zeros(12 * 48, np.int32)
+    program("ndrange", producer).ids(gsize, lsize, out, subgroup_size=S)
+    got = out.reshape(48, 12)
+    gz, gy, gx = np.meshgrid(range(2), range(4), range(6), indexing="ij")
+    gx, gy, gz = gx.ravel(), gy.ravel(), gz.ravel()          # linear id order: x fastest
+    lx, ly, lz = gx % 3, gy % 4, gz % 2
+    llid = lx + 3 * ly + 12 * lz
+    np.testing.assert_array_equal(got[:, 0], gx)
+    np.testing.assert_array_equal(got[:, 1], gy)
+    np.testing.assert_array_equal(got[:, 2], gz)
+    np.testing.assert_array_equal(got[:, 3], lx + 10 * ly + 100 * lz)
+    np.testing.assert_array_equal(got[:, 4], gx // 3 + 10 * (gy // 4) + 100 * (gz // 2))
+    assert (got[:, 5] == 2 + 10 * 1 + 100 * 1).all()
+    assert (got[:, 6] == 3).all()
+    np.testing.assert_array_equal(got[:, 7], llid)
+    np.testing.assert_array_equal(got[:, 8], llid // S)
+    np.testing.assert_array_equal(got[:, 9], llid % S)
+    np.testing.assert_array_equal(got[:, 10], np.where(llid < 16, 16, 8))
+    assert (got[:, 11] == 2 + 100 * 24).all()
