@@ -242,6 +242,7 @@ class Checker:
         self.globals = []
         self.fn = None
         self.coop_decl_locs = {}    # typedef name -> location of its declaration (for notes)
+        self.call_edges = []        # (caller Function, callee Function, call location)
         for name, t in T.builtin_typedefs(target).items():
             self.scope.names[name] = ("typedef", t, None, None)
 
@@ -284,9 +285,38 @@ class Checker:
                 self.external(ext)
             except _Abandon:
                 pass
-        for f in self.functions:
-            pass
+        self.check_recursion()
         self.functions = [f for f in self.functions if f.body is not None or getattr(f, "_used", False)]
+
+    def check_recursion(self):
+        """OpenCL C 3.0 6.11 (restrictions): recursion is not supported. Report each call that
+        closes a cycle of the call graph, at the call."""
+        callees = {}
+        for caller, callee, loc in self.call_edges:
+            callees.setdefault(caller, []).append((callee, loc))
+        reported = set()
+
+        def reaches(start, goal):
+            seen, stack = set(), [start]
+            while stack:
+                f = stack.pop()
+                if f is goal:
+                    return True
+                if f in seen:
+                    continue
+                seen.add(f)
+                stack.extend(c for c, _ in callees.get(f, []))
+            return False
+
+        for caller, callee, loc in self.call_edges:
+            if (caller in reported and callee in reported) or not reaches(callee, caller):
+                continue
+            reported.update((caller, callee))      # one error per cycle
+            if callee is caller:
+                self.error(f"recursion is not supported in OpenCL C ('{caller.name}' calls itself)", loc)
+            else:
+                self.error(f"recursion is not supported in OpenCL C ('{caller.name}' calls '{callee.name}', "
+                           f"which calls '{caller.name}' again)", loc)
 
     def external(self, node):
         if isinstance(node, c_ast.FuncDef):
@@ -1628,6 +1658,7 @@ class Checker:
         if not is_arith_like(scalar.type):
             self.fail(f"invalid operands to binary expression ('{spell(lt)}' and '{spell(rt)}')", node)
         # RFC 4.6 / issue 2 item 10: the scalar becomes the component type (e.g. a*4 on floats is 4.0f).
+        self.warn_literal_change(scalar, matrix.type.elem)
         scalar = self.arith_convert(scalar, matrix.type.elem)
         return tast.CoopScalarMul(matrix.type, loc, matrix, scalar)
 
@@ -2012,8 +2043,8 @@ class Checker:
         for a, pt in zip(args_nodes, params):
             v = self.rvalue(self.expr(a, expected=pt))
             args.append(self.convert(v, pt, a, "passing"))
-        if self.fn is not None and fn is self.fn.function:
-            self.error("recursion is not allowed in OpenCL C", node)
+        if self.fn is not None:
+            self.call_edges.append((self.fn.function, fn, location(node)))
         fn._used = True
         return tast.Call(fn.type.ret, loc, fn, args)
 
@@ -2102,9 +2133,22 @@ class Checker:
             if not is_arith_like(scalar.type):
                 self.fail(f"argument of 'coop_mat_init' must be a scalar of arithmetic type "
                           f"('{spell(scalar.type)}' invalid)", args_nodes[0])
+            self.warn_literal_change(scalar, expected.elem)
             return tast.CoopInit(expected, loc, self.arith_convert(scalar, expected.elem))
         m = self.coop_matrix_arg(args_nodes[0])
         return tast.CoopLength(T.UINT, loc, m)
+
+    def warn_literal_change(self, scalar, elem):
+        """clang's -Wliteral-conversion for a constant that the component type cannot hold."""
+        value = self.fold(scalar)
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            return
+        converted = self.fold_cast(value, self.scalar_cast_kind(scalar.type, elem), scalar.type, elem)
+        if converted is not None and converted != value:
+            def show(v):
+                return f"{v:g}" if isinstance(v, float) else str(v)
+            self.warn(f"implicit conversion from '{spell(scalar.type)}' to '{spell(elem)}' changes value "
+                      f"from {show(value)} to {show(converted)}", scalar.loc)
 
     def coop_matrix_arg(self, node):
         v = self.rvalue(self.expr(node))

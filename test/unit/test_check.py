@@ -650,3 +650,17 @@ def test_examples_check_clean_and_keep_the_contract(example):
     path = pathlib.Path(__file__).resolve().parents[2] / "examples" / example
     unit = ok(path.read_text())
     assert contract_violations(unit) == []
+
+
+def test_recursion_is_reported_once_per_cycle():
+    errors = messages("int odd(int n);\nint even(int n) { return n ? odd(n - 1) : 1; }\n"
+                      "int odd(int n) { return n ? even(n - 1) : 0; }\nint f(int n) { return f(n); }\n", "error")
+    assert errors == [
+        "2:28: error: recursion is not supported in OpenCL C ('even' calls 'odd', which calls 'even' again)",
+        "4:23: error: recursion is not supported in OpenCL C ('f' calls itself)",
+    ]
+
+
+def test_matrix_scalar_literal_conversion_warns():
+    msgs = messages(MATS + "void f(matI m) { m = m * 2.5f; m = m * 2.0f; }")
+    assert msgs == [f"{L}:26: warning: implicit conversion from 'float' to 'int' changes value from 2.5 to 2"]
