@@ -15,10 +15,16 @@ def example_files():
     return sorted(glob.glob(os.path.join(ROOT, "examples", "*.cl")))
 
 
+def _defines_kernel(path):
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        return "kernel" in handle.read()
+
+
 def lit_cl_files():
-    """Lit test sources (not lit's Output/ scratch folders)."""
+    """Lit test sources that define kernels (not lit's Output/ scratch folders)."""
     found = glob.glob(os.path.join(ROOT, "test", "lit", "**", "*.cl"), recursive=True)
-    return sorted(path for path in found if os.sep + "Output" + os.sep not in path)
+    return sorted(path for path in found
+                  if os.sep + "Output" + os.sep not in path and _defines_kernel(path))
 
 
 def lit_ll_files():
