@@ -656,7 +656,7 @@ def test_recursion_is_reported_once_per_cycle():
     errors = messages("int odd(int n);\nint even(int n) { return n ? odd(n - 1) : 1; }\n"
                       "int odd(int n) { return n ? even(n - 1) : 0; }\nint f(int n) { return f(n); }\n", "error")
     assert errors == [
-        "2:28: error: recursion is not supported in OpenCL C ('even' calls 'odd', which calls 'even' again)",
+        "2:30: error: recursion is not supported in OpenCL C ('even' calls 'odd', which calls 'even' again)",
         "4:23: error: recursion is not supported in OpenCL C ('f' calls itself)",
     ]
 
