@@ -88,7 +88,7 @@ class _Rewriter:
                 self.targets[fid] = (found[0], found[1], name)
 
     # ---- types ----
-    def matrix_component(self, type_id, name):
+    def matrix_component(self, type_id):
         matrix = self.defs.get(type_id)
         if matrix is None or matrix.opcode != sb.OP_TYPE_COOPERATIVE_MATRIX_KHR:
             return None
@@ -109,7 +109,7 @@ class _Rewriter:
     # ---- element-wise arithmetic ----
     def arithmetic(self, call, kind, codes, name):
         result_type, result, _callee, *args = call.operands
-        component = self.matrix_component(result_type, name)
+        component = self.matrix_component(result_type)
         if component is None:
             return None  # not a matrix operation: leave the call alone
         if component.opcode == sb.OP_TYPE_FLOAT:
@@ -238,9 +238,8 @@ class _Rewriter:
         kind, codes, name = self.targets[call.operands[2]]
         if kind != "access_chain":
             replaced = self.arithmetic(call, kind, codes, name)
-            if replaced is None:
-                _fail(f"{name} is not called on cooperative matrices")
-            return replaced
+            # Not on matrices (e.g. a scalar __spirv_FAdd llc did not lower): the call and its import stay.
+            return [call] if replaced is None else replaced
         result_type, result = call.operands[:2]
         plan = plans[result]
         cleanup.extend(plan.casts)

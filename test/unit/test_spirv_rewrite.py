@@ -40,3 +40,15 @@ def test_other_imports_are_kept(tmp_path):
     module = rewrite_cooperative_calls(sb.read_module(data))
     assert sb.write_module(module) == data  # nothing cooperative: the module is untouched
     assert list(sb.imported_functions(module).values()) == ["ext_function_name"]
+
+
+def test_scalar_call_with_an_operator_name_is_left_alone(tmp_path, monkeypatch):
+    """Only calls on cooperative matrices are rewritten; a scalar import keeps its call and linkage."""
+    import test_spirv_binary
+    monkeypatch.setattr(test_spirv_binary, "ASSEMBLY",
+                        test_spirv_binary.ASSEMBLY.replace("ext_function_name", "_Z12__spirv_FAddff"))
+    data = _assemble(tmp_path)
+    module = rewrite_cooperative_calls(sb.read_module(data))
+    assert list(sb.imported_functions(module).values()) == ["_Z12__spirv_FAddff"]
+    assert any(inst.opcode == sb.OP_FUNCTION_CALL for inst in module.instructions)
+    assert sb.write_module(module) == data
