@@ -1315,12 +1315,18 @@ def _optimize(llvm, mod, opt_level):
     mpm.run(mod, pb)
 
 
-def finish(module_text, opt_level):
+def finish(module_text, opt_level, source_name=None):
     llvm = _binding()
+    if source_name:
+        # clang names the module after the source file (`; ModuleID = 'k.cl'`, source_filename).
+        escaped = "".join(c if c.isprintable() and c not in '"\\' else f"\\{ord(c):02X}" for c in source_name)
+        module_text = f'source_filename = "{escaped}"\n' + module_text
     try:
         mod = llvm.parse_assembly(module_text)
     except RuntimeError as exc:
         raise RuntimeError(f"lower produced IR that LLVM cannot parse: {exc}") from None
+    if source_name:
+        mod.name = source_name
     _clang_like_names(mod)
     try:
         mod.verify()
@@ -1340,7 +1346,16 @@ def lower(unit, target, opt_level=0):
     lw = Lowerer(target)
     lw.opt_level = opt_level
     lw.lower_unit(unit)
-    return finish(_fix_function_metadata(str(lw.module)), opt_level)
+    return finish(_fix_function_metadata(str(lw.module)), opt_level, _source_name(unit))
+
+
+def _source_name(unit):
+    """The main source file's name, from the first located function or global."""
+    for item in list(unit.functions) + list(unit.globals):
+        loc = getattr(item, "loc", None)
+        if loc is not None and getattr(loc, "file", None):
+            return loc.file
+    return None
 
 
 _FN_MD_COMMA = re.compile(r"(![A-Za-z_.]+ ![0-9]+),(?= !)")
