@@ -694,6 +694,17 @@ def _select_builtin(base, params, arg_types, ret_ty):
     return h
 
 
+def _upsample(base, params, arg_types, ret_ty):
+    """upsample(hi, lo) = ((wide)hi << bits(lo)) | lo (OpenCL C 6.15.3)."""
+    out = _dtype(ret_ty)
+
+    def h(ex, args, bmask, full, ins):
+        hi, lo = np.asarray(args[0]), np.asarray(args[1])
+        lo_bits = lo.dtype.itemsize * 8
+        return (hi.astype(np.int64) << lo_bits | _as_unsigned(lo).astype(np.int64)).astype(out)
+    return h
+
+
 def _bitselect(base, params, arg_types, ret_ty):
     out = _dtype(ret_ty)
 
@@ -794,6 +805,7 @@ def _table():
     t["any"] = _any_all("any")
     t["all"] = _any_all("all")
     t["select"] = _select_builtin
+    t["upsample"] = _upsample
     t["bitselect"] = _bitselect
     for n in ("", "2", "3", "4", "8", "16"):
         k = int(n or 1)
