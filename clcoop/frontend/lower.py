@@ -1138,7 +1138,21 @@ class Lowerer:
         return b.select(is_nan, ir.Constant(dty, None), r)
 
     def ex_AsType(self, e):
-        return self.builder.bitcast(self.rvalue(e.operand), self.value_type(e.type), name="astype")
+        """as_<type>: a bitcast; 3-component vectors are 4 in size (OpenCL 6.4.4.2), so they are
+        widened or narrowed with a shuffle around the bitcast."""
+        b = self.builder
+        v = self.rvalue(e.operand)
+        src_t, dst_t = e.operand.type, e.type
+        if isinstance(src_t, T.VectorType) and src_t.count == 3:
+            v = b.shuffle_vector(v, ir.Constant(v.type, ir.Undefined),
+                                 ir.Constant(ir.VectorType(I32, 4), [0, 1, 2, 3]), name="extractVec")
+            # index 3 reads the undef operand: the padding component
+        if isinstance(dst_t, T.VectorType) and dst_t.count == 3:
+            wide = ir.VectorType(scalar_ir(dst_t.elem), 4)
+            w = b.bitcast(v, wide, name="astype")
+            return b.shuffle_vector(w, ir.Constant(wide, ir.Undefined),
+                                    ir.Constant(ir.VectorType(I32, 3), [0, 1, 2]), name="extractVec")
+        return b.bitcast(v, self.value_type(dst_t), name="astype")
 
     # ---- vectors
     def ex_VectorLiteral(self, e):
