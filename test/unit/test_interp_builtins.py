@@ -80,3 +80,22 @@ def test_vload_half_vstore_half(producer):
     program("builtins", producer).half_io(16, 16, h, f, back)
     np.testing.assert_array_equal(f, h.astype(np.float32) * 2)
     np.testing.assert_array_equal(back, (h.astype(np.float32) + 1).astype(np.float16))
+
+
+@pytest.mark.parametrize("producer", ["clang-O0", "clang-O2"])   # clcoop lacks atomic_int so far
+def test_collectives_and_c11_atomics(producer):
+    cnt = np.zeros(1, np.int32)
+    out = np.zeros(5 * 32, np.int32)
+    fo = np.zeros(32, np.float32)
+    program("collectives", producer).collectives(32, 16, cnt, out, fo, subgroup_size=8)
+    o = out.reshape(32, 5)
+    i = np.arange(32)
+    assert cnt[0] == 64
+    np.testing.assert_array_equal(o[:, 0], np.repeat([120, 376], 16))
+    excl = np.where(i % 16 == 0, np.iinfo(np.int32).min, i - 1)     # identity of max: INT_MIN
+    np.testing.assert_array_equal(o[:, 1], excl)
+    np.testing.assert_array_equal(o[:, 2], i ^ 1)
+    np.testing.assert_array_equal(o[:, 3], np.repeat([3, 19], 16))
+    any5 = np.repeat([1, 0, 0, 0], 8)
+    np.testing.assert_array_equal(o[:, 4], any5 + 2)
+    np.testing.assert_array_equal(fo, np.repeat((i.reshape(4, 8).max(1)) * 0.5, 8) + np.repeat([0, 16], 16))
