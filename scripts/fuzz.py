@@ -2,7 +2,8 @@
 """Mutation fuzzer for the clcoop compiler (issue 5 item 3).
 
 Takes the kernels in examples/*.cl and test/lit/**/*.cl, mutates them (token deletion,
-duplication, swap, replacement, random bytes, truncation) with a seeded generator, and
+duplication, swap, replacement, splices, numbers at their limits, random bytes,
+truncation) with a seeded generator, and
 compiles each mutant in-process with driver.compile_source under a time bound.
 
 A mutant passes when it compiles, or when it is rejected with a CompileError whose every
@@ -33,7 +34,11 @@ TOKEN_RE = re.compile(r"[A-Za-z_]\w*|\d[\w.]*|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'
 INTERESTING = [b"{", b"}", b"(", b")", b"[", b"]", b";", b",", b"#", b"/*", b"\"", b"'",
                b"\\", b"\n#if 1\n", b"\n#endif\n", b"__attribute__((", b"coop_mat(",
                b"\xff", b"\xc3", b"\x00", b"@", b"`", b"$", b"..."]
-MUTATIONS = ("delete", "duplicate", "swap", "replace", "bytes", "truncate", "splice")
+# Numbers that probe limits: matrix shapes, strides, vector sizes, literal ranges.
+NUMBERS = ["0", "1", "-1", "3", "7", "17", "4096", "65536", "2147483647", "2147483648",
+           "4294967296", "18446744073709551616", "1.5", "1.5f", "0x1p-3f", "1e309", "0x", "08",
+           "1u", "1ul", "'a'", "1.0h"]
+MUTATIONS = ("delete", "duplicate", "swap", "replace", "bytes", "truncate", "splice", "number")
 DEFAULT_TIME_LIMIT = 10.0     # seconds per input; a legitimate compile takes well under 1 s
 
 
@@ -90,6 +95,10 @@ def mutate(rng, corpus):
                 other_sig = _significant(other)
                 if other_sig:
                     tokens[i] = other[rng.choice(other_sig)]
+        elif kind == "number":
+            numbers = [i for i in _significant(tokens) if tokens[i][:1].isdigit()]
+            if numbers:
+                tokens[rng.choice(numbers)] = rng.choice(NUMBERS)
         elif kind == "splice":
             # a run of tokens from another kernel inserted somewhere
             other = corpus[rng.randrange(len(corpus))][2]
