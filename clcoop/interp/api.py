@@ -194,7 +194,7 @@ def launch(module, translator, info, global_size, local_size, args, subgroup_siz
         names = ", ".join(n or f"arg{i}" for i, (n, _) in enumerate(info.params))
         raise ArgumentError(f"kernel '{info.name}' takes {len(info.params)} arguments ({names}), "
                             f"got {len(args)}")
-    memory = Memory()
+    memory = Memory(pointer_bytes=module.layout.pointer_bytes)
     call_args, copies = _convert_args(module, info, args, memory)
     globals_addr = _map_globals(module, memory)
     ex = execute.Executor(module, translator, info, nd, S, memory, instruction_limit)

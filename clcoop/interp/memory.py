@@ -14,6 +14,7 @@ from clcoop.errors import RuntimeFault
 _REGION_ALIGN = 4096
 _GAP = 1 << 20          # unmapped bytes between regions: overruns land nowhere
 _FIRST_BASE = 1 << 32   # small integers (and null) are never valid addresses
+_FIRST_BASE_32 = 1 << 24
 
 
 class Region:
@@ -43,10 +44,12 @@ class Memory:
     the work-items of the lanes and the current instruction).
     """
 
-    def __init__(self, fault_handler=None):
+    def __init__(self, fault_handler=None, pointer_bytes=8):
         self.regions = []           # sorted by base
         self._bases = np.zeros(0, np.int64)
-        self._next_base = _FIRST_BASE
+        # 32-bit targets (spir) keep every address below 2**32 so pointers fit in 4 bytes.
+        self._next_base = _FIRST_BASE if pointer_bytes == 8 else _FIRST_BASE_32
+        self.limit = 1 << 62 if pointer_bytes == 8 else 1 << 32
         self.fault_handler = fault_handler
 
     # -------------------------------------------------------------- regions
@@ -54,6 +57,8 @@ class Memory:
         """Map a 1-D uint8 array; return its Region (base address in .base)."""
         base = self._next_base
         self._next_base = _align_up(base + data.size + _GAP, _REGION_ALIGN)
+        if self._next_base >= self.limit:
+            raise RuntimeFault("the kernel's buffers exceed the 32-bit address space of the target")
         region = Region(name, base, data, writable)
         self.regions.append(region)
         self._bases = np.array([r.base for r in self.regions], np.int64)

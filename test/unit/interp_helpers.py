@@ -14,11 +14,11 @@ needs_clang = pytest.mark.skipif(CLANG is None, reason="clang-22 is not installe
 _CACHE = {}
 
 
-def clang_ir(name, opt):
+def clang_ir(name, opt, triple="spir64-unknown-unknown"):
     """LLVM IR of test/unit/kernels/<name>.cl by clang-22 at -O0 or -O2 (stub form)."""
-    key = (name, opt)
+    key = (name, opt, triple)
     if key not in _CACHE:
-        cmd = [CLANG, "-cc1", "-triple", "spir64-unknown-unknown", "-cl-std=CL3.0",
+        cmd = [CLANG, "-cc1", "-triple", triple, "-cl-std=CL3.0",
                "-finclude-default-header", "-emit-llvm", f"-O{opt}"]
         if opt == 0:
             cmd.append("-disable-llvm-passes")

@@ -3,7 +3,7 @@ checked against NumPy (issue 3 item 9)."""
 import numpy as np
 import pytest
 
-from interp_helpers import program
+from interp_helpers import clang_ir, needs_clang, program
 
 PRODUCERS = ["clang-O0", "clang-O2", "clcoop"]
 RNG = np.random.default_rng(7)
@@ -247,3 +247,19 @@ def test_three_dimensional_ndrange_and_partial_subgroups(producer):
     np.testing.assert_array_equal(got[:, 9], llid % S)
     np.testing.assert_array_equal(got[:, 10], np.where(llid < 16, 16, 8))
     assert (got[:, 11] == 2 + 100 * 24).all()
+
+
+@needs_clang
+@pytest.mark.parametrize("opt", [0, 2])
+def test_spir32_pointers_are_four_bytes(opt):
+    import clcoop
+    x = np.arange(-20, 44, dtype=np.int32)
+    f = np.zeros(64, np.float32)
+    lg = np.zeros(64, np.int64)
+    i = np.zeros(256, np.int32)
+    ir = clang_ir("private_generic", opt, triple="spir-unknown-unknown")
+    clcoop.Program.from_ir(ir).private_generic(64, 16, x, f, lg, i)
+    want_f, want_l, want_i = private_generic_reference(x, 16)
+    np.testing.assert_array_equal(i, want_i)
+    np.testing.assert_array_equal(lg, want_l)
+    np.testing.assert_allclose(f, want_f, rtol=1e-6)
