@@ -13,6 +13,11 @@ Kernel arguments:
   from !kernel_arg_type); values that do not fit raise ArgumentError.
 - clcoop.LocalMemory(nbytes) is a __local pointer parameter (one buffer per work-group).
 
+Launch options: subgroup_size= (default 16 or the kernel's intel_reqd_sub_group_size),
+instruction_limit= (instructions a work-item may execute before the launch is stopped with
+a RuntimeFault; protects against runaway loops), max_lanes= (work-items run at once in one
+batch of work-groups; bounds memory), global_offset=.
+
 Buffers and faults: the kernel runs on private copies of the writable buffers, which are
 copied back into the caller's arrays only when the whole launch succeeds. When the
 kernel faults (clcoop.RuntimeFault) the caller's arrays are left untouched.

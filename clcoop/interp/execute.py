@@ -409,6 +409,10 @@ class Executor:
         self.lane_count = group_count * nd.wg_size
         L = self.lane_count
         self.lane_ids = _LaneIds(nd, first_group, group_count, self.subgroup_size)
+        # The limit bounds the instructions of each work-item: lanes of a batch run in
+        # lockstep, so one count per batch (divergent paths add up) is what one work-item
+        # could have executed at most.
+        self.instructions = 0
         self.batch_cache = {}
         batch_regions = []
         # __local memory: one slice of a region per work-group in the batch.
