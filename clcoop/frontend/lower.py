@@ -1289,14 +1289,18 @@ def _binding():
     return llvm
 
 
-def _target_machine(llvm):
-    """A host target machine for the pass builder (only -O1 and above need one)."""
+def _target_machine(llvm, pointer_bits):
+    """A target machine for the pass builder (only -O1 and above need one): LLVM's SPIR-V target,
+    so cost models are a GPU's, not the host's; the host's if SPIR-V is not built in."""
     global _LLVM_READY
     if not _LLVM_READY:
+        llvm.initialize_all_targets()
         llvm.initialize_native_target()
-        llvm.initialize_native_asmprinter()
         _LLVM_READY = True
-    return llvm.Target.from_default_triple().create_target_machine()
+    try:
+        return llvm.Target.from_triple(f"spirv{pointer_bits}-unknown-unknown").create_target_machine()
+    except RuntimeError:
+        return llvm.Target.from_default_triple().create_target_machine()
 
 
 _DEDUP_SUFFIX = re.compile(r"\.\d+$")
@@ -1321,7 +1325,8 @@ def _clang_like_names(mod):
 
 
 def _optimize(llvm, mod, opt_level):
-    tm = _target_machine(llvm)
+    pointer_bits = 32 if mod.triple.startswith(("spir-", "spirv32")) else 64
+    tm = _target_machine(llvm, pointer_bits)
     pto = llvm.create_pipeline_tuning_options(speed_level=opt_level) \
         if hasattr(llvm, "create_pipeline_tuning_options") else llvm.PipelineTuningOptions(speed_level=opt_level)
     pb = llvm.create_pass_builder(tm, pto)
