@@ -210,6 +210,7 @@ def launch(module, translator, info, global_size, local_size, args, subgroup_siz
             ex.run_batch(first, count, call_args, None, globals_addr)
     for user_array, private in copies:
         np.copyto(user_array, private.reshape(user_array.shape))
+    _save_program_globals(module, memory, globals_addr)
     return None
 
 
@@ -328,6 +329,17 @@ def _convert_scalar(arg, ptype, type_name, where):
     return dtype.type(value)
 
 
+def _save_program_globals(module, memory, globals_addr):
+    """Program-scope __global variables keep their values from one launch to the next
+    (OpenCL C 6.8: their lifetime is the program's), like on an OpenCL device."""
+    state = {}
+    for name, gv in module.globals.items():
+        if gv.addrspace != 3 and not gv.constant:
+            region = memory.region_at(int(globals_addr[name]))
+            state[name] = region.data.copy()
+    module.global_state = state
+
+
 def _map_globals(module, memory):
     """Program-scope variables (__constant, __global): one region each for the launch."""
     addrs = {}
@@ -341,7 +353,11 @@ def _map_globals(module, memory):
         region = memory.allocate(f"global variable @{name}", size, writable=not gv.constant)
         addrs[name] = np.int64(region.base)
         pending.append((gv, region))
+    saved = getattr(module, "global_state", {})
     for gv, region in pending:
+        if gv.name in saved:
+            region.data[:] = saved[gv.name]
+            continue
         data = execute.constant_bytes(gv.init, module.layout, lambda n: addrs[n])
         region.data[:len(data)] = np.frombuffer(data, np.uint8)
     return addrs

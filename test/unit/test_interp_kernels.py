@@ -263,3 +263,29 @@ def test_spir32_pointers_are_four_bytes(opt):
     np.testing.assert_array_equal(i, want_i)
     np.testing.assert_array_equal(lg, want_l)
     np.testing.assert_allclose(f, want_f, rtol=1e-6)
+
+
+@needs_clang
+def test_program_scope_global_persists_between_launches_and_constant_tables():
+    import clcoop
+    import subprocess
+    from interp_helpers import CLANG
+    src = """
+__constant float table[4] = {0.5f, 1.5f, 2.5f, 3.5f};
+__global int launches = 10;
+__kernel void k(__global float *out) {
+  size_t i = get_global_id(0);
+  out[i] = table[i % 4] + launches;
+  barrier(CLK_GLOBAL_MEM_FENCE);
+  if (i == 0) launches += 1;
+}
+"""
+    ir = subprocess.run([CLANG, "-cc1", "-triple", "spir64-unknown-unknown", "-cl-std=CL3.0",
+                         "-finclude-default-header", "-emit-llvm", "-O2", "-", "-o", "-"],
+                        input=src, capture_output=True, text=True, check=True).stdout
+    prog = clcoop.Program.from_ir(ir)
+    out = np.zeros(8, np.float32)
+    prog.k(8, 8, out)
+    np.testing.assert_array_equal(out, np.tile([10.5, 11.5, 12.5, 13.5], 2))
+    prog.k(8, 8, out)
+    np.testing.assert_array_equal(out, np.tile([11.5, 12.5, 13.5, 14.5], 2))
