@@ -1,0 +1,102 @@
+"""Fuzzing the interpreter with random valid kernels whose results are known (issue 5
+item 3, "the interpreter too"). Generators and references: test/unit/kernel_gen.py.
+Longer runs: scripts/fuzz_interp.py --count N --seed S.
+
+- random scalar-expression kernels (all C conversion/wrapping rules, shifts, built-ins,
+  divergent if/else and loops) on random 1-3D NDRanges and subgroup sizes, run through
+  clcoop, checked against a Python reference, plus the work-item/subgroup ids;
+- a cross-check subset: the same source through clang-22 -O0 and -O2 (Program.from_ir),
+  UB-free data, all three bit-identical to each other and to the reference;
+- random cooperative-matrix kernels (shapes, component types, layouts, strides,
+  operators, mul-add with sign flags) against NumPy.
+"""
+import shutil
+
+import numpy as np
+import pytest
+
+import kernel_gen as kg
+
+CLANG = shutil.which("clang-22")
+needs_clang = pytest.mark.skipif(CLANG is None, reason="clang-22 is not installed")
+
+SCALAR_SEEDS = range(1000, 1030)
+CROSS_SEEDS = range(2000, 2006)
+
+
+def check_scalar(case, out, ids, expected):
+    bad = kg.scalar_mismatches(case, out, expected)
+    assert len(bad) == 0, kg.describe_scalar(case, out, expected, bad)
+    np.testing.assert_array_equal(ids, kg.ids_reference(case),
+                                  err_msg=f"work-item ids, global {case.global_size} local "
+                                          f"{case.local_size} S={case.subgroup_size}")
+
+
+@pytest.mark.parametrize("seed", SCALAR_SEEDS)
+def test_random_scalar_kernel(seed):
+    case = kg.scalar_case(np.random.default_rng(seed))
+    out, ids = kg.run_scalar(case, "clcoop")
+    check_scalar(case, out, ids, kg.scalar_reference(case))
+
+
+@needs_clang
+@pytest.mark.parametrize("seed", CROSS_SEEDS)
+def test_clang_and_clcoop_agree(seed):
+    case, expected = kg.ub_free_scalar_case(np.random.default_rng(seed))
+    for producer in ("clcoop", "clang-O0", "clang-O2"):
+        out, ids = kg.run_scalar(case, producer, CLANG)
+        bad = kg.scalar_mismatches(case, out, expected)
+        assert len(bad) == 0, f"{producer}: " + kg.describe_scalar(case, out, expected, bad)
+        np.testing.assert_array_equal(ids, kg.ids_reference(case), err_msg=producer)
+
+
+def test_reference_follows_c_rules():
+    """The reference itself: usual arithmetic conversions, masks, abs, wrapping."""
+    x0, x1 = kg.Var("x0", "int"), kg.Var("x1", "uint")
+    env = {"x0": -1, "x1": 1}
+    assert kg.Bin("<", x0, x1).eval(env, False) == 0          # -1 converts to UINT_MAX
+    assert kg.Bin("<<", kg.Const(1, "int"), kg.Const(33, "int")).eval(env, False) == 2
+    assert kg.Call("abs", [kg.Const(-2**31 + 1, "int")], "int").type == "uint"
+    assert kg.Bin("*", kg.Const(2**31 - 1, "int"), kg.Const(2, "int")).eval(env, False) == -2
+    with pytest.raises(kg.UndefinedBehavior):
+        kg.Bin("*", kg.Const(2**31 - 1, "int"), kg.Const(2, "int")).eval(env, True)
+    assert kg.Bin("%", kg.Const(-7, "int"), kg.Const(3, "int")).eval(env, False) == -1
+    assert kg.Bin("/", kg.Const(-7, "long"), kg.Const(2, "uint")).eval(env, False) == -3
+
+
+# ------------------------------------------------------------------ fuzzer findings
+# Minimal reproducers of interpreter bugs; strict xfail so they flip when fixed.
+
+def _expr_case(expr, result_type, inputs):
+    body = {"e0": expr, "c1": kg.Const(1, "int"), "e1": kg.Var("acc", result_type),
+            "e2": kg.Var("acc", result_type), "trip": kg.Const(0, "int"),
+            "c2": kg.Const(0, "int"), "e3": kg.Var("acc", result_type)}
+    n = len(inputs["ia"])
+    return kg.ScalarCase(kg.scalar_source(result_type, body, 1), result_type, body,
+                         inputs, (n,), (n,), 8)
+
+
+def _inputs(**overrides):
+    data = kg.random_inputs(np.random.default_rng(0), 4, extremes=False)
+    for name, value in overrides.items():
+        data[name][:] = value
+    return data
+
+
+@pytest.mark.xfail(strict=True, reason="ocl_builtins._mul_hi: 64-bit mul_hi with a uniform "
+                   "first argument and a varying second raises ValueError (broadcast_to of "
+                   "the second onto the first's scalar shape)")
+def test_finding_mul_hi_64_uniform_first_argument():
+    expr = kg.Call("mul_hi", [kg.Const(5, "ulong"), kg.Var("x3", "ulong")], "ulong")
+    case = _expr_case(expr, "ulong", _inputs(ula=[2**63, 2**64 - 1, 7, 2**40]))
+    out, _ = kg.run_scalar(case, "clcoop")
+    np.testing.assert_array_equal(out, kg.scalar_reference(case))
+
+
+@pytest.mark.xfail(strict=True, reason="ocl_builtins: 64-bit add_sat wraps instead of "
+                   "saturating (OpenCL C 6.15.3: result saturates to the type's range)")
+def test_finding_add_sat_64_saturates():
+    expr = kg.Call("add_sat", [kg.Var("x3", "ulong"), kg.Const(3, "ulong")], "ulong")
+    case = _expr_case(expr, "ulong", _inputs(ula=2**64 - 2))
+    out, _ = kg.run_scalar(case, "clcoop")
+    np.testing.assert_array_equal(out, np.full(4, 2**64 - 1, np.uint64))
