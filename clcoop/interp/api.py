@@ -59,6 +59,9 @@ class Program:
     def build(self, options=(), filename="<source>"):
         """Compile the source with clcoop; raises clcoop.CompileError on errors."""
         from clcoop.frontend.driver import CompileOptions, compile_source
+        if not isinstance(self.source, str):
+            raise ArgumentError("Program(source) needs the OpenCL C source text; "
+                                "use Program.from_ir(text) for LLVM IR")
         if isinstance(options, str):
             options = options.split()
         parsed = _parse_build_options(list(options or ()))
@@ -90,6 +93,10 @@ class Program:
         if self._module is None:
             raise ArgumentError("the program is not built: call .build() first")
 
+    def all_kernels(self):
+        """Kernel objects of every kernel in the program (pyopencl's Program.all_kernels)."""
+        return [self.kernel(name) for name in self.kernel_names]
+
     def kernel(self, name):
         self._require_built()
         if name not in self._module.kernels:
@@ -111,6 +118,10 @@ class Kernel:
         self.program = program
         self.name = name
         self.info = program._module.kernels[name]
+
+    def __repr__(self):
+        params = ", ".join(t for t in self.info.arg_types) or ", ".join(str(t) for _, t in self.info.params)
+        return f"<clcoop.Kernel {self.name}({params})>"
 
     def __call__(self, global_size, local_size, *args, subgroup_size=None,
                  instruction_limit=execute.DEFAULT_INSTRUCTION_LIMIT,

@@ -133,3 +133,13 @@ def test_unsigned_scalar_and_aliasing_buffers():
     o = np.zeros(8, np.uint32)
     clcoop.Program(src).build().k(8, 8, o, o, 4000000000)
     assert (o == 4000000001).all()
+
+
+def test_all_kernels_and_unbuilt_program():
+    prog = program("reduce_local", "clcoop")
+    assert [k.name for k in prog.all_kernels()] == ["reduce_local", "reduce_static"]
+    assert "reduce_local(float*" in repr(prog.reduce_local)
+    with pytest.raises(ArgumentError, match="not built"):
+        clcoop.Program(VADD).vector_add
+    with pytest.raises(ArgumentError, match="needs the OpenCL C source text"):
+        clcoop.Program(None).build()

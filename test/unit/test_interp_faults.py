@@ -109,3 +109,38 @@ define spir_kernel void @k(ptr addrspace(1) %out) {
 """
     with pytest.raises(IRError, match="mystery"):
         clcoop.Program.from_ir(ir).k(1, 1, np.zeros(1, np.int32))
+
+
+def test_dangling_pointer_to_a_returned_functions_private_memory():
+    ir = """
+target triple = "spir64-unknown-unknown"
+define spir_func ptr @escape() {
+  %local = alloca i32, align 4
+  store i32 5, ptr %local
+  ret ptr %local
+}
+define spir_kernel void @k(ptr addrspace(1) %out) {
+  %p = call spir_func ptr @escape()
+  %v = load i32, ptr %p, align 4
+  store i32 %v, ptr addrspace(1) %out, align 4
+  ret void
+}
+"""
+    with pytest.raises(RuntimeFault, match="invalid pointer .*freed") as info:
+        clcoop.Program.from_ir(ir).k(1, 1, np.zeros(1, np.int32))
+    assert "load i32, ptr %p" in info.value.instruction
+
+
+def test_write_to_constant_buffer_faults():
+    ir = """
+target triple = "spir64-unknown-unknown"
+define spir_kernel void @k(ptr addrspace(2) %table) !kernel_arg_type !0 {
+  store i32 1, ptr addrspace(2) %table, align 4
+  ret void
+}
+!0 = !{!"int*"}
+"""
+    table = np.zeros(4, np.int32)
+    with pytest.raises(RuntimeFault, match="read-only") as info:
+        clcoop.Program.from_ir(ir).k(1, 1, table)
+    assert info.value.buffer == "table"
