@@ -102,6 +102,28 @@ def _subgroup_lanes(lane_count, work_group_size, subgroup_size):
     return lanes.reshape(n_groups * per_group, subgroup_size)
 
 
+class LaneMatrix(np.ndarray):
+    """The (L, V) lane values of a matrix result (an ordinary array to the executor)
+    that also remember their logical (G, rows, cols) form, so that the next operation
+    on the same value (a mul-add's accumulator, a store) skips the relayout.
+
+    Only the array the bridge returned carries the cache: views, copies and arithmetic
+    results get none (__array_finalize__), so a value the executor builds from it (a
+    phi merging divergent lanes, a private-memory round trip) is relaid out normally.
+    The cached logical form is read-only, and IR values are never written in place."""
+
+    logical = None
+    logical_key = None
+
+    def __array_finalize__(self, obj):
+        self.logical = None
+        self.logical_key = None
+
+
+def _cache_key(layout, groups):
+    return (layout, int(groups.ctx.lane_count), groups.S)
+
+
 class Subgroups:
     """The fully active subgroups of a call, and how to gather/scatter lane values."""
 
@@ -115,6 +137,12 @@ class Subgroups:
                           f"work-group size {wg_size}")
         all_lanes = _subgroup_lanes(lane_count, wg_size, self.S)
         mask = np.asarray(ctx.mask, dtype=bool).reshape(-1)
+        if wg_size % self.S == 0 and mask.all():
+            # The common case: whole subgroups, every lane active (no partial checks).
+            self.lanes = all_lanes
+            self.count = all_lanes.shape[0]
+            self.identity = self.count * self.S == lane_count
+            return
         present = all_lanes >= 0
         active = np.where(present, mask[np.maximum(all_lanes, 0)], False)
         any_active = active.any(axis=1)
@@ -152,6 +180,9 @@ class Subgroups:
         if values.ndim != 2 or values.shape[1] != layout.length:
             raise IRError(f"internal: matrix value of shape {values.shape} does not match "
                           f"{layout!r} (length {layout.length})")
+        if self.identity and isinstance(values, LaneMatrix) and \
+                values.logical_key == _cache_key(layout, self):
+            return values.logical
         return layout.to_logical(self.gather_lanes(values))
 
     def gather_lanes(self, values):
@@ -164,7 +195,15 @@ class Subgroups:
         """(G, rows, cols) -> (L, V) lane values (lanes outside active subgroups are 0)."""
         if not self.count:
             return np.zeros((int(self.ctx.lane_count), layout.length), dtype=dtype)
-        return self.scatter_lanes(layout.from_logical(np.asarray(mats, dtype=dtype)), dtype)
+        mats = np.ascontiguousarray(mats, dtype=dtype)
+        lanes = self.scatter_lanes(layout.from_logical(mats), dtype)
+        if not self.identity:
+            return lanes
+        result = lanes.view(LaneMatrix)
+        mats.flags.writeable = False
+        result.logical = mats
+        result.logical_key = _cache_key(layout, self)
+        return result
 
     def scatter_lanes(self, lanes, dtype):
         """(G, S, V) (or (G, S*V)) components -> (L, V) lane values, 0 outside."""
@@ -180,7 +219,10 @@ class Subgroups:
         value = np.asarray(value)
         if value.ndim == 0:
             return np.broadcast_to(value, (self.count,))
-        per_lane = value.reshape(-1)[self.lanes]
+        if self.identity:
+            per_lane = value.reshape(self.count, self.S)
+        else:
+            per_lane = value.reshape(-1)[self.lanes]
         first = per_lane[:, :1]
         same = per_lane == first
         if per_lane.dtype.kind == "f":
@@ -246,20 +288,21 @@ def _do_load(ctx, callee, args, ret_type_str, what):
     stride = groups.uniform(args[2], what, "stride")
     pointee = pointee_size(callee.params)
     dtype = _dtype(result)
-    order = layout.index.reshape(-1)      # read memory straight into lane order
     parts = []
 
     def load(chosen, code):
         parts.append((chosen, coopmat.load(ctx.memory, pointer[chosen], code, stride[chosen],
-                                           pointee, dtype, result.rows, result.cols, order=order)))
+                                           pointee, dtype, result.rows, result.cols)))
 
     _per_memory_layout(ctx, groups, memory_layout, load, (result.rows, result.cols))
     if len(parts) == 1:
-        return groups.scatter_lanes(parts[0][1], dtype)
-    slots = np.zeros((groups.count, order.size), dtype=dtype)
-    for chosen, values in parts:
-        slots[chosen] = values
-    return groups.scatter_lanes(slots, dtype)
+        mats = parts[0][1]
+    else:
+        mats = np.zeros((groups.count, result.rows, result.cols), dtype=dtype)
+        for chosen, values in parts:
+            mats[chosen] = values
+    # Kept in logical form too: the mul-add that usually follows needs no relayout.
+    return groups.scatter_matrix(mats, layout, dtype)
 
 
 def _do_store(ctx, callee, args, ret_type_str, what):
