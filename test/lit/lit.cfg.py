@@ -5,6 +5,8 @@ import sys
 
 import lit.formats
 
+sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..")))
+
 config.name = "clcoop"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".cl", ".ll", ".test"]
@@ -30,29 +32,20 @@ config.substitutions.append(("FileCheck", f"{py} -m filecheck"))
 config.substitutions.append(("%not", f"{py} {os.path.join(root, 'test', 'lit', 'not.py')}"))
 
 
-def _find(names):
-    for name in names:
-        path = shutil.which(name)
-        if path:
-            return path
-    for name in names:
-        path = os.path.join("/usr/lib/llvm-22/bin", name.replace("-22", ""))
-        if os.path.exists(path):
-            return path
-    return None
-
+from clcoop.spirv.tools import find_tool  # noqa: E402  (one way to locate the tools)
 
 # External tools: tests that need them say `REQUIRES: llc` / `REQUIRES: spirv-tools` / `REQUIRES: clang`.
-llc = _find(["llc-22", "llc"])
+llc = find_tool("llc", required=False)
 if llc:
     config.available_features.add("llc")
     config.substitutions.append(("%llc", llc))
-clang = _find(["clang-22"])
+clang = shutil.which("clang-22")
 if clang:
     config.available_features.add("clang")
     config.substitutions.append(("%clang", clang))
-spirv_val = shutil.which("spirv-val")
-if spirv_val:
+# SPIRV-Tools from PyPI first: Debian's 2023.1 rejects the CooperativeMatrixKHR capability.
+spirv_tools = {tool: find_tool(tool, required=False) for tool in ("spirv-val", "spirv-dis", "spirv-link")}
+if all(spirv_tools.values()):
     config.available_features.add("spirv-tools")
-    for tool in ("spirv-val", "spirv-dis", "spirv-link"):
-        config.substitutions.append((f"%{tool}", shutil.which(tool) or tool))
+    for tool, path in spirv_tools.items():
+        config.substitutions.append((f"%{tool}", path))
