@@ -243,6 +243,7 @@ class Checker:
         self.fn = None
         self.coop_decl_locs = {}    # typedef name -> location of its declaration (for notes)
         self.call_edges = []        # (caller Function, callee Function, call location)
+        self.last_loc = None        # location of the statement/declaration being checked
         for name, t in T.builtin_typedefs(target).items():
             self.scope.names[name] = ("typedef", t, None, None)
 
@@ -261,9 +262,10 @@ class Checker:
         return loc
 
     def error(self, message, node_or_loc, notes=()):
-        loc = self.node_location(node_or_loc)
+        loc = self.node_location(node_or_loc) or self.last_loc   # never an unlocated error
         self.diag.error(message, loc, notes)
         if self.diag.error_count >= self.diag.max_errors:
+            # clang's "fatal error: too many errors emitted" carries no location either.
             self.diag.error("too many errors emitted, stopping now", None)
             raise _TooManyErrors()
 
@@ -319,6 +321,7 @@ class Checker:
                            f"which calls '{caller.name}' again)", loc)
 
     def external(self, node):
+        self.last_loc = location(node) or self.last_loc
         if isinstance(node, c_ast.FuncDef):
             self.function_definition(node)
         elif isinstance(node, c_ast.Decl):
@@ -965,6 +968,7 @@ class Checker:
         return tast.Compound(location(node), items)
 
     def block_item(self, node):
+        self.last_loc = location(node) or self.last_loc
         if isinstance(node, c_ast.Decl):
             vars_ = self.declaration(node)
             return [tast.DeclStmt(location(node), vars_)] if vars_ else []
@@ -1698,7 +1702,7 @@ class Checker:
             self.fail("read-only variable is not assignable", node)
 
     # ---- implicit conversion by assignment (C99 6.5.16.1)
-    def convert(self, e, t, node, context):
+    def convert(self, e, t, node, context, pointer_warnings=True):
         """Convert value e to type t as assignment does; context names the diagnostic."""
         if isinstance(node, c_ast.Node):
             node = location(node)     # clang points conversion errors at the expression's start
@@ -1723,7 +1727,7 @@ class Checker:
             if self.is_null_constant(e):
                 return tast.ImplicitCast(t, e.loc, "null-to-pointer", e)
             if st.is_pointer:
-                return self.pointer_convert(e, t, node, context)
+                return self.pointer_convert(e, t, node, context, pointer_warnings)
             if is_integer_like(st):
                 self.fail(f"incompatible integer to pointer conversion {self.context_phrase(st, t, context)}", node)
         if isinstance(t, T.StructType) and st is t:
@@ -1748,7 +1752,7 @@ class Checker:
                 "returning": f"returning '{spell(st)}' from a function with incompatible result type '{spell(t)}'",
                 }.get(context, f"cannot convert '{spell(st)}' to '{spell(t)}'")
 
-    def pointer_convert(self, e, t, node, context):
+    def pointer_convert(self, e, t, node, context, warnings=True):
         st = e.type
         if st.addrspace != t.addrspace:
             if t.addrspace == T.GENERIC and st.addrspace != T.CONSTANT:
@@ -1756,9 +1760,11 @@ class Checker:
                 st = e.type
             else:
                 self.fail(f"{self.context_phrase(st, t, context)} changes address space of pointer", node)
-        if st.pointee != t.pointee and not (st.pointee.is_void or t.pointee.is_void):
+        if not warnings:
+            pass
+        elif st.pointee != t.pointee and not (st.pointee.is_void or t.pointee.is_void):
             self.warn(f"incompatible pointer types {self.context_phrase(e.type, t, context)}", node)
-        if st.const and not t.const:
+        elif st.const and not t.const:
             self.warn(f"{self.context_phrase(st, t, context)} discards qualifiers", node)
         if e.type != t:
             return tast.ImplicitCast(t, e.loc, "pointer-bitcast", e)
@@ -2053,13 +2059,18 @@ class Checker:
         for a, n in zip(args, args_nodes):
             if a.type.is_coop_matrix:
                 self.fail(f"cooperative matrix argument is not allowed in a call to '{name}'", n)
+        arg_types = [a.type for a in args]
         try:
-            overload = _builtins.resolve(name, [a.type for a in args], self.target)
+            overload = _builtins.resolve(name, arg_types, self.target)
         except _builtins.BuiltinMismatch as exc:
-            self.fail(str(exc), node)
+            # The candidates are declared nowhere in the user's files: notes without a location.
+            self.fail(exc.message, node, [self.note(text, None) for text in getattr(exc, "notes", [])])
         converted = []
         for a, pt, n in zip(args, overload.params, args_nodes):
-            converted.append(self.convert(a, pt, n, "passing"))
+            # builtins.conversion_warnings words the pointer warnings for built-ins (clang's).
+            converted.append(self.convert(a, pt, n, "passing", pointer_warnings=False))
+        for text in _builtins.conversion_warnings(overload, arg_types):
+            self.warn(text, node)
         return tast.BuiltinCall(overload.ret, location(node), overload, converted)
 
     CONVERT_RE = re.compile(r"convert_([a-z]+?)(\d*)(_sat)?(_rte|_rtz|_rtp|_rtn)?$")
