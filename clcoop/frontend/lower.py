@@ -279,9 +279,42 @@ class Lowerer:
             if len(scalars) == 1:
                 scalars = scalars * t.count
             return ir.Constant(ty, scalars)
-        if isinstance(e, A.ImplicitCast) and e.kind == "null-to-pointer":
+        if isinstance(e, (A.ImplicitCast, A.Cast)) and e.kind == "null-to-pointer":
             return ir.Constant(ty, None)
+        if isinstance(t, T.PointerType):
+            return self.const_address_value(e, ty)
         raise RuntimeError(f"lower: initializer of a program-scope object is not a constant ({type(e).__name__})")
+
+    def const_address_value(self, e, ty):
+        """Address constants in program-scope pointer initializers: &g, array decay, &a[i], and
+        conversions of those to the generic address space."""
+        if isinstance(e, (A.ImplicitCast, A.Cast)) and e.kind in ("addrspace-to-generic", "addrspace-cast"):
+            inner = self.const_address_value(e.operand, _ptr(e.operand.type.addrspace))
+            return ir.FormattedConstant(ty, f"addrspacecast ({inner.type} {inner.get_reference()} to {ty})")
+        if isinstance(e, (A.ImplicitCast, A.Cast)) and e.kind in ("noop", "pointer-bitcast"):
+            return self.const_address_value(e.operand, ty)
+        if isinstance(e, A.AddrOf):
+            return self.const_lvalue_address(e.operand)
+        if isinstance(e, A.ImplicitCast) and e.kind == "array-to-pointer":
+            base = self.const_lvalue_address(e.operand)
+            return self.const_gep(base, self.mem_type(e.operand.type), [0, 0])
+        raise RuntimeError(f"lower: initializer of a program-scope pointer is not an address constant "
+                           f"({type(e).__name__})")
+
+    def const_lvalue_address(self, e):
+        if isinstance(e, A.VarRef) and e.var.storage in ("global", "static", "kernel-local"):
+            self.define_global(e.var)
+            return self.globals[e.var]
+        if isinstance(e, A.Index) and isinstance(e.index, (A.IntConst, A.ImplicitCast)):
+            index = e.index.operand if isinstance(e.index, A.ImplicitCast) else e.index
+            base = self.const_address_value(e.base, _ptr(e.base.type.addrspace))
+            return self.const_gep(base, self.mem_type(e.type), [index.value])
+        raise RuntimeError(f"lower: {type(e).__name__} is not an address constant")
+
+    def const_gep(self, base, source_type, indices):
+        index_text = ", ".join(f"i64 {i}" for i in indices)
+        return ir.FormattedConstant(base.type, f"getelementptr inbounds ({source_type}, {base.type} "
+                                               f"{base.get_reference()}, {index_text})")
 
     def function_type(self, fn):
         ft = fn.type

@@ -499,3 +499,24 @@ def test_module_shape_agrees_with_clang(source, tmp_path):
     ours = compile_source(source, CompileOptions()).ir
     theirs = _clang_ir(source, tmp_path)
     assert _shape(ours) == _shape(theirs)
+
+
+def test_program_scope_pointer_initializers_are_address_constants():
+    arr_t = T.ArrayType(T.INT, 8)
+    arr = A.Var("arr", arr_t, "global", addrspace=T.GLOBAL)
+    g = A.Var("g", T.INT, "global", addrspace=T.GLOBAL, initializer=icst(5))
+    gp = T.PointerType(T.INT, T.GLOBAL)
+    decay = cast("array-to-pointer", gp, ref(arr))
+    pg = A.Var("pg", gp, "global", addrspace=T.GLOBAL, initializer=A.AddrOf(gp, L, ref(g)))
+    pa = A.Var("pa", gp, "global", addrspace=T.GLOBAL, initializer=decay)
+    pa3 = A.Var("pa3", gp, "global", addrspace=T.GLOBAL,
+                initializer=A.AddrOf(gp, L, A.Index(T.INT, L, decay, icst(3, T.LONG))))
+    gen_t = T.PointerType(T.INT, T.GENERIC)
+    gen = A.Var("gen", gen_t, "global", addrspace=T.GLOBAL,
+                initializer=cast("addrspace-to-generic", gen_t, A.AddrOf(gp, L, ref(g))))
+    ir_text = compile_fns(kernel("k", [], []), globals_=[arr, g, pg, pa, pa3, gen])
+    assert "@pg = addrspace(1) global ptr addrspace(1) @g, align 8" in ir_text
+    assert "@pa = addrspace(1) global ptr addrspace(1) @arr, align 8" in ir_text   # LLVM folds the 0,0 GEP
+    assert ("@pa3 = addrspace(1) global ptr addrspace(1) getelementptr inbounds (i32, ptr addrspace(1) @arr, i64 3)"
+            in ir_text)
+    assert "@gen = addrspace(1) global ptr addrspace(4) addrspacecast (ptr addrspace(1) @g to ptr addrspace(4))" in ir_text
