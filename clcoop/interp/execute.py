@@ -587,13 +587,14 @@ class Executor:
 
 
 class _Frame:
-    __slots__ = ("vals", "ret", "allocas", "nblocks", "alloca_regions", "fn_name")
+    __slots__ = ("vals", "ret", "allocas", "nblocks", "alloca_regions", "fn_name", "alloca_views")
 
     def __init__(self, vals, nblocks, fn_name):
         self.vals = vals
         self.nblocks = nblocks
         self.fn_name = fn_name
         self.alloca_regions = {}
+        self.alloca_views = {}
         self.ret = None
         self.allocas = []
 
@@ -783,7 +784,21 @@ def op_alloca(ex, vals, ins, bmask, full):
 
 
 def _alloca_view(ex, ins, t):
-    """Strided (L,) or (L, n) view of a private alloca accessed by a load/store, or None."""
+    """Strided (L,) or (L, n) view of a private alloca accessed by a load/store, or None
+    (cached per frame: a loop body reuses the view)."""
+    frame = ex.frame
+    key = id(ins)
+    cached = frame.alloca_views.get(key, _MISSING)
+    if cached is _MISSING or (cached is not None and cached[3] is not frame.alloca_regions.get(ins.alloca)):
+        cached = _make_alloca_view(ex, ins, t)
+        frame.alloca_views[key] = cached
+    return cached
+
+
+_MISSING = object()
+
+
+def _make_alloca_view(ex, ins, t):
     entry = ex.frame.alloca_regions.get(ins.alloca)
     if entry is None or _is_aggregate(t) or t.kind not in ("int", "float", "ptr", "vec", "matrix"):
         return None
@@ -795,7 +810,7 @@ def _alloca_view(ex, ins, t):
     view = region.view(mdt)
     shape = (ex.lane_count,) if n is None else (ex.lane_count, n)
     strides = (stride,) if n is None else (stride, mdt.itemsize)
-    return np.lib.stride_tricks.as_strided(view, shape=shape, strides=strides), dtype, mdt
+    return np.lib.stride_tricks.as_strided(view, shape=shape, strides=strides), dtype, mdt, entry
 
 
 def _access_shape(ex, t):
@@ -899,7 +914,7 @@ def op_load(ex, vals, ins, bmask, full):
     if ins.alloca is not None:
         direct = _alloca_view(ex, ins, ins.ty)
         if direct is not None:
-            view, dtype, mdt = direct
+            view, dtype, mdt, _ = direct
             return view.astype(dtype) if mdt == dtype or dtype != np.bool_ else view != 0
     addrs = _bcast(vals[ins.args[0]], L)
     lanes = _active(ex, bmask, full)
@@ -917,7 +932,7 @@ def op_store(ex, vals, ins, bmask, full):
     if ins.alloca is not None and not isinstance(value, tuple):
         direct = _alloca_view(ex, ins, ins.data)
         if direct is not None:
-            view, dtype, mdt = direct
+            view, dtype, mdt, _ = direct
             if full:
                 view[...] = np.asarray(value).astype(mdt, copy=False)
             else:
