@@ -334,7 +334,8 @@ class Lowerer:
             irf.attributes.add("convergent")
             irf.attributes.add("nounwind")
             for arg, p in zip(irf.args, fn.params):
-                arg.name = p.name
+                if p.name:
+                    arg.name = p.name
             self.declared[fn.name] = irf
         self.functions[fn] = irf
 
@@ -344,7 +345,7 @@ class Lowerer:
             self.declare_function(fn)
         return self.functions[fn]
 
-    def builtin_function(self, name, ret, params, convergent=False, pure=False):
+    def builtin_function(self, name, ret, params, convergent=False):
         irf = self.declared.get(name)
         if irf is None:
             irf = ir.Function(self.module, ir.FunctionType(ret, params), name)
@@ -367,7 +368,8 @@ class Lowerer:
             irf.attributes.add("convergent")
             irf.attributes.add("nounwind")
             for arg, p in zip(irf.args, fn.params):
-                arg.name = p.name
+                if p.name:
+                    arg.name = p.name
             self.declared[name] = irf
             self.pending_impls.append((fn, irf))
         return irf
@@ -390,7 +392,9 @@ class Lowerer:
         self.labels = {}
         self.switch_stack = []
         for p, arg in zip(fn.params, irf.args):
-            slot = self.alloca(p.type, p.name + ".addr")
+            if p.name and arg.name != p.name:
+                arg.name = p.name          # the definition's names win over a prototype's
+            slot = self.alloca(p.type, (p.name or "") + ".addr")
             self.locals[p] = slot
         for p, arg in zip(fn.params, irf.args):
             self.store_value(arg, self.locals[p], p.type)
