@@ -365,10 +365,7 @@ def preprocess(source, filename, include_dirs, defines, diag):
 
     writer = _Writer()
     state = {"tokens": 0, "main_tokens": 0}
-    header_path = header_dir / DEFAULT_HEADER_NAME
-    header_key = os.path.abspath(str(header_path))
-    pp.register(header_key, str(header_path), header_path.read_text(encoding="utf-8"))
-    _run(pp, pp.files[header_key].joined, str(header_path), writer, state)
+    _run_default_header(pp, header_dir / DEFAULT_HEADER_NAME, defines, writer, state)
 
     main_key = os.path.abspath(filename)
     state["main_key"] = main_key
@@ -378,6 +375,33 @@ def preprocess(source, filename, include_dirs, defines, diag):
         diag.warning("ISO C requires a translation unit to contain at least one declaration "
                      "[-Wempty-translation-unit]", SourceLocation(filename, 1, 1))
     return writer.text()
+
+
+# The default header's result depends only on the predefined macros: kept per process
+# (the API and the fuzzer compile many kernels; the header is most of a small kernel's
+# preprocessing time). Key: the defines; value: what preprocessing the header leaves.
+_HEADER_CACHE = {}
+
+
+def _run_default_header(pp, header_path, defines, writer, state):
+    header_key = os.path.abspath(str(header_path))
+    text = header_path.read_text(encoding="utf-8")
+    pp.register(header_key, str(header_path), text)
+    key = (header_key, text, tuple(sorted(defines.items(), key=lambda kv: kv[0])))
+    cached = _HEADER_CACHE.get(key)
+    if cached is not None and pp.diag.error_count == 0:
+        macros, include_once, parts, position = cached
+        pp.macros = dict(macros)
+        pp.include_once = dict(include_once)
+        writer.parts = list(parts)
+        writer.file, writer.line, writer.col = position
+        return
+    errors_before = pp.diag.error_count
+    _run(pp, text, str(header_path), writer, state)
+    if pp.diag.error_count == errors_before:
+        _HEADER_CACHE.clear()      # one entry is enough: defines rarely change in a process
+        _HEADER_CACHE[key] = (dict(pp.macros), dict(pp.include_once), list(writer.parts),
+                              (writer.file, writer.line, writer.col))
 
 
 def _run(pp, text, filename, writer, state):
