@@ -123,7 +123,12 @@ class Memory:
         strided = self._strided(region, offsets, n, dtype, span, writing=False)
         if strided is not None:
             return strided.copy()
-        return region.view(dtype)[(offsets // dtype.itemsize)[:, None] + np.arange(n)]
+        # Gather whole rows from a sliding-window view: no (k, n) index array needed.
+        view = region.view(dtype)
+        windows = np.lib.stride_tricks.as_strided(
+            view, shape=(view.size - n + 1, n), strides=(dtype.itemsize, dtype.itemsize),
+            writeable=False)
+        return windows[offsets // dtype.itemsize]
 
     def store_rows(self, base, values, dtype):
         dtype = np.dtype(dtype)
