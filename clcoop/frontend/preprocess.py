@@ -318,14 +318,12 @@ def _emit_tokens(pp, writer, state):
             continue
         pos = entry.position(tok) if entry else None
         file = pp.display_name(tok.source)
+        state["tokens"] += 1
         if pos is None:
             writer.expanded(writer.file or file, max(tok.lineno, writer.line), tok.value)
             previous = None
             continue
         line, col = pos
-        state["tokens"] += 1
-        if tok.source == state.get("main_key"):
-            state["main_tokens"] += 1
         # pcpp lexes an unterminated comment or string as single punctuation tokens.
         if tok.type == "CPP_STAR" and previous is not None and previous[0] == "CPP_FSLASH" \
                 and previous[1:] == (tok.source, line, col - 1):
@@ -364,14 +362,15 @@ def preprocess(source, filename, include_dirs, defines, diag):
         pp.define(f"{name} {1 if value is None else value}")
 
     writer = _Writer()
-    state = {"tokens": 0, "main_tokens": 0}
+    state = {"tokens": 0}
     _run_default_header(pp, header_dir / DEFAULT_HEADER_NAME, defines, writer, state)
 
     main_key = os.path.abspath(filename)
-    state["main_key"] = main_key
     pp.register(main_key, filename, source)
+    tokens_before_main = state["tokens"]
     _run(pp, source, filename, writer, state)
-    if state["main_tokens"] == 0 and diag.error_count == 0:
+    # Empty: nothing from the file or what it includes (the default header does not count).
+    if state["tokens"] == tokens_before_main and diag.error_count == 0:
         diag.warning("ISO C requires a translation unit to contain at least one declaration "
                      "[-Wempty-translation-unit]", SourceLocation(filename, 1, 1))
     return writer.text()

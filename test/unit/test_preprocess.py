@@ -153,3 +153,11 @@ def test_command_line_macros():
 def test_ifdef_and_define_without_a_name():
     _, diag = run("#ifdef\nint a;\n#endif\n#define\n#if 0\n#define\n#endif\nint b;\n")
     assert errors(diag) == [("k.cl:1:2", "macro name missing"), ("k.cl:4:2", "macro name missing")]
+
+
+def test_file_with_only_an_include_is_not_empty(tmp_path):
+    (tmp_path / "decls.h").write_text("int from_header;\n")
+    _, diag = run('#include "decls.h"\n', filename=str(tmp_path / "k.cl"))
+    assert diag.diagnostics == []
+    _, diag = run("#define DECL int x;\nDECL\n")
+    assert diag.diagnostics == []
