@@ -520,3 +520,41 @@ def test_program_scope_pointer_initializers_are_address_constants():
     assert ("@pa3 = addrspace(1) global ptr addrspace(1) getelementptr inbounds (i32, ptr addrspace(1) @arr, i64 3)"
             in ir_text)
     assert "@gen = addrspace(1) global ptr addrspace(4) addrspacecast (ptr addrspace(1) @g to ptr addrspace(4))" in ir_text
+
+
+def test_coop_element_compound_assign_evaluates_address_once():
+    m = local("m", MC, A.CoopInit(MC, L, A.FloatConst(T.FLOAT, L, 1.0)))
+    elem = A.CoopElement(T.FLOAT, L, ref(m), icst(0, T.ULONG))
+    inc = A.CompoundAssign(T.FLOAT, L, "+=", elem,
+                           A.Binary(T.FLOAT, L, "+", A.OldValue(T.FLOAT, L), A.FloatConst(T.FLOAT, L, 1.0)))
+    ir_text = coop_ops_kernel([A.DeclStmt(L, [m]), expr_stmt(inc)])
+    calls = [l for l in ir_text.splitlines() if "call spir_func ptr @_Z19__spirv_AccessChain" in l]
+    assert len(calls) == 1
+    assert re.search(r"%(\d+) = load float, ptr %arrayidx, align 4\n  %add = fadd float %\1, 1.000000e\+00\n"
+                     r"  store float %add, ptr %arrayidx, align 4", ir_text)
+
+
+def test_pointer_increment_and_difference():
+    p = param("p", gptr(T.INT))
+    q = local("q", gptr(T.INT), ref(p))
+    inc = A.IncDec(gptr(T.INT), L, "++", False, ref(q),
+                   A.PointerArith(gptr(T.INT), L, "+", A.OldValue(gptr(T.INT), L), icst(1, T.LONG)))
+    diff = A.PointerDiff(T.LONG, L, ref(q), ref(p))
+    store = A.Assign(T.INT, L, A.Deref(T.INT, L, ref(p)), cast("int-to-int", T.INT, diff))
+    ir_text = compile_fns(kernel("k", [p], [A.DeclStmt(L, [q]), expr_stmt(inc), expr_stmt(store)]))
+    assert "%incdec.ptr = getelementptr inbounds i32, ptr addrspace(1) %" in ir_text
+    assert "store ptr addrspace(1) %incdec.ptr, ptr %q" in ir_text
+    assert "%sub.ptr.div = sdiv exact i64 %sub.ptr.sub, 4" in ir_text
+    assert "trunc i64 %sub.ptr.div to i32" in ir_text
+
+
+def test_vector_logical_and_not_give_minus_one():
+    i4 = T.VectorType(T.INT, 4)
+    out = param("out", gptr(i4))
+    a = A.Deref(i4, L, ref(out))
+    both = A.Logical(i4, L, "&&", a, A.Unary(i4, L, "!", A.Deref(i4, L, ref(out))))
+    ir_text = compile_fns(kernel("k", [out], [expr_stmt(A.Assign(i4, L, A.Deref(i4, L, ref(out)), both))]))
+    assert "icmp eq <4 x i32>" in ir_text
+    assert "and <4 x i1>" in ir_text
+    assert re.search(r"sext <4 x i1> %\w+ to <4 x i32>", ir_text)
+    assert "land.rhs" not in ir_text          # no short circuit for vectors (OpenCL 6.3.g)
