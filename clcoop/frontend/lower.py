@@ -216,7 +216,7 @@ class Lowerer:
             self.declare_function(fn)
         for fn in unit.functions:
             for var in fn.local_vars + fn.static_vars:
-                self.define_global(var)
+                self.define_global(var, default_name=f"{fn.name}.{var.name}")
         for fn in unit.functions:
             if fn.body is not None:
                 self.define_function(fn)
@@ -227,10 +227,10 @@ class Lowerer:
         self.module.add_named_metadata("opencl.ocl.version", version)
         self.module.add_named_metadata("opencl.spir.version", version)
 
-    def define_global(self, var):
+    def define_global(self, var, default_name=None):
         if var in self.globals:
             return
-        name = var.global_name or var.name
+        name = var.global_name or default_name or var.name
         ty = self.mem_type(var.type)
         gv = ir.GlobalVariable(self.module, ty, name, addrspace=var.addrspace)
         gv.type = _ptr(var.addrspace)      # opaque pointers (LLVM 22)
