@@ -530,22 +530,39 @@ def _clamp(x, lo, hi):
     return np.minimum(np.maximum(x, lo), hi)
 
 
+def _exact(fn, a, b, out_dtype):
+    """fn on exact Python integers (64-bit products and sums do not fit in NumPy types)."""
+    a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
+    res = [fn(int(x), int(y)) for x, y in zip(a.ravel().tolist(), b.ravel().tolist())]
+    bits = np.dtype(out_dtype).itemsize * 8
+    res = [(r + (1 << bits)) % (1 << bits) for r in res]          # two's complement bits
+    return np.array(res, dtype=np.uint64).astype(_UNSIGNED[bits]).view(out_dtype).reshape(a.shape)
+
+
 def _mul_hi(a, b):
+    a, b = np.asarray(a), np.asarray(b)
     bits = a.dtype.itemsize * 8
     if bits < 64:
         wide = np.int64 if a.dtype.kind == "i" else np.uint64
-        return (a.astype(wide) * b.astype(wide)) >> bits
-    prod = [(int(x) * int(y)) >> 64 for x, y in zip(np.ravel(a), np.ravel(np.broadcast_to(b, a.shape)))]
-    return np.array(prod, dtype=object).astype(np.float64).astype(a.dtype).reshape(a.shape)
+        return ((a.astype(wide) * np.asarray(b).astype(wide)) >> bits).astype(a.dtype)
+    return _exact(lambda x, y: (x * y) >> 64, a, b, a.dtype)
 
 
 def _sat_op(fn):
     def op(a, b):
+        a = np.asarray(a)
         info = np.iinfo(a.dtype)
-        r = fn(a.astype(np.float64), np.asarray(b).astype(np.float64)) if a.dtype.itemsize == 8 \
-            else fn(a.astype(np.int64), np.asarray(b).astype(np.int64))
+        if a.dtype.itemsize == 8:
+            return _exact(lambda x, y: min(max(fn(x, y), info.min), info.max), a, b, a.dtype)
+        r = fn(a.astype(np.int64), np.asarray(b).astype(np.int64))
         return np.clip(r, info.min, info.max).astype(a.dtype)
     return op
+
+
+def _exact_product(a, b):
+    """a * b saturated (mad_sat saturates the whole a * b + c; saturating the product
+    first gives the same result when c cannot bring it back in range)."""
+    return _sat_op(lambda x, y: x * y)(a, b)
 
 
 def _clz(a):
@@ -632,13 +649,13 @@ def _cross(a, b):
 
 _INT_MATH = {
     "abs": lambda x: np.abs(x), "abs_diff": lambda a, b: np.where(a > b, a - b, b - a),
-    "add_sat": _sat_op(np.add), "sub_sat": _sat_op(np.subtract),
+    "add_sat": _sat_op(lambda x, y: x + y), "sub_sat": _sat_op(lambda x, y: x - y),
     "hadd": lambda a, b: (a >> 1) + (b >> 1) + (a & b & 1),
     "rhadd": lambda a, b: (a >> 1) + (b >> 1) + ((a | b) & 1),
     "mul24": lambda a, b: a * b, "mad24": lambda a, b, c: a * b + c,
     "mul_hi": _mul_hi, "mad_hi": lambda a, b, c: _mul_hi(a, b) + c,
     "clz": _clz, "ctz": _ctz, "popcount": _popcount, "rotate": _rotate,
-    "mad_sat": lambda a, b, c: _sat_op(np.add)(_sat_op(np.multiply)(a, b), c),
+    "mad_sat": lambda a, b, c: _sat_op(lambda x, y: x + y)(_exact_product(a, b), c),
 }
 
 
@@ -929,16 +946,16 @@ def _sat(kind, signed):
     def f(a, b):
         a = np.asarray(a)
         bits = a.dtype.itemsize * 8
-        if signed:
-            lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
-            w = {"add": np.add, "sub": np.subtract}[kind](a.astype(np.float64), np.asarray(b, np.float64)) \
-                if bits == 64 else {"add": np.add, "sub": np.subtract}[kind](a.astype(np.int64), np.asarray(b).astype(np.int64))
-            return np.clip(w, lo, hi).astype(a.dtype)
-        ua, ub = _as_unsigned(a).astype(np.float64 if bits == 64 else np.int64), \
-            _as_unsigned(b).astype(np.float64 if bits == 64 else np.int64)
-        w = ua + ub if kind == "add" else ua - ub
-        return np.clip(w, 0, (1 << bits) - 1).astype(_UNSIGNED[bits]).astype(a.dtype)
+        lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+        op = (lambda x, y: x + y) if kind == "add" else (lambda x, y: x - y)
+        if not signed:
+            a, b = _as_unsigned(a), _as_unsigned(np.asarray(b))
+        res = _exact(lambda x, y: min(max(op(x, y), lo), hi), a, b, a.dtype)
+        return res.view(_SIGNED[bits])      # LLVM integers are kept in signed dtypes
     return f
+
+
+_SIGNED = {8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}
 
 
 def _reduce_vec(op):

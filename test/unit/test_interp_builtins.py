@@ -99,3 +99,14 @@ def test_collectives_and_c11_atomics(producer):
     any5 = np.repeat([1, 0, 0, 0], 8)
     np.testing.assert_array_equal(o[:, 4], any5 + 2)
     np.testing.assert_array_equal(fo, np.repeat((i.reshape(4, 8).max(1)) * 0.5, 8) + np.repeat([0, 16], 16))
+
+
+def test_64_bit_mul_hi_and_saturation_are_exact():
+    from clcoop.interp.ocl_builtins import _INT_MATH
+    a = np.array([2**63, 2**64 - 1, 7, 2**40], np.uint64)
+    np.testing.assert_array_equal(_INT_MATH["mul_hi"](np.uint64(5), a),
+                                  [(5 * int(v)) >> 64 for v in a])
+    np.testing.assert_array_equal(_INT_MATH["add_sat"](np.array([2**64 - 2], np.uint64), np.uint64(3)),
+                                  [2**64 - 1])
+    np.testing.assert_array_equal(_INT_MATH["sub_sat"](np.array([-2**63 + 1], np.int64), np.int64(5)),
+                                  [-2**63])
