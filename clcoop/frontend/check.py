@@ -12,9 +12,32 @@ Error recovery: an error inside a statement or a declaration abandons that state
 declaration only (a _Abandon exception caught at statement level), so one run reports
 several errors; after DiagnosticEngine.max_errors errors checking stops.
 
-Location convention: a diagnostic about an expression points at the column pycparser
-records for it (the start of an identifier, constant or call; for a binary expression or
-an assignment, the start of its left operand), or at the argument concerned.
+Location convention (clang's): a diagnostic about an operator points at the operator token
+(found in the source line just before the right operand); a conversion diagnostic at the
+start of the converted expression; a declaration diagnostic at the declared name; a
+built-in argument diagnostic at that argument.
+
+Cooperative-matrix decisions (where the RFC and the pull request are silent)
+- Element types: char..ulong, half, float, double (not bool, vectors, pointers).
+  rows/cols: integer constant expressions in 1..COOP_MAX_DIMENSION.
+- scope: 3 (CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP) or 4 (memory_scope_sub_group), both
+  SPIR-V Subgroup (3) in the type. Quoted enumerator names (RFC 4.6 form) are accepted.
+- Mul-add: A and B must have the same component type; C (= the result) may differ but must
+  be of the same kind (integer or floating point): half x half + float and
+  char x char + int are accepted, float x float + int is "inconsistent ...".
+  The 3-argument coop_mat_mulAdd passes operands 0 (NONE), as the pull request does.
+- A load/store pointer whose pointee is not the component type is a WARNING: SPV_KHR
+  issue 8 allows it (e.g. half components from a uint4 buffer; stride counts pointees).
+- Signed-component / saturating bits on floating-point matrices: a warning (the RFC's own
+  4.5 example passes MATRIX_RESULT_SIGNED for float matrices).
+- Stride: any integer, converted to size_t; a negative constant is an error, and so is a
+  constant 0 for coop_mat_store (every row would land on the same address).
+- coop_mat_load / coop_mat_init take the matrix type of: the variable they initialize,
+  the lvalue they are assigned to, the function's return type (return), the parameter
+  (argument of a user function), the cast type ((matC)coop_mat_init(1)), and flow through
+  ?: and the comma operator.
+- Unary ~ ! ++ -- on a matrix: "unsupported cooperative matrix unary operator".
+- Matrices may not be struct members, array elements, pointees or static/program-scope.
 """
 import re
 
@@ -1212,8 +1235,8 @@ class Checker:
     def expr_Constant(self, node):
         loc = location(node)
         if node.type == "string":
-            return tast.StringLiteral(T.ArrayType(T.CHAR, len(self.string_bytes(node)) + 1), loc,
-                                      self.string_bytes(node))
+            # Strings only initialize char arrays (init_for_type); OpenCL C has no other use here.
+            self.fail("string literals are only supported as initializers of char arrays", node)
         if node.type == "char":
             return tast.IntConst(T.INT, loc, wrap_int(self.char_value(node), T.CHAR))
         text = node.value
