@@ -558,3 +558,69 @@ def test_vector_logical_and_not_give_minus_one():
     assert "and <4 x i1>" in ir_text
     assert re.search(r"sext <4 x i1> %\w+ to <4 x i32>", ir_text)
     assert "land.rhs" not in ir_text          # no short circuit for vectors (OpenCL 6.3.g)
+
+
+# ---------------------------------------------------------------- differential: clcoop vs clang-22, both run in the interpreter
+DIFF_KERNELS = [
+    r'''kernel void k(global int *io, global float *f) {
+      int a = io[0], b = io[1];
+      uint ua = (uint)a, ub = (uint)b;
+      io[2] = a / b + a % b;
+      io[3] = (int)(ua / ub + ua % ub);
+      io[4] = a >> 3; io[5] = (int)(ua >> 3); io[6] = a << (b & 7);
+      io[7] = (a < b) + (ua < ub) * 2 + (a == b) * 4;
+      char c = (char)a; uchar uc = (uchar)a; short s = (short)a;
+      io[8] = c + uc + s;
+      io[9] = (int)f[0] + (int)(uint)fabs(f[1]);
+      f[2] = (float)a + (float)ua;
+      f[3] = f[0] * f[1] - f[0] / f[1];
+      long l = (long)a * b; io[10] = (int)(l >> 16);
+      io[11] = a ? b : -b;
+      io[12] = (a > 0 || b > 0) && !(a == 3);
+      int x = 0;
+      for (int i = 0; i < 10; i++) { if (i % 3 == 0) continue; x += i; if (x > 20) break; }
+      io[13] = x;
+      io[14] = ~a ^ b | 5 & a;
+      io[15] = -a;
+      f[4] = fabs(f[0]) + sqrt(fabs(f[1])) + fmin(f[0], f[1]);
+      io[16] = max(a, b) + clamp(a, -3, 3) + abs(b);
+      switch (a & 3) { case 0: io[17] = 1; case 1: io[17] += 2; break; default: io[17] = 9; }
+    }''',
+    r'''kernel void k(global int *io, global float *f) {
+      int4 v = vload4(0, io);
+      float4 g = vload4(0, f);
+      int4 m = v > (int4)(0);
+      float4 h = g * 2.0f + (float4)(1.0f, 2.0f, 3.0f, 4.0f);
+      h.xz = h.zx;
+      h.w += dot(g, g);
+      vstore4(h, 1, f);
+      vstore4(m + (v >> 2) + (v & (int4)(7)), 1, io);
+      io[8] = convert_int(g.x) + (int)as_uint(g.y != g.y);
+      f[8] = select(g.x, g.y, v.z > 0) + native_sqrt(fabs(g.z));
+    }''',
+]
+
+
+def _clang_program(source, tmp_path):
+    import clcoop
+    return clcoop.Program.from_ir(_clang_ir(source, tmp_path))
+
+
+@pytest.mark.parametrize("source", DIFF_KERNELS)
+def test_results_agree_with_clang_compiled_kernel(source, tmp_path):
+    np = pytest.importorskip("numpy")
+    import clcoop
+    ours = clcoop.Program(source).build()
+    theirs = _clang_program(source, tmp_path)
+    rng = np.random.default_rng(7)
+    for _ in range(10):
+        io0 = rng.integers(-1000, 1000, 20).astype(np.int32)
+        io0[1] = rng.integers(1, 50) * rng.choice([-1, 1])
+        f0 = (rng.standard_normal(12) * 100).astype(np.float32)
+        results = []
+        for prog in (ours, theirs):
+            io, f = io0.copy(), f0.copy()
+            prog.k((1,), (1,), io, f)
+            results.append((io, f))
+        np.testing.assert_array_equal(results[0][0], results[1][0])
+        np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-6, equal_nan=True)
