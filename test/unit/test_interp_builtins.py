@@ -110,3 +110,19 @@ def test_64_bit_mul_hi_and_saturation_are_exact():
                                   [2**64 - 1])
     np.testing.assert_array_equal(_INT_MATH["sub_sat"](np.array([-2**63 + 1], np.int64), np.int64(5)),
                                   [-2**63])
+
+
+@pytest.mark.parametrize("opt", [0, 2])
+def test_printf_prints_per_work_item_in_order(opt, capfd):
+    import subprocess
+    import clcoop
+    from interp_helpers import CLANG
+    if CLANG is None:
+        pytest.skip("clang-22 is not installed")
+    src = ('__kernel void k(__global int *o) { int i = get_global_id(0);\n'
+           '  if (i % 2) printf("item %d: %5.2f %s %x\\n", i, i * 0.5f, "hi", -1); }\n')
+    ir = subprocess.run([CLANG, "-cc1", "-triple", "spir64-unknown-unknown", "-cl-std=CL3.0",
+                         "-finclude-default-header", "-emit-llvm", f"-O{opt}", "-", "-o", "-"],
+                        input=src, capture_output=True, text=True, check=True).stdout
+    clcoop.Program.from_ir(ir).k(4, 4, np.zeros(1, np.int32))
+    assert capfd.readouterr().out == "item 1:  0.50 hi ffffffff\nitem 3:  1.50 hi ffffffff\n"
