@@ -624,3 +624,41 @@ def test_results_agree_with_clang_compiled_kernel(source, tmp_path):
             results.append((io, f))
         np.testing.assert_array_equal(results[0][0], results[1][0])
         np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-6, equal_nan=True)
+
+
+WORKGROUP_DIFF_KERNEL = r'''
+typedef struct Acc { int sum; float avg; } Acc;
+static Acc combine(Acc a, int v) { a.sum += v; a.avg = a.sum / 4.0f; return a; }
+kernel void k(global int *io, global float *f) {
+  local int tmp[16];
+  size_t l = get_local_id(0);
+  tmp[l] = io[get_global_id(0)];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint s = 8; s > 0; s >>= 1) {
+    if (l < s) tmp[l] += tmp[l + s];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  int priv[4] = {1, 2, 3};
+  Acc acc = {0, 0.0f};
+  int i = 0;
+  do { acc = combine(acc, priv[i] * (int)l); } while (++i < 4);
+  io[32 + get_global_id(0)] = tmp[0] + acc.sum;
+  f[get_global_id(0)] = acc.avg;
+}
+'''
+
+
+def test_workgroup_kernel_agrees_with_clang(tmp_path):
+    np = pytest.importorskip("numpy")
+    import clcoop
+    ours = clcoop.Program(WORKGROUP_DIFF_KERNEL).build()
+    theirs = _clang_program(WORKGROUP_DIFF_KERNEL, tmp_path)
+    io0 = np.arange(64, dtype=np.int32) * 3 - 20
+    results = []
+    for prog in (ours, theirs):
+        io, f = io0.copy(), np.zeros(32, np.float32)
+        prog.k((32,), (16,), io, f)
+        results.append((io, f))
+    np.testing.assert_array_equal(results[0][0], results[1][0])
+    np.testing.assert_array_equal(results[0][1], results[1][1])
+    assert results[0][0][32] == sum(range(-20, 28, 3)) + 0
