@@ -9,9 +9,11 @@ A stage that reported errors ends the run: later stages would only repeat them
 Heavy modules (check, lower and llvmlite behind them) are imported when first needed,
 so `clcoop --help` and a syntax error stay fast.
 """
+import sys
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from clcoop.diagnostics import DiagnosticEngine
+from clcoop.diagnostics import DiagnosticEngine, SourceLocation
 from clcoop.errors import ArgumentError, CompileError
 from clcoop.frontend.types import Target
 
@@ -68,6 +70,33 @@ def predefined_macros(options):
     return macros
 
 
+# pycparser, check and lower recurse once per nesting level of the source (a chain of
+# 5,000 `+` is 5,000 levels). Python's default limit of 1,000 stops real kernels with
+# long expressions; 20,000 was measured safe (no C stack overflow) on CPython 3.11.
+RECURSION_LIMIT = 20000
+
+
+@contextmanager
+def _deep_recursion():
+    previous = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(previous, RECURSION_LIMIT))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(previous)
+
+
+def _too_deep(exc, diag, filename):
+    """A RecursionError in check or lower: the source nests too deeply. A located error."""
+    where = internal_error_location(exc)
+    loc = SourceLocation(filename, 1, 1)
+    if where:
+        file, line, column = where.rsplit(":", 2)
+        loc = SourceLocation(file, int(line), int(column))
+    diag.error("expression or statement nested too deeply", loc)
+    raise CompileError(diag.diagnostics, rendered=diag.render_all()) from None
+
+
 def _fail_if_errors(diag):
     if diag.error_count:
         raise CompileError(diag.diagnostics, rendered=diag.render_all())
@@ -106,9 +135,13 @@ def check_source(source, options=None):
     options = options or CompileOptions()
     validate_options(options)
     diag = DiagnosticEngine()
-    ast = front_end(source, options, diag)
-    from clcoop.frontend import check
-    check.check(ast, diag, Target(options.triple))
+    with _deep_recursion():
+        ast = front_end(source, options, diag)
+        from clcoop.frontend import check
+        try:
+            check.check(ast, diag, Target(options.triple))
+        except RecursionError as exc:
+            _too_deep(exc, diag, options.filename)
     _fail_if_errors(diag)
     return CompileResult(ir="", diagnostics=list(diag.diagnostics),
                          rendered=diag.render_all() if diag.diagnostics else "")
@@ -119,13 +152,16 @@ def compile_source(source, options=None):
     options = options or CompileOptions()
     validate_options(options)
     diag = DiagnosticEngine()
-    ast = front_end(source, options, diag)
-
-    from clcoop.frontend import check, lower   # heavy: llvmlite comes with lower
-    target = Target(options.triple)
-    unit = check.check(ast, diag, target)
-    _fail_if_errors(diag)
-    ir = lower.lower(unit, target, options.opt_level)
+    with _deep_recursion():
+        ast = front_end(source, options, diag)
+        from clcoop.frontend import check, lower   # heavy: llvmlite comes with lower
+        target = Target(options.triple)
+        try:
+            unit = check.check(ast, diag, target)
+            _fail_if_errors(diag)
+            ir = lower.lower(unit, target, options.opt_level)
+        except RecursionError as exc:
+            _too_deep(exc, diag, options.filename)
     rendered = diag.render_all() if diag.diagnostics else ""
     return CompileResult(ir=ir, diagnostics=list(diag.diagnostics), rendered=rendered)
 

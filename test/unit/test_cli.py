@@ -181,3 +181,20 @@ def test_real_process_exit_codes(tmp_path):
     assert "bad.cl:2:10: error: expected expression" in done.stderr
     assert "Traceback" not in done.stderr
     assert "1 error generated." in done.stderr
+
+
+def test_deep_nesting_compiles_or_is_located():
+    """Long expressions compile; absurd nesting is a located error, never a traceback."""
+    from clcoop.errors import CompileError
+
+    chain = "kernel void k(global int *p) { p[0] = " + "+".join(["1"] * 3000) + "; }\n"
+    assert "define spir_kernel" in driver.compile_source(chain, driver.CompileOptions(filename="c.cl")).ir
+    parens = "kernel void k(global int *p) { p[0] = " + "(" * 200 + "1" + ")" * 200 + "; }\n"
+    driver.compile_source(parens, driver.CompileOptions(filename="p.cl"))
+    absurd = "kernel void k(global int *p) { p[0] = " + "(" * 5000 + "1" + ")" * 5000 + "; }\n"
+    with pytest.raises(CompileError) as info:
+        driver.compile_source(absurd, driver.CompileOptions(filename="a.cl"))
+    [diagnostic] = info.value.diagnostics
+    assert diagnostic.message == "expression or statement nested too deeply"
+    assert diagnostic.location.file == "a.cl" and diagnostic.location.line == 1
+    assert sys.getrecursionlimit() < driver.RECURSION_LIMIT   # restored afterwards
