@@ -651,3 +651,330 @@ def ub_free_scalar_case(rng, depth=4, max_items=128, attempts=50):
             continue
         return case, expected
     raise RuntimeError("no UB-free case found; lower the depth")
+
+
+# ------------------------------------------------------------------ cooperative matrices
+
+COOP_DTYPES = {"char": np.int8, "uchar": np.uint8, "short": np.int16, "ushort": np.uint16,
+               "int": np.int32, "uint": np.uint32, "half": np.float16, "float": np.float32}
+USES = {"a": "CLK_COOPERATIVE_MATRIX_A", "b": "CLK_COOPERATIVE_MATRIX_B",
+        "acc": "CLK_COOPERATIVE_MATRIX_ACCUMULATOR"}
+LAYOUTS = {"row": "CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR",
+           "col": "CLK_COOPERATIVE_MATRIX_LAYOUT_COLUMN_MAJOR"}
+OPERAND_FLAGS = {"a": "CLK_COOPERATIVE_MATRIX_OPERAND_MATRIX_A_SIGNED",
+                 "b": "CLK_COOPERATIVE_MATRIX_OPERAND_MATRIX_B_SIGNED",
+                 "c": "CLK_COOPERATIVE_MATRIX_OPERAND_MATRIX_C_SIGNED",
+                 "result": "CLK_COOPERATIVE_MATRIX_OPERAND_MATRIX_RESULT_SIGNED"}
+POW2_ROWS = (1, 2, 4, 8, 16)
+
+
+def is_float_component(t):
+    return t in ("half", "float")
+
+
+@dataclass
+class Operand:
+    """One matrix in memory: its buffer holds one tile per subgroup."""
+    name: str
+    type: str
+    rows: int
+    cols: int
+    layout: str
+    stride: int
+
+    @property
+    def tile_elems(self):
+        return (self.rows if self.layout == "row" else self.cols) * self.stride
+
+    def offsets(self):
+        """Flat offsets in a tile of element (r, c), as a rows x cols array
+        (SPV_KHR_cooperative_matrix OpCooperativeMatrixLoadKHR: row-major puts row r at
+        r * stride, column-major puts column c at c * stride)."""
+        r, c = np.meshgrid(np.arange(self.rows), np.arange(self.cols), indexing="ij")
+        return r * self.stride + c if self.layout == "row" else c * self.stride + r
+
+    def read(self, buf, tile):
+        return buf[tile * self.tile_elems + self.offsets()]
+
+    def write(self, buf, tile, mat):
+        buf[tile * self.tile_elems + self.offsets()] = mat
+
+
+def random_operand(rng, name, t, rows, cols):
+    layout = str(rng.choice(["row", "col"]))
+    minimum = cols if layout == "row" else rows
+    return Operand(name, t, rows, cols, layout, minimum + int(rng.integers(0, 4)))
+
+
+def coop_data(rng, t, n, nonzero=False):
+    """Small integer-valued data: every float sum and product stays exact."""
+    if is_float_component(t):
+        values = rng.integers(-8, 9, n)
+    elif np.iinfo(COOP_DTYPES[t]).min < 0:
+        values = rng.integers(-128 if t != "char" else -128, 128, n)
+    else:
+        values = rng.integers(0, 256, n)
+    if nonzero:
+        values = np.where(values == 0, 3, values)
+    return values.astype(COOP_DTYPES[t])
+
+
+@dataclass
+class CoopCase:
+    source: str
+    kind: str
+    operands: list            # Operand per buffer argument, in parameter order
+    inputs: dict              # name -> numpy array (inputs only)
+    output: Operand
+    extra_outputs: list       # further stored Operands
+    scalar: object            # the scalar argument (alpha), or None
+    tiles: int
+    global_size: tuple
+    local_size: tuple
+    subgroup_size: int
+    reference: object         # callable (tile) -> {output name: matrix}
+
+
+def coop_launch(rng):
+    s = int(rng.choice([8, 16, 32]))
+    per_group, groups = int(rng.integers(1, 3)), int(rng.integers(1, 3))
+    return s, per_group, groups, (s * per_group, groups), (s * per_group, 1)
+
+
+def _typedef(name, t, rows, cols, use):
+    return (f"typedef {t} {name} __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, "
+            f"{rows}, {cols}, {USES[use]})));")
+
+
+def _load(op):
+    return f"coop_mat_load({op.name} + tile * {op.tile_elems}, {LAYOUTS[op.layout]}, {op.stride})"
+
+
+def _store(op, value):
+    return f"coop_mat_store({op.name} + tile * {op.tile_elems}, {value}, {LAYOUTS[op.layout]}, {op.stride});"
+
+
+def _signed_view(values, signed):
+    """SPV_KHR_cooperative_matrix: integer components are sign-extended when the operand's
+    signed flag is set, zero-extended otherwise, whatever the OpenCL component type."""
+    bits = values.dtype.itemsize * 8
+    raw = values.astype(np.int64) & ((1 << bits) - 1)
+    return np.where(signed & (raw >= 1 << (bits - 1)), raw - (1 << bits), raw)
+
+
+def mul_add_case(rng):
+    """D = mulAdd(A, B, C, flags) with random M (power of two), K (power of two: B's rows),
+    N, component types, sign flags, layouts and strides."""
+    m, k = int(rng.choice(POW2_ROWS)), int(rng.choice(POW2_ROWS + (32,)))
+    n = int(rng.integers(1, 41))
+    if rng.random() < 0.4:
+        ta, tc = str(rng.choice(["float", "half"])), "float"
+        tb = ta
+        flags = {}
+    else:
+        ta = str(rng.choice(["char", "uchar", "short"]))
+        # A and B must have one component type (clcoop, like clang #221328, rejects
+        # char x uchar: "inconsistent cooperative matrix element types"); the sign flags
+        # still choose how the bits extend.
+        tb = ta
+        tc = str(rng.choice(["int", "uint"]))
+        flags = {f: bool(rng.random() < 0.5) for f in OPERAND_FLAGS}
+    a = random_operand(rng, "A", ta, m, k)
+    b = random_operand(rng, "B", tb, k, n)
+    c = random_operand(rng, "C", tc, m, n)
+    d = random_operand(rng, "D", tc, m, n)
+    s, per_group, groups, glob, local = coop_launch(rng)
+    tiles = per_group * groups
+    inputs = {op.name: coop_data(rng, op.type, op.tile_elems * tiles) for op in (a, b, c)}
+    flag_text = " | ".join(OPERAND_FLAGS[f] for f, on in flags.items() if on) or \
+        "CLK_COOPERATIVE_MATRIX_OPERAND_NONE"
+    fp16 = "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n" if "half" in (ta, tb) else ""
+    source = f"""{fp16}{_typedef('mat_a', ta, m, k, 'a')}
+{_typedef('mat_b', tb, k, n, 'b')}
+{_typedef('mat_c', tc, m, n, 'acc')}
+
+__kernel void fuzz(__global const {ta} *A, __global const {tb} *B, __global const {tc} *C,
+                   __global {tc} *D)
+{{
+    size_t tile = get_group_id(1) * get_num_sub_groups() + get_sub_group_id();
+    mat_a a = {_load(a)};
+    mat_b b = {_load(b)};
+    mat_c c = {_load(c)};
+    mat_c d = coop_mat_mulAdd(a, b, c, {flag_text});
+    {_store(d, 'd')}
+}}
+"""
+
+    def reference(tile):
+        ma, mb, mc = a.read(inputs["A"], tile), b.read(inputs["B"], tile), c.read(inputs["C"], tile)
+        if is_float_component(ta):
+            prod = ma.astype(np.float64) @ mb.astype(np.float64)
+            return {"D": (prod + mc).astype(np.float32)}
+        wa, wb = _signed_view(ma, flags["a"]), _signed_view(mb, flags["b"])
+        total = wa @ wb + mc.astype(np.int64)
+        return {"D": (total & 0xFFFFFFFF).astype(np.uint32).view(COOP_DTYPES[tc])}
+
+    return CoopCase(source, "mul_add", [a, b, c, d], inputs, d, [], None, tiles, glob, local,
+                    s, reference)
+
+
+def _element_op(t):
+    """The body of the element-access loop, applied to every component (index-free so
+    the result does not depend on the layout)."""
+    if t == "float":
+        return "m[i] * 2.0f + 1.0f", lambda x: (x * np.float32(2) + np.float32(1)).astype(np.float32)
+    if t == "half":
+        return "-m[i]", lambda x: -x
+    dtype = COOP_DTYPES[t]
+    # m[i] * 3 + 1 is computed in int (integer promotion) and converted back to the
+    # component type on assignment (modulo 2^bits for the narrow types).
+    return f"({t})(m[i] * 3 + 1)", lambda x: ((x.astype(np.int64) * 3 + 1) & 0xFFFFFFFF).astype(np.uint32).astype(dtype)
+
+
+def elementwise_case(rng):
+    """X op Y, -X, X * alpha, element access, a conversion; all of one random matrix type."""
+    rows, cols = int(rng.choice(POW2_ROWS)), int(rng.integers(1, 41))
+    use = str(rng.choice(list(USES)))
+    t = str(rng.choice(list(COOP_DTYPES)))
+    t2 = str(rng.choice([u for u in COOP_DTYPES if u != t]))
+    op = str(rng.choice(["+", "-", "*", "/"]))
+    x = random_operand(rng, "X", t, rows, cols)
+    y = random_operand(rng, "Y", t, rows, cols)
+    out = random_operand(rng, "OUT", t, rows, cols)
+    conv = random_operand(rng, "CONV", t2, rows, cols)
+    s, per_group, groups, glob, local = coop_launch(rng)
+    tiles = per_group * groups
+    inputs = {"X": coop_data(rng, t, x.tile_elems * tiles),
+              "Y": coop_data(rng, t, y.tile_elems * tiles, nonzero=(op == "/"))}
+    if is_float_component(t2) or not is_float_component(t):
+        pass
+    else:
+        # float -> integer conversion of a value the target cannot hold is undefined:
+        # keep X inside every integer range (0..8 after the element op as well).
+        inputs["X"] = np.abs(inputs["X"]).astype(COOP_DTYPES[t]) // 4
+    alpha = int(rng.integers(-3, 4)) or 2
+    ops = [str(v) for v in rng.permutation(["binary", "negate", "scalar", "element"])]
+    ops = ops[:int(rng.integers(1, 5))]
+    element_text, element_fn = _element_op(t)
+    fp16 = "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n" if "half" in (t, t2) else ""
+    alpha_text = f"({t}){alpha}"
+    lines = []
+    for step in ops:
+        if step == "binary":
+            lines.append(f"r = r {op} y;")
+        elif step == "negate":
+            lines.append("r = -r;")
+        elif step == "scalar":
+            lines.append(f"r = r * alpha;")
+        else:
+            lines.append("r = element_op(r);")
+    body = "\n    ".join(lines)
+    source = f"""{fp16}{_typedef('mat_t', t, rows, cols, use)}
+{_typedef('mat_u', t2, rows, cols, use)}
+
+static mat_t element_op(mat_t m)
+{{
+    for (uint i = 0; i < coop_mat_length(m); ++i)
+        m[i] = {element_text};
+    return m;
+}}
+
+__kernel void fuzz(__global const {t} *X, __global const {t} *Y, __global {t} *OUT,
+                   __global {t2} *CONV, {t} alpha)
+{{
+    size_t tile = get_group_id(1) * get_num_sub_groups() + get_sub_group_id();
+    mat_t x = {_load(x)};
+    mat_t y = {_load(y)};
+    mat_t r = x;
+    {body}
+    {_store(out, 'r')}
+    mat_u u = (mat_u)x;
+    {_store(conv, 'u')}
+}}
+"""
+    dtype = COOP_DTYPES[t]
+
+    def apply(step, r, my):
+        with np.errstate(all="ignore"):
+            if step == "binary":
+                if op == "/" and not is_float_component(t):
+                    q = np.abs(r.astype(np.int64)) // np.abs(my.astype(np.int64))
+                    q = np.where((r < 0) != (my < 0), -q, q)
+                    return (q & 0xFFFFFFFF).astype(np.uint32).astype(dtype)
+                wide = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide}[op]
+                if is_float_component(t):
+                    return wide(r, my).astype(dtype)
+                return (wide(r.astype(np.int64), my.astype(np.int64)) & 0xFFFFFFFF).astype(np.uint32).astype(dtype)
+            if step == "negate":
+                return (-r).astype(dtype) if is_float_component(t) else \
+                    ((-r.astype(np.int64)) & 0xFFFFFFFF).astype(np.uint32).astype(dtype)
+            if step == "scalar":
+                if is_float_component(t):
+                    return (r * dtype(alpha)).astype(dtype)
+                return ((r.astype(np.int64) * (alpha & 0xFFFFFFFF if t == "uint" else np.int64(np.array(alpha).astype(dtype))))
+                        & 0xFFFFFFFF).astype(np.uint32).astype(dtype)
+            return element_fn(r)
+
+    def reference(tile):
+        mx, my = x.read(inputs["X"], tile), y.read(inputs["Y"], tile)
+        r = mx
+        for step in ops:
+            r = apply(step, r, my)
+        if is_float_component(t) and not is_float_component(t2):
+            converted = np.trunc(mx.astype(np.float64)).astype(np.int64).astype(COOP_DTYPES[t2])
+        else:
+            converted = mx.astype(COOP_DTYPES[t2])
+        return {"OUT": r, "CONV": converted}
+
+    return CoopCase(source, "elementwise", [x, y, out, conv], inputs, out, [conv],
+                    np.array(alpha).astype(dtype)[()], tiles, glob, local, s, reference)
+
+
+def coop_case(rng):
+    return mul_add_case(rng) if rng.random() < 0.5 else elementwise_case(rng)
+
+
+SENTINEL = 0x5B
+
+
+def run_coop(case, producer="clcoop", clang=None):
+    """Runs the case; returns {output name: buffer}."""
+    prog = build_program(case.source, producer, clang)
+    args, outputs = [], {}
+    for op in case.operands:
+        if op.name in case.inputs:
+            args.append(case.inputs[op.name].copy())
+        else:
+            buf = np.full(op.tile_elems * case.tiles, SENTINEL, COOP_DTYPES[op.type])
+            outputs[op.name] = buf
+            args.append(buf)
+    if case.scalar is not None:
+        args.append(case.scalar)
+    prog.run("fuzz", case.global_size, case.local_size, *args, subgroup_size=case.subgroup_size)
+    return outputs
+
+
+def coop_expected(case):
+    """Expected output buffers: the reference matrices placed by layout and stride; every
+    other element (stride padding) keeps the sentinel."""
+    expected = {}
+    for op in [case.output] + case.extra_outputs:
+        expected[op.name] = np.full(op.tile_elems * case.tiles, SENTINEL, COOP_DTYPES[op.type])
+    for tile in range(case.tiles):
+        for name, mat in case.reference(tile).items():
+            op = next(o for o in case.operands if o.name == name)
+            op.write(expected[name], tile, mat)
+    return expected
+
+
+def coop_mismatch(case, got, expected):
+    """None, or a description of the first output that differs (bit-exact compare)."""
+    for name, want in expected.items():
+        have = got[name]
+        same = have.view(f"u{have.dtype.itemsize}") == want.view(f"u{want.dtype.itemsize}")
+        if not same.all():
+            first = int(np.flatnonzero(~same)[0])
+            return (f"{name}: {int((~same).sum())} elements differ, first at {first}: got "
+                    f"{have[first]!r}, expected {want[first]!r}; global {case.global_size} local "
+                    f"{case.local_size} S={case.subgroup_size}\n{case.source}")
+    return None

@@ -22,6 +22,7 @@ needs_clang = pytest.mark.skipif(CLANG is None, reason="clang-22 is not installe
 
 SCALAR_SEEDS = range(1000, 1030)
 CROSS_SEEDS = range(2000, 2006)
+COOP_SEEDS = range(3000, 3030)
 
 
 def check_scalar(case, out, ids, expected):
@@ -48,6 +49,23 @@ def test_clang_and_clcoop_agree(seed):
         bad = kg.scalar_mismatches(case, out, expected)
         assert len(bad) == 0, f"{producer}: " + kg.describe_scalar(case, out, expected, bad)
         np.testing.assert_array_equal(ids, kg.ids_reference(case), err_msg=producer)
+
+
+@pytest.mark.parametrize("seed", COOP_SEEDS)
+def test_random_coop_kernel(seed):
+    case = kg.coop_case(np.random.default_rng(seed))
+    got = kg.run_coop(case)
+    problem = kg.coop_mismatch(case, got, kg.coop_expected(case))
+    assert problem is None, problem
+
+
+def test_coop_generator_covers_the_features():
+    """The seeds above exercise both case kinds, every layout and several types."""
+    cases = [kg.coop_case(np.random.default_rng(seed)) for seed in COOP_SEEDS]
+    assert {c.kind for c in cases} == {"mul_add", "elementwise"}
+    assert {op.layout for c in cases for op in c.operands} == {"row", "col"}
+    assert len({op.type for c in cases for op in c.operands}) >= 6
+    assert {c.subgroup_size for c in cases} == {8, 16, 32}
 
 
 def test_reference_follows_c_rules():

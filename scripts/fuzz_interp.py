@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""Interpreter fuzzer, longer runs on demand (issue 5 item 3, "the interpreter too").
+
+Generates random valid kernels with known results (test/unit/kernel_gen.py) and runs
+them in the interpreter:
+  scalar  random typed expressions, if/else and loops over int/uint/long/ulong/float
+          inputs on random 1-3D NDRanges and subgroup sizes, vs a Python reference of
+          the C rules; also the work-item/subgroup ids
+  cross   UB-free scalar kernels through clcoop, clang-22 -O0 and clang-22 -O2
+          (Program.from_ir): bit-identical integer results
+  coop    cooperative-matrix kernels (random shapes, types, layouts, strides,
+          operators, mul-add with sign flags) vs NumPy
+
+    python3 scripts/fuzz_interp.py --count 500 --seed 1
+    python3 scripts/fuzz_interp.py --count 200 --kinds coop --seed 9 --save-dir /tmp/found
+    python3 scripts/fuzz_interp.py --count 100 --known-bugs   # also generate known bugs
+
+Exit status 0 when nothing was found, 1 otherwise. Case i of kind k uses seed
+(seed * 1000003 + i) so a finding is reproduced with --seed/--first.
+"""
+import argparse
+import shutil
+import sys
+import time
+import traceback
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "test" / "unit"))
+import kernel_gen as kg  # noqa: E402
+
+KINDS = ("scalar", "cross", "coop")
+
+
+def case_rng(seed, index):
+    return np.random.default_rng(seed * 1000003 + index)
+
+
+def run_scalar(rng, args):
+    avoid = set() if args.known_bugs else kg.KNOWN_BUGS
+    case = kg.scalar_case(rng, depth=args.depth, avoid=avoid)
+    out, ids = kg.run_scalar(case, "clcoop")
+    expected = kg.scalar_reference(case)
+    bad = kg.scalar_mismatches(case, out, expected)
+    if len(bad):
+        return case.source, kg.describe_scalar(case, out, expected, bad)
+    if not (ids == kg.ids_reference(case)).all():
+        return case.source, (f"work-item ids differ: global {case.global_size} local "
+                             f"{case.local_size} S={case.subgroup_size}")
+    return case.source, None
+
+
+def run_cross(rng, args):
+    case, expected = kg.ub_free_scalar_case(rng, depth=args.depth)
+    for producer in ("clcoop", "clang-O0", "clang-O2"):
+        out, ids = kg.run_scalar(case, producer, args.clang)
+        bad = kg.scalar_mismatches(case, out, expected)
+        if len(bad):
+            return case.source, f"{producer}: " + kg.describe_scalar(case, out, expected, bad)
+        if not (ids == kg.ids_reference(case)).all():
+            return case.source, f"{producer}: work-item ids differ"
+    return case.source, None
+
+
+def run_coop(rng, args):
+    case = kg.coop_case(rng)
+    got = kg.run_coop(case)
+    return case.source, kg.coop_mismatch(case, got, kg.coop_expected(case))
+
+
+RUNNERS = {"scalar": run_scalar, "cross": run_cross, "coop": run_coop}
+
+
+def fuzz_one(kind, index, args):
+    """(source or None, problem or None) for case `index` of `kind`."""
+    try:
+        return RUNNERS[kind](case_rng(args.seed, index), args)
+    except Exception:  # a finding: the interpreter or compiler raised
+        return None, traceback.format_exc(limit=6)
+
+
+def save(args, kind, index, source, problem):
+    if not args.save_dir:
+        return
+    directory = Path(args.save_dir)
+    directory.mkdir(parents=True, exist_ok=True)
+    stem = directory / f"{kind}-seed{args.seed}-{index}"
+    if source:
+        stem.with_suffix(".cl").write_text(source)
+    stem.with_suffix(".txt").write_text(problem)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--count", type=int, default=200, help="cases per kind")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--first", type=int, default=0, help="index of the first case")
+    parser.add_argument("--kinds", default=",".join(KINDS),
+                        help=f"comma-separated subset of {', '.join(KINDS)}")
+    parser.add_argument("--depth", type=int, default=4, help="expression depth")
+    parser.add_argument("--known-bugs", action="store_true",
+                        help="also generate constructs with known, reported bugs")
+    parser.add_argument("--save-dir", help="write each finding's kernel and report here")
+    parser.add_argument("--clang", default=shutil.which("clang-22"))
+    args = parser.parse_args(argv)
+    kinds = [k for k in args.kinds.split(",") if k]
+    unknown = [k for k in kinds if k not in KINDS]
+    if unknown:
+        parser.error(f"unknown kind(s) {', '.join(unknown)}; choose from {', '.join(KINDS)}")
+    if "cross" in kinds and not args.clang:
+        print("clang-22 not found: skipping the cross kind", file=sys.stderr)
+        kinds.remove("cross")
+    findings = 0
+    start = time.time()
+    for kind in kinds:
+        for index in range(args.first, args.first + args.count):
+            source, problem = fuzz_one(kind, index, args)
+            if problem:
+                findings += 1
+                print(f"FINDING {kind} --seed {args.seed} --first {index}:\n{problem}\n", flush=True)
+                save(args, kind, index, source, problem)
+        print(f"{kind}: {args.count} cases done ({time.time() - start:.0f}s)", flush=True)
+    print(f"{findings} finding(s)")
+    return 1 if findings else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
