@@ -39,6 +39,7 @@ Cooperative-matrix decisions (where the RFC and the pull request are silent)
 - Unary ~ ! ++ -- on a matrix: "unsupported cooperative matrix unary operator".
 - Matrices may not be struct members, array elements, pointees or static/program-scope.
 """
+import contextlib
 import re
 
 from pycparser import c_ast
@@ -267,6 +268,7 @@ class Checker:
         self.coop_decl_locs = {}    # typedef name -> location of its declaration (for notes)
         self.call_edges = []        # (caller Function, callee Function, call location)
         self.last_loc = None        # location of the statement/declaration being checked
+        self.poisoned = set()       # names whose declaration failed (their uses stay silent)
         for name, t in T.builtin_typedefs(target).items():
             self.scope.names[name] = ("typedef", t, None, None)
 
@@ -312,6 +314,18 @@ class Checker:
                 pass
         self.check_recursion()
         self.functions = [f for f in self.functions if f.body is not None or getattr(f, "_used", False)]
+
+    @contextlib.contextmanager
+    def poison_on_error(self, name):
+        """A declaration whose type is in error still declares its name, silently: later uses
+        of the name are abandoned without a second, cascading error (clang marks such a
+        declaration invalid and does the same)."""
+        try:
+            yield
+        except _Abandon:
+            if name:
+                self.poisoned.add(name)
+            raise
 
     def check_recursion(self):
         """OpenCL C 3.0 6.11 (restrictions): recursion is not supported. Report each call that
@@ -458,6 +472,8 @@ class Checker:
                 rest = tuple(n for n in names if n != "long") + ("long",)
                 return T.ULONG if "unsigned" in rest else T.LONG
             if len(names) == 1:
+                if names[0] in self.poisoned and self.scope.lookup(names[0]) is None:
+                    raise _Abandon()
                 entry = self.scope.lookup(names[0])
                 if isinstance(entry, tuple) and entry[0] == "typedef":
                     return entry[1]
@@ -609,7 +625,8 @@ class Checker:
 
     # ------------------------------------------------------------------ declarations
     def typedef(self, node):
-        t, aspace, _ = self.full_decl_type(node, typedef_name=node.name)
+        with self.poison_on_error(node.name):
+            t, aspace, _ = self.full_decl_type(node, typedef_name=node.name)
         self.scope.names[node.name] = ("typedef", t, aspace, location(node))
         if t.is_coop_matrix:
             self.coop_decl_locs[node.name] = location(node)
@@ -622,7 +639,8 @@ class Checker:
                                       or type(node.type).__name__ == "FuncDeclExt"):
             self.function_declaration(node)
             return []
-        t, aspace, const = self.full_decl_type(node)
+        with self.poison_on_error(node.name):
+            t, aspace, const = self.full_decl_type(node)
         storage = list(node.storage or [])
         if "typedef" in storage:
             self.scope.names[node.name] = ("typedef", t, aspace, location(node))
@@ -1353,6 +1371,8 @@ class Checker:
             self.fail(f"unexpected type name '{node.name}': expected expression", node)
         if node.name in COOP_BUILTINS or (_builtins is not None and _builtins.is_builtin(node.name)):
             self.fail(f"built-in function '{node.name}' must be called", node)
+        if node.name in self.poisoned:
+            raise _Abandon()       # its declaration already had an error
         self.fail(f"use of undeclared identifier '{node.name}'", node)
 
     # ---- unary

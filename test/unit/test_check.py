@@ -664,3 +664,13 @@ def test_recursion_is_reported_once_per_cycle():
 def test_matrix_scalar_literal_conversion_warns():
     msgs = messages(MATS + "void f(matI m) { m = m * 2.5f; m = m * 2.0f; }")
     assert msgs == [f"{L}:26: warning: implicit conversion from 'float' to 'int' changes value from 2.5 to 2"]
+
+
+def test_no_cascade_after_a_failed_declaration():
+    # clang marks the declaration invalid and stays quiet about its uses; so does clcoop.
+    errors = messages("typedef bool bm __attribute__((coop_mat(3, 8, 8, 0)));\n"
+                      "void f(void) { bm x; x = 1; float w __attribute__((coop_mat(3, 0, 8, 0))); w = 1; y = 2; }\n",
+                      "error")
+    assert errors == ["1:9: error: 'bool' is invalid cooperative matrix element type",
+                      "2:64: error: zero matrix size",
+                      "2:83: error: use of undeclared identifier 'y'"]
