@@ -268,7 +268,9 @@ def _convert_args(module, info, args, memory):
         qual = info.arg_qualifiers[i] if i < len(info.arg_qualifiers) else ""
         space = ptype.addrspace if ptype.kind == "ptr" else None
         where = f"argument {i} '{name}' of kernel '{info.name}' ({type_name})"
-        if ptype.kind == "ptr" and space == 3:
+        if i in info.byval:
+            call_args.append(_map_byval(arg, name, where, info.byval[i], module, memory))
+        elif ptype.kind == "ptr" and space == 3:
             if not isinstance(arg, LocalMemory):
                 raise ArgumentError(f"{where} is a __local pointer: pass clcoop.LocalMemory(nbytes)")
             call_args.append(execute._LocalArg(name, arg.nbytes))
@@ -277,6 +279,23 @@ def _convert_args(module, info, args, memory):
         else:
             call_args.append(_convert_scalar(arg, ptype, type_name, where))
     return call_args, copies
+
+
+def _map_byval(arg, name, where, struct_ty, module, memory):
+    """A struct passed by value: a NumPy structured scalar/array element or raw bytes of
+    exactly the struct's size (its layout follows the target's data layout)."""
+    size = module.layout.size(struct_ty)
+    if isinstance(arg, (bytes, bytearray)):
+        data = np.frombuffer(bytes(arg), np.uint8)
+    elif isinstance(arg, (np.void, np.ndarray)):
+        data = np.frombuffer(np.ascontiguousarray(arg).tobytes(), np.uint8)
+    else:
+        raise ArgumentError(f"{where} is a struct passed by value: pass a NumPy structured "
+                            f"scalar or {size} bytes, got {type(arg).__name__}")
+    if data.size != size:
+        raise ArgumentError(f"{where}: the struct has {size} bytes, the argument has {data.size}")
+    region = memory.add_region(f"{name} (struct argument)", data.copy(), writable=False)
+    return np.int64(region.base)
 
 
 def _map_buffer(arg, name, where, type_name, qual, space, memory, copies, seen):

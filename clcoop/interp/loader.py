@@ -392,6 +392,7 @@ class KernelInfo:
     arg_addr_spaces: list = field(default_factory=list)
     reqd_work_group_size: tuple = None
     reqd_sub_group_size: int = None
+    byval: dict = field(default_factory=dict)   # param index -> Ty of a struct passed by value
 
 
 @dataclass
@@ -517,9 +518,34 @@ def _md_ints(body):
     return [int(x) for x in re.findall(r"i\d+ (-?\d+)", body)]
 
 
+def _param_texts(header, name):
+    """The text of each parameter in a 'define ... @name(...)' line (attributes included)."""
+    start = header.find("(", header.find("@" + name) + len(name) + 1)
+    depth, current, texts = 0, "", []
+    for ch in header[start + 1:]:
+        if ch in "([{<":
+            depth += 1
+        elif ch in ")]}>":
+            if depth == 0:
+                break
+            depth -= 1
+        if ch == "," and depth == 0:
+            texts.append(current.strip())
+            current = ""
+        else:
+            current += ch
+    if current.strip():
+        texts.append(current.strip())
+    return texts
+
+
 def _read_kernel(f, header, metadata, structs):
     params = [(a.name, parse_type_text(str(a.type), structs)) for a in f.arguments]
     info = KernelInfo(f.name, f, params)
+    for i, text in enumerate(_param_texts(header, f.name)):
+        m = re.search(r"\bbyval\((.*?)\)(?:\s|$)", text)
+        if m:
+            info.byval[i] = parse_type_text(m.group(1), structs)
     for kind, node in _MD_REF_RE.findall(header):
         body = metadata.get(node, "")
         if kind == "kernel_arg_type":

@@ -143,3 +143,23 @@ def test_all_kernels_and_unbuilt_program():
         clcoop.Program(VADD).vector_add
     with pytest.raises(ArgumentError, match="needs the OpenCL C source text"):
         clcoop.Program(None).build()
+
+
+def test_struct_and_vector_arguments_by_value():
+    from interp_helpers import CLANG
+    import subprocess
+    if CLANG is None:
+        pytest.skip("clang-22 is not installed")
+    src = ("typedef struct { int a; float b; } P;\n"
+           "__kernel void k(P p, __global float *o, float4 v) { o[get_global_id(0)] = p.a * p.b + v.y; }\n")
+    p_t = np.dtype([("a", np.int32), ("b", np.float32)])
+    for opt in (0, 2):
+        ir = subprocess.run([CLANG, "-cc1", "-triple", "spir64-unknown-unknown", "-cl-std=CL3.0",
+                             "-finclude-default-header", "-emit-llvm", f"-O{opt}", "-", "-o", "-"],
+                            input=src, capture_output=True, text=True, check=True).stdout
+        prog = clcoop.Program.from_ir(ir)
+        out = np.zeros(4, np.float32)
+        prog.k(4, 4, np.array((3, 1.5), p_t)[()], out, (0.0, 0.25, 0.0, 0.0))
+        assert (out == 4.75).all()
+        with pytest.raises(ArgumentError, match="struct has 8 bytes"):
+            prog.k(4, 4, b"1234", out, (0.0, 0.25, 0.0, 0.0))
