@@ -1120,6 +1120,8 @@ class Lowerer:
         src_t, dst_t = e.operand.type, e.type
         v = self.rvalue(e.operand)
         sf, df = is_float_type(src_t), is_float_type(dst_t)
+        if e.rounding and e.rounding != "rtz" and (sf or df):
+            return self.convert_builtin_call(e, v)
         dty = self.value_type(dst_t)
         if sf and df:
             return self.float_cast(v, src_t, dst_t)
@@ -1132,6 +1134,14 @@ class Lowerer:
         if e.saturate:
             return self.int_to_int_sat(v, src_t, dst_t)
         return self.int_cast(v, src_t, dst_t, "conv")
+
+    def convert_builtin_call(self, e, v):
+        """A conversion with an explicit rounding mode the instructions cannot express is a call
+        to the OpenCL built-in, mangled as clang names it (`_Z15convert_int_rtef`)."""
+        name = f"convert_{e.type.spelling()}" + ("_sat" if e.saturate else "") + f"_{e.rounding}"
+        mangled = f"_Z{len(name)}{name}{T.mangle_type(e.operand.type)}"
+        irf = self.builtin_function(mangled, self.value_type(e.type), [v.type])
+        return self.builder.call(irf, [v], name="call", cconv="spir_func")
 
     def int_limits(self, t):
         e = element_type(t)
