@@ -125,6 +125,13 @@ class ClcoopParser(OpenCLCParser):
 
     def _parse_external_declaration(self):
         self._reject_unknown_type_name()
+        tok = self._peek()
+        if tok is not None and tok.type == "ID":
+            # pycparser would read `f() {...}` / `a {...}` as a K&R definition with an
+            # implicit int; C99 (and OpenCL C) has no implicit int. clang's words.
+            raise SyntaxErrorAt("type specifier missing, defaults to 'int'; "
+                                "ISO C99 and later do not support implicit int",
+                                self._token_location(tok))
         return self._with_semi_context("after top level declarator",
                                        super()._parse_external_declaration)
 

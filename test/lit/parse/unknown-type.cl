@@ -13,3 +13,8 @@ static void take( m) {}
 // CHECK: unknown-type.cl:8:3: error: unknown type name 'matC'
 // CHECK: unknown-type.cl:10:19: error: parameter 'm' was not declared, defaults to 'int'; ISO C99 and later do not support implicit int
 // CHECK: 4 errors generated.
+// RUN: %python -c "open(r'%t.implicit.cl', 'w').write('a{ }\nfoo(int x) { return x; }\nkernel void ok(global int *p) { p[0] = 1; }\n')"
+// RUN: %not %clcoop %t.implicit.cl -o %t.ll 2>&1 | FileCheck %s --check-prefix=IMPLICIT
+// IMPLICIT: implicit.cl:1:1: error: type specifier missing, defaults to 'int'; ISO C99 and later do not support implicit int
+// IMPLICIT: implicit.cl:2:1: error: type specifier missing, defaults to 'int'; ISO C99 and later do not support implicit int
+// IMPLICIT: 2 errors generated.
