@@ -11,6 +11,7 @@ The ctx gives `memory` (load(addrs, dtype), store(addrs, values, dtype)),
 optionally `work_group_size` (lanes per work-group; default: all lanes form one
 work-group) so subgroups restart at every work-group.
 """
+import collections
 import functools
 import re
 from dataclasses import dataclass
@@ -102,22 +103,37 @@ def _subgroup_lanes(lane_count, work_group_size, subgroup_size):
     return lanes.reshape(n_groups * per_group, subgroup_size)
 
 
-class LaneMatrix(np.ndarray):
-    """The (L, V) lane values of a matrix result (an ordinary array to the executor)
-    that also remember their logical (G, rows, cols) form, so that the next operation
-    on the same value (a mul-add's accumulator, a store) skips the relayout.
+# Logical forms of recent matrix results, so that the next operation on the same value
+# (a mul-add's accumulator, the loaded A and B tiles, a store) skips the relayout:
+# (data address, shape, strides, dtype, layout key) -> (lane array, logical (G, rows,
+# cols)). The executor hands values back as plain views (np.asarray), hence the address
+# key. Entries hold their lane array, so an address cannot be reused while cached; both
+# arrays are read-only, so a cached form cannot go stale (IR values are never written in
+# place). A few entries cover a loop body (docs/performance.md) and bound the memory.
+_LOGICAL_CACHE = collections.OrderedDict()
+_LOGICAL_CACHE_SIZE = 8
 
-    Only the array the bridge returned carries the cache: views, copies and arithmetic
-    results get none (__array_finalize__), so a value the executor builds from it (a
-    phi merging divergent lanes, a private-memory round trip) is relaid out normally.
-    The cached logical form is read-only, and IR values are never written in place."""
 
-    logical = None
-    logical_key = None
+def _array_key(values, key):
+    return (values.__array_interface__["data"][0], values.shape, values.strides,
+            values.dtype.str, key)
 
-    def __array_finalize__(self, obj):
-        self.logical = None
-        self.logical_key = None
+
+def _remember_logical(lanes, logical, key):
+    lanes.flags.writeable = False
+    logical.flags.writeable = False
+    _LOGICAL_CACHE[_array_key(lanes, key)] = (lanes, logical)
+    while len(_LOGICAL_CACHE) > _LOGICAL_CACHE_SIZE:
+        _LOGICAL_CACHE.popitem(last=False)
+
+
+def _cached_logical(values, key):
+    """The logical form of a matrix value this module returned, or None."""
+    entry = _LOGICAL_CACHE.get(_array_key(values, key))
+    if entry is None:
+        return None
+    _LOGICAL_CACHE.move_to_end(_array_key(values, key))
+    return entry[1]
 
 
 def _cache_key(layout, groups):
@@ -180,9 +196,10 @@ class Subgroups:
         if values.ndim != 2 or values.shape[1] != layout.length:
             raise IRError(f"internal: matrix value of shape {values.shape} does not match "
                           f"{layout!r} (length {layout.length})")
-        if self.identity and isinstance(values, LaneMatrix) and \
-                values.logical_key == _cache_key(layout, self):
-            return values.logical
+        if self.identity:
+            cached = _cached_logical(values, _cache_key(layout, self))
+            if cached is not None:
+                return cached
         return layout.to_logical(self.gather_lanes(values))
 
     def gather_lanes(self, values):
@@ -199,11 +216,11 @@ class Subgroups:
         lanes = self.scatter_lanes(layout.from_logical(mats), dtype)
         if not self.identity:
             return lanes
-        result = lanes.view(LaneMatrix)
-        mats.flags.writeable = False
-        result.logical = mats
-        result.logical_key = _cache_key(layout, self)
-        return result
+        # lanes and mats are this call's own results (coopmat and the relayout return
+        # fresh arrays, or the cached read-only arrays of another value), so making them
+        # read-only cannot clash with a writer elsewhere.
+        _remember_logical(lanes, mats, _cache_key(layout, self))
+        return lanes
 
     def scatter_lanes(self, lanes, dtype):
         """(G, S, V) (or (G, S*V)) components -> (L, V) lane values, 0 outside."""
@@ -291,8 +308,19 @@ def _do_load(ctx, callee, args, ret_type_str, what):
     parts = []
 
     def load(chosen, code):
-        parts.append((chosen, coopmat.load(ctx.memory, pointer[chosen], code, stride[chosen],
-                                           pointee, dtype, result.rows, result.cols)))
+        bases, strides = pointer[chosen], stride[chosen]
+        distinct, copy_of = _distinct_tiles(bases, strides)
+        if distinct is None:
+            parts.append((chosen, coopmat.load(ctx.memory, bases, code, strides, pointee, dtype,
+                                               result.rows, result.cols)))
+            return
+        if getattr(ctx, "cur_lanes", None) is not None:
+            # Rows of a faulting access map to the first subgroup reading that tile.
+            per_group = ctx.cur_lanes.size // chosen.size
+            ctx.cur_lanes = np.repeat(groups.lanes[chosen[distinct], 0], per_group)
+        tiles = coopmat.load(ctx.memory, bases[distinct], code, strides[distinct], pointee,
+                             dtype, result.rows, result.cols)
+        parts.append((chosen, np.take(tiles, copy_of, axis=0)))
 
     _per_memory_layout(ctx, groups, memory_layout, load, (result.rows, result.cols))
     if len(parts) == 1:
@@ -303,6 +331,28 @@ def _do_load(ctx, callee, args, ret_type_str, what):
             mats[chosen] = values
     # Kept in logical form too: the mul-add that usually follows needs no relayout.
     return groups.scatter_matrix(mats, layout, dtype)
+
+
+def _distinct_tiles(bases, strides):
+    """Subgroups often load the same tile (in a GEMM, every subgroup of a row of tiles
+    reads the same tile of A): then only the distinct (pointer, stride) pairs are read
+    from memory. Returns (index of each distinct tile's first subgroup, in order of first
+    occurrence so that faults name the same subgroup as a full load; for every subgroup,
+    its tile's position in that list), or (None, None) when fewer than half repeat."""
+    count = bases.size
+    if count < 4:
+        return None, None
+    if (strides == strides[0]).all():
+        _, first, inverse = np.unique(bases, return_index=True, return_inverse=True)
+    else:
+        pairs = np.stack([bases.astype(np.int64), strides.astype(np.int64)], axis=1)
+        _, first, inverse = np.unique(pairs, axis=0, return_index=True, return_inverse=True)
+    if first.size * 2 > count:
+        return None, None
+    order = np.argsort(first)
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    return first[order], rank[inverse.reshape(-1)]
 
 
 def _do_store(ctx, callee, args, ret_type_str, what):
