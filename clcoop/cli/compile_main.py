@@ -263,7 +263,14 @@ def run(argv):
         if data is not None:
             output = args.output or default_output(args)
             _log(args, f"writing {output}")
-            write_output_atomically(output, data)
+            try:
+                write_output_atomically(output, data)
+            except BrokenPipeError:
+                return EXIT_ERROR
+            except OSError as exc:
+                print(f"clcoop: error: unable to write output file '{output}': "
+                      f"{exc.strerror or exc}", file=sys.stderr)
+                return EXIT_ERROR
         return EXIT_OK
     except UsageError as exc:
         print(f"clcoop: error: {exc}", file=sys.stderr)
@@ -273,13 +280,6 @@ def run(argv):
         return EXIT_ERROR
     except ClcoopError as exc:
         print(f"clcoop: error: {exc}", file=sys.stderr)
-        return EXIT_ERROR
-    except BrokenPipeError:
-        return EXIT_ERROR
-    except OSError as exc:
-        target = exc.filename or args.output or ""
-        print(f"clcoop: error: unable to write output file '{target}': {exc.strerror}",
-              file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         print("clcoop: interrupted", file=sys.stderr)
