@@ -570,8 +570,10 @@ class Executor:
         if buffer:
             parts.append(f"  buffer: {buffer}")
         if instruction:
-            parts.append(f"  instruction: {instruction}")
-        raise RuntimeFault("\n".join(parts), kernel=self.kernel.name, work_item=gid,
+            where = getattr(getattr(self, "frame", None), "fn_name", None)
+            parts.append(f"  instruction: {instruction}" + (f"  (in @{where})" if where else ""))
+        work_item = tuple(int(self.lane_ids.global_id(d)[lane]) for d in range(self.nd.dims))
+        raise RuntimeFault("\n".join(parts), kernel=self.kernel.name, work_item=work_item,
                            instruction=instruction, buffer=buffer)
 
     def _memory_fault(self, message, addrs, buffer, bad_mask):

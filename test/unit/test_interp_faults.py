@@ -20,7 +20,7 @@ def test_out_of_bounds_names_buffer_and_work_item(producer):
     assert "out-of-bounds" in msg and "'data'" in msg
     assert err.buffer == "data"
     assert err.kernel == "out_of_bounds"
-    assert err.work_item == "(54)"          # first work-item with i + 10 >= 64
+    assert err.work_item == (54,)          # first work-item with i + 10 >= 64
     assert "store" in err.instruction
     assert (data == 0).all(), "buffers must be untouched after a fault"
 
@@ -33,7 +33,7 @@ def test_integer_division_by_zero(producer):
         program("faults", producer).divide(32, 8, data, 5)
     msg = str(info.value)
     assert "division by zero" in msg
-    assert info.value.work_item == "(5)"
+    assert info.value.work_item == (5,)
     assert "div" in info.value.instruction
     np.testing.assert_array_equal(data, before)
 

@@ -11,7 +11,7 @@
 // FAULT: clcoop-run: error: kernel 'scale': out-of-bounds read of 4 bytes at byte offset {{[0-9]+}} of buffer 'a' (32 bytes)
 // FAULT-NEXT: in work-item global id (0) (local id (0), group (0))
 // FAULT-NEXT: buffer: a
-// FAULT-NEXT: instruction: {{.*}}load float
+// FAULT-NEXT: instruction: {{.*}}load float{{.*}}(in @scale)
 
 __kernel void scale(__global const float *a, __global float *c, int k) {
   int i = get_global_id(0);
