@@ -50,13 +50,16 @@ class Memory:
         # 32-bit targets (spir) keep every address below 2**32 so pointers fit in 4 bytes.
         self._next_base = _FIRST_BASE if pointer_bytes == 8 else _FIRST_BASE_32
         self.limit = 1 << 62 if pointer_bytes == 8 else 1 << 32
+        # 64-bit: 4 GiB of unmapped space around every buffer, so even far overruns fault
+        # instead of landing in another buffer.
+        self.gap = 1 << 32 if pointer_bytes == 8 else _GAP
         self.fault_handler = fault_handler
 
     # -------------------------------------------------------------- regions
     def add_region(self, name, data, writable=True):
         """Map a 1-D uint8 array; return its Region (base address in .base)."""
         base = self._next_base
-        self._next_base = _align_up(base + data.size + _GAP, _REGION_ALIGN)
+        self._next_base = _align_up(base + data.size + self.gap, _REGION_ALIGN)
         if self._next_base >= self.limit:
             raise RuntimeFault("the kernel's buffers exceed the 32-bit address space of the target")
         region = Region(name, base, data, writable)
@@ -240,7 +243,7 @@ class Memory:
         if addr == 0:
             return f"{what} through a null pointer"
         near = self._nearest(addr)
-        if near is not None and near.base - _GAP <= addr < near.base + near.size + _GAP:
+        if near is not None and near.base - self.gap <= addr < near.base + near.size + self.gap:
             offset = addr - near.base
             return (f"out-of-bounds {what} of {dtype.itemsize} bytes at byte offset {offset} "
                     f"of buffer '{near.name}' ({near.size} bytes)")
@@ -255,7 +258,7 @@ class Memory:
 
     def _nearest_name(self, addr):
         near = self._nearest(addr)
-        if near is not None and near.base - _GAP <= addr < near.base + near.size + _GAP:
+        if near is not None and near.base - self.gap <= addr < near.base + near.size + self.gap:
             return near.name
         return None
 
