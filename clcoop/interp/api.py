@@ -218,7 +218,7 @@ def launch(module, translator, info, global_size, local_size, args, subgroup_siz
     with np.errstate(all="ignore"):
         for first in range(0, nd.total_groups, groups_per_batch):
             count = min(groups_per_batch, nd.total_groups - first)
-            ex.run_batch(first, count, call_args, None, globals_addr)
+            ex.run_batch(first, count, call_args, globals_addr)
     for user_array, private in copies:
         np.copyto(user_array, private.reshape(user_array.shape))
     _save_program_globals(module, memory, globals_addr)

@@ -13,7 +13,7 @@ import re
 import numpy as np
 
 from clcoop.errors import IRError, RuntimeFault
-from clcoop.interp.loader import Const, TokenStream, Ty, parse_type, parse_constant, \
+from clcoop.interp.loader import Const, TokenStream, parse_type, parse_constant, \
     parse_typed_constant, value_id
 
 DEFAULT_MAX_LANES = 1 << 13   # bounds a batch's working set (~1 KB per lane at -O0)
@@ -284,10 +284,7 @@ def constant_value(c, layout, globals_addr=None):
         idx_values = [int(constant_value(i, layout, globals_addr)) for i in indices]
         return addr + np.int64(gep_constant_offset(src, idx_values, layout))
     if c.kind == "cast":
-        inner = constant_value(c.value, layout, globals_addr)
-        if c.extra in ("addrspacecast", "bitcast", "inttoptr", "ptrtoint"):
-            return _retype_scalar(inner, t)
-        return _retype_scalar(inner, t)
+        return _retype_scalar(constant_value(c.value, layout, globals_addr), t)
     if t.kind in ("int", "float", "ptr"):
         dtype = scalar_dtype(t)
         if c.kind in ("zero", "null", "undef"):
@@ -402,7 +399,7 @@ class Executor:
         self.work_group_size = ndrange.wg_size
 
     # ------------------------------------------------------------------ batches
-    def run_batch(self, first_group, group_count, args, local_args, globals_per_batch):
+    def run_batch(self, first_group, group_count, args, globals_per_batch):
         """Run work-groups [first_group, first_group + group_count)."""
         nd = self.nd
         self.group_count = group_count
@@ -726,7 +723,6 @@ def prepare(tr, ins, rec, operands):
         rec.data = _prepare_gep(tr, rec, operands)
     elif op == "alloca":
         rec.fn = op_alloca
-        m = re.search(r"alloca\s+(.*?)(?:,\s*(?:align|addrspace|i\d+ )|$)", rec.text)
         ts = TokenStream(rec.text.split("alloca", 1)[1], tr.module.structs)
         rec.data = parse_type(ts)
     elif op == "shufflevector":
@@ -1395,8 +1391,6 @@ def op_call(ex, vals, ins, bmask, full):
     kind, target = ins.data
     args = [vals[a] for a in ins.args]
     if kind == "function":
-        L = ex.lane_count
-        args = [a if isinstance(a, tuple) or a is None else a for a in args]
         saved = ex.current
         result = ex.call(target, args, bmask)
         ex.current = saved
@@ -1417,9 +1411,3 @@ _SIMPLE_OPS = {
     "insertelement": op_insertelement,
 }
 
-
-def _frame_name(self):
-    return self.kernel.name
-
-
-Executor.frame_name = _frame_name

@@ -610,10 +610,6 @@ def _length(a):
     return np.sqrt(_dot(a, a))
 
 
-def _vector_arg(v):
-    return np.asarray(v)
-
-
 _FLOAT_MATH = {
     "sqrt": np.sqrt, "rsqrt": lambda x: 1 / np.sqrt(x), "fabs": np.abs, "exp": np.exp,
     "exp2": np.exp2, "exp10": lambda x: np.power(10.0, x).astype(np.asarray(x).dtype),
@@ -816,7 +812,6 @@ def _convert(base, params, arg_types, ret_ty):
     out = _dtype(ret_ty)
     unsigned_target = target.startswith("u") or target == "uchar"
     src_signed = _signed(params, 0)
-    src_t = arg_types[0].elem if arg_types[0].kind == "vec" else arg_types[0]
 
     def h(ex, args, bmask, full, ins):
         x = np.asarray(args[0])
@@ -846,7 +841,6 @@ def _convert(base, params, arg_types, ret_ty):
                     r = np.where(xi < 0, 0, xi).astype(out)
             return r
         return x.astype(out)
-    _ = src_t
     return h
 
 
