@@ -1712,7 +1712,7 @@ class Checker:
     # ---- assignment
     def expr_Assignment(self, node):
         target = self.expr(node.lvalue)
-        self.check_assignable(target, node.lvalue)
+        self.check_assignable(target, node)       # clang points at the assignment operator
         loc = location(node)
         t = target.type
         if node.op == "=":
@@ -1741,7 +1741,8 @@ class Checker:
                 self.fail(f"cannot assign to variable '{target.var.name}' with const-qualified type "
                           f"'const {spell(target.type)}'", node)
             self.fail("read-only variable is not assignable", node)
-        if isinstance(target, tast.VarRef) and target.var.addrspace == T.CONSTANT:
+        if self.object_space(target) == T.CONSTANT:
+            # OpenCL C 3.0 6.7.3: __constant objects are read-only.
             self.fail("read-only variable is not assignable", node)
 
     # ---- implicit conversion by assignment (C99 6.5.16.1)

@@ -499,7 +499,7 @@ def test_signed_flags_on_float_matrices_warn():
     ("void f(void) { float4 v = (float4)(1.0f, 2.0f); }",
      "1:27: error: too few elements in vector initialization (expected 4 elements, have 2)"),
     ("void f(void) { const int c = 1; c = 2; }",
-     "1:33: error: cannot assign to variable 'c' with const-qualified type 'const int'"),
+     "1:35: error: cannot assign to variable 'c' with const-qualified type 'const int'"),
     ("void f(void) { float x; x = x % 2; }",
      "1:31: error: invalid operands to binary expression ('float' and 'int')"),
     ("kernel int k(void) { return 0; }", "1:12: error: kernel must have void return type"),

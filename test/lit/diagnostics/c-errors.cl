@@ -36,7 +36,7 @@ void not_a_kernel(void) { local int x; }
 // CHECK: {{.*}}c-errors.cl:14:5: error: vector component access exceeds type 'float4'
 // CHECK: {{.*}}c-errors.cl:15:5: error: illegal vector component name 'xq'
 // CHECK: {{.*}}c-errors.cl:16:18: error: invalid operands to binary expression ('float' and 'int')
-// CHECK: {{.*}}c-errors.cl:18:3: error: cannot assign to variable 'k' with const-qualified type 'const int'
+// CHECK: {{.*}}c-errors.cl:18:5: error: cannot assign to variable 'k' with const-qualified type 'const int'
 // CHECK: {{.*}}c-errors.cl:19:3: error: 'break' statement not in loop or switch statement
 // CHECK: {{.*}}c-errors.cl:20:3: error: printf is not supported by clcoop
 // CHECK: {{.*}}c-errors.cl:23:12: error: kernel must have void return type
