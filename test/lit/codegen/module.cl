@@ -2,7 +2,9 @@
 // RUN: %clcoop %s -o - | FileCheck %s --check-prefix=SPIR64
 // RUN: %clcoop -triple spir-unknown-unknown %s -o - | FileCheck %s --check-prefix=SPIR32
 
-// SPIR64: target datalayout = "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-G1"
+// SPIR64: ; ModuleID = '{{.*}}module.cl'
+// SPIR64-NEXT: source_filename = "{{.*}}module.cl"
+// SPIR64-NEXT: target datalayout = "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-G1"
 // SPIR64: target triple = "spir64-unknown-unknown"
 // SPIR64: define spir_kernel void @k(ptr addrspace(1) %out)
 // SPIR64: %out.addr = alloca ptr addrspace(1), align 8
