@@ -7,7 +7,7 @@ truncation) with a seeded generator, and
 compiles each mutant in-process with driver.compile_source under a time bound.
 
 A mutant passes when it compiles, or when it is rejected with a CompileError whose every
-diagnostic (and note) carries a file:line:col location. Anything else is a finding:
+diagnostic carries a file:line:col location (notes about built-ins may have none). Anything else is a finding:
 another exception (a traceback a user would see), a diagnostic without a location, or a
 compile that exceeds the time bound (a hang).
 
@@ -131,12 +131,10 @@ def _on_alarm(signum, frame):
 
 
 def _all_located(diagnostics):
-    for diagnostic in diagnostics:
-        if diagnostic.location is None:
-            return False
-        if not _all_located(getattr(diagnostic, "notes", [])):
-            return False
-    return True
+    """Every error and warning has file:line:col. Notes may lack one: a note about a
+    built-in candidate (e.g. "candidate function not viable: ... atomic_add(...)") has
+    no source to point at, as clang's would point into a header clcoop does not have."""
+    return all(diagnostic.location is not None for diagnostic in diagnostics)
 
 
 def check_one(source, origin, time_limit=DEFAULT_TIME_LIMIT):

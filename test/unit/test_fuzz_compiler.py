@@ -48,8 +48,8 @@ def test_the_oracle_catches_what_it_must():
     # The checks of this file must be able to fail: an unlocated diagnostic is a finding...
     from clcoop.diagnostics import Diagnostic, SourceLocation
     assert not fuzz._all_located([Diagnostic("error", "x", None)])
-    assert not fuzz._all_located([Diagnostic("error", "x", SourceLocation("k.cl", 1, 1),
-                                             [Diagnostic("note", "y", None)])])
+    assert not fuzz._all_located([Diagnostic("warning", "x", SourceLocation("k.cl", 1, 1)),
+                                  Diagnostic("error", "y", None)])
     # ...and a located syntax error is not.
     assert fuzz.check_one(b"kernel void k() { int x = ; }", "k.cl") is None
 
