@@ -236,6 +236,8 @@ class Subgroups:
         value = np.asarray(value)
         if value.ndim == 0:
             return np.broadcast_to(value, (self.count,))
+        if value.ndim == 1 and value.strides[0] == 0:
+            return np.broadcast_to(value[0], (self.count,))   # a broadcast constant
         if self.identity:
             per_lane = value.reshape(self.count, self.S)
         else:
@@ -381,7 +383,11 @@ def _per_memory_layout(ctx, groups, memory_layout, operation, shape):
     the rows of a faulting access to lanes through `cur_lanes` (clcoop.interp.execute)
     then names that subgroup's first work-item itself. Otherwise (a memory without that
     hook, or a stride/layout fault from coopmat) the subgroups are retried one by one."""
-    for code in np.unique(memory_layout):
+    if memory_layout.size and (memory_layout == memory_layout[0]).all():
+        codes = [memory_layout[0]]        # the usual case: one constant layout
+    else:
+        codes = np.unique(memory_layout)
+    for code in codes:
         chosen = np.nonzero(memory_layout == code)[0]
         remap = hasattr(ctx, "cur_lanes")
         if remap:

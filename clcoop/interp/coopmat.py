@@ -151,15 +151,15 @@ def store(memory, base_addrs, mats, layout, stride, pointee_size):
 
 # ---------------------------------------------------------------- mul-add
 
-def _extend(values, signed):
-    """Sign- or zero-extends integer components by reinterpreting their bits: int64
-    for up to 32-bit components, Python integers (object) for 64-bit ones."""
-    bits = values.dtype.itemsize * 8
-    unsigned = values.view(f"u{values.dtype.itemsize}") if values.dtype.kind == "i" else values
-    wide = unsigned.astype(np.int64) if bits < 64 else unsigned.astype(object)
-    if signed:
-        wide = np.where(wide >= (1 << (bits - 1)), wide - (1 << bits), wide)
-    return wide
+def _extend(values, signed, dtype=None):
+    """Sign- or zero-extends integer components by reinterpreting their bits as signed or
+    unsigned (then a widening astype extends them): int64 for up to 32-bit components,
+    Python integers (object) for 64-bit ones, or `dtype` when given."""
+    size = values.dtype.itemsize
+    reinterpreted = values.view(f"i{size}" if signed else f"u{size}")
+    if dtype is not None:
+        return reinterpreted.astype(dtype)
+    return reinterpreted.astype(np.int64 if size < 8 else object)
 
 
 def _wrap(values, result_dtype):
@@ -206,15 +206,31 @@ def _product(a, b, a_wide, b_wide, exact):
     return np.matmul(a_wide.astype(object), b_wide.astype(object))
 
 
+def _small_product(a, b, operands):
+    """A*B through a float matmul (BLAS), exact because every partial sum is an integer
+    below the bound: float32 below 2**24 (e.g. int8 x int8 with K <= 256), else float64
+    below 2**53; None when the bound is larger."""
+    bound = _product_bound(a, b)
+    if bound >= (1 << 53):
+        return None
+    work = np.float32 if bound < (1 << 24) else np.float64
+    product = np.matmul(_extend(a, operands & MATRIX_A_SIGNED, work),
+                        _extend(b, operands & MATRIX_B_SIGNED, work))
+    return product.astype(np.int64)
+
+
 def _integer_mul_add(a, b, c, operands, result_dtype):
-    a_wide = _extend(a, operands & MATRIX_A_SIGNED)
-    b_wide = _extend(b, operands & MATRIX_B_SIGNED)
     c_wide = _extend(c, operands & MATRIX_C_SIGNED)
     if not operands & SATURATING_ACCUMULATION:
         # Wrapping: the result keeps the low N <= 64 bits of the exact A*B + C, which
         # arithmetic modulo 2**64 gives.
-        product = _product(a, b, a_wide, b_wide, exact=False)
+        product = _small_product(a, b, operands)
+        if product is None:
+            product = _product(a, b, _extend(a, operands & MATRIX_A_SIGNED),
+                               _extend(b, operands & MATRIX_B_SIGNED), exact=False)
         return _wrap(product + _as_int64_bits(c_wide), result_dtype)
+    a_wide = _extend(a, operands & MATRIX_A_SIGNED)
+    b_wide = _extend(b, operands & MATRIX_B_SIGNED)
     # The A*B intermediate is computed exactly (SPV_KHR leaves its overflow undefined);
     # only its addition to C saturates, to the signedness of Result.
     product = _product(a, b, a_wide, b_wide, exact=True)
