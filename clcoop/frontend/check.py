@@ -505,7 +505,7 @@ class Checker:
                 self.scope.tags[tag] = st
         fields = []
         for d in node.decls:
-            ftype, _, _ = self.declarator_type(d.type, d)
+            ftype, _, _ = self.full_decl_type(d)
             if ftype.is_coop_matrix:
                 self.fail("cooperative matrix type cannot be a struct or union member", d)
             fields.append(T.StructField(d.name, ftype))
@@ -590,7 +590,7 @@ class Checker:
                     if isinstance(p, c_ast.EllipsisParam):
                         variadic = True
                         continue
-                    pt, _, _ = self.declarator_type(p.type, p)
+                    pt, _, _ = self.full_decl_type(p)
                     if pt.is_void and getattr(p, "name", None) is None and len(node.args.params) == 1:
                         continue
                     params.append(self.adjust_param_type(pt))
@@ -900,7 +900,7 @@ class Checker:
         for p in func_decl.args.params:
             if isinstance(p, c_ast.EllipsisParam):
                 continue
-            t, aspace, const = self.declarator_type(p.type, p)
+            t, aspace, const = self.full_decl_type(p)
             if t.is_void and getattr(p, "name", None) is None:
                 continue
             t = self.adjust_param_type(t)

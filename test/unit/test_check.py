@@ -674,3 +674,10 @@ def test_no_cascade_after_a_failed_declaration():
     assert errors == ["1:9: error: 'bool' is invalid cooperative matrix element type",
                       "2:64: error: zero matrix size",
                       "2:83: error: use of undeclared identifier 'y'"]
+
+
+def test_coop_attribute_on_parameters_and_members():
+    unit = ok("void f(float m __attribute__((coop_mat(3, 8, 8, 2)))) { float x = m[0]; }")
+    assert function(unit, "f").params[0].type == T.CoopMatType(T.FLOAT, 3, 8, 8, T.USE_ACCUMULATOR)
+    assert messages("struct S { float m __attribute__((coop_mat(3, 8, 8, 2))); };") == \
+        ["1:18: error: cooperative matrix type cannot be a struct or union member"]
