@@ -258,7 +258,8 @@ def check_convergence(ex, bmask, scope, what):
                      f"of the same work-group did not", lane=arrived)
     else:
         S = ex.subgroup_size
-        sg = ex.lane_ids.group_linear * 100003 + ex.lane_ids.llid // S
+        per_wg = -(-ex.nd.wg_size // S)
+        sg = (ex.lane_ids.group_linear - ex.lane_ids.first_group) * per_wg + ex.lane_ids.llid // S
         active_sg = np.unique(sg[bmask])
         inactive_in_active = np.isin(sg, active_sg) & ~bmask
         if inactive_in_active.any():
