@@ -144,3 +144,10 @@ define spir_kernel void @k(ptr addrspace(2) %table) !kernel_arg_type !0 {
     with pytest.raises(RuntimeFault, match="read-only") as info:
         clcoop.Program.from_ir(ir).k(1, 1, table)
     assert info.value.buffer == "table"
+
+
+@pytest.mark.parametrize("producer", PRODUCERS)
+def test_sub_group_collective_under_divergence(producer):
+    data = np.zeros(32, np.int32)
+    with pytest.raises(RuntimeFault, match="sub-group operation reached under divergent control flow"):
+        program("faults", producer).divergent_sub_group_reduce(32, 32, data, subgroup_size=16)

@@ -22,3 +22,9 @@ __kernel void runaway(__global int *data) {
     i++;
   data[1] = i;
 }
+
+__kernel void divergent_sub_group_reduce(__global int *data) {
+  int i = get_local_id(0);
+  if (i % 16 < 5)
+    data[i] = sub_group_reduce_add(i);
+}
