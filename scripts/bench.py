@@ -224,12 +224,24 @@ def clang_command():
     return [exe] + CLANG_FLAGS if exe else None
 
 
+def compile_environment():
+    """The environment of the compile subprocesses: Python bytecode cached (in a private
+    directory) as in an installed package. This machine sets PYTHONDONTWRITEBYTECODE=1,
+    which makes every clcoop start recompile its modules (~0.2 s, docs/performance.md)."""
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = str(Path(tempfile.gettempdir()) / "clcoop-bench-pycache")
+    return env
+
+
 def time_command(command, repetitions, warm_up=True):
     """Wall time of a subprocess (median of repetitions, after one warm-up run)."""
     samples = []
+    env = compile_environment()
     for index in range(repetitions + int(warm_up)):
         start = time.perf_counter()
-        done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                              env=env)
         elapsed = time.perf_counter() - start
         if done.returncode != 0:
             raise RuntimeError(f"{' '.join(map(str, command))} failed:\n"
