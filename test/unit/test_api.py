@@ -163,3 +163,10 @@ def test_struct_and_vector_arguments_by_value():
         assert (out == 4.75).all()
         with pytest.raises(ArgumentError, match="struct has 8 bytes"):
             prog.k(4, 4, b"1234", out, (0.0, 0.25, 0.0, 0.0))
+
+
+def test_global_offset():
+    src = "__kernel void k(__global int *o) { o[get_global_id(0) - get_global_offset(0)] = get_global_id(0); }"
+    out = np.zeros(8, np.int32)
+    clcoop.Program(src).build().k(8, 4, out, global_offset=100)
+    np.testing.assert_array_equal(out, np.arange(100, 108))
