@@ -1656,6 +1656,10 @@ class Checker:
     def pointer_compare(self, op, left, right, node):
         lt, rt = left.type, right.type
         loc = left.loc or location(node)
+        if lt.is_pointer and rt.is_pointer and self.is_null_constant(right):     # p == NULL
+            return tast.Binary(T.INT, loc, op, left, tast.ImplicitCast(lt, right.loc, "null-to-pointer", right))
+        if lt.is_pointer and rt.is_pointer and self.is_null_constant(left):
+            return tast.Binary(T.INT, loc, op, tast.ImplicitCast(rt, left.loc, "null-to-pointer", left), right)
         if lt.is_pointer and rt.is_pointer:
             if lt.addrspace != rt.addrspace:
                 if lt.addrspace == T.GENERIC and rt.addrspace != T.CONSTANT:

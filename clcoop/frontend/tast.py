@@ -71,7 +71,8 @@ CAST_KINDS = frozenset({
     "array-to-pointer",      # address of element 0 (operand is an array lvalue)
     "addrspace-to-generic",  # addrspacecast to addrspace(4)
     "addrspace-cast",        # explicit cast between named address spaces (generic -> named)
-    "null-to-pointer",       # integer constant 0 / (void*)0 -> null pointer of the node's type
+    "null-to-pointer",       # a null pointer constant (integer 0, or (void*)0 of any address space) -> the
+                             # null pointer of the node's type; the operand has no side effects
     "pointer-bitcast",       # pointer -> pointer, same address space (no-op with opaque ptrs)
     "pointer-to-int",        # ptrtoint (explicit casts only)
     "int-to-pointer",        # inttoptr (explicit casts only)

@@ -681,3 +681,12 @@ def test_coop_attribute_on_parameters_and_members():
     assert function(unit, "f").params[0].type == T.CoopMatType(T.FLOAT, 3, 8, 8, T.USE_ACCUMULATOR)
     assert messages("struct S { float m __attribute__((coop_mat(3, 8, 8, 2))); };") == \
         ["1:18: error: cooperative matrix type cannot be a struct or union member"]
+
+
+def test_null_comparisons_in_any_address_space():
+    unit = ok("kernel void k(global float *p, local int *l) { int a = p == NULL; int b = NULL != l; }")
+    fn = function(unit, "k")
+    a = local(fn, "a").initializer
+    assert a.right.kind == "null-to-pointer" and a.right.type == a.left.type
+    b = local(fn, "b").initializer
+    assert b.left.kind == "null-to-pointer" and b.left.type == b.right.type
