@@ -127,6 +127,7 @@ class Lowerer:
         self.pending_impls = []    # (kernel, spir_func copy) still to define
         self.fn = None
         self.builder = None
+        self.precomputed = {}
 
     # ------------------------------------------------------------ types
     def mem_type(self, t):
@@ -389,6 +390,7 @@ class Lowerer:
         self.break_targets = []
         self.continue_targets = []
         self.old_values = []
+        self.precomputed = {}      # id(expr) -> value evaluated ahead (compound assignment operands)
         self.labels = {}
         self.switch_stack = []
         for p, arg in zip(fn.params, irf.args):
@@ -738,7 +740,28 @@ class Lowerer:
 
     # ------------------------------------------------------------ expressions
     def rvalue(self, e):
+        if self.precomputed and id(e) in self.precomputed:
+            return self.precomputed.pop(id(e))
         return getattr(self, "ex_" + type(e).__name__)(e)
+
+    # Nodes through which operands of a compound assignment are evaluated before the target is
+    # read (clang's order for `x op= y`: y, then x); anything else (?:, &&, calls) keeps its order.
+    _EAGER_PARENTS = (A.Binary, A.ImplicitCast, A.Cast, A.PointerArith, A.Unary, A.ConvertCall)
+
+    def pre_evaluate(self, e):
+        """Evaluate the OldValue-free operands of `e` now; True if `e` contains an OldValue."""
+        if isinstance(e, A.OldValue):
+            return True
+        if not isinstance(e, self._EAGER_PARENTS):
+            return False
+        children = [getattr(e, f) for f in ("left", "right", "operand", "pointer", "offset") if hasattr(e, f)]
+        flags = [self.pre_evaluate(c) for c in children]
+        if any(flags):
+            for child, has_old in zip(children, flags):
+                if not has_old and not isinstance(child, (A.IntConst, A.FloatConst)):
+                    self.precomputed[id(child)] = self.rvalue(child)
+            return True
+        return False
 
     def _load_lvalue_expr(self, e):
         return self.load_value(self.address(e), e.type)
@@ -795,6 +818,7 @@ class Lowerer:
             self.old_values.pop()
             self.store_lvalue(target, new)
             return new if result_new else old
+        self.pre_evaluate(compute)
         ptr = self.address(target)          # evaluated once
         old = self.load_value(ptr, target.type)
         self.old_values.append(old)

@@ -562,8 +562,12 @@ def test_vector_logical_and_not_give_minus_one():
 
 # ---------------------------------------------------------------- differential: clcoop vs clang-22, both run in the interpreter
 DIFF_KERNELS = [
-    r'''kernel void k(global int *io, global float *f) {
+    r'''int bump(int *p) { *p += 10; return 1; }
+    kernel void k(global int *io, global float *f) {
       int a = io[0], b = io[1];
+      int t = 5;
+      t += bump(&t);      /* clang evaluates the right operand first: 16, not 6 */
+      io[18] = t;
       uint ua = (uint)a, ub = (uint)b;
       io[2] = a / b + a % b;
       io[3] = (int)(ua / ub + ua % ub);
