@@ -268,11 +268,24 @@ def _builtin_value(name, t, args):
         return wrap((raw << count | raw >> (bits - count)), t)
     if name == "mul_hi":
         return (args[0] * args[1]) >> bits
+    lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
     if name == "add_sat":
-        lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
         return min(max(args[0] + args[1], lo), hi)
+    if name == "sub_sat":
+        return min(max(args[0] - args[1], lo), hi)
+    if name == "mad_sat":
+        return min(max(args[0] * args[1] + args[2], lo), hi)
+    if name == "mad_hi":
+        return ((args[0] * args[1]) >> bits) + args[2]   # wraps in the caller
     if name == "hadd":
         return (args[0] + args[1]) >> 1
+    if name == "rhadd":
+        return (args[0] + args[1] + 1) >> 1
+    if name == "abs_diff":
+        return abs(args[0] - args[1])
+    if name == "ctz":
+        raw = args[0] & ((1 << bits) - 1)
+        return bits if raw == 0 else (raw & -raw).bit_length() - 1
     raise ValueError(name)
 
 
@@ -284,7 +297,7 @@ class Call:
     type: str = field(init=False)
 
     def __post_init__(self):
-        self.type = UNSIGNED_OF[self.arg_type] if self.name == "abs" else self.arg_type
+        self.type = UNSIGNED_OF[self.arg_type] if self.name in ("abs", "abs_diff") else self.arg_type
 
     def c(self):
         # Every argument is cast to arg_type so exactly one overload matches.
@@ -301,19 +314,21 @@ class Call:
 
 INPUTS = [("x0", "int", "ia"), ("x1", "uint", "ua"), ("x2", "long", "la"),
           ("x3", "ulong", "ula"), ("x4", "float", "fa")]
-# Interpreter bugs the fuzzer found (reported, see test_fuzz_interp.py's xfail tests):
-# 64-bit mul_hi with a uniform first argument raises ValueError; 64-bit add_sat wraps
-# instead of saturating. The generators avoid them unless told otherwise.
-KNOWN_BUGS = {("mul_hi", 64), ("add_sat", 64)}
+# (builtin, argument type) pairs with known, reported bugs that the generators avoid
+# unless told otherwise (test_fuzz_interp.py test_finding_*). Open: signed mad_sat
+# saturates a * b before adding c; uint mad_sat(0xFFFFFFFF, 0xFFFFFFFF, 0) gives 0.
+# Fixed: 64-bit mul_hi with a uniform first argument, 64-bit add_sat.
+KNOWN_BUGS = {("mad_sat", "int"), ("mad_sat", "long"), ("mad_sat", "uint")}
 INT_BUILTINS = ("min", "max", "clamp", "abs", "popcount", "clz", "rotate", "mul_hi",
-                "add_sat", "hadd")
+                "add_sat", "sub_sat", "hadd", "rhadd", "abs_diff", "mad_hi", "mad_sat", "ctz")
+THREE_ARG_BUILTINS = ("mad_hi", "mad_sat")
 
 
 class ExprGen:
     def __init__(self, rng, variables, avoid=KNOWN_BUGS):
         self.rng = rng
         self.variables = variables  # list of Var
-        self.avoid = avoid          # (builtin, bits) pairs not to generate
+        self.avoid = avoid          # (builtin, argument type) pairs not to generate
 
     def choice(self, items):
         return items[int(self.rng.integers(len(items)))]
@@ -380,15 +395,17 @@ class ExprGen:
     def int_builtin(self, d):
         name = self.choice(INT_BUILTINS)
         first = self.expr("int", d)
-        if name in ("abs", "popcount", "clz"):
+        if name in ("abs", "popcount", "clz", "ctz"):
             return Call(name, [first], first.type)
         second = self.expr("int", d)
         t = common_type(first.type, second.type)
-        if (name, INT_TYPES[t][0]) in self.avoid:
+        if (name, t) in self.avoid:
             name = "max"
         if name == "clamp":
             lo, hi = sorted([self.const(t).value, self.const(t).value])
             return Call(name, [first, Const(lo, t), Const(hi, t)], t)
+        if name in THREE_ARG_BUILTINS:
+            return Call(name, [first, second, self.expr("int", d)], t)
         return Call(name, [first, second], t)
 
     def float_expr(self, depth):
@@ -684,7 +701,8 @@ class Operand:
 
     @property
     def tile_elems(self):
-        return (self.rows if self.layout == "row" else self.cols) * self.stride
+        major, minor = (self.rows, self.cols) if self.layout == "row" else (self.cols, self.rows)
+        return (major - 1) * self.stride + minor
 
     def offsets(self):
         """Flat offsets in a tile of element (r, c), as a rows x cols array
@@ -700,9 +718,13 @@ class Operand:
         buf[tile * self.tile_elems + self.offsets()] = mat
 
 
-def random_operand(rng, name, t, rows, cols):
+def random_operand(rng, name, t, rows, cols, load=False):
+    """Row- or column-major with a random stride >= the minimum; a load may also use
+    stride 0 (every row/column reads the same memory, as the OpenCL CTS stride0 test)."""
     layout = str(rng.choice(["row", "col"]))
     minimum = cols if layout == "row" else rows
+    if load and rng.random() < 0.1:
+        return Operand(name, t, rows, cols, layout, 0)
     return Operand(name, t, rows, cols, layout, minimum + int(rng.integers(0, 4)))
 
 
@@ -779,43 +801,59 @@ def mul_add_case(rng):
         tb = ta
         tc = str(rng.choice(["int", "uint"]))
         flags = {f: bool(rng.random() < 0.5) for f in OPERAND_FLAGS}
-    a = random_operand(rng, "A", ta, m, k)
-    b = random_operand(rng, "B", tb, k, n)
-    c = random_operand(rng, "C", tc, m, n)
+    a = random_operand(rng, "A", ta, m, k, load=True)
+    b = random_operand(rng, "B", tb, k, n, load=True)
+    c = random_operand(rng, "C", tc, m, n, load=True)
     d = random_operand(rng, "D", tc, m, n)
     s, per_group, groups, glob, local = coop_launch(rng)
     tiles = per_group * groups
     inputs = {op.name: coop_data(rng, op.type, op.tile_elems * tiles) for op in (a, b, c)}
     flag_text = " | ".join(OPERAND_FLAGS[f] for f, on in flags.items() if on) or \
         "CLK_COOPERATIVE_MATRIX_OPERAND_NONE"
+    # Variations: C from coop_mat_init instead of memory, the product accumulated twice
+    # (d = A*B + (A*B + C)), the result scaled by a kernel argument.
+    init_value = int(rng.integers(-5, 6)) if rng.random() < 0.3 else None
+    twice = bool(rng.random() < 0.3)
+    alpha = int(rng.integers(-3, 4)) or 2
+    scale = bool(rng.random() < 0.3)
+    if tc == "uint":
+        alpha = abs(alpha)
+    c_text = _load(c) if init_value is None else f"coop_mat_init(({tc}){init_value})"
+    extra = ("\n    d = coop_mat_mulAdd(a, b, d, " + flag_text + ");" if twice else "") + \
+        ("\n    d = d * alpha;" if scale else "")
     fp16 = "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n" if "half" in (ta, tb) else ""
     source = f"""{fp16}{_typedef('mat_a', ta, m, k, 'a')}
 {_typedef('mat_b', tb, k, n, 'b')}
 {_typedef('mat_c', tc, m, n, 'acc')}
 
 __kernel void fuzz(__global const {ta} *A, __global const {tb} *B, __global const {tc} *C,
-                   __global {tc} *D)
+                   __global {tc} *D, {tc} alpha)
 {{
     size_t tile = get_group_id(1) * get_num_sub_groups() + get_sub_group_id();
     mat_a a = {_load(a)};
     mat_b b = {_load(b)};
-    mat_c c = {_load(c)};
-    mat_c d = coop_mat_mulAdd(a, b, c, {flag_text});
+    mat_c c = {c_text};
+    mat_c d = coop_mat_mulAdd(a, b, c, {flag_text});{extra}
     {_store(d, 'd')}
 }}
 """
 
     def reference(tile):
-        ma, mb, mc = a.read(inputs["A"], tile), b.read(inputs["B"], tile), c.read(inputs["C"], tile)
+        ma, mb = a.read(inputs["A"], tile), b.read(inputs["B"], tile)
+        mc = c.read(inputs["C"], tile) if init_value is None else \
+            np.full((m, n), init_value, np.int64).astype(COOP_DTYPES[tc])
         if is_float_component(ta):
             prod = ma.astype(np.float64) @ mb.astype(np.float64)
-            return {"D": (prod + mc).astype(np.float32)}
+            total = prod + mc + (prod if twice else 0)
+            return {"D": (total * (alpha if scale else 1)).astype(np.float32)}
         wa, wb = _signed_view(ma, flags["a"]), _signed_view(mb, flags["b"])
-        total = wa @ wb + mc.astype(np.int64)
+        prod = wa @ wb
+        total = prod + mc.astype(np.int64) + (prod if twice else 0)
+        total = total * (alpha if scale else 1)
         return {"D": (total & 0xFFFFFFFF).astype(np.uint32).view(COOP_DTYPES[tc])}
 
-    return CoopCase(source, "mul_add", [a, b, c, d], inputs, d, [], None, tiles, glob, local,
-                    s, reference)
+    return CoopCase(source, "mul_add", [a, b, c, d], inputs, d, [],
+                    np.array(alpha).astype(COOP_DTYPES[tc])[()], tiles, glob, local, s, reference)
 
 
 def _element_op(t):
@@ -831,6 +869,14 @@ def _element_op(t):
     return f"({t})(m[i] * 3 + 1)", lambda x: ((x.astype(np.int64) * 3 + 1) & 0xFFFFFFFF).astype(np.uint32).astype(dtype)
 
 
+def components_per_work_item(rows, cols, s):
+    """V = I*K*J/S of coopmatrix-layout.txt: I = min(M, S), K = M/I,
+    J = ceil(I*N/S)*S/I (the layout's own formula, independent of clcoop.interp.layout)."""
+    i = min(rows, s)
+    j = -(-i * cols // s) * s // i
+    return i * (rows // i) * j // s
+
+
 def elementwise_case(rng):
     """X op Y, -X, X * alpha, element access, a conversion; all of one random matrix type."""
     rows, cols = int(rng.choice(POW2_ROWS)), int(rng.integers(1, 41))
@@ -838,8 +884,8 @@ def elementwise_case(rng):
     t = str(rng.choice(list(COOP_DTYPES)))
     t2 = str(rng.choice([u for u in COOP_DTYPES if u != t]))
     op = str(rng.choice(["+", "-", "*", "/"]))
-    x = random_operand(rng, "X", t, rows, cols)
-    y = random_operand(rng, "Y", t, rows, cols)
+    x = random_operand(rng, "X", t, rows, cols, load=True)
+    y = random_operand(rng, "Y", t, rows, cols, load=True)
     out = random_operand(rng, "OUT", t, rows, cols)
     conv = random_operand(rng, "CONV", t2, rows, cols)
     s, per_group, groups, glob, local = coop_launch(rng)
@@ -880,7 +926,7 @@ static mat_t element_op(mat_t m)
 }}
 
 __kernel void fuzz(__global const {t} *X, __global const {t} *Y, __global {t} *OUT,
-                   __global {t2} *CONV, {t} alpha)
+                   __global {t2} *CONV, __global uint *LEN, {t} alpha)
 {{
     size_t tile = get_group_id(1) * get_num_sub_groups() + get_sub_group_id();
     mat_t x = {_load(x)};
@@ -890,6 +936,7 @@ __kernel void fuzz(__global const {t} *X, __global const {t} *Y, __global {t} *O
     {_store(out, 'r')}
     mat_u u = (mat_u)x;
     {_store(conv, 'u')}
+    LEN[tile * {s} + get_sub_group_local_id()] = coop_mat_length(x);
 }}
 """
     dtype = COOP_DTYPES[t]
@@ -924,9 +971,11 @@ __kernel void fuzz(__global const {t} *X, __global const {t} *Y, __global {t} *O
             converted = np.trunc(mx.astype(np.float64)).astype(np.int64).astype(COOP_DTYPES[t2])
         else:
             converted = mx.astype(COOP_DTYPES[t2])
-        return {"OUT": r, "CONV": converted}
+        return {"OUT": r, "CONV": converted,
+                "LEN": np.full((1, s), components_per_work_item(rows, cols, s), np.uint32)}
 
-    return CoopCase(source, "elementwise", [x, y, out, conv], inputs, out, [conv],
+    lengths = Operand("LEN", "uint", 1, s, "row", s)
+    return CoopCase(source, "elementwise", [x, y, out, conv, lengths], inputs, out, [conv, lengths],
                     np.array(alpha).astype(dtype)[()], tiles, glob, local, s, reference)
 
 

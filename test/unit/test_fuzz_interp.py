@@ -83,7 +83,8 @@ def test_reference_follows_c_rules():
 
 
 # ------------------------------------------------------------------ fuzzer findings
-# Minimal reproducers of interpreter bugs; strict xfail so they flip when fixed.
+# Minimal reproducers of interpreter bugs the fuzzer found (fixed in ddad301), kept as
+# regression tests.
 
 def _expr_case(expr, result_type, inputs):
     body = {"e0": expr, "c1": kg.Const(1, "int"), "e1": kg.Var("acc", result_type),
@@ -101,20 +102,41 @@ def _inputs(**overrides):
     return data
 
 
-@pytest.mark.xfail(strict=True, reason="ocl_builtins._mul_hi: 64-bit mul_hi with a uniform "
-                   "first argument and a varying second raises ValueError (broadcast_to of "
-                   "the second onto the first's scalar shape)")
 def test_finding_mul_hi_64_uniform_first_argument():
+    """Raised ValueError (broadcast of a varying argument onto a uniform one's shape)."""
     expr = kg.Call("mul_hi", [kg.Const(5, "ulong"), kg.Var("x3", "ulong")], "ulong")
     case = _expr_case(expr, "ulong", _inputs(ula=[2**63, 2**64 - 1, 7, 2**40]))
     out, _ = kg.run_scalar(case, "clcoop")
     np.testing.assert_array_equal(out, kg.scalar_reference(case))
 
 
-@pytest.mark.xfail(strict=True, reason="ocl_builtins: 64-bit add_sat wraps instead of "
-                   "saturating (OpenCL C 6.15.3: result saturates to the type's range)")
 def test_finding_add_sat_64_saturates():
+    """Wrapped instead of saturating (OpenCL C 6.15.3)."""
     expr = kg.Call("add_sat", [kg.Var("x3", "ulong"), kg.Const(3, "ulong")], "ulong")
     case = _expr_case(expr, "ulong", _inputs(ula=2**64 - 2))
     out, _ = kg.run_scalar(case, "clcoop")
     np.testing.assert_array_equal(out, np.full(4, 2**64 - 1, np.uint64))
+
+
+@pytest.mark.xfail(strict=True, reason="ocl_builtins mad_sat (signed): saturates a * b first, "
+                   "then adds c; OpenCL C 6.15.3 saturates the exact a * b + c "
+                   "(mad_sat(-2147483647, 3, 5) must be INT_MIN, gives -2147483643)")
+@pytest.mark.parametrize("t", ["int", "long"])
+def test_finding_mad_sat_saturates_the_exact_sum(t):
+    low = -(2**31 - 1) if t == "int" else -(2**63 - 1)
+    var, buf = (kg.Var("x0", "int"), "ia") if t == "int" else (kg.Var("x2", "long"), "la")
+    expr = kg.Call("mad_sat", [var, kg.Const(3, t), kg.Const(5, t)], t)
+    case = _expr_case(expr, t, _inputs(**{buf: low}))
+    out, _ = kg.run_scalar(case, "clcoop")
+    np.testing.assert_array_equal(out, np.full(4, low - 1, kg.DTYPES[t]))
+
+
+@pytest.mark.xfail(strict=True, reason="ocl_builtins mad_sat (uint): a product above 2^63 "
+                   "overflows the 64-bit intermediate and saturates to 0 "
+                   "(mad_sat(0xFFFFFFFFu, 0xFFFFFFFFu, 0u) must be UINT_MAX, gives 0)")
+def test_finding_mad_sat_uint_large_product():
+    expr = kg.Call("mad_sat", [kg.Var("x1", "uint"), kg.Const(2**32 - 1, "uint"),
+                               kg.Const(0, "uint")], "uint")
+    case = _expr_case(expr, "uint", _inputs(ua=2**32 - 1))
+    out, _ = kg.run_scalar(case, "clcoop")
+    np.testing.assert_array_equal(out, np.full(4, 2**32 - 1, np.uint32))
