@@ -632,9 +632,32 @@ _FLOAT_MATH = {
     "distance": lambda a, b: _length(np.asarray(a) - np.asarray(b)),
     "normalize": lambda a: np.asarray(a) / (_length(a)[..., None] if np.ndim(a) > 1 else np.abs(a)),
     "cross": lambda a, b: _cross(a, b),
+    "ldexp": lambda x, n: np.ldexp(x, np.asarray(n).astype(np.int32)),
+    "remainder": lambda x, y: x - y * np.rint(x / y), "nextafter": np.nextafter,
+    "logb": lambda x: np.floor(np.log2(np.abs(x))), "ilogb": lambda x: np.floor(np.log2(np.abs(x))),
+    "sinpi": lambda x: np.sin(np.pi * x), "cospi": lambda x: np.cos(np.pi * x),
+    "tanpi": lambda x: np.tan(np.pi * x), "asinpi": lambda x: np.arcsin(x) / np.pi,
+    "acospi": lambda x: np.arccos(x) / np.pi, "atanpi": lambda x: np.arctan(x) / np.pi,
+    "atan2pi": lambda y, x: np.arctan2(y, x) / np.pi,
+    "erf": lambda x: _py_math("erf", x), "erfc": lambda x: _py_math("erfc", x),
+    "tgamma": lambda x: _py_math("gamma", x), "lgamma": lambda x: _py_math("lgamma", x),
     "maxmag": lambda x, y: np.where(np.abs(x) > np.abs(y), x, np.where(np.abs(y) > np.abs(x), y, np.fmax(x, y))),
     "minmag": lambda x, y: np.where(np.abs(x) < np.abs(y), x, np.where(np.abs(y) < np.abs(x), y, np.fmin(x, y))),
 }
+
+
+def _py_math(name, x):
+    """Functions NumPy lacks, element by element through Python's math module."""
+    import math
+    fn = getattr(math, name)
+
+    def safe(v):
+        try:
+            return fn(v)
+        except (ValueError, OverflowError):
+            return math.inf if name in ("gamma", "lgamma") else math.nan
+    x = np.asarray(x)
+    return np.array([safe(float(v)) for v in x.ravel()], np.float64).reshape(x.shape)
 
 
 def _cross(a, b):

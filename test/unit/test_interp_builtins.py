@@ -126,3 +126,14 @@ def test_printf_prints_per_work_item_in_order(opt, capfd):
                         input=src, capture_output=True, text=True, check=True).stdout
     clcoop.Program.from_ir(ir).k(4, 4, np.zeros(1, np.int32))
     assert capfd.readouterr().out == "item 1:  0.50 hi ffffffff\nitem 3:  1.50 hi ffffffff\n"
+
+
+@pytest.mark.parametrize("producer", PRODUCERS)
+def test_more_math_builtins(producer):
+    import math
+    out = np.zeros(8, np.float32)
+    program("builtins", producer).more_math(8, 8, out)
+    x = np.arange(8) * 0.25 + 0.1
+    want = [v * 8 + math.sin(math.pi * v) + math.erf(v) + math.gamma(v + 1) + math.atan2(v, 1) / math.pi
+            + math.floor(math.log2(v * 8)) for v in x]
+    np.testing.assert_allclose(out, want, rtol=1e-5)

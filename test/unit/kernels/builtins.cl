@@ -45,3 +45,9 @@ __kernel void half_io(__global const half *h, __global float *f, __global half *
   vstore4(v * 2.0f, i, f);
   vstore_half4(v + 1.0f, i, back);
 }
+
+__kernel void more_math(__global float *o) {
+  float x = get_global_id(0) * 0.25f + 0.1f;
+  o[get_global_id(0)] = ldexp(x, 3) + sinpi(x) + erf(x) + tgamma(x + 1.0f) +
+                        atan2pi(x, 1.0f) + ilogb(x * 8.0f);
+}
