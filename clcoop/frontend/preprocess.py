@@ -222,7 +222,11 @@ def _make_preprocessor_class():
             return False     # C99 6.10.1: an unknown name is not defined
 
         def define(self, tokens):
-            if not isinstance(tokens, str) and not self._macro_name_ok(tokens):
+            if isinstance(tokens, str) and tokens.startswith('__FILE__ "'):
+                # pcpp defines __FILE__ as the absolute path; clang uses the name as given.
+                name = self.display_name(tokens[len('__FILE__ "'):-1])
+                tokens = '__FILE__ "' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
+            elif not isinstance(tokens, str) and not self._macro_name_ok(tokens):
                 return
             return super().define(tokens)
 

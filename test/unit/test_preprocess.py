@@ -161,3 +161,13 @@ def test_file_with_only_an_include_is_not_empty(tmp_path):
     assert diag.diagnostics == []
     _, diag = run("#define DECL int x;\nDECL\n")
     assert diag.diagnostics == []
+
+
+def test_file_and_line_macros_name_the_file_as_given(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "inc" / "h.h").write_text("const char *h = __FILE__;\n")
+    text, diag = run('#include "inc/h.h"\nconst char *f = __FILE__; int l = __LINE__;\n')
+    assert diag.error_count == 0
+    assert 'const char *h = "inc/h.h"' in text
+    assert re.search(r'const char \*f = "k.cl"\s*; int l = 2\s*;', text)
