@@ -1875,9 +1875,9 @@ class Checker:
         loc = location(node)
         if base.type.is_coop_matrix:
             return self.coop_element(base, index, node)
-        base = self.rvalue(base)
         if isinstance(base.type, T.VectorType):
-            self.fail("subscript of a vector is not supported; use a swizzle (.s0 ... .sF)", node)
+            return self.vector_subscript(base, index, node)
+        base = self.rvalue(base)
         if is_integer_like(base.type) and index.type.is_pointer:
             base, index = index, base
         if not base.type.is_pointer:
@@ -1888,6 +1888,19 @@ class Checker:
             self.fail("subscript of pointer to incomplete type 'void'", node)
         index = self.arith_convert(index, self.target.ptrdiff_t)
         return tast.Index(base.type.pointee, loc, base, index)
+
+    def vector_subscript(self, base, index, node):
+        """`v[i]` (a clang extension OpenCL code uses) with a constant i is the swizzle `.s<i>`;
+        a variable index is not supported (lower has no dynamic vector element access)."""
+        if not is_integer_like(index.type):
+            self.fail("array subscript is not an integer", node.subscript)
+        value = self.fold(index)
+        if not isinstance(value, int):
+            self.fail("vector subscript with a non-constant index is not supported; "
+                      "use a constant index or a swizzle", node.subscript)
+        if not 0 <= value < base.type.count:
+            self.fail(f"vector subscript {value} is out of range for '{spell(base.type)}'", node.subscript)
+        return tast.Swizzle(base.type.elem, location(node), base, (value,), base.is_lvalue)
 
     def coop_element(self, base, index, node):
         if not is_integer_like(index.type):

@@ -690,3 +690,12 @@ def test_null_comparisons_in_any_address_space():
     assert a.right.kind == "null-to-pointer" and a.right.type == a.left.type
     b = local(fn, "b").initializer
     assert b.left.kind == "null-to-pointer" and b.left.type == b.right.type
+
+
+def test_vector_subscript_with_constant_index_is_a_swizzle():
+    unit = ok("void f(float4 v) { v[1] = v[3]; }")
+    assign = function(unit, "f").body.items[0].expr
+    assert isinstance(assign.target, tast.Swizzle) and assign.target.indices == (1,) and assign.target.is_lvalue
+    assert assign.value.indices == (3,)
+    assert messages("void f(float4 v, int n) { float x = v[n]; }") == [
+        "1:39: error: vector subscript with a non-constant index is not supported; use a constant index or a swizzle"]
