@@ -456,18 +456,22 @@ class Executor:
         blocks = fn.blocks
         saved_frame, self.frame = getattr(self, "frame", None), frame
         try:
+            next_block = None
             while True:
-                b = int(cur.min())
-                if b >= nblocks:
-                    break
-                bmask = cur == b
+                if next_block is None:
+                    b = int(cur.min())
+                    if b >= nblocks:
+                        break
+                    bmask = cur == b
+                    full = bool(bmask.all())
+                else:
+                    b = next_block      # every lane took the same branch: bmask stays all-true
                 block = blocks[b]
                 self.instructions += len(block.body) + 1
                 if self.instructions > self.instruction_limit:
                     self.current = block.term
                     self.fault(f"instruction limit of {self.instruction_limit} exceeded "
                                f"(runaway loop?); raise it with instruction_limit=", bmask)
-                full = bool(bmask.all())
                 if block.phis:
                     self._phis(block, vals, prev, bmask, full)
                 for ins in block.body:
@@ -476,7 +480,7 @@ class Executor:
                     if ins.dst is not None and value is not None:
                         _assign(vals, ins.dst, value, bmask, full, L)
                 self.current = block.term
-                self._terminator(block, vals, cur, prev, bmask, full, frame)
+                next_block = self._terminator(block, vals, cur, prev, bmask, full, frame)
                 for slot in block.dead:
                     vals[slot] = None
         finally:
@@ -504,6 +508,8 @@ class Executor:
                 _assign(vals, dst, res, bmask, full, self.lane_count)
 
     def _terminator(self, block, vals, cur, prev, bmask, full, frame):
+        """Set each active lane's next block; return the next block when all lanes of a
+        fully active frame go to the same one (the scheduler then skips its search)."""
         t = block.term
         op = t.op
         if op == "br":
@@ -512,11 +518,19 @@ class Executor:
                 if full:
                     cur[:] = target
                     prev[:] = block.index
-                else:
-                    cur[bmask] = target
-                    prev[bmask] = block.index
-                return
+                    return target
+                cur[bmask] = target
+                prev[bmask] = block.index
+                return None
             cond = vals[t.args[0]]
+            if full:
+                uniform = bool(cond) if np.ndim(cond) == 0 else \
+                    (True if cond.all() else False if not cond.any() else None)
+                if uniform is not None:
+                    target = t.data[0] if uniform else t.data[1]
+                    cur[:] = target
+                    prev[:] = block.index
+                    return target
             tgt = np.where(cond, np.int32(t.data[0]), np.int32(t.data[1]))
             if np.ndim(tgt) == 0:
                 tgt = np.full(self.lane_count, tgt, np.int32)
@@ -537,6 +551,7 @@ class Executor:
             cur[bmask] = frame.nblocks
         else:
             self.fault("reached 'unreachable'", bmask)
+        return None
 
     def _late_constant(self, const):
         key = id(const)
