@@ -647,6 +647,12 @@ class Checker:
             return []
         if "extern" in storage and program_scope:
             self.fail("extern variables are not supported by clcoop", node)
+        previous = self.scope.names.get(node.name)
+        if isinstance(previous, (tast.Var, tast.Function)) or (isinstance(previous, tuple) and previous[0] == "enum"):
+            prev_loc = previous.loc if not isinstance(previous, tuple) else previous[3]
+            self.poisoned.discard(node.name)
+            self.fail(f"redefinition of '{node.name}'", name_location(node),
+                      [self.note("previous definition is here", prev_loc)] if prev_loc else [])
         if program_scope:
             var = self.global_variable(node, t, aspace, const)
             return [var]

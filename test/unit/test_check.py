@@ -699,3 +699,8 @@ def test_vector_subscript_with_constant_index_is_a_swizzle():
     assert assign.value.indices == (3,)
     assert messages("void f(float4 v, int n) { float x = v[n]; }") == [
         "1:39: error: vector subscript with a non-constant index is not supported; use a constant index or a swizzle"]
+
+
+def test_redefinition_in_one_scope():
+    assert messages("void f(int a) { int x; float x; { int x; } int a; }", "error") == [
+        "1:30: error: redefinition of 'x'", "1:48: error: redefinition of 'a'"]
