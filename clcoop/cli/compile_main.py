@@ -64,12 +64,12 @@ class Args:
 def _split_define(text):
     name, sep, value = text.partition("=")
     if not name:
-        raise UsageError(f"macro name missing after '-D'")
+        raise UsageError("macro name missing after '-D'")
     return name, (value if sep else None)
 
 
-# Options that take a value: spelling -> (attribute, how to store it).
 def _take_value(args, option, value):
+    """Store the value of an option that takes one (-o, -I, -D, -U, -triple, -cl-std)."""
     if option == "-o":
         args.output = value
     elif option == "-I":
