@@ -689,6 +689,13 @@ class Lowerer:
         if isinstance(e, A.Deref):
             return self.rvalue(e.operand)
         if isinstance(e, A.Index):
+            if isinstance(e.base, A.ImplicitCast) and e.base.kind == "array-to-pointer" \
+                    and id(e.base) not in self.precomputed:
+                # a[i] on an array: one GEP through the array type, as clang emits it
+                array = self.address(e.base.operand)
+                index = self.index_value(e.index)
+                return self.builder.gep(array, [ir.Constant(index.type, 0), index], inbounds=True,
+                                        name="arrayidx", source_etype=self.mem_type(e.base.operand.type))
             base = self.rvalue(e.base)
             index = self.index_value(e.index)
             return self.builder.gep(base, [index], inbounds=True, name="arrayidx",

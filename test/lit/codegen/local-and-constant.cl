@@ -7,10 +7,10 @@
 __constant float tab[4] = {1.0f, 2.0f, 3.0f, 4.0f};
 
 // CHECK-LABEL: define spir_kernel void @k(
-// CHECK: getelementptr inbounds [64 x float], ptr addrspace(3) @k.tmp, i64 0, i64 0
+// CHECK: %arrayidx{{[0-9]*}} = getelementptr inbounds [64 x float], ptr addrspace(3) @k.tmp, i64 0, i64 %{{[0-9]+}}
 // CHECK: store float %{{.*}}, ptr addrspace(3) %arrayidx
 // CHECK: call spir_func void @_Z7barrierj(i32 1)
-// CHECK: getelementptr inbounds [4 x float], ptr addrspace(2) @tab, i64 0, i64 0
+// CHECK: getelementptr inbounds [4 x float], ptr addrspace(2) @tab, i64 0, i64 %and
 // CHECK: load float, ptr addrspace(2)
 kernel void k(global float *a) {
   __local float tmp[64];
