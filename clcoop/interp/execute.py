@@ -34,7 +34,7 @@ def scalar_dtype(t):
         return _INT_DTYPES[t.bits]
     if t.kind == "float":
         return _FLOAT_DTYPES[t.bits]
-    if t.kind == "ptr":
+    if t.kind in ("ptr", "event"):
         return np.dtype(np.int64)
     if t.kind in ("vec", "matrix"):
         return scalar_dtype(t.elem)
@@ -139,7 +139,7 @@ class Translator:
         slot = self.slots.get(key)
         if slot is not None:
             return slot
-        kind = v.value_kind.name if hasattr(v.value_kind, "name") else str(v.value_kind)
+        kind = value_kind(v)
         if kind == "basic_block":
             raise IRError("internal: block used as a value")
         text = str(v).strip()
@@ -216,6 +216,16 @@ def _mark_block_local_values(fn):
                          and fn.template[slot] is None)
 
 
+def value_kind(v):
+    """llvmlite's value kind name; kinds its enum does not know (e.g. 26, a target-type
+    'none' constant) are constants."""
+    try:
+        kind = v.value_kind
+    except ValueError:
+        return "constant"
+    return kind.name if hasattr(kind, "name") else str(kind)
+
+
 def _refers_to_globals(c):
     if c.kind == "global":
         return True
@@ -264,7 +274,7 @@ def _reverse_post_order(blocks):
 
 
 def _is_block(v):
-    kind = v.value_kind.name if hasattr(v.value_kind, "name") else str(v.value_kind)
+    kind = value_kind(v)
     return kind == "basic_block"
 
 
@@ -285,7 +295,7 @@ def constant_value(c, layout, globals_addr=None):
         return addr + np.int64(gep_constant_offset(src, idx_values, layout))
     if c.kind == "cast":
         return _retype_scalar(constant_value(c.value, layout, globals_addr), t)
-    if t.kind in ("int", "float", "ptr"):
+    if t.kind in ("int", "float", "ptr", "event"):
         dtype = scalar_dtype(t)
         if c.kind in ("zero", "null", "undef"):
             return dtype.type(0)
@@ -763,7 +773,7 @@ def prepare(tr, ins, rec, operands):
 
 def _is_alloca(v):
     # llvmlite's is_instruction is False for operands; read the value kind and the text.
-    kind = v.value_kind.name if hasattr(v.value_kind, "name") else str(v.value_kind)
+    kind = value_kind(v)
     if kind != "instruction":
         return False
     text = str(v).strip()
@@ -813,7 +823,7 @@ _MISSING = object()
 
 def _make_alloca_view(ex, ins, t):
     entry = ex.frame.alloca_regions.get(ins.alloca)
-    if entry is None or _is_aggregate(t) or t.kind not in ("int", "float", "ptr", "vec", "matrix"):
+    if entry is None or _is_aggregate(t) or t.kind not in ("int", "float", "ptr", "event", "vec", "matrix"):
         return None
     region, stride, size = entry
     dtype, n, es = _access_shape(ex, t)
@@ -833,7 +843,7 @@ def _access_shape(ex, t):
     if t.kind == "matrix":
         from clcoop.interp.layout import matrix_length
         return scalar_dtype(t), matrix_length(str(t), ex.subgroup_size), ex.layout.size(t.elem)
-    if t.kind in ("int", "float", "ptr"):
+    if t.kind in ("int", "float", "ptr", "event"):
         return scalar_dtype(t), None, None
     raise IRError(f"loads and stores of {t} values are not supported: {ex.current.text}")
 
@@ -1388,7 +1398,7 @@ def op_cmpxchg(ex, vals, ins, bmask, full):
 def resolve_call(tr, callee, arg_values, rec):
     """Pre-resolve a call: ('function', name) | ('builtin', handler) | ('coop', name)."""
     name = callee.name
-    kind = callee.value_kind.name if hasattr(callee.value_kind, "name") else str(callee.value_kind)
+    kind = value_kind(callee)
     if kind != "function" or not name:
         raise IRError(f"indirect calls are not supported: {rec.text}")
     f = tr.module.functions.get(name)

@@ -175,9 +175,11 @@ def _parse_target_type(ts):
         else:
             elem = parse_type(ts)
     ts.expect(")")
+    text = _join_tokens(ts.toks[start:ts.i])
+    if name == "spirv.Event":
+        return Ty("event", text=text)      # event_t: an opaque handle, kept as an int64
     if name != "spirv.CooperativeMatrixKHR":
         raise IRError(f"unsupported target extension type {name!r}")
-    text = _join_tokens(ts.toks[start:ts.i])
     return Ty("matrix", elem=elem, params=tuple(params), text=text)
 
 
@@ -210,6 +212,8 @@ class DataLayout:
             return t.bits // 8
         if t.kind == "ptr":
             return self.pointer_bytes
+        if t.kind == "event":
+            return 8
         if t.kind == "vec":
             return _round_pow2(t.n * self.size(t.elem))
         if t.kind == "array":

@@ -731,6 +731,49 @@ def _select_builtin(base, params, arg_types, ret_ty):
     return h
 
 
+def _element_bytes(p):
+    if p[0] == "vec":
+        n = p[1]
+        return (4 if n == 3 else n) * _element_bytes(p[2])
+    if p[0] in ("int", "float"):
+        return p[1] // 8
+    raise IRError(f"unsupported element type {p} in an async copy")
+
+
+def _async_copy(strided):
+    """async_work_group_copy / _strided_copy (OpenCL C 6.15.11): every work-item of the
+    work-group passes the same arguments; the copy is done once per work-group, here at
+    the call (wait_group_events is then a work-group barrier)."""
+    def make(base, params, arg_types, ret_ty):
+        if not params or params[0][0] != "ptr":
+            raise IRError(f"cannot read the element type of {base}")
+        es = _element_bytes(params[0][2])
+        dst_local = params[0][1] == 3
+
+        def h(ex, args, bmask, full, ins):
+            check_convergence(ex, bmask, "work_group", base)
+            L = ex.lane_count
+            dst, src, n = (_lanes(a, L) for a in args[:3])
+            stride = _lanes(args[3], L) if strided else None
+            wg = ex.nd.wg_size
+            for g in range(ex.group_count):
+                lanes = np.nonzero(bmask[g * wg:(g + 1) * wg])[0]
+                if lanes.size == 0:
+                    continue
+                lane = g * wg + int(lanes[0])
+                count = int(n[lane])
+                idx = np.arange(count, dtype=np.int64)
+                step = int(stride[lane]) if strided else 1
+                src_off = idx * es * (step if dst_local else 1)
+                dst_off = idx * es * (1 if dst_local else step)
+                byte = np.arange(es, dtype=np.int64)
+                data = ex.memory.load(int(src[lane]) + src_off[:, None] + byte, np.uint8)
+                ex.memory.store(int(dst[lane]) + dst_off[:, None] + byte, data, np.uint8)
+            return np.zeros(L, _dtype(ret_ty)) if ret_ty.kind != "void" else None
+        return h
+    return make
+
+
 def _printf(base, params, arg_types, ret_ty):
     """printf (OpenCL C 6.15.14): each active work-item prints, in work-item order."""
     import sys
@@ -910,6 +953,10 @@ def _table():
     t["select"] = _select_builtin
     t["upsample"] = _upsample
     t["printf"] = _printf
+    t["async_work_group_copy"] = _async_copy(strided=False)
+    t["async_work_group_strided_copy"] = _async_copy(strided=True)
+    t["wait_group_events"] = _barrier("work_group")
+    t["prefetch"] = _nothing
     t["bitselect"] = _bitselect
     for n in ("", "2", "3", "4", "8", "16"):
         k = int(n or 1)

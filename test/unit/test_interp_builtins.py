@@ -137,3 +137,15 @@ def test_more_math_builtins(producer):
     want = [v * 8 + math.sin(math.pi * v) + math.erf(v) + math.gamma(v + 1) + math.atan2(v, 1) / math.pi
             + math.floor(math.log2(v * 8)) for v in x]
     np.testing.assert_allclose(out, want, rtol=1e-5)
+
+
+@pytest.mark.parametrize("producer", ["clang-O0", "clang-O2"])   # clcoop lacks event_t so far
+def test_async_work_group_copies(producer):
+    x = np.arange(2 * 16 * 4, dtype=np.float32)
+    out = np.zeros(128, np.float32)
+    program("async_copy", producer).async_copy(32, 16, x, out)
+    want = np.zeros((2, 64), np.float32)
+    flat = 2 * x.reshape(2, 64)
+    want[:, 0::4] = flat[:, :16]
+    want[:, 1::4] = flat[:, 16:32]
+    np.testing.assert_array_equal(out, want.ravel())
