@@ -35,7 +35,8 @@ What the AST looks like for OpenCL C (what check.py reads)
   `c_ast.StructRef(type='.')`.
 - `true` / `false` are macros (1 / 0) of the default header, so they arrive as
   Constants.
-- `#pragma` lines never reach the parser (preprocess drops them).
+- `#pragma` lines never reach the parser (preprocess drops them); the `_Pragma("...")`
+  operator does, as a `c_ast.Pragma` node (top level or statement) to be ignored.
 
 Syntax errors are reported to `diag` as `file:line:col: error: expected ';' ...`; after
 an error the parser skips to the end of the statement or top-level declaration and
