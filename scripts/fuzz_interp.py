@@ -41,27 +41,18 @@ def case_rng(seed, index):
 def run_scalar(rng, args):
     avoid = set() if args.known_bugs else kg.KNOWN_BUGS
     case = kg.scalar_case(rng, depth=args.depth, avoid=avoid)
-    out, ids = kg.run_scalar(case, "clcoop")
-    expected = kg.scalar_reference(case)
-    bad = kg.scalar_mismatches(case, out, expected)
-    if len(bad):
-        return case.source, kg.describe_scalar(case, out, expected, bad)
-    if not (ids == kg.ids_reference(case)).all():
-        return case.source, (f"work-item ids differ: global {case.global_size} local "
-                             f"{case.local_size} S={case.subgroup_size}")
-    return case.source, None
+    return case.source, kg.scalar_problem(case, kg.run_scalar(case, "clcoop"),
+                                          kg.scalar_reference(case))
 
 
 def run_cross(rng, args):
     case, expected = kg.ub_free_scalar_case(rng, depth=args.depth)
+    problems = []
     for producer in ("clcoop", "clang-O0", "clang-O2"):
-        out, ids = kg.run_scalar(case, producer, args.clang)
-        bad = kg.scalar_mismatches(case, out, expected)
-        if len(bad):
-            return case.source, f"{producer}: " + kg.describe_scalar(case, out, expected, bad)
-        if not (ids == kg.ids_reference(case)).all():
-            return case.source, f"{producer}: work-item ids differ"
-    return case.source, None
+        problem = kg.scalar_problem(case, kg.run_scalar(case, producer, args.clang), expected)
+        if problem:
+            problems.append(f"{producer}: {problem}")
+    return case.source, "\n".join(problems) or None
 
 
 def run_coop(rng, args):

@@ -441,6 +441,7 @@ class ScalarCase:
         return int(np.prod(self.global_size))
 
 
+COLL_FIELDS = 6  # sub-group reduce add/max, scan incl. add/excl. min, broadcast 0, work-group add
 ID_FIELDS = 6  # local linear id (computed), get_local_linear_id, group linear, sg local id, sg id, sg size
 
 
@@ -513,7 +514,7 @@ def scalar_source(rt, body, dims):
     return f"""\
 __kernel void fuzz(__global const int *ia, __global const uint *ua, __global const long *la,
                    __global const ulong *ula, __global const float *fa,
-                   __global {rt} *out, __global uint *ids)
+                   __global {rt} *out, __global uint *ids, __global int *coll)
 {{
     size_t gid = {_linear('get_global_id', dims)};
     int x0 = ia[gid];
@@ -540,6 +541,15 @@ __kernel void fuzz(__global const int *ia, __global const uint *ua, __global con
     ids[gid * {ID_FIELDS} + 3] = get_sub_group_local_id();
     ids[gid * {ID_FIELDS} + 4] = get_sub_group_id();
     ids[gid * {ID_FIELDS} + 5] = get_sub_group_size();
+    // Collectives, in uniform control flow, of a value that depends on the lane's result
+    // (as_int: the bits of a float result, exact).
+    int v = {'as_int(acc)' if rt == 'float' else '(int)acc'};
+    coll[gid * {COLL_FIELDS} + 0] = sub_group_reduce_add(v);
+    coll[gid * {COLL_FIELDS} + 1] = sub_group_reduce_max(v);
+    coll[gid * {COLL_FIELDS} + 2] = sub_group_scan_inclusive_add(v);
+    coll[gid * {COLL_FIELDS} + 3] = sub_group_scan_exclusive_min(v);
+    coll[gid * {COLL_FIELDS} + 4] = sub_group_broadcast(v, 0);
+    coll[gid * {COLL_FIELDS} + 5] = work_group_reduce_add(v);
 }}
 """
 
@@ -596,12 +606,46 @@ def ids_reference(case):
     return ids.reshape(-1)
 
 
+def collectives_reference(case, out):
+    """Sub-group and work-group collectives (OpenCL C 6.15.16/6.15.19) of v = the lane's
+    result as int, over the subgroups of ids_reference; int additions wrap."""
+    ids = ids_reference(case).reshape(-1, ID_FIELDS)
+    v = out.view(np.int32) if case.result_type == "float" else \
+        np.array([wrap(int(x), "int") for x in out], np.int64)
+    v = v.astype(np.int64)
+    coll = np.zeros((case.total, COLL_FIELDS), np.int64)
+    groups = {}
+    for gid in range(case.total):
+        groups.setdefault((int(ids[gid, 2]), int(ids[gid, 4])), []).append(gid)
+    work_groups = {}
+    for gid in range(case.total):
+        work_groups.setdefault(int(ids[gid, 2]), []).append(gid)
+    for members in groups.values():
+        members.sort(key=lambda g: ids[g, 3])
+        values = [int(v[g]) for g in members]
+        running_add, running_min = 0, 2**31 - 1     # identities of add and min
+        for g, value in zip(members, values):
+            coll[g, 3] = running_min
+            running_add += value
+            running_min = min(running_min, value)
+            coll[g, 0] = sum(values)
+            coll[g, 1] = max(values)
+            coll[g, 2] = running_add
+            coll[g, 4] = values[0]
+    for members in work_groups.values():
+        total = sum(int(v[g]) for g in members)
+        for g in members:
+            coll[g, 5] = total
+    return np.array([wrap(int(x), "int") for x in coll.reshape(-1)], np.int32)
+
+
 def scalar_buffers(case):
     """Fresh argument arrays in kernel parameter order (outputs filled with a sentinel)."""
     out = np.full(case.total, 0x5A, DTYPES[case.result_type])
     ids = np.full(case.total * ID_FIELDS, 0xDEADBEEF, np.uint32)
-    args = [case.inputs[buf].copy() for _, _, buf in INPUTS] + [out, ids]
-    return args, out, ids
+    coll = np.full(case.total * COLL_FIELDS, 0x5A5A5A5A, np.int32)
+    args = [case.inputs[buf].copy() for _, _, buf in INPUTS] + [out, ids, coll]
+    return args, out, ids, coll
 
 
 # ------------------------------------------------------------------ running cases
@@ -631,11 +675,11 @@ def build_program(source, producer, clang=None):
 
 
 def run_scalar(case, producer, clang=None):
-    """Runs the case; returns (out, ids) as the interpreter left them."""
+    """Runs the case; returns (out, ids, coll) as the interpreter left them."""
     prog = build_program(case.source, producer, clang)
-    args, out, ids = scalar_buffers(case)
+    args, out, ids, coll = scalar_buffers(case)
     prog.run("fuzz", case.global_size, case.local_size, *args, subgroup_size=case.subgroup_size)
-    return out, ids
+    return out, ids, coll
 
 
 def scalar_mismatches(case, out, expected):
@@ -645,6 +689,28 @@ def scalar_mismatches(case, out, expected):
     else:
         same = out == expected
     return np.flatnonzero(~same)
+
+
+def scalar_problem(case, got, expected):
+    """None, or what differs: got = (out, ids, coll) of run_scalar, expected = the
+    reference out."""
+    out, ids, coll = got
+    bad = scalar_mismatches(case, out, expected)
+    if len(bad):
+        return describe_scalar(case, out, expected, bad)
+    launch = f"global {case.global_size} local {case.local_size} S={case.subgroup_size}"
+    want_ids = ids_reference(case)
+    if not (ids == want_ids).all():
+        gid = int(np.flatnonzero(ids != want_ids)[0]) // ID_FIELDS
+        return (f"work-item ids of gid {gid}: got {ids[gid * ID_FIELDS:(gid + 1) * ID_FIELDS]}, "
+                f"expected {want_ids[gid * ID_FIELDS:(gid + 1) * ID_FIELDS]}; {launch}")
+    want_coll = collectives_reference(case, expected)
+    if not (coll == want_coll).all():
+        first = int(np.flatnonzero(coll != want_coll)[0])
+        gid, which = divmod(first, COLL_FIELDS)
+        return (f"collective #{which} of gid {gid}: got {coll[first]}, expected "
+                f"{want_coll[first]}; {launch}\n{case.source}")
+    return None
 
 
 def describe_scalar(case, out, expected, bad):

@@ -4,7 +4,8 @@ Longer runs: scripts/fuzz_interp.py --count N --seed S.
 
 - random scalar-expression kernels (all C conversion/wrapping rules, shifts, built-ins,
   divergent if/else and loops) on random 1-3D NDRanges and subgroup sizes, run through
-  clcoop, checked against a Python reference, plus the work-item/subgroup ids;
+  clcoop, checked against a Python reference, plus the work-item/subgroup ids and
+  sub-group/work-group collectives of each lane's result;
 - a cross-check subset: the same source through clang-22 -O0 and -O2 (Program.from_ir),
   UB-free data, all three bit-identical to each other and to the reference;
 - random cooperative-matrix kernels (shapes, component types, layouts, strides,
@@ -20,35 +21,28 @@ import kernel_gen as kg
 CLANG = shutil.which("clang-22")
 needs_clang = pytest.mark.skipif(CLANG is None, reason="clang-22 is not installed")
 
-SCALAR_SEEDS = range(1000, 1030)
-CROSS_SEEDS = range(2000, 2006)
-COOP_SEEDS = range(3000, 3030)
-
-
-def check_scalar(case, out, ids, expected):
-    bad = kg.scalar_mismatches(case, out, expected)
-    assert len(bad) == 0, kg.describe_scalar(case, out, expected, bad)
-    np.testing.assert_array_equal(ids, kg.ids_reference(case),
-                                  err_msg=f"work-item ids, global {case.global_size} local "
-                                          f"{case.local_size} S={case.subgroup_size}")
+SCALAR_SEEDS = range(1000, 1040)
+CROSS_SEEDS = range(2000, 2008)
+COOP_SEEDS = range(3000, 3040)
 
 
 @pytest.mark.parametrize("seed", SCALAR_SEEDS)
 def test_random_scalar_kernel(seed):
     case = kg.scalar_case(np.random.default_rng(seed))
-    out, ids = kg.run_scalar(case, "clcoop")
-    check_scalar(case, out, ids, kg.scalar_reference(case))
+    problem = kg.scalar_problem(case, kg.run_scalar(case, "clcoop"), kg.scalar_reference(case))
+    assert problem is None, problem
 
 
 @needs_clang
 @pytest.mark.parametrize("seed", CROSS_SEEDS)
 def test_clang_and_clcoop_agree(seed):
     case, expected = kg.ub_free_scalar_case(np.random.default_rng(seed))
+    problems = []
     for producer in ("clcoop", "clang-O0", "clang-O2"):
-        out, ids = kg.run_scalar(case, producer, CLANG)
-        bad = kg.scalar_mismatches(case, out, expected)
-        assert len(bad) == 0, f"{producer}: " + kg.describe_scalar(case, out, expected, bad)
-        np.testing.assert_array_equal(ids, kg.ids_reference(case), err_msg=producer)
+        problem = kg.scalar_problem(case, kg.run_scalar(case, producer, CLANG), expected)
+        if problem:
+            problems.append(f"{producer}: {problem}")
+    assert not problems, "\n".join(problems)
 
 
 @pytest.mark.parametrize("seed", COOP_SEEDS)
@@ -57,6 +51,33 @@ def test_random_coop_kernel(seed):
     got = kg.run_coop(case)
     problem = kg.coop_mismatch(case, got, kg.coop_expected(case))
     assert problem is None, problem
+
+
+def _nodes(node):
+    yield node
+    for attr in ("left", "right", "operand", "cond", "then", "other"):
+        if hasattr(node, attr):
+            yield from _nodes(getattr(node, attr))
+    for arg in getattr(node, "args", []):
+        yield from _nodes(arg)
+
+
+def test_scalar_generator_covers_the_features():
+    """The CI seeds reach every operator, built-in, result type and dimensionality."""
+    ops, calls, dims, types = set(), set(), set(), set()
+    for seed in SCALAR_SEEDS:
+        case = kg.scalar_case(np.random.default_rng(seed))
+        dims.add(len(case.global_size))
+        types.add(case.result_type)
+        for node in (n for tree in case.body.values() for n in _nodes(tree)):
+            if isinstance(node, (kg.Bin, kg.Unary)):
+                ops.add(node.op)
+            elif isinstance(node, kg.Call):
+                calls.add(node.name)
+    expected_ops = set(kg.ARITH_OPS + kg.INT_ONLY_OPS + kg.COMPARE_OPS + kg.LOGIC_OPS) | {"~", "!"}
+    assert expected_ops <= ops
+    assert set(kg.INT_BUILTINS) | {"fmin", "fmax"} <= calls
+    assert dims == {1, 2, 3} and types == set(kg.DTYPES)
 
 
 def test_coop_generator_covers_the_features():
@@ -106,7 +127,7 @@ def test_finding_mul_hi_64_uniform_first_argument():
     """Raised ValueError (broadcast of a varying argument onto a uniform one's shape)."""
     expr = kg.Call("mul_hi", [kg.Const(5, "ulong"), kg.Var("x3", "ulong")], "ulong")
     case = _expr_case(expr, "ulong", _inputs(ula=[2**63, 2**64 - 1, 7, 2**40]))
-    out, _ = kg.run_scalar(case, "clcoop")
+    out = kg.run_scalar(case, "clcoop")[0]
     np.testing.assert_array_equal(out, kg.scalar_reference(case))
 
 
@@ -114,7 +135,7 @@ def test_finding_add_sat_64_saturates():
     """Wrapped instead of saturating (OpenCL C 6.15.3)."""
     expr = kg.Call("add_sat", [kg.Var("x3", "ulong"), kg.Const(3, "ulong")], "ulong")
     case = _expr_case(expr, "ulong", _inputs(ula=2**64 - 2))
-    out, _ = kg.run_scalar(case, "clcoop")
+    out = kg.run_scalar(case, "clcoop")[0]
     np.testing.assert_array_equal(out, np.full(4, 2**64 - 1, np.uint64))
 
 
@@ -127,7 +148,7 @@ def test_finding_mad_sat_saturates_the_exact_sum(t):
     var, buf = (kg.Var("x0", "int"), "ia") if t == "int" else (kg.Var("x2", "long"), "la")
     expr = kg.Call("mad_sat", [var, kg.Const(3, t), kg.Const(5, t)], t)
     case = _expr_case(expr, t, _inputs(**{buf: low}))
-    out, _ = kg.run_scalar(case, "clcoop")
+    out = kg.run_scalar(case, "clcoop")[0]
     np.testing.assert_array_equal(out, np.full(4, low - 1, kg.DTYPES[t]))
 
 
@@ -138,5 +159,5 @@ def test_finding_mad_sat_uint_large_product():
     expr = kg.Call("mad_sat", [kg.Var("x1", "uint"), kg.Const(2**32 - 1, "uint"),
                                kg.Const(0, "uint")], "uint")
     case = _expr_case(expr, "uint", _inputs(ua=2**32 - 1))
-    out, _ = kg.run_scalar(case, "clcoop")
+    out = kg.run_scalar(case, "clcoop")[0]
     np.testing.assert_array_equal(out, np.full(4, 2**32 - 1, np.uint32))
