@@ -710,9 +710,8 @@ class Checker:
         if is_static or aspace in (T.CONSTANT, T.GLOBAL):
             if t.is_coop_matrix:
                 self.fail("cooperative matrix type cannot be declared 'static'", node)
+            # OpenCL C 2.0+: static function-scope variables live in the global address space.
             space = aspace if aspace in (T.CONSTANT, T.GLOBAL) else T.GLOBAL
-            if aspace is None:
-                space = T.PRIVATE if False else T.GLOBAL
             var = tast.Var(node.name, t, "static", space, None, loc, const or space == T.CONSTANT,
                            global_name=f"{fn.name}.{node.name}")
             self.scope.names[node.name] = var
@@ -734,10 +733,9 @@ class Checker:
         return var
 
     def complete_array_type(self, t, init):
+        """`T a[] = {...}`: the initializer gives the length (C99 6.7.8p22)."""
         if isinstance(t, T.ArrayType) and t.length is None and isinstance(init, tast.InitList):
             return T.ArrayType(t.elem, len(init.elements))
-        if isinstance(t, T.ArrayType) and t.length is None and isinstance(init, tast.InitList) is False:
-            return t
         return t
 
     # ------------------------------------------------------------------ initializers
@@ -882,8 +880,6 @@ class Checker:
         self.kernel_attributes(fn, decl)
         if fn.is_kernel and not fn.type.ret.is_void:
             self.error("kernel must have void return type", decl)
-        if fn.type.ret.is_coop_matrix and fn.is_kernel:
-            pass
         if isinstance(fn.type.ret, T.ArrayType):
             self.error("function cannot return array type", decl)
         outer = self.scope
@@ -1081,13 +1077,7 @@ class Checker:
             self.static_assert(node)
             return tast.Null(loc)
         expr = self.expr(node)
-        self.check_discarded(expr, node)
-        return tast.ExprStmt(loc, self.rvalue(expr) if expr.type.is_void is False and
-                             isinstance(expr.type, T.ArrayType) else expr)
-
-    def check_discarded(self, expr, node):
-        if isinstance(expr, tast.Expr) and expr.type.is_coop_matrix and isinstance(expr, (tast.CoopLoad,)):
-            pass
+        return tast.ExprStmt(loc, self.rvalue(expr))
 
     def sub_statement(self, node):
         """A statement in its own scope (C99 6.8.4p3); errors stay inside it."""
@@ -1186,7 +1176,8 @@ class Checker:
         value = self.expr(node.expr, expected=ret)
         if ret.is_void:
             if value.type.is_void:
-                return tast.Return(loc, None if False else value)
+                # `return f();` with void f (C permits it in practice): evaluate, then return.
+                return tast.Compound(loc, [tast.ExprStmt(loc, value), tast.Return(loc, None)])
             self.fail(f"void function '{self.fn.function.name}' should not return a value", node)
         return tast.Return(loc, self.convert(self.rvalue(value), ret, node.expr, "returning"))
 
@@ -1814,11 +1805,9 @@ class Checker:
                 st = e.type
             else:
                 self.fail(f"{self.context_phrase(st, t, context)} changes address space of pointer", node)
-        if not warnings:
-            pass
-        elif st.pointee != t.pointee and not (st.pointee.is_void or t.pointee.is_void):
+        if warnings and st.pointee != t.pointee and not (st.pointee.is_void or t.pointee.is_void):
             self.warn(f"incompatible pointer types {self.context_phrase(e.type, t, context)}", node)
-        elif st.const and not t.const:
+        elif warnings and st.const and not t.const:
             self.warn(f"{self.context_phrase(st, t, context)} discards qualifiers", node)
         if e.type != t:
             return tast.ImplicitCast(t, e.loc, "pointer-bitcast", e)
