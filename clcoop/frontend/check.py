@@ -98,6 +98,9 @@ def check(ast, diag, target):
         checker.translation_unit(ast)
     except _TooManyErrors:
         pass
+    except RecursionError:
+        # The parser bounds nesting too; this keeps a pathological input a diagnostic.
+        diag.error("expression or statement nested too deeply", checker.last_loc)
     return tast.TranslationUnit(functions=checker.functions, globals=checker.globals)
 
 
