@@ -1366,7 +1366,8 @@ class Checker:
         if isinstance(entry, tuple) and entry[0] == "enum":
             return tast.IntConst(T.INT, loc, entry[1])
         if isinstance(entry, tast.Function):
-            return tast.FunctionRef(entry.type, loc, entry)
+            # Calls name their callee directly (expr_FuncCall); anything else would be a function pointer.
+            self.fail(f"function '{node.name}' must be called: OpenCL C has no function pointers", node)
         if isinstance(entry, tuple) and entry[0] == "typedef":
             self.fail(f"unexpected type name '{node.name}': expected expression", node)
         if node.name in COOP_BUILTINS or (_builtins is not None and _builtins.is_builtin(node.name)):
@@ -1903,6 +1904,9 @@ class Checker:
     def coop_element(self, base, index, node):
         if not is_integer_like(index.type):
             self.fail("array subscript is not an integer", node.subscript)
+        constant = self.fold(index)
+        if isinstance(constant, int) and constant < 0:
+            self.fail(f"cooperative matrix element index {constant} is negative", node.subscript)
         if not base.is_lvalue:
             self.fail("cooperative matrix element access requires a matrix variable", node)
         index = self.arith_convert(index, self.target.size_t)
