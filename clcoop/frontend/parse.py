@@ -205,6 +205,19 @@ class ClcoopParser(OpenCLCParser):
                  and self._peek_type(4) in ("SEMI", "EQUALS", "COMMA", "RPAREN", "LBRACKET")):
             raise SyntaxErrorAt(f"unknown type name '{tok.value}'", self._token_location(tok))
 
+    def _build_function_definition(self, spec, decl, param_decls, body):
+        # pycparser accepts a body after any declarator (`int calls { ... }`, `a[3](x) {}`);
+        # only a function declarator may have one. clang: "expected ';' after top level
+        # declarator", just past the declarator's name.
+        if not isinstance(decl, (c_ast.FuncDecl, FuncDeclExt)):
+            typedecl = _innermost_typedecl(decl)
+            name = getattr(typedecl, "declname", None) or ""
+            coord = getattr(typedecl, "coord", None) or getattr(body, "coord", None)
+            loc = (self._location(coord.line, (coord.column or 1) + len(name)) if coord
+                   else self._end_location())
+            raise SyntaxErrorAt("expected ';' after top level declarator", loc)
+        return super()._build_function_definition(spec, decl, param_decls, body)
+
     def _parse_compound_statement(self):
         lbrace = self._peek()
         try:
