@@ -668,3 +668,26 @@ def test_workgroup_kernel_agrees_with_clang(tmp_path):
     np.testing.assert_array_equal(results[0][0], results[1][0])
     np.testing.assert_array_equal(results[0][1], results[1][1])
     assert results[0][0][32] == sum(range(-20, 28, 3)) + 0
+
+
+@pytest.mark.parametrize("opt", ["-O1", "-O2"])
+def test_optimized_matrix_kernel_runs_like_unoptimized(opt):
+    """The operators example (element access, conversions, every operator) gives the same
+    results at -O1/-O2 as at -O0 in the interpreter: the pass pipeline keeps matrix semantics."""
+    np = pytest.importorskip("numpy")
+    from pathlib import Path
+    import clcoop
+    source = (Path(__file__).resolve().parents[2] / "examples" / "operators.cl").read_text()
+    rng = np.random.default_rng(3)
+    X = rng.uniform(-10, 10, (8, 16)).astype(np.float32)
+    Y = rng.uniform(1, 4, (8, 16)).astype(np.float32)
+    results = []
+    for options in ([], [opt]):
+        out = np.zeros((8, 8, 16), np.float32)
+        out_int = np.zeros((8, 16), np.int32)
+        out_len = np.zeros(16, np.uint32)
+        prog = clcoop.Program(source).build(options=options)
+        prog.operators(16, 16, X, Y, np.float32(0.5), out, out_int, out_len, subgroup_size=16)
+        results.append((out, out_int, out_len))
+    for a, b in zip(*results):
+        np.testing.assert_array_equal(a, b)
