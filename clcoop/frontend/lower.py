@@ -628,7 +628,9 @@ class Lowerer:
         self.builder.branch(self.continue_targets[-1])
 
     def st_Return(self, s):
-        if s.value is None:
+        if s.value is None or s.value.type.is_void:
+            if s.value is not None:
+                self.rvalue(s.value)       # `return f();` in a void function
             self.builder.ret_void()
         else:
             self.builder.ret(self.rvalue(s.value))
