@@ -308,11 +308,14 @@ def constant_value(c, layout, globals_addr=None):
     if t.kind == "vec":
         dtype = scalar_dtype(t)
         if c.kind in ("zero", "undef", "null"):
-            return np.zeros(t.n, dtype)
+            return np.zeros((1, t.n), dtype)
         elems = [constant_value(e, layout, globals_addr) for e in c.value]
         if any(np.ndim(e) for e in elems):   # per-lane (global addresses)
-            return np.stack([np.broadcast_to(e, np.shape(elems[0]) or (1,)) for e in elems], axis=-1)
-        return np.array(elems, dtype)
+            lanes = max(np.shape(e)[0] for e in elems if np.ndim(e))
+            return np.stack([np.broadcast_to(e, (lanes,)) for e in elems], axis=-1)
+        # Constant vectors are (1, n): they broadcast against per-lane (L, n) values and
+        # cannot be mistaken for a per-lane scalar (L,) when n == L.
+        return np.array(elems, dtype)[None, :]
     if t.kind in ("array", "struct"):
         if c.kind in ("zero", "undef"):
             fields = t.fields if t.kind == "struct" else [t.elem] * t.n
@@ -635,8 +638,7 @@ def _where(sel, a, b, L):
         return tuple(_where(sel, x, y, L) for x, y in zip(a, b))
     s = sel.reshape((-1,) + (1,) * (nd - 1))
     if a_nd and b_nd and np.shape(a)[0] != L and np.shape(b)[0] != L:
-        # both are constant vectors (n,): broadcast to lanes
-        a = np.broadcast_to(a, (L,) + np.shape(a))
+        a = _bcast(a, L)        # both are constant vectors (1, n)
     return np.where(s, a, b)
 
 
@@ -698,10 +700,14 @@ class _LaneIds:
 # garbage; only operations with side effects or faults restrict themselves to bmask.
 
 def _bcast(v, L):
-    """Per-lane view of a value (uniform scalars/constant vectors are broadcast)."""
+    """Per-lane view of a value: uniform scalars () and constant vectors (1, n) are
+    broadcast to (L,) and (L, n)."""
     v = np.asarray(v)
-    if v.ndim == 0 or v.shape[0] != L:
-        v = np.broadcast_to(v, (L,) + v.shape)
+    if v.ndim == 0:
+        return np.broadcast_to(v, (L,))
+    if v.shape[0] != L:
+        return np.broadcast_to(v, (L,) + v.shape[1:]) if v.shape[0] == 1 else \
+            np.broadcast_to(v, (L,) + v.shape)
     return v
 
 
@@ -1234,17 +1240,17 @@ def op_extractelement(ex, vals, ins, bmask, full):
     v = np.asarray(v)
     if np.ndim(idx) == 0:
         return v[..., int(idx)] if v.ndim else v
-    idx = np.asarray(idx).astype(np.int64) % v.shape[-1]
-    v = _bcast(v, ex.lane_count) if v.ndim == 1 else v
+    idx = _bcast(np.asarray(idx).astype(np.int64) % v.shape[-1], ex.lane_count)
+    v = _bcast(v, ex.lane_count)
     return v[np.arange(v.shape[0]), idx]
 
 
 def op_insertelement(ex, vals, ins, bmask, full):
     v, x, idx = vals[ins.args[0]], vals[ins.args[1]], vals[ins.args[2]]
     v = np.asarray(v)
-    if v.ndim == 1 and np.ndim(x) == 0 and np.ndim(idx) == 0:
-        out = v.copy()
-        out[int(idx)] = x
+    if v.shape[0] == 1 and np.ndim(x) == 0 and np.ndim(idx) == 0 and ex.lane_count != 1:
+        out = v.copy()              # still a constant (1, n) vector
+        out[:, int(idx)] = x
         return out
     out = np.array(_bcast(v, ex.lane_count))
     if np.ndim(idx) == 0:
@@ -1272,9 +1278,8 @@ def _shuffle_mask(tr, text):
 
 def op_shuffle(ex, vals, ins, bmask, full):
     a, b = np.asarray(vals[ins.args[0]]), np.asarray(vals[ins.args[1]])
-    if a.ndim != b.ndim:
-        L = ex.lane_count
-        a, b = (_bcast(a, L) if a.ndim == 1 else a), (_bcast(b, L) if b.ndim == 1 else b)
+    if a.shape[0] != b.shape[0]:
+        a, b = _bcast(a, ex.lane_count), _bcast(b, ex.lane_count)
     both = np.concatenate([a, b], axis=-1)
     return both[..., ins.data]
 

@@ -163,10 +163,9 @@ def _round_half_away(x):
 
 
 def _lanes(v, L):
-    v = np.asarray(v)
-    if v.ndim == 0 or v.shape[0] != L:
-        v = np.broadcast_to(v, (L,) + v.shape)
-    return v
+    """Per-lane view (see execute._bcast: constant vectors are (1, n))."""
+    from clcoop.interp.execute import _bcast
+    return _bcast(v, L)
 
 
 # ============================================================================ work-items
@@ -660,6 +659,27 @@ def _py_math(name, x):
     return np.array([safe(float(v)) for v in x.ravel()], np.float64).reshape(x.shape)
 
 
+def _geometric(name):
+    """dot/length/distance/normalize/cross (OpenCL C 6.15.5): over the components of
+    vector arguments; on scalars they are plain arithmetic."""
+    def make(base, params, arg_types, ret_ty):
+        out = _dtype(ret_ty)
+        vector = arg_types[0].kind == "vec"
+
+        def h(ex, args, bmask, full, ins):
+            a = [np.asarray(x) for x in args]
+            with np.errstate(all="ignore"):
+                if not vector:
+                    r = {"dot": lambda: a[0] * a[1], "length": lambda: np.abs(a[0]),
+                         "distance": lambda: np.abs(a[0] - a[1]),
+                         "normalize": lambda: np.sign(a[0])}[name]()
+                else:
+                    r = _FLOAT_MATH[name](*a)
+            return np.asarray(r).astype(out)
+        return h
+    return make
+
+
 def _cross(a, b):
     a, b = np.asarray(a), np.asarray(b)
     r = np.zeros(np.broadcast(a, b).shape, np.result_type(a, b))
@@ -770,6 +790,61 @@ def _async_copy(strided):
                 data = ex.memory.load(int(src[lane]) + src_off[:, None] + byte, np.uint8)
                 ex.memory.store(int(dst[lane]) + dst_off[:, None] + byte, data, np.uint8)
             return np.zeros(L, _dtype(ret_ty)) if ret_ty.kind != "void" else None
+        return h
+    return make
+
+
+def _with_out_pointer(fn):
+    """Built-ins returning one result and writing a second through a pointer
+    (fract, modf, sincos, frexp: OpenCL C 6.15.2)."""
+    def make(base, params, arg_types, ret_ty):
+        from clcoop.interp import execute
+        out_t = _pointee_type(params[-1] if params else None, arg_types[0])
+        out = _dtype(ret_ty)
+
+        def h(ex, args, bmask, full, ins):
+            L = ex.lane_count
+            with np.errstate(all="ignore"):
+                result, second = fn(np.asarray(args[0]))
+            ptr = _lanes(args[1], L)
+            second = _lanes(second, L)
+            lanes = execute._active(ex, bmask, full)
+            if lanes is not None:
+                ptr, second = ptr[lanes], second[lanes]
+            execute.write_typed(ex, ptr, second, out_t)
+            return np.asarray(result).astype(out)
+        return h
+    return make
+
+
+def _pointee_type(param, fallback):
+    """LLVM-like type (loader.Ty) of a demangled pointer parameter's pointee."""
+    from clcoop.interp.loader import Ty
+    if param is None or param[0] != "ptr":
+        return fallback
+    p = param[2]
+
+    def ty(q):
+        if q[0] == "vec":
+            return Ty("vec", n=q[1], elem=ty(q[2]))
+        return Ty("int", q[1]) if q[0] == "int" else Ty("float", q[1])
+    return ty(p)
+
+
+def _vector_shuffle(two):
+    """shuffle(x, mask) / shuffle2(x, y, mask): component selection (OpenCL C 6.15.13)."""
+    def make(base, params, arg_types, ret_ty):
+        out = _dtype(ret_ty)
+
+        def h(ex, args, bmask, full, ins):
+            L = ex.lane_count
+            src = _lanes(args[0], L)
+            if two:
+                src = np.concatenate([src, _lanes(args[1], L)], axis=1)
+            mask = _lanes(args[-1], L)
+            n_in = _lanes(args[0], L).shape[1]
+            idx = _as_unsigned(mask).astype(np.int64) % (2 * n_in if two else n_in)
+            return np.take_along_axis(src, idx, axis=1).astype(out)
         return h
     return make
 
@@ -935,6 +1010,8 @@ def _table():
         t[name] = _float_fn(fn)
         t["native_" + name] = _float_fn(fn)
         t["half_" + name] = _float_fn(fn)
+    for name in ("dot", "length", "distance", "normalize", "cross"):
+        t[name] = t["fast_" + name] = _geometric(name)
     for name, fn in _INT_MATH.items():
         t[name] = _elementwise(fn, unsigned_args=True)
     t["min"] = _min_max(np.minimum)
@@ -953,6 +1030,12 @@ def _table():
     t["select"] = _select_builtin
     t["upsample"] = _upsample
     t["printf"] = _printf
+    t["fract"] = _with_out_pointer(lambda x: (np.minimum(x - np.floor(x), np.nextafter(np.ones_like(x), 0)), np.floor(x)))
+    t["modf"] = _with_out_pointer(lambda x: (x - np.trunc(x), np.trunc(x)))
+    t["sincos"] = _with_out_pointer(lambda x: (np.sin(x), np.cos(x)))
+    t["frexp"] = _with_out_pointer(lambda x: np.frexp(x))
+    t["shuffle"] = _vector_shuffle(two=False)
+    t["shuffle2"] = _vector_shuffle(two=True)
     t["async_work_group_copy"] = _async_copy(strided=False)
     t["async_work_group_strided_copy"] = _async_copy(strided=True)
     t["wait_group_events"] = _barrier("work_group")

@@ -149,3 +149,31 @@ def test_async_work_group_copies(producer):
     want[:, 0::4] = flat[:, :16]
     want[:, 1::4] = flat[:, 16:32]
     np.testing.assert_array_equal(out, want.ravel())
+
+
+@pytest.mark.parametrize("producer", ["clang-O0", "clang-O2", "clcoop"])
+def test_builtins_with_out_pointers_and_shuffle2(producer):
+    x = np.array([1.25, -2.75, 0.5, 7.0], np.float32)
+    o = np.zeros(20, np.float32)
+    e = np.zeros(8, np.int32)
+    program("builtins", producer).out_pointers(4, 4, x, o, e)
+    o = o.reshape(4, 5)
+    np.testing.assert_allclose(o[:, 0], x - np.floor(x))
+    np.testing.assert_array_equal(o[:, 1], np.floor(x))
+    np.testing.assert_allclose(o[:, 2], np.sin(x), rtol=1e-6)
+    np.testing.assert_allclose(o[:, 3], np.cos(x), rtol=1e-6)
+    mant, ex = np.frexp(x)
+    np.testing.assert_array_equal(o[:, 4], mant)
+    np.testing.assert_array_equal(e[:4], ex)
+    np.testing.assert_array_equal(e[4:], (30 + x + 10 + 2).astype(np.int32))   # (w7, v0, w5, v2)
+
+
+def test_geometric_functions_on_scalars_and_constant_vectors_with_few_lanes():
+    import clcoop
+    src = ("__kernel void k(__global const float *x, __global float *o) { size_t i = get_global_id(0);\n"
+           "  float4 c = (float4)(1.0f, 2.0f, 3.0f, 4.0f);\n"
+           "  o[i] = dot(x[i], 2.0f) + length(-x[i]) + dot(c, (float4)(x[i])) + c.w; }\n")
+    x = np.array([1.0, -2.0, 3.0, 0.5], np.float32)      # 4 lanes == 4 components
+    o = np.zeros(4, np.float32)
+    clcoop.Program(src).build().k(4, 4, x, o)
+    np.testing.assert_allclose(o, 2 * x + np.abs(x) + 10 * x + 4)

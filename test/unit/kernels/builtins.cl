@@ -51,3 +51,18 @@ __kernel void more_math(__global float *o) {
   o[get_global_id(0)] = ldexp(x, 3) + sinpi(x) + erf(x) + tgamma(x + 1.0f) +
                         atan2pi(x, 1.0f) + ilogb(x * 8.0f);
 }
+
+__kernel void out_pointers(__global const float *x, __global float *o, __global int *e) {
+  size_t i = get_global_id(0);
+  float whole, c;
+  int ex;
+  o[5 * i + 0] = fract(x[i], &whole);
+  o[5 * i + 1] = whole;
+  o[5 * i + 2] = sincos(x[i], &c);
+  o[5 * i + 3] = c;
+  o[5 * i + 4] = frexp(x[i], &ex);
+  e[i] = ex;
+  float4 v = (float4)(x[i], 1.0f, 2.0f, 3.0f);
+  float4 w = shuffle2(v, v * 10.0f, (uint4)(7, 0, 5, 2));
+  e[i + get_global_size(0)] = (int)(w.x + w.y + w.z + w.w);
+}
