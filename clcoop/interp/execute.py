@@ -544,9 +544,7 @@ class Executor:
                     cur[:] = target
                     prev[:] = block.index
                     return target
-            tgt = np.where(cond, np.int32(t.data[0]), np.int32(t.data[1]))
-            if np.ndim(tgt) == 0:
-                tgt = np.full(self.lane_count, tgt, np.int32)
+            tgt = _bcast(np.where(cond, np.int32(t.data[0]), np.int32(t.data[1])), self.lane_count)
             cur[bmask] = tgt[bmask]
             prev[bmask] = block.index
         elif op == "switch":
