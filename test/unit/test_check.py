@@ -7,6 +7,7 @@ diagnostics (wording and line:col).
 import pytest
 
 from clcoop.diagnostics import DiagnosticEngine
+from clcoop.errors import CompileError
 from clcoop.frontend import check as checkmod
 from clcoop.frontend import tast
 from clcoop.frontend import types as T
@@ -704,3 +705,55 @@ def test_vector_subscript_with_constant_index_is_a_swizzle():
 def test_redefinition_in_one_scope():
     assert messages("void f(int a) { int x; float x; { int x; } int a; }", "error") == [
         "1:30: error: redefinition of 'x'", "1:48: error: redefinition of 'a'"]
+
+
+# ------------------------------------------------------------------ random expressions: no crash, contract kept
+FUZZ_DECLS = ("int i; uint u; float f; half h; long l; char c; bool b; float4 v4; int4 i4; int *p; "
+              "struct S s; int arr[4]; matA ma; matB mb; matC mc; matI mi;")
+FUZZ_LEAVES = ["i", "u", "f", "h", "l", "c", "b", "v4", "i4", "p", "s", "arr", "ma", "mb", "mc", "mi", "1", "2.0f",
+               "0", "'a'", "gp[0]", "s.f", "v4.xy", "mc[0]", "v4[1]"]
+FUZZ_BINARY = ["+", "-", "*", "/", "%", "&", "|", "<<", "<", "==", "&&", "||", ","]
+FUZZ_CALLS = ["coop_mat_load(gp, 0, 8)", "coop_mat_init({})", "coop_mat_length({})", "coop_mat_mulAdd({}, {}, {})",
+              "coop_mat_store(gp, {}, 0, 8)", "sqrt({})", "min({}, {})", "convert_int4({})", "as_float({})",
+              "helper({})"]
+FUZZ_CASTS = ["(int)", "(float)", "(float4)", "(matC)", "(matI)", "(global float *)", "(void)", "(bool)"]
+
+
+def random_expr(rng, depth):
+    r = rng.random()
+    if depth <= 0 or r < 0.25:
+        return rng.choice(FUZZ_LEAVES)
+    if r < 0.5:
+        return f"({random_expr(rng, depth - 1)} {rng.choice(FUZZ_BINARY)} {random_expr(rng, depth - 1)})"
+    if r < 0.6:
+        return f"{rng.choice(['-', '!', '~', '*', '&', '++'])}{random_expr(rng, depth - 1)}"
+    if r < 0.75:
+        call = rng.choice(FUZZ_CALLS)
+        return call.format(*[random_expr(rng, depth - 1) for _ in range(call.count("{}"))])
+    if r < 0.88:
+        return f"{rng.choice(FUZZ_CASTS)}{random_expr(rng, depth - 1)}"
+    return f"({random_expr(rng, depth - 1)} ? {random_expr(rng, depth - 1)} : {random_expr(rng, depth - 1)})"
+
+
+def test_random_expressions_never_crash_and_keep_the_contract():
+    import random
+    rng = random.Random(2026)
+    accepted = 0
+    for _ in range(120):
+        target_type = rng.choice(["int", "float", "float4", "matC", "global float *", "bool", "ulong"])
+        stmt = rng.choice([f"{{ {target_type} t_ = {random_expr(rng, 3)}; }}",
+                           f"{rng.choice(FUZZ_LEAVES[:16])} {rng.choice(['=', '+=', '*='])} {random_expr(rng, 3)};",
+                           f"if ({random_expr(rng, 2)}) {{ {random_expr(rng, 2)}; }}"])
+        source = (MATS + "struct S { int i; float f; };\nstatic matC helper(matC m) { return m; }\n"
+                  "kernel void k(global float *gp) {\n" + FUZZ_DECLS + "\n" + stmt + "\n}\n")
+        try:
+            unit, diag = run(source)      # any exception other than a diagnostic fails the test
+        except CompileError:
+            continue                      # a syntax error: the parser's business
+
+        errors = [d for d in diag.diagnostics if d.severity == "error"]
+        assert all(d.location is not None for d in errors), (stmt, [str(d) for d in errors])
+        if not errors:
+            accepted += 1
+            assert contract_violations(unit) == [], stmt
+    assert accepted > 10        # the generator must exercise accepted code too
