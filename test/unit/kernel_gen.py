@@ -440,6 +440,10 @@ class ScalarCase:
     def total(self):
         return int(np.prod(self.global_size))
 
+    @property
+    def wg_size(self):
+        return int(np.prod(self.local_size))
+
 
 COLL_FIELDS = 6  # sub-group reduce add/max, scan incl. add/excl. min, broadcast 0, work-group add
 ID_FIELDS = 6  # local linear id (computed), get_local_linear_id, group linear, sg local id, sg id, sg size
@@ -497,7 +501,7 @@ def scalar_case(rng, depth=4, extremes=True, max_items=384, avoid=KNOWN_BUGS):
     glob, local = random_launch(rng, max_items)
     subgroup = int(rng.choice([8, 16, 32]))
     inputs = random_inputs(rng, int(np.prod(glob)), extremes)
-    return ScalarCase(scalar_source(result_type, body, len(glob)), result_type, body, inputs,
+    return ScalarCase(scalar_source(result_type, body, len(glob), int(np.prod(local))), result_type, body, inputs,
                       glob, local, subgroup)
 
 
@@ -509,12 +513,13 @@ def _linear(fn, dims):
     return " + ".join(f"({t})" for t in terms)
 
 
-def scalar_source(rt, body, dims):
+def scalar_source(rt, body, dims, wg_size):
     rt_cast = f"({rt})"
     return f"""\
 __kernel void fuzz(__global const int *ia, __global const uint *ua, __global const long *la,
                    __global const ulong *ula, __global const float *fa,
-                   __global {rt} *out, __global uint *ids, __global int *coll)
+                   __global {rt} *out, __global uint *ids, __global int *coll,
+                   __global int *mem, volatile __global int *counters)
 {{
     size_t gid = {_linear('get_global_id', dims)};
     int x0 = ia[gid];
@@ -550,6 +555,17 @@ __kernel void fuzz(__global const int *ia, __global const uint *ua, __global con
     coll[gid * {COLL_FIELDS} + 3] = sub_group_scan_exclusive_min(v);
     coll[gid * {COLL_FIELDS} + 4] = sub_group_broadcast(v, 0);
     coll[gid * {COLL_FIELDS} + 5] = work_group_reduce_add(v);
+    // Local memory across a barrier (the mirrored work-item's value) and global atomics
+    // per work-group.
+    __local int mirror[{wg_size}];
+    uint lid = get_local_linear_id();
+    mirror[lid] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    mem[gid] = mirror[{wg_size - 1} - lid];
+    size_t group = {_linear('get_group_id', dims)};
+    atomic_add(&counters[group * 3 + 0], v);
+    atomic_xor(&counters[group * 3 + 1], v);
+    atomic_min(&counters[group * 3 + 2], v);
 }}
 """
 
@@ -606,13 +622,36 @@ def ids_reference(case):
     return ids.reshape(-1)
 
 
+def lane_ints(case, out):
+    """v of the kernel: the lane's result as int (float: its bits)."""
+    if case.result_type == "float":
+        return out.view(np.int32).astype(np.int64)
+    return np.array([wrap(int(x), "int") for x in out], np.int64)
+
+
+def memory_reference(case, out):
+    """mem[gid] = v of the mirrored work-item of the same work-group (linear local id
+    wg-1-lid); counters[group] = wrapped sum, xor and min of the group's v."""
+    ids = ids_reference(case).reshape(-1, ID_FIELDS)
+    v = lane_ints(case, out)
+    by_slot = {(int(ids[g, 2]), int(ids[g, 0])): g for g in range(case.total)}
+    mem = np.array([v[by_slot[(int(ids[g, 2]), case.wg_size - 1 - int(ids[g, 0]))]]
+                    for g in range(case.total)], np.int64).astype(np.int32)
+    counters = np.zeros((case.total // case.wg_size, 3), np.int64)
+    counters[:, 2] = 2**31 - 1
+    for g in range(case.total):
+        group = int(ids[g, 2])
+        counters[group, 0] += v[g]
+        counters[group, 1] ^= v[g]
+        counters[group, 2] = min(counters[group, 2], v[g])
+    return mem, np.array([wrap(int(x), "int") for x in counters.reshape(-1)], np.int32)
+
+
 def collectives_reference(case, out):
     """Sub-group and work-group collectives (OpenCL C 6.15.16/6.15.19) of v = the lane's
     result as int, over the subgroups of ids_reference; int additions wrap."""
     ids = ids_reference(case).reshape(-1, ID_FIELDS)
-    v = out.view(np.int32) if case.result_type == "float" else \
-        np.array([wrap(int(x), "int") for x in out], np.int64)
-    v = v.astype(np.int64)
+    v = lane_ints(case, out)
     coll = np.zeros((case.total, COLL_FIELDS), np.int64)
     groups = {}
     for gid in range(case.total):
@@ -644,8 +683,10 @@ def scalar_buffers(case):
     out = np.full(case.total, 0x5A, DTYPES[case.result_type])
     ids = np.full(case.total * ID_FIELDS, 0xDEADBEEF, np.uint32)
     coll = np.full(case.total * COLL_FIELDS, 0x5A5A5A5A, np.int32)
-    args = [case.inputs[buf].copy() for _, _, buf in INPUTS] + [out, ids, coll]
-    return args, out, ids, coll
+    mem = np.full(case.total, 0x5A5A5A5A, np.int32)
+    counters = np.tile(np.array([0, 0, 2**31 - 1], np.int32), case.total // case.wg_size)
+    args = [case.inputs[buf].copy() for _, _, buf in INPUTS] + [out, ids, coll, mem, counters]
+    return args, out, ids, coll, mem, counters
 
 
 # ------------------------------------------------------------------ running cases
@@ -675,11 +716,11 @@ def build_program(source, producer, clang=None):
 
 
 def run_scalar(case, producer, clang=None):
-    """Runs the case; returns (out, ids, coll) as the interpreter left them."""
+    """Runs the case; returns (out, ids, coll, mem, counters) as the interpreter left them."""
     prog = build_program(case.source, producer, clang)
-    args, out, ids, coll = scalar_buffers(case)
+    args, *outputs = scalar_buffers(case)
     prog.run("fuzz", case.global_size, case.local_size, *args, subgroup_size=case.subgroup_size)
-    return out, ids, coll
+    return tuple(outputs)
 
 
 def scalar_mismatches(case, out, expected):
@@ -694,7 +735,7 @@ def scalar_mismatches(case, out, expected):
 def scalar_problem(case, got, expected):
     """None, or what differs: got = (out, ids, coll) of run_scalar, expected = the
     reference out."""
-    out, ids, coll = got
+    out, ids, coll, mem, counters = got
     bad = scalar_mismatches(case, out, expected)
     if len(bad):
         return describe_scalar(case, out, expected, bad)
@@ -710,6 +751,14 @@ def scalar_problem(case, got, expected):
         gid, which = divmod(first, COLL_FIELDS)
         return (f"collective #{which} of gid {gid}: got {coll[first]}, expected "
                 f"{want_coll[first]}; {launch}\n{case.source}")
+    want_mem, want_counters = memory_reference(case, expected)
+    if not (mem == want_mem).all():
+        gid = int(np.flatnonzero(mem != want_mem)[0])
+        return f"local memory mirror of gid {gid}: got {mem[gid]}, expected {want_mem[gid]}; {launch}"
+    if not (counters == want_counters).all():
+        first = int(np.flatnonzero(counters != want_counters)[0])
+        return (f"atomic counter {first % 3} of group {first // 3}: got {counters[first]}, "
+                f"expected {want_counters[first]}; {launch}")
     return None
 
 

@@ -5,7 +5,8 @@ Longer runs: scripts/fuzz_interp.py --count N --seed S.
 - random scalar-expression kernels (all C conversion/wrapping rules, shifts, built-ins,
   divergent if/else and loops) on random 1-3D NDRanges and subgroup sizes, run through
   clcoop, checked against a Python reference, plus the work-item/subgroup ids and
-  sub-group/work-group collectives of each lane's result;
+  sub-group/work-group collectives, a __local exchange across a barrier and global
+  atomics of each lane's result;
 - a cross-check subset: the same source through clang-22 -O0 and -O2 (Program.from_ir),
   UB-free data, all three bit-identical to each other and to the reference;
 - random cooperative-matrix kernels (shapes, component types, layouts, strides,
@@ -112,7 +113,7 @@ def _expr_case(expr, result_type, inputs):
             "e2": kg.Var("acc", result_type), "trip": kg.Const(0, "int"),
             "c2": kg.Const(0, "int"), "e3": kg.Var("acc", result_type)}
     n = len(inputs["ia"])
-    return kg.ScalarCase(kg.scalar_source(result_type, body, 1), result_type, body,
+    return kg.ScalarCase(kg.scalar_source(result_type, body, 1, n), result_type, body,
                          inputs, (n,), (n,), 8)
 
 
