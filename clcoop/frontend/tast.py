@@ -268,7 +268,8 @@ class VarRef(Expr):
 
 @dataclass
 class FunctionRef(Expr):
-    """Names a function; appears only as Call.callee's source in diagnostics (OpenCL has no function pointers)."""
+    """Names a function. check never puts one in the typed AST (OpenCL has no function pointers:
+    a function name used as a value is an error)."""
     function: Function
 
 
@@ -443,7 +444,8 @@ class ConvertCall(Expr):
 
 @dataclass
 class StringLiteral(Expr):
-    value: bytes                 # only for diagnostics; check rejects printf
+    """Never in the typed AST: a string only initializes a char array (an InitList of IntConst)."""
+    value: bytes
 
 
 # ---------------------------------------------------------------- cooperative matrices
