@@ -248,11 +248,26 @@ def _as_int64_bits(wide):
     return wide
 
 
+_HALF_TO_FLOAT = None
+
+
+def _widen(x, work):
+    """x as `work`; half -> float32 through a 65536-entry table of NumPy's own conversion
+    (same bits, NaN payloads included), ~2x faster than astype."""
+    global _HALF_TO_FLOAT
+    if x.dtype == np.float16 and work == np.float32:
+        if _HALF_TO_FLOAT is None:
+            _HALF_TO_FLOAT = np.arange(65536, dtype=np.uint32).astype(np.uint16) \
+                .view(np.float16).astype(np.float32)
+        return np.take(_HALF_TO_FLOAT, x.view(np.uint16))
+    return x.astype(work, copy=False)
+
+
 def _float_mul_add(a, b, c, result_dtype):
     """At least the component precision; half inputs accumulate in float32 at least."""
     work = np.result_type(a.dtype, b.dtype, c.dtype, np.float32)
     with np.errstate(all="ignore"):   # overflow to inf and NaN are IEEE results, not faults
-        total = np.matmul(a.astype(work, copy=False), b.astype(work, copy=False))
+        total = np.matmul(_widen(a, work), _widen(b, work))
         total += c
         return total.astype(result_dtype, copy=False)
 
