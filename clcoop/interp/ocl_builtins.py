@@ -559,10 +559,13 @@ def _sat_op(fn):
     return op
 
 
-def _exact_product(a, b):
-    """a * b saturated (mad_sat saturates the whole a * b + c; saturating the product
-    first gives the same result when c cannot bring it back in range)."""
-    return _sat_op(lambda x, y: x * y)(a, b)
+def _mad_sat(a, b, c):
+    """a * b + c computed exactly, then saturated (OpenCL C 6.15.3)."""
+    a, b, c = np.broadcast_arrays(np.asarray(a), np.asarray(b), np.asarray(c))
+    info = np.iinfo(a.dtype)
+    res = [min(max(int(x) * int(y) + int(z), info.min), info.max)
+           for x, y, z in zip(a.ravel().tolist(), b.ravel().tolist(), c.ravel().tolist())]
+    return np.array(res, dtype=object).astype(a.dtype).reshape(a.shape)
 
 
 def _clz(a):
@@ -695,7 +698,7 @@ _INT_MATH = {
     "mul24": lambda a, b: a * b, "mad24": lambda a, b, c: a * b + c,
     "mul_hi": _mul_hi, "mad_hi": lambda a, b, c: _mul_hi(a, b) + c,
     "clz": _clz, "ctz": _ctz, "popcount": _popcount, "rotate": _rotate,
-    "mad_sat": lambda a, b, c: _sat_op(lambda x, y: x + y)(_exact_product(a, b), c),
+    "mad_sat": lambda a, b, c: _mad_sat(a, b, c),
 }
 
 

@@ -177,3 +177,14 @@ def test_geometric_functions_on_scalars_and_constant_vectors_with_few_lanes():
     o = np.zeros(4, np.float32)
     clcoop.Program(src).build().k(4, 4, x, o)
     np.testing.assert_allclose(o, 2 * x + np.abs(x) + 10 * x + 4)
+
+
+def test_mad_sat_saturates_the_exact_result():
+    from clcoop.interp.ocl_builtins import _INT_MATH
+    mad_sat = _INT_MATH["mad_sat"]
+    np.testing.assert_array_equal(mad_sat(np.array([-2147483647], np.int32), np.int32(3), np.int32(5)),
+                                  [-2**31])
+    np.testing.assert_array_equal(mad_sat(np.array([2**32 - 1], np.uint32), np.uint32(2**32 - 1),
+                                          np.uint32(0)), [2**32 - 1])
+    np.testing.assert_array_equal(mad_sat(np.array([2**62], np.int64), np.int64(4), np.int64(-5)),
+                                  [2**63 - 1])
