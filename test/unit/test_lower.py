@@ -691,3 +691,64 @@ def test_optimized_matrix_kernel_runs_like_unoptimized(opt):
         results.append((out, out_int, out_len))
     for a, b in zip(*results):
         np.testing.assert_array_equal(a, b)
+
+
+# ---------------------------------------------------------------- random scalar programs vs clang-22
+RANDOM_TYPES = ["char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "float"]
+
+
+def _random_expr(rng, names, depth=0):
+    if depth > 2 or rng.random() < 0.3:
+        if rng.random() < 0.25:
+            return str(int(rng.integers(-9, 50)))
+        return str(rng.choice(names))
+    a = _random_expr(rng, names, depth + 1)
+    b = _random_expr(rng, names, depth + 1)
+    op = rng.choice(["+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "<", "==", "&&", "?:", "cast"])
+    if op == "/":
+        return f"(({a}) / ((int)(({b}) != 0 ? 3 : 5)))"          # never zero, never -1
+    if op == "%":
+        return f"((long)({a}) % ((int)(({b}) != 0 ? 3 : 5)))"    # integer operands only
+    if op in ("<<", ">>", "&", "|", "^"):
+        return f"((long)({a}) {op} (int)({b}))"                  # integer operands only
+    if op == "?:":
+        return f"(({a}) > ({b}) ? ({a}) : ({b}))"
+    if op == "cast":
+        return f"(({rng.choice(RANDOM_TYPES[:-1])})({a}))"
+    return f"(({a}) {op} ({b}))"
+
+
+def _random_program(seed):
+    rng = __import__("numpy").random.default_rng(seed)
+    names = [f"v{i}" for i in range(len(RANDOM_TYPES))]
+    lines = [f"  {t} {n} = ({t})io[{i}];" for i, (t, n) in enumerate(zip(RANDOM_TYPES, names))]
+    for _ in range(8):
+        target = str(rng.choice(names[:-1]))
+        form = rng.choice(["=", "+=", "-=", "*=", "^=", "<<=", "++", "--"])
+        if form in ("++", "--"):
+            lines.append(f"  {target}{form};")
+        else:
+            lines.append(f"  {target} {form} ({rng.choice(RANDOM_TYPES[:-1])})({_random_expr(rng, names)});")
+    lines.append("  v8 += (float)v4 * 0.5f;")
+    lines += [f"  io[{16 + i}] = (int){n};" for i, n in enumerate(names[:-1])]
+    lines.append("  f[0] = v8;")
+    return "kernel void k(global int *io, global float *f) {\n" + "\n".join(lines) + "\n}\n"
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_random_scalar_program_agrees_with_clang(seed, tmp_path):
+    np = pytest.importorskip("numpy")
+    import clcoop
+    source = _random_program(seed)
+    ours = clcoop.Program(source).build()
+    theirs = _clang_program(source, tmp_path)
+    rng = np.random.default_rng(seed)
+    io0 = np.zeros(32, np.int32)
+    io0[:9] = rng.integers(-300, 300, 9)
+    results = []
+    for prog in (ours, theirs):
+        io, f = io0.copy(), np.zeros(1, np.float32)
+        prog.k((1,), (1,), io, f)
+        results.append((io, f))
+    np.testing.assert_array_equal(results[0][0], results[1][0], err_msg=source)
+    np.testing.assert_array_equal(results[0][1], results[1][1], err_msg=source)
