@@ -34,7 +34,8 @@ def _parser():
     p.add_argument("--local", dest="local_size", help="local size, e.g. 16,1 (default: chosen)")
     p.add_argument("--subgroup-size", type=int, help="sub-group size (default 16 or the kernel's)")
     p.add_argument("--arg", action="append", default=[], metavar="NAME=VALUE",
-                   help="kernel argument: NAME=file.npy, NAME=<number>, NAME=local:<bytes>")
+                   help="kernel argument: NAME=file.npy, NAME=<number>, NAME=1,2,3,4 (vector), "
+                        "NAME=local:<bytes>")
     p.add_argument("--out", default=".", help="directory for the updated buffers (default .)")
     p.add_argument("--instruction-limit", type=int, help="abort runaway kernels after this many instructions")
     p.add_argument("-D", action="append", default=[], dest="defines", metavar="NAME[=VALUE]")
@@ -76,12 +77,18 @@ def _parse_value(name, text):
             return np.ascontiguousarray(np.load(text, allow_pickle=False))
         except (OSError, ValueError) as exc:
             raise UsageError(f"--arg {name}: cannot read '{text}': {exc}") from None
-    for conv in (int, float):
-        try:
-            return conv(text)
-        except ValueError:
-            pass
-    raise UsageError(f"--arg {name}: expected a .npy file, a number or local:<bytes>, got '{text}'")
+    values = []
+    for part in text.split(","):       # a vector argument is comma-separated: v=1,2,3,4
+        for conv in (int, float):
+            try:
+                values.append(conv(part))
+                break
+            except ValueError:
+                pass
+        else:
+            raise UsageError(f"--arg {name}: expected a .npy file, a number, comma-separated "
+                             f"numbers or local:<bytes>, got '{text}'")
+    return values[0] if len(values) == 1 else tuple(values)
 
 
 def _kernel_args(prog, kernel_name, arg_texts):

@@ -83,3 +83,13 @@ def test_entry_point_subprocess(inputs):
                           capture_output=True, text=True)
     assert proc.returncode == 1
     assert "clcoop-run: error: global size 16 is not a multiple of the local size 17" in proc.stderr
+
+
+def test_vector_argument(tmp_path):
+    src = tmp_path / "v.cl"
+    src.write_text("__kernel void k(__global float *o, float4 v) { o[get_global_id(0)] = v.x + v.w; }")
+    np.save(tmp_path / "o.npy", np.zeros(4, np.float32))
+    rc = main([str(src), "--global", "4", "--arg", f"o={tmp_path / 'o.npy'}", "--arg", "v=1,2,3,4.5",
+               "--out", str(tmp_path)])
+    assert rc == 0
+    assert (np.load(tmp_path / "o.npy") == 5.5).all()
