@@ -259,9 +259,35 @@ def _pointee_dtype(type_name):
     return _SCALAR_TYPES.get(m.group(1).strip())
 
 
+def _buffer_key(arr):
+    return (arr.__array_interface__["data"][0], arr.nbytes)
+
+
+def _written_buffers(info, args):
+    """Keys of arrays that some non-const __global parameter receives: an array passed
+    twice (in-place kernels) is mapped once, writable if any use is."""
+    written, arrays = set(), []
+    for i, (arg, (_, ptype)) in enumerate(zip(args, info.params)):
+        if ptype.kind != "ptr" or i in info.byval or not isinstance(arg, np.ndarray):
+            continue
+        qual = info.arg_qualifiers[i] if i < len(info.arg_qualifiers) else ""
+        if ptype.addrspace not in (2, 3) and "const" not in qual.split() and arg.flags.writeable:
+            written.add(_buffer_key(arg))
+        arrays.append((i, arg))
+    for a, (i, x) in enumerate(arrays):
+        for j, y in arrays[a + 1:]:
+            if _buffer_key(x) != _buffer_key(y) and np.shares_memory(x, y) and \
+                    (_buffer_key(x) in written or _buffer_key(y) in written):
+                raise ArgumentError(f"arguments {i} and {j} of kernel '{info.name}' are "
+                                    f"overlapping but different views of one array; pass the "
+                                    f"same array, or non-overlapping arrays")
+    return written
+
+
 def _convert_args(module, info, args, memory):
     call_args, copies = [], []
     seen = {}
+    written = _written_buffers(info, args)
     for i, (arg, (pname, ptype)) in enumerate(zip(args, info.params)):
         name = pname or f"arg{i}"
         type_name = info.arg_types[i] if i < len(info.arg_types) else str(ptype)
@@ -275,7 +301,7 @@ def _convert_args(module, info, args, memory):
                 raise ArgumentError(f"{where} is a __local pointer: pass clcoop.LocalMemory(nbytes)")
             call_args.append(execute._LocalArg(name, arg.nbytes))
         elif ptype.kind == "ptr":
-            call_args.append(_map_buffer(arg, name, where, type_name, qual, space, memory, copies, seen))
+            call_args.append(_map_buffer(arg, name, where, type_name, memory, copies, seen, written))
         else:
             call_args.append(_convert_scalar(arg, ptype, type_name, where))
     return call_args, copies
@@ -298,7 +324,7 @@ def _map_byval(arg, name, where, struct_ty, module, memory):
     return np.int64(region.base)
 
 
-def _map_buffer(arg, name, where, type_name, qual, space, memory, copies, seen):
+def _map_buffer(arg, name, where, type_name, memory, copies, seen, written):
     if isinstance(arg, LocalMemory):
         raise ArgumentError(f"{where} is a __global pointer, not __local: pass a NumPy array")
     if not isinstance(arg, np.ndarray):
@@ -308,10 +334,10 @@ def _map_buffer(arg, name, where, type_name, qual, space, memory, copies, seen):
     want = _pointee_dtype(type_name)
     if want is not None and arg.dtype != np.dtype(want):
         raise ArgumentError(f"{where} needs a {np.dtype(want).name} array, got {arg.dtype.name}")
-    key = (arg.__array_interface__["data"][0], arg.nbytes)
+    key = _buffer_key(arg)
     if key in seen:
         return seen[key]
-    read_only = space == 2 or "const" in qual.split() or not arg.flags.writeable
+    read_only = key not in written
     if read_only:
         data = arg.reshape(-1).view(np.uint8)
     else:

@@ -170,3 +170,13 @@ def test_global_offset():
     out = np.zeros(8, np.int32)
     clcoop.Program(src).build().k(8, 4, out, global_offset=100)
     np.testing.assert_array_equal(out, np.arange(100, 108))
+
+
+def test_same_array_as_const_input_and_output():
+    src = "__kernel void k(__global const int *in, __global int *out) { size_t i = get_global_id(0); out[i] = in[i] * 2; }"
+    prog = clcoop.Program(src).build()
+    a = np.arange(8, dtype=np.int32)
+    prog.k(8, 8, a, a)
+    np.testing.assert_array_equal(a, 2 * np.arange(8))
+    with pytest.raises(ArgumentError, match="overlapping but different views"):
+        prog.k(4, 4, a[:4], a[2:6])
