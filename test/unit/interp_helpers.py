@@ -28,9 +28,11 @@ def clang_ir(name, opt, triple="spir64-unknown-unknown"):
 
 
 def program(name, producer):
-    """A built clcoop.Program for a test kernel; producer is 'clang-O0', 'clang-O2' or 'clcoop'."""
-    if producer == "clcoop":
-        return clcoop.Program((KERNELS / f"{name}.cl").read_text()).build()
+    """A built clcoop.Program for a test kernel; producer is 'clang-O0', 'clang-O2',
+    'clcoop' (its default -O0) or 'clcoop-O2'."""
+    if producer.startswith("clcoop"):
+        options = ["-O2"] if producer == "clcoop-O2" else []
+        return clcoop.Program((KERNELS / f"{name}.cl").read_text()).build(options=options)
     if CLANG is None:
         pytest.skip("clang-22 is not installed")
     return clcoop.Program.from_ir(clang_ir(name, int(producer[-1])))

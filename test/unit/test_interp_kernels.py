@@ -5,7 +5,7 @@ import pytest
 
 from interp_helpers import clang_ir, needs_clang, program
 
-PRODUCERS = ["clang-O0", "clang-O2", "clcoop"]
+PRODUCERS = ["clang-O0", "clang-O2", "clcoop", "clcoop-O2"]
 RNG = np.random.default_rng(7)
 
 
