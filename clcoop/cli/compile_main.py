@@ -36,7 +36,8 @@ OPTIONS:
 
 # Where internal compiler errors should be reported (placeholder until the project has a
 # public tracker; keep it in one place).
-ISSUE_TRACKER = "https://github.com/clcoop/clcoop/issues"
+# Where users report internal errors: the project's issue tracker (no public URL yet).
+ISSUE_TRACKER = "the clcoop issue tracker"
 EXIT_OK, EXIT_ERROR, EXIT_ICE, EXIT_INTERRUPTED = 0, 1, 70, 130
 
 
@@ -299,8 +300,8 @@ def report_internal_error(exc, filename, verbose):
     where = internal_error_location(exc) or filename
     lines = [f"clcoop: internal compiler error: {summary}",
              f"clcoop: while compiling {where}",
-             f"clcoop: please report this at {ISSUE_TRACKER} with the source file "
-             "and the command line"]
+             f"clcoop: please report this on {ISSUE_TRACKER}, attaching the source file, "
+             "the command line and the output of --verbose"]
     if verbose:
         import traceback
         lines.append("".join(traceback.format_exception(type(exc), exc, exc.__traceback__)).rstrip())

@@ -95,6 +95,7 @@ class _Writer:
         self.file = None      # display name of the output line being written
         self.line = 0         # its line number in that file
         self.col = 1          # the column the next character written will have
+        self.run = ""         # text of the last expanded token run written without spaces
 
     def _new_line(self, file, line):
         if file != self.file or line < self.line or line > self.line + self.MAX_BLANK_LINES:
@@ -121,10 +122,16 @@ class _Writer:
         self.parts.append(text)
         self.col += len(text)
 
-    def expanded(self, file, line, text):
+    def expanded(self, file, line, text, after_expanded=False):
+        """A token from a macro expansion, written after a space, unless it continues a
+        number: pcpp lexes e.g. the hex float 0x1.fffffep127f of FLT_MAX as several
+        tokens, which must stay one pp-number (C99 6.4.8)."""
         if self.file is None or line > self.line or file != self.file:
             self._new_line(file, line)
-        if self.col > 1:
+            after_expanded = False
+        glued = after_expanded and _continues_pp_number(self.run, text)
+        self.run = self.run + text if glued else text
+        if self.col > 1 and not glued:
             self.parts.append(" ")
             self.col += 1
         self.parts.append(text)
@@ -308,10 +315,20 @@ def _clang_wording(msg):
     return msg[:1].lower() + msg[1:]
 
 
+_PP_NUMBER = re.compile(r"\.?\d(?:[eEpP][+-]|[\w.])*")
+
+
+def _continues_pp_number(run, text):
+    if not _PP_NUMBER.fullmatch(run):
+        return False
+    return text[:1].isalnum() or text[:1] in "._" or (run[-1] in "eEpP" and text[:1] in "+-")
+
+
 def _emit_tokens(pp, writer, state):
     """Drain pcpp's token stream into the writer, checking what pcpp lets through."""
     pending_quote = None
     previous = None
+    after_expanded = False   # the last token written came from a macro expansion, with no space since
     while True:
         tok = pp.token()
         if tok is None:
@@ -319,14 +336,18 @@ def _emit_tokens(pp, writer, state):
         entry = pp.files.get(tok.source)
         if tok.type in _WS_TYPES:
             previous = None
+            after_expanded = False
             continue
         pos = entry.position(tok) if entry else None
         file = pp.display_name(tok.source)
         state["tokens"] += 1
         if pos is None:
-            writer.expanded(writer.file or file, max(tok.lineno, writer.line), tok.value)
+            writer.expanded(writer.file or file, max(tok.lineno, writer.line), tok.value,
+                            after_expanded=after_expanded)
             previous = None
+            after_expanded = True
             continue
+        after_expanded = False
         line, col = pos
         # pcpp lexes an unterminated comment or string as single punctuation tokens.
         if tok.type == "CPP_STAR" and previous is not None and previous[0] == "CPP_FSLASH" \
