@@ -1110,6 +1110,16 @@ def intrinsic_base(name):
     return ".".join(parts)
 
 
+def _bitreverse(x):
+    bits = x.dtype.itemsize * 8
+    u = _as_unsigned(x).astype(np.uint64)
+    out = np.zeros(u.shape, np.uint64)
+    for b in range(bits):
+        out |= ((u >> np.uint64(b)) & np.uint64(1)) << np.uint64(bits - 1 - b)
+    return out.astype(_UNSIGNED[bits]).view(x.dtype) if x.ndim else \
+        np.asarray(out).astype(_UNSIGNED[bits]).view(x.dtype)
+
+
 def _fma(a, b, c):
     a = np.asarray(a)
     if a.dtype == np.float64:
@@ -1212,6 +1222,7 @@ _INTRINSIC_FNS = {
     "cttz": lambda x, z: _ctz(np.asarray(x)).astype(np.asarray(x).dtype),
     "fshl": _fsh(True), "fshr": _fsh(False),
     "bswap": lambda x: np.asarray(x).byteswap(),
+    "bitreverse": lambda x: _bitreverse(np.asarray(x)),
     "sadd.with.overflow": _with_overflow("add", True), "uadd.with.overflow": _with_overflow("add", False),
     "ssub.with.overflow": _with_overflow("sub", True), "usub.with.overflow": _with_overflow("sub", False),
     "smul.with.overflow": _with_overflow("mul", True), "umul.with.overflow": _with_overflow("mul", False),

@@ -113,6 +113,8 @@ def test_vectors_insert_shuffle_with_poison_extract_and_bitcast():
      lambda x: np.array([32 - (v & 0xFFFFFFFF).bit_length() for v in x.tolist()], np.int32)),
     ("  %r = call i32 @llvm.fshl.i32(i32 %x, i32 %x, i32 8)", "declare i32 @llvm.fshl.i32(i32, i32, i32)",
      lambda x: ((x.view(np.uint32) << 8) | (x.view(np.uint32) >> 24)).view(np.int32)),
+    ("  %r = call i32 @llvm.bitreverse.i32(i32 %x)", "declare i32 @llvm.bitreverse.i32(i32)",
+     lambda x: np.array([int(f"{v & 0xFFFFFFFF:032b}"[::-1], 2) for v in x.tolist()], np.uint32).view(np.int32)),
     ("  %r = call i32 @llvm.usub.sat.i32(i32 %x, i32 7)", "declare i32 @llvm.usub.sat.i32(i32, i32)",
      lambda x: np.where(x.view(np.uint32) > 7, x.view(np.uint32) - 7, 0).astype(np.uint32).view(np.int32)),
     ("  %s = call { i32, i1 } @llvm.umul.with.overflow.i32(i32 %x, i32 3)\n"
