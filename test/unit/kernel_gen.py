@@ -315,10 +315,9 @@ class Call:
 INPUTS = [("x0", "int", "ia"), ("x1", "uint", "ua"), ("x2", "long", "la"),
           ("x3", "ulong", "ula"), ("x4", "float", "fa")]
 # (builtin, argument type) pairs with known, reported bugs that the generators avoid
-# unless told otherwise (test_fuzz_interp.py test_finding_*). Open: signed mad_sat
-# saturates a * b before adding c; uint mad_sat(0xFFFFFFFF, 0xFFFFFFFF, 0) gives 0.
-# Fixed: 64-bit mul_hi with a uniform first argument, 64-bit add_sat.
-KNOWN_BUGS = {("mad_sat", "int"), ("mad_sat", "long"), ("mad_sat", "uint")}
+# unless told otherwise. None open; fixed findings (test_fuzz_interp.py test_finding_*):
+# 64-bit mul_hi with a uniform first argument, 64-bit add_sat, mad_sat.
+KNOWN_BUGS = set()
 INT_BUILTINS = ("min", "max", "clamp", "abs", "popcount", "clz", "rotate", "mul_hi",
                 "add_sat", "sub_sat", "hadd", "rhadd", "abs_diff", "mad_hi", "mad_sat", "ctz")
 THREE_ARG_BUILTINS = ("mad_hi", "mad_sat")
@@ -708,10 +707,13 @@ def clang_ir(clang, source, opt):
 
 
 def build_program(source, producer, clang=None):
-    """A clcoop.Program from clcoop ('clcoop') or clang-22 ('clang-O0' / 'clang-O2')."""
+    """A clcoop.Program from clcoop ('clcoop', 'clcoop-O2': its LLVM pipeline) or clang-22
+    ('clang-O0' / 'clang-O2')."""
     import clcoop
     if producer == "clcoop":
         return clcoop.Program(source).build()
+    if producer == "clcoop-O2":
+        return clcoop.Program(source).build(["-O2"])
     return clcoop.Program.from_ir(clang_ir(clang, source, int(producer[-1])))
 
 
@@ -1099,6 +1101,9 @@ def coop_case(rng):
 
 
 SENTINEL = 0x5B
+
+
+CROSS_PRODUCERS = ("clcoop", "clcoop-O2", "clang-O0", "clang-O2")
 
 
 def run_coop(case, producer="clcoop", clang=None):
