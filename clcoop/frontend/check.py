@@ -134,7 +134,9 @@ def operator_location(sources, op, operand, fallback):
     if text is None:
         return fallback
     text = text.expandtabs(1)
-    i = loc.column - 2              # 0-based index of the character before the operand
+    # 0-based index of the character before the operand; after a macro expansion the
+    # column may lie past the end of the written line.
+    i = min(loc.column - 2, len(text) - 1)
     while i >= 0 and text[i] in " (":
         i -= 1
     start = i - len(op) + 1
@@ -654,7 +656,8 @@ class Checker:
         if isinstance(previous, (tast.Var, tast.Function)) or (isinstance(previous, tuple) and previous[0] == "enum"):
             prev_loc = previous.loc if not isinstance(previous, tuple) else previous[3]
             self.poisoned.discard(node.name)
-            self.fail(f"redefinition of '{node.name}'", name_location(node),
+            kind = " as different kind of symbol" if isinstance(previous, tast.Function) else ""
+            self.fail(f"redefinition of '{node.name}'{kind}", name_location(node),
                       [self.note("previous definition is here", prev_loc)] if prev_loc else [])
         if program_scope:
             var = self.global_variable(node, t, aspace, const)
@@ -855,6 +858,11 @@ class Checker:
         if name in COOP_BUILTINS or (_builtins is not None and _builtins.is_builtin(name)):
             if not defining:
                 return None    # a re-declaration of a built-in (e.g. from a header): keep the built-in
+        other = self.scope.names.get(name)
+        if other is not None and not isinstance(other, tast.Function):
+            other_loc = other[3] if isinstance(other, tuple) else other.loc
+            self.fail(f"redefinition of '{name}' as different kind of symbol", name_location(node),
+                      [self.note("previous definition is here", other_loc)] if other_loc else [])
         existing = self.function_by_name.get(name)
         if existing is not None:
             if existing.type != ftype:
