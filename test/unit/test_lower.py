@@ -752,3 +752,68 @@ def test_random_scalar_program_agrees_with_clang(seed, tmp_path):
         results.append((io, f))
     np.testing.assert_array_equal(results[0][0], results[1][0], err_msg=source)
     np.testing.assert_array_equal(results[0][1], results[1][1], err_msg=source)
+
+
+RANDOM_VECTOR_TYPES = ["char4", "uchar4", "short4", "int4", "uint4", "long4", "float4"]
+
+
+def _random_vector_expr(rng, names, depth=0):
+    if depth > 2 or rng.random() < 0.3:
+        r = rng.random()
+        if r < 0.2:
+            return f"({rng.choice(RANDOM_VECTOR_TYPES[:-1])})({int(rng.integers(-5, 20))})"
+        if r < 0.35:
+            return f"(convert_{rng.choice(RANDOM_VECTOR_TYPES[:-1])}({rng.choice(names)}.wzyx))"
+        return str(rng.choice(names))
+    a, b = _random_vector_expr(rng, names, depth + 1), _random_vector_expr(rng, names, depth + 1)
+    op = rng.choice(["+", "-", "*", "&", "^", "<", "==", "cast", "sel", "neg", "not"])
+    if op == "cast":
+        return f"(convert_{rng.choice(RANDOM_VECTOR_TYPES)}({a}))"
+    if op == "sel":
+        return f"(convert_int4({a}) > convert_int4({b}) ? convert_int4({a}) : convert_int4({b}))"
+    if op == "neg":
+        return f"(-({a}))"
+    if op == "not":
+        return f"(~convert_int4({a}))"
+    if op in ("&", "^"):
+        return f"(convert_int4({a}) {op} convert_int4({b}))"
+    if op in ("<", "=="):
+        return f"(convert_float4({a}) {op} convert_float4({b}))"
+    return f"(convert_long4({a}) {op} convert_long4({b}))"
+
+
+def _random_vector_program(seed):
+    rng = __import__("numpy").random.default_rng(seed)
+    types = RANDOM_VECTOR_TYPES
+    names = [f"v{i}" for i in range(len(types))]
+    lines = [f"  {t} {n} = convert_{t}(vload4({i}, io));" for i, (t, n) in enumerate(zip(types, names))]
+    for _ in range(6):
+        index = int(rng.integers(0, len(types) - 1))
+        t, target = types[index], names[index]
+        e = _random_vector_expr(rng, names)
+        form = rng.choice(["=", "+=", "xy", "s2"])
+        if form == "xy":
+            lines.append(f"  {target}.xy = convert_{t}({e}).yx;")
+        elif form == "s2":
+            lines.append(f"  {target}.s2 += convert_{t}({e}).s1;")
+        else:
+            lines.append(f"  {target} {form} convert_{t}({e});")
+    lines += [f"  vstore4(convert_int4({n}), {8 + i}, io);" for i, n in enumerate(names)]
+    return "kernel void k(global int *io) {\n" + "\n".join(lines) + "\n}\n"
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_random_vector_program_agrees_with_clang(seed, tmp_path):
+    np = pytest.importorskip("numpy")
+    import clcoop
+    source = _random_vector_program(seed)
+    ours = clcoop.Program(source).build()
+    theirs = _clang_program(source, tmp_path)
+    io0 = np.zeros(64, np.int32)
+    io0[:28] = np.random.default_rng(seed).integers(-100, 100, 28)
+    results = []
+    for prog in (ours, theirs):
+        io = io0.copy()
+        prog.k((1,), (1,), io)
+        results.append(io)
+    np.testing.assert_array_equal(results[0], results[1], err_msg=source)
