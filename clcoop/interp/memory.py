@@ -88,9 +88,32 @@ class Memory:
         addrs = np.asarray(addrs, np.int64)
         if addrs.size == 0:
             return np.zeros(addrs.shape, dtype)
+        contiguous = self._contiguous(addrs, dtype, "read")
+        if contiguous is not None:
+            region, start = contiguous
+            return region.view(dtype)[start:start + addrs.size].copy()
         region, index = self._locate(addrs, dtype, "read")
         return region.view(dtype)[index] if region is not None else \
             self._gather_multi(addrs, dtype)
+
+    def _contiguous(self, addrs, dtype, what):
+        """(region, first element) when addrs are consecutive elements of one buffer (a[i]
+        with i the work-item id): then a slice replaces the gather and its checks."""
+        n = addrs.size
+        size = dtype.itemsize
+        if addrs.ndim != 1 or n < 32:
+            return None
+        first, last = int(addrs[0]), int(addrs[-1])
+        if last - first != (n - 1) * size or first % size:
+            return None
+        region = self.region_at(first)
+        if region is None or last + size > region.base + region.size:
+            return None
+        if what != "read" and not region.writable:
+            return None
+        if (np.diff(addrs) != size).any():
+            return None
+        return region, (first - region.base) // size
 
     def store(self, addrs, values, dtype):
         dtype = np.dtype(dtype)
@@ -98,6 +121,11 @@ class Memory:
         if addrs.size == 0:
             return
         values = np.broadcast_to(np.asarray(values).astype(dtype, copy=False), addrs.shape)
+        contiguous = self._contiguous(addrs, dtype, "write")
+        if contiguous is not None:
+            region, start = contiguous
+            region.view(dtype)[start:start + addrs.size] = values
+            return
         region, index = self._locate(addrs, dtype, "write")
         if region is not None:
             region.view(dtype)[index] = values
