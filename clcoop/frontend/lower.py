@@ -898,11 +898,26 @@ class Lowerer:
             return {"&": b.and_, "|": b.or_, "^": b.xor}[op](left, right, name=name)
         # Shifts: count modulo the bit width (OpenCL C 3.0 6.15.3).
         bits = element_type(ctype).bits
-        mask = self.splat_const(right.type, bits - 1)
-        right = b.and_(right, mask, name=f"{name}.mask")
+        folded = self.fold_shift_count(right, bits)
+        if folded is not None:
+            right = folded
+        else:
+            right = b.and_(right, self.splat_const(right.type, bits - 1), name=f"{name}.mask")
         if op == "<<":
             return b.shl(left, right, name=name)
         return (b.ashr if signed else b.lshr)(left, right, name=name)
+
+    def fold_shift_count(self, right, bits):
+        """A constant shift count, already reduced modulo the width (clang folds it too)."""
+        if not isinstance(right, ir.Constant) or isinstance(right, ir.FormattedConstant):
+            return None
+        value = right.constant
+        if isinstance(value, int) and not isinstance(value, bool):
+            return ir.Constant(right.type, value & (bits - 1))
+        if isinstance(value, list) and all(isinstance(c, ir.Constant) and isinstance(c.constant, int)
+                                           for c in value):
+            return ir.Constant(right.type, [ir.Constant(c.type, c.constant & (bits - 1)) for c in value])
+        return None
 
     def splat_const(self, ty, value):
         if isinstance(ty, ir.VectorType):
@@ -1142,6 +1157,8 @@ class Lowerer:
         return (self.builder.fpext if dbits > sbits else self.builder.fptrunc)(v, dty, name="conv")
 
     def splat(self, v, vty):
+        if isinstance(v, ir.Constant) and not isinstance(v, ir.FormattedConstant):
+            return ir.Constant(vty, [v] * vty.count)
         b = self.builder
         ins = b.insert_element(ir.Constant(vty, ir.Undefined), v, ir.Constant(I64, 0), name="splat.splatinsert")
         mask = ir.Constant(ir.VectorType(I32, vty.count), [0] * vty.count)
