@@ -10,7 +10,9 @@
 // CHECK: shl i32 %{{.*}}, %shl.mask
 // CHECK: %shr.mask = and i32 %{{.*}}, 31
 // CHECK: ashr i32 %{{.*}}, %shr.mask
-// CHECK: lshr i32
+// constant counts are reduced at compile time (33 & 31 = 1)
+// CHECK: lshr i32 %{{[0-9]+}}, 2
+// CHECK: shl i32 %{{[0-9]+}}, 1
 // CHECK: land.rhs:
 // CHECK: land.end:
 // CHECK: phi i1 [ false, %{{.*}} ], [ %{{.*}}, %land.rhs ]
@@ -28,6 +30,7 @@ kernel void k(global int *a, global uint *u, global float *f, int x, uint y) {
   a[2] = x << y;
   a[3] = x >> y;
   u[1] = y >> 2;
+  a[8] = x << 33;
   a[4] = (x > 0) && (y < 10u);
   a[5] = x ? 7 : 9;
   a[6] = f[0] < f[1];
