@@ -785,7 +785,10 @@ class Lowerer:
             return self.load_value(self.address(e), e.type)
         agg = self.rvalue(e.base)
         if e.base.type.is_union:
-            raise RuntimeError("lower: member of a union rvalue is not supported")
+            # A union value's members share its bytes: spill it and reload as the member's type.
+            tmp = self.alloca(e.base.type, "tmp")
+            self.builder.store(agg, tmp, align=self.align_of(e.base.type))
+            return self.load_value(tmp, e.type)
         return self.builder.extract_value(agg, e.field_index, name=e.name)
 
     def ex_IntConst(self, e):

@@ -817,3 +817,15 @@ def test_random_vector_program_agrees_with_clang(seed, tmp_path):
         prog.k((1,), (1,), io)
         results.append(io)
     np.testing.assert_array_equal(results[0], results[1], err_msg=source)
+
+
+def test_member_of_union_rvalue_reinterprets_bytes():
+    np = pytest.importorskip("numpy")
+    import clcoop
+    source = ("typedef union U { int i; float f; } U;\n"
+              "U mk(float x) { U u; u.f = x; return u; }\n"
+              "kernel void k(global int *o, global float *f) { o[0] = mk(f[0]).i; }\n")
+    prog = clcoop.Program(source).build()
+    o, f = np.zeros(1, np.int32), np.array([1.5], np.float32)
+    prog.k((1,), (1,), o, f)
+    assert o[0] == f.view(np.int32)[0]
