@@ -131,8 +131,11 @@ class Kernel:
 
 
 def _parse_build_options(options):
-    """pyopencl-style build options: -D, -U, -I, -O<n>, -cl-std=, other -cl-* flags."""
-    out = {"include_dirs": [], "defines": {}, "undefines": [], "opt_level": 0, "cl_std": "CL3.0"}
+    """pyopencl-style build options: -D, -U, -I, -O<n>, -cl-std=, -cl-opt-disable, other -cl-* flags.
+
+    Like clBuildProgram, optimization is on by default (-O2; the `clcoop` command line
+    defaults to -O0 like clang -cc1); -cl-opt-disable or -O0 turns it off."""
+    out = {"include_dirs": [], "defines": {}, "undefines": [], "opt_level": 2, "cl_std": "CL3.0"}
     it = iter(options)
     for opt in it:
         if opt.startswith("-D"):
@@ -147,6 +150,8 @@ def _parse_build_options(options):
             out["opt_level"] = int(opt[2:] or 2)
         elif opt.startswith("-cl-std="):
             out["cl_std"] = opt.split("=", 1)[1]
+        elif opt == "-cl-opt-disable":
+            out["opt_level"] = 0
         elif opt.startswith("-cl-"):
             continue   # accepted like pyopencl (e.g. -cl-fast-relaxed-math, -cl-mad-enable)
         else:

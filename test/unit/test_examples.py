@@ -19,13 +19,14 @@ def gemm_launch(M, N, S):
     return (N // 16 * S, M // 8), (S, 1)
 
 
+@pytest.mark.parametrize("options", [[], ["-cl-opt-disable"]], ids=["O2", "O0"])
 @pytest.mark.parametrize("S", [8, 16, 32])
-def test_gemm_f32(S):
+def test_gemm_f32(S, options):
     M, N, K = 32, 64, 48
     A = RNG.standard_normal((M, K)).astype(np.float32)
     B = RNG.standard_normal((K, N)).astype(np.float32)
     C = np.zeros((M, N), np.float32)
-    prog = build("gemm_f32.cl")
+    prog = build("gemm_f32.cl", options)
     gsize, lsize = gemm_launch(M, N, S)
     prog.gemm_f32(gsize, lsize, A, B, C, M, N, K, 0, subgroup_size=S)
     np.testing.assert_allclose(C, A @ B, rtol=1e-5, atol=1e-4)
@@ -79,15 +80,16 @@ def test_gemm_i8_saturates_each_accumulation():
     np.testing.assert_array_equal(C, expected.astype(np.int8))
 
 
+@pytest.mark.parametrize("options", [[], ["-cl-opt-disable"]], ids=["O2", "O0"])
 @pytest.mark.parametrize("S", [8, 16])
-def test_operators(S):
+def test_operators(S, options):
     X = RNG.uniform(-10, 10, (8, 16)).astype(np.float32)
     Y = RNG.uniform(1, 4, (8, 16)).astype(np.float32)
     alpha = np.float32(0.5)
     out = np.zeros((8, 8, 16), np.float32)
     out_int = np.zeros((8, 16), np.int32)
     out_len = np.zeros(S, np.uint32)
-    build("operators.cl").operators(S, S, X, Y, alpha, out, out_int, out_len, subgroup_size=S)
+    build("operators.cl", options).operators(S, S, X, Y, alpha, out, out_int, out_len, subgroup_size=S)
     expected = [X + Y, X - Y, X * Y, X / Y, -X, X * alpha, 2 * X + 1,
                 np.trunc(X).astype(np.int32).astype(np.float32)]
     for index, want in enumerate(expected):
