@@ -497,11 +497,99 @@ def scalar_case(rng, depth=4, extremes=True, max_items=384, avoid=KNOWN_BUGS):
     op3 = str(rng.choice(["+", "-"] if result_type == "float" else ["+", "-", "^", "*"]))
     e3 = Bin(op3, acc, gen.expr(kind, depth - 1))
     body = {"e0": e0, "c1": c1, "e1": e1, "e2": e2, "trip": trip, "c2": c2, "e3": e3}
+    body.update(_tail_statements(rng, gen, base_vars, acc, kind, depth))
     glob, local = random_launch(rng, max_items)
     subgroup = int(rng.choice([8, 16, 32]))
     inputs = random_inputs(rng, int(np.prod(glob)), extremes)
     return ScalarCase(scalar_source(result_type, body, len(glob), int(np.prod(local))), result_type, body, inputs,
                       glob, local, subgroup)
+
+
+def _tail_statements(rng, gen, base_vars, acc, kind, depth):
+    """Trees of the second half of the kernel: a private array filled in a loop and read
+    at a data-dependent index, a switch with a fall-through, a static helper function and
+    a while loop with a data-dependent break."""
+    int_inputs = [v for v in base_vars if is_int(v.type)]
+    rt = acc.type
+    gen.variables = base_vars + [Var("j", "int")]
+    arr = gen.expr("int", depth - 2)
+    gen.variables = base_vars + [acc]
+    tail = {"arr": arr, "idx": gen.choice(int_inputs), "sel": gen.expr("int", depth - 2),
+            "e4": gen.expr(kind, depth - 1),
+            "e5": Bin(str(rng.choice(["+", "-", "*"])), acc, gen.expr(kind, depth - 2)),
+            "e6": gen.expr(kind, depth - 1),
+            "mix": Bin(str(rng.choice(["+", "-", "*"] if rt == "float" else ["+", "-", "*", "^", "&"])),
+                       Var("a", rt), Var("b", rt)),
+            "wvar": gen.choice(int_inputs)}
+    gen.variables = base_vars + [acc, Var("w", "int")]
+    tail["e7"] = Bin(str(rng.choice(["+", "-"])), acc, gen.expr(kind, depth - 2))
+    tail["c3"] = gen.expr("any", depth - 2)
+    return tail
+
+
+def _tail_source(rt, body):
+    if "sel" not in body:
+        return ""
+    rc = f"({rt})"
+    return f"""
+    int arr[8];
+    for (int j = 0; j < 8; ++j)
+        arr[j] = (int){body['arr'].c()};
+    switch ((int)({body['sel'].c()} & 3)) {{
+    case 0:
+        acc = {rc}{body['e4'].c()};
+        break;
+    case 1:
+        acc = {rc}{body['e5'].c()};
+        /* fall through */
+    case 2:
+        acc = {rc}(acc + arr[(int)({body['idx'].c()} & 7)]);
+        break;
+    default:
+        acc = mix(acc, {rc}{body['e6'].c()});
+    }}
+    int w = (int)({body['wvar'].c()} & 3);
+    while (w-- > 0) {{
+        acc = {rc}{body['e7'].c()};
+        if ({body['c3'].c()})
+            break;
+    }}"""
+
+
+def _tail_reference(body, env, rt, strict):
+    """Runs the _tail_source statements on env (C semantics as in the expression nodes)."""
+    if "sel" not in body:
+        return
+
+    def assign(node):
+        return convert(node.eval(env, strict), node.type, rt, strict)
+
+    arr = []
+    for j in range(8):
+        env["j"] = j
+        arr.append(convert(body["arr"].eval(env, strict), body["arr"].type, "int", strict))
+    selector = body["sel"].eval(env, strict) & 3
+    if selector == 0:
+        env["acc"] = assign(body["e4"])
+    if selector in (1, 2):
+        if selector == 1:
+            env["acc"] = assign(body["e5"])
+        index = body["idx"].eval(env, strict) & 7
+        env["acc"] = assign(Bin("+", Var("acc", rt), Const(arr[index], "int")))
+    if selector == 3:
+        b = assign(body["e6"])
+        mixed = body["mix"].eval({"a": env["acc"], "b": b}, strict)
+        env["acc"] = convert(mixed, body["mix"].type, rt, strict)
+    w = body["wvar"].eval(env, strict) & 3
+    while True:
+        running = w > 0
+        w -= 1
+        if not running:
+            break
+        env["w"] = w
+        env["acc"] = assign(body["e7"])
+        if truth(body["c3"].eval(env, strict)):
+            break
 
 
 def _linear(fn, dims):
@@ -514,7 +602,9 @@ def _linear(fn, dims):
 
 def scalar_source(rt, body, dims, wg_size):
     rt_cast = f"({rt})"
-    return f"""\
+    helper = "" if "mix" not in body else \
+        f"static {rt} mix({rt} a, {rt} b)\n{{\n    return ({rt}){body['mix'].c()};\n}}\n\n"
+    return helper + f"""\
 __kernel void fuzz(__global const int *ia, __global const uint *ua, __global const long *la,
                    __global const ulong *ula, __global const float *fa,
                    __global {rt} *out, __global uint *ids, __global int *coll,
@@ -537,7 +627,7 @@ __kernel void fuzz(__global const int *ia, __global const uint *ua, __global con
         if ({body['c2'].c()})
             continue;
         acc = {rt_cast}{body['e3'].c()};
-    }}
+    }}{_tail_source(rt, body)}
     out[gid] = acc;
     ids[gid * {ID_FIELDS} + 0] = (uint)({_linear('get_local_id', dims)});
     ids[gid * {ID_FIELDS} + 1] = (uint)get_local_linear_id();
@@ -589,6 +679,7 @@ def scalar_reference_lane(case, gid, strict):
         if truth(body["c2"].eval(env, strict)):
             continue
         env["acc"] = assign(body["e3"])
+    _tail_reference(body, env, rt, strict)
     return env["acc"]
 
 
