@@ -12,6 +12,7 @@ from dataclasses import replace
 
 from llvmlite import ir
 
+from clcoop import coop_names
 from clcoop.frontend import tast as A
 from clcoop.frontend import types as T
 
@@ -1289,8 +1290,7 @@ class Lowerer:
     # ------------------------------------------------------------ cooperative matrices
     def coop_call(self, base, matrices, other_codes, ret, args, name):
         """Call `_Z<len><base>I<matrix args>Ev<other params>` (docs/ir-conventions.md)."""
-        callee = (f"_Z{len(base)}{base}I" + "".join(m.template_args() for m in matrices)
-                  + "Ev" + "".join(other_codes))
+        callee = coop_names.callee_name(base, matrices, other_codes)
         irf = self.builtin_function(callee, ret, [a.type for a in args], convergent=True)
         return self.builder.call(irf, args, name=name, cconv="spir_func")
 

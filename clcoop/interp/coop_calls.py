@@ -14,67 +14,27 @@ work-group) so subgroups restart at every work-group.
 import collections
 import functools
 import re
-from dataclasses import dataclass
 
 import numpy as np
 
+from clcoop import coop_names
 from clcoop.errors import IRError, RuntimeFault
 from clcoop.interp import coopmat
 from clcoop.interp.layout import (COMPONENT_DTYPES, LayoutError, get_layout, is_matrix_type,
                                   layout_of_type)
 
-# Itanium codes of OpenCL component types (docs/ir-conventions.md "Callee names").
-ITANIUM_COMPONENTS = {"c": "char", "h": "uchar", "s": "short", "t": "ushort", "i": "int",
-                      "j": "uint", "l": "long", "m": "ulong", "Dh": "half", "f": "float",
-                      "d": "double"}
 SCALAR_SIZES = {"c": 1, "a": 1, "h": 1, "b": 1, "s": 2, "t": 2, "i": 4, "j": 4, "l": 8, "m": 8,
                 "x": 8, "y": 8, "Dh": 2, "f": 4, "d": 8}
 
-_TEMPLATE_ARG_RE = re.compile(r"(Dh|[chstijlmfd])Li(\d+)ELi(\d+)ELi(\d+)ELi(\d+)E")
 
-
-@dataclass(frozen=True)
-class MatrixArg:
-    """One matrix type from a callee's template arguments."""
-    elem: str      # OpenCL component name (keeps signedness)
-    scope: int
-    rows: int
-    cols: int
-    use: int
-
-
-@dataclass(frozen=True)
-class CalleeName:
-    base: str                 # e.g. "__spirv_CooperativeMatrixLoadKHR"
-    matrices: tuple           # MatrixArg for the result (if a matrix) then matrix params
-    params: str               # mangled non-matrix parameters, e.g. "PU3AS1fim"
-
-
-@functools.lru_cache(maxsize=None)
 def parse_callee(name):
-    """'_Z32__spirv_CooperativeMatrixLoadKHRIfLi3ELi8ELi16ELi2EEvPU3AS1fim' -> CalleeName."""
-    match = re.match(r"_Z(\d+)", name)
-    if not match:
+    """The CalleeName of a cooperative-matrix call (clcoop.coop_names); IRError if malformed."""
+    callee = coop_names.parse_callee(name)
+    if callee is None:
         raise IRError(f"cooperative matrix callee '{name}' is not a mangled name")
-    length = int(match.group(1))
-    start = match.end()
-    base = name[start:start + length]
-    rest = name[start + length:]
-    matrices = []
-    if rest.startswith("I"):
-        rest = rest[1:]
-        while True:
-            arg = _TEMPLATE_ARG_RE.match(rest)
-            if not arg:
-                break
-            code, scope, rows, cols, use = arg.groups()
-            matrices.append(MatrixArg(ITANIUM_COMPONENTS[code], int(scope), int(rows), int(cols),
-                                      int(use)))
-            rest = rest[arg.end():]
-        if not rest.startswith("Ev"):
-            raise IRError(f"cannot read the template arguments of cooperative matrix callee '{name}'")
-        rest = rest[2:]
-    return CalleeName(base, tuple(matrices), rest)
+    if not callee.well_formed:
+        raise IRError(f"cannot read the template arguments of cooperative matrix callee '{name}'")
+    return callee
 
 
 def pointee_size(params):
@@ -286,7 +246,7 @@ def _result_matrix(callee, ret_type_str, what):
         return callee.matrices[0]
     if ret_type_str and is_matrix_type(ret_type_str):
         layout = layout_of_type(ret_type_str, 1)
-        return MatrixArg(layout.elem, 3, layout.rows, layout.cols, layout.use)
+        return coop_names.MatrixArg.of_component(layout.elem, 3, layout.rows, layout.cols, layout.use)
     raise IRError(f"cooperative matrix call {what} names no matrix type")
 
 

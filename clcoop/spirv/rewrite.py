@@ -9,8 +9,9 @@ selects a component the invocation holds). Scalar multiply uses a splat plus an 
 because OpMatrixTimesScalar needs the Shader capability (SPV_KHR_cooperative_matrix issue 9).
 """
 
-import re
 
+from clcoop import coop_names
+from clcoop.coop_names import SIGNED_CODES, UNSIGNED_CODES
 from clcoop.spirv import binary as sb
 from clcoop.spirv.tools import INTERNAL_HINT, SpirvError
 
@@ -37,32 +38,15 @@ FLOAT_OPCODES = {"add": sb.OP_FADD, "sub": sb.OP_FSUB, "mul": sb.OP_FMUL, "div":
 INT_OPCODES = {"add": sb.OP_IADD, "sub": sb.OP_ISUB, "mul": sb.OP_IMUL, "neg": sb.OP_SNEGATE,
                "sdiv": sb.OP_SDIV, "udiv": sb.OP_UDIV}
 
-# Itanium codes of OpenCL component types (docs/ir-conventions.md "Callee names").
-SIGNED_CODES = frozenset({"a", "c", "s", "i", "l"})
-UNSIGNED_CODES = frozenset({"h", "t", "j", "m"})
-
 POINTER_CASTS = (sb.OP_BITCAST, sb.OP_PTR_CAST_TO_GENERIC, sb.OP_GENERIC_CAST_TO_PTR)
-_MATRIX_ARG = re.compile(r"(Dh|[a-z])Li(\d+)ELi(\d+)ELi(\d+)ELi(\d+)E")
 
 
 def parse_callee(name):
     """`_Z<len><base>[I<matrix args>E]...` -> (base, [component code of each matrix arg]) or None."""
-    prefix = re.match(r"_Z(\d+)", name)
-    if not prefix:
+    callee = coop_names.parse_callee(name)
+    if callee is None:
         return None
-    start = prefix.end()
-    base = name[start:start + int(prefix.group(1))]
-    rest = name[start + len(base):]
-    codes = []
-    if rest.startswith("I"):
-        rest = rest[1:]
-        while True:
-            arg = _MATRIX_ARG.match(rest)
-            if not arg:
-                break
-            codes.append(arg.group(1))
-            rest = rest[arg.end():]
-    return base, codes
+    return callee.base, [m.code for m in callee.matrices]
 
 
 def classify(name):

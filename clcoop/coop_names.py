@@ -1,0 +1,79 @@
+"""Callee names of cooperative-matrix operations: the one place that builds and reads them.
+
+docs/ir-conventions.md "Callee names": `_Z<len><base> I <matrix args> E v <other params>`,
+each matrix arg `<T>Li<scope>ELi<rows>ELi<cols>ELi<use>E` with T the Itanium code of the
+OpenCL component type (so the name keeps signedness that the IR type loses). The compiler
+writes them (frontend/lower.py); the interpreter (interp/coop_calls.py) and the SPIR-V
+rewrite (spirv/rewrite.py) read them.
+"""
+import functools
+import re
+from dataclasses import dataclass
+
+# Itanium codes of OpenCL component types.
+ITANIUM_COMPONENTS = {"c": "char", "h": "uchar", "s": "short", "t": "ushort", "i": "int",
+                      "j": "uint", "l": "long", "m": "ulong", "Dh": "half", "f": "float",
+                      "d": "double"}
+CODES_BY_COMPONENT = {elem: code for code, elem in ITANIUM_COMPONENTS.items()}
+SIGNED_CODES = frozenset({"a", "c", "s", "i", "l"})
+UNSIGNED_CODES = frozenset({"h", "t", "j", "m"})
+
+_MANGLED_PREFIX = re.compile(r"_Z(\d+)")
+_MATRIX_ARG = re.compile(r"(Dh|[a-z])Li(\d+)ELi(\d+)ELi(\d+)ELi(\d+)E")
+
+
+@dataclass(frozen=True)
+class MatrixArg:
+    """One matrix type from a callee's template arguments."""
+    code: str      # Itanium code of the component type, e.g. "f", "Dh", "c"
+    scope: int
+    rows: int
+    cols: int
+    use: int
+
+    @classmethod
+    def of_component(cls, elem, scope, rows, cols, use):
+        return cls(CODES_BY_COMPONENT[elem], scope, rows, cols, use)
+
+    @property
+    def elem(self):
+        """OpenCL component name (keeps signedness), e.g. "char"."""
+        return ITANIUM_COMPONENTS[self.code]
+
+
+@dataclass(frozen=True)
+class CalleeName:
+    base: str          # e.g. "__spirv_CooperativeMatrixLoadKHR"
+    matrices: tuple    # MatrixArg of the result (if a matrix), then of each matrix parameter
+    params: str        # mangled non-matrix parameters, e.g. "PU3AS1fim"
+    well_formed: bool  # the template arguments end with "Ev" as the conventions say
+
+
+def callee_name(base, matrix_types, other_codes):
+    """Name of a call: `matrix_types` are CoopMatType (result first), `other_codes` the
+    Itanium codes of the non-matrix parameters."""
+    return (f"_Z{len(base)}{base}I" + "".join(m.template_args() for m in matrix_types)
+            + "Ev" + "".join(other_codes))
+
+
+@functools.lru_cache(maxsize=None)
+def parse_callee(name):
+    """'_Z32__spirv_CooperativeMatrixLoadKHRIfLi3ELi8ELi16ELi2EEvPU3AS1fim' -> CalleeName;
+    None when `name` is not a mangled name."""
+    prefix = _MANGLED_PREFIX.match(name)
+    if not prefix:
+        return None
+    start = prefix.end()
+    base = name[start:start + int(prefix.group(1))]
+    rest = name[start + len(base):]
+    matrices = []
+    well_formed = True
+    if rest.startswith("I"):
+        rest = rest[1:]
+        while (arg := _MATRIX_ARG.match(rest)) and arg.group(1) in ITANIUM_COMPONENTS:
+            code, scope, rows, cols, use = arg.groups()
+            matrices.append(MatrixArg(code, int(scope), int(rows), int(cols), int(use)))
+            rest = rest[arg.end():]
+        well_formed = rest.startswith("Ev")
+        rest = rest[2:] if well_formed else rest
+    return CalleeName(base, tuple(matrices), rest, well_formed)
