@@ -41,8 +41,8 @@ def case_rng(seed, index):
 def run_scalar(rng, args):
     avoid = set() if args.known_bugs else kg.KNOWN_BUGS
     case = kg.scalar_case(rng, depth=args.depth, avoid=avoid)
-    return case.source, kg.scalar_problem(case, kg.run_scalar(case, "clcoop"),
-                                          kg.scalar_reference(case))
+    expected, defined = kg.scalar_expectation(case)
+    return case.source, kg.scalar_problem(case, kg.run_scalar(case, "clcoop"), expected, defined)
 
 
 def run_cross(rng, args):

@@ -498,6 +498,8 @@ def scalar_case(rng, depth=4, extremes=True, max_items=384, avoid=KNOWN_BUGS):
     e3 = Bin(op3, acc, gen.expr(kind, depth - 1))
     body = {"e0": e0, "c1": c1, "e1": e1, "e2": e2, "trip": trip, "c2": c2, "e3": e3}
     body.update(_tail_statements(rng, gen, base_vars, acc, kind, depth))
+    gen.variables = base_vars
+    body["vec"] = _vector_statements(rng, gen, depth)
     glob, local = random_launch(rng, max_items)
     subgroup = int(rng.choice([8, 16, 32]))
     inputs = random_inputs(rng, int(np.prod(glob)), extremes)
@@ -525,6 +527,90 @@ def _tail_statements(rng, gen, base_vars, acc, kind, depth):
     tail["e7"] = Bin(str(rng.choice(["+", "-"])), acc, gen.expr(kind, depth - 2))
     tail["c3"] = gen.expr("any", depth - 2)
     return tail
+
+
+VECTOR_TYPES = ("int", "uint", "long", "ulong", "float")
+MASK_TYPE = {"int": "int", "uint": "int", "float": "int", "long": "long", "ulong": "long"}
+SWIZZLES = ("wzyx", "yxwz", "zwxy", "xxyy", "s3120", "s0000")
+
+
+def _vector_statements(rng, gen, depth):
+    """A 4-component vector built from scalar expressions, then a random sequence of
+    vector-vector and vector-scalar operators, swizzles, negation and a relational +
+    select (OpenCL C 6.3: relational results are -1/0 per component, select tests the MSB)."""
+    vt = str(rng.choice(VECTOR_TYPES))
+    kind = "any" if vt == "float" else "int"
+    comps = [gen.expr(kind, depth - 2) for _ in range(4)]
+    other = [gen.const(vt).value for _ in range(4)]
+    scalar = gen.expr(kind, depth - 2)
+    ops = []
+    for _ in range(int(rng.integers(1, 5))):
+        step = str(rng.choice(["vv", "vs", "swizzle", "negate", "select"]))
+        if step in ("vv", "vs"):
+            choices = ["+", "-", "*"] + ([] if vt == "float" else ["&", "|", "^", "<<", ">>"])
+            ops.append((step, str(rng.choice(choices))))
+        elif step == "swizzle":
+            ops.append((step, str(rng.choice(SWIZZLES))))
+        elif step == "select":
+            ops.append((step, str(rng.choice(COMPARE_OPS))))
+        else:
+            ops.append((step, "-"))
+    return {"type": vt, "comps": comps, "other": other, "scalar": scalar, "ops": ops}
+
+
+def _vector_source(vec):
+    if not vec:
+        return ""
+    vt = vec["type"]
+    v4, m4 = f"{vt}4", f"{MASK_TYPE[vt]}4"
+    comps = ", ".join(f"({vt}){c.c()}" for c in vec["comps"])
+    other = ", ".join(Const(v, vt).c() for v in vec["other"])
+    lines = [f"{v4} va = ({v4})({comps});", f"{v4} vb = ({v4})({other});",
+             f"{vt} vs = ({vt}){vec['scalar'].c()};"]
+    for step, op in vec["ops"]:
+        if step == "vv":
+            lines.append(f"va = va {op} vb;")
+        elif step == "vs":
+            lines.append(f"va = va {op} vs;")
+        elif step == "swizzle":
+            lines.append(f"va = va.{op};")
+        elif step == "negate":
+            lines.append("va = -va;")
+        else:
+            lines.append(f"{{ {m4} m = va {op} vb; va = select(vb, va, m); }}")
+    lines.append("vstore4(va, gid, vout);")
+    return "\n    " + "\n    ".join(lines)
+
+
+def _swizzle_indices(text):
+    if text.startswith("s"):
+        return [int(ch) for ch in text[1:]]
+    return ["xyzw".index(ch) for ch in text]
+
+
+def vector_reference_lane(vec, env, strict):
+    """The 4 components vout[gid] must hold; scalar C semantics per component."""
+    vt = vec["type"]
+    va = [convert(c.eval(env, strict), c.type, vt, strict) for c in vec["comps"]]
+    vb = [Const(v, vt).eval(env, strict) for v in vec["other"]]
+    vs = convert(vec["scalar"].eval(env, strict), vec["scalar"].type, vt, strict)
+
+    def per_component(op, left, right):
+        return [Bin(op, Const(a, vt), Const(b, vt)).eval(env, strict) for a, b in zip(left, right)]
+
+    for step, op in vec["ops"]:
+        if step == "vv":
+            va = per_component(op, va, vb)
+        elif step == "vs":
+            va = per_component(op, va, [vs] * 4)
+        elif step == "swizzle":
+            va = [va[i] for i in _swizzle_indices(op)]
+        elif step == "negate":
+            va = [Unary("-", Const(a, vt)).eval(env, strict) for a in va]
+        else:
+            truth_values = per_component(op, va, vb)   # 1/0 here; -1/0 in the vector,
+            va = [a if t else b for a, b, t in zip(va, vb, truth_values)]  # MSB set iff true
+    return va
 
 
 def _tail_source(rt, body):
@@ -608,7 +694,8 @@ def scalar_source(rt, body, dims, wg_size):
 __kernel void fuzz(__global const int *ia, __global const uint *ua, __global const long *la,
                    __global const ulong *ula, __global const float *fa,
                    __global {rt} *out, __global uint *ids, __global int *coll,
-                   __global int *mem, volatile __global int *counters)
+                   __global int *mem, volatile __global int *counters,
+                   __global {body['vec']['type'] if body.get('vec') else 'int'} *vout)
 {{
     size_t gid = {_linear('get_global_id', dims)};
     int x0 = ia[gid];
@@ -627,7 +714,7 @@ __kernel void fuzz(__global const int *ia, __global const uint *ua, __global con
         if ({body['c2'].c()})
             continue;
         acc = {rt_cast}{body['e3'].c()};
-    }}{_tail_source(rt, body)}
+    }}{_tail_source(rt, body)}{_vector_source(body.get('vec'))}
     out[gid] = acc;
     ids[gid * {ID_FIELDS} + 0] = (uint)({_linear('get_local_id', dims)});
     ids[gid * {ID_FIELDS} + 1] = (uint)get_local_linear_id();
@@ -661,9 +748,7 @@ __kernel void fuzz(__global const int *ia, __global const uint *ua, __global con
 
 def scalar_reference_lane(case, gid, strict):
     """The value out[gid] must hold (raises UndefinedBehavior when strict)."""
-    env = {name: case.inputs[buf][gid].item() for name, _, buf in INPUTS}
-    env["x4"] = np.float32(case.inputs["fa"][gid])
-    env["g"] = gid
+    env = lane_env(case, gid)
     rt, body = case.result_type, case.body
 
     def assign(node):
@@ -683,11 +768,52 @@ def scalar_reference_lane(case, gid, strict):
     return env["acc"]
 
 
-def scalar_reference(case, strict=False):
-    out = np.zeros(case.total, DTYPES[case.result_type])
+def lane_env(case, gid):
+    env = {name: case.inputs[buf][gid].item() for name, _, buf in INPUTS}
+    env["x4"] = np.float32(case.inputs["fa"][gid])
+    env["g"] = gid
+    return env
+
+
+def _lanes(case, lane_fn, dtype, width, strict):
+    """(values, defined): lane_fn(gid, strict) for every lane. A lane whose evaluation hits
+    undefined behaviour is not defined (C99 3.4.3: any result is allowed there, and
+    clcoop's own folding does exploit nsw); its value is the wrapping one, for messages.
+    With strict=True, undefined behaviour raises instead."""
+    values = np.zeros((case.total, width), dtype)
+    defined = np.ones(case.total, bool)
     for gid in range(case.total):
-        out[gid] = scalar_reference_lane(case, gid, strict)
-    return out
+        try:
+            values[gid] = lane_fn(gid, True)
+        except UndefinedBehavior:
+            if strict:
+                raise
+            defined[gid] = False
+            values[gid] = lane_fn(gid, False)
+    return values.reshape(-1) if width > 1 else values[:, 0], defined
+
+
+def scalar_expectation(case, strict=False):
+    """(out, defined) the kernel must produce; see _lanes."""
+    out, defined = _lanes(case, lambda gid, st: scalar_reference_lane(case, gid, st),
+                          DTYPES[case.result_type], 1, strict)
+    vec = case.body.get("vec")
+    if vec and strict:
+        vector_expectation(case, strict)    # a UB-free case is UB-free in its vector part too
+    return out, defined
+
+
+def scalar_reference(case, strict=False):
+    return scalar_expectation(case, strict)[0]
+
+
+def vector_expectation(case, strict=False):
+    """(vout, defined per lane) the kernel must produce, or (None, None) without a vector part."""
+    vec = case.body.get("vec")
+    if not vec:
+        return None, None
+    return _lanes(case, lambda gid, st: vector_reference_lane(vec, lane_env(case, gid), st),
+                  DTYPES[vec["type"]], 4, strict)
 
 
 def ids_reference(case):
@@ -775,8 +901,10 @@ def scalar_buffers(case):
     coll = np.full(case.total * COLL_FIELDS, 0x5A5A5A5A, np.int32)
     mem = np.full(case.total, 0x5A5A5A5A, np.int32)
     counters = np.tile(np.array([0, 0, 2**31 - 1], np.int32), case.total // case.wg_size)
-    args = [case.inputs[buf].copy() for _, _, buf in INPUTS] + [out, ids, coll, mem, counters]
-    return args, out, ids, coll, mem, counters
+    vec = case.body.get("vec")
+    vout = np.full(case.total * 4, 0x5A, DTYPES[vec["type"] if vec else "int"])
+    args = [case.inputs[buf].copy() for _, _, buf in INPUTS] + [out, ids, coll, mem, counters, vout]
+    return args, out, ids, coll, mem, counters, vout
 
 
 # ------------------------------------------------------------------ running cases
@@ -809,7 +937,7 @@ def build_program(source, producer, clang=None):
 
 
 def run_scalar(case, producer, clang=None):
-    """Runs the case; returns (out, ids, coll, mem, counters) as the interpreter left them."""
+    """Runs the case; returns (out, ids, coll, mem, counters, vout) as the interpreter left them."""
     prog = build_program(case.source, producer, clang)
     args, *outputs = scalar_buffers(case)
     prog.run("fuzz", case.global_size, case.local_size, *args, subgroup_size=case.subgroup_size)
@@ -825,11 +953,13 @@ def scalar_mismatches(case, out, expected):
     return np.flatnonzero(~same)
 
 
-def scalar_problem(case, got, expected):
-    """None, or what differs: got = (out, ids, coll) of run_scalar, expected = the
-    reference out."""
-    out, ids, coll, mem, counters = got
-    bad = scalar_mismatches(case, out, expected)
+def scalar_problem(case, got, expected, defined=None):
+    """None, or what differs: got = run_scalar's buffers, expected = the reference out,
+    defined = the lanes free of undefined behaviour (default: all)."""
+    out, ids, coll, mem, counters, vout = got
+    if defined is None:
+        defined = np.ones(case.total, bool)
+    bad = [i for i in scalar_mismatches(case, out, expected) if defined[i]]
     if len(bad):
         return describe_scalar(case, out, expected, bad)
     launch = f"global {case.global_size} local {case.local_size} S={case.subgroup_size}"
@@ -838,6 +968,8 @@ def scalar_problem(case, got, expected):
         gid = int(np.flatnonzero(ids != want_ids)[0]) // ID_FIELDS
         return (f"work-item ids of gid {gid}: got {ids[gid * ID_FIELDS:(gid + 1) * ID_FIELDS]}, "
                 f"expected {want_ids[gid * ID_FIELDS:(gid + 1) * ID_FIELDS]}; {launch}")
+    # Collectives, memory and atomics use each lane's own result where it is undefined.
+    expected = np.where(defined, expected, out)
     want_coll = collectives_reference(case, expected)
     if not (coll == want_coll).all():
         first = int(np.flatnonzero(coll != want_coll)[0])
@@ -852,6 +984,16 @@ def scalar_problem(case, got, expected):
         first = int(np.flatnonzero(counters != want_counters)[0])
         return (f"atomic counter {first % 3} of group {first // 3}: got {counters[first]}, "
                 f"expected {want_counters[first]}; {launch}")
+    want_vout, vec_defined = vector_expectation(case)
+    if want_vout is not None:
+        same = vout.view(f"u{vout.dtype.itemsize}") == want_vout.view(f"u{vout.dtype.itemsize}")
+        if case.body["vec"]["type"] == "float":
+            same |= np.isnan(vout) & np.isnan(want_vout)
+        same |= ~np.repeat(vec_defined, 4)
+        if not same.all():
+            first = int(np.flatnonzero(~same)[0])
+            return (f"vector component {first % 4} of gid {first // 4}: got {vout[first]!r}, "
+                    f"expected {want_vout[first]!r}; {launch}\n{case.source}")
     return None
 
 
@@ -871,7 +1013,7 @@ def ub_free_scalar_case(rng, depth=4, max_items=128, attempts=50):
         if case.result_type == "float":
             continue  # only integer results are compared bit for bit across producers
         try:
-            expected = scalar_reference(case, strict=True)
+            expected = scalar_reference(case, strict=True)   # the vector part too
         except UndefinedBehavior:
             continue
         return case, expected
