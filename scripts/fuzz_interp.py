@@ -3,9 +3,11 @@
 
 Generates random valid kernels with known results (test/unit/kernel_gen.py) and runs
 them in the interpreter:
-  scalar  random typed expressions, if/else and loops over int/uint/long/ulong/float
-          inputs on random 1-3D NDRanges and subgroup sizes, vs a Python reference of
-          the C rules; also the work-item/subgroup ids
+  scalar  random typed expressions, if/else, loops, switch, private arrays, a helper,
+          4-vectors over int/uint/long/ulong/float inputs on random 1-3D NDRanges and
+          subgroup sizes, through clcoop -O0 and -O2, vs a Python reference of the C
+          rules; also work-item ids, sub-group/work-group collectives, __local memory
+          across a barrier and atomics
   cross   UB-free scalar kernels through clcoop -O0/-O2 and clang-22 -O0/-O2
           (Program.from_ir): bit-identical integer results
   coop    cooperative-matrix kernels (random shapes, types, layouts, strides,
@@ -42,7 +44,12 @@ def run_scalar(rng, args):
     avoid = set() if args.known_bugs else kg.KNOWN_BUGS
     case = kg.scalar_case(rng, depth=args.depth, avoid=avoid)
     expected, defined = kg.scalar_expectation(case)
-    return case.source, kg.scalar_problem(case, kg.run_scalar(case, "clcoop"), expected, defined)
+    problems = []
+    for producer in ("clcoop", "clcoop-O2"):
+        problem = kg.scalar_problem(case, kg.run_scalar(case, producer), expected, defined)
+        if problem:
+            problems.append(f"{producer}: {problem}")
+    return case.source, "\n".join(problems) or None
 
 
 def run_cross(rng, args):

@@ -926,11 +926,11 @@ def clang_ir(clang, source, opt):
 
 
 def build_program(source, producer, clang=None):
-    """A clcoop.Program from clcoop ('clcoop', 'clcoop-O2': its LLVM pipeline) or clang-22
-    ('clang-O0' / 'clang-O2')."""
+    """A clcoop.Program from clcoop ('clcoop' = -O0, 'clcoop-O2': its LLVM pipeline, the
+    Program.build default) or clang-22 ('clang-O0' / 'clang-O2')."""
     import clcoop
     if producer == "clcoop":
-        return clcoop.Program(source).build()
+        return clcoop.Program(source).build(["-O0"])
     if producer == "clcoop-O2":
         return clcoop.Program(source).build(["-O2"])
     return clcoop.Program.from_ir(clang_ir(clang, source, int(producer[-1])))

@@ -31,7 +31,8 @@ COOP_SEEDS = range(3000, 3040)
 def test_random_scalar_kernel(seed):
     case = kg.scalar_case(np.random.default_rng(seed))
     expected, defined = kg.scalar_expectation(case)
-    problem = kg.scalar_problem(case, kg.run_scalar(case, "clcoop"), expected, defined)
+    producer = "clcoop-O2" if seed % 3 == 0 else "clcoop"   # -O2 = Program.build's default
+    problem = kg.scalar_problem(case, kg.run_scalar(case, producer), expected, defined)
     assert problem is None, problem
 
 
@@ -160,3 +161,23 @@ def test_finding_mad_sat_uint_large_product():
     case = _expr_case(expr, "uint", _inputs(ua=2**32 - 1))
     out = kg.run_scalar(case, "clcoop")[0]
     np.testing.assert_array_equal(out, np.full(4, 2**32 - 1, np.uint32))
+
+
+SITOFP_I1_SOURCE = """
+__kernel void k(__global const int *x, __global float *out)
+{
+    int g = (int)get_global_id(0);
+    out[g] = (float)((x[g] > g) - 1);   /* -O2 folds this into sitofp i1 */
+}
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="interp: sitofp i1 false gives -0.0 (must be +0.0; "
+                   "i1 true is -1 -> -1.0). Seen through clcoop -O2 and clang -O2, which fold "
+                   "(float)(cmp - 1) into sitofp i1")
+def test_finding_sitofp_i1_false_is_positive_zero():
+    x = np.array([5, -3, 100, -7], np.int32)
+    out = np.full(4, 7, np.float32)
+    kg.build_program(SITOFP_I1_SOURCE, "clcoop-O2").run("k", 4, 4, x, out)
+    np.testing.assert_array_equal(out, [0.0, -1.0, 0.0, -1.0])
+    assert not np.signbit(out[[0, 2]]).any(), f"got {out!r}"
