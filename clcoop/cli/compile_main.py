@@ -211,9 +211,31 @@ def _log(args, message):
         print(f"clcoop: {message}", file=sys.stderr)
 
 
+def _bytecode_note():
+    """Why start-up may be slow: Python compiles clcoop's sources on every run when it may
+    not write .pyc files (PYTHONDONTWRITEBYTECODE / -B) and none exist yet (e.g. a fresh
+    editable checkout). clcoop does not override that choice; the note says how to fix it."""
+    if not sys.dont_write_bytecode:
+        return None
+    import importlib.util
+    from clcoop.frontend import driver
+    cached = importlib.util.cache_from_source(driver.__file__)
+    if os.path.exists(cached):
+        return None
+    package_dir = os.path.dirname(os.path.dirname(os.path.abspath(driver.__file__)))
+    return ("note: Python writes no bytecode here (PYTHONDONTWRITEBYTECODE or -B) and "
+            "clcoop has none, so every run recompiles clcoop's sources (~0.3-0.6 s); "
+            f"run `python3 -m compileall -q {package_dir}` once to fix it")
+
+
 def compile_to_bytes(args, source, filename):
     """Run the driver; returns (output bytes, warnings text)."""
     from clcoop.frontend import driver
+
+    if args.verbose:
+        note = _bytecode_note()
+        if note:
+            _log(args, note)
 
     options = driver.CompileOptions(include_dirs=args.include_dirs, defines=args.defines,
                                     undefines=args.undefines, triple=args.triple,

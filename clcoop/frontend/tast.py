@@ -1,4 +1,5 @@
-"""The typed AST: what check produces and lower consumes (chibicc style, plain dataclasses).
+"""The typed AST: what check produces and lower consumes (chibicc style, plain dataclasses built by
+types.record, which creates them faster than @dataclass).
 
 Every expression node has `.type` (a clcoop.frontend.types CType) and `.loc`
 (clcoop.diagnostics.SourceLocation). The checker has already applied every C/OpenCL rule,
@@ -51,10 +52,11 @@ Cooperative matrices (CoopMatType, SPIR-V values for scope/use)
   element indexes are Exprs of type target.size_t; a CoopInit/CoopScalarMul scalar is
   already converted to the component type. CoopElement.matrix is always an lvalue.
 """
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from clcoop.diagnostics import SourceLocation
 from clcoop.frontend import types as T
+from clcoop.frontend.types import record
 
 # Cast kinds used by ImplicitCast and Cast.
 CAST_KINDS = frozenset({
@@ -82,7 +84,7 @@ CAST_KINDS = frozenset({
 
 
 # ---------------------------------------------------------------- declarations
-@dataclass(eq=False)
+@record(eq=False)
 class Var:
     """A declared object. Compared by identity (VarRef points at the one Var)."""
     name: str
@@ -97,7 +99,7 @@ class Var:
     global_name: str | None = None
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Function:
     """A function: defined (body is a Compound) or only declared (body None)."""
     name: str
@@ -125,13 +127,13 @@ class Function:
 FunctionDef = Function
 
 
-@dataclass
+@record
 class TranslationUnit:
     functions: list              # Function objects, in source order (declarations that are used, and definitions)
     globals: list                # Var objects with storage 'global', in source order
 
 
-@dataclass
+@record
 class InitList:
     type: T.CType                # array or struct (or vector) type being initialized
     elements: list               # one per element/field: Expr | InitList | None (zero)
@@ -139,46 +141,46 @@ class InitList:
 
 
 # ---------------------------------------------------------------- statements
-@dataclass
+@record
 class Stmt:
     loc: SourceLocation | None
 
 
-@dataclass
+@record
 class Compound(Stmt):
     items: list                  # statements
 
 
-@dataclass
+@record
 class DeclStmt(Stmt):
     vars: list                   # Var objects (local-var: initialize here; static/kernel-local: nothing to do at run time)
 
 
-@dataclass
+@record
 class ExprStmt(Stmt):
     expr: object
 
 
-@dataclass
+@record
 class If(Stmt):
     cond: object                 # BOOL
     then: Stmt
     otherwise: Stmt | None
 
 
-@dataclass
+@record
 class While(Stmt):
     cond: object                 # BOOL
     body: Stmt
 
 
-@dataclass
+@record
 class DoWhile(Stmt):
     body: Stmt
     cond: object                 # BOOL
 
 
-@dataclass
+@record
 class For(Stmt):
     init: Stmt | None            # DeclStmt or ExprStmt or None
     cond: object | None          # BOOL or None (infinite loop)
@@ -186,7 +188,7 @@ class For(Stmt):
     body: Stmt
 
 
-@dataclass
+@record
 class Switch(Stmt):
     cond: object                 # promoted integer expression
     body: Stmt
@@ -194,50 +196,50 @@ class Switch(Stmt):
     default: object = None                        # the Default node or None
 
 
-@dataclass
+@record
 class Case(Stmt):
     value: int                   # already converted to the switch condition's type
     body: Stmt
 
 
-@dataclass
+@record
 class Default(Stmt):
     body: Stmt
 
 
-@dataclass
+@record
 class Break(Stmt):
     pass
 
 
-@dataclass
+@record
 class Continue(Stmt):
     pass
 
 
-@dataclass
+@record
 class Return(Stmt):
     value: object | None         # converted to the function's return type
 
 
-@dataclass
+@record
 class Goto(Stmt):
     label: str
 
 
-@dataclass
+@record
 class Label(Stmt):
     name: str
     body: Stmt
 
 
-@dataclass
+@record
 class Null(Stmt):
     pass
 
 
 # ---------------------------------------------------------------- expressions
-@dataclass
+@record
 class Expr:
     type: T.CType
     loc: SourceLocation | None
@@ -247,17 +249,17 @@ class Expr:
         return False
 
 
-@dataclass
+@record
 class IntConst(Expr):
     value: int                   # already wrapped to the type's width (two's complement)
 
 
-@dataclass
+@record
 class FloatConst(Expr):
     value: float
 
 
-@dataclass
+@record
 class VarRef(Expr):
     var: Var
 
@@ -266,21 +268,21 @@ class VarRef(Expr):
         return True
 
 
-@dataclass
+@record
 class FunctionRef(Expr):
     """Names a function. check never puts one in the typed AST (OpenCL has no function pointers:
     a function name used as a value is an error)."""
     function: Function
 
 
-@dataclass
+@record
 class Unary(Expr):
     op: str                      # '-', '+', '~' (operand has the node's type), '!' (operand BOOL for scalars, node INT;
                                  # for vectors operand is the integer vector, node the signed integer vector -1/0)
     operand: Expr
 
 
-@dataclass
+@record
 class Binary(Expr):
     op: str                      # arithmetic/bitwise/shift/comparison, see module docstring
     left: Expr
@@ -295,45 +297,45 @@ class Binary(Expr):
         return self.op in ("<", ">", "<=", ">=", "==", "!=")
 
 
-@dataclass
+@record
 class Logical(Expr):
     op: str                      # '&&' or '||'
     left: Expr
     right: Expr
 
 
-@dataclass
+@record
 class PointerArith(Expr):
     op: str                      # '+' or '-'
     pointer: Expr                # node type == pointer.type
     offset: Expr                 # ptrdiff_t, in elements of the pointee
 
 
-@dataclass
+@record
 class PointerDiff(Expr):
     left: Expr                   # same pointer type as right; node type ptrdiff_t; result in elements
     right: Expr
 
 
-@dataclass
+@record
 class Assign(Expr):
     target: Expr                 # lvalue; node type == target.type
     value: Expr                  # already converted to target.type; result of the node is the stored value
 
 
-@dataclass
+@record
 class OldValue(Expr):
     """Inside CompoundAssign.compute / IncDec.compute: the value loaded from the target (type target.type)."""
 
 
-@dataclass
+@record
 class CompoundAssign(Expr):
     op: str                      # '+=', '-=', ... (for information; compute has the semantics)
     target: Expr                 # lvalue, evaluated ONCE
     compute: Expr                # new value in target.type, in terms of OldValue; result = stored value
 
 
-@dataclass
+@record
 class IncDec(Expr):
     op: str                      # '++' or '--'
     prefix: bool                 # prefix: result is the new value; postfix: the old value
@@ -341,44 +343,44 @@ class IncDec(Expr):
     compute: Expr                # new value in target.type, in terms of OldValue
 
 
-@dataclass
+@record
 class Conditional(Expr):
     cond: Expr                   # BOOL (scalar), or an integer vector for OpenCL select semantics (6.3.i)
     then: Expr                   # converted to the node's type
     otherwise: Expr              # converted to the node's type
 
 
-@dataclass
+@record
 class Comma(Expr):
     left: Expr                   # evaluated for side effects
     right: Expr                  # node type == right.type
 
 
-@dataclass
+@record
 class Call(Expr):
     callee: Function
     args: list                   # converted to the parameter types
 
 
-@dataclass
+@record
 class BuiltinCall(Expr):
     overload: object             # clcoop.frontend.builtins.BuiltinOverload (name, ret, params, mangled, convergent)
     args: list                   # converted to overload.params
 
 
-@dataclass
+@record
 class Cast(Expr):
     kind: str                    # see CAST_KINDS
     operand: Expr
 
 
-@dataclass
+@record
 class ImplicitCast(Expr):
     kind: str                    # see CAST_KINDS
     operand: Expr
 
 
-@dataclass
+@record
 class Index(Expr):
     base: Expr                   # pointer value
     index: Expr                  # ptrdiff_t / size_t typed integer
@@ -388,7 +390,7 @@ class Index(Expr):
         return True
 
 
-@dataclass
+@record
 class Member(Expr):
     base: Expr                   # struct/union lvalue or value (for `p->f`, base is Deref(p))
     field_index: int
@@ -399,12 +401,12 @@ class Member(Expr):
         return self.base.is_lvalue
 
 
-@dataclass
+@record
 class AddrOf(Expr):
     operand: Expr                # lvalue; node type is a pointer in the operand's address space
 
 
-@dataclass
+@record
 class Deref(Expr):
     operand: Expr                # pointer value; node type == pointee
 
@@ -413,13 +415,13 @@ class Deref(Expr):
         return True
 
 
-@dataclass
+@record
 class VectorLiteral(Expr):
     elements: list               # each a scalar of the element type or a vector of it; counts sum to the
                                  # vector size, or a single scalar which is splatted (OpenCL 6.1.6)
 
 
-@dataclass
+@record
 class Swizzle(Expr):
     base: Expr                   # vector (lvalue or value); never itself a Swizzle (the checker folds)
     indices: tuple               # component indexes into base; len 1 gives a scalar node type
@@ -430,33 +432,33 @@ class Swizzle(Expr):
         return self.lvalue
 
 
-@dataclass
+@record
 class AsType(Expr):
     operand: Expr                # as_<type>: bitcast to the node's type (same size; OpenCL 6.4.4.2)
 
 
-@dataclass
+@record
 class ConvertCall(Expr):
     operand: Expr                # convert_<type>[_sat][_<rounding>] (OpenCL 6.4.3); same component count
     saturate: bool = False
     rounding: str | None = None  # 'rte', 'rtz', 'rtp', 'rtn' or None (default rounding)
 
 
-@dataclass
+@record
 class StringLiteral(Expr):
     """Never in the typed AST: a string only initializes a char array (an InitList of IntConst)."""
     value: bytes
 
 
 # ---------------------------------------------------------------- cooperative matrices
-@dataclass
+@record
 class CoopLoad(Expr):
     pointer: Expr                # any pointer (pointee may differ from the component type: SPV_KHR issue 8)
     layout: int                  # 0 row-major, 1 column-major
     stride: Expr                 # size_t, elements of the pointee type
 
 
-@dataclass
+@record
 class CoopStore(Expr):
     pointer: Expr
     matrix: Expr
@@ -464,7 +466,7 @@ class CoopStore(Expr):
     stride: Expr                 # size_t; node type VOID
 
 
-@dataclass
+@record
 class CoopMulAdd(Expr):
     a: Expr
     b: Expr
@@ -472,40 +474,40 @@ class CoopMulAdd(Expr):
     operands: int                # SPIR-V Cooperative Matrix Operands mask (0 = none)
 
 
-@dataclass
+@record
 class CoopInit(Expr):
     scalar: Expr                 # already of the component type
 
 
-@dataclass
+@record
 class CoopLength(Expr):
     matrix: Expr                 # node type UINT
 
 
-@dataclass
+@record
 class CoopBinary(Expr):
     op: str                      # '+', '-', '*', '/'; a, b and node share one matrix type
     a: Expr
     b: Expr
 
 
-@dataclass
+@record
 class CoopNeg(Expr):
     a: Expr
 
 
-@dataclass
+@record
 class CoopScalarMul(Expr):
     matrix: Expr
     scalar: Expr                 # already of the component type
 
 
-@dataclass
+@record
 class CoopConvert(Expr):
     matrix: Expr                 # same scope/rows/cols/use as the node's type, other component type
 
 
-@dataclass
+@record
 class CoopElement(Expr):
     matrix: Expr                 # lvalue of matrix type
     index: Expr                  # size_t

@@ -1,0 +1,127 @@
+"""Structural guards for the compiler's start-up cost (issue 6: compile latency <= clang).
+
+Not timed tests: they check what keeps `clcoop k.cl` fast on any machine — heavy modules
+stay out of the compile path or are imported only when needed, and the typed-AST/type
+classes (built by clcoop.frontend.types.record instead of @dataclass) keep dataclass
+behaviour.
+"""
+import dataclasses
+import os
+import subprocess
+import sys
+
+import pytest
+
+from clcoop.frontend import tast
+from clcoop.frontend import types as T
+
+KERNEL = """__kernel void add(__global const float *a, __global float *c, int n) {
+    int i = get_global_id(0);
+    if (i < n) c[i] = a[i] * 2.0f;
+}
+"""
+
+
+def _modules_after(code, env=None, cwd=None):
+    """Run `code` in a fresh interpreter; returns the set of module names imported."""
+    script = code + "\nimport sys\nprint('\\n'.join(sorted(sys.modules)))\n"
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         env=env, cwd=cwd, check=True)
+    return set(out.stdout.split())
+
+
+def test_compiling_a_kernel_does_not_import_numpy_or_the_interpreter(tmp_path):
+    src = tmp_path / "k.cl"
+    src.write_text(KERNEL)
+    code = ("import sys\nfrom clcoop.cli.compile_main import run\n"
+            f"assert run([{str(src)!r}, '-o', {str(tmp_path / 'k.ll')!r}]) == 0\n")
+    modules = _modules_after(code)
+    assert "clcoop.frontend.lower" in modules        # it did compile
+    assert "numpy" not in modules
+    assert not any(m.startswith("clcoop.interp") for m in modules)
+    assert (tmp_path / "k.ll").read_text().startswith("; ModuleID")
+
+
+def test_import_clcoop_stays_lazy():
+    modules = _modules_after("import clcoop")
+    for heavy in ("numpy", "pcpp", "pycparser", "llvmlite", "clcoop.interp.api"):
+        assert heavy not in modules, heavy
+
+
+def test_driver_imports_no_stage_until_used():
+    modules = _modules_after("import clcoop.frontend.driver, clcoop.cli.compile_main")
+    for heavy in ("pcpp", "pycparser", "llvmlite", "clcoop.frontend.check",
+                  "clcoop.frontend.lower", "clcoop.frontend.tast"):
+        assert heavy not in modules, heavy
+
+
+def test_syntax_error_does_not_load_check_lower_or_llvmlite(tmp_path):
+    src = tmp_path / "bad.cl"
+    src.write_text("__kernel void f( {\n")
+    code = ("from clcoop.cli.compile_main import run\n"
+            f"assert run([{str(src)!r}, '-fsyntax-only']) == 1\n")
+    modules = _modules_after(code)
+    assert "pycparser" in modules
+    for heavy in ("clcoop.frontend.check", "clcoop.frontend.lower", "llvmlite"):
+        assert heavy not in modules, heavy
+
+
+# ---------------------------------------------------------------- record == dataclass
+def test_tast_nodes_are_dataclasses_with_positional_and_keyword_init():
+    a = tast.IntConst(T.INT, None, 3)
+    b = tast.IntConst(type=T.INT, loc=None, value=3)
+    assert dataclasses.is_dataclass(a)
+    assert [f.name for f in dataclasses.fields(tast.Binary)] == ["type", "loc", "op", "left", "right"]
+    assert tast.Binary.__match_args__ == ("type", "loc", "op", "left", "right")
+    assert a == b and a != tast.IntConst(T.INT, None, 4)
+    assert a != tast.FloatConst(T.INT, None, 3)          # different classes never equal
+    with pytest.raises(TypeError):
+        hash(a)                                          # mutable + eq: unhashable, as @dataclass
+    with pytest.raises(TypeError):
+        tast.IntConst(T.INT, None)                       # missing argument
+    assert repr(a).startswith("IntConst(type=")
+
+
+def test_tast_default_factories_give_fresh_lists_and_identity_classes_hash():
+    f1 = tast.Function("f", T.FunctionType(T.VOID, ()), [])
+    f2 = tast.Function("f", T.FunctionType(T.VOID, ()), [])
+    assert f1.local_vars == [] and f1.local_vars is not f2.local_vars
+    assert f1 != f2 and f1 == f1 and len({f1, f2}) == 2   # eq=False: identity
+    switch = tast.Switch(None, T.INT, None)
+    assert switch.cases == [] and switch.default is None
+
+
+def test_repr_of_a_cycle_terminates():
+    var = tast.Var("x", T.INT, "local-var")
+    var.initializer = tast.VarRef(T.INT, None, var)
+    assert "..." in repr(var)
+
+
+def test_types_are_frozen_hashable_and_replace_works():
+    p = T.PointerType(T.INT, T.GLOBAL)
+    assert p == T.PointerType(T.INT, T.GLOBAL) and hash(p) == hash(T.PointerType(T.INT, T.GLOBAL))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        p.pointee = T.FLOAT
+    q = dataclasses.replace(p, const=True)
+    assert q.const and q != p and q.pointee == T.INT
+    # compare=False fields do not take part in equality or hashing.
+    m1 = T.CoopMatType(T.FLOAT, 3, 8, 16, T.USE_ACCUMULATOR, "acc_t")
+    m2 = T.CoopMatType(T.FLOAT, 3, 8, 16, T.USE_ACCUMULATOR)
+    assert m1 == m2 and hash(m1) == hash(m2) and m1.spelling() != m2.spelling()
+    s = T.StructType("S")
+    assert s != T.StructType("S") and s.fields == []     # eq=False: identity
+
+
+# ---------------------------------------------------------------- bytecode note
+def test_verbose_run_explains_missing_bytecode(tmp_path):
+    src = tmp_path / "k.cl"
+    src.write_text(KERNEL)
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1",
+               PYTHONPYCACHEPREFIX=str(tmp_path / "no-pyc"))   # no .pyc can be found there
+    cmd = [sys.executable, "-m", "clcoop.cli.compile_main", str(src), "-o", str(tmp_path / "k.ll")]
+    verbose = subprocess.run(cmd + ["-v"], capture_output=True, text=True, env=env)
+    assert verbose.returncode == 0
+    assert "compileall" in verbose.stderr
+    quiet = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    assert quiet.returncode == 0 and quiet.stderr == ""
+    assert not (tmp_path / "no-pyc").exists()              # clcoop wrote no bytecode itself
