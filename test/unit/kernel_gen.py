@@ -503,7 +503,8 @@ def scalar_case(rng, depth=4, extremes=True, max_items=384, avoid=KNOWN_BUGS):
     glob, local = random_launch(rng, max_items)
     subgroup = int(rng.choice([8, 16, 32]))
     inputs = random_inputs(rng, int(np.prod(glob)), extremes)
-    return ScalarCase(scalar_source(result_type, body, len(glob), int(np.prod(local))), result_type, body, inputs,
+    source = scalar_source(result_type, body, len(glob), int(np.prod(local)))
+    return ScalarCase(source, result_type, body, inputs,
                       glob, local, subgroup)
 
 
@@ -678,11 +679,16 @@ def _tail_reference(body, env, rt, strict):
             break
 
 
+EXTENT_OF = {"get_local_id": "get_local_size", "get_global_id": "get_global_size",
+             "get_group_id": "get_num_groups"}
+
+
 def _linear(fn, dims):
+    """C text of the linearized id: id(0) + id(1) * extent(0) + id(2) * extent(0) * extent(1)."""
     terms, scale = [], []
     for d in range(dims):
         terms.append(" * ".join([f"{fn}({d})"] + scale))
-        scale.append(f"{'get_local_size' if fn == 'get_local_id' else 'get_global_size' if fn == 'get_global_id' else 'get_num_groups'}({d})")
+        scale.append(f"{EXTENT_OF[fn]}({d})")
     return " + ".join(f"({t})" for t in terms)
 
 
@@ -1206,6 +1212,11 @@ __kernel void fuzz(__global const {ta} *A, __global const {tb} *B, __global cons
                     np.array(alpha).astype(COOP_DTYPES[tc])[()], tiles, glob, local, s, reference)
 
 
+def wrap32_to(values, dtype):
+    """int64 values -> an integer component dtype of at most 32 bits, modulo 2^bits."""
+    return (np.asarray(values) & 0xFFFFFFFF).astype(np.uint32).astype(dtype)
+
+
 def _element_op(t):
     """The body of the element-access loop, applied to every component (index-free so
     the result does not depend on the layout)."""
@@ -1216,7 +1227,7 @@ def _element_op(t):
     dtype = COOP_DTYPES[t]
     # m[i] * 3 + 1 is computed in int (integer promotion) and converted back to the
     # component type on assignment (modulo 2^bits for the narrow types).
-    return f"({t})(m[i] * 3 + 1)", lambda x: ((x.astype(np.int64) * 3 + 1) & 0xFFFFFFFF).astype(np.uint32).astype(dtype)
+    return f"({t})(m[i] * 3 + 1)", lambda x: wrap32_to(x.astype(np.int64) * 3 + 1, dtype)
 
 
 def components_per_work_item(rows, cols, s):
@@ -1301,15 +1312,16 @@ __kernel void fuzz(__global const {t} *X, __global const {t} *Y, __global {t} *O
                 wide = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide}[op]
                 if is_float_component(t):
                     return wide(r, my).astype(dtype)
-                return (wide(r.astype(np.int64), my.astype(np.int64)) & 0xFFFFFFFF).astype(np.uint32).astype(dtype)
+                return wrap32_to(wide(r.astype(np.int64), my.astype(np.int64)), dtype)
             if step == "negate":
                 return (-r).astype(dtype) if is_float_component(t) else \
                     ((-r.astype(np.int64)) & 0xFFFFFFFF).astype(np.uint32).astype(dtype)
             if step == "scalar":
                 if is_float_component(t):
                     return (r * dtype(alpha)).astype(dtype)
-                return ((r.astype(np.int64) * (alpha & 0xFFFFFFFF if t == "uint" else np.int64(np.array(alpha).astype(dtype))))
-                        & 0xFFFFFFFF).astype(np.uint32).astype(dtype)
+                # The scalar is converted to the component type first (C conversion).
+                factor = np.int64(np.array(alpha).astype(dtype)) if t != "uint" else alpha & 0xFFFFFFFF
+                return wrap32_to(r.astype(np.int64) * factor, dtype)
             return element_fn(r)
 
     def reference(tile):
