@@ -1351,10 +1351,11 @@ SENTINEL = 0x5B
 CROSS_PRODUCERS = ("clcoop", "clcoop-O2", "clang-O0", "clang-O2")
 
 
-def run_coop(case, producer="clcoop", clang=None):
-    """Runs the case; returns {output name: buffer}."""
+def run_coop(case, producer="clcoop", clang=None, outputs=None):
+    """Runs the case; returns {output name: buffer} (also filled into `outputs` if given,
+    before the launch, so a caller sees the buffers even when the launch faults)."""
     prog = build_program(case.source, producer, clang)
-    args, outputs = [], {}
+    args, outputs = [], ({} if outputs is None else outputs)
     for op in case.operands:
         if op.name in case.inputs:
             args.append(case.inputs[op.name].copy())

@@ -3,14 +3,17 @@ item 3, "the interpreter too"). Generators and references: test/unit/kernel_gen.
 Longer runs: scripts/fuzz_interp.py --count N --seed S.
 
 - random scalar-expression kernels (all C conversion/wrapping rules, shifts, built-ins,
-  divergent if/else and loops) on random 1-3D NDRanges and subgroup sizes, run through
-  clcoop, checked against a Python reference, plus the work-item/subgroup ids and
+  divergent if/else, loops, switch, private arrays, a helper, 4-vectors) on random 1-3D
+  NDRanges and subgroup sizes, run through clcoop -O0 (every third seed -O2), checked
+  against a Python reference (lanes with C undefined behaviour are not compared; their
+  own results feed the checks below), plus the work-item/subgroup ids and
   sub-group/work-group collectives, a __local exchange across a barrier and global
   atomics of each lane's result;
 - a cross-check subset: the same source through clcoop -O0/-O2 and clang-22 -O0/-O2
   (Program.from_ir), UB-free data, all bit-identical to each other and to the reference;
 - random cooperative-matrix kernels (shapes, component types, layouts, strides,
-  operators, mul-add with sign flags) against NumPy.
+  operators, mul-add with sign flags) against NumPy, and with a partial subgroup: a
+  RuntimeFault that leaves the buffers untouched.
 """
 import shutil
 
@@ -181,3 +184,22 @@ def test_finding_sitofp_i1_false_is_positive_zero():
     kg.build_program(SITOFP_I1_SOURCE, "clcoop-O2").run("k", 4, 4, x, out)
     np.testing.assert_array_equal(out, [0.0, -1.0, 0.0, -1.0])
     assert not np.signbit(out[[0, 2]]).any(), f"got {out!r}"
+
+
+@pytest.mark.parametrize("seed", range(3100, 3104))
+def test_random_coop_kernel_with_a_partial_subgroup_faults(seed):
+    """A work-group that ends in a partial subgroup: its matrix operations have inactive
+    invocations (SPV_KHR_cooperative_matrix requires all of the scope), so the launch is a
+    RuntimeFault and the caller's buffers stay untouched (docs/design.md, api.py)."""
+    import clcoop
+    rng = np.random.default_rng(seed)
+    case = kg.coop_case(rng)
+    extra = int(rng.integers(1, case.subgroup_size))
+    local = (case.local_size[0] + extra, 1)
+    case.local_size, case.global_size = local, (local[0], case.global_size[1])
+    outputs = {}
+    with pytest.raises(clcoop.RuntimeFault) as fault:
+        kg.run_coop(case, outputs=outputs)
+    assert "fuzz" in str(fault.value)
+    for name, buf in outputs.items():
+        assert (buf == kg.SENTINEL).all(), f"{name} was written by a faulting launch"
