@@ -79,10 +79,15 @@ def _array_key(values, key):
             values.dtype.str, key)
 
 
-def _remember_logical(lanes, logical, key):
+def _remember_logical(lanes, logical, key, factored=None):
+    """factored: None, or (tiles (D, rows, cols), index (G,)) with logical == tiles[index]
+    (a load whose subgroups read few distinct tiles; see coopmat.mul_add_factored); then
+    logical may be None: it is built from them on first use."""
     lanes.flags.writeable = False
-    logical.flags.writeable = False
-    _LOGICAL_CACHE[_array_key(lanes, key)] = (lanes, logical)
+    for array in (logical,) + tuple(factored or ()):
+        if array is not None:
+            array.flags.writeable = False
+    _LOGICAL_CACHE[_array_key(lanes, key)] = [lanes, logical, factored]
     while len(_LOGICAL_CACHE) > _LOGICAL_CACHE_SIZE:
         _LOGICAL_CACHE.popitem(last=False)
 
@@ -93,7 +98,20 @@ def _cached_logical(values, key):
     if entry is None:
         return None
     _LOGICAL_CACHE.move_to_end(_array_key(values, key))
+    if entry[1] is None:
+        tiles, index = entry[2]
+        entry[1] = np.take(tiles, index, axis=0)
+        entry[1].flags.writeable = False
     return entry[1]
+
+
+def _cached_factored(values, key):
+    """(distinct tiles, index of each subgroup's tile) of a loaded matrix value, or None."""
+    values = np.asarray(values)
+    if values.ndim != 2:
+        return None
+    entry = _LOGICAL_CACHE.get(_array_key(values, key))
+    return None if entry is None else entry[2]
 
 
 def _cache_key(layout, groups):
@@ -167,6 +185,16 @@ class Subgroups:
         if self.identity:
             return values.reshape(self.count, self.S, values.shape[1])
         return values[self.lanes]
+
+    def scatter_factored(self, tiles, index, layout, dtype):
+        """Lane values of the matrices tiles[index] ((D, rows, cols), (G,)) when every
+        subgroup is active in order: the D distinct tiles are relayouted, then copied out
+        per subgroup; the factored form is remembered (the logical one built on demand)."""
+        tiles = np.ascontiguousarray(tiles, dtype=dtype)
+        tile_lanes = layout.from_logical(tiles).reshape(tiles.shape[0], -1)
+        lanes = np.take(tile_lanes, index, axis=0).reshape(self.count * self.S, -1)
+        _remember_logical(lanes, None, _cache_key(layout, self), (tiles, np.asarray(index)))
+        return lanes
 
     def scatter_matrix(self, mats, layout, dtype):
         """(G, rows, cols) -> (L, V) lane values (lanes outside active subgroups are 0)."""
@@ -267,14 +295,14 @@ def _do_load(ctx, callee, args, ret_type_str, what):
     stride = groups.uniform(args[2], what, "stride")
     pointee = pointee_size(callee.params)
     dtype = _dtype(result)
-    parts = []
+    parts = []      # (subgroup indices, (G', rows, cols) tiles, index of each one's tile)
 
     def load(chosen, code):
         bases, strides = pointer[chosen], stride[chosen]
         distinct, copy_of = _distinct_tiles(bases, strides)
         if distinct is None:
             parts.append((chosen, coopmat.load(ctx.memory, bases, code, strides, pointee, dtype,
-                                               result.rows, result.cols)))
+                                               result.rows, result.cols), None))
             return
         if getattr(ctx, "cur_lanes", None) is not None:
             # Rows of a faulting access map to the first subgroup reading that tile.
@@ -282,14 +310,21 @@ def _do_load(ctx, callee, args, ret_type_str, what):
             ctx.cur_lanes = np.repeat(groups.lanes[chosen[distinct], 0], per_group)
         tiles = coopmat.load(ctx.memory, bases[distinct], code, strides[distinct], pointee,
                              dtype, result.rows, result.cols)
-        parts.append((chosen, np.take(tiles, copy_of, axis=0)))
+        parts.append((chosen, tiles, copy_of))
 
     _per_memory_layout(ctx, groups, memory_layout, load, (result.rows, result.cols))
-    if len(parts) == 1:
-        mats = parts[0][1]
-    else:
-        mats = np.zeros((groups.count, result.rows, result.cols), dtype=dtype)
-        for chosen, values in parts:
+    if len(parts) == 1 and parts[0][2] is not None and groups.identity \
+            and parts[0][0].size == groups.count:
+        # One layout, every subgroup: relayout the distinct tiles only, copy them out in
+        # lane order, and keep the factored form for a mul-add (coopmat.mul_add_factored).
+        return groups.scatter_factored(parts[0][1], parts[0][2], layout, dtype)
+    mats = np.zeros((groups.count, result.rows, result.cols), dtype=dtype) \
+        if len(parts) != 1 else None
+    for chosen, tiles, copy_of in parts:
+        values = tiles if copy_of is None else np.take(tiles, copy_of, axis=0)
+        if mats is None:
+            mats = values
+        else:
             mats[chosen] = values
     # Kept in logical form too: the mul-add that usually follows needs no relayout.
     return groups.scatter_matrix(mats, layout, dtype)
@@ -388,13 +423,31 @@ def _do_mul_add(ctx, callee, args, ret_type_str, what):
     result = _result_matrix(callee, ret_type_str, what)
     a_type, b_type, c_type = _operand_matrices(callee, 3, what, has_result=True)
     groups = Subgroups(ctx, what)
-    a = groups.gather_matrix(args[0], _layout(a_type, ctx)).astype(_dtype(a_type), copy=False)
-    b = groups.gather_matrix(args[1], _layout(b_type, ctx)).astype(_dtype(b_type), copy=False)
     c = groups.gather_matrix(args[2], _layout(c_type, ctx)).astype(_dtype(c_type), copy=False)
     operands = groups.uniform(args[3], what, "operands") if len(args) > 3 else np.zeros(1)
     flags = int(operands[0]) if len(operands) else 0
-    mats = _run_checked(ctx, lambda: coopmat.mul_add(a, b, c, flags, _dtype(result)))
+    mats = None
+    a_factored = _factored_operand(args[0], a_type, groups, ctx)
+    b_factored = _factored_operand(args[1], b_type, groups, ctx)
+    if a_factored is not None and b_factored is not None:
+        # A and B loaded as few distinct tiles each: one matmul of the distinct tiles.
+        mats = _run_checked(ctx, lambda: coopmat.mul_add_factored(
+            a_factored, b_factored, c, flags, _dtype(result)))
+    if mats is None:
+        a = groups.gather_matrix(args[0], _layout(a_type, ctx)).astype(_dtype(a_type), copy=False)
+        b = groups.gather_matrix(args[1], _layout(b_type, ctx)).astype(_dtype(b_type), copy=False)
+        mats = _run_checked(ctx, lambda: coopmat.mul_add(a, b, c, flags, _dtype(result)))
     return groups.scatter_matrix(mats, _layout(result, ctx), _dtype(result))
+
+
+def _factored_operand(value, matrix_type, groups, ctx):
+    """The (tiles, index) form of a mul-add operand a load returned, or None."""
+    if not groups.identity:
+        return None
+    factored = _cached_factored(value, _cache_key(_layout(matrix_type, ctx), groups))
+    if factored is None or factored[0].dtype != _dtype(matrix_type):
+        return None
+    return factored
 
 
 def _do_length(ctx, callee, args, ret_type_str, what):

@@ -4,6 +4,8 @@ Every function works on NumPy arrays of shape (G, rows, cols): one logical matri
 subgroup. The layout (who holds what) is clcoop.interp.layout's business; the bridge
 from IR calls is clcoop.interp.coop_calls. Faults are raised as RuntimeFault.
 """
+import functools
+
 import numpy as np
 
 from clcoop.errors import RuntimeFault
@@ -206,7 +208,7 @@ def _product(a, b, a_wide, b_wide, exact):
     return np.matmul(a_wide.astype(object), b_wide.astype(object))
 
 
-def _small_product(a, b, operands):
+def _small_product(a, b, operands, matmul=np.matmul):
     """A*B through a float matmul (BLAS), exact because every partial sum is an integer
     below the bound: float32 below 2**24 (e.g. int8 x int8 with K <= 256), else float64
     below 2**53; None when the bound is larger."""
@@ -214,8 +216,8 @@ def _small_product(a, b, operands):
     if bound >= (1 << 53):
         return None
     work = np.float32 if bound < (1 << 24) else np.float64
-    product = np.matmul(_extend(a, operands & MATRIX_A_SIGNED, work),
-                        _extend(b, operands & MATRIX_B_SIGNED, work))
+    product = matmul(_extend(a, operands & MATRIX_A_SIGNED, work),
+                     _extend(b, operands & MATRIX_B_SIGNED, work))
     return product.astype(np.int64)
 
 
@@ -292,6 +294,111 @@ def mul_add(a, b, c, operands, result_dtype):
             raise RuntimeFault("cooperative matrix mul-add mixes integer and floating-point matrices")
         return _integer_mul_add(a, b, c, operands, result_dtype)
     return _float_mul_add(a, b, c, result_dtype)
+
+
+# OpenBLAS runs a GEMM on several threads when M*N*K exceeds 4 * 65536
+# (GEMM_MULTITHREAD_THRESHOLD * SMP_THRESHOLD_MIN in interface/gemm.c); for the short K of
+# a tile product the threads cost far more than they save (measured: 512x16x512 f32 takes
+# 0.15 ms in one thread, 1-7 ms on two busy cores), so the rows go in blocks below it.
+_SINGLE_THREAD_GEMM_SIZE = 4 * 65536
+
+
+def blocked_matmul(x, y):
+    """x @ y for 2-D arrays, in row blocks small enough for one BLAS thread each."""
+    m, k = x.shape
+    n = y.shape[1]
+    rows = _SINGLE_THREAD_GEMM_SIZE // max(k * n, 1)
+    if rows >= m:
+        return np.matmul(x, y)
+    rows = 1 << max(rows, 1).bit_length() - 1      # a power of two: divides m usually
+    if m % rows == 0:
+        return np.matmul(x.reshape(m // rows, rows, k), y).reshape(m, n)
+    out = np.empty((m, n), dtype=np.result_type(x.dtype, y.dtype))
+    for start in range(0, m, rows):
+        np.matmul(x[start:start + rows], y, out=out[start:start + rows])
+    return out
+
+
+def _pairwise_products(a_tiles, b_tiles, product):
+    """Every distinct A tile times every distinct B tile as one 2-D matmul:
+    (Da, M, K) x (Db, K, N) -> (Da, Db, M, N) view; product(x, y) multiplies 2-D arrays."""
+    Da, M, K = a_tiles.shape
+    Db, _, N = b_tiles.shape
+    stacked_a = a_tiles.reshape(Da * M, K)
+    side_by_side_b = b_tiles.transpose(1, 0, 2).reshape(K, Db * N)
+    return product(stacked_a, side_by_side_b).reshape(Da, M, Db, N).transpose(0, 2, 1, 3)
+
+
+def _pairs_in_order(pairs, a_index, b_index):
+    """When the G results are every (A tile, B tile) pair, A's index outer or inner (a
+    grid of subgroups), the (Da, Db, M, N) pairs as a view in result order; else None."""
+    Da, Db = pairs.shape[:2]
+    G = a_index.size
+    if G != Da * Db:
+        return None
+    outer_a, inner_b = _grid_indices(Da, Db)
+    if np.array_equal(a_index, outer_a) and np.array_equal(b_index, inner_b):
+        return pairs
+    inner_a, outer_b = _grid_indices(Db, Da)[::-1]
+    if np.array_equal(a_index, inner_a) and np.array_equal(b_index, outer_b):
+        return pairs.transpose(1, 0, 2, 3)
+    return None
+
+
+@functools.lru_cache(maxsize=16)
+def _grid_indices(outer, inner):
+    """(repeat(arange(outer), inner), tile(arange(inner), outer)), read-only, cached."""
+    result = (np.repeat(np.arange(outer), inner), np.tile(np.arange(inner), outer))
+    for array in result:
+        array.flags.writeable = False
+    return result
+
+
+# A pairwise product computes Da * Db tiles for G results: worth it while few are wasted.
+FACTORED_WASTE_LIMIT = 2
+
+
+def mul_add_factored(a_factored, b_factored, c, operands, result_dtype):
+    """mul_add when A = a_tiles[a_index] and B = b_tiles[b_index] (subgroups that loaded
+    the same tiles, e.g. a row of GEMM tiles sharing its A tile): the products of the
+    distinct tiles come from one large matmul (BLAS at full speed) instead of G tiny
+    ones, then each subgroup picks its pair. Same arithmetic per component (a K-long dot
+    product in the work type, then + C), only the summation order inside BLAS may differ,
+    which SPV_KHR_cooperative_matrix leaves open. Returns None where it does not apply
+    (too many unused pairs, saturating or wide integer arithmetic); mul_add then runs."""
+    (a_tiles, a_index), (b_tiles, b_index) = a_factored, b_factored
+    c = np.asarray(c)
+    operands = int(operands)
+    result_dtype = np.dtype(result_dtype)
+    if operands & ~KNOWN_OPERANDS or a_tiles.shape[-1] != b_tiles.shape[-2] \
+            or c.shape[-2:] != (a_tiles.shape[-2], b_tiles.shape[-1]) \
+            or c.shape[0] != a_index.size or a_index.size != b_index.size:
+        return None     # mul_add reports the error
+    if a_tiles.shape[0] * b_tiles.shape[0] > FACTORED_WASTE_LIMIT * c.shape[0]:
+        return None
+    if _is_int(result_dtype):
+        if not (_is_int(a_tiles.dtype) and _is_int(b_tiles.dtype) and _is_int(c.dtype)) \
+                or operands & SATURATING_ACCUMULATION:
+            return None
+        if _product_bound(a_tiles, b_tiles) >= (1 << 53):
+            return None
+        pairs = _pairwise_products(a_tiles, b_tiles,
+                                   lambda x, y: _small_product(x, y, operands, blocked_matmul))
+        product = pairs[a_index, b_index]
+        return _wrap(product + _as_int64_bits(_extend(c, operands & MATRIX_C_SIGNED)),
+                     result_dtype)
+    if _is_int(a_tiles.dtype) or _is_int(b_tiles.dtype) or _is_int(c.dtype):
+        return None
+    work = np.result_type(a_tiles.dtype, b_tiles.dtype, c.dtype, np.float32)
+    with np.errstate(all="ignore"):
+        pairs = _pairwise_products(_widen(a_tiles, work), _widen(b_tiles, work), blocked_matmul)
+        every_pair = _pairs_in_order(pairs, a_index, b_index)
+        if every_pair is not None:
+            total = every_pair + c.reshape(every_pair.shape)    # one pass: pick and add
+            return total.reshape(c.shape).astype(result_dtype, copy=False)
+        total = pairs[a_index, b_index]
+        total += c
+        return total.astype(result_dtype, copy=False)
 
 
 # ---------------------------------------------------------------- element-wise

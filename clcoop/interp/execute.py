@@ -16,7 +16,13 @@ from clcoop.errors import IRError, RuntimeFault
 from clcoop.interp.loader import Const, TokenStream, parse_type, parse_constant, \
     parse_typed_constant, value_id
 
-DEFAULT_MAX_LANES = 1 << 13   # bounds a batch's working set (~1 KB per lane at -O0)
+# Lanes of one batch: more lanes amortize the per-instruction cost over more work-items
+# (docs/performance.md), fewer bound the working set. Values of alloca-free kernels take
+# ~0.5 KB per lane (1 << 15 lanes: ~2.3x the buffers of the 1024^3 GEMM); kernels with
+# private variables (-O0 code) also keep every variable in memory (~1 KB per lane), so
+# their batches are split to PRIVATE_MEMORY_MAX_LANES.
+DEFAULT_MAX_LANES = 1 << 15
+PRIVATE_MEMORY_MAX_LANES = 1 << 13
 DEFAULT_INSTRUCTION_LIMIT = 10_000_000
 
 _INT_DTYPES = {1: np.dtype(np.bool_), 8: np.dtype(np.int8), 16: np.dtype(np.int16),
@@ -192,6 +198,16 @@ class Translator:
         rec = Instr(op, dst, args, ty, text)
         ops.prepare(self, ins, rec, operands)
         return rec
+
+
+def _uses_private_memory(translator):
+    """True when a function of the module has an alloca (cached on the translator)."""
+    uses = getattr(translator, "uses_private_memory", None)
+    if uses is None:
+        uses = any(ins.opcode == "alloca" for f in translator.module.functions.values()
+                   for b in f.blocks for ins in b.instructions)
+        translator.uses_private_memory = uses
+    return uses
 
 
 def _mark_block_local_values(fn):
@@ -413,7 +429,17 @@ class Executor:
 
     # ------------------------------------------------------------------ batches
     def run_batch(self, first_group, group_count, args, globals_per_batch):
-        """Run work-groups [first_group, first_group + group_count)."""
+        """Run work-groups [first_group, first_group + group_count), in several batches
+        when the kernel uses private memory (bounded memory, see DEFAULT_MAX_LANES)."""
+        groups_per_batch = group_count
+        if group_count * self.nd.wg_size > PRIVATE_MEMORY_MAX_LANES \
+                and _uses_private_memory(self.translator):
+            groups_per_batch = max(1, PRIVATE_MEMORY_MAX_LANES // self.nd.wg_size)
+        for first in range(first_group, first_group + group_count, groups_per_batch):
+            count = min(groups_per_batch, first_group + group_count - first)
+            self._run_one_batch(first, count, args, globals_per_batch)
+
+    def _run_one_batch(self, first_group, group_count, args, globals_per_batch):
         nd = self.nd
         self.group_count = group_count
         self.lane_count = group_count * nd.wg_size

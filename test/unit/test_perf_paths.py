@@ -172,3 +172,185 @@ def test_half_to_float_table_matches_astype_bit_for_bit():
     widened = coopmat._widen(every_half, np.dtype(np.float32))
     np.testing.assert_array_equal(widened.view(np.uint32),
                                   every_half.astype(np.float32).view(np.uint32))
+
+
+# ---------------------------------------------------------------- factored mul-add
+
+def expanded_mul_add(a_tiles, a_index, b_tiles, b_index, c, operands, result_dtype):
+    return coopmat.mul_add(a_tiles[a_index], b_tiles[b_index], c, operands, result_dtype)
+
+
+def index_orders(Da, Db):
+    """Grid orders (A outer, A inner) and a shuffled one, each covering every pair."""
+    a_outer, b_inner = np.repeat(np.arange(Da), Db), np.tile(np.arange(Db), Da)
+    shuffled = RNG.permutation(Da * Db)
+    return [(a_outer, b_inner), (b_inner * 0 + np.tile(np.arange(Da), Db), np.repeat(np.arange(Db), Da)),
+            (a_outer[shuffled], b_inner[shuffled]),
+            (RNG.integers(0, Da, Da * Db - 3), RNG.integers(0, Db, Da * Db - 3))]
+
+
+@pytest.mark.parametrize("a_dtype,c_dtype", [(np.float32, np.float32), (np.float16, np.float32),
+                                             (np.float16, np.float16), (np.float64, np.float64)])
+def test_factored_float_mul_add_matches_per_subgroup_mul_add(a_dtype, c_dtype):
+    Da, Db, M, K, N = 5, 3, 8, 16, 16
+    a_tiles = RNG.standard_normal((Da, M, K)).astype(a_dtype)
+    b_tiles = RNG.standard_normal((Db, K, N)).astype(a_dtype)
+    for a_index, b_index in index_orders(Da, Db):
+        c = RNG.standard_normal((a_index.size, M, N)).astype(c_dtype)
+        got = coopmat.mul_add_factored((a_tiles, a_index), (b_tiles, b_index), c, 0, c_dtype)
+        want = expanded_mul_add(a_tiles, a_index, b_tiles, b_index, c, 0, c_dtype)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        tolerance = 1e-2 if c_dtype == np.float16 else 1e-5
+        np.testing.assert_allclose(got, want, rtol=tolerance, atol=tolerance)
+
+
+@pytest.mark.parametrize("elem,result", [("char", np.int32), ("uchar", np.int32),
+                                         ("short", np.int32), ("char", np.int8)])
+@pytest.mark.parametrize("operands", [0, 1, 2, 3, 7, 15])
+def test_factored_integer_mul_add_is_exact(elem, result, operands):
+    dtype = np.dtype(COMPONENT_DTYPES[elem])
+    info = np.iinfo(dtype)
+    Da, Db, M, K, N = 4, 3, 8, 32, 8
+    a_tiles = RNG.integers(info.min, info.max, (Da, M, K), endpoint=True).astype(dtype)
+    b_tiles = RNG.integers(info.min, info.max, (Db, K, N), endpoint=True).astype(dtype)
+    a_tiles[0, 0, :] = info.max if operands & 1 == 0 else info.min     # extreme products
+    b_tiles[0, :, 0] = info.max if operands & 2 == 0 else info.min
+    for a_index, b_index in index_orders(Da, Db):
+        c_info = np.iinfo(result)
+        c = RNG.integers(c_info.min, c_info.max, (a_index.size, M, N), endpoint=True).astype(result)
+        got = coopmat.mul_add_factored((a_tiles, a_index), (b_tiles, b_index), c, operands, result)
+        A, B = a_tiles[a_index], b_tiles[b_index]
+        np.testing.assert_array_equal(got, reference_integer_mul_add(A, B, c, operands, result))
+
+
+def test_factored_mul_add_declines_where_it_does_not_apply():
+    a_tiles = np.ones((8, 4, 4), np.float32)
+    b_tiles = np.ones((8, 4, 4), np.float32)
+    index = np.arange(8)
+    c = np.zeros((8, 4, 4), np.float32)
+    # 64 pairs for 8 results: too many unused products.
+    assert coopmat.mul_add_factored((a_tiles, index), (b_tiles, index), c, 0, np.float32) is None
+    ints = np.ones((2, 4, 4), np.int8)
+    small = np.array([0, 1, 0, 1])
+    c_int = np.zeros((4, 4, 4), np.int32)
+    # Saturating accumulation and 64-bit products go through mul_add.
+    assert coopmat.mul_add_factored((ints, small), (ints, small), c_int,
+                                    coopmat.SATURATING_ACCUMULATION, np.int32) is None
+    wide = np.ones((2, 4, 4), np.int64)
+    assert coopmat.mul_add_factored((wide, small), (wide, small), c_int.astype(np.int64), 0,
+                                    np.int64) is None
+
+
+@pytest.mark.parametrize("m,k,n", [(512, 16, 512), (520, 16, 512), (8, 16, 16), (3, 4, 70000)])
+def test_blocked_matmul_matches_matmul(m, k, n):
+    x = RNG.standard_normal((m, k)).astype(np.float32)
+    y = RNG.standard_normal((k, n)).astype(np.float32)
+    np.testing.assert_allclose(coopmat.blocked_matmul(x, y), x @ y, rtol=1e-5, atol=1e-4)
+
+
+def mul_add_name():
+    return ("_Z34__spirv_CooperativeMatrixMulAddKHRIfLi3ELi8ELi16ELi2EfLi3ELi8ELi16ELi0E"
+            "fLi3ELi16ELi16ELi1EfLi3ELi8ELi16ELi2EEvi")
+
+
+def test_mul_add_of_repeated_tiles_through_calls_matches_plain_mul_add(monkeypatch):
+    """Loads of a grid of GEMM tiles (few distinct A and B tiles) then a mul-add: the
+    factored path gives what the per-subgroup mul-add of the gathered operands gives."""
+    memory = ArrayMemory(2 * 64 * 64 * 4)
+    A = RNG.standard_normal((64, 16)).astype(np.float32)      # 8 row tiles of 8 x 16
+    B = RNG.standard_normal((16, 64)).astype(np.float32)      # 4 column tiles of 16 x 16
+    memory.put(0, A)
+    b_base = memory.put(64 * 64 * 4, B)
+    rows, cols = np.meshgrid(np.arange(8), np.arange(4), indexing="ij")
+    rows, cols = rows.reshape(-1), cols.reshape(-1)            # G = 32 subgroups, row outer
+    G, S = rows.size, 16
+    ctx = Ctx(G * S, memory)
+    a_ptr = np.repeat(rows * 8 * 16 * 4, S).astype(np.int64)
+    b_ptr = np.repeat(b_base + cols * 16 * 4, S).astype(np.int64)
+    a_type = 'target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 0)'
+    b_type = 'target("spirv.CooperativeMatrixKHR", float, 3, 16, 16, 1)'
+    c_type = 'target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2)'
+    a = coop_calls.execute_coop_call(
+        ctx, "_Z32__spirv_CooperativeMatrixLoadKHRIfLi3ELi8ELi16ELi0EEvPU3AS1fim",
+        [a_ptr, np.int32(0), np.int64(16)], a_type)
+    b = coop_calls.execute_coop_call(
+        ctx, "_Z32__spirv_CooperativeMatrixLoadKHRIfLi3ELi16ELi16ELi1EEvPU3AS1fim",
+        [b_ptr, np.int32(0), np.int64(64)], b_type)
+    layouts = [get_layout(8, 16, 0, "float", S), get_layout(16, 16, 1, "float", S),
+               get_layout(8, 16, 2, "float", S)]
+    groups = coop_calls.Subgroups(ctx, "test")
+    assert coop_calls._cached_factored(a, coop_calls._cache_key(layouts[0], groups)) is not None
+    c_logical = RNG.standard_normal((G, 8, 16)).astype(np.float32)
+    c = layouts[2].from_logical(c_logical).reshape(G * S, -1)
+    factored_results = []
+    real_factored = coopmat.mul_add_factored
+
+    def spy(*args):
+        factored_results.append(real_factored(*args))
+        return factored_results[-1]
+
+    monkeypatch.setattr(coopmat, "mul_add_factored", spy)
+    got = coop_calls.execute_coop_call(ctx, mul_add_name(), [a, b, c, np.int32(0)], c_type)
+    assert len(factored_results) == 1 and factored_results[0] is not None
+    got_logical = layouts[2].to_logical(np.array(got).reshape(G, S, -1))
+    # The plain path on copies (no cached forms) and the lazily built logical forms.
+    a_logical = layouts[0].to_logical(np.array(a).reshape(G, S, -1))
+    b_logical = layouts[1].to_logical(np.array(b).reshape(G, S, -1))
+    np.testing.assert_array_equal(groups.gather_matrix(np.asarray(a), layouts[0]), a_logical)
+    for g in range(G):
+        np.testing.assert_array_equal(a_logical[g], A[rows[g] * 8:rows[g] * 8 + 8])
+        np.testing.assert_array_equal(b_logical[g], B[:, cols[g] * 16:cols[g] * 16 + 16])
+    want = coopmat.mul_add(a_logical, b_logical, c_logical, 0, np.float32)
+    np.testing.assert_allclose(got_logical, want, rtol=1e-5, atol=1e-5)
+
+
+# ---------------------------------------------------------------- batches
+
+PRIVATE_KERNEL = """
+__kernel void k(__global int *out, int n)
+{
+    int p[4];
+    __local int first[1];
+    for (int i = 0; i < 4; i++)
+        p[i] = (int)get_global_id(0) + i;
+    if (get_local_id(0) == 0)
+        first[0] = (int)get_group_id(0);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    int index = (int)get_global_id(0) < n ? (int)get_global_id(0) : 1 << 20;
+    out[index] = p[3] + 1000 * first[0];
+}
+"""
+
+
+def test_kernels_with_private_memory_run_in_smaller_batches(monkeypatch):
+    """Batches of kernels with allocas are split (bounded memory); results and fault
+    locations are those of one big batch."""
+    import clcoop
+    from clcoop.interp import execute
+    monkeypatch.setattr(execute, "PRIVATE_MEMORY_MAX_LANES", 64)
+    ran = []
+    real_run = execute.Executor._run_one_batch
+
+    def counting_run(self, first, count, *rest):
+        ran.append((first, count))
+        return real_run(self, first, count, *rest)
+
+    monkeypatch.setattr(execute.Executor, "_run_one_batch", counting_run)
+    kernel = clcoop.Program(PRIVATE_KERNEL).build("-cl-opt-disable").k
+    out = np.zeros(1024, np.int32)
+    kernel(1024, 16, out, 1024, max_lanes=1 << 15)
+    ids = np.arange(1024)
+    np.testing.assert_array_equal(out, ids + 3 + 1000 * (ids // 16))
+    assert ran == [(first, 4) for first in range(0, 64, 4)]     # 64 lanes = 4 groups each
+    with pytest.raises(RuntimeFault) as info:
+        kernel(1024, 16, out, 700, max_lanes=1 << 15)
+    assert info.value.work_item == (700,) and info.value.buffer == "out"
+
+
+def test_only_kernels_with_private_memory_are_split():
+    import clcoop
+    from clcoop.interp import execute
+    for options, expected in [("-cl-opt-disable", True), ("-O2", False)]:
+        program = clcoop.Program("__kernel void k(__global int *o) { int x = 1; o[0] = x; }")
+        program.build(options)
+        assert execute._uses_private_memory(execute.Translator(program._module)) == expected
