@@ -225,7 +225,26 @@ def strip_pointer_quals(p):
 
 
 def spell(t):
+    """Type spelling in diagnostics, like clang's type printer for pointers: the pointee's
+    qualifiers come first (`const __global int *`) and a pointer pointee carries its own
+    qualifiers after its star (`__global int *const __generic *`)."""
+    if isinstance(t, T.PointerType) and not isinstance(t.pointee, T.ArrayType):
+        return spell_qualified(t, [])
     return t.spelling()
+
+
+def pointee_qualifiers(p):
+    # clang prints cv-qualifiers, then the address space; __private stays implicit here.
+    quals = [q for q, on in (("const", p.const), ("volatile", p.volatile)) if on]
+    if p.addrspace != T.PRIVATE:
+        quals.append(T.ADDRSPACE_NAMES[p.addrspace])
+    return quals
+
+
+def spell_qualified(t, quals):
+    if isinstance(t, T.PointerType) and not isinstance(t.pointee, T.ArrayType):
+        return spell_qualified(t.pointee, pointee_qualifiers(t)) + " *" + " ".join(quals)
+    return " ".join(quals + [t.spelling()])
 
 
 class Scope:
@@ -269,6 +288,9 @@ class Checker:
         self.functions = []
         self.function_by_name = {}
         self.globals = []
+        # ids of __constant Vars declared without `const`: read-only, but clang gives pointers to
+        # them no const qualifier (so no "discards qualifiers" warning on `constant T *p = arr;`).
+        self.implicitly_const = set()
         self.fn = None
         self.coop_decl_locs = {}    # typedef name -> location of its declaration (for notes)
         self.call_edges = []        # (caller Function, callee Function, call location)
@@ -686,9 +708,11 @@ class Checker:
         self.check_object_type(t, node, "global")
         var = tast.Var(node.name, t, "global", aspace, None, location(node), const or aspace == T.CONSTANT,
                        global_name=node.name)
+        if aspace == T.CONSTANT and not const:
+            self.implicitly_const.add(id(var))
         self.scope.names[node.name] = var
         if node.init is not None:
-            var.initializer = self.initializer(node.init, var, constant=True)
+            var.initializer = self.initializer(node.init, var, constant=True, decl=node)
             var.type = self.complete_array_type(var.type, var.initializer)
         elif aspace == T.CONSTANT:
             self.fail("variable in constant address space must be initialized", node)
@@ -720,9 +744,11 @@ class Checker:
             space = aspace if aspace in (T.CONSTANT, T.GLOBAL) else T.GLOBAL
             var = tast.Var(node.name, t, "static", space, None, loc, const or space == T.CONSTANT,
                            global_name=f"{fn.name}.{node.name}")
+            if space == T.CONSTANT and not const:
+                self.implicitly_const.add(id(var))
             self.scope.names[node.name] = var
             if node.init is not None:
-                var.initializer = self.initializer(node.init, var, constant=True)
+                var.initializer = self.initializer(node.init, var, constant=True, decl=node)
                 var.type = self.complete_array_type(var.type, var.initializer)
             elif space == T.CONSTANT:
                 self.fail("variable in constant address space must be initialized", node)
@@ -732,7 +758,7 @@ class Checker:
         # The name is visible in its own initializer (C99 6.2.1p7), but a matrix load needs the type.
         self.scope.names[node.name] = var
         if node.init is not None:
-            var.initializer = self.initializer(node.init, var, constant=False)
+            var.initializer = self.initializer(node.init, var, constant=False, decl=node)
             var.type = self.complete_array_type(var.type, var.initializer)
         elif isinstance(t, T.ArrayType) and t.length is None:
             self.fail(f"definition of variable with array type needs an explicit size or an initializer", node)
@@ -745,13 +771,15 @@ class Checker:
         return t
 
     # ------------------------------------------------------------------ initializers
-    def initializer(self, node, var, constant):
-        init = self.init_for_type(node, var.type, "initializing")
+    def initializer(self, node, var, constant, decl=None):
+        # clang points a conversion error in `T x = e;` at the name x (in a list, at the element).
+        at = name_location(decl) if decl is not None and not isinstance(node, c_ast.InitList) else None
+        init = self.init_for_type(node, var.type, "initializing", at)
         if constant:
             init = self.constant_initializer(init, node)
         return init
 
-    def init_for_type(self, node, t, context):
+    def init_for_type(self, node, t, context, at=None):
         if isinstance(node, c_ast.InitList):
             if isinstance(t, T.ArrayType):
                 return self.array_init_list(node, t)
@@ -777,7 +805,7 @@ class Checker:
                                      location(node))
             self.fail(f"array initializer must be an initializer list", node)
         value = self.expr(node, expected=t)
-        return self.convert(self.rvalue(value), t, node, context)
+        return self.convert(self.rvalue(value), t, at or node, context)
 
     def array_init_list(self, node, t):
         elements = []
@@ -836,8 +864,62 @@ class Checker:
         if value is None:
             if init.type.is_pointer and isinstance(init, tast.ImplicitCast) and init.kind == "null-to-pointer":
                 return None
-            self.fail("initializer element is not a compile-time constant", init.loc)
+            if init.type.is_pointer:
+                address = self.address_constant(init)
+                if address is not None:
+                    return address
+            # clang points at the expression's operator (`&g[i]`, `g + i`), in a list at the element.
+            where = init.loc if isinstance(node, c_ast.InitList) else self.node_location(node)
+            self.fail("initializer element is not a compile-time constant", where)
         return self.const_node(init.type, value, init.loc)
+
+    # C99 6.6p9: an address constant is a null pointer, a pointer to an object of static storage
+    # duration, or a decayed array of static storage duration, made with & [] . -> * and casts,
+    # plus or minus an integer constant. The node returned has every index folded to an IntConst,
+    # the form lower's const_address_value accepts.
+    ADDRESS_CASTS = ("noop", "pointer-bitcast", "addrspace-to-generic", "addrspace-cast")
+
+    def address_constant(self, e):
+        """Normalised address-constant expression of pointer type, or None."""
+        if isinstance(e, (tast.ImplicitCast, tast.Cast)):
+            if e.kind in self.ADDRESS_CASTS:
+                inner = self.address_constant(e.operand)
+                return None if inner is None else tast.ImplicitCast(e.type, e.loc, e.kind, inner)
+            if e.kind == "array-to-pointer":
+                inner = self.static_lvalue(e.operand)
+                return None if inner is None else tast.ImplicitCast(e.type, e.loc, e.kind, inner)
+            if e.kind == "null-to-pointer":
+                return e
+            return None
+        if isinstance(e, tast.AddrOf):
+            inner = self.static_lvalue(e.operand)
+            return None if inner is None else tast.AddrOf(e.type, e.loc, inner)
+        if isinstance(e, tast.PointerArith):
+            pointer = self.address_constant(e.pointer)
+            offset = self.fold(e.offset)
+            if pointer is None or not isinstance(offset, int):
+                return None
+            return tast.PointerArith(e.type, e.loc, e.op, pointer, tast.IntConst(e.offset.type, e.offset.loc, offset))
+        return None
+
+    def static_lvalue(self, e):
+        """An lvalue designating (part of) an object of static storage duration, with constant
+        indices folded; None otherwise."""
+        if isinstance(e, tast.VarRef):
+            return e if e.var.storage in ("global", "static") else None
+        if isinstance(e, tast.Index):
+            base = self.address_constant(e.base)
+            index = self.fold(e.index)
+            if base is None or not isinstance(index, int):
+                return None
+            return tast.Index(e.type, e.loc, base, tast.IntConst(e.index.type, e.index.loc, index))
+        if isinstance(e, tast.Member) and e.base.is_lvalue:
+            base = self.static_lvalue(e.base)
+            return None if base is None else tast.Member(e.type, e.loc, base, e.field_index, e.name)
+        if isinstance(e, tast.Deref):
+            pointer = self.address_constant(e.operand)
+            return None if pointer is None else tast.Deref(e.type, e.loc, pointer)
+        return None
 
     def const_node(self, t, value, loc):
         if isinstance(t, T.VectorType):
@@ -1238,8 +1320,9 @@ class Checker:
         return T.PRIVATE
 
     def object_const(self, e):
+        """Whether an lvalue's type is const-qualified (assignments also check Var.is_const)."""
         if isinstance(e, tast.VarRef):
-            return e.var.is_const
+            return e.var.is_const and id(e.var) not in self.implicitly_const
         if isinstance(e, tast.Deref):
             return e.operand.type.const
         if isinstance(e, tast.Index):
@@ -1730,7 +1813,10 @@ class Checker:
         t = target.type
         if node.op == "=":
             value = self.rvalue(self.expr(node.rvalue, expected=t))
-            value = self.convert(value, t, node.rvalue, "assigning")
+            # clang points a conversion error in an assignment at the '=' token
+            # (matrix mismatches stay at the right-hand side, as this checker always reported them).
+            at = node.rvalue if t.is_coop_matrix or value.type.is_coop_matrix else self.node_location(node)
+            value = self.convert(value, t, at, "assigning")
             return tast.Assign(t, loc, target, value)
         op = node.op[:-1]
         value = self.rvalue(self.expr(node.rvalue))
@@ -1750,7 +1836,7 @@ class Checker:
         if isinstance(target.type, T.ArrayType):
             self.fail(f"array type '{spell(target.type)}' is not assignable", node)
         if self.object_const(target) or (isinstance(target, tast.VarRef) and target.var.is_const):
-            if isinstance(target, tast.VarRef):
+            if isinstance(target, tast.VarRef) and id(target.var) not in self.implicitly_const:
                 self.fail(f"cannot assign to variable '{target.var.name}' with const-qualified type "
                           f"'const {spell(target.type)}'", node)
             self.fail("read-only variable is not assignable", node)

@@ -300,6 +300,13 @@ class Lowerer:
         if isinstance(e, A.ImplicitCast) and e.kind == "array-to-pointer":
             base = self.const_lvalue_address(e.operand)
             return self.const_gep(base, self.mem_type(e.operand.type), [0, 0])
+        if isinstance(e, (A.ImplicitCast, A.Cast)) and e.kind == "null-to-pointer":
+            return ir.Constant(ty, None)
+        if isinstance(e, A.PointerArith) and isinstance(e.offset, A.IntConst):
+            base = self.const_address_value(e.pointer, ty)
+            offset = e.offset.value if e.op == "+" else -e.offset.value
+            # not inbounds: `g - 1 + 3` passes outside g on the way (clang folds to one i8 GEP).
+            return self.const_gep(base, self.mem_type(e.type.pointee), [offset], inbounds=False)
         raise RuntimeError(f"lower: initializer of a program-scope pointer is not an address constant "
                            f"({type(e).__name__})")
 
@@ -311,11 +318,21 @@ class Lowerer:
             index = e.index.operand if isinstance(e.index, A.ImplicitCast) else e.index
             base = self.const_address_value(e.base, _ptr(e.base.type.addrspace))
             return self.const_gep(base, self.mem_type(e.type), [index.value])
+        if isinstance(e, A.Member):
+            base = self.const_lvalue_address(e.base)
+            if e.base.type.is_union:
+                return base
+            return self.const_gep(base, self.mem_type(e.base.type), [0], field_index=e.field_index)
+        if isinstance(e, A.Deref):
+            return self.const_address_value(e.operand, _ptr(e.operand.type.addrspace))
         raise RuntimeError(f"lower: {type(e).__name__} is not an address constant")
 
-    def const_gep(self, base, source_type, indices):
-        index_text = ", ".join(f"i64 {i}" for i in indices)
-        return ir.FormattedConstant(base.type, f"getelementptr inbounds ({source_type}, {base.type} "
+    def const_gep(self, base, source_type, indices, field_index=None, inbounds=True):
+        """Constant GEP with i64 indices; a struct field index is appended as i32 (LLVM requires it)."""
+        index_text = ", ".join([f"i64 {i}" for i in indices] +
+                               ([f"i32 {field_index}"] if field_index is not None else []))
+        keyword = "getelementptr inbounds" if inbounds else "getelementptr"
+        return ir.FormattedConstant(base.type, f"{keyword} ({source_type}, {base.type} "
                                                f"{base.get_reference()}, {index_text})")
 
     def function_type(self, fn):

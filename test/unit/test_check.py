@@ -488,13 +488,13 @@ def test_signed_flags_on_float_matrices_warn():
     ("void f(void) { foo(1); }", "1:16: error: implicit declaration of function 'foo' is invalid in OpenCL"),
     ("int g(int a, int b); void f(void) { g(1); }", "1:37: error: too few arguments to function call, expected 2, have 1"),
     ("int g(int a); void f(void) { g(1, 2); }", "1:35: error: too many arguments to function call, expected 1, have 2"),
-    ("void f(__global int *p) { p = 3; }", "1:31: error: incompatible integer to pointer conversion "
+    ("void f(__global int *p) { p = 3; }", "1:29: error: incompatible integer to pointer conversion "
                                            "assigning to '__global int *' from 'int'"),
     ("void f(__constant int *c) { __global int *p = c; }",
-     "1:47: error: initializing '__global int *' with an expression of type '__constant int *' "
+     "1:43: error: initializing '__global int *' with an expression of type '__constant int *' "
      "changes address space of pointer"),
     ("void f(void) { float4 v; int4 w = v; }",
-     "1:35: error: initializing 'int4' with an expression of incompatible type 'float4'"),
+     "1:31: error: initializing 'int4' with an expression of incompatible type 'float4'"),
     ("void f(void) { float4 v; v.xq = 1; }", "1:28: error: illegal vector component name 'xq'"),
     ("void f(void) { float4 v; v.s7 = 1; }", "1:28: error: vector component access exceeds type 'float4'"),
     ("void f(void) { float4 v = (float4)(1.0f, 2.0f); }",
@@ -757,3 +757,63 @@ def test_random_expressions_never_crash_and_keep_the_contract():
             accepted += 1
             assert contract_violations(unit) == [], stmt
     assert accepted > 10        # the generator must exercise accepted code too
+
+
+# ---- C99 6.6p9 address constants in program-scope and static initializers
+ADDRESS_DECLS = ("global int g[4]; global int m[3][4]; typedef struct { int a; int b[3]; } S; global S s;\n"
+                 "constant float t[2] = {1, 2}; global int i;\n")
+
+
+@pytest.mark.parametrize("decl", [
+    "global int *p = &g[1];",
+    "constant float *p = t;",
+    "generic int *p = &g[0];",
+    "global int *p = g + 2;",
+    "global int *p = &s.b[1];",
+    "global int *p = &m[1][2];",
+    "global int *p = m[2] - 1;",
+    "global char *p = (global char *)&i;",
+    "global int *p = &*g;",
+    "kernel void k(void) { static global int *p = &g[3]; }",
+])
+def test_address_constants_are_accepted(decl):
+    assert messages(ADDRESS_DECLS + decl) == []
+
+
+@pytest.mark.parametrize("decl, expected", [
+    ("global int *p = &g[i];", "3:17: error: initializer element is not a compile-time constant"),
+    ("global int *p = g + i;", "3:19: error: initializer element is not a compile-time constant"),
+    ("global int v = g[1];", "3:16: error: initializer element is not a compile-time constant"),
+])
+def test_non_constant_addresses_are_rejected(decl, expected):
+    assert messages(ADDRESS_DECLS + decl, "error") == [expected]
+
+
+def test_address_constant_indices_are_folded_for_lower():
+    unit = ok(ADDRESS_DECLS + "global int *p = &m[1][1 + 1];")
+    p = next(v for v in unit.globals if v.name == "p")
+    index = p.initializer.operand.index
+    assert isinstance(index, tast.IntConst) and index.value == 2
+
+
+@pytest.mark.parametrize("source, expected", [
+    # clang's type printer: a pointer pointee carries its qualifiers after its star.
+    ("void f(global int **pp) { int x = pp; }",
+     "1:31: error: incompatible pointer to integer conversion initializing 'int' with an expression of type "
+     "'__global int *__generic *'"),
+    ("void f(const global int **pp) { int x; x = pp; }",
+     "1:42: error: incompatible pointer to integer conversion assigning to 'int' from "
+     "'const __global int *__generic *'"),
+    ("void f(local float * volatile *pp) { int x; x = pp; }",
+     "1:47: error: incompatible pointer to integer conversion assigning to 'int' from "
+     "'__local float *volatile __generic *'"),
+])
+def test_pointer_to_pointer_spelling_matches_clang(source, expected):
+    assert messages(source, "error") == [expected]
+
+
+def test_constant_array_decays_without_const_qualifier():
+    # clang: `constant float *q = t;` is fine (no discards-qualifiers warning); writes still fail.
+    assert messages("constant float t[2] = {1, 2}; constant float *q = t;") == []
+    assert messages("constant int c = 3; kernel void k(void) { c = 4; }", "error") == [
+        "1:45: error: read-only variable is not assignable"]
