@@ -330,6 +330,40 @@ def _do_load(ctx, callee, args, ret_type_str, what):
     return groups.scatter_matrix(mats, layout, dtype)
 
 
+def _unique_first_inverse(values):
+    """np.unique(values, return_index=True, return_inverse=True)[1:] for a 1-D array,
+    without its overhead (a stable sort keeps each value's first occurrence first)."""
+    order = np.argsort(values, kind="stable")
+    ordered = values[order]
+    new = np.empty(values.size, dtype=bool)
+    new[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+    inverse = np.empty(values.size, dtype=np.intp)
+    inverse[order] = np.cumsum(new) - 1
+    return order[new], inverse
+
+
+def _repeated_runs(bases):
+    """np.unique(bases, return_index, return_inverse) on a shorter array for the usual
+    grids of subgroups: runs of equal pointers (a row of GEMM tiles reads one A tile) or
+    a repeating period (each row reads the same B tiles). (None, None) otherwise."""
+    count = bases.size
+    change = np.flatnonzero(bases[1:] != bases[:-1]) + 1
+    if change.size * 2 < count:
+        starts = np.concatenate([[0], change])
+        lengths = np.diff(np.append(starts, count))
+        first_run, run_inverse = _unique_first_inverse(bases[starts])
+        return starts[first_run], np.repeat(run_inverse, lengths)
+    period = np.flatnonzero(bases == bases[0])
+    if period.size < 2 or count % period[1]:
+        return None, None
+    period = int(period[1])
+    if not (bases.reshape(-1, period) == bases[:period]).all():
+        return None, None
+    first, inverse = _unique_first_inverse(bases[:period])
+    return first, np.tile(inverse, count // period)
+
+
 def _distinct_tiles(bases, strides):
     """Subgroups often load the same tile (in a GEMM, every subgroup of a row of tiles
     reads the same tile of A): then only the distinct (pointer, stride) pairs are read
@@ -340,7 +374,9 @@ def _distinct_tiles(bases, strides):
     if count < 4:
         return None, None
     if (strides == strides[0]).all():
-        _, first, inverse = np.unique(bases, return_index=True, return_inverse=True)
+        first, inverse = _repeated_runs(bases)
+        if first is None:
+            first, inverse = _unique_first_inverse(bases)
     else:
         pairs = np.stack([bases.astype(np.int64), strides.astype(np.int64)], axis=1)
         _, first, inverse = np.unique(pairs, axis=0, return_index=True, return_inverse=True)

@@ -354,3 +354,28 @@ def test_only_kernels_with_private_memory_are_split():
         program = clcoop.Program("__kernel void k(__global int *o) { int x = 1; o[0] = x; }")
         program.build(options)
         assert execute._uses_private_memory(execute.Translator(program._module)) == expected
+
+
+@pytest.mark.parametrize("pattern", ["runs", "period", "runs_repeating", "random", "single"])
+def test_distinct_tile_search_matches_np_unique(pattern):
+    for _ in range(200):
+        n = int(RNG.integers(1, 30))
+        if pattern == "runs":
+            values = np.repeat(RNG.integers(0, 6, n), int(RNG.integers(1, 5)))
+        elif pattern == "period":
+            values = np.tile(RNG.integers(0, 6, n), int(RNG.integers(1, 5)))
+        elif pattern == "runs_repeating":
+            values = np.tile(np.repeat(RNG.integers(0, 4, n), 2), 3)
+        elif pattern == "random":
+            values = RNG.integers(0, 8, n)
+        else:
+            values = np.full(n, 7)
+        values = values.astype(np.int64) * 64
+        _, first, inverse = np.unique(values, return_index=True, return_inverse=True)
+        for search in (coop_calls._repeated_runs, coop_calls._unique_first_inverse):
+            got_first, got_inverse = search(values)
+            if got_first is None:
+                assert search is coop_calls._repeated_runs
+                continue
+            np.testing.assert_array_equal(got_first, first)
+            np.testing.assert_array_equal(got_inverse, inverse.reshape(-1))
