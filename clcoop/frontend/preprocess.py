@@ -405,6 +405,8 @@ def preprocess(source, filename, include_dirs, defines, diag):
 # (the API and the fuzzer compile many kernels; the header is most of a small kernel's
 # preprocessing time). Key: the defines; value: what preprocessing the header leaves.
 _HEADER_CACHE = {}
+# pcpp defines these from the clock when a Preprocessor is made: never taken from a cache.
+_CLOCK_MACROS = ("__DATE__", "__TIME__")
 
 
 def _run_default_header(pp, header_path, defines, writer, state):
@@ -413,19 +415,142 @@ def _run_default_header(pp, header_path, defines, writer, state):
     pp.register(header_key, str(header_path), text)
     key = (header_key, text, tuple(sorted(defines.items(), key=lambda kv: kv[0])))
     cached = _HEADER_CACHE.get(key)
+    if cached is None and pp.diag.error_count == 0:
+        cached = _load_header_snapshot(key)
+        if cached is not None:
+            _HEADER_CACHE.clear()
+            _HEADER_CACHE[key] = cached
     if cached is not None and pp.diag.error_count == 0:
         macros, include_once, parts, position = cached
+        clock = {name: pp.macros[name] for name in _CLOCK_MACROS if name in pp.macros}
         pp.macros = dict(macros)
+        pp.macros.update(clock)
         pp.include_once = dict(include_once)
         writer.parts = list(parts)
         writer.file, writer.line, writer.col = position
         return
     errors_before = pp.diag.error_count
+    diagnostics_before = len(pp.diag.diagnostics)
     _run(pp, text, str(header_path), writer, state)
     if pp.diag.error_count == errors_before:
         _HEADER_CACHE.clear()      # one entry is enough: defines rarely change in a process
-        _HEADER_CACHE[key] = (dict(pp.macros), dict(pp.include_once), list(writer.parts),
-                              (writer.file, writer.line, writer.col))
+        _HEADER_CACHE[key] = snapshot = (dict(pp.macros), dict(pp.include_once), list(writer.parts),
+                                         (writer.file, writer.line, writer.col))
+        if len(pp.diag.diagnostics) == diagnostics_before:   # a hit must not lose a warning
+            _store_header_snapshot(key, snapshot)
+
+
+# ---------------------------------------------------------------- on-disk header cache
+# Preprocessing the default header is ~15-20 ms of a ~200 ms `clcoop k.cl` run (issue 6:
+# compile latency), redone by every process. Its result (macro table, include guards,
+# output text) is kept as JSON under $CLCOOP_CACHE_DIR, else $XDG_CACHE_HOME/clcoop, else
+# ~/.cache/clcoop; CLCOOP_NO_CACHE=1 turns it off. JSON, not pickle: loading a cache file
+# never runs code. The file holds its full key (format, pcpp version, this module's
+# mtime and size, header path and text, defines) and is used only when the key matches
+# exactly; a missing, unreadable, corrupt or read-only cache is silently a miss.
+_DISK_CACHE_FORMAT = 2
+
+
+def _cache_dir():
+    if os.environ.get("CLCOOP_NO_CACHE"):
+        return None
+    explicit = os.environ.get("CLCOOP_CACHE_DIR")
+    if explicit:
+        return explicit
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "clcoop")
+
+
+def _disk_key(key):
+    import pcpp
+    header_key, text, defines = key
+    me = os.stat(__file__)
+    return [_DISK_CACHE_FORMAT, getattr(pcpp, "version", "?"), me.st_mtime_ns, me.st_size,
+            header_key, text, [list(item) for item in defines]]
+
+
+def _cache_file(directory, disk_key):
+    import json
+    import zlib
+    digest = zlib.crc32(json.dumps(disk_key).encode("utf-8"))
+    return os.path.join(directory, f"header-{digest:08x}.json")
+
+
+def _token_fields(tok):
+    return [tok.type, tok.value, tok.lineno, tok.lexpos, tok.source]
+
+
+def _prescan_fields(macro):
+    """What pcpp's macro_prescan computed for a function-like macro (it also rewrote
+    macro.value, so it cannot simply be run again on the stored value)."""
+    if macro.arglist is None:
+        return None
+    return [macro.patch, macro.str_patch, macro.var_comma_patch]
+
+
+def _make_token(token_class, fields):
+    tok = token_class()
+    tok.type, tok.value, tok.lineno, tok.lexpos, tok.source = fields
+    return tok
+
+
+def _store_header_snapshot(key, snapshot):
+    import json
+    import tempfile
+    directory = _cache_dir()
+    if directory is None:
+        return
+    macros, include_once, parts, position = snapshot
+    disk_key = _disk_key(key)
+    data = {"key": disk_key,
+            "macros": [[name, m.name, [_token_fields(t) for t in m.value], m.arglist,
+                        m.variadic, m.source, m.lineno, _prescan_fields(m)]
+                       for name, m in macros.items() if name not in _CLOCK_MACROS],
+            "include_once": include_once, "parts": parts, "position": list(position)}
+    try:
+        os.makedirs(directory, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".header-", suffix=".tmp", dir=directory)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump(data, handle)
+            os.replace(tmp, _cache_file(directory, disk_key))   # atomic: readers see all or nothing
+        except BaseException:
+            os.unlink(tmp)
+            raise
+    except (OSError, TypeError, ValueError):
+        pass     # read-only or full disk, unserializable token: compile without the cache
+
+
+def _load_header_snapshot(key):
+    import json
+    directory = _cache_dir()
+    if directory is None:
+        return None
+    disk_key = _disk_key(key)
+    try:
+        with open(_cache_file(directory, disk_key), encoding="utf-8") as handle:
+            data = json.load(handle)
+        if data.get("key") != disk_key:
+            return None
+        return _snapshot_from_json(data)
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return None
+
+
+def _snapshot_from_json(data):
+    from pcpp.parser import LexToken, Macro
+    macros = {}
+    for name, macro_name, tokens, arglist, variadic, source, lineno, prescan in data["macros"]:
+        macro = Macro(macro_name, [_make_token(LexToken, t) for t in tokens], arglist, variadic)
+        macro.source, macro.lineno = source, lineno
+        if prescan is not None:
+            patch, str_patch, var_comma_patch = prescan
+            macro.patch = [tuple(p) for p in patch]
+            macro.str_patch = [tuple(p) for p in str_patch]
+            macro.var_comma_patch = list(var_comma_patch)
+        macros[name] = macro
+    file, line, col = data["position"]
+    return macros, dict(data["include_once"]), list(data["parts"]), (file, line, col)
 
 
 def _run(pp, text, filename, writer, state):

@@ -125,3 +125,66 @@ def test_verbose_run_explains_missing_bytecode(tmp_path):
     quiet = subprocess.run(cmd, capture_output=True, text=True, env=env)
     assert quiet.returncode == 0 and quiet.stderr == ""
     assert not (tmp_path / "no-pyc").exists()              # clcoop wrote no bytecode itself
+
+
+# ---------------------------------------------------------------- on-disk header cache
+from clcoop.diagnostics import DiagnosticEngine            # noqa: E402
+from clcoop.frontend import driver, preprocess as P         # noqa: E402
+
+MACRO_USER = ('const char *s = K(hi there);\n'
+              'int b[] = {H(1), H(1, 2)};\n'
+              'int f(int a) { return F(a) + G(1, 2) + __LINE__; }\n')
+FUNCTION_LIKE = {"F(x)": "((x)+1)", "G(a,...)": "a+__VA_ARGS__",
+                 "H(x,...)": "x,##__VA_ARGS__", "K(x)": "#x"}
+
+
+def _preprocess(source, defines=FUNCTION_LIKE):
+    options = driver.CompileOptions(filename="m.cl", defines=dict(defines))
+    diag = DiagnosticEngine()
+    text = P.preprocess(source, "m.cl", [], driver.predefined_macros(options), diag)
+    assert diag.error_count == 0, diag.render_all()
+    return text
+
+
+def _fresh_process_state():
+    P._HEADER_CACHE.clear()      # what a new `clcoop` process starts with
+
+
+def test_header_cache_hit_gives_the_same_text_as_no_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("CLCOOP_NO_CACHE", "1")
+    _fresh_process_state()
+    expected = _preprocess(MACRO_USER)
+    monkeypatch.delenv("CLCOOP_NO_CACHE")
+    monkeypatch.setenv("CLCOOP_CACHE_DIR", str(tmp_path / "cache"))
+    _fresh_process_state()
+    assert _preprocess(MACRO_USER) == expected                 # miss: computes and stores
+    files = list((tmp_path / "cache").glob("header-*.json"))
+    assert len(files) == 1
+    assert "__DATE__" not in files[0].read_text()              # clock macros stay fresh
+    _fresh_process_state()
+    assert _preprocess(MACRO_USER) == expected                 # hit: loaded from disk
+    squeezed = "".join(expected.split())
+    assert '"hithere"' in squeezed and "intb[]={1,1,2};" in squeezed   # # and , ## __VA_ARGS__
+
+
+def test_header_cache_is_keyed_by_the_defines(tmp_path, monkeypatch):
+    monkeypatch.setenv("CLCOOP_CACHE_DIR", str(tmp_path))
+    for value in ("1", "2"):
+        _fresh_process_state()
+        assert _preprocess("int x = V;\n", {"V": value}).rstrip().endswith(f"= {value};")
+    assert len(list(tmp_path.glob("header-*.json"))) == 2
+
+
+def test_corrupt_or_unwritable_cache_is_only_a_miss(tmp_path, monkeypatch):
+    monkeypatch.setenv("CLCOOP_CACHE_DIR", str(tmp_path))
+    _fresh_process_state()
+    expected = _preprocess(MACRO_USER)
+    for file in tmp_path.glob("header-*.json"):
+        file.write_text('{"key": [1, 2], "macros": ')          # truncated JSON
+    _fresh_process_state()
+    assert _preprocess(MACRO_USER) == expected
+    not_a_dir = tmp_path / "plain-file"
+    not_a_dir.write_text("")
+    monkeypatch.setenv("CLCOOP_CACHE_DIR", str(not_a_dir / "sub"))
+    _fresh_process_state()
+    assert _preprocess(MACRO_USER) == expected
