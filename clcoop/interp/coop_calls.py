@@ -299,7 +299,8 @@ def _do_load(ctx, callee, args, ret_type_str, what):
 
     def load(chosen, code):
         bases, strides = pointer[chosen], stride[chosen]
-        distinct, copy_of = _distinct_tiles(bases, strides)
+        site = (id(getattr(ctx, "current", None)), callee.base, int(code))
+        distinct, copy_of = _distinct_tiles_at(site, bases, strides)
         if distinct is None:
             parts.append((chosen, coopmat.load(ctx.memory, bases, code, strides, pointee, dtype,
                                                result.rows, result.cols), None))
@@ -362,6 +363,31 @@ def _repeated_runs(bases):
         return None, None
     first, inverse = _unique_first_inverse(bases[:period])
     return first, np.tile(inverse, count // period)
+
+
+# The last distinct-tile search of each load site: (bases, strides, result). A loop
+# that advances every subgroup's pointer by the same amount (a K loop) keeps the same
+# tiles equal, so the search is skipped when bases - previous bases is one constant.
+_DISTINCT_MEMO = collections.OrderedDict()
+_DISTINCT_MEMO_SIZE = 16
+
+
+def _distinct_tiles_at(site, bases, strides):
+    """_distinct_tiles, reusing the previous result of `site` (a hashable hint; the
+    reuse is checked, so a stale or shared hint only costs the check)."""
+    bases = np.asarray(bases).astype(np.int64, copy=False)
+    previous = _DISTINCT_MEMO.get(site)
+    if previous is not None and previous[0].shape == bases.shape \
+            and np.array_equal(previous[1], strides) \
+            and ((bases - previous[0]) == (bases[0] - previous[0][0])).all():
+        result = previous[2]
+    else:
+        result = _distinct_tiles(bases, strides)
+    _DISTINCT_MEMO[site] = (bases.copy(), np.array(strides), result)
+    _DISTINCT_MEMO.move_to_end(site)
+    while len(_DISTINCT_MEMO) > _DISTINCT_MEMO_SIZE:
+        _DISTINCT_MEMO.popitem(last=False)
+    return result
 
 
 def _distinct_tiles(bases, strides):

@@ -379,3 +379,24 @@ def test_distinct_tile_search_matches_np_unique(pattern):
                 continue
             np.testing.assert_array_equal(got_first, first)
             np.testing.assert_array_equal(got_inverse, inverse.reshape(-1))
+
+
+def test_distinct_tile_search_reused_only_when_pointers_shift_together():
+    site = ("test-site", 0)
+    strides = np.full(24, 64, np.int64)
+    bases = np.repeat(np.array([5, 1, 9]), 8).astype(np.int64) * 512
+    shifts = [np.full(24, 64), np.full(24, -64),                       # a K loop: reused
+              np.where(np.arange(24) < 8, 4 * 512, 0),                    # tiles 5 and 9 merge
+              np.where(np.arange(24) == 3, 4096, 0)]                     # one pointer leaves
+    for shift in shifts:
+        bases = bases + shift
+        got = coop_calls._distinct_tiles_at(site, bases, strides)
+        want = coop_calls._distinct_tiles(bases, strides)
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g, w)
+    other_strides = strides.copy()
+    other_strides[0] = 32
+    got = coop_calls._distinct_tiles_at(site, bases + 64, other_strides)
+    want = coop_calls._distinct_tiles(bases + 64, other_strides)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
