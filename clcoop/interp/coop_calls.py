@@ -14,6 +14,7 @@ work-group) so subgroups restart at every work-group.
 import collections
 import functools
 import re
+import weakref
 
 import numpy as np
 
@@ -65,11 +66,13 @@ def _subgroup_lanes(lane_count, work_group_size, subgroup_size):
 
 # Logical forms of recent matrix results, so that the next operation on the same value
 # (a mul-add's accumulator, the loaded A and B tiles, a store) skips the relayout:
-# (data address, shape, strides, dtype, layout key) -> (lane array, logical (G, rows,
-# cols)). The executor hands values back as plain views (np.asarray), hence the address
-# key. Entries hold their lane array, so an address cannot be reused while cached; both
-# arrays are read-only, so a cached form cannot go stale (IR values are never written in
-# place). A few entries cover a loop body (docs/performance.md) and bound the memory.
+# (data address, shape, strides, dtype, layout key) -> [weak reference to the lane array,
+# logical (G, rows, cols) or None, factored form or None]. The executor hands values
+# back as plain views (np.asarray), hence the address key. An entry goes when its lane
+# array dies (NumPy clears weak references before freeing the data, so an address cannot
+# be reused while cached), which frees the logical form of a dead value at once (memory
+# stays ~1.6x the buffers at 1024^3); both arrays are read-only, so a cached form cannot
+# go stale (IR values are never written in place). A few entries cover a loop body.
 _LOGICAL_CACHE = collections.OrderedDict()
 _LOGICAL_CACHE_SIZE = 8
 
@@ -87,7 +90,14 @@ def _remember_logical(lanes, logical, key, factored=None):
     for array in (logical,) + tuple(factored or ()):
         if array is not None:
             array.flags.writeable = False
-    _LOGICAL_CACHE[_array_key(lanes, key)] = [lanes, logical, factored]
+    cache_key = _array_key(lanes, key)
+
+    def forget(reference, cache_key=cache_key):
+        entry = _LOGICAL_CACHE.get(cache_key)
+        if entry is not None and entry[0] is reference:
+            del _LOGICAL_CACHE[cache_key]
+
+    _LOGICAL_CACHE[cache_key] = [weakref.ref(lanes, forget), logical, factored]
     while len(_LOGICAL_CACHE) > _LOGICAL_CACHE_SIZE:
         _LOGICAL_CACHE.popitem(last=False)
 
@@ -95,7 +105,7 @@ def _remember_logical(lanes, logical, key, factored=None):
 def _cached_logical(values, key):
     """The logical form of a matrix value this module returned, or None."""
     entry = _LOGICAL_CACHE.get(_array_key(values, key))
-    if entry is None:
+    if entry is None or entry[0]() is None:
         return None
     _LOGICAL_CACHE.move_to_end(_array_key(values, key))
     if entry[1] is None:
@@ -111,7 +121,7 @@ def _cached_factored(values, key):
     if values.ndim != 2:
         return None
     entry = _LOGICAL_CACHE.get(_array_key(values, key))
-    return None if entry is None else entry[2]
+    return None if entry is None or entry[0]() is None else entry[2]
 
 
 def _cache_key(layout, groups):

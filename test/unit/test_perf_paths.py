@@ -400,3 +400,18 @@ def test_distinct_tile_search_reused_only_when_pointers_shift_together():
     want = coop_calls._distinct_tiles(bases + 64, other_strides)
     for g, w in zip(got, want):
         np.testing.assert_array_equal(g, w)
+
+
+def test_cached_forms_go_with_their_values():
+    memory = ArrayMemory(16 * 16 * 4)
+    memory.put(0, RNG.standard_normal((16, 16)).astype(np.float32))
+    ctx = Ctx(16 * 4, memory)
+    pointer = np.repeat(np.array([0, 256, 512, 0]), 16).astype(np.int64)
+    lanes = coop_calls.execute_coop_call(ctx, load_name(8, 16, 2),
+                                         [pointer, np.int32(0), np.int64(16)],
+                                         'target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2)')
+    key = coop_calls._array_key(lanes, coop_calls._cache_key(get_layout(8, 16, 2, "float", 16),
+                                                            coop_calls.Subgroups(ctx, "test")))
+    assert key in coop_calls._LOGICAL_CACHE
+    del lanes
+    assert key not in coop_calls._LOGICAL_CACHE
