@@ -111,6 +111,33 @@ def location(node):
     return SourceLocation(coord.file or "<source>", coord.line, coord.column or 1)
 
 
+class InitCursor:
+    """Position in a braced initializer list, shared by the sub-aggregates that brace elision fills."""
+
+    def __init__(self, exprs):
+        self.exprs = list(exprs)
+        self.index = 0
+
+    def done(self):
+        return self.index >= len(self.exprs)
+
+    def peek(self):
+        return self.exprs[self.index]
+
+    def take(self):
+        self.index += 1
+        return self.exprs[self.index - 1]
+
+
+def merge_initializers(old, new):
+    """`new` over `old`, element by element: later designated initializers override earlier ones
+    only where they say something (C99 6.7.8p19)."""
+    if isinstance(old, tast.InitList) and isinstance(new, tast.InitList):
+        elements = [o if n is None else merge_initializers(o, n) for o, n in zip(old.elements, new.elements)]
+        return tast.InitList(new.type, elements, new.loc)
+    return new
+
+
 def name_location(decl):
     """Location of the declared name (clang points declaration errors at it), else of decl."""
     node = decl
@@ -808,46 +835,115 @@ class Checker:
         return self.convert(self.rvalue(value), t, at or node, context)
 
     def array_init_list(self, node, t):
+        return self.fill_array(InitCursor(node.exprs), t, location(node), braced=True)
+
+    def struct_init_list(self, node, t):
+        return self.fill_struct(InitCursor(node.exprs), t, location(node), braced=True)
+
+    # C99 6.7.8p20 (brace elision): an aggregate element initialized without its own braces takes
+    # as many initializers from the enclosing list as it has members; a designator ends it.
+    def fill_array(self, cursor, t, loc, braced):
         elements = []
         pos = 0
-        for e in node.exprs:
+        while not cursor.done():
+            e = cursor.peek()
             if isinstance(e, c_ast.NamedInitializer):
-                if len(e.name) != 1 or isinstance(e.name[0], c_ast.ID):
-                    self.fail("unsupported designated initializer", e)
+                if not braced:
+                    break
+                cursor.take()
+                if isinstance(e.name[0], c_ast.ID):
+                    self.fail(f"field designator '{e.name[0].name}' used in an array initializer", e)
                 pos = self.integer_constant(e.name[0], "array designator")
-                e = e.expr
+                if pos < 0:
+                    self.fail(f"array designator value '{pos}' is negative", e.name[0])
+                if t.length is not None and pos >= t.length:
+                    self.fail(f"array designator index ({pos}) exceeds array bounds ({t.length})", e.name[0])
+                while len(elements) <= pos:
+                    elements.append(None)
+                elements[pos] = self.designated_element(e.expr, e.name[1:], t.elem, elements[pos])
+                pos += 1
+                continue
             if t.length is not None and pos >= t.length:
-                self.warn("excess elements in array initializer", e)
+                if braced:
+                    self.warn("excess elements in array initializer", e)
                 break
             while len(elements) <= pos:
                 elements.append(None)
-            elements[pos] = self.init_for_type(e, t.elem, "initializing")
+            elements[pos] = self.element_initializer(cursor, t.elem)
             pos += 1
         n = t.length if t.length is not None else len(elements)
         elements += [None] * (n - len(elements))
-        return tast.InitList(T.ArrayType(t.elem, n), elements, location(node))
+        return tast.InitList(T.ArrayType(t.elem, n), elements, loc)
 
-    def struct_init_list(self, node, t):
+    def fill_struct(self, cursor, t, loc, braced):
         if not t.complete:
-            self.fail(f"variable has incomplete type '{spell(t)}'", node)
+            self.fail(f"variable has incomplete type '{spell(t)}'", loc)
         elements = [None] * len(t.fields)
         pos = 0
-        for e in node.exprs:
+        while not cursor.done():
+            e = cursor.peek()
             if isinstance(e, c_ast.NamedInitializer):
-                name = e.name[0].name if isinstance(e.name[0], c_ast.ID) else None
+                if not braced:
+                    break
+                cursor.take()
+                if not isinstance(e.name[0], c_ast.ID):
+                    self.fail(f"array designator cannot initialize non-array type '{spell(t)}'", e)
+                name = e.name[0].name
                 names = [f.name for f in t.fields]
                 if name not in names:
-                    self.fail(f"field designator '{name}' does not refer to any field in type '{spell(t)}'", e)
+                    # clang points at the designator's '.'
+                    where = self.designator_location(e.name[0], name)
+                    self.fail(f"field designator '{name}' does not refer to any field in type '{spell(t)}'", where)
                 pos = names.index(name)
-                e = e.expr
-            if pos >= len(t.fields):
-                self.warn("excess elements in struct initializer", e)
-                break
-            elements[pos] = self.init_for_type(e, t.fields[pos].type, "initializing")
+                elements[pos] = self.designated_element(e.expr, e.name[1:], t.fields[pos].type, elements[pos])
+            else:
+                if pos >= len(t.fields) or (t.is_union and pos > 0):
+                    if braced:
+                        self.warn(f"excess elements in {'union' if t.is_union else 'struct'} initializer", e)
+                    break
+                elements[pos] = self.element_initializer(cursor, t.fields[pos].type)
             pos += 1
-            if t.is_union:
+            if t.is_union and not braced:
                 break
-        return tast.InitList(t, elements, location(node))
+        return tast.InitList(t, elements, loc)
+
+    def designator_location(self, node, name):
+        """The '.' of a field designator `.name`: pycparser places the node at the list's brace."""
+        loc = location(node)
+        text = self.diag.sources.line(loc.file, loc.line) if self.diag.sources is not None and loc else None
+        if text is not None:
+            found = re.compile(r"\.\s*" + re.escape(name) + r"\b").search(text.expandtabs(1), loc.column - 1)
+            if found:
+                return SourceLocation(loc.file, loc.line, found.start() + 1)
+        return loc
+
+    def element_initializer(self, cursor, t):
+        """Initializer of one element of type t, from its own braces or by brace elision."""
+        e = cursor.peek()
+        if isinstance(e, c_ast.InitList) or not self.elides_braces(e, t):
+            cursor.take()
+            return self.init_for_type(e, t, "initializing")
+        if isinstance(t, T.ArrayType):
+            return self.fill_array(cursor, t, location(e), braced=False)
+        return self.fill_struct(cursor, t, location(e), braced=False)
+
+    def elides_braces(self, e, t):
+        if isinstance(t, T.ArrayType):
+            return not (isinstance(e, c_ast.Constant) and e.type == "string" and t.elem.is_integer)
+        if isinstance(t, T.StructType):
+            # a struct-typed expression initializes the whole element (C99 6.7.8p13)
+            return self.rvalue(self.expr(e)).type != t
+        return False
+
+    def designated_element(self, expr, rest, t, existing):
+        """Initializer of one element; `rest` are the designators after the first (C99 6.7.8p17:
+        `[1].a = 3` initializes member a of element 1, keeping what earlier initializers set)."""
+        if not rest:
+            return self.init_for_type(expr, t, "initializing")
+        if not isinstance(t, (T.ArrayType, T.StructType)):
+            self.fail(f"designator into non-aggregate type '{spell(t)}'", rest[0])
+        nested = c_ast.InitList([c_ast.NamedInitializer(list(rest), expr, coord=expr.coord)], coord=expr.coord)
+        return merge_initializers(existing, self.init_for_type(nested, t, "initializing"))
 
     def constant_initializer(self, init, node):
         """Fold a program-scope/static initializer to constants (tast docstring)."""
@@ -2164,8 +2260,20 @@ class Checker:
         return tast.VectorLiteral(t, loc, elements)
 
     def expr_CompoundLiteral(self, node):
-        t, _, _ = self.full_decl_type(node.type)
-        self.fail("compound literals are not supported by clcoop", node)
+        """C99 6.5.2.5: an unnamed automatic object, initialized each time it is evaluated. It
+        becomes a Var with storage 'compound-literal' referenced once; lower allocates it and
+        runs the initializer where the reference is evaluated."""
+        t, _, const = self.full_decl_type(node.type)
+        if self.fn is None:
+            self.fail("compound literals at program scope are not supported by clcoop", node)
+        if t.is_coop_matrix:
+            self.fail("cooperative matrix type cannot be used in a compound literal", node)
+        if t.is_void or isinstance(t, T.FunctionType):
+            self.fail(f"compound literal has invalid type '{spell(t)}'", node)
+        var = tast.Var("", t, "compound-literal", T.PRIVATE, None, location(node), bool(const))
+        var.initializer = self.init_for_type(node.init, t, "initializing")
+        var.type = self.complete_array_type(var.type, var.initializer)
+        return tast.VarRef(var.type, location(node), var)
 
     def expr_InitList(self, node):
         self.fail("initializer list is only allowed in a declaration", node)

@@ -158,7 +158,13 @@ class Lowerer:
         if t in self.structs:
             return self.structs[t]
         kind = "union" if t.is_union else "struct"
-        name = f"{kind}.{t.tag}" if t.tag else f"{kind}.anon"
+        name = base = f"{kind}.{t.tag}" if t.tag else f"{kind}.anon"
+        suffix = 0
+        while name in self.module.context.identified_types:
+            # another type with this name (two anonymous structs; a tag reused in an inner
+            # scope): clang's numbering, %struct.anon.0, %struct.anon.1, ...
+            name = f"{base}.{suffix}"
+            suffix += 1
         st = self.module.context.get_identified_type(name)
         self.structs[t] = st
         if t.is_union:
@@ -539,6 +545,16 @@ class Lowerer:
             if var.initializer is not None:
                 self.initialize(slot, var.type, var.initializer)
 
+    def compound_literal(self, var):
+        """C99 6.5.2.5p16: the object is (re)initialized each time the literal is evaluated;
+        check makes one Var per literal, referenced once. clang names the slot `.compoundliteral`."""
+        slot = self.locals.get(var)
+        if slot is None:
+            slot = self.alloca(var.type, ".compoundliteral")
+            self.locals[var] = slot
+        self.initialize(slot, var.type, var.initializer)
+        return slot
+
     def initialize(self, ptr, ctype, init):
         if isinstance(init, A.InitList):
             self.builder.store(ir.Constant(self.mem_type(ctype), None), ptr, align=self.align_of(ctype))
@@ -701,6 +717,8 @@ class Lowerer:
         """Pointer to the storage an lvalue denotes."""
         if isinstance(e, A.VarRef):
             var = e.var
+            if var.storage == "compound-literal":
+                return self.compound_literal(var)
             if var in self.locals:
                 return self.locals[var]
             if var not in self.globals:
@@ -1458,7 +1476,9 @@ def finish(module_text, opt_level, source_name=None):
         escaped = "".join(c if c.isprintable() and c not in '"\\' else f"\\{ord(c):02X}" for c in source_name)
         module_text = f'source_filename = "{escaped}"\n' + module_text
     try:
-        mod = llvm.parse_assembly(module_text)
+        # A fresh LLVM context per module: in the global one, a struct name left by an earlier
+        # compile in the same process renames this module's types (%struct.S -> %struct.S.0).
+        mod = llvm.parse_assembly(module_text, context=llvm.create_context())
     except RuntimeError as exc:
         raise RuntimeError(f"lower produced IR that LLVM cannot parse: {exc}") from None
     if source_name:

@@ -817,3 +817,21 @@ def test_constant_array_decays_without_const_qualifier():
     assert messages("constant float t[2] = {1, 2}; constant float *q = t;") == []
     assert messages("constant int c = 3; kernel void k(void) { c = 4; }", "error") == [
         "1:45: error: read-only variable is not assignable"]
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("kernel void k(void) { int m[2][2] = {1, 2, 3, 4, 5}; }", "1:50: warning: excess elements in array initializer"),
+    ("kernel void k(void) { int a[2] = {[2] = 1}; }", "1:36: error: array designator index (2) exceeds array bounds (2)"),
+    ("struct S { int a; }; kernel void k(void) { struct S s = {.b = 1}; }",
+     "1:59: error: field designator 'b' does not refer to any field in type 'struct S'"),
+])
+def test_initializer_list_diagnostics(source, expected):
+    assert messages(source) == [expected]
+
+
+def test_brace_elision_fills_nested_aggregates():
+    unit = ok("typedef struct { int a; int b[2]; } S; kernel void k(void) { S s[2] = {1, 2, 3, 4}; }")
+    init = local(function(unit, "k"), "s").initializer
+    first, second = init.elements
+    assert [strip_casts(e).value for e in [first.elements[0]] + first.elements[1].elements] == [1, 2, 3]
+    assert strip_casts(second.elements[0]).value == 4 and second.elements[1] is None
