@@ -638,7 +638,8 @@ class Executor:
 
 
 class _Frame:
-    __slots__ = ("vals", "ret", "allocas", "nblocks", "alloca_regions", "fn_name", "alloca_views")
+    __slots__ = ("vals", "ret", "allocas", "nblocks", "alloca_regions", "fn_name", "alloca_views",
+                 "stored_matrices")
 
     def __init__(self, vals, nblocks, fn_name):
         self.vals = vals
@@ -646,6 +647,7 @@ class _Frame:
         self.fn_name = fn_name
         self.alloca_regions = {}
         self.alloca_views = {}
+        self.stored_matrices = {}   # alloca slot -> matrix value last stored whole to it
         self.ret = None
         self.allocas = []
 
@@ -968,6 +970,10 @@ def op_load(ex, vals, ins, bmask, full):
         direct = _alloca_view(ex, ins, ins.ty)
         if direct is not None:
             view, dtype, mdt, _ = direct
+            if ins.ty.kind == "matrix":
+                stored = _stored_matrix(ex, ins, view, dtype, mdt)
+                if stored is not None:
+                    return stored
             return view.astype(dtype) if mdt == dtype or dtype != np.bool_ else view != 0
     addrs = _bcast(vals[ins.args[0]], L)
     lanes = _active(ex, bmask, full)
@@ -979,6 +985,23 @@ def op_load(ex, vals, ins, bmask, full):
     return _expand(ex, lanes, value)
 
 
+def _stored_matrix(ex, ins, view, dtype, mdt):
+    """-O0 code keeps matrix variables in allocas: a load of the matrix last stored
+    whole to the alloca returns that very value (no copy; its cached logical form stays
+    usable, clcoop.interp.coop_calls) when memory still holds its exact bits, whoever
+    wrote in between."""
+    stored = ex.frame.stored_matrices.get(ins.alloca)
+    if stored is None or mdt != dtype:
+        return None
+    stored = np.asarray(stored)
+    if stored.dtype != dtype or stored.shape != view.shape:
+        return None
+    bits = np.dtype(f"u{dtype.itemsize}") if dtype.itemsize in (1, 2, 4, 8) else None
+    if bits is None or not np.array_equal(view.view(bits), stored.view(bits)):
+        return None
+    return stored
+
+
 def op_store(ex, vals, ins, bmask, full):
     L = ex.lane_count
     value = vals[ins.args[0]]
@@ -986,8 +1009,11 @@ def op_store(ex, vals, ins, bmask, full):
         direct = _alloca_view(ex, ins, ins.data)
         if direct is not None:
             view, dtype, mdt, _ = direct
+            ex.frame.stored_matrices.pop(ins.alloca, None)
             if full:
                 view[...] = np.asarray(value).astype(mdt, copy=False)
+                if ins.data.kind == "matrix":
+                    ex.frame.stored_matrices[ins.alloca] = value
             else:
                 lanes = np.nonzero(bmask)[0]
                 view[lanes] = _bcast(value, L)[lanes].astype(mdt, copy=False)

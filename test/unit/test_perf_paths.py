@@ -415,3 +415,47 @@ def test_cached_forms_go_with_their_values():
     assert key in coop_calls._LOGICAL_CACHE
     del lanes
     assert key not in coop_calls._LOGICAL_CACHE
+
+
+FORWARD_KERNEL = """
+typedef float fmat __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 8, 16,
+                                           CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
+__kernel void k(__global const float *X, __global float *out, int poke)
+{
+    fmat m = coop_mat_load(X, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, 16);
+    fmat copy = m;
+    if (poke && get_sub_group_local_id() == 3)
+        m[1] = -1.0f;                   /* a partial write through an element pointer */
+    coop_mat_store(out, m, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, 16);
+    coop_mat_store(out + 128, copy + m, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, 16);
+}
+"""
+
+
+@pytest.mark.parametrize("poke", [0, 1])
+def test_o0_matrix_variables_are_forwarded_only_while_memory_holds_them(poke, monkeypatch):
+    import clcoop
+    from clcoop.interp import execute
+    forwarded = []
+    real = execute._stored_matrix
+
+    def spy(*args):
+        value = real(*args)
+        forwarded.append(value is not None)
+        return value
+
+    monkeypatch.setattr(execute, "_stored_matrix", spy)
+    X = RNG.standard_normal((8, 16)).astype(np.float32)
+    out = np.zeros(256, np.float32)
+    clcoop.Program(FORWARD_KERNEL).build("-cl-opt-disable").k(16, 16, X, out, poke,
+                                                               subgroup_size=16)
+    expected = X.copy()
+    if poke:
+        layout = get_layout(8, 16, "accumulator", "float", 16)
+        row, col = layout.row_col(3, 1)
+        expected[row, col] = -1.0
+    np.testing.assert_array_equal(out[:128].reshape(8, 16), expected)
+    np.testing.assert_array_equal(out[128:].reshape(8, 16), X + expected)
+    assert any(forwarded)                   # whole-matrix round trips are forwarded
+    if poke:
+        assert not all(forwarded)           # the poked variable is read back from memory
