@@ -32,6 +32,11 @@ OPTIONS:
   --verbose, -v          Print the stages run and, on an internal error, the full traceback.
   --version              Print the version.
   --help, -h             Print this help.
+
+ENVIRONMENT:
+  CLCOOP_CACHE_DIR       Where the preprocessed default header is cached
+                         (default: $XDG_CACHE_HOME/clcoop or ~/.cache/clcoop).
+  CLCOOP_NO_CACHE=1      Do not read or write that cache.
 """
 
 # Where internal compiler errors should be reported (placeholder until the project has a

@@ -458,6 +458,8 @@ def _cache_dir():
     if explicit:
         return explicit
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    if not os.path.isabs(base):
+        return None      # no home directory: never create "~/.cache" under the working directory
     return os.path.join(base, "clcoop")
 
 
@@ -517,8 +519,31 @@ def _store_header_snapshot(key, snapshot):
         except BaseException:
             os.unlink(tmp)
             raise
+        _prune_cache(directory)
     except (OSError, TypeError, ValueError):
         pass     # read-only or full disk, unserializable token: compile without the cache
+
+
+# Each set of -D/-U options gets its own file (~40 KB); only a miss writes, so only a miss
+# pays for keeping the most recent few.
+_MAX_CACHE_FILES = 32
+
+
+def _prune_cache(directory):
+    entries = []
+    for name in os.listdir(directory):
+        if name.startswith("header-") and name.endswith(".json"):
+            path = os.path.join(directory, name)
+            try:
+                entries.append((os.stat(path).st_mtime_ns, path))
+            except OSError:
+                continue        # removed by a concurrent run
+    entries.sort()
+    for _, path in entries[:-_MAX_CACHE_FILES]:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
 
 
 def _load_header_snapshot(key):

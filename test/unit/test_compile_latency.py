@@ -188,3 +188,12 @@ def test_corrupt_or_unwritable_cache_is_only_a_miss(tmp_path, monkeypatch):
     monkeypatch.setenv("CLCOOP_CACHE_DIR", str(not_a_dir / "sub"))
     _fresh_process_state()
     assert _preprocess(MACRO_USER) == expected
+
+
+def test_header_cache_keeps_a_bounded_number_of_files(tmp_path, monkeypatch):
+    monkeypatch.setenv("CLCOOP_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(P, "_MAX_CACHE_FILES", 3)
+    for value in range(5):
+        _fresh_process_state()
+        _preprocess("int x = V;\n", {"V": str(value)})
+    assert len(list(tmp_path.glob("header-*.json"))) == 3
