@@ -129,6 +129,12 @@ class InitCursor:
         return self.exprs[self.index - 1]
 
 
+def declared_parameter_names(decl):
+    """Names in a function declarator's parameter list (None where unnamed)."""
+    args = getattr(getattr(decl, "type", None), "args", None)
+    return [getattr(p, "name", None) for p in (args.params if args is not None else [])]
+
+
 def merge_initializers(old, new):
     """`new` over `old`, element by element: later designated initializers override earlier ones
     only where they say something (C99 6.7.8p19)."""
@@ -318,6 +324,7 @@ class Checker:
         # ids of __constant Vars declared without `const`: read-only, but clang gives pointers to
         # them no const qualifier (so no "discards qualifiers" warning on `constant T *p = arr;`).
         self.implicitly_const = set()
+        self.declared_param_names = {}   # id(Function) -> parameter names of its first declaration
         self.fn = None
         self.coop_decl_locs = {}    # typedef name -> location of its declaration (for notes)
         self.call_edges = []        # (caller Function, callee Function, call location)
@@ -1053,6 +1060,7 @@ class Checker:
                 existing.loc = location(node)
             return existing
         fn = tast.Function(name, ftype, [], None, is_kernel, "static" in (node.storage or []), location(node))
+        self.declared_param_names[id(fn)] = declared_parameter_names(node)
         self.function_by_name[name] = fn
         self.functions.append(fn)
         self.scope.names[name] = fn
@@ -2299,16 +2307,47 @@ class Checker:
             return self.as_type_call(name, args_nodes, node)
         if _builtins is not None and _builtins.is_builtin(name):
             return self.builtin_call(name, args_nodes, node)
-        self.fail(f"implicit declaration of function '{name}' is invalid in OpenCL", node)
+        # OpenCL C has no implicit function declarations; clang-22 reports the name as undeclared.
+        self.fail(f"use of undeclared identifier '{name}'", node)
+
+    def arity_message(self, fn, have):
+        """clang's wording; a named single parameter is named (Sema::ConvertArgumentsForCall)."""
+        want = len(fn.type.params)
+        names = [p.name for p in fn.params] if fn.params else self.declared_param_names.get(id(fn), [])
+        single = names[0] if want == 1 and len(names) == 1 and names[0] else None
+        if have < want:
+            if single:
+                return f"too few arguments to function call, single argument '{single}' was not specified"
+            return f"too few arguments to function call, expected {want}, have {have}"
+        if single:
+            return (f"too many arguments to function call, expected single argument '{single}', "
+                    f"have {have} arguments")
+        return f"too many arguments to function call, expected {want}, have {have}"
+
+    def call_rparen_location(self, node):
+        """The ')' closing a call (clang points "too few arguments" there); found by matching
+        parentheses on the callee's line, else the call's location."""
+        loc = location(node)
+        text = self.diag.sources.line(loc.file, loc.line) if self.diag.sources is not None and loc else None
+        if text is None:
+            return loc
+        text = text.expandtabs(1)
+        depth = 0
+        for i in range(loc.column - 1, len(text)):
+            if text[i] == "(":
+                depth += 1
+            elif text[i] == ")":
+                depth -= 1
+                if depth == 0:
+                    return SourceLocation(loc.file, loc.line, i + 1)
+        return loc
 
     def user_call(self, fn, args_nodes, node):
         params = fn.type.params
         loc = location(node)
         if len(args_nodes) != len(params):
-            few = len(args_nodes) < len(params)
-            bad_at = node if few else args_nodes[len(params)]
-            self.fail(f"too {'few' if few else 'many'} arguments to function call, expected "
-                      f"{len(params)}, have {len(args_nodes)}", bad_at,
+            self.fail(self.arity_message(fn, len(args_nodes)),
+                      self.call_rparen_location(node) if len(args_nodes) < len(params) else args_nodes[len(params)],
                       [self.note(f"'{fn.name}' declared here", fn.loc)])
         args = []
         for a, pt in zip(args_nodes, params):
@@ -2329,7 +2368,8 @@ class Checker:
             overload = _builtins.resolve(name, arg_types, self.target)
         except _builtins.BuiltinMismatch as exc:
             # The candidates are declared nowhere in the user's files: notes without a location.
-            self.fail(exc.message, node, [self.note(text, None) for text in getattr(exc, "notes", [])])
+            where = self.call_rparen_location(node) if exc.message.startswith("too few arguments") else node
+            self.fail(exc.message, where, [self.note(text, None) for text in getattr(exc, "notes", [])])
         converted = []
         for a, pt, n in zip(args, overload.params, args_nodes):
             # builtins.conversion_warnings words the pointer warnings for built-ins (clang's).

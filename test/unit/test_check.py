@@ -485,9 +485,9 @@ def test_signed_flags_on_float_matrices_warn():
 
 @pytest.mark.parametrize("source, expected", [
     ("void f(void) { x = 1; }", "1:16: error: use of undeclared identifier 'x'"),
-    ("void f(void) { foo(1); }", "1:16: error: implicit declaration of function 'foo' is invalid in OpenCL"),
-    ("int g(int a, int b); void f(void) { g(1); }", "1:37: error: too few arguments to function call, expected 2, have 1"),
-    ("int g(int a); void f(void) { g(1, 2); }", "1:35: error: too many arguments to function call, expected 1, have 2"),
+    ("void f(void) { foo(1); }", "1:16: error: use of undeclared identifier 'foo'"),
+    ("int g(int a, int b); void f(void) { g(1); }", "1:40: error: too few arguments to function call, expected 2, have 1"),
+    ("int g(int a); void f(void) { g(1, 2); }", "1:35: error: too many arguments to function call, expected single argument 'a', have 2 arguments"),
     ("void f(__global int *p) { p = 3; }", "1:29: error: incompatible integer to pointer conversion "
                                            "assigning to '__global int *' from 'int'"),
     ("void f(__constant int *c) { __global int *p = c; }",

@@ -25,8 +25,8 @@ kernel void private_pointer(int *p) {}
 void not_a_kernel(void) { local int x; }
 
 // CHECK: {{.*}}c-errors.cl:7:3: error: use of undeclared identifier 'undeclared'
-// CHECK: {{.*}}c-errors.cl:8:3: error: implicit declaration of function 'missing' is invalid in OpenCL
-// CHECK: {{.*}}c-errors.cl:9:7: error: too few arguments to function call, expected 2, have 1
+// CHECK: {{.*}}c-errors.cl:8:3: error: use of undeclared identifier 'missing'
+// CHECK: {{.*}}c-errors.cl:9:12: error: too few arguments to function call, expected 2, have 1
 // CHECK: {{.*}}c-errors.cl:4:5: note: 'add' declared here
 // CHECK: {{.*}}c-errors.cl:10:17: error: too many arguments to function call, expected 2, have 3
 // CHECK: {{.*}}c-errors.cl:4:5: note: 'add' declared here
