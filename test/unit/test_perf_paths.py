@@ -184,8 +184,8 @@ def index_orders(Da, Db):
     """Grid orders (A outer, A inner) and a shuffled one, each covering every pair."""
     a_outer, b_inner = np.repeat(np.arange(Da), Db), np.tile(np.arange(Db), Da)
     shuffled = RNG.permutation(Da * Db)
-    return [(a_outer, b_inner), (b_inner * 0 + np.tile(np.arange(Da), Db), np.repeat(np.arange(Db), Da)),
-            (a_outer[shuffled], b_inner[shuffled]),
+    a_inner, b_outer = np.tile(np.arange(Da), Db), np.repeat(np.arange(Db), Da)
+    return [(a_outer, b_inner), (a_inner, b_outer), (a_outer[shuffled], b_inner[shuffled]),
             (RNG.integers(0, Da, Da * Db - 3), RNG.integers(0, Db, Da * Db - 3))]
 
 
