@@ -1753,6 +1753,9 @@ class Checker:
             self.fail(f"invalid operands to binary expression ('{spell(lt)}' and '{spell(rt)}')", node)
         left = self.arith_convert(left, result_t)
         right = self.arith_convert(right, result_t)
+        if op in ("/", "%") and as_arith(elem).is_integer and self.fold(right) == 0:
+            # clang -Wdivision-by-zero (C99 6.5.5p5: the behaviour is undefined)
+            self.warn(f"{'division' if op == '/' else 'remainder'} by zero is undefined", node)
         if op in ("<", ">", "<=", ">=", "==", "!="):
             return tast.Binary(comparison_result(result_t), loc, op, left, right)
         return tast.Binary(result_t, loc, op, left, right)
