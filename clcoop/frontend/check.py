@@ -2156,8 +2156,16 @@ class Checker:
         """Component indexes of an OpenCL C 3.0 6.3.7 vector component name."""
         n = vtype.count
 
-        def bad():
-            self.fail(f"illegal vector component name '{name}'", node.field)
+        dot = operator_location(self.diag.sources, ".", node.field, None) if isinstance(node, c_ast.StructRef) \
+            else None
+
+        def bad(offset):
+            # clang (CheckExtVectorComponent): names the first illegal character, at '.' + 1 + offset
+            where = SourceLocation(dot.file, dot.line, dot.column + 1 + offset) if dot else node.field
+            self.fail(f"illegal vector component name '{name[offset]}'", where)
+
+        def exceeds():
+            self.fail(f"vector component access exceeds type '{spell(vtype)}'", dot or node.field)
         if name in ("lo", "hi", "even", "odd"):
             size = 4 if n == 3 else n
             if name == "lo":
@@ -2169,21 +2177,23 @@ class Checker:
             return tuple(range(1, size, 2))
         if name[0] in "sS" and len(name) > 1:
             idx = []
-            for c in name[1:]:
-                v = int(c, 16) if c in "0123456789abcdefABCDEF" else None
-                if v is None:
-                    bad()
-                if v >= n:
-                    self.fail(f"vector component access exceeds type '{spell(vtype)}'", node.field)
-                idx.append(v)
+            for offset, c in enumerate(name[1:], 1):
+                if c not in "0123456789abcdefABCDEF":
+                    bad(offset)
+            idx = [int(c, 16) for c in name[1:]]
+            if any(v >= n for v in idx):
+                exceeds()
             return tuple(idx)
-        for alphabet in (self.SWIZZLE_XYZW, self.SWIZZLE_RGBA):
-            if all(c in alphabet for c in name):
-                idx = tuple(alphabet.index(c) for c in name)
-                if any(i >= n for i in idx):
-                    self.fail(f"vector component access exceeds type '{spell(vtype)}'", node.field)
-                return idx
-        bad()
+        alphabet = next((a for a in (self.SWIZZLE_XYZW, self.SWIZZLE_RGBA) if name[0] in a), None)
+        if alphabet is None:
+            bad(0)
+        for offset, c in enumerate(name):
+            if c not in alphabet:
+                bad(offset)
+        idx = tuple(alphabet.index(c) for c in name)
+        if any(i >= n for i in idx):
+            exceeds()
+        return idx
 
     def expr_Cast(self, node, expected=None):
         t, _, _ = self.full_decl_type(node.to_type)
@@ -2242,6 +2252,18 @@ class Checker:
             return operand
         self.fail(f"invalid cast from '{spell(st)}' to '{spell(t)}'", node)
 
+    def open_paren_before(self, node, fallback):
+        """The '(' written just before `node` (a vector literal's list), else fallback."""
+        loc = location(node)
+        text = self.diag.sources.line(loc.file, loc.line) if self.diag.sources is not None and loc else None
+        if text is None:
+            return fallback
+        text = text.expandtabs(1)
+        i = min(loc.column - 2, len(text) - 1)
+        while i >= 0 and text[i] == " ":
+            i -= 1
+        return SourceLocation(loc.file, loc.line, i + 1) if i >= 0 and text[i] == "(" else fallback
+
     def vector_literal(self, t, exprlist, node):
         loc = location(node)
         if not isinstance(t, T.VectorType):
@@ -2265,9 +2287,16 @@ class Checker:
                 self.fail(f"invalid vector literal element of type '{spell(v.type)}'", e)
         if len(elements) == 1 and total == 1:
             return tast.VectorLiteral(t, loc, elements)     # splat (OpenCL 6.1.6)
-        if total != t.count:
-            self.fail(f"{'too few' if total < t.count else 'too many'} elements in vector initialization "
-                      f"(expected {t.count} elements, have {total})", node)
+        if total > t.count:
+            # clang: at the element that goes past the last component
+            running = 0
+            for e, v in zip(exprlist.exprs, elements):
+                running += v.type.count if isinstance(v.type, T.VectorType) else 1
+                if running > t.count:
+                    self.fail("excess elements in vector initializer", e)
+        if total < t.count:
+            self.fail(f"too few elements in vector initialization (expected {t.count} elements, have {total})",
+                      self.open_paren_before(exprlist.exprs[0], loc))
         return tast.VectorLiteral(t, loc, elements)
 
     def expr_CompoundLiteral(self, node):

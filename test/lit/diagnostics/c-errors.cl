@@ -32,9 +32,9 @@ void not_a_kernel(void) { local int x; }
 // CHECK: {{.*}}c-errors.cl:4:5: note: 'add' declared here
 // CHECK: {{.*}}c-errors.cl:11:5: error: incompatible integer to pointer conversion assigning to '__global float *' from 'int'
 // CHECK: {{.*}}c-errors.cl:12:15: error: initializing '__global int *' with an expression of type '__constant int *' changes address space of pointer
-// CHECK: {{.*}}c-errors.cl:13:14: error: too few elements in vector initialization (expected 4 elements, have 2)
-// CHECK: {{.*}}c-errors.cl:14:5: error: vector component access exceeds type 'float4'
-// CHECK: {{.*}}c-errors.cl:15:5: error: illegal vector component name 'xq'
+// CHECK: {{.*}}c-errors.cl:13:22: error: too few elements in vector initialization (expected 4 elements, have 2)
+// CHECK: {{.*}}c-errors.cl:14:4: error: vector component access exceeds type 'float4'
+// CHECK: {{.*}}c-errors.cl:15:6: error: illegal vector component name 'q'
 // CHECK: {{.*}}c-errors.cl:16:18: error: invalid operands to binary expression ('float' and 'int')
 // CHECK: {{.*}}c-errors.cl:18:5: error: cannot assign to variable 'k' with const-qualified type 'const int'
 // CHECK: {{.*}}c-errors.cl:19:3: error: 'break' statement not in loop or switch statement
