@@ -1245,7 +1245,8 @@ def op_cast(ex, vals, ins, bmask, full):
         return v.astype(dst)
     if op in ("fptrunc", "fpext", "sitofp"):
         if op == "sitofp" and v.dtype == np.bool_:
-            return -(v.astype(dst))
+            # i1 true is -1; negate in integers so false stays +0.0, not -0.0
+            return (-(v.astype(np.int8))).astype(dst)
         return v.astype(dst)
     if op == "uitofp":
         if v.dtype == np.bool_:

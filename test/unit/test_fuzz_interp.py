@@ -175,10 +175,8 @@ __kernel void k(__global const int *x, __global float *out)
 """
 
 
-@pytest.mark.xfail(strict=True, reason="interp: sitofp i1 false gives -0.0 (must be +0.0; "
-                   "i1 true is -1 -> -1.0). Seen through clcoop -O2 and clang -O2, which fold "
-                   "(float)(cmp - 1) into sitofp i1")
 def test_finding_sitofp_i1_false_is_positive_zero():
+    """sitofp i1 false gave -0.0 (negating a float 0); i1 true is -1 -> -1.0."""
     x = np.array([5, -3, 100, -7], np.int32)
     out = np.full(4, 7, np.float32)
     kg.build_program(SITOFP_I1_SOURCE, "clcoop-O2").run("k", 4, 4, x, out)
