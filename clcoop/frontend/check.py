@@ -179,6 +179,13 @@ def operator_location(sources, op, operand, fallback):
 
 
 # ------------------------------------------------------------------ small type helpers
+def described(t):
+    """A type quoted as clang's diagnostics do, vectors with their shape spelled out."""
+    if isinstance(t, T.VectorType):
+        return f"'{spell(t)}' (vector of {t.count} '{spell(t.elem)}' values)"
+    return f"'{spell(t)}'"
+
+
 def unqualified_elem(t):
     return t.elem if isinstance(t, T.VectorType) else t
 
@@ -2021,6 +2028,10 @@ class Checker:
     # ---- other expressions
     def expr_TernaryOp(self, node, expected=None):
         cond = self.rvalue(self.expr(node.cond))
+        if unqualified_elem(cond.type).is_float:
+            # OpenCL C 3.0 6.5.7: the selection operand may be a scalar or vector "except float".
+            self.fail(f"used type {described(cond.type)} where floating point type is not allowed",
+                      operator_location(self.diag.sources, "?", node.iftrue, location(node)))
         then = self.rvalue(self.expr(node.iftrue, expected))
         other = self.rvalue(self.expr(node.iffalse, expected))
         loc = location(node)
