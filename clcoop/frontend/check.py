@@ -179,6 +179,11 @@ def operator_location(sources, op, operand, fallback):
 
 
 # ------------------------------------------------------------------ small type helpers
+# C99 6.4.4.2 floating constants; the suffix is whatever identifier characters follow.
+_FLOAT_LITERAL = re.compile(r"(?P<number>0[xX](?:[0-9a-fA-F]*\.?[0-9a-fA-F]*)[pP][-+]?[0-9]+"
+                            r"|(?:[0-9]*\.[0-9]+|[0-9]+\.?)(?:[eE][-+]?[0-9]+)?)(?P<suffix>[A-Za-z0-9_]*)")
+
+
 def described(t):
     """A type quoted as clang's diagnostics do, vectors with their shape spelled out."""
     if isinstance(t, T.VectorType):
@@ -1473,18 +1478,14 @@ class Checker:
 
     def float_literal(self, text, node):
         loc = location(node)
-        t = text
-        suffix = ""
-        while t and t[-1] in "fFlLhH" and not (t.lower().startswith("0x") and "p" not in t.lower()):
-            suffix = t[-1].lower() + suffix
-            t = t[:-1]
-        try:
-            value = float.fromhex(t) if t.lower().startswith("0x") else float(t)
-        except ValueError:
+        m = _FLOAT_LITERAL.fullmatch(text)
+        if m is None:
             self.fail(f"invalid floating constant '{text}'", node)
-        ftype = {"f": T.FLOAT, "h": T.HALF, "": T.DOUBLE, "l": T.DOUBLE}.get(suffix)
+        number, suffix = m.group("number"), m.group("suffix")
+        ftype = {"f": T.FLOAT, "h": T.HALF, "": T.DOUBLE, "l": T.DOUBLE}.get(suffix.lower())
         if ftype is None:
             self.fail(f"invalid suffix '{suffix}' on floating constant", node)
+        value = float.fromhex(number) if number[:2].lower() == "0x" else float(number)
         return tast.FloatConst(ftype, loc, value)
 
     def int_literal(self, text, node):

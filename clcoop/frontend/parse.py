@@ -42,6 +42,7 @@ Syntax errors are reported to `diag` as `file:line:col: error: expected ';' ...`
 an error the parser skips to the end of the statement or top-level declaration and
 goes on, so one run reports several errors (at most MAX_SYNTAX_ERRORS).
 """
+import re
 from dataclasses import dataclass
 
 from pycparser import c_ast
@@ -74,6 +75,8 @@ _EXTRA_KEYWORDS = {
     "__inline__": "INLINE",
 }
 
+_IDENT_CHARS = re.compile(r"[A-Za-z0-9_]+")
+
 # C keywords that builtin_typedefs also lists: they must stay keywords.
 _C_TYPE_KEYWORDS = {"void", "char", "short", "int", "long", "float", "double", "signed",
                     "unsigned", "_Bool"}
@@ -102,6 +105,18 @@ class Attribute:
 
 class ClcoopLexer(OpenCLCLexer):
     _extra_keywords = {**OpenCLCLexer._extra_keywords, **_EXTRA_KEYWORDS}
+
+    def _match_token(self):
+        tok = super()._match_token()
+        if tok is not None and tok.type in ("FLOAT_CONST", "HEX_FLOAT_CONST") and tok.value[-1] not in "fFlL":
+            # The rest of the preprocessing number (C99 6.4.8) is the suffix: cl_khr_fp16's
+            # `0.5h` (OpenCL C 3.0 6.1.1.1), which C's lexer lacks, or a wrong one (`0.5hx`)
+            # that check reports as clang does.
+            suffix = _IDENT_CHARS.match(self._lexdata, self._pos)
+            if suffix is not None:
+                tok.value += suffix.group()
+                self._pos = suffix.end()
+        return tok
 
 
 class ClcoopParser(OpenCLCParser):

@@ -14,13 +14,13 @@ work-group) so subgroups restart at every work-group.
 import collections
 import functools
 import re
-import weakref
 
 import numpy as np
 
 from clcoop import coop_names
 from clcoop.errors import IRError, RuntimeFault
 from clcoop.interp import coopmat
+from clcoop.interp.matrix_value import MatrixValue
 from clcoop.interp.layout import (COMPONENT_DTYPES, LayoutError, get_layout, is_matrix_type,
                                   layout_of_type)
 
@@ -62,66 +62,6 @@ def _subgroup_lanes(lane_count, work_group_size, subgroup_size):
     group_base = (np.arange(n_groups) * work_group_size).reshape(n_groups, 1, 1)
     lanes = np.where(local < work_group_size, group_base + local, -1)
     return lanes.reshape(n_groups * per_group, subgroup_size)
-
-
-# Logical forms of recent matrix results, so that the next operation on the same value
-# (a mul-add's accumulator, the loaded A and B tiles, a store) skips the relayout:
-# (data address, shape, strides, dtype, layout key) -> [weak reference to the lane array,
-# logical (G, rows, cols) or None, factored form or None]. The executor hands values
-# back as plain views (np.asarray), hence the address key. An entry goes when its lane
-# array dies (NumPy clears weak references before freeing the data, so an address cannot
-# be reused while cached), which frees the logical form of a dead value at once (memory
-# stays ~1.6x the buffers at 1024^3); both arrays are read-only, so a cached form cannot
-# go stale (IR values are never written in place). A few entries cover a loop body.
-_LOGICAL_CACHE = collections.OrderedDict()
-_LOGICAL_CACHE_SIZE = 8
-
-
-def _array_key(values, key):
-    return (values.__array_interface__["data"][0], values.shape, values.strides,
-            values.dtype.str, key)
-
-
-def _remember_logical(lanes, logical, key, factored=None):
-    """factored: None, or (tiles (D, rows, cols), index (G,)) with logical == tiles[index]
-    (a load whose subgroups read few distinct tiles; see coopmat.mul_add_factored); then
-    logical may be None: it is built from them on first use."""
-    lanes.flags.writeable = False
-    for array in (logical,) + tuple(factored or ()):
-        if array is not None:
-            array.flags.writeable = False
-    cache_key = _array_key(lanes, key)
-
-    def forget(reference, cache_key=cache_key):
-        entry = _LOGICAL_CACHE.get(cache_key)
-        if entry is not None and entry[0] is reference:
-            del _LOGICAL_CACHE[cache_key]
-
-    _LOGICAL_CACHE[cache_key] = [weakref.ref(lanes, forget), logical, factored]
-    while len(_LOGICAL_CACHE) > _LOGICAL_CACHE_SIZE:
-        _LOGICAL_CACHE.popitem(last=False)
-
-
-def _cached_logical(values, key):
-    """The logical form of a matrix value this module returned, or None."""
-    entry = _LOGICAL_CACHE.get(_array_key(values, key))
-    if entry is None or entry[0]() is None:
-        return None
-    _LOGICAL_CACHE.move_to_end(_array_key(values, key))
-    if entry[1] is None:
-        tiles, index = entry[2]
-        entry[1] = np.take(tiles, index, axis=0)
-        entry[1].flags.writeable = False
-    return entry[1]
-
-
-def _cached_factored(values, key):
-    """(distinct tiles, index of each subgroup's tile) of a loaded matrix value, or None."""
-    values = np.asarray(values)
-    if values.ndim != 2:
-        return None
-    entry = _LOGICAL_CACHE.get(_array_key(values, key))
-    return None if entry is None or entry[0]() is None else entry[2]
 
 
 def _cache_key(layout, groups):
@@ -180,14 +120,12 @@ class Subgroups:
 
     def gather_matrix(self, values, layout):
         """(L, V) lane values -> (G, rows, cols) logical matrices."""
+        if isinstance(values, MatrixValue) and values.key == _cache_key(layout, self):
+            return values.logical()
         values = np.asarray(values)
         if values.ndim != 2 or values.shape[1] != layout.length:
             raise IRError(f"internal: matrix value of shape {values.shape} does not match "
                           f"{layout!r} (length {layout.length})")
-        if self.identity:
-            cached = _cached_logical(values, _cache_key(layout, self))
-            if cached is not None:
-                return cached
         return layout.to_logical(self.gather_lanes(values))
 
     def gather_lanes(self, values):
@@ -197,28 +135,22 @@ class Subgroups:
         return values[self.lanes]
 
     def scatter_factored(self, tiles, index, layout, dtype):
-        """Lane values of the matrices tiles[index] ((D, rows, cols), (G,)) when every
-        subgroup is active in order: the D distinct tiles are relayouted, then copied out
-        per subgroup; the factored form is remembered (the logical one built on demand)."""
+        """The matrices tiles[index] ((D, rows, cols), (G,)) when every subgroup is active
+        in order, as a MatrixValue: a mul-add uses the factored form, anything else the
+        lane form (the D distinct tiles relayouted, then copied out per subgroup)."""
         tiles = np.ascontiguousarray(tiles, dtype=dtype)
-        tile_lanes = layout.from_logical(tiles).reshape(tiles.shape[0], -1)
-        lanes = np.take(tile_lanes, index, axis=0).reshape(self.count * self.S, -1)
-        _remember_logical(lanes, None, _cache_key(layout, self), (tiles, np.asarray(index)))
-        return lanes
+        return MatrixValue(_cache_key(layout, self), layout, self.count, dtype,
+                           factored=(tiles, np.asarray(index)))
 
     def scatter_matrix(self, mats, layout, dtype):
-        """(G, rows, cols) -> (L, V) lane values (lanes outside active subgroups are 0)."""
+        """(G, rows, cols) -> (L, V) lane values (lanes outside active subgroups are 0);
+        a MatrixValue keeping the logical form when every subgroup is active in order."""
         if not self.count:
             return np.zeros((int(self.ctx.lane_count), layout.length), dtype=dtype)
         mats = np.ascontiguousarray(mats, dtype=dtype)
-        lanes = self.scatter_lanes(layout.from_logical(mats), dtype)
-        if not self.identity:
-            return lanes
-        # lanes and mats are this call's own results (coopmat and the relayout return
-        # fresh arrays, or the cached read-only arrays of another value), so making them
-        # read-only cannot clash with a writer elsewhere.
-        _remember_logical(lanes, mats, _cache_key(layout, self))
-        return lanes
+        if self.identity:
+            return MatrixValue(_cache_key(layout, self), layout, self.count, dtype, logical=mats)
+        return self.scatter_lanes(layout.from_logical(mats), dtype)
 
     def scatter_lanes(self, lanes, dtype):
         """(G, S, V) (or (G, S*V)) components -> (L, V) lane values, 0 outside."""
@@ -514,9 +446,9 @@ def _do_mul_add(ctx, callee, args, ret_type_str, what):
 
 def _factored_operand(value, matrix_type, groups, ctx):
     """The (tiles, index) form of a mul-add operand a load returned, or None."""
-    if not groups.identity:
+    if not isinstance(value, MatrixValue) or value.key != _cache_key(_layout(matrix_type, ctx), groups):
         return None
-    factored = _cached_factored(value, _cache_key(_layout(matrix_type, ctx), groups))
+    factored = value.factored()
     if factored is None or factored[0].dtype != _dtype(matrix_type):
         return None
     return factored

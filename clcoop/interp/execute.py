@@ -13,6 +13,7 @@ import re
 import numpy as np
 
 from clcoop.errors import IRError, RuntimeFault
+from clcoop.interp.matrix_value import MatrixValue
 from clcoop.interp.loader import Const, TokenStream, parse_type, parse_constant, \
     parse_typed_constant, value_id
 
@@ -727,7 +728,9 @@ class _LaneIds:
 
 def _bcast(v, L):
     """Per-lane view of a value: uniform scalars () and constant vectors (1, n) are
-    broadcast to (L,) and (L, n)."""
+    broadcast to (L,) and (L, n). A MatrixValue is per-lane already (and stays lazy)."""
+    if isinstance(v, MatrixValue):
+        return v
     v = np.asarray(v)
     if v.ndim == 0:
         return np.broadcast_to(v, (L,))
@@ -993,11 +996,11 @@ def _stored_matrix(ex, ins, view, dtype, mdt):
     stored = ex.frame.stored_matrices.get(ins.alloca)
     if stored is None or mdt != dtype:
         return None
-    stored = np.asarray(stored)
-    if stored.dtype != dtype or stored.shape != view.shape:
+    lanes = np.asarray(stored)
+    if lanes.dtype != dtype or lanes.shape != view.shape:
         return None
     bits = np.dtype(f"u{dtype.itemsize}") if dtype.itemsize in (1, 2, 4, 8) else None
-    if bits is None or not np.array_equal(view.view(bits), stored.view(bits)):
+    if bits is None or not np.array_equal(view.view(bits), lanes.view(bits)):
         return None
     return stored
 

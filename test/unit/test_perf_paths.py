@@ -10,6 +10,7 @@ import pytest
 from clcoop.errors import RuntimeFault
 from clcoop.interp import coop_calls, coopmat
 from clcoop.interp.layout import COMPONENT_DTYPES, get_layout
+from clcoop.interp.matrix_value import MatrixValue
 
 RNG = np.random.default_rng(7)
 SHAPES = [(1, 16), (2, 8), (8, 16), (16, 16), (32, 16), (8, 32), (16, 8), (4, 12), (8, 10),
@@ -124,17 +125,16 @@ def test_results_are_read_only_and_cached_forms_agree():
     ctx = Ctx(16 * 4, memory)
     pointer = np.repeat(np.array([0, 256, 512, 0]), 16).astype(np.int64)
     name = load_name(8, 16, 2)
-    lanes = coop_calls.execute_coop_call(ctx, name, [pointer, np.int32(0), np.int64(16)],
+    value = coop_calls.execute_coop_call(ctx, name, [pointer, np.int32(0), np.int64(16)],
                                          'target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2)')
-    assert not lanes.flags.writeable
+    assert not value.flags.writeable and not np.asarray(value).flags.writeable
     layout = get_layout(8, 16, 2, "float", 16)
     groups = coop_calls.Subgroups(ctx, "test")
-    cached = groups.gather_matrix(np.asarray(lanes), layout)        # a plain view: cache hit
-    fresh = layout.to_logical(np.array(lanes).reshape(4, 16, -1))   # a copy: recomputed
-    np.testing.assert_array_equal(cached, fresh)
-    assert not cached.flags.writeable
-    copy = np.array(lanes)
-    assert coop_calls._cached_logical(copy, coop_calls._cache_key(layout, groups)) is None
+    kept = groups.gather_matrix(value, layout)                       # the value's own form
+    fresh = groups.gather_matrix(np.array(value), layout)            # a plain copy: relayout
+    np.testing.assert_array_equal(kept, fresh)
+    np.testing.assert_array_equal(fresh, layout.to_logical(np.array(value).reshape(4, 16, -1)))
+    assert not kept.flags.writeable
 
 
 def reference_integer_mul_add(a, b, c, operands, result_dtype):
@@ -279,7 +279,7 @@ def test_mul_add_of_repeated_tiles_through_calls_matches_plain_mul_add(monkeypat
     layouts = [get_layout(8, 16, 0, "float", S), get_layout(16, 16, 1, "float", S),
                get_layout(8, 16, 2, "float", S)]
     groups = coop_calls.Subgroups(ctx, "test")
-    assert coop_calls._cached_factored(a, coop_calls._cache_key(layouts[0], groups)) is not None
+    assert isinstance(a, MatrixValue) and a.factored() is not None
     c_logical = RNG.standard_normal((G, 8, 16)).astype(np.float32)
     c = layouts[2].from_logical(c_logical).reshape(G * S, -1)
     factored_results = []
@@ -296,7 +296,7 @@ def test_mul_add_of_repeated_tiles_through_calls_matches_plain_mul_add(monkeypat
     # The plain path on copies (no cached forms) and the lazily built logical forms.
     a_logical = layouts[0].to_logical(np.array(a).reshape(G, S, -1))
     b_logical = layouts[1].to_logical(np.array(b).reshape(G, S, -1))
-    np.testing.assert_array_equal(groups.gather_matrix(np.asarray(a), layouts[0]), a_logical)
+    np.testing.assert_array_equal(groups.gather_matrix(a, layouts[0]), a_logical)
     for g in range(G):
         np.testing.assert_array_equal(a_logical[g], A[rows[g] * 8:rows[g] * 8 + 8])
         np.testing.assert_array_equal(b_logical[g], B[:, cols[g] * 16:cols[g] * 16 + 16])
@@ -402,19 +402,33 @@ def test_distinct_tile_search_reused_only_when_pointers_shift_together():
         np.testing.assert_array_equal(g, w)
 
 
-def test_cached_forms_go_with_their_values():
-    memory = ArrayMemory(16 * 16 * 4)
-    memory.put(0, RNG.standard_normal((16, 16)).astype(np.float32))
+def test_a_load_feeding_a_mul_add_never_builds_its_lane_form():
+    """MatrixValue: the loads' factored forms and the accumulator's logical form are all a
+    mul-add needs; the lane forms are built only when something else reads the value."""
+    memory = ArrayMemory(4096 * 4)
+    memory.put(0, RNG.standard_normal((64, 16)).astype(np.float32))
     ctx = Ctx(16 * 4, memory)
-    pointer = np.repeat(np.array([0, 256, 512, 0]), 16).astype(np.int64)
-    lanes = coop_calls.execute_coop_call(ctx, load_name(8, 16, 2),
-                                         [pointer, np.int32(0), np.int64(16)],
-                                         'target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2)')
-    key = coop_calls._array_key(lanes, coop_calls._cache_key(get_layout(8, 16, 2, "float", 16),
-                                                            coop_calls.Subgroups(ctx, "test")))
-    assert key in coop_calls._LOGICAL_CACHE
-    del lanes
-    assert key not in coop_calls._LOGICAL_CACHE
+    pointer = np.repeat(np.array([0, 512, 1024, 0]), 16).astype(np.int64)
+    types = ['target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 0)',
+             'target("spirv.CooperativeMatrixKHR", float, 3, 16, 16, 1)',
+             'target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2)']
+    a = coop_calls.execute_coop_call(ctx, load_name(8, 16, 0), [pointer, np.int32(0), np.int64(16)],
+                                     types[0])
+    b = coop_calls.execute_coop_call(ctx, load_name(16, 16, 1), [pointer, np.int32(0), np.int64(16)],
+                                     types[1])
+    c = coop_calls.execute_coop_call(ctx, load_name(8, 16, 2), [pointer, np.int32(0), np.int64(16)],
+                                     types[2])
+    d = coop_calls.execute_coop_call(ctx, mul_add_name(), [a, b, c, np.int32(0)], types[2])
+    assert all(v._lanes is None for v in (a, b, c, d)), [a, b, c, d]
+    lanes = np.asarray(d)                       # a reader of the lane form builds it once
+    built = d._lanes
+    assert np.shares_memory(lanes, built) and np.shares_memory(np.asarray(d), built)
+    assert d._lanes is built
+    groups = coop_calls.Subgroups(ctx, "test")
+    want = coopmat.mul_add(*(groups.gather_matrix(np.array(v), get_layout(r, 16, u, "float", 16))
+                             for v, r, u in ((a, 8, 0), (b, 16, 1), (c, 8, 2))), 0, np.float32)
+    np.testing.assert_allclose(groups.gather_matrix(lanes, get_layout(8, 16, 2, "float", 16)), want,
+                               rtol=1e-5, atol=1e-5)
 
 
 FORWARD_KERNEL = """
