@@ -147,6 +147,10 @@ class Subgroups:
         a MatrixValue keeping the logical form when every subgroup is active in order."""
         if not self.count:
             return np.zeros((int(self.ctx.lane_count), layout.length), dtype=dtype)
+        if isinstance(mats, coopmat.Grid):
+            if self.identity and mats.dtype == dtype:
+                return MatrixValue(_cache_key(layout, self), layout, self.count, dtype, grid=mats)
+            mats = mats.logical()
         mats = np.ascontiguousarray(mats, dtype=dtype)
         if self.identity:
             return MatrixValue(_cache_key(layout, self), layout, self.count, dtype, logical=mats)
@@ -427,31 +431,48 @@ def _do_mul_add(ctx, callee, args, ret_type_str, what):
     result = _result_matrix(callee, ret_type_str, what)
     a_type, b_type, c_type = _operand_matrices(callee, 3, what, has_result=True)
     groups = Subgroups(ctx, what)
-    c = groups.gather_matrix(args[2], _layout(c_type, ctx)).astype(_dtype(c_type), copy=False)
     operands = groups.uniform(args[3], what, "operands") if len(args) > 3 else np.zeros(1)
     flags = int(operands[0]) if len(operands) else 0
     mats = None
     a_factored = _factored_operand(args[0], a_type, groups, ctx)
     b_factored = _factored_operand(args[1], b_type, groups, ctx)
     if a_factored is not None and b_factored is not None:
-        # A and B loaded as few distinct tiles each: one matmul of the distinct tiles.
+        # A and B loaded as few distinct tiles each: one matmul of the distinct tiles,
+        # the accumulator kept in the Grid order of that product between mul-adds.
+        c = _grid_operand(args[2], c_type, groups, ctx)
+        if c is None:
+            c = groups.gather_matrix(args[2], _layout(c_type, ctx)).astype(_dtype(c_type), copy=False)
         mats = _run_checked(ctx, lambda: coopmat.mul_add_factored(
-            a_factored, b_factored, c, flags, _dtype(result)))
+            a_factored, b_factored, c, flags, _dtype(result), keep_grid=True))
     if mats is None:
+        c = groups.gather_matrix(args[2], _layout(c_type, ctx)).astype(_dtype(c_type), copy=False)
         a = groups.gather_matrix(args[0], _layout(a_type, ctx)).astype(_dtype(a_type), copy=False)
         b = groups.gather_matrix(args[1], _layout(b_type, ctx)).astype(_dtype(b_type), copy=False)
         mats = _run_checked(ctx, lambda: coopmat.mul_add(a, b, c, flags, _dtype(result)))
     return groups.scatter_matrix(mats, _layout(result, ctx), _dtype(result))
 
 
+def _own_value(value, matrix_type, groups, ctx):
+    """value when it is a MatrixValue of matrix_type for these subgroups, else None."""
+    if isinstance(value, MatrixValue) and value.key == _cache_key(_layout(matrix_type, ctx), groups) \
+            and value.dtype == _dtype(matrix_type):
+        return value
+    return None
+
+
 def _factored_operand(value, matrix_type, groups, ctx):
     """The (tiles, index) form of a mul-add operand a load returned, or None."""
-    if not isinstance(value, MatrixValue) or value.key != _cache_key(_layout(matrix_type, ctx), groups):
-        return None
-    factored = value.factored()
+    value = _own_value(value, matrix_type, groups, ctx)
+    factored = value.factored() if value is not None else None
     if factored is None or factored[0].dtype != _dtype(matrix_type):
         return None
     return factored
+
+
+def _grid_operand(value, matrix_type, groups, ctx):
+    """The coopmat.Grid form of an accumulator a mul-add returned, or None."""
+    value = _own_value(value, matrix_type, groups, ctx)
+    return value.grid() if value is not None else None
 
 
 def _do_length(ctx, callee, args, ret_type_str, what):

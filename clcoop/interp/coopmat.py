@@ -321,27 +321,50 @@ def blocked_matmul(x, y):
 
 def _pairwise_products(a_tiles, b_tiles, product):
     """Every distinct A tile times every distinct B tile as one 2-D matmul:
-    (Da, M, K) x (Db, K, N) -> (Da, Db, M, N) view; product(x, y) multiplies 2-D arrays."""
+    (Da, M, K) x (Db, K, N) -> (Da, M, Db, N), a fresh array in Grid order (its
+    [i, :, j, :] is a_tiles[i] @ b_tiles[j]); product(x, y) multiplies 2-D arrays."""
     Da, M, K = a_tiles.shape
     Db, _, N = b_tiles.shape
     stacked_a = a_tiles.reshape(Da * M, K)
     side_by_side_b = b_tiles.transpose(1, 0, 2).reshape(K, Db * N)
-    return product(stacked_a, side_by_side_b).reshape(Da, M, Db, N).transpose(0, 2, 1, 3)
+    return product(stacked_a, side_by_side_b).reshape(Da, M, Db, N)
 
 
-def _pairs_in_order(pairs, a_index, b_index):
-    """When the G results are every (A tile, B tile) pair, A's index outer or inner (a
-    grid of subgroups), the (Da, Db, M, N) pairs as a view in result order; else None."""
-    Da, Db = pairs.shape[:2]
-    G = a_index.size
-    if G != Da * Db:
+class Grid:
+    """Matrices i * Db + j for every pair (i, j) of a Da x Db grid, stored as the
+    (Da, M, Db, N) array a pairwise product yields ([i, :, j, :] is matrix i * Db + j).
+    The accumulators of a GEMM's subgroup grid stay in this order between mul-adds, so
+    adding C is one contiguous in-place add; `logical()` gives the usual (G, M, N)."""
+    __slots__ = ("pairs",)
+
+    def __init__(self, pairs):
+        self.pairs = pairs
+
+    @property
+    def dtype(self):
+        return self.pairs.dtype
+
+    @property
+    def shape(self):
+        Da, M, Db, N = self.pairs.shape
+        return (Da * Db, M, N)
+
+    def logical(self):
+        Da, M, Db, N = self.pairs.shape
+        return np.ascontiguousarray(self.pairs.transpose(0, 2, 1, 3)).reshape(Da * Db, M, N)
+
+
+def _grid_order(a_index, b_index, Da, Db):
+    """'a-outer' when the G results are every (A tile, B tile) pair with A's index outer
+    (result g = i * Db + j: Grid order), 'b-outer' when B's is outer, else None."""
+    if a_index.size != Da * Db:
         return None
     outer_a, inner_b = _grid_indices(Da, Db)
     if np.array_equal(a_index, outer_a) and np.array_equal(b_index, inner_b):
-        return pairs
+        return "a-outer"
     inner_a, outer_b = _grid_indices(Db, Da)[::-1]
     if np.array_equal(a_index, inner_a) and np.array_equal(b_index, outer_b):
-        return pairs.transpose(1, 0, 2, 3)
+        return "b-outer"
     return None
 
 
@@ -358,43 +381,56 @@ def _grid_indices(outer, inner):
 FACTORED_WASTE_LIMIT = 2
 
 
-def mul_add_factored(a_factored, b_factored, c, operands, result_dtype):
+def mul_add_factored(a_factored, b_factored, c, operands, result_dtype, keep_grid=False):
     """mul_add when A = a_tiles[a_index] and B = b_tiles[b_index] (subgroups that loaded
     the same tiles, e.g. a row of GEMM tiles sharing its A tile): the products of the
     distinct tiles come from one large matmul (BLAS at full speed) instead of G tiny
     ones, then each subgroup picks its pair. Same arithmetic per component (a K-long dot
     product in the work type, then + C), only the summation order inside BLAS may differ,
     which SPV_KHR_cooperative_matrix leaves open. Returns None where it does not apply
-    (too many unused pairs, saturating or wide integer arithmetic); mul_add then runs."""
+    (too many unused pairs, saturating or wide integer arithmetic); mul_add then runs.
+
+    c is (G, M, N) or a Grid. With keep_grid, a float result in Grid order (the subgroups
+    are every pair, A's index outer) is returned as a Grid; otherwise as (G, M, N)."""
     (a_tiles, a_index), (b_tiles, b_index) = a_factored, b_factored
-    c = np.asarray(c)
+    c = c if isinstance(c, Grid) else np.asarray(c)
     operands = int(operands)
     result_dtype = np.dtype(result_dtype)
+    Da, Db = a_tiles.shape[0], b_tiles.shape[0]
     if operands & ~KNOWN_OPERANDS or a_tiles.shape[-1] != b_tiles.shape[-2] \
             or c.shape[-2:] != (a_tiles.shape[-2], b_tiles.shape[-1]) \
             or c.shape[0] != a_index.size or a_index.size != b_index.size:
         return None     # mul_add reports the error
-    if a_tiles.shape[0] * b_tiles.shape[0] > FACTORED_WASTE_LIMIT * c.shape[0]:
+    if Da * Db > FACTORED_WASTE_LIMIT * c.shape[0]:
         return None
+    order = _grid_order(a_index, b_index, Da, Db)
+    if isinstance(c, Grid) and (order != "a-outer" or _is_int(result_dtype)):
+        c = c.logical()
     if _is_int(result_dtype):
         if not (_is_int(a_tiles.dtype) and _is_int(b_tiles.dtype) and _is_int(c.dtype)) \
                 or operands & SATURATING_ACCUMULATION:
             return None
         if _product_bound(a_tiles, b_tiles) >= (1 << 53):
             return None
-        pairs = _pairwise_products(a_tiles, b_tiles,
-                                   lambda x, y: _small_product(x, y, operands, blocked_matmul))
-        product = pairs[a_index, b_index]
+        grid = _pairwise_products(a_tiles, b_tiles,
+                                  lambda x, y: _small_product(x, y, operands, blocked_matmul))
+        product = grid.transpose(0, 2, 1, 3)[a_index, b_index]
         return _wrap(product + _as_int64_bits(_extend(c, operands & MATRIX_C_SIGNED)),
                      result_dtype)
     if _is_int(a_tiles.dtype) or _is_int(b_tiles.dtype) or _is_int(c.dtype):
         return None
     work = np.result_type(a_tiles.dtype, b_tiles.dtype, c.dtype, np.float32)
+    M, N = c.shape[-2:]
     with np.errstate(all="ignore"):
-        pairs = _pairwise_products(_widen(a_tiles, work), _widen(b_tiles, work), blocked_matmul)
-        every_pair = _pairs_in_order(pairs, a_index, b_index)
-        if every_pair is not None:
-            total = every_pair + c.reshape(every_pair.shape)    # one pass: pick and add
+        grid = _pairwise_products(_widen(a_tiles, work), _widen(b_tiles, work), blocked_matmul)
+        if order == "a-outer":
+            # In place into the fresh product: one pass, contiguous when C is a Grid too.
+            grid += c.pairs if isinstance(c, Grid) else c.reshape(Da, Db, M, N).transpose(0, 2, 1, 3)
+            result = Grid(grid.astype(result_dtype, copy=False))
+            return result if keep_grid else result.logical()
+        pairs = grid.transpose(0, 2, 1, 3)            # (Da, Db, M, N)
+        if order == "b-outer":
+            total = pairs.transpose(1, 0, 2, 3) + c.reshape(Db, Da, M, N)
             return total.reshape(c.shape).astype(result_dtype, copy=False)
         total = pairs[a_index, b_index]
         total += c

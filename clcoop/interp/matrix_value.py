@@ -5,8 +5,9 @@ The executor's value of a matrix is its (L, V) lane components (docs/design.md
 logical (G, rows, cols) form, so a load that feeds a mul-add, or a mul-add whose result
 is the next one's accumulator, never needs the lane form: building it is a relayout and
 a copy of the whole matrix per call (about a third of a tiled GEMM's time). A
-MatrixValue keeps the logical form, or the factored form of a load that read few
-distinct tiles ((tiles, index) with logical == tiles[index]), and behaves as the
+MatrixValue keeps the logical form, the factored form of a load that read few distinct
+tiles ((tiles, index) with logical == tiles[index]), or the Grid form of a mul-add over
+a grid of subgroups (clcoop.interp.coopmat.Grid), and behaves as the
 read-only (L, V) array everywhere else: NumPy functions convert it through `__array__`,
 attributes and indexing go to the lane array, built once.
 
@@ -18,15 +19,18 @@ import numpy as np
 
 
 class MatrixValue(np.lib.mixins.NDArrayOperatorsMixin):
-    __slots__ = ("key", "layout", "shape", "dtype", "_logical", "_factored", "_lanes")
+    __slots__ = ("key", "layout", "shape", "dtype", "_logical", "_factored", "_grid", "_lanes")
 
-    def __init__(self, key, layout, group_count, dtype, logical=None, factored=None):
+    def __init__(self, key, layout, group_count, dtype, logical=None, factored=None, grid=None):
         self.key = key                  # (layout, lane count, S): what the forms are valid for
         self.layout = layout
         self.shape = (group_count * layout.subgroup_size, layout.length)
         self.dtype = np.dtype(dtype)
         self._logical = _read_only(logical)
         self._factored = None if factored is None else tuple(map(_read_only, factored))
+        self._grid = grid
+        if grid is not None:
+            _read_only(grid.pairs)
         self._lanes = None
 
     ndim = 2
@@ -38,9 +42,16 @@ class MatrixValue(np.lib.mixins.NDArrayOperatorsMixin):
     def logical(self):
         """(G, rows, cols), read-only."""
         if self._logical is None:
-            tiles, index = self._factored
-            self._logical = _read_only(np.take(tiles, index, axis=0))
+            if self._grid is not None:
+                self._logical = _read_only(self._grid.logical())
+            else:
+                tiles, index = self._factored
+                self._logical = _read_only(np.take(tiles, index, axis=0))
         return self._logical
+
+    def grid(self):
+        """The coopmat.Grid form of a mul-add result, or None."""
+        return self._grid
 
     def factored(self):
         """(distinct tiles (D, rows, cols), index (G,)) of a load, or None."""
@@ -49,12 +60,12 @@ class MatrixValue(np.lib.mixins.NDArrayOperatorsMixin):
     def lanes(self):
         """The (L, V) lane components, read-only (built on first use)."""
         if self._lanes is None:
-            if self._logical is None:
+            if self._logical is None and self._factored is not None:
                 tiles, index = self._factored
                 tile_lanes = self.layout.from_logical(tiles).reshape(tiles.shape[0], -1)
                 lanes = np.take(tile_lanes, index, axis=0)
             else:
-                lanes = self.layout.from_logical(self._logical)
+                lanes = self.layout.from_logical(self.logical())
             self._lanes = _read_only(lanes.reshape(self.shape).astype(self.dtype, copy=False))
         return self._lanes
 
@@ -81,7 +92,8 @@ class MatrixValue(np.lib.mixins.NDArrayOperatorsMixin):
 
     def __repr__(self):
         forms = [name for name, form in (("logical", self._logical), ("factored", self._factored),
-                                         ("lanes", self._lanes)) if form is not None]
+                                         ("grid", self._grid), ("lanes", self._lanes))
+                 if form is not None]
         return f"MatrixValue(shape={self.shape}, dtype={self.dtype}, forms={forms})"
 
 

@@ -223,6 +223,35 @@ def test_factored_integer_mul_add_is_exact(elem, result, operands):
         np.testing.assert_array_equal(got, reference_integer_mul_add(A, B, c, operands, result))
 
 
+@pytest.mark.parametrize("c_dtype", [np.float32, np.float16])
+def test_grid_accumulators_chain_like_plain_mul_adds(c_dtype):
+    """A mul-add over a grid of subgroups (A's tile index outer) keeps its result in the
+    product's Grid order; the next mul-add adds it in place. Each step, and a Grid handed
+    to a mul-add in another order, must equal the plain per-subgroup mul-add."""
+    Da, Db, M, K, N = 5, 3, 8, 16, 16
+    (a_outer, b_inner), (a_inner, b_outer) = index_orders(Da, Db)[:2]
+    c = RNG.standard_normal((Da * Db, M, N)).astype(c_dtype)
+    want = c
+    got = c
+    tolerance = 1e-2 if c_dtype == np.float16 else 1e-5
+    for step in range(3):
+        a_tiles = RNG.standard_normal((Da, M, K)).astype(np.float16)
+        b_tiles = RNG.standard_normal((Db, K, N)).astype(np.float16)
+        got = coopmat.mul_add_factored((a_tiles, a_outer), (b_tiles, b_inner), got, 0, c_dtype,
+                                       keep_grid=True)
+        assert isinstance(got, coopmat.Grid) and got.dtype == c_dtype
+        want = expanded_mul_add(a_tiles, a_outer, b_tiles, b_inner, want, 0, c_dtype)
+        np.testing.assert_allclose(got.logical(), want, rtol=tolerance, atol=tolerance)
+    a_tiles = RNG.standard_normal((Da, M, K)).astype(np.float32)
+    b_tiles = RNG.standard_normal((Db, K, N)).astype(np.float32)
+    other = coopmat.mul_add_factored((a_tiles, a_inner), (b_tiles, b_outer), got, 0, c_dtype,
+                                     keep_grid=True)
+    assert isinstance(other, np.ndarray)
+    np.testing.assert_allclose(other, expanded_mul_add(a_tiles, a_inner, b_tiles, b_outer,
+                                                       got.logical(), 0, c_dtype),
+                               rtol=tolerance, atol=tolerance)
+
+
 def test_factored_mul_add_declines_where_it_does_not_apply():
     a_tiles = np.ones((8, 4, 4), np.float32)
     b_tiles = np.ones((8, 4, 4), np.float32)
@@ -285,8 +314,8 @@ def test_mul_add_of_repeated_tiles_through_calls_matches_plain_mul_add(monkeypat
     factored_results = []
     real_factored = coopmat.mul_add_factored
 
-    def spy(*args):
-        factored_results.append(real_factored(*args))
+    def spy(*args, **kwargs):
+        factored_results.append(real_factored(*args, **kwargs))
         return factored_results[-1]
 
     monkeypatch.setattr(coopmat, "mul_add_factored", spy)
