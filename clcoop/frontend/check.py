@@ -144,6 +144,15 @@ def merge_initializers(old, new):
     return new
 
 
+def _written_typedef_name(decl):
+    """The typedef name a declaration is written with (`H x;` -> 'H'), else None."""
+    node = getattr(decl, "type", None)
+    if isinstance(node, c_ast.TypeDecl) and isinstance(node.type, c_ast.IdentifierType) \
+            and len(node.type.names) == 1 and node.type.names[0] != "half":
+        return node.type.names[0]
+    return None
+
+
 def name_location(decl):
     """Location of the declared name (clang points declaration errors at it), else of decl."""
     node = decl
@@ -159,8 +168,9 @@ def operator_location(sources, op, operand, fallback):
 
     pycparser records an operator expression at its first operand; the operator itself is
     found in the source line, right before the operand that follows it (skipping blanks and
-    opening parentheses). Falls back to `fallback` when the text does not match."""
-    loc = location(operand)
+    opening parentheses). Falls back to `fallback` when the text does not match. `operand`
+    is a c_ast node or the SourceLocation of one."""
+    loc = operand if isinstance(operand, SourceLocation) else location(operand)
     if loc is None or sources is None:
         return fallback
     text = sources.line(loc.file, loc.line)
@@ -336,6 +346,7 @@ class Checker:
         # ids of __constant Vars declared without `const`: read-only, but clang gives pointers to
         # them no const qualifier (so no "discards qualifiers" warning on `constant T *p = arr;`).
         self.implicitly_const = set()
+        self.enabled_extensions = set()    # by #pragma OPENCL EXTENSION, in source order
         self.declared_param_names = {}   # id(Function) -> parameter names of its first declaration
         self.fn = None
         self.coop_decl_locs = {}    # typedef name -> location of its declaration (for notes)
@@ -346,6 +357,49 @@ class Checker:
             self.scope.names[name] = ("typedef", t, None, None)
 
     # ------------------------------------------------------------------ diagnostics
+    # ------------------------------------------------------------------ extensions
+    def pragma(self, node):
+        """`#pragma OPENCL EXTENSION name|all : enable|disable` (OpenCL C 3.0 6.2.1),
+        in effect from there on. Of the extensions clcoop knows only cl_khr_fp16 changes
+        what is accepted: without it, half values are errors as in clang-22; every other
+        extension (fp64, subgroups, cooperative matrices) is always on."""
+        words = (node.string or "").replace(":", " : ").split()
+        if len(words) != 5 or words[:2] != ["OPENCL", "EXTENSION"] or words[3] != ":":
+            return
+        name, behavior = words[2], words[4]
+        names = {"cl_khr_fp16"} if name == "all" else {name}
+        if behavior == "enable":
+            self.enabled_extensions |= names
+        elif behavior == "disable":
+            self.enabled_extensions -= names
+
+    def require_fp16(self, message, where):
+        """A half value (not a pointer to half, a half vector or a half matrix) needs
+        cl_khr_fp16 enabled (OpenCL C 3.0 6.3.1.1 / cl_khr_fp16); clang-22's wording."""
+        if "cl_khr_fp16" not in self.enabled_extensions:
+            self.error(message, where)
+
+    def require_fp16_object(self, t, aspace, decl, what):
+        """Declarations of half objects (arrays of half too)."""
+        elem = t
+        while isinstance(elem, T.ArrayType):
+            elem = elem.elem
+        if elem != T.HALF:
+            return
+        space = T.ADDRSPACE_NAMES[aspace if aspace is not None else T.PRIVATE]
+        spelled = f"'{space} {spell(t)}'"
+        written = _written_typedef_name(decl)
+        if written is not None and t == T.HALF:
+            spelled = f"'{space} {written}' (aka {spelled})"
+        if what == "parameter":
+            self.require_fp16(f"declaring function parameter of type {spelled} is not allowed; "
+                              f"did you forget * ?", name_location(decl))
+        elif "cl_khr_fp16" not in self.enabled_extensions:
+            # The declaration is abandoned (its initializer unchecked) and its name stays
+            # silent, as clang marks it invalid.
+            self.poisoned.add(decl.name)
+            self.fail(f"declaring variable of type {spelled} is not allowed", name_location(decl))
+
     def node_location(self, node):
         """Where a diagnostic about `node` points: operators at the operator token."""
         if isinstance(node, SourceLocation) or node is None:
@@ -438,8 +492,8 @@ class Checker:
             self.declaration(node, program_scope=True)
         elif isinstance(node, c_ast.Typedef):
             self.typedef(node)
-        elif isinstance(node, (c_ast.Pragma,)):
-            pass
+        elif isinstance(node, c_ast.Pragma):
+            self.pragma(node)
         elif isinstance(node, c_ast.StaticAssert):
             self.static_assert(node)
         elif type(node).__name__ in ("PreprocessorLine", "Asm"):
@@ -749,6 +803,7 @@ class Checker:
         self.coop_storage_error(t, aspace, node, "program")
         if aspace is None or aspace == T.GENERIC:
             aspace = T.GLOBAL      # OpenCL C 2.0+: program-scope variables default to __global
+        self.require_fp16_object(t, aspace, node, "variable")
         if aspace in (T.PRIVATE, T.LOCAL):
             self.fail(f"program scope variable must reside in global or constant address space", node)
         self.check_object_type(t, node, "global")
@@ -773,6 +828,7 @@ class Checker:
         if aspace == T.GLOBAL and not is_static:
             self.fail("function scope variable cannot be declared in global address space", node)
         self.check_object_type(t, node, "local")
+        self.require_fp16_object(t, aspace if aspace != T.GENERIC else T.PRIVATE, node, "variable")
         if aspace == T.LOCAL:
             if not fn.is_kernel:
                 self.fail("non-kernel function variable cannot be declared in local address space", node)
@@ -1050,6 +1106,15 @@ class Checker:
     def function_declaration(self, node, defining=False):
         ftype, _, _ = self.declarator_type(node.type, node)
         name = node.name
+        if ftype.ret == T.HALF:
+            self.require_fp16("declaring function return value of type 'half' is not allowed ; "
+                              "did you forget * ?", name_location(node))
+        args = getattr(node.type, "args", None)
+        for p in (args.params if args is not None else []):
+            if isinstance(p, c_ast.Decl) and getattr(p, "type", None) is not None:
+                pt, paspace, _ = self.full_decl_type(p)
+                if pt == T.HALF:
+                    self.require_fp16_object(pt, paspace, p, "parameter")
         funcspec = [s for s in (node.funcspec or []) if isinstance(s, str)]
         is_kernel = "__kernel" in funcspec or "kernel" in funcspec
         if name in COOP_BUILTINS or (_builtins is not None and _builtins.is_builtin(name)):
@@ -1278,6 +1343,7 @@ class Checker:
         if isinstance(node, c_ast.EmptyStatement):
             return tast.Null(loc)
         if isinstance(node, c_ast.Pragma):
+            self.pragma(node)
             return tast.Null(loc)
         if isinstance(node, (c_ast.Decl, c_ast.Typedef, c_ast.DeclList)):
             items = self.block_item(node)
@@ -1415,6 +1481,13 @@ class Checker:
     # ------------------------------------------------------------------ expressions
     def rvalue(self, e):
         """Value of e: arrays decay to pointers (C99 6.3.2.1p3)."""
+        if e.type == T.HALF and isinstance(e, (tast.Deref, tast.Index)):
+            space = T.ADDRSPACE_NAMES[self.object_space(e)]
+            where = e.loc
+            if isinstance(e, tast.Deref) and e.operand.loc is not None:
+                where = operator_location(self.diag.sources, "*", e.operand.loc, e.loc)
+            self.require_fp16(f"loading directly from pointer to type '{space} half' requires "
+                              f"cl_khr_fp16. Use vector data load builtin functions instead", where)
         if isinstance(e.type, T.ArrayType):
             aspace = self.object_space(e)
             return tast.ImplicitCast(T.PointerType(e.type.elem, aspace, self.object_const(e)),
@@ -1485,6 +1558,8 @@ class Checker:
         ftype = {"f": T.FLOAT, "h": T.HALF, "": T.DOUBLE, "l": T.DOUBLE}.get(suffix.lower())
         if ftype is None:
             self.fail(f"invalid suffix '{suffix}' on floating constant", node)
+        if ftype == T.HALF:
+            self.require_fp16("half precision constant requires cl_khr_fp16", node)
         value = float.fromhex(number) if number[:2].lower() == "0x" else float(number)
         return tast.FloatConst(ftype, loc, value)
 
@@ -1926,6 +2001,9 @@ class Checker:
         self.check_assignable(target, node)       # clang points at the assignment operator
         loc = location(node)
         t = target.type
+        if t == T.HALF and isinstance(target, (tast.Deref, tast.Index)):
+            self.require_fp16("assigning directly to pointer to type 'half' requires cl_khr_fp16. "
+                              "Use vector data store builtin functions instead", self.node_location(node))
         if node.op == "=":
             value = self.rvalue(self.expr(node.rvalue, expected=t))
             # clang points a conversion error in an assignment at the '=' token
@@ -2217,6 +2295,9 @@ class Checker:
         return self.explicit_cast(operand, t, node)
 
     def explicit_cast(self, operand, t, node):
+        if t == T.HALF:
+            self.require_fp16("casting to type 'half' is not allowed",
+                              location(getattr(node, "expr", None)) or location(node))
         st = operand.type
         loc = location(node)
         if st == t:

@@ -19,8 +19,10 @@ Rules taken from clang (its messages are quoted where they are reproduced):
   clang, which only warns in some contexts: the IR would carry mojibake otherwise);
 - an empty translation unit compiles (to an empty module) with the warning clang gives
   under -pedantic: "ISO C requires a translation unit to contain at least one declaration".
-- `#pragma` lines are dropped (OpenCL C 6.2.1: `#pragma OPENCL EXTENSION` only enables
-  extensions, and every extension clcoop knows is always on; `#pragma unroll` is a hint).
+- `#pragma OPENCL EXTENSION name : behavior` lines pass through to the parser, which
+  makes them c_ast.Pragma nodes in source order: check follows cl_khr_fp16 (half values
+  need it, as in clang; every other extension clcoop knows is always on). Other
+  `#pragma` lines are dropped (`#pragma unroll` is a hint, and would break a for statement).
 """
 import bisect
 import copy
@@ -266,12 +268,20 @@ def _make_preprocessor_class():
                 self.diag.error(text or "#error", loc)
             elif directive.value == "warning":
                 self.diag.warning(text or "#warning", loc)
+            elif directive.value == "pragma" and _is_extension_pragma(toks):
+                return None    # passed through (pcpp keeps a line for None): check follows which extensions are on where
             elif directive.value not in ("pragma", "line", "ident"):
                 # `#line` and `#ident` are accepted and ignored; anything else is clang's error.
                 self.diag.error("invalid preprocessing directive", loc)
             return True    # remove the directive line from the output
 
     return ClcoopPreprocessor
+
+
+def _is_extension_pragma(toks):
+    """`#pragma OPENCL EXTENSION name : behavior` (OpenCL C 3.0 6.2.1)."""
+    words = [t.value for t in toks if t.type not in _WS_TYPES]
+    return words[:2] == ["OPENCL", "EXTENSION"]
 
 
 _PREPROCESSOR_CLASS = None

@@ -30,6 +30,10 @@ def run(source, target=T.SPIR64, max_errors=50):
     return unit, diag
 
 
+# Half values need the extension enabled (cl_khr_fp16), as in clang.
+FP16 = "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n"
+
+
 def ok(source, target=T.SPIR64):
     unit, diag = run(source, target)
     errors = [str(d) for d in diag.diagnostics if d.severity == "error"]
@@ -93,7 +97,7 @@ def strip_casts(e):
     ("int a; int b;", "a && b", T.INT),
 ])
 def test_scalar_expression_types(decls, expr, expected):
-    e = init_of(f"void f(void) {{ {decls} a = 1; b = 1; {spell(expected)} r = {expr}; }}", "r")
+    e = init_of(f"{FP16}void f(void) {{ {decls} a = 1; b = 1; {spell(expected)} r = {expr}; }}", "r")
     assert e.type == expected
 
 
@@ -209,7 +213,7 @@ def test_vector_literal_and_swizzles():
 
 
 def test_vector_scalar_operations_splat_and_comparisons():
-    unit = ok("void f(void) { float4 v = 1.0f; half8 h = (half)1.0f; float4 a = v * 2; int4 m = v < a;"
+    unit = ok(FP16 + "void f(void) { float4 v = 1.0f; half8 h = (half)1.0f; float4 a = v * 2; int4 m = v < a;"
               " short8 hm = h == h; long2 dm = (double2)(1.0) > 0.0; }")
     fn = function(unit, "f")
     assert local(fn, "v").initializer.kind == "splat"
@@ -744,7 +748,7 @@ def test_random_expressions_never_crash_and_keep_the_contract():
         stmt = rng.choice([f"{{ {target_type} t_ = {random_expr(rng, 3)}; }}",
                            f"{rng.choice(FUZZ_LEAVES[:16])} {rng.choice(['=', '+=', '*='])} {random_expr(rng, 3)};",
                            f"if ({random_expr(rng, 2)}) {{ {random_expr(rng, 2)}; }}"])
-        source = (MATS + "struct S { int i; float f; };\nstatic matC helper(matC m) { return m; }\n"
+        source = (FP16 + MATS + "struct S { int i; float f; };\nstatic matC helper(matC m) { return m; }\n"
                   "kernel void k(global float *gp) {\n" + FUZZ_DECLS + "\n" + stmt + "\n}\n")
         try:
             unit, diag = run(source)      # any exception other than a diagnostic fails the test

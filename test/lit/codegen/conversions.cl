@@ -3,6 +3,7 @@
 // (NaN -> 0 for float sources, OpenCL C 3.0 6.4.3.3); as_<type> is a bitcast (3-component vectors
 // widened to 4 first).
 // RUN: %clcoop %s -o - | FileCheck %s
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
 
 // CHECK-LABEL: define spir_kernel void @k(
 // CHECK: sext i8 %{{[0-9]+}} to i32

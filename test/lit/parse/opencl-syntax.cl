@@ -3,6 +3,7 @@
 // coop_mat spellings, the RFC's quoted form too), vector literals, swizzles, half, bool.
 // This goes through the checker too (-fsyntax-only), so it needs check.py.
 // RUN: %clcoop -fsyntax-only %s 2>&1 | FileCheck %s --allow-empty
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
 // CHECK-NOT: error
 typedef float matA __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 8, 16, CLK_COOPERATIVE_MATRIX_A)));
 typedef float matB __attribute__((coop_mat("CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP", 16, 16, "CLK_COOPERATIVE_MATRIX_B")));
