@@ -144,6 +144,14 @@ def merge_initializers(old, new):
     return new
 
 
+def _kernel_pointer_spaces_ok(t):
+    while t.is_pointer:
+        if t.addrspace not in (T.GLOBAL, T.CONSTANT, T.LOCAL):
+            return False
+        t = t.pointee
+    return True
+
+
 def _written_typedef_name(decl):
     """The typedef name a declaration is written with (`H x;` -> 'H'), else None."""
     node = getattr(decl, "type", None)
@@ -189,6 +197,9 @@ def operator_location(sources, op, operand, fallback):
 
 
 # ------------------------------------------------------------------ small type helpers
+# Elements an initialized array may have (its initializer is a list of all of them).
+MAX_INITIALIZED_ELEMENTS = 1 << 20
+
 # C99 6.4.4.2 floating constants; the suffix is whatever identifier characters follow.
 _FLOAT_LITERAL = re.compile(r"(?P<number>0[xX](?:[0-9a-fA-F]*\.?[0-9a-fA-F]*)[pP][-+]?[0-9]+"
                             r"|(?:[0-9]*\.[0-9]+|[0-9]+\.?)(?:[eE][-+]?[0-9]+)?)(?P<suffix>[A-Za-z0-9_]*)")
@@ -754,6 +765,11 @@ class Checker:
     def typedef(self, node):
         with self.poison_on_error(node.name):
             t, aspace, _ = self.full_decl_type(node, typedef_name=node.name)
+        self.declare_typedef(node, t, aspace)
+
+    def declare_typedef(self, node, t, aspace):
+        if isinstance(t, T.StructType) and t.tag is None and t.typedef_name is None:
+            object.__setattr__(t, "typedef_name", node.name)
         self.scope.names[node.name] = ("typedef", t, aspace, location(node))
         if t.is_coop_matrix:
             self.coop_decl_locs[node.name] = location(node)
@@ -770,7 +786,7 @@ class Checker:
             t, aspace, const = self.full_decl_type(node)
         storage = list(node.storage or [])
         if "typedef" in storage:
-            self.scope.names[node.name] = ("typedef", t, aspace, location(node))
+            self.declare_typedef(node, t, aspace)
             return []
         if "extern" in storage and program_scope:
             self.fail("extern variables are not supported by clcoop", node)
@@ -900,6 +916,7 @@ class Checker:
             return self.init_for_type(node.exprs[0], t, context)
         if isinstance(t, T.ArrayType):
             if isinstance(node, c_ast.Constant) and node.type == "string" and t.elem.is_integer:
+                self.limit_initialized_array(t, node)
                 data = self.string_bytes(node) + b"\0"
                 n = t.length if t.length is not None else len(data)
                 elements = [tast.IntConst(t.elem, location(node), wrap_int(b, t.elem)) for b in data[:n]]
@@ -917,7 +934,15 @@ class Checker:
 
     # C99 6.7.8p20 (brace elision): an aggregate element initialized without its own braces takes
     # as many initializers from the enclosing list as it has members; a designator ends it.
+    def limit_initialized_array(self, t, loc):
+        """Initializers are lists of every element (lower emits them whole), so a huge array
+        with an initializer would exhaust memory; clang emits a zero tail instead."""
+        if t.length is not None and t.length > MAX_INITIALIZED_ELEMENTS:
+            self.fail(f"an initializer for an array of {t.length} elements is not supported by "
+                      f"clcoop (at most {MAX_INITIALIZED_ELEMENTS})", loc)
+
     def fill_array(self, cursor, t, loc, braced):
+        self.limit_initialized_array(t, loc)
         elements = []
         pos = 0
         while not cursor.done():
@@ -933,6 +958,9 @@ class Checker:
                     self.fail(f"array designator value '{pos}' is negative", e.name[0])
                 if t.length is not None and pos >= t.length:
                     self.fail(f"array designator index ({pos}) exceeds array bounds ({t.length})", e.name[0])
+                if pos >= MAX_INITIALIZED_ELEMENTS:
+                    self.fail(f"an initializer for an array of more than {MAX_INITIALIZED_ELEMENTS} "
+                              f"elements is not supported by clcoop", e.name[0])
                 while len(elements) <= pos:
                     elements.append(None)
                 elements[pos] = self.designated_element(e.expr, e.name[1:], t.elem, elements[pos])
@@ -1224,11 +1252,11 @@ class Checker:
             self.error(f"'{spell(t)}' cannot be used as the type of a kernel parameter", p, notes)
         elif t == T.BOOL:
             self.error("'bool' cannot be used as the type of a kernel parameter", p)
-        elif t.is_pointer and t.addrspace not in (T.GLOBAL, T.CONSTANT, T.LOCAL):
+        elif t.is_pointer and not _kernel_pointer_spaces_ok(t):
+            # OpenCL C 3.0 6.11.a: every level of a pointer (to pointer) kernel argument
+            # points into __global, __constant or __local memory (clang-22's rule and wording).
             self.error("pointer arguments to kernel functions must reside in '__global', "
                        "'__constant' or '__local' address space", p)
-        elif t.is_pointer and t.pointee.is_pointer:
-            self.error("kernel parameter cannot be declared as a pointer to a pointer", p)
 
     def kernel_attributes(self, fn, decl):
         for name, args, node in self.attributes_of(decl):

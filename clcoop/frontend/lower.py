@@ -158,7 +158,7 @@ class Lowerer:
         if t in self.structs:
             return self.structs[t]
         kind = "union" if t.is_union else "struct"
-        name = base = f"{kind}.{t.tag}" if t.tag else f"{kind}.anon"
+        name = base = f"{kind}.{t.tag or t.typedef_name or 'anon'}"
         suffix = 0
         while name in self.module.context.identified_types:
             # another type with this name (two anonymous structs; a tag reused in an inner
@@ -450,11 +450,18 @@ class Lowerer:
         spaces = [p.addrspace if isinstance(p, T.PointerType) else 0 for p in ptypes]
         arg_types = [metadata_type_name(names[i]) if i < len(names) and names[i] else base_type_name(p)
                      for i, p in enumerate(ptypes)]
+        base_types = [base_type_name(p) for p in ptypes]
+        for i, p in enumerate(ptypes):
+            if isinstance(p, T.PointerType) and isinstance(p.pointee, T.PointerType):
+                # clang keeps the inner pointer's address space: "__global int **".
+                space = T.ADDRSPACE_NAMES[p.pointee.addrspace]
+                arg_types[i] = f"{space} {arg_types[i].rstrip('*')} {'*' * arg_types[i].count('*')}"
+                base_types[i] = f"{space} {base_types[i].rstrip('*')} {'*' * base_types[i].count('*')}"
         irf.set_metadata("kernel_arg_addr_space", m.add_metadata([ir.Constant(I32, s) for s in spaces]))
         irf.set_metadata("kernel_arg_access_qual",
                          strings([quals[i] if i < len(quals) and quals[i] else "none" for i in range(len(ptypes))]))
         irf.set_metadata("kernel_arg_type", strings(arg_types))
-        irf.set_metadata("kernel_arg_base_type", strings([base_type_name(p) for p in ptypes]))
+        irf.set_metadata("kernel_arg_base_type", strings(base_types))
         irf.set_metadata("kernel_arg_type_qual", strings([type_qual(p) for p in ptypes]))
         if fn.reqd_work_group_size:
             irf.set_metadata("reqd_work_group_size",

@@ -48,8 +48,9 @@ from dataclasses import dataclass
 from pycparser import c_ast
 from pycparser.c_parser import ParseError
 from pycparserext.ext_c_lexer import OpenCLCLexer
-from pycparserext.ext_c_parser import (AttributeSpecifier, FuncDeclExt, OpenCLCParser,
-                                       TypeDeclExt)
+from pycparserext.ext_c_parser import (_ATTRIBUTE_TOKENS, _OCL_TYPE_QUALIFIERS, AttributeSpecifier,
+                                       FuncDeclExt, OpenCLCParser, TypeDeclExt)
+from pycparser.c_parser import _TYPE_QUALIFIER
 
 from clcoop.diagnostics import SourceLocation
 from clcoop.frontend.types import builtin_typedefs
@@ -74,6 +75,12 @@ _EXTRA_KEYWORDS = {
     "__inline": "INLINE",
     "__inline__": "INLINE",
 }
+
+# What may follow a '*' in a declarator: C's qualifiers and OpenCL's address spaces.
+_POINTER_QUALIFIERS = _TYPE_QUALIFIER | _OCL_TYPE_QUALIFIERS | {"__PRIVATE__", "PRIVATE"}
+
+# Postfix operators that may follow a compound literal ('(' would start a new type name).
+_POSTFIX_AFTER_LITERAL = {"LBRACKET", "PERIOD", "ARROW", "PLUSPLUS", "MINUSMINUS"}
 
 _IDENT_CHARS = re.compile(r"[A-Za-z0-9_]+")
 
@@ -129,7 +136,40 @@ class ClcoopParser(OpenCLCParser):
         super().__init__(**kwds)
         self.errors = []            # SyntaxErrorAt, in order
         self._last_token = None
+        self._pending_primary = None   # a compound literal whose postfix operators follow
         self._semi_context = []     # what a missing ';' ends, for clang's wording
+
+    def _parse_postfix_expression(self):
+        """The base parser returns a compound literal without its postfix operators
+        (`(int[]){5, 6}[1]`) and without a location: both added here (C99 6.5.2)."""
+        start = self._peek()
+        expr = super()._parse_postfix_expression()
+        if isinstance(expr, c_ast.CompoundLiteral):
+            if expr.coord is None and start is not None:
+                expr.coord = self._tok_coord(start)
+            if self._peek_type() in _POSTFIX_AFTER_LITERAL:
+                self._pending_primary = expr
+                expr = super()._parse_postfix_expression()
+        return expr
+
+    def _parse_primary_expression(self):
+        pending, self._pending_primary = self._pending_primary, None
+        return pending if pending is not None else super()._parse_primary_expression()
+
+    def _scan_declarator_name_info(self):
+        """Skips '*'s with their qualifiers, OpenCL address spaces included (`global int *
+        global *pp`, which the base scanner stops at), then scans the rest as the base does."""
+        while self._accept("TIMES"):
+            while True:
+                if self._peek_type() in _POINTER_QUALIFIERS:
+                    self._advance()
+                elif self._peek_type() in _ATTRIBUTE_TOKENS:
+                    self._advance()
+                    self._scan_skip_paren_group()
+                    self._scan_skip_paren_group()
+                else:
+                    break
+        return super()._scan_declarator_name_info()
 
     # --- what a ';' ends, innermost last ("expected ';' after expression") -----------
     def _with_semi_context(self, context, parse, *args):

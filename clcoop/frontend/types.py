@@ -313,10 +313,15 @@ class StructType(CType):
     is_union: bool = False
     fields: list = field(default_factory=list, compare=False)   # filled in when the body is seen
     complete: bool = False
+    # `typedef struct { ... } S;` names an anonymous struct S (C++'s "typedef name for
+    # linkage purposes", which clang also uses in C: diagnostics, %struct.S, metadata).
+    typedef_name: str | None = field(default=None, compare=False)
 
     def spelling(self):
         kw = "union" if self.is_union else "struct"
-        return f"{kw} {self.tag}" if self.tag else f"{kw} (anonymous)"
+        if self.tag:
+            return f"{kw} {self.tag}"
+        return self.typedef_name or f"{kw} (anonymous)"
 
 
 @record(frozen=True)

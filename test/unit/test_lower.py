@@ -865,6 +865,7 @@ kernel void k(global int *o) {
   o[0] = m[1][0]; o[1] = m[0][2]; o[2] = ss[1].a; o[3] = ss[0].b[2];
   o[4] = whole[0].a; o[5] = q.x + (int)q.y.y; o[6] = lit.b[2] + ((int[]){5, 6})[1];
   o[7] = acc; o[8] = ct.s.b[1]; o[9] = cs[1].a * 10 + cs[1].b[2]; o[10] = cs[0].b[0];
+  o[11] = (int[]){5, 6, 7}[2] + (S){1, {2, 3, 4}}.b[1] * 10;   /* postfix on a literal */
 }
 """
 
@@ -872,15 +873,21 @@ kernel void k(global int *o) {
 def test_aggregate_initializers_and_compound_literals_run():
     import numpy as np
     import clcoop
-    out = np.zeros(11, np.int32)
+    out = np.zeros(12, np.int32)
     clcoop.Program(INITIALIZER_KERNEL).build().run("k", (1,), (1,), out)
-    assert out.tolist() == [4, 3, 5, 4, 5, 7, 12, 30, 2, 37, 2]
+    assert out.tolist() == [4, 3, 5, 4, 5, 7, 12, 30, 2, 37, 2, 37]
 
 
-def test_two_anonymous_structs_get_distinct_names():
-    # (also: struct names do not depend on earlier compiles in the process; each module is
-    # parsed in its own LLVM context)
+def test_struct_names_like_clang():
+    # A typedef names an anonymous struct (%struct.S, as clang); two other anonymous structs
+    # get distinct names. (Also: struct names do not depend on earlier compiles in the
+    # process; each module is parsed in its own LLVM context.)
     from clcoop.frontend.driver import CompileOptions, compile_source
     ir_text = compile_source(INITIALIZER_KERNEL, CompileOptions()).ir
-    assert "%struct.anon = type" in ir_text and "%struct.anon.0 = type" in ir_text
+    assert "%struct.S = type" in ir_text and "%struct.T2 = type" in ir_text
+    assert "%struct.anon = type" in ir_text
     assert "%.compoundliteral = alloca" in ir_text
+    two = ("kernel void k(global int *o) { struct { int x; } a = {1}; struct { float y; } b = {2};"
+           " o[0] = a.x + (int)b.y; }")
+    ir_text = compile_source(two, CompileOptions()).ir
+    assert "%struct.anon = type { i32 }" in ir_text and "%struct.anon.0 = type { float }" in ir_text
