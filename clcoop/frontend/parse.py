@@ -251,6 +251,18 @@ class ClcoopParser(OpenCLCParser):
         # Record and go on: the lexer skips the bad character, so parsing can continue.
         self.errors.append(SyntaxErrorAt(_clang_message(msg, None), self._location(line, column)))
 
+    def _parse_parameter_declaration(self):
+        """`global foo_t *p` where foo_t is no type: clang's "unknown type name" at foo_t
+        (known typedef names lex as TYPEID, so a name followed by a name or '*' here can
+        only be an unknown type)."""
+        k = 1
+        while self._peek_type(k) in _POINTER_QUALIFIERS:
+            k += 1
+        tok = self._peek(k)
+        if tok is not None and tok.type == "ID" and self._peek_type(k + 1) in ("ID", "TIMES"):
+            raise SyntaxErrorAt(f"unknown type name '{tok.value}'", self._token_location(tok))
+        return super()._parse_parameter_declaration()
+
     def _reject_unknown_type_name(self):
         """`foo x` where foo is no type: clang's "unknown type name 'foo'" at foo."""
         tok = self._peek()
