@@ -823,17 +823,23 @@ class Checker:
         if aspace in (T.PRIVATE, T.LOCAL):
             self.fail(f"program scope variable must reside in global or constant address space", node)
         self.check_object_type(t, node, "global")
-        var = tast.Var(node.name, t, "global", aspace, None, location(node), const or aspace == T.CONSTANT,
-                       global_name=node.name)
-        if aspace == T.CONSTANT and not const:
+        var = self.static_storage_variable(node, t, "global", aspace, const, node.name)
+        self.globals.append(var)
+        return var
+
+    def static_storage_variable(self, node, t, storage, space, const, global_name):
+        """A program-scope or static variable: __constant ones are const and must be
+        initialized, initializers are constant expressions (OpenCL C 3.0 6.7.1)."""
+        var = tast.Var(node.name, t, storage, space, None, location(node), const or space == T.CONSTANT,
+                       global_name=global_name)
+        if space == T.CONSTANT and not const:
             self.implicitly_const.add(id(var))
         self.scope.names[node.name] = var
         if node.init is not None:
             var.initializer = self.initializer(node.init, var, constant=True, decl=node)
             var.type = self.complete_array_type(var.type, var.initializer)
-        elif aspace == T.CONSTANT:
+        elif space == T.CONSTANT:
             self.fail("variable in constant address space must be initialized", node)
-        self.globals.append(var)
         return var
 
     def local_variable(self, node, t, aspace, const, is_static):
@@ -860,16 +866,7 @@ class Checker:
                 self.fail("cooperative matrix type cannot be declared 'static'", node)
             # OpenCL C 2.0+: static function-scope variables live in the global address space.
             space = aspace if aspace in (T.CONSTANT, T.GLOBAL) else T.GLOBAL
-            var = tast.Var(node.name, t, "static", space, None, loc, const or space == T.CONSTANT,
-                           global_name=f"{fn.name}.{node.name}")
-            if space == T.CONSTANT and not const:
-                self.implicitly_const.add(id(var))
-            self.scope.names[node.name] = var
-            if node.init is not None:
-                var.initializer = self.initializer(node.init, var, constant=True, decl=node)
-                var.type = self.complete_array_type(var.type, var.initializer)
-            elif space == T.CONSTANT:
-                self.fail("variable in constant address space must be initialized", node)
+            var = self.static_storage_variable(node, t, "static", space, const, f"{fn.name}.{node.name}")
             fn.static_vars.append(var)
             return var
         var = tast.Var(node.name, t, "local-var", T.PRIVATE, None, loc, const)

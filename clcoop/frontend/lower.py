@@ -625,11 +625,7 @@ class Lowerer:
         else:
             self.builder.branch(body_bb)
         self.start_block(body_bb)
-        self.break_targets.append(end_bb)
-        self.continue_targets.append(inc_bb or cond_bb)
-        self.stmt(body)
-        self.break_targets.pop()
-        self.continue_targets.pop()
+        self.stmt_with_targets(body, end_bb, inc_bb or cond_bb)
         self.branch(inc_bb or cond_bb)
         if inc_bb is not None:
             self.start_block(inc_bb)
@@ -647,15 +643,21 @@ class Lowerer:
         end_bb = self.new_block("do.end")
         self.builder.branch(body_bb)
         self.start_block(body_bb)
-        self.break_targets.append(end_bb)
-        self.continue_targets.append(cond_bb)
-        self.stmt(s.body)
-        self.break_targets.pop()
-        self.continue_targets.pop()
+        self.stmt_with_targets(s.body, end_bb, cond_bb)
         self.branch(cond_bb)
         self.start_block(cond_bb)
         self.builder.cbranch(self.rvalue(s.cond), body_bb, end_bb)
         self.start_block(end_bb)
+
+    def stmt_with_targets(self, body, break_bb, continue_bb=None):
+        """Lowers body with `break` (and, for loops, `continue`) jumping to these blocks."""
+        self.break_targets.append(break_bb)
+        if continue_bb is not None:
+            self.continue_targets.append(continue_bb)
+        self.stmt(body)
+        self.break_targets.pop()
+        if continue_bb is not None:
+            self.continue_targets.pop()
 
     def st_For(self, s):
         if s.init is not None:
@@ -689,9 +691,7 @@ class Lowerer:
         for case in s.cases:
             sw.add_case(ir.Constant(cond.type, case.value), blocks[id(case)])
         self.switch_stack.append(blocks)
-        self.break_targets.append(end_bb)
-        self.stmt(s.body)
-        self.break_targets.pop()
+        self.stmt_with_targets(s.body, end_bb)
         self.switch_stack.pop()
         self.branch(end_bb)
         self.start_block(end_bb)
