@@ -197,6 +197,10 @@ def operator_location(sources, op, operand, fallback):
 
 
 # ------------------------------------------------------------------ small type helpers
+# A printf conversion (OpenCL C 3.0 6.15.14.2), in the literal's spelling.
+_PRINTF_CONVERSION = re.compile(r"%%|%[-+ #0]*(?P<width>\*|\d+)?(?:\.(?P<precision>\*|\d*))?"
+                                r"(?:v\d+)?(?:hh|hl|h|ll|l)?[diouxXcsfFeEgGaAp]")
+
 # Elements an initialized array may have (its initializer is a list of all of them).
 MAX_INITIALIZED_ELEMENTS = 1 << 20
 
@@ -2450,7 +2454,7 @@ class Checker:
         if name in COOP_BUILTINS:
             return self.coop_call(name, args_nodes, node, expected)
         if name == "printf":
-            self.fail("printf is not supported by clcoop", node)
+            return self.printf_call(args_nodes, node)
         if name.startswith("convert_") and self.convert_target(name) is not None:
             return self.convert_call(name, args_nodes, node)
         if name.startswith("as_") and name[3:] in T.builtin_typedefs(self.target):
@@ -2459,6 +2463,65 @@ class Checker:
             return self.builtin_call(name, args_nodes, node)
         # OpenCL C has no implicit function declarations; clang-22 reports the name as undeclared.
         self.fail(f"use of undeclared identifier '{name}'", node)
+
+    def printf_call(self, args_nodes, node):
+        """OpenCL C 3.0 6.15.14: `int printf(constant char *restrict format, ...)`."""
+        if not args_nodes:
+            # 'st' is the parameter's name in clang's opencl-c-base.h
+            self.fail("too few arguments to function call, at least argument 'st' must be "
+                      "specified", self.call_rparen_location(node))
+        format_type = T.PointerType(T.CHAR, T.CONSTANT, True)
+        first = args_nodes[0]
+        is_literal = isinstance(first, c_ast.Constant) and first.type == "string"
+        fmt = self.printf_argument(first) if is_literal else self.rvalue(self.expr(first))
+        fmt = self.convert(fmt, format_type, first, "passing")
+        args = [self.printf_argument(a) for a in args_nodes[1:]]
+        if is_literal:
+            self.check_printf_argument_count(first, args_nodes[1:])
+        return tast.Printf(T.INT, location(node), fmt, args)
+
+    def check_printf_argument_count(self, literal, data_nodes):
+        """clang's -Wformat-insufficient-args / -Wformat-extra-args, at the conversion and at
+        the first unused argument. `*` widths and precisions take an argument each."""
+        used = 0
+        for m in _PRINTF_CONVERSION.finditer(literal.value):
+            if m.group(0) == "%%":
+                continue
+            used += 1 + (m.group("width") == "*") + (m.group("precision") == "*")
+            if used > len(data_nodes):
+                self.warn("more '%' conversions than data arguments",
+                          self.literal_offset_location(literal, m.end() - 1))
+                return
+        if used < len(data_nodes):
+            self.warn("data argument not used by format string", data_nodes[used])
+
+    def literal_offset_location(self, literal, offset):
+        """The source location of character `offset` of a string literal's spelling (quote
+        included), when the literal is written on one line as spelled; else the literal's."""
+        loc = location(literal)
+        text = self.diag.sources.line(loc.file, loc.line) if self.diag.sources is not None and loc else None
+        if text is None or text.expandtabs(1)[loc.column - 1:loc.column - 1 + len(literal.value)] != literal.value:
+            return loc
+        return SourceLocation(loc.file, loc.line, loc.column + offset)
+
+    def printf_argument(self, node):
+        """A string literal is a `constant char *`; everything else gets the default argument
+        promotions of a variadic call (C99 6.5.2.2p7)."""
+        if isinstance(node, c_ast.Constant) and node.type == "string":
+            data = self.string_bytes(node) + b"\0"
+            return tast.StringLiteral(T.PointerType(T.CHAR, T.CONSTANT, True), location(node), data)
+        value = self.rvalue(self.expr(node))
+        t = value.type
+        if t.is_coop_matrix:
+            self.fail(f"cannot pass a cooperative matrix of type '{spell(t)}' to printf; pass its "
+                      f"elements", node)
+        if isinstance(t, T.StructType):
+            self.fail(f"cannot pass a struct of type '{spell(t)}' to printf", node)
+        if t.is_float and t != T.DOUBLE:
+            return self.arith_convert(value, T.DOUBLE)
+        if is_integer_like(t) and (isinstance(t, T.EnumType) or t.bits < 32):
+            return self.arith_convert(value, T.INT)
+        return value
 
     def arity_message(self, fn, have):
         """clang's wording; a named single parameter is named (Sema::ConvertArgumentsForCall)."""

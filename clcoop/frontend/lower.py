@@ -1107,6 +1107,29 @@ class Lowerer:
         name = "" if ov.ret.is_void else "call"
         return self.builder.call(irf, args, name=name, cconv="spir_func")
 
+    def ex_Printf(self, e):
+        irf = self.declared.get("printf")
+        if irf is None:
+            fmt_type = ir.PointerType(addrspace=T.CONSTANT)
+            irf = ir.Function(self.module, ir.FunctionType(I32, [fmt_type], var_arg=True), "printf")
+            irf.calling_convention = "spir_func"
+            self.declared["printf"] = irf
+        args = [self.rvalue(e.format)] + [self.rvalue(a) for a in e.args]
+        return self.builder.call(irf, args, name="call", cconv="spir_func")
+
+    def ex_StringLiteral(self, e):
+        """A private unnamed_addr constant in __constant memory, as clang's `@.str`."""
+        data = bytearray(e.value)
+        array = ir.ArrayType(ir.IntType(8), len(data))
+        name = self.module.get_unique_name(".str")
+        g = ir.GlobalVariable(self.module, array, name, addrspace=T.CONSTANT)
+        g.linkage = "private"
+        g.unnamed_addr = True
+        g.global_constant = True
+        g.align = 1
+        g.initializer = ir.Constant(array, data)
+        return g
+
     # ---- conversions
     def ex_Cast(self, e):
         return self.convert(e)

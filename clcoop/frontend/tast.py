@@ -446,8 +446,19 @@ class ConvertCall(Expr):
 
 @record
 class StringLiteral(Expr):
-    """Never in the typed AST: a string only initializes a char array (an InitList of IntConst)."""
-    value: bytes
+    """A string literal as a value: only a printf argument (type `const __constant char *`;
+    lower emits a private constant global). A string that initializes a char array is an
+    InitList of IntConst instead."""
+    value: bytes                 # the bytes, NUL included
+
+
+@record
+class Printf(Expr):
+    """printf(format, args...) (OpenCL C 3.0 6.15.14): a variadic call of `int printf(const
+    __constant char *, ...)`; args after the format have had the default argument
+    promotions (C99 6.5.2.2p7: float and half to double, small integers to int)."""
+    format: Expr
+    args: list
 
 
 # ---------------------------------------------------------------- cooperative matrices

@@ -514,7 +514,8 @@ def test_signed_flags_on_float_matrices_warn():
      "1:28: error: non-kernel function variable cannot be declared in local address space"),
     ("void f(void) { break; }", "1:16: error: 'break' statement not in loop or switch statement"),
     ("int f(void) { return; }", "1:15: error: non-void function 'f' should return a value"),
-    ("void f(void) { printf(\"x\"); }", "1:16: error: printf is not supported by clcoop"),
+    ("void f(void) { printf(1.0f); }", "1:23: error: passing 'float' to parameter of incompatible "
+                                       "type 'const __constant char *'"),
     ("void f(void) { float x = sqrt(1, 2); }", None),
 ])
 def test_c_diagnostics(source, expected):

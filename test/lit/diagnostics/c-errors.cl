@@ -17,7 +17,7 @@ kernel void k(global float *p, constant int *c, int n) {
   const int k = 1;
   k = 2;
   break;
-  printf("%d\n", n);
+  printf(n);
 }
 
 kernel int bad_return(void) { return 0; }
@@ -38,7 +38,7 @@ void not_a_kernel(void) { local int x; }
 // CHECK: {{.*}}c-errors.cl:16:18: error: invalid operands to binary expression ('float' and 'int')
 // CHECK: {{.*}}c-errors.cl:18:5: error: cannot assign to variable 'k' with const-qualified type 'const int'
 // CHECK: {{.*}}c-errors.cl:19:3: error: 'break' statement not in loop or switch statement
-// CHECK: {{.*}}c-errors.cl:20:3: error: printf is not supported by clcoop
+// CHECK: {{.*}}c-errors.cl:20:10: error: incompatible integer to pointer conversion passing 'int' to parameter of type 'const __constant char *'
 // CHECK: {{.*}}c-errors.cl:23:12: error: kernel must have void return type
 // CHECK: {{.*}}c-errors.cl:24:34: error: pointer arguments to kernel functions must reside in '__global', '__constant' or '__local' address space
 // CHECK: {{.*}}c-errors.cl:25:37: error: non-kernel function variable cannot be declared in local address space
