@@ -8,6 +8,9 @@ in clcoop.interp.api).
 Buffer arguments (.npy files) are written back as DIR/<argname>.npy, all of them and
 atomically, only when the whole launch succeeds. Errors print `clcoop-run: error: ...`
 and exit with status 1; an internal error exits with 70.
+
+Kernel printf output goes to stdout while the kernel runs (work-items in order), before
+the `wrote DIR/<argname>.npy` lines; a newline ends printf output that lacks one.
 """
 import argparse
 import os
@@ -27,7 +30,10 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser():
-    p = _Parser(prog="clcoop-run", description="Run an OpenCL C or LLVM IR kernel in the clcoop interpreter.")
+    p = _Parser(prog="clcoop-run", description="Run an OpenCL C or LLVM IR kernel in the clcoop interpreter.",
+                epilog="Kernel printf output goes to stdout during the launch, in work-item order, "
+                       "before the 'wrote DIR/NAME.npy' lines of the updated buffers (a newline "
+                       "ends printf output that lacks one); errors go to stderr.")
     p.add_argument("input", help="kernel source (.cl) or LLVM IR (.ll)")
     p.add_argument("--kernel", help="kernel name (optional when the program has one kernel)")
     p.add_argument("--global", dest="global_size", required=True, help="global size, e.g. 64,8")
@@ -139,6 +145,23 @@ def _write_outputs(out_dir, names, values):
     return [final for _, final in temps]
 
 
+class _LineTracker:
+    """sys.stdout during the launch: passes kernel printf output through and remembers
+    whether it ended a line."""
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.at_line_start = True
+
+    def write(self, text):
+        if text:
+            self.at_line_start = text.endswith("\n")
+        return self.stream.write(text)
+
+    def __getattr__(self, name):
+        return getattr(self.stream, name)
+
+
 def run(argv):
     args = _parser().parse_args(argv)
     global_size = _sizes(args.global_size, "--global")
@@ -158,7 +181,14 @@ def run(argv):
         kwargs["subgroup_size"] = args.subgroup_size
     if args.instruction_limit is not None:
         kwargs["instruction_limit"] = args.instruction_limit
-    prog.run(kernel, global_size, local, *values, **kwargs)
+    tracker = _LineTracker(sys.stdout)
+    sys.stdout = tracker
+    try:
+        prog.run(kernel, global_size, local, *values, **kwargs)
+    finally:
+        sys.stdout = tracker.stream
+        if not tracker.at_line_start:
+            print()             # end kernel printf output that lacks a final newline
     for path in _write_outputs(args.out, names, values):
         print(f"wrote {path}")
     return EXIT_OK

@@ -11,6 +11,7 @@ import re
 import numpy as np
 
 from clcoop.errors import IRError
+from clcoop.interp import printf
 
 # ============================================================================ demangler
 
@@ -852,74 +853,6 @@ def _vector_shuffle(two):
     return make
 
 
-def _printf(base, params, arg_types, ret_ty):
-    """printf (OpenCL C 6.15.14): each active work-item prints, in work-item order."""
-    import sys
-
-    def h(ex, args, bmask, full, ins):
-        lanes = np.nonzero(bmask)[0]
-        if lanes.size == 0:
-            return np.int32(0)
-        fmt_addr = _lanes(args[0], ex.lane_count)
-        cache = {}
-        out = []
-        for lane in lanes.tolist():
-            addr = int(fmt_addr[lane])
-            if addr not in cache:
-                cache[addr] = _read_c_string(ex, addr)
-            values = [_lanes(a, ex.lane_count)[lane] for a in args[1:]]
-            out.append(_c_format(ex, cache[addr], values))
-        sys.stdout.write("".join(out))
-        sys.stdout.flush()
-        return np.zeros(ex.lane_count, np.int32)
-    return h
-
-
-def _read_c_string(ex, addr, limit=4096):
-    data = bytearray()
-    while len(data) < limit:
-        chunk = ex.memory.load(np.array([addr + len(data)], np.int64), np.uint8)
-        if chunk[0] == 0:
-            break
-        data.append(int(chunk[0]))
-    return data.decode("utf-8", "replace")
-
-
-_FORMAT_RE = re.compile(r"%([-+ #0]*\d*(?:\.\d+)?)(hh|h|hl|ll|l|v\d+h?l?)?([diouxXfFeEgGaAcsp%])")
-
-
-def _c_format(ex, fmt, values):
-    """C printf formatting of one work-item's arguments (vectors print comma-separated)."""
-    it = iter(values)
-
-    def one(m):
-        flags, length, conv = m.groups()
-        if conv == "%":
-            return "%"
-        v = next(it, None)
-        if v is None:
-            return m.group(0)
-        if conv == "s":
-            return _read_c_string(ex, int(v))
-        if conv == "p":
-            return hex(int(v))
-        spec = "%" + flags + ("d" if conv == "i" else "x" if conv == "p" else conv)
-        if length and length.startswith("v"):
-            return ",".join(_one_value(spec, conv, x) for x in np.asarray(v).ravel())
-        return _one_value(spec, conv, v)
-    return _FORMAT_RE.sub(one, fmt)
-
-
-def _one_value(spec, conv, v):
-    if conv in "diouxXc":
-        bits = np.asarray(v).dtype.itemsize * 8
-        v = int(v)
-        if conv in "ouxX" and v < 0:
-            v += 1 << bits          # unsigned conversions print the argument's bits
-        return spec % v
-    return spec % float(v)
-
-
 def _upsample(base, params, arg_types, ret_ty):
     """upsample(hi, lo) = ((wide)hi << bits(lo)) | lo (OpenCL C 6.15.3)."""
     out = _dtype(ret_ty)
@@ -1032,7 +965,7 @@ def _table():
     t["all"] = _any_all("all")
     t["select"] = _select_builtin
     t["upsample"] = _upsample
-    t["printf"] = _printf
+    t["printf"] = printf.make_handler
     t["fract"] = _with_out_pointer(lambda x: (np.minimum(x - np.floor(x), np.nextafter(np.ones_like(x), 0)), np.floor(x)))
     t["modf"] = _with_out_pointer(lambda x: (x - np.trunc(x), np.trunc(x)))
     t["sincos"] = _with_out_pointer(lambda x: (np.sin(x), np.cos(x)))
