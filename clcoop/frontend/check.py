@@ -1068,6 +1068,12 @@ class Checker:
                 address = self.address_constant(init)
                 if address is not None:
                     return address
+            if isinstance(init, (tast.ImplicitCast, tast.Cast)) and init.kind == "pointer-to-int" \
+                    and init.type.size == self.target.pointer_bits // 8:
+                # An address constant cast to a pointer-sized integer (clang: a ptrtoint constant).
+                address = self.address_constant(init.operand)
+                if address is not None:
+                    return tast.Cast(init.type, init.loc, "pointer-to-int", address)
             # clang points at the expression's operator (`&g[i]`, `g + i`), in a list at the element.
             where = init.loc if isinstance(node, c_ast.InitList) else self.node_location(node)
             self.fail("initializer element is not a compile-time constant", where)
@@ -2369,6 +2375,8 @@ class Checker:
         if is_integer_like(t) and st.is_pointer:
             if t == T.BOOL:
                 return tast.Cast(t, loc, "pointer-to-bool", operand)
+            if as_arith(t).size < self.target.pointer_bits // 8:
+                self.warn(f"cast to smaller integer type '{spell(t)}' from '{spell(st)}'", node)
             return tast.Cast(t, loc, "pointer-to-int", operand)
         if isinstance(t, T.StructType) and st is t:
             return operand

@@ -291,6 +291,9 @@ class Lowerer:
             return ir.Constant(ty, None)
         if isinstance(t, T.PointerType):
             return self.const_address_value(e, ty)
+        if isinstance(e, (A.ImplicitCast, A.Cast)) and e.kind == "pointer-to-int":
+            pointer_type = _ptr(e.operand.type.addrspace)
+            return self.const_address_value(e.operand, pointer_type).ptrtoint(ty)
         raise RuntimeError(f"lower: initializer of a program-scope object is not a constant ({type(e).__name__})")
 
     def const_address_value(self, e, ty):

@@ -3,6 +3,7 @@
 Interface: `ir_to_spirv(ir_text, triple) -> bytes` (a complete module that passes spirv-val and, when the
 kernel calls nothing external, spirv-link), `find_tool(name)`, `validate(spirv_bytes)`, `disassemble(bytes)`.
 """
+import re
 
 import os
 import tempfile
@@ -25,7 +26,7 @@ def spirv_triple(triple):
         return "spirv64-unknown-unknown"
     if arch in ("spir", "spir32", "spirv32"):
         return "spirv32-unknown-unknown"
-    raise SpirvError(f"clcoop: error: no SPIR-V target for triple '{triple}' (use spir64 or spir)")
+    raise SpirvError(f"no SPIR-V target for triple '{triple}' (use spir64 or spir)")
 
 
 def llc_spirv(ir_text, triple, opt_level=0):
@@ -39,7 +40,7 @@ def llc_spirv(ir_text, triple, opt_level=0):
                                 f"--spirv-ext={LLC_EXTENSIONS}", "-filetype=obj", source, "-o", target])
         if done.returncode != 0 or not os.path.exists(target):
             message = done.stderr.decode("utf-8", "replace").strip()
-            raise SpirvError(f"clcoop: error: llc-22 rejected the generated IR:\n{message}\n{INTERNAL_HINT}")
+            raise SpirvError(f"llc-22 rejected the generated IR:\n{message}\n{INTERNAL_HINT}")
         with open(target, "rb") as handle:
             return handle.read()
 
@@ -57,21 +58,37 @@ def validate(data):
     done = _run_on_bytes("spirv-val", [], data)
     if done.returncode != 0:
         message = (done.stdout + done.stderr).decode("utf-8", "replace").strip()
-        raise SpirvError(f"clcoop: error: the SPIR-V module is invalid (spirv-val):\n{message}\n{INTERNAL_HINT}")
+        raise SpirvError(f"the SPIR-V module is invalid (spirv-val):\n{message}\n{INTERNAL_HINT}")
 
 
 def disassemble(data):
     """spirv-dis text of a module (for messages and tests)."""
     done = _run_on_bytes("spirv-dis", ["--no-color"], data)
     if done.returncode != 0:
-        raise SpirvError("clcoop: error: spirv-dis failed: " + done.stderr.decode("utf-8", "replace").strip())
+        raise SpirvError("spirv-dis failed: " + done.stderr.decode("utf-8", "replace").strip())
     return done.stdout.decode("utf-8", "replace")
+
+
+# `@addr = ... global i64 ptrtoint (...)`: llc-22 emits an OpVariable whose initializer ID
+# is never defined (spirv-val: "ID has not been defined"), for clang-22's IR as well.
+_PTRTOINT_GLOBAL = re.compile(r"^@(?P<name>[\w.$\"]+) = .*\bglobal\b.*\bptrtoint \(", re.M)
+
+
+def reject_what_llc_cannot_lower(ir_text):
+    """A clear error, instead of an invalid module, for IR that llc-22 lowers wrongly."""
+    m = _PTRTOINT_GLOBAL.search(ir_text)
+    if m:
+        raise SpirvError(f"program-scope variable '{m.group('name')}' is initialized "
+                         f"with an address converted to an integer, which llc-22 cannot lower to "
+                         f"SPIR-V (clang-22's IR for it fails the same way); initialize a pointer "
+                         f"variable instead")
 
 
 def ir_to_spirv(ir_text, triple="spir64-unknown-unknown", opt_level=0):
     """LLVM IR (docs/ir-conventions.md) -> a validated SPIR-V module with no cooperative-matrix imports."""
     find_tool("llc")
     find_tool("spirv-val")  # fail early, before any work, if a tool is missing
+    reject_what_llc_cannot_lower(ir_text)
     raw = llc_spirv(ir_text, triple, opt_level)
     module = rewrite_cooperative_calls(read_module(raw))
     data = write_module(module)

@@ -38,7 +38,7 @@ def main(argv=None):
         print(f"clcoop: error: {exc}", file=sys.stderr)
         return 1
     except ClcoopError as exc:
-        print(exc, file=sys.stderr)
+        print(f"clcoop: error: {exc}", file=sys.stderr)
         return 1
     partial = args.output + ".tmp"
     with open(partial, "wb") as handle:

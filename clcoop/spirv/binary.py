@@ -118,11 +118,11 @@ class Module:
 
 def read_module(data):
     if len(data) < 20 or len(data) % 4:
-        raise SpirvFormatError("clcoop: error: not a SPIR-V module (size is not a multiple of 4 words)")
+        raise SpirvFormatError("not a SPIR-V module (size is not a multiple of 4 words)")
     endian = "<"
     if struct.unpack_from("<I", data)[0] != MAGIC:
         if struct.unpack_from(">I", data)[0] != MAGIC:
-            raise SpirvFormatError("clcoop: error: not a SPIR-V module (bad magic number)")
+            raise SpirvFormatError("not a SPIR-V module (bad magic number)")
         endian = ">"
     words = struct.unpack(f"{endian}{len(data) // 4}I", data)
     instructions = []
@@ -130,7 +130,7 @@ def read_module(data):
     while at < len(words):
         count, opcode = words[at] >> 16, words[at] & 0xFFFF
         if count == 0 or at + count > len(words):
-            raise SpirvFormatError(f"clcoop: error: truncated SPIR-V instruction at word {at}")
+            raise SpirvFormatError(f"truncated SPIR-V instruction at word {at}")
         instructions.append(Instruction(opcode, list(words[at + 1:at + count])))
         at += count
     return Module(words[1], words[2], words[3], words[4], instructions)
@@ -148,7 +148,7 @@ def decode_string(words):
     raw = struct.pack(f"<{len(words)}I", *words)
     end = raw.find(b"\0")
     if end < 0:
-        raise SpirvFormatError("clcoop: error: unterminated literal string in SPIR-V")
+        raise SpirvFormatError("unterminated literal string in SPIR-V")
     return raw[:end].decode("utf-8"), end // 4 + 1
 
 

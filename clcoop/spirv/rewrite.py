@@ -58,7 +58,7 @@ def classify(name):
 
 
 def _fail(message):
-    raise SpirvError(f"clcoop: error: cannot rewrite SPIR-V: {message}; {INTERNAL_HINT}")
+    raise SpirvError(f"cannot rewrite SPIR-V: {message}; {INTERNAL_HINT}")
 
 
 class _Rewriter:

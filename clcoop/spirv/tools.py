@@ -101,7 +101,7 @@ def find_tool(name, required=True):
     if path is None and required:
         hint = INSTALL_HINTS["llc" if name.startswith("llc") else "spirv-tools"]
         what = "llc from LLVM 22" if name.startswith("llc") else name
-        raise ToolMissing(f"clcoop: error: {what} is needed to emit SPIR-V and was not found; {hint}")
+        raise ToolMissing(f"{what} is needed to emit SPIR-V and was not found; {hint}")
     return path
 
 
@@ -111,6 +111,6 @@ def run_tool(name, args, input_bytes=None):
     try:
         return subprocess.run(argv, input=input_bytes, capture_output=True, timeout=300)
     except OSError as exc:
-        raise ToolMissing(f"clcoop: error: cannot run {argv[0]}: {exc}") from exc
+        raise ToolMissing(f"cannot run {argv[0]}: {exc}") from exc
     except subprocess.TimeoutExpired as exc:
-        raise SpirvError(f"clcoop: error: {name} did not finish within 300 s") from exc
+        raise SpirvError(f"{name} did not finish within 300 s") from exc

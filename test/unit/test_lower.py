@@ -891,3 +891,20 @@ def test_struct_names_like_clang():
            " o[0] = a.x + (int)b.y; }")
     ir_text = compile_source(two, CompileOptions()).ir
     assert "%struct.anon = type { i32 }" in ir_text and "%struct.anon.0 = type { float }" in ir_text
+
+
+def test_address_constant_cast_to_a_pointer_sized_integer_runs():
+    """`global long addr = (long)&g[1];` is a ptrtoint constant (as clang); the interpreter
+    evaluates it to the address of g[1]. (Not a lit test: llc-22 cannot lower it to SPIR-V,
+    see test_spirv_pipeline's test of that error, and every lit kernel goes through llc.)"""
+    import numpy as np
+    import clcoop
+    from clcoop.frontend.driver import CompileOptions, compile_source
+    source = ("global int g[4];\nglobal long addr = (long)&g[1];\n"
+              "kernel void k(global long *o) { o[0] = addr - (long)g; o[1] = *(global int *)addr; }\n")
+    assert ("@addr = addrspace(1) global i64 ptrtoint (ptr addrspace(1) getelementptr inbounds "
+            "(i32, ptr addrspace(1) @g, i64 1) to i64), align 8") in compile_source(source, CompileOptions()).ir
+    for options in ([], ["-O0"]):
+        out = np.full(2, -1, np.int64)
+        clcoop.Program(source).build(options).k((1,), (1,), out)
+        assert out.tolist() == [4, 0]

@@ -202,3 +202,21 @@ def test_cli_emit_spirv_says_what_to_install(monkeypatch, tmp_path, capsys):
     assert status == 1
     assert "apt-get install llvm-22" in err and "Traceback" not in err
     assert not (tmp_path / "k.spv").exists()
+
+
+@needs_tools
+def test_address_cast_to_integer_at_program_scope_is_a_clear_error(tmp_path, capsys):
+    """llc-22 lowers `global long addr = (long)&g[1];` (a ptrtoint constant; clang-22's IR is
+    the same) to an OpVariable with an undefined initializer ID: say so instead of reporting
+    an invalid module as an internal error. The LLVM IR itself is fine (test_lower)."""
+    from clcoop.cli import compile_main
+    source = tmp_path / "k.cl"
+    source.write_text("global int g[4];\nglobal long addr = (long)&g[1];\n"
+                      "kernel void k(global long *o) { o[0] = addr; }\n")
+    status = compile_main.run([str(source), "--emit-spirv", "-o", str(tmp_path / "k.spv")])
+    err = capsys.readouterr().err
+    assert status == 1 and not (tmp_path / "k.spv").exists()
+    assert err.startswith("clcoop: error: program-scope variable 'addr' is initialized with an "
+                          "address converted to an integer, which llc-22 cannot lower")
+    assert "internal error" not in err and err.count("clcoop: error:") == 1
+    assert compile_main.run([str(source), "-o", str(tmp_path / "k.ll")]) == 0
