@@ -1411,6 +1411,8 @@ def _rmw(op, old, v, compare):
     if op == "nand":
         return ~(old & v)
     if op in ("max", "min", "fmax", "fmin"):
+        if old.dtype.kind == "f":      # LLVM maxnum/minnum, cl_ext_float_atomics: NaN loses
+            return np.fmax(old, v) if "max" in op else np.fmin(old, v)
         return np.maximum(old, v) if "max" in op else np.minimum(old, v)
     if op in ("umax", "umin"):
         udt = _UINT_DTYPES[old.dtype.itemsize * 8]
@@ -1421,8 +1423,19 @@ def _rmw(op, old, v, compare):
     if op == "udec_wrap":
         return np.where((old == 0) | (old.astype(np.uint64) > np.asarray(v).astype(np.uint64)), v, old - 1).astype(old.dtype)
     if op == "cmpxchg":
-        return np.where(old == compare, v, old)
+        return np.where(same_bits(old, compare), v, old)
     raise IRError(f"unsupported atomic operation {op}")
+
+
+def same_bits(a, b):
+    """The compare of a compare-and-exchange: equal object representations (C11 7.17.7.4),
+    so for floats -0.0 differs from 0.0 and a NaN matches the same NaN."""
+    a = np.asarray(a)
+    b = np.asarray(b).astype(a.dtype)
+    if a.dtype.kind == "f":
+        u = _UINT_DTYPES[a.dtype.itemsize * 8]
+        return a.view(u) == b.view(u)
+    return a == b
 
 
 def op_atomicrmw(ex, vals, ins, bmask, full):
@@ -1448,7 +1461,7 @@ def op_cmpxchg(ex, vals, ins, bmask, full):
         addrs, cmp, new = addrs[lanes], cmp[lanes], new[lanes]
     old = atomic_apply(ex, addrs, new, t, "cmpxchg", lanes, compare=cmp)
     old = old.astype(scalar_dtype(t))
-    ok = old == cmp.astype(old.dtype)
+    ok = same_bits(old, cmp)
     return (_expand(ex, lanes, old), _expand(ex, lanes, ok))
 
 

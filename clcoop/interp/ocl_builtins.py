@@ -12,6 +12,7 @@ import numpy as np
 
 from clcoop.errors import IRError
 from clcoop.interp import printf
+from clcoop.interp.loader import Ty
 
 # ============================================================================ demangler
 
@@ -450,11 +451,27 @@ def _vstore(n, half=False):
 
 
 # ============================================================================ atomics
+# OpenCL 1.x atomic_* / atom_* and OpenCL C 2.0+ atomics (OpenCL C 3.0, 6.15.12) on the
+# atomic types. Each work-item's operation is atomic; work-items of a batch on one address
+# act in lane order (execute.atomic_apply). atomic_flag is an atomic int, 0 clear / 1 set.
 
 _ATOMIC_OPS = {"add": "add", "sub": "sub", "xchg": "xchg", "min": "min", "max": "max",
                "and": "and", "or": "or", "xor": "xor", "inc": "add", "dec": "sub",
                "fetch_add": "add", "fetch_sub": "sub", "fetch_min": "min", "fetch_max": "max",
                "fetch_and": "and", "fetch_or": "or", "fetch_xor": "xor", "exchange": "xchg"}
+
+_FLAG_T = Ty("int", 32)
+
+
+def _active_operands(ex, args, bmask, full):
+    """(lanes, the operands' rows of the active work-items); lanes is None when all are
+    active (execute._active, execute._expand)."""
+    from clcoop.interp import execute
+    operands = [_lanes(a, ex.lane_count) for a in args]
+    lanes = execute._active(ex, bmask, full)
+    if lanes is not None:
+        operands = [v[lanes] for v in operands]
+    return lanes, operands
 
 
 def _atomic(op):
@@ -468,17 +485,11 @@ def _atomic(op):
         rmw = _ATOMIC_OPS[op]
         if rmw in ("min", "max") and val_t.kind == "int" and not signed:
             rmw = "u" + rmw
+        implicit_one = op in ("inc", "dec")
 
         def h(ex, args, bmask, full, ins):
-            L = ex.lane_count
-            ptr = _lanes(args[0], L)
-            if op in ("inc", "dec"):
-                v = np.ones(L, _dtype(val_t))
-            else:
-                v = _lanes(args[1], L)
-            lanes = execute._active(ex, bmask, full)
-            if lanes is not None:
-                ptr, v = ptr[lanes], v[lanes]
+            lanes, (ptr, v) = _active_operands(ex, [args[0], 1 if implicit_one else args[1]],
+                                               bmask, full)
             old = execute.atomic_apply(ex, ptr, v, val_t, rmw, lanes)
             return execute._expand(ex, lanes, old.astype(_dtype(val_t)))
         return h
@@ -489,11 +500,7 @@ def _atomic_cmpxchg(base, params, arg_types, ret_ty):
     from clcoop.interp import execute
 
     def h(ex, args, bmask, full, ins):
-        L = ex.lane_count
-        ptr, cmp, new = (_lanes(a, L) for a in args[:3])
-        lanes = execute._active(ex, bmask, full)
-        if lanes is not None:
-            ptr, cmp, new = ptr[lanes], cmp[lanes], new[lanes]
+        lanes, (ptr, cmp, new) = _active_operands(ex, args[:3], bmask, full)
         old = execute.atomic_apply(ex, ptr, new, ret_ty, "cmpxchg", lanes, compare=cmp)
         return execute._expand(ex, lanes, old.astype(_dtype(ret_ty)))
     return h
@@ -503,25 +510,119 @@ def _atomic_load(base, params, arg_types, ret_ty):
     from clcoop.interp import execute
 
     def h(ex, args, bmask, full, ins):
-        ptr = _lanes(args[0], ex.lane_count)
-        lanes = execute._active(ex, bmask, full)
-        if lanes is not None:
-            ptr = ptr[lanes]
+        lanes, (ptr,) = _active_operands(ex, args[:1], bmask, full)
         return execute._expand(ex, lanes, execute.read_typed(ex, ptr, ret_ty))
     return h
 
 
 def _atomic_store(base, params, arg_types, ret_ty):
+    """atomic_store / atomic_init, and atomic_flag_clear (which stores 0 to the flag)."""
     from clcoop.interp import execute
+    flag = base.startswith("atomic_flag")
+    t = _FLAG_T if flag else arg_types[1]
 
     def h(ex, args, bmask, full, ins):
-        L = ex.lane_count
-        ptr, v = _lanes(args[0], L), _lanes(args[1], L)
-        lanes = execute._active(ex, bmask, full)
-        if lanes is not None:
-            ptr, v = ptr[lanes], v[lanes]
-        execute.write_typed(ex, ptr, v, arg_types[1])
+        lanes, (ptr, v) = _active_operands(ex, [args[0], 0 if flag else args[1]], bmask, full)
+        execute.write_typed(ex, ptr, v, t)
         return None
+    return h
+
+
+def _atomic_flag_test_and_set(base, params, arg_types, ret_ty):
+    from clcoop.interp import execute
+    out = _dtype(ret_ty)
+
+    def h(ex, args, bmask, full, ins):
+        lanes, (ptr,) = _active_operands(ex, args[:1], bmask, full)
+        old = execute.atomic_apply(ex, ptr, np.ones(ptr.shape, np.int32), _FLAG_T, "xchg", lanes)
+        return execute._expand(ex, lanes, (old != 0).astype(out))
+    return h
+
+
+def _atomic_compare_exchange(base, params, arg_types, ret_ty):
+    """atomic_compare_exchange_{strong,weak}[_explicit](object, expected, desired, ...):
+    compares *object with *expected; equal: stores desired and returns true; else writes the
+    value seen to *expected and returns false. Weak never fails spuriously here."""
+    from clcoop.interp import execute
+    val_t = _pointee_type(params[0] if params else None, arg_types[2])
+    out = _dtype(ret_ty)
+
+    def exchange(ex, lanes, ptr, expected_ptr, desired):
+        expected = execute.read_typed(ex, expected_ptr, val_t)
+        old = execute.atomic_apply(ex, ptr, desired, val_t, "cmpxchg", lanes, compare=expected)
+        ok = execute.same_bits(old, expected)
+        if not ok.all():
+            ex.cur_lanes = lanes[~ok]
+            execute.write_typed(ex, expected_ptr[~ok], old[~ok], val_t)
+        return ok
+
+    def h(ex, args, bmask, full, ins):
+        lanes, (ptr, expected_ptr, desired) = _active_operands(ex, args[:3], bmask, full)
+        active = ex.cur_lanes
+        if np.unique(expected_ptr).size == expected_ptr.size:
+            ok = exchange(ex, active, ptr, expected_ptr, desired)
+        else:       # work-items sharing *expected: one after the other, in lane order
+            ok = np.concatenate([exchange(ex, active[k:k + 1], ptr[k:k + 1], expected_ptr[k:k + 1],
+                                          desired[k:k + 1]) for k in range(ptr.size)])
+        return execute._expand(ex, lanes, ok.astype(out))
+    return h
+
+
+_MEMORY_ORDERS = {0: "memory_order_relaxed", 2: "memory_order_acquire",
+                  3: "memory_order_release", 4: "memory_order_acq_rel",
+                  5: "memory_order_seq_cst"}
+_MEMORY_SCOPES = {0: "memory_scope_work_item", 1: "memory_scope_work_group",
+                  2: "memory_scope_device", 3: "memory_scope_all_svm_devices",
+                  4: "memory_scope_sub_group"}
+
+
+def _enum_checks(base, params):
+    """[(argument index, kind, {allowed value: name}, rule)] for the memory_order and
+    memory_scope arguments of a built-in (OpenCL C 6.15.12): values outside the enums are
+    faults, and so are the orders and scopes the specification rules out for the function."""
+    checks, orders = [], 0
+    for k, p in enumerate(params or ()):
+        if p == ("other", "memory_order"):
+            allowed, rule = dict(_MEMORY_ORDERS), None
+            if base.startswith("atomic_load") or (base.startswith("atomic_compare_exchange")
+                                                  and orders == 1):
+                allowed.pop(3), allowed.pop(4)
+                rule = "the failure order of a compare-exchange" if orders else "the order of a load"
+            elif base.startswith(("atomic_store", "atomic_flag_clear")):
+                allowed.pop(2), allowed.pop(4)
+                rule = "the order of a store or a flag clear"
+            checks.append((k, "memory_order", allowed, rule))
+            orders += 1
+        elif p == ("other", "memory_scope"):
+            allowed, rule = dict(_MEMORY_SCOPES), None
+            if base.startswith("atomic_") and base != "atomic_work_item_fence":
+                allowed.pop(0)
+                rule = "the scope of an atomic operation (only atomic_work_item_fence takes it)"
+            checks.append((k, "memory_scope", allowed, rule))
+    return checks
+
+
+def _check_enums(checks, base, handler):
+    """The handler, first checking the memory_order / memory_scope arguments of the active
+    work-items (the memory is one serial memory, so valid ones need nothing more)."""
+    def h(ex, args, bmask, full, ins):
+        for k, kind, allowed, rule in checks:
+            v = np.asarray(args[k])
+            if v.ndim == 0 and int(v) in allowed:
+                continue
+            v = _lanes(v, ex.lane_count)
+            bad = bmask & ~np.isin(v, list(allowed))
+            if bad.any():
+                lane = int(np.argmax(bad))
+                value = int(v[lane])
+                names = _MEMORY_ORDERS if kind == "memory_order" else _MEMORY_SCOPES
+                if value in names:
+                    why = f"{names[value]} is not allowed as {rule} (OpenCL C 6.15.12)"
+                else:
+                    valid = ", ".join(f"{n} ({i})" for i, n in allowed.items())
+                    why = f"invalid {kind} value {value} (valid here: {valid})"
+                ex.fault(f"{base}: argument {k + 1}: {why}", lane=lane)
+        return handler(ex, args, bmask, full, ins)
     return h
 
 
@@ -995,6 +1096,11 @@ def _table():
     t["atomic_cmpxchg"] = t["atom_cmpxchg"] = _atomic_cmpxchg
     t["atomic_load"] = t["atomic_load_explicit"] = _atomic_load
     t["atomic_store"] = t["atomic_store_explicit"] = t["atomic_init"] = _atomic_store
+    t["atomic_flag_clear"] = t["atomic_flag_clear_explicit"] = _atomic_store
+    t["atomic_flag_test_and_set"] = t["atomic_flag_test_and_set_explicit"] = _atomic_flag_test_and_set
+    for strength in ("strong", "weak"):
+        for suffix in ("", "_explicit"):
+            t[f"atomic_compare_exchange_{strength}{suffix}"] = _atomic_compare_exchange
     t["sub_group_broadcast"] = _sub_group_collective("broadcast", None)
     t["sub_group_all"] = _sub_group_collective("all", None)
     t["sub_group_any"] = _sub_group_collective("any", None)
@@ -1027,7 +1133,9 @@ def resolve(name, arg_types, ret_ty, text):
     if maker is None:
         raise IRError(f"call to the undefined function '{name}' (not an OpenCL built-in the "
                       f"interpreter knows): {text}")
-    return maker(base, params, arg_types, ret_ty)
+    handler = maker(base, params, arg_types, ret_ty)
+    checks = _enum_checks(base, params)
+    return _check_enums(checks, base, handler) if checks else handler
 
 
 # ============================================================================ intrinsics
