@@ -1516,6 +1516,9 @@ class Checker:
     # ------------------------------------------------------------------ expressions
     def rvalue(self, e):
         """Value of e: arrays decay to pointers (C99 6.3.2.1p3)."""
+        if isinstance(e.type, T.AtomicType):
+            self.fail(f"an object of type '{spell(e.type)}' is read only through the atomic "
+                      f"functions (e.g. atomic_load; OpenCL C 3.0 6.15.12.6)", e.loc)
         if e.type == T.HALF and isinstance(e, (tast.Deref, tast.Index)):
             space = T.ADDRSPACE_NAMES[self.object_space(e)]
             where = e.loc
@@ -2036,11 +2039,20 @@ class Checker:
         self.check_assignable(target, node)       # clang points at the assignment operator
         loc = location(node)
         t = target.type
+        if isinstance(t, T.AtomicType):
+            self.fail("atomic variable can be assigned to a variable only in global address space",
+                      self.node_location(node))
         if t == T.HALF and isinstance(target, (tast.Deref, tast.Index)):
             self.require_fp16("assigning directly to pointer to type 'half' requires cl_khr_fp16. "
                               "Use vector data store builtin functions instead", self.node_location(node))
         if node.op == "=":
-            value = self.rvalue(self.expr(node.rvalue, expected=t))
+            value = self.expr(node.rvalue, expected=t)
+            if isinstance(value.type, T.AtomicType):
+                # clang-22's wording (and place) for an atomic object read by an assignment
+                self.fail("atomic variable can be assigned to a variable only in global address space",
+                          operator_location(self.diag.sources, "=", self.node_location(node.rvalue),
+                                            self.node_location(node)))
+            value = self.rvalue(value)
             # clang points a conversion error in an assignment at the '=' token
             # (matrix mismatches stay at the right-hand side, as this checker always reported them).
             at = node.rvalue if t.is_coop_matrix or value.type.is_coop_matrix else self.node_location(node)

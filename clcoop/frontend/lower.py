@@ -95,9 +95,16 @@ def metadata_type_name(spelling):
     return re.sub(r"\s*\*", "*", text).strip()
 
 
+# clang prints an atomic's value type with C's spelling in kernel_arg_base_type.
+_C_SPELLING = {"uchar": "unsigned char", "ushort": "unsigned short", "uint": "unsigned int",
+               "ulong": "unsigned long"}
+
+
 def base_type_name(t):
     if isinstance(t, T.PointerType):
         return base_type_name(t.pointee) + "*"
+    if isinstance(t, T.AtomicType):
+        return f"_Atomic({_C_SPELLING.get(t.value.name, t.value.name)})"
     if isinstance(t, T.VectorType):
         return f"{t.elem.name} __attribute__((ext_vector_type({t.count})))"     # clang's spelling
     return metadata_type_name(t.spelling())
@@ -142,6 +149,8 @@ class Lowerer:
             return scalar_ir(t)
         if isinstance(t, T.EnumType):
             return I32
+        if isinstance(t, T.AtomicType):
+            return scalar_ir(t.value)
         if isinstance(t, T.VectorType):
             return ir.VectorType(scalar_ir(t.elem), t.count)
         if isinstance(t, T.PointerType):

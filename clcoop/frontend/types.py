@@ -291,6 +291,26 @@ class PointerType(CType):
 
 
 @record(frozen=True)
+class AtomicType(CType):
+    """OpenCL C 2.0's atomic types (6.15.12.6), `_Atomic(value)` in clang: objects only the
+    atomic functions may read or write; same size and representation as `value`."""
+    value: ScalarType
+    # atomic_int, atomic_flag, ... for diagnostics only: atomic_uintptr_t is atomic_ulong on
+    # spir64 (both _Atomic(ulong)), so two spellings of one type compare equal.
+    name: str = field(default="", compare=False)
+
+    def spelling(self):
+        return self.name or f"_Atomic({self.value.spelling()})"
+
+    @property
+    def size(self):
+        return self.value.size
+
+    def itanium(self):
+        return "U7_Atomic" + self.value.itanium()
+
+
+@record(frozen=True)
 class ArrayType(CType):
     elem: CType
     length: int | None      # None: incomplete (e.g. `int a[] = {...}` before the initializer is seen)
@@ -425,4 +445,9 @@ def builtin_typedefs(target):
         "size_t": target.size_t, "ptrdiff_t": target.ptrdiff_t,
         "intptr_t": target.ptrdiff_t, "uintptr_t": target.size_t,
     })
+    atomic_values = {"int": INT, "uint": UINT, "long": LONG, "ulong": ULONG, "float": FLOAT,
+                     "double": DOUBLE, "half": HALF, "flag": INT, "intptr_t": target.ptrdiff_t,
+                     "uintptr_t": target.size_t, "size_t": target.size_t, "ptrdiff_t": target.ptrdiff_t}
+    for suffix, value in atomic_values.items():
+        names[f"atomic_{suffix}"] = AtomicType(value, f"atomic_{suffix}")
     return names
