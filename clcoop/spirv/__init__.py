@@ -74,9 +74,11 @@ def disassemble(data):
 _PTRTOINT_GLOBAL = re.compile(r"^@(?P<name>[\w.$\"]+) = .*\bglobal\b.*\bptrtoint \(", re.M)
 
 
-# OpenCL C 2.0 atomic min/max: llc-22 leaves the calls as imported functions (the module
-# would fail spirv-link), for clang-22's IR as well.
-_UNLOWERED_ATOMIC = re.compile(r"^declare .*@(_Z\d+(atomic_fetch_(?:min|max)(?:_explicit)?)\w*)\(", re.M)
+# OpenCL C 2.0 atomic min/max: llc-22 leaves the calls as imported functions (the module would fail
+# spirv-link), for clang-22's IR as well. The integer ones are rewritten (clcoop.spirv.rewrite);
+# float ones (cl_ext_float_atomics) are refused.
+_UNLOWERED_ATOMIC = re.compile(
+    r"^declare .*@(_Z\d+(atomic_fetch_(?:min|max)(?:_explicit)?)P(?:U3AS\d+)?VU7_Atomic[fdDh]\w*)\(", re.M)
 
 
 def reject_what_llc_cannot_lower(ir_text):
@@ -85,8 +87,8 @@ def reject_what_llc_cannot_lower(ir_text):
     m = _UNLOWERED_ATOMIC.search(ir_text)
     if m:
         raise SpirvError(f"{m.group(2)} cannot be emitted as SPIR-V: llc-22 leaves it an imported "
-                         f"function ({m.group(1)}), also for clang-22's IR; use a compare-exchange "
-                         f"loop, or the OpenCL 1.x atomic_min/atomic_max on int and uint")
+                         f"function ({m.group(1)}) on floating point, also for clang-22's IR; use a "
+                         f"compare-exchange loop")
     m = _PTRTOINT_GLOBAL.search(ir_text)
     if m:
         raise SpirvError(f"program-scope variable '{m.group('name')}' is initialized "

@@ -7,7 +7,15 @@ Instructions") allows OpSNegate, OpFNegate, OpIAdd, OpFAdd, OpISub, OpFSub, OpIM
 OpUDiv, OpFDiv on cooperative matrices, and OpAccessChain with a pointer to a matrix as base (the index
 selects a component the invocation holds). Scalar multiply uses a splat plus an element-wise multiply,
 because OpMatrixTimesScalar needs the Shader capability (SPV_KHR_cooperative_matrix issue 9).
+
+llc-22 also leaves OpenCL C 2.0 atomic_fetch_min/max (and their _explicit forms) on integers imported:
+they become OpAtomicSMin/UMin/SMax/UMax with the scope and semantics llc-22 gives the atomic_fetch_add
+it does lower (SPIRVBuiltins.cpp buildAtomicRMWInst): Workgroup scope and no semantics by default; an
+explicit order maps to its semantics bit plus the pointer's storage-class bit, an explicit scope to
+the SPIR-V scope. Float min/max is refused earlier (clcoop.spirv.reject_what_llc_cannot_lower).
 """
+
+import re
 
 
 from clcoop import coop_names
@@ -57,6 +65,27 @@ def classify(name):
     return KIND_BY_BASE[parsed[0]], parsed[1]
 
 
+# `_Z<len>atomic_fetch_{min,max}[_explicit]P[U3AS<n>]VU7_Atomic<code>...`: integer value types only.
+_ATOMIC_MIN_MAX = re.compile(r"_Z\d+(atomic_fetch_(min|max)(?:_explicit)?)P(?:U3AS\d+)?VU7_Atomic([ijlm])")
+ATOMIC_OPCODES = {("min", True): sb.OP_ATOMIC_SMIN, ("min", False): sb.OP_ATOMIC_UMIN,
+                  ("max", True): sb.OP_ATOMIC_SMAX, ("max", False): sb.OP_ATOMIC_UMAX}
+# OpenCL memory_order (opencl-c-coop.h; consume = 1 as in C11) -> SPIR-V Memory Semantics bit.
+SEMANTICS_BY_ORDER = {0: 0x0, 1: 0x2, 2: 0x2, 3: 0x4, 4: 0x8, 5: 0x10}
+# Storage class -> its memory semantics bit (WorkgroupMemory, CrossWorkgroupMemory); none for Generic.
+SEMANTICS_BY_STORAGE = {sb.STORAGE_CLASS_WORKGROUP: 0x100, sb.STORAGE_CLASS_CROSS_WORKGROUP: 0x200}
+# OpenCL memory_scope -> SPIR-V Scope (work_item, work_group, device, all_svm_devices, sub_group).
+SCOPE_BY_OPENCL = {0: 4, 1: 2, 2: 1, 3: 0, 4: 3}
+DEFAULT_SCOPE = 2  # Workgroup, as llc-22 for the forms without a scope argument
+
+
+def classify_atomic(name):
+    """(kind, opcode, function name) for an imported integer atomic_fetch_min/max, else None."""
+    m = _ATOMIC_MIN_MAX.match(name)
+    if m is None:
+        return None
+    return "atomic", ATOMIC_OPCODES[(m.group(2), m.group(3) in SIGNED_CODES)], m.group(1)
+
+
 def _fail(message):
     raise SpirvError(f"cannot rewrite SPIR-V: {message}; {INTERNAL_HINT}")
 
@@ -67,9 +96,9 @@ class _Rewriter:
         self.defs = sb.definitions(module)
         self.targets = {}  # imported function id -> (kind, codes, name)
         for fid, name in sb.imported_functions(module).items():
-            found = classify(name)
+            found = classify(name) or classify_atomic(name)
             if found:
-                self.targets[fid] = (found[0], found[1], name)
+                self.targets[fid] = (found[0], found[1], name if found[0] != "atomic" else found[2])
 
     # ---- types ----
     def matrix_component(self, type_id):
@@ -192,16 +221,104 @@ class _Rewriter:
         return [sb.Instruction(sb.OP_ACCESS_CHAIN, [function_pointer, chain, plan.base, plan.index]),
                 sb.Instruction(sb.OP_PTR_CAST_TO_GENERIC, [pointer_type, result, chain])]
 
+    # ---- atomic_fetch_min/max ----
+    def plan_atomics(self, cleanup):
+        """call result id -> the instructions replacing an atomic_fetch_min/max call.
+
+        Planned before the rewrite loop: it may add types, constants and a capability to the module.
+        """
+        plans = {}
+        for inst in list(self.module.instructions):
+            if inst.opcode != sb.OP_FUNCTION_CALL or inst.operands[2] not in self.targets:
+                continue
+            kind, opcode, name = self.targets[inst.operands[2]]
+            if kind == "atomic":
+                plans[inst.operands[1]] = self.atomic(inst, opcode, name, cleanup)
+        return plans
+
+    def atomic(self, call, opcode, name, cleanup):
+        result_type, result, _callee, pointer, value, *rest = call.operands
+        if len(rest) > 2:
+            _fail(f"{name} is called with {len(rest) + 2} operands, expected at most 4")
+        order, scope = (rest + [None, None])[:2]
+        storage = self.storage_class(self.defs[pointer].result_type)
+        semantics, spirv_scope = 0, DEFAULT_SCOPE
+        if order is not None:
+            semantics = (self.mapped_constant(name, order, SEMANTICS_BY_ORDER, "memory order")
+                         | SEMANTICS_BY_STORAGE.get(storage, 0))
+        if scope is not None:
+            spirv_scope = self.mapped_constant(name, scope, SCOPE_BY_OPENCL, "memory scope")
+        if self.defs[result_type].operands[1] == 64:
+            self.add_capability(sb.CAPABILITY_INT64_ATOMICS)
+        typed = sb.find_or_add_pointer_type(self.module, storage, result_type)
+        scope_id, semantics_id = self.uint_constant(spirv_scope), self.uint_constant(semantics)
+        cast = self.defs[pointer]
+        before = []
+        if cast.result_type == typed:
+            address = pointer
+        elif cast.opcode == sb.OP_BITCAST and self.defs.get(cast.operands[2]) is not None \
+                and self.defs[cast.operands[2]].result_type == typed:
+            address = cast.operands[2]  # llc's cast to its uchar pointer, undone
+            cleanup.append(pointer)
+        else:
+            address = self.module.new_id()
+            before.append(sb.Instruction(sb.OP_BITCAST, [typed, address, pointer]))
+        return before + [sb.Instruction(opcode, [result_type, result, address, scope_id, semantics_id, value])]
+
+    def mapped_constant(self, name, operand, table, what):
+        """table[value of the constant `operand`] (a memory_order or memory_scope argument)."""
+        value = self.constant_value(operand)
+        if value not in table:
+            raise SpirvError(f"{name} cannot be emitted as SPIR-V with a {what} that is not a "
+                             f"constant {what.replace(' ', '_')} value (llc-22 leaves it an imported "
+                             f"function); pass a {what.replace(' ', '_')}_* constant")
+        return table[value]
+
+    def constant_value(self, value):
+        definition = self.defs.get(value)
+        if definition is not None and definition.opcode == sb.OP_CONSTANT:
+            return definition.operands[2]
+        if definition is not None and definition.opcode == sb.OP_CONSTANT_NULL:
+            return 0
+        return None
+
+    def uint_constant(self, value):
+        """Id of a 32-bit integer constant `value` (OpConstantNull for 0, as llc), added if missing."""
+        uint = next((i.result_id for i in self.module.instructions
+                     if i.opcode == sb.OP_TYPE_INT and i.operands[1:] == [32, 0]), None)
+        if uint is None:
+            uint = self.module.new_id()
+            self.module.instructions.insert(sb.first_function_index(self.module),
+                                            sb.Instruction(sb.OP_TYPE_INT, [uint, 32, 0]))
+        for inst in self.module.instructions:
+            if inst.opcode in (sb.OP_CONSTANT, sb.OP_CONSTANT_NULL) and inst.result_type == uint \
+                    and self.constant_value(inst.result_id) == value:
+                return inst.result_id
+        fresh = self.module.new_id()
+        constant = (sb.Instruction(sb.OP_CONSTANT_NULL, [uint, fresh]) if value == 0
+                    else sb.Instruction(sb.OP_CONSTANT, [uint, fresh, value]))
+        self.module.instructions.insert(sb.first_function_index(self.module), constant)
+        self.defs[fresh] = constant
+        return fresh
+
+    def add_capability(self, capability):
+        capabilities = [i for i, inst in enumerate(self.module.instructions) if inst.opcode == sb.OP_CAPABILITY]
+        if any(self.module.instructions[i].operands == [capability] for i in capabilities):
+            return
+        at = capabilities[-1] + 1 if capabilities else 0
+        self.module.instructions.insert(at, sb.Instruction(sb.OP_CAPABILITY, [capability]))
+
     def rewrite(self):
+        cleanup = []
+        atomics = self.plan_atomics(cleanup)
         plans = self.plan_access_chains()
         retyped = self.retyping_casts(plans)
         output = []
-        cleanup = []
         for inst in self.module.instructions:
             if inst.opcode == sb.OP_BITCAST and id(inst) in retyped:
                 output.extend(self.element_address(plans[inst.operands[2]], inst.operands[0], inst.operands[1]))
             elif inst.opcode == sb.OP_FUNCTION_CALL and inst.operands[2] in self.targets:
-                output.extend(self.rewrite_call(inst, plans, retyped, cleanup))
+                output.extend(self.rewrite_call(inst, plans, retyped, cleanup, atomics))
             else:
                 output.append(inst)
         self.module.instructions = output
@@ -218,8 +335,10 @@ class _Rewriter:
                     found.add(id(inst))
         return found
 
-    def rewrite_call(self, call, plans, retyped, cleanup):
+    def rewrite_call(self, call, plans, retyped, cleanup, atomics):
         kind, codes, name = self.targets[call.operands[2]]
+        if kind == "atomic":
+            return atomics[call.operands[1]]
         if kind != "access_chain":
             replaced = self.arithmetic(call, kind, codes, name)
             # Not on matrices (e.g. a scalar __spirv_FAdd llc did not lower): the call and its import stay.

@@ -220,17 +220,3 @@ def test_address_cast_to_integer_at_program_scope_is_a_clear_error(tmp_path, cap
                           "address converted to an integer, which llc-22 cannot lower")
     assert "internal error" not in err and err.count("clcoop: error:") == 1
     assert compile_main.run([str(source), "-o", str(tmp_path / "k.ll")]) == 0
-
-
-@needs_tools
-def test_atomic_fetch_min_max_is_a_clear_error(tmp_path, capsys):
-    """llc-22 leaves atomic_fetch_min/max (OpenCL C 2.0) as imported functions, so the module
-    would fail spirv-link; --emit-spirv says so. The IR compiles and runs (test_atomics_*)."""
-    from clcoop.cli import compile_main
-    source = tmp_path / "k.cl"
-    source.write_text("kernel void k(global atomic_int *a, global int *o) { o[0] = atomic_fetch_max(a, 7); }\n")
-    status = compile_main.run([str(source), "--emit-spirv", "-o", str(tmp_path / "k.spv")])
-    err = capsys.readouterr().err
-    assert status == 1 and not (tmp_path / "k.spv").exists()
-    assert err.startswith("clcoop: error: atomic_fetch_max cannot be emitted as SPIR-V: llc-22 leaves it "
-                          "an imported function (_Z16atomic_fetch_maxPU3AS1VU7_Atomicii)")
