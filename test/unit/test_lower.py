@@ -738,20 +738,24 @@ def _random_program(seed):
 @pytest.mark.parametrize("seed", range(16))
 def test_random_scalar_program_agrees_with_clang(seed, tmp_path):
     np = pytest.importorskip("numpy")
-    import clcoop
     source = _random_program(seed)
-    ours = clcoop.Program(source).build()
-    theirs = _clang_program(source, tmp_path)
-    rng = np.random.default_rng(seed)
     io0 = np.zeros(32, np.int32)
-    io0[:9] = rng.integers(-300, 300, 9)
+    io0[:9] = np.random.default_rng(seed).integers(-300, 300, 9)
+    _assert_same_results_as_clang(source, tmp_path, io0, np.zeros(1, np.float32))
+
+
+def _assert_same_results_as_clang(source, tmp_path, *buffers):
+    """Runs kernel k of `source` built by clcoop and by clang-22 (one work-item) on copies of
+    the buffers; every buffer must come out the same."""
+    import numpy as np
+    import clcoop
     results = []
-    for prog in (ours, theirs):
-        io, f = io0.copy(), np.zeros(1, np.float32)
-        prog.k((1,), (1,), io, f)
-        results.append((io, f))
-    np.testing.assert_array_equal(results[0][0], results[1][0], err_msg=source)
-    np.testing.assert_array_equal(results[0][1], results[1][1], err_msg=source)
+    for prog in (clcoop.Program(source).build(), _clang_program(source, tmp_path)):
+        copies = [b.copy() for b in buffers]
+        prog.k((1,), (1,), *copies)
+        results.append(copies)
+    for ours, theirs in zip(*results):
+        np.testing.assert_array_equal(ours, theirs, err_msg=source)
 
 
 RANDOM_VECTOR_TYPES = ["char4", "uchar4", "short4", "int4", "uint4", "long4", "float4"]
@@ -805,18 +809,10 @@ def _random_vector_program(seed):
 @pytest.mark.parametrize("seed", range(8))
 def test_random_vector_program_agrees_with_clang(seed, tmp_path):
     np = pytest.importorskip("numpy")
-    import clcoop
     source = _random_vector_program(seed)
-    ours = clcoop.Program(source).build()
-    theirs = _clang_program(source, tmp_path)
     io0 = np.zeros(64, np.int32)
     io0[:28] = np.random.default_rng(seed).integers(-100, 100, 28)
-    results = []
-    for prog in (ours, theirs):
-        io = io0.copy()
-        prog.k((1,), (1,), io)
-        results.append(io)
-    np.testing.assert_array_equal(results[0], results[1], err_msg=source)
+    _assert_same_results_as_clang(source, tmp_path, io0)
 
 
 def test_member_of_union_rvalue_reinterprets_bytes():
