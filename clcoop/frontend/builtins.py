@@ -17,6 +17,7 @@ Itanium-mangled like clang does, with substitutions (`_Z6selectDv4_iS_S_`).
 
 Every overload here is checked against clang-22 by test/unit/test_builtins.py.
 """
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -491,6 +492,9 @@ def _expand(name, target):
             yield _make(name, ret, params, convergent)
 
 
+# The type names of a target, built once per target (every atomic overload's types go through it).
+_typedefs = functools.lru_cache(maxsize=4)(builtin_typedefs)
+
 _SPACE_WORDS = {"__global": GLOBAL, "__local": LOCAL, "__private": PRIVATE, "__generic": GENERIC,
                 "__constant": CONSTANT}
 
@@ -506,7 +510,7 @@ def _target_type(spec, target):
     space = next((_SPACE_WORDS[w] for w in words if w in _SPACE_WORDS), GENERIC)
     base_name = next(w for w in words if w not in _SPACE_WORDS and w not in ("volatile", "const", "*"))
     base = {"memory_order": _MEMORY_ORDER, "memory_scope": _MEMORY_SCOPE}.get(base_name) \
-        or builtin_typedefs(target)[base_name]
+        or _typedefs(target)[base_name]
     if "*" not in words:
         return base
     return PointerType(base, space, const="const" in words, volatile="volatile" in words)

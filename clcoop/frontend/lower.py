@@ -100,6 +100,11 @@ _C_SPELLING = {"uchar": "unsigned char", "ushort": "unsigned short", "uint": "un
                "ulong": "unsigned long"}
 
 
+def _in_space(space, name):
+    """'int**' -> '__global int **' (clang's spelling of a pointer to a pointer in `space`)."""
+    return f"{space} {name.rstrip('*')} {'*' * name.count('*')}"
+
+
 def base_type_name(t):
     if isinstance(t, T.PointerType):
         return base_type_name(t.pointee) + "*"
@@ -467,8 +472,8 @@ class Lowerer:
             if isinstance(p, T.PointerType) and isinstance(p.pointee, T.PointerType):
                 # clang keeps the inner pointer's address space: "__global int **".
                 space = T.ADDRSPACE_NAMES[p.pointee.addrspace]
-                arg_types[i] = f"{space} {arg_types[i].rstrip('*')} {'*' * arg_types[i].count('*')}"
-                base_types[i] = f"{space} {base_types[i].rstrip('*')} {'*' * base_types[i].count('*')}"
+                arg_types[i] = _in_space(space, arg_types[i])
+                base_types[i] = _in_space(space, base_types[i])
         irf.set_metadata("kernel_arg_addr_space", m.add_metadata([ir.Constant(I32, s) for s in spaces]))
         irf.set_metadata("kernel_arg_access_qual",
                          strings([quals[i] if i < len(quals) and quals[i] else "none" for i in range(len(ptypes))]))
