@@ -180,7 +180,24 @@ typedef enum coop_matrix_use_t {
 } coop_matrix_use_t;
 
 typedef enum coop_matrix_scope_t {
+  CLK_COOPERATIVE_MATRIX_SCOPE_WORKGROUP = 2,
   CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP = 3
 } coop_matrix_scope_t;
+
+/* SPV_NV_cooperative_matrix2 "Cooperative Matrix Reduce" mask. */
+typedef enum coop_matrix_reduce_t {
+  CLK_COOPERATIVE_MATRIX_REDUCE_ROW = 1,
+  CLK_COOPERATIVE_MATRIX_REDUCE_COLUMN = 2,
+  CLK_COOPERATIVE_MATRIX_REDUCE_2X2 = 4
+} coop_matrix_reduce_t;
+
+/* SPV_NV_tensor_addressing "Tensor Clamp Mode". */
+typedef enum coop_matrix_clamp_mode_t {
+  CLK_COOPERATIVE_MATRIX_CLAMP_MODE_UNDEFINED = 0,
+  CLK_COOPERATIVE_MATRIX_CLAMP_MODE_CONSTANT = 1,
+  CLK_COOPERATIVE_MATRIX_CLAMP_MODE_CLAMP_TO_EDGE = 2,
+  CLK_COOPERATIVE_MATRIX_CLAMP_MODE_REPEAT = 3,
+  CLK_COOPERATIVE_MATRIX_CLAMP_MODE_REPEAT_MIRRORED = 4
+} coop_matrix_clamp_mode_t;
 
 #endif /* CLCOOP_OPENCL_C_COOP_H */
