@@ -340,6 +340,62 @@ class Scope:
         return None
 
 
+class UninitializedUses:
+    """Reads of local variables declared without an initializer, for -Wuninitialized.
+
+    Every reference to such a variable is recorded in source order with the loops around
+    it; a reference that rvalue() reads is a read, any other (assignment target, &v, v.x = ,
+    v++) counts as an assignment. A read warns when no assignment comes before it and no
+    assignment inside a loop that encloses the read (but not the declaration) could reach
+    it through the loop's back edge. This is clang's "is uninitialized when used here"
+    (every path), not its "sometimes uninitialized" analysis."""
+
+    def __init__(self):
+        self.variables = {}        # id(var) -> (var, loops open at the declaration)
+        self.events = []           # [kind, ref, loops] in source order; kind 'write' or 'read'
+        self.by_ref = {}           # id(ref) -> its event
+        self.open_loops = []
+        self.loop_count = 0
+
+    def declared(self, var):
+        self.variables[id(var)] = (var, tuple(self.open_loops))
+
+    def referenced(self, ref):
+        if id(ref.var) in self.variables:
+            event = ["write", ref, tuple(self.open_loops)]
+            self.events.append(event)
+            self.by_ref[id(ref)] = event
+
+    def read(self, ref):
+        event = self.by_ref.get(id(ref))
+        if event is not None:
+            event[0] = "read"
+
+    @contextlib.contextmanager
+    def loop(self):
+        self.loop_count += 1
+        self.open_loops.append(self.loop_count)
+        try:
+            yield
+        finally:
+            self.open_loops.pop()
+
+    def uses(self):
+        """[(var, first uninitialized read)] in declaration order."""
+        found = []
+        for var, decl_loops in self.variables.values():
+            events = [e for e in self.events if e[1].var is var]
+            writes = [loops for kind, _, loops in events if kind == "write"]
+            for kind, ref, loops in events:
+                if kind == "write":
+                    break
+                inner = [loop for loop in loops if loop not in decl_loops]
+                if not any(loop in w for loop in inner for w in writes):
+                    found.append((var, ref))
+                break
+        return found
+
+
 class FunctionContext:
     def __init__(self, function):
         self.function = function
@@ -348,6 +404,7 @@ class FunctionContext:
         self.loop_depth = 0
         self.switch_stack = []
         self.depth = 0       # compound nesting (0 = outermost body)
+        self.uninitialized = UninitializedUses()
 
 
 class Checker:
@@ -440,12 +497,25 @@ class Checker:
         self.error(message, node_or_loc, notes)
         raise _Abandon()
 
-    def warn(self, message, node_or_loc, notes=()):
+    def warn(self, message, node_or_loc, notes=(), flag=None):
         loc = self.node_location(node_or_loc)
-        self.diag.warning(message, loc, notes)
+        self.diag.warning(message, loc, notes, flag)
 
     def note(self, message, loc):
         return self.diag.note(message, loc)
+
+    def warn_uninitialized_uses(self):
+        """clang's -Wuninitialized: a local variable read where no path has assigned it."""
+        if self.fn.gotos or self.fn.labels:
+            return          # a backward goto could assign it first: stay silent, as for switch
+        if self.diag.error_count:
+            return          # as clang: no flow analysis once the source has errors
+        for var, ref in self.fn.uninitialized.uses():
+            name_end = SourceLocation(var.loc.file, var.loc.line, var.loc.column + len(var.name)) \
+                if var.loc is not None else None
+            self.warn(f"variable '{var.name}' is uninitialized when used here", ref.loc,
+                      [self.note(f"initialize the variable '{var.name}' to silence this warning", name_end)],
+                      flag="uninitialized")
 
     # ------------------------------------------------------------------ translation unit
     def translation_unit(self, ast):
@@ -876,6 +946,8 @@ class Checker:
         var = tast.Var(node.name, t, "local-var", T.PRIVATE, None, loc, const)
         # The name is visible in its own initializer (C99 6.2.1p7), but a matrix load needs the type.
         self.scope.names[node.name] = var
+        if node.init is None and (t.is_coop_matrix or t.is_pointer or isinstance(t, (T.ScalarType, T.VectorType))):
+            self.fn.uninitialized.declared(var)
         if node.init is not None:
             var.initializer = self.initializer(node.init, var, constant=False, decl=node)
             var.type = self.complete_array_type(var.type, var.initializer)
@@ -1198,6 +1270,7 @@ class Checker:
             fn.params = self.parameters(fn, decl)
             fn.body = self.compound(node.body, new_scope=False)
             self.resolve_gotos()
+            self.warn_uninitialized_uses()
         finally:
             self.scope = outer
             self.fn = None
@@ -1344,11 +1417,13 @@ class Checker:
             other = self.sub_statement(node.iffalse) if node.iffalse is not None else None
             return tast.If(loc, cond, then, other)
         if isinstance(node, c_ast.While):
-            cond = self.condition(node.cond)
-            return tast.While(loc, cond, self.loop_body(node.stmt))
+            with self.fn.uninitialized.loop():
+                cond = self.condition(node.cond)
+                return tast.While(loc, cond, self.loop_body(node.stmt))
         if isinstance(node, c_ast.DoWhile):
-            body = self.loop_body(node.stmt)
-            return tast.DoWhile(loc, body, self.condition(node.cond))
+            with self.fn.uninitialized.loop():
+                body = self.loop_body(node.stmt)
+                return tast.DoWhile(loc, body, self.condition(node.cond))
         if isinstance(node, c_ast.For):
             return self.for_statement(node)
         if isinstance(node, c_ast.Switch):
@@ -1420,9 +1495,10 @@ class Checker:
                     init = tast.DeclStmt(location(node.init), vars_)
                 else:
                     init = tast.ExprStmt(location(node.init), self.expr(node.init))
-            cond = self.condition(node.cond) if node.cond is not None else None
-            step = self.expr(node.next) if node.next is not None else None
-            body = self.loop_body(node.stmt)
+            with self.fn.uninitialized.loop():
+                cond = self.condition(node.cond) if node.cond is not None else None
+                step = self.expr(node.next) if node.next is not None else None
+                body = self.loop_body(node.stmt)
             return tast.For(location(node), init, cond, step, body)
         finally:
             self.scope = outer
@@ -1516,6 +1592,8 @@ class Checker:
     # ------------------------------------------------------------------ expressions
     def rvalue(self, e):
         """Value of e: arrays decay to pointers (C99 6.3.2.1p3)."""
+        if isinstance(e, tast.VarRef) and self.fn is not None:
+            self.fn.uninitialized.read(e)
         if isinstance(e.type, T.AtomicType):
             self.fail(f"an object of type '{spell(e.type)}' is read only through the atomic "
                       f"functions (e.g. atomic_load; OpenCL C 3.0 6.15.12.6)", e.loc)
@@ -1678,7 +1756,10 @@ class Checker:
         entry = self.scope.lookup(node.name)
         loc = location(node)
         if isinstance(entry, tast.Var):
-            return tast.VarRef(entry.type, loc, entry)
+            ref = tast.VarRef(entry.type, loc, entry)
+            if self.fn is not None:
+                self.fn.uninitialized.referenced(ref)
+            return ref
         if isinstance(entry, tuple) and entry[0] == "enum":
             return tast.IntConst(T.INT, loc, entry[1])
         if isinstance(entry, tast.Function):
