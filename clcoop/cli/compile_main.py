@@ -9,6 +9,8 @@ import os
 import sys
 import tempfile
 
+from clcoop.cli.output import new_file_mode, stdout_closed
+
 USAGE = """\
 OVERVIEW: clcoop OpenCL C compiler for cooperative matrices (SPV_KHR_cooperative_matrix)
 
@@ -98,7 +100,7 @@ def write_output_atomically(path, data):
             # and the rename make the output atomic for readers and for a failed run;
             # durability across a power loss is the file system's business.
             handle.write(data)
-        os.chmod(tmp, _output_mode(path))
+        os.chmod(tmp, new_file_mode(path))
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -106,16 +108,6 @@ def write_output_atomically(path, data):
         except OSError:
             pass
         raise
-
-
-def _output_mode(path):
-    """Keep an existing file's permissions; a new file gets 0666 minus the umask, like clang."""
-    try:
-        return os.stat(path).st_mode & 0o7777
-    except OSError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
 
 
 def _read_input(args):
@@ -212,6 +204,7 @@ def run(argv):
             try:
                 write_output_atomically(output, data)
             except BrokenPipeError:
+                stdout_closed()
                 return EXIT_ERROR
             except OSError as exc:
                 print(f"clcoop: error: unable to write output file '{output}': "

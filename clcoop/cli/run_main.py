@@ -17,6 +17,8 @@ import os
 import sys
 import tempfile
 
+from clcoop.cli.output import new_file_mode, stdout_closed
+
 EXIT_OK, EXIT_ERROR, EXIT_ICE = 0, 1, 70
 
 
@@ -135,7 +137,9 @@ def _write_outputs(out_dir, names, values):
                 fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".npy", dir=out_dir)
                 with os.fdopen(fd, "wb") as f:
                     np.save(f, value)
-                temps.append((tmp, os.path.join(out_dir, f"{name}.npy")))
+                final = os.path.join(out_dir, f"{name}.npy")
+                os.chmod(tmp, new_file_mode(final))     # mkstemp made it 0600
+                temps.append((tmp, final))
         for tmp, final in temps:
             os.replace(tmp, final)
     finally:
@@ -211,6 +215,9 @@ def main(argv=None):
         return EXIT_ERROR
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:    # stdout's reader stopped early (`| head -1`)
+        stdout_closed()
+        return EXIT_ERROR
     except Exception as exc:   # an interpreter bug: say so without a traceback
         print(f"clcoop-run: internal error: {type(exc).__name__}: {exc}\n"
               f"please report this with the kernel and arguments", file=sys.stderr)
