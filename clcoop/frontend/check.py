@@ -70,6 +70,18 @@ COOP_CONTEXT_TYPED = ("coop_mat_load", "coop_mat_init")
 LAYOUT_ROW_MAJOR, LAYOUT_COLUMN_MAJOR = 0, 1
 OPERAND_A_SIGNED, OPERAND_B_SIGNED, OPERAND_C_SIGNED, OPERAND_RESULT_SIGNED = 1, 2, 4, 8
 OPERAND_SATURATING = 16
+# Names of the signedness bits and the matrix each belongs to (RFC 4.5; SPV_KHR_cooperative_matrix
+# Cooperative Matrix Operands: MatrixASignedComponents ... MatrixResultSignedComponents).
+OPERAND_SIGNED_BITS = ((OPERAND_A_SIGNED, "A", "CLK_COOPERATIVE_MATRIX_OPERAND_MATRIX_A_SIGNED"),
+                       (OPERAND_B_SIGNED, "B", "CLK_COOPERATIVE_MATRIX_OPERAND_MATRIX_B_SIGNED"),
+                       (OPERAND_C_SIGNED, "C", "CLK_COOPERATIVE_MATRIX_OPERAND_MATRIX_C_SIGNED"),
+                       (OPERAND_RESULT_SIGNED, "Result",
+                        "CLK_COOPERATIVE_MATRIX_OPERAND_MATRIX_RESULT_SIGNED"))
+COOP_EXTENSION = "cl_khr_cooperative_matrix"
+# -Wcoop-portability: where clang's cooperative-matrix pull request (llvm/llvm-project #221328)
+# rejects or differs from what clcoop accepts; its Sema tests' wording where it has one.
+PORTABILITY = "coop-portability"
+PR_NAME = "clang's cooperative-matrix pull request (llvm/llvm-project #221328)"
 OPERAND_ALL = 31
 # Accepted scope values: the RFC's CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP (3, SPIR-V's
 # Subgroup) and the pull request's memory_scope_sub_group (4 in OpenCL C).
@@ -419,6 +431,7 @@ class Checker:
         # them no const qualifier (so no "discards qualifiers" warning on `constant T *p = arr;`).
         self.implicitly_const = set()
         self.enabled_extensions = set()    # by #pragma OPENCL EXTENSION, in source order
+        self.coop_extension_reported = False
         self.declared_param_names = {}   # id(Function) -> parameter names of its first declaration
         self.fn = None
         self.coop_decl_locs = {}    # typedef name -> location of its declaration (for notes)
@@ -439,7 +452,7 @@ class Checker:
         if len(words) != 5 or words[:2] != ["OPENCL", "EXTENSION"] or words[3] != ":":
             return
         name, behavior = words[2], words[4]
-        names = {"cl_khr_fp16"} if name == "all" else {name}
+        names = {"cl_khr_fp16", COOP_EXTENSION} if name == "all" else {name}
         if behavior == "enable":
             self.enabled_extensions |= names
         elif behavior == "disable":
@@ -637,7 +650,20 @@ class Checker:
         use = self.coop_attr_value(args[3], "use")
         if use not in T.USE_NAMES:
             self.fail("invalid 'use' argument of cooperative matrix attribute", args[3])
+        self.require_coop_extension(attr_node, typedef_name)
         return T.CoopMatType(base, SCOPE_VALUES[scope], rows, cols, use, typedef_name=typedef_name)
+
+    def require_coop_extension(self, where, typedef_name):
+        """clcoop always knows cooperative matrices; clang's pull request requires the pragma.
+        Said once, at the first matrix type declared without it."""
+        if COOP_EXTENSION in self.enabled_extensions or self.coop_extension_reported:
+            return
+        self.coop_extension_reported = True
+        what = f"type '{typedef_name}'" if typedef_name else "the 'coop_mat' attribute"
+        self.warn(f"use of {what} requires {COOP_EXTENSION} support", where,
+                  [self.note(f"add '#pragma OPENCL EXTENSION {COOP_EXTENSION} : enable' before it; "
+                             f"{PR_NAME} rejects the type without it", self.node_location(where))],
+                  flag=PORTABILITY)
 
     def coop_attr_value(self, node, what):
         if isinstance(node, c_ast.Constant) and node.type == "string":
@@ -2801,7 +2827,8 @@ class Checker:
             # pointer arithmetic then count pointee elements.
             self.warn("inconsistent between cooperative matrix element type and buffer pointer type",
                       node, [self.note(f"matrix element type is '{spell(mtype.elem)}', buffer pointer type is "
-                                       f"'{spell(p.type)}'", location(node))])
+                                       f"'{spell(p.type)}'; {PR_NAME} makes this an error",
+                                       location(node))], flag=PORTABILITY)
         return p
 
     def coop_layout_arg(self, node):
@@ -2815,6 +2842,10 @@ class Checker:
         v = self.rvalue(self.expr(node))
         if not is_integer_like(v.type):
             self.fail(f"stride argument must have type 'size_t' ('{spell(v.type)}' invalid)", node)
+        if unqualified_elem(as_arith(v.type)) != self.target.size_t:
+            self.warn("stride argument must have type 'size_t'", node,
+                      [self.note(f"'{spell(v.type)}' is converted to 'size_t' here; {PR_NAME} rejects it "
+                                 "(cast it: '(size_t)')", self.node_location(node))], flag=PORTABILITY)
         value = self.fold(v)
         if isinstance(value, int):
             if value < 0:
@@ -2868,12 +2899,34 @@ class Checker:
                                  location(args_nodes[0]))])
         if not (at.scope == bt.scope == ct.scope):
             self.fail("cooperative matrices of a multiply-add must have the same scope", node)
-        operands = 0
         if len(args_nodes) == 4:
-            operands = self.coop_operands_arg(name, args_nodes[3], at, ct)
+            operands = self.coop_operands_arg(name, args_nodes[3], at, bt, ct)
+        else:
+            operands = self.default_operands(name, node, at, bt, ct)
         return tast.CoopMulAdd(ct, location(node), a, b, c, operands)
 
-    def coop_operands_arg(self, name, node, at, ct):
+    @staticmethod
+    def operand_types(at, bt, ct):
+        """The component type each signedness bit is about (Result has C's type)."""
+        return {"A": at.elem, "B": bt.elem, "C": ct.elem, "Result": ct.elem}
+
+    def default_operands(self, name, node, at, bt, ct):
+        """Without operands, a signed integer component type sets its signed bit (as
+        clspv's tests expect), so that `char` data multiplies as signed."""
+        types = self.operand_types(at, bt, ct)
+        operands = 0
+        for bit, matrix, _ in OPERAND_SIGNED_BITS:
+            if types[matrix].is_integer and types[matrix].signed:
+                operands |= bit
+        if operands:
+            spelled = " | ".join(flag for bit, _, flag in OPERAND_SIGNED_BITS if operands & bit)
+            self.warn(f"'{name}' without operands multiplies these signed components as signed; "
+                      f"{PR_NAME} passes 0 here (every component unsigned)", node,
+                      [self.note(f"pass the operands to get the same result with both compilers: {spelled}",
+                                 self.node_location(node))], flag=PORTABILITY)
+        return operands
+
+    def coop_operands_arg(self, name, node, at, bt, ct):
         v = self.rvalue(self.expr(node))
         if not is_integer_like(v.type):
             self.fail(f"fourth argument of '{name}' must have enum type", node)
@@ -2888,6 +2941,13 @@ class Checker:
             self.warn("signed-component operands of a floating-point cooperative matrix are ignored", node)
         if ct.elem.is_float and value & OPERAND_SATURATING:
             self.warn("saturating accumulation has no effect on a floating-point cooperative matrix", node)
+        types = self.operand_types(at, bt, ct)
+        for bit, matrix, flag in OPERAND_SIGNED_BITS:
+            t = types[matrix]
+            if value & bit and t.is_integer and not t.signed:
+                # Used as given (SPV_KHR: the bit decides), but the source type says otherwise.
+                self.warn(f"'{flag}' contradicts the unsigned component type '{spell(t)}' of matrix "
+                          f"{matrix}: its components are read as signed", node)
         return value
 
     def declared_here(self, t):
