@@ -16,6 +16,7 @@ import argparse
 import os
 import sys
 import tempfile
+import warnings
 
 from clcoop.cli.output import new_file_mode, stdout_closed
 
@@ -49,7 +50,9 @@ def _parser():
     p.add_argument("-D", action="append", default=[], dest="defines", metavar="NAME[=VALUE]")
     p.add_argument("-U", action="append", default=[], dest="undefines", metavar="NAME")
     p.add_argument("-I", action="append", default=[], dest="include_dirs", metavar="DIR")
-    p.add_argument("-O", dest="opt", metavar="LEVEL", help="optimization level for .cl input")
+    p.add_argument("-O", dest="opt", metavar="LEVEL",
+                   help="optimization level for .cl input: 0, 1, 2, 3, s, z (default 2, as Program.build "
+                        "and clBuildProgram; the clcoop command defaults to -O0, as clang)")
     return p
 
 
@@ -69,7 +72,12 @@ def _load_program(args):
         return clcoop.Program.from_ir(text)
     options = [f"-D{d}" for d in args.defines] + [f"-U{u}" for u in args.undefines] + \
         [f"-I{i}" for i in args.include_dirs] + ([f"-O{args.opt}"] if args.opt else [])
-    return clcoop.Program(text).build(options=options, filename=args.input)
+    with warnings.catch_warnings():     # printed once, clang-style, from the build log
+        warnings.simplefilter("ignore", clcoop.CompilerWarning)
+        prog = clcoop.Program(text).build(options=options, filename=args.input)
+    if prog.build_log:
+        print(prog.build_log, file=sys.stderr)
+    return prog
 
 
 def _parse_value(name, text):
