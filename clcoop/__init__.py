@@ -7,7 +7,8 @@ stays cheap for the compiler command line.
 
 __version__ = "0.1.0"
 
-from clcoop.errors import ClcoopError, CompileError, RuntimeFault, ArgumentError  # noqa: F401
+from clcoop.errors import (ClcoopError, CompileError, RuntimeFault, ArgumentError,  # noqa: F401
+                           CompilerWarning)
 
 _RUNTIME_NAMES = {"Program", "Kernel", "LocalMemory"}
 

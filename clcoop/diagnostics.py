@@ -22,10 +22,38 @@ class Diagnostic:
     message: str
     location: SourceLocation | None
     notes: list = field(default_factory=list)   # further Diagnostic objects, severity "note"
+    flag: str | None = None            # warning group, e.g. "coop-portability" (-Wcoop-portability)
 
     def __str__(self):
         where = f"{self.location}: " if self.location else ""
-        return f"{where}{self.severity}: {self.message}"
+        return f"{where}{self.severity}: {self.message}{self.flag_suffix()}"
+
+    def flag_suffix(self):
+        """clang's ` [-Wgroup]`, or ` [-Werror,-Wgroup]` for a warning made an error."""
+        if self.flag is None:
+            return ""
+        return f" [-Werror,-W{self.flag}]" if self.severity == "error" else f" [-W{self.flag}]"
+
+
+@dataclass
+class WarningPolicy:
+    """What -w, -Werror, -Werror=<group>, -Wno-<group> and -W<group> asked for.
+
+    Warnings without a group follow only -w and -Werror (as in clang, every warning has a
+    group there; clcoop names the groups it documents)."""
+    suppress_all: bool = False                  # -w
+    all_errors: bool = False                    # -Werror
+    disabled: set = field(default_factory=set)  # -Wno-<group>
+    errors: set = field(default_factory=set)    # -Werror=<group>
+    not_errors: set = field(default_factory=set)   # -Wno-error=<group>
+
+    def severity(self, flag):
+        """'warning', 'error', or None when the warning is not reported."""
+        if self.suppress_all or flag in self.disabled:
+            return None
+        if flag in self.errors or (self.all_errors and flag not in self.not_errors):
+            return "error"
+        return "warning"
 
 
 class SourceManager:
@@ -64,9 +92,10 @@ class DiagnosticEngine:
 
     max_errors = 20
 
-    def __init__(self, sources=None):
+    def __init__(self, sources=None, warning_policy=None):
         self.sources = sources or SourceManager()
         self.diagnostics = []
+        self.warning_policy = warning_policy or WarningPolicy()
 
     @property
     def error_count(self):
@@ -75,8 +104,14 @@ class DiagnosticEngine:
     def error(self, message, location, notes=()):
         return self._add("error", message, location, notes)
 
-    def warning(self, message, location, notes=()):
-        return self._add("warning", message, location, notes)
+    def warning(self, message, location, notes=(), flag=None):
+        """Report a warning of group `flag` as the policy says (None when suppressed)."""
+        severity = self.warning_policy.severity(flag)
+        if severity is None:
+            return None
+        diag = self._add(severity, message, location, notes)
+        diag.flag = flag
+        return diag
 
     @staticmethod
     def note(message, location):

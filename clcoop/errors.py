@@ -38,3 +38,12 @@ class RuntimeFault(ClcoopError):
 
 class ToolMissing(ClcoopError):
     """An external tool (llc-22, spirv-val, ...) is needed and not installed."""
+
+
+class CompilerWarning(UserWarning):
+    """A compiler warning from Program.build(), issued through Python's `warnings` module
+    (the text is clang-style, with the source line); `diagnostic` is the Diagnostic."""
+
+    def __init__(self, message, diagnostic=None):
+        self.diagnostic = diagnostic
+        super().__init__(message)

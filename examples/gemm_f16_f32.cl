@@ -2,6 +2,7 @@
 // A is M x K row-major half; B is K x N stored COLUMN-major (element (k, n) at B[n * K + k]),
 // which is how a transposed weight matrix usually sits in memory; C is M x N row-major float.
 // NDRange as in gemm_f32.cl: dimension 0 = (N / 16) * subgroup size, dimension 1 = M / 8.
+#pragma OPENCL EXTENSION cl_khr_cooperative_matrix : enable
 #pragma OPENCL EXTENSION cl_khr_fp16 : enable
 
 #define TILE_M 8
@@ -20,9 +21,9 @@ __kernel void gemm_f16_f32(__global const half *A, __global const half *B, __glo
 
     mat_c acc = coop_mat_init(0.0f);
     for (int k = 0; k < K; k += TILE_K) {
-        mat_a a = coop_mat_load(A + tile_row * TILE_M * K + k, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, K);
-        mat_b b = coop_mat_load(B + tile_col * TILE_N * K + k, CLK_COOPERATIVE_MATRIX_LAYOUT_COLUMN_MAJOR, K);
+        mat_a a = coop_mat_load(A + tile_row * TILE_M * K + k, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)K);
+        mat_b b = coop_mat_load(B + tile_col * TILE_N * K + k, CLK_COOPERATIVE_MATRIX_LAYOUT_COLUMN_MAJOR, (size_t)K);
         acc = coop_matmul_add(a, b, acc, CLK_COOPERATIVE_MATRIX_OPERAND_NONE);
     }
-    coop_mat_store(C + tile_row * TILE_M * N + tile_col * TILE_N, acc, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, N);
+    coop_mat_store(C + tile_row * TILE_M * N + tile_col * TILE_N, acc, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)N);
 }

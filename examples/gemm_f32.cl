@@ -5,6 +5,7 @@
 // NDRange: dimension 0 = (N / 16) * subgroup size, dimension 1 = M / 8;
 // the local size in dimension 0 must be a multiple of the subgroup size, so that
 // the work-items of one subgroup share get_global_id(0) / get_sub_group_size().
+#pragma OPENCL EXTENSION cl_khr_cooperative_matrix : enable
 #define TILE_M 8
 #define TILE_N 16
 #define TILE_K 16
@@ -22,14 +23,14 @@ __kernel void gemm_f32(__global const float *A, __global const float *B, __globa
 
     mat_c acc;
     if (accumulate)
-        acc = coop_mat_load(c_tile, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, N);
+        acc = coop_mat_load(c_tile, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)N);
     else
         acc = coop_mat_init(0.0f);
 
     for (int k = 0; k < K; k += TILE_K) {
-        mat_a a = coop_mat_load(A + tile_row * TILE_M * K + k, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, K);
-        mat_b b = coop_mat_load(B + (size_t)k * N + tile_col * TILE_N, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, N);
+        mat_a a = coop_mat_load(A + tile_row * TILE_M * K + k, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)K);
+        mat_b b = coop_mat_load(B + (size_t)k * N + tile_col * TILE_N, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)N);
         acc = coop_mat_mulAdd(a, b, acc);
     }
-    coop_mat_store(c_tile, acc, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, N);
+    coop_mat_store(c_tile, acc, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)N);
 }

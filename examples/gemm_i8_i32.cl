@@ -2,6 +2,7 @@
 // Components are signed char, so every operand is flagged signed (SPV_KHR_cooperative_matrix:
 // without the flags, components would be zero-extended).
 // NDRange: dimension 0 = (N / 16) * subgroup size, dimension 1 = M / 8.
+#pragma OPENCL EXTENSION cl_khr_cooperative_matrix : enable
 #define TILE_M 8
 #define TILE_N 16
 #define TILE_K 32
@@ -21,9 +22,9 @@ __kernel void gemm_i8_i32(__global const char *A, __global const char *B, __glob
 
     mat_c acc = coop_mat_init(0);
     for (int k = 0; k < K; k += TILE_K) {
-        mat_a a = coop_mat_load(A + tile_row * TILE_M * K + k, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, K);
-        mat_b b = coop_mat_load(B + (size_t)k * N + tile_col * TILE_N, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, N);
+        mat_a a = coop_mat_load(A + tile_row * TILE_M * K + k, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)K);
+        mat_b b = coop_mat_load(B + (size_t)k * N + tile_col * TILE_N, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)N);
         acc = coop_mat_mulAdd(a, b, acc, ALL_SIGNED);
     }
-    coop_mat_store(C + tile_row * TILE_M * N + tile_col * TILE_N, acc, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, N);
+    coop_mat_store(C + tile_row * TILE_M * N + tile_col * TILE_N, acc, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)N);
 }

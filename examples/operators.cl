@@ -6,6 +6,7 @@
 //   7: (float)(int)X: a float -> int -> float round trip (truncation toward zero)
 // and out_int = (int)X, out_len[work-item] = coop_mat_length(X).
 // NDRange: one subgroup (global = local = subgroup size).
+#pragma OPENCL EXTENSION cl_khr_cooperative_matrix : enable
 #define ROWS 8
 #define COLS 16
 #define TILE (ROWS * COLS)
@@ -25,20 +26,20 @@ static fmat twice_plus_one(fmat m)
 __kernel void operators(__global const float *X, __global const float *Y, float alpha,
                         __global float *out, __global int *out_int, __global uint *out_len)
 {
-    fmat x = coop_mat_load(X, ROW_MAJOR, COLS);
-    fmat y = coop_mat_load(Y, ROW_MAJOR, COLS);
+    fmat x = coop_mat_load(X, ROW_MAJOR, (size_t)COLS);
+    fmat y = coop_mat_load(Y, ROW_MAJOR, (size_t)COLS);
 
-    coop_mat_store(out + 0 * TILE, x + y, ROW_MAJOR, COLS);
-    coop_mat_store(out + 1 * TILE, x - y, ROW_MAJOR, COLS);
-    coop_mat_store(out + 2 * TILE, x * y, ROW_MAJOR, COLS);
-    coop_mat_store(out + 3 * TILE, x / y, ROW_MAJOR, COLS);
-    coop_mat_store(out + 4 * TILE, -x, ROW_MAJOR, COLS);
-    coop_mat_store(out + 5 * TILE, x * alpha, ROW_MAJOR, COLS);
-    coop_mat_store(out + 6 * TILE, twice_plus_one(x), ROW_MAJOR, COLS);
+    coop_mat_store(out + 0 * TILE, x + y, ROW_MAJOR, (size_t)COLS);
+    coop_mat_store(out + 1 * TILE, x - y, ROW_MAJOR, (size_t)COLS);
+    coop_mat_store(out + 2 * TILE, x * y, ROW_MAJOR, (size_t)COLS);
+    coop_mat_store(out + 3 * TILE, x / y, ROW_MAJOR, (size_t)COLS);
+    coop_mat_store(out + 4 * TILE, -x, ROW_MAJOR, (size_t)COLS);
+    coop_mat_store(out + 5 * TILE, x * alpha, ROW_MAJOR, (size_t)COLS);
+    coop_mat_store(out + 6 * TILE, twice_plus_one(x), ROW_MAJOR, (size_t)COLS);
 
     imat xi = (imat)x;
-    coop_mat_store(out_int, xi, ROW_MAJOR, COLS);
-    coop_mat_store(out + 7 * TILE, (fmat)xi, ROW_MAJOR, COLS);
+    coop_mat_store(out_int, xi, ROW_MAJOR, (size_t)COLS);
+    coop_mat_store(out + 7 * TILE, (fmat)xi, ROW_MAJOR, (size_t)COLS);
 
     out_len[get_sub_group_local_id()] = coop_mat_length(x);
 }

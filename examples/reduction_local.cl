@@ -1,6 +1,7 @@
 // Sum reduction in local memory with work-group barriers (no cooperative matrices):
 // each work-group adds up get_local_size(0) elements of `in` and writes one partial sum.
 // The local size must be a power of two.
+#pragma OPENCL EXTENSION cl_khr_cooperative_matrix : enable
 __kernel void reduce_sum(__global const float *in, __global float *partial, __local float *scratch, int n)
 {
     const size_t lid = get_local_id(0);

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmarks of issue 6: the interpreter's GEMMs against NumPy (and PoCL when
+"""Benchmarks: the interpreter's GEMMs against NumPy (and PoCL when
 pyopencl is installed), clcoop's compile latency and throughput against clang-22, and the
 interpreter's peak memory.
 
@@ -486,9 +486,9 @@ def write_plot(results, path):
         sizes = [r["n"] for r in pocl["runs"]]
         axes.plot(sizes, [r["tiled"]["median"] for r in pocl["runs"]], "^-", label="PoCL tiled")
         axes.plot(sizes, [r["naive"]["median"] for r in pocl["runs"]], "v-", label="PoCL naive")
-    # Figures of issue 6 measured on a quiet machine, for scale (not this run).
-    axes.plot([512, 1024], [1.7e-3, 12.5e-3], "kx", label="NumPy f32, quiet machine (issue 6)")
-    axes.plot([512], [70e-3], "k+", markersize=10, label="PoCL tiled, quiet machine (issue 6)")
+    # Figures measured on a quiet machine, for scale (not this run).
+    axes.plot([512, 1024], [1.7e-3, 12.5e-3], "kx", label="NumPy f32, quiet machine")
+    axes.plot([512], [70e-3], "k+", markersize=10, label="PoCL tiled, quiet machine")
     axes.set_xscale("log", base=2)
     axes.set_yscale("log")
     axes.set_xlabel("n (n x n x n GEMM)")

@@ -9,6 +9,8 @@ import os
 import sys
 import tempfile
 
+from clcoop.cli.output import new_file_mode, stdout_closed
+
 USAGE = """\
 OVERVIEW: clcoop OpenCL C compiler for cooperative matrices (SPV_KHR_cooperative_matrix)
 
@@ -23,12 +25,20 @@ OPTIONS:
   -cl-std=<version>      OpenCL C version: CL1.2, CL2.0 or CL3.0 (default CL3.0).
   -triple <triple>       spir64-unknown-unknown (default) or spir-unknown-unknown.
                          Also accepted as --target=<triple> and -target <triple>.
-  -O0, -O1, -O2, -O3     Optimization level (default -O0).
+  -O0, -O1, -O2, -O3     Optimization level. Default -O0, as clang (Program.build() defaults to
+                         -O2, as clBuildProgram). -O is -O1; -Os, -Oz are -O2; -Ofast is -O3.
+  -cl-opt-disable        Same as -O0. The other -cl-* build options of OpenCL are accepted.
   -E                     Only preprocess; write the result (default: stdout).
   -fsyntax-only          Check the source and write nothing.
   --emit-spirv           Emit a SPIR-V binary (through llc-22) instead of LLVM IR text.
   -emit-llvm, -S         Accepted for clang compatibility (LLVM IR text is the default).
-  -w                     Suppress warnings.
+  -w                     Suppress all warnings.
+  -Werror                Make every warning an error.
+  -W<group>, -Wno-<group>, -Werror=<group>, -Wno-error=<group>
+                         Enable, disable, or make an error the warnings of <group>:
+                         uninitialized     a variable read before any assignment (on);
+                         coop-portability  what clang's cooperative-matrix pull request
+                                           (llvm/llvm-project #221328) rejects (on).
   --verbose, -v          Print the stages run and, on an internal error, the full traceback.
   --version              Print the version.
   --help, -h             Print this help.
@@ -50,102 +60,14 @@ class UsageError(Exception):
     """A bad command line (reported as `clcoop: error: ...`, exit 1)."""
 
 
-class Args:
-    def __init__(self):
-        self.input = None
-        self.output = None
-        self.include_dirs = []
-        self.defines = {}
-        self.undefines = []
-        self.cl_std = "CL3.0"
-        self.triple = "spir64-unknown-unknown"
-        self.opt_level = 0
-        self.emit_spirv = False
-        self.verbose = False
-        self.no_warnings = False
-        self.action = "compile"     # or "help", "version"
-        self.mode = "compile"       # or "preprocess" (-E), "syntax" (-fsyntax-only)
-
-
-def _split_define(text):
-    name, sep, value = text.partition("=")
-    if not name:
-        raise UsageError("macro name missing after '-D'")
-    return name, (value if sep else None)
-
-
-def _take_value(args, option, value):
-    """Store the value of an option that takes one (-o, -I, -D, -U, -triple, -cl-std)."""
-    if option == "-o":
-        args.output = value
-    elif option == "-I":
-        args.include_dirs.append(value)
-    elif option == "-D":
-        name, val = _split_define(value)
-        args.defines[name] = val
-        if name in args.undefines:
-            args.undefines.remove(name)
-    elif option == "-U":
-        args.undefines.append(value)
-        args.defines.pop(value, None)
-    elif option in ("-triple", "-target", "--target"):
-        args.triple = value
-    elif option == "-cl-std":
-        args.cl_std = value
-
-
-_VALUE_OPTIONS = ("-o", "-I", "-D", "-U")            # also written joined: -Ifoo, -DX=1
-_SEPARATE_VALUE_OPTIONS = ("-triple", "-target")
-_EQUALS_OPTIONS = ("-cl-std", "--target", "-triple")  # written -cl-std=CL3.0
-_OPT_FLAGS = {"-O0": 0, "-O1": 1, "-O2": 2, "-O3": 3, "-O": 1, "-Os": 2, "-Oz": 2, "-Ofast": 3}
-_IGNORED_FLAGS = ("-emit-llvm", "-S", "-c", "-finclude-default-header",
-                  "-disable-llvm-passes", "-cc1")
-
-
 def parse_args(argv):
-    args = Args()
-    i = 0
-    while i < len(argv):
-        arg = argv[i]
-        i += 1
-        if arg in ("--help", "-h", "-help"):
-            args.action = "help"
-        elif arg == "--version":
-            args.action = "version"
-        elif arg in ("--verbose", "-v"):
-            args.verbose = True
-        elif arg == "-E":
-            args.mode = "preprocess"
-        elif arg == "-fsyntax-only":
-            args.mode = "syntax"
-        elif arg == "--emit-spirv":
-            args.emit_spirv = True
-        elif arg == "-w":
-            args.no_warnings = True
-        elif arg in _OPT_FLAGS:
-            args.opt_level = _OPT_FLAGS[arg]
-        elif arg in _IGNORED_FLAGS:
-            pass
-        elif arg in _VALUE_OPTIONS or arg in _SEPARATE_VALUE_OPTIONS:
-            if i >= len(argv):
-                raise UsageError(f"argument to '{arg}' is missing (expected 1 value)")
-            _take_value(args, arg, argv[i])
-            i += 1
-        elif any(arg.startswith(opt + "=") for opt in _EQUALS_OPTIONS):
-            option, _, value = arg.partition("=")
-            _take_value(args, option, value)
-        elif arg[:2] in _VALUE_OPTIONS and len(arg) > 2:
-            _take_value(args, arg[:2], arg[2:])
-        elif arg == "-" or not arg.startswith("-"):
-            if args.input is not None:
-                raise UsageError(f"only one input file is supported (got '{args.input}' "
-                                 f"and '{arg}')")
-            args.input = arg
-        elif arg.startswith("-O"):
-            raise UsageError(f"invalid optimization level '{arg}' (use -O0, -O1, -O2 or -O3)")
-        else:
-            raise UsageError(f"unknown argument: '{arg}'")
-    return args
+    """The command line's options (clcoop.options, shared with Program.build)."""
+    from clcoop.errors import ArgumentError
+    from clcoop.options import parse_options
+    try:
+        return parse_options(argv, for_build=False)
+    except ArgumentError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def default_output(args):
@@ -178,7 +100,7 @@ def write_output_atomically(path, data):
             # and the rename make the output atomic for readers and for a failed run;
             # durability across a power loss is the file system's business.
             handle.write(data)
-        os.chmod(tmp, _output_mode(path))
+        os.chmod(tmp, new_file_mode(path))
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -186,16 +108,6 @@ def write_output_atomically(path, data):
         except OSError:
             pass
         raise
-
-
-def _output_mode(path):
-    """Keep an existing file's permissions; a new file gets 0666 minus the umask, like clang."""
-    try:
-        return os.stat(path).st_mode & 0o7777
-    except OSError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
 
 
 def _read_input(args):
@@ -243,10 +155,7 @@ def compile_to_bytes(args, source, filename):
         if note:
             _log(args, note)
 
-    options = driver.CompileOptions(include_dirs=args.include_dirs, defines=args.defines,
-                                    undefines=args.undefines, triple=args.triple,
-                                    opt_level=args.opt_level, cl_std=args.cl_std,
-                                    filename=filename)
+    options = args.compile_options(filename)
     _log(args, f"compiling {filename} for {args.triple}, -cl-std={args.cl_std}, -O{args.opt_level}")
     if args.mode == "preprocess":
         result = driver.preprocess_source(source, options)
@@ -287,7 +196,7 @@ def run(argv):
     try:
         source, filename = _read_input(args)
         data, warnings = compile_to_bytes(args, source, filename)
-        if warnings and not args.no_warnings:
+        if warnings:
             print(warnings, file=sys.stderr)
         if data is not None:
             output = args.output or default_output(args)
@@ -295,6 +204,7 @@ def run(argv):
             try:
                 write_output_atomically(output, data)
             except BrokenPipeError:
+                stdout_closed()
                 return EXIT_ERROR
             except OSError as exc:
                 print(f"clcoop: error: unable to write output file '{output}': "

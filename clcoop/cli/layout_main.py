@@ -9,6 +9,8 @@ import argparse
 import json
 import sys
 
+from clcoop.cli.output import stdout_closed
+
 from clcoop.errors import ClcoopError
 
 
@@ -54,10 +56,11 @@ def main(argv=None):
     except ClcoopError as error:
         print(f"clcoop-layout: error: {error}", file=sys.stderr)
         return 1
-    if args.json:
-        print(json.dumps(layout_json(layout)))
-    else:
-        print(format_layout_table(layout))
+    try:
+        print(json.dumps(layout_json(layout)) if args.json else format_layout_table(layout))
+        sys.stdout.flush()
+    except BrokenPipeError:         # the reader stopped early (`| head -1`): not an error
+        stdout_closed()
     return 0
 
 

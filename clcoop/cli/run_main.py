@@ -16,6 +16,9 @@ import argparse
 import os
 import sys
 import tempfile
+import warnings
+
+from clcoop.cli.output import new_file_mode, stdout_closed
 
 EXIT_OK, EXIT_ERROR, EXIT_ICE = 0, 1, 70
 
@@ -47,7 +50,9 @@ def _parser():
     p.add_argument("-D", action="append", default=[], dest="defines", metavar="NAME[=VALUE]")
     p.add_argument("-U", action="append", default=[], dest="undefines", metavar="NAME")
     p.add_argument("-I", action="append", default=[], dest="include_dirs", metavar="DIR")
-    p.add_argument("-O", dest="opt", metavar="LEVEL", help="optimization level for .cl input")
+    p.add_argument("-O", dest="opt", metavar="LEVEL",
+                   help="optimization level for .cl input: 0, 1, 2, 3, s, z (default 2, as Program.build "
+                        "and clBuildProgram; the clcoop command defaults to -O0, as clang)")
     return p
 
 
@@ -67,7 +72,12 @@ def _load_program(args):
         return clcoop.Program.from_ir(text)
     options = [f"-D{d}" for d in args.defines] + [f"-U{u}" for u in args.undefines] + \
         [f"-I{i}" for i in args.include_dirs] + ([f"-O{args.opt}"] if args.opt else [])
-    return clcoop.Program(text).build(options=options, filename=args.input)
+    with warnings.catch_warnings():     # printed once, clang-style, from the build log
+        warnings.simplefilter("ignore", clcoop.CompilerWarning)
+        prog = clcoop.Program(text).build(options=options, filename=args.input)
+    if prog.build_log:
+        print(prog.build_log, file=sys.stderr)
+    return prog
 
 
 def _parse_value(name, text):
@@ -135,7 +145,9 @@ def _write_outputs(out_dir, names, values):
                 fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".npy", dir=out_dir)
                 with os.fdopen(fd, "wb") as f:
                     np.save(f, value)
-                temps.append((tmp, os.path.join(out_dir, f"{name}.npy")))
+                final = os.path.join(out_dir, f"{name}.npy")
+                os.chmod(tmp, new_file_mode(final))     # mkstemp made it 0600
+                temps.append((tmp, final))
         for tmp, final in temps:
             os.replace(tmp, final)
     finally:
@@ -211,6 +223,9 @@ def main(argv=None):
         return EXIT_ERROR
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:    # stdout's reader stopped early (`| head -1`)
+        stdout_closed()
+        return EXIT_ERROR
     except Exception as exc:   # an interpreter bug: say so without a traceback
         print(f"clcoop-run: internal error: {type(exc).__name__}: {exc}\n"
               f"please report this with the kernel and arguments", file=sys.stderr)

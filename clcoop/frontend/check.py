@@ -25,12 +25,14 @@ Cooperative-matrix decisions (where the RFC and the pull request are silent)
 - Mul-add: A and B must have the same component type; C (= the result) may differ but must
   be of the same kind (integer or floating point): half x half + float and
   char x char + int are accepted, float x float + int is "inconsistent ...".
-  The 3-argument coop_mat_mulAdd passes operands 0 (NONE), as the pull request does.
+  The 3-argument coop_mat_mulAdd sets the signed bit of each signed integer component type
+  (the pull request passes 0: a -Wcoop-portability warning); given operands are used as given.
 - A load/store pointer whose pointee is not the component type is a WARNING: SPV_KHR
   issue 8 allows it (e.g. half components from a uint4 buffer; stride counts pointees).
 - Signed-component / saturating bits on floating-point matrices: a warning (the RFC's own
   4.5 example passes MATRIX_RESULT_SIGNED for float matrices).
-- Stride: any integer, converted to size_t; a negative constant is an error, and so is a
+- Stride: any integer, converted to size_t (not a size_t: -Wcoop-portability, the pull request
+  rejects it); a negative constant is an error, and so is a
   constant 0 for coop_mat_store (every row would land on the same address).
 - coop_mat_load / coop_mat_init take the matrix type of: the variable they initialize,
   the lvalue they are assigned to, the function's return type (return), the parameter
@@ -70,6 +72,18 @@ COOP_CONTEXT_TYPED = ("coop_mat_load", "coop_mat_init")
 LAYOUT_ROW_MAJOR, LAYOUT_COLUMN_MAJOR = 0, 1
 OPERAND_A_SIGNED, OPERAND_B_SIGNED, OPERAND_C_SIGNED, OPERAND_RESULT_SIGNED = 1, 2, 4, 8
 OPERAND_SATURATING = 16
+# Names of the signedness bits and the matrix each belongs to (RFC 4.5; SPV_KHR_cooperative_matrix
+# Cooperative Matrix Operands: MatrixASignedComponents ... MatrixResultSignedComponents).
+OPERAND_SIGNED_BITS = ((OPERAND_A_SIGNED, "A", "CLK_COOPERATIVE_MATRIX_OPERAND_MATRIX_A_SIGNED"),
+                       (OPERAND_B_SIGNED, "B", "CLK_COOPERATIVE_MATRIX_OPERAND_MATRIX_B_SIGNED"),
+                       (OPERAND_C_SIGNED, "C", "CLK_COOPERATIVE_MATRIX_OPERAND_MATRIX_C_SIGNED"),
+                       (OPERAND_RESULT_SIGNED, "Result",
+                        "CLK_COOPERATIVE_MATRIX_OPERAND_MATRIX_RESULT_SIGNED"))
+COOP_EXTENSION = "cl_khr_cooperative_matrix"
+# -Wcoop-portability: where clang's cooperative-matrix pull request (llvm/llvm-project #221328)
+# rejects or differs from what clcoop accepts; its Sema tests' wording where it has one.
+PORTABILITY = "coop-portability"
+PR_NAME = "clang's cooperative-matrix pull request (llvm/llvm-project #221328)"
 OPERAND_ALL = 31
 # Accepted scope values: the RFC's CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP (3, SPIR-V's
 # Subgroup) and the pull request's memory_scope_sub_group (4 in OpenCL C).
@@ -340,6 +354,62 @@ class Scope:
         return None
 
 
+class UninitializedUses:
+    """Reads of local variables declared without an initializer, for -Wuninitialized.
+
+    Every reference to such a variable is recorded in source order with the loops around
+    it; a reference that rvalue() reads is a read, any other (assignment target, &v, v.x = ,
+    v++) counts as an assignment. A read warns when no assignment comes before it and no
+    assignment inside a loop that encloses the read (but not the declaration) could reach
+    it through the loop's back edge. This is clang's "is uninitialized when used here"
+    (every path), not its "sometimes uninitialized" analysis."""
+
+    def __init__(self):
+        self.variables = {}        # id(var) -> (var, loops open at the declaration)
+        self.events = []           # [kind, ref, loops] in source order; kind 'write' or 'read'
+        self.by_ref = {}           # id(ref) -> its event
+        self.open_loops = []
+        self.loop_count = 0
+
+    def declared(self, var):
+        self.variables[id(var)] = (var, tuple(self.open_loops))
+
+    def referenced(self, ref):
+        if id(ref.var) in self.variables:
+            event = ["write", ref, tuple(self.open_loops)]
+            self.events.append(event)
+            self.by_ref[id(ref)] = event
+
+    def read(self, ref):
+        event = self.by_ref.get(id(ref))
+        if event is not None:
+            event[0] = "read"
+
+    @contextlib.contextmanager
+    def loop(self):
+        self.loop_count += 1
+        self.open_loops.append(self.loop_count)
+        try:
+            yield
+        finally:
+            self.open_loops.pop()
+
+    def uses(self):
+        """[(var, first uninitialized read)] in declaration order."""
+        found = []
+        for var, decl_loops in self.variables.values():
+            events = [e for e in self.events if e[1].var is var]
+            writes = [loops for kind, _, loops in events if kind == "write"]
+            for kind, ref, loops in events:
+                if kind == "write":
+                    break
+                inner = [loop for loop in loops if loop not in decl_loops]
+                if not any(loop in w for loop in inner for w in writes):
+                    found.append((var, ref))
+                break
+        return found
+
+
 class FunctionContext:
     def __init__(self, function):
         self.function = function
@@ -348,6 +418,7 @@ class FunctionContext:
         self.loop_depth = 0
         self.switch_stack = []
         self.depth = 0       # compound nesting (0 = outermost body)
+        self.uninitialized = UninitializedUses()
 
 
 class Checker:
@@ -362,6 +433,7 @@ class Checker:
         # them no const qualifier (so no "discards qualifiers" warning on `constant T *p = arr;`).
         self.implicitly_const = set()
         self.enabled_extensions = set()    # by #pragma OPENCL EXTENSION, in source order
+        self.coop_extension_reported = False
         self.declared_param_names = {}   # id(Function) -> parameter names of its first declaration
         self.fn = None
         self.coop_decl_locs = {}    # typedef name -> location of its declaration (for notes)
@@ -382,7 +454,7 @@ class Checker:
         if len(words) != 5 or words[:2] != ["OPENCL", "EXTENSION"] or words[3] != ":":
             return
         name, behavior = words[2], words[4]
-        names = {"cl_khr_fp16"} if name == "all" else {name}
+        names = {"cl_khr_fp16", COOP_EXTENSION} if name == "all" else {name}
         if behavior == "enable":
             self.enabled_extensions |= names
         elif behavior == "disable":
@@ -440,12 +512,25 @@ class Checker:
         self.error(message, node_or_loc, notes)
         raise _Abandon()
 
-    def warn(self, message, node_or_loc, notes=()):
+    def warn(self, message, node_or_loc, notes=(), flag=None):
         loc = self.node_location(node_or_loc)
-        self.diag.warning(message, loc, notes)
+        self.diag.warning(message, loc, notes, flag)
 
     def note(self, message, loc):
         return self.diag.note(message, loc)
+
+    def warn_uninitialized_uses(self):
+        """clang's -Wuninitialized: a local variable read where no path has assigned it."""
+        if self.fn.gotos or self.fn.labels:
+            return          # a backward goto could assign it first: stay silent, as for switch
+        if self.diag.error_count:
+            return          # as clang: no flow analysis once the source has errors
+        for var, ref in self.fn.uninitialized.uses():
+            name_end = SourceLocation(var.loc.file, var.loc.line, var.loc.column + len(var.name)) \
+                if var.loc is not None else None
+            self.warn(f"variable '{var.name}' is uninitialized when used here", ref.loc,
+                      [self.note(f"initialize the variable '{var.name}' to silence this warning", name_end)],
+                      flag="uninitialized")
 
     # ------------------------------------------------------------------ translation unit
     def translation_unit(self, ast):
@@ -567,7 +652,20 @@ class Checker:
         use = self.coop_attr_value(args[3], "use")
         if use not in T.USE_NAMES:
             self.fail("invalid 'use' argument of cooperative matrix attribute", args[3])
+        self.require_coop_extension(attr_node, typedef_name)
         return T.CoopMatType(base, SCOPE_VALUES[scope], rows, cols, use, typedef_name=typedef_name)
+
+    def require_coop_extension(self, where, typedef_name):
+        """clcoop always knows cooperative matrices; clang's pull request requires the pragma.
+        Said once, at the first matrix type declared without it."""
+        if COOP_EXTENSION in self.enabled_extensions or self.coop_extension_reported:
+            return
+        self.coop_extension_reported = True
+        what = f"type '{typedef_name}'" if typedef_name else "the 'coop_mat' attribute"
+        self.warn(f"use of {what} requires {COOP_EXTENSION} support", where,
+                  [self.note(f"add '#pragma OPENCL EXTENSION {COOP_EXTENSION} : enable' before it; "
+                             f"{PR_NAME} rejects the type without it", self.node_location(where))],
+                  flag=PORTABILITY)
 
     def coop_attr_value(self, node, what):
         if isinstance(node, c_ast.Constant) and node.type == "string":
@@ -876,6 +974,8 @@ class Checker:
         var = tast.Var(node.name, t, "local-var", T.PRIVATE, None, loc, const)
         # The name is visible in its own initializer (C99 6.2.1p7), but a matrix load needs the type.
         self.scope.names[node.name] = var
+        if node.init is None and (t.is_coop_matrix or t.is_pointer or isinstance(t, (T.ScalarType, T.VectorType))):
+            self.fn.uninitialized.declared(var)
         if node.init is not None:
             var.initializer = self.initializer(node.init, var, constant=False, decl=node)
             var.type = self.complete_array_type(var.type, var.initializer)
@@ -1198,6 +1298,7 @@ class Checker:
             fn.params = self.parameters(fn, decl)
             fn.body = self.compound(node.body, new_scope=False)
             self.resolve_gotos()
+            self.warn_uninitialized_uses()
         finally:
             self.scope = outer
             self.fn = None
@@ -1344,11 +1445,13 @@ class Checker:
             other = self.sub_statement(node.iffalse) if node.iffalse is not None else None
             return tast.If(loc, cond, then, other)
         if isinstance(node, c_ast.While):
-            cond = self.condition(node.cond)
-            return tast.While(loc, cond, self.loop_body(node.stmt))
+            with self.fn.uninitialized.loop():
+                cond = self.condition(node.cond)
+                return tast.While(loc, cond, self.loop_body(node.stmt))
         if isinstance(node, c_ast.DoWhile):
-            body = self.loop_body(node.stmt)
-            return tast.DoWhile(loc, body, self.condition(node.cond))
+            with self.fn.uninitialized.loop():
+                body = self.loop_body(node.stmt)
+                return tast.DoWhile(loc, body, self.condition(node.cond))
         if isinstance(node, c_ast.For):
             return self.for_statement(node)
         if isinstance(node, c_ast.Switch):
@@ -1420,9 +1523,10 @@ class Checker:
                     init = tast.DeclStmt(location(node.init), vars_)
                 else:
                     init = tast.ExprStmt(location(node.init), self.expr(node.init))
-            cond = self.condition(node.cond) if node.cond is not None else None
-            step = self.expr(node.next) if node.next is not None else None
-            body = self.loop_body(node.stmt)
+            with self.fn.uninitialized.loop():
+                cond = self.condition(node.cond) if node.cond is not None else None
+                step = self.expr(node.next) if node.next is not None else None
+                body = self.loop_body(node.stmt)
             return tast.For(location(node), init, cond, step, body)
         finally:
             self.scope = outer
@@ -1516,6 +1620,8 @@ class Checker:
     # ------------------------------------------------------------------ expressions
     def rvalue(self, e):
         """Value of e: arrays decay to pointers (C99 6.3.2.1p3)."""
+        if isinstance(e, tast.VarRef) and self.fn is not None:
+            self.fn.uninitialized.read(e)
         if isinstance(e.type, T.AtomicType):
             self.fail(f"an object of type '{spell(e.type)}' is read only through the atomic "
                       f"functions (e.g. atomic_load; OpenCL C 3.0 6.15.12.6)", e.loc)
@@ -1678,7 +1784,10 @@ class Checker:
         entry = self.scope.lookup(node.name)
         loc = location(node)
         if isinstance(entry, tast.Var):
-            return tast.VarRef(entry.type, loc, entry)
+            ref = tast.VarRef(entry.type, loc, entry)
+            if self.fn is not None:
+                self.fn.uninitialized.referenced(ref)
+            return ref
         if isinstance(entry, tuple) and entry[0] == "enum":
             return tast.IntConst(T.INT, loc, entry[1])
         if isinstance(entry, tast.Function):
@@ -2720,7 +2829,8 @@ class Checker:
             # pointer arithmetic then count pointee elements.
             self.warn("inconsistent between cooperative matrix element type and buffer pointer type",
                       node, [self.note(f"matrix element type is '{spell(mtype.elem)}', buffer pointer type is "
-                                       f"'{spell(p.type)}'", location(node))])
+                                       f"'{spell(p.type)}'; {PR_NAME} makes this an error",
+                                       location(node))], flag=PORTABILITY)
         return p
 
     def coop_layout_arg(self, node):
@@ -2734,6 +2844,10 @@ class Checker:
         v = self.rvalue(self.expr(node))
         if not is_integer_like(v.type):
             self.fail(f"stride argument must have type 'size_t' ('{spell(v.type)}' invalid)", node)
+        if unqualified_elem(as_arith(v.type)) != self.target.size_t:
+            self.warn("stride argument must have type 'size_t'", node,
+                      [self.note(f"'{spell(v.type)}' is converted to 'size_t' here; {PR_NAME} rejects it "
+                                 "(cast it: '(size_t)')", self.node_location(node))], flag=PORTABILITY)
         value = self.fold(v)
         if isinstance(value, int):
             if value < 0:
@@ -2787,12 +2901,34 @@ class Checker:
                                  location(args_nodes[0]))])
         if not (at.scope == bt.scope == ct.scope):
             self.fail("cooperative matrices of a multiply-add must have the same scope", node)
-        operands = 0
         if len(args_nodes) == 4:
-            operands = self.coop_operands_arg(name, args_nodes[3], at, ct)
+            operands = self.coop_operands_arg(name, args_nodes[3], at, bt, ct)
+        else:
+            operands = self.default_operands(name, node, at, bt, ct)
         return tast.CoopMulAdd(ct, location(node), a, b, c, operands)
 
-    def coop_operands_arg(self, name, node, at, ct):
+    @staticmethod
+    def operand_types(at, bt, ct):
+        """The component type each signedness bit is about (Result has C's type)."""
+        return {"A": at.elem, "B": bt.elem, "C": ct.elem, "Result": ct.elem}
+
+    def default_operands(self, name, node, at, bt, ct):
+        """Without operands, a signed integer component type sets its signed bit (as
+        clspv's tests expect), so that `char` data multiplies as signed."""
+        types = self.operand_types(at, bt, ct)
+        operands = 0
+        for bit, matrix, _ in OPERAND_SIGNED_BITS:
+            if types[matrix].is_integer and types[matrix].signed:
+                operands |= bit
+        if operands:
+            spelled = " | ".join(flag for bit, _, flag in OPERAND_SIGNED_BITS if operands & bit)
+            self.warn(f"'{name}' without operands multiplies these signed components as signed; "
+                      f"{PR_NAME} passes 0 here (every component unsigned)", node,
+                      [self.note(f"pass the operands to get the same result with both compilers: {spelled}",
+                                 self.node_location(node))], flag=PORTABILITY)
+        return operands
+
+    def coop_operands_arg(self, name, node, at, bt, ct):
         v = self.rvalue(self.expr(node))
         if not is_integer_like(v.type):
             self.fail(f"fourth argument of '{name}' must have enum type", node)
@@ -2807,6 +2943,13 @@ class Checker:
             self.warn("signed-component operands of a floating-point cooperative matrix are ignored", node)
         if ct.elem.is_float and value & OPERAND_SATURATING:
             self.warn("saturating accumulation has no effect on a floating-point cooperative matrix", node)
+        types = self.operand_types(at, bt, ct)
+        for bit, matrix, flag in OPERAND_SIGNED_BITS:
+            t = types[matrix]
+            if value & bit and t.is_integer and not t.signed:
+                # Used as given (SPV_KHR: the bit decides), but the source type says otherwise.
+                self.warn(f"'{flag}' contradicts the unsigned component type '{spell(t)}' of matrix "
+                          f"{matrix}: its components are read as signed", node)
         return value
 
     def declared_here(self, t):

@@ -13,7 +13,7 @@ import sys
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from clcoop.diagnostics import DiagnosticEngine, SourceLocation
+from clcoop.diagnostics import DiagnosticEngine, SourceLocation, WarningPolicy
 from clcoop.errors import ArgumentError, CompileError
 from clcoop.frontend.types import Target
 
@@ -33,6 +33,7 @@ class CompileOptions:
     cl_std: str = "CL3.0"
     filename: str = "<input>"
     undefines: list = field(default_factory=list)    # -U names, applied after defines
+    warning_policy: WarningPolicy = field(default_factory=WarningPolicy)   # -w, -Werror, -W<group>
 
 
 @dataclass
@@ -40,6 +41,7 @@ class CompileResult:
     ir: str
     diagnostics: list            # warnings (Diagnostic objects)
     rendered: str = ""           # their clang-style text, with source lines and carets
+    sources: object = None       # the SourceManager, to render one diagnostic with its line
 
 
 def validate_options(options):
@@ -122,7 +124,7 @@ def preprocess_source(source, options=None):
 
     options = options or CompileOptions()
     validate_options(options)
-    diag = DiagnosticEngine()
+    diag = DiagnosticEngine(warning_policy=options.warning_policy)
     text = preprocess(source, options.filename, list(options.include_dirs),
                       predefined_macros(options), diag)
     _fail_if_errors(diag)
@@ -134,7 +136,7 @@ def check_source(source, options=None):
     """Preprocess, parse and check, without generating IR (`clcoop -fsyntax-only`)."""
     options = options or CompileOptions()
     validate_options(options)
-    diag = DiagnosticEngine()
+    diag = DiagnosticEngine(warning_policy=options.warning_policy)
     with _deep_recursion():
         ast = front_end(source, options, diag)
         from clcoop.frontend import check
@@ -151,7 +153,7 @@ def compile_source(source, options=None):
     """OpenCL C source (str, or bytes that must be UTF-8) -> CompileResult with LLVM IR text."""
     options = options or CompileOptions()
     validate_options(options)
-    diag = DiagnosticEngine()
+    diag = DiagnosticEngine(warning_policy=options.warning_policy)
     with _deep_recursion():
         ast = front_end(source, options, diag)
         from clcoop.frontend import check, lower   # heavy: llvmlite comes with lower
@@ -163,7 +165,8 @@ def compile_source(source, options=None):
         except RecursionError as exc:
             _too_deep(exc, diag, options.filename)
     rendered = diag.render_all() if diag.diagnostics else ""
-    return CompileResult(ir=ir, diagnostics=list(diag.diagnostics), rendered=rendered)
+    return CompileResult(ir=ir, diagnostics=list(diag.diagnostics), rendered=rendered,
+                         sources=diag.sources)
 
 
 def _location_text(value):

@@ -41,9 +41,14 @@ _WS_TYPES = ("CPP_WS", "CPP_LINECONT")
 
 
 def default_include_dir():
-    """include/ next to the clcoop package (the repository root or the installed tree)."""
-    import clcoop
-    return Path(clcoop.__file__).resolve().parent.parent / "include"
+    """The directory holding clcoop/opencl-c-coop.h: package data of clcoop (`include`).
+
+    In the repository clcoop/include is a link to the top-level include/, the declarations'
+    home; a wheel carries a copy (pyproject.toml package-data). Found with importlib.resources
+    so that it works for an installed wheel, an editable install and a plain checkout alike.
+    """
+    from importlib.resources import files
+    return Path(str(files("clcoop").joinpath("include")))
 
 
 def decode_source(data, filename, diag):

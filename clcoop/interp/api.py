@@ -23,10 +23,11 @@ copied back into the caller's arrays only when the whole launch succeeds. When t
 kernel faults (clcoop.RuntimeFault) the caller's arrays are left untouched.
 """
 import re
+import warnings
 
 import numpy as np
 
-from clcoop.errors import ArgumentError, RuntimeFault
+from clcoop.errors import ArgumentError, CompileError, CompilerWarning, RuntimeFault
 from clcoop.interp import execute
 from clcoop.interp.loader import load_module
 from clcoop.interp.memory import Memory
@@ -53,22 +54,36 @@ class Program:
     def __init__(self, source=None):
         self.source = source
         self.ir = None
+        self.build_log = ""
         self._module = None
         self._translator = None
 
     def build(self, options=(), filename="<source>"):
-        """Compile the source with clcoop; raises clcoop.CompileError on errors."""
-        from clcoop.frontend.driver import CompileOptions, compile_source
+        """Compile the source with clcoop; raises clcoop.CompileError on errors.
+
+        options: clang's compile options, as a list or one string (clcoop.options: the same
+        parser as the `clcoop` command line); the default optimization level is -O2, as
+        clBuildProgram's (-O0 or -cl-opt-disable turns it off). The diagnostics are kept in
+        `build_log` (clang-style text, "" when there are none), as pyopencl keeps the build
+        log; each warning is also issued as a clcoop.CompilerWarning (Python's warnings)."""
+        from clcoop.diagnostics import render
+        from clcoop.frontend.driver import compile_source
+        from clcoop.options import parse_options
         if not isinstance(self.source, str):
             raise ArgumentError("Program(source) needs the OpenCL C source text; "
                                 "use Program.from_ir(text) for LLVM IR")
         if isinstance(options, str):
             options = options.split()
-        parsed = _parse_build_options(list(options or ()))
-        opts = CompileOptions(include_dirs=parsed["include_dirs"], defines=parsed["defines"],
-                              opt_level=parsed["opt_level"], cl_std=parsed["cl_std"],
-                              undefines=parsed["undefines"], filename=filename)
-        result = compile_source(self.source, opts)
+        opts = parse_options(list(options or ()), for_build=True).compile_options(filename)
+        try:
+            result = compile_source(self.source, opts)
+        except CompileError as exc:
+            self.build_log = exc.rendered or str(exc)
+            raise
+        self.build_log = result.rendered
+        for diagnostic in result.diagnostics:
+            warnings.warn(CompilerWarning(render(diagnostic, result.sources), diagnostic),
+                          stacklevel=2)
         self._set_ir(result.ir)
         return self
 
@@ -128,35 +143,6 @@ class Kernel:
                  max_lanes=execute.DEFAULT_MAX_LANES, global_offset=None):
         return launch(self.program._module, self.program._translator, self.info, global_size,
                       local_size, args, subgroup_size, instruction_limit, max_lanes, global_offset)
-
-
-def _parse_build_options(options):
-    """pyopencl-style build options: -D, -U, -I, -O<n>, -cl-std=, -cl-opt-disable, other -cl-* flags.
-
-    Like clBuildProgram, optimization is on by default (-O2; the `clcoop` command line
-    defaults to -O0 like clang -cc1); -cl-opt-disable or -O0 turns it off."""
-    out = {"include_dirs": [], "defines": {}, "undefines": [], "opt_level": 2, "cl_std": "CL3.0"}
-    it = iter(options)
-    for opt in it:
-        if opt.startswith("-D"):
-            body = opt[2:] or next(it, "")
-            name, eq, value = body.partition("=")
-            out["defines"][name] = value if eq else None
-        elif opt.startswith("-U"):
-            out["undefines"].append(opt[2:] or next(it, ""))
-        elif opt.startswith("-I"):
-            out["include_dirs"].append(opt[2:] or next(it, ""))
-        elif re.fullmatch(r"-O[0-3]?", opt):
-            out["opt_level"] = int(opt[2:] or 2)
-        elif opt.startswith("-cl-std="):
-            out["cl_std"] = opt.split("=", 1)[1]
-        elif opt == "-cl-opt-disable":
-            out["opt_level"] = 0
-        elif opt.startswith("-cl-"):
-            continue   # accepted like pyopencl (e.g. -cl-fast-relaxed-math, -cl-mad-enable)
-        else:
-            raise ArgumentError(f"unknown build option '{opt}' (accepted: -D, -U, -I, -O<n>, -cl-std=, -cl-*)")
-    return out
 
 
 # ============================================================================ launch

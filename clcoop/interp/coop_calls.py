@@ -123,6 +123,10 @@ class Subgroups:
         if isinstance(values, MatrixValue) and values.key == _cache_key(layout, self):
             return values.logical()
         values = np.asarray(values)
+        if values.ndim < 2:
+            # A zeroinitializer / undef / poison matrix constant (execute.constant_value:
+            # a zero scalar, possibly spread per lane): every component is zero.
+            return np.zeros((self.count, layout.rows, layout.cols), values.dtype)
         if values.ndim != 2 or values.shape[1] != layout.length:
             raise IRError(f"internal: matrix value of shape {values.shape} does not match "
                           f"{layout!r} (length {layout.length})")

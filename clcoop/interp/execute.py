@@ -341,7 +341,10 @@ def constant_value(c, layout, globals_addr=None):
             return tuple(np.int8(b if b < 128 else b - 256) for b in c.value)
         return tuple(constant_value(e, layout, globals_addr) for e in c.value)
     if t.kind == "matrix" and c.kind in ("zero", "undef"):
-        return None
+        # The matrix length depends on the launch's subgroup size: a 0-d zero of the
+        # component type stands for the whole matrix and broadcasts where it is used.
+        # undef and poison read as zero, like every other undef value (docs/ir-conventions.md).
+        return scalar_dtype(t).type(0)
     raise IRError(f"unsupported constant of type {t}")
 
 

@@ -49,3 +49,11 @@ if all(spirv_tools.values()):
     config.available_features.add("spirv-tools")
     for tool, path in spirv_tools.items():
         config.substitutions.append((f"%{tool}", path))
+
+# Where CI is set (.ci/run), the external tools are installed by scripts/setup.sh: a missing one
+# must fail the run, not turn the tests that REQUIRE it into UNSUPPORTED.
+if os.environ.get("CI", "").lower() not in ("", "0", "false", "no"):
+    missing = [name for name, found in (("llc-22", llc), ("clang-22", clang),
+                                        ("SPIRV-Tools", all(spirv_tools.values()))) if not found]
+    if missing:
+        lit_config.fatal(f"CI is set but {', '.join(missing)} not found (run scripts/setup.sh)")

@@ -31,10 +31,6 @@ def lit_ll_files():
     return sorted(glob.glob(os.path.join(ROOT, "test", "lit", "spirv", "*.ll")))
 
 
-def compile_main_exists():
-    return os.path.exists(os.path.join(ROOT, "clcoop", "cli", "compile_main.py"))
-
-
 def relative(path):
     return os.path.relpath(path, ROOT)
 

@@ -198,3 +198,17 @@ def test_deep_nesting_compiles_or_is_located():
     assert diagnostic.message == "expression or statement nested too deeply"
     assert diagnostic.location.file == "a.cl" and diagnostic.location.line == 1
     assert sys.getrecursionlimit() < driver.RECURSION_LIMIT   # restored afterwards
+
+
+@pytest.mark.parametrize("extra", [[], ["--json"]])
+def test_layout_into_a_closed_pipe_prints_no_traceback(extra):
+    """`clcoop-layout ... | head -1`: the reader stops early (the 600 KB table is more than a
+    pipe holds, so the write breaks); that is not an error and prints no BrokenPipeError."""
+    import shlex
+    command = " ".join(shlex.quote(a) for a in [sys.executable, "-m", "clcoop.cli.layout_main", "--rows",
+                                                 "256", "--cols", "256", "--subgroup-size", "16"] + extra)
+    proc = subprocess.run(["bash", "-c", f"set -o pipefail; {command} | head -c 10 >/dev/null"],
+                          capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))})
+    assert proc.stderr == ""
+    assert proc.returncode == 0

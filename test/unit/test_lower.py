@@ -1,6 +1,7 @@
 """Unit tests of clcoop.frontend.lower on hand-built typed ASTs (tast)."""
 import re
 
+import numpy as np
 import pytest
 
 from clcoop.frontend import tast as A
@@ -383,7 +384,6 @@ again:
 
 
 def test_end_to_end_scalar_semantics():
-    np = pytest.importorskip("numpy")
     import clcoop
     prog = clcoop.Program(E2E_SOURCE).build()
     io = np.zeros(32, np.int32)
@@ -411,7 +411,6 @@ kernel void k(global float4 *v, global int *io) {
 
 
 def test_end_to_end_vectors_and_swizzle_stores():
-    np = pytest.importorskip("numpy")
     import clcoop
     prog = clcoop.Program(VECTOR_SOURCE).build()
     v = np.zeros((2, 4), np.float32)
@@ -441,7 +440,6 @@ kernel void k(global int *io) {
 
 
 def test_end_to_end_arrays_and_loops():
-    np = pytest.importorskip("numpy")
     import clcoop
     prog = clcoop.Program(ARRAYS_SOURCE).build()
     io = np.zeros(4, np.int32)
@@ -614,7 +612,6 @@ def _clang_program(source, tmp_path):
 
 @pytest.mark.parametrize("source", DIFF_KERNELS)
 def test_results_agree_with_clang_compiled_kernel(source, tmp_path):
-    np = pytest.importorskip("numpy")
     import clcoop
     ours = clcoop.Program(source).build()
     theirs = _clang_program(source, tmp_path)
@@ -655,7 +652,6 @@ kernel void k(global int *io, global float *f) {
 
 
 def test_workgroup_kernel_agrees_with_clang(tmp_path):
-    np = pytest.importorskip("numpy")
     import clcoop
     ours = clcoop.Program(WORKGROUP_DIFF_KERNEL).build()
     theirs = _clang_program(WORKGROUP_DIFF_KERNEL, tmp_path)
@@ -674,7 +670,6 @@ def test_workgroup_kernel_agrees_with_clang(tmp_path):
 def test_optimized_matrix_kernel_runs_like_unoptimized(opt):
     """The operators example (element access, conversions, every operator) gives the same
     results at -O1/-O2 as at -O0 in the interpreter: the pass pipeline keeps matrix semantics."""
-    np = pytest.importorskip("numpy")
     from pathlib import Path
     import clcoop
     source = (Path(__file__).resolve().parents[2] / "examples" / "operators.cl").read_text()
@@ -737,7 +732,6 @@ def _random_program(seed):
 
 @pytest.mark.parametrize("seed", range(16))
 def test_random_scalar_program_agrees_with_clang(seed, tmp_path):
-    np = pytest.importorskip("numpy")
     source = _random_program(seed)
     io0 = np.zeros(32, np.int32)
     io0[:9] = np.random.default_rng(seed).integers(-300, 300, 9)
@@ -808,7 +802,6 @@ def _random_vector_program(seed):
 
 @pytest.mark.parametrize("seed", range(8))
 def test_random_vector_program_agrees_with_clang(seed, tmp_path):
-    np = pytest.importorskip("numpy")
     source = _random_vector_program(seed)
     io0 = np.zeros(64, np.int32)
     io0[:28] = np.random.default_rng(seed).integers(-100, 100, 28)
@@ -816,7 +809,6 @@ def test_random_vector_program_agrees_with_clang(seed, tmp_path):
 
 
 def test_member_of_union_rvalue_reinterprets_bytes():
-    np = pytest.importorskip("numpy")
     import clcoop
     source = ("typedef union U { int i; float f; } U;\n"
               "U mk(float x) { U u; u.f = x; return u; }\n"

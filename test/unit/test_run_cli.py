@@ -93,3 +93,16 @@ def test_vector_argument(tmp_path):
                "--out", str(tmp_path)])
     assert rc == 0
     assert (np.load(tmp_path / "o.npy") == 5.5).all()
+
+
+def test_outputs_get_umask_mode_like_clcoop_o(inputs):
+    """clcoop-run wrote its .npy outputs 0600 (mkstemp); clcoop -o gives 0666 minus the umask."""
+    import os
+    out = inputs / "modes"
+    old = os.umask(0o022)
+    try:
+        assert main([str(KERNELS / "vector_add.cl"), "--kernel", "vector_add", "--global", "16",
+                     "--local", "8", "--out", str(out)] + vadd_args(inputs)) == 0
+    finally:
+        os.umask(old)
+    assert (os.stat(out / "c.npy").st_mode & 0o777) == 0o644

@@ -9,6 +9,8 @@ import sys
 
 import pytest
 
+from clcoop.cli import compile_main
+
 sys.path.insert(0, os.path.dirname(__file__))
 from spirv_ir_helpers import access_kernel, elementwise_kernel  # noqa: E402
 
@@ -187,7 +189,6 @@ def test_llc_of_other_version_is_not_taken(monkeypatch, tmp_path):
 
 
 def test_cli_emit_spirv_says_what_to_install(monkeypatch, tmp_path, capsys):
-    compile_main = pytest.importorskip("clcoop.cli.compile_main")
     source = tmp_path / "k.cl"
     source.write_text("__kernel void k(__global float *p) { p[0] = 1.0f; }\n")
     monkeypatch.setenv("PATH", str(tmp_path))

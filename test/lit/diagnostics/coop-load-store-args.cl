@@ -1,6 +1,6 @@
 // Layout is ROW_MAJOR or COLUMN_MAJOR (a constant); stride is an integer (size_t); a store's
 // constant stride is positive. A pointee type other than the component type is only a warning:
-// SPV_KHR_cooperative_matrix issue 8 allows it (stride then counts pointee elements).
+// SPV_KHR_cooperative_matrix issue 8 allows it (stride then counts pointee elements); -Wcoop-portability.
 // RUN: %not %clcoop %s -o %t 2>&1 | FileCheck %s
 
 typedef float matA __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 8, 16, CLK_COOPERATIVE_MATRIX_A)));
@@ -27,9 +27,9 @@ kernel void k(global float *p, global uint4 *q, constant float *cp, int layout, 
 // CHECK: {{.*}}coop-load-store-args.cl:15:65: error: stride argument must have type 'size_t' ('float' invalid)
 // CHECK: {{.*}}coop-load-store-args.cl:16:65: error: stride argument must not be negative
 // CHECK: {{.*}}coop-load-store-args.cl:17:21: error: first argument of 'coop_mat_load' must be a pointer ('int' invalid)
-// CHECK: {{.*}}coop-load-store-args.cl:18:21: warning: inconsistent between cooperative matrix element type and buffer pointer type
+// CHECK: {{.*}}coop-load-store-args.cl:18:21: warning: inconsistent between cooperative matrix element type and buffer pointer type [-Wcoop-portability]
 // CHECK: {{.*}}coop-load-store-args.cl:18:21: note: matrix element type is 'float', buffer pointer type is '__global uint4 *'
 // CHECK: {{.*}}coop-load-store-args.cl:19:65: error: stride of 'coop_mat_store' must be greater than zero
 // CHECK: {{.*}}coop-load-store-args.cl:20:18: error: cannot store a cooperative matrix to '__constant' memory
 // CHECK: {{.*}}coop-load-store-args.cl:21:21: error: argument must be a valid cooperative matrix type
-// CHECK: 1 warning and 8 errors generated.
+// CHECK: 6 warnings and 8 errors generated.

@@ -1,7 +1,7 @@
 // The operands mask is an integer constant made of the CLK_COOPERATIVE_MATRIX_OPERAND_* bits.
 // Signed-component bits mean nothing for floating-point matrices: a warning (the RFC 4.5 example
 // passes MATRIX_RESULT_SIGNED for float matrices).
-// RUN: %not %clcoop %s -o %t 2>&1 | FileCheck %s
+// RUN: %not %clcoop -Wno-coop-portability %s -o %t 2>&1 | FileCheck %s
 
 typedef float matA __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 8, 16, CLK_COOPERATIVE_MATRIX_A)));
 typedef float matB __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 16, 8, CLK_COOPERATIVE_MATRIX_B)));

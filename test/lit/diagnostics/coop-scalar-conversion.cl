@@ -1,7 +1,7 @@
 // The scalar of `matrix * scalar` and of coop_mat_init becomes the component type (RFC 4.6; the
 // RFC's own `a * 4` on a float matrix multiplies by 4.0f). A constant that changes value on the
 // way gets clang's literal-conversion warning; compilation goes on.
-// RUN: %clcoop -fsyntax-only %s 2>&1 | FileCheck %s
+// RUN: %clcoop -Wno-coop-portability -fsyntax-only %s 2>&1 | FileCheck %s
 
 typedef int matI __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 8, 8, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
 typedef float matF __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 8, 8, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
