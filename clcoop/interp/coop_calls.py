@@ -578,7 +578,8 @@ def is_coop_call(name):
 def execute_coop_call(ctx, name, args, ret_type_str):
     """Runs one cooperative-matrix call for all lanes; returns (L, V) for matrix results,
     (L,) for length and access chain, None for store."""
-    callee = parse_callee(name)
+    module = getattr(ctx, "module", None)
+    callee = parse_callee(getattr(module, "coop_aliases", {}).get(name, name))
     handler = HANDLERS.get(callee.base)
     if handler is None:
         raise IRError(f"unknown cooperative matrix operation '{name}'")
