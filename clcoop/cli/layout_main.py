@@ -7,6 +7,7 @@ one row per component, each cell `row,col` or `-` for padding. Exit 0 ok, 1 user
 """
 import argparse
 import json
+import os
 import sys
 
 from clcoop.errors import ClcoopError
@@ -54,10 +55,13 @@ def main(argv=None):
     except ClcoopError as error:
         print(f"clcoop-layout: error: {error}", file=sys.stderr)
         return 1
-    if args.json:
-        print(json.dumps(layout_json(layout)))
-    else:
-        print(format_layout_table(layout))
+    text = json.dumps(layout_json(layout)) if args.json else format_layout_table(layout)
+    try:
+        print(text, flush=True)
+    except BrokenPipeError:
+        # A reader that stops early (`| head`): no traceback, and none at exit either.
+        sys.stdout = open(os.devnull, "w")
+        return 1
     return 0
 
 
