@@ -287,3 +287,26 @@ def test_debug_show_per_work_item_and_logical():
     assert lines[table_start + 3].split() == [".y", "12", "22", "-", "-"]
     assert "[[10 11 12]" in text and "[20 21 22]]" in text
     assert "does not fit" in show(np.zeros((4, 3)), layout)
+
+
+PADDED_KERNEL = """
+typedef float __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 12, 12,
+                                      CLK_COOPERATIVE_MATRIX_ACCUMULATOR))) C12;
+kernel void k(global float *x, global float *y, global uint *n) {
+  C12 m = coop_mat_load(x, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)12);
+  m = m * 2.0f + m;
+  coop_mat_store(y, m, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)12);
+  n[get_global_id(0)] = coop_mat_length(m);
+}
+"""
+
+
+@pytest.mark.parametrize("S", [16, 8])
+def test_12x12_kernel_from_opencl_c_matches_numpy(S):
+    import clcoop
+    x = np.arange(144, dtype=np.float32) - 70
+    y = np.zeros(144, np.float32)
+    n = np.zeros(S, np.uint32)
+    clcoop.Program(PADDED_KERNEL).build().k(S, S, x, y, n, subgroup_size=S)
+    np.testing.assert_array_equal(y, x * 3)
+    np.testing.assert_array_equal(n, 192 // S)       # laid out as 16x12
