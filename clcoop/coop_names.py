@@ -40,6 +40,10 @@ class MatrixArg:
         """OpenCL component name (keeps signedness), e.g. "char"."""
         return ITANIUM_COMPONENTS[self.code]
 
+    def template_args(self):
+        """The template arguments that name this matrix type in a callee name."""
+        return f"{self.code}Li{self.scope}ELi{self.rows}ELi{self.cols}ELi{self.use}E"
+
 
 @dataclass(frozen=True)
 class CalleeName:

@@ -12,6 +12,9 @@ them in the interpreter:
           (Program.from_ir): bit-identical integer results
   coop    cooperative-matrix kernels (random shapes, types, layouts, strides,
           operators, mul-add with sign flags) through clcoop -O0 and -O2 vs NumPy
+  vector  plain kernels over vectors of every width and element type (some as user
+          ext_vector_type typedefs) through clcoop and clang-22, compared bit for bit
+          (--known-bugs: also the typedef'd ones, issue 15 item 1)
 
     python3 scripts/fuzz_interp.py --count 500 --seed 1
     python3 scripts/fuzz_interp.py --count 200 --kinds coop --seed 9 --save-dir /tmp/found
@@ -33,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "test" / "unit"))
 import kernel_gen as kg  # noqa: E402
 
-KINDS = ("scalar", "cross", "coop")
+KINDS = ("scalar", "cross", "coop", "vector")
 
 
 def case_rng(seed, index):
@@ -73,7 +76,12 @@ def run_coop(rng, args):
     return case.source, "\n".join(problems) or None
 
 
-RUNNERS = {"scalar": run_scalar, "cross": run_cross, "coop": run_coop}
+def run_vector(rng, args):
+    case = kg.vector_diff_case(rng, typedefs=None if args.known_bugs else False)
+    return case.source, kg.vector_diff_problem(case, args.clang)
+
+
+RUNNERS = {"scalar": run_scalar, "cross": run_cross, "coop": run_coop, "vector": run_vector}
 
 
 def fuzz_one(kind, index, args):
@@ -112,9 +120,10 @@ def main(argv=None):
     unknown = [k for k in kinds if k not in KINDS]
     if unknown:
         parser.error(f"unknown kind(s) {', '.join(unknown)}; choose from {', '.join(KINDS)}")
-    if "cross" in kinds and not args.clang:
-        print("clang-22 not found: skipping the cross kind", file=sys.stderr)
-        kinds.remove("cross")
+    for needs_clang in ("cross", "vector"):
+        if needs_clang in kinds and not args.clang:
+            print(f"clang-22 not found: skipping the {needs_clang} kind", file=sys.stderr)
+            kinds.remove(needs_clang)
     findings = 0
     start = time.time()
     for kind in kinds:

@@ -28,7 +28,7 @@ def _parser():
     parser = _ArgumentParser(prog="clcoop-layout",
                              description="Show how a cooperative matrix is spread over the "
                                          "work-items of a subgroup.")
-    parser.add_argument("--rows", type=int, required=True, help="M, a power of two")
+    parser.add_argument("--rows", type=int, required=True, help="M (rows that are not a power of two are padded, docs/layout.md)")
     parser.add_argument("--cols", type=int, required=True, help="N")
     parser.add_argument("--subgroup-size", type=int, default=16, help="S, a power of two (default 16)")
     parser.add_argument("--use", default="accumulator", choices=["a", "b", "accumulator"],

@@ -9,6 +9,8 @@ import reprlib
 from dataclasses import field
 from operator import attrgetter
 
+from clcoop import coop_names
+
 # ---------------------------------------------------------------- lean dataclasses
 # `dataclasses.dataclass` compiles (exec) __init__, __repr__, __eq__ (and __hash__,
 # __setattr__, __delattr__ when frozen) from source for every class and calls
@@ -386,7 +388,8 @@ class CoopMatType(CType):
 
     def template_args(self):
         """Template-style mangling of the matrix type, used in callee tails (docs/ir-conventions.md)."""
-        return (f"{self.elem.itanium()}Li{self.scope}ELi{self.rows}ELi{self.cols}ELi{self.use}E")
+        return coop_names.MatrixArg(self.elem.itanium(), self.scope, self.rows, self.cols,
+                                    self.use).template_args()
 
     def same_shape(self, other):
         return (self.scope, self.rows, self.cols, self.use) == (other.scope, other.rows, other.cols, other.use)

@@ -242,7 +242,7 @@ def _do_load(ctx, callee, args, ret_type_str, what):
     groups = Subgroups(ctx, what)
     pointer = groups.uniform(args[0], what, "pointer")
     memory_layout = groups.uniform(args[1], what, "layout")
-    stride = groups.uniform(args[2], what, "stride")
+    stride = groups.uniform(_stride_operand(ctx, args, 2, what), what, "stride")
     pointee = pointee_size(callee.params)
     dtype = _dtype(result)
     parts = []      # (subgroup indices, (G', rows, cols) tiles, index of each one's tile)
@@ -279,6 +279,15 @@ def _do_load(ctx, callee, args, ret_type_str, what):
             mats[chosen] = values
     # Kept in logical form too: the mul-add that usually follows needs no relayout.
     return groups.scatter_matrix(mats, layout, dtype)
+
+
+def _stride_operand(ctx, args, index, what):
+    """SPV_KHR_cooperative_matrix: Stride is optional, but RowMajorKHR and ColumnMajorKHR
+    (the only layouts we have) need it; a producer may still leave it out."""
+    if len(args) <= index:
+        _fault(ctx, f"cooperative matrix operation {what} has no stride operand, which the "
+                    f"row-major and column-major layouts require (SPV_KHR_cooperative_matrix)")
+    return args[index]
 
 
 def _unique_first_inverse(values):
@@ -370,7 +379,7 @@ def _do_store(ctx, callee, args, ret_type_str, what):
     groups = Subgroups(ctx, what)
     pointer = groups.uniform(args[0], what, "pointer")
     memory_layout = groups.uniform(args[2], what, "layout")
-    stride = groups.uniform(args[3], what, "stride")
+    stride = groups.uniform(_stride_operand(ctx, args, 3, what), what, "stride")
     mats = groups.gather_matrix(args[1], layout).astype(_dtype(matrix), copy=False)
     pointee = pointee_size(callee.params)
 
@@ -582,7 +591,8 @@ def is_coop_call(name):
 def execute_coop_call(ctx, name, args, ret_type_str):
     """Runs one cooperative-matrix call for all lanes; returns (L, V) for matrix results,
     (L,) for length and access chain, None for store."""
-    callee = parse_callee(name)
+    module = getattr(ctx, "module", None)
+    callee = parse_callee(getattr(module, "coop_aliases", {}).get(name, name))
     handler = HANDLERS.get(callee.base)
     if handler is None:
         raise IRError(f"unknown cooperative matrix operation '{name}'")

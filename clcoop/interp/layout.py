@@ -72,6 +72,10 @@ def _is_power_of_two(n):
     return n >= 1 and (n & (n - 1)) == 0
 
 
+def _next_power_of_two(n):
+    return 1 << max(int(n) - 1, 0).bit_length()
+
+
 def parse_matrix_type(type_str):
     """'target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2)' ->
     (llvm component type, scope, rows, cols, use)."""
@@ -116,7 +120,7 @@ class MatrixLayout:
     """The layout of an M x N matrix of `elem` with `use` over a subgroup of S work-items.
 
     Attributes: rows, cols, use (0/1/2), elem (OpenCL name), subgroup_size, I, J, K,
-    K1, K2, omega (VNNI operands per channel, 1 when not packed), length (V),
+    K1, K2, padded_rows (I*K: rows + padding rows), omega (VNNI operands per channel, 1 when not packed), length (V),
     index (int64 (S, V)), and the gather tables used by to_logical/from_logical.
     """
 
@@ -139,27 +143,34 @@ class MatrixLayout:
         return np.dtype(COMPONENT_DTYPES[self.elem])
 
     def _check_shape(self):
-        # "We require M, S to be powers of two and to be greater or equal than 1."
+        # "We require M, S to be powers of two and to be greater or equal than 1." Other
+        # row counts are laid out as padded to padded_rows (docs/layout.md).
         if not _is_power_of_two(self.subgroup_size):
             raise LayoutError(f"cooperative matrix layout requires the subgroup size to be a power "
                               f"of two, got {self.subgroup_size}")
-        if not _is_power_of_two(self.rows):
-            raise LayoutError(f"cooperative matrix layout requires the number of rows to be a power "
-                              f"of two, got {self.rows}")
+        if self.rows < 1:
+            raise LayoutError(f"cooperative matrix must have at least one row, got {self.rows}")
         if self.cols < 1:
             raise LayoutError(f"cooperative matrix must have at least one column, got {self.cols}")
 
     def _compute_sizes(self):
         S, M, N = self.subgroup_size, self.rows, self.cols
         size = component_size(self.elem)
-        self.I = min(M, S)
+        # I = min(M, S) for a power-of-two M. Any other M is laid out as the smallest
+        # matrix the formulas allow, padded_rows = I*K >= M, whose rows >= M are padding
+        # like the rows outside the shape in the spec's load pseudo-code (RowsChecked):
+        # I = min(next power of two >= M, S), K = ceil(M / I) (docs/layout.md).
+        self.I = min(_next_power_of_two(M), S)
         # J = ceil(I*N/S)*S/I: the smallest n >= N with I*n a multiple of S.
         self.J = -(-self.I * N // S) * S // self.I
-        self.K = M // self.I
+        self.K = -(-M // self.I)
         self.K1 = 1
-        if self.use == USE_B and M // S > 1:
-            # "Matrix B": K1 = omega_b = max(1, 2/size(ty)) if M/S > 1 else 1.
+        if self.use == USE_B and M > S:
+            # "Matrix B": K1 = omega_b = max(1, 2/size(ty)) if M/S > 1 else 1 (K a multiple
+            # of K1: "static_assert(K%K1 == 0)"; an odd K is padded by one more row block).
             self.K1 = max(1, 2 // size)
+            self.K = -(-self.K // self.K1) * self.K1
+        self.padded_rows = self.I * self.K
         self.K2 = self.K // self.K1
         self.length = self.I * self.K * self.J // S
         self.omega = 1

@@ -408,6 +408,9 @@ class Module:
     globals: dict
     kernels: dict
     functions: dict          # name -> llvmlite function ValueRef (definitions and declarations)
+    # Declarations of cooperative-matrix operations as other producers name them -> the
+    # callee name of docs/ir-conventions.md (clcoop.interp.coop_spellings).
+    coop_aliases: dict = field(default_factory=dict)
 
     def type_of(self, text):
         return parse_type_text(text, self.structs)
@@ -455,7 +458,24 @@ def load_module(ir_text):
         header_line = [ln for ln in header.splitlines() if ln.startswith("define")]
         if header_line and " spir_kernel " in header_line[0]:
             kernels[f.name] = _read_kernel(f, header_line[0], metadata, structs)
-    return Module(ir_text, mod, structs, layout, globals_, kernels, functions)
+    return Module(ir_text, mod, structs, layout, globals_, kernels, functions,
+                  _coop_aliases(mod.functions, structs))
+
+
+def _coop_aliases(functions, structs):
+    from clcoop.interp import coop_spellings
+    aliases = {}
+    for f in functions:
+        if not f.is_declaration or "__spirv_" not in f.name:
+            continue
+        try:
+            ret, *params = (parse_type_text(str(t), structs) for t in f.global_value_type.elements)
+        except IRError:
+            continue        # not a matrix operation the interpreter could run anyway
+        canonical = coop_spellings.canonical_name(f.name, ret, params)
+        if canonical:
+            aliases[f.name] = canonical
+    return aliases
 
 
 def _read_structs(mod):

@@ -1393,3 +1393,217 @@ def coop_mismatch(case, got, expected):
                     f"{have[first]!r}, expected {want[first]!r}; global {case.global_size} local "
                     f"{case.local_size} S={case.subgroup_size}\n{case.source}")
     return None
+
+
+# ------------------------------------------------------------------ vector differential cases
+# Random plain kernels over vectors of every width, compiled by clcoop and by clang-22
+# (-ffp-contract=off), both run in the interpreter and compared bit for bit: clang's IR is
+# the oracle, so no Python reference is needed. Some kernels spell their vector types as
+# user typedefs (`typedef float v_float4 __attribute__((ext_vector_type(4)))`).
+
+VEC_ELEMS = ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "float")
+VEC_WIDTHS = (2, 3, 4, 8, 16)
+ELEM_SIZE = {"char": 1, "uchar": 1, "short": 2, "ushort": 2, "int": 4, "uint": 4, "long": 8,
+             "ulong": 8, "float": 4}
+SAME_SIZE_ELEMS = {size: [e for e in VEC_ELEMS if ELEM_SIZE[e] == size] for size in (1, 2, 4, 8)}
+INT_VEC_BUILTINS = ("min", "max", "rotate", "add_sat", "sub_sat", "hadd", "mul_hi", "clz",
+                    "popcount", "clamp")
+FLOAT_VEC_BUILTINS = ("fmin", "fmax", "fabs", "floor", "copysign", "clamp", "mix_select")
+ROUNDINGS = ("", "_rte", "_rtz", "_rtp", "_rtn")
+
+
+@dataclass
+class VectorDiffCase:
+    """One source of `len(kernels)` kernels `k<i>(ib, fb, ob)`, each work-item loading
+    vectors from ib (random bits) / fb (floats), computing, and storing every variable to ob."""
+    source: str
+    kernels: list
+    typedefs: bool              # vector types spelled as user ext_vector_type typedefs
+    work_items: int
+    ib: np.ndarray
+    fb: np.ndarray
+    out_bytes: int
+
+
+class VectorExprGen:
+    """Random expressions of a given vector type (elem, width) over the kernel's variables."""
+
+    def __init__(self, rng, variables, spell):
+        self.rng = rng
+        self.variables = variables          # name -> (elem, width)
+        self.spell = spell                  # (elem, width) -> the type's spelling
+
+    def pick(self, seq):
+        return seq[int(self.rng.integers(len(seq)))]
+
+    def expr(self, elem, width, depth):
+        rng = self.rng
+        if depth <= 0 or rng.random() < 0.25:
+            return self.leaf(elem, width)
+        kind = self.pick(("binary", "binary", "unary", "ternary", "builtin", "convert", "as"))
+        t = self.spell((elem, width))
+        if kind == "unary":
+            op = "-" if elem == "float" or rng.random() < 0.5 else "~"
+            return f"({op}{self.expr(elem, width, depth - 1)})"
+        if kind == "ternary":
+            a, b = self.expr(elem, width, depth - 1), self.expr(elem, width, depth - 1)
+            c, d = self.expr(elem, width, depth - 2), self.expr(elem, width, depth - 2)
+            return f"(({a}) {self.pick(COMPARE_OPS)} ({b}) ? ({c}) : ({d}))"
+        if kind == "builtin":
+            return self.builtin(elem, width, depth)
+        if kind == "convert":
+            src = self.pick([e for e in VEC_ELEMS if e != elem])
+            sat = "_sat" if elem != "float" and rng.random() < 0.5 else ""
+            rounding = self.pick(ROUNDINGS)
+            return f"convert_{elem}{width}{sat}{rounding}({self.expr(src, width, depth - 1)})"
+        if kind == "as" and width != 3:
+            src = self.pick([e for e in SAME_SIZE_ELEMS[ELEM_SIZE[elem]] if e != elem])
+            return f"as_{elem}{width}({self.expr(src, width, depth - 1)})"
+        return self.binary(elem, width, depth, t)
+
+    def binary(self, elem, width, depth, t):
+        a, b = self.expr(elem, width, depth - 1), self.expr(elem, width, depth - 1)
+        ops = ["+", "-", "*"] + (["/"] if elem == "float" else
+                                 ["/", "%", "&", "|", "^", "<<", ">>"])
+        op = self.pick(ops)
+        if op in ("/", "%") and elem != "float":
+            # A divisor in 1..8: no division by zero, no INT_MIN / -1.
+            return f"(({a}) {op} ((({b}) & ({t})7) + ({t})1))"
+        if self.rng.random() < 0.3:
+            return f"(({a}) {op} ({elem})({self.scalar(elem)}))"      # vector op scalar
+        return f"(({a}) {op} ({b}))"
+
+    def builtin(self, elem, width, depth):
+        a, b = self.expr(elem, width, depth - 1), self.expr(elem, width, depth - 1)
+        if elem == "float":
+            name = self.pick(FLOAT_VEC_BUILTINS)
+            if name in ("fabs", "floor"):
+                return f"{name}({a})"
+            if name == "clamp":
+                return f"clamp({a}, -2.0f, 3.0f)"
+            if name == "mix_select":
+                mask = self.expr("int", width, depth - 2)
+                return f"select({a}, {b}, {mask})"
+            return f"{name}({a}, {b})"
+        name = self.pick(INT_VEC_BUILTINS)
+        if name in ("clz", "popcount"):
+            return f"{name}({a})"
+        if name == "clamp":
+            lo, hi = sorted((self.scalar(elem), self.scalar(elem)))
+            return f"clamp({a}, ({elem}){lo}, ({elem}){hi})"
+        return f"{name}({a}, {b})"
+
+    def scalar(self, elem):
+        if elem == "float":
+            return f"{float(self.rng.integers(-16, 17)) / 4}f"
+        low = 0 if elem.startswith("u") else -9
+        return str(int(self.rng.integers(low, 40)))
+
+    def leaf(self, elem, width):
+        rng = self.rng
+        same = [n for n, vt in self.variables.items() if vt == (elem, width)]
+        wider = [n for n, (e, w) in self.variables.items() if e == elem and w != width]
+        r = rng.random()
+        if same and r < 0.5:
+            return self.pick(same)
+        if wider and r < 0.8:
+            return self.swizzle(self.pick(wider), width)
+        t = self.spell((elem, width))
+        if rng.random() < 0.5:
+            return f"({t})({self.scalar(elem)})"
+        return f"({t})({', '.join(self.scalar(elem) for _ in range(width))})"
+
+    def swizzle(self, name, width):
+        """A `width`-component swizzle of variable `name` (OpenCL C 6.3.7)."""
+        src_width = self.variables[name][1]
+        rng = self.rng
+        if src_width == 2 * width and width != 3 and rng.random() < 0.4:
+            return f"{name}.{self.pick(('lo', 'hi', 'even', 'odd'))}"
+        indices = [int(i) for i in rng.integers(0, src_width, width)]
+        if src_width <= 4 and rng.random() < 0.5:
+            return f"{name}.{''.join('xyzw'[i] for i in indices)}"
+        return f"{name}.s{''.join('0123456789abcdef'[i] for i in indices)}"
+
+
+def _vector_kernel(rng, index, spell):
+    """Source of kernel k<index>: variables of 2-4 random vector types, 3-6 statements."""
+    variables = {}
+    for j in range(int(rng.integers(2, 5))):
+        variables[f"x{j}"] = (VEC_ELEMS[int(rng.integers(len(VEC_ELEMS)))],
+                              VEC_WIDTHS[int(rng.integers(len(VEC_WIDTHS)))])
+    gen = VectorExprGen(rng, variables, spell)
+    lines = []
+    for j, (name, (elem, width)) in enumerate(variables.items()):
+        source = "fb" if elem == "float" else "ib"
+        lines.append(f"{spell((elem, width))} {name} = vload{width}(g * 4 + {j}, "
+                     f"(global const {elem} *){source});")
+    names = list(variables)
+    for _ in range(int(rng.integers(3, 7))):
+        name = gen.pick(names)
+        elem, width = variables[name]
+        r = rng.random()
+        if r < 0.2:
+            comp = int(rng.integers(width))
+            lines.append(f"{name}.s{'0123456789abcdef'[comp]} = "
+                         f"({elem})({gen.expr(elem, 2, 2)}).y;")
+        elif r < 0.35 and width in (4, 8, 16):
+            lines.append(f"{name}.lo = {gen.expr(elem, width // 2, 3)};")
+        else:
+            op = gen.pick(("=", "+=", "*=") if elem == "float" else ("=", "+=", "^=", "-="))
+            lines.append(f"{name} {op} {gen.expr(elem, width, 4)};")
+    for j, (name, (elem, width)) in enumerate(variables.items()):
+        lines.append(f"vstore{width}({name}, g * 4 + {j}, (global {elem} *)ob);")
+    body = "\n    ".join(lines)
+    return (f"kernel void k{index}(global const long *ib, global const float *fb, "
+            f"global ulong *ob)\n{{\n    size_t g = get_global_id(0);\n    {body}\n}}\n")
+
+
+def vector_diff_case(rng, kernels=6, work_items=8, typedefs=None):
+    """A VectorDiffCase; typedefs None: chosen at random (a fifth of the cases)."""
+    if typedefs is None:
+        typedefs = bool(rng.random() < 0.2)
+    used = set()
+
+    def spell(vt):
+        elem, width = vt
+        used.add(vt)
+        return f"v_{elem}{width}" if typedefs else f"{elem}{width}"
+
+    bodies = [_vector_kernel(rng, i, spell) for i in range(kernels)]
+    # Both compilers keep a * b + c unfused (clang also gets -ffp-contract=off).
+    header = "#pragma OPENCL FP_CONTRACT OFF\n"
+    if typedefs:
+        header += "".join(f"typedef {e} v_{e}{w} __attribute__((ext_vector_type({w})));\n"
+                          for e, w in sorted(used))
+    # Inputs: room for vload16 at index g*4+3 of 8-byte elements.
+    slots = (work_items * 4 + 4) * 16
+    ib = rng.integers(-2**63, 2**63, slots, dtype=np.int64)
+    small = rng.random(slots) < 0.5       # small values make sums and products interesting
+    ib[small] = rng.integers(-300, 300, int(small.sum()))
+    fb = (rng.integers(-64, 65, slots * 2) / 8).astype(np.float32)
+    return VectorDiffCase(header + "\n".join(bodies), [f"k{i}" for i in range(kernels)],
+                          typedefs, work_items, ib, fb, slots * 8)
+
+
+def run_vector_diff(case, producer, clang=None):
+    """{kernel name: output bytes} of every kernel of the case built by `producer`."""
+    prog = build_program(case.source, producer, clang)
+    outputs = {}
+    for name in case.kernels:
+        ob = np.zeros(case.out_bytes // 8, np.uint64)
+        prog.run(name, (case.work_items,), (case.work_items,), case.ib.copy(), case.fb.copy(), ob)
+        outputs[name] = ob.view(np.uint8)
+    return outputs
+
+
+def vector_diff_problem(case, clang):
+    """None, or which kernels' outputs differ between clcoop -O0 and clang-22 -O0."""
+    ours = run_vector_diff(case, "clcoop")
+    theirs = run_vector_diff(case, "clang-O0", clang)
+    bad = [name for name in case.kernels if not np.array_equal(ours[name], theirs[name])]
+    if not bad:
+        return None
+    first = bad[0]
+    at = int(np.flatnonzero(ours[first] != theirs[first])[0])
+    return (f"kernels {bad} differ from clang-22's (first: {first}, byte {at}: "
+            f"{ours[first][at]} vs {theirs[first][at]})\n{case.source}")

@@ -212,11 +212,16 @@ def test_store_stride_zero_faults_through_ctx():
     assert ctx.faults
 
 
-def test_non_power_of_two_rows_fault():
+def test_non_power_of_two_rows_are_padded():
+    # 3 x 16 is laid out as 4 x 16 with row 3 padding (docs/layout.md): each of the 16
+    # work-items holds 4 components, one of them padding in every 4th work-item.
     ctx = FakeCtx(16, 16)
-    with pytest.raises(RuntimeFault, match="power of two"):
-        execute_coop_call(ctx, name("__spirv_CompositeConstruct", [mat("f", 3, 16, 2)], "f"),
-                          [np.float32(0)], None)
+    value = execute_coop_call(ctx, name("__spirv_CompositeConstruct", [mat("f", 3, 16, 2)], "f"),
+                              [np.float32(2)], None)
+    lanes = np.asarray(value)
+    assert lanes.shape == (16, 4)
+    np.testing.assert_array_equal(lanes[3], 0)
+    np.testing.assert_array_equal(lanes[[0, 1, 2, 4]], 2)
 
 
 def test_length_does_not_need_uniform_control_flow():

@@ -59,7 +59,7 @@ def test_cli_json_matches_spec(capsys):
     assert len(data["work_items"]) == 16
 
 
-@pytest.mark.parametrize("argv", [["--rows", "3", "--cols", "4"],
+@pytest.mark.parametrize("argv", [["--rows", "0", "--cols", "4"],
                                   ["--rows", "4", "--cols", "4", "--subgroup-size", "12"],
                                   ["--rows", "4", "--cols", "0"],
                                   ["--rows", "4", "--cols", "4", "--use", "d"],
@@ -192,10 +192,74 @@ def test_length_and_type_parsing():
         parse_matrix_type("float")
 
 
-@pytest.mark.parametrize("rows, S", [(3, 16), (6, 16), (0, 16), (4, 12), (4, 0)])
-def test_non_power_of_two_is_a_clear_error(rows, S):
-    with pytest.raises(LayoutError, match="power of two"):
+@pytest.mark.parametrize("rows, S, message", [(0, 16, "at least one row"),
+                                               (4, 12, "power of two"), (4, 0, "power of two")])
+def test_unrepresentable_shape_is_a_clear_error(rows, S, message):
+    with pytest.raises(LayoutError, match=message):
         get_layout(rows, 8, "accumulator", "float", S)
+
+
+def padded_spec_load_index(rows, cols, S, use, size):
+    """The load pseudo-code for any M: the layout of the smallest matrix of M' >= M rows
+    the spec's formulas allow (I = min(2^ceil(log2 M), S), K = ceil(M/I), K a multiple
+    of K1), reading rows >= M as padding as its RowsChecked branch does for rows outside
+    the shape (docs/layout.md). Written independently of clcoop."""
+    I = min(2 ** int(np.ceil(np.log2(rows))), S)
+    J = -(-I * cols // S) * S // I
+    K1 = max(1, 2 // size) if use == "b" and rows > S else 1
+    K = -(-(-(-rows // I)) // K1) * K1
+    K2 = K // K1
+    V = I * K * J // S
+    index = np.full((S, V), -1)
+    for p in range(S):
+        i0, j0 = p % I, p // I
+        for w1 in range(K1):
+            for w2 in range(K2):
+                row = i0 + (w1 + w2 * K1) * I
+                for u in range(V // K):
+                    j = j0 + u * (S // I)
+                    if j < cols and row < rows:
+                        index[p, w1 + u * K1 + w2 * K1 * (V // K)] = row * cols + j
+    return index
+
+
+ANY_ROWS = [(m, n, s) for m in (3, 5, 6, 7, 12, 20, 24, 48, 96) for n in (1, 5, 12, 16, 48)
+            for s in (4, 8, 16, 32)]
+
+
+@pytest.mark.parametrize("rows, cols, S", ANY_ROWS)
+def test_any_row_count_is_padded_like_the_spec_pseudocode(rows, cols, S):
+    for use, elem, size in (("accumulator", "float", 4), ("b", "char", 1), ("b", "half", 2)):
+        layout = get_layout(rows, cols, use, elem, S)
+        np.testing.assert_array_equal(layout.index, padded_spec_load_index(rows, cols, S, use, size))
+        assert layout.length == layout.index.shape[1] >= -(-rows * cols // S)
+        mats = np.arange(2 * rows * cols).reshape(2, rows, cols).astype(layout.dtype)
+        lanes = layout.from_logical(mats)
+        np.testing.assert_array_equal(layout.to_logical(lanes), mats)
+        assert (lanes[:, layout.index < 0] == 0).all()
+
+
+def test_power_of_two_rows_are_unchanged_by_padding():
+    for rows, cols, S in SHAPES:
+        for use, elem, size in (("accumulator", "float", 4), ("b", "char", 1)):
+            layout = get_layout(rows, cols, use, elem, S)
+            assert layout.padded_rows == rows
+            np.testing.assert_array_equal(layout.index,
+                                          padded_spec_load_index(rows, cols, S, use, size))
+
+
+def test_translator_shapes_12x12_and_12x48():
+    # The SPIRV-LLVM-Translator's KHR tests use 12x12 int, 12x48 and 48x12 char matrices.
+    acc = get_layout(12, 12, "accumulator", "int", 16)
+    assert (acc.I, acc.K, acc.J, acc.length) == (16, 1, 12, 12)
+    assert acc.row_col(11, 0) == (11, 0) and acc.row_col(12, 0) is None
+    a = get_layout(12, 48, "a", "char", 16)
+    assert a.omega == 4 and a.length == 48
+    assert [a.row_col(1, v) for v in range(5)] == [(1, 0), (1, 1), (1, 2), (1, 3), (1, 4)]
+    assert a.row_col(13, 0) is None
+    b = get_layout(48, 12, "b", "char", 16)
+    assert (b.K1, b.K, b.padded_rows, b.length) == (2, 4, 64, 48)
+    assert matrix_length('target("spirv.CooperativeMatrixKHR", i32, 3, 12, 12, 2)', 16) == 12
 
 
 def test_layouts_are_cached():
@@ -223,3 +287,26 @@ def test_debug_show_per_work_item_and_logical():
     assert lines[table_start + 3].split() == [".y", "12", "22", "-", "-"]
     assert "[[10 11 12]" in text and "[20 21 22]]" in text
     assert "does not fit" in show(np.zeros((4, 3)), layout)
+
+
+PADDED_KERNEL = """
+typedef float __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 12, 12,
+                                      CLK_COOPERATIVE_MATRIX_ACCUMULATOR))) C12;
+kernel void k(global float *x, global float *y, global uint *n) {
+  C12 m = coop_mat_load(x, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)12);
+  m = m * 2.0f + m;
+  coop_mat_store(y, m, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)12);
+  n[get_global_id(0)] = coop_mat_length(m);
+}
+"""
+
+
+@pytest.mark.parametrize("S", [16, 8])
+def test_12x12_kernel_from_opencl_c_matches_numpy(S):
+    import clcoop
+    x = np.arange(144, dtype=np.float32) - 70
+    y = np.zeros(144, np.float32)
+    n = np.zeros(S, np.uint32)
+    clcoop.Program(PADDED_KERNEL).build().k(S, S, x, y, n, subgroup_size=S)
+    np.testing.assert_array_equal(y, x * 3)
+    np.testing.assert_array_equal(n, 192 // S)       # laid out as 16x12

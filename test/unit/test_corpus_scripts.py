@@ -1,0 +1,106 @@
+"""scripts/sema_coverage.py and scripts/corpus_check.py (issue 15 measurements) on small
+inputs written here: how they read RUN lines, -verify directives and kernel strings."""
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+import corpus_check  # noqa: E402
+import sema_coverage  # noqa: E402
+
+CLANG = shutil.which("clang-22")
+
+SEMA_TEST = """\
+// RUN: %clang_cc1 %s -verify -pedantic -fsyntax-only -cl-std=CL2.0
+// RUN: %clang_cc1 %s -verify=expected,cl12 -fsyntax-only -cl-std=CL1.2 -DOLD
+// RUN: %clang_cc1 %s -verify -fsyntax-only -cl-std=clc++
+// RUN: %clang_cc1 %s -emit-llvm -o - | FileCheck %s
+kernel void k(global int *p) {
+  p[0] = undeclared_a; // expected-error {{use of undeclared identifier}}
+  // expected-error@+1 {{use of undeclared identifier}}
+  p[1] = undeclared_b;
+  int fine = 1;
+  // expected-error@-1 {{an error clcoop does not report}}
+#ifdef OLD
+  p[2] = undeclared_c; // cl12-error {{use of undeclared identifier}}
+#else
+  p[3] = 0; // expected-error 0+ {{optional}}
+#endif
+}
+"""
+
+
+def write_sema_test(tmp_path):
+    path = tmp_path / "sample.cl"
+    path.write_text(SEMA_TEST)
+    return path
+
+
+def test_verify_runs_and_options():
+    runs = sema_coverage.verify_runs(SEMA_TEST)
+    assert [prefixes for _, prefixes in runs] == [["expected"], ["expected", "cl12"], ["expected"]]
+    assert sema_coverage.clcoop_options(runs[0][0]) == ["-cl-std=CL2.0"]
+    assert sema_coverage.clcoop_options(runs[1][0]) == ["-cl-std=CL1.2", "-DOLD"]
+    assert sema_coverage.clcoop_options(runs[2][0]) is None            # C++ for OpenCL
+    assert sema_coverage.clcoop_options(["-triple", "amdgcn--", "-cl-std=CL1.1"]) == ["-cl-std=CL1.2"]
+    assert sema_coverage.clcoop_options(["-triple=spir64"]) == ["-triple", "spir64-unknown-unknown"]
+
+
+def test_directive_locations_without_preprocessing(tmp_path):
+    path = write_sema_test(tmp_path)
+    # @+1 and @-1 point at lines 8 and 9; the 0+ directive is optional.
+    assert sema_coverage.expected_lines(path, [], ["expected"], None) == {6, 8, 9}
+    assert sema_coverage.expected_lines(path, [], ["expected", "cl12"], None) == {6, 8, 9, 12}
+
+
+@pytest.mark.skipif(CLANG is None, reason="clang-22 preprocesses the tests")
+def test_directives_in_skipped_blocks_do_not_count(tmp_path):
+    path = write_sema_test(tmp_path)
+    assert sema_coverage.expected_lines(path, ["-cl-std=CL2.0"], ["expected", "cl12"], CLANG) == {6, 8, 9}
+    assert sema_coverage.expected_lines(path, ["-DOLD"], ["expected", "cl12"], CLANG) == {6, 8, 9, 12}
+
+
+def test_measure_counts_lines_clcoop_reports_errors_on(tmp_path):
+    write_sema_test(tmp_path)
+    results = sema_coverage.measure(tmp_path, clang=None)
+    runs = results["sample.cl"]
+    assert len(runs) == 2                                   # the C++ run is left out
+    assert [(r["expected"], r["hit"], r["missed"]) for r in runs] == [(3, 2, [9]), (4, 3, [9])]
+    assert sema_coverage.totals(results) == (7, 5)
+
+
+CPP_SOURCE = r'''
+// "not a kernel"
+static const char *adjacent = "__kernel void a(global int *p)\n"
+                              "{ p[0] = 1; }\n";
+static const char *raw = R"(kernel void b(global int *p) { p[0] = 2; })";
+const char *lines[] = { "__kernel void c(global int *p)\n", "{\n", "  p[0] = 3;\n", "}\n" };
+const char *templ = "__kernel void d(global %s *p) { p[0] = 4; }";
+const char *broken = "__kernel void e(global int *p) { p[0] = ; }";
+'''
+
+
+def test_kernel_strings_of_a_cpp_file(tmp_path):
+    path = tmp_path / "host.cpp"
+    path.write_text(CPP_SOURCE)
+    found = corpus_check.kernel_strings(path)
+    texts = [text for _, text, _ in found]
+    assert texts[0] == "__kernel void a(global int *p)\n{ p[0] = 1; }\n"
+    assert texts[1] == "kernel void b(global int *p) { p[0] = 2; }"
+    assert texts[2] == "__kernel void c(global int *p)\n{\n  p[0] = 3;\n}\n"
+    assert [skip for _, _, skip in found][3].startswith("template")
+    assert len(found) == 5 and found[0][0] == f"{path}:3"
+
+
+@pytest.mark.skipif(CLANG is None, reason="clang-22 is the reference")
+def test_check_classifies_sources(tmp_path):
+    path = tmp_path / "host.cpp"
+    path.write_text(CPP_SOURCE)
+    units = corpus_check.units([str(path)], with_strings=False)
+    statuses = [corpus_check.check(units[k], CLANG, "CL3.0")["status"] for k in (2, 3, 4)]
+    assert statuses == ["both accept", "skipped", "clang rejects"]
+    image = ("kernel void i(read_only image2d_t im, sampler_t s, global float4 *o)"
+             "{ o[0] = read_imagef(im, s, (int2)(0, 0)); }")
+    assert corpus_check.check(("img", image, tmp_path, None), CLANG, "CL3.0")["status"].startswith("images")
