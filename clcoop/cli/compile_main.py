@@ -24,6 +24,8 @@ OPTIONS:
   -triple <triple>       spir64-unknown-unknown (default) or spir-unknown-unknown.
                          Also accepted as --target=<triple> and -target <triple>.
   -O0, -O1, -O2, -O3     Optimization level (default -O0).
+  -g, -gline-tables-only Emit debug line information (DICompileUnit, DISubprogram,
+                         DILocation; clang's -gline-tables-only level). -g0 turns it off.
   -E                     Only preprocess; write the result (default: stdout).
   -fsyntax-only          Check the source and write nothing.
   --emit-spirv           Emit a SPIR-V binary (through llc-22) instead of LLVM IR text.
@@ -60,6 +62,7 @@ class Args:
         self.cl_std = "CL3.0"
         self.triple = "spir64-unknown-unknown"
         self.opt_level = 0
+        self.debug_info = False
         self.emit_spirv = False
         self.verbose = False
         self.no_warnings = False
@@ -98,6 +101,7 @@ _VALUE_OPTIONS = ("-o", "-I", "-D", "-U")            # also written joined: -Ifo
 _SEPARATE_VALUE_OPTIONS = ("-triple", "-target")
 _EQUALS_OPTIONS = ("-cl-std", "--target", "-triple")  # written -cl-std=CL3.0
 _OPT_FLAGS = {"-O0": 0, "-O1": 1, "-O2": 2, "-O3": 3, "-O": 1, "-Os": 2, "-Oz": 2, "-Ofast": 3}
+_DEBUG_FLAGS = {"-g": True, "-gline-tables-only": True, "-g0": False}
 _IGNORED_FLAGS = ("-emit-llvm", "-S", "-c", "-finclude-default-header",
                   "-disable-llvm-passes", "-cc1")
 
@@ -124,6 +128,8 @@ def parse_args(argv):
             args.no_warnings = True
         elif arg in _OPT_FLAGS:
             args.opt_level = _OPT_FLAGS[arg]
+        elif arg in _DEBUG_FLAGS:
+            args.debug_info = _DEBUG_FLAGS[arg]
         elif arg in _IGNORED_FLAGS:
             pass
         elif arg in _VALUE_OPTIONS or arg in _SEPARATE_VALUE_OPTIONS:
@@ -246,7 +252,7 @@ def compile_to_bytes(args, source, filename):
     options = driver.CompileOptions(include_dirs=args.include_dirs, defines=args.defines,
                                     undefines=args.undefines, triple=args.triple,
                                     opt_level=args.opt_level, cl_std=args.cl_std,
-                                    filename=filename)
+                                    filename=filename, debug_info=args.debug_info)
     _log(args, f"compiling {filename} for {args.triple}, -cl-std={args.cl_std}, -O{args.opt_level}")
     if args.mode == "preprocess":
         result = driver.preprocess_source(source, options)

@@ -33,6 +33,7 @@ class CompileOptions:
     cl_std: str = "CL3.0"
     filename: str = "<input>"
     undefines: list = field(default_factory=list)    # -U names, applied after defines
+    debug_info: bool = False                         # -g: line information (DILocation)
 
 
 @dataclass
@@ -159,7 +160,7 @@ def compile_source(source, options=None):
         try:
             unit = check.check(ast, diag, target)
             _fail_if_errors(diag)
-            ir = lower.lower(unit, target, options.opt_level)
+            ir = lower.lower(unit, target, options.opt_level, options.debug_info)
         except RecursionError as exc:
             _too_deep(exc, diag, options.filename)
     rendered = diag.render_all() if diag.diagnostics else ""
