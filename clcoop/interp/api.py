@@ -67,9 +67,12 @@ class Program:
         parsed = _parse_build_options(list(options or ()))
         opts = CompileOptions(include_dirs=parsed["include_dirs"], defines=parsed["defines"],
                               opt_level=parsed["opt_level"], cl_std=parsed["cl_std"],
-                              undefines=parsed["undefines"], filename=filename)
+                              undefines=parsed["undefines"], filename=filename,
+                              debug_info=parsed["debug_info"])
         result = compile_source(self.source, opts)
         self._set_ir(result.ir)
+        # Faults quote the source line: the compiled text, even if never saved to a file.
+        self._module.sources[filename] = self.source
         return self
 
     @classmethod
@@ -134,8 +137,10 @@ def _parse_build_options(options):
     """pyopencl-style build options: -D, -U, -I, -O<n>, -cl-std=, -cl-opt-disable, other -cl-* flags.
 
     Like clBuildProgram, optimization is on by default (-O2; the `clcoop` command line
-    defaults to -O0 like clang -cc1); -cl-opt-disable or -O0 turns it off."""
-    out = {"include_dirs": [], "defines": {}, "undefines": [], "opt_level": 2, "cl_std": "CL3.0"}
+    defaults to -O0 like clang -cc1); -cl-opt-disable or -O0 turns it off. Debug line
+    information (-g) is always on, so that faults name source lines; -g0 turns it off."""
+    out = {"include_dirs": [], "defines": {}, "undefines": [], "opt_level": 2, "cl_std": "CL3.0",
+           "debug_info": True}
     it = iter(options)
     for opt in it:
         if opt.startswith("-D"):
@@ -152,10 +157,12 @@ def _parse_build_options(options):
             out["cl_std"] = opt.split("=", 1)[1]
         elif opt == "-cl-opt-disable":
             out["opt_level"] = 0
+        elif opt in ("-g", "-gline-tables-only", "-g0"):
+            out["debug_info"] = opt != "-g0"
         elif opt.startswith("-cl-"):
             continue   # accepted like pyopencl (e.g. -cl-fast-relaxed-math, -cl-mad-enable)
         else:
-            raise ArgumentError(f"unknown build option '{opt}' (accepted: -D, -U, -I, -O<n>, -cl-std=, -cl-*)")
+            raise ArgumentError(f"unknown build option '{opt}' (accepted: -D, -U, -I, -O<n>, -g, -g0, -cl-std=, -cl-*)")
     return out
 
 

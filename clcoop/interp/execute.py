@@ -60,11 +60,12 @@ def unsigned(v, t):
 # ============================================================================ translation
 
 class Instr:
-    __slots__ = ("op", "dst", "args", "ty", "text", "data", "fn", "vector", "alloca")
+    __slots__ = ("op", "dst", "args", "ty", "text", "data", "fn", "vector", "alloca", "loc")
 
     def __init__(self, op, dst, args, ty, text, data=None):
         self.op, self.dst, self.args, self.ty, self.text, self.data = op, dst, args, ty, text, data
         self.fn = None
+        self.loc = None      # source_map.SourcePoint with debug info (-g)
         self.alloca = None   # load/store: slot of the alloca it accesses directly
         self.vector = ty is not None and ty.kind in ("vec", "matrix")
 
@@ -122,9 +123,16 @@ class Translator:
         for b in order:
             for ins in b.instructions:
                 self._new_slot(value_id(ins))
+        lines = self.module.debug_lines.get(f.name)
+        ordinal = {value_id(ins): k for k, ins in enumerate(i for b in blocks for i in b.instructions)} \
+            if lines else {}
+        if len(ordinal) != len(lines or ()):
+            ordinal = {}        # the printed and the iterated instructions disagree: no lines
         for b, blk in zip(order, fn.blocks):
             for ins in b.instructions:
                 rec = self._instr(ins, block_index, ops)
+                if ordinal:
+                    rec.loc = lines[ordinal[value_id(ins)]]
                 if rec.op == "phi":
                     blk.phis.append(rec)
                 elif rec.op in ("br", "switch", "ret", "unreachable"):
@@ -615,16 +623,26 @@ class Executor:
             lane = int(np.argmax(lanes_mask)) if lanes_mask is not None and np.any(lanes_mask) else 0
         gid, lid, grp = self.lane_ids.describe(lane)
         instruction = self.current.text if self.current is not None else None
-        parts = [f"kernel '{self.kernel.name}': {message}",
-                 f"  in work-item global id {gid} (local id {lid}, group {grp})"]
-        if buffer:
-            parts.append(f"  buffer: {buffer}")
-        if instruction:
-            where = getattr(getattr(self, "frame", None), "fn_name", None)
-            parts.append(f"  instruction: {instruction}" + (f"  (in @{where})" if where else ""))
+        point = self.current.loc if self.current is not None else None
+        work_item_line = f"in work-item global id {gid} (local id {lid}, group {grp})"
+        buffer_line = f"buffer: {buffer}"
+        if point is not None:
+            # -g: the source line replaces the IR instruction (still in .instruction).
+            from clcoop.interp.source_map import render_fault
+            text = render_fault(f"kernel '{self.kernel.name}': {message}", point,
+                                self.module.sources,
+                                [work_item_line] + ([buffer_line] if buffer else []))
+        else:
+            parts = [f"kernel '{self.kernel.name}': {message}", "  " + work_item_line]
+            if buffer:
+                parts.append("  " + buffer_line)
+            if instruction:
+                where = getattr(getattr(self, "frame", None), "fn_name", None)
+                parts.append(f"  instruction: {instruction}" + (f"  (in @{where})" if where else ""))
+            text = "\n".join(parts)
         work_item = tuple(int(self.lane_ids.global_id(d)[lane]) for d in range(self.nd.dims))
-        raise RuntimeFault("\n".join(parts), kernel=self.kernel.name, work_item=work_item,
-                           instruction=instruction, buffer=buffer)
+        raise RuntimeFault(text, kernel=self.kernel.name, work_item=work_item,
+                           instruction=instruction, buffer=buffer, location=point)
 
     def _memory_fault(self, message, addrs, buffer, bad_mask):
         lane = None

@@ -408,6 +408,9 @@ class Module:
     globals: dict
     kernels: dict
     functions: dict          # name -> llvmlite function ValueRef (definitions and declarations)
+    # -g: function -> [SourcePoint or None] per instruction in llvmlite's order (source_map).
+    debug_lines: dict = field(default_factory=dict)
+    sources: dict = field(default_factory=dict)   # file name -> source text, for fault reports
 
     def type_of(self, text):
         return parse_type_text(text, self.structs)
@@ -455,7 +458,21 @@ def load_module(ir_text):
         header_line = [ln for ln in header.splitlines() if ln.startswith("define")]
         if header_line and " spir_kernel " in header_line[0]:
             kernels[f.name] = _read_kernel(f, header_line[0], metadata, structs)
-    return Module(ir_text, mod, structs, layout, globals_, kernels, functions)
+    module = Module(ir_text, mod, structs, layout, globals_, kernels, functions)
+    if "!dbg" in ir_text:
+        _read_debug_info(module)
+    return module
+
+
+def _read_debug_info(module):
+    """Source lines of the instructions (faults name them) and, for IR without value
+    names (clang -g drops them), the kernel parameters' source names."""
+    from clcoop.interp.source_map import read_debug_info
+    debug = read_debug_info(str(module.llvm_module))
+    module.debug_lines = debug.lines
+    for name, info in module.kernels.items():
+        names = debug.param_names.get(name, {})
+        info.params = [(pname or names.get(i, ""), ty) for i, (pname, ty) in enumerate(info.params)]
 
 
 def _read_structs(mod):

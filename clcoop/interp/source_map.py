@@ -1,0 +1,193 @@
+"""Debug line information of a module (`-g`, from clcoop or clang-22) for fault reports.
+
+`read_debug_info(llvm_module, ir_text)` reads the DILocation of every instruction and the
+names of the parameters (DILocalVariable `arg:`) from LLVM's own printing of the module:
+instruction metadata numbers are only stable within one whole-module printing, so the
+locations are listed per function in instruction order (the order llvmlite iterates).
+`render_fault(message, point, sources)` prints `file:line:col: error: message` with the
+source line and a caret (clcoop.diagnostics), reading the source from `sources` (texts
+the Program compiled) or from the DIFile's directory/filename.
+"""
+import hashlib
+import os
+import re
+from dataclasses import dataclass, field
+
+from clcoop.diagnostics import Diagnostic, SourceLocation, SourceManager, render
+
+
+@dataclass(frozen=True)
+class SourcePoint:
+    """Where an instruction comes from: a DILocation resolved through its scopes."""
+    file: str                  # DIFile filename, as the compiler saw it
+    directory: str             # DIFile directory ('' when not recorded)
+    line: int
+    column: int
+    function: str              # the DISubprogram's name (the source-level function)
+    checksum: str = ""         # the DIFile's MD5 (clang-22), to detect an edited file
+    inlined_at: "SourcePoint" = None
+
+    def __str__(self):
+        return f"{self.file}:{self.line}:{self.column}" if self.column else f"{self.file}:{self.line}"
+
+
+@dataclass
+class DebugInfo:
+    lines: dict = field(default_factory=dict)        # function -> [SourcePoint | None] per instruction
+    param_names: dict = field(default_factory=dict)  # function -> {parameter index: name}
+
+
+_NODE_RE = re.compile(r"^!(\d+) = (?:distinct )?!(DI\w+)\((.*)\)\s*$", re.M)
+_FIELD_RE = re.compile(r'(\w+): ("(?:[^"\\]|\\.)*"|[^,]+)')
+_DEFINE_RE = re.compile(r'^define [^@]*@("(?:[^"\\]|\\.)*"|[-\w.$]+)\(')
+_DBG_RE = re.compile(r"!dbg !(\d+)")
+
+
+def read_debug_info(ir_text):
+    """DebugInfo of LLVM's printing of a module (empty without debug metadata)."""
+    if "!DILocation(" not in ir_text and "!DISubprogram(" not in ir_text:
+        return DebugInfo()
+    nodes = {m.group(1): (m.group(2), _fields(m.group(3))) for m in _NODE_RE.finditer(ir_text)}
+    info = DebugInfo()
+    resolved = {}
+    subprogram_of = {}
+    for name, subprogram, dbg_ids in _function_instructions(ir_text):
+        info.lines[name] = [_point(nodes, n, resolved) if n else None for n in dbg_ids]
+        if subprogram:
+            subprogram_of[subprogram] = name
+    for kind, fields in nodes.values():
+        if kind == "DILocalVariable" and "arg" in fields:
+            function = subprogram_of.get(fields.get("scope", "").lstrip("!"))
+            if function is not None:
+                info.param_names.setdefault(function, {})[int(fields["arg"]) - 1] = \
+                    _unquote(fields.get("name", ""))
+    return info
+
+
+def _fields(body):
+    return {m.group(1): m.group(2).strip() for m in _FIELD_RE.finditer(body)}
+
+
+def _unquote(text):
+    if len(text) >= 2 and text[0] == text[-1] == '"':
+        return re.sub(r"\\([0-9A-Fa-f]{2})", lambda m: chr(int(m.group(1), 16)), text[1:-1])
+    return text
+
+
+def _function_instructions(ir_text):
+    """(function name, its DISubprogram node id, [the !dbg node id or None per instruction])
+    for every definition, in the order LLVM prints (and llvmlite iterates) instructions."""
+    name, subprogram, ids, in_brackets = None, None, [], False
+    for line in ir_text.splitlines():
+        if name is None:
+            if line.startswith("define "):
+                m = _DEFINE_RE.match(line)
+                if m:
+                    name, subprogram, ids = _unquote(m.group(1)), _dbg(line), []
+            continue
+        if in_brackets:                  # the case list of a switch: one instruction
+            if line.strip().startswith("]"):
+                in_brackets = False
+                ids[-1] = _dbg(line)
+            continue
+        if line.startswith("}"):
+            yield name, subprogram, ids
+            name = None
+        elif line.startswith("  ") and not line.lstrip().startswith(("#dbg_", ";")):
+            ids.append(_dbg(line))
+            in_brackets = line.rstrip().endswith("[")
+
+
+def _dbg(line):
+    m = _DBG_RE.search(line)
+    return m.group(1) if m else None
+
+
+def _point(nodes, node_id, resolved):
+    point = resolved.get(node_id, False)
+    if point is not False:
+        return point
+    point = None
+    kind, fields = nodes.get(node_id, (None, {}))
+    if kind == "DILocation":
+        function, file_node = _scope_info(nodes, fields.get("scope", "").lstrip("!"))
+        if file_node is not None:
+            file_fields = nodes[file_node][1]
+            inlined = fields.get("inlinedAt", "").lstrip("!")
+            point = SourcePoint(
+                file=_unquote(file_fields.get("filename", '""')),
+                directory=_unquote(file_fields.get("directory", '""')),
+                line=int(fields.get("line", 0)), column=int(fields.get("column", 0)),
+                function=function,
+                checksum=_unquote(file_fields.get("checksum", '""')),
+                inlined_at=_point(nodes, inlined, resolved) if inlined else None)
+    resolved[node_id] = point
+    return point
+
+
+def _scope_info(nodes, scope_id):
+    """(function name, DIFile node id) of a scope: the innermost file, the enclosing
+    DISubprogram's name."""
+    file_node, function = None, ""
+    seen = set()
+    while scope_id and scope_id not in seen:
+        seen.add(scope_id)
+        kind, fields = nodes.get(scope_id, (None, {}))
+        if kind is None:
+            break
+        if file_node is None and fields.get("file", "").startswith("!"):
+            file_node = fields["file"].lstrip("!")
+        if kind == "DISubprogram":
+            function = _unquote(fields.get("name", '""'))
+            break
+        scope_id = fields.get("scope", "").lstrip("!")
+    if file_node is not None and nodes.get(file_node, (None,))[0] != "DIFile":
+        file_node = None
+    return function, file_node
+
+
+# ------------------------------------------------------------------------- rendering
+
+def source_text(point, sources):
+    """The text of the point's file: from `sources` (what the Program compiled), else the
+    file at directory/filename when it exists and matches the recorded checksum."""
+    if point.file in sources:
+        return sources[point.file]
+    path = point.file if os.path.isabs(point.file) or not point.directory \
+        else os.path.join(point.directory, point.file)
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return None
+    if point.checksum and hashlib.md5(data).hexdigest() != point.checksum.lower():
+        return None            # the file changed since it was compiled: its lines would lie
+    return data.decode("utf-8", errors="replace")
+
+
+def render_fault(message, point, sources, notes=()):
+    """`file:line:col: error: message`, the source line and caret when the source is
+    readable, then each note line (indented)."""
+    manager = SourceManager()
+    for p in _chain(point):
+        text = source_text(p, sources)
+        if text is not None:
+            manager.add(p.file, text)
+    loc = SourceLocation(point.file, point.line, point.column) if point.column else None
+    head = render(Diagnostic("error", message, loc), manager) if loc else \
+        f"{point}: error: {message}"
+    lines = [head]
+    if point.inlined_at is not None:
+        lines.append(f"  in '{point.function}', inlined at {_inline_chain(point.inlined_at)}")
+    lines.extend(f"  {note}" for note in notes)
+    return "\n".join(lines)
+
+
+def _chain(point):
+    while point is not None:
+        yield point
+        point = point.inlined_at
+
+
+def _inline_chain(point):
+    return ", inlined at ".join(f"{p} (in '{p.function}')" for p in _chain(point))
