@@ -10,7 +10,7 @@
 // VALUES: [0.0, 3.0, 6.0, 9.0, 12.0, 15.0, 18.0, 21.0]
 // A fault names the source line (clcoop-run always compiles with -g), the work-item, and
 // the buffer argument with the element offset.
-// FAULT: vector_add.cl:[[@LINE+8]]:10: error: kernel 'scale': out-of-bounds read of float32 at element 300 of buffer 'a' (8 elements)
+// FAULT: vector_add.cl:21:10: error: kernel 'scale': out-of-bounds read of float32 at element 300 of buffer 'a' (8 elements)
 // FAULT-NEXT: {{^}}  c[i] = a[i + (k > 100 ? k : 0)] * k;
 // FAULT-NEXT: {{^         \^$}}
 // FAULT-NEXT: in work-item global id (0) (local id (0), group (0))
