@@ -177,8 +177,10 @@ def render_fault(message, point, sources, notes=()):
     head = render(Diagnostic("error", message, loc), manager) if loc else \
         f"{point}: error: {message}"
     lines = [head]
-    if point.inlined_at is not None:
-        lines.append(f"  in '{point.function}', inlined at {_inline_chain(point.inlined_at)}")
+    callers = _callers(point)
+    if callers:
+        lines.append(f"  in '{point.function}', inlined at " + ", inlined at ".join(
+            f"{p} (in '{p.function}')" for p in callers))
     lines.extend(f"  {note}" for note in notes)
     return "\n".join(lines)
 
@@ -189,5 +191,13 @@ def _chain(point):
         point = point.inlined_at
 
 
-def _inline_chain(point):
-    return ", inlined at ".join(f"{p} (in '{p.function}')" for p in _chain(point))
+def _callers(point):
+    """The call sites `point` was inlined into, outermost last. clang's kernel stub (a
+    kernel calling its own body, __clang_ocl_kern_imp_<name>, both named <name>) is no
+    source-level call and is left out."""
+    callers, callee = [], point.function
+    for site in _chain(point.inlined_at):
+        if site.function != callee:
+            callers.append(site)
+        callee = site.function
+    return callers
