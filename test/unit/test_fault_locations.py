@@ -260,3 +260,16 @@ def test_clang_g_ir_with_an_edited_source_file(tmp_path):
     err = fault_of(lambda: clcoop.Program.from_ir(ir).out_of_bounds(
         16, 8, np.zeros(16, np.float32), 4))
     assert str(err).splitlines()[1] == "  in work-item global id (12) (local id (4), group (1))"
+
+
+def test_fault_in_a_header_reads_the_header(tmp_path):
+    (tmp_path / "helpers.h").write_text("int load_at(__global const int *p, int i) {\n"
+                                        "  return p[i];\n}\n")
+    source = ('#include "helpers.h"\n'
+              "__kernel void k(__global const int *in, __global int *out) {\n"
+              "  out[get_global_id(0)] = load_at(in, get_global_id(0) + 1);\n}\n")
+    prog = build(source, "main.cl", "-O0", [f"-I{tmp_path}"])
+    err = fault_of(lambda: prog.k(8, 8, np.zeros(8, np.int32), np.zeros(8, np.int32)))
+    lines = str(err).splitlines()
+    assert lines[0].startswith(f"{tmp_path}/helpers.h:2:10: error: kernel 'k': out-of-bounds read")
+    assert lines[1:3] == ["  return p[i];", "         ^"]
