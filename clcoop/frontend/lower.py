@@ -1586,7 +1586,8 @@ def lower(unit, target, opt_level=0, debug_info=False):
         from clcoop.frontend.debug_info import DebugInfo
         lw.debug = DebugInfo(lw.module, source_name, opt_level > 0, f"clcoop version {__version__}")
     lw.lower_unit(unit)
-    return finish(_fix_function_metadata(str(lw.module)), opt_level, source_name)
+    text = lw.debug.module_text() if lw.debug is not None else str(lw.module)
+    return finish(_fix_function_metadata(text), opt_level, source_name)
 
 
 def _source_name(unit):
