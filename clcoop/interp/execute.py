@@ -65,7 +65,7 @@ class Instr:
     def __init__(self, op, dst, args, ty, text, data=None):
         self.op, self.dst, self.args, self.ty, self.text, self.data = op, dst, args, ty, text, data
         self.fn = None
-        self.loc = None      # source_map.SourcePoint with debug info (-g)
+        self.loc = None      # -g: its DILocation's node id (module.debug_info.point resolves it)
         self.alloca = None   # load/store: slot of the alloca it accesses directly
         self.vector = ty is not None and ty.kind in ("vec", "matrix")
 
@@ -123,7 +123,8 @@ class Translator:
         for b in order:
             for ins in b.instructions:
                 self._new_slot(value_id(ins))
-        lines = self.module.debug_lines.get(f.name)
+        debug = self.module.debug_info
+        lines = debug.lines.get(f.name) if debug is not None else None
         ordinal = {value_id(ins): k for k, ins in enumerate(i for b in blocks for i in b.instructions)} \
             if lines else {}
         if len(ordinal) != len(lines or ()):
@@ -623,7 +624,8 @@ class Executor:
             lane = int(np.argmax(lanes_mask)) if lanes_mask is not None and np.any(lanes_mask) else 0
         gid, lid, grp = self.lane_ids.describe(lane)
         instruction = self.current.text if self.current is not None else None
-        point = self.current.loc if self.current is not None else None
+        point = self.module.debug_info.point(self.current.loc) \
+            if self.current is not None and self.current.loc else None
         work_item_line = f"in work-item global id {gid} (local id {lid}, group {grp})"
         buffer_line = f"buffer: {buffer}"
         if point is not None:

@@ -408,8 +408,7 @@ class Module:
     globals: dict
     kernels: dict
     functions: dict          # name -> llvmlite function ValueRef (definitions and declarations)
-    # -g: function -> [SourcePoint or None] per instruction in llvmlite's order (source_map).
-    debug_lines: dict = field(default_factory=dict)
+    debug_info: object = None    # -g: clcoop.interp.source_map.DebugInfo (instruction lines)
     sources: dict = field(default_factory=dict)   # file name -> source text, for fault reports
 
     def type_of(self, text):
@@ -469,7 +468,9 @@ def _read_debug_info(module):
     names (clang -g drops them), the kernel parameters' source names."""
     from clcoop.interp.source_map import read_debug_info
     debug = read_debug_info(str(module.llvm_module))
-    module.debug_lines = debug.lines
+    if debug is None:
+        return
+    module.debug_info = debug
     for name, info in module.kernels.items():
         names = debug.param_names.get(name, {})
         info.params = [(pname or names.get(i, ""), ty) for i, (pname, ty) in enumerate(info.params)]

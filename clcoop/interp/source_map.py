@@ -1,9 +1,9 @@
 """Debug line information of a module (`-g`, from clcoop or clang-22) for fault reports.
 
-`read_debug_info(llvm_module, ir_text)` reads the DILocation of every instruction and the
-names of the parameters (DILocalVariable `arg:`) from LLVM's own printing of the module:
-instruction metadata numbers are only stable within one whole-module printing, so the
-locations are listed per function in instruction order (the order llvmlite iterates).
+`read_debug_info(ir_text)` reads the `!dbg` of every instruction and the names of the
+parameters (DILocalVariable `arg:`) from LLVM's own printing of the module: instruction
+metadata numbers are only stable within one whole-module printing, so the locations are
+listed per function in instruction order (the order llvmlite iterates).
 `render_fault(message, point, sources)` prints `file:line:col: error: message` with the
 source line and a caret (clcoop.diagnostics), reading the source from `sources` (texts
 the Program compiled) or from the DIFile's directory/filename.
@@ -11,7 +11,7 @@ the Program compiled) or from the DIFile's directory/filename.
 import hashlib
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from clcoop.diagnostics import Diagnostic, SourceLocation, SourceManager, render
 
@@ -31,37 +31,54 @@ class SourcePoint:
         return f"{self.file}:{self.line}:{self.column}" if self.column else f"{self.file}:{self.line}"
 
 
-@dataclass
 class DebugInfo:
-    lines: dict = field(default_factory=dict)        # function -> [SourcePoint | None] per instruction
-    param_names: dict = field(default_factory=dict)  # function -> {parameter index: name}
+    """Per function, the `!dbg` node id of each instruction (None without one); nodes are
+    resolved to SourcePoints only when a fault asks (`point`), so loading stays cheap."""
+
+    def __init__(self, lines, nodes, param_names):
+        self.lines = lines                # function -> [node id | None] per instruction
+        self.nodes = nodes                # node id -> (kind, field text)
+        self.param_names = param_names    # function -> {parameter index: name}
+        self._points = {}
+        self._fields = {}
+
+    def point(self, node_id):
+        """The SourcePoint of a DILocation node (None if it cannot be resolved)."""
+        return _point(self, node_id) if node_id else None
+
+    def fields(self, node_id):
+        fields = self._fields.get(node_id)
+        if fields is None:
+            kind, body = self.nodes.get(node_id, (None, ""))
+            fields = self._fields[node_id] = (kind, _fields(body))
+        return fields
 
 
-_NODE_RE = re.compile(r"^!(\d+) = (?:distinct )?!(DI\w+)\((.*)\)\s*$", re.M)
+_NODE_RE = re.compile(r"^!(\d+) = (?:distinct )?!(DI\w+)\((.*)\)[ \t]*$", re.M)
+_ARG_VARIABLE_RE = re.compile(r"^!\d+ = !DILocalVariable\((.*\barg: \d+.*)\)[ \t]*$", re.M)
 _FIELD_RE = re.compile(r'(\w+): ("(?:[^"\\]|\\.)*"|[^,]+)')
 _DEFINE_RE = re.compile(r'^define [^@]*@("(?:[^"\\]|\\.)*"|[-\w.$]+)\(')
 _DBG_RE = re.compile(r"!dbg !(\d+)")
 
 
 def read_debug_info(ir_text):
-    """DebugInfo of LLVM's printing of a module (empty without debug metadata)."""
-    if "!DILocation(" not in ir_text and "!DISubprogram(" not in ir_text:
-        return DebugInfo()
-    nodes = {m.group(1): (m.group(2), _fields(m.group(3))) for m in _NODE_RE.finditer(ir_text)}
-    info = DebugInfo()
-    resolved = {}
-    subprogram_of = {}
+    """DebugInfo of LLVM's printing of a module (None without debug locations)."""
+    if "!DILocation(" not in ir_text:
+        return None
+    nodes = {m.group(1): (m.group(2), m.group(3)) for m in _NODE_RE.finditer(ir_text)}
+    lines, function_of = {}, {}
     for name, subprogram, dbg_ids in _function_instructions(ir_text):
-        info.lines[name] = [_point(nodes, n, resolved) if n else None for n in dbg_ids]
+        lines[name] = dbg_ids
         if subprogram:
-            subprogram_of[subprogram] = name
-    for kind, fields in nodes.values():
-        if kind == "DILocalVariable" and "arg" in fields:
-            function = subprogram_of.get(fields.get("scope", "").lstrip("!"))
-            if function is not None:
-                info.param_names.setdefault(function, {})[int(fields["arg"]) - 1] = \
-                    _unquote(fields.get("name", ""))
-    return info
+            function_of[subprogram] = name
+    param_names = {}
+    for m in _ARG_VARIABLE_RE.finditer(ir_text):
+        fields = _fields(m.group(1))
+        function = function_of.get(fields.get("scope", "").lstrip("!"))
+        if function is not None:
+            param_names.setdefault(function, {})[int(fields["arg"]) - 1] = \
+                _unquote(fields.get("name", '""'))
+    return DebugInfo(lines, nodes, param_names)
 
 
 def _fields(body):
@@ -70,6 +87,8 @@ def _fields(body):
 
 def _unquote(text):
     if len(text) >= 2 and text[0] == text[-1] == '"':
+        if "\\" not in text:
+            return text[1:-1]
         return re.sub(r"\\([0-9A-Fa-f]{2})", lambda m: chr(int(m.group(1), 16)), text[1:-1])
     return text
 
@@ -103,16 +122,16 @@ def _dbg(line):
     return m.group(1) if m else None
 
 
-def _point(nodes, node_id, resolved):
-    point = resolved.get(node_id, False)
-    if point is not False:
-        return point
+def _point(info, node_id):
+    points = info._points
+    if node_id in points:
+        return points[node_id]
     point = None
-    kind, fields = nodes.get(node_id, (None, {}))
+    kind, fields = info.fields(node_id)
     if kind == "DILocation":
-        function, file_node = _scope_info(nodes, fields.get("scope", "").lstrip("!"))
+        function, file_node = _scope_info(info, fields.get("scope", "").lstrip("!"))
         if file_node is not None:
-            file_fields = nodes[file_node][1]
+            file_fields = info.fields(file_node)[1]
             inlined = fields.get("inlinedAt", "").lstrip("!")
             point = SourcePoint(
                 file=_unquote(file_fields.get("filename", '""')),
@@ -120,19 +139,19 @@ def _point(nodes, node_id, resolved):
                 line=int(fields.get("line", 0)), column=int(fields.get("column", 0)),
                 function=function,
                 checksum=_unquote(file_fields.get("checksum", '""')),
-                inlined_at=_point(nodes, inlined, resolved) if inlined else None)
-    resolved[node_id] = point
+                inlined_at=_point(info, inlined) if inlined else None)
+    points[node_id] = point
     return point
 
 
-def _scope_info(nodes, scope_id):
+def _scope_info(info, scope_id):
     """(function name, DIFile node id) of a scope: the innermost file, the enclosing
     DISubprogram's name."""
     file_node, function = None, ""
     seen = set()
     while scope_id and scope_id not in seen:
         seen.add(scope_id)
-        kind, fields = nodes.get(scope_id, (None, {}))
+        kind, fields = info.fields(scope_id)
         if kind is None:
             break
         if file_node is None and fields.get("file", "").startswith("!"):
@@ -141,7 +160,7 @@ def _scope_info(nodes, scope_id):
             function = _unquote(fields.get("name", '""'))
             break
         scope_id = fields.get("scope", "").lstrip("!")
-    if file_node is not None and nodes.get(file_node, (None,))[0] != "DIFile":
+    if file_node is not None and info.fields(file_node)[0] != "DIFile":
         file_node = None
     return function, file_node
 
