@@ -175,7 +175,7 @@ class Translator:
 
     def _instr(self, ins, block_index, ops):
         op = ins.opcode
-        text = str(ins).strip()
+        text = _METADATA_ATTACHMENTS.sub("", str(ins).strip())
         ty = None if op in ("store", "br", "switch", "ret", "unreachable") else self._type(str(ins.type))
         dst = self.slots[value_id(ins)]
         operands = list(ins.operands)
@@ -208,6 +208,11 @@ class Translator:
         rec = Instr(op, dst, args, ty, text)
         ops.prepare(self, ins, rec, operands)
         return rec
+
+
+# `, !dbg !12, !tbaa !5` after an instruction: the text parsers read operands from the end
+# of the instruction, and the debug location is read from the module (Instr.loc).
+_METADATA_ATTACHMENTS = re.compile(r"(?:,\s*![A-Za-z_.][\w.]*\s+!(?:\d+|\{[^{}]*\}))+$")
 
 
 def _uses_private_memory(translator):
