@@ -160,7 +160,7 @@ def compile_source(source, options=None):
         try:
             unit = check.check(ast, diag, target)
             _fail_if_errors(diag)
-            ir = lower.lower(unit, target, options.opt_level, options.debug_info)
+            ir = lower.lower(unit, target, options.opt_level, options.debug_info, options.filename)
         except RecursionError as exc:
             _too_deep(exc, diag, options.filename)
     rendered = diag.render_all() if diag.diagnostics else ""

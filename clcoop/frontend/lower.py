@@ -1575,16 +1575,17 @@ def finish(module_text, opt_level, source_name=None):
     return str(mod)
 
 
-def lower(unit, target, opt_level=0, debug_info=False):
+def lower(unit, target, opt_level=0, debug_info=False, main_file=None):
     """Typed AST -> verified SPIR LLVM IR text (LLVM's printing); `debug_info` (-g) adds
-    line information (clcoop.frontend.debug_info)."""
+    line information (clcoop.frontend.debug_info), the compile unit's file `main_file`."""
     lw = Lowerer(target)
     lw.opt_level = opt_level
     source_name = _source_name(unit)
-    if debug_info and source_name:
+    if debug_info and (main_file or source_name):
         from clcoop import __version__
         from clcoop.frontend.debug_info import DebugInfo
-        lw.debug = DebugInfo(lw.module, source_name, opt_level > 0, f"clcoop version {__version__}")
+        lw.debug = DebugInfo(lw.module, main_file or source_name, opt_level > 0,
+                             f"clcoop version {__version__}")
     lw.lower_unit(unit)
     text = lw.debug.module_text() if lw.debug is not None else str(lw.module)
     return finish(_fix_function_metadata(text), opt_level, source_name)
