@@ -128,7 +128,7 @@ def _point(info, node_id):
         return points[node_id]
     point = None
     kind, fields = info.fields(node_id)
-    if kind == "DILocation":
+    if kind == "DILocation" and int(fields.get("line", 0)):   # line 0: no source line
         function, file_node = _scope_info(info, fields.get("scope", "").lstrip("!"))
         if file_node is not None:
             file_fields = info.fields(file_node)[1]
@@ -186,15 +186,17 @@ def source_text(point, sources):
 
 def render_fault(message, point, sources, notes=()):
     """`file:line:col: error: message`, the source line and caret when the source is
-    readable, then each note line (indented)."""
+    readable, then the call sites it was inlined at and each note line (indented)."""
     manager = SourceManager()
-    for p in _chain(point):
-        text = source_text(p, sources)
-        if text is not None:
-            manager.add(p.file, text)
-    loc = SourceLocation(point.file, point.line, point.column) if point.column else None
-    head = render(Diagnostic("error", message, loc), manager) if loc else \
-        f"{point}: error: {message}"
+    text = source_text(point, sources)
+    if text is not None:
+        manager.add(point.file, text)
+    if point.column:
+        head = render(Diagnostic("error", message, SourceLocation(point.file, point.line,
+                                                                   point.column)), manager)
+    else:                      # no column (clang's column: 0): the line without a caret
+        text = manager.line(point.file, point.line)
+        head = f"{point}: error: {message}" + (f"\n{text.expandtabs(1)}" if text is not None else "")
     lines = [head]
     callers = _callers(point)
     if callers:

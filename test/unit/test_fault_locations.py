@@ -273,3 +273,35 @@ def test_fault_in_a_header_reads_the_header(tmp_path):
     lines = str(err).splitlines()
     assert lines[0].startswith(f"{tmp_path}/helpers.h:2:10: error: kernel 'k': out-of-bounds read")
     assert lines[1:3] == ["  return p[i];", "         ^"]
+
+
+def _ir_with_store_location(tmp_path, replacement):
+    """clcoop -g IR of faults.cl (file on disk) with the faulting store's DILocation text
+    replaced: `replacement(line_text) -> line_text`."""
+    import re
+    from clcoop.frontend.driver import CompileOptions, compile_source
+    path = tmp_path / "faults.cl"
+    path.write_text(FAULTS)
+    ir = compile_source(FAULTS, CompileOptions(filename=str(path), debug_info=True)).ir
+    node = re.search(r"store float 1\.0+e\+00, .*!dbg !(\d+)", ir).group(1)
+    return re.sub(rf"^!{node} = .*$", lambda m: replacement(m.group(0)), ir, flags=re.M), path
+
+
+def test_location_without_column_shows_the_line_without_caret(tmp_path):
+    ir, path = _ir_with_store_location(tmp_path, lambda t: t.replace("column: 3", "column: 0"))
+    err = fault_of(lambda: clcoop.Program.from_ir(ir).out_of_bounds(
+        16, 8, np.zeros(16, np.float32), 4))
+    assert str(err).splitlines()[:3] == [
+        f"{path}:4: error: kernel 'out_of_bounds': out-of-bounds write of float32 at element 16 "
+        "of buffer 'data' (16 elements)",
+        "  data[i + n] = 1.0f;",
+        "  in work-item global id (12) (local id (4), group (1))"]
+
+
+def test_line_zero_falls_back_to_the_instruction(tmp_path):
+    ir, _ = _ir_with_store_location(tmp_path, lambda t: t.replace("line: 4,", "line: 0,"))
+    err = fault_of(lambda: clcoop.Program.from_ir(ir).out_of_bounds(
+        16, 8, np.zeros(16, np.float32), 4))
+    assert err.location is None
+    assert str(err).startswith("kernel 'out_of_bounds': out-of-bounds write")
+    assert "  instruction: store float 1.0" in str(err)
