@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 
 from clcoop.diagnostics import Diagnostic, SourceLocation, SourceManager, render
+from clcoop.interp.loader import DEFINE_RE, llvm_unquote
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,6 @@ class DebugInfo:
 _NODE_RE = re.compile(r"^!(\d+) = (?:distinct )?!(DI\w+)\((.*)\)[ \t]*$", re.M)
 _ARG_VARIABLE_RE = re.compile(r"^!\d+ = !DILocalVariable\((.*\barg: \d+.*)\)[ \t]*$", re.M)
 _FIELD_RE = re.compile(r'(\w+): ("(?:[^"\\]|\\.)*"|[^,]+)')
-_DEFINE_RE = re.compile(r'^define [^@]*@("(?:[^"\\]|\\.)*"|[-\w.$]+)\(')
 _DBG_RE = re.compile(r"!dbg !(\d+)")
 
 
@@ -77,20 +77,12 @@ def read_debug_info(ir_text):
         function = function_of.get(fields.get("scope", "").lstrip("!"))
         if function is not None:
             param_names.setdefault(function, {})[int(fields["arg"]) - 1] = \
-                _unquote(fields.get("name", '""'))
+                llvm_unquote(fields.get("name", '""'))
     return DebugInfo(lines, nodes, param_names)
 
 
 def _fields(body):
     return {m.group(1): m.group(2).strip() for m in _FIELD_RE.finditer(body)}
-
-
-def _unquote(text):
-    if len(text) >= 2 and text[0] == text[-1] == '"':
-        if "\\" not in text:
-            return text[1:-1]
-        return re.sub(r"\\([0-9A-Fa-f]{2})", lambda m: chr(int(m.group(1), 16)), text[1:-1])
-    return text
 
 
 def _function_instructions(ir_text):
@@ -100,9 +92,9 @@ def _function_instructions(ir_text):
     for line in ir_text.splitlines():
         if name is None:
             if line.startswith("define "):
-                m = _DEFINE_RE.match(line)
+                m = DEFINE_RE.match(line)
                 if m:
-                    name, subprogram, ids = _unquote(m.group(1)), _dbg(line), []
+                    name, subprogram, ids = llvm_unquote(m.group(1)), _dbg(line), []
             continue
         if in_brackets:                  # the case list of a switch: one instruction
             if line.strip().startswith("]"):
@@ -134,11 +126,11 @@ def _point(info, node_id):
             file_fields = info.fields(file_node)[1]
             inlined = fields.get("inlinedAt", "").lstrip("!")
             point = SourcePoint(
-                file=_unquote(file_fields.get("filename", '""')),
-                directory=_unquote(file_fields.get("directory", '""')),
+                file=llvm_unquote(file_fields.get("filename", '""')),
+                directory=llvm_unquote(file_fields.get("directory", '""')),
                 line=int(fields.get("line", 0)), column=int(fields.get("column", 0)),
                 function=function,
-                checksum=_unquote(file_fields.get("checksum", '""')),
+                checksum=llvm_unquote(file_fields.get("checksum", '""')),
                 inlined_at=_point(info, inlined) if inlined else None)
     points[node_id] = point
     return point
@@ -157,7 +149,7 @@ def _scope_info(info, scope_id):
         if file_node is None and fields.get("file", "").startswith("!"):
             file_node = fields["file"].lstrip("!")
         if kind == "DISubprogram":
-            function = _unquote(fields.get("name", '""'))
+            function = llvm_unquote(fields.get("name", '""'))
             break
         scope_id = fields.get("scope", "").lstrip("!")
     if file_node is not None and info.fields(file_node)[0] != "DIFile":
