@@ -25,11 +25,15 @@ class IRError(ClcoopError):
 class RuntimeFault(ClcoopError):
     """A kernel did something invalid while running (out-of-bounds access, divergent barrier...).
 
-    The message names the kernel, the work-item ids, the instruction and the buffer.
+    The message names the kernel, the work-item ids, the buffer, and the source line
+    (`location`, a clcoop.interp.source_map.SourcePoint, when the IR has debug line
+    information) or else the IR instruction.
     """
 
-    def __init__(self, message, kernel=None, work_item=None, instruction=None, buffer=None):
+    def __init__(self, message, kernel=None, work_item=None, instruction=None, buffer=None,
+                 location=None):
         self.kernel = kernel
+        self.location = location
         self.work_item = work_item
         self.instruction = instruction
         self.buffer = buffer

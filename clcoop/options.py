@@ -7,6 +7,8 @@
 The defaults differ, as in the tools they follow: `clcoop` optimizes at -O0 like clang;
 `Program.build()` at -O2 like clBuildProgram (-cl-opt-disable or -O0 turns it off).
 `-O` alone is -O1, `-Os` and `-Oz` are -O2, `-Ofast` is -O3 (clang's meanings).
+`Program.build()` also compiles with -g by default, so that runtime faults name source lines
+(-g0 turns it off); `clcoop` emits no debug information unless given -g, as clang.
 
 To add an option, add a row to OPTIONS (or a prefix to PREFIX_OPTIONS): its spellings, whether
 it takes a value, whether Program.build accepts it, and a function that stores it.
@@ -42,6 +44,7 @@ class Options:
     cl_std: str = "CL3.0"
     triple: str = "spir64-unknown-unknown"
     opt_level: int = CLI_DEFAULT_OPT_LEVEL
+    debug_info: bool = False       # -g; Program.build() always asks for it (faults name source lines)
     emit_spirv: bool = False
     verbose: bool = False
     action: str = "compile"        # or "help", "version"
@@ -54,7 +57,7 @@ class Options:
         return CompileOptions(include_dirs=list(self.include_dirs), defines=dict(self.defines),
                               undefines=list(self.undefines), triple=self.triple,
                               opt_level=self.opt_level, cl_std=self.cl_std, filename=filename,
-                              warning_policy=self.warnings)
+                              warning_policy=self.warnings, debug_info=self.debug_info)
 
 
 # ----------------------------------------------------------------------- what each option stores
@@ -103,6 +106,9 @@ OPTIONS = (
     Option(("-triple", "-target"), _set("triple"), takes_value=True, equals=True, build=False),
     Option(("--target",), _set("triple"), takes_value=True, equals=True, separate=False, build=False),
     Option(("-cl-opt-disable",), _set("opt_level", 0)),
+    # clang's -gline-tables-only level: DICompileUnit, DISubprogram, DILocation.
+    Option(("-g", "-gline-tables-only"), _set("debug_info", True)),
+    Option(("-g0",), _set("debug_info", False)),
     Option(OPENCL_MATH_FLAGS, _no_op),
     Option(("-w",), lambda o: setattr(o.warnings, "suppress_all", True)),
     Option(("-Werror",), lambda o: setattr(o.warnings, "all_errors", True)),
@@ -174,7 +180,8 @@ def _value_option(arg):
 def parse_options(argv, for_build=False):
     """Options from a list of arguments. for_build: Program.build's options (no input file,
     no output options, -O2 by default)."""
-    o = Options(opt_level=BUILD_DEFAULT_OPT_LEVEL if for_build else CLI_DEFAULT_OPT_LEVEL)
+    o = Options(opt_level=BUILD_DEFAULT_OPT_LEVEL if for_build else CLI_DEFAULT_OPT_LEVEL,
+                debug_info=for_build)
     argv = list(argv)
     i = 0
     while i < len(argv):

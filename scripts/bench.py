@@ -329,7 +329,9 @@ def bench_compile_throughput(workdir, repetitions, target_lines):
     path = workdir / "big.cl"
     path.write_text(source)
     out = workdir / "big.ll"
-    commands = {"clcoop": clcoop_command() + [str(path), "-o", str(out)]}
+    commands = {"clcoop": clcoop_command() + [str(path), "-o", str(out)],
+                # -g: what Program.build() and clcoop-run always compile with
+                "clcoop_g": clcoop_command() + ["-g", str(path), "-o", str(out)]}
     clang = clang_command()
     if clang:
         commands["clang"] = clang + [str(path), "-o", str(out)]
@@ -339,6 +341,7 @@ def bench_compile_throughput(workdir, repetitions, target_lines):
         result[name] = dict(summary, lines_per_second=line_count / summary["median"])
     line = (f"  {line_count} lines: clcoop {timings['clcoop']['median'] * 1e3:.0f} ms "
             f"({result['clcoop']['lines_per_second']:.0f} lines/s)")
+    line += f"; clcoop -g {timings['clcoop_g']['median'] * 1e3:.0f} ms"
     if clang:
         result["ratio"] = timings["clcoop"]["median"] / timings["clang"]["median"]
         line += (f", clang {timings['clang']['median'] * 1e3:.0f} ms "
@@ -438,6 +441,12 @@ def markdown_table(results):
     rows.append(f"| compile throughput | {throughput['lines']} lines | "
                 f"{throughput['clcoop']['lines_per_second']:.0f} lines/s | {clang_lps} | "
                 f"{ratio} (time) | {throughput['clcoop']['runs']} runs |")
+    if "clcoop_g" in throughput:
+        with_g = throughput["clcoop_g"]
+        rows.append(f"| compile throughput with -g (as Program.build) | {throughput['lines']} lines | "
+                    f"{with_g['lines_per_second']:.0f} lines/s | - | "
+                    f"{with_g['median'] / throughput['clcoop']['median']:.2f} (time, vs no -g) | "
+                    f"{with_g['runs']} runs |")
     memory = results.get("memory")
     if memory:
         rows.append(f"| interpreter peak memory, f32 GEMM | {memory['n']}^3 | "

@@ -28,6 +28,9 @@ OPTIONS:
   -O0, -O1, -O2, -O3     Optimization level. Default -O0, as clang (Program.build() defaults to
                          -O2, as clBuildProgram). -O is -O1; -Os, -Oz are -O2; -Ofast is -O3.
   -cl-opt-disable        Same as -O0. The other -cl-* build options of OpenCL are accepted.
+  -g, -gline-tables-only Emit debug line information (DICompileUnit, DISubprogram,
+                         DILocation; clang's -gline-tables-only level). -g0 turns it off.
+                         Program.build() and clcoop-run always compile with -g.
   -E                     Only preprocess; write the result (default: stdout).
   -fsyntax-only          Check the source and write nothing.
   --emit-spirv           Emit a SPIR-V binary (through llc-22) instead of LLVM IR text.

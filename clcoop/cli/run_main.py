@@ -7,7 +7,9 @@ in clcoop.interp.api).
 
 Buffer arguments (.npy files) are written back as DIR/<argname>.npy, all of them and
 atomically, only when the whole launch succeeds. Errors print `clcoop-run: error: ...`
-and exit with status 1; an internal error exits with 70.
+and exit with status 1; a kernel fault is printed at its source line (`k.cl:12:9: error:
+...`, .cl input is compiled with -g, .ll input located by its own debug information);
+an internal error exits with 70.
 
 Kernel printf output goes to stdout while the kernel runs (work-items in order), before
 the `wrote DIR/<argname>.npy` lines; a newline ends printf output that lacks one.

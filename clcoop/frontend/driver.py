@@ -34,6 +34,7 @@ class CompileOptions:
     filename: str = "<input>"
     undefines: list = field(default_factory=list)    # -U names, applied after defines
     warning_policy: WarningPolicy = field(default_factory=WarningPolicy)   # -w, -Werror, -W<group>
+    debug_info: bool = False                         # -g: line information (DILocation)
 
 
 @dataclass
@@ -161,7 +162,7 @@ def compile_source(source, options=None):
         try:
             unit = check.check(ast, diag, target)
             _fail_if_errors(diag)
-            ir = lower.lower(unit, target, options.opt_level)
+            ir = lower.lower(unit, target, options.opt_level, options.debug_info, options.filename)
         except RecursionError as exc:
             _too_deep(exc, diag, options.filename)
     rendered = diag.render_all() if diag.diagnostics else ""

@@ -141,6 +141,8 @@ class Lowerer:
         self.fn = None
         self.builder = None
         self.precomputed = {}
+        self.debug = None          # DebugInfo with -g
+        self.subprogram = None     # the DISubprogram of the function being defined
 
     # ------------------------------------------------------------ types
     def mem_type(self, t):
@@ -426,6 +428,11 @@ class Lowerer:
         self.opt_attrs(irf)
         entry = irf.append_basic_block("entry")
         self.builder = ir.IRBuilder(entry)
+        self.subprogram = None
+        if self.debug is not None and fn.loc is not None:
+            self.subprogram = self.debug.subprogram(
+                fn.name, fn.loc, fn.is_kernel, linkage_name=irf.name if irf.name != fn.name else None)
+            irf.set_metadata("dbg", self.subprogram.node)
         self.last_alloca = None
         self.locals = {}
         self.break_targets = []
@@ -548,7 +555,18 @@ class Lowerer:
             return
         if not isinstance(s, (A.Case, A.Default, A.Label, A.Compound, A.Null)):
             self.ensure_open_block()
+        if self.subprogram is not None:
+            self.set_location(s.loc)
         getattr(self, "st_" + type(s).__name__)(s)
+
+    def set_location(self, loc):
+        """-g: instructions built from now on carry the DILocation of `loc` (when known);
+        returns the previous one, for the caller to restore."""
+        previous = self.builder.debug_metadata
+        location = self.debug.location(loc, self.subprogram)
+        if location is not None:
+            self.builder.debug_metadata = location
+        return previous
 
     def st_Compound(self, s):
         for item in s.items:
@@ -739,6 +757,14 @@ class Lowerer:
     # ------------------------------------------------------------ lvalues
     def address(self, e):
         """Pointer to the storage an lvalue denotes."""
+        if self.subprogram is None:
+            return self._address(e)
+        previous = self.set_location(e.loc)
+        pointer = self._address(e)
+        self.builder.debug_metadata = previous
+        return pointer
+
+    def _address(self, e):
         if isinstance(e, A.VarRef):
             var = e.var
             if var.storage == "compound-literal":
@@ -811,7 +837,12 @@ class Lowerer:
     def rvalue(self, e):
         if self.precomputed and id(e) in self.precomputed:
             return self.precomputed.pop(id(e))
-        return getattr(self, "ex_" + type(e).__name__)(e)
+        if self.subprogram is None:
+            return getattr(self, "ex_" + type(e).__name__)(e)
+        previous = self.set_location(e.loc)
+        value = getattr(self, "ex_" + type(e).__name__)(e)
+        self.builder.debug_metadata = previous    # the parent's own instructions follow
+        return value
 
     # Nodes through which operands of a compound assignment are evaluated before the target is
     # read (clang's order for `x op= y`: y, then x); anything else (?:, &&, calls) keeps its order.
@@ -1544,12 +1575,20 @@ def finish(module_text, opt_level, source_name=None):
     return str(mod)
 
 
-def lower(unit, target, opt_level=0):
-    """Typed AST -> verified SPIR LLVM IR text (LLVM's printing)."""
+def lower(unit, target, opt_level=0, debug_info=False, main_file=None):
+    """Typed AST -> verified SPIR LLVM IR text (LLVM's printing); `debug_info` (-g) adds
+    line information (clcoop.frontend.debug_info), the compile unit's file `main_file`."""
     lw = Lowerer(target)
     lw.opt_level = opt_level
+    source_name = _source_name(unit)
+    if debug_info and (main_file or source_name):
+        from clcoop import __version__
+        from clcoop.frontend.debug_info import DebugInfo
+        lw.debug = DebugInfo(lw.module, main_file or source_name, opt_level > 0,
+                             f"clcoop version {__version__}")
     lw.lower_unit(unit)
-    return finish(_fix_function_metadata(str(lw.module)), opt_level, _source_name(unit))
+    text = lw.debug.module_text() if lw.debug is not None else str(lw.module)
+    return finish(_fix_function_metadata(text), opt_level, source_name)
 
 
 def _source_name(unit):

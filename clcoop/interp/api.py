@@ -85,6 +85,8 @@ class Program:
             warnings.warn(CompilerWarning(render(diagnostic, result.sources), diagnostic),
                           stacklevel=2)
         self._set_ir(result.ir)
+        # Faults quote the source line: the compiled text, even if never saved to a file.
+        self._module.sources[filename] = self.source
         return self
 
     @classmethod

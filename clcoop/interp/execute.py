@@ -60,11 +60,12 @@ def unsigned(v, t):
 # ============================================================================ translation
 
 class Instr:
-    __slots__ = ("op", "dst", "args", "ty", "text", "data", "fn", "vector", "alloca")
+    __slots__ = ("op", "dst", "args", "ty", "text", "data", "fn", "vector", "alloca", "loc")
 
     def __init__(self, op, dst, args, ty, text, data=None):
         self.op, self.dst, self.args, self.ty, self.text, self.data = op, dst, args, ty, text, data
         self.fn = None
+        self.loc = None      # -g: its DILocation's node id (module.debug_info.point resolves it)
         self.alloca = None   # load/store: slot of the alloca it accesses directly
         self.vector = ty is not None and ty.kind in ("vec", "matrix")
 
@@ -122,9 +123,17 @@ class Translator:
         for b in order:
             for ins in b.instructions:
                 self._new_slot(value_id(ins))
+        debug = self.module.debug_info
+        lines = debug.lines.get(f.name) if debug is not None else None
+        ordinal = {value_id(ins): k for k, ins in enumerate(i for b in blocks for i in b.instructions)} \
+            if lines else {}
+        if len(ordinal) != len(lines or ()):
+            ordinal = {}        # the printed and the iterated instructions disagree: no lines
         for b, blk in zip(order, fn.blocks):
             for ins in b.instructions:
                 rec = self._instr(ins, block_index, ops)
+                if ordinal:
+                    rec.loc = lines[ordinal[value_id(ins)]]
                 if rec.op == "phi":
                     blk.phis.append(rec)
                 elif rec.op in ("br", "switch", "ret", "unreachable"):
@@ -166,7 +175,7 @@ class Translator:
 
     def _instr(self, ins, block_index, ops):
         op = ins.opcode
-        text = str(ins).strip()
+        text = _METADATA_ATTACHMENTS.sub("", str(ins).strip())
         ty = None if op in ("store", "br", "switch", "ret", "unreachable") else self._type(str(ins.type))
         dst = self.slots[value_id(ins)]
         operands = list(ins.operands)
@@ -199,6 +208,11 @@ class Translator:
         rec = Instr(op, dst, args, ty, text)
         ops.prepare(self, ins, rec, operands)
         return rec
+
+
+# `, !dbg !12, !tbaa !5` after an instruction: the text parsers read operands from the end
+# of the instruction, and the debug location is read from the module (Instr.loc).
+_METADATA_ATTACHMENTS = re.compile(r"(?:,\s*![A-Za-z_.][\w.]*\s+!(?:\d+|\{[^{}]*\}))+$")
 
 
 def _uses_private_memory(translator):
@@ -618,16 +632,27 @@ class Executor:
             lane = int(np.argmax(lanes_mask)) if lanes_mask is not None and np.any(lanes_mask) else 0
         gid, lid, grp = self.lane_ids.describe(lane)
         instruction = self.current.text if self.current is not None else None
-        parts = [f"kernel '{self.kernel.name}': {message}",
-                 f"  in work-item global id {gid} (local id {lid}, group {grp})"]
-        if buffer:
-            parts.append(f"  buffer: {buffer}")
-        if instruction:
-            where = getattr(getattr(self, "frame", None), "fn_name", None)
-            parts.append(f"  instruction: {instruction}" + (f"  (in @{where})" if where else ""))
+        point = self.module.debug_info.point(self.current.loc) \
+            if self.current is not None and self.current.loc else None
+        work_item_line = f"in work-item global id {gid} (local id {lid}, group {grp})"
+        buffer_line = f"buffer: {buffer}"
+        if point is not None:
+            # -g: the source line replaces the IR instruction (still in .instruction).
+            from clcoop.interp.source_map import render_fault
+            text = render_fault(f"kernel '{self.kernel.name}': {message}", point,
+                                self.module.sources,
+                                [work_item_line] + ([buffer_line] if buffer else []))
+        else:
+            parts = [f"kernel '{self.kernel.name}': {message}", "  " + work_item_line]
+            if buffer:
+                parts.append("  " + buffer_line)
+            if instruction:
+                where = getattr(getattr(self, "frame", None), "fn_name", None)
+                parts.append(f"  instruction: {instruction}" + (f"  (in @{where})" if where else ""))
+            text = "\n".join(parts)
         work_item = tuple(int(self.lane_ids.global_id(d)[lane]) for d in range(self.nd.dims))
-        raise RuntimeFault("\n".join(parts), kernel=self.kernel.name, work_item=work_item,
-                           instruction=instruction, buffer=buffer)
+        raise RuntimeFault(text, kernel=self.kernel.name, work_item=work_item,
+                           instruction=instruction, buffer=buffer, location=point)
 
     def _memory_fault(self, message, addrs, buffer, bad_mask):
         lane = None

@@ -411,6 +411,8 @@ class Module:
     # Declarations of cooperative-matrix operations as other producers name them -> the
     # callee name of docs/ir-conventions.md (clcoop.interp.coop_spellings).
     coop_aliases: dict = field(default_factory=dict)
+    debug_info: object = None    # -g: clcoop.interp.source_map.DebugInfo (instruction lines)
+    sources: dict = field(default_factory=dict)   # file name -> source text, for fault reports
 
     def type_of(self, text):
         return parse_type_text(text, self.structs)
@@ -445,21 +447,52 @@ def load_module(ir_text):
     structs = _read_structs(mod)
     pointer_bytes = 4 if re.search(r"^target datalayout = \"[^\"]*p:32", ir_text, re.M) else 8
     layout = DataLayout(pointer_bytes)
-    metadata = _read_metadata(ir_text)
+    # One printing of the whole module for the function headers and metadata: metadata
+    # numbers are only consistent within one printing, and printing functions one by one
+    # numbers all module metadata again each time (quadratic with -g).
+    module_text = str(mod)
+    metadata = _read_metadata(module_text)
     globals_ = {}
     for gv in mod.global_variables:
         globals_[gv.name] = _read_global(gv, structs)
     functions = {f.name: f for f in mod.functions}
+    headers = {llvm_unquote(m.group(1)): m.group(0) for m in DEFINE_RE.finditer(module_text)}
     kernels = {}
     for f in mod.functions:
-        if f.is_declaration:
-            continue
-        header = str(f).split("{", 1)[0]
-        header_line = [ln for ln in header.splitlines() if ln.startswith("define")]
-        if header_line and " spir_kernel " in header_line[0]:
-            kernels[f.name] = _read_kernel(f, header_line[0], metadata, structs)
-    return Module(ir_text, mod, structs, layout, globals_, kernels, functions,
-                  _coop_aliases(mod.functions, structs))
+        header = headers.get(f.name)
+        if not f.is_declaration and header and " spir_kernel " in header:
+            kernels[f.name] = _read_kernel(f, header, metadata, structs)
+    module = Module(ir_text, mod, structs, layout, globals_, kernels, functions,
+                    _coop_aliases(mod.functions, structs))
+    if "!dbg" in module_text:
+        _read_debug_info(module, module_text)
+    return module
+
+
+# A function definition's first line in LLVM's printing; group 1 is its (quoted) name.
+DEFINE_RE = re.compile(r'^define [^@\n]*@("(?:[^"\\\n]|\\.)*"|[-\w.$]+)\(.*$', re.M)
+
+
+def llvm_unquote(text):
+    """A name or metadata string as LLVM prints it ("a\\22b" or plain) -> its text."""
+    if len(text) >= 2 and text[0] == text[-1] == '"':
+        body = text[1:-1]
+        return re.sub(r"\\([0-9A-Fa-f]{2})", lambda m: chr(int(m.group(1), 16)), body) \
+            if "\\" in body else body
+    return text
+
+
+def _read_debug_info(module, module_text):
+    """Source lines of the instructions (faults name them) and, for IR without value
+    names (clang -g drops them), the kernel parameters' source names."""
+    from clcoop.interp.source_map import read_debug_info
+    debug = read_debug_info(module_text)
+    if debug is None:
+        return
+    module.debug_info = debug
+    for name, info in module.kernels.items():
+        names = debug.param_names.get(name, {})
+        info.params = [(pname or names.get(i, ""), ty) for i, (pname, ty) in enumerate(info.params)]
 
 
 def _coop_aliases(functions, structs):

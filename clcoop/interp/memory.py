@@ -227,8 +227,9 @@ class Memory:
                 misaligned = addrs & (size - 1)
                 if misaligned.any():
                     bad = misaligned != 0
-                    self._fault(f"misaligned {what} of {dtype.name} at address "
-                                f"{int(addrs[bad].flat[0]):#x}", addrs, region.name, bad_mask=bad)
+                    self._fault(f"misaligned {what} of {dtype.name} at "
+                                f"{describe_offset(region, int(addrs[bad].flat[0]), dtype)}",
+                                addrs, region.name, bad_mask=bad)
             if what != "read" and not region.writable:
                 self._fault(f"{what} to read-only memory", addrs, region.name)
             index = addrs - region.base
@@ -272,9 +273,7 @@ class Memory:
             return f"{what} through a null pointer"
         near = self._nearest(addr)
         if near is not None and near.base - self.gap <= addr < near.base + near.size + self.gap:
-            offset = addr - near.base
-            return (f"out-of-bounds {what} of {dtype.itemsize} bytes at byte offset {offset} "
-                    f"of buffer '{near.name}' ({near.size} bytes)")
+            return f"out-of-bounds {what} of {dtype.name} at {describe_offset(near, addr, dtype)}"
         return f"{what} through an invalid pointer {addr:#x} (no buffer there, or it was freed)"
 
     def _nearest(self, addr):
@@ -294,6 +293,16 @@ class Memory:
         if self.fault_handler is not None:
             self.fault_handler(message, addrs, buffer, bad_mask)
         raise RuntimeFault(message, buffer=buffer)
+
+
+def describe_offset(region, addr, dtype):
+    """Where `addr` is in the terms of the kernel's source: the element offset in the
+    buffer (`p[i]` faults at element i), or the byte offset when not element-aligned,
+    and the buffer's size, rather than a flat interpreter address."""
+    offset, size = addr - region.base, dtype.itemsize
+    where = f"element {offset // size}" if offset % size == 0 else f"byte offset {offset}"
+    extent = f"{region.size // size} elements" if region.size % size == 0 else f"{region.size} bytes"
+    return f"{where} of buffer '{region.name}' ({extent})"
 
 
 def _align_up(x, a):

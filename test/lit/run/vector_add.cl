@@ -8,10 +8,13 @@
 
 // OK: wrote {{.*}}out/c.npy
 // VALUES: [0.0, 3.0, 6.0, 9.0, 12.0, 15.0, 18.0, 21.0]
-// FAULT: clcoop-run: error: kernel 'scale': out-of-bounds read of 4 bytes at byte offset {{[0-9]+}} of buffer 'a' (32 bytes)
+// A fault names the source line (clcoop-run always compiles with -g), the work-item, and
+// the buffer argument with the element offset.
+// FAULT: vector_add.cl:21:10: error: kernel 'scale': out-of-bounds read of float32 at element 300 of buffer 'a' (8 elements)
+// FAULT-NEXT: {{^}}  c[i] = a[i + (k > 100 ? k : 0)] * k;
+// FAULT-NEXT: {{^         \^$}}
 // FAULT-NEXT: in work-item global id (0) (local id (0), group (0))
 // FAULT-NEXT: buffer: a
-// FAULT-NEXT: instruction: {{.*}}load float{{.*}}(in @scale)
 
 __kernel void scale(__global const float *a, __global float *c, int k) {
   int i = get_global_id(0);
