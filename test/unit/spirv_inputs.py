@@ -41,6 +41,9 @@ def clcoop(path, triple, emit_spirv=False, opt_level=0):
     argv = [sys.executable, "-m", "clcoop.cli.compile_main", path, "-triple", triple, f"-O{opt_level}", "-o", "-"]
     if emit_spirv:
         argv.append("--emit-spirv")
+    inputs = os.path.join(os.path.dirname(path), "Inputs")
+    if os.path.isdir(inputs):           # as the lit RUN lines pass -I %S/Inputs
+        argv += ["-I", inputs]
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
     done = subprocess.run(argv, capture_output=True, cwd=os.path.dirname(path), env=env, timeout=300)
     return done.returncode, done.stdout, done.stderr.decode("utf-8", "replace")
