@@ -763,7 +763,29 @@ class Checker:
                 if not isinstance(decl.type, c_ast.TypeDecl):     # a pointer, array or function
                     self.fail(f"'{spell(t)}' is invalid cooperative matrix element type", base_node)
                 t = self.coop_mat_type(t, args, node, base_node, typedef_name)
+            elif name in ("ext_vector_type", "__ext_vector_type__"):
+                t = self.ext_vector_type(t, args, node, decl, typedef_name)
         return t, aspace, const
+
+    def ext_vector_type(self, elem, args, attr_node, decl, typedef_name):
+        """`typedef T name __attribute__((ext_vector_type(N)))`: clang's OpenCL vector type
+        (clang's AttrDocs: ext_vector_type applies to typedefs of scalar types)."""
+        if typedef_name is None:
+            self.fail("'ext_vector_type' attribute only applies to typedefs", attr_node)
+        if len(args) != 1:
+            self.fail(f"'ext_vector_type' attribute takes one argument", attr_node)
+        elem = as_arith(elem) if isinstance(elem, T.EnumType) else elem
+        if not isinstance(decl.type, c_ast.TypeDecl) or not isinstance(elem, T.ScalarType) \
+                or elem.is_void or elem.name == "bool":
+            self.fail(f"invalid vector element type '{spell(elem)}'", attr_node)
+        count = self.integer_constant(args[0], "'ext_vector_type' attribute")
+        if count <= 0:
+            self.fail("zero vector size" if count == 0 else "vector size too large", args[0])
+        if count not in (1,) + T.VECTOR_SIZES:
+            # clang accepts any width; OpenCL C (6.3.1) defines 2, 3, 4, 8 and 16 only.
+            self.fail(f"vector of {count} elements is not supported by clcoop "
+                      f"(OpenCL C vectors have 2, 3, 4, 8 or 16)", args[0])
+        return T.vector_of(elem, count)
 
     # ------------------------------------------------------------------ declarations
     def typedef(self, node):
