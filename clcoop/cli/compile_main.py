@@ -24,6 +24,8 @@ OPTIONS:
   -triple <triple>       spir64-unknown-unknown (default) or spir-unknown-unknown.
                          Also accepted as --target=<triple> and -target <triple>.
   -O0, -O1, -O2, -O3     Optimization level (default -O0).
+  -ffp-contract=<mode>   Floating-point contraction: on (default, OpenCL C's FP_CONTRACT ON:
+                         a*b+c becomes llvm.fmuladd), off, or fast (contract flags).
   -E                     Only preprocess; write the result (default: stdout).
   -fsyntax-only          Check the source and write nothing.
   --emit-spirv           Emit a SPIR-V binary (through llc-22) instead of LLVM IR text.
@@ -60,6 +62,7 @@ class Args:
         self.cl_std = "CL3.0"
         self.triple = "spir64-unknown-unknown"
         self.opt_level = 0
+        self.fp_contract = "on"
         self.emit_spirv = False
         self.verbose = False
         self.no_warnings = False
@@ -92,11 +95,13 @@ def _take_value(args, option, value):
         args.triple = value
     elif option == "-cl-std":
         args.cl_std = value
+    elif option == "-ffp-contract":
+        args.fp_contract = value
 
 
 _VALUE_OPTIONS = ("-o", "-I", "-D", "-U")            # also written joined: -Ifoo, -DX=1
 _SEPARATE_VALUE_OPTIONS = ("-triple", "-target")
-_EQUALS_OPTIONS = ("-cl-std", "--target", "-triple")  # written -cl-std=CL3.0
+_EQUALS_OPTIONS = ("-cl-std", "--target", "-triple", "-ffp-contract")  # written -cl-std=CL3.0
 _OPT_FLAGS = {"-O0": 0, "-O1": 1, "-O2": 2, "-O3": 3, "-O": 1, "-Os": 2, "-Oz": 2, "-Ofast": 3}
 _IGNORED_FLAGS = ("-emit-llvm", "-S", "-c", "-finclude-default-header",
                   "-disable-llvm-passes", "-cc1")
@@ -246,7 +251,7 @@ def compile_to_bytes(args, source, filename):
     options = driver.CompileOptions(include_dirs=args.include_dirs, defines=args.defines,
                                     undefines=args.undefines, triple=args.triple,
                                     opt_level=args.opt_level, cl_std=args.cl_std,
-                                    filename=filename)
+                                    fp_contract=args.fp_contract, filename=filename)
     _log(args, f"compiling {filename} for {args.triple}, -cl-std={args.cl_std}, -O{args.opt_level}")
     if args.mode == "preprocess":
         result = driver.preprocess_source(source, options)

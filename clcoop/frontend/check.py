@@ -91,9 +91,11 @@ ACCESS_QUALS = ("read_only", "__read_only", "write_only", "__write_only", "read_
                 "__read_write")
 
 
-def check(ast, diag, target):
-    """Check a pycparser FileAST; report to diag; return the typed AST."""
+def check(ast, diag, target, fp_contract="on"):
+    """Check a pycparser FileAST; report to diag; return the typed AST.
+    fp_contract: -ffp-contract's on|off|fast, the state before any FP_CONTRACT pragma."""
     checker = Checker(diag, target)
+    checker.fp_contract_default = checker.fp_contract = fp_contract
     try:
         checker.translation_unit(ast)
     except _TooManyErrors:
@@ -102,6 +104,10 @@ def check(ast, diag, target):
         # The parser bounds nesting too; this keeps a pathological input a diagnostic.
         diag.error("expression or statement nested too deeply", checker.last_loc)
     return tast.TranslationUnit(functions=checker.functions, globals=checker.globals)
+
+
+def _is_fp_contract_pragma(node):
+    return (node.string or "").split()[1:2] == ["FP_CONTRACT"]
 
 
 def location(node):
@@ -362,6 +368,10 @@ class Checker:
         # them no const qualifier (so no "discards qualifiers" warning on `constant T *p = arr;`).
         self.implicitly_const = set()
         self.enabled_extensions = set()    # by #pragma OPENCL EXTENSION, in source order
+        # Floating-point contraction of `a * b + c` (OpenCL C 3.0 6.11.1: FP_CONTRACT is ON by
+        # default): "on" (llvm.fmuladd, as clang), "off", or "fast" (contract flags); the
+        # FP_CONTRACT pragmas change it to the end of their compound statement.
+        self.fp_contract_default = self.fp_contract = "on"
         self.declared_param_names = {}   # id(Function) -> parameter names of its first declaration
         self.fn = None
         self.coop_decl_locs = {}    # typedef name -> location of its declaration (for notes)
@@ -379,6 +389,9 @@ class Checker:
         what is accepted: without it, half values are errors as in clang-22; every other
         extension (fp64, subgroups, cooperative matrices) is always on."""
         words = (node.string or "").replace(":", " : ").split()
+        if words[:2] in (["OPENCL", "FP_CONTRACT"], ["STDC", "FP_CONTRACT"]):
+            self.fp_contract_pragma(words, node)
+            return
         if len(words) != 5 or words[:2] != ["OPENCL", "EXTENSION"] or words[3] != ":":
             return
         name, behavior = words[2], words[4]
@@ -387,6 +400,31 @@ class Checker:
             self.enabled_extensions |= names
         elif behavior == "disable":
             self.enabled_extensions -= names
+
+    def fp_contract_pragma(self, words, node, in_block_after_statements=False):
+        """`#pragma OPENCL FP_CONTRACT ON|OFF|DEFAULT` (OpenCL C 3.0 6.11.1) and C99's
+        `#pragma STDC FP_CONTRACT` (7.12.2): at file scope, or first in a compound statement
+        until its end; DEFAULT is -ffp-contract's state. clang-22's wording."""
+        states = {"ON": "on", "OFF": "off", "DEFAULT": self.fp_contract_default}
+        if len(words) != 3 or words[2] not in states:
+            self.warn("expected 'ON' or 'OFF' or 'DEFAULT' in pragma [-Wunknown-pragmas]",
+                      self.pragma_word_location(node, 2))
+            return
+        if in_block_after_statements:
+            self.fail("'#pragma fp_contract' can only appear at file scope or at the start of a "
+                      "compound statement", self.pragma_word_location(node, 1))
+        self.fp_contract = states[words[2]]
+
+    def pragma_word_location(self, node, index):
+        """Location of the index-th word after `#pragma` (clang points at it)."""
+        loc = location(node)
+        line = self.diag.sources.line(loc.file, loc.line) if loc else None
+        if not line:
+            return loc
+        found = list(re.finditer(r"[A-Za-z_]\w*", line))
+        words = [m for m in found if m.group() != "pragma"][index:]
+        column = words[0].start() + 1 if words else loc.column
+        return SourceLocation(loc.file, loc.line, column)
 
     def require_fp16(self, message, where):
         """A half value (not a pointer to half, a half vector or a half matrix) needs
@@ -1326,19 +1364,25 @@ class Checker:
     # ------------------------------------------------------------------ statements
     def compound(self, node, new_scope=True):
         outer = self.scope
+        outer_fp_contract = self.fp_contract
         if new_scope:
             self.scope = Scope(outer)
         self.fn.depth += 1
         items = []
         try:
-            for item in node.block_items or []:
+            for index, item in enumerate(node.block_items or []):
                 try:
+                    if isinstance(item, c_ast.Pragma) and _is_fp_contract_pragma(item) \
+                            and not all(isinstance(i, c_ast.Pragma) for i in node.block_items[:index]):
+                        self.fp_contract_pragma((item.string or "").split(), item, True)
+                        continue
                     items.extend(self.block_item(item))
                 except _Abandon:
                     pass
         finally:
             self.fn.depth -= 1
             self.scope = outer
+            self.fp_contract = outer_fp_contract
         return tast.Compound(location(node), items)
 
     def block_item(self, node):
@@ -1899,9 +1943,10 @@ class Checker:
         if op in ("/", "%") and as_arith(elem).is_integer and self.fold(right) == 0:
             # clang -Wdivision-by-zero (C99 6.5.5p5: the behaviour is undefined)
             self.warn(f"{'division' if op == '/' else 'remainder'} by zero is undefined", node)
+        contract = self.fp_contract if as_arith(elem).is_float else "off"
         if op in ("<", ">", "<=", ">=", "==", "!="):
-            return tast.Binary(comparison_result(result_t), loc, op, left, right)
-        return tast.Binary(result_t, loc, op, left, right)
+            return tast.Binary(comparison_result(result_t), loc, op, left, right, contract)
+        return tast.Binary(result_t, loc, op, left, right, contract)
 
     def common_type(self, lt, rt, node):
         """The operation type of a binary arithmetic operator (C99 6.3.1.8, OpenCL 6.3)."""

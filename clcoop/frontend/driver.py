@@ -22,6 +22,7 @@ TRIPLES = ("spir64-unknown-unknown", "spir-unknown-unknown")
 CL_STD_VERSIONS = {"CL1.0": 100, "CL1.1": 110, "CL1.2": 120, "CL2.0": 200, "CL3.0": 300,
                    "cl1.0": 100, "cl1.1": 110, "cl1.2": 120, "cl2.0": 200, "cl3.0": 300}
 OPT_LEVELS = (0, 1, 2, 3)
+FP_CONTRACT_MODES = ("on", "off", "fast")
 
 
 @dataclass
@@ -33,6 +34,7 @@ class CompileOptions:
     cl_std: str = "CL3.0"
     filename: str = "<input>"
     undefines: list = field(default_factory=list)    # -U names, applied after defines
+    fp_contract: str = "on"      # -ffp-contract: on (OpenCL C's default, as clang), off, fast
 
 
 @dataclass
@@ -50,6 +52,9 @@ def validate_options(options):
     if options.cl_std not in CL_STD_VERSIONS:
         raise ArgumentError(f"invalid value '{options.cl_std}' in '-cl-std={options.cl_std}' "
                             "(supported: CL1.2, CL2.0, CL3.0)")
+    if options.fp_contract not in FP_CONTRACT_MODES:
+        raise ArgumentError(f"invalid value '{options.fp_contract}' in '-ffp-contract={options.fp_contract}' "
+                            f"(supported: {', '.join(FP_CONTRACT_MODES)})")
     if options.opt_level not in OPT_LEVELS:
         raise ArgumentError(f"invalid optimization level -O{options.opt_level}")
 
@@ -139,7 +144,7 @@ def check_source(source, options=None):
         ast = front_end(source, options, diag)
         from clcoop.frontend import check
         try:
-            check.check(ast, diag, Target(options.triple))
+            check.check(ast, diag, Target(options.triple), options.fp_contract)
         except RecursionError as exc:
             _too_deep(exc, diag, options.filename)
     _fail_if_errors(diag)
@@ -157,7 +162,7 @@ def compile_source(source, options=None):
         from clcoop.frontend import check, lower   # heavy: llvmlite comes with lower
         target = Target(options.triple)
         try:
-            unit = check.check(ast, diag, target)
+            unit = check.check(ast, diag, target, options.fp_contract)
             _fail_if_errors(diag)
             ir = lower.lower(unit, target, options.opt_level)
         except RecursionError as exc:

@@ -937,14 +937,70 @@ class Lowerer:
             return self.builder.zext(cmp, self.value_type(e.type), name="conv")
         left = self.rvalue(e.left)
         right = self.rvalue(e.right)
-        return self.arith(e.op, left, right, e.type)
+        if e.fp_contract == "on" and e.op in ("+", "-"):
+            fused = self.fmuladd(e, left, right)
+            if fused is not None:
+                return fused
+        return self.arith(e.op, left, right, e.type, fast_contract=e.fp_contract == "fast")
 
-    def arith(self, op, left, right, ctype):
+    @staticmethod
+    def _fresh_product(expr, value):
+        """(fmul instruction, negated) when `value` is the product `expr` computed just now
+        and used nowhere else: a `*` node, or unary minus of one (clang's tryEmitFMulAdd
+        looks through an fneg). A product stored or reused first is not contracted."""
+        negated = False
+        if isinstance(expr, A.Unary) and expr.op == "-" and isinstance(value, ir.Instruction) \
+                and value.opname == "fneg":
+            expr, value, negated = expr.operand, value.operands[0], True
+        if isinstance(expr, A.Binary) and expr.op == "*" and isinstance(value, ir.Instruction) \
+                and value.opname == "fmul":
+            return value, negated
+        return None, False
+
+    def fmuladd(self, e, left, right):
+        """`a * b + c` and its forms as one llvm.fmuladd, exactly where clang-22 fuses them
+        (CGExprScalar.cpp tryEmitFMulAdd/buildFMulAdd): the left product first; `x - y`
+        negates the addend (left product) or the first factor (right product)."""
+        is_sub = e.op == "-"
+        for side, (expr, value, addend) in enumerate(((e.left, left, right), (e.right, right, left))):
+            product, negated = self._fresh_product(expr, value)
+            if product is None:
+                continue
+            if negated:
+                self._erase(value if side == 0 else right)
+            neg_mul = negated if side == 0 else is_sub != negated
+            neg_add = is_sub if side == 0 else False
+            a, b = product.operands
+            self._erase(product)
+            if neg_mul:
+                a = self.builder.fneg(a, name="neg")
+            if neg_add:
+                addend = self.builder.fneg(addend, name="neg")
+            return self.builder.call(self.fmuladd_intrinsic(a.type), [a, b, addend])
+        return None
+
+    @staticmethod
+    def _erase(instruction):
+        instruction.parent.instructions.remove(instruction)
+
+    def fmuladd_intrinsic(self, ty):
+        elem = ty.element if isinstance(ty, ir.VectorType) else ty
+        suffix = {"half": "f16", "float": "f32", "double": "f64"}[str(elem)]
+        if isinstance(ty, ir.VectorType):
+            suffix = f"v{ty.count}{suffix}"
+        name = f"llvm.fmuladd.{suffix}"
+        irf = self.declared.get(name)
+        if irf is None:
+            irf = ir.Function(self.module, ir.FunctionType(ty, [ty, ty, ty]), name)
+            self.declared[name] = irf
+        return irf
+
+    def arith(self, op, left, right, ctype, fast_contract=False):
         b = self.builder
         name = self.ARITH_NAMES[op]
         if is_float_type(ctype):
             fop = {"+": b.fadd, "-": b.fsub, "*": b.fmul, "/": b.fdiv, "%": b.frem}[op]
-            return fop(left, right, name=name)
+            return fop(left, right, name=name, flags=("contract",) if fast_contract else ())
         signed = is_signed_int(ctype)
         nsw = ("nsw",) if signed else ()
         if op == "+":
@@ -994,9 +1050,10 @@ class Lowerer:
         ot = e.operand_type
         if is_float_type(ot):
             op = e.op
+            flags = ("contract",) if e.fp_contract == "fast" else ()
             if op == "!=":
-                return b.fcmp_unordered("!=", left, right, name="cmp")
-            return b.fcmp_ordered(op, left, right, name="cmp")
+                return b.fcmp_unordered("!=", left, right, name="cmp", flags=flags)
+            return b.fcmp_ordered(op, left, right, name="cmp", flags=flags)
         if is_signed_int(ot):
             return b.icmp_signed(e.op, left, right, name="cmp")
         return b.icmp_unsigned(e.op, left, right, name="cmp")

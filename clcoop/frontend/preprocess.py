@@ -21,7 +21,8 @@ Rules taken from clang (its messages are quoted where they are reproduced):
   under -pedantic: "ISO C requires a translation unit to contain at least one declaration".
 - `#pragma OPENCL EXTENSION name : behavior` lines pass through to the parser, which
   makes them c_ast.Pragma nodes in source order: check follows cl_khr_fp16 (half values
-  need it, as in clang; every other extension clcoop knows is always on). Other
+  need it, as in clang; every other extension clcoop knows is always on). So do the
+  `#pragma OPENCL FP_CONTRACT` / `#pragma STDC FP_CONTRACT` lines (contraction). Other
   `#pragma` lines are dropped (`#pragma unroll` is a hint, and would break a for statement).
 """
 import bisect
@@ -277,8 +278,8 @@ def _make_preprocessor_class():
                 self.diag.error(text or "#error", loc)
             elif directive.value == "warning":
                 self.diag.warning(text or "#warning", loc)
-            elif directive.value == "pragma" and _is_extension_pragma(toks):
-                return None    # passed through (pcpp keeps a line for None): check follows which extensions are on where
+            elif directive.value == "pragma" and _is_checked_pragma(toks):
+                return None    # passed through (pcpp keeps a line for None): check follows them in source order
             elif directive.value not in ("pragma", "line", "ident"):
                 # `#line` and `#ident` are accepted and ignored; anything else is clang's error.
                 self.diag.error("invalid preprocessing directive", loc)
@@ -287,10 +288,11 @@ def _make_preprocessor_class():
     return ClcoopPreprocessor
 
 
-def _is_extension_pragma(toks):
-    """`#pragma OPENCL EXTENSION name : behavior` (OpenCL C 3.0 6.2.1)."""
+def _is_checked_pragma(toks):
+    """`#pragma OPENCL EXTENSION name : behavior` (OpenCL C 3.0 6.2.1), `#pragma OPENCL
+    FP_CONTRACT` (6.11.1) and `#pragma STDC FP_CONTRACT` (C99 7.12.2)."""
     words = [t.value for t in toks if t.type not in _WS_TYPES]
-    return words[:2] == ["OPENCL", "EXTENSION"]
+    return words[:2] in (["OPENCL", "EXTENSION"], ["OPENCL", "FP_CONTRACT"], ["STDC", "FP_CONTRACT"])
 
 
 _PREPROCESSOR_CLASS = None

@@ -287,6 +287,9 @@ class Binary(Expr):
     op: str                      # arithmetic/bitwise/shift/comparison, see module docstring
     left: Expr
     right: Expr
+    # Floating-point contraction where this operator was written (FP_CONTRACT pragmas,
+    # -ffp-contract): "on" fuses `a * b + c` into llvm.fmuladd, "fast" adds contract flags.
+    fp_contract: str = "off"
 
     @property
     def operand_type(self):

@@ -67,6 +67,7 @@ class Program:
         parsed = _parse_build_options(list(options or ()))
         opts = CompileOptions(include_dirs=parsed["include_dirs"], defines=parsed["defines"],
                               opt_level=parsed["opt_level"], cl_std=parsed["cl_std"],
+                              fp_contract=parsed["fp_contract"],
                               undefines=parsed["undefines"], filename=filename)
         result = compile_source(self.source, opts)
         self._set_ir(result.ir)
@@ -131,11 +132,12 @@ class Kernel:
 
 
 def _parse_build_options(options):
-    """pyopencl-style build options: -D, -U, -I, -O<n>, -cl-std=, -cl-opt-disable, other -cl-* flags.
+    """pyopencl-style build options: -D, -U, -I, -O<n>, -cl-std=, -ffp-contract=, -cl-opt-disable, other -cl-* flags.
 
     Like clBuildProgram, optimization is on by default (-O2; the `clcoop` command line
     defaults to -O0 like clang -cc1); -cl-opt-disable or -O0 turns it off."""
-    out = {"include_dirs": [], "defines": {}, "undefines": [], "opt_level": 2, "cl_std": "CL3.0"}
+    out = {"include_dirs": [], "defines": {}, "undefines": [], "opt_level": 2, "cl_std": "CL3.0",
+           "fp_contract": "on"}
     it = iter(options)
     for opt in it:
         if opt.startswith("-D"):
@@ -150,12 +152,14 @@ def _parse_build_options(options):
             out["opt_level"] = int(opt[2:] or 2)
         elif opt.startswith("-cl-std="):
             out["cl_std"] = opt.split("=", 1)[1]
+        elif opt.startswith("-ffp-contract="):
+            out["fp_contract"] = opt.split("=", 1)[1]
         elif opt == "-cl-opt-disable":
             out["opt_level"] = 0
         elif opt.startswith("-cl-"):
             continue   # accepted like pyopencl (e.g. -cl-fast-relaxed-math, -cl-mad-enable)
         else:
-            raise ArgumentError(f"unknown build option '{opt}' (accepted: -D, -U, -I, -O<n>, -cl-std=, -cl-*)")
+            raise ArgumentError(f"unknown build option '{opt}' (accepted: -D, -U, -I, -O<n>, -cl-std=, -ffp-contract=, -cl-*)")
     return out
 
 

@@ -1169,6 +1169,15 @@ def _fma(a, b, c):
     return (a.astype(np.float64) * np.asarray(b, np.float64) + np.asarray(c, np.float64)).astype(a.dtype)
 
 
+def _fmuladd(a, b, c):
+    """llvm.fmuladd: LLVM lets it be fused or not; the interpreter rounds the product, then
+    the sum, exactly as `fmul` then `fadd` (docs/ir-conventions.md, "Floating-point
+    contraction"), so a kernel's results do not depend on -ffp-contract: clang's IR with
+    -ffp-contract=off stays the bit-exact baseline of clcoop's default (contracted) IR."""
+    a = np.asarray(a)
+    return np.add(np.multiply(a, np.asarray(b, a.dtype)), np.asarray(c, a.dtype))
+
+
 def _unsigned_pair(fn):
     def f(a, b):
         a = np.asarray(a)
@@ -1248,7 +1257,7 @@ def _reduce_vec(op):
 
 
 _INTRINSIC_FNS = {
-    "fmuladd": _fma, "fma": _fma, "fabs": np.abs, "sqrt": np.sqrt, "floor": np.floor,
+    "fmuladd": _fmuladd, "fma": _fma, "fabs": np.abs, "sqrt": np.sqrt, "floor": np.floor,
     "ceil": np.ceil, "trunc": np.trunc, "rint": np.rint, "nearbyint": np.rint,
     "round": _round_half_away, "roundeven": np.rint, "minnum": np.fmin, "maxnum": np.fmax,
     "minimum": np.minimum, "maximum": np.maximum, "minimumnum": np.fmin, "maximumnum": np.fmax,

@@ -30,3 +30,60 @@ def test_ext_vector_type_typedef_is_a_vector(elem, dtype):
     expected = src * np.tile(np.array([2, 3, 4, 5], dtype=dtype), 4)
     for out, _ in run_both(source, "scale", 4, np.zeros(16, dtype), src):
         np.testing.assert_array_equal(out, expected)
+
+
+# ------------------------------------------------------------------ FP contraction
+CONTRACT_SOURCE = """
+kernel void k(global float *o, global const float *a, global const float *b, global const float *c) {
+  size_t i = get_global_id(0);
+  o[i] = a[i] * b[i] + c[i];
+  o[i + 4] = c[i] - a[i] * b[i];
+}
+"""
+
+
+def test_default_build_contracts_and_ffp_contract_off_does_not():
+    assert "@llvm.fmuladd.f32" in clcoop.Program(CONTRACT_SOURCE).build(options=["-O0"]).ir
+    off = clcoop.Program(CONTRACT_SOURCE).build(options=["-O0", "-ffp-contract=off"]).ir
+    assert "fmuladd" not in off and "fmul float" in off
+    fast = clcoop.Program(CONTRACT_SOURCE).build(options="-O0 -ffp-contract=fast").ir
+    assert "fmul contract float" in fast and "fadd contract float" in fast
+
+
+def test_bad_ffp_contract_value_is_an_argument_error():
+    with pytest.raises(clcoop.ArgumentError, match="invalid value 'maybe' in '-ffp-contract=maybe'"):
+        clcoop.Program(CONTRACT_SOURCE).build(options=["-ffp-contract=maybe"])
+
+
+def test_interpreter_evaluates_fmuladd_unfused():
+    """docs/ir-conventions.md: the product is rounded, then the sum. (1+2^-12)^2 - (1+2^-11)
+    is 2^-24 fused and 0 unfused in float."""
+    x = np.float32(1 + 2.0 ** -12)
+    a, b = np.full(4, x, np.float32), np.full(4, x, np.float32)
+    c = np.full(4, -(1 + 2.0 ** -11), np.float32)
+    prog = clcoop.Program(CONTRACT_SOURCE).build(options=["-O0"])
+    assert "@llvm.fmuladd.f32" in prog.ir
+    out = np.zeros(8, np.float32)
+    prog.k((4,), None, out, a, b, c)
+    unfused = np.float32(a * b) + c
+    assert unfused[0] == 0
+    np.testing.assert_array_equal(out[:4], unfused)
+    np.testing.assert_array_equal(out[4:], c - np.float32(a * b))
+
+
+def test_contracted_build_matches_clang_ffp_contract_off_bit_for_bit():
+    """clang-22's IR with -ffp-contract=off is the differential baseline (issue 15)."""
+    if CLANG is None:
+        pytest.skip("clang-22 is not installed")
+    import subprocess
+    from interp_helpers import _clang_cmd
+    clang = subprocess.run(_clang_cmd(0, "spir64-unknown-unknown") + ["-ffp-contract=off", "-", "-o", "-"],
+                           input=CONTRACT_SOURCE, check=True, capture_output=True, text=True).stdout
+    rng = np.random.default_rng(15)
+    a, b, c = (rng.standard_normal(4).astype(np.float32) for _ in range(3))
+    outs = []
+    for prog in (clcoop.Program(CONTRACT_SOURCE).build(options=["-O0"]), clcoop.Program.from_ir(clang)):
+        out = np.zeros(8, np.float32)
+        prog.k((4,), None, out, a, b, c)
+        outs.append(out)
+    np.testing.assert_array_equal(outs[0].view(np.uint32), outs[1].view(np.uint32))
