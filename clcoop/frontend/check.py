@@ -40,7 +40,9 @@ Cooperative-matrix decisions (where the RFC and the pull request are silent)
 - Matrices may not be struct members, array elements, pointees or static/program-scope.
 """
 import contextlib
+import math
 import re
+import struct
 
 from pycparser import c_ast
 
@@ -108,6 +110,35 @@ def check(ast, diag, target, fp_contract="on"):
 
 def _is_fp_contract_pragma(node):
     return (node.string or "").split()[1:2] == ["FP_CONTRACT"]
+
+
+def _struct_code(t):
+    t = as_arith(t)
+    if t.is_float:
+        return {16: "e", 32: "f", 64: "d"}[t.bits]
+    code = {8: "b", 16: "h", 32: "i", 64: "q"}[t.bits]
+    return code if t.signed else code.upper()
+
+
+def fold_as_type(value, source_type, target_type):
+    """A folded as_<type> (OpenCL C 3.0 6.4.4.2): the same bytes read as the target type.
+    Lets `constant float x = INFINITY;` (as_float(0x7f800000) in the default header) fold."""
+    if value is None:
+        return None
+    src_elem, dst_elem = unqualified_elem(source_type), unqualified_elem(target_type)
+    values = value if isinstance(value, tuple) else (value,)
+    src_count = source_type.count if isinstance(source_type, T.VectorType) else 1
+    dst_count = target_type.count if isinstance(target_type, T.VectorType) else 1
+    if len(values) != src_count or 3 in (src_count, dst_count):
+        return None          # 3-component vectors have a padding element: not folded
+    try:
+        data = struct.pack("<" + _struct_code(src_elem) * src_count,
+                           *(wrap_int(int(v), as_arith(src_elem)) if as_arith(src_elem).is_integer else v
+                             for v in values))
+        out = struct.unpack("<" + _struct_code(dst_elem) * dst_count, data)
+    except (struct.error, OverflowError, KeyError):
+        return None
+    return out if isinstance(target_type, T.VectorType) else out[0]
 
 
 def location(node):
@@ -2924,6 +2955,8 @@ class Checker:
             if c is None or isinstance(c, tuple):
                 return None
             return self.fold(e.then if c else e.otherwise)
+        if isinstance(e, tast.AsType):
+            return fold_as_type(self.fold(e.operand), e.operand.type, e.type)
         if isinstance(e, tast.VectorLiteral):
             parts = []
             for el in e.elements:
@@ -2976,6 +3009,10 @@ class Checker:
             elif op == "*":
                 r = a * b
             elif op == "/":
+                if b == 0 and is_float:
+                    # IEEE 754 division by zero: +-inf, or NaN for 0/0 (clang folds it too).
+                    r = math.nan if a == 0 or math.isnan(a) else math.copysign(math.inf, a) * math.copysign(1.0, b)
+                    return self.fold_wrap(r, result_type)
                 if b == 0:
                     return None
                 r = a / b if is_float else int(a / b) if (a < 0) != (b < 0) else a // b
