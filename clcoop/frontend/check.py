@@ -2211,6 +2211,9 @@ class Checker:
                 return self.pointer_convert(e, t, node, context, pointer_warnings)
             if is_integer_like(st):
                 self.fail(f"incompatible integer to pointer conversion {self.context_phrase(st, t, context)}", node)
+        if isinstance(t, T.EventType) and is_integer_like(st) and self.fold(e) == 0:
+            # clang's CK_ZeroToOCLOpaqueType: `event_t e = 0;`, an event argument 0.
+            return tast.ImplicitCast(t, e.loc, "zero-to-event", e)
         if isinstance(t, T.StructType) and st is t:
             return e
         if is_integer_like(t) and st.is_pointer:

@@ -36,6 +36,20 @@ class CoopMatIRType(ir.Type):
         return hash(("coopmat", self.ctype))
 
 
+class EventIRType(ir.Type):
+    """`target("spirv.Event")`: event_t, as clang-22 lowers it for SPIR."""
+
+    def _to_string(self):
+        return 'target("spirv.Event")'
+
+    def __eq__(self, other):
+        return isinstance(other, EventIRType)
+
+    def __hash__(self):
+        return hash("spirv.Event")
+
+
+EVENT_IR = EventIRType()
 I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
 FLOAT_TYPES = {16: ir.HalfType(), 32: ir.FloatType(), 64: ir.DoubleType()}
 
@@ -164,6 +178,8 @@ class Lowerer:
             return ir.ArrayType(self.mem_type(t.elem), t.length or 0)
         if isinstance(t, T.CoopMatType):
             return CoopMatIRType(t)
+        if isinstance(t, T.EventType):
+            return EVENT_IR
         if isinstance(t, T.StructType):
             return self.struct_type(t)
         raise RuntimeError(f"lower: no LLVM type for {t!r}")
@@ -197,7 +213,7 @@ class Lowerer:
         return st
 
     def size_of(self, t):
-        if isinstance(t, (T.ScalarType, T.VectorType)):
+        if isinstance(t, (T.ScalarType, T.VectorType, T.EventType)):
             return t.size
         if isinstance(t, T.EnumType):
             return 4
@@ -218,7 +234,7 @@ class Lowerer:
         return 0
 
     def align_of(self, t):
-        if isinstance(t, (T.ScalarType, T.VectorType)):
+        if isinstance(t, (T.ScalarType, T.VectorType, T.EventType)):
             return max(t.size, 1)
         if isinstance(t, T.EnumType):
             return 4
@@ -1221,7 +1237,7 @@ class Lowerer:
                          name="arraydecay", source_etype=self.mem_type(src_t))
         if kind == "int-to-bool":
             return self.bool_value(e.operand)
-        if kind == "null-to-pointer":
+        if kind in ("null-to-pointer", "zero-to-event"):
             if not isinstance(e.operand, (A.IntConst, A.ImplicitCast, A.Cast)):
                 self.rvalue(e.operand)
             return ir.Constant(self.value_type(dst_t), None)

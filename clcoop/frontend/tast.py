@@ -76,6 +76,7 @@ CAST_KINDS = frozenset({
     "null-to-pointer",       # a null pointer constant (integer 0, or (void*)0 of any address space) -> the
                              # null pointer of the node's type; the operand has no side effects
     "pointer-bitcast",       # pointer -> pointer, same address space (no-op with opaque ptrs)
+    "zero-to-event",         # integer constant 0 -> event_t: the zero event (zeroinitializer)
     "pointer-to-int",        # ptrtoint (explicit casts only)
     "int-to-pointer",        # inttoptr (explicit casts only)
     "splat",                 # scalar (already of the element type) -> vector of node's type

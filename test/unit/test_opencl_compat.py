@@ -87,3 +87,22 @@ def test_contracted_build_matches_clang_ffp_contract_off_bit_for_bit():
         prog.k((4,), None, out, a, b, c)
         outs.append(out)
     np.testing.assert_array_equal(outs[0].view(np.uint32), outs[1].view(np.uint32))
+
+
+def test_event_t_with_async_copies_and_wait_group_events():
+    source = """
+kernel void k(global float *o, global const float *in) {
+  local float l[8];
+  event_t evs[2];
+  evs[0] = async_work_group_copy(l, in + get_group_id(0) * 8, 4, 0);
+  evs[1] = async_work_group_strided_copy(l + 4, in + get_group_id(0) * 8 + 4, 4, 1, evs[0]);
+  wait_group_events(2, evs);
+  l[get_local_id(0)] *= 2;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  event_t e = async_work_group_copy(o + get_group_id(0) * 8, (const local float *)l, 8, 0);
+  wait_group_events(1, &e);
+}
+"""
+    src = np.arange(16, dtype=np.float32)
+    for (out, _) in run_both(source, "k", 16, np.zeros(16, np.float32), src, local_size=8):
+        np.testing.assert_array_equal(out, src * 2)
