@@ -1243,9 +1243,12 @@ class Checker:
                     self.require_fp16_object(pt, paspace, p, "parameter")
         funcspec = [s for s in (node.funcspec or []) if isinstance(s, str)]
         is_kernel = "__kernel" in funcspec or "kernel" in funcspec
-        if name in COOP_BUILTINS or (_builtins is not None and _builtins.is_builtin(name)):
+        if name in COOP_BUILTINS or name == "printf" or (_builtins is not None and _builtins.is_builtin(name)):
             if not defining:
                 return None    # a re-declaration of a built-in (e.g. from a header): keep the built-in
+        if ftype.variadic:
+            # OpenCL C 3.0 6.11 (restrictions): only printf is variadic; clang-22's wording.
+            self.fail("invalid prototype, variadic arguments are not allowed in OpenCL", name_location(node))
         other = self.scope.names.get(name)
         if other is not None and not isinstance(other, tast.Function):
             other_loc = other[3] if isinstance(other, tuple) else other.loc
