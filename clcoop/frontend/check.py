@@ -234,6 +234,31 @@ def operator_location(sources, op, operand, fallback):
 
 
 # ------------------------------------------------------------------ small type helpers
+# clang built-ins OpenCL code uses (clang's Builtins.td), name -> (kind, argument/result info, arity).
+# __builtin_astype(x, T) is as_T(x), a macro of the default header (its second argument is a type).
+CLANG_BUILTINS = {
+    "__builtin_expect": ("expect", "long", 2),
+    "__builtin_assume": ("assume", None, 1),
+    "__builtin_unreachable": ("unreachable", None, 0),
+    "__builtin_memcpy": ("memcpy", None, 3),
+    "__builtin_memset": ("memset", None, 3),
+    "__builtin_clz": ("ctlz", "uint", 1), "__builtin_clzl": ("ctlz", "ulong", 1),
+    "__builtin_clzll": ("ctlz", "ulong", 1),
+    "__builtin_ctz": ("cttz", "uint", 1), "__builtin_ctzl": ("cttz", "ulong", 1),
+    "__builtin_ctzll": ("cttz", "ulong", 1),
+    "__builtin_popcount": ("ctpop", "uint", 1), "__builtin_popcountl": ("ctpop", "ulong", 1),
+    "__builtin_popcountll": ("ctpop", "ulong", 1),
+    "__builtin_isnan": ("is.fpclass", "nan", 1), "__builtin_isinf": ("is.fpclass", "inf", 1),
+    "__builtin_isfinite": ("is.fpclass", "finite", 1),
+    "__builtin_inff": ("float-const", ("float", "inf"), 0), "__builtin_inf": ("float-const", ("double", "inf"), 0),
+    "__builtin_huge_valf": ("float-const", ("float", "inf"), 0),
+    "__builtin_huge_val": ("float-const", ("double", "inf"), 0),
+    "__builtin_fabsf": ("fabs", "float", 1), "__builtin_fabs": ("fabs", "double", 1),
+    "__builtin_nanf": ("float-const", ("float", "nan"), 1), "__builtin_nan": ("float-const", ("double", "nan"), 1),
+}
+# llvm.is.fpclass test masks clang uses (LangRef: bit 0 sNaN, 1 qNaN, 2-4 negative inf/normal/
+# subnormal, 5-6 -0/+0, 7-9 positive subnormal/normal/inf).
+FPCLASS_MASKS = {"nan": 3, "inf": 516, "finite": 504}
 # A printf conversion (OpenCL C 3.0 6.15.14.2), in the literal's spelling.
 _PRINTF_CONVERSION = re.compile(r"%%|%[-+ #0]*(?P<width>\*|\d+)?(?:\.(?P<precision>\*|\d*))?"
                                 r"(?:v\d+)?(?:hh|hl|h|ll|l)?[diouxXcsfFeEgGaAp]")
@@ -2579,6 +2604,8 @@ class Checker:
             return self.coop_call(name, args_nodes, node, expected)
         if name == "printf":
             return self.printf_call(args_nodes, node)
+        if name in CLANG_BUILTINS:
+            return self.clang_builtin_call(name, args_nodes, node)
         if name.startswith("convert_") and self.convert_target(name) is not None:
             return self.convert_call(name, args_nodes, node)
         if name.startswith("as_") and name[3:] in T.builtin_typedefs(self.target):
@@ -2587,6 +2614,52 @@ class Checker:
             return self.builtin_call(name, args_nodes, node)
         # OpenCL C has no implicit function declarations; clang-22 reports the name as undeclared.
         self.fail(f"use of undeclared identifier '{name}'", node)
+
+    def clang_builtin_call(self, name, args_nodes, node):
+        """The clang built-ins OpenCL code uses (CLANG_BUILTINS), with clang-22's IR at -O0."""
+        kind, ret_name, arity = CLANG_BUILTINS[name]
+        loc = location(node)
+        if len(args_nodes) != arity:
+            self.fail(f"too {'few' if len(args_nodes) < arity else 'many'} arguments to function call, "
+                      f"expected {arity}, have {len(args_nodes)}",
+                      self.call_rparen_location(node) if len(args_nodes) < arity else args_nodes[arity])
+        if kind == "float-const":
+            value = {"inf": math.inf, "nan": math.nan}[ret_name[1]]
+            return tast.FloatConst(T.SCALARS[ret_name[0]], loc, value)
+        if kind == "unreachable":
+            return tast.Intrinsic(T.VOID, loc, "unreachable", [])
+        args = [self.rvalue(self.expr(a)) for a in args_nodes]
+        if kind == "expect":          # long __builtin_expect(long, long): the value (no IR at -O0)
+            for a, n in zip(args, args_nodes):
+                self.convert(a, T.LONG, n, "passing")
+            return self.convert(args[0], T.LONG, args_nodes[0], "passing")
+        if kind == "assume":
+            self.to_bool(args[0], args_nodes[0])       # a scalar condition
+            return tast.Intrinsic(T.VOID, loc, "assume", [args[0]])
+        if kind in ("memcpy", "memset"):
+            for a, n in zip(args[:2] if kind == "memcpy" else args[:1], args_nodes):
+                if not a.type.is_pointer:
+                    self.fail(f"passing '{spell(a.type)}' to parameter of incompatible type "
+                              f"'{'const ' if a is args[1] else ''}void *'", n)
+            last = self.convert(args[2], self.target.size_t, args_nodes[2], "passing")
+            middle = args[1] if kind == "memcpy" else tast.ImplicitCast(
+                T.CHAR, args[1].loc, "int-to-int", self.convert(args[1], T.INT, args_nodes[1], "passing"))
+            return tast.Intrinsic(args[0].type, loc, kind, [args[0], middle, last], (False,))
+        if kind in ("ctlz", "cttz", "ctpop"):
+            value = self.convert(args[0], T.SCALARS[ret_name], args_nodes[0], "passing")
+            return tast.Intrinsic(T.INT, loc, kind, [value], () if kind == "ctpop" else (True,))
+        if kind == "fabs":
+            value = self.convert(args[0], T.SCALARS[ret_name], args_nodes[0], "passing")
+            return tast.Intrinsic(value.type, loc, kind, [value])
+        if kind == "is.fpclass":      # int __builtin_isnan(x) & co.: llvm.is.fpclass with clang's masks
+            value = args[0]
+            if not (value.type.is_float or value.type.is_integer):
+                self.fail(f"floating point classification requires argument of floating point type "
+                          f"(passed in '{spell(value.type)}')", args_nodes[0])
+            if not value.type.is_float:
+                value = self.arith_convert(value, T.DOUBLE)
+            return tast.Intrinsic(T.INT, loc, "is.fpclass", [value], (FPCLASS_MASKS[ret_name],))
+        raise AssertionError(kind)
 
     def printf_call(self, args_nodes, node):
         """OpenCL C 3.0 6.15.14: `int printf(constant char *restrict format, ...)`."""

@@ -54,6 +54,13 @@ I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
 FLOAT_TYPES = {16: ir.HalfType(), 32: ir.FloatType(), 64: ir.DoubleType()}
 
 
+def _intrinsic_suffix(ty):
+    """LLVM's overload suffix of an intrinsic: i32, f32, v4f32, ..."""
+    elem = ty.element if isinstance(ty, ir.VectorType) else ty
+    text = {"half": "f16", "float": "f32", "double": "f64"}.get(str(elem), str(elem))
+    return f"v{ty.count}{text}" if isinstance(ty, ir.VectorType) else text
+
+
 def _ptr(addrspace):
     return ir.PointerType(addrspace=addrspace)
 
@@ -1000,16 +1007,7 @@ class Lowerer:
         instruction.parent.instructions.remove(instruction)
 
     def fmuladd_intrinsic(self, ty):
-        elem = ty.element if isinstance(ty, ir.VectorType) else ty
-        suffix = {"half": "f16", "float": "f32", "double": "f64"}[str(elem)]
-        if isinstance(ty, ir.VectorType):
-            suffix = f"v{ty.count}{suffix}"
-        name = f"llvm.fmuladd.{suffix}"
-        irf = self.declared.get(name)
-        if irf is None:
-            irf = ir.Function(self.module, ir.FunctionType(ty, [ty, ty, ty]), name)
-            self.declared[name] = irf
-        return irf
+        return self.intrinsic(f"llvm.fmuladd.{_intrinsic_suffix(ty)}", ty, [ty, ty, ty])
 
     def arith(self, op, left, right, ctype, fast_contract=False):
         b = self.builder
@@ -1392,6 +1390,45 @@ class Lowerer:
         r = b.select(too_low, self.splat_const(dty, lo), conv)
         r = b.select(too_high, self.splat_const(dty, hi), r)
         return b.select(is_nan, ir.Constant(dty, None), r)
+
+    def ex_Intrinsic(self, e):
+        """clang built-ins as clang-22 lowers them at -O0 (tast.Intrinsic)."""
+        b = self.builder
+        if e.name == "unreachable":
+            b.unreachable()
+            return None
+        if e.name == "assume":
+            b.call(self.intrinsic("llvm.assume", ir.VoidType(), [I1]), [self.bool_value(e.args[0])])
+            return None
+        args = [self.rvalue(a) for a in e.args]
+        if e.name in ("memcpy", "memset"):
+            dst = args[0]
+            suffix = ".".join(f"p{a.type.addrspace}" for a in args[:2 if e.name == "memcpy" else 1])
+            if e.name == "memset":
+                args[1] = b.trunc(args[1], I8) if args[1].type != I8 else args[1]
+            fn = self.intrinsic(f"llvm.{e.name}.{suffix}.i{self.target.pointer_bits}",
+                                ir.VoidType(), [a.type for a in args] + [I1])
+            b.call(fn, args + [ir.Constant(I1, 0)])
+            return dst
+        value = args[0]
+        suffix = _intrinsic_suffix(value.type)
+        if e.name == "is.fpclass":
+            fn = self.intrinsic(f"llvm.is.fpclass.{suffix}", I1, [value.type, I32])
+            flag = b.call(fn, [value, ir.Constant(I32, e.extra[0])])
+            return b.zext(flag, I32)
+        extra = [ir.Constant(I1, int(x)) for x in e.extra]
+        fn = self.intrinsic(f"llvm.{e.name}.{suffix}", value.type, [value.type] + [I1] * len(extra))
+        result = b.call(fn, [value] + extra)
+        if isinstance(value.type, ir.IntType) and value.type.width > 32:
+            return b.trunc(result, I32, name="cast")
+        return result
+
+    def intrinsic(self, name, ret, params):
+        irf = self.declared.get(name)
+        if irf is None:
+            irf = ir.Function(self.module, ir.FunctionType(ret, params), name)
+            self.declared[name] = irf
+        return irf
 
     def ex_AsType(self, e):
         """as_<type>: a bitcast; 3-component vectors are 4 in size (OpenCL 6.4.4.2), so they are

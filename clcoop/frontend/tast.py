@@ -442,6 +442,18 @@ class AsType(Expr):
 
 
 @record
+class Intrinsic(Expr):
+    """A clang built-in lowered to an LLVM intrinsic as clang-22 lowers it (check.CLANG_BUILTINS):
+    `llvm.<name>.<overload suffix>(args..., extra)`; `extra` are the constant trailing operands
+    (i1 for ctlz/cttz, i32 class mask for is.fpclass). ctpop/ctlz/cttz results are truncated
+    (or kept) to the node's type; is.fpclass's i1 is zero-extended; memcpy/memset return their
+    destination; unreachable is the terminator."""
+    name: str
+    args: list
+    extra: tuple = ()
+
+
+@record
 class ConvertCall(Expr):
     operand: Expr                # convert_<type>[_sat][_<rounding>] (OpenCL 6.4.3); same component count
     saturate: bool = False

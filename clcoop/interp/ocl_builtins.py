@@ -1178,6 +1178,30 @@ def _fmuladd(a, b, c):
     return np.add(np.multiply(a, np.asarray(b, a.dtype)), np.asarray(c, a.dtype))
 
 
+def _is_fpclass(x, mask):
+    """llvm.is.fpclass: bit 0 sNaN, 1 qNaN, 2 -inf, 3 -normal, 4 -subnormal, 5 -0, 6 +0,
+    7 +subnormal, 8 +normal, 9 +inf (LangRef)."""
+    x = np.asarray(x)
+    mask = int(mask)
+    info = np.finfo(x.dtype)
+    bits = x.dtype.itemsize * 8
+    quiet_bit = np.asarray(1 << (info.nmant - 1), _UNSIGNED[bits])
+    nan = np.isnan(x)
+    quiet = (x.view(_UNSIGNED[bits]) & quiet_bit) != 0
+    neg = np.signbit(x)
+    mag = np.abs(x)
+    finite_nonzero = np.isfinite(x) & (mag != 0)
+    normal = finite_nonzero & (mag >= info.tiny)
+    subnormal = finite_nonzero & (mag < info.tiny)
+    classes = [nan & ~quiet, nan & quiet, np.isinf(x) & neg, normal & neg, subnormal & neg,
+               (x == 0) & neg, (x == 0) & ~neg, subnormal & ~neg, normal & ~neg, np.isinf(x) & ~neg]
+    out = np.zeros(x.shape, bool)
+    for bit, cls in enumerate(classes):
+        if mask & (1 << bit):
+            out |= cls
+    return out
+
+
 def _unsigned_pair(fn):
     def f(a, b):
         a = np.asarray(a)
@@ -1257,7 +1281,7 @@ def _reduce_vec(op):
 
 
 _INTRINSIC_FNS = {
-    "fmuladd": _fmuladd, "fma": _fma, "fabs": np.abs, "sqrt": np.sqrt, "floor": np.floor,
+    "fmuladd": _fmuladd, "fma": _fma, "is.fpclass": _is_fpclass, "fabs": np.abs, "sqrt": np.sqrt, "floor": np.floor,
     "ceil": np.ceil, "trunc": np.trunc, "rint": np.rint, "nearbyint": np.rint,
     "round": _round_half_away, "roundeven": np.rint, "minnum": np.fmin, "maxnum": np.fmax,
     "minimum": np.minimum, "maximum": np.maximum, "minimumnum": np.fmin, "maximumnum": np.fmax,

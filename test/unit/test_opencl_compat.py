@@ -106,3 +106,37 @@ kernel void k(global float *o, global const float *in) {
     src = np.arange(16, dtype=np.float32)
     for (out, _) in run_both(source, "k", 16, np.zeros(16, np.float32), src, local_size=8):
         np.testing.assert_array_equal(out, src * 2)
+
+
+def test_clang_builtins_agree_with_clang_and_numpy():
+    source = """
+kernel void k(global int *o, global float *f, global const int *xs, global const float *ys) {
+  size_t g = get_global_id(0);
+  int x = xs[g]; float y = ys[g];
+  int a[4]; int b[4] = {1, 2, 3, 4};
+  __builtin_memcpy(a, b, sizeof(a));
+  if (__builtin_expect(x > 3, 0)) a[0] = 10;
+  o[g * 4 + 0] = a[0] + a[2];
+  o[g * 4 + 1] = __builtin_clz(x) * 1000 + __builtin_ctz(x) * 10 + __builtin_popcount(x);
+  o[g * 4 + 2] = __builtin_isnan(y) + 2 * __builtin_isinf(y) + 4 * __builtin_isfinite(y);
+  __builtin_memset(a, 0, sizeof(a));
+  o[g * 4 + 3] = a[1] + __builtin_clzl((long)x);
+  f[g] = __builtin_astype(x, float) + __builtin_fabsf(y) * 0.0f;
+  __builtin_assume(x != 0);
+  if (x == 0) __builtin_unreachable();
+}
+"""
+    xs = np.array([1, 6, 0x40000, -1], np.int32)
+    ys = np.array([1.5, np.nan, -np.inf, -0.0], np.float32)
+    u = xs.view(np.uint32).astype(np.uint64)
+    clz = np.array([32 - int(v).bit_length() for v in u])
+    ctz = np.array([(int(v) & -int(v)).bit_length() - 1 for v in u])
+    pop = np.array([bin(int(v)).count("1") for v in u])
+    clzl = np.array([64 - int(np.int64(v).astype(np.uint64)).bit_length() for v in xs])
+    expected = np.stack([np.where(xs > 3, 13, 4), clz * 1000 + ctz * 10 + pop,
+                         np.isnan(ys) + 2 * np.isinf(ys) + 4 * np.isfinite(ys),
+                         clzl], axis=1).ravel().astype(np.int32)
+    for out, f, _, _ in run_both(source, "k", 4, np.zeros(16, np.int32), np.zeros(4, np.float32), xs, ys):
+        np.testing.assert_array_equal(out, expected)
+        with np.errstate(invalid="ignore"):
+            np.testing.assert_array_equal(np.isnan(f), np.isnan(xs.view(np.float32) + np.abs(ys) * 0))
