@@ -1667,7 +1667,7 @@ class Checker:
             return e.base.type.addrspace
         if isinstance(e, tast.Member):
             return self.object_space(e.base) if e.base.is_lvalue else T.PRIVATE
-        if isinstance(e, tast.Swizzle):
+        if isinstance(e, (tast.Swizzle, tast.VectorElement)):
             return self.object_space(e.base)
         return T.PRIVATE
 
@@ -1679,7 +1679,7 @@ class Checker:
             return e.operand.type.const
         if isinstance(e, tast.Index):
             return e.base.type.const
-        if isinstance(e, (tast.Member, tast.Swizzle)):
+        if isinstance(e, (tast.Member, tast.Swizzle, tast.VectorElement)):
             return self.object_const(e.base)
         return False
 
@@ -1880,6 +1880,8 @@ class Checker:
             self.fail("cannot take the address of a cooperative matrix element", node)
         if isinstance(operand, tast.FunctionRef):
             self.fail("taking the address of a function is not allowed in OpenCL", node)
+        if isinstance(operand, tast.VectorElement):
+            self.fail("address of vector element requested", node)     # clang-22's wording
         if not operand.is_lvalue or isinstance(operand, tast.Swizzle):
             self.fail(f"cannot take the address of an rvalue of type '{spell(operand.type)}'", node)
         space = self.object_space(operand)
@@ -2357,13 +2359,13 @@ class Checker:
 
     def vector_subscript(self, base, index, node):
         """`v[i]` (a clang extension OpenCL code uses) with a constant i is the swizzle `.s<i>`;
-        a variable index is not supported (lower has no dynamic vector element access)."""
+        with a variable index a VectorElement (extractelement/insertelement, as clang)."""
         if not is_integer_like(index.type):
             self.fail("array subscript is not an integer", node.subscript)
         value = self.fold(index)
         if not isinstance(value, int):
-            self.fail("vector subscript with a non-constant index is not supported; "
-                      "use a constant index or a swizzle", node.subscript)
+            index = self.arith_convert(index, promote(as_arith(index.type)))
+            return tast.VectorElement(base.type.elem, location(node), base, index, base.is_lvalue)
         if not 0 <= value < base.type.count:
             self.fail(f"vector subscript {value} is out of range for '{spell(base.type)}'", node.subscript)
         return tast.Swizzle(base.type.elem, location(node), base, (value,), base.is_lvalue)

@@ -811,7 +811,24 @@ class Lowerer:
             return self.int_cast(v, index.operand.type, index.type, "idxprom")
         return self.rvalue(index)
 
+    def vector_element_place(self, e):
+        """(address of the vector, index value) of an assignable VectorElement, each evaluated once."""
+        return self.address(e.base), self.rvalue(e.index)
+
+    def store_vector_element(self, base_ptr, index, value, vector_type):
+        vec = self.load_value(base_ptr, vector_type)       # clang reloads the vector here
+        vec = self.builder.insert_element(vec, value, index, name="vecins")
+        self.store_value(vec, base_ptr, vector_type)
+
+    def ex_VectorElement(self, e):
+        vec = self.rvalue(e.base)          # clang: the vector, then the index
+        return self.builder.extract_element(vec, self.rvalue(e.index), name="vecext")
+
     def store_lvalue(self, target, value):
+        if isinstance(target, A.VectorElement):
+            base_ptr, index = self.vector_element_place(target)
+            self.store_vector_element(base_ptr, index, value, target.base.type)
+            return
         if isinstance(target, A.Swizzle):
             # Load the whole vector, insert the components, store it back (as clang does).
             base_ptr = self.address(target.base)
@@ -826,7 +843,7 @@ class Lowerer:
         self.store_value(value, self.address(target), target.type)
 
     def load_lvalue(self, target):
-        if isinstance(target, A.Swizzle):
+        if isinstance(target, (A.Swizzle, A.VectorElement)):
             return self.rvalue(target)
         return self.load_value(self.address(target), target.type)
 
@@ -906,6 +923,17 @@ class Lowerer:
                                       name="inc" if e.op == "++" else "dec")
 
     def read_modify_write(self, target, compute, result_new, name=None):
+        if isinstance(target, A.VectorElement):
+            base_ptr, index = self.vector_element_place(target)
+            vec = self.load_value(base_ptr, target.base.type)
+            old = self.builder.extract_element(vec, index, name="vecext")
+            self.old_values.append(old)
+            new = self.rvalue(compute)
+            self.old_values.pop()
+            if name and isinstance(new, ir.Instruction) and new.opname in ("add", "sub", "fadd", "fsub"):
+                new.name = name
+            self.store_vector_element(base_ptr, index, new, target.base.type)
+            return new if result_new else old
         if isinstance(target, A.Swizzle):
             old = self.rvalue(target)
             self.old_values.append(old)

@@ -437,6 +437,19 @@ class Swizzle(Expr):
 
 
 @record
+class VectorElement(Expr):
+    """`v[i]` with a non-constant i (a clang extension): extractelement, and for a store the
+    whole vector is loaded, insertelement'ed and stored back, as clang-22 does at -O0."""
+    base: Expr                   # vector (lvalue or value)
+    index: Expr                  # integer (promoted; used as is, like clang)
+    lvalue: bool = False
+
+    @property
+    def is_lvalue(self):
+        return self.lvalue
+
+
+@record
 class AsType(Expr):
     operand: Expr                # as_<type>: bitcast to the node's type (same size; OpenCL 6.4.4.2)
 

@@ -140,3 +140,26 @@ kernel void k(global int *o, global float *f, global const int *xs, global const
         np.testing.assert_array_equal(out, expected)
         with np.errstate(invalid="ignore"):
             np.testing.assert_array_equal(np.isnan(f), np.isnan(xs.view(np.float32) + np.abs(ys) * 0))
+
+
+def test_vector_subscript_with_a_variable_index():
+    """Each work-item rewrites its own vectors (a store writes the whole vector)."""
+    source = """
+kernel void k(global short *o, global short16 *v, global short16 *w) {
+  int i = get_global_id(0);
+  short16 x = v[i];
+  o[i] = x[i] + x[15 - i];
+  x[i] = -x[i];
+  w[i][i] += 100;
+  v[i] = x;
+}
+"""
+    src = np.arange(256, dtype=np.int16).reshape(16, 16)
+    lanes = np.arange(16)
+    for out, v, w in run_both(source, "k", 16, np.zeros(16, np.int16), src.ravel(), src.ravel()):
+        np.testing.assert_array_equal(out, src[lanes, lanes] + src[lanes, 15 - lanes])
+        want_v, want_w = src.copy(), src.copy()
+        want_v[lanes, lanes] *= -1
+        want_w[lanes, lanes] += 100
+        np.testing.assert_array_equal(v.reshape(16, 16), want_v)
+        np.testing.assert_array_equal(w.reshape(16, 16), want_w)
