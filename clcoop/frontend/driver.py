@@ -11,6 +11,7 @@ so `clcoop --help` and a syntax error stay fast.
 """
 import sys
 from contextlib import contextmanager
+from pathlib import Path
 from dataclasses import dataclass, field
 
 from clcoop.diagnostics import DiagnosticEngine, SourceLocation
@@ -59,12 +60,31 @@ def validate_options(options):
         raise ArgumentError(f"invalid optimization level -O{options.opt_level}")
 
 
+_PREDEFINES_FILE = Path(__file__).with_name("clang_predefines.txt")
+_PREDEFINES = {}
+
+
+def clang_data_model_macros(triple):
+    """clang-22's data-model macros for `triple` (__SIZE_TYPE__, __INTPTR_TYPE__, __SIZEOF_*__,
+    __*_MAX__, ...; clang_predefines.txt, made by scripts/gen_predefines.py)."""
+    if not _PREDEFINES:
+        section = None
+        for line in _PREDEFINES_FILE.read_text(encoding="utf-8").splitlines():
+            if line.startswith("["):
+                section = _PREDEFINES.setdefault(line.strip("[]"), {})
+            elif line and not line.startswith("#"):
+                name, _, value = line.partition(" ")
+                section[name] = value
+    return dict(_PREDEFINES.get(triple, {}))
+
+
 def predefined_macros(options):
     """What clang predefines for the target and language version; -D/-U apply on top."""
     target = Target(options.triple)
-    macros = {"__OPENCL_C_VERSION__": str(CL_STD_VERSIONS[options.cl_std]),
+    macros = clang_data_model_macros(options.triple)
+    macros.update({"__OPENCL_C_VERSION__": str(CL_STD_VERSIONS[options.cl_std]),
               "__OPENCL_VERSION__": "300",
-              "__SPIR__": "1", "__SPIR": "1"}
+              "__SPIR__": "1", "__SPIR": "1"})
     if target.pointer_bits == 64:
         macros.update({"__SPIR64__": "1", "__SPIR64": "1"})
     if options.opt_level > 0:

@@ -163,3 +163,32 @@ kernel void k(global short *o, global short16 *v, global short16 *w) {
         want_w[lanes, lanes] += 100
         np.testing.assert_array_equal(v.reshape(16, 16), want_v)
         np.testing.assert_array_equal(w.reshape(16, 16), want_w)
+
+
+@pytest.mark.parametrize("triple", ["spir64-unknown-unknown", "spir-unknown-unknown"])
+def test_data_model_macros_are_clangs(triple):
+    """__SIZE_TYPE__ & co. (clang_predefines.txt) are what clang-22 predefines for the target."""
+    from clcoop.frontend.driver import clang_data_model_macros
+    table = clang_data_model_macros(triple)
+    assert {"__SIZE_TYPE__", "__INTPTR_TYPE__", "__UINTPTR_TYPE__", "__PTRDIFF_TYPE__",
+            "__SIZEOF_POINTER__", "__INT_MAX__", "__CHAR_BIT__"} <= set(table)
+    source = "".join(f"typedef {table[n]} t{i};\n" for i, n in enumerate(
+        ("__SIZE_TYPE__", "__INTPTR_TYPE__", "__UINTPTR_TYPE__", "__PTRDIFF_TYPE__")))
+    source += ("kernel void k(global ulong *o) { o[0] = sizeof(__SIZE_TYPE__); o[1] = __SIZEOF_POINTER__;"
+               " o[2] = (__UINTPTR_TYPE__)-1 == __UINTPTR_MAX__; o[3] = __INTPTR_MAX__; }\n")
+    from clcoop.frontend.driver import CompileOptions, compile_source
+    ir = compile_source(source, CompileOptions(triple=triple)).ir
+    out = np.zeros(4, np.uint64)
+    clcoop.Program.from_ir(ir).k((1,), None, out)
+    bits = 64 if triple.startswith("spir64") else 32
+    np.testing.assert_array_equal(out, [bits // 8, bits // 8, 1, 2 ** (bits - 1) - 1])
+    if CLANG is None:
+        pytest.skip("clang-22 is not installed: the table was checked where it was generated")
+    import subprocess
+    text = subprocess.run([CLANG, "-cc1", "-triple", triple, "-cl-std=CL3.0", "-dM", "-E", "-x", "cl",
+                           "/dev/null"], capture_output=True, text=True, check=True).stdout
+    clang = {}
+    for line in text.splitlines():
+        _, name, value = (line.split(" ", 2) + [""])[:3]
+        clang[name] = value
+    assert {name: clang.get(name) for name in table} == table
