@@ -457,6 +457,20 @@ def is_builtin(name):
     return bool(_convert_match(name) or name in _family_specs() or _explicit_specs(name))
 
 
+_BY_VERSION_TABLE = Path(__file__).with_name("builtins_by_version.txt")
+
+
+@functools.lru_cache(maxsize=None)
+def hidden_at(cl_std):
+    """Built-ins clang-22's opencl-c.h does not declare at `cl_std` (CL1.2: the OpenCL 2.0 and
+    3.0-extension functions); from builtins_by_version.txt (scripts/gen_version_builtins.py)."""
+    for line in _BY_VERSION_TABLE.read_text(encoding="utf-8").splitlines():
+        words = line.split()
+        if words and words[0].upper() == cl_std.upper():
+            return frozenset(words[1:])
+    return frozenset()
+
+
 def builtin_names():
     """Every built-in name except the convert_* family (for tests and 'did you mean' hints)."""
     names = set(_family_specs())

@@ -93,11 +93,13 @@ ACCESS_QUALS = ("read_only", "__read_only", "write_only", "__write_only", "read_
                 "__read_write")
 
 
-def check(ast, diag, target, fp_contract="on"):
+def check(ast, diag, target, fp_contract="on", cl_std="CL3.0"):
     """Check a pycparser FileAST; report to diag; return the typed AST.
-    fp_contract: -ffp-contract's on|off|fast, the state before any FP_CONTRACT pragma."""
+    fp_contract: -ffp-contract's on|off|fast, the state before any FP_CONTRACT pragma;
+    cl_std: -cl-std (built-ins clang's opencl-c.h does not declare for it are hidden)."""
     checker = Checker(diag, target)
     checker.fp_contract_default = checker.fp_contract = fp_contract
+    checker.hidden_builtins = _builtins.hidden_at(cl_std) if _builtins is not None else frozenset()
     try:
         checker.translation_unit(ast)
     except _TooManyErrors:
@@ -424,6 +426,7 @@ class Checker:
         # them no const qualifier (so no "discards qualifiers" warning on `constant T *p = arr;`).
         self.implicitly_const = set()
         self.enabled_extensions = set()    # by #pragma OPENCL EXTENSION, in source order
+        self.hidden_builtins = frozenset()  # not declared at the -cl-std compiled for (check())
         # Floating-point contraction of `a * b + c` (OpenCL C 3.0 6.11.1: FP_CONTRACT is ON by
         # default): "on" (llvm.fmuladd, as clang), "off", or "fast" (contract flags); the
         # FP_CONTRACT pragmas change it to the end of their compound statement.
@@ -2612,7 +2615,7 @@ class Checker:
             return self.convert_call(name, args_nodes, node)
         if name.startswith("as_") and name[3:] in T.builtin_typedefs(self.target):
             return self.as_type_call(name, args_nodes, node)
-        if _builtins is not None and _builtins.is_builtin(name):
+        if _builtins is not None and _builtins.is_builtin(name) and name not in self.hidden_builtins:
             return self.builtin_call(name, args_nodes, node)
         # OpenCL C has no implicit function declarations; clang-22 reports the name as undeclared.
         self.fail(f"use of undeclared identifier '{name}'", node)

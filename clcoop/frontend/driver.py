@@ -164,7 +164,7 @@ def check_source(source, options=None):
         ast = front_end(source, options, diag)
         from clcoop.frontend import check
         try:
-            check.check(ast, diag, Target(options.triple), options.fp_contract)
+            check.check(ast, diag, Target(options.triple), options.fp_contract, options.cl_std)
         except RecursionError as exc:
             _too_deep(exc, diag, options.filename)
     _fail_if_errors(diag)
@@ -182,7 +182,7 @@ def compile_source(source, options=None):
         from clcoop.frontend import check, lower   # heavy: llvmlite comes with lower
         target = Target(options.triple)
         try:
-            unit = check.check(ast, diag, target, options.fp_contract)
+            unit = check.check(ast, diag, target, options.fp_contract, options.cl_std)
             _fail_if_errors(diag)
             ir = lower.lower(unit, target, options.opt_level)
         except RecursionError as exc:

@@ -192,3 +192,21 @@ def test_data_model_macros_are_clangs(triple):
         _, name, value = (line.split(" ", 2) + [""])[:3]
         clang[name] = value
     assert {name: clang.get(name) for name in table} == table
+
+
+def test_builtins_hidden_at_older_versions_are_clangs():
+    """builtins_by_version.txt is what scripts/gen_version_builtins.py derives from clang-22."""
+    from clcoop.frontend import builtins
+    assert {"get_enqueued_local_size", "sub_group_ballot", "work_group_barrier"} <= builtins.hidden_at("CL1.2")
+    assert "get_sub_group_size" not in builtins.hidden_at("CL1.2")
+    assert not builtins.hidden_at("CL3.0")
+    if CLANG is None:
+        pytest.skip("clang-22 is not installed: the table was checked where it was generated")
+    import importlib.util
+    from pathlib import Path
+    script = Path(__file__).resolve().parents[2] / "scripts" / "gen_version_builtins.py"
+    spec = importlib.util.spec_from_file_location("gen_version_builtins", script)
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    for std, names in gen.hidden_names(CLANG).items():
+        assert builtins.hidden_at(std) == frozenset(names), std
