@@ -891,6 +891,17 @@ class Checker:
         self.declare_typedef(node, t, aspace)
 
     def declare_typedef(self, node, t, aspace):
+        previous = self.scope.names.get(node.name)
+        if isinstance(previous, tuple) and previous[0] == "typedef" and previous[3] is not None:
+            # C11 6.7p3 allows the same type again (clang warns under C99); another type is an error.
+            note = [self.note("previous definition is here", previous[3])]
+            if previous[1] != t:
+                self.fail(f"typedef redefinition with different types ('{spell(t)}' vs '{spell(previous[1])}')",
+                          name_location(node), note)
+            if not previous[3].file.endswith("opencl-c-coop.h"):   # clang: not for system headers
+                self.warn(f"redefinition of typedef '{node.name}' is a C11 feature [-Wtypedef-redefinition]",
+                          name_location(node), note)
+            return
         if isinstance(t, T.StructType) and t.tag is None and t.typedef_name is None:
             object.__setattr__(t, "typedef_name", node.name)
         self.scope.names[node.name] = ("typedef", t, aspace, location(node))
@@ -1898,6 +1909,9 @@ class Checker:
 
     def sizeof_expr(self, node):
         t = self.type_of_operand(node.expr)
+        if t.is_void:
+            # C99 6.5.3.4p1 (GNU C's sizeof(void) == 1 is not OpenCL C); clang-22's wording.
+            self.fail("invalid application of 'sizeof' to a void type", node)
         return tast.IntConst(self.target.size_t, location(node), self.sizeof(t, node))
 
     def sizeof(self, t, node):
