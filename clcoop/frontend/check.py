@@ -1816,6 +1816,10 @@ class Checker:
     def expr_ID(self, node):
         entry = self.scope.lookup(node.name)
         loc = location(node)
+        if node.name == "__func__" and entry is None and self.fn is not None:
+            # C99 6.4.2.2: `static const char __func__[] = "name";`, in __constant memory as clang.
+            return tast.StringLiteral(T.PointerType(T.CHAR, T.CONSTANT, True), loc,
+                                      self.fn.function.name.encode() + b"\0")
         if isinstance(entry, tast.Var):
             return tast.VarRef(entry.type, loc, entry)
         if isinstance(entry, tuple) and entry[0] == "enum":

@@ -475,7 +475,7 @@ class ConvertCall(Expr):
 
 @record
 class StringLiteral(Expr):
-    """A string literal as a value: only a printf argument (type `const __constant char *`;
+    """A string literal as a value: a printf argument or __func__ (type `const __constant char *`;
     lower emits a private constant global). A string that initializes a char array is an
     InitList of IntConst instead."""
     value: bytes                 # the bytes, NUL included

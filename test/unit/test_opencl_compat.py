@@ -210,3 +210,13 @@ def test_builtins_hidden_at_older_versions_are_clangs():
     spec.loader.exec_module(gen)
     for std, names in gen.hidden_names(CLANG).items():
         assert builtins.hidden_at(std) == frozenset(names), std
+
+
+def test_func_names_the_enclosing_function(capfd):
+    source = """
+void helper(global char *o) { o[0] = __func__[0]; o[1] = *(__func__ + 5); printf("%s\\n", __func__); }
+kernel void k(global char *o) { o[2] = __func__[0]; o[3] = __func__[1]; helper(o); }
+"""
+    for (out,) in run_both(source, "k", 1, np.zeros(4, np.int8)):
+        assert bytes(out.view(np.uint8)) == b"hrk\0"
+    assert capfd.readouterr().out.count("helper\n") == (2 if CLANG else 1)
