@@ -427,6 +427,8 @@ class Checker:
         self.implicitly_const = set()
         self.enabled_extensions = set()    # by #pragma OPENCL EXTENSION, in source order
         self.hidden_builtins = frozenset()  # not declared at the -cl-std compiled for (check())
+        self.extern_vars = {}      # id -> Var declared `extern` and not (yet) defined
+        self.extern_uses = {}      # name -> first use of such a variable
         # Floating-point contraction of `a * b + c` (OpenCL C 3.0 6.11.1: FP_CONTRACT is ON by
         # default): "on" (llvm.fmuladd, as clang), "off", or "fast" (contract flags); the
         # FP_CONTRACT pragmas change it to the end of their compound statement.
@@ -552,6 +554,12 @@ class Checker:
             except _Abandon:
                 pass
         self.check_recursion()
+        for name, loc in self.extern_uses.items():
+            var = self.scope.names.get(name)
+            if isinstance(var, tast.Var) and id(var) in self.extern_vars:
+                self.error(f"'{name}' is declared extern but not defined in this translation unit "
+                           "(clcoop compiles and runs one translation unit)", loc,
+                           [self.note("declared here", var.loc)])
         self.functions = [f for f in self.functions if f.body is not None or getattr(f, "_used", False)]
 
     @contextlib.contextmanager
@@ -922,9 +930,11 @@ class Checker:
         if "typedef" in storage:
             self.declare_typedef(node, t, aspace)
             return []
-        if "extern" in storage and program_scope:
-            self.fail("extern variables are not supported by clcoop", node)
         previous = self.scope.names.get(node.name)
+        if "extern" in storage and program_scope:
+            return self.extern_declaration(node, t, aspace, const, previous)
+        if program_scope and isinstance(previous, tast.Var) and id(previous) in self.extern_vars:
+            return [self.define_extern(node, previous, t, aspace, const)]
         if isinstance(previous, (tast.Var, tast.Function)) or (isinstance(previous, tuple) and previous[0] == "enum"):
             prev_loc = previous.loc if not isinstance(previous, tuple) else previous[3]
             self.poisoned.discard(node.name)
@@ -935,6 +945,44 @@ class Checker:
             var = self.global_variable(node, t, aspace, const)
             return [var]
         return [self.local_variable(node, t, aspace, const, "static" in storage)]
+
+    def extern_declaration(self, node, t, aspace, const, previous):
+        """`extern T x;` at program scope (C99 6.9.2): declares x; a definition must follow in
+        this translation unit if x is used (clcoop links nothing; clang leaves an external global)."""
+        space = T.GLOBAL if aspace in (None, T.GENERIC) else aspace
+        if isinstance(previous, tast.Var):
+            if previous.type != t and not (isinstance(previous.type, T.ArrayType) and isinstance(t, T.ArrayType)
+                                           and previous.type.elem == t.elem and t.length is None):
+                self.fail(f"redeclaration of '{node.name}' with a different type: '{spell(t)}' vs "
+                          f"'{spell(previous.type)}'", name_location(node),
+                          [self.note("previous declaration is here", previous.loc)])
+            return []
+        if node.init is not None:
+            self.warn("'extern' variable has an initializer", name_location(node))
+            return [self.global_variable(node, t, aspace, const)]
+        var = tast.Var(node.name, t, "global", space, None, location(node), const or space == T.CONSTANT,
+                       global_name=node.name)
+        self.scope.names[node.name] = var
+        self.extern_vars[id(var)] = var
+        return []
+
+    def define_extern(self, node, var, t, aspace, const):
+        """The definition of a variable declared `extern` before: the same Var, now defined."""
+        del self.extern_vars[id(var)]
+        del self.scope.names[node.name]
+        defined = self.global_variable(node, t, aspace, const)
+        self.globals.remove(defined)
+        if defined.type != var.type and not (isinstance(var.type, T.ArrayType) and var.type.length is None):
+            self.fail(f"redefinition of '{node.name}' with a different type: '{spell(defined.type)}' vs "
+                      f"'{spell(var.type)}'", name_location(node),
+                      [self.note("previous declaration is here", var.loc)])
+        for field_name in ("type", "addrspace", "initializer", "loc", "is_const"):
+            setattr(var, field_name, getattr(defined, field_name))
+        if id(defined) in self.implicitly_const:
+            self.implicitly_const.add(id(var))
+        self.scope.names[node.name] = var
+        self.globals.append(var)
+        return var
 
     def check_object_type(self, t, node, where):
         if t.is_void:
@@ -1821,6 +1869,8 @@ class Checker:
             return tast.StringLiteral(T.PointerType(T.CHAR, T.CONSTANT, True), loc,
                                       self.fn.function.name.encode() + b"\0")
         if isinstance(entry, tast.Var):
+            if id(entry) in self.extern_vars:
+                self.extern_uses.setdefault(node.name, loc)
             return tast.VarRef(entry.type, loc, entry)
         if isinstance(entry, tuple) and entry[0] == "enum":
             return tast.IntConst(T.INT, loc, entry[1])
