@@ -110,6 +110,19 @@ def check(ast, diag, target, fp_contract="on", cl_std="CL3.0"):
     return tast.TranslationUnit(functions=checker.functions, globals=checker.globals)
 
 
+def member_path(t, name):
+    """[(index, field), ...] from struct/union t down to member `name`, through anonymous
+    struct/union members; None when there is no such member."""
+    for i, f in enumerate(t.fields):
+        if f.name == name:
+            return [(i, f)]
+        if f.name is None and isinstance(f.type, T.StructType):
+            inner = member_path(f.type, name)
+            if inner is not None:
+                return [(i, f)] + inner
+    return None
+
+
 def _is_fp_contract_pragma(node):
     return (node.string or "").split()[1:2] == ["FP_CONTRACT"]
 
@@ -752,6 +765,11 @@ class Checker:
                 self.scope.tags[tag] = st
         fields = []
         for d in node.decls:
+            if d.name is None and isinstance(d.type, (c_ast.Struct, c_ast.Union)):
+                # An anonymous struct/union member (C11 6.7.2.1p13): its members are found
+                # as members of the enclosing struct (member_path).
+                fields.append(T.StructField(None, self.struct_type(d.type)))
+                continue
             ftype, _, _ = self.full_decl_type(d)
             if ftype.is_coop_matrix:
                 self.fail("cooperative matrix type cannot be a struct or union member", d)
@@ -2468,10 +2486,12 @@ class Checker:
             self.fail(f"member reference base type '{spell(t)}' is not a structure or union", node)
         if not t.complete:
             self.fail(f"incomplete definition of type '{spell(t)}'", node)
-        for i, f in enumerate(t.fields):
-            if f.name == name:
-                return tast.Member(f.type, loc, base, i, name)
-        self.fail(f"no member named '{name}' in '{spell(t)}'", node.field)
+        path = member_path(t, name)
+        if path is None:
+            self.fail(f"no member named '{name}' in '{spell(t)}'", node.field)
+        for i, f in path:          # through anonymous struct/union members (C11 6.7.2.1p13)
+            base = tast.Member(f.type, loc, base, i, f.name or "")
+        return base
 
     SWIZZLE_XYZW = "xyzw"
     SWIZZLE_RGBA = "rgba"

@@ -220,3 +220,16 @@ kernel void k(global char *o) { o[2] = __func__[0]; o[3] = __func__[1]; helper(o
     for (out,) in run_both(source, "k", 1, np.zeros(4, np.int8)):
         assert bytes(out.view(np.uint8)) == b"hrk\0"
     assert capfd.readouterr().out.count("helper\n") == (2 if CLANG else 1)
+
+
+def test_anonymous_struct_and_union_members():
+    source = """
+typedef struct { union { float f; uint u; }; int tag; struct { short a, b; }; } S;
+kernel void k(global uint *o) {
+  S s; s.f = 1.0f; s.tag = 2; s.a = -1; s.b = 3;
+  S *p = &s;
+  o[0] = s.u; o[1] = p->tag + p->b; o[2] = sizeof(S); o[3] = (uint)p->a;
+}
+"""
+    for (out,) in run_both(source, "k", 1, np.zeros(4, np.uint32)):
+        np.testing.assert_array_equal(out, [np.float32(1).view(np.uint32), 5, 12, 2 ** 32 - 1])
