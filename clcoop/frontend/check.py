@@ -1488,12 +1488,29 @@ class Checker:
                     self.error("'intel_reqd_sub_group_size' attribute requires a positive integral "
                                "compile time constant expression", args[0])
                 fn.intel_reqd_sub_group_size = value
-            elif bare in ("vec_type_hint",) or bare in IGNORED_ATTRS:
+            elif bare == "vec_type_hint":
+                self.vec_type_hint(fn, args, node)
+            elif bare in IGNORED_ATTRS:
                 pass
             elif bare == "coop_mat":
                 self.error("'coop_mat' attribute only applies to variables and typedefs", node)
             else:
                 self.warn(f"unknown attribute '{name}' ignored", node)
+
+    def vec_type_hint(self, fn, args, node):
+        """`vec_type_hint(<type>)` (OpenCL C 3.0 6.11.2): a scalar or vector of char..double;
+        kept for the kernel's !vec_type_hint metadata as clang writes it."""
+        if len(args) != 1 or not isinstance(args[0], c_ast.Typename):
+            self.error("'vec_type_hint' attribute takes one argument", node)
+            return
+        t, _, _ = self.full_decl_type(args[0])
+        elem = unqualified_elem(t)
+        if not isinstance(t, (T.ScalarType, T.VectorType)) or elem.is_void or elem == T.BOOL:
+            self.error(f"invalid attribute argument '{spell(t)}' - expecting a vector or vectorizable "
+                       "scalar type", args[0])
+            return
+        if fn.is_kernel:
+            fn.vec_type_hint = t
 
     def resolve_gotos(self):
         for name, node in self.fn.gotos:

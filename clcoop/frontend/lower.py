@@ -36,6 +36,25 @@ class CoopMatIRType(ir.Type):
         return hash(("coopmat", self.ctype))
 
 
+class PoisonConstant(ir.Constant):
+    """`<type> poison` (llvmlite has only undef), as clang writes it in !vec_type_hint."""
+
+    def __init__(self, ty):
+        super().__init__(ty, None)
+
+    def _to_string(self):
+        return "poison"
+
+    def get_reference(self):
+        return "poison"
+
+    def __eq__(self, other):
+        return isinstance(other, PoisonConstant) and other.type == self.type
+
+    def __hash__(self):
+        return hash(("poison", str(self.type)))
+
+
 class EventIRType(ir.Type):
     """`target("spirv.Event")`: event_t, as clang-22 lowers it for SPIR."""
 
@@ -509,6 +528,13 @@ class Lowerer:
         if fn.work_group_size_hint:
             irf.set_metadata("work_group_size_hint",
                              m.add_metadata([ir.Constant(I32, v) for v in fn.work_group_size_hint]))
+        if fn.vec_type_hint is not None:
+            # clang: !{<type> poison, i32 <1 if a signed integer type>}
+            hint = fn.vec_type_hint
+            elem = hint.elem if isinstance(hint, T.VectorType) else hint
+            signed = int(elem.is_integer and elem.signed)
+            irf.set_metadata("vec_type_hint", m.add_metadata([PoisonConstant(self.value_type(hint)),
+                                                               ir.Constant(I32, signed)]))
         if fn.intel_reqd_sub_group_size:
             irf.set_metadata("intel_reqd_sub_group_size",
                              m.add_metadata([ir.Constant(I32, fn.intel_reqd_sub_group_size)]))

@@ -324,6 +324,19 @@ class ClcoopParser(OpenCLCParser):
         raise SyntaxErrorAt(_clang_message(msg, self._peek()), loc)
 
     # --- attributes: one place per declaration (see the module docstring) ----------
+    def _parse_attribute(self):
+        """`vec_type_hint(float4)` (OpenCL C 3.0 6.11.2) takes a type: FuncCall(ID, [Typename])."""
+        tok = self._peek()
+        if tok is not None and tok.type == "ID" and tok.value.strip("_") == "vec_type_hint" \
+                and self._peek_type(2) == "LPAREN":
+            self._advance()
+            self._advance()
+            typename = self._parse_type_name()
+            self._expect("RPAREN")
+            return c_ast.FuncCall(c_ast.ID(tok.value, coord=self._tok_coord(tok)),
+                                  c_ast.ExprList([typename], typename.coord), coord=self._tok_coord(tok))
+        return super()._parse_attribute()
+
     def _build_declarations(self, spec, decls, typedef_namespace=False):
         leading = [item for item in spec["function"] if isinstance(item, AttributeSpecifier)]
         if leading:

@@ -114,6 +114,7 @@ class Function:
     reqd_work_group_size: tuple | None = None
     work_group_size_hint: tuple | None = None
     intel_reqd_sub_group_size: int | None = None
+    vec_type_hint: object = None           # a ScalarType or VectorType (kernel metadata only)
     # Per kernel parameter: access qualifier for metadata ('none' unless an image).
     param_access_quals: list = field(default_factory=list)
     # Spelling of parameter types as written (for kernel_arg_type: typedef names kept).
