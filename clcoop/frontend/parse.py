@@ -373,7 +373,46 @@ class ClcoopParser(OpenCLCParser):
                 self._recover(start, stop_at_rbrace=False)
         return c_ast.FileAST(ext)
 
+    def _loop_attributes_ahead(self):
+        """Whether the next tokens are `__attribute__((...))`... before for/while/do."""
+        k = 1
+        while self._peek_type(k) in ("__ATTRIBUTE__", "__ATTRIBUTE"):
+            depth, k = 0, k + 1
+            while True:
+                kind = self._peek_type(k)
+                if kind is None:
+                    return False
+                depth += {"LPAREN": 1, "RPAREN": -1}.get(kind, 0)
+                k += 1
+                if depth == 0:
+                    break
+        return k > 1 and self._peek_type(k) in ("FOR", "WHILE", "DO")
+
+    def _parse_statement(self):
+        if self._loop_attributes_ahead():
+            self._loop_attributes(self._parse_attributes_opt())
+        return super()._parse_statement()
+
+    def _loop_attributes(self, attrs):
+        """Loop attributes (OpenCL C 3.0 6.11.5 `opencl_unroll_hint(n)`): hints clcoop accepts
+        and checks, without passing them on (clang emits !llvm.loop unroll metadata)."""
+        for attr in attrs.exprs:
+            name = attr.name.name if isinstance(attr, c_ast.FuncCall) else getattr(attr, "name", "")
+            if name.strip("_") != "opencl_unroll_hint":
+                raise SyntaxErrorAt(f"'{name}' attribute cannot be applied to a statement",
+                                    _coord_location(attr.coord))
+            args = attr.args.exprs if isinstance(attr, c_ast.FuncCall) and attr.args else []
+            if len(args) > 1:
+                raise SyntaxErrorAt("'opencl_unroll_hint' attribute takes no more than 1 argument",
+                                    _coord_location(attr.coord))
+            if args and not (isinstance(args[0], c_ast.Constant) and args[0].type.endswith("int")
+                             and _int_literal(args[0].value) > 0):
+                raise SyntaxErrorAt("'opencl_unroll_hint' attribute requires a positive integral "
+                                    "compile time constant expression", _coord_location(attr.name.coord))
+
     def _parse_block_item(self):
+        if self._loop_attributes_ahead():
+            self._loop_attributes(self._parse_attributes_opt())
         start = self._mark()
         try:
             return super()._parse_block_item()
@@ -424,6 +463,17 @@ class ClcoopParser(OpenCLCParser):
                     return
             elif tok.type == "SEMI" and depth == 0 and parens == 0:
                 return
+
+
+def _coord_location(coord):
+    return SourceLocation(coord.file or "<input>", coord.line, coord.column or 1)
+
+
+def _int_literal(text):
+    try:
+        return int(text.rstrip("uUlL"), 0)
+    except ValueError:
+        return 0
 
 
 def _attach_attributes(declaration, exprs):
