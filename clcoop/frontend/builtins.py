@@ -728,6 +728,12 @@ def resolve(name, arg_types, target):
     candidates = overloads(name, target)
     if not candidates:
         raise BuiltinMismatch(f"use of undeclared identifier '{name}'")
+    return select_overload(name, candidates, arg_types)
+
+
+def select_overload(name, candidates, arg_types):
+    """clang's overload resolution among `candidates` (BuiltinOverload objects: the built-ins,
+    or a user's __attribute__((overloadable)) functions); raises BuiltinMismatch."""
     viable = [(o, r) for o in candidates if (r := _ranks(o, arg_types)) is not None]
     if not viable:
         if len(candidates) == 1:

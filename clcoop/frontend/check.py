@@ -441,6 +441,7 @@ class Checker:
         self.enabled_extensions = set()    # by #pragma OPENCL EXTENSION, in source order
         self.hidden_builtins = frozenset()  # not declared at the -cl-std compiled for (check())
         self.extern_vars = {}      # id -> Var declared `extern` and not (yet) defined
+        self.overloads = {}        # name -> the user's __attribute__((overloadable)) Functions
         self.extern_uses = {}      # name -> first use of such a variable
         # Floating-point contraction of `a * b + c` (OpenCL C 3.0 6.11.1: FP_CONTRACT is ON by
         # default): "on" (llvm.fmuladd, as clang), "off", or "fast" (contract flags); the
@@ -1002,6 +1003,51 @@ class Checker:
         self.globals.append(var)
         return var
 
+    def overloadable_declaration(self, node, name, ftype, is_kernel, defining):
+        """`__attribute__((overloadable))` (clang's C extension): one function per parameter
+        list, named as clang mangles it (Itanium, like the OpenCL built-ins)."""
+        try:
+            mangled = _builtins.mangle(name, ftype.params)
+        except ValueError:
+            self.fail(f"clcoop cannot mangle the parameter types of overloadable function '{name}'",
+                      name_location(node))
+        family = self.overloads.setdefault(name, [])
+        for existing in family:
+            if existing.mangled == mangled:
+                if existing.type != ftype:
+                    self.fail(f"conflicting types for '{name}'", name_location(node),
+                              [self.note("previous declaration is here", existing.loc)])
+                if defining and existing.body is not None:
+                    self.fail(f"redefinition of '{name}'", name_location(node),
+                              [self.note("previous definition is here", existing.loc)])
+                if defining:
+                    existing.loc = location(node)
+                return existing
+        fn = tast.Function(name, ftype, [], None, is_kernel, "static" in (node.storage or []), location(node),
+                           mangled=mangled)
+        self.declared_param_names[id(fn)] = declared_parameter_names(node)
+        family.append(fn)
+        self.functions.append(fn)
+        self.scope.names.setdefault(name, fn)
+        return fn
+
+    def overloaded_call(self, name, args_nodes, node):
+        """A call to a user's overloadable function: clang's overload resolution picks one."""
+        family = self.overloads[name]
+        arg_types = [self.rvalue(self.expr(a)).type for a in args_nodes]
+        candidates = {_builtins.BuiltinOverload(name, f.type.ret, f.type.params, f.mangled): f for f in family}
+        try:
+            chosen = _builtins.select_overload(name, list(candidates), arg_types)
+        except _builtins.BuiltinMismatch as exc:
+            by_signature = {o.signature(): f for o, f in candidates.items()}
+            notes = []
+            for text in exc.notes:        # "candidate function: <signature>": at its declaration, as clang
+                head, _, signature = text.partition(": ")
+                fn = by_signature.get(signature)
+                notes.append(self.note(head, fn.loc) if fn is not None else self.note(text, location(node)))
+            self.fail(exc.message, node, notes)
+        return self.user_call(candidates[chosen], args_nodes, node)
+
     def check_object_type(self, t, node, where):
         if t.is_void:
             self.fail(f"variable has incomplete type 'void'", node)
@@ -1354,6 +1400,9 @@ class Checker:
         if ftype.variadic:
             # OpenCL C 3.0 6.11 (restrictions): only printf is variadic; clang-22's wording.
             self.fail("invalid prototype, variadic arguments are not allowed in OpenCL", name_location(node))
+        overloadable = any(n.strip("_") == "overloadable" for n, _, _ in self.attributes_of(node))
+        if overloadable:
+            return self.overloadable_declaration(node, name, ftype, is_kernel, defining)
         other = self.scope.names.get(name)
         if other is not None and not isinstance(other, tast.Function):
             other_loc = other[3] if isinstance(other, tuple) else other.loc
@@ -2706,6 +2755,8 @@ class Checker:
         name = node.name.name
         args_nodes = node.args.exprs if node.args is not None else []
         entry = self.scope.lookup(name)
+        if isinstance(entry, tast.Function) and entry.mangled is not None and name in self.overloads:
+            return self.overloaded_call(name, args_nodes, node)
         if isinstance(entry, tast.Function):
             return self.user_call(entry, args_nodes, node)
         if isinstance(entry, tast.Var):

@@ -409,9 +409,10 @@ class Lowerer:
     def declare_function(self, fn):
         if fn in self.functions:
             return
-        irf = self.declared.get(fn.name)
+        symbol = fn.mangled or fn.name
+        irf = self.declared.get(symbol)
         if irf is None:
-            irf = ir.Function(self.module, self.function_type(fn), fn.name)
+            irf = ir.Function(self.module, self.function_type(fn), symbol)
             irf.calling_convention = "spir_kernel" if fn.is_kernel else "spir_func"
             if fn.is_static:
                 irf.linkage = "internal"
@@ -420,7 +421,7 @@ class Lowerer:
             for arg, p in zip(irf.args, fn.params):
                 if p.name:
                     arg.name = p.name
-            self.declared[fn.name] = irf
+            self.declared[symbol] = irf
         self.functions[fn] = irf
 
     def call_target(self, fn):

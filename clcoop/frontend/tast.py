@@ -110,6 +110,9 @@ class Function:
     is_kernel: bool = False
     is_static: bool = False
     loc: SourceLocation | None = None
+    # The IR symbol of an __attribute__((overloadable)) function: Itanium-mangled as clang
+    # does (`_Z2sqf`); None means the C name.
+    mangled: str | None = None
     # Kernel attributes (OpenCL C 3.0 6.11.2): tuples of ints or None.
     reqd_work_group_size: tuple | None = None
     work_group_size_hint: tuple | None = None
