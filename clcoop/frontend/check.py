@@ -100,6 +100,7 @@ def check(ast, diag, target, fp_contract="on", cl_std="CL3.0"):
     checker = Checker(diag, target)
     checker.fp_contract_default = checker.fp_contract = fp_contract
     checker.hidden_builtins = _builtins.hidden_at(cl_std) if _builtins is not None else frozenset()
+    checker.pre_cl20 = cl_std.upper() in ("CL1.0", "CL1.1", "CL1.2")    # no to_global & co.
     try:
         checker.translation_unit(ast)
     except _TooManyErrors:
@@ -271,6 +272,8 @@ CLANG_BUILTINS = {
     "__builtin_fabsf": ("fabs", "float", 1), "__builtin_fabs": ("fabs", "double", 1),
     "__builtin_nanf": ("float-const", ("float", "nan"), 1), "__builtin_nan": ("float-const", ("double", "nan"), 1),
 }
+# OpenCL C 2.0 address-space queries (6.15.10): name -> the space of the result.
+ADDRESS_SPACE_QUERIES = {"to_global": T.GLOBAL, "to_local": T.LOCAL, "to_private": T.PRIVATE}
 # llvm.is.fpclass test masks clang uses (LangRef: bit 0 sNaN, 1 qNaN, 2-4 negative inf/normal/
 # subnormal, 5-6 -0/+0, 7-9 positive subnormal/normal/inf).
 FPCLASS_MASKS = {"nan": 3, "inf": 516, "finite": 504}
@@ -440,6 +443,7 @@ class Checker:
         self.implicitly_const = set()
         self.enabled_extensions = set()    # by #pragma OPENCL EXTENSION, in source order
         self.hidden_builtins = frozenset()  # not declared at the -cl-std compiled for (check())
+        self.pre_cl20 = False
         self.extern_vars = {}      # id -> Var declared `extern` and not (yet) defined
         self.overloads = {}        # name -> the user's __attribute__((overloadable)) Functions
         self.extern_uses = {}      # name -> first use of such a variable
@@ -2767,6 +2771,8 @@ class Checker:
             return self.printf_call(args_nodes, node)
         if name in CLANG_BUILTINS:
             return self.clang_builtin_call(name, args_nodes, node)
+        if name in ADDRESS_SPACE_QUERIES and not self.pre_cl20:
+            return self.address_space_query(name, args_nodes, node)
         if name.startswith("convert_") and self.convert_target(name) is not None:
             return self.convert_call(name, args_nodes, node)
         if name.startswith("as_") and name[3:] in T.builtin_typedefs(self.target):
@@ -2775,6 +2781,22 @@ class Checker:
             return self.builtin_call(name, args_nodes, node)
         # OpenCL C has no implicit function declarations; clang-22 reports the name as undeclared.
         self.fail(f"use of undeclared identifier '{name}'", node)
+
+    def address_space_query(self, name, args_nodes, node):
+        """to_global/to_local/to_private (OpenCL C 3.0 6.15.10): the generic pointer argument
+        as a pointer into that address space, or null; clang calls `__to_global(ptr)`."""
+        if len(args_nodes) != 1:
+            self.fail(f"invalid number of arguments to function: '{name}'", node)
+        arg = self.rvalue(self.expr(args_nodes[0]))
+        t = arg.type
+        if not t.is_pointer or t.addrspace == T.CONSTANT:
+            self.fail(f"invalid argument {spell(t)} to function: '{name}', expecting a generic pointer "
+                      "argument", args_nodes[0])
+        generic = T.PointerType(t.pointee, T.GENERIC, t.const, t.volatile)
+        if t.addrspace != T.GENERIC:
+            arg = self.pointer_space_cast(arg, generic)
+        result = T.PointerType(t.pointee, ADDRESS_SPACE_QUERIES[name], t.const, t.volatile)
+        return tast.Intrinsic(result, location(node), name, [arg])
 
     def clang_builtin_call(self, name, args_nodes, node):
         """The clang built-ins OpenCL code uses (CLANG_BUILTINS), with clang-22's IR at -O0."""

@@ -1452,6 +1452,9 @@ class Lowerer:
         if e.name == "unreachable":
             b.unreachable()
             return None
+        if e.name in ("to_global", "to_local", "to_private"):
+            fn = self.builtin_function(f"__{e.name}", self.value_type(e.type), [_ptr(T.GENERIC)])
+            return b.call(fn, [self.rvalue(e.args[0])], cconv="spir_func")
         if e.name == "assume":
             b.call(self.intrinsic("llvm.assume", ir.VoidType(), [I1]), [self.bool_value(e.args[0])])
             return None

@@ -1116,7 +1116,20 @@ def _table():
             t[f"sub_group_{kind}_{op}"] = _sub_group_collective(kind, op)
             t[f"sub_group_non_uniform_{kind}_{op}"] = _sub_group_collective(kind, op)
             t[f"work_group_{kind}_{op}"] = _work_group_collective(kind, op)
+    for name, space in (("__to_global", 1), ("__to_local", 3), ("__to_private", 0)):
+        t[name] = _to_space(space)
     return t
+
+
+def _to_space(space):
+    """to_global/to_local/to_private (OpenCL C 3.0 6.15.10, clang's `__to_global(ptr)`): the
+    generic pointer if it points into that address space, else null."""
+    def make(base, params, arg_types, ret_ty):
+        def h(ex, args, bmask, full, ins):
+            ptr = np.asarray(args[0], np.int64)
+            return np.where(ex.memory.spaces_at(ptr) == space, ptr, np.int64(0))
+        return h
+    return make
 
 
 _TABLE = _table()

@@ -233,3 +233,24 @@ kernel void k(global uint *o) {
 """
     for (out,) in run_both(source, "k", 1, np.zeros(4, np.uint32)):
         np.testing.assert_array_equal(out, [np.float32(1).view(np.uint32), 5, 12, 2 ** 32 - 1])
+
+
+def test_to_global_to_local_to_private():
+    """The interpreter knows which address space a generic pointer points into."""
+    source = """
+int classify(generic int *p) {
+  return (to_global(p) != 0) + 2 * (to_local(p) != 0) + 4 * (to_private(p) != 0);
+}
+kernel void k(global int *o) {
+  local int l[2];
+  int x = 0;
+  size_t g = get_global_id(0);
+  o[g * 3 + 0] = classify(o);
+  o[g * 3 + 1] = classify(l);
+  o[g * 3 + 2] = classify(&x);
+  global int *back = to_global((generic int *)(o + g * 3));
+  back[0] += 10;
+}
+"""
+    for (out,) in run_both(source, "k", 2, np.zeros(6, np.int32), local_size=2):
+        np.testing.assert_array_equal(out, [11, 2, 4, 11, 2, 4])
