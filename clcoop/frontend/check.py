@@ -49,6 +49,7 @@ from pycparser import c_ast
 from clcoop.diagnostics import SourceLocation
 from clcoop.frontend import tast
 from clcoop.frontend import types as T
+from clcoop.frontend.parse import LOOP_UNROLL_HINTS
 
 try:  # builtins.py is written in parallel; calls to OpenCL built-ins need it.
     from clcoop.frontend import builtins as _builtins
@@ -1620,10 +1621,10 @@ class Checker:
             return tast.If(loc, cond, then, other)
         if isinstance(node, c_ast.While):
             cond = self.condition(node.cond)
-            return tast.While(loc, cond, self.loop_body(node.stmt))
+            return tast.While(loc, cond, self.loop_body(node.stmt), LOOP_UNROLL_HINTS.get(node))
         if isinstance(node, c_ast.DoWhile):
             body = self.loop_body(node.stmt)
-            return tast.DoWhile(loc, body, self.condition(node.cond))
+            return tast.DoWhile(loc, body, self.condition(node.cond), LOOP_UNROLL_HINTS.get(node))
         if isinstance(node, c_ast.For):
             return self.for_statement(node)
         if isinstance(node, c_ast.Switch):
@@ -1698,7 +1699,7 @@ class Checker:
             cond = self.condition(node.cond) if node.cond is not None else None
             step = self.expr(node.next) if node.next is not None else None
             body = self.loop_body(node.stmt)
-            return tast.For(location(node), init, cond, step, body)
+            return tast.For(location(node), init, cond, step, body, LOOP_UNROLL_HINTS.get(node))
         finally:
             self.scope = outer
 

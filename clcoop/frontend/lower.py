@@ -55,6 +55,23 @@ class PoisonConstant(ir.Constant):
         return hash(("poison", str(self.type)))
 
 
+class LoopIdMetadata(ir.values.MDValue):
+    """A loop ID: `distinct !{!self, !hint}` (LLVM LangRef, 'llvm.loop'), as clang emits it."""
+
+    def __init__(self, module, hint):
+        super().__init__(module, [], name=str(len(module.metadata)))
+        self.operands = (self, hint)
+
+    def descr(self, buf):
+        buf += (f"distinct !{{{self.get_reference()}, {self.operands[1].get_reference()}}}", "\n")
+
+    def __eq__(self, other):
+        return self is other
+
+    def __hash__(self):
+        return id(self)
+
+
 class EventIRType(ir.Type):
     """`target("spirv.Event")`: event_t, as clang-22 lowers it for SPIR."""
 
@@ -680,7 +697,24 @@ class Lowerer:
             self.branch(end_bb)
         self.start_block(end_bb)
 
-    def loop(self, prefix, cond, body, step=None, cond_first=True):
+    def loop_metadata(self, branch, unroll):
+        """clang's !llvm.loop on a loop's back edge for opencl_unroll_hint (OpenCL C 3.0 6.11.5):
+        no count = unroll.enable, 1 = unroll.disable, n = unroll.count n."""
+        if unroll is None or branch is None:
+            return
+        if unroll == 0:
+            hint = self.module.add_metadata(["llvm.loop.unroll.enable"])
+        elif unroll == 1:
+            hint = self.module.add_metadata(["llvm.loop.unroll.disable"])
+        else:
+            hint = self.module.add_metadata(["llvm.loop.unroll.count", ir.Constant(I32, unroll)])
+        branch.set_metadata("llvm.loop", LoopIdMetadata(self.module, hint))
+
+    def back_edge(self, target, unroll):
+        if not self.builder.block.is_terminated:
+            self.loop_metadata(self.builder.branch(target), unroll)
+
+    def loop(self, prefix, cond, body, step=None, cond_first=True, unroll=None):
         cond_bb = self.new_block(f"{prefix}.cond")
         body_bb = self.new_block(f"{prefix}.body")
         inc_bb = self.new_block(f"{prefix}.inc") if step is not None else None
@@ -693,15 +727,15 @@ class Lowerer:
             self.builder.branch(body_bb)
         self.start_block(body_bb)
         self.stmt_with_targets(body, end_bb, inc_bb or cond_bb)
-        self.branch(inc_bb or cond_bb)
         if inc_bb is not None:
+            self.branch(inc_bb)
             self.start_block(inc_bb)
             self.rvalue(step)
-            self.branch(cond_bb)
+        self.back_edge(cond_bb, unroll)
         self.start_block(end_bb)
 
     def st_While(self, s):
-        self.loop("while", s.cond, s.body)
+        self.loop("while", s.cond, s.body, unroll=s.unroll)
 
     def st_DoWhile(self, s):
         # do.body first, then do.cond (C99 6.8.5.2).
@@ -713,7 +747,7 @@ class Lowerer:
         self.stmt_with_targets(s.body, end_bb, cond_bb)
         self.branch(cond_bb)
         self.start_block(cond_bb)
-        self.builder.cbranch(self.rvalue(s.cond), body_bb, end_bb)
+        self.loop_metadata(self.builder.cbranch(self.rvalue(s.cond), body_bb, end_bb), s.unroll)
         self.start_block(end_bb)
 
     def stmt_with_targets(self, body, break_bb, continue_bb=None):
@@ -729,7 +763,7 @@ class Lowerer:
     def st_For(self, s):
         if s.init is not None:
             self.stmt(s.init)
-        self.loop("for", s.cond, s.body, step=s.step)
+        self.loop("for", s.cond, s.body, step=s.step, unroll=s.unroll)
 
     def st_Break(self, s):
         self.builder.branch(self.break_targets[-1])

@@ -43,6 +43,7 @@ an error the parser skips to the end of the statement or top-level declaration a
 goes on, so one run reports several errors (at most MAX_SYNTAX_ERRORS).
 """
 import re
+import weakref
 from dataclasses import dataclass
 
 from pycparser import c_ast
@@ -390,31 +391,41 @@ class ClcoopParser(OpenCLCParser):
 
     def _parse_statement(self):
         if self._loop_attributes_ahead():
-            self._loop_attributes(self._parse_attributes_opt())
+            hint = self._loop_attributes(self._parse_attributes_opt())
+            loop = super()._parse_statement()
+            LOOP_UNROLL_HINTS[loop] = hint
+            return loop
         return super()._parse_statement()
 
     def _loop_attributes(self, attrs):
-        """Loop attributes (OpenCL C 3.0 6.11.5 `opencl_unroll_hint(n)`): hints clcoop accepts
-        and checks, without passing them on (clang emits !llvm.loop unroll metadata)."""
+        """Loop attributes (OpenCL C 3.0 6.11.5 `opencl_unroll_hint(n)`): the unroll count n,
+        0 without an argument, None for an invalid one (LOOP_UNROLL_HINTS). An error here is
+        reported and the loop parsed on, as clang does."""
+        hint = 0
         for attr in attrs.exprs:
             name = attr.name.name if isinstance(attr, c_ast.FuncCall) else getattr(attr, "name", "")
-            if name.strip("_") != "opencl_unroll_hint":
-                raise SyntaxErrorAt(f"'{name}' attribute cannot be applied to a statement",
-                                    _coord_location(attr.coord))
             args = attr.args.exprs if isinstance(attr, c_ast.FuncCall) and attr.args else []
-            if len(args) > 1:
-                raise SyntaxErrorAt("'opencl_unroll_hint' attribute takes no more than 1 argument",
-                                    _coord_location(attr.coord))
-            if args and not (isinstance(args[0], c_ast.Constant) and args[0].type.endswith("int")
-                             and _int_literal(args[0].value) > 0):
-                raise SyntaxErrorAt("'opencl_unroll_hint' attribute requires a positive integral "
-                                    "compile time constant expression", _coord_location(attr.name.coord))
+            where = _coord_location(attr.name.coord if isinstance(attr, c_ast.FuncCall) else attr.coord)
+            if name.strip("_") != "opencl_unroll_hint":
+                message = f"'{name}' attribute cannot be applied to a statement"
+            elif len(args) > 1:
+                message = "'opencl_unroll_hint' attribute takes no more than 1 argument"
+            elif args and not (isinstance(args[0], c_ast.Constant) and args[0].type.endswith("int")
+                               and _int_literal(args[0].value) > 0):
+                message = ("'opencl_unroll_hint' attribute requires a positive integral compile time "
+                           "constant expression")
+            else:
+                hint = _int_literal(args[0].value) if args else 0
+                continue
+            self.errors.append(SyntaxErrorAt(message, where))
+            hint = None
+        return hint
 
     def _parse_block_item(self):
-        if self._loop_attributes_ahead():
-            self._loop_attributes(self._parse_attributes_opt())
         start = self._mark()
         try:
+            if self._loop_attributes_ahead():
+                return self._parse_statement()
             return super()._parse_block_item()
         except SyntaxErrorAt as err:
             if len(self.errors) >= MAX_SYNTAX_ERRORS:
@@ -463,6 +474,11 @@ class ClcoopParser(OpenCLCParser):
                     return
             elif tok.type == "SEMI" and depth == 0 and parens == 0:
                 return
+
+
+# Loop statement (c_ast.For/While/DoWhile) -> its opencl_unroll_hint: the count, or 0 without
+# one. c_ast nodes have __slots__, so the parser keeps this beside the tree; check reads it.
+LOOP_UNROLL_HINTS = weakref.WeakKeyDictionary()
 
 
 def _coord_location(coord):

@@ -177,12 +177,14 @@ class If(Stmt):
 class While(Stmt):
     cond: object                 # BOOL
     body: Stmt
+    unroll: int | None = None    # opencl_unroll_hint: None none, 0 enable, 1 disable, n count
 
 
 @record
 class DoWhile(Stmt):
     body: Stmt
     cond: object                 # BOOL
+    unroll: int | None = None    # as While.unroll
 
 
 @record
@@ -191,6 +193,7 @@ class For(Stmt):
     cond: object | None          # BOOL or None (infinite loop)
     step: object | None          # Expr or None
     body: Stmt
+    unroll: int | None = None    # as While.unroll
 
 
 @record

@@ -1,6 +1,6 @@
 // Loop attributes: opencl_unroll_hint (OpenCL C 3.0 6.11.5) with and without a count is
 // accepted before for/while/do, also as a sub-statement; a non-positive count is clang-22's
-// error. (A hint: clcoop emits no !llvm.loop metadata.)
+// error (the loop is still parsed: one error). The metadata: codegen/opencl-unroll-hint.cl.
 // RUN: %clcoop %s -DGOOD -o - | FileCheck %s --check-prefix=GOOD
 // RUN: %not %clcoop %s -o %t 2>&1 | FileCheck %s
 kernel void k(global int *o, int n) {
