@@ -410,12 +410,11 @@ class ClcoopParser(OpenCLCParser):
                 message = f"'{name}' attribute cannot be applied to a statement"
             elif len(args) > 1:
                 message = "'opencl_unroll_hint' attribute takes no more than 1 argument"
-            elif args and not (isinstance(args[0], c_ast.Constant) and args[0].type.endswith("int")
-                               and _int_literal(args[0].value) > 0):
+            elif args and not (_integer_constant(args[0]) or 0) > 0:
                 message = ("'opencl_unroll_hint' attribute requires a positive integral compile time "
                            "constant expression")
             else:
-                hint = _int_literal(args[0].value) if args else 0
+                hint = _integer_constant(args[0]) if args else 0
                 continue
             self.errors.append(SyntaxErrorAt(message, where))
             hint = None
@@ -483,6 +482,27 @@ LOOP_UNROLL_HINTS = weakref.WeakKeyDictionary()
 
 def _coord_location(coord):
     return SourceLocation(coord.file or "<input>", coord.line, coord.column or 1)
+
+
+_CONSTANT_OPERATORS = {"+": int.__add__, "-": int.__sub__, "*": int.__mul__, "<<": int.__lshift__,
+                       ">>": int.__rshift__, "&": int.__and__, "|": int.__or__, "^": int.__xor__,
+                       "/": lambda a, b: int(a / b) if b else None, "%": lambda a, b: a % b if b else None}
+
+
+def _integer_constant(node):
+    """The value of an integer constant expression made of literals and + - * / % << >> & | ^
+    and unary -/+ (an attribute argument after macro expansion), else None."""
+    if isinstance(node, c_ast.Constant) and node.type.endswith("int"):
+        return _int_literal(node.value)
+    if isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+"):
+        value = _integer_constant(node.expr)
+        return None if value is None else (-value if node.op == "-" else value)
+    if isinstance(node, c_ast.BinaryOp) and node.op in _CONSTANT_OPERATORS:
+        left, right = _integer_constant(node.left), _integer_constant(node.right)
+        if left is None or right is None:
+            return None
+        return _CONSTANT_OPERATORS[node.op](left, right)
+    return None
 
 
 def _int_literal(text):
