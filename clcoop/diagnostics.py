@@ -96,6 +96,25 @@ class DiagnosticEngine:
         self.sources = sources or SourceManager()
         self.diagnostics = []
         self.warning_policy = warning_policy or WarningPolicy()
+        # (file, line) -> [(first column, column after it, (the invocation's location,
+        # [(macro name, the token's location in its #define)], outermost macro first))] for each token of a macro expansion the
+        # preprocessor wrote: a diagnostic on (or just after) one is moved to the invocation
+        # with clang's "expanded from macro" note.
+        self.expansions = {}
+
+    def add_expansion(self, written_at, length, origin):
+        self.expansions.setdefault((written_at.file, written_at.line), []).append(
+            (written_at.column, written_at.column + length, origin))
+
+    def expansion_at(self, location):
+        spans = self.expansions.get((location.file, location.line)) if location else None
+        for start, end, origin in spans or ():
+            if start <= location.column < end:
+                return origin
+        for start, end, origin in spans or ():
+            if location.column == end:     # clang's "expected ';'" points just after a token
+                return origin
+        return None
 
     @property
     def error_count(self):
@@ -118,7 +137,12 @@ class DiagnosticEngine:
         return Diagnostic("note", message, location)
 
     def _add(self, severity, message, location, notes):
-        diag = Diagnostic(severity, message, location, list(notes))
+        notes = list(notes)
+        expansion = self.expansion_at(location)
+        if expansion is not None:
+            location, chain = expansion      # chain: (macro, place in its #define), outermost first
+            notes[:0] = [self.note(f"expanded from macro '{macro}'", place) for macro, place in chain]
+        diag = Diagnostic(severity, message, location, notes)
         self.diagnostics.append(diag)
         return diag
 

@@ -44,6 +44,7 @@ class Options:
     cl_std: str = "CL3.0"
     triple: str = "spir64-unknown-unknown"
     opt_level: int = CLI_DEFAULT_OPT_LEVEL
+    fp_contract: str = "on"        # -ffp-contract: OpenCL C's FP_CONTRACT ON by default, as clang
     debug_info: bool = False       # -g; Program.build() always asks for it (faults name source lines)
     emit_spirv: bool = False
     verbose: bool = False
@@ -57,7 +58,8 @@ class Options:
         return CompileOptions(include_dirs=list(self.include_dirs), defines=dict(self.defines),
                               undefines=list(self.undefines), triple=self.triple,
                               opt_level=self.opt_level, cl_std=self.cl_std, filename=filename,
-                              warning_policy=self.warnings, debug_info=self.debug_info)
+                              warning_policy=self.warnings, debug_info=self.debug_info,
+                              fp_contract=self.fp_contract)
 
 
 # ----------------------------------------------------------------------- what each option stores
@@ -106,6 +108,8 @@ OPTIONS = (
     Option(("-triple", "-target"), _set("triple"), takes_value=True, equals=True, build=False),
     Option(("--target",), _set("triple"), takes_value=True, equals=True, separate=False, build=False),
     Option(("-cl-opt-disable",), _set("opt_level", 0)),
+    # Checked by the driver (clang's "invalid value 'x' in '-ffp-contract=x'").
+    Option(("-ffp-contract",), _set("fp_contract"), takes_value=True, equals=True, separate=False),
     # clang's -gline-tables-only level: DICompileUnit, DISubprogram, DILocation.
     Option(("-g", "-gline-tables-only"), _set("debug_info", True)),
     Option(("-g0",), _set("debug_info", False)),

@@ -31,6 +31,8 @@ OPTIONS:
   -g, -gline-tables-only Emit debug line information (DICompileUnit, DISubprogram,
                          DILocation; clang's -gline-tables-only level). -g0 turns it off.
                          Program.build() and clcoop-run always compile with -g.
+  -ffp-contract=<mode>   Floating-point contraction: on (default, OpenCL C's FP_CONTRACT ON:
+                         a*b+c becomes llvm.fmuladd), off, or fast (contract flags).
   -E                     Only preprocess; write the result (default: stdout).
   -fsyntax-only          Check the source and write nothing.
   --emit-spirv           Emit a SPIR-V binary (through llc-22) instead of LLVM IR text.

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from clcoop.frontend.types import (
-    CONSTANT, GENERIC, GLOBAL, LOCAL, PRIVATE, SCALARS, VOID, AtomicType, CType, EnumType,
-    PointerType, ScalarType, VectorType, builtin_typedefs, vector_of,
+    CONSTANT, EVENT, GENERIC, GLOBAL, LOCAL, PRIVATE, SCALARS, VOID, AtomicType, CType, EnumType,
+    EventType, PointerType, ScalarType, VectorType, builtin_typedefs, vector_of,
 )
 
 
@@ -137,6 +137,10 @@ def _type_code(code, elem, count, target):
         return target.size_t
     if code == "cgp":
         return PointerType(vector_of(e, count), GLOBAL, const=True)
+    if code in ("lp", "clp", "gp"):         # __local g *, const __local g *, __global g *
+        return PointerType(vector_of(e, count), GLOBAL if code == "gp" else LOCAL, const=code == "clp")
+    if code == "ev":
+        return EVENT
     if code == "ballot":
         return VectorType(S["uint"], 4)
     if code == "uint2":
@@ -197,6 +201,12 @@ def _build_specs():
     add(["work_group_barrier", "sub_group_barrier"], "N", "v", "j", "ms")
     add(["mem_fence", "read_mem_fence", "write_mem_fence"], "N", "v", "j")
     add("prefetch", "IF", "v", "cgp", "z")          # 6.15.13
+    # Async copies (6.15.11).
+    add("async_work_group_copy", "IF", "ev", "lp", "cgp", "z", "ev")
+    add("async_work_group_copy", "IF", "ev", "gp", "clp", "z", "ev")
+    add("async_work_group_strided_copy", "IF", "ev", "lp", "cgp", "z", "z", "ev")
+    add("async_work_group_strided_copy", "IF", "ev", "gp", "clp", "z", "z", "ev")
+    add("wait_group_events", "N", "v", "i", "ev*")
     # __opencl_c_kernel_clock_scope_* (cl_khr_kernel_clock).
     add(["clock_read_device", "clock_read_work_group", "clock_read_sub_group"], "N", "ulong")
     add(["clock_read_hilo_device", "clock_read_hilo_work_group", "clock_read_hilo_sub_group"], "N", "uint2")
@@ -403,7 +413,8 @@ def _build_shuffle_and_dot_specs():
 
 
 _CONVERGENT_PREFIXES = ("sub_group_", "work_group_", "intel_sub_group_")
-_CONVERGENT_NAMES = frozenset(("barrier",))
+_CONVERGENT_NAMES = frozenset(("barrier", "async_work_group_copy", "async_work_group_strided_copy",
+                               "wait_group_events"))    # work-group functions (6.15.11)
 _SPECS = None
 # Type-by-type overloads, built per group on first use (name prefixes -> builder).
 _EXPLICIT_GROUPS = ((("vload", "vstore"), _build_vload_specs),
@@ -444,6 +455,20 @@ def _explicit_specs(name):
 def is_builtin(name):
     """True when `name` is an OpenCL C built-in function this table knows (convert_* included)."""
     return bool(_convert_match(name) or name in _family_specs() or _explicit_specs(name))
+
+
+_BY_VERSION_TABLE = Path(__file__).with_name("builtins_by_version.txt")
+
+
+@functools.lru_cache(maxsize=None)
+def hidden_at(cl_std):
+    """Built-ins clang-22's opencl-c.h does not declare at `cl_std` (CL1.2: the OpenCL 2.0 and
+    3.0-extension functions); from builtins_by_version.txt (scripts/gen_version_builtins.py)."""
+    for line in _BY_VERSION_TABLE.read_text(encoding="utf-8").splitlines():
+        words = line.split()
+        if words and words[0].upper() == cl_std.upper():
+            return frozenset(words[1:])
+    return frozenset()
 
 
 def builtin_names():
@@ -563,6 +588,8 @@ def _mangle_type(t, subs):
         text = f"{len(t.tag)}{t.tag}"
     elif isinstance(t, AtomicType):
         text = t.itanium()            # the vendor qualifier U7_Atomic: a candidate, like K/V
+    elif isinstance(t, EventType):
+        text = t.itanium()            # a named (class-like) type: a candidate
     elif isinstance(t, PointerType):
         text = "P" + _mangle_pointee(t, subs)
     else:
@@ -622,11 +649,15 @@ def conversion_rank(arg, param):
             return _scalar_rank(arg, param)
         if isinstance(param, VectorType):
             return WIDENING
+        if isinstance(param, EventType) and arg.is_integer:
+            return CONVERSION        # only a constant 0 (clang's zero-to-event); check verifies it
         return None
     if isinstance(arg, VectorType):
         return EXACT if arg == param else None
     if isinstance(arg, PointerType):
         return _pointer_rank(arg, param)
+    if isinstance(arg, EventType):
+        return EXACT if arg == param else None
     return None
 
 
@@ -697,6 +728,12 @@ def resolve(name, arg_types, target):
     candidates = overloads(name, target)
     if not candidates:
         raise BuiltinMismatch(f"use of undeclared identifier '{name}'")
+    return select_overload(name, candidates, arg_types)
+
+
+def select_overload(name, candidates, arg_types):
+    """clang's overload resolution among `candidates` (BuiltinOverload objects: the built-ins,
+    or a user's __attribute__((overloadable)) functions); raises BuiltinMismatch."""
     viable = [(o, r) for o in candidates if (r := _ranks(o, arg_types)) is not None]
     if not viable:
         if len(candidates) == 1:

@@ -42,13 +42,16 @@ Cooperative-matrix decisions (where the RFC and the pull request are silent)
 - Matrices may not be struct members, array elements, pointees or static/program-scope.
 """
 import contextlib
+import math
 import re
+import struct
 
 from pycparser import c_ast
 
 from clcoop.diagnostics import SourceLocation
 from clcoop.frontend import tast
 from clcoop.frontend import types as T
+from clcoop.frontend.parse import LOOP_UNROLL_HINTS
 
 try:  # builtins.py is written in parallel; calls to OpenCL built-ins need it.
     from clcoop.frontend import builtins as _builtins
@@ -105,9 +108,14 @@ ACCESS_QUALS = ("read_only", "__read_only", "write_only", "__write_only", "read_
                 "__read_write")
 
 
-def check(ast, diag, target):
-    """Check a pycparser FileAST; report to diag; return the typed AST."""
+def check(ast, diag, target, fp_contract="on", cl_std="CL3.0"):
+    """Check a pycparser FileAST; report to diag; return the typed AST.
+    fp_contract: -ffp-contract's on|off|fast, the state before any FP_CONTRACT pragma;
+    cl_std: -cl-std (built-ins clang's opencl-c.h does not declare for it are hidden)."""
     checker = Checker(diag, target)
+    checker.fp_contract_default = checker.fp_contract = fp_contract
+    checker.hidden_builtins = _builtins.hidden_at(cl_std) if _builtins is not None else frozenset()
+    checker.pre_cl20 = cl_std.upper() in ("CL1.0", "CL1.1", "CL1.2")    # no to_global & co.
     try:
         checker.translation_unit(ast)
     except _TooManyErrors:
@@ -116,6 +124,52 @@ def check(ast, diag, target):
         # The parser bounds nesting too; this keeps a pathological input a diagnostic.
         diag.error("expression or statement nested too deeply", checker.last_loc)
     return tast.TranslationUnit(functions=checker.functions, globals=checker.globals)
+
+
+def member_path(t, name):
+    """[(index, field), ...] from struct/union t down to member `name`, through anonymous
+    struct/union members; None when there is no such member."""
+    for i, f in enumerate(t.fields):
+        if f.name == name:
+            return [(i, f)]
+        if f.name is None and isinstance(f.type, T.StructType):
+            inner = member_path(f.type, name)
+            if inner is not None:
+                return [(i, f)] + inner
+    return None
+
+
+def _is_fp_contract_pragma(node):
+    return (node.string or "").split()[1:2] == ["FP_CONTRACT"]
+
+
+def _struct_code(t):
+    t = as_arith(t)
+    if t.is_float:
+        return {16: "e", 32: "f", 64: "d"}[t.bits]
+    code = {8: "b", 16: "h", 32: "i", 64: "q"}[t.bits]
+    return code if t.signed else code.upper()
+
+
+def fold_as_type(value, source_type, target_type):
+    """A folded as_<type> (OpenCL C 3.0 6.4.4.2): the same bytes read as the target type.
+    Lets `constant float x = INFINITY;` (as_float(0x7f800000) in the default header) fold."""
+    if value is None:
+        return None
+    src_elem, dst_elem = unqualified_elem(source_type), unqualified_elem(target_type)
+    values = value if isinstance(value, tuple) else (value,)
+    src_count = source_type.count if isinstance(source_type, T.VectorType) else 1
+    dst_count = target_type.count if isinstance(target_type, T.VectorType) else 1
+    if len(values) != src_count or 3 in (src_count, dst_count):
+        return None          # 3-component vectors have a padding element: not folded
+    try:
+        data = struct.pack("<" + _struct_code(src_elem) * src_count,
+                           *(wrap_int(int(v), as_arith(src_elem)) if as_arith(src_elem).is_integer else v
+                             for v in values))
+        out = struct.unpack("<" + _struct_code(dst_elem) * dst_count, data)
+    except (struct.error, OverflowError, KeyError):
+        return None
+    return out if isinstance(target_type, T.VectorType) else out[0]
 
 
 def location(node):
@@ -211,6 +265,33 @@ def operator_location(sources, op, operand, fallback):
 
 
 # ------------------------------------------------------------------ small type helpers
+# clang built-ins OpenCL code uses (clang's Builtins.td), name -> (kind, argument/result info, arity).
+# __builtin_astype(x, T) is as_T(x), a macro of the default header (its second argument is a type).
+CLANG_BUILTINS = {
+    "__builtin_expect": ("expect", "long", 2),
+    "__builtin_assume": ("assume", None, 1),
+    "__builtin_unreachable": ("unreachable", None, 0),
+    "__builtin_memcpy": ("memcpy", None, 3),
+    "__builtin_memset": ("memset", None, 3),
+    "__builtin_clz": ("ctlz", "uint", 1), "__builtin_clzl": ("ctlz", "ulong", 1),
+    "__builtin_clzll": ("ctlz", "ulong", 1),
+    "__builtin_ctz": ("cttz", "uint", 1), "__builtin_ctzl": ("cttz", "ulong", 1),
+    "__builtin_ctzll": ("cttz", "ulong", 1),
+    "__builtin_popcount": ("ctpop", "uint", 1), "__builtin_popcountl": ("ctpop", "ulong", 1),
+    "__builtin_popcountll": ("ctpop", "ulong", 1),
+    "__builtin_isnan": ("is.fpclass", "nan", 1), "__builtin_isinf": ("is.fpclass", "inf", 1),
+    "__builtin_isfinite": ("is.fpclass", "finite", 1),
+    "__builtin_inff": ("float-const", ("float", "inf"), 0), "__builtin_inf": ("float-const", ("double", "inf"), 0),
+    "__builtin_huge_valf": ("float-const", ("float", "inf"), 0),
+    "__builtin_huge_val": ("float-const", ("double", "inf"), 0),
+    "__builtin_fabsf": ("fabs", "float", 1), "__builtin_fabs": ("fabs", "double", 1),
+    "__builtin_nanf": ("float-const", ("float", "nan"), 1), "__builtin_nan": ("float-const", ("double", "nan"), 1),
+}
+# OpenCL C 2.0 address-space queries (6.15.10): name -> the space of the result.
+ADDRESS_SPACE_QUERIES = {"to_global": T.GLOBAL, "to_local": T.LOCAL, "to_private": T.PRIVATE}
+# llvm.is.fpclass test masks clang uses (LangRef: bit 0 sNaN, 1 qNaN, 2-4 negative inf/normal/
+# subnormal, 5-6 -0/+0, 7-9 positive subnormal/normal/inf).
+FPCLASS_MASKS = {"nan": 3, "inf": 516, "finite": 504}
 # A printf conversion (OpenCL C 3.0 6.15.14.2), in the literal's spelling.
 _PRINTF_CONVERSION = re.compile(r"%%|%[-+ #0]*(?P<width>\*|\d+)?(?:\.(?P<precision>\*|\d*))?"
                                 r"(?:v\d+)?(?:hh|hl|h|ll|l)?[diouxXcsfFeEgGaAp]")
@@ -434,6 +515,15 @@ class Checker:
         self.implicitly_const = set()
         self.enabled_extensions = set()    # by #pragma OPENCL EXTENSION, in source order
         self.coop_extension_reported = False
+        self.hidden_builtins = frozenset()  # not declared at the -cl-std compiled for (check())
+        self.pre_cl20 = False
+        self.extern_vars = {}      # id -> Var declared `extern` and not (yet) defined
+        self.overloads = {}        # name -> the user's __attribute__((overloadable)) Functions
+        self.extern_uses = {}      # name -> first use of such a variable
+        # Floating-point contraction of `a * b + c` (OpenCL C 3.0 6.11.1: FP_CONTRACT is ON by
+        # default): "on" (llvm.fmuladd, as clang), "off", or "fast" (contract flags); the
+        # FP_CONTRACT pragmas change it to the end of their compound statement.
+        self.fp_contract_default = self.fp_contract = "on"
         self.declared_param_names = {}   # id(Function) -> parameter names of its first declaration
         self.fn = None
         self.coop_decl_locs = {}    # typedef name -> location of its declaration (for notes)
@@ -451,6 +541,9 @@ class Checker:
         what is accepted: without it, half values are errors as in clang-22; every other
         extension (fp64, subgroups, cooperative matrices) is always on."""
         words = (node.string or "").replace(":", " : ").split()
+        if words[:2] in (["OPENCL", "FP_CONTRACT"], ["STDC", "FP_CONTRACT"]):
+            self.fp_contract_pragma(words, node)
+            return
         if len(words) != 5 or words[:2] != ["OPENCL", "EXTENSION"] or words[3] != ":":
             return
         name, behavior = words[2], words[4]
@@ -459,6 +552,31 @@ class Checker:
             self.enabled_extensions |= names
         elif behavior == "disable":
             self.enabled_extensions -= names
+
+    def fp_contract_pragma(self, words, node, in_block_after_statements=False):
+        """`#pragma OPENCL FP_CONTRACT ON|OFF|DEFAULT` (OpenCL C 3.0 6.11.1) and C99's
+        `#pragma STDC FP_CONTRACT` (7.12.2): at file scope, or first in a compound statement
+        until its end; DEFAULT is -ffp-contract's state. clang-22's wording."""
+        states = {"ON": "on", "OFF": "off", "DEFAULT": self.fp_contract_default}
+        if len(words) != 3 or words[2] not in states:
+            self.warn("expected 'ON' or 'OFF' or 'DEFAULT' in pragma [-Wunknown-pragmas]",
+                      self.pragma_word_location(node, 2))
+            return
+        if in_block_after_statements:
+            self.fail("'#pragma fp_contract' can only appear at file scope or at the start of a "
+                      "compound statement", self.pragma_word_location(node, 1))
+        self.fp_contract = states[words[2]]
+
+    def pragma_word_location(self, node, index):
+        """Location of the index-th word after `#pragma` (clang points at it)."""
+        loc = location(node)
+        line = self.diag.sources.line(loc.file, loc.line) if loc else None
+        if not line:
+            return loc
+        found = list(re.finditer(r"[A-Za-z_]\w*", line))
+        words = [m for m in found if m.group() != "pragma"][index:]
+        column = words[0].start() + 1 if words else loc.column
+        return SourceLocation(loc.file, loc.line, column)
 
     def require_fp16(self, message, where):
         """A half value (not a pointer to half, a half vector or a half matrix) needs
@@ -540,6 +658,12 @@ class Checker:
             except _Abandon:
                 pass
         self.check_recursion()
+        for name, loc in self.extern_uses.items():
+            var = self.scope.names.get(name)
+            if isinstance(var, tast.Var) and id(var) in self.extern_vars:
+                self.error(f"'{name}' is declared extern but not defined in this translation unit "
+                           "(clcoop compiles and runs one translation unit)", loc,
+                           [self.note("declared here", var.loc)])
         self.functions = [f for f in self.functions if f.body is not None or getattr(f, "_used", False)]
 
     @contextlib.contextmanager
@@ -745,6 +869,11 @@ class Checker:
                 self.scope.tags[tag] = st
         fields = []
         for d in node.decls:
+            if d.name is None and isinstance(d.type, (c_ast.Struct, c_ast.Union)):
+                # An anonymous struct/union member (C11 6.7.2.1p13): its members are found
+                # as members of the enclosing struct (member_path).
+                fields.append(T.StructField(None, self.struct_type(d.type)))
+                continue
             ftype, _, _ = self.full_decl_type(d)
             if ftype.is_coop_matrix:
                 self.fail("cooperative matrix type cannot be a struct or union member", d)
@@ -861,7 +990,29 @@ class Checker:
                 if not isinstance(decl.type, c_ast.TypeDecl):     # a pointer, array or function
                     self.fail(f"'{spell(t)}' is invalid cooperative matrix element type", base_node)
                 t = self.coop_mat_type(t, args, node, base_node, typedef_name)
+            elif name in ("ext_vector_type", "__ext_vector_type__"):
+                t = self.ext_vector_type(t, args, node, decl, typedef_name)
         return t, aspace, const
+
+    def ext_vector_type(self, elem, args, attr_node, decl, typedef_name):
+        """`typedef T name __attribute__((ext_vector_type(N)))`: clang's OpenCL vector type
+        (clang's AttrDocs: ext_vector_type applies to typedefs of scalar types)."""
+        if typedef_name is None:
+            self.fail("'ext_vector_type' attribute only applies to typedefs", attr_node)
+        if len(args) != 1:
+            self.fail(f"'ext_vector_type' attribute takes one argument", attr_node)
+        elem = as_arith(elem) if isinstance(elem, T.EnumType) else elem
+        if not isinstance(decl.type, c_ast.TypeDecl) or not isinstance(elem, T.ScalarType) \
+                or elem.is_void or elem.name == "bool":
+            self.fail(f"invalid vector element type '{spell(elem)}'", attr_node)
+        count = self.integer_constant(args[0], "'ext_vector_type' attribute")
+        if count <= 0:
+            self.fail("zero vector size" if count == 0 else "vector size too large", args[0])
+        if count not in (1,) + T.VECTOR_SIZES:
+            # clang accepts any width; OpenCL C (6.3.1) defines 2, 3, 4, 8 and 16 only.
+            self.fail(f"vector of {count} elements is not supported by clcoop "
+                      f"(OpenCL C vectors have 2, 3, 4, 8 or 16)", args[0])
+        return T.vector_of(elem, count)
 
     # ------------------------------------------------------------------ declarations
     def typedef(self, node):
@@ -870,6 +1021,17 @@ class Checker:
         self.declare_typedef(node, t, aspace)
 
     def declare_typedef(self, node, t, aspace):
+        previous = self.scope.names.get(node.name)
+        if isinstance(previous, tuple) and previous[0] == "typedef" and previous[3] is not None:
+            # C11 6.7p3 allows the same type again (clang warns under C99); another type is an error.
+            note = [self.note("previous definition is here", previous[3])]
+            if previous[1] != t:
+                self.fail(f"typedef redefinition with different types ('{spell(t)}' vs '{spell(previous[1])}')",
+                          name_location(node), note)
+            if not previous[3].file.endswith("opencl-c-coop.h"):   # clang: not for system headers
+                self.warn(f"redefinition of typedef '{node.name}' is a C11 feature [-Wtypedef-redefinition]",
+                          name_location(node), note)
+            return
         if isinstance(t, T.StructType) and t.tag is None and t.typedef_name is None:
             object.__setattr__(t, "typedef_name", node.name)
         self.scope.names[node.name] = ("typedef", t, aspace, location(node))
@@ -890,9 +1052,11 @@ class Checker:
         if "typedef" in storage:
             self.declare_typedef(node, t, aspace)
             return []
-        if "extern" in storage and program_scope:
-            self.fail("extern variables are not supported by clcoop", node)
         previous = self.scope.names.get(node.name)
+        if "extern" in storage and program_scope:
+            return self.extern_declaration(node, t, aspace, const, previous)
+        if program_scope and isinstance(previous, tast.Var) and id(previous) in self.extern_vars:
+            return [self.define_extern(node, previous, t, aspace, const)]
         if isinstance(previous, (tast.Var, tast.Function)) or (isinstance(previous, tuple) and previous[0] == "enum"):
             prev_loc = previous.loc if not isinstance(previous, tuple) else previous[3]
             self.poisoned.discard(node.name)
@@ -903,6 +1067,89 @@ class Checker:
             var = self.global_variable(node, t, aspace, const)
             return [var]
         return [self.local_variable(node, t, aspace, const, "static" in storage)]
+
+    def extern_declaration(self, node, t, aspace, const, previous):
+        """`extern T x;` at program scope (C99 6.9.2): declares x; a definition must follow in
+        this translation unit if x is used (clcoop links nothing; clang leaves an external global)."""
+        space = T.GLOBAL if aspace in (None, T.GENERIC) else aspace
+        if isinstance(previous, tast.Var):
+            if previous.type != t and not (isinstance(previous.type, T.ArrayType) and isinstance(t, T.ArrayType)
+                                           and previous.type.elem == t.elem and t.length is None):
+                self.fail(f"redeclaration of '{node.name}' with a different type: '{spell(t)}' vs "
+                          f"'{spell(previous.type)}'", name_location(node),
+                          [self.note("previous declaration is here", previous.loc)])
+            return []
+        if node.init is not None:
+            self.warn("'extern' variable has an initializer", name_location(node))
+            return [self.global_variable(node, t, aspace, const)]
+        var = tast.Var(node.name, t, "global", space, None, location(node), const or space == T.CONSTANT,
+                       global_name=node.name)
+        self.scope.names[node.name] = var
+        self.extern_vars[id(var)] = var
+        return []
+
+    def define_extern(self, node, var, t, aspace, const):
+        """The definition of a variable declared `extern` before: the same Var, now defined."""
+        del self.extern_vars[id(var)]
+        del self.scope.names[node.name]
+        defined = self.global_variable(node, t, aspace, const)
+        self.globals.remove(defined)
+        if defined.type != var.type and not (isinstance(var.type, T.ArrayType) and var.type.length is None):
+            self.fail(f"redefinition of '{node.name}' with a different type: '{spell(defined.type)}' vs "
+                      f"'{spell(var.type)}'", name_location(node),
+                      [self.note("previous declaration is here", var.loc)])
+        for field_name in ("type", "addrspace", "initializer", "loc", "is_const"):
+            setattr(var, field_name, getattr(defined, field_name))
+        if id(defined) in self.implicitly_const:
+            self.implicitly_const.add(id(var))
+        self.scope.names[node.name] = var
+        self.globals.append(var)
+        return var
+
+    def overloadable_declaration(self, node, name, ftype, is_kernel, defining):
+        """`__attribute__((overloadable))` (clang's C extension): one function per parameter
+        list, named as clang mangles it (Itanium, like the OpenCL built-ins)."""
+        try:
+            mangled = _builtins.mangle(name, ftype.params)
+        except ValueError:
+            self.fail(f"clcoop cannot mangle the parameter types of overloadable function '{name}'",
+                      name_location(node))
+        family = self.overloads.setdefault(name, [])
+        for existing in family:
+            if existing.mangled == mangled:
+                if existing.type != ftype:
+                    self.fail(f"conflicting types for '{name}'", name_location(node),
+                              [self.note("previous declaration is here", existing.loc)])
+                if defining and existing.body is not None:
+                    self.fail(f"redefinition of '{name}'", name_location(node),
+                              [self.note("previous definition is here", existing.loc)])
+                if defining:
+                    existing.loc = location(node)
+                return existing
+        fn = tast.Function(name, ftype, [], None, is_kernel, "static" in (node.storage or []), location(node),
+                           mangled=mangled)
+        self.declared_param_names[id(fn)] = declared_parameter_names(node)
+        family.append(fn)
+        self.functions.append(fn)
+        self.scope.names.setdefault(name, fn)
+        return fn
+
+    def overloaded_call(self, name, args_nodes, node):
+        """A call to a user's overloadable function: clang's overload resolution picks one."""
+        family = self.overloads[name]
+        arg_types = [self.rvalue(self.expr(a)).type for a in args_nodes]
+        candidates = {_builtins.BuiltinOverload(name, f.type.ret, f.type.params, f.mangled): f for f in family}
+        try:
+            chosen = _builtins.select_overload(name, list(candidates), arg_types)
+        except _builtins.BuiltinMismatch as exc:
+            by_signature = {o.signature(): f for o, f in candidates.items()}
+            notes = []
+            for text in exc.notes:        # "candidate function: <signature>": at its declaration, as clang
+                head, _, signature = text.partition(": ")
+                fn = by_signature.get(signature)
+                notes.append(self.note(head, fn.loc) if fn is not None else self.note(text, location(node)))
+            self.fail(exc.message, node, notes)
+        return self.user_call(candidates[chosen], args_nodes, node)
 
     def check_object_type(self, t, node, where):
         if t.is_void:
@@ -1252,9 +1499,15 @@ class Checker:
                     self.require_fp16_object(pt, paspace, p, "parameter")
         funcspec = [s for s in (node.funcspec or []) if isinstance(s, str)]
         is_kernel = "__kernel" in funcspec or "kernel" in funcspec
-        if name in COOP_BUILTINS or (_builtins is not None and _builtins.is_builtin(name)):
+        if name in COOP_BUILTINS or name == "printf" or (_builtins is not None and _builtins.is_builtin(name)):
             if not defining:
                 return None    # a re-declaration of a built-in (e.g. from a header): keep the built-in
+        if ftype.variadic:
+            # OpenCL C 3.0 6.11 (restrictions): only printf is variadic; clang-22's wording.
+            self.fail("invalid prototype, variadic arguments are not allowed in OpenCL", name_location(node))
+        overloadable = any(n.strip("_") == "overloadable" for n, _, _ in self.attributes_of(node))
+        if overloadable:
+            return self.overloadable_declaration(node, name, ftype, is_kernel, defining)
         other = self.scope.names.get(name)
         if other is not None and not isinstance(other, tast.Function):
             other_loc = other[3] if isinstance(other, tuple) else other.loc
@@ -1390,12 +1643,29 @@ class Checker:
                     self.error("'intel_reqd_sub_group_size' attribute requires a positive integral "
                                "compile time constant expression", args[0])
                 fn.intel_reqd_sub_group_size = value
-            elif bare in ("vec_type_hint",) or bare in IGNORED_ATTRS:
+            elif bare == "vec_type_hint":
+                self.vec_type_hint(fn, args, node)
+            elif bare in IGNORED_ATTRS:
                 pass
             elif bare == "coop_mat":
                 self.error("'coop_mat' attribute only applies to variables and typedefs", node)
             else:
                 self.warn(f"unknown attribute '{name}' ignored", node)
+
+    def vec_type_hint(self, fn, args, node):
+        """`vec_type_hint(<type>)` (OpenCL C 3.0 6.11.2): a scalar or vector of char..double;
+        kept for the kernel's !vec_type_hint metadata as clang writes it."""
+        if len(args) != 1 or not isinstance(args[0], c_ast.Typename):
+            self.error("'vec_type_hint' attribute takes one argument", node)
+            return
+        t, _, _ = self.full_decl_type(args[0])
+        elem = unqualified_elem(t)
+        if not isinstance(t, (T.ScalarType, T.VectorType)) or elem.is_void or elem == T.BOOL:
+            self.error(f"invalid attribute argument '{spell(t)}' - expecting a vector or vectorizable "
+                       "scalar type", args[0])
+            return
+        if fn.is_kernel:
+            fn.vec_type_hint = t
 
     def resolve_gotos(self):
         for name, node in self.fn.gotos:
@@ -1405,19 +1675,25 @@ class Checker:
     # ------------------------------------------------------------------ statements
     def compound(self, node, new_scope=True):
         outer = self.scope
+        outer_fp_contract = self.fp_contract
         if new_scope:
             self.scope = Scope(outer)
         self.fn.depth += 1
         items = []
         try:
-            for item in node.block_items or []:
+            for index, item in enumerate(node.block_items or []):
                 try:
+                    if isinstance(item, c_ast.Pragma) and _is_fp_contract_pragma(item) \
+                            and not all(isinstance(i, c_ast.Pragma) for i in node.block_items[:index]):
+                        self.fp_contract_pragma((item.string or "").split(), item, True)
+                        continue
                     items.extend(self.block_item(item))
                 except _Abandon:
                     pass
         finally:
             self.fn.depth -= 1
             self.scope = outer
+            self.fp_contract = outer_fp_contract
         return tast.Compound(location(node), items)
 
     def block_item(self, node):
@@ -1447,11 +1723,11 @@ class Checker:
         if isinstance(node, c_ast.While):
             with self.fn.uninitialized.loop():
                 cond = self.condition(node.cond)
-                return tast.While(loc, cond, self.loop_body(node.stmt))
+                return tast.While(loc, cond, self.loop_body(node.stmt), LOOP_UNROLL_HINTS.get(node))
         if isinstance(node, c_ast.DoWhile):
             with self.fn.uninitialized.loop():
                 body = self.loop_body(node.stmt)
-                return tast.DoWhile(loc, body, self.condition(node.cond))
+                return tast.DoWhile(loc, body, self.condition(node.cond), LOOP_UNROLL_HINTS.get(node))
         if isinstance(node, c_ast.For):
             return self.for_statement(node)
         if isinstance(node, c_ast.Switch):
@@ -1527,7 +1803,7 @@ class Checker:
                 cond = self.condition(node.cond) if node.cond is not None else None
                 step = self.expr(node.next) if node.next is not None else None
                 body = self.loop_body(node.stmt)
-            return tast.For(location(node), init, cond, step, body)
+            return tast.For(location(node), init, cond, step, body, LOOP_UNROLL_HINTS.get(node))
         finally:
             self.scope = outer
 
@@ -1648,7 +1924,7 @@ class Checker:
             return e.base.type.addrspace
         if isinstance(e, tast.Member):
             return self.object_space(e.base) if e.base.is_lvalue else T.PRIVATE
-        if isinstance(e, tast.Swizzle):
+        if isinstance(e, (tast.Swizzle, tast.VectorElement)):
             return self.object_space(e.base)
         return T.PRIVATE
 
@@ -1660,7 +1936,7 @@ class Checker:
             return e.operand.type.const
         if isinstance(e, tast.Index):
             return e.base.type.const
-        if isinstance(e, (tast.Member, tast.Swizzle)):
+        if isinstance(e, (tast.Member, tast.Swizzle, tast.VectorElement)):
             return self.object_const(e.base)
         return False
 
@@ -1783,7 +2059,13 @@ class Checker:
     def expr_ID(self, node):
         entry = self.scope.lookup(node.name)
         loc = location(node)
+        if node.name == "__func__" and entry is None and self.fn is not None:
+            # C99 6.4.2.2: `static const char __func__[] = "name";`, in __constant memory as clang.
+            return tast.StringLiteral(T.PointerType(T.CHAR, T.CONSTANT, True), loc,
+                                      self.fn.function.name.encode() + b"\0")
         if isinstance(entry, tast.Var):
+            if id(entry) in self.extern_vars:
+                self.extern_uses.setdefault(node.name, loc)
             ref = tast.VarRef(entry.type, loc, entry)
             if self.fn is not None:
                 self.fn.uninitialized.referenced(ref)
@@ -1864,6 +2146,8 @@ class Checker:
             self.fail("cannot take the address of a cooperative matrix element", node)
         if isinstance(operand, tast.FunctionRef):
             self.fail("taking the address of a function is not allowed in OpenCL", node)
+        if isinstance(operand, tast.VectorElement):
+            self.fail("address of vector element requested", node)     # clang-22's wording
         if not operand.is_lvalue or isinstance(operand, tast.Swizzle):
             self.fail(f"cannot take the address of an rvalue of type '{spell(operand.type)}'", node)
         space = self.object_space(operand)
@@ -1877,6 +2161,9 @@ class Checker:
 
     def sizeof_expr(self, node):
         t = self.type_of_operand(node.expr)
+        if t.is_void:
+            # C99 6.5.3.4p1 (GNU C's sizeof(void) == 1 is not OpenCL C); clang-22's wording.
+            self.fail("invalid application of 'sizeof' to a void type", node)
         return tast.IntConst(self.target.size_t, location(node), self.sizeof(t, node))
 
     def sizeof(self, t, node):
@@ -1986,9 +2273,10 @@ class Checker:
         if op in ("/", "%") and as_arith(elem).is_integer and self.fold(right) == 0:
             # clang -Wdivision-by-zero (C99 6.5.5p5: the behaviour is undefined)
             self.warn(f"{'division' if op == '/' else 'remainder'} by zero is undefined", node)
+        contract = self.fp_contract if as_arith(elem).is_float else "off"
         if op in ("<", ">", "<=", ">=", "==", "!="):
-            return tast.Binary(comparison_result(result_t), loc, op, left, right)
-        return tast.Binary(result_t, loc, op, left, right)
+            return tast.Binary(comparison_result(result_t), loc, op, left, right, contract)
+        return tast.Binary(result_t, loc, op, left, right, contract)
 
     def common_type(self, lt, rt, node):
         """The operation type of a binary arithmetic operator (C99 6.3.1.8, OpenCL 6.3)."""
@@ -2222,6 +2510,9 @@ class Checker:
                 return self.pointer_convert(e, t, node, context, pointer_warnings)
             if is_integer_like(st):
                 self.fail(f"incompatible integer to pointer conversion {self.context_phrase(st, t, context)}", node)
+        if isinstance(t, T.EventType) and is_integer_like(st) and self.fold(e) == 0:
+            # clang's CK_ZeroToOCLOpaqueType: `event_t e = 0;`, an event argument 0.
+            return tast.ImplicitCast(t, e.loc, "zero-to-event", e)
         if isinstance(t, T.StructType) and st is t:
             return e
         if is_integer_like(t) and st.is_pointer:
@@ -2337,13 +2628,13 @@ class Checker:
 
     def vector_subscript(self, base, index, node):
         """`v[i]` (a clang extension OpenCL code uses) with a constant i is the swizzle `.s<i>`;
-        a variable index is not supported (lower has no dynamic vector element access)."""
+        with a variable index a VectorElement (extractelement/insertelement, as clang)."""
         if not is_integer_like(index.type):
             self.fail("array subscript is not an integer", node.subscript)
         value = self.fold(index)
         if not isinstance(value, int):
-            self.fail("vector subscript with a non-constant index is not supported; "
-                      "use a constant index or a swizzle", node.subscript)
+            index = self.arith_convert(index, promote(as_arith(index.type)))
+            return tast.VectorElement(base.type.elem, location(node), base, index, base.is_lvalue)
         if not 0 <= value < base.type.count:
             self.fail(f"vector subscript {value} is out of range for '{spell(base.type)}'", node.subscript)
         return tast.Swizzle(base.type.elem, location(node), base, (value,), base.is_lvalue)
@@ -2375,10 +2666,12 @@ class Checker:
             self.fail(f"member reference base type '{spell(t)}' is not a structure or union", node)
         if not t.complete:
             self.fail(f"incomplete definition of type '{spell(t)}'", node)
-        for i, f in enumerate(t.fields):
-            if f.name == name:
-                return tast.Member(f.type, loc, base, i, name)
-        self.fail(f"no member named '{name}' in '{spell(t)}'", node.field)
+        path = member_path(t, name)
+        if path is None:
+            self.fail(f"no member named '{name}' in '{spell(t)}'", node.field)
+        for i, f in path:          # through anonymous struct/union members (C11 6.7.2.1p13)
+            base = tast.Member(f.type, loc, base, i, f.name or "")
+        return base
 
     SWIZZLE_XYZW = "xyzw"
     SWIZZLE_RGBA = "rgba"
@@ -2576,6 +2869,8 @@ class Checker:
         name = node.name.name
         args_nodes = node.args.exprs if node.args is not None else []
         entry = self.scope.lookup(name)
+        if isinstance(entry, tast.Function) and entry.mangled is not None and name in self.overloads:
+            return self.overloaded_call(name, args_nodes, node)
         if isinstance(entry, tast.Function):
             return self.user_call(entry, args_nodes, node)
         if isinstance(entry, tast.Var):
@@ -2584,14 +2879,80 @@ class Checker:
             return self.coop_call(name, args_nodes, node, expected)
         if name == "printf":
             return self.printf_call(args_nodes, node)
+        if name in CLANG_BUILTINS:
+            return self.clang_builtin_call(name, args_nodes, node)
+        if name in ADDRESS_SPACE_QUERIES and not self.pre_cl20:
+            return self.address_space_query(name, args_nodes, node)
         if name.startswith("convert_") and self.convert_target(name) is not None:
             return self.convert_call(name, args_nodes, node)
         if name.startswith("as_") and name[3:] in T.builtin_typedefs(self.target):
             return self.as_type_call(name, args_nodes, node)
-        if _builtins is not None and _builtins.is_builtin(name):
+        if _builtins is not None and _builtins.is_builtin(name) and name not in self.hidden_builtins:
             return self.builtin_call(name, args_nodes, node)
         # OpenCL C has no implicit function declarations; clang-22 reports the name as undeclared.
         self.fail(f"use of undeclared identifier '{name}'", node)
+
+    def address_space_query(self, name, args_nodes, node):
+        """to_global/to_local/to_private (OpenCL C 3.0 6.15.10): the generic pointer argument
+        as a pointer into that address space, or null; clang calls `__to_global(ptr)`."""
+        if len(args_nodes) != 1:
+            self.fail(f"invalid number of arguments to function: '{name}'", node)
+        arg = self.rvalue(self.expr(args_nodes[0]))
+        t = arg.type
+        if not t.is_pointer or t.addrspace == T.CONSTANT:
+            self.fail(f"invalid argument {spell(t)} to function: '{name}', expecting a generic pointer "
+                      "argument", args_nodes[0])
+        generic = T.PointerType(t.pointee, T.GENERIC, t.const, t.volatile)
+        if t.addrspace != T.GENERIC:
+            arg = self.pointer_space_cast(arg, generic)
+        result = T.PointerType(t.pointee, ADDRESS_SPACE_QUERIES[name], t.const, t.volatile)
+        return tast.Intrinsic(result, location(node), name, [arg])
+
+    def clang_builtin_call(self, name, args_nodes, node):
+        """The clang built-ins OpenCL code uses (CLANG_BUILTINS), with clang-22's IR at -O0."""
+        kind, ret_name, arity = CLANG_BUILTINS[name]
+        loc = location(node)
+        if len(args_nodes) != arity:
+            self.fail(f"too {'few' if len(args_nodes) < arity else 'many'} arguments to function call, "
+                      f"expected {arity}, have {len(args_nodes)}",
+                      self.call_rparen_location(node) if len(args_nodes) < arity else args_nodes[arity])
+        if kind == "float-const":
+            value = {"inf": math.inf, "nan": math.nan}[ret_name[1]]
+            return tast.FloatConst(T.SCALARS[ret_name[0]], loc, value)
+        if kind == "unreachable":
+            return tast.Intrinsic(T.VOID, loc, "unreachable", [])
+        args = [self.rvalue(self.expr(a)) for a in args_nodes]
+        if kind == "expect":          # long __builtin_expect(long, long): the value (no IR at -O0)
+            for a, n in zip(args, args_nodes):
+                self.convert(a, T.LONG, n, "passing")
+            return self.convert(args[0], T.LONG, args_nodes[0], "passing")
+        if kind == "assume":
+            self.to_bool(args[0], args_nodes[0])       # a scalar condition
+            return tast.Intrinsic(T.VOID, loc, "assume", [args[0]])
+        if kind in ("memcpy", "memset"):
+            for a, n in zip(args[:2] if kind == "memcpy" else args[:1], args_nodes):
+                if not a.type.is_pointer:
+                    self.fail(f"passing '{spell(a.type)}' to parameter of incompatible type "
+                              f"'{'const ' if a is args[1] else ''}void *'", n)
+            last = self.convert(args[2], self.target.size_t, args_nodes[2], "passing")
+            middle = args[1] if kind == "memcpy" else tast.ImplicitCast(
+                T.CHAR, args[1].loc, "int-to-int", self.convert(args[1], T.INT, args_nodes[1], "passing"))
+            return tast.Intrinsic(args[0].type, loc, kind, [args[0], middle, last], (False,))
+        if kind in ("ctlz", "cttz", "ctpop"):
+            value = self.convert(args[0], T.SCALARS[ret_name], args_nodes[0], "passing")
+            return tast.Intrinsic(T.INT, loc, kind, [value], () if kind == "ctpop" else (True,))
+        if kind == "fabs":
+            value = self.convert(args[0], T.SCALARS[ret_name], args_nodes[0], "passing")
+            return tast.Intrinsic(value.type, loc, kind, [value])
+        if kind == "is.fpclass":      # int __builtin_isnan(x) & co.: llvm.is.fpclass with clang's masks
+            value = args[0]
+            if not (value.type.is_float or value.type.is_integer):
+                self.fail(f"floating point classification requires argument of floating point type "
+                          f"(passed in '{spell(value.type)}')", args_nodes[0])
+            if not value.type.is_float:
+                value = self.arith_convert(value, T.DOUBLE)
+            return tast.Intrinsic(T.INT, loc, "is.fpclass", [value], (FPCLASS_MASKS[ret_name],))
+        raise AssertionError(kind)
 
     def printf_call(self, args_nodes, node):
         """OpenCL C 3.0 6.15.14: `int printf(constant char *restrict format, ...)`."""
@@ -3000,6 +3361,8 @@ class Checker:
             if c is None or isinstance(c, tuple):
                 return None
             return self.fold(e.then if c else e.otherwise)
+        if isinstance(e, tast.AsType):
+            return fold_as_type(self.fold(e.operand), e.operand.type, e.type)
         if isinstance(e, tast.VectorLiteral):
             parts = []
             for el in e.elements:
@@ -3052,6 +3415,10 @@ class Checker:
             elif op == "*":
                 r = a * b
             elif op == "/":
+                if b == 0 and is_float:
+                    # IEEE 754 division by zero: +-inf, or NaN for 0/0 (clang folds it too).
+                    r = math.nan if a == 0 or math.isnan(a) else math.copysign(math.inf, a) * math.copysign(1.0, b)
+                    return self.fold_wrap(r, result_type)
                 if b == 0:
                     return None
                 r = a / b if is_float else int(a / b) if (a < 0) != (b < 0) else a // b

@@ -11,6 +11,7 @@ so `clcoop --help` and a syntax error stay fast.
 """
 import sys
 from contextlib import contextmanager
+from pathlib import Path
 from dataclasses import dataclass, field
 
 from clcoop.diagnostics import DiagnosticEngine, SourceLocation, WarningPolicy
@@ -22,6 +23,7 @@ TRIPLES = ("spir64-unknown-unknown", "spir-unknown-unknown")
 CL_STD_VERSIONS = {"CL1.0": 100, "CL1.1": 110, "CL1.2": 120, "CL2.0": 200, "CL3.0": 300,
                    "cl1.0": 100, "cl1.1": 110, "cl1.2": 120, "cl2.0": 200, "cl3.0": 300}
 OPT_LEVELS = (0, 1, 2, 3)
+FP_CONTRACT_MODES = ("on", "off", "fast")
 
 
 @dataclass
@@ -35,6 +37,7 @@ class CompileOptions:
     undefines: list = field(default_factory=list)    # -U names, applied after defines
     warning_policy: WarningPolicy = field(default_factory=WarningPolicy)   # -w, -Werror, -W<group>
     debug_info: bool = False                         # -g: line information (DILocation)
+    fp_contract: str = "on"      # -ffp-contract: on (OpenCL C's default, as clang), off, fast
 
 
 @dataclass
@@ -53,16 +56,38 @@ def validate_options(options):
     if options.cl_std not in CL_STD_VERSIONS:
         raise ArgumentError(f"invalid value '{options.cl_std}' in '-cl-std={options.cl_std}' "
                             "(supported: CL1.2, CL2.0, CL3.0)")
+    if options.fp_contract not in FP_CONTRACT_MODES:
+        raise ArgumentError(f"invalid value '{options.fp_contract}' in '-ffp-contract={options.fp_contract}' "
+                            f"(supported: {', '.join(FP_CONTRACT_MODES)})")
     if options.opt_level not in OPT_LEVELS:
         raise ArgumentError(f"invalid optimization level -O{options.opt_level}")
+
+
+_PREDEFINES_FILE = Path(__file__).with_name("clang_predefines.txt")
+_PREDEFINES = {}
+
+
+def clang_data_model_macros(triple):
+    """clang-22's data-model macros for `triple` (__SIZE_TYPE__, __INTPTR_TYPE__, __SIZEOF_*__,
+    __*_MAX__, ...; clang_predefines.txt, made by scripts/gen_predefines.py)."""
+    if not _PREDEFINES:
+        section = None
+        for line in _PREDEFINES_FILE.read_text(encoding="utf-8").splitlines():
+            if line.startswith("["):
+                section = _PREDEFINES.setdefault(line.strip("[]"), {})
+            elif line and not line.startswith("#"):
+                name, _, value = line.partition(" ")
+                section[name] = value
+    return dict(_PREDEFINES.get(triple, {}))
 
 
 def predefined_macros(options):
     """What clang predefines for the target and language version; -D/-U apply on top."""
     target = Target(options.triple)
-    macros = {"__OPENCL_C_VERSION__": str(CL_STD_VERSIONS[options.cl_std]),
+    macros = clang_data_model_macros(options.triple)
+    macros.update({"__OPENCL_C_VERSION__": str(CL_STD_VERSIONS[options.cl_std]),
               "__OPENCL_VERSION__": "300",
-              "__SPIR__": "1", "__SPIR": "1"}
+              "__SPIR__": "1", "__SPIR": "1"})
     if target.pointer_bits == 64:
         macros.update({"__SPIR64__": "1", "__SPIR64": "1"})
     if options.opt_level > 0:
@@ -142,7 +167,7 @@ def check_source(source, options=None):
         ast = front_end(source, options, diag)
         from clcoop.frontend import check
         try:
-            check.check(ast, diag, Target(options.triple))
+            check.check(ast, diag, Target(options.triple), options.fp_contract, options.cl_std)
         except RecursionError as exc:
             _too_deep(exc, diag, options.filename)
     _fail_if_errors(diag)
@@ -160,7 +185,7 @@ def compile_source(source, options=None):
         from clcoop.frontend import check, lower   # heavy: llvmlite comes with lower
         target = Target(options.triple)
         try:
-            unit = check.check(ast, diag, target)
+            unit = check.check(ast, diag, target, options.fp_contract, options.cl_std)
             _fail_if_errors(diag)
             ir = lower.lower(unit, target, options.opt_level, options.debug_info, options.filename)
         except RecursionError as exc:

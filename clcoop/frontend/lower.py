@@ -36,8 +36,65 @@ class CoopMatIRType(ir.Type):
         return hash(("coopmat", self.ctype))
 
 
+class PoisonConstant(ir.Constant):
+    """`<type> poison` (llvmlite has only undef), as clang writes it in !vec_type_hint."""
+
+    def __init__(self, ty):
+        super().__init__(ty, None)
+
+    def _to_string(self):
+        return "poison"
+
+    def get_reference(self):
+        return "poison"
+
+    def __eq__(self, other):
+        return isinstance(other, PoisonConstant) and other.type == self.type
+
+    def __hash__(self):
+        return hash(("poison", str(self.type)))
+
+
+class LoopIdMetadata(ir.values.MDValue):
+    """A loop ID: `distinct !{!self, !hint}` (LLVM LangRef, 'llvm.loop'), as clang emits it."""
+
+    def __init__(self, module, hint):
+        super().__init__(module, [], name=str(len(module.metadata)))
+        self.operands = (self, hint)
+
+    def descr(self, buf):
+        buf += (f"distinct !{{{self.get_reference()}, {self.operands[1].get_reference()}}}", "\n")
+
+    def __eq__(self, other):
+        return self is other
+
+    def __hash__(self):
+        return id(self)
+
+
+class EventIRType(ir.Type):
+    """`target("spirv.Event")`: event_t, as clang-22 lowers it for SPIR."""
+
+    def _to_string(self):
+        return 'target("spirv.Event")'
+
+    def __eq__(self, other):
+        return isinstance(other, EventIRType)
+
+    def __hash__(self):
+        return hash("spirv.Event")
+
+
+EVENT_IR = EventIRType()
 I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
 FLOAT_TYPES = {16: ir.HalfType(), 32: ir.FloatType(), 64: ir.DoubleType()}
+
+
+def _intrinsic_suffix(ty):
+    """LLVM's overload suffix of an intrinsic: i32, f32, v4f32, ..."""
+    elem = ty.element if isinstance(ty, ir.VectorType) else ty
+    text = {"half": "f16", "float": "f32", "double": "f64"}.get(str(elem), str(elem))
+    return f"v{ty.count}{text}" if isinstance(ty, ir.VectorType) else text
 
 
 def _ptr(addrspace):
@@ -166,6 +223,8 @@ class Lowerer:
             return ir.ArrayType(self.mem_type(t.elem), t.length or 0)
         if isinstance(t, T.CoopMatType):
             return CoopMatIRType(t)
+        if isinstance(t, T.EventType):
+            return EVENT_IR
         if isinstance(t, T.StructType):
             return self.struct_type(t)
         raise RuntimeError(f"lower: no LLVM type for {t!r}")
@@ -199,7 +258,7 @@ class Lowerer:
         return st
 
     def size_of(self, t):
-        if isinstance(t, (T.ScalarType, T.VectorType)):
+        if isinstance(t, (T.ScalarType, T.VectorType, T.EventType)):
             return t.size
         if isinstance(t, T.EnumType):
             return 4
@@ -220,7 +279,7 @@ class Lowerer:
         return 0
 
     def align_of(self, t):
-        if isinstance(t, (T.ScalarType, T.VectorType)):
+        if isinstance(t, (T.ScalarType, T.VectorType, T.EventType)):
             return max(t.size, 1)
         if isinstance(t, T.EnumType):
             return 4
@@ -369,9 +428,10 @@ class Lowerer:
     def declare_function(self, fn):
         if fn in self.functions:
             return
-        irf = self.declared.get(fn.name)
+        symbol = fn.mangled or fn.name
+        irf = self.declared.get(symbol)
         if irf is None:
-            irf = ir.Function(self.module, self.function_type(fn), fn.name)
+            irf = ir.Function(self.module, self.function_type(fn), symbol)
             irf.calling_convention = "spir_kernel" if fn.is_kernel else "spir_func"
             if fn.is_static:
                 irf.linkage = "internal"
@@ -380,7 +440,7 @@ class Lowerer:
             for arg, p in zip(irf.args, fn.params):
                 if p.name:
                     arg.name = p.name
-            self.declared[fn.name] = irf
+            self.declared[symbol] = irf
         self.functions[fn] = irf
 
     def call_target(self, fn):
@@ -493,6 +553,13 @@ class Lowerer:
         if fn.work_group_size_hint:
             irf.set_metadata("work_group_size_hint",
                              m.add_metadata([ir.Constant(I32, v) for v in fn.work_group_size_hint]))
+        if fn.vec_type_hint is not None:
+            # clang: !{<type> poison, i32 <1 if a signed integer type>}
+            hint = fn.vec_type_hint
+            elem = hint.elem if isinstance(hint, T.VectorType) else hint
+            signed = int(elem.is_integer and elem.signed)
+            irf.set_metadata("vec_type_hint", m.add_metadata([PoisonConstant(self.value_type(hint)),
+                                                               ir.Constant(I32, signed)]))
         if fn.intel_reqd_sub_group_size:
             irf.set_metadata("intel_reqd_sub_group_size",
                              m.add_metadata([ir.Constant(I32, fn.intel_reqd_sub_group_size)]))
@@ -648,7 +715,24 @@ class Lowerer:
             self.branch(end_bb)
         self.start_block(end_bb)
 
-    def loop(self, prefix, cond, body, step=None, cond_first=True):
+    def loop_metadata(self, branch, unroll):
+        """clang's !llvm.loop on a loop's back edge for opencl_unroll_hint (OpenCL C 3.0 6.11.5):
+        no count = unroll.enable, 1 = unroll.disable, n = unroll.count n."""
+        if unroll is None or branch is None:
+            return
+        if unroll == 0:
+            hint = self.module.add_metadata(["llvm.loop.unroll.enable"])
+        elif unroll == 1:
+            hint = self.module.add_metadata(["llvm.loop.unroll.disable"])
+        else:
+            hint = self.module.add_metadata(["llvm.loop.unroll.count", ir.Constant(I32, unroll)])
+        branch.set_metadata("llvm.loop", LoopIdMetadata(self.module, hint))
+
+    def back_edge(self, target, unroll):
+        if not self.builder.block.is_terminated:
+            self.loop_metadata(self.builder.branch(target), unroll)
+
+    def loop(self, prefix, cond, body, step=None, cond_first=True, unroll=None):
         cond_bb = self.new_block(f"{prefix}.cond")
         body_bb = self.new_block(f"{prefix}.body")
         inc_bb = self.new_block(f"{prefix}.inc") if step is not None else None
@@ -661,15 +745,15 @@ class Lowerer:
             self.builder.branch(body_bb)
         self.start_block(body_bb)
         self.stmt_with_targets(body, end_bb, inc_bb or cond_bb)
-        self.branch(inc_bb or cond_bb)
         if inc_bb is not None:
+            self.branch(inc_bb)
             self.start_block(inc_bb)
             self.rvalue(step)
-            self.branch(cond_bb)
+        self.back_edge(cond_bb, unroll)
         self.start_block(end_bb)
 
     def st_While(self, s):
-        self.loop("while", s.cond, s.body)
+        self.loop("while", s.cond, s.body, unroll=s.unroll)
 
     def st_DoWhile(self, s):
         # do.body first, then do.cond (C99 6.8.5.2).
@@ -681,7 +765,7 @@ class Lowerer:
         self.stmt_with_targets(s.body, end_bb, cond_bb)
         self.branch(cond_bb)
         self.start_block(cond_bb)
-        self.builder.cbranch(self.rvalue(s.cond), body_bb, end_bb)
+        self.loop_metadata(self.builder.cbranch(self.rvalue(s.cond), body_bb, end_bb), s.unroll)
         self.start_block(end_bb)
 
     def stmt_with_targets(self, body, break_bb, continue_bb=None):
@@ -697,7 +781,7 @@ class Lowerer:
     def st_For(self, s):
         if s.init is not None:
             self.stmt(s.init)
-        self.loop("for", s.cond, s.body, step=s.step)
+        self.loop("for", s.cond, s.body, step=s.step, unroll=s.unroll)
 
     def st_Break(self, s):
         self.builder.branch(self.break_targets[-1])
@@ -814,7 +898,24 @@ class Lowerer:
             return self.int_cast(v, index.operand.type, index.type, "idxprom")
         return self.rvalue(index)
 
+    def vector_element_place(self, e):
+        """(address of the vector, index value) of an assignable VectorElement, each evaluated once."""
+        return self.address(e.base), self.rvalue(e.index)
+
+    def store_vector_element(self, base_ptr, index, value, vector_type):
+        vec = self.load_value(base_ptr, vector_type)       # clang reloads the vector here
+        vec = self.builder.insert_element(vec, value, index, name="vecins")
+        self.store_value(vec, base_ptr, vector_type)
+
+    def ex_VectorElement(self, e):
+        vec = self.rvalue(e.base)          # clang: the vector, then the index
+        return self.builder.extract_element(vec, self.rvalue(e.index), name="vecext")
+
     def store_lvalue(self, target, value):
+        if isinstance(target, A.VectorElement):
+            base_ptr, index = self.vector_element_place(target)
+            self.store_vector_element(base_ptr, index, value, target.base.type)
+            return
         if isinstance(target, A.Swizzle):
             # Load the whole vector, insert the components, store it back (as clang does).
             base_ptr = self.address(target.base)
@@ -829,7 +930,7 @@ class Lowerer:
         self.store_value(value, self.address(target), target.type)
 
     def load_lvalue(self, target):
-        if isinstance(target, A.Swizzle):
+        if isinstance(target, (A.Swizzle, A.VectorElement)):
             return self.rvalue(target)
         return self.load_value(self.address(target), target.type)
 
@@ -914,6 +1015,17 @@ class Lowerer:
                                       name="inc" if e.op == "++" else "dec")
 
     def read_modify_write(self, target, compute, result_new, name=None):
+        if isinstance(target, A.VectorElement):
+            base_ptr, index = self.vector_element_place(target)
+            vec = self.load_value(base_ptr, target.base.type)
+            old = self.builder.extract_element(vec, index, name="vecext")
+            self.old_values.append(old)
+            new = self.rvalue(compute)
+            self.old_values.pop()
+            if name and isinstance(new, ir.Instruction) and new.opname in ("add", "sub", "fadd", "fsub"):
+                new.name = name
+            self.store_vector_element(base_ptr, index, new, target.base.type)
+            return new if result_new else old
         if isinstance(target, A.Swizzle):
             old = self.rvalue(target)
             self.old_values.append(old)
@@ -968,14 +1080,61 @@ class Lowerer:
             return self.builder.zext(cmp, self.value_type(e.type), name="conv")
         left = self.rvalue(e.left)
         right = self.rvalue(e.right)
-        return self.arith(e.op, left, right, e.type)
+        if e.fp_contract == "on" and e.op in ("+", "-"):
+            fused = self.fmuladd(e, left, right)
+            if fused is not None:
+                return fused
+        return self.arith(e.op, left, right, e.type, fast_contract=e.fp_contract == "fast")
 
-    def arith(self, op, left, right, ctype):
+    @staticmethod
+    def _fresh_product(expr, value):
+        """(fmul instruction, negated) when `value` is the product `expr` computed just now
+        and used nowhere else: a `*` node, or unary minus of one (clang's tryEmitFMulAdd
+        looks through an fneg). A product stored or reused first is not contracted."""
+        negated = False
+        if isinstance(expr, A.Unary) and expr.op == "-" and isinstance(value, ir.Instruction) \
+                and value.opname == "fneg":
+            expr, value, negated = expr.operand, value.operands[0], True
+        if isinstance(expr, A.Binary) and expr.op == "*" and isinstance(value, ir.Instruction) \
+                and value.opname == "fmul":
+            return value, negated
+        return None, False
+
+    def fmuladd(self, e, left, right):
+        """`a * b + c` and its forms as one llvm.fmuladd, exactly where clang-22 fuses them
+        (CGExprScalar.cpp tryEmitFMulAdd/buildFMulAdd): the left product first; `x - y`
+        negates the addend (left product) or the first factor (right product)."""
+        is_sub = e.op == "-"
+        for side, (expr, value, addend) in enumerate(((e.left, left, right), (e.right, right, left))):
+            product, negated = self._fresh_product(expr, value)
+            if product is None:
+                continue
+            if negated:
+                self._erase(value if side == 0 else right)
+            neg_mul = negated if side == 0 else is_sub != negated
+            neg_add = is_sub if side == 0 else False
+            a, b = product.operands
+            self._erase(product)
+            if neg_mul:
+                a = self.builder.fneg(a, name="neg")
+            if neg_add:
+                addend = self.builder.fneg(addend, name="neg")
+            return self.builder.call(self.fmuladd_intrinsic(a.type), [a, b, addend])
+        return None
+
+    @staticmethod
+    def _erase(instruction):
+        instruction.parent.instructions.remove(instruction)
+
+    def fmuladd_intrinsic(self, ty):
+        return self.intrinsic(f"llvm.fmuladd.{_intrinsic_suffix(ty)}", ty, [ty, ty, ty])
+
+    def arith(self, op, left, right, ctype, fast_contract=False):
         b = self.builder
         name = self.ARITH_NAMES[op]
         if is_float_type(ctype):
             fop = {"+": b.fadd, "-": b.fsub, "*": b.fmul, "/": b.fdiv, "%": b.frem}[op]
-            return fop(left, right, name=name)
+            return fop(left, right, name=name, flags=("contract",) if fast_contract else ())
         signed = is_signed_int(ctype)
         nsw = ("nsw",) if signed else ()
         if op == "+":
@@ -1025,9 +1184,10 @@ class Lowerer:
         ot = e.operand_type
         if is_float_type(ot):
             op = e.op
+            flags = ("contract",) if e.fp_contract == "fast" else ()
             if op == "!=":
-                return b.fcmp_unordered("!=", left, right, name="cmp")
-            return b.fcmp_ordered(op, left, right, name="cmp")
+                return b.fcmp_unordered("!=", left, right, name="cmp", flags=flags)
+            return b.fcmp_ordered(op, left, right, name="cmp", flags=flags)
         if is_signed_int(ot):
             return b.icmp_signed(e.op, left, right, name="cmp")
         return b.icmp_unsigned(e.op, left, right, name="cmp")
@@ -1195,7 +1355,7 @@ class Lowerer:
                          name="arraydecay", source_etype=self.mem_type(src_t))
         if kind == "int-to-bool":
             return self.bool_value(e.operand)
-        if kind == "null-to-pointer":
+        if kind in ("null-to-pointer", "zero-to-event"):
             if not isinstance(e.operand, (A.IntConst, A.ImplicitCast, A.Cast)):
                 self.rvalue(e.operand)
             return ir.Constant(self.value_type(dst_t), None)
@@ -1350,6 +1510,48 @@ class Lowerer:
         r = b.select(too_low, self.splat_const(dty, lo), conv)
         r = b.select(too_high, self.splat_const(dty, hi), r)
         return b.select(is_nan, ir.Constant(dty, None), r)
+
+    def ex_Intrinsic(self, e):
+        """clang built-ins as clang-22 lowers them at -O0 (tast.Intrinsic)."""
+        b = self.builder
+        if e.name == "unreachable":
+            b.unreachable()
+            return None
+        if e.name in ("to_global", "to_local", "to_private"):
+            fn = self.builtin_function(f"__{e.name}", self.value_type(e.type), [_ptr(T.GENERIC)])
+            return b.call(fn, [self.rvalue(e.args[0])], cconv="spir_func")
+        if e.name == "assume":
+            b.call(self.intrinsic("llvm.assume", ir.VoidType(), [I1]), [self.bool_value(e.args[0])])
+            return None
+        args = [self.rvalue(a) for a in e.args]
+        if e.name in ("memcpy", "memset"):
+            dst = args[0]
+            suffix = ".".join(f"p{a.type.addrspace}" for a in args[:2 if e.name == "memcpy" else 1])
+            if e.name == "memset":
+                args[1] = b.trunc(args[1], I8) if args[1].type != I8 else args[1]
+            fn = self.intrinsic(f"llvm.{e.name}.{suffix}.i{self.target.pointer_bits}",
+                                ir.VoidType(), [a.type for a in args] + [I1])
+            b.call(fn, args + [ir.Constant(I1, 0)])
+            return dst
+        value = args[0]
+        suffix = _intrinsic_suffix(value.type)
+        if e.name == "is.fpclass":
+            fn = self.intrinsic(f"llvm.is.fpclass.{suffix}", I1, [value.type, I32])
+            flag = b.call(fn, [value, ir.Constant(I32, e.extra[0])])
+            return b.zext(flag, I32)
+        extra = [ir.Constant(I1, int(x)) for x in e.extra]
+        fn = self.intrinsic(f"llvm.{e.name}.{suffix}", value.type, [value.type] + [I1] * len(extra))
+        result = b.call(fn, [value] + extra)
+        if isinstance(value.type, ir.IntType) and value.type.width > 32:
+            return b.trunc(result, I32, name="cast")
+        return result
+
+    def intrinsic(self, name, ret, params):
+        irf = self.declared.get(name)
+        if irf is None:
+            irf = ir.Function(self.module, ir.FunctionType(ret, params), name)
+            self.declared[name] = irf
+        return irf
 
     def ex_AsType(self, e):
         """as_<type>: a bitcast; 3-component vectors are 4 in size (OpenCL 6.4.4.2), so they are

@@ -43,6 +43,7 @@ an error the parser skips to the end of the statement or top-level declaration a
 goes on, so one run reports several errors (at most MAX_SYNTAX_ERRORS).
 """
 import re
+import weakref
 from dataclasses import dataclass
 
 from pycparser import c_ast
@@ -324,6 +325,19 @@ class ClcoopParser(OpenCLCParser):
         raise SyntaxErrorAt(_clang_message(msg, self._peek()), loc)
 
     # --- attributes: one place per declaration (see the module docstring) ----------
+    def _parse_attribute(self):
+        """`vec_type_hint(float4)` (OpenCL C 3.0 6.11.2) takes a type: FuncCall(ID, [Typename])."""
+        tok = self._peek()
+        if tok is not None and tok.type == "ID" and tok.value.strip("_") == "vec_type_hint" \
+                and self._peek_type(2) == "LPAREN":
+            self._advance()
+            self._advance()
+            typename = self._parse_type_name()
+            self._expect("RPAREN")
+            return c_ast.FuncCall(c_ast.ID(tok.value, coord=self._tok_coord(tok)),
+                                  c_ast.ExprList([typename], typename.coord), coord=self._tok_coord(tok))
+        return super()._parse_attribute()
+
     def _build_declarations(self, spec, decls, typedef_namespace=False):
         leading = [item for item in spec["function"] if isinstance(item, AttributeSpecifier)]
         if leading:
@@ -360,9 +374,57 @@ class ClcoopParser(OpenCLCParser):
                 self._recover(start, stop_at_rbrace=False)
         return c_ast.FileAST(ext)
 
+    def _loop_attributes_ahead(self):
+        """Whether the next tokens are `__attribute__((...))`... before for/while/do."""
+        k = 1
+        while self._peek_type(k) in ("__ATTRIBUTE__", "__ATTRIBUTE"):
+            depth, k = 0, k + 1
+            while True:
+                kind = self._peek_type(k)
+                if kind is None:
+                    return False
+                depth += {"LPAREN": 1, "RPAREN": -1}.get(kind, 0)
+                k += 1
+                if depth == 0:
+                    break
+        return k > 1 and self._peek_type(k) in ("FOR", "WHILE", "DO")
+
+    def _parse_statement(self):
+        if self._loop_attributes_ahead():
+            hint = self._loop_attributes(self._parse_attributes_opt())
+            loop = super()._parse_statement()
+            LOOP_UNROLL_HINTS[loop] = hint
+            return loop
+        return super()._parse_statement()
+
+    def _loop_attributes(self, attrs):
+        """Loop attributes (OpenCL C 3.0 6.11.5 `opencl_unroll_hint(n)`): the unroll count n,
+        0 without an argument, None for an invalid one (LOOP_UNROLL_HINTS). An error here is
+        reported and the loop parsed on, as clang does."""
+        hint = 0
+        for attr in attrs.exprs:
+            name = attr.name.name if isinstance(attr, c_ast.FuncCall) else getattr(attr, "name", "")
+            args = attr.args.exprs if isinstance(attr, c_ast.FuncCall) and attr.args else []
+            where = _coord_location(attr.name.coord if isinstance(attr, c_ast.FuncCall) else attr.coord)
+            if name.strip("_") != "opencl_unroll_hint":
+                message = f"'{name}' attribute cannot be applied to a statement"
+            elif len(args) > 1:
+                message = "'opencl_unroll_hint' attribute takes no more than 1 argument"
+            elif args and not (_integer_constant(args[0]) or 0) > 0:
+                message = ("'opencl_unroll_hint' attribute requires a positive integral compile time "
+                           "constant expression")
+            else:
+                hint = _integer_constant(args[0]) if args else 0
+                continue
+            self.errors.append(SyntaxErrorAt(message, where))
+            hint = None
+        return hint
+
     def _parse_block_item(self):
         start = self._mark()
         try:
+            if self._loop_attributes_ahead():
+                return self._parse_statement()
             return super()._parse_block_item()
         except SyntaxErrorAt as err:
             if len(self.errors) >= MAX_SYNTAX_ERRORS:
@@ -411,6 +473,43 @@ class ClcoopParser(OpenCLCParser):
                     return
             elif tok.type == "SEMI" and depth == 0 and parens == 0:
                 return
+
+
+# Loop statement (c_ast.For/While/DoWhile) -> its opencl_unroll_hint: the count, or 0 without
+# one. c_ast nodes have __slots__, so the parser keeps this beside the tree; check reads it.
+LOOP_UNROLL_HINTS = weakref.WeakKeyDictionary()
+
+
+def _coord_location(coord):
+    return SourceLocation(coord.file or "<input>", coord.line, coord.column or 1)
+
+
+_CONSTANT_OPERATORS = {"+": int.__add__, "-": int.__sub__, "*": int.__mul__, "<<": int.__lshift__,
+                       ">>": int.__rshift__, "&": int.__and__, "|": int.__or__, "^": int.__xor__,
+                       "/": lambda a, b: int(a / b) if b else None, "%": lambda a, b: a % b if b else None}
+
+
+def _integer_constant(node):
+    """The value of an integer constant expression made of literals and + - * / % << >> & | ^
+    and unary -/+ (an attribute argument after macro expansion), else None."""
+    if isinstance(node, c_ast.Constant) and node.type.endswith("int"):
+        return _int_literal(node.value)
+    if isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+"):
+        value = _integer_constant(node.expr)
+        return None if value is None else (-value if node.op == "-" else value)
+    if isinstance(node, c_ast.BinaryOp) and node.op in _CONSTANT_OPERATORS:
+        left, right = _integer_constant(node.left), _integer_constant(node.right)
+        if left is None or right is None:
+            return None
+        return _CONSTANT_OPERATORS[node.op](left, right)
+    return None
+
+
+def _int_literal(text):
+    try:
+        return int(text.rstrip("uUlL"), 0)
+    except ValueError:
+        return 0
 
 
 def _attach_attributes(declaration, exprs):

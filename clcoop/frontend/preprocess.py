@@ -21,7 +21,8 @@ Rules taken from clang (its messages are quoted where they are reproduced):
   under -pedantic: "ISO C requires a translation unit to contain at least one declaration".
 - `#pragma OPENCL EXTENSION name : behavior` lines pass through to the parser, which
   makes them c_ast.Pragma nodes in source order: check follows cl_khr_fp16 (half values
-  need it, as in clang; every other extension clcoop knows is always on). Other
+  need it, as in clang; every other extension clcoop knows is always on). So do the
+  `#pragma OPENCL FP_CONTRACT` / `#pragma STDC FP_CONTRACT` lines (contraction). Other
   `#pragma` lines are dropped (`#pragma unroll` is a hint, and would break a for statement).
 """
 import bisect
@@ -80,15 +81,16 @@ class _FileText:
             if char == "\n":
                 self.line_starts.append(index + 1)
 
-    def position(self, tok):
-        """(line, column) of an original token, or None if tok came from a macro body."""
+    def position(self, tok, lineno=None):
+        """(line, column) of an original token, or None if tok came from a macro body
+        (a token of a macro body is found with the #define's line as `lineno`)."""
         pos = getattr(tok, "lexpos", None)
         if pos is None or self.joined[pos:pos + len(tok.value)] != tok.value:
             return None
         line_index = bisect.bisect_right(self.line_starts, pos) - 1
-        if line_index + 1 != tok.lineno:
+        if line_index + 1 != (lineno or tok.lineno):
             return None
-        return tok.lineno, pos - self.line_starts[line_index] + 1
+        return line_index + 1, pos - self.line_starts[line_index] + 1
 
 
 class _Writer:
@@ -102,7 +104,8 @@ class _Writer:
         self.file = None      # display name of the output line being written
         self.line = 0         # its line number in that file
         self.col = 1          # the column the next character written will have
-        self.run = ""         # text of the last expanded token run written without spaces
+        self.run = ""         # text of the last token run written without spaces
+        self.last_expanded = False   # the last token written came from a macro expansion
 
     def _new_line(self, file, line):
         if file != self.file or line < self.line or line > self.line + self.MAX_BLANK_LINES:
@@ -114,10 +117,12 @@ class _Writer:
             self.parts.append("\n" * (line - self.line))
         self.file, self.line, self.col = file, line, 1
 
-    def original(self, file, line, col, text):
+    def original(self, file, line, col, text, adjacent=False):
+        """An original token at its column; `adjacent`: no whitespace since the last token."""
+        touching = adjacent and file == self.file and line == self.line and col == self.col
         if file != self.file or line != self.line:
             self._new_line(file, line)
-        elif col < self.col:
+        elif col < self.col or (col == self.col and self.last_expanded and _would_join(self.run, text)):
             # A macro expansion pushed this line right: restart the same line with a
             # #line marker so that this token gets its true column again.
             self.parts.append("\n")
@@ -127,22 +132,27 @@ class _Writer:
             self.parts.append(" " * (col - self.col))
             self.col = col
         self.parts.append(text)
+        self.run = self.run + text if touching else text
         self.col += len(text)
+        self.last_expanded = False
 
-    def expanded(self, file, line, text, after_expanded=False):
+    def expanded(self, file, line, text, adjacent=False):
         """A token from a macro expansion, written after a space, unless it continues a
         number: pcpp lexes e.g. the hex float 0x1.fffffep127f of FLT_MAX as several
-        tokens, which must stay one pp-number (C99 6.4.8)."""
+        tokens, which must stay one pp-number (C99 6.4.8), and `x##f` with x = 0.5 gives
+        the argument's tokens 0 . 5 then f (6.10.3.3: one pp-number 0.5f)."""
         if self.file is None or line > self.line or file != self.file:
             self._new_line(file, line)
-            after_expanded = False
-        glued = after_expanded and _continues_pp_number(self.run, text)
+            adjacent = False
+        glued = adjacent and _continues_pp_number(self.run, text)
         self.run = self.run + text if glued else text
         if self.col > 1 and not glued:
             self.parts.append(" ")
             self.col += 1
         self.parts.append(text)
         self.col += len(text)
+        self.last_expanded = True
+        return self.col - len(text)
 
     def text(self):
         return "".join(self.parts) + ("\n" if self.parts else "")
@@ -273,8 +283,8 @@ def _make_preprocessor_class():
                 self.diag.error(text or "#error", loc)
             elif directive.value == "warning":
                 self.diag.warning(text or "#warning", loc)
-            elif directive.value == "pragma" and _is_extension_pragma(toks):
-                return None    # passed through (pcpp keeps a line for None): check follows which extensions are on where
+            elif directive.value == "pragma" and _is_checked_pragma(toks):
+                return None    # passed through (pcpp keeps a line for None): check follows them in source order
             elif directive.value not in ("pragma", "line", "ident"):
                 # `#line` and `#ident` are accepted and ignored; anything else is clang's error.
                 self.diag.error("invalid preprocessing directive", loc)
@@ -283,10 +293,11 @@ def _make_preprocessor_class():
     return ClcoopPreprocessor
 
 
-def _is_extension_pragma(toks):
-    """`#pragma OPENCL EXTENSION name : behavior` (OpenCL C 3.0 6.2.1)."""
+def _is_checked_pragma(toks):
+    """`#pragma OPENCL EXTENSION name : behavior` (OpenCL C 3.0 6.2.1), `#pragma OPENCL
+    FP_CONTRACT` (6.11.1) and `#pragma STDC FP_CONTRACT` (C99 7.12.2)."""
     words = [t.value for t in toks if t.type not in _WS_TYPES]
-    return words[:2] == ["OPENCL", "EXTENSION"]
+    return words[:2] in (["OPENCL", "EXTENSION"], ["OPENCL", "FP_CONTRACT"], ["STDC", "FP_CONTRACT"])
 
 
 _PREPROCESSOR_CLASS = None
@@ -330,6 +341,17 @@ def _clang_wording(msg):
     return msg[:1].lower() + msg[1:]
 
 
+_WORD_CHARS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.")
+_OPERATOR_CHARS = set("+-*/%<>=!&|^.#:")
+
+
+def _would_join(before, after):
+    """Whether `after` written right after `before` could lex as one token (`int` `x`, `+` `+`)."""
+    a, b = before[-1:], after[:1]
+    return bool(a and b) and ((a in _WORD_CHARS and b in _WORD_CHARS)
+                              or (a in _OPERATOR_CHARS and b in _OPERATOR_CHARS))
+
+
 _PP_NUMBER = re.compile(r"\.?\d(?:[eEpP][+-]|[\w.])*")
 
 
@@ -343,7 +365,8 @@ def _emit_tokens(pp, writer, state):
     """Drain pcpp's token stream into the writer, checking what pcpp lets through."""
     pending_quote = None
     previous = None
-    after_expanded = False   # the last token written came from a macro expansion, with no space since
+    adjacent = False   # a token was written with no whitespace token since
+    invocation_cols = {}   # (file, line) -> column after the last original token written there
     while True:
         tok = pp.token()
         if tok is None:
@@ -351,19 +374,21 @@ def _emit_tokens(pp, writer, state):
         entry = pp.files.get(tok.source)
         if tok.type in _WS_TYPES:
             previous = None
-            after_expanded = False
+            adjacent = False
             continue
         pos = entry.position(tok) if entry else None
         file = pp.display_name(tok.source)
         state["tokens"] += 1
         if pos is None:
-            writer.expanded(writer.file or file, max(tok.lineno, writer.line), tok.value,
-                            after_expanded=after_expanded)
+            line = max(tok.lineno, writer.line) if file == writer.file else tok.lineno
+            out_col = writer.expanded(file, line, tok.value, adjacent=adjacent)
+            _record_expansion(pp, tok, SourceLocation(file, writer.line, out_col), invocation_cols)
             previous = None
-            after_expanded = True
+            adjacent = True
             continue
-        after_expanded = False
         line, col = pos
+        if not getattr(tok, "expanded_from", None):     # not an argument of a macro invocation
+            invocation_cols[(file, line)] = col + len(tok.value)
         # pcpp lexes an unterminated comment or string as single punctuation tokens.
         if tok.type == "CPP_STAR" and previous is not None and previous[0] == "CPP_FSLASH" \
                 and previous[1:] == (tok.source, line, col - 1):
@@ -375,7 +400,41 @@ def _emit_tokens(pp, writer, state):
                           else "missing terminating '\"' character",
                           SourceLocation(file, line, col))
         previous = (tok.type, tok.source, line, col)
-        writer.original(file, line, col, tok.value)
+        writer.original(file, line, col, tok.value, adjacent=adjacent)
+        adjacent = True
+
+
+def _record_expansion(pp, tok, written_at, invocation_cols):
+    """Remember where an expanded token came from, for DiagnosticEngine.expansions: the
+    outermost macro invoked in the file (pcpp lists inner expansions first), found after the
+    last original token on the invocation line, and the token's place in that macro's body."""
+    macros = getattr(tok, "expanded_from", None)
+    if not macros:
+        return
+    name = macros[-1]
+    entry = pp.files.get(tok.source)
+    if name not in pp.macros or entry is None:
+        return
+    file, line = written_at.file, tok.lineno
+    start_col = invocation_cols.get((file, line), 1)
+    text = entry.joined.split("\n")[line - 1] if line <= len(entry.line_starts) else ""
+    found = re.search(rf"\b{re.escape(name)}\b", text[start_col - 1:])
+    invocation = SourceLocation(file, line, start_col + found.start() if found else start_col)
+    chain = [(m, _place_in_macro(pp, pp.macros[m], tok)) for m in reversed(macros) if m in pp.macros]
+    pp.diag.add_expansion(written_at, len(tok.value), (invocation, chain))
+
+
+def _place_in_macro(pp, macro, tok):
+    """Where `tok` is written in `macro`'s #define, else where its replacement list starts."""
+    definition = SourceLocation(pp.display_name(macro.source), macro.lineno, 1)
+    body = pp.files.get(macro.source)
+    if body is not None:
+        pos = body.position(tok, lineno=macro.lineno)
+        if pos is None and macro.value:
+            pos = body.position(macro.value[0], lineno=macro.lineno)
+        if pos is not None:
+            definition = SourceLocation(definition.file, pos[0], pos[1])
+    return definition
 
 
 def preprocess(source, filename, include_dirs, defines, diag):

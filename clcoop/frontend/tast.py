@@ -76,6 +76,7 @@ CAST_KINDS = frozenset({
     "null-to-pointer",       # a null pointer constant (integer 0, or (void*)0 of any address space) -> the
                              # null pointer of the node's type; the operand has no side effects
     "pointer-bitcast",       # pointer -> pointer, same address space (no-op with opaque ptrs)
+    "zero-to-event",         # integer constant 0 -> event_t: the zero event (zeroinitializer)
     "pointer-to-int",        # ptrtoint (explicit casts only)
     "int-to-pointer",        # inttoptr (explicit casts only)
     "splat",                 # scalar (already of the element type) -> vector of node's type
@@ -109,10 +110,14 @@ class Function:
     is_kernel: bool = False
     is_static: bool = False
     loc: SourceLocation | None = None
+    # The IR symbol of an __attribute__((overloadable)) function: Itanium-mangled as clang
+    # does (`_Z2sqf`); None means the C name.
+    mangled: str | None = None
     # Kernel attributes (OpenCL C 3.0 6.11.2): tuples of ints or None.
     reqd_work_group_size: tuple | None = None
     work_group_size_hint: tuple | None = None
     intel_reqd_sub_group_size: int | None = None
+    vec_type_hint: object = None           # a ScalarType or VectorType (kernel metadata only)
     # Per kernel parameter: access qualifier for metadata ('none' unless an image).
     param_access_quals: list = field(default_factory=list)
     # Spelling of parameter types as written (for kernel_arg_type: typedef names kept).
@@ -172,12 +177,14 @@ class If(Stmt):
 class While(Stmt):
     cond: object                 # BOOL
     body: Stmt
+    unroll: int | None = None    # opencl_unroll_hint: None none, 0 enable, 1 disable, n count
 
 
 @record
 class DoWhile(Stmt):
     body: Stmt
     cond: object                 # BOOL
+    unroll: int | None = None    # as While.unroll
 
 
 @record
@@ -186,6 +193,7 @@ class For(Stmt):
     cond: object | None          # BOOL or None (infinite loop)
     step: object | None          # Expr or None
     body: Stmt
+    unroll: int | None = None    # as While.unroll
 
 
 @record
@@ -287,6 +295,9 @@ class Binary(Expr):
     op: str                      # arithmetic/bitwise/shift/comparison, see module docstring
     left: Expr
     right: Expr
+    # Floating-point contraction where this operator was written (FP_CONTRACT pragmas,
+    # -ffp-contract): "on" fuses `a * b + c` into llvm.fmuladd, "fast" adds contract flags.
+    fp_contract: str = "off"
 
     @property
     def operand_type(self):
@@ -433,8 +444,33 @@ class Swizzle(Expr):
 
 
 @record
+class VectorElement(Expr):
+    """`v[i]` with a non-constant i (a clang extension): extractelement, and for a store the
+    whole vector is loaded, insertelement'ed and stored back, as clang-22 does at -O0."""
+    base: Expr                   # vector (lvalue or value)
+    index: Expr                  # integer (promoted; used as is, like clang)
+    lvalue: bool = False
+
+    @property
+    def is_lvalue(self):
+        return self.lvalue
+
+
+@record
 class AsType(Expr):
     operand: Expr                # as_<type>: bitcast to the node's type (same size; OpenCL 6.4.4.2)
+
+
+@record
+class Intrinsic(Expr):
+    """A clang built-in lowered to an LLVM intrinsic as clang-22 lowers it (check.CLANG_BUILTINS):
+    `llvm.<name>.<overload suffix>(args..., extra)`; `extra` are the constant trailing operands
+    (i1 for ctlz/cttz, i32 class mask for is.fpclass). ctpop/ctlz/cttz results are truncated
+    (or kept) to the node's type; is.fpclass's i1 is zero-extended; memcpy/memset return their
+    destination; unreachable is the terminator."""
+    name: str
+    args: list
+    extra: tuple = ()
 
 
 @record
@@ -446,7 +482,7 @@ class ConvertCall(Expr):
 
 @record
 class StringLiteral(Expr):
-    """A string literal as a value: only a printf argument (type `const __constant char *`;
+    """A string literal as a value: a printf argument or __func__ (type `const __constant char *`;
     lower emits a private constant global). A string that initializes a char array is an
     InitList of IntConst instead."""
     value: bytes                 # the bytes, NUL included

@@ -367,6 +367,25 @@ class FunctionType(CType):
 
 
 @record(frozen=True)
+class EventType(CType):
+    """OpenCL C's event_t (6.3.1.1 other built-in types, async copies 6.15.11): an opaque
+    handle, `target("spirv.Event")` in the IR and `9ocl_event` in mangled names, as clang."""
+
+    def spelling(self):
+        return "event_t"
+
+    def itanium(self):
+        return "9ocl_event"
+
+    @property
+    def size(self):
+        return 8
+
+
+EVENT = EventType()
+
+
+@record(frozen=True)
 class CoopMatType(CType):
     """`T __attribute__((coop_mat(scope, rows, cols, use)))`; scope holds the SPIR-V value (3 = Subgroup)."""
     elem: ScalarType
@@ -446,7 +465,7 @@ def builtin_typedefs(target):
             names[f"{elem}{n}"] = VectorType(SCALARS[elem], n)
     names.update({
         "size_t": target.size_t, "ptrdiff_t": target.ptrdiff_t,
-        "intptr_t": target.ptrdiff_t, "uintptr_t": target.size_t,
+        "intptr_t": target.ptrdiff_t, "uintptr_t": target.size_t, "event_t": EVENT,
     })
     atomic_values = {"int": INT, "uint": UINT, "long": LONG, "ulong": ULONG, "float": FLOAT,
                      "double": DOUBLE, "half": HALF, "flag": INT, "intptr_t": target.ptrdiff_t,

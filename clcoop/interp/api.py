@@ -313,7 +313,7 @@ def _map_byval(arg, name, where, struct_ty, module, memory):
                             f"scalar or {size} bytes, got {type(arg).__name__}")
     if data.size != size:
         raise ArgumentError(f"{where}: the struct has {size} bytes, the argument has {data.size}")
-    region = memory.add_region(f"{name} (struct argument)", data.copy(), writable=False)
+    region = memory.add_region(f"{name} (struct argument)", data.copy(), writable=False, space=0)
     return np.int64(region.base)
 
 
@@ -399,7 +399,8 @@ def _map_globals(module, memory):
         if gv.init is None:
             raise RuntimeFault(f"external global @{name} has no definition")
         size = module.layout.size(gv.ty)
-        region = memory.allocate(f"global variable @{name}", size, writable=not gv.constant)
+        region = memory.allocate(f"global variable @{name}", size, writable=not gv.constant,
+                                 space=gv.addrspace)
         addrs[name] = np.int64(region.base)
         pending.append((gv, region))
     saved = getattr(module, "global_state", {})

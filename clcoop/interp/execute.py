@@ -477,14 +477,14 @@ class Executor:
                 size = self.layout.size(gv.ty)
                 size = max(size, 1)
                 stride = (size + 15) // 16 * 16
-                region = self.memory.allocate(f"__local {name}", stride * group_count)
+                region = self.memory.allocate(f"__local {name}", stride * group_count, space=3)
                 batch_regions.append(region)
                 self.global_addrs[name] = region.base + wg_in_batch * stride
         call_args = []
         for a in args:
             if isinstance(a, _LocalArg):
                 stride = (max(a.nbytes, 1) + 15) // 16 * 16
-                region = self.memory.allocate(f"{a.name} (__local)", stride * group_count)
+                region = self.memory.allocate(f"{a.name} (__local)", stride * group_count, space=3)
                 batch_regions.append(region)
                 call_args.append(region.base + wg_in_batch * stride)
             else:
@@ -860,7 +860,7 @@ def op_alloca(ex, vals, ins, bmask, full):
     size *= int(np.max(count)) if np.ndim(count) else int(count)
     stride = (max(size, 1) + 7) // 8 * 8
     region = ex.memory.allocate(f"private variable {ins.text.split('=')[0].strip()} "
-                                f"in {ex.frame.fn_name}", stride * ex.lane_count)
+                                f"in {ex.frame.fn_name}", stride * ex.lane_count, space=0)
     frame = ex.frame
     frame.allocas.append(region)
     # Direct loads/stores of this alloca use a strided view (no address checks needed);

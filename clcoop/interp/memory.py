@@ -18,9 +18,10 @@ _FIRST_BASE_32 = 1 << 24
 
 
 class Region:
-    __slots__ = ("name", "base", "size", "data", "views", "writable")
+    __slots__ = ("name", "base", "size", "data", "views", "writable", "space")
 
-    def __init__(self, name, base, data, writable=True):
+    def __init__(self, name, base, data, writable=True, space=1):
+        self.space = space        # OpenCL address space (0 private, 1 global, 2 constant, 3 local): to_global & co.
         self.name = name
         self.base = base
         self.data = data          # 1-D uint8 array (may be a view of the caller's array)
@@ -56,19 +57,28 @@ class Memory:
         self.fault_handler = fault_handler
 
     # -------------------------------------------------------------- regions
-    def add_region(self, name, data, writable=True):
+    def add_region(self, name, data, writable=True, space=1):
         """Map a 1-D uint8 array; return its Region (base address in .base)."""
         base = self._next_base
         self._next_base = _align_up(base + data.size + self.gap, _REGION_ALIGN)
         if self._next_base >= self.limit:
             raise RuntimeFault("the kernel's buffers exceed the 32-bit address space of the target")
-        region = Region(name, base, data, writable)
+        region = Region(name, base, data, writable, space)
         self.regions.append(region)
         self._bases = np.array([r.base for r in self.regions], np.int64)
         return region
 
-    def allocate(self, name, nbytes, writable=True):
-        return self.add_region(name, np.zeros(max(int(nbytes), 1), np.uint8), writable)
+    def allocate(self, name, nbytes, writable=True, space=1):
+        return self.add_region(name, np.zeros(max(int(nbytes), 1), np.uint8), writable, space)
+
+    def spaces_at(self, addrs):
+        """The address space of the region each address points into (-1: none)."""
+        addrs = np.asarray(addrs, np.int64)
+        index = np.searchsorted(self._bases, addrs, side="right") - 1
+        spaces = np.array([r.space for r in self.regions] + [-1], np.int64)
+        ends = np.array([r.base + r.size for r in self.regions] + [0], np.int64)
+        index = np.where(index < 0, len(self.regions), index)
+        return np.where(addrs < ends[index], spaces[index], -1)
 
     def free(self, region):
         self.regions.remove(region)

@@ -1116,7 +1116,20 @@ def _table():
             t[f"sub_group_{kind}_{op}"] = _sub_group_collective(kind, op)
             t[f"sub_group_non_uniform_{kind}_{op}"] = _sub_group_collective(kind, op)
             t[f"work_group_{kind}_{op}"] = _work_group_collective(kind, op)
+    for name, space in (("__to_global", 1), ("__to_local", 3), ("__to_private", 0)):
+        t[name] = _to_space(space)
     return t
+
+
+def _to_space(space):
+    """to_global/to_local/to_private (OpenCL C 3.0 6.15.10, clang's `__to_global(ptr)`): the
+    generic pointer if it points into that address space, else null."""
+    def make(base, params, arg_types, ret_ty):
+        def h(ex, args, bmask, full, ins):
+            ptr = np.asarray(args[0], np.int64)
+            return np.where(ex.memory.spaces_at(ptr) == space, ptr, np.int64(0))
+        return h
+    return make
 
 
 _TABLE = _table()
@@ -1167,6 +1180,39 @@ def _fma(a, b, c):
         return a * b + c
     # float/half: the exact product fits in double, one rounding at the end.
     return (a.astype(np.float64) * np.asarray(b, np.float64) + np.asarray(c, np.float64)).astype(a.dtype)
+
+
+def _fmuladd(a, b, c):
+    """llvm.fmuladd: LLVM lets it be fused or not; the interpreter rounds the product, then
+    the sum, exactly as `fmul` then `fadd` (docs/ir-conventions.md, "Floating-point
+    contraction"), so a kernel's results do not depend on -ffp-contract: clang's IR with
+    -ffp-contract=off stays the bit-exact baseline of clcoop's default (contracted) IR."""
+    a = np.asarray(a)
+    return np.add(np.multiply(a, np.asarray(b, a.dtype)), np.asarray(c, a.dtype))
+
+
+def _is_fpclass(x, mask):
+    """llvm.is.fpclass: bit 0 sNaN, 1 qNaN, 2 -inf, 3 -normal, 4 -subnormal, 5 -0, 6 +0,
+    7 +subnormal, 8 +normal, 9 +inf (LangRef)."""
+    x = np.asarray(x)
+    mask = int(mask)
+    info = np.finfo(x.dtype)
+    bits = x.dtype.itemsize * 8
+    quiet_bit = np.asarray(1 << (info.nmant - 1), _UNSIGNED[bits])
+    nan = np.isnan(x)
+    quiet = (x.view(_UNSIGNED[bits]) & quiet_bit) != 0
+    neg = np.signbit(x)
+    mag = np.abs(x)
+    finite_nonzero = np.isfinite(x) & (mag != 0)
+    normal = finite_nonzero & (mag >= info.tiny)
+    subnormal = finite_nonzero & (mag < info.tiny)
+    classes = [nan & ~quiet, nan & quiet, np.isinf(x) & neg, normal & neg, subnormal & neg,
+               (x == 0) & neg, (x == 0) & ~neg, subnormal & ~neg, normal & ~neg, np.isinf(x) & ~neg]
+    out = np.zeros(x.shape, bool)
+    for bit, cls in enumerate(classes):
+        if mask & (1 << bit):
+            out |= cls
+    return out
 
 
 def _unsigned_pair(fn):
@@ -1248,7 +1294,7 @@ def _reduce_vec(op):
 
 
 _INTRINSIC_FNS = {
-    "fmuladd": _fma, "fma": _fma, "fabs": np.abs, "sqrt": np.sqrt, "floor": np.floor,
+    "fmuladd": _fmuladd, "fma": _fma, "is.fpclass": _is_fpclass, "fabs": np.abs, "sqrt": np.sqrt, "floor": np.floor,
     "ceil": np.ceil, "trunc": np.trunc, "rint": np.rint, "nearbyint": np.rint,
     "round": _round_half_away, "roundeven": np.rint, "minnum": np.fmin, "maxnum": np.fmax,
     "minimum": np.minimum, "maximum": np.maximum, "minimumnum": np.fmin, "maximumnum": np.fmax,

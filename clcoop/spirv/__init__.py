@@ -97,11 +97,23 @@ def reject_what_llc_cannot_lower(ir_text):
                          f"variable instead")
 
 
+# clang-22 calls to_global/to_local/to_private `__to_global(ptr addrspace(4))`, which llc-22
+# leaves an imported function (for clang's IR too); under the mangled OpenCL name it lowers
+# them to OpGenericCastToPtrExplicit (LLVM's SPIRVBuiltins.td: to_global & co.).
+_ADDRESS_SPACE_QUERY = re.compile(r"@__(to_(?:global|local|private))\(")
+
+
+def name_address_space_queries(ir_text):
+    """`@__to_global(` -> `@_Z9to_globalPU3AS4v(` (and to_local, to_private)."""
+    return _ADDRESS_SPACE_QUERY.sub(lambda m: f"@_Z{len(m.group(1))}{m.group(1)}PU3AS4v(", ir_text)
+
+
 def ir_to_spirv(ir_text, triple="spir64-unknown-unknown", opt_level=0):
     """LLVM IR (docs/ir-conventions.md) -> a validated SPIR-V module with no cooperative-matrix imports."""
     find_tool("llc")
     find_tool("spirv-val")  # fail early, before any work, if a tool is missing
     reject_what_llc_cannot_lower(ir_text)
+    ir_text = name_address_space_queries(ir_text)
     raw = llc_spirv(ir_text, triple, opt_level)
     module = rewrite_cooperative_calls(read_module(raw))
     data = write_module(module)

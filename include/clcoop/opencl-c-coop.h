@@ -74,6 +74,9 @@
 /* Floating-point constants (opencl-c-base.h). INFINITY, HUGE_VALF and NAN are
  * spelled with as_float, a built-in the checker knows, instead of clang's
  * __builtin_inff(). */
+/* clang's __builtin_astype(x, T) (opencl-c-base.h builds as_<type> on it): its second
+ * argument is a type, which the C parser cannot take as an argument. */
+#define __builtin_astype(x, T) as_##T(x)
 #define MAXFLOAT 0x1.fffffep127f
 #define HUGE_VALF (as_float(0x7f800000))
 #define HUGE_VAL (as_double(0x7ff0000000000000L))

@@ -15,6 +15,7 @@ import pytest
 
 from clcoop.frontend import builtins as B
 from clcoop.frontend.types import (
+    EventType,
     BOOL, CHAR, CONSTANT, DOUBLE, FLOAT, GENERIC, GLOBAL, HALF, INT, LOCAL, LONG, PRIVATE,
     SCALARS, SHORT, SPIR32, SPIR64, UCHAR, UINT, ULONG, USHORT, VOID, EnumType, PointerType,
     VectorType,
@@ -259,6 +260,8 @@ def llvm_type(t):
         return f"<{t.count} x {t.elem.llvm_name}>"
     if isinstance(t, EnumType):
         return "i32"
+    if isinstance(t, EventType):
+        return 'target("spirv.Event")'
     return t.llvm_name
 
 

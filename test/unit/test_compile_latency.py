@@ -71,8 +71,10 @@ def test_tast_nodes_are_dataclasses_with_positional_and_keyword_init():
     a = tast.IntConst(T.INT, None, 3)
     b = tast.IntConst(type=T.INT, loc=None, value=3)
     assert dataclasses.is_dataclass(a)
-    assert [f.name for f in dataclasses.fields(tast.Binary)] == ["type", "loc", "op", "left", "right"]
-    assert tast.Binary.__match_args__ == ("type", "loc", "op", "left", "right")
+    assert [f.name for f in dataclasses.fields(tast.Binary)] == ["type", "loc", "op", "left", "right",
+                                                                 "fp_contract"]
+    assert tast.Binary.__match_args__ == ("type", "loc", "op", "left", "right", "fp_contract")
+    assert tast.Binary(T.INT, None, "+", a, b).fp_contract == "off"      # the default
     assert a == b and a != tast.IntConst(T.INT, None, 4)
     assert a != tast.FloatConst(T.INT, None, 3)          # different classes never equal
     with pytest.raises(TypeError):

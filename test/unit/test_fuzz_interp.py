@@ -66,19 +66,13 @@ def test_random_coop_kernel(seed):
     assert problem is None, problem
 
 
-# issue 15 item 1: clcoop compiles a user typedef with ext_vector_type as a scalar.
-TYPEDEF_VECTOR_BUG = ("issue 15 item 1: a user typedef with ext_vector_type is compiled as a "
-                      "scalar (typedef float f4 __attribute__((ext_vector_type(4))))")
-
-
 def _vector_diff_params():
-    """Seeds of the differential test; those whose kernels spell their vector types as
-    typedefs are strict xfails while TYPEDEF_VECTOR_BUG stands."""
+    """Seeds of the differential test, named '-typedef' where the kernels spell their
+    vector types as user ext_vector_type typedefs (once compiled as scalars)."""
     params = []
     for seed in VECTOR_DIFF_SEEDS:
         case = kg.vector_diff_case(np.random.default_rng(seed), kernels=VECTOR_DIFF_KERNELS)
-        marks = [pytest.mark.xfail(strict=True, reason=TYPEDEF_VECTOR_BUG)] if case.typedefs else []
-        params.append(pytest.param(seed, marks=marks, id=f"{seed}{'-typedef' if case.typedefs else ''}"))
+        params.append(pytest.param(seed, id=f"{seed}{'-typedef' if case.typedefs else ''}"))
     return params
 
 

@@ -36,11 +36,14 @@ def _missing_tool():
 pytestmark = pytest.mark.skipif(_missing_tool() is not None, reason=str(_missing_tool()))
 
 CALLEE_RE = re.compile(r"@(_Z\w+)\(")
+ADDRESS_QUERY_RE = re.compile(r"@__to_(global|local|private)\(")
 
 
 def uses_imported_operations(ir_text):
-    """Calls llc-22 leaves imported: matrix operators, element access, integer atomic_fetch_min/max."""
-    return any(classify(name) or classify_atomic(name) for name in CALLEE_RE.findall(ir_text))
+    """Calls llc-22 leaves imported: matrix operators, element access, integer atomic_fetch_min/max,
+    clang's __to_global & co. (ir_to_spirv handles each)."""
+    return any(classify(name) or classify_atomic(name) for name in CALLEE_RE.findall(ir_text)) \
+        or bool(ADDRESS_QUERY_RE.search(ir_text))
 
 
 def links_alone(data, tmp_path):
