@@ -1,0 +1,1183 @@
+"""Kernel IR -> a checked LLVM module for the host (docs/native.md, "Execution model").
+
+Every defined function is re-emitted instruction by instruction with:
+- a context pointer (%__ctx) as first parameter, passed on to every call of a defined
+  function or of a work-item built-in (the built-ins read ids and sizes from the context);
+- a bounds check before every load, store, atomic and memory intrinsic, against the
+  region the pointer comes from (a kernel argument's buffer, a __constant global, a
+  private array) or, when that is not known statically, against every region of the
+  launch; a failed check records the fault in the context and redirects the access to a
+  scratch area, so native code never touches memory outside the launch's regions;
+- integer division guarded (division by zero is a fault; INT_MIN / -1 wraps like the
+  interpreter's NumPy) so the host never traps;
+- at every backward branch, a poll that counts the loop's instructions against the
+  limit and returns early once the work-item has faulted;
+- llvm.fmuladd and llvm.fma computed like the interpreter (ocl_builtins._fma).
+A per-kernel driver runs a range of work-groups, work-item after work-item.
+"""
+import re
+
+from clcoop.interp.loader import Ty, parse_type_text
+from clcoop.interp.ocl_builtins import demangle
+from clcoop.native import support
+from clcoop.native.support import Unsupported
+
+# Context: an array of i64 slots (runtime.py fills the template).
+CTX = {name: i for i, name in enumerate((
+    "fault", "fault_kind", "fault_addr", "steps", "limit", "priv", "table", "table_count",
+    "scratch", "abort", "work_dim", "sg_size", "llid", "lid0", "lid1", "lid2", "grp0",
+    "grp1", "grp2", "gsize0", "gsize1", "gsize2", "lsize0", "lsize1", "lsize2", "ngrp0",
+    "ngrp1", "ngrp2", "off0", "off1", "off2", "fault_size", "priv_size", "wg_size"))}
+CTX_SLOTS = len(CTX)
+SCRATCH_BYTES = 4096
+
+# Fault kinds recorded in the context (runtime.describe_fault words them).
+FAULT_READ, FAULT_WRITE, FAULT_ATOMIC, FAULT_READONLY, FAULT_MISALIGNED, FAULT_DIVZERO, \
+    FAULT_LIMIT, FAULT_UNREACHABLE = range(1, 9)
+
+_META_RE = re.compile(r",\s*!(?!\{)[\w.]+\s+!\d+")
+_ATTR_GROUP_RE = re.compile(r"\s#\d+")
+
+
+class Site:
+    """A place where a fault can happen: the function and its IR instruction."""
+
+    def __init__(self, function, text, what, size):
+        self.function = function
+        self.text = text
+        self.what = what       # "read", "write", "atomic", "division", "loop", "unreachable"
+        self.size = size
+
+
+class KernelPlan:
+    """What runtime.py needs to launch one compiled kernel."""
+
+    def __init__(self, name, params, arena_size):
+        self.name = name
+        self.driver = f"__clcoop_run.{name}"
+        self.params = params          # [(Ty, arg block offset, size)]
+        self.arena_size = arena_size
+        self.arg_block_size = 0
+
+
+class NativeModule:
+    def __init__(self):
+        self.text = ""
+        self.plans = {}               # kernel name -> KernelPlan
+        self.reasons = {}             # kernel name -> why it is not compiled
+        self.sites = []
+        self.globals = []             # names of the program-scope globals in the region table
+
+
+def generate(module, kernel_names):
+    """NativeModule with every kernel of `kernel_names` that the engine takes."""
+    import llvmlite.binding as llvm
+    from clcoop.native.jit import ensure_llvm
+    ensure_llvm()
+    out = NativeModule()
+    if module.layout.pointer_bytes != 8:
+        for k in kernel_names:
+            out.reasons[k] = "32-bit SPIR target (spir-unknown-unknown): only spir64 is compiled natively"
+        return out
+    # optnone (clang/clcoop -O0) would make LLVM skip the instruction namer and later the
+    # optimizer; the checks are inserted before any optimization, so dropping it is safe.
+    ir = re.sub(r"(?m)^(attributes #\d+ = \{.*?)\boptnone\b", r"\1", module.ir)
+    mod = llvm.parse_assembly(ir)
+    pm = llvm.create_new_module_pass_manager()
+    pm.add_instruction_namer_pass()
+    from clcoop.native.jit import host_target_machine
+    pm.run(mod, llvm.create_pass_builder(host_target_machine(), llvm.create_pipeline_tuning_options()))
+    gen = _ModuleGen(module, mod, out)
+    for name in kernel_names:
+        try:
+            gen.kernel(name)
+        except Unsupported as exc:
+            out.reasons[name] = str(exc)
+    out.text = gen.finish()
+    return out
+
+
+def _quote(name):
+    return "%" + name if re.fullmatch(r"[-\w.$]+", name) else '%"' + name + '"'
+
+
+def _gquote(name):
+    return "@" + name if re.fullmatch(r"[-\w.$]+", name) else '@"' + name + '"'
+
+
+def typed(v):
+    """'<type> <ref>' of an operand."""
+    kind = v.value_kind.name
+    if kind in ("global_variable", "function", "global_alias"):
+        return f"{v.type} {_gquote(v.name)}"
+    if v.is_constant:
+        return str(v).strip()
+    return f"{v.type} {_quote(v.name)}"
+
+
+def ref(v):
+    text = typed(v)
+    return text[len(str(v.type)) + 1:]
+
+
+def _clean(text):
+    text = _META_RE.sub("", text.strip())
+    text = _ATTR_GROUP_RE.sub("", text)
+    text = re.sub(r"\b(?:tail|musttail|notail) call\b", "call", text)
+    return text.replace(" spir_func ", " ").replace(" spir_kernel ", " ")
+
+
+def _split_function_type(fty):
+    """'i32 (i32, ptr)' -> ('i32', ['i32', 'ptr'])."""
+    depth = 0
+    for i in range(len(fty) - 1, -1, -1):
+        c = fty[i]
+        if c in ")]}>":
+            depth += 1
+        elif c in "([{<":
+            depth -= 1
+            if depth == 0:
+                return fty[:i].strip(), _split_top(fty[i + 1:-1])
+    raise Unsupported(f"cannot read the function type {fty}")
+
+
+def _split_top(text):
+    parts, depth, cur = [], 0, ""
+    for c in text:
+        if c in "([{<":
+            depth += 1
+        elif c in ")]}>":
+            depth -= 1
+        if c == "," and depth == 0:
+            parts.append(cur.strip())
+            cur = ""
+        else:
+            cur += c
+    if cur.strip():
+        parts.append(cur.strip())
+    return parts
+
+
+def _vid(v):
+    import ctypes
+    return ctypes.cast(v._ptr, ctypes.c_void_p).value
+
+
+class _ModuleGen:
+    def __init__(self, module, mod, out):
+        self.module = module
+        self.mod = mod
+        self.out = out
+        self.functions = {f.name: f for f in mod.functions}
+        self.emitted = {}          # function name -> text (or Unsupported)
+        self.arena = {}            # function name -> {alloca name: (offset, size)}, size
+        self.needed_decls = set()
+        self.builtin_defs = {}
+        self.global_index = {}
+        for gv in mod.global_variables:
+            self.global_index[gv.name] = len(self.global_index)
+        self.out.globals = list(self.global_index)
+        self.drivers = []
+        # Private arrays of every function at disjoint offsets of the work-item's arena
+        # (OpenCL C has no recursion: each function has one frame at a time).
+        self.arena_base = {}
+        self.arena_total = 0
+        self.decls = {}
+
+    # ------------------------------------------------------------ kernels
+    def kernel(self, name):
+        info = self.module.kernels[name]
+        if info.byval:
+            raise Unsupported("a struct argument passed by value")
+        for i, (_, t) in enumerate(info.params):
+            if t.kind == "ptr" and t.addrspace == 3:
+                raise Unsupported(f"__local memory (argument {i})")
+        order = self._call_tree(name)
+        for g in self.mod.global_variables:
+            if self._global_info(g).addrspace == 3 and any(self._uses_global(f, g.name) for f in order):
+                raise Unsupported(f"__local memory (@{g.name})")
+        for fname in order:
+            for g in self.mod.global_variables:
+                gi = self._global_info(g)
+                if gi.addrspace != 3 and not gi.constant and self._uses_global(fname, g.name):
+                    raise Unsupported(f"the program-scope variable @{g.name} (its value lives "
+                                      f"from launch to launch in the interpreter's state)")
+            self._function(fname, fname == name)
+        params, off = [], 0
+        for _, t in info.params:
+            size = _store_size(t, self.module.layout)
+            off = (off + 15) // 16 * 16
+            params.append((t, off, size))
+            off += size
+        plan = KernelPlan(name, params, 0)
+        plan.arg_block_size = max(off, 1)
+        self.drivers.append(self._driver(plan))
+        self.out.plans[name] = plan
+
+    def _global_info(self, g):
+        return self.module.globals[g.name]
+
+    def _uses_global(self, fname, gname):
+        f = self.functions[fname]
+        pat = re.compile(r"@" + re.escape(gname) + r"\b")
+        return bool(pat.search(str(f)))
+
+    def _call_tree(self, root):
+        """Defined functions reachable from the kernel, callees first; no recursion."""
+        order, state = [], {}
+
+        def visit(fname, stack):
+            if state.get(fname) == "done":
+                return
+            if fname in stack:
+                raise Unsupported(f"recursion through @{fname}")
+            stack.append(fname)
+            for callee in self._callees(self.functions[fname]):
+                visit(callee, stack)
+            stack.pop()
+            state[fname] = "done"
+            order.append(fname)
+        visit(root, [])
+        return order
+
+    def _callees(self, f):
+        out = []
+        for b in f.blocks:
+            for ins in b.instructions:
+                if ins.opcode == "call":
+                    callee = list(ins.operands)[-1]
+                    g = self.functions.get(callee.name)
+                    if g is not None and not g.is_declaration and callee.value_kind.name == "function":
+                        out.append(callee.name)
+        return out
+
+    # ------------------------------------------------------------ functions
+    def _function(self, fname, is_kernel):
+        if fname in self.emitted:
+            if isinstance(self.emitted[fname], Unsupported):
+                raise self.emitted[fname]
+            return
+        try:
+            self.emitted[fname] = _FunctionGen(self, self.functions[fname], is_kernel).emit()
+            size = self.arena[fname][1]
+            self.arena_base[fname] = (self.arena_total + 15) // 16 * 16
+            self.arena_total = self.arena_base[fname] + size
+        except Unsupported as exc:
+            self.emitted[fname] = exc
+            raise
+
+    # ------------------------------------------------------------ module text
+    def finish(self):
+        parts = []
+        for line in str(self.mod).splitlines():
+            if re.match(r"%[-\w.$\"]+ = type ", line):
+                parts.append(line)
+        for g in self.mod.global_variables:
+            text = _clean(str(g))
+            parts.append(text)
+        parts.append(_RUNTIME_IR)
+        parts.extend(self.builtin_defs.values())
+        decls = dict(self.decls)
+        for f in self.mod.functions:
+            if f.is_declaration and f.name in self.needed_decls:
+                decls.setdefault(f.name, _clean(str(f).strip().splitlines()[-1]))
+        for name in ("llvm.memcpy.p0.p0.i64", "llvm.memset.p0.i64"):
+            decls.setdefault(name, _RUNTIME_DECLS[name])
+        parts.extend(decls.values())
+        for plan in self.out.plans.values():
+            plan.arena_size = self.arena_total
+        for fname, text in self.emitted.items():
+            if isinstance(text, str):
+                parts.append(text.replace("@__ARENA_BASE__", str(self.arena_base.get(fname, 0))))
+        parts.extend(self.drivers)
+        return "\n".join(p for p in parts if p) + "\n"
+
+    # ------------------------------------------------------------ built-ins
+    def builtin(self, f):
+        """Name of the native definition of the declared function f, or Unsupported."""
+        name = f.name
+        if name in self.builtin_defs:
+            return name
+        base, _ = demangle(name)
+        ret, params = _split_function_type(str(f.global_value_type))
+        if base in support.WORKITEM_FUNCTIONS:
+            self.builtin_defs[name] = _workitem_definition(name, base, ret, params)
+            return name
+        if base in support.NO_OP_FUNCTIONS:
+            args = "".join(f", {p} %a{i}" for i, p in enumerate(params))
+            self.builtin_defs[name] = f"define internal void {_gquote(name)}(ptr %c{args}) alwaysinline {{\n  ret void\n}}"
+            return name
+        if base in support.EXACT_MATH and len(params) == 1 and params[0] == ret:
+            intr = f"llvm.{support.EXACT_MATH[base]}.{_type_suffix(ret)}"
+            self.needed_intrinsic(intr, f"declare {ret} @{intr}({ret})")
+            self.builtin_defs[name] = (
+                f"define internal {ret} {_gquote(name)}(ptr %c, {ret} %x) alwaysinline {{\n"
+                f"  %r = call {ret} @{intr}({ret} %x)\n  ret {ret} %r\n}}")
+            return name
+        if base in ("barrier", "work_group_barrier", "sub_group_barrier"):
+            raise Unsupported(f"a barrier ({base}): the engine runs a work-group's work-items "
+                              f"one after the other and does not split kernels at barriers yet")
+        if base == "printf":
+            raise Unsupported("printf")
+        if "__spirv_" in name or base.startswith("coop_") or "Cooperative" in name:
+            raise Unsupported(f"cooperative-matrix operations ({name})")
+        raise Unsupported(f"the built-in '{base}' is not compiled natively yet")
+
+    def needed_intrinsic(self, name, decl):
+        self.needed_decls.add(name)
+        self.decls.setdefault(name, decl)
+
+    # ------------------------------------------------------------ driver
+    def _driver(self, plan):
+        """void driver(args, ctx template, first group, group count, arena, fault out)."""
+        k = plan.name
+        lines = [f"define void {_gquote(plan.driver)}(ptr %args, ptr %tmpl, i64 %first, i64 %count, "
+                 f"ptr %priv, ptr %fout) {{",
+                 "entry:",
+                 f"  %ctx = alloca [{CTX_SLOTS} x i64], align 16",
+                 f"  call void @llvm.memcpy.p0.p0.i64(ptr %ctx, ptr %tmpl, i64 {CTX_SLOTS * 8}, i1 false)",
+                 ] + [f"  %s.{field} = getelementptr i64, ptr %ctx, i64 {i}" for field, i in CTX.items()] + [
+                 "  store ptr %priv, ptr %s.priv"]
+        call_args = ["ptr %ctx"]
+        for i, (t, off, size) in enumerate(plan.params):
+            lines.append(f"  %ap{i} = getelementptr i8, ptr %args, i64 {off}")
+            if t.kind == "int" and t.bits == 1:
+                lines.append(f"  %ab{i} = load i8, ptr %ap{i}, align 1")
+                lines.append(f"  %a{i} = trunc i8 %ab{i} to i1")
+            else:
+                lines.append(f"  %a{i} = load {t}, ptr %ap{i}, align 1")
+            call_args.append(f"{t} %a{i}")
+        lines += [
+            "  %wg = load i64, ptr %s.wg_size",
+            f"  %ngx = load i64, ptr {_slot('ngrp0')}",
+            f"  %ngy = load i64, ptr {_slot('ngrp1')}",
+            f"  %lx = load i64, ptr {_slot('lsize0')}",
+            f"  %ly = load i64, ptr {_slot('lsize1')}",
+            f"  %psz = load i64, ptr {_slot('priv_size')}",
+            f"  %abp = load ptr, ptr {_slot('abort')}",
+            "  %end = add i64 %first, %count",
+            "  br label %group",
+            "group:",
+            "  %g = phi i64 [ %first, %entry ], [ %gnext, %group.next ]",
+            "  %gmore = icmp ult i64 %g, %end",
+            "  br i1 %gmore, label %group.body, label %done",
+            "group.body:",
+            "  %abv = load atomic i64, ptr %abp monotonic, align 8",
+            "  %aborted = icmp ne i64 %abv, 0",
+            "  br i1 %aborted, label %done, label %group.ids",
+            "group.ids:",
+            "  %gx = urem i64 %g, %ngx",
+            "  %gq = udiv i64 %g, %ngx",
+            "  %gy = urem i64 %gq, %ngy",
+            "  %gz = udiv i64 %gq, %ngy",
+            f"  store i64 %gx, ptr {_slot('grp0')}",
+            f"  store i64 %gy, ptr {_slot('grp1')}",
+            f"  store i64 %gz, ptr {_slot('grp2')}",
+            "  br label %item",
+            "item:",
+            "  %l = phi i64 [ 0, %group.ids ], [ %lnext, %item.ok ]",
+            "  %lmore = icmp ult i64 %l, %wg",
+            "  br i1 %lmore, label %item.body, label %group.next",
+            "item.body:",
+            "  %x = urem i64 %l, %lx",
+            "  %lq = udiv i64 %l, %lx",
+            "  %y = urem i64 %lq, %ly",
+            "  %z = udiv i64 %lq, %ly",
+            f"  store i64 %l, ptr {_slot('llid')}",
+            f"  store i64 %x, ptr {_slot('lid0')}",
+            f"  store i64 %y, ptr {_slot('lid1')}",
+            f"  store i64 %z, ptr {_slot('lid2')}",
+            f"  store i64 0, ptr {_slot('steps')}",
+            "  call void @llvm.memset.p0.i64(ptr %priv, i8 0, i64 %psz, i1 false)",
+            f"  call void {_gquote(k)}({', '.join(call_args)})",
+            f"  %fv = load i64, ptr {_slot('fault')}",
+            "  %faulted = icmp ne i64 %fv, 0",
+            "  br i1 %faulted, label %fault, label %item.ok",
+            "item.ok:",
+            "  %lnext = add i64 %l, 1",
+            "  br label %item",
+            "group.next:",
+            "  %gnext = add i64 %g, 1",
+            "  br label %group",
+            "fault:",
+            "  store i64 %fv, ptr %fout",
+            f"  %fk = load i64, ptr {_slot('fault_kind')}",
+            "  %fo1 = getelementptr i64, ptr %fout, i64 1",
+            "  store i64 %fk, ptr %fo1",
+            f"  %fa = load i64, ptr {_slot('fault_addr')}",
+            "  %fo2 = getelementptr i64, ptr %fout, i64 2",
+            "  store i64 %fa, ptr %fo2",
+            "  %fo3 = getelementptr i64, ptr %fout, i64 3",
+            "  store i64 %g, ptr %fo3",
+            "  %fo4 = getelementptr i64, ptr %fout, i64 4",
+            "  store i64 %l, ptr %fo4",
+            f"  %fs = load i64, ptr {_slot('fault_size')}",
+            "  %fo5 = getelementptr i64, ptr %fout, i64 5",
+            "  store i64 %fs, ptr %fo5",
+            "  store atomic i64 1, ptr %abp monotonic, align 8",
+            "  ret void",
+            "done:",
+            "  ret void",
+            "}"]
+        # Slot pointers are constant GEPs on %ctx.
+        return "\n".join(lines)
+
+
+def _slot(name):
+    return f"%s.{name}"
+
+
+def _type_suffix(t):
+    m = re.fullmatch(r"<(\d+) x (\w+)>", t)
+    if m:
+        return f"v{m.group(1)}{_type_suffix(m.group(2))}"
+    return {"float": "f32", "double": "f64", "half": "f16"}.get(t, t)
+
+
+def _store_size(t, layout):
+    if t.kind == "int":
+        return max(1, (t.bits + 7) // 8)
+    if t.kind == "float":
+        return t.bits // 8
+    if t.kind == "ptr":
+        return 8
+    if t.kind == "vec":
+        return t.n * _store_size(t.elem, layout)
+    if t.kind in ("struct", "array"):
+        return layout.size(t)
+    raise Unsupported(f"values of type {t}")
+
+
+def _elem_size(t, layout):
+    if t.kind == "vec":
+        return _store_size(t.elem, layout)
+    if t.kind in ("int", "float", "ptr"):
+        return _store_size(t, layout)
+    return 1
+
+
+def _workitem_definition(name, base, ret, params):
+    """A work-item function reading the context (ids as the interpreter's _LaneIds)."""
+    kind = base[len("get_"):]
+    pname = f", {params[0]} %d" if params else ""
+    lines = [f"define internal {ret} {_gquote(name)}(ptr %c{pname}) alwaysinline {{"]
+
+    def slot(field):
+        lines.append(f"  %p.{field} = getelementptr i64, ptr %c, i64 {CTX[field]}")
+        lines.append(f"  %{field} = load i64, ptr %p.{field}")
+        return f"%{field}"
+
+    def per_dim(prefix, default):
+        """Value of the slots prefix0..2 at dimension %d; default outside 0..2."""
+        d = "%dd"
+        lines.append(f"  {d} = zext {params[0]} %d to i64")
+        vals = [slot(f"{prefix}{i}") for i in range(3)]
+        lines.append(f"  %is0 = icmp eq i64 {d}, 0")
+        lines.append(f"  %is1 = icmp eq i64 {d}, 1")
+        lines.append(f"  %is2 = icmp eq i64 {d}, 2")
+        lines.append(f"  %s2 = select i1 %is2, i64 {vals[2]}, i64 {default}")
+        lines.append(f"  %s1 = select i1 %is1, i64 {vals[1]}, i64 %s2")
+        lines.append(f"  %v.{prefix} = select i1 %is0, i64 {vals[0]}, i64 %s1")
+        return f"%v.{prefix}"
+
+    if kind in ("global_id",):
+        g = per_dim("grp", 0)
+        ls = per_dim_fresh(lines, "lsize", 1)
+        li = per_dim_fresh(lines, "lid", 0)
+        of = per_dim_fresh(lines, "off", 0)
+        lines += [f"  %m = mul i64 {g}, {ls}", f"  %a = add i64 %m, {li}", f"  %v = add i64 %a, {of}"]
+        v = "%v"
+    elif kind == "local_id":
+        v = per_dim("lid", 0)
+    elif kind == "group_id":
+        v = per_dim("grp", 0)
+    elif kind == "global_size":
+        v = per_dim("gsize", 1)
+    elif kind in ("local_size", "enqueued_local_size"):
+        v = per_dim("lsize", 1)
+    elif kind == "num_groups":
+        v = per_dim("ngrp", 1)
+    elif kind == "global_offset":
+        v = per_dim("off", 0)
+    elif kind == "work_dim":
+        v = slot("work_dim")
+    elif kind == "local_linear_id":
+        v = slot("llid")
+    elif kind == "global_linear_id":
+        # (gid0 - off0) + (gid1 - off1) * gs0 + (gid2 - off2) * gs0 * gs1, gid - off = grp * ls + lid
+        ids = []
+        for i in range(3):
+            g, ls, li = slot(f"grp{i}"), slot(f"lsize{i}"), slot(f"lid{i}")
+            lines += [f"  %gm{i} = mul i64 {g}, {ls}", f"  %id{i} = add i64 %gm{i}, {li}"]
+            ids.append(f"%id{i}")
+        gs0, gs1 = slot("gsize0"), slot("gsize1")
+        lines += ["  %t1 = mul i64 %id1, " + gs0, f"  %gs01 = mul i64 {gs0}, {gs1}",
+                  "  %t2 = mul i64 %id2, %gs01", "  %u = add i64 %id0, %t1", "  %v = add i64 %u, %t2"]
+        v = "%v"
+    elif kind == "sub_group_size":
+        S, wg, llid = slot("sg_size"), slot("wg_size"), slot("llid")
+        lines += [f"  %sg = udiv i64 {llid}, {S}", f"  %first = mul i64 %sg, {S}",
+                  f"  %left = sub i64 {wg}, %first", f"  %lt = icmp ult i64 %left, {S}",
+                  f"  %v = select i1 %lt, i64 %left, i64 {S}"]
+        v = "%v"
+    elif kind == "max_sub_group_size":
+        S, wg = slot("sg_size"), slot("wg_size")
+        lines += [f"  %lt = icmp ult i64 {wg}, {S}", f"  %v = select i1 %lt, i64 {wg}, i64 {S}"]
+        v = "%v"
+    elif kind in ("num_sub_groups", "enqueued_num_sub_groups"):
+        S, wg = slot("sg_size"), slot("wg_size")
+        lines += [f"  %sm1 = sub i64 {S}, 1", f"  %w = add i64 {wg}, %sm1", f"  %v = udiv i64 %w, {S}"]
+        v = "%v"
+    elif kind == "sub_group_id":
+        S, llid = slot("sg_size"), slot("llid")
+        lines.append(f"  %v = udiv i64 {llid}, {S}")
+        v = "%v"
+    elif kind == "sub_group_local_id":
+        S, llid = slot("sg_size"), slot("llid")
+        lines.append(f"  %v = urem i64 {llid}, {S}")
+        v = "%v"
+    else:
+        raise Unsupported(f"the built-in '{base}'")
+    if ret == "i64":
+        lines.append(f"  ret i64 {v}")
+    else:
+        lines.append(f"  %r = trunc i64 {v} to {ret}")
+        lines.append(f"  ret {ret} %r")
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def per_dim_fresh(lines, prefix, default):
+    d = "%dd"
+    vals = []
+    for i in range(3):
+        lines.append(f"  %p.{prefix}{i} = getelementptr i64, ptr %c, i64 {CTX[prefix + str(i)]}")
+        lines.append(f"  %{prefix}{i} = load i64, ptr %p.{prefix}{i}")
+        vals.append(f"%{prefix}{i}")
+    lines.append(f"  %{prefix}.s2 = select i1 %is2, i64 {vals[2]}, i64 {default}")
+    lines.append(f"  %{prefix}.s1 = select i1 %is1, i64 {vals[1]}, i64 %{prefix}.s2")
+    lines.append(f"  %v.{prefix} = select i1 %is0, i64 {vals[0]}, i64 %{prefix}.s1")
+    _ = d
+    return f"%v.{prefix}"
+
+
+# ---------------------------------------------------------------------------- runtime IR
+# Checks and fault recording shared by every kernel. A region table entry is
+# {lo, hi, writable} (i64 each).
+_RUNTIME_DECLS = {"llvm.memcpy.p0.p0.i64": "declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)",
+                  "llvm.memset.p0.i64": "declare void @llvm.memset.p0.i64(ptr, i8, i64, i1)"}
+
+_RUNTIME_IR = f"""
+
+define internal void @__clcoop_fault(ptr %c, i32 %site, i32 %kind, i64 %addr, i64 %size) noinline cold {{
+entry:
+  %fp = getelementptr i64, ptr %c, i64 {CTX['fault']}
+  %f = load i64, ptr %fp
+  %first = icmp eq i64 %f, 0
+  br i1 %first, label %rec, label %out
+rec:
+  %s = zext i32 %site to i64
+  %s1 = add i64 %s, 1
+  store i64 %s1, ptr %fp
+  %kp = getelementptr i64, ptr %c, i64 {CTX['fault_kind']}
+  %k = zext i32 %kind to i64
+  store i64 %k, ptr %kp
+  %ap = getelementptr i64, ptr %c, i64 {CTX['fault_addr']}
+  store i64 %addr, ptr %ap
+  %zp = getelementptr i64, ptr %c, i64 {CTX['fault_size']}
+  store i64 %size, ptr %zp
+  br label %out
+out:
+  ret void
+}}
+
+define internal ptr @__clcoop_bad(ptr %c, ptr %p, i64 %n, i32 %site, i32 %kind) noinline cold {{
+entry:
+  %a = ptrtoint ptr %p to i64
+  call void @__clcoop_fault(ptr %c, i32 %site, i32 %kind, i64 %a, i64 %n)
+  %sp = getelementptr i64, ptr %c, i64 {CTX['scratch']}
+  %s = load ptr, ptr %sp
+  ret ptr %s
+}}
+
+; p is valid for n bytes in [lo, hi), aligned to al relative to lo, writable if asked.
+define internal ptr @__clcoop_chk_range(ptr %c, ptr %p, i64 %n, i64 %al, i32 %site, i32 %kind, i64 %lo, i64 %hi, i1 %w, i1 %canw) alwaysinline {{
+entry:
+  %a = ptrtoint ptr %p to i64
+  %end = add i64 %a, %n
+  %ge = icmp uge i64 %a, %lo
+  %le = icmp ule i64 %end, %hi
+  %nw = icmp uge i64 %end, %a
+  %in0 = and i1 %ge, %le
+  %in = and i1 %in0, %nw
+  br i1 %in, label %inside, label %bad
+inside:
+  %rel = sub i64 %a, %lo
+  %am1 = sub i64 %al, 1
+  %mis = and i64 %rel, %am1
+  %aligned = icmp eq i64 %mis, 0
+  br i1 %aligned, label %perm, label %misaligned
+perm:
+  %nokw = xor i1 %w, true
+  %ok = or i1 %nokw, %canw
+  br i1 %ok, label %good, label %readonly
+good:
+  ret ptr %p
+bad:
+  %r1 = call ptr @__clcoop_bad(ptr %c, ptr %p, i64 %n, i32 %site, i32 %kind)
+  ret ptr %r1
+misaligned:
+  %r2 = call ptr @__clcoop_bad(ptr %c, ptr %p, i64 %n, i32 %site, i32 {FAULT_MISALIGNED})
+  ret ptr %r2
+readonly:
+  %r3 = call ptr @__clcoop_bad(ptr %c, ptr %p, i64 %n, i32 %site, i32 {FAULT_READONLY})
+  ret ptr %r3
+}}
+
+; Against region `idx` of the table.
+define internal ptr @__clcoop_chk(ptr %c, ptr %p, i64 %n, i64 %al, i32 %site, i32 %kind, i64 %idx, i1 %w) alwaysinline {{
+entry:
+  %tp = getelementptr i64, ptr %c, i64 {CTX['table']}
+  %t = load ptr, ptr %tp
+  %i3 = mul i64 %idx, 3
+  %lop = getelementptr i64, ptr %t, i64 %i3
+  %lo = load i64, ptr %lop
+  %hip = getelementptr i64, ptr %lop, i64 1
+  %hi = load i64, ptr %hip
+  %wp = getelementptr i64, ptr %lop, i64 2
+  %wv = load i64, ptr %wp
+  %canw = icmp ne i64 %wv, 0
+  %r = call ptr @__clcoop_chk_range(ptr %c, ptr %p, i64 %n, i64 %al, i32 %site, i32 %kind, i64 %lo, i64 %hi, i1 %w, i1 %canw)
+  ret ptr %r
+}}
+
+; Provenance unknown: the region of the table (or the work-item's arena) holding p.
+define internal ptr @__clcoop_chk_any(ptr %c, ptr %p, i64 %n, i64 %al, i32 %site, i32 %kind, i1 %w) noinline {{
+entry:
+  %a = ptrtoint ptr %p to i64
+  %pp = getelementptr i64, ptr %c, i64 {CTX['priv']}
+  %priv = load i64, ptr %pp
+  %psp = getelementptr i64, ptr %c, i64 {CTX['priv_size']}
+  %psz = load i64, ptr %psp
+  %pend = add i64 %priv, %psz
+  %inpl = icmp uge i64 %a, %priv
+  %inph = icmp ult i64 %a, %pend
+  %inp = and i1 %inpl, %inph
+  br i1 %inp, label %arena, label %scan
+arena:
+  %r0 = call ptr @__clcoop_chk_range(ptr %c, ptr %p, i64 %n, i64 1, i32 %site, i32 %kind, i64 %priv, i64 %pend, i1 %w, i1 true)
+  ret ptr %r0
+scan:
+  %tp = getelementptr i64, ptr %c, i64 {CTX['table']}
+  %t = load ptr, ptr %tp
+  %cp = getelementptr i64, ptr %c, i64 {CTX['table_count']}
+  %cnt = load i64, ptr %cp
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %scan ], [ %inext, %next ]
+  %more = icmp ult i64 %i, %cnt
+  br i1 %more, label %body, label %none
+body:
+  %i3 = mul i64 %i, 3
+  %lop = getelementptr i64, ptr %t, i64 %i3
+  %lo = load i64, ptr %lop
+  %hip = getelementptr i64, ptr %lop, i64 1
+  %hi = load i64, ptr %hip
+  %ge = icmp uge i64 %a, %lo
+  %lt = icmp ult i64 %a, %hi
+  %in = and i1 %ge, %lt
+  %inext = add i64 %i, 1
+  br i1 %in, label %found, label %next
+next:
+  br label %loop
+found:
+  %r = call ptr @__clcoop_chk(ptr %c, ptr %p, i64 %n, i64 %al, i32 %site, i32 %kind, i64 %i, i1 %w)
+  ret ptr %r
+none:
+  %r2 = call ptr @__clcoop_bad(ptr %c, ptr %p, i64 %n, i32 %site, i32 %kind)
+  ret ptr %r2
+}}
+
+; Backward branch: count the loop's instructions, stop a faulted work-item.
+define internal i1 @__clcoop_poll(ptr %c, i64 %cost, i32 %site) alwaysinline {{
+entry:
+  %sp = getelementptr i64, ptr %c, i64 {CTX['steps']}
+  %s = load i64, ptr %sp
+  %s1 = add i64 %s, %cost
+  store i64 %s1, ptr %sp
+  %lp = getelementptr i64, ptr %c, i64 {CTX['limit']}
+  %l = load i64, ptr %lp
+  %over = icmp ugt i64 %s1, %l
+  br i1 %over, label %limit, label %check
+limit:
+  call void @__clcoop_fault(ptr %c, i32 %site, i32 {FAULT_LIMIT}, i64 0, i64 0)
+  ret i1 true
+check:
+  %fp = getelementptr i64, ptr %c, i64 {CTX['fault']}
+  %f = load i64, ptr %fp
+  %stop = icmp ne i64 %f, 0
+  ret i1 %stop
+}}
+"""
+
+
+class _FunctionGen:
+    def __init__(self, mg, f, is_kernel):
+        self.mg = mg
+        self.f = f
+        self.is_kernel = is_kernel
+        self.layout = mg.module.layout
+        self.structs = mg.module.structs
+        self.n = 0
+        self.lines = []
+        self.renames = {}          # block name -> name of the block now ending it
+        self.arena = {}            # alloca name -> (offset, size)
+        self.safe_allocas = set()
+        self.blocks = list(f.blocks)
+        self.block_index = {b.name: i for i, b in enumerate(self.blocks)}
+        self.block_cost = [sum(1 for _ in b.instructions) for b in self.blocks]
+        self.param_index = {a.name: i for i, a in enumerate(f.arguments)}
+        # Operands are not instruction handles in llvmlite: their definitions by name
+        # (the instruction namer named every value).
+        self.defs = {ins.name: ins for b in self.blocks for ins in b.instructions if ins.name}
+
+    def definition(self, v):
+        """The defining instruction of an operand, or None."""
+        if v.value_kind.name != "instruction":
+            return None
+        return self.defs.get(v.name)
+
+    def ty(self, text):
+        return parse_type_text(text, self.structs)
+
+    def fresh(self, stem):
+        self.n += 1
+        return f"%__{stem}{self.n}"
+
+    def site(self, ins, what, size):
+        self.mg.out.sites.append(Site(self.f.name, _clean(str(ins)), what, size))
+        return len(self.mg.out.sites) - 1
+
+    # ------------------------------------------------------------ emit
+    def emit(self):
+        f = self.f
+        ret, _ = _split_function_type(str(f.global_value_type))
+        if "..." in str(f.global_value_type):
+            raise Unsupported(f"the variadic function @{f.name}")
+        self._plan_allocas()
+        params = ["ptr noalias %__ctx"] + [f"{a.type} {_quote(a.name)}" for a in f.arguments]
+        for a in f.arguments:
+            if "byval" in str(a) or "sret" in str(a):
+                raise Unsupported(f"a byval/sret parameter of @{f.name}")
+        body = []
+        entry = True
+        for bi, b in enumerate(self.blocks):
+            self.cur_block = bi
+            self.lines = []
+            if entry and self.arena:
+                self.lines.append(f"  %__privslot = getelementptr i64, ptr %__ctx, i64 {CTX['priv']}")
+                self.lines.append("  %__privraw = load ptr, ptr %__privslot")
+                self.lines.append("  %__priv = getelementptr i8, ptr %__privraw, i64 @__ARENA_BASE__")
+            entry = False
+            label = b.name
+            out_label = label
+            for ins in b.instructions:
+                out_label = self.instruction(ins, label) or out_label
+            body.append((label, self.lines))
+        ret_default = "void" if ret == "void" else f"{ret} zeroinitializer"
+        text = [f"define internal {ret} {_gquote(f.name)}({', '.join(params)}) {{"]
+        for label, lines in body:
+            text.append(f"{_quote(label)[1:]}:")
+            text.extend(self._fix_phis(line) for line in lines)
+        text.append("__abort:")
+        text.append(f"  ret {ret_default}")
+        text.append("}")
+        self.mg.arena[f.name] = (self.arena, sum(s for _, s in self.arena.values()))
+        return "\n".join(text)
+
+    def _fix_phis(self, line):
+        if " = phi " not in line or not self.renames:
+            return line
+
+        return re.sub(r"(,\s*)%(\"[^\"]*\"|[-\w.$]+)\s*\]", lambda m: m.group(1) + _quote(
+            self.renames.get(m.group(2).strip('"'), m.group(2).strip('"'))) + " ]", line)
+
+    # ------------------------------------------------------------ allocas
+    def _plan_allocas(self):
+        """Allocas only loaded and stored directly stay on the stack (no check needed:
+        in bounds by construction); the others (indexed, escaping) move to the arena."""
+        uses = {}
+        allocas = []
+        for b in self.blocks:
+            for ins in b.instructions:
+                if ins.opcode == "alloca":
+                    allocas.append(ins)
+                for k, op in enumerate(ins.operands):
+                    if not op.is_constant and op.value_kind.name == "instruction":
+                        uses.setdefault(op.name, []).append((ins, k))
+        off = 0
+        for a in allocas:
+            if a.name not in {i.name for i in self.blocks[0].instructions}:
+                raise Unsupported(f"an alloca outside the entry block of @{self.f.name}")
+            text = str(a)
+            m = re.search(r"alloca (.+?)(?:, align (\d+))?(?:, addrspace\((\d+)\))?$", _clean(text))
+            if not m or re.search(r"alloca [^,]+, (?!align)", _clean(text)):
+                raise Unsupported(f"a dynamic alloca in @{self.f.name}: {_clean(text)}")
+            t = self.ty(m.group(1))
+            size = max(1, self.layout.size(t))
+            safe = True
+            for user, k in uses.get(a.name, []):
+                if user.opcode == "load" and k == 0:
+                    safe &= _store_size(self.ty(str(user.type)), self.layout) <= size
+                elif user.opcode == "store" and k == 1:
+                    vt = self.ty(str(list(user.operands)[0].type))
+                    safe &= _store_size(vt, self.layout) <= size
+                elif user.opcode == "call" and str(list(user.operands)[-1].name).startswith("llvm.lifetime"):
+                    pass
+                else:
+                    safe = False
+            if safe:
+                self.safe_allocas.add(a.name)
+            else:
+                align = int(m.group(2) or 16)
+                align = max(align, 16)
+                off = (off + align - 1) // align * align
+                self.arena[a.name] = (off, size)
+                off += size
+
+    # ------------------------------------------------------------ provenance
+    def base_of(self, v, seen=None):
+        """('arg', i) | ('global', name) | ('arena', name) | ('stack', name) | None."""
+        seen = seen if seen is not None else set()
+        kind = v.value_kind.name
+        if kind == "argument":
+            return ("arg", self.param_index[v.name]) if self.is_kernel else None
+        if kind == "global_variable":
+            return ("global", v.name)
+        if kind == "constant_expr":
+            m = re.search(r"@([-\w.$]+)", str(v))
+            names = re.findall(r"@([-\w.$]+)", str(v))
+            if m and len(set(names)) == 1 and re.match(r"\S+ (?:ptr.*)?(getelementptr|addrspacecast|bitcast)", str(v)):
+                return ("global", m.group(1)) if m.group(1) in self.mg.global_index else None
+            return None
+        v = self.definition(v)
+        if v is None:
+            return None
+        key = _vid(v)
+        if key in seen:
+            return "cycle"
+        seen.add(key)
+        op = v.opcode
+        if op == "alloca":
+            return ("arena", v.name) if v.name in self.arena else ("stack", v.name)
+        if op in ("getelementptr", "bitcast", "addrspacecast"):
+            return self.base_of(list(v.operands)[0], seen)
+        if op in ("phi", "select"):
+            ops = list(v.operands)
+            if op == "select":
+                ops = ops[1:]
+            bases = {self.base_of(o, seen) for o in ops} - {"cycle"}
+            if len(bases) == 1:
+                return bases.pop()
+            return None
+        return None
+
+    # ------------------------------------------------------------ checks
+    def check(self, ins, ptr, size, elem, what, write, size_text=None):
+        """Emit a check of `ptr` (an operand) and return the text of the checked pointer."""
+        kind = {"read": FAULT_READ, "write": FAULT_WRITE, "atomic": FAULT_ATOMIC}[what]
+        site = self.site(ins, what, size)
+        pty = str(ptr.type)
+        p0 = self.fresh("p")
+        if pty == "ptr":
+            self.lines.append(f"  {p0} = getelementptr i8, {typed(ptr)}, i64 0")
+        else:
+            self.lines.append(f"  {p0} = addrspacecast {typed(ptr)} to ptr")
+        n = size_text or f"i64 {size}"
+        base = self.base_of(ptr)
+        w = "true" if write else "false"
+        r = self.fresh("c")
+        if base is not None and base[0] == "arg" and self._arg_is_buffer(base[1]):
+            slot = len(self.mg.global_index) + base[1]
+            self.lines.append(f"  {r} = call ptr @__clcoop_chk(ptr %__ctx, ptr {p0}, {n}, i64 {elem}, "
+                              f"i32 {site}, i32 {kind}, i64 {slot}, i1 {w})")
+        elif base is not None and base[0] == "global":
+            self.lines.append(f"  {r} = call ptr @__clcoop_chk(ptr %__ctx, ptr {p0}, {n}, i64 {elem}, "
+                              f"i32 {site}, i32 {kind}, i64 {self._global_slot(base[1])}, i1 {w})")
+        elif base is not None and base[0] == "arena":
+            off, asize = self.arena[base[1]]
+            lo = self.fresh("lo")
+            self.lines.append(f"  {lo} = ptrtoint ptr {_quote(base[1])} to i64")
+            hi = self.fresh("hi")
+            self.lines.append(f"  {hi} = add i64 {lo}, {asize}")
+            self.lines.append(f"  {r} = call ptr @__clcoop_chk_range(ptr %__ctx, ptr {p0}, {n}, i64 {elem}, "
+                              f"i32 {site}, i32 {kind}, i64 {lo}, i64 {hi}, i1 {w}, i1 true)")
+        else:
+            self.lines.append(f"  {r} = call ptr @__clcoop_chk_any(ptr %__ctx, ptr {p0}, {n}, i64 {elem}, "
+                              f"i32 {site}, i32 {kind}, i1 {w})")
+        if pty == "ptr":
+            return f"ptr {r}"
+        back = self.fresh("q")
+        self.lines.append(f"  {back} = addrspacecast ptr {r} to {pty}")
+        return f"{pty} {back}"
+
+    def _arg_is_buffer(self, i):
+        return True
+
+    def _global_slot(self, name):
+        """The region table holds the program's globals first, then the kernel's
+        parameters (runtime.py builds it in that order)."""
+        return self.mg.global_index[name]
+
+    # ------------------------------------------------------------ instructions
+    def instruction(self, ins, label):
+        op = ins.opcode
+        text = _clean(str(ins))
+        ops = list(ins.operands)
+        if op == "alloca":
+            if ins.name in self.arena:
+                off, _ = self.arena[ins.name]
+                self.lines.append(f"  {_quote(ins.name)} = getelementptr inbounds i8, ptr %__priv, i64 {off}")
+            else:
+                self.lines.append("  " + text)
+            return None
+        if op == "load":
+            if " atomic " in text:
+                raise Unsupported(f"an atomic load: {text}")
+            if self._direct_stack(ops[0]):
+                self.lines.append("  " + text)
+                return None
+            t = self.ty(str(ins.type))
+            checked = self.check(ins, ops[0], _store_size(t, self.layout), _elem_size(t, self.layout), "read", False)
+            self.lines.append("  " + _replace_last(text, typed(ops[0]), checked))
+            return None
+        if op == "store":
+            if " atomic " in text:
+                raise Unsupported(f"an atomic store: {text}")
+            if self._direct_stack(ops[1]):
+                self.lines.append("  " + text)
+                return None
+            t = self.ty(str(ops[0].type))
+            checked = self.check(ins, ops[1], _store_size(t, self.layout), _elem_size(t, self.layout), "write", True)
+            self.lines.append("  " + _replace_last(text, typed(ops[1]), checked))
+            return None
+        if op in ("atomicrmw", "cmpxchg"):
+            t = self.ty(str(ops[1].type))
+            checked = self.check(ins, ops[0], _store_size(t, self.layout), _store_size(t, self.layout), "atomic", True)
+            self.lines.append("  " + _replace_first(text, typed(ops[0]), checked))
+            return None
+        if op in ("sdiv", "udiv", "srem", "urem"):
+            self.division(ins, text, ops)
+            return None
+        if op == "call":
+            return self.call(ins, text, ops)
+        if op in ("br", "switch"):
+            return self.branch(ins, text, ops, label)
+        if op == "unreachable":
+            site = self.site(ins, "unreachable", 0)
+            self.lines.append(f"  call void @__clcoop_fault(ptr %__ctx, i32 {site}, i32 {FAULT_UNREACHABLE}, i64 0, i64 0)")
+            self.lines.append("  br label %__abort")
+            return None
+        if op in ("indirectbr", "invoke", "callbr", "resume", "landingpad", "va_arg"):
+            raise Unsupported(f"the instruction '{op}': {text}")
+        if op in ("inttoptr",):
+            pass   # checked where it is used (no provenance: every region is searched)
+        self.lines.append("  " + text)
+        return None
+
+    def _direct_stack(self, ptr):
+        d = self.definition(ptr)
+        return d is not None and d.opcode == "alloca" and d.name in self.safe_allocas
+
+    def division(self, ins, text, ops):
+        t = str(ops[1].type)
+        b = typed(ops[1])
+        if ops[1].is_constant and not re.search(r"\b0\b|zeroinitializer|-1\b|undef|poison", ref(ops[1])):
+            self.lines.append("  " + text)
+            return
+        ty = self.ty(t)
+        vec = ty.kind == "vec"
+        n = ty.n if vec else 1
+        elem = str(ty.elem) if vec else t
+
+        def splat(v):
+            return f"<{', '.join(f'{elem} {v}' for _ in range(n))}>" if vec else str(v)
+        bt = "<%d x i1>" % n if vec else "i1"
+        z = self.fresh("z")
+        self.lines.append(f"  {z} = icmp eq {b}, zeroinitializer")
+        anyz = z
+        if vec:
+            anyz = self.fresh("anyz")
+            self.lines.append(f"  {anyz} = call i1 @llvm.vector.reduce.or.v{n}i1({bt} {z})")
+            self.mg.needed_intrinsic(f"llvm.vector.reduce.or.v{n}i1", f"declare i1 @llvm.vector.reduce.or.v{n}i1(<{n} x i1>)")
+        site = self.site(ins, "division", 0)
+        fz = self.fresh("fz")
+        self.lines.append(f"  {fz} = zext i1 {anyz} to i32")
+        # One call per division only when it divides by zero (the branchless select keeps
+        # vectorization possible: __clcoop_divzero is cheap when the flag is 0).
+        self.lines.append(f"  call void @__clcoop_divzero(ptr %__ctx, i32 {fz}, i32 {site})")
+        self.mg.builtin_defs.setdefault("__divzero", _DIVZERO_IR)
+        safe_cond = z
+        if ins.opcode in ("sdiv", "srem"):
+            bits = ty.elem.bits if vec else ty.bits
+            minv = -(1 << (bits - 1))
+            ma = self.fresh("ma")
+            self.lines.append(f"  {ma} = icmp eq {typed(ops[0])}, {splat(minv)}")
+            mb = self.fresh("mb")
+            self.lines.append(f"  {mb} = icmp eq {b}, {splat(-1)}")
+            mab = self.fresh("mab")
+            self.lines.append(f"  {mab} = and {bt} {ma}, {mb}")
+            safe_cond = self.fresh("sc")
+            self.lines.append(f"  {safe_cond} = or {bt} {z}, {mab}")
+        nb = self.fresh("d")
+        self.lines.append(f"  {nb} = select {bt} {safe_cond}, {t} {splat(1)}, {b}")
+        exact = " exact" if " exact " in text.split("=", 1)[1] else ""
+        self.lines.append(f"  {_quote(ins.name)} = {ins.opcode}{exact} {typed(ops[0])}, {nb}")
+
+    def call(self, ins, text, ops):
+        callee = ops[-1]
+        if callee.value_kind.name != "function":
+            raise Unsupported(f"an indirect call: {text}")
+        name = callee.name
+        f = self.mg.functions[name]
+        if name.startswith("llvm."):
+            return self.intrinsic(ins, text, ops, name)
+        if f.is_declaration:
+            target = self.mg.builtin(f)
+        else:
+            target = name
+        args = ", ".join(["ptr %__ctx"] + [typed(o) for o in ops[:-1]])
+        ret = str(ins.type)
+        lhs = f"{_quote(ins.name)} = " if ret != "void" else ""
+        self.lines.append(f"  {lhs}call {ret} {_gquote(target)}({args})")
+        return None
+
+    def intrinsic(self, ins, text, ops, name):
+        if name.startswith(support.DROPPED_INTRINSICS):
+            return None
+        if name.startswith(("llvm.fmuladd.", "llvm.fma.")):
+            self.fused(ins, ops)
+            return None
+        if name.startswith(support.MEMORY_INTRINSICS):
+            length = typed(ops[2])
+            if str(ops[2].type) != "i64":
+                ln = self.fresh("len")
+                self.lines.append(f"  {ln} = zext {length} to i64")
+                length = f"i64 {ln}"
+            dst = self.check(ins, ops[0], 0, 1, "write", True, size_text=length)
+            new = _replace_first(text, typed(ops[0]), dst)
+            if not name.startswith("llvm.memset."):
+                src = self.check(ins, ops[1], 0, 1, "read", False, size_text=length)
+                new = _replace_nth(new, typed(ops[1]), src, 1 if typed(ops[0]) == typed(ops[1]) else 0)
+            self.lines.append("  " + new)
+            self.mg.needed_decls.add(name)
+            return None
+        if name.startswith(support.KEPT_INTRINSICS):
+            self.mg.needed_decls.add(name)
+            self.lines.append("  " + text)
+            return None
+        raise Unsupported(f"the intrinsic @{name} is not compiled natively yet")
+
+    def fused(self, ins, ops):
+        """llvm.fmuladd / llvm.fma as the interpreter computes them (ocl_builtins._fma):
+        half/float: exact product and sum in double, one rounding back; double: a*b+c
+        with two roundings (docs/native.md, "Floating point")."""
+        t = str(ins.type)
+        ty = self.ty(t)
+        elem = ty.elem if ty.kind == "vec" else ty
+        a, b, c = (typed(o) for o in ops[:3])
+        out = _quote(ins.name)
+        if elem.bits == 64:
+            m = self.fresh("m")
+            self.lines.append(f"  {m} = fmul {a}, {ref(ops[1])}")
+            self.lines.append(f"  {out} = fadd {t} {m}, {ref(ops[2])}")
+            return
+        wide = f"<{ty.n} x double>" if ty.kind == "vec" else "double"
+        xs = []
+        for v in (a, b, c):
+            x = self.fresh("x")
+            self.lines.append(f"  {x} = fpext {v} to {wide}")
+            xs.append(x)
+        m = self.fresh("m")
+        self.lines.append(f"  {m} = fmul {wide} {xs[0]}, {xs[1]}")
+        s = self.fresh("s")
+        self.lines.append(f"  {s} = fadd {wide} {m}, {xs[2]}")
+        self.lines.append(f"  {out} = fptrunc {wide} {s} to {t}")
+
+    def branch(self, ins, text, ops, label):
+        here = self.block_index[label]
+        targets = [o.name for o in ops if o.value_kind.name == "basic_block"]
+        back = [t for t in targets if self.block_index[t] <= here]
+        if not back:
+            self.lines.append("  " + text)
+            return None
+        lo = min(self.block_index[t] for t in back)
+        cost = sum(self.block_cost[lo:here + 1])
+        site = self.site(ins, "loop", 0)
+        stop = self.fresh("stop")
+        cont = f"__cont.{self.n}.{label}"
+        self.lines.append(f"  {stop} = call i1 @__clcoop_poll(ptr %__ctx, i64 {cost}, i32 {site})")
+        self.lines.append(f"  br i1 {stop}, label %__abort, label {_quote(cont)}")
+        self.lines.append(f"{cont}:")
+        self.lines.append("  " + text)
+        self.renames[label] = cont
+        return cont
+
+
+_DIVZERO_IR = f"""define internal void @__clcoop_divzero(ptr %c, i32 %z, i32 %site) alwaysinline {{
+entry:
+  %bad = icmp ne i32 %z, 0
+  br i1 %bad, label %rec, label %out
+rec:
+  call void @__clcoop_fault(ptr %c, i32 %site, i32 {FAULT_DIVZERO}, i64 0, i64 0)
+  br label %out
+out:
+  ret void
+}}"""
+
+
+def _find_operand(text, needle, start=0):
+    """Index of `needle` in text as a whole operand (followed by ',', ')', ' ' or end)."""
+    i = text.find(needle, start)
+    while i >= 0:
+        end = i + len(needle)
+        if end == len(text) or text[end] in ",) ":
+            return i
+        i = text.find(needle, i + 1)
+    return -1
+
+
+def _replace_first(text, needle, new):
+    i = _find_operand(text, needle)
+    if i < 0:
+        raise Unsupported(f"cannot rewrite the operand {needle} of: {text}")
+    return text[:i] + new + text[i + len(needle):]
+
+
+def _replace_nth(text, needle, new, nth):
+    i = _find_operand(text, needle)
+    for _ in range(nth):
+        i = _find_operand(text, needle, i + 1)
+    if i < 0:
+        raise Unsupported(f"cannot rewrite the operand {needle} of: {text}")
+    return text[:i] + new + text[i + len(needle):]
+
+
+def _replace_last(text, needle, new, sep_only=False):
+    idx, i = -1, _find_operand(text, needle)
+    while i >= 0:
+        idx = i
+        i = _find_operand(text, needle, i + 1)
+    if idx < 0:
+        if sep_only:
+            # "sdiv i32 %a, %b": the divisor appears untyped after the comma.
+            untyped = needle.split(" ", 1)[1] if " " in needle else needle
+            new_untyped = new.split(" ", 1)[1]
+            j = text.rfind(", " + untyped)
+            if j >= 0:
+                return text[:j + 2] + new_untyped + text[j + 2 + len(untyped):]
+        raise Unsupported(f"cannot rewrite the operand {needle} of: {text}")
+    return text[:idx] + new + text[idx + len(needle):]
+
+
+_ = Ty
