@@ -33,7 +33,7 @@ SCRATCH_BYTES = 4096
 
 # Fault kinds recorded in the context (runtime.describe_fault words them).
 FAULT_READ, FAULT_WRITE, FAULT_ATOMIC, FAULT_READONLY, FAULT_MISALIGNED, FAULT_DIVZERO, \
-    FAULT_LIMIT, FAULT_UNREACHABLE = range(1, 9)
+    FAULT_LIMIT, FAULT_UNREACHABLE, FAULT_FREED = range(1, 10)
 
 _META_RE = re.compile(r",\s*!(?!\{)[\w.]+\s+!\d+")
 _ATTR_GROUP_RE = re.compile(r"\s#\d+")
@@ -284,11 +284,25 @@ class _ModuleGen:
         for name in ("llvm.memcpy.p0.p0.i64", "llvm.memset.p0.i64"):
             decls.setdefault(name, _RUNTIME_DECLS[name])
         parts.extend(decls.values())
+        # Arena: the frames, then one live flag per function with a frame; the table of
+        # private arrays lets chk_any tell a live array from a dangling pointer.
+        framed = [f for f, t in self.emitted.items() if isinstance(t, str) and self.arena[f][1]]
+        flags = (self.arena_total + 15) // 16 * 16
+        rows = []
+        for fi, fname in enumerate(framed):
+            for off, size in self.arena[fname][0].values():
+                rows.append(f"[3 x i64] [i64 {self.arena_base[fname] + off}, i64 {size}, i64 {flags + 8 * fi}]")
+        rows.append("[3 x i64] [i64 0, i64 0, i64 0]")
+        parts.append(f"@__clcoop_privates = internal constant [{len(rows)} x [3 x i64]] [{', '.join(rows)}]")
+        parts.append(f"@__clcoop_private_count = internal constant i64 {len(rows) - 1}")
         for plan in self.out.plans.values():
-            plan.arena_size = self.arena_total
+            plan.arena_size = flags + 8 * len(framed)
         for fname, text in self.emitted.items():
             if isinstance(text, str):
-                parts.append(text.replace("@__ARENA_BASE__", str(self.arena_base.get(fname, 0))))
+                text = text.replace("@__ARENA_BASE__", str(self.arena_base.get(fname, 0)))
+                if fname in framed:
+                    text = text.replace("@__LIVE_FLAG__", str(flags + 8 * framed.index(fname)))
+                parts.append(text)
         parts.extend(self.drivers)
         return "\n".join(p for p in parts if p) + "\n"
 
@@ -657,6 +671,7 @@ entry:
   %a = ptrtoint ptr %p to i64
   %pp = getelementptr i64, ptr %c, i64 {CTX['priv']}
   %priv = load i64, ptr %pp
+  %pp.raw = inttoptr i64 %priv to ptr
   %psp = getelementptr i64, ptr %c, i64 {CTX['priv_size']}
   %psz = load i64, ptr %psp
   %pend = add i64 %priv, %psz
@@ -665,8 +680,41 @@ entry:
   %inp = and i1 %inpl, %inph
   br i1 %inp, label %arena, label %scan
 arena:
-  %r0 = call ptr @__clcoop_chk_range(ptr %c, ptr %p, i64 %n, i64 1, i32 %site, i32 %kind, i64 %priv, i64 %pend, i1 %w, i1 true)
+  %rel = sub i64 %a, %priv
+  %cntp = load i64, ptr @__clcoop_private_count
+  br label %ploop
+ploop:
+  %j = phi i64 [ 0, %arena ], [ %jnext, %pnext ]
+  %pmore = icmp ult i64 %j, %cntp
+  br i1 %pmore, label %pbody, label %dangling
+pbody:
+  %rowp = getelementptr [3 x i64], ptr @__clcoop_privates, i64 %j
+  %off = load i64, ptr %rowp
+  %szp = getelementptr i64, ptr %rowp, i64 1
+  %sz = load i64, ptr %szp
+  %flp = getelementptr i64, ptr %rowp, i64 2
+  %fl = load i64, ptr %flp
+  %pend.j = add i64 %off, %sz
+  %pge = icmp uge i64 %rel, %off
+  %plt = icmp ult i64 %rel, %pend.j
+  %pin = and i1 %pge, %plt
+  %jnext = add i64 %j, 1
+  br i1 %pin, label %pfound, label %pnext
+pnext:
+  br label %ploop
+pfound:
+  %flagp = getelementptr i8, ptr %pp.raw, i64 %fl
+  %live = load i64, ptr %flagp
+  %isl = icmp ne i64 %live, 0
+  br i1 %isl, label %plive, label %dangling
+plive:
+  %plo = add i64 %priv, %off
+  %phi.hi = add i64 %plo, %sz
+  %r0 = call ptr @__clcoop_chk_range(ptr %c, ptr %p, i64 %n, i64 %al, i32 %site, i32 %kind, i64 %plo, i64 %phi.hi, i1 %w, i1 true)
   ret ptr %r0
+dangling:
+  %r4 = call ptr @__clcoop_bad(ptr %c, ptr %p, i64 %n, i32 %site, i32 {FAULT_FREED})
+  ret ptr %r4
 scan:
   %tp = getelementptr i64, ptr %c, i64 {CTX['table']}
   %t = load ptr, ptr %tp
@@ -778,6 +826,10 @@ class _FunctionGen:
                 self.lines.append(f"  %__privslot = getelementptr i64, ptr %__ctx, i64 {CTX['priv']}")
                 self.lines.append("  %__privraw = load ptr, ptr %__privslot")
                 self.lines.append("  %__priv = getelementptr i8, ptr %__privraw, i64 @__ARENA_BASE__")
+                # The frame is live until the function returns: pointers into it that
+                # outlive the call are dangling (chk_any faults on them).
+                self.lines.append("  %__live = getelementptr i8, ptr %__privraw, i64 @__LIVE_FLAG__")
+                self.lines.append("  store i64 1, ptr %__live")
             entry = False
             label = b.name
             out_label = label
@@ -790,9 +842,11 @@ class _FunctionGen:
             text.append(f"{_quote(label)[1:]}:")
             text.extend(self._fix_phis(line) for line in lines)
         text.append("__abort:")
+        if self.arena:
+            text.append("  store i64 0, ptr %__live")
         text.append(f"  ret {ret_default}")
         text.append("}")
-        self.mg.arena[f.name] = (self.arena, sum(s for _, s in self.arena.values()))
+        self.mg.arena[f.name] = (self.arena, self.arena_end if self.arena else 0)
         return "\n".join(text)
 
     def _fix_phis(self, line):
@@ -844,6 +898,7 @@ class _FunctionGen:
                 off = (off + align - 1) // align * align
                 self.arena[a.name] = (off, size)
                 off += size
+        self.arena_end = off
 
     # ------------------------------------------------------------ provenance
     def base_of(self, v, seen=None):
@@ -978,6 +1033,8 @@ class _FunctionGen:
             self.lines.append(f"  call void @__clcoop_fault(ptr %__ctx, i32 {site}, i32 {FAULT_UNREACHABLE}, i64 0, i64 0)")
             self.lines.append("  br label %__abort")
             return None
+        if op == "ret" and self.arena:
+            self.lines.append("  store i64 0, ptr %__live")
         if op in ("indirectbr", "invoke", "callbr", "resume", "landingpad", "va_arg"):
             raise Unsupported(f"the instruction '{op}': {text}")
         if op in ("inttoptr",):

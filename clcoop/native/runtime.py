@@ -181,6 +181,9 @@ class NativeProgram:
         elif kind == codegen.FAULT_READONLY:
             buffer = _region_name(addr, names, table)
             message = f"{site.what} to read-only memory"
+        elif kind == codegen.FAULT_FREED:
+            message = (f"{site.what} through an invalid pointer {addr:#x} (no buffer there, or "
+                       f"it was freed)")
         elif kind == codegen.FAULT_DIVZERO:
             message = "integer division by zero"
         elif kind == codegen.FAULT_LIMIT:

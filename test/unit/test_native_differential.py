@@ -1,0 +1,44 @@
+"""Every kernel of the interpreter's kernel and fault tests also runs natively, bit-identical
+(native_diff.py); kernels the native engine does not take must say why."""
+import pytest
+
+import native_diff
+import test_interp_faults
+import test_interp_kernels
+
+CASES = native_diff.cases(test_interp_kernels) + native_diff.cases(test_interp_faults)
+RECORDS = {}
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_differential(case, monkeypatch):
+    name, fn, kwargs = case
+    record = native_diff.run_case(fn, kwargs, monkeypatch)
+    RECORDS[name] = record
+    for kernel, reason in record.fallback.items():
+        assert reason, f"kernel {kernel} fell back without a reason"
+
+
+# Tests whose kernels the native engine takes today (their launches must not fall back):
+# a fallback here is a regression of the engine, not a pass.
+NATIVE_TESTS = {
+    "test_vector_add", "test_gemm_naive_2d", "test_int_control_flow",
+    "test_batches_split_the_ndrange_without_changing_results",
+    "test_three_dimensional_ndrange_and_partial_subgroups",
+    "test_out_of_bounds_names_buffer_and_work_item", "test_integer_division_by_zero",
+    "test_runaway_loop_hits_instruction_limit", "test_null_and_dangling_pointers_are_invalid",
+    "test_misaligned_access_faults", "test_unreachable_faults",
+    "test_dangling_pointer_to_a_returned_functions_private_memory",
+    "test_write_to_constant_buffer_faults",
+}
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c[0].split("[")[0] in NATIVE_TESTS],
+                         ids=[c[0] for c in CASES if c[0].split("[")[0] in NATIVE_TESTS])
+def test_runs_natively(case, monkeypatch):
+    name, fn, kwargs = case
+    try:
+        record = native_diff.run_case(fn, kwargs, monkeypatch)
+    except Exception:
+        pytest.fail(f"{name} failed on the differential run")
+    assert record.native and not record.fallback, record.fallback
