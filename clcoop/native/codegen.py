@@ -27,13 +27,15 @@ CTX = {name: i for i, name in enumerate((
     "fault", "fault_kind", "fault_addr", "steps", "limit", "priv", "table", "table_count",
     "scratch", "abort", "work_dim", "sg_size", "llid", "lid0", "lid1", "lid2", "grp0",
     "grp1", "grp2", "gsize0", "gsize1", "gsize2", "lsize0", "lsize1", "lsize2", "ngrp0",
-    "ngrp1", "ngrp2", "off0", "off1", "off2", "fault_size", "priv_size", "wg_size"))}
+    "ngrp1", "ngrp2", "off0", "off1", "off2", "fault_size", "priv_size", "wg_size", "barrier"))}
 CTX_SLOTS = len(CTX)
 SCRATCH_BYTES = 4096
 
 # Fault kinds recorded in the context (runtime.describe_fault words them).
 FAULT_READ, FAULT_WRITE, FAULT_ATOMIC, FAULT_READONLY, FAULT_MISALIGNED, FAULT_DIVZERO, \
-    FAULT_LIMIT, FAULT_UNREACHABLE, FAULT_FREED = range(1, 10)
+    FAULT_LIMIT, FAULT_UNREACHABLE, FAULT_FREED, FAULT_BARRIER = range(1, 11)
+
+BARRIERS = ("barrier", "work_group_barrier")
 
 _META_RE = re.compile(r",\s*!(?!\{)[\w.]+\s+!\d+")
 _ATTR_GROUP_RE = re.compile(r"\s#\d+")
@@ -79,11 +81,18 @@ def generate(module, kernel_names):
         for k in kernel_names:
             out.reasons[k] = "32-bit SPIR target (spir-unknown-unknown): only spir64 is compiled natively"
         return out
-    # optnone (clang/clcoop -O0) would make LLVM skip the instruction namer and later the
-    # optimizer; the checks are inserted before any optimization, so dropping it is safe.
-    ir = re.sub(r"(?m)^(attributes #\d+ = \{.*?)\boptnone\b", r"\1", module.ir)
+    # optnone/noinline (clang/clcoop -O0) would make LLVM skip the instruction namer and
+    # the inliner; the checks are inserted before any optimization, so dropping them is safe.
+    ir = module.ir
+    for attr in ("optnone", "noinline"):
+        ir = re.sub(r"(?m)^(attributes #\d+ = \{.*?)\b" + attr + r"\b", r"\1", ir)
     mod = llvm.parse_assembly(ir)
+    # Functions that wait at a barrier are inlined into their kernels (clang's -O0 kernel
+    # stubs __clang_ocl_kern_imp_*): only a kernel's own body becomes a coroutine.
+    for f in _barrier_callers(mod):
+        f.add_function_attribute("alwaysinline")
     pm = llvm.create_new_module_pass_manager()
+    pm.add_always_inliner_pass()
     pm.add_instruction_namer_pass()
     from clcoop.native.jit import host_target_machine
     pm.run(mod, llvm.create_pass_builder(host_target_machine(), llvm.create_pipeline_tuning_options()))
@@ -95,6 +104,31 @@ def generate(module, kernel_names):
             out.reasons[name] = str(exc)
     out.text = gen.finish()
     return out
+
+
+def _barrier_callers(mod):
+    """Defined non-kernel functions that reach a work-group barrier."""
+    funcs = {f.name: f for f in mod.functions}
+    calls = {}
+    for f in mod.functions:
+        if f.is_declaration:
+            continue
+        calls[f.name] = set()
+        for b in f.blocks:
+            for ins in b.instructions:
+                if ins.opcode == "call":
+                    callee = list(ins.operands)[-1]
+                    if callee.value_kind.name == "function":
+                        calls[f.name].add(callee.name)
+    reach = {n for n, cs in calls.items() if any(demangle(c)[0] in BARRIERS for c in cs)}
+    changed = True
+    while changed:
+        changed = False
+        for n, cs in calls.items():
+            if n not in reach and cs & reach:
+                reach.add(n)
+                changed = True
+    return [funcs[n] for n in reach if " spir_kernel " not in str(funcs[n]).split("{", 1)[0]]
 
 
 def _quote(name):
@@ -169,6 +203,10 @@ class _ModuleGen:
         self.mod = mod
         self.out = out
         self.functions = {f.name: f for f in mod.functions}
+        # Named struct types of this parse (LLVM renames them in its global context when
+        # the same IR is parsed twice: %struct.S becomes %struct.S.0).
+        from clcoop.interp.loader import _read_structs
+        self.structs = _read_structs(mod)
         self.emitted = {}          # function name -> text (or Unsupported)
         self.arena = {}            # function name -> {alloca name: (offset, size)}, size
         self.needed_decls = set()
@@ -183,19 +221,18 @@ class _ModuleGen:
         self.arena_base = {}
         self.arena_total = 0
         self.decls = {}
+        self.coroutines = {}       # kernel name -> True when it waits at barriers
 
     # ------------------------------------------------------------ kernels
     def kernel(self, name):
         info = self.module.kernels[name]
         if info.byval:
             raise Unsupported("a struct argument passed by value")
-        for i, (_, t) in enumerate(info.params):
-            if t.kind == "ptr" and t.addrspace == 3:
-                raise Unsupported(f"__local memory (argument {i})")
+        uses_local = any(t.kind == "ptr" and t.addrspace == 3 for _, t in info.params)
         order = self._call_tree(name)
         for g in self.mod.global_variables:
             if self._global_info(g).addrspace == 3 and any(self._uses_global(f, g.name) for f in order):
-                raise Unsupported(f"__local memory (@{g.name})")
+                uses_local = True
         for fname in order:
             for g in self.mod.global_variables:
                 gi = self._global_info(g)
@@ -211,7 +248,11 @@ class _ModuleGen:
             off += size
         plan = KernelPlan(name, params, 0)
         plan.arg_block_size = max(off, 1)
-        self.drivers.append(self._driver(plan))
+        # __local variables are globals of the engine, one instance: such kernels run
+        # their work-groups one after the other (docs/native.md).
+        plan.single_thread = uses_local
+        plan.coroutine = self.coroutines.get(name, False)
+        self.drivers.append(_coroutine_driver(plan, name) if plan.coroutine else self._driver(plan))
         self.out.plans[name] = plan
 
     def _global_info(self, g):
@@ -276,6 +317,7 @@ class _ModuleGen:
             text = _clean(str(g))
             parts.append(text)
         parts.append(_RUNTIME_IR)
+        parts.append(_CORO_DECLS)
         parts.extend(self.builtin_defs.values())
         decls = dict(self.decls)
         for f in self.mod.functions:
@@ -328,9 +370,8 @@ class _ModuleGen:
                 f"define internal {ret} {_gquote(name)}(ptr %c, {ret} %x) alwaysinline {{\n"
                 f"  %r = call {ret} @{intr}({ret} %x)\n  ret {ret} %r\n}}")
             return name
-        if base in ("barrier", "work_group_barrier", "sub_group_barrier"):
-            raise Unsupported(f"a barrier ({base}): the engine runs a work-group's work-items "
-                              f"one after the other and does not split kernels at barriers yet")
+        if base == "sub_group_barrier":
+            raise Unsupported("sub_group_barrier (only work-group barriers are compiled natively)")
         if base == "printf":
             raise Unsupported("printf")
         if "__spirv_" in name or base.startswith("coop_") or "Cooperative" in name:
@@ -387,9 +428,14 @@ class _ModuleGen:
             f"  store i64 %gx, ptr {_slot('grp0')}",
             f"  store i64 %gy, ptr {_slot('grp1')}",
             f"  store i64 %gz, ptr {_slot('grp2')}",
+            f"  %tabi = load i64, ptr {_slot('table')}",
+            "  %tab = inttoptr i64 %tabi to ptr",
+            f"  %tabn = load i64, ptr {_slot('table_count')}",
+            "  br label %gz.pre",
+            "gz.pre:"] + _zero_local_lines("%tab", "%tabn", "gz") + [
             "  br label %item",
             "item:",
-            "  %l = phi i64 [ 0, %group.ids ], [ %lnext, %item.ok ]",
+            "  %l = phi i64 [ 0, %gz.zdone ], [ %lnext, %item.ok ]",
             "  %lmore = icmp ult i64 %l, %wg",
             "  br i1 %lmore, label %item.body, label %group.next",
             "item.body:",
@@ -775,7 +821,7 @@ class _FunctionGen:
         self.f = f
         self.is_kernel = is_kernel
         self.layout = mg.module.layout
-        self.structs = mg.module.structs
+        self.structs = mg.structs
         self.n = 0
         self.lines = []
         self.renames = {}          # block name -> name of the block now ending it
@@ -813,6 +859,11 @@ class _FunctionGen:
         if "..." in str(f.global_value_type):
             raise Unsupported(f"the variadic function @{f.name}")
         self._plan_allocas()
+        self.coroutine = self._has_barrier()
+        if self.coroutine and not self.is_kernel:
+            raise Unsupported(f"a barrier in the called function @{f.name}")
+        if self.coroutine:
+            self.mg.coroutines[f.name] = True
         params = ["ptr noalias %__ctx"] + [f"{a.type} {_quote(a.name)}" for a in f.arguments]
         for a in f.arguments:
             if "byval" in str(a) or "sret" in str(a):
@@ -822,6 +873,8 @@ class _FunctionGen:
         for bi, b in enumerate(self.blocks):
             self.cur_block = bi
             self.lines = []
+            if entry and self.coroutine:
+                self.lines.extend(_CORO_PROLOGUE)
             if entry and self.arena:
                 self.lines.append(f"  %__privslot = getelementptr i64, ptr %__ctx, i64 {CTX['priv']}")
                 self.lines.append("  %__privraw = load ptr, ptr %__privslot")
@@ -837,14 +890,21 @@ class _FunctionGen:
                 out_label = self.instruction(ins, label) or out_label
             body.append((label, self.lines))
         ret_default = "void" if ret == "void" else f"{ret} zeroinitializer"
-        text = [f"define internal {ret} {_gquote(f.name)}({', '.join(params)}) {{"]
+        if self.coroutine:
+            text = [f"define internal ptr {_gquote(f.name)}({', '.join(params)}) presplitcoroutine {{"]
+        else:
+            text = [f"define internal {ret} {_gquote(f.name)}({', '.join(params)}) {{"]
         for label, lines in body:
             text.append(f"{_quote(label)[1:]}:")
             text.extend(self._fix_phis(line) for line in lines)
         text.append("__abort:")
         if self.arena:
             text.append("  store i64 0, ptr %__live")
-        text.append(f"  ret {ret_default}")
+        if self.coroutine:
+            text.append("  br label %__coro.final")
+            text.extend(_CORO_EPILOGUE)
+        else:
+            text.append(f"  ret {ret_default}")
         text.append("}")
         self.mg.arena[f.name] = (self.arena, self.arena_end if self.arena else 0)
         return "\n".join(text)
@@ -1035,6 +1095,9 @@ class _FunctionGen:
             return None
         if op == "ret" and self.arena:
             self.lines.append("  store i64 0, ptr %__live")
+        if op == "ret" and self.coroutine:
+            self.lines.append("  br label %__coro.final")
+            return None
         if op in ("indirectbr", "invoke", "callbr", "resume", "landingpad", "va_arg"):
             raise Unsupported(f"the instruction '{op}': {text}")
         if op in ("inttoptr",):
@@ -1099,6 +1162,8 @@ class _FunctionGen:
         f = self.mg.functions[name]
         if name.startswith("llvm."):
             return self.intrinsic(ins, text, ops, name)
+        if f.is_declaration and demangle(name)[0] in BARRIERS:
+            return self.barrier(ins)
         if f.is_declaration:
             target = self.mg.builtin(f)
         else:
@@ -1108,6 +1173,31 @@ class _FunctionGen:
         lhs = f"{_quote(ins.name)} = " if ret != "void" else ""
         self.lines.append(f"  {lhs}call {ret} {_gquote(target)}({args})")
         return None
+
+    def _has_barrier(self):
+        for b in self.blocks:
+            for ins in b.instructions:
+                if ins.opcode == "call":
+                    callee = list(ins.operands)[-1]
+                    if callee.value_kind.name == "function" and demangle(callee.name)[0] in BARRIERS:
+                        return True
+        return False
+
+    def barrier(self, ins):
+        """A work-group barrier: the work-item's coroutine suspends; the driver resumes
+        the work-group once every work-item waits at the same barrier."""
+        site = self.site(ins, "barrier", 0)
+        self.lines.append(f"  %__bsp{self.n} = getelementptr i64, ptr %__ctx, i64 {CTX['barrier']}")
+        self.lines.append(f"  store i64 {site}, ptr %__bsp{self.n}")
+        s = self.fresh("susp")
+        resume = f"__resume.{self.n}"
+        self.lines.append(f"  {s} = call i8 @llvm.coro.suspend(token none, i1 false)")
+        self.lines.append(f"  switch i8 {s}, label %__coro.suspend [i8 0, label {_quote(resume)} "
+                          f"i8 1, label %__coro.cleanup]")
+        self.lines.append(f"{resume}:")
+        label = self.blocks[self.cur_block].name
+        self.renames[label] = resume
+        return resume
 
     def intrinsic(self, ins, text, ops, name):
         if name.startswith(support.DROPPED_INTRINSICS):
@@ -1121,12 +1211,11 @@ class _FunctionGen:
                 ln = self.fresh("len")
                 self.lines.append(f"  {ln} = zext {length} to i64")
                 length = f"i64 {ln}"
-            dst = self.check(ins, ops[0], 0, 1, "write", True, size_text=length)
-            new = _replace_first(text, typed(ops[0]), dst)
+            args = [typed(o) for o in ops[:-1]]
+            args[0] = self.check(ins, ops[0], 0, 1, "write", True, size_text=length)
             if not name.startswith("llvm.memset."):
-                src = self.check(ins, ops[1], 0, 1, "read", False, size_text=length)
-                new = _replace_nth(new, typed(ops[1]), src, 1 if typed(ops[0]) == typed(ops[1]) else 0)
-            self.lines.append("  " + new)
+                args[1] = self.check(ins, ops[1], 0, 1, "read", False, size_text=length)
+            self.lines.append(f"  call void {_gquote(name)}({', '.join(args)})")
             self.mg.needed_decls.add(name)
             return None
         if name.startswith(support.KEPT_INTRINSICS):
@@ -1179,6 +1268,43 @@ class _FunctionGen:
         self.lines.append("  " + text)
         self.renames[label] = cont
         return cont
+
+
+_CORO_PROLOGUE = [
+    "  %__coro.id = call token @llvm.coro.id(i32 0, ptr null, ptr null, ptr null)",
+    "  %__coro.size = call i64 @llvm.coro.size.i64()",
+    "  %__coro.mem = call ptr @malloc(i64 %__coro.size)",
+    "  %__coro.hdl = call ptr @llvm.coro.begin(token %__coro.id, ptr %__coro.mem)",
+]
+
+# After the kernel's last instruction: a final suspend (the driver sees coro.done); the
+# frame is freed by coro.destroy.
+_CORO_EPILOGUE = [
+    "__coro.final:",
+    "  %__coro.f = call i8 @llvm.coro.suspend(token none, i1 true)",
+    "  switch i8 %__coro.f, label %__coro.suspend [i8 0, label %__coro.trap i8 1, label %__coro.cleanup]",
+    "__coro.trap:",
+    "  unreachable",
+    "__coro.cleanup:",
+    "  %__coro.fm = call ptr @llvm.coro.free(token %__coro.id, ptr %__coro.hdl)",
+    "  call void @free(ptr %__coro.fm)",
+    "  br label %__coro.suspend",
+    "__coro.suspend:",
+    "  call void @llvm.coro.end(ptr %__coro.hdl, i1 false, token none)",
+    "  ret ptr %__coro.hdl",
+]
+
+_CORO_DECLS = """declare token @llvm.coro.id(i32, ptr, ptr, ptr)
+declare i64 @llvm.coro.size.i64()
+declare ptr @llvm.coro.begin(token, ptr)
+declare i8 @llvm.coro.suspend(token, i1)
+declare ptr @llvm.coro.free(token, ptr)
+declare void @llvm.coro.end(ptr, i1, token)
+declare void @llvm.coro.resume(ptr)
+declare void @llvm.coro.destroy(ptr)
+declare i1 @llvm.coro.done(ptr)
+declare ptr @malloc(i64)
+declare void @free(ptr)"""
 
 
 _DIVZERO_IR = f"""define internal void @__clcoop_divzero(ptr %c, i32 %z, i32 %site) alwaysinline {{
@@ -1238,3 +1364,237 @@ def _replace_last(text, needle, new, sep_only=False):
 
 
 _ = Ty
+
+
+def _zero_local_lines(table, count, prefix):
+    """IR lines zeroing every __local region of the table (rows flagged 2) at the start of
+    a work-group: local memory starts as zeros in the interpreter too."""
+    return [
+        f"  br label %{prefix}.z",
+        f"{prefix}.z:",
+        f"  %{prefix}.i = phi i64 [ 0, %{prefix}.pre ], [ %{prefix}.inext, %{prefix}.znext ]",
+        f"  %{prefix}.more = icmp ult i64 %{prefix}.i, {count}",
+        f"  br i1 %{prefix}.more, label %{prefix}.zbody, label %{prefix}.zdone",
+        f"{prefix}.zbody:",
+        f"  %{prefix}.i3 = mul i64 %{prefix}.i, 3",
+        f"  %{prefix}.row = getelementptr i64, ptr {table}, i64 %{prefix}.i3",
+        f"  %{prefix}.lo = load i64, ptr %{prefix}.row",
+        f"  %{prefix}.hip = getelementptr i64, ptr %{prefix}.row, i64 1",
+        f"  %{prefix}.hi = load i64, ptr %{prefix}.hip",
+        f"  %{prefix}.flp = getelementptr i64, ptr %{prefix}.row, i64 2",
+        f"  %{prefix}.fl = load i64, ptr %{prefix}.flp",
+        f"  %{prefix}.isl = and i64 %{prefix}.fl, 2",
+        f"  %{prefix}.loc = icmp ne i64 %{prefix}.isl, 0",
+        f"  %{prefix}.inext = add i64 %{prefix}.i, 1",
+        f"  br i1 %{prefix}.loc, label %{prefix}.zero, label %{prefix}.znext",
+        f"{prefix}.zero:",
+        f"  %{prefix}.p = inttoptr i64 %{prefix}.lo to ptr",
+        f"  %{prefix}.n = sub i64 %{prefix}.hi, %{prefix}.lo",
+        f"  call void @llvm.memset.p0.i64(ptr %{prefix}.p, i8 0, i64 %{prefix}.n, i1 false)",
+        f"  br label %{prefix}.znext",
+        f"{prefix}.znext:",
+        f"  br label %{prefix}.z",
+        f"{prefix}.zdone:",
+    ]
+
+
+def _coroutine_driver(plan, kernel):
+    """Driver of a kernel with barriers: every work-item of a group is a coroutine; the
+    group advances barrier by barrier (all work-items suspended at the same barrier, then
+    all resumed), and a work-item that finishes while others wait is a divergent barrier
+    (OpenCL C 3.0 6.15.8: all work-items of the group must reach it)."""
+    L = [f"define void {_gquote(plan.driver)}(ptr %args, ptr %tmpl, i64 %first, i64 %count, "
+         f"ptr %priv, ptr %fout) {{",
+         "entry:"]
+    call_args = []
+    for i, (t, off, size) in enumerate(plan.params):
+        L.append(f"  %ap{i} = getelementptr i8, ptr %args, i64 {off}")
+        if t.kind == "int" and t.bits == 1:
+            L += [f"  %ab{i} = load i8, ptr %ap{i}, align 1", f"  %a{i} = trunc i8 %ab{i} to i1"]
+        else:
+            L.append(f"  %a{i} = load {t}, ptr %ap{i}, align 1")
+        call_args.append(f"{t} %a{i}")
+    for field in ("wg_size", "ngrp0", "ngrp1", "lsize0", "lsize1", "priv_size", "table", "table_count"):
+        L.append(f"  %t.{field}.p = getelementptr i64, ptr %tmpl, i64 {CTX[field]}")
+        L.append(f"  %t.{field} = load i64, ptr %t.{field}.p")
+    L += [f"  %t.abort.p = getelementptr i64, ptr %tmpl, i64 {CTX['abort']}",
+          "  %abp = load ptr, ptr %t.abort.p",
+          "  %tab = inttoptr i64 %t.table to ptr",
+          f"  %ctxbytes = mul i64 %t.wg_size, {CTX_SLOTS * 8}",
+          "  %ctxs = call ptr @malloc(i64 %ctxbytes)",
+          "  %hbytes = mul i64 %t.wg_size, 8",
+          "  %hs = call ptr @malloc(i64 %hbytes)",
+          "  %end = add i64 %first, %count",
+          "  br label %group",
+          "group:",
+          "  %g = phi i64 [ %first, %entry ], [ %gnext, %destroyed ]",
+          "  %gmore = icmp ult i64 %g, %end",
+          "  br i1 %gmore, label %group.body, label %done",
+          "group.body:",
+          "  %abv = load atomic i64, ptr %abp monotonic, align 8",
+          "  %aborted = icmp ne i64 %abv, 0",
+          "  br i1 %aborted, label %done, label %gz.pre",
+          "gz.pre:"]
+    L += _zero_local_lines("%tab", "%t.table_count", "gz")
+    L += ["  %gx = urem i64 %g, %t.ngrp0",
+          "  %gq = udiv i64 %g, %t.ngrp0",
+          "  %gy = urem i64 %gq, %t.ngrp1",
+          "  %gzz = udiv i64 %gq, %t.ngrp1",
+          "  br label %init",
+          "init:",
+          "  %l = phi i64 [ 0, %gz.zdone ], [ %lnext, %init.body ]",
+          "  %lmore = icmp ult i64 %l, %t.wg_size",
+          "  br i1 %lmore, label %init.body, label %round",
+          "init.body:",
+          f"  %coff = mul i64 %l, {CTX_SLOTS}",
+          "  %c = getelementptr i64, ptr %ctxs, i64 %coff",
+          f"  call void @llvm.memcpy.p0.p0.i64(ptr %c, ptr %tmpl, i64 {CTX_SLOTS * 8}, i1 false)",
+          "  %x = urem i64 %l, %t.lsize0",
+          "  %lq = udiv i64 %l, %t.lsize0",
+          "  %y = urem i64 %lq, %t.lsize1",
+          "  %z = udiv i64 %lq, %t.lsize1"]
+    for field, v in (("llid", "%l"), ("lid0", "%x"), ("lid1", "%y"), ("lid2", "%z"), ("grp0", "%gx"),
+                     ("grp1", "%gy"), ("grp2", "%gzz")):
+        L += [f"  %c.{field} = getelementptr i64, ptr %c, i64 {CTX[field]}", f"  store i64 {v}, ptr %c.{field}"]
+    L += ["  %poff = mul i64 %l, %t.priv_size",
+          "  %pl = getelementptr i8, ptr %priv, i64 %poff",
+          f"  %c.priv = getelementptr i64, ptr %c, i64 {CTX['priv']}",
+          "  store ptr %pl, ptr %c.priv",
+          "  call void @llvm.memset.p0.i64(ptr %pl, i8 0, i64 %t.priv_size, i1 false)",
+          f"  %h = call ptr {_gquote(kernel)}(ptr %c{''.join(', ' + a for a in call_args)})",
+          "  %hp = getelementptr ptr, ptr %hs, i64 %l",
+          "  store ptr %h, ptr %hp",
+          "  %lnext = add i64 %l, 1",
+          "  br label %init",
+          # A round: every work-item has run to a barrier or to its end.
+          "round:",
+          "  br label %scan",
+          "scan:",
+          "  %s = phi i64 [ 0, %round ], [ %snext, %scan.next ]",
+          "  %ndone = phi i64 [ 0, %round ], [ %ndone2, %scan.next ]",
+          "  %nsusp = phi i64 [ 0, %round ], [ %nsusp2, %scan.next ]",
+          "  %site0 = phi i64 [ -1, %round ], [ %site2, %scan.next ]",
+          "  %mixed = phi i1 [ false, %round ], [ %mixed2, %scan.next ]",
+          "  %firstdone = phi i64 [ -1, %round ], [ %firstdone2, %scan.next ]",
+          "  %firstsusp = phi i64 [ -1, %round ], [ %firstsusp2, %scan.next ]",
+          "  %smore = icmp ult i64 %s, %t.wg_size",
+          "  br i1 %smore, label %scan.body, label %scan.end",
+          "scan.body:",
+          f"  %scoff = mul i64 %s, {CTX_SLOTS}",
+          "  %sc = getelementptr i64, ptr %ctxs, i64 %scoff",
+          "  %sfv = load i64, ptr %sc",
+          "  %sfault = icmp ne i64 %sfv, 0",
+          "  br i1 %sfault, label %fault, label %scan.state",
+          "scan.state:",
+          "  %shp = getelementptr ptr, ptr %hs, i64 %s",
+          "  %sh = load ptr, ptr %shp",
+          "  %sdone = call i1 @llvm.coro.done(ptr %sh)",
+          f"  %sbp = getelementptr i64, ptr %sc, i64 {CTX['barrier']}",
+          "  %sb = load i64, ptr %sbp",
+          "  %dinc = zext i1 %sdone to i64",
+          "  %ndone2 = add i64 %ndone, %dinc",
+          "  %sinc = xor i64 %dinc, 1",
+          "  %nsusp2 = add i64 %nsusp, %sinc",
+          "  %nofirst = icmp eq i64 %site0, -1",
+          "  %sdone.not = xor i1 %sdone, true",
+          "  %takesite = and i1 %nofirst, %sdone.not",
+          "  %site2 = select i1 %takesite, i64 %sb, i64 %site0",
+          "  %differs = icmp ne i64 %sb, %site2",
+          "  %baddiff = and i1 %differs, %sdone.not",
+          "  %mixed2 = or i1 %mixed, %baddiff",
+          "  %fdnone = icmp eq i64 %firstdone, -1",
+          "  %takefd = and i1 %fdnone, %sdone",
+          "  %firstdone2 = select i1 %takefd, i64 %s, i64 %firstdone",
+          "  %fsnone = icmp eq i64 %firstsusp, -1",
+          "  %takefs = and i1 %fsnone, %sdone.not",
+          "  %firstsusp2 = select i1 %takefs, i64 %s, i64 %firstsusp",
+          "  br label %scan.next",
+          "scan.next:",
+          "  %snext = add i64 %s, 1",
+          "  br label %scan",
+          "scan.end:",
+          "  %alldone = icmp eq i64 %nsusp, 0",
+          "  br i1 %alldone, label %destroy, label %check",
+          "check:",
+          "  %somedone = icmp ne i64 %ndone, 0",
+          "  %diverged = or i1 %somedone, %mixed",
+          "  br i1 %diverged, label %divergent, label %resume",
+          "resume:",
+          "  %r = phi i64 [ 0, %check ], [ %rnext, %resume.body ]",
+          "  %rmore = icmp ult i64 %r, %t.wg_size",
+          "  br i1 %rmore, label %resume.body, label %round",
+          "resume.body:",
+          "  %rhp = getelementptr ptr, ptr %hs, i64 %r",
+          "  %rh = load ptr, ptr %rhp",
+          "  call void @llvm.coro.resume(ptr %rh)",
+          "  %rnext = add i64 %r, 1",
+          "  br label %resume",
+          "destroy:",
+          "  br label %destroy.loop",
+          "destroy.loop:",
+          "  %d = phi i64 [ 0, %destroy ], [ %dnext, %destroy.body ]",
+          "  %dmore = icmp ult i64 %d, %t.wg_size",
+          "  br i1 %dmore, label %destroy.body, label %destroyed",
+          "destroy.body:",
+          "  %dhp = getelementptr ptr, ptr %hs, i64 %d",
+          "  %dh = load ptr, ptr %dhp",
+          "  call void @llvm.coro.destroy(ptr %dh)",
+          "  %dnext = add i64 %d, 1",
+          "  br label %destroy.loop",
+          "destroyed:",
+          "  %gnext = add i64 %g, 1",
+          "  br label %group",
+          # Faults: recorded in fout; every coroutine of the group is destroyed.
+          "fault:",
+          "  store i64 %sfv, ptr %fout",
+          f"  %fkp = getelementptr i64, ptr %sc, i64 {CTX['fault_kind']}",
+          "  %fk = load i64, ptr %fkp",
+          "  %fo1 = getelementptr i64, ptr %fout, i64 1",
+          "  store i64 %fk, ptr %fo1",
+          f"  %fap = getelementptr i64, ptr %sc, i64 {CTX['fault_addr']}",
+          "  %fa = load i64, ptr %fap",
+          "  %fo2 = getelementptr i64, ptr %fout, i64 2",
+          "  store i64 %fa, ptr %fo2",
+          "  %fo3 = getelementptr i64, ptr %fout, i64 3",
+          "  store i64 %g, ptr %fo3",
+          "  %fo4 = getelementptr i64, ptr %fout, i64 4",
+          "  store i64 %s, ptr %fo4",
+          f"  %fsp = getelementptr i64, ptr %sc, i64 {CTX['fault_size']}",
+          "  %fs = load i64, ptr %fsp",
+          "  %fo5 = getelementptr i64, ptr %fout, i64 5",
+          "  store i64 %fs, ptr %fo5",
+          "  br label %abandon",
+          "divergent:",
+          "  %bsite = add i64 %site0, 1",
+          "  store i64 %bsite, ptr %fout",
+          "  %dv1 = getelementptr i64, ptr %fout, i64 1",
+          f"  store i64 {FAULT_BARRIER}, ptr %dv1",
+          "  %dv2 = getelementptr i64, ptr %fout, i64 2",
+          "  %other = select i1 %somedone, i64 %firstdone, i64 -1",
+          "  store i64 %other, ptr %dv2",
+          "  %dv3 = getelementptr i64, ptr %fout, i64 3",
+          "  store i64 %g, ptr %dv3",
+          "  %dv4 = getelementptr i64, ptr %fout, i64 4",
+          "  store i64 %firstsusp, ptr %dv4",
+          "  %dv5 = getelementptr i64, ptr %fout, i64 5",
+          "  store i64 0, ptr %dv5",
+          "  br label %abandon",
+          "abandon:",
+          "  store atomic i64 1, ptr %abp monotonic, align 8",
+          "  br label %abandon.loop",
+          "abandon.loop:",
+          "  %e = phi i64 [ 0, %abandon ], [ %enext, %abandon.body ]",
+          "  %emore = icmp ult i64 %e, %t.wg_size",
+          "  br i1 %emore, label %abandon.body, label %done",
+          "abandon.body:",
+          "  %ehp = getelementptr ptr, ptr %hs, i64 %e",
+          "  %eh = load ptr, ptr %ehp",
+          "  call void @llvm.coro.destroy(ptr %eh)",
+          "  %enext = add i64 %e, 1",
+          "  br label %abandon.loop",
+          "done:",
+          "  call void @free(ptr %ctxs)",
+          "  call void @free(ptr %hs)",
+          "  ret void",
+          "}"]
+    return "\n".join(L)

@@ -70,8 +70,12 @@ class NativeProgram:
             raise RuntimeError("the native engine was closed")
         plan = self.native.plans[info.name]
         nd, S, memory, call_args = prepared.nd, prepared.subgroup_size, prepared.memory, prepared.call_args
-        names, table = self._region_table(info, memory, call_args)
-        args = self._arg_block(plan, memory, call_args)
+        locals_ = {i: np.zeros(max(a.nbytes, 1), np.uint8) for i, a in enumerate(call_args)
+                   if info.params[i][1].kind == "ptr" and info.params[i][1].addrspace == 3}
+        names, table = self._region_table(info, memory, call_args, locals_)
+        args = self._arg_block(plan, memory, call_args, locals_)
+        psz = (plan.arena_size + 15) // 16 * 16
+        arena_items = nd.wg_size if plan.coroutine else 1
         scratch = np.zeros(codegen.SCRATCH_BYTES, np.uint8)
         abort = np.zeros(1, np.int64)
         tmpl = np.zeros(CTX_SLOTS, np.int64)
@@ -82,7 +86,7 @@ class NativeProgram:
         tmpl[CTX["abort"]] = abort.ctypes.data
         tmpl[CTX["work_dim"]] = nd.dims
         tmpl[CTX["sg_size"]] = S
-        tmpl[CTX["priv_size"]] = plan.arena_size
+        tmpl[CTX["priv_size"]] = psz
         tmpl[CTX["wg_size"]] = nd.wg_size
         for d in range(3):
             tmpl[CTX[f"gsize{d}"]] = nd.global_size[d]
@@ -91,14 +95,14 @@ class NativeProgram:
             tmpl[CTX[f"off{d}"]] = nd.offset[d]
         driver = self.drivers[info.name]
         total = nd.total_groups
-        nthreads = max(1, min(threads or default_threads(), total))
+        nthreads = 1 if plan.single_thread else max(1, min(threads or default_threads(), total))
         chunk = max(1, total // (nthreads * 8))
         next_group = [0]
         lock = threading.Lock()
         faults = []
 
         def worker():
-            arena = np.zeros(max(plan.arena_size, 16) + 16, np.uint8)
+            arena = np.zeros(psz * arena_items + 16, np.uint8)
             fout = np.zeros(6, np.int64)
             while True:
                 with lock:
@@ -127,21 +131,30 @@ class NativeProgram:
             first = min(faults, key=lambda f: (int(f[3]), int(f[4])))
             raise self._fault(info, nd, first, names, table)
 
-    def _region_table(self, info, memory, call_args):
+    def _region_table(self, info, memory, call_args, locals_):
         """Rows [lo, hi, writable]: the program's globals, then the kernel's parameters."""
         names, rows = [], []
         for gname in self.native.globals:
             gv = self.module.globals[gname]
-            if gv.init is None or gv.addrspace == 3:
+            if gv.init is None and gv.addrspace != 3:
                 names.append(None)
                 rows.append((0, 0, 0))
                 continue
             addr = self.engine.global_address(gname)
             size = self.module.layout.size(gv.ty)
+            if gv.addrspace == 3:
+                # __local: zeroed by the driver at the start of every work-group (flag 2).
+                names.append(f"__local {gname}")
+                rows.append((addr, addr + size, 3))
+                continue
             names.append(f"global variable @{gname}")
             rows.append((addr, addr + size, 0 if gv.constant else 1))
         for i, ((pname, ptype), arg) in enumerate(zip(info.params, call_args)):
-            if ptype.kind == "ptr":
+            if i in locals_:
+                lo = locals_[i].ctypes.data
+                names.append(f"{arg.name} (__local)")
+                rows.append((lo, lo + locals_[i].size, 3))
+            elif ptype.kind == "ptr":
                 region = memory.region_at(int(arg))
                 lo = region.data.ctypes.data
                 names.append(region.name)
@@ -152,10 +165,12 @@ class NativeProgram:
         table = np.array(rows, np.int64).reshape(-1, 3)
         return names, np.ascontiguousarray(table)
 
-    def _arg_block(self, plan, memory, call_args):
+    def _arg_block(self, plan, memory, call_args, locals_):
         block = np.zeros(plan.arg_block_size + 16, np.uint8)
-        for (t, off, size), arg in zip(plan.params, call_args):
-            if t.kind == "ptr":
+        for i, ((t, off, size), arg) in enumerate(zip(plan.params, call_args)):
+            if i in locals_:
+                raw = np.int64(locals_[i].ctypes.data).tobytes()
+            elif t.kind == "ptr":
                 raw = np.int64(memory.region_at(int(arg)).data.ctypes.data).tobytes()
             elif t.kind == "int" and t.bits == 1:
                 raw = bytes([1 if bool(arg) else 0])
@@ -184,6 +199,16 @@ class NativeProgram:
         elif kind == codegen.FAULT_FREED:
             message = (f"{site.what} through an invalid pointer {addr:#x} (no buffer there, or "
                        f"it was freed)")
+        elif kind == codegen.FAULT_BARRIER:
+            arrived = _ids(nd, group, llid)[0]
+            if addr >= 0:
+                missing = _ids(nd, group, addr)[0]
+                message = (f"barrier: barrier reached under divergent control flow: work-item "
+                           f"{_fmt(arrived, nd)} arrived but work-item {_fmt(missing, nd)} of "
+                           f"the same work-group did not")
+            else:
+                message = ("barrier: work-items of one work-group wait at different barriers "
+                           "(divergent control flow)")
         elif kind == codegen.FAULT_DIVZERO:
             message = "integer division by zero"
         elif kind == codegen.FAULT_LIMIT:
@@ -200,6 +225,10 @@ class NativeProgram:
         parts.append(f"  instruction: {site.text}  (in @{site.function})")
         return RuntimeFault("\n".join(parts), kernel=info.name, work_item=tuple(gid[:nd.dims]),
                             instruction=site.text, buffer=buffer)
+
+
+def _fmt(t, nd):
+    return "(" + ", ".join(str(x) for x in t[:nd.dims]) + ")"
 
 
 def _ids(nd, group, llid):

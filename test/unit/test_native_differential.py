@@ -29,7 +29,9 @@ NATIVE_TESTS = {
     "test_runaway_loop_hits_instruction_limit", "test_null_and_dangling_pointers_are_invalid",
     "test_misaligned_access_faults", "test_unreachable_faults",
     "test_dangling_pointer_to_a_returned_functions_private_memory",
-    "test_write_to_constant_buffer_faults",
+    "test_write_to_constant_buffer_faults", "test_reduce_local_memory_argument",
+    "test_reduce_kernel_scope_local_array", "test_divergent_barrier",
+    "test_private_arrays_structs_generic_pointers_and_types",
 }
 
 
