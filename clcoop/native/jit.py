@@ -1,15 +1,18 @@
 """llvmlite MCJIT engines and their lifetime (docs/native.md, "Engine lifetime").
 
-Ownership rules that keep freeing an engine from crashing:
-- create_mcjit_compiler(module, tm) hands the module to the engine: the engine deletes it.
-  The ModuleRef must not be closed or used afterwards (llvmlite marks it owned; closing it
-  again, or letting a second engine take it, frees it twice).
-- The TargetMachine must outlive the engine that was built from it: the engine keeps
-  using it for code generation, so Engine holds a reference and drops it after the engine.
-- ctypes function pointers point into the engine's code: they are only called while the
-  Engine is open, and close() waits for no caller (runtime.py joins its threads first).
-- close() is idempotent and also runs from a weakref finalizer, never from __del__ during
-  interpreter shutdown after llvmlite's own library is unloaded.
+Why freeing an engine crashed: create_mcjit_compiler(module, tm) hands both the module and
+the TargetMachine to the engine (llvmlite marks tm._owned; LLVM's EngineBuilder::create(TM)
+keeps it in a unique_ptr). Closing the engine deletes that TargetMachine. A target machine
+shared by several engines, or used afterwards for a PassBuilder, is then used after free:
+the next compile, or the next engine's close, segfaults (test_native_engine reproduces it
+with the shared machine). So:
+- every Engine gets its own TargetMachine, used by its own PassBuilder (closed before the
+  engine is created) and then given to the engine, never to anything else;
+- the module belongs to the engine too: it is never closed or reused after
+  create_mcjit_compiler;
+- ctypes function pointers point into the engine's code: runtime.py calls them only while
+  the engine is open, and NativeProgram.close() waits for running launches;
+- close() is idempotent and also runs from a weakref finalizer.
 """
 import threading
 import weakref
@@ -29,23 +32,24 @@ def ensure_llvm():
             _initialized = True
 
 
-def host_target_machine(opt=3):
-    """One target machine for the host (no fast-math: IEEE results as the interpreter)."""
+def _new_target_machine(opt=3):
+    """A target machine for the host (no fast-math: IEEE results as the interpreter)."""
+    import llvmlite.binding as llvm
+    target = llvm.Target.from_triple(llvm.get_process_triple())
+    return target.create_target_machine(cpu=llvm.get_host_cpu_name(),
+                                        features=llvm.get_host_cpu_features().flatten(),
+                                        opt=opt, jit=True)
+
+
+def host_target_machine():
+    """The machine of the IR passes run before code generation (codegen.generate). It is
+    never given to an engine, so no engine's close() frees it."""
     global _target_machine
     ensure_llvm()
-    import llvmlite.binding as llvm
     with _init_lock:
         if _target_machine is None:
-            target = llvm.Target.from_triple(llvm.get_process_triple())
-            _target_machine = target.create_target_machine(
-                cpu=llvm.get_host_cpu_name(), features=llvm.get_host_cpu_features().flatten(),
-                opt=opt, jit=True)
+            _target_machine = _new_target_machine()
         return _target_machine
-
-
-def _close_engine(engine, keep):
-    engine.close()     # frees the engine and the module it owns
-    keep.clear()       # the target machine may go only after the engine
 
 
 class Engine:
@@ -53,24 +57,27 @@ class Engine:
 
     def __init__(self, ir_text, opt=3):
         import llvmlite.binding as llvm
-        tm = host_target_machine()
+        ensure_llvm()
+        tm = _new_target_machine(opt)          # this engine's own: the engine frees it
         module = llvm.parse_assembly(ir_text)
         module.triple = llvm.get_process_triple()
         module.data_layout = str(tm.target_data)
         module.verify()
         pto = llvm.create_pipeline_tuning_options(speed_level=opt)
-        pto.loop_vectorization = True
-        pto.slp_vectorization = True
+        pto.loop_vectorization = opt >= 2
+        pto.slp_vectorization = opt >= 2
         pb = llvm.create_pass_builder(tm, pto)
         pm = pb.getModulePassManager()
         pm.run(module, pb)
+        pm.close()
+        pb.close()
+        pto.close()
         self.optimized_ir = str(module)
         engine = llvm.create_mcjit_compiler(module, tm)
         engine.finalize_object()
         engine.run_static_constructors()
         self._engine = engine
-        self._keep = [tm, pb, pto]
-        self._finalizer = weakref.finalize(self, _close_engine, engine, self._keep)
+        self._finalizer = weakref.finalize(self, engine.close)
 
     @property
     def closed(self):

@@ -48,26 +48,45 @@ class NativeProgram:
                 self.native.plans.clear()
             self.compile_seconds = time.perf_counter() - t0
         self.drivers = {}
+        # Launches in progress: close() waits for them (their threads call into the
+        # engine's code, which close() frees).
+        self._users = 0
+        self._idle = threading.Condition()
         if self.engine is not None:
             for name, plan in self.native.plans.items():
                 self.drivers[name] = _DRIVER(self.engine.address(plan.driver))
 
     def reason(self, kernel_name):
         """None when the kernel runs natively, else why it does not."""
+        if self.engine is not None and self.engine.closed:
+            return "the native engine was closed"
         if kernel_name in self.drivers:
             return None
         return self.native.reasons.get(kernel_name, "not compiled")
 
     def close(self):
-        self.drivers.clear()
-        if self.engine is not None:
-            self.engine.close()
+        with self._idle:
+            while self._users:
+                self._idle.wait()
+            self.drivers.clear()
+            if self.engine is not None:
+                self.engine.close()
 
-    # ------------------------------------------------------------------ launch
     def launch(self, info, prepared, instruction_limit, threads=None):
         """Run a prepared launch (api.prepare_launch); raise RuntimeFault on a fault."""
-        if self.engine is None or self.engine.closed:
-            raise RuntimeError("the native engine was closed")
+        with self._idle:
+            if self.engine is None or self.engine.closed:
+                raise RuntimeError("the native engine was closed")
+            self._users += 1
+        try:
+            self._launch(info, prepared, instruction_limit, threads)
+        finally:
+            with self._idle:
+                self._users -= 1
+                self._idle.notify_all()
+
+    # ------------------------------------------------------------------ launch
+    def _launch(self, info, prepared, instruction_limit, threads):
         plan = self.native.plans[info.name]
         nd, S, memory, call_args = prepared.nd, prepared.subgroup_size, prepared.memory, prepared.call_args
         locals_ = {i: np.zeros(max(a.nbytes, 1), np.uint8) for i, a in enumerate(call_args)
