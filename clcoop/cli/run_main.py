@@ -48,6 +48,10 @@ def _parser():
     p.add_argument("-U", action="append", default=[], dest="undefines", metavar="NAME")
     p.add_argument("-I", action="append", default=[], dest="include_dirs", metavar="DIR")
     p.add_argument("-O", dest="opt", metavar="LEVEL", help="optimization level for .cl input")
+    p.add_argument("--engine", choices=("interp", "native", "auto"), default="interp",
+                   help="interp: the interpreter (reference, default); native: kernels compiled "
+                        "by LLVM for this CPU (docs/native.md); auto: native where the kernel is "
+                        "supported, else the interpreter with a note saying why")
     return p
 
 
@@ -60,14 +64,21 @@ def _sizes(text, what):
 
 
 def _load_program(args):
+    import warnings
     import clcoop
     with open(args.input, encoding="utf-8") as f:
         text = f.read()
-    if args.input.endswith(".ll"):
-        return clcoop.Program.from_ir(text)
-    options = [f"-D{d}" for d in args.defines] + [f"-U{u}" for u in args.undefines] + \
-        [f"-I{i}" for i in args.include_dirs] + ([f"-O{args.opt}"] if args.opt else [])
-    return clcoop.Program(text).build(options=options, filename=args.input)
+    with warnings.catch_warnings(record=True) as notes:
+        warnings.simplefilter("always")
+        if args.input.endswith(".ll"):
+            prog = clcoop.Program.from_ir(text, engine=args.engine)
+        else:
+            options = [f"-D{d}" for d in args.defines] + [f"-U{u}" for u in args.undefines] + \
+                [f"-I{i}" for i in args.include_dirs] + ([f"-O{args.opt}"] if args.opt else [])
+            prog = clcoop.Program(text).build(options=options, filename=args.input, engine=args.engine)
+    for note in notes:
+        print(f"clcoop-run: note: {note.message}", file=sys.stderr)
+    return prog
 
 
 def _parse_value(name, text):

@@ -1,0 +1,111 @@
+"""Engine selection (Program.build/from_ir engine=, clcoop-run --engine), fallbacks with
+reasons, and native launches checked against NumPy."""
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+import clcoop
+from clcoop.native.support import NativeFallbackWarning
+
+PLAIN = """
+__kernel void axpy(__global const float *x, __global float *y, float a, int n) {
+  int i = get_global_id(0);
+  if (i < n) y[i] = a * x[i] + y[i];
+}
+__kernel void scalars(__global double *out, double d, uchar u, long l, int4 v, short s) {
+  out[0] = d; out[1] = u; out[2] = l; out[3] = v.x + v.y * 10 + v.z * 100 + v.w * 1000; out[4] = s;
+}
+__kernel void oob(__global int *p, int n) {
+  int i = get_global_id(0);
+  p[i] = 7;
+  if (i == n - 1) p[i + 5] = 1;
+}
+"""
+COOP = open(__file__.replace("test/unit/test_native_api.py", "examples/gemm_f32.cl")).read()
+
+
+def test_native_engine_matches_numpy_and_the_interpreter():
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(1000).astype(np.float32)
+    y0 = rng.standard_normal(1024).astype(np.float32)
+    outs = []
+    for engine in ("native", "interp"):
+        y = y0.copy()
+        clcoop.Program(PLAIN).build(engine=engine).axpy(1024, 64, x, y, np.float32(1.5), 1000)
+        outs.append(y)
+    expect = y0.copy()
+    expect[:1000] = np.float32(1.5) * x + y0[:1000]
+    np.testing.assert_array_equal(outs[0], expect)
+    np.testing.assert_array_equal(outs[0].view(np.uint32), outs[1].view(np.uint32))
+
+
+def test_scalar_and_vector_arguments():
+    out = np.zeros(5, np.float64)
+    prog = clcoop.Program(PLAIN).build(engine="native")
+    assert prog.scalars.engine == "native"
+    prog.scalars(1, 1, out, 2.5, 200, -(1 << 40), (1, 2, 3, 4), -3)
+    np.testing.assert_array_equal(out, [2.5, 200, -(1 << 40), 4321, -3])
+
+
+def test_fault_leaves_caller_buffers_untouched_and_names_the_work_item():
+    p = np.zeros(64, np.int32)
+    prog = clcoop.Program(PLAIN).build(engine="native")
+    with pytest.raises(clcoop.RuntimeFault) as info:
+        prog.oob(64, 16, p, 64)
+    text = str(info.value)
+    assert "out-of-bounds write of 4 bytes at byte offset 272 of buffer 'p' (256 bytes)" in text
+    assert "global id (63)" in text and info.value.work_item == (63,)
+    assert (p == 0).all()
+    prog.oob(64, 16, p, 1000)   # no fault: copied back
+    assert (p == 7).all()
+
+
+def test_auto_falls_back_with_a_reason():
+    with pytest.warns(NativeFallbackWarning, match="gemm_f32.*cooperative-matrix"):
+        prog = clcoop.Program(COOP).build(engine="auto")
+    k = prog.gemm_f32
+    assert k.engine == "interp" and "cooperative-matrix" in k.fallback_reason
+    A = np.ones((8, 16), np.float32)
+    B = np.ones((16, 16), np.float32)
+    C = np.zeros((8, 16), np.float32)
+    k((16, 1), (16, 1), A, B, C, 8, 16, 16, 0, subgroup_size=16)
+    assert (C == 16).all()
+
+
+def test_native_refuses_an_unsupported_kernel_with_the_reason():
+    prog = clcoop.Program(COOP).build(engine="native")
+    with pytest.raises(clcoop.ArgumentError, match="cannot run on the native engine: cooperative-matrix"):
+        prog.gemm_f32((16, 1), (16, 1), np.ones((8, 16), np.float32), np.ones((16, 16), np.float32),
+                      np.zeros((8, 16), np.float32), 8, 16, 16, 0)
+
+
+def test_interp_is_the_default_and_unknown_engines_are_errors():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        prog = clcoop.Program(PLAIN).build()
+    assert prog.axpy.engine == "interp" and prog.axpy.fallback_reason is None
+    with pytest.raises(clcoop.ArgumentError, match="unknown engine 'fast'"):
+        clcoop.Program(PLAIN).build(engine="fast")
+    with pytest.raises(clcoop.ArgumentError, match="unknown engine"):
+        clcoop.Program.from_ir(prog.ir, engine="jit")
+
+
+def test_clcoop_run_engine_option(tmp_path):
+    src = tmp_path / "k.cl"
+    src.write_text(PLAIN + COOP)
+    np.save(tmp_path / "x.npy", np.arange(64, dtype=np.float32))
+    np.save(tmp_path / "y.npy", np.ones(64, np.float32))
+    cmd = [sys.executable, "-m", "clcoop.cli.run_main", str(src), "--kernel", "axpy", "--global", "64",
+           "--local", "16", "--arg", f"x={tmp_path / 'x.npy'}", "--arg", f"y={tmp_path / 'y.npy'}",
+           "--arg", "a=2", "--arg", "n=64", "--out", str(tmp_path / "out")]
+    r = subprocess.run(cmd + ["--engine", "native"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    np.testing.assert_array_equal(np.load(tmp_path / "out" / "y.npy"), 2 * np.arange(64) + 1)
+    r = subprocess.run(cmd + ["--engine", "auto"], capture_output=True, text=True)
+    assert r.returncode == 0
+    assert "clcoop-run: note: kernel 'gemm_f32' runs in the interpreter: cooperative-matrix" in r.stderr
+    r = subprocess.run(cmd + ["--engine", "gpu"], capture_output=True, text=True)
+    assert r.returncode != 0 and "invalid choice" in r.stderr
