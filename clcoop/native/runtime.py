@@ -115,35 +115,25 @@ class NativeProgram:
         driver = self.drivers[info.name]
         total = nd.total_groups
         nthreads = 1 if plan.single_thread else max(1, min(threads or default_threads(), total))
-        chunk = max(1, total // (nthreads * 8))
-        next_group = [0]
-        lock = threading.Lock()
-        faults = []
+        next_group = np.zeros(1, np.int64)      # shared by the threads' drivers (atomic)
+        tmpl[CTX["next_group"]] = next_group.ctypes.data
+        fouts = [np.zeros(6, np.int64) for _ in range(nthreads)]
+        arenas = [np.zeros(psz * arena_items + 16, np.uint8) for _ in range(nthreads)]
 
-        def worker():
-            arena = np.zeros(psz * arena_items + 16, np.uint8)
-            fout = np.zeros(6, np.int64)
-            while True:
-                with lock:
-                    first = next_group[0]
-                    next_group[0] += chunk
-                if first >= total or abort[0]:
-                    break
-                count = min(chunk, total - first)
-                driver(args.ctypes.data, tmpl.ctypes.data, first, count, arena.ctypes.data, fout.ctypes.data)
-                if fout[0]:
-                    with lock:
-                        faults.append(fout.copy())
-                    break
+        def worker(k):
+            # One foreign call per thread: ctypes releases the GIL for its whole duration.
+            driver(args.ctypes.data, tmpl.ctypes.data, 0, total, arenas[k].ctypes.data,
+                   fouts[k].ctypes.data)
 
         if nthreads == 1:
-            worker()
+            worker(0)
         else:
-            pool = [threading.Thread(target=worker, daemon=True) for _ in range(nthreads)]
+            pool = [threading.Thread(target=worker, args=(k,), daemon=True) for k in range(nthreads)]
             for t in pool:
                 t.start()
             for t in pool:
                 t.join()
+        faults = [f for f in fouts if f[0]]
         # Every buffer the native code saw (args, table, scratch, abort, tmpl) is alive
         # until here: the threads have joined.
         if faults:
