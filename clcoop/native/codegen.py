@@ -393,15 +393,9 @@ class _ModuleGen:
                  f"  call void @llvm.memcpy.p0.p0.i64(ptr %ctx, ptr %tmpl, i64 {CTX_SLOTS * 8}, i1 false)",
                  ] + [f"  %s.{field} = getelementptr i64, ptr %ctx, i64 {i}" for field, i in CTX.items()] + [
                  "  store ptr %priv, ptr %s.priv"]
-        call_args = ["ptr %ctx"]
-        for i, (t, off, size) in enumerate(plan.params):
-            lines.append(f"  %ap{i} = getelementptr i8, ptr %args, i64 {off}")
-            if t.kind == "int" and t.bits == 1:
-                lines.append(f"  %ab{i} = load i8, ptr %ap{i}, align 1")
-                lines.append(f"  %a{i} = trunc i8 %ab{i} to i1")
-            else:
-                lines.append(f"  %a{i} = load {t}, ptr %ap{i}, align 1")
-            call_args.append(f"{t} %a{i}")
+        arg_lines, call_args = _argument_lines(plan)
+        lines += arg_lines
+        call_args = ["ptr %ctx"] + call_args
         lines += [
             "  %wg = load i64, ptr %s.wg_size",
             f"  %ngx = load i64, ptr {_slot('ngrp0')}",
@@ -412,18 +406,7 @@ class _ModuleGen:
             f"  %abp = load ptr, ptr {_slot('abort')}",
             # Work-groups [first, first + count) are shared by the threads through an
             # atomic counter (dynamic balance without returning to Python).
-            "  %end = add i64 %first, %count",
-            f"  %nextp = load ptr, ptr {_slot('next_group')}",
-            "  br label %group",
-            "group:",
-            "  %gi = atomicrmw add ptr %nextp, i64 1 monotonic",
-            "  %g = add i64 %gi, %first",
-            "  %gmore = icmp ult i64 %g, %end",
-            "  br i1 %gmore, label %group.body, label %done",
-            "group.body:",
-            "  %abv = load atomic i64, ptr %abp monotonic, align 8",
-            "  %aborted = icmp ne i64 %abv, 0",
-            "  br i1 %aborted, label %done, label %group.ids",
+            f"  %nextp = load ptr, ptr {_slot('next_group')}"] + _group_head_lines("group.ids") + [
             "group.ids:",
             "  %gx = urem i64 %g, %ngx",
             "  %gq = udiv i64 %g, %ngx",
@@ -477,20 +460,7 @@ class _ModuleGen:
             "group.next:",
             "  br label %group",
             "fault:",
-            "  store i64 %fv, ptr %fout",
-            f"  %fk = load i64, ptr {_slot('fault_kind')}",
-            "  %fo1 = getelementptr i64, ptr %fout, i64 1",
-            "  store i64 %fk, ptr %fo1",
-            f"  %fa = load i64, ptr {_slot('fault_addr')}",
-            "  %fo2 = getelementptr i64, ptr %fout, i64 2",
-            "  store i64 %fa, ptr %fo2",
-            "  %fo3 = getelementptr i64, ptr %fout, i64 3",
-            "  store i64 %g, ptr %fo3",
-            "  %fo4 = getelementptr i64, ptr %fout, i64 4",
-            "  store i64 %l, ptr %fo4",
-            f"  %fs = load i64, ptr {_slot('fault_size')}",
-            "  %fo5 = getelementptr i64, ptr %fout, i64 5",
-            "  store i64 %fs, ptr %fo5",
+            ] + _fault_out_lines("%ctx", "%fv", "%l") + [
             "  store atomic i64 1, ptr %abp monotonic, align 8",
             "  ret void",
             "done:",
@@ -498,6 +468,50 @@ class _ModuleGen:
             "}"]
         # Slot pointers are constant GEPs on %ctx.
         return "\n".join(lines)
+
+
+def _argument_lines(plan):
+    """Driver IR loading the kernel's arguments from the argument block: (lines, typed
+    argument texts)."""
+    lines, args = [], []
+    for i, (t, off, size) in enumerate(plan.params):
+        lines.append(f"  %ap{i} = getelementptr i8, ptr %args, i64 {off}")
+        if t.kind == "int" and t.bits == 1:
+            lines += [f"  %ab{i} = load i8, ptr %ap{i}, align 1", f"  %a{i} = trunc i8 %ab{i} to i1"]
+        else:
+            lines.append(f"  %a{i} = load {t}, ptr %ap{i}, align 1")
+        args.append(f"{t} %a{i}")
+    return lines, args
+
+
+def _group_head_lines(next_label):
+    """Driver IR taking the next work-group %g of [first, first + count) from the atomic
+    counter %nextp shared by the threads (dynamic balance without returning to Python);
+    %done when none is left or another thread faulted (%abp)."""
+    return ["  %end = add i64 %first, %count",
+            "  br label %group",
+            "group:",
+            "  %gi = atomicrmw add ptr %nextp, i64 1 monotonic",
+            "  %g = add i64 %gi, %first",
+            "  %gmore = icmp ult i64 %g, %end",
+            "  br i1 %gmore, label %group.body, label %done",
+            "group.body:",
+            "  %abv = load atomic i64, ptr %abp monotonic, align 8",
+            "  %aborted = icmp ne i64 %abv, 0",
+            f"  br i1 %aborted, label %done, label %{next_label}"]
+
+
+def _fault_out_lines(ctx, fault, item):
+    """Driver IR copying a work-item's fault to %fout: [site + 1, kind, address, group,
+    local linear id, access size] (runtime.NativeProgram._fault reads it)."""
+    lines = [f"  store i64 {fault}, ptr %fout"]
+    for k, value in ((1, "fault_kind"), (2, "fault_addr"), (3, "%g"), (4, item), (5, "fault_size")):
+        if not value.startswith("%"):
+            lines += [f"  %fo.{value}.p = getelementptr i64, ptr {ctx}, i64 {CTX[value]}",
+                      f"  %fo.{value} = load i64, ptr %fo.{value}.p"]
+            value = f"%fo.{value}"
+        lines += [f"  %fo{k} = getelementptr i64, ptr %fout, i64 {k}", f"  store i64 {value}, ptr %fo{k}"]
+    return lines
 
 
 def _slot(name):
@@ -1073,25 +1087,11 @@ class _FunctionGen:
             else:
                 self.lines.append("  " + text)
             return None
-        if op == "load":
-            if " atomic " in text:
-                raise Unsupported(f"an atomic load: {text}")
-            if self._direct_stack(ops[0]):
-                self.lines.append("  " + text)
-                return None
-            t = self.ty(str(ins.type))
-            checked = self.check(ins, ops[0], _store_size(t, self.layout), _elem_size(t, self.layout), "read", False)
-            self.lines.append("  " + _replace_last(text, typed(ops[0]), checked))
-            return None
-        if op == "store":
-            if " atomic " in text:
-                raise Unsupported(f"an atomic store: {text}")
-            if self._direct_stack(ops[1]):
-                self.lines.append("  " + text)
-                return None
-            t = self.ty(str(ops[0].type))
-            checked = self.check(ins, ops[1], _store_size(t, self.layout), _elem_size(t, self.layout), "write", True)
-            self.lines.append("  " + _replace_last(text, typed(ops[1]), checked))
+        if op in ("load", "store"):
+            # load: the pointer is operand 0 and the type is the result's; store: the
+            # pointer is operand 1 and the type is the stored value's.
+            ptr, vty = (ops[0], str(ins.type)) if op == "load" else (ops[1], str(ops[0].type))
+            self.access(ins, text, op, ptr, self.ty(vty))
             return None
         if op in ("atomicrmw", "cmpxchg"):
             t = self.ty(str(ops[1].type))
@@ -1121,6 +1121,16 @@ class _FunctionGen:
             pass   # checked where it is used (no provenance: every region is searched)
         self.lines.append("  " + text)
         return None
+
+    def access(self, ins, text, op, ptr, t):
+        if " atomic " in text:
+            raise Unsupported(f"an atomic {op}: {text}")
+        if self._direct_stack(ptr):
+            self.lines.append("  " + text)
+            return
+        what = "read" if op == "load" else "write"
+        checked = self.check(ins, ptr, _store_size(t, self.layout), _elem_size(t, self.layout), what, op == "store")
+        self.lines.append("  " + _replace_last(text, typed(ptr), checked))
 
     def _direct_stack(self, ptr):
         d = self.definition(ptr)
@@ -1423,14 +1433,8 @@ def _coroutine_driver(plan, kernel):
     L = [f"define void {_gquote(plan.driver)}(ptr %args, ptr %tmpl, i64 %first, i64 %count, "
          f"ptr %priv, ptr %fout) {{",
          "entry:"]
-    call_args = []
-    for i, (t, off, size) in enumerate(plan.params):
-        L.append(f"  %ap{i} = getelementptr i8, ptr %args, i64 {off}")
-        if t.kind == "int" and t.bits == 1:
-            L += [f"  %ab{i} = load i8, ptr %ap{i}, align 1", f"  %a{i} = trunc i8 %ab{i} to i1"]
-        else:
-            L.append(f"  %a{i} = load {t}, ptr %ap{i}, align 1")
-        call_args.append(f"{t} %a{i}")
+    arg_lines, call_args = _argument_lines(plan)
+    L += arg_lines
     for field in ("wg_size", "ngrp0", "ngrp1", "lsize0", "lsize1", "priv_size", "table", "table_count"):
         L.append(f"  %t.{field}.p = getelementptr i64, ptr %tmpl, i64 {CTX[field]}")
         L.append(f"  %t.{field} = load i64, ptr %t.{field}.p")
@@ -1441,19 +1445,8 @@ def _coroutine_driver(plan, kernel):
           "  %ctxs = call ptr @malloc(i64 %ctxbytes)",
           "  %hbytes = mul i64 %t.wg_size, 8",
           "  %hs = call ptr @malloc(i64 %hbytes)",
-          "  %end = add i64 %first, %count",
           f"  %t.next.p = getelementptr i64, ptr %tmpl, i64 {CTX['next_group']}",
-          "  %nextp = load ptr, ptr %t.next.p",
-          "  br label %group",
-          "group:",
-          "  %gi = atomicrmw add ptr %nextp, i64 1 monotonic",
-          "  %g = add i64 %gi, %first",
-          "  %gmore = icmp ult i64 %g, %end",
-          "  br i1 %gmore, label %group.body, label %done",
-          "group.body:",
-          "  %abv = load atomic i64, ptr %abp monotonic, align 8",
-          "  %aborted = icmp ne i64 %abv, 0",
-          "  br i1 %aborted, label %done, label %gz.pre",
+          "  %nextp = load ptr, ptr %t.next.p"] + _group_head_lines("gz.pre") + [
           "gz.pre:"]
     L += _zero_local_lines("%tab", "%t.table_count", "gz")
     L += ["  %gx = urem i64 %g, %t.ngrp0",
@@ -1565,23 +1558,7 @@ def _coroutine_driver(plan, kernel):
           "  br label %group",
           # Faults: recorded in fout; every coroutine of the group is destroyed.
           "fault:",
-          "  store i64 %sfv, ptr %fout",
-          f"  %fkp = getelementptr i64, ptr %sc, i64 {CTX['fault_kind']}",
-          "  %fk = load i64, ptr %fkp",
-          "  %fo1 = getelementptr i64, ptr %fout, i64 1",
-          "  store i64 %fk, ptr %fo1",
-          f"  %fap = getelementptr i64, ptr %sc, i64 {CTX['fault_addr']}",
-          "  %fa = load i64, ptr %fap",
-          "  %fo2 = getelementptr i64, ptr %fout, i64 2",
-          "  store i64 %fa, ptr %fo2",
-          "  %fo3 = getelementptr i64, ptr %fout, i64 3",
-          "  store i64 %g, ptr %fo3",
-          "  %fo4 = getelementptr i64, ptr %fout, i64 4",
-          "  store i64 %s, ptr %fo4",
-          f"  %fsp = getelementptr i64, ptr %sc, i64 {CTX['fault_size']}",
-          "  %fs = load i64, ptr %fsp",
-          "  %fo5 = getelementptr i64, ptr %fout, i64 5",
-          "  store i64 %fs, ptr %fo5",
+          ] + _fault_out_lines("%sc", "%sfv", "%s") + [
           "  br label %abandon",
           "divergent:",
           "  %bsite = add i64 %site0, 1",
