@@ -36,6 +36,9 @@ FAULT_READ, FAULT_WRITE, FAULT_ATOMIC, FAULT_READONLY, FAULT_MISALIGNED, FAULT_D
     FAULT_LIMIT, FAULT_UNREACHABLE, FAULT_FREED, FAULT_BARRIER = range(1, 11)
 
 BARRIERS = ("barrier", "work_group_barrier")
+ATOMIC_FUNCTIONS = {f"{prefix}_{op}" for prefix in ("atomic", "atom")
+                    for op in ("add", "sub", "xchg", "min", "max", "and", "or", "xor", "inc", "dec",
+                               "cmpxchg")}
 
 _META_RE = re.compile(r",\s*!(?!\{)[\w.]+\s+!\d+")
 _ATTR_GROUP_RE = re.compile(r"\s#\d+")
@@ -1191,6 +1194,8 @@ class _FunctionGen:
             return self.intrinsic(ins, text, ops, name)
         if f.is_declaration and demangle(name)[0] in BARRIERS:
             return self.barrier(ins)
+        if f.is_declaration and demangle(name)[0] in ATOMIC_FUNCTIONS:
+            return self.atomic_function(ins, ops, *demangle(name))
         if f.is_declaration:
             target = self.mg.builtin(f)
         else:
@@ -1199,6 +1204,32 @@ class _FunctionGen:
         ret = str(ins.type)
         lhs = f"{_quote(ins.name)} = " if ret != "void" else ""
         self.lines.append(f"  {lhs}call {ret} {_gquote(target)}({args})")
+        return None
+
+    def atomic_function(self, ins, ops, base, params):
+        """OpenCL 1.x atomic_<op> / atom_<op> (OpenCL C 3.0 6.15.12.x legacy): one LLVM
+        atomic instruction on the checked pointer, sequentially consistent."""
+        op = base.split("_", 1)[1]
+        t = self.ty(str(ins.type))
+        size = _store_size(t, self.layout)
+        signed = True
+        if params and params[0][0] == "ptr" and isinstance(params[0][2], tuple):
+            pointee = params[0][2]
+            signed = pointee[0] != "int" or pointee[2]
+        if t.kind != "int" and op != "xchg":
+            raise Unsupported(f"the built-in '{base}' on {t}")
+        ptr = self.check(ins, ops[0], size, size, "atomic", True)
+        out = _quote(ins.name)
+        if op == "cmpxchg":
+            pair = self.fresh("cx")
+            self.lines.append(f"  {pair} = cmpxchg {ptr}, {typed(ops[1])}, {typed(ops[2])} seq_cst seq_cst")
+            self.lines.append(f"  {out} = extractvalue {{ {t}, i1 }} {pair}, 0")
+            return None
+        rmw = {"inc": "add", "dec": "sub"}.get(op, op)
+        if rmw in ("min", "max") and not signed:
+            rmw = "u" + rmw
+        value = f"{t} 1" if op in ("inc", "dec") else typed(ops[1])
+        self.lines.append(f"  {out} = atomicrmw {rmw} {ptr}, {value} seq_cst")
         return None
 
     def _has_barrier(self):
