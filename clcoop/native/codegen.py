@@ -373,6 +373,12 @@ class _ModuleGen:
                 f"define internal {ret} {_gquote(name)}(ptr %c, {ret} %x) alwaysinline {{\n"
                 f"  %r = call {ret} @{intr}({ret} %x)\n  ret {ret} %r\n}}")
             return name
+        definition = _exact_builtin(name, base, params_of(name), ret, params)
+        if definition is not None:
+            self.builtin_defs[name] = definition
+            for intr, decl in _intrinsics_in(definition):
+                self.needed_intrinsic(intr, decl)
+            return name
         if base == "sub_group_barrier":
             raise Unsupported("sub_group_barrier (only work-group barriers are compiled natively)")
         if base == "printf":
@@ -515,6 +521,77 @@ def _fault_out_lines(ctx, fault, item):
             value = f"%fo.{value}"
         lines += [f"  %fo{k} = getelementptr i64, ptr %fout, i64 {k}", f"  store i64 {value}, ptr %fo{k}"]
     return lines
+
+
+def params_of(name):
+    return demangle(name)[1]
+
+
+_CONVERT_RE = re.compile(r"convert_(u?char|u?short|u?int|u?long|float|double|half)(\d*)")
+
+
+def _exact_builtin(name, base, mparams, ret, params):
+    """Definitions of the integer min/max/clamp/abs and the default-rounding conversions
+    whose LLVM instruction gives the interpreter's NumPy result bit for bit; None for
+    everything else."""
+    if mparams is None or not mparams:
+        return None
+    first = mparams[0]
+    scalar = first[2] if first[0] == "vec" else first
+    args = ", ".join(f"{t} %a{i}" for i, t in enumerate(params))
+    head = f"define internal {ret} {_gquote(name)}(ptr %c, {args}) alwaysinline {{"
+    if base in ("min", "max", "clamp", "abs") and scalar[0] == "int":
+        if any(p != first for p in mparams) or any(t != params[0] for t in params):
+            return None
+        sign = "s" if scalar[2] else "u"
+        suffix = _intrinsic_suffix(params[0])
+        if base == "abs":
+            if not scalar[2]:
+                return f"{head}\n  ret {ret} %a0\n}}"
+            return (f"{head}\n  %r = call {ret} @llvm.abs.{suffix}({ret} %a0, i1 false)\n"
+                    f"  ret {ret} %r\n}}")
+        if base == "clamp":
+            return (f"{head}\n  %m = call {ret} @llvm.{sign}max.{suffix}({ret} %a0, {ret} %a1)\n"
+                    f"  %r = call {ret} @llvm.{sign}min.{suffix}({ret} %m, {ret} %a2)\n  ret {ret} %r\n}}")
+        return (f"{head}\n  %r = call {ret} @llvm.{sign}{base}.{suffix}({ret} %a0, {ret} %a1)\n"
+                f"  ret {ret} %r\n}}")
+    m = _CONVERT_RE.fullmatch(base)
+    if m and len(params) == 1:
+        src, dst = params[0], ret
+        src_float = scalar[0] == "float"
+        dst_float = m.group(1) in ("float", "double", "half")
+        if src_float and not dst_float:
+            return None     # out-of-range float -> int differs between NumPy and LLVM
+        sbits, dbits = _bits(src), _bits(dst)
+        if src_float and dst_float:
+            op = "fpext" if dbits > sbits else "fptrunc" if dbits < sbits else None
+        elif dst_float:
+            op = "sitofp" if scalar[2] else "uitofp"
+        else:
+            op = "trunc" if dbits < sbits else ("sext" if scalar[2] else "zext") if dbits > sbits else None
+        body = f"  %r = {op} {src} %a0 to {dst}\n  ret {dst} %r" if op else f"  ret {dst} %a0"
+        return f"{head}\n{body}\n}}"
+    return None
+
+
+def _bits(t):
+    elem = re.sub(r"<\d+ x (\w+)>", r"\1", t)
+    return {"half": 16, "float": 32, "double": 64}.get(elem) or int(elem[1:])
+
+
+def _intrinsic_suffix(t):
+    m = re.fullmatch(r"<(\d+) x (\w+)>", t)
+    return f"v{m.group(1)}{m.group(2)}" if m else t
+
+
+def _intrinsics_in(definition):
+    """(name, declaration) of the llvm.* intrinsics a built-in definition calls."""
+    out = []
+    for m in re.finditer(r"call (\S+|<[^>]+>) @(llvm\.[\w.]+)\(([^)]*)\)", definition):
+        ret, name, args = m.groups()
+        types = [re.sub(r" %\w+$| (false|true)$", "", a.strip()) for a in _split_top(args)]
+        out.append((name, f"declare {ret} @{name}({', '.join(types)})"))
+    return out
 
 
 def _slot(name):
@@ -1194,6 +1271,8 @@ class _FunctionGen:
             return self.intrinsic(ins, text, ops, name)
         if f.is_declaration and demangle(name)[0] in BARRIERS:
             return self.barrier(ins)
+        if f.is_declaration and re.fullmatch(r"v(load|store)(2|3|4|8|16)", demangle(name)[0]):
+            return self.vector_memory(ins, ops, *demangle(name))
         if f.is_declaration and demangle(name)[0] in ATOMIC_FUNCTIONS:
             return self.atomic_function(ins, ops, *demangle(name))
         if f.is_declaration:
@@ -1204,6 +1283,34 @@ class _FunctionGen:
         ret = str(ins.type)
         lhs = f"{_quote(ins.name)} = " if ret != "void" else ""
         self.lines.append(f"  {lhs}call {ret} {_gquote(target)}({args})")
+        return None
+
+    def vector_memory(self, ins, ops, base, params):
+        """vloadN(offset, p) / vstoreN(v, offset, p) (OpenCL C 3.0 6.15.11): N elements
+        at p + offset * N, aligned to the element."""
+        n = int(re.search(r"\d+", base).group())
+        load = base.startswith("vload")
+        ptr_op, off_op = (ops[1], ops[0]) if load else (ops[2], ops[1])
+        vt = self.ty(str(ins.type) if load else str(ops[0].type))
+        elem = vt.elem
+        esize = _store_size(elem, self.layout)
+        pty = str(ptr_op.type)
+        start = self.fresh("vo")
+        self.lines.append(f"  {start} = mul {typed(off_op)}, {n}")
+        addr = self.fresh("va")
+        self.lines.append(f"  {addr} = getelementptr {elem}, {typed(ptr_op)}, {off_op.type} {start}")
+        site = self.site(ins, "read" if load else "write", n * esize)
+        kind = FAULT_READ if load else FAULT_WRITE
+        p0 = self.fresh("p")
+        self.lines.append(f"  {p0} = addrspacecast {pty} {addr} to ptr" if pty != "ptr"
+                          else f"  {p0} = getelementptr i8, ptr {addr}, i64 0")
+        r = self.fresh("c")
+        self.lines.append(f"  {r} = call ptr @__clcoop_chk_any(ptr %__ctx, ptr {p0}, i64 {n * esize}, "
+                          f"i64 {esize}, i32 {site}, i32 {kind}, i1 {'false' if load else 'true'})")
+        if load:
+            self.lines.append(f"  {_quote(ins.name)} = load {vt}, ptr {r}, align {esize}")
+        else:
+            self.lines.append(f"  store {typed(ops[0])}, ptr {r}, align {esize}")
         return None
 
     def atomic_function(self, ins, ops, base, params):

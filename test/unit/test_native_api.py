@@ -109,3 +109,40 @@ def test_clcoop_run_engine_option(tmp_path):
     assert "clcoop-run: note: kernel 'gemm_f32' runs in the interpreter: cooperative-matrix" in r.stderr
     r = subprocess.run(cmd + ["--engine", "gpu"], capture_output=True, text=True)
     assert r.returncode != 0 and "invalid choice" in r.stderr
+
+
+BUILTINS = """
+__kernel void k(__global const int *a, __global int *o, __global float *f, __global const uint *u,
+                __global uint *uo, __global float4 *v) {
+  int i = get_global_id(0);
+  o[i] = min(a[i], 5) + max(a[i], -3) * 3 + clamp(a[i], -10, 10) * 7 + (int)abs(a[i]);
+  f[i] = convert_float(a[i]) + convert_float(u[i]);
+  uo[i] = max(u[i], 100u) + (uint)convert_short(a[i]) + convert_uint(convert_uchar(a[i]));
+  float4 x = vload4(i / 4, (__global const float *)u);
+  vstore4(x * 2.0f, i, (__global float *)v);
+}
+"""
+
+
+@pytest.mark.parametrize("opt", ["-O0", "-O2"])
+def test_exact_builtins_natively_against_numpy(opt):
+    rng = np.random.default_rng(5)
+    a = rng.integers(-2**31, 2**31 - 1, 64, dtype=np.int64).astype(np.int32)
+    a[:3] = [-2**31, 0, 2**31 - 1]
+    u = rng.integers(0, 2**32 - 1, 64, dtype=np.uint64).astype(np.uint32)
+    o, f, uo, v = (np.zeros(64, np.int32), np.zeros(64, np.float32), np.zeros(64, np.uint32),
+                   np.zeros(256, np.float32))
+    prog = clcoop.Program(BUILTINS).build([opt], engine="native")
+    assert prog.k.engine == "native"
+    prog.k(16, 16, a, o, f, u, uo, v)
+    A = a[:16].astype(np.int64)
+    wrap = lambda x, bits=32: ((x + 2**(bits - 1)) % 2**bits) - 2**(bits - 1)  # noqa: E731
+    want_o = wrap(np.minimum(A, 5) + np.maximum(A, -3) * 3 + np.clip(A, -10, 10) * 7 + wrap(np.abs(A)))
+    np.testing.assert_array_equal(o[:16], want_o)
+    np.testing.assert_array_equal(f[:16], a[:16].astype(np.float32) + u[:16].astype(np.float32))
+    U = u[:16].astype(np.int64)
+    want_uo = (np.maximum(U, 100) + (wrap(A, 16) % 2**32) + (A % 256)) % 2**32
+    np.testing.assert_array_equal(uo[:16], want_uo)
+    floats = u.view(np.float32)
+    want_v = np.concatenate([floats[4 * (i // 4):4 * (i // 4) + 4] * 2 for i in range(16)])
+    np.testing.assert_array_equal(v[:64], want_v)
