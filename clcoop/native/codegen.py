@@ -555,6 +555,23 @@ def _exact_builtin(name, base, mparams, ret, params):
                     f"  %r = call {ret} @llvm.{sign}min.{suffix}({ret} %m, {ret} %a2)\n  ret {ret} %r\n}}")
         return (f"{head}\n  %r = call {ret} @llvm.{sign}{base}.{suffix}({ret} %a0, {ret} %a1)\n"
                 f"  ret {ret} %r\n}}")
+    if base == "select" and len(params) == 3 and params[0] == params[1] == ret:
+        # OpenCL C 6.15.6: scalar c != 0, vector: the most significant bit of each c.
+        c_vec = params[2].startswith("<")
+        zero = "zeroinitializer"
+        cond = f"icmp slt {params[2]} %a2, {zero}" if c_vec else f"icmp ne {params[2]} %a2, {zero}"
+        return f"{head}\n  %cond = {cond}\n  %r = select {_bool_type(params[2])} %cond, {ret} %a1, {ret} %a0\n  ret {ret} %r\n}}"
+    if base in ("fmax", "fmin") and scalar[0] == "float" and len(params) == 2 and params[0] == params[1] == ret:
+        # As NumPy's fmax/fmin (the interpreter): NaN a -> b; NaN b -> a; ties -> a.
+        order = "oge" if base == "fmax" else "ole"
+        b1 = _bool_type(ret)
+        return (f"{head}\n  %an = fcmp uno {ret} %a0, %a0\n  %bn = fcmp uno {ret} %a1, %a1\n"
+                f"  %keep = fcmp {order} {ret} %a0, %a1\n  %t = select {b1} %keep, {ret} %a0, {ret} %a1\n"
+                f"  %u = select {b1} %bn, {ret} %a0, {ret} %t\n  %r = select {b1} %an, {ret} %a1, {ret} %u\n"
+                f"  ret {ret} %r\n}}")
+    if base in _INTEGER_BUILTINS and scalar[0] == "int" and all(p == first for p in mparams) \
+            and all(t == params[0] for t in params) and len(params) == _INTEGER_BUILTINS[base]:
+        return f"{head}\n{_integer_builtin_body(base, ret, scalar[1], scalar[2])}\n}}"
     m = _CONVERT_RE.fullmatch(base)
     if m and len(params) == 1:
         src, dst = params[0], ret
@@ -574,6 +591,61 @@ def _exact_builtin(name, base, mparams, ret, params):
     return None
 
 
+# OpenCL C 3.0 6.15.3 integer functions with an exact LLVM form: name -> arity.
+_INTEGER_BUILTINS = {"popcount": 1, "clz": 1, "ctz": 1, "rotate": 2, "add_sat": 2, "sub_sat": 2,
+                     "hadd": 2, "rhadd": 2, "abs_diff": 2, "mul_hi": 2, "mad_hi": 3, "mad_sat": 3}
+
+
+def _integer_builtin_body(base, t, bits, signed):
+    """IR body (arguments %a0.., result type t) of an integer built-in; results that need
+    more bits are computed in a type twice as wide, then narrowed."""
+    sfx = _intrinsic_suffix(t)
+    wide = re.sub(r"i\d+", f"i{2 * bits}", t)
+    wsfx = _intrinsic_suffix(wide)
+    ext = "sext" if signed else "zext"
+    shr = "ashr" if signed else "lshr"
+    sg = "s" if signed else "u"
+
+    def splat(ty, v):
+        m = re.fullmatch(r"<(\d+) x (\w+)>", ty)
+        return f"<{', '.join(f'{m.group(2)} {v}' for _ in range(int(m.group(1))))}>" if m else str(v)
+    widen = [f"  %w0 = {ext} {t} %a0 to {wide}", f"  %w1 = {ext} {t} %a1 to {wide}"]
+    if base == "popcount":
+        lines = [f"  %r = call {t} @llvm.ctpop.{sfx}({t} %a0)"]
+    elif base in ("clz", "ctz"):
+        intr = "ctlz" if base == "clz" else "cttz"
+        lines = [f"  %r = call {t} @llvm.{intr}.{sfx}({t} %a0, i1 false)"]
+    elif base == "rotate":
+        lines = [f"  %r = call {t} @llvm.fshl.{sfx}({t} %a0, {t} %a0, {t} %a1)"]
+    elif base in ("add_sat", "sub_sat"):
+        lines = [f"  %r = call {t} @llvm.{sg}{base[:3]}.sat.{sfx}({t} %a0, {t} %a1)"]
+    elif base in ("hadd", "rhadd"):
+        lines = widen + [f"  %s = add {wide} %w0, %w1"]
+        if base == "rhadd":
+            lines.append(f"  %s1 = add {wide} %s, {splat(wide, 1)}")
+        lines += [f"  %h = {shr} {wide} {'%s1' if base == 'rhadd' else '%s'}, {splat(wide, 1)}",
+                  f"  %r = trunc {wide} %h to {t}"]
+    elif base == "abs_diff":
+        lines = widen + [f"  %d = sub {wide} %w0, %w1",
+                         f"  %ad = call {wide} @llvm.abs.{wsfx}({wide} %d, i1 false)",
+                         f"  %r = trunc {wide} %ad to {t}"]
+    elif base in ("mul_hi", "mad_hi"):
+        lines = widen + [f"  %p = mul {wide} %w0, %w1", f"  %h = lshr {wide} %p, {splat(wide, bits)}",
+                         f"  %hi = trunc {wide} %h to {t}"]
+        lines.append(f"  %r = add {t} %hi, %a2" if base == "mad_hi" else f"  %r = add {t} %hi, {splat(t, 0)}")
+    else:   # mad_sat: a*b+c exactly in twice the bits, then saturated
+        lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+        lines = widen + [f"  %w2 = {ext} {t} %a2 to {wide}", f"  %p = mul {wide} %w0, %w1",
+                         f"  %s = add {wide} %p, %w2"]
+        if signed:
+            lines.append(f"  %c0 = call {wide} @llvm.smax.{wsfx}({wide} %s, {wide} {splat(wide, lo)})")
+        else:
+            lines.append(f"  %c0 = add {wide} %s, {splat(wide, 0)}")
+        lines += [f"  %c1 = call {wide} @llvm.{sg}min.{wsfx}({wide} %c0, {wide} {splat(wide, hi)})",
+                  f"  %r = trunc {wide} %c1 to {t}"]
+    return "\n".join(lines + [f"  ret {t} %r"])
+
+
 def _bits(t):
     elem = re.sub(r"<\d+ x (\w+)>", r"\1", t)
     return {"half": 16, "float": 32, "double": 64}.get(elem) or int(elem[1:])
@@ -584,12 +656,24 @@ def _intrinsic_suffix(t):
     return f"v{m.group(1)}{m.group(2)}" if m else t
 
 
+def _bool_type(t):
+    m = re.fullmatch(r"<(\d+) x \w+>", t)
+    return f"<{m.group(1)} x i1>" if m else "i1"
+
+
+def _leading_type(typed_value):
+    """'<4 x i32> %x' -> '<4 x i32>', 'i128 -5' -> 'i128'."""
+    if typed_value.startswith("<"):
+        return typed_value[:typed_value.index(">") + 1]
+    return typed_value.split(" ", 1)[0]
+
+
 def _intrinsics_in(definition):
     """(name, declaration) of the llvm.* intrinsics a built-in definition calls."""
     out = []
     for m in re.finditer(r"call (\S+|<[^>]+>) @(llvm\.[\w.]+)\(([^)]*)\)", definition):
         ret, name, args = m.groups()
-        types = [re.sub(r" %\w+$| (false|true)$", "", a.strip()) for a in _split_top(args)]
+        types = [_leading_type(a.strip()) for a in _split_top(args)]
         out.append((name, f"declare {ret} @{name}({', '.join(types)})"))
     return out
 
