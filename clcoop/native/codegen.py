@@ -72,6 +72,7 @@ class NativeModule:
         self.reasons = {}             # kernel name -> why it is not compiled
         self.sites = []
         self.globals = []             # names of the program-scope globals in the region table
+        self.scratch_bytes = SCRATCH_BYTES
 
 
 def generate(module, kernel_names):
@@ -1196,6 +1197,9 @@ class _FunctionGen:
     def check(self, ins, ptr, size, elem, what, write, size_text=None):
         """Emit a check of `ptr` (an operand) and return the text of the checked pointer."""
         kind = {"read": FAULT_READ, "write": FAULT_WRITE, "atomic": FAULT_ATOMIC}[what]
+        # A failed check redirects the access to the scratch area: as large as the
+        # largest access (dynamic memcpy lengths are zeroed instead).
+        self.mg.out.scratch_bytes = max(self.mg.out.scratch_bytes, size)
         site = self.site(ins, what, size)
         pty = str(ptr.type)
         p0 = self.fresh("p")
@@ -1464,6 +1468,17 @@ class _FunctionGen:
             args[0] = self.check(ins, ops[0], 0, 1, "write", True, size_text=length)
             if not name.startswith("llvm.memset."):
                 args[1] = self.check(ins, ops[1], 0, 1, "read", False, size_text=length)
+            # A failed check redirects to the scratch area, which is smaller than the
+            # length may be: a faulted work-item copies nothing.
+            fv, ok, n = self.fresh("fv"), self.fresh("ok"), self.fresh("n")
+            self.lines += [f"  {fv}.p = getelementptr i64, ptr %__ctx, i64 {CTX['fault']}",
+                           f"  {fv} = load i64, ptr {fv}.p", f"  {ok} = icmp eq i64 {fv}, 0",
+                           f"  {n} = select i1 {ok}, {length}, i64 0"]
+            lt = str(ops[2].type)
+            if lt != "i64":
+                self.lines.append(f"  {n}.t = trunc i64 {n} to {lt}")
+                n = f"{n}.t"
+            args[2] = f"{lt} {n}"
             self.lines.append(f"  call void {_gquote(name)}({', '.join(args)})")
             self.mg.needed_decls.add(name)
             return None

@@ -95,7 +95,7 @@ class NativeProgram:
         args = self._arg_block(plan, memory, call_args, locals_)
         psz = (plan.arena_size + 15) // 16 * 16
         arena_items = nd.wg_size if plan.coroutine else 1
-        scratch = np.zeros(codegen.SCRATCH_BYTES, np.uint8)
+        scratch = np.zeros(self.native.scratch_bytes, np.uint8)
         abort = np.zeros(1, np.int64)
         tmpl = np.zeros(CTX_SLOTS, np.int64)
         tmpl[CTX["limit"]] = int(instruction_limit)

@@ -146,3 +146,52 @@ def test_exact_builtins_natively_against_numpy(opt):
     floats = u.view(np.float32)
     want_v = np.concatenate([floats[4 * (i // 4):4 * (i // 4) + 4] * 2 for i in range(16)])
     np.testing.assert_array_equal(v[:64], want_v)
+
+
+@pytest.mark.parametrize("opt", ["-O0", "-O2"])
+def test_out_of_bounds_aggregate_copy_faults_without_copying(opt):
+    # A private struct larger than the default scratch area copied to a buffer too small
+    # for it (a memcpy at -O0, an aggregate store at -O2): the check of the destination
+    # fails, nothing is written anywhere, the caller's array is untouched.
+    src = """
+    typedef struct { int v[2048]; } big;
+    __kernel void k(__global big *out, int n) {
+      big b;
+      for (int i = 0; i < 2048; i++) b.v[i] = i * n;
+      *out = b;
+    }"""
+    prog = clcoop.Program(src).build([opt], engine="native")
+    assert prog.k.engine == "native"
+    small = np.zeros(16, np.int32)
+    with pytest.raises(clcoop.RuntimeFault, match="out-of-bounds write"):
+        prog.k(1, 1, small, 3)
+    assert (small == 0).all()
+    fits = np.zeros(2048, np.int32)
+    prog.k(1, 1, fits, 3)
+    np.testing.assert_array_equal(fits, np.arange(2048) * 3)
+
+
+MEMCPY_IR = """
+target datalayout = "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-G1"
+target triple = "spir64-unknown-unknown"
+define spir_kernel void @k(ptr addrspace(1) %out, ptr addrspace(1) %in, i64 %n) {
+  call void @llvm.memcpy.p1.p1.i64(ptr addrspace(1) %out, ptr addrspace(1) %in, i64 %n, i1 false)
+  ret void
+}
+declare void @llvm.memcpy.p1.p1.i64(ptr addrspace(1), ptr addrspace(1), i64, i1)
+"""
+
+
+def test_memcpy_with_a_dynamic_length_is_checked_over_its_length():
+    prog = clcoop.Program.from_ir(MEMCPY_IR, engine="native")
+    assert prog.k.engine == "native"
+    src = np.arange(1 << 16, dtype=np.uint8)
+    out = np.zeros(1 << 16, np.uint8)
+    prog.k(1, 1, out, src, 1 << 16)
+    np.testing.assert_array_equal(out, src)
+    small = np.zeros(8, np.uint8)
+    with pytest.raises(clcoop.RuntimeFault, match="out-of-bounds write of 65536 bytes"):
+        prog.k(1, 1, small, src, 1 << 16)      # 64 KiB into 8 bytes: no byte written
+    assert (small == 0).all()
+    with pytest.raises(clcoop.RuntimeFault, match="out-of-bounds read"):
+        prog.k(1, 1, out, small, 9)
