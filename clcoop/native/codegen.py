@@ -1054,6 +1054,8 @@ class _FunctionGen:
         ret, _ = _split_function_type(str(f.global_value_type))
         if "..." in str(f.global_value_type):
             raise Unsupported(f"the variadic function @{f.name}")
+        if 'target("spirv.CooperativeMatrixKHR"' in str(f):
+            raise Unsupported(f"cooperative-matrix values in @{f.name}")
         self._plan_allocas()
         self.coroutine = self._has_barrier()
         if self.coroutine and not self.is_kernel:

@@ -1,15 +1,18 @@
-"""Every kernel of the interpreter's kernel and fault tests also runs natively, bit-identical
-(native_diff.py); kernels the native engine does not take must say why."""
+"""Every kernel of the interpreter's kernel and fault tests and of examples/ also runs
+natively, bit-identical (native_diff.py); kernels the native engine does not take must say
+why."""
 import pytest
 
 import native_diff
+import test_examples
 import test_interp_faults
 import test_interp_kernels
 
 # Results that depend on the order of atomics between work-groups: checked by the test's
 # own oracle on the native results instead of bit for bit.
 ORDER_DEPENDENT = {"test_cmpxchg_gives_distinct_tickets"}
-CASES = native_diff.cases(test_interp_kernels) + native_diff.cases(test_interp_faults)
+CASES = native_diff.cases(test_interp_kernels) + native_diff.cases(test_interp_faults) + \
+    native_diff.cases(test_examples)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
@@ -32,7 +35,7 @@ NATIVE_TESTS = {
     "test_dangling_pointer_to_a_returned_functions_private_memory",
     "test_write_to_constant_buffer_faults", "test_reduce_local_memory_argument",
     "test_reduce_kernel_scope_local_array", "test_divergent_barrier", "test_atomics_contended",
-    "test_cmpxchg_gives_distinct_tickets",
+    "test_cmpxchg_gives_distinct_tickets", "test_reduction_local",
     # clang's IR of this kernel calls convert_float, not compiled natively yet.
     "test_private_arrays_structs_generic_pointers_and_types[clcoop]",
     "test_private_arrays_structs_generic_pointers_and_types[clcoop-O2]",
