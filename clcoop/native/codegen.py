@@ -110,6 +110,11 @@ def generate(module, kernel_names):
     return out
 
 
+def _host_has_f16c():
+    import llvmlite.binding as llvm
+    return bool(llvm.get_host_cpu_features().get("f16c"))
+
+
 def _barrier_callers(mod):
     """Defined non-kernel functions that reach a work-group barrier."""
     funcs = {f.name: f for f in mod.functions}
@@ -1051,6 +1056,9 @@ class _FunctionGen:
     # ------------------------------------------------------------ emit
     def emit(self):
         f = self.f
+        if not _host_has_f16c() and re.search(r"\bhalf\b", str(f)):
+            raise Unsupported("half values on a CPU without F16C (LLVM would call runtime "
+                              "library conversions that are not in the process)")
         ret, _ = _split_function_type(str(f.global_value_type))
         if "..." in str(f.global_value_type):
             raise Unsupported(f"the variadic function @{f.name}")
@@ -1285,6 +1293,14 @@ class _FunctionGen:
         if op == "ret" and self.coroutine:
             self.lines.append("  br label %__coro.final")
             return None
+        if op in ("fptrunc", "sitofp", "uitofp") and re.search(r"to (<\d+ x )?half>?$", text):
+            src = str(ops[0].type)
+            if op == "fptrunc" and "double" in src:
+                self.double_to_half(ref(ops[0]), src, str(ins.type), _quote(ins.name))
+                return None
+            if op != "fptrunc":
+                raise Unsupported(f"an integer to half conversion (LLVM calls a runtime library "
+                                  f"function for it): {text}")
         if op in ("indirectbr", "invoke", "callbr", "resume", "landingpad", "va_arg"):
             raise Unsupported(f"the instruction '{op}': {text}")
         if op in ("inttoptr",):
@@ -1514,7 +1530,41 @@ class _FunctionGen:
         self.lines.append(f"  {m} = fmul {wide} {xs[0]}, {xs[1]}")
         s = self.fresh("s")
         self.lines.append(f"  {s} = fadd {wide} {m}, {xs[2]}")
-        self.lines.append(f"  {out} = fptrunc {wide} {s} to {t}")
+        if elem.bits == 16:
+            self.double_to_half(s, wide, t, out)
+        else:
+            self.lines.append(f"  {out} = fptrunc {wide} {s} to {t}")
+
+    def double_to_half(self, value, wide, half, out):
+        """double -> half, correctly rounded without the runtime library call LLVM emits
+        for it on x86 (__truncdfhf2, not in the process: calling it crashed): round to
+        float with round-to-odd (inexact results get an odd last bit), then float -> half
+        (F16C). Round-to-odd with 13 spare bits makes the second rounding exact."""
+        vec = re.fullmatch(r"<(\d+) x double>", wide)
+        flt = f"<{vec.group(1)} x float>" if vec else "float"
+        i32 = f"<{vec.group(1)} x i32>" if vec else "i32"
+        b1 = _bool_type(wide)
+        fs = _intrinsic_suffix(flt).replace("float", "f32")
+        ds = _intrinsic_suffix(wide).replace("double", "f64")
+        self.mg.needed_intrinsic(f"llvm.fabs.{fs}", f"declare {flt} @llvm.fabs.{fs}({flt})")
+        self.mg.needed_intrinsic(f"llvm.fabs.{ds}", f"declare {wide} @llvm.fabs.{ds}({wide})")
+        one = f"<{', '.join('i32 1' for _ in range(int(vec.group(1))))}>" if vec else "1"
+        n = self.fresh("h")
+        self.lines += [
+            f"  {n}.t = fptrunc {wide} {value} to {flt}",
+            f"  {n}.back = fpext {flt} {n}.t to {wide}",
+            f"  {n}.exact = fcmp oeq {wide} {n}.back, {value}",
+            f"  {n}.at = call {flt} @llvm.fabs.{fs}({flt} {n}.t)",
+            f"  {n}.atw = fpext {flt} {n}.at to {wide}",
+            f"  {n}.as = call {wide} @llvm.fabs.{ds}({wide} {value})",
+            f"  {n}.over = fcmp ogt {wide} {n}.atw, {n}.as",
+            f"  {n}.bits = bitcast {flt} {n}.t to {i32}",
+            f"  {n}.dec = sub {i32} {n}.bits, {one}",
+            f"  {n}.tz = select {b1} {n}.over, {i32} {n}.dec, {i32} {n}.bits",
+            f"  {n}.odd = or {i32} {n}.tz, {one}",
+            f"  {n}.fin = select {b1} {n}.exact, {i32} {n}.bits, {i32} {n}.odd",
+            f"  {n}.f = bitcast {i32} {n}.fin to {flt}",
+            f"  {out} = fptrunc {flt} {n}.f to {half}"]
 
     def branch(self, ins, text, ops, label):
         here = self.block_index[label]
