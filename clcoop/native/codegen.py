@@ -30,6 +30,9 @@ CTX = {name: i for i, name in enumerate((
     "ngrp1", "ngrp2", "off0", "off1", "off2", "fault_size", "priv_size", "wg_size", "barrier", "next_group"))}
 CTX_SLOTS = len(CTX)
 SCRATCH_BYTES = 4096
+# Private variables and loaded/stored values above this size could overflow a thread's
+# stack (a crash): larger private variables live in the arena, larger accesses fall back.
+MAX_STACK_BYTES = 1 << 16
 
 # Fault kinds recorded in the context (runtime.describe_fault words them).
 FAULT_READ, FAULT_WRITE, FAULT_ATOMIC, FAULT_READONLY, FAULT_MISALIGNED, FAULT_DIVZERO, \
@@ -1156,7 +1159,7 @@ class _FunctionGen:
                     pass
                 else:
                     safe = False
-            if safe:
+            if safe and size <= MAX_STACK_BYTES:
                 self.safe_allocas.add(a.name)
             else:
                 align = int(m.group(2) or 16)
@@ -1207,6 +1210,9 @@ class _FunctionGen:
     def check(self, ins, ptr, size, elem, what, write, size_text=None):
         """Emit a check of `ptr` (an operand) and return the text of the checked pointer."""
         kind = {"read": FAULT_READ, "write": FAULT_WRITE, "atomic": FAULT_ATOMIC}[what]
+        if size > MAX_STACK_BYTES:
+            raise Unsupported(f"an access of {size} bytes (values larger than {MAX_STACK_BYTES} "
+                              f"bytes would live on the native stack)")
         # A failed check redirects the access to the scratch area: as large as the
         # largest access (dynamic memcpy lengths are zeroed instead).
         self.mg.out.scratch_bytes = max(self.mg.out.scratch_bytes, size)

@@ -87,6 +87,7 @@ class NativeProgram:
 
     # ------------------------------------------------------------------ launch
     def _launch(self, info, prepared, instruction_limit, threads):
+        self._limit = int(instruction_limit)
         plan = self.native.plans[info.name]
         nd, S, memory, call_args = prepared.nd, prepared.subgroup_size, prepared.memory, prepared.call_args
         locals_ = {i: np.zeros(max(a.nbytes, 1), np.uint8) for i, a in enumerate(call_args)
@@ -221,8 +222,8 @@ class NativeProgram:
         elif kind == codegen.FAULT_DIVZERO:
             message = "integer division by zero"
         elif kind == codegen.FAULT_LIMIT:
-            limit = "the instruction limit"
-            message = f"{limit} exceeded (runaway loop?); raise it with instruction_limit="
+            message = (f"instruction limit of {self._limit} exceeded (runaway loop?); raise it "
+                       f"with instruction_limit=")
         else:
             message = "reached 'unreachable'"
         gid, lid, grp = _ids(nd, group, llid)

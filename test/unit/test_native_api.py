@@ -238,3 +238,26 @@ def test_double_to_half_is_correctly_rounded_without_a_library_call(opt):
     want = fused if "llvm.fmuladd" in prog.ir else unfused     # as the IR says
     np.testing.assert_array_equal(m.view(np.uint16), want.view(np.uint16))
     assert "integer to half conversion" in prog.from_int.fallback_reason
+
+
+def test_large_private_arrays_live_off_the_native_stack():
+    # 12 MB of private memory per work-item would overflow a thread's stack: it lives in
+    # the heap arena; a 16 MB struct copy is a checked memcpy.
+    src = """
+    typedef struct { int v[4000000]; } huge;
+    __kernel void copy(__global huge *out, __global const huge *in) { *out = *in; }
+    __kernel void priv(__global int *out, int n) {
+      int a[3000000];
+      for (int i = 0; i < 3000000; i++) a[i] = i * n;
+      out[get_global_id(0)] = a[n + get_global_id(0)];
+    }"""
+    prog = clcoop.Program(src).build(engine="native")
+    out = np.zeros(4, np.int32)
+    prog.priv(4, 2, out, 7, instruction_limit=10**9)
+    np.testing.assert_array_equal(out, (7 + np.arange(4)) * 7)
+    with pytest.raises(clcoop.RuntimeFault, match="instruction limit of 1000000 exceeded"):
+        prog.priv(1, 1, out, 7, instruction_limit=10**6)
+    src_buf = np.arange(4000000, dtype=np.int32)
+    dst = np.zeros(4000000, np.int32)
+    prog.copy(1, 1, dst, src_buf)
+    np.testing.assert_array_equal(dst, src_buf)
