@@ -1305,8 +1305,13 @@ class _FunctionGen:
                 self.double_to_half(ref(ops[0]), src, str(ins.type), _quote(ins.name))
                 return None
             if op != "fptrunc":
-                raise Unsupported(f"an integer to half conversion (LLVM calls a runtime library "
-                                  f"function for it): {text}")
+                # integer -> double is exact below 2^53 (above, half is infinite anyway),
+                # then one correct rounding to half.
+                wide = re.sub(r"i\d+", "double", src)
+                d = self.fresh("i2d")
+                self.lines.append(f"  {d} = {op} {typed(ops[0])} to {wide}")
+                self.double_to_half(d, wide, str(ins.type), _quote(ins.name))
+                return None
         if op in ("indirectbr", "invoke", "callbr", "resume", "landingpad", "va_arg"):
             raise Unsupported(f"the instruction '{op}': {text}")
         if op in ("inttoptr",):

@@ -213,7 +213,7 @@ __kernel void from_int(__global const long *x, __global half *h) {
 
 
 @pytest.mark.parametrize("opt", ["-O0", "-O2"])
-def test_double_to_half_is_correctly_rounded_without_a_library_call(opt):
+def test_conversions_to_half_are_correctly_rounded_without_library_calls(opt):
     # LLVM lowers double -> half to a call of __truncdfhf2, which is not in the process
     # (calling it crashed Python); the engine rounds to odd in float, then to half.
     rng = np.random.default_rng(11)
@@ -224,8 +224,7 @@ def test_double_to_half_is_correctly_rounded_without_a_library_call(opt):
     a = rng.standard_normal(208).astype(np.float16)
     b = rng.standard_normal(208).astype(np.float16)
     m0 = rng.standard_normal(208).astype(np.float16)
-    with pytest.warns(NativeFallbackWarning, match="from_int"):
-        prog = clcoop.Program(HALF).build([opt], engine="auto")
+    prog = clcoop.Program(HALF).build([opt], engine="native")
     assert prog.k.engine == "native"
     h = np.zeros(208, np.float16)
     m = m0.copy()
@@ -237,7 +236,12 @@ def test_double_to_half_is_correctly_rounded_without_a_library_call(opt):
     unfused = (a * b + m0).astype(np.float16)
     want = fused if "llvm.fmuladd" in prog.ir else unfused     # as the IR says
     np.testing.assert_array_equal(m.view(np.uint16), want.view(np.uint16))
-    assert "integer to half conversion" in prog.from_int.fallback_reason
+    x = np.concatenate([rng.integers(-70000, 70000, 200), [2049, 2051, 4097, -65519, 65520, 2**62, -2**63, 0]])
+    hx = np.zeros(208, np.float16)
+    prog.from_int(208, 16, x, hx)
+    with np.errstate(over="ignore"):
+        want_x = x.astype(np.float64).astype(np.float16)    # exact in double, then one rounding
+    np.testing.assert_array_equal(hx.view(np.uint16), want_x.view(np.uint16))
 
 
 def test_large_private_arrays_live_off_the_native_stack():
