@@ -17,7 +17,7 @@ A per-kernel driver runs a range of work-groups, work-item after work-item.
 """
 import re
 
-from clcoop.interp.loader import Ty, parse_type_text
+from clcoop.interp.loader import parse_type_text
 from clcoop.interp.ocl_builtins import demangle
 from clcoop.native import support
 from clcoop.native.support import Unsupported
@@ -812,7 +812,7 @@ def _workitem_definition(name, base, ret, params):
 
 
 def per_dim_fresh(lines, prefix, default):
-    d = "%dd"
+    """Like per_dim in _workitem_definition, for a second field once %dd and %is0..2 exist."""
     vals = []
     for i in range(3):
         lines.append(f"  %p.{prefix}{i} = getelementptr i64, ptr %c, i64 {CTX[prefix + str(i)]}")
@@ -821,7 +821,6 @@ def per_dim_fresh(lines, prefix, default):
     lines.append(f"  %{prefix}.s2 = select i1 %is2, i64 {vals[2]}, i64 {default}")
     lines.append(f"  %{prefix}.s1 = select i1 %is1, i64 {vals[1]}, i64 %{prefix}.s2")
     lines.append(f"  %v.{prefix} = select i1 %is0, i64 {vals[0]}, i64 %{prefix}.s1")
-    _ = d
     return f"%v.{prefix}"
 
 
@@ -1227,7 +1226,7 @@ class _FunctionGen:
         base = self.base_of(ptr)
         w = "true" if write else "false"
         r = self.fresh("c")
-        if base is not None and base[0] == "arg" and self._arg_is_buffer(base[1]):
+        if base is not None and base[0] == "arg":   # kernel pointer argument: its buffer
             slot = len(self.mg.global_index) + base[1]
             self.lines.append(f"  {r} = call ptr @__clcoop_chk(ptr %__ctx, ptr {p0}, {n}, i64 {elem}, "
                               f"i32 {site}, i32 {kind}, i64 {slot}, i1 {w})")
@@ -1250,9 +1249,6 @@ class _FunctionGen:
         back = self.fresh("q")
         self.lines.append(f"  {back} = addrspacecast ptr {r} to {pty}")
         return f"{pty} {back}"
-
-    def _arg_is_buffer(self, i):
-        return True
 
     def _global_slot(self, name):
         """The region table holds the program's globals first, then the kernel's
@@ -1689,8 +1685,6 @@ def _replace_last(text, needle, new, sep_only=False):
         raise Unsupported(f"cannot rewrite the operand {needle} of: {text}")
     return text[:idx] + new + text[idx + len(needle):]
 
-
-_ = Ty
 
 
 def _zero_local_lines(table, count, prefix):
