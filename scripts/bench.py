@@ -396,6 +396,81 @@ def bench_memory(n):
 
 # ---------------------------------------------------------------- outputs
 
+NATIVE_SOURCES = {
+    "vector add": """
+__kernel void k(__global const float *a, __global const float *b, __global float *c) {
+    size_t i = get_global_id(0);
+    c[i] = a[i] + b[i];
+}""",
+    "stencil (5-point 1D)": """
+__kernel void k(__global const float *a, __global const float *b, __global float *c) {
+    int i = get_global_id(0), n = get_global_size(0);
+    float s = a[i] * 0.5f;
+    if (i >= 2 && i < n - 2)
+        s += 0.25f * (a[i - 1] + a[i + 1]) - 0.125f * (a[i - 2] + a[i + 2]) + b[i];
+    c[i] = s;
+}""",
+    "reduction (__local + barriers)": """
+__kernel void k(__global const float *a, __global const float *b, __global float *c) {
+    __local float tmp[256];
+    int l = get_local_id(0);
+    tmp[l] = a[get_global_id(0)] * b[get_global_id(0)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = 128; s > 0; s >>= 1) {
+        if (l < s) tmp[l] += tmp[l + s];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (l == 0) c[get_group_id(0)] = tmp[0];
+}""",
+    "loop-heavy (256 dependent steps)": """
+__kernel void k(__global const float *a, __global const float *b, __global float *c) {
+    size_t i = get_global_id(0);
+    float x = a[i], y = b[i];
+    for (int t = 0; t < 256; t++) {
+        x = x * 0.999f + y;
+        y = y * 0.5f - x * 0.001f;
+    }
+    c[i] = x + y;
+}""",
+}
+
+
+def bench_native(quick, repetitions):
+    """Plain kernels: the native engine (both cores) against the interpreter, results
+    compared bit for bit; the engine's compile time (codegen + LLVM -O3 + MCJIT)."""
+    sys.path.insert(0, str(ROOT))
+    import clcoop
+    sizes = {"vector add": 1 << 20, "stencil (5-point 1D)": 1 << 20,
+             "reduction (__local + barriers)": 1 << 18, "loop-heavy (256 dependent steps)": 1 << 14}
+    rng = np.random.default_rng(16)
+    runs = []
+    for name, source in NATIVE_SOURCES.items():
+        n = sizes[name] // (16 if quick else 1)
+        a = rng.standard_normal(n).astype(np.float32)
+        b = rng.standard_normal(n).astype(np.float32)
+        t0 = time.perf_counter()
+        native = clcoop.Program(source).build(engine="native")
+        build = time.perf_counter() - t0
+        interp = clcoop.Program(source).build()
+        outs = {"native": np.zeros(n, np.float32), "interpreter": np.zeros(n, np.float32)}
+
+        def runner(prog, out):
+            return lambda: prog.k(n, 256, a, b, out)
+        timings = time_interleaved({"native": runner(native, outs["native"]),
+                                    "interpreter": runner(interp, outs["interpreter"])}, repetitions)
+        same = bool(np.array_equal(outs["native"].view(np.uint32), outs["interpreter"].view(np.uint32)))
+        run = {"kernel": name, "n": n, "native": timings["native"], "interpreter": timings["interpreter"],
+               "speedup": timings["interpreter"]["median"] / timings["native"]["median"],
+               "compile_seconds": native._native.compile_seconds,
+               "codegen_seconds": native._native.codegen_seconds, "build_seconds": build,
+               "bit_identical": same, "engine": native.k.engine}
+        print(f"  {name:34s} n={n:8d}  native {timings['native']['median'] * 1e3:8.2f} ms  "
+              f"interp {timings['interpreter']['median'] * 1e3:9.1f} ms  "
+              f"{run['speedup']:6.1f}x  compile {run['compile_seconds'] * 1e3:.0f} ms  same={same}")
+        runs.append(run)
+    return {"runs": runs, "threads": os.cpu_count()}
+
+
 def ms(summary):
     return (f"{summary['median'] * 1e3:.1f} ({summary['min'] * 1e3:.1f}-"
             f"{summary['max'] * 1e3:.1f})")
@@ -447,6 +522,13 @@ def markdown_table(results):
                     f"{with_g['lines_per_second']:.0f} lines/s | - | "
                     f"{with_g['median'] / throughput['clcoop']['median']:.2f} (time, vs no -g) | "
                     f"{with_g['runs']} runs |")
+    native = results.get("native")
+    for run in (native or {}).get("runs", []):
+        rows.append(f"| native engine vs interpreter, {run['kernel']} | {run['n']} work-items | "
+                    f"{ms(run['native'])} ms ({native['threads']} cores) | interpreter "
+                    f"{ms(run['interpreter'])} ms | {run['speedup']:.0f}x faster | engine compile "
+                    f"{run['compile_seconds'] * 1e3:.0f} ms (+ codegen {run['codegen_seconds'] * 1e3:.0f}"
+                    f" ms), bit-identical={run['bit_identical']} |")
     memory = results.get("memory")
     if memory:
         rows.append(f"| interpreter peak memory, f32 GEMM | {memory['n']}^3 | "
@@ -538,6 +620,8 @@ def main(argv=None):
     for kind in ("f16_f32", "i8_i32"):
         for n in other_sizes:
             results["gemm"].append(bench_gemm(kind, n, repetitions, rng))
+    print("g. native engine, plain kernels (issue 16)")
+    results["native"] = bench_native(quick, repetitions)
     print("c. PoCL")
     results["pocl"] = bench_pocl([n for n, _ in f32_sizes], repetitions, rng)
     with tempfile.TemporaryDirectory() as tmp:

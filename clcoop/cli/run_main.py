@@ -55,6 +55,10 @@ def _parser():
     p.add_argument("-O", dest="opt", metavar="LEVEL",
                    help="optimization level for .cl input: 0, 1, 2, 3, s, z (default 2, as Program.build "
                         "and clBuildProgram; the clcoop command defaults to -O0, as clang)")
+    p.add_argument("--engine", choices=("interp", "native", "auto"), default="interp",
+                   help="interp: the interpreter (reference, default); native: kernels compiled "
+                        "by LLVM for this CPU (docs/native.md); auto: native where the kernel is "
+                        "supported, else the interpreter with a note saying why")
     return p
 
 
@@ -70,15 +74,19 @@ def _load_program(args):
     import clcoop
     with open(args.input, encoding="utf-8") as f:
         text = f.read()
-    if args.input.endswith(".ll"):
-        return clcoop.Program.from_ir(text)
-    options = [f"-D{d}" for d in args.defines] + [f"-U{u}" for u in args.undefines] + \
-        [f"-I{i}" for i in args.include_dirs] + ([f"-O{args.opt}"] if args.opt else [])
-    with warnings.catch_warnings():     # printed once, clang-style, from the build log
-        warnings.simplefilter("ignore", clcoop.CompilerWarning)
-        prog = clcoop.Program(text).build(options=options, filename=args.input)
-    if prog.build_log:
+    with warnings.catch_warnings(record=True) as notes:
+        warnings.simplefilter("always")
+        if args.input.endswith(".ll"):
+            prog = clcoop.Program.from_ir(text, engine=args.engine)
+        else:
+            options = [f"-D{d}" for d in args.defines] + [f"-U{u}" for u in args.undefines] + \
+                [f"-I{i}" for i in args.include_dirs] + ([f"-O{args.opt}"] if args.opt else [])
+            prog = clcoop.Program(text).build(options=options, filename=args.input, engine=args.engine)
+    if prog.build_log:                  # the compiler's warnings, printed once, clang-style
         print(prog.build_log, file=sys.stderr)
+    for note in notes:                  # the engine's notes (why a kernel falls back)
+        if not isinstance(note.message, clcoop.CompilerWarning):
+            print(f"clcoop-run: note: {note.message}", file=sys.stderr)
     return prog
 
 

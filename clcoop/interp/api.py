@@ -18,6 +18,12 @@ instruction_limit= (instructions a work-item may execute before the launch is st
 a RuntimeFault; protects against runaway loops), max_lanes= (work-items run at once in one
 batch of work-groups; bounds memory), global_offset=.
 
+Engines: build(engine="interp") (the default, the reference semantics), engine="native"
+(kernels compiled by LLVM for the host, docs/native.md; calling a kernel the native engine
+does not take raises ArgumentError with the reason) or engine="auto" (native where the
+kernel is supported, else the interpreter, with a clcoop.native.NativeFallbackWarning and
+the reason in Kernel.fallback_reason).
+
 Buffers and faults: the kernel runs on private copies of the writable buffers, which are
 copied back into the caller's arrays only when the whole launch succeeds. When the
 kernel faults (clcoop.RuntimeFault) the caller's arrays are left untouched.
@@ -57,15 +63,18 @@ class Program:
         self.build_log = ""
         self._module = None
         self._translator = None
+        self.engine = "interp"
+        self._native = None
 
-    def build(self, options=(), filename="<source>"):
+    def build(self, options=(), filename="<source>", engine="interp"):
         """Compile the source with clcoop; raises clcoop.CompileError on errors.
 
         options: clang's compile options, as a list or one string (clcoop.options: the same
         parser as the `clcoop` command line); the default optimization level is -O2, as
         clBuildProgram's (-O0 or -cl-opt-disable turns it off). The diagnostics are kept in
         `build_log` (clang-style text, "" when there are none), as pyopencl keeps the build
-        log; each warning is also issued as a clcoop.CompilerWarning (Python's warnings)."""
+        log; each warning is also issued as a clcoop.CompilerWarning (Python's warnings).
+        engine: "interp" (the reference), "native" or "auto" (docs/native.md)."""
         from clcoop.diagnostics import render
         from clcoop.frontend.driver import compile_source
         from clcoop.options import parse_options
@@ -74,6 +83,7 @@ class Program:
                                 "use Program.from_ir(text) for LLVM IR")
         if isinstance(options, str):
             options = options.split()
+        _check_engine(engine)
         opts = parse_options(list(options or ()), for_build=True).compile_options(filename)
         try:
             result = compile_source(self.source, opts)
@@ -84,22 +94,42 @@ class Program:
         for diagnostic in result.diagnostics:
             warnings.warn(CompilerWarning(render(diagnostic, result.sources), diagnostic),
                           stacklevel=2)
-        self._set_ir(result.ir)
+        self._set_ir(result.ir, engine)
         # Faults quote the source line: the compiled text, even if never saved to a file.
         self._module.sources[filename] = self.source
         return self
 
     @classmethod
-    def from_ir(cls, ir_text):
+    def from_ir(cls, ir_text, engine="interp"):
         """Run LLVM IR from any producer (clcoop, clang-22 ...)."""
+        _check_engine(engine)
         prog = cls(None)
-        prog._set_ir(ir_text)
+        prog._set_ir(ir_text, engine)
         return prog
 
-    def _set_ir(self, ir_text):
+    def _set_ir(self, ir_text, engine="interp"):
         self.ir = ir_text
         self._module = load_module(ir_text)
         self._translator = execute.Translator(self._module)
+        self.engine = engine
+        if self._native is not None:
+            self._native.close()
+            self._native = None
+        if engine != "interp":
+            import warnings
+            from clcoop.native.runtime import NativeProgram
+            from clcoop.native.support import NativeFallbackWarning
+            self._native = NativeProgram(self._module)
+            if engine == "auto":
+                for name in sorted(self._module.kernels):
+                    reason = self._native.reason(name)
+                    if reason is not None:
+                        warnings.warn(f"kernel '{name}' runs in the interpreter: {reason}",
+                                      NativeFallbackWarning, stacklevel=3)
+
+    def native_reason(self, name):
+        """Why kernel `name` does not run natively (None when it does or engine='interp')."""
+        return self._native.reason(name) if self._native is not None else None
 
     @property
     def kernel_names(self):
@@ -140,11 +170,42 @@ class Kernel:
         params = ", ".join(t for t in self.info.arg_types) or ", ".join(str(t) for _, t in self.info.params)
         return f"<clcoop.Kernel {self.name}({params})>"
 
+    @property
+    def fallback_reason(self):
+        """Why this kernel runs in the interpreter under engine='native'/'auto', else None."""
+        return self.program.native_reason(self.name)
+
+    @property
+    def engine(self):
+        """'native' or 'interp': the engine that runs this kernel."""
+        if self.program.engine == "interp" or self.fallback_reason is not None:
+            return "interp"
+        return "native"
+
     def __call__(self, global_size, local_size, *args, subgroup_size=None,
                  instruction_limit=execute.DEFAULT_INSTRUCTION_LIMIT,
                  max_lanes=execute.DEFAULT_MAX_LANES, global_offset=None):
+        program = self.program
+        if program.engine == "native" and self.fallback_reason is not None:
+            raise ArgumentError(f"kernel '{self.name}' cannot run on the native engine: "
+                                f"{self.fallback_reason} (build with engine='auto' to run it in "
+                                f"the interpreter)")
+        if self.engine == "native":
+            prepared = prepare_launch(program._module, self.info, global_size, local_size, args,
+                                      subgroup_size, global_offset)
+            program._native.launch(self.info, prepared, instruction_limit)
+            prepared.copy_back()
+            return None
         return launch(self.program._module, self.program._translator, self.info, global_size,
                       local_size, args, subgroup_size, instruction_limit, max_lanes, global_offset)
+
+
+ENGINES = ("interp", "native", "auto")
+
+
+def _check_engine(engine):
+    if engine not in ENGINES:
+        raise ArgumentError(f"unknown engine {engine!r} (choose one of {', '.join(ENGINES)})")
 
 
 # ============================================================================ launch
@@ -174,9 +235,40 @@ def _pick_local_size(global_size, limit=256):
     return tuple(local)
 
 
+class PreparedLaunch:
+    """A launch's checked sizes and arguments, shared by both engines."""
+
+    def __init__(self, nd, subgroup_size, memory, call_args, copies):
+        self.nd = nd
+        self.subgroup_size = subgroup_size
+        self.memory = memory
+        self.call_args = call_args
+        self.copies = copies
+
+    def copy_back(self):
+        for user_array, private in self.copies:
+            np.copyto(user_array, private.reshape(user_array.shape))
+
+
 def launch(module, translator, info, global_size, local_size, args, subgroup_size=None,
            instruction_limit=execute.DEFAULT_INSTRUCTION_LIMIT, max_lanes=execute.DEFAULT_MAX_LANES,
            global_offset=None):
+    prepared = prepare_launch(module, info, global_size, local_size, args, subgroup_size, global_offset)
+    nd, S, memory, call_args = prepared.nd, prepared.subgroup_size, prepared.memory, prepared.call_args
+    globals_addr = _map_globals(module, memory)
+    ex = execute.Executor(module, translator, info, nd, S, memory, instruction_limit)
+    groups_per_batch = max(1, max_lanes // nd.wg_size)
+    with np.errstate(all="ignore"):
+        for first in range(0, nd.total_groups, groups_per_batch):
+            count = min(groups_per_batch, nd.total_groups - first)
+            ex.run_batch(first, count, call_args, globals_addr)
+    prepared.copy_back()
+    _save_program_globals(module, memory, globals_addr)
+    return None
+
+
+def prepare_launch(module, info, global_size, local_size, args, subgroup_size=None, global_offset=None):
+    """Check sizes and arguments; writable buffers become private copies (PreparedLaunch)."""
     gsize = _sizes(global_size, "global_size")
     if local_size is None:
         lsize = _pick_local_size(gsize)
@@ -205,17 +297,7 @@ def launch(module, translator, info, global_size, local_size, args, subgroup_siz
                             f"got {len(args)}")
     memory = Memory(pointer_bytes=module.layout.pointer_bytes)
     call_args, copies = _convert_args(module, info, args, memory)
-    globals_addr = _map_globals(module, memory)
-    ex = execute.Executor(module, translator, info, nd, S, memory, instruction_limit)
-    groups_per_batch = max(1, max_lanes // nd.wg_size)
-    with np.errstate(all="ignore"):
-        for first in range(0, nd.total_groups, groups_per_batch):
-            count = min(groups_per_batch, nd.total_groups - first)
-            ex.run_batch(first, count, call_args, globals_addr)
-    for user_array, private in copies:
-        np.copyto(user_array, private.reshape(user_array.shape))
-    _save_program_globals(module, memory, globals_addr)
-    return None
+    return PreparedLaunch(nd, S, memory, call_args, copies)
 
 
 def _subgroup_size(info, requested):

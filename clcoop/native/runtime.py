@@ -1,0 +1,280 @@
+"""Launching natively compiled kernels (docs/native.md).
+
+The caller's arguments go through the interpreter's own checks and conversions
+(api.prepare_launch): writable buffers are private copies, copied back only when the
+whole launch succeeds. The region table given to native code lists every buffer the
+kernel may touch; the generated checks compare each access with it.
+Work-groups run on every core: each thread calls the kernel's driver on chunks of
+work-groups (ctypes releases the GIL during the call).
+"""
+import ctypes
+import os
+import threading
+import time
+
+import numpy as np
+
+from clcoop.errors import RuntimeFault
+from clcoop.native import codegen
+from clcoop.native.codegen import CTX, CTX_SLOTS
+
+_DRIVER = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64,
+                           ctypes.c_void_p, ctypes.c_void_p)
+
+
+def default_threads():
+    return max(1, min(os.cpu_count() or 1, 8))
+
+
+class NativeProgram:
+    """The native build of a loaded module: which kernels compiled, and why not."""
+
+    def __init__(self, module):
+        from clcoop.native.jit import Engine
+        self.module = module
+        t0 = time.perf_counter()
+        self.native = codegen.generate(module, sorted(module.kernels))
+        self.codegen_seconds = time.perf_counter() - t0
+        self.engine = None
+        self.compile_seconds = 0.0
+        if self.native.plans:
+            t0 = time.perf_counter()
+            try:
+                self.engine = Engine(self.native.text)
+            except RuntimeError as exc:
+                # LLVM rejected the generated module: an engine bug, reported per kernel.
+                for name in list(self.native.plans):
+                    self.native.reasons[name] = f"internal: the generated module did not compile ({str(exc).strip()[:300]})"
+                self.native.plans.clear()
+            self.compile_seconds = time.perf_counter() - t0
+        self.drivers = {}
+        # Launches in progress: close() waits for them (their threads call into the
+        # engine's code, which close() frees).
+        self._users = 0
+        self._idle = threading.Condition()
+        if self.engine is not None:
+            for name, plan in self.native.plans.items():
+                self.drivers[name] = _DRIVER(self.engine.address(plan.driver))
+
+    def reason(self, kernel_name):
+        """None when the kernel runs natively, else why it does not."""
+        if self.engine is not None and self.engine.closed:
+            return "the native engine was closed"
+        if kernel_name in self.drivers:
+            return None
+        return self.native.reasons.get(kernel_name, "not compiled")
+
+    def close(self):
+        with self._idle:
+            while self._users:
+                self._idle.wait()
+            self.drivers.clear()
+            if self.engine is not None:
+                self.engine.close()
+
+    def launch(self, info, prepared, instruction_limit, threads=None):
+        """Run a prepared launch (api.prepare_launch); raise RuntimeFault on a fault."""
+        with self._idle:
+            if self.engine is None or self.engine.closed:
+                raise RuntimeError("the native engine was closed")
+            self._users += 1
+        try:
+            self._launch(info, prepared, instruction_limit, threads)
+        finally:
+            with self._idle:
+                self._users -= 1
+                self._idle.notify_all()
+
+    # ------------------------------------------------------------------ launch
+    def _launch(self, info, prepared, instruction_limit, threads):
+        self._limit = int(instruction_limit)
+        plan = self.native.plans[info.name]
+        nd, S, memory, call_args = prepared.nd, prepared.subgroup_size, prepared.memory, prepared.call_args
+        locals_ = {i: np.zeros(max(a.nbytes, 1), np.uint8) for i, a in enumerate(call_args)
+                   if info.params[i][1].kind == "ptr" and info.params[i][1].addrspace == 3}
+        names, table = self._region_table(info, memory, call_args, locals_)
+        args = self._arg_block(plan, memory, call_args, locals_)
+        psz = (plan.arena_size + 15) // 16 * 16
+        arena_items = nd.wg_size if plan.coroutine else 1
+        scratch = np.zeros(self.native.scratch_bytes, np.uint8)
+        abort = np.zeros(1, np.int64)
+        tmpl = np.zeros(CTX_SLOTS, np.int64)
+        tmpl[CTX["limit"]] = int(instruction_limit)
+        tmpl[CTX["table"]] = table.ctypes.data
+        tmpl[CTX["table_count"]] = table.shape[0]
+        tmpl[CTX["scratch"]] = scratch.ctypes.data
+        tmpl[CTX["abort"]] = abort.ctypes.data
+        tmpl[CTX["work_dim"]] = nd.dims
+        tmpl[CTX["sg_size"]] = S
+        tmpl[CTX["priv_size"]] = psz
+        tmpl[CTX["wg_size"]] = nd.wg_size
+        for d in range(3):
+            tmpl[CTX[f"gsize{d}"]] = nd.global_size[d]
+            tmpl[CTX[f"lsize{d}"]] = nd.local_size[d]
+            tmpl[CTX[f"ngrp{d}"]] = nd.num_groups[d]
+            tmpl[CTX[f"off{d}"]] = nd.offset[d]
+        driver = self.drivers[info.name]
+        total = nd.total_groups
+        nthreads = 1 if plan.single_thread else max(1, min(threads or default_threads(), total))
+        next_group = np.zeros(1, np.int64)      # shared by the threads' drivers (atomic)
+        tmpl[CTX["next_group"]] = next_group.ctypes.data
+        fouts = [np.zeros(6, np.int64) for _ in range(nthreads)]
+        arenas = [np.zeros(psz * arena_items + 16, np.uint8) for _ in range(nthreads)]
+
+        def worker(k):
+            # One foreign call per thread: ctypes releases the GIL for its whole duration.
+            driver(args.ctypes.data, tmpl.ctypes.data, 0, total, arenas[k].ctypes.data,
+                   fouts[k].ctypes.data)
+
+        if nthreads == 1:
+            worker(0)
+        else:
+            pool = [threading.Thread(target=worker, args=(k,), daemon=True) for k in range(nthreads)]
+            for t in pool:
+                t.start()
+            for t in pool:
+                t.join()
+        faults = [f for f in fouts if f[0]]
+        # Every buffer the native code saw (args, table, scratch, abort, tmpl) is alive
+        # until here: the threads have joined.
+        if faults:
+            first = min(faults, key=lambda f: (int(f[3]), int(f[4])))
+            raise self._fault(info, nd, first, names, table)
+
+    def _region_table(self, info, memory, call_args, locals_):
+        """Rows [lo, hi, writable]: the program's globals, then the kernel's parameters."""
+        names, rows = [], []
+        for gname in self.native.globals:
+            gv = self.module.globals[gname]
+            if gv.init is None and gv.addrspace != 3:
+                names.append(None)
+                rows.append((0, 0, 0))
+                continue
+            addr = self.engine.global_address(gname)
+            size = self.module.layout.size(gv.ty)
+            if gv.addrspace == 3:
+                # __local: zeroed by the driver at the start of every work-group (flag 2).
+                names.append(f"__local {gname}")
+                rows.append((addr, addr + size, 3))
+                continue
+            names.append(f"global variable @{gname}")
+            rows.append((addr, addr + size, 0 if gv.constant else 1))
+        for i, ((pname, ptype), arg) in enumerate(zip(info.params, call_args)):
+            if i in locals_:
+                lo = locals_[i].ctypes.data
+                names.append(f"{arg.name} (__local)")
+                rows.append((lo, lo + locals_[i].size, 3))
+            elif ptype.kind == "ptr":
+                region = memory.region_at(int(arg))
+                lo = region.data.ctypes.data
+                names.append(region.name)
+                rows.append((lo, lo + region.size, 1 if region.writable else 0))
+            else:
+                names.append(None)
+                rows.append((0, 0, 0))
+        table = np.array(rows, np.int64).reshape(-1, 3)
+        return names, np.ascontiguousarray(table)
+
+    def _arg_block(self, plan, memory, call_args, locals_):
+        block = np.zeros(plan.arg_block_size + 16, np.uint8)
+        for i, ((t, off, size), arg) in enumerate(zip(plan.params, call_args)):
+            if i in locals_:
+                raw = np.int64(locals_[i].ctypes.data).tobytes()
+            elif t.kind == "ptr":
+                raw = np.int64(memory.region_at(int(arg)).data.ctypes.data).tobytes()
+            elif t.kind == "int" and t.bits == 1:
+                raw = bytes([1 if bool(arg) else 0])
+            else:
+                raw = np.asarray(arg).tobytes()
+            if len(raw) != size:
+                raise RuntimeError(f"internal: argument of {size} bytes packed as {len(raw)}")
+            block[off:off + size] = np.frombuffer(raw, np.uint8)
+        return block
+
+    # ------------------------------------------------------------------ faults
+    def _fault(self, info, nd, fout, names, table):
+        site = self.native.sites[int(fout[0]) - 1]
+        kind, addr, group, llid, size = (int(x) for x in fout[1:6])
+        buffer = None
+        what = {codegen.FAULT_READ: "read", codegen.FAULT_WRITE: "write",
+                codegen.FAULT_ATOMIC: "atomic"}.get(kind, site.what)
+        if kind in (codegen.FAULT_READ, codegen.FAULT_WRITE, codegen.FAULT_ATOMIC):
+            message, buffer = _describe_bad(addr, size, what, names, table)
+        elif kind == codegen.FAULT_MISALIGNED:
+            message, buffer = f"misaligned {site.what} of {site.size} bytes at address {addr:#x}", \
+                _region_name(addr, names, table)
+        elif kind == codegen.FAULT_READONLY:
+            buffer = _region_name(addr, names, table)
+            message = f"{site.what} to read-only memory"
+        elif kind == codegen.FAULT_FREED:
+            message = (f"{site.what} through an invalid pointer {addr:#x} (no buffer there, or "
+                       f"it was freed)")
+        elif kind == codegen.FAULT_BARRIER:
+            arrived = _ids(nd, group, llid)[0]
+            if addr >= 0:
+                missing = _ids(nd, group, addr)[0]
+                message = (f"barrier: barrier reached under divergent control flow: work-item "
+                           f"{_fmt(arrived, nd)} arrived but work-item {_fmt(missing, nd)} of "
+                           f"the same work-group did not")
+            else:
+                message = ("barrier: work-items of one work-group wait at different barriers "
+                           "(divergent control flow)")
+        elif kind == codegen.FAULT_DIVZERO:
+            message = "integer division by zero"
+        elif kind == codegen.FAULT_LIMIT:
+            message = (f"instruction limit of {self._limit} exceeded (runaway loop?); raise it "
+                       f"with instruction_limit=")
+        else:
+            message = "reached 'unreachable'"
+        gid, lid, grp = _ids(nd, group, llid)
+        fmt = lambda t: "(" + ", ".join(str(x) for x in t[:nd.dims]) + ")"  # noqa: E731
+        parts = [f"kernel '{info.name}': {message}",
+                 f"  in work-item global id {fmt(gid)} (local id {fmt(lid)}, group {fmt(grp)})"]
+        if buffer:
+            parts.append(f"  buffer: {buffer}")
+        parts.append(f"  instruction: {site.text}  (in @{site.function})")
+        return RuntimeFault("\n".join(parts), kernel=info.name, work_item=tuple(gid[:nd.dims]),
+                            instruction=site.text, buffer=buffer)
+
+
+def _fmt(t, nd):
+    return "(" + ", ".join(str(x) for x in t[:nd.dims]) + ")"
+
+
+def _ids(nd, group, llid):
+    nx, ny = nd.num_groups[0], nd.num_groups[1]
+    grp = (group % nx, (group // nx) % ny, group // (nx * ny))
+    lx, ly = nd.local_size[0], nd.local_size[1]
+    lid = (llid % lx, (llid // lx) % ly, llid // (lx * ly))
+    gid = tuple(grp[d] * nd.local_size[d] + lid[d] + nd.offset[d] for d in range(3))
+    return gid, lid, grp
+
+
+_NEAR = 1 << 32   # as the interpreter's gap: overruns up to 4 GiB name the buffer
+
+
+def _nearest(addr, names, table):
+    best, dist = None, None
+    for name, (lo, hi, _) in zip(names, table):
+        if name is None or hi <= lo:
+            continue
+        d = 0 if lo <= addr < hi else min(abs(addr - lo), abs(addr - hi))
+        if dist is None or d < dist:
+            best, dist = (name, int(lo), int(hi)), d
+    return best, dist
+
+
+def _region_name(addr, names, table):
+    near, dist = _nearest(addr, names, table)
+    return near[0] if near is not None and dist < _NEAR else None
+
+
+def _describe_bad(addr, size, what, names, table):
+    if addr == 0:
+        return f"{what} through a null pointer", None
+    near, dist = _nearest(addr, names, table)
+    if near is not None and dist < _NEAR:
+        name, lo, hi = near
+        return (f"out-of-bounds {what} of {size} bytes at byte offset {addr - lo} of buffer "
+                f"'{name}' ({hi - lo} bytes)"), name
+    return f"{what} through an invalid pointer {addr:#x} (no buffer there, or it was freed)", None
