@@ -161,16 +161,31 @@ def _parse_build_options(options):
 
 # ============================================================================ launch
 
-def _sizes(value, what):
+def _int_tuple(value, what):
+    """An int or a sequence of ints as a tuple (ArgumentError otherwise)."""
     if isinstance(value, (int, np.integer)):
-        value = (int(value),)
+        return (int(value),)
     try:
-        sizes = tuple(int(v) for v in value)
-    except TypeError:
+        return tuple(int(v) for v in value)
+    except (TypeError, ValueError):
         raise ArgumentError(f"{what} must be an int or a tuple of 1 to 3 ints, got {value!r}") from None
+
+
+def _sizes(value, what):
+    sizes = _int_tuple(value, what)
     if not 1 <= len(sizes) <= 3 or any(s <= 0 for s in sizes):
         raise ArgumentError(f"{what} must have 1 to 3 positive sizes, got {value!r}")
     return sizes
+
+
+def _offsets(value, dims):
+    """global_offset: one offset >= 0 per dimension of the global size (zero offsets are
+    valid; clEnqueueNDRangeKernel and pyopencl take global_work_offset of work_dim)."""
+    offsets = _int_tuple(value, "global_offset")
+    if len(offsets) != dims or any(o < 0 for o in offsets):
+        raise ArgumentError(f"global_offset must have {dims} non-negative offset(s), one per "
+                            f"dimension of global_size, got {value!r}")
+    return offsets
 
 
 def _pick_local_size(global_size, limit=256):
@@ -209,7 +224,7 @@ def launch(module, translator, info, global_size, local_size, args, subgroup_siz
             raise ArgumentError(f"kernel '{info.name}' requires the work-group size "
                                 f"{tuple(want[:3])} (reqd_work_group_size), got local size {lsize}")
     S = _subgroup_size(info, subgroup_size)
-    offset = _sizes(global_offset, "global_offset") if global_offset is not None else ()
+    offset = _offsets(global_offset, len(gsize)) if global_offset is not None else ()
     nd = execute.NDRange(gsize, lsize, offset)
     if len(args) != len(info.params):
         names = ", ".join(n or f"arg{i}" for i, (n, _) in enumerate(info.params))
