@@ -16,7 +16,10 @@ Kernel arguments:
 Launch options: subgroup_size= (default 16 or the kernel's intel_reqd_sub_group_size),
 instruction_limit= (instructions a work-item may execute before the launch is stopped with
 a RuntimeFault; protects against runaway loops), max_lanes= (work-items run at once in one
-batch of work-groups; bounds memory), global_offset=.
+batch of work-groups; bounds memory), global_offset=, serial_subgroups= (True: run every
+sub-group alone, one after the other, instead of whole batches of work-groups at once; a
+kernel's results must not depend on it, which makes it a test oracle. A work-group barrier or
+collective then faults unless a work-group is one sub-group).
 
 Buffers and faults: the kernel runs on private copies of the writable buffers, which are
 copied back into the caller's arrays only when the whole launch succeeds. When the
@@ -125,9 +128,10 @@ class Kernel:
 
     def __call__(self, global_size, local_size, *args, subgroup_size=None,
                  instruction_limit=execute.DEFAULT_INSTRUCTION_LIMIT,
-                 max_lanes=execute.DEFAULT_MAX_LANES, global_offset=None):
+                 max_lanes=execute.DEFAULT_MAX_LANES, global_offset=None, serial_subgroups=False):
         return launch(self.program._module, self.program._translator, self.info, global_size,
-                      local_size, args, subgroup_size, instruction_limit, max_lanes, global_offset)
+                      local_size, args, subgroup_size, instruction_limit, max_lanes, global_offset,
+                      serial_subgroups)
 
 
 def _parse_build_options(options):
@@ -203,7 +207,7 @@ def _pick_local_size(global_size, limit=256):
 
 def launch(module, translator, info, global_size, local_size, args, subgroup_size=None,
            instruction_limit=execute.DEFAULT_INSTRUCTION_LIMIT, max_lanes=execute.DEFAULT_MAX_LANES,
-           global_offset=None):
+           global_offset=None, serial_subgroups=False):
     gsize = _sizes(global_size, "global_size")
     if local_size is None:
         lsize = _pick_local_size(gsize)
@@ -233,7 +237,8 @@ def launch(module, translator, info, global_size, local_size, args, subgroup_siz
     memory = Memory(pointer_bytes=module.layout.pointer_bytes)
     call_args, copies = _convert_args(module, info, args, memory)
     globals_addr = _map_globals(module, memory)
-    ex = execute.Executor(module, translator, info, nd, S, memory, instruction_limit)
+    ex = execute.Executor(module, translator, info, nd, S, memory, instruction_limit,
+                          serial_subgroups=bool(serial_subgroups))
     groups_per_batch = max(1, max_lanes // nd.wg_size)
     with np.errstate(all="ignore"):
         for first in range(0, nd.total_groups, groups_per_batch):

@@ -117,7 +117,9 @@ class Subgroups:
     def _partial_message(self, what, all_lanes, active, present, partial, wg_size):
         first = int(np.nonzero(partial)[0][0])
         lanes = all_lanes[first]
-        local_ids = lanes[present[first]] % wg_size
+        lane_ids = getattr(self.ctx, "lane_ids", None)   # the batch may start inside a work-group
+        local_ids = lane_ids.llid[lanes[present[first]]] if lane_ids is not None \
+            else lanes[present[first]] % wg_size
         sub_group_id = int(local_ids[0]) // self.S
         n_active = int(active[first].sum())
         if not present[first].all():
