@@ -12,10 +12,14 @@ them in the interpreter:
           (Program.from_ir): bit-identical integer results
   coop    cooperative-matrix kernels (random shapes, types, layouts, strides,
           operators, mul-add with sign flags) through clcoop -O0 and -O2 vs NumPy
+  divergence  matrix kernels whose branches and loop trip counts differ between
+          subgroups and work-groups (test/unit/divergence_gen.py), through clcoop -O0
+          and -O2, run all at once and one subgroup at a time: bit-identical (issue 10)
 
     python3 scripts/fuzz_interp.py --count 500 --seed 1
     python3 scripts/fuzz_interp.py --count 200 --kinds coop --seed 9 --save-dir /tmp/found
     python3 scripts/fuzz_interp.py --count 100 --known-bugs   # also generate known bugs
+    python3 scripts/fuzz_interp.py --kinds divergence --count 5000 --seed 0
 
 Exit status 0 when nothing was found, 1 otherwise. Case i of kind k uses seed
 (seed * 1000003 + i) so a finding is reproduced with --seed/--first.
@@ -31,9 +35,10 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "test" / "unit"))
+import divergence_gen as dg  # noqa: E402
 import kernel_gen as kg  # noqa: E402
 
-KINDS = ("scalar", "cross", "coop")
+KINDS = ("scalar", "cross", "coop", "divergence")
 
 
 def case_rng(seed, index):
@@ -73,7 +78,12 @@ def run_coop(rng, args):
     return case.source, "\n".join(problems) or None
 
 
-RUNNERS = {"scalar": run_scalar, "cross": run_cross, "coop": run_coop}
+def run_divergence(rng, args):
+    case = dg.divergence_case(rng)
+    return case.source, dg.oracle_problem(case)
+
+
+RUNNERS = {"scalar": run_scalar, "cross": run_cross, "coop": run_coop, "divergence": run_divergence}
 
 
 def fuzz_one(kind, index, args):
