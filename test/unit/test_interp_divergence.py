@@ -185,3 +185,26 @@ def test_random_divergent_kernel_does_not_depend_on_batching(seed):
     case = dg.divergence_case(np.random.default_rng(seed), seed)
     problem = dg.oracle_problem(case)
     assert problem is None, problem
+
+
+def test_matrix_value_forms_give_the_selected_subgroups():
+    """Every form of a MatrixValue (logical, a load's factored tiles, a mul-add's grid)
+    hands out exactly the matrices of the selected subgroups, in their order."""
+    from clcoop.interp import coopmat
+    from clcoop.interp.layout import get_layout
+    from clcoop.interp.matrix_value import MatrixValue
+    layout = get_layout(4, 8, "accumulator", "float", 8)
+    rng = np.random.default_rng(0)
+    tiles = rng.standard_normal((3, 4, 8)).astype(np.float32)
+    index = np.array([2, 0, 0, 1, 2, 1])
+    pairs = rng.standard_normal((2, 4, 3, 8)).astype(np.float32)     # 2 x 3 grid: 6 matrices
+    forms = [dict(logical=np.take(tiles, index, axis=0)), dict(factored=(tiles, index)),
+             dict(grid=coopmat.Grid(pairs))]
+    selected = np.array([1, 4, 5])
+    for form in forms:
+        value = MatrixValue(("key",), layout, 6, np.float32, **form)
+        whole = MatrixValue(("key",), layout, 6, np.float32, **form).logical()
+        np.testing.assert_array_equal(value.logical(selected), whole[selected])
+        assert value.logical(selected).shape == (3, 4, 8)
+    factored = MatrixValue(("key",), layout, 6, np.float32, factored=(tiles, index))
+    np.testing.assert_array_equal(factored.factored(selected)[1], index[selected])
