@@ -15,10 +15,14 @@ them in the interpreter:
   vector  plain kernels over vectors of every width and element type (some as user
           ext_vector_type typedefs) through clcoop and clang-22, compared bit for bit
           (--known-bugs: also the typedef'd ones, issue 15 item 1)
+  divergence  matrix kernels whose branches and loop trip counts differ between
+          subgroups and work-groups (test/unit/divergence_gen.py), through clcoop -O0
+          and -O2, run all at once and one subgroup at a time: bit-identical (issue 10)
 
     python3 scripts/fuzz_interp.py --count 500 --seed 1
     python3 scripts/fuzz_interp.py --count 200 --kinds coop --seed 9 --save-dir /tmp/found
     python3 scripts/fuzz_interp.py --count 100 --known-bugs   # also generate known bugs
+    python3 scripts/fuzz_interp.py --kinds divergence --count 5000 --seed 0
 
 Exit status 0 when nothing was found, 1 otherwise. Case i of kind k uses seed
 (seed * 1000003 + i) so a finding is reproduced with --seed/--first.
@@ -34,9 +38,10 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "test" / "unit"))
+import divergence_gen as dg  # noqa: E402
 import kernel_gen as kg  # noqa: E402
 
-KINDS = ("scalar", "cross", "coop", "vector")
+KINDS = ("scalar", "cross", "coop", "vector", "divergence")
 
 
 def case_rng(seed, index):
@@ -81,7 +86,15 @@ def run_vector(rng, args):
     return case.source, kg.vector_diff_problem(case, args.clang)
 
 
-RUNNERS = {"scalar": run_scalar, "cross": run_cross, "coop": run_coop, "vector": run_vector}
+
+
+def run_divergence(rng, args):
+    case = dg.divergence_case(rng)
+    return case.source, dg.oracle_problem(case)
+
+
+RUNNERS = {"scalar": run_scalar, "cross": run_cross, "coop": run_coop, "vector": run_vector,
+           "divergence": run_divergence}
 
 
 def fuzz_one(kind, index, args):

@@ -16,7 +16,10 @@ Kernel arguments:
 Launch options: subgroup_size= (default 16 or the kernel's intel_reqd_sub_group_size),
 instruction_limit= (instructions a work-item may execute before the launch is stopped with
 a RuntimeFault; protects against runaway loops), max_lanes= (work-items run at once in one
-batch of work-groups; bounds memory), global_offset=.
+batch of work-groups; bounds memory), global_offset=, serial_subgroups= (True: run every
+sub-group alone, one after the other, instead of whole batches of work-groups at once; a
+kernel's results must not depend on it, which makes it a test oracle. A work-group barrier or
+collective then faults unless a work-group is one sub-group).
 
 Engines: build(engine="interp") (the default, the reference semantics), engine="native"
 (kernels compiled by LLVM for the host, docs/native.md; calling a kernel the native engine
@@ -184,20 +187,22 @@ class Kernel:
 
     def __call__(self, global_size, local_size, *args, subgroup_size=None,
                  instruction_limit=execute.DEFAULT_INSTRUCTION_LIMIT,
-                 max_lanes=execute.DEFAULT_MAX_LANES, global_offset=None):
+                 max_lanes=execute.DEFAULT_MAX_LANES, global_offset=None, serial_subgroups=False):
         program = self.program
         if program.engine == "native" and self.fallback_reason is not None:
             raise ArgumentError(f"kernel '{self.name}' cannot run on the native engine: "
                                 f"{self.fallback_reason} (build with engine='auto' to run it in "
                                 f"the interpreter)")
-        if self.engine == "native":
+        # serial_subgroups is the interpreter's oracle mode (one sub-group at a time).
+        if self.engine == "native" and not serial_subgroups:
             prepared = prepare_launch(program._module, self.info, global_size, local_size, args,
                                       subgroup_size, global_offset)
             program._native.launch(self.info, prepared, instruction_limit)
             prepared.copy_back()
             return None
         return launch(self.program._module, self.program._translator, self.info, global_size,
-                      local_size, args, subgroup_size, instruction_limit, max_lanes, global_offset)
+                      local_size, args, subgroup_size, instruction_limit, max_lanes, global_offset,
+                      serial_subgroups)
 
 
 ENGINES = ("interp", "native", "auto")
@@ -210,16 +215,31 @@ def _check_engine(engine):
 
 # ============================================================================ launch
 
-def _sizes(value, what):
+def _int_tuple(value, what):
+    """An int or a sequence of ints as a tuple (ArgumentError otherwise)."""
     if isinstance(value, (int, np.integer)):
-        value = (int(value),)
+        return (int(value),)
     try:
-        sizes = tuple(int(v) for v in value)
-    except TypeError:
+        return tuple(int(v) for v in value)
+    except (TypeError, ValueError):
         raise ArgumentError(f"{what} must be an int or a tuple of 1 to 3 ints, got {value!r}") from None
+
+
+def _sizes(value, what):
+    sizes = _int_tuple(value, what)
     if not 1 <= len(sizes) <= 3 or any(s <= 0 for s in sizes):
         raise ArgumentError(f"{what} must have 1 to 3 positive sizes, got {value!r}")
     return sizes
+
+
+def _offsets(value, dims):
+    """global_offset: one offset >= 0 per dimension of the global size (zero offsets are
+    valid; clEnqueueNDRangeKernel and pyopencl take global_work_offset of work_dim)."""
+    offsets = _int_tuple(value, "global_offset")
+    if len(offsets) != dims or any(o < 0 for o in offsets):
+        raise ArgumentError(f"global_offset must have {dims} non-negative offset(s), one per "
+                            f"dimension of global_size, got {value!r}")
+    return offsets
 
 
 def _pick_local_size(global_size, limit=256):
@@ -252,11 +272,12 @@ class PreparedLaunch:
 
 def launch(module, translator, info, global_size, local_size, args, subgroup_size=None,
            instruction_limit=execute.DEFAULT_INSTRUCTION_LIMIT, max_lanes=execute.DEFAULT_MAX_LANES,
-           global_offset=None):
+           global_offset=None, serial_subgroups=False):
     prepared = prepare_launch(module, info, global_size, local_size, args, subgroup_size, global_offset)
     nd, S, memory, call_args = prepared.nd, prepared.subgroup_size, prepared.memory, prepared.call_args
     globals_addr = _map_globals(module, memory)
-    ex = execute.Executor(module, translator, info, nd, S, memory, instruction_limit)
+    ex = execute.Executor(module, translator, info, nd, S, memory, instruction_limit,
+                          serial_subgroups=bool(serial_subgroups))
     groups_per_batch = max(1, max_lanes // nd.wg_size)
     with np.errstate(all="ignore"):
         for first in range(0, nd.total_groups, groups_per_batch):
@@ -289,7 +310,7 @@ def prepare_launch(module, info, global_size, local_size, args, subgroup_size=No
             raise ArgumentError(f"kernel '{info.name}' requires the work-group size "
                                 f"{tuple(want[:3])} (reqd_work_group_size), got local size {lsize}")
     S = _subgroup_size(info, subgroup_size)
-    offset = _sizes(global_offset, "global_offset") if global_offset is not None else ()
+    offset = _offsets(global_offset, len(gsize)) if global_offset is not None else ()
     nd = execute.NDRange(gsize, lsize, offset)
     if len(args) != len(info.params):
         names = ", ".join(n or f"arg{i}" for i, (n, _) in enumerate(info.params))

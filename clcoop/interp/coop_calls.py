@@ -65,11 +65,19 @@ def _subgroup_lanes(lane_count, work_group_size, subgroup_size):
 
 
 def _cache_key(layout, groups):
-    return (layout, int(groups.ctx.lane_count), groups.S)
+    """What a MatrixValue's forms are valid for: one matrix of `layout` for every subgroup
+    of this batch (MatrixValues are only made when all of them are active)."""
+    return (layout,) + groups.batch
 
 
 class Subgroups:
-    """The fully active subgroups of a call, and how to gather/scatter lane values."""
+    """The fully active subgroups of a call, and how to gather/scatter lane values.
+
+    `selected` is None when every subgroup of the batch is active, in lane order
+    (`identity`), else the indices of the active ones among the batch's subgroups: a
+    MatrixValue holds a matrix for each subgroup of the batch, and an operation under
+    divergent control flow (SPV_KHR_cooperative_matrix only requires each subgroup to be
+    uniform; different subgroups may take different paths) takes the selected ones."""
 
     def __init__(self, ctx, what):
         self.ctx = ctx
@@ -79,8 +87,10 @@ class Subgroups:
         if lane_count % wg_size:
             raise IRError(f"internal: lane count {lane_count} is not a multiple of the "
                           f"work-group size {wg_size}")
+        self.batch = (lane_count, wg_size, self.S)
         all_lanes = _subgroup_lanes(lane_count, wg_size, self.S)
         mask = np.asarray(ctx.mask, dtype=bool).reshape(-1)
+        self.selected = None
         if wg_size % self.S == 0 and mask.all():
             # The common case: whole subgroups, every lane active (no partial checks).
             self.lanes = all_lanes
@@ -101,11 +111,15 @@ class Subgroups:
         self.count = self.lanes.shape[0]
         # Common case: every subgroup full and active, lanes in order: plain reshapes.
         self.identity = bool(full.all()) and self.count * self.S == lane_count
+        if not self.identity:
+            self.selected = np.nonzero(full)[0]
 
     def _partial_message(self, what, all_lanes, active, present, partial, wg_size):
         first = int(np.nonzero(partial)[0][0])
         lanes = all_lanes[first]
-        local_ids = lanes[present[first]] % wg_size
+        lane_ids = getattr(self.ctx, "lane_ids", None)   # the batch may start inside a work-group
+        local_ids = lane_ids.llid[lanes[present[first]]] if lane_ids is not None \
+            else lanes[present[first]] % wg_size
         sub_group_id = int(local_ids[0]) // self.S
         n_active = int(active[first].sum())
         if not present[first].all():
@@ -121,7 +135,7 @@ class Subgroups:
     def gather_matrix(self, values, layout):
         """(L, V) lane values -> (G, rows, cols) logical matrices."""
         if isinstance(values, MatrixValue) and values.key == _cache_key(layout, self):
-            return values.logical()
+            return values.logical(self.selected)
         values = np.asarray(values)
         if values.ndim < 2:
             # A zeroinitializer / undef / poison matrix constant (execute.constant_value:
@@ -474,18 +488,20 @@ def _own_value(value, matrix_type, groups, ctx):
 
 
 def _factored_operand(value, matrix_type, groups, ctx):
-    """The (tiles, index) form of a mul-add operand a load returned, or None."""
+    """The (tiles, index) form of a mul-add operand a load returned (index of the active
+    subgroups), or None."""
     value = _own_value(value, matrix_type, groups, ctx)
-    factored = value.factored() if value is not None else None
+    factored = value.factored(groups.selected) if value is not None else None
     if factored is None or factored[0].dtype != _dtype(matrix_type):
         return None
     return factored
 
 
 def _grid_operand(value, matrix_type, groups, ctx):
-    """The coopmat.Grid form of an accumulator a mul-add returned, or None."""
+    """The coopmat.Grid form of an accumulator a mul-add returned, or None (also when only
+    some subgroups run: they are not a grid)."""
     value = _own_value(value, matrix_type, groups, ctx)
-    return value.grid() if value is not None else None
+    return value.grid() if value is not None and groups.selected is None else None
 
 
 def _do_length(ctx, callee, args, ret_type_str, what):

@@ -349,8 +349,12 @@ class Grid:
         Da, M, Db, N = self.pairs.shape
         return (Da * Db, M, N)
 
-    def logical(self):
+    def logical(self, selected=None):
+        """(G, M, N); with `selected` (matrix indices), those matrices only."""
         Da, M, Db, N = self.pairs.shape
+        if selected is not None:
+            selected = np.asarray(selected)
+            return self.pairs.transpose(0, 2, 1, 3)[selected // Db, selected % Db]
         return np.ascontiguousarray(self.pairs.transpose(0, 2, 1, 3)).reshape(Da * Db, M, N)
 
 

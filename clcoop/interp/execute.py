@@ -428,7 +428,7 @@ class Executor:
     """Runs one kernel launch. Also the ctx handed to execute_coop_call."""
 
     def __init__(self, module, translator, kernel, ndrange, subgroup_size, memory,
-                 instruction_limit=DEFAULT_INSTRUCTION_LIMIT):
+                 instruction_limit=DEFAULT_INSTRUCTION_LIMIT, serial_subgroups=False):
         self.module = module
         self.translator = translator
         self.kernel = kernel
@@ -437,20 +437,24 @@ class Executor:
         self.memory = memory
         self.layout = module.layout
         self.instruction_limit = instruction_limit
+        self.serial_subgroups = serial_subgroups
         self.instructions = 0
         memory.fault_handler = self._memory_fault
         self.current = None        # instruction being executed
         self.cur_lanes = None      # lanes of the rows passed to memory
         self.mask = None
         self.global_addrs = {}
-        self.work_group_size = ndrange.wg_size
+        self.work_group_size = ndrange.wg_size   # lanes of one work-group in the batch
 
     # ------------------------------------------------------------------ batches
     def run_batch(self, first_group, group_count, args, globals_per_batch):
         """Run work-groups [first_group, first_group + group_count), in several batches
-        when the kernel uses private memory (bounded memory, see DEFAULT_MAX_LANES)."""
+        when the kernel uses private memory (bounded memory, see DEFAULT_MAX_LANES), or
+        one work-group at a time, one sub-group per batch, with serial_subgroups."""
         groups_per_batch = group_count
-        if group_count * self.nd.wg_size > PRIVATE_MEMORY_MAX_LANES \
+        if self.serial_subgroups:
+            groups_per_batch = 1
+        elif group_count * self.nd.wg_size > PRIVATE_MEMORY_MAX_LANES \
                 and _uses_private_memory(self.translator):
             groups_per_batch = max(1, PRIVATE_MEMORY_MAX_LANES // self.nd.wg_size)
         for first in range(first_group, first_group + group_count, groups_per_batch):
@@ -458,43 +462,62 @@ class Executor:
             self._run_one_batch(first, count, args, globals_per_batch)
 
     def _run_one_batch(self, first_group, group_count, args, globals_per_batch):
+        """__local memory for the work-groups, then their work-items: all at once, or
+        with serial_subgroups one sub-group after the other (sharing that memory)."""
+        wg, S = self.nd.wg_size, self.subgroup_size
+        spans = [(0, wg)]
+        if self.serial_subgroups:
+            spans = [(first, min(first + S, wg)) for first in range(0, wg, S)]
+        regions = []
+        try:
+            local_globals, local_args = self._allocate_local_memory(group_count, args, regions)
+            for span in spans:
+                self._run_lanes(first_group, group_count, span, args, globals_per_batch,
+                                local_globals, local_args)
+        finally:
+            for r in regions:
+                self.memory.free(r)
+
+    def _allocate_local_memory(self, group_count, args, regions):
+        """(global name -> (base, stride), argument index -> (base, stride)): one slice
+        of a region per work-group in the batch, for __local variables and arguments."""
+        def allocate(what, nbytes):
+            stride = (max(nbytes, 1) + 15) // 16 * 16
+            region = self.memory.allocate(what, stride * group_count, space=3)
+            regions.append(region)
+            return region.base, stride
+        local_globals = {name: allocate(f"__local {name}", self.layout.size(gv.ty))
+                         for name, gv in self.module.globals.items() if gv.addrspace == 3}
+        local_args = {i: allocate(f"{a.name} (__local)", a.nbytes)
+                      for i, a in enumerate(args) if isinstance(a, _LocalArg)}
+        return local_globals, local_args
+
+    def _run_lanes(self, first_group, group_count, span, args, globals_per_batch,
+                   local_globals, local_args):
+        """Runs the work-items of local linear ids span[0] <= id < span[1] of each work-group."""
         nd = self.nd
         self.group_count = group_count
-        self.lane_count = group_count * nd.wg_size
+        self.work_group_size = span[1] - span[0]
+        self.lane_count = group_count * self.work_group_size
         L = self.lane_count
-        self.lane_ids = _LaneIds(nd, first_group, group_count, self.subgroup_size)
+        self.lane_ids = _LaneIds(nd, first_group, group_count, self.subgroup_size, span)
         # The limit bounds the instructions of each work-item: lanes of a batch run in
         # lockstep, so one count per batch (divergent paths add up) is what one work-item
         # could have executed at most.
         self.instructions = 0
         self.batch_cache = {}
-        batch_regions = []
-        # __local memory: one slice of a region per work-group in the batch.
+        wg_in_batch = np.repeat(np.arange(group_count, dtype=np.int64), self.work_group_size)
         self.global_addrs = dict(globals_per_batch)
-        wg_in_batch = np.repeat(np.arange(group_count, dtype=np.int64), nd.wg_size)
-        for name, gv in self.module.globals.items():
-            if gv.addrspace == 3:
-                size = self.layout.size(gv.ty)
-                size = max(size, 1)
-                stride = (size + 15) // 16 * 16
-                region = self.memory.allocate(f"__local {name}", stride * group_count, space=3)
-                batch_regions.append(region)
-                self.global_addrs[name] = region.base + wg_in_batch * stride
-        call_args = []
-        for a in args:
-            if isinstance(a, _LocalArg):
-                stride = (max(a.nbytes, 1) + 15) // 16 * 16
-                region = self.memory.allocate(f"{a.name} (__local)", stride * group_count, space=3)
-                batch_regions.append(region)
-                call_args.append(region.base + wg_in_batch * stride)
-            else:
-                call_args.append(a)
-        mask = np.ones(L, bool)
-        try:
-            self.call(self.kernel.name, call_args, mask)
-        finally:
-            for r in batch_regions:
-                self.memory.free(r)
+        for name, (base, stride) in local_globals.items():
+            self.global_addrs[name] = base + wg_in_batch * stride
+        call_args = list(args)
+        for i, (base, stride) in local_args.items():
+            call_args[i] = base + wg_in_batch * stride
+        self.call(self.kernel.name, call_args, np.ones(L, bool))
+
+    def runs_part_of_work_groups(self):
+        """True when the batch holds only some sub-groups of its work-groups (serial_subgroups)."""
+        return self.work_group_size != self.nd.wg_size
 
     # ------------------------------------------------------------------ functions
     def call(self, name, args, mask):
@@ -708,16 +731,16 @@ def _assign(vals, dst, value, bmask, full, L):
 class _LaneIds:
     """Work-item ids of each lane of a batch (lazily computed, cached)."""
 
-    def __init__(self, nd, first_group, group_count, subgroup_size):
+    def __init__(self, nd, first_group, group_count, subgroup_size, span=None):
         self.nd = nd
         self.first_group = first_group
         self.group_count = group_count
         self.S = subgroup_size
         self.cache = {}
-        wg = nd.wg_size
-        self.llid = np.tile(np.arange(wg, dtype=np.int64), group_count)
+        first, end = span or (0, nd.wg_size)     # the local linear ids in the batch
+        self.llid = np.tile(np.arange(first, end, dtype=np.int64), group_count)
         self.group_linear = np.repeat(np.arange(first_group, first_group + group_count,
-                                                dtype=np.int64), wg)
+                                                dtype=np.int64), end - first)
 
     def local_id(self, d):
         key = ("l", d)

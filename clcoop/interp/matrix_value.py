@@ -12,8 +12,12 @@ read-only (L, V) array everywhere else: NumPy functions convert it through `__ar
 attributes and indexing go to the lane array, built once.
 
 Only whole, fully active subgroups in lane order make one (Subgroups.identity), so the
-lane form is a plain relayout of the logical one. Values are never written in place
-(IR values are immutable), so the forms cannot diverge.
+lane form is a plain relayout of the logical one, and its forms hold one matrix for every
+subgroup of the batch. Its key names that batch (layout, lanes, work-group size, S); an
+operation that runs with only some subgroups active (a branch on get_group_id, a loop
+whose trip count differs between subgroups) takes its matrices with `logical(selected)`,
+the subgroups it runs. Values are never written in place (IR values are immutable), so
+the forms cannot diverge.
 """
 import numpy as np
 
@@ -22,7 +26,7 @@ class MatrixValue(np.lib.mixins.NDArrayOperatorsMixin):
     __slots__ = ("key", "layout", "shape", "dtype", "_logical", "_factored", "_grid", "_lanes")
 
     def __init__(self, key, layout, group_count, dtype, logical=None, factored=None, grid=None):
-        self.key = key                  # (layout, lane count, S): what the forms are valid for
+        self.key = key      # (layout, lane count, work-group size, S): the batch the forms cover
         self.layout = layout
         self.shape = (group_count * layout.subgroup_size, layout.length)
         self.dtype = np.dtype(dtype)
@@ -39,8 +43,11 @@ class MatrixValue(np.lib.mixins.NDArrayOperatorsMixin):
     def size(self):
         return self.shape[0] * self.shape[1]
 
-    def logical(self):
-        """(G, rows, cols), read-only."""
+    def logical(self, selected=None):
+        """(G, rows, cols), read-only; with `selected` (indices of subgroups of the batch),
+        the matrices of those subgroups only, without building the others'."""
+        if selected is not None:
+            return self._logical_of(selected)
         if self._logical is None:
             if self._grid is not None:
                 self._logical = _read_only(self._grid.logical())
@@ -49,13 +56,25 @@ class MatrixValue(np.lib.mixins.NDArrayOperatorsMixin):
                 self._logical = _read_only(np.take(tiles, index, axis=0))
         return self._logical
 
+    def _logical_of(self, selected):
+        if self._logical is not None:
+            return self._logical[selected]
+        if self._grid is not None:
+            return self._grid.logical(selected)
+        tiles, index = self._factored
+        return np.take(tiles, index[selected], axis=0)
+
     def grid(self):
         """The coopmat.Grid form of a mul-add result, or None."""
         return self._grid
 
-    def factored(self):
-        """(distinct tiles (D, rows, cols), index (G,)) of a load, or None."""
-        return self._factored
+    def factored(self, selected=None):
+        """(distinct tiles (D, rows, cols), index (G,)) of a load, or None; with `selected`,
+        the index of those subgroups only."""
+        if self._factored is None or selected is None:
+            return self._factored
+        tiles, index = self._factored
+        return tiles, index[selected]
 
     def lanes(self):
         """The (L, V) lane components, read-only (built on first use)."""

@@ -245,6 +245,11 @@ def _barrier(scope):
 def check_convergence(ex, bmask, scope, what):
     """All work-items of each work-group (or sub-group) must reach a barrier together."""
     if scope == "work_group":
+        if ex.runs_part_of_work_groups():
+            ex.fault(f"{what}: a work-group barrier or collective cannot run when the sub-groups "
+                     f"of a work-group run one at a time (serial_subgroups=True); run such kernels "
+                     f"with one sub-group per work-group, or without serial_subgroups",
+                     lane=int(np.argmax(bmask)))
         size = ex.nd.wg_size
         per = bmask.reshape(-1, size)
         counts = per.sum(axis=1)
@@ -282,7 +287,7 @@ def _subgroup_matrix(ex, values, fill):
     wg = ex.nd.wg_size
     per_wg = -(-wg // S)
     llid = ex.lane_ids.llid
-    g = np.repeat(np.arange(ex.group_count), wg)
+    g = ex.lane_ids.group_linear - ex.lane_ids.first_group
     rows = g * per_wg + llid // S
     cols = llid % S
     values = _lanes(values, ex.lane_count)

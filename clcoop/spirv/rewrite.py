@@ -456,8 +456,33 @@ def _is_debug_of(inst, value):
     return inst.opcode in (sb.OP_NAME, sb.OP_DECORATE) and inst.operands[0] == value
 
 
+# Cooperative Matrix Operands bits naming the signedness of A, B, C and Result (SPV_KHR 3.X), by the
+# position of that matrix among OpCooperativeMatrixMulAddKHR's operands (Result: its result type).
+SIGNED_OPERAND_BITS = ((2, 0x1), (3, 0x2), (4, 0x4), (0, 0x8))
+
+
+def drop_float_signedness(module):
+    """Clears the Matrix{A,B,C,Result}SignedComponentsKHR bits of each OpCooperativeMatrixMulAddKHR
+    whose corresponding matrix has floating-point components: SPV_KHR_cooperative_matrix 2.16.1 allows
+    them only for integer matrices (spirv-val 2025.5 does not check it). llc-22 copies the operands of
+    the call, and the RFC's own 4.5 example passes MATRIX_RESULT_SIGNED for float matrices, which the
+    compiler accepts with a warning that the flag is ignored."""
+    defs = sb.definitions(module)
+    for inst in module.instructions:
+        if inst.opcode != sb.OP_COOPERATIVE_MATRIX_MUL_ADD_KHR or len(inst.operands) < 6:
+            continue
+        for position, bit in SIGNED_OPERAND_BITS:
+            operand = inst.operands[position]
+            matrix_type = operand if position == 0 else defs[operand].result_type
+            component = defs[defs[matrix_type].operands[1]]
+            if component.opcode == sb.OP_TYPE_FLOAT:
+                inst.operands[5] &= ~bit
+    return module
+
+
 def rewrite_cooperative_calls(module):
     """Rewrite in place (and return) a parsed module; see the module docstring."""
+    drop_float_signedness(module)
     rewriter = _Rewriter(module)
     if not rewriter.targets:
         return module

@@ -22,6 +22,12 @@ LABEL_RE = re.compile(r"^([\w.$-]+):")
 POINTEE_RE = re.compile(r"EvPU3AS\d(Dh|[a-z])|EvP(Dh|[a-z])")
 
 
+# Matrix{A,B,C,Result}SignedComponentsKHR (SPV_KHR_cooperative_matrix 3.X), in (A, B, C, Result) order.
+SIGNED_BITS = (0x1, 0x2, 0x4, 0x8)
+SIGNED_NAMES = ("MatrixASignedComponentsKHR", "MatrixBSignedComponentsKHR",
+                "MatrixCSignedComponentsKHR", "MatrixResultSignedComponentsKHR")
+
+
 def ir_matrix(match):
     kind, width = IR_COMPONENT[match.group(1)]
     return (kind, width) + tuple(int(match.group(i)) for i in range(2, 6))
@@ -90,6 +96,20 @@ def _ir_event(op, ret, name, args):
     matrices = tuple(ir_matrix(MATRIX_RE.search(arg)) for arg in args[:3]) + (ir_matrix(MATRIX_RE.search(ret)),)
     mask = _constant(args[3]) if len(args) > 3 else 0
     return ("muladd", matrices, mask, None)
+
+
+def emitted_events(functions):
+    """ir_events as `clcoop --emit-spirv` must write them: the signedness bits of floating-point
+    matrices dropped from mul-add masks (SPV_KHR 2.16.1; llc-22 itself copies them)."""
+    def emitted(event):
+        op, matrices, mask, pointee = event
+        if op == "muladd":
+            for matrix, bit in zip(matrices, SIGNED_BITS):
+                if matrix[0] == "f":
+                    mask &= ~bit
+        return (op, matrices, mask, pointee)
+    return {name: {block: [emitted(e) for e in events] for block, events in blocks.items()}
+            for name, blocks in functions.items()}
 
 
 def ir_matrix_types(ir_text):
@@ -162,6 +182,26 @@ def spirv_events(data):
             event = ("muladd", matrices, ops[5] if len(ops) > 5 else 0, None)
             functions[function].setdefault(block, []).append(event)
     return functions
+
+
+def mul_add_operand_errors(data):
+    """SPV_KHR_cooperative_matrix 2.16.1, which spirv-val 2025.5 does not check: "The
+    Matrix{A,B,C,Result}SignedComponentsKHR Cooperative Matrix Operand can only be used when the type of
+    the corresponding matrix is an integer type". One message per offending bit of every
+    OpCooperativeMatrixMulAddKHR (empty when the module is right)."""
+    view = SpirvView(data)
+    errors = []
+    for inst in view.module.instructions:
+        if inst.opcode != sb.OP_COOPERATIVE_MATRIX_MUL_ADD_KHR:
+            continue
+        ops = inst.operands
+        mask = ops[5] if len(ops) > 5 else 0
+        matrices = tuple(view.value_matrix(v) for v in ops[2:5]) + (view.matrix(ops[0]),)
+        for matrix, bit, name in zip(matrices, SIGNED_BITS, SIGNED_NAMES):
+            if mask & bit and matrix[0] != "i":
+                errors.append(f"OpCooperativeMatrixMulAddKHR %{ops[1]}: {name} on a matrix of "
+                              f"{matrix[0]}{matrix[1]} components")
+    return errors
 
 
 def spirv_matrix_types(data):

@@ -180,3 +180,20 @@ def test_same_array_as_const_input_and_output():
     np.testing.assert_array_equal(a, 2 * np.arange(8))
     with pytest.raises(ArgumentError, match="overlapping but different views"):
         prog.k(4, 4, a[:4], a[2:6])
+
+
+def test_global_offset_zero_components_are_valid():
+    # Issue 10: (0, 0, 1) was refused as "not positive"; pyopencl accepts zero offsets.
+    src = ("__kernel void k(__global int *o) { size_t i = get_global_id(0) - get_global_offset(0);"
+           " o[i] = get_global_id(0) * 100 + get_global_id(2); }")
+    out = np.zeros(8, np.int32)
+    clcoop.Program(src).build().k((8, 1, 1), (4, 1, 1), out, global_offset=(0, 0, 1))
+    np.testing.assert_array_equal(out, np.arange(8) * 100 + 1)
+
+
+@pytest.mark.parametrize("offset, message", [
+    ((0, -1, 0), "non-negative"), ((0, 0), "3 non-negative offset"), ("x", "int or a tuple")])
+def test_global_offset_errors(offset, message):
+    src = "__kernel void k(__global int *o) { o[0] = 1; }"
+    with pytest.raises(ArgumentError, match=message):
+        clcoop.Program(src).build().k((8, 1, 1), (4, 1, 1), np.zeros(1, np.int32), global_offset=offset)

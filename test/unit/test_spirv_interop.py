@@ -99,9 +99,11 @@ def check_interop(ir_text, triple, tmp_path):
             assert not ok  # llc-22 leaves them as imports (notes/llc22-cooperative-matrix.md)
         else:
             assert ok, message
-    if uses_imported_operations(ir_text):
-        ok, message = links_alone(ir_to_spirv(ir_text, triple), tmp_path)
+    if uses_imported_operations(ir_text) or "MulAddKHR" in ir_text:
+        emitted = ir_to_spirv(ir_text, triple)
+        ok, message = links_alone(emitted, tmp_path)
         assert ok, message
+        assert ex.mul_add_operand_errors(emitted) == []
 
 
 @pytest.mark.parametrize("triple", inputs.TRIPLES)
@@ -164,5 +166,42 @@ def test_example_emit_spirv_is_complete(path, triple, opt_level, tmp_path):
     status, spirv, err = inputs.clcoop(path, triple, emit_spirv=True, opt_level=opt_level)
     assert status == 0, err
     validate(spirv)
+    assert ex.mul_add_operand_errors(spirv) == []
     ok, message = links_alone(spirv, tmp_path)
     assert ok, message
+
+
+FLOAT_MUL_ADD_SIGNED = """
+typedef float matA __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 8, 16, CLK_COOPERATIVE_MATRIX_A)));
+typedef float matB __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 16, 16, CLK_COOPERATIVE_MATRIX_B)));
+typedef float matC __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 8, 16, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
+kernel void k(global float *p) {
+  matA a = coop_mat_load(p, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, 16);
+  matB b = coop_mat_load(p, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, 16);
+  matC c = coop_mat_load(p, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, 16);
+  c = coop_matmul_add(a, b, c, FLAGS);
+  coop_mat_store(p, c, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, 16);
+}
+"""
+
+
+@pytest.mark.parametrize("flags, kept", [
+    ("CLK_COOPERATIVE_MATRIX_OPERAND_MATRIX_RESULT_SIGNED", 0),
+    ("15", 0),
+    ("CLK_COOPERATIVE_MATRIX_OPERAND_MATRIX_A_SIGNED | CLK_COOPERATIVE_MATRIX_OPERAND_SATURATING_ACCUMULATION", 16)])
+def test_float_mul_add_drops_signedness(flags, kept, tmp_path):
+    """Issue 10: the RFC 4.5 example's MATRIX_RESULT_SIGNED on float matrices must not reach the SPIR-V
+    (2.16.1: signed bits only for integer matrices); llc-22 copies it, which the check sees."""
+    source = tmp_path / "k.cl"
+    source.write_text(FLOAT_MUL_ADD_SIGNED.replace("FLAGS", flags))
+    status, ir, err = inputs.clcoop(str(source), "spir64-unknown-unknown")
+    assert status == 0, err
+    raw = llc_spirv(ir.decode("utf-8"), "spir64-unknown-unknown")
+    assert ex.mul_add_operand_errors(raw)          # the check can fail: llc keeps the bits
+    status, spirv, err = inputs.clcoop(str(source), "spir64-unknown-unknown", emit_spirv=True)
+    assert status == 0, err
+    validate(spirv)
+    assert ex.mul_add_operand_errors(spirv) == []
+    (muladd,) = [e for events in ex.spirv_events(spirv).values() for block in events.values() for e in block
+                 if e[0] == "muladd"]
+    assert muladd[2] == kept
