@@ -13,10 +13,10 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from clcoop.coopmat_spec import ClampMode
+from clcoop.coopmat_spec import (MAX_TENSOR_DIMS, ClampMode, tensor_operand_count_problem,
+                                 tensor_type_problem)
 from clcoop.errors import RuntimeFault
 
-MAX_DIMS = 5
 UINT32_MAX = 0xFFFFFFFF
 
 
@@ -43,15 +43,16 @@ def _ceil_div(a, b):
     return -(-a // b)
 
 
-def _check_count(operation, values, dims, per_dim=1):
-    if len(values) != dims * per_dim:
-        raise TensorError(f"{operation} takes {dims * per_dim} operands for a "
-                          f"{dims}-dimensional tensor, got {len(values)}")
+def _check_count(operation, values, dims):
+    problem = tensor_operand_count_problem(operation, dims, len(values))
+    if problem:
+        raise TensorError(problem.message)
 
 
-def _check_dims(dims):
-    if not 1 <= int(dims) <= MAX_DIMS:
-        raise TensorError(f"a tensor layout or view has 1 to {MAX_DIMS} dimensions, got {dims}")
+def _check_type(dims, clamp_mode=None, permutation=None):
+    problem = tensor_type_problem(int(dims), clamp_mode, permutation)
+    if problem:
+        raise TensorError(problem.message)
 
 
 @dataclass(frozen=True)
@@ -71,7 +72,7 @@ class TensorLayout:
     def create(cls, dims, clamp_mode=ClampMode.UNDEFINED):
         """OpCreateTensorLayoutNV: dimensions, strides, spans and offsets 0, block sizes 1,
         clamp value 0."""
-        _check_dims(dims)
+        _check_type(dims, int(clamp_mode))
         zeros = (0,) * dims
         return cls(int(dims), ClampMode(clamp_mode), zeros, zeros, zeros, zeros, (1,) * dims, 0)
 
@@ -103,7 +104,7 @@ class TensorLayout:
     def slice(self, *offsets_and_spans):
         """OpTensorLayoutSliceNV(Offset0, Span0, Offset1, Span1, ...): offset[i] += Offset<i>,
         span[i] = Span<i>."""
-        _check_count("coop_tensor_layout_slice", offsets_and_spans, self.dims, per_dim=2)
+        _check_count("coop_tensor_layout_slice", offsets_and_spans, self.dims)
         offset = tuple(_i32(o + _i32(add)) for o, add in zip(self.offset, offsets_and_spans[0::2]))
         span = tuple(_u32(s) for s in offsets_and_spans[1::2])
         return replace(self, offset=offset, span=span)
@@ -128,11 +129,8 @@ class TensorView:
     def create(cls, dims, has_dimensions=False, permutation=None):
         """OpCreateTensorViewNV: dimensions and strides 0, clip offsets 0 and spans
         0xFFFFFFFF."""
-        _check_dims(dims)
         permutation = tuple(range(dims)) if permutation is None else tuple(int(p) for p in permutation)
-        if sorted(permutation) != list(range(dims)):
-            raise TensorError(f"tensor view permutation {permutation} is not a permutation "
-                              f"of 0..{dims - 1}")
+        _check_type(dims, permutation=permutation)
         zeros = (0,) * dims
         return cls(int(dims), bool(has_dimensions), permutation, zeros, zeros,
                    (0, UINT32_MAX, 0, UINT32_MAX))
@@ -152,8 +150,10 @@ class TensorView:
         _check_count("coop_tensor_view_set_stride", stride, self.dims)
         return replace(self, stride=tuple(_u32(s) for s in stride))
 
-    def set_clip(self, row_offset, row_span, col_offset, col_span):
-        """OpTensorViewSetClipNV."""
+    def set_clip(self, *clip):
+        """OpTensorViewSetClipNV(row offset, row span, column offset, column span)."""
+        _check_count("coop_tensor_view_set_clip", clip, self.dims)
+        row_offset, row_span, col_offset, col_span = clip
         return replace(self, clip=tuple(_u32(v) for v in (row_offset, row_span, col_offset, col_span)))
 
 

@@ -53,14 +53,16 @@ def test_layout_values_are_immutable():
 
 
 @pytest.mark.parametrize("call, message", [
-    (lambda: TensorLayout.create(2).set_dimension(1, 2, 3), "takes 2 operands"),
+    (lambda: TensorLayout.create(2).set_dimension(1, 2, 3), "takes 2 operands after the layout"),
     (lambda: TensorLayout.create(3).slice(0, 1, 0, 1), "takes 6 operands"),
-    (lambda: TensorLayout.create(2).set_stride(1), "takes 2 operands"),
+    (lambda: TensorLayout.create(2).set_stride(1), "takes 2 operands after the layout"),
     (lambda: TensorLayout.create(2).set_block_size(1, 0), "at least 1"),
     (lambda: TensorLayout.create(6), "1 to 5 dimensions"),
     (lambda: TensorView.create(0), "1 to 5 dimensions"),
     (lambda: TensorView.create(2, False, (0, 0)), "not a permutation"),
-    (lambda: TensorView.create(3).set_stride(1, 2), "takes 3 operands"),
+    (lambda: TensorView.create(3).set_stride(1, 2), "takes 3 operands after the view"),
+    (lambda: TensorView.create(2).set_clip(0, 1, 2), "takes 4 operands"),
+    (lambda: TensorLayout.create(2, 7), "invalid tensor clamp mode 7"),
 ])
 def test_operand_count_and_value_errors(call, message):
     with pytest.raises(TensorError, match=message):
