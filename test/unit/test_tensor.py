@@ -309,3 +309,22 @@ def test_layout_values_per_subgroup_broadcast():
             np.testing.assert_array_equal(getattr(access, name)[g], getattr(single, name))
         padded = np.pad(tensor, ((0, 8), (0, 0)))
         np.testing.assert_array_equal(load(tensor, layout, 8, 8)[g], padded[r0:r0 + 8, 4:12])
+
+
+@pytest.mark.parametrize("mode, pad_mode", MODES_AND_PADS)
+def test_conv2d_nhwc_taps_through_a_4d_slice(mode, pad_mode):
+    """An implicit-GEMM 3x3 convolution loads, per tap (kh, kw), the W pixels of one output
+    row by C channels through a 4D NHWC layout sliced at (n, h+kh-1, kw-1, 0); the
+    padding comes from the clamp mode, as np.pad gives it."""
+    N, H, W, C = 2, 5, 6, 4
+    x = np.random.default_rng(11).standard_normal((N, H, W, C)).astype(np.float32)
+    kwargs = {"constant_values": 0} if pad_mode == "constant" else {}
+    padded = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)), mode=pad_mode, **kwargs)
+    base = TensorLayout.create(4, mode).set_dimension(N, H, W, C)
+    for n in range(N):
+        for h in range(H):
+            for kh in range(3):
+                for kw in range(3):
+                    layout = base.slice(n, 1, h + kh - 1, 1, kw - 1, W, 0, C)
+                    np.testing.assert_array_equal(load(x, layout, W, C),
+                                                  padded[n, h + kh, kw:kw + W, :])
