@@ -328,3 +328,18 @@ def test_conv2d_nhwc_taps_through_a_4d_slice(mode, pad_mode):
                     layout = base.slice(n, 1, h + kh - 1, 1, kw - 1, W, 0, C)
                     np.testing.assert_array_equal(load(x, layout, W, C),
                                                   padded[n, h + kh, kw:kw + W, :])
+
+
+def test_docs_clamped_tile_picture_is_what_the_addressing_gives():
+    from pathlib import Path
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "coopmat2-semantics.md").read_text()
+    lines = doc[doc.index("      ClampToEdge            Constant"):].splitlines()[1:8]
+    rows = [line.split() for line in lines if "-" not in line]
+    assert len(rows) == 6
+    tensor = np.array(list("abcdefghijklmnopqrst")).reshape(4, 5)
+    modes = [ClampMode.CLAMP_TO_EDGE, ClampMode.CONSTANT, ClampMode.REPEAT, ClampMode.REPEAT_MIRRORED]
+    for k, mode in enumerate(modes):
+        pictured = np.array([[v for v in row[k * 8:(k + 1) * 8] if v != "|"] for row in rows])
+        access = tensor_addresses(TensorLayout.create(2, mode).set_dimension(4, 5).slice(-2, 6, -2, 7), 6, 7)
+        got = np.where(access.constant, "0", tensor.reshape(-1)[access.index])
+        np.testing.assert_array_equal(got, pictured, err_msg=mode.spirv)
