@@ -354,3 +354,57 @@ def reduce_problem(source, target, mode):
         return Problem("a 2x2 reduction halves both dimensions", -1,
                        f"{source.rows}x{source.cols} reduces to {source.rows // 2}x{source.cols // 2}")
     return None
+
+
+# ---------------------------------------------------------------- tensor layouts and views
+
+# SPV_NV_tensor_addressing: "a number of dimensions in the range [1,5]".
+MAX_TENSOR_DIMS = 5
+
+# The operands each layout/view operation takes after the layout or view itself, per
+# dimension (a count of D, 2D for slices) or fixed (SPV_NV_tensor_addressing 3.49.x).
+_TENSOR_OPERANDS_PER_DIM = {
+    "coop_tensor_layout_set_dimension": 1, "coop_tensor_layout_set_stride": 1,
+    "coop_tensor_layout_set_block_size": 1, "coop_tensor_layout_slice": 2,
+    "coop_tensor_view_set_dimension": 1, "coop_tensor_view_set_stride": 1,
+}
+_TENSOR_OPERANDS_FIXED = {
+    "coop_tensor_layout_create": 0, "coop_tensor_view_create": 0,
+    "coop_tensor_layout_set_clamp_value": 1, "coop_tensor_view_set_clip": 4,
+}
+
+
+def tensor_operand_count(operation, dims):
+    """How many operands `operation` (its OpenCL C name) takes after the layout or view
+    for a `dims`-dimensional type; None for an unknown operation."""
+    if operation in _TENSOR_OPERANDS_PER_DIM:
+        return _TENSOR_OPERANDS_PER_DIM[operation] * dims
+    return _TENSOR_OPERANDS_FIXED.get(operation)
+
+
+def tensor_operand_count_problem(operation, dims, count):
+    """A wrong operand count. Operand 0 is the layout or view; the Problem names the first
+    extra operand, or the last one given (the layout or view when none is)."""
+    expected = tensor_operand_count(operation, dims)
+    if expected is None or count == expected:
+        return None
+    return Problem(f"'{operation}' takes {expected} operands after the "
+                   f"{'view' if '_view_' in operation else 'layout'} for a {dims}-dimensional "
+                   f"tensor, {count} given", 1 + expected if count > expected else count)
+
+
+def tensor_type_problem(dims, clamp_mode=None, permutation=None):
+    """OpTypeTensorLayoutNV (dims, clamp mode) and OpTypeTensorViewNV (dims, permutation):
+    1 to 5 dimensions, a known clamp mode, a permutation of 0..dims-1. The operand index
+    is that of the attribute argument."""
+    if not 1 <= dims <= MAX_TENSOR_DIMS:
+        return Problem(f"a tensor layout or view has 1 to {MAX_TENSOR_DIMS} dimensions, "
+                       f"not {dims}", 0)
+    if clamp_mode is not None and clamp_mode not in ClampMode._value2member_map_:
+        return Problem(f"invalid tensor clamp mode {clamp_mode}", 1,
+                       "a clamp mode is UNDEFINED, CONSTANT, CLAMP_TO_EDGE, REPEAT or "
+                       "REPEAT_MIRRORED")
+    if permutation is not None and sorted(permutation) != list(range(dims)):
+        return Problem(f"tensor view permutation ({', '.join(map(str, permutation))}) is not "
+                       f"a permutation of 0..{dims - 1}", 2)
+    return None

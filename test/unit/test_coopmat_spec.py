@@ -111,3 +111,28 @@ def test_spec_module_is_pure():
                 if isinstance(node, (ast.Import, ast.ImportFrom))
                 for alias in (node.names if isinstance(node, ast.Import) else [ast.alias(node.module or "")])}
     assert imported <= {"enum", "re", "dataclasses"}
+
+
+def test_tensor_operand_counts():
+    assert S.tensor_operand_count("coop_tensor_layout_slice", 3) == 6
+    assert S.tensor_operand_count("coop_tensor_layout_set_dimension", 5) == 5
+    assert S.tensor_operand_count("coop_tensor_view_set_clip", 2) == 4
+    assert S.tensor_operand_count("coop_tensor_layout_set_clamp_value", 4) == 1
+    assert S.tensor_operand_count("coop_tensor_layout_create", 2) == 0
+    assert S.tensor_operand_count("coop_mat_load", 2) is None
+    assert S.tensor_operand_count_problem("coop_tensor_layout_set_stride", 2, 2) is None
+    too_many = S.tensor_operand_count_problem("coop_tensor_layout_set_stride", 2, 3)
+    assert "takes 2 operands after the layout for a 2-dimensional tensor, 3 given" in too_many.message
+    assert too_many.operand == 3          # the first extra operand (the layout is operand 0)
+    assert S.tensor_operand_count_problem("coop_tensor_view_set_dimension", 3, 1).operand == 1
+    assert "after the view" in S.tensor_operand_count_problem("coop_tensor_view_set_clip", 2, 2).message
+
+
+def test_tensor_type_rules():
+    assert S.tensor_type_problem(2, S.ClampMode.CONSTANT) is None
+    assert S.tensor_type_problem(5, permutation=(4, 3, 2, 1, 0)) is None
+    assert S.tensor_type_problem(0).operand == 0
+    assert S.tensor_type_problem(6).message == "a tensor layout or view has 1 to 5 dimensions, not 6"
+    assert S.tensor_type_problem(2, 5).operand == 1
+    assert S.tensor_type_problem(3, permutation=(0, 1, 1)).operand == 2
+    assert S.tensor_type_problem(2, permutation=(0, 1, 2)) is not None
