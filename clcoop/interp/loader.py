@@ -617,3 +617,13 @@ def _read_kernel(f, header, metadata, structs):
             ints = _md_ints(body)
             info.reqd_sub_group_size = ints[0] if ints else None
     return info
+
+
+def value_kind(v):
+    """llvmlite's value kind name; kinds its enum does not know (e.g. 26, a target-type
+    'none' constant) are constants."""
+    try:
+        kind = v.value_kind
+    except ValueError:
+        return "constant"
+    return kind.name if hasattr(kind, "name") else str(kind)

@@ -378,11 +378,11 @@ def test_kernels_with_private_memory_run_in_smaller_batches(monkeypatch):
 
 def test_only_kernels_with_private_memory_are_split():
     import clcoop
-    from clcoop.interp import execute
+    from clcoop.interp import translate
     for options, expected in [("-cl-opt-disable", True), ("-O2", False)]:
         program = clcoop.Program("__kernel void k(__global int *o) { int x = 1; o[0] = x; }")
         program.build(options)
-        assert execute._uses_private_memory(execute.Translator(program._module)) == expected
+        assert translate.uses_private_memory(translate.Translator(program._module)) == expected
 
 
 @pytest.mark.parametrize("pattern", ["runs", "period", "runs_repeating", "random", "single"])
@@ -478,16 +478,16 @@ __kernel void k(__global const float *X, __global float *out, int poke)
 @pytest.mark.parametrize("poke", [0, 1])
 def test_o0_matrix_variables_are_forwarded_only_while_memory_holds_them(poke, monkeypatch):
     import clcoop
-    from clcoop.interp import execute
+    from clcoop.interp import instructions
     forwarded = []
-    real = execute._stored_matrix
+    real = instructions._stored_matrix
 
     def spy(*args):
         value = real(*args)
         forwarded.append(value is not None)
         return value
 
-    monkeypatch.setattr(execute, "_stored_matrix", spy)
+    monkeypatch.setattr(instructions, "_stored_matrix", spy)
     X = RNG.standard_normal((8, 16)).astype(np.float32)
     out = np.zeros(256, np.float32)
     clcoop.Program(FORWARD_KERNEL).build("-cl-opt-disable").k(16, 16, X, out, poke,
