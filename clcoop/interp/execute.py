@@ -10,6 +10,7 @@ lanes reconverge at join points and loop exits.
 import numpy as np
 
 from clcoop.errors import IRError, RuntimeFault
+from clcoop.interp.source_map import render_fault
 from clcoop.interp.lanes import assign_lanes, bcast, select_lanes
 from clcoop.interp.translate import constant_value, uses_private_memory
 
@@ -272,7 +273,6 @@ class Executor:
         buffer_line = f"buffer: {buffer}"
         if point is not None:
             # -g: the source line replaces the IR instruction (still in .instruction).
-            from clcoop.interp.source_map import render_fault
             text = render_fault(f"kernel '{self.kernel.name}': {message}", point,
                                 self.module.sources,
                                 [work_item_line] + ([buffer_line] if buffer else []))

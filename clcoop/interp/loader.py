@@ -8,9 +8,13 @@ the textual form of each instruction/type with the small parsers below.
 """
 import ctypes
 import re
+import struct
 from dataclasses import dataclass, field
 
 from clcoop.errors import IRError
+from clcoop.interp import coop_spellings
+from clcoop.interp.ir_text import DEFINE_RE, llvm_unquote
+from clcoop.interp.source_map import read_debug_info
 
 
 # ----------------------------------------------------------------------------- types
@@ -350,7 +354,6 @@ def _parse_gep_expr(ts, ty):
 
 
 def parse_float_literal(tok, bits):
-    import struct
     if tok.startswith("0xH"):
         return struct.unpack("<e", struct.pack("<H", int(tok[3:], 16)))[0]
     if tok.startswith("0x"):
@@ -469,23 +472,9 @@ def load_module(ir_text):
     return module
 
 
-# A function definition's first line in LLVM's printing; group 1 is its (quoted) name.
-DEFINE_RE = re.compile(r'^define [^@\n]*@("(?:[^"\\\n]|\\.)*"|[-\w.$]+)\(.*$', re.M)
-
-
-def llvm_unquote(text):
-    """A name or metadata string as LLVM prints it ("a\\22b" or plain) -> its text."""
-    if len(text) >= 2 and text[0] == text[-1] == '"':
-        body = text[1:-1]
-        return re.sub(r"\\([0-9A-Fa-f]{2})", lambda m: chr(int(m.group(1), 16)), body) \
-            if "\\" in body else body
-    return text
-
-
 def _read_debug_info(module, module_text):
     """Source lines of the instructions (faults name them) and, for IR without value
     names (clang -g drops them), the kernel parameters' source names."""
-    from clcoop.interp.source_map import read_debug_info
     debug = read_debug_info(module_text)
     if debug is None:
         return
@@ -496,7 +485,6 @@ def _read_debug_info(module, module_text):
 
 
 def _coop_aliases(functions, structs):
-    from clcoop.interp import coop_spellings
     aliases = {}
     for f in functions:
         if not f.is_declaration or "__spirv_" not in f.name:

@@ -6,6 +6,7 @@ recovers the base name and the parameter types (signedness of integers, pointee 
 and `resolve` returns a handler `h(ex, args, bmask, full, ins) -> value` computing the
 result for all lanes at once.
 """
+import math
 import re
 
 import numpy as np
@@ -411,7 +412,6 @@ _FLOAT_MATH = {
 
 def _py_math(name, x):
     """Functions NumPy lacks, element by element through Python's math module."""
-    import math
     fn = getattr(math, name)
 
     def safe(v):
