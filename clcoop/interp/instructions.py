@@ -7,6 +7,7 @@ import re
 
 import numpy as np
 
+from clcoop import coop_names
 from clcoop.errors import IRError
 from clcoop.interp import ocl_builtins
 from clcoop.interp.atomics import op_atomicrmw, op_cmpxchg
@@ -86,7 +87,7 @@ def op_nothing(ex, vals, ins, bmask, full):
 def op_alloca(ex, vals, ins, bmask, full):
     t = ins.data
     if t.kind == "matrix":
-        size = matrix_length(str(t), ex.subgroup_size) * ex.layout.size(t.elem)
+        size = matrix_length(t, ex.subgroup_size) * ex.layout.size(t.elem)
     else:
         size = ex.layout.size(t)
     count = vals[ins.args[0]] if ins.args else 1
@@ -538,7 +539,7 @@ def resolve_call(tr, callee, arg_values, rec):
     f = tr.module.functions.get(name)
     if f is not None and not f.is_declaration:
         return ("function", name)
-    if "__spirv_" in name:
+    if coop_names.names_spirv_operation(name):
         return ("coop", name)
     arg_types = [tr._type(str(a.type)) for a in arg_values]
     handler = ocl_builtins.resolve(name, arg_types, rec.ty, rec.text)
@@ -558,7 +559,7 @@ def op_call(ex, vals, ins, bmask, full):
         ex.cur_lanes = None
         L = ex.lane_count
         args = [bcast(a, L) if a is not None and not isinstance(a, tuple) else a for a in args]
-        return execute_coop_call(ex, target, args, str(ins.ty) if ins.ty is not None else "void")
+        return execute_coop_call(ex, target, args, ins.ty)
     return target(ex, args, bmask, full, ins)
 
 

@@ -11,6 +11,8 @@ import re
 import struct
 from dataclasses import dataclass, field
 
+from clcoop import coop_names
+from clcoop.coopmat_spec import COMPONENTS_BY_LLVM, MATRIX_TARGET_TYPE, MatrixType
 from clcoop.errors import IRError
 from clcoop.interp import coop_spellings
 from clcoop.interp.ir_text import DEFINE_RE, llvm_unquote
@@ -30,7 +32,7 @@ class Ty:
     addrspace: int = 0         # pointers
     packed: bool = False
     text: str = ""             # matrix: the whole target(...) text
-    params: tuple = ()         # matrix: (scope, rows, cols, use)
+    matrix: object = None     # matrix: its coopmat_spec.MatrixType
 
     def __str__(self):
         return self.text or _type_text(self)
@@ -182,9 +184,12 @@ def _parse_target_type(ts):
     text = _join_tokens(ts.toks[start:ts.i])
     if name == "spirv.Event":
         return Ty("event", text=text)      # event_t: an opaque handle, kept as an int64
-    if name != "spirv.CooperativeMatrixKHR":
+    if name != MATRIX_TARGET_TYPE:
         raise IRError(f"unsupported target extension type {name!r}")
-    return Ty("matrix", elem=elem, params=tuple(params), text=text)
+    component = COMPONENTS_BY_LLVM.get(str(elem)) if elem is not None else None
+    if component is None or len(params) != 4:
+        raise IRError(f"unsupported cooperative matrix type {text}")
+    return Ty("matrix", elem=elem, text=text, matrix=MatrixType(component, *params))
 
 
 def _join_tokens(toks):
@@ -194,12 +199,6 @@ def _join_tokens(toks):
             out += " "
         out += tok
     return out.replace(" ,", ",")
-
-
-def matrix_type_text(t):
-    """The canonical target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) text."""
-    scope, rows, cols, use = t.params
-    return f'target("spirv.CooperativeMatrixKHR", {t.elem}, {scope}, {rows}, {cols}, {use})'
 
 
 # --------------------------------------------------------------------- sizes / layout
@@ -487,7 +486,7 @@ def _read_debug_info(module, module_text):
 def _coop_aliases(functions, structs):
     aliases = {}
     for f in functions:
-        if not f.is_declaration or "__spirv_" not in f.name:
+        if not f.is_declaration or not coop_names.names_spirv_operation(f.name):
             continue
         try:
             ret, *params = (parse_type_text(str(t), structs) for t in f.global_value_type.elements)

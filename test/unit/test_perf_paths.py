@@ -7,6 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
+from clcoop import coopmat_spec
 from clcoop.errors import RuntimeFault
 from clcoop.interp import coop_calls, coopmat
 from clcoop.interp.layout import COMPONENT_DTYPES, get_layout
@@ -264,7 +265,7 @@ def test_factored_mul_add_declines_where_it_does_not_apply():
     c_int = np.zeros((4, 4, 4), np.int32)
     # Saturating accumulation and 64-bit products go through mul_add.
     assert coopmat.mul_add_factored((ints, small), (ints, small), c_int,
-                                    coopmat.SATURATING_ACCUMULATION, np.int32) is None
+                                    coopmat_spec.Operand.SATURATING_ACCUMULATION, np.int32) is None
     wide = np.ones((2, 4, 4), np.int64)
     assert coopmat.mul_add_factored((wide, small), (wide, small), c_int.astype(np.int64), 0,
                                     np.int64) is None
