@@ -5,7 +5,7 @@ import numpy as np
 
 from clcoop.interp.lanes import active_lanes, bcast
 from clcoop.errors import IRError
-from clcoop.interp.scalars import UINT_DTYPES, as_unsigned, scalar_dtype
+from clcoop.interp.scalars import INT_DTYPES, UINT_DTYPES, as_unsigned, scalar_dtype
 
 # Integer bit helpers, shared with the OpenCL C built-ins (ocl_builtins.py).
 
@@ -170,11 +170,8 @@ def _sat(kind, signed):
         if not signed:
             a, b = as_unsigned(a), as_unsigned(np.asarray(b))
         res = exact_int(lambda x, y: min(max(op(x, y), lo), hi), a, b, a.dtype)
-        return res.view(_SIGNED[bits])      # LLVM integers are kept in signed dtypes
+        return res.view(INT_DTYPES[bits])      # LLVM integers are kept in signed dtypes
     return f
-
-
-_SIGNED = {8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}
 
 
 def _reduce_vec(op):
