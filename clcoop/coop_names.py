@@ -10,7 +10,7 @@ import functools
 import re
 from dataclasses import dataclass
 
-from clcoop.coopmat_spec import COMPONENTS
+from clcoop.coopmat_spec import COMPONENTS, MatrixType
 
 # Itanium codes of OpenCL component types.
 ITANIUM_COMPONENTS = {c.itanium: c.name for c in COMPONENTS.values()}
@@ -39,6 +39,10 @@ class MatrixArg:
     def of_matrix_type(cls, matrix):
         """The MatrixArg of a coopmat_spec.MatrixType."""
         return cls(matrix.component.itanium, matrix.scope, matrix.rows, matrix.cols, matrix.use)
+
+    def matrix_type(self):
+        """The coopmat_spec.MatrixType this names (keeping the component's signedness)."""
+        return MatrixType(COMPONENTS[self.elem], self.scope, self.rows, self.cols, self.use)
 
     @property
     def elem(self):

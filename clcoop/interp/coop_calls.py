@@ -17,7 +17,7 @@ import re
 
 import numpy as np
 
-from clcoop import coop_names
+from clcoop import coop_names, coopmat_spec
 from clcoop.errors import IRError, RuntimeFault
 from clcoop.interp import coopmat
 from clcoop.interp.matrix_value import MatrixValue
@@ -454,6 +454,10 @@ def _run_checked(ctx, run):
 def _do_mul_add(ctx, callee, args, ret_type, what):
     result = _result_matrix(callee, ret_type, what)
     a_type, b_type, c_type = _operand_matrices(callee, 3, what, has_result=True)
+    problem = _mul_add_problem(a_type, b_type, c_type, result)
+    if problem is not None:
+        _fault(ctx, f"cooperative matrix {what}: {problem.message}"
+                    + (f" ({problem.note})" if problem.note else ""))
     groups = Subgroups(ctx, what)
     operands = groups.uniform(args[3], what, "operands") if len(args) > 3 else np.zeros(1)
     flags = int(operands[0]) if len(operands) else 0
@@ -474,6 +478,13 @@ def _do_mul_add(ctx, callee, args, ret_type, what):
         b = groups.gather_matrix(args[1], _layout(b_type, ctx)).astype(_dtype(b_type), copy=False)
         mats = _run_checked(ctx, lambda: coopmat.mul_add(a, b, c, flags, _dtype(result)))
     return groups.scatter_matrix(mats, _layout(result, ctx), _dtype(result))
+
+
+@functools.lru_cache(maxsize=None)
+def _mul_add_problem(a, b, c, result):
+    """coopmat_spec's mul-add type rule on the matrix types a call names (MatrixArg)."""
+    return coopmat_spec.mul_add_problem(a.matrix_type(), b.matrix_type(), c.matrix_type(),
+                                        result.matrix_type())
 
 
 def _own_value(value, matrix_type, groups, ctx):
