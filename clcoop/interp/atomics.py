@@ -4,7 +4,7 @@ import numpy as np
 
 from clcoop.errors import IRError
 from clcoop.interp.demangle import pointee_type
-from clcoop.interp.lanes import active_lanes, bcast, expand_lanes
+from clcoop.interp.lanes import active_lanes, active_operands, bcast, expand_lanes
 from clcoop.interp.loader import Ty
 from clcoop.interp.scalars import UINT_DTYPES, scalar_dtype
 from clcoop.interp.typed_memory import mem_dtype, read_typed, write_typed
@@ -126,16 +126,6 @@ _ATOMIC_OPS = {"add": "add", "sub": "sub", "xchg": "xchg", "min": "min", "max": 
 _FLAG_T = Ty("int", 32)
 
 
-def _active_operands(ex, args, bmask, full):
-    """(lanes, the operands' rows of the active work-items); lanes is None when all are
-    active (active, expand)."""
-    operands = [bcast(a, ex.lane_count) for a in args]
-    lanes = active_lanes(ex, bmask, full)
-    if lanes is not None:
-        operands = [v[lanes] for v in operands]
-    return lanes, operands
-
-
 def _atomic(op):
     def make(base, params, arg_types, ret_ty):
         val_t = ret_ty
@@ -149,7 +139,7 @@ def _atomic(op):
         implicit_one = op in ("inc", "dec")
 
         def h(ex, args, bmask, full, ins):
-            lanes, (ptr, v) = _active_operands(ex, [args[0], 1 if implicit_one else args[1]],
+            lanes, (ptr, v) = active_operands(ex, [args[0], 1 if implicit_one else args[1]],
                                                bmask, full)
             old = atomic_apply(ex, ptr, v, val_t, rmw, lanes)
             return expand_lanes(ex, lanes, old.astype(scalar_dtype(val_t)))
@@ -160,7 +150,7 @@ def _atomic(op):
 def _atomic_cmpxchg(base, params, arg_types, ret_ty):
 
     def h(ex, args, bmask, full, ins):
-        lanes, (ptr, cmp, new) = _active_operands(ex, args[:3], bmask, full)
+        lanes, (ptr, cmp, new) = active_operands(ex, args[:3], bmask, full)
         old = atomic_apply(ex, ptr, new, ret_ty, "cmpxchg", lanes, compare=cmp)
         return expand_lanes(ex, lanes, old.astype(scalar_dtype(ret_ty)))
     return h
@@ -169,7 +159,7 @@ def _atomic_cmpxchg(base, params, arg_types, ret_ty):
 def _atomic_load(base, params, arg_types, ret_ty):
 
     def h(ex, args, bmask, full, ins):
-        lanes, (ptr,) = _active_operands(ex, args[:1], bmask, full)
+        lanes, (ptr,) = active_operands(ex, args[:1], bmask, full)
         return expand_lanes(ex, lanes, read_typed(ex, ptr, ret_ty))
     return h
 
@@ -180,7 +170,7 @@ def _atomic_store(base, params, arg_types, ret_ty):
     t = _FLAG_T if flag else arg_types[1]
 
     def h(ex, args, bmask, full, ins):
-        lanes, (ptr, v) = _active_operands(ex, [args[0], 0 if flag else args[1]], bmask, full)
+        lanes, (ptr, v) = active_operands(ex, [args[0], 0 if flag else args[1]], bmask, full)
         write_typed(ex, ptr, v, t)
         return None
     return h
@@ -190,7 +180,7 @@ def _atomic_flag_test_and_set(base, params, arg_types, ret_ty):
     out = scalar_dtype(ret_ty)
 
     def h(ex, args, bmask, full, ins):
-        lanes, (ptr,) = _active_operands(ex, args[:1], bmask, full)
+        lanes, (ptr,) = active_operands(ex, args[:1], bmask, full)
         old = atomic_apply(ex, ptr, np.ones(ptr.shape, np.int32), _FLAG_T, "xchg", lanes)
         return expand_lanes(ex, lanes, (old != 0).astype(out))
     return h
@@ -213,7 +203,7 @@ def _atomic_compare_exchange(base, params, arg_types, ret_ty):
         return ok
 
     def h(ex, args, bmask, full, ins):
-        lanes, (ptr, expected_ptr, desired) = _active_operands(ex, args[:3], bmask, full)
+        lanes, (ptr, expected_ptr, desired) = active_operands(ex, args[:3], bmask, full)
         active = ex.cur_lanes
         if np.unique(expected_ptr).size == expected_ptr.size:
             ok = exchange(ex, active, ptr, expected_ptr, desired)

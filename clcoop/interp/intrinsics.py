@@ -3,7 +3,7 @@ import re
 
 import numpy as np
 
-from clcoop.interp.lanes import active_lanes, bcast
+from clcoop.interp.lanes import active_operands
 from clcoop.errors import IRError
 from clcoop.interp.scalars import INT_DTYPES, UINT_DTYPES, as_unsigned, scalar_dtype
 
@@ -247,11 +247,7 @@ def resolve_intrinsic(name, arg_types, ret_ty, text):
 
 
 def _memcpy(ex, args, bmask, full, ins):
-    L = ex.lane_count
-    dst, src, n = bcast(args[0], L), bcast(args[1], L), bcast(args[2], L)
-    lanes = active_lanes(ex, bmask, full)
-    if lanes is not None:
-        dst, src, n = dst[lanes], src[lanes], n[lanes]
+    _, (dst, src, n) = active_operands(ex, args[:3], bmask, full)
     if n.size == 0:
         return None
     nmax = int(n.max())
@@ -269,11 +265,7 @@ def _memcpy(ex, args, bmask, full, ins):
 
 
 def _memset(ex, args, bmask, full, ins):
-    L = ex.lane_count
-    dst, val, n = bcast(args[0], L), bcast(args[1], L), bcast(args[2], L)
-    lanes = active_lanes(ex, bmask, full)
-    if lanes is not None:
-        dst, val, n = dst[lanes], val[lanes], n[lanes]
+    _, (dst, val, n) = active_operands(ex, args[:3], bmask, full)
     if n.size == 0 or int(n.max()) == 0:
         return None
     if (n == n.max()).all():

@@ -57,3 +57,11 @@ def assign_lanes(vals, dst, value, bmask, full, L):
         vals[dst] = select_lanes(bmask, value, old, L)
 
 
+def active_operands(ex, args, bmask, full):
+    """(lanes, the operands' rows of the active work-items); lanes is None when all are
+    active (see active_lanes, expand_lanes)."""
+    operands = [bcast(a, ex.lane_count) for a in args]
+    lanes = active_lanes(ex, bmask, full)
+    if lanes is not None:
+        operands = [v[lanes] for v in operands]
+    return lanes, operands
