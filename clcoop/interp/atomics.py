@@ -9,6 +9,7 @@ from clcoop.interp.loader import Ty
 from clcoop.interp.scalars import UINT_DTYPES, scalar_dtype
 from clcoop.interp.typed_memory import mem_dtype, read_typed, write_typed
 
+
 def atomic_apply(ex, addrs, values, t, op, lanes, compare=None):
     """Apply an atomic RMW for each active lane in lane order; return old values."""
     dtype = mem_dtype(ex, t, scalar_dtype(t))

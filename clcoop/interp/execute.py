@@ -320,7 +320,6 @@ class _LocalArg:
         self.name, self.nbytes = name, nbytes
 
 
-
 class _LaneIds:
     """Work-item ids of each lane of a batch (lazily computed, cached)."""
 

@@ -133,7 +133,6 @@ def _make_alloca_view(ex, ins, t):
     return np.lib.stride_tricks.as_strided(view, shape=shape, strides=strides), dtype, mdt, entry
 
 
-
 def op_load(ex, vals, ins, bmask, full):
     L = ex.lane_count
     if ins.alloca is not None:
@@ -524,8 +523,6 @@ def _insert_path(agg, path, x):
     else:
         items[path[0]] = _insert_path(items[path[0]], path[1:], x)
     return tuple(items)
-
-
 
 
 # ---------------------------------------------------------------- calls

@@ -13,7 +13,6 @@ def round_half_away(x):
     return np.copysign(np.floor(np.abs(x) + 0.5), x)
 
 
-
 def exact_int(fn, a, b, out_dtype):
     """fn on exact Python integers (64-bit products and sums do not fit in NumPy types)."""
     a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
@@ -21,7 +20,6 @@ def exact_int(fn, a, b, out_dtype):
     bits = np.dtype(out_dtype).itemsize * 8
     res = [(r + (1 << bits)) % (1 << bits) for r in res]          # two's complement bits
     return np.array(res, dtype=np.uint64).astype(UINT_DTYPES[bits]).view(out_dtype).reshape(a.shape)
-
 
 
 def clz(a):
@@ -34,7 +32,6 @@ def clz(a):
     return out
 
 
-
 def ctz(a):
     bits = a.dtype.itemsize * 8
     u = as_unsigned(a).astype(np.uint64)
@@ -45,14 +42,12 @@ def ctz(a):
     return out
 
 
-
 def popcount(a):
     u = as_unsigned(a).astype(np.uint64)
     out = np.zeros(u.shape, np.int64)
     for b in range(a.dtype.itemsize * 8):
         out += ((u >> np.uint64(b)) & np.uint64(1)).astype(np.int64)
     return out
-
 
 
 _TYPE_SUFFIX = re.compile(r"^(?:[ifv]\d+.*|p\d+|f\d+|nxv.*)$")

@@ -37,7 +37,6 @@ def expand_lanes(ex, lanes, res, dtype=None):
     return out
 
 
-
 def select_lanes(sel, a, b, L):
     a_nd, b_nd = np.ndim(a), np.ndim(b)
     nd = max(a_nd, b_nd, 1)

@@ -21,6 +21,7 @@ from clcoop.interp.lanes import active_lanes, bcast, expand_lanes
 from clcoop.interp.scalars import INT_DTYPES, as_unsigned, scalar_dtype
 from clcoop.interp.typed_memory import write_typed
 
+
 # ============================================================================ helpers
 
 def _elementwise(fn, unsigned_args=False, float_result=False):

@@ -14,6 +14,7 @@ from clcoop.interp.loader import (Const, TokenStream, parse_constant, parse_type
                                   parse_typed_constant, value_id, value_kind)
 from clcoop.interp.scalars import scalar_dtype
 
+
 # ============================================================================ translation
 
 class Instr:
