@@ -15,7 +15,7 @@ _RUNTIME_NAMES = {"Program", "Kernel", "LocalMemory"}
 
 def __getattr__(name):
     if name in _RUNTIME_NAMES:
-        from clcoop.interp import api
+        from clcoop import api
         return getattr(api, name)
     if name == "debug":   # clcoop.debug.show(matrix_value, type, subgroup_size)
         from clcoop.interp import debug

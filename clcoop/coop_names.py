@@ -10,10 +10,10 @@ import functools
 import re
 from dataclasses import dataclass
 
+from clcoop.coopmat_spec import COMPONENTS, MatrixType
+
 # Itanium codes of OpenCL component types.
-ITANIUM_COMPONENTS = {"c": "char", "h": "uchar", "s": "short", "t": "ushort", "i": "int",
-                      "j": "uint", "l": "long", "m": "ulong", "Dh": "half", "f": "float",
-                      "d": "double"}
+ITANIUM_COMPONENTS = {c.itanium: c.name for c in COMPONENTS.values()}
 CODES_BY_COMPONENT = {elem: code for code, elem in ITANIUM_COMPONENTS.items()}
 SIGNED_CODES = frozenset({"a", "c", "s", "i", "l"})
 UNSIGNED_CODES = frozenset({"h", "t", "j", "m"})
@@ -34,6 +34,15 @@ class MatrixArg:
     @classmethod
     def of_component(cls, elem, scope, rows, cols, use):
         return cls(CODES_BY_COMPONENT[elem], scope, rows, cols, use)
+
+    @classmethod
+    def of_matrix_type(cls, matrix):
+        """The MatrixArg of a coopmat_spec.MatrixType."""
+        return cls(matrix.component.itanium, matrix.scope, matrix.rows, matrix.cols, matrix.use)
+
+    def matrix_type(self):
+        """The coopmat_spec.MatrixType this names (keeping the component's signedness)."""
+        return MatrixType(COMPONENTS[self.elem], self.scope, self.rows, self.cols, self.use)
 
     @property
     def elem(self):
@@ -81,3 +90,42 @@ def parse_callee(name):
         well_formed = rest.startswith("Ev")
         rest = rest[2:] if well_formed else rest
     return CalleeName(base, tuple(matrices), rest, well_formed)
+
+
+# ---------------------------------------------------------------- operation identifiers
+# (interpreter and SPIR-V rewrite; issue 11) The `__spirv_<Op>` identifiers are spelled
+# here only: the interpreter (interp/coop_calls.py, interp/coop_spellings.py), the
+# loader, and the SPIR-V rewrite (spirv/rewrite.py) name operations through these.
+
+SPIRV_PREFIX = "__spirv_"
+
+
+def spirv_name(op):
+    """'CooperativeMatrixLoadKHR' -> '__spirv_CooperativeMatrixLoadKHR'."""
+    return SPIRV_PREFIX + op
+
+
+def operation_name(base):
+    """'__spirv_CooperativeMatrixLoadKHR' -> 'CooperativeMatrixLoadKHR' (for messages)."""
+    return base[len(SPIRV_PREFIX):] if base.startswith(SPIRV_PREFIX) else base
+
+
+def names_spirv_operation(name):
+    """True when a (mangled or plain) callee name contains a `__spirv_` identifier."""
+    return SPIRV_PREFIX in name
+
+
+LOAD = spirv_name("CooperativeMatrixLoadKHR")
+STORE = spirv_name("CooperativeMatrixStoreKHR")
+MUL_ADD = spirv_name("CooperativeMatrixMulAddKHR")
+LENGTH = spirv_name("CooperativeMatrixLengthKHR")
+SPLAT = spirv_name("CompositeConstruct")
+NEGATE = spirv_name("CooperativeMatrixScalarNeg")
+SCALAR_MUL = spirv_name("CooperativeMatrixScalarMul")
+ACCESS_CHAIN = spirv_name("AccessChain")
+# Element-wise binary operators (RFC 4.6) by operation.
+BINARY = {op: spirv_name(f"CooperativeMatrixBinary{op.capitalize()}") for op in ("add", "sub", "mul", "div")}
+# Conversions: the SPIR-V opcode names, which are also the callee identifiers.
+CONVERSION_OPCODES = ("FConvert", "SConvert", "UConvert", "ConvertFToS", "ConvertFToU",
+                      "ConvertSToF", "ConvertUToF")
+CONVERSIONS = {spirv_name(opcode): opcode for opcode in CONVERSION_OPCODES}

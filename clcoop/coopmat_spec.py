@@ -183,6 +183,8 @@ for _c in COMPONENTS.values():
 # Largest rows/cols accepted: real devices use 8..64; larger values only exhaust memory.
 MAX_DIMENSION = 1 << 12
 
+# The LLVM target extension type of OpTypeCooperativeMatrixKHR (llc-22's SPIR-V backend).
+MATRIX_TARGET_TYPE = "spirv.CooperativeMatrixKHR"
 _MATRIX_TYPE_RE = re.compile(
     r'^\s*target\s*\(\s*"spirv\.CooperativeMatrixKHR"\s*,\s*(\w+)\s*,\s*(\d+)\s*,'
     r'\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*\)\s*$')
@@ -202,7 +204,7 @@ class MatrixType:
 
     def ir_text(self):
         """The LLVM target extension type, as llc-22's SPIR-V backend reads it."""
-        return (f'target("spirv.CooperativeMatrixKHR", {self.component.llvm}, {self.scope}, '
+        return (f'target("{MATRIX_TARGET_TYPE}", {self.component.llvm}, {self.scope}, '
                 f"{self.rows}, {self.cols}, {self.use})")
 
     @classmethod

@@ -1,5 +1,5 @@
 """`clcoop-run`: run a kernel in the interpreter from the command line (thin; the work is
-in clcoop.interp.api).
+in clcoop.api).
 
     clcoop-run kernel.cl|kernel.ll --kernel NAME --global 64,8 --local 16,1
                [--subgroup-size 16] --arg A=a.npy --arg n=64 [--arg tmp=local:1024]

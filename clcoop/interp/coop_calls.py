@@ -1,6 +1,6 @@
 """The bridge from IR calls to cooperative-matrix semantics.
 
-`execute_coop_call(ctx, name, args, ret_type_str)` runs one call to a `__spirv_*`
+`execute_coop_call(ctx, name, args, ret_type)` runs one call to a `__spirv_*`
 declaration named as docs/ir-conventions.md says, for every lane of a batch:
 matrices are (L, V) arrays (row l = lane l's components, docs/design.md
 "Interpreter value model"), gathered per subgroup into logical (G, rows, cols)
@@ -17,15 +17,12 @@ import re
 
 import numpy as np
 
-from clcoop import coop_names
+from clcoop import coop_names, coopmat_spec
 from clcoop.errors import IRError, RuntimeFault
 from clcoop.interp import coopmat
 from clcoop.interp.matrix_value import MatrixValue
-from clcoop.interp.layout import (COMPONENT_DTYPES, LayoutError, get_layout, is_matrix_type,
-                                  layout_of_type)
-
-SCALAR_SIZES = {"c": 1, "a": 1, "h": 1, "b": 1, "s": 2, "t": 2, "i": 4, "j": 4, "l": 8, "m": 8,
-                "x": 8, "y": 8, "Dh": 2, "f": 4, "d": 8}
+from clcoop.interp.layout import LayoutError, get_layout
+from clcoop.interp.scalars import COMPONENT_DTYPES, SCALARS
 
 
 def parse_callee(name):
@@ -46,7 +43,7 @@ def pointee_size(params):
     count = int(match.group(2)) if match.group(2) else 1
     if count == 3:
         count = 4   # OpenCL 3-component vectors occupy 4 components
-    return count * SCALAR_SIZES[match.group(3)]
+    return count * SCALARS[match.group(3)].dtype.itemsize
 
 
 # ---------------------------------------------------------------- subgroups
@@ -232,13 +229,13 @@ def _dtype(matrix_arg):
     return np.dtype(COMPONENT_DTYPES[matrix_arg.elem])
 
 
-def _result_matrix(callee, ret_type_str, what):
-    """The result matrix type: from the template args, else from the IR return type."""
+def _result_matrix(callee, ret_type, what):
+    """The result matrix type: from the template args, else from the IR return type (a
+    loader Ty; its component is the signed one of its width)."""
     if callee.matrices:
         return callee.matrices[0]
-    if ret_type_str and is_matrix_type(ret_type_str):
-        layout = layout_of_type(ret_type_str, 1)
-        return coop_names.MatrixArg.of_component(layout.elem, 3, layout.rows, layout.cols, layout.use)
+    if ret_type is not None and ret_type.kind == "matrix":
+        return coop_names.MatrixArg.of_matrix_type(ret_type.matrix)
     raise IRError(f"cooperative matrix call {what} names no matrix type")
 
 
@@ -250,8 +247,8 @@ def _operand_matrices(callee, count, what, has_result):
     return matrices[:count]
 
 
-def _do_load(ctx, callee, args, ret_type_str, what):
-    result = _result_matrix(callee, ret_type_str, what)
+def _do_load(ctx, callee, args, ret_type, what):
+    result = _result_matrix(callee, ret_type, what)
     layout = _layout(result, ctx)
     groups = Subgroups(ctx, what)
     pointer = groups.uniform(args[0], what, "pointer")
@@ -387,7 +384,7 @@ def _distinct_tiles(bases, strides):
     return first[order], rank[inverse.reshape(-1)]
 
 
-def _do_store(ctx, callee, args, ret_type_str, what):
+def _do_store(ctx, callee, args, ret_type, what):
     (matrix,) = _operand_matrices(callee, 1, what, has_result=False)
     layout = _layout(matrix, ctx)
     groups = Subgroups(ctx, what)
@@ -454,9 +451,13 @@ def _run_checked(ctx, run):
         _fault(ctx, str(fault))
 
 
-def _do_mul_add(ctx, callee, args, ret_type_str, what):
-    result = _result_matrix(callee, ret_type_str, what)
+def _do_mul_add(ctx, callee, args, ret_type, what):
+    result = _result_matrix(callee, ret_type, what)
     a_type, b_type, c_type = _operand_matrices(callee, 3, what, has_result=True)
+    problem = _mul_add_problem(a_type, b_type, c_type, result)
+    if problem is not None:
+        _fault(ctx, f"cooperative matrix {what}: {problem.message}"
+                    + (f" ({problem.note})" if problem.note else ""))
     groups = Subgroups(ctx, what)
     operands = groups.uniform(args[3], what, "operands") if len(args) > 3 else np.zeros(1)
     flags = int(operands[0]) if len(operands) else 0
@@ -477,6 +478,13 @@ def _do_mul_add(ctx, callee, args, ret_type_str, what):
         b = groups.gather_matrix(args[1], _layout(b_type, ctx)).astype(_dtype(b_type), copy=False)
         mats = _run_checked(ctx, lambda: coopmat.mul_add(a, b, c, flags, _dtype(result)))
     return groups.scatter_matrix(mats, _layout(result, ctx), _dtype(result))
+
+
+@functools.lru_cache(maxsize=None)
+def _mul_add_problem(a, b, c, result):
+    """coopmat_spec's mul-add type rule on the matrix types a call names (MatrixArg)."""
+    return coopmat_spec.mul_add_problem(a.matrix_type(), b.matrix_type(), c.matrix_type(),
+                                        result.matrix_type())
 
 
 def _own_value(value, matrix_type, groups, ctx):
@@ -504,7 +512,7 @@ def _grid_operand(value, matrix_type, groups, ctx):
     return value.grid() if value is not None and groups.selected is None else None
 
 
-def _do_length(ctx, callee, args, ret_type_str, what):
+def _do_length(ctx, callee, args, ret_type, what):
     """OpCooperativeMatrixLengthKHR depends only on the type: no uniformity needed."""
     matrix = callee.matrices[0] if callee.matrices else None
     if matrix is None:
@@ -513,22 +521,19 @@ def _do_length(ctx, callee, args, ret_type_str, what):
     return np.full(int(ctx.lane_count), length, dtype=np.int32)
 
 
-def _do_splat(ctx, callee, args, ret_type_str, what):
-    result = _result_matrix(callee, ret_type_str, what)
+def _do_splat(ctx, callee, args, ret_type, what):
+    result = _result_matrix(callee, ret_type, what)
     groups = Subgroups(ctx, what)
     value = groups.uniform(args[0], what, "value")
     mats = coopmat.splat(value, _dtype(result), (result.rows, result.cols))
     return groups.scatter_matrix(mats, _layout(result, ctx), _dtype(result))
 
 
-BINARY_OPS = {"__spirv_CooperativeMatrixBinaryAdd": "add",
-              "__spirv_CooperativeMatrixBinarySub": "sub",
-              "__spirv_CooperativeMatrixBinaryMul": "mul",
-              "__spirv_CooperativeMatrixBinaryDiv": "div"}
+BINARY_OPS = {base: op for op, base in coop_names.BINARY.items()}
 
 
-def _unary_setup(ctx, callee, args, ret_type_str, what, operand_count):
-    result = _result_matrix(callee, ret_type_str, what)
+def _unary_setup(ctx, callee, args, ret_type, what, operand_count):
+    result = _result_matrix(callee, ret_type, what)
     operand_types = _operand_matrices(callee, operand_count, what, has_result=True)
     groups = Subgroups(ctx, what)
     operands = [groups.gather_matrix(args[k], _layout(t, ctx)).astype(_dtype(t), copy=False)
@@ -536,8 +541,8 @@ def _unary_setup(ctx, callee, args, ret_type_str, what, operand_count):
     return result, groups, operands
 
 
-def _do_binary(ctx, callee, args, ret_type_str, what):
-    result, groups, (a, b) = _unary_setup(ctx, callee, args, ret_type_str, what, 2)
+def _do_binary(ctx, callee, args, ret_type, what):
+    result, groups, (a, b) = _unary_setup(ctx, callee, args, ret_type, what, 2)
     if BINARY_OPS[callee.base] == "div" and b.dtype.kind in "iu":
         zero = (b == 0).reshape(groups.count, -1).any(axis=1)
         if zero.any():
@@ -548,29 +553,25 @@ def _do_binary(ctx, callee, args, ret_type_str, what):
     return groups.scatter_matrix(mats, _layout(result, ctx), _dtype(result))
 
 
-def _do_negate(ctx, callee, args, ret_type_str, what):
-    result, groups, (a,) = _unary_setup(ctx, callee, args, ret_type_str, what, 1)
+def _do_negate(ctx, callee, args, ret_type, what):
+    result, groups, (a,) = _unary_setup(ctx, callee, args, ret_type, what, 1)
     return groups.scatter_matrix(coopmat.negate(a), _layout(result, ctx), _dtype(result))
 
 
-def _do_scalar_mul(ctx, callee, args, ret_type_str, what):
-    result, groups, (a,) = _unary_setup(ctx, callee, args, ret_type_str, what, 1)
+def _do_scalar_mul(ctx, callee, args, ret_type, what):
+    result, groups, (a,) = _unary_setup(ctx, callee, args, ret_type, what, 1)
     scalar = groups.uniform(args[1], what, "scalar")
     mats = coopmat.scalar_mul(a, np.asarray(scalar).reshape(-1, 1, 1))
     return groups.scatter_matrix(mats, _layout(result, ctx), _dtype(result))
 
 
-CONVERSIONS = {"__spirv_" + op: op for op in ("FConvert", "SConvert", "UConvert", "ConvertFToS",
-                                                "ConvertFToU", "ConvertSToF", "ConvertUToF")}
-
-
-def _do_convert(ctx, callee, args, ret_type_str, what):
-    result, groups, (x,) = _unary_setup(ctx, callee, args, ret_type_str, what, 1)
-    mats = coopmat.convert(CONVERSIONS[callee.base], x, _dtype(result))
+def _do_convert(ctx, callee, args, ret_type, what):
+    result, groups, (x,) = _unary_setup(ctx, callee, args, ret_type, what, 1)
+    mats = coopmat.convert(coop_names.CONVERSIONS[callee.base], x, _dtype(result))
     return groups.scatter_matrix(mats, _layout(result, ctx), _dtype(result))
 
 
-def _do_access_chain(ctx, callee, args, ret_type_str, what):
+def _do_access_chain(ctx, callee, args, ret_type, what):
     """&m[i] = m.addr + i * sizeof(T) (docs/ir-conventions.md); allowed in divergent
     control flow (SPV_KHR issue 11), so no uniformity check."""
     if callee.matrices:
@@ -583,17 +584,17 @@ def _do_access_chain(ctx, callee, args, ret_type_str, what):
 
 
 HANDLERS = {
-    "__spirv_CooperativeMatrixLoadKHR": _do_load,
-    "__spirv_CooperativeMatrixStoreKHR": _do_store,
-    "__spirv_CooperativeMatrixMulAddKHR": _do_mul_add,
-    "__spirv_CooperativeMatrixLengthKHR": _do_length,
-    "__spirv_CompositeConstruct": _do_splat,
-    "__spirv_CooperativeMatrixScalarNeg": _do_negate,
-    "__spirv_CooperativeMatrixScalarMul": _do_scalar_mul,
-    "__spirv_AccessChain": _do_access_chain,
+    coop_names.LOAD: _do_load,
+    coop_names.STORE: _do_store,
+    coop_names.MUL_ADD: _do_mul_add,
+    coop_names.LENGTH: _do_length,
+    coop_names.SPLAT: _do_splat,
+    coop_names.NEGATE: _do_negate,
+    coop_names.SCALAR_MUL: _do_scalar_mul,
+    coop_names.ACCESS_CHAIN: _do_access_chain,
 }
 HANDLERS.update({base: _do_binary for base in BINARY_OPS})
-HANDLERS.update({base: _do_convert for base in CONVERSIONS})
+HANDLERS.update({base: _do_convert for base in coop_names.CONVERSIONS})
 
 
 def is_coop_call(name):
@@ -604,7 +605,7 @@ def is_coop_call(name):
         return False
 
 
-def execute_coop_call(ctx, name, args, ret_type_str):
+def execute_coop_call(ctx, name, args, ret_type):
     """Runs one cooperative-matrix call for all lanes; returns (L, V) for matrix results,
     (L,) for length and access chain, None for store."""
     module = getattr(ctx, "module", None)
@@ -612,5 +613,5 @@ def execute_coop_call(ctx, name, args, ret_type_str):
     handler = HANDLERS.get(callee.base)
     if handler is None:
         raise IRError(f"unknown cooperative matrix operation '{name}'")
-    what = callee.base.replace("__spirv_", "")
-    return handler(ctx, callee, list(args), ret_type_str, what)
+    what = coop_names.operation_name(callee.base)
+    return handler(ctx, callee, list(args), ret_type, what)

@@ -26,48 +26,31 @@ suffixed names as imported functions). docs/ir-conventions.md "IR from other pro
 import re
 
 from clcoop import coop_names
+from clcoop.coopmat_spec import COMPONENTS, COMPONENTS_BY_LLVM
 
-LOAD = "__spirv_CooperativeMatrixLoadKHR"
-STORE = "__spirv_CooperativeMatrixStoreKHR"
+from clcoop.coop_names import (BINARY, CONVERSIONS, LENGTH, LOAD, MUL_ADD, NEGATE, SCALAR_MUL,
+                               SPIRV_PREFIX, SPLAT, STORE, spirv_name)
 
 # Spelling of the operation -> (clcoop base name, component signedness it implies or None).
-_BINARY = {"Add": ("FAdd", "IAdd"), "Sub": ("FSub", "ISub"), "Mul": ("FMul", "IMul"),
-           "Div": ("FDiv",)}
-OPERATIONS = {
-    LOAD: (LOAD, None),
-    STORE: (STORE, None),
-    "__spirv_CooperativeMatrixMulAddKHR": ("__spirv_CooperativeMatrixMulAddKHR", None),
-    "__spirv_CooperativeMatrixLengthKHR": ("__spirv_CooperativeMatrixLengthKHR", None),
-    "__spirv_CompositeConstruct": ("__spirv_CompositeConstruct", None),
-    "__spirv_CooperativeMatrixScalarNeg": ("__spirv_CooperativeMatrixScalarNeg", None),
-    "__spirv_FNegate": ("__spirv_CooperativeMatrixScalarNeg", None),
-    "__spirv_SNegate": ("__spirv_CooperativeMatrixScalarNeg", None),
-    "__spirv_CooperativeMatrixFNegate": ("__spirv_CooperativeMatrixScalarNeg", None),
-    "__spirv_CooperativeMatrixSNegate": ("__spirv_CooperativeMatrixScalarNeg", None),
-    "__spirv_CooperativeMatrixScalarMul": ("__spirv_CooperativeMatrixScalarMul", None),
-    "__spirv_CooperativeMatrixScalarMulKHR": ("__spirv_CooperativeMatrixScalarMul", None),
-    "__spirv_MatrixTimesScalar": ("__spirv_CooperativeMatrixScalarMul", None),
-}
-for _op, _opcodes in _BINARY.items():
-    _base = f"__spirv_CooperativeMatrixBinary{_op}"
-    OPERATIONS[_base] = (_base, None)
+_BINARY_OPCODES = {"add": ("FAdd", "IAdd"), "sub": ("FSub", "ISub"), "mul": ("FMul", "IMul"),
+                   "div": ("FDiv",)}
+OPERATIONS = {base: (base, None) for base in (LOAD, STORE, MUL_ADD, LENGTH, SPLAT, NEGATE, SCALAR_MUL)}
+for _spelled in ("FNegate", "SNegate", "CooperativeMatrixFNegate", "CooperativeMatrixSNegate"):
+    OPERATIONS[spirv_name(_spelled)] = (NEGATE, None)
+for _spelled in ("CooperativeMatrixScalarMulKHR", "MatrixTimesScalar"):
+    OPERATIONS[spirv_name(_spelled)] = (SCALAR_MUL, None)
+for _op, _opcodes in _BINARY_OPCODES.items():
+    OPERATIONS[BINARY[_op]] = (BINARY[_op], None)
     for _opcode in _opcodes:
-        OPERATIONS[f"__spirv_{_opcode}"] = (_base, None)
-        OPERATIONS[f"__spirv_CooperativeMatrix{_opcode}"] = (_base, None)
+        OPERATIONS[spirv_name(_opcode)] = (BINARY[_op], None)
+        OPERATIONS[spirv_name(f"CooperativeMatrix{_opcode}")] = (BINARY[_op], None)
 for _opcode, _signed in (("SDiv", True), ("UDiv", False)):
     # Integer division is signed or unsigned by the component code (ir-conventions.md).
-    OPERATIONS[f"__spirv_{_opcode}"] = ("__spirv_CooperativeMatrixBinaryDiv", _signed)
-    OPERATIONS[f"__spirv_CooperativeMatrix{_opcode}"] = ("__spirv_CooperativeMatrixBinaryDiv",
-                                                         _signed)
-for _opcode in ("FConvert", "SConvert", "UConvert", "ConvertFToS", "ConvertFToU",
-                "ConvertSToF", "ConvertUToF"):
-    OPERATIONS[f"__spirv_{_opcode}"] = (f"__spirv_{_opcode}", None)
+    OPERATIONS[spirv_name(_opcode)] = (BINARY["div"], _signed)
+    OPERATIONS[spirv_name(f"CooperativeMatrix{_opcode}")] = (BINARY["div"], _signed)
+for _base in CONVERSIONS:
+    OPERATIONS[_base] = (_base, None)
 
-# Itanium codes of the IR component types (the IR has no signedness: signed unless the
-# operation says otherwise).
-_SIGNED_CODES = {8: "c", 16: "s", 32: "i", 64: "l"}
-_UNSIGNED_CODES = {8: "h", 16: "t", 32: "j", 64: "m"}
-_FLOAT_CODES = {16: "Dh", 32: "f", 64: "d"}
 # The pull request's element-type tokens (`_global_f32_sc3_...`).
 _SUFFIX_TYPE_CODES = {"f16": "Dh", "f32": "f", "f64": "d", "i8": "c", "i16": "s", "i32": "i",
                       "i64": "l", "u8": "h", "u16": "t", "u32": "j", "u64": "m"}
@@ -100,7 +83,7 @@ def operation_of(ident):
     None when it names no cooperative-matrix operation."""
     if ident in OPERATIONS:
         return ident, ""
-    cut = ident.find("_", len("__spirv_"))
+    cut = ident.find("_", len(SPIRV_PREFIX))
     while cut != -1:
         if ident[:cut] in OPERATIONS:
             return ident[:cut], ident[cut + 1:]
@@ -136,16 +119,21 @@ def canonical_name(name, ret_type, param_types):
 
 
 def _matrix_arg(t, signed):
-    scope, rows, cols, use = t.params
-    return coop_names.MatrixArg(_scalar_code(t.elem, signed), scope, rows, cols, use)
+    m = t.matrix
+    return coop_names.MatrixArg(_component_code(m.component, signed), m.scope, m.rows, m.cols, m.use)
 
 
 def _scalar_code(t, signed):
-    if t.kind == "float":
-        return _FLOAT_CODES[t.bits]
-    if t.kind == "int" and t.bits in _SIGNED_CODES:
-        return (_UNSIGNED_CODES if signed is False else _SIGNED_CODES)[t.bits]
-    return "v"
+    component = COMPONENTS_BY_LLVM.get(str(t)) if t.kind in ("int", "float") else None
+    return _component_code(component, signed) if component is not None else "v"
+
+
+def _component_code(component, signed):
+    """The Itanium code of an IR component type (the IR has no signedness: signed unless
+    the operation says otherwise)."""
+    if not component.is_float and signed is False:
+        component = COMPONENTS["u" + component.name]
+    return component.itanium
 
 
 def _param_code(t, signed):

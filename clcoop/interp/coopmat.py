@@ -8,13 +8,8 @@ import functools
 
 import numpy as np
 
+from clcoop.coopmat_spec import OPERAND_ALL, Layout, Operand
 from clcoop.errors import RuntimeFault
-
-ROW_MAJOR, COLUMN_MAJOR = 0, 1
-# "Cooperative Matrix Operands" (SPV_KHR_cooperative_matrix 3.X).
-MATRIX_A_SIGNED, MATRIX_B_SIGNED, MATRIX_C_SIGNED, MATRIX_RESULT_SIGNED = 1, 2, 4, 8
-SATURATING_ACCUMULATION = 16
-KNOWN_OPERANDS = 31
 
 
 def _is_int(dtype):
@@ -42,10 +37,10 @@ def _addresses(base, layout, stride, pointee_size, component_size, r, c):
     extra = (1,) * max(np.ndim(r), np.ndim(c))
     base = np.asarray(base, dtype=np.int64).reshape((-1,) + extra)
     stride = np.asarray(stride, dtype=np.int64).reshape((-1,) + extra)
-    if layout not in (ROW_MAJOR, COLUMN_MAJOR):
+    if layout not in (Layout.ROW_MAJOR, Layout.COLUMN_MAJOR):
         raise RuntimeFault(f"cooperative matrix memory layout must be 0 (row-major) or "
                            f"1 (column-major), got {layout}")
-    strided, contiguous = (r, c) if layout == ROW_MAJOR else (c, r)
+    strided, contiguous = (r, c) if layout == Layout.ROW_MAJOR else (c, r)
     if stride.size and (stride == stride.flat[0]).all():
         # The usual case, one stride for all subgroups: one (G, n) addition.
         offsets = strided * (pointee_size * int(stride.flat[0])) + contiguous * component_size
@@ -68,15 +63,15 @@ def memory_rows(layout, rows, cols):
     """How many contiguous runs ("memory rows") one subgroup's matrix occupies: its rows
     for row-major, its columns for column-major. Memories with load_rows/store_rows get
     G * memory_rows(...) runs, subgroup by subgroup."""
-    return rows if layout == ROW_MAJOR else cols
+    return rows if layout == Layout.ROW_MAJOR else cols
 
 
 def _run_starts(base, layout, stride, pointee_size, rows, cols):
     """(G * runs,) start addresses of the contiguous runs, subgroup-major."""
     runs = memory_rows(layout, rows, cols)
     starts = _addresses(base, layout, stride, pointee_size, 0,
-                        np.arange(runs, dtype=np.int64) if layout == ROW_MAJOR else 0,
-                        np.arange(runs, dtype=np.int64) if layout == COLUMN_MAJOR else 0)
+                        np.arange(runs, dtype=np.int64) if layout == Layout.ROW_MAJOR else 0,
+                        np.arange(runs, dtype=np.int64) if layout == Layout.COLUMN_MAJOR else 0)
     return starts.reshape(-1)
 
 
@@ -109,9 +104,9 @@ def load(memory, base_addrs, layout, stride, pointee_size, dtype, rows, cols, or
     G = np.size(base_addrs)
     if hasattr(memory, "load_rows"):
         starts = _run_starts(base_addrs, layout, stride, pointee_size, rows, cols)
-        run = cols if layout == ROW_MAJOR else rows
+        run = cols if layout == Layout.ROW_MAJOR else rows
         values = np.asarray(memory.load_rows(starts, run, dtype), dtype=dtype)
-        mats = values.reshape(G, rows, cols) if layout == ROW_MAJOR else \
+        mats = values.reshape(G, rows, cols) if layout == Layout.ROW_MAJOR else \
             values.reshape(G, cols, rows).transpose(0, 2, 1)
         return mats if order is None else _in_order(mats.reshape(G, -1), order)
     addrs = _ordered_addresses(base_addrs, layout, stride, pointee_size, dtype.itemsize, rows,
@@ -143,7 +138,7 @@ def store(memory, base_addrs, mats, layout, stride, pointee_size):
     G, rows, cols = mats.shape
     if hasattr(memory, "store_rows"):
         starts = _run_starts(base_addrs, layout, stride, pointee_size, rows, cols)
-        runs = mats if layout == ROW_MAJOR else mats.transpose(0, 2, 1)
+        runs = mats if layout == Layout.ROW_MAJOR else mats.transpose(0, 2, 1)
         memory.store_rows(starts, np.ascontiguousarray(runs).reshape(starts.size, -1), mats.dtype)
         return
     addrs = _ordered_addresses(base_addrs, layout, stride, pointee_size, mats.dtype.itemsize,
@@ -216,30 +211,30 @@ def _small_product(a, b, operands, matmul=np.matmul):
     if bound >= (1 << 53):
         return None
     work = np.float32 if bound < (1 << 24) else np.float64
-    product = matmul(_extend(a, operands & MATRIX_A_SIGNED, work),
-                     _extend(b, operands & MATRIX_B_SIGNED, work))
+    product = matmul(_extend(a, operands & Operand.MATRIX_A_SIGNED, work),
+                     _extend(b, operands & Operand.MATRIX_B_SIGNED, work))
     return product.astype(np.int64)
 
 
 def _integer_mul_add(a, b, c, operands, result_dtype):
-    c_wide = _extend(c, operands & MATRIX_C_SIGNED)
-    if not operands & SATURATING_ACCUMULATION:
+    c_wide = _extend(c, operands & Operand.MATRIX_C_SIGNED)
+    if not operands & Operand.SATURATING_ACCUMULATION:
         # Wrapping: the result keeps the low N <= 64 bits of the exact A*B + C, which
         # arithmetic modulo 2**64 gives.
         product = _small_product(a, b, operands)
         if product is None:
-            product = _product(a, b, _extend(a, operands & MATRIX_A_SIGNED),
-                               _extend(b, operands & MATRIX_B_SIGNED), exact=False)
+            product = _product(a, b, _extend(a, operands & Operand.MATRIX_A_SIGNED),
+                               _extend(b, operands & Operand.MATRIX_B_SIGNED), exact=False)
         return _wrap(product + _as_int64_bits(c_wide), result_dtype)
-    a_wide = _extend(a, operands & MATRIX_A_SIGNED)
-    b_wide = _extend(b, operands & MATRIX_B_SIGNED)
+    a_wide = _extend(a, operands & Operand.MATRIX_A_SIGNED)
+    b_wide = _extend(b, operands & Operand.MATRIX_B_SIGNED)
     # The A*B intermediate is computed exactly (SPV_KHR leaves its overflow undefined);
     # only its addition to C saturates, to the signedness of Result.
     product = _product(a, b, a_wide, b_wide, exact=True)
     if product.dtype != object and (c.dtype.itemsize == 8 or _product_bound(a, b) >= (1 << 62)):
         product = product.astype(object)        # the sum could leave int64
     total = product + (c_wide.astype(object) if product.dtype == object else c_wide)
-    return _saturate(total, result_dtype, bool(operands & MATRIX_RESULT_SIGNED))
+    return _saturate(total, result_dtype, bool(operands & Operand.MATRIX_RESULT_SIGNED))
 
 
 def _as_int64_bits(wide):
@@ -278,12 +273,12 @@ def mul_add(a, b, c, operands, result_dtype):
     """OpCooperativeMatrixMulAddKHR on (G, M, K) x (G, K, N) + (G, M, N), one batched matmul.
 
     Integer components are extended per the operand flags (1/2/4 A/B/C signed),
-    the result wraps, or with SATURATING_ACCUMULATION (16) the addition of A*B to C
+    the result wraps, or with Operand.SATURATING_ACCUMULATION (16) the addition of A*B to C
     saturates to the signedness of Result (flag 8).
     """
     a, b, c = np.asarray(a), np.asarray(b), np.asarray(c)
     operands = int(operands)
-    if operands & ~KNOWN_OPERANDS:
+    if operands & ~OPERAND_ALL:
         raise RuntimeFault(f"unknown cooperative matrix operands 0x{operands:x}")
     if a.shape[-1] != b.shape[-2] or a.shape[-2] != c.shape[-2] or b.shape[-1] != c.shape[-1]:
         raise RuntimeFault(f"cooperative matrix mul-add with incompatible shapes "
@@ -401,7 +396,7 @@ def mul_add_factored(a_factored, b_factored, c, operands, result_dtype, keep_gri
     operands = int(operands)
     result_dtype = np.dtype(result_dtype)
     Da, Db = a_tiles.shape[0], b_tiles.shape[0]
-    if operands & ~KNOWN_OPERANDS or a_tiles.shape[-1] != b_tiles.shape[-2] \
+    if operands & ~OPERAND_ALL or a_tiles.shape[-1] != b_tiles.shape[-2] \
             or c.shape[-2:] != (a_tiles.shape[-2], b_tiles.shape[-1]) \
             or c.shape[0] != a_index.size or a_index.size != b_index.size:
         return None     # mul_add reports the error
@@ -412,14 +407,14 @@ def mul_add_factored(a_factored, b_factored, c, operands, result_dtype, keep_gri
         c = c.logical()
     if _is_int(result_dtype):
         if not (_is_int(a_tiles.dtype) and _is_int(b_tiles.dtype) and _is_int(c.dtype)) \
-                or operands & SATURATING_ACCUMULATION:
+                or operands & Operand.SATURATING_ACCUMULATION:
             return None
         if _product_bound(a_tiles, b_tiles) >= (1 << 53):
             return None
         grid = _pairwise_products(a_tiles, b_tiles,
                                   lambda x, y: _small_product(x, y, operands, blocked_matmul))
         product = grid.transpose(0, 2, 1, 3)[a_index, b_index]
-        return _wrap(product + _as_int64_bits(_extend(c, operands & MATRIX_C_SIGNED)),
+        return _wrap(product + _as_int64_bits(_extend(c, operands & Operand.MATRIX_C_SIGNED)),
                      result_dtype)
     if _is_int(a_tiles.dtype) or _is_int(b_tiles.dtype) or _is_int(c.dtype):
         return None

@@ -6,7 +6,7 @@ the interpreter ((L, V), one row per lane) out per work-item and as the logical 
 """
 import numpy as np
 
-from clcoop.interp.layout import MatrixLayout, get_layout, layout_of_type
+from clcoop.interp.layout import USE_NAMES, MatrixLayout, get_layout, layout_of_type
 
 PADDING_CELL = "-"
 
@@ -51,7 +51,7 @@ def layout_json(layout):
     work_items = [[list(rc) if (rc := layout.row_col(p, v)) is not None else None
                    for v in range(layout.length)] for p in range(layout.subgroup_size)]
     return {"rows": layout.rows, "cols": layout.cols, "subgroup_size": layout.subgroup_size,
-            "use": {0: "a", 1: "b", 2: "accumulator"}[layout.use], "type": layout.elem,
+            "use": USE_NAMES[layout.use], "type": layout.elem,
             "length": layout.length, "work_items": work_items}
 
 

@@ -7,31 +7,18 @@ Work-item p (0 <= p < S) holds V components; `MatrixLayout.index[p, v]` is the
 flat logical index row*cols+col of its component v, or -1 for zero padding.
 """
 import functools
-import re
 
 import numpy as np
 
+from clcoop.coopmat_spec import COMPONENTS_BY_LLVM, MatrixType, Use
 from clcoop.errors import RuntimeFault
+from clcoop.interp.scalars import COMPONENT_DTYPES
 
-USE_A, USE_B, USE_ACCUMULATOR = 0, 1, 2
-USE_BY_NAME = {"a": USE_A, "matrix_a": USE_A, "b": USE_B, "matrix_b": USE_B,
-               "accumulator": USE_ACCUMULATOR, "acc": USE_ACCUMULATOR,
-               "matrix_acc": USE_ACCUMULATOR, "c": USE_ACCUMULATOR}
-USE_NAMES = {USE_A: "a", USE_B: "b", USE_ACCUMULATOR: "accumulator"}
-
-# OpenCL component name -> (NumPy dtype, size in bytes).
-COMPONENT_DTYPES = {
-    "char": np.int8, "uchar": np.uint8, "short": np.int16, "ushort": np.uint16,
-    "int": np.int32, "uint": np.uint32, "long": np.int64, "ulong": np.uint64,
-    "half": np.float16, "float": np.float32, "double": np.float64,
-}
-# The IR loses signedness (docs/ir-conventions.md); the layout only needs the size.
-LLVM_TO_COMPONENT = {"i8": "char", "i16": "short", "i32": "int", "i64": "long",
-                     "half": "half", "float": "float", "double": "double"}
-
-_MATRIX_TYPE_RE = re.compile(
-    r'^\s*target\s*\(\s*"spirv\.CooperativeMatrixKHR"\s*,\s*(\w+)\s*,\s*(\d+)\s*,'
-    r'\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*\)\s*$')
+# Names of the uses accepted by the debug API and `clcoop-layout` (lower case).
+USE_BY_NAME = {"a": Use.A, "matrix_a": Use.A, "b": Use.B, "matrix_b": Use.B,
+               "accumulator": Use.ACCUMULATOR, "acc": Use.ACCUMULATOR,
+               "matrix_acc": Use.ACCUMULATOR, "c": Use.ACCUMULATOR}
+USE_NAMES = {Use.A: "a", Use.B: "b", Use.ACCUMULATOR: "accumulator"}
 
 
 class LayoutError(RuntimeFault):
@@ -44,8 +31,8 @@ def component_name(elem):
     if isinstance(elem, str):
         if elem in COMPONENT_DTYPES:
             return elem
-        if elem in LLVM_TO_COMPONENT:
-            return LLVM_TO_COMPONENT[elem]
+        if elem in COMPONENTS_BY_LLVM and COMPONENTS_BY_LLVM[elem].name in COMPONENT_DTYPES:
+            return COMPONENTS_BY_LLVM[elem].name
     else:
         dtype = np.dtype(elem)
         for name, candidate in COMPONENT_DTYPES.items():
@@ -64,7 +51,7 @@ def use_code(use):
     if isinstance(use, (int, np.integer)) and int(use) in USE_NAMES:
         return int(use)
     if isinstance(use, str) and use.lower() in USE_BY_NAME:
-        return USE_BY_NAME[use.lower()]
+        return int(USE_BY_NAME[use.lower()])
     raise LayoutError(f"invalid cooperative matrix use '{use}' (expected a, b or accumulator)")
 
 
@@ -76,33 +63,30 @@ def _next_power_of_two(n):
     return 1 << max(int(n) - 1, 0).bit_length()
 
 
-def parse_matrix_type(type_str):
-    """'target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2)' ->
-    (llvm component type, scope, rows, cols, use)."""
-    match = _MATRIX_TYPE_RE.match(str(type_str))
-    if not match:
-        raise LayoutError(f"not a cooperative matrix type: {type_str}")
-    llvm_type = match.group(1)
-    if llvm_type not in LLVM_TO_COMPONENT:
-        raise LayoutError(f"unsupported cooperative matrix component type '{llvm_type}' in {type_str}")
-    scope, rows, cols, use = (int(match.group(k)) for k in range(2, 6))
-    return llvm_type, scope, rows, cols, use
+def matrix_type_of(t):
+    """The coopmat_spec.MatrixType of a loader Ty, of a MatrixType, or of IR type text
+    (the debug API's argument); LayoutError when it names none."""
+    if isinstance(t, MatrixType):
+        return t
+    matrix = getattr(t, "matrix", None)
+    if matrix is None and isinstance(t, str):
+        matrix = MatrixType.parse(t)
+    if matrix is None:
+        raise LayoutError(f"not a cooperative matrix type: {t}")
+    return matrix
 
 
-def is_matrix_type(type_str):
-    return bool(_MATRIX_TYPE_RE.match(str(type_str)))
+def layout_of_type(t, subgroup_size, elem=None):
+    """The layout of a matrix type (see matrix_type_of); `elem` (OpenCL name) overrides
+    the component when the caller knows the signedness (from a callee name)."""
+    matrix = matrix_type_of(t)
+    return get_layout(matrix.rows, matrix.cols, matrix.use, elem or matrix.component.name,
+                      subgroup_size)
 
 
-def layout_of_type(type_str, subgroup_size, elem=None):
-    """The layout of an IR matrix type; `elem` (OpenCL name) overrides the component
-    when the caller knows the signedness (from a callee name)."""
-    llvm_type, _scope, rows, cols, use = parse_matrix_type(type_str)
-    return get_layout(rows, cols, use, elem or LLVM_TO_COMPONENT[llvm_type], subgroup_size)
-
-
-def matrix_length(type_str, subgroup_size):
+def matrix_length(t, subgroup_size):
     """coop_mat_length: the number of components each work-item holds (V)."""
-    return layout_of_type(type_str, subgroup_size).length
+    return layout_of_type(t, subgroup_size).length
 
 
 @functools.lru_cache(maxsize=None)
@@ -165,7 +149,7 @@ class MatrixLayout:
         self.J = -(-self.I * N // S) * S // self.I
         self.K = -(-M // self.I)
         self.K1 = 1
-        if self.use == USE_B and M > S:
+        if self.use == Use.B and M > S:
             # "Matrix B": K1 = omega_b = max(1, 2/size(ty)) if M/S > 1 else 1 (K a multiple
             # of K1: "static_assert(K%K1 == 0)"; an odd K is padded by one more row block).
             self.K1 = max(1, 2 // size)
@@ -174,7 +158,7 @@ class MatrixLayout:
         self.K2 = self.K // self.K1
         self.length = self.I * self.K * self.J // S
         self.omega = 1
-        if self.use == USE_A:
+        if self.use == Use.A:
             self.omega = self._vnni_omega(size)
 
     def _vnni_omega(self, size):

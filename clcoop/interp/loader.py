@@ -8,9 +8,15 @@ the textual form of each instruction/type with the small parsers below.
 """
 import ctypes
 import re
+import struct
 from dataclasses import dataclass, field
 
+from clcoop import coop_names
+from clcoop.coopmat_spec import COMPONENTS_BY_LLVM, MATRIX_TARGET_TYPE, MatrixType
 from clcoop.errors import IRError
+from clcoop.interp import coop_spellings
+from clcoop.interp.ir_text import DEFINE_RE, llvm_unquote
+from clcoop.interp.source_map import read_debug_info
 
 
 # ----------------------------------------------------------------------------- types
@@ -26,7 +32,7 @@ class Ty:
     addrspace: int = 0         # pointers
     packed: bool = False
     text: str = ""             # matrix: the whole target(...) text
-    params: tuple = ()         # matrix: (scope, rows, cols, use)
+    matrix: object = None     # matrix: its coopmat_spec.MatrixType
 
     def __str__(self):
         return self.text or _type_text(self)
@@ -178,9 +184,12 @@ def _parse_target_type(ts):
     text = _join_tokens(ts.toks[start:ts.i])
     if name == "spirv.Event":
         return Ty("event", text=text)      # event_t: an opaque handle, kept as an int64
-    if name != "spirv.CooperativeMatrixKHR":
+    if name != MATRIX_TARGET_TYPE:
         raise IRError(f"unsupported target extension type {name!r}")
-    return Ty("matrix", elem=elem, params=tuple(params), text=text)
+    component = COMPONENTS_BY_LLVM.get(str(elem)) if elem is not None else None
+    if component is None or len(params) != 4:
+        raise IRError(f"unsupported cooperative matrix type {text}")
+    return Ty("matrix", elem=elem, text=text, matrix=MatrixType(component, *params))
 
 
 def _join_tokens(toks):
@@ -190,12 +199,6 @@ def _join_tokens(toks):
             out += " "
         out += tok
     return out.replace(" ,", ",")
-
-
-def matrix_type_text(t):
-    """The canonical target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) text."""
-    scope, rows, cols, use = t.params
-    return f'target("spirv.CooperativeMatrixKHR", {t.elem}, {scope}, {rows}, {cols}, {use})'
 
 
 # --------------------------------------------------------------------- sizes / layout
@@ -350,7 +353,6 @@ def _parse_gep_expr(ts, ty):
 
 
 def parse_float_literal(tok, bits):
-    import struct
     if tok.startswith("0xH"):
         return struct.unpack("<e", struct.pack("<H", int(tok[3:], 16)))[0]
     if tok.startswith("0x"):
@@ -469,23 +471,9 @@ def load_module(ir_text):
     return module
 
 
-# A function definition's first line in LLVM's printing; group 1 is its (quoted) name.
-DEFINE_RE = re.compile(r'^define [^@\n]*@("(?:[^"\\\n]|\\.)*"|[-\w.$]+)\(.*$', re.M)
-
-
-def llvm_unquote(text):
-    """A name or metadata string as LLVM prints it ("a\\22b" or plain) -> its text."""
-    if len(text) >= 2 and text[0] == text[-1] == '"':
-        body = text[1:-1]
-        return re.sub(r"\\([0-9A-Fa-f]{2})", lambda m: chr(int(m.group(1), 16)), body) \
-            if "\\" in body else body
-    return text
-
-
 def _read_debug_info(module, module_text):
     """Source lines of the instructions (faults name them) and, for IR without value
     names (clang -g drops them), the kernel parameters' source names."""
-    from clcoop.interp.source_map import read_debug_info
     debug = read_debug_info(module_text)
     if debug is None:
         return
@@ -496,10 +484,9 @@ def _read_debug_info(module, module_text):
 
 
 def _coop_aliases(functions, structs):
-    from clcoop.interp import coop_spellings
     aliases = {}
     for f in functions:
-        if not f.is_declaration or "__spirv_" not in f.name:
+        if not f.is_declaration or not coop_names.names_spirv_operation(f.name):
             continue
         try:
             ret, *params = (parse_type_text(str(t), structs) for t in f.global_value_type.elements)
@@ -617,3 +604,13 @@ def _read_kernel(f, header, metadata, structs):
             ints = _md_ints(body)
             info.reqd_sub_group_size = ints[0] if ints else None
     return info
+
+
+def value_kind(v):
+    """llvmlite's value kind name; kinds its enum does not know (e.g. 26, a target-type
+    'none' constant) are constants."""
+    try:
+        kind = v.value_kind
+    except ValueError:
+        return "constant"
+    return kind.name if hasattr(kind, "name") else str(kind)

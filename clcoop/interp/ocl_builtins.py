@@ -6,151 +6,32 @@ recovers the base name and the parameter types (signedness of integers, pointee 
 and `resolve` returns a handler `h(ex, args, bmask, full, ins) -> value` computing the
 result for all lanes at once.
 """
+import math
 import re
 
 import numpy as np
 
 from clcoop.errors import IRError
 from clcoop.interp import printf
-from clcoop.interp.loader import Ty
-
-# ============================================================================ demangler
-
-_BUILTIN_CODES = {
-    "v": ("void",), "b": ("int", 8, False), "c": ("int", 8, True), "a": ("int", 8, True),
-    "h": ("int", 8, False), "s": ("int", 16, True), "t": ("int", 16, False),
-    "i": ("int", 32, True), "j": ("int", 32, False), "l": ("int", 64, True),
-    "m": ("int", 64, False), "x": ("int", 64, True), "y": ("int", 64, False),
-    "f": ("float", 32), "d": ("float", 64),
-}
-
-
-class _Demangler:
-    def __init__(self, s):
-        self.s, self.i, self.subs = s, 0, []
-
-    def peek(self, n=1):
-        return self.s[self.i:self.i + n]
-
-    def number(self):
-        m = re.match(r"\d+", self.s[self.i:])
-        if not m:
-            raise ValueError("number expected")
-        self.i += m.end()
-        return int(m.group())
-
-    def type(self):
-        c = self.peek()
-        if c in _BUILTIN_CODES:
-            self.i += 1
-            return _BUILTIN_CODES[c]
-        if self.peek(2) == "Dh":
-            self.i += 2
-            return ("float", 16)
-        if self.peek(2) == "Dv":
-            self.i += 2
-            n = self.number()
-            self.i += 1   # '_'
-            t = ("vec", n, self.type())
-            self.subs.append(t)
-            return t
-        if c == "P":
-            self.i += 1
-            inner = self.type()
-            t = ("ptr", inner[1] if inner[0] == "qual" else 0, _unqual(inner))
-            self.subs.append(t)
-            return t
-        if c in "KVr":
-            self.i += 1
-            inner = self.type()
-            t = ("qual", inner[1], _unqual(inner)) if inner[0] == "qual" else ("qual", 0, inner)
-            self.subs.append(t)
-            return t
-        if c == "U":
-            self.i += 1
-            n = self.number()
-            q = self.s[self.i:self.i + n]
-            self.i += n
-            inner = self.type()
-            space = int(q[2:]) if q.startswith("AS") else 0
-            t = ("qual", space, _unqual(inner))
-            self.subs.append(t)
-            return t
-        if c == "S":
-            self.i += 1
-            if self.peek() == "_":
-                self.i += 1
-                return self.subs[0]
-            m = re.match(r"[0-9A-Z]+", self.s[self.i:])
-            k = int(m.group(), 36) + 1
-            self.i += m.end() + 1
-            return self.subs[k]
-        if c.isdigit():
-            n = self.number()
-            name = self.s[self.i:self.i + n]
-            self.i += n
-            t = ("other", name)
-            self.subs.append(t)
-            return t
-        raise ValueError(f"unknown type code {c!r}")
-
-
-def _unqual(t):
-    return t[2] if t[0] == "qual" else t
-
-
-def demangle(name):
-    """'_Z6vload4mPU3AS4Kf' -> ('vload4', [('int', 64, False), ('ptr', 4, ('float', 32))])."""
-    m = re.match(r"_Z(\d+)", name)
-    if not m:
-        return name, None
-    n = int(m.group(1))
-    base = name[m.end():m.end() + n]
-    d = _Demangler(name)
-    d.i = m.end() + n
-    params = []
-    try:
-        while d.i < len(name):
-            params.append(_unqual(d.type()))
-    except (ValueError, IndexError, AttributeError):
-        return base, None
-    if params == [("void",)]:
-        params = []
-    return base, params
-
-
-def _signed(params, k, default=True):
-    if params is None or k >= len(params):
-        return default
-    p = params[k]
-    if p[0] == "vec":
-        p = p[2]
-    return p[1 + 1] if p[0] == "int" else default
+from clcoop.interp.atomics import add_atomic_builtins, check_enums, enum_checks
+from clcoop.interp.demangle import demangle, pointee_type, signed_param  # noqa: F401 (demangle: native/codegen)
+from clcoop.interp.intrinsics import (clz, ctz, exact_int, popcount, resolve_intrinsic,
+                                      round_half_away)
+from clcoop.interp.lanes import active_lanes, bcast, expand_lanes
+from clcoop.interp.scalars import INT_DTYPES, as_unsigned, scalar_dtype
+from clcoop.interp.typed_memory import write_typed
 
 
 # ============================================================================ helpers
 
-def _dtype(t):
-    from clcoop.interp.execute import scalar_dtype
-    return scalar_dtype(t)
-
-
-_UNSIGNED = {1: np.uint8, 8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
-
-
-def _as_unsigned(v):
-    v = np.asarray(v)
-    return v if v.dtype.kind != "i" else v.astype(_UNSIGNED[v.dtype.itemsize * 8])
-
-
 def _elementwise(fn, unsigned_args=False, float_result=False):
     def make(base, params, arg_types, ret_ty):
-        out = _dtype(ret_ty)
-        uns = unsigned_args and not _signed(params, 0)
+        out = scalar_dtype(ret_ty)
+        uns = unsigned_args and not signed_param(params, 0)
 
         def h(ex, args, bmask, full, ins):
             with np.errstate(all="ignore"):
-                a = [(_as_unsigned(x) if uns else np.asarray(x)) for x in args]
+                a = [(as_unsigned(x) if uns else np.asarray(x)) for x in args]
                 return np.asarray(fn(*a)).astype(out)
         return h
     return make
@@ -158,16 +39,6 @@ def _elementwise(fn, unsigned_args=False, float_result=False):
 
 def _float_fn(fn):
     return _elementwise(fn)
-
-
-def _round_half_away(x):
-    return np.copysign(np.floor(np.abs(x) + 0.5), x)
-
-
-def _lanes(v, L):
-    """Per-lane view (see execute._bcast: constant vectors are (1, n))."""
-    from clcoop.interp.execute import _bcast
-    return _bcast(v, L)
 
 
 # ============================================================================ work-items
@@ -188,7 +59,7 @@ def _dim_value(ex, dim, per_dim, default):
 
 def _workitem(kind):
     def make(base, params, arg_types, ret_ty):
-        out = _dtype(ret_ty)
+        out = scalar_dtype(ret_ty)
 
         def h(ex, args, bmask, full, ins):
             nd, ids = ex.nd, ex.lane_ids
@@ -290,7 +161,7 @@ def _subgroup_matrix(ex, values, fill):
     g = ex.lane_ids.group_linear - ex.lane_ids.first_group
     rows = g * per_wg + llid // S
     cols = llid % S
-    values = _lanes(values, ex.lane_count)
+    values = bcast(values, ex.lane_count)
     table = np.full((ex.group_count * per_wg, S) + values.shape[1:], fill, values.dtype)
     table[rows, cols] = values
     return table, rows, cols
@@ -298,21 +169,21 @@ def _subgroup_matrix(ex, values, fill):
 
 def _sub_group_collective(kind, op):
     def make(base, params, arg_types, ret_ty):
-        out = _dtype(ret_ty) if ret_ty.kind != "void" else None
-        signed = _signed(params, 0)
+        out = scalar_dtype(ret_ty) if ret_ty.kind != "void" else None
+        signed = signed_param(params, 0)
 
         def h(ex, args, bmask, full, ins):
             check_convergence(ex, bmask, "sub_group", base)
             x = np.asarray(args[0]) if args else None
             if x is not None and x.dtype.kind == "i" and not signed:
-                x = _as_unsigned(x)
+                x = as_unsigned(x)
             if kind == "broadcast":
                 table, rows, cols = _subgroup_matrix(ex, x, 0)
-                idx = _lanes(args[1], ex.lane_count).astype(np.int64) % ex.subgroup_size
+                idx = bcast(args[1], ex.lane_count).astype(np.int64) % ex.subgroup_size
                 return table[rows, idx].astype(out)
             if kind == "shuffle":
                 table, rows, cols = _subgroup_matrix(ex, x, 0)
-                idx = _lanes(args[1], ex.lane_count).astype(np.int64)
+                idx = bcast(args[1], ex.lane_count).astype(np.int64)
                 if op == "xor":
                     idx = cols ^ idx
                 elif op == "up":
@@ -327,7 +198,7 @@ def _sub_group_collective(kind, op):
                 return r[rows].astype(out)
             identity = _identity(op, x.dtype)
             active = bmask
-            xm = np.where(active, _lanes(x, ex.lane_count), identity)
+            xm = np.where(active, bcast(x, ex.lane_count), identity)
             table, rows, cols = _subgroup_matrix(ex, xm, identity)
             if kind == "reduce":
                 r = _reduce(op, table, axis=1)
@@ -343,23 +214,23 @@ def _sub_group_collective(kind, op):
 
 def _work_group_collective(kind, op):
     def make(base, params, arg_types, ret_ty):
-        out = _dtype(ret_ty)
-        signed = _signed(params, 0)
+        out = scalar_dtype(ret_ty)
+        signed = signed_param(params, 0)
 
         def h(ex, args, bmask, full, ins):
             check_convergence(ex, bmask, "work_group", base)
             wg = ex.nd.wg_size
-            x = _lanes(np.asarray(args[0]), ex.lane_count)
+            x = bcast(np.asarray(args[0]), ex.lane_count)
             if x.dtype.kind == "i" and not signed:
-                x = _as_unsigned(x)
+                x = as_unsigned(x)
             table = x.reshape(ex.group_count, wg)
             if kind == "broadcast":
                 ids = [np.asarray(a) for a in args[1:]]
-                lin = _lanes(ids[0], ex.lane_count).astype(np.int64)
+                lin = bcast(ids[0], ex.lane_count).astype(np.int64)
                 if len(ids) > 1:
-                    lin = lin + _lanes(ids[1], ex.lane_count).astype(np.int64) * ex.nd.local_size[0]
+                    lin = lin + bcast(ids[1], ex.lane_count).astype(np.int64) * ex.nd.local_size[0]
                 if len(ids) > 2:
-                    lin = lin + _lanes(ids[2], ex.lane_count).astype(np.int64) * ex.nd.local_size[0] * ex.nd.local_size[1]
+                    lin = lin + bcast(ids[2], ex.lane_count).astype(np.int64) * ex.nd.local_size[0] * ex.nd.local_size[1]
                 g = np.repeat(np.arange(ex.group_count), wg)
                 return table[g, lin % wg].astype(out)
             if kind in ("all", "any"):
@@ -408,18 +279,17 @@ def _scan(op, table):
 
 def _vload(n, half=False):
     def make(base, params, arg_types, ret_ty):
-        from clcoop.interp import execute
         pointee = params[1][2] if params and len(params) > 1 and params[1][0] == "ptr" else None
         elem_t = ret_ty.elem if ret_ty.kind == "vec" else ret_ty
-        mem_dtype = np.dtype(np.float16) if half else _dtype(elem_t)
+        mem_dtype = np.dtype(np.float16) if half else scalar_dtype(elem_t)
         if pointee is not None and pointee[0] == "int" and not half:
-            mem_dtype = execute._INT_DTYPES[pointee[1]]
-        out = _dtype(ret_ty)
+            mem_dtype = INT_DTYPES[pointee[1]]
+        out = scalar_dtype(ret_ty)
 
         def h(ex, args, bmask, full, ins):
-            offset = _lanes(args[0], ex.lane_count).astype(np.int64)
-            ptr = _lanes(args[1], ex.lane_count)
-            lanes = execute._active(ex, bmask, full)
+            offset = bcast(args[0], ex.lane_count).astype(np.int64)
+            ptr = bcast(args[1], ex.lane_count)
+            lanes = active_lanes(ex, bmask, full)
             if lanes is not None:
                 offset, ptr = offset[lanes], ptr[lanes]
             es = mem_dtype.itemsize
@@ -427,22 +297,21 @@ def _vload(n, half=False):
             if n > 1:
                 addrs = addrs[:, None] + np.arange(n) * es
             v = ex.memory.load(addrs, mem_dtype).astype(out)
-            return execute._expand(ex, lanes, v)
+            return expand_lanes(ex, lanes, v)
         return h
     return make
 
 
 def _vstore(n, half=False):
     def make(base, params, arg_types, ret_ty):
-        from clcoop.interp import execute
-        mem_dtype = np.dtype(np.float16) if half else _dtype(arg_types[0].elem if arg_types[0].kind == "vec" else arg_types[0])
+        mem_dtype = np.dtype(np.float16) if half else scalar_dtype(arg_types[0].elem if arg_types[0].kind == "vec" else arg_types[0])
 
         def h(ex, args, bmask, full, ins):
             L = ex.lane_count
-            data = _lanes(args[0], L)
-            offset = _lanes(args[1], L).astype(np.int64)
-            ptr = _lanes(args[2], L)
-            lanes = execute._active(ex, bmask, full)
+            data = bcast(args[0], L)
+            offset = bcast(args[1], L).astype(np.int64)
+            ptr = bcast(args[2], L)
+            lanes = active_lanes(ex, bmask, full)
             if lanes is not None:
                 data, offset, ptr = data[lanes], offset[lanes], ptr[lanes]
             es = mem_dtype.itemsize
@@ -455,195 +324,10 @@ def _vstore(n, half=False):
     return make
 
 
-# ============================================================================ atomics
-# OpenCL 1.x atomic_* / atom_* and OpenCL C 2.0+ atomics (OpenCL C 3.0, 6.15.12) on the
-# atomic types. Each work-item's operation is atomic; work-items of a batch on one address
-# act in lane order (execute.atomic_apply). atomic_flag is an atomic int, 0 clear / 1 set.
-
-_ATOMIC_OPS = {"add": "add", "sub": "sub", "xchg": "xchg", "min": "min", "max": "max",
-               "and": "and", "or": "or", "xor": "xor", "inc": "add", "dec": "sub",
-               "fetch_add": "add", "fetch_sub": "sub", "fetch_min": "min", "fetch_max": "max",
-               "fetch_and": "and", "fetch_or": "or", "fetch_xor": "xor", "exchange": "xchg"}
-
-_FLAG_T = Ty("int", 32)
-
-
-def _active_operands(ex, args, bmask, full):
-    """(lanes, the operands' rows of the active work-items); lanes is None when all are
-    active (execute._active, execute._expand)."""
-    from clcoop.interp import execute
-    operands = [_lanes(a, ex.lane_count) for a in args]
-    lanes = execute._active(ex, bmask, full)
-    if lanes is not None:
-        operands = [v[lanes] for v in operands]
-    return lanes, operands
-
-
-def _atomic(op):
-    def make(base, params, arg_types, ret_ty):
-        from clcoop.interp import execute
-        val_t = ret_ty
-        signed = True
-        if params and params[0][0] == "ptr":
-            p = params[0][2]
-            signed = p[0] != "int" or p[2]
-        rmw = _ATOMIC_OPS[op]
-        if rmw in ("min", "max") and val_t.kind == "int" and not signed:
-            rmw = "u" + rmw
-        implicit_one = op in ("inc", "dec")
-
-        def h(ex, args, bmask, full, ins):
-            lanes, (ptr, v) = _active_operands(ex, [args[0], 1 if implicit_one else args[1]],
-                                               bmask, full)
-            old = execute.atomic_apply(ex, ptr, v, val_t, rmw, lanes)
-            return execute._expand(ex, lanes, old.astype(_dtype(val_t)))
-        return h
-    return make
-
-
-def _atomic_cmpxchg(base, params, arg_types, ret_ty):
-    from clcoop.interp import execute
-
-    def h(ex, args, bmask, full, ins):
-        lanes, (ptr, cmp, new) = _active_operands(ex, args[:3], bmask, full)
-        old = execute.atomic_apply(ex, ptr, new, ret_ty, "cmpxchg", lanes, compare=cmp)
-        return execute._expand(ex, lanes, old.astype(_dtype(ret_ty)))
-    return h
-
-
-def _atomic_load(base, params, arg_types, ret_ty):
-    from clcoop.interp import execute
-
-    def h(ex, args, bmask, full, ins):
-        lanes, (ptr,) = _active_operands(ex, args[:1], bmask, full)
-        return execute._expand(ex, lanes, execute.read_typed(ex, ptr, ret_ty))
-    return h
-
-
-def _atomic_store(base, params, arg_types, ret_ty):
-    """atomic_store / atomic_init, and atomic_flag_clear (which stores 0 to the flag)."""
-    from clcoop.interp import execute
-    flag = base.startswith("atomic_flag")
-    t = _FLAG_T if flag else arg_types[1]
-
-    def h(ex, args, bmask, full, ins):
-        lanes, (ptr, v) = _active_operands(ex, [args[0], 0 if flag else args[1]], bmask, full)
-        execute.write_typed(ex, ptr, v, t)
-        return None
-    return h
-
-
-def _atomic_flag_test_and_set(base, params, arg_types, ret_ty):
-    from clcoop.interp import execute
-    out = _dtype(ret_ty)
-
-    def h(ex, args, bmask, full, ins):
-        lanes, (ptr,) = _active_operands(ex, args[:1], bmask, full)
-        old = execute.atomic_apply(ex, ptr, np.ones(ptr.shape, np.int32), _FLAG_T, "xchg", lanes)
-        return execute._expand(ex, lanes, (old != 0).astype(out))
-    return h
-
-
-def _atomic_compare_exchange(base, params, arg_types, ret_ty):
-    """atomic_compare_exchange_{strong,weak}[_explicit](object, expected, desired, ...):
-    compares *object with *expected; equal: stores desired and returns true; else writes the
-    value seen to *expected and returns false. Weak never fails spuriously here."""
-    from clcoop.interp import execute
-    val_t = _pointee_type(params[0] if params else None, arg_types[2])
-    out = _dtype(ret_ty)
-
-    def exchange(ex, lanes, ptr, expected_ptr, desired):
-        expected = execute.read_typed(ex, expected_ptr, val_t)
-        old = execute.atomic_apply(ex, ptr, desired, val_t, "cmpxchg", lanes, compare=expected)
-        ok = execute.same_bits(old, expected)
-        if not ok.all():
-            ex.cur_lanes = lanes[~ok]
-            execute.write_typed(ex, expected_ptr[~ok], old[~ok], val_t)
-        return ok
-
-    def h(ex, args, bmask, full, ins):
-        lanes, (ptr, expected_ptr, desired) = _active_operands(ex, args[:3], bmask, full)
-        active = ex.cur_lanes
-        if np.unique(expected_ptr).size == expected_ptr.size:
-            ok = exchange(ex, active, ptr, expected_ptr, desired)
-        else:       # work-items sharing *expected: one after the other, in lane order
-            ok = np.concatenate([exchange(ex, active[k:k + 1], ptr[k:k + 1], expected_ptr[k:k + 1],
-                                          desired[k:k + 1]) for k in range(ptr.size)])
-        return execute._expand(ex, lanes, ok.astype(out))
-    return h
-
-
-_MEMORY_ORDERS = {0: "memory_order_relaxed", 2: "memory_order_acquire",
-                  3: "memory_order_release", 4: "memory_order_acq_rel",
-                  5: "memory_order_seq_cst"}
-_MEMORY_SCOPES = {0: "memory_scope_work_item", 1: "memory_scope_work_group",
-                  2: "memory_scope_device", 3: "memory_scope_all_svm_devices",
-                  4: "memory_scope_sub_group"}
-
-
-def _enum_checks(base, params):
-    """[(argument index, kind, {allowed value: name}, rule)] for the memory_order and
-    memory_scope arguments of a built-in (OpenCL C 6.15.12): values outside the enums are
-    faults, and so are the orders and scopes the specification rules out for the function."""
-    checks, orders = [], 0
-    for k, p in enumerate(params or ()):
-        if p == ("other", "memory_order"):
-            allowed, rule = dict(_MEMORY_ORDERS), None
-            if base.startswith("atomic_load") or (base.startswith("atomic_compare_exchange")
-                                                  and orders == 1):
-                allowed.pop(3), allowed.pop(4)
-                rule = "the failure order of a compare-exchange" if orders else "the order of a load"
-            elif base.startswith(("atomic_store", "atomic_flag_clear")):
-                allowed.pop(2), allowed.pop(4)
-                rule = "the order of a store or a flag clear"
-            checks.append((k, "memory_order", allowed, rule))
-            orders += 1
-        elif p == ("other", "memory_scope"):
-            allowed, rule = dict(_MEMORY_SCOPES), None
-            if base.startswith("atomic_") and base != "atomic_work_item_fence":
-                allowed.pop(0)
-                rule = "the scope of an atomic operation (only atomic_work_item_fence takes it)"
-            checks.append((k, "memory_scope", allowed, rule))
-    return checks
-
-
-def _check_enums(checks, base, handler):
-    """The handler, first checking the memory_order / memory_scope arguments of the active
-    work-items (the memory is one serial memory, so valid ones need nothing more)."""
-    def h(ex, args, bmask, full, ins):
-        for k, kind, allowed, rule in checks:
-            v = np.asarray(args[k])
-            if v.ndim == 0 and int(v) in allowed:
-                continue
-            v = _lanes(v, ex.lane_count)
-            bad = bmask & ~np.isin(v, list(allowed))
-            if bad.any():
-                lane = int(np.argmax(bad))
-                value = int(v[lane])
-                names = _MEMORY_ORDERS if kind == "memory_order" else _MEMORY_SCOPES
-                if value in names:
-                    why = f"{names[value]} is not allowed as {rule} (OpenCL C 6.15.12)"
-                else:
-                    valid = ", ".join(f"{n} ({i})" for i, n in allowed.items())
-                    why = f"invalid {kind} value {value} (valid here: {valid})"
-                ex.fault(f"{base}: argument {k + 1}: {why}", lane=lane)
-        return handler(ex, args, bmask, full, ins)
-    return h
-
-
 # ============================================================================ math
 
 def _clamp(x, lo, hi):
     return np.minimum(np.maximum(x, lo), hi)
-
-
-def _exact(fn, a, b, out_dtype):
-    """fn on exact Python integers (64-bit products and sums do not fit in NumPy types)."""
-    a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
-    res = [fn(int(x), int(y)) for x, y in zip(a.ravel().tolist(), b.ravel().tolist())]
-    bits = np.dtype(out_dtype).itemsize * 8
-    res = [(r + (1 << bits)) % (1 << bits) for r in res]          # two's complement bits
-    return np.array(res, dtype=np.uint64).astype(_UNSIGNED[bits]).view(out_dtype).reshape(a.shape)
 
 
 def _mul_hi(a, b):
@@ -652,7 +336,7 @@ def _mul_hi(a, b):
     if bits < 64:
         wide = np.int64 if a.dtype.kind == "i" else np.uint64
         return ((a.astype(wide) * np.asarray(b).astype(wide)) >> bits).astype(a.dtype)
-    return _exact(lambda x, y: (x * y) >> 64, a, b, a.dtype)
+    return exact_int(lambda x, y: (x * y) >> 64, a, b, a.dtype)
 
 
 def _sat_op(fn):
@@ -660,7 +344,7 @@ def _sat_op(fn):
         a = np.asarray(a)
         info = np.iinfo(a.dtype)
         if a.dtype.itemsize == 8:
-            return _exact(lambda x, y: min(max(fn(x, y), info.min), info.max), a, b, a.dtype)
+            return exact_int(lambda x, y: min(max(fn(x, y), info.min), info.max), a, b, a.dtype)
         r = fn(a.astype(np.int64), np.asarray(b).astype(np.int64))
         return np.clip(r, info.min, info.max).astype(a.dtype)
     return op
@@ -675,37 +359,9 @@ def _mad_sat(a, b, c):
     return np.array(res, dtype=object).astype(a.dtype).reshape(a.shape)
 
 
-def _clz(a):
-    bits = a.dtype.itemsize * 8
-    u = _as_unsigned(a).astype(np.uint64)
-    out = np.full(u.shape, bits, np.int64)
-    for b in range(bits):
-        hit = (u >> np.uint64(bits - 1 - b)) & np.uint64(1)
-        out = np.where((hit == 1) & (out == bits), b, out)
-    return out
-
-
-def _ctz(a):
-    bits = a.dtype.itemsize * 8
-    u = _as_unsigned(a).astype(np.uint64)
-    out = np.full(u.shape, bits, np.int64)
-    for b in range(bits - 1, -1, -1):
-        hit = (u >> np.uint64(b)) & np.uint64(1)
-        out = np.where(hit == 1, b, out)
-    return out
-
-
-def _popcount(a):
-    u = _as_unsigned(a).astype(np.uint64)
-    out = np.zeros(u.shape, np.int64)
-    for b in range(a.dtype.itemsize * 8):
-        out += ((u >> np.uint64(b)) & np.uint64(1)).astype(np.int64)
-    return out
-
-
 def _rotate(a, s):
     bits = a.dtype.itemsize * 8
-    u = _as_unsigned(a)
+    u = as_unsigned(a)
     s = (np.asarray(s).astype(np.int64) % bits).astype(u.dtype)
     r = (u << s) | (u >> ((bits - s) % bits).astype(u.dtype))
     r = np.where(s == 0, u, r)
@@ -727,7 +383,7 @@ _FLOAT_MATH = {
     "sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos,
     "atan": np.arctan, "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh, "asinh": np.arcsinh,
     "acosh": np.arccosh, "atanh": np.arctanh, "cbrt": np.cbrt, "floor": np.floor,
-    "ceil": np.ceil, "trunc": np.trunc, "rint": np.rint, "round": _round_half_away,
+    "ceil": np.ceil, "trunc": np.trunc, "rint": np.rint, "round": round_half_away,
     "atan2": np.arctan2, "pow": np.power, "powr": np.power, "fmod": np.fmod,
     "hypot": np.hypot, "copysign": np.copysign, "fmin": np.fmin, "fmax": np.fmax,
     "fdim": lambda x, y: np.where(x > y, x - y, 0 * x), "fma": lambda a, b, c: a * b + c,
@@ -757,7 +413,6 @@ _FLOAT_MATH = {
 
 def _py_math(name, x):
     """Functions NumPy lacks, element by element through Python's math module."""
-    import math
     fn = getattr(math, name)
 
     def safe(v):
@@ -773,7 +428,7 @@ def _geometric(name):
     """dot/length/distance/normalize/cross (OpenCL C 6.15.5): over the components of
     vector arguments; on scalars they are plain arithmetic."""
     def make(base, params, arg_types, ret_ty):
-        out = _dtype(ret_ty)
+        out = scalar_dtype(ret_ty)
         vector = arg_types[0].kind == "vec"
 
         def h(ex, args, bmask, full, ins):
@@ -804,18 +459,18 @@ _INT_MATH = {
     "rhadd": lambda a, b: (a >> 1) + (b >> 1) + ((a | b) & 1),
     "mul24": lambda a, b: a * b, "mad24": lambda a, b, c: a * b + c,
     "mul_hi": _mul_hi, "mad_hi": lambda a, b, c: _mul_hi(a, b) + c,
-    "clz": _clz, "ctz": _ctz, "popcount": _popcount, "rotate": _rotate,
+    "clz": clz, "ctz": ctz, "popcount": popcount, "rotate": _rotate,
     "mad_sat": lambda a, b, c: _mad_sat(a, b, c),
 }
 
 
 def _min_max(fn):
     def make(base, params, arg_types, ret_ty):
-        out = _dtype(ret_ty)
-        uns = not _signed(params, 0)
+        out = scalar_dtype(ret_ty)
+        uns = not signed_param(params, 0)
 
         def h(ex, args, bmask, full, ins):
-            a = [(_as_unsigned(x) if uns else np.asarray(x)) for x in args]
+            a = [(as_unsigned(x) if uns else np.asarray(x)) for x in args]
             if out.kind == "f" and base in ("min", "max"):
                 f = np.fmin if base == "min" else np.fmax
                 return f(a[0], a[1]).astype(out)
@@ -826,7 +481,7 @@ def _min_max(fn):
 
 def _relational(fn):
     def make(base, params, arg_types, ret_ty):
-        out = _dtype(ret_ty)
+        out = scalar_dtype(ret_ty)
         vector = arg_types[0].kind == "vec"
 
         def h(ex, args, bmask, full, ins):
@@ -850,13 +505,13 @@ def _any_all(kind):
 
 
 def _select_builtin(base, params, arg_types, ret_ty):
-    out = _dtype(ret_ty)
+    out = scalar_dtype(ret_ty)
     vector = arg_types[2].kind == "vec"
 
     def h(ex, args, bmask, full, ins):
         a, b, c = (np.asarray(x) for x in args)
-        cond = (c < 0) if vector and c.dtype.kind == "i" and _signed(params, 2) else \
-            ((_as_unsigned(c) >> (c.dtype.itemsize * 8 - 1)) != 0) if vector else (c != 0)
+        cond = (c < 0) if vector and c.dtype.kind == "i" and signed_param(params, 2) else \
+            ((as_unsigned(c) >> (c.dtype.itemsize * 8 - 1)) != 0) if vector else (c != 0)
         return np.where(cond, b, a).astype(out)
     return h
 
@@ -883,8 +538,8 @@ def _async_copy(strided):
         def h(ex, args, bmask, full, ins):
             check_convergence(ex, bmask, "work_group", base)
             L = ex.lane_count
-            dst, src, n = (_lanes(a, L) for a in args[:3])
-            stride = _lanes(args[3], L) if strided else None
+            dst, src, n = (bcast(a, L) for a in args[:3])
+            stride = bcast(args[3], L) if strided else None
             wg = ex.nd.wg_size
             for g in range(ex.group_count):
                 lanes = np.nonzero(bmask[g * wg:(g + 1) * wg])[0]
@@ -899,7 +554,7 @@ def _async_copy(strided):
                 byte = np.arange(es, dtype=np.int64)
                 data = ex.memory.load(int(src[lane]) + src_off[:, None] + byte, np.uint8)
                 ex.memory.store(int(dst[lane]) + dst_off[:, None] + byte, data, np.uint8)
-            return np.zeros(L, _dtype(ret_ty)) if ret_ty.kind != "void" else None
+            return np.zeros(L, scalar_dtype(ret_ty)) if ret_ty.kind != "void" else None
         return h
     return make
 
@@ -908,52 +563,37 @@ def _with_out_pointer(fn):
     """Built-ins returning one result and writing a second through a pointer
     (fract, modf, sincos, frexp: OpenCL C 6.15.2)."""
     def make(base, params, arg_types, ret_ty):
-        from clcoop.interp import execute
-        out_t = _pointee_type(params[-1] if params else None, arg_types[0])
-        out = _dtype(ret_ty)
+        out_t = pointee_type(params[-1] if params else None, arg_types[0])
+        out = scalar_dtype(ret_ty)
 
         def h(ex, args, bmask, full, ins):
             L = ex.lane_count
             with np.errstate(all="ignore"):
                 result, second = fn(np.asarray(args[0]))
-            ptr = _lanes(args[1], L)
-            second = _lanes(second, L)
-            lanes = execute._active(ex, bmask, full)
+            ptr = bcast(args[1], L)
+            second = bcast(second, L)
+            lanes = active_lanes(ex, bmask, full)
             if lanes is not None:
                 ptr, second = ptr[lanes], second[lanes]
-            execute.write_typed(ex, ptr, second, out_t)
+            write_typed(ex, ptr, second, out_t)
             return np.asarray(result).astype(out)
         return h
     return make
 
 
-def _pointee_type(param, fallback):
-    """LLVM-like type (loader.Ty) of a demangled pointer parameter's pointee."""
-    from clcoop.interp.loader import Ty
-    if param is None or param[0] != "ptr":
-        return fallback
-    p = param[2]
-
-    def ty(q):
-        if q[0] == "vec":
-            return Ty("vec", n=q[1], elem=ty(q[2]))
-        return Ty("int", q[1]) if q[0] == "int" else Ty("float", q[1])
-    return ty(p)
-
-
 def _vector_shuffle(two):
     """shuffle(x, mask) / shuffle2(x, y, mask): component selection (OpenCL C 6.15.13)."""
     def make(base, params, arg_types, ret_ty):
-        out = _dtype(ret_ty)
+        out = scalar_dtype(ret_ty)
 
         def h(ex, args, bmask, full, ins):
             L = ex.lane_count
-            src = _lanes(args[0], L)
+            src = bcast(args[0], L)
             if two:
-                src = np.concatenate([src, _lanes(args[1], L)], axis=1)
-            mask = _lanes(args[-1], L)
-            n_in = _lanes(args[0], L).shape[1]
-            idx = _as_unsigned(mask).astype(np.int64) % (2 * n_in if two else n_in)
+                src = np.concatenate([src, bcast(args[1], L)], axis=1)
+            mask = bcast(args[-1], L)
+            n_in = bcast(args[0], L).shape[1]
+            idx = as_unsigned(mask).astype(np.int64) % (2 * n_in if two else n_in)
             return np.take_along_axis(src, idx, axis=1).astype(out)
         return h
     return make
@@ -961,17 +601,17 @@ def _vector_shuffle(two):
 
 def _upsample(base, params, arg_types, ret_ty):
     """upsample(hi, lo) = ((wide)hi << bits(lo)) | lo (OpenCL C 6.15.3)."""
-    out = _dtype(ret_ty)
+    out = scalar_dtype(ret_ty)
 
     def h(ex, args, bmask, full, ins):
         hi, lo = np.asarray(args[0]), np.asarray(args[1])
         lo_bits = lo.dtype.itemsize * 8
-        return (hi.astype(np.int64) << lo_bits | _as_unsigned(lo).astype(np.int64)).astype(out)
+        return (hi.astype(np.int64) << lo_bits | as_unsigned(lo).astype(np.int64)).astype(out)
     return h
 
 
 def _bitselect(base, params, arg_types, ret_ty):
-    out = _dtype(ret_ty)
+    out = scalar_dtype(ret_ty)
 
     def h(ex, args, bmask, full, ins):
         a, b, c = (np.asarray(x) for x in args)
@@ -993,14 +633,14 @@ def _convert(base, params, arg_types, ret_ty):
     target = m.group(1)
     sat = bool(m.group(3))
     rounding = m.group(4)
-    out = _dtype(ret_ty)
+    out = scalar_dtype(ret_ty)
     unsigned_target = target.startswith("u") or target == "uchar"
-    src_signed = _signed(params, 0)
+    src_signed = signed_param(params, 0)
 
     def h(ex, args, bmask, full, ins):
         x = np.asarray(args[0])
         if x.dtype.kind == "i" and not src_signed:
-            x = _as_unsigned(x)
+            x = as_unsigned(x)
         if out.kind == "f":
             return x.astype(out)
         if x.dtype.kind == "f":
@@ -1093,19 +733,7 @@ def _table():
             t["vload_half"] = _vload(1, half=True)
         for rnd in ("", "_rte", "_rtz", "_rtp", "_rtn"):
             t["vstore_half" + n + rnd] = t["vstorea_half" + n + rnd] = _vstore(k, half=True)
-    for op in ("add", "sub", "xchg", "min", "max", "and", "or", "xor", "inc", "dec"):
-        t["atomic_" + op] = t["atom_" + op] = _atomic(op)
-    for op in ("fetch_add", "fetch_sub", "fetch_min", "fetch_max", "fetch_and", "fetch_or",
-               "fetch_xor", "exchange"):
-        t["atomic_" + op] = t["atomic_" + op + "_explicit"] = _atomic(op)
-    t["atomic_cmpxchg"] = t["atom_cmpxchg"] = _atomic_cmpxchg
-    t["atomic_load"] = t["atomic_load_explicit"] = _atomic_load
-    t["atomic_store"] = t["atomic_store_explicit"] = t["atomic_init"] = _atomic_store
-    t["atomic_flag_clear"] = t["atomic_flag_clear_explicit"] = _atomic_store
-    t["atomic_flag_test_and_set"] = t["atomic_flag_test_and_set_explicit"] = _atomic_flag_test_and_set
-    for strength in ("strong", "weak"):
-        for suffix in ("", "_explicit"):
-            t[f"atomic_compare_exchange_{strength}{suffix}"] = _atomic_compare_exchange
+    add_atomic_builtins(t)
     t["sub_group_broadcast"] = _sub_group_collective("broadcast", None)
     t["sub_group_all"] = _sub_group_collective("all", None)
     t["sub_group_any"] = _sub_group_collective("any", None)
@@ -1152,243 +780,7 @@ def resolve(name, arg_types, ret_ty, text):
         raise IRError(f"call to the undefined function '{name}' (not an OpenCL built-in the "
                       f"interpreter knows): {text}")
     handler = maker(base, params, arg_types, ret_ty)
-    checks = _enum_checks(base, params)
-    return _check_enums(checks, base, handler) if checks else handler
+    checks = enum_checks(base, params)
+    return check_enums(checks, base, handler) if checks else handler
 
 
-# ============================================================================ intrinsics
-
-_TYPE_SUFFIX = re.compile(r"^(?:[ifv]\d+.*|p\d+|f\d+|nxv.*)$")
-
-
-def intrinsic_base(name):
-    """'llvm.memcpy.p0.p1.i64' -> 'memcpy', 'llvm.vector.reduce.add.v4i32' -> 'vector.reduce.add'."""
-    parts = name.split(".")[1:]
-    while len(parts) > 1 and _TYPE_SUFFIX.match(parts[-1]):
-        parts.pop()
-    return ".".join(parts)
-
-
-def _bitreverse(x):
-    bits = x.dtype.itemsize * 8
-    u = _as_unsigned(x).astype(np.uint64)
-    out = np.zeros(u.shape, np.uint64)
-    for b in range(bits):
-        out |= ((u >> np.uint64(b)) & np.uint64(1)) << np.uint64(bits - 1 - b)
-    return out.astype(_UNSIGNED[bits]).view(x.dtype) if x.ndim else \
-        np.asarray(out).astype(_UNSIGNED[bits]).view(x.dtype)
-
-
-def _fma(a, b, c):
-    a = np.asarray(a)
-    if a.dtype == np.float64:
-        return a * b + c
-    # float/half: the exact product fits in double, one rounding at the end.
-    return (a.astype(np.float64) * np.asarray(b, np.float64) + np.asarray(c, np.float64)).astype(a.dtype)
-
-
-def _fmuladd(a, b, c):
-    """llvm.fmuladd: LLVM lets it be fused or not; the interpreter rounds the product, then
-    the sum, exactly as `fmul` then `fadd` (docs/ir-conventions.md, "Floating-point
-    contraction"), so a kernel's results do not depend on -ffp-contract: clang's IR with
-    -ffp-contract=off stays the bit-exact baseline of clcoop's default (contracted) IR."""
-    a = np.asarray(a)
-    return np.add(np.multiply(a, np.asarray(b, a.dtype)), np.asarray(c, a.dtype))
-
-
-def _is_fpclass(x, mask):
-    """llvm.is.fpclass: bit 0 sNaN, 1 qNaN, 2 -inf, 3 -normal, 4 -subnormal, 5 -0, 6 +0,
-    7 +subnormal, 8 +normal, 9 +inf (LangRef)."""
-    x = np.asarray(x)
-    mask = int(mask)
-    info = np.finfo(x.dtype)
-    bits = x.dtype.itemsize * 8
-    quiet_bit = np.asarray(1 << (info.nmant - 1), _UNSIGNED[bits])
-    nan = np.isnan(x)
-    quiet = (x.view(_UNSIGNED[bits]) & quiet_bit) != 0
-    neg = np.signbit(x)
-    mag = np.abs(x)
-    finite_nonzero = np.isfinite(x) & (mag != 0)
-    normal = finite_nonzero & (mag >= info.tiny)
-    subnormal = finite_nonzero & (mag < info.tiny)
-    classes = [nan & ~quiet, nan & quiet, np.isinf(x) & neg, normal & neg, subnormal & neg,
-               (x == 0) & neg, (x == 0) & ~neg, subnormal & ~neg, normal & ~neg, np.isinf(x) & ~neg]
-    out = np.zeros(x.shape, bool)
-    for bit, cls in enumerate(classes):
-        if mask & (1 << bit):
-            out |= cls
-    return out
-
-
-def _unsigned_pair(fn):
-    def f(a, b):
-        a = np.asarray(a)
-        return fn(_as_unsigned(a), _as_unsigned(b)).astype(a.dtype)
-    return f
-
-
-def _fsh(left):
-    def f(a, b, s):
-        a = np.asarray(a)
-        bits = a.dtype.itemsize * 8
-        ua, ub = _as_unsigned(a).astype(np.uint64), _as_unsigned(b).astype(np.uint64)
-        s = (np.asarray(s).astype(np.int64) % bits).astype(np.uint64)
-        mask = np.uint64((1 << bits) - 1) if bits < 64 else np.uint64(0xFFFFFFFFFFFFFFFF)
-        wide_shift = lambda x, k: np.where(k >= 64, np.uint64(0), x << np.minimum(k, 63))
-        wide_rshift = lambda x, k: np.where(k >= 64, np.uint64(0), x >> np.minimum(k, 63))
-        if left:
-            r = (wide_shift(ua, s) | wide_rshift(ub, np.uint64(bits) - s)) & mask
-            r = np.where(s == 0, ua, r)
-        else:
-            r = (wide_rshift(ub, s) | wide_shift(ua, np.uint64(bits) - s)) & mask
-            r = np.where(s == 0, ub, r)
-        return r.astype(_UNSIGNED[bits]).astype(a.dtype)
-    return f
-
-
-def _with_overflow(kind, signed):
-    def f(a, b):
-        a, b = np.asarray(a), np.asarray(b)
-        bits = a.dtype.itemsize * 8
-        if signed:
-            wa, wb = a.astype(object), b.astype(object)
-            lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
-        else:
-            wa, wb = _as_unsigned(a).astype(object), _as_unsigned(b).astype(object)
-            lo, hi = 0, (1 << bits) - 1
-        exact = {"add": wa + wb, "sub": wa - wb, "mul": wa * wb}[kind]
-        over = np.vectorize(lambda v: not (lo <= v <= hi), otypes=[bool])(exact) if np.ndim(exact) else \
-            not (lo <= exact <= hi)
-        wrapped = {"add": a + b, "sub": a - b, "mul": a * b}[kind]
-        return (wrapped, np.asarray(over))
-    return f
-
-
-def _sat(kind, signed):
-    def f(a, b):
-        a = np.asarray(a)
-        bits = a.dtype.itemsize * 8
-        lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
-        op = (lambda x, y: x + y) if kind == "add" else (lambda x, y: x - y)
-        if not signed:
-            a, b = _as_unsigned(a), _as_unsigned(np.asarray(b))
-        res = _exact(lambda x, y: min(max(op(x, y), lo), hi), a, b, a.dtype)
-        return res.view(_SIGNED[bits])      # LLVM integers are kept in signed dtypes
-    return f
-
-
-_SIGNED = {8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}
-
-
-def _reduce_vec(op):
-    def f(*args):
-        v = np.asarray(args[-1])
-        start = args[0] if len(args) == 2 else None
-        if op in ("umax", "umin"):
-            r = (np.max if op == "umax" else np.min)(_as_unsigned(v), axis=-1).astype(v.dtype)
-        else:
-            r = {"add": np.sum, "mul": np.prod, "fadd": np.sum, "fmul": np.prod,
-                 "and": np.bitwise_and.reduce, "or": np.bitwise_or.reduce,
-                 "xor": np.bitwise_xor.reduce, "smax": np.max, "smin": np.min,
-                 "fmax": np.nanmax, "fmin": np.nanmin, "fmaximum": np.max,
-                 "fminimum": np.min}[op](v, axis=-1).astype(v.dtype)
-        if start is not None:
-            r = (r + start) if op == "fadd" else (r * start)
-        return r
-    return f
-
-
-_INTRINSIC_FNS = {
-    "fmuladd": _fmuladd, "fma": _fma, "is.fpclass": _is_fpclass, "fabs": np.abs, "sqrt": np.sqrt, "floor": np.floor,
-    "ceil": np.ceil, "trunc": np.trunc, "rint": np.rint, "nearbyint": np.rint,
-    "round": _round_half_away, "roundeven": np.rint, "minnum": np.fmin, "maxnum": np.fmax,
-    "minimum": np.minimum, "maximum": np.maximum, "minimumnum": np.fmin, "maximumnum": np.fmax,
-    "copysign": np.copysign, "exp": np.exp, "exp2": np.exp2, "exp10": lambda x: np.power(10.0, x).astype(np.asarray(x).dtype),
-    "log": np.log, "log2": np.log2, "log10": np.log10, "pow": np.power,
-    "powi": lambda x, n: np.power(x, np.asarray(n).astype(np.asarray(x).dtype)),
-    "sin": np.sin, "cos": np.cos, "tan": np.tan, "canonicalize": lambda x: x,
-    "smax": np.maximum, "smin": np.minimum, "umax": _unsigned_pair(np.maximum),
-    "umin": _unsigned_pair(np.minimum), "abs": lambda x, poison: np.abs(x),
-    "ctpop": lambda x: _popcount(np.asarray(x)).astype(np.asarray(x).dtype),
-    "ctlz": lambda x, z: _clz(np.asarray(x)).astype(np.asarray(x).dtype),
-    "cttz": lambda x, z: _ctz(np.asarray(x)).astype(np.asarray(x).dtype),
-    "fshl": _fsh(True), "fshr": _fsh(False),
-    "bswap": lambda x: np.asarray(x).byteswap(),
-    "bitreverse": lambda x: _bitreverse(np.asarray(x)),
-    "sadd.with.overflow": _with_overflow("add", True), "uadd.with.overflow": _with_overflow("add", False),
-    "ssub.with.overflow": _with_overflow("sub", True), "usub.with.overflow": _with_overflow("sub", False),
-    "smul.with.overflow": _with_overflow("mul", True), "umul.with.overflow": _with_overflow("mul", False),
-    "sadd.sat": _sat("add", True), "uadd.sat": _sat("add", False),
-    "ssub.sat": _sat("sub", True), "usub.sat": _sat("sub", False),
-}
-for _op in ("add", "mul", "fadd", "fmul", "and", "or", "xor", "smax", "smin", "umax", "umin",
-            "fmax", "fmin", "fmaximum", "fminimum"):
-    _INTRINSIC_FNS["vector.reduce." + _op] = _reduce_vec(_op)
-
-_NO_EFFECT = {"lifetime.start", "lifetime.end", "assume", "experimental.noalias.scope.decl",
-              "dbg.declare", "dbg.value", "dbg.label", "donothing", "invariant.start",
-              "invariant.end", "sideeffect", "var.annotation", "codeview.annotation"}
-
-
-def resolve_intrinsic(name, arg_types, ret_ty, text):
-    base = intrinsic_base(name)
-    if base in _NO_EFFECT:
-        return lambda ex, args, bmask, full, ins: None
-    if base in ("memcpy", "memmove", "memcpy.inline"):
-        return _memcpy
-    if base in ("memset", "memset.inline"):
-        return _memset
-    if base in ("expect", "ptr.annotation", "launder.invariant.group", "strip.invariant.group"):
-        return lambda ex, args, bmask, full, ins: args[0]
-    fn = _INTRINSIC_FNS.get(base)
-    if fn is None:
-        raise IRError(f"the interpreter does not support the intrinsic '{name}': {text}")
-    out = _dtype(ret_ty) if ret_ty.kind in ("int", "float", "vec", "ptr") else None
-
-    def h(ex, args, bmask, full, ins):
-        with np.errstate(all="ignore"):
-            r = fn(*args)
-        return r.astype(out) if out is not None and not isinstance(r, tuple) else r
-    return h
-
-
-def _memcpy(ex, args, bmask, full, ins):
-    from clcoop.interp import execute
-    L = ex.lane_count
-    dst, src, n = _lanes(args[0], L), _lanes(args[1], L), _lanes(args[2], L)
-    lanes = execute._active(ex, bmask, full)
-    if lanes is not None:
-        dst, src, n = dst[lanes], src[lanes], n[lanes]
-    if n.size == 0:
-        return None
-    nmax = int(n.max())
-    if nmax == 0:
-        return None
-    if (n == nmax).all():
-        offs = np.arange(nmax, dtype=np.int64)
-        data = ex.memory.load(src[:, None] + offs, np.uint8)
-        ex.memory.store(dst[:, None] + offs, data, np.uint8)
-        return None
-    for k in range(n.size):   # lanes copying different lengths
-        offs = np.arange(int(n[k]), dtype=np.int64)
-        ex.memory.store(dst[k] + offs, ex.memory.load(src[k] + offs, np.uint8), np.uint8)
-    return None
-
-
-def _memset(ex, args, bmask, full, ins):
-    from clcoop.interp import execute
-    L = ex.lane_count
-    dst, val, n = _lanes(args[0], L), _lanes(args[1], L), _lanes(args[2], L)
-    lanes = execute._active(ex, bmask, full)
-    if lanes is not None:
-        dst, val, n = dst[lanes], val[lanes], n[lanes]
-    if n.size == 0 or int(n.max()) == 0:
-        return None
-    if (n == n.max()).all():
-        offs = np.arange(int(n.max()), dtype=np.int64)
-        ex.memory.store(dst[:, None] + offs, np.broadcast_to(val.astype(np.uint8)[:, None], (dst.size, offs.size)), np.uint8)
-        return None
-    for k in range(n.size):
-        offs = np.arange(int(n[k]), dtype=np.int64)
-        ex.memory.store(dst[k] + offs, np.full(offs.size, val[k]).astype(np.uint8), np.uint8)
-    return None

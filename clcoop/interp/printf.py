@@ -25,6 +25,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from clcoop.interp.lanes import bcast
+
 _FLAGS = b"-+ #0"
 _INT_CONVERSIONS = "diouxXc"
 _FLOAT_CONVERSIONS = "fFeEgGaA"
@@ -386,10 +388,9 @@ def make_handler(base, params, arg_types, ret_ty):
 
 
 def _print_lanes(ex, args, kinds, lanes):
-    from clcoop.interp.execute import _bcast
     L = ex.lane_count
-    fmt_ptr = _bcast(args[0], L)
-    values = [_bcast(a, L) for a in args[1:]]
+    fmt_ptr = bcast(args[0], L)
+    values = [bcast(a, L) for a in args[1:]]
     formats, strings = {}, {}          # each distinct pointer is read once per call
 
     def read_string(a):

@@ -20,26 +20,20 @@ import re
 
 from clcoop import coop_names
 from clcoop.coop_names import SIGNED_CODES, UNSIGNED_CODES
+from clcoop.coopmat_spec import Operand
 from clcoop.spirv import binary as sb
 from clcoop.spirv.tools import INTERNAL_HINT, SpirvError
 
 # Base name (after the `_Z<len>` prefix) -> operation kind. The RFC names are what clcoop emits
 # (docs/ir-conventions.md); the __spirv_<Op> spellings are accepted too since llc-22 doesn't lower them either.
-KIND_BY_BASE = {
-    "__spirv_CooperativeMatrixBinaryAdd": "add",
-    "__spirv_CooperativeMatrixBinarySub": "sub",
-    "__spirv_CooperativeMatrixBinaryMul": "mul",
-    "__spirv_CooperativeMatrixBinaryDiv": "div",
-    "__spirv_CooperativeMatrixScalarNeg": "neg",
-    "__spirv_CooperativeMatrixScalarMul": "scalar_mul",
-    "__spirv_MatrixTimesScalar": "scalar_mul",
-    "__spirv_AccessChain": "access_chain",
-    "__spirv_FAdd": "add", "__spirv_IAdd": "add",
-    "__spirv_FSub": "sub", "__spirv_ISub": "sub",
-    "__spirv_FMul": "mul", "__spirv_IMul": "mul",
-    "__spirv_FDiv": "div", "__spirv_SDiv": "sdiv", "__spirv_UDiv": "udiv",
-    "__spirv_FNegate": "neg", "__spirv_SNegate": "neg",
-}
+KIND_BY_BASE = {base: op for op, base in coop_names.BINARY.items()}
+KIND_BY_BASE.update({coop_names.NEGATE: "neg", coop_names.SCALAR_MUL: "scalar_mul",
+                     coop_names.ACCESS_CHAIN: "access_chain"})
+KIND_BY_BASE.update({coop_names.spirv_name(opcode): kind for opcode, kind in (
+    ("MatrixTimesScalar", "scalar_mul"),
+    ("FAdd", "add"), ("IAdd", "add"), ("FSub", "sub"), ("ISub", "sub"),
+    ("FMul", "mul"), ("IMul", "mul"), ("FDiv", "div"), ("SDiv", "sdiv"), ("UDiv", "udiv"),
+    ("FNegate", "neg"), ("SNegate", "neg"))})
 
 FLOAT_OPCODES = {"add": sb.OP_FADD, "sub": sb.OP_FSUB, "mul": sb.OP_FMUL, "div": sb.OP_FDIV,
                  "neg": sb.OP_FNEGATE}
@@ -458,7 +452,8 @@ def _is_debug_of(inst, value):
 
 # Cooperative Matrix Operands bits naming the signedness of A, B, C and Result (SPV_KHR 3.X), by the
 # position of that matrix among OpCooperativeMatrixMulAddKHR's operands (Result: its result type).
-SIGNED_OPERAND_BITS = ((2, 0x1), (3, 0x2), (4, 0x4), (0, 0x8))
+SIGNED_OPERAND_BITS = ((2, Operand.MATRIX_A_SIGNED), (3, Operand.MATRIX_B_SIGNED),
+                       (4, Operand.MATRIX_C_SIGNED), (0, Operand.MATRIX_RESULT_SIGNED))
 
 
 def drop_float_signedness(module):
@@ -476,7 +471,7 @@ def drop_float_signedness(module):
             matrix_type = operand if position == 0 else defs[operand].result_type
             component = defs[defs[matrix_type].operands[1]]
             if component.opcode == sb.OP_TYPE_FLOAT:
-                inst.operands[5] &= ~bit
+                inst.operands[5] &= ~int(bit)
     return module
 
 

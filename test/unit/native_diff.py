@@ -14,7 +14,7 @@ import numpy as np
 
 import clcoop
 from clcoop.errors import RuntimeFault
-from clcoop.interp import api
+from clcoop import api
 
 _NATIVE = {}
 

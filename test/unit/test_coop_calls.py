@@ -407,3 +407,19 @@ def test_executor_divergent_matrix_load_faults():
         prog.k((24,), (24,), C, np.int64(100), subgroup_size=16)
     with pytest.raises(Fault, match="out-of-bounds write"):
         prog.k((32,), (32,), np.zeros(200, np.float32), np.int64(16), subgroup_size=16)
+
+
+@pytest.mark.parametrize("matrices, message", [
+    ([mat("f", 8, 16, 2), mat("Dh", 8, 16, 0), mat("Dh", 8, 16, 1), mat("f", 8, 16, 2)],
+     "incompatible shapes"),
+    ([mat("f", 8, 16, 2), mat("Dh", 8, 16, 2), mat("Dh", 16, 16, 1), mat("f", 8, 16, 2)],
+     "must have 'CLK_COOPERATIVE_MATRIX_A' use"),
+    ([mat("i", 8, 16, 2), mat("c", 8, 16, 0), mat("Dh", 16, 16, 1), mat("i", 8, 16, 2)],
+     "inconsistent cooperative matrix element types")])
+def test_mul_add_types_named_by_the_callee_follow_the_spec_rule(matrices, message):
+    """The matrix types a mul-add callee names are checked by coopmat_spec.mul_add_problem
+    (the rule the compiler applies) before any matrix is read."""
+    ctx = FakeCtx(16, 16)
+    with pytest.raises(RuntimeFault, match=message):
+        execute_coop_call(ctx, name(MULADD, matrices, "i"), [None, None, None, 0], None)
+    assert "MulAddKHR" in ctx.faults[-1][0]

@@ -8,7 +8,7 @@ import pytest
 from clcoop.cli import layout_main
 from clcoop.errors import ClcoopError
 from clcoop.interp.debug import format_layout_table, layout_cells
-from clcoop.interp.layout import (LayoutError, get_layout, matrix_length, parse_matrix_type,
+from clcoop.interp.layout import (LayoutError, get_layout, matrix_length, matrix_type_of,
                                   MatrixLayout)
 
 # The spec's 4x15 table, S = 16, transcribed row by row (component .x .y .z .w).
@@ -184,12 +184,13 @@ def test_round_trip_and_coverage(use, elem):
 
 def test_length_and_type_parsing():
     t = 'target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2)'
-    assert parse_matrix_type(t) == ("float", 3, 8, 16, 2)
+    matrix = matrix_type_of(t)
+    assert (matrix.component.llvm, matrix.scope, matrix.rows, matrix.cols, matrix.use) == ("float", 3, 8, 16, 2)
     assert matrix_length(t, 16) == 8
     assert matrix_length('target("spirv.CooperativeMatrixKHR", i8, 3, 8, 32, 0)', 16) == 16
     assert matrix_length('target("spirv.CooperativeMatrixKHR", half, 3, 16, 16, 1)', 8) == 32
     with pytest.raises(ClcoopError):
-        parse_matrix_type("float")
+        matrix_type_of("float")
 
 
 @pytest.mark.parametrize("rows, S, message", [(0, 16, "at least one row"),

@@ -7,6 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
+from clcoop import coopmat_spec
 from clcoop.errors import RuntimeFault
 from clcoop.interp import coop_calls, coopmat
 from clcoop.interp.layout import COMPONENT_DTYPES, get_layout
@@ -264,7 +265,7 @@ def test_factored_mul_add_declines_where_it_does_not_apply():
     c_int = np.zeros((4, 4, 4), np.int32)
     # Saturating accumulation and 64-bit products go through mul_add.
     assert coopmat.mul_add_factored((ints, small), (ints, small), c_int,
-                                    coopmat.SATURATING_ACCUMULATION, np.int32) is None
+                                    coopmat_spec.Operand.SATURATING_ACCUMULATION, np.int32) is None
     wide = np.ones((2, 4, 4), np.int64)
     assert coopmat.mul_add_factored((wide, small), (wide, small), c_int.astype(np.int64), 0,
                                     np.int64) is None
@@ -378,11 +379,11 @@ def test_kernels_with_private_memory_run_in_smaller_batches(monkeypatch):
 
 def test_only_kernels_with_private_memory_are_split():
     import clcoop
-    from clcoop.interp import execute
+    from clcoop.interp import translate
     for options, expected in [("-cl-opt-disable", True), ("-O2", False)]:
         program = clcoop.Program("__kernel void k(__global int *o) { int x = 1; o[0] = x; }")
         program.build(options)
-        assert execute._uses_private_memory(execute.Translator(program._module)) == expected
+        assert translate.uses_private_memory(translate.Translator(program._module)) == expected
 
 
 @pytest.mark.parametrize("pattern", ["runs", "period", "runs_repeating", "random", "single"])
@@ -478,16 +479,16 @@ __kernel void k(__global const float *X, __global float *out, int poke)
 @pytest.mark.parametrize("poke", [0, 1])
 def test_o0_matrix_variables_are_forwarded_only_while_memory_holds_them(poke, monkeypatch):
     import clcoop
-    from clcoop.interp import execute
+    from clcoop.interp import instructions
     forwarded = []
-    real = execute._stored_matrix
+    real = instructions._stored_matrix
 
     def spy(*args):
         value = real(*args)
         forwarded.append(value is not None)
         return value
 
-    monkeypatch.setattr(execute, "_stored_matrix", spy)
+    monkeypatch.setattr(instructions, "_stored_matrix", spy)
     X = RNG.standard_normal((8, 16)).astype(np.float32)
     out = np.zeros(256, np.float32)
     clcoop.Program(FORWARD_KERNEL).build("-cl-opt-disable").k(16, 16, X, out, poke,

@@ -37,9 +37,10 @@ import warnings
 import numpy as np
 
 from clcoop.errors import ArgumentError, CompileError, CompilerWarning, RuntimeFault
-from clcoop.interp import execute
+from clcoop.interp import execute, translate
 from clcoop.interp.loader import load_module
 from clcoop.interp.memory import Memory
+from clcoop.interp.scalars import scalar_dtype
 
 DEFAULT_SUBGROUP_SIZE = 16
 SUPPORTED_SUBGROUP_SIZES = (1, 2, 4, 8, 16, 32, 64, 128)
@@ -113,7 +114,7 @@ class Program:
     def _set_ir(self, ir_text, engine="interp"):
         self.ir = ir_text
         self._module = load_module(ir_text)
-        self._translator = execute.Translator(self._module)
+        self._translator = translate.Translator(self._module)
         self.engine = engine
         if self._native is not None:
             self._native.close()
@@ -449,7 +450,7 @@ def _convert_scalar(arg, ptype, type_name, where):
     if isinstance(arg, (np.ndarray, LocalMemory)) and not (isinstance(arg, np.ndarray) and arg.ndim == 0):
         raise ArgumentError(f"{where} is a scalar: got {type(arg).__name__}")
     if ptype.kind == "vec":
-        dtype = execute.scalar_dtype(ptype)
+        dtype = scalar_dtype(ptype)
         v = np.asarray(arg)
         if v.shape != (ptype.n,):
             raise ArgumentError(f"{where} is a vector of {ptype.n}: pass a sequence of {ptype.n} numbers")
@@ -460,7 +461,7 @@ def _convert_scalar(arg, ptype, type_name, where):
         arg = int(arg)
     if not isinstance(arg, (int, float, np.integer, np.floating, np.bool_, np.ndarray)):
         raise ArgumentError(f"{where} needs a number, got {type(arg).__name__}")
-    dtype = execute.scalar_dtype(ptype)
+    dtype = scalar_dtype(ptype)
     if ptype.kind == "float":
         return dtype.type(arg)
     if isinstance(arg, (float, np.floating)):
@@ -511,6 +512,6 @@ def _map_globals(module, memory):
         if gv.name in saved:
             region.data[:] = saved[gv.name]
             continue
-        data = execute.constant_bytes(gv.init, module.layout, lambda n: addrs[n])
+        data = translate.constant_bytes(gv.init, module.layout, lambda n: addrs[n])
         region.data[:len(data)] = np.frombuffer(data, np.uint8)
     return addrs

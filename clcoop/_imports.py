@@ -1,0 +1,161 @@
+"""The package's import graph, and the layering rules it must keep (issue 11).
+
+    python -m clcoop._imports            # print the graph; exit 1 on a broken rule
+
+Rules:
+- no import cycle among clcoop's modules (module-level imports; an import inside a function
+  is an edge too, because it hides a cycle rather than removing it);
+- inside clcoop/interp/, no import inside a function, except of the third-party modules in
+  LAZY_THIRD_PARTY (kept lazy so that `import clcoop.interp...` stays cheap).
+
+Each module is read with `ast`, never imported.
+"""
+import ast
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+PACKAGE = "clcoop"
+ROOT = Path(__file__).resolve().parent
+LAZY_PACKAGE = "clcoop.interp"
+LAZY_THIRD_PARTY = {"llvmlite.binding": "LLVM is loaded when a module is parsed, not on import"}
+
+
+@dataclass
+class Module:
+    name: str
+    path: Path                                       # relative to the package's parent
+    imports: set = field(default_factory=set)        # clcoop modules imported at module level
+    lazy: list = field(default_factory=list)         # (line, imported name) inside functions
+
+
+def module_name(path, root=ROOT):
+    parts = list(path.relative_to(root.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _resolve(node, current, is_package):
+    """The absolute names an import statement brings in (module or module.attribute)."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    base = node.module or ""
+    if node.level:
+        parts = current.split(".")
+        keep = len(parts) - node.level + (1 if is_package else 0)
+        base = ".".join(parts[:keep] + ([base] if base else []))
+    return [f"{base}.{alias.name}" for alias in node.names]
+
+
+def _clcoop_target(name, known):
+    """The clcoop module `name` refers to: itself, or its parent when it is an attribute."""
+    while name and name not in known:
+        name = name.rpartition(".")[0]
+    return name if name and name != PACKAGE else None
+
+
+class _ImportVisitor(ast.NodeVisitor):
+    def __init__(self):
+        self.depth = 0
+        self.found = []        # (node, inside a function)
+
+    def _function(self, node):
+        self.depth += 1
+        self.generic_visit(node)
+        self.depth -= 1
+
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_Lambda = _function
+
+    def visit_Import(self, node):
+        self.found.append((node, self.depth > 0))
+
+    visit_ImportFrom = visit_Import
+
+
+def read_modules(root=ROOT):
+    modules = {}
+    for path in sorted(root.rglob("*.py")):
+        if "__pycache__" not in path.parts:
+            name = module_name(path, root)
+            modules[name] = Module(name, path.relative_to(root.parent))
+    for module in modules.values():
+        tree = ast.parse((root.parent / module.path).read_text(), str(module.path))
+        visitor = _ImportVisitor()
+        visitor.visit(tree)
+        is_package = module.path.name == "__init__.py"
+        for node, in_function in visitor.found:
+            names = _resolve(node, module.name, is_package)
+            targets = {t for t in (_clcoop_target(n, modules) for n in names) if t}
+            targets.discard(module.name)
+            if in_function:
+                imported = sorted(targets) or [names[0].rpartition(".")[0]
+                                               if isinstance(node, ast.ImportFrom) else names[0]]
+                module.lazy.extend((node.lineno, name) for name in imported)
+            module.imports |= targets
+    return modules
+
+
+def find_cycle(modules):
+    """One import cycle as a list of module names (first == last), or None."""
+    state = {}
+    stack = []
+
+    def visit(name):
+        state[name] = "open"
+        stack.append(name)
+        for target in sorted(modules[name].imports):
+            if state.get(target) == "open":
+                return stack[stack.index(target):] + [target]
+            if target not in state:
+                cycle = visit(target)
+                if cycle:
+                    return cycle
+        stack.pop()
+        state[name] = "done"
+        return None
+
+    for name in sorted(modules):
+        if name not in state:
+            cycle = visit(name)
+            if cycle:
+                return cycle
+    return None
+
+
+def lazy_import_problems(modules):
+    """Imports inside functions of clcoop/interp/ modules (LAZY_THIRD_PARTY aside)."""
+    problems = []
+    for module in modules.values():
+        if module.name != LAZY_PACKAGE and not module.name.startswith(LAZY_PACKAGE + "."):
+            continue
+        for line, name in module.lazy:
+            if name not in LAZY_THIRD_PARTY:
+                problems.append(f"{module.path}:{line}: import of {name} inside a function")
+    return problems
+
+
+def format_graph(modules):
+    lines = []
+    for name in sorted(modules):
+        targets = sorted(modules[name].imports)
+        lines.append(f"{name} -> {', '.join(targets) if targets else '(none)'}")
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    modules = read_modules()
+    print(format_graph(modules))
+    status = 0
+    cycle = find_cycle(modules)
+    if cycle:
+        print("error: import cycle: " + " -> ".join(cycle), file=sys.stderr)
+        status = 1
+    for problem in lazy_import_problems(modules):
+        print("error: " + problem, file=sys.stderr)
+        status = 1
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

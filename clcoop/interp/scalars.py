@@ -1,0 +1,102 @@
+"""Scalar types in the interpreter: one table from the Itanium code of a C scalar type
+(the code in mangled built-in and cooperative-matrix callee names) to its kind, width,
+signedness and NumPy dtype, and the dtypes of LLVM's sign-less types derived from it.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+from clcoop import coopmat_spec
+from clcoop.errors import IRError
+
+
+@dataclass(frozen=True)
+class Scalar:
+    kind: str          # "int", "float" or "void"
+    bits: int
+    signed: bool       # integers: signed type; floats: True
+    dtype: object      # np.dtype, None for void
+
+    def as_tuple(self):
+        """The demangler's parameter form: ("void",), ("int", bits, signed), ("float", bits)."""
+        if self.kind == "void":
+            return ("void",)
+        return ("int", self.bits, self.signed) if self.kind == "int" else ("float", self.bits)
+
+
+def _scalar(kind, bits, signed, dtype):
+    return Scalar(kind, bits, signed, None if dtype is None else np.dtype(dtype))
+
+
+# Itanium ABI 5.1.5 builtin-type codes of the OpenCL C scalar types.
+SCALARS = {
+    "v": _scalar("void", 0, False, None),
+    "b": _scalar("int", 8, False, np.uint8),       # bool
+    "c": _scalar("int", 8, True, np.int8),         # char (signed in OpenCL C, 6.1.1)
+    "a": _scalar("int", 8, True, np.int8),         # signed char
+    "h": _scalar("int", 8, False, np.uint8),
+    "s": _scalar("int", 16, True, np.int16),
+    "t": _scalar("int", 16, False, np.uint16),
+    "i": _scalar("int", 32, True, np.int32),
+    "j": _scalar("int", 32, False, np.uint32),
+    "l": _scalar("int", 64, True, np.int64),
+    "m": _scalar("int", 64, False, np.uint64),
+    "x": _scalar("int", 64, True, np.int64),       # long long
+    "y": _scalar("int", 64, False, np.uint64),
+    "Dh": _scalar("float", 16, True, np.float16),
+    "f": _scalar("float", 32, True, np.float32),
+    "d": _scalar("float", 64, True, np.float64),
+}
+
+# LLVM types carry no sign (docs/ir-conventions.md): i1 is a NumPy bool, iN the signed
+# dtype of its width, and UINT_DTYPES views those bits as unsigned.
+INT_DTYPES = {1: np.dtype(np.bool_)}
+UINT_DTYPES = {}
+FLOAT_DTYPES = {}
+for _s in SCALARS.values():
+    if _s.kind == "int":
+        (INT_DTYPES if _s.signed else UINT_DTYPES).setdefault(_s.bits, _s.dtype)
+    elif _s.kind == "float":
+        FLOAT_DTYPES.setdefault(_s.bits, _s.dtype)
+
+# Cooperative-matrix components the interpreter runs: OpenCL name -> dtype.
+COMPONENT_DTYPES = {c.name: SCALARS[c.itanium].dtype
+                    for c in coopmat_spec.COMPONENTS.values() if c.itanium in SCALARS}
+
+
+def component_dtype(component):
+    """The dtype of a coopmat_spec.Component; IRError for one the interpreter lacks."""
+    if component.name not in COMPONENT_DTYPES:
+        raise IRError(f"cooperative matrix component type '{component.name}' is not supported "
+                      "by the interpreter")
+    return COMPONENT_DTYPES[component.name]
+
+
+def scalar_dtype(t):
+    """NumPy dtype holding one scalar (or vector element) of LLVM type t."""
+    if t.kind == "int":
+        if t.bits not in INT_DTYPES:
+            raise IRError(f"integer type i{t.bits} is not supported by the interpreter")
+        return INT_DTYPES[t.bits]
+    if t.kind == "float":
+        return FLOAT_DTYPES[t.bits]
+    if t.kind in ("ptr", "event"):
+        return np.dtype(np.int64)
+    if t.kind in ("vec", "matrix"):
+        return scalar_dtype(t.elem)
+    raise IRError(f"type {t} has no scalar representation")
+
+
+def unsigned(v, t):
+    """View integer values of type t as unsigned (LLVM integers carry no sign)."""
+    bits = t.elem.bits if t.kind == "vec" else t.bits
+    if bits == 1:
+        return v
+    return np.asarray(v).view(UINT_DTYPES[bits]) if np.ndim(v) else \
+        np.asarray(v).astype(UINT_DTYPES[bits])
+
+
+def as_unsigned(v):
+    """Signed integer values converted to the unsigned dtype of their width."""
+    v = np.asarray(v)
+    return v if v.dtype.kind != "i" else v.astype(UINT_DTYPES[v.dtype.itemsize * 8])
