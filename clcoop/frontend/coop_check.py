@@ -1,0 +1,306 @@
+"""The cooperative-matrix checks (RFC 4.4-4.6, clang pull request llvm/llvm-project #221328):
+the coop_mat type attribute, the matrix built-ins (driven by COOP_BUILTINS, one table) and
+the element-wise operators."""
+from pycparser import c_ast
+
+
+from clcoop.frontend import tast
+from clcoop.frontend import types as T
+from clcoop.frontend.check_support import location
+from clcoop.frontend.conversions import as_arith, is_arith_like, is_integer_like, spell, unqualified_elem
+
+
+# ------------------------------------------------------------------ constants of the extension
+COOP_BUILTINS = ("coop_mat_load", "coop_mat_store", "coop_matmul_add", "coop_mat_mulAdd",
+                 "coop_mat_init", "coop_mat_length")
+# Builtins whose result type comes from the variable they initialize or are assigned to.
+COOP_CONTEXT_TYPED = ("coop_mat_load", "coop_mat_init")
+LAYOUT_ROW_MAJOR, LAYOUT_COLUMN_MAJOR = 0, 1
+OPERAND_A_SIGNED, OPERAND_B_SIGNED, OPERAND_C_SIGNED, OPERAND_RESULT_SIGNED = 1, 2, 4, 8
+OPERAND_SATURATING = 16
+# Names of the signedness bits and the matrix each belongs to (RFC 4.5; SPV_KHR_cooperative_matrix
+# Cooperative Matrix Operands: MatrixASignedComponents ... MatrixResultSignedComponents).
+OPERAND_SIGNED_BITS = ((OPERAND_A_SIGNED, "A", "CLK_COOPERATIVE_MATRIX_OPERAND_MATRIX_A_SIGNED"),
+                       (OPERAND_B_SIGNED, "B", "CLK_COOPERATIVE_MATRIX_OPERAND_MATRIX_B_SIGNED"),
+                       (OPERAND_C_SIGNED, "C", "CLK_COOPERATIVE_MATRIX_OPERAND_MATRIX_C_SIGNED"),
+                       (OPERAND_RESULT_SIGNED, "Result",
+                        "CLK_COOPERATIVE_MATRIX_OPERAND_MATRIX_RESULT_SIGNED"))
+COOP_EXTENSION = "cl_khr_cooperative_matrix"
+# -Wcoop-portability: where clang's cooperative-matrix pull request (llvm/llvm-project #221328)
+# rejects or differs from what clcoop accepts; its Sema tests' wording where it has one.
+PORTABILITY = "coop-portability"
+PR_NAME = "clang's cooperative-matrix pull request (llvm/llvm-project #221328)"
+OPERAND_ALL = 31
+# Accepted scope values: the RFC's CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP (3, SPIR-V's
+# Subgroup) and the pull request's memory_scope_sub_group (4 in OpenCL C).
+SCOPE_VALUES = {3: T.SPIRV_SCOPE_SUBGROUP, 4: T.SPIRV_SCOPE_SUBGROUP}
+# Largest rows/cols accepted: real devices use 8..64; larger values only exhaust memory.
+COOP_MAX_DIMENSION = 1 << 12
+# Enumerators a quoted-string coop_mat argument may name (RFC 4.6 spelling).
+COOP_ENUM_NAMES = {
+    "CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP": 3, "memory_scope_sub_group": 4,
+    "CLK_COOPERATIVE_MATRIX_A": 0, "CLK_COOPERATIVE_MATRIX_B": 1,
+    "CLK_COOPERATIVE_MATRIX_ACCUMULATOR": 2,
+}
+
+class CoopChecks:
+    """Checker methods for cooperative-matrix types, built-ins and operators."""
+
+    def coop_mat_type(self, base, args, attr_node, base_node, typedef_name):
+        """Build a CoopMatType from `coop_mat(scope, rows, cols, use)` (RFC 4.1)."""
+        if len(args) != 4:
+            self.fail("'coop_mat' attribute requires exactly 4 arguments", attr_node)
+        base = as_arith(base) if isinstance(base, T.EnumType) else base
+        if not (isinstance(base, T.ScalarType) and base.name in T.COOP_ELEMENT_NAMES):
+            self.fail(f"'{spell(base)}' is invalid cooperative matrix element type", base_node or attr_node)
+        scope = self.coop_attr_value(args[0], "scope")
+        if scope not in SCOPE_VALUES:
+            self.fail("invalid 'scope' argument of cooperative matrix attribute", args[0])
+        rows = self.coop_attr_size(args[1], "row")
+        cols = self.coop_attr_size(args[2], "column")
+        use = self.coop_attr_value(args[3], "use")
+        if use not in T.USE_NAMES:
+            self.fail("invalid 'use' argument of cooperative matrix attribute", args[3])
+        self.require_coop_extension(attr_node, typedef_name)
+        return T.CoopMatType(base, SCOPE_VALUES[scope], rows, cols, use, typedef_name=typedef_name)
+    def require_coop_extension(self, where, typedef_name):
+        """clcoop always knows cooperative matrices; clang's pull request requires the pragma.
+        Said once, at the first matrix type declared without it."""
+        if COOP_EXTENSION in self.enabled_extensions or self.coop_extension_reported:
+            return
+        self.coop_extension_reported = True
+        what = f"type '{typedef_name}'" if typedef_name else "the 'coop_mat' attribute"
+        self.warn(f"use of {what} requires {COOP_EXTENSION} support", where,
+                  [self.note(f"add '#pragma OPENCL EXTENSION {COOP_EXTENSION} : enable' before it; "
+                             f"{PR_NAME} rejects the type without it", self.node_location(where))],
+                  flag=PORTABILITY)
+    def coop_attr_value(self, node, what):
+        if isinstance(node, c_ast.Constant) and node.type == "string":
+            name = node.value.strip('"')
+            if name in COOP_ENUM_NAMES:
+                return COOP_ENUM_NAMES[name]
+            self.fail(f"invalid '{what}' argument of cooperative matrix attribute", node)
+        value = self.integer_constant(node, f"'{what}' argument of cooperative matrix attribute")
+        return value
+    def coop_attr_size(self, node, which):
+        value = self.integer_constant(node, "'coop_mat' attribute")
+        if value == 0:
+            self.fail("zero matrix size", node)
+        if value < 0:
+            self.fail(f"matrix {which} size must be positive", node)
+        if value > COOP_MAX_DIMENSION:
+            self.fail(f"matrix {which} size too large", node)
+        return value
+    def coop_storage_error(self, t, aspace, node, where):
+        if t.is_coop_matrix:
+            if where == "program":
+                self.fail("cooperative matrix type cannot be declared at program scope", node)
+            self.fail(f"cooperative matrix type cannot be declared in the "
+                      f"'{T.ADDRSPACE_NAMES[aspace]}' address space", node)
+    # ---- cooperative-matrix operators (RFC 4.6)
+    def coop_binary(self, op, left, right, node):
+        lt, rt = left.type, right.type
+        loc = left.loc or location(node)
+        if op not in ("+", "-", "*", "/"):
+            self.fail("unsupported cooperative matrix binary operator", node)
+        if lt.is_coop_matrix and rt.is_coop_matrix:
+            if lt != rt:
+                self.fail("incompatible cooperative matrix types", node,
+                          [self.note(f"operand types are '{spell(lt)}' and '{spell(rt)}'", loc)])
+            return tast.CoopBinary(lt, loc, op, left, right)
+        matrix, scalar = (left, right) if lt.is_coop_matrix else (right, left)
+        if op != "*":
+            self.fail("unsupported cooperative matrix scalar operator", node)
+        if not is_arith_like(scalar.type):
+            self.fail(f"invalid operands to binary expression ('{spell(lt)}' and '{spell(rt)}')", node)
+        # RFC 4.6 / issue 2 item 10: the scalar becomes the component type (e.g. a*4 on floats is 4.0f).
+        self.warn_literal_change(scalar, matrix.type.elem)
+        scalar = self.arith_convert(scalar, matrix.type.elem)
+        return tast.CoopScalarMul(matrix.type, loc, matrix, scalar)
+    def coop_element(self, base, index, node):
+        if not is_integer_like(index.type):
+            self.fail("array subscript is not an integer", node.subscript)
+        constant = self.fold(index)
+        if isinstance(constant, int) and constant < 0:
+            self.fail(f"cooperative matrix element index {constant} is negative", node.subscript)
+        if not base.is_lvalue:
+            self.fail("cooperative matrix element access requires a matrix variable", node)
+        index = self.arith_convert(index, self.target.size_t)
+        return tast.CoopElement(base.type.elem, location(node), base, index)
+    # ---- cooperative-matrix built-ins (RFC 4.4, pull request #221328)
+    def coop_call(self, name, args_nodes, node, expected):
+        loc = location(node)
+        if name in COOP_CONTEXT_TYPED:
+            if expected is None or not expected.is_coop_matrix:
+                self.fail("builtin return value should be assigned to cooperative matrix type variable", node)
+        counts = {"coop_mat_load": (3, 3), "coop_mat_store": (4, 4), "coop_matmul_add": (4, 4),
+                  "coop_mat_mulAdd": (3, 4), "coop_mat_init": (1, 1), "coop_mat_length": (1, 1)}
+        lo, hi = counts[name]
+        if not lo <= len(args_nodes) <= hi:
+            few = len(args_nodes) < lo
+            self.fail(f"too {'few' if few else 'many'} arguments to function call, expected "
+                      f"{lo if few else hi}, have {len(args_nodes)}", node if few else args_nodes[hi])
+        if name == "coop_mat_load":
+            return self.coop_load(args_nodes, node, expected)
+        if name == "coop_mat_store":
+            return self.coop_store(args_nodes, node)
+        if name in ("coop_matmul_add", "coop_mat_mulAdd"):
+            return self.coop_muladd(name, args_nodes, node)
+        if name == "coop_mat_init":
+            scalar = self.rvalue(self.expr(args_nodes[0]))
+            if not is_arith_like(scalar.type):
+                self.fail(f"argument of 'coop_mat_init' must be a scalar of arithmetic type "
+                          f"('{spell(scalar.type)}' invalid)", args_nodes[0])
+            self.warn_literal_change(scalar, expected.elem)
+            return tast.CoopInit(expected, loc, self.arith_convert(scalar, expected.elem))
+        m = self.coop_matrix_arg(args_nodes[0])
+        return tast.CoopLength(T.UINT, loc, m)
+    def warn_literal_change(self, scalar, elem):
+        """clang's -Wliteral-conversion for a constant that the component type cannot hold."""
+        value = self.fold(scalar)
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            return
+        converted = self.fold_cast(value, self.scalar_cast_kind(scalar.type, elem), scalar.type, elem)
+        if converted is not None and converted != value:
+            def show(v):
+                return f"{v:g}" if isinstance(v, float) else str(v)
+            self.warn(f"implicit conversion from '{spell(scalar.type)}' to '{spell(elem)}' changes value "
+                      f"from {show(value)} to {show(converted)}", scalar.loc)
+    def coop_matrix_arg(self, node):
+        v = self.rvalue(self.expr(node))
+        if not v.type.is_coop_matrix:
+            self.fail("argument must be a valid cooperative matrix type", node)
+        return v
+    def coop_pointer_arg(self, node, name, mtype):
+        p = self.rvalue(self.expr(node))
+        if not p.type.is_pointer:
+            self.fail(f"first argument of '{name}' must be a pointer ('{spell(p.type)}' invalid)", node)
+        pointee = p.type.pointee
+        elem = unqualified_elem(pointee)
+        if not (isinstance(elem, T.ScalarType) and elem.name in T.VECTOR_ELEMENT_NAMES):
+            self.fail(f"pointer argument of '{name}' must point to a scalar or vector numeric type "
+                      f"('{spell(p.type)}' invalid)", node)
+        if mtype is not None and pointee != mtype.elem:
+            # A warning, not an error: SPV_KHR_cooperative_matrix issue 8 lets the pointee differ from
+            # the component type (e.g. loading half components from a uint4 buffer); stride and
+            # pointer arithmetic then count pointee elements.
+            self.warn("inconsistent between cooperative matrix element type and buffer pointer type",
+                      node, [self.note(f"matrix element type is '{spell(mtype.elem)}', buffer pointer type is "
+                                       f"'{spell(p.type)}'; {PR_NAME} makes this an error",
+                                       location(node))], flag=PORTABILITY)
+        return p
+    def coop_layout_arg(self, node):
+        v = self.rvalue(self.expr(node))
+        value = self.fold(v) if is_integer_like(v.type) else None
+        if value not in (LAYOUT_ROW_MAJOR, LAYOUT_COLUMN_MAJOR):
+            self.fail("memory layout should be ROW_MAJOR or COLUMN_MAJOR", node)
+        return value
+    def coop_stride_arg(self, node, is_store):
+        v = self.rvalue(self.expr(node))
+        if not is_integer_like(v.type):
+            self.fail(f"stride argument must have type 'size_t' ('{spell(v.type)}' invalid)", node)
+        if unqualified_elem(as_arith(v.type)) != self.target.size_t:
+            self.warn("stride argument must have type 'size_t'", node,
+                      [self.note(f"'{spell(v.type)}' is converted to 'size_t' here; {PR_NAME} rejects it "
+                                 "(cast it: '(size_t)')", self.node_location(node))], flag=PORTABILITY)
+        value = self.fold(v)
+        if isinstance(value, int):
+            if value < 0:
+                self.fail("stride argument must not be negative", node)
+            if value == 0 and is_store:
+                self.fail("stride of 'coop_mat_store' must be greater than zero", node)
+        return self.arith_convert(v, self.target.size_t)
+    def coop_load(self, args_nodes, node, mtype):
+        p = self.coop_pointer_arg(args_nodes[0], "coop_mat_load", mtype)
+        layout = self.coop_layout_arg(args_nodes[1])
+        stride = self.coop_stride_arg(args_nodes[2], is_store=False)
+        return tast.CoopLoad(mtype, location(node), p, layout, stride)
+    def coop_store(self, args_nodes, node):
+        m = self.coop_matrix_arg(args_nodes[1])
+        p = self.coop_pointer_arg(args_nodes[0], "coop_mat_store", m.type)
+        if p.type.addrspace == T.CONSTANT:
+            self.fail("cannot store a cooperative matrix to '__constant' memory", args_nodes[0])
+        if p.type.const:
+            self.fail(f"cannot store a cooperative matrix through a pointer to const ('{spell(p.type)}')",
+                      args_nodes[0])
+        layout = self.coop_layout_arg(args_nodes[2])
+        stride = self.coop_stride_arg(args_nodes[3], is_store=True)
+        return tast.CoopStore(T.VOID, location(node), p, m, layout, stride)
+    def coop_muladd(self, name, args_nodes, node):
+        a = self.coop_matrix_arg(args_nodes[0])
+        b = self.coop_matrix_arg(args_nodes[1])
+        c = self.coop_matrix_arg(args_nodes[2])
+        for m, n, use in ((a, args_nodes[0], T.USE_A), (b, args_nodes[1], T.USE_B),
+                          (c, args_nodes[2], T.USE_ACCUMULATOR)):
+            if m.type.use != use:
+                self.fail(f"argument of cooperative matrix must have '{T.USE_NAMES[use]}' use", n,
+                          self.declared_here(m.type))
+        at, bt, ct = a.type, b.type, c.type
+        # SPV_KHR_cooperative_matrix OpCooperativeMatrixMulAddKHR: A and B must agree; C/result may be
+        # wider (half x half -> float, char x char -> int) but of the same kind (integer or floating).
+        if at.elem != bt.elem or at.elem.is_float != ct.elem.is_float:
+            self.fail("inconsistent cooperative matrix element types", args_nodes[1] if at.elem != bt.elem
+                      else args_nodes[2],
+                      [self.note(f"element types are '{spell(at.elem)}', '{spell(bt.elem)}' and "
+                                 f"'{spell(ct.elem)}'", location(node))])
+        if at.cols != bt.rows:
+            self.fail("two cooperative matrices with incompatible shapes", args_nodes[1],
+                      [self.note(f"A is {at.rows}x{at.cols}, B is {bt.rows}x{bt.cols}: "
+                                 f"B must have {at.cols} rows", location(args_nodes[0]))])
+        if at.rows != ct.rows or bt.cols != ct.cols:
+            self.fail("two cooperative matrices with incompatible shapes", args_nodes[2],
+                      [self.note(f"A x B is {at.rows}x{bt.cols}, C is {ct.rows}x{ct.cols}",
+                                 location(args_nodes[0]))])
+        if not (at.scope == bt.scope == ct.scope):
+            self.fail("cooperative matrices of a multiply-add must have the same scope", node)
+        if len(args_nodes) == 4:
+            operands = self.coop_operands_arg(name, args_nodes[3], at, bt, ct)
+        else:
+            operands = self.default_operands(name, node, at, bt, ct)
+        return tast.CoopMulAdd(ct, location(node), a, b, c, operands)
+    @staticmethod
+    def operand_types(at, bt, ct):
+        """The component type each signedness bit is about (Result has C's type)."""
+        return {"A": at.elem, "B": bt.elem, "C": ct.elem, "Result": ct.elem}
+    def default_operands(self, name, node, at, bt, ct):
+        """Without operands, a signed integer component type sets its signed bit (as
+        clspv's tests expect), so that `char` data multiplies as signed."""
+        types = self.operand_types(at, bt, ct)
+        operands = 0
+        for bit, matrix, _ in OPERAND_SIGNED_BITS:
+            if types[matrix].is_integer and types[matrix].signed:
+                operands |= bit
+        if operands:
+            spelled = " | ".join(flag for bit, _, flag in OPERAND_SIGNED_BITS if operands & bit)
+            self.warn(f"'{name}' without operands multiplies these signed components as signed; "
+                      f"{PR_NAME} passes 0 here (every component unsigned)", node,
+                      [self.note(f"pass the operands to get the same result with both compilers: {spelled}",
+                                 self.node_location(node))], flag=PORTABILITY)
+        return operands
+    def coop_operands_arg(self, name, node, at, bt, ct):
+        v = self.rvalue(self.expr(node))
+        if not is_integer_like(v.type):
+            self.fail(f"fourth argument of '{name}' must have enum type", node)
+        value = self.fold(v)
+        if not isinstance(value, int):
+            self.fail(f"fourth argument of '{name}' must be an integer constant expression", node)
+        if value < 0 or value & ~OPERAND_ALL:
+            self.fail(f"invalid cooperative matrix operands value {value}", node)
+        if at.elem.is_float and value & (OPERAND_A_SIGNED | OPERAND_B_SIGNED):
+            self.warn("signed-component operands of a floating-point cooperative matrix are ignored", node)
+        elif ct.elem.is_float and value & (OPERAND_C_SIGNED | OPERAND_RESULT_SIGNED):
+            self.warn("signed-component operands of a floating-point cooperative matrix are ignored", node)
+        if ct.elem.is_float and value & OPERAND_SATURATING:
+            self.warn("saturating accumulation has no effect on a floating-point cooperative matrix", node)
+        types = self.operand_types(at, bt, ct)
+        for bit, matrix, flag in OPERAND_SIGNED_BITS:
+            t = types[matrix]
+            if value & bit and t.is_integer and not t.signed:
+                # Used as given (SPV_KHR: the bit decides), but the source type says otherwise.
+                self.warn(f"'{flag}' contradicts the unsigned component type '{spell(t)}' of matrix "
+                          f"{matrix}: its components are read as signed", node)
+        return value
+    def declared_here(self, t):
+        if t.typedef_name and t.typedef_name in self.coop_decl_locs:
+            return [self.note(f"'{t.typedef_name}' declared here", self.coop_decl_locs[t.typedef_name])]
+        return []
