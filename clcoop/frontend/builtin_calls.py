@@ -11,7 +11,8 @@ from clcoop.frontend import builtins as _builtins
 from clcoop.frontend import tast
 from clcoop.frontend import types as T
 from clcoop.frontend.check_support import location
-from clcoop.frontend.conversions import is_arith_like, is_integer_like, spell, unqualified_elem
+from clcoop.frontend.conversions import is_arith_like, spell
+from clcoop.frontend.types import is_integer_like, unqualified_elem
 
 
 # ------------------------------------------------------------------ small type helpers

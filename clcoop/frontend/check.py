@@ -53,15 +53,15 @@ from clcoop.frontend import types as T
 from clcoop.frontend.builtin_calls import ADDRESS_SPACE_QUERIES, CLANG_BUILTINS, BuiltinCalls
 from clcoop.frontend.check_support import (Abandon, FunctionContext, Scope, TooManyErrors, location,
                                            name_location, operator_location)
-from clcoop.frontend.constfold import ConstantFolding
-from clcoop.frontend.conversions import (Conversions, as_arith, comparison_result, described,
-                                         is_arith_like, is_integer_like, promote, spell,
-                                         strip_pointer_quals, unqualified_elem, wrap_int)
+from clcoop.frontend.constfold import ConstantFolding, fold
+from clcoop.frontend.conversions import (Conversions, comparison_result, described, is_arith_like,
+                                         promote, spell, strip_pointer_quals)
 from clcoop.frontend.coop_check import COOP_BUILTINS, COOP_EXTENSION, CoopChecks
 from clcoop.frontend.decl_types import DeclTypes, written_typedef_name
 from clcoop.frontend.initializers import Initializers
 from clcoop.frontend.literals import Literals
 from clcoop.frontend.parse import LOOP_UNROLL_HINTS
+from clcoop.frontend.types import as_arith, is_integer_like, unqualified_elem, wrap_int
 
 
 def check(ast, diag, target, fp_contract="on", cl_std="CL3.0"):
@@ -1186,7 +1186,7 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
             self.fail(f"invalid operands to binary expression ('{spell(lt)}' and '{spell(rt)}')", node)
         left = self.arith_convert(left, result_t)
         right = self.arith_convert(right, result_t)
-        if op in ("/", "%") and as_arith(elem).is_integer and self.fold(right) == 0:
+        if op in ("/", "%") and as_arith(elem).is_integer and fold(right) == 0:
             # clang -Wdivision-by-zero (C99 6.5.5p5: the behaviour is undefined)
             self.warn(f"{'division' if op == '/' else 'remainder'} by zero is undefined", node)
         contract = self.fp_contract if as_arith(elem).is_float else "off"
@@ -1395,7 +1395,7 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
         with a variable index a VectorElement (extractelement/insertelement, as clang)."""
         if not is_integer_like(index.type):
             self.fail("array subscript is not an integer", node.subscript)
-        value = self.fold(index)
+        value = fold(index)
         if not isinstance(value, int):
             index = self.arith_convert(index, promote(as_arith(index.type)))
             return tast.VectorElement(base.type.elem, location(node), base, index, base.is_lvalue)

@@ -7,6 +7,8 @@ from pycparser import c_ast
 from clcoop.frontend import tast
 from clcoop.frontend import types as T
 from clcoop.frontend.check_support import location
+from clcoop.frontend.constfold import fold
+from clcoop.frontend.types import as_arith, is_integer_like
 
 
 def described(t):
@@ -14,19 +16,6 @@ def described(t):
     if isinstance(t, T.VectorType):
         return f"'{spell(t)}' (vector of {t.count} '{spell(t.elem)}' values)"
     return f"'{spell(t)}'"
-
-
-def unqualified_elem(t):
-    return t.elem if isinstance(t, T.VectorType) else t
-
-
-def as_arith(t):
-    """Enums behave as int in arithmetic."""
-    return T.INT if isinstance(t, T.EnumType) else t
-
-
-def is_integer_like(t):
-    return t.is_integer or isinstance(t, T.EnumType)
 
 
 def is_arith_like(t):
@@ -43,17 +32,6 @@ def signed_int_of_bits(bits):
 
 def unsigned_of(t):
     return {"char": T.UCHAR, "short": T.USHORT, "int": T.UINT, "long": T.ULONG}.get(t.name, t)
-
-
-def wrap_int(value, t):
-    """Two's complement wrap of a Python int to the integer type t."""
-    if t == T.BOOL:
-        return 1 if value else 0
-    bits = t.bits
-    value &= (1 << bits) - 1
-    if t.signed and value >= 1 << (bits - 1):
-        value -= 1 << bits
-    return value
 
 
 def promote(t):
@@ -117,7 +95,6 @@ def spell_qualified(t, quals):
     return " ".join(quals + [t.spelling()])
 
 
-
 class Conversions:
     """Checker rules that convert expressions: promotions, usual arithmetic conversions,
     assignment conversions (C99 6.5.16.1) and casts (C99 6.5.4, OpenCL C 3.0 6.2)."""
@@ -178,7 +155,7 @@ class Conversions:
             return "noop"       # same width: only the signedness changes (tast: 'noop')
         return "int-to-int"
     def is_null_constant(self, e):
-        if is_integer_like(e.type) and self.fold(e) == 0:
+        if is_integer_like(e.type) and fold(e) == 0:
             return True
         if isinstance(e, (tast.Cast, tast.ImplicitCast)) and e.type.is_pointer and e.type.pointee.is_void:
             return self.is_null_constant(e.operand) if is_integer_like(e.operand.type) else False
@@ -215,7 +192,7 @@ class Conversions:
                 return self.pointer_convert(e, t, node, context, pointer_warnings)
             if is_integer_like(st):
                 self.fail(f"incompatible integer to pointer conversion {self.context_phrase(st, t, context)}", node)
-        if isinstance(t, T.EventType) and is_integer_like(st) and self.fold(e) == 0:
+        if isinstance(t, T.EventType) and is_integer_like(st) and fold(e) == 0:
             # clang's CK_ZeroToOCLOpaqueType: `event_t e = 0;`, an event argument 0.
             return tast.ImplicitCast(t, e.loc, "zero-to-event", e)
         if isinstance(t, T.StructType) and st is t:

@@ -7,7 +7,9 @@ from pycparser import c_ast
 from clcoop.frontend import tast
 from clcoop.frontend import types as T
 from clcoop.frontend.check_support import location
-from clcoop.frontend.conversions import as_arith, is_arith_like, is_integer_like, spell, unqualified_elem
+from clcoop.frontend.constfold import fold, fold_cast
+from clcoop.frontend.conversions import is_arith_like, spell
+from clcoop.frontend.types import as_arith, is_integer_like, unqualified_elem
 
 
 # ------------------------------------------------------------------ constants of the extension
@@ -120,7 +122,7 @@ class CoopChecks:
     def coop_element(self, base, index, node):
         if not is_integer_like(index.type):
             self.fail("array subscript is not an integer", node.subscript)
-        constant = self.fold(index)
+        constant = fold(index)
         if isinstance(constant, int) and constant < 0:
             self.fail(f"cooperative matrix element index {constant} is negative", node.subscript)
         if not base.is_lvalue:
@@ -157,10 +159,10 @@ class CoopChecks:
         return tast.CoopLength(T.UINT, loc, m)
     def warn_literal_change(self, scalar, elem):
         """clang's -Wliteral-conversion for a constant that the component type cannot hold."""
-        value = self.fold(scalar)
+        value = fold(scalar)
         if not isinstance(value, (int, float)) or isinstance(value, bool):
             return
-        converted = self.fold_cast(value, self.scalar_cast_kind(scalar.type, elem), scalar.type, elem)
+        converted = fold_cast(value, self.scalar_cast_kind(scalar.type, elem), scalar.type, elem)
         if converted is not None and converted != value:
             def show(v):
                 return f"{v:g}" if isinstance(v, float) else str(v)
@@ -191,7 +193,7 @@ class CoopChecks:
         return p
     def coop_layout_arg(self, node):
         v = self.rvalue(self.expr(node))
-        value = self.fold(v) if is_integer_like(v.type) else None
+        value = fold(v) if is_integer_like(v.type) else None
         if value not in (LAYOUT_ROW_MAJOR, LAYOUT_COLUMN_MAJOR):
             self.fail("memory layout should be ROW_MAJOR or COLUMN_MAJOR", node)
         return value
@@ -203,7 +205,7 @@ class CoopChecks:
             self.warn("stride argument must have type 'size_t'", node,
                       [self.note(f"'{spell(v.type)}' is converted to 'size_t' here; {PR_NAME} rejects it "
                                  "(cast it: '(size_t)')", self.node_location(node))], flag=PORTABILITY)
-        value = self.fold(v)
+        value = fold(v)
         if isinstance(value, int):
             if value < 0:
                 self.fail("stride argument must not be negative", node)
@@ -281,7 +283,7 @@ class CoopChecks:
         v = self.rvalue(self.expr(node))
         if not is_integer_like(v.type):
             self.fail(f"fourth argument of '{name}' must have enum type", node)
-        value = self.fold(v)
+        value = fold(v)
         if not isinstance(value, int):
             self.fail(f"fourth argument of '{name}' must be an integer constant expression", node)
         if value < 0 or value & ~OPERAND_ALL:

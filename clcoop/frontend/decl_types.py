@@ -5,7 +5,8 @@ from pycparser import c_ast
 
 from clcoop.frontend import types as T
 from clcoop.frontend.check_support import Abandon, location, name_location
-from clcoop.frontend.conversions import as_arith, spell, unqualified_elem
+from clcoop.frontend.conversions import spell
+from clcoop.frontend.types import as_arith, unqualified_elem
 
 
 def written_typedef_name(decl):

@@ -9,7 +9,9 @@ from clcoop.diagnostics import SourceLocation
 from clcoop.frontend import tast
 from clcoop.frontend import types as T
 from clcoop.frontend.check_support import location, name_location
-from clcoop.frontend.conversions import as_arith, is_arith_like, spell, wrap_int
+from clcoop.frontend.constfold import fold
+from clcoop.frontend.conversions import is_arith_like, spell
+from clcoop.frontend.types import as_arith, wrap_int
 
 
 class InitCursor:
@@ -206,11 +208,11 @@ class Initializers:
         if isinstance(init, tast.InitList):
             return tast.InitList(init.type, [self.constant_initializer(e, node) for e in init.elements], init.loc)
         if isinstance(init, tast.VectorLiteral) or (isinstance(init, tast.ImplicitCast) and init.kind == "splat"):
-            value = self.fold(init)
+            value = fold(init)
             if value is None:
                 self.fail("initializer element is not a compile-time constant", init.loc)
             return self.const_node(init.type, value, init.loc)
-        value = self.fold(init)
+        value = fold(init)
         if value is None:
             if init.type.is_pointer and isinstance(init, tast.ImplicitCast) and init.kind == "null-to-pointer":
                 return None
@@ -245,7 +247,7 @@ class Initializers:
             return None if inner is None else tast.AddrOf(e.type, e.loc, inner)
         if isinstance(e, tast.PointerArith):
             pointer = self.address_constant(e.pointer)
-            offset = self.fold(e.offset)
+            offset = fold(e.offset)
             if pointer is None or not isinstance(offset, int):
                 return None
             return tast.PointerArith(e.type, e.loc, e.op, pointer, tast.IntConst(e.offset.type, e.offset.loc, offset))
@@ -257,7 +259,7 @@ class Initializers:
             return e if e.var.storage in ("global", "static") else None
         if isinstance(e, tast.Index):
             base = self.address_constant(e.base)
-            index = self.fold(e.index)
+            index = fold(e.index)
             if base is None or not isinstance(index, int):
                 return None
             return tast.Index(e.type, e.loc, base, tast.IntConst(e.index.type, e.index.loc, index))

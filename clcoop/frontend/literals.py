@@ -6,7 +6,7 @@ import re
 from clcoop.frontend import tast
 from clcoop.frontend import types as T
 from clcoop.frontend.check_support import location
-from clcoop.frontend.conversions import wrap_int
+from clcoop.frontend.types import wrap_int
 
 
 # C99 6.4.4.2 floating constants; the suffix is whatever identifier characters follow.

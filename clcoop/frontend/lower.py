@@ -13,6 +13,7 @@ from dataclasses import replace
 from llvmlite import ir
 
 from clcoop import coop_names
+from clcoop.frontend import constfold
 from clcoop.frontend import tast as A
 from clcoop.frontend import types as T
 
@@ -892,9 +893,9 @@ class Lowerer:
     def index_value(self, index):
         if isinstance(index, A.ImplicitCast) and index.kind == "int-to-int":
             v = self.rvalue(index.operand)
-            folded = self.fold_cast("int-to-int", v, index.operand.type, index.type, self.value_type(index.type))
-            if folded is not None:
-                return folded
+            value = constfold.cast_constant(index)
+            if value is not None:
+                return ir.Constant(self.value_type(index.type), value)
             return self.int_cast(v, index.operand.type, index.type, "idxprom")
         return self.rvalue(index)
 
@@ -988,9 +989,6 @@ class Lowerer:
 
     def ex_FloatConst(self, e):
         return ir.Constant(self.value_type(e.type), e.value)
-
-    def ex_StringLiteral(self, e):
-        raise RuntimeError("lower: string literals are not supported")
 
     def ex_FunctionRef(self, e):
         raise RuntimeError("lower: function designator used as a value")
@@ -1365,9 +1363,9 @@ class Lowerer:
         if kind in ("noop", "pointer-bitcast"):
             return v
         dty = self.value_type(dst_t)
-        folded = self.fold_cast(kind, v, src_t, dst_t, dty)
-        if folded is not None:
-            return folded
+        value = constfold.cast_constant(e)       # clang folds these before codegen
+        if value is not None:
+            return ir.Constant(dty, value)
         if kind == "int-to-int":
             return self.int_cast(v, src_t, dst_t, "conv")
         if kind == "int-to-float":
@@ -1395,25 +1393,6 @@ class Lowerer:
         if kind == "splat":
             return self.splat(v, dty)
         raise RuntimeError(f"lower: unknown cast kind {kind!r}")
-
-    def fold_cast(self, kind, v, src_t, dst_t, dty):
-        """Casts of scalar constants become constants (clang folds them before codegen)."""
-        if not isinstance(v, ir.Constant) or not isinstance(v.constant, (int, float)) \
-                or isinstance(v.constant, bool) or not isinstance(dst_t, T.ScalarType):
-            return None
-        value = v.constant
-        if kind == "int-to-int":
-            value = wrap_int(value, element_type(src_t))     # the source's value, by its signedness
-            bits = dst_t.bits
-            value &= (1 << bits) - 1
-            if dst_t.signed and value >= 1 << (bits - 1):
-                value -= 1 << bits
-            return ir.Constant(dty, value)
-        if kind == "int-to-float":
-            return ir.Constant(dty, float(wrap_int(value, element_type(src_t))))
-        if kind == "float-to-float" and dst_t.bits >= element_type(src_t).bits:
-            return ir.Constant(dty, float(value))
-        return None
 
     def int_cast(self, v, src_t, dst_t, name):
         b = self.builder
@@ -1672,16 +1651,6 @@ class Lowerer:
         mt = e.matrix.type
         return self.coop_call("__spirv_AccessChain", [mt], ["P" + "v", self.size_code], _ptr(0),
                               [ptr, index], "arrayidx")
-
-
-def wrap_int(value, t):
-    """`value` as the C integer type `t` holds it (two's complement wrap, then signedness)."""
-    if t.kind != "int":
-        return value
-    value &= (1 << t.bits) - 1
-    if t.signed and value >= 1 << (t.bits - 1):
-        value -= 1 << t.bits
-    return value
 
 
 def coop_conversion_name(src, dst):

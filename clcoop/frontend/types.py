@@ -473,3 +473,28 @@ def builtin_typedefs(target):
     for suffix, value in atomic_values.items():
         names[f"atomic_{suffix}"] = AtomicType(value, f"atomic_{suffix}")
     return names
+
+
+# ---------------------------------------------------------------- C value facts
+def unqualified_elem(t):
+    return t.elem if isinstance(t, VectorType) else t
+
+
+def as_arith(t):
+    """Enums behave as int in arithmetic."""
+    return INT if isinstance(t, EnumType) else t
+
+
+def is_integer_like(t):
+    return t.is_integer or isinstance(t, EnumType)
+
+
+def wrap_int(value, t):
+    """Two's complement wrap of a Python int to the integer type t."""
+    if t == BOOL:
+        return 1 if value else 0
+    bits = t.bits
+    value &= (1 << bits) - 1
+    if t.signed and value >= 1 << (bits - 1):
+        value -= 1 << bits
+    return value
