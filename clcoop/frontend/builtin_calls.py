@@ -3,7 +3,6 @@ clang's __builtin_* functions, address-space queries and printf's format checks.
 import math
 import re
 
-
 from pycparser import c_ast
 
 from clcoop.diagnostics import SourceLocation
@@ -47,6 +46,7 @@ FPCLASS_MASKS = {"nan": 3, "inf": 516, "finite": 504}
 _PRINTF_CONVERSION = re.compile(r"%%|%[-+ #0]*(?P<width>\*|\d+)?(?:\.(?P<precision>\*|\d*))?"
                                 r"(?:v\d+)?(?:hh|hl|h|ll|l)?[diouxXcsfFeEgGaAp]")
 
+
 class BuiltinCalls:
     """Checker methods for calls of built-in functions."""
 
@@ -65,6 +65,7 @@ class BuiltinCalls:
             arg = self.pointer_space_cast(arg, generic)
         result = T.PointerType(t.pointee, ADDRESS_SPACE_QUERIES[name], t.const, t.volatile)
         return tast.Intrinsic(result, location(node), name, [arg])
+
     def clang_builtin_call(self, name, args_nodes, node):
         """The clang built-ins OpenCL code uses (CLANG_BUILTINS), with clang-22's IR at -O0."""
         kind, ret_name, arity = CLANG_BUILTINS[name]
@@ -110,6 +111,7 @@ class BuiltinCalls:
                 value = self.arith_convert(value, T.DOUBLE)
             return tast.Intrinsic(T.INT, loc, "is.fpclass", [value], (FPCLASS_MASKS[ret_name],))
         raise AssertionError(kind)
+
     def printf_call(self, args_nodes, node):
         """OpenCL C 3.0 6.15.14: `int printf(constant char *restrict format, ...)`."""
         if not args_nodes:
@@ -125,6 +127,7 @@ class BuiltinCalls:
         if is_literal:
             self.check_printf_argument_count(first, args_nodes[1:])
         return tast.Printf(T.INT, location(node), fmt, args)
+
     def check_printf_argument_count(self, literal, data_nodes):
         """clang's -Wformat-insufficient-args / -Wformat-extra-args, at the conversion and at
         the first unused argument. `*` widths and precisions take an argument each."""
@@ -139,6 +142,7 @@ class BuiltinCalls:
                 return
         if used < len(data_nodes):
             self.warn("data argument not used by format string", data_nodes[used])
+
     def literal_offset_location(self, literal, offset):
         """The source location of character `offset` of a string literal's spelling (quote
         included), when the literal is written on one line as spelled; else the literal's."""
@@ -147,6 +151,7 @@ class BuiltinCalls:
         if text is None or text.expandtabs(1)[loc.column - 1:loc.column - 1 + len(literal.value)] != literal.value:
             return loc
         return SourceLocation(loc.file, loc.line, loc.column + offset)
+
     def printf_argument(self, node):
         """A string literal is a `constant char *`; everything else gets the default argument
         promotions of a variadic call (C99 6.5.2.2p7)."""
@@ -165,6 +170,7 @@ class BuiltinCalls:
         if is_integer_like(t) and (isinstance(t, T.EnumType) or t.bits < 32):
             return self.arith_convert(value, T.INT)
         return value
+
     def builtin_call(self, name, args_nodes, node):
         args = [self.rvalue(self.expr(a)) for a in args_nodes]
         for a, n in zip(args, args_nodes):
@@ -184,6 +190,7 @@ class BuiltinCalls:
         for text in _builtins.conversion_warnings(overload, arg_types):
             self.warn(text, node)
         return tast.BuiltinCall(overload.ret, location(node), overload, converted)
+
     def convert_target(self, name):
         m = self.CONVERT_RE.match(name)
         if m is None:
@@ -195,6 +202,7 @@ class BuiltinCalls:
         if n != 1 and n not in T.VECTOR_SIZES:
             return None
         return T.vector_of(elem, n), bool(m.group(3)), (m.group(4) or "")[1:] or None
+
     def convert_call(self, name, args_nodes, node):
         """convert_<type>[_sat][_<rounding>] (OpenCL C 3.0 6.4.3)."""
         t, sat, rounding = self.convert_target(name)
@@ -212,6 +220,7 @@ class BuiltinCalls:
         if sat and unqualified_elem(t).is_float:
             self.fail(f"'_sat' is not allowed in a conversion to a floating-point type ('{name}')", node)
         return tast.ConvertCall(t, location(node), v, sat, rounding)
+
     def as_type_call(self, name, args_nodes, node):
         """as_<type> (OpenCL C 3.0 6.4.4.2): a bitcast between types of the same size."""
         t = T.builtin_typedefs(self.target)[name[3:]]

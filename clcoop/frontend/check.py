@@ -116,6 +116,7 @@ def _kernel_pointer_spaces_ok(t):
 class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, CoopChecks,
               ConstantFolding):
     """Declarations, statements and expressions; the mixins hold the rules of their modules."""
+
     def __init__(self, diag, target):
         self.diag = diag
         self.target = target
@@ -338,7 +339,6 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
         else:
             self.fail(f"unsupported declaration '{type(node).__name__}'", node)
 
-
     # ------------------------------------------------------------------ declarations
     def typedef(self, node):
         with self.poison_on_error(node.name):
@@ -482,7 +482,6 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
         if isinstance(t, T.StructType) and not t.complete:
             self.fail(f"variable has incomplete type '{spell(t)}'", node)
 
-
     def global_variable(self, node, t, aspace, const):
         self.coop_storage_error(t, aspace, node, "program")
         if aspace is None or aspace == T.GENERIC:
@@ -548,14 +547,6 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
         elif isinstance(t, T.ArrayType) and t.length is None:
             self.fail(f"definition of variable with array type needs an explicit size or an initializer", node)
         return var
-
-
-    # C99 6.6p9: an address constant is a null pointer, a pointer to an object of static storage
-    # duration, or a decayed array of static storage duration, made with & [] . -> * and casts,
-    # plus or minus an integer constant. The node returned has every index folded to an IntConst,
-    # the form lower's const_address_value accepts.
-    ADDRESS_CASTS = ("noop", "pointer-bitcast", "addrspace-to-generic", "addrspace-cast")
-
 
     # ------------------------------------------------------------------ functions
     def function_declaration(self, node, defining=False):
@@ -691,7 +682,6 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
             # points into __global, __constant or __local memory (clang-22's rule and wording).
             self.error("pointer arguments to kernel functions must reside in '__global', "
                        "'__constant' or '__local' address space", p)
-
 
     def resolve_gotos(self):
         for name, node in self.fn.gotos:
@@ -976,7 +966,6 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
             return method(node, expected)
         return method(node)
 
-
     def expr_ID(self, node):
         entry = self.scope.lookup(node.name)
         loc = location(node)
@@ -1051,7 +1040,6 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
             operand = self.promote_expr(operand)
             return tast.Unary(operand.type, loc, "~", operand)
         self.fail(f"unsupported unary operator '{op}'", node)
-
 
     def address_of(self, node):
         operand = self.expr(node.expr)
@@ -1194,7 +1182,6 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
             return tast.Binary(comparison_result(result_t), loc, op, left, right, contract)
         return tast.Binary(result_t, loc, op, left, right, contract)
 
-
     def logical(self, node):
         left = self.rvalue(self.expr(node.left))
         right = self.rvalue(self.expr(node.right))
@@ -1262,7 +1249,6 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
             return tast.Binary(T.INT, loc, op, *pair)
         self.fail(f"comparison between pointer and integer ('{spell(lt)}' and '{spell(rt)}')", node)
 
-
     # ---- assignment
     def expr_Assignment(self, node):
         target = self.expr(node.lvalue)
@@ -1313,7 +1299,6 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
         if self.object_space(target) == T.CONSTANT:
             # OpenCL C 3.0 6.7.3: __constant objects are read-only.
             self.fail("read-only variable is not assignable", node)
-
 
     # ---- other expressions
     def expr_TernaryOp(self, node, expected=None):
@@ -1402,7 +1387,6 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
         if not 0 <= value < base.type.count:
             self.fail(f"vector subscript {value} is out of range for '{spell(base.type)}'", node.subscript)
         return tast.Swizzle(base.type.elem, location(node), base, (value,), base.is_lvalue)
-
 
     def expr_StructRef(self, node):
         base = self.expr(node.name)
@@ -1497,7 +1481,6 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
         operand = self.rvalue(self.expr(node.expr, expected=t if t.is_coop_matrix else None))
         return self.explicit_cast(operand, t, node)
 
-
     def open_paren_before(self, node, fallback):
         """The '(' written just before `node` (a vector literal's list), else fallback."""
         loc = location(node)
@@ -1509,7 +1492,6 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
         while i >= 0 and text[i] == " ":
             i -= 1
         return SourceLocation(loc.file, loc.line, i + 1) if i >= 0 and text[i] == "(" else fallback
-
 
     # ------------------------------------------------------------------ calls
     def expr_FuncCall(self, node, expected=None):
@@ -1540,7 +1522,6 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
             return self.builtin_call(name, args_nodes, node)
         # OpenCL C has no implicit function declarations; clang-22 reports the name as undeclared.
         self.fail(f"use of undeclared identifier '{name}'", node)
-
 
     def arity_message(self, fn, have):
         """clang's wording; a named single parameter is named (Sema::ConvertArgumentsForCall)."""
@@ -1589,7 +1570,6 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
             self.call_edges.append((self.fn.function, fn, location(node)))
         fn._used = True
         return tast.Call(fn.type.ret, loc, fn, args)
-
 
     CONVERT_RE = re.compile(r"convert_([a-z]+?)(\d*)(_sat)?(_rte|_rtz|_rtp|_rtn)?$")
 

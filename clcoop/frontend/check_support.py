@@ -6,6 +6,7 @@ from pycparser import c_ast
 
 from clcoop.diagnostics import SourceLocation
 
+
 class Abandon(Exception):
     """An error was reported: give up the current statement/declaration."""
 
@@ -45,6 +46,7 @@ def operator_location(sources, op, operand, fallback):
     if text is None:
         return fallback
     text = text.expandtabs(1)
+
     # 0-based index of the character before the operand; after a macro expansion the
     # column may lie past the end of the written line.
     i = min(loc.column - 2, len(text) - 1)

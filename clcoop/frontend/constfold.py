@@ -3,7 +3,6 @@ carries the results (tast.py), lower only reads them."""
 import math
 import struct
 
-
 from clcoop.frontend import tast
 from clcoop.frontend import types as T
 from clcoop.frontend.check_support import Abandon

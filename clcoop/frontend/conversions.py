@@ -3,7 +3,6 @@ promotions, usual arithmetic conversions, implicit conversion by assignment and 
 the type spellings their diagnostics use. As chibicc keeps them in type.c."""
 from pycparser import c_ast
 
-
 from clcoop.frontend import tast
 from clcoop.frontend import types as T
 from clcoop.frontend.check_support import location
@@ -104,6 +103,7 @@ class Conversions:
             return e
         target = promote(e.type)
         return self.arith_convert(e, target)
+
     def common_type(self, lt, rt, node):
         """The operation type of a binary arithmetic operator (C99 6.3.1.8, OpenCL 6.3)."""
         if isinstance(lt, T.VectorType) and isinstance(rt, T.VectorType):
@@ -116,6 +116,7 @@ class Conversions:
         if isinstance(rt, T.VectorType):
             return rt
         return usual_arithmetic(lt, rt)
+
     def arith_convert(self, e, t):
         """Implicit conversion between arithmetic/vector types (operands of an operator)."""
         if e.type == t:
@@ -133,6 +134,7 @@ class Conversions:
         if kind == "noop" and e.type == t:
             return e
         return tast.ImplicitCast(t, e.loc, kind, e)
+
     @staticmethod
     def scalar_cast_kind(src, dst):
         src, dst = as_arith(src) if not isinstance(src, T.EnumType) else T.INT, dst
@@ -154,15 +156,18 @@ class Conversions:
         if src.bits == d.bits:
             return "noop"       # same width: only the signedness changes (tast: 'noop')
         return "int-to-int"
+
     def is_null_constant(self, e):
         if is_integer_like(e.type) and fold(e) == 0:
             return True
         if isinstance(e, (tast.Cast, tast.ImplicitCast)) and e.type.is_pointer and e.type.pointee.is_void:
             return self.is_null_constant(e.operand) if is_integer_like(e.operand.type) else False
         return False
+
     def pointer_space_cast(self, e, to):
         return tast.ImplicitCast(T.PointerType(e.type.pointee, to.addrspace, e.type.const, e.type.volatile),
                                  e.loc, "addrspace-to-generic", e)
+
     # ---- implicit conversion by assignment (C99 6.5.16.1)
     def convert(self, e, t, node, context, pointer_warnings=True):
         """Convert value e to type t as assignment does; context names the diagnostic."""
@@ -200,6 +205,7 @@ class Conversions:
         if is_integer_like(t) and st.is_pointer:
             self.fail(f"incompatible pointer to integer conversion {self.context_phrase(st, t, context)}", node)
         self.fail(self.incompatible_message(st, t, context), node)
+
     @staticmethod
     def context_phrase(st, t, context):
         return {"initializing": f"initializing '{spell(t)}' with an expression of type '{spell(st)}'",
@@ -207,6 +213,7 @@ class Conversions:
                 "passing": f"passing '{spell(st)}' to parameter of type '{spell(t)}'",
                 "returning": f"returning '{spell(st)}' from a function with result type '{spell(t)}'",
                 }.get(context, f"converting '{spell(st)}' to '{spell(t)}'")
+
     @staticmethod
     def incompatible_message(st, t, context):
         return {"initializing": f"initializing '{spell(t)}' with an expression of incompatible type '{spell(st)}'",
@@ -214,6 +221,7 @@ class Conversions:
                 "passing": f"passing '{spell(st)}' to parameter of incompatible type '{spell(t)}'",
                 "returning": f"returning '{spell(st)}' from a function with incompatible result type '{spell(t)}'",
                 }.get(context, f"cannot convert '{spell(st)}' to '{spell(t)}'")
+
     def pointer_convert(self, e, t, node, context, warnings=True):
         st = e.type
         if st.addrspace != t.addrspace:
@@ -229,6 +237,7 @@ class Conversions:
         if e.type != t:
             return tast.ImplicitCast(t, e.loc, "pointer-bitcast", e)
         return e
+
     def explicit_cast(self, operand, t, node):
         if t == T.HALF:
             self.require_fp16("casting to type 'half' is not allowed",

@@ -3,7 +3,6 @@ the coop_mat type attribute, the matrix built-ins (driven by COOP_BUILTINS, one 
 the element-wise operators."""
 from pycparser import c_ast
 
-
 from clcoop.frontend import tast
 from clcoop.frontend import types as T
 from clcoop.frontend.check_support import location
@@ -45,6 +44,7 @@ COOP_ENUM_NAMES = {
     "CLK_COOPERATIVE_MATRIX_ACCUMULATOR": 2,
 }
 
+
 class CoopChecks:
     """Checker methods for cooperative-matrix types, built-ins and operators."""
 
@@ -65,6 +65,7 @@ class CoopChecks:
             self.fail("invalid 'use' argument of cooperative matrix attribute", args[3])
         self.require_coop_extension(attr_node, typedef_name)
         return T.CoopMatType(base, SCOPE_VALUES[scope], rows, cols, use, typedef_name=typedef_name)
+
     def require_coop_extension(self, where, typedef_name):
         """clcoop always knows cooperative matrices; clang's pull request requires the pragma.
         Said once, at the first matrix type declared without it."""
@@ -76,6 +77,7 @@ class CoopChecks:
                   [self.note(f"add '#pragma OPENCL EXTENSION {COOP_EXTENSION} : enable' before it; "
                              f"{PR_NAME} rejects the type without it", self.node_location(where))],
                   flag=PORTABILITY)
+
     def coop_attr_value(self, node, what):
         if isinstance(node, c_ast.Constant) and node.type == "string":
             name = node.value.strip('"')
@@ -84,6 +86,7 @@ class CoopChecks:
             self.fail(f"invalid '{what}' argument of cooperative matrix attribute", node)
         value = self.integer_constant(node, f"'{what}' argument of cooperative matrix attribute")
         return value
+
     def coop_attr_size(self, node, which):
         value = self.integer_constant(node, "'coop_mat' attribute")
         if value == 0:
@@ -93,12 +96,14 @@ class CoopChecks:
         if value > COOP_MAX_DIMENSION:
             self.fail(f"matrix {which} size too large", node)
         return value
+
     def coop_storage_error(self, t, aspace, node, where):
         if t.is_coop_matrix:
             if where == "program":
                 self.fail("cooperative matrix type cannot be declared at program scope", node)
             self.fail(f"cooperative matrix type cannot be declared in the "
                       f"'{T.ADDRSPACE_NAMES[aspace]}' address space", node)
+
     # ---- cooperative-matrix operators (RFC 4.6)
     def coop_binary(self, op, left, right, node):
         lt, rt = left.type, right.type
@@ -119,6 +124,7 @@ class CoopChecks:
         self.warn_literal_change(scalar, matrix.type.elem)
         scalar = self.arith_convert(scalar, matrix.type.elem)
         return tast.CoopScalarMul(matrix.type, loc, matrix, scalar)
+
     def coop_element(self, base, index, node):
         if not is_integer_like(index.type):
             self.fail("array subscript is not an integer", node.subscript)
@@ -129,6 +135,7 @@ class CoopChecks:
             self.fail("cooperative matrix element access requires a matrix variable", node)
         index = self.arith_convert(index, self.target.size_t)
         return tast.CoopElement(base.type.elem, location(node), base, index)
+
     # ---- cooperative-matrix built-ins (RFC 4.4, pull request #221328)
     def coop_call(self, name, args_nodes, node, expected):
         loc = location(node)
@@ -157,6 +164,7 @@ class CoopChecks:
             return tast.CoopInit(expected, loc, self.arith_convert(scalar, expected.elem))
         m = self.coop_matrix_arg(args_nodes[0])
         return tast.CoopLength(T.UINT, loc, m)
+
     def warn_literal_change(self, scalar, elem):
         """clang's -Wliteral-conversion for a constant that the component type cannot hold."""
         value = fold(scalar)
@@ -168,11 +176,13 @@ class CoopChecks:
                 return f"{v:g}" if isinstance(v, float) else str(v)
             self.warn(f"implicit conversion from '{spell(scalar.type)}' to '{spell(elem)}' changes value "
                       f"from {show(value)} to {show(converted)}", scalar.loc)
+
     def coop_matrix_arg(self, node):
         v = self.rvalue(self.expr(node))
         if not v.type.is_coop_matrix:
             self.fail("argument must be a valid cooperative matrix type", node)
         return v
+
     def coop_pointer_arg(self, node, name, mtype):
         p = self.rvalue(self.expr(node))
         if not p.type.is_pointer:
@@ -191,12 +201,14 @@ class CoopChecks:
                                        f"'{spell(p.type)}'; {PR_NAME} makes this an error",
                                        location(node))], flag=PORTABILITY)
         return p
+
     def coop_layout_arg(self, node):
         v = self.rvalue(self.expr(node))
         value = fold(v) if is_integer_like(v.type) else None
         if value not in (LAYOUT_ROW_MAJOR, LAYOUT_COLUMN_MAJOR):
             self.fail("memory layout should be ROW_MAJOR or COLUMN_MAJOR", node)
         return value
+
     def coop_stride_arg(self, node, is_store):
         v = self.rvalue(self.expr(node))
         if not is_integer_like(v.type):
@@ -212,11 +224,13 @@ class CoopChecks:
             if value == 0 and is_store:
                 self.fail("stride of 'coop_mat_store' must be greater than zero", node)
         return self.arith_convert(v, self.target.size_t)
+
     def coop_load(self, args_nodes, node, mtype):
         p = self.coop_pointer_arg(args_nodes[0], "coop_mat_load", mtype)
         layout = self.coop_layout_arg(args_nodes[1])
         stride = self.coop_stride_arg(args_nodes[2], is_store=False)
         return tast.CoopLoad(mtype, location(node), p, layout, stride)
+
     def coop_store(self, args_nodes, node):
         m = self.coop_matrix_arg(args_nodes[1])
         p = self.coop_pointer_arg(args_nodes[0], "coop_mat_store", m.type)
@@ -228,6 +242,7 @@ class CoopChecks:
         layout = self.coop_layout_arg(args_nodes[2])
         stride = self.coop_stride_arg(args_nodes[3], is_store=True)
         return tast.CoopStore(T.VOID, location(node), p, m, layout, stride)
+
     def coop_muladd(self, name, args_nodes, node):
         a = self.coop_matrix_arg(args_nodes[0])
         b = self.coop_matrix_arg(args_nodes[1])
@@ -260,10 +275,12 @@ class CoopChecks:
         else:
             operands = self.default_operands(name, node, at, bt, ct)
         return tast.CoopMulAdd(ct, location(node), a, b, c, operands)
+
     @staticmethod
     def operand_types(at, bt, ct):
         """The component type each signedness bit is about (Result has C's type)."""
         return {"A": at.elem, "B": bt.elem, "C": ct.elem, "Result": ct.elem}
+
     def default_operands(self, name, node, at, bt, ct):
         """Without operands, a signed integer component type sets its signed bit (as
         clspv's tests expect), so that `char` data multiplies as signed."""
@@ -279,6 +296,7 @@ class CoopChecks:
                       [self.note(f"pass the operands to get the same result with both compilers: {spelled}",
                                  self.node_location(node))], flag=PORTABILITY)
         return operands
+
     def coop_operands_arg(self, name, node, at, bt, ct):
         v = self.rvalue(self.expr(node))
         if not is_integer_like(v.type):
@@ -302,6 +320,7 @@ class CoopChecks:
                 self.warn(f"'{flag}' contradicts the unsigned component type '{spell(t)}' of matrix "
                           f"{matrix}: its components are read as signed", node)
         return value
+
     def declared_here(self, t):
         if t.typedef_name and t.typedef_name in self.coop_decl_locs:
             return [self.note(f"'{t.typedef_name}' declared here", self.coop_decl_locs[t.typedef_name])]

@@ -2,7 +2,6 @@
 attributes (including ext_vector_type) and parameter adjustment (C99 6.7, OpenCL C 3.0 6.5-6.7)."""
 from pycparser import c_ast
 
-
 from clcoop.frontend import types as T
 from clcoop.frontend.check_support import Abandon, location, name_location
 from clcoop.frontend.conversions import spell
@@ -60,6 +59,7 @@ class DeclTypes:
             if not isinstance(node, c_ast.Node):
                 break
         return found
+
     # ------------------------------------------------------------------ type resolution
     def base_type(self, node):
         """Type of a type-specifier node (IdentifierType, Struct, Union, Enum)."""
@@ -89,6 +89,7 @@ class DeclTypes:
         if isinstance(node, c_ast.Enum):
             return self.enum_type(node)
         self.fail(f"unsupported type specifier '{type(node).__name__}'", node)
+
     def struct_type(self, node):
         is_union = isinstance(node, c_ast.Union)
         tag = node.name
@@ -120,6 +121,7 @@ class DeclTypes:
         st.fields.extend(fields)
         object.__setattr__(st, "complete", True)
         return st
+
     def enum_type(self, node):
         tag = node.name
         if node.values is None:
@@ -137,6 +139,7 @@ class DeclTypes:
             self.scope.names[enumerator.name] = ("enum", value, et, location(enumerator))
             value += 1
         return et
+
     def quals_info(self, quals, node):
         """(addrspace or None, const, volatile, restrict) from a qualifier list."""
         aspace, const, volatile, restrict = None, False, False, False
@@ -154,6 +157,7 @@ class DeclTypes:
             elif q in ("restrict", "__restrict", "__restrict__"):
                 restrict = True
         return aspace, const, volatile, restrict
+
     def declarator_type(self, node, decl=None, typedef_name=None):
         """Type of a declarator: returns (type, object addrspace or None, object const)."""
         if isinstance(node, c_ast.TypeDecl):
@@ -202,14 +206,17 @@ class DeclTypes:
         if isinstance(node, c_ast.Typename):
             return self.declarator_type(node.type, node)
         self.fail(f"unsupported declarator '{type(node).__name__}'", node)
+
     def default_pointee_space(self):
         # OpenCL C 3.0 with __opencl_c_generic_address_space: an unqualified pointee is generic (6.7.1).
         return T.GENERIC
+
     def adjust_param_type(self, t):
         """C99 6.7.5.3: array parameters are pointers."""
         if isinstance(t, T.ArrayType):
             return T.PointerType(t.elem, self.default_pointee_space())
         return t
+
     def full_decl_type(self, decl, typedef_name=None):
         """(type, addrspace, const) of a Decl/Typedef/Typename including a coop_mat attribute."""
         t, aspace, const = self.declarator_type(decl.type, decl, typedef_name)
@@ -225,6 +232,7 @@ class DeclTypes:
             elif name in ("ext_vector_type", "__ext_vector_type__"):
                 t = self.ext_vector_type(t, args, node, decl, typedef_name)
         return t, aspace, const
+
     def ext_vector_type(self, elem, args, attr_node, decl, typedef_name):
         """`typedef T name __attribute__((ext_vector_type(N)))`: clang's OpenCL vector type
         (clang's AttrDocs: ext_vector_type applies to typedefs of scalar types)."""

@@ -2,7 +2,6 @@
 initializers of program-scope and static variables, vector literals and compound literals."""
 import re
 
-
 from pycparser import c_ast
 
 from clcoop.diagnostics import SourceLocation
@@ -44,6 +43,7 @@ def merge_initializers(old, new):
 # Elements an initialized array may have (its initializer is a list of all of them).
 MAX_INITIALIZED_ELEMENTS = 1 << 20
 
+
 class Initializers:
     """Checker methods that check initializers into tast.InitList / constants."""
 
@@ -52,6 +52,7 @@ class Initializers:
         if isinstance(t, T.ArrayType) and t.length is None and isinstance(init, tast.InitList):
             return T.ArrayType(t.elem, len(init.elements))
         return t
+
     # ------------------------------------------------------------------ initializers
     def initializer(self, node, var, constant, decl=None):
         # clang points a conversion error in `T x = e;` at the name x (in a list, at the element).
@@ -60,6 +61,7 @@ class Initializers:
         if constant:
             init = self.constant_initializer(init, node)
         return init
+
     def init_for_type(self, node, t, context, at=None):
         if isinstance(node, c_ast.InitList):
             if isinstance(t, T.ArrayType):
@@ -88,10 +90,13 @@ class Initializers:
             self.fail(f"array initializer must be an initializer list", node)
         value = self.expr(node, expected=t)
         return self.convert(self.rvalue(value), t, at or node, context)
+
     def array_init_list(self, node, t):
         return self.fill_array(InitCursor(node.exprs), t, location(node), braced=True)
+
     def struct_init_list(self, node, t):
         return self.fill_struct(InitCursor(node.exprs), t, location(node), braced=True)
+
     # C99 6.7.8p20 (brace elision): an aggregate element initialized without its own braces takes
     # as many initializers from the enclosing list as it has members; a designator ends it.
     def limit_initialized_array(self, t, loc):
@@ -100,6 +105,7 @@ class Initializers:
         if t.length is not None and t.length > MAX_INITIALIZED_ELEMENTS:
             self.fail(f"an initializer for an array of {t.length} elements is not supported by "
                       f"clcoop (at most {MAX_INITIALIZED_ELEMENTS})", loc)
+
     def fill_array(self, cursor, t, loc, braced):
         self.limit_initialized_array(t, loc)
         elements = []
@@ -136,6 +142,7 @@ class Initializers:
         n = t.length if t.length is not None else len(elements)
         elements += [None] * (n - len(elements))
         return tast.InitList(T.ArrayType(t.elem, n), elements, loc)
+
     def fill_struct(self, cursor, t, loc, braced):
         if not t.complete:
             self.fail(f"variable has incomplete type '{spell(t)}'", loc)
@@ -167,6 +174,7 @@ class Initializers:
             if t.is_union and not braced:
                 break
         return tast.InitList(t, elements, loc)
+
     def designator_location(self, node, name):
         """The '.' of a field designator `.name`: pycparser places the node at the list's brace."""
         loc = location(node)
@@ -176,6 +184,7 @@ class Initializers:
             if found:
                 return SourceLocation(loc.file, loc.line, found.start() + 1)
         return loc
+
     def element_initializer(self, cursor, t):
         """Initializer of one element of type t, from its own braces or by brace elision."""
         e = cursor.peek()
@@ -185,6 +194,7 @@ class Initializers:
         if isinstance(t, T.ArrayType):
             return self.fill_array(cursor, t, location(e), braced=False)
         return self.fill_struct(cursor, t, location(e), braced=False)
+
     def elides_braces(self, e, t):
         if isinstance(t, T.ArrayType):
             return not (isinstance(e, c_ast.Constant) and e.type == "string" and t.elem.is_integer)
@@ -192,6 +202,7 @@ class Initializers:
             # a struct-typed expression initializes the whole element (C99 6.7.8p13)
             return self.rvalue(self.expr(e)).type != t
         return False
+
     def designated_element(self, expr, rest, t, existing):
         """Initializer of one element; `rest` are the designators after the first (C99 6.7.8p17:
         `[1].a = 3` initializes member a of element 1, keeping what earlier initializers set)."""
@@ -201,6 +212,7 @@ class Initializers:
             self.fail(f"designator into non-aggregate type '{spell(t)}'", rest[0])
         nested = c_ast.InitList([c_ast.NamedInitializer(list(rest), expr, coord=expr.coord)], coord=expr.coord)
         return merge_initializers(existing, self.init_for_type(nested, t, "initializing"))
+
     def constant_initializer(self, init, node):
         """Fold a program-scope/static initializer to constants (tast docstring)."""
         if init is None:
@@ -230,6 +242,13 @@ class Initializers:
             where = init.loc if isinstance(node, c_ast.InitList) else self.node_location(node)
             self.fail("initializer element is not a compile-time constant", where)
         return self.const_node(init.type, value, init.loc)
+
+    # C99 6.6p9: an address constant is a null pointer, a pointer to an object of static storage
+    # duration, or a decayed array of static storage duration, made with & [] . -> * and casts,
+    # plus or minus an integer constant. The node returned has every index folded to an IntConst,
+    # the form lower's const_address_value accepts.
+    ADDRESS_CASTS = ("noop", "pointer-bitcast", "addrspace-to-generic", "addrspace-cast")
+
     def address_constant(self, e):
         """Normalised address-constant expression of pointer type, or None."""
         if isinstance(e, (tast.ImplicitCast, tast.Cast)):
@@ -252,6 +271,7 @@ class Initializers:
                 return None
             return tast.PointerArith(e.type, e.loc, e.op, pointer, tast.IntConst(e.offset.type, e.offset.loc, offset))
         return None
+
     def static_lvalue(self, e):
         """An lvalue designating (part of) an object of static storage duration, with constant
         indices folded; None otherwise."""
@@ -270,6 +290,7 @@ class Initializers:
             pointer = self.address_constant(e.operand)
             return None if pointer is None else tast.Deref(e.type, e.loc, pointer)
         return None
+
     def const_node(self, t, value, loc):
         if isinstance(t, T.VectorType):
             return tast.VectorLiteral(t, loc, [self.const_node(t.elem, v, loc) for v in value])
@@ -279,6 +300,7 @@ class Initializers:
         if t.is_pointer:
             return None
         return tast.IntConst(t, loc, wrap_int(int(value), t2))
+
     def vector_literal(self, t, exprlist, node):
         loc = location(node)
         if not isinstance(t, T.VectorType):
@@ -313,6 +335,7 @@ class Initializers:
             self.fail(f"too few elements in vector initialization (expected {t.count} elements, have {total})",
                       self.open_paren_before(exprlist.exprs[0], loc))
         return tast.VectorLiteral(t, loc, elements)
+
     def expr_CompoundLiteral(self, node):
         """C99 6.5.2.5: an unnamed automatic object, initialized each time it is evaluated. It
         becomes a Var with storage 'compound-literal' referenced once; lower allocates it and
@@ -328,5 +351,6 @@ class Initializers:
         var.initializer = self.init_for_type(node.init, t, "initializing")
         var.type = self.complete_array_type(var.type, var.initializer)
         return tast.VarRef(var.type, location(node), var)
+
     def expr_InitList(self, node):
         self.fail("initializer list is only allowed in a declaration", node)

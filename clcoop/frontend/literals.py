@@ -2,7 +2,6 @@
 literals and their escapes."""
 import re
 
-
 from clcoop.frontend import tast
 from clcoop.frontend import types as T
 from clcoop.frontend.check_support import location
@@ -12,6 +11,7 @@ from clcoop.frontend.types import wrap_int
 # C99 6.4.4.2 floating constants; the suffix is whatever identifier characters follow.
 _FLOAT_LITERAL = re.compile(r"(?P<number>0[xX](?:[0-9a-fA-F]*\.?[0-9a-fA-F]*)[pP][-+]?[0-9]+"
                             r"|(?:[0-9]*\.[0-9]+|[0-9]+\.?)(?:[eE][-+]?[0-9]+)?)(?P<suffix>[A-Za-z0-9_]*)")
+
 
 class Literals:
     """Checker methods that turn constant tokens into typed constants."""
@@ -27,12 +27,14 @@ class Literals:
         if node.type in ("float", "double") or self.is_float_literal(text):
             return self.float_literal(text, node)
         return self.int_literal(text, node)
+
     @staticmethod
     def is_float_literal(text):
         t = text.lower()
         if t.startswith("0x"):
             return "p" in t
         return "." in t or "e" in t or t.endswith("f") and not t.startswith("0x")
+
     def float_literal(self, text, node):
         loc = location(node)
         m = _FLOAT_LITERAL.fullmatch(text)
@@ -46,6 +48,7 @@ class Literals:
             self.require_fp16("half precision constant requires cl_khr_fp16", node)
         value = float.fromhex(number) if number[:2].lower() == "0x" else float(number)
         return tast.FloatConst(ftype, loc, value)
+
     def int_literal(self, text, node):
         m = re.fullmatch(r"(0[xX][0-9a-fA-F]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)([uUlL]*)", text)
         if m is None:
@@ -78,11 +81,13 @@ class Literals:
                       "interpreting as unsigned", node)
             return tast.IntConst(T.ULONG, location(node), value)
         self.fail("integer literal is too large to be represented in any integer type", node)
+
     def string_bytes(self, node):
         text = node.value
         if text.startswith('"'):
             text = text[1:-1]
         return self.unescape(text, node).encode("latin-1", errors="replace")
+
     def unescape(self, text, node):
         out = []
         i = 0
@@ -108,6 +113,7 @@ class Literals:
             out.append(c)
             i += 1
         return "".join(out)
+
     def char_value(self, node):
         text = node.value
         body = text[text.index("'") + 1:-1]
