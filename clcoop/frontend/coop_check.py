@@ -3,6 +3,9 @@ the coop_mat type attribute, the matrix built-ins (driven by COOP_BUILTINS, one 
 the element-wise operators."""
 from pycparser import c_ast
 
+from clcoop.coopmat_spec import (MAX_DIMENSION, OPENCL_MEMORY_SCOPES, OPERAND_ALL, Layout, Operand,
+                                  Scope, Use, mul_add_problem, scope_of_value)
+from clcoop.coopmat_spec import default_operands as spec_default_operands
 from clcoop.frontend import tast
 from clcoop.frontend import types as T
 from clcoop.frontend.check_support import location
@@ -16,32 +19,20 @@ COOP_BUILTINS = ("coop_mat_load", "coop_mat_store", "coop_matmul_add", "coop_mat
                  "coop_mat_init", "coop_mat_length")
 # Builtins whose result type comes from the variable they initialize or are assigned to.
 COOP_CONTEXT_TYPED = ("coop_mat_load", "coop_mat_init")
-LAYOUT_ROW_MAJOR, LAYOUT_COLUMN_MAJOR = 0, 1
-OPERAND_A_SIGNED, OPERAND_B_SIGNED, OPERAND_C_SIGNED, OPERAND_RESULT_SIGNED = 1, 2, 4, 8
-OPERAND_SATURATING = 16
-# Names of the signedness bits and the matrix each belongs to (RFC 4.5; SPV_KHR_cooperative_matrix
+# The signedness bits and the matrix each is about (RFC 4.5; SPV_KHR_cooperative_matrix
 # Cooperative Matrix Operands: MatrixASignedComponents ... MatrixResultSignedComponents).
-OPERAND_SIGNED_BITS = ((OPERAND_A_SIGNED, "A", "CLK_COOPERATIVE_MATRIX_OPERAND_MATRIX_A_SIGNED"),
-                       (OPERAND_B_SIGNED, "B", "CLK_COOPERATIVE_MATRIX_OPERAND_MATRIX_B_SIGNED"),
-                       (OPERAND_C_SIGNED, "C", "CLK_COOPERATIVE_MATRIX_OPERAND_MATRIX_C_SIGNED"),
-                       (OPERAND_RESULT_SIGNED, "Result",
-                        "CLK_COOPERATIVE_MATRIX_OPERAND_MATRIX_RESULT_SIGNED"))
+SIGNED_OPERAND_MATRICES = ((Operand.MATRIX_A_SIGNED, "A"), (Operand.MATRIX_B_SIGNED, "B"),
+                           (Operand.MATRIX_C_SIGNED, "C"), (Operand.MATRIX_RESULT_SIGNED, "Result"))
 COOP_EXTENSION = "cl_khr_cooperative_matrix"
 # -Wcoop-portability: where clang's cooperative-matrix pull request (llvm/llvm-project #221328)
 # rejects or differs from what clcoop accepts; its Sema tests' wording where it has one.
 PORTABILITY = "coop-portability"
 PR_NAME = "clang's cooperative-matrix pull request (llvm/llvm-project #221328)"
-OPERAND_ALL = 31
-# Accepted scope values: the RFC's CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP (3, SPIR-V's
-# Subgroup) and the pull request's memory_scope_sub_group (4 in OpenCL C).
-SCOPE_VALUES = {3: T.SPIRV_SCOPE_SUBGROUP, 4: T.SPIRV_SCOPE_SUBGROUP}
-# Largest rows/cols accepted: real devices use 8..64; larger values only exhaust memory.
-COOP_MAX_DIMENSION = 1 << 12
-# Enumerators a quoted-string coop_mat argument may name (RFC 4.6 spelling).
-COOP_ENUM_NAMES = {
-    "CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP": 3, "memory_scope_sub_group": 4,
-    "CLK_COOPERATIVE_MATRIX_A": 0, "CLK_COOPERATIVE_MATRIX_B": 1,
-    "CLK_COOPERATIVE_MATRIX_ACCUMULATOR": 2,
+# Enumerators a quoted-string coop_mat argument may name (RFC 4.6 spelling), by argument.
+ATTRIBUTE_ENUM_NAMES = {
+    "scope": {**{s.opencl: s.value for s in Scope},
+              **{name: value for name, (value, _) in OPENCL_MEMORY_SCOPES.items()}},
+    "use": {u.opencl: u.value for u in Use},
 }
 
 
@@ -55,16 +46,18 @@ class CoopChecks:
         base = as_arith(base) if isinstance(base, T.EnumType) else base
         if not (isinstance(base, T.ScalarType) and base.name in T.COOP_ELEMENT_NAMES):
             self.fail(f"'{spell(base)}' is invalid cooperative matrix element type", base_node or attr_node)
-        scope = self.coop_attr_value(args[0], "scope")
-        if scope not in SCOPE_VALUES:
+        scope = scope_of_value(self.coop_attr_value(args[0], "scope"))
+        # Accepted: the RFC's CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP and the pull request's
+        # memory_scope_sub_group; the interpreter runs subgroup matrices only.
+        if scope != Scope.SUBGROUP:
             self.fail("invalid 'scope' argument of cooperative matrix attribute", args[0])
         rows = self.coop_attr_size(args[1], "row")
         cols = self.coop_attr_size(args[2], "column")
         use = self.coop_attr_value(args[3], "use")
-        if use not in T.USE_NAMES:
+        if use not in tuple(Use):
             self.fail("invalid 'use' argument of cooperative matrix attribute", args[3])
         self.require_coop_extension(attr_node, typedef_name)
-        return T.CoopMatType(base, SCOPE_VALUES[scope], rows, cols, use, typedef_name=typedef_name)
+        return T.CoopMatType(base, int(scope), rows, cols, use, typedef_name=typedef_name)
 
     def require_coop_extension(self, where, typedef_name):
         """clcoop always knows cooperative matrices; clang's pull request requires the pragma.
@@ -81,8 +74,8 @@ class CoopChecks:
     def coop_attr_value(self, node, what):
         if isinstance(node, c_ast.Constant) and node.type == "string":
             name = node.value.strip('"')
-            if name in COOP_ENUM_NAMES:
-                return COOP_ENUM_NAMES[name]
+            if name in ATTRIBUTE_ENUM_NAMES[what]:
+                return ATTRIBUTE_ENUM_NAMES[what][name]
             self.fail(f"invalid '{what}' argument of cooperative matrix attribute", node)
         value = self.integer_constant(node, f"'{what}' argument of cooperative matrix attribute")
         return value
@@ -93,7 +86,7 @@ class CoopChecks:
             self.fail("zero matrix size", node)
         if value < 0:
             self.fail(f"matrix {which} size must be positive", node)
-        if value > COOP_MAX_DIMENSION:
+        if value > MAX_DIMENSION:
             self.fail(f"matrix {which} size too large", node)
         return value
 
@@ -205,7 +198,7 @@ class CoopChecks:
     def coop_layout_arg(self, node):
         v = self.rvalue(self.expr(node))
         value = fold(v) if is_integer_like(v.type) else None
-        if value not in (LAYOUT_ROW_MAJOR, LAYOUT_COLUMN_MAJOR):
+        if value not in tuple(Layout):
             self.fail("memory layout should be ROW_MAJOR or COLUMN_MAJOR", node)
         return value
 
@@ -247,29 +240,16 @@ class CoopChecks:
         a = self.coop_matrix_arg(args_nodes[0])
         b = self.coop_matrix_arg(args_nodes[1])
         c = self.coop_matrix_arg(args_nodes[2])
-        for m, n, use in ((a, args_nodes[0], T.USE_A), (b, args_nodes[1], T.USE_B),
-                          (c, args_nodes[2], T.USE_ACCUMULATOR)):
-            if m.type.use != use:
-                self.fail(f"argument of cooperative matrix must have '{T.USE_NAMES[use]}' use", n,
-                          self.declared_here(m.type))
         at, bt, ct = a.type, b.type, c.type
-        # SPV_KHR_cooperative_matrix OpCooperativeMatrixMulAddKHR: A and B must agree; C/result may be
-        # wider (half x half -> float, char x char -> int) but of the same kind (integer or floating).
-        if at.elem != bt.elem or at.elem.is_float != ct.elem.is_float:
-            self.fail("inconsistent cooperative matrix element types", args_nodes[1] if at.elem != bt.elem
-                      else args_nodes[2],
-                      [self.note(f"element types are '{spell(at.elem)}', '{spell(bt.elem)}' and "
-                                 f"'{spell(ct.elem)}'", location(node))])
-        if at.cols != bt.rows:
-            self.fail("two cooperative matrices with incompatible shapes", args_nodes[1],
-                      [self.note(f"A is {at.rows}x{at.cols}, B is {bt.rows}x{bt.cols}: "
-                                 f"B must have {at.cols} rows", location(args_nodes[0]))])
-        if at.rows != ct.rows or bt.cols != ct.cols:
-            self.fail("two cooperative matrices with incompatible shapes", args_nodes[2],
-                      [self.note(f"A x B is {at.rows}x{bt.cols}, C is {ct.rows}x{ct.cols}",
-                                 location(args_nodes[0]))])
-        if not (at.scope == bt.scope == ct.scope):
-            self.fail("cooperative matrices of a multiply-add must have the same scope", node)
+        problem = mul_add_problem(at.spec, bt.spec, ct.spec, same_ab_component=True)
+        if problem is not None:
+            where = args_nodes[problem.operand] if problem.operand >= 0 else node
+            if problem.note:
+                note_at = args_nodes[problem.note_operand] if problem.note_operand >= 0 else node
+                notes = [self.note(problem.note, location(note_at))]
+            else:       # a wrong use: where the matrix type was declared
+                notes = self.declared_here((at, bt, ct)[problem.operand])
+            self.fail(problem.message, where, notes)
         if len(args_nodes) == 4:
             operands = self.coop_operands_arg(name, args_nodes[3], at, bt, ct)
         else:
@@ -284,18 +264,14 @@ class CoopChecks:
     def default_operands(self, name, node, at, bt, ct):
         """Without operands, a signed integer component type sets its signed bit (as
         clspv's tests expect), so that `char` data multiplies as signed."""
-        types = self.operand_types(at, bt, ct)
-        operands = 0
-        for bit, matrix, _ in OPERAND_SIGNED_BITS:
-            if types[matrix].is_integer and types[matrix].signed:
-                operands |= bit
+        operands = spec_default_operands(at.spec, bt.spec, ct.spec)
         if operands:
-            spelled = " | ".join(flag for bit, _, flag in OPERAND_SIGNED_BITS if operands & bit)
+            spelled = " | ".join(bit.opencl for bit, _ in SIGNED_OPERAND_MATRICES if operands & bit)
             self.warn(f"'{name}' without operands multiplies these signed components as signed; "
                       f"{PR_NAME} passes 0 here (every component unsigned)", node,
                       [self.note(f"pass the operands to get the same result with both compilers: {spelled}",
                                  self.node_location(node))], flag=PORTABILITY)
-        return operands
+        return int(operands)
 
     def coop_operands_arg(self, name, node, at, bt, ct):
         v = self.rvalue(self.expr(node))
@@ -306,15 +282,15 @@ class CoopChecks:
             self.fail(f"fourth argument of '{name}' must be an integer constant expression", node)
         if value < 0 or value & ~OPERAND_ALL:
             self.fail(f"invalid cooperative matrix operands value {value}", node)
-        if at.elem.is_float and value & (OPERAND_A_SIGNED | OPERAND_B_SIGNED):
+        if at.elem.is_float and value & (Operand.MATRIX_A_SIGNED | Operand.MATRIX_B_SIGNED):
             self.warn("signed-component operands of a floating-point cooperative matrix are ignored", node)
-        elif ct.elem.is_float and value & (OPERAND_C_SIGNED | OPERAND_RESULT_SIGNED):
+        elif ct.elem.is_float and value & (Operand.MATRIX_C_SIGNED | Operand.MATRIX_RESULT_SIGNED):
             self.warn("signed-component operands of a floating-point cooperative matrix are ignored", node)
-        if ct.elem.is_float and value & OPERAND_SATURATING:
+        if ct.elem.is_float and value & Operand.SATURATING_ACCUMULATION:
             self.warn("saturating accumulation has no effect on a floating-point cooperative matrix", node)
         types = self.operand_types(at, bt, ct)
-        for bit, matrix, flag in OPERAND_SIGNED_BITS:
-            t = types[matrix]
+        for bit, matrix in SIGNED_OPERAND_MATRICES:
+            t, flag = types[matrix], bit.opencl
             if value & bit and t.is_integer and not t.signed:
                 # Used as given (SPV_KHR: the bit decides), but the source type says otherwise.
                 self.warn(f"'{flag}' contradicts the unsigned component type '{spell(t)}' of matrix "

@@ -28,7 +28,7 @@ class CoopMatIRType(ir.Type):
         self.ctype = ctype
 
     def _to_string(self):
-        return self.ctype.llvm_name()
+        return self.ctype.spec.ir_text()
 
     def __eq__(self, other):
         return isinstance(other, CoopMatIRType) and other.ctype == self.ctype

@@ -6,6 +6,7 @@ diagnostics (wording and line:col).
 """
 import pytest
 
+from clcoop.coopmat_spec import Scope, Use
 from clcoop.diagnostics import DiagnosticEngine, WarningPolicy
 from clcoop.errors import CompileError
 from clcoop.frontend import check as checkmod
@@ -294,12 +295,12 @@ void f(void) { matC c; h44 h; q48 q; float v __attribute__((coop_mat(CLK_COOPERA
 """)
     fn = function(unit, "f")
     c = local(fn, "c").type
-    assert c == T.CoopMatType(T.FLOAT, T.SPIRV_SCOPE_SUBGROUP, 8, 8, T.USE_ACCUMULATOR)
+    assert c == T.CoopMatType(T.FLOAT, Scope.SUBGROUP, 8, 8, Use.ACCUMULATOR)
     assert c.typedef_name == "matC"
     # memory_scope_sub_group is 4 in OpenCL C and SPIR-V's Subgroup (3) in the type
-    assert local(fn, "h").type == T.CoopMatType(T.HALF, 3, 4, 4, T.USE_B)
-    assert local(fn, "q").type == T.CoopMatType(T.FLOAT, 3, 4, 8, T.USE_A)
-    assert local(fn, "v").type == T.CoopMatType(T.FLOAT, 3, 8, 8, T.USE_ACCUMULATOR)
+    assert local(fn, "h").type == T.CoopMatType(T.HALF, 3, 4, 4, Use.B)
+    assert local(fn, "q").type == T.CoopMatType(T.FLOAT, 3, 4, 8, Use.A)
+    assert local(fn, "v").type == T.CoopMatType(T.FLOAT, 3, 8, 8, Use.ACCUMULATOR)
 
 
 def test_coop_load_store_muladd_nodes():
@@ -316,15 +317,15 @@ kernel void k(global float *p, int n) {
 }""")
     fn = function(unit, "k")
     load = local(fn, "a").initializer
-    assert isinstance(load, tast.CoopLoad) and load.layout == 0 and load.type.use == T.USE_A
+    assert isinstance(load, tast.CoopLoad) and load.layout == 0 and load.type.use == Use.A
     assert load.stride.type == T.ULONG
     assign_b = fn.body.items[2].expr
     assert isinstance(assign_b.value, tast.CoopLoad) and assign_b.value.layout == 1
-    assert assign_b.value.type.use == T.USE_B
+    assert assign_b.value.type.use == Use.B
     init = local(fn, "c").initializer
     assert isinstance(init, tast.CoopInit) and init.scalar.type == T.FLOAT
     muladd = fn.body.items[4].expr.value
-    assert isinstance(muladd, tast.CoopMulAdd) and muladd.operands == 0 and muladd.type.use == T.USE_ACCUMULATOR
+    assert isinstance(muladd, tast.CoopMulAdd) and muladd.operands == 0 and muladd.type.use == Use.ACCUMULATOR
     store = fn.body.items[6].expr
     assert isinstance(store, tast.CoopStore) and store.type == T.VOID and store.stride.type == T.ULONG
     length = local(fn, "len").initializer
@@ -694,7 +695,7 @@ def test_no_cascade_after_a_failed_declaration():
 
 def test_coop_attribute_on_parameters_and_members():
     unit = ok("void f(float m __attribute__((coop_mat(3, 8, 8, 2)))) { float x = m[0]; }")
-    assert function(unit, "f").params[0].type == T.CoopMatType(T.FLOAT, 3, 8, 8, T.USE_ACCUMULATOR)
+    assert function(unit, "f").params[0].type == T.CoopMatType(T.FLOAT, 3, 8, 8, Use.ACCUMULATOR)
     assert messages("struct S { float m __attribute__((coop_mat(3, 8, 8, 2))); };") == \
         ["1:18: error: cooperative matrix type cannot be a struct or union member"]
 

@@ -4,6 +4,7 @@ import re
 import numpy as np
 import pytest
 
+from clcoop.coopmat_spec import Use
 from clcoop.frontend import tast as A
 from clcoop.frontend import types as T
 from clcoop.frontend.builtins import BuiltinOverload
@@ -12,12 +13,12 @@ from clcoop.frontend.lower import lower
 L = None
 GID = BuiltinOverload("get_global_id", T.ULONG, (T.UINT,), "_Z13get_global_idj")
 BARRIER = BuiltinOverload("barrier", T.VOID, (T.UINT,), "_Z7barrierj", convergent=True)
-MA = T.CoopMatType(T.HALF, 3, 8, 16, T.USE_A)
-MB = T.CoopMatType(T.HALF, 3, 16, 16, T.USE_B)
-MC = T.CoopMatType(T.FLOAT, 3, 8, 16, T.USE_ACCUMULATOR)
-MC_INT = T.CoopMatType(T.INT, 3, 8, 16, T.USE_ACCUMULATOR)
-MC_UINT = T.CoopMatType(T.UINT, 3, 8, 16, T.USE_ACCUMULATOR)
-MC_HALF = T.CoopMatType(T.HALF, 3, 8, 16, T.USE_ACCUMULATOR)
+MA = T.CoopMatType(T.HALF, 3, 8, 16, Use.A)
+MB = T.CoopMatType(T.HALF, 3, 16, 16, Use.B)
+MC = T.CoopMatType(T.FLOAT, 3, 8, 16, Use.ACCUMULATOR)
+MC_INT = T.CoopMatType(T.INT, 3, 8, 16, Use.ACCUMULATOR)
+MC_UINT = T.CoopMatType(T.UINT, 3, 8, 16, Use.ACCUMULATOR)
+MC_HALF = T.CoopMatType(T.HALF, 3, 8, 16, Use.ACCUMULATOR)
 
 
 def param(name, t):
