@@ -81,3 +81,45 @@ def parse_callee(name):
         well_formed = rest.startswith("Ev")
         rest = rest[2:] if well_formed else rest
     return CalleeName(base, tuple(matrices), rest, well_formed)
+
+
+# ======================================================================== builders
+# The callee names the compiler (frontend/lower.py) writes, by operation. SPIR-V's
+# instruction names with the `__spirv_` prefix of the SPIR-V/LLVM translator's built-ins.
+SPIRV_PREFIX = "__spirv_"
+OPERATION_BASES = {
+    "load": "CooperativeMatrixLoadKHR",
+    "store": "CooperativeMatrixStoreKHR",
+    "mul_add": "CooperativeMatrixMulAddKHR",
+    "length": "CooperativeMatrixLengthKHR",
+    "construct": "CompositeConstruct",          # coop_mat_init: every component one scalar
+    "+": "CooperativeMatrixBinaryAdd",
+    "-": "CooperativeMatrixBinarySub",
+    "*": "CooperativeMatrixBinaryMul",
+    "/": "CooperativeMatrixBinaryDiv",
+    "neg": "CooperativeMatrixScalarNeg",
+    "scalar_mul": "CooperativeMatrixScalarMul",
+    "access_chain": "AccessChain",              # element access: a pointer to one component
+}
+
+
+def operation_callee(operation, matrix_types, other_codes):
+    """The callee name of one of OPERATION_BASES: `matrix_types` (result first) are
+    CoopMatType, `other_codes` the Itanium codes of the non-matrix parameters."""
+    return callee_name(SPIRV_PREFIX + OPERATION_BASES[operation], matrix_types, other_codes)
+
+
+def conversion_callee(src_is_float, src_signed, dst_is_float, dst_signed, matrix_types):
+    """The callee of a component-type conversion (SPV_KHR_cooperative_matrix: OpFConvert,
+    OpConvertFToS/FToU/SToF/UToF, OpSConvert/UConvert); choice rules in
+    docs/ir-conventions.md: the source's signedness picks S/U, except FToS/FToU by the
+    destination's."""
+    if src_is_float and dst_is_float:
+        base = "FConvert"
+    elif src_is_float:
+        base = "ConvertFToS" if dst_signed else "ConvertFToU"
+    elif dst_is_float:
+        base = "ConvertSToF" if src_signed else "ConvertUToF"
+    else:
+        base = "SConvert" if src_signed else "UConvert"
+    return callee_name(SPIRV_PREFIX + base, matrix_types, [])
