@@ -1,10 +1,10 @@
 """Calls of built-in functions: OpenCL C built-ins (builtins.py), convert_<type> and as_<type>,
 clang's __builtin_* functions, address-space queries and printf's format checks."""
 import math
-import re
 
 from pycparser import c_ast
 
+from clcoop import printf_format
 from clcoop.diagnostics import SourceLocation
 from clcoop.frontend import builtins as _builtins
 from clcoop.frontend import tast
@@ -42,9 +42,6 @@ ADDRESS_SPACE_QUERIES = {"to_global": T.GLOBAL, "to_local": T.LOCAL, "to_private
 # llvm.is.fpclass test masks clang uses (LangRef: bit 0 sNaN, 1 qNaN, 2-4 negative inf/normal/
 # subnormal, 5-6 -0/+0, 7-9 positive subnormal/normal/inf).
 FPCLASS_MASKS = {"nan": 3, "inf": 516, "finite": 504}
-# A printf conversion (OpenCL C 3.0 6.15.14.2), in the literal's spelling.
-_PRINTF_CONVERSION = re.compile(r"%%|%[-+ #0]*(?P<width>\*|\d+)?(?:\.(?P<precision>\*|\d*))?"
-                                r"(?:v\d+)?(?:hh|hl|h|ll|l)?[diouxXcsfFeEgGaAp]")
 
 
 class BuiltinCalls:
@@ -130,15 +127,18 @@ class BuiltinCalls:
 
     def check_printf_argument_count(self, literal, data_nodes):
         """clang's -Wformat-insufficient-args / -Wformat-extra-args, at the conversion and at
-        the first unused argument. `*` widths and precisions take an argument each."""
+        the first unused argument. `*` widths and precisions take an argument each. A
+        conversion OpenCL C's grammar rejects (printf_format) is a warning with the words the
+        interpreter faults with when it runs the call."""
         used = 0
-        for m in _PRINTF_CONVERSION.finditer(literal.value):
-            if m.group(0) == "%%":
-                continue
-            used += 1 + (m.group("width") == "*") + (m.group("precision") == "*")
+        # The literal as spelled, without its quotes (offsets are the spelling's, minus one).
+        for conversion in printf_format.scan(literal.value[1:-1]):
+            at = self.literal_offset_location(literal, conversion.end)
+            if conversion.error is not None:
+                self.warn(f"invalid printf format: {conversion.error}", at)
+            used += conversion.arguments
             if used > len(data_nodes):
-                self.warn("more '%' conversions than data arguments",
-                          self.literal_offset_location(literal, m.end() - 1))
+                self.warn("more '%' conversions than data arguments", at)
                 return
         if used < len(data_nodes):
             self.warn("data argument not used by format string", data_nodes[used])
