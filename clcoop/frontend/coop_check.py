@@ -1,6 +1,8 @@
 """The cooperative-matrix checks (RFC 4.4-4.6, clang pull request llvm/llvm-project #221328):
 the coop_mat type attribute, the matrix built-ins (driven by COOP_BUILTINS, one table) and
 the element-wise operators."""
+from dataclasses import dataclass
+
 from pycparser import c_ast
 
 from clcoop.coopmat_spec import (MAX_DIMENSION, OPENCL_MEMORY_SCOPES, OPERAND_ALL, Layout, Operand,
@@ -15,10 +17,20 @@ from clcoop.frontend.types import as_arith, is_integer_like, unqualified_elem
 
 
 # ------------------------------------------------------------------ constants of the extension
-COOP_BUILTINS = ("coop_mat_load", "coop_mat_store", "coop_matmul_add", "coop_mat_mulAdd",
-                 "coop_mat_init", "coop_mat_length")
-# Builtins whose result type comes from the variable they initialize or are assigned to.
-COOP_CONTEXT_TYPED = ("coop_mat_load", "coop_mat_init")
+@dataclass(frozen=True)
+class CoopBuiltin:
+    """A cooperative-matrix built-in (RFC 4.4; the pull request's coop_matmul_add):
+    arguments it takes, whether its result type comes from the context (the variable it
+    initializes, the lvalue it is assigned to, ...: see check.py), and the CoopChecks method
+    that checks a call, as method(checker, name, args_nodes, node, expected)."""
+    min_args: int
+    max_args: int
+    context_typed: bool
+    check: object
+
+
+# The one table of matrix built-ins: name -> CoopBuiltin (filled in below the class).
+COOP_BUILTINS = {}
 # The signedness bits and the matrix each is about (RFC 4.5; SPV_KHR_cooperative_matrix
 # Cooperative Matrix Operands: MatrixASignedComponents ... MatrixResultSignedComponents).
 SIGNED_OPERAND_MATRICES = ((Operand.MATRIX_A_SIGNED, "A"), (Operand.MATRIX_B_SIGNED, "B"),
@@ -131,32 +143,28 @@ class CoopChecks:
 
     # ---- cooperative-matrix built-ins (RFC 4.4, pull request #221328)
     def coop_call(self, name, args_nodes, node, expected):
-        loc = location(node)
-        if name in COOP_CONTEXT_TYPED:
+        builtin = COOP_BUILTINS[name]
+        if builtin.context_typed:
             if expected is None or not expected.is_coop_matrix:
                 self.fail("builtin return value should be assigned to cooperative matrix type variable", node)
-        counts = {"coop_mat_load": (3, 3), "coop_mat_store": (4, 4), "coop_matmul_add": (4, 4),
-                  "coop_mat_mulAdd": (3, 4), "coop_mat_init": (1, 1), "coop_mat_length": (1, 1)}
-        lo, hi = counts[name]
+        lo, hi = builtin.min_args, builtin.max_args
         if not lo <= len(args_nodes) <= hi:
             few = len(args_nodes) < lo
             self.fail(f"too {'few' if few else 'many'} arguments to function call, expected "
                       f"{lo if few else hi}, have {len(args_nodes)}", node if few else args_nodes[hi])
-        if name == "coop_mat_load":
-            return self.coop_load(args_nodes, node, expected)
-        if name == "coop_mat_store":
-            return self.coop_store(args_nodes, node)
-        if name in ("coop_matmul_add", "coop_mat_mulAdd"):
-            return self.coop_muladd(name, args_nodes, node)
-        if name == "coop_mat_init":
-            scalar = self.rvalue(self.expr(args_nodes[0]))
-            if not is_arith_like(scalar.type):
-                self.fail(f"argument of 'coop_mat_init' must be a scalar of arithmetic type "
-                          f"('{spell(scalar.type)}' invalid)", args_nodes[0])
-            self.warn_literal_change(scalar, expected.elem)
-            return tast.CoopInit(expected, loc, self.arith_convert(scalar, expected.elem))
+        return builtin.check(self, name, args_nodes, node, expected)
+
+    def coop_init(self, name, args_nodes, node, expected):
+        scalar = self.rvalue(self.expr(args_nodes[0]))
+        if not is_arith_like(scalar.type):
+            self.fail(f"argument of '{name}' must be a scalar of arithmetic type "
+                      f"('{spell(scalar.type)}' invalid)", args_nodes[0])
+        self.warn_literal_change(scalar, expected.elem)
+        return tast.CoopInit(expected, location(node), self.arith_convert(scalar, expected.elem))
+
+    def coop_length(self, name, args_nodes, node, expected):
         m = self.coop_matrix_arg(args_nodes[0])
-        return tast.CoopLength(T.UINT, loc, m)
+        return tast.CoopLength(T.UINT, location(node), m)
 
     def warn_literal_change(self, scalar, elem):
         """clang's -Wliteral-conversion for a constant that the component type cannot hold."""
@@ -202,7 +210,8 @@ class CoopChecks:
             self.fail("memory layout should be ROW_MAJOR or COLUMN_MAJOR", node)
         return value
 
-    def coop_stride_arg(self, node, is_store):
+    def coop_stride_arg(self, node, store_name):
+        """The stride of a load, or of a store named `store_name`."""
         v = self.rvalue(self.expr(node))
         if not is_integer_like(v.type):
             self.fail(f"stride argument must have type 'size_t' ('{spell(v.type)}' invalid)", node)
@@ -214,29 +223,29 @@ class CoopChecks:
         if isinstance(value, int):
             if value < 0:
                 self.fail("stride argument must not be negative", node)
-            if value == 0 and is_store:
-                self.fail("stride of 'coop_mat_store' must be greater than zero", node)
+            if value == 0 and store_name:
+                self.fail(f"stride of '{store_name}' must be greater than zero", node)
         return self.arith_convert(v, self.target.size_t)
 
-    def coop_load(self, args_nodes, node, mtype):
-        p = self.coop_pointer_arg(args_nodes[0], "coop_mat_load", mtype)
+    def coop_load(self, name, args_nodes, node, mtype):
+        p = self.coop_pointer_arg(args_nodes[0], name, mtype)
         layout = self.coop_layout_arg(args_nodes[1])
-        stride = self.coop_stride_arg(args_nodes[2], is_store=False)
+        stride = self.coop_stride_arg(args_nodes[2], None)
         return tast.CoopLoad(mtype, location(node), p, layout, stride)
 
-    def coop_store(self, args_nodes, node):
+    def coop_store(self, name, args_nodes, node, expected):
         m = self.coop_matrix_arg(args_nodes[1])
-        p = self.coop_pointer_arg(args_nodes[0], "coop_mat_store", m.type)
+        p = self.coop_pointer_arg(args_nodes[0], name, m.type)
         if p.type.addrspace == T.CONSTANT:
             self.fail("cannot store a cooperative matrix to '__constant' memory", args_nodes[0])
         if p.type.const:
             self.fail(f"cannot store a cooperative matrix through a pointer to const ('{spell(p.type)}')",
                       args_nodes[0])
         layout = self.coop_layout_arg(args_nodes[2])
-        stride = self.coop_stride_arg(args_nodes[3], is_store=True)
+        stride = self.coop_stride_arg(args_nodes[3], name)
         return tast.CoopStore(T.VOID, location(node), p, m, layout, stride)
 
-    def coop_muladd(self, name, args_nodes, node):
+    def coop_muladd(self, name, args_nodes, node, expected):
         a = self.coop_matrix_arg(args_nodes[0])
         b = self.coop_matrix_arg(args_nodes[1])
         c = self.coop_matrix_arg(args_nodes[2])
@@ -301,3 +310,13 @@ class CoopChecks:
         if t.typedef_name and t.typedef_name in self.coop_decl_locs:
             return [self.note(f"'{t.typedef_name}' declared here", self.coop_decl_locs[t.typedef_name])]
         return []
+
+
+COOP_BUILTINS.update({
+    "coop_mat_load": CoopBuiltin(3, 3, True, CoopChecks.coop_load),
+    "coop_mat_store": CoopBuiltin(4, 4, False, CoopChecks.coop_store),
+    "coop_matmul_add": CoopBuiltin(4, 4, False, CoopChecks.coop_muladd),     # the pull request's
+    "coop_mat_mulAdd": CoopBuiltin(3, 4, False, CoopChecks.coop_muladd),     # the RFC's
+    "coop_mat_init": CoopBuiltin(1, 1, True, CoopChecks.coop_init),
+    "coop_mat_length": CoopBuiltin(1, 1, False, CoopChecks.coop_length),
+})
