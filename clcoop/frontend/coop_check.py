@@ -1,6 +1,31 @@
 """The cooperative-matrix checks (RFC 4.4-4.6, clang pull request llvm/llvm-project #221328):
 the coop_mat type attribute, the matrix built-ins (driven by COOP_BUILTINS, one table) and
-the element-wise operators."""
+the element-wise operators.
+
+Cooperative-matrix decisions (where the RFC and the pull request are silent)
+- Element types: char..ulong, half, float, double (not bool, vectors, pointers).
+  rows/cols: integer constant expressions in 1..coopmat_spec.MAX_DIMENSION.
+- scope: 3 (CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP) or 4 (memory_scope_sub_group), both
+  SPIR-V Subgroup (3) in the type. Quoted enumerator names (RFC 4.6 form) are accepted.
+- Mul-add: A and B must have the same component type; C (= the result) may differ but must
+  be of the same kind (integer or floating point): half x half + float and
+  char x char + int are accepted, float x float + int is "inconsistent ...".
+  The 3-argument coop_mat_mulAdd sets the signed bit of each signed integer component type
+  (the pull request passes 0: a -Wcoop-portability warning); given operands are used as given.
+- A load/store pointer whose pointee is not the component type is a WARNING: SPV_KHR
+  issue 8 allows it (e.g. half components from a uint4 buffer; stride counts pointees).
+- Signed-component / saturating bits on floating-point matrices: a warning (the RFC's own
+  4.5 example passes MATRIX_RESULT_SIGNED for float matrices).
+- Stride: any integer, converted to size_t (not a size_t: -Wcoop-portability, the pull request
+  rejects it); a negative constant is an error, and so is a
+  constant 0 for coop_mat_store (every row would land on the same address).
+- coop_mat_load / coop_mat_init take the matrix type of: the variable they initialize,
+  the lvalue they are assigned to, the function's return type (return), the parameter
+  (argument of a user function), the cast type ((matC)coop_mat_init(1)), and flow through
+  ?: and the comma operator.
+- Unary ~ ! ++ -- on a matrix: "unsupported cooperative matrix unary operator".
+- Matrices may not be struct members, array elements, pointees or static/program-scope.
+"""
 from dataclasses import dataclass
 
 from pycparser import c_ast
