@@ -853,3 +853,20 @@ def test_brace_elision_fills_nested_aggregates():
     first, second = init.elements
     assert [strip_casts(e).value for e in [first.elements[0]] + first.elements[1].elements] == [1, 2, 3]
     assert strip_casts(second.elements[0]).value == 4 and second.elements[1] is None
+
+
+def test_cast_constant_is_the_value_lower_emits_for_a_cast_of_a_constant():
+    """constfold.cast_constant: the one place that folds casts for lower (tast.py's contract)."""
+    c300 = tast.IntConst(T.INT, None, 300)
+    assert constfold.cast_constant(tast.ImplicitCast(T.CHAR, None, "int-to-int", c300)) == 44
+    minus1 = tast.IntConst(T.INT, None, -1)
+    assert constfold.cast_constant(tast.Cast(T.UINT, None, "int-to-int", minus1)) == 0xFFFFFFFF
+    as_uchar = tast.ImplicitCast(T.UCHAR, None, "int-to-int", minus1)
+    assert constfold.cast_constant(tast.ImplicitCast(T.FLOAT, None, "int-to-float", as_uchar)) == 255.0
+    half = tast.FloatConst(T.HALF, None, 0.5)
+    assert constfold.cast_constant(tast.ImplicitCast(T.FLOAT, None, "float-to-float", half)) == 0.5
+    narrowing = tast.ImplicitCast(T.HALF, None, "float-to-float", tast.FloatConst(T.FLOAT, None, 0.1))
+    assert constfold.cast_constant(narrowing) is None       # rounding is the instruction's
+    comma = tast.Comma(T.INT, None, tast.IntConst(T.INT, None, 0), c300)
+    assert constfold.cast_constant(tast.ImplicitCast(T.LONG, None, "int-to-int", comma)) == 300
+    assert constfold.cast_constant(tast.ImplicitCast(T.BOOL, None, "int-to-bool", c300)) is None
