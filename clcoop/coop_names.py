@@ -129,3 +129,36 @@ BINARY = {op: spirv_name(f"CooperativeMatrixBinary{op.capitalize()}") for op in 
 CONVERSION_OPCODES = ("FConvert", "SConvert", "UConvert", "ConvertFToS", "ConvertFToU",
                       "ConvertSToF", "ConvertUToF")
 CONVERSIONS = {spirv_name(opcode): opcode for opcode in CONVERSION_OPCODES}
+
+
+# ---------------------------------------------------------------- builders
+# The callee names the compiler (frontend/lower.py) writes, by operation.
+OPERATION_BASES = {
+    "load": LOAD, "store": STORE, "mul_add": MUL_ADD, "length": LENGTH,
+    "construct": SPLAT,                 # coop_mat_init: every component one scalar
+    "+": BINARY["add"], "-": BINARY["sub"], "*": BINARY["mul"], "/": BINARY["div"],
+    "neg": NEGATE, "scalar_mul": SCALAR_MUL,
+    "access_chain": ACCESS_CHAIN,       # element access: a pointer to one component
+}
+
+
+def operation_callee(operation, matrix_types, other_codes):
+    """The callee name of one of OPERATION_BASES: `matrix_types` (result first) are
+    CoopMatType, `other_codes` the Itanium codes of the non-matrix parameters."""
+    return callee_name(OPERATION_BASES[operation], matrix_types, other_codes)
+
+
+def conversion_callee(src_is_float, src_signed, dst_is_float, dst_signed, matrix_types):
+    """The callee of a component-type conversion (SPV_KHR_cooperative_matrix: OpFConvert,
+    OpConvertFToS/FToU/SToF/UToF, OpSConvert/UConvert); choice rules in
+    docs/ir-conventions.md: the source's signedness picks S/U, except FToS/FToU by the
+    destination's."""
+    if src_is_float and dst_is_float:
+        base = "FConvert"
+    elif src_is_float:
+        base = "ConvertFToS" if dst_signed else "ConvertFToU"
+    elif dst_is_float:
+        base = "ConvertSToF" if src_signed else "ConvertUToF"
+    else:
+        base = "SConvert" if src_signed else "UConvert"
+    return callee_name(spirv_name(base), matrix_types, [])

@@ -234,18 +234,22 @@ class Problem:
     message: str
     operand: int
     note: str = ""
+    note_operand: int = -1     # the operand the note is about (-1: the operation as a whole)
 
 
-def mul_add_problem(a, b, c, result=None):
+def mul_add_problem(a, b, c, result=None, same_ab_component=False):
     """KHR OpCooperativeMatrixMulAddKHR: uses A/B/Accumulator, M x K times K x N plus
     M x N, one scope. Component types need not match (KHR: "defined by the client API");
     OpenCL C keeps integers with integers and floats with floats, and A and B of one
-    width (mixed signedness is allowed: uchar x char)."""
+    width (mixed signedness is allowed in IR: uchar x char). same_ab_component: the
+    OpenCL C source rule, where A and B have one component type (clcoop's checker; the
+    source keeps the signedness that IR types lose)."""
     for index, (matrix, use) in enumerate(((a, Use.A), (b, Use.B), (c, Use.ACCUMULATOR))):
         if matrix.use != use:
             return Problem(f"argument of cooperative matrix must have '{use.opencl}' use", index)
     ca, cb, cc = a.component, b.component, c.component
-    if ca.is_float != cb.is_float or (ca.is_float and ca != cb) or ca.bits != cb.bits:
+    if ca.is_float != cb.is_float or (ca.is_float and ca != cb) or ca.bits != cb.bits \
+            or (same_ab_component and ca != cb):
         return Problem("inconsistent cooperative matrix element types", 1,
                        f"element types are '{ca.name}', '{cb.name}' and '{cc.name}'")
     if ca.is_float != cc.is_float:
@@ -253,10 +257,10 @@ def mul_add_problem(a, b, c, result=None):
                        f"element types are '{ca.name}', '{cb.name}' and '{cc.name}'")
     if a.cols != b.rows:
         return Problem("two cooperative matrices with incompatible shapes", 1,
-                       f"A is {a.rows}x{a.cols}, B is {b.rows}x{b.cols}: B must have {a.cols} rows")
+                       f"A is {a.rows}x{a.cols}, B is {b.rows}x{b.cols}: B must have {a.cols} rows", 0)
     if a.rows != c.rows or b.cols != c.cols:
         return Problem("two cooperative matrices with incompatible shapes", 2,
-                       f"A x B is {a.rows}x{b.cols}, C is {c.rows}x{c.cols}")
+                       f"A x B is {a.rows}x{b.cols}, C is {c.rows}x{c.cols}", 0)
     if not (a.scope == b.scope == c.scope):
         return Problem("cooperative matrices of a multiply-add must have the same scope", 2)
     if result is not None and (result.use != Use.ACCUMULATOR or

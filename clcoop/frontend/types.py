@@ -10,6 +10,7 @@ from dataclasses import field
 from operator import attrgetter
 
 from clcoop import coop_names
+from clcoop.coopmat_spec import COMPONENTS, MatrixType, Use
 
 # ---------------------------------------------------------------- lean dataclasses
 # `dataclasses.dataclass` compiles (exec) __init__, __repr__, __eq__ (and __hash__,
@@ -131,12 +132,6 @@ ADDRSPACE_BY_KEYWORD = {
     "__local": LOCAL, "local": LOCAL,
     "__generic": GENERIC, "generic": GENERIC,
 }
-
-# SPIR-V values (SPV_KHR_cooperative_matrix "Cooperative Matrix Use" and Scope).
-USE_A, USE_B, USE_ACCUMULATOR = 0, 1, 2
-USE_NAMES = {USE_A: "CLK_COOPERATIVE_MATRIX_A", USE_B: "CLK_COOPERATIVE_MATRIX_B",
-             USE_ACCUMULATOR: "CLK_COOPERATIVE_MATRIX_ACCUMULATOR"}
-SPIRV_SCOPE_WORKGROUP, SPIRV_SCOPE_SUBGROUP = 2, 3
 
 
 class CType:
@@ -399,11 +394,12 @@ class CoopMatType(CType):
         if self.typedef_name:
             return self.typedef_name
         return (f"{self.elem.name} __attribute__((coop_mat({self.scope}, {self.rows}, "
-                f"{self.cols}, {USE_NAMES[self.use]})))")
+                f"{self.cols}, {Use(self.use).opencl})))")
 
-    def llvm_name(self):
-        return (f'target("spirv.CooperativeMatrixKHR", {self.elem.llvm_name}, '
-                f"{self.scope}, {self.rows}, {self.cols}, {self.use})")
+    @property
+    def spec(self):
+        """This type as coopmat_spec's MatrixType (its rules and its IR text)."""
+        return MatrixType(COMPONENTS[self.elem.name], self.scope, self.rows, self.cols, self.use)
 
     def template_args(self):
         """Template-style mangling of the matrix type, used in callee tails (docs/ir-conventions.md)."""
@@ -473,3 +469,28 @@ def builtin_typedefs(target):
     for suffix, value in atomic_values.items():
         names[f"atomic_{suffix}"] = AtomicType(value, f"atomic_{suffix}")
     return names
+
+
+# ---------------------------------------------------------------- C value facts
+def unqualified_elem(t):
+    return t.elem if isinstance(t, VectorType) else t
+
+
+def as_arith(t):
+    """Enums behave as int in arithmetic."""
+    return INT if isinstance(t, EnumType) else t
+
+
+def is_integer_like(t):
+    return t.is_integer or isinstance(t, EnumType)
+
+
+def wrap_int(value, t):
+    """Two's complement wrap of a Python int to the integer type t."""
+    if t == BOOL:
+        return 1 if value else 0
+    bits = t.bits
+    value &= (1 << bits) - 1
+    if t.signed and value >= 1 << (bits - 1):
+        value -= 1 << bits
+    return value

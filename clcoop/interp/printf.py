@@ -7,7 +7,8 @@ handler (see ocl_builtins.resolve): every active lane, in lane order (= work-ite
 within the batch), formats its own arguments as C99 printf does and the text goes to
 sys.stdout, flushed after each call; each lane's result is 0.
 
-The rest are plain functions: `parse_format(bytes)` -> literal bytes and `Spec`s, and
+The rest are plain functions: `parse_format(bytes)` -> literal bytes and `Spec`s (the grammar
+the checker uses too: clcoop/printf_format.py), and
 `format_values(items, values, types, read_string)` -> bytes for one work-item. Errors
 (an unknown conversion, `ll`, too few arguments, an argument of the wrong kind) are
 `PrintfError`s, which the handler reports as a RuntimeFault naming the work-item.
@@ -20,126 +21,13 @@ rounded half to even.
 import math
 import struct
 import sys
-from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 
 from clcoop.interp.lanes import bcast
-
-_FLAGS = b"-+ #0"
-_INT_CONVERSIONS = "diouxXc"
-_FLOAT_CONVERSIONS = "fFeEgGaA"
-_CONVERSIONS = _INT_CONVERSIONS + _FLOAT_CONVERSIONS + "sp"
-_LENGTH_BITS = {"hh": 8, "h": 16, "hl": 32, "l": 64}
-_VECTOR_SIZES = (2, 3, 4, 8, 16)
-_NOT_OPENCL_LENGTHS = ("ll", "L", "j", "z", "t", "q")
-
-
-class PrintfError(Exception):
-    """A format or argument the interpreter cannot print (the message names the problem)."""
-
-
-@dataclass(frozen=True)
-class Spec:
-    """One conversion specification. width/precision: None, an int, or '*'."""
-    text: str
-    flags: str
-    width: object
-    precision: object
-    vector: int         # 0: a scalar conversion
-    length: str         # '', 'hh', 'h', 'hl', 'l'
-    conv: str
-
-
-# ----------------------------------------------------------------------------- parsing
-
-@lru_cache(maxsize=256)
-def parse_format(fmt):
-    """bytes -> tuple of literal bytes and Spec (a '%%' is the literal b'%')."""
-    items = []
-    literal = bytearray()
-    i, n = 0, len(fmt)
-    while i < n:
-        c = fmt[i]
-        if c != 0x25:                       # '%'
-            literal.append(c)
-            i += 1
-            continue
-        spec, i = _parse_spec(fmt, i)
-        if spec is None:
-            literal += b"%"
-            continue
-        if literal:
-            items.append(bytes(literal))
-            literal = bytearray()
-        items.append(spec)
-    if literal:
-        items.append(bytes(literal))
-    return tuple(items)
-
-
-def _parse_spec(fmt, start):
-    """(Spec or None for '%%', index after it) for the '%' at fmt[start]."""
-    i, n = start + 1, len(fmt)
-
-    def text():
-        return fmt[start:i + 1].decode("utf-8", "replace")
-
-    flags = ""
-    while i < n and fmt[i] in _FLAGS:
-        flags += chr(fmt[i])
-        i += 1
-    width, i = _parse_amount(fmt, i)
-    precision = None
-    if i < n and fmt[i] == 0x2E:            # '.'
-        precision, i = _parse_amount(fmt, i + 1)
-        precision = 0 if precision is None else precision
-    vector = 0
-    if i < n and fmt[i] == 0x76:            # 'v'
-        j = i + 1
-        while j < n and 0x30 <= fmt[j] <= 0x39:
-            j += 1
-        vector = int(fmt[i + 1:j]) if j > i + 1 else 0
-        if vector not in _VECTOR_SIZES:
-            raise PrintfError(f"invalid vector specifier in '{fmt[start:j + 1].decode('utf-8', 'replace')}'"
-                              f": it must be v2, v3, v4, v8 or v16")
-        i = j
-    length = ""
-    for cand in ("hh", "hl", "h", "ll", "l", "L", "j", "z", "t", "q"):
-        if fmt.startswith(cand.encode(), i):
-            length = cand
-            i += len(cand)
-            break
-    if i >= n:
-        raise PrintfError(f"incomplete conversion specification '{fmt[start:].decode('utf-8', 'replace')}'"
-                          f" at the end of the format string")
-    conv = chr(fmt[i])
-    if conv == "%" and not vector and not length:
-        return None, i + 1
-    if conv not in _CONVERSIONS:
-        raise PrintfError(f"unknown conversion specifier '{conv}' in '{text()}'")
-    if length in _NOT_OPENCL_LENGTHS:
-        raise PrintfError(f"length modifier '{length}' in '{text()}' is not supported by OpenCL C printf "
-                          f"(use 'l' for long)" if length == "ll" else
-                          f"length modifier '{length}' in '{text()}' is not supported by OpenCL C printf")
-    if vector and conv in "csp":
-        raise PrintfError(f"a vector specifier cannot be used with %{conv} ('{text()}')")
-    if length == "hl" and not vector:
-        raise PrintfError(f"length modifier 'hl' in '{text()}' is only valid with a vector specifier "
-                          f"(e.g. %v4hlf)")
-    if length and conv in "sp":
-        raise PrintfError(f"length modifier '{length}' cannot be used with %{conv} ('{text()}')")
-    return Spec(text(), flags, width, precision, vector, length, conv), i + 1
-
-
-def _parse_amount(fmt, i):
-    if i < len(fmt) and fmt[i] == 0x2A:     # '*'
-        return "*", i + 1
-    j = i
-    while j < len(fmt) and 0x30 <= fmt[j] <= 0x39:
-        j += 1
-    return (int(fmt[i:j]) if j > i else None), j
+from clcoop.printf_format import FLOAT_CONVERSIONS as _FLOAT_CONVERSIONS
+from clcoop.printf_format import LENGTH_BITS as _LENGTH_BITS
+from clcoop.printf_format import PrintfError, parse_format
 
 
 # ----------------------------------------------------------------------------- formatting

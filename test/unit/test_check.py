@@ -6,9 +6,11 @@ diagnostics (wording and line:col).
 """
 import pytest
 
+from clcoop.coopmat_spec import Scope, Use
 from clcoop.diagnostics import DiagnosticEngine, WarningPolicy
 from clcoop.errors import CompileError
 from clcoop.frontend import check as checkmod
+from clcoop.frontend import constfold
 from clcoop.frontend import tast
 from clcoop.frontend import types as T
 from clcoop.frontend.driver import CompileOptions, front_end
@@ -293,12 +295,12 @@ void f(void) { matC c; h44 h; q48 q; float v __attribute__((coop_mat(CLK_COOPERA
 """)
     fn = function(unit, "f")
     c = local(fn, "c").type
-    assert c == T.CoopMatType(T.FLOAT, T.SPIRV_SCOPE_SUBGROUP, 8, 8, T.USE_ACCUMULATOR)
+    assert c == T.CoopMatType(T.FLOAT, Scope.SUBGROUP, 8, 8, Use.ACCUMULATOR)
     assert c.typedef_name == "matC"
     # memory_scope_sub_group is 4 in OpenCL C and SPIR-V's Subgroup (3) in the type
-    assert local(fn, "h").type == T.CoopMatType(T.HALF, 3, 4, 4, T.USE_B)
-    assert local(fn, "q").type == T.CoopMatType(T.FLOAT, 3, 4, 8, T.USE_A)
-    assert local(fn, "v").type == T.CoopMatType(T.FLOAT, 3, 8, 8, T.USE_ACCUMULATOR)
+    assert local(fn, "h").type == T.CoopMatType(T.HALF, 3, 4, 4, Use.B)
+    assert local(fn, "q").type == T.CoopMatType(T.FLOAT, 3, 4, 8, Use.A)
+    assert local(fn, "v").type == T.CoopMatType(T.FLOAT, 3, 8, 8, Use.ACCUMULATOR)
 
 
 def test_coop_load_store_muladd_nodes():
@@ -315,15 +317,15 @@ kernel void k(global float *p, int n) {
 }""")
     fn = function(unit, "k")
     load = local(fn, "a").initializer
-    assert isinstance(load, tast.CoopLoad) and load.layout == 0 and load.type.use == T.USE_A
+    assert isinstance(load, tast.CoopLoad) and load.layout == 0 and load.type.use == Use.A
     assert load.stride.type == T.ULONG
     assign_b = fn.body.items[2].expr
     assert isinstance(assign_b.value, tast.CoopLoad) and assign_b.value.layout == 1
-    assert assign_b.value.type.use == T.USE_B
+    assert assign_b.value.type.use == Use.B
     init = local(fn, "c").initializer
     assert isinstance(init, tast.CoopInit) and init.scalar.type == T.FLOAT
     muladd = fn.body.items[4].expr.value
-    assert isinstance(muladd, tast.CoopMulAdd) and muladd.operands == 0 and muladd.type.use == T.USE_ACCUMULATOR
+    assert isinstance(muladd, tast.CoopMulAdd) and muladd.operands == 0 and muladd.type.use == Use.ACCUMULATOR
     store = fn.body.items[6].expr
     assert isinstance(store, tast.CoopStore) and store.type == T.VOID and store.stride.type == T.ULONG
     length = local(fn, "len").initializer
@@ -354,7 +356,7 @@ void f(matC x, matC y, float s) {
     m = local(fn, "m").initializer
     # RFC 4.6 writes `a * 4` with an i32 4; the scalar must become the component type (float 4.0).
     assert isinstance(m, tast.CoopScalarMul) and m.scalar.type == T.FLOAT
-    assert checkmod.Checker(DiagnosticEngine(), T.SPIR64).fold(m.scalar) == 4.0
+    assert constfold.fold(m.scalar) == 4.0
     r = local(fn, "r").initializer
     assert isinstance(r, tast.CoopScalarMul) and r.scalar.kind == "float-to-float"
     compound = fn.body.items[-1].expr
@@ -693,7 +695,7 @@ def test_no_cascade_after_a_failed_declaration():
 
 def test_coop_attribute_on_parameters_and_members():
     unit = ok("void f(float m __attribute__((coop_mat(3, 8, 8, 2)))) { float x = m[0]; }")
-    assert function(unit, "f").params[0].type == T.CoopMatType(T.FLOAT, 3, 8, 8, T.USE_ACCUMULATOR)
+    assert function(unit, "f").params[0].type == T.CoopMatType(T.FLOAT, 3, 8, 8, Use.ACCUMULATOR)
     assert messages("struct S { float m __attribute__((coop_mat(3, 8, 8, 2))); };") == \
         ["1:18: error: cooperative matrix type cannot be a struct or union member"]
 
@@ -851,3 +853,20 @@ def test_brace_elision_fills_nested_aggregates():
     first, second = init.elements
     assert [strip_casts(e).value for e in [first.elements[0]] + first.elements[1].elements] == [1, 2, 3]
     assert strip_casts(second.elements[0]).value == 4 and second.elements[1] is None
+
+
+def test_cast_constant_is_the_value_lower_emits_for_a_cast_of_a_constant():
+    """constfold.cast_constant: the one place that folds casts for lower (tast.py's contract)."""
+    c300 = tast.IntConst(T.INT, None, 300)
+    assert constfold.cast_constant(tast.ImplicitCast(T.CHAR, None, "int-to-int", c300)) == 44
+    minus1 = tast.IntConst(T.INT, None, -1)
+    assert constfold.cast_constant(tast.Cast(T.UINT, None, "int-to-int", minus1)) == 0xFFFFFFFF
+    as_uchar = tast.ImplicitCast(T.UCHAR, None, "int-to-int", minus1)
+    assert constfold.cast_constant(tast.ImplicitCast(T.FLOAT, None, "int-to-float", as_uchar)) == 255.0
+    half = tast.FloatConst(T.HALF, None, 0.5)
+    assert constfold.cast_constant(tast.ImplicitCast(T.FLOAT, None, "float-to-float", half)) == 0.5
+    narrowing = tast.ImplicitCast(T.HALF, None, "float-to-float", tast.FloatConst(T.FLOAT, None, 0.1))
+    assert constfold.cast_constant(narrowing) is None       # rounding is the instruction's
+    comma = tast.Comma(T.INT, None, tast.IntConst(T.INT, None, 0), c300)
+    assert constfold.cast_constant(tast.ImplicitCast(T.LONG, None, "int-to-int", comma)) == 300
+    assert constfold.cast_constant(tast.ImplicitCast(T.BOOL, None, "int-to-bool", c300)) is None

@@ -12,6 +12,7 @@ import sys
 
 import pytest
 
+from clcoop.coopmat_spec import Use
 from clcoop.frontend import tast
 from clcoop.frontend import types as T
 
@@ -107,8 +108,8 @@ def test_types_are_frozen_hashable_and_replace_works():
     q = dataclasses.replace(p, const=True)
     assert q.const and q != p and q.pointee == T.INT
     # compare=False fields do not take part in equality or hashing.
-    m1 = T.CoopMatType(T.FLOAT, 3, 8, 16, T.USE_ACCUMULATOR, "acc_t")
-    m2 = T.CoopMatType(T.FLOAT, 3, 8, 16, T.USE_ACCUMULATOR)
+    m1 = T.CoopMatType(T.FLOAT, 3, 8, 16, Use.ACCUMULATOR, "acc_t")
+    m2 = T.CoopMatType(T.FLOAT, 3, 8, 16, Use.ACCUMULATOR)
     assert m1 == m2 and hash(m1) == hash(m2) and m1.spelling() != m2.spelling()
     s = T.StructType("S")
     assert s != T.StructType("S") and s.fields == []     # eq=False: identity

@@ -1,0 +1,123 @@
+"""Lexing constants (C99 6.4.4, OpenCL C 3.0 6.1.1): integer, floating, character and string
+literals and their escapes."""
+import re
+
+from clcoop.frontend import tast
+from clcoop.frontend import types as T
+from clcoop.frontend.check_support import location
+from clcoop.frontend.types import wrap_int
+
+
+# C99 6.4.4.2 floating constants; the suffix is whatever identifier characters follow.
+_FLOAT_LITERAL = re.compile(r"(?P<number>0[xX](?:[0-9a-fA-F]*\.?[0-9a-fA-F]*)[pP][-+]?[0-9]+"
+                            r"|(?:[0-9]*\.[0-9]+|[0-9]+\.?)(?:[eE][-+]?[0-9]+)?)(?P<suffix>[A-Za-z0-9_]*)")
+
+
+class Literals:
+    """Checker methods that turn constant tokens into typed constants."""
+
+    def expr_Constant(self, node):
+        loc = location(node)
+        if node.type == "string":
+            # Strings only initialize char arrays (init_for_type); OpenCL C has no other use here.
+            self.fail("string literals are only supported as initializers of char arrays", node)
+        if node.type == "char":
+            return tast.IntConst(T.INT, loc, wrap_int(self.char_value(node), T.CHAR))
+        text = node.value
+        if node.type in ("float", "double") or self.is_float_literal(text):
+            return self.float_literal(text, node)
+        return self.int_literal(text, node)
+
+    @staticmethod
+    def is_float_literal(text):
+        t = text.lower()
+        if t.startswith("0x"):
+            return "p" in t
+        return "." in t or "e" in t or t.endswith("f") and not t.startswith("0x")
+
+    def float_literal(self, text, node):
+        loc = location(node)
+        m = _FLOAT_LITERAL.fullmatch(text)
+        if m is None:
+            self.fail(f"invalid floating constant '{text}'", node)
+        number, suffix = m.group("number"), m.group("suffix")
+        ftype = {"f": T.FLOAT, "h": T.HALF, "": T.DOUBLE, "l": T.DOUBLE}.get(suffix.lower())
+        if ftype is None:
+            self.fail(f"invalid suffix '{suffix}' on floating constant", node)
+        if ftype == T.HALF:
+            self.require_fp16("half precision constant requires cl_khr_fp16", node)
+        value = float.fromhex(number) if number[:2].lower() == "0x" else float(number)
+        return tast.FloatConst(ftype, loc, value)
+
+    def int_literal(self, text, node):
+        m = re.fullmatch(r"(0[xX][0-9a-fA-F]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)([uUlL]*)", text)
+        if m is None:
+            self.fail(f"invalid integer constant '{text}'", node)
+        digits, suffix = m.group(1), m.group(2).lower()
+        if digits.lower().startswith("0x"):
+            value, decimal = int(digits, 16), False
+        elif digits.lower().startswith("0b"):
+            value, decimal = int(digits[2:], 2), False
+        elif len(digits) > 1 and digits.startswith("0"):
+            value, decimal = int(digits, 8), False
+        else:
+            value, decimal = int(digits), True
+        unsigned = "u" in suffix
+        is_long = "l" in suffix
+        # C99 6.4.4.1: the first type of the list that can represent the value.
+        if decimal and not unsigned:
+            candidates = [T.LONG] if is_long else [T.INT, T.LONG]
+        elif unsigned:
+            candidates = [T.ULONG] if is_long else [T.UINT, T.ULONG]
+        else:
+            candidates = [T.LONG, T.ULONG] if is_long else [T.INT, T.UINT, T.LONG, T.ULONG]
+        for t in candidates:
+            lo = -(1 << (t.bits - 1)) if t.signed else 0
+            hi = (1 << (t.bits - 1)) - 1 if t.signed else (1 << t.bits) - 1
+            if lo <= value <= hi:
+                return tast.IntConst(t, location(node), value)
+        if value <= (1 << 64) - 1:
+            self.warn("integer literal is too large to be represented in a signed integer type, "
+                      "interpreting as unsigned", node)
+            return tast.IntConst(T.ULONG, location(node), value)
+        self.fail("integer literal is too large to be represented in any integer type", node)
+
+    def string_bytes(self, node):
+        text = node.value
+        if text.startswith('"'):
+            text = text[1:-1]
+        return self.unescape(text, node).encode("latin-1", errors="replace")
+
+    def unescape(self, text, node):
+        out = []
+        i = 0
+        simple = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "\\": "\\", "'": "'", '"': '"',
+                  "a": "\a", "b": "\b", "f": "\f", "v": "\v", "?": "?"}
+        while i < len(text):
+            c = text[i]
+            if c == "\\" and i + 1 < len(text):
+                n = text[i + 1]
+                if n == "x":
+                    m = re.match(r"[0-9a-fA-F]+", text[i + 2:])
+                    out.append(chr(int(m.group(0), 16) & 0xFF) if m else "x")
+                    i += 2 + (len(m.group(0)) if m else 0)
+                    continue
+                if n in "01234567":
+                    m = re.match(r"[0-7]{1,3}", text[i + 1:])
+                    out.append(chr(int(m.group(0), 8) & 0xFF))
+                    i += 1 + len(m.group(0))
+                    continue
+                out.append(simple.get(n, n))
+                i += 2
+                continue
+            out.append(c)
+            i += 1
+        return "".join(out)
+
+    def char_value(self, node):
+        text = node.value
+        body = text[text.index("'") + 1:-1]
+        chars = self.unescape(body, node)
+        if len(chars) != 1:
+            self.fail("multi-character character constants are not supported", node)
+        return ord(chars)

@@ -1,0 +1,126 @@
+"""LLVM types and values the lowering needs that llvmlite lacks (target extension types, poison,
+loop metadata), and the IR types of C types."""
+from dataclasses import replace
+
+from llvmlite import ir
+
+from clcoop.frontend import types as T
+
+
+# ---------------------------------------------------------------- LLVM types
+class CoopMatIRType(ir.Type):
+    """`target("spirv.CooperativeMatrixKHR", T, scope, rows, cols, use)` (ir-conventions.md)."""
+
+    def __init__(self, ctype):
+        self.ctype = ctype
+
+    def _to_string(self):
+        return self.ctype.spec.ir_text()
+
+    def __eq__(self, other):
+        return isinstance(other, CoopMatIRType) and other.ctype == self.ctype
+
+    def __hash__(self):
+        return hash(("coopmat", self.ctype))
+
+
+class PoisonConstant(ir.Constant):
+    """`<type> poison` (llvmlite has only undef), as clang writes it in !vec_type_hint."""
+
+    def __init__(self, ty):
+        super().__init__(ty, None)
+
+    def _to_string(self):
+        return "poison"
+
+    def get_reference(self):
+        return "poison"
+
+    def __eq__(self, other):
+        return isinstance(other, PoisonConstant) and other.type == self.type
+
+    def __hash__(self):
+        return hash(("poison", str(self.type)))
+
+
+class LoopIdMetadata(ir.values.MDValue):
+    """A loop ID: `distinct !{!self, !hint}` (LLVM LangRef, 'llvm.loop'), as clang emits it."""
+
+    def __init__(self, module, hint):
+        super().__init__(module, [], name=str(len(module.metadata)))
+        self.operands = (self, hint)
+
+    def descr(self, buf):
+        buf += (f"distinct !{{{self.get_reference()}, {self.operands[1].get_reference()}}}", "\n")
+
+    def __eq__(self, other):
+        return self is other
+
+    def __hash__(self):
+        return id(self)
+
+
+class EventIRType(ir.Type):
+    """`target("spirv.Event")`: event_t, as clang-22 lowers it for SPIR."""
+
+    def _to_string(self):
+        return 'target("spirv.Event")'
+
+    def __eq__(self, other):
+        return isinstance(other, EventIRType)
+
+    def __hash__(self):
+        return hash("spirv.Event")
+
+
+EVENT_IR = EventIRType()
+I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
+FLOAT_TYPES = {16: ir.HalfType(), 32: ir.FloatType(), 64: ir.DoubleType()}
+
+
+def intrinsic_suffix(ty):
+    """LLVM's overload suffix of an intrinsic: i32, f32, v4f32, ..."""
+    elem = ty.element if isinstance(ty, ir.VectorType) else ty
+    text = {"half": "f16", "float": "f32", "double": "f64"}.get(str(elem), str(elem))
+    return f"v{ty.count}{text}" if isinstance(ty, ir.VectorType) else text
+
+
+def ptr_type(addrspace):
+    return ir.PointerType(addrspace=addrspace)
+
+
+def scalar_ir(t):
+    if t.kind == "void":
+        return ir.VoidType()
+    if t.kind == "bool":
+        return I1
+    if t.kind == "float":
+        return FLOAT_TYPES[t.bits]
+    return ir.IntType(t.bits)
+
+
+def element_type(t):
+    """Scalar element of a scalar or vector C type (EnumType counts as int)."""
+    if isinstance(t, T.VectorType):
+        return t.elem
+    if isinstance(t, T.EnumType):
+        return T.INT
+    return t
+
+
+def is_signed_int(t):
+    e = element_type(t)
+    return isinstance(e, T.ScalarType) and e.kind == "int" and e.signed
+
+
+def is_float_type(t):
+    e = element_type(t)
+    return isinstance(e, T.ScalarType) and e.kind == "float"
+
+
+def coop_mangled_pointer(ptype):
+    """Pointer parameter code with cv-qualifiers dropped (ir-conventions.md "Callee names")."""
+    pointee = ptype.pointee
+    if isinstance(pointee, (T.ScalarType, T.VectorType, T.EnumType, T.PointerType)):
+        return T.mangle_type(replace(ptype, const=False, volatile=False, restrict=False))
+    return "P" + (f"U3AS{ptype.addrspace}" if ptype.addrspace != T.PRIVATE else "") + "v"

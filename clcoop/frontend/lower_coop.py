@@ -1,0 +1,82 @@
+"""Lowering of cooperative-matrix operations to calls of the callees coop_names builds
+(docs/ir-conventions.md "Callee names")."""
+from llvmlite import ir
+
+from clcoop import coop_names
+from clcoop.frontend.llvm_types import I32, coop_mangled_pointer, is_float_type, ptr_type
+
+
+class CoopLowering:
+    """Lowerer methods for cooperative-matrix expressions."""
+
+    # ------------------------------------------------------------ cooperative matrices
+    def coop_call(self, operation, matrices, other_codes, ret, args, name):
+        """Call the callee coop_names names for `operation` (docs/ir-conventions.md)."""
+        callee = coop_names.operation_callee(operation, matrices, other_codes)
+        return self.call_coop_callee(callee, ret, args, name)
+
+    def call_coop_callee(self, callee, ret, args, name):
+        irf = self.builtin_function(callee, ret, [a.type for a in args], convergent=True)
+        return self.builder.call(irf, args, name=name, cconv="spir_func")
+
+    def ex_CoopLoad(self, e):
+        ptr = self.rvalue(e.pointer)
+        stride = self.rvalue(e.stride)
+        return self.coop_call("load", [e.type],
+                              [coop_mangled_pointer(e.pointer.type), "i", self.size_code],
+                              self.value_type(e.type), [ptr, ir.Constant(I32, e.layout), stride], "call")
+
+    def ex_CoopStore(self, e):
+        ptr = self.rvalue(e.pointer)
+        m = self.rvalue(e.matrix)
+        stride = self.rvalue(e.stride)
+        self.coop_call("store", [e.matrix.type],
+                       [coop_mangled_pointer(e.pointer.type), "i", self.size_code],
+                       ir.VoidType(), [ptr, m, ir.Constant(I32, e.layout), stride], "")
+        return None
+
+    def ex_CoopMulAdd(self, e):
+        a, bm, c = self.rvalue(e.a), self.rvalue(e.b), self.rvalue(e.c)
+        return self.coop_call("mul_add", [e.type, e.a.type, e.b.type, e.c.type],
+                              ["i"], self.value_type(e.type), [a, bm, c, ir.Constant(I32, e.operands)], "call")
+
+    def ex_CoopLength(self, e):
+        m = self.rvalue(e.matrix)
+        return self.coop_call("length", [e.matrix.type], [], I32, [m], "call")
+
+    def ex_CoopInit(self, e):
+        s = self.rvalue(e.scalar)
+        return self.coop_call("construct", [e.type], [e.type.elem.itanium()],
+                              self.value_type(e.type), [s], "call")
+
+    def ex_CoopBinary(self, e):
+        a, bm = self.rvalue(e.a), self.rvalue(e.b)
+        return self.coop_call(e.op, [e.type, e.a.type, e.b.type], [], self.value_type(e.type), [a, bm],
+                              self.ARITH_NAMES[e.op])
+
+    def ex_CoopNeg(self, e):
+        a = self.rvalue(e.a)
+        return self.coop_call("neg", [e.type, e.a.type], [],
+                              self.value_type(e.type), [a], "fneg" if is_float_type(e.type.elem) else "sub")
+
+    def ex_CoopScalarMul(self, e):
+        m = self.rvalue(e.matrix)
+        s = self.rvalue(e.scalar)
+        return self.coop_call("scalar_mul", [e.type, e.matrix.type],
+                              [e.type.elem.itanium()], self.value_type(e.type), [m, s], "mul")
+
+    def ex_CoopConvert(self, e):
+        m = self.rvalue(e.matrix)
+        src, dst = e.matrix.type.elem, e.type.elem
+        if src.llvm_name == dst.llvm_name:
+            return m        # same SPIR-V type: no conversion (ir-conventions.md)
+        callee = coop_names.conversion_callee(src.kind == "float", src.signed, dst.kind == "float", dst.signed,
+                                              [e.type, e.matrix.type])
+        return self.call_coop_callee(callee, self.value_type(e.type), [m], "conv")
+
+    def coop_element_address(self, e):
+        ptr = self.address(e.matrix)
+        index = self.rvalue(e.index)
+        mt = e.matrix.type
+        return self.coop_call("access_chain", [mt], ["P" + "v", self.size_code], ptr_type(0),
+                              [ptr, index], "arrayidx")
