@@ -16,7 +16,8 @@ import numpy as np
 
 from clcoop.errors import RuntimeFault
 from clcoop.native import codegen
-from clcoop.native.codegen import CTX, CTX_SLOTS
+from clcoop.native import context
+from clcoop.native.context import CTX, CTX_SLOTS
 
 _DRIVER = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64,
                            ctypes.c_void_p, ctypes.c_void_p)
@@ -196,20 +197,20 @@ class NativeProgram:
         site = self.native.sites[int(fout[0]) - 1]
         kind, addr, group, llid, size = (int(x) for x in fout[1:6])
         buffer = None
-        what = {codegen.FAULT_READ: "read", codegen.FAULT_WRITE: "write",
-                codegen.FAULT_ATOMIC: "atomic"}.get(kind, site.what)
-        if kind in (codegen.FAULT_READ, codegen.FAULT_WRITE, codegen.FAULT_ATOMIC):
+        what = {context.FAULT_READ: "read", context.FAULT_WRITE: "write",
+                context.FAULT_ATOMIC: "atomic"}.get(kind, site.what)
+        if kind in (context.FAULT_READ, context.FAULT_WRITE, context.FAULT_ATOMIC):
             message, buffer = _describe_bad(addr, size, what, names, table)
-        elif kind == codegen.FAULT_MISALIGNED:
+        elif kind == context.FAULT_MISALIGNED:
             message, buffer = f"misaligned {site.what} of {site.size} bytes at address {addr:#x}", \
                 _region_name(addr, names, table)
-        elif kind == codegen.FAULT_READONLY:
+        elif kind == context.FAULT_READONLY:
             buffer = _region_name(addr, names, table)
             message = f"{site.what} to read-only memory"
-        elif kind == codegen.FAULT_FREED:
+        elif kind == context.FAULT_FREED:
             message = (f"{site.what} through an invalid pointer {addr:#x} (no buffer there, or "
                        f"it was freed)")
-        elif kind == codegen.FAULT_BARRIER:
+        elif kind == context.FAULT_BARRIER:
             arrived = _ids(nd, group, llid)[0]
             if addr >= 0:
                 missing = _ids(nd, group, addr)[0]
@@ -219,9 +220,9 @@ class NativeProgram:
             else:
                 message = ("barrier: work-items of one work-group wait at different barriers "
                            "(divergent control flow)")
-        elif kind == codegen.FAULT_DIVZERO:
+        elif kind == context.FAULT_DIVZERO:
             message = "integer division by zero"
-        elif kind == codegen.FAULT_LIMIT:
+        elif kind == context.FAULT_LIMIT:
             message = (f"instruction limit of {self._limit} exceeded (runaway loop?); raise it "
                        f"with instruction_limit=")
         else:
