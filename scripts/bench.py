@@ -444,6 +444,7 @@ def bench_native(quick, repetitions):
              "reduction (__local + barriers)": 1 << 18, "loop-heavy (256 dependent steps)": 1 << 14}
     rng = np.random.default_rng(16)
     runs = []
+    load_at_start = os.getloadavg()
     for name, source in NATIVE_SOURCES.items():
         n = sizes[name] // (16 if quick else 1)
         a = rng.standard_normal(n).astype(np.float32)
@@ -468,7 +469,9 @@ def bench_native(quick, repetitions):
               f"interp {timings['interpreter']['median'] * 1e3:9.1f} ms  "
               f"{run['speedup']:6.1f}x  compile {run['compile_seconds'] * 1e3:.0f} ms  same={same}")
         runs.append(run)
-    return {"runs": runs, "threads": os.cpu_count()}
+    return {"runs": runs, "threads": os.cpu_count(),
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "load_average_at_start": load_at_start}
 
 
 def ms(summary):
@@ -526,7 +529,7 @@ def markdown_table(results):
     for run in (native or {}).get("runs", []):
         rows.append(f"| native engine vs interpreter, {run['kernel']} | {run['n']} work-items | "
                     f"{ms(run['native'])} ms ({native['threads']} cores) | interpreter "
-                    f"{ms(run['interpreter'])} ms | {run['speedup']:.0f}x faster | engine compile "
+                    f"{ms(run['interpreter'])} ms | {run['speedup']:.1f}x (interpreter / native) | engine compile "
                     f"{run['compile_seconds'] * 1e3:.0f} ms (+ codegen {run['codegen_seconds'] * 1e3:.0f}"
                     f" ms), bit-identical={run['bit_identical']} |")
     memory = results.get("memory")
@@ -536,10 +539,16 @@ def markdown_table(results):
                     f"{memory['rss_growth_multiple']:.2f}x | buffers "
                     f"{memory['buffers_bytes'] / 2**20:.0f} MiB | - | multiples of the buffers |")
     load = ", ".join(f"{x:.1f}" for x in results["load_average_at_start"])
+    footer = ""
+    if native and native.get("date", results["date"]) != results["date"]:
+        # --native-only refreshes the native rows of an earlier full run.
+        native_load = ", ".join(f"{x:.1f}" for x in native["load_average_at_start"])
+        footer = (f"\nThe native-engine rows are from a separate run ({native['date']}, load "
+                  f"average {native_load} at its start; `scripts/bench.py --native-only`).\n")
     header = (f"Run {results['date']} on {results['machine']}, load average {load} at the start "
               f"(the machine is shared). Times in ms: median (min-max); ratio = clcoop / "
               f"reference.")
-    return header + "\n\n" + "\n".join(rows) + "\n"
+    return header + "\n\n" + "\n".join(rows) + "\n" + footer
 
 
 def write_markdown(results, path):
@@ -563,7 +572,13 @@ def write_plot(results, path):
     except ImportError:
         print("  plot: matplotlib not installed, no PNG written")
         return False
-    figure, axes = plt.subplots(figsize=(7, 4.5))
+    native = (results.get("native") or {}).get("runs")
+    if native:
+        figure, (axes, native_axes) = plt.subplots(1, 2, figsize=(13, 4.5),
+                                                   gridspec_kw={"width_ratios": [1, 1]})
+        plot_native(native_axes, results["native"])
+    else:
+        figure, axes = plt.subplots(figsize=(7, 4.5))
     for kind in ("f32", "f16_f32", "i8_i32"):
         runs = [r for r in results["gemm"] if r["kind"] == kind]
         if not runs:
@@ -592,6 +607,40 @@ def write_plot(results, path):
     return True
 
 
+def plot_native(axes, native):
+    """Bars per plain kernel: interpreter and native engine (median), the speed-up and the
+    engine's compile time written above."""
+    runs = native["runs"]
+    positions = np.arange(len(runs))
+    width = 0.38
+    interp = [r["interpreter"]["median"] * 1e3 for r in runs]
+    engine = [r["native"]["median"] * 1e3 for r in runs]
+    axes.bar(positions - width / 2, interp, width, label="interpreter")
+    axes.bar(positions + width / 2, engine, width, label=f"native engine ({native['threads']} cores)")
+    for x, run, height in zip(positions, runs, interp):
+        axes.annotate(f"{run['speedup']:.1f}x\ncompile {run['compile_seconds'] * 1e3:.0f} ms",
+                      (x, height), textcoords="offset points", xytext=(0, 3), ha="center", fontsize=7)
+    axes.set_xticks(positions)
+    axes.set_xticklabels([r["kernel"].split(" (")[0] for r in runs], fontsize=8)
+    axes.set_ylabel("time (ms, median)")
+    axes.set_ylim(0, max(interp + engine) * 1.25)
+    axes.set_title("plain kernels: native engine vs interpreter")
+    axes.grid(True, axis="y", alpha=0.3)
+    axes.legend(fontsize=8, loc="upper right")
+
+
+def native_only(repetitions):
+    """Re-measure the native rows and merge them into the last full run's JSON, table and plot."""
+    results = json.loads((DOCS / "performance.json").read_text())
+    results["native"] = bench_native(False, repetitions)
+    (DOCS / "performance.json").write_text(json.dumps(results, indent=1) + "\n")
+    write_markdown(results, DOCS / "performance.md")
+    if write_plot(results, DOCS / "performance.png"):
+        print("  wrote docs/performance.png")
+    print("wrote the native rows into docs/performance.json and docs/performance.md")
+    return 0
+
+
 # ---------------------------------------------------------------- main
 
 def main(argv=None):
@@ -599,10 +648,14 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="smoke run: small sizes, 3 runs")
     parser.add_argument("--memory-child", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--no-write", action="store_true", help="print only, write no files")
+    parser.add_argument("--native-only", action="store_true",
+                        help="re-measure only the native engine's rows (merged into the last full run)")
     options = parser.parse_args(argv)
     if options.memory_child:
         memory_child(options.memory_child)
         return 0
+    if options.native_only:
+        return native_only(5)
     quick = options.quick
     repetitions = 3 if quick else 5
     f32_sizes = [(64, repetitions), (128, repetitions)] if quick else \
