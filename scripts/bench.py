@@ -469,9 +469,148 @@ def bench_native(quick, repetitions):
               f"interp {timings['interpreter']['median'] * 1e3:9.1f} ms  "
               f"{run['speedup']:6.1f}x  compile {run['compile_seconds'] * 1e3:.0f} ms  same={same}")
         runs.append(run)
-    return {"runs": runs, "threads": os.cpu_count(),
+    print("  the native cooperative-matrix mul-add routine")
+    mul_add = bench_native_mul_add(quick, repetitions)
+    return {"runs": runs, "threads": os.cpu_count(), "mul_add": mul_add,
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
             "load_average_at_start": load_at_start}
+
+
+TILE_M, TILE_N, TILE_K = 8, 16, 16
+
+# A row-major n x n x n f32 GEMM made of the native mul-add routine on 8 x 16 x 16 tiles
+# (clcoop/native/coop_ir.py), as a subgroup of examples/gemm_f32.cl steps through K: copy
+# the A and B tiles, acc = a * b + acc, store the C tile. Tiles [t0, t1) per call.
+TILED_GEMM_IR = f"""
+define void @gemm(ptr %A, ptr %B, ptr %C, i64 %n, i64 %t0, i64 %t1) {{
+entry:
+  %at = alloca [{TILE_M * TILE_K} x float], align 64
+  %bt = alloca [{TILE_K * TILE_N} x float], align 64
+  %acc0 = alloca [{TILE_M * TILE_N} x float], align 64
+  %acc1 = alloca [{TILE_M * TILE_N} x float], align 64
+  %ntn = udiv i64 %n, {TILE_N}
+  br label %tile
+tile:
+  %t = phi i64 [ %t0, %entry ], [ %tn, %tile.end ]
+  %tmore = icmp ult i64 %t, %t1
+  br i1 %tmore, label %tile.body, label %exit
+tile.body:
+  %ti = udiv i64 %t, %ntn
+  %tj = urem i64 %t, %ntn
+  call void @llvm.memset.p0.i64(ptr %acc0, i8 0, i64 {TILE_M * TILE_N * 4}, i1 false)
+  br label %ks
+ks:
+  %k = phi i64 [ 0, %tile.body ], [ %kn, %mm ]
+  %kmore = icmp ult i64 %k, %n
+  br i1 %kmore, label %ks.body, label %tile.store
+ks.body:
+  ; a tile rows ti*8.., cols k..k+16 ; b tile rows k.., cols tj*16..
+  br label %la
+la:
+  %r = phi i64 [ 0, %ks.body ], [ %rn, %la ]
+  %ar = mul i64 %ti, {TILE_M}
+  %arow = add i64 %ar, %r
+  %aoff0 = mul i64 %arow, %n
+  %aoff = add i64 %aoff0, %k
+  %asrc = getelementptr float, ptr %A, i64 %aoff
+  %adoff = mul i64 %r, {TILE_K}
+  %adst = getelementptr float, ptr %at, i64 %adoff
+  call void @llvm.memcpy.p0.p0.i64(ptr %adst, ptr %asrc, i64 {TILE_K * 4}, i1 false)
+  %rn = add i64 %r, 1
+  %rm = icmp ult i64 %rn, {TILE_M}
+  br i1 %rm, label %la, label %lb
+lb:
+  %q = phi i64 [ 0, %la ], [ %qn, %lb ]
+  %brow = add i64 %k, %q
+  %boff0 = mul i64 %brow, %n
+  %bc = mul i64 %tj, {TILE_N}
+  %boff = add i64 %boff0, %bc
+  %bsrc = getelementptr float, ptr %B, i64 %boff
+  %bdoff = mul i64 %q, {TILE_N}
+  %bdst = getelementptr float, ptr %bt, i64 %bdoff
+  call void @llvm.memcpy.p0.p0.i64(ptr %bdst, ptr %bsrc, i64 {TILE_N * 4}, i1 false)
+  %qn = add i64 %q, 1
+  %qm = icmp ult i64 %qn, {TILE_K}
+  br i1 %qm, label %lb, label %mm
+mm:
+  call void @mad(ptr %at, ptr %bt, ptr %acc0, ptr %acc1)
+  call void @llvm.memcpy.p0.p0.i64(ptr %acc0, ptr %acc1, i64 {TILE_M * TILE_N * 4}, i1 false)
+  %kn = add i64 %k, {TILE_K}
+  br label %ks
+tile.store:
+  br label %st
+st:
+  %s = phi i64 [ 0, %tile.store ], [ %sn, %st ]
+  %cr = mul i64 %ti, {TILE_M}
+  %crow = add i64 %cr, %s
+  %coff0 = mul i64 %crow, %n
+  %cc = mul i64 %tj, {TILE_N}
+  %coff = add i64 %coff0, %cc
+  %cdst = getelementptr float, ptr %C, i64 %coff
+  %csoff = mul i64 %s, {TILE_N}
+  %csrc = getelementptr float, ptr %acc0, i64 %csoff
+  call void @llvm.memcpy.p0.p0.i64(ptr %cdst, ptr %csrc, i64 {TILE_N * 4}, i1 false)
+  %sn = add i64 %s, 1
+  %sm = icmp ult i64 %sn, {TILE_M}
+  br i1 %sm, label %st, label %tile.end
+tile.end:
+  %tn = add i64 %t, 1
+  br label %tile
+exit:
+  ret void
+}}
+declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)
+"""
+
+
+def bench_native_mul_add(quick, repetitions):
+    """The native engine's mul-add routine (not yet called by kernels: cooperative matrices
+    still fall back) as a tiled f32 GEMM on both cores against NumPy, checked bit for bit
+    against a chain of the interpreter's coopmat.mul_add on one tile."""
+    import ctypes
+    sys.path.insert(0, str(ROOT))
+    from clcoop.interp import coopmat
+    from clcoop.native import coop_ir
+    from clcoop.native.jit import Engine
+    engine = Engine(coop_ir.mul_add_ir("mad", TILE_M, TILE_N, TILE_K, ("float",) * 4) + TILED_GEMM_IR)
+    gemm = ctypes.CFUNCTYPE(None, *[ctypes.c_void_p] * 3, ctypes.c_int64, ctypes.c_int64,
+                            ctypes.c_int64)(engine.address("gemm"))
+    rng = np.random.default_rng(17)
+    runs = []
+    try:
+        for n in ([128] if quick else [512, 1024]):
+            a = rng.standard_normal((n, n)).astype(np.float32)
+            b = rng.standard_normal((n, n)).astype(np.float32)
+            c = np.zeros((n, n), np.float32)
+            tiles = (n // TILE_M) * (n // TILE_N)
+
+            def native():
+                # Two threads, half of the tiles each (ctypes releases the GIL).
+                import threading
+                pool = [threading.Thread(target=gemm, args=(a.ctypes.data, b.ctypes.data, c.ctypes.data,
+                                                            n, lo, hi))
+                        for lo, hi in ((0, tiles // 2), (tiles // 2, tiles))]
+                for thread in pool:
+                    thread.start()
+                for thread in pool:
+                    thread.join()
+            timings = time_interleaved({"native": native, "numpy": lambda: a @ b}, repetitions)
+            tile = np.zeros((TILE_M, TILE_N), np.float32)
+            for k in range(0, n, TILE_K):
+                tile = coopmat.mul_add(a[None, :TILE_M, k:k + TILE_K], b[None, k:k + TILE_K, :TILE_N],
+                                       tile[None], 0, np.float32)[0]
+            same = bool(np.array_equal(tile.view(np.uint32), c[:TILE_M, :TILE_N].view(np.uint32)))
+            run = {"n": n, "native": timings["native"], "numpy": timings["numpy"],
+                   "ratio": timings["native"]["median"] / timings["numpy"]["median"],
+                   "ratio_of_minima": timings["native"]["min"] / timings["numpy"]["min"],
+                   "tile_matches_interpreter": same}
+            print(f"  mul-add routine GEMM {n}^3: native {timings['native']['median'] * 1e3:.2f} ms, "
+                  f"NumPy {timings['numpy']['median'] * 1e3:.2f} ms, {run['ratio']:.1f}x "
+                  f"(of minima {run['ratio_of_minima']:.1f}x), tile same={same}")
+            runs.append(run)
+    finally:
+        engine.close()
+    return runs
 
 
 def ms(summary):
@@ -532,6 +671,11 @@ def markdown_table(results):
                     f"{ms(run['interpreter'])} ms | {run['speedup']:.1f}x (interpreter / native) | engine compile "
                     f"{run['compile_seconds'] * 1e3:.0f} ms (+ codegen {run['codegen_seconds'] * 1e3:.0f}"
                     f" ms), bit-identical={run['bit_identical']} |")
+    for run in (native or {}).get("mul_add", []):
+        rows.append(f"| native mul-add routine (not yet called by kernels) as f32 GEMM, 8x16x16 tiles | "
+                    f"{run['n']}^3 | {ms(run['native'])} ms (2 threads) | NumPy {ms(run['numpy'])} ms | "
+                    f"{run['ratio']:.1f}x (of minima {run['ratio_of_minima']:.1f}x) | "
+                    f"tile bit-identical to the interpreter's mul-adds={run['tile_matches_interpreter']} |")
     memory = results.get("memory")
     if memory:
         rows.append(f"| interpreter peak memory, f32 GEMM | {memory['n']}^3 | "
