@@ -19,7 +19,7 @@ import re
 
 from clcoop.interp.loader import parse_type_text
 from clcoop.interp.ocl_builtins import demangle
-from clcoop.native import support
+from clcoop.native import coop_calls, support
 from clcoop.native.builtin_ir import (bool_type, elem_size, exact_builtin, intrinsic_suffix, intrinsics_in,
                                      params_of, store_size, type_suffix, workitem_definition)
 from clcoop.native.context import (ATOMIC_FUNCTIONS, BARRIERS, CTX, FAULT_ATOMIC, FAULT_READ,
@@ -50,6 +50,7 @@ class KernelPlan:
         self.params = params          # [(Ty, arg block offset, size)]
         self.arena_size = arena_size
         self.arg_block_size = 0
+        self.coop_sites = []          # [(site, rendezvous function)] (coop_calls.py)
 
 
 class NativeModule:
@@ -62,8 +63,9 @@ class NativeModule:
         self.scratch_bytes = SCRATCH_BYTES
 
 
-def generate(module, kernel_names):
-    """NativeModule with every kernel of `kernel_names` that the engine takes."""
+def generate(module, kernel_names, subgroup_size=None):
+    """NativeModule with every kernel of `kernel_names` that the engine takes; kernels with
+    cooperative matrices only with a `subgroup_size` (their layout depends on it)."""
     import llvmlite.binding as llvm
     from clcoop.native.jit import ensure_llvm
     ensure_llvm()
@@ -87,7 +89,7 @@ def generate(module, kernel_names):
     pm.add_instruction_namer_pass()
     from clcoop.native.jit import host_target_machine
     pm.run(mod, llvm.create_pass_builder(host_target_machine(), llvm.create_pipeline_tuning_options()))
-    gen = _ModuleGen(module, mod, out)
+    gen = _ModuleGen(module, mod, out, subgroup_size)
     for name in kernel_names:
         try:
             gen.kernel(name)
@@ -128,8 +130,10 @@ def _barrier_callers(mod):
 
 
 class _ModuleGen:
-    def __init__(self, module, mod, out):
+    def __init__(self, module, mod, out, subgroup_size=None):
         self.module = module
+        self.subgroup_size = subgroup_size
+        self.coop = coop_calls.CoopModule(subgroup_size)
         self.mod = mod
         self.out = out
         self.functions = {f.name: f for f in mod.functions}
@@ -182,6 +186,7 @@ class _ModuleGen:
         # their work-groups one after the other (docs/native.md).
         plan.single_thread = uses_local
         plan.coroutine = self.coroutines.get(name, False)
+        plan.coop_sites = self.coop.sites.get(name, [])
         self.drivers.append(coroutine_driver(plan, name) if plan.coroutine else plain_driver(plan))
         self.out.plans[name] = plan
 
@@ -247,6 +252,7 @@ class _ModuleGen:
             text = clean_ir(str(g))
             parts.append(text)
         parts.append(RUNTIME_IR)
+        parts.append(self.coop.text())
         parts.append(CORO_DECLS)
         parts.extend(self.builtin_defs.values())
         decls = dict(self.decls)
@@ -328,6 +334,7 @@ class _FunctionGen:
         self.layout = mg.module.layout
         self.structs = mg.structs
         self.n = 0
+        self.spills = []           # allocas of matrix operands (coop_calls)
         self.lines = []
         self.renames = {}          # block name -> name of the block now ending it
         self.arena = {}            # alloca name -> (offset, size)
@@ -366,10 +373,13 @@ class _FunctionGen:
         ret, _ = split_function_type(str(f.global_value_type))
         if "..." in str(f.global_value_type):
             raise Unsupported(f"the variadic function @{f.name}")
-        if 'target("spirv.CooperativeMatrixKHR"' in str(f):
-            raise Unsupported(f"cooperative-matrix values in @{f.name}")
+        matrices = 'target("spirv.CooperativeMatrixKHR"' in str(f)
+        if matrices and not self.is_kernel:
+            raise Unsupported(f"cooperative-matrix values in the called function @{f.name}")
+        if matrices and self.mg.subgroup_size is None:
+            raise Unsupported("cooperative-matrix operations (compiled per sub-group size)")
         self._plan_allocas()
-        self.coroutine = self._has_barrier()
+        self.coroutine = self._has_barrier() or self._has_rendezvous()
         if self.coroutine and not self.is_kernel:
             raise Unsupported(f"a barrier in the called function @{f.name}")
         if self.coroutine:
@@ -399,6 +409,10 @@ class _FunctionGen:
             for ins in b.instructions:
                 out_label = self.instruction(ins, label) or out_label
             body.append((label, self.lines))
+        if self.spills:
+            # Spill slots of matrix operands in the entry block (the coroutine frame keeps them).
+            at = len(CORO_PROLOGUE) if self.coroutine else 0
+            body[0][1][at:at] = self.spills
         ret_default = "void" if ret == "void" else f"{ret} zeroinitializer"
         if self.coroutine:
             text = [f"define internal ptr {gquote(f.name)}({', '.join(params)}) presplitcoroutine {{"]
@@ -417,7 +431,8 @@ class _FunctionGen:
             text.append(f"  ret {ret_default}")
         text.append("}")
         self.mg.arena[f.name] = (self.arena, self.arena_end if self.arena else 0)
-        return "\n".join(text)
+        text = "\n".join(text)
+        return coop_calls.replace_matrix_types(text, self.mg.subgroup_size) if matrices else text
 
     def _fix_phis(self, line):
         if " = phi " not in line or not self.renames:
@@ -444,6 +459,9 @@ class _FunctionGen:
             if a.name not in {i.name for i in self.blocks[0].instructions}:
                 raise Unsupported(f"an alloca outside the entry block of @{self.f.name}")
             text = str(a)
+            if "spirv.CooperativeMatrixKHR" in text:
+                raise Unsupported(f"cooperative-matrix values in private memory (-O0 IR, or a matrix "
+                                  f"whose address is taken) in @{self.f.name}")
             m = re.search(r"alloca (.+?)(?:, align (\d+))?(?:, addrspace\((\d+)\))?$", clean_ir(text))
             if not m or re.search(r"alloca [^,]+, (?!align)", clean_ir(text)):
                 raise Unsupported(f"a dynamic alloca in @{self.f.name}: {clean_ir(text)}")
@@ -686,6 +704,8 @@ class _FunctionGen:
             return self.intrinsic(ins, text, ops, name)
         if f.is_declaration and demangle(name)[0] in BARRIERS:
             return self.barrier(ins)
+        if f.is_declaration and coop_calls.callee_of(name) is not None:
+            return coop_calls.emit_call(self, ins, ops, name)
         if f.is_declaration and re.fullmatch(r"v(load|store)(2|3|4|8|16)", demangle(name)[0]):
             return self.vector_memory(ins, ops, *demangle(name))
         if f.is_declaration and demangle(name)[0] in ATOMIC_FUNCTIONS:
@@ -754,6 +774,15 @@ class _FunctionGen:
         self.lines.append(f"  {out} = atomicrmw {rmw} {ptr}, {value} seq_cst")
         return None
 
+    def _has_rendezvous(self):
+        return any(ins.opcode == "call" and coop_calls.is_rendezvous(list(ins.operands)[-1].name)
+                   for b in self.blocks for ins in b.instructions)
+
+    def coop_spill(self, vector_type):
+        name = self.fresh("spill")
+        self.spills.append(f"  {name} = alloca {vector_type}, align 64")
+        return name
+
     def _has_barrier(self):
         for b in self.blocks:
             for ins in b.instructions:
@@ -766,7 +795,12 @@ class _FunctionGen:
     def barrier(self, ins):
         """A work-group barrier: the work-item's coroutine suspends; the driver resumes
         the work-group once every work-item waits at the same barrier."""
-        site = self.site(ins, "barrier", 0)
+        return self.suspend(self.site(ins, "barrier", 0))
+
+    def suspend(self, site):
+        """Suspend the work-item's coroutine at `site` (the driver reads the site from the
+        context); returns the label the block continues in after the resume."""
+        self.n += 1
         self.lines.append(f"  %__bsp{self.n} = getelementptr i64, ptr %__ctx, i64 {CTX['barrier']}")
         self.lines.append(f"  store i64 {site}, ptr %__bsp{self.n}")
         s = self.fresh("susp")

@@ -7,7 +7,8 @@ CTX = {name: i for i, name in enumerate((
     "fault", "fault_kind", "fault_addr", "steps", "limit", "priv", "table", "table_count",
     "scratch", "abort", "work_dim", "sg_size", "llid", "lid0", "lid1", "lid2", "grp0",
     "grp1", "grp2", "gsize0", "gsize1", "gsize2", "lsize0", "lsize1", "lsize2", "ngrp0",
-    "ngrp1", "ngrp2", "off0", "off1", "off2", "fault_size", "priv_size", "wg_size", "barrier", "next_group"))}
+    "ngrp1", "ngrp2", "off0", "off1", "off2", "fault_size", "priv_size", "wg_size", "barrier", "next_group",
+    "coop0", "coop1", "coop2", "coop3"))}
 CTX_SLOTS = len(CTX)
 SCRATCH_BYTES = 4096
 # Private variables and loaded/stored values above this size could overflow a thread's
@@ -16,7 +17,7 @@ MAX_STACK_BYTES = 1 << 16
 
 # Fault kinds recorded in the context (runtime.describe_fault words them).
 FAULT_READ, FAULT_WRITE, FAULT_ATOMIC, FAULT_READONLY, FAULT_MISALIGNED, FAULT_DIVZERO, \
-    FAULT_LIMIT, FAULT_UNREACHABLE, FAULT_FREED, FAULT_BARRIER = range(1, 11)
+    FAULT_LIMIT, FAULT_UNREACHABLE, FAULT_FREED, FAULT_BARRIER, FAULT_COOP = range(1, 12)
 
 BARRIERS = ("barrier", "work_group_barrier")
 ATOMIC_FUNCTIONS = {f"{prefix}_{op}" for prefix in ("atomic", "atom")

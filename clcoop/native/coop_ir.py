@@ -20,6 +20,7 @@ from clcoop.native.support import Unsupported
 FLOAT_TYPES = {"half": 16, "float": 32, "double": 64}
 INT_TYPES = {"i8": 8, "i16": 16, "i32": 32, "i64": 64}
 A_SIGNED, B_SIGNED, C_SIGNED, RESULT_SIGNED, SATURATING = 1, 2, 4, 8, 16
+KNOWN_OPERANDS = 31
 
 
 def mul_add_ir(name, m, n, k, types, operands=0):
@@ -43,7 +44,7 @@ def _loops(name, m, n, k, work, load_lines, step_lines, finish_lines):
         f"define internal void @{name}(ptr noalias %a, ptr noalias %b, ptr noalias %c, ptr noalias %r) {{",
         "entry:",
         f"  %accs = alloca [{m * n} x {work}], align 64",
-        f"  call void @llvm.memset.p0.i64(ptr %accs, i8 0, i64 {m * n * _bytes(work)}, i1 false)",
+        f"  store [{m * n} x {work}] zeroinitializer, ptr %accs",
         "  br label %kloop",
         "kloop:",
         "  %kk = phi i64 [ 0, %entry ], [ %kk.next, %i.end ]",
@@ -91,10 +92,6 @@ def _loops(name, m, n, k, work, load_lines, step_lines, finish_lines):
         "}"])
 
 
-def _bytes(t):
-    return (FLOAT_TYPES.get(t) or INT_TYPES.get(t) or int(t[1:])) // 8
-
-
 def _float_ir(name, m, n, k, types):
     """Row i of the accumulator is one <n x work> vector in a register across the k loop:
     acc_i = fma(splat(a[i, kk]), b[kk, :], acc_i), so each element is its own FMA chain
@@ -137,8 +134,9 @@ def _float_ir(name, m, n, k, types):
                   *_narrow_vector(work, tr, n, f"%sum{i}", f"%rv{i}"),
                   f"  %rp{i} = getelementptr {tr}, ptr %r, i64 {i * n}",
                   f"  store <{n} x {tr}> %rv{i}, ptr %rp{i}, align 1"]
-    lines += ["  ret void", "}",
-              f"declare {vec} @{fma}({vec}, {vec}, {vec})"]
+    # No declarations: LLVM's parser declares the intrinsics a module calls, and a module
+    # with several mul-adds of one shape must not declare one twice.
+    lines += ["  ret void", "}"]
     return "\n".join(lines) + "\n"
 
 
@@ -163,9 +161,6 @@ def _narrow_vector(work, dst, n, value, out):
 
 def _suffix(work):
     return {"float": "f32", "double": "f64"}[work]
-
-
-_MEMSET = "declare void @llvm.memset.p0.i64(ptr, i8, i64, i1)\n"
 
 
 def _extend(t, signed, wide, value, out):
@@ -212,4 +207,4 @@ def _integer_ir(name, m, n, k, types, operands):
     else:
         finish.append(f"  %rv = trunc {wide} {result} to {tr}")
     finish += [f"  %rp = getelementptr {tr}, ptr %r, i64 %ridx", f"  store {tr} %rv, ptr %rp"]
-    return _loops(name, m, n, k, wide, load, step, finish) + "\n" + _MEMSET
+    return _loops(name, m, n, k, wide, load, step, finish) + "\n"

@@ -179,7 +179,8 @@ def coroutine_driver(plan, kernel):
          "entry:"]
     arg_lines, call_args = argument_lines(plan)
     L += arg_lines
-    for field in ("wg_size", "ngrp0", "ngrp1", "lsize0", "lsize1", "priv_size", "table", "table_count"):
+    for field in ("wg_size", "ngrp0", "ngrp1", "lsize0", "lsize1", "priv_size", "table", "table_count",
+                  "sg_size"):
         L.append(f"  %t.{field}.p = getelementptr i64, ptr %tmpl, i64 {CTX[field]}")
         L.append(f"  %t.{field} = load i64, ptr %t.{field}.p")
     L += [f"  %t.abort.p = getelementptr i64, ptr %tmpl, i64 {CTX['abort']}",
@@ -286,6 +287,7 @@ def coroutine_driver(plan, kernel):
           "  call void @llvm.coro.resume(ptr %rh)",
           "  %rnext = add i64 %r, 1",
           "  br label %resume",
+          *coop_round_lines(plan),
           "destroy:",
           "  br label %destroy.loop",
           "destroy.loop:",
@@ -337,4 +339,91 @@ def coroutine_driver(plan, kernel):
           "  call void @free(ptr %hs)",
           "  ret void",
           "}"]
-    return "\n".join(L)
+    text = "\n".join(L)
+    if plan.coop_sites:
+        # Rounds start with the cooperative-matrix pass (coop_round_lines).
+        text = text.replace("label %init.body, label %round", "label %init.body, label %cround")
+        text = text.replace("label %resume.body, label %round", "label %resume.body, label %cround")
+    return text
+
+
+def coop_round_lines(plan):
+    """Driver IR of a kernel with cooperative-matrix operations (clcoop/native/coop_calls.py):
+    each subgroup whose work-items all wait at the same matrix operation has it done by the
+    operation's function and is resumed; rounds repeat while that makes progress, then the
+    barrier logic above (%round) takes the rest: every work-item at one barrier, all done, or
+    a divergence fault (a subgroup whose work-items wait at different places)."""
+    if not plan.coop_sites:
+        return []
+    slot = CTX_SLOTS * 8
+    L = ["cround:",
+         "  br label %sg.loop",
+         "sg.loop:",
+         "  %sgf = phi i64 [ 0, %cround ], [ %sgf.next, %sg.next ]",
+         "  %prog = phi i1 [ false, %cround ], [ %prog.next, %sg.next ]",
+         "  %sgmore = icmp ult i64 %sgf, %t.wg_size",
+         "  br i1 %sgmore, label %sg.body, label %sg.end",
+         "sg.body:",
+         "  %sgrest = sub i64 %t.wg_size, %sgf",
+         "  %sglt = icmp ult i64 %sgrest, %t.sg_size",
+         "  %sgcnt = select i1 %sglt, i64 %sgrest, i64 %t.sg_size",
+         f"  %sgf.off = mul i64 %sgf, {slot}",
+         "  %sgf.ctx = getelementptr i8, ptr %ctxs, i64 %sgf.off",
+         f"  %sgf.sp = getelementptr i64, ptr %sgf.ctx, i64 {CTX['barrier']}",
+         "  %sgf.site = load i64, ptr %sgf.sp",
+         "  br label %sg.chk",
+         "sg.chk:",
+         "  %q = phi i64 [ 0, %sg.body ], [ %q.next, %sg.chk.body ]",
+         "  %qmore = icmp ult i64 %q, %sgcnt",
+         "  br i1 %qmore, label %sg.chk.body, label %sg.run",
+         "sg.chk.body:",
+         "  %qi = add i64 %sgf, %q",
+         "  %qhp = getelementptr ptr, ptr %hs, i64 %qi",
+         "  %qh = load ptr, ptr %qhp",
+         "  %qdone = call i1 @llvm.coro.done(ptr %qh)",
+         f"  %qoff = mul i64 %qi, {slot}",
+         "  %qctx = getelementptr i8, ptr %ctxs, i64 %qoff",
+         f"  %qsp = getelementptr i64, ptr %qctx, i64 {CTX['barrier']}",
+         "  %qsite = load i64, ptr %qsp",
+         "  %qfv = load i64, ptr %qctx",
+         "  %qfault = icmp ne i64 %qfv, 0",
+         "  %qsame = icmp eq i64 %qsite, %sgf.site",
+         "  %qbad0 = or i1 %qdone, %qfault",
+         "  %qdiff = xor i1 %qsame, true",
+         "  %qbad = or i1 %qbad0, %qdiff",
+         "  %q.next = add i64 %q, 1",
+         "  br i1 %qbad, label %sg.skip, label %sg.chk",
+         "sg.run:",
+         "  switch i64 %sgf.site, label %sg.skip [" + " ".join(
+             f"i64 {site}, label %sg.call.{site}" for site, _ in plan.coop_sites) + "]"]
+    for site, fname in plan.coop_sites:
+        L += [f"sg.call.{site}:",
+              f"  %sg.f.{site} = call i1 @{fname}(ptr %ctxs, i64 %sgf, i64 %sgcnt)",
+              f"  br i1 %sg.f.{site}, label %round, label %sg.resume"]
+    L += ["sg.resume:",
+          "  %rq = phi i64 [ 0, %sg.resume.pre ], [ %rq.next, %sg.resume.body ]",
+          "  %rqmore = icmp ult i64 %rq, %sgcnt",
+          "  br i1 %rqmore, label %sg.resume.body, label %sg.done",
+          "sg.resume.body:",
+          "  %rqi = add i64 %sgf, %rq",
+          "  %rqhp = getelementptr ptr, ptr %hs, i64 %rqi",
+          "  %rqh = load ptr, ptr %rqhp",
+          "  call void @llvm.coro.resume(ptr %rqh)",
+          "  %rq.next = add i64 %rq, 1",
+          "  br label %sg.resume",
+          "sg.skip:",
+          "  br label %sg.next",
+          "sg.done:",
+          "  br label %sg.next",
+          "sg.next:",
+          "  %prog.next = phi i1 [ %prog, %sg.skip ], [ true, %sg.done ]",
+          "  %sgf.next = add i64 %sgf, %t.sg_size",
+          "  br label %sg.loop",
+          "sg.end:",
+          "  br i1 %prog, label %cround, label %round"]
+    # The resume loop is entered from every call block: one pre-block gathers them.
+    L = [line.replace(", label %sg.resume", ", label %sg.resume.pre") if line.startswith("  br i1 %sg.f.")
+         else line for line in L]
+    at = L.index("sg.resume:")
+    L[at:at] = ["sg.resume.pre:", "  br label %sg.resume"]
+    return L

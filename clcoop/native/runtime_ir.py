@@ -201,7 +201,11 @@ check:
 CORO_PROLOGUE = [
     "  %__coro.id = call token @llvm.coro.id(i32 0, ptr null, ptr null, ptr null)",
     "  %__coro.size = call i64 @llvm.coro.size.i64()",
-    "  %__coro.mem = call ptr @malloc(i64 %__coro.size)",
+    # 64-byte aligned: LLVM lays values out in the frame at their natural alignment (32
+    # for <8 x float>) and uses aligned moves on it; malloc only guarantees 16.
+    "  %__coro.size63 = add i64 %__coro.size, 63",
+    "  %__coro.size64 = and i64 %__coro.size63, -64",
+    "  %__coro.mem = call ptr @aligned_alloc(i64 64, i64 %__coro.size64)",
     "  %__coro.hdl = call ptr @llvm.coro.begin(token %__coro.id, ptr %__coro.mem)",
 ]
 
@@ -232,6 +236,7 @@ declare void @llvm.coro.resume(ptr)
 declare void @llvm.coro.destroy(ptr)
 declare i1 @llvm.coro.done(ptr)
 declare ptr @malloc(i64)
+declare ptr @aligned_alloc(i64, i64)
 declare void @free(ptr)"""
 
 
