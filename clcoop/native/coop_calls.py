@@ -108,6 +108,10 @@ def emit_call(fg, ins, ops, name):
         mt = _matrix_of_callee(callee, S)
         fg.lines.append(f"  {lhs}add {ins.type} 0, {mt.length}")
         return None
+    if base in ELEMENTWISE or base == "__spirv_CooperativeMatrixScalarNeg":
+        return _elementwise(fg, ins, ops, base, lhs, S)
+    if base == "__spirv_CooperativeMatrixScalarMul":
+        return _scalar_mul(fg, ins, ops, lhs, S)
     if base not in RENDEZVOUS:
         raise Unsupported(f"the cooperative-matrix operation {base.replace('__spirv_', '')} "
                           f"is not compiled natively yet")
@@ -117,6 +121,54 @@ def emit_call(fg, ins, ops, name):
 _LLVM_OF_COMPONENT = {"char": "i8", "uchar": "i8", "short": "i16", "ushort": "i16", "int": "i32",
                       "uint": "i32", "long": "i64", "ulong": "i64", "half": "half", "float": "float",
                       "double": "double"}
+
+
+# Element-wise operations are per work-item vector code: each component is computed as the
+# interpreter computes it on the logical matrix (coopmat.binary / negate: IEEE operations
+# in the component type, integers wrapping); padding components are never observed (stores
+# and mul-adds skip them).
+ELEMENTWISE = {"__spirv_CooperativeMatrixBinaryAdd": ("fadd", "add"),
+               "__spirv_CooperativeMatrixBinarySub": ("fsub", "sub"),
+               "__spirv_CooperativeMatrixBinaryMul": ("fmul", "mul"),
+               "__spirv_CooperativeMatrixBinaryDiv": ("fdiv", None)}
+
+
+def _elementwise(fg, ins, ops, base, lhs, S):
+    mt = matrix_type(str(ins.type), S)
+    floating = mt.elem in coop_ir.FLOAT_TYPES
+    if any(matrix_type(str(o.type), S).vector != mt.vector for o in ops[:-1]):
+        raise Unsupported(f"a cooperative-matrix {base.replace('__spirv_', '')} of different matrix types")
+    if base == "__spirv_CooperativeMatrixScalarNeg":
+        op = f"fneg {mt.vector} {ref(ops[0])}" if floating else f"sub {mt.vector} zeroinitializer, {ref(ops[0])}"
+        fg.lines.append(f"  {lhs}{op}")
+        return None
+    op = ELEMENTWISE[base][0 if floating else 1]
+    if op is None:
+        # Integer division faults on a zero divisor in the interpreter (padding included
+        # would differ): not compiled natively yet.
+        raise Unsupported("an integer cooperative-matrix division")
+    fg.lines.append(f"  {lhs}{op} {mt.vector} {ref(ops[0])}, {ref(ops[1])}")
+    return None
+
+
+def _scalar_mul(fg, ins, ops, lhs, S):
+    """m * s with s of the component type; the interpreter requires s uniform across the
+    sub-group: taken natively when s is a constant or a kernel argument (uniform)."""
+    mt = matrix_type(str(ins.type), S)
+    scalar = ops[1]
+    if str(scalar.type) != mt.elem:
+        raise Unsupported(f"a cooperative-matrix scalar multiply by a {scalar.type} scalar")
+    if not (scalar.is_constant or scalar.value_kind.name == "argument"):
+        raise Unsupported("a cooperative-matrix scalar multiply by a value that may differ "
+                          "between work-items (the interpreter checks it is uniform)")
+    tmp = fg.fresh("smul")
+    tmp2 = fg.fresh("smuls")
+    op = "fmul" if mt.elem in coop_ir.FLOAT_TYPES else "mul"
+    fg.lines += [f"  {tmp} = insertelement {mt.vector} poison, {typed(scalar)}, i64 0",
+                 f"  {tmp2} = shufflevector {mt.vector} {tmp}, {mt.vector} poison, "
+                 f"<{mt.length} x i32> zeroinitializer",
+                 f"  {lhs}{op} {mt.vector} {ref(ops[0])}, {tmp2}"]
+    return None
 
 
 def _matrix_of_callee(callee, S):
