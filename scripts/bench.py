@@ -471,7 +471,9 @@ def bench_native(quick, repetitions):
         runs.append(run)
     print("  the native cooperative-matrix mul-add routine")
     mul_add = bench_native_mul_add(quick, repetitions)
-    return {"runs": runs, "threads": os.cpu_count(), "mul_add": mul_add,
+    print("  the GEMM example on the native engine")
+    gemm = bench_native_gemm(quick, repetitions)
+    return {"runs": runs, "threads": os.cpu_count(), "mul_add": mul_add, "gemm": gemm,
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
             "load_average_at_start": load_at_start}
 
@@ -564,9 +566,9 @@ declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)
 
 
 def bench_native_mul_add(quick, repetitions):
-    """The native engine's mul-add routine (not yet called by kernels: cooperative matrices
-    still fall back) as a tiled f32 GEMM on both cores against NumPy, checked bit for bit
-    against a chain of the interpreter's coopmat.mul_add on one tile."""
+    """The native engine's mul-add routine alone (what a kernel's mul-adds cost without the
+    rendezvous around them) as a tiled f32 GEMM on both cores against NumPy, checked bit for
+    bit against a chain of the interpreter's coopmat.mul_add on one tile."""
     import ctypes
     sys.path.insert(0, str(ROOT))
     from clcoop.interp import coopmat
@@ -610,6 +612,38 @@ def bench_native_mul_add(quick, repetitions):
             runs.append(run)
     finally:
         engine.close()
+    return runs
+
+
+def bench_native_gemm(quick, repetitions):
+    """examples/gemm_f32.cl on the native engine against the interpreter and NumPy; results
+    compared bit for bit between the engines; the engine's compile time."""
+    import clcoop
+    source = (EXAMPLES / "gemm_f32.cl").read_text()
+    rng = np.random.default_rng(18)
+    runs = []
+    for n in ([64] if quick else [256, 512]):
+        a = rng.standard_normal((n, n)).astype(np.float32)
+        b = rng.standard_normal((n, n)).astype(np.float32)
+        outs = {"native": np.zeros((n, n), np.float32), "interpreter": np.zeros((n, n), np.float32)}
+        native = clcoop.Program(source).build(engine="native")
+        interp = clcoop.Program(source).build()
+        gsize, lsize = gemm_grid(n)
+
+        def runner(prog, out):
+            return lambda: prog.gemm_f32(gsize, lsize, a, b, out, n, n, n, 0, subgroup_size=SUBGROUP)
+        timings = time_interleaved({"native": runner(native, outs["native"]),
+                                    "interpreter": runner(interp, outs["interpreter"]),
+                                    "numpy": lambda: a @ b}, repetitions)
+        same = bool(np.array_equal(outs["native"].view(np.uint32), outs["interpreter"].view(np.uint32)))
+        run = {"n": n, "native": timings["native"], "interpreter": timings["interpreter"],
+               "numpy": timings["numpy"], "bit_identical": same, "engine": native.gemm_f32.engine,
+               "compile_seconds": native._native.compile_seconds,
+               "ratio_numpy": timings["native"]["median"] / timings["numpy"]["median"]}
+        print(f"  native GEMM f32 {n}^3: native {timings['native']['median'] * 1e3:.1f} ms, interp "
+              f"{timings['interpreter']['median'] * 1e3:.1f} ms, NumPy {timings['numpy']['median'] * 1e3:.2f} ms, "
+              f"compile {run['compile_seconds'] * 1e3:.0f} ms, same={same}")
+        runs.append(run)
     return runs
 
 
@@ -671,8 +705,14 @@ def markdown_table(results):
                     f"{ms(run['interpreter'])} ms | {run['speedup']:.1f}x (interpreter / native) | engine compile "
                     f"{run['compile_seconds'] * 1e3:.0f} ms (+ codegen {run['codegen_seconds'] * 1e3:.0f}"
                     f" ms), bit-identical={run['bit_identical']} |")
+    for run in (native or {}).get("gemm", []):
+        rows.append(f"| GEMM f32 native engine (examples/gemm_f32.cl) vs interpreter and NumPy | "
+                    f"{run['n']}^3 | {ms(run['native'])} ms ({native['threads']} cores) | interpreter "
+                    f"{ms(run['interpreter'])} ms, NumPy {ms(run['numpy'])} ms | "
+                    f"{run['ratio_numpy']:.1f}x NumPy | engine compile {run['compile_seconds'] * 1e3:.0f} ms, "
+                    f"bit-identical={run['bit_identical']} |")
     for run in (native or {}).get("mul_add", []):
-        rows.append(f"| native mul-add routine (not yet called by kernels) as f32 GEMM, 8x16x16 tiles | "
+        rows.append(f"| native mul-add routine alone as f32 GEMM, 8x16x16 tiles | "
                     f"{run['n']}^3 | {ms(run['native'])} ms (2 threads) | NumPy {ms(run['numpy'])} ms | "
                     f"{run['ratio']:.1f}x (of minima {run['ratio_of_minima']:.1f}x) | "
                     f"tile bit-identical to the interpreter's mul-adds={run['tile_matches_interpreter']} |")

@@ -285,7 +285,9 @@ def _slot(prefix, ctx, name, out):
 def _head(fname, site, checks):
     """Entry of a rendezvous function: %base (first work-item's context), a fault for a
     partial subgroup, and `checks` (slot names that must be uniform)."""
-    lines = [f"define internal i1 @{fname}(ptr %ctxs, i64 %first, i64 %count) {{",
+    # noinline: one call per sub-group and operation; inlining them all into the driver
+    # multiplied its compile time.
+    lines = [f"define internal i1 @{fname}(ptr %ctxs, i64 %first, i64 %count) noinline {{",
              "entry:",
              f"  %base.off = mul i64 %first, {CTX_SLOTS * 8}",
              "  %base = getelementptr i8, ptr %ctxs, i64 %base.off",
