@@ -84,7 +84,10 @@ class CoopModule:
         return mt.table
 
     def text(self):
-        return "\n".join(list(self.tables.values()) + self.functions).replace("@__S__", str(self.S))
+        if not self.functions:
+            return ""
+        parts = list(self.tables.values()) + [SPAN_OK_IR] + self.functions
+        return "\n".join(parts).replace("@__S__", str(self.S))
 
 
 def emit_call(fg, ins, ops, name):
@@ -411,9 +414,67 @@ def _memory_function(fname, site, mt, layout, table, load):
              "m.stop:",
              "  ret i1 true",
              "m.ok:"]
-    lines += _item_loop("m", V, body, after)
-    lines += ["  ret i1 false", "}"]
+    # The fast path: the whole span [pointer, last element] inside one region, aligned and
+    # writable if stored to, then no element can fault: no per-element checks. Otherwise
+    # the checked loop finds and reports the faulting element.
+    last_major, last_minor = (mt.rows - 1, mt.cols - 1) if layout == 0 else (mt.cols - 1, mt.rows - 1)
+    lines[lines.index("m.pre:")] = "span:"
+    lines += [f"  %span.maj = mul i64 {last_major}, %u0.coop2",
+              f"  %span.last = add i64 %span.maj, {last_minor + 1}",
+              f"  %span.bytes = mul i64 %span.last, {esz}",
+              "  %span.hi = add i64 %u0.coop0, %span.bytes",
+              f"  %span.ok = call i1 @__clcoop_span_ok(ptr %base, i64 %u0.coop0, i64 %span.hi, i64 {esz}, "
+              f"i1 {'false' if load else 'true'})",
+              "  br i1 %span.ok, label %f.pre, label %m.pre",
+              "m.pre:"]
+    checked = _item_loop("m", V, body, after) + ["  ret i1 false"]
+    fast = "\n".join(checked).replace("%m", "%f").replace("m.", "f.")
+    fast = re.sub(r"  %fq = call ptr @__clcoop_chk_any\(ptr %fc, ptr %fptr, [^\n]*",
+                  "  %fq = getelementptr i8, ptr %fptr, i64 0", fast)
+    lines += checked + ["f.pre:"] + fast.split("\n") + ["}"]
     return "\n".join(lines)
+
+
+SPAN_OK_IR = """define internal i1 @__clcoop_span_ok(ptr %c, i64 %lo, i64 %hi, i64 %al, i1 %w) {
+entry:
+  %tp = getelementptr i64, ptr %c, i64 @__TABLE__
+  %t = load ptr, ptr %tp
+  %np = getelementptr i64, ptr %c, i64 @__COUNT__
+  %n = load i64, ptr %np
+  %nowrap = icmp ule i64 %lo, %hi
+  br i1 %nowrap, label %loop, label %no
+loop:
+  %i = phi i64 [ 0, %entry ], [ %inext, %next ]
+  %more = icmp ult i64 %i, %n
+  br i1 %more, label %body, label %no
+body:
+  %i3 = mul i64 %i, 3
+  %rp = getelementptr i64, ptr %t, i64 %i3
+  %rlo = load i64, ptr %rp
+  %rhp = getelementptr i64, ptr %rp, i64 1
+  %rhi = load i64, ptr %rhp
+  %rfp = getelementptr i64, ptr %rp, i64 2
+  %rfl = load i64, ptr %rfp
+  %ge = icmp uge i64 %lo, %rlo
+  %le = icmp ule i64 %hi, %rhi
+  %in = and i1 %ge, %le
+  %rel = sub i64 %lo, %rlo
+  %mis = urem i64 %rel, %al
+  %aligned = icmp eq i64 %mis, 0
+  %canw = icmp ne i64 %rfl, 0
+  %nw = xor i1 %w, true
+  %perm = or i1 %nw, %canw
+  %ok0 = and i1 %in, %aligned
+  %ok = and i1 %ok0, %perm
+  %inext = add i64 %i, 1
+  br i1 %ok, label %yes, label %next
+next:
+  br label %loop
+yes:
+  ret i1 true
+no:
+  ret i1 false
+}}""".replace("@__TABLE__", str(CTX["table"])).replace("@__COUNT__", str(CTX["table_count"])).replace("}}", "}")
 
 
 def _mul_add_function(fname, site, mats, mad, tables):

@@ -1,6 +1,6 @@
 """Cooperative-matrix mul-add as generated LLVM IR on logical (row-major) matrices: the
-arithmetic the native engine's matrix calls will use (docs/native.md, "Cooperative
-matrices"), bit for bit as the interpreter's coopmat.mul_add.
+arithmetic of the native engine's mul-add calls (coop_calls.py; docs/native.md,
+"Cooperative matrices"), bit for bit as the interpreter's coopmat.mul_add.
 
 - Floating point (coopmat._float_mul_add): the interpreter multiplies with NumPy's matmul in
   float32 (float64 when an operand is double; half operands are widened) and then adds C in
