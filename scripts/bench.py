@@ -444,6 +444,7 @@ def bench_native(quick, repetitions):
              "reduction (__local + barriers)": 1 << 18, "loop-heavy (256 dependent steps)": 1 << 14}
     rng = np.random.default_rng(16)
     runs = []
+    load_at_start = os.getloadavg()
     for name, source in NATIVE_SOURCES.items():
         n = sizes[name] // (16 if quick else 1)
         a = rng.standard_normal(n).astype(np.float32)
@@ -468,7 +469,182 @@ def bench_native(quick, repetitions):
               f"interp {timings['interpreter']['median'] * 1e3:9.1f} ms  "
               f"{run['speedup']:6.1f}x  compile {run['compile_seconds'] * 1e3:.0f} ms  same={same}")
         runs.append(run)
-    return {"runs": runs, "threads": os.cpu_count()}
+    print("  the native cooperative-matrix mul-add routine")
+    mul_add = bench_native_mul_add(quick, repetitions)
+    print("  the GEMM example on the native engine")
+    gemm = bench_native_gemm(quick, repetitions)
+    return {"runs": runs, "threads": os.cpu_count(), "mul_add": mul_add, "gemm": gemm,
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "load_average_at_start": load_at_start}
+
+
+TILE_M, TILE_N, TILE_K = 8, 16, 16
+
+# A row-major n x n x n f32 GEMM made of the native mul-add routine on 8 x 16 x 16 tiles
+# (clcoop/native/coop_ir.py), as a subgroup of examples/gemm_f32.cl steps through K: copy
+# the A and B tiles, acc = a * b + acc, store the C tile. Tiles [t0, t1) per call.
+TILED_GEMM_IR = f"""
+define void @gemm(ptr %A, ptr %B, ptr %C, i64 %n, i64 %t0, i64 %t1) {{
+entry:
+  %at = alloca [{TILE_M * TILE_K} x float], align 64
+  %bt = alloca [{TILE_K * TILE_N} x float], align 64
+  %acc0 = alloca [{TILE_M * TILE_N} x float], align 64
+  %acc1 = alloca [{TILE_M * TILE_N} x float], align 64
+  %ntn = udiv i64 %n, {TILE_N}
+  br label %tile
+tile:
+  %t = phi i64 [ %t0, %entry ], [ %tn, %tile.end ]
+  %tmore = icmp ult i64 %t, %t1
+  br i1 %tmore, label %tile.body, label %exit
+tile.body:
+  %ti = udiv i64 %t, %ntn
+  %tj = urem i64 %t, %ntn
+  call void @llvm.memset.p0.i64(ptr %acc0, i8 0, i64 {TILE_M * TILE_N * 4}, i1 false)
+  br label %ks
+ks:
+  %k = phi i64 [ 0, %tile.body ], [ %kn, %mm ]
+  %kmore = icmp ult i64 %k, %n
+  br i1 %kmore, label %ks.body, label %tile.store
+ks.body:
+  ; a tile rows ti*8.., cols k..k+16 ; b tile rows k.., cols tj*16..
+  br label %la
+la:
+  %r = phi i64 [ 0, %ks.body ], [ %rn, %la ]
+  %ar = mul i64 %ti, {TILE_M}
+  %arow = add i64 %ar, %r
+  %aoff0 = mul i64 %arow, %n
+  %aoff = add i64 %aoff0, %k
+  %asrc = getelementptr float, ptr %A, i64 %aoff
+  %adoff = mul i64 %r, {TILE_K}
+  %adst = getelementptr float, ptr %at, i64 %adoff
+  call void @llvm.memcpy.p0.p0.i64(ptr %adst, ptr %asrc, i64 {TILE_K * 4}, i1 false)
+  %rn = add i64 %r, 1
+  %rm = icmp ult i64 %rn, {TILE_M}
+  br i1 %rm, label %la, label %lb
+lb:
+  %q = phi i64 [ 0, %la ], [ %qn, %lb ]
+  %brow = add i64 %k, %q
+  %boff0 = mul i64 %brow, %n
+  %bc = mul i64 %tj, {TILE_N}
+  %boff = add i64 %boff0, %bc
+  %bsrc = getelementptr float, ptr %B, i64 %boff
+  %bdoff = mul i64 %q, {TILE_N}
+  %bdst = getelementptr float, ptr %bt, i64 %bdoff
+  call void @llvm.memcpy.p0.p0.i64(ptr %bdst, ptr %bsrc, i64 {TILE_N * 4}, i1 false)
+  %qn = add i64 %q, 1
+  %qm = icmp ult i64 %qn, {TILE_K}
+  br i1 %qm, label %lb, label %mm
+mm:
+  call void @mad(ptr %at, ptr %bt, ptr %acc0, ptr %acc1)
+  call void @llvm.memcpy.p0.p0.i64(ptr %acc0, ptr %acc1, i64 {TILE_M * TILE_N * 4}, i1 false)
+  %kn = add i64 %k, {TILE_K}
+  br label %ks
+tile.store:
+  br label %st
+st:
+  %s = phi i64 [ 0, %tile.store ], [ %sn, %st ]
+  %cr = mul i64 %ti, {TILE_M}
+  %crow = add i64 %cr, %s
+  %coff0 = mul i64 %crow, %n
+  %cc = mul i64 %tj, {TILE_N}
+  %coff = add i64 %coff0, %cc
+  %cdst = getelementptr float, ptr %C, i64 %coff
+  %csoff = mul i64 %s, {TILE_N}
+  %csrc = getelementptr float, ptr %acc0, i64 %csoff
+  call void @llvm.memcpy.p0.p0.i64(ptr %cdst, ptr %csrc, i64 {TILE_N * 4}, i1 false)
+  %sn = add i64 %s, 1
+  %sm = icmp ult i64 %sn, {TILE_M}
+  br i1 %sm, label %st, label %tile.end
+tile.end:
+  %tn = add i64 %t, 1
+  br label %tile
+exit:
+  ret void
+}}
+declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)
+"""
+
+
+def bench_native_mul_add(quick, repetitions):
+    """The native engine's mul-add routine alone (what a kernel's mul-adds cost without the
+    rendezvous around them) as a tiled f32 GEMM on both cores against NumPy, checked bit for
+    bit against a chain of the interpreter's coopmat.mul_add on one tile."""
+    import ctypes
+    sys.path.insert(0, str(ROOT))
+    from clcoop.interp import coopmat
+    from clcoop.native import coop_ir
+    from clcoop.native.jit import Engine
+    engine = Engine(coop_ir.mul_add_ir("mad", TILE_M, TILE_N, TILE_K, ("float",) * 4) + TILED_GEMM_IR)
+    gemm = ctypes.CFUNCTYPE(None, *[ctypes.c_void_p] * 3, ctypes.c_int64, ctypes.c_int64,
+                            ctypes.c_int64)(engine.address("gemm"))
+    rng = np.random.default_rng(17)
+    runs = []
+    try:
+        for n in ([128] if quick else [512, 1024]):
+            a = rng.standard_normal((n, n)).astype(np.float32)
+            b = rng.standard_normal((n, n)).astype(np.float32)
+            c = np.zeros((n, n), np.float32)
+            tiles = (n // TILE_M) * (n // TILE_N)
+
+            def native():
+                # Two threads, half of the tiles each (ctypes releases the GIL).
+                import threading
+                pool = [threading.Thread(target=gemm, args=(a.ctypes.data, b.ctypes.data, c.ctypes.data,
+                                                            n, lo, hi))
+                        for lo, hi in ((0, tiles // 2), (tiles // 2, tiles))]
+                for thread in pool:
+                    thread.start()
+                for thread in pool:
+                    thread.join()
+            timings = time_interleaved({"native": native, "numpy": lambda: a @ b}, repetitions)
+            tile = np.zeros((TILE_M, TILE_N), np.float32)
+            for k in range(0, n, TILE_K):
+                tile = coopmat.mul_add(a[None, :TILE_M, k:k + TILE_K], b[None, k:k + TILE_K, :TILE_N],
+                                       tile[None], 0, np.float32)[0]
+            same = bool(np.array_equal(tile.view(np.uint32), c[:TILE_M, :TILE_N].view(np.uint32)))
+            run = {"n": n, "native": timings["native"], "numpy": timings["numpy"],
+                   "ratio": timings["native"]["median"] / timings["numpy"]["median"],
+                   "ratio_of_minima": timings["native"]["min"] / timings["numpy"]["min"],
+                   "tile_matches_interpreter": same}
+            print(f"  mul-add routine GEMM {n}^3: native {timings['native']['median'] * 1e3:.2f} ms, "
+                  f"NumPy {timings['numpy']['median'] * 1e3:.2f} ms, {run['ratio']:.1f}x "
+                  f"(of minima {run['ratio_of_minima']:.1f}x), tile same={same}")
+            runs.append(run)
+    finally:
+        engine.close()
+    return runs
+
+
+def bench_native_gemm(quick, repetitions):
+    """examples/gemm_f32.cl on the native engine against the interpreter and NumPy; results
+    compared bit for bit between the engines; the engine's compile time."""
+    import clcoop
+    source = (EXAMPLES / "gemm_f32.cl").read_text()
+    rng = np.random.default_rng(18)
+    runs = []
+    for n in ([64] if quick else [256, 512]):
+        a = rng.standard_normal((n, n)).astype(np.float32)
+        b = rng.standard_normal((n, n)).astype(np.float32)
+        outs = {"native": np.zeros((n, n), np.float32), "interpreter": np.zeros((n, n), np.float32)}
+        native = clcoop.Program(source).build(engine="native")
+        interp = clcoop.Program(source).build()
+        gsize, lsize = gemm_grid(n)
+
+        def runner(prog, out):
+            return lambda: prog.gemm_f32(gsize, lsize, a, b, out, n, n, n, 0, subgroup_size=SUBGROUP)
+        timings = time_interleaved({"native": runner(native, outs["native"]),
+                                    "interpreter": runner(interp, outs["interpreter"]),
+                                    "numpy": lambda: a @ b}, repetitions)
+        same = bool(np.array_equal(outs["native"].view(np.uint32), outs["interpreter"].view(np.uint32)))
+        run = {"n": n, "native": timings["native"], "interpreter": timings["interpreter"],
+               "numpy": timings["numpy"], "bit_identical": same, "engine": native.gemm_f32.engine,
+               "compile_seconds": native._native.compile_seconds,
+               "ratio_numpy": timings["native"]["median"] / timings["numpy"]["median"]}
+        print(f"  native GEMM f32 {n}^3: native {timings['native']['median'] * 1e3:.1f} ms, interp "
+              f"{timings['interpreter']['median'] * 1e3:.1f} ms, NumPy {timings['numpy']['median'] * 1e3:.2f} ms, "
+              f"compile {run['compile_seconds'] * 1e3:.0f} ms, same={same}")
+        runs.append(run)
+    return runs
 
 
 def ms(summary):
@@ -526,9 +702,20 @@ def markdown_table(results):
     for run in (native or {}).get("runs", []):
         rows.append(f"| native engine vs interpreter, {run['kernel']} | {run['n']} work-items | "
                     f"{ms(run['native'])} ms ({native['threads']} cores) | interpreter "
-                    f"{ms(run['interpreter'])} ms | {run['speedup']:.0f}x faster | engine compile "
+                    f"{ms(run['interpreter'])} ms | {run['speedup']:.1f}x (interpreter / native) | engine compile "
                     f"{run['compile_seconds'] * 1e3:.0f} ms (+ codegen {run['codegen_seconds'] * 1e3:.0f}"
                     f" ms), bit-identical={run['bit_identical']} |")
+    for run in (native or {}).get("gemm", []):
+        rows.append(f"| GEMM f32 native engine (examples/gemm_f32.cl) vs interpreter and NumPy | "
+                    f"{run['n']}^3 | {ms(run['native'])} ms ({native['threads']} cores) | interpreter "
+                    f"{ms(run['interpreter'])} ms, NumPy {ms(run['numpy'])} ms | "
+                    f"{run['ratio_numpy']:.1f}x NumPy | engine compile {run['compile_seconds'] * 1e3:.0f} ms, "
+                    f"bit-identical={run['bit_identical']} |")
+    for run in (native or {}).get("mul_add", []):
+        rows.append(f"| native mul-add routine alone as f32 GEMM, 8x16x16 tiles | "
+                    f"{run['n']}^3 | {ms(run['native'])} ms (2 threads) | NumPy {ms(run['numpy'])} ms | "
+                    f"{run['ratio']:.1f}x (of minima {run['ratio_of_minima']:.1f}x) | "
+                    f"tile bit-identical to the interpreter's mul-adds={run['tile_matches_interpreter']} |")
     memory = results.get("memory")
     if memory:
         rows.append(f"| interpreter peak memory, f32 GEMM | {memory['n']}^3 | "
@@ -536,10 +723,16 @@ def markdown_table(results):
                     f"{memory['rss_growth_multiple']:.2f}x | buffers "
                     f"{memory['buffers_bytes'] / 2**20:.0f} MiB | - | multiples of the buffers |")
     load = ", ".join(f"{x:.1f}" for x in results["load_average_at_start"])
+    footer = ""
+    if native and native.get("date", results["date"]) != results["date"]:
+        # --native-only refreshes the native rows of an earlier full run.
+        native_load = ", ".join(f"{x:.1f}" for x in native["load_average_at_start"])
+        footer = (f"\nThe native-engine rows are from a separate run ({native['date']}, load "
+                  f"average {native_load} at its start; `scripts/bench.py --native-only`).\n")
     header = (f"Run {results['date']} on {results['machine']}, load average {load} at the start "
               f"(the machine is shared). Times in ms: median (min-max); ratio = clcoop / "
               f"reference.")
-    return header + "\n\n" + "\n".join(rows) + "\n"
+    return header + "\n\n" + "\n".join(rows) + "\n" + footer
 
 
 def write_markdown(results, path):
@@ -563,7 +756,13 @@ def write_plot(results, path):
     except ImportError:
         print("  plot: matplotlib not installed, no PNG written")
         return False
-    figure, axes = plt.subplots(figsize=(7, 4.5))
+    native = (results.get("native") or {}).get("runs")
+    if native:
+        figure, (axes, native_axes) = plt.subplots(1, 2, figsize=(13, 4.5),
+                                                   gridspec_kw={"width_ratios": [1, 1]})
+        plot_native(native_axes, results["native"])
+    else:
+        figure, axes = plt.subplots(figsize=(7, 4.5))
     for kind in ("f32", "f16_f32", "i8_i32"):
         runs = [r for r in results["gemm"] if r["kind"] == kind]
         if not runs:
@@ -592,6 +791,40 @@ def write_plot(results, path):
     return True
 
 
+def plot_native(axes, native):
+    """Bars per plain kernel: interpreter and native engine (median), the speed-up and the
+    engine's compile time written above."""
+    runs = native["runs"]
+    positions = np.arange(len(runs))
+    width = 0.38
+    interp = [r["interpreter"]["median"] * 1e3 for r in runs]
+    engine = [r["native"]["median"] * 1e3 for r in runs]
+    axes.bar(positions - width / 2, interp, width, label="interpreter")
+    axes.bar(positions + width / 2, engine, width, label=f"native engine ({native['threads']} cores)")
+    for x, run, height in zip(positions, runs, interp):
+        axes.annotate(f"{run['speedup']:.1f}x\ncompile {run['compile_seconds'] * 1e3:.0f} ms",
+                      (x, height), textcoords="offset points", xytext=(0, 3), ha="center", fontsize=7)
+    axes.set_xticks(positions)
+    axes.set_xticklabels([r["kernel"].split(" (")[0] for r in runs], fontsize=8)
+    axes.set_ylabel("time (ms, median)")
+    axes.set_ylim(0, max(interp + engine) * 1.25)
+    axes.set_title("plain kernels: native engine vs interpreter")
+    axes.grid(True, axis="y", alpha=0.3)
+    axes.legend(fontsize=8, loc="upper right")
+
+
+def native_only(repetitions):
+    """Re-measure the native rows and merge them into the last full run's JSON, table and plot."""
+    results = json.loads((DOCS / "performance.json").read_text())
+    results["native"] = bench_native(False, repetitions)
+    (DOCS / "performance.json").write_text(json.dumps(results, indent=1) + "\n")
+    write_markdown(results, DOCS / "performance.md")
+    if write_plot(results, DOCS / "performance.png"):
+        print("  wrote docs/performance.png")
+    print("wrote the native rows into docs/performance.json and docs/performance.md")
+    return 0
+
+
 # ---------------------------------------------------------------- main
 
 def main(argv=None):
@@ -599,10 +832,14 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="smoke run: small sizes, 3 runs")
     parser.add_argument("--memory-child", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--no-write", action="store_true", help="print only, write no files")
+    parser.add_argument("--native-only", action="store_true",
+                        help="re-measure only the native engine's rows (merged into the last full run)")
     options = parser.parse_args(argv)
     if options.memory_child:
         memory_child(options.memory_child)
         return 0
+    if options.native_only:
+        return native_only(5)
     quick = options.quick
     repetitions = 3 if quick else 5
     f32_sizes = [(64, repetitions), (128, repetitions)] if quick else \

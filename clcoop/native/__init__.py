@@ -2,7 +2,14 @@
 
 docs/native.md describes the execution model, the safety checks and the fallback reasons.
 - support.py: which kernels the engine takes, and why not (Unsupported reasons).
-- codegen.py: the kernel's IR rewritten into a checked, host-compilable module.
+- codegen.py: the kernel's IR rewritten into a checked, host-compilable module (generate()).
+- context.py: the work-item context slots and the fault kinds.
+- irtext.py: reading and rewriting IR text.
+- builtin_ir.py: native definitions of the OpenCL built-ins.
+- runtime_ir.py: the checks, fault recording and coroutine IR every module shares.
+- drivers.py: per-kernel drivers (work-group loop, work-item loop, barrier coroutines).
+- coop_calls.py: cooperative-matrix calls (components per work-item, sub-group rendezvous).
+- coop_ir.py: the cooperative-matrix mul-add routine.
 - jit.py: llvmlite engines and their lifetime.
 - runtime.py: launches (arguments, region table, threads, faults).
 """

@@ -19,32 +19,16 @@ import re
 
 from clcoop.interp.loader import parse_type_text
 from clcoop.interp.ocl_builtins import demangle
-from clcoop.native import support
+from clcoop.native import coop_calls, support
+from clcoop.native.builtin_ir import (bool_type, elem_size, exact_builtin, intrinsic_suffix, intrinsics_in,
+                                     params_of, store_size, type_suffix, workitem_definition)
+from clcoop.native.context import (ATOMIC_FUNCTIONS, BARRIERS, CTX, FAULT_ATOMIC, FAULT_READ,
+                                   FAULT_UNREACHABLE, FAULT_WRITE, MAX_STACK_BYTES, SCRATCH_BYTES)
+from clcoop.native.drivers import coroutine_driver, plain_driver
+from clcoop.native.irtext import (clean_ir, gquote, quote, ref, replace_first, replace_last,
+                                  split_function_type, typed, value_id)
+from clcoop.native.runtime_ir import CORO_DECLS, CORO_EPILOGUE, CORO_PROLOGUE, DIVZERO_IR, RUNTIME_DECLS, RUNTIME_IR
 from clcoop.native.support import Unsupported
-
-# Context: an array of i64 slots (runtime.py fills the template).
-CTX = {name: i for i, name in enumerate((
-    "fault", "fault_kind", "fault_addr", "steps", "limit", "priv", "table", "table_count",
-    "scratch", "abort", "work_dim", "sg_size", "llid", "lid0", "lid1", "lid2", "grp0",
-    "grp1", "grp2", "gsize0", "gsize1", "gsize2", "lsize0", "lsize1", "lsize2", "ngrp0",
-    "ngrp1", "ngrp2", "off0", "off1", "off2", "fault_size", "priv_size", "wg_size", "barrier", "next_group"))}
-CTX_SLOTS = len(CTX)
-SCRATCH_BYTES = 4096
-# Private variables and loaded/stored values above this size could overflow a thread's
-# stack (a crash): larger private variables live in the arena, larger accesses fall back.
-MAX_STACK_BYTES = 1 << 16
-
-# Fault kinds recorded in the context (runtime.describe_fault words them).
-FAULT_READ, FAULT_WRITE, FAULT_ATOMIC, FAULT_READONLY, FAULT_MISALIGNED, FAULT_DIVZERO, \
-    FAULT_LIMIT, FAULT_UNREACHABLE, FAULT_FREED, FAULT_BARRIER = range(1, 11)
-
-BARRIERS = ("barrier", "work_group_barrier")
-ATOMIC_FUNCTIONS = {f"{prefix}_{op}" for prefix in ("atomic", "atom")
-                    for op in ("add", "sub", "xchg", "min", "max", "and", "or", "xor", "inc", "dec",
-                               "cmpxchg")}
-
-_META_RE = re.compile(r",\s*!(?!\{)[\w.]+\s+!\d+")
-_ATTR_GROUP_RE = re.compile(r"\s#\d+")
 
 
 class Site:
@@ -66,6 +50,7 @@ class KernelPlan:
         self.params = params          # [(Ty, arg block offset, size)]
         self.arena_size = arena_size
         self.arg_block_size = 0
+        self.coop_sites = []          # [(site, rendezvous function)] (coop_calls.py)
 
 
 class NativeModule:
@@ -78,8 +63,9 @@ class NativeModule:
         self.scratch_bytes = SCRATCH_BYTES
 
 
-def generate(module, kernel_names):
-    """NativeModule with every kernel of `kernel_names` that the engine takes."""
+def generate(module, kernel_names, subgroup_size=None):
+    """NativeModule with every kernel of `kernel_names` that the engine takes; kernels with
+    cooperative matrices only with a `subgroup_size` (their layout depends on it)."""
     import llvmlite.binding as llvm
     from clcoop.native.jit import ensure_llvm
     ensure_llvm()
@@ -103,7 +89,7 @@ def generate(module, kernel_names):
     pm.add_instruction_namer_pass()
     from clcoop.native.jit import host_target_machine
     pm.run(mod, llvm.create_pass_builder(host_target_machine(), llvm.create_pipeline_tuning_options()))
-    gen = _ModuleGen(module, mod, out)
+    gen = _ModuleGen(module, mod, out, subgroup_size)
     for name in kernel_names:
         try:
             gen.kernel(name)
@@ -143,75 +129,11 @@ def _barrier_callers(mod):
     return [funcs[n] for n in reach if " spir_kernel " not in str(funcs[n]).split("{", 1)[0]]
 
 
-def _quote(name):
-    return "%" + name if re.fullmatch(r"[-\w.$]+", name) else '%"' + name + '"'
-
-
-def _gquote(name):
-    return "@" + name if re.fullmatch(r"[-\w.$]+", name) else '@"' + name + '"'
-
-
-def typed(v):
-    """'<type> <ref>' of an operand."""
-    kind = v.value_kind.name
-    if kind in ("global_variable", "function", "global_alias"):
-        return f"{v.type} {_gquote(v.name)}"
-    if v.is_constant:
-        return str(v).strip()
-    return f"{v.type} {_quote(v.name)}"
-
-
-def ref(v):
-    text = typed(v)
-    return text[len(str(v.type)) + 1:]
-
-
-def _clean(text):
-    text = _META_RE.sub("", text.strip())
-    text = _ATTR_GROUP_RE.sub("", text)
-    text = re.sub(r"\b(?:tail|musttail|notail) call\b", "call", text)
-    return text.replace(" spir_func ", " ").replace(" spir_kernel ", " ")
-
-
-def _split_function_type(fty):
-    """'i32 (i32, ptr)' -> ('i32', ['i32', 'ptr'])."""
-    depth = 0
-    for i in range(len(fty) - 1, -1, -1):
-        c = fty[i]
-        if c in ")]}>":
-            depth += 1
-        elif c in "([{<":
-            depth -= 1
-            if depth == 0:
-                return fty[:i].strip(), _split_top(fty[i + 1:-1])
-    raise Unsupported(f"cannot read the function type {fty}")
-
-
-def _split_top(text):
-    parts, depth, cur = [], 0, ""
-    for c in text:
-        if c in "([{<":
-            depth += 1
-        elif c in ")]}>":
-            depth -= 1
-        if c == "," and depth == 0:
-            parts.append(cur.strip())
-            cur = ""
-        else:
-            cur += c
-    if cur.strip():
-        parts.append(cur.strip())
-    return parts
-
-
-def _vid(v):
-    import ctypes
-    return ctypes.cast(v._ptr, ctypes.c_void_p).value
-
-
 class _ModuleGen:
-    def __init__(self, module, mod, out):
+    def __init__(self, module, mod, out, subgroup_size=None):
         self.module = module
+        self.subgroup_size = subgroup_size
+        self.coop = coop_calls.CoopModule(subgroup_size)
         self.mod = mod
         self.out = out
         self.functions = {f.name: f for f in mod.functions}
@@ -254,7 +176,7 @@ class _ModuleGen:
             self._function(fname, fname == name)
         params, off = [], 0
         for _, t in info.params:
-            size = _store_size(t, self.module.layout)
+            size = store_size(t, self.module.layout)
             off = (off + 15) // 16 * 16
             params.append((t, off, size))
             off += size
@@ -264,7 +186,8 @@ class _ModuleGen:
         # their work-groups one after the other (docs/native.md).
         plan.single_thread = uses_local
         plan.coroutine = self.coroutines.get(name, False)
-        self.drivers.append(_coroutine_driver(plan, name) if plan.coroutine else self._driver(plan))
+        plan.coop_sites = self.coop.sites.get(name, [])
+        self.drivers.append(coroutine_driver(plan, name) if plan.coroutine else plain_driver(plan))
         self.out.plans[name] = plan
 
     def _global_info(self, g):
@@ -326,17 +249,18 @@ class _ModuleGen:
             if re.match(r"%[-\w.$\"]+ = type ", line):
                 parts.append(line)
         for g in self.mod.global_variables:
-            text = _clean(str(g))
+            text = clean_ir(str(g))
             parts.append(text)
-        parts.append(_RUNTIME_IR)
-        parts.append(_CORO_DECLS)
+        parts.append(RUNTIME_IR)
+        parts.append(self.coop.text())
+        parts.append(CORO_DECLS)
         parts.extend(self.builtin_defs.values())
         decls = dict(self.decls)
         for f in self.mod.functions:
             if f.is_declaration and f.name in self.needed_decls:
-                decls.setdefault(f.name, _clean(str(f).strip().splitlines()[-1]))
+                decls.setdefault(f.name, clean_ir(str(f).strip().splitlines()[-1]))
         for name in ("llvm.memcpy.p0.p0.i64", "llvm.memset.p0.i64"):
-            decls.setdefault(name, _RUNTIME_DECLS[name])
+            decls.setdefault(name, RUNTIME_DECLS[name])
         parts.extend(decls.values())
         # Arena: the frames, then one live flag per function with a frame; the table of
         # private arrays lets chk_any tell a live array from a dangling pointer.
@@ -367,25 +291,25 @@ class _ModuleGen:
         if name in self.builtin_defs:
             return name
         base, _ = demangle(name)
-        ret, params = _split_function_type(str(f.global_value_type))
+        ret, params = split_function_type(str(f.global_value_type))
         if base in support.WORKITEM_FUNCTIONS:
-            self.builtin_defs[name] = _workitem_definition(name, base, ret, params)
+            self.builtin_defs[name] = workitem_definition(name, base, ret, params)
             return name
         if base in support.NO_OP_FUNCTIONS:
             args = "".join(f", {p} %a{i}" for i, p in enumerate(params))
-            self.builtin_defs[name] = f"define internal void {_gquote(name)}(ptr %c{args}) alwaysinline {{\n  ret void\n}}"
+            self.builtin_defs[name] = f"define internal void {gquote(name)}(ptr %c{args}) alwaysinline {{\n  ret void\n}}"
             return name
         if base in support.EXACT_MATH and len(params) == 1 and params[0] == ret:
-            intr = f"llvm.{support.EXACT_MATH[base]}.{_type_suffix(ret)}"
+            intr = f"llvm.{support.EXACT_MATH[base]}.{type_suffix(ret)}"
             self.needed_intrinsic(intr, f"declare {ret} @{intr}({ret})")
             self.builtin_defs[name] = (
-                f"define internal {ret} {_gquote(name)}(ptr %c, {ret} %x) alwaysinline {{\n"
+                f"define internal {ret} {gquote(name)}(ptr %c, {ret} %x) alwaysinline {{\n"
                 f"  %r = call {ret} @{intr}({ret} %x)\n  ret {ret} %r\n}}")
             return name
-        definition = _exact_builtin(name, base, params_of(name), ret, params)
+        definition = exact_builtin(name, base, params_of(name), ret, params)
         if definition is not None:
             self.builtin_defs[name] = definition
-            for intr, decl in _intrinsics_in(definition):
+            for intr, decl in intrinsics_in(definition):
                 self.needed_intrinsic(intr, decl)
             return name
         if base == "sub_group_barrier":
@@ -400,622 +324,6 @@ class _ModuleGen:
         self.needed_decls.add(name)
         self.decls.setdefault(name, decl)
 
-    # ------------------------------------------------------------ driver
-    def _driver(self, plan):
-        """void driver(args, ctx template, first group, group count, arena, fault out)."""
-        k = plan.name
-        lines = [f"define void {_gquote(plan.driver)}(ptr %args, ptr %tmpl, i64 %first, i64 %count, "
-                 f"ptr %priv, ptr %fout) {{",
-                 "entry:",
-                 f"  %ctx = alloca [{CTX_SLOTS} x i64], align 16",
-                 f"  call void @llvm.memcpy.p0.p0.i64(ptr %ctx, ptr %tmpl, i64 {CTX_SLOTS * 8}, i1 false)",
-                 ] + [f"  %s.{field} = getelementptr i64, ptr %ctx, i64 {i}" for field, i in CTX.items()] + [
-                 "  store ptr %priv, ptr %s.priv"]
-        arg_lines, call_args = _argument_lines(plan)
-        lines += arg_lines
-        call_args = ["ptr %ctx"] + call_args
-        lines += [
-            "  %wg = load i64, ptr %s.wg_size",
-            f"  %ngx = load i64, ptr {_slot('ngrp0')}",
-            f"  %ngy = load i64, ptr {_slot('ngrp1')}",
-            f"  %lx = load i64, ptr {_slot('lsize0')}",
-            f"  %ly = load i64, ptr {_slot('lsize1')}",
-            f"  %psz = load i64, ptr {_slot('priv_size')}",
-            f"  %abp = load ptr, ptr {_slot('abort')}",
-            # Work-groups [first, first + count) are shared by the threads through an
-            # atomic counter (dynamic balance without returning to Python).
-            f"  %nextp = load ptr, ptr {_slot('next_group')}"] + _group_head_lines("group.ids") + [
-            "group.ids:",
-            "  %gx = urem i64 %g, %ngx",
-            "  %gq = udiv i64 %g, %ngx",
-            "  %gy = urem i64 %gq, %ngy",
-            "  %gz = udiv i64 %gq, %ngy",
-            f"  store i64 %gx, ptr {_slot('grp0')}",
-            f"  store i64 %gy, ptr {_slot('grp1')}",
-            f"  store i64 %gz, ptr {_slot('grp2')}",
-            f"  %tabi = load i64, ptr {_slot('table')}",
-            "  %tab = inttoptr i64 %tabi to ptr",
-            f"  %tabn = load i64, ptr {_slot('table_count')}",
-            "  br label %gz.pre",
-            "gz.pre:"] + _zero_local_lines("%tab", "%tabn", "gz") + [
-            "  br label %item",
-            "item:",
-            "  %l = phi i64 [ 0, %gz.zdone ], [ %lnext, %item.ok ]",
-            # Local ids counted up (a division per work-item costs more than a small kernel).
-            "  %x = phi i64 [ 0, %gz.zdone ], [ %xn, %item.ok ]",
-            "  %y = phi i64 [ 0, %gz.zdone ], [ %yn, %item.ok ]",
-            "  %z = phi i64 [ 0, %gz.zdone ], [ %zn, %item.ok ]",
-            "  %lmore = icmp ult i64 %l, %wg",
-            "  br i1 %lmore, label %item.body, label %group.next",
-            "item.body:",
-            f"  store i64 %l, ptr {_slot('llid')}",
-            f"  store i64 %x, ptr {_slot('lid0')}",
-            f"  store i64 %y, ptr {_slot('lid1')}",
-            f"  store i64 %z, ptr {_slot('lid2')}",
-            f"  store i64 0, ptr {_slot('steps')}",
-            "  %hasarena = icmp ne i64 %psz, 0",
-            "  br i1 %hasarena, label %item.zero, label %item.call",
-            "item.zero:",
-            "  call void @llvm.memset.p0.i64(ptr %priv, i8 0, i64 %psz, i1 false)",
-            "  br label %item.call",
-            "item.call:",
-            f"  call void {_gquote(k)}({', '.join(call_args)})",
-            f"  %fv = load i64, ptr {_slot('fault')}",
-            "  %faulted = icmp ne i64 %fv, 0",
-            "  br i1 %faulted, label %fault, label %item.ok",
-            "item.ok:",
-            "  %lnext = add i64 %l, 1",
-            "  %x1 = add i64 %x, 1",
-            "  %xwrap = icmp eq i64 %x1, %lx",
-            "  %xn = select i1 %xwrap, i64 0, i64 %x1",
-            "  %y1 = add i64 %y, 1",
-            "  %yinc = select i1 %xwrap, i64 %y1, i64 %y",
-            "  %ywrap = icmp eq i64 %yinc, %ly",
-            "  %yn = select i1 %ywrap, i64 0, i64 %yinc",
-            "  %z1 = add i64 %z, 1",
-            "  %zn = select i1 %ywrap, i64 %z1, i64 %z",
-            "  br label %item",
-            "group.next:",
-            "  br label %group",
-            "fault:",
-            ] + _fault_out_lines("%ctx", "%fv", "%l") + [
-            "  store atomic i64 1, ptr %abp monotonic, align 8",
-            "  ret void",
-            "done:",
-            "  ret void",
-            "}"]
-        # Slot pointers are constant GEPs on %ctx.
-        return "\n".join(lines)
-
-
-def _argument_lines(plan):
-    """Driver IR loading the kernel's arguments from the argument block: (lines, typed
-    argument texts)."""
-    lines, args = [], []
-    for i, (t, off, size) in enumerate(plan.params):
-        lines.append(f"  %ap{i} = getelementptr i8, ptr %args, i64 {off}")
-        if t.kind == "int" and t.bits == 1:
-            lines += [f"  %ab{i} = load i8, ptr %ap{i}, align 1", f"  %a{i} = trunc i8 %ab{i} to i1"]
-        else:
-            lines.append(f"  %a{i} = load {t}, ptr %ap{i}, align 1")
-        args.append(f"{t} %a{i}")
-    return lines, args
-
-
-def _group_head_lines(next_label):
-    """Driver IR taking the next work-group %g of [first, first + count) from the atomic
-    counter %nextp shared by the threads (dynamic balance without returning to Python);
-    %done when none is left or another thread faulted (%abp)."""
-    return ["  %end = add i64 %first, %count",
-            "  br label %group",
-            "group:",
-            "  %gi = atomicrmw add ptr %nextp, i64 1 monotonic",
-            "  %g = add i64 %gi, %first",
-            "  %gmore = icmp ult i64 %g, %end",
-            "  br i1 %gmore, label %group.body, label %done",
-            "group.body:",
-            "  %abv = load atomic i64, ptr %abp monotonic, align 8",
-            "  %aborted = icmp ne i64 %abv, 0",
-            f"  br i1 %aborted, label %done, label %{next_label}"]
-
-
-def _fault_out_lines(ctx, fault, item):
-    """Driver IR copying a work-item's fault to %fout: [site + 1, kind, address, group,
-    local linear id, access size] (runtime.NativeProgram._fault reads it)."""
-    lines = [f"  store i64 {fault}, ptr %fout"]
-    for k, value in ((1, "fault_kind"), (2, "fault_addr"), (3, "%g"), (4, item), (5, "fault_size")):
-        if not value.startswith("%"):
-            lines += [f"  %fo.{value}.p = getelementptr i64, ptr {ctx}, i64 {CTX[value]}",
-                      f"  %fo.{value} = load i64, ptr %fo.{value}.p"]
-            value = f"%fo.{value}"
-        lines += [f"  %fo{k} = getelementptr i64, ptr %fout, i64 {k}", f"  store i64 {value}, ptr %fo{k}"]
-    return lines
-
-
-def params_of(name):
-    return demangle(name)[1]
-
-
-_CONVERT_RE = re.compile(r"convert_(u?char|u?short|u?int|u?long|float|double|half)(\d*)")
-
-
-def _exact_builtin(name, base, mparams, ret, params):
-    """Definitions of the integer min/max/clamp/abs and the default-rounding conversions
-    whose LLVM instruction gives the interpreter's NumPy result bit for bit; None for
-    everything else."""
-    if mparams is None or not mparams:
-        return None
-    first = mparams[0]
-    scalar = first[2] if first[0] == "vec" else first
-    args = ", ".join(f"{t} %a{i}" for i, t in enumerate(params))
-    head = f"define internal {ret} {_gquote(name)}(ptr %c, {args}) alwaysinline {{"
-    if base in ("min", "max", "clamp", "abs") and scalar[0] == "int":
-        if any(p != first for p in mparams) or any(t != params[0] for t in params):
-            return None
-        sign = "s" if scalar[2] else "u"
-        suffix = _intrinsic_suffix(params[0])
-        if base == "abs":
-            if not scalar[2]:
-                return f"{head}\n  ret {ret} %a0\n}}"
-            return (f"{head}\n  %r = call {ret} @llvm.abs.{suffix}({ret} %a0, i1 false)\n"
-                    f"  ret {ret} %r\n}}")
-        if base == "clamp":
-            return (f"{head}\n  %m = call {ret} @llvm.{sign}max.{suffix}({ret} %a0, {ret} %a1)\n"
-                    f"  %r = call {ret} @llvm.{sign}min.{suffix}({ret} %m, {ret} %a2)\n  ret {ret} %r\n}}")
-        return (f"{head}\n  %r = call {ret} @llvm.{sign}{base}.{suffix}({ret} %a0, {ret} %a1)\n"
-                f"  ret {ret} %r\n}}")
-    if base == "select" and len(params) == 3 and params[0] == params[1] == ret:
-        # OpenCL C 6.15.6: scalar c != 0, vector: the most significant bit of each c.
-        c_vec = params[2].startswith("<")
-        zero = "zeroinitializer"
-        cond = f"icmp slt {params[2]} %a2, {zero}" if c_vec else f"icmp ne {params[2]} %a2, {zero}"
-        return f"{head}\n  %cond = {cond}\n  %r = select {_bool_type(params[2])} %cond, {ret} %a1, {ret} %a0\n  ret {ret} %r\n}}"
-    if base in ("fmax", "fmin") and scalar[0] == "float" and len(params) == 2 and params[0] == params[1] == ret:
-        # As NumPy's fmax/fmin (the interpreter): NaN a -> b; NaN b -> a; ties -> a.
-        order = "oge" if base == "fmax" else "ole"
-        b1 = _bool_type(ret)
-        return (f"{head}\n  %an = fcmp uno {ret} %a0, %a0\n  %bn = fcmp uno {ret} %a1, %a1\n"
-                f"  %keep = fcmp {order} {ret} %a0, %a1\n  %t = select {b1} %keep, {ret} %a0, {ret} %a1\n"
-                f"  %u = select {b1} %bn, {ret} %a0, {ret} %t\n  %r = select {b1} %an, {ret} %a1, {ret} %u\n"
-                f"  ret {ret} %r\n}}")
-    if base in _INTEGER_BUILTINS and scalar[0] == "int" and all(p == first for p in mparams) \
-            and all(t == params[0] for t in params) and len(params) == _INTEGER_BUILTINS[base]:
-        return f"{head}\n{_integer_builtin_body(base, ret, scalar[1], scalar[2])}\n}}"
-    m = _CONVERT_RE.fullmatch(base)
-    if m and len(params) == 1:
-        src, dst = params[0], ret
-        src_float = scalar[0] == "float"
-        dst_float = m.group(1) in ("float", "double", "half")
-        if src_float and not dst_float:
-            return None     # out-of-range float -> int differs between NumPy and LLVM
-        sbits, dbits = _bits(src), _bits(dst)
-        if src_float and dst_float:
-            op = "fpext" if dbits > sbits else "fptrunc" if dbits < sbits else None
-        elif dst_float:
-            op = "sitofp" if scalar[2] else "uitofp"
-        else:
-            op = "trunc" if dbits < sbits else ("sext" if scalar[2] else "zext") if dbits > sbits else None
-        body = f"  %r = {op} {src} %a0 to {dst}\n  ret {dst} %r" if op else f"  ret {dst} %a0"
-        return f"{head}\n{body}\n}}"
-    return None
-
-
-# OpenCL C 3.0 6.15.3 integer functions with an exact LLVM form: name -> arity.
-_INTEGER_BUILTINS = {"popcount": 1, "clz": 1, "ctz": 1, "rotate": 2, "add_sat": 2, "sub_sat": 2,
-                     "hadd": 2, "rhadd": 2, "abs_diff": 2, "mul_hi": 2, "mad_hi": 3, "mad_sat": 3}
-
-
-def _integer_builtin_body(base, t, bits, signed):
-    """IR body (arguments %a0.., result type t) of an integer built-in; results that need
-    more bits are computed in a type twice as wide, then narrowed."""
-    sfx = _intrinsic_suffix(t)
-    wide = re.sub(r"i\d+", f"i{2 * bits}", t)
-    wsfx = _intrinsic_suffix(wide)
-    ext = "sext" if signed else "zext"
-    shr = "ashr" if signed else "lshr"
-    sg = "s" if signed else "u"
-
-    def splat(ty, v):
-        m = re.fullmatch(r"<(\d+) x (\w+)>", ty)
-        return f"<{', '.join(f'{m.group(2)} {v}' for _ in range(int(m.group(1))))}>" if m else str(v)
-    widen = [f"  %w0 = {ext} {t} %a0 to {wide}", f"  %w1 = {ext} {t} %a1 to {wide}"]
-    if base == "popcount":
-        lines = [f"  %r = call {t} @llvm.ctpop.{sfx}({t} %a0)"]
-    elif base in ("clz", "ctz"):
-        intr = "ctlz" if base == "clz" else "cttz"
-        lines = [f"  %r = call {t} @llvm.{intr}.{sfx}({t} %a0, i1 false)"]
-    elif base == "rotate":
-        lines = [f"  %r = call {t} @llvm.fshl.{sfx}({t} %a0, {t} %a0, {t} %a1)"]
-    elif base in ("add_sat", "sub_sat"):
-        lines = [f"  %r = call {t} @llvm.{sg}{base[:3]}.sat.{sfx}({t} %a0, {t} %a1)"]
-    elif base in ("hadd", "rhadd"):
-        lines = widen + [f"  %s = add {wide} %w0, %w1"]
-        if base == "rhadd":
-            lines.append(f"  %s1 = add {wide} %s, {splat(wide, 1)}")
-        lines += [f"  %h = {shr} {wide} {'%s1' if base == 'rhadd' else '%s'}, {splat(wide, 1)}",
-                  f"  %r = trunc {wide} %h to {t}"]
-    elif base == "abs_diff":
-        lines = widen + [f"  %d = sub {wide} %w0, %w1",
-                         f"  %ad = call {wide} @llvm.abs.{wsfx}({wide} %d, i1 false)",
-                         f"  %r = trunc {wide} %ad to {t}"]
-    elif base in ("mul_hi", "mad_hi"):
-        lines = widen + [f"  %p = mul {wide} %w0, %w1", f"  %h = lshr {wide} %p, {splat(wide, bits)}",
-                         f"  %hi = trunc {wide} %h to {t}"]
-        lines.append(f"  %r = add {t} %hi, %a2" if base == "mad_hi" else f"  %r = add {t} %hi, {splat(t, 0)}")
-    else:   # mad_sat: a*b+c exactly in twice the bits, then saturated
-        lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
-        lines = widen + [f"  %w2 = {ext} {t} %a2 to {wide}", f"  %p = mul {wide} %w0, %w1",
-                         f"  %s = add {wide} %p, %w2"]
-        if signed:
-            lines.append(f"  %c0 = call {wide} @llvm.smax.{wsfx}({wide} %s, {wide} {splat(wide, lo)})")
-        else:
-            lines.append(f"  %c0 = add {wide} %s, {splat(wide, 0)}")
-        lines += [f"  %c1 = call {wide} @llvm.{sg}min.{wsfx}({wide} %c0, {wide} {splat(wide, hi)})",
-                  f"  %r = trunc {wide} %c1 to {t}"]
-    return "\n".join(lines + [f"  ret {t} %r"])
-
-
-def _bits(t):
-    elem = re.sub(r"<\d+ x (\w+)>", r"\1", t)
-    return {"half": 16, "float": 32, "double": 64}.get(elem) or int(elem[1:])
-
-
-def _intrinsic_suffix(t):
-    m = re.fullmatch(r"<(\d+) x (\w+)>", t)
-    return f"v{m.group(1)}{m.group(2)}" if m else t
-
-
-def _bool_type(t):
-    m = re.fullmatch(r"<(\d+) x \w+>", t)
-    return f"<{m.group(1)} x i1>" if m else "i1"
-
-
-def _leading_type(typed_value):
-    """'<4 x i32> %x' -> '<4 x i32>', 'i128 -5' -> 'i128'."""
-    if typed_value.startswith("<"):
-        return typed_value[:typed_value.index(">") + 1]
-    return typed_value.split(" ", 1)[0]
-
-
-def _intrinsics_in(definition):
-    """(name, declaration) of the llvm.* intrinsics a built-in definition calls."""
-    out = []
-    for m in re.finditer(r"call (\S+|<[^>]+>) @(llvm\.[\w.]+)\(([^)]*)\)", definition):
-        ret, name, args = m.groups()
-        types = [_leading_type(a.strip()) for a in _split_top(args)]
-        out.append((name, f"declare {ret} @{name}({', '.join(types)})"))
-    return out
-
-
-def _slot(name):
-    return f"%s.{name}"
-
-
-def _type_suffix(t):
-    m = re.fullmatch(r"<(\d+) x (\w+)>", t)
-    if m:
-        return f"v{m.group(1)}{_type_suffix(m.group(2))}"
-    return {"float": "f32", "double": "f64", "half": "f16"}.get(t, t)
-
-
-def _store_size(t, layout):
-    if t.kind == "int":
-        return max(1, (t.bits + 7) // 8)
-    if t.kind == "float":
-        return t.bits // 8
-    if t.kind == "ptr":
-        return 8
-    if t.kind == "vec":
-        return t.n * _store_size(t.elem, layout)
-    if t.kind in ("struct", "array"):
-        return layout.size(t)
-    raise Unsupported(f"values of type {t}")
-
-
-def _elem_size(t, layout):
-    if t.kind == "vec":
-        return _store_size(t.elem, layout)
-    if t.kind in ("int", "float", "ptr"):
-        return _store_size(t, layout)
-    return 1
-
-
-def _workitem_definition(name, base, ret, params):
-    """A work-item function reading the context (ids as the interpreter's _LaneIds)."""
-    kind = base[len("get_"):]
-    pname = f", {params[0]} %d" if params else ""
-    lines = [f"define internal {ret} {_gquote(name)}(ptr %c{pname}) alwaysinline {{"]
-
-    def slot(field):
-        lines.append(f"  %p.{field} = getelementptr i64, ptr %c, i64 {CTX[field]}")
-        lines.append(f"  %{field} = load i64, ptr %p.{field}")
-        return f"%{field}"
-
-    def per_dim(prefix, default):
-        """Value of the slots prefix0..2 at dimension %d; default outside 0..2."""
-        d = "%dd"
-        lines.append(f"  {d} = zext {params[0]} %d to i64")
-        vals = [slot(f"{prefix}{i}") for i in range(3)]
-        lines.append(f"  %is0 = icmp eq i64 {d}, 0")
-        lines.append(f"  %is1 = icmp eq i64 {d}, 1")
-        lines.append(f"  %is2 = icmp eq i64 {d}, 2")
-        lines.append(f"  %s2 = select i1 %is2, i64 {vals[2]}, i64 {default}")
-        lines.append(f"  %s1 = select i1 %is1, i64 {vals[1]}, i64 %s2")
-        lines.append(f"  %v.{prefix} = select i1 %is0, i64 {vals[0]}, i64 %s1")
-        return f"%v.{prefix}"
-
-    if kind in ("global_id",):
-        g = per_dim("grp", 0)
-        ls = per_dim_fresh(lines, "lsize", 1)
-        li = per_dim_fresh(lines, "lid", 0)
-        of = per_dim_fresh(lines, "off", 0)
-        lines += [f"  %m = mul i64 {g}, {ls}", f"  %a = add i64 %m, {li}", f"  %v = add i64 %a, {of}"]
-        v = "%v"
-    elif kind == "local_id":
-        v = per_dim("lid", 0)
-    elif kind == "group_id":
-        v = per_dim("grp", 0)
-    elif kind == "global_size":
-        v = per_dim("gsize", 1)
-    elif kind in ("local_size", "enqueued_local_size"):
-        v = per_dim("lsize", 1)
-    elif kind == "num_groups":
-        v = per_dim("ngrp", 1)
-    elif kind == "global_offset":
-        v = per_dim("off", 0)
-    elif kind == "work_dim":
-        v = slot("work_dim")
-    elif kind == "local_linear_id":
-        v = slot("llid")
-    elif kind == "global_linear_id":
-        # (gid0 - off0) + (gid1 - off1) * gs0 + (gid2 - off2) * gs0 * gs1, gid - off = grp * ls + lid
-        ids = []
-        for i in range(3):
-            g, ls, li = slot(f"grp{i}"), slot(f"lsize{i}"), slot(f"lid{i}")
-            lines += [f"  %gm{i} = mul i64 {g}, {ls}", f"  %id{i} = add i64 %gm{i}, {li}"]
-            ids.append(f"%id{i}")
-        gs0, gs1 = slot("gsize0"), slot("gsize1")
-        lines += ["  %t1 = mul i64 %id1, " + gs0, f"  %gs01 = mul i64 {gs0}, {gs1}",
-                  "  %t2 = mul i64 %id2, %gs01", "  %u = add i64 %id0, %t1", "  %v = add i64 %u, %t2"]
-        v = "%v"
-    elif kind == "sub_group_size":
-        S, wg, llid = slot("sg_size"), slot("wg_size"), slot("llid")
-        lines += [f"  %sg = udiv i64 {llid}, {S}", f"  %first = mul i64 %sg, {S}",
-                  f"  %left = sub i64 {wg}, %first", f"  %lt = icmp ult i64 %left, {S}",
-                  f"  %v = select i1 %lt, i64 %left, i64 {S}"]
-        v = "%v"
-    elif kind == "max_sub_group_size":
-        S, wg = slot("sg_size"), slot("wg_size")
-        lines += [f"  %lt = icmp ult i64 {wg}, {S}", f"  %v = select i1 %lt, i64 {wg}, i64 {S}"]
-        v = "%v"
-    elif kind in ("num_sub_groups", "enqueued_num_sub_groups"):
-        S, wg = slot("sg_size"), slot("wg_size")
-        lines += [f"  %sm1 = sub i64 {S}, 1", f"  %w = add i64 {wg}, %sm1", f"  %v = udiv i64 %w, {S}"]
-        v = "%v"
-    elif kind == "sub_group_id":
-        S, llid = slot("sg_size"), slot("llid")
-        lines.append(f"  %v = udiv i64 {llid}, {S}")
-        v = "%v"
-    elif kind == "sub_group_local_id":
-        S, llid = slot("sg_size"), slot("llid")
-        lines.append(f"  %v = urem i64 {llid}, {S}")
-        v = "%v"
-    else:
-        raise Unsupported(f"the built-in '{base}'")
-    if ret == "i64":
-        lines.append(f"  ret i64 {v}")
-    else:
-        lines.append(f"  %r = trunc i64 {v} to {ret}")
-        lines.append(f"  ret {ret} %r")
-    lines.append("}")
-    return "\n".join(lines)
-
-
-def per_dim_fresh(lines, prefix, default):
-    """Like per_dim in _workitem_definition, for a second field once %dd and %is0..2 exist."""
-    vals = []
-    for i in range(3):
-        lines.append(f"  %p.{prefix}{i} = getelementptr i64, ptr %c, i64 {CTX[prefix + str(i)]}")
-        lines.append(f"  %{prefix}{i} = load i64, ptr %p.{prefix}{i}")
-        vals.append(f"%{prefix}{i}")
-    lines.append(f"  %{prefix}.s2 = select i1 %is2, i64 {vals[2]}, i64 {default}")
-    lines.append(f"  %{prefix}.s1 = select i1 %is1, i64 {vals[1]}, i64 %{prefix}.s2")
-    lines.append(f"  %v.{prefix} = select i1 %is0, i64 {vals[0]}, i64 %{prefix}.s1")
-    return f"%v.{prefix}"
-
-
-# ---------------------------------------------------------------------------- runtime IR
-# Checks and fault recording shared by every kernel. A region table entry is
-# {lo, hi, writable} (i64 each).
-_RUNTIME_DECLS = {"llvm.memcpy.p0.p0.i64": "declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)",
-                  "llvm.memset.p0.i64": "declare void @llvm.memset.p0.i64(ptr, i8, i64, i1)"}
-
-_RUNTIME_IR = f"""
-
-define internal void @__clcoop_fault(ptr %c, i32 %site, i32 %kind, i64 %addr, i64 %size) noinline cold {{
-entry:
-  %fp = getelementptr i64, ptr %c, i64 {CTX['fault']}
-  %f = load i64, ptr %fp
-  %first = icmp eq i64 %f, 0
-  br i1 %first, label %rec, label %out
-rec:
-  %s = zext i32 %site to i64
-  %s1 = add i64 %s, 1
-  store i64 %s1, ptr %fp
-  %kp = getelementptr i64, ptr %c, i64 {CTX['fault_kind']}
-  %k = zext i32 %kind to i64
-  store i64 %k, ptr %kp
-  %ap = getelementptr i64, ptr %c, i64 {CTX['fault_addr']}
-  store i64 %addr, ptr %ap
-  %zp = getelementptr i64, ptr %c, i64 {CTX['fault_size']}
-  store i64 %size, ptr %zp
-  br label %out
-out:
-  ret void
-}}
-
-define internal ptr @__clcoop_bad(ptr %c, ptr %p, i64 %n, i32 %site, i32 %kind) noinline cold {{
-entry:
-  %a = ptrtoint ptr %p to i64
-  call void @__clcoop_fault(ptr %c, i32 %site, i32 %kind, i64 %a, i64 %n)
-  %sp = getelementptr i64, ptr %c, i64 {CTX['scratch']}
-  %s = load ptr, ptr %sp
-  ret ptr %s
-}}
-
-; p is valid for n bytes in [lo, hi), aligned to al relative to lo, writable if asked.
-define internal ptr @__clcoop_chk_range(ptr %c, ptr %p, i64 %n, i64 %al, i32 %site, i32 %kind, i64 %lo, i64 %hi, i1 %w, i1 %canw) alwaysinline {{
-entry:
-  %a = ptrtoint ptr %p to i64
-  %end = add i64 %a, %n
-  %ge = icmp uge i64 %a, %lo
-  %le = icmp ule i64 %end, %hi
-  %nw = icmp uge i64 %end, %a
-  %in0 = and i1 %ge, %le
-  %in = and i1 %in0, %nw
-  br i1 %in, label %inside, label %bad
-inside:
-  %rel = sub i64 %a, %lo
-  %am1 = sub i64 %al, 1
-  %mis = and i64 %rel, %am1
-  %aligned = icmp eq i64 %mis, 0
-  br i1 %aligned, label %perm, label %misaligned
-perm:
-  %nokw = xor i1 %w, true
-  %ok = or i1 %nokw, %canw
-  br i1 %ok, label %good, label %readonly
-good:
-  ret ptr %p
-bad:
-  %r1 = call ptr @__clcoop_bad(ptr %c, ptr %p, i64 %n, i32 %site, i32 %kind)
-  ret ptr %r1
-misaligned:
-  %r2 = call ptr @__clcoop_bad(ptr %c, ptr %p, i64 %n, i32 %site, i32 {FAULT_MISALIGNED})
-  ret ptr %r2
-readonly:
-  %r3 = call ptr @__clcoop_bad(ptr %c, ptr %p, i64 %n, i32 %site, i32 {FAULT_READONLY})
-  ret ptr %r3
-}}
-
-; Against region `idx` of the table.
-define internal ptr @__clcoop_chk(ptr %c, ptr %p, i64 %n, i64 %al, i32 %site, i32 %kind, i64 %idx, i1 %w) alwaysinline {{
-entry:
-  %tp = getelementptr i64, ptr %c, i64 {CTX['table']}
-  %t = load ptr, ptr %tp
-  %i3 = mul i64 %idx, 3
-  %lop = getelementptr i64, ptr %t, i64 %i3
-  %lo = load i64, ptr %lop
-  %hip = getelementptr i64, ptr %lop, i64 1
-  %hi = load i64, ptr %hip
-  %wp = getelementptr i64, ptr %lop, i64 2
-  %wv = load i64, ptr %wp
-  %canw = icmp ne i64 %wv, 0
-  %r = call ptr @__clcoop_chk_range(ptr %c, ptr %p, i64 %n, i64 %al, i32 %site, i32 %kind, i64 %lo, i64 %hi, i1 %w, i1 %canw)
-  ret ptr %r
-}}
-
-; Provenance unknown: the region of the table (or the work-item's arena) holding p.
-define internal ptr @__clcoop_chk_any(ptr %c, ptr %p, i64 %n, i64 %al, i32 %site, i32 %kind, i1 %w) noinline {{
-entry:
-  %a = ptrtoint ptr %p to i64
-  %pp = getelementptr i64, ptr %c, i64 {CTX['priv']}
-  %priv = load i64, ptr %pp
-  %pp.raw = inttoptr i64 %priv to ptr
-  %psp = getelementptr i64, ptr %c, i64 {CTX['priv_size']}
-  %psz = load i64, ptr %psp
-  %pend = add i64 %priv, %psz
-  %inpl = icmp uge i64 %a, %priv
-  %inph = icmp ult i64 %a, %pend
-  %inp = and i1 %inpl, %inph
-  br i1 %inp, label %arena, label %scan
-arena:
-  %rel = sub i64 %a, %priv
-  %cntp = load i64, ptr @__clcoop_private_count
-  br label %ploop
-ploop:
-  %j = phi i64 [ 0, %arena ], [ %jnext, %pnext ]
-  %pmore = icmp ult i64 %j, %cntp
-  br i1 %pmore, label %pbody, label %dangling
-pbody:
-  %rowp = getelementptr [3 x i64], ptr @__clcoop_privates, i64 %j
-  %off = load i64, ptr %rowp
-  %szp = getelementptr i64, ptr %rowp, i64 1
-  %sz = load i64, ptr %szp
-  %flp = getelementptr i64, ptr %rowp, i64 2
-  %fl = load i64, ptr %flp
-  %pend.j = add i64 %off, %sz
-  %pge = icmp uge i64 %rel, %off
-  %plt = icmp ult i64 %rel, %pend.j
-  %pin = and i1 %pge, %plt
-  %jnext = add i64 %j, 1
-  br i1 %pin, label %pfound, label %pnext
-pnext:
-  br label %ploop
-pfound:
-  %flagp = getelementptr i8, ptr %pp.raw, i64 %fl
-  %live = load i64, ptr %flagp
-  %isl = icmp ne i64 %live, 0
-  br i1 %isl, label %plive, label %dangling
-plive:
-  %plo = add i64 %priv, %off
-  %phi.hi = add i64 %plo, %sz
-  %r0 = call ptr @__clcoop_chk_range(ptr %c, ptr %p, i64 %n, i64 %al, i32 %site, i32 %kind, i64 %plo, i64 %phi.hi, i1 %w, i1 true)
-  ret ptr %r0
-dangling:
-  %r4 = call ptr @__clcoop_bad(ptr %c, ptr %p, i64 %n, i32 %site, i32 {FAULT_FREED})
-  ret ptr %r4
-scan:
-  %tp = getelementptr i64, ptr %c, i64 {CTX['table']}
-  %t = load ptr, ptr %tp
-  %cp = getelementptr i64, ptr %c, i64 {CTX['table_count']}
-  %cnt = load i64, ptr %cp
-  br label %loop
-loop:
-  %i = phi i64 [ 0, %scan ], [ %inext, %next ]
-  %more = icmp ult i64 %i, %cnt
-  br i1 %more, label %body, label %none
-body:
-  %i3 = mul i64 %i, 3
-  %lop = getelementptr i64, ptr %t, i64 %i3
-  %lo = load i64, ptr %lop
-  %hip = getelementptr i64, ptr %lop, i64 1
-  %hi = load i64, ptr %hip
-  %ge = icmp uge i64 %a, %lo
-  %lt = icmp ult i64 %a, %hi
-  %in = and i1 %ge, %lt
-  %inext = add i64 %i, 1
-  br i1 %in, label %found, label %next
-next:
-  br label %loop
-found:
-  %r = call ptr @__clcoop_chk(ptr %c, ptr %p, i64 %n, i64 %al, i32 %site, i32 %kind, i64 %i, i1 %w)
-  ret ptr %r
-none:
-  %r2 = call ptr @__clcoop_bad(ptr %c, ptr %p, i64 %n, i32 %site, i32 %kind)
-  ret ptr %r2
-}}
-
-; Backward branch: count the loop's instructions, stop a faulted work-item.
-define internal i1 @__clcoop_poll(ptr %c, i64 %cost, i32 %site) alwaysinline {{
-entry:
-  %sp = getelementptr i64, ptr %c, i64 {CTX['steps']}
-  %s = load i64, ptr %sp
-  %s1 = add i64 %s, %cost
-  store i64 %s1, ptr %sp
-  %lp = getelementptr i64, ptr %c, i64 {CTX['limit']}
-  %l = load i64, ptr %lp
-  %over = icmp ugt i64 %s1, %l
-  br i1 %over, label %limit, label %check
-limit:
-  call void @__clcoop_fault(ptr %c, i32 %site, i32 {FAULT_LIMIT}, i64 0, i64 0)
-  ret i1 true
-check:
-  %fp = getelementptr i64, ptr %c, i64 {CTX['fault']}
-  %f = load i64, ptr %fp
-  %stop = icmp ne i64 %f, 0
-  ret i1 %stop
-}}
-"""
 
 
 class _FunctionGen:
@@ -1026,6 +334,7 @@ class _FunctionGen:
         self.layout = mg.module.layout
         self.structs = mg.structs
         self.n = 0
+        self.spills = []           # allocas of matrix operands (coop_calls)
         self.lines = []
         self.renames = {}          # block name -> name of the block now ending it
         self.arena = {}            # alloca name -> (offset, size)
@@ -1052,7 +361,7 @@ class _FunctionGen:
         return f"%__{stem}{self.n}"
 
     def site(self, ins, what, size):
-        self.mg.out.sites.append(Site(self.f.name, _clean(str(ins)), what, size))
+        self.mg.out.sites.append(Site(self.f.name, clean_ir(str(ins)), what, size))
         return len(self.mg.out.sites) - 1
 
     # ------------------------------------------------------------ emit
@@ -1061,18 +370,21 @@ class _FunctionGen:
         if not _host_has_f16c() and re.search(r"\bhalf\b", str(f)):
             raise Unsupported("half values on a CPU without F16C (LLVM would call runtime "
                               "library conversions that are not in the process)")
-        ret, _ = _split_function_type(str(f.global_value_type))
+        ret, _ = split_function_type(str(f.global_value_type))
         if "..." in str(f.global_value_type):
             raise Unsupported(f"the variadic function @{f.name}")
-        if 'target("spirv.CooperativeMatrixKHR"' in str(f):
-            raise Unsupported(f"cooperative-matrix values in @{f.name}")
+        matrices = 'target("spirv.CooperativeMatrixKHR"' in str(f)
+        if matrices and not self.is_kernel:
+            raise Unsupported(f"cooperative-matrix values in the called function @{f.name}")
+        if matrices and self.mg.subgroup_size is None:
+            raise Unsupported("cooperative-matrix operations (compiled per sub-group size)")
         self._plan_allocas()
-        self.coroutine = self._has_barrier()
+        self.coroutine = self._has_barrier() or self._has_rendezvous()
         if self.coroutine and not self.is_kernel:
             raise Unsupported(f"a barrier in the called function @{f.name}")
         if self.coroutine:
             self.mg.coroutines[f.name] = True
-        params = ["ptr noalias %__ctx"] + [f"{a.type} {_quote(a.name)}" for a in f.arguments]
+        params = ["ptr noalias %__ctx"] + [f"{a.type} {quote(a.name)}" for a in f.arguments]
         for a in f.arguments:
             if "byval" in str(a) or "sret" in str(a):
                 raise Unsupported(f"a byval/sret parameter of @{f.name}")
@@ -1082,7 +394,7 @@ class _FunctionGen:
             self.cur_block = bi
             self.lines = []
             if entry and self.coroutine:
-                self.lines.extend(_CORO_PROLOGUE)
+                self.lines.extend(CORO_PROLOGUE)
             if entry and self.arena:
                 self.lines.append(f"  %__privslot = getelementptr i64, ptr %__ctx, i64 {CTX['priv']}")
                 self.lines.append("  %__privraw = load ptr, ptr %__privslot")
@@ -1097,31 +409,36 @@ class _FunctionGen:
             for ins in b.instructions:
                 out_label = self.instruction(ins, label) or out_label
             body.append((label, self.lines))
+        if self.spills:
+            # Spill slots of matrix operands in the entry block (the coroutine frame keeps them).
+            at = len(CORO_PROLOGUE) if self.coroutine else 0
+            body[0][1][at:at] = self.spills
         ret_default = "void" if ret == "void" else f"{ret} zeroinitializer"
         if self.coroutine:
-            text = [f"define internal ptr {_gquote(f.name)}({', '.join(params)}) presplitcoroutine {{"]
+            text = [f"define internal ptr {gquote(f.name)}({', '.join(params)}) presplitcoroutine {{"]
         else:
-            text = [f"define internal {ret} {_gquote(f.name)}({', '.join(params)}) {{"]
+            text = [f"define internal {ret} {gquote(f.name)}({', '.join(params)}) {{"]
         for label, lines in body:
-            text.append(f"{_quote(label)[1:]}:")
+            text.append(f"{quote(label)[1:]}:")
             text.extend(self._fix_phis(line) for line in lines)
         text.append("__abort:")
         if self.arena:
             text.append("  store i64 0, ptr %__live")
         if self.coroutine:
             text.append("  br label %__coro.final")
-            text.extend(_CORO_EPILOGUE)
+            text.extend(CORO_EPILOGUE)
         else:
             text.append(f"  ret {ret_default}")
         text.append("}")
         self.mg.arena[f.name] = (self.arena, self.arena_end if self.arena else 0)
-        return "\n".join(text)
+        text = "\n".join(text)
+        return coop_calls.replace_matrix_types(text, self.mg.subgroup_size) if matrices else text
 
     def _fix_phis(self, line):
         if " = phi " not in line or not self.renames:
             return line
 
-        return re.sub(r"(,\s*)%(\"[^\"]*\"|[-\w.$]+)\s*\]", lambda m: m.group(1) + _quote(
+        return re.sub(r"(,\s*)%(\"[^\"]*\"|[-\w.$]+)\s*\]", lambda m: m.group(1) + quote(
             self.renames.get(m.group(2).strip('"'), m.group(2).strip('"'))) + " ]", line)
 
     # ------------------------------------------------------------ allocas
@@ -1142,18 +459,21 @@ class _FunctionGen:
             if a.name not in {i.name for i in self.blocks[0].instructions}:
                 raise Unsupported(f"an alloca outside the entry block of @{self.f.name}")
             text = str(a)
-            m = re.search(r"alloca (.+?)(?:, align (\d+))?(?:, addrspace\((\d+)\))?$", _clean(text))
-            if not m or re.search(r"alloca [^,]+, (?!align)", _clean(text)):
-                raise Unsupported(f"a dynamic alloca in @{self.f.name}: {_clean(text)}")
+            if "spirv.CooperativeMatrixKHR" in text:
+                raise Unsupported(f"cooperative-matrix values in private memory (-O0 IR, or a matrix "
+                                  f"whose address is taken) in @{self.f.name}")
+            m = re.search(r"alloca (.+?)(?:, align (\d+))?(?:, addrspace\((\d+)\))?$", clean_ir(text))
+            if not m or re.search(r"alloca [^,]+, (?!align)", clean_ir(text)):
+                raise Unsupported(f"a dynamic alloca in @{self.f.name}: {clean_ir(text)}")
             t = self.ty(m.group(1))
             size = max(1, self.layout.size(t))
             safe = True
             for user, k in uses.get(a.name, []):
                 if user.opcode == "load" and k == 0:
-                    safe &= _store_size(self.ty(str(user.type)), self.layout) <= size
+                    safe &= store_size(self.ty(str(user.type)), self.layout) <= size
                 elif user.opcode == "store" and k == 1:
                     vt = self.ty(str(list(user.operands)[0].type))
-                    safe &= _store_size(vt, self.layout) <= size
+                    safe &= store_size(vt, self.layout) <= size
                 elif user.opcode == "call" and str(list(user.operands)[-1].name).startswith("llvm.lifetime"):
                     pass
                 else:
@@ -1186,7 +506,7 @@ class _FunctionGen:
         v = self.definition(v)
         if v is None:
             return None
-        key = _vid(v)
+        key = value_id(v)
         if key in seen:
             return "cycle"
         seen.add(key)
@@ -1236,7 +556,7 @@ class _FunctionGen:
         elif base is not None and base[0] == "arena":
             off, asize = self.arena[base[1]]
             lo = self.fresh("lo")
-            self.lines.append(f"  {lo} = ptrtoint ptr {_quote(base[1])} to i64")
+            self.lines.append(f"  {lo} = ptrtoint ptr {quote(base[1])} to i64")
             hi = self.fresh("hi")
             self.lines.append(f"  {hi} = add i64 {lo}, {asize}")
             self.lines.append(f"  {r} = call ptr @__clcoop_chk_range(ptr %__ctx, ptr {p0}, {n}, i64 {elem}, "
@@ -1258,12 +578,12 @@ class _FunctionGen:
     # ------------------------------------------------------------ instructions
     def instruction(self, ins, label):
         op = ins.opcode
-        text = _clean(str(ins))
+        text = clean_ir(str(ins))
         ops = list(ins.operands)
         if op == "alloca":
             if ins.name in self.arena:
                 off, _ = self.arena[ins.name]
-                self.lines.append(f"  {_quote(ins.name)} = getelementptr inbounds i8, ptr %__priv, i64 {off}")
+                self.lines.append(f"  {quote(ins.name)} = getelementptr inbounds i8, ptr %__priv, i64 {off}")
             else:
                 self.lines.append("  " + text)
             return None
@@ -1275,8 +595,8 @@ class _FunctionGen:
             return None
         if op in ("atomicrmw", "cmpxchg"):
             t = self.ty(str(ops[1].type))
-            checked = self.check(ins, ops[0], _store_size(t, self.layout), _store_size(t, self.layout), "atomic", True)
-            self.lines.append("  " + _replace_first(text, typed(ops[0]), checked))
+            checked = self.check(ins, ops[0], store_size(t, self.layout), store_size(t, self.layout), "atomic", True)
+            self.lines.append("  " + replace_first(text, typed(ops[0]), checked))
             return None
         if op in ("sdiv", "udiv", "srem", "urem"):
             self.division(ins, text, ops)
@@ -1298,7 +618,7 @@ class _FunctionGen:
         if op in ("fptrunc", "sitofp", "uitofp") and re.search(r"to (<\d+ x )?half>?$", text):
             src = str(ops[0].type)
             if op == "fptrunc" and "double" in src:
-                self.double_to_half(ref(ops[0]), src, str(ins.type), _quote(ins.name))
+                self.double_to_half(ref(ops[0]), src, str(ins.type), quote(ins.name))
                 return None
             if op != "fptrunc":
                 # integer -> double is exact below 2^53 (above, half is infinite anyway),
@@ -1306,7 +626,7 @@ class _FunctionGen:
                 wide = re.sub(r"i\d+", "double", src)
                 d = self.fresh("i2d")
                 self.lines.append(f"  {d} = {op} {typed(ops[0])} to {wide}")
-                self.double_to_half(d, wide, str(ins.type), _quote(ins.name))
+                self.double_to_half(d, wide, str(ins.type), quote(ins.name))
                 return None
         if op in ("indirectbr", "invoke", "callbr", "resume", "landingpad", "va_arg"):
             raise Unsupported(f"the instruction '{op}': {text}")
@@ -1322,8 +642,8 @@ class _FunctionGen:
             self.lines.append("  " + text)
             return
         what = "read" if op == "load" else "write"
-        checked = self.check(ins, ptr, _store_size(t, self.layout), _elem_size(t, self.layout), what, op == "store")
-        self.lines.append("  " + _replace_last(text, typed(ptr), checked))
+        checked = self.check(ins, ptr, store_size(t, self.layout), elem_size(t, self.layout), what, op == "store")
+        self.lines.append("  " + replace_last(text, typed(ptr), checked))
 
     def _direct_stack(self, ptr):
         d = self.definition(ptr)
@@ -1356,7 +676,7 @@ class _FunctionGen:
         # One call per division only when it divides by zero (the branchless select keeps
         # vectorization possible: __clcoop_divzero is cheap when the flag is 0).
         self.lines.append(f"  call void @__clcoop_divzero(ptr %__ctx, i32 {fz}, i32 {site})")
-        self.mg.builtin_defs.setdefault("__divzero", _DIVZERO_IR)
+        self.mg.builtin_defs.setdefault("__divzero", DIVZERO_IR)
         safe_cond = z
         if ins.opcode in ("sdiv", "srem"):
             bits = ty.elem.bits if vec else ty.bits
@@ -1372,7 +692,7 @@ class _FunctionGen:
         nb = self.fresh("d")
         self.lines.append(f"  {nb} = select {bt} {safe_cond}, {t} {splat(1)}, {b}")
         exact = " exact" if " exact " in text.split("=", 1)[1] else ""
-        self.lines.append(f"  {_quote(ins.name)} = {ins.opcode}{exact} {typed(ops[0])}, {nb}")
+        self.lines.append(f"  {quote(ins.name)} = {ins.opcode}{exact} {typed(ops[0])}, {nb}")
 
     def call(self, ins, text, ops):
         callee = ops[-1]
@@ -1384,6 +704,8 @@ class _FunctionGen:
             return self.intrinsic(ins, text, ops, name)
         if f.is_declaration and demangle(name)[0] in BARRIERS:
             return self.barrier(ins)
+        if f.is_declaration and coop_calls.callee_of(name) is not None:
+            return coop_calls.emit_call(self, ins, ops, name)
         if f.is_declaration and re.fullmatch(r"v(load|store)(2|3|4|8|16)", demangle(name)[0]):
             return self.vector_memory(ins, ops, *demangle(name))
         if f.is_declaration and demangle(name)[0] in ATOMIC_FUNCTIONS:
@@ -1394,8 +716,8 @@ class _FunctionGen:
             target = name
         args = ", ".join(["ptr %__ctx"] + [typed(o) for o in ops[:-1]])
         ret = str(ins.type)
-        lhs = f"{_quote(ins.name)} = " if ret != "void" else ""
-        self.lines.append(f"  {lhs}call {ret} {_gquote(target)}({args})")
+        lhs = f"{quote(ins.name)} = " if ret != "void" else ""
+        self.lines.append(f"  {lhs}call {ret} {gquote(target)}({args})")
         return None
 
     def vector_memory(self, ins, ops, base, params):
@@ -1406,7 +728,7 @@ class _FunctionGen:
         ptr_op, off_op = (ops[1], ops[0]) if load else (ops[2], ops[1])
         vt = self.ty(str(ins.type) if load else str(ops[0].type))
         elem = vt.elem
-        esize = _store_size(elem, self.layout)
+        esize = store_size(elem, self.layout)
         pty = str(ptr_op.type)
         start = self.fresh("vo")
         self.lines.append(f"  {start} = mul {typed(off_op)}, {n}")
@@ -1421,7 +743,7 @@ class _FunctionGen:
         self.lines.append(f"  {r} = call ptr @__clcoop_chk_any(ptr %__ctx, ptr {p0}, i64 {n * esize}, "
                           f"i64 {esize}, i32 {site}, i32 {kind}, i1 {'false' if load else 'true'})")
         if load:
-            self.lines.append(f"  {_quote(ins.name)} = load {vt}, ptr {r}, align {esize}")
+            self.lines.append(f"  {quote(ins.name)} = load {vt}, ptr {r}, align {esize}")
         else:
             self.lines.append(f"  store {typed(ops[0])}, ptr {r}, align {esize}")
         return None
@@ -1431,7 +753,7 @@ class _FunctionGen:
         atomic instruction on the checked pointer, sequentially consistent."""
         op = base.split("_", 1)[1]
         t = self.ty(str(ins.type))
-        size = _store_size(t, self.layout)
+        size = store_size(t, self.layout)
         signed = True
         if params and params[0][0] == "ptr" and isinstance(params[0][2], tuple):
             pointee = params[0][2]
@@ -1439,7 +761,7 @@ class _FunctionGen:
         if t.kind != "int" and op != "xchg":
             raise Unsupported(f"the built-in '{base}' on {t}")
         ptr = self.check(ins, ops[0], size, size, "atomic", True)
-        out = _quote(ins.name)
+        out = quote(ins.name)
         if op == "cmpxchg":
             pair = self.fresh("cx")
             self.lines.append(f"  {pair} = cmpxchg {ptr}, {typed(ops[1])}, {typed(ops[2])} seq_cst seq_cst")
@@ -1451,6 +773,15 @@ class _FunctionGen:
         value = f"{t} 1" if op in ("inc", "dec") else typed(ops[1])
         self.lines.append(f"  {out} = atomicrmw {rmw} {ptr}, {value} seq_cst")
         return None
+
+    def _has_rendezvous(self):
+        return any(ins.opcode == "call" and coop_calls.is_rendezvous(list(ins.operands)[-1].name)
+                   for b in self.blocks for ins in b.instructions)
+
+    def coop_spill(self, vector_type):
+        name = self.fresh("spill")
+        self.spills.append(f"  {name} = alloca {vector_type}, align 64")
+        return name
 
     def _has_barrier(self):
         for b in self.blocks:
@@ -1464,13 +795,18 @@ class _FunctionGen:
     def barrier(self, ins):
         """A work-group barrier: the work-item's coroutine suspends; the driver resumes
         the work-group once every work-item waits at the same barrier."""
-        site = self.site(ins, "barrier", 0)
+        return self.suspend(self.site(ins, "barrier", 0))
+
+    def suspend(self, site):
+        """Suspend the work-item's coroutine at `site` (the driver reads the site from the
+        context); returns the label the block continues in after the resume."""
+        self.n += 1
         self.lines.append(f"  %__bsp{self.n} = getelementptr i64, ptr %__ctx, i64 {CTX['barrier']}")
         self.lines.append(f"  store i64 {site}, ptr %__bsp{self.n}")
         s = self.fresh("susp")
         resume = f"__resume.{self.n}"
         self.lines.append(f"  {s} = call i8 @llvm.coro.suspend(token none, i1 false)")
-        self.lines.append(f"  switch i8 {s}, label %__coro.suspend [i8 0, label {_quote(resume)} "
+        self.lines.append(f"  switch i8 {s}, label %__coro.suspend [i8 0, label {quote(resume)} "
                           f"i8 1, label %__coro.cleanup]")
         self.lines.append(f"{resume}:")
         label = self.blocks[self.cur_block].name
@@ -1507,7 +843,7 @@ class _FunctionGen:
                 self.lines.append(f"  {n}.t = trunc i64 {n} to {lt}")
                 n = f"{n}.t"
             args[2] = f"{lt} {n}"
-            self.lines.append(f"  call void {_gquote(name)}({', '.join(args)})")
+            self.lines.append(f"  call void {gquote(name)}({', '.join(args)})")
             self.mg.needed_decls.add(name)
             return None
         if name.startswith(support.KEPT_INTRINSICS):
@@ -1523,7 +859,7 @@ class _FunctionGen:
         ty = self.ty(t)
         elem = ty.elem if ty.kind == "vec" else ty
         a, b, c = (typed(o) for o in ops[:3])
-        out = _quote(ins.name)
+        out = quote(ins.name)
         if elem.bits != 16:
             m = self.fresh("m")
             self.lines.append(f"  {m} = fmul {a}, {ref(ops[1])}")
@@ -1552,7 +888,7 @@ class _FunctionGen:
         ty = self.ty(t)
         elem = ty.elem if ty.kind == "vec" else ty
         a, b, c = (typed(o) for o in ops[:3])
-        out = _quote(ins.name)
+        out = quote(ins.name)
         if elem.bits == 64:
             m = self.fresh("m")
             self.lines.append(f"  {m} = fmul {a}, {ref(ops[1])}")
@@ -1581,9 +917,9 @@ class _FunctionGen:
         vec = re.fullmatch(r"<(\d+) x double>", wide)
         flt = f"<{vec.group(1)} x float>" if vec else "float"
         i32 = f"<{vec.group(1)} x i32>" if vec else "i32"
-        b1 = _bool_type(wide)
-        fs = _intrinsic_suffix(flt).replace("float", "f32")
-        ds = _intrinsic_suffix(wide).replace("double", "f64")
+        b1 = bool_type(wide)
+        fs = intrinsic_suffix(flt).replace("float", "f32")
+        ds = intrinsic_suffix(wide).replace("double", "f64")
         self.mg.needed_intrinsic(f"llvm.fabs.{fs}", f"declare {flt} @llvm.fabs.{fs}({flt})")
         self.mg.needed_intrinsic(f"llvm.fabs.{ds}", f"declare {wide} @llvm.fabs.{ds}({wide})")
         one = f"<{', '.join('i32 1' for _ in range(int(vec.group(1))))}>" if vec else "1"
@@ -1617,305 +953,9 @@ class _FunctionGen:
         stop = self.fresh("stop")
         cont = f"__cont.{self.n}.{label}"
         self.lines.append(f"  {stop} = call i1 @__clcoop_poll(ptr %__ctx, i64 {cost}, i32 {site})")
-        self.lines.append(f"  br i1 {stop}, label %__abort, label {_quote(cont)}")
+        self.lines.append(f"  br i1 {stop}, label %__abort, label {quote(cont)}")
         self.lines.append(f"{cont}:")
         self.lines.append("  " + text)
         self.renames[label] = cont
         return cont
 
-
-_CORO_PROLOGUE = [
-    "  %__coro.id = call token @llvm.coro.id(i32 0, ptr null, ptr null, ptr null)",
-    "  %__coro.size = call i64 @llvm.coro.size.i64()",
-    "  %__coro.mem = call ptr @malloc(i64 %__coro.size)",
-    "  %__coro.hdl = call ptr @llvm.coro.begin(token %__coro.id, ptr %__coro.mem)",
-]
-
-# After the kernel's last instruction: a final suspend (the driver sees coro.done); the
-# frame is freed by coro.destroy.
-_CORO_EPILOGUE = [
-    "__coro.final:",
-    "  %__coro.f = call i8 @llvm.coro.suspend(token none, i1 true)",
-    "  switch i8 %__coro.f, label %__coro.suspend [i8 0, label %__coro.trap i8 1, label %__coro.cleanup]",
-    "__coro.trap:",
-    "  unreachable",
-    "__coro.cleanup:",
-    "  %__coro.fm = call ptr @llvm.coro.free(token %__coro.id, ptr %__coro.hdl)",
-    "  call void @free(ptr %__coro.fm)",
-    "  br label %__coro.suspend",
-    "__coro.suspend:",
-    "  call void @llvm.coro.end(ptr %__coro.hdl, i1 false, token none)",
-    "  ret ptr %__coro.hdl",
-]
-
-_CORO_DECLS = """declare token @llvm.coro.id(i32, ptr, ptr, ptr)
-declare i64 @llvm.coro.size.i64()
-declare ptr @llvm.coro.begin(token, ptr)
-declare i8 @llvm.coro.suspend(token, i1)
-declare ptr @llvm.coro.free(token, ptr)
-declare void @llvm.coro.end(ptr, i1, token)
-declare void @llvm.coro.resume(ptr)
-declare void @llvm.coro.destroy(ptr)
-declare i1 @llvm.coro.done(ptr)
-declare ptr @malloc(i64)
-declare void @free(ptr)"""
-
-
-_DIVZERO_IR = f"""define internal void @__clcoop_divzero(ptr %c, i32 %z, i32 %site) alwaysinline {{
-entry:
-  %bad = icmp ne i32 %z, 0
-  br i1 %bad, label %rec, label %out
-rec:
-  call void @__clcoop_fault(ptr %c, i32 %site, i32 {FAULT_DIVZERO}, i64 0, i64 0)
-  br label %out
-out:
-  ret void
-}}"""
-
-
-def _find_operand(text, needle, start=0):
-    """Index of `needle` in text as a whole operand (followed by ',', ')', ' ' or end)."""
-    i = text.find(needle, start)
-    while i >= 0:
-        end = i + len(needle)
-        if end == len(text) or text[end] in ",) ":
-            return i
-        i = text.find(needle, i + 1)
-    return -1
-
-
-def _replace_first(text, needle, new):
-    i = _find_operand(text, needle)
-    if i < 0:
-        raise Unsupported(f"cannot rewrite the operand {needle} of: {text}")
-    return text[:i] + new + text[i + len(needle):]
-
-
-def _replace_nth(text, needle, new, nth):
-    i = _find_operand(text, needle)
-    for _ in range(nth):
-        i = _find_operand(text, needle, i + 1)
-    if i < 0:
-        raise Unsupported(f"cannot rewrite the operand {needle} of: {text}")
-    return text[:i] + new + text[i + len(needle):]
-
-
-def _replace_last(text, needle, new, sep_only=False):
-    idx, i = -1, _find_operand(text, needle)
-    while i >= 0:
-        idx = i
-        i = _find_operand(text, needle, i + 1)
-    if idx < 0:
-        if sep_only:
-            # "sdiv i32 %a, %b": the divisor appears untyped after the comma.
-            untyped = needle.split(" ", 1)[1] if " " in needle else needle
-            new_untyped = new.split(" ", 1)[1]
-            j = text.rfind(", " + untyped)
-            if j >= 0:
-                return text[:j + 2] + new_untyped + text[j + 2 + len(untyped):]
-        raise Unsupported(f"cannot rewrite the operand {needle} of: {text}")
-    return text[:idx] + new + text[idx + len(needle):]
-
-
-
-def _zero_local_lines(table, count, prefix):
-    """IR lines zeroing every __local region of the table (rows flagged 2) at the start of
-    a work-group: local memory starts as zeros in the interpreter too."""
-    return [
-        f"  br label %{prefix}.z",
-        f"{prefix}.z:",
-        f"  %{prefix}.i = phi i64 [ 0, %{prefix}.pre ], [ %{prefix}.inext, %{prefix}.znext ]",
-        f"  %{prefix}.more = icmp ult i64 %{prefix}.i, {count}",
-        f"  br i1 %{prefix}.more, label %{prefix}.zbody, label %{prefix}.zdone",
-        f"{prefix}.zbody:",
-        f"  %{prefix}.i3 = mul i64 %{prefix}.i, 3",
-        f"  %{prefix}.row = getelementptr i64, ptr {table}, i64 %{prefix}.i3",
-        f"  %{prefix}.lo = load i64, ptr %{prefix}.row",
-        f"  %{prefix}.hip = getelementptr i64, ptr %{prefix}.row, i64 1",
-        f"  %{prefix}.hi = load i64, ptr %{prefix}.hip",
-        f"  %{prefix}.flp = getelementptr i64, ptr %{prefix}.row, i64 2",
-        f"  %{prefix}.fl = load i64, ptr %{prefix}.flp",
-        f"  %{prefix}.isl = and i64 %{prefix}.fl, 2",
-        f"  %{prefix}.loc = icmp ne i64 %{prefix}.isl, 0",
-        f"  %{prefix}.inext = add i64 %{prefix}.i, 1",
-        f"  br i1 %{prefix}.loc, label %{prefix}.zero, label %{prefix}.znext",
-        f"{prefix}.zero:",
-        f"  %{prefix}.p = inttoptr i64 %{prefix}.lo to ptr",
-        f"  %{prefix}.n = sub i64 %{prefix}.hi, %{prefix}.lo",
-        f"  call void @llvm.memset.p0.i64(ptr %{prefix}.p, i8 0, i64 %{prefix}.n, i1 false)",
-        f"  br label %{prefix}.znext",
-        f"{prefix}.znext:",
-        f"  br label %{prefix}.z",
-        f"{prefix}.zdone:",
-    ]
-
-
-def _coroutine_driver(plan, kernel):
-    """Driver of a kernel with barriers: every work-item of a group is a coroutine; the
-    group advances barrier by barrier (all work-items suspended at the same barrier, then
-    all resumed), and a work-item that finishes while others wait is a divergent barrier
-    (OpenCL C 3.0 6.15.8: all work-items of the group must reach it)."""
-    L = [f"define void {_gquote(plan.driver)}(ptr %args, ptr %tmpl, i64 %first, i64 %count, "
-         f"ptr %priv, ptr %fout) {{",
-         "entry:"]
-    arg_lines, call_args = _argument_lines(plan)
-    L += arg_lines
-    for field in ("wg_size", "ngrp0", "ngrp1", "lsize0", "lsize1", "priv_size", "table", "table_count"):
-        L.append(f"  %t.{field}.p = getelementptr i64, ptr %tmpl, i64 {CTX[field]}")
-        L.append(f"  %t.{field} = load i64, ptr %t.{field}.p")
-    L += [f"  %t.abort.p = getelementptr i64, ptr %tmpl, i64 {CTX['abort']}",
-          "  %abp = load ptr, ptr %t.abort.p",
-          "  %tab = inttoptr i64 %t.table to ptr",
-          f"  %ctxbytes = mul i64 %t.wg_size, {CTX_SLOTS * 8}",
-          "  %ctxs = call ptr @malloc(i64 %ctxbytes)",
-          "  %hbytes = mul i64 %t.wg_size, 8",
-          "  %hs = call ptr @malloc(i64 %hbytes)",
-          f"  %t.next.p = getelementptr i64, ptr %tmpl, i64 {CTX['next_group']}",
-          "  %nextp = load ptr, ptr %t.next.p"] + _group_head_lines("gz.pre") + [
-          "gz.pre:"]
-    L += _zero_local_lines("%tab", "%t.table_count", "gz")
-    L += ["  %gx = urem i64 %g, %t.ngrp0",
-          "  %gq = udiv i64 %g, %t.ngrp0",
-          "  %gy = urem i64 %gq, %t.ngrp1",
-          "  %gzz = udiv i64 %gq, %t.ngrp1",
-          "  br label %init",
-          "init:",
-          "  %l = phi i64 [ 0, %gz.zdone ], [ %lnext, %init.body ]",
-          "  %lmore = icmp ult i64 %l, %t.wg_size",
-          "  br i1 %lmore, label %init.body, label %round",
-          "init.body:",
-          f"  %coff = mul i64 %l, {CTX_SLOTS}",
-          "  %c = getelementptr i64, ptr %ctxs, i64 %coff",
-          f"  call void @llvm.memcpy.p0.p0.i64(ptr %c, ptr %tmpl, i64 {CTX_SLOTS * 8}, i1 false)",
-          "  %x = urem i64 %l, %t.lsize0",
-          "  %lq = udiv i64 %l, %t.lsize0",
-          "  %y = urem i64 %lq, %t.lsize1",
-          "  %z = udiv i64 %lq, %t.lsize1"]
-    for field, v in (("llid", "%l"), ("lid0", "%x"), ("lid1", "%y"), ("lid2", "%z"), ("grp0", "%gx"),
-                     ("grp1", "%gy"), ("grp2", "%gzz")):
-        L += [f"  %c.{field} = getelementptr i64, ptr %c, i64 {CTX[field]}", f"  store i64 {v}, ptr %c.{field}"]
-    L += ["  %poff = mul i64 %l, %t.priv_size",
-          "  %pl = getelementptr i8, ptr %priv, i64 %poff",
-          f"  %c.priv = getelementptr i64, ptr %c, i64 {CTX['priv']}",
-          "  store ptr %pl, ptr %c.priv",
-          "  call void @llvm.memset.p0.i64(ptr %pl, i8 0, i64 %t.priv_size, i1 false)",
-          f"  %h = call ptr {_gquote(kernel)}(ptr %c{''.join(', ' + a for a in call_args)})",
-          "  %hp = getelementptr ptr, ptr %hs, i64 %l",
-          "  store ptr %h, ptr %hp",
-          "  %lnext = add i64 %l, 1",
-          "  br label %init",
-          # A round: every work-item has run to a barrier or to its end.
-          "round:",
-          "  br label %scan",
-          "scan:",
-          "  %s = phi i64 [ 0, %round ], [ %snext, %scan.next ]",
-          "  %ndone = phi i64 [ 0, %round ], [ %ndone2, %scan.next ]",
-          "  %nsusp = phi i64 [ 0, %round ], [ %nsusp2, %scan.next ]",
-          "  %site0 = phi i64 [ -1, %round ], [ %site2, %scan.next ]",
-          "  %mixed = phi i1 [ false, %round ], [ %mixed2, %scan.next ]",
-          "  %firstdone = phi i64 [ -1, %round ], [ %firstdone2, %scan.next ]",
-          "  %firstsusp = phi i64 [ -1, %round ], [ %firstsusp2, %scan.next ]",
-          "  %smore = icmp ult i64 %s, %t.wg_size",
-          "  br i1 %smore, label %scan.body, label %scan.end",
-          "scan.body:",
-          f"  %scoff = mul i64 %s, {CTX_SLOTS}",
-          "  %sc = getelementptr i64, ptr %ctxs, i64 %scoff",
-          "  %sfv = load i64, ptr %sc",
-          "  %sfault = icmp ne i64 %sfv, 0",
-          "  br i1 %sfault, label %fault, label %scan.state",
-          "scan.state:",
-          "  %shp = getelementptr ptr, ptr %hs, i64 %s",
-          "  %sh = load ptr, ptr %shp",
-          "  %sdone = call i1 @llvm.coro.done(ptr %sh)",
-          f"  %sbp = getelementptr i64, ptr %sc, i64 {CTX['barrier']}",
-          "  %sb = load i64, ptr %sbp",
-          "  %dinc = zext i1 %sdone to i64",
-          "  %ndone2 = add i64 %ndone, %dinc",
-          "  %sinc = xor i64 %dinc, 1",
-          "  %nsusp2 = add i64 %nsusp, %sinc",
-          "  %nofirst = icmp eq i64 %site0, -1",
-          "  %sdone.not = xor i1 %sdone, true",
-          "  %takesite = and i1 %nofirst, %sdone.not",
-          "  %site2 = select i1 %takesite, i64 %sb, i64 %site0",
-          "  %differs = icmp ne i64 %sb, %site2",
-          "  %baddiff = and i1 %differs, %sdone.not",
-          "  %mixed2 = or i1 %mixed, %baddiff",
-          "  %fdnone = icmp eq i64 %firstdone, -1",
-          "  %takefd = and i1 %fdnone, %sdone",
-          "  %firstdone2 = select i1 %takefd, i64 %s, i64 %firstdone",
-          "  %fsnone = icmp eq i64 %firstsusp, -1",
-          "  %takefs = and i1 %fsnone, %sdone.not",
-          "  %firstsusp2 = select i1 %takefs, i64 %s, i64 %firstsusp",
-          "  br label %scan.next",
-          "scan.next:",
-          "  %snext = add i64 %s, 1",
-          "  br label %scan",
-          "scan.end:",
-          "  %alldone = icmp eq i64 %nsusp, 0",
-          "  br i1 %alldone, label %destroy, label %check",
-          "check:",
-          "  %somedone = icmp ne i64 %ndone, 0",
-          "  %diverged = or i1 %somedone, %mixed",
-          "  br i1 %diverged, label %divergent, label %resume",
-          "resume:",
-          "  %r = phi i64 [ 0, %check ], [ %rnext, %resume.body ]",
-          "  %rmore = icmp ult i64 %r, %t.wg_size",
-          "  br i1 %rmore, label %resume.body, label %round",
-          "resume.body:",
-          "  %rhp = getelementptr ptr, ptr %hs, i64 %r",
-          "  %rh = load ptr, ptr %rhp",
-          "  call void @llvm.coro.resume(ptr %rh)",
-          "  %rnext = add i64 %r, 1",
-          "  br label %resume",
-          "destroy:",
-          "  br label %destroy.loop",
-          "destroy.loop:",
-          "  %d = phi i64 [ 0, %destroy ], [ %dnext, %destroy.body ]",
-          "  %dmore = icmp ult i64 %d, %t.wg_size",
-          "  br i1 %dmore, label %destroy.body, label %destroyed",
-          "destroy.body:",
-          "  %dhp = getelementptr ptr, ptr %hs, i64 %d",
-          "  %dh = load ptr, ptr %dhp",
-          "  call void @llvm.coro.destroy(ptr %dh)",
-          "  %dnext = add i64 %d, 1",
-          "  br label %destroy.loop",
-          "destroyed:",
-          "  br label %group",
-          # Faults: recorded in fout; every coroutine of the group is destroyed.
-          "fault:",
-          ] + _fault_out_lines("%sc", "%sfv", "%s") + [
-          "  br label %abandon",
-          "divergent:",
-          "  %bsite = add i64 %site0, 1",
-          "  store i64 %bsite, ptr %fout",
-          "  %dv1 = getelementptr i64, ptr %fout, i64 1",
-          f"  store i64 {FAULT_BARRIER}, ptr %dv1",
-          "  %dv2 = getelementptr i64, ptr %fout, i64 2",
-          "  %other = select i1 %somedone, i64 %firstdone, i64 -1",
-          "  store i64 %other, ptr %dv2",
-          "  %dv3 = getelementptr i64, ptr %fout, i64 3",
-          "  store i64 %g, ptr %dv3",
-          "  %dv4 = getelementptr i64, ptr %fout, i64 4",
-          "  store i64 %firstsusp, ptr %dv4",
-          "  %dv5 = getelementptr i64, ptr %fout, i64 5",
-          "  store i64 0, ptr %dv5",
-          "  br label %abandon",
-          "abandon:",
-          "  store atomic i64 1, ptr %abp monotonic, align 8",
-          "  br label %abandon.loop",
-          "abandon.loop:",
-          "  %e = phi i64 [ 0, %abandon ], [ %enext, %abandon.body ]",
-          "  %emore = icmp ult i64 %e, %t.wg_size",
-          "  br i1 %emore, label %abandon.body, label %done",
-          "abandon.body:",
-          "  %ehp = getelementptr ptr, ptr %hs, i64 %e",
-          "  %eh = load ptr, ptr %ehp",
-          "  call void @llvm.coro.destroy(ptr %eh)",
-          "  %enext = add i64 %e, 1",
-          "  br label %abandon.loop",
-          "done:",
-          "  call void @free(ptr %ctxs)",
-          "  call void @free(ptr %hs)",
-          "  ret void",
-          "}"]
-    return "\n".join(L)

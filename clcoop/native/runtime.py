@@ -16,7 +16,8 @@ import numpy as np
 
 from clcoop.errors import RuntimeFault
 from clcoop.native import codegen
-from clcoop.native.codegen import CTX, CTX_SLOTS
+from clcoop.native import context
+from clcoop.native.context import CTX, CTX_SLOTS
 
 _DRIVER = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64,
                            ctypes.c_void_p, ctypes.c_void_p)
@@ -26,14 +27,23 @@ def default_threads():
     return max(1, min(os.cpu_count() or 1, 8))
 
 
+# The launch API's default sub-group size: the size cooperative-matrix kernels are compiled
+# for first (engine="auto" decides with it); other sizes are compiled when launched.
+COMPILED_SUBGROUP_SIZE = 16
+
+
 class NativeProgram:
     """The native build of a loaded module: which kernels compiled, and why not."""
 
-    def __init__(self, module):
+    def __init__(self, module, subgroup_size=None):
         from clcoop.native.jit import Engine
         self.module = module
+        # Cooperative-matrix kernels are compiled for one sub-group size (their layout);
+        # a launch at another size builds the module again for it (_for_subgroup_size).
+        self.subgroup_size = subgroup_size or COMPILED_SUBGROUP_SIZE
+        self._other_sizes = {}
         t0 = time.perf_counter()
-        self.native = codegen.generate(module, sorted(module.kernels))
+        self.native = codegen.generate(module, sorted(module.kernels), self.subgroup_size)
         self.codegen_seconds = time.perf_counter() - t0
         self.engine = None
         self.compile_seconds = 0.0
@@ -71,6 +81,8 @@ class NativeProgram:
             self.drivers.clear()
             if self.engine is not None:
                 self.engine.close()
+            for other in self._other_sizes.values():
+                other.close()
 
     def launch(self, info, prepared, instruction_limit, threads=None):
         """Run a prepared launch (api.prepare_launch); raise RuntimeFault on a fault."""
@@ -90,6 +102,8 @@ class NativeProgram:
         self._limit = int(instruction_limit)
         plan = self.native.plans[info.name]
         nd, S, memory, call_args = prepared.nd, prepared.subgroup_size, prepared.memory, prepared.call_args
+        if plan.coop_sites and S != self.subgroup_size:
+            return self._for_subgroup_size(S, info)._launch(info, prepared, instruction_limit, threads)
         locals_ = {i: np.zeros(max(a.nbytes, 1), np.uint8) for i, a in enumerate(call_args)
                    if info.params[i][1].kind == "ptr" and info.params[i][1].addrspace == 3}
         names, table = self._region_table(info, memory, call_args, locals_)
@@ -140,6 +154,17 @@ class NativeProgram:
         if faults:
             first = min(faults, key=lambda f: (int(f[3]), int(f[4])))
             raise self._fault(info, nd, first, names, table)
+
+    def _for_subgroup_size(self, S, info):
+        if S not in self._other_sizes:
+            self._other_sizes[S] = NativeProgram(self.module, S)
+        other = self._other_sizes[S]
+        if info.name not in other.drivers:
+            # The layout cannot hold a matrix of the kernel at this size, or another reason:
+            # the interpreter would report it as a fault at the operation.
+            raise RuntimeFault(f"kernel '{info.name}': not compiled natively at sub-group size {S}: "
+                               f"{other.reason(info.name)}", kernel=info.name)
+        return other
 
     def _region_table(self, info, memory, call_args, locals_):
         """Rows [lo, hi, writable]: the program's globals, then the kernel's parameters."""
@@ -196,20 +221,20 @@ class NativeProgram:
         site = self.native.sites[int(fout[0]) - 1]
         kind, addr, group, llid, size = (int(x) for x in fout[1:6])
         buffer = None
-        what = {codegen.FAULT_READ: "read", codegen.FAULT_WRITE: "write",
-                codegen.FAULT_ATOMIC: "atomic"}.get(kind, site.what)
-        if kind in (codegen.FAULT_READ, codegen.FAULT_WRITE, codegen.FAULT_ATOMIC):
+        what = {context.FAULT_READ: "read", context.FAULT_WRITE: "write",
+                context.FAULT_ATOMIC: "atomic"}.get(kind, site.what)
+        if kind in (context.FAULT_READ, context.FAULT_WRITE, context.FAULT_ATOMIC):
             message, buffer = _describe_bad(addr, size, what, names, table)
-        elif kind == codegen.FAULT_MISALIGNED:
+        elif kind == context.FAULT_MISALIGNED:
             message, buffer = f"misaligned {site.what} of {site.size} bytes at address {addr:#x}", \
                 _region_name(addr, names, table)
-        elif kind == codegen.FAULT_READONLY:
+        elif kind == context.FAULT_READONLY:
             buffer = _region_name(addr, names, table)
             message = f"{site.what} to read-only memory"
-        elif kind == codegen.FAULT_FREED:
+        elif kind == context.FAULT_FREED:
             message = (f"{site.what} through an invalid pointer {addr:#x} (no buffer there, or "
                        f"it was freed)")
-        elif kind == codegen.FAULT_BARRIER:
+        elif kind == context.FAULT_BARRIER:
             arrived = _ids(nd, group, llid)[0]
             if addr >= 0:
                 missing = _ids(nd, group, addr)[0]
@@ -219,9 +244,11 @@ class NativeProgram:
             else:
                 message = ("barrier: work-items of one work-group wait at different barriers "
                            "(divergent control flow)")
-        elif kind == codegen.FAULT_DIVZERO:
+        elif kind == context.FAULT_COOP:
+            message = _coop_fault_message(addr)
+        elif kind == context.FAULT_DIVZERO:
             message = "integer division by zero"
-        elif kind == codegen.FAULT_LIMIT:
+        elif kind == context.FAULT_LIMIT:
             message = (f"instruction limit of {self._limit} exceeded (runaway loop?); raise it "
                        f"with instruction_limit=")
         else:
@@ -278,3 +305,20 @@ def _describe_bad(addr, size, what, names, table):
         return (f"out-of-bounds {what} of {size} bytes at byte offset {addr - lo} of buffer "
                 f"'{name}' ({hi - lo} bytes)"), name
     return f"{what} through an invalid pointer {addr:#x} (no buffer there, or it was freed)", None
+
+
+def _coop_fault_message(code):
+    """Words FAULT_COOP's sub-codes (coop_calls.NON_UNIFORM, ...) as the interpreter's
+    clcoop/interp/coop_calls.py does."""
+    from clcoop.native import coop_calls
+    return {coop_calls.NON_UNIFORM: "cooperative matrix operation: an operand (pointer, layout or "
+                                    "stride) must be uniform across the sub-group but differs "
+                                    "between work-items",
+            coop_calls.PARTIAL_SUBGROUP: "cooperative matrix operation in a sub-group with fewer "
+                                         "work-items than the sub-group size (the work-group size "
+                                         "is not a multiple of it)",
+            coop_calls.NEGATIVE_LOAD_STRIDE: "cooperative matrix load with negative stride "
+                                             "(Stride must be >= 0 for OpCooperativeMatrixLoadKHR)",
+            coop_calls.STORE_STRIDE: "cooperative matrix store with stride <= 0 (Stride must be "
+                                     "greater than 0 for OpCooperativeMatrixStoreKHR)"}.get(
+        code, "cooperative matrix operation fault")

@@ -36,6 +36,10 @@ NATIVE_TESTS = {
     "test_write_to_constant_buffer_faults", "test_reduce_local_memory_argument",
     "test_reduce_kernel_scope_local_array", "test_divergent_barrier", "test_atomics_contended",
     "test_cmpxchg_gives_distinct_tickets", "test_reduction_local",
+    # Cooperative matrices (load, store, mul-add, init) at sub-group sizes 8, 16 and 32.
+    "test_gemm_f32[8-[]]", "test_gemm_f32[16-[]]", "test_gemm_f32[32-[]]",
+    "test_gemm_f32_accumulates_into_c", "test_gemm_f16_f32_reads_b_column_major",
+    "test_gemm_i8_i32_is_exact_and_signed", "test_gemm_i8_saturates_each_accumulation",
     # clang's IR of this kernel calls convert_float, not compiled natively yet.
     "test_private_arrays_structs_generic_pointers_and_types[clcoop]",
     "test_private_arrays_structs_generic_pointers_and_types[clcoop-O2]",

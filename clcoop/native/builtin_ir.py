@@ -1,0 +1,299 @@
+"""Native definitions of OpenCL built-ins (docs/native.md, "Built-ins compiled natively"):
+each computes the interpreter's result bit for bit; work-item functions read the context."""
+import re
+
+from clcoop.interp.ocl_builtins import demangle
+from clcoop.native.context import CTX
+from clcoop.native.irtext import gquote, split_top
+from clcoop.native.support import Unsupported
+
+def params_of(name):
+    return demangle(name)[1]
+
+
+_CONVERT_RE = re.compile(r"convert_(u?char|u?short|u?int|u?long|float|double|half)(\d*)")
+
+
+def exact_builtin(name, base, mparams, ret, params):
+    """Definitions of the integer min/max/clamp/abs and the default-rounding conversions
+    whose LLVM instruction gives the interpreter's NumPy result bit for bit; None for
+    everything else."""
+    if mparams is None or not mparams:
+        return None
+    first = mparams[0]
+    scalar = first[2] if first[0] == "vec" else first
+    args = ", ".join(f"{t} %a{i}" for i, t in enumerate(params))
+    head = f"define internal {ret} {gquote(name)}(ptr %c, {args}) alwaysinline {{"
+    if base in ("min", "max", "clamp", "abs") and scalar[0] == "int":
+        if any(p != first for p in mparams) or any(t != params[0] for t in params):
+            return None
+        sign = "s" if scalar[2] else "u"
+        suffix = intrinsic_suffix(params[0])
+        if base == "abs":
+            if not scalar[2]:
+                return f"{head}\n  ret {ret} %a0\n}}"
+            return (f"{head}\n  %r = call {ret} @llvm.abs.{suffix}({ret} %a0, i1 false)\n"
+                    f"  ret {ret} %r\n}}")
+        if base == "clamp":
+            return (f"{head}\n  %m = call {ret} @llvm.{sign}max.{suffix}({ret} %a0, {ret} %a1)\n"
+                    f"  %r = call {ret} @llvm.{sign}min.{suffix}({ret} %m, {ret} %a2)\n  ret {ret} %r\n}}")
+        return (f"{head}\n  %r = call {ret} @llvm.{sign}{base}.{suffix}({ret} %a0, {ret} %a1)\n"
+                f"  ret {ret} %r\n}}")
+    if base == "select" and len(params) == 3 and params[0] == params[1] == ret:
+        # OpenCL C 6.15.6: scalar c != 0, vector: the most significant bit of each c.
+        c_vec = params[2].startswith("<")
+        zero = "zeroinitializer"
+        cond = f"icmp slt {params[2]} %a2, {zero}" if c_vec else f"icmp ne {params[2]} %a2, {zero}"
+        return f"{head}\n  %cond = {cond}\n  %r = select {bool_type(params[2])} %cond, {ret} %a1, {ret} %a0\n  ret {ret} %r\n}}"
+    if base in ("fmax", "fmin") and scalar[0] == "float" and len(params) == 2 and params[0] == params[1] == ret:
+        # As NumPy's fmax/fmin (the interpreter): NaN a -> b; NaN b -> a; ties -> a.
+        order = "oge" if base == "fmax" else "ole"
+        b1 = bool_type(ret)
+        return (f"{head}\n  %an = fcmp uno {ret} %a0, %a0\n  %bn = fcmp uno {ret} %a1, %a1\n"
+                f"  %keep = fcmp {order} {ret} %a0, %a1\n  %t = select {b1} %keep, {ret} %a0, {ret} %a1\n"
+                f"  %u = select {b1} %bn, {ret} %a0, {ret} %t\n  %r = select {b1} %an, {ret} %a1, {ret} %u\n"
+                f"  ret {ret} %r\n}}")
+    if base in _INTEGER_BUILTINS and scalar[0] == "int" and all(p == first for p in mparams) \
+            and all(t == params[0] for t in params) and len(params) == _INTEGER_BUILTINS[base]:
+        return f"{head}\n{_integer_builtin_body(base, ret, scalar[1], scalar[2])}\n}}"
+    m = _CONVERT_RE.fullmatch(base)
+    if m and len(params) == 1:
+        src, dst = params[0], ret
+        src_float = scalar[0] == "float"
+        dst_float = m.group(1) in ("float", "double", "half")
+        if src_float and not dst_float:
+            return None     # out-of-range float -> int differs between NumPy and LLVM
+        sbits, dbits = type_bits(src), type_bits(dst)
+        if src_float and dst_float:
+            op = "fpext" if dbits > sbits else "fptrunc" if dbits < sbits else None
+        elif dst_float:
+            op = "sitofp" if scalar[2] else "uitofp"
+        else:
+            op = "trunc" if dbits < sbits else ("sext" if scalar[2] else "zext") if dbits > sbits else None
+        body = f"  %r = {op} {src} %a0 to {dst}\n  ret {dst} %r" if op else f"  ret {dst} %a0"
+        return f"{head}\n{body}\n}}"
+    return None
+
+
+# OpenCL C 3.0 6.15.3 integer functions with an exact LLVM form: name -> arity.
+_INTEGER_BUILTINS = {"popcount": 1, "clz": 1, "ctz": 1, "rotate": 2, "add_sat": 2, "sub_sat": 2,
+                     "hadd": 2, "rhadd": 2, "abs_diff": 2, "mul_hi": 2, "mad_hi": 3, "mad_sat": 3}
+
+
+def _integer_builtin_body(base, t, bits, signed):
+    """IR body (arguments %a0.., result type t) of an integer built-in; results that need
+    more bits are computed in a type twice as wide, then narrowed."""
+    sfx = intrinsic_suffix(t)
+    wide = re.sub(r"i\d+", f"i{2 * bits}", t)
+    wsfx = intrinsic_suffix(wide)
+    ext = "sext" if signed else "zext"
+    shr = "ashr" if signed else "lshr"
+    sg = "s" if signed else "u"
+
+    def splat(ty, v):
+        m = re.fullmatch(r"<(\d+) x (\w+)>", ty)
+        return f"<{', '.join(f'{m.group(2)} {v}' for _ in range(int(m.group(1))))}>" if m else str(v)
+    widen = [f"  %w0 = {ext} {t} %a0 to {wide}", f"  %w1 = {ext} {t} %a1 to {wide}"]
+    if base == "popcount":
+        lines = [f"  %r = call {t} @llvm.ctpop.{sfx}({t} %a0)"]
+    elif base in ("clz", "ctz"):
+        intr = "ctlz" if base == "clz" else "cttz"
+        lines = [f"  %r = call {t} @llvm.{intr}.{sfx}({t} %a0, i1 false)"]
+    elif base == "rotate":
+        lines = [f"  %r = call {t} @llvm.fshl.{sfx}({t} %a0, {t} %a0, {t} %a1)"]
+    elif base in ("add_sat", "sub_sat"):
+        lines = [f"  %r = call {t} @llvm.{sg}{base[:3]}.sat.{sfx}({t} %a0, {t} %a1)"]
+    elif base in ("hadd", "rhadd"):
+        lines = widen + [f"  %s = add {wide} %w0, %w1"]
+        if base == "rhadd":
+            lines.append(f"  %s1 = add {wide} %s, {splat(wide, 1)}")
+        lines += [f"  %h = {shr} {wide} {'%s1' if base == 'rhadd' else '%s'}, {splat(wide, 1)}",
+                  f"  %r = trunc {wide} %h to {t}"]
+    elif base == "abs_diff":
+        lines = widen + [f"  %d = sub {wide} %w0, %w1",
+                         f"  %ad = call {wide} @llvm.abs.{wsfx}({wide} %d, i1 false)",
+                         f"  %r = trunc {wide} %ad to {t}"]
+    elif base in ("mul_hi", "mad_hi"):
+        lines = widen + [f"  %p = mul {wide} %w0, %w1", f"  %h = lshr {wide} %p, {splat(wide, bits)}",
+                         f"  %hi = trunc {wide} %h to {t}"]
+        lines.append(f"  %r = add {t} %hi, %a2" if base == "mad_hi" else f"  %r = add {t} %hi, {splat(t, 0)}")
+    else:   # mad_sat: a*b+c exactly in twice the bits, then saturated
+        lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+        lines = widen + [f"  %w2 = {ext} {t} %a2 to {wide}", f"  %p = mul {wide} %w0, %w1",
+                         f"  %s = add {wide} %p, %w2"]
+        if signed:
+            lines.append(f"  %c0 = call {wide} @llvm.smax.{wsfx}({wide} %s, {wide} {splat(wide, lo)})")
+        else:
+            lines.append(f"  %c0 = add {wide} %s, {splat(wide, 0)}")
+        lines += [f"  %c1 = call {wide} @llvm.{sg}min.{wsfx}({wide} %c0, {wide} {splat(wide, hi)})",
+                  f"  %r = trunc {wide} %c1 to {t}"]
+    return "\n".join(lines + [f"  ret {t} %r"])
+
+
+def type_bits(t):
+    elem = re.sub(r"<\d+ x (\w+)>", r"\1", t)
+    return {"half": 16, "float": 32, "double": 64}.get(elem) or int(elem[1:])
+
+
+def intrinsic_suffix(t):
+    m = re.fullmatch(r"<(\d+) x (\w+)>", t)
+    return f"v{m.group(1)}{m.group(2)}" if m else t
+
+
+def bool_type(t):
+    m = re.fullmatch(r"<(\d+) x \w+>", t)
+    return f"<{m.group(1)} x i1>" if m else "i1"
+
+
+def leading_type(typed_value):
+    """'<4 x i32> %x' -> '<4 x i32>', 'i128 -5' -> 'i128'."""
+    if typed_value.startswith("<"):
+        return typed_value[:typed_value.index(">") + 1]
+    return typed_value.split(" ", 1)[0]
+
+
+def intrinsics_in(definition):
+    """(name, declaration) of the llvm.* intrinsics a built-in definition calls."""
+    out = []
+    for m in re.finditer(r"call (\S+|<[^>]+>) @(llvm\.[\w.]+)\(([^)]*)\)", definition):
+        ret, name, args = m.groups()
+        types = [leading_type(a.strip()) for a in split_top(args)]
+        out.append((name, f"declare {ret} @{name}({', '.join(types)})"))
+    return out
+
+
+def ctx_slot(name):
+    return f"%s.{name}"
+
+
+def type_suffix(t):
+    m = re.fullmatch(r"<(\d+) x (\w+)>", t)
+    if m:
+        return f"v{m.group(1)}{type_suffix(m.group(2))}"
+    return {"float": "f32", "double": "f64", "half": "f16"}.get(t, t)
+
+
+def store_size(t, layout):
+    if t.kind == "int":
+        return max(1, (t.bits + 7) // 8)
+    if t.kind == "float":
+        return t.bits // 8
+    if t.kind == "ptr":
+        return 8
+    if t.kind == "vec":
+        return t.n * store_size(t.elem, layout)
+    if t.kind in ("struct", "array"):
+        return layout.size(t)
+    raise Unsupported(f"values of type {t}")
+
+
+def elem_size(t, layout):
+    if t.kind == "vec":
+        return store_size(t.elem, layout)
+    if t.kind in ("int", "float", "ptr"):
+        return store_size(t, layout)
+    return 1
+
+
+def workitem_definition(name, base, ret, params):
+    """A work-item function reading the context (ids as the interpreter's _LaneIds)."""
+    kind = base[len("get_"):]
+    pname = f", {params[0]} %d" if params else ""
+    lines = [f"define internal {ret} {gquote(name)}(ptr %c{pname}) alwaysinline {{"]
+
+    def slot(field):
+        lines.append(f"  %p.{field} = getelementptr i64, ptr %c, i64 {CTX[field]}")
+        lines.append(f"  %{field} = load i64, ptr %p.{field}")
+        return f"%{field}"
+
+    def per_dim(prefix, default):
+        """Value of the slots prefix0..2 at dimension %d; default outside 0..2."""
+        d = "%dd"
+        lines.append(f"  {d} = zext {params[0]} %d to i64")
+        vals = [slot(f"{prefix}{i}") for i in range(3)]
+        lines.append(f"  %is0 = icmp eq i64 {d}, 0")
+        lines.append(f"  %is1 = icmp eq i64 {d}, 1")
+        lines.append(f"  %is2 = icmp eq i64 {d}, 2")
+        lines.append(f"  %s2 = select i1 %is2, i64 {vals[2]}, i64 {default}")
+        lines.append(f"  %s1 = select i1 %is1, i64 {vals[1]}, i64 %s2")
+        lines.append(f"  %v.{prefix} = select i1 %is0, i64 {vals[0]}, i64 %s1")
+        return f"%v.{prefix}"
+
+    if kind in ("global_id",):
+        g = per_dim("grp", 0)
+        ls = per_dim_fresh(lines, "lsize", 1)
+        li = per_dim_fresh(lines, "lid", 0)
+        of = per_dim_fresh(lines, "off", 0)
+        lines += [f"  %m = mul i64 {g}, {ls}", f"  %a = add i64 %m, {li}", f"  %v = add i64 %a, {of}"]
+        v = "%v"
+    elif kind == "local_id":
+        v = per_dim("lid", 0)
+    elif kind == "group_id":
+        v = per_dim("grp", 0)
+    elif kind == "global_size":
+        v = per_dim("gsize", 1)
+    elif kind in ("local_size", "enqueued_local_size"):
+        v = per_dim("lsize", 1)
+    elif kind == "num_groups":
+        v = per_dim("ngrp", 1)
+    elif kind == "global_offset":
+        v = per_dim("off", 0)
+    elif kind == "work_dim":
+        v = slot("work_dim")
+    elif kind == "local_linear_id":
+        v = slot("llid")
+    elif kind == "global_linear_id":
+        # (gid0 - off0) + (gid1 - off1) * gs0 + (gid2 - off2) * gs0 * gs1, gid - off = grp * ls + lid
+        ids = []
+        for i in range(3):
+            g, ls, li = slot(f"grp{i}"), slot(f"lsize{i}"), slot(f"lid{i}")
+            lines += [f"  %gm{i} = mul i64 {g}, {ls}", f"  %id{i} = add i64 %gm{i}, {li}"]
+            ids.append(f"%id{i}")
+        gs0, gs1 = slot("gsize0"), slot("gsize1")
+        lines += ["  %t1 = mul i64 %id1, " + gs0, f"  %gs01 = mul i64 {gs0}, {gs1}",
+                  "  %t2 = mul i64 %id2, %gs01", "  %u = add i64 %id0, %t1", "  %v = add i64 %u, %t2"]
+        v = "%v"
+    elif kind == "sub_group_size":
+        S, wg, llid = slot("sg_size"), slot("wg_size"), slot("llid")
+        lines += [f"  %sg = udiv i64 {llid}, {S}", f"  %first = mul i64 %sg, {S}",
+                  f"  %left = sub i64 {wg}, %first", f"  %lt = icmp ult i64 %left, {S}",
+                  f"  %v = select i1 %lt, i64 %left, i64 {S}"]
+        v = "%v"
+    elif kind == "max_sub_group_size":
+        S, wg = slot("sg_size"), slot("wg_size")
+        lines += [f"  %lt = icmp ult i64 {wg}, {S}", f"  %v = select i1 %lt, i64 {wg}, i64 {S}"]
+        v = "%v"
+    elif kind in ("num_sub_groups", "enqueued_num_sub_groups"):
+        S, wg = slot("sg_size"), slot("wg_size")
+        lines += [f"  %sm1 = sub i64 {S}, 1", f"  %w = add i64 {wg}, %sm1", f"  %v = udiv i64 %w, {S}"]
+        v = "%v"
+    elif kind == "sub_group_id":
+        S, llid = slot("sg_size"), slot("llid")
+        lines.append(f"  %v = udiv i64 {llid}, {S}")
+        v = "%v"
+    elif kind == "sub_group_local_id":
+        S, llid = slot("sg_size"), slot("llid")
+        lines.append(f"  %v = urem i64 {llid}, {S}")
+        v = "%v"
+    else:
+        raise Unsupported(f"the built-in '{base}'")
+    if ret == "i64":
+        lines.append(f"  ret i64 {v}")
+    else:
+        lines.append(f"  %r = trunc i64 {v} to {ret}")
+        lines.append(f"  ret {ret} %r")
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def per_dim_fresh(lines, prefix, default):
+    """Like per_dim in workitem_definition, for a second field once %dd and %is0..2 exist."""
+    vals = []
+    for i in range(3):
+        lines.append(f"  %p.{prefix}{i} = getelementptr i64, ptr %c, i64 {CTX[prefix + str(i)]}")
+        lines.append(f"  %{prefix}{i} = load i64, ptr %p.{prefix}{i}")
+        vals.append(f"%{prefix}{i}")
+    lines.append(f"  %{prefix}.s2 = select i1 %is2, i64 {vals[2]}, i64 {default}")
+    lines.append(f"  %{prefix}.s1 = select i1 %is1, i64 {vals[1]}, i64 %{prefix}.s2")
+    lines.append(f"  %v.{prefix} = select i1 %is0, i64 {vals[0]}, i64 %{prefix}.s1")
+    return f"%v.{prefix}"

@@ -1,0 +1,25 @@
+"""The work-item context shared by generated code and runtime.py: an array of i64 slots
+(runtime.py fills the template, the generated built-ins and drivers read and write it),
+the fault kinds recorded in it, and the sizes that bound native memory use."""
+
+# Context: an array of i64 slots (runtime.py fills the template).
+CTX = {name: i for i, name in enumerate((
+    "fault", "fault_kind", "fault_addr", "steps", "limit", "priv", "table", "table_count",
+    "scratch", "abort", "work_dim", "sg_size", "llid", "lid0", "lid1", "lid2", "grp0",
+    "grp1", "grp2", "gsize0", "gsize1", "gsize2", "lsize0", "lsize1", "lsize2", "ngrp0",
+    "ngrp1", "ngrp2", "off0", "off1", "off2", "fault_size", "priv_size", "wg_size", "barrier", "next_group",
+    "coop0", "coop1", "coop2", "coop3"))}
+CTX_SLOTS = len(CTX)
+SCRATCH_BYTES = 4096
+# Private variables and loaded/stored values above this size could overflow a thread's
+# stack (a crash): larger private variables live in the arena, larger accesses fall back.
+MAX_STACK_BYTES = 1 << 16
+
+# Fault kinds recorded in the context (runtime.describe_fault words them).
+FAULT_READ, FAULT_WRITE, FAULT_ATOMIC, FAULT_READONLY, FAULT_MISALIGNED, FAULT_DIVZERO, \
+    FAULT_LIMIT, FAULT_UNREACHABLE, FAULT_FREED, FAULT_BARRIER, FAULT_COOP = range(1, 12)
+
+BARRIERS = ("barrier", "work_group_barrier")
+ATOMIC_FUNCTIONS = {f"{prefix}_{op}" for prefix in ("atomic", "atom")
+                    for op in ("add", "sub", "xchg", "min", "max", "and", "or", "xor", "inc", "dec",
+                               "cmpxchg")}

@@ -1,0 +1,516 @@
+"""Cooperative-matrix calls in native kernels (docs/native.md, "Cooperative matrices").
+
+A matrix value of a work-item is the <V x T> vector of its components (the interpreter's
+layout: clcoop/interp/layout.py, MatrixLayout.index maps (work-item, component) to the
+logical element), so a module is compiled for one subgroup size. Splat (init) and length
+are per-work-item code. Load, store and mul-add are rendezvous points of the subgroup: the
+work-item (a coroutine, as at barriers) leaves its operands in its context (slots coop0..3)
+and suspends; the driver, once every work-item of a subgroup waits at the same operation,
+calls the operation's generated function over the subgroup's contexts, which checks
+uniformity and the subgroup's completeness as the interpreter does, and loads (stores,
+multiplies) through the layout tables with every element bounds-checked.
+"""
+import re
+
+from clcoop import coop_names
+from clcoop.interp.coop_calls import pointee_size
+from clcoop.interp.layout import LLVM_TO_COMPONENT, LayoutError, get_layout
+from clcoop.native import coop_ir
+from clcoop.native.context import CTX, CTX_SLOTS, FAULT_COOP, FAULT_READ, FAULT_WRITE
+from clcoop.native.irtext import quote, ref, typed
+from clcoop.native.support import Unsupported
+
+MATRIX_TYPE_RE = re.compile(r'target\("spirv\.CooperativeMatrixKHR",\s*(\w+),\s*(\d+),\s*(\d+),\s*(\d+),\s*(\d+)\)')
+RENDEZVOUS = ("__spirv_CooperativeMatrixLoadKHR", "__spirv_CooperativeMatrixStoreKHR",
+              "__spirv_CooperativeMatrixMulAddKHR")
+# Sub-codes of FAULT_COOP (in the fault's address word; runtime.py words them).
+NON_UNIFORM, PARTIAL_SUBGROUP, NEGATIVE_LOAD_STRIDE, STORE_STRIDE = 1, 2, 3, 4
+ELEMENT_BYTES = {"i8": 1, "i16": 2, "i32": 4, "i64": 8, "half": 2, "float": 4, "double": 8}
+
+
+def callee_of(name):
+    """The parsed cooperative-matrix callee of a function name, or None."""
+    if "__spirv_" not in name:
+        return None
+    callee = coop_names.parse_callee(name)
+    return callee if callee is not None and callee.well_formed else None
+
+
+def is_rendezvous(name):
+    callee = callee_of(name)
+    return callee is not None and callee.base in RENDEZVOUS
+
+
+class MatrixType:
+    def __init__(self, elem, rows, cols, use, S):
+        self.elem, self.rows, self.cols, self.use = elem, int(rows), int(cols), int(use)
+        try:
+            self.layout = get_layout(self.rows, self.cols, self.use, LLVM_TO_COMPONENT[elem], S)
+        except (LayoutError, KeyError) as exc:
+            raise Unsupported(f"a cooperative matrix the layout cannot hold at sub-group size {S} ({exc})")
+        self.length = self.layout.length
+        self.vector = f"<{self.length} x {elem}>"
+        self.table = f"@__clcoop_lt.{elem}.{rows}.{cols}.{use}"
+
+
+def matrix_type(text, S):
+    m = MATRIX_TYPE_RE.search(text)
+    if m is None:
+        raise Unsupported(f"cannot read the cooperative matrix type in {text}")
+    elem, scope, rows, cols, use = m.groups()
+    if scope != "3":
+        raise Unsupported(f"a cooperative matrix of scope {scope} (only subgroup scope, 3)")
+    return MatrixType(elem, rows, cols, use, S)
+
+
+def replace_matrix_types(text, S):
+    return MATRIX_TYPE_RE.sub(lambda m: matrix_type(m.group(0), S).vector, text)
+
+
+class CoopModule:
+    """The rendezvous functions and layout tables of a module compiled for subgroup size S."""
+
+    def __init__(self, S):
+        self.S = S
+        self.tables = {}            # symbol -> definition
+        self.functions = []
+        self.sites = {}             # kernel name -> [(site, function name)]
+
+    def table(self, mt):
+        if mt.table not in self.tables:
+            values = ", ".join(f"i32 {int(x)}" for x in mt.layout.index.reshape(-1))
+            self.tables[mt.table] = (f"{mt.table} = internal constant [{mt.layout.index.size} x i32] "
+                                     f"[{values}]")
+        return mt.table
+
+    def text(self):
+        if not self.functions:
+            return ""
+        parts = list(self.tables.values()) + [SPAN_OK_IR] + self.functions
+        return "\n".join(parts).replace("@__S__", str(self.S))
+
+
+def emit_call(fg, ins, ops, name):
+    """Code of one cooperative-matrix call in the work-item function `fg` (codegen._FunctionGen);
+    returns the label the block continues in (a rendezvous suspends), or None."""
+    callee = callee_of(name)
+    S = fg.mg.subgroup_size
+    if callee is None or S is None:
+        raise Unsupported(f"cooperative-matrix operations ({name})")
+    base = callee.base
+    lhs = f"{quote(ins.name)} = " if str(ins.type) != "void" else ""
+    if base == "__spirv_CompositeConstruct":
+        mt = matrix_type(str(ins.type), S)
+        scalar = typed(ops[0])
+        tmp = fg.fresh("splat")
+        fg.lines += [f"  {tmp} = insertelement {mt.vector} poison, {scalar}, i64 0",
+                     f"  {lhs}shufflevector {mt.vector} {tmp}, {mt.vector} poison, "
+                     f"<{mt.length} x i32> zeroinitializer"]
+        return None
+    if base == "__spirv_CooperativeMatrixLengthKHR":
+        mt = _matrix_of_callee(callee, S)
+        fg.lines.append(f"  {lhs}add {ins.type} 0, {mt.length}")
+        return None
+    if base in ELEMENTWISE or base == "__spirv_CooperativeMatrixScalarNeg":
+        return _elementwise(fg, ins, ops, base, lhs, S)
+    if base == "__spirv_CooperativeMatrixScalarMul":
+        return _scalar_mul(fg, ins, ops, lhs, S)
+    if base not in RENDEZVOUS:
+        raise Unsupported(f"the cooperative-matrix operation {base.replace('__spirv_', '')} "
+                          f"is not compiled natively yet")
+    return _rendezvous(fg, ins, ops, callee, lhs)
+
+
+_LLVM_OF_COMPONENT = {"char": "i8", "uchar": "i8", "short": "i16", "ushort": "i16", "int": "i32",
+                      "uint": "i32", "long": "i64", "ulong": "i64", "half": "half", "float": "float",
+                      "double": "double"}
+
+
+# Element-wise operations are per work-item vector code: each component is computed as the
+# interpreter computes it on the logical matrix (coopmat.binary / negate: IEEE operations
+# in the component type, integers wrapping); padding components are never observed (stores
+# and mul-adds skip them).
+ELEMENTWISE = {"__spirv_CooperativeMatrixBinaryAdd": ("fadd", "add"),
+               "__spirv_CooperativeMatrixBinarySub": ("fsub", "sub"),
+               "__spirv_CooperativeMatrixBinaryMul": ("fmul", "mul"),
+               "__spirv_CooperativeMatrixBinaryDiv": ("fdiv", None)}
+
+
+def _elementwise(fg, ins, ops, base, lhs, S):
+    mt = matrix_type(str(ins.type), S)
+    floating = mt.elem in coop_ir.FLOAT_TYPES
+    if any(matrix_type(str(o.type), S).vector != mt.vector for o in ops[:-1]):
+        raise Unsupported(f"a cooperative-matrix {base.replace('__spirv_', '')} of different matrix types")
+    if base == "__spirv_CooperativeMatrixScalarNeg":
+        op = f"fneg {mt.vector} {ref(ops[0])}" if floating else f"sub {mt.vector} zeroinitializer, {ref(ops[0])}"
+        fg.lines.append(f"  {lhs}{op}")
+        return None
+    op = ELEMENTWISE[base][0 if floating else 1]
+    if op is None:
+        # Integer division faults on a zero divisor in the interpreter (padding included
+        # would differ): not compiled natively yet.
+        raise Unsupported("an integer cooperative-matrix division")
+    fg.lines.append(f"  {lhs}{op} {mt.vector} {ref(ops[0])}, {ref(ops[1])}")
+    return None
+
+
+def _scalar_mul(fg, ins, ops, lhs, S):
+    """m * s with s of the component type; the interpreter requires s uniform across the
+    sub-group: taken natively when s is a constant or a kernel argument (uniform)."""
+    mt = matrix_type(str(ins.type), S)
+    scalar = ops[1]
+    if str(scalar.type) != mt.elem:
+        raise Unsupported(f"a cooperative-matrix scalar multiply by a {scalar.type} scalar")
+    if not (scalar.is_constant or scalar.value_kind.name == "argument"):
+        raise Unsupported("a cooperative-matrix scalar multiply by a value that may differ "
+                          "between work-items (the interpreter checks it is uniform)")
+    tmp = fg.fresh("smul")
+    tmp2 = fg.fresh("smuls")
+    op = "fmul" if mt.elem in coop_ir.FLOAT_TYPES else "mul"
+    fg.lines += [f"  {tmp} = insertelement {mt.vector} poison, {typed(scalar)}, i64 0",
+                 f"  {tmp2} = shufflevector {mt.vector} {tmp}, {mt.vector} poison, "
+                 f"<{mt.length} x i32> zeroinitializer",
+                 f"  {lhs}{op} {mt.vector} {ref(ops[0])}, {tmp2}"]
+    return None
+
+
+def _matrix_of_callee(callee, S):
+    m = callee.matrices[0]
+    return MatrixType(_LLVM_OF_COMPONENT[m.elem], m.rows, m.cols, m.use, S)
+
+
+def _constant_int(value, what):
+    text = typed(value)
+    parts = text.split()
+    if len(parts) != 2 or not re.fullmatch(r"-?\d+", parts[1]):
+        raise Unsupported(f"a cooperative-matrix {what} that is not a constant ({text})")
+    return int(parts[1])
+
+
+def _rendezvous(fg, ins, ops, callee, lhs):
+    """Operands to the context, suspend, result from the spill slot after the resume."""
+    S = fg.mg.subgroup_size
+    coop = fg.mg.coop
+    site = fg.site(ins, "cooperative-matrix operation", 0)
+    fname = f"__clcoop_coop.{site}"
+    slots = []                      # (slot index, i64 value text)
+    result = None
+    if callee.base == "__spirv_CooperativeMatrixLoadKHR":
+        mt = matrix_type(str(ins.type), S)
+        layout, stride = _memory_operands(ops, 1, callee, mt)
+        spill = fg.coop_spill(mt.vector)
+        slots = [(0, _ptr_bits(fg, ops[0])), (2, _i64(fg, ops[2])), (3, _ptr_bits(fg, spill))]
+        result = (mt, spill)
+        coop.functions.append(_memory_function(fname, site, mt, layout, coop.table(mt), load=True))
+    elif callee.base == "__spirv_CooperativeMatrixStoreKHR":
+        mt = matrix_type(str(ops[1].type), S)
+        layout, stride = _memory_operands(ops, 2, callee, mt)
+        spill = fg.coop_spill(mt.vector)
+        fg.lines.append(f"  store {mt.vector} {ref(ops[1])}, ptr {spill}")
+        slots = [(0, _ptr_bits(fg, ops[0])), (2, _i64(fg, ops[3])), (3, _ptr_bits(fg, spill))]
+        coop.functions.append(_memory_function(fname, site, mt, layout, coop.table(mt), load=False))
+    else:
+        a, b, c = (matrix_type(str(o.type), S) for o in ops[:3])
+        r = matrix_type(str(ins.type), S)
+        operands = _constant_int(ops[3], "operands word") if len(ops) > 4 else 0
+        if operands & ~coop_ir.KNOWN_OPERANDS:
+            raise Unsupported(f"unknown cooperative matrix operands 0x{operands:x}")
+        if all(m.elem in coop_ir.FLOAT_TYPES for m in (a, b, c, r)):
+            operands = 0            # signedness flags mean nothing for floats (coopmat)
+        types = (a.elem, b.elem, c.elem, r.elem)
+        mad = f"__clcoop_mad.{site}"
+        coop.functions.append(coop_ir.mul_add_ir(mad, a.rows, b.cols, a.cols, types, operands))
+        spills = []
+        for i, (mt, o) in enumerate(zip((a, b, c), ops[:3])):
+            spill = fg.coop_spill(mt.vector)
+            fg.lines.append(f"  store {mt.vector} {ref(o)}, ptr {spill}")
+            spills.append((i, _ptr_bits(fg, spill)))
+        out = fg.coop_spill(r.vector)
+        slots = spills + [(3, _ptr_bits(fg, out))]
+        result = (r, out)
+        coop.functions.append(_mul_add_function(fname, site, (a, b, c, r), mad,
+                                                [coop.table(m) for m in (a, b, c, r)]))
+    if callee.base != "__spirv_CooperativeMatrixMulAddKHR":
+        slots.append((1, str(layout)))
+    for slot, value in slots:
+        p = fg.fresh("cs")
+        fg.lines += [f"  {p} = getelementptr i64, ptr %__ctx, i64 {CTX[f'coop{slot}']}",
+                     f"  store i64 {value}, ptr {p}"]
+    coop.sites.setdefault(fg.f.name, []).append((site, fname))
+    resume = fg.suspend(site)
+    if result is not None:
+        mt, spill = result
+        fg.lines.append(f"  {lhs}load {mt.vector}, ptr {spill}")
+    return resume
+
+
+def _memory_operands(ops, layout_index, callee, mt):
+    if pointee_size(callee.params) != ELEMENT_BYTES[mt.elem]:
+        # The stride counts pointee elements (coopmat._addresses): kept for later.
+        raise Unsupported("a cooperative-matrix load or store through a pointer to another type")
+    layout = _constant_int(ops[layout_index], "memory layout")
+    if layout not in (0, 1):
+        raise Unsupported(f"the cooperative-matrix memory layout {layout} (row- and column-major only)")
+    if len(ops) < layout_index + 3:
+        raise Unsupported("a cooperative-matrix load or store without a stride")
+    return layout, ops[layout_index + 1]
+
+
+def _ptr_bits(fg, value):
+    text = typed(value) if not isinstance(value, str) else f"ptr {value}"
+    out = fg.fresh("pb")
+    fg.lines.append(f"  {out} = ptrtoint {text} to i64")
+    return out
+
+
+def _i64(fg, value):
+    text = typed(value)
+    ty = text.split(" ", 1)[0]
+    if ty == "i64":
+        return text.split(" ", 1)[1]
+    out = fg.fresh("st")
+    fg.lines.append(f"  {out} = sext {text} to i64")
+    return out
+
+
+# ------------------------------------------------------------------ rendezvous functions
+
+def _ctx_lines(prefix, j):
+    return [f"  {prefix}.off = mul i64 {j}, {CTX_SLOTS * 8}",
+            f"  {prefix} = getelementptr i8, ptr %base, i64 {prefix}.off"]
+
+
+def _slot(prefix, ctx, name, out):
+    return [f"  {out}.p = getelementptr i64, ptr {ctx}, i64 {CTX[name]}",
+            f"  {out} = load i64, ptr {out}.p"]
+
+
+def _head(fname, site, checks):
+    """Entry of a rendezvous function: %base (first work-item's context), a fault for a
+    partial subgroup, and `checks` (slot names that must be uniform)."""
+    # noinline: one call per sub-group and operation; inlining them all into the driver
+    # multiplied its compile time.
+    lines = [f"define internal i1 @{fname}(ptr %ctxs, i64 %first, i64 %count) noinline {{",
+             "entry:",
+             f"  %base.off = mul i64 %first, {CTX_SLOTS * 8}",
+             "  %base = getelementptr i8, ptr %ctxs, i64 %base.off",
+             "  %full = icmp eq i64 %count, @__S__",
+             "  br i1 %full, label %uni, label %partial",
+             "partial:",
+             f"  call void @__clcoop_fault(ptr %base, i32 {site}, i32 {FAULT_COOP}, i64 {PARTIAL_SUBGROUP}, i64 0)",
+             "  ret i1 true",
+             "uni:"]
+    for name in checks:
+        lines += _slot("u", "%base", name, f"%u0.{name}")
+    lines += ["  br label %uloop",
+              "uloop:",
+              "  %uj = phi i64 [ 1, %uni ], [ %uj.next, %unext ]",
+              "  %umore = icmp ult i64 %uj, %count",
+              "  br i1 %umore, label %ubody, label %udone",
+              "ubody:",
+              *_ctx_lines("%uc", "%uj"),
+              "  %usame0 = add i1 true, false"]
+    for i, name in enumerate(checks):
+        lines += _slot("u", "%uc", name, f"%uj.{name}")
+        lines += [f"  %ueq{i} = icmp eq i64 %uj.{name}, %u0.{name}",
+                  f"  %usame{i + 1} = and i1 %usame{i}, %ueq{i}"]
+    lines += [f"  br i1 %usame{len(checks)}, label %unext, label %nonuniform",
+              "unext:",
+              "  %uj.next = add i64 %uj, 1",
+              "  br label %uloop",
+              "nonuniform:",
+              f"  call void @__clcoop_fault(ptr %uc, i32 {site}, i32 {FAULT_COOP}, i64 {NON_UNIFORM}, i64 0)",
+              "  ret i1 true",
+              "udone:"]
+    return lines
+
+
+def _item_loop(prefix, V, body, after):
+    """for j < count (item context %{prefix}c), v < V: body(j, v); after(j) per item."""
+    p = prefix
+    return [f"  br label %{p}.j",
+            f"{p}.j:",
+            f"  %{p}j = phi i64 [ 0, %{p}.pre ], [ %{p}j.next, %{p}.jnext ]",
+            f"  %{p}jmore = icmp ult i64 %{p}j, %count",
+            f"  br i1 %{p}jmore, label %{p}.jbody, label %{p}.end",
+            f"{p}.jbody:",
+            *_ctx_lines(f"%{p}c", f"%{p}j"),
+            f"  br label %{p}.v",
+            f"{p}.v:",
+            f"  %{p}v = phi i64 [ 0, %{p}.jbody ], [ %{p}v.next, %{p}.vnext ]",
+            f"  %{p}vmore = icmp ult i64 %{p}v, {V}",
+            f"  br i1 %{p}vmore, label %{p}.vbody, label %{p}.jafter",
+            f"{p}.vbody:",
+            *body,
+            f"  br label %{p}.vnext",
+            f"{p}.vnext:",
+            f"  %{p}v.next = add i64 %{p}v, 1",
+            f"  br label %{p}.v",
+            f"{p}.jafter:",
+            *after,
+            f"  br label %{p}.jnext",
+            f"{p}.jnext:",
+            f"  %{p}j.next = add i64 %{p}j, 1",
+            f"  br label %{p}.j",
+            f"{p}.end:"]
+
+
+def _table_index(p, mt, V):
+    """%{p}idx: the logical index of component %{p}v of item %{p}j (-1: padding)."""
+    return [f"  %{p}tj = mul i64 %{p}j, {V}",
+            f"  %{p}ti = add i64 %{p}tj, %{p}v",
+            f"  %{p}tp = getelementptr i32, ptr {mt.table}, i64 %{p}ti",
+            f"  %{p}idx32 = load i32, ptr %{p}tp",
+            f"  %{p}idx = sext i32 %{p}idx32 to i64",
+            f"  %{p}pad = icmp slt i64 %{p}idx, 0"]
+
+
+def _memory_function(fname, site, mt, layout, table, load):
+    """Load or store of one subgroup: uniform pointer, layout and stride; the stride rule of
+    coopmat (_check_load_stride: >= 0; _check_store_stride: > 0); every element checked."""
+    T, V, esz = mt.elem, mt.length, ELEMENT_BYTES[mt.elem]
+    lines = _head(fname, site, ("coop0", "coop1", "coop2"))
+    bad_stride = "icmp slt i64 %u0.coop2, 0" if load else "icmp sle i64 %u0.coop2, 0"
+    lines += [f"  %badstride = {bad_stride}",
+              "  br i1 %badstride, label %stride, label %m.pre",
+              "stride:",
+              f"  call void @__clcoop_fault(ptr %base, i32 {site}, i32 {FAULT_COOP}, "
+              f"i64 {NEGATIVE_LOAD_STRIDE if load else STORE_STRIDE}, i64 0)",
+              "  ret i1 true",
+              "m.pre:"]
+    major, minor = ("%mrow", "%mcol") if layout == 0 else ("%mcol", "%mrow")
+    body = _table_index("m", mt, V) + [
+        "  br i1 %mpad, label %m.padding, label %m.elem",
+        "m.padding:"]
+    if load:
+        body += [f"  %m.spill0 = getelementptr i64, ptr %mc, i64 {CTX['coop3']}",
+                 "  %m.spill0v = load i64, ptr %m.spill0",
+                 "  %m.spill0p = inttoptr i64 %m.spill0v to ptr",
+                 f"  %m.zp = getelementptr {T}, ptr %m.spill0p, i64 %mv",
+                 f"  store {T} zeroinitializer, ptr %m.zp"]
+    body += ["  br label %m.vnext",
+             "m.elem:",
+             f"  %mrow = sdiv i64 %midx, {mt.cols}",
+             f"  %mcol = srem i64 %midx, {mt.cols}",
+             f"  %mmaj = mul i64 {major}, %u0.coop2",
+             f"  %moff = add i64 %mmaj, {minor}",
+             f"  %mbytes = mul i64 %moff, {esz}",
+             "  %maddr = add i64 %u0.coop0, %mbytes",
+             "  %mptr = inttoptr i64 %maddr to ptr",
+             f"  %mq = call ptr @__clcoop_chk_any(ptr %mc, ptr %mptr, i64 {esz}, i64 {esz}, i32 {site}, "
+             f"i32 {FAULT_READ if load else FAULT_WRITE}, i1 {'false' if load else 'true'})",
+             f"  %m.spill = getelementptr i64, ptr %mc, i64 {CTX['coop3']}",
+             "  %m.spillv = load i64, ptr %m.spill",
+             "  %m.spillp = inttoptr i64 %m.spillv to ptr",
+             f"  %m.sp = getelementptr {T}, ptr %m.spillp, i64 %mv"]
+    if load:
+        body += [f"  %m.val = load {T}, ptr %mq", f"  store {T} %m.val, ptr %m.sp"]
+    else:
+        body += [f"  %m.val = load {T}, ptr %m.sp", f"  store {T} %m.val, ptr %mq"]
+    after = [f"  %m.fp = getelementptr i64, ptr %mc, i64 {CTX['fault']}",
+             "  %m.f = load i64, ptr %m.fp",
+             "  %m.faulted = icmp ne i64 %m.f, 0",
+             "  br i1 %m.faulted, label %m.stop, label %m.ok",
+             "m.stop:",
+             "  ret i1 true",
+             "m.ok:"]
+    # The fast path: the whole span [pointer, last element] inside one region, aligned and
+    # writable if stored to, then no element can fault: no per-element checks. Otherwise
+    # the checked loop finds and reports the faulting element.
+    last_major, last_minor = (mt.rows - 1, mt.cols - 1) if layout == 0 else (mt.cols - 1, mt.rows - 1)
+    lines[lines.index("m.pre:")] = "span:"
+    lines += [f"  %span.maj = mul i64 {last_major}, %u0.coop2",
+              f"  %span.last = add i64 %span.maj, {last_minor + 1}",
+              f"  %span.bytes = mul i64 %span.last, {esz}",
+              "  %span.hi = add i64 %u0.coop0, %span.bytes",
+              f"  %span.ok = call i1 @__clcoop_span_ok(ptr %base, i64 %u0.coop0, i64 %span.hi, i64 {esz}, "
+              f"i1 {'false' if load else 'true'})",
+              "  br i1 %span.ok, label %f.pre, label %m.pre",
+              "m.pre:"]
+    checked = _item_loop("m", V, body, after) + ["  ret i1 false"]
+    fast = "\n".join(checked).replace("%m", "%f").replace("m.", "f.")
+    fast = re.sub(r"  %fq = call ptr @__clcoop_chk_any\(ptr %fc, ptr %fptr, [^\n]*",
+                  "  %fq = getelementptr i8, ptr %fptr, i64 0", fast)
+    lines += checked + ["f.pre:"] + fast.split("\n") + ["}"]
+    return "\n".join(lines)
+
+
+SPAN_OK_IR = """define internal i1 @__clcoop_span_ok(ptr %c, i64 %lo, i64 %hi, i64 %al, i1 %w) {
+entry:
+  %tp = getelementptr i64, ptr %c, i64 @__TABLE__
+  %t = load ptr, ptr %tp
+  %np = getelementptr i64, ptr %c, i64 @__COUNT__
+  %n = load i64, ptr %np
+  %nowrap = icmp ule i64 %lo, %hi
+  br i1 %nowrap, label %loop, label %no
+loop:
+  %i = phi i64 [ 0, %entry ], [ %inext, %next ]
+  %more = icmp ult i64 %i, %n
+  br i1 %more, label %body, label %no
+body:
+  %i3 = mul i64 %i, 3
+  %rp = getelementptr i64, ptr %t, i64 %i3
+  %rlo = load i64, ptr %rp
+  %rhp = getelementptr i64, ptr %rp, i64 1
+  %rhi = load i64, ptr %rhp
+  %rfp = getelementptr i64, ptr %rp, i64 2
+  %rfl = load i64, ptr %rfp
+  %ge = icmp uge i64 %lo, %rlo
+  %le = icmp ule i64 %hi, %rhi
+  %in = and i1 %ge, %le
+  %rel = sub i64 %lo, %rlo
+  %mis = urem i64 %rel, %al
+  %aligned = icmp eq i64 %mis, 0
+  %canw = icmp ne i64 %rfl, 0
+  %nw = xor i1 %w, true
+  %perm = or i1 %nw, %canw
+  %ok0 = and i1 %in, %aligned
+  %ok = and i1 %ok0, %perm
+  %inext = add i64 %i, 1
+  br i1 %ok, label %yes, label %next
+next:
+  br label %loop
+yes:
+  ret i1 true
+no:
+  ret i1 false
+}}""".replace("@__TABLE__", str(CTX["table"])).replace("@__COUNT__", str(CTX["table_count"])).replace("}}", "}")
+
+
+def _mul_add_function(fname, site, mats, mad, tables):
+    a, b, c, r = mats
+    lines = _head(fname, site, ())
+    lines += [f"  %la = alloca [{a.rows * a.cols} x {a.elem}], align 64",
+              f"  %lb = alloca [{b.rows * b.cols} x {b.elem}], align 64",
+              f"  %lc = alloca [{c.rows * c.cols} x {c.elem}], align 64",
+              f"  %lr = alloca [{r.rows * r.cols} x {r.elem}], align 64",
+              "  br label %g0.pre", "g0.pre:"]
+    for i, (mt, logical) in enumerate(((a, "%la"), (b, "%lb"), (c, "%lc"))):
+        p = f"g{i}"
+        body = _table_index(p, mt, mt.length) + [
+            f"  br i1 %{p}pad, label %{p}.vnext, label %{p}.copy",
+            f"{p}.copy:",
+            f"  %{p}.sl = getelementptr i64, ptr %{p}c, i64 {CTX[f'coop{i}']}",
+            f"  %{p}.sv = load i64, ptr %{p}.sl",
+            f"  %{p}.sp = inttoptr i64 %{p}.sv to ptr",
+            f"  %{p}.src = getelementptr {mt.elem}, ptr %{p}.sp, i64 %{p}v",
+            f"  %{p}.x = load {mt.elem}, ptr %{p}.src",
+            f"  %{p}.dst = getelementptr {mt.elem}, ptr {logical}, i64 %{p}idx",
+            f"  store {mt.elem} %{p}.x, ptr %{p}.dst"]
+        lines += _item_loop(p, mt.length, body, [])
+        lines += [f"  br label %g{i + 1}.pre", f"g{i + 1}.pre:"]
+    lines.append(f"  call void @{mad}(ptr %la, ptr %lb, ptr %lc, ptr %lr)")
+    p = "g3"
+    body = _table_index(p, r, r.length) + [
+        f"  %{p}.sl = getelementptr i64, ptr %{p}c, i64 {CTX['coop3']}",
+        f"  %{p}.sv = load i64, ptr %{p}.sl",
+        f"  %{p}.sp = inttoptr i64 %{p}.sv to ptr",
+        f"  %{p}.dst = getelementptr {r.elem}, ptr %{p}.sp, i64 %{p}v",
+        f"  %{p}.si = select i1 %{p}pad, i64 0, i64 %{p}idx",
+        f"  %{p}.src = getelementptr {r.elem}, ptr %lr, i64 %{p}.si",
+        f"  %{p}.x = load {r.elem}, ptr %{p}.src",
+        f"  %{p}.y = select i1 %{p}pad, {r.elem} zeroinitializer, {r.elem} %{p}.x",
+        f"  store {r.elem} %{p}.y, ptr %{p}.dst"]
+    lines += _item_loop(p, r.length, body, [])
+    lines += ["  ret i1 false", "}"]
+    return "\n".join(lines)

@@ -1,0 +1,210 @@
+"""Cooperative-matrix mul-add as generated LLVM IR on logical (row-major) matrices: the
+arithmetic of the native engine's mul-add calls (coop_calls.py; docs/native.md,
+"Cooperative matrices"), bit for bit as the interpreter's coopmat.mul_add.
+
+- Floating point (coopmat._float_mul_add): the interpreter multiplies with NumPy's matmul in
+  float32 (float64 when an operand is double; half operands are widened) and then adds C in
+  that type and rounds to the result type. On x86-64 NumPy's OpenBLAS sgemm/dgemm sums each
+  element as one fused multiply-add chain over k starting from +0 (measured for the tile
+  shapes the examples use; test_native_coop_ir.py checks it against coopmat.mul_add), so
+  the generated code does exactly that: acc = +0; acc = fma(a[i,k], b[k,j], acc) for k in
+  order; r = round(acc + c).
+- Integer (coopmat._integer_mul_add): operands sign- or zero-extended per the operand flags
+  (SPV_KHR_cooperative_matrix, Cooperative Matrix Operands: MatrixASignedComponentsKHR 0x1,
+  B 0x2, C 0x4, Result 0x8); wrapping arithmetic keeps the low bits of the exact A*B + C;
+  with SaturatingAccumulationKHR (0x10) the exact A*B (in i128) plus C saturates to the
+  result's range, signed per flag 0x8.
+"""
+from clcoop.native.support import Unsupported
+
+FLOAT_TYPES = {"half": 16, "float": 32, "double": 64}
+INT_TYPES = {"i8": 8, "i16": 16, "i32": 32, "i64": 64}
+A_SIGNED, B_SIGNED, C_SIGNED, RESULT_SIGNED, SATURATING = 1, 2, 4, 8, 16
+KNOWN_OPERANDS = 31
+
+
+def mul_add_ir(name, m, n, k, types, operands=0):
+    """IR of `void @name(ptr %a, ptr %b, ptr %c, ptr %r)`: r = a * b + c with a (m x k),
+    b (k x n), c and r (m x n) dense and row-major; types = (a, b, c, result) LLVM names."""
+    if all(t in FLOAT_TYPES for t in types):
+        return _float_ir(name, m, n, k, types)
+    if all(t in INT_TYPES for t in types):
+        return _integer_ir(name, m, n, k, types, operands)
+    raise Unsupported(f"a cooperative-matrix mul-add of {' x '.join(types[:2])} + {types[2]} "
+                      f"-> {types[3]} mixes integer and floating-point matrices")
+
+
+def _loops(name, m, n, k, work, load_lines, step_lines, finish_lines):
+    """acc[m x n] = 0; for kk < k: for i < m: for j < n: step; then for every (i, j): finish.
+    k outermost keeps m * n independent accumulation chains in flight (each still sums over
+    k in order, so the result is the same as element by element). load_lines(matrix, index,
+    out) defines %x (from a) and %y (from b); step_lines gives %acc.n from %acc.o;
+    finish_lines stores r[%ridx] from %acc.f and c[%ridx]."""
+    return "\n".join([
+        f"define internal void @{name}(ptr noalias %a, ptr noalias %b, ptr noalias %c, ptr noalias %r) {{",
+        "entry:",
+        f"  %accs = alloca [{m * n} x {work}], align 64",
+        f"  store [{m * n} x {work}] zeroinitializer, ptr %accs",
+        "  br label %kloop",
+        "kloop:",
+        "  %kk = phi i64 [ 0, %entry ], [ %kk.next, %i.end ]",
+        f"  %kk.more = icmp ult i64 %kk, {k}",
+        "  br i1 %kk.more, label %i.pre, label %fin",
+        "i.pre:",
+        f"  %kb = mul i64 %kk, {n}",
+        "  br label %il",
+        "il:",
+        "  %i = phi i64 [ 0, %i.pre ], [ %i.next, %j.end ]",
+        f"  %ia = mul i64 %i, {k}",
+        "  %aidx = add i64 %ia, %kk",
+        *load_lines("a", "%aidx", "%x"),
+        f"  %irow = mul i64 %i, {n}",
+        "  br label %jl",
+        "jl:",
+        "  %j = phi i64 [ 0, %il ], [ %j.next, %jl ]",
+        "  %bidx = add i64 %kb, %j",
+        *load_lines("b", "%bidx", "%y"),
+        "  %aidx2 = add i64 %irow, %j",
+        f"  %accp = getelementptr {work}, ptr %accs, i64 %aidx2",
+        f"  %acc.o = load {work}, ptr %accp",
+        *step_lines,
+        f"  store {work} %acc.n, ptr %accp",
+        "  %j.next = add i64 %j, 1",
+        f"  %j.more = icmp ult i64 %j.next, {n}",
+        "  br i1 %j.more, label %jl, label %j.end",
+        "j.end:",
+        "  %i.next = add i64 %i, 1",
+        f"  %i.more = icmp ult i64 %i.next, {m}",
+        "  br i1 %i.more, label %il, label %i.end",
+        "i.end:",
+        "  %kk.next = add i64 %kk, 1",
+        "  br label %kloop",
+        "fin:",
+        "  %ridx = phi i64 [ 0, %kloop ], [ %ridx.next, %fin ]",
+        f"  %faccp = getelementptr {work}, ptr %accs, i64 %ridx",
+        f"  %acc.f = load {work}, ptr %faccp",
+        *finish_lines,
+        "  %ridx.next = add i64 %ridx, 1",
+        f"  %fin.more = icmp ult i64 %ridx.next, {m * n}",
+        "  br i1 %fin.more, label %fin, label %exit",
+        "exit:",
+        "  ret void",
+        "}"])
+
+
+def _float_ir(name, m, n, k, types):
+    """Row i of the accumulator is one <n x work> vector in a register across the k loop:
+    acc_i = fma(splat(a[i, kk]), b[kk, :], acc_i), so each element is its own FMA chain
+    over k in order, and the m chains of a step are independent (no gathers)."""
+    ta, tb, tc, tr = types
+    work = "double" if "double" in types else "float"
+    if tr == "half" and work == "double":
+        # One correct rounding double -> half is a library call in LLVM's lowering
+        # (docs/native.md, "No runtime library calls").
+        raise Unsupported("a cooperative-matrix mul-add of double operands with a half result")
+    vec = f"<{n} x {work}>"
+    fma = f"llvm.fma.v{n}{_suffix(work)}"
+    lines = [f"define internal void @{name}(ptr noalias %a, ptr noalias %b, ptr noalias %c, ptr noalias %r) {{",
+             "entry:",
+             "  br label %kloop",
+             "kloop:",
+             "  %kk = phi i64 [ 0, %entry ], [ %kk.next, %kloop ]"]
+    lines += [f"  %acc{i} = phi {vec} [ zeroinitializer, %entry ], [ %acc{i}.n, %kloop ]" for i in range(m)]
+    lines += [f"  %brow = mul i64 %kk, {n}",
+              f"  %bp = getelementptr {tb}, ptr %b, i64 %brow",
+              f"  %bv.raw = load <{n} x {tb}>, ptr %bp, align 1",
+              *_widen_vector(tb, work, n, "%bv.raw", "%bv")]
+    for i in range(m):
+        lines += [f"  %ai{i} = add i64 %kk, {i * k}",
+                  f"  %ap{i} = getelementptr {ta}, ptr %a, i64 %ai{i}",
+                  f"  %a{i}.raw = load {ta}, ptr %ap{i}",
+                  *_widen_scalar(ta, work, f"%a{i}.raw", f"%a{i}.w"),
+                  f"  %a{i}.ins = insertelement <{n} x {work}> poison, {work} %a{i}.w, i64 0",
+                  f"  %a{i}.s = shufflevector {vec} %a{i}.ins, {vec} poison, <{n} x i32> zeroinitializer",
+                  f"  %acc{i}.n = call {vec} @{fma}({vec} %a{i}.s, {vec} %bv, {vec} %acc{i})"]
+    lines += ["  %kk.next = add i64 %kk, 1",
+              f"  %kk.more = icmp ult i64 %kk.next, {k}",
+              "  br i1 %kk.more, label %kloop, label %finish",
+              "finish:"]
+    for i in range(m):
+        lines += [f"  %cp{i} = getelementptr {tc}, ptr %c, i64 {i * n}",
+                  f"  %c{i}.raw = load <{n} x {tc}>, ptr %cp{i}, align 1",
+                  *_widen_vector(tc, work, n, f"%c{i}.raw", f"%c{i}"),
+                  f"  %sum{i} = fadd {vec} %acc{i}.n, %c{i}",
+                  *_narrow_vector(work, tr, n, f"%sum{i}", f"%rv{i}"),
+                  f"  %rp{i} = getelementptr {tr}, ptr %r, i64 {i * n}",
+                  f"  store <{n} x {tr}> %rv{i}, ptr %rp{i}, align 1"]
+    # No declarations: LLVM's parser declares the intrinsics a module calls, and a module
+    # with several mul-adds of one shape must not declare one twice.
+    lines += ["  ret void", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def _widen_scalar(src, work, value, out):
+    if src == work:
+        return [f"  {out} = bitcast {work} {value} to {work}"]     # a no-op copy: the same bits
+    return [f"  {out} = fpext {src} {value} to {work}"]
+
+
+def _widen_vector(src, work, n, value, out):
+    if src == work:
+        return [f"  {out} = bitcast <{n} x {work}> {value} to <{n} x {work}>"]
+    return [f"  {out} = fpext <{n} x {src}> {value} to <{n} x {work}>"]
+
+
+def _narrow_vector(work, dst, n, value, out):
+    if dst == work:
+        return [f"  {out} = bitcast <{n} x {work}> {value} to <{n} x {work}>"]
+    op = "fptrunc" if FLOAT_TYPES[dst] < FLOAT_TYPES[work] else "fpext"
+    return [f"  {out} = {op} <{n} x {work}> {value} to <{n} x {dst}>"]
+
+
+def _suffix(work):
+    return {"float": "f32", "double": "f64"}[work]
+
+
+def _extend(t, signed, wide, value, out):
+    if t == wide:
+        return [f"  {out} = add {wide} {value}, 0"]
+    return [f"  {out} = {'sext' if signed else 'zext'} {t} {value} to {wide}"]
+
+
+def _integer_ir(name, m, n, k, types, operands):
+    ta, tb, tc, tr = types
+    saturating = bool(operands & SATURATING)
+    if saturating and any(INT_TYPES[t] == 64 for t in types):
+        # i64 x i64 products summed over k can leave i128: the interpreter computes them
+        # with Python integers; not compiled natively.
+        raise Unsupported("a saturating cooperative-matrix mul-add of 64-bit integers")
+    wide = "i128" if saturating else "i64"
+    tmap = {"a": (ta, operands & A_SIGNED), "b": (tb, operands & B_SIGNED)}
+
+    def load(matrix, index, out):
+        t, signed = tmap[matrix]
+        return [f"  {out}.p = getelementptr {t}, ptr %{matrix}, i64 {index}",
+                f"  {out}.raw = load {t}, ptr {out}.p"] + _extend(t, signed, wide, f"{out}.raw", out)
+
+    step = [f"  %prod = mul {wide} %x, %y", f"  %acc.n = add {wide} %acc.o, %prod"]
+    finish = [f"  %cp = getelementptr {tc}, ptr %c, i64 %ridx",
+              f"  %cv.raw = load {tc}, ptr %cp",
+              *_extend(tc, operands & C_SIGNED, wide, "%cv.raw", "%cv"),
+              f"  %sum = add {wide} %acc.f, %cv"]
+    bits = INT_TYPES[tr]
+    if saturating:
+        if operands & RESULT_SIGNED:
+            lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+        else:
+            lo, hi = 0, (1 << bits) - 1
+        finish += [f"  %below = icmp slt {wide} %sum, {lo}",
+                   f"  %above = icmp sgt {wide} %sum, {hi}",
+                   f"  %s1 = select i1 %below, {wide} {lo}, {wide} %sum",
+                   f"  %s2 = select i1 %above, {wide} {hi}, {wide} %s1"]
+        result = "%s2"
+    else:
+        result = "%sum"
+    if bits == INT_TYPES.get(wide, 128):
+        finish.append(f"  %rv = add {tr} {result}, 0")
+    else:
+        finish.append(f"  %rv = trunc {wide} {result} to {tr}")
+    finish += [f"  %rp = getelementptr {tr}, ptr %r, i64 %ridx", f"  store {tr} %rv, ptr %rp"]
+    return _loops(name, m, n, k, wide, load, step, finish) + "\n"

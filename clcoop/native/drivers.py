@@ -1,0 +1,429 @@
+"""Per-kernel drivers (docs/native.md, "Execution model"): a generated function that runs
+work-groups taken from an atomic counter and, in each, the work-items in linear local-id
+order; kernels with barriers run as coroutines advanced barrier by barrier."""
+from clcoop.native.builtin_ir import ctx_slot
+from clcoop.native.context import CTX, CTX_SLOTS, FAULT_BARRIER
+from clcoop.native.irtext import gquote
+
+def plain_driver(plan):
+    """void driver(args, ctx template, first group, group count, arena, fault out)."""
+    k = plan.name
+    lines = [f"define void {gquote(plan.driver)}(ptr %args, ptr %tmpl, i64 %first, i64 %count, "
+             f"ptr %priv, ptr %fout) {{",
+             "entry:",
+             f"  %ctx = alloca [{CTX_SLOTS} x i64], align 16",
+             f"  call void @llvm.memcpy.p0.p0.i64(ptr %ctx, ptr %tmpl, i64 {CTX_SLOTS * 8}, i1 false)",
+             ] + [f"  %s.{field} = getelementptr i64, ptr %ctx, i64 {i}" for field, i in CTX.items()] + [
+             "  store ptr %priv, ptr %s.priv"]
+    arg_lines, call_args = argument_lines(plan)
+    lines += arg_lines
+    call_args = ["ptr %ctx"] + call_args
+    lines += [
+        "  %wg = load i64, ptr %s.wg_size",
+        f"  %ngx = load i64, ptr {ctx_slot('ngrp0')}",
+        f"  %ngy = load i64, ptr {ctx_slot('ngrp1')}",
+        f"  %lx = load i64, ptr {ctx_slot('lsize0')}",
+        f"  %ly = load i64, ptr {ctx_slot('lsize1')}",
+        f"  %psz = load i64, ptr {ctx_slot('priv_size')}",
+        f"  %abp = load ptr, ptr {ctx_slot('abort')}",
+        # Work-groups [first, first + count) are shared by the threads through an
+        # atomic counter (dynamic balance without returning to Python).
+        f"  %nextp = load ptr, ptr {ctx_slot('next_group')}"] + group_head_lines("group.ids") + [
+        "group.ids:",
+        "  %gx = urem i64 %g, %ngx",
+        "  %gq = udiv i64 %g, %ngx",
+        "  %gy = urem i64 %gq, %ngy",
+        "  %gz = udiv i64 %gq, %ngy",
+        f"  store i64 %gx, ptr {ctx_slot('grp0')}",
+        f"  store i64 %gy, ptr {ctx_slot('grp1')}",
+        f"  store i64 %gz, ptr {ctx_slot('grp2')}",
+        f"  %tabi = load i64, ptr {ctx_slot('table')}",
+        "  %tab = inttoptr i64 %tabi to ptr",
+        f"  %tabn = load i64, ptr {ctx_slot('table_count')}",
+        "  br label %gz.pre",
+        "gz.pre:"] + zero_local_lines("%tab", "%tabn", "gz") + [
+        "  br label %item",
+        "item:",
+        "  %l = phi i64 [ 0, %gz.zdone ], [ %lnext, %item.ok ]",
+        # Local ids counted up (a division per work-item costs more than a small kernel).
+        "  %x = phi i64 [ 0, %gz.zdone ], [ %xn, %item.ok ]",
+        "  %y = phi i64 [ 0, %gz.zdone ], [ %yn, %item.ok ]",
+        "  %z = phi i64 [ 0, %gz.zdone ], [ %zn, %item.ok ]",
+        "  %lmore = icmp ult i64 %l, %wg",
+        "  br i1 %lmore, label %item.body, label %group.next",
+        "item.body:",
+        f"  store i64 %l, ptr {ctx_slot('llid')}",
+        f"  store i64 %x, ptr {ctx_slot('lid0')}",
+        f"  store i64 %y, ptr {ctx_slot('lid1')}",
+        f"  store i64 %z, ptr {ctx_slot('lid2')}",
+        f"  store i64 0, ptr {ctx_slot('steps')}",
+        "  %hasarena = icmp ne i64 %psz, 0",
+        "  br i1 %hasarena, label %item.zero, label %item.call",
+        "item.zero:",
+        "  call void @llvm.memset.p0.i64(ptr %priv, i8 0, i64 %psz, i1 false)",
+        "  br label %item.call",
+        "item.call:",
+        f"  call void {gquote(k)}({', '.join(call_args)})",
+        f"  %fv = load i64, ptr {ctx_slot('fault')}",
+        "  %faulted = icmp ne i64 %fv, 0",
+        "  br i1 %faulted, label %fault, label %item.ok",
+        "item.ok:",
+        "  %lnext = add i64 %l, 1",
+        "  %x1 = add i64 %x, 1",
+        "  %xwrap = icmp eq i64 %x1, %lx",
+        "  %xn = select i1 %xwrap, i64 0, i64 %x1",
+        "  %y1 = add i64 %y, 1",
+        "  %yinc = select i1 %xwrap, i64 %y1, i64 %y",
+        "  %ywrap = icmp eq i64 %yinc, %ly",
+        "  %yn = select i1 %ywrap, i64 0, i64 %yinc",
+        "  %z1 = add i64 %z, 1",
+        "  %zn = select i1 %ywrap, i64 %z1, i64 %z",
+        "  br label %item",
+        "group.next:",
+        "  br label %group",
+        "fault:",
+        ] + fault_out_lines("%ctx", "%fv", "%l") + [
+        "  store atomic i64 1, ptr %abp monotonic, align 8",
+        "  ret void",
+        "done:",
+        "  ret void",
+        "}"]
+    # Slot pointers are constant GEPs on %ctx.
+    return "\n".join(lines)
+
+
+def argument_lines(plan):
+    """Driver IR loading the kernel's arguments from the argument block: (lines, typed
+    argument texts)."""
+    lines, args = [], []
+    for i, (t, off, size) in enumerate(plan.params):
+        lines.append(f"  %ap{i} = getelementptr i8, ptr %args, i64 {off}")
+        if t.kind == "int" and t.bits == 1:
+            lines += [f"  %ab{i} = load i8, ptr %ap{i}, align 1", f"  %a{i} = trunc i8 %ab{i} to i1"]
+        else:
+            lines.append(f"  %a{i} = load {t}, ptr %ap{i}, align 1")
+        args.append(f"{t} %a{i}")
+    return lines, args
+
+
+def group_head_lines(next_label):
+    """Driver IR taking the next work-group %g of [first, first + count) from the atomic
+    counter %nextp shared by the threads (dynamic balance without returning to Python);
+    %done when none is left or another thread faulted (%abp)."""
+    return ["  %end = add i64 %first, %count",
+            "  br label %group",
+            "group:",
+            "  %gi = atomicrmw add ptr %nextp, i64 1 monotonic",
+            "  %g = add i64 %gi, %first",
+            "  %gmore = icmp ult i64 %g, %end",
+            "  br i1 %gmore, label %group.body, label %done",
+            "group.body:",
+            "  %abv = load atomic i64, ptr %abp monotonic, align 8",
+            "  %aborted = icmp ne i64 %abv, 0",
+            f"  br i1 %aborted, label %done, label %{next_label}"]
+
+
+def fault_out_lines(ctx, fault, item):
+    """Driver IR copying a work-item's fault to %fout: [site + 1, kind, address, group,
+    local linear id, access size] (runtime.NativeProgram._fault reads it)."""
+    lines = [f"  store i64 {fault}, ptr %fout"]
+    for k, value in ((1, "fault_kind"), (2, "fault_addr"), (3, "%g"), (4, item), (5, "fault_size")):
+        if not value.startswith("%"):
+            lines += [f"  %fo.{value}.p = getelementptr i64, ptr {ctx}, i64 {CTX[value]}",
+                      f"  %fo.{value} = load i64, ptr %fo.{value}.p"]
+            value = f"%fo.{value}"
+        lines += [f"  %fo{k} = getelementptr i64, ptr %fout, i64 {k}", f"  store i64 {value}, ptr %fo{k}"]
+    return lines
+
+
+
+def zero_local_lines(table, count, prefix):
+    """IR lines zeroing every __local region of the table (rows flagged 2) at the start of
+    a work-group: local memory starts as zeros in the interpreter too."""
+    return [
+        f"  br label %{prefix}.z",
+        f"{prefix}.z:",
+        f"  %{prefix}.i = phi i64 [ 0, %{prefix}.pre ], [ %{prefix}.inext, %{prefix}.znext ]",
+        f"  %{prefix}.more = icmp ult i64 %{prefix}.i, {count}",
+        f"  br i1 %{prefix}.more, label %{prefix}.zbody, label %{prefix}.zdone",
+        f"{prefix}.zbody:",
+        f"  %{prefix}.i3 = mul i64 %{prefix}.i, 3",
+        f"  %{prefix}.row = getelementptr i64, ptr {table}, i64 %{prefix}.i3",
+        f"  %{prefix}.lo = load i64, ptr %{prefix}.row",
+        f"  %{prefix}.hip = getelementptr i64, ptr %{prefix}.row, i64 1",
+        f"  %{prefix}.hi = load i64, ptr %{prefix}.hip",
+        f"  %{prefix}.flp = getelementptr i64, ptr %{prefix}.row, i64 2",
+        f"  %{prefix}.fl = load i64, ptr %{prefix}.flp",
+        f"  %{prefix}.isl = and i64 %{prefix}.fl, 2",
+        f"  %{prefix}.loc = icmp ne i64 %{prefix}.isl, 0",
+        f"  %{prefix}.inext = add i64 %{prefix}.i, 1",
+        f"  br i1 %{prefix}.loc, label %{prefix}.zero, label %{prefix}.znext",
+        f"{prefix}.zero:",
+        f"  %{prefix}.p = inttoptr i64 %{prefix}.lo to ptr",
+        f"  %{prefix}.n = sub i64 %{prefix}.hi, %{prefix}.lo",
+        f"  call void @llvm.memset.p0.i64(ptr %{prefix}.p, i8 0, i64 %{prefix}.n, i1 false)",
+        f"  br label %{prefix}.znext",
+        f"{prefix}.znext:",
+        f"  br label %{prefix}.z",
+        f"{prefix}.zdone:",
+    ]
+
+
+def coroutine_driver(plan, kernel):
+    """Driver of a kernel with barriers: every work-item of a group is a coroutine; the
+    group advances barrier by barrier (all work-items suspended at the same barrier, then
+    all resumed), and a work-item that finishes while others wait is a divergent barrier
+    (OpenCL C 3.0 6.15.8: all work-items of the group must reach it)."""
+    L = [f"define void {gquote(plan.driver)}(ptr %args, ptr %tmpl, i64 %first, i64 %count, "
+         f"ptr %priv, ptr %fout) {{",
+         "entry:"]
+    arg_lines, call_args = argument_lines(plan)
+    L += arg_lines
+    for field in ("wg_size", "ngrp0", "ngrp1", "lsize0", "lsize1", "priv_size", "table", "table_count",
+                  "sg_size"):
+        L.append(f"  %t.{field}.p = getelementptr i64, ptr %tmpl, i64 {CTX[field]}")
+        L.append(f"  %t.{field} = load i64, ptr %t.{field}.p")
+    L += [f"  %t.abort.p = getelementptr i64, ptr %tmpl, i64 {CTX['abort']}",
+          "  %abp = load ptr, ptr %t.abort.p",
+          "  %tab = inttoptr i64 %t.table to ptr",
+          f"  %ctxbytes = mul i64 %t.wg_size, {CTX_SLOTS * 8}",
+          "  %ctxs = call ptr @malloc(i64 %ctxbytes)",
+          "  %hbytes = mul i64 %t.wg_size, 8",
+          "  %hs = call ptr @malloc(i64 %hbytes)",
+          f"  %t.next.p = getelementptr i64, ptr %tmpl, i64 {CTX['next_group']}",
+          "  %nextp = load ptr, ptr %t.next.p"] + group_head_lines("gz.pre") + [
+          "gz.pre:"]
+    L += zero_local_lines("%tab", "%t.table_count", "gz")
+    L += ["  %gx = urem i64 %g, %t.ngrp0",
+          "  %gq = udiv i64 %g, %t.ngrp0",
+          "  %gy = urem i64 %gq, %t.ngrp1",
+          "  %gzz = udiv i64 %gq, %t.ngrp1",
+          "  br label %init",
+          "init:",
+          "  %l = phi i64 [ 0, %gz.zdone ], [ %lnext, %init.body ]",
+          "  %lmore = icmp ult i64 %l, %t.wg_size",
+          "  br i1 %lmore, label %init.body, label %round",
+          "init.body:",
+          f"  %coff = mul i64 %l, {CTX_SLOTS}",
+          "  %c = getelementptr i64, ptr %ctxs, i64 %coff",
+          f"  call void @llvm.memcpy.p0.p0.i64(ptr %c, ptr %tmpl, i64 {CTX_SLOTS * 8}, i1 false)",
+          "  %x = urem i64 %l, %t.lsize0",
+          "  %lq = udiv i64 %l, %t.lsize0",
+          "  %y = urem i64 %lq, %t.lsize1",
+          "  %z = udiv i64 %lq, %t.lsize1"]
+    for field, v in (("llid", "%l"), ("lid0", "%x"), ("lid1", "%y"), ("lid2", "%z"), ("grp0", "%gx"),
+                     ("grp1", "%gy"), ("grp2", "%gzz")):
+        L += [f"  %c.{field} = getelementptr i64, ptr %c, i64 {CTX[field]}", f"  store i64 {v}, ptr %c.{field}"]
+    L += ["  %poff = mul i64 %l, %t.priv_size",
+          "  %pl = getelementptr i8, ptr %priv, i64 %poff",
+          f"  %c.priv = getelementptr i64, ptr %c, i64 {CTX['priv']}",
+          "  store ptr %pl, ptr %c.priv",
+          "  call void @llvm.memset.p0.i64(ptr %pl, i8 0, i64 %t.priv_size, i1 false)",
+          f"  %h = call ptr {gquote(kernel)}(ptr %c{''.join(', ' + a for a in call_args)})",
+          "  %hp = getelementptr ptr, ptr %hs, i64 %l",
+          "  store ptr %h, ptr %hp",
+          "  %lnext = add i64 %l, 1",
+          "  br label %init",
+          # A round: every work-item has run to a barrier or to its end.
+          "round:",
+          "  br label %scan",
+          "scan:",
+          "  %s = phi i64 [ 0, %round ], [ %snext, %scan.next ]",
+          "  %ndone = phi i64 [ 0, %round ], [ %ndone2, %scan.next ]",
+          "  %nsusp = phi i64 [ 0, %round ], [ %nsusp2, %scan.next ]",
+          "  %site0 = phi i64 [ -1, %round ], [ %site2, %scan.next ]",
+          "  %mixed = phi i1 [ false, %round ], [ %mixed2, %scan.next ]",
+          "  %firstdone = phi i64 [ -1, %round ], [ %firstdone2, %scan.next ]",
+          "  %firstsusp = phi i64 [ -1, %round ], [ %firstsusp2, %scan.next ]",
+          "  %smore = icmp ult i64 %s, %t.wg_size",
+          "  br i1 %smore, label %scan.body, label %scan.end",
+          "scan.body:",
+          f"  %scoff = mul i64 %s, {CTX_SLOTS}",
+          "  %sc = getelementptr i64, ptr %ctxs, i64 %scoff",
+          "  %sfv = load i64, ptr %sc",
+          "  %sfault = icmp ne i64 %sfv, 0",
+          "  br i1 %sfault, label %fault, label %scan.state",
+          "scan.state:",
+          "  %shp = getelementptr ptr, ptr %hs, i64 %s",
+          "  %sh = load ptr, ptr %shp",
+          "  %sdone = call i1 @llvm.coro.done(ptr %sh)",
+          f"  %sbp = getelementptr i64, ptr %sc, i64 {CTX['barrier']}",
+          "  %sb = load i64, ptr %sbp",
+          "  %dinc = zext i1 %sdone to i64",
+          "  %ndone2 = add i64 %ndone, %dinc",
+          "  %sinc = xor i64 %dinc, 1",
+          "  %nsusp2 = add i64 %nsusp, %sinc",
+          "  %nofirst = icmp eq i64 %site0, -1",
+          "  %sdone.not = xor i1 %sdone, true",
+          "  %takesite = and i1 %nofirst, %sdone.not",
+          "  %site2 = select i1 %takesite, i64 %sb, i64 %site0",
+          "  %differs = icmp ne i64 %sb, %site2",
+          "  %baddiff = and i1 %differs, %sdone.not",
+          "  %mixed2 = or i1 %mixed, %baddiff",
+          "  %fdnone = icmp eq i64 %firstdone, -1",
+          "  %takefd = and i1 %fdnone, %sdone",
+          "  %firstdone2 = select i1 %takefd, i64 %s, i64 %firstdone",
+          "  %fsnone = icmp eq i64 %firstsusp, -1",
+          "  %takefs = and i1 %fsnone, %sdone.not",
+          "  %firstsusp2 = select i1 %takefs, i64 %s, i64 %firstsusp",
+          "  br label %scan.next",
+          "scan.next:",
+          "  %snext = add i64 %s, 1",
+          "  br label %scan",
+          "scan.end:",
+          "  %alldone = icmp eq i64 %nsusp, 0",
+          "  br i1 %alldone, label %destroy, label %check",
+          "check:",
+          "  %somedone = icmp ne i64 %ndone, 0",
+          "  %diverged = or i1 %somedone, %mixed",
+          "  br i1 %diverged, label %divergent, label %resume",
+          "resume:",
+          "  %r = phi i64 [ 0, %check ], [ %rnext, %resume.body ]",
+          "  %rmore = icmp ult i64 %r, %t.wg_size",
+          "  br i1 %rmore, label %resume.body, label %round",
+          "resume.body:",
+          "  %rhp = getelementptr ptr, ptr %hs, i64 %r",
+          "  %rh = load ptr, ptr %rhp",
+          "  call void @llvm.coro.resume(ptr %rh)",
+          "  %rnext = add i64 %r, 1",
+          "  br label %resume",
+          *coop_round_lines(plan),
+          "destroy:",
+          "  br label %destroy.loop",
+          "destroy.loop:",
+          "  %d = phi i64 [ 0, %destroy ], [ %dnext, %destroy.body ]",
+          "  %dmore = icmp ult i64 %d, %t.wg_size",
+          "  br i1 %dmore, label %destroy.body, label %destroyed",
+          "destroy.body:",
+          "  %dhp = getelementptr ptr, ptr %hs, i64 %d",
+          "  %dh = load ptr, ptr %dhp",
+          "  call void @llvm.coro.destroy(ptr %dh)",
+          "  %dnext = add i64 %d, 1",
+          "  br label %destroy.loop",
+          "destroyed:",
+          "  br label %group",
+          # Faults: recorded in fout; every coroutine of the group is destroyed.
+          "fault:",
+          ] + fault_out_lines("%sc", "%sfv", "%s") + [
+          "  br label %abandon",
+          "divergent:",
+          "  %bsite = add i64 %site0, 1",
+          "  store i64 %bsite, ptr %fout",
+          "  %dv1 = getelementptr i64, ptr %fout, i64 1",
+          f"  store i64 {FAULT_BARRIER}, ptr %dv1",
+          "  %dv2 = getelementptr i64, ptr %fout, i64 2",
+          "  %other = select i1 %somedone, i64 %firstdone, i64 -1",
+          "  store i64 %other, ptr %dv2",
+          "  %dv3 = getelementptr i64, ptr %fout, i64 3",
+          "  store i64 %g, ptr %dv3",
+          "  %dv4 = getelementptr i64, ptr %fout, i64 4",
+          "  store i64 %firstsusp, ptr %dv4",
+          "  %dv5 = getelementptr i64, ptr %fout, i64 5",
+          "  store i64 0, ptr %dv5",
+          "  br label %abandon",
+          "abandon:",
+          "  store atomic i64 1, ptr %abp monotonic, align 8",
+          "  br label %abandon.loop",
+          "abandon.loop:",
+          "  %e = phi i64 [ 0, %abandon ], [ %enext, %abandon.body ]",
+          "  %emore = icmp ult i64 %e, %t.wg_size",
+          "  br i1 %emore, label %abandon.body, label %done",
+          "abandon.body:",
+          "  %ehp = getelementptr ptr, ptr %hs, i64 %e",
+          "  %eh = load ptr, ptr %ehp",
+          "  call void @llvm.coro.destroy(ptr %eh)",
+          "  %enext = add i64 %e, 1",
+          "  br label %abandon.loop",
+          "done:",
+          "  call void @free(ptr %ctxs)",
+          "  call void @free(ptr %hs)",
+          "  ret void",
+          "}"]
+    text = "\n".join(L)
+    if plan.coop_sites:
+        # Rounds start with the cooperative-matrix pass (coop_round_lines).
+        text = text.replace("label %init.body, label %round", "label %init.body, label %cround")
+        text = text.replace("label %resume.body, label %round", "label %resume.body, label %cround")
+    return text
+
+
+def coop_round_lines(plan):
+    """Driver IR of a kernel with cooperative-matrix operations (clcoop/native/coop_calls.py):
+    each subgroup whose work-items all wait at the same matrix operation has it done by the
+    operation's function and is resumed; rounds repeat while that makes progress, then the
+    barrier logic above (%round) takes the rest: every work-item at one barrier, all done, or
+    a divergence fault (a subgroup whose work-items wait at different places)."""
+    if not plan.coop_sites:
+        return []
+    slot = CTX_SLOTS * 8
+    L = ["cround:",
+         "  br label %sg.loop",
+         "sg.loop:",
+         "  %sgf = phi i64 [ 0, %cround ], [ %sgf.next, %sg.next ]",
+         "  %prog = phi i1 [ false, %cround ], [ %prog.next, %sg.next ]",
+         "  %sgmore = icmp ult i64 %sgf, %t.wg_size",
+         "  br i1 %sgmore, label %sg.body, label %sg.end",
+         "sg.body:",
+         "  %sgrest = sub i64 %t.wg_size, %sgf",
+         "  %sglt = icmp ult i64 %sgrest, %t.sg_size",
+         "  %sgcnt = select i1 %sglt, i64 %sgrest, i64 %t.sg_size",
+         f"  %sgf.off = mul i64 %sgf, {slot}",
+         "  %sgf.ctx = getelementptr i8, ptr %ctxs, i64 %sgf.off",
+         f"  %sgf.sp = getelementptr i64, ptr %sgf.ctx, i64 {CTX['barrier']}",
+         "  %sgf.site = load i64, ptr %sgf.sp",
+         "  br label %sg.chk",
+         "sg.chk:",
+         "  %q = phi i64 [ 0, %sg.body ], [ %q.next, %sg.chk.body ]",
+         "  %qmore = icmp ult i64 %q, %sgcnt",
+         "  br i1 %qmore, label %sg.chk.body, label %sg.run",
+         "sg.chk.body:",
+         "  %qi = add i64 %sgf, %q",
+         "  %qhp = getelementptr ptr, ptr %hs, i64 %qi",
+         "  %qh = load ptr, ptr %qhp",
+         "  %qdone = call i1 @llvm.coro.done(ptr %qh)",
+         f"  %qoff = mul i64 %qi, {slot}",
+         "  %qctx = getelementptr i8, ptr %ctxs, i64 %qoff",
+         f"  %qsp = getelementptr i64, ptr %qctx, i64 {CTX['barrier']}",
+         "  %qsite = load i64, ptr %qsp",
+         "  %qfv = load i64, ptr %qctx",
+         "  %qfault = icmp ne i64 %qfv, 0",
+         "  %qsame = icmp eq i64 %qsite, %sgf.site",
+         "  %qbad0 = or i1 %qdone, %qfault",
+         "  %qdiff = xor i1 %qsame, true",
+         "  %qbad = or i1 %qbad0, %qdiff",
+         "  %q.next = add i64 %q, 1",
+         "  br i1 %qbad, label %sg.skip, label %sg.chk",
+         "sg.run:",
+         "  switch i64 %sgf.site, label %sg.skip [" + " ".join(
+             f"i64 {site}, label %sg.call.{site}" for site, _ in plan.coop_sites) + "]"]
+    for site, fname in plan.coop_sites:
+        L += [f"sg.call.{site}:",
+              f"  %sg.f.{site} = call i1 @{fname}(ptr %ctxs, i64 %sgf, i64 %sgcnt)",
+              f"  br i1 %sg.f.{site}, label %round, label %sg.resume"]
+    L += ["sg.resume:",
+          "  %rq = phi i64 [ 0, %sg.resume.pre ], [ %rq.next, %sg.resume.body ]",
+          "  %rqmore = icmp ult i64 %rq, %sgcnt",
+          "  br i1 %rqmore, label %sg.resume.body, label %sg.done",
+          "sg.resume.body:",
+          "  %rqi = add i64 %sgf, %rq",
+          "  %rqhp = getelementptr ptr, ptr %hs, i64 %rqi",
+          "  %rqh = load ptr, ptr %rqhp",
+          "  call void @llvm.coro.resume(ptr %rqh)",
+          "  %rq.next = add i64 %rq, 1",
+          "  br label %sg.resume",
+          "sg.skip:",
+          "  br label %sg.next",
+          "sg.done:",
+          "  br label %sg.next",
+          "sg.next:",
+          "  %prog.next = phi i1 [ %prog, %sg.skip ], [ true, %sg.done ]",
+          "  %sgf.next = add i64 %sgf, %t.sg_size",
+          "  br label %sg.loop",
+          "sg.end:",
+          "  br i1 %prog, label %cround, label %round"]
+    # The resume loop is entered from every call block: one pre-block gathers them.
+    L = [line.replace(", label %sg.resume", ", label %sg.resume.pre") if line.startswith("  br i1 %sg.f.")
+         else line for line in L]
+    at = L.index("sg.resume:")
+    L[at:at] = ["sg.resume.pre:", "  br label %sg.resume"]
+    return L

@@ -1,0 +1,252 @@
+"""IR shared by every generated module: the bounds checks and fault recording, the
+coroutine frame of kernels with barriers, the division guard."""
+from clcoop.native.context import (CTX, FAULT_DIVZERO, FAULT_FREED, FAULT_LIMIT, FAULT_MISALIGNED,
+                                   FAULT_READONLY)
+
+# ---------------------------------------------------------------------------- runtime IR
+# Checks and fault recording shared by every kernel. A region table entry is
+# {lo, hi, writable} (i64 each).
+RUNTIME_DECLS = {"llvm.memcpy.p0.p0.i64": "declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)",
+                  "llvm.memset.p0.i64": "declare void @llvm.memset.p0.i64(ptr, i8, i64, i1)"}
+
+RUNTIME_IR = f"""
+
+define internal void @__clcoop_fault(ptr %c, i32 %site, i32 %kind, i64 %addr, i64 %size) noinline cold {{
+entry:
+  %fp = getelementptr i64, ptr %c, i64 {CTX['fault']}
+  %f = load i64, ptr %fp
+  %first = icmp eq i64 %f, 0
+  br i1 %first, label %rec, label %out
+rec:
+  %s = zext i32 %site to i64
+  %s1 = add i64 %s, 1
+  store i64 %s1, ptr %fp
+  %kp = getelementptr i64, ptr %c, i64 {CTX['fault_kind']}
+  %k = zext i32 %kind to i64
+  store i64 %k, ptr %kp
+  %ap = getelementptr i64, ptr %c, i64 {CTX['fault_addr']}
+  store i64 %addr, ptr %ap
+  %zp = getelementptr i64, ptr %c, i64 {CTX['fault_size']}
+  store i64 %size, ptr %zp
+  br label %out
+out:
+  ret void
+}}
+
+define internal ptr @__clcoop_bad(ptr %c, ptr %p, i64 %n, i32 %site, i32 %kind) noinline cold {{
+entry:
+  %a = ptrtoint ptr %p to i64
+  call void @__clcoop_fault(ptr %c, i32 %site, i32 %kind, i64 %a, i64 %n)
+  %sp = getelementptr i64, ptr %c, i64 {CTX['scratch']}
+  %s = load ptr, ptr %sp
+  ret ptr %s
+}}
+
+; p is valid for n bytes in [lo, hi), aligned to al relative to lo, writable if asked.
+define internal ptr @__clcoop_chk_range(ptr %c, ptr %p, i64 %n, i64 %al, i32 %site, i32 %kind, i64 %lo, i64 %hi, i1 %w, i1 %canw) alwaysinline {{
+entry:
+  %a = ptrtoint ptr %p to i64
+  %end = add i64 %a, %n
+  %ge = icmp uge i64 %a, %lo
+  %le = icmp ule i64 %end, %hi
+  %nw = icmp uge i64 %end, %a
+  %in0 = and i1 %ge, %le
+  %in = and i1 %in0, %nw
+  br i1 %in, label %inside, label %bad
+inside:
+  %rel = sub i64 %a, %lo
+  %am1 = sub i64 %al, 1
+  %mis = and i64 %rel, %am1
+  %aligned = icmp eq i64 %mis, 0
+  br i1 %aligned, label %perm, label %misaligned
+perm:
+  %nokw = xor i1 %w, true
+  %ok = or i1 %nokw, %canw
+  br i1 %ok, label %good, label %readonly
+good:
+  ret ptr %p
+bad:
+  %r1 = call ptr @__clcoop_bad(ptr %c, ptr %p, i64 %n, i32 %site, i32 %kind)
+  ret ptr %r1
+misaligned:
+  %r2 = call ptr @__clcoop_bad(ptr %c, ptr %p, i64 %n, i32 %site, i32 {FAULT_MISALIGNED})
+  ret ptr %r2
+readonly:
+  %r3 = call ptr @__clcoop_bad(ptr %c, ptr %p, i64 %n, i32 %site, i32 {FAULT_READONLY})
+  ret ptr %r3
+}}
+
+; Against region `idx` of the table.
+define internal ptr @__clcoop_chk(ptr %c, ptr %p, i64 %n, i64 %al, i32 %site, i32 %kind, i64 %idx, i1 %w) alwaysinline {{
+entry:
+  %tp = getelementptr i64, ptr %c, i64 {CTX['table']}
+  %t = load ptr, ptr %tp
+  %i3 = mul i64 %idx, 3
+  %lop = getelementptr i64, ptr %t, i64 %i3
+  %lo = load i64, ptr %lop
+  %hip = getelementptr i64, ptr %lop, i64 1
+  %hi = load i64, ptr %hip
+  %wp = getelementptr i64, ptr %lop, i64 2
+  %wv = load i64, ptr %wp
+  %canw = icmp ne i64 %wv, 0
+  %r = call ptr @__clcoop_chk_range(ptr %c, ptr %p, i64 %n, i64 %al, i32 %site, i32 %kind, i64 %lo, i64 %hi, i1 %w, i1 %canw)
+  ret ptr %r
+}}
+
+; Provenance unknown: the region of the table (or the work-item's arena) holding p.
+define internal ptr @__clcoop_chk_any(ptr %c, ptr %p, i64 %n, i64 %al, i32 %site, i32 %kind, i1 %w) noinline {{
+entry:
+  %a = ptrtoint ptr %p to i64
+  %pp = getelementptr i64, ptr %c, i64 {CTX['priv']}
+  %priv = load i64, ptr %pp
+  %pp.raw = inttoptr i64 %priv to ptr
+  %psp = getelementptr i64, ptr %c, i64 {CTX['priv_size']}
+  %psz = load i64, ptr %psp
+  %pend = add i64 %priv, %psz
+  %inpl = icmp uge i64 %a, %priv
+  %inph = icmp ult i64 %a, %pend
+  %inp = and i1 %inpl, %inph
+  br i1 %inp, label %arena, label %scan
+arena:
+  %rel = sub i64 %a, %priv
+  %cntp = load i64, ptr @__clcoop_private_count
+  br label %ploop
+ploop:
+  %j = phi i64 [ 0, %arena ], [ %jnext, %pnext ]
+  %pmore = icmp ult i64 %j, %cntp
+  br i1 %pmore, label %pbody, label %dangling
+pbody:
+  %rowp = getelementptr [3 x i64], ptr @__clcoop_privates, i64 %j
+  %off = load i64, ptr %rowp
+  %szp = getelementptr i64, ptr %rowp, i64 1
+  %sz = load i64, ptr %szp
+  %flp = getelementptr i64, ptr %rowp, i64 2
+  %fl = load i64, ptr %flp
+  %pend.j = add i64 %off, %sz
+  %pge = icmp uge i64 %rel, %off
+  %plt = icmp ult i64 %rel, %pend.j
+  %pin = and i1 %pge, %plt
+  %jnext = add i64 %j, 1
+  br i1 %pin, label %pfound, label %pnext
+pnext:
+  br label %ploop
+pfound:
+  %flagp = getelementptr i8, ptr %pp.raw, i64 %fl
+  %live = load i64, ptr %flagp
+  %isl = icmp ne i64 %live, 0
+  br i1 %isl, label %plive, label %dangling
+plive:
+  %plo = add i64 %priv, %off
+  %phi.hi = add i64 %plo, %sz
+  %r0 = call ptr @__clcoop_chk_range(ptr %c, ptr %p, i64 %n, i64 %al, i32 %site, i32 %kind, i64 %plo, i64 %phi.hi, i1 %w, i1 true)
+  ret ptr %r0
+dangling:
+  %r4 = call ptr @__clcoop_bad(ptr %c, ptr %p, i64 %n, i32 %site, i32 {FAULT_FREED})
+  ret ptr %r4
+scan:
+  %tp = getelementptr i64, ptr %c, i64 {CTX['table']}
+  %t = load ptr, ptr %tp
+  %cp = getelementptr i64, ptr %c, i64 {CTX['table_count']}
+  %cnt = load i64, ptr %cp
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %scan ], [ %inext, %next ]
+  %more = icmp ult i64 %i, %cnt
+  br i1 %more, label %body, label %none
+body:
+  %i3 = mul i64 %i, 3
+  %lop = getelementptr i64, ptr %t, i64 %i3
+  %lo = load i64, ptr %lop
+  %hip = getelementptr i64, ptr %lop, i64 1
+  %hi = load i64, ptr %hip
+  %ge = icmp uge i64 %a, %lo
+  %lt = icmp ult i64 %a, %hi
+  %in = and i1 %ge, %lt
+  %inext = add i64 %i, 1
+  br i1 %in, label %found, label %next
+next:
+  br label %loop
+found:
+  %r = call ptr @__clcoop_chk(ptr %c, ptr %p, i64 %n, i64 %al, i32 %site, i32 %kind, i64 %i, i1 %w)
+  ret ptr %r
+none:
+  %r2 = call ptr @__clcoop_bad(ptr %c, ptr %p, i64 %n, i32 %site, i32 %kind)
+  ret ptr %r2
+}}
+
+; Backward branch: count the loop's instructions, stop a faulted work-item.
+define internal i1 @__clcoop_poll(ptr %c, i64 %cost, i32 %site) alwaysinline {{
+entry:
+  %sp = getelementptr i64, ptr %c, i64 {CTX['steps']}
+  %s = load i64, ptr %sp
+  %s1 = add i64 %s, %cost
+  store i64 %s1, ptr %sp
+  %lp = getelementptr i64, ptr %c, i64 {CTX['limit']}
+  %l = load i64, ptr %lp
+  %over = icmp ugt i64 %s1, %l
+  br i1 %over, label %limit, label %check
+limit:
+  call void @__clcoop_fault(ptr %c, i32 %site, i32 {FAULT_LIMIT}, i64 0, i64 0)
+  ret i1 true
+check:
+  %fp = getelementptr i64, ptr %c, i64 {CTX['fault']}
+  %f = load i64, ptr %fp
+  %stop = icmp ne i64 %f, 0
+  ret i1 %stop
+}}
+"""
+
+
+
+CORO_PROLOGUE = [
+    "  %__coro.id = call token @llvm.coro.id(i32 0, ptr null, ptr null, ptr null)",
+    "  %__coro.size = call i64 @llvm.coro.size.i64()",
+    # 64-byte aligned: LLVM lays values out in the frame at their natural alignment (32
+    # for <8 x float>) and uses aligned moves on it; malloc only guarantees 16.
+    "  %__coro.size63 = add i64 %__coro.size, 63",
+    "  %__coro.size64 = and i64 %__coro.size63, -64",
+    "  %__coro.mem = call ptr @aligned_alloc(i64 64, i64 %__coro.size64)",
+    "  %__coro.hdl = call ptr @llvm.coro.begin(token %__coro.id, ptr %__coro.mem)",
+]
+
+# After the kernel's last instruction: a final suspend (the driver sees coro.done); the
+# frame is freed by coro.destroy.
+CORO_EPILOGUE = [
+    "__coro.final:",
+    "  %__coro.f = call i8 @llvm.coro.suspend(token none, i1 true)",
+    "  switch i8 %__coro.f, label %__coro.suspend [i8 0, label %__coro.trap i8 1, label %__coro.cleanup]",
+    "__coro.trap:",
+    "  unreachable",
+    "__coro.cleanup:",
+    "  %__coro.fm = call ptr @llvm.coro.free(token %__coro.id, ptr %__coro.hdl)",
+    "  call void @free(ptr %__coro.fm)",
+    "  br label %__coro.suspend",
+    "__coro.suspend:",
+    "  call void @llvm.coro.end(ptr %__coro.hdl, i1 false, token none)",
+    "  ret ptr %__coro.hdl",
+]
+
+CORO_DECLS = """declare token @llvm.coro.id(i32, ptr, ptr, ptr)
+declare i64 @llvm.coro.size.i64()
+declare ptr @llvm.coro.begin(token, ptr)
+declare i8 @llvm.coro.suspend(token, i1)
+declare ptr @llvm.coro.free(token, ptr)
+declare void @llvm.coro.end(ptr, i1, token)
+declare void @llvm.coro.resume(ptr)
+declare void @llvm.coro.destroy(ptr)
+declare i1 @llvm.coro.done(ptr)
+declare ptr @malloc(i64)
+declare ptr @aligned_alloc(i64, i64)
+declare void @free(ptr)"""
+
+
+DIVZERO_IR = f"""define internal void @__clcoop_divzero(ptr %c, i32 %z, i32 %site) alwaysinline {{
+entry:
+  %bad = icmp ne i32 %z, 0
+  br i1 %bad, label %rec, label %out
+rec:
+  call void @__clcoop_fault(ptr %c, i32 %site, i32 {FAULT_DIVZERO}, i64 0, i64 0)
+  br label %out
+out:
+  ret void
+}}"""

@@ -1,0 +1,110 @@
+"""clcoop/native/coop_ir.py: the generated mul-add against the interpreter's
+coopmat.mul_add (the reference semantics), bit for bit, for the tile shapes and component
+types of the examples, every signedness flag and saturation."""
+import ctypes
+
+import numpy as np
+import pytest
+
+from clcoop.interp import coopmat
+from clcoop.native import coop_ir
+from clcoop.native.jit import Engine
+from clcoop.native.support import Unsupported
+
+LLVM_NAMES = {np.dtype(np.float16): "half", np.dtype(np.float32): "float", np.dtype(np.float64): "double",
+              np.dtype(np.int8): "i8", np.dtype(np.uint8): "i8", np.dtype(np.int16): "i16",
+              np.dtype(np.uint16): "i16", np.dtype(np.int32): "i32", np.dtype(np.uint32): "i32",
+              np.dtype(np.int64): "i64", np.dtype(np.uint64): "i64"}
+
+
+def native_mul_add(a, b, c, operands, result_dtype):
+    m, k = a.shape
+    n = b.shape[1]
+    types = tuple(LLVM_NAMES[np.dtype(x)] for x in (a.dtype, b.dtype, c.dtype, result_dtype))
+    engine = Engine(coop_ir.mul_add_ir("mad", m, n, k, types, operands).replace(
+        "define internal void @mad", "define void @mad"))
+    try:
+        function = ctypes.CFUNCTYPE(None, *[ctypes.c_void_p] * 4)(engine.address("mad"))
+        r = np.zeros((m, n), result_dtype)
+        a, b, c = (np.ascontiguousarray(x) for x in (a, b, c))
+        function(a.ctypes.data, b.ctypes.data, c.ctypes.data, r.ctypes.data)
+        return r
+    finally:
+        engine.close()
+
+
+def reference(a, b, c, operands, result_dtype):
+    return coopmat.mul_add(a[None], b[None], c[None], operands, result_dtype)[0]
+
+
+def assert_same_bits(x, y):
+    assert x.dtype == y.dtype and x.shape == y.shape
+    assert np.array_equal(x.view(f"u{x.dtype.itemsize}"), y.view(f"u{y.dtype.itemsize}"))
+
+
+@pytest.mark.parametrize("m,n,k", [(8, 16, 16), (16, 16, 16), (8, 8, 8), (8, 16, 32), (4, 16, 256)])
+@pytest.mark.parametrize("elem,acc", [(np.float32, np.float32), (np.float16, np.float32),
+                                      (np.float16, np.float16), (np.float64, np.float64)])
+def test_float_mul_add_is_the_interpreters_bit_for_bit(m, n, k, elem, acc):
+    rng = np.random.default_rng(m * 1000 + n * 10 + k)
+    a = rng.standard_normal((m, k)).astype(elem)
+    b = rng.standard_normal((k, n)).astype(elem)
+    c = rng.standard_normal((m, n)).astype(acc)
+    assert_same_bits(native_mul_add(a, b, c, 0, acc), reference(a, b, c, 0, acc))
+
+
+def test_float_specials_and_signed_zeros():
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((8, 16)).astype(np.float32)
+    b = rng.standard_normal((16, 16)).astype(np.float32)
+    a[0, :] = -0.0                      # a row of -0 products: +0 + c, as BLAS with beta = 0
+    a[1, 3] = np.inf
+    b[2, 5] = -np.inf
+    a[2, :] *= 1e30                     # overflow to inf
+    c = rng.standard_normal((8, 16)).astype(np.float32)
+    c[0, :4] = -0.0
+    got, want = native_mul_add(a, b, c, 0, np.float32), reference(a, b, c, 0, np.float32)
+    assert np.array_equal(np.isnan(got), np.isnan(want))
+    finite = ~np.isnan(want)
+    assert_same_bits(got[finite], want[finite])
+
+
+INTEGER_CASES = [  # (a, b, c, result, operands)
+    (np.int8, np.int8, np.int32, np.int32, 0b01111),
+    (np.uint8, np.uint8, np.uint32, np.uint32, 0),
+    (np.int8, np.uint8, np.int32, np.int32, 0b01101),
+    (np.int8, np.int8, np.int32, np.int32, 0b11111),      # saturating, signed result
+    (np.uint8, np.uint8, np.int8, np.uint8, 0b10000),     # saturating to uint8
+    (np.int8, np.int8, np.int8, np.int8, 0b11111),
+    (np.int16, np.int16, np.int32, np.int32, 0b00111),
+    (np.int32, np.int32, np.int32, np.int32, 0b11111),    # saturating int32 (i128 inside)
+    (np.int32, np.int32, np.int64, np.int64, 0b01111),    # wrapping int64
+]
+
+
+@pytest.mark.parametrize("ta,tb,tc,tr,operands", INTEGER_CASES)
+def test_integer_mul_add_is_the_interpreters(ta, tb, tc, tr, operands):
+    rng = np.random.default_rng(operands + 7)
+
+    def draw(shape, t):
+        info = np.iinfo(t)
+        return rng.integers(info.min, info.max, size=shape, endpoint=True, dtype=t)
+    a, b, c = draw((8, 32), ta), draw((32, 16), tb), draw((8, 16), tc)
+    assert_same_bits(native_mul_add(a, b, c, operands, tr), reference(a, b, c, operands, tr))
+
+
+def test_saturation_reaches_both_bounds():
+    a = np.full((4, 8), 127, np.int8)
+    b = np.full((8, 4), 127, np.int8)
+    b[:, 1] = -128
+    c = np.zeros((4, 4), np.int8)
+    got = native_mul_add(a, b, c, 0b11111, np.int8)
+    assert got[0, 0] == 127 and got[0, 1] == -128
+    assert_same_bits(got, reference(a, b, c, 0b11111, np.int8))
+
+
+def test_what_is_not_generated_says_why():
+    with pytest.raises(Unsupported, match="64-bit integers"):
+        coop_ir.mul_add_ir("m", 8, 8, 8, ("i64", "i64", "i64", "i64"), 0b10000)
+    with pytest.raises(Unsupported, match="mixes integer and floating-point"):
+        coop_ir.mul_add_ir("m", 8, 8, 8, ("i8", "i8", "float", "float"), 0)
