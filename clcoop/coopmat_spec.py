@@ -190,6 +190,31 @@ _MATRIX_TYPE_RE = re.compile(
     r'\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*\)\s*$')
 
 
+# A matrix type anywhere in IR text (group 1: the LLVM component, then scope, rows, cols, use).
+_MATRIX_TYPE_IN_TEXT = re.compile(
+    r'target\s*\(\s*"spirv\.CooperativeMatrixKHR"\s*,\s*(\w+)\s*,\s*(\d+)\s*,'
+    r'\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*\)')
+
+
+def mentions_matrix_type(text):
+    """True when IR text (a type, an instruction, a function) involves a matrix type."""
+    return MATRIX_TARGET_TYPE in text
+
+
+def first_matrix_type_fields(text):
+    """(llvm component, scope, rows, cols, use) of the first matrix type in IR text, the
+    component as written (it may be one MatrixType does not know); None if there is none."""
+    match = _MATRIX_TYPE_IN_TEXT.search(text)
+    if match is None:
+        return None
+    return (match.group(1),) + tuple(int(v) for v in match.groups()[1:])
+
+
+def replace_matrix_types(text, replace):
+    """IR text with every matrix type replaced by replace(its type text)."""
+    return _MATRIX_TYPE_IN_TEXT.sub(lambda m: replace(m.group(0)), text)
+
+
 @dataclass(frozen=True)
 class MatrixType:
     """OpTypeCooperativeMatrixKHR: component, scope, rows, columns, use.

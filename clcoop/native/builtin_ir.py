@@ -2,7 +2,7 @@
 each computes the interpreter's result bit for bit; work-item functions read the context."""
 import re
 
-from clcoop.interp.ocl_builtins import demangle
+from clcoop.interp.demangle import demangle
 from clcoop.native.context import CTX
 from clcoop.native.irtext import gquote, split_top
 from clcoop.native.support import Unsupported

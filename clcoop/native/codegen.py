@@ -17,8 +17,9 @@ A per-kernel driver runs a range of work-groups, work-item after work-item.
 """
 import re
 
+from clcoop import coop_names, coopmat_spec
 from clcoop.interp.loader import parse_type_text
-from clcoop.interp.ocl_builtins import demangle
+from clcoop.interp.demangle import demangle
 from clcoop.native import coop_calls, support
 from clcoop.native.builtin_ir import (bool_type, elem_size, exact_builtin, intrinsic_suffix, intrinsics_in,
                                      params_of, store_size, type_suffix, workitem_definition)
@@ -316,7 +317,7 @@ class _ModuleGen:
             raise Unsupported("sub_group_barrier (only work-group barriers are compiled natively)")
         if base == "printf":
             raise Unsupported("printf")
-        if "__spirv_" in name or base.startswith("coop_") or "Cooperative" in name:
+        if coop_names.names_spirv_operation(name) or base.startswith("coop_") or "Cooperative" in name:
             raise Unsupported(f"cooperative-matrix operations ({name})")
         raise Unsupported(f"the built-in '{base}' is not compiled natively yet")
 
@@ -373,7 +374,7 @@ class _FunctionGen:
         ret, _ = split_function_type(str(f.global_value_type))
         if "..." in str(f.global_value_type):
             raise Unsupported(f"the variadic function @{f.name}")
-        matrices = 'target("spirv.CooperativeMatrixKHR"' in str(f)
+        matrices = coopmat_spec.mentions_matrix_type(str(f))
         if matrices and not self.is_kernel:
             raise Unsupported(f"cooperative-matrix values in the called function @{f.name}")
         if matrices and self.mg.subgroup_size is None:
@@ -459,7 +460,7 @@ class _FunctionGen:
             if a.name not in {i.name for i in self.blocks[0].instructions}:
                 raise Unsupported(f"an alloca outside the entry block of @{self.f.name}")
             text = str(a)
-            if "spirv.CooperativeMatrixKHR" in text:
+            if coopmat_spec.mentions_matrix_type(text):
                 raise Unsupported(f"cooperative-matrix values in private memory (-O0 IR, or a matrix "
                                   f"whose address is taken) in @{self.f.name}")
             m = re.search(r"alloca (.+?)(?:, align (\d+))?(?:, addrspace\((\d+)\))?$", clean_ir(text))

@@ -12,17 +12,16 @@ multiplies) through the layout tables with every element bounds-checked.
 """
 import re
 
-from clcoop import coop_names
+from clcoop import coop_names, coopmat_spec
+from clcoop.coop_names import BINARY, LENGTH, LOAD, MUL_ADD, NEGATE, SCALAR_MUL, SPLAT, STORE
 from clcoop.interp.coop_calls import pointee_size
-from clcoop.interp.layout import LLVM_TO_COMPONENT, LayoutError, get_layout
+from clcoop.interp.layout import LayoutError, get_layout
 from clcoop.native import coop_ir
 from clcoop.native.context import CTX, CTX_SLOTS, FAULT_COOP, FAULT_READ, FAULT_WRITE
 from clcoop.native.irtext import quote, ref, typed
 from clcoop.native.support import Unsupported
 
-MATRIX_TYPE_RE = re.compile(r'target\("spirv\.CooperativeMatrixKHR",\s*(\w+),\s*(\d+),\s*(\d+),\s*(\d+),\s*(\d+)\)')
-RENDEZVOUS = ("__spirv_CooperativeMatrixLoadKHR", "__spirv_CooperativeMatrixStoreKHR",
-              "__spirv_CooperativeMatrixMulAddKHR")
+RENDEZVOUS = (LOAD, STORE, MUL_ADD)
 # Sub-codes of FAULT_COOP (in the fault's address word; runtime.py words them).
 NON_UNIFORM, PARTIAL_SUBGROUP, NEGATIVE_LOAD_STRIDE, STORE_STRIDE = 1, 2, 3, 4
 ELEMENT_BYTES = {"i8": 1, "i16": 2, "i32": 4, "i64": 8, "half": 2, "float": 4, "double": 8}
@@ -30,7 +29,7 @@ ELEMENT_BYTES = {"i8": 1, "i16": 2, "i32": 4, "i64": 8, "half": 2, "float": 4, "
 
 def callee_of(name):
     """The parsed cooperative-matrix callee of a function name, or None."""
-    if "__spirv_" not in name:
+    if not coop_names.names_spirv_operation(name):
         return None
     callee = coop_names.parse_callee(name)
     return callee if callee is not None and callee.well_formed else None
@@ -45,7 +44,7 @@ class MatrixType:
     def __init__(self, elem, rows, cols, use, S):
         self.elem, self.rows, self.cols, self.use = elem, int(rows), int(cols), int(use)
         try:
-            self.layout = get_layout(self.rows, self.cols, self.use, LLVM_TO_COMPONENT[elem], S)
+            self.layout = get_layout(self.rows, self.cols, self.use, elem, S)
         except (LayoutError, KeyError) as exc:
             raise Unsupported(f"a cooperative matrix the layout cannot hold at sub-group size {S} ({exc})")
         self.length = self.layout.length
@@ -54,17 +53,18 @@ class MatrixType:
 
 
 def matrix_type(text, S):
-    m = MATRIX_TYPE_RE.search(text)
-    if m is None:
+    fields = coopmat_spec.first_matrix_type_fields(text)
+    if fields is None:
         raise Unsupported(f"cannot read the cooperative matrix type in {text}")
-    elem, scope, rows, cols, use = m.groups()
-    if scope != "3":
-        raise Unsupported(f"a cooperative matrix of scope {scope} (only subgroup scope, 3)")
+    elem, scope, rows, cols, use = fields
+    if scope != coopmat_spec.Scope.SUBGROUP:
+        raise Unsupported(f"a cooperative matrix of scope {scope} (only subgroup scope, "
+                          f"{int(coopmat_spec.Scope.SUBGROUP)})")
     return MatrixType(elem, rows, cols, use, S)
 
 
 def replace_matrix_types(text, S):
-    return MATRIX_TYPE_RE.sub(lambda m: matrix_type(m.group(0), S).vector, text)
+    return coopmat_spec.replace_matrix_types(text, lambda t: matrix_type(t, S).vector)
 
 
 class CoopModule:
@@ -99,7 +99,7 @@ def emit_call(fg, ins, ops, name):
         raise Unsupported(f"cooperative-matrix operations ({name})")
     base = callee.base
     lhs = f"{quote(ins.name)} = " if str(ins.type) != "void" else ""
-    if base == "__spirv_CompositeConstruct":
+    if base == SPLAT:
         mt = matrix_type(str(ins.type), S)
         scalar = typed(ops[0])
         tmp = fg.fresh("splat")
@@ -107,41 +107,37 @@ def emit_call(fg, ins, ops, name):
                      f"  {lhs}shufflevector {mt.vector} {tmp}, {mt.vector} poison, "
                      f"<{mt.length} x i32> zeroinitializer"]
         return None
-    if base == "__spirv_CooperativeMatrixLengthKHR":
+    if base == LENGTH:
         mt = _matrix_of_callee(callee, S)
         fg.lines.append(f"  {lhs}add {ins.type} 0, {mt.length}")
         return None
-    if base in ELEMENTWISE or base == "__spirv_CooperativeMatrixScalarNeg":
+    if base in ELEMENTWISE or base == NEGATE:
         return _elementwise(fg, ins, ops, base, lhs, S)
-    if base == "__spirv_CooperativeMatrixScalarMul":
+    if base == SCALAR_MUL:
         return _scalar_mul(fg, ins, ops, lhs, S)
     if base not in RENDEZVOUS:
-        raise Unsupported(f"the cooperative-matrix operation {base.replace('__spirv_', '')} "
+        raise Unsupported(f"the cooperative-matrix operation {coop_names.operation_name(base)} "
                           f"is not compiled natively yet")
     return _rendezvous(fg, ins, ops, callee, lhs)
 
-
-_LLVM_OF_COMPONENT = {"char": "i8", "uchar": "i8", "short": "i16", "ushort": "i16", "int": "i32",
-                      "uint": "i32", "long": "i64", "ulong": "i64", "half": "half", "float": "float",
-                      "double": "double"}
 
 
 # Element-wise operations are per work-item vector code: each component is computed as the
 # interpreter computes it on the logical matrix (coopmat.binary / negate: IEEE operations
 # in the component type, integers wrapping); padding components are never observed (stores
 # and mul-adds skip them).
-ELEMENTWISE = {"__spirv_CooperativeMatrixBinaryAdd": ("fadd", "add"),
-               "__spirv_CooperativeMatrixBinarySub": ("fsub", "sub"),
-               "__spirv_CooperativeMatrixBinaryMul": ("fmul", "mul"),
-               "__spirv_CooperativeMatrixBinaryDiv": ("fdiv", None)}
+ELEMENTWISE = {BINARY["add"]: ("fadd", "add"),
+               BINARY["sub"]: ("fsub", "sub"),
+               BINARY["mul"]: ("fmul", "mul"),
+               BINARY["div"]: ("fdiv", None)}
 
 
 def _elementwise(fg, ins, ops, base, lhs, S):
     mt = matrix_type(str(ins.type), S)
     floating = mt.elem in coop_ir.FLOAT_TYPES
     if any(matrix_type(str(o.type), S).vector != mt.vector for o in ops[:-1]):
-        raise Unsupported(f"a cooperative-matrix {base.replace('__spirv_', '')} of different matrix types")
-    if base == "__spirv_CooperativeMatrixScalarNeg":
+        raise Unsupported(f"a cooperative-matrix {coop_names.operation_name(base)} of different matrix types")
+    if base == NEGATE:
         op = f"fneg {mt.vector} {ref(ops[0])}" if floating else f"sub {mt.vector} zeroinitializer, {ref(ops[0])}"
         fg.lines.append(f"  {lhs}{op}")
         return None
@@ -176,7 +172,7 @@ def _scalar_mul(fg, ins, ops, lhs, S):
 
 def _matrix_of_callee(callee, S):
     m = callee.matrices[0]
-    return MatrixType(_LLVM_OF_COMPONENT[m.elem], m.rows, m.cols, m.use, S)
+    return MatrixType(coopmat_spec.COMPONENTS[m.elem].llvm, m.rows, m.cols, m.use, S)
 
 
 def _constant_int(value, what):
@@ -195,14 +191,14 @@ def _rendezvous(fg, ins, ops, callee, lhs):
     fname = f"__clcoop_coop.{site}"
     slots = []                      # (slot index, i64 value text)
     result = None
-    if callee.base == "__spirv_CooperativeMatrixLoadKHR":
+    if callee.base == LOAD:
         mt = matrix_type(str(ins.type), S)
         layout, stride = _memory_operands(ops, 1, callee, mt)
         spill = fg.coop_spill(mt.vector)
         slots = [(0, _ptr_bits(fg, ops[0])), (2, _i64(fg, ops[2])), (3, _ptr_bits(fg, spill))]
         result = (mt, spill)
         coop.functions.append(_memory_function(fname, site, mt, layout, coop.table(mt), load=True))
-    elif callee.base == "__spirv_CooperativeMatrixStoreKHR":
+    elif callee.base == STORE:
         mt = matrix_type(str(ops[1].type), S)
         layout, stride = _memory_operands(ops, 2, callee, mt)
         spill = fg.coop_spill(mt.vector)
@@ -213,7 +209,7 @@ def _rendezvous(fg, ins, ops, callee, lhs):
         a, b, c = (matrix_type(str(o.type), S) for o in ops[:3])
         r = matrix_type(str(ins.type), S)
         operands = _constant_int(ops[3], "operands word") if len(ops) > 4 else 0
-        if operands & ~coop_ir.KNOWN_OPERANDS:
+        if operands & ~coopmat_spec.OPERAND_ALL:
             raise Unsupported(f"unknown cooperative matrix operands 0x{operands:x}")
         if all(m.elem in coop_ir.FLOAT_TYPES for m in (a, b, c, r)):
             operands = 0            # signedness flags mean nothing for floats (coopmat)
@@ -230,7 +226,7 @@ def _rendezvous(fg, ins, ops, callee, lhs):
         result = (r, out)
         coop.functions.append(_mul_add_function(fname, site, (a, b, c, r), mad,
                                                 [coop.table(m) for m in (a, b, c, r)]))
-    if callee.base != "__spirv_CooperativeMatrixMulAddKHR":
+    if callee.base != MUL_ADD:
         slots.append((1, str(layout)))
     for slot, value in slots:
         p = fg.fresh("cs")

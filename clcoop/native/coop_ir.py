@@ -15,12 +15,11 @@ arithmetic of the native engine's mul-add calls (coop_calls.py; docs/native.md,
   with SaturatingAccumulationKHR (0x10) the exact A*B (in i128) plus C saturates to the
   result's range, signed per flag 0x8.
 """
+from clcoop.coopmat_spec import Operand
 from clcoop.native.support import Unsupported
 
 FLOAT_TYPES = {"half": 16, "float": 32, "double": 64}
 INT_TYPES = {"i8": 8, "i16": 16, "i32": 32, "i64": 64}
-A_SIGNED, B_SIGNED, C_SIGNED, RESULT_SIGNED, SATURATING = 1, 2, 4, 8, 16
-KNOWN_OPERANDS = 31
 
 
 def mul_add_ir(name, m, n, k, types, operands=0):
@@ -171,13 +170,13 @@ def _extend(t, signed, wide, value, out):
 
 def _integer_ir(name, m, n, k, types, operands):
     ta, tb, tc, tr = types
-    saturating = bool(operands & SATURATING)
+    saturating = bool(operands & Operand.SATURATING_ACCUMULATION)
     if saturating and any(INT_TYPES[t] == 64 for t in types):
         # i64 x i64 products summed over k can leave i128: the interpreter computes them
         # with Python integers; not compiled natively.
         raise Unsupported("a saturating cooperative-matrix mul-add of 64-bit integers")
     wide = "i128" if saturating else "i64"
-    tmap = {"a": (ta, operands & A_SIGNED), "b": (tb, operands & B_SIGNED)}
+    tmap = {"a": (ta, operands & Operand.MATRIX_A_SIGNED), "b": (tb, operands & Operand.MATRIX_B_SIGNED)}
 
     def load(matrix, index, out):
         t, signed = tmap[matrix]
@@ -187,11 +186,11 @@ def _integer_ir(name, m, n, k, types, operands):
     step = [f"  %prod = mul {wide} %x, %y", f"  %acc.n = add {wide} %acc.o, %prod"]
     finish = [f"  %cp = getelementptr {tc}, ptr %c, i64 %ridx",
               f"  %cv.raw = load {tc}, ptr %cp",
-              *_extend(tc, operands & C_SIGNED, wide, "%cv.raw", "%cv"),
+              *_extend(tc, operands & Operand.MATRIX_C_SIGNED, wide, "%cv.raw", "%cv"),
               f"  %sum = add {wide} %acc.f, %cv"]
     bits = INT_TYPES[tr]
     if saturating:
-        if operands & RESULT_SIGNED:
+        if operands & Operand.MATRIX_RESULT_SIGNED:
             lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
         else:
             lo, hi = 0, (1 << bits) - 1
