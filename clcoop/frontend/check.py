@@ -1953,8 +1953,10 @@ class Checker:
     def expr_Constant(self, node):
         loc = location(node)
         if node.type == "string":
-            # Strings only initialize char arrays (init_for_type); OpenCL C has no other use here.
-            self.fail("string literals are only supported as initializers of char arrays", node)
+            # OpenCL C 3.0 6.10: a string literal is in the constant address space; as a value it
+            # decays to `constant char *` (char array initializers take init_for_type's path).
+            data = self.string_bytes(node) + b"\0"
+            return tast.StringLiteral(T.PointerType(T.CHAR, T.CONSTANT), loc, data)
         if node.type == "char":
             return tast.IntConst(T.INT, loc, wrap_int(self.char_value(node), T.CHAR))
         text = node.value
@@ -2157,6 +2159,9 @@ class Checker:
         if isinstance(node, c_ast.Typename):
             t, _, _ = self.full_decl_type(node)
             return t
+        if isinstance(node, c_ast.Constant) and node.type == "string":
+            # C99 6.4.5p5: a string literal is an array of char, NUL included (it decays elsewhere).
+            return T.ArrayType(T.CHAR, len(self.string_bytes(node)) + 1)
         return self.expr(node).type
 
     def sizeof_expr(self, node):
