@@ -27,6 +27,6 @@ kernel void k(global int *o) {
 
 #ifdef BAD2
 int generic_param(const char *s) { return s[0]; }
-// BAD2: string-literal-values.cl:31:55: error: passing '__constant char *' to parameter of type 'const __generic char *' changes address space of pointer
+// BAD2: string-literal-values.cl:31:54: error: passing '__constant char *' to parameter of type 'const __generic char *' changes address space of pointer
 kernel void k2(global int *o) { o[0] = generic_param("x"); }
 #endif
