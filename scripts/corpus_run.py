@@ -194,18 +194,23 @@ def run_source(source, include, clang, elements, size):
         with contextlib.redirect_stdout(io.StringIO()):     # printf output is not compared
             fault_mine, out_mine = run_kernel(mine, name, args, glob, local)
             fault_theirs, out_theirs = run_kernel(theirs, name, args, glob, local)
-        if fault_mine and fault_theirs:
-            result.update(outcome="both fault", reason=fault_theirs)
-        elif fault_mine or fault_theirs:
-            result.update(outcome="differ", reason=f"only {'clcoop' if fault_mine else 'clang'}'s "
-                                                   f"IR faults: {fault_mine or fault_theirs}")
-        else:
-            bad = [i for i, (a, b) in enumerate(zip(out_mine, out_theirs)) if a.tobytes() != b.tobytes()]
-            if bad:
-                result.update(outcome="differ", reason=f"buffers {bad} differ")
-            else:
-                result.update(outcome="agree")
+        result.update(compare_runs((fault_mine, out_mine), (fault_theirs, out_theirs)))
     return results
+
+
+def compare_runs(mine, theirs):
+    """{outcome, reason} of two runs, each (fault text or None, output arrays): byte for
+    byte, so -0.0 differs from 0.0 and NaN payloads count."""
+    (fault_mine, out_mine), (fault_theirs, out_theirs) = mine, theirs
+    if fault_mine and fault_theirs:
+        return {"outcome": "both fault", "reason": fault_theirs}
+    if fault_mine or fault_theirs:
+        return {"outcome": "differ", "reason": f"only {'clcoop' if fault_mine else 'clang'}'s "
+                                               f"IR faults: {fault_mine or fault_theirs}"}
+    bad = [i for i, (a, b) in enumerate(zip(out_mine, out_theirs)) if a.tobytes() != b.tobytes()]
+    if bad:
+        return {"outcome": "differ", "reason": f"buffers {bad} differ"}
+    return {"outcome": "agree"}
 
 
 # ------------------------------------------------------------------ driver
