@@ -72,6 +72,34 @@ class LoopIdMetadata(ir.values.MDValue):
         return id(self)
 
 
+class VolatileLoad(ir.instructions.LoadInstr):
+    """`load volatile` (llvmlite's LoadInstr has no volatile flag): an access through a
+    pointer to volatile (C99 6.7.3p6), which LLVM must neither remove nor merge."""
+
+    def descr(self, buf):
+        super().descr(buf)
+        buf[-1] = buf[-1].replace("load ", "load volatile ", 1)
+
+
+class VolatileStore(ir.instructions.StoreInstr):
+    """`store volatile` (see VolatileLoad)."""
+
+    def descr(self, buf):
+        super().descr(buf)
+        buf[-1] = buf[-1].replace("store ", "store volatile ", 1)
+
+
+def is_volatile_access(e):
+    """Whether the lvalue `e` is reached through a pointer to volatile (p[i], *p, p->f).
+    Volatile variables themselves are not tracked by the checker (tast.Var has no flag)."""
+    while isinstance(e, (A.Member, A.Swizzle, A.VectorElement)):
+        e = e.base
+    if isinstance(e, (A.Index, A.Deref)):
+        pointer = e.base if isinstance(e, A.Index) else e.operand
+        return isinstance(pointer.type, T.PointerType) and pointer.type.volatile
+    return False
+
+
 class EventIRType(ir.Type):
     """`target("spirv.Event")`: event_t, as clang-22 lowers it for SPIR."""
 
@@ -583,20 +611,27 @@ class Lowerer:
         return slot
 
     # ------------------------------------------------------------ memory helpers
-    def load_value(self, ptr, ctype, name=""):
+    def load_value(self, ptr, ctype, name="", volatile=False):
         b = self.builder
         if isinstance(ctype, T.ScalarType) and ctype.kind == "bool":
-            raw = b.load(ptr, typ=I8, align=1)
+            raw = self.mark_volatile(b.load(ptr, typ=I8, align=1), volatile)
             return b.trunc(raw, I1, name="loadedv")
-        return b.load(ptr, name=name, typ=self.mem_type(ctype), align=self.align_of(ctype))
+        return self.mark_volatile(b.load(ptr, name=name, typ=self.mem_type(ctype),
+                                         align=self.align_of(ctype)), volatile)
 
-    def store_value(self, value, ptr, ctype):
+    def store_value(self, value, ptr, ctype, volatile=False):
         b = self.builder
         if isinstance(ctype, T.ScalarType) and ctype.kind == "bool":
             value = b.zext(value, I8, name="frombool")
-            b.store(value, ptr, align=1)
+            self.mark_volatile(b.store(value, ptr, align=1), volatile)
             return
-        b.store(value, ptr, align=self.align_of(ctype))
+        self.mark_volatile(b.store(value, ptr, align=self.align_of(ctype)), volatile)
+
+    @staticmethod
+    def mark_volatile(instr, volatile):
+        if volatile:
+            instr.__class__ = VolatileLoad if isinstance(instr, ir.instructions.LoadInstr) else VolatileStore
+        return instr
 
     def new_block(self, name):
         """A block not yet in the function: blocks are placed in emission order, as clang does."""
@@ -902,10 +937,10 @@ class Lowerer:
         """(address of the vector, index value) of an assignable VectorElement, each evaluated once."""
         return self.address(e.base), self.rvalue(e.index)
 
-    def store_vector_element(self, base_ptr, index, value, vector_type):
-        vec = self.load_value(base_ptr, vector_type)       # clang reloads the vector here
+    def store_vector_element(self, base_ptr, index, value, vector_type, volatile=False):
+        vec = self.load_value(base_ptr, vector_type, volatile=volatile)   # clang reloads the vector here
         vec = self.builder.insert_element(vec, value, index, name="vecins")
-        self.store_value(vec, base_ptr, vector_type)
+        self.store_value(vec, base_ptr, vector_type, volatile)
 
     def ex_VectorElement(self, e):
         vec = self.rvalue(e.base)          # clang: the vector, then the index
@@ -914,25 +949,26 @@ class Lowerer:
     def store_lvalue(self, target, value):
         if isinstance(target, A.VectorElement):
             base_ptr, index = self.vector_element_place(target)
-            self.store_vector_element(base_ptr, index, value, target.base.type)
+            self.store_vector_element(base_ptr, index, value, target.base.type, is_volatile_access(target))
             return
         if isinstance(target, A.Swizzle):
             # Load the whole vector, insert the components, store it back (as clang does).
             base_ptr = self.address(target.base)
-            vec = self.load_value(base_ptr, target.base.type)
+            volatile = is_volatile_access(target)
+            vec = self.load_value(base_ptr, target.base.type, volatile=volatile)
             if len(target.indices) == 1:
                 vec = self.builder.insert_element(vec, value, ir.Constant(I32, target.indices[0]), name="vecins")
             for i, idx in enumerate(target.indices if len(target.indices) > 1 else ()):
                 comp = self.builder.extract_element(value, ir.Constant(I32, i))
                 vec = self.builder.insert_element(vec, comp, ir.Constant(I32, idx))
-            self.store_value(vec, base_ptr, target.base.type)
+            self.store_value(vec, base_ptr, target.base.type, volatile)
             return
-        self.store_value(value, self.address(target), target.type)
+        self.store_value(value, self.address(target), target.type, is_volatile_access(target))
 
     def load_lvalue(self, target):
         if isinstance(target, (A.Swizzle, A.VectorElement)):
             return self.rvalue(target)
-        return self.load_value(self.address(target), target.type)
+        return self.load_value(self.address(target), target.type, volatile=is_volatile_access(target))
 
     # ------------------------------------------------------------ expressions
     def rvalue(self, e):
@@ -965,7 +1001,7 @@ class Lowerer:
         return False
 
     def _load_lvalue_expr(self, e):
-        return self.load_value(self.address(e), e.type)
+        return self.load_value(self.address(e), e.type, volatile=is_volatile_access(e))
 
     ex_VarRef = _load_lvalue_expr
     ex_Deref = _load_lvalue_expr
@@ -974,7 +1010,7 @@ class Lowerer:
 
     def ex_Member(self, e):
         if e.base.is_lvalue:
-            return self.load_value(self.address(e), e.type)
+            return self.load_value(self.address(e), e.type, volatile=is_volatile_access(e))
         agg = self.rvalue(e.base)
         if e.base.type.is_union:
             # A union value's members share its bytes: spill it and reload as the member's type.
@@ -1017,14 +1053,14 @@ class Lowerer:
     def read_modify_write(self, target, compute, result_new, name=None):
         if isinstance(target, A.VectorElement):
             base_ptr, index = self.vector_element_place(target)
-            vec = self.load_value(base_ptr, target.base.type)
+            vec = self.load_value(base_ptr, target.base.type, volatile=is_volatile_access(target))
             old = self.builder.extract_element(vec, index, name="vecext")
             self.old_values.append(old)
             new = self.rvalue(compute)
             self.old_values.pop()
             if name and isinstance(new, ir.Instruction) and new.opname in ("add", "sub", "fadd", "fsub"):
                 new.name = name
-            self.store_vector_element(base_ptr, index, new, target.base.type)
+            self.store_vector_element(base_ptr, index, new, target.base.type, is_volatile_access(target))
             return new if result_new else old
         if isinstance(target, A.Swizzle):
             old = self.rvalue(target)
@@ -1035,14 +1071,15 @@ class Lowerer:
             return new if result_new else old
         self.pre_evaluate(compute)
         ptr = self.address(target)          # evaluated once
-        old = self.load_value(ptr, target.type)
+        volatile = is_volatile_access(target)
+        old = self.load_value(ptr, target.type, volatile=volatile)
         self.old_values.append(old)
         new = self.rvalue(compute)
         self.old_values.pop()
         if name and isinstance(new, ir.Instruction) and new.opname in ("add", "sub", "fadd", "fsub",
                                                                        "getelementptr"):
             new.name = name if new.opname != "getelementptr" else "incdec.ptr"   # clang's names
-        self.store_value(new, ptr, target.type)
+        self.store_value(new, ptr, target.type, volatile)
         return new if result_new else old
 
     # ---- unary / binary
