@@ -151,6 +151,9 @@ def test_compare_runs_is_bitwise():
     assert corpus_run.compare_runs((None, [zero]), (None, [minus_zero]))["outcome"] == "differ"
     assert corpus_run.compare_runs(("RuntimeFault: x", []), (None, [zero]))["outcome"] == "differ"
     assert corpus_run.compare_runs(("RuntimeFault: x", []), ("RuntimeFault: y", []))["outcome"] == "both fault"
+    undefined = "IRError: call to the undefined function 'helper'"
+    assert corpus_run.compare_runs((None, [zero]), (undefined, []))["outcome"] == "skipped"
+    assert corpus_run.compare_runs((undefined, []), (None, [zero]))["outcome"] == "differ"
 
 
 @pytest.mark.skipif(CLANG is None, reason="the reference IR is clang-22's")
