@@ -2406,7 +2406,10 @@ class Checker:
     def is_null_constant(self, e):
         if is_integer_like(e.type) and self.fold(e) == 0:
             return True
-        if isinstance(e, (tast.Cast, tast.ImplicitCast)) and e.type.is_pointer and e.type.pointee.is_void:
+        # C99 6.3.2.3p3: 0 cast to `void *`; a named address space other than generic makes it
+        # an ordinary pointer (clang-22: `(global void*)0` does not convert to `constant int *`).
+        if isinstance(e, (tast.Cast, tast.ImplicitCast)) and e.type.is_pointer and e.type.pointee.is_void \
+                and e.type.addrspace in (T.PRIVATE, T.GENERIC):
             return self.is_null_constant(e.operand) if is_integer_like(e.operand.type) else False
         return False
 
