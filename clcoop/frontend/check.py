@@ -1072,6 +1072,8 @@ class Checker:
         """`extern T x;` at program scope (C99 6.9.2): declares x; a definition must follow in
         this translation unit if x is used (clcoop links nothing; clang leaves an external global)."""
         space = T.GLOBAL if aspace in (None, T.GENERIC) else aspace
+        if self.pre_cl20 and aspace != T.CONSTANT:
+            self.fail("extern variable must reside in constant address space", node)
         if isinstance(previous, tast.Var):
             if previous.type != t and not (isinstance(previous.type, T.ArrayType) and isinstance(t, T.ArrayType)
                                            and previous.type.elem == t.elem and t.length is None):
@@ -1166,6 +1168,9 @@ class Checker:
 
     def global_variable(self, node, t, aspace, const):
         self.coop_storage_error(t, aspace, node, "program")
+        if self.pre_cl20 and aspace != T.CONSTANT:
+            # OpenCL C 1.2 6.5: program-scope variables are __constant (globals came in 2.0).
+            self.fail("program scope variable must reside in constant address space", node)
         if aspace is None or aspace == T.GENERIC:
             aspace = T.GLOBAL      # OpenCL C 2.0+: program-scope variables default to __global
         self.require_fp16_object(t, aspace, node, "variable")
@@ -1211,6 +1216,9 @@ class Checker:
             self.scope.names[node.name] = var
             return var
         if is_static or aspace in (T.CONSTANT, T.GLOBAL):
+            if is_static and self.pre_cl20:
+                # OpenCL C 1.2 6.8: no static storage class in functions (2.0 added it).
+                self.fail("variables in function scope cannot be declared static", node)
             if t.is_coop_matrix:
                 self.fail("cooperative matrix type cannot be declared 'static'", node)
             # OpenCL C 2.0+: static function-scope variables live in the global address space.
