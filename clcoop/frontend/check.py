@@ -1205,9 +1205,17 @@ class Checker:
             self.fail("function scope variable cannot be declared in global address space", node)
         self.check_object_type(t, node, "local")
         self.require_fp16_object(t, aspace if aspace != T.GENERIC else T.PRIVATE, node, "variable")
+        if aspace in (T.LOCAL, T.CONSTANT) and not is_static:
+            # OpenCL C 3.0 6.7.1/6.7.3: only in the outermost scope of a kernel (clang's words).
+            space = "local" if aspace == T.LOCAL else "constant"
+            if not fn.is_kernel and aspace == T.LOCAL:
+                self.fail(f"non-kernel function variable cannot be declared in {space} address space", node)
+            if not fn.is_kernel:      # reported; the variable is still declared, as clang does
+                self.error(f"non-kernel function variable cannot be declared in {space} address space", node)
+            elif self.fn.depth > 1:
+                self.error(f"variables in the {space} address space can only be declared in the "
+                          f"outermost scope of a kernel function", node)
         if aspace == T.LOCAL:
-            if not fn.is_kernel:
-                self.fail("non-kernel function variable cannot be declared in local address space", node)
             if node.init is not None:
                 self.fail("'__local' variable cannot have an initializer", node.init)
             var = tast.Var(node.name, t, "kernel-local", T.LOCAL, None, loc, const,
@@ -1548,6 +1556,8 @@ class Checker:
                                            if isinstance(s, str))
         fn.body = tast.Compound(location(node.body), [])   # marks it defined even if the body fails
         self.kernel_attributes(fn, decl)
+        if fn.is_kernel and fn.is_static:
+            self.error("kernel functions cannot be declared static", name_location(decl))
         if fn.is_kernel and not fn.type.ret.is_void:
             self.error("kernel must have void return type", decl)
         if isinstance(fn.type.ret, T.ArrayType):
