@@ -1074,6 +1074,8 @@ class Checker:
         space = T.GLOBAL if aspace in (None, T.GENERIC) else aspace
         if self.pre_cl20 and aspace != T.CONSTANT:
             self.fail("extern variable must reside in constant address space", node)
+        if aspace in (T.LOCAL, T.PRIVATE, T.GENERIC):
+            self.fail("extern variable must reside in global or constant address space", node)
         if isinstance(previous, tast.Var):
             if previous.type != t and not (isinstance(previous.type, T.ArrayType) and isinstance(t, T.ArrayType)
                                            and previous.type.elem == t.elem and t.length is None):
@@ -1171,7 +1173,9 @@ class Checker:
         if self.pre_cl20 and aspace != T.CONSTANT:
             # OpenCL C 1.2 6.5: program-scope variables are __constant (globals came in 2.0).
             self.fail("program scope variable must reside in constant address space", node)
-        if aspace is None or aspace == T.GENERIC:
+        if aspace == T.GENERIC:
+            self.fail("program scope variable must reside in global or constant address space", node)
+        if aspace is None:
             aspace = T.GLOBAL      # OpenCL C 2.0+: program-scope variables default to __global
         self.require_fp16_object(t, aspace, node, "variable")
         if aspace in (T.PRIVATE, T.LOCAL):
@@ -1203,6 +1207,11 @@ class Checker:
             self.coop_storage_error(t, aspace, node, "local")
         if aspace == T.GLOBAL and not is_static:
             self.fail("function scope variable cannot be declared in global address space", node)
+        if is_static and not self.pre_cl20 and aspace in (T.LOCAL, T.PRIVATE, T.GENERIC):
+            # OpenCL C 3.0 6.7.1: static variables of functions are __global or __constant.
+            self.fail("static local variable must reside in global or constant address space", node)
+        if aspace == T.GENERIC and not is_static:
+            self.fail("automatic variable qualified with an invalid address space", node)
         self.check_object_type(t, node, "local")
         self.require_fp16_object(t, aspace if aspace != T.GENERIC else T.PRIVATE, node, "variable")
         if aspace in (T.LOCAL, T.CONSTANT) and not is_static:
