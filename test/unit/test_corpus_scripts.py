@@ -124,6 +124,8 @@ kernel void reverse(global int *o, local int *tmp) {
 }
 kernel void by_struct(global S *s) { s->a = 1; }
 kernel void far(global int *o) { o[get_global_id(0) * 100000] = 1; }
+kernel void says(void) { if (get_global_id(0) == 3) printf("id %d\\n", (int)get_global_id(0)); }
+kernel void silent(void) { }
 """
 
 
@@ -156,15 +158,24 @@ def test_compare_runs_is_bitwise():
     assert corpus_run.compare_runs((undefined, []), (None, [zero]))["outcome"] == "differ"
 
 
+def test_run_kernel_returns_the_printf_output_last():
+    import clcoop.interp.api as api
+    program = api.Program('kernel void k(void) { printf("%d;", (int)get_global_id(0)); }').build()
+    fault, outputs = corpus_run.run_kernel(program, "k", [], (2,), (2,))
+    assert fault is None and outputs[-1].tobytes() == b"0;1;"
+
+
 @pytest.mark.skipif(CLANG is None, reason="the reference IR is clang-22's")
 def test_run_source_runs_both_irs_and_skips_what_has_no_host_independent_launch(tmp_path):
     results = {r["kernel"]: r for r in corpus_run.run_source(RUN_SOURCE, tmp_path, CLANG, 4096, 16)}
     assert {k: r["outcome"] for k, r in results.items()} == {
-        "saxpy": "agree", "grid": "agree", "reverse": "agree", "by_struct": "skipped", "far": "both fault"}
+        "saxpy": "agree", "grid": "agree", "reverse": "agree", "by_struct": "skipped", "far": "both fault",
+        "says": "agree", "silent": "skipped"}
+    assert results["silent"]["reason"].startswith("no outputs")
     assert results["by_struct"]["reason"] == "parameter type 'S*'"
     assert "out-of-bounds" in results["far"]["reason"]
     assert corpus_run.summarize([("a.cl", list(results.values()))]) == {
-        "agree": 3, "skipped": 2, "ran": 3}
+        "agree": 4, "skipped": 3, "ran": 4}
     # A source clang rejects is skipped as a whole.
     assert corpus_run.run_source("kernel void k() { undeclared; }", tmp_path, CLANG, 64, 4) == [
         {"kernel": None, "outcome": "skipped", "reason": "clang-22 rejects the source"}]
