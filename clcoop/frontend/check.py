@@ -951,7 +951,10 @@ class Checker:
                               else "array size is negative", node.dim)
             return T.ArrayType(elem, length), aspace, const
         if isinstance(node, c_ast.FuncDecl) or type(node).__name__ == "FuncDeclExt":
-            ret, _, _ = self.declarator_type(node.type, decl)
+            ret, ret_space, _ = self.declarator_type(node.type, decl)
+            if ret_space is not None:
+                # OpenCL C 3.0 6.7: a function's return value is in no address space.
+                self.fail("return type cannot be qualified with address space", decl)
             params = []
             variadic = False
             if node.args is not None:
