@@ -1572,6 +1572,10 @@ class Checker:
         self.kernel_attributes(fn, decl)
         if fn.is_kernel and fn.is_static:
             self.error("kernel functions cannot be declared static", name_location(decl))
+        if fn.name == "main":
+            # OpenCL C 3.0 6.11.e: no `main` (the host starts kernels); clang-22's wording.
+            self.error(f"{'kernel' if fn.is_kernel else 'function'} cannot be called 'main'",
+                       name_location(decl))
         if fn.is_kernel and not fn.type.ret.is_void:
             self.error("kernel must have void return type", decl)
         if isinstance(fn.type.ret, T.ArrayType):
@@ -1645,6 +1649,9 @@ class Checker:
             self.error(f"'{spell(t)}' cannot be used as the type of a kernel parameter", p, notes)
         elif t == T.BOOL:
             self.error("'bool' cannot be used as the type of a kernel parameter", p)
+        elif t.is_pointer and t.pointee.is_pointer and self.pre_cl20:
+            # OpenCL C 1.2 6.9.a: no pointer-to-pointer kernel arguments (2.0 lifted it).
+            self.error("kernel parameter cannot be declared as a pointer to a pointer", p)
         elif t.is_pointer and not _kernel_pointer_spaces_ok(t):
             # OpenCL C 3.0 6.11.a: every level of a pointer (to pointer) kernel argument
             # points into __global, __constant or __local memory (clang-22's rule and wording).
