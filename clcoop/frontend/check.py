@@ -1245,7 +1245,11 @@ class Checker:
                 self.fail("cooperative matrix type cannot be declared 'static'", node)
             # OpenCL C 2.0+: static function-scope variables live in the global address space.
             space = aspace if aspace in (T.CONSTANT, T.GLOBAL) else T.GLOBAL
-            var = self.static_storage_variable(node, t, "static", space, const, f"{fn.name}.{node.name}")
+            # Same-named statics of inner scopes get clang's suffixes: f.x, f.x.1, f.x.2 ...
+            name = f"{fn.name}.{node.name}"
+            taken = sum(1 for v in fn.static_vars if v.name == node.name)
+            var = self.static_storage_variable(node, t, "static", space, const,
+                                               f"{name}.{taken}" if taken else name)
             fn.static_vars.append(var)
             return var
         var = tast.Var(node.name, t, "local-var", T.PRIVATE, None, loc, const)
