@@ -81,7 +81,7 @@
 #define HUGE_VALF (as_float(0x7f800000))
 #define HUGE_VAL (as_double(0x7ff0000000000000L))
 #define INFINITY (as_float(0x7f800000))
-#define NAN (as_float(0x7fc00000))
+#define NAN (as_float(INT_MAX))   /* clang-22 opencl-c-base.h: 0x7fffffff, not 0x7fc00000 */
 #define FP_ILOGB0 INT_MIN
 #define FP_ILOGBNAN INT_MAX
 
