@@ -133,8 +133,10 @@ def make_arguments(name, params, elements, size):
 
 def launch_shape(source, reqd, size):
     dims = max([int(d) for d in _DIMS.findall(source)] + [0]) + 1
-    local = tuple(reqd[:dims]) if reqd else WORK_GROUP[:dims]
-    glob = tuple(max(size, l) // l * l for l in local)
+    # reqd_work_group_size fixes all three dimensions of the work-group.
+    local = tuple(reqd) if reqd else WORK_GROUP[:dims]
+    # --size work-items per dimension the source uses; one work-group in the others.
+    glob = tuple(max(size, l) // l * l if d < dims else l for d, l in enumerate(local))
     return glob, local
 
 

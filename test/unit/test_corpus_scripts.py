@@ -143,7 +143,8 @@ def test_param_kinds():
 def test_launch_shape_follows_the_dimensions_used():
     assert corpus_run.launch_shape("get_global_id(0)", None, 16) == ((16,), (8,))
     assert corpus_run.launch_shape("get_group_id(1) get_local_id (0)", None, 16) == ((16, 16), (8, 2))
-    assert corpus_run.launch_shape("get_global_id(0)", (32, 1, 1), 16) == ((32,), (32,))
+    assert corpus_run.launch_shape("get_global_id(0)", (32, 1, 1), 16) == ((32, 1, 1), (32, 1, 1))
+    assert corpus_run.launch_shape("get_global_id(0)", (3, 3, 3), 16) == ((15, 3, 3), (3, 3, 3))
 
 
 def test_compare_runs_is_bitwise():
