@@ -34,3 +34,12 @@ def test_a_statement_past_column_65535_builds_with_debug_info():
     out = np.zeros(1, np.int32)
     program.k((1,), (1,), out)
     assert out[0] == 7
+
+
+def test_a_source_string_starting_with_a_byte_order_mark_builds():
+    """open(f).read() keeps a UTF-8 byte-order mark as U+FEFF (five of pocl's
+    test_convert_type_*.cl start with one); clang skips it, and so do files clcoop reads."""
+    program = api.Program("\ufeffkernel void k(global int *o) { o[0] = 3; }").build()
+    out = np.zeros(1, np.int32)
+    program.k((1,), (1,), out)
+    assert out[0] == 3
