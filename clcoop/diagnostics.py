@@ -3,6 +3,7 @@
 Every stage reports through a DiagnosticEngine so that several errors can be
 collected in one run (clang does the same) and rendered identically.
 """
+import sys
 from dataclasses import dataclass, field
 
 
@@ -92,8 +93,11 @@ class DiagnosticEngine:
 
     max_errors = 20
 
-    def __init__(self, sources=None, warning_policy=None):
+    def __init__(self, sources=None, warning_policy=None, error_limit=None):
         self.sources = sources or SourceManager()
+        if error_limit is not None:
+            # clang's -ferror-limit=N: stop after N errors; 0 means no limit (clang -cc1's default).
+            self.max_errors = error_limit or sys.maxsize
         self.diagnostics = []
         self.warning_policy = warning_policy or WarningPolicy()
         # (file, line) -> [(first column, column after it, (the invocation's location,

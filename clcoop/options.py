@@ -45,6 +45,7 @@ class Options:
     triple: str = "spir64-unknown-unknown"
     opt_level: int = CLI_DEFAULT_OPT_LEVEL
     fp_contract: str = "on"        # -ffp-contract: OpenCL C's FP_CONTRACT ON by default, as clang
+    error_limit: str | None = None  # -ferror-limit=N (checked by the driver); None: clcoop's 20
     debug_info: bool = False       # -g; Program.build() always asks for it (faults name source lines)
     emit_spirv: bool = False
     verbose: bool = False
@@ -59,7 +60,7 @@ class Options:
                               undefines=list(self.undefines), triple=self.triple,
                               opt_level=self.opt_level, cl_std=self.cl_std, filename=filename,
                               warning_policy=self.warnings, debug_info=self.debug_info,
-                              fp_contract=self.fp_contract)
+                              fp_contract=self.fp_contract, error_limit=self.error_limit)
 
 
 # ----------------------------------------------------------------------- what each option stores
@@ -110,6 +111,8 @@ OPTIONS = (
     Option(("-cl-opt-disable",), _set("opt_level", 0)),
     # Checked by the driver (clang's "invalid value 'x' in '-ffp-contract=x'").
     Option(("-ffp-contract",), _set("fp_contract"), takes_value=True, equals=True, separate=False),
+    # clang's -ferror-limit=N (0: no limit); checked by the driver.
+    Option(("-ferror-limit",), _set("error_limit"), takes_value=True, equals=True, separate=False),
     # clang's -gline-tables-only level: DICompileUnit, DISubprogram, DILocation.
     Option(("-g", "-gline-tables-only"), _set("debug_info", True)),
     Option(("-g0",), _set("debug_info", False)),

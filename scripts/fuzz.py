@@ -133,8 +133,14 @@ def _on_alarm(signum, frame):
 def _all_located(diagnostics):
     """Every error and warning has file:line:col. Notes may lack one: a note about a
     built-in candidate (e.g. "candidate function not viable: ... atomic_add(...)") has
-    no source to point at, as clang's would point into a header clcoop does not have."""
-    return all(diagnostic.location is not None for diagnostic in diagnostics)
+    no source to point at, as clang's would point into a header clcoop does not have.
+    The error limit's "too many errors emitted" is about the run, not a line (clang's
+    fatal error has no location either)."""
+    return all(diagnostic.location is not None or diagnostic.message == TOO_MANY_ERRORS
+               for diagnostic in diagnostics)
+
+
+TOO_MANY_ERRORS = "too many errors emitted, stopping now"
 
 
 def check_one(source, origin, time_limit=DEFAULT_TIME_LIMIT):
@@ -155,7 +161,7 @@ def check_one(source, origin, time_limit=DEFAULT_TIME_LIMIT):
         if not exc.diagnostics:
             return "unlocated", "CompileError without diagnostics"
         if not _all_located(exc.diagnostics):
-            bad = [str(d) for d in exc.diagnostics if d.location is None]
+            bad = [str(d) for d in exc.diagnostics if d.location is None and d.message != TOO_MANY_ERRORS]
             return "unlocated", "; ".join(bad)[:500]
         return None
     except _Timeout:

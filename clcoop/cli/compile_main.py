@@ -33,6 +33,7 @@ OPTIONS:
                          Program.build() and clcoop-run always compile with -g.
   -ffp-contract=<mode>   Floating-point contraction: on (default, OpenCL C's FP_CONTRACT ON:
                          a*b+c becomes llvm.fmuladd), off, or fast (contract flags).
+  -ferror-limit=<n>      Stop after n errors (default 20; 0: no limit, as clang -cc1).
   -E                     Only preprocess; write the result (default: stdout).
   -fsyntax-only          Check the source and write nothing.
   --emit-spirv           Emit a SPIR-V binary (through llc-22) instead of LLVM IR text.

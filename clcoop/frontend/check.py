@@ -375,6 +375,7 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
         """`extern T x;` at program scope (C99 6.9.2): declares x; a definition must follow in
         this translation unit if x is used (clcoop links nothing; clang leaves an external global)."""
         space = T.GLOBAL if aspace in (None, T.GENERIC) else aspace
+        self.program_scope_space_rules(node, aspace, extern=True)
         if isinstance(previous, tast.Var):
             if previous.type != t and not (isinstance(previous.type, T.ArrayType) and isinstance(t, T.ArrayType)
                                            and previous.type.elem == t.elem and t.length is None):
@@ -462,7 +463,8 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
 
     def global_variable(self, node, t, aspace, const):
         self.coop_storage_error(t, aspace, node, "program")
-        if aspace is None or aspace == T.GENERIC:
+        self.program_scope_space_rules(node, aspace)
+        if aspace is None:
             aspace = T.GLOBAL      # OpenCL C 2.0+: program-scope variables default to __global
         self.require_fp16_object(t, aspace, node, "variable")
         if aspace in (T.PRIVATE, T.LOCAL):
@@ -494,11 +496,10 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
             self.coop_storage_error(t, aspace, node, "local")
         if aspace == T.GLOBAL and not is_static:
             self.fail("function scope variable cannot be declared in global address space", node)
+        self.function_scope_space_rules(node, aspace, is_static, fn)
         self.check_object_type(t, node, "local")
         self.require_fp16_object(t, aspace if aspace != T.GENERIC else T.PRIVATE, node, "variable")
         if aspace == T.LOCAL:
-            if not fn.is_kernel:
-                self.fail("non-kernel function variable cannot be declared in local address space", node)
             if node.init is not None:
                 self.fail("'__local' variable cannot have an initializer", node.init)
             var = tast.Var(node.name, t, "kernel-local", T.LOCAL, None, loc, const,
@@ -511,7 +512,10 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
                 self.fail("cooperative matrix type cannot be declared 'static'", node)
             # OpenCL C 2.0+: static function-scope variables live in the global address space.
             space = aspace if aspace in (T.CONSTANT, T.GLOBAL) else T.GLOBAL
-            var = self.static_storage_variable(node, t, "static", space, const, f"{fn.name}.{node.name}")
+            # Same-named statics of inner scopes get clang's suffixes: f.x, f.x.1, f.x.2 ...
+            taken = sum(1 for v in fn.static_vars if v.name == node.name)
+            name = f"{fn.name}.{node.name}" + (f".{taken}" if taken else "")
+            var = self.static_storage_variable(node, t, "static", space, const, name)
             fn.static_vars.append(var)
             return var
         var = tast.Var(node.name, t, "local-var", T.PRIVATE, None, loc, const)
@@ -582,6 +586,12 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
                                            if isinstance(s, str))
         fn.body = tast.Compound(location(node.body), [])   # marks it defined even if the body fails
         self.kernel_attributes(fn, decl)
+        if fn.is_kernel and fn.is_static:
+            self.error("kernel functions cannot be declared static", name_location(decl))
+        if fn.name == "main":
+            # OpenCL C 3.0 6.11.e: no `main` (the host starts kernels); clang-22's wording.
+            self.error(f"{'kernel' if fn.is_kernel else 'function'} cannot be called 'main'",
+                       name_location(decl))
         if fn.is_kernel and not fn.type.ret.is_void:
             self.error("kernel must have void return type", decl)
         if isinstance(fn.type.ret, T.ArrayType):
@@ -655,6 +665,9 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
             self.error(f"'{spell(t)}' cannot be used as the type of a kernel parameter", p, notes)
         elif t == T.BOOL:
             self.error("'bool' cannot be used as the type of a kernel parameter", p)
+        elif t.is_pointer and t.pointee.is_pointer and self.pre_cl20:
+            # OpenCL C 1.2 6.9.a: no pointer-to-pointer kernel arguments (2.0 lifted it).
+            self.error("kernel parameter cannot be declared as a pointer to a pointer", p)
         elif t.is_pointer and not _kernel_pointer_spaces_ok(t):
             # OpenCL C 3.0 6.11.a: every level of a pointer (to pointer) kernel argument
             # points into __global, __constant or __local memory (clang-22's rule and wording).
@@ -1039,6 +1052,9 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
         if isinstance(node, c_ast.Typename):
             t, _, _ = self.full_decl_type(node)
             return t
+        if isinstance(node, c_ast.Constant) and node.type == "string":
+            # C99 6.4.5p5: a string literal is an array of char, NUL included (it decays elsewhere).
+            return T.ArrayType(T.CHAR, len(self.string_bytes(node)) + 1)
         return self.expr(node).type
 
     def sizeof_expr(self, node):

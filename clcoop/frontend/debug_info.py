@@ -93,7 +93,10 @@ class DebugInfo:
         location = self.locations.get(key)
         if location is None:
             location = Location(self, len(self.location_lines))
-            self.location_lines.append(f"!DILocation(line: {loc.line}, column: {loc.column}, "
+            # DILocation has 16 bits of column; LLVM makes a larger one 0, "unknown"
+            # (DILocation's adjustColumn); long macro-expanded lines reach it (pocl test_rotate).
+            column = loc.column if loc.column < 1 << 16 else 0
+            self.location_lines.append(f"!DILocation(line: {loc.line}, column: {column}, "
                                        f"scope: {scope.get_reference()})")
             self.locations[key] = location
         return location

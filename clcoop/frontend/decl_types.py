@@ -190,7 +190,10 @@ class DeclTypes:
                               else "array size is negative", node.dim)
             return T.ArrayType(elem, length), aspace, const
         if isinstance(node, c_ast.FuncDecl) or type(node).__name__ == "FuncDeclExt":
-            ret, _, _ = self.declarator_type(node.type, decl)
+            ret, ret_space, _ = self.declarator_type(node.type, decl)
+            if ret_space is not None:
+                # OpenCL C 3.0 6.7: a function's return value is in no address space.
+                self.fail("return type cannot be qualified with address space", decl)
             params = []
             variadic = False
             if node.args is not None:
@@ -300,3 +303,37 @@ class DeclTypes:
             return
         if fn.is_kernel:
             fn.vec_type_hint = t
+
+    # ---- where variables may live (OpenCL C 1.2 6.5/6.8, OpenCL C 3.0 6.7.1)
+    def program_scope_space_rules(self, node, aspace, extern=False):
+        """Program-scope (and extern) variables: __constant before CL2.0, then __global or
+        __constant; clang-22's wording."""
+        what = "extern variable" if extern else "program scope variable"
+        if self.pre_cl20 and aspace != T.CONSTANT:
+            # OpenCL C 1.2 6.5: program-scope variables are __constant (globals came in 2.0).
+            self.fail(f"{what} must reside in constant address space", node)
+        if aspace == T.GENERIC or (extern and aspace in (T.LOCAL, T.PRIVATE)):
+            self.fail(f"{what} must reside in global or constant address space", node)
+
+    def function_scope_space_rules(self, node, aspace, is_static, fn):
+        """Function-scope variables: statics (2.0+) in __global or __constant, automatic ones in
+        no generic space, __local/__constant ones only in a kernel's outermost scope."""
+        if is_static and self.pre_cl20:
+            # OpenCL C 1.2 6.8: no static storage class in functions (2.0 added it).
+            self.fail("variables in function scope cannot be declared static", node)
+        if is_static and aspace in (T.LOCAL, T.PRIVATE, T.GENERIC):
+            # OpenCL C 3.0 6.7.1: static variables of functions are __global or __constant.
+            self.fail("static local variable must reside in global or constant address space", node)
+        if aspace == T.GENERIC and not is_static:
+            self.fail("automatic variable qualified with an invalid address space", node)
+        if aspace not in (T.LOCAL, T.CONSTANT) or is_static:
+            return
+        # OpenCL C 3.0 6.7.1/6.7.3: only in the outermost scope of a kernel (clang's words).
+        space = "local" if aspace == T.LOCAL else "constant"
+        if not fn.is_kernel and aspace == T.LOCAL:
+            self.fail(f"non-kernel function variable cannot be declared in {space} address space", node)
+        if not fn.is_kernel:      # reported; the variable is still declared, as clang does
+            self.error(f"non-kernel function variable cannot be declared in {space} address space", node)
+        elif self.fn.depth > 1:
+            self.error(f"variables in the {space} address space can only be declared in the "
+                       f"outermost scope of a kernel function", node)

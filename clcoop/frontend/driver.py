@@ -38,6 +38,7 @@ class CompileOptions:
     warning_policy: WarningPolicy = field(default_factory=WarningPolicy)   # -w, -Werror, -W<group>
     debug_info: bool = False                         # -g: line information (DILocation)
     fp_contract: str = "on"      # -ffp-contract: on (OpenCL C's default, as clang), off, fast
+    error_limit: str | int | None = None   # -ferror-limit=N: errors before stopping (0: none)
 
 
 @dataclass
@@ -46,6 +47,17 @@ class CompileResult:
     diagnostics: list            # warnings (Diagnostic objects)
     rendered: str = ""           # their clang-style text, with source lines and carets
     sources: object = None       # the SourceManager, to render one diagnostic with its line
+
+
+def error_limit(options):
+    """-ferror-limit's value as an int (None: the default), or ArgumentError in clang's words."""
+    value = options.error_limit
+    if value is None:
+        return None
+    text = str(value)
+    if not text.isdigit():
+        raise ArgumentError(f"invalid integral value '{text}' in '-ferror-limit={text}'")
+    return int(text)
 
 
 def validate_options(options):
@@ -59,6 +71,7 @@ def validate_options(options):
     if options.fp_contract not in FP_CONTRACT_MODES:
         raise ArgumentError(f"invalid value '{options.fp_contract}' in '-ffp-contract={options.fp_contract}' "
                             f"(supported: {', '.join(FP_CONTRACT_MODES)})")
+    error_limit(options)
     if options.opt_level not in OPT_LEVELS:
         raise ArgumentError(f"invalid optimization level -O{options.opt_level}")
 
@@ -150,7 +163,7 @@ def preprocess_source(source, options=None):
 
     options = options or CompileOptions()
     validate_options(options)
-    diag = DiagnosticEngine(warning_policy=options.warning_policy)
+    diag = DiagnosticEngine(warning_policy=options.warning_policy, error_limit=error_limit(options))
     text = preprocess(source, options.filename, list(options.include_dirs),
                       predefined_macros(options), diag)
     _fail_if_errors(diag)
@@ -162,7 +175,7 @@ def check_source(source, options=None):
     """Preprocess, parse and check, without generating IR (`clcoop -fsyntax-only`)."""
     options = options or CompileOptions()
     validate_options(options)
-    diag = DiagnosticEngine(warning_policy=options.warning_policy)
+    diag = DiagnosticEngine(warning_policy=options.warning_policy, error_limit=error_limit(options))
     with _deep_recursion():
         ast = front_end(source, options, diag)
         from clcoop.frontend import check
@@ -179,7 +192,7 @@ def compile_source(source, options=None):
     """OpenCL C source (str, or bytes that must be UTF-8) -> CompileResult with LLVM IR text."""
     options = options or CompileOptions()
     validate_options(options)
-    diag = DiagnosticEngine(warning_policy=options.warning_policy)
+    diag = DiagnosticEngine(warning_policy=options.warning_policy, error_limit=error_limit(options))
     with _deep_recursion():
         ast = front_end(source, options, diag)
         from clcoop.frontend import check, lower   # heavy: llvmlite comes with lower

@@ -19,8 +19,10 @@ class Literals:
     def expr_Constant(self, node):
         loc = location(node)
         if node.type == "string":
-            # Strings only initialize char arrays (init_for_type); OpenCL C has no other use here.
-            self.fail("string literals are only supported as initializers of char arrays", node)
+            # OpenCL C 3.0 6.10: a string literal is in the constant address space; as a value it
+            # decays to `constant char *` (char array initializers take init_for_type's path).
+            data = self.string_bytes(node) + b"\0"
+            return tast.StringLiteral(T.PointerType(T.CHAR, T.CONSTANT), loc, data)
         if node.type == "char":
             return tast.IntConst(T.INT, loc, wrap_int(self.char_value(node), T.CHAR))
         text = node.value

@@ -43,6 +43,30 @@ class PoisonConstant(ir.Constant):
         return hash(("poison", str(self.type)))
 
 
+class VolatileLoad(ir.instructions.LoadInstr):
+    """`load volatile` (llvmlite's LoadInstr has no volatile flag): an access through a
+    pointer to volatile (C99 6.7.3p6), which LLVM must neither remove nor merge."""
+
+    def descr(self, buf):
+        super().descr(buf)
+        buf[-1] = buf[-1].replace("load ", "load volatile ", 1)
+
+
+class VolatileStore(ir.instructions.StoreInstr):
+    """`store volatile` (see VolatileLoad)."""
+
+    def descr(self, buf):
+        super().descr(buf)
+        buf[-1] = buf[-1].replace("store ", "store volatile ", 1)
+
+
+def mark_volatile(instr, volatile):
+    """Make a load or store `volatile` in place when volatile is true."""
+    if volatile:
+        instr.__class__ = VolatileLoad if isinstance(instr, ir.instructions.LoadInstr) else VolatileStore
+    return instr
+
+
 class LoopIdMetadata(ir.values.MDValue):
     """A loop ID: `distinct !{!self, !hint}` (LLVM LangRef, 'llvm.loop'), as clang emits it."""
 

@@ -14,7 +14,7 @@ from llvmlite import ir
 from clcoop.frontend import tast as A
 from clcoop.frontend import types as T
 from clcoop.frontend.llvm_types import (EVENT_IR, I1, I8, I32, CoopMatIRType, LoopIdMetadata, PoisonConstant,
-                                        element_type, ptr_type, scalar_ir)
+                                        element_type, mark_volatile, ptr_type, scalar_ir)
 from clcoop.frontend.lower_coop import CoopLowering
 from clcoop.frontend.lower_expr import ExpressionLowering
 
@@ -469,20 +469,21 @@ class Lowerer(ExpressionLowering, CoopLowering):
         return slot
 
     # ------------------------------------------------------------ memory helpers
-    def load_value(self, ptr, ctype, name=""):
+    def load_value(self, ptr, ctype, name="", volatile=False):
         b = self.builder
         if isinstance(ctype, T.ScalarType) and ctype.kind == "bool":
-            raw = b.load(ptr, typ=I8, align=1)
+            raw = mark_volatile(b.load(ptr, typ=I8, align=1), volatile)
             return b.trunc(raw, I1, name="loadedv")
-        return b.load(ptr, name=name, typ=self.mem_type(ctype), align=self.align_of(ctype))
+        return mark_volatile(b.load(ptr, name=name, typ=self.mem_type(ctype), align=self.align_of(ctype)),
+                             volatile)
 
-    def store_value(self, value, ptr, ctype):
+    def store_value(self, value, ptr, ctype, volatile=False):
         b = self.builder
         if isinstance(ctype, T.ScalarType) and ctype.kind == "bool":
             value = b.zext(value, I8, name="frombool")
-            b.store(value, ptr, align=1)
+            mark_volatile(b.store(value, ptr, align=1), volatile)
             return
-        b.store(value, ptr, align=self.align_of(ctype))
+        mark_volatile(b.store(value, ptr, align=self.align_of(ctype)), volatile)
 
     def new_block(self, name):
         """A block not yet in the function: blocks are placed in emission order, as clang does."""

@@ -8,6 +8,17 @@ from clcoop.frontend.llvm_types import (I1, I8, I32, I64, element_type, intrinsi
                                         is_signed_int, ptr_type, scalar_ir)
 
 
+def is_volatile_access(e):
+    """Whether the lvalue `e` is reached through a pointer to volatile (p[i], *p, p->f).
+    Volatile variables themselves are not tracked by the checker (tast.Var has no flag)."""
+    while isinstance(e, (A.Member, A.Swizzle, A.VectorElement)):
+        e = e.base
+    if isinstance(e, (A.Index, A.Deref)):
+        pointer = e.base if isinstance(e, A.Index) else e.operand
+        return isinstance(pointer.type, T.PointerType) and pointer.type.volatile
+    return False
+
+
 class ExpressionLowering:
     """Lowerer methods for lvalues and expressions."""
 
@@ -75,10 +86,10 @@ class ExpressionLowering:
         """(address of the vector, index value) of an assignable VectorElement, each evaluated once."""
         return self.address(e.base), self.rvalue(e.index)
 
-    def store_vector_element(self, base_ptr, index, value, vector_type):
-        vec = self.load_value(base_ptr, vector_type)       # clang reloads the vector here
+    def store_vector_element(self, base_ptr, index, value, vector_type, volatile=False):
+        vec = self.load_value(base_ptr, vector_type, volatile=volatile)   # clang reloads the vector here
         vec = self.builder.insert_element(vec, value, index, name="vecins")
-        self.store_value(vec, base_ptr, vector_type)
+        self.store_value(vec, base_ptr, vector_type, volatile)
 
     def ex_VectorElement(self, e):
         vec = self.rvalue(e.base)          # clang: the vector, then the index
@@ -87,25 +98,26 @@ class ExpressionLowering:
     def store_lvalue(self, target, value):
         if isinstance(target, A.VectorElement):
             base_ptr, index = self.vector_element_place(target)
-            self.store_vector_element(base_ptr, index, value, target.base.type)
+            self.store_vector_element(base_ptr, index, value, target.base.type, is_volatile_access(target))
             return
         if isinstance(target, A.Swizzle):
             # Load the whole vector, insert the components, store it back (as clang does).
             base_ptr = self.address(target.base)
-            vec = self.load_value(base_ptr, target.base.type)
+            volatile = is_volatile_access(target)
+            vec = self.load_value(base_ptr, target.base.type, volatile=volatile)
             if len(target.indices) == 1:
                 vec = self.builder.insert_element(vec, value, ir.Constant(I32, target.indices[0]), name="vecins")
             for i, idx in enumerate(target.indices if len(target.indices) > 1 else ()):
                 comp = self.builder.extract_element(value, ir.Constant(I32, i))
                 vec = self.builder.insert_element(vec, comp, ir.Constant(I32, idx))
-            self.store_value(vec, base_ptr, target.base.type)
+            self.store_value(vec, base_ptr, target.base.type, volatile)
             return
-        self.store_value(value, self.address(target), target.type)
+        self.store_value(value, self.address(target), target.type, is_volatile_access(target))
 
     def load_lvalue(self, target):
         if isinstance(target, (A.Swizzle, A.VectorElement)):
             return self.rvalue(target)
-        return self.load_value(self.address(target), target.type)
+        return self.load_value(self.address(target), target.type, volatile=is_volatile_access(target))
 
     # ------------------------------------------------------------ expressions
     def rvalue(self, e):
@@ -138,7 +150,7 @@ class ExpressionLowering:
         return False
 
     def _load_lvalue_expr(self, e):
-        return self.load_value(self.address(e), e.type)
+        return self.load_value(self.address(e), e.type, volatile=is_volatile_access(e))
 
     ex_VarRef = _load_lvalue_expr
     ex_Deref = _load_lvalue_expr
@@ -147,7 +159,7 @@ class ExpressionLowering:
 
     def ex_Member(self, e):
         if e.base.is_lvalue:
-            return self.load_value(self.address(e), e.type)
+            return self.load_value(self.address(e), e.type, volatile=is_volatile_access(e))
         agg = self.rvalue(e.base)
         if e.base.type.is_union:
             # A union value's members share its bytes: spill it and reload as the member's type.
@@ -187,14 +199,14 @@ class ExpressionLowering:
     def read_modify_write(self, target, compute, result_new, name=None):
         if isinstance(target, A.VectorElement):
             base_ptr, index = self.vector_element_place(target)
-            vec = self.load_value(base_ptr, target.base.type)
+            vec = self.load_value(base_ptr, target.base.type, volatile=is_volatile_access(target))
             old = self.builder.extract_element(vec, index, name="vecext")
             self.old_values.append(old)
             new = self.rvalue(compute)
             self.old_values.pop()
             if name and isinstance(new, ir.Instruction) and new.opname in ("add", "sub", "fadd", "fsub"):
                 new.name = name
-            self.store_vector_element(base_ptr, index, new, target.base.type)
+            self.store_vector_element(base_ptr, index, new, target.base.type, is_volatile_access(target))
             return new if result_new else old
         if isinstance(target, A.Swizzle):
             old = self.rvalue(target)
@@ -205,14 +217,15 @@ class ExpressionLowering:
             return new if result_new else old
         self.pre_evaluate(compute)
         ptr = self.address(target)          # evaluated once
-        old = self.load_value(ptr, target.type)
+        volatile = is_volatile_access(target)
+        old = self.load_value(ptr, target.type, volatile=volatile)
         self.old_values.append(old)
         new = self.rvalue(compute)
         self.old_values.pop()
         if name and isinstance(new, ir.Instruction) and new.opname in ("add", "sub", "fadd", "fsub",
                                                                        "getelementptr"):
             new.name = name if new.opname != "getelementptr" else "incdec.ptr"   # clang's names
-        self.store_value(new, ptr, target.type)
+        self.store_value(new, ptr, target.type, volatile)
         return new if result_new else old
 
     # ---- unary / binary

@@ -55,7 +55,8 @@ def default_include_dir():
 def decode_source(data, filename, diag):
     """Bytes of a source file -> text, or None after reporting the first non-UTF-8 byte."""
     if isinstance(data, str):
-        return data
+        # A str read with Python's "utf-8" codec keeps the byte-order mark; clang skips it.
+        return data[1:] if data.startswith("\ufeff") else data
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     try:

@@ -367,7 +367,10 @@ def _unescape(body):
     out = bytearray()
     i = 0
     while i < len(body):
-        if body[i] == "\\" and i + 2 < len(body) + 1:
+        if body.startswith("\\\\", i):
+            out.append(0x5C)              # LLVM prints a backslash as \\ (printEscapedString)
+            i += 2
+        elif body[i] == "\\" and i + 2 < len(body) + 1:
             out.append(int(body[i + 1:i + 3], 16))
             i += 3
         else:

@@ -81,7 +81,7 @@
 #define HUGE_VALF (as_float(0x7f800000))
 #define HUGE_VAL (as_double(0x7ff0000000000000L))
 #define INFINITY (as_float(0x7f800000))
-#define NAN (as_float(0x7fc00000))
+#define NAN (as_float(INT_MAX))   /* clang-22 opencl-c-base.h: 0x7fffffff, not 0x7fc00000 */
 #define FP_ILOGB0 INT_MIN
 #define FP_ILOGBNAN INT_MAX
 
@@ -134,6 +134,36 @@
 #define M_2_SQRTPI    0x1.20dd750429b6dp+0
 #define M_SQRT2       0x1.6a09e667f3bcdp+0
 #define M_SQRT1_2     0x1.6a09e667f3bcdp-1
+
+/* cl_khr_fp16 constants (OpenCL C 3.0 6.15.2 table "Macros for half"), spelled as
+ * clang-22's opencl-c-base.h spells them: `h` literals need `#pragma OPENCL EXTENSION
+ * cl_khr_fp16 : enable` where they are used, as in clang. */
+#ifdef cl_khr_fp16
+#define HALF_DIG 3
+#define HALF_MANT_DIG 11
+#define HALF_MAX_10_EXP +4
+#define HALF_MAX_EXP +16
+#define HALF_MIN_10_EXP -4
+#define HALF_MIN_EXP -13
+#define HALF_RADIX 2
+#define HALF_MAX ((0x1.ffcp15h))
+#define HALF_MIN ((0x1.0p-14h))
+#define HALF_EPSILON ((0x1.0p-10h))
+
+#define M_E_H         2.71828182845904523536028747135266250h
+#define M_LOG2E_H     1.44269504088896340735992468100189214h
+#define M_LOG10E_H    0.434294481903251827651128918916605082h
+#define M_LN2_H       0.693147180559945309417232121458176568h
+#define M_LN10_H      2.30258509299404568401799145468436421h
+#define M_PI_H        3.14159265358979323846264338327950288h
+#define M_PI_2_H      1.57079632679489661923132169163975144h
+#define M_PI_4_H      0.785398163397448309615660845819875721h
+#define M_1_PI_H      0.318309886183790671537767526745028724h
+#define M_2_PI_H      0.636619772367581343075535053490057448h
+#define M_2_SQRTPI_H  1.12837916709551257389615890312154517h
+#define M_SQRT2_H     1.41421356237309504880168872420969808h
+#define M_SQRT1_2_H   0.707106781186547524400844362104849039h
+#endif
 
 /* Fence flags (OpenCL C 3.0 section 6.15.12.1, values of opencl-c-base.h). */
 typedef uint cl_mem_fence_flags;

@@ -104,3 +104,79 @@ def test_check_classifies_sources(tmp_path):
     image = ("kernel void i(read_only image2d_t im, sampler_t s, global float4 *o)"
              "{ o[0] = read_imagef(im, s, (int2)(0, 0)); }")
     assert corpus_check.check(("img", image, tmp_path, None), CLANG, "CL3.0")["status"].startswith("images")
+
+
+# ---------------------------------------------------------------- scripts/corpus_run.py
+import corpus_run  # noqa: E402
+
+RUN_SOURCE = """\
+typedef float4 real4;
+typedef struct { int a; } S;
+kernel void saxpy(global float *o, global const float *a, constant float *b, float s, int n) {
+  int i = get_global_id(0); if (i < n) o[i] = s * a[i] + b[i];
+}
+kernel void grid(global real4 *o, global const int4 *x, int n) {
+  size_t i = get_global_id(0) + n * get_global_id(1); o[i] = convert_float4(x[i]) * 0.5f;
+}
+kernel void reverse(global int *o, local int *tmp) {
+  tmp[get_local_id(0)] = get_global_id(0); barrier(CLK_LOCAL_MEM_FENCE);
+  o[get_global_id(0)] = tmp[get_local_size(0) - 1 - get_local_id(0)];
+}
+kernel void by_struct(global S *s) { s->a = 1; }
+kernel void far(global int *o) { o[get_global_id(0) * 100000] = 1; }
+kernel void says(void) { if (get_global_id(0) == 3) printf("id %d\\n", (int)get_global_id(0)); }
+kernel void silent(void) { }
+"""
+
+
+def test_param_kinds():
+    assert corpus_run.param_kind("float*", 1) == ("buffer", "float32", 1)
+    assert corpus_run.param_kind("uint4*", 2) == ("buffer", "uint32", 4)
+    assert corpus_run.param_kind("float __attribute__((ext_vector_type(4)))*", 1) == ("buffer", "float32", 4)
+    assert corpus_run.param_kind("short*", 3) == ("local", "int16", 1)
+    assert corpus_run.param_kind("unsigned int", 0) == ("scalar", "uint32", 1)
+    assert corpus_run.param_kind("S*", 1)[0] is None
+    assert corpus_run.param_kind("float4", 0)[0] is None          # vector by value
+    assert corpus_run.param_kind("image2d_t", 1)[0] is None
+
+
+def test_launch_shape_follows_the_dimensions_used():
+    assert corpus_run.launch_shape("get_global_id(0)", None, 16) == ((16,), (8,))
+    assert corpus_run.launch_shape("get_group_id(1) get_local_id (0)", None, 16) == ((16, 16), (8, 2))
+    assert corpus_run.launch_shape("get_global_id(0)", (32, 1, 1), 16) == ((32, 1, 1), (32, 1, 1))
+    assert corpus_run.launch_shape("get_global_id(0)", (3, 3, 3), 16) == ((15, 3, 3), (3, 3, 3))
+
+
+def test_compare_runs_is_bitwise():
+    import numpy as np
+    zero, minus_zero = np.zeros(2, np.float32), np.array([0.0, -0.0], np.float32)
+    assert corpus_run.compare_runs((None, [zero]), (None, [zero.copy()])) == {"outcome": "agree"}
+    assert corpus_run.compare_runs((None, [zero]), (None, [minus_zero]))["outcome"] == "differ"
+    assert corpus_run.compare_runs(("RuntimeFault: x", []), (None, [zero]))["outcome"] == "differ"
+    assert corpus_run.compare_runs(("RuntimeFault: x", []), ("RuntimeFault: y", []))["outcome"] == "both fault"
+    undefined = "IRError: call to the undefined function 'helper'"
+    assert corpus_run.compare_runs((None, [zero]), (undefined, []))["outcome"] == "skipped"
+    assert corpus_run.compare_runs((undefined, []), (None, [zero]))["outcome"] == "differ"
+
+
+def test_run_kernel_returns_the_printf_output_last():
+    import clcoop.api as api
+    program = api.Program('kernel void k(void) { printf("%d;", (int)get_global_id(0)); }').build()
+    fault, outputs = corpus_run.run_kernel(program, "k", [], (2,), (2,))
+    assert fault is None and outputs[-1].tobytes() == b"0;1;"
+
+
+@pytest.mark.skipif(CLANG is None, reason="the reference IR is clang-22's")
+def test_run_source_runs_both_irs_and_skips_what_has_no_host_independent_launch(tmp_path):
+    results = {r["kernel"]: r for r in corpus_run.run_source(RUN_SOURCE, tmp_path, CLANG, 4096, 16)}
+    assert {k: r["outcome"] for k, r in results.items()} == {
+        "saxpy": "agree", "grid": "agree", "reverse": "agree", "by_struct": "skipped", "far": "both fault",
+        "says": "agree", "silent": "skipped"}
+    assert results["silent"]["reason"].startswith("no outputs")
+    assert results["by_struct"]["reason"] == "parameter type 'S*'"
+    assert "out-of-bounds" in results["far"]["reason"]
+    assert corpus_run.summarize([("a.cl", list(results.values()))]) == {
+        "agree": 4, "skipped": 3, "ran": 4}
+    # A source clang rejects is skipped as a whole.
+    assert corpus_run.run_source("kernel void k() { undeclared; }", tmp_path, CLANG, 64, 4) == [
+        {"kernel": None, "outcome": "skipped", "reason": "clang-22 rejects the source"}]
