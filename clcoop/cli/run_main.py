@@ -49,6 +49,10 @@ def _parser():
                         "NAME=local:<bytes>")
     p.add_argument("--out", default=".", help="directory for the updated buffers (default .)")
     p.add_argument("--instruction-limit", type=int, help="abort runaway kernels after this many instructions")
+    p.add_argument("--serial-subgroups", action="store_true",
+                   help="run every sub-group alone, one after the other (interpreter): results must "
+                        "not change, which checks kernels whose sub-groups take different paths; a "
+                        "work-group barrier then faults unless a work-group is one sub-group")
     p.add_argument("-D", action="append", default=[], dest="defines", metavar="NAME[=VALUE]")
     p.add_argument("-U", action="append", default=[], dest="undefines", metavar="NAME")
     p.add_argument("-I", action="append", default=[], dest="include_dirs", metavar="DIR")
@@ -203,6 +207,8 @@ def run(argv):
         kwargs["subgroup_size"] = args.subgroup_size
     if args.instruction_limit is not None:
         kwargs["instruction_limit"] = args.instruction_limit
+    if args.serial_subgroups:
+        kwargs["serial_subgroups"] = True
     tracker = _LineTracker(sys.stdout)
     sys.stdout = tracker
     try:

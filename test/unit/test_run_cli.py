@@ -109,3 +109,30 @@ def test_outputs_get_umask_mode_like_clcoop_o(inputs):
     finally:
         os.umask(old)
     assert (os.stat(out / "c.npy").st_mode & 0o777) == 0o644
+
+
+BARRIER_KERNEL = """
+__kernel void rev(__global int *x) {
+  __local int t[16];
+  int i = get_local_id(0);
+  t[i] = x[i];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  x[i] = t[15 - i];
+}
+"""
+
+
+def test_serial_subgroups_reaches_the_launch(tmp_path, capsys):
+    src = tmp_path / "rev.cl"
+    src.write_text(BARRIER_KERNEL)
+    np.save(tmp_path / "x.npy", np.arange(16, dtype=np.int32))
+    common = [str(src), "--global", "16", "--local", "16", "--subgroup-size", "8",
+              "--arg", f"x={tmp_path / 'x.npy'}"]
+    assert main(common + ["--out", str(tmp_path / "all")]) == 0
+    np.testing.assert_array_equal(np.load(tmp_path / "all" / "x.npy"), np.arange(16)[::-1])
+    capsys.readouterr()
+    # One sub-group at a time cannot meet a work-group barrier of two sub-groups: a fault,
+    # and no output written.
+    assert main(common + ["--out", str(tmp_path / "serial"), "--serial-subgroups"]) == 1
+    assert "barrier" in capsys.readouterr().err
+    assert not (tmp_path / "serial" / "x.npy").exists()
