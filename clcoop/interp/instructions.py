@@ -15,7 +15,8 @@ from clcoop.interp.coop_calls import execute_coop_call
 from clcoop.interp.lanes import active_lanes, bcast, expand_lanes
 from clcoop.interp.layout import matrix_length
 from clcoop.interp.loader import TokenStream, parse_type, parse_typed_constant, value_kind
-from clcoop.interp.scalars import INT_DTYPES, UINT_DTYPES, scalar_dtype
+from clcoop.interp.scalars import (INT_DTYPES, UINT_DTYPES, odd_int_bits, scalar_dtype,
+                                   storage_bits, uint_bits, wrap_int)
 from clcoop.interp.typed_memory import (access_shape, all_zero, is_aggregate, map_leaves,
                                         mem_dtype, read_typed, write_typed)
 
@@ -67,6 +68,17 @@ def prepare(tr, ins, rec, operands):
         rec.fn = op_nothing
     else:
         raise IRError(f"the interpreter does not support the instruction: {rec.text}")
+    bits = odd_int_bits(rec.ty) if rec.ty is not None else None
+    if bits is not None:
+        rec.fn = _wrapped(rec.fn, bits)
+
+
+def _wrapped(fn, bits):
+    """An op whose iN result (N not 8/16/32/64) is brought back to canonical form: the
+    storage dtype computes modulo its own width, iN modulo 2**N (see scalars.wrap_int)."""
+    def op(ex, vals, ins, bmask, full):
+        return wrap_int(fn(ex, vals, ins, bmask, full), bits)
+    return op
 
 
 def _is_alloca(v):
@@ -280,7 +292,7 @@ def _binary_fn(op, t):
                 "udiv": lambda a, b: a, "sdiv": lambda a, b: a,
                 "urem": lambda a, b: np.zeros_like(a), "srem": lambda a, b: np.zeros_like(a),
                 "shl": lambda a, b: a, "lshr": lambda a, b: a, "ashr": lambda a, b: a}[op]
-    bits = elem.bits
+    bits = elem.bits if elem.kind == "int" else None
     if op in ("add", "fadd"):
         return np.add
     if op in ("sub", "fsub"):
@@ -297,18 +309,20 @@ def _binary_fn(op, t):
         return np.bitwise_or
     if op == "xor":
         return np.bitwise_xor
-    sdt, udt = INT_DTYPES[bits], UINT_DTYPES[bits]
-    shift_mask = bits - 1
+    # Non-standard iN: operands are canonical (sign-extended), so signed ops work on the
+    # storage dtype; unsigned ones read the low N bits. Shifts by N or more are poison.
+    sdt, udt = INT_DTYPES[storage_bits(bits)], UINT_DTYPES[storage_bits(bits)]
+    shift_mask = storage_bits(bits) - 1
     if op == "shl":
         return lambda a, b: np.left_shift(a, (b & shift_mask).astype(sdt))
     if op == "ashr":
         return lambda a, b: np.right_shift(a, (b & shift_mask).astype(sdt))
     if op == "lshr":
-        return lambda a, b: np.right_shift(np.asarray(a).astype(udt), (np.asarray(b) & shift_mask).astype(udt)).astype(sdt)
+        return lambda a, b: np.right_shift(uint_bits(a, bits), (np.asarray(b) & shift_mask).astype(udt)).astype(sdt)
     if op == "udiv":
-        return lambda a, b: (np.asarray(a).astype(udt) // np.asarray(b).astype(udt)).astype(sdt)
+        return lambda a, b: (uint_bits(a, bits) // uint_bits(b, bits)).astype(sdt)
     if op == "urem":
-        return lambda a, b: (np.asarray(a).astype(udt) % np.asarray(b).astype(udt)).astype(sdt)
+        return lambda a, b: (uint_bits(a, bits) % uint_bits(b, bits)).astype(sdt)
     if op == "sdiv":
         return lambda a, b: _sdiv(np.asarray(a), np.asarray(b)).astype(sdt)
     if op == "srem":
@@ -343,9 +357,9 @@ def _compare_fn(op, pred, t):
                     "slt": np.less, "sle": np.less_equal, "ugt": np.greater, "uge": np.greater_equal,
                     "ult": np.less, "ule": np.less_equal}[pred]
             return base
-        udt = UINT_DTYPES[elem.bits]
+        bits = elem.bits
         base = {"ugt": np.greater, "uge": np.greater_equal, "ult": np.less, "ule": np.less_equal}[pred]
-        return lambda a, b: base(np.asarray(a).astype(udt), np.asarray(b).astype(udt))
+        return lambda a, b: base(uint_bits(a, bits), uint_bits(b, bits))
     # fcmp: ordered predicates are false when either operand is NaN (LangRef "fcmp").
     def unordered(a, b):
         return np.isnan(a) | np.isnan(b)
@@ -407,7 +421,7 @@ def op_cast(ex, vals, ins, bmask, full):
     if op == "zext":
         if v.dtype == np.bool_:
             return v.astype(dst)
-        return v.astype(UINT_DTYPES[src_elem.bits]).astype(dst)
+        return uint_bits(v, src_elem.bits).astype(dst)
     if op == "sext":
         if v.dtype == np.bool_:
             return -(v.astype(dst))
@@ -420,7 +434,7 @@ def op_cast(ex, vals, ins, bmask, full):
     if op == "uitofp":
         if v.dtype == np.bool_:
             return v.astype(dst)
-        return v.astype(UINT_DTYPES[src_elem.bits]).astype(dst)
+        return uint_bits(v, src_elem.bits).astype(dst)
     if op == "fptosi":
         return np.nan_to_num(v, nan=0.0, posinf=0.0, neginf=0.0).astype(np.float64).astype(dst) \
             if dst != np.bool_ else (v != 0)
@@ -433,7 +447,7 @@ def op_cast(ex, vals, ins, bmask, full):
         return v.astype(dst)
     if op == "inttoptr":
         if src_elem.bits < 64:
-            return v.astype(UINT_DTYPES[src_elem.bits]).astype(np.int64)
+            return uint_bits(v, src_elem.bits).astype(np.int64)
         return v.astype(np.int64)
     if op == "bitcast":
         return _bitcast(v, src_t, dst_t, ex.lane_count)

@@ -5,7 +5,8 @@ import numpy as np
 
 from clcoop.interp.lanes import active_operands
 from clcoop.errors import IRError
-from clcoop.interp.scalars import INT_DTYPES, UINT_DTYPES, as_unsigned, scalar_dtype
+from clcoop.interp.scalars import (INT_DTYPES, UINT_DTYPES, as_unsigned, odd_int_bits, scalar_dtype,
+                                   uint_bits, wrap_int)
 
 # Integer bit helpers, shared with the OpenCL C built-ins (ocl_builtins.py).
 
@@ -232,6 +233,9 @@ def resolve_intrinsic(name, arg_types, ret_ty, text):
     fn = _INTRINSIC_FNS.get(base)
     if fn is None:
         raise IRError(f"the interpreter does not support the intrinsic '{name}': {text}")
+    bits = next((b for b in map(odd_int_bits, [ret_ty, *arg_types]) if b), None)
+    if bits is not None:
+        fn = _odd_width_intrinsic(base, bits, name, text)
     out = scalar_dtype(ret_ty) if ret_ty.kind in ("int", "float", "vec", "ptr") else None
 
     def h(ex, args, bmask, full, ins):
@@ -239,6 +243,20 @@ def resolve_intrinsic(name, arg_types, ret_ty, text):
             r = fn(*args)
         return r.astype(out) if out is not None and not isinstance(r, tuple) else r
     return h
+
+
+def _odd_width_intrinsic(base, bits, name, text):
+    """An integer intrinsic on iN of non-standard width: its operands are canonical
+    (scalars.wrap_int), so the signed ones apply as they are; the unsigned ones read the
+    low N bits. The others (bit counts, byte swaps, overflow) count the storage width."""
+    if base in ("smax", "smin", "abs"):
+        fn = _INTRINSIC_FNS[base]
+    elif base in ("umax", "umin"):
+        pick = np.maximum if base == "umax" else np.minimum
+        fn = lambda a, b: pick(uint_bits(a, bits), uint_bits(b, bits))
+    else:
+        raise IRError(f"the interpreter does not support the intrinsic '{name}' on i{bits}: {text}")
+    return lambda *args: wrap_int(fn(*args), bits)
 
 
 def _memcpy(ex, args, bmask, full, ins):

@@ -72,12 +72,48 @@ def component_dtype(component):
     return COMPONENT_DTYPES[component.name]
 
 
+def storage_bits(bits):
+    """Width of the NumPy integer holding an LLVM iN: N itself for 1/8/16/32/64, else the
+    next of 8/16/32/64 (the value is kept sign-extended from N bits, see wrap_int)."""
+    if bits in INT_DTYPES:
+        return bits
+    if not 1 < bits <= 64:
+        raise IRError(f"integer type i{bits} is not supported by the interpreter "
+                      "(widths 1 to 64 are)")
+    return next(w for w in (8, 16, 32, 64) if w > bits)
+
+
+def odd_int_bits(t):
+    """N when t (or its vector element) is an integer iN of non-standard width, else None."""
+    elem = t.elem if t.kind == "vec" else t
+    return elem.bits if elem.kind == "int" and elem.bits not in INT_DTYPES else None
+
+
+def wrap_int(v, bits):
+    """Canonical form of iN values held in a wider dtype: the low N bits sign-extended,
+    so signed operations on the storage dtype give iN's results (LangRef: integer ops
+    are modulo 2**N)."""
+    v = np.asarray(v)
+    dtype = v.dtype
+    sign = dtype.type(1 << (bits - 1))
+    low = v & dtype.type((1 << (bits - 1)) - 1)
+    out = np.where((v & sign) != 0, low - sign, low).astype(dtype)
+    return out[()] if out.ndim == 0 else out
+
+
+def uint_bits(v, bits):
+    """The low `bits` bits of integer values as the unsigned dtype of their storage."""
+    if bits == 1:
+        return v
+    v = np.asarray(v)
+    u = v.astype(UINT_DTYPES[storage_bits(bits)])
+    return u if bits in UINT_DTYPES else u & u.dtype.type((1 << bits) - 1)
+
+
 def scalar_dtype(t):
     """NumPy dtype holding one scalar (or vector element) of LLVM type t."""
     if t.kind == "int":
-        if t.bits not in INT_DTYPES:
-            raise IRError(f"integer type i{t.bits} is not supported by the interpreter")
-        return INT_DTYPES[t.bits]
+        return INT_DTYPES[storage_bits(t.bits)]
     if t.kind == "float":
         return FLOAT_DTYPES[t.bits]
     if t.kind in ("ptr", "event"):
@@ -89,11 +125,7 @@ def scalar_dtype(t):
 
 def unsigned(v, t):
     """View integer values of type t as unsigned (LLVM integers carry no sign)."""
-    bits = t.elem.bits if t.kind == "vec" else t.bits
-    if bits == 1:
-        return v
-    return np.asarray(v).view(UINT_DTYPES[bits]) if np.ndim(v) else \
-        np.asarray(v).astype(UINT_DTYPES[bits])
+    return uint_bits(v, t.elem.bits if t.kind == "vec" else t.bits)
 
 
 def as_unsigned(v):
