@@ -1,11 +1,14 @@
 """Integers of non-standard width (i3, i5, i12, i33: LLVM's -O2 narrows values to them) in
 the interpreter, against a Python model of LangRef's iN: arithmetic modulo 2**N, signed and
 unsigned operations reading the same N bits, casts to and from standard widths."""
+import re
+
 import numpy as np
 import pytest
 
 import clcoop
 from clcoop.errors import IRError
+from interp_helpers import program
 
 HEADER = """target datalayout = "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-G1"
 target triple = "spir64-unknown-unknown"
@@ -208,3 +211,17 @@ def test_integer_wider_than_64_bits_is_a_clear_error():
     body = "  %a = sext i64 %x to i65\n  %c = trunc i65 %a to i64\n  %r = add i64 %c, %y"
     with pytest.raises(IRError, match="i65 is not supported"):
         run_binary(body, np.zeros(1, np.int64), np.zeros(1, np.int64))
+
+
+def test_clcoop_O2_switch_over_i3_runs_like_the_table(capfd):
+    # pocl's test_convert_type pattern: LLVM -O2 tests `table[i] < 0` over a 6-entry
+    # table with `switch i3 (trunc i)`; the kernel checks convert_uchar(_sat) itself.
+    prog = program("odd_width_switch", "clcoop-O2")
+    assert re.search(r"switch i3 ", prog.ir), "the -O2 IR no longer has the odd-width switch"
+    out = np.full(6, 99, np.uint8)
+    fails = np.zeros(6, np.uint32)
+    prog.saturate_table(1, 1, out, fails)
+    table = np.array([0, 1, -128, 127, -64, 63], np.int8)
+    np.testing.assert_array_equal(out, np.clip(table, 0, 255).astype(np.uint8))
+    np.testing.assert_array_equal(fails, 0)
+    assert "FAIL" not in capfd.readouterr().out
