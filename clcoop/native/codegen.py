@@ -856,24 +856,13 @@ class _FunctionGen:
     def unfused(self, ins, ops):
         """llvm.fmuladd as the interpreter computes it (ocl_builtins._fmuladd): the product
         rounded to the type, then the sum, as fmul then fadd (docs/ir-conventions.md)."""
-        t = str(ins.type)
-        ty = self.ty(t)
-        elem = ty.elem if ty.kind == "vec" else ty
-        a, b, c = (typed(o) for o in ops[:3])
-        out = quote(ins.name)
+        t, elem, out = self._mul_add_result(ins)
         if elem.bits != 16:
-            m = self.fresh("m")
-            self.lines.append(f"  {m} = fmul {a}, {ref(ops[1])}")
-            self.lines.append(f"  {out} = fadd {t} {m}, {ref(ops[2])}")
+            self._mul_then_add(t, ops, out)
             return
         # half: each step exact in double, rounded to half by the engine's own conversion
         # (LLVM would call a library function the process does not have).
-        wide = f"<{ty.n} x double>" if ty.kind == "vec" else "double"
-        xs = []
-        for v in (a, b, c):
-            x = self.fresh("x")
-            self.lines.append(f"  {x} = fpext {v} to {wide}")
-            xs.append(x)
+        wide, xs = self._widened(ins, ops)
         m, mh, mx, s = self.fresh("m"), self.fresh("mh"), self.fresh("mx"), self.fresh("s")
         self.lines.append(f"  {m} = fmul {wide} {xs[0]}, {xs[1]}")
         self.double_to_half(m, wide, t, mh)
@@ -885,30 +874,41 @@ class _FunctionGen:
         """llvm.fma as the interpreter computes it (ocl_builtins._fma):
         half/float: exact product and sum in double, one rounding back; double: a*b+c
         with two roundings (docs/native.md, "Floating point")."""
-        t = str(ins.type)
-        ty = self.ty(t)
-        elem = ty.elem if ty.kind == "vec" else ty
-        a, b, c = (typed(o) for o in ops[:3])
-        out = quote(ins.name)
+        t, elem, out = self._mul_add_result(ins)
         if elem.bits == 64:
-            m = self.fresh("m")
-            self.lines.append(f"  {m} = fmul {a}, {ref(ops[1])}")
-            self.lines.append(f"  {out} = fadd {t} {m}, {ref(ops[2])}")
+            self._mul_then_add(t, ops, out)
             return
-        wide = f"<{ty.n} x double>" if ty.kind == "vec" else "double"
-        xs = []
-        for v in (a, b, c):
-            x = self.fresh("x")
-            self.lines.append(f"  {x} = fpext {v} to {wide}")
-            xs.append(x)
-        m = self.fresh("m")
+        wide, xs = self._widened(ins, ops)
+        m, s = self.fresh("m"), self.fresh("s")
         self.lines.append(f"  {m} = fmul {wide} {xs[0]}, {xs[1]}")
-        s = self.fresh("s")
         self.lines.append(f"  {s} = fadd {wide} {m}, {xs[2]}")
         if elem.bits == 16:
             self.double_to_half(s, wide, t, out)
         else:
             self.lines.append(f"  {out} = fptrunc {wide} {s} to {t}")
+
+    def _mul_add_result(self, ins):
+        """(type text, element type, result name) of an fmuladd/fma."""
+        t = str(ins.type)
+        ty = self.ty(t)
+        return t, (ty.elem if ty.kind == "vec" else ty), quote(ins.name)
+
+    def _mul_then_add(self, t, ops, out):
+        """out = a * b + c in the type itself, two roundings."""
+        m = self.fresh("m")
+        self.lines.append(f"  {m} = fmul {typed(ops[0])}, {ref(ops[1])}")
+        self.lines.append(f"  {out} = fadd {t} {m}, {ref(ops[2])}")
+
+    def _widened(self, ins, ops):
+        """(double type, [a, b, c] extended to it) of an fmuladd/fma's operands."""
+        ty = self.ty(str(ins.type))
+        wide = f"<{ty.n} x double>" if ty.kind == "vec" else "double"
+        xs = []
+        for v in ops[:3]:
+            x = self.fresh("x")
+            self.lines.append(f"  {x} = fpext {typed(v)} to {wide}")
+            xs.append(x)
+        return wide, xs
 
     def double_to_half(self, value, wide, half, out):
         """double -> half, correctly rounded without the runtime library call LLVM emits
