@@ -13,8 +13,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from clcoop.coopmat_spec import (MAX_TENSOR_DIMS, ClampMode, tensor_operand_count_problem,
-                                 tensor_type_problem)
+from clcoop.coopmat_spec import ClampMode, tensor_operand_count_problem, tensor_type_problem
 from clcoop.errors import RuntimeFault
 
 UINT32_MAX = 0xFFFFFFFF
