@@ -141,8 +141,14 @@ def coop_per_element(checker, name, args_nodes, node, expected):
                              f"type '{spell(elem)}' to take elements of a matrix operand", arg,
                              [checker.note(f"'{function.function.name}' declared here", function.function.loc)])
             extras.append(v)
-        else:
+        elif isinstance(param, T.ScalarType) or param.is_pointer:
+            # NV2: an operand that is not a matrix is passed as it is: a scalar, or a pointer
+            # the function reads or writes through (shaders store from per-element functions).
             extras.append(checker.convert(v, param, arg, "passing"))
+        else:
+            checker.fail(f"extra operand of '{name}' must be a scalar, a pointer or a matrix of the "
+                         f"first argument's type (parameter {4 + k} of '{function.function.name}' "
+                         f"has type '{spell(param)}')", arg)
     return tast.CoopPerElement(m.type, location(node), m, function, extras)
 
 

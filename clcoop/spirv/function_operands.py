@@ -36,8 +36,9 @@ CAPABILITY_REDUCTIONS_NV = 5430
 CAPABILITY_PER_ELEMENT_OPERATIONS_NV = 5432
 CAPABILITY_GET_COORDINATE_EXT = 5438
 
-# A call argument `ptr @name` (a function operand; OpenCL C has no other function pointers).
-_FUNCTION_OPERAND = re.compile(r"^\s*(?:%[\w.]+ = )?(?:tail )?call .*[(,] ?ptr @[\w.$\"]+[,)]", re.M)
+# A call argument `ptr @name`, `ptr nonnull @name` (a function operand; OpenCL C has no other
+# function pointers).
+_FUNCTION_OPERAND = re.compile(r"^\s*(?:%[\w.]+ = )?(?:\w+ )?call .*[(,] ?ptr(?: [a-z_]+)* @[\w.$\"]+[,)]", re.M)
 
 
 def has_function_operands(ir_text):
