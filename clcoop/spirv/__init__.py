@@ -118,7 +118,7 @@ def ir_to_spirv(ir_text, triple="spir64-unknown-unknown", opt_level=0):
     raw = llc_spirv(ir_text, triple, opt_level)
     module = rewrite_cooperative_calls(read_module(raw))
     data = write_module(module)
-    # spirv-val 2025.5 does not know OpCooperativeMatrixGetCoordinateEXT (docs/spirv.md): it
+    # spirv-val 2025.5 does not know OpCooperativeMatrixGetCoordinateEXT (docs/coopmat2-semantics.md "SPIR-V"): it
     # checks the module with exactly that instruction made an OpUndef.
     validate(write_module(without_get_coordinate(read_module(data))))
     return data

@@ -18,7 +18,7 @@ Rewrites (`CALL_REWRITES`, used by rewrite.py for the imported calls llc-22 leav
              (CooperativeMatrixPerElementOperationsNV, SPV_NV_cooperative_matrix2)
 - get-coordinate -> OpCooperativeMatrixGetCoordinateEXT Result Matrix Index
              (CooperativeMatrixGetCoordinateEXT, SPV_EXT_cooperative_matrix_maintenance1;
-             spirv-val 2025.5 does not know it yet: docs/spirv.md)
+             spirv-val 2025.5 does not know it yet: docs/coopmat2-semantics.md "SPIR-V")
 """
 import re
 
@@ -165,7 +165,7 @@ CALL_REWRITES = {"reduce": rewrite_reduce, "per_element": rewrite_per_element,
 def without_get_coordinate(module):
     """A copy-ready module where each OpCooperativeMatrixGetCoordinateEXT is an OpUndef of
     its result type, and its capability and extension are gone: what spirv-val 2025.5 can
-    check (it does not know the instruction yet; docs/spirv.md). In place; returns it."""
+    check (it does not know the instruction yet; docs/coopmat2-semantics.md "SPIR-V"). In place; returns it."""
     kept = []
     for inst in module.instructions:
         if inst.opcode == sb.OP_COOPERATIVE_MATRIX_GET_COORDINATE_EXT:
