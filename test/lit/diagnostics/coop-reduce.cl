@@ -1,6 +1,5 @@
-// coop_mat_reduce misuses: a combine function of the wrong signature, a combine that is not a
-// function name, a mode that is not a constant, 2X2 with ROW, a result shape the mode forbids,
-// operands or results that are not accumulators of one component type, no context type.
+// coop_mat_reduce misuses: a combine of the wrong signature or that is not a function name, a mode that is not
+// a constant, 2X2 with ROW, a result shape the mode forbids, non-accumulators, no context type.
 // RUN: %not %clcoop %s -o %t 2>&1 | FileCheck %s
 
 typedef float acc __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 8, 16, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
