@@ -205,12 +205,12 @@ class CoopTensorChecks:
         return tast.CoopLoadTensor(expected, location(node), pointer, keep, layout, view, decode)
 
     def coop_store_tensor(self, name, args_nodes, node, expected):
-        if not 3 <= len(args_nodes) <= 4:
-            self.fail(f"'{name}' takes (pointer, matrix, layout [, view])", node)
         args_nodes, decode_node = self.split_decode(args_nodes)
         if decode_node is not None:
             self.fail(f"'{name}' takes no decode function (SPV_NV_cooperative_matrix2: "
                       f"DecodeFunc is for loads only)", decode_node)
+        if not 3 <= len(args_nodes) <= 4:
+            self.fail(f"'{name}' takes (pointer, matrix, layout [, view])", node)
         matrix = self.tensor_matrix(args_nodes[1], name, "second argument")
         pointer = self.tensor_pointer(args_nodes[0], name, True, False)
         layout, view = self.tensor_layout_and_view(args_nodes[2:], name)
@@ -228,7 +228,8 @@ class CoopTensorChecks:
         ftype = fn.type
         dims = layout.type.spec.dims
         params = list(ftype.params)
-        wanted = (f"'{spell(mtype.elem)} {node.name}(const {spell(pointer.type.pointee)} *block, "
+        space = T.ADDRSPACE_NAMES[pointer.type.addrspace] + " " if pointer.type.addrspace else ""
+        wanted = (f"'{spell(mtype.elem)} {node.name}(const {space}{spell(pointer.type.pointee)} *block, "
                   f"const uint block_coord[{dims}], const uint coord_in_block[{dims}])'")
         problems = []
         if ftype.ret != mtype.elem:
@@ -277,7 +278,7 @@ TENSOR_BUILTINS = {
     "coop_tensor_layout_create": (0, 0, CoopTensorChecks.tensor_create),
     "coop_tensor_view_create": (0, 0, CoopTensorChecks.tensor_create),
     "coop_mat_load_tensor": (2, 5, CoopTensorChecks.coop_load_tensor),
-    "coop_mat_store_tensor": (3, 4, CoopTensorChecks.coop_store_tensor),
+    "coop_mat_store_tensor": (3, 5, CoopTensorChecks.coop_store_tensor),     # 5: a decode, refused
 }
 TENSOR_BUILTINS.update({name: (1, 11, CoopTensorChecks.tensor_update) for name in (
     "coop_tensor_layout_set_dimension", "coop_tensor_layout_set_stride",
