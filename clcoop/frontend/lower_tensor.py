@@ -57,8 +57,12 @@ class TensorLowering:
         decode = getattr(e, "decode", None)
         if decode is not None:
             mask |= ADDRESSING_DECODE_FUNC
-            extra.append(self.call_target(decode))
-            extra_codes.append("Pv")
+            function, code = self.function_operand(decode)
+            extra.append(function)
+            # The interpreter needs sizeof(block) (the decode's pointer is index * sizeof):
+            # a vendor code after the function's, e.g. u15TensorBlockNV_18.
+            block = f"TensorBlockNV_{self.size_of(decode.function.type.params[0].pointee)}"
+            extra_codes += [code, f"u{len(block)}{block}"]
         args += [ir.Constant(I32, MEMORY_OPERAND_NONE), ir.Constant(I32, mask)] + extra
         codes += ["i", "i"] + extra_codes
 

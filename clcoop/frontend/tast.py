@@ -529,7 +529,7 @@ class CoopLoadTensor(Expr):
     keep: object                 # Expr of the node's matrix type (values of clipped elements) or None
     layout: Expr                 # tensor layout
     view: object                 # tensor view Expr or None
-    decode: object               # the decode Function or None
+    decode: object               # the decode function (tast.FunctionRef) or None
 
 
 @record

@@ -12,16 +12,22 @@ they run on the active lanes. Loads and stores are cooperative: the pointer, lay
 view must be uniform in each subgroup, and each subgroup's matrix goes through
 tensor.tensor_addresses with that subgroup's layout.
 """
+import re
+
 import numpy as np
 
 from clcoop import coop_names
 from clcoop.errors import IRError, RuntimeFault
 from clcoop.interp.coop_calls import Subgroups, _dtype, _fault, _layout, parse_callee
+from clcoop.interp.coop_function_calls import call_function, component_values, element_owners
 from clcoop.interp.tensor import (TensorError, TensorLayout, TensorView, assemble_load,
                                   clamp_value_as, store_tensor_check, tensor_addresses)
 from clcoop.tensor_spec import TensorType
 
 UINT32_MAX = 0xFFFFFFFF
+# SPV_NV_cooperative_matrix2 "Tensor Addressing Operands".
+ADDRESSING_TENSOR_VIEW = 0x1
+ADDRESSING_DECODE_FUNC = 0x2
 
 
 # ---------------------------------------------------------------- values <-> fields
@@ -134,10 +140,10 @@ def _addresses(groups, callee, args, rows, cols, what, store):
     _check_created(groups, layout, None, what)
     view = None
     mask = int(np.asarray(args[4]).reshape(-1)[0]) if len(args) > 4 else 0
-    if mask & 1:
+    if mask & ADDRESSING_TENSOR_VIEW:
         vspec = TensorType.parse(_tensor_arg_type(callee, 1))
         view = to_object(vspec, _uniform_fields(groups, args[5], what, "view"))
-    if mask & ~1:
+    if mask & ~(ADDRESSING_TENSOR_VIEW | ADDRESSING_DECODE_FUNC) or (store and mask & ADDRESSING_DECODE_FUNC):
         _fault(groups.ctx, f"{what}: tensor addressing operands {mask:#x} are not supported here")
     if store:
         problem = store_tensor_check(layout)
@@ -159,6 +165,39 @@ def _addresses(groups, callee, args, rows, cols, what, store):
                            f"Undefined (use a clamp mode, or keep the tile inside the tensor)",
                lanes=groups.lanes[g])
     return access, pointer, layout
+
+
+def _decode_block_size(callee):
+    """sizeof(block) of a load's decode function, from its callee name (lower_tensor.py)."""
+    match = re.search(r"u\d+TensorBlockNV_(\d+)", callee.params)
+    if match is None:
+        raise IRError(f"tensor load callee '{callee.params}' with a decode function does not "
+                      f"name the size of its block (u<len>TensorBlockNV_<bytes>)")
+    return int(match.group(1))
+
+
+def _decode(groups, access, pointer, decode, block_size, dims, result_layout, dtype):
+    """The decode function's values for the valid elements (SPV_NV_cooperative_matrix2:
+    pointer = index * sizeof(block), then blockCoord and coordInBlock as uint[D] arrays),
+    each element decoded by the work-item that holds it (as a per-element function)."""
+    ctx = groups.ctx
+    valid = access.valid
+    owners = element_owners(result_layout, groups.lanes)[valid.reshape(-1)]
+    count = owners.size
+    blocks = (pointer[:, None, None] + access.index * block_size)[valid]
+    regions = []
+    try:
+        coords = []
+        for what, values in (("block_coord", access.block_coord), ("coord_in_block", access.coord_in_block)):
+            region = ctx.memory.allocate(f"decode {what}", count * dims * 4, space=0)
+            regions.append(region)
+            region.view(np.dtype(np.uint32))[:count * dims] = values[valid].reshape(-1)
+            coords.append(region.base + np.arange(count, dtype=np.int64) * dims * 4)
+        result = call_function(ctx, decode, [blocks.astype(np.int64)] + coords, owners)
+    finally:
+        for region in regions:
+            ctx.memory.free(region)
+    return component_values(result, dtype)
 
 
 def _tensor_arg_type(callee, k):
@@ -215,18 +254,24 @@ def _do_load_tensor(ctx, callee, args, ret_type, what):
     size = dtype.itemsize
     addresses = pointer[:, None, None] + access.index * size
     gathered = np.zeros(access.index.shape, dtype=dtype)
-
-    def load(chosen):
-        valid = access.valid[chosen]
-        part = gathered[chosen]
-        part[valid] = ctx.memory.load(addresses[chosen][valid], dtype)
-        gathered[chosen] = part
-
-    _memory(groups, load)
+    mask = int(np.asarray(args[4]).reshape(-1)[0])
+    if mask & ADDRESSING_DECODE_FUNC:
+        gathered[access.valid] = _decode(groups, access, pointer, args[-1], _decode_block_size(callee),
+                                         layout.dims, layout_of_result, dtype)
+    else:
+        _memory(groups, lambda chosen: _gather(ctx, gathered, access, addresses, chosen, dtype))
     keep = groups.gather_matrix(args[1], layout_of_result).astype(dtype, copy=False)
     clamp = clamp_value_as(np.asarray(layout.clamp_value), dtype).reshape(-1, 1, 1)
     mats = assemble_load(access, gathered, clamp, keep)
     return groups.scatter_matrix(mats, layout_of_result, dtype)
+
+
+def _gather(ctx, gathered, access, addresses, chosen, dtype):
+    """Loads the valid elements of the subgroups `chosen` into `gathered`."""
+    valid = access.valid[chosen]
+    part = gathered[chosen]
+    part[valid] = ctx.memory.load(addresses[chosen][valid], dtype)
+    gathered[chosen] = part
 
 
 def _do_store_tensor(ctx, callee, args, ret_type, what):
