@@ -183,20 +183,12 @@ def _decode(groups, access, pointer, decode, block_size, dims, result_layout, dt
     ctx = groups.ctx
     valid = access.valid
     owners = element_owners(result_layout, groups.lanes)[valid.reshape(-1)]
-    count = owners.size
     blocks = (pointer[:, None, None] + access.index * block_size)[valid]
-    regions = []
-    try:
-        coords = []
-        for what, values in (("block_coord", access.block_coord), ("coord_in_block", access.coord_in_block)):
-            region = ctx.memory.allocate(f"decode {what}", count * dims * 4, space=0)
-            regions.append(region)
-            region.view(np.dtype(np.uint32))[:count * dims] = values[valid].reshape(-1)
-            coords.append(region.base + np.arange(count, dtype=np.int64) * dims * 4)
-        result = call_function(ctx, decode, [blocks.astype(np.int64)] + coords, owners)
-    finally:
-        for region in regions:
-            ctx.memory.free(region)
+    # The decode operand takes the coordinates as [D x i32] arrays by value (lower_tensor's
+    # wrapper of the user's function): an aggregate is a tuple of its elements' lane arrays.
+    coords = [tuple(values[valid][:, d].astype(np.int32) for d in range(dims))
+              for values in (access.block_coord, access.coord_in_block)]
+    result = call_function(ctx, decode, [blocks.astype(np.int64)] + coords, owners)
     return component_values(result, dtype)
 
 

@@ -117,7 +117,7 @@ def ir_to_spirv(ir_text, triple="spir64-unknown-unknown", opt_level=0):
     reject_what_llc_cannot_lower(ir_text)
     ir_text = name_address_space_queries(ir_text)
     raw = llc_spirv(ir_text, triple, opt_level)
-    module = rewrite_cooperative_calls(rewrite_tensor_calls(read_module(raw)))
+    module = rewrite_tensor_calls(rewrite_cooperative_calls(read_module(raw)))
     data = write_module(module)
     # Validation sees exactly what spirv-val 2025.5 cannot check changed, in a copy:
     # OpCooperativeMatrixGetCoordinateEXT, which it does not know, made an OpUndef

@@ -4,9 +4,9 @@ SPV_NV_tensor_addressing; opcodes in docs/ir-conventions.md "Tensor layouts and 
 llc-22 emits the types itself (OpTypeTensorLayoutNV / OpTypeTensorViewNV, from the
 `target("spirv.Type", ...)` encoding) but leaves every operation an imported function:
 `rewrite_tensor_calls` replaces each call by its NV instruction (the memory operand and
-the tensor addressing operands become literals; a decode function operand, which llc-22
-passes as OpConstantNull, becomes the function's id), and declares the extensions and
-capabilities.
+the tensor addressing operands become literals; a decode function operand is the
+function's id, as spirv/function_operands.py restores it), and declares the extensions
+and capabilities.
 
 spirv-val 2025.5 applies two rules of the extension meant for Vulkan in every
 environment (docs/tensor.md "Validation"): tensor loads and stores through a
@@ -19,6 +19,7 @@ import copy
 
 from clcoop import coop_names
 from clcoop.spirv import binary as sb
+from clcoop.spirv.function_operands import add_extension
 from clcoop.spirv.rewrite import _Rewriter
 from clcoop.spirv.tools import INTERNAL_HINT, SpirvError
 
@@ -46,6 +47,13 @@ ADDRESSING_DECODE_FUNC = 0x2
 STORAGE_CLASS_PHYSICAL_STORAGE_BUFFER = 5349
 CAPABILITY_PHYSICAL_STORAGE_BUFFER_ADDRESSES = 5347
 CAPABILITY_GENERIC_POINTER = 38          # the validator copy's casts go through Generic
+CAPABILITY_INT64 = 11
+CAPABILITY_VULKAN_MEMORY_MODEL = 5345
+OP_LABEL = 248
+OP_MEMORY_MODEL = 14
+MEMORY_MODEL_VULKAN = 3
+OP_CONVERT_PTR_TO_U = 117
+OP_CONVERT_U_TO_PTR = 120
 
 # The instructions the rewrite adds have a result type and id (binary.py knows the KHR ones).
 sb.TYPED_RESULT_OPCODES = sb.TYPED_RESULT_OPCODES | {
@@ -76,7 +84,7 @@ def _constant(defs, value, what):
     _fail(f"the {what} is not a constant")
 
 
-def _instruction(call, operation, defs, functions):
+def _instruction(call, operation, defs):
     """The NV instruction replacing one OpFunctionCall of a tensor callee."""
     result_type, result, _callee, *args = call.operands
     opcode = OPCODES[operation]
@@ -87,7 +95,9 @@ def _instruction(call, operation, defs, functions):
         memory = _constant(defs, memory, "memory operand")
         addressing = _constant(defs, addressing, "tensor addressing operand")
         if addressing & ADDRESSING_DECODE_FUNC:
-            extra[-1] = functions.pop(0) if functions else _fail("a decode function call has no function")
+            decode = defs.get(extra[-1]) if extra else None
+            if decode is None or decode.opcode != sb.OP_FUNCTION:
+                _fail("the decode operand is not an OpFunction (restore_function_operands runs first)")
         operands = [pointer, matrix, layout, memory, addressing] + extra
         if operation == "coop_mat_store_tensor":
             return sb.Instruction(opcode, operands)
@@ -95,20 +105,19 @@ def _instruction(call, operation, defs, functions):
     return sb.Instruction(opcode, [result_type, result] + args)
 
 
-def rewrite_tensor_calls(module, decode_functions=()):
+def rewrite_tensor_calls(module):
     """Rewrite in place (and return) a parsed module: every call of an imported tensor
-    callee becomes its NV instruction. `decode_functions` are the function ids of the
-    decode operands in call order (llc-22 passes OpConstantNull in their place)."""
+    callee becomes its NV instruction. Runs after rewrite_cooperative_calls, whose
+    restore_function_operands has made each decode operand its OpFunction's id."""
     targets = tensor_imports(module)
     if not targets:
         return module
     defs = sb.definitions(module)
-    functions = list(decode_functions)
     uses_decode = False
     output = []
     for inst in module.instructions:
         if inst.opcode == sb.OP_FUNCTION_CALL and inst.operands[2] in targets:
-            new = _instruction(inst, targets[inst.operands[2]], defs, functions)
+            new = _instruction(inst, targets[inst.operands[2]], defs)
             uses_decode |= new.opcode == OP_LOAD_TENSOR and bool(new.operands[6] & ADDRESSING_DECODE_FUNC)
             output.append(new)
         else:
@@ -145,18 +154,38 @@ def _declare(module, uses_decode):
 
 # ---------------------------------------------------------------- spirv-val 2025.5's limits
 
-def validator_copy(module):
-    """A copy of the module for spirv-val 2025.5, with exactly the two constructs it
-    rejects changed: the pointer operand of each tensor load/store through CrossWorkgroup
-    memory becomes a Workgroup pointer (cast through Generic just before it), and the
-    first parameter of each decode function a PhysicalStorageBuffer pointer (converted
-    back to the original pointer type on entry). Returns (copy, what changed), or
-    (module, []) when nothing needs changing."""
+def validator_copy(module, decode_parameters=False):
+    """A copy of the module for spirv-val 2025.5, which rejects two constructs of the
+    extension in an OpenCL (Kernel) module. Returns (copy, what changed), or (module, [])
+    when there is nothing to change.
+
+    - The pointer of each tensor load/store through CrossWorkgroup memory becomes a
+      Workgroup pointer (cast through Generic just before the instruction; the copy
+      declares GenericPointer).
+    - decode_parameters=True: the first parameter of each decode function becomes a
+      PhysicalStorageBuffer pointer (converted back to the original pointer on entry),
+      with what the validator then requires: the PhysicalStorageBufferAddresses
+      capability implies Shader, and Shader with cooperative matrices requires the
+      VulkanMemoryModel capability and memory model. Shader also requires structured
+      control flow, so this copy validates only branch-free modules (the tests').
+    - decode_parameters=False (what `ir_to_spirv` checks): each load's DecodeFunc
+      operand is left out instead; the decode function stays in the module and is
+      validated as a function."""
     defs = sb.definitions(module)
-    if not any(_cross_workgroup_pointer(inst, defs) for inst in module.instructions):
+    decoders = {_decode_operand(inst) for inst in module.instructions} - {None}
+    if not decoders and not any(_cross_workgroup_pointer(inst, defs) for inst in module.instructions):
         return module, []
     patched = copy.deepcopy(module)
     changes = []
+    if decoders and decode_parameters:
+        _physical_storage_buffer_parameters(patched, decoders)
+        changes += [f"decode function %{f}: first parameter -> PhysicalStorageBuffer" for f in sorted(decoders)]
+    elif decoders:
+        for inst in patched.instructions:
+            if _decode_operand(inst) is not None:
+                inst.operands[6] &= ~ADDRESSING_DECODE_FUNC
+                del inst.operands[-1]
+        changes.append("DecodeFunc operands left out")
     pointers = {}           # tensor load/store -> its pointer's pointee type
     for inst in patched.instructions:
         pointer_type = _cross_workgroup_pointer(inst, defs)
@@ -165,9 +194,8 @@ def validator_copy(module):
     casts = {pointee: (sb.find_or_add_pointer_type(patched, sb.STORAGE_CLASS_GENERIC, pointee),
                        sb.find_or_add_pointer_type(patched, sb.STORAGE_CLASS_WORKGROUP, pointee))
              for pointee in set(pointers.values())}
-    if casts and not any(inst.opcode == sb.OP_CAPABILITY and inst.operands == [CAPABILITY_GENERIC_POINTER]
-                         for inst in patched.instructions):
-        patched.instructions.insert(0, sb.Instruction(sb.OP_CAPABILITY, [CAPABILITY_GENERIC_POINTER]))
+    if casts:
+        _add_capability(patched, CAPABILITY_GENERIC_POINTER)
     output = []
     for inst in patched.instructions:
         if id(inst) in pointers:
@@ -203,3 +231,66 @@ def _through_workgroup(module, inst, generic, workgroup):
              sb.Instruction(sb.OP_GENERIC_CAST_TO_PTR, [workgroup, as_workgroup, as_generic])]
     inst.operands[at] = as_workgroup
     return casts
+
+
+def _decode_operand(inst):
+    """The decode function id of a tensor load, else None."""
+    if inst.opcode == OP_LOAD_TENSOR and inst.operands[6] & ADDRESSING_DECODE_FUNC:
+        return inst.operands[-1]
+    return None
+
+
+def _add_capability(module, capability):
+    if not any(inst.opcode == sb.OP_CAPABILITY and inst.operands == [capability] for inst in module.instructions):
+        module.instructions.insert(0, sb.Instruction(sb.OP_CAPABILITY, [capability]))
+
+
+def _physical_storage_buffer_parameters(module, functions):
+    """Each decode function's first parameter becomes a PhysicalStorageBuffer pointer to
+    the same pointee; on entry it is converted (through a 64-bit integer) back to the
+    original pointer under the original id, so the body is unchanged."""
+    _add_capability(module, CAPABILITY_PHYSICAL_STORAGE_BUFFER_ADDRESSES)
+    add_extension(module, "SPV_KHR_physical_storage_buffer")       # core only from SPIR-V 1.5
+    # PhysicalStorageBufferAddresses implies Shader, and Shader with CooperativeMatrixKHR
+    # requires the VulkanMemoryModel capability to be declared.
+    _add_capability(module, CAPABILITY_VULKAN_MEMORY_MODEL)
+    add_extension(module, "SPV_KHR_vulkan_memory_model")
+    for inst in module.instructions:
+        if inst.opcode == OP_MEMORY_MODEL:
+            inst.operands[1] = MEMORY_MODEL_VULKAN
+    ulong = next((inst.result_id for inst in module.instructions
+                  if inst.opcode == sb.OP_TYPE_INT and inst.operands[1:] == [64, 0]), None)
+    if ulong is None:
+        _add_capability(module, CAPABILITY_INT64)
+        ulong = module.new_id()
+        module.instructions.insert(sb.first_function_index(module), sb.Instruction(sb.OP_TYPE_INT, [ulong, 64, 0]))
+    defs = sb.definitions(module)
+    retyped = {}                # function id -> (its new function type, the new first parameter type)
+    for function in functions:
+        ftype = defs[defs[function].operands[3]]
+        physical = sb.find_or_add_pointer_type(module, STORAGE_CLASS_PHYSICAL_STORAGE_BUFFER,
+                                               defs[ftype.operands[2]].operands[2])
+        new_type = module.new_id()
+        module.instructions.insert(sb.first_function_index(module), sb.Instruction(
+            sb.OP_TYPE_FUNCTION, [new_type, ftype.operands[1], physical] + ftype.operands[3:]))
+        retyped[function] = (new_type, physical)
+    output = []
+    state = None                # "first parameter" | ("entry", old type, old id, new id)
+    for inst in list(module.instructions):
+        if inst.opcode == sb.OP_FUNCTION and inst.result_id in retyped:
+            inst.operands[3], physical = retyped[inst.result_id]
+            state = ("first parameter", physical)
+        elif state and state[0] == "first parameter" and inst.opcode == sb.OP_FUNCTION_PARAMETER:
+            fresh = module.new_id()
+            output.append(sb.Instruction(sb.OP_FUNCTION_PARAMETER, [state[1], fresh]))
+            state = ("entry", inst.operands[0], inst.operands[1], fresh)
+            continue
+        elif state and state[0] == "entry" and inst.opcode not in (OP_LABEL, sb.OP_VARIABLE) \
+                and not (inst.opcode == sb.OP_FUNCTION_PARAMETER):
+            _, old_type, old_id, fresh = state
+            as_integer = module.new_id()
+            output += [sb.Instruction(OP_CONVERT_PTR_TO_U, [ulong, as_integer, fresh]),
+                       sb.Instruction(OP_CONVERT_U_TO_PTR, [old_type, old_id, as_integer])]
+            state = None
+        output.append(inst)
+    module.instructions = output
