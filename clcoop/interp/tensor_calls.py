@@ -145,13 +145,12 @@ def _addresses(groups, callee, args, rows, cols, what, store):
         view = to_object(vspec, _uniform_fields(groups, args[5], what, "view"))
     if mask & ~(ADDRESSING_TENSOR_VIEW | ADDRESSING_DECODE_FUNC) or (store and mask & ADDRESSING_DECODE_FUNC):
         _fault(groups.ctx, f"{what}: tensor addressing operands {mask:#x} are not supported here")
-    if store:
-        problem = store_tensor_check(layout)
-        if problem is not None:
-            bad = np.zeros(groups.count, dtype=bool)
-            for block in layout.block_size:
-                bad |= np.asarray(block) != 1
-            _fault(groups.ctx, f"{what}: {problem}", lanes=groups.lanes[int(np.nonzero(bad)[0][0])])
+    if store and store_tensor_check(layout) is not None:
+        blocks = np.stack([np.broadcast_to(np.asarray(b), (groups.count,)) for b in layout.block_size], axis=-1)
+        g = int(np.nonzero((blocks != 1).any(axis=1))[0][0])
+        _fault(groups.ctx, f"{what}: tensor store with block size ({', '.join(str(int(b)) for b in blocks[g])}): "
+                           f"a block size greater than 1 must not be used with a store "
+                           f"(SPV_NV_cooperative_matrix2)", lanes=groups.lanes[g])
     try:
         access = tensor_addresses(layout, rows, cols, view, store=store)
     except TensorError as error:

@@ -154,7 +154,7 @@ def _declare(module, uses_decode):
 
 # ---------------------------------------------------------------- spirv-val 2025.5's limits
 
-def validator_copy(module, decode_parameters=False):
+def validator_copy(module, decode="omit"):
     """A copy of the module for spirv-val 2025.5, which rejects two constructs of the
     extension in an OpenCL (Kernel) module. Returns (copy, what changed), or (module, [])
     when there is nothing to change.
@@ -162,25 +162,25 @@ def validator_copy(module, decode_parameters=False):
     - The pointer of each tensor load/store through CrossWorkgroup memory becomes a
       Workgroup pointer (cast through Generic just before the instruction; the copy
       declares GenericPointer).
-    - decode_parameters=True: the first parameter of each decode function becomes a
+    - decode="physical": the first parameter of each decode function becomes a
       PhysicalStorageBuffer pointer (converted back to the original pointer on entry),
       with what the validator then requires: the PhysicalStorageBufferAddresses
       capability implies Shader, and Shader with cooperative matrices requires the
       VulkanMemoryModel capability and memory model. Shader also requires structured
       control flow, so this copy validates only branch-free modules (the tests').
-    - decode_parameters=False (what `ir_to_spirv` checks): each load's DecodeFunc
-      operand is left out instead; the decode function stays in the module and is
-      validated as a function."""
+    - decode="omit" (what `ir_to_spirv` checks): each load's DecodeFunc operand is left
+      out instead; the decode function stays in the module and is validated as a function.
+    - decode="keep": decode operands unchanged (tests: the pointers alone are not enough)."""
     defs = sb.definitions(module)
     decoders = {_decode_operand(inst) for inst in module.instructions} - {None}
     if not decoders and not any(_cross_workgroup_pointer(inst, defs) for inst in module.instructions):
         return module, []
     patched = copy.deepcopy(module)
     changes = []
-    if decoders and decode_parameters:
+    if decoders and decode == "physical":
         _physical_storage_buffer_parameters(patched, decoders)
         changes += [f"decode function %{f}: first parameter -> PhysicalStorageBuffer" for f in sorted(decoders)]
-    elif decoders:
+    elif decoders and decode == "omit":
         for inst in patched.instructions:
             if _decode_operand(inst) is not None:
                 inst.operands[6] &= ~ADDRESSING_DECODE_FUNC
