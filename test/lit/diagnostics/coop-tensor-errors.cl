@@ -72,10 +72,10 @@ kernel void k(global float *p, constant float *cp, int n) {
 // CHECK: coop-tensor-errors.cl:42:31: error: tensor store with block size (1, 32): a block size greater than 1 must not be used with a store (SPV_NV_cooperative_matrix2)
 // CHECK-NOT: coop-tensor-errors.cl:43:
 // CHECK: coop-tensor-errors.cl:46:37: error: a tensor view without dimensions uses the layout's span, so it must have the layout's 2 dimensions, not 3
-// CHECK: coop-tensor-errors.cl:47:34: error: invalid decode function 'bad_return': it returns 'int', not the component type 'float'
-// CHECK: coop-tensor-errors.cl:20:5: note: a decode function for this load is 'float bad_return(const __global float *block, const uint block_coord[2], const uint coord_in_block[2])'
-// CHECK: coop-tensor-errors.cl:48:41: error: invalid decode function 'short_decode': it has 2 parameters, not 3
-// CHECK: coop-tensor-errors.cl:49:34: error: invalid decode function 'wrong_block': its first parameter is 'const __global int *', not a pointer to the loaded 'float' in the pointer's address space
+// CHECK: coop-tensor-errors.cl:47:34: error: third argument of 'coop_mat_load_tensor': invalid decode function 'bad_return': it returns 'int', not the component type 'float' (a decode function for this load is 'float bad_return(const __global float *block, const uint block_coord[2], const uint coord_in_block[2])')
+// CHECK: coop-tensor-errors.cl:20:5: note: 'bad_return' has type 'int (__global const float *, __generic uint *, __generic uint *)'
+// CHECK: coop-tensor-errors.cl:48:41: error: third argument of 'coop_mat_load_tensor': invalid decode function 'short_decode': it has 2 parameters, not 3
+// CHECK: coop-tensor-errors.cl:49:34: error: third argument of 'coop_mat_load_tensor': invalid decode function 'wrong_block': its first parameter is 'const __global int *', not a pointer to the loaded 'float' in the pointer's address space
 // CHECK: coop-tensor-errors.cl:50:24: error: 'coop_tensor_layout_t' needs its attribute
 // CHECK: coop-tensor-errors.cl:51:33: error: first argument of 'coop_tensor_view_set_clip' must be a tensor view ('L2' invalid)
 // CHECK: coop-tensor-errors.cl:52:33: error: too many arguments to function call, expected 0, have 1
