@@ -13,22 +13,6 @@ ADDRESSING_DECODE_FUNC = 0x2
 MEMORY_OPERAND_NONE = 0
 
 
-class TensorIRType(ir.Type):
-    """A tensor layout or view type (clcoop.tensor_spec.TensorType.ir_text)."""
-
-    def __init__(self, ctype):
-        self.ctype = ctype
-
-    def _to_string(self):
-        return self.ctype.spec.ir_text()
-
-    def __eq__(self, other):
-        return isinstance(other, TensorIRType) and other.ctype == self.ctype
-
-    def __hash__(self):
-        return hash(("coop-tensor", self.ctype))
-
-
 class TensorLowering:
     """Lowerer methods for tensor layout/view operations and tensor loads/stores."""
 
