@@ -20,8 +20,11 @@ import spirv_extract as ex  # noqa: E402
 import spirv_inputs as inputs  # noqa: E402
 
 from clcoop.errors import ToolMissing  # noqa: E402
-from clcoop.spirv import find_tool, ir_to_spirv, llc_spirv, validate  # noqa: E402
-from clcoop.spirv.rewrite import classify, classify_atomic  # noqa: E402
+from clcoop.spirv import find_tool, ir_to_spirv, llc_spirv, validate, validate_known  # noqa: E402
+from clcoop.spirv import SpirvError  # noqa: E402
+from clcoop.spirv.binary import read_module, write_module  # noqa: E402
+from clcoop.spirv.function_operands import has_function_operands, without_get_coordinate  # noqa: E402
+from clcoop.spirv.rewrite import classify, classify_atomic, rewrite_cooperative_calls  # noqa: E402
 
 
 def _missing_tool():
@@ -82,7 +85,15 @@ def check_interop(ir_text, triple, tmp_path):
     ir_events = ex.ir_events(ir_text)
     for opt_level in (0, 2):
         raw = llc_spirv(ir_text, triple, opt_level)
-        validate(raw)
+        if has_function_operands(ir_text):
+            # llc-22 with SPV_INTEL_function_pointers (the only way it keeps which function is
+            # meant) defines OpConstantFunctionPointerINTEL before the function it names, which
+            # spirv-val rejects; the rewrite drops those constants (clcoop/spirv/function_operands.py).
+            with pytest.raises(SpirvError, match="has not been defined"):
+                validate(raw)
+            validate_known(write_module(rewrite_cooperative_calls(read_module(raw))))
+        else:
+            validate(raw)
         spirv_events = ex.spirv_events(raw)
         if opt_level == 0:
             assert ex.drop_empty(spirv_events) == ex.drop_empty(ir_events)
@@ -101,7 +112,8 @@ def check_interop(ir_text, triple, tmp_path):
             assert ok, message
     if uses_imported_operations(ir_text) or "MulAddKHR" in ir_text:
         emitted = ir_to_spirv(ir_text, triple)
-        ok, message = links_alone(emitted, tmp_path)
+        # SPIRV-Tools 2025.5 (spirv-link too) does not know GetCoordinateEXT: link what it knows.
+        ok, message = links_alone(write_module(without_get_coordinate(read_module(emitted))), tmp_path)
         assert ok, message
         assert ex.mul_add_operand_errors(emitted) == []
 
