@@ -121,8 +121,8 @@ def _uniform_fields(groups, value, what, operand):
     return per_lane[:, 0]
 
 
-def _check_created(groups, layout, view, what):
-    """A zero block size or a view without its clip spans is a value no create made."""
+def _check_created(groups, layout, what):
+    """A zero block size is a layout no create made (an uninitialized variable)."""
     bad = np.zeros(groups.count, dtype=bool)
     for block in layout.block_size:
         bad |= np.asarray(block) == 0
@@ -137,7 +137,7 @@ def _addresses(groups, callee, args, rows, cols, what, store):
     lspec = TensorType.parse(_tensor_arg_type(callee, 0))
     pointer = groups.uniform(args[0], what, "pointer").astype(np.int64)
     layout = to_object(lspec, _uniform_fields(groups, args[2], what, "layout"))
-    _check_created(groups, layout, None, what)
+    _check_created(groups, layout, what)
     view = None
     mask = int(np.asarray(args[4]).reshape(-1)[0]) if len(args) > 4 else 0
     if mask & ADDRESSING_TENSOR_VIEW:
