@@ -37,6 +37,7 @@ from clcoop.frontend import coop_function_ops, tast
 from clcoop.frontend import types as T
 from clcoop.frontend.check_support import location
 from clcoop.frontend.constfold import fold, fold_cast
+from clcoop.frontend.coop_tensor_check import TENSOR_BUILTINS, CoopTensorChecks
 from clcoop.frontend.conversions import is_arith_like, spell
 from clcoop.frontend.types import as_arith, is_integer_like, unqualified_elem
 
@@ -73,8 +74,9 @@ ATTRIBUTE_ENUM_NAMES = {
 }
 
 
-class CoopChecks:
-    """Checker methods for cooperative-matrix types, built-ins and operators."""
+class CoopChecks(CoopTensorChecks):
+    """Checker methods for cooperative-matrix types, built-ins and operators (tensor
+    layouts and views: the CoopTensorChecks base, coop_tensor_check.py)."""
 
     def coop_mat_type(self, base, args, attr_node, base_node, typedef_name):
         """Build a CoopMatType from `coop_mat(scope, rows, cols, use)` (RFC 4.1)."""
@@ -128,10 +130,10 @@ class CoopChecks:
         return value
 
     def coop_storage_error(self, t, aspace, node, where):
-        if t.is_coop_matrix:
+        if t.is_coop_opaque:
             if where == "program":
-                self.fail("cooperative matrix type cannot be declared at program scope", node)
-            self.fail(f"cooperative matrix type cannot be declared in the "
+                self.fail(f"{self.coop_what(t)} type cannot be declared at program scope", node)
+            self.fail(f"{self.coop_what(t)} type cannot be declared in the "
                       f"'{T.ADDRSPACE_NAMES[aspace]}' address space", node)
 
     # ---- cooperative-matrix operators (RFC 4.6)
@@ -350,3 +352,5 @@ COOP_BUILTINS.update({
                                         coop_function_ops.coop_per_element),
     "coop_mat_get_coord": CoopBuiltin(2, 2, False, coop_function_ops.coop_get_coord),
 })
+COOP_BUILTINS.update({name: CoopBuiltin(lo, hi, False, check)       # coop_tensor_check.py
+                      for name, (lo, hi, check) in TENSOR_BUILTINS.items()})

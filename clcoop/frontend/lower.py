@@ -107,7 +107,7 @@ class Lowerer(ExpressionLowering, CoopLowering):
             return ptr_type(t.addrspace)
         if isinstance(t, T.ArrayType):
             return ir.ArrayType(self.mem_type(t.elem), t.length or 0)
-        if isinstance(t, T.CoopMatType):
+        if isinstance(t, (T.CoopMatType, T.CoopTensorType)):
             return CoopMatIRType(t)
         if isinstance(t, T.EventType):
             return EVENT_IR

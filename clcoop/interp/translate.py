@@ -173,7 +173,7 @@ class Translator:
             callee = operands[-1]
             rec = Instr(op, dst, [], ty, text)
             rec.data = instructions.resolve_call(self, callee, operands[:-1], rec)
-            rec.args = [self.function_operand(a) if rec.data[0] == "coop" and value_kind(a) == "function"
+            rec.args = [self.function_operand(a) if rec.data[0] in ("coop", "tensor") and value_kind(a) == "function"
                         else self.operand(a) for a in operands[:-1]]
             rec.fn = instructions.op_call
             return rec

@@ -11,6 +11,7 @@ import tempfile
 from clcoop.spirv.binary import read_module, write_module
 from clcoop.spirv.function_operands import llc_extensions, without_get_coordinate
 from clcoop.spirv.rewrite import rewrite_cooperative_calls
+from clcoop.spirv.tensor import rewrite_tensor_calls, validator_copy
 from clcoop.spirv.tools import INTERNAL_HINT, SpirvError, find_tool, run_tool
 
 __all__ = ["ir_to_spirv", "find_tool", "llc_spirv", "validate", "validate_known", "disassemble", "spirv_triple",
@@ -116,7 +117,7 @@ def ir_to_spirv(ir_text, triple="spir64-unknown-unknown", opt_level=0):
     reject_what_llc_cannot_lower(ir_text)
     ir_text = name_address_space_queries(ir_text)
     raw = llc_spirv(ir_text, triple, opt_level)
-    module = rewrite_cooperative_calls(read_module(raw))
+    module = rewrite_tensor_calls(rewrite_cooperative_calls(read_module(raw)))
     data = write_module(module)
     validate_known(data)
     return data
@@ -125,5 +126,9 @@ def ir_to_spirv(ir_text, triple="spir64-unknown-unknown", opt_level=0):
 def validate_known(data):
     """validate() of what spirv-val 2025.5 knows: it does not know OpCooperativeMatrixGetCoordinateEXT
     (docs/coopmat2-semantics.md "SPIR-V"), so it checks the module with exactly that instruction made
-    an OpUndef (and its capability and extension dropped)."""
-    validate(write_module(without_get_coordinate(read_module(data))))
+    an OpUndef (and its capability and extension dropped); and it rejects two constructs of
+    SPV_NV_cooperative_matrix2 outside Vulkan (tensor loads/stores through CrossWorkgroup pointers,
+    decode functions), which it checks in a copy with exactly those changed (clcoop.spirv.tensor,
+    docs/tensor.md "SPIR-V and validation")."""
+    checked, _changes = validator_copy(read_module(data))
+    validate(write_module(without_get_coordinate(checked)))
