@@ -84,9 +84,7 @@ class CoopChecks:
         if not (isinstance(base, T.ScalarType) and base.name in T.COOP_ELEMENT_NAMES):
             self.fail(f"'{spell(base)}' is invalid cooperative matrix element type", base_node or attr_node)
         scope = scope_of_value(self.coop_attr_value(args[0], "scope"))
-        # Accepted: the RFC's CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP and the pull request's
-        # memory_scope_sub_group; the interpreter runs subgroup matrices only.
-        if scope != Scope.SUBGROUP:
+        if scope is None:
             self.fail("invalid 'scope' argument of cooperative matrix attribute", args[0])
         rows = self.coop_attr_size(args[1], "row")
         cols = self.coop_attr_size(args[2], "column")
