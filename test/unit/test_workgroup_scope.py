@@ -219,3 +219,38 @@ def test_native_engine_falls_back_with_a_reason():
         warnings.simplefilter("ignore")
         kernel((96,), (48,), X, out)
     np.testing.assert_array_equal(out, np.stack([-X[0], 2 * X[1]]))
+
+
+SIZE_KERNEL = """
+#pragma OPENCL EXTENSION cl_khr_cooperative_matrix : enable
+typedef float mat __attribute__((coop_mat(SCOPE, M, N, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
+__attribute__((reqd_work_group_size(LX, 1, 1)))
+kernel void scale(global const float *x, global float *out, global uint *length)
+{
+    mat m = coop_mat_load(x, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)N);
+    m = m * 2.0f + m;
+    coop_mat_store(out, m, CLK_COOPERATIVE_MATRIX_LAYOUT_COLUMN_MAJOR, (size_t)M);
+    length[get_local_id(0)] = coop_mat_length(m);
+}
+"""
+
+
+SUBGROUP_16 = ("CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP", 16)
+WORKGROUP_64 = ("CLK_COOPERATIVE_MATRIX_SCOPE_WORKGROUP", 64)
+
+
+@pytest.mark.parametrize("M, N, scope, local", [
+    (M, N) + scope for M, N in [(1, 1), (1, 4096), (4096, 1), (512, 512), (37, 1000)]
+    for scope in (SUBGROUP_16, WORKGROUP_64)] + [
+    (4096, 4096, "CLK_COOPERATIVE_MATRIX_SCOPE_WORKGROUP", 256)])
+def test_sizes_up_to_the_maximum(M, N, scope, local):
+    """docs/layout.md "Sizes": rows and columns up to 4096 at both scopes (4096 x 4096 at
+    subgroup scope runs too, in ~10 s: tried by hand, not in the suite)."""
+    X = RNG.uniform(-4, 4, (M, N)).astype(np.float32)
+    out = np.zeros((N, M), np.float32)
+    length = np.zeros(local, np.uint32)
+    prog = clcoop.Program(SIZE_KERNEL).build(options=[f"-DSCOPE={scope}", f"-DM={M}", f"-DN={N}",
+                                                      f"-DLX={local}"])
+    prog.scale((local,), (local,), X, out, length, subgroup_size=16)
+    np.testing.assert_array_equal(out, (X * 2 + X).T)
+    assert (length == length[0]).all() and length[0] * local >= M * N
