@@ -148,6 +148,35 @@ def operation_callee(operation, matrix_types, other_codes):
     return callee_name(OPERATION_BASES[operation], matrix_types, other_codes)
 
 
+# ---------------------------------------------------------------- tensor layouts and views
+# SPV_NV_tensor_addressing / SPV_NV_cooperative_matrix2 (shared/notes/nv2-ops.md): the
+# OpenCL C operation -> the SPIR-V opcode name, which is also the callee identifier.
+TENSOR_OPCODES = {
+    "coop_tensor_layout_create": "CreateTensorLayoutNV",
+    "coop_tensor_layout_set_dimension": "TensorLayoutSetDimensionNV",
+    "coop_tensor_layout_set_stride": "TensorLayoutSetStrideNV",
+    "coop_tensor_layout_set_block_size": "TensorLayoutSetBlockSizeNV",
+    "coop_tensor_layout_slice": "TensorLayoutSliceNV",
+    "coop_tensor_layout_set_clamp_value": "TensorLayoutSetClampValueNV",
+    "coop_tensor_view_create": "CreateTensorViewNV",
+    "coop_tensor_view_set_dimension": "TensorViewSetDimensionNV",
+    "coop_tensor_view_set_stride": "TensorViewSetStrideNV",
+    "coop_tensor_view_set_clip": "TensorViewSetClipNV",
+    "coop_mat_load_tensor": "CooperativeMatrixLoadTensorNV",
+    "coop_mat_store_tensor": "CooperativeMatrixStoreTensorNV",
+}
+TENSOR_BASES = {spirv_name(opcode): operation for operation, opcode in TENSOR_OPCODES.items()}
+LOAD_TENSOR = spirv_name(TENSOR_OPCODES["coop_mat_load_tensor"])
+STORE_TENSOR = spirv_name(TENSOR_OPCODES["coop_mat_store_tensor"])
+
+
+def tensor_callee(operation, matrix_types, other_codes):
+    """The callee of a tensor operation (its OpenCL C name): `matrix_types` (result
+    first) are CoopMatType, `other_codes` the codes of the other parameters in order
+    (a tensor type's is tensor_spec.TensorType.mangled())."""
+    return callee_name(spirv_name(TENSOR_OPCODES[operation]), matrix_types, other_codes)
+
+
 def conversion_callee(src_is_float, src_signed, dst_is_float, dst_signed, matrix_types):
     """The callee of a component-type conversion (SPV_KHR_cooperative_matrix: OpFConvert,
     OpConvertFToS/FToU/SToF/UToF, OpSConvert/UConvert); choice rules in

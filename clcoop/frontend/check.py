@@ -339,7 +339,7 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
         if isinstance(t, T.StructType) and t.tag is None and t.typedef_name is None:
             object.__setattr__(t, "typedef_name", node.name)
         self.scope.names[node.name] = ("typedef", t, aspace, location(node))
-        if t.is_coop_matrix:
+        if t.is_coop_opaque:
             self.coop_decl_locs[node.name] = location(node)
 
     def declaration(self, node, program_scope=False):
@@ -493,7 +493,7 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
     def local_variable(self, node, t, aspace, const, is_static):
         fn = self.fn.function
         loc = location(node)
-        if aspace in (T.GLOBAL, T.LOCAL, T.CONSTANT) and t.is_coop_matrix:
+        if aspace in (T.GLOBAL, T.LOCAL, T.CONSTANT) and t.is_coop_opaque:
             self.coop_storage_error(t, aspace, node, "local")
         if aspace == T.GLOBAL and not is_static:
             self.fail("function scope variable cannot be declared in global address space", node)
@@ -509,8 +509,8 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
             self.scope.names[node.name] = var
             return var
         if is_static or aspace in (T.CONSTANT, T.GLOBAL):
-            if t.is_coop_matrix:
-                self.fail("cooperative matrix type cannot be declared 'static'", node)
+            if t.is_coop_opaque:
+                self.fail(f"{self.coop_what(t)} type cannot be declared 'static'", node)
             # OpenCL C 2.0+: static function-scope variables live in the global address space.
             space = aspace if aspace in (T.CONSTANT, T.GLOBAL) else T.GLOBAL
             # Same-named statics of inner scopes get clang's suffixes: f.x, f.x.1, f.x.2 ...
@@ -522,7 +522,7 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
         var = tast.Var(node.name, t, "local-var", T.PRIVATE, None, loc, const)
         # The name is visible in its own initializer (C99 6.2.1p7), but a matrix load needs the type.
         self.scope.names[node.name] = var
-        if node.init is None and (t.is_coop_matrix or t.is_pointer or isinstance(t, (T.ScalarType, T.VectorType))):
+        if node.init is None and (t.is_coop_opaque or t.is_pointer or isinstance(t, (T.ScalarType, T.VectorType))):
             self.fn.uninitialized.declared(var)
         if node.init is not None:
             var.initializer = self.initializer(node.init, var, constant=False, decl=node)
@@ -659,7 +659,7 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
     def kernel_parameter_checks(self, var, p):
         t = var.type
         p = name_location(p)
-        if t.is_coop_matrix:
+        if t.is_coop_opaque:
             notes = []
             if t.typedef_name and t.typedef_name in self.coop_decl_locs:
                 notes.append(self.note(f"'{t.typedef_name}' declared here", self.coop_decl_locs[t.typedef_name]))
@@ -1092,8 +1092,8 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
                 else:
                     size = (size + fa - 1) // fa * fa + fs
             return (size + align - 1) // align * align
-        if isinstance(t, T.CoopMatType):
-            self.fail("invalid application of 'sizeof' to a cooperative matrix type", node)
+        if t.is_coop_opaque:
+            self.fail(f"invalid application of 'sizeof' to a {self.coop_what(t)} type", node)
         self.fail(f"invalid application of 'sizeof' to type '{spell(t)}'", node)
 
     def alignof(self, t, node):

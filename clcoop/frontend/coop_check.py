@@ -42,6 +42,7 @@ from clcoop.frontend import tast
 from clcoop.frontend import types as T
 from clcoop.frontend.check_support import location
 from clcoop.frontend.constfold import fold, fold_cast
+from clcoop.frontend.coop_tensor_check import TENSOR_BUILTINS, CoopTensorChecks
 from clcoop.frontend.conversions import is_arith_like, spell
 from clcoop.frontend.types import as_arith, is_integer_like, unqualified_elem
 
@@ -85,8 +86,9 @@ def _other_memory_scope(node):
         and node.name not in OPENCL_MEMORY_SCOPES
 
 
-class CoopChecks:
-    """Checker methods for cooperative-matrix types, built-ins and operators."""
+class CoopChecks(CoopTensorChecks):
+    """Checker methods for cooperative-matrix types, built-ins and operators (tensor
+    layouts and views: the CoopTensorChecks base, coop_tensor_check.py)."""
 
     workgroup_scope_declared = False    # a workgroup-scope matrix type was declared
 
@@ -163,10 +165,10 @@ class CoopChecks:
         return value
 
     def coop_storage_error(self, t, aspace, node, where):
-        if t.is_coop_matrix:
+        if t.is_coop_opaque:
             if where == "program":
-                self.fail("cooperative matrix type cannot be declared at program scope", node)
-            self.fail(f"cooperative matrix type cannot be declared in the "
+                self.fail(f"{self.coop_what(t)} type cannot be declared at program scope", node)
+            self.fail(f"{self.coop_what(t)} type cannot be declared in the "
                       f"'{T.ADDRSPACE_NAMES[aspace]}' address space", node)
 
     # ---- cooperative-matrix operators (RFC 4.6)
@@ -422,3 +424,5 @@ COOP_BUILTINS.update({
     "coop_mat_init": CoopBuiltin(1, 1, True, CoopChecks.coop_init),
     "coop_mat_length": CoopBuiltin(1, 1, False, CoopChecks.coop_length),
 })
+COOP_BUILTINS.update({name: CoopBuiltin(lo, hi, False, check)       # coop_tensor_check.py
+                      for name, (lo, hi, check) in TENSOR_BUILTINS.items()})

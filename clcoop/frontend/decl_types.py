@@ -114,8 +114,8 @@ class DeclTypes:
                 fields.append(T.StructField(None, self.struct_type(d.type)))
                 continue
             ftype, _, _ = self.full_decl_type(d)
-            if ftype.is_coop_matrix:
-                self.fail("cooperative matrix type cannot be a struct or union member", d)
+            if ftype.is_coop_opaque:
+                self.fail(f"{self.coop_what(ftype)} type cannot be a struct or union member", d)
             fields.append(T.StructField(d.name, ftype))
         st.fields.clear()
         st.fields.extend(fields)
@@ -171,8 +171,8 @@ class DeclTypes:
             return base, aspace, const
         if isinstance(node, c_ast.PtrDecl):
             pointee, p_as, p_const = self.declarator_type(node.type, decl)
-            if pointee.is_coop_matrix:
-                self.fail("pointer to cooperative matrix type is not allowed", name_location(node))
+            if pointee.is_coop_opaque:
+                self.fail(f"pointer to {self.coop_what(pointee)} type is not allowed", name_location(node))
             _, _, p_vol, _ = self.quals_info(getattr(node.type, "quals", None), node)
             own_as, own_const, vol, restrict = self.quals_info(node.quals, node)
             if p_as is None:
@@ -180,8 +180,8 @@ class DeclTypes:
             return T.PointerType(pointee, p_as, p_const, p_vol, restrict), own_as, own_const
         if isinstance(node, c_ast.ArrayDecl):
             elem, aspace, const = self.declarator_type(node.type, decl)
-            if elem.is_coop_matrix:
-                self.fail("array of cooperative matrix type is not supported", name_location(node))
+            if elem.is_coop_opaque:
+                self.fail(f"array of {self.coop_what(elem)} type is not supported", name_location(node))
             length = None
             if node.dim is not None:
                 length = self.integer_constant(node.dim, "array size")
@@ -234,6 +234,12 @@ class DeclTypes:
                 t = self.coop_mat_type(t, args, node, base_node, typedef_name)
             elif name in ("ext_vector_type", "__ext_vector_type__"):
                 t = self.ext_vector_type(t, args, node, decl, typedef_name)
+            elif name.strip("_") in ("coop_tensor_layout", "coop_tensor_view"):
+                t = self.coop_tensor_type(t, name.strip("_"), args, node, decl, typedef_name)
+        if isinstance(t, T.CoopTensorBaseType) and typedef_name is None:
+            self.fail(f"'{spell(t)}' needs its attribute: declare a type with "
+                      f"'typedef {spell(t)} name __attribute__((coop_tensor_{t.kind}(...)))'",
+                      decl)
         return t, aspace, const
 
     def ext_vector_type(self, elem, args, attr_node, decl, typedef_name):

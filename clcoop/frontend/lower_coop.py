@@ -4,10 +4,12 @@ from llvmlite import ir
 
 from clcoop import coop_names
 from clcoop.frontend.llvm_types import I32, coop_mangled_pointer, is_float_type, ptr_type
+from clcoop.frontend.lower_tensor import TensorLowering
 
 
-class CoopLowering:
-    """Lowerer methods for cooperative-matrix expressions."""
+class CoopLowering(TensorLowering):
+    """Lowerer methods for cooperative-matrix expressions (tensor layouts, views and
+    tensor loads/stores: the TensorLowering base, lower_tensor.py)."""
 
     # ------------------------------------------------------------ cooperative matrices
     def coop_call(self, operation, matrices, other_codes, ret, args, name):

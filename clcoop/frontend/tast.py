@@ -514,6 +514,33 @@ class CoopStore(Expr):
 
 
 @record
+class TensorOp(Expr):
+    """A tensor layout or view operation (coop_tensor_check.py): node type = the tensor
+    type; `op` its OpenCL C name; `operand` the layout or view updated (None for create);
+    `values` uint Exprs (slice offsets int), as many as coopmat_spec.tensor_operand_count."""
+    op: str
+    operand: object
+    values: list
+
+
+@record
+class CoopLoadTensor(Expr):
+    pointer: Expr                # addressing in units of the node's component type
+    keep: object                 # Expr of the node's matrix type (values of clipped elements) or None
+    layout: Expr                 # tensor layout
+    view: object                 # tensor view Expr or None
+    decode: object               # the decode Function or None
+
+
+@record
+class CoopStoreTensor(Expr):
+    pointer: Expr
+    matrix: Expr
+    layout: Expr
+    view: object                 # node type VOID
+
+
+@record
 class CoopMulAdd(Expr):
     a: Expr
     b: Expr

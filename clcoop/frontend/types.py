@@ -176,6 +176,16 @@ class CType:
     def is_coop_matrix(self):
         return isinstance(self, CoopMatType)
 
+    @property
+    def is_coop_tensor(self):
+        return isinstance(self, CoopTensorType)
+
+    @property
+    def is_coop_opaque(self):
+        """A cooperative matrix or a tensor layout/view: a value that lives only in
+        private variables, parameters and return values (SPIR-V opaque types)."""
+        return isinstance(self, (CoopMatType, CoopTensorType))
+
 
 @record(frozen=True)
 class ScalarType(CType):
@@ -410,6 +420,34 @@ class CoopMatType(CType):
         return (self.scope, self.rows, self.cols, self.use) == (other.scope, other.rows, other.cols, other.use)
 
 
+@record(frozen=True)
+class CoopTensorBaseType(CType):
+    """`coop_tensor_layout_t` / `coop_tensor_view_t` before their attribute gives the
+    dimensions (opencl-c-coop.h declares them over these built-in names)."""
+    kind: str          # tensor_spec.LAYOUT or VIEW
+
+    def spelling(self):
+        return f"coop_tensor_{self.kind}_t"
+
+
+@record(frozen=True)
+class CoopTensorType(CType):
+    """`typedef coop_tensor_layout_t L __attribute__((coop_tensor_layout(D, clamp)))` or a
+    view (coop_tensor_view(D, has_dimensions, p0, ...)): an immutable value."""
+    spec: object       # tensor_spec.TensorType
+    typedef_name: str | None = field(default=None, compare=False)  # for diagnostics only
+
+    def spelling(self):
+        return self.typedef_name or self.spec.spelling()
+
+    def itanium(self):
+        return self.spec.mangled()
+
+
+TENSOR_BASE_NAMES = {"__clcoop_tensor_layout": CoopTensorBaseType("layout"),
+                     "__clcoop_tensor_view": CoopTensorBaseType("view")}
+
+
 def mangle_type(t):
     """Itanium mangling of a parameter type, as clang mangles OpenCL built-ins."""
     if isinstance(t, EnumType):
@@ -463,6 +501,7 @@ def builtin_typedefs(target):
         "size_t": target.size_t, "ptrdiff_t": target.ptrdiff_t,
         "intptr_t": target.ptrdiff_t, "uintptr_t": target.size_t, "event_t": EVENT,
     })
+    names.update(TENSOR_BASE_NAMES)
     atomic_values = {"int": INT, "uint": UINT, "long": LONG, "ulong": ULONG, "float": FLOAT,
                      "double": DOUBLE, "half": HALF, "flag": INT, "intptr_t": target.ptrdiff_t,
                      "uintptr_t": target.size_t, "size_t": target.size_t, "ptrdiff_t": target.ptrdiff_t}

@@ -18,6 +18,7 @@ scope (docs/layout.md "Workgroup scope"). execute_coop_call reads it from the ca
 and `Subgroups` groups the lanes by it, so every operation works at both scopes.
 """
 import collections
+import contextlib
 import functools
 import re
 
@@ -95,6 +96,19 @@ def _call_scope(ctx, callee, ret_type, what):
         _fault(ctx, f"cooperative matrix operation {what} mixes matrices of different scopes "
                     f"({', '.join(_scope_name(s) for s in sorted(scopes))})")
     return scopes.pop() if scopes else int(coopmat_spec.Scope.SUBGROUP)
+
+
+@contextlib.contextmanager
+def call_scope(ctx, callee, ret_type, what):
+    """Runs a cooperative call with `ctx.coop_scope` set to the scope of its matrices, which
+    `Subgroups` groups the lanes by (every entry point of cooperative calls goes through
+    this: execute_coop_call, tensor_calls)."""
+    outer_scope = getattr(ctx, "coop_scope", None)
+    ctx.coop_scope = _call_scope(ctx, callee, ret_type, what)
+    try:
+        yield
+    finally:
+        ctx.coop_scope = outer_scope
 
 
 def _scope_name(scope):
@@ -673,9 +687,5 @@ def execute_coop_call(ctx, name, args, ret_type):
     if handler is None:
         raise IRError(f"unknown cooperative matrix operation '{name}'")
     what = coop_names.operation_name(callee.base)
-    outer_scope = getattr(ctx, "coop_scope", None)
-    ctx.coop_scope = _call_scope(ctx, callee, ret_type, what)
-    try:
+    with call_scope(ctx, callee, ret_type, what):
         return handler(ctx, callee, list(args), ret_type, what)
-    finally:
-        ctx.coop_scope = outer_scope

@@ -12,6 +12,7 @@ from clcoop.errors import IRError
 from clcoop.interp import ocl_builtins
 from clcoop.interp.atomics import op_atomicrmw, op_cmpxchg
 from clcoop.interp.coop_calls import execute_coop_call
+from clcoop.interp.tensor_calls import execute_tensor_call, is_tensor_call
 from clcoop.interp.lanes import active_lanes, bcast, expand_lanes
 from clcoop.interp.wg_layout import matrix_length
 from clcoop.interp.loader import TokenStream, parse_type, parse_typed_constant, value_kind
@@ -550,6 +551,8 @@ def resolve_call(tr, callee, arg_values, rec):
     f = tr.module.functions.get(name)
     if f is not None and not f.is_declaration:
         return ("function", name)
+    if is_tensor_call(name):
+        return ("tensor", name)
     if coop_names.names_spirv_operation(name):
         return ("coop", name)
     arg_types = [tr._type(str(a.type)) for a in arg_values]
@@ -566,11 +569,11 @@ def op_call(ex, vals, ins, bmask, full):
         ex.current = saved
         return result
     ex.mask = bmask
-    if kind == "coop":
+    if kind in ("coop", "tensor"):
         ex.cur_lanes = None
         L = ex.lane_count
         args = [bcast(a, L) if a is not None and not isinstance(a, tuple) else a for a in args]
-        return execute_coop_call(ex, target, args, ins.ty)
+        return (execute_coop_call if kind == "coop" else execute_tensor_call)(ex, target, args, ins.ty)
     return target(ex, args, bmask, full, ins)
 
 

@@ -17,6 +17,7 @@ from clcoop.errors import IRError
 from clcoop.interp import coop_spellings
 from clcoop.interp.ir_text import DEFINE_RE, llvm_unquote
 from clcoop.interp.source_map import read_debug_info
+from clcoop.tensor_spec import INLINE_TYPE, INTEGRAL_CONSTANT, TensorType
 
 
 # ----------------------------------------------------------------------------- types
@@ -174,22 +175,40 @@ def _parse_target_type(ts):
     start = ts.i - 1
     ts.expect("(")
     name = ts.next().strip('"')
-    elem, params = None, []
+    elem, params, types = None, [], []
     while ts.accept(","):
         if ts.peek().lstrip("-").isdigit():
             params.append(int(ts.next()))
         else:
             elem = parse_type(ts)
+            types.append(elem)
     ts.expect(")")
     text = _join_tokens(ts.toks[start:ts.i])
     if name == "spirv.Event":
         return Ty("event", text=text)      # event_t: an opaque handle, kept as an int64
+    if name in (INLINE_TYPE, INTEGRAL_CONSTANT):
+        return _tensor_type(name, types, params, text)
     if name != MATRIX_TARGET_TYPE:
         raise IRError(f"unsupported target extension type {name!r}")
     component = COMPONENTS_BY_LLVM.get(str(elem)) if elem is not None else None
     if component is None or len(params) != 4:
         raise IRError(f"unsupported cooperative matrix type {text}")
     return Ty("matrix", elem=elem, text=text, matrix=MatrixType(component, *params))
+
+
+def _tensor_type(name, types, params, text):
+    """A tensor layout or view (clcoop.tensor_spec) is kept as a vector of int64 fields
+    (clcoop.interp.tensor_calls), so that allocas, phis and selects need nothing new;
+    `text` keeps the type. An integral constant is a parameter of such a type."""
+    if name == INTEGRAL_CONSTANT:
+        return Ty("integral_constant", n=params[0] if params else 0, text=text)
+    tensor = None
+    if params and all(t.kind == "integral_constant" for t in types):
+        tensor = TensorType.from_constants(params[0], [t.n for t in types])
+    if tensor is None:
+        raise IRError(f"unsupported inline SPIR-V type {text} (clcoop runs tensor layouts "
+                      f"and views only)")
+    return Ty("vec", n=tensor.field_count, elem=I64, text=text)
 
 
 def _join_tokens(toks):

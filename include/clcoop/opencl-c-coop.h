@@ -233,4 +233,12 @@ typedef enum coop_matrix_clamp_mode_t {
   CLK_COOPERATIVE_MATRIX_CLAMP_MODE_REPEAT_MIRRORED = 4
 } coop_matrix_clamp_mode_t;
 
+/* SPV_NV_tensor_addressing tensor layouts and views: declare a type with an attribute,
+ *   typedef coop_tensor_layout_t L2 __attribute__((coop_tensor_layout(2, CLK_COOPERATIVE_MATRIX_CLAMP_MODE_CONSTANT)));
+ *   typedef coop_tensor_view_t V2 __attribute__((coop_tensor_view(2, false, 1, 0)));
+ * The operations (coop_tensor_layout_*, coop_tensor_view_*, coop_mat_load_tensor,
+ * coop_mat_store_tensor) are built-ins the checker knows (clcoop/frontend/coop_tensor_check.py). */
+typedef __clcoop_tensor_layout coop_tensor_layout_t;
+typedef __clcoop_tensor_view coop_tensor_view_t;
+
 #endif /* CLCOOP_OPENCL_C_COOP_H */

@@ -1,0 +1,85 @@
+"""Lowering of tensor layouts, views and tensor loads/stores (docs/ir-conventions.md
+"Tensor layouts and views"): the types are clcoop.tensor_spec's `target("spirv.Type", ...)`
+encoding, the operations calls of the callees coop_names.tensor_callee names, with the
+operands of the SPIR-V instructions in order."""
+from llvmlite import ir
+
+from clcoop import coop_names
+from clcoop.frontend.llvm_types import I32, coop_mangled_pointer
+
+# SPV_NV_cooperative_matrix2 "Tensor Addressing Operands".
+ADDRESSING_TENSOR_VIEW = 0x1
+ADDRESSING_DECODE_FUNC = 0x2
+MEMORY_OPERAND_NONE = 0
+
+
+class TensorIRType(ir.Type):
+    """A tensor layout or view type (clcoop.tensor_spec.TensorType.ir_text)."""
+
+    def __init__(self, ctype):
+        self.ctype = ctype
+
+    def _to_string(self):
+        return self.ctype.spec.ir_text()
+
+    def __eq__(self, other):
+        return isinstance(other, TensorIRType) and other.ctype == self.ctype
+
+    def __hash__(self):
+        return hash(("coop-tensor", self.ctype))
+
+
+class TensorLowering:
+    """Lowerer methods for tensor layout/view operations and tensor loads/stores."""
+
+    def ex_TensorOp(self, e):
+        ret = self.value_type(e.type)
+        args, codes = [], []
+        if e.operand is None:
+            codes.append(e.type.spec.mangled())     # create: the result type names the callee
+        else:
+            args.append(self.rvalue(e.operand))
+            codes.append(e.operand.type.spec.mangled())
+        for value in e.values:
+            args.append(self.rvalue(value))
+            codes.append(value.type.itanium())
+        callee = coop_names.tensor_callee(e.op, [], codes)
+        return self.call_coop_callee(callee, ret, args, "tensor")
+
+    def tensor_addressing(self, e, args, codes):
+        """Memory operand, Tensor Addressing Operands and their ids (view, decode)."""
+        mask = 0
+        extra, extra_codes = [], []
+        if e.view is not None:
+            mask |= ADDRESSING_TENSOR_VIEW
+            extra.append(self.rvalue(e.view))
+            extra_codes.append(e.view.type.spec.mangled())
+        decode = getattr(e, "decode", None)
+        if decode is not None:
+            mask |= ADDRESSING_DECODE_FUNC
+            extra.append(self.call_target(decode))
+            extra_codes.append("Pv")
+        args += [ir.Constant(I32, MEMORY_OPERAND_NONE), ir.Constant(I32, mask)] + extra
+        codes += ["i", "i"] + extra_codes
+
+    def ex_CoopLoadTensor(self, e):
+        pointer = self.rvalue(e.pointer)
+        keep = self.rvalue(e.keep) if e.keep is not None else ir.Constant(self.value_type(e.type), None)
+        layout = self.rvalue(e.layout)
+        args = [pointer, keep, layout]
+        codes = [coop_mangled_pointer(e.pointer.type), e.layout.type.spec.mangled()]
+        self.tensor_addressing(e, args, codes)
+        callee = coop_names.tensor_callee("coop_mat_load_tensor", [e.type, e.type], codes)
+        return self.call_coop_callee(callee, self.value_type(e.type), args, "call")
+
+    def ex_CoopStoreTensor(self, e):
+        pointer = self.rvalue(e.pointer)
+        matrix = self.rvalue(e.matrix)
+        layout = self.rvalue(e.layout)
+        args = [pointer, matrix, layout]
+        codes = [coop_mangled_pointer(e.pointer.type), e.layout.type.spec.mangled()]
+        self.tensor_addressing(e, args, codes)
+        callee = coop_names.tensor_callee("coop_mat_store_tensor", [e.matrix.type], codes)
+        self.call_coop_callee(callee, ir.VoidType(), args, "")
+        return None
+
