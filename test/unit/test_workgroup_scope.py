@@ -79,6 +79,19 @@ def test_mul_add_int8_and_half(M, N, K, local):
                                rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize("M, N, K, local", [SHAPES[0], SHAPES[1], SHAPES[2]],
+                         ids=SHAPE_IDS[:3])
+def test_mul_add_of_tiles_shared_by_all_work_groups(M, N, K, local):
+    groups = 8
+    A = RNG.standard_normal((M, K)).astype(np.float32)
+    B = RNG.standard_normal((K, N)).astype(np.float32)
+    C = RNG.standard_normal((groups, M, N)).astype(np.float32)
+    out = np.zeros_like(C)
+    gsize, lsize = launch_sizes(local, groups)
+    build(M, N, K, local).shared_mul_add(gsize, lsize, A, np.ascontiguousarray(B.T), C, out)
+    np.testing.assert_allclose(out, 2 * (A @ B) + C, rtol=1e-5, atol=1e-5)
+
+
 def elementwise_expected(X, Y, alpha):
     return [X + Y, X - Y, X * Y, X / Y, -X, X * alpha, 2 * X + 1, np.full_like(X, 3.0),
             np.trunc(X).astype(np.int32).astype(np.float32)]
@@ -254,3 +267,24 @@ def test_sizes_up_to_the_maximum(M, N, scope, local):
     prog.scale((local,), (local,), X, out, length, subgroup_size=16)
     np.testing.assert_array_equal(out, (X * 2 + X).T)
     assert (length == length[0]).all() and length[0] * local >= M * N
+
+
+def test_debug_show_of_a_workgroup_matrix():
+    """clcoop.interp.debug.show lays a workgroup-scope value out per work-item of the
+    work-group (by local linear id) and as the logical matrix."""
+    from clcoop.interp.debug import show
+    from clcoop.interp.wg_layout import get_workgroup_layout
+    layout = get_workgroup_layout(5, 4, 2, "float", 4, 12)
+    logical = (np.arange(20, dtype=np.float32) + 1).reshape(1, 5, 4)
+    lanes = layout.from_logical(logical).reshape(12, -1)
+    text = show(lanes, 'target("spirv.CooperativeMatrixKHR", float, 2, 5, 4, 2)', 4,
+                work_group_size=12)
+    lines = text.splitlines()
+    start = lines.index("work-group 0 per work-item:")
+    assert lines[start + 1].split() == ["p"] + [str(w) for w in range(12)]
+    # Work-item 8 holds (4, 0) = 17 and (4, 2) = 19; work-item 9 only padding.
+    assert lines[start + 2].split()[9:11] == ["17.0", "-"]
+    assert lines[start + 3].split()[9:11] == ["19.0", "-"]
+    assert "work-group 0 logical 5x4:" in text
+    with pytest.raises(clcoop.ClcoopError, match="depends on the work-group size"):
+        show(lanes, 'target("spirv.CooperativeMatrixKHR", float, 2, 5, 4, 2)', 4)

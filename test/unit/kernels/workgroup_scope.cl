@@ -29,6 +29,20 @@ kernel void mul_add(global const AB *a, global const AB *b, global const ACC *c,
     coop_mat_store(out + g * M * N, coop_mat_mulAdd(x, y, z), ROW_MAJOR, (size_t)N);
 }
 
+// Every work-group multiplies the same A and B (so the interpreter reads them once and
+// keeps the product's grid form between the two mul-adds) into its own C.
+__attribute__((reqd_work_group_size(LX, LY, 1)))
+kernel void shared_mul_add(global const AB *a, global const AB *b, global const ACC *c, global ACC *out)
+{
+    size_t g = group();
+    mat_a x = coop_mat_load(a, ROW_MAJOR, (size_t)K);
+    mat_b y = coop_mat_load(b, COL_MAJOR, (size_t)K);
+    mat_c z = coop_mat_load(c + g * M * N, ROW_MAJOR, (size_t)N);
+    z = coop_mat_mulAdd(x, y, z);
+    z = coop_mat_mulAdd(x, y, z);
+    coop_mat_store(out + g * M * N, z, ROW_MAJOR, (size_t)N);
+}
+
 static mat_f twice_plus_one(mat_f m)
 {
     for (uint i = 0; i < coop_mat_length(m); ++i)
