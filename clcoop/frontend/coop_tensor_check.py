@@ -30,6 +30,7 @@ from clcoop.frontend import tast
 from clcoop.frontend import types as T
 from clcoop.frontend.check_support import location
 from clcoop.frontend.constfold import fold
+from clcoop.frontend.coop_function_ops import function_operand
 from clcoop.frontend.conversions import spell
 from clcoop.frontend.types import is_integer_like, unqualified_elem
 from clcoop.tensor_spec import LAYOUT, VIEW, TensorType
@@ -180,11 +181,13 @@ class CoopTensorChecks:
         return args_nodes, None
 
     def coop_load_tensor(self, name, args_nodes, node, expected):
+        all_nodes = args_nodes
         args_nodes, decode_node = self.split_decode(args_nodes)
         if len(args_nodes) < 2:
             self.fail(f"'{name}' takes ([keep,] pointer, layout [, view] [, decode])", node)
         keep = None
-        first = self.rvalue(self.expr(args_nodes[0]))
+        context = expected if expected is not None and expected.is_coop_matrix else None
+        first = self.rvalue(self.expr(args_nodes[0], expected=context))     # a keep: coop_mat_init(0)
         if first.type.is_coop_matrix:
             keep, first = first, None
             args_nodes = args_nodes[1:]
@@ -201,16 +204,17 @@ class CoopTensorChecks:
             self.fail(f"'{name}' takes ([keep,] pointer, layout [, view] [, decode])", node)
         pointer = self.tensor_pointer(args_nodes[0], name, False, decode_node is not None, first)
         layout, view = self.tensor_layout_and_view(args_nodes[1:], name)
-        decode = self.tensor_decode(decode_node, pointer, layout, expected) if decode_node else None
+        decode = self.tensor_decode(decode_node, len(all_nodes) - 1, name, pointer, layout, expected) \
+            if decode_node else None
         return tast.CoopLoadTensor(expected, location(node), pointer, keep, layout, view, decode)
 
     def coop_store_tensor(self, name, args_nodes, node, expected):
-        if not 3 <= len(args_nodes) <= 4:
-            self.fail(f"'{name}' takes (pointer, matrix, layout [, view])", node)
         args_nodes, decode_node = self.split_decode(args_nodes)
         if decode_node is not None:
             self.fail(f"'{name}' takes no decode function (SPV_NV_cooperative_matrix2: "
                       f"DecodeFunc is for loads only)", decode_node)
+        if not 3 <= len(args_nodes) <= 4:
+            self.fail(f"'{name}' takes (pointer, matrix, layout [, view])", node)
         matrix = self.tensor_matrix(args_nodes[1], name, "second argument")
         pointer = self.tensor_pointer(args_nodes[0], name, True, False)
         layout, view = self.tensor_layout_and_view(args_nodes[2:], name)
@@ -221,34 +225,36 @@ class CoopTensorChecks:
                       f"(SPV_NV_cooperative_matrix2)", args_nodes[2])
         return tast.CoopStoreTensor(T.VOID, location(node), pointer, matrix, layout, view)
 
-    def tensor_decode(self, node, pointer, layout, mtype):
+    def tensor_decode(self, node, index, name, pointer, layout, mtype):
         """`T decode(const __global S *block, const uint block_coord[D], const uint
-        coord_in_block[D])` with T the matrix component type and S the pointee."""
-        fn = self.scope.lookup(node.name)
-        ftype = fn.type
+        coord_in_block[D])` with T the matrix component type and S the pointee: a function
+        operand (coop_function_ops.function_operand, the shared machinery)."""
         dims = layout.type.spec.dims
-        params = list(ftype.params)
-        wanted = (f"'{spell(mtype.elem)} {node.name}(const {spell(pointer.type.pointee)} *block, "
+        space = T.ADDRSPACE_NAMES[pointer.type.addrspace] + " " if pointer.type.addrspace else ""
+        wanted = (f"'{spell(mtype.elem)} {node.name}(const {space}{spell(pointer.type.pointee)} *block, "
                   f"const uint block_coord[{dims}], const uint coord_in_block[{dims}])'")
-        problems = []
-        if ftype.ret != mtype.elem:
-            problems.append(f"it returns '{spell(ftype.ret)}', not the component type "
-                            f"'{spell(mtype.elem)}'")
-        if len(params) != 3:
-            problems.append(f"it has {len(params)} parameters, not 3")
-        else:
-            block, coord, in_block = params
-            if not block.is_pointer or block.pointee != pointer.type.pointee \
-                    or block.addrspace != pointer.type.addrspace:
-                problems.append(f"its first parameter is '{spell(block)}', not a pointer to the "
-                                f"loaded '{spell(pointer.type.pointee)}' in the pointer's address space")
-            for what, p in (("second", coord), ("third", in_block)):
-                if not (p.is_pointer and p.pointee == T.UINT):
-                    problems.append(f"its {what} parameter is '{spell(p)}', not 'const uint[{dims}]'")
-        if problems:
-            self.fail(f"invalid decode function '{node.name}': {'; '.join(problems)}", node,
-                      [self.note(f"a decode function for this load is {wanted}", fn.loc)])
-        return fn
+
+        def signature_problem(ftype):
+            problems = []
+            if ftype.ret != mtype.elem:
+                problems.append(f"it returns '{spell(ftype.ret)}', not the component type "
+                                f"'{spell(mtype.elem)}'")
+            if len(ftype.params) != 3 or ftype.variadic:
+                problems.append(f"it has {len(ftype.params)} parameters, not 3")
+            else:
+                block, coord, in_block = ftype.params
+                if not block.is_pointer or block.pointee != pointer.type.pointee \
+                        or block.addrspace != pointer.type.addrspace:
+                    problems.append(f"its first parameter is '{spell(block)}', not a pointer to the "
+                                    f"loaded '{spell(pointer.type.pointee)}' in the pointer's address space")
+                for what, p in (("second", coord), ("third", in_block)):
+                    if not (p.is_pointer and p.pointee == T.UINT):
+                        problems.append(f"its {what} parameter is '{spell(p)}', not 'const uint[{dims}]'")
+            if problems:
+                return (f"invalid decode function '{node.name}': {'; '.join(problems)} (a decode "
+                        f"function for this load is {wanted})")
+            return None
+        return function_operand(self, node, name, index, signature_problem)
 
 
 def static_block_size(expr):
@@ -277,7 +283,7 @@ TENSOR_BUILTINS = {
     "coop_tensor_layout_create": (0, 0, CoopTensorChecks.tensor_create),
     "coop_tensor_view_create": (0, 0, CoopTensorChecks.tensor_create),
     "coop_mat_load_tensor": (2, 5, CoopTensorChecks.coop_load_tensor),
-    "coop_mat_store_tensor": (3, 4, CoopTensorChecks.coop_store_tensor),
+    "coop_mat_store_tensor": (3, 5, CoopTensorChecks.coop_store_tensor),     # 5: a decode, refused
 }
 TENSOR_BUILTINS.update({name: (1, 11, CoopTensorChecks.tensor_update) for name in (
     "coop_tensor_layout_set_dimension", "coop_tensor_layout_set_stride",

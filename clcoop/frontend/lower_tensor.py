@@ -5,7 +5,7 @@ operands of the SPIR-V instructions in order."""
 from llvmlite import ir
 
 from clcoop import coop_names
-from clcoop.frontend.llvm_types import I32, coop_mangled_pointer
+from clcoop.frontend.llvm_types import I32, coop_mangled_pointer, ptr_type
 
 # SPV_NV_cooperative_matrix2 "Tensor Addressing Operands".
 ADDRESSING_TENSOR_VIEW = 0x1
@@ -57,10 +57,48 @@ class TensorLowering:
         decode = getattr(e, "decode", None)
         if decode is not None:
             mask |= ADDRESSING_DECODE_FUNC
-            extra.append(self.call_target(decode))
-            extra_codes.append("Pv")
+            _function, code = self.function_operand(decode)
+            extra.append(ir.FormattedConstant(ptr_type(0), self.decode_wrapper(decode, e.layout.type.spec.dims)
+                                              .get_reference()))
+            # The interpreter needs sizeof(block) (the decode's pointer is index * sizeof):
+            # a vendor code after the function's, e.g. u15TensorBlockNV_18.
+            block = f"TensorBlockNV_{self.size_of(decode.function.type.params[0].pointee)}"
+            extra_codes += [code, f"u{len(block)}{block}"]
         args += [ir.Constant(I32, MEMORY_OPERAND_NONE), ir.Constant(I32, mask)] + extra
         codes += ["i", "i"] + extra_codes
+
+    def decode_wrapper(self, ref, dims):
+        """`T <f>.decode(S *block, [D x i32] block_coord, [D x i32] coord_in_block)`, the
+        decode operand: SPV_NV_cooperative_matrix2 passes the coordinates as arrays of D
+        32-bit integers by value, where OpenCL C's `const uint block_coord[D]` parameter is
+        a pointer; the wrapper stores them in private arrays and calls the user's function."""
+        user = self.call_target(ref.function)
+        name = f"{user.name}.decode"
+        wrapper = self.declared.get(name)
+        if wrapper is not None:
+            return wrapper
+        array = ir.ArrayType(I32, dims)
+        fty = ir.FunctionType(user.function_type.return_type, [user.function_type.args[0], array, array])
+        wrapper = ir.Function(self.module, fty, name)
+        wrapper.calling_convention = "spir_func"
+        wrapper.linkage = "internal"
+        wrapper.attributes.add("nounwind")
+        self.declared[name] = wrapper
+        builder = ir.IRBuilder(wrapper.append_basic_block("entry"))
+        block, *coordinates = wrapper.args
+        for arg, arg_name in zip(wrapper.args, ("block", "block_coord", "coord_in_block")):
+            arg.name = arg_name
+        pointers = []
+        for value, param_type in zip(coordinates, user.function_type.args[1:]):
+            slot = builder.alloca(array, name=value.name + ".addr")
+            builder.store(value, slot)
+            first = builder.gep(slot, [ir.Constant(I32, 0), ir.Constant(I32, 0)], inbounds=True)
+            if param_type.addrspace != 0:
+                first = builder.addrspacecast(first, param_type)
+            pointers.append(first)
+        result = builder.call(user, [block] + pointers, cconv="spir_func")
+        builder.ret(result)
+        return wrapper
 
     def ex_CoopLoadTensor(self, e):
         pointer = self.rvalue(e.pointer)

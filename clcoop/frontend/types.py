@@ -350,6 +350,12 @@ class StructType(CType):
             return f"{kw} {self.tag}"
         return self.typedef_name or f"{kw} (anonymous)"
 
+    def itanium(self):
+        """A class type's source name, <length><name> (Itanium ABI 5.1.5): the tag, or the
+        typedef name of an anonymous struct, as clang mangles `typedef struct {...} S`."""
+        name = self.tag or self.typedef_name or "anon"
+        return f"{len(name)}{name}"
+
 
 @record(frozen=True)
 class EnumType(CType):

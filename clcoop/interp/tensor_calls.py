@@ -12,16 +12,22 @@ they run on the active lanes. Loads and stores are cooperative: the pointer, lay
 view must be uniform in each subgroup, and each subgroup's matrix goes through
 tensor.tensor_addresses with that subgroup's layout.
 """
+import re
+
 import numpy as np
 
 from clcoop import coop_names
 from clcoop.errors import IRError, RuntimeFault
 from clcoop.interp.coop_calls import Subgroups, _dtype, _fault, _layout, call_scope, parse_callee
+from clcoop.interp.coop_function_calls import call_function, component_values, element_owners
 from clcoop.interp.tensor import (TensorError, TensorLayout, TensorView, assemble_load,
                                   clamp_value_as, store_tensor_check, tensor_addresses)
 from clcoop.tensor_spec import TensorType
 
 UINT32_MAX = 0xFFFFFFFF
+# SPV_NV_cooperative_matrix2 "Tensor Addressing Operands".
+ADDRESSING_TENSOR_VIEW = 0x1
+ADDRESSING_DECODE_FUNC = 0x2
 
 
 # ---------------------------------------------------------------- values <-> fields
@@ -135,18 +141,17 @@ def _addresses(groups, callee, args, rows, cols, what, store):
     _check_created(groups, layout, None, what)
     view = None
     mask = int(np.asarray(args[4]).reshape(-1)[0]) if len(args) > 4 else 0
-    if mask & 1:
+    if mask & ADDRESSING_TENSOR_VIEW:
         vspec = TensorType.parse(_tensor_arg_type(callee, 1))
         view = to_object(vspec, _uniform_fields(groups, args[5], what, "view"))
-    if mask & ~1:
+    if mask & ~(ADDRESSING_TENSOR_VIEW | ADDRESSING_DECODE_FUNC) or (store and mask & ADDRESSING_DECODE_FUNC):
         _fault(groups.ctx, f"{what}: tensor addressing operands {mask:#x} are not supported here")
-    if store:
-        problem = store_tensor_check(layout)
-        if problem is not None:
-            bad = np.zeros(groups.count, dtype=bool)
-            for block in layout.block_size:
-                bad |= np.asarray(block) != 1
-            _fault(groups.ctx, f"{what}: {problem}", lanes=groups.lanes[int(np.nonzero(bad)[0][0])])
+    if store and store_tensor_check(layout) is not None:
+        blocks = np.stack([np.broadcast_to(np.asarray(b), (groups.count,)) for b in layout.block_size], axis=-1)
+        g = int(np.nonzero((blocks != 1).any(axis=1))[0][0])
+        _fault(groups.ctx, f"{what}: tensor store with block size ({', '.join(str(int(b)) for b in blocks[g])}): "
+                           f"a block size greater than 1 must not be used with a store "
+                           f"(SPV_NV_cooperative_matrix2)", lanes=groups.lanes[g])
     try:
         access = tensor_addresses(layout, rows, cols, view, store=store)
     except TensorError as error:
@@ -160,6 +165,31 @@ def _addresses(groups, callee, args, rows, cols, what, store):
                            f"Undefined (use a clamp mode, or keep the tile inside the tensor)",
                lanes=groups.lanes[g])
     return access, pointer, layout
+
+
+def _decode_block_size(callee):
+    """sizeof(block) of a load's decode function, from its callee name (lower_tensor.py)."""
+    match = re.search(r"u\d+TensorBlockNV_(\d+)", callee.params)
+    if match is None:
+        raise IRError(f"tensor load callee '{callee.params}' with a decode function does not "
+                      f"name the size of its block (u<len>TensorBlockNV_<bytes>)")
+    return int(match.group(1))
+
+
+def _decode(groups, access, pointer, decode, block_size, dims, result_layout, dtype):
+    """The decode function's values for the valid elements (SPV_NV_cooperative_matrix2:
+    pointer = index * sizeof(block), then blockCoord and coordInBlock as uint[D] arrays),
+    each element decoded by the work-item that holds it (as a per-element function)."""
+    ctx = groups.ctx
+    valid = access.valid
+    owners = element_owners(result_layout, groups.lanes)[valid.reshape(-1)]
+    blocks = (pointer[:, None, None] + access.index * block_size)[valid]
+    # The decode operand takes the coordinates as [D x i32] arrays by value (lower_tensor's
+    # wrapper of the user's function): an aggregate is a tuple of its elements' lane arrays.
+    coords = [tuple(values[valid][:, d].astype(np.int32) for d in range(dims))
+              for values in (access.block_coord, access.coord_in_block)]
+    result = call_function(ctx, decode, [blocks.astype(np.int64)] + coords, owners)
+    return component_values(result, dtype)
 
 
 def _tensor_arg_type(callee, k):
@@ -216,18 +246,24 @@ def _do_load_tensor(ctx, callee, args, ret_type, what):
     size = dtype.itemsize
     addresses = pointer[:, None, None] + access.index * size
     gathered = np.zeros(access.index.shape, dtype=dtype)
-
-    def load(chosen):
-        valid = access.valid[chosen]
-        part = gathered[chosen]
-        part[valid] = ctx.memory.load(addresses[chosen][valid], dtype)
-        gathered[chosen] = part
-
-    _memory(groups, load)
+    mask = int(np.asarray(args[4]).reshape(-1)[0])
+    if mask & ADDRESSING_DECODE_FUNC:
+        gathered[access.valid] = _decode(groups, access, pointer, args[-1], _decode_block_size(callee),
+                                         layout.dims, layout_of_result, dtype)
+    else:
+        _memory(groups, lambda chosen: _gather(ctx, gathered, access, addresses, chosen, dtype))
     keep = groups.gather_matrix(args[1], layout_of_result).astype(dtype, copy=False)
     clamp = clamp_value_as(np.asarray(layout.clamp_value), dtype).reshape(-1, 1, 1)
     mats = assemble_load(access, gathered, clamp, keep)
     return groups.scatter_matrix(mats, layout_of_result, dtype)
+
+
+def _gather(ctx, gathered, access, addresses, chosen, dtype):
+    """Loads the valid elements of the subgroups `chosen` into `gathered`."""
+    valid = access.valid[chosen]
+    part = gathered[chosen]
+    part[valid] = ctx.memory.load(addresses[chosen][valid], dtype)
+    gathered[chosen] = part
 
 
 def _do_store_tensor(ctx, callee, args, ret_type, what):

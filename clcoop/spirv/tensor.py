@@ -1,0 +1,296 @@
+"""Tensor layouts, views and tensor loads/stores in SPIR-V (SPV_NV_cooperative_matrix2,
+SPV_NV_tensor_addressing; opcodes in docs/ir-conventions.md "Tensor layouts and views").
+
+llc-22 emits the types itself (OpTypeTensorLayoutNV / OpTypeTensorViewNV, from the
+`target("spirv.Type", ...)` encoding) but leaves every operation an imported function:
+`rewrite_tensor_calls` replaces each call by its NV instruction (the memory operand and
+the tensor addressing operands become literals; a decode function operand is the
+function's id, as spirv/function_operands.py restores it), and declares the extensions
+and capabilities.
+
+spirv-val 2025.5 applies two rules of the extension meant for Vulkan in every
+environment (docs/tensor.md "Validation"): tensor loads and stores through a
+CrossWorkgroup pointer ("not Workgroup, StorageBuffer, or PhysicalStorageBuffer"), and
+a decode function whose first parameter is not a PhysicalStorageBuffer pointer. clcoop
+emits such modules as the extension defines them, and validates instead a copy where
+exactly those constructs are changed (`validator_copy`): everything else is checked.
+"""
+import copy
+
+from clcoop import coop_names
+from clcoop.spirv import binary as sb
+from clcoop.spirv.function_operands import add_extension
+from clcoop.spirv.rewrite import _Rewriter
+from clcoop.spirv.tools import INTERNAL_HINT, SpirvError
+
+# Opcodes (shared/notes/nv2-ops.md, SPIRV-Headers' grammar).
+OP_LOAD_TENSOR = 5367
+OP_STORE_TENSOR = 5368
+OP_TYPE_TENSOR_LAYOUT = 5370
+OP_TYPE_TENSOR_VIEW = 5371
+OPCODES = {
+    "coop_tensor_layout_create": 5372, "coop_tensor_layout_set_dimension": 5373,
+    "coop_tensor_layout_set_stride": 5374, "coop_tensor_layout_slice": 5375,
+    "coop_tensor_layout_set_clamp_value": 5376, "coop_tensor_view_create": 5377,
+    "coop_tensor_view_set_dimension": 5378, "coop_tensor_view_set_stride": 5379,
+    "coop_tensor_view_set_clip": 5382, "coop_tensor_layout_set_block_size": 5384,
+    "coop_mat_load_tensor": OP_LOAD_TENSOR, "coop_mat_store_tensor": OP_STORE_TENSOR,
+}
+# Capabilities: CooperativeMatrixTensorAddressingNV, CooperativeMatrixBlockLoadsNV,
+# TensorAddressingNV.
+CAPABILITY_TENSOR_ADDRESSING_LOADS = 5433
+CAPABILITY_BLOCK_LOADS = 5434
+CAPABILITY_TENSOR_ADDRESSING = 5439
+EXTENSIONS = ("SPV_NV_cooperative_matrix2", "SPV_NV_tensor_addressing")
+ADDRESSING_TENSOR_VIEW = 0x1
+ADDRESSING_DECODE_FUNC = 0x2
+STORAGE_CLASS_PHYSICAL_STORAGE_BUFFER = 5349
+CAPABILITY_PHYSICAL_STORAGE_BUFFER_ADDRESSES = 5347
+CAPABILITY_GENERIC_POINTER = 38          # the validator copy's casts go through Generic
+CAPABILITY_INT64 = 11
+CAPABILITY_VULKAN_MEMORY_MODEL = 5345
+OP_LABEL = 248
+OP_MEMORY_MODEL = 14
+MEMORY_MODEL_VULKAN = 3
+OP_CONVERT_PTR_TO_U = 117
+OP_CONVERT_U_TO_PTR = 120
+
+# The instructions the rewrite adds have a result type and id (binary.py knows the KHR ones).
+sb.TYPED_RESULT_OPCODES = sb.TYPED_RESULT_OPCODES | {
+    opcode for opcode in OPCODES.values() if opcode != OP_STORE_TENSOR}
+sb.TYPE_OPCODES = sb.TYPE_OPCODES | {OP_TYPE_TENSOR_LAYOUT, OP_TYPE_TENSOR_VIEW}
+
+
+def _fail(message):
+    raise SpirvError(f"cannot rewrite SPIR-V tensor operations: {message}; {INTERNAL_HINT}")
+
+
+def tensor_imports(module):
+    """Imported function id -> OpenCL C tensor operation, for llc-22's imports of tensor callees."""
+    found = {}
+    for fid, name in sb.imported_functions(module).items():
+        callee = coop_names.parse_callee(name)
+        if callee is not None and callee.base in coop_names.TENSOR_BASES:
+            found[fid] = coop_names.TENSOR_BASES[callee.base]
+    return found
+
+
+def _constant(defs, value, what):
+    definition = defs.get(value)
+    if definition is not None and definition.opcode == sb.OP_CONSTANT:
+        return definition.operands[2]
+    if definition is not None and definition.opcode == sb.OP_CONSTANT_NULL:
+        return 0
+    _fail(f"the {what} is not a constant")
+
+
+def _instruction(call, operation, defs):
+    """The NV instruction replacing one OpFunctionCall of a tensor callee."""
+    result_type, result, _callee, *args = call.operands
+    opcode = OPCODES[operation]
+    if operation == "coop_mat_load_tensor" or operation == "coop_mat_store_tensor":
+        if len(args) < 5:
+            _fail(f"{operation} is called with {len(args)} operands")
+        pointer, matrix, layout, memory, addressing, *extra = args
+        memory = _constant(defs, memory, "memory operand")
+        addressing = _constant(defs, addressing, "tensor addressing operand")
+        if addressing & ADDRESSING_DECODE_FUNC:
+            decode = defs.get(extra[-1]) if extra else None
+            if decode is None or decode.opcode != sb.OP_FUNCTION:
+                _fail("the decode operand is not an OpFunction (restore_function_operands runs first)")
+        operands = [pointer, matrix, layout, memory, addressing] + extra
+        if operation == "coop_mat_store_tensor":
+            return sb.Instruction(opcode, operands)
+        return sb.Instruction(opcode, [result_type, result] + operands)
+    return sb.Instruction(opcode, [result_type, result] + args)
+
+
+def rewrite_tensor_calls(module):
+    """Rewrite in place (and return) a parsed module: every call of an imported tensor
+    callee becomes its NV instruction. Runs after rewrite_cooperative_calls, whose
+    restore_function_operands has made each decode operand its OpFunction's id."""
+    targets = tensor_imports(module)
+    if not targets:
+        return module
+    defs = sb.definitions(module)
+    uses_decode = False
+    output = []
+    for inst in module.instructions:
+        if inst.opcode == sb.OP_FUNCTION_CALL and inst.operands[2] in targets:
+            new = _instruction(inst, targets[inst.operands[2]], defs)
+            uses_decode |= new.opcode == OP_LOAD_TENSOR and bool(new.operands[6] & ADDRESSING_DECODE_FUNC)
+            output.append(new)
+        else:
+            output.append(inst)
+    module.instructions = output
+    _drop_imports(module, targets)
+    _declare(module, uses_decode)
+    return module
+
+
+def _drop_imports(module, targets):
+    # The cooperative-matrix rewrite knows how to drop rewritten imports and their types.
+    rewriter = _Rewriter(module)
+    rewriter.targets = dict.fromkeys(targets)
+    rewriter.drop_imports()
+
+
+def _declare(module, uses_decode):
+    capabilities = [CAPABILITY_TENSOR_ADDRESSING_LOADS, CAPABILITY_TENSOR_ADDRESSING]
+    if uses_decode:
+        capabilities.append(CAPABILITY_BLOCK_LOADS)
+    have = {inst.operands[0] for inst in module.instructions if inst.opcode == sb.OP_CAPABILITY}
+    last_capability = max(i for i, inst in enumerate(module.instructions) if inst.opcode == sb.OP_CAPABILITY)
+    for capability in reversed(capabilities):
+        if capability not in have:
+            module.instructions.insert(last_capability + 1, sb.Instruction(sb.OP_CAPABILITY, [capability]))
+    extensions = {sb.decode_string(inst.operands)[0] for inst in module.instructions
+                  if inst.opcode == sb.OP_EXTENSION}
+    at = max(i for i, inst in enumerate(module.instructions) if inst.opcode == sb.OP_CAPABILITY) + 1
+    for name in reversed(EXTENSIONS):
+        if name not in extensions:
+            module.instructions.insert(at, sb.Instruction(sb.OP_EXTENSION, sb.encode_string(name)))
+
+
+# ---------------------------------------------------------------- spirv-val 2025.5's limits
+
+def validator_copy(module, decode="omit"):
+    """A copy of the module for spirv-val 2025.5, which rejects two constructs of the
+    extension in an OpenCL (Kernel) module. Returns (copy, what changed), or (module, [])
+    when there is nothing to change.
+
+    - The pointer of each tensor load/store through CrossWorkgroup memory becomes a
+      Workgroup pointer (cast through Generic just before the instruction; the copy
+      declares GenericPointer).
+    - decode="physical": the first parameter of each decode function becomes a
+      PhysicalStorageBuffer pointer (converted back to the original pointer on entry),
+      with what the validator then requires: the PhysicalStorageBufferAddresses
+      capability implies Shader, and Shader with cooperative matrices requires the
+      VulkanMemoryModel capability and memory model. Shader also requires structured
+      control flow, so this copy validates only branch-free modules (the tests').
+    - decode="omit" (what `ir_to_spirv` checks): each load's DecodeFunc operand is left
+      out instead; the decode function stays in the module and is validated as a function.
+    - decode="keep": decode operands unchanged (tests: the pointers alone are not enough)."""
+    defs = sb.definitions(module)
+    decoders = {_decode_operand(inst) for inst in module.instructions} - {None}
+    if not decoders and not any(_cross_workgroup_pointer(inst, defs) for inst in module.instructions):
+        return module, []
+    patched = copy.deepcopy(module)
+    changes = []
+    if decoders and decode == "physical":
+        _physical_storage_buffer_parameters(patched, decoders)
+        changes += [f"decode function %{f}: first parameter -> PhysicalStorageBuffer" for f in sorted(decoders)]
+    elif decoders and decode == "omit":
+        for inst in patched.instructions:
+            if _decode_operand(inst) is not None:
+                inst.operands[6] &= ~ADDRESSING_DECODE_FUNC
+                del inst.operands[-1]
+        changes.append("DecodeFunc operands left out")
+    pointers = {}           # tensor load/store -> its pointer's pointee type
+    for inst in patched.instructions:
+        pointer_type = _cross_workgroup_pointer(inst, defs)
+        if pointer_type is not None:
+            pointers[id(inst)] = defs[pointer_type].operands[2]
+    casts = {pointee: (sb.find_or_add_pointer_type(patched, sb.STORAGE_CLASS_GENERIC, pointee),
+                       sb.find_or_add_pointer_type(patched, sb.STORAGE_CLASS_WORKGROUP, pointee))
+             for pointee in set(pointers.values())}
+    if casts:
+        _add_capability(patched, CAPABILITY_GENERIC_POINTER)
+    output = []
+    for inst in patched.instructions:
+        if id(inst) in pointers:
+            output.extend(_through_workgroup(patched, inst, *casts[pointers[id(inst)]]))
+            changes.append("a tensor load/store pointer: CrossWorkgroup -> Workgroup")
+        output.append(inst)
+    patched.instructions = output
+    return patched, changes
+
+
+def _pointer_index(inst):
+    return 2 if inst.opcode == OP_LOAD_TENSOR else 0
+
+
+def _cross_workgroup_pointer(inst, defs):
+    """The CrossWorkgroup pointer type of a tensor load/store's pointer, else None."""
+    if inst.opcode not in (OP_LOAD_TENSOR, OP_STORE_TENSOR):
+        return None
+    pointer = defs.get(inst.operands[_pointer_index(inst)])
+    pointer_type = defs.get(pointer.result_type) if pointer is not None else None
+    if pointer_type is not None and pointer_type.opcode == sb.OP_TYPE_POINTER \
+            and pointer_type.operands[1] == sb.STORAGE_CLASS_CROSS_WORKGROUP:
+        return pointer_type.result_id
+    return None
+
+
+def _through_workgroup(module, inst, generic, workgroup):
+    """OpPtrCastToGeneric + OpGenericCastToPtr of the instruction's pointer to a Workgroup
+    pointer; the instruction then uses it."""
+    at = _pointer_index(inst)
+    as_generic, as_workgroup = module.new_id(), module.new_id()
+    casts = [sb.Instruction(sb.OP_PTR_CAST_TO_GENERIC, [generic, as_generic, inst.operands[at]]),
+             sb.Instruction(sb.OP_GENERIC_CAST_TO_PTR, [workgroup, as_workgroup, as_generic])]
+    inst.operands[at] = as_workgroup
+    return casts
+
+
+def _decode_operand(inst):
+    """The decode function id of a tensor load, else None."""
+    if inst.opcode == OP_LOAD_TENSOR and inst.operands[6] & ADDRESSING_DECODE_FUNC:
+        return inst.operands[-1]
+    return None
+
+
+def _add_capability(module, capability):
+    if not any(inst.opcode == sb.OP_CAPABILITY and inst.operands == [capability] for inst in module.instructions):
+        module.instructions.insert(0, sb.Instruction(sb.OP_CAPABILITY, [capability]))
+
+
+def _physical_storage_buffer_parameters(module, functions):
+    """Each decode function's first parameter becomes a PhysicalStorageBuffer pointer to
+    the same pointee; on entry it is converted (through a 64-bit integer) back to the
+    original pointer under the original id, so the body is unchanged."""
+    _add_capability(module, CAPABILITY_PHYSICAL_STORAGE_BUFFER_ADDRESSES)
+    add_extension(module, "SPV_KHR_physical_storage_buffer")       # core only from SPIR-V 1.5
+    # PhysicalStorageBufferAddresses implies Shader, and Shader with CooperativeMatrixKHR
+    # requires the VulkanMemoryModel capability to be declared.
+    _add_capability(module, CAPABILITY_VULKAN_MEMORY_MODEL)
+    add_extension(module, "SPV_KHR_vulkan_memory_model")
+    for inst in module.instructions:
+        if inst.opcode == OP_MEMORY_MODEL:
+            inst.operands[1] = MEMORY_MODEL_VULKAN
+    ulong = next((inst.result_id for inst in module.instructions
+                  if inst.opcode == sb.OP_TYPE_INT and inst.operands[1:] == [64, 0]), None)
+    if ulong is None:
+        _add_capability(module, CAPABILITY_INT64)
+        ulong = module.new_id()
+        module.instructions.insert(sb.first_function_index(module), sb.Instruction(sb.OP_TYPE_INT, [ulong, 64, 0]))
+    defs = sb.definitions(module)
+    retyped = {}                # function id -> (its new function type, the new first parameter type)
+    for function in functions:
+        ftype = defs[defs[function].operands[3]]
+        physical = sb.find_or_add_pointer_type(module, STORAGE_CLASS_PHYSICAL_STORAGE_BUFFER,
+                                               defs[ftype.operands[2]].operands[2])
+        new_type = module.new_id()
+        module.instructions.insert(sb.first_function_index(module), sb.Instruction(
+            sb.OP_TYPE_FUNCTION, [new_type, ftype.operands[1], physical] + ftype.operands[3:]))
+        retyped[function] = (new_type, physical)
+    output = []
+    state = None                # "first parameter" | ("entry", old type, old id, new id)
+    for inst in list(module.instructions):
+        if inst.opcode == sb.OP_FUNCTION and inst.result_id in retyped:
+            inst.operands[3], physical = retyped[inst.result_id]
+            state = ("first parameter", physical)
+        elif state and state[0] == "first parameter" and inst.opcode == sb.OP_FUNCTION_PARAMETER:
+            fresh = module.new_id()
+            output.append(sb.Instruction(sb.OP_FUNCTION_PARAMETER, [state[1], fresh]))
+            state = ("entry", inst.operands[0], inst.operands[1], fresh)
+            continue
+        elif state and state[0] == "entry" and inst.opcode not in (OP_LABEL, sb.OP_VARIABLE) \
+                and not (inst.opcode == sb.OP_FUNCTION_PARAMETER):
+            _, old_type, old_id, fresh = state
+            as_integer = module.new_id()
+            output += [sb.Instruction(OP_CONVERT_PTR_TO_U, [ulong, as_integer, fresh]),
+                       sb.Instruction(OP_CONVERT_U_TO_PTR, [old_type, old_id, as_integer])]
+            state = None
+        output.append(inst)
+    module.instructions = output
