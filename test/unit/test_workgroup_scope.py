@@ -288,3 +288,34 @@ def test_debug_show_of_a_workgroup_matrix():
     assert "work-group 0 logical 5x4:" in text
     with pytest.raises(clcoop.ClcoopError, match="depends on the work-group size"):
         show(lanes, 'target("spirv.CooperativeMatrixKHR", float, 2, 5, 4, 2)', 4)
+
+
+@pytest.mark.parametrize("M, N, K, local", SHAPES, ids=SHAPE_IDS)
+def test_reduce_per_element_and_coordinates_at_workgroup_scope(M, N, K, local):
+    """The operations of issue 13 inherit the workgroup grouping and layout: reductions and
+    per-element functions against NumPy, each element's function run by the work-item that
+    holds it, and coop_mat_get_coord equal to `clcoop-layout --scope workgroup`."""
+    W, S, groups = local[0] * local[1], 16, 2
+    X = RNG.integers(-50, 50, (groups, M, N)).astype(np.float32)
+    sums = np.zeros_like(X)
+    affined = np.zeros_like(X)
+    owner = np.full((groups, M, N), -1, np.int32)
+    table = layout_json(M, N, local, S)
+    V = table["length"]
+    coords = np.zeros((groups, W, V, 2), np.uint32)
+    gsize, lsize = launch_sizes(local, groups)
+    build(M, N, K, local).matrix2_ops(gsize, lsize, X, sums, affined, owner, coords, subgroup_size=S)
+    np.testing.assert_array_equal(sums, np.broadcast_to(X.sum(axis=2, keepdims=True), X.shape))
+    rows, cols = np.indices((M, N))
+    np.testing.assert_array_equal(affined, X * 2 + (rows * 1000 + cols))
+    holder = np.full((M, N), -1)
+    for w, item in enumerate(table["work_items"]):
+        for cell in item:
+            if cell is not None:
+                holder[cell[0], cell[1]] = w
+    for g in range(groups):
+        np.testing.assert_array_equal(owner[g], holder)
+    expected = np.array([[(M, N) if cell is None else tuple(cell) for cell in item]
+                         for item in table["work_items"]], np.uint32)
+    for g in range(groups):
+        np.testing.assert_array_equal(coords[g], expected)

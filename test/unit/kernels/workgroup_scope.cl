@@ -120,3 +120,33 @@ kernel void nonuniform_pointer(global const float *X, global float *out)
     mat_f x = coop_mat_load(X + (get_local_linear_id() == W - 1), ROW_MAJOR, (size_t)N);
     coop_mat_store(out, x, ROW_MAJOR, (size_t)N);
 }
+
+// The cooperative-matrix2 operations at workgroup scope (issue 13): row sums by
+// coop_mat_reduce, a per-element function that records which work-item runs it (the one
+// holding the element), and coop_mat_get_coord.
+static float add(float a, float b) { return a + b; }
+
+static float affine(uint row, uint col, float x, float scale, global int *owner)
+{
+    owner[row * N + col] = (int)get_local_linear_id();
+    return x * scale + (float)(row * 1000 + col);
+}
+
+__attribute__((reqd_work_group_size(LX, LY, 1)))
+kernel void matrix2_ops(global const float *X, global float *sums, global float *affined,
+                        global int *owner, global uint *coords)
+{
+    size_t g = group();
+    mat_f x = coop_mat_load(X + g * M * N, ROW_MAJOR, (size_t)N);
+    mat_f s = coop_mat_reduce(x, CLK_COOPERATIVE_MATRIX_REDUCE_ROW, add);
+    coop_mat_store(sums + g * M * N, s, ROW_MAJOR, (size_t)N);
+    mat_f a = coop_mat_per_element(x, affine, 2.0f, owner + g * M * N);
+    coop_mat_store(affined + g * M * N, a, ROW_MAJOR, (size_t)N);
+    size_t w = g * W + get_local_linear_id();
+    uint V = coop_mat_length(x);
+    for (uint i = 0; i < V; ++i) {
+        uint2 rc = coop_mat_get_coord(x, i);
+        coords[(w * V + i) * 2] = rc.x;
+        coords[(w * V + i) * 2 + 1] = rc.y;
+    }
+}
