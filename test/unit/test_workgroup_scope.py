@@ -319,3 +319,28 @@ def test_reduce_per_element_and_coordinates_at_workgroup_scope(M, N, K, local):
                          for item in table["work_items"]], np.uint32)
     for g in range(groups):
         np.testing.assert_array_equal(coords[g], expected)
+
+
+LOCAL_3D_KERNEL = """
+typedef float mat __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_WORKGROUP, 7, 5, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
+__attribute__((reqd_work_group_size(LX, LY, LZ)))
+kernel void k(global const float *x, global float *out) {
+  size_t g = get_group_id(0);
+  mat m = coop_mat_load(x + g * 35, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)5);
+  for (uint i = 0; i < coop_mat_length(m); ++i)
+    m[i] = m[i] + 1.0f;
+  coop_mat_store(out + g * 35, m * 3.0f, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)5);
+}
+"""
+
+
+@pytest.mark.parametrize("local", [(1, 1, 1), (2, 1, 1), (4, 2, 2), (3, 3, 3)])
+def test_one_work_item_and_three_dimensional_work_groups(local):
+    """A work-group of one work-item holds the whole matrix; X*Y*Z work-items are numbered
+    by local linear id."""
+    prog = clcoop.Program(LOCAL_3D_KERNEL).build(
+        options=["-w", f"-DLX={local[0]}", f"-DLY={local[1]}", f"-DLZ={local[2]}"])
+    X = RNG.standard_normal((3, 7, 5)).astype(np.float32)
+    out = np.zeros_like(X)
+    prog.k((local[0] * 3, local[1], local[2]), local, X, out, subgroup_size=8)
+    np.testing.assert_allclose(out, (X + 1) * 3, rtol=1e-6)
