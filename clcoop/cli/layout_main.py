@@ -29,7 +29,8 @@ class _ArgumentParser(argparse.ArgumentParser):
 def _parser():
     parser = _ArgumentParser(prog="clcoop-layout",
                              description="Show how a cooperative matrix is spread over the "
-                                         "work-items of a subgroup.")
+                                         "work-items of a subgroup (or of a work-group, "
+                                         "--scope workgroup).")
     parser.add_argument("--rows", type=int, required=True, help="M (rows that are not a power of two are padded, docs/layout.md)")
     parser.add_argument("--cols", type=int, required=True, help="N")
     parser.add_argument("--subgroup-size", type=int, default=16, help="S, a power of two (default 16)")
