@@ -160,9 +160,9 @@ class BuiltinCalls:
             return tast.StringLiteral(T.PointerType(T.CHAR, T.CONSTANT, True), location(node), data)
         value = self.rvalue(self.expr(node))
         t = value.type
-        if t.is_coop_matrix:
-            self.fail(f"cannot pass a cooperative matrix of type '{spell(t)}' to printf; pass its "
-                      f"elements", node)
+        if t.is_coop_opaque:
+            self.fail(f"cannot pass a {self.coop_what(t)} of type '{spell(t)}' to printf"
+                      + ("; pass its elements" if t.is_coop_matrix else ""), node)
         if isinstance(t, T.StructType):
             self.fail(f"cannot pass a struct of type '{spell(t)}' to printf", node)
         if t.is_float and t != T.DOUBLE:

@@ -9,7 +9,9 @@ from clcoop.frontend import types as T
 
 # ---------------------------------------------------------------- LLVM types
 class CoopMatIRType(ir.Type):
-    """`target("spirv.CooperativeMatrixKHR", T, scope, rows, cols, use)` (ir-conventions.md)."""
+    """`target("spirv.CooperativeMatrixKHR", T, scope, rows, cols, use)` (ir-conventions.md),
+    and the tensor layout/view types (`target("spirv.Type", ...)`, tensor_spec.py): the text
+    of the C type's `.spec.ir_text()`."""
 
     def __init__(self, ctype):
         self.ctype = ctype

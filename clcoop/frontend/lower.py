@@ -17,7 +17,6 @@ from clcoop.frontend.llvm_types import (EVENT_IR, I1, I8, I32, CoopMatIRType, Lo
                                         element_type, mark_volatile, ptr_type, scalar_ir)
 from clcoop.frontend.lower_coop import CoopLowering
 from clcoop.frontend.lower_expr import ExpressionLowering
-from clcoop.frontend.lower_tensor import TensorIRType
 
 OCL_VERSION = (3, 0)
 
@@ -108,10 +107,8 @@ class Lowerer(ExpressionLowering, CoopLowering):
             return ptr_type(t.addrspace)
         if isinstance(t, T.ArrayType):
             return ir.ArrayType(self.mem_type(t.elem), t.length or 0)
-        if isinstance(t, T.CoopMatType):
+        if isinstance(t, (T.CoopMatType, T.CoopTensorType)):
             return CoopMatIRType(t)
-        if isinstance(t, T.CoopTensorType):
-            return TensorIRType(t)
         if isinstance(t, T.EventType):
             return EVENT_IR
         if isinstance(t, T.StructType):

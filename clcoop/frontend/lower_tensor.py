@@ -13,22 +13,6 @@ ADDRESSING_DECODE_FUNC = 0x2
 MEMORY_OPERAND_NONE = 0
 
 
-class TensorIRType(ir.Type):
-    """A tensor layout or view type (clcoop.tensor_spec.TensorType.ir_text)."""
-
-    def __init__(self, ctype):
-        self.ctype = ctype
-
-    def _to_string(self):
-        return self.ctype.spec.ir_text()
-
-    def __eq__(self, other):
-        return isinstance(other, TensorIRType) and other.ctype == self.ctype
-
-    def __hash__(self):
-        return hash(("coop-tensor", self.ctype))
-
-
 class TensorLowering:
     """Lowerer methods for tensor layout/view operations and tensor loads/stores."""
 
@@ -100,9 +84,17 @@ class TensorLowering:
         builder.ret(result)
         return wrapper
 
+    def zero_matrix(self, mtype):
+        """The Object operand of a load without a keep matrix: a splat of 0 (what
+        coop_mat_init(0) emits), not `zeroinitializer`, of which llc-22 -O2 writes an
+        OpConstantNull with extra operands that spirv-val rejects."""
+        elem = self.value_type(mtype.elem)
+        zero = ir.Constant(elem, 0.0 if mtype.elem.is_float else 0)
+        return self.coop_call("construct", [mtype], [mtype.elem.itanium()], self.value_type(mtype), [zero], "zero")
+
     def ex_CoopLoadTensor(self, e):
         pointer = self.rvalue(e.pointer)
-        keep = self.rvalue(e.keep) if e.keep is not None else ir.Constant(self.value_type(e.type), None)
+        keep = self.rvalue(e.keep) if e.keep is not None else self.zero_matrix(e.type)
         layout = self.rvalue(e.layout)
         args = [pointer, keep, layout]
         codes = [coop_mangled_pointer(e.pointer.type), e.layout.type.spec.mangled()]

@@ -14,7 +14,7 @@ from clcoop.spirv.rewrite import rewrite_cooperative_calls
 from clcoop.spirv.tensor import rewrite_tensor_calls, validator_copy
 from clcoop.spirv.tools import INTERNAL_HINT, SpirvError, find_tool, run_tool
 
-__all__ = ["ir_to_spirv", "find_tool", "llc_spirv", "validate", "disassemble", "spirv_triple",
+__all__ = ["ir_to_spirv", "find_tool", "llc_spirv", "validate", "validate_known", "disassemble", "spirv_triple",
            "SpirvError", "LLC_EXTENSIONS"]
 
 # Enabled one by one: `--spirv-ext=all` gives modules spirv-val rejects (notes/llc22-cooperative-matrix.md).
@@ -119,10 +119,16 @@ def ir_to_spirv(ir_text, triple="spir64-unknown-unknown", opt_level=0):
     raw = llc_spirv(ir_text, triple, opt_level)
     module = rewrite_tensor_calls(rewrite_cooperative_calls(read_module(raw)))
     data = write_module(module)
-    # Validation sees exactly what spirv-val 2025.5 cannot check changed, in a copy:
-    # OpCooperativeMatrixGetCoordinateEXT, which it does not know, made an OpUndef
-    # (docs/spirv.md), and the two constructs of SPV_NV_cooperative_matrix2 it rejects
-    # outside Vulkan (clcoop.spirv.tensor, docs/tensor.md "Validation").
+    validate_known(data)
+    return data
+
+
+def validate_known(data):
+    """validate() of what spirv-val 2025.5 knows: it does not know OpCooperativeMatrixGetCoordinateEXT
+    (docs/coopmat2-semantics.md "SPIR-V"), so it checks the module with exactly that instruction made
+    an OpUndef (and its capability and extension dropped); and it rejects two constructs of
+    SPV_NV_cooperative_matrix2 outside Vulkan (tensor loads/stores through CrossWorkgroup pointers,
+    decode functions), which it checks in a copy with exactly those changed (clcoop.spirv.tensor,
+    docs/tensor.md "SPIR-V and validation")."""
     checked, _changes = validator_copy(read_module(data))
     validate(write_module(without_get_coordinate(checked)))
-    return data

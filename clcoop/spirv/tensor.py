@@ -65,14 +65,17 @@ def _fail(message):
     raise SpirvError(f"cannot rewrite SPIR-V tensor operations: {message}; {INTERNAL_HINT}")
 
 
+def is_tensor_callee(name):
+    """True for the callee name of a tensor operation (coop_names.TENSOR_BASES), which
+    llc-22 leaves an imported function."""
+    callee = coop_names.parse_callee(name)
+    return callee is not None and callee.base in coop_names.TENSOR_BASES
+
+
 def tensor_imports(module):
     """Imported function id -> OpenCL C tensor operation, for llc-22's imports of tensor callees."""
-    found = {}
-    for fid, name in sb.imported_functions(module).items():
-        callee = coop_names.parse_callee(name)
-        if callee is not None and callee.base in coop_names.TENSOR_BASES:
-            found[fid] = coop_names.TENSOR_BASES[callee.base]
-    return found
+    return {fid: coop_names.TENSOR_BASES[coop_names.parse_callee(name).base]
+            for fid, name in sb.imported_functions(module).items() if is_tensor_callee(name)}
 
 
 def _constant(defs, value, what):

@@ -128,6 +128,33 @@ def test_results_do_not_depend_on_batching(options):
     np.testing.assert_array_equal(outputs[0], outputs[1])
 
 
+CONTEXTS = """
+typedef float acc __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 8, 16, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
+typedef float col __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 8, 1, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
+static float add(float a, float b) { return a + b; }
+static col rows(acc m) { return coop_mat_reduce(m, CLK_COOPERATIVE_MATRIX_REDUCE_ROW, add); }
+static void put(global float *p, col c) { coop_mat_store(p, c, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)1); }
+kernel void k(global float *p) {
+  acc m = coop_mat_load(p, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)16);
+  col c;
+  c = coop_mat_reduce(m, CLK_COOPERATIVE_MATRIX_REDUCE_ROW, add);
+  put(p + 128, coop_mat_reduce(m, CLK_COOPERATIVE_MATRIX_REDUCE_ROW, add));
+  put(p + 136, (col)coop_mat_reduce(m, CLK_COOPERATIVE_MATRIX_REDUCE_ROW, add));
+  put(p + 144, rows(m));
+  put(p + 152, c);
+}
+"""
+
+
+def test_reduce_takes_its_type_from_every_context_load_does():
+    """Assignment, argument of a user function, cast, return: like coop_mat_load."""
+    data = np.zeros(160, np.float32)
+    data[:128] = RNG.standard_normal(128).astype(np.float32)
+    expected = data[:128].astype(np.float64).reshape(8, 16).sum(axis=1)
+    clcoop.Program(CONTEXTS).build(options=["-w"]).k((16,), (16,), data, subgroup_size=16)
+    np.testing.assert_allclose(data[128:].reshape(4, 8), np.broadcast_to(expected, (4, 8)), rtol=1e-5, atol=1e-5)
+
+
 # ---------------------------------------------------------------- per-element functions
 
 PER_ELEMENT_KERNEL = """
@@ -257,3 +284,24 @@ def test_native_engine_falls_back_with_a_reason():
     reasons = [str(w.message) for w in caught if issubclass(w.category, NativeFallbackWarning)]
     assert reasons and "CooperativeMatrixReduceNV" in reasons[0], reasons
     np.testing.assert_allclose(dst.reshape(4, 8), src.reshape(4, 8, 16).sum(axis=2), rtol=1e-5, atol=1e-5)
+
+
+def test_fault_in_a_per_element_function_names_the_work_item_holding_the_element():
+    source = """
+typedef float acc __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 8, 16, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
+static float poke(uint r, uint c, float x, global float *out) {
+  if (r == 3 && c == 5) out[100000] = x;
+  return x;
+}
+kernel void k(global float *p) {
+  acc m = coop_mat_load(p, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)16);
+  m = coop_mat_per_element(m, poke, p);
+  coop_mat_store(p, m, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)16);
+}
+"""
+    holder = int(holder_of_elements(8, 16, 16)[3, 5])
+    with pytest.raises(RuntimeFault) as fault:
+        clcoop.Program(source).build(options=["-w", "-g"]).k((32,), (32,), np.zeros(128, np.float32),
+                                                            subgroup_size=16)
+    assert fault.value.work_item == (holder,)
+    assert "out-of-bounds write" in str(fault.value) and "out[100000] = x;" in str(fault.value)

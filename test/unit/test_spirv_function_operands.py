@@ -1,5 +1,5 @@
 """--emit-spirv of function operands (clcoop/spirv/function_operands.py) and of
-OpCooperativeMatrixGetCoordinateEXT, which spirv-val 2025.5 does not know (docs/spirv.md)."""
+OpCooperativeMatrixGetCoordinateEXT, which spirv-val 2025.5 does not know (docs/coopmat2-semantics.md "SPIR-V")."""
 import pytest
 
 from clcoop.errors import ToolMissing

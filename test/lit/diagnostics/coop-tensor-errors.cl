@@ -51,6 +51,7 @@ kernel void k(global float *p, constant float *cp, int n) {
   t = coop_tensor_view_set_clip(t, 0, 8, 0, 16);
   t = coop_tensor_layout_create(1);
   coop_mat_store_tensor(p, a, t, v, short_decode);
+  printf("%d", t);
 }
 
 // CHECK: coop-tensor-errors.cl:11:67: error: a tensor layout or view has 1 to 5 dimensions, not 6
@@ -80,3 +81,4 @@ kernel void k(global float *p, constant float *cp, int n) {
 // CHECK: coop-tensor-errors.cl:51:33: error: first argument of 'coop_tensor_view_set_clip' must be a tensor view ('L2' invalid)
 // CHECK: coop-tensor-errors.cl:52:33: error: too many arguments to function call, expected 0, have 1
 // CHECK: coop-tensor-errors.cl:53:37: error: 'coop_mat_store_tensor' takes no decode function (SPV_NV_cooperative_matrix2: DecodeFunc is for loads only)
+// CHECK: coop-tensor-errors.cl:54:16: error: cannot pass a tensor layout of type 'L2' to printf
