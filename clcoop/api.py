@@ -19,7 +19,8 @@ a RuntimeFault; protects against runaway loops), max_lanes= (work-items run at o
 batch of work-groups; bounds memory), global_offset=, serial_subgroups= (True: run every
 sub-group alone, one after the other, instead of whole batches of work-groups at once; a
 kernel's results must not depend on it, which makes it a test oracle. A work-group barrier or
-collective then faults unless a work-group is one sub-group).
+collective then faults unless a work-group is one sub-group; a module with workgroup-scope
+matrices runs one whole work-group at a time instead).
 
 Engines: build(engine="interp") (the default, the reference semantics), engine="native"
 (kernels compiled by LLVM for the host, docs/native.md; calling a kernel the native engine

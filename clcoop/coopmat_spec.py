@@ -210,6 +210,11 @@ def first_matrix_type_fields(text):
     return (match.group(1),) + tuple(int(v) for v in match.groups()[1:])
 
 
+def matrix_scopes(text):
+    """The set of Scope values of the matrix types in IR text."""
+    return {int(match.group(2)) for match in _MATRIX_TYPE_IN_TEXT.finditer(text)}
+
+
 def replace_matrix_types(text, replace):
     """IR text with every matrix type replaced by replace(its type text)."""
     return _MATRIX_TYPE_IN_TEXT.sub(lambda m: replace(m.group(0)), text)

@@ -1,9 +1,11 @@
 """clcoop-layout: print which work-item holds which element of a cooperative matrix.
 
     clcoop-layout --rows 4 --cols 15 --subgroup-size 16 [--use a|b|accumulator] [--type float] [--json]
+    clcoop-layout --scope workgroup --local-size 64[,2[,1]] --rows 40 --cols 24 ...
 
-The table is drawn like the layout spec's (docs/layout.md): one column per work-item,
-one row per component, each cell `row,col` or `-` for padding. Exit 0 ok, 1 user error.
+The table is drawn like the layout spec's (docs/layout.md): one column per work-item
+(its local linear id at workgroup scope), one row per component, each cell `row,col` or
+`-` for padding. Exit 0 ok, 1 user error.
 """
 import argparse
 import json
@@ -27,7 +29,8 @@ class _ArgumentParser(argparse.ArgumentParser):
 def _parser():
     parser = _ArgumentParser(prog="clcoop-layout",
                              description="Show how a cooperative matrix is spread over the "
-                                         "work-items of a subgroup.")
+                                         "work-items of a subgroup (or of a work-group, "
+                                         "--scope workgroup).")
     parser.add_argument("--rows", type=int, required=True, help="M (rows that are not a power of two are padded, docs/layout.md)")
     parser.add_argument("--cols", type=int, required=True, help="N")
     parser.add_argument("--subgroup-size", type=int, default=16, help="S, a power of two (default 16)")
@@ -38,21 +41,51 @@ def _parser():
                                  "ulong", "half", "float", "double"],
                         help="component type (default float); matters for VNNI packing of "
                              "matrix a and K1 of matrix b")
+    parser.add_argument("--scope", default="subgroup", choices=["subgroup", "workgroup"],
+                        help="matrix scope (default subgroup); workgroup needs --local-size")
+    parser.add_argument("--local-size", type=_local_size, metavar="X[,Y[,Z]]",
+                        help="the kernel's reqd_work_group_size (workgroup scope)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     return parser
+
+
+def _local_size(text):
+    """'64' / '32,2' / '8,8,1' -> the linear work-group size X*Y*Z."""
+    try:
+        sizes = [int(part) for part in text.split(",")]
+    except ValueError:
+        sizes = []
+    if not 1 <= len(sizes) <= 3 or any(size < 1 for size in sizes):
+        raise argparse.ArgumentTypeError(f"expected 1 to 3 positive sizes X[,Y[,Z]], got {text!r}")
+    product = 1
+    for size in sizes:
+        product *= size
+    return product
 
 
 def main(argv=None):
     args = _parser().parse_args(argv)
     # Imported here so that argument errors print without loading NumPy.
     from clcoop.interp.debug import format_layout_table, layout_json
-    from clcoop.interp.layout import get_layout
-    if args.rows * args.cols > MAX_PRINTED_ELEMENTS or args.subgroup_size > MAX_PRINTED_ELEMENTS:
-        print(f"clcoop-layout: error: a {args.rows}x{args.cols} matrix over {args.subgroup_size} "
+    from clcoop.coopmat_spec import Scope
+    from clcoop.interp.wg_layout import layout_of_matrix
+    if args.scope == "workgroup" and args.local_size is None:
+        print("clcoop-layout: error: --scope workgroup needs --local-size X[,Y[,Z]] (the "
+              "kernel's reqd_work_group_size)", file=sys.stderr)
+        return 1
+    if args.scope == "subgroup" and args.local_size is not None:
+        print("clcoop-layout: error: --local-size applies to --scope workgroup only",
+              file=sys.stderr)
+        return 1
+    work_items = args.local_size if args.scope == "workgroup" else args.subgroup_size
+    if args.rows * args.cols > MAX_PRINTED_ELEMENTS or work_items > MAX_PRINTED_ELEMENTS:
+        print(f"clcoop-layout: error: a {args.rows}x{args.cols} matrix over {work_items} "
               f"work-items is too large to print", file=sys.stderr)
         return 1
+    scope = Scope.WORKGROUP if args.scope == "workgroup" else Scope.SUBGROUP
     try:
-        layout = get_layout(args.rows, args.cols, args.use, args.type, args.subgroup_size)
+        layout = layout_of_matrix(args.rows, args.cols, args.use, args.type, scope,
+                                  args.subgroup_size, args.local_size)
     except ClcoopError as error:
         print(f"clcoop-layout: error: {error}", file=sys.stderr)
         return 1

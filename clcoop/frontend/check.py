@@ -250,6 +250,7 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
             except Abandon:
                 pass
         self.check_recursion()
+        self.check_workgroup_scope_kernels()
         for name, loc in self.extern_uses.items():
             var = self.scope.names.get(name)
             if isinstance(var, tast.Var) and id(var) in self.extern_vars:

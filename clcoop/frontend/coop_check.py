@@ -6,7 +6,12 @@ Cooperative-matrix decisions (where the RFC and the pull request are silent)
 - Element types: char..ulong, half, float, double (not bool, vectors, pointers).
   rows/cols: integer constant expressions in 1..coopmat_spec.MAX_DIMENSION.
 - scope: 3 (CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP) or 4 (memory_scope_sub_group), both
-  SPIR-V Subgroup (3) in the type. Quoted enumerator names (RFC 4.6 form) are accepted.
+  SPIR-V Subgroup (3) in the type; 2 (CLK_COOPERATIVE_MATRIX_SCOPE_WORKGROUP) or 1
+  (memory_scope_work_group), SPIR-V Workgroup (2). Quoted enumerator names (RFC 4.6 form)
+  are accepted; other memory_scope enumerators are not. A kernel that uses a
+  workgroup-scope matrix (itself or through the functions it calls) must have
+  reqd_work_group_size: the layout depends on the work-group size, and SPIR-V requires
+  OpExecutionMode LocalSize for it (docs/layout.md "Workgroup scope").
 - Mul-add: A and B must have the same component type; C (= the result) may differ but must
   be of the same kind (integer or floating point): half x half + float and
   char x char + int are accepted, float x float + int is "inconsistent ...".
@@ -74,9 +79,18 @@ ATTRIBUTE_ENUM_NAMES = {
 }
 
 
+def _other_memory_scope(node):
+    """memory_scope_device (2) and memory_scope_all_svm_devices (3) have the values of
+    SPIR-V's Workgroup and Subgroup scopes, but name no matrix scope."""
+    return isinstance(node, c_ast.ID) and node.name.startswith("memory_scope_") \
+        and node.name not in OPENCL_MEMORY_SCOPES
+
+
 class CoopChecks(CoopTensorChecks):
     """Checker methods for cooperative-matrix types, built-ins and operators (tensor
     layouts and views: the CoopTensorChecks base, coop_tensor_check.py)."""
+
+    workgroup_scope_declared = False    # a workgroup-scope matrix type was declared
 
     def coop_mat_type(self, base, args, attr_node, base_node, typedef_name):
         """Build a CoopMatType from `coop_mat(scope, rows, cols, use)` (RFC 4.1)."""
@@ -86,9 +100,7 @@ class CoopChecks(CoopTensorChecks):
         if not (isinstance(base, T.ScalarType) and base.name in T.COOP_ELEMENT_NAMES):
             self.fail(f"'{spell(base)}' is invalid cooperative matrix element type", base_node or attr_node)
         scope = scope_of_value(self.coop_attr_value(args[0], "scope"))
-        # Accepted: the RFC's CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP and the pull request's
-        # memory_scope_sub_group; the interpreter runs subgroup matrices only.
-        if scope != Scope.SUBGROUP:
+        if scope is None or _other_memory_scope(args[0]):
             self.fail("invalid 'scope' argument of cooperative matrix attribute", args[0])
         rows = self.coop_attr_size(args[1], "row")
         cols = self.coop_attr_size(args[2], "column")
@@ -96,7 +108,30 @@ class CoopChecks(CoopTensorChecks):
         if use not in tuple(Use):
             self.fail("invalid 'use' argument of cooperative matrix attribute", args[3])
         self.require_coop_extension(attr_node, typedef_name)
+        if scope == Scope.WORKGROUP:
+            self.workgroup_scope_declared = True
         return T.CoopMatType(base, int(scope), rows, cols, use, typedef_name=typedef_name)
+
+    def check_workgroup_scope_kernels(self):
+        """A kernel that uses a workgroup-scope matrix, in its body or in a function it calls,
+        needs reqd_work_group_size: the matrix's layout depends on the work-group size, and
+        SPIR-V requires OpExecutionMode LocalSize for it (SPV_KHR_cooperative_matrix
+        validation rules)."""
+        if not self.workgroup_scope_declared:
+            return
+        callees = {}
+        for caller, callee, _ in self.call_edges:
+            callees.setdefault(id(caller), []).append(callee)
+        uses = {id(fn): _first_workgroup_matrix(fn) for fn in self.functions}
+        for kernel in self.functions:
+            if not kernel.is_kernel or kernel.reqd_work_group_size:
+                continue
+            use = _reached_workgroup_matrix(kernel, callees, uses)
+            if use is not None:
+                self.error(f"kernel '{kernel.name}' uses a workgroup-scope cooperative matrix and "
+                           f"must have the 'reqd_work_group_size' attribute", kernel.loc,
+                           [self.note(f"workgroup-scope matrix type '{spell(use.type)}' used here",
+                                      use.loc)])
 
     def require_coop_extension(self, where, typedef_name):
         """clcoop always knows cooperative matrices; clang's pull request requires the pragma.
@@ -144,8 +179,9 @@ class CoopChecks(CoopTensorChecks):
             self.fail("unsupported cooperative matrix binary operator", node)
         if lt.is_coop_matrix and rt.is_coop_matrix:
             if lt != rt:
+                scopes = f" (of {_scope_word(lt)} and {_scope_word(rt)} scope)" if lt.scope != rt.scope else ""
                 self.fail("incompatible cooperative matrix types", node,
-                          [self.note(f"operand types are '{spell(lt)}' and '{spell(rt)}'", loc)])
+                          [self.note(f"operand types are '{spell(lt)}' and '{spell(rt)}'{scopes}", loc)])
             return tast.CoopBinary(lt, loc, op, left, right)
         matrix, scalar = (left, right) if lt.is_coop_matrix else (right, left)
         if op != "*":
@@ -337,6 +373,47 @@ class CoopChecks(CoopTensorChecks):
         if t.typedef_name and t.typedef_name in self.coop_decl_locs:
             return [self.note(f"'{t.typedef_name}' declared here", self.coop_decl_locs[t.typedef_name])]
         return []
+
+
+def _scope_word(t):
+    return "workgroup" if t.scope == Scope.WORKGROUP else "subgroup"
+
+
+def _is_workgroup_matrix(t):
+    return getattr(t, "is_coop_matrix", False) and t.scope == Scope.WORKGROUP
+
+
+def _first_workgroup_matrix(fn):
+    """The first node (an expression or variable with a `loc`) of fn whose type is a
+    workgroup-scope matrix, or None. Other functions are not entered (calls are edges)."""
+    stack, seen = [fn.params, fn.body], set()
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (list, tuple)):
+            stack.extend(reversed(node))
+            continue
+        if not hasattr(node, "__dataclass_fields__") or isinstance(node, tast.Function) \
+                or id(node) in seen:
+            continue
+        seen.add(id(node))
+        if _is_workgroup_matrix(getattr(node, "type", None)) and getattr(node, "loc", None):
+            return node
+        stack.extend(getattr(node, name) for name in reversed(node.__dataclass_fields__))
+    return None
+
+
+def _reached_workgroup_matrix(kernel, callees, uses):
+    """The first workgroup-scope matrix use in kernel or a function it calls (transitively)."""
+    stack, seen = [kernel], set()
+    while stack:
+        fn = stack.pop()
+        if id(fn) in seen:
+            continue
+        seen.add(id(fn))
+        if uses.get(id(fn)) is not None:
+            return uses[id(fn)]
+        stack.extend(callees.get(id(fn), []))
+    return None
 
 
 COOP_BUILTINS.update({

@@ -9,9 +9,16 @@ matrices, computed by clcoop.interp.coopmat, and scattered back.
 The ctx gives `memory` (load(addrs, dtype), store(addrs, values, dtype)),
 `subgroup_size`, `mask` (bool (L,)), `lane_count`, `fault(message)`, and
 optionally `work_group_size` (lanes per work-group; default: all lanes form one
-work-group) so subgroups restart at every work-group.
+work-group) so subgroups restart at every work-group, and `nd.wg_size` (the launch's
+work-group size, which workgroup-scope layouts depend on; default work_group_size).
+
+The matrices of one call share a scope (coopmat_spec), which decides the group of
+work-items each matrix is spread over: a subgroup, or a whole work-group at Workgroup
+scope (docs/layout.md "Workgroup scope"). execute_coop_call reads it from the callee
+and `Subgroups` groups the lanes by it, so every operation works at both scopes.
 """
 import collections
+import contextlib
 import functools
 import re
 
@@ -21,7 +28,8 @@ from clcoop import coop_names, coopmat_spec
 from clcoop.errors import IRError, RuntimeFault
 from clcoop.interp import coop_function_calls, coopmat
 from clcoop.interp.matrix_value import MatrixValue
-from clcoop.interp.layout import LayoutError, get_layout
+from clcoop.interp.layout import LayoutError
+from clcoop.interp.wg_layout import layout_of_matrix
 from clcoop.interp.scalars import COMPONENT_DTYPES, SCALARS
 
 
@@ -67,8 +75,59 @@ def _cache_key(layout, groups):
     return (layout,) + groups.batch
 
 
+def launch_work_group_size(ctx):
+    """W of the launch: the workgroup-scope layouts are made for it (serial_subgroups runs
+    only part of each work-group in a batch, so the batch's work_group_size may be less)."""
+    nd = getattr(ctx, "nd", None)
+    if nd is not None:
+        return int(nd.wg_size)
+    return int(getattr(ctx, "work_group_size", None) or ctx.lane_count)
+
+
+def _call_scope(ctx, callee, ret_type, what):
+    """The scope of the matrices a call names (its result's from the IR type if the callee
+    names none): one operation cannot mix scopes (SPV_KHR_cooperative_matrix: the
+    operands of OpCooperativeMatrixMulAddKHR must have the same scope, and the other
+    operations take one matrix type)."""
+    scopes = {m.scope for m in callee.matrices}
+    if not scopes and ret_type is not None and getattr(ret_type, "kind", None) == "matrix":
+        scopes = {ret_type.matrix.scope}
+    if len(scopes) > 1:
+        _fault(ctx, f"cooperative matrix operation {what} mixes matrices of different scopes "
+                    f"({', '.join(_scope_name(s) for s in sorted(scopes))})")
+    return scopes.pop() if scopes else int(coopmat_spec.Scope.SUBGROUP)
+
+
+@contextlib.contextmanager
+def call_scope(ctx, callee, ret_type, what):
+    """Runs a cooperative call with `ctx.coop_scope` set to the scope of its matrices, which
+    `Subgroups` groups the lanes by (every entry point of cooperative calls goes through
+    this: execute_coop_call, tensor_calls)."""
+    outer_scope = getattr(ctx, "coop_scope", None)
+    ctx.coop_scope = _call_scope(ctx, callee, ret_type, what)
+    try:
+        yield
+    finally:
+        ctx.coop_scope = outer_scope
+
+
+def _scope_name(scope):
+    known = scope in coopmat_spec.Scope._value2member_map_
+    return coopmat_spec.Scope(scope).spirv if known else str(scope)
+
+
+def _workgroup_lanes(ctx, lane_count, wg_size, what):
+    """(work-groups, W) lanes: a workgroup-scope matrix is spread over a whole work-group."""
+    if wg_size != launch_work_group_size(ctx):
+        _fault(ctx, f"cooperative matrix operation {what} on a workgroup-scope matrix cannot run "
+                    f"when the sub-groups of a work-group run one at a time (serial_subgroups)")
+    return np.arange(lane_count).reshape(lane_count // wg_size, wg_size)
+
+
 class Subgroups:
-    """The fully active subgroups of a call, and how to gather/scatter lane values.
+    """The fully active groups of a call, and how to gather/scatter lane values. A group
+    is a subgroup, or a whole work-group for a workgroup-scope call (`S` is then W, and
+    the layouts are WorkgroupLayouts over W work-items): nothing below depends on which.
 
     `selected` is None when every subgroup of the batch is active, in lane order
     (`identity`), else the indices of the active ones among the batch's subgroups: a
@@ -78,14 +137,19 @@ class Subgroups:
 
     def __init__(self, ctx, what):
         self.ctx = ctx
-        self.S = int(ctx.subgroup_size)
+        self.workgroup = getattr(ctx, "coop_scope", None) == coopmat_spec.Scope.WORKGROUP
         lane_count = int(ctx.lane_count)
         wg_size = int(getattr(ctx, "work_group_size", None) or lane_count)
         if lane_count % wg_size:
             raise IRError(f"internal: lane count {lane_count} is not a multiple of the "
                           f"work-group size {wg_size}")
-        self.batch = (lane_count, wg_size, self.S)
-        all_lanes = _subgroup_lanes(lane_count, wg_size, self.S)
+        if self.workgroup:
+            self.S = wg_size
+            all_lanes = _workgroup_lanes(ctx, lane_count, wg_size, what)
+        else:
+            self.S = int(ctx.subgroup_size)
+            all_lanes = _subgroup_lanes(lane_count, wg_size, self.S)
+        self.batch = (lane_count, wg_size, self.S, self.workgroup)
         mask = np.asarray(ctx.mask, dtype=bool).reshape(-1)
         self.selected = None
         if wg_size % self.S == 0 and mask.all():
@@ -119,6 +183,13 @@ class Subgroups:
             else lanes[present[first]] % wg_size
         sub_group_id = int(local_ids[0]) // self.S
         n_active = int(active[first].sum())
+        if self.workgroup:
+            inactive = local_ids[~active[first]]
+            return (f"cooperative matrix operation {what} on a workgroup-scope matrix reached by "
+                    f"only part of the work-group ({n_active} of {self.S} work-items active; e.g. "
+                    f"local linear id {int(inactive[0])} is not): it must be executed in uniform "
+                    f"control flow (SPV_KHR_cooperative_matrix: all invocations of the scope must "
+                    f"be active)")
         if not present[first].all():
             return (f"cooperative matrix operation {what} in sub-group {sub_group_id}, which has "
                     f"only {int(present[first].sum())} of {self.S} work-items (the work-group "
@@ -181,7 +252,7 @@ class Subgroups:
         return out
 
     def uniform(self, value, what, operand):
-        """(G,) values of an operand that must be the same in every lane of a subgroup."""
+        """(G,) values of an operand that must be the same in every lane of a group."""
         value = np.asarray(value)
         if value.ndim == 0:
             return np.broadcast_to(value, (self.count,))
@@ -197,8 +268,9 @@ class Subgroups:
             same |= np.isnan(per_lane) & np.isnan(first)
         if not same.all():
             bad = int(np.nonzero(~same.all(axis=1))[0][0])
+            group = "work-group" if self.workgroup else "sub-group"
             _fault(self.ctx, f"cooperative matrix operation {what}: operand '{operand}' must be "
-                             f"uniform across the sub-group but differs between work-items "
+                             f"uniform across the {group} but differs between work-items "
                              f"(e.g. {per_lane[bad, 0]} and {per_lane[bad][~same[bad]][0]})",
                    lanes=self.lanes[bad][~same[bad]])
         return per_lane[:, 0]
@@ -218,9 +290,10 @@ def _fault(ctx, message, lanes=None):
 # ---------------------------------------------------------------- the operations
 
 def _layout(matrix_arg, ctx):
+    """The layout of a MatrixArg at its scope: every operation takes it from here."""
     try:
-        return get_layout(matrix_arg.rows, matrix_arg.cols, matrix_arg.use, matrix_arg.elem,
-                          ctx.subgroup_size)
+        return layout_of_matrix(matrix_arg.rows, matrix_arg.cols, matrix_arg.use, matrix_arg.elem,
+                                matrix_arg.scope, ctx.subgroup_size, launch_work_group_size(ctx))
     except LayoutError as error:
         _fault(ctx, str(error))
 
@@ -670,4 +743,5 @@ def execute_coop_call(ctx, name, args, ret_type):
     if handler is None:
         raise IRError(f"unknown cooperative matrix operation '{name}'")
     what = coop_names.operation_name(callee.base)
-    return handler(ctx, callee, list(args), ret_type, what)
+    with call_scope(ctx, callee, ret_type, what):
+        return handler(ctx, callee, list(args), ret_type, what)

@@ -6,7 +6,8 @@ the interpreter ((L, V), one row per lane) out per work-item and as the logical 
 """
 import numpy as np
 
-from clcoop.interp.layout import USE_NAMES, MatrixLayout, get_layout, layout_of_type
+from clcoop.interp.layout import USE_NAMES, MatrixLayout, get_layout
+from clcoop.interp.wg_layout import WorkgroupLayout, layout_of_type
 
 PADDING_CELL = "-"
 
@@ -19,7 +20,7 @@ def component_name(v):
 
 def layout_cells(layout):
     """cells[v][p] = 'row,col' or '-' for padding."""
-    return [[_cell(layout.row_col(p, v)) for p in range(layout.subgroup_size)]
+    return [[_cell(layout.row_col(p, v)) for p in range(layout.group_size)]
             for v in range(layout.length)]
 
 
@@ -41,37 +42,43 @@ def _format_grid(header, rows):
 
 def format_layout_table(layout):
     """The spec's table: one column per work-item p, one row per component."""
-    header = ["p"] + [str(p) for p in range(layout.subgroup_size)]
+    header = ["p"] + [str(p) for p in range(layout.group_size)]
     rows = [[component_name(v)] + cells for v, cells in enumerate(layout_cells(layout))]
     return _format_grid(header, rows)
 
 
 def layout_json(layout):
-    """Plain data for clcoop-layout --json: work_items[p][v] = [row, col] or None."""
+    """Plain data for clcoop-layout --json: work_items[p][v] = [row, col] or None (p the
+    local linear id at workgroup scope, which adds "scope" and "work_group_size")."""
     work_items = [[list(rc) if (rc := layout.row_col(p, v)) is not None else None
-                   for v in range(layout.length)] for p in range(layout.subgroup_size)]
-    return {"rows": layout.rows, "cols": layout.cols, "subgroup_size": layout.subgroup_size,
+                   for v in range(layout.length)] for p in range(layout.group_size)]
+    data = {"rows": layout.rows, "cols": layout.cols, "subgroup_size": layout.subgroup_size,
             "use": USE_NAMES[layout.use], "type": layout.elem,
             "length": layout.length, "work_items": work_items}
+    if isinstance(layout, WorkgroupLayout):
+        data.update(scope="workgroup", work_group_size=layout.work_group_size)
+    return data
 
 
-def _resolve_layout(matrix_type, subgroup_size):
-    if isinstance(matrix_type, MatrixLayout):
+def _resolve_layout(matrix_type, subgroup_size, work_group_size):
+    if isinstance(matrix_type, (MatrixLayout, WorkgroupLayout)):
         return matrix_type
     if isinstance(matrix_type, tuple):
         return get_layout(*matrix_type, subgroup_size)
-    return layout_of_type(matrix_type, subgroup_size)
+    return layout_of_type(matrix_type, subgroup_size, work_group_size)
 
 
-def show(matrix_value, matrix_type, subgroup_size=16):
+def show(matrix_value, matrix_type, subgroup_size=16, work_group_size=None):
     """A string showing a matrix value per work-item and as the logical matrix.
 
-    matrix_value: (L, V) lane components (L a multiple of S, subgroups consecutive) or
-    (S, V); matrix_type: an IR type string, a MatrixLayout, or (rows, cols, use, elem).
+    matrix_value: (L, V) lane components (L a multiple of S, subgroups consecutive; of W,
+    work-groups consecutive, at workgroup scope) or (S, V); matrix_type: an IR type string
+    (work_group_size W needed at workgroup scope), a MatrixLayout or WorkgroupLayout, or
+    (rows, cols, use, elem).
     """
-    layout = _resolve_layout(matrix_type, subgroup_size)
+    layout = _resolve_layout(matrix_type, subgroup_size, work_group_size)
     values = np.asarray(matrix_value)
-    S, V = layout.subgroup_size, layout.length
+    S, V = layout.group_size, layout.length
     if values.ndim != 2 or values.shape[1] != V or values.shape[0] % S:
         return (f"<matrix value of shape {values.shape} does not fit {layout!r}: expected "
                 f"(n*{S}, {V})>")
@@ -82,8 +89,9 @@ def show(matrix_value, matrix_type, subgroup_size=16):
         header = ["p"] + [str(p) for p in range(S)]
         rows = [[component_name(v)] + [_value_cell(layout, groups[g, p, v], p, v)
                                        for p in range(S)] for v in range(V)]
-        parts.append(f"sub-group {g} per work-item:\n" + _format_grid(header, rows))
-        parts.append(f"sub-group {g} logical {layout.rows}x{layout.cols}:\n"
+        group = "work-group" if isinstance(layout, WorkgroupLayout) else "sub-group"
+        parts.append(f"{group} {g} per work-item:\n" + _format_grid(header, rows))
+        parts.append(f"{group} {g} logical {layout.rows}x{layout.cols}:\n"
                      + np.array2string(logical[g], max_line_width=160, threshold=100000))
     return "\n".join(parts)
 

@@ -9,6 +9,7 @@ lanes reconverge at join points and loop exits.
 """
 import numpy as np
 
+from clcoop.coopmat_spec import Scope, matrix_scopes
 from clcoop.errors import IRError, RuntimeFault
 from clcoop.interp.source_map import render_fault
 from clcoop.interp.lanes import assign_lanes, bcast, select_lanes
@@ -78,7 +79,7 @@ class Executor:
         with serial_subgroups one sub-group after the other (sharing that memory)."""
         wg, S = self.nd.wg_size, self.subgroup_size
         spans = [(0, wg)]
-        if self.serial_subgroups:
+        if self.serial_subgroups and not self._has_workgroup_matrices():
             spans = [(first, min(first + S, wg)) for first in range(0, wg, S)]
         regions = []
         try:
@@ -89,6 +90,13 @@ class Executor:
         finally:
             for r in regions:
                 self.memory.free(r)
+
+    def _has_workgroup_matrices(self):
+        """A workgroup-scope matrix is spread over the whole work-group, so with
+        serial_subgroups such a module runs one whole work-group per batch (docs/layout.md)."""
+        if not hasattr(self, "_workgroup_matrices"):
+            self._workgroup_matrices = int(Scope.WORKGROUP) in matrix_scopes(self.module.ir)
+        return self._workgroup_matrices
 
     def _allocate_local_memory(self, group_count, args, regions):
         """(global name -> (base, stride), argument index -> (base, stride)): one slice

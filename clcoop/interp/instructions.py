@@ -14,7 +14,7 @@ from clcoop.interp.atomics import op_atomicrmw, op_cmpxchg
 from clcoop.interp.coop_calls import execute_coop_call
 from clcoop.interp.tensor_calls import execute_tensor_call, is_tensor_call
 from clcoop.interp.lanes import active_lanes, bcast, expand_lanes
-from clcoop.interp.layout import matrix_length
+from clcoop.interp.wg_layout import matrix_length
 from clcoop.interp.loader import TokenStream, parse_type, parse_typed_constant, value_kind
 from clcoop.interp.scalars import (INT_DTYPES, UINT_DTYPES, odd_int_bits, scalar_dtype,
                                    storage_bits, uint_bits, wrap_int)
@@ -100,7 +100,7 @@ def op_nothing(ex, vals, ins, bmask, full):
 def op_alloca(ex, vals, ins, bmask, full):
     t = ins.data
     if t.kind == "matrix":
-        size = matrix_length(t, ex.subgroup_size) * ex.layout.size(t.elem)
+        size = matrix_length(t, ex.subgroup_size, ex.nd.wg_size) * ex.layout.size(t.elem)
     else:
         size = ex.layout.size(t)
     count = vals[ins.args[0]] if ins.args else 1

@@ -76,19 +76,6 @@ def matrix_type_of(t):
     return matrix
 
 
-def layout_of_type(t, subgroup_size, elem=None):
-    """The layout of a matrix type (see matrix_type_of); `elem` (OpenCL name) overrides
-    the component when the caller knows the signedness (from a callee name)."""
-    matrix = matrix_type_of(t)
-    return get_layout(matrix.rows, matrix.cols, matrix.use, elem or matrix.component.name,
-                      subgroup_size)
-
-
-def matrix_length(t, subgroup_size):
-    """coop_mat_length: the number of components each work-item holds (V)."""
-    return layout_of_type(t, subgroup_size).length
-
-
 @functools.lru_cache(maxsize=None)
 def _cached_layout(rows, cols, use, elem, subgroup_size):
     return MatrixLayout(rows, cols, use, elem, subgroup_size)
@@ -113,6 +100,7 @@ class MatrixLayout:
         self.use = use_code(use)
         self.elem = component_name(elem)
         self.subgroup_size = int(subgroup_size)
+        self.group_size = self.subgroup_size     # the work-items one matrix is spread over
         self._check_shape()
         self._compute_sizes()
         self.index = self._compute_index()

@@ -26,9 +26,9 @@ class MatrixValue(np.lib.mixins.NDArrayOperatorsMixin):
     __slots__ = ("key", "layout", "shape", "dtype", "_logical", "_factored", "_grid", "_lanes")
 
     def __init__(self, key, layout, group_count, dtype, logical=None, factored=None, grid=None):
-        self.key = key      # (layout, lane count, work-group size, S): the batch the forms cover
+        self.key = key      # (layout, lane count, work-group size, group size, scope): the batch
         self.layout = layout
-        self.shape = (group_count * layout.subgroup_size, layout.length)
+        self.shape = (group_count * layout.group_size, layout.length)
         self.dtype = np.dtype(dtype)
         self._logical = _read_only(logical)
         self._factored = None if factored is None else tuple(map(_read_only, factored))

@@ -18,7 +18,7 @@ import numpy as np
 
 from clcoop import coop_names
 from clcoop.errors import IRError, RuntimeFault
-from clcoop.interp.coop_calls import Subgroups, _dtype, _fault, _layout, parse_callee
+from clcoop.interp.coop_calls import Subgroups, _dtype, _fault, _layout, call_scope, parse_callee
 from clcoop.interp.coop_function_calls import call_function, component_values, element_owners
 from clcoop.interp.tensor import (TensorError, TensorLayout, TensorView, assemble_load,
                                   clamp_value_as, store_tensor_check, tensor_addresses)
@@ -115,8 +115,9 @@ def _uniform_fields(groups, value, what, operand):
     same = (per_lane == per_lane[:, :1]).all(axis=(1, 2))
     if not same.all():
         bad = int(np.nonzero(~same)[0][0])
+        group = "work-group" if groups.workgroup else "sub-group"
         _fault(groups.ctx, f"cooperative matrix operation {what}: operand '{operand}' must be "
-                           f"uniform across the sub-group but differs between work-items",
+                           f"uniform across the {group} but differs between work-items",
                lanes=groups.lanes[bad])
     return per_lane[:, 0]
 
@@ -289,9 +290,11 @@ def execute_tensor_call(ctx, name, args, ret_type):
         raise IRError(f"unknown tensor operation '{name}'")
     what = coop_names.operation_name(callee.base)
     if operation == "coop_mat_load_tensor":
-        return _do_load_tensor(ctx, callee, list(args), ret_type, what)
+        with call_scope(ctx, callee, ret_type, what):
+            return _do_load_tensor(ctx, callee, list(args), ret_type, what)
     if operation == "coop_mat_store_tensor":
-        return _do_store_tensor(ctx, callee, list(args), ret_type, what)
+        with call_scope(ctx, callee, ret_type, what):
+            return _do_store_tensor(ctx, callee, list(args), ret_type, what)
     return _do_tensor_op(ctx, operation, list(args), ret_type, what)
 
 

@@ -4,7 +4,7 @@ import numpy as np
 
 from clcoop.errors import IRError
 from clcoop.interp.lanes import bcast
-from clcoop.interp.layout import matrix_length
+from clcoop.interp.wg_layout import matrix_length
 from clcoop.interp.scalars import scalar_dtype
 
 
@@ -13,7 +13,7 @@ def access_shape(ex, t):
     if t.kind == "vec":
         return scalar_dtype(t), t.n, ex.layout.size(t.elem)
     if t.kind == "matrix":
-        return scalar_dtype(t), matrix_length(t, ex.subgroup_size), ex.layout.size(t.elem)
+        return scalar_dtype(t), matrix_length(t, ex.subgroup_size, ex.nd.wg_size), ex.layout.size(t.elem)
     if t.kind in ("int", "float", "ptr", "event"):
         return scalar_dtype(t), None, None
     raise IRError(f"loads and stores of {t} values are not supported: {ex.current.text}")

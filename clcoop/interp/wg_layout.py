@@ -14,17 +14,51 @@ and each tile is laid out over its subgroup with that layout:
     length = that tile layout's length: the same in every work-item (OpCooperativeMatrix
     LengthKHR takes a type), with padding where the shape does not divide.
 
-Groundwork: not yet wired into the compiler or the interpreter.
+`layout_of_matrix` is the one place that maps a matrix type to its layout, by scope: the
+interpreter's operations, element access, private-memory sizes and clcoop-layout all go
+through it. Both layouts offer the same interface to them: rows, cols, use, elem, length,
+group_size (the work-items one matrix is spread over: S or W), index (group_size, length),
+row_col(p, v), to_logical((G, group_size, V)) and from_logical((G, rows, cols)).
 """
 import functools
 
 import numpy as np
 
-from clcoop.interp.layout import LayoutError, get_layout
+from clcoop.coopmat_spec import Scope
+from clcoop.interp.layout import LayoutError, get_layout, matrix_type_of
 
 
 def _largest_power_of_two_at_most(n):
     return 1 << (int(n).bit_length() - 1)
+
+
+def layout_of_matrix(rows, cols, use, elem, scope, subgroup_size, work_group_size):
+    """The layout of a matrix of `scope` (SPIR-V Scope value): MatrixLayout over a
+    subgroup, WorkgroupLayout over the work-group of work_group_size (linear) work-items;
+    LayoutError for any other scope."""
+    if int(scope) == Scope.SUBGROUP:
+        return get_layout(rows, cols, use, elem, subgroup_size)
+    if int(scope) == Scope.WORKGROUP:
+        if work_group_size is None:
+            raise LayoutError("the layout of a workgroup-scope matrix depends on the work-group "
+                              "size, which was not given")
+        return get_workgroup_layout(int(rows), int(cols), use, elem, int(subgroup_size),
+                                    int(work_group_size))
+    raise LayoutError(f"cooperative matrix scope {int(scope)} is not supported (only Subgroup "
+                      f"({int(Scope.SUBGROUP)}) and Workgroup ({int(Scope.WORKGROUP)}))")
+
+
+def layout_of_type(t, subgroup_size, work_group_size, elem=None):
+    """layout_of_matrix of a loader Ty, a MatrixType or IR type text (layout.matrix_type_of);
+    `elem` (OpenCL name) overrides the component when the caller knows the signedness."""
+    matrix = matrix_type_of(t)
+    return layout_of_matrix(matrix.rows, matrix.cols, matrix.use, elem or matrix.component.name,
+                            matrix.scope, subgroup_size, work_group_size)
+
+
+def matrix_length(t, subgroup_size, work_group_size):
+    """coop_mat_length of a matrix type: the components each work-item holds (V)."""
+    return layout_of_type(t, subgroup_size, work_group_size).length
 
 
 @functools.lru_cache(maxsize=None)
@@ -55,6 +89,7 @@ class WorkgroupLayout:
         self.tile = get_layout(self.tile_rows, self.cols, use, elem, self.tile_subgroup_size)
         self.use, self.elem = self.tile.use, self.tile.elem
         self.length = self.tile.length
+        self.group_size = self.work_group_size
         self.index = self._compute_index()
 
     def __repr__(self):
@@ -74,6 +109,14 @@ class WorkgroupLayout:
             index[first:first + self.tile_subgroup_size] = np.where(
                 held, row * self.cols + local_col, -1)
         return index
+
+    @property
+    def dtype(self):
+        return self.tile.dtype
+
+    def row_col(self, w, v):
+        """MatrixLayout.row_col's name for coordinate."""
+        return self.coordinate(w, v)
 
     def coordinate(self, w, v):
         """(row, col) of component v of work-item w, or None for padding."""
@@ -99,6 +142,10 @@ class WorkgroupLayout:
         flat = np.concatenate([mats.reshape(G, -1), np.zeros((G, 1), dtype=mats.dtype)], axis=1)
         slots = np.where(self.index >= 0, self.index, self.rows * self.cols)
         return np.take(flat, slots.reshape(-1), axis=1).reshape(G, self.work_group_size, self.length)
+
+    def from_logical(self, mats):
+        """MatrixLayout.from_logical's name for to_work_items."""
+        return self.to_work_items(mats)
 
     def to_logical(self, components):
         """(G, W, V) components -> (G, rows, cols)."""

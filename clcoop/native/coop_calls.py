@@ -57,6 +57,10 @@ def matrix_type(text, S):
     if fields is None:
         raise Unsupported(f"cannot read the cooperative matrix type in {text}")
     elem, scope, rows, cols, use = fields
+    if scope == coopmat_spec.Scope.WORKGROUP:
+        raise Unsupported("a workgroup-scope cooperative matrix (the native engine runs "
+                          "subgroup-scope matrices only; the interpreter spreads it over the "
+                          "work-group, docs/layout.md)")
     if scope != coopmat_spec.Scope.SUBGROUP:
         raise Unsupported(f"a cooperative matrix of scope {scope} (only subgroup scope, "
                           f"{int(coopmat_spec.Scope.SUBGROUP)})")

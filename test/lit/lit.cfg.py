@@ -44,7 +44,7 @@ if clang:
     config.available_features.add("clang")
     config.substitutions.append(("%clang", clang))
 # SPIRV-Tools from PyPI first: Debian's 2023.1 rejects the CooperativeMatrixKHR capability.
-spirv_tools = {tool: find_tool(tool, required=False) for tool in ("spirv-val", "spirv-dis", "spirv-link")}
+spirv_tools = {tool: find_tool(tool, required=False) for tool in ("spirv-val", "spirv-dis", "spirv-link", "spirv-as")}
 if all(spirv_tools.values()):
     config.available_features.add("spirv-tools")
     for tool, path in spirv_tools.items():

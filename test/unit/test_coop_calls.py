@@ -5,6 +5,7 @@ import pytest
 from clcoop.errors import RuntimeFault
 from clcoop.interp.coop_calls import execute_coop_call, is_coop_call, parse_callee, pointee_size
 from clcoop.interp.layout import get_layout
+from clcoop.interp.wg_layout import get_workgroup_layout
 
 
 class DictMemory:
@@ -423,3 +424,39 @@ def test_mul_add_types_named_by_the_callee_follow_the_spec_rule(matrices, messag
     with pytest.raises(RuntimeFault, match=message):
         execute_coop_call(ctx, name(MULADD, matrices, "i"), [None, None, None, 0], None)
     assert "MulAddKHR" in ctx.faults[-1][0]
+
+
+def wg_mat(code, rows, cols, use):
+    return f"{code}Li2ELi{rows}ELi{cols}ELi{use}E"
+
+
+def test_workgroup_scope_load_store_over_whole_work_groups():
+    """Scope 2: each work-group of W = 24 lanes (one and a half subgroups of 16) holds one
+    20 x 6 matrix, loaded and stored through its logical form."""
+    W, groups = 24, 2
+    ctx = FakeCtx(W * groups, subgroup_size=16, work_group_size=W)
+    data = np.arange(groups * 120, dtype=np.float32).reshape(groups, 20, 6)
+    base = ctx.memory.put(4096, data)
+    pointer = np.repeat(base + np.arange(groups) * 480, W)
+    loaded = execute_coop_call(ctx, name(LOAD, [wg_mat("f", 20, 6, 2)], "PU3AS1fim"),
+                               [pointer, np.int32(0), np.int64(6)], None)
+    layout = get_workgroup_layout(20, 6, 2, "float", 16, W)
+    assert np.asarray(loaded).shape == (W * groups, layout.length)
+    np.testing.assert_array_equal(np.asarray(loaded).reshape(groups, W, -1),
+                                  layout.to_work_items(data))
+    out = ctx.memory.put(1 << 16, np.zeros_like(data))
+    execute_coop_call(ctx, name(STORE, [wg_mat("f", 20, 6, 2)], "PU3AS1fim"),
+                      [np.repeat(out + np.arange(groups) * 480, W), loaded, np.int32(0),
+                       np.int64(6)], None)
+    np.testing.assert_array_equal(ctx.memory.get(out, np.float32, data.shape), data)
+
+
+def test_mixed_scopes_in_one_call_fault():
+    """Foreign IR may name matrices of both scopes in one mul-add: a located fault."""
+    ctx = FakeCtx(32, subgroup_size=16, work_group_size=32)
+    callee = name(MULADD, [wg_mat("f", 8, 8, 2), mat("f", 8, 8, 0), wg_mat("f", 8, 8, 1),
+                           wg_mat("f", 8, 8, 2)], "")
+    zero = np.float32(0)
+    with pytest.raises(RuntimeFault, match="mixes matrices of different scopes "
+                                           r"\(Workgroup, Subgroup\)"):
+        execute_coop_call(ctx, callee, [zero, zero, zero], None)

@@ -138,3 +138,45 @@ def test_mask_causal(S, options):
     expected = (Q.astype(np.float64) @ K.T.astype(np.float64)) * 0.25
     expected[np.triu(np.ones((M, N), bool), k=1)] = -np.inf
     np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-5)
+
+
+def gemm_wg_launch(M, N, tile_m=32, tile_n=32, wg_size=64):
+    """NDRange of gemm_wg.cl: one work-group per TILE_M x TILE_N tile of D."""
+    return (-(-N // tile_n) * wg_size, -(-M // tile_m)), (wg_size, 1)
+
+
+@pytest.mark.parametrize("options", [[], ["-cl-opt-disable"]], ids=["O2", "O0"])
+@pytest.mark.parametrize("M, N, K, S", [(70, 45, 37, 16), (32, 64, 48, 8), (1, 1, 1, 16),
+                                        (33, 31, 17, 32)])
+def test_gemm_wg_edges_read_zeros(M, N, K, S, options):
+    """The workgroup-scope GEMM of the cooperative-matrix2 proposal over M, N, K that are not
+    multiples of the tile: constant clamping supplies the zeros; stores past D are dropped."""
+    A = RNG.standard_normal((M, K)).astype(np.float32)
+    B = RNG.standard_normal((K, N)).astype(np.float32)
+    C = RNG.standard_normal((M, N)).astype(np.float32)
+    D = np.full((M, N), np.nan, np.float32)
+    gsize, lsize = gemm_wg_launch(M, N)
+    build("gemm_wg.cl", options).gemm_wg(gsize, lsize, A, B, C, D, M, N, K, np.float32(1.5),
+                                         np.float32(-0.5), subgroup_size=S)
+    np.testing.assert_allclose(D, 1.5 * (A @ B) - 0.5 * C, rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("tile_m, tile_n, tile_k, wg_size", [(16, 48, 8, 48), (40, 8, 24, 32)])
+def test_gemm_wg_other_tiles_and_batching(tile_m, tile_n, tile_k, wg_size):
+    """Other tile shapes and work-group sizes (one tile per work-group whatever W is), and
+    the same result one work-group at a time (serial_subgroups) as batched."""
+    M, N, K = 50, 61, 29
+    A = RNG.standard_normal((M, K)).astype(np.float32)
+    B = RNG.standard_normal((K, N)).astype(np.float32)
+    C = np.zeros((M, N), np.float32)
+    prog = build("gemm_wg.cl", [f"-DTILE_M={tile_m}", f"-DTILE_N={tile_n}", f"-DTILE_K={tile_k}",
+                                f"-DWG_SIZE={wg_size}"])
+    gsize, lsize = gemm_wg_launch(M, N, tile_m, tile_n, wg_size)
+    results = []
+    for serial in (False, True):
+        D = np.zeros((M, N), np.float32)
+        prog.gemm_wg(gsize, lsize, A, B, C, D, M, N, K, np.float32(1), np.float32(0),
+                     serial_subgroups=serial)
+        results.append(D)
+    np.testing.assert_allclose(results[0], A @ B, rtol=1e-5, atol=1e-4)
+    np.testing.assert_array_equal(results[0], results[1])

@@ -8,8 +8,8 @@ import pytest
 from clcoop.cli import layout_main
 from clcoop.errors import ClcoopError
 from clcoop.interp.debug import format_layout_table, layout_cells
-from clcoop.interp.layout import (LayoutError, get_layout, matrix_length, matrix_type_of,
-                                  MatrixLayout)
+from clcoop.interp.layout import LayoutError, get_layout, matrix_type_of, MatrixLayout
+from clcoop.interp.wg_layout import matrix_length
 
 # The spec's 4x15 table, S = 16, transcribed row by row (component .x .y .z .w).
 # The spec writes padding as "-, -" here and "-,-" below; spec_rows normalizes both to "-".
@@ -186,9 +186,9 @@ def test_length_and_type_parsing():
     t = 'target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2)'
     matrix = matrix_type_of(t)
     assert (matrix.component.llvm, matrix.scope, matrix.rows, matrix.cols, matrix.use) == ("float", 3, 8, 16, 2)
-    assert matrix_length(t, 16) == 8
-    assert matrix_length('target("spirv.CooperativeMatrixKHR", i8, 3, 8, 32, 0)', 16) == 16
-    assert matrix_length('target("spirv.CooperativeMatrixKHR", half, 3, 16, 16, 1)', 8) == 32
+    assert matrix_length(t, 16, 64) == 8
+    assert matrix_length('target("spirv.CooperativeMatrixKHR", i8, 3, 8, 32, 0)', 16, 64) == 16
+    assert matrix_length('target("spirv.CooperativeMatrixKHR", half, 3, 16, 16, 1)', 8, 64) == 32
     with pytest.raises(ClcoopError):
         matrix_type_of("float")
 
@@ -260,7 +260,7 @@ def test_translator_shapes_12x12_and_12x48():
     assert a.row_col(13, 0) is None
     b = get_layout(48, 12, "b", "char", 16)
     assert (b.K1, b.K, b.padded_rows, b.length) == (2, 4, 64, 48)
-    assert matrix_length('target("spirv.CooperativeMatrixKHR", i32, 3, 12, 12, 2)', 16) == 12
+    assert matrix_length('target("spirv.CooperativeMatrixKHR", i32, 3, 12, 12, 2)', 16, 64) == 12
 
 
 def test_layouts_are_cached():
