@@ -129,6 +129,9 @@ BINARY = {op: spirv_name(f"CooperativeMatrixBinary{op.capitalize()}") for op in 
 CONVERSION_OPCODES = ("FConvert", "SConvert", "UConvert", "ConvertFToS", "ConvertFToU",
                       "ConvertSToF", "ConvertUToF")
 CONVERSIONS = {spirv_name(opcode): opcode for opcode in CONVERSION_OPCODES}
+# NV2 / EXT use conversion (only the use changes) and transpose (nv2-ops.md op names).
+CONVERT_USE = spirv_name("CooperativeMatrixConvertNV")
+TRANSPOSE = spirv_name("CooperativeMatrixTransposeNV")
 
 
 # ---------------------------------------------------------------- builders
@@ -139,6 +142,7 @@ OPERATION_BASES = {
     "+": BINARY["add"], "-": BINARY["sub"], "*": BINARY["mul"], "/": BINARY["div"],
     "neg": NEGATE, "scalar_mul": SCALAR_MUL,
     "access_chain": ACCESS_CHAIN,       # element access: a pointer to one component
+    "convert_use": CONVERT_USE, "transpose": TRANSPOSE,
 }
 
 

@@ -7,8 +7,9 @@ Cooperative-matrix decisions (where the RFC and the pull request are silent)
   rows/cols: integer constant expressions in 1..coopmat_spec.MAX_DIMENSION.
 - scope: 3 (CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP) or 4 (memory_scope_sub_group), both
   SPIR-V Subgroup (3) in the type. Quoted enumerator names (RFC 4.6 form) are accepted.
-- Mul-add: A and B must have the same component type; C (= the result) may differ but must
-  be of the same kind (integer or floating point): half x half + float and
+- Mul-add: A and B have one component type, or integer types of one width that differ in
+  signedness (uchar x char: SPV_KHR lets the component types differ); C (= the result) may
+  differ but must be of the same kind (integer or floating point): half x half + float and
   char x char + int are accepted, float x float + int is "inconsistent ...".
   The 3-argument coop_mat_mulAdd sets the signed bit of each signed integer component type
   (the pull request passes 0: a -Wcoop-portability warning); given operands are used as given.
@@ -37,6 +38,7 @@ from clcoop.frontend import tast
 from clcoop.frontend import types as T
 from clcoop.frontend.check_support import location
 from clcoop.frontend.constfold import fold, fold_cast
+from clcoop.frontend.coop_conversions import check_transpose
 from clcoop.frontend.conversions import is_arith_like, spell
 from clcoop.frontend.types import as_arith, is_integer_like, unqualified_elem
 
@@ -275,7 +277,7 @@ class CoopChecks:
         b = self.coop_matrix_arg(args_nodes[1])
         c = self.coop_matrix_arg(args_nodes[2])
         at, bt, ct = a.type, b.type, c.type
-        problem = mul_add_problem(at.spec, bt.spec, ct.spec, same_ab_component=True)
+        problem = mul_add_problem(at.spec, bt.spec, ct.spec)
         if problem is not None:
             where = args_nodes[problem.operand] if problem.operand >= 0 else node
             if problem.note:
@@ -344,4 +346,5 @@ COOP_BUILTINS.update({
     "coop_mat_mulAdd": CoopBuiltin(3, 4, False, CoopChecks.coop_muladd),     # the RFC's
     "coop_mat_init": CoopBuiltin(1, 1, True, CoopChecks.coop_init),
     "coop_mat_length": CoopBuiltin(1, 1, False, CoopChecks.coop_length),
+    "coop_mat_transpose": CoopBuiltin(1, 1, True, check_transpose),         # NV2 / EXT
 })

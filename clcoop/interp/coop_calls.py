@@ -19,7 +19,7 @@ import numpy as np
 
 from clcoop import coop_names, coopmat_spec
 from clcoop.errors import IRError, RuntimeFault
-from clcoop.interp import coopmat
+from clcoop.interp import coopmat, coopmat2
 from clcoop.interp.matrix_value import MatrixValue
 from clcoop.interp.layout import LayoutError, get_layout
 from clcoop.interp.scalars import COMPONENT_DTYPES, SCALARS
@@ -566,9 +566,39 @@ def _do_scalar_mul(ctx, callee, args, ret_type, what):
 
 
 def _do_convert(ctx, callee, args, ret_type, what):
+    """KHR Op*Convert; the use may change too (NV2/EXT), and bf16 rounds once (coopmat2)."""
     result, groups, (x,) = _unary_setup(ctx, callee, args, ret_type, what, 1)
-    mats = coopmat.convert(coop_names.CONVERSIONS[callee.base], x, _dtype(result))
+    _check_types(ctx, coopmat_spec.conversion_problem, callee, result, what)
+    mats = coopmat2.convert_use(x, _dtype(result), coop_names.CONVERSIONS[callee.base])
     return groups.scatter_matrix(mats, _layout(result, ctx), _dtype(result))
+
+
+def _check_types(ctx, rule, callee, result, what):
+    """A coopmat_spec rule on (operand, result) types, for IR that another producer wrote."""
+    (operand,) = _operand_matrices(callee, 1, what, has_result=True)
+    problem = rule(operand.matrix_type(), result.matrix_type())
+    if problem is not None:
+        _fault(ctx, f"cooperative matrix {what}: {problem.message}"
+                    + (f" ({problem.note})" if problem.note else ""))
+
+
+def _do_convert_use(ctx, callee, args, ret_type, what):
+    """NV2 OpCooperativeMatrixConvertNV / EXT ConvertUseEXT: the same logical matrix in
+    the result use's layout (int <-> uint of one width keep their bits)."""
+    result, groups, (x,) = _unary_setup(ctx, callee, args, ret_type, what, 1)
+    _check_types(ctx, coopmat_spec.conversion_problem, callee, result, what)
+    dtype = _dtype(result)
+    if x.dtype != dtype and (x.dtype.kind not in "iu" or x.dtype.itemsize != dtype.itemsize):
+        _fault(ctx, f"cooperative matrix {what} cannot change the component type "
+                    f"({x.dtype} to {dtype}); use a conversion")
+    return groups.scatter_matrix(coopmat2.convert_use(x).view(dtype), _layout(result, ctx), dtype)
+
+
+def _do_transpose(ctx, callee, args, ret_type, what):
+    """NV2 OpCooperativeMatrixTransposeNV (into B) and the EXT transpose (into A)."""
+    result, groups, (x,) = _unary_setup(ctx, callee, args, ret_type, what, 1)
+    _check_types(ctx, coopmat_spec.transpose_problem, callee, result, what)
+    return groups.scatter_matrix(coopmat2.transpose(x), _layout(result, ctx), _dtype(result))
 
 
 def _do_access_chain(ctx, callee, args, ret_type, what):
@@ -592,6 +622,8 @@ HANDLERS = {
     coop_names.NEGATE: _do_negate,
     coop_names.SCALAR_MUL: _do_scalar_mul,
     coop_names.ACCESS_CHAIN: _do_access_chain,
+    coop_names.CONVERT_USE: _do_convert_use,
+    coop_names.TRANSPOSE: _do_transpose,
 }
 HANDLERS.update({base: _do_binary for base in BINARY_OPS})
 HANDLERS.update({base: _do_convert for base in coop_names.CONVERSIONS})
