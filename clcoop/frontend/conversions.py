@@ -47,7 +47,7 @@ def usual_arithmetic(a, b):
     a, b = as_arith(a), as_arith(b)
     if a.is_float or b.is_float:
         floats = [t for t in (a, b) if t.is_float]
-        return max(floats, key=lambda t: t.bits)
+        return max(floats, key=lambda t: (t.bits, t != T.BF16))    # __bf16 < half (clang-22)
     a, b = promote(a), promote(b)
     if a == b:
         return a
@@ -151,7 +151,7 @@ class Conversions:
         if src == T.BOOL:
             return "bool-to-float" if d.is_float else "bool-to-int"
         if src.is_float and d.is_float:
-            return "float-to-float" if src.bits != d.bits else "noop"
+            return "float-to-float" if src.bits != d.bits or src != d else "noop"
         if src.is_float:
             return "float-to-int"
         if d.is_float:

@@ -217,7 +217,7 @@ class CoopChecks:
             self.fail(f"first argument of '{name}' must be a pointer ('{spell(p.type)}' invalid)", node)
         pointee = p.type.pointee
         elem = unqualified_elem(pointee)
-        if not (isinstance(elem, T.ScalarType) and elem.name in T.VECTOR_ELEMENT_NAMES):
+        if not (isinstance(elem, T.ScalarType) and elem.name in T.COOP_ELEMENT_NAMES):
             self.fail(f"pointer argument of '{name}' must point to a scalar or vector numeric type "
                       f"('{spell(p.type)}' invalid)", node)
         if mtype is not None and pointee != mtype.elem:

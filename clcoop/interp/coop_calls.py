@@ -37,7 +37,7 @@ def parse_callee(name):
 
 def pointee_size(params):
     """Size in bytes of the pointee of the first (pointer) parameter: 'PU3AS1f' -> 4."""
-    match = re.match(r"P(?:U3AS\d+)?[KVr]*(Dv(\d+)_)?(Dh|[cahbstijlmxyfd])", params)
+    match = re.match(r"P(?:U3AS\d+)?[KVr]*(Dv(\d+)_)?(DF16b|Dh|[cahbstijlmxyfd])", params)
     if not match:
         raise IRError(f"cannot read the pointer parameter type from mangled parameters '{params}'")
     count = int(match.group(2)) if match.group(2) else 1
@@ -462,8 +462,9 @@ def _do_mul_add(ctx, callee, args, ret_type, what):
     operands = groups.uniform(args[3], what, "operands") if len(args) > 3 else np.zeros(1)
     flags = int(operands[0]) if len(operands) else 0
     mats = None
-    a_factored = _factored_operand(args[0], a_type, groups, ctx)
-    b_factored = _factored_operand(args[1], b_type, groups, ctx)
+    bfloat16 = _dtype(a_type) == coopmat2.BFLOAT16
+    a_factored = None if bfloat16 else _factored_operand(args[0], a_type, groups, ctx)
+    b_factored = None if bfloat16 else _factored_operand(args[1], b_type, groups, ctx)
     if a_factored is not None and b_factored is not None:
         # A and B loaded as few distinct tiles each: one matmul of the distinct tiles,
         # the accumulator kept in the Grid order of that product between mul-adds.
@@ -476,7 +477,10 @@ def _do_mul_add(ctx, callee, args, ret_type, what):
         c = groups.gather_matrix(args[2], _layout(c_type, ctx)).astype(_dtype(c_type), copy=False)
         a = groups.gather_matrix(args[0], _layout(a_type, ctx)).astype(_dtype(a_type), copy=False)
         b = groups.gather_matrix(args[1], _layout(b_type, ctx)).astype(_dtype(b_type), copy=False)
-        mats = _run_checked(ctx, lambda: coopmat.mul_add(a, b, c, flags, _dtype(result)))
+        if bfloat16:        # SPV_KHR_bfloat16: exact products, one rounding (coopmat2)
+            mats = _run_checked(ctx, lambda: coopmat2.bfloat16_mul_add(a, b, c, _dtype(result)))
+        else:
+            mats = _run_checked(ctx, lambda: coopmat.mul_add(a, b, c, flags, _dtype(result)))
     return groups.scatter_matrix(mats, _layout(result, ctx), _dtype(result))
 
 

@@ -9,7 +9,7 @@ import os
 import tempfile
 
 from clcoop.spirv.binary import read_module, write_module
-from clcoop.spirv.coop2 import without_ext_constructs
+from clcoop.spirv.coop2 import reject_bfloat16_arithmetic_ir, without_ext_constructs
 from clcoop.spirv.rewrite import rewrite_cooperative_calls
 from clcoop.spirv.tools import INTERNAL_HINT, SpirvError, find_tool, run_tool
 
@@ -114,6 +114,7 @@ def ir_to_spirv(ir_text, triple="spir64-unknown-unknown", opt_level=0):
     find_tool("llc")
     find_tool("spirv-val")  # fail early, before any work, if a tool is missing
     reject_what_llc_cannot_lower(ir_text)
+    reject_bfloat16_arithmetic_ir(ir_text)
     ir_text = name_address_space_queries(ir_text)
     raw = llc_spirv(ir_text, triple, opt_level)
     module = rewrite_cooperative_calls(read_module(raw))

@@ -15,6 +15,8 @@ copy of a module that spirv-val 2025.5 can check (docs/spirv-coop2.md).
   Arithmetic on bf16 values is outside SPV_KHR_bfloat16 (only conversions, cooperative-matrix
   operations and OpDot are in it): a clear error.
 """
+import re
+
 from clcoop import coop_names
 from clcoop.coopmat_spec import Use
 from clcoop.spirv import binary as sb
@@ -137,17 +139,33 @@ def is_bfloat16(defs, type_id):
     return t.opcode == sb.OP_TYPE_FLOAT and t.operands[1:] == [16, 0]
 
 
+def bfloat16_arithmetic_error(what):
+    return SpirvError(
+        f"arithmetic on __bf16 values ({what}) cannot be emitted as SPIR-V: SPV_KHR_bfloat16 allows "
+        f"bf16 only in conversions, cooperative-matrix loads, stores and mul-adds, and OpDot; "
+        f"arithmetic needs {BF16_ARITHMETIC_EXTENSION}, which spirv-val 2025.5 refuses (\"FAdd "
+        f"doesn't support BFloat16 type\") and llc-22 does not enable. Convert to float, compute, "
+        f"and convert back (the interpreter runs bf16 arithmetic as it is)")
+
+
 def reject_bfloat16_arithmetic(module):
     """SpirvError for arithmetic on bf16 values (element-wise matrix operators included)."""
     defs = sb.definitions(module)
     for inst in module.instructions:
         if inst.opcode in FLOAT_ARITHMETIC and is_bfloat16(defs, inst.operands[0]):
-            raise SpirvError(
-                f"arithmetic on __bf16 values ({FLOAT_ARITHMETIC[inst.opcode]}) cannot be emitted as "
-                f"SPIR-V: SPV_KHR_bfloat16 allows bf16 only in conversions, cooperative-matrix loads, "
-                f"stores and mul-adds, and OpDot; arithmetic needs {BF16_ARITHMETIC_EXTENSION}, which "
-                f"spirv-val 2025.5 refuses (\"FAdd doesn't support BFloat16 type\"). Convert to float, "
-                f"compute, and convert back (the interpreter runs bf16 arithmetic as it is)")
+            raise bfloat16_arithmetic_error(FLOAT_ARITHMETIC[inst.opcode])
+
+
+# Scalar bfloat arithmetic in the IR, which llc-22 refuses with an LLVM ERROR.
+_BFLOAT_IR_ARITHMETIC = re.compile(
+    r"= (fadd|fsub|fmul|fdiv|frem|fneg|fcmp \w+)(?: \w+)* (?:<\d+ x )?bfloat\b|@(llvm\.\w+)\.(?:v\d+)?bf16\(")
+
+
+def reject_bfloat16_arithmetic_ir(ir_text):
+    """bfloat16_arithmetic_error for scalar bf16 arithmetic, before llc-22 sees it."""
+    m = _BFLOAT_IR_ARITHMETIC.search(ir_text)
+    if m:
+        raise bfloat16_arithmetic_error(m.group(1) or m.group(2))
 
 
 def finish(module, ext_transposes):

@@ -170,6 +170,7 @@ def test_bf16_mul_add_and_conversions_validate():
     "  bA x = coop_mat_load(a, ROW, (size_t)16); x = x + x; coop_mat_store(a, x, ROW, (size_t)16);",
     "  bA x = coop_mat_load(a, ROW, (size_t)16); x = x * (__bf16)2.0f; coop_mat_store(a, x, ROW, (size_t)16);",
     "  a[0] = a[1] * a[2];",
+    "  c[0] = a[1] < a[2];",
 ])
 def test_bf16_arithmetic_is_a_clear_error_naming_the_extension(body):
     with pytest.raises(SpirvError, match="SPV_INTEL_bfloat16_arithmetic.*FAdd doesn't support BFloat16"):
