@@ -173,3 +173,18 @@ def test_conversion_misuses_are_errors(body, message):
     with pytest.raises(CompileError) as info:
         build(src, 8, 16)
     assert message in str(info.value)
+
+
+@pytest.mark.parametrize("kernel,what", [("to_a_and_back", "ConvertNV"), ("transposes", "TransposeNV")])
+def test_native_engine_falls_back_with_a_reason(kernel, what):
+    from clcoop.native.support import NativeFallbackWarning
+    M, N = 8, 16
+    x = RNG.standard_normal((M, N)).astype(np.float32)
+    out = np.zeros(4 * M * N, np.float32)
+    with pytest.warns(NativeFallbackWarning, match=what):
+        prog = clcoop.Program(KERNELS).build(options=[f"-DM={M}", f"-DN={N}"], engine="auto")
+        getattr(prog, kernel)((16,), (16,), x, out, subgroup_size=16)
+    assert getattr(prog, kernel).engine == "interp"
+    assert what in getattr(prog, kernel).fallback_reason
+    expected = x.reshape(-1) if kernel == "to_a_and_back" else x.T.reshape(-1)
+    np.testing.assert_array_equal(out[:M * N], expected)

@@ -109,3 +109,23 @@ def test_reduction_local():
     padded = np.zeros(groups * local, np.float32)
     padded[:n] = data
     np.testing.assert_allclose(partial, padded.reshape(groups, local).sum(axis=1), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("S", [8, 16, 32])
+@pytest.mark.parametrize("as_bits", [False, True], ids=["bfloat16", "uint16"])
+def test_bf16_gemm(S, as_bits):
+    """bf16 x bf16 -> float: every product is exact in float32, so the float result is the
+    float32 sum of exact products; Cb is that result rounded once to bf16."""
+    import ml_dtypes
+    bf16 = np.dtype(ml_dtypes.bfloat16)
+    M, N, K = 16, 32, 48
+    A = RNG.standard_normal((M, K)).astype(bf16)
+    B = RNG.standard_normal((K, N)).astype(bf16)
+    C = np.zeros((M, N), np.float32)
+    Cb = np.zeros((M, N), np.uint16 if as_bits else bf16)
+    args = (A.view(np.uint16), B.view(np.uint16)) if as_bits else (A, B)
+    gsize, lsize = gemm_launch(M, N, S)
+    build("bf16_gemm.cl").bf16_gemm(gsize, lsize, *args, C, Cb, M, N, K, subgroup_size=S)
+    exact = A.astype(np.float64) @ B.astype(np.float64)
+    np.testing.assert_allclose(C, exact, rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(Cb.view(bf16), C.astype(bf16))    # float32 -> bf16 is one rounding
