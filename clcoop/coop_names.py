@@ -123,6 +123,10 @@ SPLAT = spirv_name("CompositeConstruct")
 NEGATE = spirv_name("CooperativeMatrixScalarNeg")
 SCALAR_MUL = spirv_name("CooperativeMatrixScalarMul")
 ACCESS_CHAIN = spirv_name("AccessChain")
+# SPV_NV_cooperative_matrix2 / SPV_EXT_cooperative_matrix_maintenance1 (nv2-ops.md table).
+REDUCE = spirv_name("CooperativeMatrixReduceNV")
+PER_ELEMENT = spirv_name("CooperativeMatrixPerElementOpNV")
+GET_COORDINATE = spirv_name("CooperativeMatrixGetCoordinateEXT")
 # Element-wise binary operators (RFC 4.6) by operation.
 BINARY = {op: spirv_name(f"CooperativeMatrixBinary{op.capitalize()}") for op in ("add", "sub", "mul", "div")}
 # Conversions: the SPIR-V opcode names, which are also the callee identifiers.
@@ -143,6 +147,7 @@ OPERATION_BASES = {
     "neg": NEGATE, "scalar_mul": SCALAR_MUL,
     "access_chain": ACCESS_CHAIN,       # element access: a pointer to one component
     "convert_use": CONVERT_USE, "transpose": TRANSPOSE,
+    "reduce": REDUCE, "per_element": PER_ELEMENT, "get_coordinate": GET_COORDINATE,
 }
 
 
@@ -166,3 +171,9 @@ def conversion_callee(src_is_float, src_signed, dst_is_float, dst_signed, matrix
     else:
         base = "SConvert" if src_signed else "UConvert"
     return callee_name(spirv_name(base), matrix_types, [])
+
+
+def function_operand_code(ret_code, param_codes):
+    """The parameter code of a function operand (`ptr @f` in the call), spelled as clang
+    mangles a pointer to that function type: float (*)(float, float) -> 'PFfffE'."""
+    return "PF" + ret_code + "".join(param_codes) + "E"

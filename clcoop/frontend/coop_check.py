@@ -34,7 +34,7 @@ from pycparser import c_ast
 from clcoop.coopmat_spec import (MAX_DIMENSION, OPENCL_MEMORY_SCOPES, OPERAND_ALL, Layout, Operand,
                                   Scope, Use, mul_add_problem, scope_of_value)
 from clcoop.coopmat_spec import default_operands as spec_default_operands
-from clcoop.frontend import tast
+from clcoop.frontend import coop_function_ops, tast
 from clcoop.frontend import types as T
 from clcoop.frontend.check_support import location
 from clcoop.frontend.constfold import fold, fold_cast
@@ -347,4 +347,9 @@ COOP_BUILTINS.update({
     "coop_mat_init": CoopBuiltin(1, 1, True, CoopChecks.coop_init),
     "coop_mat_length": CoopBuiltin(1, 1, False, CoopChecks.coop_length),
     "coop_mat_transpose": CoopBuiltin(1, 1, True, check_transpose),         # NV2 / EXT
+    # With a function operand (coop_function_ops.py; NV2 / EXT maintenance1).
+    "coop_mat_reduce": CoopBuiltin(3, 3, True, coop_function_ops.coop_reduce),
+    "coop_mat_per_element": CoopBuiltin(2, 2 + coop_function_ops.MAX_PER_ELEMENT_EXTRAS, False,
+                                        coop_function_ops.coop_per_element),
+    "coop_mat_get_coord": CoopBuiltin(2, 2, False, coop_function_ops.coop_get_coord),
 })

@@ -3,6 +3,7 @@
 from llvmlite import ir
 
 from clcoop import coop_names
+from clcoop.frontend import types as T
 from clcoop.frontend.llvm_types import I32, coop_mangled_pointer, is_float_type, ptr_type
 
 
@@ -89,3 +90,31 @@ class CoopLowering:
         mt = e.matrix.type
         return self.coop_call("access_chain", [mt], ["P" + "v", self.size_code], ptr_type(0),
                               [ptr, index], "arrayidx")
+
+    # ------------------------------------------------------------ function operands (coop_function_ops.py)
+    def function_operand(self, ref):
+        """(`ptr @f`, its parameter code) for a tast.FunctionRef: the function is declared
+        or defined by its own lowering; the call only refers to it (docs/ir-conventions.md)."""
+        irf = self.call_target(ref.function)
+        ftype = ref.function.type
+        code = coop_names.function_operand_code(T.mangle_type(ftype.ret), [T.mangle_type(p) for p in ftype.params])
+        return ir.FormattedConstant(ptr_type(0), irf.get_reference()), code
+
+    def ex_CoopReduce(self, e):
+        m = self.rvalue(e.matrix)
+        combine, code = self.function_operand(e.combine)
+        return self.coop_call("reduce", [e.type, e.matrix.type], ["i", code], self.value_type(e.type),
+                              [m, ir.Constant(I32, e.mode), combine], "call")
+
+    def ex_CoopPerElement(self, e):
+        m = self.rvalue(e.matrix)
+        function, code = self.function_operand(e.function)
+        extras = [self.rvalue(x) for x in e.extras]
+        matrices = [e.type, e.matrix.type] + [x.type for x in e.extras if x.type.is_coop_matrix]
+        codes = [code] + [T.mangle_type(x.type) for x in e.extras if not x.type.is_coop_matrix]
+        return self.coop_call("per_element", matrices, codes, self.value_type(e.type), [m, function] + extras, "call")
+
+    def ex_CoopGetCoord(self, e):
+        m = self.rvalue(e.matrix)
+        index = self.rvalue(e.index)
+        return self.coop_call("get_coordinate", [e.matrix.type], ["j"], self.value_type(e.type), [m, index], "coord")

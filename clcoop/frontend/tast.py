@@ -567,3 +567,24 @@ class CoopElement(Expr):
     @property
     def is_lvalue(self):
         return True
+
+
+# ---- cooperative-matrix operations with a function operand (coop_function_ops.py)
+@record
+class CoopReduce(Expr):
+    matrix: Expr                 # accumulator; node type: the result accumulator (from context)
+    mode: int                    # NV2 Cooperative Matrix Reduce mask: 1 Row, 2 Column, 3, 4 2x2
+    combine: FunctionRef         # T combine(T, T), T the component type
+
+
+@record
+class CoopPerElement(Expr):
+    matrix: Expr                 # node type == matrix.type
+    function: FunctionRef        # T fn(uint row, uint col, T x, extra...)
+    extras: list                 # matrices of matrix.type, or scalars converted to fn's parameter types
+
+
+@record
+class CoopGetCoord(Expr):
+    matrix: Expr
+    index: Expr                  # uint; node type uint2 (row, col)

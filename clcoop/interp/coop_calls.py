@@ -19,7 +19,7 @@ import numpy as np
 
 from clcoop import coop_names, coopmat_spec
 from clcoop.errors import IRError, RuntimeFault
-from clcoop.interp import coopmat, coopmat2
+from clcoop.interp import coop_function_calls, coopmat, coopmat2
 from clcoop.interp.matrix_value import MatrixValue
 from clcoop.interp.layout import LayoutError, get_layout
 from clcoop.interp.scalars import COMPONENT_DTYPES, SCALARS
@@ -617,6 +617,59 @@ def _do_access_chain(ctx, callee, args, ret_type, what):
     return base + index * size
 
 
+# ---- operations with a function operand (coop_function_calls.py; NV2 / EXT maintenance1)
+
+def _do_reduce(ctx, callee, args, ret_type, what):
+    result, groups, (m,) = _unary_setup(ctx, callee, args, ret_type, what, 1)
+    mode = groups.uniform(args[1], what, "mode")
+    mode = int(mode[0]) if mode.size else 1
+    problem = coopmat_spec.reduce_problem(callee.matrices[1].matrix_type(), result.matrix_type(), mode)
+    if problem is not None:
+        _fault(ctx, f"cooperative matrix {what}: {problem.message}" + (f" ({problem.note})" if problem.note else ""))
+    mats = _run_checked(ctx, lambda: coop_function_calls.reduce(
+        ctx, m, mode, args[2], (result.rows, result.cols), groups.lanes[:, 0]))
+    return groups.scatter_matrix(mats, _layout(result, ctx), _dtype(result))
+
+
+def _do_per_element(ctx, callee, args, ret_type, what):
+    result = _result_matrix(callee, ret_type, what)
+    groups = Subgroups(ctx, what)
+    layout = _layout(result, ctx)
+    owners = coop_function_calls.element_owners(layout, groups.lanes)
+    m = groups.gather_matrix(args[0], layout).astype(_dtype(result), copy=False)
+    extras = []
+    for value, is_matrix in zip(args[2:], _matrix_arguments(ctx, callee, len(args))[2:]):
+        if is_matrix:
+            extras.append(groups.gather_matrix(value, layout).astype(_dtype(result), copy=False))
+        else:       # the value of the work-item that holds each element
+            extras.append(np.broadcast_to(np.asarray(value), (int(ctx.lane_count),))[owners])
+    mats = _run_checked(ctx, lambda: coop_function_calls.per_element(ctx, m, args[1], extras, owners))
+    return groups.scatter_matrix(mats, layout, _dtype(result))
+
+
+def _matrix_arguments(ctx, callee, count):
+    """Which arguments of the call are matrices, from the callee's declaration (a
+    per-element call's extras mix matrices and scalars in any order)."""
+    name = coop_names.callee_name(callee.base, callee.matrices, [callee.params])
+    declared = getattr(getattr(ctx, "module", None), "functions", {}).get(name)
+    if declared is None:
+        raise IRError(f"cooperative matrix callee '{name}' is not declared in the module")
+    kinds = [ctx.module.type_of(str(a.type)).kind == "matrix" for a in declared.arguments]
+    if len(kinds) != count:
+        raise IRError(f"cooperative matrix callee '{name}' is called with {count} arguments "
+                      f"but declared with {len(kinds)}")
+    return kinds
+
+
+def _do_get_coordinate(ctx, callee, args, ret_type, what):
+    (matrix,) = _operand_matrices(callee, 1, what, has_result=False)
+    layout = _layout(matrix, ctx)
+    groups = Subgroups(ctx, what)
+    index = groups.gather_lanes(np.broadcast_to(np.asarray(args[1]), (int(ctx.lane_count),))[:, None])[:, :, 0]
+    coordinates = _run_checked(ctx, lambda: coop_function_calls.coordinates(layout, index))
+    return groups.scatter_lanes(coordinates, np.int32)
+
+
 HANDLERS = {
     coop_names.LOAD: _do_load,
     coop_names.STORE: _do_store,
@@ -628,6 +681,9 @@ HANDLERS = {
     coop_names.ACCESS_CHAIN: _do_access_chain,
     coop_names.CONVERT_USE: _do_convert_use,
     coop_names.TRANSPOSE: _do_transpose,
+    coop_names.REDUCE: _do_reduce,
+    coop_names.PER_ELEMENT: _do_per_element,
+    coop_names.GET_COORDINATE: _do_get_coordinate,
 }
 HANDLERS.update({base: _do_binary for base in BINARY_OPS})
 HANDLERS.update({base: _do_convert for base in coop_names.CONVERSIONS})

@@ -181,6 +181,26 @@ class Executor:
                 self.memory.free(region)
         return frame.ret
 
+    def call_on_lanes(self, name, args, owners):
+        """Runs the defined function `name` over len(owners) lanes at once, lane k acting
+        for the batch's work-item owners[k] (its ids, its work-group's __local memory, the
+        work-item faults name): how a reduction's combine function or a per-element
+        function (coop_function_calls.py) runs over pairs or elements. Returns (n,)."""
+        count = len(owners)
+        saved = (self.lane_count, self.lane_ids, self.mask, self.global_addrs, self.batch_cache,
+                 self.cur_lanes, self.current, self.work_group_size)
+        try:
+            self.lane_ids = self.lane_ids.of_lanes(owners)
+            self.global_addrs = {key: value[owners] if np.ndim(value) else value
+                                 for key, value in self.global_addrs.items()}
+            self.lane_count = self.work_group_size = count
+            self.batch_cache, self.cur_lanes = {}, None
+            self.mask = np.ones(count, bool)
+            return bcast(self.call(name, list(args), self.mask), count)
+        finally:
+            (self.lane_count, self.lane_ids, self.mask, self.global_addrs, self.batch_cache,
+             self.cur_lanes, self.current, self.work_group_size) = saved
+
     def _phis(self, block, vals, prev, bmask, full):
         # Phis of a block read their inputs simultaneously (LLVM LangRef "phi").
         new = []
@@ -333,6 +353,14 @@ class _LaneIds:
         self.llid = np.tile(np.arange(first, end, dtype=np.int64), group_count)
         self.group_linear = np.repeat(np.arange(first_group, first_group + group_count,
                                                 dtype=np.int64), end - first)
+
+    def of_lanes(self, lanes):
+        """The ids of the work-items `lanes` (indices into this batch), as a _LaneIds."""
+        view = _LaneIds.__new__(_LaneIds)
+        view.nd, view.first_group, view.group_count, view.S = self.nd, self.first_group, self.group_count, self.S
+        view.cache = {}
+        view.llid, view.group_linear = self.llid[lanes], self.group_linear[lanes]
+        return view
 
     def local_id(self, d):
         key = ("l", d)

@@ -10,6 +10,7 @@ import numpy as np
 
 from clcoop.errors import IRError
 from clcoop.interp import instructions
+from clcoop.interp.coop_function_calls import FunctionOperand
 from clcoop.interp.loader import (Const, TokenStream, parse_constant, parse_type,
                                   parse_typed_constant, value_id, value_kind)
 from clcoop.interp.scalars import scalar_dtype
@@ -130,6 +131,13 @@ class Translator:
             self.fn.template[slot] = constant_value(const, self.module.layout)
         return slot
 
+    def function_operand(self, v):
+        """Slot of a function operand of a cooperative-matrix call (`ptr @f`): a
+        FunctionOperand, which coop_function_calls runs on lanes."""
+        slot = self._new_slot(("function operand", value_id(v)))
+        self.fn.template[slot] = FunctionOperand(v.name)
+        return slot
+
     def _instr(self, ins, block_index):
         op = ins.opcode
         text = _METADATA_ATTACHMENTS.sub("", str(ins).strip())
@@ -156,9 +164,10 @@ class Translator:
             return Instr(op, dst, [self.operand(v) for v in operands], ty, text)
         if op == "call":
             callee = operands[-1]
-            args = [self.operand(a) for a in operands[:-1]]
-            rec = Instr(op, dst, args, ty, text)
+            rec = Instr(op, dst, [], ty, text)
             rec.data = instructions.resolve_call(self, callee, operands[:-1], rec)
+            rec.args = [self.function_operand(a) if rec.data[0] == "coop" and value_kind(a) == "function"
+                        else self.operand(a) for a in operands[:-1]]
             rec.fn = instructions.op_call
             return rec
         args = [self.operand(a) for a in operands]

@@ -10,6 +10,7 @@ import tempfile
 
 from clcoop.spirv.binary import read_module, write_module
 from clcoop.spirv.coop2 import reject_bfloat16_arithmetic_ir, without_ext_constructs
+from clcoop.spirv.function_operands import llc_extensions, without_get_coordinate
 from clcoop.spirv.rewrite import rewrite_cooperative_calls
 from clcoop.spirv.tools import INTERNAL_HINT, SpirvError, find_tool, run_tool
 
@@ -38,7 +39,7 @@ def llc_spirv(ir_text, triple, opt_level=0):
         with open(source, "w", encoding="utf-8") as handle:
             handle.write(ir_text)
         done = run_tool("llc", [f"-O{opt_level}", f"-mtriple={spirv_triple(triple)}",
-                                f"--spirv-ext={LLC_EXTENSIONS}", "-filetype=obj", source, "-o", target])
+                                f"--spirv-ext={llc_extensions(LLC_EXTENSIONS, ir_text)}", "-filetype=obj", source, "-o", target])
         if done.returncode != 0 or not os.path.exists(target):
             message = done.stderr.decode("utf-8", "replace").strip()
             raise SpirvError(f"llc-22 rejected the generated IR:\n{message}\n{INTERNAL_HINT}")
@@ -119,7 +120,8 @@ def ir_to_spirv(ir_text, triple="spir64-unknown-unknown", opt_level=0):
     raw = llc_spirv(ir_text, triple, opt_level)
     module = rewrite_cooperative_calls(read_module(raw))
     data = write_module(module)
-    # spirv-val 2025.5 does not know the EXT conversions: it checks the module without exactly
-    # those (docs/spirv-coop2.md), and the module is returned with them.
-    validate(write_module(without_ext_constructs(module)))
+    # spirv-val 2025.5 does not know the EXT conversions nor OpCooperativeMatrixGetCoordinateEXT
+    # (docs/spirv.md, docs/coopmat2-semantics.md "SPIR-V"): it checks a copy with exactly those made OpUndefs, and the module is
+    # returned with them.
+    validate(write_module(without_get_coordinate(without_ext_constructs(module))))
     return data

@@ -1,6 +1,6 @@
 """SPIR-V for the NV2 / EXT conversions and for bf16: use conversions, transpose, the
 capabilities and extensions they need, the bf16 arithmetic that cannot be emitted, and the
-copy of a module that spirv-val 2025.5 can check (docs/spirv-coop2.md).
+copy of a module that spirv-val 2025.5 can check (docs/coopmat2-semantics.md "SPIR-V").
 
 - `__spirv_CooperativeMatrixConvertNV` (only the use changes) -> OpCooperativeMatrixConvertNV
   (5293, = ConvertUseEXT): Accumulator -> A/B needs CooperativeMatrixConversionsNV (5431,

@@ -23,6 +23,7 @@ from clcoop.coop_names import SIGNED_CODES, UNSIGNED_CODES
 from clcoop.coopmat_spec import Operand
 from clcoop.spirv import binary as sb
 from clcoop.spirv import coop2
+from clcoop.spirv import function_operands
 from clcoop.spirv.tools import INTERNAL_HINT, SpirvError
 
 # Base name (after the `_Z<len>` prefix) -> operation kind. The RFC names are what clcoop emits
@@ -30,6 +31,8 @@ from clcoop.spirv.tools import INTERNAL_HINT, SpirvError
 KIND_BY_BASE = {base: op for op, base in coop_names.BINARY.items()}
 KIND_BY_BASE.update({coop_names.NEGATE: "neg", coop_names.SCALAR_MUL: "scalar_mul",
                      coop_names.ACCESS_CHAIN: "access_chain"})
+KIND_BY_BASE.update({coop_names.REDUCE: "reduce", coop_names.PER_ELEMENT: "per_element",
+                     coop_names.GET_COORDINATE: "get_coordinate"})     # function_operands.py
 KIND_BY_BASE.update({coop_names.spirv_name(opcode): kind for opcode, kind in (
     ("MatrixTimesScalar", "scalar_mul"),
     ("FAdd", "add"), ("IAdd", "add"), ("FSub", "sub"), ("ISub", "sub"),
@@ -337,6 +340,8 @@ class _Rewriter:
             return atomics[call.operands[1]]
         if kind in coop2.KIND_BY_BASE.values():
             return coop2.rewrite_call(self.defs, call, kind, name)
+        if kind in function_operands.CALL_REWRITES:
+            return function_operands.CALL_REWRITES[kind](self, call, name)
         if kind != "access_chain":
             replaced = self.arithmetic(call, kind, codes, name)
             # Not on matrices (e.g. a scalar __spirv_FAdd llc did not lower): the call and its import stay.
@@ -483,7 +488,9 @@ def rewrite_cooperative_calls(module):
     """Rewrite in place (and return) a parsed module; see the module docstring."""
     drop_float_signedness(module)
     ext_transposes = coop2.transposes_into_a(module, sb.definitions(module))
+    function_operands.restore_function_operands(module)
     rewriter = _Rewriter(module)
     if rewriter.targets:
+        function_operands.add_requirements(rewriter)
         rewriter.rewrite()
     return coop2.finish(module, ext_transposes)

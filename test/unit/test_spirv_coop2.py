@@ -1,6 +1,6 @@
 """--emit-spirv of use conversions, transposes and bf16 (clcoop/spirv/coop2.py): opcodes,
 decorations, capabilities and extensions; spirv-val 2025.5 accepts every module once exactly
-the EXT constructs it does not know are removed from a copy (docs/spirv-coop2.md)."""
+the EXT constructs it does not know are removed from a copy (docs/coopmat2-semantics.md "SPIR-V")."""
 import collections
 import os
 import tempfile
