@@ -3,9 +3,8 @@ logical matrices: reductions, per-element functions, use conversions, transpose,
 coordinates, and bf16 (SPV_KHR_bfloat16) conversions and mul-add.
 
 Pure NumPy (and ml_dtypes for bfloat16), like coopmat.py: every function takes G
-matrices at once as a (G, rows, cols) array, one per subgroup. Groundwork: not yet wired
-into the compiler or the interpreter (docs/coopmat2-semantics.md has the rules and the
-interfaces).
+matrices at once as a (G, rows, cols) array, one per subgroup (docs/coopmat2-semantics.md
+has the rules, and which operations the interpreter runs through here).
 """
 import ml_dtypes
 import numpy as np
