@@ -137,12 +137,14 @@ kernel void k(global TA *a, global TB *b, global int *c) {
 INT8 = {"char": np.int8, "uchar": np.uint8}
 
 
+@pytest.mark.parametrize("engine", ["interp", "native"])
 @pytest.mark.parametrize("ta,tb", [("uchar", "char"), ("char", "uchar")])
-def test_mixed_signedness_mul_add_follows_the_component_types(ta, tb):
+def test_mixed_signedness_mul_add_follows_the_component_types(ta, tb, engine):
     a = RNG.integers(0, 256, (8, 32)).astype(np.uint8).view(INT8[ta])
     b = RNG.integers(0, 256, (32, 16)).astype(np.uint8).view(INT8[tb])
     c = np.zeros((8, 16), np.int32)
-    prog = clcoop.Program(MIXED).build(options=[f"-DTA={ta}", f"-DTB={tb}", "-DOPERANDS="])
+    prog = clcoop.Program(MIXED).build(options=[f"-DTA={ta}", f"-DTB={tb}", "-DOPERANDS=",
+                                                "-Wno-coop-portability"], engine=engine)
     prog.k((16,), (16,), a, b, c, subgroup_size=16)
     np.testing.assert_array_equal(c, a.astype(np.int64) @ b.astype(np.int64))
 
