@@ -278,8 +278,9 @@ class VarRef(Expr):
 
 @record
 class FunctionRef(Expr):
-    """Names a function. check never puts one in the typed AST (OpenCL has no function pointers:
-    a function name used as a value is an error)."""
+    """Names a function. OpenCL has no function pointers: a function name used as a value is an
+    error, except as the function operand of a cooperative-matrix built-in (coop_function_ops.py),
+    the only place check puts one."""
     function: Function
 
 

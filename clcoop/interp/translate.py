@@ -134,6 +134,13 @@ class Translator:
     def function_operand(self, v):
         """Slot of a function operand of a cooperative-matrix call (`ptr @f`): a
         FunctionOperand, which coop_function_calls runs on lanes."""
+        known = self.slots.get(("function operand", value_id(v)))
+        if known is not None:
+            return known
+        defined = self.module.functions.get(v.name)
+        if defined is None or defined.is_declaration:
+            raise IRError(f"the function operand @{v.name} of a cooperative matrix operation is not "
+                          f"defined in the module (declared only)")
         slot = self._new_slot(("function operand", value_id(v)))
         self.fn.template[slot] = FunctionOperand(v.name)
         return slot

@@ -14,7 +14,7 @@ from clcoop.spirv.function_operands import llc_extensions, without_get_coordinat
 from clcoop.spirv.rewrite import rewrite_cooperative_calls
 from clcoop.spirv.tools import INTERNAL_HINT, SpirvError, find_tool, run_tool
 
-__all__ = ["ir_to_spirv", "find_tool", "llc_spirv", "validate", "disassemble", "spirv_triple",
+__all__ = ["ir_to_spirv", "find_tool", "llc_spirv", "validate", "validate_known", "known_part", "disassemble", "spirv_triple",
            "SpirvError", "LLC_EXTENSIONS"]
 
 # Enabled one by one: `--spirv-ext=all` gives modules spirv-val rejects (notes/llc22-cooperative-matrix.md).
@@ -120,8 +120,18 @@ def ir_to_spirv(ir_text, triple="spir64-unknown-unknown", opt_level=0):
     raw = llc_spirv(ir_text, triple, opt_level)
     module = rewrite_cooperative_calls(read_module(raw))
     data = write_module(module)
-    # spirv-val 2025.5 does not know the EXT conversions nor OpCooperativeMatrixGetCoordinateEXT
-    # (docs/spirv.md, docs/coopmat2-semantics.md "SPIR-V"): it checks a copy with exactly those made OpUndefs, and the module is
-    # returned with them.
-    validate(write_module(without_get_coordinate(without_ext_constructs(module))))
+    validate_known(data)
     return data
+
+
+def known_part(data):
+    """The copy of a module that SPIRV-Tools 2025.5 knows: OpCooperativeMatrixGetCoordinateEXT and
+    the EXT conversions (A/B -> Accumulator, the transpose into A) made OpUndefs of their result
+    types, their capabilities, extension and decoration dropped (docs/coopmat2-semantics.md
+    "SPIR-V"); everything else as it is."""
+    return write_module(without_get_coordinate(without_ext_constructs(read_module(data))))
+
+
+def validate_known(data):
+    """validate() of what spirv-val 2025.5 knows (known_part)."""
+    validate(known_part(data))

@@ -18,7 +18,7 @@ Rewrites (`CALL_REWRITES`, used by rewrite.py for the imported calls llc-22 leav
              (CooperativeMatrixPerElementOperationsNV, SPV_NV_cooperative_matrix2)
 - get-coordinate -> OpCooperativeMatrixGetCoordinateEXT Result Matrix Index
              (CooperativeMatrixGetCoordinateEXT, SPV_EXT_cooperative_matrix_maintenance1;
-             spirv-val 2025.5 does not know it yet: docs/spirv.md)
+             spirv-val 2025.5 does not know it yet: docs/coopmat2-semantics.md "SPIR-V")
 """
 import re
 
@@ -104,7 +104,9 @@ def add_extension(module, name):
     module.instructions.insert(at, sb.Instruction(sb.OP_EXTENSION, sb.encode_string(name)))
 
 
-def _function_operand(rewriter, value, name):
+def function_id(rewriter, value, name):
+    """The OpFunction id a rewritten call passes for its function operand `value` (after
+    restore_function_operands); `name` is the callee, for the message."""
     definition = rewriter.defs.get(value)
     if definition is None or definition.opcode != sb.OP_FUNCTION:
         # llc-22 without SPV_INTEL_function_pointers: an OpConstantNull (through a bitcast).
@@ -138,7 +140,7 @@ def rewrite_reduce(rewriter, call, name):
     if mode_value is None:
         _fail(f"{name}: the reduce mode is not a constant")
     return [sb.Instruction(sb.OP_COOPERATIVE_MATRIX_REDUCE_NV,
-                           [result_type, result, matrix, mode_value, _function_operand(rewriter, combine, name)])]
+                           [result_type, result, matrix, mode_value, function_id(rewriter, combine, name)])]
 
 
 def rewrite_per_element(rewriter, call, name):
@@ -147,7 +149,7 @@ def rewrite_per_element(rewriter, call, name):
         _fail(f"{name} is called with {len(args)} operands, expected at least 2")
     matrix, function, *extras = args
     return [sb.Instruction(sb.OP_COOPERATIVE_MATRIX_PER_ELEMENT_OP_NV,
-                           [result_type, result, matrix, _function_operand(rewriter, function, name)] + extras)]
+                           [result_type, result, matrix, function_id(rewriter, function, name)] + extras)]
 
 
 def rewrite_get_coordinate(rewriter, call, name):
@@ -165,7 +167,7 @@ CALL_REWRITES = {"reduce": rewrite_reduce, "per_element": rewrite_per_element,
 def without_get_coordinate(module):
     """A copy-ready module where each OpCooperativeMatrixGetCoordinateEXT is an OpUndef of
     its result type, and its capability and extension are gone: what spirv-val 2025.5 can
-    check (it does not know the instruction yet; docs/spirv.md). In place; returns it."""
+    check (it does not know the instruction yet; docs/coopmat2-semantics.md "SPIR-V"). In place; returns it."""
     kept = []
     for inst in module.instructions:
         if inst.opcode == sb.OP_COOPERATIVE_MATRIX_GET_COORDINATE_EXT:

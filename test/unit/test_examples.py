@@ -161,3 +161,30 @@ def test_mlp2_random_with_a_wider_hidden_layer():
     gsize, lsize = gemm_launch(M, N, 16)
     build("mlp2.cl", [f"-DHIDDEN={H}"]).mlp2(gsize, lsize, X, W1, W2, Y, M, N, K, subgroup_size=16)
     np.testing.assert_allclose(Y, mlp2_reference(X, W1, W2), rtol=1e-2, atol=2e-2)
+@pytest.mark.parametrize("options", [[], ["-cl-opt-disable"]], ids=["O2", "O0"])
+@pytest.mark.parametrize("S", [8, 16, 32])
+def test_softmax_rows(S, options):
+    M = 32
+    X = (RNG.standard_normal((M, 32)) * 3).astype(np.float32)
+    Y = np.zeros_like(X)
+    LSE = np.zeros(M, np.float32)
+    build("softmax_rows.cl", options).softmax_rows((M // 8 * S,), (S,), X, Y, LSE, subgroup_size=S)
+    x = X.astype(np.float64)
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(Y, e / e.sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(LSE, np.log(np.exp(x).sum(axis=1)), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("options", [[], ["-cl-opt-disable"]], ids=["O2", "O0"])
+@pytest.mark.parametrize("S", [8, 16, 32])
+def test_mask_causal(S, options):
+    M, N, D = 32, 48, 16
+    Q = RNG.standard_normal((M, D)).astype(np.float32)
+    K = RNG.standard_normal((N, D)).astype(np.float32)
+    Kt = np.ascontiguousarray(K.T)
+    out = np.zeros((M, N), np.float32)
+    build("mask_causal.cl", options).mask_causal((N // 16 * S, M // 8), (S, 1), Q, Kt, out, N,
+                                                 np.float32(0.25), subgroup_size=S)
+    expected = (Q.astype(np.float64) @ K.T.astype(np.float64)) * 0.25
+    expected[np.triu(np.ones((M, N), bool), k=1)] = -np.inf
+    np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-5)

@@ -9,6 +9,10 @@
 // RUN: %clcoop %s -O2 --emit-spirv -o %t2.spv
 // RUN: %spirv-val %t2.spv
 // RUN: %spirv-dis %t2.spv | FileCheck %s
+// RUN: %clcoop %examples/softmax_rows.cl --emit-spirv -o %t.softmax.spv
+// RUN: %spirv-val %t.softmax.spv
+// RUN: %clcoop %examples/mask_causal.cl -O0 --emit-spirv -o %t.mask.spv
+// RUN: %spirv-val %t.mask.spv
 
 typedef float acc __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 8, 16, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
 typedef float rowv __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 8, 1, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
