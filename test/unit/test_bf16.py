@@ -53,6 +53,10 @@ kernel void arith(global __bf16 *a, global __bf16 *b, global __bf16 *out) {
   out[4 * i] = a[i] + b[i]; out[4 * i + 1] = a[i] * b[i]; out[4 * i + 2] = a[i] - b[i];
   out[4 * i + 3] = a[i] / b[i];
 }
+kernel void muladd(global __bf16 *a, global __bf16 *b, global __bf16 *c, global __bf16 *out) {
+  size_t i = get_global_id(0);
+  out[i] = a[i] * b[i] + c[i];      /* contracted to llvm.fmuladd.bf16, as clang-22 does */
+}
 kernel void literal(global __bf16 *out) { out[0] = 1.00390625; out[1] = 1.0039062500000002; out[2] = -0.0; }
 """
 
@@ -110,6 +114,19 @@ def test_arithmetic_is_rounded_once_to_bf16(scalars):
     A, B = a.astype(np.float64), b.astype(np.float64)
     expected = np.stack([A + B, A * B, A - B, A / B], axis=1).reshape(-1)
     np.testing.assert_array_equal(out.view(np.uint16), oracle_bf16(expected).view(np.uint16))
+
+
+def test_contracted_mul_add_rounds_product_then_sum(scalars):
+    """llvm.fmuladd.bf16 runs unfused (docs/ir-conventions.md): the product rounded to bf16,
+    then the sum; so the result does not depend on -ffp-contract."""
+    a = (RNG.standard_normal(100) * 8).astype(BF16)
+    b = (RNG.standard_normal(100) * 8).astype(BF16)
+    c = (RNG.standard_normal(100) * 8).astype(BF16)
+    out = np.zeros(100, BF16)
+    scalars.muladd((100,), (1,), a, b, c, out)
+    product = oracle_bf16(a.astype(np.float64) * b.astype(np.float64)).astype(np.float64)
+    expected = oracle_bf16(product + c.astype(np.float64))
+    np.testing.assert_array_equal(out.view(np.uint16), expected.view(np.uint16))
 
 
 def test_literals_fold_as_clang(scalars):
