@@ -292,3 +292,10 @@ def test_native_engine_falls_back_with_a_reason():
         prog.from_double((1,), (1,), np.array([1 + 2 ** -8 + 2 ** -30]), out)
     assert prog.from_double.engine == "interp" and "__bf16" in prog.from_double.fallback_reason
     assert out[0] == 1 + 2 ** -7
+
+
+def test_printf_of_a_bf16_value(capfd):
+    """Passed unpromoted, as clang-22 does; printed exactly."""
+    prog = clcoop.Program('kernel void k(global __bf16 *p) { printf("%f\\n", p[0]); }').build()
+    prog.k((1,), (1,), np.array([1.5078125], BF16))
+    assert capfd.readouterr().out == "1.507812\n"

@@ -37,6 +37,11 @@ half mixed(half a, __bf16 b) { return a + b; }
 // CHECK: fmul bfloat %{{.*}}, 0xR4000
 __bf16 twice(__bf16 a) { return a * 2; }
 
+// A __bf16 printf argument is passed as it is, as clang-22 does (no promotion to double).
+// CHECK-LABEL: define spir_func void @show(bfloat %x)
+// CHECK: call spir_func i32 (ptr addrspace(2), ...) @printf(ptr addrspace(2) @.str, bfloat %{{.*}})
+void show(__bf16 x) { printf("%f\n", x); }
+
 // CHECK-LABEL: define spir_kernel void @k(
 // CHECK: store bfloat 0xR3FC0
 // CHECK: store bfloat 0xR3F80
