@@ -9,6 +9,8 @@ Kernel arguments:
 - NumPy arrays are __global (or __constant) buffers. They must be C-contiguous and their
   dtype must match the pointee type of the parameter (kernel_arg_type, e.g. float* needs
   float32).
+- A `__bf16 *` buffer is a NumPy array of ml_dtypes.bfloat16, or of uint16 holding the bit
+  patterns (docs/coopmat2-semantics.md "bf16").
 - Python numbers and NumPy scalars are converted to the parameter's type (signedness
   from !kernel_arg_type); values that do not fit raise ArgumentError.
 - clcoop.LocalMemory(nbytes) is a __local pointer parameter (one buffer per work-group).
@@ -41,7 +43,8 @@ from clcoop.errors import ArgumentError, CompileError, CompilerWarning, RuntimeF
 from clcoop.interp import execute, translate
 from clcoop.interp.loader import load_module
 from clcoop.interp.memory import Memory
-from clcoop.interp.scalars import scalar_dtype
+from clcoop.interp.coopmat2 import to_bfloat16
+from clcoop.interp.scalars import BFLOAT16, scalar_dtype
 
 DEFAULT_SUBGROUP_SIZE = 16
 SUPPORTED_SUBGROUP_SIZES = (1, 2, 4, 8, 16, 32, 64, 128)
@@ -347,6 +350,15 @@ _SCALAR_TYPES = {
 }
 
 
+# __bf16 buffers: bfloat16 values, or uint16 bit patterns (the same bytes).
+BFLOAT16_BUFFER_DTYPES = (BFLOAT16, np.dtype(np.uint16))
+
+
+def _is_bfloat16_pointer(type_name):
+    return type_name.replace("const", "").replace("volatile", "").replace("restrict", "") \
+        .rstrip("* ").strip() == "__bf16"
+
+
 def _pointee_dtype(type_name):
     """'float*' -> float32, 'uint4*' -> uint32, unknown (struct*) -> None."""
     base = type_name.replace("const", "").replace("volatile", "").replace("restrict", "")
@@ -430,6 +442,9 @@ def _map_buffer(arg, name, where, type_name, memory, copies, seen, written):
     if not arg.flags.c_contiguous:
         raise ArgumentError(f"{where}: the array is not C-contiguous (use np.ascontiguousarray)")
     want = _pointee_dtype(type_name)
+    if _is_bfloat16_pointer(type_name) and arg.dtype not in BFLOAT16_BUFFER_DTYPES:
+        raise ArgumentError(f"{where} needs a bfloat16 array (ml_dtypes.bfloat16) or a uint16 array "
+                            f"of bf16 bit patterns, got {arg.dtype.name}")
     if want is not None and arg.dtype != np.dtype(want):
         raise ArgumentError(f"{where} needs a {np.dtype(want).name} array, got {arg.dtype.name}")
     key = _buffer_key(arg)
@@ -463,6 +478,8 @@ def _convert_scalar(arg, ptype, type_name, where):
     if not isinstance(arg, (int, float, np.integer, np.floating, np.bool_, np.ndarray)):
         raise ArgumentError(f"{where} needs a number, got {type(arg).__name__}")
     dtype = scalar_dtype(ptype)
+    if dtype == BFLOAT16:
+        return to_bfloat16(np.float64(arg))[()]     # one rounding, as a double -> __bf16 cast
     if ptype.kind == "float":
         return dtype.type(arg)
     if isinstance(arg, (float, np.floating)):

@@ -19,7 +19,7 @@ SIGNED_CODES = frozenset({"a", "c", "s", "i", "l"})
 UNSIGNED_CODES = frozenset({"h", "t", "j", "m"})
 
 _MANGLED_PREFIX = re.compile(r"_Z(\d+)")
-_MATRIX_ARG = re.compile(r"(Dh|[a-z])Li(\d+)ELi(\d+)ELi(\d+)ELi(\d+)E")
+_MATRIX_ARG = re.compile(r"(DF16b|Dh|[a-z])Li(\d+)ELi(\d+)ELi(\d+)ELi(\d+)E")
 
 
 @dataclass(frozen=True)
@@ -133,6 +133,9 @@ BINARY = {op: spirv_name(f"CooperativeMatrixBinary{op.capitalize()}") for op in 
 CONVERSION_OPCODES = ("FConvert", "SConvert", "UConvert", "ConvertFToS", "ConvertFToU",
                       "ConvertSToF", "ConvertUToF")
 CONVERSIONS = {spirv_name(opcode): opcode for opcode in CONVERSION_OPCODES}
+# NV2 / EXT use conversion (only the use changes) and transpose (nv2-ops.md op names).
+CONVERT_USE = spirv_name("CooperativeMatrixConvertNV")
+TRANSPOSE = spirv_name("CooperativeMatrixTransposeNV")
 
 
 # ---------------------------------------------------------------- builders
@@ -143,6 +146,7 @@ OPERATION_BASES = {
     "+": BINARY["add"], "-": BINARY["sub"], "*": BINARY["mul"], "/": BINARY["div"],
     "neg": NEGATE, "scalar_mul": SCALAR_MUL,
     "access_chain": ACCESS_CHAIN,       # element access: a pointer to one component
+    "convert_use": CONVERT_USE, "transpose": TRANSPOSE,
     "reduce": REDUCE, "per_element": PER_ELEMENT, "get_coordinate": GET_COORDINATE,
 }
 

@@ -267,19 +267,16 @@ class Problem:
     note_operand: int = -1     # the operand the note is about (-1: the operation as a whole)
 
 
-def mul_add_problem(a, b, c, result=None, same_ab_component=False):
+def mul_add_problem(a, b, c, result=None):
     """KHR OpCooperativeMatrixMulAddKHR: uses A/B/Accumulator, M x K times K x N plus
     M x N, one scope. Component types need not match (KHR: "defined by the client API");
-    OpenCL C keeps integers with integers and floats with floats, and A and B of one
-    width (mixed signedness is allowed in IR: uchar x char). same_ab_component: the
-    OpenCL C source rule, where A and B have one component type (clcoop's checker; the
-    source keeps the signedness that IR types lose)."""
+    OpenCL C keeps integers with integers and floats with floats, float A and B of one
+    type, integer A and B of one width (mixed signedness: uchar x char)."""
     for index, (matrix, use) in enumerate(((a, Use.A), (b, Use.B), (c, Use.ACCUMULATOR))):
         if matrix.use != use:
             return Problem(f"argument of cooperative matrix must have '{use.opencl}' use", index)
     ca, cb, cc = a.component, b.component, c.component
-    if ca.is_float != cb.is_float or (ca.is_float and ca != cb) or ca.bits != cb.bits \
-            or (same_ab_component and ca != cb):
+    if ca.is_float != cb.is_float or (ca.is_float and ca != cb) or ca.bits != cb.bits:
         return Problem("inconsistent cooperative matrix element types", 1,
                        f"element types are '{ca.name}', '{cb.name}' and '{cc.name}'")
     if ca.is_float != cc.is_float:

@@ -165,7 +165,7 @@ class BuiltinCalls:
                       + ("; pass its elements" if t.is_coop_matrix else ""), node)
         if isinstance(t, T.StructType):
             self.fail(f"cannot pass a struct of type '{spell(t)}' to printf", node)
-        if t.is_float and t != T.DOUBLE:
+        if t.is_float and t not in (T.DOUBLE, T.BF16):     # clang-22 passes __bf16 as it is
             return self.arith_convert(value, T.DOUBLE)
         if is_integer_like(t) and (isinstance(t, T.EnumType) or t.bits < 32):
             return self.arith_convert(value, T.INT)

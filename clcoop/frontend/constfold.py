@@ -190,8 +190,11 @@ def cast_constant(e):
         return wrap_int(_source_value(value, src), dst) if dst.kind == "int" else None
     if e.kind == "int-to-float":
         return float(_source_value(value, src))
-    if dst.bits >= src.bits:
+    if dst.bits >= src.bits and dst != T.BF16:
         return float(value)
+    if dst == T.BF16 and src in (T.DOUBLE, T.FLOAT):
+        # clang folds (__bf16)constant too; lower's bfloat constant rounds the source value once.
+        return float(value) if src == T.DOUBLE else struct.unpack("<f", struct.pack("<f", value))[0]
     return None
 
 

@@ -7,6 +7,7 @@ from clcoop.frontend import tast
 from clcoop.frontend import types as T
 from clcoop.frontend.check_support import location
 from clcoop.frontend.constfold import fold
+from clcoop.frontend.coop_conversions import coop_matrix_cast
 from clcoop.frontend.types import as_arith, is_integer_like
 
 
@@ -46,7 +47,7 @@ def usual_arithmetic(a, b):
     a, b = as_arith(a), as_arith(b)
     if a.is_float or b.is_float:
         floats = [t for t in (a, b) if t.is_float]
-        return max(floats, key=lambda t: t.bits)
+        return max(floats, key=lambda t: (t.bits, t != T.BF16))    # __bf16 < half (clang-22)
     a, b = promote(a), promote(b)
     if a == b:
         return a
@@ -150,7 +151,7 @@ class Conversions:
         if src == T.BOOL:
             return "bool-to-float" if d.is_float else "bool-to-int"
         if src.is_float and d.is_float:
-            return "float-to-float" if src.bits != d.bits else "noop"
+            return "float-to-float" if src.bits != d.bits or src != d else "noop"
         if src.is_float:
             return "float-to-int"
         if d.is_float:
@@ -269,12 +270,7 @@ class Conversions:
             return tast.Cast(T.VOID, loc, "to-void", operand)
         if t.is_coop_matrix or st.is_coop_matrix:
             if t.is_coop_matrix and st.is_coop_matrix:
-                if t.same_shape(st) and t.elem != st.elem:
-                    return tast.CoopConvert(t, loc, operand)
-                if t == st:
-                    return operand
-                self.fail(f"invalid conversion between cooperative matrix types '{spell(st)}' and "
-                          f"'{spell(t)}': scope, rows, columns and use must match", node)
+                return coop_matrix_cast(self, operand, t, node)
             self.fail(f"invalid cast from '{spell(st)}' to '{spell(t)}'", node)
         if isinstance(t, T.VectorType):
             if isinstance(st, T.VectorType):

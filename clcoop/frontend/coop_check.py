@@ -12,8 +12,9 @@ Cooperative-matrix decisions (where the RFC and the pull request are silent)
   workgroup-scope matrix (itself or through the functions it calls) must have
   reqd_work_group_size: the layout depends on the work-group size, and SPIR-V requires
   OpExecutionMode LocalSize for it (docs/layout.md "Workgroup scope").
-- Mul-add: A and B must have the same component type; C (= the result) may differ but must
-  be of the same kind (integer or floating point): half x half + float and
+- Mul-add: A and B have one component type, or integer types of one width that differ in
+  signedness (uchar x char: SPV_KHR lets the component types differ); C (= the result) may
+  differ but must be of the same kind (integer or floating point): half x half + float and
   char x char + int are accepted, float x float + int is "inconsistent ...".
   The 3-argument coop_mat_mulAdd sets the signed bit of each signed integer component type
   (the pull request passes 0: a -Wcoop-portability warning); given operands are used as given.
@@ -43,6 +44,7 @@ from clcoop.frontend import types as T
 from clcoop.frontend.check_support import location
 from clcoop.frontend.constfold import fold, fold_cast
 from clcoop.frontend.coop_tensor_check import TENSOR_BUILTINS, CoopTensorChecks
+from clcoop.frontend.coop_conversions import check_transpose
 from clcoop.frontend.conversions import is_arith_like, spell
 from clcoop.frontend.types import as_arith, is_integer_like, unqualified_elem
 
@@ -253,7 +255,7 @@ class CoopChecks(CoopTensorChecks):
             self.fail(f"first argument of '{name}' must be a pointer ('{spell(p.type)}' invalid)", node)
         pointee = p.type.pointee
         elem = unqualified_elem(pointee)
-        if not (isinstance(elem, T.ScalarType) and elem.name in T.VECTOR_ELEMENT_NAMES):
+        if not (isinstance(elem, T.ScalarType) and elem.name in T.COOP_ELEMENT_NAMES):
             self.fail(f"pointer argument of '{name}' must point to a scalar or vector numeric type "
                       f"('{spell(p.type)}' invalid)", node)
         if mtype is not None and pointee != mtype.elem:
@@ -313,7 +315,7 @@ class CoopChecks(CoopTensorChecks):
         b = self.coop_matrix_arg(args_nodes[1])
         c = self.coop_matrix_arg(args_nodes[2])
         at, bt, ct = a.type, b.type, c.type
-        problem = mul_add_problem(at.spec, bt.spec, ct.spec, same_ab_component=True)
+        problem = mul_add_problem(at.spec, bt.spec, ct.spec)
         if problem is not None:
             where = args_nodes[problem.operand] if problem.operand >= 0 else node
             if problem.note:
@@ -423,6 +425,7 @@ COOP_BUILTINS.update({
     "coop_mat_mulAdd": CoopBuiltin(3, 4, False, CoopChecks.coop_muladd),     # the RFC's
     "coop_mat_init": CoopBuiltin(1, 1, True, CoopChecks.coop_init),
     "coop_mat_length": CoopBuiltin(1, 1, False, CoopChecks.coop_length),
+    "coop_mat_transpose": CoopBuiltin(1, 1, True, check_transpose),         # NV2 / EXT
     # With a function operand (coop_function_ops.py; NV2 / EXT maintenance1).
     "coop_mat_reduce": CoopBuiltin(3, 3, True, coop_function_ops.coop_reduce),
     "coop_mat_per_element": CoopBuiltin(2, 2 + coop_function_ops.MAX_PER_ELEMENT_EXTRAS, False,

@@ -1,6 +1,9 @@
 """LLVM types and values the lowering needs that llvmlite lacks (target extension types, poison,
 loop metadata), and the IR types of C types."""
+import math
+import struct
 from dataclasses import replace
+from fractions import Fraction
 
 from llvmlite import ir
 
@@ -100,6 +103,44 @@ class EventIRType(ir.Type):
 
 
 EVENT_IR = EventIRType()
+
+
+class BFloatIRType(ir.Type):
+    """`bfloat` (llvmlite lacks it): __bf16 as clang-22 lowers it for SPIR. Constants are
+    written as LLVM's `0xR<bits>`, rounded once to nearest-even from the folded double."""
+    null = "0xR0000"
+
+    def _to_string(self):
+        return "bfloat"
+
+    def format_constant(self, value):
+        return f"0xR{bfloat16_bits(float(value)):04X}"
+
+    def __eq__(self, other):
+        return isinstance(other, BFloatIRType)
+
+    def __hash__(self):
+        return hash("bfloat")
+
+
+BFLOAT_IR = BFloatIRType()
+
+
+def bfloat16_bits(value):
+    """The bf16 pattern nearest to a double, ties to even (one rounding, as clang-22 folds
+    `(__bf16)x`): 8 significand bits, float32's exponent range, subnormals below 2**-126."""
+    if math.isnan(value):
+        return 0x7FC0
+    sign = 0x8000 if math.copysign(1.0, value) < 0 else 0
+    magnitude = Fraction(abs(value)) if math.isfinite(value) else None
+    if magnitude is None or magnitude == 0:
+        return sign | (0x7F80 if magnitude is None else 0)
+    exponent = max(math.frexp(abs(value))[1] - 1, -126)
+    quantum = Fraction(2) ** (exponent - 7)
+    rounded = round(magnitude / quantum) * quantum      # round() of a Fraction: ties to even
+    if rounded >= 2 ** 128:
+        return sign | 0x7F80
+    return sign | (struct.unpack("<I", struct.pack("<f", float(rounded)))[0] >> 16)
 I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
 FLOAT_TYPES = {16: ir.HalfType(), 32: ir.FloatType(), 64: ir.DoubleType()}
 
@@ -107,7 +148,7 @@ FLOAT_TYPES = {16: ir.HalfType(), 32: ir.FloatType(), 64: ir.DoubleType()}
 def intrinsic_suffix(ty):
     """LLVM's overload suffix of an intrinsic: i32, f32, v4f32, ..."""
     elem = ty.element if isinstance(ty, ir.VectorType) else ty
-    text = {"half": "f16", "float": "f32", "double": "f64"}.get(str(elem), str(elem))
+    text = {"half": "f16", "float": "f32", "double": "f64", "bfloat": "bf16"}.get(str(elem), str(elem))
     return f"v{ty.count}{text}" if isinstance(ty, ir.VectorType) else text
 
 
@@ -121,7 +162,7 @@ def scalar_ir(t):
     if t.kind == "bool":
         return I1
     if t.kind == "float":
-        return FLOAT_TYPES[t.bits]
+        return BFLOAT_IR if t.name == "__bf16" else FLOAT_TYPES[t.bits]
     return ir.IntType(t.bits)
 
 

@@ -72,10 +72,19 @@ class CoopLowering(TensorLowering):
         m = self.rvalue(e.matrix)
         src, dst = e.matrix.type.elem, e.type.elem
         if src.llvm_name == dst.llvm_name:
-            return m        # same SPIR-V type: no conversion (ir-conventions.md)
+            if e.type.use == e.matrix.type.use:
+                return m    # same SPIR-V type: no conversion (ir-conventions.md)
+            # Only the use changes (int <-> uint of one width too: EXT ConvertUseEXT).
+            return self.coop_call("convert_use", [e.type, e.matrix.type], [], self.value_type(e.type),
+                                  [m], "conv")
         callee = coop_names.conversion_callee(src.kind == "float", src.signed, dst.kind == "float", dst.signed,
                                               [e.type, e.matrix.type])
         return self.call_coop_callee(callee, self.value_type(e.type), [m], "conv")
+
+    def ex_CoopTranspose(self, e):
+        m = self.rvalue(e.matrix)
+        return self.coop_call("transpose", [e.type, e.matrix.type], [], self.value_type(e.type),
+                              [m], "transpose")
 
     def coop_element_address(self, e):
         ptr = self.address(e.matrix)

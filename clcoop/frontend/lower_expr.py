@@ -4,7 +4,8 @@ from llvmlite import ir
 from clcoop.frontend import constfold
 from clcoop.frontend import tast as A
 from clcoop.frontend import types as T
-from clcoop.frontend.llvm_types import (I1, I8, I32, I64, element_type, intrinsic_suffix, is_float_type,
+from clcoop.frontend.llvm_types import (FLOAT_TYPES, I1, I8, I32, I64, element_type, intrinsic_suffix,
+                                        is_float_type,
                                         is_signed_int, ptr_type, scalar_ir)
 
 
@@ -593,8 +594,11 @@ class ExpressionLowering:
     def float_cast(self, v, src_t, dst_t):
         sbits, dbits = element_type(src_t).bits, element_type(dst_t).bits
         dty = self.value_type(dst_t)
-        if sbits == dbits:
+        if v.type == dty:
             return v
+        if sbits == dbits:      # __bf16 <-> half: through float, as clang-22 does
+            wide = self.builder.fpext(v, FLOAT_TYPES[32], name="fpext")
+            return self.builder.fptrunc(wide, dty, name="fptrunc")
         return (self.builder.fpext if dbits > sbits else self.builder.fptrunc)(v, dty, name="conv")
 
     def splat(self, v, vty):

@@ -579,7 +579,12 @@ class CoopScalarMul(Expr):
 
 @record
 class CoopConvert(Expr):
-    matrix: Expr                 # same scope/rows/cols/use as the node's type, other component type
+    matrix: Expr                 # same scope/rows/cols as the node's type; other component type, use or both
+
+
+@record
+class CoopTranspose(Expr):
+    matrix: Expr                 # an accumulator; the node's type is A or B with rows and columns swapped
 
 
 @record

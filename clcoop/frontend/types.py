@@ -207,7 +207,7 @@ class ScalarType(CType):
     @property
     def llvm_name(self):
         if self.kind == "float":
-            return {16: "half", 32: "float", 64: "double"}[self.bits]
+            return "bfloat" if self.name == "__bf16" else {16: "half", 32: "float", 64: "double"}[self.bits]
         if self.kind == "bool":
             return "i1"
         if self.kind == "void":
@@ -218,6 +218,7 @@ class ScalarType(CType):
 ITANIUM_CODES = {
     "void": "v", "bool": "b", "char": "c", "uchar": "h", "short": "s", "ushort": "t",
     "int": "i", "uint": "j", "long": "l", "ulong": "m", "half": "Dh", "float": "f", "double": "d",
+    "__bf16": "DF16b",
 }
 
 VOID = ScalarType("void", "void", 0, False)
@@ -233,9 +234,12 @@ ULONG = ScalarType("ulong", "int", 64, False)
 HALF = ScalarType("half", "float", 16, True)
 FLOAT = ScalarType("float", "float", 32, True)
 DOUBLE = ScalarType("double", "float", 64, True)
+# clang-22's __bf16 for spir64 (LLVM bfloat, mangled DF16b): an arithmetic type that ranks
+# below half (half + __bf16 is half) and needs no extension.
+BF16 = ScalarType("__bf16", "float", 16, True)
 
 SCALARS = {t.name: t for t in (VOID, BOOL, CHAR, UCHAR, SHORT, USHORT, INT, UINT,
-                                LONG, ULONG, HALF, FLOAT, DOUBLE)}
+                                LONG, ULONG, HALF, FLOAT, DOUBLE, BF16)}
 # C spellings that name the same OpenCL types.
 C_SPELLINGS = {
     ("void",): VOID, ("bool",): BOOL, ("_Bool",): BOOL,
@@ -246,7 +250,7 @@ C_SPELLINGS = {
     ("unsigned",): UINT, ("unsigned", "int"): UINT, ("uint",): UINT,
     ("long",): LONG, ("long", "int"): LONG, ("signed", "long"): LONG,
     ("unsigned", "long"): ULONG, ("unsigned", "long", "int"): ULONG, ("ulong",): ULONG,
-    ("half",): HALF, ("float",): FLOAT, ("double",): DOUBLE,
+    ("half",): HALF, ("float",): FLOAT, ("double",): DOUBLE, ("__bf16",): BF16,
 }
 # Integer conversion rank (C99 6.3.1.1) for the usual arithmetic conversions.
 INTEGER_RANK = {"bool": 0, "char": 1, "uchar": 1, "short": 2, "ushort": 2,
@@ -255,7 +259,7 @@ VECTOR_SIZES = (2, 3, 4, 8, 16)
 VECTOR_ELEMENT_NAMES = ("char", "uchar", "short", "ushort", "int", "uint",
                         "long", "ulong", "half", "float", "double")
 # Component types a cooperative matrix may have (issue: any scalar numeric type).
-COOP_ELEMENT_NAMES = VECTOR_ELEMENT_NAMES
+COOP_ELEMENT_NAMES = VECTOR_ELEMENT_NAMES + ("__bf16",)
 
 
 @record(frozen=True)

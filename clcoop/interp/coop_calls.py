@@ -26,7 +26,7 @@ import numpy as np
 
 from clcoop import coop_names, coopmat_spec
 from clcoop.errors import IRError, RuntimeFault
-from clcoop.interp import coop_function_calls, coopmat
+from clcoop.interp import coop_function_calls, coopmat, coopmat2
 from clcoop.interp.matrix_value import MatrixValue
 from clcoop.interp.layout import LayoutError
 from clcoop.interp.wg_layout import layout_of_matrix
@@ -45,7 +45,7 @@ def parse_callee(name):
 
 def pointee_size(params):
     """Size in bytes of the pointee of the first (pointer) parameter: 'PU3AS1f' -> 4."""
-    match = re.match(r"P(?:U3AS\d+)?[KVr]*(Dv(\d+)_)?(Dh|[cahbstijlmxyfd])", params)
+    match = re.match(r"P(?:U3AS\d+)?[KVr]*(Dv(\d+)_)?(DF16b|Dh|[cahbstijlmxyfd])", params)
     if not match:
         raise IRError(f"cannot read the pointer parameter type from mangled parameters '{params}'")
     count = int(match.group(2)) if match.group(2) else 1
@@ -535,8 +535,9 @@ def _do_mul_add(ctx, callee, args, ret_type, what):
     operands = groups.uniform(args[3], what, "operands") if len(args) > 3 else np.zeros(1)
     flags = int(operands[0]) if len(operands) else 0
     mats = None
-    a_factored = _factored_operand(args[0], a_type, groups, ctx)
-    b_factored = _factored_operand(args[1], b_type, groups, ctx)
+    bfloat16 = _dtype(a_type) == coopmat2.BFLOAT16
+    a_factored = None if bfloat16 else _factored_operand(args[0], a_type, groups, ctx)
+    b_factored = None if bfloat16 else _factored_operand(args[1], b_type, groups, ctx)
     if a_factored is not None and b_factored is not None:
         # A and B loaded as few distinct tiles each: one matmul of the distinct tiles,
         # the accumulator kept in the Grid order of that product between mul-adds.
@@ -549,7 +550,10 @@ def _do_mul_add(ctx, callee, args, ret_type, what):
         c = groups.gather_matrix(args[2], _layout(c_type, ctx)).astype(_dtype(c_type), copy=False)
         a = groups.gather_matrix(args[0], _layout(a_type, ctx)).astype(_dtype(a_type), copy=False)
         b = groups.gather_matrix(args[1], _layout(b_type, ctx)).astype(_dtype(b_type), copy=False)
-        mats = _run_checked(ctx, lambda: coopmat.mul_add(a, b, c, flags, _dtype(result)))
+        if bfloat16:        # SPV_KHR_bfloat16: exact products, one rounding (coopmat2)
+            mats = _run_checked(ctx, lambda: coopmat2.bfloat16_mul_add(a, b, c, _dtype(result)))
+        else:
+            mats = _run_checked(ctx, lambda: coopmat.mul_add(a, b, c, flags, _dtype(result)))
     return groups.scatter_matrix(mats, _layout(result, ctx), _dtype(result))
 
 
@@ -639,9 +643,39 @@ def _do_scalar_mul(ctx, callee, args, ret_type, what):
 
 
 def _do_convert(ctx, callee, args, ret_type, what):
+    """KHR Op*Convert; the use may change too (NV2/EXT), and bf16 rounds once (coopmat2)."""
     result, groups, (x,) = _unary_setup(ctx, callee, args, ret_type, what, 1)
-    mats = coopmat.convert(coop_names.CONVERSIONS[callee.base], x, _dtype(result))
+    _check_types(ctx, coopmat_spec.conversion_problem, callee, result, what)
+    mats = coopmat2.convert_use(x, _dtype(result), coop_names.CONVERSIONS[callee.base])
     return groups.scatter_matrix(mats, _layout(result, ctx), _dtype(result))
+
+
+def _check_types(ctx, rule, callee, result, what):
+    """A coopmat_spec rule on (operand, result) types, for IR that another producer wrote."""
+    (operand,) = _operand_matrices(callee, 1, what, has_result=True)
+    problem = rule(operand.matrix_type(), result.matrix_type())
+    if problem is not None:
+        _fault(ctx, f"cooperative matrix {what}: {problem.message}"
+                    + (f" ({problem.note})" if problem.note else ""))
+
+
+def _do_convert_use(ctx, callee, args, ret_type, what):
+    """NV2 OpCooperativeMatrixConvertNV / EXT ConvertUseEXT: the same logical matrix in
+    the result use's layout (int <-> uint of one width keep their bits)."""
+    result, groups, (x,) = _unary_setup(ctx, callee, args, ret_type, what, 1)
+    _check_types(ctx, coopmat_spec.conversion_problem, callee, result, what)
+    dtype = _dtype(result)
+    if x.dtype != dtype and (x.dtype.kind not in "iu" or x.dtype.itemsize != dtype.itemsize):
+        _fault(ctx, f"cooperative matrix {what} cannot change the component type "
+                    f"({x.dtype} to {dtype}); use a conversion")
+    return groups.scatter_matrix(coopmat2.convert_use(x).view(dtype), _layout(result, ctx), dtype)
+
+
+def _do_transpose(ctx, callee, args, ret_type, what):
+    """NV2 OpCooperativeMatrixTransposeNV (into B) and the EXT transpose (into A)."""
+    result, groups, (x,) = _unary_setup(ctx, callee, args, ret_type, what, 1)
+    _check_types(ctx, coopmat_spec.transpose_problem, callee, result, what)
+    return groups.scatter_matrix(coopmat2.transpose(x), _layout(result, ctx), _dtype(result))
 
 
 def _do_access_chain(ctx, callee, args, ret_type, what):
@@ -718,6 +752,8 @@ HANDLERS = {
     coop_names.NEGATE: _do_negate,
     coop_names.SCALAR_MUL: _do_scalar_mul,
     coop_names.ACCESS_CHAIN: _do_access_chain,
+    coop_names.CONVERT_USE: _do_convert_use,
+    coop_names.TRANSPOSE: _do_transpose,
     coop_names.REDUCE: _do_reduce,
     coop_names.PER_ELEMENT: _do_per_element,
     coop_names.GET_COORDINATE: _do_get_coordinate,

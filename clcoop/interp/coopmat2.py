@@ -4,8 +4,9 @@ coordinates, and bf16 (SPV_KHR_bfloat16) conversions and mul-add.
 
 Pure NumPy (and ml_dtypes for bfloat16), like coopmat.py: every function takes G
 matrices at once as a (G, rows, cols) array, one per subgroup. Reductions, per-element
-functions and coordinates are wired (coop_function_calls.py); the rest is groundwork
-(docs/coopmat2-semantics.md has the rules and the interfaces).
+functions and coordinates are wired (coop_function_calls.py), and so are use conversions,
+transpose and bf16 (coop_calls.py, instructions.py, api.py); docs/coopmat2-semantics.md has
+the rules.
 """
 import ml_dtypes
 import numpy as np

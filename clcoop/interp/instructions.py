@@ -12,11 +12,12 @@ from clcoop.errors import IRError
 from clcoop.interp import ocl_builtins
 from clcoop.interp.atomics import op_atomicrmw, op_cmpxchg
 from clcoop.interp.coop_calls import execute_coop_call
+from clcoop.interp.coopmat2 import convert_bfloat16
 from clcoop.interp.tensor_calls import execute_tensor_call, is_tensor_call
 from clcoop.interp.lanes import active_lanes, bcast, expand_lanes
 from clcoop.interp.wg_layout import matrix_length
 from clcoop.interp.loader import TokenStream, parse_type, parse_typed_constant, value_kind
-from clcoop.interp.scalars import (INT_DTYPES, UINT_DTYPES, odd_int_bits, scalar_dtype,
+from clcoop.interp.scalars import (BFLOAT16, INT_DTYPES, UINT_DTYPES, odd_int_bits, scalar_dtype,
                                    storage_bits, uint_bits, wrap_int)
 from clcoop.interp.typed_memory import (access_shape, all_zero, is_aggregate, map_leaves,
                                         mem_dtype, read_typed, write_typed)
@@ -407,6 +408,16 @@ _CASTS = {"trunc", "zext", "sext", "fptrunc", "fpext", "fptoui", "fptosi", "uito
           "ptrtoint", "inttoptr", "bitcast", "addrspacecast"}
 
 
+def _to_bfloat16(op, v, src_elem):
+    """fptrunc/sitofp/uitofp to bfloat: one nearest-even rounding of the exact source value
+    (clang-22 rounds double -> __bf16 once; NumPy/ml_dtypes would go through float32)."""
+    if v.dtype == np.bool_:
+        v = -(v.astype(np.int8)) if op == "sitofp" else v.astype(np.uint8)
+    elif op == "uitofp":
+        v = uint_bits(v, src_elem.bits)
+    return convert_bfloat16(v, BFLOAT16)
+
+
 def op_cast(ex, vals, ins, bmask, full):
     src_t, op = ins.data
     v = np.asarray(vals[ins.args[0]])
@@ -415,6 +426,10 @@ def op_cast(ex, vals, ins, bmask, full):
     src_elem = src_t.elem if src_t.kind == "vec" else src_t
     if op == "addrspacecast":
         return v
+    if v.dtype == BFLOAT16 and op != "bitcast":
+        v = v.astype(np.float32)     # exact (SPV_KHR_bfloat16: the significand is padded with 0s)
+    if dst == BFLOAT16 and op in ("fptrunc", "sitofp", "uitofp"):
+        return _to_bfloat16(op, v, src_elem)
     if op == "trunc":
         if dst == np.bool_:
             return (v & 1).astype(bool)

@@ -5,7 +5,8 @@ import numpy as np
 
 from clcoop.interp.lanes import active_operands
 from clcoop.errors import IRError
-from clcoop.interp.scalars import (INT_DTYPES, UINT_DTYPES, as_unsigned, odd_int_bits, scalar_dtype,
+from clcoop.interp.coopmat2 import to_bfloat16
+from clcoop.interp.scalars import (BFLOAT16, INT_DTYPES, UINT_DTYPES, as_unsigned, odd_int_bits, scalar_dtype,
                                    uint_bits, wrap_int)
 
 # Integer bit helpers, shared with the OpenCL C built-ins (ocl_builtins.py).
@@ -51,7 +52,7 @@ def popcount(a):
     return out
 
 
-_TYPE_SUFFIX = re.compile(r"^(?:[ifv]\d+.*|p\d+|f\d+|nxv.*)$")
+_TYPE_SUFFIX = re.compile(r"^(?:[ifv]\d+.*|bf16|p\d+|f\d+|nxv.*)$")     # bf16: LLVM bfloat
 
 
 def intrinsic_base(name):
@@ -76,8 +77,9 @@ def _fma(a, b, c):
     a = np.asarray(a)
     if a.dtype == np.float64:
         return a * b + c
-    # float/half: the exact product fits in double, one rounding at the end.
-    return (a.astype(np.float64) * np.asarray(b, np.float64) + np.asarray(c, np.float64)).astype(a.dtype)
+    # float/half/bfloat: the exact product fits in double, one rounding at the end.
+    wide = a.astype(np.float64) * np.asarray(b, np.float64) + np.asarray(c, np.float64)
+    return to_bfloat16(wide) if a.dtype == BFLOAT16 else wide.astype(a.dtype)
 
 
 def _fmuladd(a, b, c):

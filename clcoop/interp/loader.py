@@ -34,6 +34,7 @@ class Ty:
     packed: bool = False
     text: str = ""             # matrix: the whole target(...) text
     matrix: object = None     # matrix: its coopmat_spec.MatrixType
+    bfloat: bool = False       # float 16: LLVM bfloat (SPV_KHR_bfloat16), not half
 
     def __str__(self):
         return self.text or _type_text(self)
@@ -43,7 +44,7 @@ def _type_text(t):
     if t.kind == "int":
         return f"i{t.bits}"
     if t.kind == "float":
-        return {16: "half", 32: "float", 64: "double"}[t.bits]
+        return "bfloat" if t.bfloat else {16: "half", 32: "float", 64: "double"}[t.bits]
     if t.kind == "ptr":
         return "ptr" if t.addrspace == 0 else f"ptr addrspace({t.addrspace})"
     if t.kind == "vec":
@@ -124,9 +125,7 @@ def parse_type(ts):
     if re.fullmatch(r"i\d+", tok):
         return Ty("int", int(tok[1:]))
     if tok in _FLOAT_BITS:
-        if tok == "bfloat":
-            raise IRError("bfloat is not supported by the interpreter")
-        return Ty("float", _FLOAT_BITS[tok])
+        return Ty("float", _FLOAT_BITS[tok], bfloat=tok == "bfloat")
     if tok == "ptr":
         space = 0
         if ts.accept("addrspace"):
@@ -374,6 +373,8 @@ def _parse_gep_expr(ts, ty):
 def parse_float_literal(tok, bits):
     if tok.startswith("0xH"):
         return struct.unpack("<e", struct.pack("<H", int(tok[3:], 16)))[0]
+    if tok.startswith("0xR"):      # bfloat: the high half of a float's bits
+        return struct.unpack("<f", struct.pack("<I", int(tok[3:], 16) << 16))[0]
     if tok.startswith("0x"):
         # LLVM writes float and double constants as the hex of the double value.
         return struct.unpack("<d", struct.pack("<Q", int(tok[2:], 16)))[0]

@@ -4,6 +4,7 @@ signedness and NumPy dtype, and the dtypes of LLVM's sign-less types derived fro
 """
 from dataclasses import dataclass
 
+import ml_dtypes
 import numpy as np
 
 from clcoop import coopmat_spec
@@ -44,6 +45,7 @@ SCALARS = {
     "x": _scalar("int", 64, True, np.int64),       # long long
     "y": _scalar("int", 64, False, np.uint64),
     "Dh": _scalar("float", 16, True, np.float16),
+    "DF16b": _scalar("float", 16, True, ml_dtypes.bfloat16),     # __bf16 (LLVM bfloat)
     "f": _scalar("float", 32, True, np.float32),
     "d": _scalar("float", 64, True, np.float64),
 }
@@ -58,6 +60,9 @@ for _s in SCALARS.values():
         (INT_DTYPES if _s.signed else UINT_DTYPES).setdefault(_s.bits, _s.dtype)
     elif _s.kind == "float":
         FLOAT_DTYPES.setdefault(_s.bits, _s.dtype)
+
+# LLVM bfloat (clang-22's __bf16): FLOAT_DTYPES[16] is half's.
+BFLOAT16 = SCALARS["DF16b"].dtype
 
 # Cooperative-matrix components the interpreter runs: OpenCL name -> dtype.
 COMPONENT_DTYPES = {c.name: SCALARS[c.itanium].dtype
@@ -115,7 +120,7 @@ def scalar_dtype(t):
     if t.kind == "int":
         return INT_DTYPES[storage_bits(t.bits)]
     if t.kind == "float":
-        return FLOAT_DTYPES[t.bits]
+        return BFLOAT16 if t.bfloat else FLOAT_DTYPES[t.bits]
     if t.kind in ("ptr", "event"):
         return np.dtype(np.int64)
     if t.kind in ("vec", "matrix"):

@@ -6,8 +6,7 @@ Layouts and views are immutable plain data; each operation returns an updated co
 the OpTensorLayout*/OpTensorView* instructions do. A field is a tuple with one value per
 dimension; a value is an int, or an int64 array of shape (G,) when G subgroups hold
 different values (e.g. a slice offset computed from the group id): the addressing then
-broadcasts over them. Groundwork: not yet wired into the compiler or the interpreter
-(docs/coopmat2-semantics.md).
+broadcasts over them. Run by interp/tensor_calls.py (docs/tensor.md).
 """
 from dataclasses import dataclass, replace
 

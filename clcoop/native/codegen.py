@@ -368,6 +368,8 @@ class _FunctionGen:
     # ------------------------------------------------------------ emit
     def emit(self):
         f = self.f
+        if re.search(r"\bbfloat\b", str(f)):
+            raise Unsupported("__bf16 (bfloat) values (the interpreter rounds them as SPV_KHR_bfloat16 says)")
         if not _host_has_f16c() and re.search(r"\bhalf\b", str(f)):
             raise Unsupported("half values on a CPU without F16C (LLVM would call runtime "
                               "library conversions that are not in the process)")

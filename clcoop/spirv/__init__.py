@@ -9,16 +9,17 @@ import os
 import tempfile
 
 from clcoop.spirv.binary import read_module, write_module
+from clcoop.spirv.coop2 import reject_bfloat16_arithmetic_ir, without_ext_constructs
 from clcoop.spirv.function_operands import llc_extensions, without_get_coordinate
 from clcoop.spirv.rewrite import rewrite_cooperative_calls
 from clcoop.spirv.tensor import rewrite_tensor_calls, validator_copy
 from clcoop.spirv.tools import INTERNAL_HINT, SpirvError, find_tool, run_tool
 
-__all__ = ["ir_to_spirv", "find_tool", "llc_spirv", "validate", "validate_known", "disassemble", "spirv_triple",
+__all__ = ["ir_to_spirv", "find_tool", "llc_spirv", "validate", "validate_known", "known_part", "disassemble", "spirv_triple",
            "SpirvError", "LLC_EXTENSIONS"]
 
 # Enabled one by one: `--spirv-ext=all` gives modules spirv-val rejects (notes/llc22-cooperative-matrix.md).
-LLC_EXTENSIONS = "+SPV_KHR_cooperative_matrix"
+LLC_EXTENSIONS = "+SPV_KHR_cooperative_matrix,+SPV_KHR_bfloat16"
 
 
 def spirv_triple(triple):
@@ -115,6 +116,7 @@ def ir_to_spirv(ir_text, triple="spir64-unknown-unknown", opt_level=0):
     find_tool("llc")
     find_tool("spirv-val")  # fail early, before any work, if a tool is missing
     reject_what_llc_cannot_lower(ir_text)
+    reject_bfloat16_arithmetic_ir(ir_text)
     ir_text = name_address_space_queries(ir_text)
     raw = llc_spirv(ir_text, triple, opt_level)
     module = rewrite_tensor_calls(rewrite_cooperative_calls(read_module(raw)))
@@ -123,12 +125,21 @@ def ir_to_spirv(ir_text, triple="spir64-unknown-unknown", opt_level=0):
     return data
 
 
-def validate_known(data):
-    """validate() of what spirv-val 2025.5 knows: it does not know OpCooperativeMatrixGetCoordinateEXT
-    (docs/coopmat2-semantics.md "SPIR-V"), so it checks the module with exactly that instruction made
-    an OpUndef (and its capability and extension dropped); and it rejects two constructs of
-    SPV_NV_cooperative_matrix2 outside Vulkan (tensor loads/stores through CrossWorkgroup pointers,
-    decode functions), which it checks in a copy with exactly those changed (clcoop.spirv.tensor,
-    docs/tensor.md "SPIR-V and validation")."""
+def known_part(data):
+    """The copy of a module that SPIRV-Tools 2025.5 knows: OpCooperativeMatrixGetCoordinateEXT and
+    the EXT conversions (A/B -> Accumulator, the transpose into A) made OpUndefs of their result
+    types, their capabilities, extension and decoration dropped (docs/coopmat2-semantics.md
+    "SPIR-V"); tensor pointers and decode operands changed as spirv.tensor.validator_copy
+    says; everything else as it is."""
     checked, _changes = validator_copy(read_module(data))
-    validate(write_module(without_get_coordinate(checked)))
+    return write_module(without_get_coordinate(without_ext_constructs(checked)))
+
+
+def validate_known(data):
+    """validate() of what spirv-val 2025.5 knows (known_part): it does not know
+    OpCooperativeMatrixGetCoordinateEXT nor the EXT conversions (docs/coopmat2-semantics.md
+    "SPIR-V"), and it rejects two constructs of SPV_NV_cooperative_matrix2 outside Vulkan
+    (tensor loads/stores through CrossWorkgroup pointers, decode functions), which it checks
+    in a copy with exactly those changed (clcoop.spirv.tensor, docs/tensor.md "SPIR-V and
+    validation")."""
+    validate(known_part(data))

@@ -84,6 +84,7 @@ TYPED_RESULT_OPCODES = frozenset({
     66, 67, 70, 77, 78, 79, 116, 117, 120,   # (InBounds)(Ptr)AccessChain, vector ops, ptr/int conversions
     *range(137, 152), *range(164, 201),      # remaining arithmetic, logic, comparisons, shifts, bitwise
     227, *range(229, 243),                   # atomics (OpAtomicStore, 228, has no result)
+    5293, 5390,                              # OpCooperativeMatrixConvertNV, TransposeNV
 })
 # Type declarations: operand 0 is the result id.
 TYPE_OPCODES = frozenset({OP_TYPE_INT, OP_TYPE_FLOAT, OP_TYPE_POINTER, OP_TYPE_FUNCTION,

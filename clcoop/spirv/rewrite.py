@@ -22,6 +22,7 @@ from clcoop import coop_names
 from clcoop.coop_names import SIGNED_CODES, UNSIGNED_CODES
 from clcoop.coopmat_spec import Operand
 from clcoop.spirv import binary as sb
+from clcoop.spirv import coop2
 from clcoop.spirv import function_operands
 from clcoop.spirv.tools import INTERNAL_HINT, SpirvError
 
@@ -37,6 +38,7 @@ KIND_BY_BASE.update({coop_names.spirv_name(opcode): kind for opcode, kind in (
     ("FAdd", "add"), ("IAdd", "add"), ("FSub", "sub"), ("ISub", "sub"),
     ("FMul", "mul"), ("IMul", "mul"), ("FDiv", "div"), ("SDiv", "sdiv"), ("UDiv", "udiv"),
     ("FNegate", "neg"), ("SNegate", "neg"))})
+KIND_BY_BASE.update(coop2.KIND_BY_BASE)      # use conversion and transpose (coop2.py)
 
 FLOAT_OPCODES = {"add": sb.OP_FADD, "sub": sb.OP_FSUB, "mul": sb.OP_FMUL, "div": sb.OP_FDIV,
                  "neg": sb.OP_FNEGATE}
@@ -336,6 +338,8 @@ class _Rewriter:
         kind, codes, name = self.targets[call.operands[2]]
         if kind == "atomic":
             return atomics[call.operands[1]]
+        if kind in coop2.KIND_BY_BASE.values():
+            return coop2.rewrite_call(self.defs, call, kind, name)
         if kind in function_operands.CALL_REWRITES:
             return function_operands.CALL_REWRITES[kind](self, call, name)
         if kind != "access_chain":
@@ -483,9 +487,10 @@ def drop_float_signedness(module):
 def rewrite_cooperative_calls(module):
     """Rewrite in place (and return) a parsed module; see the module docstring."""
     drop_float_signedness(module)
+    ext_transposes = coop2.transposes_into_a(module, sb.definitions(module))
     function_operands.restore_function_operands(module)
     rewriter = _Rewriter(module)
-    if not rewriter.targets:
-        return module
-    function_operands.add_requirements(rewriter)
-    return rewriter.rewrite()
+    if rewriter.targets:
+        function_operands.add_requirements(rewriter)
+        rewriter.rewrite()
+    return coop2.finish(module, ext_transposes)

@@ -1151,9 +1151,8 @@ def mul_add_case(rng):
         flags = {}
     else:
         ta = str(rng.choice(["char", "uchar", "short"]))
-        # A and B must have one component type (clcoop, like clang #221328, rejects
-        # char x uchar: "inconsistent cooperative matrix element types"); the sign flags
-        # still choose how the bits extend.
+        # A and B of one component type here (char x uchar is valid too: test_coop_convert_use);
+        # the sign flags still choose how the bits extend.
         tb = ta
         tc = str(rng.choice(["int", "uint"]))
         flags = {f: bool(rng.random() < 0.5) for f in OPERAND_FLAGS}

@@ -9,17 +9,17 @@ import re
 
 from clcoop.spirv import binary as sb
 
-IR_COMPONENT = {"half": ("f", 16), "float": ("f", 32), "double": ("f", 64),
+IR_COMPONENT = {"half": ("f", 16), "float": ("f", 32), "double": ("f", 64), "bfloat": ("bf", 16),
                 "i8": ("i", 8), "i16": ("i", 16), "i32": ("i", 32), "i64": ("i", 64)}
 # Itanium codes of pointee types in callee names (docs/ir-conventions.md).
 CODE_COMPONENT = {"c": ("i", 8), "a": ("i", 8), "h": ("i", 8), "s": ("i", 16), "t": ("i", 16),
                   "i": ("i", 32), "j": ("i", 32), "l": ("i", 64), "m": ("i", 64),
-                  "Dh": ("f", 16), "f": ("f", 32), "d": ("f", 64)}
+                  "Dh": ("f", 16), "f": ("f", 32), "d": ("f", 64), "DF16b": ("bf", 16)}
 MATRIX_RE = re.compile(r'target\("spirv\.CooperativeMatrixKHR", (\w+), (\d+), (\d+), (\d+), (\d+)\)')
 CALL_RE = re.compile(r"call spir_func (.*?) @(_Z\d+__spirv_CooperativeMatrix(LoadKHR|StoreKHR|MulAddKHR)\w*)\((.*)\)")
 DEFINE_RE = re.compile(r"^define .*?@([\w.$]+)\(")
 LABEL_RE = re.compile(r"^([\w.$-]+):")
-POINTEE_RE = re.compile(r"EvPU3AS\d(Dh|[a-z])|EvP(Dh|[a-z])")
+POINTEE_RE = re.compile(r"EvPU3AS\d(DF16b|Dh|[a-z])|EvP(DF16b|Dh|[a-z])")
 
 
 # Matrix{A,B,C,Result}SignedComponentsKHR (SPV_KHR_cooperative_matrix 3.X), in (A, B, C, Result) order.
@@ -142,8 +142,8 @@ class SpirvView:
 
     def scalar(self, type_id):
         inst = self.defs[type_id]
-        if inst.opcode == sb.OP_TYPE_FLOAT:
-            return ("f", inst.operands[1])
+        if inst.opcode == sb.OP_TYPE_FLOAT:      # FP encoding 0: BFloat16KHR (SPV_KHR_bfloat16)
+            return ("bf" if inst.operands[2:] == [0] else "f", inst.operands[1])
         assert inst.opcode == sb.OP_TYPE_INT, f"not a scalar type: {inst}"
         return ("i", inst.operands[1])
 

@@ -468,7 +468,7 @@ K = L + 1   # line of the statement under test
     ("c = a + a;", f"{K}:5: error: incompatible cooperative matrix types"),
     ("c = c + ci;", f"{K}:7: error: incompatible cooperative matrix types"),
     ("a = (matA)c;", f"{K}:5: error: invalid conversion between cooperative matrix types 'matC' and 'matA': "
-                     "scope, rows, columns and use must match"),
+                     "rows and columns must match"),
     ("n = coop_mat_length(n);", f"{K}:21: error: argument must be a valid cooperative matrix type"),
     ("c = coop_mat_mulAdd(a, b);", f"{K}:5: error: too few arguments to function call, expected 3, have 2"),
     ("if (c) {}", f"{K}:5: error: statement requires expression of scalar type ('matC' invalid)"),

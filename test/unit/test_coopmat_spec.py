@@ -56,10 +56,10 @@ def test_mul_add_rules():
     assert S.mul_add_problem(a, b, c) is None
     # Mixed signedness of one width is valid (KHR: component types need not match).
     assert S.mul_add_problem(mat("uchar", 8, 32, 0), mat("char", 32, 8, 1), mat("int", 8, 8, 2)) is None
-    # The OpenCL C source rule: A and B of one component type (uchar x char is inconsistent).
-    mixed = S.mul_add_problem(mat("uchar", 8, 32, 0), mat("char", 32, 8, 1), mat("int", 8, 8, 2),
-                              same_ab_component=True)
-    assert mixed.operand == 1 and mixed.note == "element types are 'uchar', 'char' and 'int'"
+    # Floats must agree; the note names all three component types.
+    mixed = S.mul_add_problem(mat("half", 8, 32, 0), mat("__bf16", 32, 8, 1), mat("float", 8, 8, 2))
+    assert mixed.operand == 1 and mixed.note == "element types are 'half', '__bf16' and 'float'"
+    assert S.mul_add_problem(mat("__bf16", 8, 32, 0), mat("__bf16", 32, 8, 1), mat("__bf16", 8, 8, 2)) is None
     # A shape note is about A (the checker points it there); a component note about the call.
     assert S.mul_add_problem(a, mat("half", 8, 8, 1), c).note_operand == 0
     assert S.mul_add_problem(a, mat("float", 16, 8, 1), c).note_operand == -1

@@ -111,6 +111,56 @@ def test_reduction_local():
     np.testing.assert_allclose(partial, padded.reshape(groups, local).sum(axis=1), rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("S", [8, 16, 32])
+@pytest.mark.parametrize("as_bits", [False, True], ids=["bfloat16", "uint16"])
+def test_bf16_gemm(S, as_bits):
+    """bf16 x bf16 -> float: every product is exact in float32, so the float result is the
+    float32 sum of exact products; Cb is that result rounded once to bf16."""
+    import ml_dtypes
+    bf16 = np.dtype(ml_dtypes.bfloat16)
+    M, N, K = 16, 32, 48
+    A = RNG.standard_normal((M, K)).astype(bf16)
+    B = RNG.standard_normal((K, N)).astype(bf16)
+    C = np.zeros((M, N), np.float32)
+    Cb = np.zeros((M, N), np.uint16 if as_bits else bf16)
+    args = (A.view(np.uint16), B.view(np.uint16)) if as_bits else (A, B)
+    gsize, lsize = gemm_launch(M, N, S)
+    build("bf16_gemm.cl").bf16_gemm(gsize, lsize, *args, C, Cb, M, N, K, subgroup_size=S)
+    exact = A.astype(np.float64) @ B.astype(np.float64)
+    np.testing.assert_allclose(C, exact, rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(Cb.view(bf16), C.astype(bf16))    # float32 -> bf16 is one rounding
+
+
+def mlp2_reference(X, W1, W2):
+    """relu(X W1) in float32, rounded to half as the second GEMM's A, times W2."""
+    hidden = np.maximum(X.astype(np.float32) @ W1.astype(np.float32), 0).astype(np.float16)
+    return hidden.astype(np.float64) @ W2.astype(np.float64)
+
+
+@pytest.mark.parametrize("S", [8, 16, 32])
+def test_mlp2_exact_on_integers(S):
+    """Small integers keep every step exact (products, float sums, half rounding)."""
+    M, N, K, H = 16, 32, 48, 32
+    X = RNG.integers(-3, 4, (M, K)).astype(np.float16)
+    W1 = RNG.integers(-3, 4, (K, H)).astype(np.float16)
+    W2 = RNG.integers(-3, 4, (H, N)).astype(np.float16)
+    Y = np.zeros((M, N), np.float32)
+    gsize, lsize = gemm_launch(M, N, S)
+    build("mlp2.cl").mlp2(gsize, lsize, X, W1, W2, Y, M, N, K, subgroup_size=S)
+    hidden = np.maximum(X.astype(np.int64) @ W1.astype(np.int64), 0)
+    np.testing.assert_array_equal(Y, hidden @ W2.astype(np.int64))
+    assert (X.astype(np.int64) @ W1.astype(np.int64) < 0).any()      # ReLU did something
+
+
+def test_mlp2_random_with_a_wider_hidden_layer():
+    M, N, K, H = 8, 48, 32, 64
+    X = RNG.standard_normal((M, K)).astype(np.float16)
+    W1 = RNG.standard_normal((K, H)).astype(np.float16)
+    W2 = RNG.standard_normal((H, N)).astype(np.float16)
+    Y = np.zeros((M, N), np.float32)
+    gsize, lsize = gemm_launch(M, N, 16)
+    build("mlp2.cl", [f"-DHIDDEN={H}"]).mlp2(gsize, lsize, X, W1, W2, Y, M, N, K, subgroup_size=16)
+    np.testing.assert_allclose(Y, mlp2_reference(X, W1, W2), rtol=1e-2, atol=2e-2)
 @pytest.mark.parametrize("options", [[], ["-cl-opt-disable"]], ids=["O2", "O0"])
 @pytest.mark.parametrize("S", [8, 16, 32])
 def test_softmax_rows(S, options):

@@ -1,5 +1,5 @@
-// A C cast between matrix types converts components (SPV_KHR 3.42.11) when scope, rows, cols
-// and use agree; other casts and implicit conversions are errors.
+// A C cast between matrix types converts components (SPV_KHR 3.42.11) and uses (NV2/EXT) when
+// scope, rows and cols agree; other casts and implicit conversions are errors.
 // RUN: %not %clcoop %s -o %t 2>&1 | FileCheck %s
 
 typedef float matA __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 8, 16, CLK_COOPERATIVE_MATRIX_A)));
@@ -17,7 +17,8 @@ kernel void k(global float *p) {
   float e = c[0.5f];
 }
 
-// CHECK: {{.*}}coop-conversion.cl:12:7: error: invalid conversion between cooperative matrix types 'matC' and 'matA': scope, rows, columns and use must match
+// CHECK: {{.*}}coop-conversion.cl:12:7: error: invalid conversion between cooperative matrix types 'matC' and 'matA': rows and columns must match
+// CHECK: {{.*}}coop-conversion.cl:12:7: note: 8x8 to 8x16
 // CHECK: {{.*}}coop-conversion.cl:13:7: error: invalid cast from 'float' to 'matC'
 // CHECK: {{.*}}coop-conversion.cl:14:13: error: invalid cast from 'matC' to 'float'
 // CHECK: {{.*}}coop-conversion.cl:15:7: error: incompatible cooperative matrix types
