@@ -344,3 +344,48 @@ def test_one_work_item_and_three_dimensional_work_groups(local):
     out = np.zeros_like(X)
     prog.k((local[0] * 3, local[1], local[2]), local, X, out, subgroup_size=8)
     np.testing.assert_allclose(out, (X + 1) * 3, rtol=1e-6)
+
+
+CONVERSIONS_KERNEL = """
+typedef float acc_t __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_WORKGROUP, M, N, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
+typedef half a_t __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_WORKGROUP, M, N, CLK_COOPERATIVE_MATRIX_A)));
+typedef float b_t __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_WORKGROUP, M, N, CLK_COOPERATIVE_MATRIX_B)));
+typedef float t_t __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_WORKGROUP, N, M, CLK_COOPERATIVE_MATRIX_B)));
+typedef __bf16 bf_t __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_WORKGROUP, M, N, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
+__attribute__((reqd_work_group_size(LX, LY, 1)))
+kernel void k(global const float *x, global half *as_a, global float *as_b, global float *transposed,
+              global __bf16 *as_bf16, global float *back) {
+  size_t g = get_group_id(0) + 2 * get_group_id(1);
+  acc_t c = coop_mat_load(x + g * M * N, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)N);
+  coop_mat_store(as_a + g * M * N, (a_t)c, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)N);
+  coop_mat_store(as_b + g * M * N, (b_t)c, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)N);
+  t_t t = coop_mat_transpose(c);
+  coop_mat_store(transposed + g * M * N, t, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)M);
+  bf_t h = (bf_t)c;
+  coop_mat_store(as_bf16 + g * M * N, h, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)N);
+  coop_mat_store(back + g * M * N, (acc_t)h, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)N);
+}
+"""
+
+
+@pytest.mark.parametrize("M, N, K, local", SHAPES, ids=SHAPE_IDS)
+def test_use_conversions_transpose_and_bf16_at_workgroup_scope(M, N, K, local):
+    """The conversions of issue 13 (use by cast, transpose, bf16) inherit the workgroup
+    grouping and layout: each result against NumPy (bf16 through ml_dtypes' float32
+    rounding, exact for these float32 inputs)."""
+    import ml_dtypes
+    groups = 4
+    X = RNG.standard_normal((groups, M, N)).astype(np.float32)
+    outs = [np.zeros((groups, M, N), np.float16), np.zeros((groups, M, N), np.float32),
+            np.zeros((groups, N, M), np.float32), np.zeros((groups, M, N), ml_dtypes.bfloat16),
+            np.zeros((groups, M, N), np.float32)]
+    defines = [f"-DM={M}", f"-DN={N}", f"-DLX={local[0]}", f"-DLY={local[1]}"]
+    prog = clcoop.Program(CONVERSIONS_KERNEL).build(options=defines)
+    gsize, lsize = launch_sizes(local, groups)
+    prog.k(gsize, lsize, X, *outs, subgroup_size=8)
+    as_a, as_b, transposed, as_bf16, back = outs
+    np.testing.assert_array_equal(as_a, X.astype(np.float16))
+    np.testing.assert_array_equal(as_b, X)
+    np.testing.assert_array_equal(transposed, X.transpose(0, 2, 1))
+    np.testing.assert_array_equal(as_bf16.view(np.uint16), X.astype(ml_dtypes.bfloat16).view(np.uint16))
+    np.testing.assert_array_equal(back, X.astype(ml_dtypes.bfloat16).astype(np.float32))
