@@ -11,20 +11,10 @@ sys.path.insert(0, os.path.dirname(__file__))
 import spirv_extract as ex  # noqa: E402
 import spirv_inputs as inputs  # noqa: E402
 
-from clcoop.errors import ToolMissing  # noqa: E402
-from clcoop.spirv import find_tool  # noqa: E402
+from tool_marks import needs_tools  # noqa: E402
 
 
-def _missing_tool():
-    for tool in ("llc", "spirv-val"):
-        try:
-            find_tool(tool)
-        except ToolMissing as exc:
-            return str(exc)
-    return None
-
-
-pytestmark = pytest.mark.skipif(_missing_tool() is not None, reason=str(_missing_tool()))
+pytestmark = needs_tools("llc", "spirv-val")
 
 
 @pytest.mark.parametrize("triple", inputs.TRIPLES)

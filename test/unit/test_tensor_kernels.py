@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 
 import clcoop
-from clcoop.errors import RuntimeFault, ToolMissing
+from clcoop.errors import RuntimeFault
 from clcoop.native.support import NativeFallbackWarning
+from tool_marks import needs_tools  # noqa: E402
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 RNG = np.random.default_rng(14)
@@ -297,17 +298,7 @@ def test_conv2d_nhwc_matches_numpy(shape):
 
 # ---------------------------------------------------------------- SPIR-V
 
-def _spirv_tools():
-    from clcoop.spirv import find_tool
-    try:
-        find_tool("llc")
-        find_tool("spirv-val")
-    except ToolMissing as exc:
-        return str(exc)
-    return None
-
-
-needs_spirv_tools = pytest.mark.skipif(_spirv_tools() is not None, reason=str(_spirv_tools()))
+needs_spirv_tools = needs_tools("llc", "spirv-val")
 
 GLOBAL_DECODE_KERNEL = """
 #pragma OPENCL EXTENSION cl_khr_fp16 : enable
