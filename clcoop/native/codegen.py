@@ -52,6 +52,8 @@ class KernelPlan:
         self.arena_size = arena_size
         self.arg_block_size = 0
         self.coop_sites = []          # [(site, rendezvous function)] (coop_calls.py)
+        self.subgroup_driver = None   # the subgroup-wide fast path's driver (subgroup.py)
+        self.subgroup_reason = "no cooperative-matrix operations"
 
 
 class NativeModule:
@@ -151,6 +153,7 @@ class _ModuleGen:
             self.global_index[gv.name] = len(self.global_index)
         self.out.globals = list(self.global_index)
         self.drivers = []
+        self.sg_functions = []     # subgroup-wide kernel variants (subgroup.py)
         # Private arrays of every function at disjoint offsets of the work-item's arena
         # (OpenCL C has no recursion: each function has one frame at a time).
         self.arena_base = {}
@@ -190,6 +193,22 @@ class _ModuleGen:
         plan.coop_sites = self.coop.sites.get(name, [])
         self.drivers.append(coroutine_driver(plan, name) if plan.coroutine else plain_driver(plan))
         self.out.plans[name] = plan
+        if plan.coop_sites:
+            self._subgroup_variant(plan)
+
+    def _subgroup_variant(self, plan):
+        """The subgroup-wide fast path of a matrix kernel (subgroup.py), beside the
+        per-work-item path it falls back to; plan.subgroup_reason says why not."""
+        from clcoop.native import subgroup
+        try:
+            function, driver = subgroup.generate(self, plan)
+        except Unsupported as exc:
+            plan.subgroup_reason = str(exc)
+            return
+        self.sg_functions.append(function)
+        self.drivers.append(driver)
+        plan.subgroup_driver = subgroup.driver_name(plan.name)
+        plan.subgroup_reason = None
 
     def _global_info(self, g):
         return self.module.globals[g.name]
@@ -282,6 +301,7 @@ class _ModuleGen:
                 if fname in framed:
                     text = text.replace("@__LIVE_FLAG__", str(flags + 8 * framed.index(fname)))
                 parts.append(text)
+        parts.extend(self.sg_functions)
         parts.extend(self.drivers)
         return "\n".join(p for p in parts if p) + "\n"
 

@@ -58,6 +58,11 @@ class NativeProgram:
                 self.native.plans.clear()
             self.compile_seconds = time.perf_counter() - t0
         self.drivers = {}
+        self.subgroup_drivers = {}    # kernel -> the subgroup-wide fast path (subgroup.py)
+        # Per kernel: launches the fast path completed, and launches it gave back to the
+        # per-work-item path (a fault, or a case it does not take at run time).
+        self.fast_launches = {}
+        self.fast_reruns = {}
         # Launches in progress: close() waits for them (their threads call into the
         # engine's code, which close() frees).
         self._users = 0
@@ -65,6 +70,8 @@ class NativeProgram:
         if self.engine is not None:
             for name, plan in self.native.plans.items():
                 self.drivers[name] = _DRIVER(self.engine.address(plan.driver))
+                if plan.subgroup_driver:
+                    self.subgroup_drivers[name] = _DRIVER(self.engine.address(plan.subgroup_driver))
 
     def reason(self, kernel_name):
         """None when the kernel runs natively, else why it does not."""
@@ -74,11 +81,23 @@ class NativeProgram:
             return None
         return self.native.reasons.get(kernel_name, "not compiled")
 
+    def execution_mode(self, kernel_name, subgroup_size=None):
+        """'subgroup' when the kernel has the subgroup-wide fast path (taken at launch when
+        the work-group size is a multiple of the subgroup size), 'work-item' when it runs
+        work-item by work-item, None when it does not run natively."""
+        if self.reason(kernel_name) is not None:
+            return None
+        S = subgroup_size or self.subgroup_size
+        program = self if S == self.subgroup_size or not self.native.plans[kernel_name].coop_sites \
+            else self._for_subgroup_size(S, self.module.kernels[kernel_name])
+        return "subgroup" if kernel_name in program.subgroup_drivers else "work-item"
+
     def close(self):
         with self._idle:
             while self._users:
                 self._idle.wait()
             self.drivers.clear()
+            self.subgroup_drivers.clear()
             if self.engine is not None:
                 self.engine.close()
             for other in self._other_sizes.values():
@@ -127,32 +146,25 @@ class NativeProgram:
             tmpl[CTX[f"lsize{d}"]] = nd.local_size[d]
             tmpl[CTX[f"ngrp{d}"]] = nd.num_groups[d]
             tmpl[CTX[f"off{d}"]] = nd.offset[d]
-        driver = self.drivers[info.name]
         total = nd.total_groups
         nthreads = 1 if plan.single_thread else max(1, min(threads or default_threads(), total))
-        next_group = np.zeros(1, np.int64)      # shared by the threads' drivers (atomic)
-        tmpl[CTX["next_group"]] = next_group.ctypes.data
-        fouts = [np.zeros(6, np.int64) for _ in range(nthreads)]
         arenas = [np.zeros(psz * arena_items + 16, np.uint8) for _ in range(nthreads)]
-
-        def worker(k):
-            # One foreign call per thread: ctypes releases the GIL for its whole duration.
-            driver(args.ctypes.data, tmpl.ctypes.data, 0, total, arenas[k].ctypes.data,
-                   fouts[k].ctypes.data)
-
-        if nthreads == 1:
-            worker(0)
-        else:
-            pool = [threading.Thread(target=worker, args=(k,), daemon=True) for k in range(nthreads)]
-            for t in pool:
-                t.start()
-            for t in pool:
-                t.join()
-        faults = [f for f in fouts if f[0]]
+        fast = self.subgroup_drivers.get(info.name)
+        if fast is not None and nd.wg_size % S == 0:
+            # The subgroup-wide fast path (subgroup.py). It reports no fault itself: on any
+            # failed check the launch starts again from the caller's arrays on the
+            # per-work-item path, which reports it exactly.
+            if not _run_driver(fast, args, tmpl, total, nthreads, arenas, abort):
+                self.fast_launches[info.name] = self.fast_launches.get(info.name, 0) + 1
+                return
+            self.fast_reruns[info.name] = self.fast_reruns.get(info.name, 0) + 1
+            for user_array, private in prepared.copies:
+                np.copyto(private, user_array.reshape(private.shape))
+        fouts = _run_driver(self.drivers[info.name], args, tmpl, total, nthreads, arenas, abort)
         # Every buffer the native code saw (args, table, scratch, abort, tmpl) is alive
         # until here: the threads have joined.
-        if faults:
-            first = min(faults, key=lambda f: (int(f[3]), int(f[4])))
+        if fouts:
+            first = min(fouts, key=lambda f: (int(f[3]), int(f[4])))
             raise self._fault(info, nd, first, names, table)
 
     def _for_subgroup_size(self, S, info):
@@ -262,6 +274,29 @@ class NativeProgram:
         parts.append(f"  instruction: {site.text}  (in @{site.function})")
         return RuntimeFault("\n".join(parts), kernel=info.name, work_item=tuple(gid[:nd.dims]),
                             instruction=site.text, buffer=buffer)
+
+
+def _run_driver(driver, args, tmpl, total, nthreads, arenas, abort):
+    """Runs work-groups [0, total) on nthreads threads; the fault records of the threads
+    that faulted ([] when none did)."""
+    next_group = np.zeros(1, np.int64)      # shared by the threads' drivers (atomic)
+    tmpl[CTX["next_group"]] = next_group.ctypes.data
+    abort[0] = 0
+    fouts = [np.zeros(6, np.int64) for _ in range(nthreads)]
+
+    def worker(k):
+        # One foreign call per thread: ctypes releases the GIL for its whole duration.
+        driver(args.ctypes.data, tmpl.ctypes.data, 0, total, arenas[k].ctypes.data, fouts[k].ctypes.data)
+
+    if nthreads == 1:
+        worker(0)
+    else:
+        pool = [threading.Thread(target=worker, args=(k,), daemon=True) for k in range(nthreads)]
+        for t in pool:
+            t.start()
+        for t in pool:
+            t.join()
+    return [f for f in fouts if f[0]]
 
 
 def _fmt(t, nd):

@@ -1,0 +1,141 @@
+"""The native engine's subgroup-wide fast path (clcoop/native/subgroup.py): which kernels
+take it, results against NumPy and against the per-work-item path, and faults, which the
+fast path hands back to the per-work-item path so they are reported exactly as before."""
+import numpy as np
+import pytest
+
+import clcoop
+
+from test_native_coop import BRANCHES, COPY, HEADER
+
+EXAMPLES = __import__("pathlib").Path(__file__).resolve().parents[2] / "examples"
+
+
+def native(source):
+    prog = clcoop.Program(source).build(engine="native")
+    return prog, prog._native
+
+
+def per_work_item(source):
+    """The same program with the fast path removed: the reference for faults."""
+    prog, nat = native(source)
+    nat.subgroup_drivers.clear()
+    return prog
+
+
+def gemm_inputs(name, n, rng):
+    if name == "gemm_f32":
+        return [rng.standard_normal((n, n)).astype(np.float32) for _ in range(2)]
+    if name == "gemm_f16_f32":
+        return [rng.standard_normal((n, n)).astype(np.float16) for _ in range(2)]
+    return [rng.integers(-128, 128, (n, n)).astype(np.int8) for _ in range(2)]
+
+
+@pytest.mark.parametrize("name", ["gemm_f32", "gemm_f16_f32", "gemm_i8_i32"])
+@pytest.mark.parametrize("S", [8, 16])
+def test_gemm_examples_take_the_fast_path(name, S):
+    source = (EXAMPLES / f"{name}.cl").read_text()
+    prog, nat = native(source)
+    n = 64
+    a, b = gemm_inputs(name, n, np.random.default_rng(S))
+    c = np.zeros((n, n), np.int32 if "i8" in name else np.float32)
+    extra = (0,) if name == "gemm_f32" else ()
+    # The f16 example reads B column-major (B^T row-major): pass B transposed.
+    b_arg = np.ascontiguousarray(b.T) if name == "gemm_f16_f32" else b
+    getattr(prog, name)(((n // 16) * S, n // 8), (2 * S, 1), a, b_arg, c, n, n, n, *extra, subgroup_size=S)
+    assert nat.execution_mode(name, S) == "subgroup"
+    other = nat if S == nat.subgroup_size else nat._other_sizes[S]
+    assert other.fast_launches.get(name) == 1 and not other.fast_reruns
+    if "i8" in name:
+        np.testing.assert_array_equal(c, a.astype(np.int32) @ b.astype(np.int32))
+    else:
+        np.testing.assert_allclose(c, a.astype(np.float32) @ b.astype(np.float32), rtol=1e-4, atol=1e-3)
+    # Bit for bit as the per-work-item path (itself bit-identical to the interpreter).
+    slow = per_work_item(source)
+    if S != 16:
+        slow._native._for_subgroup_size(S, slow._native.module.kernels[name]).subgroup_drivers.clear()
+    c2 = np.zeros_like(c)
+    getattr(slow, name)(((n // 16) * S, n // 8), (2 * S, 1), a, b_arg, c2, n, n, n, *extra, subgroup_size=S)
+    assert c.tobytes() == c2.tobytes()
+
+
+COLUMNS = HEADER + """
+__kernel void transpose(__global const float *a, __global float *b) {
+    mat_c m = coop_mat_load(a, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)16);
+    mat_c one = coop_mat_init(1.0f);
+    m = m * 2.0f + one;
+    coop_mat_store(b, m, CLK_COOPERATIVE_MATRIX_LAYOUT_COLUMN_MAJOR, (size_t)10);
+}
+"""
+
+
+def test_column_major_store_and_element_wise_operations():
+    prog, nat = native(COLUMNS)
+    a = np.arange(128, dtype=np.float32)
+    b = np.full(160, -7.0, np.float32)
+    prog.transpose((16,), (16,), a, b, subgroup_size=16)
+    assert nat.fast_launches.get("transpose") == 1
+    expect = np.full(160, -7.0, np.float32)
+    # Column-major with stride 10: element (r, c) at c * 10 + r.
+    view = expect.reshape(16, 10)
+    view[:, :8] = (a.reshape(8, 16) * 2 + 1).T
+    np.testing.assert_array_equal(b, expect)
+
+
+def test_divergent_kernels_keep_the_per_work_item_path():
+    _, nat = native(BRANCHES)
+    assert nat.execution_mode("branches") == "work-item"
+    assert "branch that may differ" in nat.native.plans["branches"].subgroup_reason
+    store = HEADER + """
+    __kernel void k(__global const float *a, __global float *b) {
+        mat_c m = coop_mat_load(a, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)16);
+        coop_mat_store(b, m, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)16);
+        b[200 + get_global_id(0)] = 1.0f;
+    }"""
+    _, nat = native(store)
+    assert nat.execution_mode("k") == "work-item"
+    assert "store" in nat.native.plans["k"].subgroup_reason
+
+
+def copy_fault(prog, *args, local=16, **kw):
+    a = np.arange(2 * 128, dtype=np.float32)
+    b = np.full(2 * 128, 5.0, np.float32)
+    with pytest.raises(clcoop.RuntimeFault) as info:
+        prog.copy((32,), (local,), a, b, *args, subgroup_size=16, **kw)
+    assert (b == 5.0).all()              # the caller's buffer is untouched
+    return str(info.value)
+
+
+def work_item_line(text):
+    return [line.strip() for line in text.splitlines() if "work-item global id" in line]
+
+
+@pytest.mark.parametrize("args", [(16, 3), (-16, -1), (1000, -1), (17, -1)],
+                         ids=["non-uniform", "negative-stride", "out-of-bounds", "second-sub-group"])
+@pytest.mark.parametrize("local", [16, 32])
+def test_faults_on_the_fast_path_are_reported_as_before(args, local):
+    """The fast path gives the launch back (after sub-group 0 may have stored into the
+    private copy of b); the per-work-item path reports the fault, word for word as without
+    the fast path, and the caller's buffer is untouched."""
+    prog, nat = native(COPY)
+    message = copy_fault(prog, *args, local=local)
+    assert nat.fast_reruns.get("copy") == 1 and not nat.fast_launches
+    assert message == copy_fault(per_work_item(COPY), *args, local=local)
+    if args[0] in (16, -16):
+        # The interpreter blames the same work-item.
+        interp = clcoop.Program(COPY).build()
+        assert work_item_line(copy_fault(interp, *args, local=local)) == work_item_line(message) != []
+
+
+def test_instruction_limit_on_the_fast_path():
+    source = (EXAMPLES / "gemm_f32.cl").read_text()
+    n = 64
+    a = np.ones((n, n), np.float32)
+    messages = []
+    for prog in (native(source)[0], per_work_item(source)):
+        c = np.full((n, n), 2.0, np.float32)
+        with pytest.raises(clcoop.RuntimeFault) as info:
+            prog.gemm_f32((64, 8), (32, 1), a, a, c, n, n, n, 0, instruction_limit=40)
+        assert (c == 2.0).all()
+        messages.append(str(info.value))
+    assert "instruction limit" in messages[0] and messages[0] == messages[1]
