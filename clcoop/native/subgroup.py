@@ -79,11 +79,14 @@ class _SubgroupGen(_FunctionGen):
         self.S = self.mg.subgroup_size
         self.coroutine = False
         self.entry_allocas = []
+        self.tiles = {}            # row-major load result -> the tile it was copied into
         self._check_taken()
         self.varying = self._varying_values()
         self._check_uniform_control()
         params = ["ptr noalias %__ctx"] + [f"{a.type} {quote(a.name)}" for a in f.arguments]
-        text = [f"define internal void {gquote(function_name(f.name))}({', '.join(params)}) {{"]
+        # noinline: one call per subgroup costs nothing; inlining it into the driver's
+        # loops multiplied the compile time.
+        text = [f"define internal void {gquote(function_name(f.name))}({', '.join(params)}) noinline {{"]
         body = []
         for bi, b in enumerate(self.blocks):
             self.cur_block = bi
@@ -333,6 +336,10 @@ class _SubgroupGen(_FunctionGen):
                                f"  {lhs}shufflevector {logical} {n}.t, {logical} poison, {_mask(transpose)}"]
             else:
                 self.lines.append(f"  {lhs}load {logical}, ptr {tmp}, align {esz}")
+                # The tile holds this value wherever it is used (a non-phi use of an SSA
+                # value sees the latest execution of its definition, and only this load
+                # writes the tile): a mul-add reads its operand there (no copy).
+                self.tiles[ins.name] = tmp
 
     def _mul_add(self, ins, ops, lhs):
         S = self.S
@@ -342,8 +349,10 @@ class _SubgroupGen(_FunctionGen):
         mad = self.mg.coop.mul_add_routine(a.rows, b.cols, a.cols, (a.elem, b.elem, c.elem, r.elem), operands)
         slots = []
         for mt, o in zip((a, b, c), ops[:3]):
-            slot = self._entry_alloca(f"[{mt.rows * mt.cols} x {mt.elem}]")
-            self.lines.append(f"  store <{mt.rows * mt.cols} x {mt.elem}> {ref(o)}, ptr {slot}, align 64")
+            slot = self.tiles.get(o.name) if o.value_kind.name == "instruction" else None
+            if slot is None:
+                slot = self._entry_alloca(f"[{mt.rows * mt.cols} x {mt.elem}]")
+                self.lines.append(f"  store <{mt.rows * mt.cols} x {mt.elem}> {ref(o)}, ptr {slot}, align 64")
             slots.append(slot)
         out = self._entry_alloca(f"[{r.rows * r.cols} x {r.elem}]")
         self.lines += [f"  call void @{mad}(ptr {slots[0]}, ptr {slots[1]}, ptr {slots[2]}, ptr {out})",
