@@ -205,6 +205,9 @@ class _ModuleGen:
         except Unsupported as exc:
             plan.subgroup_reason = str(exc)
             return
+        except Exception as exc:   # noqa: BLE001 - a bug here must not cost the kernel
+            plan.subgroup_reason = f"internal: {type(exc).__name__}: {exc}"
+            return
         self.sg_functions.append(function)
         self.drivers.append(driver)
         plan.subgroup_driver = subgroup.driver_name(plan.name)

@@ -150,7 +150,7 @@ class NativeProgram:
         nthreads = 1 if plan.single_thread else max(1, min(threads or default_threads(), total))
         arenas = [np.zeros(psz * arena_items + 16, np.uint8) for _ in range(nthreads)]
         fast = self.subgroup_drivers.get(info.name)
-        if fast is not None and nd.wg_size % S == 0:
+        if fast is not None and subgroups_in_rows(nd, S):
             # The subgroup-wide fast path (subgroup.py). It reports no fault itself: on any
             # failed check the launch starts again from the caller's arrays on the
             # per-work-item path, which reports it exactly.
@@ -274,6 +274,13 @@ class NativeProgram:
         parts.append(f"  instruction: {site.text}  (in @{site.function})")
         return RuntimeFault("\n".join(parts), kernel=info.name, work_item=tuple(gid[:nd.dims]),
                             instruction=site.text, buffer=buffer)
+
+
+def subgroups_in_rows(nd, S):
+    """The launch condition of the subgroup-wide fast path (subgroup.py): every subgroup is
+    full and lies in one row of dimension 0, its lanes' global ids in dimension 0 a
+    multiple of S plus the lane."""
+    return nd.local_size[0] % S == 0 and nd.offset[0] % S == 0
 
 
 def _run_driver(driver, args, tmpl, total, nthreads, arenas, abort):

@@ -41,6 +41,8 @@ UNIFORM_QUERIES = {"get_group_id", "get_global_size", "get_local_size", "get_enq
                    "get_max_sub_group_size", "get_num_sub_groups", "get_enqueued_num_sub_groups",
                    "get_sub_group_id"}
 _FRESH = re.compile(r"__[a-z]+\d+(\.[\w.]*)?")
+# Work-groups per band of the cache-aware order (subgroup_driver).
+BAND = 8
 # Strides above this could overflow the span computation: such launches take the fallback.
 MAX_STRIDE = 1 << 32
 
@@ -81,6 +83,9 @@ class _SubgroupGen(_FunctionGen):
         self.entry_allocas = []
         self.tiles = {}            # row-major load result -> the tile it was copied into
         self._check_taken()
+        # The lane rules of _kind hold for subgroups within one row of dimension 0; the
+        # runtime takes the fast path only then (runtime.subgroups_in_rows).
+        self.aligned_lanes = self.S & (self.S - 1) == 0
         self.varying = self._varying_values()
         self._check_uniform_control()
         params = ["ptr noalias %__ctx"] + [f"{a.type} {quote(a.name)}" for a in f.arguments]
@@ -127,32 +132,78 @@ class _SubgroupGen(_FunctionGen):
                     raise Unsupported(f"a store or atomic ({base})")
 
     def _varying_values(self):
-        varying = set()
+        """Names of the values computed per lane: the kinds (_kind) 'al' and 'v'."""
+        kinds = {}
         changed = True
         while changed:
             changed = False
             for b in self.blocks:
                 for ins in b.instructions:
-                    if ins.name and ins.name not in varying and self._is_varying(ins, varying):
-                        varying.add(ins.name)
+                    if not ins.name:
+                        continue
+                    new = _join(kinds.get(ins.name), self._kind(ins, kinds))
+                    if new != kinds.get(ins.name):
+                        kinds[ins.name] = new
                         changed = True
-        return varying
-
-    def _is_varying(self, ins, varying):
-        ops = list(ins.operands)
-        if ins.opcode == "call":
-            name = ops[-1].name
-            if coop_calls.callee_of(name) is not None:
-                return False           # matrices are uniform; their operands are checked
-            base = demangle(name)[0]
-            if base in WORKITEM_FUNCTIONS:
-                return base not in UNIFORM_QUERIES
-            ops = ops[:-1]
-        return any(self._operand_varying(o, varying) for o in ops)
+        self.kinds = kinds
+        return {name for name, kind in kinds.items() if kind in ("al", "v")}
 
     @staticmethod
     def _operand_varying(o, varying):
         return o.value_kind.name == "instruction" and o.name in varying
+
+    def _operand_kind(self, o, kinds):
+        if o.value_kind.name == "instruction":
+            return kinds.get(o.name)
+        if o.is_constant and re.fullmatch(r"i\d+ " + str(self.S), str(o).strip()):
+            return "S"
+        return "u"
+
+    def _kind(self, ins, kinds):
+        """The lane dependence of a value, under the launch conditions of the fast path
+        (local size 0 and global offset 0 multiples of S, S a power of two, so a subgroup's
+        lanes share every id but the lowest bits of dimension 0):
+        'S' the subgroup size, 'u' uniform, 'al' a multiple of S plus the lane, 'v' other.
+        None: not known yet (operands not visited)."""
+        ops = list(ins.operands)
+        op = ins.opcode
+        if op == "call":
+            name = ops[-1].name
+            if coop_calls.callee_of(name) is not None:
+                return "u"             # matrices are uniform; their operands are checked
+            base = demangle(name)[0]
+            if base in ("get_sub_group_size", "get_max_sub_group_size"):
+                return "S"
+            if base in UNIFORM_QUERIES:
+                return "u"
+            if base in ("get_global_id", "get_local_id"):
+                dim = str(ops[0]).strip() if ops[0].is_constant else ""
+                if dim.endswith(" 0"):
+                    return "al" if self.aligned_lanes else "v"
+                return "u" if re.fullmatch(r"i\d+ [12]", dim) else "v"
+            if base in ("get_sub_group_local_id", "get_local_linear_id"):
+                return "al" if self.aligned_lanes else "v"
+            if base in WORKITEM_FUNCTIONS:
+                return "v"
+            ops = ops[:-1]
+        kinds_in = [self._operand_kind(o, kinds) for o in ops]
+        known = [k for k in kinds_in if k is not None]
+        if op in ("zext", "sext", "trunc"):
+            bits = re.fullmatch(r"i(\d+)", str(ins.type))
+            if known == ["al"] and bits and (1 << int(bits.group(1)) - 1) >= self.S:
+                return "al"
+            return known[0] if known else None
+        if op == "udiv" and kinds_in == ["al", "S"]:
+            return "u"
+        if op == "lshr" and kinds_in[0] == "al" and re.fullmatch(rf"i\d+ {self.S.bit_length() - 1}", str(ops[1]).strip()):
+            return "u"
+        if op == "phi":
+            return _join_all(known)
+        if op == "select" and kinds_in[0] in ("u", "S"):
+            return _join_all(known[1:])
+        if any(k in ("al", "v") for k in known):
+            return "v"
+        return "u" if known or not ops else None
 
     def _check_uniform_control(self):
         for b in self.blocks:
@@ -174,17 +225,21 @@ class _SubgroupGen(_FunctionGen):
         if ins.opcode == "call" and coop_calls.callee_of(ops[-1].name) is not None:
             self._matrix_call(ins, ops, coop_calls.callee_of(ops[-1].name))
             return None
-        if ins.name in self.varying or any(self._operand_varying(o, self.varying) for o in ops):
-            return self._per_lane(ins, label, ops)
+        if ins.name in self.varying:
+            return self._per_lane(ins, label, ops, range(self.S))
+        if any(self._operand_varying(o, self.varying) for o in ops):
+            # Uniform from per-lane operands (x / S of a multiple of S plus the lane):
+            # computed once, from lane 0.
+            return self._per_lane(ins, label, ops, [0])
         return super().instruction(ins, label)
 
-    def _per_lane(self, ins, label, ops):
+    def _per_lane(self, ins, label, ops, lanes):
         saved, self.lines = self.lines, []
         if super().instruction(ins, label) is not None:
             raise Unsupported(f"internal: a varying instruction splits its block ({clean_ir(str(ins))})")
         lines, self.lines = self.lines, saved
         query = ins.opcode == "call" and demangle(ops[-1].name)[0] in WORKITEM_FUNCTIONS
-        for j in range(self.S):
+        for j in lanes:
             for line in lines:
                 self.lines.append(self._lane_text(line, j, query))
         return None
@@ -364,6 +419,24 @@ class _SubgroupGen(_FunctionGen):
         return name
 
 
+def _join(a, b):
+    """Join of two lane kinds (None: unknown yet)."""
+    if a is None or b is None:
+        return a or b
+    if a == b:
+        return a
+    if "al" in (a, b) or "v" in (a, b):
+        return "v"
+    return "u"
+
+
+def _join_all(kinds):
+    out = None
+    for k in kinds:
+        out = _join(out, k)
+    return out
+
+
 def _logical_vector(type_text):
     fields = coopmat_spec.first_matrix_type_fields(type_text)
     elem, _, rows, cols, _ = fields
@@ -425,10 +498,23 @@ def subgroup_driver(plan, S):
           f"  %steps = getelementptr i64, ptr %ctx, i64 {CTX['steps']}",
           "  %faultp = getelementptr i64, ptr %ctx, i64 0"] + group_head_lines("group.ids") + [
           "group.ids:",
-          "  %gx = urem i64 %g, %t.ngrp0",
-          "  %gq = udiv i64 %g, %t.ngrp0",
-          "  %gy = urem i64 %gq, %t.ngrp1",
-          "  %gz = udiv i64 %gq, %t.ngrp1",
+          # Cache-aware order: work-groups in bands of BAND groups along dimension 0, each
+          # band walked row by row (a GEMM's B strips of a band stay in cache while all of
+          # A passes once per band). Work-groups are independent (OpenCL C 3.0 3.2.2), and a
+          # fault re-runs the launch in the usual order.
+          "  %gxy = mul i64 %t.ngrp0, %t.ngrp1",
+          "  %gz = udiv i64 %g, %gxy",
+          "  %gr = urem i64 %g, %gxy",
+          f"  %bsize = mul i64 %t.ngrp1, {BAND}",
+          "  %band = udiv i64 %gr, %bsize",
+          "  %brem = urem i64 %gr, %bsize",
+          f"  %bx0 = mul i64 %band, {BAND}",
+          "  %bleft = sub i64 %t.ngrp0, %bx0",
+          f"  %bshort = icmp ult i64 %bleft, {BAND}",
+          f"  %bw = select i1 %bshort, i64 %bleft, i64 {BAND}",
+          "  %gy = udiv i64 %brem, %bw",
+          "  %gxo = urem i64 %brem, %bw",
+          "  %gx = add i64 %bx0, %gxo",
           "  br label %gl",
           "gl:",
           "  %gj = phi i64 [ 0, %group.ids ], [ %gj.next, %gl.body ]",

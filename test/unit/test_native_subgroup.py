@@ -139,3 +139,16 @@ def test_instruction_limit_on_the_fast_path():
         assert (c == 2.0).all()
         messages.append(str(info.value))
     assert "instruction limit" in messages[0] and messages[0] == messages[1]
+
+
+def test_subgroups_across_rows_run_per_work_item():
+    """Local size 8 x 2 with S = 16: a subgroup spans two rows of dimension 0, outside the
+    fast path's launch condition; the per-work-item path runs it, as the interpreter."""
+    prog, nat = native(COPY)
+    a = np.arange(2 * 128, dtype=np.float32)
+    b = np.zeros(2 * 128, np.float32)
+    prog.copy((8, 4), (8, 2), a, b, 16, -1, subgroup_size=16)
+    assert not nat.fast_launches and not nat.fast_reruns
+    np.testing.assert_array_equal(b[:128], a[:128])
+    prog.copy((32,), (32,), a, b, 16, -1, subgroup_size=16)
+    assert nat.fast_launches == {"copy": 1}
