@@ -53,7 +53,8 @@ class KernelPlan:
         self.arg_block_size = 0
         self.coop_sites = []          # [(site, rendezvous function)] (coop_calls.py)
         self.subgroup_driver = None   # the subgroup-wide fast path's driver (subgroup.py)
-        self.subgroup_reason = "no cooperative-matrix operations"
+        self.subgroup_lanes = None    # work-items it runs in lockstep
+        self.subgroup_reason = "barriers"
 
 
 class NativeModule:
@@ -66,7 +67,7 @@ class NativeModule:
         self.scratch_bytes = SCRATCH_BYTES
 
 
-def generate(module, kernel_names, subgroup_size=None):
+def generate(module, kernel_names, subgroup_size=None, fast_paths=True):
     """NativeModule with every kernel of `kernel_names` that the engine takes; kernels with
     cooperative matrices only with a `subgroup_size` (their layout depends on it)."""
     import llvmlite.binding as llvm
@@ -93,6 +94,7 @@ def generate(module, kernel_names, subgroup_size=None):
     from clcoop.native.jit import host_target_machine
     pm.run(mod, llvm.create_pass_builder(host_target_machine(), llvm.create_pipeline_tuning_options()))
     gen = _ModuleGen(module, mod, out, subgroup_size)
+    gen.fast_paths = fast_paths
     for name in kernel_names:
         try:
             gen.kernel(name)
@@ -154,6 +156,7 @@ class _ModuleGen:
         self.out.globals = list(self.global_index)
         self.drivers = []
         self.sg_functions = []     # subgroup-wide kernel variants (subgroup.py)
+        self.fast_paths = True     # generate them (runtime.py retries without on a bad module)
         # Private arrays of every function at disjoint offsets of the work-item's arena
         # (OpenCL C has no recursion: each function has one frame at a time).
         self.arena_base = {}
@@ -193,7 +196,7 @@ class _ModuleGen:
         plan.coop_sites = self.coop.sites.get(name, [])
         self.drivers.append(coroutine_driver(plan, name) if plan.coroutine else plain_driver(plan))
         self.out.plans[name] = plan
-        if plan.coop_sites:
+        if self.fast_paths and (plan.coop_sites or not plan.coroutine):
             self._subgroup_variant(plan)
 
     def _subgroup_variant(self, plan):

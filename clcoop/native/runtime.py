@@ -52,10 +52,22 @@ class NativeProgram:
             try:
                 self.engine = Engine(self.native.text)
             except RuntimeError as exc:
-                # LLVM rejected the generated module: an engine bug, reported per kernel.
-                for name in list(self.native.plans):
-                    self.native.reasons[name] = f"internal: the generated module did not compile ({str(exc).strip()[:300]})"
-                self.native.plans.clear()
+                # LLVM rejected the generated module: an engine bug. Without the fast
+                # paths (subgroup.py), the kernels still run natively; else reported per kernel.
+                error = f"internal: the generated module did not compile ({str(exc).strip()[:300]})"
+                if any(plan.subgroup_driver for plan in self.native.plans.values()):
+                    self.native = codegen.generate(module, sorted(module.kernels), self.subgroup_size,
+                                                   fast_paths=False)
+                    for plan in self.native.plans.values():
+                        plan.subgroup_reason = error
+                    try:
+                        self.engine = Engine(self.native.text)
+                    except RuntimeError as again:
+                        error = f"internal: the generated module did not compile ({str(again).strip()[:300]})"
+                if self.engine is None:
+                    for name in list(self.native.plans):
+                        self.native.reasons[name] = error
+                    self.native.plans.clear()
             self.compile_seconds = time.perf_counter() - t0
         self.drivers = {}
         self.subgroup_drivers = {}    # kernel -> the subgroup-wide fast path (subgroup.py)
@@ -150,7 +162,7 @@ class NativeProgram:
         nthreads = 1 if plan.single_thread else max(1, min(threads or default_threads(), total))
         arenas = [np.zeros(psz * arena_items + 16, np.uint8) for _ in range(nthreads)]
         fast = self.subgroup_drivers.get(info.name)
-        if fast is not None and subgroups_in_rows(nd, S):
+        if fast is not None and subgroups_in_rows(nd, S, self.subgroup_size, plan.subgroup_lanes):
             # The subgroup-wide fast path (subgroup.py). It reports no fault itself: on any
             # failed check the launch starts again from the caller's arrays on the
             # per-work-item path, which reports it exactly.
@@ -276,11 +288,14 @@ class NativeProgram:
                             instruction=site.text, buffer=buffer)
 
 
-def subgroups_in_rows(nd, S):
-    """The launch condition of the subgroup-wide fast path (subgroup.py): every subgroup is
-    full and lies in one row of dimension 0, its lanes' global ids in dimension 0 a
-    multiple of S plus the lane."""
-    return nd.local_size[0] % S == 0 and nd.offset[0] % S == 0
+def subgroups_in_rows(nd, S, compiled_S, lanes):
+    """The launch condition of the subgroup-wide fast path (subgroup.py): the lanes run in
+    lockstep (the subgroup, or WIDE_LANES work-items where nothing observes the subgroup,
+    then any S) are full and lie in one row of dimension 0, their global ids in dimension 0
+    a multiple of the lane count plus the lane."""
+    if lanes == compiled_S and S != compiled_S:
+        return False
+    return nd.local_size[0] % lanes == 0 and nd.offset[0] % lanes == 0
 
 
 def _run_driver(driver, args, tmpl, total, nthreads, arenas, abort):

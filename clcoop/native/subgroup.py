@@ -31,6 +31,7 @@ from clcoop.native import coop_calls, coop_ir
 from clcoop.native.codegen import _FunctionGen
 from clcoop.native.context import ATOMIC_FUNCTIONS, BARRIERS, CTX, CTX_SLOTS, FAULT_COOP
 from clcoop.native.drivers import argument_lines, group_head_lines, zero_local_lines
+from clcoop.native.builtin_ir import store_size
 from clcoop.native.irtext import clean_ir, gquote, quote, ref
 from clcoop.native.support import MEMORY_INTRINSICS, WORKITEM_FUNCTIONS, Unsupported
 
@@ -40,7 +41,11 @@ UNIFORM_QUERIES = {"get_group_id", "get_global_size", "get_local_size", "get_enq
                    "get_num_groups", "get_global_offset", "get_work_dim", "get_sub_group_size",
                    "get_max_sub_group_size", "get_num_sub_groups", "get_enqueued_num_sub_groups",
                    "get_sub_group_id"}
-_FRESH = re.compile(r"__[a-z]+\d+(\.[\w.]*)?")
+# Names codegen._FunctionGen.fresh makes (%__<stem><n>, maybe with a suffix): renamed per
+# lane when made while emitting the instruction (n in the counter range of it).
+_FRESH = re.compile(r"__[a-z0-9]*?(\d+)(\.[\w.]*)?")
+# Lanes in lockstep for kernels that observe no subgroup (no sub-group query, no matrix).
+WIDE_LANES = 64
 # Work-groups per band of the cache-aware order (subgroup_driver).
 BAND = 8
 # Strides above this could overflow the span computation: such launches take the fallback.
@@ -68,20 +73,39 @@ def driver_name(kernel):
 def generate(mg, plan):
     """(function text, driver text) of the subgroup-wide variant of kernel plan.name, or
     Unsupported with the reason it is not taken."""
-    gen = _SubgroupGen(mg, mg.functions[plan.name], True)
-    return gen.emit_subgroup(), subgroup_driver(plan, mg.subgroup_size)
+    f = mg.functions[plan.name]
+    gen = _SubgroupGen(mg, f, True)
+    lanes = mg.subgroup_size
+    if not coopmat_spec.mentions_matrix_type(str(f)) and "sub_group" not in _callees_text(f):
+        # Nothing observes the subgroup: run WIDE_LANES work-items in lockstep (more
+        # independent vector chains, fewer calls per work-item).
+        lanes = WIDE_LANES
+    function = gen.emit_subgroup(lanes)
+    plan.subgroup_lanes = lanes
+    return function, subgroup_driver(plan, lanes, gen.lane_contexts)
+
+
+def _callees_text(f):
+    """Demangled names of the functions f calls, one text."""
+    names = []
+    for b in f.blocks:
+        for ins in b.instructions:
+            if ins.opcode == "call":
+                names.append(demangle(list(ins.operands)[-1].name)[0])
+    return " ".join(names)
 
 
 class _SubgroupGen(_FunctionGen):
     """Re-emits a kernel for a whole subgroup (the base class's per-instruction code, once
     for uniform instructions, once per lane for varying ones)."""
 
-    def emit_subgroup(self):
+    def emit_subgroup(self, lanes):
         f = self.f
-        self.S = self.mg.subgroup_size
+        self.S = lanes
         self.coroutine = False
         self.entry_allocas = []
         self.tiles = {}            # row-major load result -> the tile it was copied into
+        self.lane_contexts = False  # whether lanes other than 0 read their ids
         self._check_taken()
         # The lane rules of _kind hold for subgroups within one row of dimension 0; the
         # runtime takes the fast path only then (runtime.subgroups_in_rows).
@@ -89,9 +113,10 @@ class _SubgroupGen(_FunctionGen):
         self.varying = self._varying_values()
         self._check_uniform_control()
         params = ["ptr noalias %__ctx"] + [f"{a.type} {quote(a.name)}" for a in f.arguments]
-        # noinline: one call per subgroup costs nothing; inlining it into the driver's
-        # loops multiplied the compile time.
-        text = [f"define internal void {gquote(function_name(f.name))}({', '.join(params)}) noinline {{"]
+        # Matrix kernels: noinline (one call per subgroup costs nothing; inlining their
+        # tiles into the driver's loops multiplied the compile time).
+        attrs = " noinline" if coopmat_spec.mentions_matrix_type(str(f)) else ""
+        text = [f"define internal void {gquote(function_name(f.name))}({', '.join(params)}){attrs} {{"]
         body = []
         for bi, b in enumerate(self.blocks):
             self.cur_block = bi
@@ -115,7 +140,7 @@ class _SubgroupGen(_FunctionGen):
                 op = ins.opcode
                 if op == "alloca":
                     raise Unsupported("private variables")
-                if op in ("store", "atomicrmw", "cmpxchg", "fence"):
+                if op in ("atomicrmw", "cmpxchg", "fence") or op == "store" and " atomic " in str(ins):
                     raise Unsupported(f"the instruction '{op}' (lane order)")
                 if op != "call":
                     continue
@@ -146,7 +171,7 @@ class _SubgroupGen(_FunctionGen):
                         kinds[ins.name] = new
                         changed = True
         self.kinds = kinds
-        return {name for name, kind in kinds.items() if kind in ("al", "v")}
+        return {name for name, kind in kinds.items() if kind not in ("u", "S")}
 
     @staticmethod
     def _operand_varying(o, varying):
@@ -190,9 +215,11 @@ class _SubgroupGen(_FunctionGen):
         known = [k for k in kinds_in if k is not None]
         if op in ("zext", "sext", "trunc"):
             bits = re.fullmatch(r"i(\d+)", str(ins.type))
-            if known == ["al"] and bits and (1 << int(bits.group(1)) - 1) >= self.S:
-                return "al"
+            if known == ["al"]:
+                return "al" if bits and (1 << int(bits.group(1)) - 1) >= self.S else "v"
             return known[0] if known else None
+        if op == "getelementptr":
+            return self._pointer_kind(ins, kinds_in)
         if op == "udiv" and kinds_in == ["al", "S"]:
             return "u"
         if op == "lshr" and kinds_in[0] == "al" and re.fullmatch(rf"i\d+ {self.S.bit_length() - 1}", str(ops[1]).strip()):
@@ -201,9 +228,26 @@ class _SubgroupGen(_FunctionGen):
             return _join_all(known)
         if op == "select" and kinds_in[0] in ("u", "S"):
             return _join_all(known[1:])
-        if any(k in ("al", "v") for k in known):
+        if any(k not in ("u", "S") for k in known):
             return "v"
         return "u" if known or not ops else None
+
+    def _pointer_kind(self, ins, kinds_in):
+        """'pal:<bytes>' for lane j's pointer = lane 0's + j * bytes: a uniform base indexed
+        by 'al' (one index, a scalar element), or such a pointer offset uniformly."""
+        if None in kinds_in:
+            return None
+        if all(k in ("u", "S") for k in kinds_in):
+            return "u"
+        rest = kinds_in[1:]
+        if kinds_in[0].startswith("pal") and all(k in ("u", "S") for k in rest):
+            return kinds_in[0]
+        if kinds_in[0] in ("u", "S") and rest == ["al"]:
+            m = re.search(r"getelementptr (?:(?:inbounds|nuw|nusw) )*(.+?), ptr", clean_ir(str(ins)))
+            t = self.ty(m.group(1)) if m else None
+            if t is not None and t.kind in ("int", "float"):
+                return f"pal:{store_size(t, self.layout)}"
+        return "v"
 
     def _check_uniform_control(self):
         for b in self.blocks:
@@ -225,7 +269,27 @@ class _SubgroupGen(_FunctionGen):
         if ins.opcode == "call" and coop_calls.callee_of(ops[-1].name) is not None:
             self._matrix_call(ins, ops, coop_calls.callee_of(ops[-1].name))
             return None
-        if ins.name in self.varying:
+        kind = self.kinds.get(ins.name, "u")
+        if ins.opcode in ("load", "store"):
+            pointer = ops[0] if ins.opcode == "load" else ops[1]
+            value_type = str(ins.type) if ins.opcode == "load" else str(ops[0].type)
+            if self._consecutive(pointer, value_type):
+                return self._vector_access(ins, ops, pointer, value_type)
+        if (kind == "al" or kind.startswith("pal")) and ins.opcode != "phi":
+            # Lane j = lane 0 + j (times the element size for pointers), exactly
+            # (_kind): LLVM sees consecutive lanes.
+            self._per_lane(ins, label, ops, [0])
+            t = str(ins.type)
+            for j in range(1, self.S):
+                lane = quote(f"{ins.name}.l{j}")
+                first = quote(f"{ins.name}.l0")
+                if kind == "al":
+                    self.lines.append(f"  {lane} = add {t} {first}, {j}")
+                else:
+                    self.lines.append(f"  {lane} = getelementptr i8, {t} {first}, i64 {j * int(kind[4:])}")
+            return None
+        if ins.name in self.varying or not ins.name and any(self._operand_varying(o, self.varying) for o in ops):
+            # (An instruction without a result with per-lane operands, a store: every lane.)
             return self._per_lane(ins, label, ops, range(self.S))
         if any(self._operand_varying(o, self.varying) for o in ops):
             # Uniform from per-lane operands (x / S of a multiple of S plus the lane):
@@ -235,13 +299,48 @@ class _SubgroupGen(_FunctionGen):
 
     def _per_lane(self, ins, label, ops, lanes):
         saved, self.lines = self.lines, []
+        self.fresh_from = self.n
         if super().instruction(ins, label) is not None:
             raise Unsupported(f"internal: a varying instruction splits its block ({clean_ir(str(ins))})")
         lines, self.lines = self.lines, saved
         query = ins.opcode == "call" and demangle(ops[-1].name)[0] in WORKITEM_FUNCTIONS
+        self.lane_contexts |= query and len(lanes) > 1
         for j in lanes:
             for line in lines:
                 self.lines.append(self._lane_text(line, j, query))
+        return None
+
+    def _consecutive(self, pointer, value_type):
+        kind = self.kinds.get(pointer.name, "u") if pointer.value_kind.name == "instruction" else "u"
+        t = self.ty(value_type)
+        return kind.startswith("pal") and t.kind in ("int", "float") and \
+            int(kind[4:]) == store_size(t, self.layout)
+
+    def _vector_access(self, ins, ops, pointer, value_type):
+        """A load or store whose lanes are consecutive elements: one check of the S
+        elements from lane 0's address, one vector access."""
+        T = value_type
+        esz = store_size(self.ty(T), self.layout)
+        vec = f"<{self.S} x {T}>"
+        store = ins.opcode == "store"
+        saved, self.lines = self.lines, []
+        self.fresh_from = self.n
+        checked = self.check(ins, pointer, self.S * esz, esz, "write" if store else "read", store)
+        lines, self.lines = self.lines, saved
+        self.lines += [self._lane_text(line, 0, False) for line in lines]
+        checked = self._lane_text(checked, 0, False)
+        v = self.fresh("vec")
+        if not store:
+            self.lines.append(f"  {v} = load {vec}, {checked}, align {esz}")
+            for j in range(self.S):
+                self.lines.append(f"  {quote(f'{ins.name}.l{j}')} = extractelement {vec} {v}, i64 {j}")
+            return None
+        prev = "poison"
+        for j in range(self.S):
+            cur = f"{v}.{j}"
+            self.lines.append(f"  {cur} = insertelement {vec} {prev}, {T} {self.lane(ops[0], j)}, i64 {j}")
+            prev = cur
+        self.lines.append(f"  store {vec} {prev}, {checked}, align {esz}")
         return None
 
     def _lane_text(self, line, j, query):
@@ -249,7 +348,8 @@ class _SubgroupGen(_FunctionGen):
             name = m.group(1).strip('"')
             if name == "__ctx":
                 return f"%__ctx.l{j}" if query else m.group(0)
-            if name in self.varying or _FRESH.fullmatch(name):
+            fresh = _FRESH.fullmatch(name)
+            if name in self.varying or fresh and int(fresh.group(1)) > self.fresh_from:
                 return quote(f"{name}.l{j}")
             return m.group(0)
         return re.sub(r'%("[^"]*"|[-\w.$]+)', rename, line)
@@ -425,9 +525,9 @@ def _join(a, b):
         return a or b
     if a == b:
         return a
-    if "al" in (a, b) or "v" in (a, b):
-        return "v"
-    return "u"
+    if a in ("u", "S") and b in ("u", "S"):
+        return "u"
+    return "v"
 
 
 def _join_all(kinds):
@@ -461,7 +561,7 @@ def _mask(indices):
 
 # ------------------------------------------------------------------ driver
 
-def subgroup_driver(plan, S):
+def subgroup_driver(plan, S, lane_contexts=True):
     """void driver(args, tmpl, first, count, arena, fault out): work-groups from the atomic
     counter; in each, the subgroups in order, the kernel's subgroup function called once per
     subgroup with S lane contexts (ids of each lane). A fault stops everything and is
@@ -532,17 +632,22 @@ def subgroup_driver(plan, S):
           "sg:",
           "  %s = phi i64 [ 0, %gz.zdone ], [ %s.next, %sg.ok ]",
           "  %s.more = icmp ult i64 %s, %t.wg_size",
-          "  br i1 %s.more, label %lanes, label %group",
+          "  br i1 %s.more, label %sg.ids, label %group",
+          "sg.ids:",
+          # Lane j: local ids of lane 0 plus j in dimension 0 (the launch condition: the
+          # subgroup lies in one row). Only lane 0's when no other lane reads them.
+          "  %x0 = urem i64 %s, %t.lsize0",
+          "  %lq = udiv i64 %s, %t.lsize0",
+          "  %y = urem i64 %lq, %t.lsize1",
+          "  %z = udiv i64 %lq, %t.lsize1",
+          "  br label %lanes",
           "lanes:",
-          "  %lj = phi i64 [ 0, %sg ], [ %lj.next, %lanes.body ]",
-          f"  %lj.more = icmp ult i64 %lj, {S}",
+          "  %lj = phi i64 [ 0, %sg.ids ], [ %lj.next, %lanes.body ]",
+          f"  %lj.more = icmp ult i64 %lj, {S if lane_contexts else 1}",
           "  br i1 %lj.more, label %lanes.body, label %sg.call",
           "lanes.body:",
           "  %l = add i64 %s, %lj",
-          "  %x = urem i64 %l, %t.lsize0",
-          "  %lq = udiv i64 %l, %t.lsize0",
-          "  %y = urem i64 %lq, %t.lsize1",
-          "  %z = udiv i64 %lq, %t.lsize1",
+          "  %x = add i64 %x0, %lj",
           f"  %lj.off = mul i64 %lj, {slot}",
           "  %lj.c = getelementptr i8, ptr %ctx, i64 %lj.off"]
     for field, v in (("llid", "%l"), ("lid0", "%x"), ("lid1", "%y"), ("lid2", "%z")):

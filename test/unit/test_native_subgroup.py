@@ -87,14 +87,14 @@ def test_divergent_kernels_keep_the_per_work_item_path():
     assert nat.execution_mode("branches") == "work-item"
     assert "branch that may differ" in nat.native.plans["branches"].subgroup_reason
     store = HEADER + """
-    __kernel void k(__global const float *a, __global float *b) {
+    __kernel void k(__global const float *a, __global float *b, __global int *n) {
         mat_c m = coop_mat_load(a, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)16);
         coop_mat_store(b, m, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)16);
-        b[200 + get_global_id(0)] = 1.0f;
+        atomic_add(n, 1);
     }"""
     _, nat = native(store)
     assert nat.execution_mode("k") == "work-item"
-    assert "store" in nat.native.plans["k"].subgroup_reason
+    assert "atomic" in nat.native.plans["k"].subgroup_reason
 
 
 def copy_fault(prog, *args, local=16, **kw):
@@ -152,3 +152,80 @@ def test_subgroups_across_rows_run_per_work_item():
     np.testing.assert_array_equal(b[:128], a[:128])
     prog.copy((32,), (32,), a, b, 16, -1, subgroup_size=16)
     assert nat.fast_launches == {"copy": 1}
+
+
+VADD = """
+__kernel void vadd(__global const float *a, __global const float *b, __global float *c, int shift) {
+    size_t i = get_global_id(0);
+    c[i + shift] = a[i] + b[i];
+}
+"""
+
+
+def test_plain_kernel_takes_the_fast_path_with_vector_accesses():
+    prog, nat = native(VADD)
+    assert nat.execution_mode("vadd") == "subgroup"
+    rng = np.random.default_rng(3)
+    a, b = (rng.standard_normal(1024).astype(np.float32) for _ in range(2))
+    c = np.zeros(1024, np.float32)
+    prog.vadd((1024,), (64,), a, b, c, 0)
+    assert nat.fast_launches == {"vadd": 1}
+    np.testing.assert_array_equal(c, a + b)
+    # Nothing observes the subgroup: 64 work-items in lockstep; their consecutive
+    # elements are one vector access, checked once.
+    assert nat.native.plans["vadd"].subgroup_lanes == 64
+    assert "load <64 x float>" in nat.native.text and "store <64 x float>" in nat.native.text
+    c[:] = 0
+    prog.vadd((1024,), (32,), a, b, c, 0)          # local size not a multiple of 64
+    assert nat.fast_launches == {"vadd": 1}
+    np.testing.assert_array_equal(c, a + b)
+
+
+@pytest.mark.parametrize("shift", [3, -1])
+def test_plain_fault_on_the_fast_path_is_reported_as_before(shift):
+    messages = []
+    for prog in (native(VADD)[0], per_work_item(VADD), clcoop.Program(VADD).build()):
+        a = np.ones(256, np.float32)
+        c = np.full(256, 9.0, np.float32)
+        with pytest.raises(clcoop.RuntimeFault) as info:
+            prog.vadd((256,), (64,), a, a, c, shift)
+        assert (c == 9.0).all()
+        messages.append(work_item_line(str(info.value)))
+    assert messages[0] == messages[1] == messages[2] != []
+
+
+def test_lanes_storing_to_one_address_leave_the_last_lane():
+    source = """
+    __kernel void k(__global int *out) {
+        int i = get_global_id(0);
+        out[i / 4] = i;
+        out[64 + i % 3] = i;
+    }"""
+    prog, nat = native(source)
+    out = np.zeros(80, np.int32)
+    prog.k((64,), (64,), out)
+    assert nat.fast_launches == {"k": 1}
+    expect = np.zeros(80, np.int32)
+    for i in range(64):      # work-items in order: the last writer of each element wins
+        expect[i // 4] = i
+        expect[64 + i % 3] = i
+    np.testing.assert_array_equal(out, expect)
+
+
+def test_a_fast_path_llvm_rejects_costs_only_the_fast_path(monkeypatch):
+    """An engine bug in a generated fast path (invalid IR) must not send the kernel to the
+    interpreter: the module is built again without fast paths."""
+    from clcoop.native import subgroup
+    real = subgroup.generate
+
+    def broken(mg, plan):
+        function, driver = real(mg, plan)
+        return function.replace("ret void", "ret i32 0", 1), driver
+    monkeypatch.setattr(subgroup, "generate", broken)
+    prog, nat = native(VADD)
+    assert prog.vadd.engine == "native" and nat.execution_mode("vadd") == "work-item"
+    assert nat.native.plans["vadd"].subgroup_reason.startswith("internal: the generated module did not compile")
+    a = np.ones(128, np.float32)
+    c = np.zeros(128, np.float32)
+    prog.vadd((128,), (64,), a, a, c, 0)
+    np.testing.assert_array_equal(c, 2.0)
