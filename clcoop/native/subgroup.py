@@ -445,8 +445,7 @@ class _SubgroupGen(_FunctionGen):
                        f"  {n}.last = add i64 {n}.maj, {minor}",
                        f"  {n}.bytes = mul i64 {n}.last, {esz}",
                        f"  {n}.hi = add i64 {p}, {n}.bytes",
-                       f"  {n}.span = call i1 @__clcoop_span_ok(ptr %__ctx, i64 {p}, i64 {n}.hi, i64 {esz}, "
-                       f"i1 {'false' if load else 'true'})",
+                       *self._span_check(ops[0], p, f"{n}.hi", esz, not load, f"{n}.span"),
                        f"  {n}.nospan = xor i1 {n}.span, true"]
         bad += [f"{n}.slo", f"{n}.shi", f"{n}.nospan"]
         acc = bad[0]
@@ -495,6 +494,37 @@ class _SubgroupGen(_FunctionGen):
                 # value sees the latest execution of its definition, and only this load
                 # writes the tile): a mul-add reads its operand there (no copy).
                 self.tiles[ins.name] = tmp
+
+    def _span_check(self, pointer, lo, hi, esz, write, out):
+        """IR setting `out` when [lo, hi) lies in one region, aligned to esz from its start,
+        writable if written. A pointer from a kernel argument is compared with that
+        argument's row of the region table (no search; LLVM hoists the row's loads out of
+        loops); any other with every row (__clcoop_span_ok)."""
+        base = self.base_of(pointer)
+        if base is None or base[0] != "arg":
+            return [f"  {out} = call i1 @__clcoop_span_ok(ptr %__ctx, i64 {lo}, i64 {hi}, i64 {esz}, "
+                    f"i1 {'true' if write else 'false'})"]
+        row = 3 * (len(self.mg.global_index) + base[1])
+        lines = [f"  {out}.tp = getelementptr i64, ptr %__ctx, i64 {CTX['table']}",
+                 f"  {out}.t = load ptr, ptr {out}.tp"]
+        for k, field in enumerate(("rlo", "rhi", "rw")):
+            lines += [f"  {out}.{field}p = getelementptr i64, ptr {out}.t, i64 {row + k}",
+                      f"  {out}.{field} = load i64, ptr {out}.{field}p"]
+        lines += [f"  {out}.nw = icmp ule i64 {lo}, {hi}",
+                  f"  {out}.ge = icmp uge i64 {lo}, {out}.rlo",
+                  f"  {out}.le = icmp ule i64 {hi}, {out}.rhi",
+                  f"  {out}.rel = sub i64 {lo}, {out}.rlo",
+                  f"  {out}.mis = urem i64 {out}.rel, {esz}",
+                  f"  {out}.al = icmp eq i64 {out}.mis, 0",
+                  f"  {out}.c0 = and i1 {out}.nw, {out}.ge",
+                  f"  {out}.c1 = and i1 {out}.c0, {out}.le",
+                  f"  {out}.c2 = and i1 {out}.c1, {out}.al"]
+        if write:
+            lines += [f"  {out}.w = icmp ne i64 {out}.rw, 0",
+                      f"  {out} = and i1 {out}.c2, {out}.w"]
+        else:
+            lines.append(f"  {out} = add i1 {out}.c2, false")
+        return lines
 
     def _mul_add(self, ins, ops, lhs):
         S = self.S
