@@ -67,7 +67,7 @@ class NativeModule:
         self.scratch_bytes = SCRATCH_BYTES
 
 
-def generate(module, kernel_names, subgroup_size=None, fast_paths=True):
+def generate(module, kernel_names, subgroup_size=None, fast_path=None):
     """NativeModule with every kernel of `kernel_names` that the engine takes; kernels with
     cooperative matrices only with a `subgroup_size` (their layout depends on it)."""
     import llvmlite.binding as llvm
@@ -94,7 +94,7 @@ def generate(module, kernel_names, subgroup_size=None, fast_paths=True):
     from clcoop.native.jit import host_target_machine
     pm.run(mod, llvm.create_pass_builder(host_target_machine(), llvm.create_pipeline_tuning_options()))
     gen = _ModuleGen(module, mod, out, subgroup_size)
-    gen.fast_paths = fast_paths
+    gen.fast_path = fast_path
     for name in kernel_names:
         try:
             gen.kernel(name)
@@ -156,7 +156,9 @@ class _ModuleGen:
         self.out.globals = list(self.global_index)
         self.drivers = []
         self.sg_functions = []     # subgroup-wide kernel variants (subgroup.py)
-        self.fast_paths = True     # generate them (runtime.py retries without on a bad module)
+        # subgroup.generate when they are made (runtime.py; it retries without them when
+        # LLVM rejects the module).
+        self.fast_path = None
         # Private arrays of every function at disjoint offsets of the work-item's arena
         # (OpenCL C has no recursion: each function has one frame at a time).
         self.arena_base = {}
@@ -196,15 +198,14 @@ class _ModuleGen:
         plan.coop_sites = self.coop.sites.get(name, [])
         self.drivers.append(coroutine_driver(plan, name) if plan.coroutine else plain_driver(plan))
         self.out.plans[name] = plan
-        if self.fast_paths and (plan.coop_sites or not plan.coroutine):
+        if self.fast_path is not None and (plan.coop_sites or not plan.coroutine):
             self._subgroup_variant(plan)
 
     def _subgroup_variant(self, plan):
-        """The subgroup-wide fast path of a matrix kernel (subgroup.py), beside the
-        per-work-item path it falls back to; plan.subgroup_reason says why not."""
-        from clcoop.native import subgroup
+        """The subgroup-wide fast path of a kernel (subgroup.py), beside the per-work-item
+        path it falls back to; plan.subgroup_reason says why not."""
         try:
-            function, driver = subgroup.generate(self, plan)
+            function, driver = self.fast_path(self, plan)
         except Unsupported as exc:
             plan.subgroup_reason = str(exc)
             return
@@ -213,7 +214,6 @@ class _ModuleGen:
             return
         self.sg_functions.append(function)
         self.drivers.append(driver)
-        plan.subgroup_driver = subgroup.driver_name(plan.name)
         plan.subgroup_reason = None
 
     def _global_info(self, g):

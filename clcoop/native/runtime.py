@@ -15,7 +15,7 @@ import time
 import numpy as np
 
 from clcoop.errors import RuntimeFault
-from clcoop.native import codegen
+from clcoop.native import codegen, subgroup
 from clcoop.native import context
 from clcoop.native.context import CTX, CTX_SLOTS
 
@@ -43,7 +43,7 @@ class NativeProgram:
         self.subgroup_size = subgroup_size or COMPILED_SUBGROUP_SIZE
         self._other_sizes = {}
         t0 = time.perf_counter()
-        self.native = codegen.generate(module, sorted(module.kernels), self.subgroup_size)
+        self.native = codegen.generate(module, sorted(module.kernels), self.subgroup_size, subgroup.generate)
         self.codegen_seconds = time.perf_counter() - t0
         self.engine = None
         self.compile_seconds = 0.0
@@ -56,8 +56,7 @@ class NativeProgram:
                 # paths (subgroup.py), the kernels still run natively; else reported per kernel.
                 error = f"internal: the generated module did not compile ({str(exc).strip()[:300]})"
                 if any(plan.subgroup_driver for plan in self.native.plans.values()):
-                    self.native = codegen.generate(module, sorted(module.kernels), self.subgroup_size,
-                                                   fast_paths=False)
+                    self.native = codegen.generate(module, sorted(module.kernels), self.subgroup_size)
                     for plan in self.native.plans.values():
                         plan.subgroup_reason = error
                     try:

@@ -82,6 +82,7 @@ def generate(mg, plan):
         lanes = WIDE_LANES
     function = gen.emit_subgroup(lanes)
     plan.subgroup_lanes = lanes
+    plan.subgroup_driver = driver_name(plan.name)
     return function, subgroup_driver(plan, lanes, gen.lane_contexts)
 
 
