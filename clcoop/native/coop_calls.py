@@ -84,13 +84,13 @@ class CoopModule:
                                      f"[{values}]")
         return mt.table
 
-    def mul_add_routine(self, m, n, k, types, operands):
-        """Name of the mul-add routine (coop_ir.mul_add_ir) of these shapes, types and
-        operand flags, generated once per module."""
-        key = (m, n, k, types, operands)
+    def mul_add_routine(self, m, n, k, types, operands, strided=False):
+        """Name of the mul-add routine (coop_ir.mul_add_ir) of these shapes, types, operand
+        flags and interface, generated once per module."""
+        key = (m, n, k, types, operands, strided)
         if key not in self.routines:
             self.routines[key] = f"__clcoop_mad.{len(self.routines)}"
-            self.functions.append(coop_ir.mul_add_ir(self.routines[key], m, n, k, types, operands))
+            self.functions.append(coop_ir.mul_add_ir(self.routines[key], m, n, k, types, operands, strided))
         return self.routines[key]
 
     def text(self):

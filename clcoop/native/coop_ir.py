@@ -22,18 +22,20 @@ FLOAT_TYPES = {"half": 16, "float": 32, "double": 64}
 INT_TYPES = {"i8": 8, "i16": 16, "i32": 32, "i64": 64}
 
 
-def mul_add_ir(name, m, n, k, types, operands=0):
+def mul_add_ir(name, m, n, k, types, operands=0, strided=False):
     """IR of `void @name(ptr %a, ptr %b, ptr %c, ptr %r)`: r = a * b + c with a (m x k),
-    b (k x n), c and r (m x n) dense and row-major; types = (a, b, c, result) LLVM names."""
+    b (k x n), c and r (m x n) dense and row-major; types = (a, b, c, result) LLVM names.
+    strided: `void @name(ptr %a, i64 %sa, ptr %b, i64 %sb, ptr %c, ptr %r)`, the rows of a
+    and b %sa and %sb bytes apart (read where a load found them: subgroup.py)."""
     if all(t in FLOAT_TYPES for t in types):
-        return _float_ir(name, m, n, k, types)
+        return _float_ir(name, m, n, k, types, strided)
     if all(t in INT_TYPES for t in types):
-        return _integer_ir(name, m, n, k, types, operands)
+        return _integer_ir(name, m, n, k, types, operands, strided)
     raise Unsupported(f"a cooperative-matrix mul-add of {' x '.join(types[:2])} + {types[2]} "
                       f"-> {types[3]} mixes integer and floating-point matrices")
 
 
-def _float_ir(name, m, n, k, types):
+def _float_ir(name, m, n, k, types, strided=False):
     """Row i of the accumulator is one <n x work> vector in a register across the k loop:
     acc_i = fma(splat(a[i, kk]), b[kk, :], acc_i), so each element is its own FMA chain
     over k in order, and the m chains of a step are independent (no gathers)."""
@@ -45,19 +47,17 @@ def _float_ir(name, m, n, k, types):
         raise Unsupported("a cooperative-matrix mul-add of double operands with a half result")
     vec = f"<{n} x {work}>"
     fma = f"llvm.fma.v{n}{_suffix(work)}"
-    lines = [f"define internal void @{name}(ptr noalias %a, ptr noalias %b, ptr noalias %c, ptr noalias %r) {{",
+    lines = [_header(name, strided),
              "entry:",
              "  br label %kloop",
              "kloop:",
              "  %kk = phi i64 [ 0, %entry ], [ %kk.next, %kloop ]"]
     lines += [f"  %acc{i} = phi {vec} [ zeroinitializer, %entry ], [ %acc{i}.n, %kloop ]" for i in range(m)]
-    lines += [f"  %brow = mul i64 %kk, {n}",
-              f"  %bp = getelementptr {tb}, ptr %b, i64 %brow",
+    lines += [*_b_row(tb, n, strided),
               f"  %bv.raw = load <{n} x {tb}>, ptr %bp, align 1",
               *_widen_vector(tb, work, n, "%bv.raw", "%bv")]
     for i in range(m):
-        lines += [f"  %ai{i} = add i64 %kk, {i * k}",
-                  f"  %ap{i} = getelementptr {ta}, ptr %a, i64 %ai{i}",
+        lines += [*_a_element(ta, i, k, strided),
                   f"  %a{i}.raw = load {ta}, ptr %ap{i}",
                   *_widen_scalar(ta, work, f"%a{i}.raw", f"%a{i}.w"),
                   f"  %a{i}.ins = insertelement <{n} x {work}> poison, {work} %a{i}.w, i64 0",
@@ -79,6 +79,32 @@ def _float_ir(name, m, n, k, types):
     # with several mul-adds of one shape must not declare one twice.
     lines += ["  ret void", "}"]
     return "\n".join(lines) + "\n"
+
+
+_BYTES = {t: bits // 8 for t, bits in {**FLOAT_TYPES, **INT_TYPES}.items()}
+
+
+def _header(name, strided):
+    a = "ptr noalias %a, i64 %sa" if strided else "ptr noalias %a"
+    b = "ptr noalias %b, i64 %sb" if strided else "ptr noalias %b"
+    return f"define internal void @{name}({a}, {b}, ptr noalias %c, ptr noalias %r) {{"
+
+
+def _b_row(tb, n, strided):
+    """%bp: row %kk of b."""
+    if strided:
+        return ["  %brow = mul i64 %kk, %sb", "  %bp = getelementptr i8, ptr %b, i64 %brow"]
+    return [f"  %brow = mul i64 %kk, {n}", f"  %bp = getelementptr {tb}, ptr %b, i64 %brow"]
+
+
+def _a_element(ta, i, k, strided):
+    """%ap{i}: element (i, %kk) of a."""
+    if strided:
+        return [f"  %ao{i} = mul i64 %sa, {i}",
+                f"  %ak{i} = mul i64 %kk, {_BYTES[ta]}",
+                f"  %ai{i} = add i64 %ao{i}, %ak{i}",
+                f"  %ap{i} = getelementptr i8, ptr %a, i64 %ai{i}"]
+    return [f"  %ai{i} = add i64 %kk, {i * k}", f"  %ap{i} = getelementptr {ta}, ptr %a, i64 %ai{i}"]
 
 
 def _widen_scalar(src, work, value, out):
@@ -128,7 +154,7 @@ def _integer_work_type(types, k, saturating):
     return "i64" if small else "i128"
 
 
-def _integer_ir(name, m, n, k, types, operands):
+def _integer_ir(name, m, n, k, types, operands, strided=False):
     """As _float_ir: row i of the accumulator is one <n x work> vector across the k loop,
     acc_i += splat(a[i, kk]) * b[kk, :]; then + c, clamped when saturating."""
     ta, tb, tc, tr = types
@@ -139,19 +165,17 @@ def _integer_ir(name, m, n, k, types, operands):
         raise Unsupported("a saturating cooperative-matrix mul-add of 64-bit integers")
     wide = _integer_work_type(types, k, saturating)
     vec = f"<{n} x {wide}>"
-    lines = [f"define internal void @{name}(ptr noalias %a, ptr noalias %b, ptr noalias %c, ptr noalias %r) {{",
+    lines = [_header(name, strided),
              "entry:",
              "  br label %kloop",
              "kloop:",
              "  %kk = phi i64 [ 0, %entry ], [ %kk.next, %kloop ]"]
     lines += [f"  %acc{i} = phi {vec} [ zeroinitializer, %entry ], [ %acc{i}.n, %kloop ]" for i in range(m)]
-    lines += [f"  %brow = mul i64 %kk, {n}",
-              f"  %bp = getelementptr {tb}, ptr %b, i64 %brow",
+    lines += [*_b_row(tb, n, strided),
               f"  %bv.raw = load <{n} x {tb}>, ptr %bp, align 1",
               *_resize(tb, operands & Operand.MATRIX_B_SIGNED, wide, n, "%bv.raw", "%bv")]
     for i in range(m):
-        lines += [f"  %ai{i} = add i64 %kk, {i * k}",
-                  f"  %ap{i} = getelementptr {ta}, ptr %a, i64 %ai{i}",
+        lines += [*_a_element(ta, i, k, strided),
                   f"  %a{i}.raw = load {ta}, ptr %ap{i}",
                   f"  %a{i}.ins = insertelement <1 x {ta}> poison, {ta} %a{i}.raw, i64 0",
                   *_resize(ta, operands & Operand.MATRIX_A_SIGNED, wide, 1, f"%a{i}.ins", f"%a{i}.w"),

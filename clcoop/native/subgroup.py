@@ -107,6 +107,8 @@ class _SubgroupGen(_FunctionGen):
         self.entry_allocas = []
         self.tiles = {}            # row-major load result -> the tile it was copied into
         self.lane_contexts = False  # whether lanes other than 0 read their ids
+        self.in_memory = {}        # row-major load result -> (rows pointer, stride, block, stores)
+        self.stores = 0            # stores emitted so far (a load's rows may be stale after one)
         self._check_taken()
         # The lane rules of _kind hold for subgroups within one row of dimension 0; the
         # runtime takes the fast path only then (runtime.subgroups_in_rows).
@@ -267,8 +269,11 @@ class _SubgroupGen(_FunctionGen):
     # ------------------------------------------------------------ instructions
     def instruction(self, ins, label):
         ops = list(ins.operands)
-        if ins.opcode == "call" and coop_calls.callee_of(ops[-1].name) is not None:
-            self._matrix_call(ins, ops, coop_calls.callee_of(ops[-1].name))
+        callee = coop_calls.callee_of(ops[-1].name) if ins.opcode == "call" else None
+        if ins.opcode == "store" or callee is not None and callee.base == STORE:
+            self.stores += 1
+        if callee is not None:
+            self._matrix_call(ins, ops, callee)
             return None
         kind = self.kinds.get(ins.name, "u")
         if ins.opcode in ("load", "store"):
@@ -495,6 +500,11 @@ class _SubgroupGen(_FunctionGen):
                 # value sees the latest execution of its definition, and only this load
                 # writes the tile): a mul-add reads its operand there (no copy).
                 self.tiles[ins.name] = tmp
+                # Where the rows are in memory (after the checks: the scratch area at
+                # stride 0 when one failed), for a mul-add in the same block with no store
+                # in between (it reads them there: no copy at all).
+                self.lines.append(f"  {n}.bp = inttoptr i64 {n}.base to ptr")
+                self.in_memory[ins.name] = (f"{n}.bp", f"{n}.stb", self.cur_block, self.stores)
 
     def _span_check(self, pointer, lo, hi, esz, write, out):
         """IR setting `out` when [lo, hi) lies in one region, aligned to esz from its start,
@@ -532,16 +542,23 @@ class _SubgroupGen(_FunctionGen):
         a, b, c = (coop_calls.matrix_type(str(o.type), S) for o in ops[:3])
         r = coop_calls.matrix_type(str(ins.type), S)
         operands = coop_calls.mul_add_operands(ops, (a, b, c, r))
-        mad = self.mg.coop.mul_add_routine(a.rows, b.cols, a.cols, (a.elem, b.elem, c.elem, r.elem), operands)
-        slots = []
+        mad = self.mg.coop.mul_add_routine(a.rows, b.cols, a.cols, (a.elem, b.elem, c.elem, r.elem), operands,
+                                           strided=True)
+        args = []
         for mt, o in zip((a, b, c), ops[:3]):
-            slot = self.tiles.get(o.name) if o.value_kind.name == "instruction" else None
+            name = o.name if o.value_kind.name == "instruction" else None
+            where = self.in_memory.get(name)
+            if where is not None and where[2:] == (self.cur_block, self.stores) and mt is not c:
+                args.append(f"ptr {where[0]}, i64 {where[1]}")
+                continue
+            slot = self.tiles.get(name)
             if slot is None:
                 slot = self._entry_alloca(f"[{mt.rows * mt.cols} x {mt.elem}]")
                 self.lines.append(f"  store <{mt.rows * mt.cols} x {mt.elem}> {ref(o)}, ptr {slot}, align 64")
-            slots.append(slot)
+            dense = mt.cols * coop_calls.ELEMENT_BYTES[mt.elem]
+            args.append(f"ptr {slot}" if mt is c else f"ptr {slot}, i64 {dense}")
         out = self._entry_alloca(f"[{r.rows * r.cols} x {r.elem}]")
-        self.lines += [f"  call void @{mad}(ptr {slots[0]}, ptr {slots[1]}, ptr {slots[2]}, ptr {out})",
+        self.lines += [f"  call void @{mad}({', '.join(args)}, ptr {out})",
                        f"  {lhs}load <{r.rows * r.cols} x {r.elem}>, ptr {out}, align 64"]
 
     def _entry_alloca(self, ty):
