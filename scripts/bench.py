@@ -466,10 +466,12 @@ def bench_native(quick, repetitions):
                "speedup": timings["interpreter"]["median"] / timings["native"]["median"],
                "compile_seconds": native._native.compile_seconds,
                "codegen_seconds": native._native.codegen_seconds, "build_seconds": build,
-               "bit_identical": same, "engine": native.k.engine}
+               "bit_identical": same, "engine": native.k.engine,
+               "mode": native._native.execution_mode("k")}
         print(f"  {name:34s} n={n:8d}  native {timings['native']['median'] * 1e3:8.2f} ms  "
               f"interp {timings['interpreter']['median'] * 1e3:9.1f} ms  "
-              f"{run['speedup']:6.1f}x  compile {run['compile_seconds'] * 1e3:.0f} ms  same={same}")
+              f"{run['speedup']:6.1f}x  compile {run['compile_seconds'] * 1e3:.0f} ms  same={same}  "
+              f"path={run['mode']}")
         runs.append(run)
     print("  the native cooperative-matrix mul-add routine")
     mul_add = bench_native_mul_add(quick, repetitions)
@@ -707,7 +709,7 @@ def markdown_table(results):
                     f"{ms(run['native'])} ms ({native['threads']} cores) | interpreter "
                     f"{ms(run['interpreter'])} ms | {run['speedup']:.1f}x (interpreter / native) | engine compile "
                     f"{run['compile_seconds'] * 1e3:.0f} ms (+ codegen {run['codegen_seconds'] * 1e3:.0f}"
-                    f" ms), bit-identical={run['bit_identical']} |")
+                    f" ms), bit-identical={run['bit_identical']}, path={run.get('mode', 'work-item')} |")
     for run in (native or {}).get("gemm", []):
         kind = run.get("kind", "f32")
         rows.append(f"| GEMM {kind} native engine (examples/gemm_{kind}.cl, {run.get('mode', 'work-item')} path) "

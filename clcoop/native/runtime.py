@@ -309,13 +309,14 @@ def _run_driver(driver, args, tmpl, total, nthreads, arenas, abort):
         # One foreign call per thread: ctypes releases the GIL for its whole duration.
         driver(args.ctypes.data, tmpl.ctypes.data, 0, total, arenas[k].ctypes.data, fouts[k].ctypes.data)
 
-    if nthreads == 1:
+    # The calling thread is one of the workers (one thread fewer to start per launch).
+    pool = [threading.Thread(target=worker, args=(k,), daemon=True) for k in range(1, nthreads)]
+    for t in pool:
+        t.start()
+    try:
         worker(0)
-    else:
-        pool = [threading.Thread(target=worker, args=(k,), daemon=True) for k in range(nthreads)]
-        for t in pool:
-            t.start()
-        for t in pool:
+    finally:
+        for t in pool:           # the buffers the threads use live until they are done
             t.join()
     return [f for f in fouts if f[0]]
 
