@@ -46,6 +46,8 @@ UNIFORM_QUERIES = {"get_group_id", "get_global_size", "get_local_size", "get_enq
 _FRESH = re.compile(r"__[a-z0-9]*?(\d+)(\.[\w.]*)?")
 # Lanes in lockstep for kernels that observe no subgroup (no sub-group query, no matrix).
 WIDE_LANES = 64
+# Largest fast-path function (lines of IR) worth compiling.
+MAX_LINES = 20000
 # Work-groups per band of the cache-aware order (subgroup_driver).
 BAND = 8
 # Strides above this could overflow the span computation: such launches take the fallback.
@@ -74,13 +76,21 @@ def generate(mg, plan):
     """(function text, driver text) of the subgroup-wide variant of kernel plan.name, or
     Unsupported with the reason it is not taken."""
     f = mg.functions[plan.name]
-    gen = _SubgroupGen(mg, f, True)
     lanes = mg.subgroup_size
     if not coopmat_spec.mentions_matrix_type(str(f)) and "sub_group" not in _callees_text(f):
         # Nothing observes the subgroup: run WIDE_LANES work-items in lockstep (more
         # independent vector chains, fewer calls per work-item).
         lanes = WIDE_LANES
+    gen = _SubgroupGen(mg, f, True)
     function = gen.emit_subgroup(lanes)
+    if function.count("\n") > MAX_LINES and lanes != mg.subgroup_size:
+        lanes = mg.subgroup_size
+        gen = _SubgroupGen(mg, f, True)
+        function = gen.emit_subgroup(lanes)
+    if function.count("\n") > MAX_LINES:
+        # Each varying instruction is copied per lane: a long kernel would cost more to
+        # compile than the fast path saves.
+        raise Unsupported(f"too many per-lane instructions ({function.count(chr(10))} lines at {lanes} lanes)")
     plan.subgroup_lanes = lanes
     plan.subgroup_driver = driver_name(plan.name)
     return function, subgroup_driver(plan, lanes, gen.lane_contexts)

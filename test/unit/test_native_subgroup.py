@@ -229,3 +229,18 @@ def test_a_fast_path_llvm_rejects_costs_only_the_fast_path(monkeypatch):
     c = np.zeros(128, np.float32)
     prog.vadd((128,), (64,), a, a, c, 0)
     np.testing.assert_array_equal(c, 2.0)
+
+
+def test_long_kernels_fall_back_to_subgroup_lanes_then_to_work_items(monkeypatch):
+    """Varying instructions are copied per lane: past subgroup.MAX_LINES the fast path uses
+    the subgroup's lanes instead of 64, then is not taken (compile time)."""
+    from clcoop.native import subgroup
+    sizes = {}
+    for limit in (10 ** 6, 400, 40):
+        monkeypatch.setattr(subgroup, "MAX_LINES", limit)
+        _, nat = native(VADD)
+        plan = nat.native.plans["vadd"]
+        sizes[limit] = (plan.subgroup_lanes, nat.execution_mode("vadd"))
+    assert sizes[10 ** 6] == (64, "subgroup") and sizes[400] == (16, "subgroup")
+    assert sizes[40][1] == "work-item"
+    assert "too many per-lane instructions" in plan.subgroup_reason
