@@ -82,14 +82,15 @@ def gemm_grid(n):
     return (n // 16 * SUBGROUP, n // 8), (SUBGROUP, 1)
 
 
-def gemm_case(kind, n, rng):
-    """(interpreter closure, numpy closure, check closure) for one element type."""
+def gemm_case(kind, n, rng, engine="interp"):
+    """(run closure, numpy closure, check closure, C) for one element type; the kernel is
+    built for `engine`."""
     import clcoop
     if kind == "f32":
         A = rng.standard_normal((n, n)).astype(np.float32)
         B = rng.standard_normal((n, n)).astype(np.float32)
         C = np.zeros((n, n), np.float32)
-        kernel = clcoop.Program((EXAMPLES / "gemm_f32.cl").read_text()).build().gemm_f32
+        kernel = clcoop.Program((EXAMPLES / "gemm_f32.cl").read_text()).build(engine=engine).gemm_f32
         args = (A, B, C, n, n, n, 0)
         reference = lambda: np.matmul(A, B)
         tolerance = dict(rtol=1e-4, atol=1e-3 * np.sqrt(n))
@@ -98,7 +99,7 @@ def gemm_case(kind, n, rng):
         B = rng.standard_normal((n, n)).astype(np.float16)
         B_col_major = np.ascontiguousarray(B.T)
         C = np.zeros((n, n), np.float32)
-        kernel = clcoop.Program((EXAMPLES / "gemm_f16_f32.cl").read_text()).build().gemm_f16_f32
+        kernel = clcoop.Program((EXAMPLES / "gemm_f16_f32.cl").read_text()).build(engine=engine).gemm_f16_f32
         args = (A, B_col_major, C, n, n, n)
         reference = lambda: np.matmul(A.astype(np.float32), B.astype(np.float32))
         tolerance = dict(rtol=1e-3, atol=1e-3 * np.sqrt(n))
@@ -106,7 +107,7 @@ def gemm_case(kind, n, rng):
         A = rng.integers(-128, 128, (n, n), dtype=np.int8)
         B = rng.integers(-128, 128, (n, n), dtype=np.int8)
         C = np.zeros((n, n), np.int32)
-        kernel = clcoop.Program((EXAMPLES / "gemm_i8_i32.cl").read_text()).build().gemm_i8_i32
+        kernel = clcoop.Program((EXAMPLES / "gemm_i8_i32.cl").read_text()).build(engine=engine).gemm_i8_i32
         args = (A, B, C, n, n, n)
         reference = lambda: np.matmul(A.astype(np.int32), B.astype(np.int32))
         tolerance = None
@@ -116,6 +117,7 @@ def gemm_case(kind, n, rng):
 
     def interpreter():
         kernel(gsize, lsize, *args, subgroup_size=SUBGROUP)
+    interpreter.kernel = kernel
 
     def check():
         expected = reference()
@@ -123,11 +125,11 @@ def gemm_case(kind, n, rng):
             return bool(np.array_equal(C, expected))
         return bool(np.allclose(C, expected, **tolerance))
 
-    return interpreter, reference, check
+    return interpreter, reference, check, C
 
 
 def bench_gemm(kind, n, repetitions, rng):
-    interpreter, reference, check = gemm_case(kind, n, rng)
+    interpreter, reference, check, _ = gemm_case(kind, n, rng)
     timings = time_interleaved({"interpreter": interpreter, "numpy": reference}, repetitions)
     ok = check()
     result = {"kind": kind, "n": n, "interpreter": timings["interpreter"],
@@ -362,7 +364,7 @@ def memory_child(n):
     A = rng.standard_normal((n, n)).astype(np.float32)
     B = rng.standard_normal((n, n)).astype(np.float32)
     C = np.zeros((n, n), np.float32)
-    kernel = clcoop.Program((EXAMPLES / "gemm_f32.cl").read_text()).build().gemm_f32
+    kernel = clcoop.Program((EXAMPLES / "gemm_f32.cl").read_text()).build(engine=engine).gemm_f32
     gsize, lsize = gemm_grid(n)
     tracemalloc.start()
     before_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -464,10 +466,12 @@ def bench_native(quick, repetitions):
                "speedup": timings["interpreter"]["median"] / timings["native"]["median"],
                "compile_seconds": native._native.compile_seconds,
                "codegen_seconds": native._native.codegen_seconds, "build_seconds": build,
-               "bit_identical": same, "engine": native.k.engine}
+               "bit_identical": same, "engine": native.k.engine,
+               "mode": native._native.execution_mode("k")}
         print(f"  {name:34s} n={n:8d}  native {timings['native']['median'] * 1e3:8.2f} ms  "
               f"interp {timings['interpreter']['median'] * 1e3:9.1f} ms  "
-              f"{run['speedup']:6.1f}x  compile {run['compile_seconds'] * 1e3:.0f} ms  same={same}")
+              f"{run['speedup']:6.1f}x  compile {run['compile_seconds'] * 1e3:.0f} ms  same={same}  "
+              f"path={run['mode']}")
         runs.append(run)
     print("  the native cooperative-matrix mul-add routine")
     mul_add = bench_native_mul_add(quick, repetitions)
@@ -615,34 +619,35 @@ def bench_native_mul_add(quick, repetitions):
     return runs
 
 
-def bench_native_gemm(quick, repetitions):
-    """examples/gemm_f32.cl on the native engine against the interpreter and NumPy; results
-    compared bit for bit between the engines; the engine's compile time."""
-    import clcoop
-    source = (EXAMPLES / "gemm_f32.cl").read_text()
-    rng = np.random.default_rng(18)
-    runs = []
-    for n in ([64] if quick else [256, 512]):
-        a = rng.standard_normal((n, n)).astype(np.float32)
-        b = rng.standard_normal((n, n)).astype(np.float32)
-        outs = {"native": np.zeros((n, n), np.float32), "interpreter": np.zeros((n, n), np.float32)}
-        native = clcoop.Program(source).build(engine="native")
-        interp = clcoop.Program(source).build()
-        gsize, lsize = gemm_grid(n)
+# The native GEMM rows: (kind, n). half and int8 are compared with NumPy's f32 sgemm of the
+# same size (issue 16's target), f32 with NumPy's f32 matmul.
+NATIVE_GEMMS = [("f32", 256), ("f32", 512), ("f32", 1024), ("f16_f32", 512), ("i8_i32", 512)]
 
-        def runner(prog, out):
-            return lambda: prog.gemm_f32(gsize, lsize, a, b, out, n, n, n, 0, subgroup_size=SUBGROUP)
-        timings = time_interleaved({"native": runner(native, outs["native"]),
-                                    "interpreter": runner(interp, outs["interpreter"]),
-                                    "numpy": lambda: a @ b}, repetitions)
-        same = bool(np.array_equal(outs["native"].view(np.uint32), outs["interpreter"].view(np.uint32)))
-        run = {"n": n, "native": timings["native"], "interpreter": timings["interpreter"],
-               "numpy": timings["numpy"], "bit_identical": same, "engine": native.gemm_f32.engine,
-               "compile_seconds": native._native.compile_seconds,
-               "ratio_numpy": timings["native"]["median"] / timings["numpy"]["median"]}
-        print(f"  native GEMM f32 {n}^3: native {timings['native']['median'] * 1e3:.1f} ms, interp "
-              f"{timings['interpreter']['median'] * 1e3:.1f} ms, NumPy {timings['numpy']['median'] * 1e3:.2f} ms, "
-              f"compile {run['compile_seconds'] * 1e3:.0f} ms, same={same}")
+
+def bench_native_gemm(quick, repetitions):
+    """The examples' GEMMs on the native engine against the interpreter and NumPy's f32
+    sgemm; results checked against NumPy and compared bit for bit between the engines."""
+    runs = []
+    for kind, n in ([("f32", 64), ("i8_i32", 64)] if quick else NATIVE_GEMMS):
+        native, _, check, c_native = gemm_case(kind, n, np.random.default_rng(n), engine="native")
+        interp, _, _, c_interp = gemm_case(kind, n, np.random.default_rng(n))
+        a = np.random.default_rng(1).standard_normal((n, n)).astype(np.float32)
+        b = np.random.default_rng(2).standard_normal((n, n)).astype(np.float32)
+        kernel = native.kernel
+        timings = time_interleaved({"native": native, "interpreter": interp, "numpy": lambda: a @ b},
+                                   3 if n >= 1024 else repetitions)
+        same = c_native.tobytes() == c_interp.tobytes()
+        nat = kernel.program._native
+        run = {"kind": kind, "n": n, "native": timings["native"], "interpreter": timings["interpreter"],
+               "numpy": timings["numpy"], "bit_identical": same, "match": check(),
+               "engine": kernel.engine, "mode": nat.execution_mode(kernel.name, SUBGROUP),
+               "compile_seconds": nat.compile_seconds,
+               "ratio_numpy": timings["native"]["median"] / timings["numpy"]["median"],
+               "ratio_numpy_minima": timings["native"]["min"] / timings["numpy"]["min"]}
+        print(f"  native GEMM {kind} {n}^3 ({run['mode']}): native {timings['native']['median'] * 1e3:.1f} ms, "
+              f"interp {timings['interpreter']['median'] * 1e3:.1f} ms, NumPy sgemm "
+              f"{timings['numpy']['median'] * 1e3:.2f} ms ({run['ratio_numpy']:.1f}x), compile "
+              f"{run['compile_seconds'] * 1e3:.0f} ms, same={same}, match={run['match']}")
         runs.append(run)
     return runs
 
@@ -704,13 +709,17 @@ def markdown_table(results):
                     f"{ms(run['native'])} ms ({native['threads']} cores) | interpreter "
                     f"{ms(run['interpreter'])} ms | {run['speedup']:.1f}x (interpreter / native) | engine compile "
                     f"{run['compile_seconds'] * 1e3:.0f} ms (+ codegen {run['codegen_seconds'] * 1e3:.0f}"
-                    f" ms), bit-identical={run['bit_identical']} |")
+                    f" ms), bit-identical={run['bit_identical']}, path={run.get('mode', 'work-item')} |")
     for run in (native or {}).get("gemm", []):
-        rows.append(f"| GEMM f32 native engine (examples/gemm_f32.cl) vs interpreter and NumPy | "
-                    f"{run['n']}^3 | {ms(run['native'])} ms ({native['threads']} cores) | interpreter "
-                    f"{ms(run['interpreter'])} ms, NumPy {ms(run['numpy'])} ms | "
-                    f"{run['ratio_numpy']:.1f}x NumPy | engine compile {run['compile_seconds'] * 1e3:.0f} ms, "
-                    f"bit-identical={run['bit_identical']} |")
+        kind = run.get("kind", "f32")
+        rows.append(f"| GEMM {kind} native engine (examples/gemm_{kind}.cl, {run.get('mode', 'work-item')} path) "
+                    f"vs interpreter and NumPy f32 sgemm | {run['n']}^3 | {ms(run['native'])} ms "
+                    f"({native['threads']} cores) | interpreter {ms(run['interpreter'])} ms, NumPy "
+                    f"{ms(run['numpy'])} ms | {run['ratio_numpy']:.1f}x NumPy (of minima "
+                    f"{run.get('ratio_numpy_minima', run['ratio_numpy']):.1f}x), "
+                    f"{run['interpreter']['median'] / run['native']['median']:.1f}x faster than the interpreter | "
+                    f"engine compile {run['compile_seconds'] * 1e3:.0f} ms, bit-identical={run['bit_identical']}, "
+                    f"match={run.get('match', True)} |")
     for run in (native or {}).get("mul_add", []):
         rows.append(f"| native mul-add routine alone as f32 GEMM, 8x16x16 tiles | "
                     f"{run['n']}^3 | {ms(run['native'])} ms (2 threads) | NumPy {ms(run['numpy'])} ms | "

@@ -52,6 +52,9 @@ class KernelPlan:
         self.arena_size = arena_size
         self.arg_block_size = 0
         self.coop_sites = []          # [(site, rendezvous function)] (coop_calls.py)
+        self.subgroup_driver = None   # the subgroup-wide fast path's driver (subgroup.py)
+        self.subgroup_lanes = None    # work-items it runs in lockstep
+        self.subgroup_reason = "barriers"
 
 
 class NativeModule:
@@ -64,7 +67,7 @@ class NativeModule:
         self.scratch_bytes = SCRATCH_BYTES
 
 
-def generate(module, kernel_names, subgroup_size=None):
+def generate(module, kernel_names, subgroup_size=None, fast_path=None):
     """NativeModule with every kernel of `kernel_names` that the engine takes; kernels with
     cooperative matrices only with a `subgroup_size` (their layout depends on it)."""
     import llvmlite.binding as llvm
@@ -91,6 +94,7 @@ def generate(module, kernel_names, subgroup_size=None):
     from clcoop.native.jit import host_target_machine
     pm.run(mod, llvm.create_pass_builder(host_target_machine(), llvm.create_pipeline_tuning_options()))
     gen = _ModuleGen(module, mod, out, subgroup_size)
+    gen.fast_path = fast_path
     for name in kernel_names:
         try:
             gen.kernel(name)
@@ -151,6 +155,10 @@ class _ModuleGen:
             self.global_index[gv.name] = len(self.global_index)
         self.out.globals = list(self.global_index)
         self.drivers = []
+        self.sg_functions = []     # subgroup-wide kernel variants (subgroup.py)
+        # subgroup.generate when they are made (runtime.py; it retries without them when
+        # LLVM rejects the module).
+        self.fast_path = None
         # Private arrays of every function at disjoint offsets of the work-item's arena
         # (OpenCL C has no recursion: each function has one frame at a time).
         self.arena_base = {}
@@ -190,6 +198,23 @@ class _ModuleGen:
         plan.coop_sites = self.coop.sites.get(name, [])
         self.drivers.append(coroutine_driver(plan, name) if plan.coroutine else plain_driver(plan))
         self.out.plans[name] = plan
+        if self.fast_path is not None and (plan.coop_sites or not plan.coroutine):
+            self._subgroup_variant(plan)
+
+    def _subgroup_variant(self, plan):
+        """The subgroup-wide fast path of a kernel (subgroup.py), beside the per-work-item
+        path it falls back to; plan.subgroup_reason says why not."""
+        try:
+            function, driver = self.fast_path(self, plan)
+        except Unsupported as exc:
+            plan.subgroup_reason = str(exc)
+            return
+        except Exception as exc:   # noqa: BLE001 - a bug here must not cost the kernel
+            plan.subgroup_reason = f"internal: {type(exc).__name__}: {exc}"
+            return
+        self.sg_functions.append(function)
+        self.drivers.append(driver)
+        plan.subgroup_reason = None
 
     def _global_info(self, g):
         return self.module.globals[g.name]
@@ -282,6 +307,7 @@ class _ModuleGen:
                 if fname in framed:
                     text = text.replace("@__LIVE_FLAG__", str(flags + 8 * framed.index(fname)))
                 parts.append(text)
+        parts.extend(self.sg_functions)
         parts.extend(self.drivers)
         return "\n".join(p for p in parts if p) + "\n"
 

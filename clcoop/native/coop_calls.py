@@ -79,6 +79,7 @@ class CoopModule:
         self.tables = {}            # symbol -> definition
         self.functions = []
         self.sites = {}             # kernel name -> [(site, function name)]
+        self.routines = {}          # (m, n, k, types, operands) -> mul-add routine name
 
     def table(self, mt):
         if mt.table not in self.tables:
@@ -86,6 +87,15 @@ class CoopModule:
             self.tables[mt.table] = (f"{mt.table} = internal constant [{mt.layout.index.size} x i32] "
                                      f"[{values}]")
         return mt.table
+
+    def mul_add_routine(self, m, n, k, types, operands, strided=False):
+        """Name of the mul-add routine (coop_ir.mul_add_ir) of these shapes, types, operand
+        flags and interface, generated once per module."""
+        key = (m, n, k, types, operands, strided)
+        if key not in self.routines:
+            self.routines[key] = f"__clcoop_mad.{len(self.routines)}"
+            self.functions.append(coop_ir.mul_add_ir(self.routines[key], m, n, k, types, operands, strided))
+        return self.routines[key]
 
     def text(self):
         if not self.functions:
@@ -212,14 +222,8 @@ def _rendezvous(fg, ins, ops, callee, lhs):
     else:
         a, b, c = (matrix_type(str(o.type), S) for o in ops[:3])
         r = matrix_type(str(ins.type), S)
-        operands = _constant_int(ops[3], "operands word") if len(ops) > 4 else 0
-        if operands & ~coopmat_spec.OPERAND_ALL:
-            raise Unsupported(f"unknown cooperative matrix operands 0x{operands:x}")
-        if all(m.elem in coop_ir.FLOAT_TYPES for m in (a, b, c, r)):
-            operands = 0            # signedness flags mean nothing for floats (coopmat)
-        types = (a.elem, b.elem, c.elem, r.elem)
-        mad = f"__clcoop_mad.{site}"
-        coop.functions.append(coop_ir.mul_add_ir(mad, a.rows, b.cols, a.cols, types, operands))
+        operands = mul_add_operands(ops, (a, b, c, r))
+        mad = coop.mul_add_routine(a.rows, b.cols, a.cols, (a.elem, b.elem, c.elem, r.elem), operands)
         spills = []
         for i, (mt, o) in enumerate(zip((a, b, c), ops[:3])):
             spill = fg.coop_spill(mt.vector)
@@ -242,6 +246,17 @@ def _rendezvous(fg, ins, ops, callee, lhs):
         mt, spill = result
         fg.lines.append(f"  {lhs}load {mt.vector}, ptr {spill}")
     return resume
+
+
+def mul_add_operands(ops, mats):
+    """The constant Cooperative Matrix Operands word of a mul-add call (0 for floats: the
+    signedness flags mean nothing there, coopmat)."""
+    operands = _constant_int(ops[3], "operands word") if len(ops) > 4 else 0
+    if operands & ~coopmat_spec.OPERAND_ALL:
+        raise Unsupported(f"unknown cooperative matrix operands 0x{operands:x}")
+    if all(m.elem in coop_ir.FLOAT_TYPES for m in mats):
+        operands = 0
+    return operands
 
 
 def _memory_operands(ops, layout_index, callee, mt):

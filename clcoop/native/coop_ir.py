@@ -22,76 +22,20 @@ FLOAT_TYPES = {"half": 16, "float": 32, "double": 64}
 INT_TYPES = {"i8": 8, "i16": 16, "i32": 32, "i64": 64}
 
 
-def mul_add_ir(name, m, n, k, types, operands=0):
+def mul_add_ir(name, m, n, k, types, operands=0, strided=False):
     """IR of `void @name(ptr %a, ptr %b, ptr %c, ptr %r)`: r = a * b + c with a (m x k),
-    b (k x n), c and r (m x n) dense and row-major; types = (a, b, c, result) LLVM names."""
+    b (k x n), c and r (m x n) dense and row-major; types = (a, b, c, result) LLVM names.
+    strided: `void @name(ptr %a, i64 %sa, ptr %b, i64 %sb, ptr %c, ptr %r)`, the rows of a
+    and b %sa and %sb bytes apart (read where a load found them: subgroup.py)."""
     if all(t in FLOAT_TYPES for t in types):
-        return _float_ir(name, m, n, k, types)
+        return _float_ir(name, m, n, k, types, strided)
     if all(t in INT_TYPES for t in types):
-        return _integer_ir(name, m, n, k, types, operands)
+        return _integer_ir(name, m, n, k, types, operands, strided)
     raise Unsupported(f"a cooperative-matrix mul-add of {' x '.join(types[:2])} + {types[2]} "
                       f"-> {types[3]} mixes integer and floating-point matrices")
 
 
-def _loops(name, m, n, k, work, load_lines, step_lines, finish_lines):
-    """acc[m x n] = 0; for kk < k: for i < m: for j < n: step; then for every (i, j): finish.
-    k outermost keeps m * n independent accumulation chains in flight (each still sums over
-    k in order, so the result is the same as element by element). load_lines(matrix, index,
-    out) defines %x (from a) and %y (from b); step_lines gives %acc.n from %acc.o;
-    finish_lines stores r[%ridx] from %acc.f and c[%ridx]."""
-    return "\n".join([
-        f"define internal void @{name}(ptr noalias %a, ptr noalias %b, ptr noalias %c, ptr noalias %r) {{",
-        "entry:",
-        f"  %accs = alloca [{m * n} x {work}], align 64",
-        f"  store [{m * n} x {work}] zeroinitializer, ptr %accs",
-        "  br label %kloop",
-        "kloop:",
-        "  %kk = phi i64 [ 0, %entry ], [ %kk.next, %i.end ]",
-        f"  %kk.more = icmp ult i64 %kk, {k}",
-        "  br i1 %kk.more, label %i.pre, label %fin",
-        "i.pre:",
-        f"  %kb = mul i64 %kk, {n}",
-        "  br label %il",
-        "il:",
-        "  %i = phi i64 [ 0, %i.pre ], [ %i.next, %j.end ]",
-        f"  %ia = mul i64 %i, {k}",
-        "  %aidx = add i64 %ia, %kk",
-        *load_lines("a", "%aidx", "%x"),
-        f"  %irow = mul i64 %i, {n}",
-        "  br label %jl",
-        "jl:",
-        "  %j = phi i64 [ 0, %il ], [ %j.next, %jl ]",
-        "  %bidx = add i64 %kb, %j",
-        *load_lines("b", "%bidx", "%y"),
-        "  %aidx2 = add i64 %irow, %j",
-        f"  %accp = getelementptr {work}, ptr %accs, i64 %aidx2",
-        f"  %acc.o = load {work}, ptr %accp",
-        *step_lines,
-        f"  store {work} %acc.n, ptr %accp",
-        "  %j.next = add i64 %j, 1",
-        f"  %j.more = icmp ult i64 %j.next, {n}",
-        "  br i1 %j.more, label %jl, label %j.end",
-        "j.end:",
-        "  %i.next = add i64 %i, 1",
-        f"  %i.more = icmp ult i64 %i.next, {m}",
-        "  br i1 %i.more, label %il, label %i.end",
-        "i.end:",
-        "  %kk.next = add i64 %kk, 1",
-        "  br label %kloop",
-        "fin:",
-        "  %ridx = phi i64 [ 0, %kloop ], [ %ridx.next, %fin ]",
-        f"  %faccp = getelementptr {work}, ptr %accs, i64 %ridx",
-        f"  %acc.f = load {work}, ptr %faccp",
-        *finish_lines,
-        "  %ridx.next = add i64 %ridx, 1",
-        f"  %fin.more = icmp ult i64 %ridx.next, {m * n}",
-        "  br i1 %fin.more, label %fin, label %exit",
-        "exit:",
-        "  ret void",
-        "}"])
-
-
-def _float_ir(name, m, n, k, types):
+def _float_ir(name, m, n, k, types, strided=False):
     """Row i of the accumulator is one <n x work> vector in a register across the k loop:
     acc_i = fma(splat(a[i, kk]), b[kk, :], acc_i), so each element is its own FMA chain
     over k in order, and the m chains of a step are independent (no gathers)."""
@@ -103,19 +47,17 @@ def _float_ir(name, m, n, k, types):
         raise Unsupported("a cooperative-matrix mul-add of double operands with a half result")
     vec = f"<{n} x {work}>"
     fma = f"llvm.fma.v{n}{_suffix(work)}"
-    lines = [f"define internal void @{name}(ptr noalias %a, ptr noalias %b, ptr noalias %c, ptr noalias %r) {{",
+    lines = [_header(name, strided),
              "entry:",
              "  br label %kloop",
              "kloop:",
              "  %kk = phi i64 [ 0, %entry ], [ %kk.next, %kloop ]"]
     lines += [f"  %acc{i} = phi {vec} [ zeroinitializer, %entry ], [ %acc{i}.n, %kloop ]" for i in range(m)]
-    lines += [f"  %brow = mul i64 %kk, {n}",
-              f"  %bp = getelementptr {tb}, ptr %b, i64 %brow",
+    lines += [*_b_row(tb, n, strided),
               f"  %bv.raw = load <{n} x {tb}>, ptr %bp, align 1",
               *_widen_vector(tb, work, n, "%bv.raw", "%bv")]
     for i in range(m):
-        lines += [f"  %ai{i} = add i64 %kk, {i * k}",
-                  f"  %ap{i} = getelementptr {ta}, ptr %a, i64 %ai{i}",
+        lines += [*_a_element(ta, i, k, strided),
                   f"  %a{i}.raw = load {ta}, ptr %ap{i}",
                   *_widen_scalar(ta, work, f"%a{i}.raw", f"%a{i}.w"),
                   f"  %a{i}.ins = insertelement <{n} x {work}> poison, {work} %a{i}.w, i64 0",
@@ -137,6 +79,32 @@ def _float_ir(name, m, n, k, types):
     # with several mul-adds of one shape must not declare one twice.
     lines += ["  ret void", "}"]
     return "\n".join(lines) + "\n"
+
+
+_BYTES = {t: bits // 8 for t, bits in {**FLOAT_TYPES, **INT_TYPES}.items()}
+
+
+def _header(name, strided):
+    a = "ptr noalias %a, i64 %sa" if strided else "ptr noalias %a"
+    b = "ptr noalias %b, i64 %sb" if strided else "ptr noalias %b"
+    return f"define internal void @{name}({a}, {b}, ptr noalias %c, ptr noalias %r) {{"
+
+
+def _b_row(tb, n, strided):
+    """%bp: row %kk of b."""
+    if strided:
+        return ["  %brow = mul i64 %kk, %sb", "  %bp = getelementptr i8, ptr %b, i64 %brow"]
+    return [f"  %brow = mul i64 %kk, {n}", f"  %bp = getelementptr {tb}, ptr %b, i64 %brow"]
+
+
+def _a_element(ta, i, k, strided):
+    """%ap{i}: element (i, %kk) of a."""
+    if strided:
+        return [f"  %ao{i} = mul i64 %sa, {i}",
+                f"  %ak{i} = mul i64 %kk, {_BYTES[ta]}",
+                f"  %ai{i} = add i64 %ao{i}, %ak{i}",
+                f"  %ap{i} = getelementptr i8, ptr %a, i64 %ai{i}"]
+    return [f"  %ai{i} = add i64 %kk, {i * k}", f"  %ap{i} = getelementptr {ta}, ptr %a, i64 %ai{i}"]
 
 
 def _widen_scalar(src, work, value, out):
@@ -162,48 +130,82 @@ def _suffix(work):
     return {"float": "f32", "double": "f64"}[work]
 
 
-def _extend(t, signed, wide, value, out):
-    if t == wide:
-        return [f"  {out} = add {wide} {value}, 0"]
-    return [f"  {out} = {'sext' if signed else 'zext'} {t} {value} to {wide}"]
+def _resize(t, signed, wide, n, value, out):
+    """<n x t> value -> <n x wide>: sign- or zero-extended, or truncated (the low bits, all
+    that a result computed modulo 2^bits(wide) needs)."""
+    vt, vw = f"<{n} x {t}>", f"<{n} x {wide}>"
+    tb, wb = INT_TYPES.get(t, 128), INT_TYPES.get(wide, 128)
+    if tb == wb:
+        return [f"  {out} = add {vt} {value}, zeroinitializer"]
+    if tb > wb:
+        return [f"  {out} = trunc {vt} {value} to {vw}"]
+    return [f"  {out} = {'sext' if signed else 'zext'} {vt} {value} to {vw}"]
 
 
-def _integer_ir(name, m, n, k, types, operands):
+def _integer_work_type(types, k, saturating):
+    """The integer type the sums are computed in. Wrapping: the result type (the low bits
+    of the exact A*B + C are the same computed modulo 2^bits of the result). Saturating:
+    one wide enough for the exact sum: i64 when |a|, |b| < 2^16, |c| < 2^32 and k < 2^16,
+    else i128."""
+    ta, tb, tc, tr = types
+    if not saturating:
+        return tr
+    small = INT_TYPES[ta] <= 16 and INT_TYPES[tb] <= 16 and INT_TYPES[tc] <= 32 and k < (1 << 16)
+    return "i64" if small else "i128"
+
+
+def _integer_ir(name, m, n, k, types, operands, strided=False):
+    """As _float_ir: row i of the accumulator is one <n x work> vector across the k loop,
+    acc_i += splat(a[i, kk]) * b[kk, :]; then + c, clamped when saturating."""
     ta, tb, tc, tr = types
     saturating = bool(operands & Operand.SATURATING_ACCUMULATION)
     if saturating and any(INT_TYPES[t] == 64 for t in types):
         # i64 x i64 products summed over k can leave i128: the interpreter computes them
         # with Python integers; not compiled natively.
         raise Unsupported("a saturating cooperative-matrix mul-add of 64-bit integers")
-    wide = "i128" if saturating else "i64"
-    tmap = {"a": (ta, operands & Operand.MATRIX_A_SIGNED), "b": (tb, operands & Operand.MATRIX_B_SIGNED)}
-
-    def load(matrix, index, out):
-        t, signed = tmap[matrix]
-        return [f"  {out}.p = getelementptr {t}, ptr %{matrix}, i64 {index}",
-                f"  {out}.raw = load {t}, ptr {out}.p"] + _extend(t, signed, wide, f"{out}.raw", out)
-
-    step = [f"  %prod = mul {wide} %x, %y", f"  %acc.n = add {wide} %acc.o, %prod"]
-    finish = [f"  %cp = getelementptr {tc}, ptr %c, i64 %ridx",
-              f"  %cv.raw = load {tc}, ptr %cp",
-              *_extend(tc, operands & Operand.MATRIX_C_SIGNED, wide, "%cv.raw", "%cv"),
-              f"  %sum = add {wide} %acc.f, %cv"]
+    wide = _integer_work_type(types, k, saturating)
+    vec = f"<{n} x {wide}>"
+    lines = [_header(name, strided),
+             "entry:",
+             "  br label %kloop",
+             "kloop:",
+             "  %kk = phi i64 [ 0, %entry ], [ %kk.next, %kloop ]"]
+    lines += [f"  %acc{i} = phi {vec} [ zeroinitializer, %entry ], [ %acc{i}.n, %kloop ]" for i in range(m)]
+    lines += [*_b_row(tb, n, strided),
+              f"  %bv.raw = load <{n} x {tb}>, ptr %bp, align 1",
+              *_resize(tb, operands & Operand.MATRIX_B_SIGNED, wide, n, "%bv.raw", "%bv")]
+    for i in range(m):
+        lines += [*_a_element(ta, i, k, strided),
+                  f"  %a{i}.raw = load {ta}, ptr %ap{i}",
+                  f"  %a{i}.ins = insertelement <1 x {ta}> poison, {ta} %a{i}.raw, i64 0",
+                  *_resize(ta, operands & Operand.MATRIX_A_SIGNED, wide, 1, f"%a{i}.ins", f"%a{i}.w"),
+                  f"  %a{i}.s = shufflevector <1 x {wide}> %a{i}.w, <1 x {wide}> poison, <{n} x i32> zeroinitializer",
+                  f"  %p{i} = mul {vec} %a{i}.s, %bv",
+                  f"  %acc{i}.n = add {vec} %acc{i}, %p{i}"]
+    lines += ["  %kk.next = add i64 %kk, 1",
+              f"  %kk.more = icmp ult i64 %kk.next, {k}",
+              "  br i1 %kk.more, label %kloop, label %finish",
+              "finish:"]
     bits = INT_TYPES[tr]
-    if saturating:
-        if operands & Operand.MATRIX_RESULT_SIGNED:
-            lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
-        else:
-            lo, hi = 0, (1 << bits) - 1
-        finish += [f"  %below = icmp slt {wide} %sum, {lo}",
-                   f"  %above = icmp sgt {wide} %sum, {hi}",
-                   f"  %s1 = select i1 %below, {wide} {lo}, {wide} %sum",
-                   f"  %s2 = select i1 %above, {wide} {hi}, {wide} %s1"]
-        result = "%s2"
+    if operands & Operand.MATRIX_RESULT_SIGNED:
+        lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
     else:
-        result = "%sum"
-    if bits == INT_TYPES.get(wide, 128):
-        finish.append(f"  %rv = add {tr} {result}, 0")
-    else:
-        finish.append(f"  %rv = trunc {wide} {result} to {tr}")
-    finish += [f"  %rp = getelementptr {tr}, ptr %r, i64 %ridx", f"  store {tr} %rv, ptr %rp"]
-    return _loops(name, m, n, k, wide, load, step, finish) + "\n"
+        lo, hi = 0, (1 << bits) - 1
+    splat = lambda v: f"<{', '.join(f'{wide} {v}' for _ in range(n))}>"  # noqa: E731
+    for i in range(m):
+        lines += [f"  %cp{i} = getelementptr {tc}, ptr %c, i64 {i * n}",
+                  f"  %c{i}.raw = load <{n} x {tc}>, ptr %cp{i}, align 1",
+                  *_resize(tc, operands & Operand.MATRIX_C_SIGNED, wide, n, f"%c{i}.raw", f"%c{i}"),
+                  f"  %sum{i} = add {vec} %acc{i}.n, %c{i}"]
+        result = f"%sum{i}"
+        if saturating:
+            lines += [f"  %below{i} = icmp slt {vec} %sum{i}, {splat(lo)}",
+                      f"  %above{i} = icmp sgt {vec} %sum{i}, {splat(hi)}",
+                      f"  %s1.{i} = select <{n} x i1> %below{i}, {vec} {splat(lo)}, {vec} %sum{i}",
+                      f"  %s2.{i} = select <{n} x i1> %above{i}, {vec} {splat(hi)}, {vec} %s1.{i}"]
+            result = f"%s2.{i}"
+        lines += [*_resize(wide, False, tr, n, result, f"%rv{i}"),
+                  f"  %rp{i} = getelementptr {tr}, ptr %r, i64 {i * n}",
+                  f"  store <{n} x {tr}> %rv{i}, ptr %rp{i}, align 1"]
+    lines += ["  ret void", "}"]
+    return "\n".join(lines) + "\n"

@@ -15,7 +15,7 @@ import time
 import numpy as np
 
 from clcoop.errors import RuntimeFault
-from clcoop.native import codegen
+from clcoop.native import codegen, subgroup
 from clcoop.native import context
 from clcoop.native.context import CTX, CTX_SLOTS
 
@@ -43,7 +43,7 @@ class NativeProgram:
         self.subgroup_size = subgroup_size or COMPILED_SUBGROUP_SIZE
         self._other_sizes = {}
         t0 = time.perf_counter()
-        self.native = codegen.generate(module, sorted(module.kernels), self.subgroup_size)
+        self.native = codegen.generate(module, sorted(module.kernels), self.subgroup_size, subgroup.generate)
         self.codegen_seconds = time.perf_counter() - t0
         self.engine = None
         self.compile_seconds = 0.0
@@ -52,12 +52,28 @@ class NativeProgram:
             try:
                 self.engine = Engine(self.native.text)
             except RuntimeError as exc:
-                # LLVM rejected the generated module: an engine bug, reported per kernel.
-                for name in list(self.native.plans):
-                    self.native.reasons[name] = f"internal: the generated module did not compile ({str(exc).strip()[:300]})"
-                self.native.plans.clear()
+                # LLVM rejected the generated module: an engine bug. Without the fast
+                # paths (subgroup.py), the kernels still run natively; else reported per kernel.
+                error = f"internal: the generated module did not compile ({str(exc).strip()[:300]})"
+                if any(plan.subgroup_driver for plan in self.native.plans.values()):
+                    self.native = codegen.generate(module, sorted(module.kernels), self.subgroup_size)
+                    for plan in self.native.plans.values():
+                        plan.subgroup_reason = error
+                    try:
+                        self.engine = Engine(self.native.text)
+                    except RuntimeError as again:
+                        error = f"internal: the generated module did not compile ({str(again).strip()[:300]})"
+                if self.engine is None:
+                    for name in list(self.native.plans):
+                        self.native.reasons[name] = error
+                    self.native.plans.clear()
             self.compile_seconds = time.perf_counter() - t0
         self.drivers = {}
+        self.subgroup_drivers = {}    # kernel -> the subgroup-wide fast path (subgroup.py)
+        # Per kernel: launches the fast path completed, and launches it gave back to the
+        # per-work-item path (a fault, or a case it does not take at run time).
+        self.fast_launches = {}
+        self.fast_reruns = {}
         # Launches in progress: close() waits for them (their threads call into the
         # engine's code, which close() frees).
         self._users = 0
@@ -65,6 +81,8 @@ class NativeProgram:
         if self.engine is not None:
             for name, plan in self.native.plans.items():
                 self.drivers[name] = _DRIVER(self.engine.address(plan.driver))
+                if plan.subgroup_driver:
+                    self.subgroup_drivers[name] = _DRIVER(self.engine.address(plan.subgroup_driver))
 
     def reason(self, kernel_name):
         """None when the kernel runs natively, else why it does not."""
@@ -74,11 +92,23 @@ class NativeProgram:
             return None
         return self.native.reasons.get(kernel_name, "not compiled")
 
+    def execution_mode(self, kernel_name, subgroup_size=None):
+        """'subgroup' when the kernel has the subgroup-wide fast path (taken at launch when
+        the work-group size is a multiple of the subgroup size), 'work-item' when it runs
+        work-item by work-item, None when it does not run natively."""
+        if self.reason(kernel_name) is not None:
+            return None
+        S = subgroup_size or self.subgroup_size
+        program = self if S == self.subgroup_size or not self.native.plans[kernel_name].coop_sites \
+            else self._for_subgroup_size(S, self.module.kernels[kernel_name])
+        return "subgroup" if kernel_name in program.subgroup_drivers else "work-item"
+
     def close(self):
         with self._idle:
             while self._users:
                 self._idle.wait()
             self.drivers.clear()
+            self.subgroup_drivers.clear()
             if self.engine is not None:
                 self.engine.close()
             for other in self._other_sizes.values():
@@ -127,32 +157,25 @@ class NativeProgram:
             tmpl[CTX[f"lsize{d}"]] = nd.local_size[d]
             tmpl[CTX[f"ngrp{d}"]] = nd.num_groups[d]
             tmpl[CTX[f"off{d}"]] = nd.offset[d]
-        driver = self.drivers[info.name]
         total = nd.total_groups
         nthreads = 1 if plan.single_thread else max(1, min(threads or default_threads(), total))
-        next_group = np.zeros(1, np.int64)      # shared by the threads' drivers (atomic)
-        tmpl[CTX["next_group"]] = next_group.ctypes.data
-        fouts = [np.zeros(6, np.int64) for _ in range(nthreads)]
         arenas = [np.zeros(psz * arena_items + 16, np.uint8) for _ in range(nthreads)]
-
-        def worker(k):
-            # One foreign call per thread: ctypes releases the GIL for its whole duration.
-            driver(args.ctypes.data, tmpl.ctypes.data, 0, total, arenas[k].ctypes.data,
-                   fouts[k].ctypes.data)
-
-        if nthreads == 1:
-            worker(0)
-        else:
-            pool = [threading.Thread(target=worker, args=(k,), daemon=True) for k in range(nthreads)]
-            for t in pool:
-                t.start()
-            for t in pool:
-                t.join()
-        faults = [f for f in fouts if f[0]]
+        fast = self.subgroup_drivers.get(info.name)
+        if fast is not None and subgroups_in_rows(nd, S, self.subgroup_size, plan.subgroup_lanes):
+            # The subgroup-wide fast path (subgroup.py). It reports no fault itself: on any
+            # failed check the launch starts again from the caller's arrays on the
+            # per-work-item path, which reports it exactly.
+            if not _run_driver(fast, args, tmpl, total, nthreads, arenas, abort):
+                self.fast_launches[info.name] = self.fast_launches.get(info.name, 0) + 1
+                return
+            self.fast_reruns[info.name] = self.fast_reruns.get(info.name, 0) + 1
+            for user_array, private in prepared.copies:
+                np.copyto(private, user_array.reshape(private.shape))
+        fouts = _run_driver(self.drivers[info.name], args, tmpl, total, nthreads, arenas, abort)
         # Every buffer the native code saw (args, table, scratch, abort, tmpl) is alive
         # until here: the threads have joined.
-        if faults:
-            first = min(faults, key=lambda f: (int(f[3]), int(f[4])))
+        if fouts:
+            first = min(fouts, key=lambda f: (int(f[3]), int(f[4])))
             raise self._fault(info, nd, first, names, table)
 
     def _for_subgroup_size(self, S, info):
@@ -262,6 +285,40 @@ class NativeProgram:
         parts.append(f"  instruction: {site.text}  (in @{site.function})")
         return RuntimeFault("\n".join(parts), kernel=info.name, work_item=tuple(gid[:nd.dims]),
                             instruction=site.text, buffer=buffer)
+
+
+def subgroups_in_rows(nd, S, compiled_S, lanes):
+    """The launch condition of the subgroup-wide fast path (subgroup.py): the lanes run in
+    lockstep (the subgroup, or WIDE_LANES work-items where nothing observes the subgroup,
+    then any S) are full and lie in one row of dimension 0, their global ids in dimension 0
+    a multiple of the lane count plus the lane."""
+    if lanes == compiled_S and S != compiled_S:
+        return False
+    return nd.local_size[0] % lanes == 0 and nd.offset[0] % lanes == 0
+
+
+def _run_driver(driver, args, tmpl, total, nthreads, arenas, abort):
+    """Runs work-groups [0, total) on nthreads threads; the fault records of the threads
+    that faulted ([] when none did)."""
+    next_group = np.zeros(1, np.int64)      # shared by the threads' drivers (atomic)
+    tmpl[CTX["next_group"]] = next_group.ctypes.data
+    abort[0] = 0
+    fouts = [np.zeros(6, np.int64) for _ in range(nthreads)]
+
+    def worker(k):
+        # One foreign call per thread: ctypes releases the GIL for its whole duration.
+        driver(args.ctypes.data, tmpl.ctypes.data, 0, total, arenas[k].ctypes.data, fouts[k].ctypes.data)
+
+    # The calling thread is one of the workers (one thread fewer to start per launch).
+    pool = [threading.Thread(target=worker, args=(k,), daemon=True) for k in range(1, nthreads)]
+    for t in pool:
+        t.start()
+    try:
+        worker(0)
+    finally:
+        for t in pool:           # the buffers the threads use live until they are done
+            t.join()
+    return [f for f in fouts if f[0]]
 
 
 def _fmt(t, nd):

@@ -1,0 +1,246 @@
+"""The native engine's subgroup-wide fast path (clcoop/native/subgroup.py): which kernels
+take it, results against NumPy and against the per-work-item path, and faults, which the
+fast path hands back to the per-work-item path so they are reported exactly as before."""
+import numpy as np
+import pytest
+
+import clcoop
+
+from test_native_coop import BRANCHES, COPY, HEADER
+
+EXAMPLES = __import__("pathlib").Path(__file__).resolve().parents[2] / "examples"
+
+
+def native(source):
+    prog = clcoop.Program(source).build(engine="native")
+    return prog, prog._native
+
+
+def per_work_item(source):
+    """The same program with the fast path removed: the reference for faults."""
+    prog, nat = native(source)
+    nat.subgroup_drivers.clear()
+    return prog
+
+
+def gemm_inputs(name, n, rng):
+    if name == "gemm_f32":
+        return [rng.standard_normal((n, n)).astype(np.float32) for _ in range(2)]
+    if name == "gemm_f16_f32":
+        return [rng.standard_normal((n, n)).astype(np.float16) for _ in range(2)]
+    return [rng.integers(-128, 128, (n, n)).astype(np.int8) for _ in range(2)]
+
+
+@pytest.mark.parametrize("name", ["gemm_f32", "gemm_f16_f32", "gemm_i8_i32"])
+@pytest.mark.parametrize("S", [8, 16])
+def test_gemm_examples_take_the_fast_path(name, S):
+    source = (EXAMPLES / f"{name}.cl").read_text()
+    prog, nat = native(source)
+    n = 64
+    a, b = gemm_inputs(name, n, np.random.default_rng(S))
+    c = np.zeros((n, n), np.int32 if "i8" in name else np.float32)
+    extra = (0,) if name == "gemm_f32" else ()
+    # The f16 example reads B column-major (B^T row-major): pass B transposed.
+    b_arg = np.ascontiguousarray(b.T) if name == "gemm_f16_f32" else b
+    getattr(prog, name)(((n // 16) * S, n // 8), (2 * S, 1), a, b_arg, c, n, n, n, *extra, subgroup_size=S)
+    assert nat.execution_mode(name, S) == "subgroup"
+    other = nat if S == nat.subgroup_size else nat._other_sizes[S]
+    assert other.fast_launches.get(name) == 1 and not other.fast_reruns
+    if "i8" in name:
+        np.testing.assert_array_equal(c, a.astype(np.int32) @ b.astype(np.int32))
+    else:
+        np.testing.assert_allclose(c, a.astype(np.float32) @ b.astype(np.float32), rtol=1e-4, atol=1e-3)
+    # Bit for bit as the per-work-item path (itself bit-identical to the interpreter).
+    slow = per_work_item(source)
+    if S != 16:
+        slow._native._for_subgroup_size(S, slow._native.module.kernels[name]).subgroup_drivers.clear()
+    c2 = np.zeros_like(c)
+    getattr(slow, name)(((n // 16) * S, n // 8), (2 * S, 1), a, b_arg, c2, n, n, n, *extra, subgroup_size=S)
+    assert c.tobytes() == c2.tobytes()
+
+
+COLUMNS = HEADER + """
+__kernel void transpose(__global const float *a, __global float *b) {
+    mat_c m = coop_mat_load(a, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)16);
+    mat_c one = coop_mat_init(1.0f);
+    m = m * 2.0f + one;
+    coop_mat_store(b, m, CLK_COOPERATIVE_MATRIX_LAYOUT_COLUMN_MAJOR, (size_t)10);
+}
+"""
+
+
+def test_column_major_store_and_element_wise_operations():
+    prog, nat = native(COLUMNS)
+    a = np.arange(128, dtype=np.float32)
+    b = np.full(160, -7.0, np.float32)
+    prog.transpose((16,), (16,), a, b, subgroup_size=16)
+    assert nat.fast_launches.get("transpose") == 1
+    expect = np.full(160, -7.0, np.float32)
+    # Column-major with stride 10: element (r, c) at c * 10 + r.
+    view = expect.reshape(16, 10)
+    view[:, :8] = (a.reshape(8, 16) * 2 + 1).T
+    np.testing.assert_array_equal(b, expect)
+
+
+def test_divergent_kernels_keep_the_per_work_item_path():
+    _, nat = native(BRANCHES)
+    assert nat.execution_mode("branches") == "work-item"
+    assert "branch that may differ" in nat.native.plans["branches"].subgroup_reason
+    store = HEADER + """
+    __kernel void k(__global const float *a, __global float *b, __global int *n) {
+        mat_c m = coop_mat_load(a, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)16);
+        coop_mat_store(b, m, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)16);
+        atomic_add(n, 1);
+    }"""
+    _, nat = native(store)
+    assert nat.execution_mode("k") == "work-item"
+    assert "atomic" in nat.native.plans["k"].subgroup_reason
+
+
+def copy_fault(prog, *args, local=16, **kw):
+    a = np.arange(2 * 128, dtype=np.float32)
+    b = np.full(2 * 128, 5.0, np.float32)
+    with pytest.raises(clcoop.RuntimeFault) as info:
+        prog.copy((32,), (local,), a, b, *args, subgroup_size=16, **kw)
+    assert (b == 5.0).all()              # the caller's buffer is untouched
+    return str(info.value)
+
+
+def work_item_line(text):
+    return [line.strip() for line in text.splitlines() if "work-item global id" in line]
+
+
+@pytest.mark.parametrize("args", [(16, 3), (-16, -1), (1000, -1), (17, -1)],
+                         ids=["non-uniform", "negative-stride", "out-of-bounds", "second-sub-group"])
+@pytest.mark.parametrize("local", [16, 32])
+def test_faults_on_the_fast_path_are_reported_as_before(args, local):
+    """The fast path gives the launch back (after sub-group 0 may have stored into the
+    private copy of b); the per-work-item path reports the fault, word for word as without
+    the fast path, and the caller's buffer is untouched."""
+    prog, nat = native(COPY)
+    message = copy_fault(prog, *args, local=local)
+    assert nat.fast_reruns.get("copy") == 1 and not nat.fast_launches
+    assert message == copy_fault(per_work_item(COPY), *args, local=local)
+    if args[0] in (16, -16):
+        # The interpreter blames the same work-item.
+        interp = clcoop.Program(COPY).build()
+        assert work_item_line(copy_fault(interp, *args, local=local)) == work_item_line(message) != []
+
+
+def test_instruction_limit_on_the_fast_path():
+    source = (EXAMPLES / "gemm_f32.cl").read_text()
+    n = 64
+    a = np.ones((n, n), np.float32)
+    messages = []
+    for prog in (native(source)[0], per_work_item(source)):
+        c = np.full((n, n), 2.0, np.float32)
+        with pytest.raises(clcoop.RuntimeFault) as info:
+            prog.gemm_f32((64, 8), (32, 1), a, a, c, n, n, n, 0, instruction_limit=40)
+        assert (c == 2.0).all()
+        messages.append(str(info.value))
+    assert "instruction limit" in messages[0] and messages[0] == messages[1]
+
+
+def test_subgroups_across_rows_run_per_work_item():
+    """Local size 8 x 2 with S = 16: a subgroup spans two rows of dimension 0, outside the
+    fast path's launch condition; the per-work-item path runs it, as the interpreter."""
+    prog, nat = native(COPY)
+    a = np.arange(2 * 128, dtype=np.float32)
+    b = np.zeros(2 * 128, np.float32)
+    prog.copy((8, 4), (8, 2), a, b, 16, -1, subgroup_size=16)
+    assert not nat.fast_launches and not nat.fast_reruns
+    np.testing.assert_array_equal(b[:128], a[:128])
+    prog.copy((32,), (32,), a, b, 16, -1, subgroup_size=16)
+    assert nat.fast_launches == {"copy": 1}
+
+
+VADD = """
+__kernel void vadd(__global const float *a, __global const float *b, __global float *c, int shift) {
+    size_t i = get_global_id(0);
+    c[i + shift] = a[i] + b[i];
+}
+"""
+
+
+def test_plain_kernel_takes_the_fast_path_with_vector_accesses():
+    prog, nat = native(VADD)
+    assert nat.execution_mode("vadd") == "subgroup"
+    rng = np.random.default_rng(3)
+    a, b = (rng.standard_normal(1024).astype(np.float32) for _ in range(2))
+    c = np.zeros(1024, np.float32)
+    prog.vadd((1024,), (64,), a, b, c, 0)
+    assert nat.fast_launches == {"vadd": 1}
+    np.testing.assert_array_equal(c, a + b)
+    # Nothing observes the subgroup: 64 work-items in lockstep; their consecutive
+    # elements are one vector access, checked once.
+    assert nat.native.plans["vadd"].subgroup_lanes == 64
+    assert "load <64 x float>" in nat.native.text and "store <64 x float>" in nat.native.text
+    c[:] = 0
+    prog.vadd((1024,), (32,), a, b, c, 0)          # local size not a multiple of 64
+    assert nat.fast_launches == {"vadd": 1}
+    np.testing.assert_array_equal(c, a + b)
+
+
+@pytest.mark.parametrize("shift", [3, -1])
+def test_plain_fault_on_the_fast_path_is_reported_as_before(shift):
+    messages = []
+    for prog in (native(VADD)[0], per_work_item(VADD), clcoop.Program(VADD).build()):
+        a = np.ones(256, np.float32)
+        c = np.full(256, 9.0, np.float32)
+        with pytest.raises(clcoop.RuntimeFault) as info:
+            prog.vadd((256,), (64,), a, a, c, shift)
+        assert (c == 9.0).all()
+        messages.append(work_item_line(str(info.value)))
+    assert messages[0] == messages[1] == messages[2] != []
+
+
+def test_lanes_storing_to_one_address_leave_the_last_lane():
+    source = """
+    __kernel void k(__global int *out) {
+        int i = get_global_id(0);
+        out[i / 4] = i;
+        out[64 + i % 3] = i;
+    }"""
+    prog, nat = native(source)
+    out = np.zeros(80, np.int32)
+    prog.k((64,), (64,), out)
+    assert nat.fast_launches == {"k": 1}
+    expect = np.zeros(80, np.int32)
+    for i in range(64):      # work-items in order: the last writer of each element wins
+        expect[i // 4] = i
+        expect[64 + i % 3] = i
+    np.testing.assert_array_equal(out, expect)
+
+
+def test_a_fast_path_llvm_rejects_costs_only_the_fast_path(monkeypatch):
+    """An engine bug in a generated fast path (invalid IR) must not send the kernel to the
+    interpreter: the module is built again without fast paths."""
+    from clcoop.native import subgroup
+    real = subgroup.generate
+
+    def broken(mg, plan):
+        function, driver = real(mg, plan)
+        return function.replace("ret void", "ret i32 0", 1), driver
+    monkeypatch.setattr(subgroup, "generate", broken)
+    prog, nat = native(VADD)
+    assert prog.vadd.engine == "native" and nat.execution_mode("vadd") == "work-item"
+    assert nat.native.plans["vadd"].subgroup_reason.startswith("internal: the generated module did not compile")
+    a = np.ones(128, np.float32)
+    c = np.zeros(128, np.float32)
+    prog.vadd((128,), (64,), a, a, c, 0)
+    np.testing.assert_array_equal(c, 2.0)
+
+
+def test_long_kernels_fall_back_to_subgroup_lanes_then_to_work_items(monkeypatch):
+    """Varying instructions are copied per lane: past subgroup.MAX_LINES the fast path uses
+    the subgroup's lanes instead of 64, then is not taken (compile time)."""
+    from clcoop.native import subgroup
+    sizes = {}
+    for limit in (10 ** 6, 400, 40):
+        monkeypatch.setattr(subgroup, "MAX_LINES", limit)
+        _, nat = native(VADD)
+        plan = nat.native.plans["vadd"]
+        sizes[limit] = (plan.subgroup_lanes, nat.execution_mode("vadd"))
+    assert sizes[10 ** 6] == (64, "subgroup") and sizes[400] == (16, "subgroup")
+    assert sizes[40][1] == "work-item"
+    assert "too many per-lane instructions" in plan.subgroup_reason
