@@ -88,13 +88,14 @@ class CoopModule:
                                      f"[{values}]")
         return mt.table
 
-    def mul_add_routine(self, m, n, k, types, operands, strided=False):
+    def mul_add_routine(self, m, n, k, types, operands, strided=False, columns=(False, False)):
         """Name of the mul-add routine (coop_ir.mul_add_ir) of these shapes, types, operand
         flags and interface, generated once per module."""
-        key = (m, n, k, types, operands, strided)
+        key = (m, n, k, types, operands, strided, columns)
         if key not in self.routines:
             self.routines[key] = f"__clcoop_mad.{len(self.routines)}"
-            self.functions.append(coop_ir.mul_add_ir(self.routines[key], m, n, k, types, operands, strided))
+            self.functions.append(coop_ir.mul_add_ir(self.routines[key], m, n, k, types, operands, strided,
+                                                     columns))
         return self.routines[key]
 
     def text(self):

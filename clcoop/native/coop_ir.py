@@ -22,20 +22,32 @@ FLOAT_TYPES = {"half": 16, "float": 32, "double": 64}
 INT_TYPES = {"i8": 8, "i16": 16, "i32": 32, "i64": 64}
 
 
-def mul_add_ir(name, m, n, k, types, operands=0, strided=False):
+def mul_add_ir(name, m, n, k, types, operands=0, strided=False, columns=(False, False)):
     """IR of `void @name(ptr %a, ptr %b, ptr %c, ptr %r)`: r = a * b + c with a (m x k),
     b (k x n), c and r (m x n) dense and row-major; types = (a, b, c, result) LLVM names.
     strided: `void @name(ptr %a, i64 %sa, ptr %b, i64 %sb, ptr %c, ptr %r)`, the rows of a
-    and b %sa and %sb bytes apart (read where a load found them: subgroup.py)."""
+    and b %sa and %sb bytes apart (read where a load found them: subgroup.py);
+    columns = (a, b): that operand is given by columns instead, %sa / %sb bytes apart (a
+    column-major load's tile, read in place: no transposition before the call)."""
+    layout = _Layout(strided, *columns)
     if all(t in FLOAT_TYPES for t in types):
-        return _float_ir(name, m, n, k, types, strided)
+        return _float_ir(name, m, n, k, types, layout)
     if all(t in INT_TYPES for t in types):
-        return _integer_ir(name, m, n, k, types, operands, strided)
+        return _integer_ir(name, m, n, k, types, operands, layout)
     raise Unsupported(f"a cooperative-matrix mul-add of {' x '.join(types[:2])} + {types[2]} "
                       f"-> {types[3]} mixes integer and floating-point matrices")
 
 
-def _float_ir(name, m, n, k, types, strided=False):
+class _Layout:
+    """How the routine reads a and b (mul_add_ir's strided and columns)."""
+
+    def __init__(self, strided, a_columns=False, b_columns=False):
+        if (a_columns or b_columns) and not strided:
+            raise ValueError("operands by columns need the strided interface")
+        self.strided, self.a_columns, self.b_columns = strided, a_columns, b_columns
+
+
+def _float_ir(name, m, n, k, types, layout):
     """Row i of the accumulator is one <n x work> vector in a register across the k loop:
     acc_i = fma(splat(a[i, kk]), b[kk, :], acc_i), so each element is its own FMA chain
     over k in order, and the m chains of a step are independent (no gathers)."""
@@ -47,19 +59,20 @@ def _float_ir(name, m, n, k, types, strided=False):
         raise Unsupported("a cooperative-matrix mul-add of double operands with a half result")
     vec = f"<{n} x {work}>"
     fma = f"llvm.fma.v{n}{_suffix(work)}"
-    lines = [_header(name, strided),
+    lines = [_header(name, layout.strided),
              "entry:",
+             *_b_columns_to_rows(tb, n, k, layout),
+             *_widen_a(ta, work, m, k, layout),
              "  br label %kloop",
              "kloop:",
              "  %kk = phi i64 [ 0, %entry ], [ %kk.next, %kloop ]"]
     lines += [f"  %acc{i} = phi {vec} [ zeroinitializer, %entry ], [ %acc{i}.n, %kloop ]" for i in range(m)]
-    lines += [*_b_row(tb, n, strided),
+    lines += [*_b_row(tb, n, k, layout),
               f"  %bv.raw = load <{n} x {tb}>, ptr %bp, align 1",
               *_widen_vector(tb, work, n, "%bv.raw", "%bv")]
     for i in range(m):
-        lines += [*_a_element(ta, i, k, strided),
-                  f"  %a{i}.raw = load {ta}, ptr %ap{i}",
-                  *_widen_scalar(ta, work, f"%a{i}.raw", f"%a{i}.w"),
+        lines += [*(_a_element(ta, i, k, layout) if ta == work else _widened_a_element(work, i, m, k, layout)),
+                  f"  %a{i}.w = load {work}, ptr %ap{i}",
                   f"  %a{i}.ins = insertelement <{n} x {work}> poison, {work} %a{i}.w, i64 0",
                   f"  %a{i}.s = shufflevector {vec} %a{i}.ins, {vec} poison, <{n} x i32> zeroinitializer",
                   f"  %acc{i}.n = call {vec} @{fma}({vec} %a{i}.s, {vec} %bv, {vec} %acc{i})"]
@@ -90,27 +103,100 @@ def _header(name, strided):
     return f"define internal void @{name}({a}, {b}, ptr noalias %c, ptr noalias %r) {{"
 
 
-def _b_row(tb, n, strided):
+def _transposes_whole(n, k):
+    """b by columns is transposed once at entry when square with a power-of-two side (a
+    perfect-shuffle transposition, log2 n rounds of two-source shuffles, which x86 does in
+    one instruction each); other shapes gather each row's elements in the k loop."""
+    return n == k and n >= 2 and n & (n - 1) == 0
+
+
+def _b_columns_to_rows(tb, n, k, layout):
+    """Entry code for b by columns of a square shape: %bt, b's rows, dense (k x n).
+    Round: w[2i] interleaves the low halves of v[i] and v[i + n/2], w[2i+1] the high halves;
+    after log2 n rounds w[kk] is row kk (column kk of the columns)."""
+    if not layout.b_columns:
+        return []
+    if not _transposes_whole(n, k):
+        return [f"  %bg = alloca [{n} x {tb}], align 64"]      # _b_row gathers a row here
+    col = f"<{k} x {tb}>"
+    lines = [f"  %bt = alloca [{k * n} x {tb}], align 64"]
+    for j in range(n):
+        lines += [f"  %bc{j}.o = mul i64 %sb, {j}",
+                  f"  %bc{j}.p = getelementptr i8, ptr %b, i64 %bc{j}.o",
+                  f"  %t0.{j} = load {col}, ptr %bc{j}.p, align 1"]
+    h = n // 2
+    low = [t // 2 if t % 2 == 0 else n + t // 2 for t in range(n)]
+    high = [h + t for t in low]
+    rounds = n.bit_length() - 1
+    for s in range(rounds):
+        for i in range(h):
+            for out, mask in ((2 * i, low), (2 * i + 1, high)):
+                lines.append(f"  %t{s + 1}.{out} = shufflevector {col} %t{s}.{i}, {col} %t{s}.{i + h}, "
+                             f"<{n} x i32> <{', '.join(f'i32 {x}' for x in mask)}>")
+    for kk in range(k):
+        lines += [f"  %bt{kk}.p = getelementptr {tb}, ptr %bt, i64 {kk * n}",
+                  f"  store {col} %t{rounds}.{kk}, ptr %bt{kk}.p, align 64"]
+    return lines
+
+
+def _widen_a(ta, work, m, k, layout):
+    """Entry code widening a narrower a (half) once per call into %aw, in its own
+    orientation (rows: element (i, kk) at i*k + kk; columns: at kk*m + i), one vector
+    conversion per row or column instead of one scalar conversion per element and step."""
+    if ta == work:
+        return []
+    lines = [f"  %aw = alloca [{m * k} x {work}], align 64"]
+    count, length = (k, m) if layout.a_columns else (m, k)
+    stride = "%sa" if layout.strided else str(k * _BYTES[ta])
+    for v in range(count):
+        lines += [f"  %aw{v}.o = mul i64 {stride}, {v}",
+                  f"  %aw{v}.p = getelementptr i8, ptr %a, i64 %aw{v}.o",
+                  f"  %aw{v}.raw = load <{length} x {ta}>, ptr %aw{v}.p, align 1",
+                  f"  %aw{v}.w = fpext <{length} x {ta}> %aw{v}.raw to <{length} x {work}>",
+                  f"  %aw{v}.d = getelementptr {work}, ptr %aw, i64 {v * length}",
+                  f"  store <{length} x {work}> %aw{v}.w, ptr %aw{v}.d, align 4"]
+    return lines
+
+
+def _widened_a_element(work, i, m, k, layout):
+    """%ap{i}: element (i, %kk) of %aw (_widen_a)."""
+    if layout.a_columns:
+        return [f"  %ai{i}.m = mul i64 %kk, {m}", f"  %ai{i} = add i64 %ai{i}.m, {i}",
+                f"  %ap{i} = getelementptr {work}, ptr %aw, i64 %ai{i}"]
+    return [f"  %ai{i} = add i64 %kk, {i * k}", f"  %ap{i} = getelementptr {work}, ptr %aw, i64 %ai{i}"]
+
+
+def _b_row(tb, n, k, layout):
     """%bp: row %kk of b."""
-    if strided:
+    if layout.b_columns and not _transposes_whole(n, k):
+        lines = [f"  %bk = mul i64 %kk, {_BYTES[tb]}"]
+        for j in range(n):
+            lines += [f"  %bg{j}.o = mul i64 %sb, {j}",
+                      f"  %bg{j}.a = add i64 %bg{j}.o, %bk",
+                      f"  %bg{j}.p = getelementptr i8, ptr %b, i64 %bg{j}.a",
+                      f"  %bg{j} = load {tb}, ptr %bg{j}.p, align 1",
+                      f"  %bg{j}.d = getelementptr {tb}, ptr %bg, i64 {j}",
+                      f"  store {tb} %bg{j}, ptr %bg{j}.d"]
+        return lines + ["  %bp = getelementptr i8, ptr %bg, i64 0"]
+    if layout.b_columns:
+        return [f"  %brow = mul i64 %kk, {n}", f"  %bp = getelementptr {tb}, ptr %bt, i64 %brow"]
+    if layout.strided:
         return ["  %brow = mul i64 %kk, %sb", "  %bp = getelementptr i8, ptr %b, i64 %brow"]
     return [f"  %brow = mul i64 %kk, {n}", f"  %bp = getelementptr {tb}, ptr %b, i64 %brow"]
 
 
-def _a_element(ta, i, k, strided):
+def _a_element(ta, i, k, layout):
     """%ap{i}: element (i, %kk) of a."""
-    if strided:
+    if layout.a_columns:
+        return [f"  %ak{i} = mul i64 %kk, %sa",
+                f"  %ai{i} = add i64 %ak{i}, {i * _BYTES[ta]}",
+                f"  %ap{i} = getelementptr i8, ptr %a, i64 %ai{i}"]
+    if layout.strided:
         return [f"  %ao{i} = mul i64 %sa, {i}",
                 f"  %ak{i} = mul i64 %kk, {_BYTES[ta]}",
                 f"  %ai{i} = add i64 %ao{i}, %ak{i}",
                 f"  %ap{i} = getelementptr i8, ptr %a, i64 %ai{i}"]
     return [f"  %ai{i} = add i64 %kk, {i * k}", f"  %ap{i} = getelementptr {ta}, ptr %a, i64 %ai{i}"]
-
-
-def _widen_scalar(src, work, value, out):
-    if src == work:
-        return [f"  {out} = bitcast {work} {value} to {work}"]     # a no-op copy: the same bits
-    return [f"  {out} = fpext {src} {value} to {work}"]
 
 
 def _widen_vector(src, work, n, value, out):
@@ -154,7 +240,7 @@ def _integer_work_type(types, k, saturating):
     return "i64" if small else "i128"
 
 
-def _integer_ir(name, m, n, k, types, operands, strided=False):
+def _integer_ir(name, m, n, k, types, operands, layout):
     """As _float_ir: row i of the accumulator is one <n x work> vector across the k loop,
     acc_i += splat(a[i, kk]) * b[kk, :]; then + c, clamped when saturating."""
     ta, tb, tc, tr = types
@@ -165,17 +251,18 @@ def _integer_ir(name, m, n, k, types, operands, strided=False):
         raise Unsupported("a saturating cooperative-matrix mul-add of 64-bit integers")
     wide = _integer_work_type(types, k, saturating)
     vec = f"<{n} x {wide}>"
-    lines = [_header(name, strided),
+    lines = [_header(name, layout.strided),
              "entry:",
+             *_b_columns_to_rows(tb, n, k, layout),
              "  br label %kloop",
              "kloop:",
              "  %kk = phi i64 [ 0, %entry ], [ %kk.next, %kloop ]"]
     lines += [f"  %acc{i} = phi {vec} [ zeroinitializer, %entry ], [ %acc{i}.n, %kloop ]" for i in range(m)]
-    lines += [*_b_row(tb, n, strided),
+    lines += [*_b_row(tb, n, k, layout),
               f"  %bv.raw = load <{n} x {tb}>, ptr %bp, align 1",
               *_resize(tb, operands & Operand.MATRIX_B_SIGNED, wide, n, "%bv.raw", "%bv")]
     for i in range(m):
-        lines += [*_a_element(ta, i, k, strided),
+        lines += [*_a_element(ta, i, k, layout),
                   f"  %a{i}.raw = load {ta}, ptr %ap{i}",
                   f"  %a{i}.ins = insertelement <1 x {ta}> poison, {ta} %a{i}.raw, i64 0",
                   *_resize(ta, operands & Operand.MATRIX_A_SIGNED, wide, 1, f"%a{i}.ins", f"%a{i}.w"),

@@ -115,9 +115,9 @@ class _SubgroupGen(_FunctionGen):
         self.S = lanes
         self.coroutine = False
         self.entry_allocas = []
-        self.tiles = {}            # row-major load result -> the tile it was copied into
+        self.tiles = {}            # load result -> (the tile it was copied into, stride, by columns)
         self.lane_contexts = False  # whether lanes other than 0 read their ids
-        self.in_memory = {}        # row-major load result -> (rows pointer, stride, block, stores)
+        self.in_memory = {}        # load result -> (rows pointer, stride, by columns, block, stores)
         self.stores = 0            # stores emitted so far (a load's rows may be stale after one)
         self._check_taken()
         # The lane rules of _kind hold for subgroups within one row of dimension 0; the
@@ -506,15 +506,18 @@ class _SubgroupGen(_FunctionGen):
                                f"  {lhs}shufflevector {logical} {n}.t, {logical} poison, {_mask(transpose)}"]
             else:
                 self.lines.append(f"  {lhs}load {logical}, ptr {tmp}, align {esz}")
-                # The tile holds this value wherever it is used (a non-phi use of an SSA
-                # value sees the latest execution of its definition, and only this load
-                # writes the tile): a mul-add reads its operand there (no copy).
-                self.tiles[ins.name] = tmp
-                # Where the rows are in memory (after the checks: the scratch area at
-                # stride 0 when one failed), for a mul-add in the same block with no store
-                # in between (it reads them there: no copy at all).
-                self.lines.append(f"  {n}.bp = inttoptr i64 {n}.base to ptr")
-                self.in_memory[ins.name] = (f"{n}.bp", f"{n}.stb", self.cur_block, self.stores)
+            # The tile holds this value (by columns when column-major) wherever it is used
+            # (a non-phi use of an SSA value sees the latest execution of its definition,
+            # and only this load writes the tile): a mul-add reads its operand there (no
+            # copy; a column-major operand is not transposed: LLVM drops the shuffle above
+            # when nothing else uses the value).
+            by_columns = layout == 1
+            self.tiles[ins.name] = (tmp, minor * esz, by_columns)
+            # Where the rows (columns) are in memory (after the checks: the scratch area at
+            # stride 0 when one failed), for a mul-add in the same block with no store in
+            # between (it reads them there: no copy at all).
+            self.lines.append(f"  {n}.bp = inttoptr i64 {n}.base to ptr")
+            self.in_memory[ins.name] = (f"{n}.bp", f"{n}.stb", by_columns, self.cur_block, self.stores)
 
     def _span_check(self, pointer, lo, hi, esz, write, out):
         """IR setting `out` when [lo, hi) lies in one region, aligned to esz from its start,
@@ -552,29 +555,46 @@ class _SubgroupGen(_FunctionGen):
         a, b, c = (coop_calls.matrix_type(str(o.type), S) for o in ops[:3])
         r = coop_calls.matrix_type(str(ins.type), S)
         operands = coop_calls.mul_add_operands(ops, (a, b, c, r))
+        args, columns = [], []
+        for mt, o in zip((a, b), ops[:2]):
+            pointer, stride, by_columns = self._operand_rows(mt, o)
+            args.append(f"ptr {pointer}, i64 {stride}")
+            columns.append(by_columns)
+        slot = self.tiles.get(_instruction_name(ops[2]), (None,))[0]
+        if slot is None or self.tiles[ops[2].name][2]:
+            slot = self._spill(c, ops[2])
+        args.append(f"ptr {slot}")
         mad = self.mg.coop.mul_add_routine(a.rows, b.cols, a.cols, (a.elem, b.elem, c.elem, r.elem), operands,
-                                           strided=True)
-        args = []
-        for mt, o in zip((a, b, c), ops[:3]):
-            name = o.name if o.value_kind.name == "instruction" else None
-            where = self.in_memory.get(name)
-            if where is not None and where[2:] == (self.cur_block, self.stores) and mt is not c:
-                args.append(f"ptr {where[0]}, i64 {where[1]}")
-                continue
-            slot = self.tiles.get(name)
-            if slot is None:
-                slot = self._entry_alloca(f"[{mt.rows * mt.cols} x {mt.elem}]")
-                self.lines.append(f"  store <{mt.rows * mt.cols} x {mt.elem}> {ref(o)}, ptr {slot}, align 64")
-            dense = mt.cols * coop_calls.ELEMENT_BYTES[mt.elem]
-            args.append(f"ptr {slot}" if mt is c else f"ptr {slot}, i64 {dense}")
+                                           strided=True, columns=tuple(columns))
         out = self._entry_alloca(f"[{r.rows * r.cols} x {r.elem}]")
         self.lines += [f"  call void @{mad}({', '.join(args)}, ptr {out})",
                        f"  {lhs}load <{r.rows * r.cols} x {r.elem}>, ptr {out}, align 64"]
+
+    def _operand_rows(self, mt, o):
+        """(pointer, stride in bytes, by columns) of a mul-add's a or b operand: where a load
+        in the same block found it when no store came in between, else the tile a load left,
+        else a copy of the value (row-major)."""
+        name = _instruction_name(o)
+        where = self.in_memory.get(name)
+        if where is not None and where[3:] == (self.cur_block, self.stores):
+            return where[:3]
+        if name in self.tiles:
+            return self.tiles[name]
+        return self._spill(mt, o), mt.cols * coop_calls.ELEMENT_BYTES[mt.elem], False
+
+    def _spill(self, mt, o):
+        slot = self._entry_alloca(f"[{mt.rows * mt.cols} x {mt.elem}]")
+        self.lines.append(f"  store <{mt.rows * mt.cols} x {mt.elem}> {ref(o)}, ptr {slot}, align 64")
+        return slot
 
     def _entry_alloca(self, ty):
         name = self.fresh("tile")
         self.entry_allocas.append(f"  {name} = alloca {ty}, align 64")
         return name
+
+
+def _instruction_name(o):
+    return o.name if o.value_kind.name == "instruction" else None
 
 
 def _join(a, b):

@@ -138,3 +138,46 @@ def test_strided_mul_add_reads_rows_in_place(elem, acc, operands):
         engine.close()
     assert_same_bits(r, reference(a, b, c, operands, np.dtype(acc)))
     assert_same_bits(r, native_mul_add(a, b, c, operands, np.dtype(acc)))
+
+
+@pytest.mark.parametrize("m,n,k", [(8, 16, 16), (8, 8, 8), (16, 16, 16), (8, 16, 32)])
+@pytest.mark.parametrize("a_columns,b_columns", [(False, True), (True, False), (True, True)])
+@pytest.mark.parametrize("elem,acc,operands", [(np.float32, np.float32, 0), (np.float16, np.float32, 0),
+                                               (np.float16, np.float16, 0), (np.int8, np.int32, 15)])
+def test_mul_add_reads_operands_by_columns(m, n, k, a_columns, b_columns, elem, acc, operands):
+    """A column-major load's tile read in place: a and/or b given by columns (column
+    strides in bytes), square power-of-two b transposed at entry, other shapes gathered per
+    row; the same bits as the interpreter."""
+    rng = np.random.default_rng(m + n + k)
+    if np.dtype(elem).kind == "f":
+        a = rng.standard_normal((m, k)).astype(elem)
+        b = rng.standard_normal((k, n)).astype(elem)
+        c = rng.standard_normal((m, n)).astype(acc)
+    else:
+        a = rng.integers(-128, 128, (m, k)).astype(elem)
+        b = rng.integers(-128, 128, (k, n)).astype(elem)
+        c = rng.integers(-100, 100, (m, n)).astype(acc)
+    # Each operand inside a wider buffer, by rows or by columns (columns: the rows of a
+    # column-major buffer).
+    big_a = np.zeros((k, m + 7) if a_columns else (m, k + 7), elem)
+    big_b = np.zeros((n, k + 5) if b_columns else (k, n + 5), elem)
+    if a_columns:
+        big_a[:, 2:2 + m] = a.T
+    else:
+        big_a[:, 2:2 + k] = a
+    if b_columns:
+        big_b[:, 3:3 + k] = b.T
+    else:
+        big_b[:, 3:3 + n] = b
+    types = tuple(LLVM_NAMES[np.dtype(x)] for x in (elem, elem, acc, acc))
+    source = coop_ir.mul_add_ir("mad", m, n, k, types, operands, strided=True, columns=(a_columns, b_columns))
+    engine = Engine(source.replace("define internal void @mad", "define void @mad"))
+    try:
+        ptr, i64 = ctypes.c_void_p, ctypes.c_int64
+        function = ctypes.CFUNCTYPE(None, ptr, i64, ptr, i64, ptr, ptr)(engine.address("mad"))
+        r = np.zeros((m, n), acc)
+        function(big_a[:, 2:].ctypes.data, big_a.strides[0], big_b[:, 3:].ctypes.data, big_b.strides[0],
+                 c.ctypes.data, r.ctypes.data)
+    finally:
+        engine.close()
+    assert_same_bits(r, reference(a, b, c, operands, np.dtype(acc)))
