@@ -29,6 +29,7 @@ from clcoop.coop_names import BINARY, LENGTH, LOAD, MUL_ADD, NEGATE, SCALAR_MUL,
 from clcoop.interp.demangle import demangle
 from clcoop.native import coop_calls, coop_ir
 from clcoop.native.codegen import _FunctionGen
+from clcoop.native.masking import MaskingMixin, find_hammocks
 from clcoop.native.context import ATOMIC_FUNCTIONS, BARRIERS, CTX, CTX_SLOTS, FAULT_COOP
 from clcoop.native.drivers import argument_lines, group_head_lines, zero_local_lines
 from clcoop.native.builtin_ir import store_size
@@ -106,7 +107,7 @@ def _callees_text(f):
     return " ".join(names)
 
 
-class _SubgroupGen(_FunctionGen):
+class _SubgroupGen(MaskingMixin, _FunctionGen):
     """Re-emits a kernel for a whole subgroup (the base class's per-instruction code, once
     for uniform instructions, once per lane for varying ones)."""
 
@@ -119,6 +120,9 @@ class _SubgroupGen(_FunctionGen):
         self.lane_contexts = False  # whether lanes other than 0 read their ids
         self.in_memory = {}        # load result -> (rows pointer, stride, by columns, block, stores)
         self.stores = 0            # stores emitted so far (a load's rows may be stale after one)
+        self.hammocks = {}         # branch block -> masking.Hammock (a lane-varying if)
+        self.forced = set()        # join phis of hammocks: varying whatever their operands
+        self.masked_preds = None   # per-lane predicates while emitting a masked copy
         self._check_taken()
         # The lane rules of _kind hold for subgroups within one row of dimension 0; the
         # runtime takes the fast path only then (runtime.subgroups_in_rows).
@@ -137,6 +141,9 @@ class _SubgroupGen(_FunctionGen):
             for ins in b.instructions:
                 self.instruction(ins, b.name)
             body.append((b.name, self.lines))
+        for h in self.hammocks.values():
+            at = [label for label, _ in body].index(h.join)
+            body.insert(at, self._masked_copy(h))
         lanes = [f"  %__ctx.l{j} = getelementptr i8, ptr %__ctx, i64 {j * CTX_SLOTS * 8}" for j in range(self.S)]
         body[0] = (body[0][0], self.entry_allocas + lanes + body[0][1])
         for label, lines in body:
@@ -170,7 +177,18 @@ class _SubgroupGen(_FunctionGen):
                     raise Unsupported(f"a store or atomic ({base})")
 
     def _varying_values(self):
-        """Names of the values computed per lane: the kinds (_kind) 'al' and 'v'."""
+        """Names of the values computed per lane: the kinds (_kind) 'al' and 'v'; the
+        joins' phis of lane-varying ifs (masking.py) are varying too."""
+        while True:
+            varying = self._varying_fixpoint()
+            self.hammocks = find_hammocks(self.blocks, lambda t: t.opcode in ("br", "switch") and any(
+                self._operand_varying(o, varying) for o in t.operands))
+            forced = self._force_varying()
+            if forced <= self.forced:
+                return varying
+            self.forced |= forced
+
+    def _varying_fixpoint(self):
         kinds = {}
         changed = True
         while changed:
@@ -205,6 +223,8 @@ class _SubgroupGen(_FunctionGen):
         None: not known yet (operands not visited)."""
         ops = list(ins.operands)
         op = ins.opcode
+        if ins.name in self.forced:
+            return "v"
         if op == "call":
             name = ops[-1].name
             if coop_calls.callee_of(name) is not None:
@@ -263,10 +283,12 @@ class _SubgroupGen(_FunctionGen):
         return "v"
 
     def _check_uniform_control(self):
+        self._check_masked_sides()
         for b in self.blocks:
             for ins in b.instructions:
                 ops = list(ins.operands)
-                if ins.opcode in ("br", "switch") and any(self._operand_varying(o, self.varying) for o in ops):
+                if ins.opcode in ("br", "switch") and any(self._operand_varying(o, self.varying) for o in ops) \
+                        and b.name not in self.hammocks:
                     raise Unsupported("a branch that may differ between the lanes of a subgroup")
                 if ins.name in self.varying and coopmat_spec.mentions_matrix_type(str(ins.type)):
                     raise Unsupported("a matrix that may differ between lanes")
@@ -279,6 +301,12 @@ class _SubgroupGen(_FunctionGen):
     # ------------------------------------------------------------ instructions
     def instruction(self, ins, label):
         ops = list(ins.operands)
+        if self.masked_preds is not None and self._needs_mask(ins, ops):
+            return self._masked_access(ins, ops)
+        if ins.opcode == "br" and label in self.hammocks:
+            return self._hammock_branch(self.hammocks[label])
+        if ins.opcode == "phi" and ins.name in self.forced:
+            return self._join_phi(ins, next(h for h in self.hammocks.values() if h.join == label))
         callee = coop_calls.callee_of(ops[-1].name) if ins.opcode == "call" else None
         if ins.opcode == "store" or callee is not None and callee.base == STORE:
             self.stores += 1

@@ -319,3 +319,109 @@ def test_column_major_operand_fault_is_reported_as_before():
     assert nat.fast_reruns.get("gemm") == 1 and not nat.fast_launches
     assert message == fault(per_work_item(source))
     assert work_item_line(message) == work_item_line(fault(clcoop.Program(source).build())) != []
+
+
+STENCIL = """
+__kernel void k(__global const float *a, __global const float *b, __global float *c) {
+    int i = get_global_id(0), n = get_global_size(0);
+    float s = a[i] * 0.5f;
+    if (i >= 2 && i < n - 2)
+        s += 0.25f * (a[i - 1] + a[i + 1]) - 0.125f * (a[i - 2] + a[i + 2]) + b[i];
+    c[i] = s;
+}
+"""
+
+
+def test_lane_varying_if_takes_the_fast_path_with_masks():
+    """The stencil's boundary test differs between the lanes of the first and the last
+    subgroups: masked there (lanes 0 and 1 would read a[-2], a[-1] out of bounds: masked
+    off, no fault, no re-run), unmasked elsewhere. Against NumPy and the interpreter."""
+    prog, nat = native(STENCIL)
+    assert nat.execution_mode("k") == "subgroup" and nat.native.plans["k"].subgroup_reason is None
+    n = 1024
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal(n).astype(np.float32)
+    b = rng.standard_normal(n).astype(np.float32)
+    c = np.zeros(n, np.float32)
+    prog.k((n,), (128,), a, b, c)
+    assert nat.fast_launches.get("k") == 1 and not nat.fast_reruns
+    want = a * np.float32(0.5)
+    inner = slice(2, n - 2)
+    mid = np.float32(0.25) * (a[1:n - 3] + a[3:n - 1]) - np.float32(0.125) * (a[0:n - 4] + a[4:n]) + b[inner]
+    want[inner] += mid
+    np.testing.assert_allclose(c, want, rtol=1e-6, atol=1e-6)
+    c2 = np.zeros(n, np.float32)
+    clcoop.Program(STENCIL).build().k((n,), (128,), a, b, c2)
+    assert c.tobytes() == c2.tobytes()
+
+
+IF_ELSE = """
+__kernel void k(__global const float *a, __global float *b, __global float *c, int n, int limit) {
+    int i = get_global_id(0);
+    float v;
+    if (a[i] > 0.0f) {
+        v = 1.5f;
+        b[i] = a[i] * 2.0f;
+    } else {
+        v = -2.0f;
+        c[i + limit - n] = a[i];          // limit > n: out of bounds for the lanes that come here
+    }
+    b[i + n] = v;
+}
+"""
+
+
+def test_lane_varying_if_else_masks_stores_and_selects_the_joined_values():
+    prog, nat = native(IF_ELSE)
+    assert nat.execution_mode("k") == "subgroup"
+    n = 256
+    a = np.random.default_rng(5).standard_normal(n).astype(np.float32)
+    a[:64] = np.abs(a[:64]) + 1          # subgroups where every lane goes one way, too
+    a[64:128] = -np.abs(a[64:128]) - 1
+
+    def run(p):
+        b = np.full(2 * n, 7.0, np.float32)
+        c = np.full(n, 9.0, np.float32)
+        p.k((n,), (64,), a, b, c, n, n)
+        return b, c
+    b, c = run(prog)
+    assert nat.fast_launches.get("k") == 1 and not nat.fast_reruns
+    pos = a > 0
+    want_b = np.full(2 * n, 7.0, np.float32)
+    want_b[:n][pos] = a[pos] * 2
+    want_b[n:] = np.where(pos, np.float32(1.5), np.float32(-2.0))
+    want_c = np.where(pos, np.float32(9.0), a)
+    assert b.tobytes() == want_b.tobytes() and c.tobytes() == want_c.tobytes()
+    b2, c2 = run(clcoop.Program(IF_ELSE).build())
+    assert b.tobytes() == b2.tobytes() and c.tobytes() == c2.tobytes()
+
+
+def test_fault_of_a_lane_that_took_a_masked_side_is_reported_as_before():
+    n = 128
+    a = np.random.default_rng(6).standard_normal(n).astype(np.float32)
+
+    def fault(p):
+        b = np.full(2 * n, 7.0, np.float32)
+        c = np.full(n, 9.0, np.float32)
+        with pytest.raises(clcoop.RuntimeFault) as info:
+            p.k((n,), (64,), a, b, c, n, n + 5)
+        assert (b == 7.0).all() and (c == 9.0).all()
+        return str(info.value)
+    prog, nat = native(IF_ELSE)
+    message = fault(prog)
+    assert nat.fast_reruns.get("k") == 1 and not nat.fast_launches
+    assert message == fault(per_work_item(IF_ELSE))
+    assert work_item_line(message) == work_item_line(fault(clcoop.Program(IF_ELSE).build())) != []
+
+
+def test_lane_varying_loops_keep_the_per_work_item_path():
+    source = """
+    __kernel void k(__global const int *a, __global int *b) {
+        int i = get_global_id(0), s = 0;
+        for (int j = 0; j < a[i]; j++)
+            s = s * 3 + j;
+        b[i] = s;
+    }"""
+    _, nat = native(source)
+    assert nat.execution_mode("k") == "work-item"
+    assert "branch that may differ" in nat.native.plans["k"].subgroup_reason

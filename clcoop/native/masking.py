@@ -1,0 +1,243 @@
+"""Branches whose condition may differ between the lanes of a subgroup, on the subgroup
+fast path (subgroup.py; docs/native.md, "The subgroup-wide fast path").
+
+Taken for if-then and if-then-else shapes ("hammocks"): a block B ending in a conditional
+branch on a lane-varying condition, one or two side blocks entered only from B, each
+ending in an unconditional branch to the join J, which is entered only from them (and from
+B for if-then), all in layout order B < sides < J (no edge of the shape is a loop's back
+edge, so the instruction limit's counting is not involved). At run time B's branch is:
+- the same in every lane: the original blocks run, unmasked (vector accesses and all);
+- different: a masked copy of the side blocks runs once for the subgroup. Every lane
+  computes every side's values (they are only used through the join's selects); a load
+  or store of a lane that did not take the side is masked: its check is the region's first
+  byte with size 0 (it cannot fail) and its access goes to the scratch area, so a masked-
+  off lane neither touches memory nor faults. Instructions of uniform operands run once:
+  at least one lane takes each side here, and they would give that lane the same result.
+  At J, each phi (varying now: _force_varying) takes per lane the value of the side the
+  lane took.
+Anything else about a varying branch keeps the kernel on the per-work-item path, with the
+reason. A fault in the masked copy (a real one, of a lane that took the side, or a
+division by zero of a masked-off lane) makes the runtime run the launch again on the
+per-work-item path, like every fault of the fast path.
+"""
+import re
+
+from clcoop.interp.demangle import demangle
+from clcoop.native.context import CTX, FAULT_READ, FAULT_WRITE
+from clcoop.native.builtin_ir import store_size
+from clcoop.native.irtext import clean_ir, gquote, quote
+from clcoop.native.support import WORKITEM_FUNCTIONS, Unsupported
+
+_BRANCH = re.compile(r'br i1 (.+?), label %("[^"]*"|[-\w.$]+), label %("[^"]*"|[-\w.$]+)')
+_LABELS = re.compile(r'label %("[^"]*"|[-\w.$]+)')
+
+
+class Hammock:
+    """B's varying branch: cond (its operand), sides [(block name, taken when the
+    condition is false)], join, and for each phi edge of the join the condition value
+    under which a lane arrives by it (true_edge, false_edge: block names)."""
+
+    def __init__(self, branch, cond, sides, join, true_edge, false_edge):
+        self.branch, self.cond, self.sides, self.join = branch, cond, sides, join
+        self.true_edge, self.false_edge = true_edge, false_edge
+
+
+def _successors(block):
+    return [m.strip('"') for m in _LABELS.findall(clean_ir(str(list(block.instructions)[-1])))]
+
+
+def find_hammocks(blocks, varying_branch):
+    """{branch block name: Hammock} for every block whose terminator varying_branch(ins)
+    says may differ between lanes; Unsupported when one is not a hammock."""
+    order = {b.name: i for i, b in enumerate(blocks)}
+    by_name = {b.name: b for b in blocks}
+    preds = {b.name: set() for b in blocks}
+    for b in blocks:
+        for s in _successors(b):
+            preds[s].add(b.name)
+    out = {}
+    for b in blocks:
+        term = list(b.instructions)[-1]
+        if not varying_branch(term):
+            continue
+        m = _BRANCH.fullmatch(clean_ir(str(term)).split(", !")[0])
+        if m is None:
+            raise Unsupported("a switch whose value may differ between the lanes of a subgroup")
+        t, f = m.group(2).strip('"'), m.group(3).strip('"')
+        h = _shape(b.name, list(term.operands)[0], t, f, by_name, preds, order)
+        if h is None:
+            raise Unsupported("a branch that may differ between the lanes of a subgroup, other than "
+                              "if-then(-else) without loops")
+        out[b.name] = h
+    return out
+
+
+def _only_branch_to(block, target):
+    return _successors(block) == [target] and clean_ir(str(list(block.instructions)[-1])).startswith("br label")
+
+
+def _shape(B, cond, t, f, by_name, preds, order):
+    def side_ok(s, join):
+        return s != B and preds[s] == {B} and _only_branch_to(by_name[s], join) and \
+            order[B] < order[s] < order[join] and not any(i.opcode == "phi" for i in by_name[s].instructions)
+    if t != f and side_ok(t, f) and preds[f] == {B, t}:                 # if-then
+        return Hammock(B, cond, [(t, False)], f, t, B)
+    if t != f and side_ok(f, t) and preds[t] == {B, f}:                 # if (!c) then
+        return Hammock(B, cond, [(f, True)], t, B, f)
+    succ = _successors(by_name[t]) if t in by_name else []
+    if t != f and len(succ) == 1 and side_ok(t, succ[0]) and side_ok(f, succ[0]) and \
+            preds[succ[0]] == {t, f}:                                    # if-then-else
+        return Hammock(B, cond, [(t, False), (f, True)], succ[0], t, f)
+    return None
+
+
+class MaskingMixin:
+    """_SubgroupGen's part for hammocks (needs its lane, fresh, site, base_of, kinds)."""
+
+    def _side_blocks(self):
+        return {s: h for h in self.hammocks.values() for s, _ in h.sides}
+
+    def _check_masked_sides(self):
+        """What a side block of a hammock may hold: no matrices, calls only of work-item
+        queries and LLVM intrinsics (no side effects to mask)."""
+        sides = self._side_blocks()
+        for b in self.blocks:
+            if b.name not in sides:
+                continue
+            for ins in b.instructions:
+                if ins.opcode == "call":
+                    name = list(ins.operands)[-1].name
+                    if not (name.startswith("llvm.") or demangle(name)[0] in WORKITEM_FUNCTIONS):
+                        raise Unsupported(f"a call ({demangle(name)[0]}) under a branch that may differ "
+                                          f"between the lanes of a subgroup")
+                if "coopmat" in str(ins).lower() or "CooperativeMatrix" in str(ins):
+                    raise Unsupported("a matrix under a branch that may differ between the lanes of a subgroup")
+
+    def _force_varying(self):
+        """The join's phis of a hammock: one value per lane (each lane took its side)."""
+        by_name = {b.name: b for b in self.blocks}
+        return {ins.name for h in self.hammocks.values() for ins in by_name[h.join].instructions
+                if ins.opcode == "phi"}
+
+    # ------------------------------------------------------------ emission
+    def _hammock_branch(self, h):
+        """B's terminator: all lanes true -> the true side, all false -> the false side,
+        else the masked copy."""
+        c = [self.lane(h.cond, j) for j in range(self.S)]
+        n = self.fresh("hm")
+        all_, any_ = c[0], c[0]
+        for j in range(1, self.S):
+            self.lines += [f"  {n}.all{j} = and i1 {all_}, {c[j]}", f"  {n}.any{j} = or i1 {any_}, {c[j]}"]
+            all_, any_ = f"{n}.all{j}", f"{n}.any{j}"
+        t = h.sides[0][0] if not h.sides[0][1] else h.join
+        f = h.sides[-1][0] if h.sides[-1][1] else h.join
+        h.copy_label = f"__masked.{n[1:]}"
+        self.lines += [f"  {n}.mix = select i1 {any_}, i32 2, i32 1",
+                       f"  {n}.sel = select i1 {all_}, i32 0, i32 {n}.mix",
+                       f"  switch i32 {n}.sel, label %{h.copy_label} [ i32 0, label {quote(t)} "
+                       f"i32 1, label {quote(f)} ]"]
+
+    def _join_phi(self, ins, h):
+        """A phi of the join: per lane, its incoming values, and from the masked copy the
+        select made there (_masked_copy)."""
+        t = str(ins.type)
+        incoming = _phi_incoming(ins)
+        for j in range(self.S):
+            arms = ", ".join(f"[ {self.lane(v, j)}, {quote(lab)} ]" for v, lab in incoming)
+            self.lines.append(f"  {quote(f'{ins.name}.l{j}')} = phi {t} {arms}, "
+                              f"[ {quote(f'{ins.name}.msel.l{j}')}, %{h.copy_label} ]")
+
+    def _masked_copy(self, h):
+        """(label, lines) of the masked copy of h's sides, ending with the join's selects."""
+        by_name = {b.name: b for b in self.blocks}
+        saved = self.lines
+        self.lines = []
+        defined = set()
+        for side, negated in h.sides:
+            preds = []
+            for j in range(self.S):
+                c = self.lane(h.cond, j)
+                if negated:
+                    p = self.fresh("nc")
+                    self.lines.append(f"  {p} = xor i1 {c}, true")
+                    c = p
+                preds.append(c)
+            self.masked_preds = preds
+            for ins in list(by_name[side].instructions)[:-1]:
+                if ins.name:
+                    defined.add(ins.name)
+                self.instruction(ins, side)
+            self.masked_preds = None
+        for ins in by_name[h.join].instructions:
+            if ins.opcode != "phi":
+                continue
+            values = dict((lab, v) for v, lab in _phi_incoming(ins))
+            for j in range(self.S):
+                self.lines.append(f"  {quote(f'{ins.name}.msel.l{j}')} = select i1 {self.lane(h.cond, j)}, "
+                                  f"{ins.type} {self.lane(values[h.true_edge], j)}, "
+                                  f"{ins.type} {self.lane(values[h.false_edge], j)}")
+        self.lines.append(f"  br label {quote(h.join)}")
+        lines, self.lines = self.lines, saved
+
+        def rename(m):
+            name = m.group(1).strip('"')
+            lane = re.fullmatch(r"(.+)\.l(\d+)", name)
+            if name in defined:
+                return quote(f"{name}.m")
+            if lane and lane.group(1) in defined:
+                return quote(f"{lane.group(1)}.m.l{lane.group(2)}")
+            return m.group(0)
+        return h.copy_label, [re.sub(r'%("[^"]*"|[-\w.$]+)', rename, line) for line in lines]
+
+    def _masked_access(self, ins, ops):
+        """A load or store of lane-varying pointer or value in a masked copy: per lane, a
+        lane that did not take the side checks the region's first byte for 0 bytes and
+        accesses the scratch area."""
+        store = ins.opcode == "store"
+        pointer = ops[1] if store else ops[0]
+        t = str(ops[0].type) if store else str(ins.type)
+        esz = store_size(self.ty(t), self.layout)
+        base = self.base_of(pointer)
+        if base is None or base[0] not in ("arg", "global"):
+            raise Unsupported("an access through a pointer of unknown origin under a branch that may "
+                              "differ between the lanes of a subgroup")
+        if base[0] == "arg":
+            slot = len(self.mg.global_index) + base[1]
+            first = quote(list(self.f.arguments)[base[1]].name)
+        else:
+            slot = self._global_slot(base[1])
+            first = gquote(base[1])
+        self.mg.out.scratch_bytes = max(self.mg.out.scratch_bytes, esz)
+        site = self.site(ins, "write" if store else "read", esz)
+        kind = FAULT_WRITE if store else FAULT_READ
+        n = self.fresh("mk")
+        pty = str(pointer.type)
+        cast = (lambda v, out: f"  {out} = getelementptr i8, ptr {v}, i64 0") if pty == "ptr" else \
+            (lambda v, out: f"  {out} = addrspacecast {pty} {v} to ptr")
+        self.lines += [cast(first, f"{n}.first"),
+                       f"  {n}.scp = getelementptr i64, ptr %__ctx, i64 {CTX['scratch']}",
+                       f"  {n}.sc = load ptr, ptr {n}.scp"]
+        for j in range(self.S):
+            p = self.masked_preds[j]
+            self.lines += [cast(self.lane(pointer, j), f"{n}.p{j}"),
+                           f"  {n}.q{j} = select i1 {p}, ptr {n}.p{j}, ptr {n}.first",
+                           f"  {n}.n{j} = select i1 {p}, i64 {esz}, i64 0",
+                           f"  {n}.c{j} = call ptr @__clcoop_chk(ptr %__ctx, ptr {n}.q{j}, i64 {n}.n{j}, "
+                           f"i64 {esz}, i32 {site}, i32 {kind}, i64 {slot}, i1 {'true' if store else 'false'})",
+                           f"  {n}.a{j} = select i1 {p}, ptr {n}.c{j}, ptr {n}.sc"]
+            if store:
+                self.lines.append(f"  store {t} {self.lane(ops[0], j)}, ptr {n}.a{j}, align 1")
+            else:
+                self.lines.append(f"  {quote(f'{ins.name}.l{j}')} = load {t}, ptr {n}.a{j}, align 1")
+
+    def _needs_mask(self, ins, ops):
+        if ins.opcode == "load":
+            return self._operand_varying(ops[0], self.varying)
+        return ins.opcode == "store" and any(self._operand_varying(o, self.varying) for o in ops[:2])
+
+
+def _phi_incoming(ins):
+    """[(value operand, block name)] of a phi."""
+    blocks = re.findall(r'\[\s*[^,\]]+,\s*%("[^"]*"|[-\w.$]+)\s*\]', clean_ir(str(ins)))
+    return list(zip(list(ins.operands), [b.strip('"') for b in blocks]))
+
