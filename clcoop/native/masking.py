@@ -32,6 +32,16 @@ _BRANCH = re.compile(r'br i1 (.+?), label %("[^"]*"|[-\w.$]+), label %("[^"]*"|[
 _LABELS = re.compile(r'label %("[^"]*"|[-\w.$]+)')
 
 
+# The masked copy runs only in subgroups where the branch differs: its checks are calls of
+# one out-of-line copy of the check (inlining one per lane and access made the stencil's
+# module take seconds to compile).
+CHECK_COLD_IR = """define internal ptr @__clcoop_chk_cold(ptr %c, ptr %p, i64 %n, i64 %al, i32 %site, i32 %kind, i64 %idx, i1 %w) noinline cold {
+entry:
+  %r = call ptr @__clcoop_chk(ptr %c, ptr %p, i64 %n, i64 %al, i32 %site, i32 %kind, i64 %idx, i1 %w)
+  ret ptr %r
+}"""
+
+
 class Hammock:
     """B's varying branch: cond (its operand), sides [(block name, taken when the
     condition is false)], join, and for each phi edge of the join the condition value
@@ -208,6 +218,7 @@ class MaskingMixin:
             slot = self._global_slot(base[1])
             first = gquote(base[1])
         self.mg.out.scratch_bytes = max(self.mg.out.scratch_bytes, esz)
+        self.mg.builtin_defs.setdefault("__chk_cold", CHECK_COLD_IR)
         site = self.site(ins, "write" if store else "read", esz)
         kind = FAULT_WRITE if store else FAULT_READ
         n = self.fresh("mk")
@@ -222,7 +233,7 @@ class MaskingMixin:
             self.lines += [cast(self.lane(pointer, j), f"{n}.p{j}"),
                            f"  {n}.q{j} = select i1 {p}, ptr {n}.p{j}, ptr {n}.first",
                            f"  {n}.n{j} = select i1 {p}, i64 {esz}, i64 0",
-                           f"  {n}.c{j} = call ptr @__clcoop_chk(ptr %__ctx, ptr {n}.q{j}, i64 {n}.n{j}, "
+                           f"  {n}.c{j} = call ptr @__clcoop_chk_cold(ptr %__ctx, ptr {n}.q{j}, i64 {n}.n{j}, "
                            f"i64 {esz}, i32 {site}, i32 {kind}, i64 {slot}, i1 {'true' if store else 'false'})",
                            f"  {n}.a{j} = select i1 {p}, ptr {n}.c{j}, ptr {n}.sc"]
             if store:

@@ -338,6 +338,8 @@ def test_lane_varying_if_takes_the_fast_path_with_masks():
     off, no fault, no re-run), unmasked elsewhere. Against NumPy and the interpreter."""
     prog, nat = native(STENCIL)
     assert nat.execution_mode("k") == "subgroup" and nat.native.plans["k"].subgroup_reason is None
+    # The subgroup's lanes, not 64 (compile time of the masked copy).
+    assert nat.native.plans["k"].subgroup_lanes == nat.subgroup_size
     n = 1024
     rng = np.random.default_rng(4)
     a = rng.standard_normal(n).astype(np.float32)
