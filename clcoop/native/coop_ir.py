@@ -59,27 +59,15 @@ def _float_ir(name, m, n, k, types, layout):
         raise Unsupported("a cooperative-matrix mul-add of double operands with a half result")
     vec = f"<{n} x {work}>"
     fma = f"llvm.fma.v{n}{_suffix(work)}"
-    lines = [_header(name, layout.strided),
-             "entry:",
-             *_b_columns_to_rows(tb, n, k, layout),
-             *_widen_a(ta, work, m, k, layout),
-             "  br label %kloop",
-             "kloop:",
-             "  %kk = phi i64 [ 0, %entry ], [ %kk.next, %kloop ]"]
-    lines += [f"  %acc{i} = phi {vec} [ zeroinitializer, %entry ], [ %acc{i}.n, %kloop ]" for i in range(m)]
-    lines += [*_b_row(tb, n, k, layout),
-              f"  %bv.raw = load <{n} x {tb}>, ptr %bp, align 1",
-              *_widen_vector(tb, work, n, "%bv.raw", "%bv")]
+    lines = [*_k_loop_head(name, m, vec, _widen_a(ta, work, m, k, layout), tb, n, k, layout),
+             *_widen_vector(tb, work, n, "%bv.raw", "%bv")]
     for i in range(m):
         lines += [*(_a_element(ta, i, k, layout) if ta == work else _widened_a_element(work, i, m, k, layout)),
                   f"  %a{i}.w = load {work}, ptr %ap{i}",
                   f"  %a{i}.ins = insertelement <{n} x {work}> poison, {work} %a{i}.w, i64 0",
                   f"  %a{i}.s = shufflevector {vec} %a{i}.ins, {vec} poison, <{n} x i32> zeroinitializer",
                   f"  %acc{i}.n = call {vec} @{fma}({vec} %a{i}.s, {vec} %bv, {vec} %acc{i})"]
-    lines += ["  %kk.next = add i64 %kk, 1",
-              f"  %kk.more = icmp ult i64 %kk.next, {k}",
-              "  br i1 %kk.more, label %kloop, label %finish",
-              "finish:"]
+    lines += _k_loop_tail(k)
     for i in range(m):
         lines += [f"  %cp{i} = getelementptr {tc}, ptr %c, i64 {i * n}",
                   f"  %c{i}.raw = load <{n} x {tc}>, ptr %cp{i}, align 1",
@@ -92,6 +80,29 @@ def _float_ir(name, m, n, k, types, layout):
     # with several mul-adds of one shape must not declare one twice.
     lines += ["  ret void", "}"]
     return "\n".join(lines) + "\n"
+
+
+def _k_loop_head(name, m, vec, entry_extra, tb, n, k, layout):
+    """The routine's header, entry block and the k loop's head, shared by the float and the
+    integer routine: m accumulator rows as phis of `vec` from zero, and %bv.raw, row kk
+    of b as <n x tb>."""
+    lines = [_header(name, layout.strided),
+             "entry:",
+             *_b_columns_to_rows(tb, n, k, layout),
+             *entry_extra,
+             "  br label %kloop",
+             "kloop:",
+             "  %kk = phi i64 [ 0, %entry ], [ %kk.next, %kloop ]"]
+    lines += [f"  %acc{i} = phi {vec} [ zeroinitializer, %entry ], [ %acc{i}.n, %kloop ]" for i in range(m)]
+    return lines + [*_b_row(tb, n, k, layout), f"  %bv.raw = load <{n} x {tb}>, ptr %bp, align 1"]
+
+
+def _k_loop_tail(k):
+    """The k loop's back-edge, then the block after it."""
+    return ["  %kk.next = add i64 %kk, 1",
+            f"  %kk.more = icmp ult i64 %kk.next, {k}",
+            "  br i1 %kk.more, label %kloop, label %finish",
+            "finish:"]
 
 
 _BYTES = {t: bits // 8 for t, bits in {**FLOAT_TYPES, **INT_TYPES}.items()}
@@ -251,16 +262,8 @@ def _integer_ir(name, m, n, k, types, operands, layout):
         raise Unsupported("a saturating cooperative-matrix mul-add of 64-bit integers")
     wide = _integer_work_type(types, k, saturating)
     vec = f"<{n} x {wide}>"
-    lines = [_header(name, layout.strided),
-             "entry:",
-             *_b_columns_to_rows(tb, n, k, layout),
-             "  br label %kloop",
-             "kloop:",
-             "  %kk = phi i64 [ 0, %entry ], [ %kk.next, %kloop ]"]
-    lines += [f"  %acc{i} = phi {vec} [ zeroinitializer, %entry ], [ %acc{i}.n, %kloop ]" for i in range(m)]
-    lines += [*_b_row(tb, n, k, layout),
-              f"  %bv.raw = load <{n} x {tb}>, ptr %bp, align 1",
-              *_resize(tb, operands & Operand.MATRIX_B_SIGNED, wide, n, "%bv.raw", "%bv")]
+    lines = [*_k_loop_head(name, m, vec, [], tb, n, k, layout),
+             *_resize(tb, operands & Operand.MATRIX_B_SIGNED, wide, n, "%bv.raw", "%bv")]
     for i in range(m):
         lines += [*_a_element(ta, i, k, layout),
                   f"  %a{i}.raw = load {ta}, ptr %ap{i}",
@@ -269,10 +272,7 @@ def _integer_ir(name, m, n, k, types, operands, layout):
                   f"  %a{i}.s = shufflevector <1 x {wide}> %a{i}.w, <1 x {wide}> poison, <{n} x i32> zeroinitializer",
                   f"  %p{i} = mul {vec} %a{i}.s, %bv",
                   f"  %acc{i}.n = add {vec} %acc{i}, %p{i}"]
-    lines += ["  %kk.next = add i64 %kk, 1",
-              f"  %kk.more = icmp ult i64 %kk.next, {k}",
-              "  br i1 %kk.more, label %kloop, label %finish",
-              "finish:"]
+    lines += _k_loop_tail(k)
     bits = INT_TYPES[tr]
     if operands & Operand.MATRIX_RESULT_SIGNED:
         lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
