@@ -59,6 +59,11 @@ OP_COOPERATIVE_MATRIX_GET_COORDINATE_EXT = 5363
 OP_COOPERATIVE_MATRIX_REDUCE_NV = 5366
 OP_COOPERATIVE_MATRIX_PER_ELEMENT_OP_NV = 5369
 OP_CONSTANT_FUNCTION_POINTER_INTEL = 5600
+# SPV_NV_cooperative_matrix2 / SPV_NV_tensor_addressing (spirv/tensor.py)
+OP_LOAD_TENSOR_NV = 5367
+OP_STORE_TENSOR_NV = 5368
+OP_TYPE_TENSOR_LAYOUT_NV = 5370
+OP_TYPE_TENSOR_VIEW_NV = 5371
 
 CAPABILITY_LINKAGE = 5
 CAPABILITY_INT8 = 39
@@ -85,10 +90,13 @@ TYPED_RESULT_OPCODES = frozenset({
     *range(137, 152), *range(164, 201),      # remaining arithmetic, logic, comparisons, shifts, bitwise
     227, *range(229, 243),                   # atomics (OpAtomicStore, 228, has no result)
     5293, 5390,                              # OpCooperativeMatrixConvertNV, TransposeNV
+    OP_LOAD_TENSOR_NV, *range(5372, 5380), 5382, 5384,  # OpCreateTensorLayoutNV ... OpTensorViewSetClipNV,
+                                                        # OpTensorLayoutSetBlockSizeNV
 })
 # Type declarations: operand 0 is the result id.
 TYPE_OPCODES = frozenset({OP_TYPE_INT, OP_TYPE_FLOAT, OP_TYPE_POINTER, OP_TYPE_FUNCTION,
-                          OP_TYPE_COOPERATIVE_MATRIX_KHR, 19, 20, 23, 24, 28, 29, 30, 31})  # + void, bool, vector, array, struct, opaque
+                          OP_TYPE_COOPERATIVE_MATRIX_KHR, OP_TYPE_TENSOR_LAYOUT_NV, OP_TYPE_TENSOR_VIEW_NV,
+                          19, 20, 23, 24, 28, 29, 30, 31})  # + void, bool, vector, array, struct, opaque
 
 
 class SpirvFormatError(ClcoopError):

@@ -24,10 +24,10 @@ from clcoop.spirv.rewrite import _Rewriter
 from clcoop.spirv.tools import INTERNAL_HINT, SpirvError
 
 # Opcodes (shared/notes/nv2-ops.md, SPIRV-Headers' grammar).
-OP_LOAD_TENSOR = 5367
-OP_STORE_TENSOR = 5368
-OP_TYPE_TENSOR_LAYOUT = 5370
-OP_TYPE_TENSOR_VIEW = 5371
+OP_LOAD_TENSOR = sb.OP_LOAD_TENSOR_NV
+OP_STORE_TENSOR = sb.OP_STORE_TENSOR_NV
+OP_TYPE_TENSOR_LAYOUT = sb.OP_TYPE_TENSOR_LAYOUT_NV
+OP_TYPE_TENSOR_VIEW = sb.OP_TYPE_TENSOR_VIEW_NV
 OPCODES = {
     "coop_tensor_layout_create": 5372, "coop_tensor_layout_set_dimension": 5373,
     "coop_tensor_layout_set_stride": 5374, "coop_tensor_layout_slice": 5375,
@@ -55,10 +55,6 @@ MEMORY_MODEL_VULKAN = 3
 OP_CONVERT_PTR_TO_U = 117
 OP_CONVERT_U_TO_PTR = 120
 
-# The instructions the rewrite adds have a result type and id (binary.py knows the KHR ones).
-sb.TYPED_RESULT_OPCODES = sb.TYPED_RESULT_OPCODES | {
-    opcode for opcode in OPCODES.values() if opcode != OP_STORE_TENSOR}
-sb.TYPE_OPCODES = sb.TYPE_OPCODES | {OP_TYPE_TENSOR_LAYOUT, OP_TYPE_TENSOR_VIEW}
 
 
 def _fail(message):

@@ -103,3 +103,13 @@ def test_id_operands_skip_literals():
     assert sb.id_operands(variable) == [5, 6]
     unknown = sb.Instruction(9999, [1, 2, 3])
     assert sb.id_operands(unknown) == [1, 2, 3]
+
+
+def test_binary_knows_the_result_ids_of_the_tensor_instructions():
+    """binary.py (not an import-time patch by spirv/tensor.py) knows which tensor
+    instructions have a result type and id, and the tensor types."""
+    from clcoop.spirv import tensor
+    results = {op for op in tensor.OPCODES.values() if op != tensor.OP_STORE_TENSOR}
+    assert results <= sb.TYPED_RESULT_OPCODES
+    assert tensor.OP_STORE_TENSOR not in sb.TYPED_RESULT_OPCODES
+    assert {tensor.OP_TYPE_TENSOR_LAYOUT, tensor.OP_TYPE_TENSOR_VIEW} <= sb.TYPE_OPCODES
