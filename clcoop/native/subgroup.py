@@ -259,6 +259,10 @@ class _SubgroupGen(MaskingMixin, _FunctionGen):
             return "u"
         if op == "lshr" and kinds_in[0] == "al" and re.fullmatch(rf"i\d+ {self.S.bit_length() - 1}", str(ops[1]).strip()):
             return "u"
+        if op == "and" and kinds_in[0] == "al" and self._low_bits_set(ops[1]):
+            # (multiple of S + lane) & m, m's low bits all ones: (multiple of S) & m + lane
+            # (clang's -O2 index of a[i - 1] is `and i64 gid, 2147483647`).
+            return "al"
         if op == "phi":
             return _join_all(known)
         if op == "select" and kinds_in[0] in ("u", "S"):
@@ -266,6 +270,11 @@ class _SubgroupGen(MaskingMixin, _FunctionGen):
         if any(k not in ("u", "S") for k in known):
             return "v"
         return "u" if known or not ops else None
+
+    def _low_bits_set(self, o):
+        """Whether the constant o has its log2(S) low bits all set."""
+        m = re.fullmatch(r"i\d+ (-?\d+)", str(o).strip()) if o.is_constant else None
+        return m is not None and int(m.group(1)) & (self.S - 1) == self.S - 1
 
     def _pointer_kind(self, ins, kinds_in):
         """'pal:<bytes>' for lane j's pointer = lane 0's + j * bytes: a uniform base indexed

@@ -427,3 +427,39 @@ def test_lane_varying_loops_keep_the_per_work_item_path():
     _, nat = native(source)
     assert nat.execution_mode("k") == "work-item"
     assert "branch that may differ" in nat.native.plans["k"].subgroup_reason
+
+
+def _fast_function(nat, kernel):
+    text = nat.native.text
+    start = text.index(f'define internal void @"{kernel}.sg"') if f'@"{kernel}.sg"' in text \
+        else text.index(f"define internal void @{kernel}.sg")
+    return text[start:text.index("\n}", start)]
+
+
+def test_stencil_neighbours_are_vector_loads():
+    """clang -O2 indexes a[i - 1] as `and i64 gid, 2147483647` plus a byte offset: lane j's
+    index is lane 0's plus j (the low bits of the mask are all ones), so a[i-2] .. a[i+2]
+    and b[i] are each one vector load, not S scalar loads."""
+    _, nat = native(STENCIL)
+    S = nat.native.plans["k"].subgroup_lanes
+    body = _fast_function(nat, "k")
+    assert body.count(f"load <{S} x float>") >= 6
+
+
+@pytest.mark.parametrize("mask", [0x7FFFFFFF, 0x7FFFFFF7, 0x7FFFFFF0, 0x3F])
+def test_masked_indices_read_the_lanes_own_elements(mask):
+    """Only a mask with the low log2(S) bits set keeps lane j at lane 0 + j; the others
+    (low bits cleared) read per lane. Against NumPy."""
+    source = f"""
+    __kernel void k(__global const float *a, __global float *c) {{
+        size_t i = get_global_id(0);
+        c[i] = a[i & {mask}UL];
+    }}"""
+    prog, nat = native(source)
+    assert nat.execution_mode("k") == "subgroup"
+    n = 512
+    a = np.random.default_rng(8).standard_normal(n).astype(np.float32)
+    c = np.zeros(n, np.float32)
+    prog.k((n,), (64,), a, c)
+    assert nat.fast_launches.get("k") == 1
+    assert c.tobytes() == a[np.arange(n) & mask].tobytes()
