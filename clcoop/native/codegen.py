@@ -20,7 +20,7 @@ import re
 from clcoop import coop_names, coopmat_spec
 from clcoop.interp.loader import parse_type_text
 from clcoop.interp.demangle import demangle
-from clcoop.native import coop_calls, support
+from clcoop.native import coop_calls, local_memory, support
 from clcoop.native.builtin_ir import (bool_type, elem_size, exact_builtin, intrinsic_suffix, intrinsics_in,
                                      params_of, store_size, type_suffix, workitem_definition)
 from clcoop.native.context import (ATOMIC_FUNCTIONS, BARRIERS, CTX, FAULT_ATOMIC, FAULT_READ,
@@ -55,6 +55,8 @@ class KernelPlan:
         self.subgroup_driver = None   # the subgroup-wide fast path's driver (subgroup.py)
         self.subgroup_lanes = None    # work-items it runs in lockstep
         self.subgroup_reason = "barriers"
+        self.uses_local = False       # __local memory: each thread has its own (runtime.py)
+        self.single_thread = False    # ... unless local_memory.py could not rewrite the module
 
 
 class NativeModule:
@@ -65,6 +67,7 @@ class NativeModule:
         self.sites = []
         self.globals = []             # names of the program-scope globals in the region table
         self.scratch_bytes = SCRATCH_BYTES
+        self.local_per_thread = True  # __local globals reached per thread (local_memory.py)
 
 
 def generate(module, kernel_names, subgroup_size=None, fast_path=None):
@@ -83,7 +86,11 @@ def generate(module, kernel_names, subgroup_size=None, fast_path=None):
     ir = module.ir
     for attr in ("optnone", "noinline"):
         ir = re.sub(r"(?m)^(attributes #\d+ = \{.*?)\b" + attr + r"\b", r"\1", ir)
-    mod = llvm.parse_assembly(ir)
+    # __local variables: one instance per thread (local_memory.py), when the rewrite
+    # takes the module; else such kernels run on one thread.
+    threaded = local_memory.per_thread(ir)
+    out.local_per_thread = threaded is not None
+    mod = llvm.parse_assembly(threaded if threaded is not None else ir)
     # Functions that wait at a barrier are inlined into their kernels (clang's -O0 kernel
     # stubs __clang_ocl_kern_imp_*): only a kernel's own body becomes a coroutine.
     for f in _barrier_callers(mod):
@@ -191,14 +198,16 @@ class _ModuleGen:
             off += size
         plan = KernelPlan(name, params, 0)
         plan.arg_block_size = max(off, 1)
-        # __local variables are globals of the engine, one instance: such kernels run
-        # their work-groups one after the other (docs/native.md).
-        plan.single_thread = uses_local
+        # __local variables: each thread's own (local_memory.py, runtime.py), or, when
+        # the module could not be rewritten, one instance: then such kernels run their
+        # work-groups one after the other (docs/native.md).
+        plan.single_thread = uses_local and not self.out.local_per_thread
+        plan.uses_local = uses_local
         plan.coroutine = self.coroutines.get(name, False)
         plan.coop_sites = self.coop.sites.get(name, [])
         self.drivers.append(coroutine_driver(plan, name) if plan.coroutine else plain_driver(plan))
         self.out.plans[name] = plan
-        if self.fast_path is not None and (plan.coop_sites or not plan.coroutine):
+        if self.fast_path is not None:
             self._subgroup_variant(plan)
 
     def _subgroup_variant(self, plan):
@@ -221,7 +230,9 @@ class _ModuleGen:
 
     def _uses_global(self, fname, gname):
         f = self.functions[fname]
-        pat = re.compile(r"@" + re.escape(gname) + r"\b")
+        # (After local_memory.per_thread, a __local variable is reached by a call.)
+        names = "|".join(re.escape(n) for n in (gname, local_memory.function_name(gname)))
+        pat = re.compile(r'@"?(?:' + names + r')(?:"|(?![-\w.$]))')
         return bool(pat.search(str(f)))
 
     def _call_tree(self, root):
@@ -321,6 +332,9 @@ class _ModuleGen:
         ret, params = split_function_type(str(f.global_value_type))
         if base in support.WORKITEM_FUNCTIONS:
             self.builtin_defs[name] = workitem_definition(name, base, ret, params)
+            return name
+        if local_memory.global_of(name) in self.global_index:
+            self.builtin_defs[name] = local_memory.address_definition(name, self.global_index[local_memory.global_of(name)])
             return name
         if base in support.NO_OP_FUNCTIONS:
             args = "".join(f", {p} %a{i}" for i, p in enumerate(params))
@@ -544,6 +558,8 @@ class _FunctionGen:
             return ("arena", v.name) if v.name in self.arena else ("stack", v.name)
         if op in ("getelementptr", "bitcast", "addrspacecast"):
             return self.base_of(list(v.operands)[0], seen)
+        if op == "call" and local_memory.global_of(list(v.operands)[-1].name or "") in self.mg.global_index:
+            return ("global", local_memory.global_of(list(v.operands)[-1].name))
         if op in ("phi", "select"):
             ops = list(v.operands)
             if op == "select":

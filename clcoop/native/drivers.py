@@ -169,12 +169,15 @@ def zero_local_lines(table, count, prefix):
     ]
 
 
-def coroutine_driver(plan, kernel):
+def coroutine_driver(plan, kernel, lanes=1, name=None):
     """Driver of a kernel with barriers: every work-item of a group is a coroutine; the
     group advances barrier by barrier (all work-items suspended at the same barrier, then
     all resumed), and a work-item that finishes while others wait is a divergent barrier
-    (OpenCL C 3.0 6.15.8: all work-items of the group must reach it)."""
-    L = [f"define void {gquote(plan.driver)}(ptr %args, ptr %tmpl, i64 %first, i64 %count, "
+    (OpenCL C 3.0 6.15.8: all work-items of the group must reach it).
+    With lanes > 1 (the subgroup-wide fast path, subgroup.py) each coroutine is the
+    subgroup function of `lanes` consecutive work-items, called with the first one's
+    context (the lanes' contexts follow it); its faults only need fout[0] != 0."""
+    L = [f"define void {gquote(name or plan.driver)}(ptr %args, ptr %tmpl, i64 %first, i64 %count, "
          f"ptr %priv, ptr %fout) {{",
          "entry:"]
     arg_lines, call_args = argument_lines(plan)
@@ -188,10 +191,12 @@ def coroutine_driver(plan, kernel):
           "  %tab = inttoptr i64 %t.table to ptr",
           f"  %ctxbytes = mul i64 %t.wg_size, {CTX_SLOTS * 8}",
           "  %ctxs = call ptr @malloc(i64 %ctxbytes)",
-          "  %hbytes = mul i64 %t.wg_size, 8",
+          f"  %nh = udiv i64 %t.wg_size, {lanes}",
+          "  %hbytes = mul i64 %nh, 8",
           "  %hs = call ptr @malloc(i64 %hbytes)",
           f"  %t.next.p = getelementptr i64, ptr %tmpl, i64 {CTX['next_group']}",
-          "  %nextp = load ptr, ptr %t.next.p"] + group_head_lines("gz.pre") + [
+          "  %nextp = load ptr, ptr %t.next.p"] + (_contexts_once_lines() if lanes > 1 else []) + \
+        group_head_lines("gz.pre") + [
           "gz.pre:"]
     L += zero_local_lines("%tab", "%t.table_count", "gz")
     L += ["  %gx = urem i64 %g, %t.ngrp0",
@@ -200,12 +205,16 @@ def coroutine_driver(plan, kernel):
           "  %gzz = udiv i64 %gq, %t.ngrp1",
           "  br label %init",
           "init:",
-          "  %l = phi i64 [ 0, %gz.zdone ], [ %lnext, %init.body ]",
+          "  %l = phi i64 [ 0, %gz.zdone ], [ %lnext, %init.next ]",
           "  %lmore = icmp ult i64 %l, %t.wg_size",
           "  br i1 %lmore, label %init.body, label %round",
           "init.body:",
           f"  %coff = mul i64 %l, {CTX_SLOTS}",
           "  %c = getelementptr i64, ptr %ctxs, i64 %coff",
+          # (The fast path's contexts are copied once per thread, and a fault ends the
+          # launch: only the step count starts again.)
+          f"  %c.steps = getelementptr i64, ptr %c, i64 {CTX['steps']}",
+          "  store i64 0, ptr %c.steps" if lanes > 1 else
           f"  call void @llvm.memcpy.p0.p0.i64(ptr %c, ptr %tmpl, i64 {CTX_SLOTS * 8}, i1 false)",
           "  %x = urem i64 %l, %t.lsize0",
           "  %lq = udiv i64 %l, %t.lsize0",
@@ -219,9 +228,20 @@ def coroutine_driver(plan, kernel):
           f"  %c.priv = getelementptr i64, ptr %c, i64 {CTX['priv']}",
           "  store ptr %pl, ptr %c.priv",
           "  call void @llvm.memset.p0.i64(ptr %pl, i8 0, i64 %t.priv_size, i1 false)",
-          f"  %h = call ptr {gquote(kernel)}(ptr %c{''.join(', ' + a for a in call_args)})",
-          "  %hp = getelementptr ptr, ptr %hs, i64 %l",
+          # The coroutine of lanes l-lanes+1 .. l, once all their contexts are set.
+          f"  %lpos = urem i64 %l, {lanes}",
+          f"  %llast = icmp eq i64 %lpos, {lanes - 1}",
+          "  br i1 %llast, label %init.call, label %init.next",
+          "init.call:",
+          f"  %l0 = sub i64 %l, {lanes - 1}",
+          f"  %c0off = mul i64 %l0, {CTX_SLOTS}",
+          "  %c0 = getelementptr i64, ptr %ctxs, i64 %c0off",
+          f"  %h = call ptr {gquote(kernel)}(ptr %c0{''.join(', ' + a for a in call_args)})",
+          f"  %hi = udiv i64 %l, {lanes}",
+          "  %hp = getelementptr ptr, ptr %hs, i64 %hi",
           "  store ptr %h, ptr %hp",
+          "  br label %init.next",
+          "init.next:",
           "  %lnext = add i64 %l, 1",
           "  br label %init",
           # A round: every work-item has run to a barrier or to its end.
@@ -235,10 +255,10 @@ def coroutine_driver(plan, kernel):
           "  %mixed = phi i1 [ false, %round ], [ %mixed2, %scan.next ]",
           "  %firstdone = phi i64 [ -1, %round ], [ %firstdone2, %scan.next ]",
           "  %firstsusp = phi i64 [ -1, %round ], [ %firstsusp2, %scan.next ]",
-          "  %smore = icmp ult i64 %s, %t.wg_size",
+          "  %smore = icmp ult i64 %s, %nh",
           "  br i1 %smore, label %scan.body, label %scan.end",
           "scan.body:",
-          f"  %scoff = mul i64 %s, {CTX_SLOTS}",
+          f"  %scoff = mul i64 %s, {CTX_SLOTS * lanes}",
           "  %sc = getelementptr i64, ptr %ctxs, i64 %scoff",
           "  %sfv = load i64, ptr %sc",
           "  %sfault = icmp ne i64 %sfv, 0",
@@ -279,7 +299,7 @@ def coroutine_driver(plan, kernel):
           "  br i1 %diverged, label %divergent, label %resume",
           "resume:",
           "  %r = phi i64 [ 0, %check ], [ %rnext, %resume.body ]",
-          "  %rmore = icmp ult i64 %r, %t.wg_size",
+          "  %rmore = icmp ult i64 %r, %nh",
           "  br i1 %rmore, label %resume.body, label %round",
           "resume.body:",
           "  %rhp = getelementptr ptr, ptr %hs, i64 %r",
@@ -287,12 +307,12 @@ def coroutine_driver(plan, kernel):
           "  call void @llvm.coro.resume(ptr %rh)",
           "  %rnext = add i64 %r, 1",
           "  br label %resume",
-          *coop_round_lines(plan),
+          *(coop_round_lines(plan) if lanes == 1 else []),
           "destroy:",
           "  br label %destroy.loop",
           "destroy.loop:",
           "  %d = phi i64 [ 0, %destroy ], [ %dnext, %destroy.body ]",
-          "  %dmore = icmp ult i64 %d, %t.wg_size",
+          "  %dmore = icmp ult i64 %d, %nh",
           "  br i1 %dmore, label %destroy.body, label %destroyed",
           "destroy.body:",
           "  %dhp = getelementptr ptr, ptr %hs, i64 %d",
@@ -326,7 +346,7 @@ def coroutine_driver(plan, kernel):
           "  br label %abandon.loop",
           "abandon.loop:",
           "  %e = phi i64 [ 0, %abandon ], [ %enext, %abandon.body ]",
-          "  %emore = icmp ult i64 %e, %t.wg_size",
+          "  %emore = icmp ult i64 %e, %nh",
           "  br i1 %emore, label %abandon.body, label %done",
           "abandon.body:",
           "  %ehp = getelementptr ptr, ptr %hs, i64 %e",
@@ -340,11 +360,28 @@ def coroutine_driver(plan, kernel):
           "  ret void",
           "}"]
     text = "\n".join(L)
-    if plan.coop_sites:
+    if plan.coop_sites and lanes == 1:
         # Rounds start with the cooperative-matrix pass (coop_round_lines).
         text = text.replace("label %init.body, label %round", "label %init.body, label %cround")
         text = text.replace("label %resume.body, label %round", "label %resume.body, label %cround")
     return text
+
+
+def _contexts_once_lines():
+    """Driver IR copying the template into every work-item context once per thread (the
+    fast path with barriers sets only the ids per work-group)."""
+    return ["  br label %cinit",
+            "cinit:",
+            "  %ci = phi i64 [ 0, %entry ], [ %ci.next, %cinit.body ]",
+            "  %ci.more = icmp ult i64 %ci, %t.wg_size",
+            "  br i1 %ci.more, label %cinit.body, label %cinit.done",
+            "cinit.body:",
+            f"  %ci.off = mul i64 %ci, {CTX_SLOTS}",
+            "  %ci.c = getelementptr i64, ptr %ctxs, i64 %ci.off",
+            f"  call void @llvm.memcpy.p0.p0.i64(ptr %ci.c, ptr %tmpl, i64 {CTX_SLOTS * 8}, i1 false)",
+            "  %ci.next = add i64 %ci, 1",
+            "  br label %cinit",
+            "cinit.done:"]
 
 
 def coop_round_lines(plan):

@@ -25,7 +25,7 @@ import re
 from clcoop.interp.demangle import demangle
 from clcoop.native.context import CTX, FAULT_READ, FAULT_WRITE
 from clcoop.native.builtin_ir import store_size
-from clcoop.native.irtext import clean_ir, gquote, quote
+from clcoop.native.irtext import clean_ir, quote
 from clcoop.native.support import WORKITEM_FUNCTIONS, Unsupported
 
 _BRANCH = re.compile(r'br i1 (.+?), label %("[^"]*"|[-\w.$]+), label %("[^"]*"|[-\w.$]+)')
@@ -211,12 +211,7 @@ class MaskingMixin:
         if base is None or base[0] not in ("arg", "global"):
             raise Unsupported("an access through a pointer of unknown origin under a branch that may "
                               "differ between the lanes of a subgroup")
-        if base[0] == "arg":
-            slot = len(self.mg.global_index) + base[1]
-            first = quote(list(self.f.arguments)[base[1]].name)
-        else:
-            slot = self._global_slot(base[1])
-            first = gquote(base[1])
+        slot = len(self.mg.global_index) + base[1] if base[0] == "arg" else self._global_slot(base[1])
         self.mg.out.scratch_bytes = max(self.mg.out.scratch_bytes, esz)
         self.mg.builtin_defs.setdefault("__chk_cold", CHECK_COLD_IR)
         site = self.site(ins, "write" if store else "read", esz)
@@ -225,7 +220,13 @@ class MaskingMixin:
         pty = str(pointer.type)
         cast = (lambda v, out: f"  {out} = getelementptr i8, ptr {v}, i64 0") if pty == "ptr" else \
             (lambda v, out: f"  {out} = addrspacecast {pty} {v} to ptr")
-        self.lines += [cast(first, f"{n}.first"),
+        # The region's first byte, from this thread's table (a __local variable's copy is
+        # the thread's own, local_memory.py).
+        self.lines += [f"  {n}.tp = getelementptr i64, ptr %__ctx, i64 {CTX['table']}",
+                       f"  {n}.t = load ptr, ptr {n}.tp",
+                       f"  {n}.rp = getelementptr i64, ptr {n}.t, i64 {3 * slot}",
+                       f"  {n}.lo = load i64, ptr {n}.rp",
+                       f"  {n}.first = inttoptr i64 {n}.lo to ptr",
                        f"  {n}.scp = getelementptr i64, ptr %__ctx, i64 {CTX['scratch']}",
                        f"  {n}.sc = load ptr, ptr {n}.scp"]
         for j in range(self.S):

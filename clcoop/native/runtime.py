@@ -134,18 +134,14 @@ class NativeProgram:
         nd, S, memory, call_args = prepared.nd, prepared.subgroup_size, prepared.memory, prepared.call_args
         if plan.coop_sites and S != self.subgroup_size:
             return self._for_subgroup_size(S, info)._launch(info, prepared, instruction_limit, threads)
-        locals_ = {i: np.zeros(max(a.nbytes, 1), np.uint8) for i, a in enumerate(call_args)
-                   if info.params[i][1].kind == "ptr" and info.params[i][1].addrspace == 3}
-        names, table = self._region_table(info, memory, call_args, locals_)
-        args = self._arg_block(plan, memory, call_args, locals_)
+        total = nd.total_groups
+        nthreads = 1 if plan.single_thread else max(1, min(threads or default_threads(), total))
         psz = (plan.arena_size + 15) // 16 * 16
         arena_items = nd.wg_size if plan.coroutine else 1
         scratch = np.zeros(self.native.scratch_bytes, np.uint8)
         abort = np.zeros(1, np.int64)
         tmpl = np.zeros(CTX_SLOTS, np.int64)
         tmpl[CTX["limit"]] = int(instruction_limit)
-        tmpl[CTX["table"]] = table.ctypes.data
-        tmpl[CTX["table_count"]] = table.shape[0]
         tmpl[CTX["scratch"]] = scratch.ctypes.data
         tmpl[CTX["abort"]] = abort.ctypes.data
         tmpl[CTX["work_dim"]] = nd.dims
@@ -157,26 +153,45 @@ class NativeProgram:
             tmpl[CTX[f"lsize{d}"]] = nd.local_size[d]
             tmpl[CTX[f"ngrp{d}"]] = nd.num_groups[d]
             tmpl[CTX[f"off{d}"]] = nd.offset[d]
-        total = nd.total_groups
-        nthreads = 1 if plan.single_thread else max(1, min(threads or default_threads(), total))
+        # Each thread's __local memory, region table, argument block and template (one,
+        # shared, when the kernel has no __local memory).
+        states = [self._thread_state(info, plan, memory, call_args, tmpl)
+                  for _ in range(nthreads if plan.uses_local else 1)]
+        states *= nthreads // len(states)
         arenas = [np.zeros(psz * arena_items + 16, np.uint8) for _ in range(nthreads)]
         fast = self.subgroup_drivers.get(info.name)
         if fast is not None and subgroups_in_rows(nd, S, self.subgroup_size, plan.subgroup_lanes):
             # The subgroup-wide fast path (subgroup.py). It reports no fault itself: on any
             # failed check the launch starts again from the caller's arrays on the
             # per-work-item path, which reports it exactly.
-            if not _run_driver(fast, args, tmpl, total, nthreads, arenas, abort):
+            if not _run_driver(fast, states, total, arenas, abort):
                 self.fast_launches[info.name] = self.fast_launches.get(info.name, 0) + 1
                 return
             self.fast_reruns[info.name] = self.fast_reruns.get(info.name, 0) + 1
             for user_array, private in prepared.copies:
                 np.copyto(private, user_array.reshape(private.shape))
-        fouts = _run_driver(self.drivers[info.name], args, tmpl, total, nthreads, arenas, abort)
+        fouts = _run_driver(self.drivers[info.name], states, total, arenas, abort)
         # Every buffer the native code saw (args, table, scratch, abort, tmpl) is alive
         # until here: the threads have joined.
         if fouts:
-            first = min(fouts, key=lambda f: (int(f[3]), int(f[4])))
-            raise self._fault(info, nd, first, names, table)
+            k, first = min(fouts, key=lambda kf: (int(kf[1][3]), int(kf[1][4])))
+            raise self._fault(info, nd, first, states[k].names, states[k].table)
+
+    def _thread_state(self, info, plan, memory, call_args, tmpl):
+        """One thread's view of a launch: its __local buffers (arguments and kernel-scope
+        variables), the region table and argument block that point at them, and the
+        context template that points at that table."""
+        locals_ = {i: np.zeros(max(a.nbytes, 1), np.uint8) for i, a in enumerate(call_args)
+                   if info.params[i][1].kind == "ptr" and info.params[i][1].addrspace == 3}
+        state = ThreadState()
+        state.locals = locals_
+        state.local_globals = {}
+        state.names, state.table = self._region_table(info, memory, call_args, locals_, state.local_globals)
+        state.args = self._arg_block(plan, memory, call_args, locals_)
+        state.tmpl = tmpl.copy()
+        state.tmpl[CTX["table"]] = state.table.ctypes.data
+        state.tmpl[CTX["table_count"]] = state.table.shape[0]
+        return state
 
     def _for_subgroup_size(self, S, info):
         if S not in self._other_sizes:
@@ -189,8 +204,10 @@ class NativeProgram:
                                f"{other.reason(info.name)}", kernel=info.name)
         return other
 
-    def _region_table(self, info, memory, call_args, locals_):
-        """Rows [lo, hi, writable]: the program's globals, then the kernel's parameters."""
+    def _region_table(self, info, memory, call_args, locals_, local_globals):
+        """Rows [lo, hi, writable]: the program's globals, then the kernel's parameters.
+        __local variables get buffers of their own (kept in local_globals) when the module
+        reaches them per thread (local_memory.py)."""
         names, rows = [], []
         for gname in self.native.globals:
             gv = self.module.globals[gname]
@@ -200,6 +217,9 @@ class NativeProgram:
                 continue
             addr = self.engine.global_address(gname)
             size = self.module.layout.size(gv.ty)
+            if gv.addrspace == 3 and self.native.local_per_thread:
+                local_globals[gname] = np.zeros(max(size, 1), np.uint8)
+                addr = local_globals[gname].ctypes.data
             if gv.addrspace == 3:
                 # __local: zeroed by the driver at the start of every work-group (flag 2).
                 names.append(f"__local {gname}")
@@ -297,20 +317,26 @@ def subgroups_in_rows(nd, S, compiled_S, lanes):
     return nd.local_size[0] % lanes == 0 and nd.offset[0] % lanes == 0
 
 
-def _run_driver(driver, args, tmpl, total, nthreads, arenas, abort):
-    """Runs work-groups [0, total) on nthreads threads; the fault records of the threads
-    that faulted ([] when none did)."""
+class ThreadState:
+    """What one thread's driver reads (runtime._thread_state); plain attributes."""
+
+
+def _run_driver(driver, states, total, arenas, abort):
+    """Runs work-groups [0, total) on one thread per state; [(thread, fault record)] of the
+    threads that faulted ([] when none did)."""
     next_group = np.zeros(1, np.int64)      # shared by the threads' drivers (atomic)
-    tmpl[CTX["next_group"]] = next_group.ctypes.data
+    for state in states:
+        state.tmpl[CTX["next_group"]] = next_group.ctypes.data
     abort[0] = 0
-    fouts = [np.zeros(6, np.int64) for _ in range(nthreads)]
+    fouts = [np.zeros(6, np.int64) for _ in states]
 
     def worker(k):
         # One foreign call per thread: ctypes releases the GIL for its whole duration.
-        driver(args.ctypes.data, tmpl.ctypes.data, 0, total, arenas[k].ctypes.data, fouts[k].ctypes.data)
+        driver(states[k].args.ctypes.data, states[k].tmpl.ctypes.data, 0, total, arenas[k].ctypes.data,
+               fouts[k].ctypes.data)
 
     # The calling thread is one of the workers (one thread fewer to start per launch).
-    pool = [threading.Thread(target=worker, args=(k,), daemon=True) for k in range(1, nthreads)]
+    pool = [threading.Thread(target=worker, args=(k,), daemon=True) for k in range(1, len(states))]
     for t in pool:
         t.start()
     try:
@@ -318,7 +344,7 @@ def _run_driver(driver, args, tmpl, total, nthreads, arenas, abort):
     finally:
         for t in pool:           # the buffers the threads use live until they are done
             t.join()
-    return [f for f in fouts if f[0]]
+    return [(k, f) for k, f in enumerate(fouts) if f[0]]
 
 
 def _fmt(t, nd):

@@ -30,8 +30,9 @@ from clcoop.interp.demangle import demangle
 from clcoop.native import coop_calls, coop_ir
 from clcoop.native.codegen import _FunctionGen
 from clcoop.native.masking import MaskingMixin, find_hammocks
-from clcoop.native.context import ATOMIC_FUNCTIONS, BARRIERS, CTX, CTX_SLOTS, FAULT_COOP
-from clcoop.native.drivers import argument_lines, group_head_lines, zero_local_lines
+from clcoop.native.context import ATOMIC_FUNCTIONS, CTX, CTX_SLOTS, FAULT_COOP
+from clcoop.native.drivers import argument_lines, coroutine_driver, group_head_lines, zero_local_lines
+from clcoop.native.runtime_ir import CORO_EPILOGUE, CORO_PROLOGUE
 from clcoop.native.builtin_ir import store_size
 from clcoop.native.irtext import clean_ir, gquote, quote, ref
 from clcoop.native.support import MEMORY_INTRINSICS, WORKITEM_FUNCTIONS, Unsupported
@@ -96,6 +97,8 @@ def generate(mg, plan):
         raise Unsupported(f"too many per-lane instructions ({function.count(chr(10))} lines at {lanes} lanes)")
     plan.subgroup_lanes = lanes
     plan.subgroup_driver = driver_name(plan.name)
+    if gen.coroutine:
+        return function, coroutine_driver(plan, function_name(plan.name), lanes, plan.subgroup_driver)
     return function, subgroup_driver(plan, lanes, gen.lane_contexts)
 
 
@@ -116,7 +119,10 @@ class _SubgroupGen(MaskingMixin, _FunctionGen):
     def emit_subgroup(self, lanes):
         f = self.f
         self.S = lanes
-        self.coroutine = False
+        # Barriers: the subgroup function is a coroutine suspended at each barrier, and
+        # the driver advances the work-group's subgroups barrier by barrier
+        # (drivers.coroutine_driver with lanes=S).
+        self.coroutine = self._has_barrier()
         self.entry_allocas = []
         self.tiles = {}            # load result -> (the tile it was copied into, stride, by columns)
         self.lane_contexts = False  # whether lanes other than 0 read their ids
@@ -135,7 +141,9 @@ class _SubgroupGen(MaskingMixin, _FunctionGen):
         # Matrix kernels: noinline (one call per subgroup costs nothing; inlining their
         # tiles into the driver's loops multiplied the compile time).
         attrs = " noinline" if coopmat_spec.mentions_matrix_type(str(f)) else ""
-        text = [f"define internal void {gquote(function_name(f.name))}({', '.join(params)}){attrs} {{"]
+        ret = "ptr" if self.coroutine else "void"
+        attrs += " presplitcoroutine" if self.coroutine else ""
+        text = [f"define internal {ret} {gquote(function_name(f.name))}({', '.join(params)}){attrs} {{"]
         body = []
         for bi, b in enumerate(self.blocks):
             self.cur_block = bi
@@ -147,11 +155,14 @@ class _SubgroupGen(MaskingMixin, _FunctionGen):
             at = [label for label, _ in body].index(h.join)
             body.insert(at, self._masked_copy(h))
         lanes = [f"  %__ctx.l{j} = getelementptr i8, ptr %__ctx, i64 {j * CTX_SLOTS * 8}" for j in range(self.S)]
-        body[0] = (body[0][0], self.entry_allocas + lanes + body[0][1])
+        prologue = CORO_PROLOGUE if self.coroutine else []
+        body[0] = (body[0][0], self.entry_allocas + prologue + lanes + body[0][1])
         for label, lines in body:
             text.append(f"{quote(label)[1:]}:")
             text.extend(self._fix_phis(line) for line in lines)
-        text += ["__abort:", "  ret void", "}"]
+        text.append("__abort:")
+        text += ["  br label %__coro.final"] + CORO_EPILOGUE if self.coroutine else ["  ret void"]
+        text.append("}")
         self.mg.builtin_defs.setdefault("__sg_bail", BAIL_IR)
         return coopmat_spec.replace_matrix_types("\n".join(text), _logical_vector)
 
@@ -172,8 +183,6 @@ class _SubgroupGen(MaskingMixin, _FunctionGen):
                 if g is not None and not g.is_declaration:
                     raise Unsupported(f"a call of the defined function @{name}")
                 base = demangle(name)[0]
-                if base in BARRIERS:
-                    raise Unsupported("a barrier")
                 if name.startswith(MEMORY_INTRINSICS) or base in ATOMIC_FUNCTIONS or \
                         re.fullmatch(r"vstore\d+", base):
                     raise Unsupported(f"a store or atomic ({base})")
