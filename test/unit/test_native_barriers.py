@@ -1,0 +1,226 @@
+"""Barriers and __local memory on the native engine: barrier kernels on the subgroup-wide
+fast path (subgroup.py with drivers.coroutine_driver), divergent barriers handed back to
+the per-work-item path, and __local memory of one work-group per thread
+(clcoop/native/local_memory.py, runtime.py), against NumPy and the interpreter."""
+import numpy as np
+import pytest
+
+import clcoop
+from clcoop.native import local_memory, runtime
+
+from test_native_subgroup import work_item_line
+
+REDUCTION = """
+__kernel void k(__global const float *a, __global const float *b, __global float *c) {
+    __local float tmp[256];
+    int l = get_local_id(0);
+    tmp[l] = a[get_global_id(0)] * b[get_global_id(0)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = 128; s > 0; s >>= 1) {
+        if (l < s) tmp[l] += tmp[l + s];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (l == 0) c[get_group_id(0)] = tmp[0];
+}"""
+
+
+def tree_sums(a, b, group):
+    """The kernel's pairwise tree, in NumPy: the same float additions in the same order."""
+    tmp = (a * b).reshape(-1, group).copy()
+    s = group // 2
+    while s:
+        tmp[:, :s] += tmp[:, s:2 * s]
+        s //= 2
+    return tmp[:, 0]
+
+
+def native(source):
+    prog = clcoop.Program(source).build(engine="native")
+    return prog, prog._native
+
+
+class Recorder:
+    """Wraps runtime._run_driver: the thread states of every launch (two threads, whatever
+    the machine has)."""
+
+    def __init__(self, monkeypatch):
+        monkeypatch.setattr(runtime, "default_threads", lambda: 2)
+        self.launches = []
+        real = runtime._run_driver
+
+        def spy(driver, states, *rest):
+            self.launches.append(list(states))
+            return real(driver, states, *rest)
+        monkeypatch.setattr(runtime, "_run_driver", spy)
+
+
+def test_barrier_kernel_takes_the_fast_path(monkeypatch):
+    prog, nat = native(REDUCTION)
+    assert nat.execution_mode("k") == "subgroup", nat.native.plans["k"].subgroup_reason
+    rng = np.random.default_rng(1)
+    n = 256 * 64
+    a, b = (rng.standard_normal(n).astype(np.float32) for _ in range(2))
+    c = np.zeros(n // 256, np.float32)
+    seen = Recorder(monkeypatch)
+    prog.k((n,), (256,), a, b, c)
+    assert nat.fast_launches == {"k": 1} and not nat.fast_reruns
+    assert c.tobytes() == tree_sums(a, b, 256).tobytes()
+    # Both threads ran, each with its own copy of tmp.
+    states = seen.launches[0]
+    assert len(states) == 2
+    tables = [s.table for s in states]
+    assert tables[0] is not tables[1]
+    bufs = [s.local_globals["k.tmp"].ctypes.data for s in states]
+    assert bufs[0] != bufs[1]
+    row = nat.native.globals.index("k.tmp")
+    assert [int(t[row, 0]) for t in tables] == bufs
+
+
+DIVERGENT = """
+__kernel void k(__global int *out) {
+    if (get_sub_group_id() == 1 && get_group_id(0) == 2)
+        barrier(CLK_LOCAL_MEM_FENCE);
+    out[get_global_id(0)] = 1;
+}"""
+
+
+def test_barrier_reached_by_one_subgroup_only_is_reported_as_before():
+    """Uniform within each subgroup, divergent between them: the fast path's driver sees
+    one subgroup suspended while the others finished, and hands the launch back; the
+    per-work-item path reports it as the interpreter does, the buffer untouched."""
+    prog, nat = native(DIVERGENT)
+    assert nat.execution_mode("k") == "subgroup"
+    messages = []
+    for p in (prog, clcoop.Program(DIVERGENT).build()):
+        out = np.full(256, 7, np.int32)
+        with pytest.raises(clcoop.RuntimeFault) as info:
+            p.k((256,), (64,), out)
+        assert (out == 7).all()
+        messages.append(str(info.value))
+    assert nat.fast_reruns == {"k": 1}
+    assert "barrier" in messages[0] and "group (2)" in messages[0]
+    # (The interpreter's first line starts with the source location.)
+    assert messages[1].splitlines()[0].endswith(messages[0].splitlines()[0])
+    assert work_item_line(messages[0]) == work_item_line(messages[1]) != []
+
+
+SHARED_SLOT = """
+__kernel void k(__global int *out, int rounds) {
+    __local int slot[64];
+    int l = get_local_id(0), g = get_group_id(0);
+    int acc = 0;
+    for (int r = 0; r < rounds; r++) {
+        slot[l] = g * 1000 + r;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        acc += slot[63 - l] - g * 1000;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    out[get_global_id(0)] = acc;
+}"""
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_each_thread_has_its_own_local_variables(fast, monkeypatch):
+    """Work-groups running at once on two threads write their group id into __local and
+    read it back after a barrier: a shared copy would mix groups."""
+    prog, nat = native(SHARED_SLOT)
+    if not fast:
+        nat.subgroup_drivers.clear()
+    groups, rounds = 400, 50
+    out = np.zeros(64 * groups, np.int32)
+    seen = Recorder(monkeypatch)
+    prog.k((64 * groups,), (64,), out, np.int32(rounds))
+    assert (out == sum(range(rounds))).all()
+    assert len(seen.launches[-1]) == 2
+    assert nat.native.plans["k"].single_thread is False
+
+
+LOCAL_ARGUMENT = """
+__kernel void k(__global const int *in, __global int *out, __local int *scratch) {
+    int l = get_local_id(0);
+    scratch[l] = in[get_global_id(0)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[get_global_id(0)] = scratch[get_local_size(0) - 1 - l];
+}"""
+
+
+def test_local_arguments_are_per_thread(monkeypatch):
+    prog, nat = native(LOCAL_ARGUMENT)
+    n, local = 64 * 300, 64
+    data = np.arange(n, dtype=np.int32)
+    out = np.zeros(n, np.int32)
+    seen = Recorder(monkeypatch)
+    prog.k((n,), (local,), data, out, clcoop.LocalMemory(local * 4))
+    assert out.tobytes() == data.reshape(-1, local)[:, ::-1].tobytes()
+    states = seen.launches[-1]
+    assert len(states) == 2 and states[0].locals[2].ctypes.data != states[1].locals[2].ctypes.data
+
+
+# ---------------------------------------------------------------- the rewrite itself
+
+FOLDED = """
+@k.tmp = internal addrspace(3) global [4 x i32] undef, align 4
+
+define spir_kernel void @k(ptr addrspace(1) %out) {
+entry:
+  store i32 5, ptr addrspace(3) getelementptr inbounds nuw (i8, ptr addrspace(3) @k.tmp, i64 8), align 4
+  %v = load i32, ptr addrspace(3) getelementptr inbounds nuw (i8, ptr addrspace(3) @k.tmp, i64 8), align 4
+  store i32 %v, ptr addrspace(1) %out, align 4
+  ret void
+}
+"""
+
+
+def test_constant_expressions_on_a_local_variable_become_instructions():
+    text = local_memory.per_thread(FOLDED)
+    body = text[text.index("define"):]
+    assert "@k.tmp" not in body.split("declare")[0]
+    assert '%__lg.0 = call ptr addrspace(3) @"__clcoop_local.k.tmp"()' in body
+    assert "%__lce.1 = getelementptr inbounds nuw i8, ptr addrspace(3) %__lg.0, i64 8" in body
+    import llvmlite.binding as llvm
+    llvm.parse_assembly(text).verify()
+
+
+PHI_OF_CONSTANT = """
+@k.tmp = internal addrspace(3) global [4 x i32] undef, align 4
+
+declare i64 @_Z12get_local_idj(i32)
+declare i64 @_Z13get_global_idj(i32)
+declare void @_Z7barrierj(i32)
+
+define spir_kernel void @k(ptr addrspace(1) %out, i32 %c) {
+entry:
+  %l = call i64 @_Z12get_local_idj(i32 0)
+  %p0 = getelementptr inbounds i32, ptr addrspace(3) @k.tmp, i64 %l
+  %lv = trunc i64 %l to i32
+  store i32 %lv, ptr addrspace(3) %p0, align 4
+  call void @_Z7barrierj(i32 1)
+  %z = icmp eq i32 %c, 0
+  br i1 %z, label %a, label %b
+a:
+  br label %j
+b:
+  br label %j
+j:
+  %p = phi ptr addrspace(3) [ getelementptr inbounds nuw (i8, ptr addrspace(3) @k.tmp, i64 8), %a ], [ @k.tmp, %b ]
+  %x = load i32, ptr addrspace(3) %p, align 4
+  %g = call i64 @_Z13get_global_idj(i32 0)
+  %o = getelementptr inbounds i32, ptr addrspace(1) %out, i64 %g
+  store i32 %x, ptr addrspace(1) %o, align 4
+  ret void
+}
+"""
+
+
+def test_a_shape_the_rewrite_does_not_take_keeps_one_thread(monkeypatch):
+    assert local_memory.per_thread(PHI_OF_CONSTANT) is None
+    layout = 'target datalayout = "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-n8:16:32:64-G1"\ntarget triple = "spir64-unknown-unknown"\n'
+    prog = clcoop.Program.from_ir(layout + PHI_OF_CONSTANT, engine="native")
+    nat = prog._native
+    assert nat.native.local_per_thread is False and nat.native.plans["k"].single_thread is True
+    seen = Recorder(monkeypatch)
+    for c, want in ((0, 2), (1, 0)):
+        out = np.full(4 * 8, -1, np.int32)
+        prog.k((4 * 8,), (4,), out, np.int32(c))
+        assert (out == want).all()
+    assert [len(states) for states in seen.launches] == [1, 1]
