@@ -20,6 +20,7 @@ import re
 from clcoop import coop_names, coopmat_spec
 from clcoop.interp.loader import parse_type_text
 from clcoop.interp.demangle import demangle
+from clcoop.interp.source_map import read_debug_info
 from clcoop.native import coop_calls, local_memory, support
 from clcoop.native.builtin_ir import (bool_type, elem_size, exact_builtin, intrinsic_suffix, intrinsics_in,
                                      params_of, store_size, type_suffix, workitem_definition)
@@ -35,11 +36,12 @@ from clcoop.native.support import Unsupported
 class Site:
     """A place where a fault can happen: the function and its IR instruction."""
 
-    def __init__(self, function, text, what, size):
+    def __init__(self, function, text, what, size, dbg=None):
         self.function = function
         self.text = text
         self.what = what       # "read", "write", "atomic", "division", "loop", "unreachable"
         self.size = size
+        self.dbg = dbg         # the instruction's !dbg node in NativeModule.debug_info (-g)
 
 
 class KernelPlan:
@@ -68,6 +70,7 @@ class NativeModule:
         self.globals = []             # names of the program-scope globals in the region table
         self.scratch_bytes = SCRATCH_BYTES
         self.local_per_thread = True  # __local globals reached per thread (local_memory.py)
+        self.debug_info = None        # -g: source_map.DebugInfo of the module compiled
 
 
 def generate(module, kernel_names, subgroup_size=None, fast_path=None):
@@ -100,6 +103,9 @@ def generate(module, kernel_names, subgroup_size=None, fast_path=None):
     pm.add_instruction_namer_pass()
     from clcoop.native.jit import host_target_machine
     pm.run(mod, llvm.create_pass_builder(host_target_machine(), llvm.create_pipeline_tuning_options()))
+    # Source lines of fault sites (-g): the !dbg of the instructions as compiled here
+    # (inlined and renamed), so a native fault names the line the interpreter names.
+    out.debug_info = read_debug_info(str(mod))
     gen = _ModuleGen(module, mod, out, subgroup_size)
     gen.fast_path = fast_path
     for name in kernel_names:
@@ -387,6 +393,10 @@ class _FunctionGen:
         # Operands are not instruction handles in llvmlite: their definitions by name
         # (the instruction namer named every value).
         self.defs = {ins.name: ins for b in self.blocks for ins in b.instructions if ins.name}
+        lines = mg.out.debug_info.lines.get(f.name, []) if mg.out.debug_info else []
+        instructions = [ins for b in self.blocks for ins in b.instructions]
+        self.dbg = {value_id(ins): node for ins, node in zip(instructions, lines)} \
+            if len(lines) == len(instructions) else {}
 
     def definition(self, v):
         """The defining instruction of an operand, or None."""
@@ -402,7 +412,7 @@ class _FunctionGen:
         return f"%__{stem}{self.n}"
 
     def site(self, ins, what, size):
-        self.mg.out.sites.append(Site(self.f.name, clean_ir(str(ins)), what, size))
+        self.mg.out.sites.append(Site(self.f.name, clean_ir(str(ins)), what, size, self.dbg.get(value_id(ins))))
         return len(self.mg.out.sites) - 1
 
     # ------------------------------------------------------------ emit

@@ -15,6 +15,7 @@ import time
 import numpy as np
 
 from clcoop.errors import RuntimeFault
+from clcoop.interp.source_map import render_fault
 from clcoop.native import codegen, subgroup
 from clcoop.native import context
 from clcoop.native.context import CTX, CTX_SLOTS
@@ -298,12 +299,18 @@ class NativeProgram:
             message = "reached 'unreachable'"
         gid, lid, grp = _ids(nd, group, llid)
         fmt = lambda t: "(" + ", ".join(str(x) for x in t[:nd.dims]) + ")"  # noqa: E731
-        parts = [f"kernel '{info.name}': {message}",
-                 f"  in work-item global id {fmt(gid)} (local id {fmt(lid)}, group {fmt(grp)})"]
+        notes = [f"in work-item global id {fmt(gid)} (local id {fmt(lid)}, group {fmt(grp)})"]
         if buffer:
-            parts.append(f"  buffer: {buffer}")
-        parts.append(f"  instruction: {site.text}  (in @{site.function})")
-        return RuntimeFault("\n".join(parts), kernel=info.name, work_item=tuple(gid[:nd.dims]),
+            notes.append(f"buffer: {buffer}")
+        debug = self.native.debug_info
+        point = debug.point(site.dbg) if debug is not None and site.dbg else None
+        if point is not None:
+            # -g: the source line replaces the IR instruction, as in the interpreter.
+            text = render_fault(f"kernel '{info.name}': {message}", point, self.module.sources, notes)
+        else:
+            text = "\n".join([f"kernel '{info.name}': {message}"] + [f"  {note}" for note in notes] +
+                             [f"  instruction: {site.text}  (in @{site.function})"])
+        return RuntimeFault(text, kernel=info.name, work_item=tuple(gid[:nd.dims]),
                             instruction=site.text, buffer=buffer)
 
 
