@@ -15,6 +15,8 @@ arithmetic of the native engine's mul-add calls (coop_calls.py; docs/native.md,
   with SaturatingAccumulationKHR (0x10) the exact A*B (in i128) plus C saturates to the
   result's range, signed per flag 0x8.
 """
+import re
+
 from clcoop.coopmat_spec import Operand
 from clcoop.native.support import Unsupported
 
@@ -261,6 +263,8 @@ def _integer_ir(name, m, n, k, types, operands, layout):
         # with Python integers; not compiled natively.
         raise Unsupported("a saturating cooperative-matrix mul-add of 64-bit integers")
     wide = _integer_work_type(types, k, saturating)
+    if _pairs_apply(types, wide, n, k, layout):
+        return _integer_pairs_ir(name, m, n, k, types, operands, layout)
     vec = f"<{n} x {wide}>"
     lines = [*_k_loop_head(name, m, vec, [], tb, n, k, layout),
              *_resize(tb, operands & Operand.MATRIX_B_SIGNED, wide, n, "%bv.raw", "%bv")]
@@ -273,6 +277,15 @@ def _integer_ir(name, m, n, k, types, operands, layout):
                   f"  %p{i} = mul {vec} %a{i}.s, %bv",
                   f"  %acc{i}.n = add {vec} %acc{i}, %p{i}"]
     lines += _k_loop_tail(k)
+    return "\n".join(lines + _integer_finish(m, n, types, operands, wide, saturating)) + "\n"
+
+
+def _integer_finish(m, n, types, operands, wide, saturating):
+    """After the k loop: row i's sum %acc{i}.n + c, clamped when saturating, stored as r's
+    type."""
+    _, _, tc, tr = types
+    vec = f"<{n} x {wide}>"
+    lines = []
     bits = INT_TYPES[tr]
     if operands & Operand.MATRIX_RESULT_SIGNED:
         lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
@@ -294,5 +307,68 @@ def _integer_ir(name, m, n, k, types, operands, layout):
         lines += [*_resize(wide, False, tr, n, result, f"%rv{i}"),
                   f"  %rp{i} = getelementptr {tr}, ptr %r, i64 {i * n}",
                   f"  store <{n} x {tr}> %rv{i}, ptr %rp{i}, align 1"]
-    lines += ["  ret void", "}"]
-    return "\n".join(lines) + "\n"
+    return lines + ["  ret void", "}"]
+
+
+def _pairs_apply(types, wide, n, k, layout):
+    """Whether _integer_pairs_ir computes this routine: 8-bit a and b (their products and
+    the sum of two fit a signed 32-bit word), sums modulo 2^32, k even, b given by rows."""
+    ta, tb, _, _ = types
+    return (wide == "i32" and INT_TYPES[ta] == 8 and INT_TYPES[tb] == 8 and k % 2 == 0
+            and (not layout.b_columns or _transposes_whole(n, k)))
+
+
+def _integer_pairs_ir(name, m, n, k, types, operands, layout):
+    """_integer_ir two k steps at a time: b rows kk and kk+1 interleaved as 16-bit pairs,
+    a[i, kk], a[i, kk+1] as one repeated pair, and acc_i += the sums of adjacent products,
+    which x86 does in one instruction (pmaddwd; vpdpwssd with AVX512-VNNI). Sums modulo
+    2^32 do not depend on the order of the additions, so the result is the same."""
+    ta, tb, _, _ = types
+    vec, pairs = f"<{n} x i32>", f"<{2 * n} x i16>"
+    lines = [_header(name, layout.strided), "entry:", *_b_columns_to_rows(tb, n, k, layout),
+             "  br label %kloop", "kloop:", "  %kk = phi i64 [ 0, %entry ], [ %kk.next, %kloop ]"]
+    lines += [f"  %acc{i} = phi {vec} [ zeroinitializer, %entry ], [ %acc{i}.n, %kloop ]" for i in range(m)]
+    lines.append("  %kk1 = add i64 %kk, 1")
+    for step, kk in ((0, "%kk"), (1, "%kk1")):
+        lines += _renamed([*_b_row(tb, n, k, layout), f"  %bv.raw = load <{n} x {tb}>, ptr %bp, align 1",
+                           *_resize(tb, operands & Operand.MATRIX_B_SIGNED, "i16", n, "%bv.raw", "%bv")],
+                          f"s{step}", kk)
+    interleave = ", ".join(f"i32 {x}" for j in range(n) for x in (j, n + j))
+    lines += [f"  %bw = shufflevector <{n} x i16> %bv.s0, <{n} x i16> %bv.s1, <{2 * n} x i32> <{interleave}>",
+              f"  %bw32 = sext {pairs} %bw to <{2 * n} x i32>"]
+    even = ", ".join(f"i32 {2 * j}" for j in range(n))
+    odd = ", ".join(f"i32 {2 * j + 1}" for j in range(n))
+    for i in range(m):
+        for step, kk in ((0, "%kk"), (1, "%kk1")):
+            lines += _renamed([*_a_element(ta, i, k, layout), f"  %a{i}.raw = load {ta}, ptr %ap{i}",
+                               f"  %a{i}.ins = insertelement <1 x {ta}> poison, {ta} %a{i}.raw, i64 0",
+                               *_resize(ta, operands & Operand.MATRIX_A_SIGNED, "i16", 1, f"%a{i}.ins",
+                                        f"%a{i}.w")], f"s{step}", kk)
+        lines += [f"  %a{i}.pair = shufflevector <1 x i16> %a{i}.w.s0, <1 x i16> %a{i}.w.s1, <2 x i32> <i32 0, i32 1>",
+                  f"  %a{i}.word = bitcast <2 x i16> %a{i}.pair to i32",
+                  f"  %a{i}.ins32 = insertelement {vec} poison, i32 %a{i}.word, i64 0",
+                  f"  %a{i}.splat = shufflevector {vec} %a{i}.ins32, {vec} poison, <{n} x i32> zeroinitializer",
+                  f"  %a{i}.s = bitcast {vec} %a{i}.splat to {pairs}",
+                  f"  %a{i}.s32 = sext {pairs} %a{i}.s to <{2 * n} x i32>",
+                  f"  %p{i} = mul nsw <{2 * n} x i32> %a{i}.s32, %bw32",
+                  f"  %p{i}.e = shufflevector <{2 * n} x i32> %p{i}, <{2 * n} x i32> poison, <{n} x i32> <{even}>",
+                  f"  %p{i}.o = shufflevector <{2 * n} x i32> %p{i}, <{2 * n} x i32> poison, <{n} x i32> <{odd}>",
+                  f"  %p{i}.s = add {vec} %p{i}.e, %p{i}.o",
+                  f"  %acc{i}.n = add {vec} %acc{i}, %p{i}.s"]
+    lines += ["  %kk.next = add i64 %kk, 2",
+              f"  %kk.more = icmp ult i64 %kk.next, {k}",
+              "  br i1 %kk.more, label %kloop, label %finish",
+              "finish:"]
+    return "\n".join(lines + _integer_finish(m, n, types, operands, "i32", False)) + "\n"
+
+
+def _renamed(lines, suffix, kk):
+    """lines with every value they define renamed %v -> %v.<suffix>, and %kk -> kk (one
+    step of a loop body emitted twice)."""
+    defined = {m.group(1) for line in lines for m in [re.match(r"\s*(%[\w.]+) = ", line)] if m}
+    def rename(m):
+        name = m.group(0)
+        if name == "%kk":
+            return kk
+        return f"{name}.{suffix}" if name in defined else name
+    return [re.sub(r"%[\w.]+", rename, line) for line in lines]

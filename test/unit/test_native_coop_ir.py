@@ -181,3 +181,34 @@ def test_mul_add_reads_operands_by_columns(m, n, k, a_columns, b_columns, elem, 
     finally:
         engine.close()
     assert_same_bits(r, reference(a, b, c, operands, np.dtype(acc)))
+
+
+@pytest.mark.parametrize("ta,tb,operands", [(np.int8, np.int8, 0b01111), (np.uint8, np.uint8, 0b01000),
+                                            (np.int8, np.uint8, 0b01101), (np.uint8, np.int8, 0b01110)])
+@pytest.mark.parametrize("fill", ["random", "extremes"])
+def test_eight_bit_operands_are_summed_two_steps_at_a_time(ta, tb, operands, fill):
+    """8-bit a and b, sums modulo 2^32: two k steps per instruction (adjacent products
+    summed in pairs, pmaddwd / vpdpwssd). The same bits as the interpreter's step-by-step
+    sums, at the extremes too (-128 * -128 and 255 * 255 pairs)."""
+    rng = np.random.default_rng(11)
+    m, n, k = 8, 16, 32
+
+    def draw(shape, t):
+        info = np.iinfo(t)
+        if fill == "extremes":
+            return rng.choice(np.array([info.min, info.max], t), size=shape)
+        return rng.integers(info.min, info.max, size=shape, endpoint=True, dtype=t)
+    a, b, c = draw((m, k), ta), draw((k, n), tb), draw((m, n), np.int32)
+    types = tuple(LLVM_NAMES[np.dtype(x)] for x in (ta, tb, np.int32, np.int32))
+    assert "%bw = shufflevector" in coop_ir.mul_add_ir("mad", m, n, k, types, operands)
+    assert_same_bits(native_mul_add(a, b, c, operands, np.int32), reference(a, b, c, operands, np.int32))
+
+
+def test_pairs_are_not_used_where_the_order_or_the_width_matters():
+    # Saturating sums, 16-bit operands, an odd k, b gathered by columns: one step at a time.
+    for types, operands, k, columns in ((("i8", "i8", "i32", "i32"), 0b11111, 32, (False, False)),
+                                        (("i16", "i16", "i32", "i32"), 0b00111, 32, (False, False)),
+                                        (("i8", "i8", "i32", "i32"), 0b01111, 7, (False, False)),
+                                        (("i8", "i8", "i32", "i32"), 0b01111, 32, (False, True))):
+        text = coop_ir.mul_add_ir("mad", 8, 16, k, types, operands, strided=columns[1], columns=columns)
+        assert "%bw = shufflevector" not in text
