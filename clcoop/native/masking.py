@@ -212,6 +212,8 @@ class MaskingMixin:
             raise Unsupported("an access through a pointer of unknown origin under a branch that may "
                               "differ between the lanes of a subgroup")
         slot = len(self.mg.global_index) + base[1] if base[0] == "arg" else self._global_slot(base[1])
+        if self._consecutive(pointer, t):
+            return self._masked_vector_access(ins, ops, pointer, t, esz, slot)
         self.mg.out.scratch_bytes = max(self.mg.out.scratch_bytes, esz)
         self.mg.builtin_defs.setdefault("__chk_cold", CHECK_COLD_IR)
         site = self.site(ins, "write" if store else "read", esz)
@@ -242,10 +244,65 @@ class MaskingMixin:
             else:
                 self.lines.append(f"  {quote(f'{ins.name}.l{j}')} = load {t}, ptr {n}.a{j}, align 1")
 
+    def _masked_vector_access(self, ins, ops, pointer, t, esz, slot):
+        """A masked load or store whose lanes are consecutive elements: one check of the
+        span from the first to the last lane that took the side, one masked vector access
+        (masked-off lanes touch no memory and read 0)."""
+        S, store = self.S, ins.opcode == "store"
+        vec, it = f"<{S} x {t}>", f"i{S}"
+        self.mg.out.scratch_bytes = max(self.mg.out.scratch_bytes, S * esz)
+        self.mg.builtin_defs.setdefault("__chk_cold", CHECK_COLD_IR)
+        site = self.site(ins, "write" if store else "read", esz)
+        kind = FAULT_WRITE if store else FAULT_READ
+        n = self.fresh("mv")
+        prev = "poison"
+        for j in range(S):
+            self.lines.append(f"  {n}.k{j} = insertelement <{S} x i1> {prev}, i1 {self.masked_preds[j]}, i64 {j}")
+            prev = f"{n}.k{j}"
+        mask = prev
+        widen = (lambda v, out: f"  {out} = add i64 {v}, 0") if S == 64 else \
+            (lambda v, out: f"  {out} = zext {it} {v} to i64")
+        pty = str(pointer.type)
+        p0 = self.lane(pointer, 0)
+        self.lines += [f"  {n}.bits = bitcast <{S} x i1> {mask} to {it}",
+                       # At least one lane took the side (else the copy does not run).
+                       f"  {n}.ft = call {it} @llvm.cttz.{it}({it} {n}.bits, i1 true)",
+                       f"  {n}.lt = call {it} @llvm.ctlz.{it}({it} {n}.bits, i1 true)",
+                       widen(f"{n}.ft", f"{n}.first"), widen(f"{n}.lt", f"{n}.lead"),
+                       f"  {n}.end = sub i64 {S}, {n}.lead",
+                       f"  {n}.cnt = sub i64 {n}.end, {n}.first",
+                       f"  {n}.bytes = mul i64 {n}.cnt, {esz}",
+                       f"  {n}.off = mul i64 {n}.first, {esz}",
+                       f"  {n}.p0 = getelementptr i8, ptr {p0}, i64 0" if pty == "ptr" else
+                       f"  {n}.p0 = addrspacecast {pty} {p0} to ptr",
+                       f"  {n}.lo = getelementptr i8, ptr {n}.p0, i64 {n}.off",
+                       f"  {n}.c = call ptr @__clcoop_chk_cold(ptr %__ctx, ptr {n}.lo, i64 {n}.bytes, i64 {esz}, "
+                       f"i32 {site}, i32 {kind}, i64 {slot}, i1 {'true' if store else 'false'})",
+                       f"  {n}.neg = sub i64 0, {n}.off",
+                       f"  {n}.base = getelementptr i8, ptr {n}.c, i64 {n}.neg"]
+        suffix = f"v{S}{_type_suffix(t)}"
+        if store:
+            prev = "poison"
+            for j in range(S):
+                self.lines.append(f"  {n}.v{j} = insertelement {vec} {prev}, {t} {self.lane(ops[0], j)}, i64 {j}")
+                prev = f"{n}.v{j}"
+            self.lines.append(f"  call void @llvm.masked.store.{suffix}.p0({vec} {prev}, ptr align {esz} "
+                              f"{n}.base, <{S} x i1> {mask})")
+            return
+        self.lines.append(f"  {n}.ld = call {vec} @llvm.masked.load.{suffix}.p0(ptr align {esz} {n}.base, "
+                          f"<{S} x i1> {mask}, {vec} zeroinitializer)")
+        for j in range(S):
+            self.lines.append(f"  {quote(f'{ins.name}.l{j}')} = extractelement {vec} {n}.ld, i64 {j}")
+
     def _needs_mask(self, ins, ops):
         if ins.opcode == "load":
             return self._operand_varying(ops[0], self.varying)
         return ins.opcode == "store" and any(self._operand_varying(o, self.varying) for o in ops[:2])
+
+
+def _type_suffix(t):
+    """An intrinsic's name part for the scalar type t (i32, f32, ...)."""
+    return {"half": "f16", "float": "f32", "double": "f64", "bfloat": "bf16"}.get(t, t)
 
 
 def _phi_incoming(ins):

@@ -230,7 +230,8 @@ class _SubgroupGen(MaskingMixin, _FunctionGen):
         """The lane dependence of a value, under the launch conditions of the fast path
         (local size 0 and global offset 0 multiples of S, S a power of two, so a subgroup's
         lanes share every id but the lowest bits of dimension 0):
-        'S' the subgroup size, 'u' uniform, 'al' a multiple of S plus the lane, 'v' other.
+        'S' the subgroup size, 'u' uniform, 'al' a multiple of S plus the lane, 'ao' lane
+        0's value plus the lane (_lane_offset), 'v' other.
         None: not known yet (operands not visited)."""
         ops = list(ins.operands)
         op = ins.opcode
@@ -261,6 +262,11 @@ class _SubgroupGen(MaskingMixin, _FunctionGen):
             bits = re.fullmatch(r"i(\d+)", str(ins.type))
             if known == ["al"]:
                 return "al" if bits and (1 << int(bits.group(1)) - 1) >= self.S else "v"
+            if known == ["ao"]:
+                # x_j = x_0 + j without wrapping (_lane_offset): sext keeps it, and zext
+                # when no lane is negative (nneg); a trunc may wrap.
+                text = clean_ir(str(ins))
+                return "ao" if op == "sext" or op == "zext" and " nneg " in text else "v"
             return known[0] if known else None
         if op == "getelementptr":
             return self._pointer_kind(ins, kinds_in)
@@ -268,6 +274,8 @@ class _SubgroupGen(MaskingMixin, _FunctionGen):
             return "u"
         if op == "lshr" and kinds_in[0] == "al" and re.fullmatch(rf"i\d+ {self.S.bit_length() - 1}", str(ops[1]).strip()):
             return "u"
+        if op in ("add", "sub") and self._lane_offset(ins, op, kinds_in):
+            return "ao"
         if op == "and" and kinds_in[0] == "al" and self._low_bits_set(ops[1]):
             # (multiple of S + lane) & m, m's low bits all ones: (multiple of S) & m + lane
             # (clang's -O2 index of a[i - 1] is `and i64 gid, 2147483647`).
@@ -279,6 +287,17 @@ class _SubgroupGen(MaskingMixin, _FunctionGen):
         if any(k not in ("u", "S") for k in known):
             return "v"
         return "u" if known or not ops else None
+
+    @staticmethod
+    def _lane_offset(ins, op, kinds_in):
+        """Whether ins is (lane 0's value + j) plus or minus a uniform value, without
+        wrapping (nsw or nuw: a wrapped lane would be poison): kind 'ao', lane j's value
+        lane 0's plus j, though lane 0's is no multiple of S."""
+        lane, uniform = ("al", "ao"), ("u", "S")
+        if len(kinds_in) != 2 or not re.match(r"\s*%\S+ = (?:add|sub)(?: nuw| nsw)+ ", clean_ir(str(ins))):
+            return False
+        a, b = kinds_in
+        return a in lane and b in uniform or op == "add" and a in uniform and b in lane
 
     def _low_bits_set(self, o):
         """Whether the constant o has its log2(S) low bits all set."""
@@ -295,7 +314,7 @@ class _SubgroupGen(MaskingMixin, _FunctionGen):
         rest = kinds_in[1:]
         if kinds_in[0].startswith("pal") and all(k in ("u", "S") for k in rest):
             return kinds_in[0]
-        if kinds_in[0] in ("u", "S") and rest == ["al"]:
+        if kinds_in[0] in ("u", "S") and rest in (["al"], ["ao"]):
             m = re.search(r"getelementptr (?:(?:inbounds|nuw|nusw) )*(.+?), ptr", clean_ir(str(ins)))
             t = self.ty(m.group(1)) if m else None
             if t is not None and t.kind in ("int", "float"):
@@ -339,15 +358,19 @@ class _SubgroupGen(MaskingMixin, _FunctionGen):
             value_type = str(ins.type) if ins.opcode == "load" else str(ops[0].type)
             if self._consecutive(pointer, value_type):
                 return self._vector_access(ins, ops, pointer, value_type)
-        if (kind == "al" or kind.startswith("pal")) and ins.opcode != "phi":
+        if (kind in ("al", "ao") or kind.startswith("pal")) and ins.opcode != "phi":
             # Lane j = lane 0 + j (times the element size for pointers), exactly
-            # (_kind): LLVM sees consecutive lanes.
+            # (_kind): LLVM sees consecutive lanes. Lane 0's value without the flags that
+            # make it poison where lane 0 itself would be (a masked-off lane's i - lo < 0
+            # under `zext nneg`, `getelementptr inbounds nuw`): the other lanes follow it.
+            at = len(self.lines)
             self._per_lane(ins, label, ops, [0])
+            self.lines[at:] = [_without_poison_flags(line) for line in self.lines[at:]]
             t = str(ins.type)
             for j in range(1, self.S):
                 lane = quote(f"{ins.name}.l{j}")
                 first = quote(f"{ins.name}.l0")
-                if kind == "al":
+                if kind in ("al", "ao"):
                     self.lines.append(f"  {lane} = add {t} {first}, {j}")
                 else:
                     self.lines.append(f"  {lane} = getelementptr i8, {t} {first}, i64 {j * int(kind[4:])}")
@@ -641,6 +664,13 @@ class _SubgroupGen(MaskingMixin, _FunctionGen):
         return name
 
 
+def _without_poison_flags(line):
+    """An instruction without nsw/nuw/nneg/inbounds/nusw: defined where they would make it
+    poison; a non-negative zext as the sext it equals where defined."""
+    line = re.sub(r"= zext nneg ", "= sext ", line)
+    return re.sub(r" (?:nsw|nuw|nneg|inbounds|nusw)(?= )", "", line)
+
+
 def _instruction_name(o):
     return o.name if o.value_kind.name == "instruction" else None
 
@@ -653,6 +683,8 @@ def _join(a, b):
         return a
     if a in ("u", "S") and b in ("u", "S"):
         return "u"
+    if {a, b} == {"al", "ao"}:
+        return "ao"          # both: lane j's value is lane 0's plus j
     return "v"
 
 

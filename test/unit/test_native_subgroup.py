@@ -463,3 +463,48 @@ def test_masked_indices_read_the_lanes_own_elements(mask):
     prog.k((n,), (64,), a, c)
     assert nat.fast_launches.get("k") == 1
     assert c.tobytes() == a[np.arange(n) & mask].tobytes()
+
+
+WINDOW = """
+__kernel void k(__global const float *a, __global float *c, __global float *d, int lo, int hi) {
+    int i = get_global_id(0);
+    float v = -1.0f;
+    if (i >= lo && i < hi) {
+        c[i - lo] = a[i];          // out of bounds of c for every lane outside [lo, hi)
+        v = a[i - lo];
+    }
+    d[i] = v;
+}
+"""
+
+
+@pytest.mark.parametrize("lo,hi", [(5, 11), (0, 1), (15, 16), (3, 19), (31, 47)])
+def test_masked_consecutive_accesses_check_only_the_lanes_that_take_the_side(lo, hi):
+    """A masked side's consecutive load and store are one masked vector access, checked
+    from the first to the last lane that took the side: the lanes outside the window
+    would be out of bounds of c, and nothing faults or runs again. Against NumPy."""
+    prog, nat = native(WINDOW)
+    assert nat.execution_mode("k") == "subgroup"
+    text = _fast_function(nat, "k")
+    assert "@llvm.masked.store." in text and "@llvm.masked.load." in text
+    n = 64
+    a = np.arange(n, dtype=np.float32) + 0.5
+    c = np.full(hi - lo, 9.0, np.float32)
+    d = np.zeros(n, np.float32)
+    prog.k((n,), (32,), a, c, d, np.int32(lo), np.int32(hi))
+    assert nat.fast_launches.get("k") == 1 and not nat.fast_reruns
+    assert c.tobytes() == a[lo:hi].tobytes()
+    want = np.full(n, -1.0, np.float32)
+    want[lo:hi] = a[0:hi - lo]
+    assert d.tobytes() == want.tobytes()
+
+
+def test_a_masked_vector_access_out_of_bounds_for_a_lane_that_takes_the_side_faults_as_before():
+    messages = []
+    for prog in (native(WINDOW)[0], clcoop.Program(WINDOW).build()):
+        c = np.full(4, 9.0, np.float32)       # the window is 6 wide: its last two lanes overrun c
+        with pytest.raises(clcoop.RuntimeFault) as info:
+            prog.k((64,), (32,), np.ones(64, np.float32), c, np.zeros(64, np.float32), np.int32(5), np.int32(11))
+        assert (c == 9.0).all()
+        messages.append(work_item_line(str(info.value)))
+    assert messages[0] == messages[1] != []
