@@ -11,12 +11,12 @@ from clcoop.native import local_memory, runtime
 REDUCTION = """
 __kernel void k(__global const float *a, __global const float *b, __global float *c) {
     __local float tmp[256];
-    int l = get_local_id(0);
+    int l = get_local_id(0), n = get_local_size(0);
     tmp[l] = a[get_global_id(0)] * b[get_global_id(0)];
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int s = 128; s > 0; s >>= 1) {
+    work_group_barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = n / 2; s > 0; s >>= 1) {      // the trip count is the launch's: a real loop
         if (l < s) tmp[l] += tmp[l + s];
-        barrier(CLK_LOCAL_MEM_FENCE);
+        work_group_barrier(CLK_LOCAL_MEM_FENCE);
     }
     if (l == 0) c[get_group_id(0)] = tmp[0];
 }"""
@@ -52,17 +52,18 @@ class Recorder:
         monkeypatch.setattr(runtime, "_run_driver", spy)
 
 
-def test_barrier_kernel_takes_the_fast_path(monkeypatch):
+@pytest.mark.parametrize("group", [256, 128, 64])
+def test_barrier_kernel_takes_the_fast_path(group, monkeypatch):
     prog, nat = native(REDUCTION)
     assert nat.execution_mode("k") == "subgroup", nat.native.plans["k"].subgroup_reason
     rng = np.random.default_rng(1)
-    n = 256 * 64
+    n = group * 64
     a, b = (rng.standard_normal(n).astype(np.float32) for _ in range(2))
-    c = np.zeros(n // 256, np.float32)
+    c = np.zeros(n // group, np.float32)
     seen = Recorder(monkeypatch)
-    prog.k((n,), (256,), a, b, c)
+    prog.k((n,), (group,), a, b, c)
     assert nat.fast_launches == {"k": 1} and not nat.fast_reruns
-    assert c.tobytes() == tree_sums(a, b, 256).tobytes()
+    assert c.tobytes() == tree_sums(a, b, group).tobytes()
     # Both threads ran, each with its own copy of tmp.
     states = seen.launches[0]
     assert len(states) == 2
