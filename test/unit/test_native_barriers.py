@@ -223,3 +223,47 @@ def test_a_shape_the_rewrite_does_not_take_keeps_one_thread(monkeypatch):
         prog.k((4 * 8,), (4,), out, np.int32(c))
         assert (out == want).all()
     assert [len(states) for states in seen.launches] == [1, 1]
+
+
+STAGED_GEMM = """
+#pragma OPENCL EXTENSION cl_khr_cooperative_matrix : enable
+typedef float mat_a __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 8, 16, CLK_COOPERATIVE_MATRIX_A)));
+typedef float mat_b __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 16, 16, CLK_COOPERATIVE_MATRIX_B)));
+typedef float mat_c __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 8, 16, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
+
+// A work-group of two subgroups (32 work-items) per band of 8 rows of C: the band's 8 x 16
+// block of A is staged in __local memory by all 32 work-items, then each subgroup
+// multiplies it into its own 16 columns of C.
+__kernel void k(__global const float *A, __global const float *B, __global float *C, int K, int N) {
+    __local float tile[8 * 16];
+    const int l = get_local_id(0);
+    const size_t band = get_group_id(0), col = get_sub_group_id() * 16;
+    mat_c acc = coop_mat_init(0.0f);
+    for (int k = 0; k < K; k += 16) {
+        for (int q = 0; q < 4; q++) {
+            int e = q * 32 + l;
+            tile[e] = A[(band * 8 + e / 16) * K + k + e % 16];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        mat_a a = coop_mat_load(tile, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)16);
+        mat_b b = coop_mat_load(B + (size_t)k * N + col, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)N);
+        acc = coop_mat_mulAdd(a, b, acc);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    coop_mat_store(C + band * 8 * N + col, acc, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)N);
+}"""
+
+
+def test_matrices_from_local_memory_between_barriers_on_the_fast_path(monkeypatch):
+    prog, nat = native(STAGED_GEMM)
+    assert nat.execution_mode("k") == "subgroup", nat.native.plans["k"].subgroup_reason
+    rng = np.random.default_rng(5)
+    M, N, K = 8 * 24, 32, 64
+    A = rng.integers(-8, 8, (M, K)).astype(np.float32)      # exact sums in float32
+    B = rng.integers(-8, 8, (K, N)).astype(np.float32)
+    C = np.zeros((M, N), np.float32)
+    seen = Recorder(monkeypatch)
+    prog.k((32 * (M // 8),), (32,), A, B, C, np.int32(K), np.int32(N), subgroup_size=16)
+    assert nat.fast_launches == {"k": 1} and not nat.fast_reruns
+    assert len(seen.launches[-1]) == 2
+    np.testing.assert_array_equal(C, A @ B)
