@@ -577,6 +577,30 @@ def bench_native(quick, repetitions):
 
 TILE_M, TILE_N, TILE_K = 8, 16, 16
 
+
+def row_copy_loop(label, entry, exit, rows, width, matrix, row0, col0, tile, into_tile):
+    """IR of the loop block `label` (entered from `entry`, leaving to `exit`) that copies
+    `rows` rows of `width` floats between the n x n row-major `matrix`, from row `row0` and
+    column `col0` on, and the contiguous `tile` (`into_tile`: matrix to tile)."""
+    r = f"%{label}.r"
+    element = f"%{label}.element"
+    row = f"%{label}.row"
+    source, destination = (element, row) if into_tile else (row, element)
+    return f"""{label}:
+  {r} = phi i64 [ 0, %{entry} ], [ {r}.next, %{label} ]
+  {r}.abs = add i64 {row0}, {r}
+  {r}.start = mul i64 {r}.abs, %n
+  {r}.offset = add i64 {r}.start, {col0}
+  {element} = getelementptr float, ptr {matrix}, i64 {r}.offset
+  {r}.tile_offset = mul i64 {r}, {width}
+  {row} = getelementptr float, ptr {tile}, i64 {r}.tile_offset
+  call void @llvm.memcpy.p0.p0.i64(ptr {destination}, ptr {source}, i64 {width * 4}, i1 false)
+  {r}.next = add i64 {r}, 1
+  {r}.more = icmp ult i64 {r}.next, {rows}
+  br i1 {r}.more, label %{label}, label %{exit}
+"""
+
+
 # A row-major n x n x n f32 GEMM made of the native mul-add routine on 8 x 16 x 16 tiles
 # (clcoop/native/coop_ir.py), as a subgroup of examples/gemm_f32.cl steps through K: copy
 # the A and B tiles, acc = a * b + acc, store the C tile. Tiles [t0, t1) per call.
@@ -596,62 +620,23 @@ tile:
 tile.body:
   %ti = udiv i64 %t, %ntn
   %tj = urem i64 %t, %ntn
+  ; the tile of C: rows ti*8.., columns tj*16..
+  %crow = mul i64 %ti, {TILE_M}
+  %ccol = mul i64 %tj, {TILE_N}
   call void @llvm.memset.p0.i64(ptr %acc0, i8 0, i64 {TILE_M * TILE_N * 4}, i1 false)
   br label %ks
 ks:
   %k = phi i64 [ 0, %tile.body ], [ %kn, %mm ]
   %kmore = icmp ult i64 %k, %n
-  br i1 %kmore, label %ks.body, label %tile.store
-ks.body:
-  ; a tile rows ti*8.., cols k..k+16 ; b tile rows k.., cols tj*16..
-  br label %la
-la:
-  %r = phi i64 [ 0, %ks.body ], [ %rn, %la ]
-  %ar = mul i64 %ti, {TILE_M}
-  %arow = add i64 %ar, %r
-  %aoff0 = mul i64 %arow, %n
-  %aoff = add i64 %aoff0, %k
-  %asrc = getelementptr float, ptr %A, i64 %aoff
-  %adoff = mul i64 %r, {TILE_K}
-  %adst = getelementptr float, ptr %at, i64 %adoff
-  call void @llvm.memcpy.p0.p0.i64(ptr %adst, ptr %asrc, i64 {TILE_K * 4}, i1 false)
-  %rn = add i64 %r, 1
-  %rm = icmp ult i64 %rn, {TILE_M}
-  br i1 %rm, label %la, label %lb
-lb:
-  %q = phi i64 [ 0, %la ], [ %qn, %lb ]
-  %brow = add i64 %k, %q
-  %boff0 = mul i64 %brow, %n
-  %bc = mul i64 %tj, {TILE_N}
-  %boff = add i64 %boff0, %bc
-  %bsrc = getelementptr float, ptr %B, i64 %boff
-  %bdoff = mul i64 %q, {TILE_N}
-  %bdst = getelementptr float, ptr %bt, i64 %bdoff
-  call void @llvm.memcpy.p0.p0.i64(ptr %bdst, ptr %bsrc, i64 {TILE_N * 4}, i1 false)
-  %qn = add i64 %q, 1
-  %qm = icmp ult i64 %qn, {TILE_K}
-  br i1 %qm, label %lb, label %mm
+  br i1 %kmore, label %la, label %st
+{row_copy_loop("la", "ks", "lb", TILE_M, TILE_K, "%A", "%crow", "%k", "%at", True)}\
+{row_copy_loop("lb", "la", "mm", TILE_K, TILE_N, "%B", "%k", "%ccol", "%bt", True)}\
 mm:
   call void @mad(ptr %at, ptr %bt, ptr %acc0, ptr %acc1)
   call void @llvm.memcpy.p0.p0.i64(ptr %acc0, ptr %acc1, i64 {TILE_M * TILE_N * 4}, i1 false)
   %kn = add i64 %k, {TILE_K}
   br label %ks
-tile.store:
-  br label %st
-st:
-  %s = phi i64 [ 0, %tile.store ], [ %sn, %st ]
-  %cr = mul i64 %ti, {TILE_M}
-  %crow = add i64 %cr, %s
-  %coff0 = mul i64 %crow, %n
-  %cc = mul i64 %tj, {TILE_N}
-  %coff = add i64 %coff0, %cc
-  %cdst = getelementptr float, ptr %C, i64 %coff
-  %csoff = mul i64 %s, {TILE_N}
-  %csrc = getelementptr float, ptr %acc0, i64 %csoff
-  call void @llvm.memcpy.p0.p0.i64(ptr %cdst, ptr %csrc, i64 {TILE_N * 4}, i1 false)
-  %sn = add i64 %s, 1
-  %sm = icmp ult i64 %sn, {TILE_M}
-  br i1 %sm, label %st, label %tile.end
+{row_copy_loop("st", "ks", "tile.end", TILE_M, TILE_N, "%C", "%crow", "%ccol", "%acc0", False)}\
 tile.end:
   %tn = add i64 %t, 1
   br label %tile
