@@ -543,8 +543,12 @@ def bench_native(quick, repetitions):
             return lambda: prog.k(n, 256, a, b, out)
         functions = {"native": runner(native, outs["native"]),
                      "interpreter": runner(interp, outs["interpreter"])}
+        pocl_error = None
         if pocl and "queue" in pocl:
-            functions.update(pocl_plain_runners(pocl, source, n, a, b, outs["pocl"]))
+            try:
+                functions.update(pocl_plain_runners(pocl, source, n, a, b, outs["pocl"]))
+            except Exception as error:   # PoCL refuses this kernel: report it, measure the rest
+                pocl_error = str(error).strip().splitlines()[0] if str(error).strip() else repr(error)
         timings = time_interleaved(functions, repetitions)
         same = bool(np.array_equal(outs["native"].view(np.uint32), outs["interpreter"].view(np.uint32)))
         run = {"kernel": name, "n": n, "native": timings["native"], "interpreter": timings["interpreter"],
@@ -557,6 +561,9 @@ def bench_native(quick, repetitions):
                 f"interp {timings['interpreter']['median'] * 1e3:9.1f} ms  "
                 f"{run['speedup']:6.1f}x  compile {run['compile_seconds'] * 1e3:.0f} ms  same={same}  "
                 f"path={run['mode']}")
+        if pocl_error:
+            run["pocl"] = {"error": pocl_error}
+            line += f"\n  {'':34s} PoCL failed: {pocl_error}"
         if "pocl_device" in timings:
             run["pocl"] = pocl_plain_figures(timings, outs["pocl"], outs["native"])
             line += (f"\n  {'':34s} PoCL round trip {run['pocl']['round_trip']['median'] * 1e3:.2f} ms, "
@@ -829,6 +836,8 @@ def native_pocl_row(run, native):
     head = (f"| native engine vs PoCL, {run['kernel']} | {run['n']} work-items | "
             f"{ms(run['native'])} ms ({native['threads']} cores) | ")
     figures = run.get("pocl")
+    if figures and "error" in figures:
+        return head + f"PoCL failed | - | {figures['error']} |"
     if figures:
         return head + (f"PoCL round trip {ms(figures['round_trip'])} ms, device-only "
                        f"{ms(figures['device'])} ms | {figures['ratio_round_trip']:.2f}x of the round "
@@ -903,7 +912,7 @@ def plot_native(axes, native):
     positions = np.arange(len(runs))
     interp = [r["interpreter"]["median"] * 1e3 for r in runs]
     engine = [r["native"]["median"] * 1e3 for r in runs]
-    pocl = [r["pocl"]["round_trip"]["median"] * 1e3 for r in runs if r.get("pocl")]
+    pocl = [r["pocl"]["round_trip"]["median"] * 1e3 for r in runs if "round_trip" in r.get("pocl", {})]
     if len(pocl) != len(runs):
         pocl = []
     width = 0.27 if pocl else 0.38

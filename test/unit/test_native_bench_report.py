@@ -90,6 +90,15 @@ def test_native_row_with_pyopencl_but_no_device_gives_the_reason():
     assert "| PoCL unavailable | - | no OpenCL CPU device |" in pocl_row(bench.markdown_table(results))
 
 
+def test_native_row_of_a_kernel_pocl_failed_to_build_gives_the_error():
+    bench = load_bench()
+    results = results_with_native(None)
+    results["native"]["pocl"] = {"device": "Portable Computing Language / pthread-cpu"}
+    results["native"]["runs"][0]["pocl"] = {"error": "clBuildProgram failed: BUILD_PROGRAM_FAILURE"}
+    row = pocl_row(bench.markdown_table(results))
+    assert "| PoCL failed | - | clBuildProgram failed: BUILD_PROGRAM_FAILURE |" in row
+
+
 def test_plain_pocl_is_none_when_pyopencl_is_not_importable(monkeypatch):
     bench = load_bench()
     monkeypatch.setitem(sys.modules, "pyopencl", None)    # makes `import pyopencl` fail
@@ -131,3 +140,7 @@ def test_native_plot_adds_pocl_bars_only_when_every_kernel_has_them():
     axes = RecordingAxes()
     bench.plot_native(axes, native)
     assert axes.bars[-1] == ("PoCL (round trip)", [2.0])
+    native["runs"][0]["pocl"] = {"error": "clBuildProgram failed"}
+    axes = RecordingAxes()
+    bench.plot_native(axes, native)
+    assert len(axes.bars) == 2
