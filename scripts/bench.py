@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Benchmarks: the interpreter's GEMMs against NumPy (and PoCL when
-pyopencl is installed), clcoop's compile latency and throughput against clang-22, and the
+pyopencl is installed), the native engine against the interpreter, NumPy and PoCL, clcoop's compile latency and throughput against clang-22, and the
 interpreter's peak memory.
 
     python3 scripts/bench.py            # full run (a few minutes on 2 cores)
     python3 scripts/bench.py --quick    # smoke run: small sizes, 3 repetitions, writes nothing
+    python3 scripts/bench.py --native-only [--quick]   # only the native engine's rows
 
 Every timing is the median of the repetitions with min and max; ratios are taken
 between figures measured in the same run, interleaved, so that a noisy machine hurts
@@ -180,23 +181,40 @@ __kernel void gemm_naive(__global const float *A, __global const float *B, __glo
 """
 
 
-def bench_pocl(sizes, repetitions, rng):
-    """PoCL's tiled and naive kernels through pyopencl; None when not installed."""
+def pocl_queue():
+    """(pyopencl, context, queue) on the first OpenCL CPU device (PoCL on this machine);
+    None when pyopencl is not importable. Raises when there is no CPU device."""
     try:
         import pyopencl as cl
     except ImportError:
-        print("  PoCL: not installed (pyopencl is not importable)")
         return None
+    devices = [device for platform in cl.get_platforms()
+               for device in platform.get_devices(device_type=cl.device_type.CPU)]
+    if not devices:
+        raise RuntimeError("no OpenCL CPU device")
+    context = cl.Context(devices[:1])
+    return cl, context, cl.CommandQueue(context)
+
+
+def pocl_device_name(context):
+    device = context.devices[0]
+    return f"{device.platform.name} / {device.name}"
+
+
+def bench_pocl(sizes, repetitions, rng):
+    """PoCL's tiled and naive kernels through pyopencl; None when not installed."""
     try:
-        context = cl.create_some_context(interactive=False)
-        queue = cl.CommandQueue(context)
+        found = pocl_queue()
+        if found is None:
+            print("  PoCL: not installed (pyopencl is not importable)")
+            return None
+        cl, context, queue = found
         program = cl.Program(context, POCL_TILED + POCL_NAIVE).build()
         kernels = {"tiled": cl.Kernel(program, "gemm_tiled"), "naive": cl.Kernel(program, "gemm_naive")}
     except Exception as error:   # no platform / no device: report, don't fail the run
         print(f"  PoCL: unavailable ({error})")
         return {"error": str(error)}
-    device = context.devices[0]
-    results = {"device": f"{device.platform.name} / {device.name}", "runs": []}
+    results = {"device": pocl_device_name(context), "runs": []}
     mf = cl.mem_flags
     for n in sizes:
         A = rng.standard_normal((n, n)).astype(np.float32)
@@ -364,7 +382,7 @@ def memory_child(n):
     A = rng.standard_normal((n, n)).astype(np.float32)
     B = rng.standard_normal((n, n)).astype(np.float32)
     C = np.zeros((n, n), np.float32)
-    kernel = clcoop.Program((EXAMPLES / "gemm_f32.cl").read_text()).build(engine=engine).gemm_f32
+    kernel = clcoop.Program((EXAMPLES / "gemm_f32.cl").read_text()).build().gemm_f32
     gsize, lsize = gemm_grid(n)
     tracemalloc.start()
     before_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -437,9 +455,65 @@ __kernel void k(__global const float *a, __global const float *b, __global float
 }
 
 
+def plain_pocl():
+    """What bench_native needs of PoCL: {"device": name, "queue": (cl, context, queue)},
+    {"error": reason} when pyopencl is importable but has no usable CPU device, or None
+    when pyopencl is not installed."""
+    try:
+        found = pocl_queue()
+    except Exception as error:   # no platform / no device: report, don't fail the run
+        return {"error": str(error)}
+    if found is None:
+        return None
+    return {"device": pocl_device_name(found[1]), "queue": found}
+
+
+def pocl_plain_runners(pocl, source, n, a, b, out):
+    """Two closures running the plain kernel `source` on PoCL over n work-items in groups
+    of 256, as the native engine runs it: "device" (buffers already on the device: enqueue
+    and finish) and "round_trip" (a and b copied in, the run, `out` copied back: what a
+    clcoop call does with host arrays)."""
+    cl, context, queue = pocl["queue"]
+    # One cl.Kernel for every launch: program.k builds a new one each time (and warns).
+    kernel = cl.Kernel(cl.Program(context, source).build(), "k")
+    mf = cl.mem_flags
+    a_buf = cl.Buffer(context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=a)
+    b_buf = cl.Buffer(context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=b)
+    # Initialised like the native engine's output (zeros), which the reduction only
+    # partly writes, so that the whole arrays compare.
+    c_buf = cl.Buffer(context, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=out)
+
+    def device():
+        kernel(queue, (n,), (256,), a_buf, b_buf, c_buf)
+        queue.finish()
+
+    def round_trip():
+        cl.enqueue_copy(queue, a_buf, a)
+        cl.enqueue_copy(queue, b_buf, b)
+        kernel(queue, (n,), (256,), a_buf, b_buf, c_buf)
+        cl.enqueue_copy(queue, out, c_buf)
+        queue.finish()
+    # In this order, in each interleaved round: the round trip, coming after the other
+    # engines' turns, pays the wake-up of PoCL's idle worker threads (about 1 ms measured)
+    # as a call from Python would; device-only then finds them awake (PoCL's best case).
+    return {"pocl_round_trip": round_trip, "pocl_device": device}
+
+
+def pocl_plain_figures(timings, pocl_out, native_out):
+    """The PoCL entry of a plain-kernel run: its two timings, native / PoCL for each, and
+    whether PoCL's output matches the native engine's (a tolerance: another compiler may
+    contract or reorder floating-point operations differently)."""
+    native = timings["native"]["median"]
+    return {"round_trip": timings["pocl_round_trip"], "device": timings["pocl_device"],
+            "ratio_round_trip": native / timings["pocl_round_trip"]["median"],
+            "ratio_device": native / timings["pocl_device"]["median"],
+            "match": bool(np.allclose(pocl_out, native_out, rtol=1e-4, atol=1e-5))}
+
+
 def bench_native(quick, repetitions):
     """Plain kernels: the native engine (both cores) against the interpreter, results
-    compared bit for bit; the engine's compile time (codegen + LLVM -O3 + MCJIT)."""
+    compared bit for bit, and against PoCL when pyopencl finds a CPU device; the engine's
+    compile time (codegen + LLVM -O3 + MCJIT)."""
     sys.path.insert(0, str(ROOT))
     import clcoop
     sizes = {"vector add": 1 << 20, "stencil (5-point 1D)": 1 << 20,
@@ -447,6 +521,13 @@ def bench_native(quick, repetitions):
     rng = np.random.default_rng(16)
     runs = []
     load_at_start = os.getloadavg()
+    pocl = plain_pocl()
+    if pocl is None:
+        print("  PoCL: not installed (pyopencl is not importable)")
+    elif "error" in pocl:
+        print(f"  PoCL: unavailable ({pocl['error']})")
+    else:
+        print(f"  PoCL: {pocl['device']}")
     for name, source in NATIVE_SOURCES.items():
         n = sizes[name] // (16 if quick else 1)
         a = rng.standard_normal(n).astype(np.float32)
@@ -455,12 +536,20 @@ def bench_native(quick, repetitions):
         native = clcoop.Program(source).build(engine="native")
         build = time.perf_counter() - t0
         interp = clcoop.Program(source).build()
-        outs = {"native": np.zeros(n, np.float32), "interpreter": np.zeros(n, np.float32)}
+        outs = {"native": np.zeros(n, np.float32), "interpreter": np.zeros(n, np.float32),
+                "pocl": np.zeros(n, np.float32)}
 
         def runner(prog, out):
             return lambda: prog.k(n, 256, a, b, out)
-        timings = time_interleaved({"native": runner(native, outs["native"]),
-                                    "interpreter": runner(interp, outs["interpreter"])}, repetitions)
+        functions = {"native": runner(native, outs["native"]),
+                     "interpreter": runner(interp, outs["interpreter"])}
+        pocl_error = None
+        if pocl and "queue" in pocl:
+            try:
+                functions.update(pocl_plain_runners(pocl, source, n, a, b, outs["pocl"]))
+            except Exception as error:   # PoCL refuses this kernel: report it, measure the rest
+                pocl_error = str(error).strip().splitlines()[0] if str(error).strip() else repr(error)
+        timings = time_interleaved(functions, repetitions)
         same = bool(np.array_equal(outs["native"].view(np.uint32), outs["interpreter"].view(np.uint32)))
         run = {"kernel": name, "n": n, "native": timings["native"], "interpreter": timings["interpreter"],
                "speedup": timings["interpreter"]["median"] / timings["native"]["median"],
@@ -468,21 +557,56 @@ def bench_native(quick, repetitions):
                "codegen_seconds": native._native.codegen_seconds, "build_seconds": build,
                "bit_identical": same, "engine": native.k.engine,
                "mode": native._native.execution_mode("k")}
-        print(f"  {name:34s} n={n:8d}  native {timings['native']['median'] * 1e3:8.2f} ms  "
-              f"interp {timings['interpreter']['median'] * 1e3:9.1f} ms  "
-              f"{run['speedup']:6.1f}x  compile {run['compile_seconds'] * 1e3:.0f} ms  same={same}  "
-              f"path={run['mode']}")
+        line = (f"  {name:34s} n={n:8d}  native {timings['native']['median'] * 1e3:8.2f} ms  "
+                f"interp {timings['interpreter']['median'] * 1e3:9.1f} ms  "
+                f"{run['speedup']:6.1f}x  compile {run['compile_seconds'] * 1e3:.0f} ms  same={same}  "
+                f"path={run['mode']}")
+        if pocl_error:
+            run["pocl"] = {"error": pocl_error}
+            line += f"\n  {'':34s} PoCL failed: {pocl_error}"
+        if "pocl_device" in timings:
+            run["pocl"] = pocl_plain_figures(timings, outs["pocl"], outs["native"])
+            line += (f"\n  {'':34s} PoCL round trip {run['pocl']['round_trip']['median'] * 1e3:.2f} ms, "
+                     f"device-only {run['pocl']['device']['median'] * 1e3:.2f} ms; native/PoCL "
+                     f"{run['pocl']['ratio_round_trip']:.2f}x (round trip), "
+                     f"{run['pocl']['ratio_device']:.2f}x (device-only)  match={run['pocl']['match']}")
+        print(line, flush=True)
         runs.append(run)
     print("  the native cooperative-matrix mul-add routine")
     mul_add = bench_native_mul_add(quick, repetitions)
     print("  the GEMM example on the native engine")
     gemm = bench_native_gemm(quick, repetitions)
     return {"runs": runs, "threads": os.cpu_count(), "mul_add": mul_add, "gemm": gemm,
+            "pocl": {key: value for key, value in pocl.items() if key != "queue"} if pocl else None,
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
             "load_average_at_start": load_at_start}
 
 
 TILE_M, TILE_N, TILE_K = 8, 16, 16
+
+
+def row_copy_loop(label, entry, exit, rows, width, matrix, row0, col0, tile, into_tile):
+    """IR of the loop block `label` (entered from `entry`, leaving to `exit`) that copies
+    `rows` rows of `width` floats between the n x n row-major `matrix`, from row `row0` and
+    column `col0` on, and the contiguous `tile` (`into_tile`: matrix to tile)."""
+    r = f"%{label}.r"
+    element = f"%{label}.element"
+    row = f"%{label}.row"
+    source, destination = (element, row) if into_tile else (row, element)
+    return f"""{label}:
+  {r} = phi i64 [ 0, %{entry} ], [ {r}.next, %{label} ]
+  {r}.abs = add i64 {row0}, {r}
+  {r}.start = mul i64 {r}.abs, %n
+  {r}.offset = add i64 {r}.start, {col0}
+  {element} = getelementptr float, ptr {matrix}, i64 {r}.offset
+  {r}.tile_offset = mul i64 {r}, {width}
+  {row} = getelementptr float, ptr {tile}, i64 {r}.tile_offset
+  call void @llvm.memcpy.p0.p0.i64(ptr {destination}, ptr {source}, i64 {width * 4}, i1 false)
+  {r}.next = add i64 {r}, 1
+  {r}.more = icmp ult i64 {r}.next, {rows}
+  br i1 {r}.more, label %{label}, label %{exit}
+"""
+
 
 # A row-major n x n x n f32 GEMM made of the native mul-add routine on 8 x 16 x 16 tiles
 # (clcoop/native/coop_ir.py), as a subgroup of examples/gemm_f32.cl steps through K: copy
@@ -503,62 +627,23 @@ tile:
 tile.body:
   %ti = udiv i64 %t, %ntn
   %tj = urem i64 %t, %ntn
+  ; the tile of C: rows ti*8.., columns tj*16..
+  %crow = mul i64 %ti, {TILE_M}
+  %ccol = mul i64 %tj, {TILE_N}
   call void @llvm.memset.p0.i64(ptr %acc0, i8 0, i64 {TILE_M * TILE_N * 4}, i1 false)
   br label %ks
 ks:
   %k = phi i64 [ 0, %tile.body ], [ %kn, %mm ]
   %kmore = icmp ult i64 %k, %n
-  br i1 %kmore, label %ks.body, label %tile.store
-ks.body:
-  ; a tile rows ti*8.., cols k..k+16 ; b tile rows k.., cols tj*16..
-  br label %la
-la:
-  %r = phi i64 [ 0, %ks.body ], [ %rn, %la ]
-  %ar = mul i64 %ti, {TILE_M}
-  %arow = add i64 %ar, %r
-  %aoff0 = mul i64 %arow, %n
-  %aoff = add i64 %aoff0, %k
-  %asrc = getelementptr float, ptr %A, i64 %aoff
-  %adoff = mul i64 %r, {TILE_K}
-  %adst = getelementptr float, ptr %at, i64 %adoff
-  call void @llvm.memcpy.p0.p0.i64(ptr %adst, ptr %asrc, i64 {TILE_K * 4}, i1 false)
-  %rn = add i64 %r, 1
-  %rm = icmp ult i64 %rn, {TILE_M}
-  br i1 %rm, label %la, label %lb
-lb:
-  %q = phi i64 [ 0, %la ], [ %qn, %lb ]
-  %brow = add i64 %k, %q
-  %boff0 = mul i64 %brow, %n
-  %bc = mul i64 %tj, {TILE_N}
-  %boff = add i64 %boff0, %bc
-  %bsrc = getelementptr float, ptr %B, i64 %boff
-  %bdoff = mul i64 %q, {TILE_N}
-  %bdst = getelementptr float, ptr %bt, i64 %bdoff
-  call void @llvm.memcpy.p0.p0.i64(ptr %bdst, ptr %bsrc, i64 {TILE_N * 4}, i1 false)
-  %qn = add i64 %q, 1
-  %qm = icmp ult i64 %qn, {TILE_K}
-  br i1 %qm, label %lb, label %mm
+  br i1 %kmore, label %la, label %st
+{row_copy_loop("la", "ks", "lb", TILE_M, TILE_K, "%A", "%crow", "%k", "%at", True)}\
+{row_copy_loop("lb", "la", "mm", TILE_K, TILE_N, "%B", "%k", "%ccol", "%bt", True)}\
 mm:
   call void @mad(ptr %at, ptr %bt, ptr %acc0, ptr %acc1)
   call void @llvm.memcpy.p0.p0.i64(ptr %acc0, ptr %acc1, i64 {TILE_M * TILE_N * 4}, i1 false)
   %kn = add i64 %k, {TILE_K}
   br label %ks
-tile.store:
-  br label %st
-st:
-  %s = phi i64 [ 0, %tile.store ], [ %sn, %st ]
-  %cr = mul i64 %ti, {TILE_M}
-  %crow = add i64 %cr, %s
-  %coff0 = mul i64 %crow, %n
-  %cc = mul i64 %tj, {TILE_N}
-  %coff = add i64 %coff0, %cc
-  %cdst = getelementptr float, ptr %C, i64 %coff
-  %csoff = mul i64 %s, {TILE_N}
-  %csrc = getelementptr float, ptr %acc0, i64 %csoff
-  call void @llvm.memcpy.p0.p0.i64(ptr %cdst, ptr %csrc, i64 {TILE_N * 4}, i1 false)
-  %sn = add i64 %s, 1
-  %sm = icmp ult i64 %sn, {TILE_M}
-  br i1 %sm, label %st, label %tile.end
+{row_copy_loop("st", "ks", "tile.end", TILE_M, TILE_N, "%C", "%crow", "%ccol", "%acc0", False)}\
 tile.end:
   %tn = add i64 %t, 1
   br label %tile
@@ -710,6 +795,7 @@ def markdown_table(results):
                     f"{ms(run['interpreter'])} ms | {run['speedup']:.1f}x (interpreter / native) | engine compile "
                     f"{run['compile_seconds'] * 1e3:.0f} ms (+ codegen {run['codegen_seconds'] * 1e3:.0f}"
                     f" ms), bit-identical={run['bit_identical']}, path={run.get('mode', 'work-item')} |")
+        rows.append(native_pocl_row(run, native))
     for run in (native or {}).get("gemm", []):
         kind = run.get("kind", "f32")
         rows.append(f"| GEMM {kind} native engine (examples/gemm_{kind}.cl, {run.get('mode', 'work-item')} path) "
@@ -742,6 +828,25 @@ def markdown_table(results):
               f"(the machine is shared). Times in ms: median (min-max); ratio = clcoop / "
               f"reference.")
     return header + "\n\n" + "\n".join(rows) + "\n" + footer
+
+
+def native_pocl_row(run, native):
+    """The table row of one plain kernel on the native engine against PoCL: PoCL's round
+    trip (copies in and out, as a clcoop call) and device-only times, native / PoCL."""
+    head = (f"| native engine vs PoCL, {run['kernel']} | {run['n']} work-items | "
+            f"{ms(run['native'])} ms ({native['threads']} cores) | ")
+    figures = run.get("pocl")
+    if figures and "error" in figures:
+        return head + f"PoCL failed | - | {figures['error']} |"
+    if figures:
+        return head + (f"PoCL round trip {ms(figures['round_trip'])} ms, device-only "
+                       f"{ms(figures['device'])} ms | {figures['ratio_round_trip']:.2f}x of the round "
+                       f"trip, {figures['ratio_device']:.2f}x of device-only (native / PoCL) | "
+                       f"{native['pocl']['device']}, match={figures['match']} |")
+    pocl = native.get("pocl")
+    if pocl and "error" in pocl:
+        return head + f"PoCL unavailable | - | {pocl['error']} |"
+    return head + "PoCL not installed | - | pyopencl not importable |"
 
 
 def write_markdown(results, path):
@@ -801,32 +906,44 @@ def write_plot(results, path):
 
 
 def plot_native(axes, native):
-    """Bars per plain kernel: interpreter and native engine (median), the speed-up and the
-    engine's compile time written above."""
+    """Bars per plain kernel: interpreter, native engine and (when measured) PoCL's round
+    trip (median), the speed-up and the engine's compile time written above."""
     runs = native["runs"]
     positions = np.arange(len(runs))
-    width = 0.38
     interp = [r["interpreter"]["median"] * 1e3 for r in runs]
     engine = [r["native"]["median"] * 1e3 for r in runs]
-    axes.bar(positions - width / 2, interp, width, label="interpreter")
-    axes.bar(positions + width / 2, engine, width, label=f"native engine ({native['threads']} cores)")
+    pocl = [r["pocl"]["round_trip"]["median"] * 1e3 for r in runs if "round_trip" in r.get("pocl", {})]
+    if len(pocl) != len(runs):
+        pocl = []
+    width = 0.27 if pocl else 0.38
+    axes.bar(positions - width / 2 * (2 if pocl else 1), interp, width, label="interpreter")
+    axes.bar(positions + (0 if pocl else width / 2), engine, width,
+             label=f"native engine ({native['threads']} cores)")
+    if pocl:
+        axes.bar(positions + width, pocl, width, label="PoCL (round trip)")
     for x, run, height in zip(positions, runs, interp):
         axes.annotate(f"{run['speedup']:.1f}x\ncompile {run['compile_seconds'] * 1e3:.0f} ms",
                       (x, height), textcoords="offset points", xytext=(0, 3), ha="center", fontsize=7)
     axes.set_xticks(positions)
     axes.set_xticklabels([r["kernel"].split(" (")[0] for r in runs], fontsize=8)
     axes.set_ylabel("time (ms, median)")
-    axes.set_ylim(0, max(interp + engine) * 1.25)
-    axes.set_title("plain kernels: native engine vs interpreter")
+    axes.set_ylim(0, max(interp + engine + pocl) * 1.25)
+    axes.set_title("plain kernels: native engine vs interpreter" + (" and PoCL" if pocl else ""))
     axes.grid(True, axis="y", alpha=0.3)
     axes.legend(fontsize=8, loc="upper right")
 
 
-def native_only(repetitions):
-    """Re-measure the native rows and merge them into the last full run's JSON, table and plot."""
-    results = json.loads((DOCS / "performance.json").read_text())
-    results["native"] = bench_native(False, repetitions)
-    (DOCS / "performance.json").write_text(json.dumps(results, indent=1) + "\n")
+def native_only(quick, write):
+    """Re-measure the native rows (with PoCL's plain-kernel rows) and, when `write`, merge
+    them into the last full run's JSON, table and plot."""
+    path = DOCS / "performance.json"
+    results = json.loads(path.read_text()) if write else None   # fail before measuring
+    native = bench_native(quick, 3 if quick else 5)
+    if not write:
+        print("(quick run / --no-write: no files written)")
+        return 0
+    results["native"] = native
+    path.write_text(json.dumps(results, indent=1) + "\n")
     write_markdown(results, DOCS / "performance.md")
     if write_plot(results, DOCS / "performance.png"):
         print("  wrote docs/performance.png")
@@ -847,9 +964,9 @@ def main(argv=None):
     if options.memory_child:
         memory_child(options.memory_child)
         return 0
-    if options.native_only:
-        return native_only(5)
     quick = options.quick
+    if options.native_only:
+        return native_only(quick, write=not (options.no_write or quick))
     repetitions = 3 if quick else 5
     f32_sizes = [(64, repetitions), (128, repetitions)] if quick else \
         [(256, 5), (512, 5), (1024, 3)]
