@@ -670,6 +670,15 @@ class _FunctionGen:
         if op == "ret" and self.coroutine:
             self.lines.append("  br label %__coro.final")
             return None
+        if op in ("fptosi", "fptoui"):
+            # Out of range (NaN, inf, too large) the conversion is poison in LLVM; a branch
+            # on poison is undefined behaviour, which -O3 may turn into anything, even a
+            # jump outside the checks. frozen: an arbitrary but fixed value (the lane's
+            # result is undefined in OpenCL C too, 6.4.3.3).
+            raw = self.fresh("fp2i")
+            self.lines.append(f"  {raw} = {text.split('=', 1)[1].strip()}")
+            self.lines.append(f"  {quote(ins.name)} = freeze {ins.type} {raw}")
+            return None
         if op in ("fptrunc", "sitofp", "uitofp") and re.search(r"to (<\d+ x )?half>?$", text):
             src = str(ops[0].type)
             if op == "fptrunc" and "double" in src:

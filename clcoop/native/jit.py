@@ -22,6 +22,15 @@ _initialized = False
 _target_machine = None
 
 
+# Helpers LLVM's code generation may call for what x86-64 has no instruction for (i128
+# division, i128 <-> float, half conversions, powi): MCJIT resolves a call from the
+# process's symbols, and one that is not there jumps to address 0. libgcc_s has them all.
+RUNTIME_HELPERS = ("__udivti3", "__umodti3", "__divti3", "__modti3", "__udivmodti4", "__divmodti4",
+                   "__fixsfti", "__fixdfti", "__fixunssfti", "__fixunsdfti", "__floattisf",
+                   "__floattidf", "__floatuntisf", "__floatuntidf", "__truncdfhf2", "__truncsfhf2",
+                   "__extendhfsf2", "__powisf2", "__powidf2", "__popcountti2", "__clzti2", "__ctzti2")
+
+
 def ensure_llvm():
     global _initialized
     with _init_lock:
@@ -29,7 +38,44 @@ def ensure_llvm():
             import llvmlite.binding as llvm
             llvm.initialize_native_target()
             llvm.initialize_native_asmprinter()
+            _register_runtime_helpers(llvm)
             _initialized = True
+
+
+def _register_runtime_helpers(llvm):
+    import ctypes
+    import ctypes.util
+    name = ctypes.util.find_library("gcc_s")
+    try:
+        lib = ctypes.CDLL(name or "libgcc_s.so.1")
+    except OSError:
+        return      # Engine's check of undefined symbols refuses code that needs them
+    for helper in RUNTIME_HELPERS:
+        function = getattr(lib, helper, None)
+        if function is not None and not llvm.address_of_symbol(helper):
+            llvm.add_symbol(helper, ctypes.cast(function, ctypes.c_void_p).value)
+
+
+def undefined_symbols(obj):
+    """Names an ELF64 object file uses without defining (its symbol table's undefined
+    entries)."""
+    import struct
+    if obj[:4] != b"\x7fELF" or obj[4] != 2:
+        return []
+    shoff, = struct.unpack_from("<Q", obj, 0x28)
+    shentsize, shnum = struct.unpack_from("<HH", obj, 0x3A)
+    sections = [struct.unpack_from("<IIQQQQIIQQ", obj, shoff + i * shentsize) for i in range(shnum)]
+    names = []
+    for _, kind, _, _, offset, size, link, _, _, entsize in sections:
+        if kind != 2 or not entsize:                 # SHT_SYMTAB
+            continue
+        strtab = sections[link][4]
+        for at in range(offset + entsize, offset + size, entsize):   # entry 0 is null
+            name_off, info, _, shndx = struct.unpack_from("<IBBH", obj, at)
+            if shndx == 0 and name_off:
+                end = obj.index(b"\0", strtab + name_off)
+                names.append(obj[strtab + name_off:end].decode())
+    return names
 
 
 def _new_target_machine(opt=3):
@@ -74,10 +120,19 @@ class Engine:
         pto.close()
         self.optimized_ir = str(module)
         engine = llvm.create_mcjit_compiler(module, tm)
+        objects = []
+        engine.set_object_cache(lambda _module, buffer: objects.append(bytes(buffer)), lambda _module: None)
         engine.finalize_object()
+        self._finalizer = weakref.finalize(self, engine.close)
+        # A call of a symbol the process does not have would jump to address 0.
+        missing = sorted({name for obj in objects for name in undefined_symbols(obj)
+                          if not llvm.address_of_symbol(name)})
+        if missing:
+            self.close()
+            raise RuntimeError(f"the compiled code calls {', '.join(missing)}, which this process "
+                               f"does not provide")
         engine.run_static_constructors()
         self._engine = engine
-        self._finalizer = weakref.finalize(self, engine.close)
 
     @property
     def closed(self):
