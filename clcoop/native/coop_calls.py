@@ -212,14 +212,16 @@ def _rendezvous(fg, ins, ops, callee, lhs):
         spill = fg.coop_spill(mt.vector)
         slots = [(0, _ptr_bits(fg, ops[0])), (2, _i64(fg, ops[2])), (3, _ptr_bits(fg, spill))]
         result = (mt, spill)
-        coop.functions.append(_memory_function(fname, site, mt, layout, coop.table(mt), load=True))
+        coop.functions.append(_memory_function(fname, site, mt, layout, coop.table(mt), load=True,
+                                               slot=_region_slot(fg, ops[0])))
     elif callee.base == STORE:
         mt = matrix_type(str(ops[1].type), S)
         layout, stride = _memory_operands(ops, 2, callee, mt)
         spill = fg.coop_spill(mt.vector)
         fg.lines.append(f"  store {mt.vector} {ref(ops[1])}, ptr {spill}")
         slots = [(0, _ptr_bits(fg, ops[0])), (2, _i64(fg, ops[3])), (3, _ptr_bits(fg, spill))]
-        coop.functions.append(_memory_function(fname, site, mt, layout, coop.table(mt), load=False))
+        coop.functions.append(_memory_function(fname, site, mt, layout, coop.table(mt), load=False,
+                                               slot=_region_slot(fg, ops[0])))
     else:
         a, b, c = (matrix_type(str(o.type), S) for o in ops[:3])
         r = matrix_type(str(ins.type), S)
@@ -270,6 +272,17 @@ def _memory_operands(ops, layout_index, callee, mt):
     if len(ops) < layout_index + 3:
         raise Unsupported("a cooperative-matrix load or store without a stride")
     return layout, ops[layout_index + 1]
+
+
+def _region_slot(fg, pointer):
+    """The region table row of the kernel argument or global the matrix pointer comes from,
+    or None when that is known only at run time (codegen._FunctionGen.base_of)."""
+    base = fg.base_of(pointer)
+    if base is not None and base[0] == "arg":
+        return len(fg.mg.global_index) + base[1]
+    if base is not None and base[0] == "global":
+        return fg.mg.global_index[base[1]]
+    return None
 
 
 def _ptr_bits(fg, value):
@@ -381,11 +394,24 @@ def _table_index(p, mt, V):
             f"  %{p}pad = icmp slt i64 %{p}idx, 0"]
 
 
-def _memory_function(fname, site, mt, layout, table, load):
+def _memory_function(fname, site, mt, layout, table, load, slot=None):
     """Load or store of one subgroup: uniform pointer, layout and stride; the stride rule of
-    coopmat (_check_load_stride: >= 0; _check_store_stride: > 0); every element checked."""
+    coopmat (_check_load_stride: >= 0; _check_store_stride: > 0); every element checked.
+    An element out of bounds is a fault of the subgroup's first work-item, as in the
+    interpreter (coop_calls._per_memory_layout names a faulting subgroup by its first
+    lane), in the region of the table row `slot` the pointer comes from (None: the region
+    holding the pointer at run time)."""
     T, V, esz = mt.elem, mt.length, ELEMENT_BYTES[mt.elem]
     lines = _head(fname, site, ("coop0", "coop1", "coop2"))
+    if slot is None:
+        lines.append("  %root = inttoptr i64 %u0.coop0 to ptr")
+    else:
+        # A pointer into that region: a fault names it (runtime_ir.py, __clcoop_chk_any).
+        lines += [f"  %root.tp = getelementptr i64, ptr %base, i64 {CTX['table']}",
+                  "  %root.t = load ptr, ptr %root.tp",
+                  f"  %root.lop = getelementptr i64, ptr %root.t, i64 {3 * slot}",
+                  "  %root.lo = load i64, ptr %root.lop",
+                  "  %root = inttoptr i64 %root.lo to ptr"]
     bad_stride = "icmp slt i64 %u0.coop2, 0" if load else "icmp sle i64 %u0.coop2, 0"
     lines += [f"  %badstride = {bad_stride}",
               "  br i1 %badstride, label %stride, label %m.pre",
@@ -413,7 +439,7 @@ def _memory_function(fname, site, mt, layout, table, load):
              f"  %mbytes = mul i64 %moff, {esz}",
              "  %maddr = add i64 %u0.coop0, %mbytes",
              "  %mptr = inttoptr i64 %maddr to ptr",
-             f"  %mq = call ptr @__clcoop_chk_any(ptr %mc, ptr %mptr, i64 {esz}, i64 {esz}, i32 {site}, "
+             f"  %mq = call ptr @__clcoop_chk_any(ptr %base, ptr %mptr, ptr %root, i64 {esz}, i64 {esz}, i32 {site}, "
              f"i32 {FAULT_READ if load else FAULT_WRITE}, i1 {'false' if load else 'true'})",
              f"  %m.spill = getelementptr i64, ptr %mc, i64 {CTX['coop3']}",
              "  %m.spillv = load i64, ptr %m.spill",
@@ -423,7 +449,7 @@ def _memory_function(fname, site, mt, layout, table, load):
         body += [f"  %m.val = load {T}, ptr %mq", f"  store {T} %m.val, ptr %m.sp"]
     else:
         body += [f"  %m.val = load {T}, ptr %m.sp", f"  store {T} %m.val, ptr %mq"]
-    after = [f"  %m.fp = getelementptr i64, ptr %mc, i64 {CTX['fault']}",
+    after = [f"  %m.fp = getelementptr i64, ptr %base, i64 {CTX['fault']}",
              "  %m.f = load i64, ptr %m.fp",
              "  %m.faulted = icmp ne i64 %m.f, 0",
              "  br i1 %m.faulted, label %m.stop, label %m.ok",
@@ -445,7 +471,7 @@ def _memory_function(fname, site, mt, layout, table, load):
               "m.pre:"]
     checked = _item_loop("m", V, body, after) + ["  ret i1 false"]
     fast = "\n".join(checked).replace("%m", "%f").replace("m.", "f.")
-    fast = re.sub(r"  %fq = call ptr @__clcoop_chk_any\(ptr %fc, ptr %fptr, [^\n]*",
+    fast = re.sub(r"  %fq = call ptr @__clcoop_chk_any\(ptr %base, ptr %fptr, [^\n]*",
                   "  %fq = getelementptr i8, ptr %fptr, i64 0", fast)
     lines += checked + ["f.pre:"] + fast.split("\n") + ["}"]
     return "\n".join(lines)
