@@ -403,15 +403,7 @@ def _memory_function(fname, site, mt, layout, table, load, slot=None):
     holding the pointer at run time)."""
     T, V, esz = mt.elem, mt.length, ELEMENT_BYTES[mt.elem]
     lines = _head(fname, site, ("coop0", "coop1", "coop2"))
-    if slot is None:
-        lines.append("  %root = inttoptr i64 %u0.coop0 to ptr")
-    else:
-        # A pointer into that region: a fault names it (runtime_ir.py, __clcoop_chk_any).
-        lines += [f"  %root.tp = getelementptr i64, ptr %base, i64 {CTX['table']}",
-                  "  %root.t = load ptr, ptr %root.tp",
-                  f"  %root.lop = getelementptr i64, ptr %root.t, i64 {3 * slot}",
-                  "  %root.lo = load i64, ptr %root.lop",
-                  "  %root = inttoptr i64 %root.lo to ptr"]
+    lines.append("  %root = inttoptr i64 %u0.coop0 to ptr")
     bad_stride = "icmp slt i64 %u0.coop2, 0" if load else "icmp sle i64 %u0.coop2, 0"
     lines += [f"  %badstride = {bad_stride}",
               "  br i1 %badstride, label %stride, label %m.pre",
@@ -439,7 +431,7 @@ def _memory_function(fname, site, mt, layout, table, load, slot=None):
              f"  %mbytes = mul i64 %moff, {esz}",
              "  %maddr = add i64 %u0.coop0, %mbytes",
              "  %mptr = inttoptr i64 %maddr to ptr",
-             f"  %mq = call ptr @__clcoop_chk_any(ptr %base, ptr %mptr, ptr %root, i64 {esz}, i64 {esz}, i32 {site}, "
+             f"  %mq = call ptr @__clcoop_chk_in(ptr %base, ptr %mptr, ptr %root, i64 %mcode, i64 {esz}, i64 {esz}, i32 {site}, "
              f"i32 {FAULT_READ if load else FAULT_WRITE}, i1 {'false' if load else 'true'})",
              f"  %m.spill = getelementptr i64, ptr %mc, i64 {CTX['coop3']}",
              "  %m.spillv = load i64, ptr %m.spill",
@@ -460,36 +452,37 @@ def _memory_function(fname, site, mt, layout, table, load, slot=None):
     # writable if stored to, then no element can fault: no per-element checks. Otherwise
     # the checked loop finds and reports the faulting element.
     last_major, last_minor = (mt.rows - 1, mt.cols - 1) if layout == 0 else (mt.cols - 1, mt.rows - 1)
+    # Every element is in the region of the pointer (its element (0, 0)): the kernel
+    # argument or global it comes from (row `slot`), else the region holding it. An
+    # element in a neighbouring region in host memory is out of bounds all the same, and
+    # the fault names the pointer's region (runtime_ir.py, __clcoop_chk_in).
     lines[lines.index("m.pre:")] = "span:"
+    w = 'false' if load else 'true'
+    span = (f"call i1 @__clcoop_span_ok(ptr %base, i64 %u0.coop0, i64 %span.hi, i64 {esz}, i1 {w})"
+            if slot is None else
+            f"call i1 @__clcoop_span_row(ptr %base, i64 %u0.coop0, i64 %span.hi, i64 {esz}, i1 {w}, i64 {slot})")
     lines += [f"  %span.maj = mul i64 {last_major}, %u0.coop2",
               f"  %span.last = add i64 %span.maj, {last_minor + 1}",
               f"  %span.bytes = mul i64 %span.last, {esz}",
               "  %span.hi = add i64 %u0.coop0, %span.bytes",
-              f"  %span.ok = call i1 @__clcoop_span_ok(ptr %base, i64 %u0.coop0, i64 %span.hi, i64 {esz}, "
-              f"i1 {'false' if load else 'true'})",
+              f"  %span.ok = {span}",
               "  br i1 %span.ok, label %f.pre, label %m.pre",
-              "m.pre:"]
+              "m.pre:",
+              "  %mcode = call i64 @__clcoop_region_of(ptr %base, ptr %root)" if slot is None else
+              f"  %mcode = add i64 0, {slot + 1}"]
     checked = _item_loop("m", V, body, after) + ["  ret i1 false"]
     fast = "\n".join(checked).replace("%m", "%f").replace("m.", "f.")
-    fast = re.sub(r"  %fq = call ptr @__clcoop_chk_any\(ptr %base, ptr %fptr, [^\n]*",
+    fast = re.sub(r"  %fq = call ptr @__clcoop_chk_in\(ptr %base, ptr %fptr, [^\n]*",
                   "  %fq = getelementptr i8, ptr %fptr, i64 0", fast)
     lines += checked + ["f.pre:"] + fast.split("\n") + ["}"]
     return "\n".join(lines)
 
 
-SPAN_OK_IR = """define internal i1 @__clcoop_span_ok(ptr %c, i64 %lo, i64 %hi, i64 %al, i1 %w) {
+SPAN_OK_IR = """define internal i1 @__clcoop_span_row(ptr %c, i64 %lo, i64 %hi, i64 %al, i1 %w, i64 %i) alwaysinline {
 entry:
   %tp = getelementptr i64, ptr %c, i64 @__TABLE__
   %t = load ptr, ptr %tp
-  %np = getelementptr i64, ptr %c, i64 @__COUNT__
-  %n = load i64, ptr %np
   %nowrap = icmp ule i64 %lo, %hi
-  br i1 %nowrap, label %loop, label %no
-loop:
-  %i = phi i64 [ 0, %entry ], [ %inext, %next ]
-  %more = icmp ult i64 %i, %n
-  br i1 %more, label %body, label %no
-body:
   %i3 = mul i64 %i, 3
   %rp = getelementptr i64, ptr %t, i64 %i3
   %rlo = load i64, ptr %rp
@@ -499,7 +492,8 @@ body:
   %rfl = load i64, ptr %rfp
   %ge = icmp uge i64 %lo, %rlo
   %le = icmp ule i64 %hi, %rhi
-  %in = and i1 %ge, %le
+  %in0 = and i1 %ge, %le
+  %in = and i1 %in0, %nowrap
   %rel = sub i64 %lo, %rlo
   %mis = urem i64 %rel, %al
   %aligned = icmp eq i64 %mis, 0
@@ -508,6 +502,20 @@ body:
   %perm = or i1 %nw, %canw
   %ok0 = and i1 %in, %aligned
   %ok = and i1 %ok0, %perm
+  ret i1 %ok
+}
+
+define internal i1 @__clcoop_span_ok(ptr %c, i64 %lo, i64 %hi, i64 %al, i1 %w) {
+entry:
+  %np = getelementptr i64, ptr %c, i64 @__COUNT__
+  %n = load i64, ptr %np
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %inext, %next ]
+  %more = icmp ult i64 %i, %n
+  br i1 %more, label %body, label %no
+body:
+  %ok = call i1 @__clcoop_span_row(ptr %c, i64 %lo, i64 %hi, i64 %al, i1 %w, i64 %i)
   %inext = add i64 %i, 1
   br i1 %ok, label %yes, label %next
 next:
@@ -516,7 +524,7 @@ yes:
   ret i1 true
 no:
   ret i1 false
-}}""".replace("@__TABLE__", str(CTX["table"])).replace("@__COUNT__", str(CTX["table_count"])).replace("}}", "}")
+}""".replace("@__TABLE__", str(CTX["table"])).replace("@__COUNT__", str(CTX["table_count"]))
 
 
 def _mul_add_function(fname, site, mats, mad, tables):

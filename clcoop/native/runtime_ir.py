@@ -183,6 +183,21 @@ none:
   ret ptr %r2
 }}
 
+; Against region `code` (as __clcoop_fault_in) when it is a row of the table, else as
+; __clcoop_chk_any: where the region of p's root was found at run time.
+define internal ptr @__clcoop_chk_in(ptr %c, ptr %p, ptr %root, i64 %code, i64 %n, i64 %al, i32 %site, i32 %kind, i1 %w) alwaysinline {{
+entry:
+  %intable = icmp sgt i64 %code, 0
+  br i1 %intable, label %row, label %any
+row:
+  %idx = sub i64 %code, 1
+  %r = call ptr @__clcoop_chk(ptr %c, ptr %p, i64 %n, i64 %al, i32 %site, i32 %kind, i64 %idx, i1 %w)
+  ret ptr %r
+any:
+  %r2 = call ptr @__clcoop_chk_any(ptr %c, ptr %p, ptr %root, i64 %n, i64 %al, i32 %site, i32 %kind, i1 %w)
+  ret ptr %r2
+}}
+
 ; The row of @__clcoop_privates holding address %a of the work-item's arena, -1 when none
 ; does or its function has returned (a dangling pointer).
 define internal i64 @__clcoop_private_at(ptr %c, i64 %a) alwaysinline {{
