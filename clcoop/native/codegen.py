@@ -71,6 +71,9 @@ class NativeModule:
         self.scratch_bytes = SCRATCH_BYTES
         self.local_per_thread = True  # __local globals reached per thread (local_memory.py)
         self.debug_info = None        # -g: source_map.DebugInfo of the module compiled
+        # Arena offset of each private array -> (its name as the interpreter gives it, its
+        # size): a fault's region code names it (runtime_ir.py, __clcoop_fault_in).
+        self.private_names = {}
 
 
 def generate(module, kernel_names, subgroup_size=None, fast_path=None):
@@ -311,8 +314,11 @@ class _ModuleGen:
         flags = (self.arena_total + 15) // 16 * 16
         rows = []
         for fi, fname in enumerate(framed):
-            for off, size in self.arena[fname][0].values():
+            for name, (off, size) in self.arena[fname][0].items():
                 rows.append(f"[3 x i64] [i64 {self.arena_base[fname] + off}, i64 {size}, i64 {flags + 8 * fi}]")
+                # clcoop/interp/instructions.py op_alloca names its region so.
+                self.out.private_names[self.arena_base[fname] + off] = \
+                    (f"private variable {quote(name)} in {fname}", size)
         rows.append("[3 x i64] [i64 0, i64 0, i64 0]")
         parts.append(f"@__clcoop_privates = internal constant [{len(rows)} x [3 x i64]] [{', '.join(rows)}]")
         parts.append(f"@__clcoop_private_count = internal constant i64 {len(rows) - 1}")
@@ -598,32 +604,65 @@ class _FunctionGen:
         else:
             self.lines.append(f"  {p0} = addrspacecast {typed(ptr)} to ptr")
         n = size_text or f"i64 {size}"
+        r = self.checked(ptr, p0, n, elem, site, kind, write)
+        if pty == "ptr":
+            return f"ptr {r}"
+        back = self.fresh("q")
+        self.lines.append(f"  {back} = addrspacecast ptr {r} to {pty}")
+        return f"{pty} {back}"
+
+    def checked(self, ptr, p0, n, elem, site, kind, write):
+        """Emit the check of `p0` (ptr), an address computed from the operand `ptr`, for an
+        access of `n` (typed i64 text) bytes; return the checked pointer. The check is against
+        the region `ptr` comes from where that is known statically (a kernel argument, a
+        global, a private array), else the region holding p0 at run time; a failed check
+        records that region, so the fault names it (runtime_ir.py, __clcoop_fault_in)."""
         base = self.base_of(ptr)
         w = "true" if write else "false"
         r = self.fresh("c")
-        if base is not None and base[0] == "arg":   # kernel pointer argument: its buffer
-            slot = len(self.mg.global_index) + base[1]
+        if base is not None and base[0] in ("arg", "global"):   # its row of the region table
+            slot = len(self.mg.global_index) + base[1] if base[0] == "arg" else self._global_slot(base[1])
             self.lines.append(f"  {r} = call ptr @__clcoop_chk(ptr %__ctx, ptr {p0}, {n}, i64 {elem}, "
                               f"i32 {site}, i32 {kind}, i64 {slot}, i1 {w})")
-        elif base is not None and base[0] == "global":
-            self.lines.append(f"  {r} = call ptr @__clcoop_chk(ptr %__ctx, ptr {p0}, {n}, i64 {elem}, "
-                              f"i32 {site}, i32 {kind}, i64 {self._global_slot(base[1])}, i1 {w})")
         elif base is not None and base[0] == "arena":
             off, asize = self.arena[base[1]]
             lo = self.fresh("lo")
             self.lines.append(f"  {lo} = ptrtoint ptr {quote(base[1])} to i64")
             hi = self.fresh("hi")
             self.lines.append(f"  {hi} = add i64 {lo}, {asize}")
+            # Region code -1 - (the array's offset in the arena); the function's own base
+            # is known when the module is finished (@__ARENA_BASE__).
+            code = self.fresh("rg")
+            self.lines.append(f"  {code} = sub i64 {-1 - off}, @__ARENA_BASE__")
             self.lines.append(f"  {r} = call ptr @__clcoop_chk_range(ptr %__ctx, ptr {p0}, {n}, i64 {elem}, "
-                              f"i32 {site}, i32 {kind}, i64 {lo}, i64 {hi}, i1 {w}, i1 true)")
+                              f"i32 {site}, i32 {kind}, i64 {lo}, i64 {hi}, i1 {w}, i1 true, i64 {code})")
         else:
-            self.lines.append(f"  {r} = call ptr @__clcoop_chk_any(ptr %__ctx, ptr {p0}, {n}, i64 {elem}, "
-                              f"i32 {site}, i32 {kind}, i1 {w})")
-        if pty == "ptr":
-            return f"ptr {r}"
-        back = self.fresh("q")
-        self.lines.append(f"  {back} = addrspacecast ptr {r} to {pty}")
-        return f"{pty} {back}"
+            root = self.root_pointer(ptr, p0)
+            self.lines.append(f"  {r} = call ptr @__clcoop_chk_any(ptr %__ctx, ptr {p0}, ptr {root}, {n}, "
+                              f"i64 {elem}, i32 {site}, i32 {kind}, i1 {w})")
+        return r
+
+    def root_pointer(self, ptr, p0):
+        """Text of a generic pointer to what `ptr` was computed from by getelementptr and
+        casts alone (it dominates `ptr`'s definition, so this point too); `p0` when there
+        is nothing to go back to."""
+        v = ptr
+        seen = set()
+        while True:
+            d = self.definition(v)
+            if d is None or d.opcode not in ("getelementptr", "bitcast", "addrspacecast") \
+                    or value_id(d) in seen:
+                break
+            seen.add(value_id(d))
+            v = list(d.operands)[0]
+        if v is ptr or v.value_kind.name not in ("argument", "instruction"):
+            return p0
+        root = self.fresh("root")
+        if str(v.type) == "ptr":
+            self.lines.append(f"  {root} = getelementptr i8, {typed(v)}, i64 0")
+        else:
+            self.lines.append(f"  {root} = addrspacecast {typed(v)} to ptr")
+        return root
 
     def _global_slot(self, name):
         """The region table holds the program's globals first, then the kernel's
@@ -803,9 +842,7 @@ class _FunctionGen:
         p0 = self.fresh("p")
         self.lines.append(f"  {p0} = addrspacecast {pty} {addr} to ptr" if pty != "ptr"
                           else f"  {p0} = getelementptr i8, ptr {addr}, i64 0")
-        r = self.fresh("c")
-        self.lines.append(f"  {r} = call ptr @__clcoop_chk_any(ptr %__ctx, ptr {p0}, i64 {n * esize}, "
-                          f"i64 {esize}, i32 {site}, i32 {kind}, i1 {'false' if load else 'true'})")
+        r = self.checked(ptr_op, p0, f"i64 {n * esize}", esize, site, kind, not load)
         if load:
             self.lines.append(f"  {quote(ins.name)} = load {vt}, ptr {r}, align {esize}")
         else:

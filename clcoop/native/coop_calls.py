@@ -212,14 +212,16 @@ def _rendezvous(fg, ins, ops, callee, lhs):
         spill = fg.coop_spill(mt.vector)
         slots = [(0, _ptr_bits(fg, ops[0])), (2, _i64(fg, ops[2])), (3, _ptr_bits(fg, spill))]
         result = (mt, spill)
-        coop.functions.append(_memory_function(fname, site, mt, layout, coop.table(mt), load=True))
+        coop.functions.append(_memory_function(fname, site, mt, layout, coop.table(mt), load=True,
+                                               slot=_region_slot(fg, ops[0])))
     elif callee.base == STORE:
         mt = matrix_type(str(ops[1].type), S)
         layout, stride = _memory_operands(ops, 2, callee, mt)
         spill = fg.coop_spill(mt.vector)
         fg.lines.append(f"  store {mt.vector} {ref(ops[1])}, ptr {spill}")
         slots = [(0, _ptr_bits(fg, ops[0])), (2, _i64(fg, ops[3])), (3, _ptr_bits(fg, spill))]
-        coop.functions.append(_memory_function(fname, site, mt, layout, coop.table(mt), load=False))
+        coop.functions.append(_memory_function(fname, site, mt, layout, coop.table(mt), load=False,
+                                               slot=_region_slot(fg, ops[0])))
     else:
         a, b, c = (matrix_type(str(o.type), S) for o in ops[:3])
         r = matrix_type(str(ins.type), S)
@@ -270,6 +272,17 @@ def _memory_operands(ops, layout_index, callee, mt):
     if len(ops) < layout_index + 3:
         raise Unsupported("a cooperative-matrix load or store without a stride")
     return layout, ops[layout_index + 1]
+
+
+def _region_slot(fg, pointer):
+    """The region table row of the kernel argument or global the matrix pointer comes from,
+    or None when that is known only at run time (codegen._FunctionGen.base_of)."""
+    base = fg.base_of(pointer)
+    if base is not None and base[0] == "arg":
+        return len(fg.mg.global_index) + base[1]
+    if base is not None and base[0] == "global":
+        return fg.mg.global_index[base[1]]
+    return None
 
 
 def _ptr_bits(fg, value):
@@ -381,11 +394,16 @@ def _table_index(p, mt, V):
             f"  %{p}pad = icmp slt i64 %{p}idx, 0"]
 
 
-def _memory_function(fname, site, mt, layout, table, load):
+def _memory_function(fname, site, mt, layout, table, load, slot=None):
     """Load or store of one subgroup: uniform pointer, layout and stride; the stride rule of
-    coopmat (_check_load_stride: >= 0; _check_store_stride: > 0); every element checked."""
+    coopmat (_check_load_stride: >= 0; _check_store_stride: > 0); every element checked.
+    An element out of bounds is a fault of the subgroup's first work-item, as in the
+    interpreter (coop_calls._per_memory_layout names a faulting subgroup by its first
+    lane), in the region of the table row `slot` the pointer comes from (None: the region
+    holding the pointer at run time)."""
     T, V, esz = mt.elem, mt.length, ELEMENT_BYTES[mt.elem]
     lines = _head(fname, site, ("coop0", "coop1", "coop2"))
+    lines.append("  %root = inttoptr i64 %u0.coop0 to ptr")
     bad_stride = "icmp slt i64 %u0.coop2, 0" if load else "icmp sle i64 %u0.coop2, 0"
     lines += [f"  %badstride = {bad_stride}",
               "  br i1 %badstride, label %stride, label %m.pre",
@@ -413,7 +431,7 @@ def _memory_function(fname, site, mt, layout, table, load):
              f"  %mbytes = mul i64 %moff, {esz}",
              "  %maddr = add i64 %u0.coop0, %mbytes",
              "  %mptr = inttoptr i64 %maddr to ptr",
-             f"  %mq = call ptr @__clcoop_chk_any(ptr %mc, ptr %mptr, i64 {esz}, i64 {esz}, i32 {site}, "
+             f"  %mq = call ptr @__clcoop_chk_in(ptr %base, ptr %mptr, ptr %root, i64 %mcode, i64 {esz}, i64 {esz}, i32 {site}, "
              f"i32 {FAULT_READ if load else FAULT_WRITE}, i1 {'false' if load else 'true'})",
              f"  %m.spill = getelementptr i64, ptr %mc, i64 {CTX['coop3']}",
              "  %m.spillv = load i64, ptr %m.spill",
@@ -423,7 +441,7 @@ def _memory_function(fname, site, mt, layout, table, load):
         body += [f"  %m.val = load {T}, ptr %mq", f"  store {T} %m.val, ptr %m.sp"]
     else:
         body += [f"  %m.val = load {T}, ptr %m.sp", f"  store {T} %m.val, ptr %mq"]
-    after = [f"  %m.fp = getelementptr i64, ptr %mc, i64 {CTX['fault']}",
+    after = [f"  %m.fp = getelementptr i64, ptr %base, i64 {CTX['fault']}",
              "  %m.f = load i64, ptr %m.fp",
              "  %m.faulted = icmp ne i64 %m.f, 0",
              "  br i1 %m.faulted, label %m.stop, label %m.ok",
@@ -434,36 +452,37 @@ def _memory_function(fname, site, mt, layout, table, load):
     # writable if stored to, then no element can fault: no per-element checks. Otherwise
     # the checked loop finds and reports the faulting element.
     last_major, last_minor = (mt.rows - 1, mt.cols - 1) if layout == 0 else (mt.cols - 1, mt.rows - 1)
+    # Every element is in the region of the pointer (its element (0, 0)): the kernel
+    # argument or global it comes from (row `slot`), else the region holding it. An
+    # element in a neighbouring region in host memory is out of bounds all the same, and
+    # the fault names the pointer's region (runtime_ir.py, __clcoop_chk_in).
     lines[lines.index("m.pre:")] = "span:"
+    w = 'false' if load else 'true'
+    span = (f"call i1 @__clcoop_span_ok(ptr %base, i64 %u0.coop0, i64 %span.hi, i64 {esz}, i1 {w})"
+            if slot is None else
+            f"call i1 @__clcoop_span_row(ptr %base, i64 %u0.coop0, i64 %span.hi, i64 {esz}, i1 {w}, i64 {slot})")
     lines += [f"  %span.maj = mul i64 {last_major}, %u0.coop2",
               f"  %span.last = add i64 %span.maj, {last_minor + 1}",
               f"  %span.bytes = mul i64 %span.last, {esz}",
               "  %span.hi = add i64 %u0.coop0, %span.bytes",
-              f"  %span.ok = call i1 @__clcoop_span_ok(ptr %base, i64 %u0.coop0, i64 %span.hi, i64 {esz}, "
-              f"i1 {'false' if load else 'true'})",
+              f"  %span.ok = {span}",
               "  br i1 %span.ok, label %f.pre, label %m.pre",
-              "m.pre:"]
+              "m.pre:",
+              "  %mcode = call i64 @__clcoop_region_of(ptr %base, ptr %root)" if slot is None else
+              f"  %mcode = add i64 0, {slot + 1}"]
     checked = _item_loop("m", V, body, after) + ["  ret i1 false"]
     fast = "\n".join(checked).replace("%m", "%f").replace("m.", "f.")
-    fast = re.sub(r"  %fq = call ptr @__clcoop_chk_any\(ptr %fc, ptr %fptr, [^\n]*",
+    fast = re.sub(r"  %fq = call ptr @__clcoop_chk_in\(ptr %base, ptr %fptr, [^\n]*",
                   "  %fq = getelementptr i8, ptr %fptr, i64 0", fast)
     lines += checked + ["f.pre:"] + fast.split("\n") + ["}"]
     return "\n".join(lines)
 
 
-SPAN_OK_IR = """define internal i1 @__clcoop_span_ok(ptr %c, i64 %lo, i64 %hi, i64 %al, i1 %w) {
+SPAN_OK_IR = """define internal i1 @__clcoop_span_row(ptr %c, i64 %lo, i64 %hi, i64 %al, i1 %w, i64 %i) alwaysinline {
 entry:
   %tp = getelementptr i64, ptr %c, i64 @__TABLE__
   %t = load ptr, ptr %tp
-  %np = getelementptr i64, ptr %c, i64 @__COUNT__
-  %n = load i64, ptr %np
   %nowrap = icmp ule i64 %lo, %hi
-  br i1 %nowrap, label %loop, label %no
-loop:
-  %i = phi i64 [ 0, %entry ], [ %inext, %next ]
-  %more = icmp ult i64 %i, %n
-  br i1 %more, label %body, label %no
-body:
   %i3 = mul i64 %i, 3
   %rp = getelementptr i64, ptr %t, i64 %i3
   %rlo = load i64, ptr %rp
@@ -473,7 +492,8 @@ body:
   %rfl = load i64, ptr %rfp
   %ge = icmp uge i64 %lo, %rlo
   %le = icmp ule i64 %hi, %rhi
-  %in = and i1 %ge, %le
+  %in0 = and i1 %ge, %le
+  %in = and i1 %in0, %nowrap
   %rel = sub i64 %lo, %rlo
   %mis = urem i64 %rel, %al
   %aligned = icmp eq i64 %mis, 0
@@ -482,6 +502,20 @@ body:
   %perm = or i1 %nw, %canw
   %ok0 = and i1 %in, %aligned
   %ok = and i1 %ok0, %perm
+  ret i1 %ok
+}
+
+define internal i1 @__clcoop_span_ok(ptr %c, i64 %lo, i64 %hi, i64 %al, i1 %w) {
+entry:
+  %np = getelementptr i64, ptr %c, i64 @__COUNT__
+  %n = load i64, ptr %np
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %inext, %next ]
+  %more = icmp ult i64 %i, %n
+  br i1 %more, label %body, label %no
+body:
+  %ok = call i1 @__clcoop_span_row(ptr %c, i64 %lo, i64 %hi, i64 %al, i1 %w, i64 %i)
   %inext = add i64 %i, 1
   br i1 %ok, label %yes, label %next
 next:
@@ -490,7 +524,7 @@ yes:
   ret i1 true
 no:
   ret i1 false
-}}""".replace("@__TABLE__", str(CTX["table"])).replace("@__COUNT__", str(CTX["table_count"])).replace("}}", "}")
+}""".replace("@__TABLE__", str(CTX["table"])).replace("@__COUNT__", str(CTX["table_count"]))
 
 
 def _mul_add_function(fname, site, mats, mad, tables):

@@ -261,19 +261,33 @@ class NativeProgram:
         return block
 
     # ------------------------------------------------------------------ faults
+    def _checked_region(self, code, priv, names, table):
+        """(name, lo, hi) of the region a failed check was against (its region code:
+        runtime_ir.py, __clcoop_fault_in; `priv` is the faulting work-item's arena), or
+        None when the pointer was in no region and came from none the check knew."""
+        if 0 < code <= len(names) and names[code - 1] is not None:
+            lo, hi, _ = (int(x) for x in table[code - 1])
+            return names[code - 1], lo, hi
+        if code < 0 and -1 - code in self.native.private_names:
+            name, size = self.native.private_names[-1 - code]
+            lo = priv + (-1 - code)
+            return name, lo, lo + size
+        return None
+
     def _fault(self, info, nd, fout, names, table):
         site = self.native.sites[int(fout[0]) - 1]
-        kind, addr, group, llid, size = (int(x) for x in fout[1:6])
+        kind, addr, group, llid, size, code, priv = (int(x) for x in fout[1:8])
         buffer = None
         what = {context.FAULT_READ: "read", context.FAULT_WRITE: "write",
                 context.FAULT_ATOMIC: "atomic"}.get(kind, site.what)
+        region = self._checked_region(code, priv, names, table)
         if kind in (context.FAULT_READ, context.FAULT_WRITE, context.FAULT_ATOMIC):
-            message, buffer = _describe_bad(addr, size, what, names, table)
+            message, buffer = _describe_bad(addr, size, what, region)
         elif kind == context.FAULT_MISALIGNED:
-            message, buffer = f"misaligned {site.what} of {site.size} bytes at address {addr:#x}", \
-                _region_name(addr, names, table)
+            message = f"misaligned {site.what} of {site.size} bytes at address {addr:#x}"
+            buffer = region[0] if region else None
         elif kind == context.FAULT_READONLY:
-            buffer = _region_name(addr, names, table)
+            buffer = region[0] if region else None
             message = f"{site.what} to read-only memory"
         elif kind == context.FAULT_FREED:
             message = (f"{site.what} through an invalid pointer {addr:#x} (no buffer there, or "
@@ -335,7 +349,7 @@ def _run_driver(driver, states, total, arenas, abort):
     for state in states:
         state.tmpl[CTX["next_group"]] = next_group.ctypes.data
     abort[0] = 0
-    fouts = [np.zeros(6, np.int64) for _ in states]
+    fouts = [np.zeros(8, np.int64) for _ in states]   # drivers.fault_out_lines
 
     def worker(k):
         # One foreign call per thread: ctypes releases the GIL for its whole duration.
@@ -367,31 +381,14 @@ def _ids(nd, group, llid):
     return gid, lid, grp
 
 
-_NEAR = 1 << 32   # as the interpreter's gap: overruns up to 4 GiB name the buffer
-
-
-def _nearest(addr, names, table):
-    best, dist = None, None
-    for name, (lo, hi, _) in zip(names, table):
-        if name is None or hi <= lo:
-            continue
-        d = 0 if lo <= addr < hi else min(abs(addr - lo), abs(addr - hi))
-        if dist is None or d < dist:
-            best, dist = (name, int(lo), int(hi)), d
-    return best, dist
-
-
-def _region_name(addr, names, table):
-    near, dist = _nearest(addr, names, table)
-    return near[0] if near is not None and dist < _NEAR else None
-
-
-def _describe_bad(addr, size, what, names, table):
+def _describe_bad(addr, size, what, region):
+    """The interpreter's words (clcoop/interp/memory.py, Memory._describe_bad) for an access
+    outside `region` (name, lo, hi), the region its pointer came from; None: it came from
+    none the check knew, and points into none (an invalid pointer, not a guess)."""
     if addr == 0:
         return f"{what} through a null pointer", None
-    near, dist = _nearest(addr, names, table)
-    if near is not None and dist < _NEAR:
-        name, lo, hi = near
+    if region is not None:
+        name, lo, hi = region
         return (f"out-of-bounds {what} of {size} bytes at byte offset {addr - lo} of buffer "
                 f"'{name}' ({hi - lo} bytes)"), name
     return f"{what} through an invalid pointer {addr:#x} (no buffer there, or it was freed)", None

@@ -33,17 +33,36 @@ out:
   ret void
 }}
 
-define internal ptr @__clcoop_bad(ptr %c, ptr %p, i64 %n, i32 %site, i32 %kind) noinline cold {{
+; A faulting access and the region it was checked against (its pointer's provenance):
+; fault_region is 1 + its row of the region table, -1 - the arena offset of a private
+; array, 0 when the pointer is in no region and came from none (runtime.py names it).
+define internal void @__clcoop_fault_in(ptr %c, i32 %site, i32 %kind, i64 %addr, i64 %size, i64 %region) noinline cold {{
+entry:
+  %fp = getelementptr i64, ptr %c, i64 {CTX['fault']}
+  %f = load i64, ptr %fp
+  %first = icmp eq i64 %f, 0
+  br i1 %first, label %rec, label %out
+rec:
+  call void @__clcoop_fault(ptr %c, i32 %site, i32 %kind, i64 %addr, i64 %size)
+  %rp = getelementptr i64, ptr %c, i64 {CTX['fault_region']}
+  store i64 %region, ptr %rp
+  br label %out
+out:
+  ret void
+}}
+
+define internal ptr @__clcoop_bad(ptr %c, ptr %p, i64 %n, i32 %site, i32 %kind, i64 %region) noinline cold {{
 entry:
   %a = ptrtoint ptr %p to i64
-  call void @__clcoop_fault(ptr %c, i32 %site, i32 %kind, i64 %a, i64 %n)
+  call void @__clcoop_fault_in(ptr %c, i32 %site, i32 %kind, i64 %a, i64 %n, i64 %region)
   %sp = getelementptr i64, ptr %c, i64 {CTX['scratch']}
   %s = load ptr, ptr %sp
   ret ptr %s
 }}
 
-; p is valid for n bytes in [lo, hi), aligned to al relative to lo, writable if asked.
-define internal ptr @__clcoop_chk_range(ptr %c, ptr %p, i64 %n, i64 %al, i32 %site, i32 %kind, i64 %lo, i64 %hi, i1 %w, i1 %canw) alwaysinline {{
+; p is valid for n bytes in [lo, hi) (region `region`, as __clcoop_fault_in), aligned to al
+; relative to lo, writable if asked.
+define internal ptr @__clcoop_chk_range(ptr %c, ptr %p, i64 %n, i64 %al, i32 %site, i32 %kind, i64 %lo, i64 %hi, i1 %w, i1 %canw, i64 %region) alwaysinline {{
 entry:
   %a = ptrtoint ptr %p to i64
   %end = add i64 %a, %n
@@ -66,13 +85,13 @@ perm:
 good:
   ret ptr %p
 bad:
-  %r1 = call ptr @__clcoop_bad(ptr %c, ptr %p, i64 %n, i32 %site, i32 %kind)
+  %r1 = call ptr @__clcoop_bad(ptr %c, ptr %p, i64 %n, i32 %site, i32 %kind, i64 %region)
   ret ptr %r1
 misaligned:
-  %r2 = call ptr @__clcoop_bad(ptr %c, ptr %p, i64 %n, i32 %site, i32 {FAULT_MISALIGNED})
+  %r2 = call ptr @__clcoop_bad(ptr %c, ptr %p, i64 %n, i32 %site, i32 {FAULT_MISALIGNED}, i64 %region)
   ret ptr %r2
 readonly:
-  %r3 = call ptr @__clcoop_bad(ptr %c, ptr %p, i64 %n, i32 %site, i32 {FAULT_READONLY})
+  %r3 = call ptr @__clcoop_bad(ptr %c, ptr %p, i64 %n, i32 %site, i32 {FAULT_READONLY}, i64 %region)
   ret ptr %r3
 }}
 
@@ -89,17 +108,20 @@ entry:
   %wp = getelementptr i64, ptr %lop, i64 2
   %wv = load i64, ptr %wp
   %canw = icmp ne i64 %wv, 0
-  %r = call ptr @__clcoop_chk_range(ptr %c, ptr %p, i64 %n, i64 %al, i32 %site, i32 %kind, i64 %lo, i64 %hi, i1 %w, i1 %canw)
+  %row = add i64 %idx, 1
+  %r = call ptr @__clcoop_chk_range(ptr %c, ptr %p, i64 %n, i64 %al, i32 %site, i32 %kind, i64 %lo, i64 %hi, i1 %w, i1 %canw, i64 %row)
   ret ptr %r
 }}
 
-; Provenance unknown: the region of the table (or the work-item's arena) holding p.
-define internal ptr @__clcoop_chk_any(ptr %c, ptr %p, i64 %n, i64 %al, i32 %site, i32 %kind, i1 %w) noinline {{
+; Provenance not known statically: p is checked against the region of the table (or the
+; work-item's arena) holding it. `root` is the pointer p was computed from by offsets alone
+; (p itself when that is not known): a p in no region is named after root's region, not
+; after whatever region lies nearest to p in host memory.
+define internal ptr @__clcoop_chk_any(ptr %c, ptr %p, ptr %root, i64 %n, i64 %al, i32 %site, i32 %kind, i1 %w) noinline {{
 entry:
   %a = ptrtoint ptr %p to i64
   %pp = getelementptr i64, ptr %c, i64 {CTX['priv']}
   %priv = load i64, ptr %pp
-  %pp.raw = inttoptr i64 %priv to ptr
   %psp = getelementptr i64, ptr %c, i64 {CTX['priv_size']}
   %psz = load i64, ptr %psp
   %pend = add i64 %priv, %psz
@@ -108,40 +130,26 @@ entry:
   %inp = and i1 %inpl, %inph
   br i1 %inp, label %arena, label %scan
 arena:
-  %rel = sub i64 %a, %priv
-  %cntp = load i64, ptr @__clcoop_private_count
-  br label %ploop
-ploop:
-  %j = phi i64 [ 0, %arena ], [ %jnext, %pnext ]
-  %pmore = icmp ult i64 %j, %cntp
-  br i1 %pmore, label %pbody, label %dangling
-pbody:
-  %rowp = getelementptr [3 x i64], ptr @__clcoop_privates, i64 %j
+  %prow = call i64 @__clcoop_private_at(ptr %c, i64 %a)
+  %plive = icmp sge i64 %prow, 0
+  br i1 %plive, label %pfound, label %dangling
+pfound:
+  %rowp = getelementptr [3 x i64], ptr @__clcoop_privates, i64 %prow
   %off = load i64, ptr %rowp
   %szp = getelementptr i64, ptr %rowp, i64 1
   %sz = load i64, ptr %szp
-  %flp = getelementptr i64, ptr %rowp, i64 2
-  %fl = load i64, ptr %flp
-  %pend.j = add i64 %off, %sz
-  %pge = icmp uge i64 %rel, %off
-  %plt = icmp ult i64 %rel, %pend.j
-  %pin = and i1 %pge, %plt
-  %jnext = add i64 %j, 1
-  br i1 %pin, label %pfound, label %pnext
-pnext:
-  br label %ploop
-pfound:
-  %flagp = getelementptr i8, ptr %pp.raw, i64 %fl
-  %live = load i64, ptr %flagp
-  %isl = icmp ne i64 %live, 0
-  br i1 %isl, label %plive, label %dangling
-plive:
   %plo = add i64 %priv, %off
   %phi.hi = add i64 %plo, %sz
-  %r0 = call ptr @__clcoop_chk_range(ptr %c, ptr %p, i64 %n, i64 %al, i32 %site, i32 %kind, i64 %plo, i64 %phi.hi, i1 %w, i1 true)
+  %pcode = sub i64 -1, %off
+  %r0 = call ptr @__clcoop_chk_range(ptr %c, ptr %p, i64 %n, i64 %al, i32 %site, i32 %kind, i64 %plo, i64 %phi.hi, i1 %w, i1 true, i64 %pcode)
   ret ptr %r0
 dangling:
-  %r4 = call ptr @__clcoop_bad(ptr %c, ptr %p, i64 %n, i32 %site, i32 {FAULT_FREED})
+  ; between or in dead private arrays: out of bounds of root's array if root is in a live one
+  %dcode = call i64 @__clcoop_region_of(ptr %c, ptr %root)
+  %dknown = icmp ne i64 %dcode, 0
+  br i1 %dknown, label %none, label %freed
+freed:
+  %r4 = call ptr @__clcoop_bad(ptr %c, ptr %p, i64 %n, i32 %site, i32 {FAULT_FREED}, i64 0)
   ret ptr %r4
 scan:
   %tp = getelementptr i64, ptr %c, i64 {CTX['table']}
@@ -170,8 +178,114 @@ found:
   %r = call ptr @__clcoop_chk(ptr %c, ptr %p, i64 %n, i64 %al, i32 %site, i32 %kind, i64 %i, i1 %w)
   ret ptr %r
 none:
-  %r2 = call ptr @__clcoop_bad(ptr %c, ptr %p, i64 %n, i32 %site, i32 %kind)
+  %code = call i64 @__clcoop_region_of(ptr %c, ptr %root)
+  %r2 = call ptr @__clcoop_bad(ptr %c, ptr %p, i64 %n, i32 %site, i32 %kind, i64 %code)
   ret ptr %r2
+}}
+
+; Against region `code` (as __clcoop_fault_in) when it is a row of the table, else as
+; __clcoop_chk_any: where the region of p's root was found at run time.
+define internal ptr @__clcoop_chk_in(ptr %c, ptr %p, ptr %root, i64 %code, i64 %n, i64 %al, i32 %site, i32 %kind, i1 %w) alwaysinline {{
+entry:
+  %intable = icmp sgt i64 %code, 0
+  br i1 %intable, label %row, label %any
+row:
+  %idx = sub i64 %code, 1
+  %r = call ptr @__clcoop_chk(ptr %c, ptr %p, i64 %n, i64 %al, i32 %site, i32 %kind, i64 %idx, i1 %w)
+  ret ptr %r
+any:
+  %r2 = call ptr @__clcoop_chk_any(ptr %c, ptr %p, ptr %root, i64 %n, i64 %al, i32 %site, i32 %kind, i1 %w)
+  ret ptr %r2
+}}
+
+; The row of @__clcoop_privates holding address %a of the work-item's arena, -1 when none
+; does or its function has returned (a dangling pointer).
+define internal i64 @__clcoop_private_at(ptr %c, i64 %a) alwaysinline {{
+entry:
+  %pp = getelementptr i64, ptr %c, i64 {CTX['priv']}
+  %priv = load i64, ptr %pp
+  %pp.raw = inttoptr i64 %priv to ptr
+  %rel = sub i64 %a, %priv
+  %cnt = load i64, ptr @__clcoop_private_count
+  br label %loop
+loop:
+  %j = phi i64 [ 0, %entry ], [ %jnext, %next ]
+  %more = icmp ult i64 %j, %cnt
+  br i1 %more, label %body, label %no
+body:
+  %rowp = getelementptr [3 x i64], ptr @__clcoop_privates, i64 %j
+  %off = load i64, ptr %rowp
+  %szp = getelementptr i64, ptr %rowp, i64 1
+  %sz = load i64, ptr %szp
+  %flp = getelementptr i64, ptr %rowp, i64 2
+  %fl = load i64, ptr %flp
+  %end = add i64 %off, %sz
+  %ge = icmp uge i64 %rel, %off
+  %lt = icmp ult i64 %rel, %end
+  %in = and i1 %ge, %lt
+  %jnext = add i64 %j, 1
+  br i1 %in, label %found, label %next
+next:
+  br label %loop
+found:
+  %flagp = getelementptr i8, ptr %pp.raw, i64 %fl
+  %live = load i64, ptr %flagp
+  %isl = icmp ne i64 %live, 0
+  %row = select i1 %isl, i64 %j, i64 -1
+  ret i64 %row
+no:
+  ret i64 -1
+}}
+
+; The region code (as __clcoop_fault_in) of the live region holding p, 0 when none does.
+define internal i64 @__clcoop_region_of(ptr %c, ptr %p) noinline cold {{
+entry:
+  %a = ptrtoint ptr %p to i64
+  %tp = getelementptr i64, ptr %c, i64 {CTX['table']}
+  %t = load ptr, ptr %tp
+  %cp = getelementptr i64, ptr %c, i64 {CTX['table_count']}
+  %cnt = load i64, ptr %cp
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %inext, %next ]
+  %more = icmp ult i64 %i, %cnt
+  br i1 %more, label %body, label %private
+body:
+  %i3 = mul i64 %i, 3
+  %lop = getelementptr i64, ptr %t, i64 %i3
+  %lo = load i64, ptr %lop
+  %hip = getelementptr i64, ptr %lop, i64 1
+  %hi = load i64, ptr %hip
+  %ge = icmp uge i64 %a, %lo
+  %lt = icmp ult i64 %a, %hi
+  %in = and i1 %ge, %lt
+  %inext = add i64 %i, 1
+  br i1 %in, label %found, label %next
+next:
+  br label %loop
+found:
+  ret i64 %inext
+private:
+  %pp = getelementptr i64, ptr %c, i64 {CTX['priv']}
+  %priv = load i64, ptr %pp
+  %psp = getelementptr i64, ptr %c, i64 {CTX['priv_size']}
+  %psz = load i64, ptr %psp
+  %pend = add i64 %priv, %psz
+  %inpl = icmp uge i64 %a, %priv
+  %inph = icmp ult i64 %a, %pend
+  %inp = and i1 %inpl, %inph
+  br i1 %inp, label %arena, label %unknown
+arena:
+  %prow = call i64 @__clcoop_private_at(ptr %c, i64 %a)
+  %plive = icmp sge i64 %prow, 0
+  br i1 %plive, label %pfound, label %unknown
+pfound:
+  %rowp = getelementptr [3 x i64], ptr @__clcoop_privates, i64 %prow
+  %off = load i64, ptr %rowp
+  %pcode = sub i64 -1, %off
+  ret i64 %pcode
+unknown:
+  ret i64 0
 }}
 
 ; Backward branch: count the loop's instructions, stop a faulted work-item.

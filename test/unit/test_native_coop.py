@@ -113,3 +113,82 @@ def test_partial_sub_group_faults_on_both_engines():
         with pytest.raises(clcoop.RuntimeFault, match="sub-group"):
             prog.copy((24,), (24,), a, b, 16, -1, subgroup_size=16)
         assert (b == 0).all()
+
+
+def fault_lines(text):
+    """The lines of a fault that must not depend on the engine: the work-item and the buffer."""
+    return [line.strip() for line in text.splitlines()
+            if "work-item global id" in line or line.strip().startswith("buffer:")]
+
+
+def fault_text(prog, kernel, *args, **kw):
+    with pytest.raises(clcoop.RuntimeFault) as info:
+        getattr(prog, kernel)(*args, **kw)
+    return str(info.value)
+
+
+@pytest.mark.parametrize("stride", [1000, 17])
+@pytest.mark.parametrize("local", [16, 32])
+def test_out_of_bounds_matrix_load_names_the_interpreters_work_item(stride, local):
+    """The interpreter names a subgroup whose matrix load faults by its first work-item
+    (clcoop/interp/coop_calls.py, _per_memory_layout), not by the work-item holding the
+    faulting element: stride 17 faults in sub-group 1 (work-item 16), stride 1000 in
+    sub-group 0 (work-item 0), whichever lane's component is out of bounds."""
+    texts = []
+    for engine in ("native", "interp"):
+        prog = clcoop.Program(COPY).build(engine=engine)
+        texts.append(fault_text(prog, "copy", (32,), (local,), np.arange(256, dtype=np.float32),
+                                np.zeros(256, np.float32), stride, -1, subgroup_size=16))
+    first = 16 if stride == 17 else 0
+    assert f"global id ({first})" in texts[1]
+    assert fault_lines(texts[0]) == fault_lines(texts[1]) != []
+
+
+# `a` and `next` are adjacent slices of one array: an overrun of `a` lands inside `next`
+# in host memory, which a fault must not name.
+ADJACENT = HEADER + """
+__kernel void adjacent(__global const float *a, __global const float *next, __global float *b,
+                       long stride, int pick) {
+    size_t sg = get_global_id(0) / get_sub_group_size();
+    __global const float *src = pick ? a : next;   // provenance known at run time only
+    mat_c m = coop_mat_load(src + sg * 8 * 16, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)stride);
+    coop_mat_store(b + sg * 8 * 16, m, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)stride);
+}
+"""
+
+
+@pytest.mark.parametrize("where", ["adjacent", "nearer-the-other"])
+@pytest.mark.parametrize("pick", [1, 0], ids=["pointer-of-a-select", "kernel-argument"])
+def test_out_of_bounds_matrix_load_names_its_buffer_not_the_nearest(where, pick):
+    """Sub-group 1 loads past the end of `a` (stride 17 reaches element 262 of 256); in host
+    memory that element is inside `next` (adjacent slices) or nearer to it than to `a`. The
+    fault names `a`, the buffer the pointer came from, as the interpreter does."""
+    if pick == 0:   # the kernel argument itself: a's slice is passed as `next`
+        source = ADJACENT.replace("pick ? a : next", "next")
+    else:
+        source = ADJACENT
+    texts = []
+    for engine in ("native", "interp"):
+        prog = clcoop.Program(source).build(engine=engine)
+        whole = np.arange(1024, dtype=np.float32)
+        first, other = whole[:256], (whole[256:512] if where == "adjacent" else whole[300:556])
+        args = (first, other) if pick else (other, first)
+        b = np.zeros(256, np.float32)
+        texts.append(fault_text(prog, "adjacent", (32,), (16,), *args, b, 17, pick, subgroup_size=16))
+        assert (b == 0).all()
+    name = "a" if pick else "next"
+    assert f"buffer: {name}" in fault_lines(texts[1])
+    assert fault_lines(texts[0]) == fault_lines(texts[1])
+
+
+def test_out_of_bounds_matrix_store_names_the_interpreters_work_item_and_buffer():
+    texts = []
+    for engine in ("native", "interp"):
+        prog = clcoop.Program(ADJACENT).build(engine=engine)
+        whole = np.arange(1024, dtype=np.float32)
+        b = np.zeros(256, np.float32)       # sub-group 1 stores elements 128..262: past the end
+        texts.append(fault_text(prog, "adjacent", (32,), (16,), whole[:512], whole[512:], b, 17, 1,
+                                subgroup_size=16))
+        assert (b == 0).all()
+    assert "out-of-bounds write" in texts[0] and "buffer: b" in texts[1]
+    assert fault_lines(texts[0]) == fault_lines(texts[1]) != []
