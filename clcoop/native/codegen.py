@@ -20,6 +20,7 @@ import re
 from clcoop import coop_names, coopmat_spec
 from clcoop.interp.loader import parse_type_text
 from clcoop.interp.demangle import demangle
+from clcoop.interp.scalars import scalar_dtype
 from clcoop.interp.source_map import read_debug_info
 from clcoop.native import coop_calls, local_memory, support
 from clcoop.native.builtin_ir import (bool_type, elem_size, exact_builtin, intrinsic_suffix, intrinsics_in,
@@ -42,6 +43,7 @@ class Site:
         self.what = what       # "read", "write", "atomic", "division", "loop", "unreachable"
         self.size = size
         self.dbg = dbg         # the instruction's !dbg node in NativeModule.debug_info (-g)
+        self.dtype = None      # NumPy dtype of the element accessed (the interpreter's words)
 
 
 class KernelPlan:
@@ -418,8 +420,23 @@ class _FunctionGen:
         return f"%__{stem}{self.n}"
 
     def site(self, ins, what, size):
-        self.mg.out.sites.append(Site(self.f.name, clean_ir(str(ins)), what, size, self.dbg.get(value_id(ins))))
+        site = Site(self.f.name, clean_ir(str(ins)), what, size, self.dbg.get(value_id(ins)))
+        site.dtype = self._accessed_dtype(ins)
+        self.mg.out.sites.append(site)
         return len(self.mg.out.sites) - 1
+
+    def _accessed_dtype(self, ins):
+        """The scalar (or vector element) dtype a load, store or atomic accesses, as the
+        interpreter's memory checks name it; None for other instructions and aggregates."""
+        ops = list(ins.operands)
+        text = {"load": lambda: str(ins.type), "store": lambda: str(ops[0].type),
+                "atomicrmw": lambda: str(ops[1].type), "cmpxchg": lambda: str(ops[1].type)}.get(ins.opcode)
+        if text is None:
+            return None
+        try:
+            return scalar_dtype(self.ty(text()))
+        except Exception:          # noqa: BLE001 - structs, arrays: described in bytes
+            return None
 
     # ------------------------------------------------------------ emit
     def emit(self):

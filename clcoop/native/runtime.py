@@ -15,6 +15,7 @@ import time
 import numpy as np
 
 from clcoop.errors import RuntimeFault
+from clcoop.interp.memory import describe_offset
 from clcoop.interp.source_map import render_fault
 from clcoop.native import codegen, subgroup
 from clcoop.native import context
@@ -282,10 +283,15 @@ class NativeProgram:
                 context.FAULT_ATOMIC: "atomic"}.get(kind, site.what)
         region = self._checked_region(code, priv, names, table)
         if kind in (context.FAULT_READ, context.FAULT_WRITE, context.FAULT_ATOMIC):
-            message, buffer = _describe_bad(addr, size, what, region)
+            message, buffer = _describe_bad(addr, size, what, region, site.dtype)
         elif kind == context.FAULT_MISALIGNED:
-            message = f"misaligned {site.what} of {site.size} bytes at address {addr:#x}"
             buffer = region[0] if region else None
+            if region is not None and site.dtype is not None:
+                dtype = np.dtype(site.dtype)
+                message = (f"misaligned {site.what} of {dtype.name} at "
+                           f"{describe_offset(_Region(region[0], region[1], region[2] - region[1]), addr, dtype)}")
+            else:
+                message = f"misaligned {site.what} of {site.size} bytes at address {addr:#x}"
         elif kind == context.FAULT_READONLY:
             buffer = region[0] if region else None
             message = f"{site.what} to read-only memory"
@@ -381,17 +387,30 @@ def _ids(nd, group, llid):
     return gid, lid, grp
 
 
-def _describe_bad(addr, size, what, region):
+def _describe_bad(addr, size, what, region, dtype=None):
     """The interpreter's words (clcoop/interp/memory.py, Memory._describe_bad) for an access
     outside `region` (name, lo, hi), the region its pointer came from; None: it came from
-    none the check knew, and points into none (an invalid pointer, not a guess)."""
+    none the check knew, and points into none (an invalid pointer, not a guess). With the
+    element dtype, at the first element outside the region, as the interpreter, which
+    checks element by element."""
     if addr == 0:
         return f"{what} through a null pointer", None
     if region is not None:
         name, lo, hi = region
+        if dtype is not None:
+            first_bad = hi if lo <= addr < hi else addr
+            where = describe_offset(_Region(name, lo, hi - lo), first_bad, np.dtype(dtype))
+            return f"out-of-bounds {what} of {np.dtype(dtype).name} at {where}", name
         return (f"out-of-bounds {what} of {size} bytes at byte offset {addr - lo} of buffer "
                 f"'{name}' ({hi - lo} bytes)"), name
     return f"{what} through an invalid pointer {addr:#x} (no buffer there, or it was freed)", None
+
+
+class _Region:
+    """What memory.describe_offset reads of a region."""
+
+    def __init__(self, name, base, size):
+        self.name, self.base, self.size = name, base, size
 
 
 def _coop_fault_message(code):

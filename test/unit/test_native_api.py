@@ -66,7 +66,7 @@ def test_fault_leaves_caller_buffers_untouched_and_names_the_work_item():
     with pytest.raises(clcoop.RuntimeFault) as info:
         prog.oob(64, 16, p, 64)
     text = str(info.value)
-    assert "out-of-bounds write of 4 bytes at byte offset 272 of buffer 'p' (256 bytes)" in text
+    assert "out-of-bounds write of int32 at element 68 of buffer 'p' (64 elements)" in text
     assert "global id (63)" in text and info.value.work_item == (63,)
     assert (p == 0).all()
     prog.oob(64, 16, p, 1000)   # no fault: copied back
