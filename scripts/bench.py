@@ -27,6 +27,8 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
+# The checkout's clcoop, installed or not (the memory child and PoCL runs import it too).
+sys.path.insert(0, str(ROOT))
 EXAMPLES = ROOT / "examples"
 DOCS = ROOT / "docs"
 TABLE_BEGIN = "<!-- bench:begin (written by scripts/bench.py) -->"
@@ -260,6 +262,8 @@ def compile_environment():
     which makes every clcoop start recompile its modules (~0.2 s, docs/performance.md)."""
     env = dict(os.environ)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
+    # The checkout's clcoop, whatever an installed entry point was installed from.
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
     env["PYTHONPYCACHEPREFIX"] = str(Path(tempfile.gettempdir()) / "clcoop-bench-pycache")
     return env
 
@@ -514,7 +518,6 @@ def bench_native(quick, repetitions):
     """Plain kernels: the native engine (both cores) against the interpreter, results
     compared bit for bit, and against PoCL when pyopencl finds a CPU device; the engine's
     compile time (codegen + LLVM -O3 + MCJIT)."""
-    sys.path.insert(0, str(ROOT))
     import clcoop
     sizes = {"vector add": 1 << 20, "stencil (5-point 1D)": 1 << 20,
              "reduction (__local + barriers)": 1 << 18, "loop-heavy (256 dependent steps)": 1 << 14}
@@ -659,7 +662,6 @@ def bench_native_mul_add(quick, repetitions):
     rendezvous around them) as a tiled f32 GEMM on both cores against NumPy, checked bit for
     bit against a chain of the interpreter's coopmat.mul_add on one tile."""
     import ctypes
-    sys.path.insert(0, str(ROOT))
     from clcoop.interp import coopmat
     from clcoop.native import coop_ir
     from clcoop.native.jit import Engine

@@ -107,16 +107,41 @@ def argument_lines(plan):
 
 
 def group_head_lines(next_label):
-    """Driver IR taking the next work-group %g of [first, first + count) from the atomic
-    counter %nextp shared by the threads (dynamic balance without returning to Python);
+    """Driver IR taking the next work-group %g of [first, first + count): chunks of
+    tmpl[group_chunk] consecutive groups from the atomic counter %nextp shared by the
+    threads (dynamic balance without returning to Python; one atomic per group made two
+    threads slower than one on small groups: the counter's cache line went back and forth);
     %done when none is left or another thread faulted (%abp)."""
     return ["  %end = add i64 %first, %count",
+            f"  %gchunk.p = getelementptr i64, ptr %tmpl, i64 {CTX['group_chunk']}",
+            "  %gchunk = load i64, ptr %gchunk.p",
+            "  %gcur = alloca i64, align 8",
+            "  %gend = alloca i64, align 8",
+            "  store i64 0, ptr %gcur",
+            "  store i64 0, ptr %gend",
             "  br label %group",
             "group:",
-            "  %gi = atomicrmw add ptr %nextp, i64 1 monotonic",
-            "  %g = add i64 %gi, %first",
-            "  %gmore = icmp ult i64 %g, %end",
-            "  br i1 %gmore, label %group.body, label %done",
+            "  %gc = load i64, ptr %gcur",
+            "  %ge = load i64, ptr %gend",
+            "  %ghave = icmp ult i64 %gc, %ge",
+            "  br i1 %ghave, label %group.take, label %group.chunk",
+            "group.chunk:",
+            "  %gi = atomicrmw add ptr %nextp, i64 %gchunk monotonic",
+            "  %gk0 = add i64 %gi, %first",
+            "  %gkmore = icmp ult i64 %gk0, %end",
+            "  br i1 %gkmore, label %group.store, label %done",
+            "group.store:",
+            "  %gk1 = add i64 %gk0, %gchunk",
+            "  %gkfull = icmp ult i64 %gk1, %end",
+            "  %gkend = select i1 %gkfull, i64 %gk1, i64 %end",
+            "  store i64 %gk0, ptr %gcur",
+            "  store i64 %gkend, ptr %gend",
+            "  br label %group",
+            "group.take:",
+            "  %g = add i64 %gc, 0",
+            "  %gnext = add i64 %gc, 1",
+            "  store i64 %gnext, ptr %gcur",
+            "  br label %group.body",
             "group.body:",
             "  %abv = load atomic i64, ptr %abp monotonic, align 8",
             "  %aborted = icmp ne i64 %abv, 0",

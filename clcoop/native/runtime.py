@@ -29,6 +29,9 @@ def default_threads():
     return max(1, min(os.cpu_count() or 1, 8))
 
 
+# A launch estimated to take less than this on one thread runs on one (_threads_for).
+SMALL_LAUNCH_SECONDS = 2e-3
+
 # The launch API's default sub-group size: the size cooperative-matrix kernels are compiled
 # for first (engine="auto" decides with it); other sizes are compiled when launched.
 COMPILED_SUBGROUP_SIZE = 16
@@ -76,6 +79,9 @@ class NativeProgram:
         # per-work-item path (a fault, or a case it does not take at run time).
         self.fast_launches = {}
         self.fast_reruns = {}
+        # Per kernel: {threads: wall seconds per work-group of its last launch on that many
+        # threads} (_threads_for).
+        self._group_seconds = {}
         # Launches in progress: close() waits for them (their threads call into the
         # engine's code, which close() frees).
         self._users = 0
@@ -137,7 +143,7 @@ class NativeProgram:
         if plan.coop_sites and S != self.subgroup_size:
             return self._for_subgroup_size(S, info)._launch(info, prepared, instruction_limit, threads)
         total = nd.total_groups
-        nthreads = 1 if plan.single_thread else max(1, min(threads or default_threads(), total))
+        nthreads = self._threads_for(info.name, plan, total, threads)
         psz = (plan.arena_size + 15) // 16 * 16
         arena_items = nd.wg_size if plan.coroutine else 1
         scratch = np.zeros(self.native.scratch_bytes, np.uint8)
@@ -166,18 +172,45 @@ class NativeProgram:
             # The subgroup-wide fast path (subgroup.py). It reports no fault itself: on any
             # failed check the launch starts again from the caller's arrays on the
             # per-work-item path, which reports it exactly.
+            started = time.perf_counter()
             if not _run_driver(fast, states, total, arenas, abort):
                 self.fast_launches[info.name] = self.fast_launches.get(info.name, 0) + 1
+                self._record_wall(info.name, len(states), total, time.perf_counter() - started)
                 return
             self.fast_reruns[info.name] = self.fast_reruns.get(info.name, 0) + 1
             for user_array, private in prepared.copies:
                 np.copyto(private, user_array.reshape(private.shape))
+        started = time.perf_counter()
         fouts = _run_driver(self.drivers[info.name], states, total, arenas, abort)
+        self._record_wall(info.name, len(states), total, time.perf_counter() - started)
         # Every buffer the native code saw (args, table, scratch, abort, tmpl) is alive
         # until here: the threads have joined.
         if fouts:
             k, first = min(fouts, key=lambda kf: (int(kf[1][3]), int(kf[1][4])))
             raise self._fault(info, nd, first, states[k].names, states[k].table)
+
+    def _threads_for(self, name, plan, total, threads):
+        """Threads for a launch of `total` work-groups: one when the kernel must (its
+        __local memory could not be made per thread); `threads` when given; else the cores
+        (at most one per work-group), unless launches of this kernel are short: waking
+        another core costs about half a millisecond on this machine (a virtual CPU), more
+        than it saves on a launch of a millisecond. A kernel whose launch on all cores took
+        less than SMALL_LAUNCH_SECONDS tries one thread; from then on the count with the
+        lower wall time per work-group in the kernel's last launches is used."""
+        if plan.single_thread:
+            return 1
+        cores = max(1, min(threads or default_threads(), total))
+        if threads is not None or cores == 1:
+            return cores
+        wall = self._group_seconds.get(name, {})
+        if 1 in wall and cores in wall:
+            return 1 if wall[1] <= wall[cores] else cores
+        if cores in wall and wall[cores] * total < SMALL_LAUNCH_SECONDS:
+            return 1
+        return cores
+
+    def _record_wall(self, name, nthreads, total, seconds):
+        self._group_seconds.setdefault(name, {})[nthreads] = seconds / total
 
     def _thread_state(self, info, plan, memory, call_args, tmpl):
         """One thread's view of a launch: its __local buffers (arguments and kernel-scope
@@ -352,8 +385,11 @@ def _run_driver(driver, states, total, arenas, abort):
     """Runs work-groups [0, total) on one thread per state; [(thread, fault record)] of the
     threads that faulted ([] when none did)."""
     next_group = np.zeros(1, np.int64)      # shared by the threads' drivers (atomic)
+    # Groups taken a chunk at a time: about 16 chunks per thread keep the balance dynamic.
+    chunk = 1 if len(states) == 1 else max(1, min(64, total // (16 * len(states))))
     for state in states:
         state.tmpl[CTX["next_group"]] = next_group.ctypes.data
+        state.tmpl[CTX["group_chunk"]] = chunk
     abort[0] = 0
     fouts = [np.zeros(8, np.int64) for _ in states]   # drivers.fault_out_lines
 

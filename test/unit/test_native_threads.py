@@ -1,0 +1,82 @@
+"""How many threads a native launch uses (runtime.NativeProgram._threads_for): short
+launches of a kernel move to one thread (waking another core costs more than it saves),
+long ones keep every core, and the choice follows the measured wall time per work-group."""
+import numpy as np
+
+import clcoop
+from clcoop.native import runtime
+
+VADD = """
+__kernel void k(__global const float *a, __global float *c) {
+    size_t i = get_global_id(0);
+    c[i] = a[i] * 2.0f;
+}"""
+
+
+def launches(monkeypatch):
+    """The thread count of every driver run from now on (two cores, whatever the machine)."""
+    monkeypatch.setattr(runtime, "default_threads", lambda: 2)
+    counts = []
+    real = runtime._run_driver
+
+    def spy(driver, states, *rest):
+        counts.append(len(states))
+        return real(driver, states, *rest)
+    monkeypatch.setattr(runtime, "_run_driver", spy)
+    return counts
+
+
+def test_a_short_kernel_moves_to_one_thread(monkeypatch):
+    counts = launches(monkeypatch)
+    prog = clcoop.Program(VADD).build(engine="native")
+    a = np.arange(4096, dtype=np.float32)
+    for _ in range(4):
+        c = np.zeros_like(a)
+        prog.k((4096,), (64,), a, c)
+        assert c.tobytes() == (a * 2).tobytes()
+    assert counts[0] == 2 and counts[1] == 1
+    # From then on the measured faster count.
+    nat = prog._native
+    assert set(nat._group_seconds["k"]) == {1, 2}
+    best = min(nat._group_seconds["k"], key=nat._group_seconds["k"].get)
+    prog.k((4096,), (64,), a, np.zeros_like(a))
+    assert counts[-1] == best
+
+
+def test_a_long_launch_keeps_both_threads(monkeypatch):
+    counts = launches(monkeypatch)
+    prog = clcoop.Program(VADD).build(engine="native")
+    nat = prog._native
+    # As if the kernel's launches took 1 ms per work-group on two threads.
+    nat._group_seconds["k"] = {2: 1e-3}
+    a = np.arange(4096, dtype=np.float32)
+    prog.k((4096,), (64,), a, np.zeros_like(a))
+    assert counts == [2]
+
+
+def test_kernels_whose_local_memory_is_shared_use_one_thread(monkeypatch):
+    counts = launches(monkeypatch)
+    prog = clcoop.Program(VADD).build(engine="native")
+    prog._native.native.plans["k"].single_thread = True
+    a = np.arange(4096, dtype=np.float32)
+    prog.k((4096,), (64,), a, np.zeros_like(a))
+    assert counts == [1]
+
+
+def test_groups_taken_in_chunks_each_run_once(monkeypatch):
+    """Threads take work-groups in chunks (drivers.group_head_lines); with a count that is
+    no multiple of the chunk, every group still runs exactly once."""
+    counts = launches(monkeypatch)
+    source = """
+    __kernel void k(__global int *hits) {
+        if (get_local_id(0) == 0) atomic_inc(&hits[get_group_id(0)]);
+    }"""
+    for fast in (True, False):
+        prog = clcoop.Program(source).build(engine="native")
+        if not fast:
+            prog._native.subgroup_drivers.clear()
+        groups = 16 * 2 * 7 + 5          # chunks of 7 groups, and 5 over
+        hits = np.zeros(groups, np.int32)
+        prog.k((64 * groups,), (64,), hits)
+        assert (hits == 1).all()
+    assert counts[0] == 2
