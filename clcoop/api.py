@@ -45,6 +45,7 @@ from clcoop.interp.loader import load_module
 from clcoop.interp.memory import Memory
 from clcoop.interp.coopmat2 import to_bfloat16
 from clcoop.interp.scalars import BFLOAT16, scalar_dtype
+from clcoop.private_buffers import PrivateBuffers
 
 DEFAULT_SUBGROUP_SIZE = 16
 SUPPORTED_SUBGROUP_SIZES = (1, 2, 4, 8, 16, 32, 64, 128)
@@ -73,6 +74,7 @@ class Program:
         self._translator = None
         self.engine = "interp"
         self._native = None
+        self._private_buffers = PrivateBuffers()   # the native launches' private copies
 
     def build(self, options=(), filename="<source>", engine="interp"):
         """Compile the source with clcoop; raises clcoop.CompileError on errors.
@@ -201,9 +203,12 @@ class Kernel:
         # serial_subgroups is the interpreter's oracle mode (one sub-group at a time).
         if self.engine == "native" and not serial_subgroups:
             prepared = prepare_launch(program._module, self.info, global_size, local_size, args,
-                                      subgroup_size, global_offset)
-            program._native.launch(self.info, prepared, instruction_limit)
-            prepared.copy_back()
+                                      subgroup_size, global_offset, program._private_buffers)
+            try:
+                program._native.launch(self.info, prepared, instruction_limit)
+                prepared.copy_back()
+            finally:
+                program._private_buffers.give(prepared.copies)
             return None
         return launch(self.program._module, self.program._translator, self.info, global_size,
                       local_size, args, subgroup_size, instruction_limit, max_lanes, global_offset,
@@ -293,8 +298,10 @@ def launch(module, translator, info, global_size, local_size, args, subgroup_siz
     return None
 
 
-def prepare_launch(module, info, global_size, local_size, args, subgroup_size=None, global_offset=None):
-    """Check sizes and arguments; writable buffers become private copies (PreparedLaunch)."""
+def prepare_launch(module, info, global_size, local_size, args, subgroup_size=None, global_offset=None,
+                   private_buffers=None):
+    """Check sizes and arguments; writable buffers become private copies (PreparedLaunch),
+    taken from `private_buffers` (private_buffers.PrivateBuffers) when given."""
     gsize = _sizes(global_size, "global_size")
     if local_size is None:
         lsize = _pick_local_size(gsize)
@@ -322,7 +329,7 @@ def prepare_launch(module, info, global_size, local_size, args, subgroup_size=No
         raise ArgumentError(f"kernel '{info.name}' takes {len(info.params)} arguments ({names}), "
                             f"got {len(args)}")
     memory = Memory(pointer_bytes=module.layout.pointer_bytes)
-    call_args, copies = _convert_args(module, info, args, memory)
+    call_args, copies = _convert_args(module, info, args, memory, private_buffers)
     return PreparedLaunch(nd, S, memory, call_args, copies)
 
 
@@ -394,7 +401,7 @@ def _written_buffers(info, args):
     return written
 
 
-def _convert_args(module, info, args, memory):
+def _convert_args(module, info, args, memory, private_buffers=None):
     call_args, copies = [], []
     seen = {}
     written = _written_buffers(info, args)
@@ -411,7 +418,8 @@ def _convert_args(module, info, args, memory):
                 raise ArgumentError(f"{where} is a __local pointer: pass clcoop.LocalMemory(nbytes)")
             call_args.append(execute._LocalArg(name, arg.nbytes))
         elif ptype.kind == "ptr":
-            call_args.append(_map_buffer(arg, name, where, type_name, memory, copies, seen, written))
+            call_args.append(_map_buffer(arg, name, where, type_name, memory, copies, seen, written,
+                                         private_buffers))
         else:
             call_args.append(_convert_scalar(arg, ptype, type_name, where))
     return call_args, copies
@@ -434,7 +442,7 @@ def _map_byval(arg, name, where, struct_ty, module, memory):
     return np.int64(region.base)
 
 
-def _map_buffer(arg, name, where, type_name, memory, copies, seen, written):
+def _map_buffer(arg, name, where, type_name, memory, copies, seen, written, private_buffers=None):
     if isinstance(arg, LocalMemory):
         raise ArgumentError(f"{where} is a __global pointer, not __local: pass a NumPy array")
     if not isinstance(arg, np.ndarray):
@@ -454,7 +462,7 @@ def _map_buffer(arg, name, where, type_name, memory, copies, seen, written):
     if read_only:
         data = arg.reshape(-1).view(np.uint8)
     else:
-        private = arg.copy()
+        private = private_buffers.take(arg) if private_buffers is not None else arg.copy()
         copies.append((arg, private))
         data = private.reshape(-1).view(np.uint8)
     region = memory.add_region(name, data, writable=not read_only)
