@@ -13,6 +13,16 @@ RUNTIME_IR = f"""
 
 define internal void @__clcoop_fault(ptr %c, i32 %site, i32 %kind, i64 %addr, i64 %size) noinline cold {{
 entry:
+  call void @__clcoop_fault_in(ptr %c, i32 %site, i32 %kind, i64 %addr, i64 %size, i64 0)
+  ret void
+}}
+
+; A faulting access and the region it was checked against (its pointer's provenance):
+; fault_region is 1 + its row of the region table, -1 - the arena offset of a private
+; array, 0 when the pointer is in no region and came from none (runtime.py names it).
+; Only a work-item's first fault is recorded.
+define internal void @__clcoop_fault_in(ptr %c, i32 %site, i32 %kind, i64 %addr, i64 %size, i64 %region) noinline cold {{
+entry:
   %fp = getelementptr i64, ptr %c, i64 {CTX['fault']}
   %f = load i64, ptr %fp
   %first = icmp eq i64 %f, 0
@@ -28,22 +38,6 @@ rec:
   store i64 %addr, ptr %ap
   %zp = getelementptr i64, ptr %c, i64 {CTX['fault_size']}
   store i64 %size, ptr %zp
-  br label %out
-out:
-  ret void
-}}
-
-; A faulting access and the region it was checked against (its pointer's provenance):
-; fault_region is 1 + its row of the region table, -1 - the arena offset of a private
-; array, 0 when the pointer is in no region and came from none (runtime.py names it).
-define internal void @__clcoop_fault_in(ptr %c, i32 %site, i32 %kind, i64 %addr, i64 %size, i64 %region) noinline cold {{
-entry:
-  %fp = getelementptr i64, ptr %c, i64 {CTX['fault']}
-  %f = load i64, ptr %fp
-  %first = icmp eq i64 %f, 0
-  br i1 %first, label %rec, label %out
-rec:
-  call void @__clcoop_fault(ptr %c, i32 %site, i32 %kind, i64 %addr, i64 %size)
   %rp = getelementptr i64, ptr %c, i64 {CTX['fault_region']}
   store i64 %region, ptr %rp
   br label %out
@@ -152,28 +146,9 @@ freed:
   %r4 = call ptr @__clcoop_bad(ptr %c, ptr %p, i64 %n, i32 %site, i32 {FAULT_FREED}, i64 0)
   ret ptr %r4
 scan:
-  %tp = getelementptr i64, ptr %c, i64 {CTX['table']}
-  %t = load ptr, ptr %tp
-  %cp = getelementptr i64, ptr %c, i64 {CTX['table_count']}
-  %cnt = load i64, ptr %cp
-  br label %loop
-loop:
-  %i = phi i64 [ 0, %scan ], [ %inext, %next ]
-  %more = icmp ult i64 %i, %cnt
-  br i1 %more, label %body, label %none
-body:
-  %i3 = mul i64 %i, 3
-  %lop = getelementptr i64, ptr %t, i64 %i3
-  %lo = load i64, ptr %lop
-  %hip = getelementptr i64, ptr %lop, i64 1
-  %hi = load i64, ptr %hip
-  %ge = icmp uge i64 %a, %lo
-  %lt = icmp ult i64 %a, %hi
-  %in = and i1 %ge, %lt
-  %inext = add i64 %i, 1
-  br i1 %in, label %found, label %next
-next:
-  br label %loop
+  %i = call i64 @__clcoop_table_row(ptr %c, i64 %a)
+  %intab = icmp sge i64 %i, 0
+  br i1 %intab, label %found, label %none
 found:
   %r = call ptr @__clcoop_chk(ptr %c, ptr %p, i64 %n, i64 %al, i32 %site, i32 %kind, i64 %i, i1 %w)
   ret ptr %r
@@ -237,10 +212,9 @@ no:
   ret i64 -1
 }}
 
-; The region code (as __clcoop_fault_in) of the live region holding p, 0 when none does.
-define internal i64 @__clcoop_region_of(ptr %c, ptr %p) noinline cold {{
+; The row of the region table holding address a, -1 when none does.
+define internal i64 @__clcoop_table_row(ptr %c, i64 %a) noinline {{
 entry:
-  %a = ptrtoint ptr %p to i64
   %tp = getelementptr i64, ptr %c, i64 {CTX['table']}
   %t = load ptr, ptr %tp
   %cp = getelementptr i64, ptr %c, i64 {CTX['table_count']}
@@ -249,7 +223,7 @@ entry:
 loop:
   %i = phi i64 [ 0, %entry ], [ %inext, %next ]
   %more = icmp ult i64 %i, %cnt
-  br i1 %more, label %body, label %private
+  br i1 %more, label %body, label %none
 body:
   %i3 = mul i64 %i, 3
   %lop = getelementptr i64, ptr %t, i64 %i3
@@ -264,18 +238,23 @@ body:
 next:
   br label %loop
 found:
-  ret i64 %inext
+  ret i64 %i
+none:
+  ret i64 -1
+}}
+
+; The region code (as __clcoop_fault_in) of the live region holding p, 0 when none does.
+define internal i64 @__clcoop_region_of(ptr %c, ptr %p) noinline cold {{
+entry:
+  %a = ptrtoint ptr %p to i64
+  %i = call i64 @__clcoop_table_row(ptr %c, i64 %a)
+  %intab = icmp sge i64 %i, 0
+  br i1 %intab, label %found, label %private
+found:
+  %code = add i64 %i, 1
+  ret i64 %code
 private:
-  %pp = getelementptr i64, ptr %c, i64 {CTX['priv']}
-  %priv = load i64, ptr %pp
-  %psp = getelementptr i64, ptr %c, i64 {CTX['priv_size']}
-  %psz = load i64, ptr %psp
-  %pend = add i64 %priv, %psz
-  %inpl = icmp uge i64 %a, %priv
-  %inph = icmp ult i64 %a, %pend
-  %inp = and i1 %inpl, %inph
-  br i1 %inp, label %arena, label %unknown
-arena:
+  ; (an address outside the arena is in no private array's row either)
   %prow = call i64 @__clcoop_private_at(ptr %c, i64 %a)
   %plive = icmp sge i64 %prow, 0
   br i1 %plive, label %pfound, label %unknown
