@@ -180,3 +180,27 @@ def test_run_source_runs_both_irs_and_skips_what_has_no_host_independent_launch(
     # A source clang rejects is skipped as a whole.
     assert corpus_run.run_source("kernel void k() { undeclared; }", tmp_path, CLANG, 64, 4) == [
         {"kernel": None, "outcome": "skipped", "reason": "clang-22 rejects the source"}]
+
+
+@pytest.mark.skipif(CLANG is None, reason="clang-22 is the reference")
+def test_corpus_native_compares_the_engines(tmp_path, capsys):
+    """scripts/corpus_native.py: a kernel the engine takes runs on both engines and agrees;
+    a kernel with printf falls back to the interpreter; a race between work-items of the
+    2-D launch that only index by dimension 0 shows as a difference."""
+    import corpus_native
+    source = tmp_path / "k.cl"
+    source.write_text("""
+__kernel void scale(__global float *a, int n) {
+    int i = get_global_id(0) + get_global_id(1) * 16;
+    a[i] = a[i] * 2.0f + (float)n;
+}
+__kernel void talk(__global int *a) { if (get_global_id(0) == 0) printf("%d\\n", a[0]); }
+__kernel void race(__global float *w) { w[get_global_id(0)] += 1.0f; }
+""")
+    results = corpus_native.one(str(source))
+    by_kernel = {r["kernel"]: r for r in results}
+    assert by_kernel["scale"]["engine"] == "native" and by_kernel["scale"]["outcome"] == "agree"
+    assert by_kernel["talk"]["engine"] == "interp" and by_kernel["talk"]["outcome"] == "agree"
+    assert by_kernel["race"]["outcome"] == "differ"
+    assert corpus_native.main([str(source)]) == 0
+    assert "'differ'" in capsys.readouterr().out
