@@ -240,9 +240,9 @@ def coroutine_driver(plan, kernel, lanes=1, name=None):
           "  %c = getelementptr i64, ptr %ctxs, i64 %coff",
           # (The fast path's contexts are copied once per thread, and a fault ends the
           # launch: only the step count starts again.)
-          f"  %c.steps = getelementptr i64, ptr %c, i64 {CTX['steps']}",
-          "  store i64 0, ptr %c.steps" if lanes > 1 else
-          f"  call void @llvm.memcpy.p0.p0.i64(ptr %c, ptr %tmpl, i64 {CTX_SLOTS * 8}, i1 false)",
+          *([f"  %c.steps = getelementptr i64, ptr %c, i64 {CTX['steps']}", "  store i64 0, ptr %c.steps"]
+            if lanes > 1 else
+            [f"  call void @llvm.memcpy.p0.p0.i64(ptr %c, ptr %tmpl, i64 {CTX_SLOTS * 8}, i1 false)"]),
           "  %x = urem i64 %l, %t.lsize0",
           "  %lq = udiv i64 %l, %t.lsize0",
           "  %y = urem i64 %lq, %t.lsize1",

@@ -212,12 +212,12 @@ class MaskingMixin:
             raise Unsupported("an access through a pointer of unknown origin under a branch that may "
                               "differ between the lanes of a subgroup")
         slot = len(self.mg.global_index) + base[1] if base[0] == "arg" else self._global_slot(base[1])
-        if self._consecutive(pointer, t):
-            return self._masked_vector_access(ins, ops, pointer, t, esz, slot)
-        self.mg.out.scratch_bytes = max(self.mg.out.scratch_bytes, esz)
         self.mg.builtin_defs.setdefault("__chk_cold", CHECK_COLD_IR)
         site = self.site(ins, "write" if store else "read", esz)
         kind = FAULT_WRITE if store else FAULT_READ
+        if self._consecutive(pointer, t):
+            return self._masked_vector_access(ins, ops, pointer, t, esz, slot, site, kind)
+        self.mg.out.scratch_bytes = max(self.mg.out.scratch_bytes, esz)
         n = self.fresh("mk")
         pty = str(pointer.type)
         cast = (lambda v, out: f"  {out} = getelementptr i8, ptr {v}, i64 0") if pty == "ptr" else \
@@ -244,16 +244,13 @@ class MaskingMixin:
             else:
                 self.lines.append(f"  {quote(f'{ins.name}.l{j}')} = load {t}, ptr {n}.a{j}, align 1")
 
-    def _masked_vector_access(self, ins, ops, pointer, t, esz, slot):
+    def _masked_vector_access(self, ins, ops, pointer, t, esz, slot, site, kind):
         """A masked load or store whose lanes are consecutive elements: one check of the
         span from the first to the last lane that took the side, one masked vector access
         (masked-off lanes touch no memory and read 0)."""
         S, store = self.S, ins.opcode == "store"
         vec, it = f"<{S} x {t}>", f"i{S}"
         self.mg.out.scratch_bytes = max(self.mg.out.scratch_bytes, S * esz)
-        self.mg.builtin_defs.setdefault("__chk_cold", CHECK_COLD_IR)
-        site = self.site(ins, "write" if store else "read", esz)
-        kind = FAULT_WRITE if store else FAULT_READ
         n = self.fresh("mv")
         prev = "poison"
         for j in range(S):

@@ -321,8 +321,7 @@ class NativeProgram:
             buffer = region[0] if region else None
             if region is not None and site.dtype is not None:
                 dtype = np.dtype(site.dtype)
-                message = (f"misaligned {site.what} of {dtype.name} at "
-                           f"{describe_offset(_Region(region[0], region[1], region[2] - region[1]), addr, dtype)}")
+                message = f"misaligned {site.what} of {dtype.name} at {_offset_words(region, addr, dtype)}"
             else:
                 message = f"misaligned {site.what} of {site.size} bytes at address {addr:#x}"
         elif kind == context.FAULT_READONLY:
@@ -435,7 +434,7 @@ def _describe_bad(addr, size, what, region, dtype=None):
         name, lo, hi = region
         if dtype is not None:
             first_bad = hi if lo <= addr < hi else addr
-            where = describe_offset(_Region(name, lo, hi - lo), first_bad, np.dtype(dtype))
+            where = _offset_words(region, first_bad, np.dtype(dtype))
             return f"out-of-bounds {what} of {np.dtype(dtype).name} at {where}", name
         return (f"out-of-bounds {what} of {size} bytes at byte offset {addr - lo} of buffer "
                 f"'{name}' ({hi - lo} bytes)"), name
@@ -447,6 +446,13 @@ class _Region:
 
     def __init__(self, name, base, size):
         self.name, self.base, self.size = name, base, size
+
+
+def _offset_words(region, addr, dtype):
+    """addr in region (name, lo, hi) as the interpreter words it (memory.describe_offset):
+    an element of dtype, or a byte offset, of the named buffer and its size."""
+    name, lo, hi = region
+    return describe_offset(_Region(name, lo, hi - lo), addr, dtype)
 
 
 def _coop_fault_message(code):
