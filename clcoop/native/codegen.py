@@ -25,12 +25,12 @@ from clcoop.interp.source_map import read_debug_info
 from clcoop.native import coop_calls, local_memory, support
 from clcoop.native.builtin_ir import (bool_type, elem_size, exact_builtin, intrinsic_suffix, intrinsics_in,
                                      params_of, store_size, type_suffix, workitem_definition)
-from clcoop.native.context import (ATOMIC_FUNCTIONS, BARRIERS, CTX, FAULT_ATOMIC, FAULT_READ,
+from clcoop.native.context import (ATOMIC_FUNCTIONS, BARRIERS, CTX, FAULT_ATOMIC, FAULT_DIVZERO, FAULT_READ,
                                    FAULT_UNREACHABLE, FAULT_WRITE, MAX_STACK_BYTES, SCRATCH_BYTES)
 from clcoop.native.drivers import coroutine_driver, plain_driver
 from clcoop.native.irtext import (clean_ir, gquote, quote, ref, replace_first, replace_last,
                                   split_function_type, typed, value_id)
-from clcoop.native.runtime_ir import CORO_DECLS, CORO_EPILOGUE, CORO_PROLOGUE, DIVZERO_IR, RUNTIME_DECLS, RUNTIME_IR
+from clcoop.native.runtime_ir import CORO_DECLS, CORO_EPILOGUE, CORO_PROLOGUE, RUNTIME_DECLS, RUNTIME_IR
 from clcoop.native.support import Unsupported
 
 
@@ -791,12 +791,9 @@ class _FunctionGen:
             self.lines.append(f"  {anyz} = call i1 @llvm.vector.reduce.or.v{n}i1({bt} {z})")
             self.mg.needed_intrinsic(f"llvm.vector.reduce.or.v{n}i1", f"declare i1 @llvm.vector.reduce.or.v{n}i1(<{n} x i1>)")
         site = self.site(ins, "division", 0)
-        fz = self.fresh("fz")
-        self.lines.append(f"  {fz} = zext i1 {anyz} to i32")
-        # One call per division only when it divides by zero (the branchless select keeps
-        # vectorization possible: __clcoop_divzero is cheap when the flag is 0).
-        self.lines.append(f"  call void @__clcoop_divzero(ptr %__ctx, i32 {fz}, i32 {site})")
-        self.mg.builtin_defs.setdefault("__divzero", DIVZERO_IR)
+        # A fault only when it divides by zero (the branchless select below keeps
+        # vectorization possible).
+        self.lines.append(f"  call void @__clcoop_fault_if(ptr %__ctx, i1 {anyz}, i32 {site}, i32 {FAULT_DIVZERO})")
         safe_cond = z
         if ins.opcode in ("sdiv", "srem"):
             bits = ty.elem.bits if vec else ty.bits

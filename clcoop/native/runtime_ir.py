@@ -1,6 +1,6 @@
 """IR shared by every generated module: the bounds checks and fault recording, the
-coroutine frame of kernels with barriers, the division guard."""
-from clcoop.native.context import (CTX, FAULT_DIVZERO, FAULT_FREED, FAULT_LIMIT, FAULT_MISALIGNED,
+coroutine frame of kernels with barriers, the conditional fault (division guard, fast-path checks)."""
+from clcoop.native.context import (CTX, FAULT_FREED, FAULT_LIMIT, FAULT_MISALIGNED,
                                    FAULT_READONLY)
 
 # ---------------------------------------------------------------------------- runtime IR
@@ -14,6 +14,18 @@ RUNTIME_IR = f"""
 define internal void @__clcoop_fault(ptr %c, i32 %site, i32 %kind, i64 %addr, i64 %size) noinline cold {{
 entry:
   call void @__clcoop_fault_in(ptr %c, i32 %site, i32 %kind, i64 %addr, i64 %size, i64 0)
+  ret void
+}}
+
+; A fault of `kind` at `site` when `bad` (one call per check, branchless at the call:
+; cheap when the flag is false, and the caller's vector code stays vectorizable).
+define internal void @__clcoop_fault_if(ptr %c, i1 %bad, i32 %site, i32 %kind) alwaysinline {{
+entry:
+  br i1 %bad, label %rec, label %out
+rec:
+  call void @__clcoop_fault(ptr %c, i32 %site, i32 %kind, i64 0, i64 0)
+  br label %out
+out:
   ret void
 }}
 
@@ -333,13 +345,3 @@ declare ptr @aligned_alloc(i64, i64)
 declare void @free(ptr)"""
 
 
-DIVZERO_IR = f"""define internal void @__clcoop_divzero(ptr %c, i32 %z, i32 %site) alwaysinline {{
-entry:
-  %bad = icmp ne i32 %z, 0
-  br i1 %bad, label %rec, label %out
-rec:
-  call void @__clcoop_fault(ptr %c, i32 %site, i32 {FAULT_DIVZERO}, i64 0, i64 0)
-  br label %out
-out:
-  ret void
-}}"""

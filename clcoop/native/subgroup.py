@@ -55,17 +55,6 @@ BAND = 8
 # Strides above this could overflow the span computation: such launches take the fallback.
 MAX_STRIDE = 1 << 32
 
-BAIL_IR = f"""define internal void @__clcoop_sg_bail(ptr %c, i1 %bad, i32 %site) alwaysinline {{
-entry:
-  br i1 %bad, label %rec, label %out
-rec:
-  call void @__clcoop_fault(ptr %c, i32 %site, i32 {FAULT_COOP}, i64 0, i64 0)
-  br label %out
-out:
-  ret void
-}}"""
-
-
 def function_name(kernel):
     return f"{kernel}.sg"
 
@@ -163,7 +152,6 @@ class _SubgroupGen(MaskingMixin, _FunctionGen):
         text.append("__abort:")
         text += ["  br label %__coro.final"] + CORO_EPILOGUE if self.coroutine else ["  ret void"]
         text.append("}")
-        self.mg.builtin_defs.setdefault("__sg_bail", BAIL_IR)
         return coopmat_spec.replace_matrix_types("\n".join(text), _logical_vector)
 
     # ------------------------------------------------------------ what is taken
@@ -539,7 +527,7 @@ class _SubgroupGen(MaskingMixin, _FunctionGen):
         for i, b in enumerate(bad[1:]):
             self.lines.append(f"  {n}.bad{i} = or i1 {acc}, {b}")
             acc = f"{n}.bad{i}"
-        self.lines += [f"  call void @__clcoop_sg_bail(ptr %__ctx, i1 {acc}, i32 {site})",
+        self.lines += [f"  call void @__clcoop_fault_if(ptr %__ctx, i1 {acc}, i32 {site}, i32 {FAULT_COOP})",
                        # A failed check reads or writes the scratch area, one row at stride 0.
                        f"  {n}.scp = getelementptr i64, ptr %__ctx, i64 {CTX['scratch']}",
                        f"  {n}.sc = load i64, ptr {n}.scp",
