@@ -30,7 +30,7 @@ from clcoop.native.context import (ATOMIC_FUNCTIONS, BARRIERS, CTX, FAULT_ATOMIC
 from clcoop.native.drivers import coroutine_driver, plain_driver
 from clcoop.native.irtext import (clean_ir, gquote, quote, ref, replace_first, replace_last,
                                   split_function_type, typed, value_id)
-from clcoop.native.runtime_ir import CORO_DECLS, CORO_EPILOGUE, CORO_PROLOGUE, RUNTIME_DECLS, RUNTIME_IR
+from clcoop.native.runtime_ir import CORO_DECLS, CORO_EPILOGUE, CORO_PROLOGUE, FRAME_IR, RUNTIME_DECLS, RUNTIME_IR
 from clcoop.native.support import Unsupported
 
 
@@ -302,6 +302,7 @@ class _ModuleGen:
         parts.append(RUNTIME_IR)
         parts.append(self.coop.text())
         parts.append(CORO_DECLS)
+        parts.append(FRAME_IR)
         parts.extend(self.builtin_defs.values())
         decls = dict(self.decls)
         for f in self.mod.functions:

@@ -8,7 +8,10 @@ CTX = {name: i for i, name in enumerate((
     "scratch", "abort", "work_dim", "sg_size", "llid", "lid0", "lid1", "lid2", "grp0",
     "grp1", "grp2", "gsize0", "gsize1", "gsize2", "lsize0", "lsize1", "lsize2", "ngrp0",
     "ngrp1", "ngrp2", "off0", "off1", "off2", "fault_size", "priv_size", "wg_size", "barrier", "next_group",
-    "coop0", "coop1", "coop2", "coop3", "fault_region", "group_chunk"))}
+    "coop0", "coop1", "coop2", "coop3", "fault_region", "group_chunk",
+    # A coroutine's frame slot in the driver's pool, the slot size, and the frame size a
+    # coroutine needed when it did not fit (runtime_ir.CORO_PROLOGUE).
+    "frame", "frame_cap", "frame_need"))}
 CTX_SLOTS = len(CTX)
 SCRATCH_BYTES = 4096
 # Private variables and loaded/stored values above this size could overflow a thread's

@@ -69,15 +69,7 @@ def plain_driver(plan):
         "  br i1 %faulted, label %fault, label %item.ok",
         "item.ok:",
         "  %lnext = add i64 %l, 1",
-        "  %x1 = add i64 %x, 1",
-        "  %xwrap = icmp eq i64 %x1, %lx",
-        "  %xn = select i1 %xwrap, i64 0, i64 %x1",
-        "  %y1 = add i64 %y, 1",
-        "  %yinc = select i1 %xwrap, i64 %y1, i64 %y",
-        "  %ywrap = icmp eq i64 %yinc, %ly",
-        "  %yn = select i1 %ywrap, i64 0, i64 %yinc",
-        "  %z1 = add i64 %z, 1",
-        "  %zn = select i1 %ywrap, i64 %z1, i64 %z",
+        *next_local_id_lines("%lx", "%ly"),
         "  br label %item",
         "group.next:",
         "  br label %group",
@@ -90,6 +82,21 @@ def plain_driver(plan):
         "}"]
     # Slot pointers are constant GEPs on %ctx.
     return "\n".join(lines)
+
+
+def next_local_id_lines(lsize0, lsize1):
+    """Driver IR stepping the local ids %x, %y, %z to the next work-item in linear order
+    (%xn, %yn, %zn): counted up, since a division per work-item costs more than a small
+    kernel."""
+    return ["  %x1 = add i64 %x, 1",
+            f"  %xwrap = icmp eq i64 %x1, {lsize0}",
+            "  %xn = select i1 %xwrap, i64 0, i64 %x1",
+            "  %y1 = add i64 %y, 1",
+            "  %yinc = select i1 %xwrap, i64 %y1, i64 %y",
+            f"  %ywrap = icmp eq i64 %yinc, {lsize1}",
+            "  %yn = select i1 %ywrap, i64 0, i64 %yinc",
+            "  %z1 = add i64 %z, 1",
+            "  %zn = select i1 %ywrap, i64 %z1, i64 %z"]
 
 
 def argument_lines(plan):
@@ -222,7 +229,12 @@ def coroutine_driver(plan, kernel, lanes=1, name=None):
           "  %hbytes = mul i64 %nh, 8",
           "  %hs = call ptr @malloc(i64 %hbytes)",
           f"  %t.next.p = getelementptr i64, ptr %tmpl, i64 {CTX['next_group']}",
-          "  %nextp = load ptr, ptr %t.next.p"] + (_contexts_once_lines() if lanes > 1 else []) + \
+          "  %nextp = load ptr, ptr %t.next.p",
+          "  %hasarena = icmp ne i64 %t.priv_size, 0",
+          "  %fpool.p = alloca ptr, align 8",
+          "  %fcap.p = alloca i64, align 8",
+          "  store ptr null, ptr %fpool.p",
+          "  store i64 0, ptr %fcap.p"] + (_contexts_once_lines() if lanes > 1 else []) + \
         group_head_lines("gz.pre") + [
           "gz.pre:"]
     L += zero_local_lines("%tab", "%t.table_count", "gz")
@@ -233,6 +245,9 @@ def coroutine_driver(plan, kernel, lanes=1, name=None):
           "  br label %init",
           "init:",
           "  %l = phi i64 [ 0, %gz.zdone ], [ %lnext, %init.next ]",
+          "  %x = phi i64 [ 0, %gz.zdone ], [ %xn, %init.next ]",
+          "  %y = phi i64 [ 0, %gz.zdone ], [ %yn, %init.next ]",
+          "  %z = phi i64 [ 0, %gz.zdone ], [ %zn, %init.next ]",
           "  %lmore = icmp ult i64 %l, %t.wg_size",
           "  br i1 %lmore, label %init.body, label %round",
           "init.body:",
@@ -243,10 +258,7 @@ def coroutine_driver(plan, kernel, lanes=1, name=None):
           *([f"  %c.steps = getelementptr i64, ptr %c, i64 {CTX['steps']}", "  store i64 0, ptr %c.steps"]
             if lanes > 1 else
             [f"  call void @llvm.memcpy.p0.p0.i64(ptr %c, ptr %tmpl, i64 {CTX_SLOTS * 8}, i1 false)"]),
-          "  %x = urem i64 %l, %t.lsize0",
-          "  %lq = udiv i64 %l, %t.lsize0",
-          "  %y = urem i64 %lq, %t.lsize1",
-          "  %z = udiv i64 %lq, %t.lsize1"]
+]
     for field, v in (("llid", "%l"), ("lid0", "%x"), ("lid1", "%y"), ("lid2", "%z"), ("grp0", "%gx"),
                      ("grp1", "%gy"), ("grp2", "%gzz")):
         L += [f"  %c.{field} = getelementptr i64, ptr %c, i64 {CTX[field]}", f"  store i64 {v}, ptr %c.{field}"]
@@ -254,7 +266,11 @@ def coroutine_driver(plan, kernel, lanes=1, name=None):
           "  %pl = getelementptr i8, ptr %priv, i64 %poff",
           f"  %c.priv = getelementptr i64, ptr %c, i64 {CTX['priv']}",
           "  store ptr %pl, ptr %c.priv",
+          "  br i1 %hasarena, label %init.zero, label %init.ids",
+          "init.zero:",
           "  call void @llvm.memset.p0.i64(ptr %pl, i8 0, i64 %t.priv_size, i1 false)",
+          "  br label %init.ids",
+          "init.ids:",
           # The coroutine of lanes l-lanes+1 .. l, once all their contexts are set.
           f"  %lpos = urem i64 %l, {lanes}",
           f"  %llast = icmp eq i64 %lpos, {lanes - 1}",
@@ -263,13 +279,15 @@ def coroutine_driver(plan, kernel, lanes=1, name=None):
           f"  %l0 = sub i64 %l, {lanes - 1}",
           f"  %c0off = mul i64 %l0, {CTX_SLOTS}",
           "  %c0 = getelementptr i64, ptr %ctxs, i64 %c0off",
-          f"  %h = call ptr {gquote(kernel)}(ptr %c0{''.join(', ' + a for a in call_args)})",
           f"  %hi = udiv i64 %l, {lanes}",
+          *frame_slot_lines("%c0", "%hi"),
+          f"  %h = call ptr {gquote(kernel)}(ptr %c0{''.join(', ' + a for a in call_args)})",
           "  %hp = getelementptr ptr, ptr %hs, i64 %hi",
           "  store ptr %h, ptr %hp",
           "  br label %init.next",
           "init.next:",
           "  %lnext = add i64 %l, 1",
+          *next_local_id_lines("%t.lsize0", "%t.lsize1"),
           "  br label %init",
           # A round: every work-item has run to a barrier or to its end.
           "round:",
@@ -348,6 +366,7 @@ def coroutine_driver(plan, kernel, lanes=1, name=None):
           "  %dnext = add i64 %d, 1",
           "  br label %destroy.loop",
           "destroyed:",
+          *frame_pool_lines(lanes),
           "  br label %group",
           # Faults: recorded in fout; every coroutine of the group is destroyed.
           "fault:",
@@ -382,6 +401,8 @@ def coroutine_driver(plan, kernel, lanes=1, name=None):
           "  %enext = add i64 %e, 1",
           "  br label %abandon.loop",
           "done:",
+          "  %fpool.end = load ptr, ptr %fpool.p",
+          "  call void @free(ptr %fpool.end)",
           "  call void @free(ptr %ctxs)",
           "  call void @free(ptr %hs)",
           "  ret void",
@@ -392,6 +413,58 @@ def coroutine_driver(plan, kernel, lanes=1, name=None):
         text = text.replace("label %init.body, label %round", "label %init.body, label %cround")
         text = text.replace("label %resume.body, label %round", "label %resume.body, label %cround")
     return text
+
+
+def frame_slot_lines(ctx, index):
+    """Driver IR giving the coroutine about to start (context ctx, number index in its
+    work-group) its slot of the frame pool (runtime_ir.FRAME_IR)."""
+    return ["  %fpool = load ptr, ptr %fpool.p",
+            "  %fcap = load i64, ptr %fcap.p",
+            f"  %foff = mul i64 {index}, %fcap",
+            "  %fslot = getelementptr i8, ptr %fpool, i64 %foff",
+            f"  %fslot.p = getelementptr i64, ptr {ctx}, i64 {CTX['frame']}",
+            "  store ptr %fslot, ptr %fslot.p",
+            f"  %fcap.c = getelementptr i64, ptr {ctx}, i64 {CTX['frame_cap']}",
+            "  store i64 %fcap, ptr %fcap.c",
+            f"  %fneed.c = getelementptr i64, ptr {ctx}, i64 {CTX['frame_need']}",
+            "  store i64 0, ptr %fneed.c"]
+
+
+def frame_pool_lines(lanes):
+    """Driver IR run when a work-group's coroutines are destroyed: when a frame did not fit
+    its slot (frame_need), the pool grows to slots of the largest size for the next
+    work-groups (a failed allocation leaves the slots empty: frames are then allocated one
+    by one)."""
+    return ["  br label %fneed",
+            "fneed:",
+            "  %fs = phi i64 [ 0, %destroyed ], [ %fs.next, %fneed.body ]",
+            "  %fmax = phi i64 [ 0, %destroyed ], [ %fmax2, %fneed.body ]",
+            "  %fs.more = icmp ult i64 %fs, %nh",
+            "  br i1 %fs.more, label %fneed.body, label %fneed.end",
+            "fneed.body:",
+            f"  %fs.off = mul i64 %fs, {CTX_SLOTS * lanes}",
+            "  %fs.c = getelementptr i64, ptr %ctxs, i64 %fs.off",
+            f"  %fs.np = getelementptr i64, ptr %fs.c, i64 {CTX['frame_need']}",
+            "  %fs.n = load i64, ptr %fs.np",
+            "  %fs.gt = icmp ugt i64 %fs.n, %fmax",
+            "  %fmax2 = select i1 %fs.gt, i64 %fs.n, i64 %fmax",
+            "  %fs.next = add i64 %fs, 1",
+            "  br label %fneed",
+            "fneed.end:",
+            "  %fcap.old = load i64, ptr %fcap.p",
+            "  %fgrow = icmp ugt i64 %fmax, %fcap.old",
+            "  br i1 %fgrow, label %fgrow.body, label %fgrow.done",
+            "fgrow.body:",
+            "  %fpool.old = load ptr, ptr %fpool.p",
+            "  call void @free(ptr %fpool.old)",
+            "  %fbytes = mul i64 %fmax, %nh",
+            "  %fpool.new = call ptr @aligned_alloc(i64 64, i64 %fbytes)",
+            "  %fpool.ok = icmp ne ptr %fpool.new, null",
+            "  %fcap.new = select i1 %fpool.ok, i64 %fmax, i64 0",
+            "  store ptr %fpool.new, ptr %fpool.p",
+            "  store i64 %fcap.new, ptr %fcap.p",
+            "  br label %fgrow.done",
+            "fgrow.done:"]
 
 
 def _contexts_once_lines():

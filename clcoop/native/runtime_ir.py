@@ -306,11 +306,9 @@ check:
 CORO_PROLOGUE = [
     "  %__coro.id = call token @llvm.coro.id(i32 0, ptr null, ptr null, ptr null)",
     "  %__coro.size = call i64 @llvm.coro.size.i64()",
-    # 64-byte aligned: LLVM lays values out in the frame at their natural alignment (32
-    # for <8 x float>) and uses aligned moves on it; malloc only guarantees 16.
-    "  %__coro.size63 = add i64 %__coro.size, 63",
-    "  %__coro.size64 = and i64 %__coro.size63, -64",
-    "  %__coro.mem = call ptr @aligned_alloc(i64 64, i64 %__coro.size64)",
+    "  %__coro.slot.p = getelementptr i64, ptr %__ctx, i64 " + str(CTX["frame"]),
+    "  %__coro.slot = load ptr, ptr %__coro.slot.p",
+    "  %__coro.mem = call ptr @__clcoop_frame_alloc(ptr %__ctx, i64 %__coro.size)",
     "  %__coro.hdl = call ptr @llvm.coro.begin(token %__coro.id, ptr %__coro.mem)",
 ]
 
@@ -324,12 +322,49 @@ CORO_EPILOGUE = [
     "  unreachable",
     "__coro.cleanup:",
     "  %__coro.fm = call ptr @llvm.coro.free(token %__coro.id, ptr %__coro.hdl)",
-    "  call void @free(ptr %__coro.fm)",
+    "  call void @__clcoop_frame_free(ptr %__coro.fm, ptr %__coro.slot)",
     "  br label %__coro.suspend",
     "__coro.suspend:",
     "  call void @llvm.coro.end(ptr %__coro.hdl, i1 false, token none)",
     "  ret ptr %__coro.hdl",
 ]
+
+# Coroutine frames come from the driver's pool (drivers.frame_pool_lines): one slot per
+# coroutine of a work-group, reused by every work-group; a frame larger than the slot is
+# allocated (and its size reported in frame_need, so that the pool grows between
+# work-groups). A malloc and a free per coroutine and work-group were a third of a
+# barrier kernel's time. 64-byte aligned: LLVM lays values out in the frame at their
+# natural alignment (32 for <8 x float>) and uses aligned moves on it.
+FRAME_IR = f"""define internal ptr @__clcoop_frame_alloc(ptr %c, i64 %size) alwaysinline {{
+entry:
+  %size63 = add i64 %size, 63
+  %size64 = and i64 %size63, -64
+  %capp = getelementptr i64, ptr %c, i64 {CTX['frame_cap']}
+  %cap = load i64, ptr %capp
+  %fits = icmp ule i64 %size64, %cap
+  br i1 %fits, label %pool, label %heap
+pool:
+  %slotp = getelementptr i64, ptr %c, i64 {CTX['frame']}
+  %slot = load ptr, ptr %slotp
+  ret ptr %slot
+heap:
+  %needp = getelementptr i64, ptr %c, i64 {CTX['frame_need']}
+  store i64 %size64, ptr %needp
+  %mem = call ptr @aligned_alloc(i64 64, i64 %size64)
+  ret ptr %mem
+}}
+
+define internal void @__clcoop_frame_free(ptr %mem, ptr %slot) alwaysinline {{
+entry:
+  %pooled = icmp eq ptr %mem, %slot
+  br i1 %pooled, label %done, label %heap
+heap:
+  call void @free(ptr %mem)
+  br label %done
+done:
+  ret void
+}}
+"""
 
 CORO_DECLS = """declare token @llvm.coro.id(i32, ptr, ptr, ptr)
 declare i64 @llvm.coro.size.i64()
