@@ -84,19 +84,19 @@ def plain_driver(plan):
     return "\n".join(lines)
 
 
-def next_local_id_lines(lsize0, lsize1):
-    """Driver IR stepping the local ids %x, %y, %z to the next work-item in linear order
-    (%xn, %yn, %zn): counted up, since a division per work-item costs more than a small
-    kernel."""
-    return ["  %x1 = add i64 %x, 1",
-            f"  %xwrap = icmp eq i64 %x1, {lsize0}",
-            "  %xn = select i1 %xwrap, i64 0, i64 %x1",
-            "  %y1 = add i64 %y, 1",
-            "  %yinc = select i1 %xwrap, i64 %y1, i64 %y",
-            f"  %ywrap = icmp eq i64 %yinc, {lsize1}",
-            "  %yn = select i1 %ywrap, i64 0, i64 %yinc",
-            "  %z1 = add i64 %z, 1",
-            "  %zn = select i1 %ywrap, i64 %z1, i64 %z"]
+def next_local_id_lines(lsize0, lsize1, p="", step=1):
+    """Driver IR stepping the local ids %<p>x, %<p>y, %<p>z by `step` work-items in linear
+    order (to %<p>xn, %<p>yn, %<p>zn; step divides lsize0): counted up, since a division
+    per work-item costs more than a small kernel."""
+    return [f"  %{p}x1 = add i64 %{p}x, {step}",
+            f"  %{p}xwrap = icmp eq i64 %{p}x1, {lsize0}",
+            f"  %{p}xn = select i1 %{p}xwrap, i64 0, i64 %{p}x1",
+            f"  %{p}y1 = add i64 %{p}y, 1",
+            f"  %{p}yinc = select i1 %{p}xwrap, i64 %{p}y1, i64 %{p}y",
+            f"  %{p}ywrap = icmp eq i64 %{p}yinc, {lsize1}",
+            f"  %{p}yn = select i1 %{p}ywrap, i64 0, i64 %{p}yinc",
+            f"  %{p}z1 = add i64 %{p}z, 1",
+            f"  %{p}zn = select i1 %{p}ywrap, i64 %{p}z1, i64 %{p}z"]
 
 
 def argument_lines(plan):
@@ -203,14 +203,15 @@ def zero_local_lines(table, count, prefix):
     ]
 
 
-def coroutine_driver(plan, kernel, lanes=1, name=None):
+def coroutine_driver(plan, kernel, lanes=1, name=None, lane_contexts=True):
     """Driver of a kernel with barriers: every work-item of a group is a coroutine; the
     group advances barrier by barrier (all work-items suspended at the same barrier, then
     all resumed), and a work-item that finishes while others wait is a divergent barrier
     (OpenCL C 3.0 6.15.8: all work-items of the group must reach it).
     With lanes > 1 (the subgroup-wide fast path, subgroup.py) each coroutine is the
     subgroup function of `lanes` consecutive work-items, called with the first one's
-    context (the lanes' contexts follow it); its faults only need fout[0] != 0."""
+    context (the lanes' contexts follow it; lanes other than the first read theirs only
+    when lane_contexts); its faults only need fout[0] != 0."""
     L = [f"define void {gquote(name or plan.driver)}(ptr %args, ptr %tmpl, i64 %first, i64 %count, "
          f"ptr %priv, ptr %fout) {{",
          "entry:"]
@@ -242,53 +243,11 @@ def coroutine_driver(plan, kernel, lanes=1, name=None):
           "  %gq = udiv i64 %g, %t.ngrp0",
           "  %gy = urem i64 %gq, %t.ngrp1",
           "  %gzz = udiv i64 %gq, %t.ngrp1",
-          "  br label %init",
-          "init:",
-          "  %l = phi i64 [ 0, %gz.zdone ], [ %lnext, %init.next ]",
-          "  %x = phi i64 [ 0, %gz.zdone ], [ %xn, %init.next ]",
-          "  %y = phi i64 [ 0, %gz.zdone ], [ %yn, %init.next ]",
-          "  %z = phi i64 [ 0, %gz.zdone ], [ %zn, %init.next ]",
-          "  %lmore = icmp ult i64 %l, %t.wg_size",
-          "  br i1 %lmore, label %init.body, label %round",
-          "init.body:",
-          f"  %coff = mul i64 %l, {CTX_SLOTS}",
-          "  %c = getelementptr i64, ptr %ctxs, i64 %coff",
-          # (The fast path's contexts are copied once per thread, and a fault ends the
-          # launch: only the step count starts again.)
-          *([f"  %c.steps = getelementptr i64, ptr %c, i64 {CTX['steps']}", "  store i64 0, ptr %c.steps"]
-            if lanes > 1 else
-            [f"  call void @llvm.memcpy.p0.p0.i64(ptr %c, ptr %tmpl, i64 {CTX_SLOTS * 8}, i1 false)"]),
-]
-    for field, v in (("llid", "%l"), ("lid0", "%x"), ("lid1", "%y"), ("lid2", "%z"), ("grp0", "%gx"),
-                     ("grp1", "%gy"), ("grp2", "%gzz")):
-        L += [f"  %c.{field} = getelementptr i64, ptr %c, i64 {CTX[field]}", f"  store i64 {v}, ptr %c.{field}"]
-    L += ["  %poff = mul i64 %l, %t.priv_size",
-          "  %pl = getelementptr i8, ptr %priv, i64 %poff",
-          f"  %c.priv = getelementptr i64, ptr %c, i64 {CTX['priv']}",
-          "  store ptr %pl, ptr %c.priv",
-          "  br i1 %hasarena, label %init.zero, label %init.ids",
-          "init.zero:",
-          "  call void @llvm.memset.p0.i64(ptr %pl, i8 0, i64 %t.priv_size, i1 false)",
-          "  br label %init.ids",
-          "init.ids:",
-          # The coroutine of lanes l-lanes+1 .. l, once all their contexts are set.
-          f"  %lpos = urem i64 %l, {lanes}",
-          f"  %llast = icmp eq i64 %lpos, {lanes - 1}",
-          "  br i1 %llast, label %init.call, label %init.next",
-          "init.call:",
-          f"  %l0 = sub i64 %l, {lanes - 1}",
-          f"  %c0off = mul i64 %l0, {CTX_SLOTS}",
-          "  %c0 = getelementptr i64, ptr %ctxs, i64 %c0off",
-          f"  %hi = udiv i64 %l, {lanes}",
-          *frame_slot_lines("%c0", "%hi"),
-          f"  %h = call ptr {gquote(kernel)}(ptr %c0{''.join(', ' + a for a in call_args)})",
-          "  %hp = getelementptr ptr, ptr %hs, i64 %hi",
-          "  store ptr %h, ptr %hp",
-          "  br label %init.next",
-          "init.next:",
-          "  %lnext = add i64 %l, 1",
-          *next_local_id_lines("%t.lsize0", "%t.lsize1"),
-          "  br label %init",
+          "  br label %init.pre",
+          "init.pre:"]
+    L += _init_items_lines(kernel, call_args) if lanes == 1 else \
+        _init_subgroups_lines(kernel, call_args, lanes, lane_contexts)
+    L += [
           # A round: every work-item has run to a barrier or to its end.
           "round:",
           "  br label %scan",
@@ -467,19 +426,107 @@ def frame_pool_lines(lanes):
             "fgrow.done:"]
 
 
+def _init_items_lines(kernel, call_args):
+    """Driver IR starting a work-group's coroutines, one per work-item: each context is the
+    template with the work-item's ids; then %round."""
+    L = ["  br label %init",
+         "init:",
+         "  %l = phi i64 [ 0, %init.pre ], [ %lnext, %init.call ]",
+         "  %x = phi i64 [ 0, %init.pre ], [ %xn, %init.call ]",
+         "  %y = phi i64 [ 0, %init.pre ], [ %yn, %init.call ]",
+         "  %z = phi i64 [ 0, %init.pre ], [ %zn, %init.call ]",
+         "  %lmore = icmp ult i64 %l, %t.wg_size",
+         "  br i1 %lmore, label %init.body, label %round",
+         "init.body:",
+         f"  %coff = mul i64 %l, {CTX_SLOTS}",
+         "  %c = getelementptr i64, ptr %ctxs, i64 %coff",
+         f"  call void @llvm.memcpy.p0.p0.i64(ptr %c, ptr %tmpl, i64 {CTX_SLOTS * 8}, i1 false)"]
+    for field, v in (("llid", "%l"), ("lid0", "%x"), ("lid1", "%y"), ("lid2", "%z"), ("grp0", "%gx"),
+                     ("grp1", "%gy"), ("grp2", "%gzz")):
+        L += [f"  %c.{field} = getelementptr i64, ptr %c, i64 {CTX[field]}", f"  store i64 {v}, ptr %c.{field}"]
+    return L + [
+        "  %poff = mul i64 %l, %t.priv_size",
+        "  %pl = getelementptr i8, ptr %priv, i64 %poff",
+        f"  %c.priv = getelementptr i64, ptr %c, i64 {CTX['priv']}",
+        "  store ptr %pl, ptr %c.priv",
+        "  br i1 %hasarena, label %init.zero, label %init.call",
+        "init.zero:",
+        "  call void @llvm.memset.p0.i64(ptr %pl, i8 0, i64 %t.priv_size, i1 false)",
+        "  br label %init.call",
+        "init.call:",
+        *frame_slot_lines("%c", "%l"),
+        f"  %h = call ptr {gquote(kernel)}(ptr %c{''.join(', ' + a for a in call_args)})",
+        "  %hp = getelementptr ptr, ptr %hs, i64 %l",
+        "  store ptr %h, ptr %hp",
+        "  %lnext = add i64 %l, 1",
+        *next_local_id_lines("%t.lsize0", "%t.lsize1"),
+        "  br label %init"]
+
+
+def _init_subgroups_lines(kernel, call_args, lanes, lane_contexts):
+    """Driver IR starting a work-group's coroutines, one per subgroup of `lanes` work-items
+    (the fast path): the contexts already hold the work-items' own ids (_contexts_once_lines),
+    only the group ids and step counts are set, in the lanes that read them; the private
+    arenas are zeroed at once; then %round."""
+    return ["  br i1 %hasarena, label %init.zero, label %init.go",
+            "init.zero:",
+            "  %abytes = mul i64 %t.wg_size, %t.priv_size",
+            "  call void @llvm.memset.p0.i64(ptr %priv, i8 0, i64 %abytes, i1 false)",
+            "  br label %init.go",
+            "init.go:",
+            "  br label %init",
+            "init:",
+            "  %hi = phi i64 [ 0, %init.go ], [ %hi.next, %init.call ]",
+            "  %himore = icmp ult i64 %hi, %nh",
+            "  br i1 %himore, label %init.body, label %round",
+            "init.body:",
+            f"  %c0off = mul i64 %hi, {CTX_SLOTS * lanes}",
+            "  %c0 = getelementptr i64, ptr %ctxs, i64 %c0off",
+            "  br label %init.lane",
+            "init.lane:",
+            "  %j = phi i64 [ 0, %init.body ], [ %j.next, %init.lane ]",
+            f"  %joff = mul i64 %j, {CTX_SLOTS}",
+            "  %c = getelementptr i64, ptr %c0, i64 %joff",
+            *[line for field, v in (("grp0", "%gx"), ("grp1", "%gy"), ("grp2", "%gzz"), ("steps", "0"))
+              for line in (f"  %c.{field} = getelementptr i64, ptr %c, i64 {CTX[field]}",
+                           f"  store i64 {v}, ptr %c.{field}")],
+            "  %j.next = add i64 %j, 1",
+            f"  %j.more = icmp ult i64 %j.next, {lanes if lane_contexts else 1}",
+            "  br i1 %j.more, label %init.lane, label %init.call",
+            "init.call:",
+            *frame_slot_lines("%c0", "%hi"),
+            f"  %h = call ptr {gquote(kernel)}(ptr %c0{''.join(', ' + a for a in call_args)})",
+            "  %hp = getelementptr ptr, ptr %hs, i64 %hi",
+            "  store ptr %h, ptr %hp",
+            "  %hi.next = add i64 %hi, 1",
+            "  br label %init"]
+
+
 def _contexts_once_lines():
-    """Driver IR copying the template into every work-item context once per thread (the
-    fast path with barriers sets only the ids per work-group)."""
+    """Driver IR copying the template into every work-item context once per thread, with
+    the work-item's own local ids and private arena (the fast path with barriers sets only
+    the group ids per work-group: _init_subgroups_lines)."""
     return ["  br label %cinit",
             "cinit:",
             "  %ci = phi i64 [ 0, %entry ], [ %ci.next, %cinit.body ]",
+            "  %ci.x = phi i64 [ 0, %entry ], [ %ci.xn, %cinit.body ]",
+            "  %ci.y = phi i64 [ 0, %entry ], [ %ci.yn, %cinit.body ]",
+            "  %ci.z = phi i64 [ 0, %entry ], [ %ci.zn, %cinit.body ]",
             "  %ci.more = icmp ult i64 %ci, %t.wg_size",
             "  br i1 %ci.more, label %cinit.body, label %cinit.done",
             "cinit.body:",
             f"  %ci.off = mul i64 %ci, {CTX_SLOTS}",
             "  %ci.c = getelementptr i64, ptr %ctxs, i64 %ci.off",
             f"  call void @llvm.memcpy.p0.p0.i64(ptr %ci.c, ptr %tmpl, i64 {CTX_SLOTS * 8}, i1 false)",
+            *[line for field, v in (("llid", "%ci"), ("lid0", "%ci.x"), ("lid1", "%ci.y"), ("lid2", "%ci.z"))
+              for line in (f"  %ci.{field} = getelementptr i64, ptr %ci.c, i64 {CTX[field]}",
+                           f"  store i64 {v}, ptr %ci.{field}")],
+            "  %ci.poff = mul i64 %ci, %t.priv_size",
+            "  %ci.pl = getelementptr i8, ptr %priv, i64 %ci.poff",
+            f"  %ci.priv = getelementptr i64, ptr %ci.c, i64 {CTX['priv']}",
+            "  store ptr %ci.pl, ptr %ci.priv",
             "  %ci.next = add i64 %ci, 1",
+            *next_local_id_lines("%t.lsize0", "%t.lsize1", "ci."),
             "  br label %cinit",
             "cinit.done:"]
 

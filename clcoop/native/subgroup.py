@@ -87,7 +87,8 @@ def generate(mg, plan):
     plan.subgroup_lanes = lanes
     plan.subgroup_driver = driver_name(plan.name)
     if gen.coroutine:
-        return function, coroutine_driver(plan, function_name(plan.name), lanes, plan.subgroup_driver)
+        return function, coroutine_driver(plan, function_name(plan.name), lanes, plan.subgroup_driver,
+                                          gen.lane_contexts)
     return function, subgroup_driver(plan, lanes, gen.lane_contexts)
 
 
