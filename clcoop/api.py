@@ -34,6 +34,7 @@ Buffers and faults: the kernel runs on private copies of the writable buffers, w
 copied back into the caller's arrays only when the whole launch succeeds. When the
 kernel faults (clcoop.RuntimeFault) the caller's arrays are left untouched.
 """
+import functools
 import re
 import warnings
 
@@ -361,11 +362,13 @@ _SCALAR_TYPES = {
 BFLOAT16_BUFFER_DTYPES = (BFLOAT16, np.dtype(np.uint16))
 
 
+@functools.lru_cache(maxsize=None)
 def _is_bfloat16_pointer(type_name):
     return type_name.replace("const", "").replace("volatile", "").replace("restrict", "") \
         .rstrip("* ").strip() == "__bf16"
 
 
+@functools.lru_cache(maxsize=None)
 def _pointee_dtype(type_name):
     """'float*' -> float32, 'uint4*' -> uint32, unknown (struct*) -> None."""
     base = type_name.replace("const", "").replace("volatile", "").replace("restrict", "")
@@ -387,18 +390,28 @@ def _written_buffers(info, args):
     for i, (arg, (_, ptype)) in enumerate(zip(args, info.params)):
         if ptype.kind != "ptr" or i in info.byval or not isinstance(arg, np.ndarray):
             continue
+        key = _buffer_key(arg)
         qual = info.arg_qualifiers[i] if i < len(info.arg_qualifiers) else ""
         if ptype.addrspace not in (2, 3) and "const" not in qual.split() and arg.flags.writeable:
-            written.add(_buffer_key(arg))
-        arrays.append((i, arg))
-    for a, (i, x) in enumerate(arrays):
-        for j, y in arrays[a + 1:]:
-            if _buffer_key(x) != _buffer_key(y) and np.shares_memory(x, y) and \
-                    (_buffer_key(x) in written or _buffer_key(y) in written):
+            written.add(key)
+        arrays.append((i, arg, key))
+    for a, (i, x, xkey) in enumerate(arrays):
+        for j, y, ykey in arrays[a + 1:]:
+            if xkey != ykey and _may_overlap(x, xkey, y, ykey) and np.shares_memory(x, y) and \
+                    (xkey in written or ykey in written):
                 raise ArgumentError(f"arguments {i} and {j} of kernel '{info.name}' are "
                                     f"overlapping but different views of one array; pass the "
                                     f"same array, or non-overlapping arrays")
     return written
+
+
+def _may_overlap(x, xkey, y, ykey):
+    """False when x and y, both C-contiguous, have byte ranges apart (np.shares_memory is
+    the exact test, and costs more)."""
+    if not (x.flags.c_contiguous and y.flags.c_contiguous):
+        return True
+    (xs, xn), (ys, yn) = xkey, ykey
+    return xs < ys + yn and ys < xs + xn
 
 
 def _convert_args(module, info, args, memory, private_buffers=None):

@@ -7,6 +7,8 @@ generic one) are int64 addresses into this single space, so addrspacecast is the
 identity. Regions are separated by unmapped gaps and never reuse addresses, so an
 out-of-bounds, null or dangling (freed) pointer always lands outside every region.
 """
+import bisect
+
 import numpy as np
 
 from clcoop.errors import RuntimeFault
@@ -48,6 +50,7 @@ class Memory:
     def __init__(self, fault_handler=None, pointer_bytes=8):
         self.regions = []           # sorted by base
         self._bases = np.zeros(0, np.int64)
+        self._base_list = []        # the same, for one address at a time (bisect)
         # 32-bit targets (spir) keep every address below 2**32 so pointers fit in 4 bytes.
         self._next_base = _FIRST_BASE if pointer_bytes == 8 else _FIRST_BASE_32
         self.limit = 1 << 62 if pointer_bytes == 8 else 1 << 32
@@ -65,7 +68,8 @@ class Memory:
             raise RuntimeFault("the kernel's buffers exceed the 32-bit address space of the target")
         region = Region(name, base, data, writable, space)
         self.regions.append(region)
-        self._bases = np.array([r.base for r in self.regions], np.int64)
+        self._base_list.append(base)
+        self._bases = np.array(self._base_list, np.int64)
         return region
 
     def allocate(self, name, nbytes, writable=True, space=1):
@@ -82,10 +86,11 @@ class Memory:
 
     def free(self, region):
         self.regions.remove(region)
-        self._bases = np.array([r.base for r in self.regions], np.int64)
+        self._base_list = [r.base for r in self.regions]
+        self._bases = np.array(self._base_list, np.int64)
 
     def region_at(self, addr):
-        i = int(np.searchsorted(self._bases, addr, side="right")) - 1
+        i = bisect.bisect_right(self._base_list, addr) - 1
         if i < 0:
             return None
         r = self.regions[i]
@@ -289,7 +294,7 @@ class Memory:
     def _nearest(self, addr):
         if not self.regions:
             return None
-        i = int(np.searchsorted(self._bases, addr, side="right")) - 1
+        i = bisect.bisect_right(self._base_list, addr) - 1
         cands = [self.regions[j] for j in (i, i + 1) if 0 <= j < len(self.regions)]
         return min(cands, key=lambda r: min(abs(addr - r.base), abs(addr - (r.base + r.size))))
 

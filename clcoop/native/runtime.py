@@ -8,6 +8,7 @@ Work-groups run on every core: each thread calls the kernel's driver on chunks o
 work-groups (ctypes releases the GIL during the call).
 """
 import ctypes
+import functools
 import os
 import threading
 import time
@@ -25,7 +26,9 @@ _DRIVER = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int6
                            ctypes.c_void_p, ctypes.c_void_p)
 
 
+@functools.lru_cache(maxsize=1)
 def default_threads():
+    # (os.cpu_count() costs microseconds per call: once.)
     return max(1, min(os.cpu_count() or 1, 8))
 
 
@@ -148,22 +151,14 @@ class NativeProgram:
         arena_items = nd.wg_size if plan.coroutine else 1
         scratch = np.zeros(self.native.scratch_bytes, np.uint8)
         abort = np.zeros(1, np.int64)
-        tmpl = np.zeros(CTX_SLOTS, np.int64)
-        tmpl[CTX["limit"]] = int(instruction_limit)
+        tmpl = _launch_template(nd.dims, nd.global_size, nd.local_size, nd.offset, S, psz,
+                                int(instruction_limit)).copy()
         tmpl[CTX["scratch"]] = scratch.ctypes.data
         tmpl[CTX["abort"]] = abort.ctypes.data
-        tmpl[CTX["work_dim"]] = nd.dims
-        tmpl[CTX["sg_size"]] = S
-        tmpl[CTX["priv_size"]] = psz
-        tmpl[CTX["wg_size"]] = nd.wg_size
-        for d in range(3):
-            tmpl[CTX[f"gsize{d}"]] = nd.global_size[d]
-            tmpl[CTX[f"lsize{d}"]] = nd.local_size[d]
-            tmpl[CTX[f"ngrp{d}"]] = nd.num_groups[d]
-            tmpl[CTX[f"off{d}"]] = nd.offset[d]
         # Each thread's __local memory, region table, argument block and template (one,
         # shared, when the kernel has no __local memory).
-        states = [self._thread_state(info, plan, memory, call_args, tmpl)
+        buffers = _buffer_regions(info, memory, call_args)
+        states = [self._thread_state(info, plan, buffers, call_args, tmpl)
                   for _ in range(nthreads if plan.uses_local else 1)]
         states *= nthreads // len(states)
         arenas = [np.zeros(psz * arena_items + 16, np.uint8) for _ in range(nthreads)]
@@ -212,7 +207,7 @@ class NativeProgram:
     def _record_wall(self, name, nthreads, total, seconds):
         self._group_seconds.setdefault(name, {})[nthreads] = seconds / total
 
-    def _thread_state(self, info, plan, memory, call_args, tmpl):
+    def _thread_state(self, info, plan, buffers, call_args, tmpl):
         """One thread's view of a launch: its __local buffers (arguments and kernel-scope
         variables), the region table and argument block that point at them, and the
         context template that points at that table."""
@@ -221,8 +216,8 @@ class NativeProgram:
         state = ThreadState()
         state.locals = locals_
         state.local_globals = {}
-        state.names, state.table = self._region_table(info, memory, call_args, locals_, state.local_globals)
-        state.args = self._arg_block(plan, memory, call_args, locals_)
+        state.names, state.table = self._region_table(info, buffers, locals_, state.local_globals)
+        state.args = self._arg_block(plan, buffers, call_args, locals_)
         state.tmpl = tmpl.copy()
         state.tmpl[CTX["table"]] = state.table.ctypes.data
         state.tmpl[CTX["table_count"]] = state.table.shape[0]
@@ -239,7 +234,7 @@ class NativeProgram:
                                f"{other.reason(info.name)}", kernel=info.name)
         return other
 
-    def _region_table(self, info, memory, call_args, locals_, local_globals):
+    def _region_table(self, info, buffers, locals_, local_globals):
         """Rows [lo, hi, writable]: the program's globals, then the kernel's parameters.
         __local variables get buffers of their own (kept in local_globals) when the module
         reaches them per thread (local_memory.py)."""
@@ -262,14 +257,13 @@ class NativeProgram:
                 continue
             names.append(f"global variable @{gname}")
             rows.append((addr, addr + size, 0 if gv.constant else 1))
-        for i, ((pname, ptype), arg) in enumerate(zip(info.params, call_args)):
+        for i, (pname, ptype) in enumerate(info.params):
             if i in locals_:
                 lo = locals_[i].ctypes.data
-                names.append(f"{arg.name} (__local)")
+                names.append(f"{buffers[i]} (__local)")
                 rows.append((lo, lo + locals_[i].size, 3))
             elif ptype.kind == "ptr":
-                region = memory.region_at(int(arg))
-                lo = region.data.ctypes.data
+                region, lo = buffers[i]
                 names.append(region.name)
                 rows.append((lo, lo + region.size, 1 if region.writable else 0))
             else:
@@ -278,13 +272,13 @@ class NativeProgram:
         table = np.array(rows, np.int64).reshape(-1, 3)
         return names, np.ascontiguousarray(table)
 
-    def _arg_block(self, plan, memory, call_args, locals_):
+    def _arg_block(self, plan, buffers, call_args, locals_):
         block = np.zeros(plan.arg_block_size + 16, np.uint8)
         for i, ((t, off, size), arg) in enumerate(zip(plan.params, call_args)):
             if i in locals_:
                 raw = np.int64(locals_[i].ctypes.data).tobytes()
             elif t.kind == "ptr":
-                raw = np.int64(memory.region_at(int(arg)).data.ctypes.data).tobytes()
+                raw = np.int64(buffers[i][1]).tobytes()
             elif t.kind == "int" and t.bits == 1:
                 raw = bytes([1 if bool(arg) else 0])
             else:
@@ -374,6 +368,41 @@ def subgroups_in_rows(nd, S, compiled_S, lanes):
     if lanes == compiled_S and S != compiled_S:
         return False
     return nd.local_size[0] % lanes == 0 and nd.offset[0] % lanes == 0
+
+
+@functools.lru_cache(maxsize=64)
+def _launch_template(dims, global_size, local_size, offset, S, psz, limit):
+    """The context template's slots that depend only on the launch's sizes (kept for the
+    next launches of the same sizes; the caller copies it before filling in the rest)."""
+    tmpl = np.zeros(CTX_SLOTS, np.int64)
+    tmpl[CTX["limit"]] = limit
+    tmpl[CTX["work_dim"]] = dims
+    tmpl[CTX["sg_size"]] = S
+    tmpl[CTX["priv_size"]] = psz
+    tmpl[CTX["wg_size"]] = local_size[0] * local_size[1] * local_size[2]
+    for d in range(3):
+        tmpl[CTX[f"gsize{d}"]] = global_size[d]
+        tmpl[CTX[f"lsize{d}"]] = local_size[d]
+        tmpl[CTX[f"ngrp{d}"]] = global_size[d] // local_size[d]
+        tmpl[CTX[f"off{d}"]] = offset[d]
+    tmpl.flags.writeable = False
+    return tmpl
+
+
+def _buffer_regions(info, memory, call_args):
+    """Per kernel parameter: (region, its data's address) for a __global/__constant buffer,
+    the argument's name for a __local one, None for a scalar (looked up once per launch:
+    every thread's table and argument block use them)."""
+    out = []
+    for (_, ptype), arg in zip(info.params, call_args):
+        if ptype.kind != "ptr":
+            out.append(None)
+        elif ptype.addrspace == 3:
+            out.append(arg.name)
+        else:
+            region = memory.region_at(int(arg))
+            out.append((region, region.data.ctypes.data))
+    return out
 
 
 class ThreadState:
