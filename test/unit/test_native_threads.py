@@ -80,3 +80,48 @@ def test_groups_taken_in_chunks_each_run_once(monkeypatch):
         prog.k((64 * groups,), (64,), hits)
         assert (hits == 1).all()
     assert counts[0] == 2
+
+
+def test_pool_task_nobody_started_is_cancelled_not_waited_for(monkeypatch):
+    """The calling thread runs every group a busy pool did not get to: finish() must not
+    wait for a worker that is busy with another launch."""
+    import threading
+    monkeypatch.setattr(runtime, "default_threads", lambda: 2)    # one pool worker
+    pool = runtime._WorkerPool()
+    release, ran = threading.Event(), []
+    busy = pool.submit(release.wait)          # the only worker blocks here
+    late = pool.submit(lambda: ran.append(1))
+    late.finish()
+    assert late.state == runtime._Task.CANCELLED
+    release.set()
+    busy.finish()
+    assert busy.state == runtime._Task.RUNNING and busy.done.is_set()
+    late.finish()                             # (again: returns at once)
+    assert ran == []
+
+
+def test_concurrent_launches_share_the_pool(monkeypatch):
+    """Launches from several Python threads at once, each on two threads of the pool,
+    all give NumPy's result."""
+    import threading
+    monkeypatch.setattr(runtime, "default_threads", lambda: 2)
+    prog = clcoop.Program(VADD).build(engine="native")
+    n = 1 << 16
+    inputs = [np.random.default_rng(s).standard_normal(n).astype(np.float32) for s in range(4)]
+    outputs = [np.zeros(n, np.float32) for _ in inputs]
+    errors = []
+
+    def run(k):
+        try:
+            for _ in range(5):
+                prog.k(n, 256, inputs[k], outputs[k])
+        except Exception as error:       # reported below, with the thread's index
+            errors.append((k, error))
+    threads = [threading.Thread(target=run, args=(k,)) for k in range(len(inputs))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    for a, c in zip(inputs, outputs):
+        np.testing.assert_array_equal(c, a * np.float32(2))
