@@ -91,6 +91,7 @@ class NativeProgram:
         self._users = 0
         self._idle = threading.Condition()
         if self.engine is not None:
+            _WORKERS.reserve()
             for name, plan in self.native.plans.items():
                 self.drivers[name] = _DRIVER(self.engine.address(plan.driver))
                 if plan.subgroup_driver:
@@ -476,18 +477,27 @@ class _WorkerPool:
         self._threads = []
         self._pid = os.getpid()
 
+    def reserve(self):
+        """Start the workers now (a thread's start waits until it runs: milliseconds on a
+        busy machine, better spent at build time than in a launch)."""
+        with self._lock:
+            self._reserve()
+
     def submit(self, run):
         task = _Task(run)
         with self._lock:
-            if self._pid != os.getpid():       # after fork: the parent's workers are gone
-                self._queue, self._threads, self._pid = queue.SimpleQueue(), [], os.getpid()
-            if len(self._threads) < default_threads() - 1:
-                thread = threading.Thread(target=self._serve, args=(self._queue,), daemon=True,
-                                          name="clcoop-native-worker")
-                thread.start()
-                self._threads.append(thread)
+            self._reserve()
             self._queue.put(task)
         return task
+
+    def _reserve(self):
+        if self._pid != os.getpid():           # after fork: the parent's workers are gone
+            self._queue, self._threads, self._pid = queue.SimpleQueue(), [], os.getpid()
+        while len(self._threads) < default_threads() - 1:
+            thread = threading.Thread(target=self._serve, args=(self._queue,), daemon=True,
+                                      name="clcoop-native-worker")
+            thread.start()
+            self._threads.append(thread)
 
     @staticmethod
     def _serve(tasks):
@@ -498,6 +508,7 @@ class _WorkerPool:
             try:
                 task.run()
             finally:
+                task.state = _Task.DONE
                 task.done.set()
 
 
