@@ -32,7 +32,9 @@ the reason in Kernel.fallback_reason).
 
 Buffers and faults: the kernel runs on private copies of the writable buffers, which are
 copied back into the caller's arrays only when the whole launch succeeds. When the
-kernel faults (clcoop.RuntimeFault) the caller's arrays are left untouched.
+kernel faults (clcoop.RuntimeFault) the caller's arrays are left untouched. A native launch
+proven before it starts not to fault runs on the caller's arrays directly (docs/native.md,
+"In-place launches").
 """
 import re
 import warnings
@@ -202,8 +204,13 @@ class Kernel:
                                 f"the interpreter)")
         # serial_subgroups is the interpreter's oracle mode (one sub-group at a time).
         if self.engine == "native" and not serial_subgroups:
+            def in_place(nd, launch_args):
+                # A launch proven fault-free runs on the caller's arrays (native/ranges.py).
+                facts = _proof_facts(self.info, launch_args)
+                return facts is not None and program._native.proves_in_place(
+                    self.info, nd, *facts, instruction_limit)
             prepared = prepare_launch(program._module, self.info, global_size, local_size, args,
-                                      subgroup_size, global_offset, program._private_buffers)
+                                      subgroup_size, global_offset, program._private_buffers, in_place)
             try:
                 program._native.launch(self.info, prepared, instruction_limit)
                 prepared.copy_back()
@@ -266,14 +273,16 @@ def _pick_local_size(global_size, limit=256):
 
 
 class PreparedLaunch:
-    """A launch's checked sizes and arguments, shared by both engines."""
+    """A launch's checked sizes and arguments, shared by both engines. in_place: the
+    written buffers are the caller's arrays themselves (no copies; prepare_launch)."""
 
-    def __init__(self, nd, subgroup_size, memory, call_args, copies):
+    def __init__(self, nd, subgroup_size, memory, call_args, copies, in_place=False):
         self.nd = nd
         self.subgroup_size = subgroup_size
         self.memory = memory
         self.call_args = call_args
         self.copies = copies
+        self.in_place = in_place
 
     def copy_back(self):
         for user_array, private in self.copies:
@@ -299,9 +308,11 @@ def launch(module, translator, info, global_size, local_size, args, subgroup_siz
 
 
 def prepare_launch(module, info, global_size, local_size, args, subgroup_size=None, global_offset=None,
-                   private_buffers=None):
+                   private_buffers=None, in_place=None):
     """Check sizes and arguments; writable buffers become private copies (PreparedLaunch),
-    taken from `private_buffers` (private_buffers.PrivateBuffers) when given."""
+    taken from `private_buffers` (private_buffers.PrivateBuffers) when given, unless
+    in_place(nd, args) says the launch cannot fault (the native engine's proof,
+    native/ranges.py): then they are mapped as they are, with nothing to copy back."""
     gsize = _sizes(global_size, "global_size")
     if local_size is None:
         lsize = _pick_local_size(gsize)
@@ -328,9 +339,10 @@ def prepare_launch(module, info, global_size, local_size, args, subgroup_size=No
         names = ", ".join(n or f"arg{i}" for i, (n, _) in enumerate(info.params))
         raise ArgumentError(f"kernel '{info.name}' takes {len(info.params)} arguments ({names}), "
                             f"got {len(args)}")
+    direct = bool(in_place is not None and in_place(nd, args))
     memory = Memory(pointer_bytes=module.layout.pointer_bytes)
-    call_args, copies = _convert_args(module, info, args, memory, private_buffers)
-    return PreparedLaunch(nd, S, memory, call_args, copies)
+    call_args, copies = _convert_args(module, info, args, memory, private_buffers, direct)
+    return PreparedLaunch(nd, S, memory, call_args, copies, direct)
 
 
 def _subgroup_size(info, requested):
@@ -401,7 +413,27 @@ def _written_buffers(info, args):
     return written
 
 
-def _convert_args(module, info, args, memory, private_buffers=None):
+def _proof_facts(info, args):
+    """What the native engine's proof (native/ranges.py) needs of a launch's arguments:
+    ({param: int} of the integer scalars, {param: (nbytes, writable)} of the buffers), or
+    None when an argument is one _convert_args refuses (it reports it)."""
+    scalars, buffers = {}, {}
+    try:
+        written = _written_buffers(info, args)
+        for i, (arg, (pname, ptype)) in enumerate(zip(args, info.params)):
+            if ptype.kind == "ptr":
+                if not isinstance(arg, np.ndarray) or not arg.flags.c_contiguous:
+                    return None
+                buffers[i] = (arg.nbytes, _buffer_key(arg) in written)
+            elif ptype.kind == "int" and i not in info.byval:
+                type_name = info.arg_types[i] if i < len(info.arg_types) else str(ptype)
+                scalars[i] = int(_convert_scalar(arg, ptype, type_name, ""))
+    except ArgumentError:
+        return None
+    return scalars, buffers
+
+
+def _convert_args(module, info, args, memory, private_buffers=None, in_place=False):
     call_args, copies = [], []
     seen = {}
     written = _written_buffers(info, args)
@@ -419,7 +451,7 @@ def _convert_args(module, info, args, memory, private_buffers=None):
             call_args.append(execute._LocalArg(name, arg.nbytes))
         elif ptype.kind == "ptr":
             call_args.append(_map_buffer(arg, name, where, type_name, memory, copies, seen, written,
-                                         private_buffers))
+                                         private_buffers, in_place))
         else:
             call_args.append(_convert_scalar(arg, ptype, type_name, where))
     return call_args, copies
@@ -442,7 +474,8 @@ def _map_byval(arg, name, where, struct_ty, module, memory):
     return np.int64(region.base)
 
 
-def _map_buffer(arg, name, where, type_name, memory, copies, seen, written, private_buffers=None):
+def _map_buffer(arg, name, where, type_name, memory, copies, seen, written, private_buffers=None,
+                in_place=False):
     if isinstance(arg, LocalMemory):
         raise ArgumentError(f"{where} is a __global pointer, not __local: pass a NumPy array")
     if not isinstance(arg, np.ndarray):
@@ -459,7 +492,7 @@ def _map_buffer(arg, name, where, type_name, memory, copies, seen, written, priv
     if key in seen:
         return seen[key]
     read_only = key not in written
-    if read_only:
+    if read_only or in_place:
         data = arg.reshape(-1).view(np.uint8)
     else:
         private = private_buffers.take(arg) if private_buffers is not None else arg.copy()
