@@ -276,6 +276,11 @@ class KernelRanges:
         for minmax in ("smin", "smax", "umin", "umax"):
             if base.startswith(f"llvm.{minmax}.i"):
                 return ("bin", bits, minmax, self.node(ops[0]), self.node(ops[1]), frozenset())
+        if base in ("min", "max") and len(ops) == 3:
+            params = demangle(name)[1] or []
+            if len(params) == 2 and all(t[0] == "int" for t in params):
+                sign = "s" if params[0][2] else "u"
+                return ("bin", bits, sign + base, self.node(ops[0]), self.node(ops[1]), frozenset())
         if base == "get_work_dim":
             return ("query", bits, base, 0)
         dim = _constant(ops[0]) if len(ops) == 2 else None

@@ -1,0 +1,243 @@
+"""In-place native launches (docs/native.md, "In-place launches"): a launch proven before it
+starts not to fault (clcoop/native/ranges.py) runs on the caller's arrays, without private
+copies; any launch not proven keeps the copies, so a fault leaves the caller's arrays
+untouched. Results are checked against NumPy and the interpreter."""
+import numpy as np
+import pytest
+
+import clcoop
+from clcoop.native import ranges
+
+VECTOR_ADD = """
+__kernel void k(__global const float *a, __global const float *b, __global float *c) {
+    size_t i = get_global_id(0);
+    c[i] = a[i] + b[i];
+}"""
+STENCIL = """
+__kernel void k(__global const float *a, __global const float *b, __global float *c) {
+    int i = get_global_id(0), n = get_global_size(0);
+    float s = a[i] * 0.5f;
+    if (i >= 2 && i < n - 2)
+        s += 0.25f * (a[i - 1] + a[i + 1]) - 0.125f * (a[i - 2] + a[i + 2]) + b[i];
+    c[i] = s;
+}"""
+SHIFTED = """
+__kernel void k(__global const float *a, __global float *c, int off) {
+    int i = get_global_id(0);
+    c[i] = a[i + off];
+}"""
+GUARDED_2D = """
+__kernel void k(__global const float *A, __global const float *B, __global float *C, int N, int M,
+                float alpha) {
+    int j = get_global_id(0), i = get_global_id(1);
+    if (i < N && j < M)
+        C[i * M + j] = alpha * A[i * M + j] + B[j * N + i];
+}"""
+
+
+def build(source):
+    return clcoop.Program(source).build(engine="native")
+
+
+def in_place(prog):
+    return prog._native.in_place_launches.get("k", 0)
+
+
+def floats(n, seed=0):
+    return np.random.default_rng(seed).standard_normal(n).astype(np.float32)
+
+
+def same_bits(x, y):
+    return x.shape == y.shape and np.array_equal(x.view(np.uint32), y.view(np.uint32))
+
+
+def test_vector_add_runs_in_place_and_agrees_with_numpy_and_the_interpreter():
+    n = 1 << 14
+    a, b = floats(n, 1), floats(n, 2)
+    c, ref = np.zeros(n, np.float32), np.zeros(n, np.float32)
+    prog = build(VECTOR_ADD)
+    prog.k(n, 256, a, b, c)
+    assert in_place(prog) == 1
+    clcoop.Program(VECTOR_ADD).build().k(n, 256, a, b, ref)
+    assert same_bits(c, a + b)
+    assert same_bits(c, ref)
+    prog.k(n, 256, b, a, c)              # the decision is cached per launch shape
+    assert in_place(prog) == 2
+    assert len(prog._native._ranges.kernel("k").decisions) == 1
+
+
+def test_stencil_runs_in_place_and_agrees_with_numpy_and_the_interpreter():
+    n = 1 << 14
+    a, b = floats(n, 3), floats(n, 4)
+    c, ref = np.zeros(n, np.float32), np.zeros(n, np.float32)
+    prog = build(STENCIL)
+    prog.k(n, 128, a, b, c, global_offset=None)
+    assert in_place(prog) == 1
+    clcoop.Program(STENCIL).build().k(n, 128, a, b, ref)
+    expect = a * np.float32(0.5)
+    inner = slice(2, n - 2)
+    mixed = (np.float32(0.25) * (a[1:n - 3] + a[3:n - 1]) - np.float32(0.125) * (a[0:n - 4] + a[4:n])) + b[inner]
+    expect[inner] = expect[inner] + mixed
+    assert same_bits(c, expect)
+    assert same_bits(c, ref)
+
+
+def test_an_out_of_bounds_launch_is_not_in_place_and_leaves_the_output_untouched():
+    n = 1000
+    prog = build(SHIFTED)
+    a = floats(n + 3)
+    c = floats(n, 5)
+    before = c.copy()
+    with pytest.raises(clcoop.RuntimeFault, match="out-of-bounds read"):
+        prog.k(n, 100, a[:n], c, 1)      # a[i + 1] with a of n elements: a[n] for the last
+    assert in_place(prog) == 0
+    assert same_bits(c, before)
+
+
+def test_a_scalar_offset_is_proven_when_safe_and_refused_when_not():
+    n = 1000
+    prog = build(SHIFTED)
+    a = floats(n + 3)
+    c = np.zeros(n, np.float32)
+    prog.k(n, 100, a, c, 3)
+    assert in_place(prog) == 1 and same_bits(c, a[3:])
+    for off in (4, -1):
+        c = floats(n, 6)
+        before = c.copy()
+        with pytest.raises(clcoop.RuntimeFault, match="out-of-bounds read"):
+            prog.k(n, 100, a, c, off)
+        assert same_bits(c, before)
+    assert in_place(prog) == 1
+
+
+def test_a_guard_protects_only_in_its_direction():
+    n = 512
+    a = floats(n)
+    good = build("""__kernel void k(__global const float *a, __global float *c) {
+        int i = get_global_id(0);
+        if (i > 0) c[i] = a[i - 1]; }""")
+    c = np.full(n, 7, np.float32)
+    good.k(n, 64, a, c)
+    assert in_place(good) == 1
+    assert c[0] == 7 and same_bits(c[1:], a[:-1])
+    # i < n - 1 does not keep i - 1 from being -1.
+    bad = build("""__kernel void k(__global const float *a, __global float *c) {
+        int i = get_global_id(0);
+        if (i < (int)get_global_size(0) - 1) c[i] = a[i - 1]; }""")
+    c = floats(n, 7)
+    before = c.copy()
+    with pytest.raises(clcoop.RuntimeFault, match="out-of-bounds read"):
+        bad.k(n, 64, a, c)
+    assert in_place(bad) == 0 and same_bits(c, before)
+
+
+def test_a_two_dimensional_guard_narrows_both_ids():
+    N, M = 30, 60
+    A, B = floats(N * M, 8), floats(M * N, 9)
+    C = np.zeros(N * M, np.float32)
+    prog = build(GUARDED_2D)
+    prog.k((64, 32), (16, 16), A, B, C, N, M, 1.5)      # 64 x 32 work-items over 60 x 30
+    assert in_place(prog) == 1
+    expect = np.float32(1.5) * A.reshape(N, M) + B.reshape(M, N).T
+    assert same_bits(C, expect.reshape(-1))
+    # One row too many for C: not proven; faults with C untouched.
+    C2 = floats(N * M, 10)
+    before = C2.copy()
+    with pytest.raises(clcoop.RuntimeFault, match="out-of-bounds"):
+        prog.k((64, 32), (16, 16), A, np.zeros((M + 1) * (N + 1), np.float32), C2, N + 1, M, 1.5)
+    assert in_place(prog) == 1 and same_bits(C2, before)
+
+
+def test_a_wrapping_index_is_not_proven():
+    # i wraps modulo 2^32 from work-item 1074 on; i / 4000000 stays in bounds, but the
+    # proof does not follow a wrapped value: the launch keeps its copies and succeeds.
+    n = 2048
+    prog = build("""__kernel void k(__global const float *a, __global float *c) {
+        uint i = get_global_id(0) * 4000000u;
+        c[get_global_id(0)] = a[i / 4000000u]; }""")
+    a, c = floats(n), np.zeros(n, np.float32)
+    prog.k(n, 64, a, c)
+    assert in_place(prog) == 0
+    idx = (np.arange(n, dtype=np.uint64) * 4000000 % (1 << 32)) // 4000000
+    assert same_bits(c, a[idx])
+    small = np.zeros(1000, np.float32)
+    prog.k(1000, 100, a[:1000], small)       # no wrap below 1074: proven
+    assert in_place(prog) == 1 and same_bits(small, a[:1000])
+
+
+def test_the_same_array_passed_twice_runs_in_place_as_with_copies():
+    prog = build("""__kernel void k(__global const float *a, __global float *c) {
+        size_t i = get_global_id(0);
+        c[i] = a[i] * 2.0f; }""")
+    x = floats(256)
+    expect = x * np.float32(2)
+    prog.k(256, 64, x, x)
+    assert in_place(prog) == 1 and same_bits(x, expect)
+
+
+def test_a_read_only_array_written_by_the_kernel_is_not_in_place():
+    prog = build(VECTOR_ADD)
+    a = floats(64)
+    c = np.zeros(64, np.float32)
+    c.flags.writeable = False
+    with pytest.raises(clcoop.RuntimeFault, match="read-only"):
+        prog.k(64, 16, a, a, c)
+    assert in_place(prog) == 0
+
+
+@pytest.mark.parametrize("source, reason", [
+    ("""__kernel void k(__global const float *a, __global float *c, int n) {
+        size_t i = get_global_id(0); float x = a[i];
+        for (int t = 0; t < n; t++) x = x * 0.5f + 1.0f;
+        c[i] = x; }""", "a loop"),
+    ("""__kernel void k(__global const float *a, __global float *c) {
+        size_t i = get_global_id(0); c[i] = a[i];
+        barrier(CLK_GLOBAL_MEM_FENCE); }""", "a call of 'barrier'"),
+    ("""__kernel void k(__global const int *idx, __global const float *a, __global float *c) {
+        size_t i = get_global_id(0); c[i] = a[idx[i]]; }""", "an address the proof does not model"),
+    ("""__kernel void k(__global const int *a, __global int *c, int n) {
+        size_t i = get_global_id(0); c[i] = a[i] / n; }""", "a division that may fault"),
+    ("""__kernel void k(__global int *c) {
+        atomic_inc(c); }""", "pointer argument"),
+    ("""__kernel void k(__global const float *a, __global float *c, int n) {
+        float t[64]; size_t i = get_global_id(0);
+        for (int j = 0; j < 64; j++) t[j] = a[i] * j;
+        c[i] = t[n]; }""", "a loop|alloca"),
+])
+def test_kernels_the_proof_does_not_take_are_refused_with_a_reason(source, reason):
+    prog = build(source)
+    why = prog._native.in_place_reason("k")
+    assert why is not None
+    assert any(r in why for r in reason.split("|")), why
+
+
+def test_the_bench_kernels_with_loops_and_barriers_are_refused():
+    import importlib.util
+    import pathlib
+    spec = importlib.util.spec_from_file_location(
+        "bench", pathlib.Path(__file__).resolve().parents[2] / "scripts" / "bench.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    proven = {name: build(src)._native.in_place_reason("k") is None for name, src in bench.NATIVE_SOURCES.items()}
+    assert proven == {"vector add": True, "stencil (5-point 1D)": True,
+                      "reduction (__local + barriers)": False, "loop-heavy (256 dependent steps)": False}
+
+
+def test_a_proven_launch_that_faults_is_an_internal_error(monkeypatch):
+    # The proof is forced to say yes for a launch that reads out of bounds: the runtime
+    # must not report it as the kernel's fault (the caller's arrays were written).
+    monkeypatch.setattr(ranges.KernelRanges, "proves", lambda self, *args: True)
+    prog = build(SHIFTED)
+    a, c = floats(100), np.zeros(100, np.float32)
+    with pytest.raises(RuntimeError, match="internal: .*proven fault-free"):
+        prog.k(100, 10, a, c, 1)
+
+
+def test_the_instruction_limit_is_part_of_the_proof():
+    prog = build(VECTOR_ADD)
+    a, c = floats(64), np.zeros(64, np.float32)
+    prog.k(64, 16, a, a, c, instruction_limit=3)
+    assert in_place(prog) == 0      # the kernel has more than 3 instructions
+    assert same_bits(c, a + a)
+    prog.k(64, 16, a, a, c)
+    assert in_place(prog) == 1
