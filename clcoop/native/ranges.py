@@ -57,7 +57,8 @@ SAFE_INTRINSICS = ("llvm.fmuladd.", "llvm.fma.", "llvm.fabs.", "llvm.sqrt.", "ll
                    "llvm.exp.", "llvm.exp2.", "llvm.log.", "llvm.log2.", "llvm.log10.", "llvm.sin.",
                    "llvm.cos.", "llvm.pow.", "llvm.powi.", "llvm.smin.", "llvm.smax.", "llvm.umin.",
                    "llvm.umax.", "llvm.abs.", "llvm.ctpop.", "llvm.ctlz.", "llvm.cttz.", "llvm.bswap.",
-                   "llvm.bitreverse.", "llvm.fshl.", "llvm.fshr.", "llvm.experimental.noalias.scope.decl")
+                   "llvm.bitreverse.", "llvm.fshl.", "llvm.fshr.", "llvm.experimental.noalias.scope.decl",
+                   "llvm.dbg.")
 SAFE_BUILTINS = set("""
 acos acosh acospi asin asinh asinpi atan atan2 atanh atanpi atan2pi cbrt ceil copysign cos cosh
 cospi erfc erf exp exp2 exp10 expm1 fabs fdim floor fma fmax fmin fmod hypot ilogb ldexp lgamma
@@ -125,6 +126,8 @@ class KernelRanges:
             self.reason = str(exc)
         except RecursionError:
             self.reason = "an expression too deep to analyse"
+        except Exception as exc:     # IR this reader does not know: never proven
+            self.reason = f"internal: {type(exc).__name__}: {exc}"
 
     # ------------------------------------------------------------ static part
     def _read(self, fn):
@@ -358,6 +361,8 @@ class KernelRanges:
                 decision = str(exc)
             except RecursionError:
                 decision = "an expression too deep to analyse"
+            except Exception as exc:     # a case this proof does not know: not proven
+                decision = f"internal: {type(exc).__name__}: {exc}"
             if len(self.decisions) > 256:
                 self.decisions.clear()
             self.decisions[key] = decision
@@ -827,20 +832,25 @@ class _Evaluator:
         an, bn = node[2], node[3]
         if a.exact and not b.exact:
             an, bn, a, b, pred = bn, an, b, a, _SWAP[pred]
-        if not b.exact or pred == "ne":
+        if not b.exact:
             return box
-        if pred == "eq":
-            signed = _fits(a, an[1], True) and _fits(b, an[1], True)
-            box = self._bisect(an, b.lo, "sge" if signed else "uge", box, a)
-            return None if box is None else self._bisect(an, b.lo, "sle" if signed else "ule", box,
-                                                         self.value(an, box))
-        return self._bisect(an, b.lo, pred, box, a)
+        try:
+            if pred in ("eq", "ne"):
+                signed = _fits(a, an[1], True) and _fits(b, an[1], True)
+                equal = self._interval(an, b.lo, "sge" if signed else "uge", box, a)
+                if equal is not None:
+                    equal = self._interval(an, b.lo, "sle" if signed else "ule", equal, self.value(an, equal))
+                return equal if pred == "eq" else _outside(box, equal)
+            return self._interval(an, b.lo, pred, box, a)
+        except _Unknown:
+            return box
 
-    def _bisect(self, an, c, pred, box, a):
-        """Narrows the one id `an` is monotone in to where `an pred c` holds."""
+    def _interval(self, an, c, pred, box, a):
+        """The box narrowed, in the one id `an` is monotone in, to where `an pred c` holds
+        (None: nowhere); _Unknown when `an` is not such a function."""
         moving = [k for k, d in enumerate(a.dirs) if d != 0]
         if len(moving) != 1 or a.dirs[moving[0]] == 2:
-            return box
+            raise _Unknown("not monotone in one id")
         var = moving[0]
         lo, hi = box[var]
 
@@ -849,20 +859,17 @@ class _Evaluator:
             if not r.exact:
                 raise _Unknown("not a function of one id")
             return _CMP[pred](r.lo, c)
-        try:
-            first, last = holds(lo), holds(hi)
-            if first == last:
-                return box if first else None
-            # The predicate is monotone in x: find where it changes.
-            good, bad = (lo, hi) if first else (hi, lo)
-            while abs(good - bad) > 1:
-                mid = (good + bad) // 2
-                if holds(mid):
-                    good = mid
-                else:
-                    bad = mid
-        except _Unknown:
-            return box
+        first, last = holds(lo), holds(hi)
+        if first == last:
+            return box if first else None
+        # The predicate is monotone in x: find where it changes.
+        good, bad = (lo, hi) if first else (hi, lo)
+        while abs(good - bad) > 1:
+            mid = (good + bad) // 2
+            if holds(mid):
+                good = mid
+            else:
+                bad = mid
         span = (lo, good) if first else (good, hi)
         return box[:var] + (span,) + box[var + 1:]
 
@@ -877,6 +884,24 @@ def _mul(a, b):
     dirs = _join_dirs(_varying(a.dirs), _varying(b.dirs))
     return Range(min(ends), max(ends), dirs, *_residue(
         math.gcd(a.mod * b.mod, a.mod * b.res, b.mod * a.res), a.res * b.res))
+
+
+def _outside(box, inner):
+    """A box holding the ids of `box` not in `inner` (a sub-box narrowed in at most one id)."""
+    if inner is None:
+        return box
+    changed = [k for k in range(VARS) if inner[k] != box[k]]
+    if not changed:
+        return None
+    if len(changed) > 1:
+        return box
+    k = changed[0]
+    (lo, hi), (ilo, ihi) = box[k], inner[k]
+    if ilo == lo:
+        return box[:k] + ((ihi + 1, hi),) + box[k + 1:]
+    if ihi == hi:
+        return box[:k] + ((lo, ilo - 1),) + box[k + 1:]
+    return box
 
 
 def _hull(a, b):
@@ -903,6 +928,17 @@ def _meet(a, b):
 
 # ============================================================================ the module
 
+class NeverProven:
+    """A kernel whose launches are never proven, and why."""
+
+    def __init__(self, reason):
+        self.reason = reason
+        self.decisions = {}
+
+    def proves(self, *launch):
+        return self.reason
+
+
 class ModuleRanges:
     """The static part of the proof for every kernel of a loaded module, made on demand."""
 
@@ -914,7 +950,11 @@ class ModuleRanges:
     def kernel(self, name):
         kr = self._kernels.get(name)
         if kr is None:
-            kr = self._kernels[name] = self._analyse(name)
+            try:
+                kr = self._analyse(name)
+            except Exception as exc:     # the module did not parse here: never proven
+                kr = NeverProven(f"internal: {type(exc).__name__}: {exc}")
+            self._kernels[name] = kr
         return kr
 
     def _analyse(self, name):

@@ -241,3 +241,25 @@ def test_the_instruction_limit_is_part_of_the_proof():
     assert same_bits(c, a + a)
     prog.k(64, 16, a, a, c)
     assert in_place(prog) == 1
+
+
+def test_an_equality_guard_narrows_at_an_end_of_the_range_only():
+    n = 256
+    a = floats(n)
+    # The else branch of i == 0 reads a[i - 1] only for i >= 1 (PolyBench fdtd-2d's shape).
+    edge = build("""__kernel void k(__global const float *a, __global float *c) {
+        int i = get_global_id(0);
+        if (i == 0) c[i] = 0.0f; else c[i] = a[i - 1]; }""")
+    c = floats(n, 11)
+    edge.k(n, 64, a, c)
+    assert in_place(edge) == 1
+    assert c[0] == 0 and same_bits(c[1:], a[:-1])
+    # i != 5 still lets i = 0 read a[-1].
+    inner = build("""__kernel void k(__global const float *a, __global float *c) {
+        int i = get_global_id(0);
+        if (i != 5) c[i] = a[i - 1]; }""")
+    c = floats(n, 12)
+    before = c.copy()
+    with pytest.raises(clcoop.RuntimeFault, match="out-of-bounds read"):
+        inner.k(n, 64, a, c)
+    assert in_place(inner) == 0 and same_bits(c, before)
