@@ -204,9 +204,9 @@ class Kernel:
                                 f"the interpreter)")
         # serial_subgroups is the interpreter's oracle mode (one sub-group at a time).
         if self.engine == "native" and not serial_subgroups:
-            def in_place(nd, launch_args):
+            def in_place(nd, launch_args, written, keys):
                 # A launch proven fault-free runs on the caller's arrays (native/ranges.py).
-                facts = _proof_facts(self.info, launch_args)
+                facts = _proof_facts(self.info, launch_args, written, keys)
                 return facts is not None and program._native.proves_in_place(
                     self.info, nd, *facts, instruction_limit)
             prepared = prepare_launch(program._module, self.info, global_size, local_size, args,
@@ -311,7 +311,7 @@ def prepare_launch(module, info, global_size, local_size, args, subgroup_size=No
                    private_buffers=None, in_place=None):
     """Check sizes and arguments; writable buffers become private copies (PreparedLaunch),
     taken from `private_buffers` (private_buffers.PrivateBuffers) when given, unless
-    in_place(nd, args) says the launch cannot fault (the native engine's proof,
+    in_place(nd, args, written, keys) says the launch cannot fault (the native engine's proof,
     native/ranges.py): then they are mapped as they are, with nothing to copy back."""
     gsize = _sizes(global_size, "global_size")
     if local_size is None:
@@ -339,9 +339,10 @@ def prepare_launch(module, info, global_size, local_size, args, subgroup_size=No
         names = ", ".join(n or f"arg{i}" for i, (n, _) in enumerate(info.params))
         raise ArgumentError(f"kernel '{info.name}' takes {len(info.params)} arguments ({names}), "
                             f"got {len(args)}")
-    direct = bool(in_place is not None and in_place(nd, args))
+    written, keys = _written_buffers(info, args)
+    direct = bool(in_place is not None and in_place(nd, args, written, keys))
     memory = Memory(pointer_bytes=module.layout.pointer_bytes)
-    call_args, copies = _convert_args(module, info, args, memory, private_buffers, direct)
+    call_args, copies = _convert_args(module, info, args, memory, written, private_buffers, direct)
     return PreparedLaunch(nd, S, memory, call_args, copies, direct)
 
 
@@ -394,49 +395,51 @@ def _buffer_key(arr):
 
 def _written_buffers(info, args):
     """Keys of arrays that some non-const __global parameter receives: an array passed
-    twice (in-place kernels) is mapped once, writable if any use is."""
+    twice (in-place kernels) is mapped once, writable if any use is; and {param: key} of
+    the array arguments."""
     written, arrays = set(), []
     for i, (arg, (_, ptype)) in enumerate(zip(args, info.params)):
         if ptype.kind != "ptr" or i in info.byval or not isinstance(arg, np.ndarray):
             continue
+        key = _buffer_key(arg)
         qual = info.arg_qualifiers[i] if i < len(info.arg_qualifiers) else ""
         if ptype.addrspace not in (2, 3) and "const" not in qual.split() and arg.flags.writeable:
-            written.add(_buffer_key(arg))
-        arrays.append((i, arg))
-    for a, (i, x) in enumerate(arrays):
-        for j, y in arrays[a + 1:]:
-            if _buffer_key(x) != _buffer_key(y) and np.shares_memory(x, y) and \
-                    (_buffer_key(x) in written or _buffer_key(y) in written):
+            written.add(key)
+        arrays.append((i, arg, key))
+    for a, (i, x, kx) in enumerate(arrays):
+        for j, y, ky in arrays[a + 1:]:
+            if kx != ky and (kx in written or ky in written) and np.shares_memory(x, y):
                 raise ArgumentError(f"arguments {i} and {j} of kernel '{info.name}' are "
                                     f"overlapping but different views of one array; pass the "
                                     f"same array, or non-overlapping arrays")
-    return written
+    return written, {i: key for i, _, key in arrays}
 
 
-def _proof_facts(info, args):
+def _proof_facts(info, args, written, keys):
     """What the native engine's proof (native/ranges.py) needs of a launch's arguments:
     ({param: int} of the integer scalars, {param: (nbytes, writable)} of the buffers), or
-    None when an argument is one _convert_args refuses (it reports it)."""
+    None when an argument is one _convert_args refuses (it reports it). written, keys:
+    _written_buffers."""
     scalars, buffers = {}, {}
-    try:
-        written = _written_buffers(info, args)
-        for i, (arg, (pname, ptype)) in enumerate(zip(args, info.params)):
-            if ptype.kind == "ptr":
-                if not isinstance(arg, np.ndarray) or not arg.flags.c_contiguous:
-                    return None
-                buffers[i] = (arg.nbytes, _buffer_key(arg) in written)
-            elif ptype.kind == "int" and i not in info.byval:
-                type_name = info.arg_types[i] if i < len(info.arg_types) else str(ptype)
+    for i, (arg, (pname, ptype)) in enumerate(zip(args, info.params)):
+        if ptype.kind == "ptr":
+            if i not in keys or not arg.flags.c_contiguous:
+                return None
+            buffers[i] = (arg.nbytes, keys[i] in written)
+        elif ptype.kind == "int" and i not in info.byval:
+            type_name = info.arg_types[i] if i < len(info.arg_types) else str(ptype)
+            try:
                 scalars[i] = int(_convert_scalar(arg, ptype, type_name, ""))
-    except ArgumentError:
-        return None
+            except ArgumentError:
+                return None
     return scalars, buffers
 
 
-def _convert_args(module, info, args, memory, private_buffers=None, in_place=False):
+def _convert_args(module, info, args, memory, written, private_buffers=None, in_place=False):
+    """Kernel arguments as the engines take them, and the private copies made (written:
+    _written_buffers; in_place: written buffers are mapped without copies)."""
     call_args, copies = [], []
     seen = {}
-    written = _written_buffers(info, args)
     for i, (arg, (pname, ptype)) in enumerate(zip(args, info.params)):
         name = pname or f"arg{i}"
         type_name = info.arg_types[i] if i < len(info.arg_types) else str(ptype)

@@ -122,7 +122,7 @@ class NativeProgram:
     def proves_in_place(self, info, nd, scalars, buffers, instruction_limit):
         """True when the launch cannot fault (ranges.py): it may run on the caller's arrays.
         scalars, buffers: api._proof_facts."""
-        if self.in_place_reason(info.name) is not None:
+        if info.name not in self.drivers:
             return False
         return self._ranges.kernel(info.name).proves(nd, scalars, buffers, int(instruction_limit)) is True
 
