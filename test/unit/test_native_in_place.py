@@ -2,25 +2,27 @@
 starts not to fault (clcoop/native/ranges.py) runs on the caller's arrays, without private
 copies; any launch not proven keeps the copies, so a fault leaves the caller's arrays
 untouched. Results are checked against NumPy and the interpreter."""
+import importlib.util
+import pathlib
+
 import numpy as np
 import pytest
 
 import clcoop
 from clcoop.native import ranges
 
-VECTOR_ADD = """
-__kernel void k(__global const float *a, __global const float *b, __global float *c) {
-    size_t i = get_global_id(0);
-    c[i] = a[i] + b[i];
-}"""
-STENCIL = """
-__kernel void k(__global const float *a, __global const float *b, __global float *c) {
-    int i = get_global_id(0), n = get_global_size(0);
-    float s = a[i] * 0.5f;
-    if (i >= 2 && i < n - 2)
-        s += 0.25f * (a[i - 1] + a[i + 1]) - 0.125f * (a[i - 2] + a[i + 2]) + b[i];
-    c[i] = s;
-}"""
+
+def _bench():
+    spec = importlib.util.spec_from_file_location(
+        "bench", pathlib.Path(__file__).resolve().parents[2] / "scripts" / "bench.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    return bench
+
+
+BENCH_SOURCES = _bench().NATIVE_SOURCES
+VECTOR_ADD = BENCH_SOURCES["vector add"]
+STENCIL = BENCH_SOURCES["stencil (5-point 1D)"]
 SHIFTED = """
 __kernel void k(__global const float *a, __global float *c, int off) {
     int i = get_global_id(0);
@@ -45,6 +47,15 @@ def in_place(prog):
 
 def floats(n, seed=0):
     return np.random.default_rng(seed).standard_normal(n).astype(np.float32)
+
+
+def faults_untouched(prog, out, *launch, match="out-of-bounds read"):
+    """The launch faults, not in place, with `out` (one of its arrays) untouched."""
+    before, count = out.copy(), in_place(prog)
+    with pytest.raises(clcoop.RuntimeFault, match=match):
+        prog.k(*launch)
+    assert in_place(prog) == count
+    assert same_bits(out, before)
 
 
 def same_bits(x, y):
@@ -85,13 +96,9 @@ def test_stencil_runs_in_place_and_agrees_with_numpy_and_the_interpreter():
 def test_an_out_of_bounds_launch_is_not_in_place_and_leaves_the_output_untouched():
     n = 1000
     prog = build(SHIFTED)
-    a = floats(n + 3)
     c = floats(n, 5)
-    before = c.copy()
-    with pytest.raises(clcoop.RuntimeFault, match="out-of-bounds read"):
-        prog.k(n, 100, a[:n], c, 1)      # a[i + 1] with a of n elements: a[n] for the last
+    faults_untouched(prog, c, n, 100, floats(n), c, 1)   # a[i + 1] with a of n elements: a[n]
     assert in_place(prog) == 0
-    assert same_bits(c, before)
 
 
 def test_a_scalar_offset_is_proven_when_safe_and_refused_when_not():
@@ -103,10 +110,7 @@ def test_a_scalar_offset_is_proven_when_safe_and_refused_when_not():
     assert in_place(prog) == 1 and same_bits(c, a[3:])
     for off in (4, -1):
         c = floats(n, 6)
-        before = c.copy()
-        with pytest.raises(clcoop.RuntimeFault, match="out-of-bounds read"):
-            prog.k(n, 100, a, c, off)
-        assert same_bits(c, before)
+        faults_untouched(prog, c, n, 100, a, c, off)
     assert in_place(prog) == 1
 
 
@@ -125,10 +129,7 @@ def test_a_guard_protects_only_in_its_direction():
         int i = get_global_id(0);
         if (i < (int)get_global_size(0) - 1) c[i] = a[i - 1]; }""")
     c = floats(n, 7)
-    before = c.copy()
-    with pytest.raises(clcoop.RuntimeFault, match="out-of-bounds read"):
-        bad.k(n, 64, a, c)
-    assert in_place(bad) == 0 and same_bits(c, before)
+    faults_untouched(bad, c, n, 64, a, c)
 
 
 def test_a_two_dimensional_guard_narrows_both_ids():
@@ -142,10 +143,8 @@ def test_a_two_dimensional_guard_narrows_both_ids():
     assert same_bits(C, expect.reshape(-1))
     # One row too many for C: not proven; faults with C untouched.
     C2 = floats(N * M, 10)
-    before = C2.copy()
-    with pytest.raises(clcoop.RuntimeFault, match="out-of-bounds"):
-        prog.k((64, 32), (16, 16), A, np.zeros((M + 1) * (N + 1), np.float32), C2, N + 1, M, 1.5)
-    assert in_place(prog) == 1 and same_bits(C2, before)
+    faults_untouched(prog, C2, (64, 32), (16, 16), A, np.zeros((M + 1) * (N + 1), np.float32), C2, N + 1,
+                     M, 1.5, match="out-of-bounds")
 
 
 def test_a_wrapping_index_is_not_proven():
@@ -180,9 +179,7 @@ def test_a_read_only_array_written_by_the_kernel_is_not_in_place():
     a = floats(64)
     c = np.zeros(64, np.float32)
     c.flags.writeable = False
-    with pytest.raises(clcoop.RuntimeFault, match="read-only"):
-        prog.k(64, 16, a, a, c)
-    assert in_place(prog) == 0
+    faults_untouched(prog, c, 64, 16, a, a, c, match="read-only")
 
 
 @pytest.mark.parametrize("source, reason", [
@@ -212,13 +209,7 @@ def test_kernels_the_proof_does_not_take_are_refused_with_a_reason(source, reaso
 
 
 def test_the_bench_kernels_with_loops_and_barriers_are_refused():
-    import importlib.util
-    import pathlib
-    spec = importlib.util.spec_from_file_location(
-        "bench", pathlib.Path(__file__).resolve().parents[2] / "scripts" / "bench.py")
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
-    proven = {name: build(src)._native.in_place_reason("k") is None for name, src in bench.NATIVE_SOURCES.items()}
+    proven = {name: build(src)._native.in_place_reason("k") is None for name, src in BENCH_SOURCES.items()}
     assert proven == {"vector add": True, "stencil (5-point 1D)": True,
                       "reduction (__local + barriers)": False, "loop-heavy (256 dependent steps)": False}
 
@@ -259,7 +250,4 @@ def test_an_equality_guard_narrows_at_an_end_of_the_range_only():
         int i = get_global_id(0);
         if (i != 5) c[i] = a[i - 1]; }""")
     c = floats(n, 12)
-    before = c.copy()
-    with pytest.raises(clcoop.RuntimeFault, match="out-of-bounds read"):
-        inner.k(n, 64, a, c)
-    assert in_place(inner) == 0 and same_bits(c, before)
+    faults_untouched(inner, c, n, 64, a, c)
