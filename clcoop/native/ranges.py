@@ -265,7 +265,7 @@ class KernelRanges:
             src = _int_bits(ops[0].type)
             if src is None or src == 1:
                 return ("opaque", f"'{op}' of {ops[0].type}")
-            return ("cast", bits, op, self.node(ops[0]), src, "nneg" in _flags(text))
+            return ("cast", bits, op, self.node(ops[0]), src, frozenset(_flags(text)))
         if op == "select":
             return ("select", bits, self.node(ops[0]), self.node(ops[1]), self.node(ops[2]))
         if op == "phi":
@@ -554,7 +554,7 @@ class _Evaluator:
     def check_access(self, node, size, elem, write, text, box, buffers):
         try:
             param, off = self.pointer(node, box, buffers)
-        except _Unknown as exc:
+        except (_Unknown, NotProven) as exc:
             raise NotProven(f"{text}: {exc}") from None
         nbytes, writable = buffers[param]
         if off.lo < 0 or off.hi + size > nbytes:
@@ -587,7 +587,8 @@ class _Evaluator:
         out = Range(lo, hi, dirs, *_residue(mod, res))
         if flags and (out.lo < 0 or out.hi > buffers[param][0]):
             # inbounds/nuw/nusw: poison outside the buffer (one past its end is inside).
-            raise NotProven(f"a getelementptr {' '.join(sorted(flags))} outside its buffer")
+            raise NotProven(f"a getelementptr {' '.join(sorted(flags))} to byte offsets [{out.lo}, {out.hi}] "
+                            f"of a buffer of {buffers[param][0]}")
         return param, out
 
     # ------------------------------------------------------------ integers
@@ -618,13 +619,20 @@ class _Evaluator:
         if tag == "bin":
             return self._binary(node, box)
         if tag == "cast":
-            _, bits, op, a, src, nneg = node
+            _, bits, op, a, src, flags = node
             r = self.value(a, box)
             if op == "sext":
                 _need(r, src, True, "sext")
             elif op == "zext":
-                _need(r, src, not nneg, "zext")
                 _need(r, src, False, "zext")
+                if "nneg" in flags:
+                    _need(r, src, True, "zext nneg")
+            else:
+                # trunc nuw/nsw: poison when the value does not fit the narrower type.
+                for flag, signed in (("nuw", False), ("nsw", True)):
+                    if flag in flags:
+                        _need(r, src, signed, f"trunc {flag}")
+                        _need(r, bits, signed, f"trunc {flag}")
             return r
         if tag == "select":
             c = self.truth(node[2], box)
@@ -736,6 +744,8 @@ class _Evaluator:
         return Range(lo, hi, dirs, *((0, lo) if lo == hi else (1, 0)))
 
     def _remainder(self, op, bits, a, b):
+        if op == "urem" and b.lo <= 0:
+            raise _Unknown("an unsigned remainder by a large constant")
         k = abs(b.lo)
         _need(a, bits, op == "srem", op)
         if a.exact:

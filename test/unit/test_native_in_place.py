@@ -49,11 +49,11 @@ def floats(n, seed=0):
     return np.random.default_rng(seed).standard_normal(n).astype(np.float32)
 
 
-def faults_untouched(prog, out, *launch, match="out-of-bounds read"):
+def faults_untouched(prog, out, *launch, match="out-of-bounds read", **options):
     """The launch faults, not in place, with `out` (one of its arrays) untouched."""
     before, count = out.copy(), in_place(prog)
     with pytest.raises(clcoop.RuntimeFault, match=match):
-        prog.k(*launch)
+        prog.k(*launch, **options)
     assert in_place(prog) == count
     assert same_bits(out, before)
 
@@ -251,3 +251,17 @@ def test_an_equality_guard_narrows_at_an_end_of_the_range_only():
         if (i != 5) c[i] = a[i - 1]; }""")
     c = floats(n, 12)
     faults_untouched(inner, c, n, 64, a, c)
+
+
+def test_the_global_offset_is_part_of_the_id_range():
+    prog = build(VECTOR_ADD)
+    n = 256
+    a = floats(n + 64)
+    c = np.zeros(n + 64, np.float32)
+    prog.k(n, 64, a, a, c, global_offset=(64,))
+    assert in_place(prog) == 1
+    assert same_bits(c[64:], a[64:] + a[64:]) and not c[:64].any()
+    short = floats(n, 13)
+    faults_untouched(prog, short, n, 64, a[:n], a[:n], short, global_offset=(64,))
+    kernel = prog._native._ranges.kernel("k")
+    assert any("[256, 1276] of a buffer of 1024" in str(d) for d in kernel.decisions.values())
