@@ -176,7 +176,7 @@ class KernelRanges:
         elif op == "br":
             self._branch(block, ins, text)
         elif op == "switch":
-            block.term = ("goto", re.findall(r"label " + _LABEL, text))
+            block.term = ("goto", [_unquote(n) for n in re.findall(r"label " + _LABEL, text)])
         elif op == "ret":
             block.term = ("ret",)
         elif op == "bitcast" and str(ins.type).startswith("ptr"):
@@ -206,8 +206,8 @@ class KernelRanges:
             raise Refused(f"an atomic access ({text})")
         ptr = ops[0] if op == "load" else ops[1]
         ty = ins.type if op == "load" else ops[0].type
-        if str(ty).startswith("ptr") or not re.fullmatch(r"i\d+|half|bfloat|float|double|<\d+ x \w+>",
-                                                             str(ty).strip()):
+        scalar = r"i\d+|half|bfloat|float|double"
+        if not re.fullmatch(rf"{scalar}|<\d+ x (?:{scalar})>", str(ty).strip()):
             raise Refused(f"an access of type {ty} ({text})")
         t = parse_type_text(str(ty), self.structs)
         node = self.node(ptr)

@@ -345,3 +345,18 @@ def test_enough_random_kernels_ran_in_place():
         if seed not in RANDOM_IN_PLACE:
             test_random_loop_free_kernels_agree_with_the_interpreter(seed)
     assert sum(RANDOM_IN_PLACE.values()) >= len(RANDOM_SEEDS) // 5, RANDOM_IN_PLACE
+
+
+def test_a_switch_keeps_the_box_of_its_block():
+    prog = build("""__kernel void k(__global const float *a, __global float *c, int m) {
+        int i = get_global_id(0);
+        float v;
+        switch (m) { case 0: v = a[i]; break; case 1: v = a[i] * 2; break; case 7: v = 3; break;
+                     default: v = -a[i]; }
+        c[i] = v; }""")
+    a = floats(64)
+    for m, expect in ((0, a), (1, a * np.float32(2)), (7, np.full(64, 3, np.float32)), (9, -a)):
+        c = np.zeros(64, np.float32)
+        prog.k(64, 16, a, c, m)
+        assert same_bits(c, expect)
+    assert in_place(prog) == 4
