@@ -297,10 +297,10 @@ class KernelRanges:
 
     def _bool(self, op, ops, text):
         if op == "icmp":
-            m = re.search(r"icmp (\w+) ", text)
+            m = re.search(r"icmp (samesign )?(\w+) ", text)
             if _int_bits(ops[0].type) in (None, 1):
                 return ("opaque", f"a comparison of {ops[0].type}")
-            return ("icmp", m.group(1), self.node(ops[0]), self.node(ops[1]))
+            return ("icmp", m.group(2), self.node(ops[0]), self.node(ops[1]), bool(m.group(1)))
         if op in ("and", "or"):
             return (op + "1", self.node(ops[0]), self.node(ops[1]), True)
         if op == "xor" and _constant(ops[1]) == -1:
@@ -810,6 +810,10 @@ class _Evaluator:
             signed = False
         _need(a, bits, signed, "a comparison")
         _need(b, bits, signed, "a comparison")
+        if node[4]:
+            # samesign: poison unless both have the same sign bit (both kept >= 0 here).
+            _need(a, bits, not signed, "icmp samesign")
+            _need(b, bits, not signed, "icmp samesign")
         return a, b
 
     def narrow(self, node, truth, box):
