@@ -360,3 +360,20 @@ def test_a_switch_keeps_the_box_of_its_block():
         prog.k(64, 16, a, c, m)
         assert same_bits(c, expect)
     assert in_place(prog) == 4
+
+
+def test_icmp_samesign_is_proven_only_for_operands_of_one_sign():
+    source = """__kernel void k(__global const float *a, __global float *c, int n) {
+        int i = get_global_id(0);
+        if (i >= 0 && i < n) c[i] = a[i] * 2.0f; }"""
+    ir = clcoop.Program(source).build().ir
+    assert "icmp sgt i32 %n, %conv" in ir
+    prog = clcoop.Program.from_ir(ir.replace("icmp sgt i32 %n, %conv", "icmp samesign ugt i32 %n, %conv"),
+                                  engine="native")
+    a, c = floats(60), np.zeros(60, np.float32)
+    prog.k(64, 16, a, c, 60)
+    assert in_place(prog) == 1 and same_bits(c, a * np.float32(2))
+    from clcoop.interp.execute import NDRange
+    why = prog._native._ranges.kernel("k").proves(NDRange((64,), (16,)), {2: -1},
+                                                  {0: (240, False), 1: (240, True)}, 10 ** 6)
+    assert "does not fit i32 as unsigned" in why
