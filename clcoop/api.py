@@ -32,7 +32,9 @@ the reason in Kernel.fallback_reason).
 
 Buffers and faults: the kernel runs on private copies of the writable buffers, which are
 copied back into the caller's arrays only when the whole launch succeeds. When the
-kernel faults (clcoop.RuntimeFault) the caller's arrays are left untouched.
+kernel faults (clcoop.RuntimeFault) the caller's arrays are left untouched. A native launch
+proven before it starts not to fault runs on the caller's arrays directly (docs/native.md,
+"In-place launches").
 """
 import functools
 import re
@@ -203,8 +205,13 @@ class Kernel:
                                 f"the interpreter)")
         # serial_subgroups is the interpreter's oracle mode (one sub-group at a time).
         if self.engine == "native" and not serial_subgroups:
+            def in_place(nd, launch_args, written, keys):
+                # A launch proven fault-free runs on the caller's arrays (native/ranges.py).
+                facts = _proof_facts(self.info, launch_args, written, keys)
+                return facts is not None and program._native.proves_in_place(
+                    self.info, nd, *facts, instruction_limit)
             prepared = prepare_launch(program._module, self.info, global_size, local_size, args,
-                                      subgroup_size, global_offset, program._private_buffers)
+                                      subgroup_size, global_offset, program._private_buffers, in_place)
             try:
                 program._native.launch(self.info, prepared, instruction_limit)
                 prepared.copy_back()
@@ -267,14 +274,16 @@ def _pick_local_size(global_size, limit=256):
 
 
 class PreparedLaunch:
-    """A launch's checked sizes and arguments, shared by both engines."""
+    """A launch's checked sizes and arguments, shared by both engines. in_place: the
+    written buffers are the caller's arrays themselves (no copies; prepare_launch)."""
 
-    def __init__(self, nd, subgroup_size, memory, call_args, copies):
+    def __init__(self, nd, subgroup_size, memory, call_args, copies, in_place=False):
         self.nd = nd
         self.subgroup_size = subgroup_size
         self.memory = memory
         self.call_args = call_args
         self.copies = copies
+        self.in_place = in_place
 
     def copy_back(self):
         for user_array, private in self.copies:
@@ -300,9 +309,11 @@ def launch(module, translator, info, global_size, local_size, args, subgroup_siz
 
 
 def prepare_launch(module, info, global_size, local_size, args, subgroup_size=None, global_offset=None,
-                   private_buffers=None):
+                   private_buffers=None, in_place=None):
     """Check sizes and arguments; writable buffers become private copies (PreparedLaunch),
-    taken from `private_buffers` (private_buffers.PrivateBuffers) when given."""
+    taken from `private_buffers` (private_buffers.PrivateBuffers) when given, unless
+    in_place(nd, args, written, keys) says the launch cannot fault (the native engine's proof,
+    native/ranges.py): then they are mapped as they are, with nothing to copy back."""
     gsize = _sizes(global_size, "global_size")
     if local_size is None:
         lsize = _pick_local_size(gsize)
@@ -329,9 +340,11 @@ def prepare_launch(module, info, global_size, local_size, args, subgroup_size=No
         names = ", ".join(n or f"arg{i}" for i, (n, _) in enumerate(info.params))
         raise ArgumentError(f"kernel '{info.name}' takes {len(info.params)} arguments ({names}), "
                             f"got {len(args)}")
+    written, keys = _written_buffers(info, args)
+    direct = bool(in_place is not None and in_place(nd, args, written, keys))
     memory = Memory(pointer_bytes=module.layout.pointer_bytes)
-    call_args, copies = _convert_args(module, info, args, memory, private_buffers)
-    return PreparedLaunch(nd, S, memory, call_args, copies)
+    call_args, copies = _convert_args(module, info, args, memory, written, private_buffers, direct)
+    return PreparedLaunch(nd, S, memory, call_args, copies, direct)
 
 
 def _subgroup_size(info, requested):
@@ -385,7 +398,8 @@ def _buffer_key(arr):
 
 def _written_buffers(info, args):
     """Keys of arrays that some non-const __global parameter receives: an array passed
-    twice (in-place kernels) is mapped once, writable if any use is."""
+    twice (in-place kernels) is mapped once, writable if any use is; and {param: key} of
+    the array arguments."""
     written, arrays = set(), []
     for i, (arg, (_, ptype)) in enumerate(zip(args, info.params)):
         if ptype.kind != "ptr" or i in info.byval or not isinstance(arg, np.ndarray):
@@ -395,14 +409,14 @@ def _written_buffers(info, args):
         if ptype.addrspace not in (2, 3) and "const" not in qual.split() and arg.flags.writeable:
             written.add(key)
         arrays.append((i, arg, key))
-    for a, (i, x, xkey) in enumerate(arrays):
-        for j, y, ykey in arrays[a + 1:]:
-            if xkey != ykey and _may_overlap(x, xkey, y, ykey) and np.shares_memory(x, y) and \
-                    (xkey in written or ykey in written):
+    for a, (i, x, kx) in enumerate(arrays):
+        for j, y, ky in arrays[a + 1:]:
+            if kx != ky and (kx in written or ky in written) and _may_overlap(x, kx, y, ky) and \
+                    np.shares_memory(x, y):
                 raise ArgumentError(f"arguments {i} and {j} of kernel '{info.name}' are "
                                     f"overlapping but different views of one array; pass the "
                                     f"same array, or non-overlapping arrays")
-    return written
+    return written, {i: key for i, _, key in arrays}
 
 
 def _may_overlap(x, xkey, y, ykey):
@@ -414,10 +428,31 @@ def _may_overlap(x, xkey, y, ykey):
     return xs < ys + yn and ys < xs + xn
 
 
-def _convert_args(module, info, args, memory, private_buffers=None):
+def _proof_facts(info, args, written, keys):
+    """What the native engine's proof (native/ranges.py) needs of a launch's arguments:
+    ({param: int} of the integer scalars, {param: (nbytes, writable)} of the buffers), or
+    None when an argument is one _convert_args refuses (it reports it). written, keys:
+    _written_buffers."""
+    scalars, buffers = {}, {}
+    for i, (arg, (pname, ptype)) in enumerate(zip(args, info.params)):
+        if ptype.kind == "ptr":
+            if i not in keys or not arg.flags.c_contiguous:
+                return None
+            buffers[i] = (arg.nbytes, keys[i] in written)
+        elif ptype.kind == "int" and i not in info.byval:
+            type_name = info.arg_types[i] if i < len(info.arg_types) else str(ptype)
+            try:
+                scalars[i] = int(_convert_scalar(arg, ptype, type_name, ""))
+            except ArgumentError:
+                return None
+    return scalars, buffers
+
+
+def _convert_args(module, info, args, memory, written, private_buffers=None, in_place=False):
+    """Kernel arguments as the engines take them, and the private copies made (written:
+    _written_buffers; in_place: written buffers are mapped without copies)."""
     call_args, copies = [], []
     seen = {}
-    written = _written_buffers(info, args)
     for i, (arg, (pname, ptype)) in enumerate(zip(args, info.params)):
         name = pname or f"arg{i}"
         type_name = info.arg_types[i] if i < len(info.arg_types) else str(ptype)
@@ -432,7 +467,7 @@ def _convert_args(module, info, args, memory, private_buffers=None):
             call_args.append(execute._LocalArg(name, arg.nbytes))
         elif ptype.kind == "ptr":
             call_args.append(_map_buffer(arg, name, where, type_name, memory, copies, seen, written,
-                                         private_buffers))
+                                         private_buffers, in_place))
         else:
             call_args.append(_convert_scalar(arg, ptype, type_name, where))
     return call_args, copies
@@ -455,7 +490,8 @@ def _map_byval(arg, name, where, struct_ty, module, memory):
     return np.int64(region.base)
 
 
-def _map_buffer(arg, name, where, type_name, memory, copies, seen, written, private_buffers=None):
+def _map_buffer(arg, name, where, type_name, memory, copies, seen, written, private_buffers=None,
+                in_place=False):
     if isinstance(arg, LocalMemory):
         raise ArgumentError(f"{where} is a __global pointer, not __local: pass a NumPy array")
     if not isinstance(arg, np.ndarray):
@@ -472,7 +508,7 @@ def _map_buffer(arg, name, where, type_name, memory, copies, seen, written, priv
     if key in seen:
         return seen[key]
     read_only = key not in written
-    if read_only:
+    if read_only or in_place:
         data = arg.reshape(-1).view(np.uint8)
     else:
         private = private_buffers.take(arg) if private_buffers is not None else arg.copy()

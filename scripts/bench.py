@@ -561,11 +561,13 @@ def bench_native(quick, repetitions):
                "compile_seconds": native._native.compile_seconds,
                "codegen_seconds": native._native.codegen_seconds, "build_seconds": build,
                "bit_identical": same, "engine": native.k.engine,
-               "mode": native._native.execution_mode("k")}
+               "mode": native._native.execution_mode("k"),
+               # Launches proven fault-free run on the caller's arrays (docs/native.md).
+               "in_place": native._native.in_place_launches.get("k", 0) > 0}
         line = (f"  {name:34s} n={n:8d}  native {timings['native']['median'] * 1e3:8.2f} ms  "
                 f"interp {timings['interpreter']['median'] * 1e3:9.1f} ms  "
                 f"{run['speedup']:6.1f}x  compile {run['compile_seconds'] * 1e3:.0f} ms  same={same}  "
-                f"path={run['mode']}")
+                f"path={run['mode']}{' in-place' if run['in_place'] else ''}")
         if pocl_error:
             run["pocl"] = {"error": pocl_error}
             line += f"\n  {'':34s} PoCL failed: {pocl_error}"

@@ -19,7 +19,7 @@ import numpy as np
 from clcoop.errors import RuntimeFault
 from clcoop.interp.memory import describe_offset
 from clcoop.interp.source_map import render_fault
-from clcoop.native import codegen, subgroup
+from clcoop.native import codegen, ranges, subgroup
 from clcoop.native import context
 from clcoop.native.context import CTX, CTX_SLOTS
 
@@ -83,6 +83,9 @@ class NativeProgram:
         # per-work-item path (a fault, or a case it does not take at run time).
         self.fast_launches = {}
         self.fast_reruns = {}
+        # Per kernel: launches run on the caller's arrays, proven fault-free (ranges.py).
+        self.in_place_launches = {}
+        self._ranges = ranges.ModuleRanges(module)
         # Per kernel: {threads: wall seconds per work-group of its last launch on that many
         # threads} (_threads_for).
         self._group_seconds = {}
@@ -116,6 +119,18 @@ class NativeProgram:
             else self._for_subgroup_size(S, self.module.kernels[kernel_name])
         return "subgroup" if kernel_name in program.subgroup_drivers else "work-item"
 
+    def in_place_reason(self, kernel_name):
+        """None when launches of the kernel may be proven fault-free (ranges.py), else why
+        they never are."""
+        return self.reason(kernel_name) or self._ranges.kernel(kernel_name).reason
+
+    def proves_in_place(self, info, nd, scalars, buffers, instruction_limit):
+        """True when the launch cannot fault (ranges.py): it may run on the caller's arrays.
+        scalars, buffers: api._proof_facts."""
+        if info.name not in self.drivers:
+            return False
+        return self._ranges.kernel(info.name).proves(nd, scalars, buffers, int(instruction_limit)) is True
+
     def close(self):
         with self._idle:
             while self._users:
@@ -135,6 +150,8 @@ class NativeProgram:
             self._users += 1
         try:
             self._launch(info, prepared, instruction_limit, threads)
+            if prepared.in_place:
+                self.in_place_launches[info.name] = self.in_place_launches.get(info.name, 0) + 1
         finally:
             with self._idle:
                 self._users -= 1
@@ -174,6 +191,10 @@ class NativeProgram:
                 self.fast_launches[info.name] = self.fast_launches.get(info.name, 0) + 1
                 self._record_wall(info.name, len(states), total, time.perf_counter() - started)
                 return
+            if prepared.in_place:
+                raise RuntimeError(f"internal: kernel '{info.name}': a launch proven fault-free "
+                                   f"(ranges.py) failed a check of the fast path while running on the "
+                                   f"caller's arrays")
             self.fast_reruns[info.name] = self.fast_reruns.get(info.name, 0) + 1
             for user_array, private in prepared.copies:
                 np.copyto(private, user_array.reshape(private.shape))
@@ -184,7 +205,11 @@ class NativeProgram:
         # until here: the threads have joined.
         if fouts:
             k, first = min(fouts, key=lambda kf: (int(kf[1][3]), int(kf[1][4])))
-            raise self._fault(info, nd, first, states[k].names, states[k].table)
+            fault = self._fault(info, nd, first, states[k].names, states[k].table)
+            if prepared.in_place:
+                raise RuntimeError(f"internal: a launch proven fault-free (ranges.py) faulted while "
+                                   f"running on the caller's arrays: {fault}")
+            raise fault
 
     def _threads_for(self, name, plan, total, threads):
         """Threads for a launch of `total` work-groups: one when the kernel must (its
