@@ -58,6 +58,9 @@ class KernelPlan:
         self.coop_sites = []          # [(site, rendezvous function)] (coop_calls.py)
         self.subgroup_driver = None   # the subgroup-wide fast path's driver (subgroup.py)
         self.subgroup_lanes = None    # work-items it runs in lockstep
+        # Whether any lane count would do (nothing observes the subgroup): a launch whose
+        # rows do not hold subgroup_lanes work-items can use a build with fewer.
+        self.lanes_free = False
         self.subgroup_reason = "not generated"
         self.uses_local = False       # __local memory: each thread has its own (runtime.py)
         self.single_thread = False    # ... unless local_memory.py could not rewrite the module

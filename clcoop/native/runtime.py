@@ -36,6 +36,9 @@ def default_threads():
 # A launch estimated to take less than this on one thread runs on one (_threads_for).
 SMALL_LAUNCH_SECONDS = 2e-3
 
+# Fewest lanes worth a build of their own for launches with narrow rows (_narrower).
+MIN_NARROW_LANES = 4
+
 # The launch API's default sub-group size: the size cooperative-matrix kernels are compiled
 # for first (engine="auto" decides with it); other sizes are compiled when launched.
 COMPILED_SUBGROUP_SIZE = 16
@@ -44,15 +47,18 @@ COMPILED_SUBGROUP_SIZE = 16
 class NativeProgram:
     """The native build of a loaded module: which kernels compiled, and why not."""
 
-    def __init__(self, module, subgroup_size=None):
+    def __init__(self, module, subgroup_size=None, max_lanes=None):
         from clcoop.native.jit import Engine
         self.module = module
         # Cooperative-matrix kernels are compiled for one sub-group size (their layout);
         # a launch at another size builds the module again for it (_for_subgroup_size).
         self.subgroup_size = subgroup_size or COMPILED_SUBGROUP_SIZE
         self._other_sizes = {}
+        # Builds whose fast path runs fewer lanes (_narrower), by lane count.
+        self._narrower_builds = {}
+        fast_path = functools.partial(subgroup.generate, max_lanes=max_lanes) if max_lanes else subgroup.generate
         t0 = time.perf_counter()
-        self.native = codegen.generate(module, sorted(module.kernels), self.subgroup_size, subgroup.generate)
+        self.native = codegen.generate(module, sorted(module.kernels), self.subgroup_size, fast_path)
         self.codegen_seconds = time.perf_counter() - t0
         self.engine = None
         self.compile_seconds = 0.0
@@ -139,7 +145,7 @@ class NativeProgram:
             self.subgroup_drivers.clear()
             if self.engine is not None:
                 self.engine.close()
-            for other in self._other_sizes.values():
+            for other in list(self._other_sizes.values()) + list(self._narrower_builds.values()):
                 other.close()
 
     def launch(self, info, prepared, instruction_limit, threads=None):
@@ -164,6 +170,9 @@ class NativeProgram:
         nd, S, memory, call_args = prepared.nd, prepared.subgroup_size, prepared.memory, prepared.call_args
         if plan.coop_sites and S != self.subgroup_size:
             return self._for_subgroup_size(S, info)._launch(info, prepared, instruction_limit, threads)
+        narrower = self._narrower(info, plan, nd, S)
+        if narrower is not None:
+            return narrower._launch(info, prepared, instruction_limit, threads)
         total = nd.total_groups
         nthreads = self._threads_for(info.name, plan, total, threads)
         psz = (plan.arena_size + 15) // 16 * 16
@@ -249,6 +258,29 @@ class NativeProgram:
         state.tmpl[CTX["table"]] = state.table.ctypes.data
         state.tmpl[CTX["table_count"]] = state.table.shape[0]
         return state
+
+    def _narrower(self, info, plan, nd, S):
+        """The build to launch a kernel whose fast path runs more lanes than the launch's
+        rows hold (a 16 x 16 work-group of a 64-lane kernel): one built with the most lanes
+        that fit (at least MIN_NARROW_LANES), else None (this build: the fast path, or
+        the per-work-item path when no lane count fits)."""
+        if info.name not in self.subgroup_drivers or not plan.lanes_free or \
+                subgroups_in_rows(nd, S, self.subgroup_size, plan.subgroup_lanes):
+            return None
+        lanes = plan.subgroup_lanes // 2
+        while lanes >= MIN_NARROW_LANES and not subgroups_in_rows(nd, S, self.subgroup_size, lanes):
+            lanes //= 2
+        if lanes < MIN_NARROW_LANES:
+            return None
+        if lanes not in self._narrower_builds:
+            other = NativeProgram(self.module, self.subgroup_size, max_lanes=lanes)
+            # One kernel's counts, whichever build ran it.
+            other.fast_launches, other.fast_reruns = self.fast_launches, self.fast_reruns
+            self._narrower_builds[lanes] = other
+        other = self._narrower_builds[lanes]
+        if info.name not in other.subgroup_drivers or other.native.plans[info.name].subgroup_lanes != lanes:
+            return None
+        return other
 
     def _for_subgroup_size(self, S, info):
         if S not in self._other_sizes:

@@ -63,20 +63,22 @@ def driver_name(kernel):
     return f"__clcoop_sg.{kernel}"
 
 
-def generate(mg, plan):
+def generate(mg, plan, max_lanes=None):
     """(function text, driver text) of the subgroup-wide variant of kernel plan.name, or
-    Unsupported with the reason it is not taken."""
+    Unsupported with the reason it is not taken. max_lanes: at most that many lanes for a
+    kernel that does not observe the subgroup (a launch whose rows are narrower)."""
     f = mg.functions[plan.name]
     lanes = mg.subgroup_size
     if not coopmat_spec.mentions_matrix_type(str(f)) and "sub_group" not in _callees_text(f):
         # Nothing observes the subgroup: run WIDE_LANES work-items in lockstep (more
         # independent vector chains, fewer calls per work-item).
-        lanes = WIDE_LANES
+        plan.lanes_free = True
+        lanes = min(WIDE_LANES, max_lanes or WIDE_LANES)
     gen = _SubgroupGen(mg, f, True)
     function = gen.emit_subgroup(lanes)
     # Lane-varying ifs (masking.py) cost compile time out of proportion at wide lanes (the
     # stencil: 1.8 s at 64 lanes, 0.33 s at 16, the same run time): the subgroup's lanes.
-    if (function.count("\n") > MAX_LINES or gen.hammocks) and lanes != mg.subgroup_size:
+    if (function.count("\n") > MAX_LINES or gen.hammocks) and lanes > mg.subgroup_size:
         lanes = mg.subgroup_size
         gen = _SubgroupGen(mg, f, True)
         function = gen.emit_subgroup(lanes)

@@ -177,8 +177,39 @@ def test_plain_kernel_takes_the_fast_path_with_vector_accesses():
     assert "load <64 x float>" in nat.native.text and "store <64 x float>" in nat.native.text
     c[:] = 0
     prog.vadd((1024,), (32,), a, b, c, 0)          # local size not a multiple of 64
-    assert nat.fast_launches == {"vadd": 1}
+    # ... runs on a build of 32 lanes (runtime.NativeProgram._narrower)
+    assert nat.fast_launches == {"vadd": 2}
+    assert nat._narrower_builds[32].native.plans["vadd"].subgroup_lanes == 32
     np.testing.assert_array_equal(c, a + b)
+    c[:] = 0
+    prog.vadd((1023,), (3,), a, b, c, 0)           # no lane count fits: per work-item
+    assert nat.fast_launches == {"vadd": 2}
+    np.testing.assert_array_equal(c[:1023], a[:1023] + b[:1023])
+
+
+SCALE_2D = """
+__kernel void scale(__global const float *a, __global float *c, int n, int shift) {
+    int i = get_global_id(1), j = get_global_id(0);
+    c[i * n + j + shift] = 2.0f * a[i * n + j];
+}
+"""
+
+
+def test_two_dimensional_groups_narrower_than_the_lanes_take_a_narrower_build():
+    """A 16 x 16 work-group of a kernel compiled for 64 lanes: rows of 16 work-items run
+    on a 16-lane build; its faults are reported as before, the output untouched."""
+    prog, nat = native(SCALE_2D)
+    assert nat.native.plans["scale"].subgroup_lanes == 64
+    a = np.arange(64 * 64, dtype=np.float32)
+    c = np.zeros_like(a)
+    prog.scale((64, 64), (16, 16), a, c, 64, 0)
+    np.testing.assert_array_equal(c, 2 * a)
+    assert nat.fast_launches == {"scale": 1}
+    assert set(nat._narrower_builds) == {16}
+    c[:] = 7
+    with pytest.raises(clcoop.RuntimeFault, match="out-of-bounds write"):
+        prog.scale((64, 64), (16, 16), a, c, 64, 1)
+    assert (c == 7).all()
 
 
 @pytest.mark.parametrize("shift", [3, -1])
