@@ -92,17 +92,7 @@ def find_regions(blocks, branch_blocks, successors):
     cfg = _Cfg(blocks, successors)
     spans = []
     for b in branch_blocks:
-        i = cfg.order[b]
-        s, j = i, cfg.scan(i)
-        if j is None:
-            loops = [(h, src) for src, h in cfg.back if h <= i <= src]
-            if not loops:
-                raise Unsupported(_OUTSIDE)
-            h = max(loops)[0]          # the innermost loop holding the branch
-            s, j = h - 1, cfg.scan(h - 1) if h > 0 else None
-            if j is None:
-                raise Unsupported(_OUTSIDE)
-        spans.append((s, j))
+        spans.append(_span(cfg, blocks, cfg.order[b]))
     spans = sorted(set(spans), key=lambda sj: (sj[0], -sj[1]))
     out = []
     for s, j in spans:
@@ -114,17 +104,36 @@ def find_regions(blocks, branch_blocks, successors):
     return [_region(cfg, blocks, s, j) for s, j in out]
 
 
+def _span(cfg, blocks, i):
+    """(start, join) of the smallest region holding the varying branch of block i: from
+    i itself (an if), else from before the innermost loop holding i, widened backwards
+    until every edge into the region comes through its start (a uniform guard of the
+    loop joins the region)."""
+    j = cfg.scan(i)
+    if j is not None and _entered_once(cfg, blocks, i, j):
+        return i, j
+    loops = [(h, src) for src, h in cfg.back if h <= i <= src]
+    if not loops:
+        raise Unsupported(_OUTSIDE)
+    for s in range(max(loops)[0] - 1, -1, -1):
+        j = cfg.scan(s)
+        if j is not None and j > i and _entered_once(cfg, blocks, s, j):
+            return s, j
+    raise Unsupported(_OUTSIDE)
+
+
+def _entered_once(cfg, blocks, s, j):
+    """Whether the blocks (s, j] are entered only from [s, j)."""
+    inside = set(cfg.names[s:j])
+    return all(cfg.preds[cfg.names[k]] <= inside for k in range(s + 1, j + 1))
+
+
 def _region(cfg, blocks, s, j):
     names = cfg.names
-    inside = set(names[s:j])
     for k in range(s, j):
         term = list(blocks[k].instructions)[-1]
         if term.opcode != "br":
             raise Unsupported(f"a {term.opcode} inside a region of lane-varying branches")
-        if k > s and not cfg.preds[names[k]] <= inside:
-            raise Unsupported(_OUTSIDE)
-    if not cfg.preds[names[j]] <= inside:
-        raise Unsupported(_OUTSIDE)
     loops = {}
     back = sorted((h, src) for src, h in cfg.back if s < h <= src < j)
     for h, src in back:
