@@ -57,10 +57,14 @@ class Region:
 
 
 class _Cfg:
+    """The control-flow graph in reverse post-order (clang -O2 may lay a loop out after
+    the code that follows it; in reverse post-order an innermost loop's blocks are
+    together, after everything that leads to them)."""
+
     def __init__(self, blocks, successors):
-        self.names = [b.name for b in blocks]
-        self.order = {n: i for i, n in enumerate(self.names)}
         self.succ = {b.name: successors(b) for b in blocks}
+        self.names = _reverse_post_order([b.name for b in blocks], self.succ)
+        self.order = {n: i for i, n in enumerate(self.names)}
         self.preds = {n: set() for n in self.names}
         for n in self.names:
             for t in self.succ[n]:
@@ -86,10 +90,27 @@ class _Cfg:
         return hi if s < hi < len(self.names) else None
 
 
+def _reverse_post_order(names, succ):
+    seen, post = {names[0]}, []
+    stack = [(names[0], iter(succ[names[0]]))]
+    while stack:
+        name, it = stack[-1]
+        nxt = next((t for t in it if t not in seen), None)
+        if nxt is None:
+            post.append(name)
+            stack.pop()
+        else:
+            seen.add(nxt)
+            stack.append((nxt, iter(succ[nxt])))
+    return post[::-1] + [n for n in names if n not in seen]
+
+
 def find_regions(blocks, branch_blocks, successors):
     """The regions holding the varying branches of branch_blocks (block names), nested ones
     merged into the outermost; Unsupported when one is not in a region."""
     cfg = _Cfg(blocks, successors)
+    by_name = {b.name: b for b in blocks}
+    blocks = [by_name[n] for n in cfg.names]
     spans = []
     for b in branch_blocks:
         spans.append(_span(cfg, blocks, cfg.order[b]))
@@ -227,6 +248,7 @@ class RegionMixin:
                 skip |= set(lp.blocks)
             else:
                 self._emit_block(name, self._in_mask(name))
+                self._poll(name)
         for ins in self.by_name[r.join].instructions:
             if ins.opcode == "phi":
                 self._phi_selects(ins, r.join, lambda j: quote(f"{ins.name}.l{j}"))
@@ -335,10 +357,10 @@ class RegionMixin:
         types = {name: str(self.defs[name].type) for name in lp.escaping}
         keep = {v: [f"%{n}.x{k}.l{j}" for j in range(S)] for k, v in enumerate(lp.escaping)}
         acc_cur, keep_cur = dict(acc), dict(keep)
-        defined_at = {ins.name: self.block_index[b] for b in lp.blocks
+        defined_at = {ins.name: k for k, b in enumerate(lp.blocks)
                       for ins in self.by_name[b].instructions if ins.name}
         self.cur_label = head
-        for b in lp.blocks:
+        for at, b in enumerate(lp.blocks):
             self._emit_block(b, mask if b == lp.header else self._in_mask(b), header=b == lp.header)
             for e in exits:
                 if e[0] != b:
@@ -346,7 +368,7 @@ class RegionMixin:
                 m = self.edges[e]
                 acc_cur[e] = self._or_lanes([acc_cur[e], m])
                 for v in lp.escaping:
-                    if defined_at[v] > self.block_index[b]:
+                    if defined_at[v] > at:
                         continue       # not defined yet where the lane leaves: it never uses it
                     x = self.fresh("xk")
                     self.lines += [f"  {x}.l{j} = select i1 {m[j]}, {types[v]} {quote(f'{v}.l{j}')}, "
@@ -355,8 +377,9 @@ class RegionMixin:
         back = self.edges[(lp.latch, lp.header)]
         any_back = self._any(back)
         term = list(self.by_name[lp.latch].instructions)[-1]
-        first = self.block_index[lp.header]
-        cost = sum(self.block_cost[first:self.block_index[lp.latch] + 1])
+        # At least what the per-work-item path counts in one iteration: it polls at each
+        # branch to a block laid out before it (codegen.branch), each at most once.
+        cost = max(1, sum(self._poll_cost(b) for b in lp.blocks))
         stop = self.fresh("stop")
         self.lines += [f"  {stop} = call i1 @__clcoop_poll(ptr %__ctx, i64 {cost}, i32 {self.site(term, 'loop', 0)})",
                        f"  br i1 {stop}, label %__abort, label %{cont}",
@@ -408,6 +431,26 @@ class RegionMixin:
                 self.lines.append(f"  {x} = select i1 {self.edges[(lab, lp.header)][j]}, {t} {self.lane(v, j)}, {t} {cur}")
                 cur = x
             self.lines.append(f"  {values[j]} = select i1 true, {t} {cur}, {t} {cur}")
+
+    def _poll_cost(self, name):
+        """What the per-work-item path counts at block name's terminator (codegen.branch:
+        a branch to a block laid out before it counts the blocks in between), or 0."""
+        here = self.block_index[name]
+        back = [self.block_index[t] for t in self._succ(name) if self.block_index[t] <= here]
+        return sum(self.block_cost[min(back):here + 1]) if back else 0
+
+    def _poll(self, name):
+        """A region's block outside its loops that the per-work-item path counts at (a
+        layout where the code after a loop comes before it): counted here too."""
+        cost = self._poll_cost(name)
+        if not cost:
+            return
+        stop = self.fresh("stop")
+        cont = f"{stop[1:]}.cont"
+        site = self.site(list(self.by_name[name].instructions)[-1], "loop", 0)
+        self.lines += [f"  {stop} = call i1 @__clcoop_poll(ptr %__ctx, i64 {cost}, i32 {site})",
+                       f"  br i1 {stop}, label %__abort, label %{cont}", f"{cont}:"]
+        self.cur_label = cont
 
     def _succ(self, name):
         return _successors(self.by_name[name])
