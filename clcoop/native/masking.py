@@ -24,9 +24,9 @@ import re
 
 from clcoop.interp.demangle import demangle
 from clcoop.native.context import CTX, FAULT_READ, FAULT_WRITE
-from clcoop.native.builtin_ir import store_size
+from clcoop.native.builtin_ir import _CONVERT_RE, _INTEGER_BUILTINS, store_size
 from clcoop.native.irtext import clean_ir, quote
-from clcoop.native.support import WORKITEM_FUNCTIONS, Unsupported
+from clcoop.native.support import EXACT_MATH, WORKITEM_FUNCTIONS, Unsupported
 
 _BRANCH = re.compile(r'br i1 (.+?), label %("[^"]*"|[-\w.$]+), label %("[^"]*"|[-\w.$]+)')
 _LABELS = re.compile(r'label %("[^"]*"|[-\w.$]+)')
@@ -117,11 +117,13 @@ class MaskingMixin:
 
     def _check_masked_block(self, b):
         """What a block run under a mask may hold: no matrices, calls only of work-item
-        queries and LLVM intrinsics (no side effects to mask)."""
+        queries, LLVM intrinsics and built-ins without memory access or fault (no side
+        effects to mask)."""
         for ins in b.instructions:
             if ins.opcode == "call":
                 name = list(ins.operands)[-1].name
-                if not (name.startswith("llvm.") or demangle(name)[0] in WORKITEM_FUNCTIONS):
+                if not (name.startswith("llvm.") or demangle(name)[0] in WORKITEM_FUNCTIONS
+                        or _pure_builtin(demangle(name)[0])):
                     raise Unsupported(f"a call ({demangle(name)[0]}) under a branch that may differ "
                                       f"between the lanes of a subgroup")
             if "coopmat" in str(ins).lower() or "CooperativeMatrix" in str(ins):
@@ -242,7 +244,7 @@ class MaskingMixin:
             self.lines += [cast(self.lane(pointer, j), f"{n}.p{j}"),
                            f"  {n}.q{j} = select i1 {p}, ptr {n}.p{j}, ptr {n}.rfirst",
                            f"  {n}.n{j} = select i1 {p}, i64 {esz}, i64 0",
-                           f"  {n}.c{j} = call ptr @__clcoop_chk_cold(ptr %__ctx, ptr {n}.q{j}, i64 {n}.n{j}, "
+                           f"  {n}.c{j} = call ptr {self._masked_check()}(ptr %__ctx, ptr {n}.q{j}, i64 {n}.n{j}, "
                            f"i64 {esz}, i32 {site}, i32 {kind}, i64 {slot}, i1 {'true' if store else 'false'})",
                            f"  {n}.a{j} = select i1 {p}, ptr {n}.c{j}, ptr {n}.sc"]
             if store:
@@ -287,7 +289,7 @@ class MaskingMixin:
                        f"  {n}.at = getelementptr i8, ptr {n}.p0, i64 {n}.off",
                        *self._region_first_byte(slot, n),
                        f"  {n}.lo = select i1 {n}.nz, ptr {n}.at, ptr {n}.rfirst",
-                       f"  {n}.c = call ptr @__clcoop_chk_cold(ptr %__ctx, ptr {n}.lo, i64 {n}.bytes, i64 {esz}, "
+                       f"  {n}.c = call ptr {self._masked_check()}(ptr %__ctx, ptr {n}.lo, i64 {n}.bytes, i64 {esz}, "
                        f"i32 {site}, i32 {kind}, i64 {slot}, i1 {'true' if store else 'false'})",
                        f"  {n}.neg = sub i64 0, {n}.off",
                        f"  {n}.base = getelementptr i8, ptr {n}.c, i64 {n}.neg"]
@@ -305,6 +307,12 @@ class MaskingMixin:
         for j in range(S):
             self.lines.append(f"  {quote(f'{ins.name}.l{j}')} = extractelement {vec} {n}.ld, i64 {j}")
 
+    def _masked_check(self):
+        """The check of a masked access: out of line in a hammock's copy (it runs only where
+        the lanes differ; inlined, the stencil took seconds to compile), inline in a
+        region's block (a loop's body: the hot path)."""
+        return "@__clcoop_chk_cold" if self.block_any is None else "@__clcoop_chk"
+
     def _region_first_byte(self, slot, n):
         """Lines setting {n}.rfirst to the first byte of the region table's row slot (this
         thread's table: a __local variable's copy is the thread's own, local_memory.py)."""
@@ -320,6 +328,13 @@ class MaskingMixin:
         if ins.opcode == "load":
             return self._operand_varying(ops[0], self.varying)
         return ins.opcode == "store" and any(self._operand_varying(o, self.varying) for o in ops[:2])
+
+
+def _pure_builtin(base):
+    """Whether the built-in `base`, where compiled natively (builtin_ir.py, support.py),
+    neither accesses memory nor faults: a masked-off lane may call it."""
+    return base in EXACT_MATH or base in _INTEGER_BUILTINS or _CONVERT_RE.fullmatch(base) is not None or \
+        base in ("min", "max", "clamp", "abs", "select", "fmin", "fmax")
 
 
 def _type_suffix(t):

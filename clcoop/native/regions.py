@@ -127,16 +127,14 @@ def find_regions(blocks, branch_blocks, successors):
 
 def _span(cfg, blocks, i):
     """(start, join) of the smallest region holding the varying branch of block i: from
-    i itself (an if), else from before the innermost loop holding i, widened backwards
-    until every edge into the region comes through its start (a uniform guard of the
-    loop joins the region)."""
+    i itself (an if), else from before the innermost loop holding i (or before i),
+    widened backwards until every edge into the region comes through its start (a
+    uniform guard of the loop joins the region)."""
     j = cfg.scan(i)
     if j is not None and _entered_once(cfg, blocks, i, j):
         return i, j
     loops = [(h, src) for src, h in cfg.back if h <= i <= src]
-    if not loops:
-        raise Unsupported(_OUTSIDE)
-    for s in range(max(loops)[0] - 1, -1, -1):
+    for s in range((max(loops)[0] if loops else i) - 1, -1, -1):
         j = cfg.scan(s)
         if j is not None and j > i and _entered_once(cfg, blocks, s, j):
             return s, j
@@ -324,7 +322,9 @@ class RegionMixin:
             for ins in instructions:
                 if ins.opcode == "phi":
                     self._phi_selects(ins, name, lambda j, ins=ins: quote(f"{ins.name}.l{j}"))
-        self.masked_preds, self.block_any = mask, self._any(mask)
+        # A loop's header runs only while some lane is in the loop: "any" is true there
+        # (its uniform accesses are plain checked accesses).
+        self.masked_preds, self.block_any = mask, "true" if header else self._any(mask)
         for ins in instructions[:-1]:
             if ins.opcode != "phi":
                 self.instruction(ins, name)
