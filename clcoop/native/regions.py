@@ -91,8 +91,19 @@ class _Cfg:
 
 
 def _reverse_post_order(names, succ):
+    """Blocks in a reverse post-order where each natural loop's blocks are together,
+    header first: a depth-first search that, on reaching a loop's header, explores the
+    loop's exit targets first (they finish first, so they come after the loop)."""
+    children = {n: list(succ[n]) for n in names}
+    for header, body in _natural_loops(names, succ).items():
+        exits = [t for b in body for t in succ[b] if t not in body]
+        children[header] = list(dict.fromkeys(exits + children[header]))
+    return _dfs_reverse_post_order(names, children)
+
+
+def _dfs_reverse_post_order(names, children):
     seen, post = {names[0]}, []
-    stack = [(names[0], iter(succ[names[0]]))]
+    stack = [(names[0], iter(children[names[0]]))]
     while stack:
         name, it = stack[-1]
         nxt = next((t for t in it if t not in seen), None)
@@ -101,8 +112,29 @@ def _reverse_post_order(names, succ):
             stack.pop()
         else:
             seen.add(nxt)
-            stack.append((nxt, iter(succ[nxt])))
+            stack.append((nxt, iter(children[nxt])))
     return post[::-1] + [n for n in names if n not in seen]
+
+
+def _natural_loops(names, succ):
+    """{header: set of the loop's blocks} of the back edges of a plain depth-first
+    search (the retreating edges; back edges in a reducible graph)."""
+    order = {n: i for i, n in enumerate(_dfs_reverse_post_order(names, succ))}
+    preds = {n: set() for n in names}
+    for n in names:
+        for t in succ[n]:
+            preds[t].add(n)
+    loops = {}
+    for n in names:
+        for h in succ[n]:
+            if order[h] <= order[n]:
+                body, work = loops.setdefault(h, {h}), [n]
+                while work:
+                    b = work.pop()
+                    if b not in body:
+                        body.add(b)
+                        work.extend(preds[b])
+    return loops
 
 
 def find_regions(blocks, branch_blocks, successors):

@@ -345,3 +345,88 @@ def test_loops_nested_in_a_lane_varying_loop_keep_the_per_work_item_path():
     nat = build(source)._native
     assert nat.execution_mode("k") == "work-item"
     assert "loop nested in a loop" in nat.native.plans["k"].subgroup_reason
+
+
+class _RandomKernel:
+    """Random integer kernels of nested ifs and loops whose trip counts, `break`s and
+    `continue`s depend on the lane's id and data, storing into the lane's own column."""
+
+    def __init__(self, rng):
+        self.rng, self.loop_vars, self.loops, self.depth = rng, [], 0, 0
+
+    def expr(self, d=0):
+        r = self.rng.random()
+        if d > 2 or r < 0.3:
+            return str(self.rng.choice(["x0", "x1", "x2", "i", str(self.rng.integers(-5, 9))] + self.loop_vars))
+        if r < 0.45:
+            return f"a[({self.expr(d + 1)}) & 63]"
+        op = str(self.rng.choice(["+", "-", "*", "^", "&", "|", ">>", "/", "%"]))
+        if op == ">>":
+            return f"({self.expr(d + 1)} >> ({self.expr(d + 1)} & 7))"
+        if op in "/%":
+            return f"({self.expr(d + 1)} {op} (({self.expr(d + 1)} & 15) | 1))"
+        return f"({self.expr(d + 1)} {op} {self.expr(d + 1)})"
+
+    def cond(self):
+        k = self.rng.integers(3)
+        return [f"{self.expr()} < {self.expr()}", f"({self.expr()} & 3) == 0", f"{self.expr()} != {self.expr()}"][k]
+
+    def statements(self, n):
+        return "".join(self.statement() for _ in range(n))
+
+    def statement(self):
+        r, pad = self.rng.random(), "    " * (self.depth + 1)
+        if self.depth < 3 and r < 0.2:
+            self.depth += 1
+            then = self.statements(self.rng.integers(1, 4))
+            other = self.statements(self.rng.integers(1, 3)) if self.rng.random() < 0.5 else None
+            self.depth -= 1
+            text = f"{pad}if ({self.cond()}) {{\n{then}{pad}}}"
+            return text + (f" else {{\n{other}{pad}}}\n" if other else "\n")
+        if self.depth < 3 and r < 0.4:
+            t = f"t{self.loops}"
+            self.loops += 1
+            bound = [f"({self.expr()} & 7)", "n", "(i % 5)", "(x0 & 3) + (i & 3)", "3"][self.rng.integers(5)]
+            self.loop_vars.append(t)
+            self.depth += 1
+            body = self.statements(self.rng.integers(1, 4))
+            if self.rng.random() < 0.4:
+                body += f"{pad}    if ({self.cond()}) break;\n"
+            if self.rng.random() < 0.2:
+                body += f"{pad}    if ({self.cond()}) continue;\n"
+            body += self.statements(self.rng.integers(0, 3))
+            self.depth -= 1
+            self.loop_vars.pop()
+            return f"{pad}for (int {t} = 0; {t} < {bound}; {t}++) {{\n{body}{pad}}}\n"
+        if r < 0.55:
+            return f"{pad}aux[(({self.expr()}) & 7) * {N} + i] = {self.expr()};\n"
+        return f"{pad}x{self.rng.integers(3)} = {self.expr()};\n"
+
+    def source(self):
+        body = self.statements(self.rng.integers(2, 6))
+        return f"""__kernel void k(__global const int *a, __global int *out, __global int *aux, int n) {{
+    int i = get_global_id(0);
+    int x0 = a[i & 63], x1 = i, x2 = n;
+{body}    out[i] = x0 ^ (x1 * 3) ^ (x2 * 7);
+}}"""
+
+
+# Seeds whose kernels take the fast path (others have a loop nested in a lane-varying
+# loop, or private variables at -O0).
+FUZZ_SEEDS = [0, 1, 6, 15, 21, 27, 31, 32]
+
+
+@pytest.mark.parametrize("seed", FUZZ_SEEDS)
+def test_random_lane_varying_control_flow_on_three_paths(seed):
+    """The fast path, the per-work-item path and the interpreter agree bit for bit."""
+    source = _RandomKernel(np.random.default_rng(seed)).source()
+    a = np.random.default_rng(seed).integers(-20, 40, 64).astype(np.int32)
+    fast = build(source)
+    assert fast._native.execution_mode("k") == "subgroup", (fast._native.native.plans["k"].subgroup_reason, source)
+    results = []
+    for prog in (fast, per_work_item(source, "clcoop"), build(source, engine="interp")):
+        out, aux = np.zeros(N, np.int32), np.zeros(8 * N, np.int32)
+        prog.k((N,), (LOCAL,), a, out, aux, np.int32(seed % 6))
+        results.append(out.tobytes() + aux.tobytes())
+    assert fast._native.fast_launches.get("k") == 1 and not fast._native.fast_reruns
+    assert results[0] == results[1] == results[2], source
