@@ -240,11 +240,11 @@ class MaskingMixin:
         for j in lanes:
             p = self.block_any if j is None else self.masked_preds[j]
             name = quote(ins.name) if j is None else quote(f"{ins.name}.l{j}")
-            j = j or 0
+            once, j = j is None, j or 0
             self.lines += [cast(self.lane(pointer, j), f"{n}.p{j}"),
                            f"  {n}.q{j} = select i1 {p}, ptr {n}.p{j}, ptr {n}.rfirst",
                            f"  {n}.n{j} = select i1 {p}, i64 {esz}, i64 0",
-                           f"  {n}.c{j} = call ptr {self._masked_check()}(ptr %__ctx, ptr {n}.q{j}, i64 {n}.n{j}, "
+                           f"  {n}.c{j} = call ptr {self._masked_check(once)}(ptr %__ctx, ptr {n}.q{j}, i64 {n}.n{j}, "
                            f"i64 {esz}, i32 {site}, i32 {kind}, i64 {slot}, i1 {'true' if store else 'false'})",
                            f"  {n}.a{j} = select i1 {p}, ptr {n}.c{j}, ptr {n}.sc"]
             if store:
@@ -289,7 +289,7 @@ class MaskingMixin:
                        f"  {n}.at = getelementptr i8, ptr {n}.p0, i64 {n}.off",
                        *self._region_first_byte(slot, n),
                        f"  {n}.lo = select i1 {n}.nz, ptr {n}.at, ptr {n}.rfirst",
-                       f"  {n}.c = call ptr {self._masked_check()}(ptr %__ctx, ptr {n}.lo, i64 {n}.bytes, i64 {esz}, "
+                       f"  {n}.c = call ptr {self._masked_check(True)}(ptr %__ctx, ptr {n}.lo, i64 {n}.bytes, i64 {esz}, "
                        f"i32 {site}, i32 {kind}, i64 {slot}, i1 {'true' if store else 'false'})",
                        f"  {n}.neg = sub i64 0, {n}.off",
                        f"  {n}.base = getelementptr i8, ptr {n}.c, i64 {n}.neg"]
@@ -307,11 +307,12 @@ class MaskingMixin:
         for j in range(S):
             self.lines.append(f"  {quote(f'{ins.name}.l{j}')} = extractelement {vec} {n}.ld, i64 {j}")
 
-    def _masked_check(self):
-        """The check of a masked access: out of line in a hammock's copy (it runs only where
-        the lanes differ; inlined, the stencil took seconds to compile), inline in a
-        region's block (a loop's body: the hot path)."""
-        return "@__clcoop_chk_cold" if self.block_any is None else "@__clcoop_chk"
+    def _masked_check(self, once):
+        """The check of a masked access: inline for an access checked once for the lanes (a
+        vector or uniform one) in a region's block (a loop's body: the hot path), out of
+        line for one check per lane and in a hammock's copy (which runs only where the lanes
+        differ): inlined, they multiplied the compile time (the stencil's took seconds)."""
+        return "@__clcoop_chk" if once and self.block_any is not None else "@__clcoop_chk_cold"
 
     def _region_first_byte(self, slot, n):
         """Lines setting {n}.rfirst to the first byte of the region table's row slot (this

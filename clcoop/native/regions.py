@@ -37,6 +37,9 @@ from clcoop.native.support import Unsupported
 _OUTSIDE = ("a branch that may differ between the lanes of a subgroup, other than if-then(-else) "
             "without loops and loops or nested ifs in a single-entry single-exit region")
 DIVISIONS = ("sdiv", "udiv", "srem", "urem")
+# Largest fast-path function with masked regions (lines of IR) worth compiling: LLVM -O3
+# takes about 2 s on one this long (a kernel with half a dozen loops and a dozen ifs).
+MAX_MASKED_LINES = 6000
 
 
 class Loop:

@@ -30,7 +30,7 @@ from clcoop.interp.demangle import demangle
 from clcoop.native import coop_calls, coop_ir
 from clcoop.native.codegen import _FunctionGen
 from clcoop.native.masking import MaskingMixin, _successors, find_hammocks
-from clcoop.native.regions import DIVISIONS, RegionMixin, find_regions
+from clcoop.native.regions import DIVISIONS, MAX_MASKED_LINES, RegionMixin, find_regions
 from clcoop.native.context import ATOMIC_FUNCTIONS, CTX, CTX_SLOTS, FAULT_COOP
 from clcoop.native.drivers import argument_lines, coroutine_driver, group_head_lines, zero_local_lines
 from clcoop.native.runtime_ir import CORO_EPILOGUE, CORO_PROLOGUE
@@ -81,6 +81,10 @@ def generate(mg, plan):
         lanes = mg.subgroup_size
         gen = _SubgroupGen(mg, f, True)
         function = gen.emit_subgroup(lanes)
+    if gen.regions and function.count("\n") > MAX_MASKED_LINES:
+        # Masked regions' per-lane selects and checks: about 0.4 ms of LLVM -O3 per line.
+        raise Unsupported(f"too many per-lane instructions under lane-varying branches "
+                          f"({function.count(chr(10))} lines at {lanes} lanes)")
     if function.count("\n") > MAX_LINES:
         # Each varying instruction is copied per lane: a long kernel would cost more to
         # compile than the fast path saves.
