@@ -190,11 +190,13 @@ def _region(cfg, blocks, s, j):
             raise Unsupported(f"a {term.opcode} inside a region of lane-varying branches")
     loops = {}
     back = sorted((h, src) for src, h in cfg.back if s < h <= src < j)
+    spans = []
     for h, src in back:
         if names[h] in loops:
             raise Unsupported("a loop with several back edges under a lane-varying branch")
-        if loops and h <= max(cfg.order[lp.latch] for lp in loops.values()):
-            raise Unsupported("a loop nested in a loop under a lane-varying branch")
+        if any(h0 < h <= src0 < src for h0, src0 in spans):
+            raise Unsupported("loops overlapping under a lane-varying branch")
+        spans.append((h, src))
         body = set(names[h:src + 1])
         if any(not cfg.preds[n] <= body for n in names[h + 1:src + 1]):
             raise Unsupported("a loop entered other than at its header under a lane-varying branch")
@@ -203,6 +205,21 @@ def _region(cfg, blocks, s, j):
     for lp in loops.values():
         lp.escaping = _escaping(blocks, lp)
     return region
+
+
+def _items(names, loops):
+    """names (layout of a region or a loop body) as blocks and the loops directly in it."""
+    out, skip = [], set()
+    for name in names:
+        if name in skip:
+            continue
+        lp = loops.get(name)
+        if lp is not None:
+            out.append(lp)
+            skip |= set(lp.blocks)
+        else:
+            out.append(name)
+    return out
 
 
 def _escaping(blocks, loop):
@@ -271,17 +288,13 @@ class RegionMixin:
         self.edges = {}
         self.cur_label = label
         self._edge_masks(term, label, ["true"] * self.S)
-        skip = set()
-        for name in r.interior:
-            if name in skip:
-                continue
-            lp = r.loops.get(name)
-            if lp is not None:
-                self._emit_loop(lp)
-                skip |= set(lp.blocks)
+        self.loops = r.loops
+        for item in _items(r.interior, r.loops):
+            if isinstance(item, Loop):
+                self._emit_loop(item)
             else:
-                self._emit_block(name, self._in_mask(name))
-                self._poll(name)
+                self._emit_block(item, self._in_mask(item))
+                self._poll(item)
         for ins in self.by_name[r.join].instructions:
             if ins.opcode == "phi":
                 self._phi_selects(ins, r.join, lambda j: quote(f"{ins.name}.l{j}"))
@@ -392,13 +405,21 @@ class RegionMixin:
         types = {name: str(self.defs[name].type) for name in lp.escaping}
         keep = {v: [f"%{n}.x{k}.l{j}" for j in range(S)] for k, v in enumerate(lp.escaping)}
         acc_cur, keep_cur = dict(acc), dict(keep)
-        defined_at = {ins.name: k for k, b in enumerate(lp.blocks)
-                      for ins in self.by_name[b].instructions if ins.name}
+        defined_at = {}
+        for k, item in enumerate([lp.header] + _items(lp.blocks[1:], self.loops)):
+            for b in item.blocks if isinstance(item, Loop) else [item]:
+                defined_at.update((ins.name, k) for ins in self.by_name[b].instructions if ins.name)
         self.cur_label = head
-        for at, b in enumerate(lp.blocks):
-            self._emit_block(b, mask if b == lp.header else self._in_mask(b), header=b == lp.header)
+        items = _items(lp.blocks[1:], self.loops)
+        for at, item in enumerate([lp.header] + items):
+            if isinstance(item, Loop):
+                self._emit_loop(item)
+                sources = set(item.blocks)
+            else:
+                self._emit_block(item, mask if item == lp.header else self._in_mask(item), header=item == lp.header)
+                sources = {item}
             for e in exits:
-                if e[0] != b:
+                if e[0] not in sources:
                     continue
                 m = self.edges[e]
                 acc_cur[e] = self._or_lanes([acc_cur[e], m])
@@ -414,7 +435,8 @@ class RegionMixin:
         term = list(self.by_name[lp.latch].instructions)[-1]
         # At least what the per-work-item path counts in one iteration: it polls at each
         # branch to a block laid out before it (codegen.branch), each at most once.
-        cost = max(1, sum(self._poll_cost(b) for b in lp.blocks))
+        inner = {b for item in items if isinstance(item, Loop) for b in item.blocks}
+        cost = max(1, sum(self._poll_cost(b) for b in lp.blocks if b not in inner))
         stop = self.fresh("stop")
         self.lines += [f"  {stop} = call i1 @__clcoop_poll(ptr %__ctx, i64 {cost}, i32 {self.site(term, 'loop', 0)})",
                        f"  br i1 {stop}, label %__abort, label %{cont}",
@@ -442,7 +464,7 @@ class RegionMixin:
             name = m.group(1).strip('"')
             lane = re.fullmatch(r"(.+)\.l(\d+)", name)
             if lane and lane.group(1) in escaping:
-                return quote(f"{lane.group(1)}.lp.l{lane.group(2)}")
+                return quote(f"{lane.group(1)}.{n}.l{lane.group(2)}")
             return m.group(0)
         self.lines[start:] = [re.sub(r'%("[^"]*"|[-\w.$]+)', rename, line) for line in self.lines[start:]]
         self.lines.append(f"{done}:")
