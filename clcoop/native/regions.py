@@ -2,11 +2,12 @@
 (subgroup.py, masking.py; docs/native.md, "The subgroup-wide fast path").
 
 A varying branch that is no if-then(-else) hammock (masking.py) is taken when it lies in a
-*region*: a layout-contiguous range of blocks [s, J) entered only through s's terminator
-and left only to J, all edges forward except the back edges of loops inside it, each loop
-innermost, with one header H and one latch T (blocks H..T contiguous, entered only at H).
-A varying branch inside a loop makes the region start before the loop's header (the block
-just before it: a preheader or a guard), so the region holds the whole loop.
+*region*: a range of blocks [s, J) contiguous in a loop-aware reverse post-order, entered
+only through s's terminator and left only to J, all edges forward except the back edges
+of loops inside it, each loop with one header H and one latch T (blocks H..T contiguous,
+entered only at H; loops nested in it likewise). A varying branch inside a loop makes
+the region start before the loop's header (widened backwards over a uniform guard), so
+the region holds the whole loop.
 
 The region is run linearized, the way whole-function vectorizers do it: every lane
 carries a mask (i1), each block of the region runs once for the subgroup under the mask
@@ -23,9 +24,12 @@ subgroup's count is at least every lane's: a lane over the instruction limit sto
 fast path and the launch runs again on the per-work-item path, which reports it. Lanes
 that left the loop keep computing (masked): a branch never sees their values (edge masks
 are selects on the lane's mask), and every access of theirs goes to the scratch area.
+A loop nested in a masked loop is masked the same way inside it (its exits' masks and
+values accumulated over its iterations, then used by the outer loop's iteration).
 Not taken (the reason is kept): a region with a `switch`, a return or `unreachable`
-inside, loops nested in a region, loops with several latches, calls other than
-work-item queries and LLVM intrinsics, matrices, barriers.
+inside, loops with several latches or overlapping, calls other than work-item queries,
+LLVM intrinsics and pure built-ins, matrices, barriers; a fast path longer than
+MAX_MASKED_LINES (compile time).
 """
 import re
 
