@@ -264,7 +264,7 @@ class RegionMixin:
         return sorted(self._preds(loop.header) - {loop.latch}, key=self.block_index.get)
 
     def _preds(self, name):
-        if getattr(self, "cfg_preds", None) is None:
+        if self.cfg_preds is None:
             self.cfg_preds = {b.name: set() for b in self.blocks}
             for b in self.blocks:
                 for t in _successors(b):
@@ -348,10 +348,11 @@ class RegionMixin:
         old = self.edges.get((a, b))
         self.edges[(a, b)] = mask if old is None else self._or_lanes([old, mask])
 
-    def _phi_selects(self, ins, label, out_name):
+    def _phi_selects(self, ins, label, out_name, exclude=None):
         """A phi of a block under masks: per lane, the incoming value of the edge the lane
-        came by (the first edge's value where no edge is taken: a masked-off lane)."""
-        incoming = _phi_incoming(ins)
+        came by (the first edge's value where no edge is taken: a masked-off lane); a loop
+        header's entry value when exclude is its latch."""
+        incoming = [(v, lab) for v, lab in _phi_incoming(ins) if lab != exclude]
         t = str(ins.type)
         for j in range(self.S):
             cur = self.lane(incoming[0][0], j)
@@ -396,7 +397,7 @@ class RegionMixin:
         for phi in header_phis:
             if phi.name in self.varying:
                 values = [f"%{n}.e{len(entry_values)}.l{j}" for j in range(S)]
-                self._phi_entry_selects(phi, lp, values)
+                self._phi_selects(phi, lp.header, lambda j, values=values: values[j], exclude=lp.latch)
             else:
                 values = [ref(next(v for v, lab in _phi_incoming(phi) if lab != lp.latch))] * S
             entry_values[phi.name] = values
@@ -481,17 +482,6 @@ class RegionMixin:
             self.lines += [f"  {quote(f'{v}.l{j}')} = phi {types[v]} [ zeroinitializer, {quote(pre)} ], "
                            f"[ {keep_cur[v][j]}, %{cont} ]" for j in range(S)]
         self.cur_label = done
-
-    def _phi_entry_selects(self, phi, lp, values):
-        incoming = [(v, lab) for v, lab in _phi_incoming(phi) if lab != lp.latch]
-        t = str(phi.type)
-        for j in range(self.S):
-            cur = self.lane(incoming[0][0], j)
-            for v, lab in incoming[1:]:
-                x = self.fresh("pe")
-                self.lines.append(f"  {x} = select i1 {self.edges[(lab, lp.header)][j]}, {t} {self.lane(v, j)}, {t} {cur}")
-                cur = x
-            self.lines.append(f"  {values[j]} = select i1 true, {t} {cur}, {t} {cur}")
 
     def _poll_cost(self, name):
         """What the per-work-item path counts at block name's terminator (codegen.branch:

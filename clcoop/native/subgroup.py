@@ -127,6 +127,7 @@ class _SubgroupGen(RegionMixin, MaskingMixin, _FunctionGen):
         self.masked_preds = None   # per-lane predicates while emitting a masked copy
         self.regions = []          # regions.Region: lane-varying loops and nested ifs
         self.block_any = None      # in a region's block: whether any lane runs it
+        self.cfg_preds = None      # block -> its predecessors (regions.py)
         self._check_taken()
         # The lane rules of _kind hold for subgroups within one row of dimension 0; the
         # runtime takes the fast path only then (runtime.subgroups_in_rows).
