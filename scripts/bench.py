@@ -456,6 +456,16 @@ __kernel void k(__global const float *a, __global const float *b, __global float
     }
     c[i] = x + y;
 }""",
+    "lane-varying loop (0-63 steps)": """
+__kernel void k(__global const float *a, __global const float *b, __global float *c) {
+    size_t i = get_global_id(0);
+    float x = a[i], y = b[i];
+    for (int t = 0; t < (i * 37) % 64; t++) {     // trip count differs between lanes: masked
+        x = x * 0.999f + y;
+        y = y * 0.5f - x * 0.001f;
+    }
+    c[i] = x + y;
+}""",
 }
 
 
@@ -520,7 +530,8 @@ def bench_native(quick, repetitions):
     compile time (codegen + LLVM -O3 + MCJIT)."""
     import clcoop
     sizes = {"vector add": 1 << 20, "stencil (5-point 1D)": 1 << 20,
-             "reduction (__local + barriers)": 1 << 18, "loop-heavy (256 dependent steps)": 1 << 14}
+             "reduction (__local + barriers)": 1 << 18, "loop-heavy (256 dependent steps)": 1 << 14,
+             "lane-varying loop (0-63 steps)": 1 << 16}
     rng = np.random.default_rng(16)
     runs = []
     load_at_start = os.getloadavg()

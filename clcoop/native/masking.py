@@ -24,9 +24,9 @@ import re
 
 from clcoop.interp.demangle import demangle
 from clcoop.native.context import CTX, FAULT_READ, FAULT_WRITE
-from clcoop.native.builtin_ir import store_size
+from clcoop.native.builtin_ir import _CONVERT_RE, _INTEGER_BUILTINS, store_size
 from clcoop.native.irtext import clean_ir, quote
-from clcoop.native.support import WORKITEM_FUNCTIONS, Unsupported
+from clcoop.native.support import EXACT_MATH, WORKITEM_FUNCTIONS, Unsupported
 
 _BRANCH = re.compile(r'br i1 (.+?), label %("[^"]*"|[-\w.$]+), label %("[^"]*"|[-\w.$]+)')
 _LABELS = re.compile(r'label %("[^"]*"|[-\w.$]+)')
@@ -57,15 +57,16 @@ def _successors(block):
 
 
 def find_hammocks(blocks, varying_branch):
-    """{branch block name: Hammock} for every block whose terminator varying_branch(ins)
-    says may differ between lanes; Unsupported when one is not a hammock."""
+    """({branch block name: Hammock}, [names of the other blocks]) for the blocks whose
+    terminator varying_branch(ins) says may differ between lanes (the others go to
+    regions.py)."""
     order = {b.name: i for i, b in enumerate(blocks)}
     by_name = {b.name: b for b in blocks}
     preds = {b.name: set() for b in blocks}
     for b in blocks:
         for s in _successors(b):
             preds[s].add(b.name)
-    out = {}
+    out, others = {}, []
     for b in blocks:
         term = list(b.instructions)[-1]
         if not varying_branch(term):
@@ -76,10 +77,10 @@ def find_hammocks(blocks, varying_branch):
         t, f = m.group(2).strip('"'), m.group(3).strip('"')
         h = _shape(b.name, list(term.operands)[0], t, f, by_name, preds, order)
         if h is None:
-            raise Unsupported("a branch that may differ between the lanes of a subgroup, other than "
-                              "if-then(-else) without loops")
-        out[b.name] = h
-    return out
+            others.append(b.name)
+        else:
+            out[b.name] = h
+    return out, others
 
 
 def _only_branch_to(block, target):
@@ -108,20 +109,25 @@ class MaskingMixin:
         return {s: h for h in self.hammocks.values() for s, _ in h.sides}
 
     def _check_masked_sides(self):
-        """What a side block of a hammock may hold: no matrices, calls only of work-item
-        queries and LLVM intrinsics (no side effects to mask)."""
+        """What a side block of a hammock may hold (_check_masked_block)."""
         sides = self._side_blocks()
         for b in self.blocks:
-            if b.name not in sides:
-                continue
-            for ins in b.instructions:
-                if ins.opcode == "call":
-                    name = list(ins.operands)[-1].name
-                    if not (name.startswith("llvm.") or demangle(name)[0] in WORKITEM_FUNCTIONS):
-                        raise Unsupported(f"a call ({demangle(name)[0]}) under a branch that may differ "
-                                          f"between the lanes of a subgroup")
-                if "coopmat" in str(ins).lower() or "CooperativeMatrix" in str(ins):
-                    raise Unsupported("a matrix under a branch that may differ between the lanes of a subgroup")
+            if b.name in sides:
+                self._check_masked_block(b)
+
+    def _check_masked_block(self, b):
+        """What a block run under a mask may hold: no matrices, calls only of work-item
+        queries, LLVM intrinsics and built-ins without memory access or fault (no side
+        effects to mask)."""
+        for ins in b.instructions:
+            if ins.opcode == "call":
+                name = list(ins.operands)[-1].name
+                if not (name.startswith("llvm.") or demangle(name)[0] in WORKITEM_FUNCTIONS
+                        or _pure_builtin(demangle(name)[0])):
+                    raise Unsupported(f"a call ({demangle(name)[0]}) under a branch that may differ "
+                                      f"between the lanes of a subgroup")
+            if "coopmat" in str(ins).lower() or "CooperativeMatrix" in str(ins):
+                raise Unsupported("a matrix under a branch that may differ between the lanes of a subgroup")
 
     def _force_varying(self):
         """The join's phis of a hammock: one value per lane (each lane took its side)."""
@@ -224,25 +230,27 @@ class MaskingMixin:
             (lambda v, out: f"  {out} = addrspacecast {pty} {v} to ptr")
         # The region's first byte, from this thread's table (a __local variable's copy is
         # the thread's own, local_memory.py).
-        self.lines += [f"  {n}.tp = getelementptr i64, ptr %__ctx, i64 {CTX['table']}",
-                       f"  {n}.t = load ptr, ptr {n}.tp",
-                       f"  {n}.rp = getelementptr i64, ptr {n}.t, i64 {3 * slot}",
-                       f"  {n}.lo = load i64, ptr {n}.rp",
-                       f"  {n}.first = inttoptr i64 {n}.lo to ptr",
+        self.lines += [*self._region_first_byte(slot, n),
                        f"  {n}.scp = getelementptr i64, ptr %__ctx, i64 {CTX['scratch']}",
                        f"  {n}.sc = load ptr, ptr {n}.scp"]
-        for j in range(self.S):
-            p = self.masked_preds[j]
+        # A uniform access in a region (regions.py) is done once, by the lanes' "any".
+        uniform = ins.name not in self.varying if not store else \
+            not any(self._operand_varying(o, self.varying) for o in ops[:2])
+        lanes = [None] if uniform and self.block_any is not None else range(self.S)
+        for j in lanes:
+            p = self.block_any if j is None else self.masked_preds[j]
+            name = quote(ins.name) if j is None else quote(f"{ins.name}.l{j}")
+            once, j = j is None, j or 0
             self.lines += [cast(self.lane(pointer, j), f"{n}.p{j}"),
-                           f"  {n}.q{j} = select i1 {p}, ptr {n}.p{j}, ptr {n}.first",
+                           f"  {n}.q{j} = select i1 {p}, ptr {n}.p{j}, ptr {n}.rfirst",
                            f"  {n}.n{j} = select i1 {p}, i64 {esz}, i64 0",
-                           f"  {n}.c{j} = call ptr @__clcoop_chk_cold(ptr %__ctx, ptr {n}.q{j}, i64 {n}.n{j}, "
+                           f"  {n}.c{j} = call ptr {self._masked_check(once)}(ptr %__ctx, ptr {n}.q{j}, i64 {n}.n{j}, "
                            f"i64 {esz}, i32 {site}, i32 {kind}, i64 {slot}, i1 {'true' if store else 'false'})",
                            f"  {n}.a{j} = select i1 {p}, ptr {n}.c{j}, ptr {n}.sc"]
             if store:
                 self.lines.append(f"  store {t} {self.lane(ops[0], j)}, ptr {n}.a{j}, align 1")
             else:
-                self.lines.append(f"  {quote(f'{ins.name}.l{j}')} = load {t}, ptr {n}.a{j}, align 1")
+                self.lines.append(f"  {name} = load {t}, ptr {n}.a{j}, align 1")
 
     def _masked_vector_access(self, ins, ops, pointer, t, esz, slot, site, kind):
         """A masked load or store whose lanes are consecutive elements: one check of the
@@ -262,18 +270,26 @@ class MaskingMixin:
         pty = str(pointer.type)
         p0 = self.lane(pointer, 0)
         self.lines += [f"  {n}.bits = bitcast <{S} x i1> {mask} to {it}",
-                       # At least one lane took the side (else the copy does not run).
-                       f"  {n}.ft = call {it} @llvm.cttz.{it}({it} {n}.bits, i1 true)",
-                       f"  {n}.lt = call {it} @llvm.ctlz.{it}({it} {n}.bits, i1 true)",
+                       # No lane at all (a region's block no lane reached, regions.py): a
+                       # check of 0 bytes at the region's first byte, which cannot fail.
+                       f"  {n}.nz = icmp ne {it} {n}.bits, 0",
+                       f"  {n}.ft = call {it} @llvm.cttz.{it}({it} {n}.bits, i1 false)",
+                       f"  {n}.lt = call {it} @llvm.ctlz.{it}({it} {n}.bits, i1 false)",
                        widen(f"{n}.ft", f"{n}.first"), widen(f"{n}.lt", f"{n}.lead"),
                        f"  {n}.end = sub i64 {S}, {n}.lead",
                        f"  {n}.cnt = sub i64 {n}.end, {n}.first",
-                       f"  {n}.bytes = mul i64 {n}.cnt, {esz}",
+                       f"  {n}.mul = mul i64 {n}.cnt, {esz}",
+                       f"  {n}.bytes = select i1 {n}.nz, i64 {n}.mul, i64 0",
                        f"  {n}.off = mul i64 {n}.first, {esz}",
-                       f"  {n}.p0 = getelementptr i8, ptr {p0}, i64 0" if pty == "ptr" else
-                       f"  {n}.p0 = addrspacecast {pty} {p0} to ptr",
-                       f"  {n}.lo = getelementptr i8, ptr {n}.p0, i64 {n}.off",
-                       f"  {n}.c = call ptr @__clcoop_chk_cold(ptr %__ctx, ptr {n}.lo, i64 {n}.bytes, i64 {esz}, "
+                       f"  {n}.pc = getelementptr i8, ptr {p0}, i64 0" if pty == "ptr" else
+                       f"  {n}.pc = addrspacecast {pty} {p0} to ptr",
+                       # A masked-off lane 0's pointer may be poison (its values are not
+                       # used): frozen, an arbitrary address no lane accesses.
+                       f"  {n}.p0 = freeze ptr {n}.pc",
+                       f"  {n}.at = getelementptr i8, ptr {n}.p0, i64 {n}.off",
+                       *self._region_first_byte(slot, n),
+                       f"  {n}.lo = select i1 {n}.nz, ptr {n}.at, ptr {n}.rfirst",
+                       f"  {n}.c = call ptr {self._masked_check(True)}(ptr %__ctx, ptr {n}.lo, i64 {n}.bytes, i64 {esz}, "
                        f"i32 {site}, i32 {kind}, i64 {slot}, i1 {'true' if store else 'false'})",
                        f"  {n}.neg = sub i64 0, {n}.off",
                        f"  {n}.base = getelementptr i8, ptr {n}.c, i64 {n}.neg"]
@@ -291,10 +307,35 @@ class MaskingMixin:
         for j in range(S):
             self.lines.append(f"  {quote(f'{ins.name}.l{j}')} = extractelement {vec} {n}.ld, i64 {j}")
 
+    def _masked_check(self, once):
+        """The check of a masked access: inline for an access checked once for the lanes (a
+        vector or uniform one) in a region's block (a loop's body: the hot path), out of
+        line for one check per lane and in a hammock's copy (which runs only where the lanes
+        differ): inlined, they multiplied the compile time (the stencil's took seconds)."""
+        return "@__clcoop_chk" if once and self.block_any is not None else "@__clcoop_chk_cold"
+
+    def _region_first_byte(self, slot, n):
+        """Lines setting {n}.rfirst to the first byte of the region table's row slot (this
+        thread's table: a __local variable's copy is the thread's own, local_memory.py)."""
+        return [f"  {n}.tp = getelementptr i64, ptr %__ctx, i64 {CTX['table']}",
+                f"  {n}.t = load ptr, ptr {n}.tp",
+                f"  {n}.rp = getelementptr i64, ptr {n}.t, i64 {3 * slot}",
+                f"  {n}.rlo = load i64, ptr {n}.rp",
+                f"  {n}.rfirst = inttoptr i64 {n}.rlo to ptr"]
+
     def _needs_mask(self, ins, ops):
+        if self.block_any is not None:
+            return ins.opcode in ("load", "store")      # a region's block: every access
         if ins.opcode == "load":
             return self._operand_varying(ops[0], self.varying)
         return ins.opcode == "store" and any(self._operand_varying(o, self.varying) for o in ops[:2])
+
+
+def _pure_builtin(base):
+    """Whether the built-in `base`, where compiled natively (builtin_ir.py, support.py),
+    neither accesses memory nor faults: a masked-off lane may call it."""
+    return base in EXACT_MATH or base in _INTEGER_BUILTINS or _CONVERT_RE.fullmatch(base) is not None or \
+        base in ("min", "max", "clamp", "abs", "select", "fmin", "fmax")
 
 
 def _type_suffix(t):

@@ -29,7 +29,8 @@ from clcoop.coop_names import BINARY, LENGTH, LOAD, MUL_ADD, NEGATE, SCALAR_MUL,
 from clcoop.interp.demangle import demangle
 from clcoop.native import coop_calls, coop_ir
 from clcoop.native.codegen import _FunctionGen
-from clcoop.native.masking import MaskingMixin, find_hammocks
+from clcoop.native.masking import MaskingMixin, _successors, find_hammocks
+from clcoop.native.regions import DIVISIONS, MAX_MASKED_LINES, RegionMixin, find_regions
 from clcoop.native.context import ATOMIC_FUNCTIONS, CTX, CTX_SLOTS, FAULT_COOP
 from clcoop.native.drivers import argument_lines, coroutine_driver, group_head_lines, zero_local_lines
 from clcoop.native.runtime_ir import CORO_EPILOGUE, CORO_PROLOGUE
@@ -78,10 +79,18 @@ def generate(mg, plan, max_lanes=None):
     function = gen.emit_subgroup(lanes)
     # Lane-varying ifs (masking.py) cost compile time out of proportion at wide lanes (the
     # stencil: 1.8 s at 64 lanes, 0.33 s at 16, the same run time): the subgroup's lanes.
-    if (function.count("\n") > MAX_LINES or gen.hammocks) and lanes > mg.subgroup_size:
+    # With barriers, the ifs stay at wide lanes: a coroutine switch per subgroup and
+    # barrier costs more than the compile time (the __local reduction: 1.6 -> 0.8 ms per
+    # launch at 64 lanes, compile 0.5 -> 0.7 s).
+    masked_cost = gen.regions or (gen.hammocks and not gen.coroutine)
+    if (function.count("\n") > MAX_LINES or masked_cost) and lanes > mg.subgroup_size:
         lanes = mg.subgroup_size
         gen = _SubgroupGen(mg, f, True)
         function = gen.emit_subgroup(lanes)
+    if gen.regions and function.count("\n") > MAX_MASKED_LINES:
+        # Masked regions' per-lane selects and checks: about 0.4 ms of LLVM -O3 per line.
+        raise Unsupported(f"too many per-lane instructions under lane-varying branches "
+                          f"({function.count(chr(10))} lines at {lanes} lanes)")
     if function.count("\n") > MAX_LINES:
         # Each varying instruction is copied per lane: a long kernel would cost more to
         # compile than the fast path saves.
@@ -104,7 +113,7 @@ def _callees_text(f):
     return " ".join(names)
 
 
-class _SubgroupGen(MaskingMixin, _FunctionGen):
+class _SubgroupGen(RegionMixin, MaskingMixin, _FunctionGen):
     """Re-emits a kernel for a whole subgroup (the base class's per-instruction code, once
     for uniform instructions, once per lane for varying ones)."""
 
@@ -123,11 +132,15 @@ class _SubgroupGen(MaskingMixin, _FunctionGen):
         self.hammocks = {}         # branch block -> masking.Hammock (a lane-varying if)
         self.forced = set()        # join phis of hammocks: varying whatever their operands
         self.masked_preds = None   # per-lane predicates while emitting a masked copy
+        self.regions = []          # regions.Region: lane-varying loops and nested ifs
+        self.block_any = None      # in a region's block: whether any lane runs it
+        self.cfg_preds = None      # block -> its predecessors (regions.py)
         self._check_taken()
         # The lane rules of _kind hold for subgroups within one row of dimension 0; the
         # runtime takes the fast path only then (runtime.subgroups_in_rows).
         self.aligned_lanes = self.S & (self.S - 1) == 0
         self.varying = self._varying_values()
+        self._region_setup()
         self._check_uniform_control()
         params = ["ptr noalias %__ctx"] + [f"{a.type} {quote(a.name)}" for a in f.arguments]
         # Matrix kernels: noinline (one call per subgroup costs nothing; inlining their
@@ -138,6 +151,8 @@ class _SubgroupGen(MaskingMixin, _FunctionGen):
         text = [f"define internal {ret} {gquote(function_name(f.name))}({', '.join(params)}){attrs} {{"]
         body = []
         for bi, b in enumerate(self.blocks):
+            if b.name in self.region_interior:
+                continue           # emitted with its region's start (regions.py)
             self.cur_block = bi
             self.lines = []
             for ins in b.instructions:
@@ -183,9 +198,12 @@ class _SubgroupGen(MaskingMixin, _FunctionGen):
         joins' phis of lane-varying ifs (masking.py) are varying too."""
         while True:
             varying = self._varying_fixpoint()
-            self.hammocks = find_hammocks(self.blocks, lambda t: t.opcode in ("br", "switch") and any(
+            self.hammocks, others = find_hammocks(self.blocks, lambda t: t.opcode in ("br", "switch") and any(
                 self._operand_varying(o, varying) for o in t.operands))
-            forced = self._force_varying()
+            self.regions = find_regions(self.blocks, others, _successors) if others else []
+            inside = {n for r in self.regions for n in [r.start] + r.interior}
+            self.hammocks = {b: h for b, h in self.hammocks.items() if b not in inside}
+            forced = self._force_varying() | self._region_forced()
             if forced <= self.forced:
                 return varying
             self.forced |= forced
@@ -314,11 +332,13 @@ class _SubgroupGen(MaskingMixin, _FunctionGen):
 
     def _check_uniform_control(self):
         self._check_masked_sides()
+        self._check_regions()
         for b in self.blocks:
             for ins in b.instructions:
                 ops = list(ins.operands)
                 if ins.opcode in ("br", "switch") and any(self._operand_varying(o, self.varying) for o in ops) \
-                        and b.name not in self.hammocks:
+                        and b.name not in self.hammocks and b.name not in self.region_start \
+                        and b.name not in self.region_interior:
                     raise Unsupported("a branch that may differ between the lanes of a subgroup")
                 if ins.name in self.varying and coopmat_spec.mentions_matrix_type(str(ins.type)):
                     raise Unsupported("a matrix that may differ between lanes")
@@ -331,6 +351,14 @@ class _SubgroupGen(MaskingMixin, _FunctionGen):
     # ------------------------------------------------------------ instructions
     def instruction(self, ins, label):
         ops = list(ins.operands)
+        if ins.opcode == "br" and label in self.region_start:
+            return self._emit_region(ins, label)
+        if ins.opcode == "phi" and label in self.region_join:
+            return None            # per-lane selects at the end of its region
+        if self.block_any is not None and ins.opcode in DIVISIONS and not _safe_divisor(ops[1]):
+            return self._masked_division(ins, ops)
+        if self.block_any is not None and ins.opcode == "call" and ops[-1].name == "llvm.assume":
+            return None            # a masked-off lane's assumption may be false
         if self.masked_preds is not None and self._needs_mask(ins, ops):
             return self._masked_access(ins, ops)
         if ins.opcode == "br" and label in self.hammocks:
@@ -653,6 +681,11 @@ class _SubgroupGen(MaskingMixin, _FunctionGen):
         name = self.fresh("tile")
         self.entry_allocas.append(f"  {name} = alloca {ty}, align 64")
         return name
+
+
+def _safe_divisor(o):
+    """A constant divisor that is neither 0 nor -1 (codegen.division's test)."""
+    return o.is_constant and not re.search(r"\b0\b|zeroinitializer|-1\b|undef|poison", ref(o))
 
 
 def _without_poison_flags(line):
