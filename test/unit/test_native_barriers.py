@@ -75,6 +75,23 @@ def test_barrier_kernel_takes_the_fast_path(group, monkeypatch):
     assert [int(t[row, 0]) for t in tables] == bufs
 
 
+@pytest.mark.parametrize("group", [32, 16])
+def test_barrier_kernel_with_lane_varying_ifs_runs_wide_and_narrows_for_small_groups(group):
+    """The reduction's `if (l < s)` under barriers: 64 lanes in lockstep (a coroutine
+    switch per subgroup and barrier costs more than masking), and work-groups narrower
+    than that on a build with as many lanes as they hold."""
+    prog, nat = native(REDUCTION)
+    assert nat.native.plans["k"].subgroup_lanes == 64
+    rng = np.random.default_rng(2)
+    n = group * 32
+    a, b = (rng.standard_normal(n).astype(np.float32) for _ in range(2))
+    c = np.zeros(n // group, np.float32)
+    prog.k((n,), (group,), a, b, c)
+    assert c.tobytes() == tree_sums(a, b, group).tobytes()
+    assert nat.fast_launches == {"k": 1} and not nat.fast_reruns
+    assert nat._narrower_builds[group].native.plans["k"].subgroup_lanes == group
+
+
 DIVERGENT = """
 __kernel void k(__global int *out) {
     if (get_sub_group_id() == 1 && get_group_id(0) == 2)
