@@ -210,8 +210,9 @@ def test_kernels_the_proof_does_not_take_are_refused_with_a_reason(source, reaso
 
 def test_the_bench_kernels_with_loops_and_barriers_are_refused():
     proven = {name: build(src)._native.in_place_reason("k") is None for name, src in BENCH_SOURCES.items()}
-    assert proven == {"vector add": True, "stencil (5-point 1D)": True,
-                      "reduction (__local + barriers)": False, "loop-heavy (256 dependent steps)": False}
+    # The loop-free ones are proven; every other (loops, barriers) is refused.
+    assert proven == {name: name in ("vector add", "stencil (5-point 1D)") for name in BENCH_SOURCES}
+    assert sum(proven.values()) == 2 and len(proven) >= 4
 
 
 def test_a_proven_launch_that_faults_is_an_internal_error(monkeypatch):
