@@ -51,9 +51,13 @@ def one(path):
             continue
         glob, local = cr.launch_shape(source, interp.kernel(name).info.reqd_work_group_size, 16)
         k = nat.kernel(name)
-        mode = nat._native.execution_mode(name) if k.engine == "native" else None
         f1, o1 = cr.run_kernel(interp, name, args, glob, local)
+        fast_before = nat._native.fast_launches.get(name, 0)
         f2, o2 = cr.run_kernel(nat, name, args, glob, local)
+        # The path the launch took (a kernel with a fast path may still run per work-item:
+        # a launch outside its condition, or a fault rerun).
+        mode = None if k.engine != "native" else \
+            "subgroup" if nat._native.fast_launches.get(name, 0) > fast_before else "work-item"
         res = cr.compare_runs((f2, o2), (f1, o1))
         out.append({"file": path, "kernel": name, "engine": k.engine, "mode": mode, **res})
     return out
