@@ -84,11 +84,11 @@ def plain_driver(plan):
     return "\n".join(lines)
 
 
-def next_local_id_lines(lsize0, lsize1, p="", step=1):
-    """Driver IR stepping the local ids %<p>x, %<p>y, %<p>z by `step` work-items in linear
-    order (to %<p>xn, %<p>yn, %<p>zn; step divides lsize0): counted up, since a division
-    per work-item costs more than a small kernel."""
-    return [f"  %{p}x1 = add i64 %{p}x, {step}",
+def next_local_id_lines(lsize0, lsize1, p=""):
+    """Driver IR stepping the local ids %<p>x, %<p>y, %<p>z to the next work-item in linear
+    order (%<p>xn, %<p>yn, %<p>zn): counted up, since a division per work-item costs more
+    than a small kernel."""
+    return [f"  %{p}x1 = add i64 %{p}x, 1",
             f"  %{p}xwrap = icmp eq i64 %{p}x1, {lsize0}",
             f"  %{p}xn = select i1 %{p}xwrap, i64 0, i64 %{p}x1",
             f"  %{p}y1 = add i64 %{p}y, 1",

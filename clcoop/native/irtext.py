@@ -4,6 +4,7 @@ import re
 from clcoop.native.support import Unsupported
 
 _META_RE = re.compile(r",\s*!(?!\{)[\w.]+\s+!\d+")
+_LABELS = re.compile(r'label %("[^"]*"|[-\w.$]+)')
 _ATTR_GROUP_RE = re.compile(r"\s#\d+")
 
 
@@ -117,3 +118,6 @@ def replace_last(text, needle, new, sep_only=False):
     return text[:idx] + new + text[idx + len(needle):]
 
 
+def block_successors(block):
+    """Names of the blocks a block's terminator may branch to (br, switch)."""
+    return [m.strip('"') for m in _LABELS.findall(clean_ir(str(list(block.instructions)[-1])))]

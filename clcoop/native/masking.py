@@ -25,11 +25,10 @@ import re
 from clcoop.interp.demangle import demangle
 from clcoop.native.context import CTX, FAULT_READ, FAULT_WRITE
 from clcoop.native.builtin_ir import _CONVERT_RE, _INTEGER_BUILTINS, store_size
-from clcoop.native.irtext import clean_ir, quote
+from clcoop.native.irtext import block_successors, clean_ir, quote
 from clcoop.native.support import EXACT_MATH, WORKITEM_FUNCTIONS, Unsupported
 
 _BRANCH = re.compile(r'br i1 (.+?), label %("[^"]*"|[-\w.$]+), label %("[^"]*"|[-\w.$]+)')
-_LABELS = re.compile(r'label %("[^"]*"|[-\w.$]+)')
 
 
 # The masked copy runs only in subgroups where the branch differs: its checks are calls of
@@ -52,10 +51,6 @@ class Hammock:
         self.true_edge, self.false_edge = true_edge, false_edge
 
 
-def _successors(block):
-    return [m.strip('"') for m in _LABELS.findall(clean_ir(str(list(block.instructions)[-1])))]
-
-
 def find_hammocks(blocks, varying_branch):
     """({branch block name: Hammock}, [names of the other blocks]) for the blocks whose
     terminator varying_branch(ins) says may differ between lanes (the others go to
@@ -64,7 +59,7 @@ def find_hammocks(blocks, varying_branch):
     by_name = {b.name: b for b in blocks}
     preds = {b.name: set() for b in blocks}
     for b in blocks:
-        for s in _successors(b):
+        for s in block_successors(b):
             preds[s].add(b.name)
     out, others = {}, []
     for b in blocks:
@@ -84,7 +79,7 @@ def find_hammocks(blocks, varying_branch):
 
 
 def _only_branch_to(block, target):
-    return _successors(block) == [target] and clean_ir(str(list(block.instructions)[-1])).startswith("br label")
+    return block_successors(block) == [target] and clean_ir(str(list(block.instructions)[-1])).startswith("br label")
 
 
 def _shape(B, cond, t, f, by_name, preds, order):
@@ -95,7 +90,7 @@ def _shape(B, cond, t, f, by_name, preds, order):
         return Hammock(B, cond, [(t, False)], f, t, B)
     if t != f and side_ok(f, t) and preds[t] == {B, f}:                 # if (!c) then
         return Hammock(B, cond, [(f, True)], t, B, f)
-    succ = _successors(by_name[t]) if t in by_name else []
+    succ = block_successors(by_name[t]) if t in by_name else []
     if t != f and len(succ) == 1 and side_ok(t, succ[0]) and side_ok(f, succ[0]) and \
             preds[succ[0]] == {t, f}:                                    # if-then-else
         return Hammock(B, cond, [(t, False), (f, True)], succ[0], t, f)

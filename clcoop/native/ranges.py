@@ -28,7 +28,7 @@ import re
 from clcoop.interp.demangle import demangle
 from clcoop.interp.loader import parse_type_text
 from clcoop.native.builtin_ir import elem_size, store_size
-from clcoop.native.irtext import clean_ir, split_top, value_id
+from clcoop.native.irtext import block_successors, clean_ir, split_top, value_id
 from clcoop.native.support import WORKITEM_FUNCTIONS
 
 
@@ -398,10 +398,7 @@ def _topological(fn, blocks):
     """Block names in topological order of the CFG reachable from the entry; Refused at
     a back edge (a loop)."""
     entry = next(iter(fn.blocks)).name
-    succs = {}
-    for name, b in blocks.items():
-        term = list(b.instructions)[-1]
-        succs[name] = [_unquote(n) for n in re.findall(r"label " + _LABEL, clean_ir(str(term)))]
+    succs = {name: block_successors(b) for name, b in blocks.items()}
     order, state = [], {}
 
     def visit(name):

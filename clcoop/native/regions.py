@@ -34,8 +34,8 @@ MAX_MASKED_LINES (compile time).
 import re
 
 from clcoop.native.context import FAULT_DIVZERO
-from clcoop.native.irtext import clean_ir, quote, ref
-from clcoop.native.masking import _BRANCH, _phi_incoming, _successors
+from clcoop.native.irtext import block_successors, clean_ir, quote, ref
+from clcoop.native.masking import _BRANCH, _phi_incoming
 from clcoop.native.support import Unsupported
 
 _OUTSIDE = ("a branch that may differ between the lanes of a subgroup, other than if-then(-else) "
@@ -68,8 +68,8 @@ class _Cfg:
     the code that follows it; in reverse post-order an innermost loop's blocks are
     together, after everything that leads to them)."""
 
-    def __init__(self, blocks, successors):
-        self.succ = {b.name: successors(b) for b in blocks}
+    def __init__(self, blocks):
+        self.succ = {b.name: block_successors(b) for b in blocks}
         self.names = _reverse_post_order([b.name for b in blocks], self.succ)
         self.order = {n: i for i, n in enumerate(self.names)}
         self.preds = {n: set() for n in self.names}
@@ -144,10 +144,10 @@ def _natural_loops(names, succ):
     return loops
 
 
-def find_regions(blocks, branch_blocks, successors):
+def find_regions(blocks, branch_blocks):
     """The regions holding the varying branches of branch_blocks (block names), nested ones
     merged into the outermost; Unsupported when one is not in a region."""
-    cfg = _Cfg(blocks, successors)
+    cfg = _Cfg(blocks)
     by_name = {b.name: b for b in blocks}
     blocks = [by_name[n] for n in cfg.names]
     spans = []
@@ -267,7 +267,7 @@ class RegionMixin:
         if self.cfg_preds is None:
             self.cfg_preds = {b.name: set() for b in self.blocks}
             for b in self.blocks:
-                for t in _successors(b):
+                for t in block_successors(b):
                     self.cfg_preds[t].add(b.name)
         return self.cfg_preds[name]
 
@@ -504,7 +504,7 @@ class RegionMixin:
         self.cur_label = cont
 
     def _succ(self, name):
-        return _successors(self.by_name[name])
+        return block_successors(self.by_name[name])
 
     def _masked_division(self, ins, ops):
         """A division under a mask: a masked-off lane divides by 1 (no fault), an active

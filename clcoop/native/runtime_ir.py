@@ -308,7 +308,7 @@ CORO_PROLOGUE = [
     "  %__coro.size = call i64 @llvm.coro.size.i64()",
     "  %__coro.slot.p = getelementptr i64, ptr %__ctx, i64 " + str(CTX["frame"]),
     "  %__coro.slot = load ptr, ptr %__coro.slot.p",
-    "  %__coro.mem = call ptr @__clcoop_frame_alloc(ptr %__ctx, i64 %__coro.size)",
+    "  %__coro.mem = call ptr @__clcoop_frame_alloc(ptr %__ctx, ptr %__coro.slot, i64 %__coro.size)",
     "  %__coro.hdl = call ptr @llvm.coro.begin(token %__coro.id, ptr %__coro.mem)",
 ]
 
@@ -335,7 +335,7 @@ CORO_EPILOGUE = [
 # work-groups). A malloc and a free per coroutine and work-group were a third of a
 # barrier kernel's time. 64-byte aligned: LLVM lays values out in the frame at their
 # natural alignment (32 for <8 x float>) and uses aligned moves on it.
-FRAME_IR = f"""define internal ptr @__clcoop_frame_alloc(ptr %c, i64 %size) alwaysinline {{
+FRAME_IR = f"""define internal ptr @__clcoop_frame_alloc(ptr %c, ptr %slot, i64 %size) alwaysinline {{
 entry:
   %size63 = add i64 %size, 63
   %size64 = and i64 %size63, -64
@@ -344,8 +344,6 @@ entry:
   %fits = icmp ule i64 %size64, %cap
   br i1 %fits, label %pool, label %heap
 pool:
-  %slotp = getelementptr i64, ptr %c, i64 {CTX['frame']}
-  %slot = load ptr, ptr %slotp
   ret ptr %slot
 heap:
   %needp = getelementptr i64, ptr %c, i64 {CTX['frame_need']}

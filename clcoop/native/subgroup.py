@@ -29,7 +29,7 @@ from clcoop.coop_names import BINARY, LENGTH, LOAD, MUL_ADD, NEGATE, SCALAR_MUL,
 from clcoop.interp.demangle import demangle
 from clcoop.native import coop_calls, coop_ir
 from clcoop.native.codegen import _FunctionGen
-from clcoop.native.masking import MaskingMixin, _successors, find_hammocks
+from clcoop.native.masking import MaskingMixin, find_hammocks
 from clcoop.native.regions import DIVISIONS, MAX_MASKED_LINES, RegionMixin, find_regions
 from clcoop.native.context import ATOMIC_FUNCTIONS, CTX, CTX_SLOTS, FAULT_COOP
 from clcoop.native.drivers import argument_lines, coroutine_driver, group_head_lines, zero_local_lines
@@ -200,7 +200,7 @@ class _SubgroupGen(RegionMixin, MaskingMixin, _FunctionGen):
             varying = self._varying_fixpoint()
             self.hammocks, others = find_hammocks(self.blocks, lambda t: t.opcode in ("br", "switch") and any(
                 self._operand_varying(o, varying) for o in t.operands))
-            self.regions = find_regions(self.blocks, others, _successors) if others else []
+            self.regions = find_regions(self.blocks, others) if others else []
             inside = {n for r in self.regions for n in [r.start] + r.interior}
             self.hammocks = {b: h for b, h in self.hammocks.items() if b not in inside}
             forced = self._force_varying() | self._region_forced()
