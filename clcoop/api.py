@@ -48,6 +48,7 @@ from clcoop.interp.loader import load_module
 from clcoop.interp.memory import Memory
 from clcoop.interp.coopmat2 import to_bfloat16
 from clcoop.interp.scalars import BFLOAT16, scalar_dtype
+from clcoop.launch_cache import CachedLaunch, LaunchCache, launch_key
 from clcoop.private_buffers import PrivateBuffers
 
 DEFAULT_SUBGROUP_SIZE = 16
@@ -78,6 +79,7 @@ class Program:
         self.engine = "interp"
         self._native = None
         self._private_buffers = PrivateBuffers()   # the native launches' private copies
+        self._launches = LaunchCache(self._private_buffers)   # their plans, for the next ones
 
     def build(self, options=(), filename="<source>", engine="interp"):
         """Compile the source with clcoop; raises clcoop.CompileError on errors.
@@ -125,6 +127,7 @@ class Program:
         self._module = load_module(ir_text)
         self._translator = translate.Translator(self._module)
         self.engine = engine
+        self._launches.clear()
         if self._native is not None:
             self._native.close()
             self._native = None
@@ -205,6 +208,22 @@ class Kernel:
                                 f"the interpreter)")
         # serial_subgroups is the interpreter's oracle mode (one sub-group at a time).
         if self.engine == "native" and not serial_subgroups:
+            self._native_launch(global_size, local_size, args, subgroup_size, instruction_limit,
+                                global_offset)
+            return None
+        return launch(self.program._module, self.program._translator, self.info, global_size,
+                      local_size, args, subgroup_size, instruction_limit, max_lanes, global_offset,
+                      serial_subgroups)
+
+
+    def _native_launch(self, global_size, local_size, args, subgroup_size, instruction_limit,
+                       global_offset):
+        """A launch on the native engine: planned anew, or the plan of an earlier launch with
+        the same sizes and arguments run again (launch_cache.py)."""
+        program = self.program
+        key = launch_key(global_size, local_size, args, subgroup_size, instruction_limit, global_offset)
+        entry = program._launches.take(self.name, key) if key is not None else None
+        if entry is None:
             def in_place(nd, launch_args, written, keys):
                 # A launch proven fault-free runs on the caller's arrays (native/ranges.py).
                 facts = _proof_facts(self.info, launch_args, written, keys)
@@ -213,14 +232,34 @@ class Kernel:
             prepared = prepare_launch(program._module, self.info, global_size, local_size, args,
                                       subgroup_size, global_offset, program._private_buffers, in_place)
             try:
-                program._native.launch(self.info, prepared, instruction_limit)
-                prepared.copy_back()
-            finally:
+                plan = program._native.plan_launch(self.info, prepared, instruction_limit)
+            except BaseException:
                 program._private_buffers.give(prepared.copies)
-            return None
-        return launch(self.program._module, self.program._translator, self.info, global_size,
-                      local_size, args, subgroup_size, instruction_limit, max_lanes, global_offset,
-                      serial_subgroups)
+                raise
+            entry = CachedLaunch(plan, list(zip(prepared.copy_params, (p for _, p in prepared.copies))))
+            copies = prepared.copies
+        else:
+            copies = [(args[i], private) for i, private in entry.copies]
+            for user_array, private in copies:
+                np.copyto(private, user_array.reshape(private.shape))
+        try:
+            program._native.run_plan(entry.plan, copies)
+            for user_array, private in copies:
+                np.copyto(user_array, private.reshape(user_array.shape))
+        except RuntimeFault:
+            self._keep_launch(key, entry)
+            raise
+        except BaseException:
+            # Not a fault of the kernel (an internal error, an interrupt): forget the entry.
+            program._launches.discard(self.name, key, entry)
+            raise
+        self._keep_launch(key, entry)
+
+    def _keep_launch(self, key, entry):
+        if key is not None:
+            self.program._launches.put(self.name, key, entry)
+        else:
+            self.program._private_buffers.give([(None, p) for _, p in entry.copies])
 
 
 ENGINES = ("interp", "native", "auto")
@@ -277,13 +316,14 @@ class PreparedLaunch:
     """A launch's checked sizes and arguments, shared by both engines. in_place: the
     written buffers are the caller's arrays themselves (no copies; prepare_launch)."""
 
-    def __init__(self, nd, subgroup_size, memory, call_args, copies, in_place=False):
+    def __init__(self, nd, subgroup_size, memory, call_args, copies, in_place=False, copy_params=()):
         self.nd = nd
         self.subgroup_size = subgroup_size
         self.memory = memory
         self.call_args = call_args
         self.copies = copies
         self.in_place = in_place
+        self.copy_params = copy_params   # the parameter index of each copy's array
 
     def copy_back(self):
         for user_array, private in self.copies:
@@ -344,7 +384,8 @@ def prepare_launch(module, info, global_size, local_size, args, subgroup_size=No
     direct = bool(in_place is not None and in_place(nd, args, written, keys))
     memory = Memory(pointer_bytes=module.layout.pointer_bytes)
     call_args, copies = _convert_args(module, info, args, memory, written, private_buffers, direct)
-    return PreparedLaunch(nd, S, memory, call_args, copies, direct)
+    copy_params = [next(i for i, arg in enumerate(args) if arg is user) for user, _ in copies]
+    return PreparedLaunch(nd, S, memory, call_args, copies, direct, copy_params)
 
 
 def _subgroup_size(info, requested):

@@ -150,72 +150,100 @@ class NativeProgram:
 
     def launch(self, info, prepared, instruction_limit, threads=None):
         """Run a prepared launch (api.prepare_launch); raise RuntimeFault on a fault."""
+        self.run_plan(self.plan_launch(info, prepared, instruction_limit, threads), prepared.copies)
+
+    def plan_launch(self, info, prepared, instruction_limit, threads=None):
+        """The native state of a prepared launch (LaunchPlan), on the build that runs it
+        (this one, one for another sub-group size, or a narrower one). It holds the
+        addresses of the caller's arrays, not the arrays: it may be run again for a launch
+        with the same sizes and the same arrays (api's launch cache)."""
+        with self._idle:
+            if self.engine is None or self.engine.closed:
+                raise RuntimeError("the native engine was closed")
+        plan = self.native.plans[info.name]
+        nd, S, memory, call_args = prepared.nd, prepared.subgroup_size, prepared.memory, prepared.call_args
+        if plan.coop_sites and S != self.subgroup_size:
+            return self._for_subgroup_size(S, info).plan_launch(info, prepared, instruction_limit, threads)
+        narrower = self._narrower(info, plan, nd, S)
+        if narrower is not None:
+            return narrower.plan_launch(info, prepared, instruction_limit, threads)
+        total = nd.total_groups
+        most = 1 if plan.single_thread else max(1, min(threads or default_threads(), total))
+        psz = (plan.arena_size + 15) // 16 * 16
+        arena_items = nd.wg_size if plan.coroutine else 1
+        lp = LaunchPlan()
+        lp.build, lp.info, lp.nd, lp.total, lp.threads = self, info, nd, total, threads
+        lp.in_place, lp.limit = prepared.in_place, int(instruction_limit)
+        lp.scratch = np.zeros(self.native.scratch_bytes, np.uint8)
+        lp.abort = np.zeros(1, np.int64)
+        tmpl = _launch_template(nd.dims, nd.global_size, nd.local_size, nd.offset, S, psz, lp.limit).copy()
+        tmpl[CTX["scratch"]] = lp.scratch.ctypes.data
+        tmpl[CTX["abort"]] = lp.abort.ctypes.data
+        # Each thread's __local memory, region table, argument block and template (one,
+        # shared, when the kernel has no __local memory).
+        buffers = _buffer_regions(info, memory, call_args)
+        lp.states = [self._thread_state(info, plan, buffers, call_args, tmpl)
+                     for _ in range(most if plan.uses_local else 1)]
+        lp.arenas = [np.zeros(psz * arena_items + 16, np.uint8) for _ in range(most)]
+        lp.fast = self.subgroup_drivers.get(info.name)
+        if lp.fast is not None and not subgroups_in_rows(nd, S, self.subgroup_size, plan.subgroup_lanes):
+            lp.fast = None
+        return lp
+
+    def run_plan(self, lp, copies):
+        """Run a planned launch (plan_launch) from the start; raise RuntimeFault on a fault.
+        copies: [(caller's array, private copy)] of the launch's written buffers, which the
+        caller has filled."""
         with self._idle:
             if self.engine is None or self.engine.closed:
                 raise RuntimeError("the native engine was closed")
             self._users += 1
         try:
-            self._launch(info, prepared, instruction_limit, threads)
-            if prepared.in_place:
-                self.in_place_launches[info.name] = self.in_place_launches.get(info.name, 0) + 1
+            lp.build._run(lp, copies)
+            if lp.in_place:
+                self.in_place_launches[lp.info.name] = self.in_place_launches.get(lp.info.name, 0) + 1
         finally:
             with self._idle:
                 self._users -= 1
                 self._idle.notify_all()
 
     # ------------------------------------------------------------------ launch
-    def _launch(self, info, prepared, instruction_limit, threads):
-        self._limit = int(instruction_limit)
+    def _run(self, lp, copies):
+        info, nd, total = lp.info, lp.nd, lp.total
+        self._limit = lp.limit
         plan = self.native.plans[info.name]
-        nd, S, memory, call_args = prepared.nd, prepared.subgroup_size, prepared.memory, prepared.call_args
-        if plan.coop_sites and S != self.subgroup_size:
-            return self._for_subgroup_size(S, info)._launch(info, prepared, instruction_limit, threads)
-        narrower = self._narrower(info, plan, nd, S)
-        if narrower is not None:
-            return narrower._launch(info, prepared, instruction_limit, threads)
-        total = nd.total_groups
-        nthreads = self._threads_for(info.name, plan, total, threads)
-        psz = (plan.arena_size + 15) // 16 * 16
-        arena_items = nd.wg_size if plan.coroutine else 1
-        scratch = np.zeros(self.native.scratch_bytes, np.uint8)
-        abort = np.zeros(1, np.int64)
-        tmpl = _launch_template(nd.dims, nd.global_size, nd.local_size, nd.offset, S, psz,
-                                int(instruction_limit)).copy()
-        tmpl[CTX["scratch"]] = scratch.ctypes.data
-        tmpl[CTX["abort"]] = abort.ctypes.data
-        # Each thread's __local memory, region table, argument block and template (one,
-        # shared, when the kernel has no __local memory).
-        buffers = _buffer_regions(info, memory, call_args)
-        states = [self._thread_state(info, plan, buffers, call_args, tmpl)
-                  for _ in range(nthreads if plan.uses_local else 1)]
-        states *= nthreads // len(states)
-        arenas = [np.zeros(psz * arena_items + 16, np.uint8) for _ in range(nthreads)]
-        fast = self.subgroup_drivers.get(info.name)
-        if fast is not None and subgroups_in_rows(nd, S, self.subgroup_size, plan.subgroup_lanes):
+        nthreads = self._threads_for(info.name, plan, total, lp.threads)
+        states = lp.states[:nthreads] if len(lp.states) > 1 else lp.states * nthreads
+        arenas = lp.arenas[:nthreads]
+        # A launch starts from zeroed arenas and scratch, as a launch planned anew does.
+        for arena in arenas:
+            arena.fill(0)
+        lp.scratch.fill(0)
+        if lp.fast is not None:
             # The subgroup-wide fast path (subgroup.py). It reports no fault itself: on any
             # failed check the launch starts again from the caller's arrays on the
             # per-work-item path, which reports it exactly.
             started = time.perf_counter()
-            if not _run_driver(fast, states, total, arenas, abort):
+            if not _run_driver(lp.fast, states, total, arenas, lp.abort):
                 self.fast_launches[info.name] = self.fast_launches.get(info.name, 0) + 1
                 self._record_wall(info.name, len(states), total, time.perf_counter() - started)
                 return
-            if prepared.in_place:
+            if lp.in_place:
                 raise RuntimeError(f"internal: kernel '{info.name}': a launch proven fault-free "
                                    f"(ranges.py) failed a check of the fast path while running on the "
                                    f"caller's arrays")
             self.fast_reruns[info.name] = self.fast_reruns.get(info.name, 0) + 1
-            for user_array, private in prepared.copies:
+            for user_array, private in copies:
                 np.copyto(private, user_array.reshape(private.shape))
         started = time.perf_counter()
-        fouts = _run_driver(self.drivers[info.name], states, total, arenas, abort)
+        fouts = _run_driver(self.drivers[info.name], states, total, arenas, lp.abort)
         self._record_wall(info.name, len(states), total, time.perf_counter() - started)
         # Every buffer the native code saw (args, table, scratch, abort, tmpl) is alive
         # until here: the threads have joined.
         if fouts:
             k, first = min(fouts, key=lambda kf: (int(kf[1][3]), int(kf[1][4])))
             fault = self._fault(info, nd, first, states[k].names, states[k].table)
-            if prepared.in_place:
+            if lp.in_place:
                 raise RuntimeError(f"internal: a launch proven fault-free (ranges.py) faulted while "
                                    f"running on the caller's arrays: {fault}")
             raise fault
@@ -466,6 +494,14 @@ def _buffer_regions(info, memory, call_args):
 
 class ThreadState:
     """What one thread's driver reads (runtime._thread_state); plain attributes."""
+
+
+class LaunchPlan:
+    """A launch's native state (NativeProgram.plan_launch; plain attributes): the build
+    that runs it, the kernel, its NDRange and work-group count, the thread count asked for,
+    whether it runs on the caller's arrays (in_place) and the instruction limit; the
+    threads' states and arenas, the scratch area and the abort flag; the fast path's
+    driver, or None when the launch does not take it."""
 
 
 def _run_driver(driver, states, total, arenas, abort):

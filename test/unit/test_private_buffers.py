@@ -1,6 +1,7 @@
 """clcoop/private_buffers.py: a native launch's private copies of its writable buffers come
-from the program's pool and go back to it, whatever the launch's outcome; a reused copy
-starts as the caller's array, never as what an earlier launch left in it. (The kernel reads
+from the program's pool and go back to it when the launch cache drops the launch, whatever
+its outcome; a reused copy starts as the caller's array, never as what an earlier launch
+left in it. (The kernel reads
 its shift from a buffer: launches the engine proves fault-free in advance run in place,
 without copies: docs/native.md, "In-place launches".)"""
 import numpy as np
@@ -20,31 +21,46 @@ def shift(n):
     return np.array([n], np.int32)
 
 
-def test_the_second_launch_reuses_the_first_launchs_copy():
+def _kept(pool):
+    return [raw.ctypes.data for raws in pool._free.values() for raw in raws]
+
+
+def test_a_launch_takes_its_copy_from_the_pool_and_the_launch_cache_gives_it_back():
+    # A launch's entry in the launch cache (launch_cache.py) owns its copies while it is
+    # kept; dropped, they go back to the pool, where the next launch of that size finds them.
     prog = clcoop.Program(SOURCE).build(engine="native")
     pool = prog._private_buffers
     a = np.arange(256, dtype=np.float32)
     c = np.ones(256, np.float32)
     prog.k((256,), (64,), a, c, shift(0))
     assert prog._native.in_place_launches == {}
-    kept = [raw.ctypes.data for raws in pool._free.values() for raw in raws]
+    assert _kept(pool) == []
+    prog._launches.clear()
+    kept = _kept(pool)
     assert len(kept) == 1
     c2 = np.full(256, 3.0, np.float32)
     prog.k((256,), (64,), a, c2, shift(0))
-    assert [raw.ctypes.data for raws in pool._free.values() for raw in raws] == kept
+    assert _kept(pool) == []                      # taken again
+    prog._launches.clear()
+    assert _kept(pool) == kept
     assert c.tobytes() == (1 + a).tobytes() and c2.tobytes() == (3 + a).tobytes()
 
 
-def test_a_faulting_launch_gives_its_copy_back_and_the_next_starts_from_the_callers_array():
+def test_after_a_faulting_launch_the_next_starts_from_the_callers_array():
     prog = clcoop.Program(SOURCE).build(engine="native")
     a = np.arange(256, dtype=np.float32)
     c = np.ones(256, np.float32)
     with pytest.raises(clcoop.RuntimeFault):
         prog.k((256,), (64,), a, c, shift(1))        # the last work-item writes past c
     assert (c == 1).all()
-    assert sum(len(v) for v in prog._private_buffers._free.values()) == 1
     prog.k((256,), (64,), a, c, shift(0))
     assert c.tobytes() == (1 + a).tobytes()
+    with pytest.raises(clcoop.RuntimeFault):
+        prog.k((256,), (64,), a, c, shift(1))        # the same launch again, from its cache entry
+    assert c.tobytes() == (1 + a).tobytes()
+    entries = len(prog._launches._entries)      # shift(n) arrays may reuse an address
+    prog._launches.clear()
+    assert sum(len(v) for v in prog._private_buffers._free.values()) == min(entries, PER_SIZE)
 
 
 def test_pool_keeps_a_few_copies_per_size():

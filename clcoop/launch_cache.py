@@ -1,0 +1,128 @@
+"""The native launches of a program kept for the next launch with the same sizes and the
+same arguments (api.Kernel.__call__), as pyopencl keeps a kernel's arguments set.
+
+A launch's checks, argument conversion, proof (native/ranges.py) and native state
+(NativeProgram.plan_launch: region tables, argument blocks, arenas) depend only on the
+launch's sizes and on the arguments' addresses, sizes, dtypes, flags and scalar values, not
+on the arrays' contents: a launch whose key (launch_key) equals an earlier one's runs that
+one's plan again. Measured on the bench's plain kernels (docs/performance.md), preparing a
+launch took 50-90 us of Python when warm and 130-230 us after other work had evicted it
+from the caches: more than some whole launches.
+
+An entry holds no caller's array: its plan holds addresses, which are the same arrays'
+addresses when the key matches (the caller passes those arrays to the launch), and it owns
+the private copies of the written buffers (refreshed from the caller's arrays at each launch).
+"""
+import collections
+import math
+import threading
+
+import numpy as np
+
+# Entries kept per program: enough for launches that alternate between a few argument
+# sets (ping-pong buffers, a kernel per stage).
+MAX_ENTRIES = 8
+
+
+class CachedLaunch:
+    """plan: runtime.LaunchPlan; copies: [(parameter index, private copy)] of the written
+    buffers (none when the launch runs in place)."""
+
+    def __init__(self, plan, copies):
+        self.plan = plan
+        self.copies = copies
+        self.busy = threading.Lock()   # one launch at a time runs an entry's state
+
+
+class LaunchCache:
+    """take(kernel, key): an entry, held by the caller until put back, or None; put(kernel,
+    key, entry): keep it (an older entry goes back to the private-buffer pool)."""
+
+    def __init__(self, private_buffers):
+        self._entries = collections.OrderedDict()
+        self._lock = threading.Lock()
+        self._private_buffers = private_buffers
+
+    def take(self, kernel, key):
+        with self._lock:
+            entry = self._entries.get((kernel, key))
+            if entry is None or not entry.busy.acquire(blocking=False):
+                return None
+            self._entries.move_to_end((kernel, key))
+            return entry
+
+    def put(self, kernel, key, entry):
+        """Keep `entry` (taken with take, or new) for the next launch with this key."""
+        if entry.busy.locked():
+            entry.busy.release()
+        with self._lock:
+            old = self._entries.pop((kernel, key), None)
+            self._entries[(kernel, key)] = entry
+            dropped = [old] if old is not None and old is not entry else []
+            while len(self._entries) > MAX_ENTRIES:
+                dropped.append(self._entries.popitem(last=False)[1])
+        self._release(dropped)
+
+    def discard(self, kernel, key, entry):
+        """Forget `entry` (taken, or new): its copies go back to the pool."""
+        with self._lock:
+            if key is not None and self._entries.get((kernel, key)) is entry:
+                del self._entries[(kernel, key)]
+        if entry.busy.locked():
+            entry.busy.release()
+        self._release([entry])
+
+    def clear(self):
+        with self._lock:
+            dropped = list(self._entries.values())
+            self._entries.clear()
+        self._release(dropped)
+
+    def _release(self, dropped):
+        """The private copies of dropped entries go back to the pool, except those of an
+        entry a launch is running (they are garbage once it is done)."""
+        for gone in dropped:
+            if not gone.busy.locked():
+                self._private_buffers.give([(None, private) for _, private in gone.copies])
+
+
+def launch_key(global_size, local_size, args, subgroup_size, instruction_limit, global_offset):
+    """What a launch's preparation depends on, as one flat hashable tuple; None for a launch
+    with an argument of a kind not listed here (it is prepared anew each time). Kept short:
+    it runs before every native launch."""
+    parts = [_sizes_key(global_size), _sizes_key(local_size), _sizes_key(global_offset),
+             _scalar_key(subgroup_size), _scalar_key(instruction_limit)]
+    for arg in args:
+        if type(arg) is np.ndarray:
+            # flags.num: contiguity and writeability (api._map_buffer, _written_buffers).
+            parts += (arg.__array_interface__["data"][0], arg.nbytes, arg.dtype, arg.flags.num)
+        else:
+            parts.append(_scalar_key(arg))
+    return None if any(part is _NO_KEY for part in parts) else tuple(parts)
+
+
+_NO_KEY = ("no key",)
+
+
+def _scalar_key(value):
+    """Equal keys for values that convert to the same argument bytes: a float is keyed by
+    its bits (0.0 == -0.0, and NaN != NaN), every value by its type too (True == 1)."""
+    if value is None or isinstance(value, (bool, int, np.integer, np.bool_)):
+        return (type(value), value)
+    if isinstance(value, (float, np.floating)):
+        return (type(value), float(value).hex() if not math.isnan(value) else np.asarray(value).tobytes())
+    if isinstance(value, _local_memory_type()):
+        return ("local", value.nbytes)
+    return _NO_KEY
+
+
+def _sizes_key(sizes):
+    if isinstance(sizes, (tuple, list)):
+        parts = tuple(_scalar_key(x) for x in sizes)
+        return _NO_KEY if any(part is _NO_KEY for part in parts) else parts
+    return _scalar_key(sizes)
+
+
+def _local_memory_type():
+    from clcoop.api import LocalMemory
+    return LocalMemory
