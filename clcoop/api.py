@@ -202,12 +202,12 @@ class Kernel:
                  instruction_limit=execute.DEFAULT_INSTRUCTION_LIMIT,
                  max_lanes=execute.DEFAULT_MAX_LANES, global_offset=None, serial_subgroups=False):
         program = self.program
-        if program.engine == "native" and self.fallback_reason is not None:
+        reason = self.fallback_reason if program.engine != "interp" else None
+        if program.engine == "native" and reason is not None:
             raise ArgumentError(f"kernel '{self.name}' cannot run on the native engine: "
-                                f"{self.fallback_reason} (build with engine='auto' to run it in "
-                                f"the interpreter)")
+                                f"{reason} (build with engine='auto' to run it in the interpreter)")
         # serial_subgroups is the interpreter's oracle mode (one sub-group at a time).
-        if self.engine == "native" and not serial_subgroups:
+        if program.engine != "interp" and reason is None and not serial_subgroups:
             self._native_launch(global_size, local_size, args, subgroup_size, instruction_limit,
                                 global_offset)
             return None

@@ -185,6 +185,12 @@ class NativeProgram:
         lp.states = [self._thread_state(info, plan, buffers, call_args, tmpl)
                      for _ in range(most if plan.uses_local else 1)]
         lp.arenas = [np.zeros(psz * arena_items + 16, np.uint8) for _ in range(most)]
+        lp.arena_addresses = [arena.ctypes.data for arena in lp.arenas]
+        lp.fouts = [np.zeros(8, np.int64) for _ in range(most)]
+        lp.fout_addresses = [fout.ctypes.data for fout in lp.fouts]
+        lp.next_group = np.zeros(1, np.int64)
+        for state in lp.states:
+            state.tmpl[CTX["next_group"]] = lp.next_group.ctypes.data
         lp.fast = self.subgroup_drivers.get(info.name)
         if lp.fast is not None and not subgroups_in_rows(nd, S, self.subgroup_size, plan.subgroup_lanes):
             lp.fast = None
@@ -213,10 +219,8 @@ class NativeProgram:
         self._limit = lp.limit
         plan = self.native.plans[info.name]
         nthreads = self._threads_for(info.name, plan, total, lp.threads)
-        states = lp.states[:nthreads] if len(lp.states) > 1 else lp.states * nthreads
-        arenas = lp.arenas[:nthreads]
         # A launch starts from zeroed arenas and scratch, as a launch planned anew does.
-        for arena in arenas:
+        for arena in lp.arenas[:nthreads]:
             arena.fill(0)
         lp.scratch.fill(0)
         if lp.fast is not None:
@@ -224,9 +228,9 @@ class NativeProgram:
             # failed check the launch starts again from the caller's arrays on the
             # per-work-item path, which reports it exactly.
             started = time.perf_counter()
-            if not _run_driver(lp.fast, states, total, arenas, lp.abort):
+            if not _run_driver(lp.fast, lp, nthreads):
                 self.fast_launches[info.name] = self.fast_launches.get(info.name, 0) + 1
-                self._record_wall(info.name, len(states), total, time.perf_counter() - started)
+                self._record_wall(info.name, nthreads, total, time.perf_counter() - started)
                 return
             if lp.in_place:
                 raise RuntimeError(f"internal: kernel '{info.name}': a launch proven fault-free "
@@ -236,13 +240,14 @@ class NativeProgram:
             for user_array, private in copies:
                 np.copyto(private, user_array.reshape(private.shape))
         started = time.perf_counter()
-        fouts = _run_driver(self.drivers[info.name], states, total, arenas, lp.abort)
-        self._record_wall(info.name, len(states), total, time.perf_counter() - started)
+        fouts = _run_driver(self.drivers[info.name], lp, nthreads)
+        self._record_wall(info.name, nthreads, total, time.perf_counter() - started)
         # Every buffer the native code saw (args, table, scratch, abort, tmpl) is alive
         # until here: the threads have joined.
         if fouts:
             k, first = min(fouts, key=lambda kf: (int(kf[1][3]), int(kf[1][4])))
-            fault = self._fault(info, nd, first, states[k].names, states[k].table)
+            state = lp.states[k if len(lp.states) > 1 else 0]
+            fault = self._fault(info, nd, first, state.names, state.table)
             if lp.in_place:
                 raise RuntimeError(f"internal: a launch proven fault-free (ranges.py) faulted while "
                                    f"running on the caller's arrays: {fault}")
@@ -285,6 +290,7 @@ class NativeProgram:
         state.tmpl = tmpl.copy()
         state.tmpl[CTX["table"]] = state.table.ctypes.data
         state.tmpl[CTX["table_count"]] = state.table.shape[0]
+        state.args_address, state.tmpl_address = state.args.ctypes.data, state.tmpl.ctypes.data
         return state
 
     def _narrower(self, info, plan, nd, S):
@@ -504,25 +510,38 @@ class LaunchPlan:
     driver, or None when the launch does not take it."""
 
 
-def _run_driver(driver, states, total, arenas, abort):
-    """Runs work-groups [0, total) on one thread per state; [(thread, fault record)] of the
-    threads that faulted ([] when none did)."""
-    next_group = np.zeros(1, np.int64)      # shared by the threads' drivers (atomic)
+def thread_states(lp, nthreads):
+    """The state of each of nthreads threads running a launch: its own when the kernel has
+    __local memory, else one shared."""
+    return lp.states[:nthreads] if len(lp.states) > 1 else lp.states * nthreads
+
+
+def _run_driver(driver, lp, nthreads):
+    """Runs the launch's work-groups [0, lp.total) with `driver` on nthreads threads, each
+    with its state (shared when the kernel has no __local memory) and arena; [(thread,
+    fault record)] of the threads that faulted ([] when none did)."""
+    states = thread_states(lp, nthreads)
+    total = lp.total
+    lp.next_group[0] = 0      # shared by the threads' drivers (atomic)
     # Groups taken a chunk at a time: about 16 chunks per thread keep the balance dynamic.
-    chunk = 1 if len(states) == 1 else max(1, min(64, total // (16 * len(states))))
+    chunk = 1 if nthreads == 1 else max(1, min(64, total // (16 * nthreads)))
     for state in states:
-        state.tmpl[CTX["next_group"]] = next_group.ctypes.data
         state.tmpl[CTX["group_chunk"]] = chunk
-    abort[0] = 0
-    fouts = [np.zeros(8, np.int64) for _ in states]   # drivers.fault_out_lines
+    lp.abort[0] = 0
+    fouts = lp.fouts[:nthreads]      # drivers.fault_out_lines
+    for fout in fouts:
+        fout[0] = 0
+    # Addresses taken once at planning (ndarray.ctypes costs a microsecond or two).
+    calls = [(state.args_address, state.tmpl_address, lp.arena_addresses[k], lp.fout_addresses[k])
+             for k, state in enumerate(states)]
 
     def worker(k):
         # One foreign call per thread: ctypes releases the GIL for its whole duration.
-        driver(states[k].args.ctypes.data, states[k].tmpl.ctypes.data, 0, total, arenas[k].ctypes.data,
-               fouts[k].ctypes.data)
+        args, tmpl, arena, fout = calls[k]
+        driver(args, tmpl, 0, total, arena, fout)
 
     # The calling thread is one of the workers; the others come from the worker pool.
-    tasks = [_WORKERS.submit(lambda k=k: worker(k)) for k in range(1, len(states))]
+    tasks = [_WORKERS.submit(lambda k=k: worker(k)) for k in range(1, nthreads)]
     try:
         worker(0)
     finally:

@@ -46,9 +46,9 @@ class Recorder:
         self.launches = []
         real = runtime._run_driver
 
-        def spy(driver, states, *rest):
-            self.launches.append(list(states))
-            return real(driver, states, *rest)
+        def spy(driver, lp, nthreads):
+            self.launches.append(runtime.thread_states(lp, nthreads))
+            return real(driver, lp, nthreads)
         monkeypatch.setattr(runtime, "_run_driver", spy)
 
 

@@ -21,9 +21,9 @@ def launches(monkeypatch):
     counts = []
     real = runtime._run_driver
 
-    def spy(driver, states, *rest):
-        counts.append(len(states))
-        return real(driver, states, *rest)
+    def spy(driver, lp, nthreads):
+        counts.append(nthreads)
+        return real(driver, lp, nthreads)
     monkeypatch.setattr(runtime, "_run_driver", spy)
     return counts
 
