@@ -182,3 +182,40 @@ def test_concurrent_launches_of_one_key_do_not_share_a_plan_at_once():
         t.join()
     assert errors == []
     assert len(_entries(prog)) == 1
+
+
+TRANSPOSE = """
+__kernel void k(__global const float *a, __global float *c) {
+    size_t x = get_global_id(0), y = get_global_id(1), n = get_global_size(0);
+    c[x * n + y] = a[y * n + x] * 2.0f;
+}"""
+
+
+def test_a_launch_on_a_narrower_build_is_cached_with_that_build():
+    # 16 x 16 work-groups of a 64-lane kernel run on a build with 16 lanes (runtime._narrower).
+    prog = clcoop.Program(TRANSPOSE).build(engine="native")
+    a = np.arange(64 * 64, dtype=np.float32).reshape(64, 64)
+    c = np.zeros_like(a)
+    prog.k((64, 64), (16, 16), a, c)
+    [entry] = _entries(prog)
+    assert entry.plan.build is not prog._native
+    a *= -1
+    prog.k((64, 64), (16, 16), a, c)
+    np.testing.assert_array_equal(c, a.T * 2)
+    assert prog._native.fast_launches == {"k": 2}
+
+
+def test_a_cooperative_matrix_launch_at_another_subgroup_size_is_cached_with_its_build():
+    from pathlib import Path
+    source = (Path(__file__).resolve().parents[2] / "examples" / "gemm_f32.cl").read_text()
+    prog = clcoop.Program(source).build(engine="native")
+    M, N, K, S = 16, 32, 32, 8
+    rng = np.random.default_rng(5)
+    A, B, C = np.zeros((M, K), np.float32), np.zeros((K, N), np.float32), np.zeros((M, N), np.float32)
+    for _ in range(2):
+        A[:] = rng.standard_normal((M, K))
+        B[:] = rng.standard_normal((K, N))
+        prog.gemm_f32((N // 16 * S, M // 8), (S, 1), A, B, C, M, N, K, 0, subgroup_size=S)
+        np.testing.assert_allclose(C, A @ B, rtol=1e-5, atol=1e-4)
+    [entry] = _entries(prog)
+    assert entry.plan.build is not prog._native and entry.plan.build.subgroup_size == S
