@@ -49,6 +49,7 @@ from clcoop.interp.memory import Memory
 from clcoop.interp.coopmat2 import to_bfloat16
 from clcoop.interp.scalars import BFLOAT16, scalar_dtype
 from clcoop.launch_cache import CachedLaunch, LaunchCache, launch_key
+from clcoop.native.support import WorkItemPathUnavailable
 from clcoop.private_buffers import PrivateBuffers
 
 DEFAULT_SUBGROUP_SIZE = 16
@@ -80,6 +81,7 @@ class Program:
         self._native = None
         self._private_buffers = PrivateBuffers()   # the native launches' private copies
         self._launches = LaunchCache(self._private_buffers)   # their plans, for the next ones
+        self._interpreter_launch_reasons = set()   # (kernel, reason) of native launches run by the interpreter
 
     def build(self, options=(), filename="<source>", engine="interp"):
         """Compile the source with clcoop; raises clcoop.CompileError on errors.
@@ -208,9 +210,9 @@ class Kernel:
                                 f"{reason} (build with engine='auto' to run it in the interpreter)")
         # serial_subgroups is the interpreter's oracle mode (one sub-group at a time).
         if program.engine != "interp" and reason is None and not serial_subgroups:
-            self._native_launch(global_size, local_size, args, subgroup_size, instruction_limit,
-                                global_offset)
-            return None
+            if self._native_launch(global_size, local_size, args, subgroup_size, instruction_limit,
+                                   global_offset):
+                return None
         return launch(self.program._module, self.program._translator, self.info, global_size,
                       local_size, args, subgroup_size, instruction_limit, max_lanes, global_offset,
                       serial_subgroups)
@@ -219,7 +221,9 @@ class Kernel:
     def _native_launch(self, global_size, local_size, args, subgroup_size, instruction_limit,
                        global_offset):
         """A launch on the native engine: planned anew, or the plan of an earlier launch with
-        the same sizes and arguments run again (launch_cache.py)."""
+        the same sizes and arguments run again (launch_cache.py). False when the launch is
+        one the kernel's native build does not take (runtime.WorkItemPathUnavailable): the
+        caller runs it in the interpreter; nothing ran on the caller's arrays."""
         program = self.program
         key = launch_key(global_size, local_size, args, subgroup_size, instruction_limit, global_offset)
         entry = program._launches.take(self.name, key) if key is not None else None
@@ -249,17 +253,30 @@ class Kernel:
         except RuntimeFault:
             self._keep_launch(key, entry)
             raise
+        except WorkItemPathUnavailable as why:
+            self._keep_launch(key, entry)
+            _warn_interpreter_launch(program, self.name, str(why))
+            return False
         except BaseException:
             # Not a fault of the kernel (an internal error, an interrupt): forget the entry.
             program._launches.discard(self.name, key, entry)
             raise
         self._keep_launch(key, entry)
+        return True
 
     def _keep_launch(self, key, entry):
         if key is not None:
             self.program._launches.put(self.name, key, entry)
         else:
             self.program._private_buffers.give([(None, p) for _, p in entry.copies])
+
+
+def _warn_interpreter_launch(program, name, why):
+    """Once per kernel and reason: a launch of a native kernel ran in the interpreter."""
+    from clcoop.native.support import NativeFallbackWarning
+    if (name, why) not in program._interpreter_launch_reasons:
+        program._interpreter_launch_reasons.add((name, why))
+        warnings.warn(f"{why}: this launch runs in the interpreter", NativeFallbackWarning, stacklevel=4)
 
 
 ENGINES = ("interp", "native", "auto")

@@ -22,6 +22,7 @@ from clcoop.interp.source_map import render_fault
 from clcoop.native import codegen, ranges, subgroup
 from clcoop.native import context
 from clcoop.native.context import CTX, CTX_SLOTS
+from clcoop.native.support import WorkItemPathUnavailable
 
 _DRIVER = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64,
                            ctypes.c_void_p, ctypes.c_void_p)
@@ -223,6 +224,10 @@ class NativeProgram:
         for arena in lp.arenas[:nthreads]:
             arena.fill(0)
         lp.scratch.fill(0)
+        unavailable = getattr(plan, "work_item_reason", None)
+        if lp.fast is None and unavailable:
+            raise WorkItemPathUnavailable(f"kernel '{info.name}': {unavailable}, and this launch "
+                                          f"does not take that path ({_fast_path_condition(nd, plan)})")
         if lp.fast is not None:
             # The subgroup-wide fast path (subgroup.py). It reports no fault itself: on any
             # failed check the launch starts again from the caller's arrays on the
@@ -237,6 +242,9 @@ class NativeProgram:
                                    f"(ranges.py) failed a check of the fast path while running on the "
                                    f"caller's arrays")
             self.fast_reruns[info.name] = self.fast_reruns.get(info.name, 0) + 1
+            if unavailable:
+                raise WorkItemPathUnavailable(f"kernel '{info.name}': {unavailable}, and this "
+                                              f"launch failed a check of that path")
             for user_array, private in copies:
                 np.copyto(private, user_array.reshape(private.shape))
         started = time.perf_counter()
@@ -496,6 +504,12 @@ def _buffer_regions(info, memory, call_args):
             region = memory.region_at(int(arg))
             out.append((region, region.data.ctypes.data))
     return out
+
+
+def _fast_path_condition(nd, plan):
+    """Why subgroups_in_rows refused a launch, in the user's terms."""
+    return (f"it needs work-groups whose size in dimension 0 ({nd.local_size[0]}) and global "
+            f"offset ({nd.offset[0]}) are multiples of {plan.subgroup_lanes}")
 
 
 class ThreadState:

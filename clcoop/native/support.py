@@ -9,6 +9,12 @@ class Unsupported(Exception):
     """The kernel uses something the native engine does not compile; str() is the reason."""
 
 
+class WorkItemPathUnavailable(Exception):
+    """A launch that needs the per-work-item path of a kernel compiled natively only on the
+    subgroup-wide path (KernelPlan.work_item_reason): the caller runs it in the interpreter
+    (nothing ran on the caller's arrays)."""
+
+
 # OpenCL work-item functions (OpenCL C 3.0 6.15.1) and the easy sub-group queries
 # (6.15.15): values that depend on the work-item only, read from the context.
 WORKITEM_FUNCTIONS = {
