@@ -53,6 +53,9 @@ def exact_builtin(name, base, mparams, ret, params):
                 f"  %keep = fcmp {order} {ret} %a0, %a1\n  %t = select {b1} %keep, {ret} %a0, {ret} %a1\n"
                 f"  %u = select {b1} %bn, {ret} %a0, {ret} %t\n  %r = select {b1} %an, {ret} %a1, {ret} %u\n"
                 f"  ret {ret} %r\n}}")
+    if base in _RELATIONAL and scalar[0] == "float" and len(params) == _RELATIONAL[base][1] and \
+            all(t == params[0] for t in params):
+        return f"{head}\n{_relational_body(base, params[0], ret, scalar[1])}\n}}"
     if base in _INTEGER_BUILTINS and scalar[0] == "int" and all(p == first for p in mparams) \
             and all(t == params[0] for t in params) and len(params) == _INTEGER_BUILTINS[base]:
         return f"{head}\n{_integer_builtin_body(base, ret, scalar[1], scalar[2])}\n}}"
@@ -73,6 +76,55 @@ def exact_builtin(name, base, mparams, ret, params):
         body = f"  %r = {op} {src} %a0 to {dst}\n  ret {dst} %r" if op else f"  ret {dst} %a0"
         return f"{head}\n{body}\n}}"
     return None
+
+
+# OpenCL C 3.0 6.15.6 relational functions of floats: name -> (fcmp predicate, or the
+# test's name, arity). NumPy's comparisons in the interpreter are IEEE's: a NaN operand makes
+# every ordered predicate false and not_equal true ("une").
+_RELATIONAL = {"isequal": ("oeq", 2), "isnotequal": ("une", 2), "isgreater": ("ogt", 2),
+               "isgreaterequal": ("oge", 2), "isless": ("olt", 2), "islessequal": ("ole", 2),
+               "isordered": ("ord", 2), "isunordered": ("uno", 2), "isnan": ("uno", 1),
+               "isinf": ("inf", 1), "isfinite": ("finite", 1), "isnormal": ("normal", 1),
+               "signbit": ("sign", 1)}
+
+# Smallest normal magnitude (np.finfo(...).tiny) and infinity, as LLVM's hexadecimal
+# double constants, per float width.
+_TINY = {16: "0x3F10000000000000", 32: "0x3810000000000000", 64: "0x0010000000000000"}
+_INF = "0x7FF0000000000000"
+
+
+def _relational_body(base, t, ret, bits):
+    """IR body (arguments %a0, %a1, result type ret) of a relational built-in: a scalar
+    returns 1 for true, a vector -1 in each true element (OpenCL C 6.15.6)."""
+    test = _RELATIONAL[base][0]
+    vector = t.startswith("<")
+    elem = re.sub(r"<\d+ x (\w+)>", r"\1", t)
+
+    def const(v, negative=False):
+        if negative:     # the same double with its sign bit set
+            v = f"0x{int(v, 16) | 1 << 63:016X}"
+        return f"splat ({elem} {v})" if vector else v
+    b = bool_type(t)
+    if test == "sign":
+        it = re.sub(r"half|float|double", f"i{bits}", t)
+        lines = [f"  %i = bitcast {t} %a0 to {it}", f"  %holds = icmp slt {it} %i, zeroinitializer"]
+    elif test == "inf":
+        lines = [f"  %p = fcmp oeq {t} %a0, {const(_INF)}", f"  %n = fcmp oeq {t} %a0, {const(_INF, True)}",
+                 f"  %holds = or {b} %p, %n"]
+    elif test in ("finite", "normal"):
+        lines = [f"  %p = fcmp one {t} %a0, {const(_INF)}", f"  %n = fcmp one {t} %a0, {const(_INF, True)}",
+                 f"  %f = and {b} %p, %n"]
+        if test == "finite":
+            lines.append(f"  %holds = or {b} %f, %f")
+        else:
+            tiny = _TINY[bits]
+            lines += [f"  %big = fcmp oge {t} %a0, {const(tiny)}", f"  %neg = fcmp ole {t} %a0, {const(tiny, True)}",
+                      f"  %m = or {b} %big, %neg", f"  %holds = and {b} %f, %m"]
+    else:
+        second = "%a1" if _RELATIONAL[base][1] == 2 else "%a0"
+        lines = [f"  %holds = fcmp {test} {t} %a0, {second}"]
+    widen = "sext" if vector else "zext"
+    return "\n".join(lines + [f"  %r = {widen} {b} %holds to {ret}", f"  ret {ret} %r"])
 
 
 # OpenCL C 3.0 6.15.3 integer functions with an exact LLVM form: name -> arity.

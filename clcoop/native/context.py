@@ -23,6 +23,13 @@ FAULT_READ, FAULT_WRITE, FAULT_ATOMIC, FAULT_READONLY, FAULT_MISALIGNED, FAULT_D
     FAULT_LIMIT, FAULT_UNREACHABLE, FAULT_FREED, FAULT_BARRIER, FAULT_COOP = range(1, 12)
 
 BARRIERS = ("barrier", "work_group_barrier")
-ATOMIC_FUNCTIONS = {f"{prefix}_{op}" for prefix in ("atomic", "atom")
-                    for op in ("add", "sub", "xchg", "min", "max", "and", "or", "xor", "inc", "dec",
-                               "cmpxchg")}
+LEGACY_ATOMIC_FUNCTIONS = {f"{prefix}_{op}" for prefix in ("atomic", "atom")
+                           for op in ("add", "sub", "xchg", "min", "max", "and", "or", "xor", "inc",
+                                      "dec", "cmpxchg")}
+# OpenCL C 2.0 atomics (OpenCL C 3.0 6.15.12.7), each with an _explicit form.
+C11_ATOMIC_FUNCTIONS = {f"atomic_{op}{suffix}" for suffix in ("", "_explicit")
+                        for op in ("fetch_add", "fetch_sub", "fetch_min", "fetch_max", "fetch_and",
+                                   "fetch_or", "fetch_xor", "exchange", "load", "store",
+                                   "compare_exchange_strong", "compare_exchange_weak",
+                                   "flag_test_and_set", "flag_clear")} | {"atomic_init"}
+ATOMIC_FUNCTIONS = LEGACY_ATOMIC_FUNCTIONS | C11_ATOMIC_FUNCTIONS
