@@ -3,6 +3,7 @@ built-ins (6.15.12), applied lane by lane in lane (= work-item) order."""
 import numpy as np
 
 from clcoop.errors import IRError
+from clcoop.interp import float_order
 from clcoop.interp.demangle import pointee_type
 from clcoop.interp.lanes import active_lanes, active_operands, bcast, expand_lanes
 from clcoop.interp.loader import Ty
@@ -61,7 +62,7 @@ def _rmw(op, old, v, compare):
         return ~(old & v)
     if op in ("max", "min", "fmax", "fmin"):
         if old.dtype.kind == "f":      # LLVM maxnum/minnum, cl_ext_float_atomics: NaN loses
-            return np.fmax(old, v) if "max" in op else np.fmin(old, v)
+            return float_order.fmax(old, v) if "max" in op else float_order.fmin(old, v)
         return np.maximum(old, v) if "max" in op else np.minimum(old, v)
     if op in ("umax", "umin"):
         udt = UINT_DTYPES[old.dtype.itemsize * 8]

@@ -3,6 +3,7 @@ import re
 
 import numpy as np
 
+from clcoop.interp import float_order
 from clcoop.interp.lanes import active_operands
 from clcoop.errors import IRError
 from clcoop.interp.coopmat2 import to_bfloat16
@@ -193,8 +194,9 @@ def _reduce_vec(op):
 _INTRINSIC_FNS = {
     "fmuladd": _fmuladd, "fma": _fma, "is.fpclass": _is_fpclass, "fabs": np.abs, "sqrt": np.sqrt, "floor": np.floor,
     "ceil": np.ceil, "trunc": np.trunc, "rint": np.rint, "nearbyint": np.rint,
-    "round": round_half_away, "roundeven": np.rint, "minnum": np.fmin, "maxnum": np.fmax,
-    "minimum": np.minimum, "maximum": np.maximum, "minimumnum": np.fmin, "maximumnum": np.fmax,
+    "round": round_half_away, "roundeven": np.rint, "minnum": float_order.fmin, "maxnum": float_order.fmax,
+    "minimum": float_order.minimum, "maximum": float_order.maximum, "minimumnum": float_order.fmin,
+    "maximumnum": float_order.fmax,
     "copysign": np.copysign, "exp": np.exp, "exp2": np.exp2, "exp10": lambda x: np.power(10.0, x).astype(np.asarray(x).dtype),
     "log": np.log, "log2": np.log2, "log10": np.log10, "pow": np.power,
     "powi": lambda x, n: np.power(x, np.asarray(n).astype(np.asarray(x).dtype)),

@@ -12,7 +12,7 @@ import re
 import numpy as np
 
 from clcoop.errors import IRError
-from clcoop.interp import printf
+from clcoop.interp import float_order, printf
 from clcoop.interp.atomics import add_atomic_builtins, check_enums, enum_checks
 from clcoop.interp.demangle import demangle, pointee_type, signed_param  # noqa: F401 (demangle: native/codegen)
 from clcoop.interp.intrinsics import (clz, ctz, exact_int, popcount, resolve_intrinsic,
@@ -28,13 +28,30 @@ def _elementwise(fn, unsigned_args=False, float_result=False):
     def make(base, params, arg_types, ret_ty):
         out = scalar_dtype(ret_ty)
         uns = unsigned_args and not signed_param(params, 0)
+        splat = _scalar_operands_of_vector_call(arg_types, ret_ty)
 
         def h(ex, args, bmask, full, ins):
             with np.errstate(all="ignore"):
                 a = [(as_unsigned(x) if uns else np.asarray(x)) for x in args]
-                return np.asarray(fn(*a)).astype(out)
+                return np.asarray(fn(*_splat(a, splat))).astype(out)
         return h
     return make
+
+
+def _scalar_operands_of_vector_call(arg_types, ret_ty):
+    """Indices of the scalar operands of a built-in returning a vector (max(float4, float),
+    clamp(int4, int, int), ldexp(float4, int): OpenCL C 3.0 6.15's sgentype overloads)."""
+    if ret_ty.kind != "vec":
+        return ()
+    return tuple(k for k, t in enumerate(arg_types) if t.kind != "vec")
+
+
+def _splat(args, scalar_operands):
+    """A scalar operand's lane values (shape (lanes,)) against the vectors' (lanes, n)."""
+    for k in scalar_operands:
+        if args[k].ndim == 1:
+            args[k] = args[k][:, None]
+    return args
 
 
 def _float_fn(fn):
@@ -327,6 +344,10 @@ def _vstore(n, half=False):
 # ============================================================================ math
 
 def _clamp(x, lo, hi):
+    x = np.asarray(x)
+    if x.dtype.kind == "f":
+        # OpenCL C 3.0 6.15.4: fmin(fmax(x, minval), maxval) (a NaN x gives minval).
+        return float_order.fmin(float_order.fmax(x, lo), hi)
     return np.minimum(np.maximum(x, lo), hi)
 
 
@@ -385,7 +406,7 @@ _FLOAT_MATH = {
     "acosh": np.arccosh, "atanh": np.arctanh, "cbrt": np.cbrt, "floor": np.floor,
     "ceil": np.ceil, "trunc": np.trunc, "rint": np.rint, "round": round_half_away,
     "atan2": np.arctan2, "pow": np.power, "powr": np.power, "fmod": np.fmod,
-    "hypot": np.hypot, "copysign": np.copysign, "fmin": np.fmin, "fmax": np.fmax,
+    "hypot": np.hypot, "copysign": np.copysign, "fmin": float_order.fmin, "fmax": float_order.fmax,
     "fdim": lambda x, y: np.where(x > y, x - y, 0 * x), "fma": lambda a, b, c: a * b + c,
     "mad": lambda a, b, c: a * b + c, "pown": lambda x, n: np.power(x, n.astype(np.asarray(x).dtype)),
     "rootn": lambda x, n: np.power(x, 1.0 / n), "recip": lambda x: 1 / x,
@@ -406,8 +427,8 @@ _FLOAT_MATH = {
     "atan2pi": lambda y, x: np.arctan2(y, x) / np.pi,
     "erf": lambda x: _py_math("erf", x), "erfc": lambda x: _py_math("erfc", x),
     "tgamma": lambda x: _py_math("gamma", x), "lgamma": lambda x: _py_math("lgamma", x),
-    "maxmag": lambda x, y: np.where(np.abs(x) > np.abs(y), x, np.where(np.abs(y) > np.abs(x), y, np.fmax(x, y))),
-    "minmag": lambda x, y: np.where(np.abs(x) < np.abs(y), x, np.where(np.abs(y) < np.abs(x), y, np.fmin(x, y))),
+    "maxmag": lambda x, y: np.where(np.abs(x) > np.abs(y), x, np.where(np.abs(y) > np.abs(x), y, float_order.fmax(x, y))),
+    "minmag": lambda x, y: np.where(np.abs(x) < np.abs(y), x, np.where(np.abs(y) < np.abs(x), y, float_order.fmin(x, y))),
 }
 
 
@@ -468,11 +489,12 @@ def _min_max(fn):
     def make(base, params, arg_types, ret_ty):
         out = scalar_dtype(ret_ty)
         uns = not signed_param(params, 0)
+        splat = _scalar_operands_of_vector_call(arg_types, ret_ty)
 
         def h(ex, args, bmask, full, ins):
-            a = [(as_unsigned(x) if uns else np.asarray(x)) for x in args]
+            a = _splat([(as_unsigned(x) if uns else np.asarray(x)) for x in args], splat)
             if out.kind == "f" and base in ("min", "max"):
-                f = np.fmin if base == "min" else np.fmax
+                f = float_order.fmin if base == "min" else float_order.fmax
                 return f(a[0], a[1]).astype(out)
             return fn(*a).astype(out)
         return h

@@ -8,6 +8,7 @@ docs/native.md describes the execution model, the safety checks and the fallback
 - builtin_ir.py: native definitions of the OpenCL built-ins.
 - runtime_ir.py: the checks, fault recording and coroutine IR every module shares.
 - drivers.py: per-kernel drivers (work-group loop, work-item loop, barrier coroutines).
+- atomic_calls.py: the atomic built-ins (OpenCL 1.x and C 2.0).
 - coop_calls.py: cooperative-matrix calls (components per work-item, sub-group rendezvous).
 - coop_ir.py: the cooperative-matrix mul-add routine.
 - jit.py: llvmlite engines and their lifetime.

@@ -25,7 +25,9 @@ def exact_builtin(name, base, mparams, ret, params):
     args = ", ".join(f"{t} %a{i}" for i, t in enumerate(params))
     head = f"define internal {ret} {gquote(name)}(ptr %c, {args}) alwaysinline {{"
     if base in ("min", "max", "clamp", "abs") and scalar[0] == "int":
-        if any(p != first for p in mparams) or any(t != params[0] for t in params):
+        # max(int4, int), clamp(int4, int, int): the scalar operands are splat.
+        if any(p not in (first, scalar) for p in mparams) or params[0] != ret or \
+                any(t not in (ret, _element(ret)) for t in params):
             return None
         sign = "s" if scalar[2] else "u"
         suffix = intrinsic_suffix(params[0])
@@ -34,25 +36,22 @@ def exact_builtin(name, base, mparams, ret, params):
                 return f"{head}\n  ret {ret} %a0\n}}"
             return (f"{head}\n  %r = call {ret} @llvm.abs.{suffix}({ret} %a0, i1 false)\n"
                     f"  ret {ret} %r\n}}")
+        lines, a = _splat_operands(ret, params)
         if base == "clamp":
-            return (f"{head}\n  %m = call {ret} @llvm.{sign}max.{suffix}({ret} %a0, {ret} %a1)\n"
-                    f"  %r = call {ret} @llvm.{sign}min.{suffix}({ret} %m, {ret} %a2)\n  ret {ret} %r\n}}")
-        return (f"{head}\n  %r = call {ret} @llvm.{sign}{base}.{suffix}({ret} %a0, {ret} %a1)\n"
-                f"  ret {ret} %r\n}}")
+            lines += [f"  %m = call {ret} @llvm.{sign}max.{suffix}({ret} {a[0]}, {ret} {a[1]})",
+                      f"  %r = call {ret} @llvm.{sign}min.{suffix}({ret} %m, {ret} {a[2]})"]
+        else:
+            lines.append(f"  %r = call {ret} @llvm.{sign}{base}.{suffix}({ret} {a[0]}, {ret} {a[1]})")
+        return "\n".join([head] + lines + [f"  ret {ret} %r", "}"])
     if base == "select" and len(params) == 3 and params[0] == params[1] == ret:
         # OpenCL C 6.15.6: scalar c != 0, vector: the most significant bit of each c.
         c_vec = params[2].startswith("<")
         zero = "zeroinitializer"
         cond = f"icmp slt {params[2]} %a2, {zero}" if c_vec else f"icmp ne {params[2]} %a2, {zero}"
         return f"{head}\n  %cond = {cond}\n  %r = select {bool_type(params[2])} %cond, {ret} %a1, {ret} %a0\n  ret {ret} %r\n}}"
-    if base in ("fmax", "fmin") and scalar[0] == "float" and len(params) == 2 and params[0] == params[1] == ret:
-        # As NumPy's fmax/fmin (the interpreter): NaN a -> b; NaN b -> a; ties -> a.
-        order = "oge" if base == "fmax" else "ole"
-        b1 = bool_type(ret)
-        return (f"{head}\n  %an = fcmp uno {ret} %a0, %a0\n  %bn = fcmp uno {ret} %a1, %a1\n"
-                f"  %keep = fcmp {order} {ret} %a0, %a1\n  %t = select {b1} %keep, {ret} %a0, {ret} %a1\n"
-                f"  %u = select {b1} %bn, {ret} %a0, {ret} %t\n  %r = select {b1} %an, {ret} %a1, {ret} %u\n"
-                f"  ret {ret} %r\n}}")
+    if base in _FLOAT_ORDER and scalar[0] == "float" and len(params) == _FLOAT_ORDER[base] and \
+            params[0] == ret and all(t in (ret, _element(ret)) for t in params):
+        return f"{head}\n{_float_order_body(base, ret, params)}\n}}"
     if base in _RELATIONAL and scalar[0] == "float" and len(params) == _RELATIONAL[base][1] and \
             all(t == params[0] for t in params):
         return f"{head}\n{_relational_body(base, params[0], ret, scalar[1])}\n}}"
@@ -78,6 +77,61 @@ def exact_builtin(name, base, mparams, ret, params):
     return None
 
 
+# Float built-ins computed with interp/float_order.py's selects (-0.0 < +0.0; fmax/fmin/
+# max/min: a NaN operand loses) or, for mad, as the interpreter's a * b + c: name -> arity.
+# A scalar operand of a vector overload (max(float4, float)) is splat.
+_FLOAT_ORDER = {"fmax": 2, "fmin": 2, "max": 2, "min": 2, "clamp": 3, "mad": 3}
+
+
+def _element(t):
+    return re.sub(r"<\d+ x (\w+)>", r"\1", t)
+
+
+def float_order_lines(kind, t, a, b, out):
+    """IR lines out = fmax(a, b) ("max") or fmin(a, b) ("min") of type t, as
+    interp/float_order.py: the first operand when it is larger (smaller), when both are
+    equal and it is +0.0 (-0.0) or anything not a zero, or when the second is a NaN."""
+    b1 = bool_type(t)
+    it = re.sub(r"half|float|double", lambda m: {"half": "i16", "float": "i32", "double": "i64"}[m.group()], t)
+    true = "splat (i1 true)" if t.startswith("<") else "true"
+    order = "ogt" if kind == "max" else "olt"
+    lines = [f"  {out}.wins = fcmp {order} {t} {a}, {b}", f"  {out}.eq = fcmp oeq {t} {a}, {b}",
+             f"  {out}.bits = bitcast {t} {a} to {it}", f"  {out}.neg = icmp slt {it} {out}.bits, zeroinitializer"]
+    if kind == "max":
+        lines.append(f"  {out}.sign = xor {b1} {out}.neg, {true}")
+    else:
+        lines.append(f"  {out}.sign = or {b1} {out}.neg, {out}.neg")
+    return lines + [f"  {out}.tie = and {b1} {out}.eq, {out}.sign", f"  {out}.nan = fcmp uno {t} {b}, {b}",
+                    f"  {out}.k = or {b1} {out}.wins, {out}.tie", f"  {out}.keep = or {b1} {out}.k, {out}.nan",
+                    f"  {out} = select {b1} {out}.keep, {t} {a}, {t} {b}"]
+
+
+def _splat_operands(t, params):
+    """(IR lines, operand names) of a built-in's arguments %a0.. as values of type t: a
+    scalar argument of a vector overload is splat."""
+    lines, args = [], []
+    for i, p in enumerate(params):
+        if p == t:
+            args.append(f"%a{i}")
+            continue
+        n = re.match(r"<(\d+) x", t).group(1)
+        lines += [f"  %s{i}.0 = insertelement {t} poison, {p} %a{i}, i64 0",
+                  f"  %s{i} = shufflevector {t} %s{i}.0, {t} poison, <{n} x i32> zeroinitializer"]
+        args.append(f"%s{i}")
+    return lines, args
+
+
+def _float_order_body(base, t, params):
+    lines, args = _splat_operands(t, params)
+    if base == "mad":
+        lines += [f"  %ab = fmul {t} {args[0]}, {args[1]}", f"  %r = fadd {t} %ab, {args[2]}"]
+    elif base == "clamp":     # OpenCL C 3.0 6.15.4: fmin(fmax(x, minval), maxval)
+        lines += float_order_lines("max", t, args[0], args[1], "%lo") + float_order_lines("min", t, "%lo", args[2], "%r")
+    else:
+        lines += float_order_lines(base.removeprefix("f"), t, args[0], args[1], "%r")
+    return "\n".join(lines + [f"  ret {t} %r"])
+
+
 # OpenCL C 3.0 6.15.6 relational functions of floats: name -> (fcmp predicate, or the
 # test's name, arity). NumPy's comparisons in the interpreter are IEEE's: a NaN operand makes
 # every ordered predicate false and not_equal true ("une").
@@ -98,7 +152,7 @@ def _relational_body(base, t, ret, bits):
     returns 1 for true, a vector -1 in each true element (OpenCL C 6.15.6)."""
     test = _RELATIONAL[base][0]
     vector = t.startswith("<")
-    elem = re.sub(r"<\d+ x (\w+)>", r"\1", t)
+    elem = _element(t)
 
     def const(v, negative=False):
         if negative:     # the same double with its sign bit set
@@ -183,7 +237,7 @@ def _integer_builtin_body(base, t, bits, signed):
 
 
 def type_bits(t):
-    elem = re.sub(r"<\d+ x (\w+)>", r"\1", t)
+    elem = _element(t)
     return {"half": 16, "float": 32, "double": 64}.get(elem) or int(elem[1:])
 
 

@@ -19,14 +19,13 @@ import re
 
 from clcoop import coop_names, coopmat_spec
 from clcoop.interp.loader import parse_type_text
-from clcoop.interp.atomics import enum_checks
 from clcoop.interp.demangle import demangle
 from clcoop.interp.scalars import scalar_dtype
 from clcoop.interp.source_map import read_debug_info
-from clcoop.native import coop_calls, local_memory, support
+from clcoop.native import atomic_calls, coop_calls, local_memory, support
 from clcoop.native.builtin_ir import (bool_type, elem_size, exact_builtin, intrinsic_suffix, intrinsics_in,
                                      params_of, store_size, type_suffix, workitem_definition)
-from clcoop.native.context import (ATOMIC_FUNCTIONS, C11_ATOMIC_FUNCTIONS, BARRIERS, CTX, FAULT_ATOMIC, FAULT_DIVZERO, FAULT_READ,
+from clcoop.native.context import (ATOMIC_FUNCTIONS, BARRIERS, CTX, FAULT_ATOMIC, FAULT_DIVZERO, FAULT_READ,
                                    FAULT_UNREACHABLE, FAULT_WRITE, MAX_STACK_BYTES, SCRATCH_BYTES)
 from clcoop.native.drivers import coroutine_driver, plain_driver
 from clcoop.native.irtext import (clean_ir, gquote, quote, ref, replace_first, replace_last,
@@ -80,24 +79,6 @@ class NativeModule:
         # Arena offset of each private array -> (its name as the interpreter gives it, its
         # size): a fault's region code names it (runtime_ir.py, __clcoop_fault_in).
         self.private_names = {}
-
-
-def _cx_back_definition(it, size):
-    """A failed compare-exchange writes the value seen back to *expected: checked, and done,
-    only then (the pointer's region found by __clcoop_chk_any, as for a pointer of unknown
-    origin)."""
-    return f"""
-define internal void @__clcoop_cx_back.{it}(ptr %c, i1 %ok, ptr %p, {it} %v, i32 %site) alwaysinline {{
-entry:
-  br i1 %ok, label %done, label %back
-back:
-  %q = call ptr @__clcoop_chk_any(ptr %c, ptr %p, ptr %p, i64 {size}, i64 {size}, i32 %site, i32 {FAULT_WRITE}, i1 true)
-  store {it} %v, ptr %q, align {size}
-  br label %done
-done:
-  ret void
-}}
-"""
 
 
 def generate(module, kernel_names, subgroup_size=None, fast_path=None):
@@ -849,7 +830,7 @@ class _FunctionGen:
         if f.is_declaration and re.fullmatch(r"v(load|store)(2|3|4|8|16)", demangle(name)[0]):
             return self.vector_memory(ins, ops, *demangle(name))
         if f.is_declaration and demangle(name)[0] in ATOMIC_FUNCTIONS:
-            return self.atomic_function(ins, ops, *demangle(name))
+            return atomic_calls.emit(self, ins, ops, *demangle(name))
         if f.is_declaration:
             target = self.mg.builtin(f)
         else:
@@ -884,142 +865,6 @@ class _FunctionGen:
             self.lines.append(f"  {quote(ins.name)} = load {vt}, ptr {r}, align {esize}")
         else:
             self.lines.append(f"  store {typed(ops[0])}, ptr {r}, align {esize}")
-        return None
-
-    def atomic_function(self, ins, ops, base, params):
-        """OpenCL 1.x atomic_<op> / atom_<op> (OpenCL C 3.0 6.15.12.x legacy): one LLVM
-        atomic instruction on the checked pointer, sequentially consistent."""
-        if base in C11_ATOMIC_FUNCTIONS:
-            return self.c11_atomic(ins, ops, base, params)
-        op = base.split("_", 1)[1]
-        t = self.ty(str(ins.type))
-        size = store_size(t, self.layout)
-        signed = True
-        if params and params[0][0] == "ptr" and isinstance(params[0][2], tuple):
-            pointee = params[0][2]
-            signed = pointee[0] != "int" or pointee[2]
-        if t.kind != "int" and op != "xchg":
-            raise Unsupported(f"the built-in '{base}' on {t}")
-        ptr = self.check(ins, ops[0], size, size, "atomic", True)
-        out = quote(ins.name)
-        if op == "cmpxchg":
-            pair = self.fresh("cx")
-            self.lines.append(f"  {pair} = cmpxchg {ptr}, {typed(ops[1])}, {typed(ops[2])} seq_cst seq_cst")
-            self.lines.append(f"  {out} = extractvalue {{ {t}, i1 }} {pair}, 0")
-            return None
-        rmw = {"inc": "add", "dec": "sub"}.get(op, op)
-        if rmw in ("min", "max") and not signed:
-            rmw = "u" + rmw
-        value = f"{t} 1" if op in ("inc", "dec") else typed(ops[1])
-        self.lines.append(f"  {out} = atomicrmw {rmw} {ptr}, {value} seq_cst")
-        return None
-
-    def c11_atomic(self, ins, ops, base, params):
-        """OpenCL C 2.0 atomics (OpenCL C 3.0 6.15.12.7): one sequentially consistent LLVM
-        atomic on the checked pointer, whatever order and scope are asked (the strongest;
-        the interpreter ignores them too, clcoop/interp/atomics.py). Loads and stores are
-        checked as the interpreter's reads and writes, the rest as atomics."""
-        op = base.removeprefix("atomic_").removesuffix("_explicit")
-        out = quote(ins.name)
-        self._constant_orders(ops, base, params)
-        if op == "flag_test_and_set":
-            ptr = self.check(ins, ops[0], 4, 4, "atomic", True)
-            old = self.fresh("fl")
-            self.lines.append(f"  {old} = atomicrmw xchg {ptr}, i32 1 seq_cst")
-            self._bool_result(out, str(ins.type), f"icmp ne i32 {old}, 0")
-            return None
-        if op == "flag_clear":
-            ptr = self.check(ins, ops[0], 4, 4, "write", True)
-            self.lines.append(f"  store atomic i32 0, {ptr} seq_cst, align 4")
-            return None
-        if op == "load":
-            t = self.ty(str(ins.type))
-            size = self._atomic_size(t, base)
-            ptr = self.check(ins, ops[0], size, size, "read", False)
-            self.lines.append(f"  {out} = load atomic {t}, {ptr} seq_cst, align {size}")
-            return None
-        if op in ("store", "init"):
-            t = self.ty(str(ops[1].type))
-            size = self._atomic_size(t, base)
-            ptr = self.check(ins, ops[0], size, size, "write", True)
-            self.lines.append(f"  store atomic {typed(ops[1])}, {ptr} seq_cst, align {size}")
-            return None
-        if op.startswith("compare_exchange"):
-            return self._compare_exchange(ins, ops, base)
-        t = self.ty(str(ins.type))
-        size = self._atomic_size(t, base)
-        rmw = "xchg" if op == "exchange" else op.removeprefix("fetch_")
-        if t.kind == "float":
-            # cl_ext_float_atomics: add and sub round as the interpreter's; min/max are
-            # LLVM's maxnum, which may return either zero of a pair (+0, -0) where NumPy's
-            # fmax does not.
-            if rmw not in ("add", "sub", "xchg"):
-                raise Unsupported(f"the built-in '{base}' on {t}")
-            rmw = {"add": "fadd", "sub": "fsub"}.get(rmw, rmw)
-        elif rmw in ("min", "max") and params and params[0][0] == "ptr" and \
-                isinstance(params[0][2], tuple) and params[0][2][0] == "int" and not params[0][2][2]:
-            rmw = "u" + rmw
-        ptr = self.check(ins, ops[0], size, size, "atomic", True)
-        self.lines.append(f"  {out} = atomicrmw {rmw} {ptr}, {typed(ops[1])} seq_cst")
-        return None
-
-    def _constant_orders(self, ops, base, params):
-        """The memory_order / memory_scope arguments must be constants the interpreter
-        accepts (interp/atomics.py, enum_checks): it faults on the others, with its words;
-        such a kernel runs there."""
-        for k, kind, allowed, _ in enum_checks(base, params):
-            value = ref(ops[k])
-            if not (ops[k].is_constant and re.fullmatch(r"-?\d+", value)):
-                raise Unsupported(f"the built-in '{base}' with a {kind} that is not a constant "
-                                  f"(the interpreter checks its value at run time)")
-            if int(value) not in allowed:
-                raise Unsupported(f"the built-in '{base}' with the invalid {kind} {value} (the "
-                                  f"interpreter reports it as a fault)")
-
-    def _atomic_size(self, t, base):
-        if t.kind not in ("int", "float"):
-            raise Unsupported(f"the built-in '{base}' on {t}")
-        return store_size(t, self.layout)
-
-    def _bool_result(self, out, ret, condition):
-        """out = condition (the text of an i1 instruction) as the call's boolean return type
-        (i1 from clcoop and clang; anything wider is zero-extended)."""
-        if ret == "i1":
-            self.lines.append(f"  {out} = {condition}")
-            return
-        bit = self.fresh("b")
-        self.lines += [f"  {bit} = {condition}", f"  {out} = zext i1 {bit} to {ret}"]
-
-    def _compare_exchange(self, ins, ops, base):
-        """atomic_compare_exchange_{strong,weak}(object, expected, desired, ...): compares
-        the object's bits with *expected's (floats too: -0.0 differs from 0.0, a NaN matches
-        itself, as the interpreter's same_bits); equal: stores desired and returns true;
-        else writes the value seen to *expected (checked only then) and returns false. Weak
-        never fails spuriously, as in the interpreter."""
-        t = self.ty(str(ops[2].type))
-        size = self._atomic_size(t, base)
-        it = f"i{size * 8}"
-        expected = self.check(ins, ops[1], size, size, "read", False)
-        seen = self.fresh("ce")
-        self.lines.append(f"  {seen} = load {it}, {expected}, align {size}")
-        desired = ref(ops[2])
-        if t.kind == "float":
-            desired = self.fresh("cd")
-            self.lines.append(f"  {desired} = bitcast {typed(ops[2])} to {it}")
-        obj = self.check(ins, ops[0], size, size, "atomic", True)
-        pair = self.fresh("cx")
-        self.lines += [f"  {pair} = cmpxchg {obj}, {it} {seen}, {it} {desired} seq_cst seq_cst",
-                       f"  {pair}.old = extractvalue {{ {it}, i1 }} {pair}, 0",
-                       f"  {pair}.ok = extractvalue {{ {it}, i1 }} {pair}, 1"]
-        raw = self.fresh("cp")
-        pty = str(ops[1].type)
-        self.lines.append(f"  {raw} = getelementptr i8, {typed(ops[1])}, i64 0" if pty == "ptr"
-                          else f"  {raw} = addrspacecast {typed(ops[1])} to ptr")
-        site = self.site(ins, "write", size)
-        self.mg.builtin_defs.setdefault(f"__clcoop_cx_back.{it}", _cx_back_definition(it, size))
-        self.lines.append(f"  call void @__clcoop_cx_back.{it}(ptr %__ctx, i1 {pair}.ok, ptr {raw}, "
-                          f"{it} {pair}.old, i32 {site})")
-        self._bool_result(quote(ins.name), str(ins.type), f"icmp ne i1 {pair}.ok, false")
         return None
 
     def _has_rendezvous(self):
