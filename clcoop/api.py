@@ -225,7 +225,8 @@ class Kernel:
         one the kernel's native build does not take (runtime.WorkItemPathUnavailable): the
         caller runs it in the interpreter; nothing ran on the caller's arrays."""
         program = self.program
-        key = launch_key(global_size, local_size, args, subgroup_size, instruction_limit, global_offset)
+        key = launch_key(global_size, local_size, args, subgroup_size, instruction_limit, global_offset,
+                         LocalMemory)
         entry = program._launches.take(self.name, key) if key is not None else None
         if entry is None:
             def in_place(nd, launch_args, written, keys):
@@ -514,7 +515,6 @@ def _convert_args(module, info, args, memory, written, private_buffers=None, in_
     for i, (arg, (pname, ptype)) in enumerate(zip(args, info.params)):
         name = pname or f"arg{i}"
         type_name = info.arg_types[i] if i < len(info.arg_types) else str(ptype)
-        qual = info.arg_qualifiers[i] if i < len(info.arg_qualifiers) else ""
         space = ptype.addrspace if ptype.kind == "ptr" else None
         where = f"argument {i} '{name}' of kernel '{info.name}' ({type_name})"
         if i in info.byval:

@@ -86,16 +86,20 @@ class LaunchCache:
                 self._private_buffers.give([(None, private) for _, private in gone.copies])
 
 
-def launch_key(global_size, local_size, args, subgroup_size, instruction_limit, global_offset):
+def launch_key(global_size, local_size, args, subgroup_size, instruction_limit, global_offset,
+               local_memory_type):
     """What a launch's preparation depends on, as one flat hashable tuple; None for a launch
     with an argument of a kind not listed here (it is prepared anew each time). Kept short:
-    it runs before every native launch."""
+    it runs before every native launch. local_memory_type: api.LocalMemory (a __local
+    argument: keyed by its size)."""
     parts = [_sizes_key(global_size), _sizes_key(local_size), _sizes_key(global_offset),
              _scalar_key(subgroup_size), _scalar_key(instruction_limit)]
     for arg in args:
         if type(arg) is np.ndarray:
             # flags.num: contiguity and writeability (api._map_buffer, _written_buffers).
             parts += (arg.__array_interface__["data"][0], arg.nbytes, arg.dtype, arg.flags.num)
+        elif isinstance(arg, local_memory_type):
+            parts.append(("local", arg.nbytes))
         else:
             parts.append(_scalar_key(arg))
     return None if any(part is _NO_KEY for part in parts) else tuple(parts)
@@ -111,8 +115,6 @@ def _scalar_key(value):
         return (type(value), value)
     if isinstance(value, (float, np.floating)):
         return (type(value), float(value).hex() if not math.isnan(value) else np.asarray(value).tobytes())
-    if isinstance(value, _local_memory_type()):
-        return ("local", value.nbytes)
     return _NO_KEY
 
 
@@ -121,8 +123,3 @@ def _sizes_key(sizes):
         parts = tuple(_scalar_key(x) for x in sizes)
         return _NO_KEY if any(part is _NO_KEY for part in parts) else parts
     return _scalar_key(sizes)
-
-
-def _local_memory_type():
-    from clcoop.api import LocalMemory
-    return LocalMemory

@@ -1,4 +1,6 @@
 """Lowering of expressions and lvalues (tast.Expr -> llvmlite values), as clang-22 emits them at -O0."""
+import math
+
 from llvmlite import ir
 
 from clcoop.frontend import constfold
@@ -7,6 +9,9 @@ from clcoop.frontend import types as T
 from clcoop.frontend.llvm_types import (FLOAT_TYPES, I1, I8, I32, I64, element_type, intrinsic_suffix,
                                         is_float_type,
                                         is_signed_int, ptr_type, scalar_ir)
+
+# Largest finite value of a float type, by width.
+_LARGEST_FINITE = {16: 65504.0, 32: 3.4028234663852886e38, 64: 1.7976931348623157e308}
 
 
 def is_volatile_access(e):
@@ -672,8 +677,12 @@ class ExpressionLowering:
         lo, hi = self.int_limits(dst_t)
         dty = self.value_type(dst_t)
         conv = (b.fptosi if is_signed_int(dst_t) else b.fptoui)(v, dty, name="conv")
-        too_low = b.fcmp_ordered("<=", v, self.splat_const(v.type, float(lo)))
-        too_high = b.fcmp_ordered(">=", v, self.splat_const(v.type, float(hi)))
+        # A limit beyond the source type's largest finite value (65535 for a half) is
+        # reached only by an infinity.
+        largest = _LARGEST_FINITE[element_type(src_t).bits]
+        low, high = (x if abs(x) <= largest else math.copysign(math.inf, x) for x in (float(lo), float(hi)))
+        too_low = b.fcmp_ordered("<=", v, self.splat_const(v.type, low))
+        too_high = b.fcmp_ordered(">=", v, self.splat_const(v.type, high))
         is_nan = b.fcmp_unordered("uno", v, v)
         r = b.select(too_low, self.splat_const(dty, lo), conv)
         r = b.select(too_high, self.splat_const(dty, hi), r)

@@ -668,6 +668,18 @@ def _convert(base, params, arg_types, ret_ty):
         if x.dtype.kind == "f":
             r = {"_rte": np.rint, "_rtp": np.ceil, "_rtn": np.floor}.get(rounding, np.trunc)(x)
             r = r.astype(np.float64)
+            if sat and out.itemsize == 8:
+                # The bounds of a 64-bit target are not doubles (2^63 - 1 rounds to 2^63,
+                # which would then overflow): saturate by comparison (OpenCL C 6.4.3.3).
+                # Bit patterns in int64 (the target's dtype here, signless as LLVM's i64).
+                if unsigned_target:
+                    big, small, hi, lo = r >= 2.0 ** 64, ~(r > 0), -1, 0      # NaN: small, 0
+                    inside = np.where(big | small, 0, r).astype(np.uint64).view(np.int64)
+                else:
+                    big, small = r >= 2.0 ** 63, r < -2.0 ** 63
+                    hi, lo = np.iinfo(np.int64).max, np.iinfo(np.int64).min
+                    inside = np.where(big | small | np.isnan(r), 0, r).astype(np.int64)
+                return np.where(big, hi, np.where(small, lo, inside)).astype(out)
             if sat:
                 info = _target_info(out, unsigned_target)
                 r = np.where(np.isnan(r), 0, np.clip(r, info[0], info[1]))

@@ -58,13 +58,15 @@ def exact_builtin(name, base, mparams, ret, params):
     if base in _INTEGER_BUILTINS and scalar[0] == "int" and all(p == first for p in mparams) \
             and all(t == params[0] for t in params) and len(params) == _INTEGER_BUILTINS[base]:
         return f"{head}\n{_integer_builtin_body(base, ret, scalar[1], scalar[2])}\n}}"
+    c = _TO_INT_RE.fullmatch(base)
+    if c and len(params) == 1 and (c.group(3) or scalar[0] == "float"):
+        unsigned = c.group(1).startswith("u")
+        return f"{head}\n{_to_int_body(params[0], ret, scalar, unsigned, bool(c.group(3)), c.group(4))}\n}}"
     m = _CONVERT_RE.fullmatch(base)
     if m and len(params) == 1:
         src, dst = params[0], ret
         src_float = scalar[0] == "float"
         dst_float = m.group(1) in ("float", "double", "half")
-        if src_float and not dst_float:
-            return None     # out-of-range float -> int differs between NumPy and LLVM
         sbits, dbits = type_bits(src), type_bits(dst)
         if src_float and dst_float:
             op = "fpext" if dbits > sbits else "fptrunc" if dbits < sbits else None
@@ -179,6 +181,66 @@ def _relational_body(base, t, ret, bits):
         lines = [f"  %holds = fcmp {test} {t} %a0, {second}"]
     widen = "sext" if vector else "zext"
     return "\n".join(lines + [f"  %r = {widen} {b} %holds to {ret}", f"  ret {ret} %r"])
+
+
+# Conversions to an integer type with saturation or a rounding mode (OpenCL C 3.0 6.4.3),
+# and every float -> integer one.
+_TO_INT_RE = re.compile(r"convert_(u?char|u?short|u?int|u?long)(\d*)(_sat)?(_rte|_rtz|_rtp|_rtn)?")
+
+
+def _float_suffix(t):
+    """llvm.<name>.<suffix> of a float type: f32, v4f32."""
+    bits = {"half": "f16", "float": "f32", "double": "f64"}
+    m = re.fullmatch(r"<(\d+) x (\w+)>", t)
+    return f"v{m.group(1)}{bits[m.group(2)]}" if m else bits[t]
+
+
+def _to_int_body(src, dst, scalar, unsigned, sat, rounding):
+    """IR body (argument %a0) of convert_<dst>[_sat][_rounding](src) as the interpreter
+    computes it (interp/ocl_builtins.py, _convert): integers saturate by clamping in 128
+    bits; floats are rounded (default: toward zero), then with _sat converted saturating
+    (NaN -> 0: LLVM's fpto[su]i.sat), without it through NumPy's steps: NaN and infinities
+    -> 0, a ulong's values from 2^63 less 2^64, to int64 with x86's value for the out of
+    range (INT64_MIN), then truncated."""
+    n = re.match(r"<(\d+) x", dst)
+    vec = (lambda e: f"<{n.group(1)} x {e}>") if n else (lambda e: e)
+    const = (lambda e, v: f"splat ({e} {v})") if n else (lambda e, v: v)
+    dbits = type_bits(dst)
+    lo, hi = (0, (1 << dbits) - 1) if unsigned else (-(1 << (dbits - 1)), (1 << (dbits - 1)) - 1)
+    if scalar[0] == "int":
+        if not sat:
+            sbits = type_bits(src)
+            op = "trunc" if dbits < sbits else ("sext" if scalar[2] else "zext") if dbits > sbits else None
+            return f"  %r = {op} {src} %a0 to {dst}\n  ret {dst} %r" if op else f"  ret {dst} %a0"
+        w = vec("i128")
+        sfx = intrinsic_suffix(w)
+        return "\n".join([f"  %w = {'sext' if scalar[2] else 'zext'} {src} %a0 to {w}",
+                          f"  %m = call {w} @llvm.smax.{sfx}({w} %w, {w} {const('i128', lo)})",
+                          f"  %c = call {w} @llvm.smin.{sfx}({w} %m, {w} {const('i128', hi)})",
+                          f"  %r = trunc {w} %c to {dst}", f"  ret {dst} %r"])
+    rnd = {"_rte": "roundeven", "_rtp": "ceil", "_rtn": "floor"}.get(rounding, "trunc")
+    lines = [f"  %x = call {src} @llvm.{rnd}.{_float_suffix(src)}({src} %a0)"]
+    if sat:
+        u = "u" if unsigned else "s"
+        return "\n".join(lines + [f"  %r = call {dst} @llvm.fpto{u}i.sat.{intrinsic_suffix(dst)}.{_float_suffix(src)}({src} %x)",
+                                  f"  ret {dst} %r"])
+    d, b1, i64 = vec("double"), vec("i1"), vec("i64")
+    two63, two64, inf = "0x43E0000000000000", "0x43F0000000000000", "0x7FF0000000000000"
+    lines.append(f"  %d = fpext {src} %x to {d}" if src != d else f"  %d = fadd {d} %x, {const('double', '-0.0')}")
+    lines += [f"  %p = fcmp one {d} %d, {const('double', inf)}", f"  %q = fcmp one {d} %d, {const('double', '0xFFF0000000000000')}",
+              f"  %fin = and {b1} %p, %q", f"  %z = select {b1} %fin, {d} %d, {d} zeroinitializer"]
+    z = "%z"
+    if unsigned and dbits == 64:
+        lines += [f"  %big = fcmp oge {d} %z, {const('double', two63)}", f"  %less = fsub {d} %z, {const('double', two64)}",
+                  f"  %z2 = select {b1} %big, {d} %less, {d} %z"]
+        z = "%z2"
+    lines += [f"  %below = fcmp olt {d} {z}, {const('double', two63)}",
+              f"  %above = fcmp oge {d} {z}, {const('double', '0xC3E0000000000000')}",
+              f"  %inr = and {b1} %below, %above", f"  %safe = select {b1} %inr, {d} {z}, {d} zeroinitializer",
+              f"  %i = fptosi {d} %safe to {i64}",
+              f"  %j = select {b1} %inr, {i64} %i, {i64} {const('i64', -(1 << 63))}"]
+    lines.append(f"  %r = trunc {i64} %j to {dst}" if dbits < 64 else f"  %r = add {i64} %j, {const('i64', 0)}")
+    return "\n".join(lines + [f"  ret {dst} %r"])
 
 
 # OpenCL C 3.0 6.15.3 integer functions with an exact LLVM form: name -> arity.

@@ -24,7 +24,7 @@ import re
 
 from clcoop.interp.demangle import demangle
 from clcoop.native.context import CTX, FAULT_READ, FAULT_WRITE
-from clcoop.native.builtin_ir import _CONVERT_RE, _INTEGER_BUILTINS, store_size
+from clcoop.native.builtin_ir import _CONVERT_RE, _INTEGER_BUILTINS, _RELATIONAL, _TO_INT_RE, store_size
 from clcoop.native.irtext import block_successors, clean_ir, quote
 from clcoop.native.support import EXACT_MATH, WORKITEM_FUNCTIONS, Unsupported
 
@@ -329,8 +329,9 @@ class MaskingMixin:
 def _pure_builtin(base):
     """Whether the built-in `base`, where compiled natively (builtin_ir.py, support.py),
     neither accesses memory nor faults: a masked-off lane may call it."""
-    return base in EXACT_MATH or base in _INTEGER_BUILTINS or _CONVERT_RE.fullmatch(base) is not None or \
-        base in ("min", "max", "clamp", "abs", "select", "fmin", "fmax")
+    return base in EXACT_MATH or base in _INTEGER_BUILTINS or base in _RELATIONAL or \
+        _CONVERT_RE.fullmatch(base) is not None or _TO_INT_RE.fullmatch(base) is not None or \
+        base in ("min", "max", "clamp", "abs", "select", "fmin", "fmax", "mad")
 
 
 def _type_suffix(t):

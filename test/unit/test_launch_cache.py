@@ -28,6 +28,10 @@ __kernel void k(__global const float *a, __global float *c, __global const int *
 }"""
 
 
+def key(*launch):
+    return launch_key(*launch, clcoop.LocalMemory)
+
+
 def _entries(prog):
     return list(prog._launches._entries.values())
 
@@ -69,21 +73,21 @@ def test_plus_and_minus_zero_are_different_scalars():
 
 def test_launch_keys_tell_apart_what_preparation_depends_on():
     a = np.zeros(16, np.float32)
-    base = launch_key(16, 16, (a,), None, 1000, None)
-    assert base == launch_key(16, 16, (a,), None, 1000, None)
+    base = key(16, 16, (a,), None, 1000, None)
+    assert base == key(16, 16, (a,), None, 1000, None)
     read_only = a.view()
     read_only.flags.writeable = False
-    assert launch_key(16, 16, (read_only,), None, 1000, None) != base          # writeable
-    assert launch_key(16, 16, (a.view(np.int32),), None, 1000, None) != base   # dtype
-    assert launch_key(16, 16, (a[:8],), None, 1000, None) != base              # size
-    assert launch_key(16, 16, (a[1:9],), None, 1000, None) != launch_key(16, 16, (a[:8],), None, 1000, None)
-    assert launch_key(16, 16, (a[::2],), None, 1000, None) != launch_key(16, 16, (a[:8],), None, 1000, None)
-    assert launch_key(16, 16, (True,), None, 1000, None) != launch_key(16, 16, (1,), None, 1000, None)
-    assert launch_key(16, 8, (a,), None, 1000, None) != base
-    assert launch_key(16, 16, (a,), None, 2000, None) != base
-    assert launch_key(16, 16, (a,), 8, 1000, None) != base
-    assert launch_key(16, 16, (a,), None, 1000, (16,)) != base
-    assert launch_key(16, 16, (object(),), None, 1000, None) is None           # not keyed
+    assert key(16, 16, (read_only,), None, 1000, None) != base          # writeable
+    assert key(16, 16, (a.view(np.int32),), None, 1000, None) != base   # dtype
+    assert key(16, 16, (a[:8],), None, 1000, None) != base              # size
+    assert key(16, 16, (a[1:9],), None, 1000, None) != key(16, 16, (a[:8],), None, 1000, None)
+    assert key(16, 16, (a[::2],), None, 1000, None) != key(16, 16, (a[:8],), None, 1000, None)
+    assert key(16, 16, (True,), None, 1000, None) != key(16, 16, (1,), None, 1000, None)
+    assert key(16, 8, (a,), None, 1000, None) != base
+    assert key(16, 16, (a,), None, 2000, None) != base
+    assert key(16, 16, (a,), 8, 1000, None) != base
+    assert key(16, 16, (a,), None, 1000, (16,)) != base
+    assert key(16, 16, (object(),), None, 1000, None) is None           # not keyed
 
 
 def test_a_read_only_view_of_the_same_memory_is_refused_not_run_with_the_writable_plan():
