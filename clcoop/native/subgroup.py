@@ -32,7 +32,8 @@ from clcoop.native.codegen import _FunctionGen
 from clcoop.native.masking import MaskingMixin, find_hammocks
 from clcoop.native.regions import DIVISIONS, MAX_MASKED_LINES, RegionMixin, find_regions
 from clcoop.native.context import ATOMIC_FUNCTIONS, CTX, CTX_SLOTS, FAULT_COOP
-from clcoop.native.drivers import argument_lines, coroutine_driver, group_head_lines, zero_local_lines
+from clcoop.native.drivers import argument_lines, coroutine_driver, group_head_lines, group_id_lines, one_dim_lines, \
+    zero_local_lines
 from clcoop.native.runtime_ir import CORO_EPILOGUE, CORO_PROLOGUE
 from clcoop.native.builtin_ir import store_size
 from clcoop.native.irtext import clean_ir, gquote, quote, ref
@@ -769,7 +770,7 @@ def subgroup_driver(plan, S, lane_contexts=True):
          "init.done:"]
     arg_lines, call_args = argument_lines(plan)
     L += arg_lines
-    for field in ("wg_size", "ngrp0", "ngrp1", "lsize0", "lsize1", "table", "table_count"):
+    for field in ("wg_size", "ngrp0", "ngrp1", "ngrp2", "lsize0", "lsize1", "table"):
         L += [f"  %t.{field}.p = getelementptr i64, ptr %ctx, i64 {CTX[field]}",
               f"  %t.{field} = load i64, ptr %t.{field}.p"]
     L += [f"  %abp.p = getelementptr i64, ptr %ctx, i64 {CTX['abort']}",
@@ -778,14 +779,14 @@ def subgroup_driver(plan, S, lane_contexts=True):
           "  %nextp = load ptr, ptr %nextp.p",
           "  %tab = inttoptr i64 %t.table to ptr",
           f"  %steps = getelementptr i64, ptr %ctx, i64 {CTX['steps']}",
-          "  %faultp = getelementptr i64, ptr %ctx, i64 0"] + group_head_lines("group.ids") + [
-          "group.ids:",
+          "  %faultp = getelementptr i64, ptr %ctx, i64 0",
+          *one_dim_lines("%t.ngrp1", "%t.ngrp2")] + group_head_lines("group.ids") + group_id_lines("group.ids", [
           # Cache-aware order: work-groups in bands of BAND groups along dimension 0, each
           # band walked row by row (a GEMM's B strips of a band stay in cache while all of
           # A passes once per band). Work-groups are independent (OpenCL C 3.0 3.2.2), and a
           # fault re-runs the launch in the usual order.
           "  %gxy = mul i64 %t.ngrp0, %t.ngrp1",
-          "  %gz = udiv i64 %g, %gxy",
+          "  %gz.n = udiv i64 %g, %gxy",
           "  %gr = urem i64 %g, %gxy",
           f"  %bsize = mul i64 %t.ngrp1, {BAND}",
           "  %band = udiv i64 %gr, %bsize",
@@ -794,13 +795,14 @@ def subgroup_driver(plan, S, lane_contexts=True):
           "  %bleft = sub i64 %t.ngrp0, %bx0",
           f"  %bshort = icmp ult i64 %bleft, {BAND}",
           f"  %bw = select i1 %bshort, i64 %bleft, i64 {BAND}",
-          "  %gy = udiv i64 %brem, %bw",
+          "  %gy.n = udiv i64 %brem, %bw",
           "  %gxo = urem i64 %brem, %bw",
-          "  %gx = add i64 %bx0, %gxo",
+          "  %gx.n = add i64 %bx0, %gxo"]) + [
           "  br label %gl",
           "gl:",
-          "  %gj = phi i64 [ 0, %group.ids ], [ %gj.next, %gl.body ]",
-          f"  %gj.more = icmp ult i64 %gj, {S}",
+          # The group ids of the lanes that read them: lane 0's only unless lane_contexts.
+          "  %gj = phi i64 [ 0, %group.ids.done ], [ %gj.next, %gl.body ]",
+          f"  %gj.more = icmp ult i64 %gj, {S if lane_contexts else 1}",
           "  br i1 %gj.more, label %gl.body, label %gz.pre",
           "gl.body:",
           f"  %gj.off = mul i64 %gj, {slot}",
@@ -809,7 +811,7 @@ def subgroup_driver(plan, S, lane_contexts=True):
         L += [f"  %gj.{field} = getelementptr i64, ptr %gj.c, i64 {CTX[field]}", f"  store i64 {v}, ptr %gj.{field}"]
     L += ["  %gj.next = add i64 %gj, 1",
           "  br label %gl",
-          "gz.pre:"] + zero_local_lines("%tab", "%t.table_count", "gz") + [
+          "gz.pre:"] + zero_local_lines("%tab", plan.local_rows, "gz") + [
           "  br label %sg",
           "sg:",
           "  %s = phi i64 [ 0, %gz.zdone ], [ %s.next, %sg.ok ]",
