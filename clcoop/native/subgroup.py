@@ -52,6 +52,8 @@ _FRESH = re.compile(r"__[a-z0-9]*?(\d+)(\.[\w.]*)?")
 WIDE_LANES = 64
 # Largest fast-path function (lines of IR) worth compiling.
 MAX_LINES = 20000
+# Largest function with lane-varying ifs compiled at WIDE_LANES (generate).
+MAX_WIDE_MASKED_LINES = 12000
 # Work-groups per band of the cache-aware order (subgroup_driver).
 BAND = 8
 # Strides above this could overflow the span computation: such launches take the fallback.
@@ -78,13 +80,20 @@ def generate(mg, plan, max_lanes=None):
         lanes = min(WIDE_LANES, max_lanes or WIDE_LANES)
     gen = _SubgroupGen(mg, f, True)
     function = gen.emit_subgroup(lanes)
-    # Lane-varying ifs (masking.py) cost compile time out of proportion at wide lanes (the
-    # stencil: 1.8 s at 64 lanes, 0.33 s at 16, the same run time): the subgroup's lanes.
-    # With barriers, the ifs stay at wide lanes: a coroutine switch per subgroup and
-    # barrier costs more than the compile time (the __local reduction: 1.6 -> 0.8 ms per
-    # launch at 64 lanes, compile 0.5 -> 0.7 s).
-    masked_cost = gen.regions or (gen.hammocks and not gen.coroutine)
-    if (function.count("\n") > MAX_LINES or masked_cost) and lanes > mg.subgroup_size:
+    # Lane-varying loops (regions.py): the subgroup's lanes. A masked loop runs as long as
+    # its slowest lane: trip counts equal within 16 lanes but not 64 made the 64-lane build
+    # 6x slower (4 -> 23 ms per launch; random ones, the bench's, 11 -> 8 ms).
+    # Lane-varying ifs (masking.py): wide while the function is at most
+    # MAX_WIDE_MASKED_LINES long. LLVM -O3 takes about 0.05 ms per line of them (19020
+    # lines: 0.9 s), and the wide build runs faster (one thread, 2^20 work-items, the builds
+    # interleaved: the bench's stencil, 3938 lines, compile 0.19 -> 0.33 s, run 2.1 -> 0.8
+    # ms; four ifs, 11067 lines, 0.38 -> 0.56 s, 4.6 -> 1.4 ms; an if uniform within 16
+    # lanes, not 64: 1.25 -> 1.05 ms). With barriers they stay wide at any length: a
+    # coroutine switch per subgroup and barrier costs more than the compile time (the
+    # __local reduction: 1.6 -> 0.8 ms per launch at 64 lanes).
+    lines = function.count("\n")
+    masked_cost = gen.regions or (gen.hammocks and not gen.coroutine and lines > MAX_WIDE_MASKED_LINES)
+    if (lines > MAX_LINES or masked_cost) and lanes > mg.subgroup_size:
         lanes = mg.subgroup_size
         gen = _SubgroupGen(mg, f, True)
         function = gen.emit_subgroup(lanes)

@@ -277,6 +277,25 @@ def test_long_kernels_fall_back_to_subgroup_lanes_then_to_work_items(monkeypatch
     assert "too many per-lane instructions" in plan.subgroup_reason
 
 
+def test_long_kernels_with_lane_varying_ifs_use_the_subgroups_lanes(monkeypatch):
+    """Past subgroup.MAX_WIDE_MASKED_LINES, a kernel with lane-varying ifs is built with the
+    subgroup's lanes instead of 64 (compile time of the masked copies); same results."""
+    from clcoop.native import subgroup
+    n = 1024
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal(n).astype(np.float32)
+    b = rng.standard_normal(n).astype(np.float32)
+    outs = {}
+    for limit in (10 ** 6, 100):
+        monkeypatch.setattr(subgroup, "MAX_WIDE_MASKED_LINES", limit)
+        prog, nat = native(STENCIL)
+        outs[nat.native.plans["k"].subgroup_lanes] = c = np.zeros(n, np.float32)
+        prog.k((n,), (128,), a, b, c)
+        assert nat.fast_launches == {"k": 1} and not nat.fast_reruns
+    assert set(outs) == {64, 16}
+    assert outs[64].tobytes() == outs[16].tobytes()
+
+
 COLUMN_GEMM = """
 #pragma OPENCL EXTENSION cl_khr_cooperative_matrix : enable
 #pragma OPENCL EXTENSION cl_khr_fp16 : enable
@@ -369,8 +388,8 @@ def test_lane_varying_if_takes_the_fast_path_with_masks():
     off, no fault, no re-run), unmasked elsewhere. Against NumPy and the interpreter."""
     prog, nat = native(STENCIL)
     assert nat.execution_mode("k") == "subgroup" and nat.native.plans["k"].subgroup_reason is None
-    # The subgroup's lanes, not 64 (compile time of the masked copy).
-    assert nat.native.plans["k"].subgroup_lanes == nat.subgroup_size
+    # 64 lanes: the masked copy is short enough (subgroup.MAX_WIDE_MASKED_LINES).
+    assert nat.native.plans["k"].subgroup_lanes == 64
     n = 1024
     rng = np.random.default_rng(4)
     a = rng.standard_normal(n).astype(np.float32)
