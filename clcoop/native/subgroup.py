@@ -759,14 +759,17 @@ def subgroup_driver(plan, S, lane_contexts=True):
     subgroup with S lane contexts (ids of each lane). A fault stops everything and is
     reported as fout[0] != 0: runtime.py then runs the launch on the per-work-item path."""
     slot = CTX_SLOTS * 8
+    # The lanes' contexts: lane 0's only when no other lane reads its own (the subgroup
+    # function then never dereferences the others).
+    contexts = S if lane_contexts else 1
     L = [f"define void {gquote(driver_name(plan.name))}(ptr %args, ptr %tmpl, i64 %first, i64 %count, "
          f"ptr %priv, ptr %fout) {{",
          "entry:",
-         f"  %ctx = alloca [{S * CTX_SLOTS} x i64], align 16",
+         f"  %ctx = alloca [{contexts * CTX_SLOTS} x i64], align 16",
          "  br label %init",
          "init:",
          "  %ij = phi i64 [ 0, %entry ], [ %ij.next, %init.body ]",
-         f"  %ij.more = icmp ult i64 %ij, {S}",
+         f"  %ij.more = icmp ult i64 %ij, {contexts}",
          "  br i1 %ij.more, label %init.body, label %init.done",
          "init.body:",
          f"  %ij.off = mul i64 %ij, {slot}",
@@ -809,9 +812,8 @@ def subgroup_driver(plan, S, lane_contexts=True):
           "  %gx.n = add i64 %bx0, %gxo"]) + [
           "  br label %gl",
           "gl:",
-          # The group ids of the lanes that read them: lane 0's only unless lane_contexts.
           "  %gj = phi i64 [ 0, %group.ids.done ], [ %gj.next, %gl.body ]",
-          f"  %gj.more = icmp ult i64 %gj, {S if lane_contexts else 1}",
+          f"  %gj.more = icmp ult i64 %gj, {contexts}",
           "  br i1 %gj.more, label %gl.body, label %gz.pre",
           "gl.body:",
           f"  %gj.off = mul i64 %gj, {slot}",
@@ -836,7 +838,7 @@ def subgroup_driver(plan, S, lane_contexts=True):
           "  br label %lanes",
           "lanes:",
           "  %lj = phi i64 [ 0, %lanes.pre ], [ %lj.next, %lanes.body ]",
-          f"  %lj.more = icmp ult i64 %lj, {S if lane_contexts else 1}",
+          f"  %lj.more = icmp ult i64 %lj, {contexts}",
           "  br i1 %lj.more, label %lanes.body, label %sg.call",
           "lanes.body:",
           "  %l = add i64 %s, %lj",
