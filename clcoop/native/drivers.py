@@ -107,7 +107,8 @@ def one_dim_lines(ngrp1, ngrp2):
 def group_id_lines(label, id_lines):
     """Driver IR of block `label` setting the group ids %gx, %gy, %gz of work-group %g: %g,
     0, 0 in a 1-D launch (%oned, one_dim_lines), else those id_lines compute (%gx.n, %gy.n,
-    %gz.n: three or more 64-bit divisions, a fifth of a small work-group's driver time);
+    %gz.n: up to six 64-bit divisions, a quarter of the vector add's driver time at local
+    size 64);
     continues in block <label>.done."""
     return [f"{label}:",
             f"  br i1 %oned, label %{label}.done, label %{label}.nd",
@@ -203,8 +204,8 @@ def fault_out_lines(ctx, fault, item):
 def zero_local_lines(table, rows, prefix):
     """IR lines zeroing the kernel's __local regions (rows: their region-table rows,
     KernelPlan.local_rows) at the start of a work-group: local memory starts as zeros in
-    the interpreter too. Only those rows: a scan of the table for __local rows cost a kernel
-    without any about a tenth of a small work-group's time. Ends at label %<prefix>.zdone."""
+    the interpreter too. Only those rows (none: no work), not a scan of the whole table per
+    work-group. Ends at label %<prefix>.zdone."""
     lines = []
     for r in rows:
         p = f"%{prefix}.r{r}"
