@@ -63,6 +63,7 @@ class KernelPlan:
         self.lanes_free = False
         self.subgroup_reason = "not generated"
         self.uses_local = False       # __local memory: each thread has its own (runtime.py)
+        self.local_rows = []          # its region-table rows, zeroed per work-group (drivers.py)
         self.single_thread = False    # ... unless local_memory.py could not rewrite the module
 
 
@@ -192,11 +193,15 @@ class _ModuleGen:
         info = self.module.kernels[name]
         if info.byval:
             raise Unsupported("a struct argument passed by value")
-        uses_local = any(t.kind == "ptr" and t.addrspace == 3 for _, t in info.params)
         order = self._call_tree(name)
-        for g in self.mod.global_variables:
-            if self._global_info(g).addrspace == 3 and any(self._uses_global(f, g.name) for f in order):
-                uses_local = True
+        # Region-table rows of the kernel's __local memory (runtime._region_table: the
+        # program's globals, then the parameters): the drivers zero them at the start of
+        # every work-group (drivers.zero_local_lines).
+        local_rows = [self.global_index[g.name] for g in self.mod.global_variables
+                      if self._global_info(g).addrspace == 3 and any(self._uses_global(f, g.name) for f in order)]
+        local_rows += [len(self.global_index) + i for i, (_, t) in enumerate(info.params)
+                       if t.kind == "ptr" and t.addrspace == 3]
+        uses_local = bool(local_rows)
         for fname in order:
             for g in self.mod.global_variables:
                 gi = self._global_info(g)
@@ -217,6 +222,7 @@ class _ModuleGen:
         # work-groups one after the other (docs/native.md).
         plan.single_thread = uses_local and not self.out.local_per_thread
         plan.uses_local = uses_local
+        plan.local_rows = local_rows
         plan.coroutine = self.coroutines.get(name, False)
         plan.coop_sites = self.coop.sites.get(name, [])
         self.drivers.append(coroutine_driver(plan, name) if plan.coroutine else plain_driver(plan))

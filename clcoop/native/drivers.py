@@ -24,24 +24,21 @@ def plain_driver(plan):
         f"  %ngy = load i64, ptr {ctx_slot('ngrp1')}",
         f"  %lx = load i64, ptr {ctx_slot('lsize0')}",
         f"  %ly = load i64, ptr {ctx_slot('lsize1')}",
+        f"  %ngz = load i64, ptr {ctx_slot('ngrp2')}",
+        *one_dim_lines("%ngy", "%ngz"),
         f"  %psz = load i64, ptr {ctx_slot('priv_size')}",
         f"  %abp = load ptr, ptr {ctx_slot('abort')}",
         # Work-groups [first, first + count) are shared by the threads through an
         # atomic counter (dynamic balance without returning to Python).
         f"  %nextp = load ptr, ptr {ctx_slot('next_group')}"] + group_head_lines("group.ids") + [
-        "group.ids:",
-        "  %gx = urem i64 %g, %ngx",
-        "  %gq = udiv i64 %g, %ngx",
-        "  %gy = urem i64 %gq, %ngy",
-        "  %gz = udiv i64 %gq, %ngy",
+        *group_id_lines("group.ids", linear_group_id_lines("%ngx", "%ngy")),
         f"  store i64 %gx, ptr {ctx_slot('grp0')}",
         f"  store i64 %gy, ptr {ctx_slot('grp1')}",
         f"  store i64 %gz, ptr {ctx_slot('grp2')}",
         f"  %tabi = load i64, ptr {ctx_slot('table')}",
         "  %tab = inttoptr i64 %tabi to ptr",
-        f"  %tabn = load i64, ptr {ctx_slot('table_count')}",
         "  br label %gz.pre",
-        "gz.pre:"] + zero_local_lines("%tab", "%tabn", "gz") + [
+        "gz.pre:"] + zero_local_lines("%tab", plan.local_rows, "gz") + [
         "  br label %item",
         "item:",
         "  %l = phi i64 [ 0, %gz.zdone ], [ %lnext, %item.ok ]",
@@ -97,6 +94,39 @@ def next_local_id_lines(lsize0, lsize1, p=""):
             f"  %{p}yn = select i1 %{p}ywrap, i64 0, i64 %{p}yinc",
             f"  %{p}z1 = add i64 %{p}z, 1",
             f"  %{p}zn = select i1 %{p}ywrap, i64 %{p}z1, i64 %{p}z"]
+
+
+def one_dim_lines(ngrp1, ngrp2):
+    """Driver IR setting %oned: whether the launch has one work-group in dimensions 1 and 2
+    (group_id_lines)."""
+    return [f"  %oned1 = icmp eq i64 {ngrp1}, 1",
+            f"  %oned2 = icmp eq i64 {ngrp2}, 1",
+            "  %oned = and i1 %oned1, %oned2"]
+
+
+def group_id_lines(label, id_lines):
+    """Driver IR of block `label` setting the group ids %gx, %gy, %gz of work-group %g: %g,
+    0, 0 in a 1-D launch (%oned, one_dim_lines), else those id_lines compute (%gx.n, %gy.n,
+    %gz.n: up to six 64-bit divisions, a quarter of the vector add's driver time at local
+    size 64);
+    continues in block <label>.done."""
+    return [f"{label}:",
+            f"  br i1 %oned, label %{label}.done, label %{label}.nd",
+            f"{label}.nd:",
+            *id_lines,
+            f"  br label %{label}.done",
+            f"{label}.done:",
+            *[f"  %{v} = phi i64 [ {one}, %{label} ], [ %{v}.n, %{label}.nd ]"
+              for v, one in (("gx", "%g"), ("gy", "0"), ("gz", "0"))]]
+
+
+def linear_group_id_lines(ngrp0, ngrp1):
+    """group_id_lines' ids in linear order (dimension 0 fastest), as the interpreter numbers
+    the work-groups."""
+    return [f"  %gx.n = urem i64 %g, {ngrp0}",
+            f"  %gq = udiv i64 %g, {ngrp0}",
+            f"  %gy.n = urem i64 %gq, {ngrp1}",
+            f"  %gz.n = udiv i64 %gq, {ngrp1}"]
 
 
 def argument_lines(plan):
@@ -171,36 +201,22 @@ def fault_out_lines(ctx, fault, item):
 
 
 
-def zero_local_lines(table, count, prefix):
-    """IR lines zeroing every __local region of the table (rows flagged 2) at the start of
-    a work-group: local memory starts as zeros in the interpreter too."""
-    return [
-        f"  br label %{prefix}.z",
-        f"{prefix}.z:",
-        f"  %{prefix}.i = phi i64 [ 0, %{prefix}.pre ], [ %{prefix}.inext, %{prefix}.znext ]",
-        f"  %{prefix}.more = icmp ult i64 %{prefix}.i, {count}",
-        f"  br i1 %{prefix}.more, label %{prefix}.zbody, label %{prefix}.zdone",
-        f"{prefix}.zbody:",
-        f"  %{prefix}.i3 = mul i64 %{prefix}.i, 3",
-        f"  %{prefix}.row = getelementptr i64, ptr {table}, i64 %{prefix}.i3",
-        f"  %{prefix}.lo = load i64, ptr %{prefix}.row",
-        f"  %{prefix}.hip = getelementptr i64, ptr %{prefix}.row, i64 1",
-        f"  %{prefix}.hi = load i64, ptr %{prefix}.hip",
-        f"  %{prefix}.flp = getelementptr i64, ptr %{prefix}.row, i64 2",
-        f"  %{prefix}.fl = load i64, ptr %{prefix}.flp",
-        f"  %{prefix}.isl = and i64 %{prefix}.fl, 2",
-        f"  %{prefix}.loc = icmp ne i64 %{prefix}.isl, 0",
-        f"  %{prefix}.inext = add i64 %{prefix}.i, 1",
-        f"  br i1 %{prefix}.loc, label %{prefix}.zero, label %{prefix}.znext",
-        f"{prefix}.zero:",
-        f"  %{prefix}.p = inttoptr i64 %{prefix}.lo to ptr",
-        f"  %{prefix}.n = sub i64 %{prefix}.hi, %{prefix}.lo",
-        f"  call void @llvm.memset.p0.i64(ptr %{prefix}.p, i8 0, i64 %{prefix}.n, i1 false)",
-        f"  br label %{prefix}.znext",
-        f"{prefix}.znext:",
-        f"  br label %{prefix}.z",
-        f"{prefix}.zdone:",
-    ]
+def zero_local_lines(table, rows, prefix):
+    """IR lines zeroing the kernel's __local regions (rows: their region-table rows,
+    KernelPlan.local_rows) at the start of a work-group: local memory starts as zeros in
+    the interpreter too. Only those rows (none: no work), not a scan of the whole table per
+    work-group. Ends at label %<prefix>.zdone."""
+    lines = []
+    for r in rows:
+        p = f"%{prefix}.r{r}"
+        lines += [f"  {p}.lop = getelementptr i64, ptr {table}, i64 {3 * r}",
+                  f"  {p}.lo = load i64, ptr {p}.lop",
+                  f"  {p}.hip = getelementptr i64, ptr {table}, i64 {3 * r + 1}",
+                  f"  {p}.hi = load i64, ptr {p}.hip",
+                  f"  {p}.p = inttoptr i64 {p}.lo to ptr",
+                  f"  {p}.n = sub i64 {p}.hi, {p}.lo",
+                  f"  call void @llvm.memset.p0.i64(ptr {p}.p, i8 0, i64 {p}.n, i1 false)"]
+    return lines + [f"  br label %{prefix}.zdone", f"{prefix}.zdone:"]
 
 
 def coroutine_driver(plan, kernel, lanes=1, name=None, lane_contexts=True):
@@ -217,13 +233,13 @@ def coroutine_driver(plan, kernel, lanes=1, name=None, lane_contexts=True):
          "entry:"]
     arg_lines, call_args = argument_lines(plan)
     L += arg_lines
-    for field in ("wg_size", "ngrp0", "ngrp1", "lsize0", "lsize1", "priv_size", "table", "table_count",
-                  "sg_size"):
+    for field in ("wg_size", "ngrp0", "ngrp1", "ngrp2", "lsize0", "lsize1", "priv_size", "table", "sg_size"):
         L.append(f"  %t.{field}.p = getelementptr i64, ptr %tmpl, i64 {CTX[field]}")
         L.append(f"  %t.{field} = load i64, ptr %t.{field}.p")
     L += [f"  %t.abort.p = getelementptr i64, ptr %tmpl, i64 {CTX['abort']}",
           "  %abp = load ptr, ptr %t.abort.p",
           "  %tab = inttoptr i64 %t.table to ptr",
+          *one_dim_lines("%t.ngrp1", "%t.ngrp2"),
           f"  %ctxbytes = mul i64 %t.wg_size, {CTX_SLOTS * 8}",
           "  %ctxs = call ptr @malloc(i64 %ctxbytes)",
           f"  %nh = udiv i64 %t.wg_size, {lanes}",
@@ -238,11 +254,9 @@ def coroutine_driver(plan, kernel, lanes=1, name=None, lane_contexts=True):
           "  store i64 0, ptr %fcap.p"] + (_contexts_once_lines() if lanes > 1 else []) + \
         group_head_lines("gz.pre") + [
           "gz.pre:"]
-    L += zero_local_lines("%tab", "%t.table_count", "gz")
-    L += ["  %gx = urem i64 %g, %t.ngrp0",
-          "  %gq = udiv i64 %g, %t.ngrp0",
-          "  %gy = urem i64 %gq, %t.ngrp1",
-          "  %gzz = udiv i64 %gq, %t.ngrp1",
+    L += zero_local_lines("%tab", plan.local_rows, "gz")
+    L += ["  br label %group.ids",
+          *group_id_lines("group.ids", linear_group_id_lines("%t.ngrp0", "%t.ngrp1")),
           "  br label %init.pre",
           "init.pre:"]
     L += _init_items_lines(kernel, call_args) if lanes == 1 else \
@@ -442,7 +456,7 @@ def _init_items_lines(kernel, call_args):
          "  %c = getelementptr i64, ptr %ctxs, i64 %coff",
          f"  call void @llvm.memcpy.p0.p0.i64(ptr %c, ptr %tmpl, i64 {CTX_SLOTS * 8}, i1 false)"]
     for field, v in (("llid", "%l"), ("lid0", "%x"), ("lid1", "%y"), ("lid2", "%z"), ("grp0", "%gx"),
-                     ("grp1", "%gy"), ("grp2", "%gzz")):
+                     ("grp1", "%gy"), ("grp2", "%gz")):
         L += [f"  %c.{field} = getelementptr i64, ptr %c, i64 {CTX[field]}", f"  store i64 {v}, ptr %c.{field}"]
     return L + [
         "  %poff = mul i64 %l, %t.priv_size",
@@ -487,7 +501,7 @@ def _init_subgroups_lines(kernel, call_args, lanes, lane_contexts):
             "  %j = phi i64 [ 0, %init.body ], [ %j.next, %init.lane ]",
             f"  %joff = mul i64 %j, {CTX_SLOTS}",
             "  %c = getelementptr i64, ptr %c0, i64 %joff",
-            *[line for field, v in (("grp0", "%gx"), ("grp1", "%gy"), ("grp2", "%gzz"), ("steps", "0"))
+            *[line for field, v in (("grp0", "%gx"), ("grp1", "%gy"), ("grp2", "%gz"), ("steps", "0"))
               for line in (f"  %c.{field} = getelementptr i64, ptr %c, i64 {CTX[field]}",
                            f"  store i64 {v}, ptr %c.{field}")],
             "  %j.next = add i64 %j, 1",

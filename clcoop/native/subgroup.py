@@ -32,7 +32,8 @@ from clcoop.native.codegen import _FunctionGen
 from clcoop.native.masking import MaskingMixin, find_hammocks
 from clcoop.native.regions import DIVISIONS, MAX_MASKED_LINES, RegionMixin, find_regions
 from clcoop.native.context import ATOMIC_FUNCTIONS, CTX, CTX_SLOTS, FAULT_COOP
-from clcoop.native.drivers import argument_lines, coroutine_driver, group_head_lines, zero_local_lines
+from clcoop.native.drivers import argument_lines, coroutine_driver, group_head_lines, group_id_lines, one_dim_lines, \
+    zero_local_lines
 from clcoop.native.runtime_ir import CORO_EPILOGUE, CORO_PROLOGUE
 from clcoop.native.builtin_ir import store_size
 from clcoop.native.irtext import clean_ir, gquote, quote, ref
@@ -51,6 +52,8 @@ _FRESH = re.compile(r"__[a-z0-9]*?(\d+)(\.[\w.]*)?")
 WIDE_LANES = 64
 # Largest fast-path function (lines of IR) worth compiling.
 MAX_LINES = 20000
+# Largest function with lane-varying ifs compiled at WIDE_LANES (generate).
+MAX_WIDE_MASKED_LINES = 12000
 # Work-groups per band of the cache-aware order (subgroup_driver).
 BAND = 8
 # Strides above this could overflow the span computation: such launches take the fallback.
@@ -77,13 +80,20 @@ def generate(mg, plan, max_lanes=None):
         lanes = min(WIDE_LANES, max_lanes or WIDE_LANES)
     gen = _SubgroupGen(mg, f, True)
     function = gen.emit_subgroup(lanes)
-    # Lane-varying ifs (masking.py) cost compile time out of proportion at wide lanes (the
-    # stencil: 1.8 s at 64 lanes, 0.33 s at 16, the same run time): the subgroup's lanes.
-    # With barriers, the ifs stay at wide lanes: a coroutine switch per subgroup and
-    # barrier costs more than the compile time (the __local reduction: 1.6 -> 0.8 ms per
-    # launch at 64 lanes, compile 0.5 -> 0.7 s).
-    masked_cost = gen.regions or (gen.hammocks and not gen.coroutine)
-    if (function.count("\n") > MAX_LINES or masked_cost) and lanes > mg.subgroup_size:
+    # Lane-varying loops (regions.py): the subgroup's lanes. A masked loop runs as long as
+    # its slowest lane: trip counts equal within 16 lanes but not 64 made the 64-lane build
+    # 6x slower (4 -> 23 ms per launch; random ones, the bench's, 11 -> 8 ms).
+    # Lane-varying ifs (masking.py): wide while the function is at most
+    # MAX_WIDE_MASKED_LINES long. LLVM -O3 takes about 0.05 ms per line of them (19020
+    # lines: 0.9 s), and the wide build runs faster (one thread, 2^20 work-items, the builds
+    # interleaved: the bench's stencil, 3938 lines, compile 0.19 -> 0.33 s, run 2.1 -> 0.8
+    # ms; four ifs, 11067 lines, 0.38 -> 0.56 s, 4.6 -> 1.4 ms; an if uniform within 16
+    # lanes, not 64: 1.25 -> 1.05 ms). With barriers they stay wide at any length: a
+    # coroutine switch per subgroup and barrier costs more than the compile time (the
+    # __local reduction: 1.6 -> 0.8 ms per launch at 64 lanes).
+    lines = function.count("\n")
+    masked_cost = gen.regions or (gen.hammocks and not gen.coroutine and lines > MAX_WIDE_MASKED_LINES)
+    if (lines > MAX_LINES or masked_cost) and lanes > mg.subgroup_size:
         lanes = mg.subgroup_size
         gen = _SubgroupGen(mg, f, True)
         function = gen.emit_subgroup(lanes)
@@ -749,14 +759,17 @@ def subgroup_driver(plan, S, lane_contexts=True):
     subgroup with S lane contexts (ids of each lane). A fault stops everything and is
     reported as fout[0] != 0: runtime.py then runs the launch on the per-work-item path."""
     slot = CTX_SLOTS * 8
+    # The lanes' contexts: lane 0's only when no other lane reads its own (the subgroup
+    # function then never dereferences the others).
+    contexts = S if lane_contexts else 1
     L = [f"define void {gquote(driver_name(plan.name))}(ptr %args, ptr %tmpl, i64 %first, i64 %count, "
          f"ptr %priv, ptr %fout) {{",
          "entry:",
-         f"  %ctx = alloca [{S * CTX_SLOTS} x i64], align 16",
+         f"  %ctx = alloca [{contexts * CTX_SLOTS} x i64], align 16",
          "  br label %init",
          "init:",
          "  %ij = phi i64 [ 0, %entry ], [ %ij.next, %init.body ]",
-         f"  %ij.more = icmp ult i64 %ij, {S}",
+         f"  %ij.more = icmp ult i64 %ij, {contexts}",
          "  br i1 %ij.more, label %init.body, label %init.done",
          "init.body:",
          f"  %ij.off = mul i64 %ij, {slot}",
@@ -769,7 +782,7 @@ def subgroup_driver(plan, S, lane_contexts=True):
          "init.done:"]
     arg_lines, call_args = argument_lines(plan)
     L += arg_lines
-    for field in ("wg_size", "ngrp0", "ngrp1", "lsize0", "lsize1", "table", "table_count"):
+    for field in ("wg_size", "ngrp0", "ngrp1", "ngrp2", "lsize0", "lsize1", "table"):
         L += [f"  %t.{field}.p = getelementptr i64, ptr %ctx, i64 {CTX[field]}",
               f"  %t.{field} = load i64, ptr %t.{field}.p"]
     L += [f"  %abp.p = getelementptr i64, ptr %ctx, i64 {CTX['abort']}",
@@ -778,14 +791,14 @@ def subgroup_driver(plan, S, lane_contexts=True):
           "  %nextp = load ptr, ptr %nextp.p",
           "  %tab = inttoptr i64 %t.table to ptr",
           f"  %steps = getelementptr i64, ptr %ctx, i64 {CTX['steps']}",
-          "  %faultp = getelementptr i64, ptr %ctx, i64 0"] + group_head_lines("group.ids") + [
-          "group.ids:",
+          "  %faultp = getelementptr i64, ptr %ctx, i64 0",
+          *one_dim_lines("%t.ngrp1", "%t.ngrp2")] + group_head_lines("group.ids") + group_id_lines("group.ids", [
           # Cache-aware order: work-groups in bands of BAND groups along dimension 0, each
           # band walked row by row (a GEMM's B strips of a band stay in cache while all of
           # A passes once per band). Work-groups are independent (OpenCL C 3.0 3.2.2), and a
           # fault re-runs the launch in the usual order.
           "  %gxy = mul i64 %t.ngrp0, %t.ngrp1",
-          "  %gz = udiv i64 %g, %gxy",
+          "  %gz.n = udiv i64 %g, %gxy",
           "  %gr = urem i64 %g, %gxy",
           f"  %bsize = mul i64 %t.ngrp1, {BAND}",
           "  %band = udiv i64 %gr, %bsize",
@@ -794,13 +807,13 @@ def subgroup_driver(plan, S, lane_contexts=True):
           "  %bleft = sub i64 %t.ngrp0, %bx0",
           f"  %bshort = icmp ult i64 %bleft, {BAND}",
           f"  %bw = select i1 %bshort, i64 %bleft, i64 {BAND}",
-          "  %gy = udiv i64 %brem, %bw",
+          "  %gy.n = udiv i64 %brem, %bw",
           "  %gxo = urem i64 %brem, %bw",
-          "  %gx = add i64 %bx0, %gxo",
+          "  %gx.n = add i64 %bx0, %gxo"]) + [
           "  br label %gl",
           "gl:",
-          "  %gj = phi i64 [ 0, %group.ids ], [ %gj.next, %gl.body ]",
-          f"  %gj.more = icmp ult i64 %gj, {S}",
+          "  %gj = phi i64 [ 0, %group.ids.done ], [ %gj.next, %gl.body ]",
+          f"  %gj.more = icmp ult i64 %gj, {contexts}",
           "  br i1 %gj.more, label %gl.body, label %gz.pre",
           "gl.body:",
           f"  %gj.off = mul i64 %gj, {slot}",
@@ -809,7 +822,7 @@ def subgroup_driver(plan, S, lane_contexts=True):
         L += [f"  %gj.{field} = getelementptr i64, ptr %gj.c, i64 {CTX[field]}", f"  store i64 {v}, ptr %gj.{field}"]
     L += ["  %gj.next = add i64 %gj, 1",
           "  br label %gl",
-          "gz.pre:"] + zero_local_lines("%tab", "%t.table_count", "gz") + [
+          "gz.pre:"] + zero_local_lines("%tab", plan.local_rows, "gz") + [
           "  br label %sg",
           "sg:",
           "  %s = phi i64 [ 0, %gz.zdone ], [ %s.next, %sg.ok ]",
@@ -825,7 +838,7 @@ def subgroup_driver(plan, S, lane_contexts=True):
           "  br label %lanes",
           "lanes:",
           "  %lj = phi i64 [ 0, %lanes.pre ], [ %lj.next, %lanes.body ]",
-          f"  %lj.more = icmp ult i64 %lj, {S if lane_contexts else 1}",
+          f"  %lj.more = icmp ult i64 %lj, {contexts}",
           "  br i1 %lj.more, label %lanes.body, label %sg.call",
           "lanes.body:",
           "  %l = add i64 %s, %lj",

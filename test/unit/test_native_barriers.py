@@ -172,6 +172,53 @@ def test_local_arguments_are_per_thread(monkeypatch):
     assert len(states) == 2 and states[0].locals[2].ctypes.data != states[1].locals[2].ctypes.data
 
 
+FRESH_LOCAL = """
+__kernel void fresh(__global int *out, __local int *arg) {
+    __local int var[64];
+    int l = get_local_id(0);
+    out[get_global_id(0)] = var[l] + arg[l];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    var[l] = get_global_id(0) + 1;
+    arg[l] = 7;
+}
+__kernel void plain(__global int *out) {
+    __local int var[64];
+    int l = get_local_id(0);
+    out[get_global_id(0)] = var[l];
+    var[l] = get_global_id(0) + 1;
+}
+__kernel void none(__global int *out) {
+    out[get_global_id(0)] = get_group_id(0) + 1;
+}"""
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_local_memory_is_zero_at_the_start_of_every_work_group(fast):
+    """Each work-group reads its __local variable and argument before writing them: zeros,
+    as in the interpreter, though the previous work-group of the thread left values there
+    (drivers.zero_local_lines zeroes exactly the kernel's own __local rows); a kernel of
+    the same program without __local memory has none to zero."""
+    prog, nat = native(FRESH_LOCAL)
+    plans = nat.native.plans
+    assert [nat.native.globals[r] for r in plans["fresh"].local_rows[:1]] == ["fresh.var"]
+    assert plans["fresh"].local_rows[1:] == [len(nat.native.globals) + 1]
+    assert [nat.native.globals[r] for r in plans["plain"].local_rows] == ["plain.var"]
+    assert plans["none"].local_rows == []
+    if not fast:
+        nat.subgroup_drivers.clear()
+    interp = clcoop.Program(FRESH_LOCAL).build()
+    for p in (prog, interp):
+        out = np.full(1024, 5, np.int32)
+        p.fresh((1024,), (64,), out, clcoop.LocalMemory(256))
+        assert (out == 0).all()
+        out[:] = 5
+        p.plain((1024,), (64,), out)
+        assert (out == 0).all()
+        p.none((1024,), (64,), out)
+        assert (out == np.arange(1024) // 64 + 1).all()
+    assert nat.fast_launches == ({"fresh": 1, "plain": 1, "none": 1} if fast else {})
+
+
 # ---------------------------------------------------------------- the rewrite itself
 
 FOLDED = """

@@ -277,6 +277,25 @@ def test_long_kernels_fall_back_to_subgroup_lanes_then_to_work_items(monkeypatch
     assert "too many per-lane instructions" in plan.subgroup_reason
 
 
+def test_long_kernels_with_lane_varying_ifs_use_the_subgroups_lanes(monkeypatch):
+    """Past subgroup.MAX_WIDE_MASKED_LINES, a kernel with lane-varying ifs is built with the
+    subgroup's lanes instead of 64 (compile time of the masked copies); same results."""
+    from clcoop.native import subgroup
+    n = 1024
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal(n).astype(np.float32)
+    b = rng.standard_normal(n).astype(np.float32)
+    outs = {}
+    for limit in (10 ** 6, 100):
+        monkeypatch.setattr(subgroup, "MAX_WIDE_MASKED_LINES", limit)
+        prog, nat = native(STENCIL)
+        outs[nat.native.plans["k"].subgroup_lanes] = c = np.zeros(n, np.float32)
+        prog.k((n,), (128,), a, b, c)
+        assert nat.fast_launches == {"k": 1} and not nat.fast_reruns
+    assert set(outs) == {64, 16}
+    assert outs[64].tobytes() == outs[16].tobytes()
+
+
 COLUMN_GEMM = """
 #pragma OPENCL EXTENSION cl_khr_cooperative_matrix : enable
 #pragma OPENCL EXTENSION cl_khr_fp16 : enable
@@ -369,8 +388,8 @@ def test_lane_varying_if_takes_the_fast_path_with_masks():
     off, no fault, no re-run), unmasked elsewhere. Against NumPy and the interpreter."""
     prog, nat = native(STENCIL)
     assert nat.execution_mode("k") == "subgroup" and nat.native.plans["k"].subgroup_reason is None
-    # The subgroup's lanes, not 64 (compile time of the masked copy).
-    assert nat.native.plans["k"].subgroup_lanes == nat.subgroup_size
+    # 64 lanes: the masked copy is short enough (subgroup.MAX_WIDE_MASKED_LINES).
+    assert nat.native.plans["k"].subgroup_lanes == 64
     n = 1024
     rng = np.random.default_rng(4)
     a = rng.standard_normal(n).astype(np.float32)
@@ -545,3 +564,71 @@ def test_a_masked_vector_access_out_of_bounds_for_a_lane_that_takes_the_side_fau
         assert (c == 9.0).all()
         messages.append(work_item_line(str(info.value)))
     assert messages[0] == messages[1] != []
+
+
+# ---------------------------------------------------------------- work-item ids per driver
+
+IDS = """
+__kernel void ids(__global int *grp, __global int *lid, __global int *gid, int d0, int d1, int d2) {
+    size_t i = (get_global_id(2) * get_global_size(1) + get_global_id(1)) * get_global_size(0) + get_global_id(0);
+    grp[i] = get_group_id(0) + 100 * get_group_id(1) + 10000 * get_group_id(2);
+    lid[i] = get_local_id(0) + 1000 * get_local_id(1) + 100000 * get_local_id(2);
+    gid[i] = get_global_id(0) + 1000 * get_global_id(1) + 1000000 * get_global_id(2);
+}
+"""
+# The dimensions as arguments: each lane reads its own ids from its own context.
+IDS_PER_LANE = IDS.replace("(0)", "(d0)").replace("(1)", "(d1)").replace("(2)", "(d2)")
+# A barrier first: the coroutine drivers.
+IDS_BARRIER = IDS.replace("size_t i =", "barrier(CLK_LOCAL_MEM_FENCE);\n    size_t i =")
+
+
+def ids_oracle(global_size, local_size):
+    """The three outputs of IDS in NumPy, indexed as the kernel stores them."""
+    size = tuple(global_size) + (1,) * (3 - len(global_size))
+    local = tuple(local_size) + (1,) * (3 - len(local_size))
+    z, y, x = np.meshgrid(*(np.arange(n) for n in size[::-1]), indexing="ij")
+    g = [v.ravel() for v in (x, y, z)]
+    grp = g[0] // local[0] + 100 * (g[1] // local[1]) + 10000 * (g[2] // local[2])
+    lid = g[0] % local[0] + 1000 * (g[1] % local[1]) + 100000 * (g[2] % local[2])
+    gid = g[0] + 1000 * g[1] + 1000000 * g[2]
+    return [v.astype(np.int32) for v in (grp, lid, gid)]
+
+
+# 1-D launches (no division for the group ids), 2-D and 3-D ones with one group in
+# dimension 1 or 2 only, a number of groups along dimension 0 no multiple of the band (8).
+ID_LAUNCHES = [((4096,), (64,)), ((4096,), (256,)), ((2048,), (1024,)), ((4096,), (32,)),
+               ((128, 8), (64, 2)), ((192, 4), (64, 1)), ((640, 3), (64, 3)), ((64, 4, 3), (32, 2, 1)),
+               ((128, 2, 4), (64, 2, 1)), ((128, 4, 1), (64, 1, 1)), ((48, 2, 2), (16, 1, 2))]
+
+
+@pytest.mark.parametrize("source", [IDS, IDS_PER_LANE, IDS_BARRIER], ids=["uniform", "per-lane", "barrier"])
+@pytest.mark.parametrize("fast", [True, False])
+def test_ids_of_every_driver_match_numpy(source, fast):
+    """Group, local and global ids in 1-D, 2-D and 3-D launches, on the fast path (64 lanes
+    and the narrower builds) and on the per-work-item path, against NumPy."""
+    prog, nat = native(source)
+    assert nat.execution_mode("ids") == "subgroup", nat.native.plans["ids"].subgroup_reason
+    if not fast:
+        nat.subgroup_drivers.clear()
+    for global_size, local_size in ID_LAUNCHES:
+        outs = [np.full(int(np.prod(global_size)), -1, np.int32) for _ in range(3)]
+        prog.ids(global_size, local_size, *outs, np.int32(0), np.int32(1), np.int32(2))
+        for got, want in zip(outs, ids_oracle(global_size, local_size)):
+            np.testing.assert_array_equal(got, want, err_msg=f"{global_size} {local_size}")
+    # (The narrower builds count their launches in the same dictionary.)
+    assert nat.fast_launches.get("ids", 0) == (len(ID_LAUNCHES) if fast else 0) and not nat.fast_reruns
+    if fast:
+        assert nat.native.plans["ids"].subgroup_lanes == 64 and 16 in nat._narrower_builds
+
+
+def test_ids_match_the_interpreter():
+    """A 2-D and a 3-D launch bit for bit as the interpreter (the reference)."""
+    interp = clcoop.Program(IDS_PER_LANE).build()
+    prog, _ = native(IDS_PER_LANE)
+    for global_size, local_size in (((128, 4), (64, 2)), ((64, 2, 3), (32, 1, 3))):
+        results = []
+        for p in (prog, interp):
+            outs = [np.zeros(int(np.prod(global_size)), np.int32) for _ in range(3)]
+            p.ids(global_size, local_size, *outs, np.int32(0), np.int32(1), np.int32(2))
+            results.append(b"".join(o.tobytes() for o in outs))
+        assert results[0] == results[1]
