@@ -99,7 +99,7 @@ class NativeProgram:
         # Launches in progress: close() waits for them (their threads call into the
         # engine's code, which close() frees).
         self._users = 0
-        self._idle = threading.Condition()
+        self._users_lock = threading.Lock()
         if self.engine is not None:
             _WORKERS.reserve()
             for name, plan in self.native.plans.items():
@@ -139,15 +139,19 @@ class NativeProgram:
         return self._ranges.kernel(info.name).proves(nd, scalars, buffers, int(instruction_limit)) is True
 
     def close(self):
-        with self._idle:
-            while self._users:
-                self._idle.wait()
-            self.drivers.clear()
-            self.subgroup_drivers.clear()
-            if self.engine is not None:
-                self.engine.close()
-            for other in list(self._other_sizes.values()) + list(self._narrower_builds.values()):
-                other.close()
+        # Waits for the launches in progress by polling: close is rare, a launch must not
+        # pay for a condition variable's notify (Python code) on every return.
+        while True:
+            with self._users_lock:
+                if not self._users:
+                    self.drivers.clear()
+                    self.subgroup_drivers.clear()
+                    if self.engine is not None:
+                        self.engine.close()
+                    break
+            time.sleep(0.001)
+        for other in list(self._other_sizes.values()) + list(self._narrower_builds.values()):
+            other.close()
 
     def launch(self, info, prepared, instruction_limit, threads=None):
         """Run a prepared launch (api.prepare_launch); raise RuntimeFault on a fault."""
@@ -158,7 +162,7 @@ class NativeProgram:
         (this one, one for another sub-group size, or a narrower one). It holds the
         addresses of the caller's arrays, not the arrays: it may be run again for a launch
         with the same sizes and the same arrays (api's launch cache)."""
-        with self._idle:
+        with self._users_lock:
             if self.engine is None or self.engine.closed:
                 raise RuntimeError("the native engine was closed")
         plan = self.native.plans[info.name]
@@ -201,7 +205,7 @@ class NativeProgram:
         """Run a planned launch (plan_launch) from the start; raise RuntimeFault on a fault.
         copies: [(caller's array, private copy)] of the launch's written buffers, which the
         caller has filled."""
-        with self._idle:
+        with self._users_lock:
             if self.engine is None or self.engine.closed:
                 raise RuntimeError("the native engine was closed")
             self._users += 1
@@ -210,9 +214,8 @@ class NativeProgram:
             if lp.in_place:
                 self.in_place_launches[lp.info.name] = self.in_place_launches.get(lp.info.name, 0) + 1
         finally:
-            with self._idle:
+            with self._users_lock:
                 self._users -= 1
-                self._idle.notify_all()
 
     # ------------------------------------------------------------------ launch
     def _run(self, lp, copies):
@@ -545,6 +548,10 @@ def _run_driver(driver, lp, nthreads):
     fouts = lp.fouts[:nthreads]      # drivers.fault_out_lines
     for fout in fouts:
         fout[0] = 0
+    if nthreads == 1:        # the common short launch: no closures, no pool
+        driver(states[0].args_address, states[0].tmpl_address, 0, total, lp.arena_addresses[0],
+               lp.fout_addresses[0])
+        return [(0, fouts[0])] if fouts[0][0] else []
     # Addresses taken once at planning (ndarray.ctypes costs a microsecond or two).
     calls = [(state.args_address, state.tmpl_address, lp.arena_addresses[k], lp.fout_addresses[k])
              for k, state in enumerate(states)]
