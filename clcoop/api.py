@@ -235,31 +235,39 @@ class Kernel:
                 return facts is not None and program._native.proves_in_place(
                     self.info, nd, *facts, instruction_limit)
             prepared = prepare_launch(program._module, self.info, global_size, local_size, args,
-                                      subgroup_size, global_offset, program._private_buffers, in_place)
+                                      subgroup_size, global_offset, program._private_buffers, in_place,
+                                      backup=True)
             try:
                 plan = program._native.plan_launch(self.info, prepared, instruction_limit)
             except BaseException:
                 program._private_buffers.give(prepared.copies)
                 raise
             entry = CachedLaunch(plan, list(zip(prepared.copy_params, (p for _, p in prepared.copies))))
-            copies = prepared.copies
+            backups = prepared.copies
         else:
-            copies = [(args[i], private) for i, private in entry.copies]
-            for user_array, private in copies:
-                np.copyto(private, user_array.reshape(private.shape))
+            backups = [(args[i], backup) for i, backup in entry.copies]
+            for user_array, backup in backups:
+                np.copyto(backup, user_array.reshape(backup.shape))
+
+        def restore():
+            # The written buffers as the caller passed them (a fault, or the fast path's
+            # restart on the per-work-item path).
+            for user_array, backup in backups:
+                np.copyto(user_array, backup.reshape(user_array.shape))
         try:
-            program._native.run_plan(entry.plan, copies)
-            for user_array, private in copies:
-                np.copyto(user_array, private.reshape(user_array.shape))
+            program._native.run_plan(entry.plan, restore)
         except RuntimeFault:
+            restore()
             self._keep_launch(key, entry)
             raise
         except WorkItemPathUnavailable as why:
+            restore()
             self._keep_launch(key, entry)
             _warn_interpreter_launch(program, self.name, str(why))
             return False
         except BaseException:
             # Not a fault of the kernel (an internal error, an interrupt): forget the entry.
+            restore()
             program._launches.discard(self.name, key, entry)
             raise
         self._keep_launch(key, entry)
@@ -367,11 +375,14 @@ def launch(module, translator, info, global_size, local_size, args, subgroup_siz
 
 
 def prepare_launch(module, info, global_size, local_size, args, subgroup_size=None, global_offset=None,
-                   private_buffers=None, in_place=None):
+                   private_buffers=None, in_place=None, backup=False):
     """Check sizes and arguments; writable buffers become private copies (PreparedLaunch),
     taken from `private_buffers` (private_buffers.PrivateBuffers) when given, unless
     in_place(nd, args, written, keys) says the launch cannot fault (the native engine's proof,
-    native/ranges.py): then they are mapped as they are, with nothing to copy back."""
+    native/ranges.py): then they are mapped as they are, with nothing to copy back. backup:
+    the written buffers are mapped as they are and `copies` holds backups of them, which the
+    caller copies back over them if the launch fails (one copy for a launch that succeeds,
+    where private copies cost two: in and back; the native engine's launches)."""
     gsize = _sizes(global_size, "global_size")
     if local_size is None:
         lsize = _pick_local_size(gsize)
@@ -401,7 +412,7 @@ def prepare_launch(module, info, global_size, local_size, args, subgroup_size=No
     written, keys = _written_buffers(info, args)
     direct = bool(in_place is not None and in_place(nd, args, written, keys))
     memory = Memory(pointer_bytes=module.layout.pointer_bytes)
-    call_args, copies = _convert_args(module, info, args, memory, written, private_buffers, direct)
+    call_args, copies = _convert_args(module, info, args, memory, written, private_buffers, direct, backup)
     copy_params = [next(i for i, arg in enumerate(args) if arg is user) for user, _ in copies]
     return PreparedLaunch(nd, S, memory, call_args, copies, direct, copy_params)
 
@@ -507,9 +518,10 @@ def _proof_facts(info, args, written, keys):
     return scalars, buffers
 
 
-def _convert_args(module, info, args, memory, written, private_buffers=None, in_place=False):
+def _convert_args(module, info, args, memory, written, private_buffers=None, in_place=False, backup=False):
     """Kernel arguments as the engines take them, and the private copies made (written:
-    _written_buffers; in_place: written buffers are mapped without copies)."""
+    _written_buffers; in_place: written buffers are mapped without copies; backup: mapped
+    as they are, the copies their backups)."""
     call_args, copies = [], []
     seen = {}
     for i, (arg, (pname, ptype)) in enumerate(zip(args, info.params)):
@@ -525,7 +537,7 @@ def _convert_args(module, info, args, memory, written, private_buffers=None, in_
             call_args.append(execute._LocalArg(name, arg.nbytes))
         elif ptype.kind == "ptr":
             call_args.append(_map_buffer(arg, name, where, type_name, memory, copies, seen, written,
-                                         private_buffers, in_place))
+                                         private_buffers, in_place, backup))
         else:
             call_args.append(_convert_scalar(arg, ptype, type_name, where))
     return call_args, copies
@@ -549,7 +561,7 @@ def _map_byval(arg, name, where, struct_ty, module, memory):
 
 
 def _map_buffer(arg, name, where, type_name, memory, copies, seen, written, private_buffers=None,
-                in_place=False):
+                in_place=False, backup=False):
     if isinstance(arg, LocalMemory):
         raise ArgumentError(f"{where} is a __global pointer, not __local: pass a NumPy array")
     if not isinstance(arg, np.ndarray):
@@ -571,7 +583,7 @@ def _map_buffer(arg, name, where, type_name, memory, copies, seen, written, priv
     else:
         private = private_buffers.take(arg) if private_buffers is not None else arg.copy()
         copies.append((arg, private))
-        data = private.reshape(-1).view(np.uint8)
+        data = (arg if backup else private).reshape(-1).view(np.uint8)
     region = memory.add_region(name, data, writable=not read_only)
     seen[key] = np.int64(region.base)
     return seen[key]

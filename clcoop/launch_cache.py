@@ -11,7 +11,8 @@ from the caches: more than some whole launches.
 
 An entry holds no caller's array: its plan holds addresses, which are the same arrays'
 addresses when the key matches (the caller passes those arrays to the launch), and it owns
-the private copies of the written buffers (refreshed from the caller's arrays at each launch).
+the backups of the written buffers (refreshed from the caller's arrays at each launch:
+api.prepare_launch(backup=True)).
 """
 import collections
 import math
@@ -25,7 +26,7 @@ MAX_ENTRIES = 8
 
 
 class CachedLaunch:
-    """plan: runtime.LaunchPlan; copies: [(parameter index, private copy)] of the written
+    """plan: runtime.LaunchPlan; copies: [(parameter index, backup)] of the written
     buffers (none when the launch runs in place)."""
 
     def __init__(self, plan, copies):

@@ -1,8 +1,10 @@
 """Private copies of the writable buffers of a launch, reused from launch to launch.
 
-A launch runs on private copies of the buffers it may write (api.prepare_launch), copied
-back only when it succeeds, so a fault leaves the caller's arrays untouched (a launch proven
-fault-free before it starts needs none: native/ranges.py). A fresh copy
+An interpreter launch runs on private copies of the buffers it may write
+(api.prepare_launch), copied back only when it succeeds; a native launch writes the
+caller's arrays and keeps these copies as backups, copied back when it fails. Either way a
+fault leaves the caller's arrays untouched (a launch proven fault-free before it starts
+needs none: native/ranges.py). A fresh copy
 per launch costs page faults on every page of new memory; on this machine (a virtual CPU)
 that made a 1M-element native vector add take 7 ms between interpreter runs instead of
 1 ms. A pool keeps the copies of a program's recent launches, by size, for the next ones.

@@ -1,8 +1,8 @@
 """Launching natively compiled kernels (docs/native.md).
 
 The caller's arguments go through the interpreter's own checks and conversions
-(api.prepare_launch): writable buffers are private copies, copied back only when the
-whole launch succeeds. The region table given to native code lists every buffer the
+(api.prepare_launch): writable buffers are the caller's arrays, with backups the caller
+copies back when the launch fails (docs/native.md, "Safety"). The region table given to native code lists every buffer the
 kernel may touch; the generated checks compare each access with it.
 Work-groups run on every core: each thread calls the kernel's driver on chunks of
 work-groups (ctypes releases the GIL during the call).
@@ -154,8 +154,12 @@ class NativeProgram:
             other.close()
 
     def launch(self, info, prepared, instruction_limit, threads=None):
-        """Run a prepared launch (api.prepare_launch); raise RuntimeFault on a fault."""
-        self.run_plan(self.plan_launch(info, prepared, instruction_limit, threads), prepared.copies)
+        """Run a prepared launch (api.prepare_launch, private copies); raise RuntimeFault on
+        a fault."""
+        def restart():
+            for user_array, private in prepared.copies:
+                np.copyto(private, user_array.reshape(private.shape))
+        self.run_plan(self.plan_launch(info, prepared, instruction_limit, threads), restart)
 
     def plan_launch(self, info, prepared, instruction_limit, threads=None):
         """The native state of a prepared launch (LaunchPlan), on the build that runs it
@@ -201,16 +205,16 @@ class NativeProgram:
             lp.fast = None
         return lp
 
-    def run_plan(self, lp, copies):
+    def run_plan(self, lp, restart):
         """Run a planned launch (plan_launch) from the start; raise RuntimeFault on a fault.
-        copies: [(caller's array, private copy)] of the launch's written buffers, which the
-        caller has filled."""
+        restart(): puts the launch's written buffers back as the caller passed them (before
+        the fast path's launch runs again on the per-work-item path)."""
         with self._users_lock:
             if self.engine is None or self.engine.closed:
                 raise RuntimeError("the native engine was closed")
             self._users += 1
         try:
-            lp.build._run(lp, copies)
+            lp.build._run(lp, restart)
             if lp.in_place:
                 self.in_place_launches[lp.info.name] = self.in_place_launches.get(lp.info.name, 0) + 1
         finally:
@@ -218,7 +222,7 @@ class NativeProgram:
                 self._users -= 1
 
     # ------------------------------------------------------------------ launch
-    def _run(self, lp, copies):
+    def _run(self, lp, restart):
         info, nd, total = lp.info, lp.nd, lp.total
         self._limit = lp.limit
         plan = self.native.plans[info.name]
@@ -248,8 +252,7 @@ class NativeProgram:
             if unavailable:
                 raise WorkItemPathUnavailable(f"kernel '{info.name}': {unavailable}, and this "
                                               f"launch failed a check of that path")
-            for user_array, private in copies:
-                np.copyto(private, user_array.reshape(private.shape))
+            restart()
         started = time.perf_counter()
         fouts = _run_driver(self.drivers[info.name], lp, nthreads)
         self._record_wall(info.name, nthreads, total, time.perf_counter() - started)

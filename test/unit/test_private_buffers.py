@@ -71,3 +71,35 @@ def test_pool_keeps_a_few_copies_per_size():
     assert len(pool._free[40]) == PER_SIZE
     again = pool.take(np.arange(10, dtype=np.float32))      # same size, other dtype
     assert again.dtype == np.float32 and again.tolist() == list(range(10))
+
+
+def test_a_native_launch_writes_the_callers_array_and_keeps_a_backup():
+    # One copy per launch (the backup), not two (in and back): the region table maps the
+    # caller's array itself; the backup is restored only when the launch fails.
+    prog = clcoop.Program(SOURCE).build(engine="native")
+    a = np.arange(256, dtype=np.float32)
+    c = np.ones(256, np.float32)
+    prog.k((256,), (64,), a, c, shift(0))
+    [entry] = prog._launches._entries.values()
+    [(param, backup)] = entry.copies
+    assert param == 1 and backup.ctypes.data != c.ctypes.data
+    table = entry.plan.states[0].table
+    assert c.ctypes.data in [int(lo) for lo in table[:, 0]]
+    assert backup.tobytes() == np.ones(256, np.float32).tobytes()     # as c was before
+
+
+def test_an_error_during_a_launch_restores_the_callers_array(monkeypatch):
+    from clcoop.native import runtime
+    prog = clcoop.Program(SOURCE).build(engine="native")
+    a = np.arange(256, dtype=np.float32)
+    c = np.ones(256, np.float32)
+    real = runtime._run_driver
+
+    def interrupted(driver, lp, nthreads):
+        real(driver, lp, nthreads)             # c is written ...
+        raise KeyboardInterrupt                # ... and then the launch is interrupted
+    monkeypatch.setattr(runtime, "_run_driver", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        prog.k((256,), (64,), a, c, shift(0))
+    assert (c == 1).all()
+    assert prog._launches._entries == {}                    # forgotten, copies back in the pool
