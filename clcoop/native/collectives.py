@@ -67,7 +67,7 @@ def unsupported_type(kind, op, T):
         return f"on {T} values (NumPy accumulates float16 differently)"
     if T not in INT_TYPES + FLOAT_TYPES:
         return f"on {T} values (scalars only)"
-    if T in FLOAT_TYPES and op in ("and", "or", "xor"):
+    if T in FLOAT_TYPES and kind != "shuffle" and op in ("and", "or", "xor"):
         return f"on {T}"
     return None
 
