@@ -1,5 +1,5 @@
 """Sub-group collectives on the subgroup-wide fast path (subgroup.py; docs/native.md,
-"Sub-group collectives"): OpenCL C 3.0 6.15.17 (cl_khr_subgroups: all, any, broadcast,
+"Sub-group collectives"): OpenCL C 3.0 "Sub-Group Functions" (cl_khr_subgroups: all, any, broadcast,
 reduce/scan_inclusive/scan_exclusive of add, min, max), cl_khr_subgroup_non_uniform_arithmetic
 (mul, and, or, xor and the sub_group_non_uniform_* names), cl_khr_subgroup_shuffle(_relative)
 and the intel_ aliases, as the interpreter defines them (interp/ocl_builtins.py,

@@ -481,7 +481,7 @@ class _SubgroupGen(RegionMixin, MaskingMixin, _FunctionGen):
         """A sub-group collective (collectives.py) over the lanes' values. In the masked copy
         of a lane-varying if (masking.py: it runs only where the lanes differ) not every
         work-item of the sub-group reaches it, which the interpreter reports as a fault
-        (OpenCL C 3.0 6.15.17: all work-items of the sub-group must encounter it): a fault
+        (OpenCL C 3.0 "Sub-Group Functions": all work-items of the sub-group must encounter it): a fault
         here, and the launch is run again where it is reported. In a region (a loop or
         nested if whose control flow may differ between lanes): not taken."""
         base, params = demangle(ops[-1].name)
