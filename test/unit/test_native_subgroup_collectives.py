@@ -197,7 +197,7 @@ def test_wide_subgroups(T, S):
     check(T, S, collective_list(T, ops=("add", "max"), shuffles=SHUFFLES[2:4]), local_factor=1, groups=2)
 
 
-def test_results_do_not_depend_on_the_work_group_shape():
+def test_two_dimensional_work_groups():
     """Two-dimensional work-groups: sub-groups are rows of dimension 0 (local size 16 x 2)."""
     src = """
 __kernel void k(__global const float *x, __global float *out, __global int *ids) {
