@@ -63,6 +63,10 @@ def unsupported_type(kind, op, T):
     """Why the collective cannot run natively on values of the IR type T, else None."""
     if kind in ("all", "any"):
         return None if T in INT_TYPES else f"on {T}"
+    if kind in ("broadcast", "shuffle"):
+        # Copies of a lane's value: exact for every scalar and vector type.
+        m = re.fullmatch(r"<\d+ x (.+)>", T)
+        return None if (m.group(1) if m else T) in INT_TYPES + FLOAT_TYPES + ("half",) else f"on {T} values"
     if T in ("half", "bfloat"):
         return f"on {T} values (NumPy accumulates float16 differently)"
     if T not in INT_TYPES + FLOAT_TYPES:

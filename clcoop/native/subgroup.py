@@ -521,16 +521,37 @@ class _SubgroupGen(RegionMixin, MaskingMixin, _FunctionGen):
         elif not self._operand_varying(args[0], self.varying):
             values = xs[0]          # every lane holds the value read
         else:
-            vec = emit.vector(T, xs)
-            IT = str(args[1].type)
+            read = self._lanes_table(T, xs)
             values = []
             for j in range(S if varying else 1):
-                at = emit.lane_index(kind, op, IT, self.lane(args[1], j), j, S)
-                v = self.fresh("sgx")
-                self.lines.append(f"  {v} = extractelement <{S} x {T}> {vec}, i64 {at}")
-                values.append(v)
+                values.append(read(emit.lane_index(kind, op, str(args[1].type), self.lane(args[1], j), j, S)))
             values = values if varying else values[0]
         self._name_result(ins, values)
+
+    def _lanes_table(self, T, xs):
+        """read(index) -> the value of lane `index` (an i64 in [0, S)): a <S x T> vector for
+        scalars, an [S x T] array on the stack for vectors (no vector of vectors)."""
+        S = self.S
+        if not T.startswith("<"):
+            vec = collectives.Emitter(self.fresh, self.lines).vector(T, xs)
+
+            def read(at):
+                v = self.fresh("sgx")
+                self.lines.append(f"  {v} = extractelement <{S} x {T}> {vec}, i64 {at}")
+                return v
+            return read
+        table = self._entry_alloca(f"[{S} x {T}]")
+        for j, x in enumerate(xs):
+            p = self.fresh("sgp")
+            self.lines += [f"  {p} = getelementptr [{S} x {T}], ptr {table}, i64 0, i64 {j}",
+                           f"  store {T} {x}, ptr {p}"]
+
+        def read(at):
+            p, v = self.fresh("sgp"), self.fresh("sgx")
+            self.lines += [f"  {p} = getelementptr [{S} x {T}], ptr {table}, i64 0, i64 {at}",
+                           f"  {v} = load {T}, ptr {p}"]
+            return v
+        return read
 
     def _name_result(self, ins, values):
         """The collective's result under its own name: one value (uniform), or one per lane

@@ -225,6 +225,46 @@ __kernel void k(__global const float *x, __global float *out, __global int *ids)
     np.testing.assert_array_equal(results[0][1], (np.arange(4)[:, None] % 2 * 1000 + 5 + 0 * np.arange(32)).reshape(-1))
 
 
+COPIES = """#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+__kernel void k(__global const float4 *x, __global const int *d, __global float4 *o, __global int2 *p,
+                __global half *h) {
+    size_t i = get_global_id(0);
+    o[i] = sub_group_broadcast(x[i], (uint)d[i]) + intel_sub_group_shuffle_xor(x[i], (uint)d[i]) * 2.0f;
+    p[i] = sub_group_broadcast((int2)(d[i], (int)i), 3u);
+    h[i] = sub_group_shuffle_down(h[i], (uint)d[i]);
+}
+"""
+
+
+def test_broadcast_and_shuffles_of_vectors_and_half():
+    """Broadcasts and shuffles copy a lane's value: vectors (cl_khr_subgroup_extended_types,
+    cl_intel_subgroups) and half run natively too."""
+    S, n = 16, 64
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((n, 4)).astype(np.float32)
+    d = rng.integers(-20, 40, n).astype(np.int32)
+    h0 = rng.standard_normal(n).astype(np.float16)
+    results = []
+    for engine in ("native", "interp"):
+        prog = clcoop.Program(COPIES).build(engine=engine)
+        o, p, h = np.zeros((n, 4), np.float32), np.zeros((n, 2), np.int32), h0.copy()
+        prog.k((n,), (32,), x, d, o, p, h, subgroup_size=S)
+        if engine == "native":
+            assert prog.k.fallback_reason is None and prog._native.fast_launches.get("k") == 1
+        results.append((o, p, h))
+    for a, b in zip(*results):
+        assert a.tobytes() == b.tobytes()
+    xr, dr, hr = x.reshape(-1, S, 4), d.reshape(-1, S).astype(np.int64), h0.reshape(-1, S)
+    j = np.arange(S)[None, :]
+    expect_o = np.take_along_axis(xr, (dr % S)[:, :, None], axis=1) + \
+        np.take_along_axis(xr, np.clip(j ^ dr, 0, S - 1)[:, :, None], axis=1) * np.float32(2)
+    np.testing.assert_array_equal(results[0][0], expect_o.reshape(n, 4))
+    lanes = np.arange(n).reshape(-1, S)
+    np.testing.assert_array_equal(results[0][1][:, 0], np.repeat(d.reshape(-1, S)[:, 3], S))
+    np.testing.assert_array_equal(results[0][1][:, 1], np.repeat(lanes[:, 3], S))
+    np.testing.assert_array_equal(results[0][2], np.take_along_axis(hr, np.clip(j + dr, 0, S - 1), axis=1).reshape(-1))
+
+
 MIXED = """
 __kernel void mixed(__global const uint *x, __global uint *out, int rounds) {
     size_t i = get_global_id(0);
@@ -323,8 +363,6 @@ def test_work_item_reason_names_the_collective():
      "between the lanes"),
     ("half h = (half)o[i]; o[i] = (int)sub_group_reduce_add(h);",
      "'sub_group_reduce_add' on half values"),
-    ("o[i] = sub_group_broadcast((int2)(o[i], 1), 0u).x;",
-     "'sub_group_broadcast' on <2 x i32> values (scalars only)"),
 ])
 def test_unsupported_kernels_fall_back_with_the_reason(body, reason):
     src = "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n__kernel void k(__global int *o) { size_t i = get_global_id(0); " + body + " }"
