@@ -15,7 +15,8 @@ Each is plain IR over the S lanes' values, bit for bit as the interpreter's NumP
   one, and of two equal values (-0.0, +0.0) the second;
 - unsigned operands (the built-in's mangled parameter) compare unsigned;
 - broadcast reads lane (index mod S), a shuffle lane clip(index, 0, S-1) of the index the
-  variant computes from the lane and its (sign-extended) argument.
+  variant computes from the lane and its (sign-extended) argument; being copies, they take
+  every scalar type and vectors (subgroup._lanes_table).
 The per-work-item path cannot see the other lanes: a kernel with a collective runs natively
 only on the fast path (KernelPlan.work_item_reason)."""
 import re
