@@ -239,6 +239,10 @@ class Kernel:
                                       backup=True)
             try:
                 plan = program._native.plan_launch(self.info, prepared, instruction_limit)
+            except WorkItemPathUnavailable as why:
+                program._private_buffers.give(prepared.copies)
+                _warn_interpreter_launch(program, self.name, str(why))
+                return False
             except BaseException:
                 program._private_buffers.give(prepared.copies)
                 raise

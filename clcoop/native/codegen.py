@@ -22,7 +22,7 @@ from clcoop.interp.loader import parse_type_text
 from clcoop.interp.demangle import demangle
 from clcoop.interp.scalars import scalar_dtype
 from clcoop.interp.source_map import read_debug_info
-from clcoop.native import atomic_calls, coop_calls, local_memory, support
+from clcoop.native import atomic_calls, collectives, coop_calls, local_memory, support
 from clcoop.native.builtin_ir import (bool_type, elem_size, exact_builtin, intrinsic_suffix, intrinsics_in,
                                      params_of, store_size, type_suffix, workitem_definition)
 from clcoop.native.context import (ATOMIC_FUNCTIONS, BARRIERS, CTX, FAULT_ATOMIC, FAULT_DIVZERO, FAULT_READ,
@@ -62,6 +62,10 @@ class KernelPlan:
         # rows do not hold subgroup_lanes work-items can use a build with fewer.
         self.lanes_free = False
         self.subgroup_reason = "not generated"
+        # Why launches of this kernel cannot run work-item by work-item (the driver exists
+        # but must not run), or None: then every launch that does not take the fast path,
+        # or whose fast path faults, runs in the interpreter (runtime.py).
+        self.work_item_reason = None
         self.uses_local = False       # __local memory: each thread has its own (runtime.py)
         self.local_rows = []          # its region-table rows, zeroed per work-group (drivers.py)
         self.single_thread = False    # ... unless local_memory.py could not rewrite the module
@@ -187,6 +191,7 @@ class _ModuleGen:
         self.arena_total = 0
         self.decls = {}
         self.coroutines = {}       # kernel name -> True when it waits at barriers
+        self.collective_functions = {}  # function name -> a sub-group collective it calls
 
     # ------------------------------------------------------------ kernels
     def kernel(self, name):
@@ -225,10 +230,24 @@ class _ModuleGen:
         plan.local_rows = local_rows
         plan.coroutine = self.coroutines.get(name, False)
         plan.coop_sites = self.coop.sites.get(name, [])
-        self.drivers.append(coroutine_driver(plan, name) if plan.coroutine else plain_driver(plan))
-        self.out.plans[name] = plan
         if self.fast_path is not None:
             self._subgroup_variant(plan)
+        collective = next((self.collective_functions[f] for f in order if f in self.collective_functions), None)
+        if collective is not None:
+            self._collective_plan(plan, collective)
+        self.drivers.append(coroutine_driver(plan, name) if plan.coroutine else plain_driver(plan))
+        self.out.plans[name] = plan
+
+    def _collective_plan(self, plan, collective):
+        """A kernel calling the sub-group collective `collective`: only its subgroup-wide
+        path computes it (collectives.py); without that path it is not compiled."""
+        plan.work_item_reason = (f"the sub-group collective '{collective}' runs natively only on the "
+                                 f"subgroup-wide path (the work-items of a sub-group in lockstep)")
+        if plan.subgroup_reason is not None:
+            why = plan.subgroup_reason if self.fast_path is not None else \
+                "the subgroup-wide paths were left out of this build"
+            raise Unsupported(f"the sub-group collective '{collective}' runs natively only on the "
+                              f"subgroup-wide path, which this kernel does not take: {why}")
 
     def _subgroup_variant(self, plan):
         """The subgroup-wide fast path of a kernel (subgroup.py), beside the per-work-item
@@ -837,6 +856,8 @@ class _FunctionGen:
             return self.vector_memory(ins, ops, *demangle(name))
         if f.is_declaration and demangle(name)[0] in ATOMIC_FUNCTIONS:
             return atomic_calls.emit(self, ins, ops, *demangle(name))
+        if f.is_declaration and collectives.collective_of(demangle(name)[0]) is not None:
+            return self.collective_stub(ins, demangle(name)[0])
         if f.is_declaration:
             target = self.mg.builtin(f)
         else:
@@ -845,6 +866,17 @@ class _FunctionGen:
         ret = str(ins.type)
         lhs = f"{quote(ins.name)} = " if ret != "void" else ""
         self.lines.append(f"  {lhs}call {ret} {gquote(target)}({args})")
+        return None
+
+    def collective_stub(self, ins, base):
+        """A sub-group collective on the per-work-item path, which cannot see the other
+        work-items: a fault and no value. The kernel's plan says so (work_item_reason): its
+        launches run the subgroup-wide path (subgroup.py) or the interpreter, never this."""
+        self.mg.collective_functions.setdefault(self.f.name, base)
+        site = self.site(ins, "sub-group collective", 0)
+        self.lines.append(f"  call void @__clcoop_fault(ptr %__ctx, i32 {site}, i32 {FAULT_UNREACHABLE}, i64 0, i64 0)")
+        if str(ins.type) != "void":
+            self.lines.append(f"  {quote(ins.name)} = freeze {ins.type} poison")
         return None
 
     def vector_memory(self, ins, ops, base, params):

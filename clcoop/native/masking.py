@@ -24,6 +24,7 @@ import re
 
 from clcoop.interp.demangle import demangle
 from clcoop.native.context import CTX, FAULT_READ, FAULT_WRITE
+from clcoop.native.collectives import collective_of
 from clcoop.native.builtin_ir import _CONVERT_RE, _INTEGER_BUILTINS, _RELATIONAL, _TO_INT_RE, store_size
 from clcoop.native.irtext import block_successors, clean_ir, quote
 from clcoop.native.support import EXACT_MATH, WORKITEM_FUNCTIONS, Unsupported
@@ -108,17 +109,19 @@ class MaskingMixin:
         sides = self._side_blocks()
         for b in self.blocks:
             if b.name in sides:
-                self._check_masked_block(b)
+                self._check_masked_block(b, collectives_taken=True)
 
-    def _check_masked_block(self, b):
+    def _check_masked_block(self, b, collectives_taken=False):
         """What a block run under a mask may hold: no matrices, calls only of work-item
         queries, LLVM intrinsics and built-ins without memory access or fault (no side
-        effects to mask)."""
+        effects to mask); in a hammock's side, sub-group collectives (they fault in the
+        masked copy: subgroup._collective)."""
         for ins in b.instructions:
             if ins.opcode == "call":
                 name = list(ins.operands)[-1].name
-                if not (name.startswith("llvm.") or demangle(name)[0] in WORKITEM_FUNCTIONS
-                        or _pure_builtin(demangle(name)[0])):
+                base = demangle(name)[0]
+                if not (name.startswith("llvm.") or base in WORKITEM_FUNCTIONS or _pure_builtin(base)
+                        or collectives_taken and collective_of(base) is not None):
                     raise Unsupported(f"a call ({demangle(name)[0]}) under a branch that may differ "
                                       f"between the lanes of a subgroup")
             if "coopmat" in str(ins).lower() or "CooperativeMatrix" in str(ins):

@@ -122,8 +122,12 @@ class NativeProgram:
         if self.reason(kernel_name) is not None:
             return None
         S = subgroup_size or self.subgroup_size
-        program = self if S == self.subgroup_size or not self.native.plans[kernel_name].coop_sites \
-            else self._for_subgroup_size(S, self.module.kernels[kernel_name])
+        plan = self.native.plans[kernel_name]
+        try:
+            program = self if S == self.subgroup_size or not (plan.coop_sites or plan.work_item_reason) \
+                else self._for_subgroup_size(S, self.module.kernels[kernel_name])
+        except WorkItemPathUnavailable:
+            return None       # its launches at this size run in the interpreter
         return "subgroup" if kernel_name in program.subgroup_drivers else "work-item"
 
     def in_place_reason(self, kernel_name):
@@ -171,7 +175,8 @@ class NativeProgram:
                 raise RuntimeError("the native engine was closed")
         plan = self.native.plans[info.name]
         nd, S, memory, call_args = prepared.nd, prepared.subgroup_size, prepared.memory, prepared.call_args
-        if plan.coop_sites and S != self.subgroup_size:
+        if (plan.coop_sites or plan.work_item_reason) and S != self.subgroup_size:
+            # Matrices' layouts and collectives' lanes depend on the sub-group size.
             return self._for_subgroup_size(S, info).plan_launch(info, prepared, instruction_limit, threads)
         narrower = self._narrower(info, plan, nd, S)
         if narrower is not None:
@@ -231,7 +236,7 @@ class NativeProgram:
         for arena in lp.arenas[:nthreads]:
             arena.fill(0)
         lp.scratch.fill(0)
-        unavailable = getattr(plan, "work_item_reason", None)
+        unavailable = plan.work_item_reason
         if lp.fast is None and unavailable:
             raise WorkItemPathUnavailable(f"kernel '{info.name}': {unavailable}, and this launch "
                                           f"does not take that path ({_fast_path_condition(nd, plan)})")
@@ -334,6 +339,9 @@ class NativeProgram:
         if S not in self._other_sizes:
             self._other_sizes[S] = NativeProgram(self.module, S)
         other = self._other_sizes[S]
+        if info.name not in other.drivers and self.native.plans[info.name].work_item_reason:
+            raise WorkItemPathUnavailable(f"kernel '{info.name}' at sub-group size {S}: "
+                                          f"{other.reason(info.name)}")
         if info.name not in other.drivers:
             # The layout cannot hold a matrix of the kernel at this size, or another reason:
             # the interpreter would report it as a fault at the operation.

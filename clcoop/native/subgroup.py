@@ -26,12 +26,12 @@ import re
 
 from clcoop import coopmat_spec
 from clcoop.coop_names import BINARY, LENGTH, LOAD, MUL_ADD, NEGATE, SCALAR_MUL, SPLAT, STORE
-from clcoop.interp.demangle import demangle
-from clcoop.native import coop_calls, coop_ir
+from clcoop.interp.demangle import demangle, signed_param
+from clcoop.native import collectives, coop_calls, coop_ir
 from clcoop.native.codegen import _FunctionGen
 from clcoop.native.masking import MaskingMixin, find_hammocks
 from clcoop.native.regions import DIVISIONS, MAX_MASKED_LINES, RegionMixin, find_regions
-from clcoop.native.context import ATOMIC_FUNCTIONS, CTX, CTX_SLOTS, FAULT_COOP
+from clcoop.native.context import ATOMIC_FUNCTIONS, CTX, CTX_SLOTS, FAULT_COOP, FAULT_UNREACHABLE
 from clcoop.native.drivers import argument_lines, coroutine_driver, group_head_lines, group_id_lines, one_dim_lines, \
     zero_local_lines
 from clcoop.native.runtime_ir import CORO_EPILOGUE, CORO_PROLOGUE
@@ -274,6 +274,9 @@ class _SubgroupGen(RegionMixin, MaskingMixin, _FunctionGen):
                 return "al" if self.aligned_lanes else "v"
             if base in WORKITEM_FUNCTIONS:
                 return "v"
+            if collectives.collective_of(base) is not None:
+                return collectives.lane_kind(collectives.collective_of(base)[0],
+                                             [self._operand_kind(o, kinds) for o in ops[:-1]])
             ops = ops[:-1]
         kinds_in = [self._operand_kind(o, kinds) for o in ops]
         known = [k for k in kinds_in if k is not None]
@@ -365,6 +368,9 @@ class _SubgroupGen(RegionMixin, MaskingMixin, _FunctionGen):
             return self._emit_region(ins, label)
         if ins.opcode == "phi" and label in self.region_join:
             return None            # per-lane selects at the end of its region
+        if ins.opcode == "call" and self._is_declared(ops[-1]) and \
+                collectives.collective_of(demangle(ops[-1].name)[0]) is not None:
+            return self._collective(ins, ops)
         if self.block_any is not None and ins.opcode in DIVISIONS and not _safe_divisor(ops[1]):
             return self._masked_division(ins, ops)
         if self.block_any is not None and ins.opcode == "call" and ops[-1].name == "llvm.assume":
@@ -475,6 +481,98 @@ class _SubgroupGen(RegionMixin, MaskingMixin, _FunctionGen):
         if self._operand_varying(v, self.varying):
             return quote(f"{v.name}.l{j}")
         return ref(v)
+
+    # ------------------------------------------------------------ sub-group collectives
+    def _is_declared(self, callee):
+        g = self.mg.functions.get(callee.name)
+        return callee.value_kind.name == "function" and g is not None and g.is_declaration
+
+    def _collective(self, ins, ops):
+        """A sub-group collective (collectives.py) over the lanes' values. In the masked copy
+        of a lane-varying if (masking.py: it runs only where the lanes differ) not every
+        work-item of the sub-group reaches it, which the interpreter reports as a fault
+        (OpenCL C 3.0 "Sub-Group Functions": all work-items of the sub-group must encounter it): a fault
+        here, and the launch is run again where it is reported. In a region (a loop or
+        nested if whose control flow may differ between lanes): not taken."""
+        base, params = demangle(ops[-1].name)
+        kind, op = collectives.collective_of(base)
+        if self.block_any is not None:
+            raise Unsupported(f"the sub-group collective '{base}' in a loop or nested branch that may "
+                              f"differ between the lanes of a subgroup")
+        args = ops[:-1]
+        T = str(args[0].type)
+        why = collectives.unsupported_type(kind, op, T)
+        if why is not None:
+            raise Unsupported(f"the sub-group collective '{base}' {why}")
+        S = self.S
+        emit = collectives.Emitter(self.fresh, self.lines)
+        if self.masked_preds is not None:
+            every, some = self.masked_preds[0], self.masked_preds[0]
+            for p in self.masked_preds[1:]:
+                a, o = self.fresh("sgall"), self.fresh("sgany")
+                self.lines += [f"  {a} = and i1 {every}, {p}", f"  {o} = or i1 {some}, {p}"]
+                every, some = a, o
+            part = self.fresh("sgpart")
+            site = self.site(ins, "sub-group collective", 0)
+            self.lines += [f"  {part}.n = xor i1 {every}, true",
+                           f"  {part} = and i1 {some}, {part}.n",
+                           f"  call void @__clcoop_fault_if(ptr %__ctx, i1 {part}, i32 {site}, i32 {FAULT_UNREACHABLE})"]
+        signed = signed_param(params, 0)
+        xs = [self.lane(args[0], j) for j in range(S)]
+        varying = ins.name in self.varying
+        if kind in ("all", "any"):
+            out = self.fresh("sgb")
+            self.lines.append(f"  {out} = zext i1 {emit.truth(kind, T, xs)} to {ins.type}")
+            values = out
+        elif kind == "reduce":
+            values = emit.reduce(op, T, signed, xs)
+        elif kind in ("scan_inclusive", "scan_exclusive"):
+            values = emit.scan(op, T, signed, xs, kind == "scan_exclusive")
+        elif not self._operand_varying(args[0], self.varying):
+            values = xs[0]          # every lane holds the value read
+        else:
+            read = self._lanes_table(T, xs)
+            values = []
+            for j in range(S if varying else 1):
+                values.append(read(emit.lane_index(kind, op, str(args[1].type), self.lane(args[1], j), j, S)))
+            values = values if varying else values[0]
+        self._name_result(ins, values)
+
+    def _lanes_table(self, T, xs):
+        """read(index) -> the value of lane `index` (an i64 in [0, S)): a <S x T> vector for
+        scalars, an [S x T] array on the stack for vectors (no vector of vectors)."""
+        S = self.S
+        if not T.startswith("<"):
+            vec = collectives.Emitter(self.fresh, self.lines).vector(T, xs)
+
+            def read(at):
+                v = self.fresh("sgx")
+                self.lines.append(f"  {v} = extractelement <{S} x {T}> {vec}, i64 {at}")
+                return v
+            return read
+        table = self._entry_alloca(f"[{S} x {T}]")
+        for j, x in enumerate(xs):
+            p = self.fresh("sgp")
+            self.lines += [f"  {p} = getelementptr [{S} x {T}], ptr {table}, i64 0, i64 {j}",
+                           f"  store {T} {x}, ptr {p}"]
+
+        def read(at):
+            p, v = self.fresh("sgp"), self.fresh("sgx")
+            self.lines += [f"  {p} = getelementptr [{S} x {T}], ptr {table}, i64 0, i64 {at}",
+                           f"  {v} = load {T}, ptr {p}"]
+            return v
+        return read
+
+    def _name_result(self, ins, values):
+        """The collective's result under its own name: one value (uniform), or one per lane
+        (a list, or one value for every lane)."""
+        T = str(ins.type)
+        if ins.name not in self.varying:
+            self.lines.append(f"  {quote(ins.name)} = bitcast {T} {values} to {T}")
+            return
+        for j in range(self.S):
+            v = values[j] if isinstance(values, list) else values
+            self.lines.append(f"  {quote(f'{ins.name}.l{j}')} = bitcast {T} {v} to {T}")
 
     # ------------------------------------------------------------ matrices
     def _matrix_call(self, ins, ops, callee):

@@ -40,6 +40,9 @@ NATIVE_TESTS = {
     "test_gemm_f32[8-[]]", "test_gemm_f32[16-[]]", "test_gemm_f32[32-[]]",
     "test_gemm_f32_accumulates_into_c", "test_gemm_f16_f32_reads_b_column_major",
     "test_gemm_i8_i32_is_exact_and_signed", "test_gemm_i8_saturates_each_accumulation",
+    # Sub-group reduce, scan and broadcast (collectives.py) at the build's sub-group size.
+    "test_subgroup_builtins[16-clang-O2]", "test_subgroup_builtins[16-clcoop]",
+    "test_subgroup_builtins[16-clcoop-O2]",
     # clang's IR of this kernel calls convert_float, not compiled natively yet.
     "test_private_arrays_structs_generic_pointers_and_types[clcoop]",
     "test_private_arrays_structs_generic_pointers_and_types[clcoop-O2]",

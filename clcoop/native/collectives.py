@@ -1,0 +1,209 @@
+"""Sub-group collectives on the subgroup-wide fast path (subgroup.py; docs/native.md,
+"Sub-group collectives"): OpenCL C 3.0 "Sub-Group Functions" (cl_khr_subgroups: all, any, broadcast,
+reduce/scan_inclusive/scan_exclusive of add, min, max), cl_khr_subgroup_non_uniform_arithmetic
+(mul, and, or, xor and the sub_group_non_uniform_* names), cl_khr_subgroup_shuffle(_relative)
+and the intel_ aliases, as the interpreter defines them (interp/ocl_builtins.py,
+_sub_group_collective).
+
+Each is plain IR over the S lanes' values, bit for bit as the interpreter's NumPy:
+- reductions fold the lanes in order (np.min/np.max/np.prod over a row, and integer ones,
+  which wrap); a float add is NumPy's pairwise summation (np.sum: 0.0 + pairwise(row), eight
+  partial sums for rows of 8 to 128 elements, _pairwise);
+- scans are ufunc.accumulate: lane j's value op(lane j-1's, x_j); the exclusive scan shifts
+  it by one lane behind the operation's identity;
+- float min/max are np.minimum/np.maximum: a NaN first operand wins, then a NaN second
+  one, and of two equal values (-0.0, +0.0) the second;
+- unsigned operands (the built-in's mangled parameter) compare unsigned;
+- broadcast reads lane (index mod S), a shuffle lane clip(index, 0, S-1) of the index the
+  variant computes from the lane and its (sign-extended) argument; being copies, they take
+  every scalar type and vectors (subgroup._lanes_table).
+The per-work-item path cannot see the other lanes: a kernel with a collective runs natively
+only on the fast path (KernelPlan.work_item_reason)."""
+import re
+
+# (kind, op) of each built-in, as interp/ocl_builtins.py's table names them.
+_SHUFFLES = {"sub_group_shuffle": "idx", "intel_sub_group_shuffle": "idx", "sub_group_shuffle_xor": "xor",
+             "intel_sub_group_shuffle_xor": "xor", "sub_group_shuffle_up": "up",
+             "sub_group_shuffle_down": "down"}
+_ARITHMETIC = re.compile(r"sub_group_(?:non_uniform_)?(reduce|scan_inclusive|scan_exclusive)_"
+                         r"(add|mul|min|max|and|or|xor)")
+INT_TYPES = ("i8", "i16", "i32", "i64")
+FLOAT_TYPES = ("float", "double")
+_FLOAT_BITS = {"float": 32, "double": 64}
+
+
+def collective_of(base):
+    """(kind, op) of the sub-group collective named base (demangled), else None."""
+    if base == "sub_group_broadcast":
+        return "broadcast", None
+    if base in ("sub_group_all", "sub_group_any"):
+        return base[len("sub_group_"):], None
+    if base in _SHUFFLES:
+        return "shuffle", _SHUFFLES[base]
+    m = _ARITHMETIC.fullmatch(base)
+    return (m.group(1), m.group(2)) if m else None
+
+
+def lane_kind(kind, operand_kinds):
+    """The lane kind (subgroup._kind) of a collective's result from its operands' kinds:
+    'u' the same in every lane, 'v' per lane, None not known yet."""
+    uniform = [k in ("u", "S") if k is not None else None for k in operand_kinds]
+    if kind in ("all", "any", "reduce"):
+        return "u"
+    if kind == "broadcast":
+        if True in uniform:
+            return "u"            # one lane read by all, or all lanes equal
+        return None if None in uniform else "v"
+    if kind == "shuffle":
+        # Every lane reads some lane: a uniform value stays uniform.
+        return None if uniform[0] is None else ("u" if uniform[0] else "v")
+    return "v"                    # scans
+
+
+def unsupported_type(kind, op, T):
+    """Why the collective cannot run natively on values of the IR type T, else None."""
+    if kind in ("all", "any"):
+        return None if T in INT_TYPES else f"on {T}"
+    if kind in ("broadcast", "shuffle"):
+        # Copies of a lane's value: exact for every scalar and vector type.
+        m = re.fullmatch(r"<\d+ x (.+)>", T)
+        return None if (m.group(1) if m else T) in INT_TYPES + FLOAT_TYPES + ("half",) else f"on {T} values"
+    if T in ("half", "bfloat"):
+        return f"on {T} values (NumPy accumulates float16 differently)"
+    if T not in INT_TYPES + FLOAT_TYPES:
+        return f"on {T} values (scalars only)"
+    if T in FLOAT_TYPES and kind != "shuffle" and op in ("and", "or", "xor"):
+        return f"on {T}"
+    return None
+
+
+class Emitter:
+    """IR lines of collectives over the lanes' values (texts), with fresh names from
+    fresh(stem)."""
+
+    def __init__(self, fresh, lines):
+        self.fresh = fresh
+        self.lines = lines
+
+    def combine(self, op, T, signed, a, b):
+        """op(a, b) as NumPy computes it for the interpreter's dtype."""
+        out = self.fresh("sgc")
+        if T in FLOAT_TYPES and op in ("min", "max"):
+            # np.minimum(a, b) = a if a < b or a is NaN, else b (np.maximum with >).
+            self.lines += [f"  {out}.c = fcmp {'olt' if op == 'min' else 'ogt'} {T} {a}, {b}",
+                           f"  {out}.n = fcmp uno {T} {a}, 0.0",
+                           f"  {out}.k = or i1 {out}.c, {out}.n",
+                           f"  {out} = select i1 {out}.k, {T} {a}, {T} {b}"]
+        elif op in ("min", "max"):
+            pred = {"min": "lt", "max": "gt"}[op]
+            self.lines += [f"  {out}.c = icmp {'s' if signed else 'u'}{pred} {T} {a}, {b}",
+                           f"  {out} = select i1 {out}.c, {T} {a}, {T} {b}"]
+        else:
+            code = {"add": "add", "mul": "mul", "and": "and", "or": "or", "xor": "xor"}[op]
+            if T in FLOAT_TYPES:
+                code = "f" + code
+            self.lines.append(f"  {out} = {code} {T} {a}, {b}")
+        return out
+
+    def fold(self, op, T, signed, xs):
+        acc = xs[0]
+        for x in xs[1:]:
+            acc = self.combine(op, T, signed, acc, x)
+        return acc
+
+    def reduce(self, op, T, signed, xs):
+        if T in FLOAT_TYPES and op == "add":
+            # np.sum(table, axis=1): the identity 0.0 plus the row's pairwise sum.
+            return self.combine("add", T, signed, "0.0", self._pairwise(T, xs))
+        return self.fold(op, T, signed, xs)
+
+    def _pairwise(self, T, xs):
+        """NumPy's pairwise_sum (numpy/_core/src/umath/loops_utils.h.src): fewer than 8
+        values in order; up to 128 in 8 interleaved partial sums combined
+        ((r0+r1)+(r2+r3))+((r4+r5)+(r6+r7)), then the rest in order; more: two halves."""
+        n = len(xs)
+        add = lambda a, b: self.combine("add", T, True, a, b)  # noqa: E731
+        if n < 8:
+            acc = "-0.0"
+            for x in xs:
+                acc = add(acc, x)
+            return acc
+        if n <= 128:
+            r = list(xs[:8])
+            i = 8
+            while i < n - n % 8:
+                r = [add(r[k], xs[i + k]) for k in range(8)]
+                i += 8
+            acc = add(add(add(r[0], r[1]), add(r[2], r[3])), add(add(r[4], r[5]), add(r[6], r[7])))
+            for x in xs[i:]:
+                acc = add(acc, x)
+            return acc
+        half = n // 2
+        half -= half % 8
+        return add(self._pairwise(T, xs[:half]), self._pairwise(T, xs[half:]))
+
+    def scan(self, op, T, signed, xs, exclusive):
+        """Per lane: ufunc.accumulate of the lanes up to it (exclusive: up to the one
+        before, lane 0 the identity)."""
+        out = [xs[0]]
+        for x in xs[1:]:
+            out.append(self.combine(op, T, signed, out[-1], x))
+        if exclusive:
+            out = [identity(op, T, signed)] + out[:-1]
+        return out
+
+    def truth(self, kind, T, xs):
+        """sub_group_all / sub_group_any: whether every (some) lane's value is not 0, as i1."""
+        bits = []
+        for x in xs:
+            b = self.fresh("sgt")
+            self.lines.append(f"  {b} = icmp ne {T} {x}, 0")
+            bits.append(b)
+        acc = bits[0]
+        for b in bits[1:]:
+            out = self.fresh("sgt")
+            self.lines.append(f"  {out} = {'and' if kind == 'all' else 'or'} i1 {acc}, {b}")
+            acc = out
+        return acc
+
+    def vector(self, T, xs):
+        """<S x T> of the lanes' values."""
+        v = self.fresh("sgv")
+        prev = "poison"
+        for j, x in enumerate(xs):
+            self.lines.append(f"  {v}.{j} = insertelement <{len(xs)} x {T}> {prev}, {T} {x}, i64 {j}")
+            prev = f"{v}.{j}"
+        return prev
+
+    def lane_index(self, kind, op, IT, index, j, S):
+        """The lane (i64) lane j reads: broadcast index mod S; a shuffle's clipped to
+        [0, S-1] (the interpreter's np.clip of the int64 index)."""
+        n = self.fresh("sgi")
+        widen = f"  {n}.w = sext {IT} {index} to i64" if IT != "i64" else f"  {n}.w = add i64 {index}, 0"
+        self.lines.append(widen)
+        if kind == "broadcast":
+            # (Python's floor modulo of the signed index by a power of two: its low bits.)
+            self.lines.append(f"  {n} = and i64 {n}.w, {S - 1}")
+            return n
+        code = {"idx": None, "xor": "xor", "up": "sub", "down": "add"}[op]
+        at = f"{n}.w"
+        if code is not None:
+            # j - index (up), j + index (down): no wrap in i64 for a 32-bit index.
+            a, b = (str(j), f"{n}.w")
+            self.lines.append(f"  {n}.r = {code} i64 {a}, {b}")
+            at = f"{n}.r"
+        self.lines += [f"  {n}.lo = icmp slt i64 {at}, 0",
+                       f"  {n}.c0 = select i1 {n}.lo, i64 0, i64 {at}",
+                       f"  {n}.hi = icmp sgt i64 {n}.c0, {S - 1}",
+                       f"  {n} = select i1 {n}.hi, i64 {S - 1}, i64 {n}.c0"]
+        return n
+
+
+def identity(op, T, signed):
+    """The interpreter's identity of op (ocl_builtins._identity) as an IR constant."""
+    if T in FLOAT_TYPES:
+        return {"add": "0.0", "mul": "1.0", "min": "0x7FF0000000000000", "max": "0xFFF0000000000000"}[op]
+    bits = int(T[1:])
+    return str({"add": 0, "mul": 1, "and": -1, "or": 0, "xor": 0,
+                "min": (1 << bits - 1) - 1 if signed else -1,
+                "max": -(1 << bits - 1) if signed else 0}[op])
