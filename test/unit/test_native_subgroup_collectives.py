@@ -402,3 +402,30 @@ def test_collective_under_a_lane_varying_if():
     with pytest.raises(clcoop.errors.RuntimeFault):
         prog.k((32,), (32,), x, np.zeros_like(x), subgroup_size=16)
     assert prog._native.fast_reruns.get("k") == 1
+
+
+def test_launches_off_the_fast_path_run_in_the_interpreter():
+    """KernelPlan.work_item_reason: a launch that does not take the fast path (a work-group
+    whose size is no multiple of S) or whose fast path faults runs in the interpreter, with
+    one warning; a launch at another sub-group size runs natively on that size's build."""
+    src = "__kernel void k(__global int *o) { size_t i = get_global_id(0); o[i] = sub_group_reduce_add(o[i]); }"
+    prog = clcoop.Program(src).build(engine="native")
+    o = np.arange(48, dtype=np.int32)
+    with pytest.warns(NativeFallbackWarning, match="runs in the interpreter"):
+        prog.k((48,), (24,), o, subgroup_size=16)      # sub-groups of 16 and 8 per work-group
+    rows = np.arange(48).reshape(2, 24)
+    expect = np.concatenate([np.concatenate([np.full(16, r[:16].sum()), np.full(8, r[16:].sum())]) for r in rows])
+    np.testing.assert_array_equal(o, expect)
+    assert not prog._native.fast_launches and not prog._native.fast_reruns
+    o = np.arange(32, dtype=np.int32)
+    prog.k((32,), (32,), o, subgroup_size=8)
+    np.testing.assert_array_equal(o, np.repeat(np.arange(32).reshape(4, 8).sum(1), 8))
+    assert prog._native._other_sizes[8].fast_launches.get("k") == 1
+    prog = clcoop.Program(DIVERGENT).build(engine="native")
+    x = np.arange(1, 33, dtype=np.int32)
+    x[3] = -3
+    before = x.copy()
+    with pytest.warns(NativeFallbackWarning, match="failed a check"):
+        with pytest.raises(clcoop.errors.RuntimeFault, match="sub-group operation reached under divergent control flow"):
+            prog.k((32,), (32,), x, np.zeros_like(x), subgroup_size=16)
+    np.testing.assert_array_equal(x, before)
