@@ -188,13 +188,6 @@ def _relational_body(base, t, ret, bits):
 _TO_INT_RE = re.compile(r"convert_(u?char|u?short|u?int|u?long)(\d*)(_sat)?(_rte|_rtz|_rtp|_rtn)?")
 
 
-def _float_suffix(t):
-    """llvm.<name>.<suffix> of a float type: f32, v4f32."""
-    bits = {"half": "f16", "float": "f32", "double": "f64"}
-    m = re.fullmatch(r"<(\d+) x (\w+)>", t)
-    return f"v{m.group(1)}{bits[m.group(2)]}" if m else bits[t]
-
-
 def _to_int_body(src, dst, scalar, unsigned, sat, rounding):
     """IR body (argument %a0) of convert_<dst>[_sat][_rounding](src) as the interpreter
     computes it (interp/ocl_builtins.py, _convert): integers saturate by clamping in 128
@@ -219,10 +212,10 @@ def _to_int_body(src, dst, scalar, unsigned, sat, rounding):
                           f"  %c = call {w} @llvm.smin.{sfx}({w} %m, {w} {const('i128', hi)})",
                           f"  %r = trunc {w} %c to {dst}", f"  ret {dst} %r"])
     rnd = {"_rte": "roundeven", "_rtp": "ceil", "_rtn": "floor"}.get(rounding, "trunc")
-    lines = [f"  %x = call {src} @llvm.{rnd}.{_float_suffix(src)}({src} %a0)"]
+    lines = [f"  %x = call {src} @llvm.{rnd}.{type_suffix(src)}({src} %a0)"]
     if sat:
         u = "u" if unsigned else "s"
-        return "\n".join(lines + [f"  %r = call {dst} @llvm.fpto{u}i.sat.{intrinsic_suffix(dst)}.{_float_suffix(src)}({src} %x)",
+        return "\n".join(lines + [f"  %r = call {dst} @llvm.fpto{u}i.sat.{intrinsic_suffix(dst)}.{type_suffix(src)}({src} %x)",
                                   f"  ret {dst} %r"])
     d, b1, i64 = vec("double"), vec("i1"), vec("i64")
     two63, two64, inf = "0x43E0000000000000", "0x43F0000000000000", "0x7FF0000000000000"
@@ -338,7 +331,7 @@ def type_suffix(t):
     m = re.fullmatch(r"<(\d+) x (\w+)>", t)
     if m:
         return f"v{m.group(1)}{type_suffix(m.group(2))}"
-    return {"float": "f32", "double": "f64", "half": "f16"}.get(t, t)
+    return {"float": "f32", "double": "f64", "half": "f16", "bfloat": "bf16"}.get(t, t)
 
 
 def store_size(t, layout):

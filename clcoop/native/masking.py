@@ -25,7 +25,7 @@ import re
 from clcoop.interp.demangle import demangle
 from clcoop.native.context import CTX, FAULT_READ, FAULT_WRITE
 from clcoop.native.collectives import collective_of
-from clcoop.native.builtin_ir import _CONVERT_RE, _INTEGER_BUILTINS, _RELATIONAL, _TO_INT_RE, store_size
+from clcoop.native.builtin_ir import _CONVERT_RE, _INTEGER_BUILTINS, _RELATIONAL, _TO_INT_RE, store_size, type_suffix
 from clcoop.native.irtext import block_successors, clean_ir, quote
 from clcoop.native.support import EXACT_MATH, WORKITEM_FUNCTIONS, Unsupported
 
@@ -291,7 +291,7 @@ class MaskingMixin:
                        f"i32 {site}, i32 {kind}, i64 {slot}, i1 {'true' if store else 'false'})",
                        f"  {n}.neg = sub i64 0, {n}.off",
                        f"  {n}.base = getelementptr i8, ptr {n}.c, i64 {n}.neg"]
-        suffix = f"v{S}{_type_suffix(t)}"
+        suffix = f"v{S}{type_suffix(t)}"
         if store:
             prev = "poison"
             for j in range(S):
@@ -337,13 +337,7 @@ def _pure_builtin(base):
         base in ("min", "max", "clamp", "abs", "select", "fmin", "fmax", "mad")
 
 
-def _type_suffix(t):
-    """An intrinsic's name part for the scalar type t (i32, f32, ...)."""
-    return {"half": "f16", "float": "f32", "double": "f64", "bfloat": "bf16"}.get(t, t)
-
-
 def _phi_incoming(ins):
     """[(value operand, block name)] of a phi."""
     blocks = re.findall(r'\[\s*[^,\]]+,\s*%("[^"]*"|[-\w.$]+)\s*\]', clean_ir(str(ins)))
     return list(zip(list(ins.operands), [b.strip('"') for b in blocks]))
-
