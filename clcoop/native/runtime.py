@@ -37,6 +37,10 @@ def default_threads():
 # A launch estimated to take less than this on one thread runs on one (_threads_for).
 SMALL_LAUNCH_SECONDS = 2e-3
 
+# Once both thread counts of a kernel are measured, every this many launches use the one
+# measured slower, to measure it again (_threads_for).
+PROBE_EVERY = 8
+
 # Fewest lanes worth a build of their own for launches with narrow rows (_narrower).
 MIN_NARROW_LANES = 4
 
@@ -96,6 +100,7 @@ class NativeProgram:
         # Per kernel: {threads: wall seconds per work-group of its last launch on that many
         # threads} (_threads_for).
         self._group_seconds = {}
+        self._launch_counts = {}      # per kernel, launches since both counts were measured
         # Launches in progress: close() waits for them (their threads call into the
         # engine's code, which close() frees).
         self._users = 0
@@ -279,7 +284,9 @@ class NativeProgram:
         another core costs about half a millisecond on this machine (a virtual CPU), more
         than it saves on a launch of a millisecond. A kernel whose launch on all cores took
         less than SMALL_LAUNCH_SECONDS tries one thread; from then on the count with the
-        lower wall time per work-group in the kernel's last launches is used."""
+        lower wall time per work-group (an average over the kernel's launches on it) is
+        used, and every PROBE_EVERY launches the other count once more: a single slow
+        launch on one count (a busy machine) must not decide for good."""
         if plan.single_thread:
             return 1
         cores = max(1, min(threads or default_threads(), total))
@@ -287,13 +294,18 @@ class NativeProgram:
             return cores
         wall = self._group_seconds.get(name, {})
         if 1 in wall and cores in wall:
-            return 1 if wall[1] <= wall[cores] else cores
+            best, other = (1, cores) if wall[1] <= wall[cores] else (cores, 1)
+            count = self._launch_counts[name] = self._launch_counts.get(name, 0) + 1
+            return other if count % PROBE_EVERY == 0 else best
         if cores in wall and wall[cores] * total < SMALL_LAUNCH_SECONDS:
             return 1
         return cores
 
     def _record_wall(self, name, nthreads, total, seconds):
-        self._group_seconds.setdefault(name, {})[nthreads] = seconds / total
+        wall = self._group_seconds.setdefault(name, {})
+        per_group = seconds / total
+        # An average that follows the machine (half the weight on the last launch).
+        wall[nthreads] = per_group if nthreads not in wall else (wall[nthreads] + per_group) / 2
 
     def _thread_state(self, info, plan, buffers, call_args, tmpl):
         """One thread's view of a launch: its __local buffers (arguments and kernel-scope

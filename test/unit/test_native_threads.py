@@ -134,3 +134,19 @@ def test_concurrent_launches_share_the_pool(monkeypatch):
     assert errors == []
     for a, c in zip(inputs, outputs):
         np.testing.assert_array_equal(c, a * np.float32(2))
+
+
+def test_the_slower_count_is_measured_again_now_and_then(monkeypatch):
+    # One slow launch on two threads (a busy machine) must not keep the kernel on one thread
+    # for good: every PROBE_EVERY launches the other count runs once.
+    counts = launches(monkeypatch)
+    prog = clcoop.Program(VADD).build(engine="native")
+    nat = prog._native
+    nat._group_seconds["k"] = {1: 1e-9, 2: 1e-3}
+    a = np.arange(4096, dtype=np.float32)
+    for _ in range(2 * runtime.PROBE_EVERY):
+        c = np.zeros_like(a)
+        prog.k((4096,), (64,), a, c)
+        assert c.tobytes() == (a * 2).tobytes()
+    assert counts.count(2) == 2 and counts[runtime.PROBE_EVERY - 1] == 2
+    assert nat._group_seconds["k"][2] < 1e-3          # averaged with the new measurements
