@@ -99,6 +99,8 @@ def launch_key(global_size, local_size, args, subgroup_size, instruction_limit, 
         if type(arg) is np.ndarray:
             # flags.num: contiguity and writeability (api._map_buffer, _written_buffers).
             parts += (arg.__array_interface__["data"][0], arg.nbytes, arg.dtype, arg.flags.num)
+            if arg.ndim == 0:      # a scalar argument: its value is in the argument block
+                parts.append(arg.tobytes())
         elif isinstance(arg, local_memory_type):
             parts.append(("local", arg.nbytes))
         else:

@@ -223,3 +223,16 @@ def test_a_cooperative_matrix_launch_at_another_subgroup_size_is_cached_with_its
         np.testing.assert_allclose(C, A @ B, rtol=1e-5, atol=1e-4)
     [entry] = _entries(prog)
     assert entry.plan.build is not prog._native and entry.plan.build.subgroup_size == S
+
+
+def test_a_zero_dimensional_array_as_a_scalar_is_keyed_by_its_value_too():
+    # The plan's argument block holds the scalar's value: the same array with a new value
+    # in it is another launch.
+    prog = clcoop.Program(SCALE).build(engine="native")
+    a = np.arange(64, dtype=np.float32)
+    c = np.zeros(64, np.float32)
+    s = np.array(2, np.float32)
+    prog.k(64, 64, a, c, s)
+    s[()] = 4
+    prog.k(64, 64, a, c, s)
+    np.testing.assert_array_equal(c, a / np.float32(4))
