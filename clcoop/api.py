@@ -49,7 +49,7 @@ from clcoop.interp.memory import Memory
 from clcoop.interp.coopmat2 import to_bfloat16
 from clcoop.interp.scalars import BFLOAT16, scalar_dtype
 from clcoop.launch_cache import CachedLaunch, LaunchCache, launch_key
-from clcoop.native.support import WorkItemPathUnavailable
+from clcoop.native.support import NativeFallbackWarning, WorkItemPathUnavailable
 from clcoop.private_buffers import PrivateBuffers
 
 DEFAULT_SUBGROUP_SIZE = 16
@@ -79,7 +79,7 @@ class Program:
         self._translator = None
         self.engine = "interp"
         self._native = None
-        self._private_buffers = PrivateBuffers()   # the native launches' private copies
+        self._private_buffers = PrivateBuffers()   # the native launches' backups
         self._launches = LaunchCache(self._private_buffers)   # their plans, for the next ones
         self._interpreter_launch_reasons = set()   # (kernel, reason) of native launches run by the interpreter
 
@@ -136,7 +136,6 @@ class Program:
         if engine != "interp":
             import warnings
             from clcoop.native.runtime import NativeProgram
-            from clcoop.native.support import NativeFallbackWarning
             self._native = NativeProgram(self._module)
             if engine == "auto":
                 for name in sorted(self._module.kernels):
@@ -217,12 +216,11 @@ class Kernel:
                       local_size, args, subgroup_size, instruction_limit, max_lanes, global_offset,
                       serial_subgroups)
 
-
     def _native_launch(self, global_size, local_size, args, subgroup_size, instruction_limit,
                        global_offset):
         """A launch on the native engine: planned anew, or the plan of an earlier launch with
         the same sizes and arguments run again (launch_cache.py). False when the launch is
-        one the kernel's native build does not take (runtime.WorkItemPathUnavailable): the
+        one the kernel's native build does not take (support.WorkItemPathUnavailable): the
         caller runs it in the interpreter; nothing ran on the caller's arrays."""
         program = self.program
         key = launch_key(global_size, local_size, args, subgroup_size, instruction_limit, global_offset,
@@ -286,7 +284,6 @@ class Kernel:
 
 def _warn_interpreter_launch(program, name, why):
     """Once per kernel and reason: a launch of a native kernel ran in the interpreter."""
-    from clcoop.native.support import NativeFallbackWarning
     if (name, why) not in program._interpreter_launch_reasons:
         program._interpreter_launch_reasons.add((name, why))
         warnings.warn(f"{why}: this launch runs in the interpreter", NativeFallbackWarning, stacklevel=4)
