@@ -260,11 +260,11 @@ class Kernel:
             program._native.run_plan(entry.plan, restore)
         except RuntimeFault:
             restore()
-            self._keep_launch(key, entry)
+            program._launches.put(self.name, key, entry)
             raise
         except WorkItemPathUnavailable as why:
             restore()
-            self._keep_launch(key, entry)
+            program._launches.put(self.name, key, entry)
             _warn_interpreter_launch(program, self.name, str(why))
             return False
         except BaseException:
@@ -272,14 +272,8 @@ class Kernel:
             restore()
             program._launches.discard(self.name, key, entry)
             raise
-        self._keep_launch(key, entry)
+        program._launches.put(self.name, key, entry)
         return True
-
-    def _keep_launch(self, key, entry):
-        if key is not None:
-            self.program._launches.put(self.name, key, entry)
-        else:
-            self.program._private_buffers.give([(None, p) for _, p in entry.copies])
 
 
 def _warn_interpreter_launch(program, name, why):

@@ -53,7 +53,11 @@ class LaunchCache:
             return entry
 
     def put(self, kernel, key, entry):
-        """Keep `entry` (taken with take, or new) for the next launch with this key."""
+        """Keep `entry` (taken with take, or new) for the next launch with this key; a
+        launch without a key (launch_key None) is not kept: its copies go back to the pool."""
+        if key is None:
+            self.discard(kernel, key, entry)
+            return
         if entry.busy.locked():
             entry.busy.release()
         with self._lock:

@@ -162,14 +162,6 @@ class NativeProgram:
         for other in list(self._other_sizes.values()) + list(self._narrower_builds.values()):
             other.close()
 
-    def launch(self, info, prepared, instruction_limit, threads=None):
-        """Run a prepared launch (api.prepare_launch, private copies); raise RuntimeFault on
-        a fault."""
-        def restart():
-            for user_array, private in prepared.copies:
-                np.copyto(private, user_array.reshape(private.shape))
-        self.run_plan(self.plan_launch(info, prepared, instruction_limit, threads), restart)
-
     def plan_launch(self, info, prepared, instruction_limit, threads=None):
         """The native state of a prepared launch (LaunchPlan), on the build that runs it
         (this one, one for another sub-group size, or a narrower one). It holds the
@@ -186,6 +178,12 @@ class NativeProgram:
         narrower = self._narrower(info, plan, nd, S)
         if narrower is not None:
             return narrower.plan_launch(info, prepared, instruction_limit, threads)
+        fast = self.subgroup_drivers.get(info.name)
+        if fast is not None and not subgroups_in_rows(nd, S, self.subgroup_size, plan.subgroup_lanes):
+            fast = None
+        if fast is None and plan.work_item_reason:
+            raise WorkItemPathUnavailable(f"kernel '{info.name}': {plan.work_item_reason}, and this "
+                                          f"launch does not take that path ({_fast_path_condition(nd, plan)})")
         total = nd.total_groups
         most = 1 if plan.single_thread else max(1, min(threads or default_threads(), total))
         psz = (plan.arena_size + 15) // 16 * 16
@@ -210,9 +208,7 @@ class NativeProgram:
         lp.next_group = np.zeros(1, np.int64)
         for state in lp.states:
             state.tmpl[CTX["next_group"]] = lp.next_group.ctypes.data
-        lp.fast = self.subgroup_drivers.get(info.name)
-        if lp.fast is not None and not subgroups_in_rows(nd, S, self.subgroup_size, plan.subgroup_lanes):
-            lp.fast = None
+        lp.fast = fast
         return lp
 
     def run_plan(self, lp, restart):
@@ -241,10 +237,6 @@ class NativeProgram:
         for arena in lp.arenas[:nthreads]:
             arena.fill(0)
         lp.scratch.fill(0)
-        unavailable = plan.work_item_reason
-        if lp.fast is None and unavailable:
-            raise WorkItemPathUnavailable(f"kernel '{info.name}': {unavailable}, and this launch "
-                                          f"does not take that path ({_fast_path_condition(nd, plan)})")
         if lp.fast is not None:
             # The subgroup-wide fast path (subgroup.py). It reports no fault itself: on any
             # failed check the launch starts again from the caller's arrays on the
@@ -259,8 +251,8 @@ class NativeProgram:
                                    f"(ranges.py) failed a check of the fast path while running on the "
                                    f"caller's arrays")
             self.fast_reruns[info.name] = self.fast_reruns.get(info.name, 0) + 1
-            if unavailable:
-                raise WorkItemPathUnavailable(f"kernel '{info.name}': {unavailable}, and this "
+            if plan.work_item_reason:
+                raise WorkItemPathUnavailable(f"kernel '{info.name}': {plan.work_item_reason}, and this "
                                               f"launch failed a check of that path")
             restart()
         started = time.perf_counter()

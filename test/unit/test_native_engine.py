@@ -78,7 +78,7 @@ def test_launch_after_close_is_an_error_not_a_crash():
     with pytest.raises(clcoop.ArgumentError, match="native engine was closed"):
         prog.vadd(32, 16, a, a, c)
     with pytest.raises(RuntimeError, match="closed"):
-        prog._native.launch(prog.vadd.info, None, 1000)
+        prog._native.plan_launch(prog.vadd.info, None, 1000)
 
 
 def test_native_program_reports_compile_time():
