@@ -20,10 +20,6 @@ def emit(gen, ins, ops, base, params):
     op = base.split("_", 1)[1]
     t = gen.ty(str(ins.type))
     size = store_size(t, gen.layout)
-    signed = True
-    if params and params[0][0] == "ptr" and isinstance(params[0][2], tuple):
-        pointee = params[0][2]
-        signed = pointee[0] != "int" or pointee[2]
     if t.kind != "int" and op != "xchg":
         raise Unsupported(f"the built-in '{base}' on {t}")
     ptr = gen.check(ins, ops[0], size, size, "atomic", True)
@@ -34,7 +30,7 @@ def emit(gen, ins, ops, base, params):
         gen.lines.append(f"  {out} = extractvalue {{ {t}, i1 }} {pair}, 0")
         return None
     rmw = {"inc": "add", "dec": "sub"}.get(op, op)
-    if rmw in ("min", "max") and not signed:
+    if rmw in ("min", "max") and _unsigned_pointee(params):
         rmw = "u" + rmw
     value = f"{t} 1" if op in ("inc", "dec") else typed(ops[1])
     gen.lines.append(f"  {out} = atomicrmw {rmw} {ptr}, {value} seq_cst")
@@ -89,12 +85,20 @@ def _c11(gen, ins, ops, base, params):
         if rmw not in ("add", "sub", "xchg"):
             raise Unsupported(f"the built-in '{base}' on {t}")
         rmw = {"add": "fadd", "sub": "fsub"}.get(rmw, rmw)
-    elif rmw in ("min", "max") and params and params[0][0] == "ptr" and \
-            isinstance(params[0][2], tuple) and params[0][2][0] == "int" and not params[0][2][2]:
+    elif rmw in ("min", "max") and _unsigned_pointee(params):
         rmw = "u" + rmw
     ptr = gen.check(ins, ops[0], size, size, "atomic", True)
     gen.lines.append(f"  {out} = atomicrmw {rmw} {ptr}, {typed(ops[1])} seq_cst")
     return None
+
+
+def _unsigned_pointee(params):
+    """Whether the demangled first parameter points to an unsigned integer: min and max
+    compare unsigned then (the interpreter's atomics.py: umin/umax)."""
+    if not (params and params[0][0] == "ptr" and isinstance(params[0][2], tuple)):
+        return False
+    pointee = params[0][2]
+    return pointee[0] == "int" and not pointee[2]
 
 
 def _constant_orders(ops, base, params):
