@@ -1,6 +1,8 @@
 """Native definitions of OpenCL built-ins (docs/native.md, "Built-ins compiled natively"):
 each computes the interpreter's result bit for bit; work-item functions read the context."""
+import math
 import re
+import struct
 
 from clcoop.interp.demangle import demangle
 from clcoop.native.context import CTX
@@ -89,12 +91,23 @@ def _element(t):
     return re.sub(r"<\d+ x (\w+)>", r"\1", t)
 
 
+def _int_of_width(t):
+    """The integer type as wide as the float type t: float -> i32, <4 x half> -> <4 x i16>."""
+    return re.sub(r"half|float|double", lambda m: f"i{type_bits(m.group())}", t)
+
+
+def _double_hex(x):
+    """x as LLVM's hexadecimal double constant, which also spells a half or float constant
+    of the same value when that type holds it exactly."""
+    return f"0x{struct.unpack('<Q', struct.pack('<d', x))[0]:016X}"
+
+
 def float_order_lines(kind, t, a, b, out):
     """IR lines out = fmax(a, b) ("max") or fmin(a, b) ("min") of type t, as
     interp/float_order.py: the first operand when it is larger (smaller), when both are
     equal and it is +0.0 (-0.0) or anything not a zero, or when the second is a NaN."""
     b1 = bool_type(t)
-    it = re.sub(r"half|float|double", lambda m: {"half": "i16", "float": "i32", "double": "i64"}[m.group()], t)
+    it = _int_of_width(t)
     true = "splat (i1 true)" if t.startswith("<") else "true"
     order = "ogt" if kind == "max" else "olt"
     lines = [f"  {out}.wins = fcmp {order} {t} {a}, {b}", f"  {out}.eq = fcmp oeq {t} {a}, {b}",
@@ -143,10 +156,8 @@ _RELATIONAL = {"isequal": ("oeq", 2), "isnotequal": ("une", 2), "isgreater": ("o
                "isinf": ("inf", 1), "isfinite": ("finite", 1), "isnormal": ("normal", 1),
                "signbit": ("sign", 1)}
 
-# Smallest normal magnitude (np.finfo(...).tiny) and infinity, as LLVM's hexadecimal
-# double constants, per float width.
-_TINY = {16: "0x3F10000000000000", 32: "0x3810000000000000", 64: "0x0010000000000000"}
-_INF = "0x7FF0000000000000"
+# Smallest normal magnitude (np.finfo(...).tiny), per float width.
+_TINY = {16: 2.0 ** -14, 32: 2.0 ** -126, 64: 2.0 ** -1022}
 
 
 def _relational_body(base, t, ret, bits):
@@ -156,25 +167,22 @@ def _relational_body(base, t, ret, bits):
     vector = t.startswith("<")
     elem = _element(t)
 
-    def const(v, negative=False):
-        if negative:     # the same double with its sign bit set
-            v = f"0x{int(v, 16) | 1 << 63:016X}"
-        return f"splat ({elem} {v})" if vector else v
+    def const(x):
+        return f"splat ({elem} {_double_hex(x)})" if vector else _double_hex(x)
     b = bool_type(t)
     if test == "sign":
-        it = re.sub(r"half|float|double", f"i{bits}", t)
+        it = _int_of_width(t)
         lines = [f"  %i = bitcast {t} %a0 to {it}", f"  %holds = icmp slt {it} %i, zeroinitializer"]
     elif test == "inf":
-        lines = [f"  %p = fcmp oeq {t} %a0, {const(_INF)}", f"  %n = fcmp oeq {t} %a0, {const(_INF, True)}",
+        lines = [f"  %p = fcmp oeq {t} %a0, {const(math.inf)}", f"  %n = fcmp oeq {t} %a0, {const(-math.inf)}",
                  f"  %holds = or {b} %p, %n"]
     elif test in ("finite", "normal"):
-        lines = [f"  %p = fcmp one {t} %a0, {const(_INF)}", f"  %n = fcmp one {t} %a0, {const(_INF, True)}",
-                 f"  %f = and {b} %p, %n"]
-        if test == "finite":
-            lines.append(f"  %holds = or {b} %f, %f")
-        else:
+        finite = "%holds" if test == "finite" else "%f"
+        lines = [f"  %p = fcmp one {t} %a0, {const(math.inf)}", f"  %n = fcmp one {t} %a0, {const(-math.inf)}",
+                 f"  {finite} = and {b} %p, %n"]
+        if test == "normal":
             tiny = _TINY[bits]
-            lines += [f"  %big = fcmp oge {t} %a0, {const(tiny)}", f"  %neg = fcmp ole {t} %a0, {const(tiny, True)}",
+            lines += [f"  %big = fcmp oge {t} %a0, {const(tiny)}", f"  %neg = fcmp ole {t} %a0, {const(-tiny)}",
                       f"  %m = or {b} %big, %neg", f"  %holds = and {b} %f, %m"]
     else:
         second = "%a1" if _RELATIONAL[base][1] == 2 else "%a0"
@@ -218,22 +226,28 @@ def _to_int_body(src, dst, scalar, unsigned, sat, rounding):
         return "\n".join(lines + [f"  %r = call {dst} @llvm.fpto{u}i.sat.{intrinsic_suffix(dst)}.{type_suffix(src)}({src} %x)",
                                   f"  ret {dst} %r"])
     d, b1, i64 = vec("double"), vec("i1"), vec("i64")
-    two63, two64, inf = "0x43E0000000000000", "0x43F0000000000000", "0x7FF0000000000000"
-    lines.append(f"  %d = fpext {src} %x to {d}" if src != d else f"  %d = fadd {d} %x, {const('double', '-0.0')}")
-    lines += [f"  %p = fcmp one {d} %d, {const('double', inf)}", f"  %q = fcmp one {d} %d, {const('double', '0xFFF0000000000000')}",
-              f"  %fin = and {b1} %p, %q", f"  %z = select {b1} %fin, {d} %d, {d} zeroinitializer"]
+
+    def double(x):
+        return const("double", _double_hex(x))
+    x = "%x"
+    if src != d:
+        lines.append(f"  %d = fpext {src} %x to {d}")
+        x = "%d"
+    lines += [f"  %p = fcmp one {d} {x}, {double(math.inf)}", f"  %q = fcmp one {d} {x}, {double(-math.inf)}",
+              f"  %fin = and {b1} %p, %q", f"  %z = select {b1} %fin, {d} {x}, {d} zeroinitializer"]
     z = "%z"
     if unsigned and dbits == 64:
-        lines += [f"  %big = fcmp oge {d} %z, {const('double', two63)}", f"  %less = fsub {d} %z, {const('double', two64)}",
+        lines += [f"  %big = fcmp oge {d} %z, {double(2.0 ** 63)}", f"  %less = fsub {d} %z, {double(2.0 ** 64)}",
                   f"  %z2 = select {b1} %big, {d} %less, {d} %z"]
         z = "%z2"
-    lines += [f"  %below = fcmp olt {d} {z}, {const('double', two63)}",
-              f"  %above = fcmp oge {d} {z}, {const('double', '0xC3E0000000000000')}",
+    lines += [f"  %below = fcmp olt {d} {z}, {double(2.0 ** 63)}",
+              f"  %above = fcmp oge {d} {z}, {double(-2.0 ** 63)}",
               f"  %inr = and {b1} %below, %above", f"  %safe = select {b1} %inr, {d} {z}, {d} zeroinitializer",
               f"  %i = fptosi {d} %safe to {i64}",
               f"  %j = select {b1} %inr, {i64} %i, {i64} {const('i64', -(1 << 63))}"]
-    lines.append(f"  %r = trunc {i64} %j to {dst}" if dbits < 64 else f"  %r = add {i64} %j, {const('i64', 0)}")
-    return "\n".join(lines + [f"  ret {dst} %r"])
+    if dbits == 64:
+        return "\n".join(lines + [f"  ret {dst} %j"])
+    return "\n".join(lines + [f"  %r = trunc {i64} %j to {dst}", f"  ret {dst} %r"])
 
 
 # OpenCL C 3.0 6.15.3 integer functions with an exact LLVM form: name -> arity.
