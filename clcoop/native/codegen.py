@@ -86,6 +86,11 @@ class NativeModule:
         self.private_names = {}
 
 
+def safe_divisor(o):
+    """A constant divisor that is neither 0 nor -1: its division cannot fault (no check)."""
+    return o.is_constant and not re.search(r"\b0\b|zeroinitializer|-1\b|undef|poison", ref(o))
+
+
 def generate(module, kernel_names, subgroup_size=None, fast_path=None):
     """NativeModule with every kernel of `kernel_names` that the engine takes; kernels with
     cooperative matrices only with a `subgroup_size` (their layout depends on it)."""
@@ -801,7 +806,7 @@ class _FunctionGen:
     def division(self, ins, text, ops):
         t = str(ops[1].type)
         b = typed(ops[1])
-        if ops[1].is_constant and not re.search(r"\b0\b|zeroinitializer|-1\b|undef|poison", ref(ops[1])):
+        if safe_divisor(ops[1]):
             self.lines.append("  " + text)
             return
         ty = self.ty(t)

@@ -134,15 +134,20 @@ class MaskingMixin:
                 if ins.opcode == "phi"}
 
     # ------------------------------------------------------------ emission
+    def _all_any(self, bits):
+        """(all, any) of the i1 values `bits`, one per lane."""
+        n = self.fresh("la")
+        all_, any_ = bits[0], bits[0]
+        for j in range(1, len(bits)):
+            self.lines += [f"  {n}.all{j} = and i1 {all_}, {bits[j]}", f"  {n}.any{j} = or i1 {any_}, {bits[j]}"]
+            all_, any_ = f"{n}.all{j}", f"{n}.any{j}"
+        return all_, any_
+
     def _hammock_branch(self, h):
         """B's terminator: all lanes true -> the true side, all false -> the false side,
         else the masked copy."""
-        c = [self.lane(h.cond, j) for j in range(self.S)]
+        all_, any_ = self._all_any([self.lane(h.cond, j) for j in range(self.S)])
         n = self.fresh("hm")
-        all_, any_ = c[0], c[0]
-        for j in range(1, self.S):
-            self.lines += [f"  {n}.all{j} = and i1 {all_}, {c[j]}", f"  {n}.any{j} = or i1 {any_}, {c[j]}"]
-            all_, any_ = f"{n}.all{j}", f"{n}.any{j}"
         t = h.sides[0][0] if not h.sides[0][1] else h.join
         f = h.sides[-1][0] if h.sides[-1][1] else h.join
         h.copy_label = f"__masked.{n[1:]}"

@@ -28,7 +28,7 @@ from clcoop import coopmat_spec
 from clcoop.coop_names import BINARY, LENGTH, LOAD, MUL_ADD, NEGATE, SCALAR_MUL, SPLAT, STORE
 from clcoop.interp.demangle import demangle, signed_param
 from clcoop.native import collectives, coop_calls, coop_ir
-from clcoop.native.codegen import _FunctionGen
+from clcoop.native.codegen import _FunctionGen, safe_divisor
 from clcoop.native.masking import MaskingMixin, find_hammocks
 from clcoop.native.regions import DIVISIONS, MAX_MASKED_LINES, RegionMixin, find_regions
 from clcoop.native.context import ATOMIC_FUNCTIONS, CTX, CTX_SLOTS, FAULT_COOP, FAULT_UNREACHABLE
@@ -371,7 +371,7 @@ class _SubgroupGen(RegionMixin, MaskingMixin, _FunctionGen):
         if ins.opcode == "call" and self._is_declared(ops[-1]) and \
                 collectives.collective_of(demangle(ops[-1].name)[0]) is not None:
             return self._collective(ins, ops)
-        if self.block_any is not None and ins.opcode in DIVISIONS and not _safe_divisor(ops[1]):
+        if self.block_any is not None and ins.opcode in DIVISIONS and not safe_divisor(ops[1]):
             return self._masked_division(ins, ops)
         if self.block_any is not None and ins.opcode == "call" and ops[-1].name == "llvm.assume":
             return None            # a masked-off lane's assumption may be false
@@ -507,11 +507,7 @@ class _SubgroupGen(RegionMixin, MaskingMixin, _FunctionGen):
         S = self.S
         emit = collectives.Emitter(self.fresh, self.lines)
         if self.masked_preds is not None:
-            every, some = self.masked_preds[0], self.masked_preds[0]
-            for p in self.masked_preds[1:]:
-                a, o = self.fresh("sgall"), self.fresh("sgany")
-                self.lines += [f"  {a} = and i1 {every}, {p}", f"  {o} = or i1 {some}, {p}"]
-                every, some = a, o
+            every, some = self._all_any(self.masked_preds)
             part = self.fresh("sgpart")
             site = self.site(ins, "sub-group collective", 0)
             self.lines += [f"  {part}.n = xor i1 {every}, true",
@@ -789,11 +785,6 @@ class _SubgroupGen(RegionMixin, MaskingMixin, _FunctionGen):
         name = self.fresh("tile")
         self.entry_allocas.append(f"  {name} = alloca {ty}, align 64")
         return name
-
-
-def _safe_divisor(o):
-    """A constant divisor that is neither 0 nor -1 (codegen.division's test)."""
-    return o.is_constant and not re.search(r"\b0\b|zeroinitializer|-1\b|undef|poison", ref(o))
 
 
 def _without_poison_flags(line):
