@@ -48,7 +48,7 @@ from clcoop.interp.loader import load_module
 from clcoop.interp.memory import Memory
 from clcoop.interp.coopmat2 import to_bfloat16
 from clcoop.interp.scalars import BFLOAT16, scalar_dtype
-from clcoop.launch_cache import CachedLaunch, LaunchCache, launch_key
+from clcoop.launch_cache import CachedLaunch, LaunchCache, data_address, launch_key
 from clcoop.native.support import NativeFallbackWarning, WorkItemPathUnavailable
 from clcoop.private_buffers import PrivateBuffers
 
@@ -82,6 +82,7 @@ class Program:
         self._private_buffers = PrivateBuffers()   # the native launches' backups
         self._launches = LaunchCache(self._private_buffers)   # their plans, for the next ones
         self._interpreter_launch_reasons = set()   # (kernel, reason) of native launches run by the interpreter
+        self._kernel_objects = {}    # name -> Kernel, until the next build
 
     def build(self, options=(), filename="<source>", engine="interp"):
         """Compile the source with clcoop; raises clcoop.CompileError on errors.
@@ -130,6 +131,9 @@ class Program:
         self._translator = translate.Translator(self._module)
         self.engine = engine
         self._launches.clear()
+        for name in self._kernel_objects:        # (cached by __getattr__)
+            self.__dict__.pop(name, None)
+        self._kernel_objects = {}
         if self._native is not None:
             self._native.close()
             self._native = None
@@ -162,16 +166,27 @@ class Program:
         return [self.kernel(name) for name in self.kernel_names]
 
     def kernel(self, name):
+        """The Kernel object of kernel `name` (one per name until the next build: kernels
+        hold no launch state)."""
+        kernel = self._kernel_objects.get(name)
+        if kernel is not None:
+            return kernel
         self._require_built()
         if name not in self._module.kernels:
             avail = ", ".join(self.kernel_names) or "none"
             raise ArgumentError(f"no kernel named '{name}' in the program (available: {avail})")
-        return Kernel(self, name)
+        kernel = self._kernel_objects[name] = Kernel(self, name)
+        return kernel
 
     def __getattr__(self, name):
+        # Only names that are no attribute come here: the kernel is kept as an instance
+        # attribute (as functools.cached_property does), so that `prog.k(...)` in a loop
+        # finds it directly; _set_ir removes it again.
         if name.startswith("_"):
             raise AttributeError(name)
-        return self.kernel(name)
+        kernel = self.kernel(name)
+        self.__dict__[name] = kernel
+        return kernel
 
     def run(self, name, global_size, local_size, *args, **kwargs):
         return self.kernel(name)(global_size, local_size, *args, **kwargs)
@@ -203,12 +218,16 @@ class Kernel:
                  instruction_limit=execute.DEFAULT_INSTRUCTION_LIMIT,
                  max_lanes=execute.DEFAULT_MAX_LANES, global_offset=None, serial_subgroups=False):
         program = self.program
-        reason = self.fallback_reason if program.engine != "interp" else None
-        if program.engine == "native" and reason is not None:
+        native = program._native       # None under engine="interp"
+        # A kernel in native.drivers runs natively (fallback_reason is None): the test
+        # runs before every launch, so it is the cheap one.
+        runs_natively = native is not None and self.name in native.drivers
+        if program.engine == "native" and not runs_natively:
             raise ArgumentError(f"kernel '{self.name}' cannot run on the native engine: "
-                                f"{reason} (build with engine='auto' to run it in the interpreter)")
+                                f"{self.fallback_reason} (build with engine='auto' to run it in the "
+                                f"interpreter)")
         # serial_subgroups is the interpreter's oracle mode (one sub-group at a time).
-        if program.engine != "interp" and reason is None and not serial_subgroups:
+        if runs_natively and not serial_subgroups:
             if self._native_launch(global_size, local_size, args, subgroup_size, instruction_limit,
                                    global_offset):
                 return None
@@ -223,6 +242,7 @@ class Kernel:
         one the kernel's native build does not take (support.WorkItemPathUnavailable): the
         caller runs it in the interpreter; nothing ran on the caller's arrays."""
         program = self.program
+        program._native.prewake(self.name)
         key = launch_key(global_size, local_size, args, subgroup_size, instruction_limit, global_offset,
                          LocalMemory)
         entry = program._launches.take(self.name, key) if key is not None else None
@@ -458,7 +478,7 @@ def _pointee_dtype(type_name):
 
 
 def _buffer_key(arr):
-    return (arr.__array_interface__["data"][0], arr.nbytes)
+    return (data_address(arr), arr.nbytes)
 
 
 def _written_buffers(info, args):

@@ -7,10 +7,10 @@ kernel may touch; the generated checks compare each access with it.
 Work-groups run on every core: each thread calls the kernel's driver on chunks of
 work-groups (ctypes releases the GIL during the call).
 """
+import collections
 import ctypes
 import functools
 import os
-import queue
 import threading
 import time
 
@@ -19,13 +19,11 @@ import numpy as np
 from clcoop.errors import RuntimeFault
 from clcoop.interp.memory import describe_offset
 from clcoop.interp.source_map import render_fault
-from clcoop.native import codegen, ranges, subgroup
+from clcoop.native import codegen, pool, ranges, subgroup
 from clcoop.native import context
 from clcoop.native.context import CTX, CTX_SLOTS
 from clcoop.native.support import WorkItemPathUnavailable
 
-_DRIVER = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64,
-                           ctypes.c_void_p, ctypes.c_void_p)
 
 
 @functools.lru_cache(maxsize=1)
@@ -40,6 +38,9 @@ SMALL_LAUNCH_SECONDS = 2e-3
 # Once both thread counts of a kernel are measured, every this many launches use the one
 # measured slower, to measure it again (_threads_for).
 PROBE_EVERY = 8
+
+# Launches per thread count whose wall times _threads_for compares (the least of them).
+RECENT_LAUNCHES = 4
 
 # Fewest lanes worth a build of their own for launches with narrow rows (_narrower).
 MIN_NARROW_LANES = 4
@@ -97,20 +98,22 @@ class NativeProgram:
         # Per kernel: launches run on the caller's arrays, proven fault-free (ranges.py).
         self.in_place_launches = {}
         self._ranges = ranges.ModuleRanges(module)
-        # Per kernel: {threads: wall seconds per work-group of its last launch on that many
-        # threads} (_threads_for).
+        # Per kernel: {threads: wall seconds per work-group of its last launches on that many
+        # threads (RECENT_LAUNCHES)} (_threads_for).
         self._group_seconds = {}
         self._launch_counts = {}      # per kernel, launches since both counts were measured
+        self.wide_kernels = set()     # kernels whose last launch asked for several threads
         # Launches in progress: close() waits for them (their threads call into the
         # engine's code, which close() frees).
         self._users = 0
         self._users_lock = threading.Lock()
         if self.engine is not None:
-            _WORKERS.reserve()
+            pool.get().reserve(default_threads() - 1)
             for name, plan in self.native.plans.items():
-                self.drivers[name] = _DRIVER(self.engine.address(plan.driver))
+                # Addresses of the drivers (pool.clcoop_launch calls them).
+                self.drivers[name] = self.engine.address(plan.driver)
                 if plan.subgroup_driver:
-                    self.subgroup_drivers[name] = _DRIVER(self.engine.address(plan.subgroup_driver))
+                    self.subgroup_drivers[name] = self.engine.address(plan.subgroup_driver)
 
     def reason(self, kernel_name):
         """None when the kernel runs natively, else why it does not."""
@@ -146,6 +149,14 @@ class NativeProgram:
         if info.name not in self.drivers:
             return False
         return self._ranges.kernel(info.name).proves(nd, scalars, buffers, int(instruction_limit)) is True
+
+    def prewake(self, kernel_name):
+        """Called as a launch of the kernel begins: when its last launch asked for several
+        threads, the pool's sleeping workers are woken now, so that they are spinning when
+        the launch's Python steps are done (a wake-up takes 50-100 us on this machine's
+        virtual CPUs, a third of a short launch)."""
+        if kernel_name in self.wide_kernels:
+            pool.get().wake()
 
     def close(self):
         # Waits for the launches in progress by polling: close is rare, a launch must not
@@ -209,6 +220,8 @@ class NativeProgram:
         for state in lp.states:
             state.tmpl[CTX["next_group"]] = lp.next_group.ctypes.data
         lp.fast = fast
+        lp.block = launch_block(lp, self.native.scratch_bytes, psz * arena_items + 16)
+        lp.block_address = lp.block.ctypes.data
         return lp
 
     def run_plan(self, lp, restart):
@@ -221,6 +234,12 @@ class NativeProgram:
             self._users += 1
         try:
             lp.build._run(lp, restart)
+            # Launches of a kernel that last asked for several threads wake the pool's
+            # workers first (prewake).
+            if lp.asked > 1:
+                self.wide_kernels.add(lp.info.name)
+            else:
+                self.wide_kernels.discard(lp.info.name)
             if lp.in_place:
                 self.in_place_launches[lp.info.name] = self.in_place_launches.get(lp.info.name, 0) + 1
         finally:
@@ -232,11 +251,9 @@ class NativeProgram:
         info, nd, total = lp.info, lp.nd, lp.total
         self._limit = lp.limit
         plan = self.native.plans[info.name]
-        nthreads = self._threads_for(info.name, plan, total, lp.threads)
-        # A launch starts from zeroed arenas and scratch, as a launch planned anew does.
-        for arena in lp.arenas[:nthreads]:
-            arena.fill(0)
-        lp.scratch.fill(0)
+        nthreads = lp.asked = self._threads_for(info.name, plan, total, lp.threads)
+        # (A launch starts from zeroed arenas and scratch, as a launch planned anew does:
+        # pool.clcoop_launch zeroes them.)
         if lp.fast is not None:
             # The subgroup-wide fast path (subgroup.py). It reports no fault itself: on any
             # failed check the launch starts again from the caller's arrays on the
@@ -273,31 +290,33 @@ class NativeProgram:
         """Threads for a launch of `total` work-groups: one when the kernel must (its
         __local memory could not be made per thread); `threads` when given; else the cores
         (at most one per work-group), unless launches of this kernel are short: waking
-        another core costs about half a millisecond on this machine (a virtual CPU), more
-        than it saves on a launch of a millisecond. A kernel whose launch on all cores took
-        less than SMALL_LAUNCH_SECONDS tries one thread; from then on the count with the
-        lower wall time per work-group (an average over the kernel's launches on it) is
-        used, and every PROBE_EVERY launches the other count once more: a single slow
-        launch on one count (a busy machine) must not decide for good."""
+        another core costs 50-100 us on this machine (a virtual CPU), more than it saves on
+        a launch of a few hundred. A kernel whose launch on all cores took less than
+        SMALL_LAUNCH_SECONDS tries one thread; from then on the count with the lower wall
+        time per work-group is used (the least of its last RECENT_LAUNCHES launches: a
+        launch is only ever slowed by what else runs, such as the page faults of a first
+        write to fresh arrays or another process, and one such launch must not decide),
+        and every PROBE_EVERY launches the other count once more, so that the choice
+        follows the machine."""
         if plan.single_thread:
             return 1
         cores = max(1, min(threads or default_threads(), total))
         if threads is not None or cores == 1:
             return cores
-        wall = self._group_seconds.get(name, {})
-        if 1 in wall and cores in wall:
-            best, other = (1, cores) if wall[1] <= wall[cores] else (cores, 1)
+        recent = self._group_seconds.get(name, {})
+        if 1 in recent and cores in recent:
+            best, other = (1, cores) if min(recent[1]) <= min(recent[cores]) else (cores, 1)
             count = self._launch_counts[name] = self._launch_counts.get(name, 0) + 1
             return other if count % PROBE_EVERY == 0 else best
-        if cores in wall and wall[cores] * total < SMALL_LAUNCH_SECONDS:
+        if cores in recent and min(recent[cores]) * total < SMALL_LAUNCH_SECONDS:
             return 1
         return cores
 
     def _record_wall(self, name, nthreads, total, seconds):
-        wall = self._group_seconds.setdefault(name, {})
-        per_group = seconds / total
-        # An average that follows the machine (half the weight on the last launch).
-        wall[nthreads] = per_group if nthreads not in wall else (wall[nthreads] + per_group) / 2
+        recent = self._group_seconds.setdefault(name, {})
+        if nthreads not in recent:
+            recent[nthreads] = collections.deque(maxlen=RECENT_LAUNCHES)
+        recent[nthreads].append(seconds / total)
 
     def _thread_state(self, info, plan, buffers, call_args, tmpl):
         """One thread's view of a launch: its __local buffers (arguments and kernel-scope
@@ -549,118 +568,28 @@ def thread_states(lp, nthreads):
 
 
 def _run_driver(driver, lp, nthreads):
-    """Runs the launch's work-groups [0, lp.total) with `driver` on nthreads threads, each
-    with its state (shared when the kernel has no __local memory) and arena; [(thread,
-    fault record)] of the threads that faulted ([] when none did)."""
-    states = thread_states(lp, nthreads)
-    total = lp.total
-    lp.next_group[0] = 0      # shared by the threads' drivers (atomic)
-    # Groups taken a chunk at a time: about 16 chunks per thread keep the balance dynamic.
-    chunk = 1 if nthreads == 1 else max(1, min(64, total // (16 * nthreads)))
-    for state in states:
-        state.tmpl[CTX["group_chunk"]] = chunk
-    lp.abort[0] = 0
-    fouts = lp.fouts[:nthreads]      # drivers.fault_out_lines
-    for fout in fouts:
-        fout[0] = 0
-    if nthreads == 1:        # the common short launch: no closures, no pool
-        driver(states[0].args_address, states[0].tmpl_address, 0, total, lp.arena_addresses[0],
-               lp.fout_addresses[0])
-        return [(0, fouts[0])] if fouts[0][0] else []
-    # Addresses taken once at planning (ndarray.ctypes costs a microsecond or two).
-    calls = [(state.args_address, state.tmpl_address, lp.arena_addresses[k], lp.fout_addresses[k])
-             for k, state in enumerate(states)]
-
-    def worker(k):
-        # One foreign call per thread: ctypes releases the GIL for its whole duration.
-        args, tmpl, arena, fout = calls[k]
-        driver(args, tmpl, 0, total, arena, fout)
-
-    # The calling thread is one of the workers; the others come from the worker pool.
-    tasks = [_WORKERS.submit(lambda k=k: worker(k)) for k in range(1, nthreads)]
-    try:
-        worker(0)
-    finally:
-        for task in tasks:       # the buffers the threads use live until they are done
-            task.finish()
-    return [(k, f) for k, f in enumerate(fouts) if f[0]]
+    """Runs the launch's work-groups [0, lp.total) with the driver at address `driver` on
+    up to nthreads threads (pool.py: one foreign call, which resets the launch's state
+    first), each with its state (shared when the kernel has no __local memory) and arena;
+    [(thread, fault record)] of the threads that faulted ([] when none did)."""
+    lp.ran_threads, faulted = pool.get().launch(lp.block_address, driver, nthreads)
+    if not faulted:
+        return []
+    return [(k, f) for k, f in enumerate(lp.fouts[:lp.ran_threads]) if f[0]]
 
 
-class _Task:
-    """One thread's share of a launch, run by a pool worker (or by nobody: a task no worker
-    started by the time the calling thread finished is cancelled, since the groups are
-    taken from a shared counter and the calling thread has run them all)."""
-    QUEUED, RUNNING, DONE, CANCELLED = range(4)
-
-    def __init__(self, run):
-        self.run = run
-        self.state = _Task.QUEUED
-        self.lock = threading.Lock()
-        self.done = threading.Event()
-
-    def start(self):
-        with self.lock:
-            if self.state == _Task.CANCELLED:
-                return False
-            self.state = _Task.RUNNING
-            return True
-
-    def finish(self):
-        """Wait for the task unless it can be cancelled."""
-        with self.lock:
-            if self.state == _Task.QUEUED:
-                self.state = _Task.CANCELLED
-            if self.state == _Task.CANCELLED:
-                return
-        self.done.wait()
-
-
-class _WorkerPool:
-    """Threads kept for launches: starting a thread per launch cost about 60 us, handing
-    work to a waiting one about 15 us. Workers are daemons; a forked child starts its own."""
-
-    def __init__(self):
-        self._lock = threading.Lock()
-        self._queue = queue.SimpleQueue()
-        self._threads = []
-        self._pid = os.getpid()
-
-    def reserve(self):
-        """Start the workers now (a thread's start waits until it runs: milliseconds on a
-        busy machine, better spent at build time than in a launch)."""
-        with self._lock:
-            self._reserve()
-
-    def submit(self, run):
-        task = _Task(run)
-        with self._lock:
-            self._reserve()
-            self._queue.put(task)
-        return task
-
-    def _reserve(self):
-        if self._pid != os.getpid():           # after fork: the parent's workers are gone
-            self._queue, self._threads, self._pid = queue.SimpleQueue(), [], os.getpid()
-        while len(self._threads) < default_threads() - 1:
-            thread = threading.Thread(target=self._serve, args=(self._queue,), daemon=True,
-                                      name="clcoop-native-worker")
-            thread.start()
-            self._threads.append(thread)
-
-    @staticmethod
-    def _serve(tasks):
-        while True:
-            task = tasks.get()
-            if not task.start():
-                continue
-            try:
-                task.run()
-            finally:
-                task.state = _Task.DONE
-                task.done.set()
-
-
-_WORKERS = _WorkerPool()
+def launch_block(lp, scratch_bytes, arena_bytes):
+    """The launch's block (pool.py): its counters, scratch and arenas to reset, and the
+    argument block, template, arena and fault record of each of its threads."""
+    states = thread_states(lp, len(lp.arenas))
+    words = [0] * pool.LAUNCH_WORDS
+    words[pool.B_TOTAL], words[pool.B_NEXT_GROUP] = lp.total, lp.next_group.ctypes.data
+    words[pool.B_ABORT], words[pool.B_SCRATCH] = lp.abort.ctypes.data, lp.scratch.ctypes.data
+    words[pool.B_SCRATCH_BYTES], words[pool.B_ARENA_BYTES] = scratch_bytes, arena_bytes
+    words[pool.B_CHUNK_SLOT], words[pool.B_SLOTS] = CTX["group_chunk"], len(lp.arenas)
+    for k, state in enumerate(states):
+        words += [state.args_address, state.tmpl_address, lp.arena_addresses[k], lp.fout_addresses[k]]
+    return np.array(words, np.int64)
 
 
 def _fmt(t, nd):

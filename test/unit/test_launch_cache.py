@@ -236,3 +236,28 @@ def test_a_zero_dimensional_array_as_a_scalar_is_keyed_by_its_value_too():
     s[()] = 4
     prog.k(64, 64, a, c, s)
     np.testing.assert_array_equal(c, a / np.float32(4))
+
+
+def test_the_last_launch_is_taken_again_but_never_once_evicted():
+    # The cache hands the last launch put back to a launch with its key without looking it
+    # up (LaunchCache._last); once evicted its backups went back to the private-buffer pool
+    # (another launch may hold them), so a launch with its key plans anew.
+    prog = clcoop.Program(SHIFTED_SUM).build(engine="native")
+    a = np.arange(256, dtype=np.float32)
+    zero = np.zeros(1, np.int32)
+    c = np.zeros(256, np.float32)
+    prog.k(256, 64, a, c, zero, 2)
+    prog.k(256, 64, a, c, zero, 2)
+    [first] = _entries(prog)
+    assert prog._launches._last[2] is first
+    assert prog._launches.take("k", prog._launches._last[1]) is first
+    prog._launches.put("k", prog._launches._last[1], first)
+    others = [np.zeros(256, np.float32) for _ in range(MAX_ENTRIES)]
+    for other in others:
+        prog.k(256, 64, a, other, zero, 1)
+    assert first.dropped and first not in _entries(prog)
+    prog.k(256, 64, a, c, zero, 2)
+    assert first not in _entries(prog)
+    np.testing.assert_array_equal(c, 3 * (2 * a))
+    for other in others:
+        np.testing.assert_array_equal(other, a)
