@@ -524,6 +524,12 @@ def pocl_plain_figures(timings, pocl_out, native_out):
             "match": bool(np.allclose(pocl_out, native_out, rtol=1e-4, atol=1e-5))}
 
 
+# Rounds of the plain kernels (a round takes 20-70 ms): the interpreter's times move by up
+# to 1.6x from one round to the next on this shared machine, more than the GEMMs' do, and
+# a median of 5 moved the ratio by a quarter between runs.
+PLAIN_ROUNDS = 15
+
+
 def bench_native(quick, repetitions):
     """Plain kernels: the native engine (both cores) against the interpreter, results
     compared bit for bit, and against PoCL when pyopencl finds a CPU device; the engine's
@@ -565,7 +571,7 @@ def bench_native(quick, repetitions):
                 functions.update(pocl_plain_runners(pocl, source, n, a, b, outs["pocl"]))
             except Exception as error:   # PoCL refuses this kernel: report it, measure the rest
                 pocl_error = str(error).strip().splitlines()[0] if str(error).strip() else repr(error)
-        timings = time_interleaved(functions, repetitions)
+        timings = time_interleaved(functions, repetitions if quick else max(repetitions, PLAIN_ROUNDS))
         same = bool(np.array_equal(outs["native"].view(np.uint32), outs["interpreter"].view(np.uint32)))
         run = {"kernel": name, "n": n, "native": timings["native"], "interpreter": timings["interpreter"],
                "speedup": timings["interpreter"]["median"] / timings["native"]["median"],

@@ -36,9 +36,12 @@ GEN, CLAIM, DONE, SLEEPERS, BUSY, STOP, DRIVER, TOTAL, NTHREADS, CALLS, SPIN = r
 MUTEX_BYTES, COND_BYTES = 128, 256           # offsets of the pthread objects (128 bytes each)
 CONTROL_WORDS = 48
 CLOSED = 1 << 31
-# Spins (pause instructions, about 20-40 ns each) a worker waits for the next job before
-# sleeping: launches in a loop find it awake; an idle pool sleeps within ~100 us.
-SPIN_ITERATIONS = 4000
+# Spins (pause instructions, about 25 ns each here) a worker waits for the next job before
+# sleeping, about 1 ms: launches separated by short Python steps find it awake, and an
+# idle pool sleeps soon (libgomp's default spin before sleeping is of the same order).
+# Waking a sleeping worker costs the launch a futex wake and an interrupt to the idle
+# virtual CPU, 10-50 us, and the worker 50-100 us more before it runs.
+SPIN_ITERATIONS = 40000
 # Words per thread in the calls table: argument block, template, arena, fault record.
 CALL_WORDS = 4
 # A launch block: these words, then CALL_WORDS per thread (LaunchBlock).

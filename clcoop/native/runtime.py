@@ -291,8 +291,8 @@ class NativeProgram:
         __local memory could not be made per thread); `threads` when given; else the cores
         (at most one per work-group), unless launches of this kernel are short: waking
         another core costs 50-100 us on this machine (a virtual CPU), more than it saves on
-        a launch of a few hundred. A kernel whose launch on all cores took less than
-        SMALL_LAUNCH_SECONDS tries one thread; from then on the count with the lower wall
+        a launch of a few hundred. A kernel whose launches on all cores (two) took less
+        than SMALL_LAUNCH_SECONDS tries one thread; from then on the count with the lower wall
         time per work-group is used (the least of its last RECENT_LAUNCHES launches: a
         launch is only ever slowed by what else runs, such as the page faults of a first
         write to fresh arrays or another process, and one such launch must not decide),
@@ -308,11 +308,14 @@ class NativeProgram:
             best, other = (1, cores) if min(recent[1]) <= min(recent[cores]) else (cores, 1)
             count = self._launch_counts[name] = self._launch_counts.get(name, 0) + 1
             return other if count % PROBE_EVERY == 0 else best
-        if cores in recent and min(recent[cores]) * total < SMALL_LAUNCH_SECONDS:
+        # Two launches on all cores first: a kernel's first launch pays the first writes to
+        # fresh arrays (page faults: 5 ms of the vector add's 0.5), which later ones do not.
+        if cores in recent and len(recent[cores]) >= 2 and min(recent[cores]) * total < SMALL_LAUNCH_SECONDS:
             return 1
         return cores
 
     def _record_wall(self, name, nthreads, total, seconds):
+        """Keeps a launch's wall time per work-group for _threads_for."""
         recent = self._group_seconds.setdefault(name, {})
         if nthreads not in recent:
             recent[nthreads] = collections.deque(maxlen=RECENT_LAUNCHES)

@@ -39,7 +39,7 @@ def test_a_short_kernel_moves_to_one_thread(monkeypatch):
         c = np.zeros_like(a)
         prog.k((4096,), (64,), a, c)
         assert c.tobytes() == (a * 2).tobytes()
-    assert counts[0] == 2 and counts[1] == 1
+    assert counts[:3] == [2, 2, 1]       # two launches on all cores (the first pays page faults)
     # From then on the measured faster count.
     nat = prog._native
     assert set(nat._group_seconds["k"]) == {1, 2}
