@@ -3,12 +3,11 @@ import re
 
 import numpy as np
 
-from clcoop.interp import float_order
+from clcoop.interp import float_order, fused
 from clcoop.interp.lanes import active_operands
 from clcoop.errors import IRError
-from clcoop.interp.coopmat2 import to_bfloat16
-from clcoop.interp.scalars import (BFLOAT16, INT_DTYPES, UINT_DTYPES, as_unsigned, odd_int_bits, scalar_dtype,
-                                   uint_bits, wrap_int)
+from clcoop.interp.scalars import (INT_DTYPES, UINT_DTYPES, as_unsigned, odd_int_bits, scalar_dtype, uint_bits,
+                                   wrap_int)
 
 # Integer bit helpers, shared with the OpenCL C built-ins (ocl_builtins.py).
 
@@ -72,15 +71,6 @@ def _bitreverse(x):
         out |= ((u >> np.uint64(b)) & np.uint64(1)) << np.uint64(bits - 1 - b)
     return out.astype(UINT_DTYPES[bits]).view(x.dtype) if x.ndim else \
         np.asarray(out).astype(UINT_DTYPES[bits]).view(x.dtype)
-
-
-def _fma(a, b, c):
-    a = np.asarray(a)
-    if a.dtype == np.float64:
-        return a * b + c
-    # float/half/bfloat: the exact product fits in double, one rounding at the end.
-    wide = a.astype(np.float64) * np.asarray(b, np.float64) + np.asarray(c, np.float64)
-    return to_bfloat16(wide) if a.dtype == BFLOAT16 else wide.astype(a.dtype)
 
 
 def _fmuladd(a, b, c):
@@ -192,7 +182,7 @@ def _reduce_vec(op):
 
 
 _INTRINSIC_FNS = {
-    "fmuladd": _fmuladd, "fma": _fma, "is.fpclass": _is_fpclass, "fabs": np.abs, "sqrt": np.sqrt, "floor": np.floor,
+    "fmuladd": _fmuladd, "fma": fused.fma, "is.fpclass": _is_fpclass, "fabs": np.abs, "sqrt": np.sqrt, "floor": np.floor,
     "ceil": np.ceil, "trunc": np.trunc, "rint": np.rint, "nearbyint": np.rint,
     "round": round_half_away, "roundeven": np.rint, "minnum": float_order.fmin, "maxnum": float_order.fmax,
     "minimum": float_order.minimum, "maximum": float_order.maximum, "minimumnum": float_order.fmin,

@@ -12,7 +12,7 @@ import re
 import numpy as np
 
 from clcoop.errors import IRError
-from clcoop.interp import float_order, printf
+from clcoop.interp import float_order, fused, printf
 from clcoop.interp.atomics import add_atomic_builtins, check_enums, enum_checks
 from clcoop.interp.demangle import demangle, pointee_type, signed_param  # noqa: F401 (demangle: native/codegen)
 from clcoop.interp.intrinsics import (clz, ctz, exact_int, popcount, resolve_intrinsic,
@@ -407,7 +407,7 @@ _FLOAT_MATH = {
     "ceil": np.ceil, "trunc": np.trunc, "rint": np.rint, "round": round_half_away,
     "atan2": np.arctan2, "pow": np.power, "powr": np.power, "fmod": np.fmod,
     "hypot": np.hypot, "copysign": np.copysign, "fmin": float_order.fmin, "fmax": float_order.fmax,
-    "fdim": lambda x, y: np.where(x > y, x - y, 0 * x), "fma": lambda a, b, c: a * b + c,
+    "fdim": lambda x, y: np.where(x > y, x - y, 0 * x), "fma": fused.fma,
     "mad": lambda a, b, c: a * b + c, "pown": lambda x, n: np.power(x, n.astype(np.asarray(x).dtype)),
     "rootn": lambda x, n: np.power(x, 1.0 / n), "recip": lambda x: 1 / x,
     "divide": lambda a, b: a / b, "degrees": np.degrees, "radians": np.radians,

@@ -51,6 +51,12 @@ def exact_builtin(name, base, mparams, ret, params):
         zero = "zeroinitializer"
         cond = f"icmp slt {params[2]} %a2, {zero}" if c_vec else f"icmp ne {params[2]} %a2, {zero}"
         return f"{head}\n  %cond = {cond}\n  %r = select {bool_type(params[2])} %cond, {ret} %a1, {ret} %a0\n  ret {ret} %r\n}}"
+    if base == "fma" and scalar[0] == "float" and len(params) == 3 and all(t == ret for t in params) \
+            and _element(ret) in ("float", "double"):
+        # OpenCL C 3.0 6.15.2: rounded once, as the interpreter (interp/fused.py); LLVM's
+        # llvm.fma is the host's FMA instruction (or libm's fma/fmaf).
+        return (f"{head}\n  %r = call {ret} @llvm.fma.{type_suffix(ret)}({ret} %a0, {ret} %a1, {ret} %a2)\n"
+                f"  ret {ret} %r\n}}")
     if base in _FLOAT_ORDER and scalar[0] == "float" and len(params) == _FLOAT_ORDER[base] and \
             params[0] == ret and all(t in (ret, _element(ret)) for t in params):
         return f"{head}\n{_float_order_body(base, ret, params)}\n}}"

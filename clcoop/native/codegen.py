@@ -12,7 +12,7 @@ Every defined function is re-emitted instruction by instruction with:
   interpreter's NumPy) so the host never traps;
 - at every backward branch, a poll that counts the loop's instructions against the
   limit and returns early once the work-item has faulted;
-- llvm.fmuladd (unfused) and llvm.fma computed like the interpreter (ocl_builtins._fmuladd, _fma).
+- llvm.fmuladd (unfused) computed like the interpreter (intrinsics._fmuladd); llvm.fma rounded once (interp/fused.py).
 A per-kernel driver runs a range of work-groups, work-item after work-item.
 """
 import re
@@ -1006,21 +1006,23 @@ class _FunctionGen:
         self.double_to_half(s, wide, t, out)
 
     def fused(self, ins, ops):
-        """llvm.fma as the interpreter computes it (ocl_builtins._fma):
-        half/float: exact product and sum in double, one rounding back; double: a*b+c
-        with two roundings (docs/native.md, "Floating point")."""
+        """llvm.fma rounded once, as the interpreter (interp/fused.py): float and double
+        are LLVM's own llvm.fma (the host's FMA instruction, or libm's fma/fmaf, both
+        correctly rounded); half: the exact product in double, plus c rounded in double,
+        then to half (double holds a * b + c of halves exactly unless c dwarfs the product
+        by more than half's precision, when both roundings give c's neighbourhood alike:
+        docs/native.md, "Floating point")."""
         t, elem, out = self._mul_add_result(ins)
-        if elem.bits == 64:
-            self._mul_then_add(t, ops, out)
+        if elem.bits != 16:
+            name = f"llvm.fma.{type_suffix(t)}"
+            self.mg.needed_decls.add(name)
+            self.lines.append(f"  {out} = call {t} @{name}({typed(ops[0])}, {typed(ops[1])}, {typed(ops[2])})")
             return
         wide, xs = self._widened(ins, ops)
         m, s = self.fresh("m"), self.fresh("s")
         self.lines.append(f"  {m} = fmul {wide} {xs[0]}, {xs[1]}")
         self.lines.append(f"  {s} = fadd {wide} {m}, {xs[2]}")
-        if elem.bits == 16:
-            self.double_to_half(s, wide, t, out)
-        else:
-            self.lines.append(f"  {out} = fptrunc {wide} {s} to {t}")
+        self.double_to_half(s, wide, t, out)
 
     def _mul_add_result(self, ins):
         """(type text, element type, result name) of an fmuladd/fma."""

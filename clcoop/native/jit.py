@@ -42,9 +42,21 @@ def ensure_llvm():
             _initialized = True
 
 
+# libm's functions LLVM calls for an intrinsic the host has no instruction for: llvm.fma
+# without FMA hardware (both correctly rounded, as IEEE 754 requires).
+LIBM_HELPERS = ("fma", "fmaf")
+
+
 def _register_runtime_helpers(llvm):
     import ctypes
     import ctypes.util
+    try:
+        libm = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
+    except OSError:
+        libm = None
+    for helper in LIBM_HELPERS if libm is not None else ():
+        if not llvm.address_of_symbol(helper):
+            llvm.add_symbol(helper, ctypes.cast(getattr(libm, helper), ctypes.c_void_p).value)
     name = ctypes.util.find_library("gcc_s")
     try:
         lib = ctypes.CDLL(name or "libgcc_s.so.1")

@@ -164,3 +164,24 @@ def test_the_process_exits_cleanly_with_parked_workers(close):
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["ok", "1"]
     assert done.stderr == ""
+
+
+def test_a_kernel_that_last_ran_on_several_threads_wakes_the_workers_first(monkeypatch):
+    counts = [2]
+    monkeypatch.setattr(runtime, "default_threads", lambda: 2)
+    monkeypatch.setattr(runtime.NativeProgram, "_threads_for", lambda self, *args: counts[-1])
+    woken = []
+    monkeypatch.setattr(pool.NativePool, "wake", lambda self: woken.append(1))
+    prog = clcoop.Program(LONG).build(engine="native")
+    a = np.ones(1 << 12, np.float32)
+    c = np.zeros_like(a)
+    prog.k(a.size, 64, a, c)            # no launch before it: nothing to go by
+    assert woken == [] and prog._native.wide_kernels == {"k"}
+    prog.k(a.size, 64, a, c)
+    assert woken == [1]
+    counts.append(1)
+    prog.k(a.size, 64, a, c)            # woken (the last asked for two); this one asks for one
+    assert woken == [1, 1] and prog._native.wide_kernels == set()
+    prog.k(a.size, 64, a, c)
+    assert woken == [1, 1]
+    np.testing.assert_array_equal(c, oracle(a))
