@@ -9,7 +9,7 @@ a memory-bound kernel saves on the second core).
 
 The job's protocol (one control block of CONTROL_WORDS int64 words, pthread mutex and
 condition variable inside it):
-- GEN counts jobs. A worker spins for SPIN iterations on it after each job, then sleeps
+- GEN counts jobs. A worker spins on it after each job (SPIN nanoseconds), then sleeps
   on the condition variable (SLEEPERS counts the sleepers, so a launch broadcasts only
   when one sleeps: a seq_cst store of GEN then load of SLEEPERS, against the worker's
   seq_cst increment of SLEEPERS then load of GEN, loses no wake-up).
@@ -29,19 +29,27 @@ import atexit
 import ctypes
 import os
 import threading
+import time
 
 import numpy as np
 
-GEN, CLAIM, DONE, SLEEPERS, BUSY, STOP, DRIVER, TOTAL, NTHREADS, CALLS, SPIN = range(11)
+(GEN, CLAIM, DONE, SLEEPERS, BUSY, STOP, DRIVER, TOTAL, NTHREADS, CALLS, SPIN, SPIN_MIN, SPIN_MAX,
+ CLOCK) = range(14)
 MUTEX_BYTES, COND_BYTES = 128, 256           # offsets of the pthread objects (128 bytes each)
 CONTROL_WORDS = 48
 CLOSED = 1 << 31
-# Spins (pause instructions, about 25 ns each here) a worker waits for the next job before
-# sleeping, about 1 ms: launches separated by short Python steps find it awake, and an
-# idle pool sleeps soon (libgomp's default spin before sleeping is of the same order).
-# Waking a sleeping worker costs the launch a futex wake and an interrupt to the idle
-# virtual CPU, 10-50 us, and the worker 50-100 us more before it runs.
-SPIN_ITERATIONS = 40000
+# How long a worker spins for the next job before it sleeps (SPIN, nanoseconds): it adapts
+# to the gaps between launches. A worker woken from sleep spins next time for twice the
+# gap it saw (spin plus sleep), at most SPIN_MAX_NS, so that launches in a loop with
+# Python work between them find it awake; a gap longer than that (sporadic launches) puts
+# it back to SPIN_MIN_NS. Waking a sleeping worker costs the launch a futex wake and an
+# interrupt to the idle virtual CPU (10-50 us here) and the worker 50-100 us more before
+# it runs: a quarter of a short launch. The bound is LLVM OpenMP's default spin before
+# sleeping (KMP_BLOCKTIME, 200 ms); CLCOOP_WORKER_SPIN_MS sets it (0: always the minimum).
+SPIN_MIN_NS = 1_000_000
+SPIN_MAX_NS = 200_000_000
+# Spins between two readings of the clock.
+SPINS_PER_CLOCK = 64
 # Words per thread in the calls table: argument block, template, arena, fault record.
 CALL_WORDS = 4
 # A launch block: these words, then CALL_WORDS per thread (LaunchBlock).
@@ -52,8 +60,8 @@ LAUNCH_WORDS = 8
 # thread keep the balance dynamic; at most this many.
 MAX_CHUNK = 64
 
-_PTHREAD = ("pthread_mutex_lock", "pthread_mutex_unlock", "pthread_cond_wait",
-            "pthread_cond_broadcast")
+_LIBC = ("pthread_mutex_lock", "pthread_mutex_unlock", "pthread_cond_wait", "pthread_cond_broadcast",
+         "clock_gettime")
 
 
 def _relax(triple):
@@ -75,6 +83,7 @@ declare i32 @pthread_mutex_unlock(ptr)
 declare i32 @pthread_cond_wait(ptr, ptr)
 declare i32 @pthread_cond_broadcast(ptr)
 declare void @llvm.memset.p0.i64(ptr, i8, i64, i1)
+declare i32 @clock_gettime(i64, ptr)
 {declare_relax}
 define internal ptr @word(ptr %ctl, i64 %i) {{
   %p = getelementptr i64, ptr %ctl, i64 %i
@@ -109,6 +118,38 @@ wake:
   call void @broadcast(ptr %ctl)
   br label %done
 done:
+  ret void
+}}
+
+; The monotonic clock in nanoseconds (the clock's id is in the control block).
+define internal i64 @now(ptr %ctl) {{
+  %ts = alloca [2 x i64], align 8
+  %idp = call ptr @word(ptr %ctl, i64 {CLOCK})
+  %id = load atomic i64, ptr %idp monotonic, align 8
+  call i32 @clock_gettime(i64 %id, ptr %ts)
+  %sec = load i64, ptr %ts, align 8
+  %nsp = getelementptr i64, ptr %ts, i64 1
+  %ns = load i64, ptr %nsp, align 8
+  %secns = mul i64 %sec, 1000000000
+  %t = add i64 %secns, %ns
+  ret i64 %t
+}}
+
+; After a sleep of `slept` ns that followed a spin of `window` ns: the next spin is twice
+; the whole gap, unless the gap exceeded the bound (then the minimum).
+define internal void @adapt(ptr %ctl, i64 %window, i64 %slept) {{
+  %gap = add i64 %window, %slept
+  %maxp = call ptr @word(ptr %ctl, i64 {SPIN_MAX})
+  %max = load atomic i64, ptr %maxp monotonic, align 8
+  %minp = call ptr @word(ptr %ctl, i64 {SPIN_MIN})
+  %min = load atomic i64, ptr %minp monotonic, align 8
+  %long = icmp ugt i64 %gap, %max
+  %twice = shl i64 %gap, 1
+  %over = icmp ugt i64 %twice, %max
+  %capped = select i1 %over, i64 %max, i64 %twice
+  %next = select i1 %long, i64 %min, i64 %capped
+  %spinp = call ptr @word(ptr %ctl, i64 {SPIN})
+  store atomic i64 %next, ptr %spinp monotonic, align 8
   ret void
 }}
 
@@ -149,7 +190,8 @@ entry:
 wait:
   %seen = phi i64 [ %first, %entry ], [ %g, %joined ], [ %g, %skip ]
   %spinp = call ptr @word(ptr %ctl, i64 {SPIN})
-  %spins = load atomic i64, ptr %spinp monotonic, align 8
+  %window = load atomic i64, ptr %spinp monotonic, align 8
+  %t0 = call i64 @now(ptr %ctl)
   br label %spin
 spin:
   %i = phi i64 [ 0, %wait ], [ %i1, %spin_more ]
@@ -157,13 +199,20 @@ spin:
   %same = icmp eq i64 %cur, %seen
   br i1 %same, label %spin_check, label %woken
 spin_check:
-  %more = icmp ult i64 %i, %spins
+  %low = and i64 %i, {SPINS_PER_CLOCK - 1}
+  %tick = icmp eq i64 %low, {SPINS_PER_CLOCK - 1}
+  br i1 %tick, label %spin_clock, label %spin_more
+spin_clock:
+  %t = call i64 @now(ptr %ctl)
+  %elapsed = sub i64 %t, %t0
+  %more = icmp ult i64 %elapsed, %window
   br i1 %more, label %spin_more, label %sleep
 spin_more:
   call void @relax()
   %i1 = add i64 %i, 1
   br label %spin
 sleep:
+  %ts = call i64 @now(ptr %ctl)
   call i32 @pthread_mutex_lock(ptr %mu)
   atomicrmw add ptr %sleepp, i64 1 seq_cst
   br label %sleep_check
@@ -177,6 +226,9 @@ sleep_wait:
 sleep_done:
   atomicrmw sub ptr %sleepp, i64 1 seq_cst
   call i32 @pthread_mutex_unlock(ptr %mu)
+  %te = call i64 @now(ptr %ctl)
+  %slept = sub i64 %te, %ts
+  call void @adapt(ptr %ctl, i64 %window, i64 %slept)
   br label %woken
 woken:
   %g = load atomic i64, ptr %genp acquire, align 8
@@ -401,15 +453,30 @@ define void @clcoop_pool_stop(ptr %ctl) {{
 """
 
 
+def spin_max_ns():
+    """SPIN_MAX_NS, or CLCOOP_WORKER_SPIN_MS (milliseconds) when set."""
+    value = os.environ.get("CLCOOP_WORKER_SPIN_MS")
+    if value is None:
+        return SPIN_MAX_NS
+    try:
+        return max(SPIN_MIN_NS, int(float(value) * 1e6))
+    except (ValueError, OverflowError):
+        import warnings
+        warnings.warn(f"CLCOOP_WORKER_SPIN_MS must be a number of milliseconds, got {value!r}: "
+                      f"using {SPIN_MAX_NS // 1_000_000}", RuntimeWarning, stacklevel=2)
+        return SPIN_MAX_NS
+
+
 _LAUNCH = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64,
                            ctypes.c_int64)
 _ON_CONTROL = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 
 
-def _register_pthread(llvm):
-    """The pool's pthread functions, from the process (MCJIT does not search it)."""
+def _register_libc(llvm):
+    """The pool's pthread and clock functions, from the process (MCJIT does not search
+    it)."""
     libc = ctypes.CDLL(None)
-    for name in _PTHREAD:
+    for name in _LIBC:
         if not llvm.address_of_symbol(name):
             llvm.add_symbol(name, ctypes.cast(getattr(libc, name), ctypes.c_void_p).value)
 
@@ -421,7 +488,7 @@ class _Code:
         import llvmlite.binding as llvm
         from clcoop.native import jit
         jit.ensure_llvm()
-        _register_pthread(llvm)
+        _register_libc(llvm)
         self.engine = jit.Engine(pool_ir(llvm.get_process_triple()), opt=2)
         self.worker = _ON_CONTROL(self.engine.address("clcoop_pool_worker"))
         self.launch = _LAUNCH(self.engine.address("clcoop_launch"))
@@ -440,7 +507,9 @@ class NativePool:
         self._code = code
         self.control = np.zeros(CONTROL_WORDS, np.int64)
         self.address = self.control.ctypes.data
-        self.control[SPIN] = SPIN_ITERATIONS
+        self.control[SPIN] = self.control[SPIN_MIN] = SPIN_MIN_NS
+        self.control[SPIN_MAX] = spin_max_ns()
+        self.control[CLOCK] = time.CLOCK_MONOTONIC
         libc = ctypes.CDLL(None)
         if libc.pthread_mutex_init(ctypes.c_void_p(self.address + MUTEX_BYTES), None) or \
                 libc.pthread_cond_init(ctypes.c_void_p(self.address + COND_BYTES), None):
@@ -467,8 +536,11 @@ class NativePool:
         return result & 0xFFFFFFFF, bool(result >> 32)
 
     def wake(self):
-        """Wake the sleeping workers now: the next launch finds them spinning."""
-        self._code.wake(self.address)
+        """Wake the sleeping workers now, if one sleeps: the next launch finds them
+        spinning. (Read without the lock: a worker that falls asleep just after is woken
+        by the launch itself.)"""
+        if self.control[SLEEPERS]:
+            self._code.wake(self.address)
 
     def stop(self):
         """Let the workers return, and wait for them (before the process frees the

@@ -185,3 +185,43 @@ def test_a_kernel_that_last_ran_on_several_threads_wakes_the_workers_first(monke
     prog.k(a.size, 64, a, c)
     assert woken == [1, 1]
     np.testing.assert_array_equal(c, oracle(a))
+
+
+def test_the_spin_adapts_to_the_gaps_between_launches():
+    # Woken after a gap shorter than the bound, a worker next spins for twice the gap
+    # (launches in a loop find it awake); after a longer gap, for the minimum again.
+    p = pool.get()
+    p.reserve(1)
+    control = p.control
+    saved = int(control[pool.SPIN_MAX])
+    try:
+        # From the minimum spin, whatever earlier launches left: a wake-up (a job nobody
+        # may join) with a bound below any gap sets it.
+        control[pool.SPIN_MAX] = 1
+        control[pool.SPIN] = pool.SPIN_MIN_NS
+        p._code.wake(p.address)
+        wait_until(lambda: control[pool.SLEEPERS] >= 1 and control[pool.SPIN] == pool.SPIN_MIN_NS)
+        control[pool.SPIN_MAX] = 200_000_000
+        time.sleep(0.02)
+        p.wake()
+        wait_until(lambda: control[pool.SPIN] >= 40_000_000)       # 2 x (1 ms spin + 20 ms)
+        assert control[pool.SPIN] <= 200_000_000
+        time.sleep(0.005)
+        assert control[pool.SLEEPERS] == 0                         # spinning, not asleep
+        control[pool.SPIN_MAX] = 5_000_000
+        wait_until(lambda: control[pool.SLEEPERS] >= 1)
+        time.sleep(0.02)
+        p.wake()
+        wait_until(lambda: control[pool.SPIN] == pool.SPIN_MIN_NS)
+    finally:
+        control[pool.SPIN_MAX] = saved
+
+
+def test_the_spin_bound_comes_from_the_environment(monkeypatch):
+    monkeypatch.setenv("CLCOOP_WORKER_SPIN_MS", "20")
+    assert pool.spin_max_ns() == 20_000_000
+    monkeypatch.setenv("CLCOOP_WORKER_SPIN_MS", "0")
+    assert pool.spin_max_ns() == pool.SPIN_MIN_NS
+    monkeypatch.setenv("CLCOOP_WORKER_SPIN_MS", "lots")
+    with pytest.warns(RuntimeWarning, match="CLCOOP_WORKER_SPIN_MS"):
+        assert pool.spin_max_ns() == pool.SPIN_MAX_NS
