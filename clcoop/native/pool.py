@@ -83,7 +83,7 @@ declare i32 @pthread_mutex_unlock(ptr)
 declare i32 @pthread_cond_wait(ptr, ptr)
 declare i32 @pthread_cond_broadcast(ptr)
 declare void @llvm.memset.p0.i64(ptr, i8, i64, i1)
-declare i32 @clock_gettime(i64, ptr)
+declare i32 @clock_gettime(i32, ptr)
 {declare_relax}
 define internal ptr @word(ptr %ctl, i64 %i) {{
   %p = getelementptr i64, ptr %ctl, i64 %i
@@ -126,7 +126,8 @@ define internal i64 @now(ptr %ctl) {{
   %ts = alloca [2 x i64], align 8
   %idp = call ptr @word(ptr %ctl, i64 {CLOCK})
   %id = load atomic i64, ptr %idp monotonic, align 8
-  call i32 @clock_gettime(i64 %id, ptr %ts)
+  %id32 = trunc i64 %id to i32
+  call i32 @clock_gettime(i32 %id32, ptr %ts)
   %sec = load i64, ptr %ts, align 8
   %nsp = getelementptr i64, ptr %ts, i64 1
   %ns = load i64, ptr %nsp, align 8
