@@ -47,11 +47,11 @@ def two_threads(monkeypatch):
     return ran
 
 
-def wait_until(condition, seconds=10.0):
+def wait_until(condition, seconds=10.0, poll=0.001):
     deadline = time.monotonic() + seconds
     while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.001)
+        assert time.monotonic() < deadline, f"timed out; pool control block {pool.get().control[:14].tolist()}"
+        time.sleep(poll)
 
 
 def test_a_worker_joins_a_launch(monkeypatch):
@@ -193,18 +193,21 @@ def test_the_spin_adapts_to_the_gaps_between_launches():
     p = pool.get()
     p.reserve(1)
     control = p.control
-    saved = int(control[pool.SPIN_MAX])
+    saved = int(control[pool.SPIN_MIN]), int(control[pool.SPIN_MAX])
     try:
-        # From the minimum spin, whatever earlier launches left: a wake-up (a job nobody
-        # may join) with a bound below any gap sets it.
-        control[pool.SPIN_MAX] = 1
-        control[pool.SPIN] = pool.SPIN_MIN_NS
+        # A known start, whatever earlier launches left: a wake-up (a job nobody may join)
+        # with a bound below any gap sets the spin to the minimum, here 30 ms: long enough
+        # to see the worker awake, however late the wake-up reaches it.
+        control[pool.SPIN_MIN], control[pool.SPIN_MAX] = 30_000_000, 1
+        control[pool.SPIN] = 30_000_000
         p._code.wake(p.address)
-        wait_until(lambda: control[pool.SLEEPERS] >= 1 and control[pool.SPIN] == pool.SPIN_MIN_NS)
-        control[pool.SPIN_MAX] = 200_000_000
+        wait_until(lambda: control[pool.SLEEPERS] == 0)
+        wait_until(lambda: control[pool.SLEEPERS] >= 1)
+        assert control[pool.SPIN] == 30_000_000
+        control[pool.SPIN_MIN], control[pool.SPIN_MAX] = saved[0], 200_000_000
         time.sleep(0.02)
         p.wake()
-        wait_until(lambda: control[pool.SPIN] >= 40_000_000)       # 2 x (1 ms spin + 20 ms)
+        wait_until(lambda: control[pool.SPIN] >= 100_000_000)      # 2 x (30 ms spin + 20 ms)
         assert control[pool.SPIN] <= 200_000_000
         time.sleep(0.005)
         assert control[pool.SLEEPERS] == 0                         # spinning, not asleep
@@ -212,9 +215,9 @@ def test_the_spin_adapts_to_the_gaps_between_launches():
         wait_until(lambda: control[pool.SLEEPERS] >= 1)
         time.sleep(0.02)
         p.wake()
-        wait_until(lambda: control[pool.SPIN] == pool.SPIN_MIN_NS)
+        wait_until(lambda: control[pool.SPIN] == saved[0])
     finally:
-        control[pool.SPIN_MAX] = saved
+        control[pool.SPIN_MIN], control[pool.SPIN_MAX] = saved
 
 
 def test_the_spin_bound_comes_from_the_environment(monkeypatch):
