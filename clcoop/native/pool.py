@@ -1,6 +1,6 @@
 """Worker threads parked in native code (docs/native.md, "Both cores").
 
-A launch on several threads is one foreign call, clcoop_pool_launch: it publishes the
+A launch is one foreign call, clcoop_launch: on several threads it publishes the
 job (the driver, the work-group count, each thread's argument block, template, arena and
 fault record), wakes the workers that sleep, runs thread 0's share itself and waits for
 the workers that joined. No step takes the GIL: a Python worker pool had to hand each job
@@ -52,7 +52,7 @@ SPIN_MAX_NS = 200_000_000
 SPINS_PER_CLOCK = 64
 # Words per thread in the calls table: argument block, template, arena, fault record.
 CALL_WORDS = 4
-# A launch block: these words, then CALL_WORDS per thread (LaunchBlock).
+# A launch block: these words, then CALL_WORDS per thread (runtime.launch_block).
 (B_TOTAL, B_NEXT_GROUP, B_ABORT, B_SCRATCH, B_SCRATCH_BYTES, B_ARENA_BYTES, B_CHUNK_SLOT,
  B_SLOTS) = range(8)
 LAUNCH_WORDS = 8
@@ -530,7 +530,7 @@ class NativePool:
                 self.threads.append(thread)
 
     def launch(self, block_address, driver_address, nthreads):
-        """Runs a launch (its block: LaunchBlock) on this thread and on up to nthreads - 1
+        """Runs a launch (its block: runtime.launch_block) on this thread and on up to nthreads - 1
         workers: (threads that ran it, whether one recorded a fault). The GIL is released
         for the whole call (ctypes)."""
         result = self._code.launch(self.address, block_address, driver_address, nthreads)
