@@ -159,7 +159,8 @@ def _data_field_works():
     return all(_array_data_field(a) == _array_interface_data(a) for a in (base, base[3:], base[::2]))
 
 
-# The address of an ndarray's first byte (api maps buffers at it).
+# The address of the first byte of an ndarray or of an instance of a subclass (api maps
+# buffers at it).
 data_address = _array_data_field if _data_field_works() else _array_interface_data
 
 

@@ -4,8 +4,8 @@ The caller's arguments go through the interpreter's own checks and conversions
 (api.prepare_launch): writable buffers are the caller's arrays, with backups the caller
 copies back when the launch fails (docs/native.md, "Safety"). The region table given to native code lists every buffer the
 kernel may touch; the generated checks compare each access with it.
-Work-groups run on every core: each thread calls the kernel's driver on chunks of
-work-groups (ctypes releases the GIL during the call).
+Work-groups run on every core: a launch is one foreign call into the worker pool
+(pool.py), and each thread runs the kernel's driver on chunks of work-groups.
 """
 import collections
 import ctypes
