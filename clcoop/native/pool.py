@@ -459,11 +459,19 @@ define void @clcoop_pool_stop(ptr %ctl) {{
 """
 
 
+def _usable_cpus():
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
 def spin_max_ns():
-    """SPIN_MAX_NS, or CLCOOP_WORKER_SPIN_MS (milliseconds) when set."""
+    """SPIN_MAX_NS, or CLCOOP_WORKER_SPIN_MS (milliseconds) when set; the minimum when the
+    process may use one CPU only (a worker there spins on the caller's own CPU)."""
     value = os.environ.get("CLCOOP_WORKER_SPIN_MS")
     if value is None:
-        return SPIN_MAX_NS
+        return SPIN_MAX_NS if _usable_cpus() > 1 else SPIN_MIN_NS
     try:
         return max(SPIN_MIN_NS, int(float(value) * 1e6))
     except (ValueError, OverflowError):
