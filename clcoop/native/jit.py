@@ -38,7 +38,7 @@ def ensure_llvm():
             import llvmlite.binding as llvm
             llvm.initialize_native_target()
             llvm.initialize_native_asmprinter()
-            _register_runtime_helpers(llvm)
+            _register_runtime_helpers()
             _initialized = True
 
 
@@ -47,25 +47,27 @@ def ensure_llvm():
 LIBM_HELPERS = ("fma", "fmaf")
 
 
-def _register_runtime_helpers(llvm):
-    import ctypes
+def _register_runtime_helpers():
     import ctypes.util
+    register_symbols(ctypes.util.find_library("m") or "libm.so.6", LIBM_HELPERS)
+    register_symbols(ctypes.util.find_library("gcc_s") or "libgcc_s.so.1", RUNTIME_HELPERS)
+
+
+def register_symbols(library, names):
+    """Makes the functions `names` of a shared library (None: the process itself) callable
+    from compiled code: MCJIT resolves a call from the symbols registered with LLVM, and
+    does not search the process. A library or name that is missing is left out: Engine's
+    check of undefined symbols then refuses code that calls it."""
+    import ctypes
+    import llvmlite.binding as llvm
     try:
-        libm = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
+        lib = ctypes.CDLL(library)
     except OSError:
-        libm = None
-    for helper in LIBM_HELPERS if libm is not None else ():
-        if not llvm.address_of_symbol(helper):
-            llvm.add_symbol(helper, ctypes.cast(getattr(libm, helper), ctypes.c_void_p).value)
-    name = ctypes.util.find_library("gcc_s")
-    try:
-        lib = ctypes.CDLL(name or "libgcc_s.so.1")
-    except OSError:
-        return      # Engine's check of undefined symbols refuses code that needs them
-    for helper in RUNTIME_HELPERS:
-        function = getattr(lib, helper, None)
-        if function is not None and not llvm.address_of_symbol(helper):
-            llvm.add_symbol(helper, ctypes.cast(function, ctypes.c_void_p).value)
+        return
+    for name in names:
+        function = getattr(lib, name, None)
+        if function is not None and not llvm.address_of_symbol(name):
+            llvm.add_symbol(name, ctypes.cast(function, ctypes.c_void_p).value)
 
 
 def undefined_symbols(obj):

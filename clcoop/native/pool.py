@@ -486,15 +486,6 @@ _LAUNCH = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, cty
 _ON_CONTROL = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 
 
-def _register_libc(llvm):
-    """The pool's pthread and clock functions, from the process (MCJIT does not search
-    it)."""
-    libc = ctypes.CDLL(None)
-    for name in _LIBC:
-        if not llvm.address_of_symbol(name):
-            llvm.add_symbol(name, ctypes.cast(getattr(libc, name), ctypes.c_void_p).value)
-
-
 class _Code:
     """The compiled pool module, once per process (a forked child keeps using it)."""
 
@@ -502,7 +493,7 @@ class _Code:
         import llvmlite.binding as llvm
         from clcoop.native import jit
         jit.ensure_llvm()
-        _register_libc(llvm)
+        jit.register_symbols(None, _LIBC)      # the pool's pthread and clock functions
         self.engine = jit.Engine(pool_ir(llvm.get_process_triple()), opt=2)
         self.worker = _ON_CONTROL(self.engine.address("clcoop_pool_worker"))
         self.launch = _LAUNCH(self.engine.address("clcoop_launch"))
