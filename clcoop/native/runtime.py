@@ -110,7 +110,7 @@ class NativeProgram:
         if self.engine is not None:
             pool.get().reserve(default_threads() - 1)
             for name, plan in self.native.plans.items():
-                # Addresses of the drivers (pool.clcoop_launch calls them).
+                # Addresses of the drivers (pool's clcoop_launch calls them).
                 self.drivers[name] = self.engine.address(plan.driver)
                 if plan.subgroup_driver:
                     self.subgroup_drivers[name] = self.engine.address(plan.subgroup_driver)
@@ -213,9 +213,7 @@ class NativeProgram:
         lp.states = [self._thread_state(info, plan, buffers, call_args, tmpl)
                      for _ in range(most if plan.uses_local else 1)]
         lp.arenas = [np.zeros(psz * arena_items + 16, np.uint8) for _ in range(most)]
-        lp.arena_addresses = [arena.ctypes.data for arena in lp.arenas]
         lp.fouts = [np.zeros(8, np.int64) for _ in range(most)]
-        lp.fout_addresses = [fout.ctypes.data for fout in lp.fouts]
         lp.next_group = np.zeros(1, np.int64)
         for state in lp.states:
             state.tmpl[CTX["next_group"]] = lp.next_group.ctypes.data
@@ -253,7 +251,7 @@ class NativeProgram:
         plan = self.native.plans[info.name]
         nthreads = lp.asked = self._threads_for(info.name, plan, total, lp.threads)
         # (A launch starts from zeroed arenas and scratch, as a launch planned anew does:
-        # pool.clcoop_launch zeroes them.)
+        # pool's clcoop_launch zeroes them.)
         if lp.fast is not None:
             # The subgroup-wide fast path (subgroup.py). It reports no fault itself: on any
             # failed check the launch starts again from the caller's arrays on the
@@ -591,7 +589,7 @@ def launch_block(lp, scratch_bytes, arena_bytes):
     words[pool.B_SCRATCH_BYTES], words[pool.B_ARENA_BYTES] = scratch_bytes, arena_bytes
     words[pool.B_CHUNK_SLOT], words[pool.B_SLOTS] = CTX["group_chunk"], len(lp.arenas)
     for k, state in enumerate(states):
-        words += [state.args_address, state.tmpl_address, lp.arena_addresses[k], lp.fout_addresses[k]]
+        words += [state.args_address, state.tmpl_address, lp.arenas[k].ctypes.data, lp.fouts[k].ctypes.data]
     return np.array(words, np.int64)
 
 
