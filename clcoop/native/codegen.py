@@ -955,8 +955,8 @@ class _FunctionGen:
         if name.startswith("llvm.fmuladd."):
             self.unfused(ins, ops)
             return None
-        if name.startswith("llvm.fma."):
-            self.fused(ins, ops)
+        if name.startswith("llvm.fma.") and self._mul_add_result(ins)[1].bits == 16:
+            self.fused_half(ins, ops)
             return None
         if name.startswith(support.MEMORY_INTRINSICS):
             length = typed(ops[2])
@@ -1005,19 +1005,13 @@ class _FunctionGen:
         self.lines.append(f"  {s} = fadd {wide} {mx}, {xs[2]}")
         self.double_to_half(s, wide, t, out)
 
-    def fused(self, ins, ops):
-        """llvm.fma rounded once, as the interpreter (interp/fused.py): float and double
-        are LLVM's own llvm.fma (the host's FMA instruction, or libm's fma/fmaf, both
-        correctly rounded); half: the exact product in double, plus c rounded in double,
-        then to half (double holds a * b + c of halves exactly unless c dwarfs the product
-        by more than half's precision, when both roundings give c's neighbourhood alike:
-        docs/native.md, "Floating point")."""
-        t, elem, out = self._mul_add_result(ins)
-        if elem.bits != 16:
-            name = f"llvm.fma.{type_suffix(t)}"
-            self.mg.needed_decls.add(name)
-            self.lines.append(f"  {out} = call {t} @{name}({typed(ops[0])}, {typed(ops[1])}, {typed(ops[2])})")
-            return
+    def fused_half(self, ins, ops):
+        """llvm.fma of half rounded once, as the interpreter (interp/fused.py): the exact
+        product in double, plus c rounded in double, then to half (double holds a * b + c
+        of halves exactly unless c dwarfs the product by more than half's precision, when
+        both roundings give c's neighbourhood alike: docs/native.md, "Floating point").
+        (llvm.fma of float and double is kept as written: support.KEPT_INTRINSICS.)"""
+        t, _, out = self._mul_add_result(ins)
         wide, xs = self._widened(ins, ops)
         m, s = self.fresh("m"), self.fresh("s")
         self.lines.append(f"  {m} = fmul {wide} {xs[0]}, {xs[1]}")

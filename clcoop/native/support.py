@@ -46,6 +46,10 @@ KEPT_INTRINSICS = (
     "llvm.vector.reduce.mul.", "llvm.vector.reduce.and.", "llvm.vector.reduce.or.",
     "llvm.vector.reduce.xor.", "llvm.vector.reduce.smax.", "llvm.vector.reduce.smin.",
     "llvm.vector.reduce.umax.", "llvm.vector.reduce.umin.",
+    # float and double: rounded once by the host's FMA instruction or libm's fma/fmaf, as
+    # the interpreter (interp/fused.py); half is codegen's fused_half (LLVM would round
+    # through float, twice).
+    "llvm.fma.",
 )
 
 # Intrinsics with no effect on the result: dropped.
