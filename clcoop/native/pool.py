@@ -74,7 +74,7 @@ def _relax(triple):
 
 
 def pool_ir(triple):
-    """The pool's module: clcoop_pool_worker, clcoop_pool_launch, clcoop_pool_wake and
+    """The pool's module: clcoop_pool_worker, clcoop_launch, clcoop_pool_wake and
     clcoop_pool_stop (the protocol above)."""
     declare_relax, relax = _relax(triple)
     return f"""
@@ -105,11 +105,16 @@ define internal void @broadcast(ptr %ctl) {{
   ret void
 }}
 
-; Publishes generation g with claim word `claim`; wakes the sleeping workers.
-define internal void @publish(ptr %ctl, i64 %g, i64 %claim) {{
+; Publishes the next generation, open to workers or (closed = CLOSED) to none; wakes the
+; sleeping workers.
+define internal void @publish_next(ptr %ctl, i64 %closed) {{
+  %genp = call ptr @word(ptr %ctl, i64 {GEN})
+  %g0 = load atomic i64, ptr %genp monotonic, align 8
+  %g = add i64 %g0, 1
+  %open = call i64 @claim_word(i64 %g)
+  %claim = or i64 %open, %closed
   %claimp = call ptr @word(ptr %ctl, i64 {CLAIM})
   store atomic i64 %claim, ptr %claimp release, align 8
-  %genp = call ptr @word(ptr %ctl, i64 {GEN})
   store atomic i64 %g, ptr %genp seq_cst, align 8
   %sp = call ptr @word(ptr %ctl, i64 {SLEEPERS})
   %s = load atomic i64, ptr %sp seq_cst, align 8
@@ -119,6 +124,20 @@ wake:
   call void @broadcast(ptr %ctl)
   br label %done
 done:
+  ret void
+}}
+
+; Takes the pool for one launch (or wake-up); false when another has it.
+define internal i1 @take_busy(ptr %ctl) {{
+  %busyp = call ptr @word(ptr %ctl, i64 {BUSY})
+  %b = cmpxchg ptr %busyp, i64 0, i64 1 acquire monotonic, align 8
+  %free = extractvalue {{ i64, i1 }} %b, 1
+  ret i1 %free
+}}
+
+define internal void @give_busy(ptr %ctl) {{
+  %busyp = call ptr @word(ptr %ctl, i64 {BUSY})
+  store atomic i64 0, ptr %busyp release, align 8
   ret void
 }}
 
@@ -292,11 +311,9 @@ exit:
 
 ; Runs a launch on the calling thread and every worker that joins (at most nthreads in
 ; all); returns how many threads ran it.
-define i64 @clcoop_pool_launch(ptr %ctl, i64 %driver, i64 %total, i64 %nthreads, ptr %calls) {{
+define internal i64 @pool_launch(ptr %ctl, i64 %driver, i64 %total, i64 %nthreads, ptr %calls) {{
 entry:
-  %busyp = call ptr @word(ptr %ctl, i64 {BUSY})
-  %b = cmpxchg ptr %busyp, i64 0, i64 1 acquire monotonic, align 8
-  %free = extractvalue {{ i64, i1 }} %b, 1
+  %free = call i1 @take_busy(ptr %ctl)
   br i1 %free, label %publish, label %alone
 alone:
   call void @run_slot(i64 %driver, i64 %total, ptr %calls, i64 0)
@@ -313,11 +330,7 @@ publish:
   store atomic i64 %callsw, ptr %cp monotonic, align 8
   %donep = call ptr @word(ptr %ctl, i64 {DONE})
   store atomic i64 0, ptr %donep monotonic, align 8
-  %genp = call ptr @word(ptr %ctl, i64 {GEN})
-  %g0 = load atomic i64, ptr %genp monotonic, align 8
-  %g = add i64 %g0, 1
-  %claim = call i64 @claim_word(i64 %g)
-  call void @publish(ptr %ctl, i64 %g, i64 %claim)
+  call void @publish_next(ptr %ctl, i64 0)
   call void @run_slot(i64 %driver, i64 %total, ptr %calls, i64 0)
   %claimp = call ptr @word(ptr %ctl, i64 {CLAIM})
   %old = atomicrmw or ptr %claimp, i64 {CLOSED} acq_rel
@@ -331,7 +344,7 @@ join_relax:
   call void @relax()
   br label %join
 joined:
-  store atomic i64 0, ptr %busyp release, align 8
+  call void @give_busy(ptr %ctl)
   %ran = add i64 %started, 1
   ret i64 %ran
 }}
@@ -349,7 +362,7 @@ define internal void @zero(i64 %address, i64 %bytes) {{
 }}
 
 ; A launch of `driver` on nthreads threads (at most the block's slots) from its block:
-; its state reset as for a first launch, then run (clcoop_pool_launch). Returns how many
+; its state reset as for a first launch, then run (pool_launch). Returns how many
 ; threads ran it, plus 2^32 when one of them recorded a fault.
 define i64 @clcoop_launch(ptr %ctl, ptr %block, i64 %driver, i64 %asked) {{
 entry:
@@ -402,7 +415,7 @@ alone:
   call void @run_slot(i64 %driver, i64 %total, ptr %calls, i64 0)
   br label %faults
 pooled:
-  %r = call i64 @clcoop_pool_launch(ptr %ctl, i64 %driver, i64 %total, i64 %n, ptr %calls)
+  %r = call i64 @pool_launch(ptr %ctl, i64 %driver, i64 %total, i64 %n, ptr %calls)
   br label %faults
 faults:
   %ran = phi i64 [ 1, %alone ], [ %r, %pooled ]
@@ -431,18 +444,11 @@ report:
 ; when the launch comes. Does nothing while a launch runs.
 define void @clcoop_pool_wake(ptr %ctl) {{
 entry:
-  %busyp = call ptr @word(ptr %ctl, i64 {BUSY})
-  %b = cmpxchg ptr %busyp, i64 0, i64 1 acquire monotonic, align 8
-  %free = extractvalue {{ i64, i1 }} %b, 1
+  %free = call i1 @take_busy(ptr %ctl)
   br i1 %free, label %wake, label %done
 wake:
-  %genp = call ptr @word(ptr %ctl, i64 {GEN})
-  %g0 = load atomic i64, ptr %genp monotonic, align 8
-  %g = add i64 %g0, 1
-  %claim0 = call i64 @claim_word(i64 %g)
-  %claim = or i64 %claim0, {CLOSED}
-  call void @publish(ptr %ctl, i64 %g, i64 %claim)
-  store atomic i64 0, ptr %busyp release, align 8
+  call void @publish_next(ptr %ctl, i64 {CLOSED})
+  call void @give_busy(ptr %ctl)
   br label %done
 done:
   ret void
