@@ -91,8 +91,9 @@ def _fma_double(a, b, c):
     if not exact.any():
         return z
     z = np.array(z, np.float64)
-    for index in zip(*np.nonzero(exact)):
-        z[index] = _exact_fma(float(a[index]), float(b[index]), float(c[index]))
+    flat, a, b, c = z.reshape(-1), a.reshape(-1), b.reshape(-1), c.reshape(-1)   # (0-d too)
+    for i in np.flatnonzero(exact):
+        flat[i] = _exact_fma(float(a[i]), float(b[i]), float(c[i]))
     return z
 
 

@@ -100,6 +100,13 @@ def test_double_far_from_the_fast_paths_range():
     assert not np.signbit(got[0]) and np.signbit(got[4]) and not np.signbit(got[3])
 
 
+def test_scalar_operands_take_the_exact_path_too():
+    # 0-d operands (a uniform value): the exact path indexed them as arrays and raised.
+    got = fma(np.float64(1e308), 2.0, -1.5e308)
+    assert got.shape == () and got == float(Fraction(1e308) * 2 + Fraction(-1.5e308))
+    assert fma(np.float64(3.0), 1e-320, 1e-323) == oracle(*(np.array([x]) for x in (3.0, 1e-320, 1e-323)))[0]
+
+
 def test_infinities_and_nan_as_ieee():
     a = np.array([np.inf, np.inf, 1.0, np.nan, 1e308], np.float64)
     b = np.array([0.0, 2.0, 1.0, 1.0, -10.0], np.float64)
