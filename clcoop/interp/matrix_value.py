@@ -106,7 +106,11 @@ class MatrixValue(np.lib.mixins.NDArrayOperatorsMixin):
         return self.shape[0]
 
     def __getattr__(self, name):
-        # Everything else an ndarray has (astype, reshape, view, flags, ...).
+        # Everything else an ndarray has (astype, reshape, view, flags, ...), except the
+        # buffer protocols: NumPy would take them before __array__, and their typestr
+        # loses extension dtypes (bfloat16 reads back as "|V2").
+        if name in ("__array_interface__", "__array_struct__"):
+            raise AttributeError(name)
         return getattr(self.lanes(), name)
 
     def __repr__(self):

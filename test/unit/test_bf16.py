@@ -205,8 +205,8 @@ kernel void elementwise(global __bf16 *a, global __bf16 *out) {
 """
 
 
-def build_matrices(M, N, K):
-    return clcoop.Program(MATRICES).build(options=[f"-DM={M}", f"-DN={N}", f"-DK={K}"])
+def build_matrices(M, N, K, *options):
+    return clcoop.Program(MATRICES).build(options=[f"-DM={M}", f"-DN={N}", f"-DK={K}", *options])
 
 
 SHAPES = [(8, 16, 16), (16, 8, 32), (8, 8, 8)]
@@ -244,10 +244,12 @@ def test_bf16_mul_add_into_bf16_rounds_once(S):
     np.testing.assert_array_equal(out.view(np.uint16), oracle_bf16(exact).view(np.uint16))
 
 
-@pytest.mark.parametrize("S", [8, 16])
-def test_bf16_matrix_conversions_to_and_from_every_float_type(S):
+@pytest.mark.parametrize("S,opt", [(8, "-O2"), (16, "-O2"), (16, "-O0")])
+def test_bf16_matrix_conversions_to_and_from_every_float_type(S, opt):
+    """At -O0 every converted matrix goes through a private variable (a bf16 MatrixValue
+    stored to an alloca: NumPy's "No cast function available" before)."""
     M, N, K = 8, 16, 16
-    prog = build_matrices(M, N, K)
+    prog = build_matrices(M, N, K, opt)
     d = RNG.standard_normal((M, N)) * 300
     d[0, :4] = [1 + 2 ** -8 + 2 ** -30, 1 + 2 ** -8, 70000.5, -3.3e4]   # 70000: inf as half
     f = d.astype(np.float32)
