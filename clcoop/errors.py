@@ -51,3 +51,29 @@ class CompilerWarning(UserWarning):
     def __init__(self, message, diagnostic=None):
         self.diagnostic = diagnostic
         super().__init__(message)
+
+
+class DeviceError(ClcoopError):
+    """The GPU engine (clcoop.vulkan) could not run a launch. The subclasses say why."""
+
+
+class DeviceUnavailable(DeviceError):
+    """No Vulkan loader, or no device with what the kernel needs (the message lists the devices)."""
+
+
+class UnsupportedOnDevice(DeviceError):
+    """The kernel's matrix types, multiply-adds or subgroup size are not among the device's
+    (the message lists what the device supports)."""
+
+
+class DeviceLost(DeviceError):
+    """VK_ERROR_DEVICE_LOST: the driver lost the device (a kernel fault or a reset); the
+    engine's objects are unusable, a new engine must be made."""
+
+
+class DeviceTimeout(DeviceError):
+    """A launch did not finish within the engine's timeout."""
+
+
+class DeviceOutOfMemory(DeviceError):
+    """VK_ERROR_OUT_OF_DEVICE_MEMORY / OUT_OF_HOST_MEMORY while allocating or launching."""
