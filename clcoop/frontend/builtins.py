@@ -787,12 +787,10 @@ def _differ_in_sign(a, b):
 
 
 def conversion_warnings(overload, arg_types):
-    """clang's warnings for a resolved call: pointer sign changes, dropped qualifiers, enum mixes."""
+    """clang's warnings for a resolved call: pointer sign changes, dropped qualifiers (enum
+    mixes: the argument's conversion, conversions.warn_enum_conversion)."""
     warnings = []
     for arg, param in zip(arg_types, overload.params):
-        if isinstance(arg, EnumType) and isinstance(param, EnumType) and arg != param:
-            warnings.append(f"implicit conversion from enumeration type '{arg.spelling()}' to "
-                            f"different enumeration type '{param.spelling()}'")
         if not (isinstance(arg, PointerType) and isinstance(param, PointerType)):
             continue
         if _differ_in_sign(arg.pointee, param.pointee):

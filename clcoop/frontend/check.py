@@ -973,7 +973,7 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
                 self.fn.uninitialized.referenced(ref)
             return ref
         if isinstance(entry, tuple) and entry[0] == "enum":
-            return tast.IntConst(T.INT, loc, entry[1])
+            return tast.IntConst(T.INT, loc, entry[1], entry[2])
         if isinstance(entry, tast.Function):
             # Calls name their callee directly (expr_FuncCall); anything else would be a function pointer.
             self.fail(f"function '{node.name}' must be called: OpenCL C has no function pointers", node)

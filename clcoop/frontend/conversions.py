@@ -180,6 +180,7 @@ class Conversions:
         if isinstance(node, c_ast.Node):
             node = location(node)     # clang points conversion errors at the expression's start
         st = e.type
+        self.warn_enum_conversion(e, t, node)
         if st == t:
             return e
         if t.is_coop_matrix or st.is_coop_matrix:
@@ -211,6 +212,16 @@ class Conversions:
         if is_integer_like(t) and st.is_pointer:
             self.fail(f"incompatible pointer to integer conversion {self.context_phrase(st, t, context)}", node)
         self.fail(self.incompatible_message(st, t, context), node)
+
+    def warn_enum_conversion(self, e, t, node, target_spelling=None):
+        """clang's -Wimplicit-enum-enum-cast (on by default in the driver): a value of one
+        enum type, or an enumerator of it, converted implicitly to another enum type."""
+        source = e.enum if isinstance(e, tast.IntConst) else e.type
+        if not (isinstance(t, T.EnumType) and isinstance(source, T.EnumType)) or source == t:
+            return
+        target = target_spelling or f"'{spell(t)}'"
+        self.warn(f"implicit conversion from enumeration type '{spell(source)}' to different "
+                  f"enumeration type {target}", e.loc or node, flag="implicit-enum-enum-cast")
 
     @staticmethod
     def context_phrase(st, t, context):

@@ -72,6 +72,7 @@ COOP_EXTENSION = "cl_khr_cooperative_matrix"
 # -Wcoop-portability: where clang's cooperative-matrix pull request (llvm/llvm-project #221328)
 # rejects or differs from what clcoop accepts; its Sema tests' wording where it has one.
 PORTABILITY = "coop-portability"
+LAYOUT_ENUM = T.EnumType("coop_matrix_layout_t")      # include/clcoop/opencl-c-coop.h
 PR_NAME = "clang's cooperative-matrix pull request (llvm/llvm-project #221328)"
 # Enumerators a quoted-string coop_mat argument may name (RFC 4.6 spelling), by argument.
 ATTRIBUTE_ENUM_NAMES = {
@@ -270,6 +271,10 @@ class CoopChecks(CoopTensorChecks):
 
     def coop_layout_arg(self, node):
         v = self.rvalue(self.expr(node))
+        # The RFC declares the parameter `const coop_matrix_layout_t layout`: a use or scope
+        # enumerator there is an enum mix-up (a use B stores column-major), as clang says.
+        self.warn_enum_conversion(v, LAYOUT_ENUM, node,
+                                  "'coop_matrix_layout_t' (aka 'enum coop_matrix_layout_t')")
         value = fold(v) if is_integer_like(v.type) else None
         if value not in tuple(Layout):
             self.fail("memory layout should be ROW_MAJOR or COLUMN_MAJOR", node)

@@ -260,6 +260,9 @@ class Expr:
 @record
 class IntConst(Expr):
     value: int                   # already wrapped to the type's width (two's complement)
+    # An enumerator's enum type: the constant is an int (C99 6.4.4.3), but clang's
+    # -Wimplicit-enum-enum-cast names the enum it came from.
+    enum: T.CType | None = field(default=None, compare=False)
 
 
 @record
