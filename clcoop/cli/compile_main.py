@@ -9,6 +9,7 @@ import os
 import sys
 import tempfile
 
+from clcoop.cli.dependencies import missing_dependency
 from clcoop.cli.output import new_file_mode, stdout_closed
 
 USAGE = """\
@@ -230,6 +231,9 @@ def run(argv):
         print("clcoop: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except Exception as exc:       # a bug in clcoop: short report, traceback only if asked
+        if missing_dependency(exc):
+            print(f"clcoop: error: {missing_dependency(exc)}", file=sys.stderr)
+            return EXIT_ERROR
         report_internal_error(exc, filename, args.verbose)
         return EXIT_ICE
 
@@ -255,7 +259,13 @@ def report_internal_error(exc, filename, verbose):
 
 
 def main(argv=None):
-    status = run(sys.argv[1:] if argv is None else argv)
+    try:
+        status = run(sys.argv[1:] if argv is None else argv)
+    except ModuleNotFoundError as exc:       # before run() could catch it (the options' imports)
+        if not missing_dependency(exc):
+            raise
+        print(f"clcoop: error: {missing_dependency(exc)}", file=sys.stderr)
+        status = EXIT_ERROR
     sys.stderr.flush()
     return status
 

@@ -11,12 +11,16 @@ import argparse
 import json
 import sys
 
+from clcoop.cli.dependencies import missing_dependency
 from clcoop.cli.output import stdout_closed
-
+from clcoop.coopmat_spec import COMPONENTS
 from clcoop.errors import ClcoopError
 
 
 MAX_PRINTED_ELEMENTS = 1 << 20
+# --type takes the OpenCL C component types; bf16 is a shorter spelling of __bf16.
+TYPE_ALIASES = {"bf16": "__bf16"}
+TYPE_NAMES = [name for name in COMPONENTS if name != "__bf16"] + ["bf16", "__bf16"]
 
 
 class _ArgumentParser(argparse.ArgumentParser):
@@ -36,11 +40,9 @@ def _parser():
     parser.add_argument("--subgroup-size", type=int, default=16, help="S, a power of two (default 16)")
     parser.add_argument("--use", default="accumulator", choices=["a", "b", "accumulator"],
                         help="matrix use (default accumulator)")
-    parser.add_argument("--type", default="float",
-                        choices=["char", "uchar", "short", "ushort", "int", "uint", "long",
-                                 "ulong", "half", "float", "double"],
-                        help="component type (default float); matters for VNNI packing of "
-                             "matrix a and K1 of matrix b")
+    parser.add_argument("--type", default="float", choices=TYPE_NAMES,
+                        help="component type (default float; bf16 is __bf16); matters for "
+                             "VNNI packing of matrix a and K1 of matrix b")
     parser.add_argument("--scope", default="subgroup", choices=["subgroup", "workgroup"],
                         help="matrix scope (default subgroup); workgroup needs --local-size")
     parser.add_argument("--local-size", type=_local_size, metavar="X[,Y[,Z]]",
@@ -64,7 +66,18 @@ def _local_size(text):
 
 
 def main(argv=None):
+    try:
+        return _show(argv)
+    except ModuleNotFoundError as exc:      # NumPy (or another dependency) is not installed
+        if not missing_dependency(exc):
+            raise
+        print(f"clcoop-layout: error: {missing_dependency(exc)}", file=sys.stderr)
+        return 1
+
+
+def _show(argv):
     args = _parser().parse_args(argv)
+    args.type = TYPE_ALIASES.get(args.type, args.type)
     # Imported here so that argument errors print without loading NumPy.
     from clcoop.interp.debug import format_layout_table, layout_json
     from clcoop.coopmat_spec import Scope

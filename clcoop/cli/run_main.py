@@ -5,14 +5,15 @@ in clcoop.api).
                [--subgroup-size 16] --arg A=a.npy --arg n=64 [--arg tmp=local:1024]
                [--out DIR] [-D NAME[=VALUE]] [-I DIR] [-O0|-O2]
 
-Buffer arguments (.npy files) are written back as DIR/<argname>.npy, all of them and
-atomically, only when the whole launch succeeds. Errors print `clcoop-run: error: ...`
+Buffer arguments (.npy files) the kernel may write are written back to DIR under the name of
+the file they came from (`--arg out=data/deq.npy --out res` writes res/deq.npy), all of them
+and atomically, only when the whole launch succeeds. Errors print `clcoop-run: error: ...`
 and exit with status 1; a kernel fault is printed at its source line (`k.cl:12:9: error:
 ...`, .cl input is compiled with -g, .ll input located by its own debug information);
 an internal error exits with 70.
 
 Kernel printf output goes to stdout while the kernel runs (work-items in order), before
-the `wrote DIR/<argname>.npy` lines; a newline ends printf output that lacks one.
+the `wrote DIR/<file>.npy` lines; a newline ends printf output that lacks one.
 """
 import argparse
 import os
@@ -20,6 +21,7 @@ import sys
 import tempfile
 import warnings
 
+from clcoop.cli.dependencies import missing_dependency
 from clcoop.cli.output import new_file_mode, stdout_closed
 
 EXIT_OK, EXIT_ERROR, EXIT_ICE = 0, 1, 70
@@ -37,8 +39,11 @@ class _Parser(argparse.ArgumentParser):
 def _parser():
     p = _Parser(prog="clcoop-run", description="Run an OpenCL C or LLVM IR kernel in the clcoop interpreter.",
                 epilog="Kernel printf output goes to stdout during the launch, in work-item order, "
-                       "before the 'wrote DIR/NAME.npy' lines of the updated buffers (a newline "
-                       "ends printf output that lacks one); errors go to stderr.")
+                       "before the 'wrote DIR/FILE.npy' lines of the updated buffers (a newline "
+                       "ends printf output that lacks one); errors go to stderr. A buffer the "
+                       "kernel may write (not const, not __constant) is written back as "
+                       "DIR/FILE.npy, FILE.npy the name of the file it was read from: "
+                       "--arg out=data/deq.npy --out res writes res/deq.npy.")
     p.add_argument("input", help="kernel source (.cl) or LLVM IR (.ll)")
     p.add_argument("--kernel", help="kernel name (optional when the program has one kernel)")
     p.add_argument("--global", dest="global_size", required=True, help="global size, e.g. 64,8")
@@ -47,7 +52,8 @@ def _parser():
     p.add_argument("--arg", action="append", default=[], metavar="NAME=VALUE",
                    help="kernel argument: NAME=file.npy, NAME=<number>, NAME=1,2,3,4 (vector), "
                         "NAME=local:<bytes>")
-    p.add_argument("--out", default=".", help="directory for the updated buffers (default .)")
+    p.add_argument("--out", default=".", help="directory for the updated buffers, each written "
+                   "under its input file's name (default .)")
     p.add_argument("--instruction-limit", type=int, help="abort runaway kernels after this many instructions")
     p.add_argument("--serial-subgroups", action="store_true",
                    help="run every sub-group alone, one after the other (interpreter): results must "
@@ -124,7 +130,7 @@ def _parse_value(name, text):
 def _kernel_args(prog, kernel_name, arg_texts):
     info = prog.kernel(kernel_name).info
     names = [n for n, _ in info.params]
-    given = {}
+    given, texts = {}, {}
     for item in arg_texts:
         name, eq, value = item.partition("=")
         if not eq:
@@ -135,11 +141,27 @@ def _kernel_args(prog, kernel_name, arg_texts):
         if name in given:
             raise UsageError(f"--arg {name} given twice")
         given[name] = _parse_value(name, value)
+        texts[name] = value
     missing = [n for n in names if n not in given]
     if missing:
         raise UsageError(f"missing --arg for parameter(s): {', '.join(missing)}")
-    written = [n if _is_written(info, i) else None for i, n in enumerate(names)]
+    written = [os.path.basename(texts[n]) if _is_written(info, i) else None
+               for i, n in enumerate(names)]
+    _refuse_clashing_outputs(names, written)
     return [given[n] for n in names], written
+
+
+def _refuse_clashing_outputs(names, written):
+    """Two written buffers read from files of one name would overwrite each other's output."""
+    first = {}
+    for name, output in zip(names, written):
+        if output is None or not output.endswith(".npy"):
+            continue
+        if output in first:
+            raise UsageError(f"--arg {first[output]} and --arg {name} are both read from a file "
+                             f"named '{output}'; their updated buffers would both be written to "
+                             f"DIR/{output} (rename one of the files)")
+        first[output] = name
 
 
 def _is_written(info, i):
@@ -159,7 +181,7 @@ def _write_outputs(out_dir, names, values):
                 fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".npy", dir=out_dir)
                 with os.fdopen(fd, "wb") as f:
                     np.save(f, value)
-                final = os.path.join(out_dir, f"{name}.npy")
+                final = os.path.join(out_dir, name)
                 os.chmod(tmp, new_file_mode(final))     # mkstemp made it 0600
                 temps.append((tmp, final))
         for tmp, final in temps:
@@ -243,6 +265,9 @@ def main(argv=None):
         stdout_closed()
         return EXIT_ERROR
     except Exception as exc:   # an interpreter bug: say so without a traceback
+        if missing_dependency(exc):
+            print(f"clcoop-run: error: {missing_dependency(exc)}", file=sys.stderr)
+            return EXIT_ERROR
         print(f"clcoop-run: internal error: {type(exc).__name__}: {exc}\n"
               f"please report this with the kernel and arguments", file=sys.stderr)
         return EXIT_ICE

@@ -50,7 +50,7 @@ def test_local_memory_argument(inputs):
                "--local", "64", "--arg", f"in={inputs / 'x.npy'}", "--arg", f"partial={inputs / 'p.npy'}",
                "--arg", "scratch=local:256", "--out", str(inputs)])
     assert rc == 0
-    np.testing.assert_allclose(np.load(inputs / "partial.npy"), [2016, 6112])
+    np.testing.assert_allclose(np.load(inputs / "p.npy"), [2016, 6112])   # the file's name
 
 
 def test_fault_reports_and_writes_nothing(inputs, capsys):
