@@ -1125,12 +1125,23 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
         return tast.IncDec(t, loc, op, prefix, target, compute)
 
     # ---- binary
-    def expr_BinaryOp(self, node):
+    def expr_BinaryOp(self, node, expected=None):
         op = node.op
         if op in ("&&", "||"):
             return self.logical(node)
-        left = self.rvalue(self.expr(node.left))
-        right = self.rvalue(self.expr(node.right))
+        if op not in ("+", "-", "*", "/"):
+            left = self.rvalue(self.expr(node.left))
+            return self.binary(op, left, self.rvalue(self.expr(node.right)), node)
+        # A matrix + - * / has its operands' type (RFC 4.6: both operands of one type, or a
+        # matrix times a scalar): an operand whose type only the context gives
+        # (`coop_mat_init(x) + m`) takes the other matrix operand's, else the destination's.
+        matrix_context = expected if expected is not None and expected.is_coop_matrix else None
+        if self.takes_context_type(node.left) and not self.takes_context_type(node.right):
+            right = self.rvalue(self.expr(node.right, matrix_context))
+            left = self.rvalue(self.expr(node.left, right.type if right.type.is_coop_matrix else matrix_context))
+            return self.binary(op, left, right, node)
+        left = self.rvalue(self.expr(node.left, matrix_context))
+        right = self.rvalue(self.expr(node.right, left.type if left.type.is_coop_matrix else matrix_context))
         return self.binary(op, left, right, node)
 
     def binary(self, op, left, right, node):
@@ -1270,7 +1281,8 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
             value = self.convert(value, t, at, "assigning")
             return tast.Assign(t, loc, target, value)
         op = node.op[:-1]
-        value = self.rvalue(self.expr(node.rvalue))
+        # `m += coop_mat_init(x)`: the operand has the matrix's type (RFC 4.6).
+        value = self.rvalue(self.expr(node.rvalue, t if t.is_coop_matrix else None))
         old = tast.OldValue(t, target.loc)
         compute = self.binary(op, old, value, node)
         if t.is_pointer:
@@ -1473,7 +1485,9 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
         if isinstance(node.expr, c_ast.ExprList) or isinstance(t, T.VectorType) and \
                 isinstance(node.expr, c_ast.ExprList):
             return self.vector_literal(t, node.expr, node)
-        operand = self.rvalue(self.expr(node.expr, expected=t if t.is_coop_matrix else None))
+        # `(V)coop_tensor_view_create()`, `(M)coop_mat_init(x)`: the cast names the type.
+        context = t if t.is_coop_matrix or t.is_coop_tensor else None
+        operand = self.rvalue(self.expr(node.expr, expected=context))
         return self.explicit_cast(operand, t, node)
 
     def open_paren_before(self, node, fallback):

@@ -244,8 +244,13 @@ class CoopChecks(CoopTensorChecks):
             self.warn(f"implicit conversion from '{spell(scalar.type)}' to '{spell(elem)}' changes value "
                       f"from {show(value)} to {show(converted)}", scalar.loc)
 
-    def coop_matrix_arg(self, node):
-        v = self.rvalue(self.expr(node))
+    def takes_context_type(self, node):
+        """A call of a matrix built-in whose result type only its context gives."""
+        return isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID) \
+            and node.name.name in CONTEXT_TYPED and self.scope.lookup(node.name.name) is None
+
+    def coop_matrix_arg(self, node, expected=None):
+        v = self.rvalue(self.expr(node, expected))
         if not v.type.is_coop_matrix:
             self.fail("argument must be a valid cooperative matrix type", node)
         return v
@@ -318,7 +323,9 @@ class CoopChecks(CoopTensorChecks):
     def coop_muladd(self, name, args_nodes, node, expected):
         a = self.coop_matrix_arg(args_nodes[0])
         b = self.coop_matrix_arg(args_nodes[1])
-        c = self.coop_matrix_arg(args_nodes[2])
+        # The result has C's type (RFC 4.4): where the context gives it, so has C
+        # (`acc = coop_mat_mulAdd(a, b, coop_mat_init(0.0f))`).
+        c = self.coop_matrix_arg(args_nodes[2], expected if expected is not None and expected.is_coop_matrix else None)
         at, bt, ct = a.type, b.type, c.type
         problem = mul_add_problem(at.spec, bt.spec, ct.spec)
         if problem is not None:
@@ -439,3 +446,7 @@ COOP_BUILTINS.update({
 })
 COOP_BUILTINS.update({name: CoopBuiltin(lo, hi, False, check)       # coop_tensor_check.py
                       for name, (lo, hi, check) in TENSOR_BUILTINS.items()})
+# Matrix built-ins whose result type comes from the context (coop_mat_load_tensor checks
+# that itself: a keep matrix may give it instead).
+CONTEXT_TYPED = frozenset([name for name, b in COOP_BUILTINS.items() if b.context_typed]
+                          + ["coop_mat_load_tensor"])
