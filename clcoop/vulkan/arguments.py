@@ -1,0 +1,138 @@
+"""A launch's arguments as a Vulkan module takes them (docs/vulkan-abi.md): the push-constant
+block (device addresses, scalars, the global offset), the buffers to copy up and back, and
+the specialization constants (local size, __local lengths).
+
+The arguments are checked by clcoop.prepare, the one place every engine's launches are
+checked: a module loaded from a file has no LLVM IR, so its reflection record is turned into
+the KernelInfo that prepare reads (kernel_info()).
+"""
+import re
+import struct
+from dataclasses import dataclass
+
+import numpy as np
+
+from clcoop.errors import ArgumentError
+from clcoop.interp.loader import KernelInfo, Ty
+from clcoop.prepare import BUFFER, LOCAL, SCALAR, STRUCT
+from clcoop.vulkan.runner import Transfer
+
+# docs/vulkan-abi.md: kind -> the address space prepare knows it by (OpenCL's numbering).
+ADDRESS_SPACES = {"global": 1, "constant": 2, "local": 3}
+LOCAL_SIZE_SPEC_IDS = (0, 1, 2)
+LOCAL_SPEC_BASE = 100
+# An OpenCL C vector type name (6.1.2): a scalar type and 2, 3, 4, 8 or 16.
+VECTOR_TYPE = re.compile(r"(char|uchar|short|ushort|int|uint|long|ulong|half|float|double)(2|3|4|8|16)")
+
+
+@dataclass(frozen=True)
+class _RecordParameter:
+    """What prepare asks of an IR parameter: its attributes (a record says `writable`
+    instead: a read-only pointer is `const`-qualified in kernel_info())."""
+    attributes: tuple = ()
+
+
+@dataclass(frozen=True)
+class _RecordFunction:
+    arguments: tuple
+
+
+def _scalar_type(arg):
+    """The loader Ty of a scalar or vector argument from its record entry."""
+    dtype = np.dtype(arg["dtype"]) if arg["dtype"] != "bfloat16" else None
+    if dtype is None:
+        elem = Ty("float", 16, bfloat=True)
+    elif dtype.kind == "f":
+        elem = Ty("float", dtype.itemsize * 8)
+    elif dtype.kind in "iub":
+        elem = Ty("int", 1 if dtype.kind == "b" else dtype.itemsize * 8)
+    else:
+        raise ArgumentError(f"argument '{arg['name']}' has dtype {arg['dtype']}, which the Vulkan engine "
+                            f"cannot pass as a scalar")
+    vector = VECTOR_TYPE.fullmatch(arg["type"].strip())
+    return Ty("vec", n=int(vector.group(2)), elem=elem) if vector else elem
+
+
+def kernel_info(name, record):
+    """The interp.loader.KernelInfo of kernel `name` as its reflection record describes it."""
+    params, types, qualifiers = [], [], []
+    for arg in record["args"]:
+        kind = arg["kind"]
+        if kind == "scalar":
+            params.append((arg["name"], _scalar_type(arg)))
+        else:
+            params.append((arg["name"], Ty("ptr", addrspace=ADDRESS_SPACES[kind])))
+        types.append(arg.get("type", ""))
+        writable = kind == "global" and arg.get("writable", True)
+        qualifiers.append("const" if kind in ("global", "constant") and not writable else "")
+    local = record.get("local_size")
+    return KernelInfo(name, _RecordFunction(tuple(_RecordParameter() for _ in params)), params, types, qualifiers,
+                      [ADDRESS_SPACES.get(a["kind"], 0) for a in record["args"]],
+                      tuple(local) if local else None, record.get("subgroup_size"), {})
+
+
+@dataclass
+class Marshalled:
+    """A launch in the module's terms. transfers: one per distinct array, in first-use
+    order; push(addresses) -> the push-constant bytes; constants: {SpecId: uint32}."""
+    transfers: list
+    push: object
+    constants: dict
+    groups: tuple
+    local_size: tuple
+
+
+def marshal(name, record, prepared):
+    """The Marshalled launch of a clcoop.prepare.PreparedLaunch of kernel `name`."""
+    nd = prepared.nd
+    local, groups, offsets = nd.local_size, nd.num_groups, nd.offset      # each padded to 3
+    constants = {}
+    if not record.get("local_size"):
+        constants.update(zip(LOCAL_SIZE_SPEC_IDS, local))
+    transfers, slot_of = [], {}        # argument index -> transfer index
+    fields = []                        # (offset, bytes or ("address", transfer index))
+    for arg, entry in zip(prepared.arguments, record["args"]):
+        if arg.kind == BUFFER:
+            first = arg.same_as if arg.same_as is not None else arg.index
+            if first not in slot_of:
+                slot_of[first] = len(transfers)
+                transfers.append(Transfer(prepared.values[first], written=False))
+            transfers[slot_of[first]].written |= arg.writable and entry["kind"] == "global" and \
+                entry.get("writable", True)
+            fields.append((entry["offset"], ("address", slot_of[first])))
+        elif arg.kind == LOCAL:
+            constants[entry["spec_id"]] = _local_length(name, entry, arg.nbytes)
+        elif arg.kind == SCALAR:
+            fields.append((entry["offset"], _scalar_bytes(name, entry, arg.value)))
+        elif arg.kind == STRUCT:
+            raise ArgumentError(f"kernel '{name}': a struct passed by value is not in the Vulkan contract")
+    size = record.get("push_constant_size", 0)
+    if record.get("global_offset_offset") is not None:
+        fields.append((record["global_offset_offset"], struct.pack("<3I", *offsets)))
+    elif any(offsets):
+        raise ArgumentError(f"kernel '{name}' takes no global offset (its module has no launch record)")
+
+    def push(addresses):
+        block = bytearray(size)
+        for offset, value in fields:
+            data = struct.pack("<Q", addresses[value[1]]) if isinstance(value, tuple) else value
+            block[offset:offset + len(data)] = data
+        return bytes(block)
+    return Marshalled(transfers, push, constants, groups, local)
+
+
+def _local_length(name, entry, nbytes):
+    """The element count of a __local argument (SpecId 100 + i): its bytes over the pointee's size."""
+    itemsize = 2 if entry["dtype"] == "bfloat16" else np.dtype(entry["dtype"]).itemsize
+    if nbytes % itemsize:
+        raise ArgumentError(f"argument '{entry['name']}' of kernel '{name}' ({entry['type']}): LocalMemory({nbytes}) "
+                            f"is not a whole number of {itemsize}-byte elements")
+    return nbytes // itemsize
+
+
+def _scalar_bytes(name, entry, value):
+    data = np.ascontiguousarray(value).tobytes()
+    if entry.get("size") is not None and len(data) > entry["size"]:
+        raise ArgumentError(f"argument '{entry['name']}' of kernel '{name}': {len(data)} bytes do not fit the "
+                            f"{entry['size']}-byte push-constant member")
+    return data

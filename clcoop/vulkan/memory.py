@@ -1,0 +1,153 @@
+"""Buffers on a Vulkan device: device-local storage buffers with device addresses (what
+kernels read and write), and a host-visible staging buffer through which their contents go
+up and down (vkCmdCopyBuffer), so that large arrays live in the GPU's own memory.
+
+Device buffers are kept in a pool by size class and reused by later launches (allocation
+costs far more than a launch: Vulkan 1.3, 11.2 "Device Memory" recommends few, large
+allocations).
+"""
+import ctypes
+
+from clcoop.errors import DeviceError
+from clcoop.vulkan import vk
+
+STORAGE_USAGE = (vk.BUFFER_USAGE_STORAGE_BUFFER_BIT | vk.BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT |
+                 vk.BUFFER_USAGE_TRANSFER_SRC_BIT | vk.BUFFER_USAGE_TRANSFER_DST_BIT)
+STAGING_USAGE = vk.BUFFER_USAGE_TRANSFER_SRC_BIT | vk.BUFFER_USAGE_TRANSFER_DST_BIT
+SMALLEST_CLASS = 256
+
+
+def size_class(nbytes):
+    """The pool's size for an array of nbytes: the next power of two, at least 256 bytes."""
+    size = SMALLEST_CLASS
+    while size < nbytes:
+        size *= 2
+    return size
+
+
+class Buffer:
+    """One VkBuffer bound to its own VkDeviceMemory; `address` is its device address,
+    `mapped` its host pointer (host-visible buffers only)."""
+
+    def __init__(self, device, size, usage, wanted, preferred=0, with_address=False):
+        self.device = device
+        self.size = size
+        self.handle = vk.HANDLE(0)
+        self.memory = vk.HANDLE(0)
+        self.mapped = None
+        self.address = 0
+        api = device.vk
+        info = vk.VkBufferCreateInfo(vk.ST_BUFFER_CREATE_INFO, None, 0, size, usage, vk.SHARING_MODE_EXCLUSIVE, 0, None)
+        device.check(api.vkCreateBuffer(device.handle, ctypes.byref(info), None, ctypes.byref(self.handle)),
+                     f"creating a buffer of {size} bytes")
+        try:
+            self._allocate(wanted, preferred, with_address)
+        except BaseException:
+            self.destroy()
+            raise
+        if with_address:
+            address_info = vk.VkBufferDeviceAddressInfo(vk.ST_BUFFER_DEVICE_ADDRESS_INFO, None, self.handle.value)
+            self.address = api.vkGetBufferDeviceAddress(device.handle, ctypes.byref(address_info))
+
+    def _allocate(self, wanted, preferred, with_address):
+        device, api = self.device, self.device.vk
+        requirements = vk.VkMemoryRequirements()
+        api.vkGetBufferMemoryRequirements(device.handle, self.handle, ctypes.byref(requirements))
+        type_index = device.memory_type(requirements.memoryTypeBits, wanted, preferred)
+        flags = vk.VkMemoryAllocateFlagsInfo(vk.ST_MEMORY_ALLOCATE_FLAGS_INFO, None,
+                                             vk.MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT, 0)
+        info = vk.VkMemoryAllocateInfo(vk.ST_MEMORY_ALLOCATE_INFO,
+                                       ctypes.cast(ctypes.pointer(flags), vk.VP) if with_address else None,
+                                       requirements.size, type_index)
+        device.check(api.vkAllocateMemory(device.handle, ctypes.byref(info), None, ctypes.byref(self.memory)),
+                     f"allocating {requirements.size} bytes of device memory")
+        device.check(api.vkBindBufferMemory(device.handle, self.handle, self.memory, 0), "vkBindBufferMemory")
+        if wanted & vk.MEMORY_PROPERTY_HOST_VISIBLE_BIT:
+            pointer = vk.VP()
+            device.check(api.vkMapMemory(device.handle, self.memory, 0, self.size, 0, ctypes.byref(pointer)),
+                         "mapping the staging buffer")
+            self.mapped = pointer.value
+
+    def view(self, nbytes, offset=0):
+        """The mapped bytes [offset, offset + nbytes) as a ctypes array (host-visible buffers)."""
+        if self.mapped is None or offset + nbytes > self.size:
+            raise DeviceError("internal: a view outside a mapped buffer")
+        return (ctypes.c_uint8 * nbytes).from_address(self.mapped + offset)
+
+    def destroy(self):
+        api, handle = self.device.vk, self.device.handle
+        if self.mapped is not None:
+            api.vkUnmapMemory(handle, self.memory)
+            self.mapped = None
+        if self.handle.value:
+            api.vkDestroyBuffer(handle, self.handle, None)
+            self.handle = vk.HANDLE(0)
+        if self.memory.value:
+            api.vkFreeMemory(handle, self.memory, None)
+            self.memory = vk.HANDLE(0)
+
+
+def device_buffer(device, size):
+    """A device-local storage buffer with a device address."""
+    return Buffer(device, size, STORAGE_USAGE, vk.MEMORY_PROPERTY_DEVICE_LOCAL_BIT, with_address=True)
+
+
+def staging_buffer(device, size):
+    """A host-visible, coherent buffer for copies, host-cached where the device has such
+    memory (reading results back from uncached memory is slow)."""
+    return Buffer(device, size, STAGING_USAGE,
+                  vk.MEMORY_PROPERTY_HOST_VISIBLE_BIT | vk.MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                  preferred=vk.MEMORY_PROPERTY_HOST_CACHED_BIT)
+
+
+class BufferPool:
+    """Device buffers by size class, taken for a launch and given back after it."""
+
+    def __init__(self, device):
+        self.device = device
+        self.free = {}          # size class -> [Buffer]
+
+    def take(self, nbytes):
+        size = size_class(nbytes)
+        spare = self.free.get(size)
+        if spare:
+            return spare.pop()
+        try:
+            return device_buffer(self.device, size)
+        except DeviceError:
+            # Out of memory with spare buffers of other sizes: free them and try once more.
+            if not any(self.free.values()):
+                raise
+            self.clear()
+            return device_buffer(self.device, size)
+
+    def give(self, buffers):
+        for buffer in buffers:
+            self.free.setdefault(buffer.size, []).append(buffer)
+
+    def clear(self):
+        for buffers in self.free.values():
+            for buffer in buffers:
+                buffer.destroy()
+        self.free = {}
+
+
+class Staging:
+    """One staging buffer that grows to the largest launch's bytes."""
+
+    def __init__(self, device):
+        self.device = device
+        self.buffer = None
+
+    def reserve(self, nbytes):
+        if self.buffer is None or self.buffer.size < nbytes:
+            if self.buffer is not None:
+                self.buffer.destroy()
+                self.buffer = None
+            self.buffer = staging_buffer(self.device, size_class(max(nbytes, 1)))
+        return self.buffer
+
+    def clear(self):
+        if self.buffer is not None:
+            self.buffer.destroy()
+            self.buffer = None

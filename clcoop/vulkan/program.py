@@ -1,0 +1,175 @@
+"""A Vulkan module loaded on a device, and its kernels launched with the pyopencl-style
+convention of the other engines:
+
+    prog = VulkanProgram(open("k.spv", "rb").read())
+    timings = prog.gemm((N // 16 * 32, M // 16), (32, 1), A, B, C, M, N, K)
+
+The module carries its kernels' signatures (docs/vulkan-abi.md), so this needs NumPy and the
+Vulkan loader alone. Before a kernel is dispatched, its matrix types, multiply-adds, subgroup
+size and extensions are checked against the device (capabilities.check_kernel) and its sizes
+against the device's limits.
+"""
+import hashlib
+import threading
+import time
+
+from clcoop.errors import ArgumentError, UnsupportedOnDevice
+from clcoop.prepare import prepare_launch
+from clcoop.spirv.reflection import read_reflection
+from clcoop.vulkan import device as devices
+from clcoop.vulkan.arguments import kernel_info, marshal
+from clcoop.vulkan.capabilities import check_kernel
+from clcoop.vulkan.pipeline import Pipelines
+from clcoop.vulkan.runner import runner
+
+
+class VulkanProgram:
+    """module_bytes: a Vulkan SPIR-V module with a reflection record; device: an index or
+    name substring (default: CLCOOP_VULKAN_DEVICE, else the first device with the
+    extensions the module's kernels need)."""
+
+    def __init__(self, module_bytes, device=None):
+        self.module_bytes = bytes(module_bytes)
+        self.records = read_reflection(self.module_bytes)
+        needed = sorted({e for r in self.records.values() for e in r.get("device_extensions") or ()})
+        all_descriptions = devices.descriptions()
+        self.device = devices.device(devices.choose(all_descriptions, needed, device))
+        self.description = self.device.description
+        self.pipelines = Pipelines(self.device, self.module_bytes)
+        self._kernels = {}
+
+    @property
+    def kernel_names(self):
+        return sorted(self.records)
+
+    def kernel(self, name):
+        kernel = self._kernels.get(name)
+        if kernel is None:
+            if name not in self.records:
+                raise ArgumentError(f"no kernel named '{name}' in the module (available: "
+                                    f"{', '.join(self.kernel_names) or 'none'})")
+            kernel = self._kernels[name] = VulkanKernel(self, name)
+        return kernel
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return self.kernel(name)
+
+    def reason(self, name):
+        """Why the device cannot run kernel `name` (before its launch size is known), or None."""
+        try:
+            check_kernel(name, self.records[name], self.description)
+        except UnsupportedOnDevice as error:
+            return str(error)
+        return None
+
+    def close(self):
+        with self.device.lock:
+            if not (self.device.lost or self.device.busy or self.device.closed):
+                self.device.vk.vkDeviceWaitIdle(self.device.handle)
+                self.pipelines.destroy()
+
+
+class VulkanKernel:
+    def __init__(self, program, name):
+        self.program = program
+        self.name = name
+        self.record = program.records[name]
+        self.info = kernel_info(name, self.record)
+        self.last_timings = None
+
+    def __repr__(self):
+        return f"<clcoop.vulkan kernel {self.name}({', '.join(a.get('type', '?') for a in self.record['args'])})>"
+
+    def __call__(self, global_size, local_size, *args, subgroup_size=None, global_offset=None, timeout=None,
+                 repeat=1):
+        """One launch (repeat: dispatches of it in one submission, for timing); the written
+        arrays hold the results; returns the runner.Timings."""
+        start = time.perf_counter()
+        prepared = prepare_launch(None, self.info, global_size, local_size, args, None, global_offset=global_offset)
+        timings = self.launch_prepared(prepared, subgroup_size, timeout, repeat)
+        timings.total = time.perf_counter() - start
+        return timings
+
+    def launch_prepared(self, prepared, subgroup_size=None, timeout=None, repeat=1):
+        """A launch checked by clcoop.prepare (the engine protocol's entry)."""
+        if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 1:
+            raise ArgumentError(f"repeat must be a positive integer, got {repeat!r}")
+        program, description = self.program, self.program.description
+        marshalled = marshal(self.name, self.record, prepared)
+        check_kernel(self.name, self.record, description, marshalled.local_size)
+        self._check_limits(marshalled)
+        size, full = self._subgroup(subgroup_size, marshalled.local_size)
+        push_size = self.record.get("push_constant_size", 0)
+        pipeline = program.pipelines.pipeline(self.name, push_size, marshalled.constants, size, full)
+        timings = runner(program.device).run(pipeline, program.pipelines.layout(push_size), marshalled.push,
+                                             marshalled.groups, marshalled.transfers, repeat, timeout)
+        self.last_timings = timings
+        return timings
+
+    def _subgroup(self, requested, local_size):
+        """(the subgroup size to require or None, whether to require full subgroups)."""
+        description = self.program.description
+        want = self.record.get("subgroup_size")
+        if requested is not None:
+            if want is not None and int(requested) != want:
+                raise ArgumentError(f"kernel '{self.name}' requires sub-group size {want}, got "
+                                    f"subgroup_size={requested}")
+            want = int(requested)
+            check_kernel(self.name, {"subgroup_size": want}, description)
+        if want is None:
+            return None, False
+        full = local_size[0] % want == 0
+        fixed = description.min_subgroup_size == description.max_subgroup_size == want
+        return (None if fixed else want), full and description.features.get("computeFullSubgroups", False)
+
+    def _check_limits(self, marshalled):
+        d = self.program.description
+        local, groups = marshalled.local_size, marshalled.groups
+        invocations = local[0] * local[1] * local[2]
+        problems = []
+        if any(l > m for l, m in zip(local, d.max_workgroup_size)) or invocations > d.max_workgroup_invocations:
+            problems.append(f"local size {local} exceeds the device's maximum work-group size "
+                            f"{tuple(d.max_workgroup_size)} ({d.max_workgroup_invocations} invocations)")
+        if any(g > m for g, m in zip(groups, d.max_workgroup_count)):
+            problems.append(f"{groups} work-groups exceed the device's maximum count {tuple(d.max_workgroup_count)}")
+        push_size = self.record.get("push_constant_size", 0)
+        if push_size > d.max_push_constants_size:
+            problems.append(f"the arguments take {push_size} bytes of push constants, the device has "
+                            f"{d.max_push_constants_size}")
+        if problems:
+            raise ArgumentError(f"kernel '{self.name}' cannot launch on {d.title()}: " + "; ".join(problems))
+
+
+# ---------------------------------------------------------------------- one-call helper
+
+_programs = {}
+_programs_lock = threading.Lock()
+KEPT_PROGRAMS = 16
+
+
+def program_for(module_bytes, device=None):
+    """The VulkanProgram of these module bytes on `device`, kept for later calls."""
+    key = (hashlib.sha256(bytes(module_bytes)).hexdigest(), device)
+    with _programs_lock:
+        program = _programs.get(key)
+        if program is None:
+            if len(_programs) >= KEPT_PROGRAMS:
+                _programs.pop(next(iter(_programs))).close()
+            program = _programs[key] = VulkanProgram(module_bytes, device)
+        return program
+
+
+def run_kernel(module_bytes, kernel, global_size, local_size, args, subgroup_size=None, global_offset=None,
+               repeat=1, timeout=None, device=None):
+    """Run kernel `kernel` of a Vulkan module once (scripts/gpu_check.py's entry):
+    returns ({argument name: array} of the buffers it may write, runner.Timings). The
+    arrays in `args` are updated in place; the returned ones are those same arrays."""
+    program = program_for(module_bytes, device)
+    target = program.kernel(kernel)
+    timings = target(global_size, local_size, *args, subgroup_size=subgroup_size, global_offset=global_offset,
+                     timeout=timeout, repeat=repeat)
+    outputs = {entry["name"]: value for entry, value in zip(target.record["args"], args)
+               if entry["kind"] == "global" and entry.get("writable", True) and hasattr(value, "dtype")}
+    return outputs, timings
