@@ -357,9 +357,23 @@ _PP_NUMBER = re.compile(r"\.?\d(?:[eEpP][+-]|[\w.])*")
 
 
 def _continues_pp_number(run, text):
-    if not _PP_NUMBER.fullmatch(run):
+    """Whether `text` continues the pp-number that ends the run (`-1.5` then `f`: the run
+    is `-`, `1`, `.`, `5`; only its last pp-number, 1.5, is pasted, C99 6.10.3.3)."""
+    number = _trailing_pp_number(run)
+    if number is None:
         return False
-    return text[:1].isalnum() or text[:1] in "._" or (run[-1] in "eEpP" and text[:1] in "+-")
+    return text[:1].isalnum() or text[:1] in "._" or (number[-1] in "eEpP" and text[:1] in "+-")
+
+
+def _trailing_pp_number(run):
+    """The longest pp-number that ends `run` and starts a token there (not inside an
+    identifier such as x1), or None."""
+    for start in range(len(run)):
+        if start and (run[start - 1] in _WORD_CHARS or run[start - 1] == "."):
+            continue
+        if _PP_NUMBER.fullmatch(run, start):
+            return run[start:]
+    return None
 
 
 def _emit_tokens(pp, writer, state):
