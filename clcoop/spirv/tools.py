@@ -44,14 +44,15 @@ def _is_llvm22_llc(path):
     return re.search(r"LLVM version 22\.", _run_text([path, "--version"])) is not None
 
 
-def _find_llc():
-    path = shutil.which("llc-22")
+def _find_llc(tool="llc"):
+    """llc (or opt, for the Vulkan target) of LLVM 22."""
+    path = shutil.which(f"{tool}-22")
     if path:
         return path
-    path = shutil.which("llc")
+    path = shutil.which(tool)
     if path and _is_llvm22_llc(path):
         return path
-    path = os.path.join(LLVM22_BIN, "llc")
+    path = os.path.join(LLVM22_BIN, tool)
     if os.path.exists(path):
         return path
     return None
@@ -87,6 +88,8 @@ def _find_spirv_tool(name):
 def _locate(name):
     if name in ("llc", "llc-22"):
         return _find_llc()
+    if name in ("opt", "opt-22"):
+        return _find_llc("opt")
     if name in SPIRV_TOOLS:
         return _find_spirv_tool(name)
     raise ValueError(f"unknown tool {name!r}")
@@ -99,8 +102,9 @@ def find_tool(name, required=True):
     """
     path = _locate(name)
     if path is None and required:
-        hint = INSTALL_HINTS["llc" if name.startswith("llc") else "spirv-tools"]
-        what = "llc from LLVM 22" if name.startswith("llc") else name
+        llvm = name.startswith(("llc", "opt"))
+        hint = INSTALL_HINTS["llc" if llvm else "spirv-tools"]
+        what = f"{name[:3]} from LLVM 22" if llvm else name
         raise ToolMissing(f"{what} is needed to emit SPIR-V and was not found; {hint}")
     return path
 

@@ -1,0 +1,116 @@
+"""The Vulkan target: clcoop's LLVM IR -> a Vulkan compute module (docs/vulkan.md, the contract
+docs/vulkan-abi.md).
+
+    data = ir_to_vulkan_spirv(ir_text)        # bytes, accepted by spirv-val --target-env vulkan1.3
+
+The route: clcoop.spirv.vulkan_ir rewrites the IR for llc-22's Vulkan target and opt-22 inlines
+everything; llc-22 (`spirv1.6-unknown-vulkan1.3-compute`) structurizes the control flow and
+selects instructions; clcoop.spirv.vulkan_module turns its output into the contract's module
+(PhysicalStorageBuffer64, push constants, spec constants, Vulkan scopes, GLSL.std.450,
+cooperative-matrix instructions), clcoop.spirv.rewrite lowers the element-wise matrix calls as
+for the Kernel flavour, and clcoop.spirv.reflection records the kernels' signatures.
+"""
+import os
+import re
+import tempfile
+
+from clcoop.spirv import binary as sb
+from clcoop.spirv.reflection import record_words
+from clcoop.spirv.rewrite import rewrite_cooperative_calls
+from clcoop.spirv.tools import INTERNAL_HINT, SpirvError, find_tool, run_tool
+from clcoop.spirv.vulkan_builtins import Builtins
+from clcoop.spirv.vulkan_ir import (Locator, VulkanTargetError, after_inlining, before_inlining,
+                                    kernel_of, push_constant_layout)
+from clcoop.spirv.vulkan_reflect import kernel_records
+
+__all__ = ["ir_to_vulkan_spirv", "validate_vulkan", "TARGET_ENVS", "VulkanTargetError"]
+
+TARGET_ENVS = ("vulkan1.3",)
+LLC_TRIPLE = "spirv1.6-unknown-vulkan1.3-compute"
+LLC_EXTENSIONS = "+SPV_KHR_cooperative_matrix,+SPV_KHR_bfloat16"
+OPT_PASSES = "always-inline,mem2reg,globaldce"
+
+
+def _run(tool, args, text, what):
+    with tempfile.TemporaryDirectory(prefix="clcoop-vulkan-") as folder:
+        source = os.path.join(folder, "in.ll")
+        target = os.path.join(folder, "out")
+        with open(source, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        done = run_tool(tool, list(args) + [source, "-o", target])
+        if done.returncode != 0 or not os.path.exists(target):
+            message = done.stderr.decode("utf-8", "replace").strip()
+            raise SpirvError(f"{what} rejected the IR for the Vulkan target:\n{message}\n{INTERNAL_HINT}")
+        with open(target, "rb") as handle:
+            return handle.read()
+
+
+def vulkan_ir(ir_text):
+    """(IR text for llc-22's Vulkan target, the Kernel descriptions, the module's structs)."""
+    from clcoop.interp.loader import load_module
+    loaded = load_module(ir_text)
+    text = str(loaded.llvm_module)
+    if not loaded.kernels:
+        raise VulkanTargetError("error: the program has no kernel, so a Vulkan module would have no "
+                                "entry point (Vulkan target)")
+    _reject_program_scope_globals(loaded, Locator(text))
+    kernels = [kernel_of(info, loaded.structs) for info in loaded.kernels.values()]
+    text = before_inlining(text, kernels, Builtins(text, Locator(text)))
+    text = re.sub(r"^define (?:dso_local )?spir_func ", "define internal spir_func ",
+                  text, flags=re.M)
+    inlined = _run("opt", [f"-passes={OPT_PASSES}", "-S"], text, "opt-22").decode("utf-8")
+    return after_inlining(inlined, loaded.structs), kernels, loaded.structs
+
+
+def _reject_program_scope_globals(loaded, locator):
+    for name, var in loaded.globals.items():
+        if var.addrspace in (1, 2) and var.init is not None:
+            raise VulkanTargetError(f"error: program-scope variable '{name}' in the "
+                                    f"{'__constant' if var.addrspace == 2 else '__global'} address space "
+                                    "has no Vulkan form yet (a Vulkan module has no global memory of its "
+                                    "own); pass the data in a buffer (Vulkan target)")
+
+
+def ir_to_vulkan_spirv(ir_text, target_env="vulkan1.3"):
+    """LLVM IR (clcoop's, compiled with -g for located errors) -> the bytes of a Vulkan compute
+    module that spirv-val --target-env vulkan1.3 accepts; VulkanTargetError for what cannot map."""
+    if target_env not in TARGET_ENVS:
+        raise VulkanTargetError(f"error: unknown target environment '{target_env}' (use "
+                                f"{', '.join(TARGET_ENVS)})")
+    find_tool("llc")
+    find_tool("opt")
+    find_tool("spirv-val")
+    text, kernels, _structs = vulkan_ir(ir_text)
+    raw = _run("llc", ["-O0", f"-mtriple={LLC_TRIPLE}", f"--spirv-ext={LLC_EXTENSIONS}", "-filetype=obj"],
+               text, "llc-22")
+    layouts = {k.name: push_constant_layout(k) for k in kernels}
+    module = sb.read_module(raw)
+    vulkan = _finish(module, kernels, layouts)
+    records = kernel_records(vulkan, kernels, layouts, text)
+    vulkan.add_source_extension(record_words(records))
+    data = sb.write_module(vulkan.module)
+    validate_vulkan(data, target_env)
+    return data
+
+
+def _finish(module, kernels, layouts):
+    from clcoop.spirv.vulkan_module import finish_module
+    vulkan = finish_module(module, kernels, layouts)
+    rewrite_cooperative_calls(vulkan.module)
+    vulkan.defs = sb.definitions(vulkan.module)
+    vulkan.drop_imports()
+    vulkan.check()
+    return vulkan
+
+
+def validate_vulkan(data, target_env="vulkan1.3"):
+    """spirv-val --target-env <env> on the module exactly as it is; SpirvError with its message."""
+    with tempfile.TemporaryDirectory(prefix="clcoop-vulkan-") as folder:
+        path = os.path.join(folder, "module.spv")
+        with open(path, "wb") as handle:
+            handle.write(data)
+        done = run_tool("spirv-val", ["--target-env", target_env, path])
+    if done.returncode != 0:
+        message = (done.stdout + done.stderr).decode("utf-8", "replace").strip()
+        raise SpirvError(f"the Vulkan module is invalid (spirv-val --target-env {target_env}):\n"
+                         f"{message}\n{INTERNAL_HINT}")

@@ -1,0 +1,281 @@
+"""OpenCL C built-in calls for the Vulkan target (docs/vulkan.md "What maps to what").
+
+Work-item functions become small always-inline definitions over llc-22's `llvm.spv.*`
+intrinsics (which give the Vulkan built-in variables), with the launch's global offset from the
+Private copy the entry makes of the push constants. Barriers, fences, sub-group collectives and
+math become imported placeholders `clcoop.vk.<what>` that clcoop.spirv.vulkan_module lowers
+after llc, so that scopes, memory semantics and GLSL.std.450 instructions are exactly ours (llc
+would use OpenCL.std and SequentiallyConsistent, which Vulkan rejects).
+"""
+import re
+
+from clcoop.interp.demangle import demangle
+from clcoop.spirv.vulkan_ir import GLOBAL_OFFSET, fail
+
+PLACEHOLDER = "clcoop.vk."
+
+# Work-item functions: per dimension, the i32 value (lines using %d0, %d1, %d2 inputs).
+_DIMENSIONS = {
+    "get_local_id": ("call i32 @llvm.spv.thread.id.in.group.i32(i32 {k})", 0),
+    "get_group_id": ("call i32 @llvm.spv.group.id.i32(i32 {k})", 0),
+    "get_num_groups": ("call i32 @llvm.spv.num.workgroups.i32(i32 {k})", 1),
+    "get_local_size": ("call i32 @llvm.spv.workgroup.size.i32(i32 {k})", 1),
+    "get_enqueued_local_size": ("call i32 @llvm.spv.workgroup.size.i32(i32 {k})", 1),
+}
+_INTRINSIC_DECLS = [
+    "declare i32 @llvm.spv.thread.id.i32(i32)",
+    "declare i32 @llvm.spv.thread.id.in.group.i32(i32)",
+    "declare i32 @llvm.spv.group.id.i32(i32)",
+    "declare i32 @llvm.spv.num.workgroups.i32(i32)",
+    "declare i32 @llvm.spv.workgroup.size.i32(i32)",
+    "declare i32 @llvm.spv.flattened.thread.id.in.group()",
+    "declare i32 @llvm.spv.subgroup.size()",
+    "declare i32 @llvm.spv.num.subgroups()",
+    "declare i32 @llvm.spv.subgroup.id()",
+    "declare i32 @llvm.spv.subgroup.local.invocation.id()",
+]
+_SCALAR_QUERIES = {
+    "get_sub_group_size": "call i32 @llvm.spv.subgroup.size()",
+    # Vulkan's SubgroupSize is the size of every full subgroup (VK_EXT_subgroup_size_control
+    # requires full subgroups), which is the maximum.
+    "get_max_sub_group_size": "call i32 @llvm.spv.subgroup.size()",
+    "get_num_sub_groups": "call i32 @llvm.spv.num.subgroups()",
+    "get_enqueued_num_sub_groups": "call i32 @llvm.spv.num.subgroups()",
+    "get_sub_group_id": "call i32 @llvm.spv.subgroup.id()",
+    "get_sub_group_local_id": "call i32 @llvm.spv.subgroup.local.invocation.id()",
+    "get_local_linear_id": "call i32 @llvm.spv.flattened.thread.id.in.group()",
+}
+
+# GLSL.std.450 instruction numbers (GLSL.std.450 specification, table of instructions).
+GLSL = {"Round": 1, "RoundEven": 2, "Trunc": 3, "FAbs": 4, "SAbs": 5, "FSign": 6, "Floor": 8,
+        "Ceil": 9, "Fract": 10, "Radians": 11, "Degrees": 12, "Sin": 13, "Cos": 14, "Tan": 15,
+        "Asin": 16, "Acos": 17, "Atan": 18, "Sinh": 19, "Cosh": 20, "Tanh": 21, "Asinh": 22,
+        "Acosh": 23, "Atanh": 24, "Atan2": 25, "Pow": 26, "Exp": 27, "Log": 28, "Exp2": 29,
+        "Log2": 30, "Sqrt": 31, "InverseSqrt": 32, "UMin": 38, "SMin": 39, "UMax": 41, "SMax": 42,
+        "UClamp": 44, "SClamp": 45, "FMix": 46, "Step": 48, "SmoothStep": 49, "Fma": 50,
+        "Length": 66, "Distance": 67, "Cross": 68, "Normalize": 69, "NMin": 79, "NMax": 80,
+        "NClamp": 81}
+# OpenCL C math built-in -> GLSL.std.450 instruction, for half and float (docs/vulkan.md lists
+# the precision of each against OpenCL C's; GLSL's transcendental functions take 16- and
+# 32-bit floats only).
+FLOAT_MATH = {
+    "fabs": "FAbs", "floor": "Floor", "ceil": "Ceil", "trunc": "Trunc", "rint": "RoundEven",
+    "sin": "Sin", "cos": "Cos", "tan": "Tan", "asin": "Asin", "acos": "Acos", "atan": "Atan",
+    "sinh": "Sinh", "cosh": "Cosh", "tanh": "Tanh", "asinh": "Asinh", "acosh": "Acosh",
+    "atanh": "Atanh", "atan2": "Atan2", "pow": "Pow", "powr": "Pow", "exp": "Exp", "log": "Log",
+    "exp2": "Exp2", "log2": "Log2", "sqrt": "Sqrt", "rsqrt": "InverseSqrt", "fmin": "NMin",
+    "fmax": "NMax", "mix": "FMix", "step": "Step", "smoothstep": "SmoothStep", "sign": "FSign",
+    "degrees": "Degrees", "radians": "Radians", "length": "Length", "distance": "Distance",
+    "cross": "Cross", "normalize": "Normalize", "fma": "Fma",
+}
+# GLSL.std.450 instructions that also take 64-bit floats.
+DOUBLE_OK = {"FAbs", "Floor", "Ceil", "Trunc", "RoundEven", "Sqrt", "InverseSqrt", "NMin", "NMax",
+             "FMix", "Step", "SmoothStep", "FSign", "Fma", "Length", "Distance", "Cross", "Normalize",
+             "NClamp"}
+NATIVE_PREFIXES = ("native_", "half_")
+INTEGER_MATH = {"min": ("SMin", "UMin"), "max": ("SMax", "UMax"), "clamp": ("SClamp", "UClamp"),
+                "abs": ("SAbs", None)}
+
+# Sub-group collectives -> placeholder kinds (clcoop.spirv.vulkan_module.SUBGROUP_OPS).
+_GROUP_ARITH = re.compile(r"sub_group_(?:non_uniform_)?(reduce|scan_inclusive|scan_exclusive)_(add|min|max|mul|and|or|xor)")
+_SUBGROUP_SIMPLE = {
+    "sub_group_broadcast": "broadcast", "sub_group_non_uniform_broadcast": "broadcast",
+    "sub_group_broadcast_first": "broadcast_first", "sub_group_any": "any", "sub_group_all": "all",
+    "sub_group_non_uniform_any": "any", "sub_group_non_uniform_all": "all",
+    "sub_group_elect": "elect", "sub_group_shuffle": "shuffle", "sub_group_shuffle_xor": "shuffle_xor",
+    "sub_group_shuffle_up": "shuffle_up", "sub_group_shuffle_down": "shuffle_down",
+}
+_REFUSED = {
+    "printf": "printf has no Vulkan equivalent (no debug-printf in a compute module clcoop emits); "
+              "run the kernel in the interpreter to print",
+    "get_work_dim": "get_work_dim is not part of the Vulkan launch record (docs/vulkan-abi.md)",
+}
+
+_DECLARE = re.compile(r"^declare (?:[\w()]+ )*?(?P<ret>[^@]*?) @(?P<name>[-\w.$]+|\"[^\"]*\")\((?P<params>.*)\)[^(\n]*$",
+                      re.M)
+
+
+def _is_signed(param):
+    if param[0] == "vec":
+        param = param[2]
+    return param[0] == "int" and param[2]
+
+
+class Builtins:
+    """The renames and definitions of one module's built-in calls."""
+
+    def __init__(self, text, locator):
+        self.text = text
+        self.locator = locator
+        self.renames = {}            # old callee name -> new name
+        self.definitions = list(_INTRINSIC_DECLS)
+        self.drop = set()            # declarations replaced by a definition
+        for m in _DECLARE.finditer(text):
+            self.declaration(m)
+
+    def first_call(self, name):
+        m = re.search(r"^.*@" + re.escape(name) + r"\(.*$", self.text.split("\ndeclare", 1)[0], re.M)
+        return self.locator.point(m.group(0)) if m else None
+
+    def refuse(self, name, message):
+        fail(message, self.first_call(name))
+
+    def declaration(self, m):
+        name, params_text = m.group("name"), m.group("params")
+        ret = re.sub(r"^(?:(?:spir_func|dso_local|noundef|signext|zeroext|hidden)\s+)*", "", m.group("ret").strip())
+        if name.startswith("llvm.") or "__spirv_" in name or name.startswith(PLACEHOLDER):
+            return
+        base, params = demangle(name)
+        if base in _REFUSED:
+            self.refuse(name, _REFUSED[base])
+        if params is None:
+            self.refuse(name, f"'{base}' is not a function the Vulkan target can call (only kernels, "
+                              "functions defined in the program and OpenCL C built-ins it maps)")
+        param_types = _split_params(params_text)
+        new = (self.work_item(base, ret, param_types) or self.synchronization(base, params)
+               or self.subgroup(base, params) or self.math(base, params, ret))
+        if new is None:
+            self.refuse(name, f"the OpenCL C built-in '{base}' is not available on the Vulkan target")
+        self.renames[name] = new
+
+    # ---- work-item functions: definitions
+    def work_item(self, base, ret, params):
+        helper = f"{PLACEHOLDER}{base}"
+        if base in _SCALAR_QUERIES:
+            body = [f"  %v = {_SCALAR_QUERIES[base]}", *self._ret_i32(ret, "%v")]
+            self._define(helper, ret, params, body)
+            return helper
+        per_dim = {
+            "get_global_id": self._global_id,
+            "get_global_size": self._global_size,
+            "get_global_offset": self._offset,
+        }
+        if base in _DIMENSIONS or base in per_dim:
+            lines = []
+            for k in range(3):
+                if base in _DIMENSIONS:
+                    lines.append(f"  %v{k} = " + _DIMENSIONS[base][0].format(k=k))
+                else:
+                    lines.extend(per_dim[base](k))
+            default = 1 if (base in _DIMENSIONS and _DIMENSIONS[base][1]) or base == "get_global_size" else 0
+            lines += [f"  %is0 = icmp eq i32 %d, 0", f"  %is1 = icmp eq i32 %d, 1", f"  %is2 = icmp eq i32 %d, 2",
+                      f"  %s2 = select i1 %is2, i32 %v2, i32 {default}",
+                      "  %s1 = select i1 %is1, i32 %v1, i32 %s2", "  %s0 = select i1 %is0, i32 %v0, i32 %s1",
+                      *self._ret_i32(ret, "%s0")]
+            self._define(helper, ret, ["i32 %d"], lines)
+            return helper
+        if base == "get_global_linear_id":
+            lines = [f"  %t{k} = call i32 @llvm.spv.thread.id.i32(i32 {k})" for k in range(3)]
+            lines += [l for k in (0, 1) for l in self._global_size(k)]
+            lines += ["  %a = mul i32 %t2, %v1", "  %b = add i32 %a, %t1", "  %c = mul i32 %b, %v0",
+                      "  %l = add i32 %c, %t0", *self._ret_i32(ret, "%l")]
+            self._define(helper, ret, [], lines)
+            return helper
+        return None
+
+    @staticmethod
+    def _global_id(k):
+        return [f"  %t{k} = call i32 @llvm.spv.thread.id.i32(i32 {k})",
+                f"  %o{k} = load i32, ptr addrspace(10) {GLOBAL_OFFSET}.{k}",
+                f"  %v{k} = add i32 %t{k}, %o{k}"]
+
+    @staticmethod
+    def _global_size(k):
+        return [f"  %n{k} = call i32 @llvm.spv.num.workgroups.i32(i32 {k})",
+                f"  %w{k} = call i32 @llvm.spv.workgroup.size.i32(i32 {k})",
+                f"  %v{k} = mul i32 %n{k}, %w{k}"]
+
+    @staticmethod
+    def _offset(k):
+        return [f"  %v{k} = load i32, ptr addrspace(10) {GLOBAL_OFFSET}.{k}"]
+
+    @staticmethod
+    def _ret_i32(ret, value):
+        if ret == "i32":
+            return [f"  ret i32 {value}"]
+        return [f"  %r = zext i32 {value} to {ret}", f"  ret {ret} %r"]
+
+    def _define(self, name, ret, params, body):
+        self.definitions.append(f"define internal spir_func {ret} @{name}({', '.join(params)}) alwaysinline {{\n"
+                                + "\n".join(body) + "\n}")
+
+    # ---- placeholders lowered after llc (clcoop.spirv.vulkan_module)
+    def _placeholder(self, kind, suffix=""):
+        return f"{PLACEHOLDER}{kind}{suffix}"
+
+    def synchronization(self, base, params):
+        if base in ("barrier", "work_group_barrier"):
+            return self._placeholder("barrier.workgroup", f".{len(params)}")
+        if base == "sub_group_barrier":
+            return self._placeholder("barrier.subgroup", f".{len(params)}")
+        if base in ("mem_fence", "read_mem_fence", "write_mem_fence"):
+            return self._placeholder("fence")
+        return None
+
+    def subgroup(self, base, params):
+        m = _GROUP_ARITH.fullmatch(base)
+        if m:
+            sign = "s" if params and _is_signed(params[0]) else "u"
+            return self._placeholder(f"sg.{m.group(1)}.{m.group(2)}.{sign}")
+        if base in _SUBGROUP_SIMPLE:
+            return self._placeholder(f"sg.{_SUBGROUP_SIMPLE[base]}")
+        return None
+
+    def math(self, base, params, ret):
+        plain = base
+        for prefix in NATIVE_PREFIXES:
+            if base.startswith(prefix):
+                plain = base[len(prefix):]
+        if plain in FLOAT_MATH and params and _float_bits(params[0]):
+            op = FLOAT_MATH[plain]
+            if _float_bits(params[0]) == 64 and op not in DOUBLE_OK:
+                return None
+            return self._placeholder(f"glsl.{GLSL[op]}")
+        if plain in ("clamp", "fmin", "fmax", "min", "max") and params and _float_bits(params[0]):
+            op = {"clamp": "NClamp", "min": "NMin", "max": "NMax", "fmin": "NMin", "fmax": "NMax"}[plain]
+            return self._placeholder(f"glsl.{GLSL[op]}")
+        if plain in INTEGER_MATH and params and params[0][0] in ("int", "vec"):
+            signed, unsigned = INTEGER_MATH[plain]
+            op = signed if _is_signed(params[0]) or unsigned is None else unsigned
+            if plain == "abs" and not _is_signed(params[0]):
+                return self._placeholder("copy")
+            return self._placeholder(f"glsl.{GLSL[op]}")
+        if plain == "mad":
+            return self._placeholder("mad")
+        return None
+
+    def apply(self, text):
+        """The module text with calls renamed, placeholder declarations kept, helpers defined."""
+        for old, new in self.renames.items():
+            text = text.replace(f"@{old}(", f"@{new}(")
+        defined = {re.search(r"@([-\w.$]+)\(", d).group(1) for d in self.definitions if d.startswith("define")}
+        lines = []
+        for line in text.split("\n"):
+            m = _DECLARE.match(line)
+            if m and m.group("name") in defined:
+                continue
+            lines.append(line)
+        return "\n".join(lines)
+
+
+def _float_bits(param):
+    if param[0] == "vec":
+        param = param[2]
+    return param[1] if param[0] == "float" else None
+
+
+def _split_params(text):
+    parts, depth, current = [], 0, ""
+    for ch in text:
+        if ch in "([{<":
+            depth += 1
+        elif ch in ")]}>":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append(current.strip())
+            current = ""
+        else:
+            current += ch
+    if current.strip():
+        parts.append(current.strip())
+    return [re.sub(r"\s+(?:noundef|signext|zeroext)\b", "", p) for p in parts]

@@ -1,0 +1,528 @@
+"""clcoop's LLVM IR -> LLVM IR for llc-22's Vulkan target (docs/vulkan.md "The route").
+
+Two text passes around `opt-22 -passes=always-inline,mem2reg`:
+
+- `before_inlining`: every kernel becomes an internal always-inline body plus a GLCompute entry
+  (`"hlsl.shader"="compute"`) without parameters that reads the arguments from its push-constant
+  block (addrspace(13), docs/vulkan-abi.md "Arguments"), turns device addresses into pointers
+  (`inttoptr`) and passes each `__local` argument's Workgroup array; the OpenCL C built-ins
+  become definitions of clcoop.spirv.vulkan_builtins (llvm.spv intrinsics) or placeholder
+  imports that clcoop.spirv.vulkan_module lowers after llc.
+- `after_inlining`: llc-22's Vulkan target has logical addressing only and silently drops the
+  first index of a `getelementptr` whose base is not a variable (measured: docs/vulkan.md), so
+  every address computation on a `__global`/`__constant` pointer becomes integer arithmetic
+  (`ptrtoint`, `mul`, `add`, `inttoptr`, later PhysicalStorageBuffer64 pointers), and every
+  `getelementptr` on a `__local`/private pointer is folded into one access chain rooted at its
+  variable; what cannot be folded is a located error.
+"""
+import re
+from dataclasses import dataclass, field
+
+from clcoop.errors import ClcoopError
+from clcoop.interp.ir_text import DEFINE_RE, llvm_unquote
+from clcoop.interp.loader import DataLayout, IRError, Ty, TokenStream, parse_type
+from clcoop.interp.source_map import read_debug_info
+
+PUSH_CONSTANT_SPACE = 13      # llc-22 SPIR-V: addrspace(13) is StorageClass PushConstant
+PRIVATE_SPACE = 10            # StorageClass Private
+GLOBAL_SPACES = (1, 2)        # __global, __constant: device addresses (PhysicalStorageBuffer)
+LOCAL_SPACE = 3
+GLOBAL_OFFSET = "@clcoop.vk.global_offset"
+
+
+class VulkanTargetError(ClcoopError):
+    """What the Vulkan target cannot express, with the source location when known."""
+
+
+@dataclass
+class Argument:
+    name: str             # the parameter's name in the source
+    kind: str             # global, constant, local, scalar (docs/vulkan-abi.md)
+    ir_type: Ty           # the parameter's IR type
+    type_name: str        # kernel_arg_type, e.g. "float*"
+    qualifiers: str       # kernel_arg_type_qual
+    member: int = None    # push-constant member index (None for local)
+    pointee: Ty = None    # local: the Workgroup array's element type
+
+
+@dataclass
+class Kernel:
+    name: str
+    args: list
+    local_size: tuple = None          # reqd_work_group_size
+    subgroup_size: int = None         # intel_reqd_sub_group_size
+    members: list = field(default_factory=list)   # push-constant member IR types, launch record last
+
+    @property
+    def block_type(self):
+        return "%" + self.name + ".vk.args"
+
+
+def fail(message, point=None):
+    where = f"{point}: " if point is not None else ""
+    raise VulkanTargetError(f"{where}error: {message} (Vulkan target)")
+
+
+# ---------------------------------------------------------------------------- locations
+
+class Locator:
+    """file:line:col of an IR line's `!dbg` (the IR is compiled with -g for this target)."""
+
+    def __init__(self, text):
+        self.debug = read_debug_info(text) if "!DILocation(" in text else None
+
+    def point(self, line):
+        if self.debug is None:
+            return None
+        m = re.search(r"!dbg !(\d+)", line)
+        if not m:
+            return None
+        point = self.debug.point(m.group(1))
+        while point is not None and point.inlined_at is not None and not point.file:
+            point = point.inlined_at
+        return point
+
+
+# ---------------------------------------------------------------------------- pass 1
+
+_ATTR_LINE = re.compile(r"^(attributes #\d+ = \{)(.*)(\}\s*)$", re.M)
+
+
+def without_noinline(text):
+    """Attribute groups without optnone/noinline: everything is inlined for Vulkan (logical
+    addressing cannot pass a __local or private pointer with an offset to a function)."""
+    def clean(m):
+        body = re.sub(r"\b(?:optnone|noinline)\b", "", m.group(2))
+        return m.group(1) + re.sub(r"\s+", " ", body) + m.group(3)
+    return _ATTR_LINE.sub(clean, text)
+
+
+def kernel_of(info, structs):
+    """The Kernel description of a clcoop.interp.loader.KernelInfo."""
+    args = []
+    for index, (name, ty) in enumerate(info.params):
+        type_name = info.arg_types[index] if index < len(info.arg_types) else str(ty)
+        qual = info.arg_qualifiers[index] if index < len(info.arg_qualifiers) else ""
+        if index in info.byval:
+            fail(f"kernel '{info.name}' takes a struct by value (argument {index}); pass it in a "
+                 "__global buffer instead")
+        if ty.kind == "ptr":
+            kind = {1: "global", 2: "constant", 3: "local"}.get(ty.addrspace)
+            if kind is None:
+                fail(f"kernel '{info.name}': argument '{name}' is a pointer in address space "
+                     f"{ty.addrspace}, which a kernel argument cannot be")
+        elif ty.kind in ("int", "float", "vec"):
+            kind = "scalar"
+        else:
+            fail(f"kernel '{info.name}': argument '{name}' of type {type_name} cannot be a "
+                 "push constant")
+        args.append(Argument(name or f"arg{index}", kind, ty, type_name, qual))
+    kernel = Kernel(info.name, args, info.reqd_work_group_size, info.reqd_sub_group_size)
+    for arg in args:
+        if arg.kind == "local":
+            continue
+        arg.member = len(kernel.members)
+        kernel.members.append("i64" if arg.kind in ("global", "constant") else str(arg.ir_type))
+    kernel.members.append("[3 x i32]")
+    return kernel
+
+
+def push_constant_layout(kernel, layout=DataLayout(8)):
+    """(member offsets, block size) of a kernel's push-constant block: LLVM's natural layout,
+    which is docs/vulkan-abi.md's (each member aligned to its size, a 3-vector to 4)."""
+    text = "{ " + ", ".join(kernel.members) + " }"
+    ty = parse_type(TokenStream(text, {}))
+    return layout.struct_layout(ty)
+
+
+def _entry_text(kernel):
+    """The GLCompute entry of a kernel: arguments from push constants, then the body."""
+    block = kernel.block_type
+    lines = [f"define void @{kernel.name}() #{{entry_attrs}} {{", "vk.entry:"]
+    values = []
+    for index, arg in enumerate(kernel.args):
+        if arg.kind == "local":
+            values.append(f"ptr addrspace(3) @{kernel.name}.vk.local.{index}")
+            continue
+        slot = f"%vk.arg{index}.slot"
+        member_type = kernel.members[arg.member]
+        lines.append(f"  {slot} = getelementptr inbounds {block}, ptr addrspace(13) @{kernel.name}.vk.pc, "
+                     f"i32 0, i32 {arg.member}")
+        lines.append(f"  %vk.arg{index}.value = load {member_type}, ptr addrspace(13) {slot}")
+        if arg.kind in ("global", "constant"):
+            lines.append(f"  %vk.arg{index} = inttoptr i64 %vk.arg{index}.value to {arg.ir_type}")
+            values.append(f"{arg.ir_type} %vk.arg{index}")
+        else:
+            values.append(f"{member_type} %vk.arg{index}.value")
+    launch = len(kernel.members) - 1
+    for dim in range(3):
+        lines.append(f"  %vk.go{dim}.slot = getelementptr inbounds {block}, ptr addrspace(13) "
+                     f"@{kernel.name}.vk.pc, i32 0, i32 {launch}, i32 {dim}")
+        lines.append(f"  %vk.go{dim} = load i32, ptr addrspace(13) %vk.go{dim}.slot")
+        lines.append(f"  store i32 %vk.go{dim}, ptr addrspace(10) {GLOBAL_OFFSET}.{dim}")
+    lines.append(f"  call spir_func void @{kernel.name}.vk.body({', '.join(values)})")
+    lines.append("  ret void")
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def _numthreads(kernel):
+    size = kernel.local_size or (1, 1, 1)
+    return ",".join(str(int(s)) for s in size)
+
+
+def before_inlining(text, kernels, builtins):
+    """Pass 1 (see the module docstring). `builtins`: clcoop.spirv.vulkan_builtins.rename
+    (callee renames and the definitions to add)."""
+    text = without_noinline(text)
+    out, attrs, types = [], [], []
+    for kernel in kernels:
+        m = re.search(r"^define spir_kernel void @" + re.escape(kernel.name) + r"\(.*\{$", text, re.M)
+        if m is None:
+            fail(f"kernel '{kernel.name}' has no definition")
+        line = m.group(0)
+        open_at = line.index("(", line.index("@"))
+        close = _params_end(line)
+        params, rest = line[open_at + 1:close], line[close + 1:-1]
+        rest = re.sub(r"!kernel_arg_\w+ !\d+|!reqd_work_group_size !\d+|!intel_reqd_sub_group_size !\d+|"
+                      r"!work_group_size_hint !\d+|!vec_type_hint !\d+", "", rest)
+        header = f"define internal spir_func void @{kernel.name}.vk.body({params}) alwaysinline{rest}{{"
+        text = text[:m.start()] + header + text[m.end():]
+        attr_id = 9000 + len(attrs)
+        attrs.append(f'attributes #{attr_id} = {{ "hlsl.shader"="compute" '
+                     f'"hlsl.numthreads"="{_numthreads(kernel)}" }}')
+        out.append(_entry_text(kernel).replace("{entry_attrs}", str(attr_id)))
+        members = ", ".join(kernel.members)
+        types.append(f"{kernel.block_type} = type {{ {members} }}")
+        out.append(f"@{kernel.name}.vk.pc = external hidden addrspace(13) global {kernel.block_type}")
+        for index, arg in enumerate(kernel.args):
+            if arg.kind == "local":
+                elem = local_element_type(arg)
+                out.append(f"@{kernel.name}.vk.local.{index} = internal addrspace(3) global [1 x {elem}] poison")
+    text = _inline_everything(text)
+    text = builtins.apply(text)
+    out.extend(f"{GLOBAL_OFFSET}.{dim} = internal addrspace(10) global i32 0" for dim in range(3))
+    head, triple, body = text.partition("\ntarget triple")
+    body_start = body.index("\n") + 1
+    text = head + triple + body[:body_start] + "\n".join(types) + "\n" + body[body_start:]
+    return text + "\n" + "\n".join(out + attrs + builtins.definitions) + "\n"
+
+
+def local_element_type(arg):
+    """The element type of a __local argument's Workgroup array, from its kernel_arg_type."""
+    from clcoop.spirv.vulkan_types import ir_type_of_opencl
+    ty = ir_type_of_opencl(arg.type_name.rstrip("*").strip())
+    if ty is None:
+        fail(f"__local argument '{arg.name}' of type {arg.type_name}: the Vulkan target needs a "
+             "scalar or vector pointee for a Workgroup array")
+    return ty
+
+
+def _inline_everything(text):
+    """`alwaysinline` on every defined non-kernel function."""
+    def mark(m):
+        line = m.group(0)
+        if " alwaysinline" in line or " spir_kernel " in line:
+            return line
+        head, brace = line.rsplit("{", 1)
+        close = _params_end(head)
+        return head[:close + 1] + " alwaysinline" + head[close + 1:] + "{" + brace
+    return re.sub(r"^define [^\n]*\{$", mark, text, flags=re.M)
+
+
+def _params_end(header):
+    """Index of the ')' closing the parameter list of a define line."""
+    at = header.index("@")
+    depth = 0
+    for i in range(header.index("(", at), len(header)):
+        if header[i] in "([{<":
+            depth += 1
+        elif header[i] in ")]}>":
+            depth -= 1
+            if depth == 0:
+                return i
+    raise VulkanTargetError("unreadable function header: " + header[:80])
+
+
+# ---------------------------------------------------------------------------- pass 2
+
+_GEP = re.compile(r"^(\s*)(%[-\w.$]+|%\"[^\"]*\") = getelementptr (?:(?:inbounds|nuw|nusw|inrange\(\S+\)) )*(.*)$")
+_DBG_TAIL = re.compile(r"(,\s*!(?!\{)[\w.]+ !\d+)+\s*$")
+
+
+@dataclass
+class _Path:
+    """Where a __local or private pointer points: its variable and one access chain."""
+    root: str            # '@name' or '%name'
+    root_type: Ty
+    indices: list        # [(type text, operand text)] from the variable, first one 0
+
+
+class _Rewriter:
+    def __init__(self, text, structs, locator):
+        self.structs = structs
+        self.layout = DataLayout(8)
+        self.locator = locator
+        self.counter = 0
+        self.paths = {}            # pointer value name -> _Path
+        self.roots = {}            # variable name -> its type
+        for m in re.finditer(r"^(@[-\w.$]+|@\"[^\"]*\") = [^=\n]*?\b(?:global|constant) (.*)$", text, re.M):
+            self.roots[m.group(1)] = m.group(2)       # parsed when a GEP needs it
+
+    def _leading_type(self, text):
+        ts = TokenStream(text, self.structs)
+        return parse_type(ts)
+
+    def fresh(self):
+        self.counter += 1
+        return f"%vk.t{self.counter}"
+
+    def rewrite(self, text):
+        out = []
+        for line in text.split("\n"):
+            if line.startswith("define "):
+                self.paths = {}
+            out.extend(self.line(line))
+        return "\n".join(out)
+
+    def line(self, line):
+        if not line.startswith("  "):
+            return [line]
+        m = re.match(r"^\s*(%[-\w.$]+|%\"[^\"]*\") = alloca (.*)$", line)
+        if m:
+            self.roots[m.group(1)] = m.group(2)
+            return [line]
+        pre, line = self.hoist_constant_geps(line)
+        m = _GEP.match(line)
+        if m:
+            return pre + self.gep(line, m)
+        self.check(line)
+        return pre + [line]
+
+    # ---- constant-expression getelementptr (opt folds inlined constant indices into them,
+    # as byte offsets `getelementptr (i8, ptr @g, i64 K)`): hoisted into typed instructions.
+    def hoist_constant_geps(self, line):
+        pre = []
+        while True:
+            start = line.find("getelementptr (", line.find(" = ") + 3 if " = getelementptr" in line else 0)
+            start = _constant_gep_start(line)
+            if start < 0:
+                return pre, line
+            open_at = line.index("(", start)
+            close = _matching(line, open_at)
+            inner = line[open_at + 1:close]
+            name = self.fresh()
+            indent = re.match(r"\s*", line).group(0)
+            dbg = _DBG_TAIL.search(line)
+            pre.extend(self.typed_constant_gep(indent, name, inner, line, dbg.group(0) if dbg else ""))
+            line = line[:start] + name + line[close + 1:]
+
+    def typed_constant_gep(self, indent, name, inner, line, dbg):
+        try:
+            source, ptr_type, base, indices = self._gep_parts(inner)
+        except IRError as error:
+            fail(f"cannot read an address computation ({error})", self.locator.point(line))
+        if ptr_type.addrspace in GLOBAL_SPACES or base not in self.roots:
+            fail("a constant address expression the Vulkan target cannot express", self.locator.point(line))
+        if str(source) == "i8" and len(indices) == 1 and re.fullmatch(r"-?\d+", indices[0][1]):
+            root = self._leading_type(self.roots[base])
+            access = re.match(r"\s*%\S+ = load ([^,]+),|\s*store ([^,]+?) ", line)
+            wanted = (access.group(1) or access.group(2)).strip() if access else None
+            path = _byte_path(root, int(indices[0][1]), wanted, self.layout)
+            if path is None:
+                fail("a byte offset into a __local or private variable that is not one of its "
+                     "elements cannot be expressed in Vulkan's logical addressing", self.locator.point(line))
+            source, indices = root, path
+            return [f"{indent}{name} = getelementptr inbounds {source}, {ptr_type} {base}, "
+                    + ", ".join(f"{t} {v}" for t, v in indices) + dbg]
+        return [f"{indent}{name} = getelementptr inbounds {inner}{dbg}"]
+
+    def check(self, line):
+        body = _DBG_TAIL.sub("", line)
+        if re.search(r"= load ptr addrspace\([12]\),", body):
+            fail("a __global pointer loaded from memory cannot be used as a buffer: the Vulkan "
+                 "target passes buffers by device address in push constants", self.locator.point(line))
+        if re.search(r"= (?:phi|select) .*\bptr addrspace\(3\)|= (?:phi|select) (?:i1 \S+, )?ptr[ ,]", body):
+            fail("a __local or private pointer chosen at run time cannot be expressed in Vulkan's "
+                 "logical addressing; index one array instead", self.locator.point(line))
+        if "getelementptr (" in body and re.search(r"getelementptr \([^)]*ptr addrspace\([12]\)", body):
+            fail("a constant address expression on a __global pointer", self.locator.point(line))
+
+    # ---- getelementptr
+    def _gep_parts(self, rest):
+        ts = TokenStream(_DBG_TAIL.sub("", rest), self.structs)
+        source = parse_type(ts)
+        ts.expect(",")
+        ptr_type = parse_type(ts)
+        base = ts.next()
+        indices = []
+        while ts.accept(","):
+            ity = parse_type(ts)
+            value = ts.next()
+            indices.append((str(ity), value))
+        return source, ptr_type, base, indices
+
+    def gep(self, line, m):
+        indent, result, rest = m.groups()
+        if re.search(r", ptr addrspace\((?:10|13)\) @", rest):
+            return [line]                        # the entry's own accesses
+        try:
+            source, ptr_type, base, indices = self._gep_parts(rest)
+        except (IRError, StopIteration) as error:
+            fail(f"cannot read an address computation ({error})", self.locator.point(line))
+        tail = _DBG_TAIL.search(rest)
+        dbg = tail.group(0) if tail else ""
+        if ptr_type.kind != "ptr":
+            fail("a vector of pointers cannot be expressed on the Vulkan target", self.locator.point(line))
+        if ptr_type.addrspace in GLOBAL_SPACES:
+            return self.integer_address(indent, result, source, ptr_type, base, indices, dbg)
+        return self.fold(line, indent, result, source, ptr_type, base, indices, dbg)
+
+    def integer_address(self, indent, result, source, ptr_type, base, indices, dbg):
+        """`getelementptr` on a device address -> ptrtoint, then i64 mul/add, then inttoptr."""
+        address = self.fresh()
+        lines = [f"{indent}{address} = ptrtoint {ptr_type} {base} to i64{dbg}"]
+        ty = source
+        for position, (ity, value) in enumerate(indices):
+            if position and ty.kind == "struct":
+                offsets, _ = self.layout.struct_layout(ty)
+                offset, ty = offsets[int(value)], ty.fields[int(value)]
+                address = self._add(lines, indent, address, str(offset), dbg) if offset else address
+                continue
+            if position:
+                ty = ty.elem
+            step = self.layout.size(ty)
+            if re.fullmatch(r"-?\d+", value):
+                if int(value):
+                    address = self._add(lines, indent, address, str(int(value) * step), dbg)
+                continue
+            if ity != "i64":
+                widened = self.fresh()
+                lines.append(f"{indent}{widened} = sext {ity} {value} to i64{dbg}")
+                value = widened
+            scaled = self.fresh()
+            lines.append(f"{indent}{scaled} = mul i64 {value}, {step}{dbg}")
+            address = self._add(lines, indent, address, scaled, dbg)
+        lines.append(f"{indent}{result} = inttoptr i64 {address} to {ptr_type}{dbg}")
+        return lines
+
+    def _add(self, lines, indent, address, amount, dbg):
+        summed = self.fresh()
+        lines.append(f"{indent}{summed} = add i64 {address}, {amount}{dbg}")
+        return summed
+
+    def fold(self, line, indent, result, source, ptr_type, base, indices, dbg):
+        """`getelementptr` on a __local/private pointer -> one access chain from its variable."""
+        path = self.path_of(base)
+        if path is None:
+            fail("this __local or private pointer is not traced to one variable, which Vulkan's "
+                 "logical addressing needs", self.locator.point(line))
+        pointee = self.pointee(path)
+        first_type, first = indices[0]
+        if str(source) == str(pointee) and len(path.indices) > 1:
+            # base points at an array element: add the first index to the last one.
+            last_type, last = path.indices[-1]
+            merged = self._sum(indent, last_type, last, first_type, first, dbg)
+            chain = path.indices[:-1] + [(merged[0], merged[1])] + indices[1:]
+            pre = merged[2]
+        elif str(source) == str(pointee) and len(path.indices) == 1:
+            if first != "0":
+                root = path.root_type
+                fail("pointer arithmetic past a variable cannot be expressed in Vulkan's logical "
+                     f"addressing (indexing a {root} as an array)", self.locator.point(line))
+            chain = path.indices + indices[1:]
+            pre = []
+        elif pointee.kind == "array" and str(source) == str(pointee.elem):
+            # array decay: base points at the array, the GEP steps over its elements.
+            chain = path.indices + indices
+            pre = []
+        else:
+            fail(f"an access to a {pointee} through a {source} pointer (a reinterpreting cast) "
+                 "cannot be expressed in Vulkan's logical addressing", self.locator.point(line))
+        self.paths[result] = _Path(path.root, path.root_type, chain)
+        operands = ", ".join(f"{t} {v}" for t, v in chain)
+        return pre + [f"{indent}{result} = getelementptr inbounds {path.root_type}, {ptr_type} "
+                      f"{path.root}, {operands}{dbg}"]
+
+    def _sum(self, indent, at, a, bt, b, dbg):
+        if b == "0":
+            return at, a, []
+        if re.fullmatch(r"-?\d+", a) and re.fullmatch(r"-?\d+", b):
+            return "i64", str(int(a) + int(b)), []
+        lines = []
+        if at != "i64":
+            widened = self.fresh()
+            lines.append(f"{indent}{widened} = sext {at} {a} to i64{dbg}")
+            a = widened
+        if bt != "i64":
+            widened = self.fresh()
+            lines.append(f"{indent}{widened} = sext {bt} {b} to i64{dbg}")
+            b = widened
+        summed = self.fresh()
+        lines.append(f"{indent}{summed} = add i64 {a}, {b}{dbg}")
+        return "i64", summed, lines
+
+    def path_of(self, value):
+        if value in self.paths:
+            return self.paths[value]
+        if value in self.roots:
+            return _Path(value, self._leading_type(self.roots[value]), [("i64", "0")])
+        return None
+
+    def pointee(self, path):
+        ty = path.root_type
+        for _t, value in path.indices[1:]:
+            ty = ty.fields[int(value)] if ty.kind == "struct" else ty.elem
+        return ty
+
+
+def _constant_gep_start(line):
+    """Index of a constant-expression `getelementptr [flags] (` in an instruction line, or -1."""
+    m = re.search(r"getelementptr (?:(?:inbounds|nuw|nusw|inrange\(\S+\)) )*\(", line)
+    return m.start() if m else -1
+
+
+def _matching(text, open_at):
+    depth = 0
+    for i in range(open_at, len(text)):
+        if text[i] == "(":
+            depth += 1
+        elif text[i] == ")":
+            depth -= 1
+            if depth == 0:
+                return i
+    raise VulkanTargetError("unbalanced parentheses in IR: " + text[:80])
+
+
+def _byte_path(root, offset, wanted, layout):
+    """Typed indices [(type, value)] reaching `offset` bytes into a `root` variable: down to the
+    `wanted` type (the loaded or stored one) or else the first non-aggregate; None if the offset
+    is not the start of such an element."""
+    path, ty = [("i64", "0")], root
+    while True:
+        if offset == 0 and (str(ty) == wanted or (wanted is None and ty.kind not in ("array", "struct"))):
+            return path
+        if ty.kind == "array":
+            size = layout.size(ty.elem)
+            index, offset = divmod(offset, size)
+            if index >= ty.n:
+                return None
+            path.append(("i64", str(index)))
+            ty = ty.elem
+        elif ty.kind == "struct":
+            offsets, _ = layout.struct_layout(ty)
+            field = max(i for i, o in enumerate(offsets) if o <= offset)
+            path.append(("i32", str(field)))
+            offset -= offsets[field]
+            ty = ty.fields[field]
+        else:
+            return path if offset == 0 else None
+
+
+def after_inlining(text, structs):
+    """Pass 2 (see the module docstring)."""
+    return _Rewriter(text, structs, Locator(text)).rewrite(text)
+
+
+def kernel_names(text):
+    return [llvm_unquote(m.group(1)) for m in DEFINE_RE.finditer(text) if " spir_kernel " in m.group(0)]

@@ -1,0 +1,600 @@
+"""llc-22's Vulkan-environment SPIR-V -> the module of docs/vulkan-abi.md.
+
+llc-22 (`spirv1.6-unknown-vulkan1.3-compute`) gives a Shader module with logical addressing,
+the GLSL450 memory model, `CrossWorkgroup` pointers from `inttoptr` and imported functions for
+what it does not lower. This pass makes it the contract's module (SPIR-V 1.6 section numbers):
+- `OpMemoryModel PhysicalStorageBuffer64 Vulkan` (2.18.2 / Vulkan memory model), the
+  CrossWorkgroup pointer types become PhysicalStorageBuffer ones, every load/store through them
+  carries `Aligned` (the pointee's size: what the IR proves), and llc's index-less access chains
+  used as pointer casts become OpBitcast / OpCopyObject;
+- the placeholders of clcoop.spirv.vulkan_builtins become OpControlBarrier/OpMemoryBarrier with
+  Vulkan scopes and semantics, OpGroupNonUniform* at Subgroup scope, OpExtInst GLSL.std.450;
+- the KHR cooperative-matrix calls become their instructions (with `Aligned` memory operands),
+  then clcoop.spirv.rewrite handles the element-wise ones as for the Kernel flavour;
+- the work-group size: `LocalSize` when every kernel has reqd_work_group_size, otherwise the
+  WorkgroupSize built-in as a spec-constant composite (SpecIds 0-2), and each `__local`
+  argument's array length the spec constant SpecId 100 + argument index;
+- push-constant member offsets as clcoop.spirv.vulkan_ir.push_constant_layout computes them.
+"""
+from clcoop import coop_names
+from clcoop.spirv import binary as sb
+from clcoop.spirv.rewrite import SCOPE_BY_OPENCL
+from clcoop.spirv.tools import INTERNAL_HINT, SpirvError
+from clcoop.spirv.vulkan_builtins import PLACEHOLDER
+
+OP_SOURCE = 3
+OP_SOURCE_EXTENSION = 4
+OP_MEMBER_NAME = 6
+OP_EXT_INST_IMPORT = 11
+OP_EXT_INST = 12
+OP_MEMORY_MODEL = 14
+OP_ENTRY_POINT = 15
+OP_EXECUTION_MODE = 16
+OP_TYPE_BOOL = 20
+OP_TYPE_VECTOR = 23
+OP_TYPE_ARRAY = 28
+OP_TYPE_STRUCT = 30
+OP_CONSTANT_COMPOSITE = 44
+OP_SPEC_CONSTANT = 50
+OP_SPEC_CONSTANT_COMPOSITE = 51
+OP_IN_BOUNDS_ACCESS_CHAIN = 66
+OP_MEMBER_DECORATE = 72
+OP_COPY_OBJECT = 83
+OP_SELECT = 169
+OP_INOT_EQUAL = 171
+OP_CONTROL_BARRIER = 224
+OP_MEMORY_BARRIER = 225
+OP_COPY_MEMORY_SIZED = 64
+
+ADDRESSING_PHYSICAL_STORAGE_BUFFER64 = 5348
+MEMORY_MODEL_VULKAN = 3
+STORAGE_PHYSICAL_STORAGE_BUFFER = 5349
+STORAGE_INPUT = 1
+EXECUTION_MODE_LOCAL_SIZE = 17
+DECORATION_SPEC_ID = 1
+DECORATION_BLOCK = 2
+DECORATION_BUILTIN = 11
+DECORATION_OFFSET = 35
+DECORATION_ALIASED_POINTER = 5356
+DECORATION_ALIASED = 20
+BUILTIN_WORKGROUP_SIZE = 25
+MEMORY_ALIGNED = 0x2
+
+CAP_PHYSICAL_STORAGE_BUFFER_ADDRESSES = 5347
+CAP_VULKAN_MEMORY_MODEL = 5345
+CAP_VULKAN_MEMORY_MODEL_DEVICE_SCOPE = 5346
+CAP_GROUP_NON_UNIFORM = 61
+CAP_GROUP_NON_UNIFORM_VOTE = 62
+CAP_GROUP_NON_UNIFORM_ARITHMETIC = 63
+CAP_GROUP_NON_UNIFORM_BALLOT = 64
+CAP_GROUP_NON_UNIFORM_SHUFFLE = 65
+CAP_GROUP_NON_UNIFORM_SHUFFLE_RELATIVE = 66
+CAP_STORAGE_BUFFER_16 = 4433
+CAP_STORAGE_PUSH_CONSTANT_16 = 4435
+CAP_STORAGE_BUFFER_8 = 4448
+CAP_STORAGE_PUSH_CONSTANT_8 = 4450
+
+SCOPE_DEVICE, SCOPE_WORKGROUP, SCOPE_SUBGROUP = 1, 2, 3
+SEMANTICS_ACQUIRE_RELEASE = 0x8
+SEMANTICS_UNIFORM_MEMORY = 0x40      # StorageBuffer and PhysicalStorageBuffer (Vulkan MM)
+SEMANTICS_WORKGROUP_MEMORY = 0x100
+CLK_LOCAL_MEM_FENCE, CLK_GLOBAL_MEM_FENCE = 1, 2
+
+# Sub-group operations: placeholder kind -> (int opcode(s), float opcode). SPIR-V 3.52.36.
+_ARITH = {"add": ((349, 349), 350), "mul": ((351, 351), 352), "min": ((353, 354), 355),
+          "max": ((356, 357), 358), "and": ((359, 359), None), "or": ((360, 360), None),
+          "xor": ((361, 361), None)}
+_GROUP_OPERATION = {"reduce": 0, "scan_inclusive": 1, "scan_exclusive": 2}
+_SHUFFLES = {"shuffle": (345, CAP_GROUP_NON_UNIFORM_SHUFFLE), "shuffle_xor": (346, CAP_GROUP_NON_UNIFORM_SHUFFLE),
+             "shuffle_up": (347, CAP_GROUP_NON_UNIFORM_SHUFFLE_RELATIVE),
+             "shuffle_down": (348, CAP_GROUP_NON_UNIFORM_SHUFFLE_RELATIVE)}
+_CONVERSION_OPCODES = {"ConvertFToU": 109, "ConvertFToS": 110, "ConvertSToF": 111, "ConvertUToF": 112,
+                       "UConvert": 113, "SConvert": 114, "FConvert": 115}
+
+
+def _fail(message):
+    raise SpirvError(f"cannot finish the Vulkan module: {message}; {INTERNAL_HINT}")
+
+
+class VulkanModule:
+    def __init__(self, module):
+        self.module = module
+        self.defs = sb.definitions(module)
+        self.names = sb.names(module)
+        self.capabilities = {i.operands[0] for i in module.instructions if i.opcode == sb.OP_CAPABILITY}
+
+    # ---- module-level helpers
+    def add_capability(self, capability):
+        if capability in self.capabilities:
+            return
+        self.capabilities.add(capability)
+        at = max(i for i, inst in enumerate(self.module.instructions) if inst.opcode == sb.OP_CAPABILITY)
+        self.module.instructions.insert(at + 1, sb.Instruction(sb.OP_CAPABILITY, [capability]))
+
+    def add_global(self, inst):
+        """A type or constant, before the first global variable or function (no forward refs)."""
+        at = next(i for i, x in enumerate(self.module.instructions)
+                  if x.opcode in (sb.OP_VARIABLE, sb.OP_FUNCTION))
+        self.module.instructions.insert(at, inst)
+        ident = inst.operands[0] if inst.opcode in sb.TYPE_OPCODES else inst.operands[1]
+        self.defs[ident] = inst
+        return ident
+
+    def add_annotation(self, inst):
+        at = next(i for i, x in enumerate(self.module.instructions) if x.opcode in sb.TYPE_OPCODES
+                  or x.opcode in (sb.OP_CONSTANT, OP_SPEC_CONSTANT, sb.OP_VARIABLE, sb.OP_FUNCTION))
+        self.module.instructions.insert(at, inst)
+
+    def find_type(self, opcode, operands):
+        for inst in self.module.instructions:
+            if inst.opcode == opcode and inst.operands[1:] == operands:
+                return inst.operands[0]
+        return self.add_global(sb.Instruction(opcode, [self.module.new_id()] + operands))
+
+    def uint_type(self):
+        return self.find_type(sb.OP_TYPE_INT, [32, 0])
+
+    def bool_type(self):
+        return self.find_type(OP_TYPE_BOOL, [])
+
+    def uint(self, value):
+        uint = self.uint_type()
+        for inst in self.module.instructions:
+            if inst.opcode == sb.OP_CONSTANT and inst.operands[0] == uint and inst.operands[2:] == [value]:
+                return inst.operands[1]
+        return self.add_global(sb.Instruction(sb.OP_CONSTANT, [uint, self.module.new_id(), value]))
+
+    def constant_value(self, value, what):
+        inst = self.defs.get(value)
+        if inst is not None and inst.opcode == sb.OP_CONSTANT:
+            return inst.operands[2]
+        if inst is not None and inst.opcode == sb.OP_CONSTANT_NULL:
+            return 0
+        raise SpirvError(f"the {what} must be a compile-time constant on the Vulkan target")
+
+    def type_of(self, value):
+        return self.defs[value].result_type
+
+    def is_float(self, type_id):
+        inst = self.defs[type_id]
+        if inst.opcode == OP_TYPE_VECTOR:
+            inst = self.defs[inst.operands[1]]
+        return inst.opcode == sb.OP_TYPE_FLOAT
+
+    def glsl_set(self):
+        for inst in self.module.instructions:
+            if inst.opcode == OP_EXT_INST_IMPORT and sb.decode_string(inst.operands[1:])[0] == "GLSL.std.450":
+                return inst.operands[0]
+        fresh = self.module.new_id()
+        at = next(i for i, x in enumerate(self.module.instructions) if x.opcode == OP_MEMORY_MODEL)
+        self.module.instructions.insert(at, sb.Instruction(OP_EXT_INST_IMPORT, [fresh] + sb.encode_string("GLSL.std.450")))
+        return fresh
+
+    # ---- 1. addressing and memory model
+    def physical_storage_buffers(self):
+        for inst in self.module.instructions:
+            if inst.opcode == OP_MEMORY_MODEL:
+                inst.operands = [ADDRESSING_PHYSICAL_STORAGE_BUFFER64, MEMORY_MODEL_VULKAN]
+            elif inst.opcode == sb.OP_TYPE_POINTER and inst.operands[1] == sb.STORAGE_CLASS_CROSS_WORKGROUP:
+                inst.operands[1] = STORAGE_PHYSICAL_STORAGE_BUFFER
+            elif inst.opcode == sb.OP_TYPE_POINTER and inst.operands[1] == sb.STORAGE_CLASS_GENERIC:
+                _fail("a Generic pointer reached the module")
+        self.add_capability(CAP_PHYSICAL_STORAGE_BUFFER_ADDRESSES)
+        self.add_capability(CAP_VULKAN_MEMORY_MODEL)
+
+    def psb_pointee(self, pointer_type):
+        inst = self.defs.get(pointer_type)
+        if inst is None or inst.opcode != sb.OP_TYPE_POINTER or inst.operands[1] != STORAGE_PHYSICAL_STORAGE_BUFFER:
+            return None
+        return inst.operands[2]
+
+    def size_of(self, type_id):
+        inst = self.defs[type_id]
+        if inst.opcode in (sb.OP_TYPE_INT, sb.OP_TYPE_FLOAT):
+            return inst.operands[1] // 8
+        if inst.opcode == OP_TYPE_VECTOR:
+            count = inst.operands[2]
+            return self.size_of(inst.operands[1]) * (4 if count == 3 else count)
+        if inst.opcode == sb.OP_TYPE_POINTER:
+            return 8
+        if inst.opcode == sb.OP_TYPE_COOPERATIVE_MATRIX_KHR:
+            return self.size_of(inst.operands[1])
+        if inst.opcode == OP_TYPE_ARRAY:
+            return self.size_of(inst.operands[1])
+        if inst.opcode == OP_TYPE_STRUCT:
+            return max([self.size_of(f) for f in inst.operands[1:]] or [1])
+        return 1
+
+    def scalar_bits(self, type_id):
+        inst = self.defs[type_id]
+        while inst.opcode in (OP_TYPE_VECTOR, OP_TYPE_ARRAY, sb.OP_TYPE_COOPERATIVE_MATRIX_KHR):
+            inst = self.defs[inst.operands[1]]
+        return inst.operands[1] if inst.opcode in (sb.OP_TYPE_INT, sb.OP_TYPE_FLOAT) else 32
+
+    def pointer_casts(self):
+        """llc's index-less access chains on a device address are casts."""
+        for inst in self.module.instructions:
+            if inst.opcode in (sb.OP_ACCESS_CHAIN, OP_IN_BOUNDS_ACCESS_CHAIN) and len(inst.operands) == 3:
+                base_type = self.type_of(inst.operands[2])
+                if self.psb_pointee(base_type) is None:
+                    continue
+                if base_type == inst.operands[0]:
+                    inst.opcode = OP_COPY_OBJECT
+                else:
+                    inst.opcode = sb.OP_BITCAST
+
+    def aligned_accesses(self):
+        """`Aligned <pointee size>` on every OpLoad/OpStore through a PhysicalStorageBuffer pointer
+        (Vulkan: required, VUID-StandaloneSpirv-PhysicalStorageBuffer64-04708)."""
+        for inst in self.module.instructions:
+            if inst.opcode == sb.OP_LOAD:
+                pointer, at = inst.operands[2], 3
+            elif inst.opcode == sb.OP_STORE:
+                pointer, at = inst.operands[0], 2
+            else:
+                continue
+            pointee = self.psb_pointee(self.type_of(pointer))
+            if pointee is None:
+                continue
+            self.note_storage_width(pointee)
+            size = self.size_of(pointee)
+            if len(inst.operands) > at:
+                mask = inst.operands[at]
+                if not mask & MEMORY_ALIGNED:
+                    inst.operands[at:at + 1] = [mask | MEMORY_ALIGNED, size]
+            else:
+                inst.operands += [MEMORY_ALIGNED, size]
+
+    def note_storage_width(self, pointee):
+        bits = self.scalar_bits(pointee)
+        if bits == 16:
+            self.add_capability(CAP_STORAGE_BUFFER_16)
+        elif bits == 8:
+            self.add_capability(CAP_STORAGE_BUFFER_8)
+
+    def aliased_pointers(self):
+        """Vulkan: a variable holding a PhysicalStorageBuffer pointer is AliasedPointer, a
+        parameter of that type Aliased (VUID-StandaloneSpirv-PhysicalStorageBuffer64-04710)."""
+        for inst in list(self.module.instructions):
+            if inst.opcode == sb.OP_VARIABLE:
+                pointee = self.defs[inst.operands[0]].operands[2]
+                if self.psb_pointee(pointee) is not None:
+                    self.add_annotation(sb.Instruction(sb.OP_DECORATE, [inst.operands[1], DECORATION_ALIASED_POINTER]))
+            elif inst.opcode == sb.OP_FUNCTION_PARAMETER and self.psb_pointee(inst.operands[0]) is not None:
+                self.add_annotation(sb.Instruction(sb.OP_DECORATE, [inst.operands[1], DECORATION_ALIASED]))
+
+    # ---- 2. imported calls
+    def imports(self):
+        return sb.imported_functions(self.module)
+
+    def lower_calls(self):
+        imports = self.imports()
+        replacements = {}
+        for inst in list(self.module.instructions):
+            if inst.opcode == sb.OP_FUNCTION_CALL and inst.operands[2] in imports:
+                replaced = self.lower_call(inst, imports[inst.operands[2]])
+                if replaced is not None:
+                    replacements[id(inst)] = replaced
+        self.replace(replacements)
+
+    def replace(self, replacements):
+        """Each instruction whose id() is a key replaced by its list (new globals kept: they
+        are added to the module while the replacements are planned)."""
+        output = []
+        for inst in self.module.instructions:
+            output.extend(replacements.get(id(inst), [inst]))
+        self.module.instructions = output
+
+    def lower_call(self, call, name):
+        if name.startswith(PLACEHOLDER):
+            return self.placeholder(call, name[len(PLACEHOLDER):])
+        parsed = coop_names.parse_callee(name)
+        if parsed is None:
+            return None
+        return self.cooperative(call, parsed.base, name)
+
+    def placeholder(self, call, kind):
+        result_type, result, _callee, *args = call.operands
+        if kind.startswith("barrier."):
+            scope = SCOPE_WORKGROUP if ".workgroup." in kind else SCOPE_SUBGROUP
+            return self.barrier(scope, args)
+        if kind == "fence":
+            flags = self.constant_value(args[0], "cl_mem_fence_flags argument")
+            return [sb.Instruction(OP_MEMORY_BARRIER, [self.uint(SCOPE_WORKGROUP), self.uint(self.semantics(flags))])]
+        if kind.startswith("glsl."):
+            return self.ext_inst(result_type, result, int(kind[5:]), args)
+        if kind == "mad":
+            product = self.module.new_id()
+            return [sb.Instruction(sb.OP_FMUL, [result_type, product, args[0], args[1]]),
+                    sb.Instruction(sb.OP_FADD, [result_type, result, product, args[2]])]
+        if kind == "copy":
+            return [sb.Instruction(OP_COPY_OBJECT, [result_type, result, args[0]])]
+        if kind.startswith("sg."):
+            return self.subgroup(result_type, result, kind[3:].split("."), args)
+        _fail(f"unknown placeholder {kind}")
+
+    def semantics(self, flags):
+        storage = ((SEMANTICS_WORKGROUP_MEMORY if flags & CLK_LOCAL_MEM_FENCE else 0)
+                   | (SEMANTICS_UNIFORM_MEMORY if flags & CLK_GLOBAL_MEM_FENCE else 0))
+        return (SEMANTICS_ACQUIRE_RELEASE | storage) if storage else 0
+
+    def barrier(self, execution, args):
+        """OpenCL barrier / work_group_barrier / sub_group_barrier (OpenCL C 6.15.8) ->
+        OpControlBarrier; the memory scope is the execution scope unless given."""
+        flags = self.constant_value(args[0], "cl_mem_fence_flags argument of a barrier")
+        memory = execution
+        if len(args) > 1:
+            opencl_scope = self.constant_value(args[1], "memory_scope argument of a barrier")
+            memory = SCOPE_BY_OPENCL.get(opencl_scope, SCOPE_DEVICE)
+            memory = SCOPE_DEVICE if memory == 0 else memory        # no CrossDevice in Vulkan
+            if memory == SCOPE_DEVICE:
+                self.add_capability(CAP_VULKAN_MEMORY_MODEL_DEVICE_SCOPE)
+        return [sb.Instruction(OP_CONTROL_BARRIER, [self.uint(execution), self.uint(memory),
+                                                    self.uint(self.semantics(flags))])]
+
+    def splat_to(self, result_type, value):
+        """`value` as `result_type`: a scalar operand of a vector built-in is replicated."""
+        target = self.defs[result_type]
+        if target.opcode != OP_TYPE_VECTOR or self.type_of(value) == result_type:
+            return value, []
+        fresh = self.module.new_id()
+        return fresh, [sb.Instruction(sb.OP_COMPOSITE_CONSTRUCT, [result_type, fresh] + [value] * target.operands[2])]
+
+    def ext_inst(self, result_type, result, number, args):
+        before, operands = [], []
+        for arg in args:
+            if number in (66, 67):            # Length, Distance: vector operands, scalar result
+                operands.append(arg)
+                continue
+            value, extra = self.splat_to(result_type, arg)
+            before += extra
+            operands.append(value)
+        return before + [sb.Instruction(OP_EXT_INST, [result_type, result, self.glsl_set(), number] + operands)]
+
+    def subgroup(self, result_type, result, parts, args):
+        self.add_capability(CAP_GROUP_NON_UNIFORM)
+        scope = self.uint(SCOPE_SUBGROUP)
+        if parts[0] in _GROUP_OPERATION:
+            operation, op, sign = parts
+            ints, float_opcode = _ARITH[op]
+            opcode = float_opcode if self.is_float(result_type) else ints[0 if sign == "s" else 1]
+            if opcode is None:
+                _fail(f"sub-group {op} on floating point")
+            self.add_capability(CAP_GROUP_NON_UNIFORM_ARITHMETIC)
+            return [sb.Instruction(opcode, [result_type, result, scope, _GROUP_OPERATION[operation], args[0]])]
+        kind = parts[0]
+        if kind == "broadcast":
+            self.add_capability(CAP_GROUP_NON_UNIFORM_BALLOT)
+            return [sb.Instruction(337, [result_type, result, scope, args[0], args[1]])]
+        if kind == "broadcast_first":
+            self.add_capability(CAP_GROUP_NON_UNIFORM_BALLOT)
+            return [sb.Instruction(338, [result_type, result, scope, args[0]])]
+        if kind in _SHUFFLES:
+            opcode, capability = _SHUFFLES[kind]
+            self.add_capability(capability)
+            return [sb.Instruction(opcode, [result_type, result, scope, args[0], args[1]])]
+        if kind in ("any", "all", "elect"):
+            boolean = self.bool_type()
+            before, vote = [], self.module.new_id()
+            if kind == "elect":
+                before.append(sb.Instruction(333, [boolean, vote, scope]))
+            else:
+                self.add_capability(CAP_GROUP_NON_UNIFORM_VOTE)
+                predicate = self.module.new_id()
+                zero = self.typed_zero(self.type_of(args[0]))
+                before += [sb.Instruction(OP_INOT_EQUAL, [boolean, predicate, args[0], zero]),
+                           sb.Instruction(335 if kind == "any" else 334, [boolean, vote, scope, predicate])]
+            one, zero = self.typed_constant(result_type, 1), self.typed_zero(result_type)
+            return before + [sb.Instruction(OP_SELECT, [result_type, result, vote, one, zero])]
+        _fail(f"unknown sub-group operation {parts}")
+
+    def typed_constant(self, type_id, value):
+        for inst in self.module.instructions:
+            if inst.opcode == sb.OP_CONSTANT and inst.operands[0] == type_id and inst.operands[2:] == [value]:
+                return inst.operands[1]
+        return self.add_global(sb.Instruction(sb.OP_CONSTANT, [type_id, self.module.new_id(), value]))
+
+    def typed_zero(self, type_id):
+        for inst in self.module.instructions:
+            if inst.opcode == sb.OP_CONSTANT_NULL and inst.operands[0] == type_id:
+                return inst.operands[1]
+        return self.add_global(sb.Instruction(sb.OP_CONSTANT_NULL, [type_id, self.module.new_id()]))
+
+    # ---- cooperative matrices (SPV_KHR_cooperative_matrix)
+    def cooperative(self, call, base, name):
+        result_type, result, _callee, *args = call.operands
+        if base == coop_names.LOAD:
+            pointer, layout, *rest = args
+            stride = rest[:1]
+            memory = self.memory_operands(pointer, rest[1:], result_type)
+            return [sb.Instruction(sb.OP_COOPERATIVE_MATRIX_LOAD_KHR,
+                                   [result_type, result, pointer, layout] + stride + memory)]
+        if base == coop_names.STORE:
+            pointer, matrix, layout, *rest = args
+            memory = self.memory_operands(pointer, rest[1:], self.type_of(matrix))
+            return [sb.Instruction(sb.OP_COOPERATIVE_MATRIX_STORE_KHR, [pointer, matrix, layout] + rest[:1] + memory)]
+        if base == coop_names.MUL_ADD:
+            a, b, c, *mask = args
+            operands = [self.constant_value(mask[0], "cooperative matrix operands")] if mask else []
+            return [sb.Instruction(sb.OP_COOPERATIVE_MATRIX_MUL_ADD_KHR, [result_type, result, a, b, c] + operands)]
+        if base == coop_names.LENGTH:
+            return [sb.Instruction(sb.OP_COOPERATIVE_MATRIX_LENGTH_KHR, [result_type, result, self.type_of(args[0])])]
+        if base == coop_names.SPLAT:
+            return [sb.Instruction(sb.OP_COMPOSITE_CONSTRUCT, [result_type, result] + args)]
+        if base in coop_names.CONVERSIONS:
+            if "_sat" in name[name.index(base):] or "_rt" in name[name.index(base):]:
+                raise SpirvError(f"{name}: saturating or rounding-mode conversions of cooperative "
+                                 "matrices have no Vulkan form (the SaturatedConversion and "
+                                 "FPRoundingMode decorations are for Kernel modules)")
+            return [sb.Instruction(_CONVERSION_OPCODES[coop_names.CONVERSIONS[base]], [result_type, result, args[0]])]
+        return None
+
+    def memory_operands(self, pointer, given, matrix_type):
+        mask = self.constant_value(given[0], "memory operand") if given else 0
+        if self.psb_pointee(self.type_of(pointer)) is None:
+            return [mask] if mask else []
+        self.note_storage_width(matrix_type)
+        return [mask | MEMORY_ALIGNED, self.size_of(matrix_type)]
+
+    def drop_imports(self):
+        imports = self.imports()
+        called = {i.operands[2] for i in self.module.instructions if i.opcode == sb.OP_FUNCTION_CALL}
+        left = {fid: name for fid, name in imports.items() if fid in called}
+        if left:
+            raise SpirvError("the Vulkan target cannot call " + ", ".join(sorted(set(left.values())))
+                             + " (llc-22 left it an imported function)")
+        dead = set(imports)
+        kept, inside = [], False
+        for inst in self.module.instructions:
+            if inst.opcode == sb.OP_FUNCTION and inst.result_id in dead:
+                inside = True
+            if inside:
+                inside = inst.opcode != sb.OP_FUNCTION_END
+                dead.add(inst.result_id)
+                continue
+            kept.append(inst)
+        dead.discard(None)
+        self.module.instructions = [i for i in kept if not (i.opcode in (sb.OP_NAME, sb.OP_DECORATE)
+                                                             and i.operands[0] in dead)]
+        self.module.instructions = [i for i in self.module.instructions
+                                    if not (i.opcode == sb.OP_CAPABILITY and i.operands == [sb.CAPABILITY_LINKAGE])]
+        self.capabilities.discard(sb.CAPABILITY_LINKAGE)
+
+    # ---- 3. work-group size, __local arguments, push constants
+    def workgroup_size(self, kernels):
+        """LocalSize per entry when every kernel has reqd_work_group_size; otherwise the
+        WorkgroupSize built-in, a spec-constant composite of SpecIds 0, 1, 2 (default 1)."""
+        uint = self.uint_type()
+        vector = self.find_type(OP_TYPE_VECTOR, [uint, 3])
+        fixed = all(k.local_size for k in kernels)
+        if fixed:
+            sizes = {k.name: k.local_size for k in kernels}
+            composite = None
+        else:
+            parts = []
+            for spec_id in range(3):
+                part = self.add_global(sb.Instruction(OP_SPEC_CONSTANT, [uint, self.module.new_id(), 1]))
+                self.add_annotation(sb.Instruction(sb.OP_DECORATE, [part, DECORATION_SPEC_ID, spec_id]))
+                parts.append(part)
+            composite = self.add_global(sb.Instruction(OP_SPEC_CONSTANT_COMPOSITE, [vector, self.module.new_id()] + parts))
+            self.add_annotation(sb.Instruction(sb.OP_DECORATE, [composite, DECORATION_BUILTIN, BUILTIN_WORKGROUP_SIZE]))
+            self.module.instructions = [i for i in self.module.instructions if not (
+                i.opcode == OP_EXECUTION_MODE and i.operands[1] == EXECUTION_MODE_LOCAL_SIZE)]
+        self.replace_workgroup_size_variable(composite, sizes if fixed else None, vector)
+
+    def replace_workgroup_size_variable(self, composite, sizes, vector):
+        variables = {i.operands[0] for i in self.module.instructions if i.opcode == sb.OP_DECORATE
+                     and i.operands[1:] == [DECORATION_BUILTIN, BUILTIN_WORKGROUP_SIZE]
+                     and self.defs.get(i.operands[0]) is not None
+                     and self.defs[i.operands[0]].opcode == sb.OP_VARIABLE}
+        if not variables:
+            return
+        entry_of = self.entry_of_functions()
+        constants = {}
+        replacements = {}
+        for inst in list(self.module.instructions):
+            if inst.opcode == sb.OP_LOAD and inst.operands[2] in variables:
+                value = composite
+                if value is None:
+                    kernel = entry_of.get(id(inst))
+                    size = tuple(sizes[kernel])
+                    if size not in constants:
+                        parts = [self.uint(int(s)) for s in size]
+                        constants[size] = self.add_global(sb.Instruction(
+                            OP_CONSTANT_COMPOSITE, [vector, self.module.new_id()] + parts))
+                    value = constants[size]
+                replacements[id(inst)] = [sb.Instruction(OP_COPY_OBJECT, [inst.operands[0], inst.operands[1], value])]
+            elif inst.result_id in variables or (inst.opcode in (sb.OP_NAME, sb.OP_DECORATE)
+                                                  and inst.operands[0] in variables):
+                replacements[id(inst)] = []
+        self.replace(replacements)
+        self.drop_from_interfaces(variables)
+
+    def entry_of_functions(self):
+        """id(instruction) -> kernel name of the entry function containing it."""
+        entries = {}
+        for inst in self.module.instructions:
+            if inst.opcode == OP_ENTRY_POINT:
+                entries[inst.operands[1]] = sb.decode_string(inst.operands[2:])[0]
+        found, current = {}, None
+        for inst in self.module.instructions:
+            if inst.opcode == sb.OP_FUNCTION:
+                current = entries.get(inst.result_id)
+            found[id(inst)] = current
+        return found
+
+    def drop_from_interfaces(self, ids):
+        for inst in self.module.instructions:
+            if inst.opcode == OP_ENTRY_POINT:
+                _name, used = sb.decode_string(inst.operands[2:])
+                head = inst.operands[:2 + used]
+                inst.operands = head + [i for i in inst.operands[2 + used:] if i not in ids]
+
+    def local_arrays(self, kernels):
+        """Each `__local` argument's Workgroup array gets the length SpecId 100 + index."""
+        by_name = {name: var for var, name in self.names.items()}
+        for kernel in kernels:
+            for index, arg in enumerate(kernel.args):
+                if arg.kind != "local":
+                    continue
+                var = by_name.get(f"{kernel.name}.vk.local.{index}")
+                if var is None:
+                    continue           # the argument is never used
+                variable = self.defs[var]
+                pointer = self.defs[variable.operands[0]]
+                array = self.defs[pointer.operands[2]]
+                length = self.add_global(sb.Instruction(OP_SPEC_CONSTANT, [self.uint_type(), self.module.new_id(), 1]))
+                self.add_annotation(sb.Instruction(sb.OP_DECORATE, [length, DECORATION_SPEC_ID, 100 + index]))
+                new_array = self.add_global(sb.Instruction(OP_TYPE_ARRAY, [self.module.new_id(), array.operands[1], length]))
+                new_pointer = self.add_global(sb.Instruction(sb.OP_TYPE_POINTER,
+                                                             [self.module.new_id(), sb.STORAGE_CLASS_WORKGROUP, new_array]))
+                # The variable must follow its new type.
+                self.module.instructions.remove(variable)
+                variable.operands[0] = new_pointer
+                self.add_global(variable)
+
+    def push_constant_offsets(self, kernels, layouts):
+        by_name = {name: ident for ident, name in self.names.items()}
+        for kernel in kernels:
+            block = by_name.get(f"{kernel.name}.vk.args")
+            if block is None:
+                continue
+            offsets = layouts[kernel.name][0]
+            for inst in self.module.instructions:
+                if inst.opcode == OP_MEMBER_DECORATE and inst.operands[0] == block and inst.operands[2] == DECORATION_OFFSET:
+                    inst.operands[3] = offsets[inst.operands[1]]
+            struct = self.defs[block]
+            for member in struct.operands[1:]:
+                bits = self.scalar_bits(member)
+                if bits == 16:
+                    self.add_capability(CAP_STORAGE_PUSH_CONSTANT_16)
+                elif bits == 8:
+                    self.add_capability(CAP_STORAGE_PUSH_CONSTANT_8)
+
+    # ---- 4. checks
+    def check(self):
+        for inst in self.module.instructions:
+            if inst.opcode == OP_EXT_INST_IMPORT and sb.decode_string(inst.operands[1:])[0] != "GLSL.std.450":
+                _fail(f"llc-22 used the {sb.decode_string(inst.operands[1:])[0]} instruction set")
+            if inst.opcode == OP_COPY_MEMORY_SIZED:
+                raise SpirvError("a memory copy of a struct or array (llvm.memcpy) cannot be expressed "
+                                 "on the Vulkan target; copy the fields one by one")
+
+    def add_source_extension(self, words):
+        at = next(i for i, x in enumerate(self.module.instructions)
+                  if x.opcode in (OP_SOURCE, sb.OP_NAME, OP_MEMBER_NAME, sb.OP_DECORATE))
+        self.module.instructions.insert(at, sb.Instruction(OP_SOURCE_EXTENSION, words))
+
+
+def finish_module(module, kernels, layouts):
+    """The post-processing of the module docstring, in order; returns the VulkanModule."""
+    vulkan = VulkanModule(module)
+    vulkan.physical_storage_buffers()
+    vulkan.pointer_casts()
+    vulkan.lower_calls()
+    vulkan.aligned_accesses()
+    vulkan.aliased_pointers()
+    vulkan.workgroup_size(kernels)
+    vulkan.local_arrays(kernels)
+    vulkan.push_constant_offsets(kernels, layouts)
+    return vulkan

@@ -1,0 +1,107 @@
+"""The kernels' entries of a Vulkan module's reflection record (docs/vulkan-abi.md "The
+reflection record"; clcoop.spirv.reflection writes and reads it)."""
+import re
+
+from clcoop import coop_names
+from clcoop.coopmat_spec import COMPONENTS
+from clcoop.interp.ir_text import DEFINE_RE, llvm_unquote
+from clcoop.spirv.vulkan_types import dtype_of_opencl
+
+# OpenCL C component name -> VkComponentTypeKHR without its prefix.
+VK_COMPONENTS = {"char": "s8", "uchar": "u8", "short": "s16", "ushort": "u16", "int": "s32",
+                 "uint": "u32", "long": "s64", "ulong": "u64", "half": "f16", "float": "f32",
+                 "double": "f64", "__bf16": "bf16"}
+SCOPES = {3: "subgroup", 2: "workgroup"}
+USES = {0: "a", 1: "b", 2: "accumulator"}
+# The subgroup size clcoop's matrices assume on a GPU (shared/notes/gpu-vulkan.md: the KHR
+# configurations need 32).
+MATRIX_SUBGROUP_SIZE = 32
+_CALL = re.compile(r"call [^@\n]*@(_Z\d+__spirv_\w+)\((.*)\)")
+
+
+def _function_bodies(text):
+    """name -> body text of each definition."""
+    bodies = {}
+    for m in DEFINE_RE.finditer(text):
+        end = text.find("\n}", m.end())
+        bodies[llvm_unquote(m.group(1))] = text[m.end():end]
+    return bodies
+
+
+def _matrix(arg):
+    return {"scope": SCOPES.get(arg.scope, str(arg.scope)), "rows": arg.rows, "cols": arg.cols,
+            "use": USES.get(arg.use, str(arg.use)), "component": VK_COMPONENTS[arg.elem]}
+
+
+def matrix_uses(body):
+    """(matrices, mul_adds, uses NV2) of one function body's cooperative-matrix calls."""
+    matrices, mul_adds, nv2 = [], [], False
+    for m in _CALL.finditer(body):
+        callee = coop_names.parse_callee(m.group(1))
+        if callee is None:
+            continue
+        if callee.base.endswith("NV") or callee.base.endswith("EXT"):
+            nv2 = True
+        for arg in callee.matrices:
+            entry = _matrix(arg)
+            if entry not in matrices:
+                matrices.append(entry)
+        if callee.base == coop_names.MUL_ADD and len(callee.matrices) == 4:
+            result, a, b, c = callee.matrices
+            mask = re.search(r"i32 (\d+)\s*$", m.group(2))
+            entry = {"scope": SCOPES.get(result.scope, str(result.scope)), "M": a.rows, "N": b.cols,
+                     "K": a.cols, "A": VK_COMPONENTS[a.elem], "B": VK_COMPONENTS[b.elem],
+                     "C": VK_COMPONENTS[c.elem], "result": VK_COMPONENTS[result.elem],
+                     "saturating": bool(mask and int(mask.group(1)) & 0x10)}
+            if entry not in mul_adds:
+                mul_adds.append(entry)
+    return matrices, mul_adds, nv2
+
+
+def _argument(arg, offset, size):
+    record = {"name": arg.name, "kind": arg.kind, "type": arg.type_name}
+    if arg.kind == "local":
+        record["dtype"] = dtype_of_opencl(arg.type_name)
+        return record
+    if arg.kind in ("global", "constant"):
+        record["dtype"] = dtype_of_opencl(arg.type_name) or "uint8"
+        record["writable"] = arg.kind == "global" and "const" not in arg.qualifiers.split()
+    else:
+        record["dtype"] = dtype_of_opencl(arg.type_name)
+    record["offset"], record["size"] = offset, size
+    return record
+
+
+def kernel_records(vulkan, kernels, layouts, ir_text):
+    """{kernel name: signature dict} for the reflection record."""
+    from clcoop.interp.loader import DataLayout, TokenStream, parse_type
+    layout = DataLayout(8)
+    bodies = _function_bodies(ir_text)
+    records = {}
+    for kernel in kernels:
+        offsets, total = layouts[kernel.name]
+        args = []
+        for index, arg in enumerate(kernel.args):
+            if arg.kind == "local":
+                entry = _argument(arg, None, None)
+                entry["spec_id"] = 100 + index
+            else:
+                member = parse_type(TokenStream(kernel.members[arg.member], {}))
+                entry = _argument(arg, offsets[arg.member], layout.size(member))
+            args.append(entry)
+        matrices, mul_adds, nv2 = matrix_uses(bodies.get(kernel.name, ""))
+        bf16 = any("bf16" in (m["component"],) for m in matrices)
+        extensions = (["VK_KHR_cooperative_matrix"] if matrices else []) + \
+                     (["VK_NV_cooperative_matrix2"] if nv2 or any(m["scope"] == "workgroup" for m in matrices) else []) + \
+                     (["VK_KHR_shader_bfloat16"] if bf16 else [])
+        subgroup = kernel.subgroup_size or (MATRIX_SUBGROUP_SIZE if any(m["scope"] == "subgroup" for m in matrices) else None)
+        records[kernel.name] = {
+            "args": args, "push_constant_size": total, "global_offset_offset": offsets[-1],
+            "local_size": list(kernel.local_size) if kernel.local_size else None,
+            "subgroup_size": subgroup, "matrices": matrices, "mul_adds": mul_adds,
+            "device_extensions": extensions,
+        }
+    return records
+
+
+__all__ = ["kernel_records", "matrix_uses", "VK_COMPONENTS", "COMPONENTS"]
