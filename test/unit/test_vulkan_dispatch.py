@@ -1,0 +1,150 @@
+"""The GPU engine's launches on the first Vulkan device (lavapipe on the development machine
+and in CI; any GPU elsewhere), with hand-assembled modules of the contract
+(vulkan_modules.py) checked against NumPy."""
+import numpy as np
+import pytest
+
+from clcoop.errors import ArgumentError, DeviceTimeout, DeviceUnavailable
+from clcoop.prepare import LocalMemory
+from clcoop.vulkan import VulkanProgram, device, run_kernel
+from vulkan_modules import (LOCAL_SUM, LOCAL_SUM_RECORD, SPIN, SPIN_RECORD, VADD, VADD_RECORD, WRITES_READ_ONLY,
+                            WRITES_READ_ONLY_RECORD, assemble, device_or_skip)
+
+
+@pytest.fixture(scope="module")
+def vadd(tmp_path_factory):
+    device_or_skip()
+    return VulkanProgram(assemble(VADD, VADD_RECORD, tmp_path_factory.mktemp("vadd")))
+
+
+def _inputs(n, seed=0):
+    rng = np.random.default_rng(seed)
+    return rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
+
+
+def test_vector_add_matches_numpy_and_leaves_the_tail(vadd):
+    a, b = _inputs(1000)
+    c = np.full(1024, 7, np.float32)
+    timings = vadd.vadd((1024,), (64,), a, b, c, 1000)
+    assert np.array_equal(c[:1000], a + b)
+    assert np.all(c[1000:] == 7)          # n bounds the writes; the rest went up and came back as it was
+    assert timings.submit_to_done > 0 and timings.total >= timings.submit_to_done
+
+
+def test_global_offset_shifts_the_ids(vadd):
+    a, b = _inputs(1000, seed=1)
+    c = np.zeros(1000, np.float32)
+    vadd.vadd((256,), (64,), a, b, c, 1000, global_offset=(300,))
+    assert np.array_equal(c[300:556], (a + b)[300:556])
+    assert not c[:300].any() and not c[556:].any()
+
+
+def test_local_size_is_a_specialization_constant(vadd):
+    a, b = _inputs(96, seed=2)
+    for local in (1, 3, 32, 96):
+        c = np.zeros(96, np.float32)
+        vadd.vadd((96,), (local,), a, b, c, 96)
+        assert np.array_equal(c, a + b), local
+
+
+def test_in_place_array_passed_twice(vadd):
+    a, _ = _inputs(128, seed=3)
+    expected = a + a
+    vadd.vadd((128,), (32,), a, a, a, 128)      # c aliases a and b: one buffer, copied back
+    assert np.array_equal(a, expected)
+
+
+def test_only_writable_buffers_come_back(tmp_path):
+    device_or_skip()
+    prog = VulkanProgram(assemble(WRITES_READ_ONLY, WRITES_READ_ONLY_RECORD, tmp_path))
+    a = np.arange(64, dtype=np.float32)
+    c = np.zeros(64, np.float32)
+    prog.scribble((64,), (16,), a, c)
+    assert np.array_equal(c, 2 * np.arange(64, dtype=np.float32))
+    assert np.array_equal(a, np.arange(64, dtype=np.float32))   # written on the device, not copied back
+
+
+def test_local_memory_length_is_a_specialization_constant(tmp_path):
+    device_or_skip()
+    prog = VulkanProgram(assemble(LOCAL_SUM, LOCAL_SUM_RECORD, tmp_path))
+    for local in (4, 16, 64):
+        groups = 5
+        out = np.zeros(groups, np.float32)
+        prog.local_sum((local * groups,), (local,), out, LocalMemory(4 * local), 1000.0)
+        lids = np.arange(local, dtype=np.float64)
+        expected = [lids.sum() + local * 1000.0 * g for g in range(groups)]
+        assert np.array_equal(out, np.array(expected, np.float32)), local
+
+
+def test_local_memory_must_hold_whole_elements(tmp_path):
+    device_or_skip()
+    prog = VulkanProgram(assemble(LOCAL_SUM, LOCAL_SUM_RECORD, tmp_path))
+    with pytest.raises(ArgumentError, match="whole number of 4-byte elements"):
+        prog.local_sum((8,), (8,), np.zeros(1, np.float32), LocalMemory(30), 1.0)
+
+
+def test_arguments_are_checked_as_by_the_other_engines(vadd):
+    a, b = _inputs(64)
+    c = np.zeros(64, np.float32)
+    with pytest.raises(ArgumentError, match=r"argument 2 'c' of kernel 'vadd' \(float\*\) needs a float32 array"):
+        vadd.vadd((64,), (32,), a, b, c.astype(np.float64), 64)
+    with pytest.raises(ArgumentError, match="takes 4 arguments"):
+        vadd.vadd((64,), (32,), a, b, c)
+    with pytest.raises(ArgumentError, match="not C-contiguous"):
+        vadd.vadd((64,), (32,), a[::-1], b, c, 64)
+    with pytest.raises(ArgumentError, match="does not fit"):
+        vadd.vadd((64,), (32,), a, b, c, 1 << 40)
+    with pytest.raises(ArgumentError, match="not a multiple of the local size"):
+        vadd.vadd((65,), (32,), a, b, c, 64)
+    with pytest.raises(ArgumentError, match="maximum work-group size"):
+        vadd.vadd((1 << 20,), (1 << 20,), a, b, c, 64)
+    with pytest.raises(ArgumentError, match="no kernel named 'nope'"):
+        vadd.kernel("nope")
+
+
+def test_run_kernel_returns_the_written_buffers_and_timings(tmp_path):
+    device_or_skip()
+    module = assemble(VADD, VADD_RECORD, tmp_path)
+    a, b = _inputs(256, seed=4)
+    c = np.zeros(256, np.float32)
+    outputs, timings = run_kernel(module, "vadd", (256,), (64,), [a, b, c, 256], repeat=3)
+    assert list(outputs) == ["c"] and outputs["c"] is c
+    assert np.array_equal(c, a + b)
+    if device.descriptions()[0].timestamp_period_ns:
+        assert len(timings.gpu) == 3 and all(t >= 0 for t in timings.gpu)
+    assert set(timings.as_dict()) == {"upload_s", "submit_to_done_s", "download_s", "total_s", "gpu_s"}
+
+
+def test_timeout_is_an_exception_and_the_next_launch_waits(tmp_path):
+    device_or_skip()
+    prog = VulkanProgram(assemble(SPIN, SPIN_RECORD, tmp_path))
+    out = np.zeros(64, np.float32)
+    prog.spin((64,), (64,), out, 10, timeout=30)       # the pipeline is built before the timed launch
+    assert np.all(out == _spin(10))
+    with pytest.raises(DeviceTimeout, match="did not finish within 0.0001 s"):
+        prog.spin((64,), (64,), out, 3_000_000, timeout=0.0001)
+    assert np.all(out == _spin(10))                    # the timed-out launch's results never came back
+    small = np.zeros(64, np.float32)
+    prog.spin((64,), (64,), small, 3, timeout=120)      # waits for the long one, then runs
+    assert np.all(small == _spin(3))
+
+
+def _spin(n):
+    acc = 0
+    for k in range(n):
+        acc = (acc ^ k) + 1
+    return np.float32(acc)
+
+
+def test_device_selection_by_environment(monkeypatch):
+    description = device_or_skip()
+    monkeypatch.setenv(device.DEVICE_ENV, "0")
+    assert device.choose(device.descriptions()) == 0
+    monkeypatch.setenv(device.DEVICE_ENV, description.name.split()[0].upper())
+    assert device.choose(device.descriptions()) == description.index
+    monkeypatch.setenv(device.DEVICE_ENV, "no such device")
+    with pytest.raises(DeviceUnavailable, match="names no device; the devices are:"):
+        device.choose(device.descriptions())
+    monkeypatch.setenv(device.DEVICE_ENV, "99")
+    with pytest.raises(DeviceUnavailable, match="names no device"):
+        device.choose(device.descriptions())
