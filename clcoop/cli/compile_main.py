@@ -37,7 +37,10 @@ OPTIONS:
   -ferror-limit=<n>      Stop after n errors (default 20; 0: no limit, as clang -cc1).
   -E                     Only preprocess; write the result (default: stdout).
   -fsyntax-only          Check the source and write nothing.
-  --emit-spirv           Emit a SPIR-V binary (through llc-22) instead of LLVM IR text.
+  --emit-spirv           Emit a SPIR-V binary (through llc-22) instead of LLVM IR text,
+                         checked with spirv-val. spirv-val 2025.5 rejects coop_mat_get_coord,
+                         the EXT use conversions and __global or decoded tensor accesses as
+                         emitted: for those, a copy with exactly them changed is checked.
   -emit-llvm, -S         Accepted for clang compatibility (LLVM IR text is the default).
   -w                     Suppress all warnings.
   -Werror                Make every warning an error.

@@ -1,8 +1,15 @@
 """Where the environment variable CI is set (.ci/run sets it), a test that skips because an
 external tool is missing (clang-22, llc-22, SPIRV-Tools) fails instead: CI installs them
-(scripts/setup.sh), so a missing tool there means the oracle tests silently did not run."""
+(scripts/setup.sh), so a missing tool there means the oracle tests silently did not run.
+
+Tests marked `slow` (the marker is registered in pyproject.toml: fuzzing, differential and
+corpus runs, long native runs) are deselected unless `--run-slow` is given (`scripts/test.sh
+--all`) or CI is set. A test file or test named on the command line runs whole, and a
+selection of slow tests only runs them: the marker never makes a selection empty (pytest's
+exit status 5)."""
 import os
 import re
+from pathlib import Path
 
 import pytest
 
@@ -23,3 +30,41 @@ def pytest_runtest_makereport(item, call):
     if MISSING_TOOL_RE.search(reason):
         report.outcome = "failed"
         report.longrepr = f"CI is set, but a tool the test needs is missing: {reason}"
+
+
+def pytest_addoption(parser):
+    parser.addoption("--run-slow", action="store_true",
+                     help="also run the tests marked slow (scripts/test.sh --all; CI always does)")
+
+
+def _named_files(config):
+    """The test files named on the command line (as files or node ids), resolved."""
+    if config.args_source != config.ArgsSource.ARGS:
+        return set()
+    named = set()
+    for arg in config.args:
+        path = Path(config.invocation_params.dir, arg.split("::")[0]).resolve()
+        if path.is_file():
+            named.add(path)
+    return named
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("--run-slow") or in_ci():
+        return
+    named = _named_files(config)
+    slow = [item for item in items
+            if item.get_closest_marker("slow") and Path(item.path).resolve() not in named]
+    if not slow or len(slow) == len(items):     # a selection of slow tests only: run them
+        return
+    chosen = set(map(id, slow))
+    config.hook.pytest_deselected(items=slow)
+    items[:] = [item for item in items if id(item) not in chosen]
+    config._clcoop_slow_deselected = len(slow)
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    count = getattr(config, "_clcoop_slow_deselected", 0)
+    if count:
+        terminalreporter.write_line(f"{count} slow tests deselected (scripts/test.sh --all or "
+                                    f"--run-slow runs them; CI always does)")
