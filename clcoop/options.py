@@ -48,6 +48,7 @@ class Options:
     error_limit: str | None = None  # -ferror-limit=N (checked by the driver); None: clcoop's 20
     debug_info: bool = False       # -g; Program.build() always asks for it (faults name source lines)
     emit_spirv: bool = False
+    target_env: str | None = None   # --target-env=vulkan1.3: the Vulkan target (clcoop.spirv.vulkan)
     verbose: bool = False
     action: str = "compile"        # or "help", "version"
     mode: str = "compile"          # or "preprocess" (-E), "syntax" (-fsyntax-only)
@@ -124,6 +125,7 @@ OPTIONS = (
     Option(("-E",), _set("mode", "preprocess"), build=False),
     Option(("-fsyntax-only",), _set("mode", "syntax"), build=False),
     Option(("--emit-spirv",), _set("emit_spirv", True), build=False),
+    Option(("--target-env",), _set("target_env"), takes_value=True, equals=True, build=False),
     Option(("--verbose", "-v"), _set("verbose", True), build=False),
     Option(("--help", "-h", "-help"), _set("action", "help"), build=False),
     Option(("--version",), _set("action", "version"), build=False),

@@ -41,6 +41,9 @@ OPTIONS:
                          checked with spirv-val. spirv-val 2025.5 rejects coop_mat_get_coord,
                          the EXT use conversions and __global or decoded tensor accesses as
                          emitted: for those, a copy with exactly them changed is checked.
+  --target-env=vulkan1.3 With --emit-spirv: a Vulkan compute module (Shader, GLCompute entry
+                         points, push constants, device addresses; docs/vulkan.md), checked
+                         with spirv-val --target-env vulkan1.3 exactly as written.
   -emit-llvm, -S         Accepted for clang compatibility (LLVM IR text is the default).
   -w                     Suppress all warnings.
   -Werror                Make every warning an error.
@@ -166,6 +169,11 @@ def compile_to_bytes(args, source, filename):
             _log(args, note)
 
     options = args.compile_options(filename)
+    if args.target_env is not None:
+        if not args.emit_spirv:
+            raise UsageError("--target-env needs --emit-spirv")
+        # The Vulkan target names source lines in what it cannot map (docs/vulkan.md).
+        options.debug_info = True
     _log(args, f"compiling {filename} for {args.triple}, -cl-std={args.cl_std}, -O{args.opt_level}")
     if args.mode == "preprocess":
         result = driver.preprocess_source(source, options)
@@ -174,6 +182,10 @@ def compile_to_bytes(args, source, filename):
         return None, driver.check_source(source, options).rendered
     result = driver.compile_source(source, options)
     data = result.ir.encode("utf-8")
+    if args.emit_spirv and args.target_env is not None:
+        from clcoop.spirv.vulkan import ir_to_vulkan_spirv
+        _log(args, f"translating LLVM IR to a {args.target_env} module")
+        return ir_to_vulkan_spirv(result.ir, args.target_env), result.rendered
     if args.emit_spirv:
         from clcoop.spirv import ir_to_spirv
         _log(args, "translating LLVM IR to SPIR-V")

@@ -53,16 +53,17 @@ def vulkan_ir(ir_text):
     if not loaded.kernels:
         raise VulkanTargetError("error: the program has no kernel, so a Vulkan module would have no "
                                 "entry point (Vulkan target)")
-    _reject_program_scope_globals(loaded, Locator(text))
+    builtins = Builtins(text, Locator(text))        # printf & co. first: their strings are globals
+    _reject_program_scope_globals(loaded)
     kernels = [kernel_of(info, loaded.structs) for info in loaded.kernels.values()]
-    text = before_inlining(text, kernels, Builtins(text, Locator(text)))
+    text = before_inlining(text, kernels, builtins)
     text = re.sub(r"^define (?:dso_local )?spir_func ", "define internal spir_func ",
                   text, flags=re.M)
     inlined = _run("opt", [f"-passes={OPT_PASSES}", "-S"], text, "opt-22").decode("utf-8")
     return after_inlining(inlined, loaded.structs), kernels, loaded.structs
 
 
-def _reject_program_scope_globals(loaded, locator):
+def _reject_program_scope_globals(loaded):
     for name, var in loaded.globals.items():
         if var.addrspace in (1, 2) and var.init is not None:
             raise VulkanTargetError(f"error: program-scope variable '{name}' in the "

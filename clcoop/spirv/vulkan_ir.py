@@ -18,10 +18,10 @@ Two text passes around `opt-22 -passes=always-inline,mem2reg`:
 import re
 from dataclasses import dataclass, field
 
-from clcoop.errors import ClcoopError
+from clcoop.errors import CompileError
 from clcoop.interp.ir_text import DEFINE_RE, llvm_unquote
 from clcoop.interp.loader import DataLayout, IRError, Ty, TokenStream, parse_type
-from clcoop.interp.source_map import read_debug_info
+from clcoop.interp.source_map import read_debug_info, render_fault
 
 PUSH_CONSTANT_SPACE = 13      # llc-22 SPIR-V: addrspace(13) is StorageClass PushConstant
 PRIVATE_SPACE = 10            # StorageClass Private
@@ -30,8 +30,11 @@ LOCAL_SPACE = 3
 GLOBAL_OFFSET = "@clcoop.vk.global_offset"
 
 
-class VulkanTargetError(ClcoopError):
-    """What the Vulkan target cannot express, with the source location when known."""
+class VulkanTargetError(CompileError):
+    """What the Vulkan target cannot express: a compile error, located when the IR has -g."""
+
+    def __init__(self, rendered):
+        super().__init__([rendered], rendered)
 
 
 @dataclass
@@ -58,9 +61,9 @@ class Kernel:
         return "%" + self.name + ".vk.args"
 
 
-def fail(message, point=None):
-    where = f"{point}: " if point is not None else ""
-    raise VulkanTargetError(f"{where}error: {message} (Vulkan target)")
+def fail(message, point=None, sources=None):
+    text = f"{message} (Vulkan target)"
+    raise VulkanTargetError(render_fault(text, point, sources or {}) if point is not None else f"error: {text}")
 
 
 # ---------------------------------------------------------------------------- locations

@@ -405,14 +405,16 @@ class VulkanModule:
         result_type, result, _callee, *args = call.operands
         if base == coop_names.LOAD:
             pointer, layout, *rest = args
-            stride = rest[:1]
+            before, pointer = self.typed_pointer(pointer, name)
             memory = self.memory_operands(pointer, rest[1:], result_type)
-            return [sb.Instruction(sb.OP_COOPERATIVE_MATRIX_LOAD_KHR,
-                                   [result_type, result, pointer, layout] + stride + memory)]
+            return before + [sb.Instruction(sb.OP_COOPERATIVE_MATRIX_LOAD_KHR,
+                                            [result_type, result, pointer, layout] + rest[:1] + memory)]
         if base == coop_names.STORE:
             pointer, matrix, layout, *rest = args
+            before, pointer = self.typed_pointer(pointer, name)
             memory = self.memory_operands(pointer, rest[1:], self.type_of(matrix))
-            return [sb.Instruction(sb.OP_COOPERATIVE_MATRIX_STORE_KHR, [pointer, matrix, layout] + rest[:1] + memory)]
+            return before + [sb.Instruction(sb.OP_COOPERATIVE_MATRIX_STORE_KHR,
+                                            [pointer, matrix, layout] + rest[:1] + memory)]
         if base == coop_names.MUL_ADD:
             a, b, c, *mask = args
             operands = [self.constant_value(mask[0], "cooperative matrix operands")] if mask else []
@@ -428,6 +430,43 @@ class VulkanModule:
                                  "FPRoundingMode decorations are for Kernel modules)")
             return [sb.Instruction(_CONVERSION_OPCODES[coop_names.CONVERSIONS[base]], [result_type, result, args[0]])]
         return None
+
+    def scalar_type(self, demangled):
+        """Type id of a demangled scalar or vector (clcoop.interp.demangle)."""
+        if demangled[0] == "vec":
+            return self.find_type(OP_TYPE_VECTOR, [self.scalar_type(demangled[2]), demangled[1]])
+        if demangled[0] == "float":
+            return self.find_type(sb.OP_TYPE_FLOAT, [demangled[1]])
+        return self.find_type(sb.OP_TYPE_INT, [demangled[1], 0])
+
+    def typed_pointer(self, pointer, name):
+        """(instructions, pointer) with the pointee the callee's mangled pointer parameter names:
+        the load/store stride counts its elements (SPV_KHR_cooperative_matrix), and llc-22's
+        Vulkan target types the imported parameter as a byte pointer."""
+        from clcoop.interp.demangle import demangle
+        # The parameters after the template arguments, demangled as those of a plain name.
+        _base, params = demangle("_Z1x" + coop_names.parse_callee(name).params)
+        pointers = [p for p in (params or []) if p[0] == "ptr"]
+        if not pointers:
+            _fail(f"{name} names no pointer parameter")
+        pointee = self.scalar_type(pointers[0][2])
+        current = pointer
+        while True:
+            pointer_type = self.defs[self.type_of(current)]
+            if pointer_type.operands[2] == pointee:
+                return [], current
+            definition = self.defs.get(current)
+            if definition is None or definition.opcode != sb.OP_BITCAST:
+                break
+            current = definition.operands[2]
+        storage = self.defs[self.type_of(pointer)].operands[1]
+        if storage != STORAGE_PHYSICAL_STORAGE_BUFFER:
+            _fail(f"{name}: a {storage}-storage pointer of another element type")
+        typed = self.find_type(sb.OP_TYPE_POINTER, [storage, pointee])
+        fresh = self.module.new_id()
+        cast = sb.Instruction(sb.OP_BITCAST, [typed, fresh, pointer])
+        self.defs[fresh] = cast
+        return [cast], fresh
 
     def memory_operands(self, pointer, given, matrix_type):
         mask = self.constant_value(given[0], "memory operand") if given else 0
