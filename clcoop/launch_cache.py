@@ -137,6 +137,13 @@ def launch_key(global_size, local_size, args, subgroup_size, instruction_limit, 
     return None if any(part is _NO_KEY for part in parts) else tuple(parts)
 
 
+def options_key(key, *options):
+    """`key` (launch_key) extended with more of a launch's options, None when one is of a
+    kind _scalar_key does not key."""
+    parts = tuple(_scalar_key(option) for option in options)
+    return None if any(part is _NO_KEY for part in parts) else key + parts
+
+
 def _array_data_field(array):
     """The data pointer of an ndarray read from the array object itself: NumPy's public
     PyArrayObject (PyArray_DATA) keeps it right after the object header. A tenth of the

@@ -1,0 +1,127 @@
+"""The interpreter as an engine (clcoop/engine.py's protocol): the reference semantics, which
+takes every kernel and every launch.
+
+A launch maps its prepared arguments (clcoop/prepare.py) onto a fresh interp.memory.Memory,
+the writable buffers as private copies copied back into the caller's arrays only when the
+whole launch succeeds (a fault leaves them untouched), and runs the work-groups in batches
+of at most max_lanes work-items (execute.Executor). map_arguments is also the native
+engine's view of a launch's buffers (its region table is built from the same regions).
+"""
+import numpy as np
+
+from clcoop.engine import EngineFallbackWarning
+from clcoop.errors import RuntimeFault
+from clcoop.interp import execute, translate
+from clcoop.interp.memory import Memory
+from clcoop.prepare import BUFFER, LOCAL, STRUCT
+
+
+class InterpreterEngine:
+    name = "interp"
+    fallback_warning = EngineFallbackWarning    # (never issued: the reference takes every launch)
+
+    def __init__(self, module):
+        self.module = module
+        self.translator = translate.Translator(module)
+
+    @classmethod
+    def build(cls, module):
+        return cls(module)
+
+    def reason(self, kernel_name):
+        return None
+
+    def close(self):
+        pass
+
+    def launch(self, kernel, prepared):
+        module = self.module
+        memory = Memory(pointer_bytes=module.layout.pointer_bytes)
+        call_args, copies = map_arguments(prepared, memory, PRIVATE)
+        globals_addr = _map_globals(module, memory)
+        nd = prepared.nd
+        ex = execute.Executor(module, self.translator, kernel, nd, prepared.subgroup_size, memory,
+                              prepared.instruction_limit, serial_subgroups=prepared.serial_subgroups)
+        groups_per_batch = max(1, prepared.max_lanes // nd.wg_size)
+        with np.errstate(all="ignore"):
+            for first in range(0, nd.total_groups, groups_per_batch):
+                count = min(groups_per_batch, nd.total_groups - first)
+                ex.run_batch(first, count, call_args, globals_addr)
+        for _, user_array, private in copies:
+            np.copyto(user_array, private.reshape(user_array.shape))
+        _save_program_globals(module, memory, globals_addr)
+
+
+# map_arguments's treatment of the written buffers: PRIVATE, mapped as private copies
+# (copied back by the caller when the launch succeeds); BACKUP, mapped as they are, the
+# copies their backups (copied back by the caller when it fails); DIRECT, mapped as they
+# are with no copy (a launch proven not to fault: native/ranges.py).
+PRIVATE, BACKUP, DIRECT = "private", "backup", "direct"
+
+
+def map_arguments(prepared, memory, mode, take_copy=np.copy):
+    """The kernel's call arguments with its buffers mapped in `memory` (a buffer's argument
+    is its region's base address; a __local one an execute._LocalArg; a scalar its value),
+    and [(parameter index, caller's array, copy)] of the written buffers' copies (mode:
+    PRIVATE, BACKUP or DIRECT; take_copy(array) makes one, e.g. PrivateBuffers.take)."""
+    call_args, copies = [], []
+    for arg in prepared.arguments:
+        value = prepared.values[arg.index]
+        if arg.kind == BUFFER:
+            call_args.append(call_args[arg.same_as] if arg.same_as is not None else
+                             _map_buffer(arg, value, memory, mode, take_copy, copies))
+        elif arg.kind == LOCAL:
+            call_args.append(execute._LocalArg(arg.name, arg.nbytes))
+        elif arg.kind == STRUCT:
+            data = np.frombuffer(arg.value, np.uint8).copy()
+            region = memory.add_region(f"{arg.name} (struct argument)", data, writable=False, space=0)
+            call_args.append(np.int64(region.base))
+        else:
+            call_args.append(arg.value)
+    return call_args, copies
+
+
+def _map_buffer(arg, array, memory, mode, take_copy, copies):
+    if not arg.writable or mode == DIRECT:
+        data = array
+    else:
+        copy = take_copy(array)
+        copies.append((arg.index, array, copy))
+        data = copy if mode == PRIVATE else array
+    region = memory.add_region(arg.name, data.reshape(-1).view(np.uint8), writable=arg.writable)
+    return np.int64(region.base)
+
+
+def _save_program_globals(module, memory, globals_addr):
+    """Program-scope __global variables keep their values from one launch to the next
+    (OpenCL C 6.8: their lifetime is the program's), like on an OpenCL device."""
+    state = {}
+    for name, gv in module.globals.items():
+        if gv.addrspace != 3 and not gv.constant:
+            region = memory.region_at(int(globals_addr[name]))
+            state[name] = region.data.copy()
+    module.global_state = state
+
+
+def _map_globals(module, memory):
+    """Program-scope variables (__constant, __global): one region each for the launch."""
+    addrs = {}
+    pending = []
+    for name, gv in module.globals.items():
+        if gv.addrspace == 3:
+            continue   # __local: per work-group, mapped per batch
+        if gv.init is None:
+            raise RuntimeFault(f"external global @{name} has no definition")
+        size = module.layout.size(gv.ty)
+        region = memory.allocate(f"global variable @{name}", size, writable=not gv.constant,
+                                 space=gv.addrspace)
+        addrs[name] = np.int64(region.base)
+        pending.append((gv, region))
+    saved = getattr(module, "global_state", {})
+    for gv, region in pending:
+        if gv.name in saved:
+            region.data[:] = saved[gv.name]
+            continue
+        data = translate.constant_bytes(gv.init, module.layout, lambda n: addrs[n])
+        region.data[:len(data)] = np.frombuffer(data, np.uint8)
+    return addrs

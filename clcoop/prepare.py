@@ -1,0 +1,446 @@
+"""Launch preparation: a launch's sizes, options and arguments checked and converted once,
+into plain data that every engine takes (clcoop/engine.py).
+
+    prepared = prepare_launch(module, kernel_info, global_size, local_size, args, ...)
+    engine.launch(kernel_info, prepared)
+
+Kernel arguments (api's docstring is the user's side of this):
+- a NumPy array is a __global or __constant buffer: C-contiguous, its dtype the parameter's
+  pointee type (kernel_arg_type); a struct pointer takes a structured array whose records
+  have the struct's size. A read-only array is refused for a parameter the kernel may write
+  (neither `const` nor `readonly` in the IR), before anything runs;
+- LocalMemory(nbytes) is a __local pointer (one buffer per work-group);
+- a number is converted to the parameter's scalar type, a sequence of n numbers to a
+  vector; values that do not fit are refused;
+- a struct passed by value is a NumPy structured scalar or its bytes.
+Every refusal is an ArgumentError naming the argument, the kernel and the parameter type.
+
+Preparing costs 50-90 us of Python per launch (docs/performance.md), more than some whole
+native launches: Preparations keeps a kernel's recent preparations by launch key
+(launch_cache.launch_key), so that a launch repeating an earlier one's sizes and arguments
+is prepared once.
+"""
+import functools
+import re
+import threading
+from dataclasses import dataclass
+
+import numpy as np
+
+from clcoop.errors import ArgumentError
+from clcoop.interp.coopmat2 import to_bfloat16
+from clcoop.interp.execute import DEFAULT_INSTRUCTION_LIMIT, DEFAULT_MAX_LANES, NDRange
+from clcoop.interp.scalars import BFLOAT16, scalar_dtype
+from clcoop.launch_cache import data_address, launch_key, options_key
+
+DEFAULT_SUBGROUP_SIZE = 16
+SUPPORTED_SUBGROUP_SIZES = (1, 2, 4, 8, 16, 32, 64, 128)
+# Global sizes, offsets, their sums and the instruction limit are below 2**63: the engines
+# keep ids and counters in signed 64-bit integers (NumPy int64, i64 context slots).
+SIZE_LIMIT = 1 << 63
+# __local memory a work-group may have through its LocalMemory arguments together (a
+# device's CL_DEVICE_LOCAL_MEM_SIZE; GPUs have 32-228 KiB, this is the CPU engines' bound).
+LOCAL_MEMORY_LIMIT = 1 << 30
+# Preparations kept per kernel (as launch_cache.MAX_ENTRIES: a few alternating argument sets).
+KEPT_PREPARATIONS = 8
+
+# LaunchArgument.kind
+BUFFER, LOCAL, SCALAR, STRUCT = "buffer", "local", "scalar", "struct"
+
+
+class LocalMemory:
+    """A __local buffer of `nbytes` bytes per work-group (pyopencl.LocalMemory)."""
+
+    def __init__(self, nbytes):
+        if isinstance(nbytes, (bool, np.bool_)) or not isinstance(nbytes, (int, np.integer)):
+            raise ArgumentError(f"LocalMemory needs a whole number of bytes, got {nbytes!r}")
+        if not 0 < nbytes <= LOCAL_MEMORY_LIMIT:
+            raise ArgumentError(f"LocalMemory size must be 1 to {LOCAL_MEMORY_LIMIT} bytes "
+                                f"(1 GiB of __local memory per work-group), got {nbytes}")
+        self.nbytes = int(nbytes)
+
+    def __repr__(self):
+        return f"LocalMemory({self.nbytes})"
+
+
+@dataclass(frozen=True)
+class LaunchArgument:
+    """One kernel argument, checked and converted.
+
+    index, name, type_name (kernel_arg_type, e.g. "float*"), where (the argument as
+    messages name it); kind: BUFFER, LOCAL, SCALAR or STRUCT (a struct passed by value).
+    BUFFER: address_space (1 __global, 2 __constant), dtype and nbytes of the caller's
+    array (prepared.values[index]), writable (the kernel may write it: a non-const
+    __global parameter; an array passed to several parameters is writable if any is),
+    same_as (the index of the first parameter given the same array, else None: map it once).
+    LOCAL: nbytes per work-group. SCALAR: value (a NumPy scalar of the parameter's type, or
+    a 1-D array for a vector), dtype, nbytes. STRUCT: value (its bytes), nbytes."""
+    index: int
+    name: str
+    type_name: str
+    where: str
+    kind: str
+    nbytes: int = 0
+    dtype: object = None
+    value: object = None
+    address_space: int = None
+    writable: bool = False
+    same_as: int = None
+
+
+@dataclass
+class PreparedLaunch:
+    """A launch, checked and converted (prepare_launch). nd: interp.execute.NDRange (sizes
+    and offsets padded to 3 dimensions, dims, num_groups, wg_size, total_groups);
+    arguments: one LaunchArgument per parameter; values: the caller's arguments of this
+    launch as passed (the NumPy array of a BUFFER); key: the launch key (equal keys,
+    equal preparations; None when not keyed)."""
+    kernel: str
+    nd: NDRange
+    subgroup_size: int
+    instruction_limit: int
+    max_lanes: int
+    serial_subgroups: bool
+    arguments: tuple
+    values: tuple
+    key: tuple = None
+
+    def bound(self, values):
+        """This preparation for a launch with equal key and these arguments."""
+        other = object.__new__(PreparedLaunch)
+        other.__dict__.update(self.__dict__)
+        other.values = values
+        return other
+
+    def buffers(self):
+        """(argument, the caller's array) of each BUFFER argument."""
+        return [(arg, self.values[arg.index]) for arg in self.arguments if arg.kind == BUFFER]
+
+
+class Preparations:
+    """One kernel's launches prepared, the last KEPT_PREPARATIONS kept by launch key.
+    A kept preparation holds no caller's array (prepared.values is bound per launch)."""
+
+    def __init__(self, module, info):
+        self.module, self.info = module, info
+        self._kept = {}
+        self._lock = threading.Lock()
+
+    def prepare(self, global_size, local_size, args, subgroup_size, instruction_limit, max_lanes,
+                global_offset, serial_subgroups):
+        key = launch_key(global_size, local_size, args, subgroup_size, instruction_limit, global_offset,
+                         LocalMemory)
+        if key is not None:
+            key = options_key(key, max_lanes, serial_subgroups)
+        if key is not None:
+            kept = self._kept.get(key)
+            if kept is not None:
+                return kept.bound(args)
+        prepared = prepare_launch(self.module, self.info, global_size, local_size, args, subgroup_size,
+                                  instruction_limit, max_lanes, global_offset, serial_subgroups)
+        if key is not None:
+            prepared.key = key
+            with self._lock:
+                if len(self._kept) >= KEPT_PREPARATIONS:
+                    self._kept.pop(next(iter(self._kept)))
+                self._kept[key] = prepared.bound(None)
+        return prepared
+
+
+def prepare_launch(module, info, global_size, local_size, args, subgroup_size=None,
+                   instruction_limit=DEFAULT_INSTRUCTION_LIMIT, max_lanes=DEFAULT_MAX_LANES,
+                   global_offset=None, serial_subgroups=False):
+    """The launch of kernel `info` (interp.loader.KernelInfo) of `module`, checked and
+    converted: a PreparedLaunch, or ArgumentError."""
+    nd = _ndrange(info, global_size, local_size, global_offset)
+    S = _subgroup_size(info, subgroup_size)
+    limit = _positive_int(instruction_limit, "instruction_limit")
+    lanes = _positive_int(max_lanes, "max_lanes")
+    if len(args) != len(info.params):
+        names = ", ".join(n or f"arg{i}" for i, (n, _) in enumerate(info.params))
+        raise ArgumentError(f"kernel '{info.name}' takes {len(info.params)} arguments ({names}), "
+                            f"got {len(args)}")
+    arguments = _convert_args(module, info, args)
+    return PreparedLaunch(info.name, nd, S, limit, lanes, bool(serial_subgroups), arguments, tuple(args))
+
+
+# ============================================================================ sizes
+def _ndrange(info, global_size, local_size, global_offset):
+    gsize = _sizes(global_size, "global_size")
+    if local_size is None:
+        lsize = _pick_local_size(gsize)
+        if info.reqd_work_group_size:
+            lsize = tuple(info.reqd_work_group_size[:len(gsize)])
+    else:
+        lsize = _sizes(local_size, "local_size")
+    if len(lsize) != len(gsize):
+        raise ArgumentError(f"global_size {gsize} and local_size {lsize} have different dimensions")
+    for d, (g, l) in enumerate(zip(gsize, lsize)):
+        if g % l:
+            raise ArgumentError(f"global size {g} is not a multiple of the local size {l} in "
+                                f"dimension {d} (required by OpenCL 1.x uniform work-groups)")
+    if info.reqd_work_group_size:
+        want = tuple(info.reqd_work_group_size) + (1,) * 3
+        have = lsize + (1,) * (3 - len(lsize))
+        if have[:3] != want[:3]:
+            raise ArgumentError(f"kernel '{info.name}' requires the work-group size "
+                                f"{tuple(want[:3])} (reqd_work_group_size), got local size {lsize}")
+    offset = _offsets(global_offset, len(gsize)) if global_offset is not None else ()
+    for d, g in enumerate(gsize):
+        if g + (offset[d] if offset else 0) >= SIZE_LIMIT:
+            raise ArgumentError(f"global size {g}{f' plus offset {offset[d]}' if offset else ''} in "
+                                f"dimension {d} is too large: global ids must stay below 2**63")
+    return NDRange(gsize, lsize, offset)
+
+
+def _int_tuple(value, what):
+    """An int or a sequence of ints as a tuple (ArgumentError otherwise)."""
+    if isinstance(value, (int, np.integer)):
+        return (int(value),)
+    try:
+        return tuple(int(v) for v in value)
+    except (TypeError, ValueError):
+        raise ArgumentError(f"{what} must be an int or a tuple of 1 to 3 ints, got {value!r}") from None
+
+
+def _sizes(value, what):
+    sizes = _int_tuple(value, what)
+    if not 1 <= len(sizes) <= 3 or any(s <= 0 for s in sizes):
+        raise ArgumentError(f"{what} must have 1 to 3 positive sizes, got {value!r}")
+    return sizes
+
+
+def _offsets(value, dims):
+    """global_offset: one offset >= 0 per dimension of the global size (zero offsets are
+    valid; clEnqueueNDRangeKernel and pyopencl take global_work_offset of work_dim)."""
+    offsets = _int_tuple(value, "global_offset")
+    if len(offsets) != dims or any(o < 0 for o in offsets):
+        raise ArgumentError(f"global_offset must have {dims} non-negative offset(s), one per "
+                            f"dimension of global_size, got {value!r}")
+    return offsets
+
+
+def _pick_local_size(global_size, limit=256):
+    """Like pyopencl with local_size=None: the largest divisor per dimension, first dim first."""
+    local, budget = [], limit
+    for g in global_size:
+        best = 1
+        for d in range(1, min(g, budget) + 1):
+            if g % d == 0:
+                best = d
+        local.append(best)
+        budget //= best
+    return tuple(local)
+
+
+def _positive_int(value, what):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or \
+            not 0 < value < SIZE_LIMIT:
+        raise ArgumentError(f"{what} must be a positive integer below 2**63, got {value!r}")
+    return int(value)
+
+
+def _subgroup_size(info, requested):
+    if requested is not None:
+        if isinstance(requested, (bool, np.bool_)) or not isinstance(requested, (int, np.integer)):
+            raise ArgumentError(f"subgroup_size must be an integer, got {requested!r}")
+        S = int(requested)
+        if info.reqd_sub_group_size and S != info.reqd_sub_group_size:
+            raise ArgumentError(f"kernel '{info.name}' requires sub-group size "
+                                f"{info.reqd_sub_group_size} (intel_reqd_sub_group_size), "
+                                f"got subgroup_size={S}")
+    else:
+        S = info.reqd_sub_group_size or DEFAULT_SUBGROUP_SIZE
+    if S not in SUPPORTED_SUBGROUP_SIZES:
+        raise ArgumentError(f"unsupported sub-group size {S} (supported: "
+                            f"{', '.join(map(str, SUPPORTED_SUBGROUP_SIZES))})")
+    return S
+
+
+# ============================================================================ arguments
+_SCALAR_TYPES = {
+    "char": np.int8, "uchar": np.uint8, "unsigned char": np.uint8, "short": np.int16,
+    "ushort": np.uint16, "unsigned short": np.uint16, "int": np.int32, "uint": np.uint32,
+    "unsigned int": np.uint32, "long": np.int64, "ulong": np.uint64, "unsigned long": np.uint64,
+    "half": np.float16, "float": np.float32, "double": np.float64, "bool": np.bool_,
+    "size_t": np.uint64, "ptrdiff_t": np.int64, "intptr_t": np.int64, "uintptr_t": np.uint64,
+}
+
+
+# __bf16 buffers: bfloat16 values, or uint16 bit patterns (the same bytes).
+BFLOAT16_BUFFER_DTYPES = (BFLOAT16, np.dtype(np.uint16))
+
+
+def _pointee_name(type_name):
+    return type_name.replace("const", "").replace("volatile", "").replace("restrict", "").rstrip("* ").strip()
+
+
+@functools.lru_cache(maxsize=None)
+def _is_bfloat16_pointer(type_name):
+    return _pointee_name(type_name) == "__bf16"
+
+
+@functools.lru_cache(maxsize=None)
+def _pointee_dtype(type_name):
+    """'float*' -> float32, 'uint4*' -> uint32, unknown (struct*) -> None."""
+    m = re.fullmatch(r"([a-z ]+?)(\d+)?", _pointee_name(type_name))
+    if not m:
+        return None
+    return _SCALAR_TYPES.get(m.group(1).strip())
+
+
+def _buffer_key(arr):
+    return (data_address(arr), arr.nbytes)
+
+
+def _convert_args(module, info, args):
+    """One LaunchArgument per parameter (ArgumentError for the first argument refused)."""
+    checked, seen = [], {}
+    writes = _written_keys(info, args)
+    for i, (arg, (pname, ptype)) in enumerate(zip(args, info.params)):
+        name = pname or f"arg{i}"
+        type_name = info.arg_types[i] if i < len(info.arg_types) else str(ptype)
+        where = f"argument {i} '{name}' of kernel '{info.name}' ({type_name})"
+        base = (i, name, type_name, where)
+        if i in info.byval:
+            data = _struct_bytes(arg, where, module.layout.size(info.byval[i]))
+            checked.append(LaunchArgument(*base, STRUCT, len(data), value=data))
+        elif ptype.kind == "ptr" and ptype.addrspace == 3:
+            if not isinstance(arg, LocalMemory):
+                raise ArgumentError(f"{where} is a __local pointer: pass clcoop.LocalMemory(nbytes)")
+            checked.append(LaunchArgument(*base, LOCAL, arg.nbytes))
+        elif ptype.kind == "ptr":
+            _check_buffer(module, info, i, arg, where, type_name)
+            key = _buffer_key(arg)
+            first = seen.setdefault(key, i)
+            checked.append(LaunchArgument(*base, BUFFER, arg.nbytes, arg.dtype, address_space=ptype.addrspace,
+                                          writable=key in writes, same_as=None if first == i else first))
+        else:
+            value = _convert_scalar(arg, ptype, type_name, where)
+            checked.append(LaunchArgument(*base, SCALAR, np.asarray(value).nbytes, np.asarray(value).dtype,
+                                          value=value))
+    _check_local_total(info, checked)
+    return tuple(checked)
+
+
+def _check_local_total(info, checked):
+    total = sum(arg.nbytes for arg in checked if arg.kind == LOCAL)
+    if total > LOCAL_MEMORY_LIMIT:
+        raise ArgumentError(f"kernel '{info.name}': the LocalMemory arguments take {total} bytes per "
+                            f"work-group together, more than the {LOCAL_MEMORY_LIMIT} bytes (1 GiB) "
+                            f"of __local memory a work-group may have")
+
+
+def _may_write(info, i):
+    """Whether the kernel may write through pointer parameter i: a __global pointer to a
+    non-const pointee that the IR does not mark readonly (LLVM LangRef, "Parameter
+    Attributes": writing through a readonly pointer is undefined, so the attribute is
+    kept as a promise; a kernel that breaks it faults on the read-only buffer)."""
+    ptype = info.params[i][1]
+    qual = info.arg_qualifiers[i] if i < len(info.arg_qualifiers) else ""
+    if ptype.addrspace in (2, 3) or "const" in qual.split():
+        return False
+    param = list(info.function.arguments)[i]
+    return not {b"readonly", b"readnone"} & set(param.attributes)
+
+
+def _written_keys(info, args):
+    """Keys of the arrays some parameter may write (an array passed twice is mapped once,
+    writable if any use is); ArgumentError for overlapping different views of one array."""
+    written, arrays = set(), []
+    for i, (arg, (_, ptype)) in enumerate(zip(args, info.params)):
+        if ptype.kind != "ptr" or i in info.byval or not isinstance(arg, np.ndarray):
+            continue
+        key = _buffer_key(arg)
+        qual = info.arg_qualifiers[i] if i < len(info.arg_qualifiers) else ""
+        if ptype.addrspace not in (2, 3) and "const" not in qual.split() and arg.flags.writeable:
+            written.add(key)
+        arrays.append((i, arg, key))
+    for a, (i, x, kx) in enumerate(arrays):
+        for j, y, ky in arrays[a + 1:]:
+            if kx != ky and (kx in written or ky in written) and _may_overlap(x, kx, y, ky) and \
+                    np.shares_memory(x, y):
+                raise ArgumentError(f"arguments {i} and {j} of kernel '{info.name}' are "
+                                    f"overlapping but different views of one array; pass the "
+                                    f"same array, or non-overlapping arrays")
+    return written
+
+
+def _may_overlap(x, xkey, y, ykey):
+    """False when x and y, both C-contiguous, have byte ranges apart (np.shares_memory is
+    the exact test, and costs more)."""
+    if not (x.flags.c_contiguous and y.flags.c_contiguous):
+        return True
+    (xs, xn), (ys, yn) = xkey, ykey
+    return xs < ys + yn and ys < xs + xn
+
+
+def _check_buffer(module, info, i, arg, where, type_name):
+    if isinstance(arg, LocalMemory):
+        raise ArgumentError(f"{where} is a __global pointer, not __local: pass a NumPy array")
+    if not isinstance(arg, np.ndarray):
+        raise ArgumentError(f"{where} is a pointer: pass a NumPy array, got {type(arg).__name__}")
+    if not arg.flags.c_contiguous:
+        raise ArgumentError(f"{where}: the array is not C-contiguous (use np.ascontiguousarray)")
+    want = _pointee_dtype(type_name)
+    if _is_bfloat16_pointer(type_name) and arg.dtype not in BFLOAT16_BUFFER_DTYPES:
+        raise ArgumentError(f"{where} needs a bfloat16 array (ml_dtypes.bfloat16) or a uint16 array "
+                            f"of bf16 bit patterns, got {arg.dtype.name}")
+    if want is not None and arg.dtype != np.dtype(want):
+        raise ArgumentError(f"{where} needs a {np.dtype(want).name} array, got {arg.dtype.name}")
+    if not arg.flags.writeable and _may_write(info, i):
+        raise ArgumentError(f"{where}: the array is read-only, and the kernel may write through "
+                            f"this parameter (declare it const, or pass a writable array)")
+
+
+def _struct_bytes(arg, where, size):
+    """A struct passed by value: a NumPy structured scalar/array element or raw bytes of
+    exactly the struct's size (its layout follows the target's data layout)."""
+    if isinstance(arg, (bytes, bytearray)):
+        data = bytes(arg)
+    elif isinstance(arg, (np.void, np.ndarray)):
+        data = np.ascontiguousarray(arg).tobytes()
+    else:
+        raise ArgumentError(f"{where} is a struct passed by value: pass a NumPy structured "
+                            f"scalar or {size} bytes, got {type(arg).__name__}")
+    if len(data) != size:
+        raise ArgumentError(f"{where}: the struct has {size} bytes, the argument has {len(data)}")
+    return data
+
+
+def _convert_scalar(arg, ptype, type_name, where):
+    if isinstance(arg, (np.ndarray, LocalMemory)) and not (isinstance(arg, np.ndarray) and arg.ndim == 0):
+        raise ArgumentError(f"{where} is a scalar: got {type(arg).__name__}")
+    if ptype.kind == "vec":
+        dtype = scalar_dtype(ptype)
+        v = np.asarray(arg)
+        if v.shape != (ptype.n,):
+            raise ArgumentError(f"{where} is a vector of {ptype.n}: pass a sequence of {ptype.n} numbers")
+        return v.astype(dtype)
+    if ptype.kind not in ("int", "float"):
+        raise ArgumentError(f"{where}: parameters of type {ptype} are not supported")
+    if isinstance(arg, (bool, np.bool_)) and ptype.kind == "int" and ptype.bits > 1:
+        arg = int(arg)
+    if not isinstance(arg, (int, float, np.integer, np.floating, np.bool_, np.ndarray)):
+        raise ArgumentError(f"{where} needs a number, got {type(arg).__name__}")
+    dtype = scalar_dtype(ptype)
+    if dtype == BFLOAT16:
+        return to_bfloat16(np.float64(arg))[()]     # one rounding, as a double -> __bf16 cast
+    if ptype.kind == "float":
+        return dtype.type(arg)
+    if isinstance(arg, (float, np.floating)):
+        if float(arg) != int(arg):
+            raise ArgumentError(f"{where} is an integer, got {arg!r}")
+    value = int(arg)
+    user_t = _SCALAR_TYPES.get(type_name.strip())
+    bits = ptype.bits
+    if bits == 1:
+        return np.bool_(value != 0)
+    unsigned_t = user_t is not None and np.dtype(user_t).kind == "u"
+    lo = 0 if unsigned_t else -(1 << (bits - 1))
+    hi = (1 << bits) - 1 if unsigned_t else (1 << (bits - 1)) - 1
+    if not lo <= value <= hi:
+        raise ArgumentError(f"{where}: value {value} does not fit ({lo}..{hi})")
+    if value >= 1 << (bits - 1):
+        value -= 1 << bits
+    return dtype.type(value)
