@@ -343,7 +343,7 @@ def _arguments(info, case_seed):
     """Deterministic arguments for a kernel: a specification the child turns into fresh
     guarded arrays for each engine."""
     import numpy as np
-    from clcoop import api
+    from clcoop import prepare
     rng = np.random.default_rng(case_seed)
     spec = []
     for i, (pname, ptype) in enumerate(info.params):
@@ -351,7 +351,7 @@ def _arguments(info, case_seed):
         if ptype.kind == "ptr" and ptype.addrspace == 3:
             spec.append(("local", 1024))
         elif ptype.kind == "ptr":
-            want = api._pointee_dtype(type_name)
+            want = prepare._pointee_dtype(type_name)
             dtype = np.dtype(want) if want is not None else np.dtype(np.float32)
             count = int(rng.choice([64, 256, 1024]))
             raw = rng.integers(0, 16, count) if dtype.kind in "iu" else rng.standard_normal(count)
