@@ -44,7 +44,7 @@ def _parser():
                        "kernel may write (not const, not __constant) is written back as "
                        "DIR/FILE.npy, FILE.npy the name of the file it was read from: "
                        "--arg out=data/deq.npy --out res writes res/deq.npy.")
-    p.add_argument("input", help="kernel source (.cl) or LLVM IR (.ll)")
+    p.add_argument("input", help="kernel source (.cl), LLVM IR (.ll) or a Vulkan module (.spv, --engine vulkan)")
     p.add_argument("--kernel", help="kernel name (optional when the program has one kernel)")
     p.add_argument("--global", dest="global_size", required=True, help="global size, e.g. 64,8")
     p.add_argument("--local", dest="local_size", help="local size, e.g. 16,1 (default: chosen)")
@@ -65,10 +65,12 @@ def _parser():
     p.add_argument("-O", dest="opt", metavar="LEVEL",
                    help="optimization level for .cl input: 0, 1, 2, 3, s, z (default 2, as Program.build "
                         "and clBuildProgram; the clcoop command defaults to -O0, as clang)")
-    p.add_argument("--engine", choices=("interp", "native", "auto"), default="interp",
+    p.add_argument("--engine", choices=("interp", "native", "auto", "vulkan"), default="interp",
                    help="interp: the interpreter (reference, default); native: kernels compiled "
                         "by LLVM for this CPU (docs/native.md); auto: native where the kernel is "
-                        "supported, else the interpreter with a note saying why")
+                        "supported, else the interpreter with a note saying why; vulkan: a Vulkan "
+                        "GPU (docs/gpu.md), the only engine of a .spv module from "
+                        "`clcoop --emit-spirv --target-env vulkan1.3`")
     return p
 
 
@@ -98,6 +100,22 @@ def _load_program(args):
         if not isinstance(note.message, clcoop.CompilerWarning):
             print(f"clcoop-run: note: {note.message}", file=sys.stderr)
     return prog
+
+
+def _load_vulkan_module(args):
+    """A precompiled Vulkan module: its kernels' signatures travel inside it, and it loads
+    with NumPy and the Vulkan loader alone (clcoop.vulkan; no llvmlite, no compiler)."""
+    if args.engine != "vulkan":
+        raise UsageError(f"'{args.input}' is a SPIR-V module: it runs on --engine vulkan only")
+    refused = [flag for flag, given in (("--instruction-limit", args.instruction_limit is not None),
+                                        ("--serial-subgroups", args.serial_subgroups),
+                                        ("-D/-U/-I/-O", args.defines or args.undefines or args.include_dirs or args.opt))
+               if given]
+    if refused:
+        raise UsageError(f"{', '.join(refused)} do not apply to a precompiled module on --engine vulkan")
+    from clcoop.vulkan import VulkanProgram
+    with open(args.input, "rb") as f:
+        return VulkanProgram(f.read())
 
 
 def _parse_value(name, text):
@@ -215,7 +233,7 @@ def run(argv):
     global_size = _sizes(args.global_size, "--global")
     local = _sizes(args.local_size, "--local") if args.local_size else None
     try:
-        prog = _load_program(args)
+        prog = _load_vulkan_module(args) if args.input.endswith(".spv") else _load_program(args)
     except OSError as exc:
         raise UsageError(f"cannot read '{args.input}': {exc.strerror}") from None
     kernel = args.kernel

@@ -230,10 +230,11 @@ def base_problems(description):
     return problems
 
 
-def choose(all_descriptions, needed_extensions=(), selector=None):
-    """The index of the device to run on: the one `selector` (CLCOOP_VULKAN_DEVICE: an index
-    or a name substring) names, else the first usable device with every needed extension,
-    else the first usable device (whose launches then say what it lacks)."""
+def choose(all_descriptions, needed_extensions=(), selector=None, what=DEVICE_ENV):
+    """The index of the device to run on: the one `selector` (an index or a name substring;
+    default CLCOOP_VULKAN_DEVICE) names, else the first usable device with every needed
+    extension, else the first usable device (whose launches then say what it lacks).
+    what: how messages name the selector."""
     if selector is None:
         selector = os.environ.get(DEVICE_ENV) or None
     listing = "\n".join("  " + d.title() for d in all_descriptions) or "  (none)"
@@ -242,10 +243,10 @@ def choose(all_descriptions, needed_extensions=(), selector=None):
     if selector is not None:
         chosen = _select(all_descriptions, str(selector).strip())
         if chosen is None:
-            raise DeviceUnavailable(f"{DEVICE_ENV}={selector!r} names no device; the devices are:\n{listing}")
+            raise DeviceUnavailable(f"{what}={selector!r} names no device; the devices are:\n{listing}")
         problems = base_problems(all_descriptions[chosen])
         if problems:
-            raise DeviceUnavailable(f"{DEVICE_ENV}={selector!r} names {all_descriptions[chosen].title()}, which "
+            raise DeviceUnavailable(f"{what}={selector!r} names {all_descriptions[chosen].title()}, which "
                                     f"the engine cannot use: {', '.join(problems)}")
         return chosen
     usable = [d for d in all_descriptions if not base_problems(d)]

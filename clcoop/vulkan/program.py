@@ -56,6 +56,10 @@ class VulkanProgram:
             raise AttributeError(name)
         return self.kernel(name)
 
+    def run(self, name, global_size, local_size, *args, **options):
+        """kernel(name)(global_size, local_size, *args, **options), as Program.run."""
+        return self.kernel(name)(global_size, local_size, *args, **options)
+
     def reason(self, name):
         """Why the device cannot run kernel `name` (before its launch size is known), or None."""
         try:
