@@ -6,6 +6,7 @@ interpreter's peak memory.
     python3 scripts/bench.py            # full run (a few minutes on 2 cores)
     python3 scripts/bench.py --quick    # smoke run: small sizes, 3 repetitions, writes nothing
     python3 scripts/bench.py --native-only [--quick]   # only the native engine's rows
+    python3 scripts/bench.py --compile-latency [ROUNDS] # only a small kernel's compile vs clang-22
 
 Every timing is the median of the repetitions with min and max; ratios are taken
 between figures measured in the same run, interleaved, so that a noisy machine hurts
@@ -53,6 +54,71 @@ def summarize(samples):
     """Median, min, max (seconds) and the repetition count."""
     return {"median": statistics.median(samples), "min": min(samples), "max": max(samples),
             "runs": len(samples)}
+
+
+# A timing whose repetitions differ by more than this factor (max / min) says little: something
+# else had the CPU during some of them. A load average above BUSY_LOAD per core at the start
+# says the same of the whole run.
+NOISY_SPREAD = 2.0
+BUSY_LOAD = 0.5
+
+
+def noisy_timings(results, where="results"):
+    """[(where, summary)] of the timing summaries in `results` (nested dicts and lists) whose
+    slowest repetition took more than NOISY_SPREAD times the fastest."""
+    if isinstance(results, list):
+        return [found for i, value in enumerate(results)
+                for found in noisy_timings(value, f"{where}[{i}]")]
+    if not isinstance(results, dict):
+        return []
+    if {"median", "min", "max"} <= results.keys():
+        low, high = results["min"], results["max"]
+        return [(where, results)] if low > 0 and high / low > NOISY_SPREAD else []
+    return [found for key, value in results.items() for found in noisy_timings(value, f"{where}.{key}")]
+
+
+def count_timings(results):
+    if isinstance(results, list):
+        return sum(count_timings(value) for value in results)
+    if not isinstance(results, dict):
+        return 0
+    if {"median", "min", "max"} <= results.keys():
+        return 1
+    return sum(count_timings(value) for value in results.values())
+
+
+def noise_warning(results, load_average, cores):
+    """The warning to print when the machine was too noisy for the figures to mean much, or
+    None: a load average above BUSY_LOAD per core at the start, or timings whose repetitions
+    spread more than NOISY_SPREAD times."""
+    noisy = noisy_timings(results)
+    busy = load_average > BUSY_LOAD * cores
+    if not noisy and not busy:
+        return None
+    reasons = []
+    if busy:
+        reasons.append(f"load average {load_average:.1f} on {cores} cores at the start")
+    if noisy:
+        where, worst = max(noisy, key=lambda found: found[1]["max"] / found[1]["min"])
+        reasons.append(f"{len(noisy)} of {count_timings(results)} timings varied more than "
+                       f"{NOISY_SPREAD:g}x between repetitions (worst: {where.removeprefix('results.')} "
+                       f"{worst['min'] * 1e3:.3g}-{worst['max'] * 1e3:.3g} ms)")
+    return (f"warning: the machine was too busy for these figures to mean much ({'; '.join(reasons)}): "
+            f"their ratios can be off by any factor. Run again on a quiet machine.")
+
+
+def report_noise(results, load_average):
+    """Prints noise_warning to stderr and records it in `results` (None: no warning)."""
+    warning = noise_warning(results, load_average, os.cpu_count() or 1)
+    results["noise_warning"] = warning
+    if warning:
+        print(warning, file=sys.stderr, flush=True)
+    return warning
+
+
+def times(ratio):
+    """A ratio as text: '12.3x', or two significant digits below 1 ('0.042x', never '0.0x')."""
+    return f"{ratio:.1f}x" if ratio >= 0.95 else f"{ratio:.2g}x"
 
 
 def time_interleaved(functions, repetitions):
@@ -143,8 +209,8 @@ def bench_gemm(kind, n, repetitions, rng):
               "gflops_interpreter": gflops(n, timings["interpreter"]["median"]),
               "gflops_numpy": gflops(n, timings["numpy"]["median"])}
     print(f"  {kind:8s} {n:5d}^3  interp {timings['interpreter']['median'] * 1e3:9.1f} ms  "
-          f"numpy {timings['numpy']['median'] * 1e3:8.2f} ms  ratio {result['ratio']:7.1f}x  "
-          f"(of minima {result['ratio_of_minima']:.1f}x)  interp CPU "
+          f"numpy {timings['numpy']['median'] * 1e3:8.2f} ms  ratio {times(result['ratio']):>8s}  "
+          f"(of minima {times(result['ratio_of_minima'])})  interp CPU "
           f"{timings['interpreter']['cpu_median'] * 1e3:.1f} ms  "
           f"{result['gflops_interpreter']:6.2f} GFLOP/s  match={ok}  "
           f"({repetitions} runs)", flush=True)
@@ -248,7 +314,10 @@ def bench_pocl(sizes, repetitions, rng):
 # ---------------------------------------------------------------- d, e: compile
 
 def clcoop_command():
-    exe = shutil.which("clcoop")
+    """The `clcoop` entry point installed with this Python (a pyenv shim found first on PATH
+    would add a shell script's start-up), else the one on PATH, else `python -m`."""
+    beside = Path(sys.executable).parent / "clcoop"
+    exe = str(beside) if beside.is_file() else shutil.which("clcoop")
     return [exe] if exe else [sys.executable, "-m", "clcoop.cli.compile_main"]
 
 
@@ -295,6 +364,26 @@ def interleaved_commands(commands, repetitions):
         for name, command in commands.items():
             samples[name].append(time_command(command, 1, warm_up=False)["median"])
     return {name: summarize(values) for name, values in samples.items()}
+
+
+# Issue 26: a small kernel compiles, from process start to output, in at most 0.8x the time of
+# clang-22 -cc1 with its default header (CLANG_FLAGS).
+LATENCY_TARGET = 0.8
+
+
+def compile_latency_only(repetitions):
+    """`bench.py --compile-latency`: only the start-up figure (section d), clcoop and clang-22
+    alternating, against LATENCY_TARGET; nothing written."""
+    load_at_start = os.getloadavg()[0]
+    with tempfile.TemporaryDirectory() as tmp:
+        result = bench_compile_latency(Path(tmp), repetitions)
+    report_noise({"compile_latency": result}, load_at_start)
+    if "ratio" not in result:
+        print("  clang-22 not found: no ratio")
+        return 1
+    verdict = "meets" if result["ratio"] <= LATENCY_TARGET else "misses"
+    print(f"  ratio {result['ratio']:.2f} {verdict} the target (<= {LATENCY_TARGET})")
+    return 0
 
 
 def bench_compile_latency(workdir, repetitions):
@@ -717,8 +806,8 @@ def bench_native_mul_add(quick, repetitions):
                    "ratio_of_minima": timings["native"]["min"] / timings["numpy"]["min"],
                    "tile_matches_interpreter": same}
             print(f"  mul-add routine GEMM {n}^3: native {timings['native']['median'] * 1e3:.2f} ms, "
-                  f"NumPy {timings['numpy']['median'] * 1e3:.2f} ms, {run['ratio']:.1f}x "
-                  f"(of minima {run['ratio_of_minima']:.1f}x), tile same={same}")
+                  f"NumPy {timings['numpy']['median'] * 1e3:.2f} ms, {times(run['ratio'])} "
+                  f"(of minima {times(run['ratio_of_minima'])}), tile same={same}")
             runs.append(run)
     finally:
         helper.shutdown()
@@ -753,7 +842,7 @@ def bench_native_gemm(quick, repetitions):
                "ratio_numpy_minima": timings["native"]["min"] / timings["numpy"]["min"]}
         print(f"  native GEMM {kind} {n}^3 ({run['mode']}): native {timings['native']['median'] * 1e3:.1f} ms, "
               f"interp {timings['interpreter']['median'] * 1e3:.1f} ms, NumPy sgemm "
-              f"{timings['numpy']['median'] * 1e3:.2f} ms ({run['ratio_numpy']:.1f}x), compile "
+              f"{timings['numpy']['median'] * 1e3:.2f} ms ({times(run['ratio_numpy'])}), compile "
               f"{run['compile_seconds'] * 1e3:.0f} ms, same={same}, match={run['match']}")
         runs.append(run)
     return runs
@@ -960,7 +1049,9 @@ def native_only(quick, write):
     them into the last full run's JSON, table and plot."""
     path = DOCS / "performance.json"
     results = json.loads(path.read_text()) if write else None   # fail before measuring
+    load_at_start = os.getloadavg()[0]
     native = bench_native(quick, 3 if quick else 5)
+    report_noise({"native": native}, load_at_start)
     if not write:
         print("(quick run / --no-write: no files written)")
         return 0
@@ -978,6 +1069,9 @@ def native_only(quick, write):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smoke run: small sizes, 3 runs")
+    parser.add_argument("--compile-latency", type=int, nargs="?", const=21, metavar="ROUNDS",
+                        help="only the compile start-up of a small kernel against clang-22, "
+                             "alternating, ROUNDS rounds (default 21); writes nothing")
     parser.add_argument("--memory-child", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--no-write", action="store_true", help="print only, write no files")
     parser.add_argument("--native-only", action="store_true",
@@ -986,6 +1080,8 @@ def main(argv=None):
     if options.memory_child:
         memory_child(options.memory_child)
         return 0
+    if options.compile_latency:
+        return compile_latency_only(options.compile_latency)
     quick = options.quick
     if options.native_only:
         return native_only(quick, write=not (options.no_write or quick))
@@ -1018,6 +1114,7 @@ def main(argv=None):
             workdir, 3 if quick else 5, 500 if quick else 5000)
     print("f. interpreter peak memory")
     results["memory"] = bench_memory(128 if quick else 1024)
+    report_noise(results, results["load_average_at_start"][0])
     if options.no_write or quick:
         print("(quick run / --no-write: no files written)")
         return 0

@@ -39,3 +39,27 @@ def test_pocl_rows_give_the_interpreter_against_the_tiled_kernel():
     assert f"{ratio:.2f}x of tiled" in table
     results["pocl"] = None
     assert "| PoCL tiled / naive | - | - | not installed |" in bench.markdown_table(results)
+
+
+def _timing(low, high):
+    return {"median": (low + high) / 2, "min": low, "max": high, "runs": 3}
+
+
+def test_a_noisy_run_is_warned_about():
+    """issue 26: `bench.py --quick` on a busy machine printed ratios like 0.0x without a word."""
+    bench = load_bench()
+    quiet = {"gemm": [{"interpreter": _timing(1.0, 1.1), "numpy": _timing(0.01, 0.012)}],
+             "compile_latency": {"plain_kernel": {"clcoop": _timing(0.15, 0.16)}}}
+    assert bench.noise_warning(quiet, load_average=0.2, cores=2) is None
+    noisy = copy.deepcopy(quiet)
+    noisy["gemm"][0]["numpy"] = _timing(0.01, 0.08)
+    warning = bench.noise_warning(noisy, load_average=0.2, cores=2)
+    assert warning.startswith("warning: the machine was too busy")
+    assert "1 of 3 timings varied more than 2x" in warning and "gemm[0].numpy 10-80 ms" in warning
+    busy = bench.noise_warning(quiet, load_average=5.0, cores=2)
+    assert "load average 5.0 on 2 cores" in busy
+
+
+def test_small_ratios_keep_their_digits():
+    bench = load_bench()
+    assert bench.times(0.042) == "0.042x" and bench.times(12.34) == "12.3x" and bench.times(1.0) == "1.0x"

@@ -242,3 +242,17 @@ def test_random_coop_kernel_with_a_partial_subgroup_faults(seed):
     assert "fuzz" in str(fault.value)
     for name, buf in outputs.items():
         assert (buf == kg.SENTINEL).all(), f"{name} was written by a faulting launch"
+
+
+def test_fuzz_script_does_not_print_the_kernels_portability_warnings():
+    """issue 26: scripts/fuzz_interp.py printed each generated kernel's -Wcoop-portability
+    warnings (no pragma, int strides): pages of text that are not findings."""
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.run([sys.executable, str(root / "scripts" / "fuzz_interp.py"), "--count", "2",
+                           "--seed", "1", "--kinds", "coop"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "coop: 2 cases done" in proc.stdout
+    assert "warning" not in proc.stdout + proc.stderr
