@@ -296,11 +296,36 @@ class _Rewriter:
             self.roots[m.group(1)] = m.group(2)
             return [line]
         pre, line = self.hoist_constant_geps(line)
+        pre, line = self.element_zero(pre, line)
         m = _GEP.match(line)
         if m:
             return pre + self.gep(line, m)
         self.check(line)
         return pre + [line]
+
+    _ACCESS = re.compile(r"^(\s*)(?:%\S+ = load (?P<load>[^,]+), |store (?P<store>.+?) \S+, )"
+                         r"(?P<ptr>ptr(?: addrspace\((?P<space>\d+)\))?) (?P<root>[@%][-\w.$]+)(?=,|$)")
+
+    def element_zero(self, pre, line):
+        """A load/store straight through a __local/private variable of another type (opt's
+        folding of `a[0]`) -> through a typed access chain to that element."""
+        m = self._ACCESS.match(_DBG_TAIL.sub("", line))
+        if m is None or m.group("root") not in self.roots or (m.group("space") or "0") in ("1", "2", "10", "13"):
+            return pre, line
+        wanted = (m.group("load") or m.group("store")).strip()
+        root = self._leading_type(self.roots[m.group("root")])
+        if str(root) == wanted:
+            return pre, line
+        path = _byte_path(root, 0, wanted, self.layout)
+        if path is None:
+            fail(f"an access to a {root} variable as a {wanted} cannot be expressed in Vulkan's "
+                 "logical addressing", self.locator.point(line))
+        name = self.fresh()
+        dbg = _DBG_TAIL.search(line)
+        pre = pre + [f"{m.group(1)}{name} = getelementptr inbounds {root}, {m.group('ptr')} {m.group('root')}, "
+                     + ", ".join(f"{t} {v}" for t, v in path) + (dbg.group(0) if dbg else "")]
+        start, end = m.span("root")
+        return pre, line[:start] + name + line[end:]
 
     # ---- constant-expression getelementptr (opt folds inlined constant indices into them,
     # as byte offsets `getelementptr (i8, ptr @g, i64 K)`): hoisted into typed instructions.

@@ -17,6 +17,7 @@ what it does not lower. This pass makes it the contract's module (SPIR-V 1.6 sec
 - push-constant member offsets as clcoop.spirv.vulkan_ir.push_constant_layout computes them.
 """
 from clcoop import coop_names
+from clcoop.interp.demangle import demangle
 from clcoop.spirv import binary as sb
 from clcoop.spirv.rewrite import SCOPE_BY_OPENCL
 from clcoop.spirv.tools import INTERNAL_HINT, SpirvError
@@ -443,13 +444,16 @@ class VulkanModule:
         """(instructions, pointer) with the pointee the callee's mangled pointer parameter names:
         the load/store stride counts its elements (SPV_KHR_cooperative_matrix), and llc-22's
         Vulkan target types the imported parameter as a byte pointer."""
-        from clcoop.interp.demangle import demangle
-        # The parameters after the template arguments, demangled as those of a plain name.
-        _base, params = demangle("_Z1x" + coop_names.parse_callee(name).params)
-        pointers = [p for p in (params or []) if p[0] == "ptr"]
-        if not pointers:
-            _fail(f"{name} names no pointer parameter")
-        pointee = self.scalar_type(pointers[0][2])
+        params = coop_names.parse_callee(name).params
+        if params.startswith(("PU3AS1DF16b", "PU3AS3DF16b", "PDF16b")):
+            pointee = self.find_type(sb.OP_TYPE_FLOAT, [16, 0])          # FPEncoding BFloat16KHR
+        else:
+            # The parameters after the template arguments, demangled as those of a plain name.
+            _base, demangled = demangle("_Z1x" + params)
+            pointers = [p for p in (demangled or []) if p[0] == "ptr"]
+            if not pointers:
+                _fail(f"{name} names no pointer parameter")
+            pointee = self.scalar_type(pointers[0][2])
         current = pointer
         while True:
             pointer_type = self.defs[self.type_of(current)]
