@@ -41,6 +41,7 @@ OP_SPEC_CONSTANT_COMPOSITE = 51
 OP_IN_BOUNDS_ACCESS_CHAIN = 66
 OP_MEMBER_DECORATE = 72
 OP_COPY_OBJECT = 83
+OP_U_CONVERT = 113
 OP_SELECT = 169
 OP_INOT_EQUAL = 171
 OP_CONTROL_BARRIER = 224
@@ -407,15 +408,17 @@ class VulkanModule:
         if base == coop_names.LOAD:
             pointer, layout, *rest = args
             before, pointer = self.typed_pointer(pointer, name)
+            narrow, stride = self.stride_32(rest[:1])
             memory = self.memory_operands(pointer, rest[1:], result_type)
-            return before + [sb.Instruction(sb.OP_COOPERATIVE_MATRIX_LOAD_KHR,
-                                            [result_type, result, pointer, layout] + rest[:1] + memory)]
+            return before + narrow + [sb.Instruction(sb.OP_COOPERATIVE_MATRIX_LOAD_KHR,
+                                                     [result_type, result, pointer, layout] + stride + memory)]
         if base == coop_names.STORE:
             pointer, matrix, layout, *rest = args
             before, pointer = self.typed_pointer(pointer, name)
+            narrow, stride = self.stride_32(rest[:1])
             memory = self.memory_operands(pointer, rest[1:], self.type_of(matrix))
-            return before + [sb.Instruction(sb.OP_COOPERATIVE_MATRIX_STORE_KHR,
-                                            [pointer, matrix, layout] + rest[:1] + memory)]
+            return before + narrow + [sb.Instruction(sb.OP_COOPERATIVE_MATRIX_STORE_KHR,
+                                                     [pointer, matrix, layout] + stride + memory)]
         if base == coop_names.MUL_ADD:
             a, b, c, *mask = args
             operands = [self.constant_value(mask[0], "cooperative matrix operands")] if mask else []
@@ -439,6 +442,23 @@ class VulkanModule:
         if demangled[0] == "float":
             return self.find_type(sb.OP_TYPE_FLOAT, [demangled[1]])
         return self.find_type(sb.OP_TYPE_INT, [demangled[1], 0])
+
+    def stride_32(self, stride):
+        """(instructions, [stride]) with a 64-bit stride narrowed to 32 bits. SPV_KHR_cooperative_matrix
+        allows any integer width, but NVIDIA's driver (580.159, H200) fails to compile a pipeline
+        ("NVVM compilation failed", VK_ERROR_UNKNOWN) whose load or store has a 64-bit stride, while
+        the same module with a 32-bit one runs (measured 2026-11-28, docs/gpu.md); glslang always
+        writes 32 bits. A stride of 2^32 elements or more is no matrix a device can load anyway."""
+        if not stride:
+            return [], []
+        width_type = self.defs[self.type_of(stride[0])]
+        if width_type.opcode != sb.OP_TYPE_INT or width_type.operands[1] == 32:
+            return [], list(stride)
+        uint32 = self.find_type(sb.OP_TYPE_INT, [32, 0])
+        fresh = self.module.new_id()
+        convert = sb.Instruction(OP_U_CONVERT, [uint32, fresh, stride[0]])
+        self.defs[fresh] = convert
+        return [convert], [fresh]
 
     def typed_pointer(self, pointer, name):
         """(instructions, pointer) with the pointee the callee's mangled pointer parameter names:
