@@ -136,7 +136,11 @@ class Builtins:
                or self.subgroup(base, params) or self.math(base, params, ret))
         if new is None:
             self.refuse(name, f"the OpenCL C built-in '{base}' is not available on the Vulkan target")
-        self.renames[name] = new
+        # One placeholder per original callee: two built-ins may share a kind with other types.
+        self.renames[name] = new if not new.startswith(PLACEHOLDER) or self._is_defined(new) else f"{new}.__{name}"
+
+    def _is_defined(self, name):
+        return any(d.startswith("define") and f"@{name}(" in d for d in self.definitions)
 
     # ---- work-item functions: definitions
     def work_item(self, base, ret, params):

@@ -268,6 +268,8 @@ class _Rewriter:
         self.locator = locator
         self.counter = 0
         self.paths = {}            # pointer value name -> _Path
+        self.element_pointers = {}  # &m[i] value name -> (matrix variable, index type, index)
+        self.declarations = {}     # placeholder name -> its declaration
         self.roots = {}            # variable name -> its type
         for m in re.finditer(r"^(@[-\w.$]+|@\"[^\"]*\") = [^=\n]*?\b(?:global|constant) (.*)$", text, re.M):
             self.roots[m.group(1)] = m.group(2)       # parsed when a GEP needs it
@@ -284,17 +286,21 @@ class _Rewriter:
         out = []
         for line in text.split("\n"):
             if line.startswith("define "):
-                self.paths = {}
+                self.paths, self.element_pointers = {}, {}
             out.extend(self.line(line))
-        return "\n".join(out)
+        return "\n".join(out + list(self.declarations.values())) + "\n"
 
     def line(self, line):
         if not line.startswith("  "):
             return [line]
+        if re.search(r"call void @llvm\.lifetime\.(?:start|end)", line):
+            return []                  # no meaning in SPIR-V; llc-22 gives them Function pointers
         m = re.match(r"^\s*(%[-\w.$]+|%\"[^\"]*\") = alloca (.*)$", line)
         if m:
             self.roots[m.group(1)] = m.group(2)
             return [line]
+        if self.element_access(line) is not None:
+            return self.element_access(line)
         pre, line = self.hoist_constant_geps(line)
         pre, line = self.element_zero(pre, line)
         m = _GEP.match(line)
@@ -302,6 +308,45 @@ class _Rewriter:
             return pre + self.gep(line, m)
         self.check(line)
         return pre + [line]
+
+    # ---- cooperative-matrix element access: `&m[i]` (an imported __spirv_AccessChain) is
+    # only loaded from or stored to; each becomes a placeholder clcoop.spirv.vulkan_module
+    # lowers to OpAccessChain on the matrix variable (llc-22's Vulkan target crashes on the
+    # imported call's pointer result).
+    _CHAIN = re.compile(r"^\s*(%\S+) = call [^@]*@(_Z\d+__spirv_AccessChain\w*)\(ptr (%\S+), (i\d+) (\S+)\)")
+    _ELEMENT_LOAD = re.compile(r"^(\s*)(%\S+) = load ([^,]+), ptr (%\S+?)(,.*)?$")
+    _ELEMENT_STORE = re.compile(r"^(\s*)store (.+?) (\S+), ptr (%\S+?)(,.*)?$")
+
+    def element_access(self, line):
+        m = self._CHAIN.match(line)
+        if m:
+            self.element_pointers[m.group(1)] = (m.group(3), m.group(4), m.group(5))
+            return []
+        if not self.element_pointers:
+            return None
+        load = self._ELEMENT_LOAD.match(line)
+        if load and load.group(4) in self.element_pointers:
+            base, itype, index = self.element_pointers[load.group(4)]
+            callee = self.placeholder("mat_load", load.group(3), f"{load.group(3)} (ptr, {itype})")
+            return [f"{load.group(1)}{load.group(2)} = call spir_func {load.group(3)} @{callee}(ptr {base}, "
+                    f"{itype} {index}){_dbg_of(line)}"]
+        store = self._ELEMENT_STORE.match(line)
+        if store and store.group(4) in self.element_pointers:
+            base, itype, index = self.element_pointers[store.group(4)]
+            callee = self.placeholder("mat_store", store.group(2), f"void (ptr, {itype}, {store.group(2)})")
+            return [f"{store.group(1)}call spir_func void @{callee}(ptr {base}, {itype} {index}, "
+                    f"{store.group(2)} {store.group(3)}){_dbg_of(line)}"]
+        for pointer in self.element_pointers:
+            if re.search(re.escape(pointer) + r"\b(?![.\w])", _DBG_TAIL.sub("", line)):
+                fail("the address of a matrix element may only be loaded from or stored to on the "
+                     "Vulkan target", self.locator.point(line))
+        return None
+
+    def placeholder(self, kind, type_text, signature):
+        name = f"clcoop.vk.{kind}.__" + re.sub(r"[^\w]", "_", type_text)
+        ret, params = signature.split(" (", 1)
+        self.declarations[name] = f"declare spir_func {ret} @{name}({params}"
+        return name
 
     _ACCESS = re.compile(r"^(\s*)(?:%\S+ = load (?P<load>[^,]+), |store (?P<store>.+?) \S+, )"
                          r"(?P<ptr>ptr(?: addrspace\((?P<space>\d+)\))?) (?P<root>[@%][-\w.$]+)(?=,|$)")
@@ -314,7 +359,7 @@ class _Rewriter:
             return pre, line
         wanted = (m.group("load") or m.group("store")).strip()
         root = self._leading_type(self.roots[m.group("root")])
-        if str(root) == wanted:
+        if _same_type(root, wanted):
             return pre, line
         path = _byte_path(root, 0, wanted, self.layout)
         if path is None:
@@ -504,6 +549,15 @@ class _Rewriter:
         return ty
 
 
+def _dbg_of(line):
+    m = re.search(r", !dbg !\d+", line)
+    return m.group(0) if m else ""
+
+
+def _same_type(ty, text):
+    return text is not None and re.sub(r"\s", "", str(ty)) == re.sub(r"\s", "", text)
+
+
 def _constant_gep_start(line):
     """Index of a constant-expression `getelementptr [flags] (` in an instruction line, or -1."""
     m = re.search(r"getelementptr (?:(?:inbounds|nuw|nusw|inrange\(\S+\)) )*\(", line)
@@ -528,7 +582,7 @@ def _byte_path(root, offset, wanted, layout):
     is not the start of such an element."""
     path, ty = [("i64", "0")], root
     while True:
-        if offset == 0 and (str(ty) == wanted or (wanted is None and ty.kind not in ("array", "struct"))):
+        if offset == 0 and (_same_type(ty, wanted) or (wanted is None and ty.kind not in ("array", "struct"))):
             return path
         if ty.kind == "array":
             size = layout.size(ty.elem)

@@ -286,10 +286,11 @@ class VulkanModule:
         for inst in self.module.instructions:
             output.extend(replacements.get(id(inst), [inst]))
         self.module.instructions = output
+        self.defs.update(sb.definitions(self.module))
 
     def lower_call(self, call, name):
         if name.startswith(PLACEHOLDER):
-            return self.placeholder(call, name[len(PLACEHOLDER):])
+            return self.placeholder(call, name[len(PLACEHOLDER):].split(".__")[0])
         parsed = coop_names.parse_callee(name)
         if parsed is None:
             return None
@@ -311,9 +312,29 @@ class VulkanModule:
                     sb.Instruction(sb.OP_FADD, [result_type, result, product, args[2]])]
         if kind == "copy":
             return [sb.Instruction(OP_COPY_OBJECT, [result_type, result, args[0]])]
+        if kind in ("mat_load", "mat_store"):
+            return self.matrix_element(kind, result_type, result, args)
         if kind.startswith("sg."):
             return self.subgroup(result_type, result, kind[3:].split("."), args)
         _fail(f"unknown placeholder {kind}")
+
+    def matrix_element(self, kind, result_type, result, args):
+        """m[i] of a matrix variable: OpAccessChain to the component (SPV_KHR_cooperative_matrix:
+        the index selects one of the components the invocation holds), then OpLoad/OpStore."""
+        base = args[0]
+        while self.defs.get(base) is not None and self.defs[base].opcode == sb.OP_BITCAST:
+            base = self.defs[base].operands[2]
+        variable_type = self.defs[self.type_of(base)]
+        matrix = self.defs[variable_type.operands[2]]
+        if matrix.opcode != sb.OP_TYPE_COOPERATIVE_MATRIX_KHR:
+            _fail("matrix element access whose pointer is not a matrix variable")
+        component = matrix.operands[1]
+        pointer_type = self.find_type(sb.OP_TYPE_POINTER, [variable_type.operands[1], component])
+        chain = self.module.new_id()
+        access = sb.Instruction(sb.OP_ACCESS_CHAIN, [pointer_type, chain, base, args[1]])
+        if kind == "mat_load":
+            return [access, sb.Instruction(sb.OP_LOAD, [result_type, result, chain])]
+        return [access, sb.Instruction(sb.OP_STORE, [chain, args[2]])]
 
     def semantics(self, flags):
         storage = ((SEMANTICS_WORKGROUP_MEMORY if flags & CLK_LOCAL_MEM_FENCE else 0)
@@ -634,8 +655,53 @@ class VulkanModule:
                 elif bits == 8:
                     self.add_capability(CAP_STORAGE_PUSH_CONSTANT_8)
 
+    def interfaces(self):
+        """Each entry point's interface: exactly the global variables its function (and the
+        functions it calls) use (SPIR-V 1.4+; Vulkan allows one push-constant block each)."""
+        variables = {i.operands[1] for i in self.module.instructions
+                     if i.opcode == sb.OP_VARIABLE and i.operands[2] != sb.STORAGE_CLASS_FUNCTION}
+        uses, calls, current = {}, {}, None
+        for inst in self.module.instructions:
+            if inst.opcode == sb.OP_FUNCTION:
+                current = inst.result_id
+                uses[current], calls[current] = set(), set()
+            elif current is not None:
+                operands = sb.id_operands(inst)
+                uses[current].update(o for o in operands if o in variables)
+                if inst.opcode == sb.OP_FUNCTION_CALL:
+                    calls[current].add(inst.operands[2])
+            if inst.opcode == sb.OP_FUNCTION_END:
+                current = None
+        for inst in self.module.instructions:
+            if inst.opcode != OP_ENTRY_POINT:
+                continue
+            seen, pending = set(), [inst.operands[1]]
+            while pending:
+                function = pending.pop()
+                if function not in seen:
+                    seen.add(function)
+                    pending.extend(calls.get(function, ()))
+            used = set().union(*(uses.get(f, set()) for f in seen))
+            _name, count = sb.decode_string(inst.operands[2:])
+            inst.operands = inst.operands[:2 + count] + sorted(used)
+
+    def drop_dead_casts(self):
+        """llc's pointer casts that fed the lowered calls (a logical pointer may not be cast)."""
+        while True:
+            used = set()
+            for inst in sb.body_instructions(self.module):
+                used.update(o for o in sb.id_operands(inst) if o != inst.result_id)
+            dead = {i.result_id for i in self.module.instructions
+                    if i.opcode == sb.OP_BITCAST and i.result_id not in used}
+            if not dead:
+                return
+            self.module.instructions = [i for i in self.module.instructions
+                                        if i.result_id not in dead and not (
+                                            i.opcode in (sb.OP_NAME, sb.OP_DECORATE) and i.operands[0] in dead)]
+
     # ---- 4. checks
     def check(self):
+        self.drop_dead_casts()
         for inst in self.module.instructions:
             if inst.opcode == OP_EXT_INST_IMPORT and sb.decode_string(inst.operands[1:])[0] != "GLSL.std.450":
                 _fail(f"llc-22 used the {sb.decode_string(inst.operands[1:])[0]} instruction set")
@@ -660,4 +726,5 @@ def finish_module(module, kernels, layouts):
     vulkan.workgroup_size(kernels)
     vulkan.local_arrays(kernels)
     vulkan.push_constant_offsets(kernels, layouts)
+    vulkan.interfaces()
     return vulkan
