@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from clcoop import kernel_metadata
 from clcoop.errors import ArgumentError
 from clcoop.interp.coopmat2 import to_bfloat16
 from clcoop.interp.execute import DEFAULT_INSTRUCTION_LIMIT, DEFAULT_MAX_LANES, NDRange
@@ -388,9 +389,63 @@ def _check_buffer(module, info, i, arg, where, type_name):
                             f"of bf16 bit patterns, got {arg.dtype.name}")
     if want is not None and arg.dtype != np.dtype(want):
         raise ArgumentError(f"{where} needs a {np.dtype(want).name} array, got {arg.dtype.name}")
+    if want is None and not _is_bfloat16_pointer(type_name):
+        _check_records(module, info, i, arg, where)
     if not arg.flags.writeable and _may_write(info, i):
         raise ArgumentError(f"{where}: the array is read-only, and the kernel may write through "
                             f"this parameter (declare it const, or pass a writable array)")
+
+
+def _check_records(module, info, i, arg, where):
+    """A struct pointer's buffer: NumPy records of the struct's size, where the module says
+    it (clcoop's kernel metadata, or a named struct type of the IR)."""
+    size = _record_size(module, info, i)
+    if size is None:
+        return
+    if arg.dtype.kind != "V" or arg.dtype.itemsize != size:
+        raise ArgumentError(f"{where} needs a NumPy structured array of {size}-byte records (the "
+                            f"struct's size; np.dtype([...], align=True) lays the fields out as OpenCL "
+                            f"C does), got {_dtype_words(arg.dtype)}")
+
+
+def _dtype_words(dtype):
+    if dtype.kind == "V":
+        return f"records of {dtype.itemsize} bytes"
+    return f"a {dtype.name} array"
+
+
+def _record_size(module, info, i):
+    """The size of parameter i's struct pointee, or None when the module does not say."""
+    if module is None:
+        return None
+    size = _record_sizes(module.ir, info.name).get(i)
+    if size:
+        return size
+    type_name = info.arg_types[i] if i < len(info.arg_types) else ""
+    name = "struct." + _pointee_name(type_name).removeprefix("struct ").removeprefix("union ").strip()
+    # LLVM renames a named type that its context already holds (struct.S.0, struct.S.1, ...):
+    # the exact name, else the one renamed copy.
+    found = [module.structs[name]] if name in module.structs else \
+        [t for n, t in module.structs.items() if re.fullmatch(re.escape(name) + r"\.\d+", n)]
+    return module.layout.size(found[0]) if len(found) == 1 and found[0].fields else None
+
+
+_METADATA_NODE = re.compile(r"^!(\d+) = (?:distinct )?!\{(.*)\}$", re.M)
+
+
+@functools.lru_cache(maxsize=32)
+def _record_sizes(ir_text, kernel_name):
+    """{parameter index: struct pointee size} of the kernel's kernel_metadata.ARG_RECORD_SIZE,
+    {} when it has none (IR from other producers)."""
+    define = re.search(r"^define [^\n]*@\"?" + re.escape(kernel_name) + r"\"?\([^\n]*$", ir_text, re.M)
+    ref = define and re.search(r"!" + re.escape(kernel_metadata.ARG_RECORD_SIZE) + r" !(\d+)", define.group(0))
+    if not ref:
+        return {}
+    for node, body in _METADATA_NODE.findall(ir_text):
+        if node == ref.group(1):
+            sizes = [int(x) for x in re.findall(r"i32 (-?\d+)", body)]
+            return {k: n for k, n in enumerate(sizes) if n > 0}
+    return {}
 
 
 def _struct_bytes(arg, where, size):

@@ -11,6 +11,7 @@ import re
 
 from llvmlite import ir
 
+from clcoop import kernel_metadata
 from clcoop.frontend import tast as A
 from clcoop.frontend import types as T
 from clcoop.frontend.llvm_types import (EVENT_IR, I1, I8, I32, CoopMatIRType, LoopIdMetadata, PoisonConstant,
@@ -433,6 +434,12 @@ class Lowerer(ExpressionLowering, CoopLowering):
         irf.set_metadata("kernel_arg_type", strings(arg_types))
         irf.set_metadata("kernel_arg_base_type", strings(base_types))
         irf.set_metadata("kernel_arg_type_qual", strings([type_qual(p) for p in ptypes]))
+        record_sizes = [self.size_of(p.pointee) if isinstance(p, T.PointerType) and isinstance(p.pointee, T.StructType)
+                        and p.pointee.complete else 0 for p in ptypes]
+        if any(record_sizes):
+            # Opaque pointers no longer carry a struct pointee's size: a launch checks a
+            # struct buffer's records against it (prepare.py).
+            irf.set_metadata(kernel_metadata.ARG_RECORD_SIZE, m.add_metadata([ir.Constant(I32, n) for n in record_sizes]))
         if fn.reqd_work_group_size:
             irf.set_metadata("reqd_work_group_size",
                              m.add_metadata([ir.Constant(I32, v) for v in fn.reqd_work_group_size]))

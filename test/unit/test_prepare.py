@@ -1,0 +1,159 @@
+"""Launch preparation (clcoop/prepare.py): every engine's launches are checked there, before
+anything runs (issues 25, 26). Each check is run on both CPU engines: a refusal must not
+depend on the engine, and the native engine once took what the interpreter refused."""
+import re
+
+import numpy as np
+import pytest
+
+import clcoop
+from clcoop import prepare
+
+ENGINES = ("interp", "native")
+
+WRITE = """__kernel void k(__global float *c) { c[get_global_id(0)] = 1.0f; }"""
+COPY = """__kernel void k(__global float *a, __global float *c) {
+    size_t i = get_global_id(0); c[i] = a[i]; }"""
+CONST_COPY = """__kernel void k(__global const float *a, __global float *c) {
+    size_t i = get_global_id(0); c[i] = a[i]; }"""
+STRUCTS = """typedef struct { float d; char q[32]; } blk8;
+struct pair { int a; double b; };
+__kernel void k(__global const blk8 *b, __global const struct pair *p, __global float *o) {
+    size_t i = get_global_id(0); o[i] = b[i].d + (float)b[i].q[31] + (float)p[i].b; }"""
+
+BLK8 = np.dtype([("d", np.float32), ("q", np.int8, (32,))], align=True)      # 36 bytes
+PAIR = np.dtype([("a", np.int32), ("b", np.float64)], align=True)           # 16 bytes
+
+
+@pytest.fixture(scope="module")
+def programs():
+    """(source, options, engine) -> the built program, once per module."""
+    built = {}
+
+    def get(source, engine, options=()):
+        key = (source, tuple(options), engine)
+        if key not in built:
+            built[key] = clcoop.Program(source).build(options=list(options), engine=engine)
+        return built[key]
+    return get
+
+
+def read_only(array):
+    array.flags.writeable = False
+    return array
+
+
+# ------------------------------------------------------------------ read-only arrays
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_read_only_array_for_a_parameter_the_kernel_writes_is_refused_before_the_launch(programs, engine):
+    c = read_only(np.zeros(16, np.float32))
+    with pytest.raises(clcoop.ArgumentError, match=r"argument 0 'c' of kernel 'k' \(float\*\): the array "
+                                                   r"is read-only, and the kernel may write"):
+        programs(WRITE, engine).k(16, 16, c)
+    assert not c.any()
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_read_only_array_is_taken_by_a_const_parameter(programs, engine):
+    a = read_only(np.arange(16, dtype=np.float32))
+    c = np.zeros(16, np.float32)
+    programs(CONST_COPY, engine).k(16, 16, a, c)
+    assert (c == a).all()
+
+
+def test_a_parameter_the_ir_marks_readonly_takes_a_read_only_array():
+    # At -O2 LLVM marks `a` readonly (it is only read); at -O0 nothing says so: refused.
+    a = read_only(np.arange(16, dtype=np.float32))
+    c = np.zeros(16, np.float32)
+    clcoop.Program(COPY).build(options=["-O2"]).k(16, 16, a, c)
+    assert (c == a).all()
+    with pytest.raises(clcoop.ArgumentError, match="argument 0 'a' .* read-only"):
+        clcoop.Program(COPY).build(options=["-O0"]).k(16, 16, a, c)
+
+
+# ------------------------------------------------------------------ LocalMemory
+@pytest.mark.parametrize("nbytes", [1 << 40, prepare.LOCAL_MEMORY_LIMIT + 1, 0, -4])
+def test_local_memory_sizes_out_of_range_are_argument_errors(nbytes):
+    with pytest.raises(clcoop.ArgumentError, match=f"LocalMemory size must be 1 to {prepare.LOCAL_MEMORY_LIMIT} "
+                                                   f"bytes .*, got {nbytes}"):
+        clcoop.LocalMemory(nbytes)
+
+
+@pytest.mark.parametrize("nbytes", [2.5, "64", None, True])
+def test_local_memory_needs_a_whole_number_of_bytes(nbytes):
+    with pytest.raises(clcoop.ArgumentError, match="LocalMemory needs a whole number of bytes"):
+        clcoop.LocalMemory(nbytes)
+
+
+def test_local_memory_arguments_together_are_bounded(programs):
+    prog = programs("""__kernel void k(__local float *x, __local float *y, __global float *o) {
+        x[0] = 1.0f; y[0] = 2.0f; o[0] = x[0] + y[0]; }""", "interp")
+    half = clcoop.LocalMemory(prepare.LOCAL_MEMORY_LIMIT // 2 + 4)
+    with pytest.raises(clcoop.ArgumentError, match="the LocalMemory arguments take 1073741832 bytes per work-group"):
+        prog.k(1, 1, half, half, np.zeros(1, np.float32))
+
+
+# ------------------------------------------------------------------ launch options
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("limit", [-1, 0, 1.5, True, "100", None, 1 << 63])
+def test_invalid_instruction_limits_are_argument_errors(programs, engine, limit):
+    c = np.zeros(16, np.float32)
+    with pytest.raises(clcoop.ArgumentError, match=re.escape(f"instruction_limit must be a positive integer "
+                                                             f"below 2**63, got {limit!r}")):
+        programs(WRITE, engine).k(16, 16, c, instruction_limit=limit)
+    assert not c.any()
+
+
+@pytest.mark.parametrize("lanes", [0, -16, 2.0])
+def test_invalid_max_lanes_are_argument_errors(programs, lanes):
+    with pytest.raises(clcoop.ArgumentError, match="max_lanes must be a positive integer"):
+        programs(WRITE, "interp").k(16, 16, np.zeros(16, np.float32), max_lanes=lanes)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("global_size, offset, message", [
+    (1 << 63, None, "global size 9223372036854775808 in dimension 0 is too large"),
+    ((1 << 64, 1), None, "global size 18446744073709551616 in dimension 0 is too large"),
+    ((16, 1 << 62), (0, 1 << 62), r"global size 4611686018427387904 plus offset 4611686018427387904 in "
+                                  r"dimension 1 is too large: global ids must stay below 2\*\*63"),
+])
+def test_global_sizes_of_2_63_or_more_are_argument_errors(programs, engine, global_size, offset, message):
+    local = (16, 1) if isinstance(global_size, tuple) else 16
+    with pytest.raises(clcoop.ArgumentError, match=message):
+        programs(WRITE, engine).k(global_size, local, np.zeros(16, np.float32), global_offset=offset)
+
+
+# ------------------------------------------------------------------ struct pointers
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("options", [["-O2"], ["-O0"]])
+def test_struct_pointers_take_records_of_the_structs_size(programs, engine, options):
+    prog = programs(STRUCTS, engine, options)
+    b, p = np.zeros(4, BLK8), np.zeros(4, PAIR)
+    b["d"], b["q"][:, 31], p["b"] = [1, 2, 3, 4], 10, 0.5
+    o = np.zeros(4, np.float32)
+    prog.k(4, 4, b, p, o)
+    assert o.tolist() == [11.5, 12.5, 13.5, 14.5]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("bad, got", [
+    (np.zeros(4, np.float32), "got a float32 array"),
+    (np.zeros(4, np.dtype([("d", np.float32), ("q", np.int8, (16,))])), "got records of 20 bytes"),
+    (np.zeros(36 * 4, np.uint8), "got a uint8 array"),
+])
+def test_struct_pointers_refuse_other_records(programs, engine, bad, got):
+    with pytest.raises(clcoop.ArgumentError, match=r"argument 0 'b' of kernel 'k' \(blk8\*\) needs a NumPy "
+                                                   r"structured array of 36-byte records .*" + got):
+        programs(STRUCTS, engine).k(4, 4, bad, np.zeros(4, PAIR), np.zeros(4, np.float32))
+
+
+def test_struct_records_of_ir_from_elsewhere_are_checked_by_its_named_struct():
+    # Without clcoop's metadata (IR from other producers), a struct the IR declares gives the
+    # size (clang -O0 declares the types its code uses).
+    ir = clcoop.Program(STRUCTS).build(options=["-O0"]).ir
+    foreign = re.sub(r" !clcoop\.arg_record_size !\d+", "", ir)
+    assert "clcoop.arg_record_size" not in foreign.split("\ndefine", 1)[1].split("\n", 1)[0]
+    prog = clcoop.Program.from_ir(foreign)
+    with pytest.raises(clcoop.ArgumentError, match="36-byte records .* got records of 20 bytes"):
+        prog.k(4, 4, np.zeros(4, np.dtype([("d", np.float32), ("q", np.int8, (16,))])),
+               np.zeros(4, PAIR), np.zeros(4, np.float32))
