@@ -1,0 +1,53 @@
+// Workgroup-scope GEMM for matrix hardware (SPV_NV_cooperative_matrix2, workgroup scope, with
+// SPV_NV_tensor_addressing): C = A * B with A M x K half, B K x N half, both row-major, and an
+// f32 result C, M x N row-major. The benchmark kernel of docs/gpu.md ("GEMM f16 -> f32").
+//
+// One work-group of WG_SIZE invocations computes one TILE_M x TILE_N tile of C with matrices the
+// whole work-group shares; the driver chooses how the tile is spread over the invocations and
+// how the loads are staged. The tensor layouts bound every read by (M, K) and (K, N) and clamp
+// to zero past them (CLAMP_MODE_CONSTANT), and the store through a layout drops the elements
+// outside C, so M, N and K may be any size (SPV_NV_cooperative_matrix2, "Tensor Addressing").
+// The shapes must be multiples of the device's workgroup-scope granularity: on NVIDIA's driver
+// 32 x 32 x 16 with 256 invocations (../shared/notes/gpu-vulkan.md).
+//
+// NDRange: global (ceil(N / TILE_N) * WG_SIZE, ceil(M / TILE_M)), local (WG_SIZE, 1).
+#pragma OPENCL EXTENSION cl_khr_cooperative_matrix : enable
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+
+#ifndef TILE_M
+#define TILE_M 128
+#endif
+#ifndef TILE_N
+#define TILE_N 128
+#endif
+#ifndef TILE_K
+#define TILE_K 32
+#endif
+#ifndef WG_SIZE
+#define WG_SIZE 256
+#endif
+
+#define WORKGROUP CLK_COOPERATIVE_MATRIX_SCOPE_WORKGROUP
+typedef half mat_a __attribute__((coop_mat(WORKGROUP, TILE_M, TILE_K, CLK_COOPERATIVE_MATRIX_A)));
+typedef half mat_b __attribute__((coop_mat(WORKGROUP, TILE_K, TILE_N, CLK_COOPERATIVE_MATRIX_B)));
+typedef float mat_c __attribute__((coop_mat(WORKGROUP, TILE_M, TILE_N, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
+typedef coop_tensor_layout_t layout2 __attribute__((coop_tensor_layout(2, CLK_COOPERATIVE_MATRIX_CLAMP_MODE_CONSTANT)));
+
+__attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
+__kernel void gemm_wg_f16(__global const half *A, __global const half *B, __global float *C,
+                          uint M, uint N, uint K)
+{
+    const uint tile_row = TILE_M * get_group_id(1);
+    const uint tile_col = TILE_N * get_group_id(0);
+    const layout2 layout_a = coop_tensor_layout_set_dimension(coop_tensor_layout_create(), M, K);
+    const layout2 layout_b = coop_tensor_layout_set_dimension(coop_tensor_layout_create(), K, N);
+    const layout2 layout_c = coop_tensor_layout_set_dimension(coop_tensor_layout_create(), M, N);
+
+    mat_c acc = coop_mat_init(0.0f);
+    for (uint k = 0; k < K; k += TILE_K) {
+        mat_a a = coop_mat_load_tensor(A, coop_tensor_layout_slice(layout_a, tile_row, TILE_M, k, TILE_K));
+        mat_b b = coop_mat_load_tensor(B, coop_tensor_layout_slice(layout_b, k, TILE_K, tile_col, TILE_N));
+        acc = coop_mat_mulAdd(a, b, acc);
+    }
+    coop_mat_store_tensor(C, acc, coop_tensor_layout_slice(layout_c, tile_row, TILE_M, tile_col, TILE_N));
+}

@@ -1,0 +1,500 @@
+#!/usr/bin/env python3
+"""The GPU check: kernels run on a Vulkan GPU and compared with the interpreter (docs/gpu.md).
+
+    python3 scripts/gpu_check.py prepare DIR   # here: compile every case for Vulkan, make its
+                                               # inputs, run it in the interpreter (the reference)
+    python3 scripts/gpu_check.py run DIR [--report FILE]   # on the GPU machine: NumPy and the
+                                               # Vulkan loader only; compares, times, reports
+    python3 scripts/gpu_check.py table FILE    # the report as docs/gpu.md's table (Markdown)
+    python3 scripts/gpu_check.py all DIR       # a machine with both the compiler and a GPU
+
+`prepare` needs the compiler (llvmlite, llc-22); `run` needs neither, so the modules travel to
+a GPU machine that has only NumPy and libvulkan. Integer results must be equal bit for bit;
+float results within the bound of accumulation_bound() (docs/gpu.md, "How close").
+"""
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+EXAMPLES = ROOT / "examples"
+SUBGROUP = 32     # NVIDIA's only subgroup size (../shared/notes/gpu-vulkan.md)
+
+
+@dataclass
+class Case:
+    """One kernel launch: what to compile, how to launch it, which arguments it writes."""
+    name: str
+    source: str                 # path relative to the checkout
+    kernel: str
+    global_size: tuple
+    local_size: tuple
+    make_args: object           # rng -> list of arguments (arrays and scalars)
+    outputs: tuple              # indices of the arguments to compare
+    options: tuple = ()
+    types: str = ""             # what the table says about the types
+    sizes: str = ""
+    exact: bool = False         # integer results (or exactly representable data): bit for bit
+    k: int = 1                  # the length of the sums the outputs are made of (the bound)
+    tolerance: tuple = None     # how far a float result may be: see allowed_difference()
+
+
+def _half(rng, shape):
+    return rng.standard_normal(shape).astype(np.float16)
+
+
+def _small_ints(rng, shape, dtype):
+    return rng.integers(-8, 9, shape).astype(dtype)
+
+
+def gemm_case(name, source, kernel, M, N, K, a_dtype, c_dtype, tile, exact_data=False, options=(),
+              b_col_major=False):
+    tm, tn = tile
+
+    def make(rng):
+        if _dtype(a_dtype).kind in "iu":
+            info = np.iinfo(a_dtype)
+            A = rng.integers(info.min, info.max + 1, (M, K)).astype(a_dtype)
+            B = rng.integers(info.min, info.max + 1, (K, N)).astype(a_dtype)
+        elif exact_data:
+            A, B = _small_ints(rng, (M, K), _dtype(a_dtype)), _small_ints(rng, (K, N), _dtype(a_dtype))
+        else:
+            A = rng.standard_normal((M, K)).astype(_dtype(a_dtype))
+            B = rng.standard_normal((K, N)).astype(_dtype(a_dtype))
+        if b_col_major:
+            B = np.ascontiguousarray(B.T)
+        return [A, B, np.zeros((M, N), c_dtype), np.int32(M), np.int32(N), np.int32(K)]
+
+    exact = _dtype(a_dtype).kind in "iu" or exact_data
+    unit = 2.0 ** -11 if np.dtype(c_dtype) == np.float16 else 2.0 ** -24     # the accumulator's
+    return Case(name, source, kernel, (N // tn * SUBGROUP, M // tm), (SUBGROUP, 1), make, (2,),
+                options=tuple(options), sizes=f"{M}x{N}x{K}", exact=exact, k=K,
+                types=f"{_dtype(a_dtype).name} -> {np.dtype(c_dtype).name}" + (" (integer-valued data)" if exact_data else ""),
+                tolerance=None if exact else ("gemm", 0, 1, K, unit, b_col_major))
+
+
+def _rng(name):
+    return np.random.default_rng(sum(name.encode()) * 7919)
+
+
+def vector_add(rng):
+    n = 1000
+    return [rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32),
+            np.zeros(n, np.float32), np.int32(n)]
+
+
+def stencil(rng):
+    n = 1024
+    return [rng.standard_normal(n).astype(np.float32), np.zeros(n, np.float32), {"local": (128 + 2) * 4},
+            np.float32(0.25), np.float32(0.5), np.float32(0.25), np.int32(n)]
+
+
+def local_reduce(rng):
+    return [rng.standard_normal(256 * 16).astype(np.float32), np.zeros(16, np.float32)]
+
+
+def math_inputs(rng):
+    n = 256
+    return [rng.uniform(0.01, 4.0, n).astype(np.float32), np.zeros(8 * n, np.float32), np.int32(n)]
+
+
+def cases():
+    """Every case the check runs: the Vulkan examples, whose types the GPU supports."""
+    v = "examples/vulkan/"
+    M = N = K = 128
+    return [
+        Case("vector_add", v + "vector_add.cl", "vector_add", (1024,), (64,), vector_add, (2,), exact=True,
+             types="f32", sizes="n=1000"),
+        Case("stencil", v + "stencil.cl", "stencil", (1024,), (128,), stencil, (1,), types="f32", sizes="n=1024",
+             tolerance=("ulp", 2)),
+        Case("local_reduce", v + "local_reduce.cl", "local_reduce", (4096,), (256,), local_reduce, (1,),
+             types="f32", sizes="16 x 256", tolerance=("sum", 0, 256)),
+        Case("math", v + "math.cl", "math", (256,), (64,), math_inputs, (1,), types="f32", sizes="n=256",
+             tolerance=("ulp", 4096)),
+        gemm_case("gemm_f16_f32_16x16", v + "gemm_f16_f32_16x16.cl", "gemm_f16_f32_16x16", M, N, K,
+                  np.float16, np.float32, (16, 16)),
+        gemm_case("gemm_f16_f32_16x16_exact", v + "gemm_f16_f32_16x16.cl", "gemm_f16_f32_16x16", M, N, K,
+                  np.float16, np.float32, (16, 16), exact_data=True),
+        gemm_case("gemm_f16_16x8", v + "gemm_f16_16x8.cl", "gemm_f16_16x8", M, N, K, np.float16, np.float16,
+                  (16, 8), b_col_major=True),
+        gemm_case("gemm_s8_s32", v + "gemm_s8_s32.cl", "gemm_s8_s32", M, N, K, np.int8, np.int32, (16, 16)),
+        gemm_case("gemm_bf16", v + "gemm_bf16.cl", "gemm_bf16", M, N, K, "bfloat16", np.float32, (16, 16)),
+        wg_gemm_case("gemm_wg_f16", 96, 160, 80, tile=(32, 32, 16), wg=64),
+        wg_gemm_case("gemm_wg_f16_256", 256, 256, 256, tile=(128, 128, 32), wg=256),
+    ]
+
+
+def wg_gemm_case(name, M, N, K, tile, wg):
+    tm, tn, tk = tile
+
+    def make(rng):
+        return [rng.standard_normal((M, K)).astype(np.float16), rng.standard_normal((K, N)).astype(np.float16),
+                np.zeros((M, N), np.float32), np.uint32(M), np.uint32(N), np.uint32(K)]
+
+    return Case(name, "examples/vulkan/gemm_wg_f16.cl", "gemm_wg_f16", (-(-N // tn) * wg, -(-M // tm)), (wg, 1),
+                make, (2,), options=(f"-DTILE_M={tm}", f"-DTILE_N={tn}", f"-DTILE_K={tk}", f"-DWG_SIZE={wg}"),
+                types="f16 -> f32 (workgroup scope, tensor layouts)", sizes=f"{M}x{N}x{K}", k=K,
+                tolerance=("gemm", 0, 1, K, 2.0 ** -24, False))
+
+
+# ------------------------------------------------------------------ prepare (compiler side)
+
+def _dtype(name):
+    if name == "bfloat16":
+        import ml_dtypes
+        return np.dtype(ml_dtypes.bfloat16)
+    return np.dtype(name)
+
+
+def compile_module(case, path):
+    """clcoop --emit-spirv --target-env vulkan1.3; returns None or the compiler's message."""
+    done = subprocess.run([sys.executable, "-m", "clcoop.cli.compile_main", str(ROOT / case.source),
+                           "--emit-spirv", "--target-env", "vulkan1.3", *case.options, "-o", str(path)],
+                          capture_output=True, text=True, cwd=ROOT)
+    return None if done.returncode == 0 else (done.stderr.strip() or done.stdout.strip())
+
+
+def _launch_args(spec):
+    """Arguments for a launch from their stored form (arrays copied: each engine gets its own)."""
+    import clcoop.prepare
+    return [clcoop.prepare.LocalMemory(a["local"]) if isinstance(a, dict) else
+            (a.copy() if isinstance(a, np.ndarray) else a) for a in spec]
+
+
+def prepare(folder):
+    import clcoop
+    folder.mkdir(parents=True, exist_ok=True)
+    manifest = []
+    for case in cases():
+        entry = {"name": case.name, "kernel": case.kernel, "global": case.global_size, "local": case.local_size,
+                 "outputs": case.outputs, "exact": case.exact, "types": case.types, "sizes": case.sizes,
+                 "tolerance": case.tolerance, "source": case.source, "options": case.options}
+        problem = compile_module(case, folder / f"{case.name}.spv")
+        if problem:
+            entry["not_compiled"] = problem
+            manifest.append(entry)
+            print(f"{case.name}: not compiled for Vulkan: {problem.splitlines()[0]}")
+            continue
+        args = case.make_args(_rng(case.name))
+        program = clcoop.Program((ROOT / case.source).read_text()).build(options=list(case.options))
+        reference = _launch_args(args)
+        start = time.perf_counter()
+        program.run(case.kernel, case.global_size, case.local_size, *reference, subgroup_size=SUBGROUP)
+        entry["interp_s"] = time.perf_counter() - start
+        arrays = {f"arg{i}": a for i, a in enumerate(args) if isinstance(a, np.ndarray)}
+        arrays.update({f"expected{i}": reference[i] for i in case.outputs})
+        np.savez(folder / f"{case.name}.npz", **{k: _storable(v) for k, v in arrays.items()})
+        entry["args"] = [{"local": a["local"]} if isinstance(a, dict) else
+                         {"array": f"arg{i}", "dtype": str(a.dtype)} if isinstance(a, np.ndarray) else
+                         {"scalar": a.item(), "dtype": str(np.asarray(a).dtype)} for i, a in enumerate(args)]
+        manifest.append(entry)
+        print(f"{case.name}: compiled, interpreter {entry['interp_s']:.2f} s")
+    for name, source, options in perf_modules():
+        problem = compile_module(Case(name, source, "", (), (), None, (), options=options), folder / f"{name}.spv")
+        print(f"{name}: {'compiled' if not problem else 'not compiled: ' + problem.splitlines()[0]}")
+    (folder / "manifest.json").write_text(json.dumps(manifest, indent=1))
+
+
+def _storable(array):
+    """bfloat16 arrays travel as their uint16 bit patterns (np.savez cannot store the dtype)."""
+    return array.view(np.uint16) if array.dtype.name == "bfloat16" else array
+
+
+def perf_modules():
+    """(name, source, options) of the modules the performance runs use."""
+    configs = [(128, 128, 32, 256), (128, 256, 32, 256), (256, 128, 32, 256), (64, 128, 32, 128)]
+    return [(f"perf_wg_{m}x{n}x{k}_{wg}", "examples/vulkan/gemm_wg_f16.cl",
+             (f"-DTILE_M={m}", f"-DTILE_N={n}", f"-DTILE_K={k}", f"-DWG_SIZE={wg}")) for m, n, k, wg in configs] + [
+        ("perf_khr_16x16", "examples/vulkan/gemm_f16_f32_16x16.cl", ())]
+
+
+# ------------------------------------------------------------------ run (GPU side)
+
+def _restore(entry, stored):
+    args = []
+    for spec in entry["args"]:
+        if "local" in spec:
+            args.append({"local": spec["local"]})
+        elif "array" in spec:
+            array = stored[spec["array"]]
+            args.append(array.view(_dtype(spec["dtype"])) if spec["dtype"] == "bfloat16" else array.copy())
+        else:
+            args.append(np.dtype(spec["dtype"]).type(spec["scalar"]))
+    return args
+
+
+def allowed_difference(entry, args, expected):
+    """The largest |GPU - interpreter| each element may show (docs/gpu.md, "How close")."""
+    kind, *rest = entry["tolerance"] or ("exact",)
+    ref = expected.astype(np.float64)
+    if kind == "exact":
+        return np.zeros_like(ref)
+    if kind == "ulp":
+        return rest[0] * np.spacing(np.abs(ref).astype(np.float32)).astype(np.float64)
+    if kind == "sum":
+        values = np.abs(args[rest[0]].astype(np.float64)).reshape(-1, rest[1]).sum(axis=1)
+        return values * rest[1] * 2.0 ** -23
+    if kind == "gemm":
+        a_index, b_index, k, unit, *b_col_major = rest
+        A, B = args[a_index].astype(np.float64), args[b_index].astype(np.float64)
+        if b_col_major and b_col_major[0]:
+            B = B.T
+        magnitude = np.abs(A) @ np.abs(B)
+        # Each side within k * unit * sum|a b| of the exact sum if it rounds (gamma_k), twice that
+        # if it truncates; plus one rounding of the result to its own type.
+        return magnitude * k * 3 * unit + np.spacing(np.abs(ref).astype(expected.dtype)).astype(np.float64)
+    raise ValueError(f"unknown tolerance {kind}")
+
+
+def run_cases(folder):
+    from clcoop.vulkan import run_kernel
+    import clcoop.prepare
+    results = []
+    manifest = json.loads((folder / "manifest.json").read_text())
+    for entry in manifest:
+        row = {k: entry[k] for k in ("name", "types", "sizes")}
+        if "not_compiled" in entry:
+            row.update(result="not compiled", error=entry["not_compiled"].splitlines()[0])
+            results.append(row)
+            continue
+        stored = np.load(folder / f"{entry['name']}.npz")
+        args = _restore(entry, stored)
+        launch = [clcoop.prepare.LocalMemory(a["local"]) if isinstance(a, dict) else a for a in args]
+        module = (folder / f"{entry['name']}.spv").read_bytes()
+        try:
+            _outputs, timings = run_kernel(module, entry["kernel"], tuple(entry["global"]), tuple(entry["local"]),
+                                           launch, subgroup_size=SUBGROUP)
+        except Exception as error:      # the report records every failure, and goes on
+            row.update(result="failed", error=f"{type(error).__name__}: {error}")
+            results.append(row)
+            continue
+        worst, ratio = 0.0, 0.0
+        passed = True
+        for index in entry["outputs"]:
+            expected = stored[f"expected{index}"]
+            got = launch[index]
+            if got.dtype.name == "bfloat16":
+                got = got.view(np.uint16)
+            if entry["exact"]:
+                passed &= bool(np.array_equal(got, expected))
+                worst = max(worst, float(np.abs(got.astype(np.float64) - expected.astype(np.float64)).max()))
+                continue
+            allowed = allowed_difference(entry, args, expected)
+            difference = np.abs(got.astype(np.float64) - expected.astype(np.float64))
+            worst = max(worst, float(difference.max()))
+            ratio = max(ratio, float((difference / np.maximum(allowed, 1e-300)).max()))
+            passed &= bool((difference <= allowed).all())
+        row.update(result="equal" if entry["exact"] and passed else "within bound" if passed else "DIFFERS",
+                   max_error=worst, error_over_bound=ratio, gpu_s=min(timings.gpu) if timings.gpu else None,
+                   total_s=timings.total, interp_s=entry.get("interp_s"))
+        results.append(row)
+        print(row)
+    return results
+
+
+# ------------------------------------------------------------------ how the tensor cores accumulate
+
+def _gemm16(module, A, B):
+    """C = A * B through examples/vulkan/gemm_f16_f32_16x16.cl (f16 inputs, f32 accumulator)."""
+    from clcoop.vulkan import run_kernel
+    M, K = A.shape
+    N = B.shape[1]
+    C = np.zeros((M, N), np.float32)
+    run_kernel(module, "gemm_f16_f32_16x16", (N // 16 * SUBGROUP, M // 16), (SUBGROUP, 1),
+               [A, B, C, np.int32(M), np.int32(N), np.int32(K)])
+    return C
+
+
+def _toward_zero(x):
+    y = x.astype(np.float32)
+    too_far = np.abs(y.astype(np.float64)) > np.abs(x)
+    y[too_far] = np.nextafter(y[too_far], np.float32(0))
+    return y
+
+
+def accumulation_study(folder):
+    """How the f16 x f16 + f32 mul-add rounds: integer-valued data (exact), random data against
+    float64, and probes that tell rounding models apart: row i sums 1 + 15 tiny_i, each tiny_i a
+    product of f16 values that f32 can hold exactly, below, at and above half an ulp of 1."""
+    module = (folder / "perf_khr_16x16.spv").read_bytes()
+    rng = np.random.default_rng(7)
+    study = {"exact": [], "random": [], "probes": []}
+    for K in (16, 256, 4096):
+        A = rng.integers(-8, 9, (64, K)).astype(np.float16)
+        B = rng.integers(-8, 9, (K, 64)).astype(np.float16)
+        C = _gemm16(module, A, B)
+        study["exact"].append({"K": K, "equal": bool(np.array_equal(C, A.astype(np.float64) @ B.astype(np.float64)))})
+        A = rng.standard_normal((64, K)).astype(np.float16)
+        B = rng.standard_normal((K, 64)).astype(np.float16)
+        C = _gemm16(module, A, B).astype(np.float64)
+        exact = A.astype(np.float64) @ B.astype(np.float64)
+        scale = (np.abs(A.astype(np.float64)) @ np.abs(B.astype(np.float64))) * 2.0 ** -24
+        sequential = np.zeros_like(C, dtype=np.float32)
+        for k in range(K):
+            sequential = (sequential + (A[:, k:k + 1].astype(np.float32) * B[k:k + 1, :].astype(np.float32))).astype(np.float32)
+        study["random"].append({"K": K, "max_error_in_units": float((np.abs(C - exact) / scale).max()),
+                                "sequential_f32_max_error_in_units": float((np.abs(sequential - exact) / scale).max())})
+    tiny = [2.0 ** -13, 2.0 ** -12, 1.5 * 2.0 ** -12, 3 * 2.0 ** -13, 2.0 ** -11, 0.75 * 2.0 ** -12]
+    A = np.zeros((16, 16), np.float16)
+    B = np.full((16, 16), 2.0 ** -12, np.float16)
+    B[0, :] = 1
+    A[:, 0] = 1
+    for i in range(16):
+        A[i, 1:] = tiny[i % len(tiny)]
+    C = _gemm16(module, A, B)[:, 0]
+    for i, t in enumerate(tiny):
+        product = t * 2.0 ** -12
+        exact = 1 + 15 * product
+        models = {
+            "exact sum, rounded once (RN)": float(np.float32(exact)),
+            "sequential f32 adds from k = 0 (RN)": float(_sequential([1.0] + [product] * 15, np.float32)),
+            "small terms first, then 1 (RN)": float(np.float32(np.float32(15 * product) + np.float32(1))),
+            "exact sum, truncated once": float(_toward_zero(np.array([exact]))[0]),
+        }
+        study["probes"].append({"product": product, "gpu": float(C[i]), "exact": exact,
+                                "matching_models": [name for name, value in models.items() if value == float(C[i])]})
+    return study
+
+
+def _sequential(terms, dtype):
+    total = dtype(0)
+    for t in terms:
+        total = dtype(total + dtype(t))
+    return total
+
+
+# ------------------------------------------------------------------ performance
+
+def performance(folder):
+    """GEMM f16 -> f32 4096^3 (workgroup scope with tensor layouts, and the subgroup-scope KHR
+    GEMM) against torch.matmul on half tensors, and a small kernel's dispatch cost against a
+    small torch kernel's, on the same device in the same run."""
+    from clcoop.vulkan import run_kernel
+    perf = {"gemm": [], "launch": {}}
+    size = 4096
+    rng = np.random.default_rng(3)
+    A = rng.standard_normal((size, size)).astype(np.float16)
+    B = rng.standard_normal((size, size)).astype(np.float16)
+    check_rows = A[:32].astype(np.float64) @ B.astype(np.float64)
+    bound = (np.abs(A[:32].astype(np.float64)) @ np.abs(B.astype(np.float64))) * size * 3 * 2.0 ** -24
+    flops = 2.0 * size ** 3
+    try:
+        import torch
+        a, b = torch.from_numpy(A).cuda(), torch.from_numpy(B).cuda()
+        times = []
+        for _ in range(25):
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record(); torch.matmul(a, b); end.record(); torch.cuda.synchronize()
+            times.append(start.elapsed_time(end) / 1e3)
+        torch_s = float(np.median(times[5:]))
+        perf["torch"] = {"gemm_s": torch_s, "tflops": flops / torch_s / 1e12, "version": torch.__version__}
+        x = torch.zeros(1024, device="cuda")
+        launches = []
+        for _ in range(200):
+            t0 = time.perf_counter(); x.add_(1); torch.cuda.synchronize(); launches.append(time.perf_counter() - t0)
+        perf["launch"]["torch_add_sync_s"] = float(np.median(launches[20:]))
+        del a, b
+    except Exception as error:          # recorded in the report: the ratios then have no reference
+        perf["torch"] = {"error": f"{type(error).__name__}: {error}"}
+    for name, _source, options in perf_modules():
+        path = folder / f"{name}.spv"
+        if not path.exists():
+            perf["gemm"].append({"name": name, "error": "not compiled"})
+            continue
+        defines = dict(o[2:].split("=") for o in options)
+        if name.startswith("perf_khr"):
+            glob, loc = (size // 16 * SUBGROUP, size // 16), (SUBGROUP, 1)
+        else:
+            tm, tn, wg = int(defines["TILE_M"]), int(defines["TILE_N"]), int(defines["WG_SIZE"])
+            glob, loc = (size // tn * wg, size // tm), (wg, 1)
+        C = np.zeros((size, size), np.float32)
+        args = [A, B, C, np.int32(size), np.int32(size), np.int32(size)] if name.startswith("perf_khr") else \
+            [A, B, C, np.uint32(size), np.uint32(size), np.uint32(size)]
+        try:
+            _o, timings = run_kernel(path.read_bytes(), name_kernel(name), glob, loc, args, repeat=10)
+        except Exception as error:
+            perf["gemm"].append({"name": name, "error": f"{type(error).__name__}: {error}"})
+            continue
+        gpu_s = float(np.median(timings.gpu)) if timings.gpu else None
+        row = {"name": name, "options": list(options), "gpu_s": gpu_s,
+               "tflops": flops / gpu_s / 1e12 if gpu_s else None,
+               "rows_checked_within_bound": bool((np.abs(C[:32] - check_rows) <= bound).all()) if name.startswith("perf_wg")
+               else None}
+        if "gemm_s" in perf.get("torch", {}) and gpu_s:
+            row["of_torch"] = perf["torch"]["gemm_s"] / gpu_s
+        perf["gemm"].append(row)
+        print(row)
+    small = (folder / "vector_add.spv")
+    if small.exists():
+        n = 1024
+        a, b, c = (np.ones(n, np.float32) for _ in range(3))
+        totals, submits = [], []
+        for _ in range(200):
+            _o, t = run_kernel(small.read_bytes(), "vector_add", (n,), (64,), [a, b, c, np.int32(n)])
+            totals.append(t.total); submits.append(t.submit_to_done)
+        perf["launch"].update(clcoop_total_s=float(np.median(totals[20:])),
+                              clcoop_submit_to_done_s=float(np.median(submits[20:])))
+    return perf
+
+
+def name_kernel(module_name):
+    return "gemm_f16_f32_16x16" if module_name.startswith("perf_khr") else "gemm_wg_f16"
+
+
+def device_line():
+    from clcoop.vulkan import descriptions
+    return "; ".join(d.title() for d in descriptions())
+
+
+def run(folder, report):
+    result = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "device": device_line(),
+              "host": platform.node(), "cases": run_cases(folder)}
+    result["accumulation"] = accumulation_study(folder) if (folder / "perf_khr_16x16.spv").exists() else None
+    result["performance"] = performance(folder)
+    Path(report).write_text(json.dumps(result, indent=1))
+    failed = [c["name"] for c in result["cases"] if c["result"] in ("failed", "DIFFERS")]
+    print(f"{len(result['cases']) - len(failed)} passed, {len(failed)} failed" + (f": {failed}" if failed else ""))
+    return 1 if failed else 0
+
+
+def table(report):
+    """docs/gpu.md's tables from a report."""
+    data = json.loads(Path(report).read_text())
+    lines = [f"Device: {data['device']}; run {data['date']}.", "",
+             "| kernel | types | sizes | result | max error | error / bound | GPU time | interpreter |",
+             "|---|---|---|---|---|---|---|---|"]
+    for c in data["cases"]:
+        gpu = f"{c['gpu_s'] * 1e6:.1f} us" if c.get("gpu_s") else ""
+        interp = f"{c['interp_s']:.2f} s" if c.get("interp_s") else ""
+        bound = f"{c['error_over_bound']:.3f}" if c.get("error_over_bound") else ""
+        err = f"{c['max_error']:.3g}" if "max_error" in c else c.get("error", "")
+        lines.append(f"| {c['name']} | {c['types']} | {c['sizes']} | {c['result']} | {err} | {bound} | {gpu} | {interp} |")
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("command", choices=("prepare", "run", "table", "all"))
+    parser.add_argument("path")
+    parser.add_argument("--report", default="gpu-report.json")
+    args = parser.parse_args(argv)
+    if args.command in ("prepare", "all"):
+        prepare(Path(args.path))
+    if args.command in ("run", "all"):
+        return run(Path(args.path), args.report)
+    if args.command == "table":
+        print(table(args.path))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
