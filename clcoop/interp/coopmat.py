@@ -10,6 +10,7 @@ import numpy as np
 
 from clcoop.coopmat_spec import OPERAND_ALL, Layout, Operand
 from clcoop.errors import RuntimeFault
+from clcoop.interp.scalars import float_to_int
 
 
 def _is_int(dtype):
@@ -489,7 +490,7 @@ def scalar_mul(a, s):
     """Matrix times scalar; s (broadcastable, e.g. (G,1,1)) is converted to the component type."""
     a = np.asarray(a)
     if _is_int(a.dtype) and _is_float(np.asarray(s).dtype):
-        scalar = _float_to_int(s, a.dtype)     # C conversion of the scalar (truncation)
+        scalar = float_to_int(s, a.dtype)     # C conversion of the scalar (truncation)
     else:
         with np.errstate(all="ignore"):
             scalar = np.asarray(s).astype(a.dtype)
@@ -505,23 +506,6 @@ def splat(value, dtype, shape):
 
 # ---------------------------------------------------------------- conversions
 
-def _float_to_int(x, dtype):
-    """C conversion (truncation toward zero). Out-of-range values are undefined in C and
-    SPIR-V; we saturate to the target range and map NaN to 0 (docs/layout.md)."""
-    dtype = np.dtype(dtype)
-    info = np.iinfo(dtype)
-    wide = np.trunc(np.asarray(x, dtype=np.float64))
-    wide = np.where(np.isnan(wide), 0.0, wide)
-    if dtype.itemsize == 8:
-        # float64 cannot hold INT64_MAX exactly: compare before converting.
-        result = np.where(wide >= float(info.max), 0, wide)
-        result = np.where(wide <= float(info.min), 0, result).astype(dtype)
-        result = np.where(wide >= float(info.max), info.max, result)
-        result = np.where(wide <= float(info.min), info.min, result)
-        return result.astype(dtype)
-    return np.clip(wide, info.min, info.max).astype(dtype)
-
-
 def convert(op, x, dtype):
     """FConvert, SConvert, UConvert, ConvertFToS/FToU, ConvertSToF/UToF.
 
@@ -536,7 +520,7 @@ def convert(op, x, dtype):
         wide = _extend(x, op == "SConvert")
         return _wrap(_as_int64_bits(wide), dtype)
     if op in ("ConvertFToS", "ConvertFToU"):
-        return _float_to_int(x, dtype)
+        return float_to_int(x, dtype)
     if op in ("ConvertSToF", "ConvertUToF"):
         wide = _extend(x, op == "ConvertSToF")
         if wide.dtype == object:

@@ -45,23 +45,36 @@ class _Demangler:
             return t
         if c == "P":
             self.i += 1
+            private = self.peek() not in ("K", "V", "r", "U")
             inner = self.type()
+            if private:
+                # clang's OpenCL pointee is `__private T`, a qualified type whose qualifier
+                # mangles to nothing: a candidate of its own (`_Z1fPii12memory_orderS1_`).
+                self.subs.append(("qual", 0, inner))
             t = ("ptr", inner[1] if inner[0] == "qual" else 0, _unqual(inner))
             self.subs.append(t)
             return t
-        if c in "KVr":
-            self.i += 1
-            inner = self.type()
-            t = ("qual", inner[1], _unqual(inner)) if inner[0] == "qual" else ("qual", 0, inner)
+        if c == "U" and self.s.startswith("U7_Atomic", self.i):
+            # _Atomic(T): a type of its own (clang's mangleType(AtomicType)), one candidate.
+            self.i += len("U7_Atomic")
+            t = ("qual", 0, _unqual(self.type()))
             self.subs.append(t)
             return t
-        if c == "U":
-            self.i += 1
-            n = self.number()
-            q = self.s[self.i:self.i + n]
-            self.i += n
+        if c in "KVrU":
+            # <qualifiers> <type> (Itanium ABI 5.1.5.3): the vendor qualifiers (U3AS1) and the
+            # CV-qualifiers on one type make one substitution candidate, not one each
+            # (`PU3AS1VU7_Atomici...S4_` counts U3AS1V<atomic> once).
+            space = 0
+            while self.peek() in ("K", "V", "r") or (self.peek() == "U" and not self.s.startswith("U7_Atomic", self.i)):
+                if self.peek() == "U":
+                    self.i += 1
+                    n = self.number()
+                    q = self.s[self.i:self.i + n]
+                    self.i += n
+                    space = int(q[2:]) if q.startswith("AS") else space
+                else:
+                    self.i += 1
             inner = self.type()
-            space = int(q[2:]) if q.startswith("AS") else 0
             t = ("qual", space, _unqual(inner))
             self.subs.append(t)
             return t

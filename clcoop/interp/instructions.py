@@ -9,7 +9,7 @@ import numpy as np
 
 from clcoop import coop_names
 from clcoop.errors import IRError
-from clcoop.interp import ocl_builtins
+from clcoop.interp import call_signatures, ocl_builtins
 from clcoop.interp.atomics import op_atomicrmw, op_cmpxchg
 from clcoop.interp.coop_calls import execute_coop_call
 from clcoop.interp.coopmat2 import convert_bfloat16
@@ -17,7 +17,7 @@ from clcoop.interp.tensor_calls import execute_tensor_call, is_tensor_call
 from clcoop.interp.lanes import active_lanes, bcast, expand_lanes
 from clcoop.interp.wg_layout import matrix_length
 from clcoop.interp.loader import TokenStream, parse_type, parse_typed_constant, value_kind
-from clcoop.interp.scalars import (BFLOAT16, INT_DTYPES, UINT_DTYPES, odd_int_bits, scalar_dtype,
+from clcoop.interp.scalars import (float_to_int, BFLOAT16, INT_DTYPES, UINT_DTYPES, odd_int_bits, scalar_dtype,
                                    storage_bits, uint_bits, wrap_int)
 from clcoop.interp.typed_memory import (access_shape, all_zero, is_aggregate, map_leaves,
                                         mem_dtype, read_typed, write_typed)
@@ -451,14 +451,14 @@ def op_cast(ex, vals, ins, bmask, full):
         if v.dtype == np.bool_:
             return v.astype(dst)
         return uint_bits(v, src_elem.bits).astype(dst)
-    if op == "fptosi":
-        return np.nan_to_num(v, nan=0.0, posinf=0.0, neginf=0.0).astype(np.float64).astype(dst) \
-            if dst != np.bool_ else (v != 0)
-    if op == "fptoui":
+    if op in ("fptosi", "fptoui"):
         if dst == np.bool_:
             return v != 0
-        w = np.nan_to_num(v.astype(np.float64), nan=0.0, posinf=0.0, neginf=0.0)
-        return np.where(w >= 2.0**63, (w - 2.0**64), w).astype(np.int64).astype(dst)
+        # Saturating, NaN -> 0 (scalars.float_to_int: out of range is poison in LLVM,
+        # undefined in C; one rule for both engines). fptoui saturates to the unsigned
+        # range, whose bits the signless dtype holds.
+        rng = dst if op == "fptosi" else np.dtype(dst).str.replace("i", "u")
+        return float_to_int(v, rng).astype(dst)
     if op == "ptrtoint":
         return v.astype(dst)
     if op == "inttoptr":
@@ -557,13 +557,19 @@ def _insert_path(agg, path, x):
 
 # ---------------------------------------------------------------- calls
 
-def resolve_call(tr, callee, arg_values, rec):
-    """Pre-resolve a call: ('function', name) | ('builtin', handler) | ('coop', name)."""
+def resolve_call(tr, callee, arg_values, rec, result_type):
+    """Pre-resolve a call: ('function', name) | ('builtin', handler) | ('coop', name).
+    result_type: the call's llvmlite result type (its signature is checked against the
+    callee's, call_signatures.py)."""
     name = callee.name
     kind = value_kind(callee)
     if kind != "function" or not name:
         raise IRError(f"indirect calls are not supported: {rec.text}")
     f = tr.module.functions.get(name)
+    reason = call_signatures.mismatch(f, f.global_value_type, result_type, [a.type for a in arg_values],
+                                      tr.module.structs)
+    if reason is not None:
+        raise IRError(f"in @{tr.fn.name}: {reason}: {rec.text}")
     if f is not None and not f.is_declaration:
         return ("function", name)
     if is_tensor_call(name):

@@ -481,6 +481,7 @@ def load_module(ir_text):
     for gv in mod.global_variables:
         globals_[gv.name] = _read_global(gv, structs)
     functions = {f.name: f for f in mod.functions}
+    _refuse_function_addresses(globals_, functions)
     headers = {llvm_unquote(m.group(1)): m.group(0) for m in DEFINE_RE.finditer(module_text)}
     kernels = {}
     for f in mod.functions:
@@ -492,6 +493,47 @@ def load_module(ir_text):
     if "!dbg" in module_text:
         _read_debug_info(module, module_text)
     return module
+
+
+# Constructor and destructor tables (LangRef "The llvm.global_ctors Global Variable"):
+# OpenCL runs no code outside a kernel launch, and neither engine runs them.
+_CONSTRUCTOR_TABLES = ("llvm.global_ctors", "llvm.global_dtors")
+# Lists of values the optimizer must keep (section "llvm.metadata"): no memory.
+_USED_TABLES = ("llvm.used", "llvm.compiler.used")
+
+
+def _refuse_function_addresses(globals_, functions):
+    """IRError for a global whose initializer holds a function's address: a constructor
+    table naming a function (the native engine would run it outside any launch, with no
+    context), or a function pointer (neither engine calls through one)."""
+    for g in globals_.values():
+        named = sorted(n for n in _names_in(g.init) if n in functions)
+        if not named or g.name in _USED_TABLES:
+            continue
+        if g.name in _CONSTRUCTOR_TABLES:
+            kind = "constructors" if g.name.endswith("ctors") else "destructors"
+            raise IRError(f"@{g.name} names {', '.join('@' + n for n in named)}: module {kind} "
+                          f"are not supported (OpenCL C runs no code outside a kernel)")
+        raise IRError(f"the program-scope variable @{g.name} holds the address of the function "
+                      f"@{named[0]}: function pointers are not supported")
+
+
+def _names_in(const):
+    """Names of the globals and functions a constant refers to."""
+    if const is None:
+        return
+    if const.kind == "global":
+        yield const.value
+    if isinstance(const.value, (list, tuple)):
+        for c in const.value:
+            if isinstance(c, Const):
+                yield from _names_in(c)
+    if const.kind == "gep":
+        yield from _names_in(const.extra[1])
+        for c in const.extra[2]:
+            yield from _names_in(c)
+    elif isinstance(const.value, Const):
+        yield from _names_in(const.value)
 
 
 def _read_debug_info(module, module_text):

@@ -137,3 +137,23 @@ def as_unsigned(v):
     """Signed integer values converted to the unsigned dtype of their width."""
     v = np.asarray(v)
     return v if v.dtype.kind != "i" else v.astype(UINT_DTYPES[v.dtype.itemsize * 8])
+
+
+def float_to_int(x, dtype):
+    """Float -> integer as both engines convert (fptosi/fptoui, convert_<int>[_sat][_rt?],
+    matrix conversions; docs/native.md "Safety contract"): toward zero, NaN -> 0, and a
+    value outside the range (infinities included) -> the nearest bound, as LLVM's
+    fpto[su]i.sat and SPIR-V's SaturatedConversion. C leaves the out-of-range ones
+    undefined (OpenCL C 3.0 6.4.3.3); one rule keeps the engines equal bit for bit.
+    dtype: the integer dtype whose range applies (unsigned for fptoui)."""
+    dtype = np.dtype(dtype)
+    info = np.iinfo(dtype)
+    wide = np.trunc(np.asarray(x, dtype=np.float64))
+    wide = np.where(np.isnan(wide), 0.0, wide)
+    if dtype.itemsize == 8:
+        # float64 cannot hold INT64_MAX exactly: compare before converting.
+        result = np.where((wide >= float(info.max)) | (wide <= float(info.min)), 0, wide).astype(dtype)
+        result = np.where(wide >= float(info.max), info.max, result)
+        result = np.where(wide <= float(info.min), info.min, result)
+        return result.astype(dtype)
+    return np.clip(wide, info.min, info.max).astype(dtype)

@@ -172,7 +172,7 @@ class Translator:
         if op == "call":
             callee = operands[-1]
             rec = Instr(op, dst, [], ty, text)
-            rec.data = instructions.resolve_call(self, callee, operands[:-1], rec)
+            rec.data = instructions.resolve_call(self, callee, operands[:-1], rec, ins.type)
             rec.args = [self.function_operand(a) if rec.data[0] in ("coop", "tensor") and value_kind(a) == "function"
                         else self.operand(a) for a in operands[:-1]]
             rec.fn = instructions.op_call

@@ -205,10 +205,8 @@ _TO_INT_RE = re.compile(r"convert_(u?char|u?short|u?int|u?long)(\d*)(_sat)?(_rte
 def _to_int_body(src, dst, scalar, unsigned, sat, rounding):
     """IR body (argument %a0) of convert_<dst>[_sat][_rounding](src) as the interpreter
     computes it (interp/ocl_builtins.py, _convert): integers saturate by clamping in 128
-    bits; floats are rounded (default: toward zero), then with _sat converted saturating
-    (NaN -> 0: LLVM's fpto[su]i.sat), without it through NumPy's steps: NaN and infinities
-    -> 0, a ulong's values from 2^63 less 2^64, to int64 with x86's value for the out of
-    range (INT64_MIN), then truncated."""
+    bits; floats are rounded (default: toward zero), then converted saturating, NaN -> 0
+    (LLVM's fpto[su]i.sat), with or without _sat (interp/scalars.float_to_int)."""
     n = re.match(r"<(\d+) x", dst)
     vec = (lambda e: f"<{n.group(1)} x {e}>") if n else (lambda e: e)
     const = (lambda e, v: f"splat ({e} {v})") if n else (lambda e, v: v)
@@ -227,33 +225,10 @@ def _to_int_body(src, dst, scalar, unsigned, sat, rounding):
                           f"  %r = trunc {w} %c to {dst}", f"  ret {dst} %r"])
     rnd = {"_rte": "roundeven", "_rtp": "ceil", "_rtn": "floor"}.get(rounding, "trunc")
     lines = [f"  %x = call {src} @llvm.{rnd}.{type_suffix(src)}({src} %a0)"]
-    if sat:
-        u = "u" if unsigned else "s"
-        return "\n".join(lines + [f"  %r = call {dst} @llvm.fpto{u}i.sat.{intrinsic_suffix(dst)}.{type_suffix(src)}({src} %x)",
-                                  f"  ret {dst} %r"])
-    d, b1, i64 = vec("double"), vec("i1"), vec("i64")
-
-    def double(x):
-        return const("double", _double_hex(x))
-    x = "%x"
-    if src != d:
-        lines.append(f"  %d = fpext {src} %x to {d}")
-        x = "%d"
-    lines += [f"  %p = fcmp one {d} {x}, {double(math.inf)}", f"  %q = fcmp one {d} {x}, {double(-math.inf)}",
-              f"  %fin = and {b1} %p, %q", f"  %z = select {b1} %fin, {d} {x}, {d} zeroinitializer"]
-    z = "%z"
-    if unsigned and dbits == 64:
-        lines += [f"  %big = fcmp oge {d} %z, {double(2.0 ** 63)}", f"  %less = fsub {d} %z, {double(2.0 ** 64)}",
-                  f"  %z2 = select {b1} %big, {d} %less, {d} %z"]
-        z = "%z2"
-    lines += [f"  %below = fcmp olt {d} {z}, {double(2.0 ** 63)}",
-              f"  %above = fcmp oge {d} {z}, {double(-2.0 ** 63)}",
-              f"  %inr = and {b1} %below, %above", f"  %safe = select {b1} %inr, {d} {z}, {d} zeroinitializer",
-              f"  %i = fptosi {d} %safe to {i64}",
-              f"  %j = select {b1} %inr, {i64} %i, {i64} {const('i64', -(1 << 63))}"]
-    if dbits == 64:
-        return "\n".join(lines + [f"  ret {dst} %j"])
-    return "\n".join(lines + [f"  %r = trunc {i64} %j to {dst}", f"  ret {dst} %r"])
+    # With or without _sat: saturating, NaN -> 0 (interp/scalars.float_to_int).
+    u = "u" if unsigned else "s"
+    return "\n".join(lines + [f"  %r = call {dst} @llvm.fpto{u}i.sat.{intrinsic_suffix(dst)}.{type_suffix(src)}({src} %x)",
+                              f"  ret {dst} %r"])
 
 
 # OpenCL C 3.0 6.15.3 integer functions with an exact LLVM form: name -> arity.

@@ -18,6 +18,7 @@ A per-kernel driver runs a range of work-groups, work-item after work-item.
 import re
 
 from clcoop import coop_names, coopmat_spec
+from clcoop.interp import call_signatures
 from clcoop.interp.loader import parse_type_text
 from clcoop.interp.demangle import demangle
 from clcoop.interp.scalars import scalar_dtype
@@ -761,13 +762,7 @@ class _FunctionGen:
             self.lines.append("  br label %__coro.final")
             return None
         if op in ("fptosi", "fptoui"):
-            # Out of range (NaN, inf, too large) the conversion is poison in LLVM; a branch
-            # on poison is undefined behaviour, which -O3 may turn into anything, even a
-            # jump outside the checks. frozen: an arbitrary but fixed value (the lane's
-            # result is undefined in OpenCL C too, 6.4.3.3).
-            raw = self.fresh("fp2i")
-            self.lines.append(f"  {raw} = {text.split('=', 1)[1].strip()}")
-            self.lines.append(f"  {quote(ins.name)} = freeze {ins.type} {raw}")
+            self.float_to_int(ins, ops, op)
             return None
         if op in ("fptrunc", "sitofp", "uitofp") and re.search(r"to (<\d+ x )?half>?$", text):
             src = str(ops[0].type)
@@ -788,6 +783,19 @@ class _FunctionGen:
             pass   # checked where it is used (no provenance: every region is searched)
         self.lines.append("  " + text)
         return None
+
+    def float_to_int(self, ins, ops, op):
+        """fptosi/fptoui as the interpreter (scalars.float_to_int): saturating, NaN -> 0:
+        LLVM's fpto[su]i.sat. (Plain fptosi is poison out of range, which a branch must
+        not see, and x86 gives INT_MIN where the interpreter gave 0.) To i1, as the
+        interpreter: x != 0."""
+        src, dst = str(ops[0].type), str(ins.type)
+        if self.ty(dst).kind == "vec" and self.ty(dst).elem.bits == 1 or dst == "i1":
+            self.lines.append(f"  {quote(ins.name)} = fcmp une {typed(ops[0])}, zeroinitializer")
+            return
+        intr = f"llvm.{op}.sat.{intrinsic_suffix(dst)}.{type_suffix(src)}"
+        self.mg.needed_intrinsic(intr, f"declare {dst} @{intr}({src})")
+        self.lines.append(f"  {quote(ins.name)} = call {dst} @{intr}({typed(ops[0])})")
 
     def access(self, ins, text, op, ptr, t):
         if " atomic " in text:
@@ -851,6 +859,12 @@ class _FunctionGen:
             raise Unsupported(f"an indirect call: {text}")
         name = callee.name
         f = self.mg.functions[name]
+        # Untrusted IR: a call whose types are not its callee's (an ABI mismatch on the
+        # host) or not the built-in's it names is refused (call_signatures.py).
+        reason = call_signatures.mismatch(f, f.global_value_type, ins.type, [o.type for o in ops[:-1]],
+                                          self.structs)
+        if reason is not None:
+            raise Unsupported(f"{reason}: {text}")
         if name.startswith("llvm."):
             return self.intrinsic(ins, text, ops, name)
         if f.is_declaration and demangle(name)[0] in BARRIERS:
@@ -886,12 +900,14 @@ class _FunctionGen:
 
     def vector_memory(self, ins, ops, base, params):
         """vloadN(offset, p) / vstoreN(v, offset, p) (OpenCL C 3.0 6.15.11): N elements
-        at p + offset * N, aligned to the element."""
-        n = int(re.search(r"\d+", base).group())
+        at p + offset * N, aligned to the element. N and the element are the IR vector
+        type's, the type the access has (call already refused a name that says otherwise)."""
         load = base.startswith("vload")
         ptr_op, off_op = (ops[1], ops[0]) if load else (ops[2], ops[1])
         vt = self.ty(str(ins.type) if load else str(ops[0].type))
-        elem = vt.elem
+        if vt.kind != "vec":
+            raise Unsupported(f"the built-in '{base}' on {vt}")
+        n, elem = vt.n, vt.elem
         esize = store_size(elem, self.layout)
         pty = str(ptr_op.type)
         start = self.fresh("vo")

@@ -22,6 +22,10 @@ _EXPR = re.compile(r"\b(getelementptr|addrspacecast|bitcast|ptrtoint)((?: (?:inb
                    r"inrange\([^)]*\)))*) \(")
 _DEFINE = re.compile(r"(?m)^define [^\n]*\{$")
 _LABEL = re.compile(r"^(?:[-\w.$]+|\"[^\"]*\"):")
+# A thread's __local address (%__lg.K) or an instruction hoisted from a constant
+# expression on one (%__lce.K): a constant expression on either becomes an instruction
+# too (clang -O0's t[1][1] of a 2-D array nests one GEP constant in another).
+_LOCAL_VALUE = re.compile(r"%__l(?:g|ce)\.")
 
 
 def local_globals(ir):
@@ -119,7 +123,7 @@ def _hoist(line, counter):
         name = f"%__lce.{counter[0]}"
         before.append(f"  {name} = {op}{flags} {contents}")
         line = line[:start] + name + line[end:]
-    if re.search(r"\((?:[^()]|\([^()]*\))*%__lg\.", line) and not re.match(r"\s*(?:%[-\w.$\"]+ = )?"
+    if re.search(r"\((?:[^()]|\([^()]*\))*%__l(?:g|ce)\.", line) and not re.match(r"\s*(?:%[-\w.$\"]+ = )?"
                                                                    r"(?:tail |notail )?call ", line):
         # Still inside parentheses outside a call's argument list: an expression the
         # rewrite does not know.
@@ -129,7 +133,8 @@ def _hoist(line, counter):
 
 def _innermost(line):
     """(start, end, op, flags, contents) of the smallest constant expression of `line`
-    that mentions a thread's __local address (it holds no other such), or None."""
+    that mentions a thread's __local address or a value hoisted from one (it holds no
+    other such), or None."""
     best = None
     for m in _EXPR.finditer(line):
         depth, i = 1, m.end()
@@ -137,6 +142,6 @@ def _innermost(line):
             depth += {"(": 1, ")": -1}.get(line[i], 0)
             i += 1
         contents = line[m.end():i - 1]
-        if "%__lg." in contents and (best is None or i - m.start() < best[1] - best[0]):
+        if _LOCAL_VALUE.search(contents) and (best is None or i - m.start() < best[1] - best[0]):
             best = (m.start(), i, m.group(1), m.group(2), contents)
     return best

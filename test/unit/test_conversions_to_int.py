@@ -81,3 +81,36 @@ def test_in_range_rounding_modes_without_saturation_agree():
         o = np.zeros(4 * a.size, np.int32)
         clcoop.Program(src).build(engine=engine).k(a.size, 1, a, o)
         np.testing.assert_array_equal(o.reshape(4, -1), want, err_msg=engine)
+
+
+@pytest.mark.parametrize("source_type", SOURCES)
+@pytest.mark.parametrize("target", TARGETS)
+def test_out_of_range_conversions_saturate_on_both_engines(source_type, target):
+    """C casts (fptosi/fptoui in the IR) and convert_<int> without _sat of NaN, infinities
+    and values beyond the range: undefined in OpenCL C (6.4.3.3); both engines saturate,
+    NaN -> 0 (docs/native.md, "Safety contract"). The native engine gave INT_MIN or
+    0xFFFFFFFF for NaN and infinities, the interpreter 0."""
+    src = f"""#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+__kernel void k(__global const {source_type} *a, __global {target} *o) {{
+    size_t i = get_global_id(0), n = get_global_size(0);
+    o[i] = ({target})a[i];
+    o[n + i] = convert_{target}(a[i]);
+    {target}2 v = convert_{target}2_rtp(({source_type}2)(a[i], -a[i]));
+    o[2 * n + i] = v.y;
+}}"""
+    dtype = SOURCES[source_type]
+    with np.errstate(over="ignore"):
+        a = np.array(VALUES, np.float64).astype(dtype)
+    bits, signed = TARGETS[target]
+    out_dtype = np.dtype(f"{'i' if signed else 'u'}{bits // 8}")
+    xs = [float(x) for x in a]
+    want = [[saturated(x, "", bits, signed) for x in xs]] * 2 + [[saturated(-x, "_rtp", bits, signed) for x in xs]]
+    want = np.array(want, dtype=object).astype(out_dtype)
+    for opt in ([], ["-O2"]):
+        for engine in ("interp", "native"):
+            prog = clcoop.Program(src).build(options=opt, engine=engine)
+            if engine == "native":
+                assert prog.k.fallback_reason is None
+            o = np.zeros(3 * a.size, out_dtype)
+            prog.k(a.size, 1, a, o)
+            np.testing.assert_array_equal(o.reshape(3, -1), want, err_msg=f"{engine} {opt}")

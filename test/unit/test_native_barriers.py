@@ -331,3 +331,36 @@ def test_matrices_from_local_memory_between_barriers_on_the_fast_path(monkeypatc
     assert nat.fast_launches == {"k": 1} and not nat.fast_reruns
     assert len(seen.launches[-1]) == 2
     np.testing.assert_array_equal(C, A @ B)
+
+
+LOCAL_2D = """
+kernel void k(global float *o) {
+  local float t[4][5];
+  t[get_local_id(0)][1] = (float)get_local_id(0);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  o[get_global_id(0)] = t[1][1];
+}"""
+
+
+def test_nested_constant_expressions_on_a_local_array_become_instructions(monkeypatch):
+    """clang-22 -O0 reads t[1][1] of a 2-D __local array through a GEP constant nested in
+    another (issue 26): the outer one, on the hoisted inner one, is hoisted too (it raised
+    LLVM's "invalid use of function-local name (%__lce.1)")."""
+    from interp_helpers import clang_ir_text
+    ir = clang_ir_text(LOCAL_2D, opt=0)
+    assert "getelementptr inbounds ([5 x float], ptr addrspace(3) getelementptr" in ir
+    text = local_memory.per_thread(ir)
+    assert text is not None
+    import llvmlite.binding as llvm
+    llvm.parse_assembly(text).verify()
+    prog = clcoop.Program.from_ir(ir, engine="native")
+    assert prog.k.fallback_reason is None
+    assert prog._native.native.plans["k"].single_thread is False
+    seen = Recorder(monkeypatch)
+    out = np.zeros(64, np.float32)
+    prog.k((64,), (4,), out)
+    assert (out == 1.0).all()           # every group's work-item 1 stored 1.0 in t[1][1]
+    assert len(seen.launches[0]) == 2   # on two threads, each with its own t
+    ref = np.zeros(64, np.float32)
+    clcoop.Program.from_ir(ir).k((64,), (4,), ref)
+    assert np.array_equal(out, ref)

@@ -1,0 +1,255 @@
+"""Call signatures checked against what the callee is (docs/native.md, "Safety contract").
+
+IR from elsewhere is untrusted: a call may name `vload4` and return `<16 x float>`, or
+call a function with another function type than it is declared with (opaque pointers make
+both valid LLVM IR). Both engines derive every access from the IR types; these checks
+refuse such calls before either engine runs them, with the reason:
+
+- the call's function type (its result and argument types, read by LLVM) must be the
+  callee's declared one (a mismatch is undefined behaviour in LLVM, and on the host an
+  ABI mismatch: a callee returning through a hidden pointer the caller never passed);
+- a call of an OpenCL C built-in (an Itanium-mangled declaration, as clang names them)
+  must have the parameter types its mangled name spells (scalars by width, vectors by
+  length, pointers by address space), and, where OpenCL C 3.0 6.15 fixes it from the
+  name and the parameters, the return type (vloadN: `<N x pointee>`, atomics: the
+  pointee, convert_T: T, relational functions: the integer of the operand's width, ...).
+
+`mismatch(...)` returns the reason or None; the interpreter raises it as an IRError when
+it translates the call (instructions.resolve_call), the native engine refuses the kernel
+with it (codegen.call: Kernel.fallback_reason).
+"""
+import re
+
+from clcoop import coop_names
+from clcoop.interp.demangle import demangle
+from clcoop.interp.loader import Ty, parse_type_text
+
+_WORKITEM = {"get_global_id", "get_local_id", "get_group_id", "get_global_size", "get_local_size",
+             "get_enqueued_local_size", "get_num_groups", "get_global_offset", "get_work_dim",
+             "get_global_linear_id", "get_local_linear_id", "get_sub_group_size",
+             "get_max_sub_group_size", "get_num_sub_groups", "get_enqueued_num_sub_groups",
+             "get_sub_group_id", "get_sub_group_local_id"}
+# OpenCL C 3.0 6.15.6 relational functions: an int for a scalar, the signed integer of the
+# operand's element width for a vector.
+_RELATIONAL = {"isequal", "isnotequal", "isgreater", "isgreaterequal", "isless", "islessequal",
+               "isordered", "isunordered", "isnan", "isinf", "isfinite", "isnormal", "signbit"}
+# Built-ins returning the type of their first operand (gentype f(gentype, ...), OpenCL C
+# 3.0 6.15.2-6.15.4, 6.15.6's select/bitselect, the sub-group and work-group collectives).
+_SAME_AS_FIRST = {
+    "sqrt", "rsqrt", "fabs", "exp", "exp2", "exp10", "log", "log2", "log10", "log1p", "expm1",
+    "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh",
+    "cbrt", "floor", "ceil", "trunc", "rint", "round", "atan2", "pow", "powr", "fmod", "hypot",
+    "copysign", "fmin", "fmax", "fdim", "fma", "mad", "pown", "rootn", "recip", "divide",
+    "degrees", "radians", "sign", "step", "smoothstep", "mix", "normalize", "cross", "ldexp",
+    "remainder", "nextafter", "logb", "sinpi", "cospi", "tanpi", "asinpi", "acospi", "atanpi",
+    "atan2pi", "erf", "erfc", "tgamma", "lgamma", "maxmag", "minmag", "fract", "modf",
+    "sincos", "frexp", "min", "max", "clamp", "abs", "abs_diff", "add_sat", "sub_sat", "hadd",
+    "rhadd", "mul24", "mad24", "mul_hi", "mad_hi", "clz", "ctz", "popcount", "rotate",
+    "mad_sat", "select", "bitselect"}
+_NATIVE_MATH = re.compile(r"(?:native|half|fast)_(\w+)")
+_VLOAD = re.compile(r"v(load|store)(a?_half)?(\d*)(?:_rt[ezpn])?")
+_CONVERT = re.compile(r"convert_(u?char|u?short|u?int|u?long|float|double|half)(\d*)(?:_sat)?(?:_rt[ezpn])?")
+_CONVERT_SCALARS = {"char": ("int", 8), "uchar": ("int", 8), "short": ("int", 16), "ushort": ("int", 16),
+                    "int": ("int", 32), "uint": ("int", 32), "long": ("int", 64), "ulong": ("int", 64),
+                    "half": ("float", 16), "float": ("float", 32), "double": ("float", 64)}
+_LEGACY_ATOMIC = re.compile(r"atom(?:ic)?_(add|sub|xchg|min|max|and|or|xor|inc|dec|cmpxchg)")
+_C11_ATOMIC = re.compile(r"atomic_(fetch_\w+|exchange|load|store|init|compare_exchange_(?:strong|weak)|"
+                         r"flag_test_and_set|flag_clear)(?:_explicit)?")
+_COLLECTIVE = re.compile(r"(?:sub_group|work_group)_(?:non_uniform_)?(?:(all|any)|broadcast|"
+                         r"(?:reduce|scan_inclusive|scan_exclusive)_\w+)|(?:intel_)?sub_group_shuffle\w*")
+
+
+def mismatch(callee, declared, ret, args, structs):
+    """Why a call may not run, or None. callee: the called llvmlite function; declared: its
+    function TypeRef; ret, args: the call's result and argument types (llvmlite TypeRefs);
+    structs: the module's named struct types (loader._read_structs)."""
+    name = callee.name
+    want = [str(t) for t in declared.elements]
+    got = [str(ret)] + [str(a) for a in args]
+    fixed = got[:len(want)] if declared.is_function_vararg else got
+    if fixed != want:
+        return (f"the call of @{name} has the function type {_signature(got)}, but @{name} is "
+                f"{'defined' if not callee.is_declaration else 'declared'} as {_signature(want)}")
+    if not callee.is_declaration or name.startswith("llvm."):
+        return None   # LLVM's verifier checks intrinsic signatures against their names
+    base, params = demangle(name)
+    if params is None or base.startswith("__spirv_") or coop_names.names_spirv_operation(name):
+        # Not a mangled built-in name (the engines refuse unknown functions), or a SPIR-V
+        # operation's (the matrix types of their operands are checked where they are mapped).
+        return None
+    ret_ty = parse_type_text(str(ret), structs)
+    arg_tys = [parse_type_text(str(a), structs) for a in args]
+    return _builtin_mismatch(name, base, params, ret_ty, arg_tys)
+
+
+def _signature(types):
+    return f"{types[0]} ({', '.join(types[1:])})"
+
+
+def _builtin_mismatch(name, base, params, ret, args):
+    spelled = f"'{base}' (@{name})"
+    if len(params) != len(args):
+        return f"the built-in {spelled} takes {len(params)} arguments, the call passes {len(args)}"
+    for k, (p, t) in enumerate(zip(params, args)):
+        if not _matches(p, t):
+            return (f"argument {k + 1} of the built-in {spelled} is {_spell(p)} by its name, "
+                    f"but the call passes {t}")
+    try:
+        expected = expected_return(base, params, args)
+    except _Mismatch as exc:
+        return f"the built-in {spelled}: {exc}"
+    if expected is not None and not _return_matches(expected, ret):
+        return (f"the built-in {spelled} returns {_describe(expected)}, but the call's result "
+                f"is {ret}")
+    return None
+
+
+class _Mismatch(Exception):
+    """Operands that no overload of the named built-in has; str() says why."""
+
+
+def _matches(p, t):
+    """Whether the IR type t is the mangled parameter type p."""
+    kind = p[0]
+    if kind == "int":
+        return t.kind == "int" and t.bits == p[1]
+    if kind == "float":
+        return t.kind == "float" and t.bits == p[1] and not t.bfloat
+    if kind == "vec":
+        return t.kind == "vec" and t.n == p[1] and _matches(p[2], t.elem)
+    if kind == "ptr":
+        return t.kind == "ptr" and t.addrspace == p[1]
+    if kind == "void":
+        return t.kind == "void"
+    return True      # named types (events, enums, images): their IR form varies by producer
+
+
+def _spell(p):
+    kind = p[0]
+    if kind == "int":
+        return f"i{p[1]}"
+    if kind == "float":
+        return {16: "half", 32: "float", 64: "double"}.get(p[1], f"f{p[1]}")
+    if kind == "vec":
+        return f"<{p[1]} x {_spell(p[2])}>"
+    if kind == "ptr":
+        return "ptr" if not p[1] else f"ptr addrspace({p[1]})"
+    return kind if kind == "void" else p[1]
+
+
+def _ty(p):
+    """The IR type (loader.Ty) of a mangled scalar or vector type."""
+    if p[0] == "vec":
+        return Ty("vec", n=p[1], elem=_ty(p[2]))
+    if p[0] in ("int", "float"):
+        return Ty(p[0], p[1])
+    return None
+
+
+def expected_return(base, params, args):
+    """What OpenCL C 3.0 6.15 says `base` returns for these operands: a loader.Ty, "int"
+    (an integer of any width: size_t, bool), "void", or None (not checked); _Mismatch
+    when no overload has these operands."""
+    m = _NATIVE_MATH.fullmatch(base)
+    if m and m.group(1) in _SAME_AS_FIRST | {"dot", "length", "distance"}:
+        base = m.group(1)
+    if base in _WORKITEM:
+        return "int"
+    if base in _SAME_AS_FIRST:
+        return args[0] if args else None
+    if base in ("any", "all"):
+        return Ty("int", 32)
+    if base in _RELATIONAL:
+        return _relational_result(args[0]) if args else None
+    if base in ("dot", "dot_acc_sat") and args and args[0].kind == "vec" and args[0].elem.kind == "int":
+        return Ty("int", 32)      # cl_khr_integer_dot_product: (u)char4 operands, (u)int result
+    if base in ("dot", "length", "distance"):
+        return (args[0].elem if args[0].kind == "vec" else args[0]) if args else None
+    if base == "ilogb":
+        return _relational_result(args[0]) if args and args[0].kind == "vec" else Ty("int", 32)
+    if base in ("shuffle", "shuffle2") and len(args) >= 2 and args[0].kind == "vec" and args[-1].kind == "vec":
+        return Ty("vec", n=args[-1].n, elem=args[0].elem)
+    m = _VLOAD.fullmatch(base)
+    if m:
+        return _vector_memory_return(m, params)
+    m = _CONVERT.fullmatch(base)
+    if m and args:
+        kind, bits = _CONVERT_SCALARS[m.group(1)]
+        scalar = Ty(kind, bits)
+        n = int(m.group(2) or 1)
+        return Ty("vec", n=n, elem=scalar) if m.group(2) and n > 1 else scalar
+    m = _LEGACY_ATOMIC.fullmatch(base) or _C11_ATOMIC.fullmatch(base)
+    if m:
+        return _atomic_return(m.group(1), params)
+    m = _COLLECTIVE.fullmatch(base)
+    if m and args:
+        return Ty("int", 32) if m.group(1) else args[0]
+    return None
+
+
+def _relational_result(t):
+    if t.kind == "vec":
+        return Ty("vec", n=t.n, elem=Ty("int", t.elem.bits))
+    return Ty("int", 32)
+
+
+def _vector_memory_return(m, params):
+    """vloadN / vload_halfN / vstore...: the element type is the pointer's pointee, N the
+    name's (OpenCL C 3.0 6.15.11)."""
+    load, half, n = m.group(1) == "load", bool(m.group(2)), int(m.group(3) or 1)
+    pointer = params[-1] if params else None
+    if pointer is None or pointer[0] != "ptr" or len(params) != (2 if load else 3):
+        raise _Mismatch("its operands are not (offset, pointer)" if load else
+                        "its operands are not (data, offset, pointer)")
+    pointee = _ty(pointer[2])
+    if pointee is None or (half and pointee != Ty("float", 16)):
+        raise _Mismatch(f"its pointer's pointee {_spell(pointer[2])} is not "
+                        f"{'half' if half else 'a scalar'}")
+    if not load:
+        data = _ty(params[0])
+        wants = (Ty("float", 32), Ty("float", 64)) if half else (pointee,)
+        if data is None or _length(data) != n or _element(data) not in wants:
+            raise _Mismatch(f"it stores {n} x {' or '.join(map(str, wants))}, but its data operand "
+                            f"is {_spell(params[0])}")
+        return "void"
+    elem = Ty("float", 32) if half else pointee
+    return Ty("vec", n=n, elem=elem) if m.group(3) and n > 1 else elem
+
+
+def _length(t):
+    return t.n if t.kind == "vec" else 1
+
+
+def _element(t):
+    return t.elem if t.kind == "vec" else t
+
+
+def _atomic_return(op, params):
+    """An atomic's result: the pointee (the old value), a bool, or nothing."""
+    pointer = params[0] if params else None
+    pointee = _ty(pointer[2]) if pointer is not None and pointer[0] == "ptr" else None
+    if pointee is None:
+        raise _Mismatch("its first operand is not a pointer to a scalar")
+    if not op.startswith("flag_"):
+        # The value operands (and compare_exchange's *expected) are the pointee's type.
+        for p in params[1:]:
+            q = p[2] if p[0] == "ptr" else p
+            if q[0] in ("int", "float", "vec") and _ty(q) != pointee:
+                raise _Mismatch(f"its operand {_spell(p)} is not its pointer's pointee {pointee}")
+    if op in ("store", "init", "flag_clear"):
+        return "void"
+    if op.startswith("compare_exchange") or op == "flag_test_and_set":
+        return "int"
+    return pointee
+
+
+def _return_matches(expected, ret):
+    if expected == "int":
+        return ret.kind == "int"
+    if expected == "void":
+        return ret.kind == "void"
+    return ret == expected
+
+
+def _describe(expected):
+    return "an integer" if expected == "int" else str(expected)

@@ -1,0 +1,213 @@
+"""Hostile IR against both engines (issue 25, docs/native.md "Safety contract"): a call
+whose types are not the built-in's it names, constructors, and what the checks derive
+from the instruction rather than from a name. Buffers are slices of larger arrays whose
+other elements are sentinels: nothing outside the slice may change."""
+import warnings
+
+import numpy as np
+import pytest
+
+import clcoop
+from clcoop.errors import ArgumentError, IRError
+from clcoop.native.support import NativeFallbackWarning
+
+HEAD = 'target datalayout = "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-G1"\n' \
+       'target triple = "spir64-unknown-unknown"\n'
+
+# vload4 then vstore4 (clang-22's names); {T} is the vector type written in the IR.
+VLOAD_IR = HEAD + """
+define spir_kernel void @k(ptr addrspace(1) %a, ptr addrspace(1) %b) {
+entry:
+  %0 = addrspacecast ptr addrspace(1) %b to ptr addrspace(4)
+  %v = call spir_func {T} @_Z6vload4mPU3AS4Kf(i64 0, ptr addrspace(4) %0)
+  %1 = addrspacecast ptr addrspace(1) %a to ptr addrspace(4)
+  call spir_func void @_Z7vstore4Dv4_fmPU3AS4f({T} %v, i64 0, ptr addrspace(4) %1)
+  ret void
+}
+declare spir_func {T} @_Z6vload4mPU3AS4Kf(i64, ptr addrspace(4))
+declare spir_func void @_Z7vstore4Dv4_fmPU3AS4f({T}, i64, ptr addrspace(4))
+"""
+
+
+def guarded(n, dtype=np.float32, pad=2048, fill=0):
+    """(whole array, its middle slice of n elements): the rest are sentinels."""
+    whole = np.full(n + 2 * pad, -7, dtype)
+    inner = whole[pad:pad + n]
+    inner[:] = fill
+    return whole, inner
+
+
+def run_both(ir, engine, *args):
+    prog = clcoop.Program.from_ir(ir, engine=engine)
+    prog.k((1,), (1,), *args)
+    return prog
+
+
+@pytest.mark.parametrize("vector", ["<16 x float>", "<1024 x float>", "<3 x float>"])
+def test_vload_vstore_with_another_vector_type_are_refused(vector):
+    ir = VLOAD_IR.replace("{T}", vector)
+    wa, a = guarded(4)
+    wb, b = guarded(4, fill=1)
+    before_a, before_b = wa.copy(), wb.copy()
+    prog = clcoop.Program.from_ir(ir, engine="native")
+    reason = prog.kernel("k").fallback_reason
+    assert reason is not None and "'vload4'" in reason and "<4 x float>" in reason and vector in reason
+    with pytest.raises(ArgumentError, match="vload4"):
+        prog.k((1,), (1,), a, b)
+    # auto: the kernel falls back, and the interpreter refuses the call when it translates it.
+    with pytest.warns(NativeFallbackWarning, match="vload4"):
+        prog = clcoop.Program.from_ir(ir, engine="auto")
+    with pytest.raises(IRError, match=r"in @k: the built-in 'vload4' .* returns <4 x float>"):
+        prog.k((1,), (1,), a, b)
+    with pytest.raises(IRError, match="vload4"):
+        run_both(ir, "interp", a, b)
+    assert np.array_equal(wa, before_a) and np.array_equal(wb, before_b)
+
+
+def test_vload_vstore_of_the_right_type_still_run():
+    ir = VLOAD_IR.replace("{T}", "<4 x float>")
+    for engine in ("native", "interp"):
+        wa, a = guarded(4)
+        wb, b = guarded(4)
+        b[:] = [1, 2, 3, 4]
+        before = wa.copy()
+        prog = run_both(ir, engine, a, b)
+        if engine == "native":
+            assert prog.kernel("k").fallback_reason is None
+        assert a.tolist() == [1, 2, 3, 4]
+        before[2048:2052] = [1, 2, 3, 4]
+        assert np.array_equal(wa, before)
+
+
+def test_vload_renamed_consistently_is_still_refused():
+    """`vload4` whose mangled pointee and IR type agree on 16 floats: the name says 4."""
+    ir = VLOAD_IR.replace("{T}", "<16 x float>").replace("Dv4_f", "Dv16_f")
+    prog = clcoop.Program.from_ir(ir, engine="native")
+    assert "returns <4 x float>" in prog.kernel("k").fallback_reason
+    ir = VLOAD_IR.replace("{T}", "<4 x float>").replace("_Z7vstore4Dv4_f", "_Z8vstore16Dv4_f")
+    prog = clcoop.Program.from_ir(ir, engine="native")
+    assert "'vstore16'" in prog.kernel("k").fallback_reason and "stores 16 x float" in prog.kernel("k").fallback_reason
+
+
+def test_a_call_with_another_function_type_than_declared_is_refused():
+    """The declaration says <4 x float>, the call <16 x float>: valid IR (opaque pointers),
+    an ABI mismatch on the host."""
+    ir = VLOAD_IR.replace("{T}", "<4 x float>").replace(
+        "%v = call spir_func <4 x float>", "%v = call spir_func <16 x float>").replace(
+        "void @_Z7vstore4Dv4_fmPU3AS4f(<4 x float> %v", "void @_Z7vstore4Dv4_fmPU3AS4f(<16 x float> %v")
+    prog = clcoop.Program.from_ir(ir, engine="native")
+    assert "has the function type <16 x float> (i64, ptr addrspace(4)), but @_Z6vload4mPU3AS4Kf is " \
+           "declared as <4 x float> (i64, ptr addrspace(4))" in prog.kernel("k").fallback_reason
+    with pytest.raises(IRError, match="has the function type"):
+        run_both(ir, "interp", np.zeros(4, np.float32), np.zeros(4, np.float32))
+
+
+HELPER_IR = HEAD + """
+define spir_func <4 x float> @helper(ptr addrspace(1) %p) {
+entry:
+  %v = load <4 x float>, ptr addrspace(1) %p
+  ret <4 x float> %v
+}
+define spir_kernel void @k(ptr addrspace(1) %a, ptr addrspace(1) %b) {
+entry:
+  %v = call spir_func <64 x float> @helper(ptr addrspace(1) %b)
+  store <64 x float> %v, ptr addrspace(1) %a
+  ret void
+}
+"""
+
+
+def test_a_defined_function_called_with_another_type_is_refused():
+    prog = clcoop.Program.from_ir(HELPER_IR, engine="native")
+    assert "but @helper is defined as <4 x float> (ptr addrspace(1))" in prog.kernel("k").fallback_reason
+    with pytest.raises(IRError, match="@helper is defined as"):
+        run_both(HELPER_IR, "interp", np.zeros(64, np.float32), np.zeros(64, np.float32))
+
+
+# Built-in calls whose IR types are not the ones the name spells: (declaration and call
+# text, the words of the reason).
+BAD_CALLS = [
+    ("i64 @_Z10atomic_addPU3AS1Vii(ptr addrspace(1) %a, i64 1)", "argument 2 of the built-in 'atomic_add'"),
+    ("i64 @_Z10atomic_addPU3AS1Vil(ptr addrspace(1) %a, i64 1)", "is not its pointer's pointee"),
+    ("i64 @_Z10atomic_incPU3AS1Vi(ptr addrspace(1) %a)", "returns i32"),
+    ("i64 @_Z16atomic_fetch_addPU3AS1VU7_Atomicii(ptr addrspace(1) %a, i32 1)", "returns i32"),
+    ("i32 @_Z11atomic_loadPU3AS1VU7_Atomicl(ptr addrspace(1) %a)", "returns i64"),
+    ("float @_Z13get_global_idj(i32 0)", "returns an integer"),
+    ("i64 @_Z13get_global_idj(i64 0)", "is i32 by its name, but the call passes i64"),
+    ("<4 x i32> @_Z12convert_int4Dv4_f(<8 x float> zeroinitializer)", "argument 1"),
+    ("<8 x i32> @_Z12convert_int4Dv4_f(<4 x float> zeroinitializer)", "returns <4 x i32>"),
+    ("<4 x i32> @_Z5isnanDv4_d(<4 x double> zeroinitializer)", "returns <4 x i64>"),
+    ("i64 @_Z3maxii(i32 1, i32 2)", "returns i32"),
+    ("<4 x float> @_Z6vload4mPU3AS1Ki(i64 0, ptr addrspace(1) %a)", "returns <4 x i32>"),
+    ("<4 x float> @_Z6vload4mPU3AS3Kf(i64 0, ptr addrspace(1) %a)", "is ptr addrspace(3) by its name"),
+    ("i32 @_Z20sub_group_reduce_addi(i64 1)", "argument 1"),
+]
+
+
+@pytest.mark.parametrize("call, words", BAD_CALLS)
+def test_builtin_calls_that_do_not_match_their_name_are_refused(call, words):
+    ret, rest = call.split(" @", 1)
+    name, args = rest.split("(", 1)
+    name = "@" + name
+    types = ", ".join(a.strip().rsplit(" ", 1)[0] for a in args[:-1].split(", ")) if args != ")" else ""
+    ir = HEAD + f"""
+define spir_kernel void @k(ptr addrspace(1) %a) {{
+entry:
+  %r = call spir_func {ret} {name}({args}
+  store {ret} %r, ptr addrspace(1) %a
+  ret void
+}}
+declare spir_func {ret} {name}({types})
+"""
+    prog = clcoop.Program.from_ir(ir, engine="native")
+    assert words in prog.kernel("k").fallback_reason
+    with pytest.raises(IRError, match=r"in @k: "):
+        run_both(ir, "interp", np.zeros(64, np.int32))
+
+
+def test_the_demangler_counts_qualified_types_once():
+    """Itanium ABI 5.1.5.3: `U3AS1V` on one type is one substitution candidate, and
+    _Atomic(T) another: clang's S4_ in the explicit compare-exchange is its memory_order."""
+    from clcoop.interp.demangle import demangle
+    base, params = demangle("_Z37atomic_compare_exchange_weak_explicitPU3AS1VU7_AtomiciPU3AS1ii"
+                            "12memory_orderS4_12memory_scope")
+    assert params == [("ptr", 1, ("int", 32, True)), ("ptr", 1, ("int", 32, True)), ("int", 32, True),
+                      ("other", "memory_order"), ("other", "memory_order"), ("other", "memory_scope")]
+    assert demangle("_Z6selectDv4_fS_Dv4_i")[1][1] == ("vec", 4, ("float", 32))
+
+
+CTOR_IR = HEAD + """
+@{TABLE} = appending global [1 x {{ i32, ptr, ptr }}] [{{ i32, ptr, ptr }} {{ i32 65535, ptr @evil, ptr null }}]
+define spir_func void @evil() {{
+entry:
+  ret void
+}}
+define spir_kernel void @k(ptr addrspace(1) %a) {{
+entry:
+  call spir_func void @evil()
+  store float 1.0, ptr addrspace(1) %a
+  ret void
+}}
+"""
+
+
+@pytest.mark.parametrize("table, kind", [("llvm.global_ctors", "constructors"), ("llvm.global_dtors", "destructors")])
+@pytest.mark.parametrize("engine", ["native", "auto", "interp"])
+def test_modules_with_constructors_are_refused(table, kind, engine):
+    """MCJIT ran the constructor without the context argument every generated function
+    takes (LLVM aborted the process); the interpreter raised a bare KeyError."""
+    with pytest.raises(IRError, match=rf"@{table} names @evil: module {kind} are not supported"):
+        clcoop.Program.from_ir(CTOR_IR.format(TABLE=table), engine=engine)
+
+
+def test_a_function_address_in_a_global_is_refused_and_llvm_used_is_not():
+    ir = CTOR_IR.format(TABLE="llvm.global_ctors").split("\n")
+    fp = "\n".join(line if not line.startswith("@llvm") else "@fp = addrspace(1) global ptr @evil" for line in ir)
+    with pytest.raises(IRError, match="@fp holds the address of the function @evil: function pointers"):
+        clcoop.Program.from_ir(fp, engine="auto")
+    used = "\n".join(line if not line.startswith("@llvm") else
+                     '@llvm.used = appending global [1 x ptr] [ptr @evil], section "llvm.metadata"' for line in ir)
+    prog = clcoop.Program.from_ir(used, engine="native")
+    a = np.zeros(1, np.float32)
+    prog.k((1,), (1,), a)
+    assert a[0] == 1.0
