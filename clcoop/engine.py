@@ -71,9 +71,9 @@ class LaunchNotTaken(Exception):
 
 
 def check_name(name):
-    """`name` when it is one of CHOICES, else ArgumentError naming them."""
-    if name not in CHOICES:
-        raise ArgumentError(f"unknown engine {name!r} (choose one of {', '.join(CHOICES)})")
+    """`name` when it names an engine or is AUTO, else ArgumentError naming the choices."""
+    if name not in ENGINES and name != AUTO:
+        raise ArgumentError(f"unknown engine {name!r} (choose one of {', '.join((*ENGINES, AUTO))})")
     return name
 
 

@@ -23,6 +23,7 @@ import warnings
 
 from clcoop.cli.dependencies import missing_dependency
 from clcoop.cli.output import new_file_mode, stdout_closed
+from clcoop.engine import CHOICES as ENGINE_CHOICES
 
 EXIT_OK, EXIT_ERROR, EXIT_ICE = 0, 1, 70
 
@@ -65,7 +66,7 @@ def _parser():
     p.add_argument("-O", dest="opt", metavar="LEVEL",
                    help="optimization level for .cl input: 0, 1, 2, 3, s, z (default 2, as Program.build "
                         "and clBuildProgram; the clcoop command defaults to -O0, as clang)")
-    p.add_argument("--engine", choices=("interp", "native", "auto", "vulkan"), default="interp",
+    p.add_argument("--engine", choices=ENGINE_CHOICES, default="interp",
                    help="interp: the interpreter (reference, default); native: kernels compiled "
                         "by LLVM for this CPU (docs/native.md); auto: native where the kernel is "
                         "supported, else the interpreter with a note saying why; vulkan: a Vulkan "
