@@ -1,0 +1,235 @@
+"""The Vulkan target (clcoop.spirv.vulkan, docs/vulkan.md): every example and test kernel it
+takes is a module `spirv-val --target-env vulkan1.3` accepts exactly as emitted (run here again
+on the bytes, no validator copy); what it does not take is a compile error at a source line;
+the reflection record matches the kernels; examples/vulkan run in the interpreter at subgroup
+size 32 and match NumPy."""
+import json
+import re
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import clcoop
+from clcoop.errors import CompileError
+from clcoop.frontend import driver
+from clcoop.spirv.reflection import read_reflection
+from clcoop.spirv.tools import find_tool
+
+ROOT = Path(__file__).resolve().parents[2]
+RNG = np.random.default_rng(2811)
+
+pytestmark = pytest.mark.skipif(not (find_tool("llc", required=False) and find_tool("opt", required=False)
+                                     and find_tool("spirv-val", required=False)),
+                                reason="llc-22, opt-22 and spirv-val (SPIRV-Tools 2025) are needed")
+
+# What the target takes: every GPU-shaped example, the Kernel-flavour examples without NV2
+# operations, and the test kernels without printf, atomics or program-scope data.
+TAKEN = [
+    "examples/vulkan/gemm_f16_f32_16x16.cl", "examples/vulkan/gemm_f16_16x8.cl",
+    "examples/vulkan/gemm_s8_s32.cl", "examples/vulkan/gemm_bf16.cl", "examples/vulkan/vector_add.cl",
+    "examples/vulkan/stencil.cl", "examples/vulkan/local_reduce.cl", "examples/vulkan/math.cl",
+    "examples/bf16_gemm.cl", "examples/gemm_f16_f32.cl", "examples/gemm_f32.cl", "examples/gemm_i8_i32.cl",
+    "examples/gemm_i8_sat.cl", "examples/operators.cl", "examples/reduction_local.cl",
+    "test/unit/kernels/faults.cl", "test/unit/kernels/matrix_faults.cl", "test/unit/kernels/reduce_local.cl",
+    "test/unit/kernels/subgroups.cl", "test/unit/kernels/vector_add.cl", "test/unit/kernels/gemm_naive.cl",
+]
+# What it refuses, with the line it names and a word of the reason.
+REFUSED = {
+    "test/unit/kernels/odd_width_switch.cl": (9, "printf"),
+    "test/unit/kernels/ndrange.cl": (12, "get_work_dim"),
+}
+
+
+def compile_vulkan(path):
+    """The module bytes as `clcoop --emit-spirv --target-env=vulkan1.3` writes them."""
+    from clcoop.spirv.vulkan import ir_to_vulkan_spirv
+    source = (ROOT / path).read_text()
+    result = driver.compile_source(source, driver.CompileOptions(filename=str(ROOT / path), debug_info=True))
+    return ir_to_vulkan_spirv(result.ir)
+
+
+def spirv_val(data, tmp_path):
+    module = tmp_path / "module.spv"
+    module.write_bytes(data)
+    return subprocess.run([find_tool("spirv-val"), "--target-env", "vulkan1.3", str(module)],
+                          capture_output=True, text=True)
+
+
+def disassemble(data, tmp_path):
+    module = tmp_path / "dis.spv"
+    module.write_bytes(data)
+    return subprocess.run([find_tool("spirv-dis"), "--no-color", str(module)], capture_output=True,
+                          text=True, check=True).stdout
+
+
+@pytest.mark.parametrize("path", TAKEN)
+def test_taken_kernels_validate_as_emitted(path, tmp_path):
+    data = compile_vulkan(path)
+    done = spirv_val(data, tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    text = disassemble(data, tmp_path)
+    assert "OpMemoryModel PhysicalStorageBuffer64 Vulkan" in text
+    assert "OpEntryPoint GLCompute" in text
+    for forbidden in ("OpCapability Kernel", "OpCapability Linkage", "OpenCL.std", "CrossWorkgroup"):
+        assert forbidden not in text, forbidden
+    # Vulkan requires Aligned on every access through a PhysicalStorageBuffer pointer.
+    psb_pointers = set(re.findall(r"(%\S+) = OpTypePointer PhysicalStorageBuffer", text))
+    typed = dict(re.findall(r"(%\S+) = OpConvertUToPtr (%\S+)", text))
+    for line in text.splitlines():
+        m = re.search(r"Op(?:Load \S+|Store) (%\S+)", line)
+        if m and typed.get(m.group(1)) in psb_pointers:
+            assert "Aligned" in line, line
+
+
+@pytest.mark.parametrize("path", sorted(REFUSED))
+def test_refused_kernels_get_a_located_error(path):
+    line, word = REFUSED[path]
+    with pytest.raises(CompileError) as caught:
+        compile_vulkan(path)
+    message = str(caught.value)
+    assert f"{path.split('/')[-1]}:{line}:" in message, message
+    assert word in message and "Vulkan target" in message
+
+
+def test_global_pointer_loaded_from_memory_is_refused_at_its_line(tmp_path):
+    source = tmp_path / "pointer_in_memory.cl"
+    source.write_text("__kernel void k(__global float * __global *pp, __global float *out) {\n"
+                      "  __global float *p = pp[0];\n"
+                      "  out[0] = p[1];\n}\n")
+    with pytest.raises(CompileError, match=r"pointer_in_memory\.cl:2:\d+: error: a __global pointer loaded from memory"):
+        from clcoop.spirv.vulkan import ir_to_vulkan_spirv
+        ir = driver.compile_source(source.read_text(), driver.CompileOptions(filename=str(source), debug_info=True)).ir
+        ir_to_vulkan_spirv(ir)
+
+
+def test_reflection_record_of_gemm():
+    record = read_reflection(compile_vulkan("examples/vulkan/gemm_s8_s32.cl"))["gemm_s8_s32"]
+    assert [(a["name"], a["kind"], a["dtype"], a["offset"], a["size"]) for a in record["args"]] == [
+        ("A", "global", "int8", 0, 8), ("B", "global", "int8", 8, 8), ("C", "global", "int32", 16, 8),
+        ("M", "scalar", "int32", 24, 4), ("N", "scalar", "int32", 28, 4), ("K", "scalar", "int32", 32, 4)]
+    assert [a.get("writable") for a in record["args"][:3]] == [False, False, True]
+    assert record["global_offset_offset"] == 36 and record["push_constant_size"] == 48
+    assert record["local_size"] is None and record["subgroup_size"] == 32
+    assert record["mul_adds"] == [{"scope": "subgroup", "M": 16, "N": 16, "K": 32, "A": "s8", "B": "s8",
+                                   "C": "s32", "result": "s32", "saturating": False}]
+    assert {(m["use"], m["component"]) for m in record["matrices"]} == {("a", "s8"), ("b", "s8"), ("accumulator", "s32")}
+    assert record["device_extensions"] == ["VK_KHR_cooperative_matrix"]
+
+
+def test_reflection_of_local_argument_and_fixed_size():
+    stencil = read_reflection(compile_vulkan("examples/vulkan/stencil.cl"))["stencil"]
+    tile = stencil["args"][2]
+    assert tile["kind"] == "local" and tile["spec_id"] == 102 and tile["dtype"] == "float32"
+    assert "offset" not in tile
+    assert [a["offset"] for a in stencil["args"] if a["kind"] != "local"] == [0, 8, 16, 20, 24, 28]
+    fixed = read_reflection(compile_vulkan("examples/vulkan/gemm_f16_16x8.cl"))["gemm_f16_16x8"]
+    assert fixed["local_size"] == [32, 1, 1]
+
+
+def test_spec_constants_and_push_constants_in_the_disassembly(tmp_path):
+    text = disassemble(compile_vulkan("examples/vulkan/stencil.cl"), tmp_path)
+    spec_ids = sorted(int(x) for x in re.findall(r"OpDecorate %\S+ SpecId (\d+)", text))
+    assert spec_ids == [0, 1, 2, 102]
+    assert re.search(r"OpDecorate %\S+ BuiltIn WorkgroupSize", text)
+    assert "OpExecutionMode %stencil LocalSize" not in text
+    assert re.search(r"OpVariable %_ptr_PushConstant_\S+ PushConstant", text)
+    # barrier(CLK_LOCAL_MEM_FENCE): Workgroup scopes, AcquireRelease | WorkgroupMemory (0x108).
+    assert "OpControlBarrier %uint_2 %uint_2 %uint_264" in text
+
+
+# ---------------------------------------------------------------- the examples in the interpreter
+
+def build(name):
+    return clcoop.Program((ROOT / "examples" / "vulkan" / name).read_text()).build()
+
+
+def test_gemm_f16_f32_16x16_in_the_interpreter():
+    M, N, K = 32, 48, 64
+    A = RNG.standard_normal((M, K)).astype(np.float16)
+    B = RNG.standard_normal((K, N)).astype(np.float16)
+    C0 = RNG.standard_normal((M, N)).astype(np.float32)
+    C = C0.copy()
+    build("gemm_f16_f32_16x16.cl").gemm_f16_f32_16x16((N // 16 * 32, M // 16), (32, 1), A, B, C, M, N, K,
+                                                       subgroup_size=32)
+    expected = C0.astype(np.float64) + A.astype(np.float64) @ B.astype(np.float64)
+    np.testing.assert_allclose(C, expected, rtol=1e-4, atol=1e-4)
+
+
+def test_gemm_f16_16x8_in_the_interpreter():
+    M, N, K = 32, 24, 48
+    A = RNG.integers(-3, 4, (M, K)).astype(np.float16)     # integer data: exact in half
+    B = RNG.integers(-3, 4, (K, N)).astype(np.float16)
+    C = np.zeros((M, N), np.float16)
+    build("gemm_f16_16x8.cl").gemm_f16_16x8((N // 8 * 32, M // 16), (32, 1), A, np.ascontiguousarray(B.T), C,
+                                            M, N, K, subgroup_size=32)
+    np.testing.assert_array_equal(C, (A.astype(np.float64) @ B.astype(np.float64)).astype(np.float16))
+
+
+def test_gemm_s8_s32_in_the_interpreter():
+    M, N, K = 32, 32, 96
+    A = RNG.integers(-128, 128, (M, K), dtype=np.int8)
+    B = RNG.integers(-128, 128, (K, N), dtype=np.int8)
+    C = np.zeros((M, N), np.int32)
+    build("gemm_s8_s32.cl").gemm_s8_s32((N // 16 * 32, M // 16), (32, 1), A, B, C, M, N, K, subgroup_size=32)
+    np.testing.assert_array_equal(C, A.astype(np.int32) @ B.astype(np.int32))
+
+
+def test_gemm_bf16_in_the_interpreter():
+    import ml_dtypes
+    bf16 = np.dtype(ml_dtypes.bfloat16)
+    M, N, K = 16, 32, 48
+    A = RNG.standard_normal((M, K)).astype(bf16)
+    B = RNG.standard_normal((K, N)).astype(bf16)
+    C = np.zeros((M, N), np.float32)
+    build("gemm_bf16.cl").gemm_bf16((N // 16 * 32, M // 16), (32, 1), A, B, C, M, N, K, subgroup_size=32)
+    np.testing.assert_allclose(C, A.astype(np.float64) @ B.astype(np.float64), rtol=1e-5, atol=1e-5)
+
+
+def test_vector_add_with_a_global_offset_in_the_interpreter():
+    n = 100
+    a, b = RNG.standard_normal(n).astype(np.float32), RNG.standard_normal(n).astype(np.float32)
+    c = np.zeros(n, np.float32)
+    build("vector_add.cl").vector_add((64,), (32,), a, b, c, n, global_offset=(40,))
+    expected = np.zeros(n, np.float32)
+    expected[40:] = (a + b)[40:]
+    np.testing.assert_array_equal(c, expected)
+
+
+def test_stencil_in_the_interpreter():
+    n, local = 200, 64
+    x = RNG.standard_normal(n).astype(np.float32)
+    out = np.zeros(n, np.float32)
+    w = (np.float32(0.25), np.float32(0.5), np.float32(0.25))
+    build("stencil.cl").stencil((256,), (local,), x, out, clcoop.LocalMemory((local + 2) * 4), *w, n)
+    padded = np.concatenate([[0], x, [0]]).astype(np.float32)
+    expected = w[0] * padded[:-2] + w[1] * padded[1:-1] + w[2] * padded[2:]
+    np.testing.assert_allclose(out, expected, rtol=1e-6, atol=1e-6)
+
+
+def test_local_reduce_in_the_interpreter():
+    groups = 3
+    x = RNG.standard_normal(groups * 256).astype(np.float32)
+    partial = np.zeros(groups, np.float32)
+    build("local_reduce.cl").local_reduce((groups * 256,), (256,), x, partial, subgroup_size=32)
+    np.testing.assert_allclose(partial, x.reshape(groups, 256).sum(axis=1), rtol=1e-4, atol=1e-4)
+
+
+def test_math_in_the_interpreter():
+    n = 32
+    x = RNG.uniform(0.1, 3.0, n).astype(np.float32)
+    out = np.zeros(8 * n, np.float32)
+    build("math.cl").math((n,), (32,), x, out, n)
+    x64 = x.astype(np.float64)
+    expected = np.stack([np.sqrt(x64), np.exp(x64), np.log(x64), np.sin(x64), np.minimum(x64, 1.5),
+                         np.floor(x64), x64 ** 1.5, x64 + 1 / np.sqrt(x64)], axis=1).ravel()
+    np.testing.assert_allclose(out, expected, rtol=2e-6, atol=1e-6)
+
+
+def test_reflection_is_plain_json():
+    data = compile_vulkan("examples/vulkan/vector_add.cl")
+    record = read_reflection(data)
+    assert json.loads(json.dumps(record)) == record
+    assert record["vector_add"]["args"][3] == {"name": "n", "kind": "scalar", "type": "int", "dtype": "int32",
+                                               "offset": 24, "size": 4}
