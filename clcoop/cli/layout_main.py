@@ -2,10 +2,16 @@
 
     clcoop-layout --rows 4 --cols 15 --subgroup-size 16 [--use a|b|accumulator] [--type float] [--json]
     clcoop-layout --scope workgroup --local-size 64[,2[,1]] --rows 40 --cols 24 ...
+    clcoop-layout --device vulkan --type half --rows 16 --cols 16 --use a   # the GPU's own layout
 
 The table is drawn like the layout spec's (docs/layout.md): one column per work-item
 (its local linear id at workgroup scope), one row per component, each cell `row,col` or
 `-` for padding. Exit 0 ok, 1 user error.
+
+--device vulkan shows the layout of the Vulkan device (CLCOOP_VULKAN_DEVICE, or vulkan:INDEX|NAME)
+as a probe kernel measures it (clcoop/vulkan/probe.py), at the device's subgroup size: on a
+GPU the layout is the driver's choice, and element access (`m[i]`) and coop_mat_length mean
+what this table shows. The default, --device interp, is clcoop's own layout (docs/layout.md).
 """
 import argparse
 import json
@@ -37,7 +43,8 @@ def _parser():
                                          "--scope workgroup).")
     parser.add_argument("--rows", type=int, required=True, help="M (rows that are not a power of two are padded, docs/layout.md)")
     parser.add_argument("--cols", type=int, required=True, help="N")
-    parser.add_argument("--subgroup-size", type=int, default=16, help="S, a power of two (default 16)")
+    parser.add_argument("--subgroup-size", type=int, help="S, a power of two (default 16; with --device "
+                        "vulkan, the device's)")
     parser.add_argument("--use", default="accumulator", choices=["a", "b", "accumulator"],
                         help="matrix use (default accumulator)")
     parser.add_argument("--type", default="float", choices=TYPE_NAMES,
@@ -48,7 +55,20 @@ def _parser():
     parser.add_argument("--local-size", type=_local_size, metavar="X[,Y[,Z]]",
                         help="the kernel's reqd_work_group_size (workgroup scope)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument("--device", default="interp", type=_device,
+                        help="interp (clcoop's layout, default) or vulkan[:INDEX|NAME] (measured on a Vulkan "
+                             "device by a probe kernel)")
     return parser
+
+
+def _device(text):
+    """'interp' -> None; 'vulkan' -> ''; 'vulkan:NAME' -> 'NAME' (the device selector)."""
+    if text == "interp":
+        return None
+    kind, _, selector = text.partition(":")
+    if kind != "vulkan":
+        raise argparse.ArgumentTypeError(f"expected interp, vulkan or vulkan:INDEX|NAME, got {text!r}")
+    return selector
 
 
 def _local_size(text):
@@ -78,6 +98,10 @@ def main(argv=None):
 def _show(argv):
     args = _parser().parse_args(argv)
     args.type = TYPE_ALIASES.get(args.type, args.type)
+    if args.device is not None:
+        return _show_device(args)
+    if args.subgroup_size is None:
+        args.subgroup_size = 16
     # Imported here so that argument errors print without loading NumPy.
     from clcoop.interp.debug import format_layout_table, layout_json
     from clcoop.coopmat_spec import Scope
@@ -106,6 +130,37 @@ def _show(argv):
         print(json.dumps(layout_json(layout)) if args.json else format_layout_table(layout))
         sys.stdout.flush()
     except BrokenPipeError:         # the reader stopped early (`| head -1`): not an error
+        stdout_closed()
+    return 0
+
+
+def _show_device(args):
+    """The layout measured on a Vulkan device (clcoop.vulkan.probe)."""
+    from clcoop.interp.debug import format_layout_table
+    from clcoop.vulkan.probe import probe_layout
+    if (args.scope == "workgroup") != (args.local_size is not None):
+        print("clcoop-layout: error: --local-size goes with --scope workgroup (the kernel's reqd_work_group_size), "
+              "and only with it", file=sys.stderr)
+        return 1
+    if args.rows * args.cols > MAX_PRINTED_ELEMENTS:
+        print(f"clcoop-layout: error: a {args.rows}x{args.cols} matrix is too large to print", file=sys.stderr)
+        return 1
+    try:
+        layout = probe_layout(args.type, args.rows, args.cols, args.use, args.scope, args.local_size,
+                              args.device or None)
+        if args.subgroup_size is not None and args.scope == "subgroup" and args.subgroup_size != layout.group_size:
+            raise ClcoopError(f"--subgroup-size {args.subgroup_size}: the device's subgroup size is "
+                              f"{layout.group_size}")
+    except ClcoopError as error:
+        print(f"clcoop-layout: error: {error}", file=sys.stderr)
+        return 1
+    header = (f"# {layout.device}: {args.type} {args.rows}x{args.cols} use {args.use}, {args.scope} scope over "
+              f"{layout.group_size} invocations, coop_mat_length {layout.length}" +
+              (f", {layout.replicated} replicated slots" if layout.replicated else ""))
+    try:
+        print(json.dumps(layout.as_json()) if args.json else header + "\n" + format_layout_table(layout))
+        sys.stdout.flush()
+    except BrokenPipeError:
         stdout_closed()
     return 0
 
