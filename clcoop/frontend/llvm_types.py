@@ -3,7 +3,6 @@ loop metadata), and the IR types of C types."""
 import math
 import struct
 from dataclasses import replace
-from fractions import Fraction
 
 from llvmlite import ir
 
@@ -129,6 +128,7 @@ BFLOAT_IR = BFloatIRType()
 def bfloat16_bits(value):
     """The bf16 pattern nearest to a double, ties to even (one rounding, as clang-22 folds
     `(__bf16)x`): 8 significand bits, float32's exponent range, subnormals below 2**-126."""
+    from fractions import Fraction      # here: fractions and decimal are 3 ms of every start-up
     if math.isnan(value):
         return 0x7FC0
     sign = 0x8000 if math.copysign(1.0, value) < 0 else 0

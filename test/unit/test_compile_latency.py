@@ -200,3 +200,68 @@ def test_header_cache_keeps_a_bounded_number_of_files(tmp_path, monkeypatch):
         _fresh_process_state()
         _preprocess("int x = V;\n", {"V": str(value)})
     assert len(list(tmp_path.glob("header-*.json"))) == 3
+
+
+# ---------------------------------------------------------------- issue 26: start-up
+# What compiling a kernel must not import: an engine (interpreter, native, GPU), the API that
+# launches kernels, the SPIR-V pipeline, NumPy, and modules only a rare path needs.
+NOT_ON_THE_COMPILE_PATH = ("numpy", "clcoop.api", "clcoop.interp", "clcoop.native", "clcoop.vulkan",
+                           "clcoop.engine", "clcoop.prepare", "clcoop.spirv", "ml_dtypes", "fractions")
+
+
+def test_compile_path_imports_no_engine_and_nothing_only_rare_paths_need(tmp_path):
+    src = tmp_path / "k.cl"
+    src.write_text(KERNEL)
+    code = ("from clcoop.cli.compile_main import run\n"
+            f"assert run([{str(src)!r}, '-o', {str(tmp_path / 'k.ll')!r}]) == 0\n")
+    modules = _modules_after(code)
+    assert "clcoop.frontend.lower" in modules
+    loaded = [m for m in modules if m.split(".")[0] in ("numpy", "ml_dtypes", "fractions")
+              or m.startswith(NOT_ON_THE_COMPILE_PATH[1:])]
+    assert loaded == [], loaded
+
+
+def test_a_header_cache_hit_defines_no_macro_one_by_one(tmp_path, monkeypatch):
+    """The ~330 predefined macros are in the cached result: a hit skips defining them."""
+    monkeypatch.setenv("CLCOOP_CACHE_DIR", str(tmp_path))
+    _fresh_process_state()
+    expected = _preprocess(MACRO_USER)
+    cls = P._preprocessor_class()
+    calls = []
+    original = cls.define
+    monkeypatch.setattr(cls, "define", lambda self, tokens: calls.append(tokens) or original(self, tokens))
+    _fresh_process_state()
+    assert _preprocess(MACRO_USER) == expected                  # a hit, from disk
+    by_pcpp_itself = ("__DATE__", "__TIME__", "__PCPP__", "__FILE__")     # per Preprocessor or file
+    assert [c for c in calls if not str(c).startswith(by_pcpp_itself)] == [], calls[:8]
+    _fresh_process_state()
+    calls.clear()
+    monkeypatch.setenv("CLCOOP_NO_CACHE", "1")
+    assert _preprocess(MACRO_USER) == expected                  # a miss defines them all
+    assert len(calls) > 300
+
+
+def test_the_command_exits_without_teardown_after_flushing_and_atexit(tmp_path):
+    """`clcoop` ends with os._exit (the interpreter's teardown is 20-40 ms of CPU): stdout is
+    flushed and atexit handlers run all the same; objects are not finalized."""
+    src = tmp_path / "k.cl"
+    src.write_text(KERNEL)
+    code = ("import atexit, sys\n"
+            "atexit.register(lambda: print('atexit ran'))\n"
+            "class Finalized:\n"
+            "    def __del__(self): print('finalized')\n"
+            "keep = Finalized()\n"
+            "from clcoop.cli.compile_main import main\n"
+            f"sys.argv = ['clcoop', {str(src)!r}, '-o', '-']\n"
+            "main()\n"
+            "print('not reached')\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("; ModuleID") and "define spir_kernel void @add" in proc.stdout
+    assert proc.stdout.rstrip().endswith("atexit ran")
+    assert "finalized" not in proc.stdout and "not reached" not in proc.stdout
+    bad = tmp_path / "bad.cl"
+    bad.write_text("kernel void f( {\n")
+    proc = subprocess.run([sys.executable, "-m", "clcoop.cli.compile_main", str(bad)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1 and "error:" in proc.stderr
