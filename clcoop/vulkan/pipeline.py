@@ -54,7 +54,8 @@ class Pipelines:
         ids = sorted(constants)
         entries = (vk.VkSpecializationMapEntry * max(len(ids), 1))(
             *[vk.VkSpecializationMapEntry(spec_id, 4 * i, 4) for i, spec_id in enumerate(ids)])
-        data = ctypes.create_string_buffer(struct.pack(f"<{len(ids)}I", *(constants[i] for i in ids)), 4 * len(ids) or 4)
+        packed = struct.pack(f"<{len(ids)}I", *(constants[i] for i in ids))
+        data = ctypes.create_string_buffer(packed, len(packed) or 4)
         special = vk.VkSpecializationInfo(len(ids), ctypes.cast(entries, vk.VP), 4 * len(ids), ctypes.cast(data, vk.VP))
         required = vk.VkPipelineShaderStageRequiredSubgroupSizeCreateInfo(
             vk.ST_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO, None, subgroup_size or 0)

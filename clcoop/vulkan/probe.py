@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from clcoop.coopmat_spec import COMPONENTS
+from clcoop.coopmat_spec import COMPONENTS, Layout, Scope, Use
 from clcoop.errors import ArgumentError, DeviceError
 from clcoop.interp.scalars import COMPONENT_DTYPES
 from clcoop.spirv.reflection import encode_string, record_words
@@ -27,8 +27,8 @@ from clcoop.vulkan.capabilities import check_kernel
 from clcoop.vulkan.program import VulkanProgram
 
 SIGNIFICAND_BITS = {16: 11, 32: 24, 64: 53}           # IEEE binary16/32/64 (bf16: 8)
-USES = {"a": 0, "b": 1, "accumulator": 2}          # MatrixAKHR, MatrixBKHR, MatrixAccumulatorKHR
-SCOPES = {"workgroup": 2, "subgroup": 3}
+USES = {"a": Use.A, "b": Use.B, "accumulator": Use.ACCUMULATOR}
+SCOPES = {"workgroup": Scope.WORKGROUP, "subgroup": Scope.SUBGROUP}
 KERNEL = "clcoop_layout_probe"
 CHANNEL_ID, CHANNEL_INDEX = 0, 1
 # Push constants: out address, lengths address, channel, shift, mask.
@@ -52,8 +52,9 @@ def component(type_name):
         raise ArgumentError(f"unknown component type '{type_name}' (one of {', '.join(COMPONENTS)})")
     if c.is_float:
         bfloat = c.llvm == "bfloat"
+        exact = min(8 if bfloat else SIGNIFICAND_BITS[c.bits], 24)
         return ProbeComponent(c.name, "bf16" if bfloat else f"f{c.bits}", "bfloat" if bfloat else "float", c.bits,
-                              "bfloat16" if bfloat else f"float{c.bits}", min(8 if bfloat else SIGNIFICAND_BITS[c.bits], 24))
+                              "bfloat16" if bfloat else f"float{c.bits}", exact)
     kind = "int" if c.signed else "uint"
     return ProbeComponent(c.name, f"{'s' if c.signed else 'u'}{c.bits}", kind, c.bits, COMPONENT_DTYPES[c.name].name,
                           min(c.bits - 1 if c.signed else c.bits, 24))
@@ -155,7 +156,7 @@ def probe_module(type_name, rows, cols, use, scope, invocations):
         return constants[value]
 
     c0, c1, c2, c3, c4 = (const(v) for v in range(5))
-    c_scope, c_rows, c_cols, c_use = const(SCOPES[scope]), const(rows), const(cols), const(USES[use])
+    c_scope, c_rows, c_cols, c_use = const(int(SCOPES[scope])), const(rows), const(cols), const(int(USES[use]))
     t_matrix = m.define("global", OP_TYPE_COOPERATIVE_MATRIX_KHR, None, t_elem, c_scope, c_rows, c_cols, c_use)
     t_push = m.define("global", OP_TYPE_STRUCT, None, t_ulong, t_ulong, t_uint, t_uint, t_uint)
     p_push = m.define("global", OP_TYPE_POINTER, None, SC_PUSH_CONSTANT, t_push)
@@ -216,7 +217,8 @@ def probe_module(type_name, rows, cols, use, scope, invocations):
     out = m.define(f, OP_CONVERT_U_TO_PTR, p_buf_elem,
                    m.define(f, OP_LOAD, t_ulong, m.define(f, OP_ACCESS_CHAIN, p_push_ulong, push, c0)))
     value = m.define(f, OP_LOAD, t_matrix, matrix)
-    m.op(f, OP_COOPERATIVE_MATRIX_STORE_KHR, out, value, c0, c_cols, MEMORY_ACCESS_ALIGNED, 16)   # RowMajorKHR
+    row_major = const(int(Layout.ROW_MAJOR))
+    m.op(f, OP_COOPERATIVE_MATRIX_STORE_KHR, out, value, row_major, c_cols, MEMORY_ACCESS_ALIGNED, 16)
     lengths = m.define(f, OP_CONVERT_U_TO_PTR, p_buf_uint,
                        m.define(f, OP_LOAD, t_ulong, m.define(f, OP_ACCESS_CHAIN, p_push_ulong, push, c1)))
     slot = m.define(f, OP_PTR_ACCESS_CHAIN, p_buf_uint, lengths, me)

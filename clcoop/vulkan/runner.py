@@ -167,7 +167,8 @@ class Runner:
 
     def _barrier(self, src_stage, dst_stage, src_access, dst_access):
         barrier = vk.VkMemoryBarrier(vk.ST_MEMORY_BARRIER, None, src_access, dst_access)
-        self.api.vkCmdPipelineBarrier(self.commands, src_stage, dst_stage, 0, 1, ctypes.byref(barrier), 0, None, 0, None)
+        self.api.vkCmdPipelineBarrier(self.commands, src_stage, dst_stage, 0, 1, ctypes.byref(barrier),
+                                      0, None, 0, None)
 
     def _copies(self, transfers, upward):
         staging = self.staging.buffer.handle
