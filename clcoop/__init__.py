@@ -5,8 +5,7 @@ The compile path (clcoop.frontend) never imports NumPy; the runtime API
 stays cheap for the compiler command line.
 """
 
-__version__ = "0.1.0"
-
+from clcoop.version import __version__  # noqa: F401
 from clcoop.errors import (ClcoopError, CompileError, RuntimeFault, ArgumentError,  # noqa: F401
                            CompilerWarning)
 

@@ -1,6 +1,7 @@
 """The package's import graph, and the layering rules it must keep (issue 11).
 
     python -m clcoop._imports            # print the graph; exit 1 on a broken rule
+    python -m clcoop._imports --inside-functions   # and list every import inside a function
 
 Rules:
 - no import cycle among clcoop's modules (module-level imports; an import inside a function
@@ -49,10 +50,11 @@ def _resolve(node, current, is_package):
 
 
 def _clcoop_target(name, known):
-    """The clcoop module `name` refers to: itself, or its parent when it is an attribute."""
+    """The clcoop module `name` refers to: itself, or its parent when it is an attribute
+    (`from clcoop import __version__` is an edge to the package's __init__)."""
     while name and name not in known:
         name = name.rpartition(".")[0]
-    return name if name and name != PACKAGE else None
+    return name or None
 
 
 class _ImportVisitor(ast.NodeVisitor):
@@ -135,6 +137,17 @@ def lazy_import_problems(modules):
     return problems
 
 
+def inside_functions(modules):
+    """`path:line: module -> imported` for each import of a clcoop module inside a function
+    (edges of the graph all the same: such an import hides a cycle, it does not remove it)."""
+    lines = []
+    for module in sorted(modules.values(), key=lambda m: m.name):
+        for line, name in module.lazy:
+            if name == PACKAGE or name.startswith(PACKAGE + "."):
+                lines.append(f"{module.path}:{line}: {module.name} -> {name}")
+    return lines
+
+
 def format_graph(modules):
     lines = []
     for name in sorted(modules):
@@ -144,8 +157,13 @@ def format_graph(modules):
 
 
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
     modules = read_modules()
     print(format_graph(modules))
+    if "--inside-functions" in argv:
+        lines = inside_functions(modules)
+        print(f"\n{len(lines)} imports of clcoop modules inside functions:")
+        print("\n".join(lines))
     status = 0
     cycle = find_cycle(modules)
     if cycle:

@@ -35,6 +35,23 @@ OPENCL_MATH_FLAGS = ("-cl-single-precision-constant", "-cl-denorms-are-zero",
 
 
 @dataclass
+class CompileOptions:
+    """What the front end's driver (frontend/driver.py, compile_source) takes: Options narrowed
+    to one compilation (compile_options())."""
+    include_dirs: list = field(default_factory=list)
+    defines: dict = field(default_factory=dict)      # name -> value or None (-DNAME means 1)
+    triple: str = "spir64-unknown-unknown"
+    opt_level: int = 0
+    cl_std: str = "CL3.0"
+    filename: str = "<input>"
+    undefines: list = field(default_factory=list)    # -U names, applied after defines
+    warning_policy: WarningPolicy = field(default_factory=WarningPolicy)   # -w, -Werror, -W<group>
+    debug_info: bool = False                         # -g: line information (DILocation)
+    fp_contract: str = "on"      # -ffp-contract: on (OpenCL C's default, as clang), off, fast
+    error_limit: str | int | None = None   # -ferror-limit=N: errors before stopping (0: none)
+
+
+@dataclass
 class Options:
     input: str | None = None
     output: str | None = None
@@ -56,7 +73,6 @@ class Options:
 
     def compile_options(self, filename):
         """The driver's CompileOptions for these options."""
-        from clcoop.frontend.driver import CompileOptions
         return CompileOptions(include_dirs=list(self.include_dirs), defines=dict(self.defines),
                               undefines=list(self.undefines), triple=self.triple,
                               opt_level=self.opt_level, cl_std=self.cl_std, filename=filename,

@@ -12,11 +12,12 @@ so `clcoop --help` and a syntax error stay fast.
 import sys
 from contextlib import contextmanager
 from pathlib import Path
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from clcoop.diagnostics import DiagnosticEngine, SourceLocation, WarningPolicy
+from clcoop.diagnostics import DiagnosticEngine, SourceLocation
 from clcoop.errors import ArgumentError, CompileError
 from clcoop.frontend.types import Target
+from clcoop.options import CompileOptions  # noqa: F401 (the driver's input)
 
 TRIPLES = ("spir64-unknown-unknown", "spir-unknown-unknown")
 # -cl-std value -> __OPENCL_C_VERSION__ (clang's predefines).
@@ -24,21 +25,6 @@ CL_STD_VERSIONS = {"CL1.0": 100, "CL1.1": 110, "CL1.2": 120, "CL2.0": 200, "CL3.
                    "cl1.0": 100, "cl1.1": 110, "cl1.2": 120, "cl2.0": 200, "cl3.0": 300}
 OPT_LEVELS = (0, 1, 2, 3)
 FP_CONTRACT_MODES = ("on", "off", "fast")
-
-
-@dataclass
-class CompileOptions:
-    include_dirs: list = field(default_factory=list)
-    defines: dict = field(default_factory=dict)      # name -> value or None (-DNAME means 1)
-    triple: str = "spir64-unknown-unknown"
-    opt_level: int = 0
-    cl_std: str = "CL3.0"
-    filename: str = "<input>"
-    undefines: list = field(default_factory=list)    # -U names, applied after defines
-    warning_policy: WarningPolicy = field(default_factory=WarningPolicy)   # -w, -Werror, -W<group>
-    debug_info: bool = False                         # -g: line information (DILocation)
-    fp_contract: str = "on"      # -ffp-contract: on (OpenCL C's default, as clang), off, fast
-    error_limit: str | int | None = None   # -ferror-limit=N: errors before stopping (0: none)
 
 
 @dataclass

@@ -821,7 +821,7 @@ def lower(unit, target, opt_level=0, debug_info=False, main_file=None):
     lw.opt_level = opt_level
     source_name = _source_name(unit)
     if debug_info and (main_file or source_name):
-        from clcoop import __version__
+        from clcoop.version import __version__
         from clcoop.frontend.debug_info import DebugInfo
         lw.debug = DebugInfo(lw.module, main_file or source_name, opt_level > 0,
                              f"clcoop version {__version__}")

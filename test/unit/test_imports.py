@@ -41,3 +41,35 @@ def test_lazy_imports_outside_interp_and_of_llvmlite_are_allowed(tmp_path):
         "interp/x.py": "def f():\n    import struct\n"})
     assert _imports.find_cycle(modules) is None
     assert _imports.lazy_import_problems(modules) == ["clcoop/interp/x.py:2: import of struct inside a function"]
+
+
+def test_a_cycle_through_the_package_itself_is_found(tmp_path):
+    # The circle issue 27 found: __init__ -> api -> frontend.driver -> frontend.lower ->
+    # __init__ (for __version__), every edge an import inside a function.
+    modules = _package(tmp_path, {
+        "__init__.py": "def __getattr__(name):\n    from clcoop import api\n",
+        "api.py": "def build():\n    from clcoop.frontend.driver import compile_source\n",
+        "frontend/__init__.py": "",
+        "frontend/driver.py": "def compile_source():\n    from clcoop.frontend import lower\n",
+        "frontend/lower.py": "def producer():\n    from clcoop import __version__\n"})
+    assert _imports.find_cycle(modules) == ["clcoop", "clcoop.api", "clcoop.frontend.driver",
+                                            "clcoop.frontend.lower", "clcoop"]
+    assert _imports.inside_functions(modules) == [
+        "clcoop/__init__.py:2: clcoop -> clcoop.api",
+        "clcoop/api.py:2: clcoop.api -> clcoop.frontend.driver",
+        "clcoop/frontend/driver.py:2: clcoop.frontend.driver -> clcoop.frontend.lower",
+        "clcoop/frontend/lower.py:2: clcoop.frontend.lower -> clcoop"]
+
+
+def test_the_version_and_the_compile_options_import_nothing_that_circles():
+    run = subprocess.run([sys.executable, "-m", "clcoop._imports", "--inside-functions"], capture_output=True,
+                         text=True)
+    assert run.returncode == 0, run.stderr
+    graph_text, _, inside = run.stdout.partition("\n\n")
+    graph = dict(line.split(" -> ", 1) for line in graph_text.splitlines())
+    assert graph["clcoop.version"] == "(none)"
+    assert "clcoop.version" in graph["clcoop.frontend.lower"].split(", ")
+    assert "clcoop" not in graph["clcoop.frontend.lower"].split(", ")
+    assert not any(target.startswith("clcoop.frontend") for target in graph["clcoop.options"].split(", "))
+    assert "clcoop.options" in graph["clcoop.frontend.driver"].split(", ")
+    assert "clcoop/frontend/lower.py:" in inside and "imports of clcoop modules inside functions" in inside
