@@ -1,5 +1,6 @@
 """The native launches of a program kept for the next launch with the same sizes and the
-same arguments (api.Kernel.__call__), as pyopencl keeps a kernel's arguments set.
+same arguments (native/engine.py; prepare.Preparations keys every engine's preparations
+the same way), as pyopencl keeps a kernel's arguments set.
 
 A launch's checks, argument conversion, proof (native/ranges.py) and native state
 (NativeProgram.plan_launch: region tables, argument blocks, arenas) depend only on the
@@ -12,7 +13,7 @@ from the caches: more than some whole launches.
 An entry holds no caller's array: its plan holds addresses, which are the same arrays'
 addresses when the key matches (the caller passes those arrays to the launch), and it owns
 the backups of the written buffers (refreshed from the caller's arrays at each launch:
-api.prepare_launch(backup=True)).
+interp/engine.py's map_arguments, BACKUP).
 """
 import collections
 import ctypes
@@ -120,13 +121,13 @@ def launch_key(global_size, local_size, args, subgroup_size, instruction_limit, 
                local_memory_type):
     """What a launch's preparation depends on, as one flat hashable tuple; None for a launch
     with an argument of a kind not listed here (it is prepared anew each time). Kept short:
-    it runs before every native launch. local_memory_type: api.LocalMemory (a __local
+    it runs before every native launch. local_memory_type: prepare.LocalMemory (a __local
     argument: keyed by its size)."""
     parts = [_sizes_key(global_size), _sizes_key(local_size), _sizes_key(global_offset),
              _scalar_key(subgroup_size), _scalar_key(instruction_limit)]
     for arg in args:
         if type(arg) is np.ndarray:
-            # flags.num: contiguity and writeability (api._map_buffer, _written_buffers).
+            # flags.num: contiguity and writeability (prepare.py: _check_buffer, _written_keys).
             parts += (data_address(arg), arg.nbytes, arg.dtype, arg.flags.num)
             if arg.ndim == 0:      # a scalar argument: its value is in the argument block
                 parts.append(arg.tobytes())

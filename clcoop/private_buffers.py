@@ -1,7 +1,7 @@
 """Private copies of the writable buffers of a launch, reused from launch to launch.
 
 An interpreter launch runs on private copies of the buffers it may write
-(api.prepare_launch), copied back only when it succeeds; a native launch writes the
+(interp/engine.py, map_arguments), copied back only when it succeeds; a native launch writes the
 caller's arrays and keeps these copies as backups, copied back when it fails. Either way a
 fault leaves the caller's arrays untouched (a launch proven fault-free before it starts
 needs none: native/ranges.py). A fresh copy

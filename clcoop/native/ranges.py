@@ -1,7 +1,7 @@
 """A launch-time proof that a native launch cannot fault (docs/native.md, "In-place launches").
 
 A launch proven fault-free runs on the caller's arrays: no private copies, nothing to copy
-back (api.prepare_launch). The proof has two parts.
+back (native/engine.py). The proof has two parts.
 
 Once per kernel (KernelRanges), its LLVM function is read. Refused, with a reason: loops
 (a back edge), calls other than work-item queries and math built-ins, divisions by
