@@ -17,6 +17,7 @@ import tempfile
 from clcoop.spirv import binary as sb
 from clcoop.spirv.reflection import record_words
 from clcoop.spirv.rewrite import rewrite_cooperative_calls
+from clcoop.spirv.tensor import rewrite_tensor_calls
 from clcoop.spirv.tools import INTERNAL_HINT, SpirvError, find_tool, run_tool
 from clcoop.spirv.vulkan_builtins import Builtins
 from clcoop.spirv.vulkan_ir import (Locator, VulkanTargetError, after_inlining, before_inlining,
@@ -97,8 +98,9 @@ def ir_to_vulkan_spirv(ir_text, target_env="vulkan1.3"):
 def _finish(module, kernels, layouts):
     from clcoop.spirv.vulkan_module import finish_module
     vulkan = finish_module(module, kernels, layouts)
-    rewrite_cooperative_calls(vulkan.module)
+    rewrite_tensor_calls(rewrite_cooperative_calls(vulkan.module))
     vulkan.defs = sb.definitions(vulkan.module)
+    vulkan.aligned_tensor_accesses()
     vulkan.drop_imports()
     vulkan.check()
     return vulkan

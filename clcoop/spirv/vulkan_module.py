@@ -247,6 +247,29 @@ class VulkanModule:
             else:
                 inst.operands += [MEMORY_ALIGNED, size]
 
+    def aligned_tensor_accesses(self):
+        """Aligned 16 on tensor loads/stores through a PhysicalStorageBuffer pointer:
+        SPV_NV_cooperative_matrix2 requires the pointer to be 16-byte aligned (tensor
+        addressing counts elements from it), and Vulkan requires Aligned (VUID 04708)."""
+        for inst in self.module.instructions:
+            if inst.opcode == sb.OP_LOAD_TENSOR_NV:
+                at = 5
+            elif inst.opcode == sb.OP_STORE_TENSOR_NV:
+                at = 3
+            else:
+                continue
+            pointer = inst.operands[at - 3]
+            while self.defs.get(pointer) is not None and self.defs[pointer].opcode == sb.OP_BITCAST:
+                pointer = self.defs[pointer].operands[2]     # llc's cast to its byte pointer
+            pointee = self.psb_pointee(self.type_of(pointer))
+            if pointee is None:
+                continue
+            inst.operands[at - 3] = pointer
+            self.note_storage_width(pointee)
+            mask = inst.operands[at]
+            if not mask & MEMORY_ALIGNED:
+                inst.operands[at:at + 1] = [mask | MEMORY_ALIGNED, 16]
+
     def note_storage_width(self, pointee):
         bits = self.scalar_bits(pointee)
         if bits == 16:
