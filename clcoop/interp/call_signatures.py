@@ -253,3 +253,27 @@ def _return_matches(expected, ret):
 
 def _describe(expected):
     return "an integer" if expected == "int" else str(expected)
+
+
+def recursive_functions(functions):
+    """Names of the defined functions that can reach themselves through calls (OpenCL C 3.0
+    6.11 forbids recursion: neither engine runs it; the interpreter's Python stack would
+    overflow). functions: name -> llvmlite function."""
+    callees = {}
+    for name, f in functions.items():
+        if f.is_declaration:
+            continue
+        callees[name] = {list(ins.operands)[-1].name for b in f.blocks for ins in b.instructions
+                         if ins.opcode == "call"} & functions.keys()
+    recursive = set()
+    for start in callees:
+        stack, seen = list(callees[start]), set()
+        while stack:
+            name = stack.pop()
+            if name == start:
+                recursive.add(start)
+                break
+            if name not in seen:
+                seen.add(name)
+                stack.extend(callees.get(name, ()))
+    return recursive

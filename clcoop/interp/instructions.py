@@ -571,6 +571,9 @@ def resolve_call(tr, callee, arg_values, rec, result_type):
     if reason is not None:
         raise IRError(f"in @{tr.fn.name}: {reason}: {rec.text}")
     if f is not None and not f.is_declaration:
+        if name in _recursive(tr.module):
+            raise IRError(f"in @{tr.fn.name}: recursion through @{name} (OpenCL C 3.0 6.11: "
+                          f"functions may not call themselves): {rec.text}")
         return ("function", name)
     if is_tensor_call(name):
         return ("tensor", name)
@@ -579,6 +582,14 @@ def resolve_call(tr, callee, arg_values, rec, result_type):
     arg_types = [tr._type(str(a.type)) for a in arg_values]
     handler = ocl_builtins.resolve(name, arg_types, rec.ty, rec.text)
     return ("builtin", handler)
+
+
+def _recursive(module):
+    """The module's recursive functions, found once (call_signatures.recursive_functions)."""
+    found = getattr(module, "_recursive_functions", None)
+    if found is None:
+        found = module._recursive_functions = call_signatures.recursive_functions(module.functions)
+    return found
 
 
 def op_call(ex, vals, ins, bmask, full):

@@ -16,6 +16,8 @@ from clcoop import coop_names, coopmat_spec
 from clcoop.coop_names import BINARY, LENGTH, LOAD, MUL_ADD, NEGATE, SCALAR_MUL, SPLAT, STORE
 from clcoop.interp.coop_calls import pointee_size
 from clcoop.interp.layout import LayoutError, get_layout
+from clcoop.interp.loader import parse_type_text
+from clcoop.interp.scalars import scalar_dtype
 from clcoop.native import coop_ir
 from clcoop.native.context import CTX, CTX_SLOTS, FAULT_COOP, FAULT_READ, FAULT_WRITE
 from clcoop.native.irtext import quote, ref, typed
@@ -198,14 +200,27 @@ def _constant_int(value, what):
     return int(parts[1])
 
 
+def element_site(site, mt):
+    """A matrix load or store's fault site (codegen.Site) accesses elements of `mt`."""
+    site.dtype = scalar_dtype(parse_type_text(mt.elem, {}))
+    site.size = ELEMENT_BYTES[mt.elem]
+
+
 def _rendezvous(fg, ins, ops, callee, lhs):
     """Operands to the context, suspend, result from the spill slot after the resume."""
     S = fg.mg.subgroup_size
     coop = fg.mg.coop
     site = fg.site(ins, "cooperative-matrix operation", 0)
+    # Its SPIR-V name, as the interpreter's faults give it (runtime.py).
+    fg.mg.out.sites[site].operation = coop_names.operation_name(callee.base)
     fname = f"__clcoop_coop.{site}"
     slots = []                      # (slot index, i64 value text)
     result = None
+    if callee.base in (LOAD, STORE):
+        # A fault names the element type, as the interpreter's (memory.describe_offset):
+        # the IR matrix type's, which the access has (a callee name without template
+        # arguments, as other producers spell it, named none: "misaligned ... of 0 bytes").
+        element_site(fg.mg.out.sites[site], matrix_type(str(ins.type if callee.base == LOAD else ops[1].type), S))
     if callee.base == LOAD:
         mt = matrix_type(str(ins.type), S)
         layout, stride = _memory_operands(ops, 1, callee, mt)
@@ -409,7 +424,7 @@ def _memory_function(fname, site, mt, layout, table, load, slot=None):
               "  br i1 %badstride, label %stride, label %m.pre",
               "stride:",
               f"  call void @__clcoop_fault(ptr %base, i32 {site}, i32 {FAULT_COOP}, "
-              f"i64 {NEGATIVE_LOAD_STRIDE if load else STORE_STRIDE}, i64 0)",
+              f"i64 {NEGATIVE_LOAD_STRIDE if load else STORE_STRIDE}, i64 %u0.coop2)",
               "  ret i1 true",
               "m.pre:"]
     major, minor = ("%mrow", "%mcol") if layout == 0 else ("%mcol", "%mrow")

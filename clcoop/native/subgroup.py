@@ -641,6 +641,7 @@ class _SubgroupGen(RegionMixin, MaskingMixin, _FunctionGen):
         T, R, C = per_lane.elem, per_lane.rows, per_lane.cols
         esz = coop_calls.ELEMENT_BYTES[T]
         site = self.site(ins, "cooperative-matrix operation", 0)
+        coop_calls.element_site(self.mg.out.sites[site], per_lane)
         bad = []
         p = self._uniform_i64(ops[0], bad)
         stride = self._uniform_i64(stride_op, bad)

@@ -211,3 +211,69 @@ def test_a_function_address_in_a_global_is_refused_and_llvm_used_is_not():
     a = np.zeros(1, np.float32)
     prog.k((1,), (1,), a)
     assert a[0] == 1.0
+
+
+RECURSIVE_IR = HEAD + """
+define spir_func i32 @f(i32 %n) {
+entry:
+  %c = icmp eq i32 %n, 0
+  br i1 %c, label %done, label %more
+more:
+  %m = sub i32 %n, 1
+  %r = call spir_func i32 @g(i32 %m)
+  %s = add i32 %r, 1
+  ret i32 %s
+done:
+  ret i32 0
+}
+define spir_func i32 @g(i32 %n) {
+entry:
+  %r = call spir_func i32 @f(i32 %n)
+  ret i32 %r
+}
+define spir_kernel void @k(ptr addrspace(1) %a) {
+entry:
+  %r = call spir_func i32 @f(i32 100000)
+  store i32 %r, ptr addrspace(1) %a
+  ret void
+}
+"""
+
+
+def test_recursion_is_an_ir_error_in_the_interpreter():
+    """It overflowed Python's stack (RecursionError) after 100000 / 2 nested calls."""
+    with pytest.raises(IRError, match=r"in @k: recursion through @f \(OpenCL C 3.0 6.11"):
+        run_both(RECURSIVE_IR, "interp", np.zeros(1, np.int32))
+    prog = clcoop.Program.from_ir(RECURSIVE_IR, engine="native")
+    assert "recursion through @" in prog.kernel("k").fallback_reason
+
+
+MATRIX_HEADER = """
+#pragma OPENCL EXTENSION cl_khr_cooperative_matrix : enable
+typedef float mat_c __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 8, 16, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
+"""
+MISALIGNED = MATRIX_HEADER + """
+__kernel void k(__global const float *a, __global float *b) {
+    mat_c m = coop_mat_load((__global const float *)((__global const char *)a + 2), CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)16);
+    coop_mat_store(b, m, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)16);
+}
+"""
+
+
+@pytest.mark.parametrize("template", [True, False])
+def test_a_misaligned_matrix_load_names_its_element_type(template):
+    """The fault's element type comes from the IR matrix type; a load callee spelled without
+    template arguments (as other producers spell it) gave "of 0 bytes at address 0x...".
+    """
+    from clcoop.errors import RuntimeFault
+    ir = clcoop.Program(MISALIGNED).build().ir
+    if not template:
+        ir = ir.replace("_Z32__spirv_CooperativeMatrixLoadKHRIfLi3ELi8ELi16ELi2EEvPU3AS1fim",
+                        "_Z32__spirv_CooperativeMatrixLoadKHRPU3AS1fim")
+        assert "LoadKHRPU3AS1fim" in ir
+    prog = clcoop.Program.from_ir(ir, engine="native")
+    assert prog.k.fallback_reason is None
+    with pytest.raises(RuntimeFault) as info:
+        prog.k(16, 16, np.zeros(200, np.float32), np.zeros(128, np.float32))
+    assert "misaligned" in str(info.value) and "bytes at address" not in str(info.value)
+    assert "of float32 at byte offset 2 of buffer 'a' (200 elements)" in str(info.value)
