@@ -175,11 +175,17 @@ def kernel_problems(name, record, description, local_size=None):
 
 def check_kernel(name, record, description, local_size=None):
     """UnsupportedOnDevice when kernel `name` cannot run on the device, with what it supports."""
+    why = unsupported_reason(name, record, description, local_size)
+    if why:
+        raise UnsupportedOnDevice(f"kernel '{name}' cannot run on {why}")
+
+
+def unsupported_reason(name, record, description, local_size=None):
+    """'<the device>:' and the problems, then what the device supports; None when it runs."""
     problems = kernel_problems(name, record, description, local_size)
-    if problems:
-        raise UnsupportedOnDevice(
-            f"kernel '{name}' cannot run on {description.title()}:\n" +
-            "\n".join(f"  - {p}" for p in problems) +
+    if not problems:
+        return None
+    return (f"{description.title()}:\n" + "\n".join(f"  - {p}" for p in problems) +
             "\nthe device supports:\n" + _indent(supported_text(description)))
 
 

@@ -15,7 +15,7 @@ import threading
 
 from clcoop.errors import DeviceError, DeviceLost, DeviceUnavailable
 from clcoop.vulkan import vk
-from clcoop.vulkan.capabilities import (EXT_SUBGROUP_SIZE_CONTROL, KHR_COOPERATIVE_MATRIX, KHR_SHADER_BFLOAT16,
+from clcoop.vulkan.capabilities import (KHR_COOPERATIVE_MATRIX, KHR_SHADER_BFLOAT16,
                                         NV_COOPERATIVE_MATRIX2, DeviceDescription, FlexibleConfig,
                                         MatrixConfig)
 

@@ -13,12 +13,12 @@ import hashlib
 import threading
 import time
 
-from clcoop.errors import ArgumentError, UnsupportedOnDevice
+from clcoop.errors import ArgumentError
 from clcoop.prepare import prepare_launch
 from clcoop.spirv.reflection import read_reflection
 from clcoop.vulkan import device as devices
 from clcoop.vulkan.arguments import kernel_info, marshal
-from clcoop.vulkan.capabilities import check_kernel
+from clcoop.vulkan.capabilities import check_kernel, unsupported_reason
 from clcoop.vulkan.pipeline import Pipelines
 from clcoop.vulkan.runner import runner
 
@@ -62,11 +62,7 @@ class VulkanProgram:
 
     def reason(self, name):
         """Why the device cannot run kernel `name` (before its launch size is known), or None."""
-        try:
-            check_kernel(name, self.records[name], self.description)
-        except UnsupportedOnDevice as error:
-            return str(error)
-        return None
+        return unsupported_reason(name, self.records[name], self.description)
 
     def close(self):
         with self.device.lock:

@@ -7,7 +7,6 @@ import textwrap
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 from clcoop.cli import devices_main, run_main
 from clcoop.vulkan import device, vk
