@@ -436,24 +436,24 @@ def performance(folder):
         del a, b
     except Exception as error:          # recorded in the report: the ratios then have no reference
         perf["torch"] = {"error": f"{type(error).__name__}: {error}"}
-    for perf in perf_modules():
-        path = folder / f"{perf.name}.spv"
+    for kernel in perf_modules():
+        path = folder / f"{kernel.name}.spv"
         if not path.exists():
-            perf_rows.append({"name": perf.name, "error": "not compiled"})
+            perf_rows.append({"name": kernel.name, "error": "not compiled"})
             continue
-        glob, loc = perf.ndrange(size)
+        glob, loc = kernel.ndrange(size)
         C = np.zeros((size, size), np.float32)
-        scalar = np.int32 if perf.kernel == "gemm_f16_f32_16x16" else np.uint32
+        scalar = np.int32 if kernel.kernel == "gemm_f16_f32_16x16" else np.uint32
         try:
-            _o, timings = run_kernel(path.read_bytes(), perf.kernel, glob, loc,
+            _o, timings = run_kernel(path.read_bytes(), kernel.kernel, glob, loc,
                                      [A, B, C, scalar(size), scalar(size), scalar(size)], repeat=10)
         except Exception as error:      # recorded in the report, and the next kernel runs
-            perf_rows.append({"name": perf.name, "error": f"{type(error).__name__}: {error}"})
+            perf_rows.append({"name": kernel.name, "error": f"{type(error).__name__}: {error}"})
             continue
         gpu_s = float(np.median(timings.gpu)) if timings.gpu else None
         # C = A * B + C for gemm_f16_f32_16x16: ten repetitions add ten products.
-        repeats = 10 if perf.kernel == "gemm_f16_f32_16x16" else 1
-        row = {"name": perf.name, "options": list(perf.options), "gpu_s": gpu_s,
+        repeats = 10 if kernel.kernel == "gemm_f16_f32_16x16" else 1
+        row = {"name": kernel.name, "options": list(kernel.options), "gpu_s": gpu_s,
                "tflops": flops / gpu_s / 1e12 if gpu_s else None,
                "rows_checked_within_bound": bool((np.abs(C[:32] - repeats * check_rows) <= repeats * bound).all())}
         if "gemm_s" in perf.get("torch", {}) and gpu_s:
@@ -481,7 +481,9 @@ def device_line():
 def run(folder, report):
     result = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "device": device_line(),
               "host": platform.node(), "cases": run_cases(folder)}
+    Path(report).write_text(json.dumps(result, indent=1))       # each stage's results kept as it ends
     result["accumulation"] = accumulation_study(folder) if (folder / "perf_khr_16x16.spv").exists() else None
+    Path(report).write_text(json.dumps(result, indent=1))
     result["performance"] = performance(folder)
     Path(report).write_text(json.dumps(result, indent=1))
     failed = [c["name"] for c in result["cases"] if c["result"] in ("failed", "DIFFERS")]
