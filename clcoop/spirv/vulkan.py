@@ -15,6 +15,7 @@ import re
 import tempfile
 
 from clcoop.spirv import binary as sb
+from clcoop.spirv.function_operands import llc_extensions
 from clcoop.spirv.reflection import record_words
 from clcoop.spirv.rewrite import rewrite_cooperative_calls
 from clcoop.spirv.tensor import rewrite_tensor_calls
@@ -83,7 +84,8 @@ def ir_to_vulkan_spirv(ir_text, target_env="vulkan1.3"):
     find_tool("opt")
     find_tool("spirv-val")
     text, kernels, _structs = vulkan_ir(ir_text)
-    raw = _run("llc", ["-O0", f"-mtriple={LLC_TRIPLE}", f"--spirv-ext={LLC_EXTENSIONS}", "-filetype=obj"],
+    extensions = llc_extensions(LLC_EXTENSIONS, text)
+    raw = _run("llc", ["-O0", f"-mtriple={LLC_TRIPLE}", f"--spirv-ext={extensions}", "-filetype=obj"],
                text, "llc-22")
     layouts = {k.name: push_constant_layout(k) for k in kernels}
     module = sb.read_module(raw)
