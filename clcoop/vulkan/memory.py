@@ -8,7 +8,7 @@ allocations).
 """
 import ctypes
 
-from clcoop.errors import DeviceError
+from clcoop.errors import DeviceError, DeviceOutOfMemory
 from clcoop.vulkan import vk
 
 STORAGE_USAGE = (vk.BUFFER_USAGE_STORAGE_BUFFER_BIT | vk.BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT |
@@ -114,7 +114,7 @@ class BufferPool:
             return spare.pop()
         try:
             return device_buffer(self.device, size)
-        except DeviceError:
+        except DeviceOutOfMemory:
             # Out of memory with spare buffers of other sizes: free them and try once more.
             if not any(self.free.values()):
                 raise

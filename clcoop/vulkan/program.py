@@ -102,9 +102,11 @@ class VulkanKernel:
         self._check_limits(marshalled)
         size, full = self._subgroup(subgroup_size, marshalled.local_size)
         push_size = self.record.get("push_constant_size", 0)
-        pipeline = program.pipelines.pipeline(self.name, push_size, marshalled.constants, size, full)
-        timings = runner(program.device).run(pipeline, program.pipelines.layout(push_size), marshalled.push,
-                                             marshalled.groups, marshalled.transfers, repeat, timeout)
+        with program.device.lock:        # one thread at a time makes pipelines and submits
+            program.device.require_usable()
+            pipeline = program.pipelines.pipeline(self.name, push_size, marshalled.constants, size, full)
+            timings = runner(program.device).run(pipeline, program.pipelines.layout(push_size), marshalled.push,
+                                                 marshalled.groups, marshalled.transfers, repeat, timeout)
         self.last_timings = timings
         return timings
 

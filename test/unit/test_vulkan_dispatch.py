@@ -157,3 +157,22 @@ def test_device_selection_by_environment(monkeypatch):
     monkeypatch.setenv(device.DEVICE_ENV, "99")
     with pytest.raises(DeviceUnavailable, match="names no device"):
         device.choose(device.descriptions())
+
+
+def test_launches_from_several_threads(vadd):
+    import threading
+    failures = []
+
+    def work(seed):
+        a, b = _inputs(300, seed=seed)
+        for _ in range(10):
+            c = np.zeros(320, np.float32)
+            vadd.vadd((320,), (32,), a, b, c, 300)
+            if not np.array_equal(c[:300], a + b):
+                failures.append(seed)
+    threads = [threading.Thread(target=work, args=(seed,)) for seed in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not failures
