@@ -228,11 +228,19 @@ class PerfKernel:
 
 def perf_modules():
     """The GEMMs of the performance run: the workgroup-scope GEMM with tensor layouts in a few
-    tile shapes, and three subgroup-scope KHR GEMMs (one tile per subgroup; 4 x 4 tiles per
+    tile shapes (and without clamping), the workgroup-scope GEMM staged through __local memory,
+    and three subgroup-scope KHR GEMMs (one tile per subgroup; 4 x 4 tiles per
     subgroup from global memory; blocks staged through __local memory)."""
     wg = [PerfKernel(f"perf_wg_{m}x{n}x{k}_{w}", "examples/vulkan/gemm_wg_f16.cl", "gemm_wg_f16",
                      (f"-DTILE_M={m}", f"-DTILE_N={n}", f"-DTILE_K={k}", f"-DWG_SIZE={w}"), (m, n), w)
-          for m, n, k, w in ((128, 128, 32, 256), (128, 256, 32, 256), (256, 128, 32, 256), (64, 128, 32, 128))]
+          for m, n, k, w in ((128, 128, 32, 256), (128, 256, 32, 256), (256, 128, 32, 256), (64, 128, 32, 128),
+                             (256, 128, 64, 256))]
+    wg.append(PerfKernel("perf_wg_256x128x32_256_unclamped", "examples/vulkan/gemm_wg_f16.cl", "gemm_wg_f16",
+                         ("-DTILE_M=256", "-DTILE_N=128", "-DTILE_K=32", "-DWG_SIZE=256",
+                          "-DCLAMP=CLK_COOPERATIVE_MATRIX_CLAMP_MODE_UNDEFINED"), (256, 128), 256))
+    wg += [PerfKernel(f"perf_wg_local_{m}x{n}", "examples/vulkan/gemm_wg_local.cl", "gemm_wg_local",
+                      (f"-DTILE_M={m}", f"-DTILE_N={n}"), (m, n), 256)
+           for m, n in ((128, 256), (256, 128), (128, 128))]
     return wg + [
         PerfKernel("perf_khr_16x16", "examples/vulkan/gemm_f16_f32_16x16.cl", "gemm_f16_f32_16x16", (), (16, 16), 32),
         PerfKernel("perf_khr_blocked", "examples/vulkan/gemm_khr_blocked.cl", "gemm_khr_blocked", (), (128, 128), 128),

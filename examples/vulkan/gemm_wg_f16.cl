@@ -26,12 +26,16 @@
 #ifndef WG_SIZE
 #define WG_SIZE 256
 #endif
+// -DCLAMP=CLK_COOPERATIVE_MATRIX_CLAMP_MODE_UNDEFINED drops the bounds (M, N, K multiples of the tile).
+#ifndef CLAMP
+#define CLAMP CLK_COOPERATIVE_MATRIX_CLAMP_MODE_CONSTANT
+#endif
 
 #define WORKGROUP CLK_COOPERATIVE_MATRIX_SCOPE_WORKGROUP
 typedef half mat_a __attribute__((coop_mat(WORKGROUP, TILE_M, TILE_K, CLK_COOPERATIVE_MATRIX_A)));
 typedef half mat_b __attribute__((coop_mat(WORKGROUP, TILE_K, TILE_N, CLK_COOPERATIVE_MATRIX_B)));
 typedef float mat_c __attribute__((coop_mat(WORKGROUP, TILE_M, TILE_N, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
-typedef coop_tensor_layout_t layout2 __attribute__((coop_tensor_layout(2, CLK_COOPERATIVE_MATRIX_CLAMP_MODE_CONSTANT)));
+typedef coop_tensor_layout_t layout2 __attribute__((coop_tensor_layout(2, CLAMP)));
 
 __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
 __kernel void gemm_wg_f16(__global const half *A, __global const half *B, __global float *C,
