@@ -36,6 +36,7 @@ class VulkanProgram:
         self.device = devices.device(devices.choose(all_descriptions, needed, device))
         self.description = self.device.description
         self.pipelines = Pipelines(self.device, self.module_bytes)
+        self.device.close_hooks.append(self.pipelines.destroy)     # destroyed before the device
         self._kernels = {}
 
     @property
@@ -65,7 +66,10 @@ class VulkanProgram:
         return unsupported_reason(name, self.records[name], self.description)
 
     def close(self):
+        """Destroy the program's pipelines (after the device's work is done)."""
         with self.device.lock:
+            if self.pipelines.destroy in self.device.close_hooks:
+                self.device.close_hooks.remove(self.pipelines.destroy)
             if not (self.device.lost or self.device.busy or self.device.closed):
                 self.device.vk.vkDeviceWaitIdle(self.device.handle)
                 self.pipelines.destroy()

@@ -7,6 +7,7 @@ import textwrap
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from clcoop.cli import devices_main, run_main
 from clcoop.vulkan import device, vk
@@ -16,13 +17,17 @@ from vulkan_modules import VADD, VADD_RECORD, assemble, device_or_skip
 ROOT = Path(__file__).resolve().parents[2]
 H200 = Path(__file__).parent / "data" / "vulkan_h200_note.json"
 
-# A child Python in which importing llvmlite (or the compiler's front end) fails.
-BLOCKER = textwrap.dedent("""
+# A child Python in which importing llvmlite, the C parsers, the compiler (front end, Vulkan
+# target) or the native engine fails.
+BLOCKED = ("llvmlite", "pycparser", "pycparserext", "pcpp", "clcoop.frontend", "clcoop.spirv.vulkan",
+           "clcoop.native")
+BLOCKER = textwrap.dedent(f"""
     import sys
+    BLOCKED = {BLOCKED!r}
     class Blocker:
         def find_spec(self, name, path=None, target=None):
-            if name.split(".")[0] == "llvmlite" or name.startswith("clcoop.frontend"):
-                raise ImportError(f"{name} is blocked in this test")
+            if any(name == b or name.startswith(b + ".") or name.startswith(b + "_") for b in BLOCKED):
+                raise ImportError(f"{{name}} is blocked in this test")
     sys.meta_path.insert(0, Blocker())
 """)
 
@@ -69,7 +74,7 @@ def test_run_a_module_without_llvmlite(tmp_path):
         from clcoop.cli.run_main import main
         status = main([{str(module)!r}, "--engine", "vulkan", "--kernel", "vadd", "--global", "128", "--local", "32",
                        "--arg", "a=a.npy", "--arg", "b=b.npy", "--arg", "c=c.npy", "--arg", "n=100", "--out", "out"])
-        loaded = sorted(m for m in sys.modules if m.split(".")[0] == "llvmlite" or m.startswith("clcoop.frontend"))
+        loaded = sorted(m for m in sys.modules if m.startswith(BLOCKED))
         print("loaded:", loaded)
         sys.exit(status)
     """)
@@ -82,10 +87,11 @@ def test_run_a_module_without_llvmlite(tmp_path):
     assert not (tmp_path / "out" / "a.npy").exists()        # read-only buffers are not written
 
 
-def test_blocker_really_blocks_llvmlite():
-    done = subprocess.run([sys.executable, "-c", BLOCKER + "import llvmlite"], capture_output=True, text=True,
+@pytest.mark.parametrize("module", ["llvmlite", "clcoop.spirv.vulkan_ir", "clcoop.frontend.driver"])
+def test_blocker_really_blocks(module):
+    done = subprocess.run([sys.executable, "-c", BLOCKER + f"import {module}"], capture_output=True, text=True,
                           env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
-    assert done.returncode != 0 and "llvmlite is blocked in this test" in done.stderr
+    assert done.returncode != 0 and "is blocked in this test" in done.stderr
 
 
 def test_a_module_needs_the_vulkan_engine(tmp_path, capsys):
