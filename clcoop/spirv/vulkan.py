@@ -15,7 +15,6 @@ import re
 import tempfile
 
 from clcoop.spirv import binary as sb
-from clcoop.spirv.function_operands import llc_extensions
 from clcoop.spirv.reflection import record_words
 from clcoop.spirv.rewrite import rewrite_cooperative_calls
 from clcoop.spirv.tensor import rewrite_tensor_calls
@@ -30,7 +29,7 @@ __all__ = ["ir_to_vulkan_spirv", "validate_vulkan", "TARGET_ENVS", "VulkanTarget
 TARGET_ENVS = ("vulkan1.3",)
 LLC_TRIPLE = "spirv1.6-unknown-vulkan1.3-compute"
 LLC_EXTENSIONS = "+SPV_KHR_cooperative_matrix,+SPV_KHR_bfloat16"
-OPT_PASSES = "always-inline,mem2reg,globaldce"
+OPT_PASSES = "always-inline,mem2reg,infer-address-spaces,sroa,globaldce"
 
 
 def _run(tool, args, text, what):
@@ -61,8 +60,10 @@ def vulkan_ir(ir_text):
     text = before_inlining(text, kernels, builtins)
     text = re.sub(r"^define (?:dso_local )?spir_func ", "define internal spir_func ",
                   text, flags=re.M)
-    inlined = _run("opt", [f"-passes={OPT_PASSES}", "-S"], text, "opt-22").decode("utf-8")
-    return after_inlining(inlined, loaded.structs), kernels, loaded.structs
+    # The Vulkan triple gives infer-address-spaces the SPIR-V target's generic address space (4).
+    inlined = _run("opt", [f"-mtriple={LLC_TRIPLE}", f"-passes={OPT_PASSES}", "-S"], text, "opt-22").decode("utf-8")
+    text, tokens = after_inlining(inlined, loaded.structs)
+    return text, kernels, tokens
 
 
 def _reject_program_scope_globals(loaded):
@@ -83,13 +84,12 @@ def ir_to_vulkan_spirv(ir_text, target_env="vulkan1.3"):
     find_tool("llc")
     find_tool("opt")
     find_tool("spirv-val")
-    text, kernels, _structs = vulkan_ir(ir_text)
-    extensions = llc_extensions(LLC_EXTENSIONS, text)
-    raw = _run("llc", ["-O0", f"-mtriple={LLC_TRIPLE}", f"--spirv-ext={extensions}", "-filetype=obj"],
+    text, kernels, tokens = vulkan_ir(ir_text)
+    raw = _run("llc", ["-O0", f"-mtriple={LLC_TRIPLE}", f"--spirv-ext={LLC_EXTENSIONS}", "-filetype=obj"],
                text, "llc-22")
     layouts = {k.name: push_constant_layout(k) for k in kernels}
     module = sb.read_module(raw)
-    vulkan = _finish(module, kernels, layouts)
+    vulkan = _finish(module, kernels, layouts, tokens)
     records = kernel_records(vulkan, kernels, layouts, text)
     vulkan.add_source_extension(record_words(records))
     data = sb.write_module(vulkan.module)
@@ -97,12 +97,13 @@ def ir_to_vulkan_spirv(ir_text, target_env="vulkan1.3"):
     return data
 
 
-def _finish(module, kernels, layouts):
+def _finish(module, kernels, layouts, tokens):
     from clcoop.spirv.vulkan_module import finish_module
-    vulkan = finish_module(module, kernels, layouts)
+    vulkan = finish_module(module, kernels, layouts, tokens)
     rewrite_tensor_calls(rewrite_cooperative_calls(vulkan.module))
     vulkan.defs = sb.definitions(vulkan.module)
     vulkan.aligned_tensor_accesses()
+    vulkan.decode_block_parameters()
     vulkan.drop_imports()
     vulkan.check()
     return vulkan

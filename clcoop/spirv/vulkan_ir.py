@@ -28,6 +28,7 @@ PRIVATE_SPACE = 10            # StorageClass Private
 GLOBAL_SPACES = (1, 2)        # __global, __constant: device addresses (PhysicalStorageBuffer)
 LOCAL_SPACE = 3
 GLOBAL_OFFSET = "@clcoop.vk.global_offset"
+FUNCTION_TOKEN = 0x7C1C0000       # i32 stand-ins for function operands (see _Rewriter.function_operands)
 
 
 class VulkanTargetError(CompileError):
@@ -270,6 +271,8 @@ class _Rewriter:
         self.paths = {}            # pointer value name -> _Path
         self.element_pointers = {}  # &m[i] value name -> (matrix variable, index type, index)
         self.declarations = {}     # placeholder name -> its declaration
+        self.tokens = []           # functions passed as operands, by token index
+        self.token_callees = set()
         self.roots = {}            # variable name -> its type
         for m in re.finditer(r"^(@[-\w.$]+|@\"[^\"]*\") = [^=\n]*?\b(?:global|constant) (.*)$", text, re.M):
             self.roots[m.group(1)] = m.group(2)       # parsed when a GEP needs it
@@ -283,12 +286,43 @@ class _Rewriter:
         return f"%vk.t{self.counter}"
 
     def rewrite(self, text):
+        self.functions = {llvm_unquote(m.group(1)) for m in DEFINE_RE.finditer(text)}
         out = []
         for line in text.split("\n"):
             if line.startswith("define "):
                 self.paths, self.element_pointers = {}, {}
-            out.extend(self.line(line))
+            out.extend(self.line(self.function_operands(line)))
+        out = [self.declaration_with_tokens(line) for line in out]
         return "\n".join(out + list(self.declarations.values())) + "\n"
+
+    # ---- function operands (coop_mat_reduce, coop_mat_per_element, decode functions): llc-22's
+    # Vulkan target takes no SPV_INTEL_function_pointers and would pass a null; each `ptr @f`
+    # argument becomes an i32 token constant that clcoop.spirv.vulkan_module maps back to f's
+    # OpFunction id (the tokens are FUNCTION_TOKEN + index into self.tokens).
+    def function_operands(self, line):
+        if not line.startswith("  ") or " call " not in line and not line.lstrip().startswith("call "):
+            return line
+        m = re.search(r"@(_Z\d+__spirv_\w+)\(", line)
+        if m is None:
+            return line
+        def token(found):
+            name = found.group(1)
+            if name not in self.functions:
+                return found.group(0)
+            if name not in self.tokens:
+                self.tokens.append(name)
+            self.token_callees.add(m.group(1))
+            return f"i32 {FUNCTION_TOKEN + self.tokens.index(name)}"
+        return re.sub(r"ptr @([-\w.$]+)(?=[,)])", token, line)
+
+    def declaration_with_tokens(self, line):
+        m = re.match(r"^declare (.*?)@(_Z\d+__spirv_\w+)\((.*)\)(.*)$", line)
+        if m is None or m.group(2) not in self.token_callees:
+            return line
+        # Function operands are the only plain `ptr` parameters of these callees (their
+        # memory pointers are addrspace(1) or (3)).
+        params = re.sub(r"\bptr(?= *(?:,|$))", "i32", m.group(3))
+        return f"declare {m.group(1)}@{m.group(2)}({params}){m.group(4)}"
 
     def line(self, line):
         if not line.startswith("  "):
@@ -602,8 +636,9 @@ def _byte_path(root, offset, wanted, layout):
 
 
 def after_inlining(text, structs):
-    """Pass 2 (see the module docstring)."""
-    return _Rewriter(text, structs, Locator(text)).rewrite(text)
+    """Pass 2 (see the module docstring): (IR text, [function passed as operand, by token])."""
+    rewriter = _Rewriter(text, structs, Locator(text))
+    return rewriter.rewrite(text), rewriter.tokens
 
 
 def kernel_names(text):

@@ -16,6 +16,8 @@ what it does not lower. This pass makes it the contract's module (SPIR-V 1.6 sec
   argument's array length the spec constant SpecId 100 + argument index;
 - push-constant member offsets as clcoop.spirv.vulkan_ir.push_constant_layout computes them.
 """
+import re
+
 from clcoop import coop_names
 from clcoop.interp.demangle import demangle
 from clcoop.spirv import binary as sb
@@ -47,6 +49,8 @@ OP_INOT_EQUAL = 171
 OP_CONTROL_BARRIER = 224
 OP_MEMORY_BARRIER = 225
 OP_COPY_MEMORY_SIZED = 64
+OP_LABEL = 248
+DECORATION_ARRAY_STRIDE = 6
 
 ADDRESSING_PHYSICAL_STORAGE_BUFFER64 = 5348
 MEMORY_MODEL_VULKAN = 3
@@ -104,6 +108,7 @@ class VulkanModule:
         self.defs = sb.definitions(module)
         self.names = sb.names(module)
         self.capabilities = {i.operands[0] for i in module.instructions if i.opcode == sb.OP_CAPABILITY}
+        self.decode_blocks = {}      # decode function id -> sizeof(block)
 
     # ---- module-level helpers
     def add_capability(self, capability):
@@ -114,9 +119,9 @@ class VulkanModule:
         self.module.instructions.insert(at + 1, sb.Instruction(sb.OP_CAPABILITY, [capability]))
 
     def add_global(self, inst):
-        """A type or constant, before the first global variable or function (no forward refs)."""
-        at = next(i for i, x in enumerate(self.module.instructions)
-                  if x.opcode in (sb.OP_VARIABLE, sb.OP_FUNCTION))
+        """A type, constant or variable after every other global (llc interleaves types and
+        variables) and before the first function: what it refers to is defined earlier."""
+        at = sb.first_function_index(self.module)
         self.module.instructions.insert(at, inst)
         ident = inst.operands[0] if inst.opcode in sb.TYPE_OPCODES else inst.operands[1]
         self.defs[ident] = inst
@@ -287,6 +292,63 @@ class VulkanModule:
                     self.add_annotation(sb.Instruction(sb.OP_DECORATE, [inst.operands[1], DECORATION_ALIASED_POINTER]))
             elif inst.opcode == sb.OP_FUNCTION_PARAMETER and self.psb_pointee(inst.operands[0]) is not None:
                 self.add_annotation(sb.Instruction(sb.OP_DECORATE, [inst.operands[1], DECORATION_ALIASED]))
+
+    def restore_function_operands(self, tokens):
+        """Each i32 token constant passed to an imported call -> the OpFunction id of the
+        function it stands for (clcoop.spirv.vulkan_ir.FUNCTION_TOKEN)."""
+        from clcoop.spirv.vulkan_ir import FUNCTION_TOKEN
+        if not tokens:
+            return
+        by_name = {}
+        functions = {i.result_id for i in self.module.instructions if i.opcode == sb.OP_FUNCTION}
+        for ident, name in self.names.items():
+            if ident in functions:
+                by_name[name] = ident
+        imports = self.imports()
+        for inst in self.module.instructions:
+            if inst.opcode != sb.OP_FUNCTION_CALL or inst.operands[2] not in imports:
+                continue
+            for position in range(3, len(inst.operands)):
+                definition = self.defs.get(inst.operands[position])
+                if definition is None or definition.opcode != sb.OP_CONSTANT:
+                    continue
+                index = definition.operands[2] - FUNCTION_TOKEN
+                if 0 <= index < len(tokens):
+                    if tokens[index] not in by_name:
+                        _fail(f"the function {tokens[index]} passed as an operand is not in the module")
+                    inst.operands[position] = by_name[tokens[index]]
+                    block = re.search(r"TensorBlockNV_(\d+)", imports[inst.operands[2]])
+                    if block:
+                        self.decode_blocks[by_name[tokens[index]]] = int(block.group(1))
+
+    def decode_block_parameters(self):
+        """Each decode function's first parameter points to its block: a PhysicalStorageBuffer
+        pointer to `uchar[sizeof(block)]` (ArrayStride 1), so that a driver steps one block at
+        a time (SPV_NV_cooperative_matrix2: the block's address is Pointer + block index *
+        the pointee's size); the body keeps llc's pointer type through one OpBitcast."""
+        for function, size in self.decode_blocks.items():
+            uchar = self.find_type(sb.OP_TYPE_INT, [8, 0])
+            self.add_capability(sb.CAPABILITY_INT8)
+            array = self.find_type(OP_TYPE_ARRAY, [uchar, self.uint(size)])
+            if not any(i.opcode == sb.OP_DECORATE and i.operands[:2] == [array, DECORATION_ARRAY_STRIDE]
+                       for i in self.module.instructions):
+                self.add_annotation(sb.Instruction(sb.OP_DECORATE, [array, DECORATION_ARRAY_STRIDE, 1]))
+            pointer = self.find_type(sb.OP_TYPE_POINTER, [STORAGE_PHYSICAL_STORAGE_BUFFER, array])
+            at = next(i for i, x in enumerate(self.module.instructions) if x.opcode == sb.OP_FUNCTION
+                      and x.operands[1] == function)
+            header, parameter = self.module.instructions[at], self.module.instructions[at + 1]
+            old_type, old_id = parameter.operands
+            function_type = self.defs[header.operands[3]]
+            header.operands[3] = self.find_type(sb.OP_TYPE_FUNCTION, [function_type.operands[1], pointer]
+                                                + function_type.operands[3:])
+            fresh = self.module.new_id()
+            parameter.operands = [pointer, fresh]
+            label = next(i for i in range(at, len(self.module.instructions))
+                         if self.module.instructions[i].opcode == OP_LABEL)
+            self.module.instructions.insert(label + 1, sb.Instruction(sb.OP_BITCAST, [old_type, old_id, fresh]))
+            for inst in self.module.instructions:       # Aliased belongs to the parameter
+                if inst.opcode == sb.OP_DECORATE and inst.operands[0] == old_id:
+                    inst.operands[0] = fresh
 
     # ---- 2. imported calls
     def imports(self):
@@ -738,9 +800,10 @@ class VulkanModule:
         self.module.instructions.insert(at, sb.Instruction(OP_SOURCE_EXTENSION, words))
 
 
-def finish_module(module, kernels, layouts):
+def finish_module(module, kernels, layouts, tokens=()):
     """The post-processing of the module docstring, in order; returns the VulkanModule."""
     vulkan = VulkanModule(module)
+    vulkan.restore_function_operands(tokens)
     vulkan.physical_storage_buffers()
     vulkan.pointer_casts()
     vulkan.lower_calls()

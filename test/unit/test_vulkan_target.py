@@ -24,14 +24,15 @@ pytestmark = pytest.mark.skipif(not (find_tool("llc", required=False) and find_t
                                      and find_tool("spirv-val", required=False)),
                                 reason="llc-22, opt-22 and spirv-val (SPIRV-Tools 2025) are needed")
 
-# What the target takes: every GPU-shaped example, the Kernel-flavour examples (tensor
-# addressing and workgroup scope included) without function operands, and the test kernels
+# What the target takes: every example (NV2 reductions, per-element functions, tensor
+# addressing with decode functions and workgroup scope included), and the test kernels
 # without printf, atomics or program-scope data.
 TAKEN = [
     "examples/vulkan/gemm_f16_f32_16x16.cl", "examples/vulkan/gemm_f16_16x8.cl",
     "examples/vulkan/gemm_s8_s32.cl", "examples/vulkan/gemm_bf16.cl", "examples/vulkan/vector_add.cl",
     "examples/vulkan/stencil.cl", "examples/vulkan/local_reduce.cl", "examples/vulkan/math.cl",
     "examples/vulkan/gemm_wg_f16.cl", "examples/gemm_wg.cl", "examples/conv2d_nhwc.cl",
+    "examples/softmax_rows.cl", "examples/mlp2.cl", "examples/mask_causal.cl", "examples/q4_gemm.cl",
     "examples/bf16_gemm.cl", "examples/gemm_f16_f32.cl", "examples/gemm_f32.cl", "examples/gemm_i8_i32.cl",
     "examples/gemm_i8_sat.cl", "examples/operators.cl", "examples/reduction_local.cl",
     "test/unit/kernels/faults.cl", "test/unit/kernels/matrix_faults.cl", "test/unit/kernels/reduce_local.cl",
