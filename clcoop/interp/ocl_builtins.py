@@ -12,13 +12,14 @@ import re
 import numpy as np
 
 from clcoop.errors import IRError
-from clcoop.interp import float_order, fused, printf
+from clcoop.interp import float_order, fused, integer_dot, printf
 from clcoop.interp.atomics import add_atomic_builtins, check_enums, enum_checks
 from clcoop.interp.demangle import demangle, pointee_type, signed_param  # noqa: F401 (demangle: native/codegen)
 from clcoop.interp.intrinsics import (clz, ctz, exact_int, popcount, resolve_intrinsic,
                                       round_half_away)
 from clcoop.interp.lanes import active_lanes, bcast, expand_lanes
 from clcoop.interp.scalars import INT_DTYPES, as_unsigned, float_to_int, scalar_dtype
+from clcoop.interp.subgroup_ballot import add_ballot_builtins
 from clcoop.interp.typed_memory import write_typed
 
 
@@ -466,6 +467,13 @@ def _geometric(name):
     return make
 
 
+def _dot(base, params, arg_types, ret_ty):
+    """`dot` of float vectors (6.15.5) or of char4/uchar4 (cl_khr_integer_dot_product)."""
+    if integer_dot.is_integer_dot(base, arg_types):
+        return integer_dot.make(base, params, arg_types, ret_ty)
+    return _geometric("dot")(base, params, arg_types, ret_ty)
+
+
 def _cross(a, b):
     a, b = np.asarray(a), np.asarray(b)
     r = np.zeros(np.broadcast(a, b).shape, np.result_type(a, b))
@@ -712,6 +720,11 @@ def _table():
         t["half_" + name] = _float_fn(fn)
     for name in ("dot", "length", "distance", "normalize", "cross"):
         t[name] = t["fast_" + name] = _geometric(name)
+    t["dot"] = _dot
+    t["dot_acc_sat"] = integer_dot.make
+    for acc in ("", "_acc_sat"):
+        for signs, result in (("uu", "uint"), ("ss", "int"), ("us", "int"), ("su", "int")):
+            t[f"dot{acc}_4x8packed_{signs}_{result}"] = integer_dot.make
     for name, fn in _INT_MATH.items():
         t[name] = _elementwise(fn, unsigned_args=True)
     t["min"] = _min_max(np.minimum)
@@ -752,6 +765,7 @@ def _table():
         for rnd in ("", "_rte", "_rtz", "_rtp", "_rtn"):
             t["vstore_half" + n + rnd] = t["vstorea_half" + n + rnd] = _vstore(k, half=True)
     add_atomic_builtins(t)
+    add_ballot_builtins(t)
     t["sub_group_broadcast"] = _sub_group_collective("broadcast", None)
     t["sub_group_all"] = _sub_group_collective("all", None)
     t["sub_group_any"] = _sub_group_collective("any", None)

@@ -6,6 +6,7 @@ import struct
 
 from clcoop.interp.demangle import demangle
 from clcoop.native.context import CTX
+from clcoop.native.integer_dot_ir import integer_dot_definition
 from clcoop.native.irtext import gquote, split_top
 from clcoop.native.support import Unsupported
 
@@ -22,6 +23,9 @@ def exact_builtin(name, base, mparams, ret, params):
     everything else."""
     if mparams is None or not mparams:
         return None
+    dot = integer_dot_definition(name, base, mparams, ret, params)
+    if dot is not None:
+        return dot
     first = mparams[0]
     scalar = first[2] if first[0] == "vec" else first
     args = ", ".join(f"{t} %a{i}" for i, t in enumerate(params))
