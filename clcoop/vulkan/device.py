@@ -293,6 +293,9 @@ class Device:
         self.closed = False
         self.busy = False             # a launch still runs after its timeout (launch.py)
         self.close_hooks = []         # what must be freed before the device (the engine's pools)
+        # Counts destructions of buffers and pipelines: a recorded command buffer that may
+        # name a destroyed object is recorded again (its handle value may be reused).
+        self.generation = 0
         self.lock = threading.RLock()   # one launch at a time: one queue, one command buffer
         self.queue_family, self.timestamp_bits = self._queue_family()
         self.memory = vk.VkPhysicalDeviceMemoryProperties()

@@ -75,6 +75,7 @@ class Buffer:
         return (ctypes.c_uint8 * nbytes).from_address(self.mapped + offset)
 
     def destroy(self):
+        self.device.generation += 1
         api, handle = self.device.vk, self.device.handle
         if self.mapped is not None:
             api.vkUnmapMemory(handle, self.memory)

@@ -74,6 +74,7 @@ class Pipelines:
         return pipeline
 
     def destroy(self):
+        self.device.generation += 1
         api, handle = self.device.vk, self.device.handle
         for pipeline in self.pipelines.values():
             api.vkDestroyPipeline(handle, pipeline, None)

@@ -14,7 +14,8 @@ import threading
 import time
 
 from clcoop.errors import ArgumentError
-from clcoop.prepare import prepare_launch
+from clcoop.interp.execute import DEFAULT_INSTRUCTION_LIMIT, DEFAULT_MAX_LANES
+from clcoop.prepare import Preparations
 from clcoop.spirv.reflection import read_reflection
 from clcoop.vulkan import device as devices
 from clcoop.vulkan.arguments import kernel_info, marshal
@@ -81,6 +82,7 @@ class VulkanKernel:
         self.name = name
         self.record = program.records[name]
         self.info = kernel_info(name, self.record)
+        self._preparations = Preparations(None, self.info)     # equal launches are checked once
         self.last_timings = None
 
     def __repr__(self):
@@ -91,7 +93,8 @@ class VulkanKernel:
         """One launch (repeat: dispatches of it in one submission, for timing); the written
         arrays hold the results; returns the runner.Timings."""
         start = time.perf_counter()
-        prepared = prepare_launch(None, self.info, global_size, local_size, args, None, global_offset=global_offset)
+        prepared = self._preparations.prepare(global_size, local_size, args, None, DEFAULT_INSTRUCTION_LIMIT,
+                                              DEFAULT_MAX_LANES, global_offset, False)
         timings = self.launch_prepared(prepared, subgroup_size, timeout, repeat)
         timings.total = time.perf_counter() - start
         return timings

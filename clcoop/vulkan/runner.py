@@ -72,6 +72,7 @@ class Runner:
         self.pool = BufferPool(device)
         self.staging = Staging(device)
         self.pending = None           # (fence, buffers) of a launch that timed out
+        self.recorded = None          # what the command buffer holds (a launch equal to it reuses it)
         self.command_pool = vk.HANDLE(0)
         self.query_pool = vk.HANDLE(0)
         self.query_count = 0
@@ -101,6 +102,7 @@ class Runner:
             if self.query_pool.value:
                 self.api.vkDestroyQueryPool(self.device.handle, self.query_pool, None)
                 self.query_pool = vk.HANDLE(0)
+                self.device.generation += 1
             info = vk.VkQueryPoolCreateInfo(vk.ST_QUERY_POOL_CREATE_INFO, None, 0, vk.QUERY_TYPE_TIMESTAMP, count, 0)
             self.device.check(self.api.vkCreateQueryPool(self.device.handle, ctypes.byref(info), None,
                                                          ctypes.byref(self.query_pool)), "creating a query pool")
@@ -126,22 +128,35 @@ class Runner:
                 self._upload(transfers)
                 timings.upload = time.perf_counter() - start
                 with_times = self._queries(2 * repeat)
-                self._record(pipeline, layout, push([t.buffer.address for t in transfers]), groups, transfers,
-                             repeat, with_times)
+                push_bytes = push([t.buffer.address for t in transfers])
+                recording = (self.device.generation, pipeline.value, layout.value, push_bytes, tuple(groups),
+                             repeat, with_times, self.staging.buffer.handle.value, self.query_pool.value,
+                             tuple((t.buffer.handle.value, t.array.nbytes, t.staging_offset, t.written)
+                                   for t in transfers))
+                if recording != self.recorded:
+                    self.recorded = None
+                    self._record(pipeline, layout, push_bytes, groups, transfers, repeat, with_times)
+                    self.recorded = recording
                 start = time.perf_counter()
                 self._submit_and_wait(timeout, transfers)
                 timings.submit_to_done = time.perf_counter() - start
             except DeviceTimeout:
                 raise
             except BaseException:
-                self.pool.give([t.buffer for t in transfers if t.buffer is not None])
+                self.recorded = None
+                self._give_back(transfers)
                 raise
             start = time.perf_counter()
             self._download(transfers)
             timings.download = time.perf_counter() - start
             timings.gpu = self._gpu_times(repeat) if with_times else []
-            self.pool.give([t.buffer for t in transfers])
+            self._give_back(transfers)
             return timings
+
+    def _give_back(self, transfers):
+        """The launch's buffers back to the pool, in reverse: the next launch with the same
+        sizes takes the same buffers (the pool is last in, first out) and reuses the recording."""
+        self.pool.give([t.buffer for t in reversed(transfers) if t.buffer is not None])
 
     def _take_buffers(self, transfers):
         for transfer in transfers:
@@ -223,6 +238,7 @@ class Runner:
         if result == vk.TIMEOUT:
             # The GPU may still use the fence, the command buffer, staging and these buffers.
             self.pending = (fence, [t.buffer for t in transfers])
+            self.recorded = None
             self.fence = self._fence()
             device.busy = True
             raise DeviceTimeout(f"the launch did not finish within {timeout:g} s (timeout=, or "

@@ -176,3 +176,18 @@ def test_launches_from_several_threads(vadd):
     for thread in threads:
         thread.join()
     assert not failures
+
+
+def test_a_repeated_launch_reuses_its_recording_and_sees_new_data(vadd):
+    from clcoop.vulkan.runner import runner
+    a, b = _inputs(256, seed=6)
+    c = np.zeros(256, np.float32)
+    vadd.vadd((256,), (64,), a, b, c, 256)
+    recorded = runner(vadd.device).recorded
+    a[:] += 1                                        # new data, same launch: the recording is reused
+    vadd.vadd((256,), (64,), a, b, c, 256)
+    assert runner(vadd.device).recorded is recorded and np.array_equal(c, a + b)
+    c[:] = 0
+    vadd.vadd((256,), (64,), a, b, c, 100)           # another scalar: recorded again
+    assert runner(vadd.device).recorded is not recorded
+    assert np.array_equal(c[:100], (a + b)[:100]) and not c[100:].any()
