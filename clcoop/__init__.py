@@ -7,7 +7,8 @@ stays cheap for the compiler command line.
 
 from clcoop.version import __version__  # noqa: F401
 from clcoop.errors import (ClcoopError, CompileError, RuntimeFault, ArgumentError,  # noqa: F401
-                           CompilerWarning)
+                           CompilerWarning, DeviceError, DeviceUnavailable, UnsupportedOnDevice, DeviceLost,
+                           DeviceTimeout, DeviceOutOfMemory)
 
 _RUNTIME_NAMES = {"Program", "Kernel", "LocalMemory"}
 
