@@ -22,6 +22,11 @@ kernel void mix(global const uint *a, global uint *out, uint salt) {
     uint x = a[i] * 2654435761u;
     out[i] = (x ^ (x >> 13)) + salt * (uint)i + (uint)get_local_id(0);
 }
+kernel void scalars(global int *out, int4 s, int3 t, uchar u, short v, long w, char c, float f) {
+    int i = (int)get_global_id(0);
+    out[i] = s.x * i + s.y + s.z * 3 + s.w * 5 + t.x * 7 + t.y * 11 + t.z * 13 + u * 17 + v * 19
+             + (int)(w >> 33) + c * 23 + (int)(f * i);
+}
 kernel void group_sums(global float *out, local float *tmp, float scale) {
     size_t l = get_local_id(0);
     tmp[l] = l + scale * get_group_id(0);
@@ -60,6 +65,15 @@ def test_integer_results_equal_the_interpreter_bit_for_bit(programs):
         gpu.mix((size,), (local,), a, on_gpu, 977, global_offset=offset)
         interp.mix((size,), (local,), a, reference, 977, global_offset=offset)
         assert np.array_equal(on_gpu, reference), (local, offset)
+
+
+def test_scalar_and_vector_arguments_in_the_push_constants(programs):
+    gpu, interp = programs
+    args = ((1, -2, 3, 4), (5, -6, 7), 200, -300, (1 << 40) + 12345, -100, 2.5)
+    on_gpu, reference = np.zeros(64, np.int32), np.zeros(64, np.int32)
+    gpu.scalars((64,), (16,), on_gpu, *args)
+    interp.scalars((64,), (16,), reference, *args)
+    assert np.array_equal(on_gpu, reference)
 
 
 def test_local_memory_and_barriers(programs):
