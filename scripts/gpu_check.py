@@ -221,6 +221,7 @@ class PerfKernel:
     options: tuple
     tile: tuple          # (rows, cols) of C per work-group
     local: int           # invocations per work-group
+    b_column_major: bool = False
 
     def ndrange(self, n):
         return (n // self.tile[1] * self.local, n // self.tile[0]), (self.local, 1)
@@ -238,6 +239,9 @@ def perf_modules():
     wg.append(PerfKernel("perf_wg_256x128x32_256_unclamped", "examples/vulkan/gemm_wg_f16.cl", "gemm_wg_f16",
                          ("-DTILE_M=256", "-DTILE_N=128", "-DTILE_K=32", "-DWG_SIZE=256",
                           "-DCLAMP=CLK_COOPERATIVE_MATRIX_CLAMP_MODE_UNDEFINED"), (256, 128), 256))
+    wg += [PerfKernel(f"perf_wg_{m}x{n}x32_256_b_column_major", "examples/vulkan/gemm_wg_f16.cl", "gemm_wg_f16",
+                      (f"-DTILE_M={m}", f"-DTILE_N={n}", "-DTILE_K=32", "-DWG_SIZE=256", "-DB_COLUMN_MAJOR"), (m, n), 256,
+                      b_column_major=True) for m, n in ((256, 128), (128, 256))]
     wg += [PerfKernel(f"perf_wg_local_{m}x{n}", "examples/vulkan/gemm_wg_local.cl", "gemm_wg_local",
                       (f"-DTILE_M={m}", f"-DTILE_N={n}"), (m, n), 256)
            for m, n in ((128, 256), (256, 128), (128, 128))]
@@ -423,6 +427,7 @@ def performance(folder):
     rng = np.random.default_rng(3)
     A = rng.standard_normal((size, size)).astype(np.float16)
     B = rng.standard_normal((size, size)).astype(np.float16)
+    B_column_major = np.ascontiguousarray(B.T)
     check_rows = A[:32].astype(np.float64) @ B.astype(np.float64)
     bound = (np.abs(A[:32].astype(np.float64)) @ np.abs(B.astype(np.float64))) * size * 3 * 2.0 ** -24
     flops = 2.0 * size ** 3
@@ -453,8 +458,9 @@ def performance(folder):
         C = np.zeros((size, size), np.float32)
         scalar = np.int32 if kernel.kernel == "gemm_f16_f32_16x16" else np.uint32
         try:
+            b = B_column_major if kernel.b_column_major else B
             _o, timings = run_kernel(path.read_bytes(), kernel.kernel, glob, loc,
-                                     [A, B, C, scalar(size), scalar(size), scalar(size)], repeat=10)
+                                     [A, b, C, scalar(size), scalar(size), scalar(size)], repeat=10)
         except Exception as error:      # recorded in the report, and the next kernel runs
             perf_rows.append({"name": kernel.name, "error": f"{type(error).__name__}: {error}"})
             continue

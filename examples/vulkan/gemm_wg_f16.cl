@@ -36,6 +36,9 @@ typedef half mat_a __attribute__((coop_mat(WORKGROUP, TILE_M, TILE_K, CLK_COOPER
 typedef half mat_b __attribute__((coop_mat(WORKGROUP, TILE_K, TILE_N, CLK_COOPERATIVE_MATRIX_B)));
 typedef float mat_c __attribute__((coop_mat(WORKGROUP, TILE_M, TILE_N, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
 typedef coop_tensor_layout_t layout2 __attribute__((coop_tensor_layout(2, CLAMP)));
+// -DB_COLUMN_MAJOR: B is stored N x K row-major (element (k, n) at B[n * K + k], as weights
+// usually are) and read through a transposing view (SPV_NV_tensor_addressing, "Tensor Views").
+typedef coop_tensor_view_t transposed __attribute__((coop_tensor_view(2, false, 1, 0)));
 
 __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
 __kernel void gemm_wg_f16(__global const half *A, __global const half *B, __global float *C,
@@ -44,13 +47,22 @@ __kernel void gemm_wg_f16(__global const half *A, __global const half *B, __glob
     const uint tile_row = TILE_M * get_group_id(1);
     const uint tile_col = TILE_N * get_group_id(0);
     const layout2 layout_a = coop_tensor_layout_set_dimension(coop_tensor_layout_create(), M, K);
+#ifdef B_COLUMN_MAJOR
+    const layout2 layout_b = coop_tensor_layout_set_dimension(coop_tensor_layout_create(), N, K);
+    const transposed b_view = coop_tensor_view_create();
+#else
     const layout2 layout_b = coop_tensor_layout_set_dimension(coop_tensor_layout_create(), K, N);
+#endif
     const layout2 layout_c = coop_tensor_layout_set_dimension(coop_tensor_layout_create(), M, N);
 
     mat_c acc = coop_mat_init(0.0f);
     for (uint k = 0; k < K; k += TILE_K) {
         mat_a a = coop_mat_load_tensor(A, coop_tensor_layout_slice(layout_a, tile_row, TILE_M, k, TILE_K));
+#ifdef B_COLUMN_MAJOR
+        mat_b b = coop_mat_load_tensor(B, coop_tensor_layout_slice(layout_b, tile_col, TILE_N, k, TILE_K), b_view);
+#else
         mat_b b = coop_mat_load_tensor(B, coop_tensor_layout_slice(layout_b, k, TILE_K, tile_col, TILE_N));
+#endif
         acc = coop_mat_mulAdd(a, b, acc);
     }
     coop_mat_store_tensor(C, acc, coop_tensor_layout_slice(layout_c, tile_row, TILE_M, tile_col, TILE_N));
