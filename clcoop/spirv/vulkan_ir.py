@@ -18,6 +18,7 @@ Two text passes around `opt-22 -passes=always-inline,mem2reg`:
 import re
 from dataclasses import dataclass, field
 
+from clcoop import coop_names
 from clcoop.errors import CompileError
 from clcoop.interp.ir_text import DEFINE_RE, llvm_unquote
 from clcoop.interp.loader import DataLayout, IRError, Ty, TokenStream, parse_type
@@ -28,6 +29,8 @@ PRIVATE_SPACE = 10            # StorageClass Private
 GLOBAL_SPACES = (1, 2)        # __global, __constant: device addresses (PhysicalStorageBuffer)
 LOCAL_SPACE = 3
 GLOBAL_OFFSET = "@clcoop.vk.global_offset"
+# A mangled cooperative-matrix callee (coop_names spells the prefix).
+SPIRV_CALLEE = r"_Z\d+" + re.escape(coop_names.SPIRV_PREFIX) + r"\w+"
 FUNCTION_TOKEN = 0x7C1C0000       # i32 stand-ins for function operands (see _Rewriter.function_operands)
 
 
@@ -302,7 +305,7 @@ class _Rewriter:
     def function_operands(self, line):
         if not line.startswith("  ") or " call " not in line and not line.lstrip().startswith("call "):
             return line
-        m = re.search(r"@(_Z\d+__spirv_\w+)\(", line)
+        m = re.search(r"@(" + SPIRV_CALLEE + r")\(", line)
         if m is None:
             return line
         def token(found):
@@ -316,7 +319,7 @@ class _Rewriter:
         return re.sub(r"ptr @([-\w.$]+)(?=[,)])", token, line)
 
     def declaration_with_tokens(self, line):
-        m = re.match(r"^declare (.*?)@(_Z\d+__spirv_\w+)\((.*)\)(.*)$", line)
+        m = re.match(r"^declare (.*?)@(" + SPIRV_CALLEE + r")\((.*)\)(.*)$", line)
         if m is None or m.group(2) not in self.token_callees:
             return line
         # Function operands are the only plain `ptr` parameters of these callees (their
@@ -347,7 +350,7 @@ class _Rewriter:
     # only loaded from or stored to; each becomes a placeholder clcoop.spirv.vulkan_module
     # lowers to OpAccessChain on the matrix variable (llc-22's Vulkan target crashes on the
     # imported call's pointer result).
-    _CHAIN = re.compile(r"^\s*(%\S+) = call [^@]*@(_Z\d+__spirv_AccessChain\w*)\(ptr (%\S+), (i\d+) (\S+)\)")
+    _CHAIN = re.compile(r"^\s*(%\S+) = call [^@]*@(_Z\d+" + re.escape(coop_names.ACCESS_CHAIN) + r"\w*)\(ptr (%\S+), (i\d+) (\S+)\)")
     _ELEMENT_LOAD = re.compile(r"^(\s*)(%\S+) = load ([^,]+), ptr (%\S+?)(,.*)?$")
     _ELEMENT_STORE = re.compile(r"^(\s*)store (.+?) (\S+), ptr (%\S+?)(,.*)?$")
 

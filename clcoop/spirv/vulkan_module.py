@@ -19,6 +19,7 @@ what it does not lower. This pass makes it the contract's module (SPIR-V 1.6 sec
 import re
 
 from clcoop import coop_names
+from clcoop.coopmat_spec import Scope
 from clcoop.interp.demangle import demangle
 from clcoop.spirv import binary as sb
 from clcoop.spirv.rewrite import SCOPE_BY_OPENCL
@@ -80,7 +81,7 @@ CAP_STORAGE_PUSH_CONSTANT_16 = 4435
 CAP_STORAGE_BUFFER_8 = 4448
 CAP_STORAGE_PUSH_CONSTANT_8 = 4450
 
-SCOPE_DEVICE, SCOPE_WORKGROUP, SCOPE_SUBGROUP = 1, 2, 3
+DEVICE_SCOPE = 1                     # SPIR-V Scope Device (Workgroup, Subgroup: coopmat_spec.Scope)
 SEMANTICS_ACQUIRE_RELEASE = 0x8
 SEMANTICS_UNIFORM_MEMORY = 0x40      # StorageBuffer and PhysicalStorageBuffer (Vulkan MM)
 SEMANTICS_WORKGROUP_MEMORY = 0x100
@@ -384,11 +385,11 @@ class VulkanModule:
     def placeholder(self, call, kind):
         result_type, result, _callee, *args = call.operands
         if kind.startswith("barrier."):
-            scope = SCOPE_WORKGROUP if ".workgroup." in kind else SCOPE_SUBGROUP
+            scope = Scope.WORKGROUP if ".workgroup." in kind else Scope.SUBGROUP
             return self.barrier(scope, args)
         if kind == "fence":
             flags = self.constant_value(args[0], "cl_mem_fence_flags argument")
-            return [sb.Instruction(OP_MEMORY_BARRIER, [self.uint(SCOPE_WORKGROUP), self.uint(self.semantics(flags))])]
+            return [sb.Instruction(OP_MEMORY_BARRIER, [self.uint(Scope.WORKGROUP), self.uint(self.semantics(flags))])]
         if kind.startswith("glsl."):
             return self.ext_inst(result_type, result, int(kind[5:]), args)
         if kind == "mad":
@@ -433,9 +434,9 @@ class VulkanModule:
         memory = execution
         if len(args) > 1:
             opencl_scope = self.constant_value(args[1], "memory_scope argument of a barrier")
-            memory = SCOPE_BY_OPENCL.get(opencl_scope, SCOPE_DEVICE)
-            memory = SCOPE_DEVICE if memory == 0 else memory        # no CrossDevice in Vulkan
-            if memory == SCOPE_DEVICE:
+            memory = SCOPE_BY_OPENCL.get(opencl_scope, DEVICE_SCOPE)
+            memory = DEVICE_SCOPE if memory == 0 else memory        # no CrossDevice in Vulkan
+            if memory == DEVICE_SCOPE:
                 self.add_capability(CAP_VULKAN_MEMORY_MODEL_DEVICE_SCOPE)
         return [sb.Instruction(OP_CONTROL_BARRIER, [self.uint(execution), self.uint(memory),
                                                     self.uint(self.semantics(flags))])]
@@ -461,7 +462,7 @@ class VulkanModule:
 
     def subgroup(self, result_type, result, parts, args):
         self.add_capability(CAP_GROUP_NON_UNIFORM)
-        scope = self.uint(SCOPE_SUBGROUP)
+        scope = self.uint(Scope.SUBGROUP)
         if parts[0] in _GROUP_OPERATION:
             operation, op, sign = parts
             ints, float_opcode = _ARITH[op]

@@ -16,7 +16,7 @@ USES = {0: "a", 1: "b", 2: "accumulator"}
 # The subgroup size clcoop's matrices assume on a GPU (shared/notes/gpu-vulkan.md: the KHR
 # configurations need 32).
 MATRIX_SUBGROUP_SIZE = 32
-_CALL = re.compile(r"call [^@\n]*@(_Z\d+__spirv_\w+)\((.*)\)")
+_CALL = re.compile(r"call [^@\n]*@(_Z\d+" + re.escape(coop_names.SPIRV_PREFIX) + r"\w+)\((.*)\)")
 
 
 def _function_bodies(text):

@@ -96,15 +96,45 @@ def test_refused_kernels_get_a_located_error(path):
     assert word in message and "Vulkan target" in message
 
 
-def test_global_pointer_loaded_from_memory_is_refused_at_its_line(tmp_path):
-    source = tmp_path / "pointer_in_memory.cl"
-    source.write_text("__kernel void k(__global float * __global *pp, __global float *out) {\n"
-                      "  __global float *p = pp[0];\n"
-                      "  out[0] = p[1];\n}\n")
-    with pytest.raises(CompileError, match=r"pointer_in_memory\.cl:2:\d+: error: a __global pointer loaded from memory"):
-        from clcoop.spirv.vulkan import ir_to_vulkan_spirv
-        ir = driver.compile_source(source.read_text(), driver.CompileOptions(filename=str(source), debug_info=True)).ir
+MATRICES = """#pragma OPENCL EXTENSION cl_khr_cooperative_matrix : enable
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+typedef half mat_b __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 16, 16, CLK_COOPERATIVE_MATRIX_B)));
+typedef float mat_c __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 16, 16, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
+"""
+# (source, line, what the message says): each construct without a Vulkan form, at its line.
+REFUSED_SOURCES = {
+    "pointer_in_memory": ("__kernel void k(__global float * __global *pp, __global float *out) {\n"
+                          "  __global float *p = pp[0];\n  out[0] = p[1];\n}\n", 2,
+                          "a __global pointer loaded from memory cannot be used as a buffer"),
+    "local_pointer_select": ("__kernel void k(__global float *out, int c) {\n  __local float a[4], b[4];\n"
+                             "  a[0] = 1; b[0] = 2;\n  __local float *p = c ? a : b;\n  out[0] = p[1];\n}\n", 4,
+                             "chosen at run time"),
+    "ext_conversion": (MATRICES + "__kernel void k(__global const half *B, __global float *out) {\n"
+                       "  mat_b b = coop_mat_load(B, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)16);\n"
+                       "  mat_c c = (mat_c)b;\n"
+                       "  coop_mat_store(out, c, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)16);\n}\n", 7,
+                       "OpCooperativeMatrixConvertUseEXT"),
+    "get_coord": (MATRICES + "__kernel void k(__global float *C, __global uint *rows) {\n"
+                  "  mat_c c = coop_mat_load(C, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)16);\n"
+                  "  rows[get_global_id(0)] = coop_mat_get_coord(c, 0)[0];\n}\n", 7,
+                  "OpCooperativeMatrixGetCoordinateEXT"),
+    "unmapped_builtin": ("__kernel void k(__global float *x) {\n  x[0] = copysign(x[0], x[1]);\n}\n", 2,
+                         "'copysign' is not available"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED_SOURCES))
+def test_constructs_without_a_vulkan_form_are_refused_at_their_line(name, tmp_path):
+    from clcoop.spirv.vulkan import ir_to_vulkan_spirv
+    source, line, words = REFUSED_SOURCES[name]
+    path = tmp_path / f"{name}.cl"
+    path.write_text(source)
+    ir = driver.compile_source(source, driver.CompileOptions(filename=str(path), debug_info=True)).ir
+    with pytest.raises(CompileError) as caught:
         ir_to_vulkan_spirv(ir)
+    message = str(caught.value)
+    assert re.search(rf"{name}\.cl:{line}:\d+: error: ", message), message
+    assert words in message, message
 
 
 def test_reflection_record_of_gemm():
