@@ -74,12 +74,14 @@ def kernel_info(name, record):
 @dataclass
 class Marshalled:
     """A launch in the module's terms. transfers: one per distinct array, in first-use
-    order; push(addresses) -> the push-constant bytes; constants: {SpecId: uint32}."""
+    order; push(addresses) -> the push-constant bytes; constants: {SpecId: uint32};
+    local_bytes: the LocalMemory arguments' bytes per work-group."""
     transfers: list
     push: object
     constants: dict
     groups: tuple
     local_size: tuple
+    local_bytes: int = 0
 
 
 def marshal(name, record, prepared):
@@ -118,7 +120,8 @@ def marshal(name, record, prepared):
             data = struct.pack("<Q", addresses[value[1]]) if isinstance(value, tuple) else value
             block[offset:offset + len(data)] = data
         return bytes(block)
-    return Marshalled(transfers, push, constants, groups, local)
+    local_bytes = sum(arg.nbytes for arg in prepared.arguments if arg.kind == LOCAL)
+    return Marshalled(transfers, push, constants, groups, local, local_bytes)
 
 
 def _local_length(name, entry, nbytes):

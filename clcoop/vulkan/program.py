@@ -143,6 +143,9 @@ class VulkanKernel:
                             f"{tuple(d.max_workgroup_size)} ({d.max_workgroup_invocations} invocations)")
         if any(g > m for g, m in zip(groups, d.max_workgroup_count)):
             problems.append(f"{groups} work-groups exceed the device's maximum count {tuple(d.max_workgroup_count)}")
+        if marshalled.local_bytes > d.max_shared_memory:
+            problems.append(f"the LocalMemory arguments take {marshalled.local_bytes} bytes per work-group, the "
+                            f"device has {d.max_shared_memory} bytes of shared memory")
         push_size = self.record.get("push_constant_size", 0)
         if push_size > d.max_push_constants_size:
             problems.append(f"the arguments take {push_size} bytes of push constants, the device has "

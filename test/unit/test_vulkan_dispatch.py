@@ -191,3 +191,12 @@ def test_a_repeated_launch_reuses_its_recording_and_sees_new_data(vadd):
     vadd.vadd((256,), (64,), a, b, c, 100)           # another scalar: recorded again
     assert runner(vadd.device).recorded is not recorded
     assert np.array_equal(c[:100], (a + b)[:100]) and not c[100:].any()
+
+
+def test_local_memory_beyond_the_device_is_refused(tmp_path):
+    description = device_or_skip()
+    prog = VulkanProgram(assemble(LOCAL_SUM, LOCAL_SUM_RECORD, tmp_path))
+    too_much = description.max_shared_memory + 4
+    with pytest.raises(ArgumentError, match=f"take {too_much} bytes per work-group, the device has "
+                                            f"{description.max_shared_memory} bytes of shared memory"):
+        prog.local_sum((8,), (8,), np.zeros(1, np.float32), LocalMemory(too_much), 1.0)
