@@ -242,6 +242,9 @@ def perf_modules():
     wg += [PerfKernel(f"perf_wg_{m}x{n}x32_256_b_column_major", "examples/vulkan/gemm_wg_f16.cl", "gemm_wg_f16",
                       (f"-DTILE_M={m}", f"-DTILE_N={n}", "-DTILE_K=32", "-DWG_SIZE=256", "-DB_COLUMN_MAJOR"), (m, n), 256,
                       b_column_major=True) for m, n in ((256, 128), (128, 256))]
+    wg += [PerfKernel(f"perf_wg_{m}x{n}x32_256_pipelined", "examples/vulkan/gemm_wg_f16.cl", "gemm_wg_f16",
+                      (f"-DTILE_M={m}", f"-DTILE_N={n}", "-DTILE_K=32", "-DWG_SIZE=256", "-DPIPELINE"), (m, n), 256)
+           for m, n in ((256, 128), (128, 256))]
     wg += [PerfKernel(f"perf_wg_local_{m}x{n}", "examples/vulkan/gemm_wg_local.cl", "gemm_wg_local",
                       (f"-DTILE_M={m}", f"-DTILE_N={n}"), (m, n), 256)
            for m, n in ((128, 256), (256, 128), (128, 128))]

@@ -36,6 +36,7 @@ typedef half mat_a __attribute__((coop_mat(WORKGROUP, TILE_M, TILE_K, CLK_COOPER
 typedef half mat_b __attribute__((coop_mat(WORKGROUP, TILE_K, TILE_N, CLK_COOPERATIVE_MATRIX_B)));
 typedef float mat_c __attribute__((coop_mat(WORKGROUP, TILE_M, TILE_N, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
 typedef coop_tensor_layout_t layout2 __attribute__((coop_tensor_layout(2, CLAMP)));
+// -DPIPELINE: each step loads the next step's operands before its mul-add.
 // -DB_COLUMN_MAJOR: B is stored N x K row-major (element (k, n) at B[n * K + k], as weights
 // usually are) and read through a transposing view (SPV_NV_tensor_addressing, "Tensor Views").
 typedef coop_tensor_view_t transposed __attribute__((coop_tensor_view(2, false, 1, 0)));
@@ -55,15 +56,32 @@ __kernel void gemm_wg_f16(__global const half *A, __global const half *B, __glob
 #endif
     const layout2 layout_c = coop_tensor_layout_set_dimension(coop_tensor_layout_create(), M, N);
 
-    mat_c acc = coop_mat_init(0.0f);
-    for (uint k = 0; k < K; k += TILE_K) {
-        mat_a a = coop_mat_load_tensor(A, coop_tensor_layout_slice(layout_a, tile_row, TILE_M, k, TILE_K));
 #ifdef B_COLUMN_MAJOR
-        mat_b b = coop_mat_load_tensor(B, coop_tensor_layout_slice(layout_b, tile_col, TILE_N, k, TILE_K), b_view);
+#define LOAD_B(k) coop_mat_load_tensor(B, coop_tensor_layout_slice(layout_b, tile_col, TILE_N, k, TILE_K), b_view)
 #else
-        mat_b b = coop_mat_load_tensor(B, coop_tensor_layout_slice(layout_b, k, TILE_K, tile_col, TILE_N));
+#define LOAD_B(k) coop_mat_load_tensor(B, coop_tensor_layout_slice(layout_b, k, TILE_K, tile_col, TILE_N))
 #endif
+#define LOAD_A(k) coop_mat_load_tensor(A, coop_tensor_layout_slice(layout_a, tile_row, TILE_M, k, TILE_K))
+
+    mat_c acc = coop_mat_init(0.0f);
+#ifdef PIPELINE
+    // The next step's operands are loaded before this step's mul-add, so that the loads of one
+    // step overlap the multiplications of the other (past K the clamped layout reads zeros).
+    mat_a a = LOAD_A(0);
+    mat_b b = LOAD_B(0);
+    for (uint k = 0; k < K; k += TILE_K) {
+        const mat_a next_a = LOAD_A(k + TILE_K);
+        const mat_b next_b = LOAD_B(k + TILE_K);
+        acc = coop_mat_mulAdd(a, b, acc);
+        a = next_a;
+        b = next_b;
+    }
+#else
+    for (uint k = 0; k < K; k += TILE_K) {
+        const mat_a a = LOAD_A(k);
+        const mat_b b = LOAD_B(k);
         acc = coop_mat_mulAdd(a, b, acc);
     }
+#endif
     coop_mat_store_tensor(C, acc, coop_tensor_layout_slice(layout_c, tile_row, TILE_M, tile_col, TILE_N));
 }
