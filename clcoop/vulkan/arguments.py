@@ -15,12 +15,15 @@ import numpy as np
 from clcoop.errors import ArgumentError
 from clcoop.interp.loader import KernelInfo, Ty
 from clcoop.prepare import BUFFER, LOCAL, SCALAR, STRUCT
+from clcoop.spirv.reflection import ReflectionError
 from clcoop.vulkan.runner import Transfer
 
 # docs/vulkan-abi.md: kind -> the address space prepare knows it by (OpenCL's numbering).
 ADDRESS_SPACES = {"global": 1, "constant": 2, "local": 3}
 LOCAL_SIZE_SPEC_IDS = (0, 1, 2)
 LOCAL_SPEC_BASE = 100
+# prepare's argument kinds -> the record's that may stand for them
+_KINDS = {BUFFER: ("global", "constant"), LOCAL: ("local",), SCALAR: ("scalar",), STRUCT: ()}
 # An OpenCL C vector type name (6.1.2): a scalar type and 2, 3, 4, 8 or 16.
 VECTOR_TYPE = re.compile(r"(char|uchar|short|ushort|int|uint|long|ulong|half|float|double)(2|3|4|8|16)")
 
@@ -86,6 +89,12 @@ class Marshalled:
 
 def marshal(name, record, prepared):
     """The Marshalled launch of a clcoop.prepare.PreparedLaunch of kernel `name`."""
+    entries = record["args"]
+    if len(entries) != len(prepared.arguments) or any(
+            entry["kind"] not in _KINDS[arg.kind] for arg, entry in zip(prepared.arguments, entries)):
+        raise ReflectionError(f"kernel '{name}': the module's reflection record lists arguments "
+                              f"({', '.join(e.get('kind', '?') for e in entries)}) that do not match the kernel's "
+                              f"({', '.join(a.kind for a in prepared.arguments)})")
     nd = prepared.nd
     local, groups, offsets = nd.local_size, nd.num_groups, nd.offset      # each padded to 3
     constants = {}

@@ -200,3 +200,18 @@ def test_local_memory_beyond_the_device_is_refused(tmp_path):
     with pytest.raises(ArgumentError, match=f"take {too_much} bytes per work-group, the device has "
                                             f"{description.max_shared_memory} bytes of shared memory"):
         prog.local_sum((8,), (8,), np.zeros(1, np.float32), LocalMemory(too_much), 1.0)
+
+
+def test_a_record_that_disagrees_with_the_kernel_is_refused():
+    from clcoop.prepare import prepare_launch
+    from clcoop.spirv.reflection import ReflectionError
+    from clcoop.vulkan.arguments import kernel_info, marshal
+    record = VADD_RECORD["vadd"]
+    prepared = prepare_launch(None, kernel_info("vadd", record), (4,), (4,),
+                              [np.zeros(4, np.float32)] * 3 + [4])
+    shorter = dict(record, args=record["args"][:3])
+    with pytest.raises(ReflectionError, match="lists arguments .global, global, global. that do not match"):
+        marshal("vadd", shorter, prepared)
+    swapped = dict(record, args=record["args"][:2] + [record["args"][3], record["args"][2]])
+    with pytest.raises(ReflectionError, match="do not match the kernel's .buffer, buffer, buffer, scalar."):
+        marshal("vadd", swapped, prepared)
