@@ -87,6 +87,10 @@ _SUBGROUP_SIMPLE = {
     "sub_group_elect": "elect", "sub_group_shuffle": "shuffle", "sub_group_shuffle_xor": "shuffle_xor",
     "sub_group_shuffle_up": "shuffle_up", "sub_group_shuffle_down": "shuffle_down",
 }
+_LEGACY_ATOMIC = re.compile(r"atomi?c?_(?P<op>add|sub|xchg|inc|dec|cmpxchg|min|max|and|or|xor)")
+_C11_ATOMIC = re.compile(r"atomic_(?:fetch_)?(?P<op>add|sub|min|max|and|or|xor|load|store|exchange)(?:_explicit)?")
+# OpenCL names -> placeholder operation names (clcoop.spirv.vulkan_module.ATOMIC_OPCODES).
+_ATOMIC_OPS = {"xchg": "exchange"}
 _REFUSED = {
     "printf": "printf has no Vulkan equivalent (no debug-printf in a compute module clcoop emits); "
               "run the kernel in the interpreter to print",
@@ -139,7 +143,7 @@ class Builtins:
                               "functions defined in the program and OpenCL C built-ins it maps)")
         param_types = _split_params(params_text)
         new = (self.work_item(base, ret, param_types) or self.synchronization(base, params)
-               or self.subgroup(base, params) or self.math(base, params, ret))
+               or self.subgroup(base, params) or self.atomic(name, base, params) or self.math(base, params, ret))
         if new is None:
             self.refuse(name, f"the OpenCL C built-in '{base}' is not available on the Vulkan target")
         # One placeholder per original callee: two built-ins may share a kind with other types.
@@ -221,6 +225,23 @@ class Builtins:
         if base in ("mem_fence", "read_mem_fence", "write_mem_fence"):
             return self._placeholder("fence")
         return None
+
+    def atomic(self, name, base, params):
+        """OpenCL 1.x atomics (relaxed; the pointer's address space gives the scope) and the
+        C11-style atomic_fetch_<op>/load/store/exchange[_explicit] (OpenCL C 6.15.12)."""
+        m = _LEGACY_ATOMIC.fullmatch(base) or _C11_ATOMIC.fullmatch(base)
+        if m is None:
+            return None
+        op = m.group("op")
+        value = params[0][2] if params and params[0][0] == "ptr" else None
+        if value is None or value[0] not in ("int", "float"):
+            return None
+        if value[0] == "float" and op not in ("xchg", "exchange", "load", "store"):
+            self.refuse(name, f"'{base}' on floating point needs SPV_EXT_shader_atomic_float_add, which "
+                              "the Vulkan target does not emit; use atomic_cmpxchg on the bits")
+        form = "legacy" if m.re is _LEGACY_ATOMIC else "c11"
+        sign = "f" if value[0] == "float" else ("s" if value[2] else "u")
+        return self._placeholder(f"atomic.{_ATOMIC_OPS.get(op, op)}.{sign}.{form}")
 
     def subgroup(self, base, params):
         m = _GROUP_ARITH.fullmatch(base)

@@ -340,6 +340,7 @@ class _Rewriter:
             return self.element_access(line)
         pre, line = self.hoist_constant_geps(line)
         pre, line = self.element_zero(pre, line)
+        pre, line = self.element_zero_arguments(pre, line)
         m = _GEP.match(line)
         if m:
             return pre + self.gep(line, m)
@@ -408,6 +409,30 @@ class _Rewriter:
                      + ", ".join(f"{t} {v}" for t, v in path) + (dbg.group(0) if dbg else "")]
         start, end = m.span("root")
         return pre, line[:start] + name + line[end:]
+
+    def element_zero_arguments(self, pre, line):
+        """A __local/private array variable passed to a call (opt's folding of `&a[0]`) -> a
+        pointer to its first element (atomics and matrix loads take element pointers)."""
+        if not re.match(r"^\s*(?:%\S+ = )?(?:tail )?call ", line):
+            return pre, line
+
+        def element(found):
+            space, root = found.group(1) or "0", found.group(2)
+            if root not in self.roots or space in ("1", "2", "10", "13"):
+                return found.group(0)
+            ty = self._leading_type(self.roots[root])
+            if ty.kind not in ("array", "struct"):
+                return found.group(0)
+            path = _byte_path(ty, 0, None, self.layout)
+            name = self.fresh()
+            pointer = found.group(0).rsplit(" ", 1)[0]
+            indent = re.match(r"\s*", line).group(0)
+            pre.append(f"{indent}{name} = getelementptr inbounds {ty}, {pointer} {root}, "
+                       + ", ".join(f"{t} {v}" for t, v in path) + _dbg_of(line))
+            return f"{pointer} {name}"
+        pre = list(pre)
+        line = re.sub(r"ptr(?: addrspace\((\d+)\))? ([@%][-\w.$]+)(?=[,)])", element, line)
+        return pre, line
 
     # ---- constant-expression getelementptr (opt folds inlined constant indices into them,
     # as byte offsets `getelementptr (i8, ptr @g, i64 K)`): hoisted into typed instructions.

@@ -87,6 +87,12 @@ SEMANTICS_UNIFORM_MEMORY = 0x40      # StorageBuffer and PhysicalStorageBuffer (
 SEMANTICS_WORKGROUP_MEMORY = 0x100
 CLK_LOCAL_MEM_FENCE, CLK_GLOBAL_MEM_FENCE = 1, 2
 
+OP_ATOMIC_STORE = 228
+OP_ATOMIC_COMPARE_EXCHANGE = 230
+ATOMIC_OPCODES = {"exchange": 229, "inc": 232, "dec": 233, "add": 234, "sub": 235, "min.s": 236, "min.u": 237,
+                  "max.s": 238, "max.u": 239, "and": 240, "or": 241, "xor": 242, "load": 227}
+CAP_INT64_ATOMICS = 12
+
 # Sub-group operations: placeholder kind -> (int opcode(s), float opcode). SPIR-V 3.52.36.
 _ARITH = {"add": ((349, 349), 350), "mul": ((351, 351), 352), "min": ((353, 354), 355),
           "max": ((356, 357), 358), "and": ((359, 359), None), "or": ((360, 360), None),
@@ -400,6 +406,8 @@ class VulkanModule:
             return [sb.Instruction(OP_COPY_OBJECT, [result_type, result, args[0]])]
         if kind in ("mat_load", "mat_store"):
             return self.matrix_element(kind, result_type, result, args)
+        if kind.startswith("atomic."):
+            return self.atomic(result_type, result, kind.split(".")[1:], args)
         if kind.startswith("sg."):
             return self.subgroup(result_type, result, kind[3:].split("."), args)
         _fail(f"unknown placeholder {kind}")
@@ -496,6 +504,71 @@ class VulkanModule:
             one, zero = self.typed_constant(result_type, 1), self.typed_zero(result_type)
             return before + [sb.Instruction(OP_SELECT, [result_type, result, vote, one, zero])]
         _fail(f"unknown sub-group operation {parts}")
+
+    def atomic(self, result_type, result, parts, args):
+        """OpAtomic* (SPIR-V 3.52.18). OpenCL 1.x forms are relaxed; C11 forms default to
+        seq_cst, which the Vulkan memory model has not: acquire-release (acquire for loads,
+        release for stores), with the storage class's memory semantics bit. The scope is the
+        pointer's (Device for buffers, Workgroup for __local) unless given."""
+        op, sign, form = parts
+        pointer, *rest = args
+        value_type = result_type if op != "store" else self.type_of(rest[0])
+        before, pointer = self.pointer_to(pointer, value_type)
+        storage = self.defs[self.type_of(pointer)].operands[1]
+        scope = Scope.WORKGROUP if storage == sb.STORAGE_CLASS_WORKGROUP else DEVICE_SCOPE
+        operands_count = {"inc": 0, "dec": 0, "load": 0, "cmpxchg": 2}.get(op, 1)
+        values, extra = rest[:operands_count], rest[operands_count:]
+        order = 0 if form == "legacy" else 5                      # memory_order_seq_cst
+        if extra:
+            order = self.constant_value(extra[0], "memory_order argument")
+        if len(extra) > 1:
+            scope = SCOPE_BY_OPENCL.get(self.constant_value(extra[1], "memory_scope argument"), DEVICE_SCOPE)
+            scope = DEVICE_SCOPE if scope == 0 else scope
+        if scope == DEVICE_SCOPE:
+            self.add_capability(CAP_VULKAN_MEMORY_MODEL_DEVICE_SCOPE)
+        if self.scalar_bits(value_type) == 64:
+            self.add_capability(CAP_INT64_ATOMICS)
+        semantics = self.uint(self.atomic_semantics(order, op, storage))
+        scope_id = self.uint(scope)
+        if op == "store":
+            return before + [sb.Instruction(OP_ATOMIC_STORE, [pointer, scope_id, semantics, values[0]])]
+        if op == "cmpxchg":
+            compare, new = values
+            return before + [sb.Instruction(OP_ATOMIC_COMPARE_EXCHANGE, [result_type, result, pointer, scope_id,
+                                                                         semantics, self.uint(0), new, compare])]
+        opcode = ATOMIC_OPCODES[op] if op not in ("min", "max") else ATOMIC_OPCODES[op + "." + sign]
+        return before + [sb.Instruction(opcode, [result_type, result, pointer, scope_id, semantics] + values)]
+
+    @staticmethod
+    def atomic_semantics(order, op, storage):
+        """OpenCL memory_order (relaxed 0, acquire 2, release 3, acq_rel 4, seq_cst 5) -> SPIR-V
+        memory semantics under the Vulkan memory model."""
+        bits = {0: 0, 1: 0x2, 2: 0x2, 3: 0x4, 4: 0x8, 5: 0x8}.get(order, 0x8)
+        if op == "load" and bits:
+            bits = 0x2
+        elif op == "store" and bits:
+            bits = 0x4
+        if not bits:
+            return 0
+        return bits | (SEMANTICS_WORKGROUP_MEMORY if storage == sb.STORAGE_CLASS_WORKGROUP else SEMANTICS_UNIFORM_MEMORY)
+
+    def pointer_to(self, pointer, pointee):
+        """(instructions, a pointer to `pointee`): llc-22 passes byte pointers to imports."""
+        current = pointer
+        while True:
+            if self.defs[self.type_of(current)].operands[2] == pointee:
+                return [], current
+            definition = self.defs.get(current)
+            if definition is None or definition.opcode != sb.OP_BITCAST:
+                break
+            current = definition.operands[2]
+        storage = self.defs[self.type_of(pointer)].operands[1]
+        if storage != STORAGE_PHYSICAL_STORAGE_BUFFER:
+            _fail(f"an atomic through a {storage}-storage pointer of another type")
+        fresh = self.module.new_id()
+        cast = sb.Instruction(sb.OP_BITCAST, [self.find_type(sb.OP_TYPE_POINTER, [storage, pointee]), fresh, pointer])
+        self.defs[fresh] = cast
+        return [cast], fresh
 
     def typed_constant(self, type_id, value):
         for inst in self.module.instructions:
