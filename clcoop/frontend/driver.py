@@ -84,8 +84,8 @@ def predefined_macros(options):
     """What clang predefines for the target and language version; -D/-U apply on top."""
     target = Target(options.triple)
     macros = clang_data_model_macros(options.triple)
+    # No __OPENCL_VERSION__: clang-22 -cc1 does not predefine it (a runtime passes it).
     macros.update({"__OPENCL_C_VERSION__": str(CL_STD_VERSIONS[options.cl_std]),
-              "__OPENCL_VERSION__": "300",
               "__SPIR__": "1", "__SPIR": "1"})
     if target.pointer_bits == 64:
         macros.update({"__SPIR64__": "1", "__SPIR64": "1"})

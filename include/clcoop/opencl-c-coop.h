@@ -1,8 +1,9 @@
 /* clcoop default header: force-included before every source, as clang's
  * -finclude-default-header includes opencl-c-base.h, so kernels need no #include.
  *
- * The driver defines before this file: __OPENCL_C_VERSION__ (from -cl-std),
- * __OPENCL_VERSION__, and __SPIR__ / __SPIR64__ (from -triple).
+ * The driver defines before this file: __OPENCL_C_VERSION__ (from -cl-std) and
+ * __SPIR__ / __SPIR64__ (from -triple). __OPENCL_VERSION__ is not predefined, as in
+ * clang-22 (an OpenCL runtime passes it; -D__OPENCL_VERSION__=300 does the same).
  *
  * Built-in *functions* are not declared here: the checker knows them
  * (clcoop/frontend/builtins.py), because C declarations cannot express overloads.
@@ -20,9 +21,6 @@
 #ifndef __OPENCL_C_VERSION__
 #define __OPENCL_C_VERSION__ 300
 #endif
-#ifndef __OPENCL_VERSION__
-#define __OPENCL_VERSION__ 300
-#endif
 
 #define __ENDIAN_LITTLE__ 1
 #define __LITTLE_ENDIAN__ 1
@@ -32,22 +30,60 @@
 #define __opencl_c_ext_cooperative_matrix 1
 #define cl_khr_cooperative_matrix 1
 
-/* Optional features clcoop implements (OpenCL C 3.0 section 6.2.1). */
+/* Optional features and extensions clcoop implements (OpenCL C 3.0 section 6.2.1), at
+ * the language versions clang-22 defines them for; docs/opencl-features.md lists every
+ * one clang-22 defines and why clcoop leaves some out (test/unit/test_feature_macros.py
+ * compares the sets with clang-22's). */
+#define __opencl_c_int64 1
 #define cl_khr_fp16 1
 #define cl_khr_fp64 1
-#define __opencl_c_fp64 1
-#define __opencl_c_int64 1
-#define __opencl_c_subgroups 1
-#define __opencl_c_generic_address_space 1
-#define __opencl_c_program_scope_global_variables 1
 #define cl_khr_global_int32_base_atomics 1
 #define cl_khr_global_int32_extended_atomics 1
 #define cl_khr_local_int32_base_atomics 1
 #define cl_khr_local_int32_extended_atomics 1
+#define cl_khr_int64_base_atomics 1
+#define cl_khr_int64_extended_atomics 1
 #define cl_khr_byte_addressable_store 1
-#define cl_khr_subgroups 1
+#define cl_clang_storage_class_specifiers 1
 #define cl_intel_subgroups 1
+#if __OPENCL_C_VERSION__ >= 200
+#define __opencl_c_generic_address_space 1
+#define __opencl_c_program_scope_global_variables 1
+#define __opencl_c_atomic_order_acq_rel 1
+#define __opencl_c_atomic_order_seq_cst 1
+#define __opencl_c_atomic_scope_device 1
+#define __opencl_c_atomic_scope_all_devices 1
+#define __opencl_c_work_group_collective_functions 1
+#define cl_ext_float_atomics 1
+#define __opencl_c_ext_fp16_global_atomic_add 1
+#define __opencl_c_ext_fp16_global_atomic_load_store 1
+#define __opencl_c_ext_fp16_global_atomic_min_max 1
+#define __opencl_c_ext_fp16_local_atomic_add 1
+#define __opencl_c_ext_fp16_local_atomic_load_store 1
+#define __opencl_c_ext_fp16_local_atomic_min_max 1
+#define __opencl_c_ext_fp32_global_atomic_add 1
+#define __opencl_c_ext_fp32_global_atomic_min_max 1
+#define __opencl_c_ext_fp32_local_atomic_add 1
+#define __opencl_c_ext_fp32_local_atomic_min_max 1
+#define __opencl_c_ext_fp64_global_atomic_add 1
+#define __opencl_c_ext_fp64_global_atomic_min_max 1
+#define __opencl_c_ext_fp64_local_atomic_add 1
+#define __opencl_c_ext_fp64_local_atomic_min_max 1
 #define cl_intel_required_subgroup_size 1
+#define cl_khr_subgroups 1
+#define cl_khr_subgroup_shuffle 1
+#define cl_khr_subgroup_shuffle_relative 1
+#define cl_khr_subgroup_extended_types 1
+#define cl_khr_subgroup_ballot 1
+#define cl_khr_subgroup_non_uniform_vote 1
+#define cl_khr_integer_dot_product 1
+#define __opencl_c_integer_dot_product_input_4x8bit 1
+#define __opencl_c_integer_dot_product_input_4x8bit_packed 1
+#endif
+#if __OPENCL_C_VERSION__ >= 300
+#define __opencl_c_fp64 1
+#define __opencl_c_subgroups 1
+#endif
 
 /* OpenCL C has bool, true and false built in (C99 stdbool semantics). */
 #define true 1
