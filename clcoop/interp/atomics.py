@@ -7,6 +7,7 @@ from clcoop.interp import float_order
 from clcoop.interp.demangle import pointee_type
 from clcoop.interp.lanes import active_lanes, active_operands, bcast, expand_lanes
 from clcoop.interp.loader import Ty
+from clcoop.interp.provenance import with_provenance
 from clcoop.interp.scalars import UINT_DTYPES, scalar_dtype
 from clcoop.interp.typed_memory import mem_dtype, read_typed, write_typed
 
@@ -96,7 +97,11 @@ def op_atomicrmw(ex, vals, ins, bmask, full):
     lanes = active_lanes(ex, bmask, full)
     if lanes is not None:
         addrs, v = addrs[lanes], v[lanes]
-    old = atomic_apply(ex, addrs, v, t, op, lanes)
+    with_provenance(ex, vals, ins, lanes)
+    try:
+        old = atomic_apply(ex, addrs, v, t, op, lanes)
+    finally:
+        ex.memory.provenance = None
     return expand_lanes(ex, lanes, old.astype(scalar_dtype(t)))
 
 
@@ -109,7 +114,11 @@ def op_cmpxchg(ex, vals, ins, bmask, full):
     lanes = active_lanes(ex, bmask, full)
     if lanes is not None:
         addrs, cmp, new = addrs[lanes], cmp[lanes], new[lanes]
-    old = atomic_apply(ex, addrs, new, t, "cmpxchg", lanes, compare=cmp)
+    with_provenance(ex, vals, ins, lanes)
+    try:
+        old = atomic_apply(ex, addrs, new, t, "cmpxchg", lanes, compare=cmp)
+    finally:
+        ex.memory.provenance = None
     old = old.astype(scalar_dtype(t))
     ok = same_bits(old, cmp)
     return (expand_lanes(ex, lanes, old), expand_lanes(ex, lanes, ok))

@@ -312,6 +312,14 @@ def _result_matrix(callee, ret_type, what):
     raise IRError(f"cooperative matrix call {what} names no matrix type")
 
 
+def memory_dtype(callee, ret_type=None):
+    """The element dtype a matrix load (ret_type: its result's Ty) or store (None) reads or
+    writes, as its faults name it (the native engine words its faults with it)."""
+    if ret_type is not None:
+        return _dtype(_result_matrix(callee, ret_type, "load"))
+    return _dtype(_operand_matrices(callee, 1, "store", has_result=False)[0])
+
+
 def _operand_matrices(callee, count, what, has_result):
     matrices = callee.matrices[1:] if has_result else callee.matrices
     if len(matrices) < count:

@@ -53,11 +53,16 @@ class Executor:
         self.serial_subgroups = serial_subgroups
         self.instructions = 0
         memory.fault_handler = self._memory_fault
+        memory.row_owners = self.row_owners
         self.current = None        # instruction being executed
         self.cur_lanes = None      # lanes of the rows passed to memory
         self.mask = None
         self.global_addrs = {}
         self.work_group_size = ndrange.wg_size   # lanes of one work-group in the batch
+        self.pending = None        # (lane, RuntimeFault) kept: _defer
+        self.stopped = None        # lanes stopped after it
+        self.stops = 0             # changes of `stopped`
+        self.deferring = True
 
     # ------------------------------------------------------------------ batches
     def run_batch(self, first_group, group_count, args, globals_per_batch):
@@ -83,7 +88,7 @@ class Executor:
             spans = [(first, min(first + S, wg)) for first in range(0, wg, S)]
         regions = []
         try:
-            local_globals, local_args = self._allocate_local_memory(group_count, args, regions)
+            local_globals, local_args = self._allocate_local_memory(first_group, group_count, args, regions)
             for span in spans:
                 self._run_lanes(first_group, group_count, span, args, globals_per_batch,
                                 local_globals, local_args)
@@ -98,14 +103,16 @@ class Executor:
             self._workgroup_matrices = int(Scope.WORKGROUP) in matrix_scopes(self.module.ir)
         return self._workgroup_matrices
 
-    def _allocate_local_memory(self, group_count, args, regions):
+    def _allocate_local_memory(self, first_group, group_count, args, regions):
         """(global name -> (base, stride), argument index -> (base, stride)): one slice
         of a region per work-group in the batch, for __local variables and arguments."""
+        groups = np.arange(first_group, first_group + group_count, dtype=np.int64)
+
         def allocate(what, nbytes):
-            stride = (max(nbytes, 1) + 15) // 16 * 16
-            region = self.memory.allocate(what, stride * group_count, space=3)
+            # One object per work-group of the batch, each checked on its own (memory.Slots).
+            region = self.memory.allocate_slots(what, nbytes, groups, "work-group", 16, space=3)
             regions.append(region)
-            return region.base, stride
+            return region.base, region.slots.stride
         local_globals = {name: allocate(f"__local {name}", self.layout.size(gv.ty))
                          for name, gv in self.module.globals.items() if gv.addrspace == 3}
         local_args = {i: allocate(f"{a.name} (__local)", a.nbytes)
@@ -133,7 +140,25 @@ class Executor:
         call_args = list(args)
         for i, (base, stride) in local_args.items():
             call_args[i] = base + wg_in_batch * stride
+        self.pending, self.stopped = None, None
         self.call(self.kernel.name, call_args, np.ones(L, bool))
+        if self.pending is not None:
+            raise self.pending[1]
+
+    def work_item_keys(self):
+        """The key of each lane's work-item, unique in the launch (memory.Slots owners)."""
+        ids = self.lane_ids
+        return ids.group_linear * self.nd.wg_size + ids.llid
+
+    def row_owners(self, rows):
+        """(work-item keys, work-group keys) of the rows of the addresses memory is asked
+        to access: the lanes in cur_lanes (lanes.active_lanes), None when unknown."""
+        lanes = self.cur_lanes
+        if lanes is None or len(lanes) != rows:
+            return None
+        ids = self.lane_ids
+        groups = ids.group_linear[lanes]
+        return groups * self.nd.wg_size + ids.llid[lanes], groups
 
     def runs_part_of_work_groups(self):
         """True when the batch holds only some sub-groups of its work-groups (serial_subgroups)."""
@@ -171,16 +196,44 @@ class Executor:
                 if self.instructions > self.instruction_limit:
                     self.current = block.term
                     self.fault(f"instruction limit of {self.instruction_limit} exceeded "
-                               f"(runaway loop?); raise it with instruction_limit=", bmask)
+                               f"(runaway loop?); raise it with instruction_limit=", bmask, defer=False)
                 if block.phis:
                     self._phis(block, vals, prev, bmask, full)
+                stops = self.stops
                 for ins in block.body:
                     self.current = ins
-                    value = ins.fn(self, vals, ins, bmask, full)
+                    self.cur_lanes = None     # (set by the instruction: row_owners)
+                    try:
+                        value = ins.fn(self, vals, ins, bmask, full)
+                    except _Stopped:
+                        value = None          # its faulting lanes stopped: again without them
+                        while bmask is not None:
+                            bmask, full = self._without_stopped(bmask)
+                            try:
+                                value = ins.fn(self, vals, ins, bmask, full) if bmask is not None else None
+                                break
+                            except _Stopped:
+                                pass
+                    if stops != self.stops:  # lanes stopped, here or in a called function
+                        stops = self.stops
+                        cur[self.stopped] = nblocks
+                        if bmask is not None:
+                            bmask, full = self._without_stopped(bmask)
+                    if bmask is None:
+                        break
                     if ins.dst is not None and value is not None:
                         assign_lanes(vals, ins.dst, value, bmask, full, L)
-                self.current = block.term
-                next_block = self._terminator(block, vals, cur, prev, bmask, full, frame)
+                if bmask is not None:
+                    self.current = block.term
+                    try:
+                        next_block = self._terminator(block, vals, cur, prev, bmask, full, frame)
+                    except _Stopped:
+                        next_block = None
+                    if stops != self.stops:
+                        cur[self.stopped] = nblocks
+                        next_block = None
+                else:
+                    next_block = None
                 for slot in block.dead:
                     vals[slot] = None
         finally:
@@ -196,7 +249,9 @@ class Executor:
         function (coop_function_calls.py) runs over pairs or elements. Returns (n,)."""
         count = len(owners)
         saved = (self.lane_count, self.lane_ids, self.mask, self.global_addrs, self.batch_cache,
-                 self.cur_lanes, self.current, self.work_group_size)
+                 self.cur_lanes, self.current, self.work_group_size, self.deferring)
+        # (its lanes are not the batch's: a fault in it is raised at once)
+        self.deferring = False
         try:
             self.lane_ids = self.lane_ids.of_lanes(owners)
             self.global_addrs = {key: value[owners] if np.ndim(value) else value
@@ -207,7 +262,7 @@ class Executor:
             return bcast(self.call(name, list(args), self.mask), count)
         finally:
             (self.lane_count, self.lane_ids, self.mask, self.global_addrs, self.batch_cache,
-             self.cur_lanes, self.current, self.work_group_size) = saved
+             self.cur_lanes, self.current, self.work_group_size, self.deferring) = saved
 
     def _phis(self, block, vals, prev, bmask, full):
         # Phis of a block read their inputs simultaneously (LLVM LangRef "phi").
@@ -287,8 +342,47 @@ class Executor:
         raise IRError(f"unknown global @{name}")
 
     # ------------------------------------------------------------------ faults
-    def fault(self, message, lanes_mask=None, buffer=None, lane=None):
-        """Raise a RuntimeFault naming kernel, work-item, instruction and buffer."""
+    # The work-item a fault names is the first to fault when the work-items of a launch
+    # run one after another, as the native engine runs them (docs/native.md "Faults"):
+    # work-groups in order, and in a work-group each work-item in local-id order up to
+    # its next barrier (or sub-group or matrix operation, where it waits for the others).
+    # The lanes of a batch run in lockstep instead, so a fault is kept (`pending`) and the
+    # lanes after it in that order stop (`stopped`: the faulting lane, the later lanes of
+    # its work-group and the later work-groups); the others go on: the earlier work-items
+    # of its work-group to their next barrier (where the stopped lanes are missing: they
+    # stop there), the earlier work-groups to their end. A fault among them comes first
+    # in that order and replaces the kept one. The batch then raises the kept fault.
+    def _defer(self, err, lane, message):
+        """Keep `err` (a fault of `lane`) or drop it, stop lanes; False: raise it now."""
+        if not self.deferring:
+            return False
+        group = lane // self.work_group_size
+        if self.pending is not None and group == self.pending[0] // self.work_group_size \
+                and any(words in message for words in _WAITING_FAULTS):
+            # The kept fault's work-group at a barrier, sub-group or matrix operation: its
+            # running work-items reached it and wait there for the stopped ones.
+            first = group * self.work_group_size
+            self._stop(first, first + self.work_group_size)
+            return True
+        if self.pending is None or lane < self.pending[0]:
+            self.pending = (lane, err)
+        self._stop(lane, self.lane_count)
+        return True
+
+    def _stop(self, first, end):
+        if self.stopped is None:
+            self.stopped = np.zeros(self.lane_count, bool)
+        self.stopped[first:end] = True
+        self.stops += 1
+
+    def _without_stopped(self, bmask):
+        """(bmask without the stopped lanes, full), bmask None when none is left."""
+        bmask = bmask & ~self.stopped
+        return (bmask, False) if bmask.any() else (None, False)
+
+    def fault(self, message, lanes_mask=None, buffer=None, lane=None, defer=True):
+        """Raise a RuntimeFault naming kernel, work-item, instruction and buffer (or keep
+        it and stop the lanes after it: _defer)."""
         if lane is None:
             if lanes_mask is None:
                 lanes_mask = self.mask
@@ -313,8 +407,11 @@ class Executor:
                 parts.append(f"  instruction: {instruction}" + (f"  (in @{where})" if where else ""))
             text = "\n".join(parts)
         work_item = tuple(int(self.lane_ids.global_id(d)[lane]) for d in range(self.nd.dims))
-        raise RuntimeFault(text, kernel=self.kernel.name, work_item=work_item,
+        err = RuntimeFault(text, kernel=self.kernel.name, work_item=work_item,
                            instruction=instruction, buffer=buffer, location=point)
+        if defer and self._defer(err, lane, message):
+            raise _Stopped()
+        raise err
 
     def _memory_fault(self, message, addrs, buffer, bad_mask):
         lane = None
@@ -326,6 +423,18 @@ class Executor:
         if lane is None and self.mask is not None and np.any(self.mask):
             lane = int(np.argmax(self.mask))
         self.fault(message, buffer=buffer, lane=lane if lane is not None else 0)
+
+
+class _Stopped(Exception):
+    """A fault was kept and its lanes stopped (Executor._defer): the instruction runs again
+    without them."""
+
+
+# Faults of work-items that wait for others (a barrier, a sub-group or matrix operation):
+# in the kept fault's work-group they mean its running work-items reached one.
+_WAITING_FAULTS = ("barrier reached under divergent control flow",
+                   "sub-group operation reached under divergent control flow",
+                   "reached by only part of")
 
 
 class _Frame:

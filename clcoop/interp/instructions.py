@@ -17,6 +17,7 @@ from clcoop.interp.tensor_calls import execute_tensor_call, is_tensor_call
 from clcoop.interp.lanes import active_lanes, bcast, expand_lanes
 from clcoop.interp.wg_layout import matrix_length
 from clcoop.interp.loader import TokenStream, parse_type, parse_typed_constant, value_kind
+from clcoop.interp.provenance import pointer_origin, with_provenance
 from clcoop.interp.scalars import (float_to_int, BFLOAT16, INT_DTYPES, UINT_DTYPES, odd_int_bits, scalar_dtype,
                                    storage_bits, uint_bits, wrap_int)
 from clcoop.interp.typed_memory import (access_shape, all_zero, is_aggregate, map_leaves,
@@ -33,6 +34,8 @@ def prepare(tr, ins, rec, operands):
         ptr = operands[0] if op == "load" else operands[1] if op == "store" else None
         if ptr is not None and _is_alloca(ptr):
             rec.alloca = rec.args[0] if op == "load" else rec.args[1]
+        if ptr is not None:
+            rec.base, rec.root = pointer_origin(tr, ptr)
     elif op in _BINARY:
         rec.fn = op_binary
         rec.data = _binary_fn(op, tr._type(str(operands[0].type)))
@@ -60,9 +63,11 @@ def prepare(tr, ins, rec, operands):
         words = rec.text.split("atomicrmw", 1)[1].split()
         words = [w for w in words if w != "volatile"]
         rec.data = (words[0], tr._type(str(operands[1].type)))
+        rec.base, rec.root = pointer_origin(tr, operands[0])
     elif op == "cmpxchg":
         rec.fn = op_cmpxchg
         rec.data = tr._type(str(operands[1].type))
+        rec.base, rec.root = pointer_origin(tr, operands[0])
     elif op in ("extractvalue", "insertvalue"):
         rec.fn = op_extractvalue if op == "extractvalue" else op_insertvalue
         rec.data = [int(x) for x in re.findall(r",\s*(\d+)(?=\s*(?:,|$))", rec.text)]
@@ -106,9 +111,11 @@ def op_alloca(ex, vals, ins, bmask, full):
         size = ex.layout.size(t)
     count = vals[ins.args[0]] if ins.args else 1
     size *= int(np.max(count)) if np.ndim(count) else int(count)
-    stride = (max(size, 1) + 7) // 8 * 8
-    region = ex.memory.allocate(f"private variable {ins.text.split('=')[0].strip()} "
-                                f"in {ex.frame.fn_name}", stride * ex.lane_count, space=0)
+    # One object per work-item of the batch, each checked on its own (memory.Slots).
+    region = ex.memory.allocate_slots(f"private variable {ins.text.split('=')[0].strip()} "
+                                      f"in {ex.frame.fn_name}", size, ex.work_item_keys(), "work-item",
+                                      8, space=0)
+    stride = region.slots.stride
     frame = ex.frame
     frame.allocas.append(region)
     # Direct loads/stores of this alloca use a strided view (no address checks needed);
@@ -162,7 +169,11 @@ def op_load(ex, vals, ins, bmask, full):
     lanes = active_lanes(ex, bmask, full)
     if lanes is not None:
         addrs = addrs[lanes]
-    value = read_typed(ex, addrs, ins.ty)
+    with_provenance(ex, vals, ins, lanes)
+    try:
+        value = read_typed(ex, addrs, ins.ty)
+    finally:
+        ex.memory.provenance = None
     if isinstance(value, tuple):
         return map_leaves(lambda v: expand_lanes(ex, lanes, v), value)
     return expand_lanes(ex, lanes, value)
@@ -208,14 +219,17 @@ def op_store(ex, vals, ins, bmask, full):
             value = map_leaves(lambda v: bcast(v, L) if lanes is None else bcast(v, L)[lanes], value)
         if lanes is not None:
             addrs = addrs[lanes]
+    else:
+        value = bcast(value, L)
+        if lanes is not None:
+            addrs, value = addrs[lanes], value[lanes]
+    with_provenance(ex, vals, ins, lanes)
+    try:
         write_typed(ex, addrs, value, ins.data)
-        return None
-    value = bcast(value, L)
-    if lanes is not None:
-        addrs, value = addrs[lanes], value[lanes]
-    t = ins.data
-    write_typed(ex, addrs, value, t)
+    finally:
+        ex.memory.provenance = None
     return None
+
 
 
 def _prepare_gep(tr, rec, operands):

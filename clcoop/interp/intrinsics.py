@@ -265,8 +265,10 @@ def _memcpy(ex, args, bmask, full, ins):
         data = ex.memory.load(src[:, None] + offs, np.uint8)
         ex.memory.store(dst[:, None] + offs, data, np.uint8)
         return None
-    for k in range(n.size):   # lanes copying different lengths
-        offs = np.arange(int(n[k]), dtype=np.int64)
+    active = ex.cur_lanes
+    for k in range(n.size):   # lanes copying different lengths, one row (lane) each
+        offs = np.arange(int(n[k]), dtype=np.int64)[None]
+        ex.cur_lanes = active[k:k + 1]
         ex.memory.store(dst[k] + offs, ex.memory.load(src[k] + offs, np.uint8), np.uint8)
     return None
 
@@ -279,8 +281,10 @@ def _memset(ex, args, bmask, full, ins):
         offs = np.arange(int(n.max()), dtype=np.int64)
         ex.memory.store(dst[:, None] + offs, np.broadcast_to(val.astype(np.uint8)[:, None], (dst.size, offs.size)), np.uint8)
         return None
-    for k in range(n.size):
-        offs = np.arange(int(n[k]), dtype=np.int64)
-        ex.memory.store(dst[k] + offs, np.full(offs.size, val[k]).astype(np.uint8), np.uint8)
+    active = ex.cur_lanes
+    for k in range(n.size):   # one row (lane) each
+        offs = np.arange(int(n[k]), dtype=np.int64)[None]
+        ex.cur_lanes = active[k:k + 1]
+        ex.memory.store(dst[k] + offs, np.full(offs.shape, val[k]).astype(np.uint8), np.uint8)
     return None
 

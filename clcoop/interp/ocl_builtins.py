@@ -161,7 +161,7 @@ def check_convergence(ex, bmask, scope, what):
             lane = int(np.argmax(inactive_in_active))
             ex.fault(f"{what}: sub-group operation reached under divergent control flow: "
                      f"work-item {ex.lane_ids.describe(lane)[0]} of the sub-group is not active",
-                     lane=int(np.argmax(bmask)))
+                     lane=int(np.argmax(bmask & (sg == sg[lane]))))   # (a work-item of that sub-group)
 
 
 def _nothing(base, params, arg_types, ret_ty):
@@ -582,6 +582,7 @@ def _async_copy(strided):
                 src_off = idx * es * (step if dst_local else 1)
                 dst_off = idx * es * (1 if dst_local else step)
                 byte = np.arange(es, dtype=np.int64)
+                ex.cur_lanes = np.full(count, lane)     # every row is the copying work-item's
                 data = ex.memory.load(int(src[lane]) + src_off[:, None] + byte, np.uint8)
                 ex.memory.store(int(dst[lane]) + dst_off[:, None] + byte, data, np.uint8)
             return np.zeros(L, scalar_dtype(ret_ty)) if ret_ty.kind != "void" else None

@@ -262,6 +262,7 @@ def _gather(ctx, gathered, access, addresses, chosen, dtype):
     """Loads the valid elements of the subgroups `chosen` into `gathered`."""
     valid = access.valid[chosen]
     part = gathered[chosen]
+    ctx.cur_lanes = None      # rows are elements, not lanes (execute.Executor.row_owners)
     part[valid] = ctx.memory.load(addresses[chosen][valid], dtype)
     gathered[chosen] = part
 
@@ -276,6 +277,7 @@ def _do_store_tensor(ctx, callee, args, ret_type, what):
 
     def store(chosen):
         valid = access.valid[chosen]
+        ctx.cur_lanes = None  # rows are elements, not lanes (execute.Executor.row_owners)
         ctx.memory.store(addresses[chosen][valid], mats[chosen][valid], dtype)
 
     _memory(groups, store)

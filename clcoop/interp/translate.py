@@ -19,13 +19,14 @@ from clcoop.interp.scalars import scalar_dtype
 # ============================================================================ translation
 
 class Instr:
-    __slots__ = ("op", "dst", "args", "ty", "text", "data", "fn", "vector", "alloca", "loc")
+    __slots__ = ("op", "dst", "args", "ty", "text", "data", "fn", "vector", "alloca", "loc", "base", "root")
 
     def __init__(self, op, dst, args, ty, text, data=None):
         self.op, self.dst, self.args, self.ty, self.text, self.data = op, dst, args, ty, text, data
         self.fn = None
         self.loc = None      # -g: its DILocation's node id (module.debug_info.point resolves it)
         self.alloca = None   # load/store: slot of the alloca it accesses directly
+        self.base = self.root = None   # load/store/atomics: the pointer's origin (provenance.py)
         self.vector = ty is not None and ty.kind in ("vec", "matrix")
 
 
@@ -73,6 +74,10 @@ class Translator:
         for a in f.arguments:
             fn.arg_slots.append(self._new_slot(value_id(a)))
         blocks = list(f.blocks)
+        # What provenance.py walks: each instruction by identity, the entry block's allocas.
+        self.definitions = {value_id(ins): ins for b in blocks for ins in b.instructions}
+        self.entry_allocas = {value_id(ins) for ins in (blocks[0].instructions if blocks else ())
+                              if ins.opcode == "alloca"}
         order = _reverse_post_order(blocks)
         block_index = {value_id(b): i for i, b in enumerate(order)}
         for i, b in enumerate(order):
@@ -130,6 +135,10 @@ class Translator:
         else:
             self.fn.template[slot] = constant_value(const, self.module.layout)
         return slot
+
+    def global_operand(self, name):
+        """Slot of the address of the global variable @name."""
+        return self.operand(self.module.llvm_module.get_global_variable(name))
 
     def function_operand(self, v):
         """Slot of a function operand of a cooperative-matrix call (`ptr @f`): a

@@ -14,7 +14,8 @@ import re
 
 from clcoop import coop_names, coopmat_spec
 from clcoop.coop_names import BINARY, LENGTH, LOAD, MUL_ADD, NEGATE, SCALAR_MUL, SPLAT, STORE
-from clcoop.interp.coop_calls import pointee_size
+from clcoop.errors import IRError
+from clcoop.interp.coop_calls import memory_dtype, pointee_size
 from clcoop.interp.layout import LayoutError, get_layout
 from clcoop.interp.loader import parse_type_text
 from clcoop.interp.scalars import scalar_dtype
@@ -221,6 +222,10 @@ def _rendezvous(fg, ins, ops, callee, lhs):
         # the IR matrix type's, which the access has (a callee name without template
         # arguments, as other producers spell it, named none: "misaligned ... of 0 bytes").
         element_site(fg.mg.out.sites[site], matrix_type(str(ins.type if callee.base == LOAD else ops[1].type), S))
+        try:   # the component's signedness, as the callee's template arguments give it
+            fg.mg.out.sites[site].dtype = memory_dtype(callee, fg.ty(str(ins.type)) if callee.base == LOAD else None)
+        except IRError:
+            pass
     if callee.base == LOAD:
         mt = matrix_type(str(ins.type), S)
         layout, stride = _memory_operands(ops, 1, callee, mt)
@@ -399,6 +404,43 @@ def _item_loop(prefix, V, body, after):
             f"{p}.end:"]
 
 
+def _run_order_checks(mt, layout, esz, site, load, slot):
+    """Every element checked in memory order (row by row for a row-major layout, column by
+    column for column-major), the first failing check recording the fault: an overrun is
+    reported at the first element outside the buffer in that order, as the interpreter,
+    which reads and writes the matrix run by run (coopmat.load/store), reports it; then
+    to %m.pre (the work-items' loop) when no element faults."""
+    minor = mt.cols if layout == 0 else mt.rows
+    w = "false" if load else "true"
+    return ["ro.pre:",
+            "  %rocode = call i64 @__clcoop_region_of(ptr %base, ptr %root)" if slot is None else
+            f"  %rocode = add i64 0, {slot + 1}",
+            "  br label %ro.loop",
+            "ro.loop:",
+            "  %ro.i = phi i64 [ 0, %ro.pre ], [ %ro.next, %ro.body ]",
+            f"  %ro.more = icmp ult i64 %ro.i, {mt.rows * mt.cols}",
+            "  br i1 %ro.more, label %ro.body, label %ro.done",
+            "ro.body:",
+            f"  %ro.maj = udiv i64 %ro.i, {minor}",
+            f"  %ro.min = urem i64 %ro.i, {minor}",
+            "  %ro.majoff = mul i64 %ro.maj, %u0.coop2",
+            "  %ro.off = add i64 %ro.majoff, %ro.min",
+            f"  %ro.bytes = mul i64 %ro.off, {esz}",
+            "  %ro.addr = add i64 %u0.coop0, %ro.bytes",
+            "  %ro.ptr = inttoptr i64 %ro.addr to ptr",
+            f"  %ro.q = call ptr @__clcoop_chk_in(ptr %base, ptr %ro.ptr, ptr %root, i64 %rocode, i64 {esz}, "
+            f"i64 {esz}, i32 {site}, i32 {FAULT_READ if load else FAULT_WRITE}, i1 {w})",
+            "  %ro.next = add i64 %ro.i, 1",
+            "  br label %ro.loop",
+            "ro.done:",
+            f"  %ro.fp = getelementptr i64, ptr %base, i64 {CTX['fault']}",
+            "  %ro.f = load i64, ptr %ro.fp",
+            "  %ro.faulted = icmp ne i64 %ro.f, 0",
+            "  br i1 %ro.faulted, label %ro.stop, label %m.pre",
+            "ro.stop:",
+            "  ret i1 true"]
+
+
 def _table_index(p, mt, V):
     """%{p}idx: the logical index of component %{p}v of item %{p}j (-1: padding)."""
     return [f"  %{p}tj = mul i64 %{p}j, {V}",
@@ -421,12 +463,12 @@ def _memory_function(fname, site, mt, layout, table, load, slot=None):
     lines.append("  %root = inttoptr i64 %u0.coop0 to ptr")
     bad_stride = "icmp slt i64 %u0.coop2, 0" if load else "icmp sle i64 %u0.coop2, 0"
     lines += [f"  %badstride = {bad_stride}",
-              "  br i1 %badstride, label %stride, label %m.pre",
+              "  br i1 %badstride, label %stride, label %span",
               "stride:",
               f"  call void @__clcoop_fault(ptr %base, i32 {site}, i32 {FAULT_COOP}, "
               f"i64 {NEGATIVE_LOAD_STRIDE if load else STORE_STRIDE}, i64 %u0.coop2)",
               "  ret i1 true",
-              "m.pre:"]
+              "span:"]
     major, minor = ("%mrow", "%mcol") if layout == 0 else ("%mcol", "%mrow")
     body = _table_index("m", mt, V) + [
         "  br i1 %mpad, label %m.padding, label %m.elem",
@@ -471,7 +513,6 @@ def _memory_function(fname, site, mt, layout, table, load, slot=None):
     # argument or global it comes from (row `slot`), else the region holding it. An
     # element in a neighbouring region in host memory is out of bounds all the same, and
     # the fault names the pointer's region (runtime_ir.py, __clcoop_chk_in).
-    lines[lines.index("m.pre:")] = "span:"
     w = 'false' if load else 'true'
     span = (f"call i1 @__clcoop_span_ok(ptr %base, i64 %u0.coop0, i64 %span.hi, i64 {esz}, i1 {w})"
             if slot is None else
@@ -481,7 +522,8 @@ def _memory_function(fname, site, mt, layout, table, load, slot=None):
               f"  %span.bytes = mul i64 %span.last, {esz}",
               "  %span.hi = add i64 %u0.coop0, %span.bytes",
               f"  %span.ok = {span}",
-              "  br i1 %span.ok, label %f.pre, label %m.pre",
+              "  br i1 %span.ok, label %f.pre, label %ro.pre"]
+    lines += _run_order_checks(mt, layout, esz, site, load, slot) + [
               "m.pre:",
               "  %mcode = call i64 @__clcoop_region_of(ptr %base, ptr %root)" if slot is None else
               f"  %mcode = add i64 0, {slot + 1}"]

@@ -202,6 +202,7 @@ class NativeProgram:
         lp = LaunchPlan()
         lp.build, lp.info, lp.nd, lp.total, lp.threads = self, info, nd, total, threads
         lp.in_place, lp.limit = prepared.in_place, int(instruction_limit)
+        lp.subgroup_size = S
         lp.scratch = np.zeros(self.native.scratch_bytes, np.uint8)
         lp.abort = np.zeros(1, np.int64)
         tmpl = _launch_template(nd.dims, nd.global_size, nd.local_size, nd.offset, S, psz, lp.limit).copy()
@@ -278,7 +279,9 @@ class NativeProgram:
         if fouts:
             k, first = min(fouts, key=lambda kf: (int(kf[1][3]), int(kf[1][4])))
             state = lp.states[k if len(lp.states) > 1 else 0]
-            fault = self._fault(info, nd, first, state.names, state.table)
+            psz = (plan.arena_size + 15) // 16 * 16
+            arena = (lp.arenas[k].ctypes.data, psz, nd.wg_size if plan.coroutine else 1)
+            fault = self._fault(info, nd, first, state.names, state.table, arena, lp.subgroup_size)
             if lp.in_place:
                 raise RuntimeError(f"internal: a launch proven fault-free (ranges.py) faulted while "
                                    f"running on the caller's arrays: {fault}")
@@ -441,14 +444,33 @@ class NativeProgram:
             return name, lo, lo + size
         return None
 
-    def _fault(self, info, nd, fout, names, table):
+    def _other_private(self, addr, llid, arena):
+        """The name of the private array of another work-item of the group that `addr`
+        points into (arena: the thread's arenas' address, each one's size, how many: one per
+        work-item of the group for kernels with barriers), or None."""
+        if arena is None or not self.native.private_names:
+            return None
+        base, psz, items = arena
+        rel = addr - base
+        if psz <= 0 or not 0 <= rel < psz * items or rel // psz == llid:
+            return None
+        offset = rel % psz
+        below = [off for off in self.native.private_names if off <= offset]
+        return self.native.private_names[max(below) if below else min(self.native.private_names)][0]
+
+    def _fault(self, info, nd, fout, names, table, arena=None, subgroup_size=None):
         site = self.native.sites[int(fout[0]) - 1]
         kind, addr, group, llid, size, code, priv = (int(x) for x in fout[1:8])
         buffer = None
         what = {context.FAULT_READ: "read", context.FAULT_WRITE: "write",
                 context.FAULT_ATOMIC: "atomic"}.get(kind, site.what)
         region = self._checked_region(code, priv, names, table)
-        if kind in (context.FAULT_READ, context.FAULT_WRITE, context.FAULT_ATOMIC):
+        other = self._other_private(addr, llid, arena) if region is None else None
+        if other is not None and kind in (context.FAULT_READ, context.FAULT_WRITE, context.FAULT_ATOMIC,
+                                          context.FAULT_FREED):
+            # The interpreter's words (memory.Memory._object_fault).
+            message, buffer = f"{what} through a pointer to another work-item's private memory ('{other}')", other
+        elif kind in (context.FAULT_READ, context.FAULT_WRITE, context.FAULT_ATOMIC):
             message, buffer = _describe_bad(addr, size, what, region, site.dtype)
         elif kind == context.FAULT_MISALIGNED:
             buffer = region[0] if region else None
@@ -463,6 +485,14 @@ class NativeProgram:
         elif kind == context.FAULT_FREED:
             message = (f"{site.what} through an invalid pointer {addr:#x} (no buffer there, or "
                        f"it was freed)")
+        elif kind == context.FAULT_BARRIER and getattr(site, "operation", None) and subgroup_size:
+            # A matrix operation reached by part of a sub-group: the words of
+            # clcoop/interp/coop_calls.py (Subgroups._partial_message).
+            inactive = code if code >= 0 else addr
+            message = (f"cooperative matrix operation {site.operation} reached by only part of sub-group "
+                       f"{llid // subgroup_size} ({size} of {subgroup_size} work-items active; e.g. local "
+                       f"linear id {inactive} is not): it must be executed in uniform control flow "
+                       f"(SPV_KHR_cooperative_matrix: all invocations of the scope must be active)")
         elif kind == context.FAULT_BARRIER:
             arrived = _ids(nd, group, llid)[0]
             if addr >= 0:
@@ -474,7 +504,7 @@ class NativeProgram:
                 message = ("barrier: work-items of one work-group wait at different barriers "
                            "(divergent control flow)")
         elif kind == context.FAULT_COOP:
-            message = _coop_fault_message(addr)
+            message = _coop_fault_message(addr, size)
         elif kind == context.FAULT_DIVZERO:
             message = "integer division by zero"
         elif kind == context.FAULT_LIMIT:
@@ -496,7 +526,7 @@ class NativeProgram:
             text = "\n".join([f"kernel '{info.name}': {message}"] + [f"  {note}" for note in notes] +
                              [f"  instruction: {site.text}  (in @{site.function})"])
         return RuntimeFault(text, kernel=info.name, work_item=tuple(gid[:nd.dims]),
-                            instruction=site.text, buffer=buffer)
+                            instruction=site.text, buffer=buffer, location=point)
 
 
 def subgroups_in_rows(nd, S, compiled_S, lanes):
@@ -639,9 +669,9 @@ def _offset_words(region, addr, dtype):
     return describe_offset(_Region(name, lo, hi - lo), addr, dtype)
 
 
-def _coop_fault_message(code):
+def _coop_fault_message(code, stride=0):
     """Words FAULT_COOP's sub-codes (coop_calls.NON_UNIFORM, ...) as the interpreter's
-    clcoop/interp/coop_calls.py does."""
+    clcoop/interp/coop_calls.py and coopmat.py do (a stride fault's word is the stride)."""
     from clcoop.native import coop_calls
     return {coop_calls.NON_UNIFORM: "cooperative matrix operation: an operand (pointer, layout or "
                                     "stride) must be uniform across the sub-group but differs "
@@ -649,8 +679,8 @@ def _coop_fault_message(code):
             coop_calls.PARTIAL_SUBGROUP: "cooperative matrix operation in a sub-group with fewer "
                                          "work-items than the sub-group size (the work-group size "
                                          "is not a multiple of it)",
-            coop_calls.NEGATIVE_LOAD_STRIDE: "cooperative matrix load with negative stride "
+            coop_calls.NEGATIVE_LOAD_STRIDE: f"cooperative matrix load with negative stride {stride} "
                                              "(Stride must be >= 0 for OpCooperativeMatrixLoadKHR)",
-            coop_calls.STORE_STRIDE: "cooperative matrix store with stride <= 0 (Stride must be "
+            coop_calls.STORE_STRIDE: f"cooperative matrix store with stride {stride} (Stride must be "
                                      "greater than 0 for OpCooperativeMatrixStoreKHR)"}.get(
         code, "cooperative matrix operation fault")

@@ -1,0 +1,278 @@
+"""Both engines report the same fault (issue 25, "The reference engine must catch what the
+native engine catches"; issue 26, matrix loads): every fault case of the suite, gathered
+from test_interp_faults.py, test_native_fault_lines.py, test_fault_locations.py,
+test_native_coop.py and kernels/matrix_faults.cl, plus the memory-model cases of issue 25,
+runs on the interpreter and natively; the messages must be equal word for word (work-item,
+buffer, element, source line) and hold what each case expects (hand-written from the
+kernel's semantics, not from either engine)."""
+import re
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import pytest
+
+import clcoop
+from clcoop.errors import RuntimeFault
+from clcoop.native.support import NativeFallbackWarning
+from interp_helpers import KERNELS
+
+FAULTS = (KERNELS / "faults.cl").read_text()
+MATRIX_FAULTS = (KERNELS / "matrix_faults.cl").read_text()
+MATRIX = """
+#pragma OPENCL EXTENSION cl_khr_cooperative_matrix : enable
+typedef float mat_a __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 8, 16, CLK_COOPERATIVE_MATRIX_A)));
+"""
+
+
+@dataclass
+class Case:
+    source: str                 # OpenCL C (built with -g), or LLVM IR when `ir`
+    kernel: str
+    make_args: object           # () -> launch arguments
+    sizes: tuple                # (global, local)
+    expect: list                # substrings the message must hold
+    work_item: tuple
+    ir: bool = False
+    options: list = field(default_factory=list)
+    launch: dict = field(default_factory=dict)
+    mask_element: bool = False  # the element depends on where buffers lie (documented)
+
+
+def zeros(n, dtype=np.float32):
+    return lambda: np.zeros(n, dtype)
+
+
+IR_HEAD = 'target triple = "spir64-unknown-unknown"\n'
+
+CASES = {
+    # test_interp_faults.py / kernels/faults.cl
+    "out_of_bounds": Case(FAULTS, "out_of_bounds", lambda: (np.zeros(64, np.float32), np.int32(10)),
+                          (64, 16), ["out-of-bounds write of float32 at element 64 of buffer 'data' (64 elements)",
+                                     "buffer: data"], (54,)),
+    "divide": Case(FAULTS, "divide", lambda: (np.arange(32, dtype=np.int32) + 1, np.int32(5)), (32, 8),
+                   ["integer division by zero"], (5,)),
+    "divergent_barrier": Case(FAULTS, "divergent_barrier", lambda: (np.zeros(16, np.int32),), (16, 8),
+                              ["barrier reached under divergent control flow", "work-item (3)"], (0,)),
+    # (divergent_sub_group_reduce is not here: the native engine hands that launch to the
+    # interpreter, docs/native.md.)
+    # test_native_fault_lines.py
+    "read": Case("""
+__kernel void k(__global const float *a, __global float *c, int shift) {
+    size_t i = get_global_id(0);
+    float v = a[i + shift];
+    c[i] = v;
+}""", "k", lambda: (np.ones(64, np.float32), np.zeros(64, np.float32), np.int32(70)), (64, 16),
+        ["<source>:4:15: error:", "read of float32 at element 70 of buffer 'a' (64 elements)"], (0,)),
+    "called function": Case("""
+float at(__global const float *a, int i) { return a[i]; }
+__kernel void k(__global const float *a, __global float *c, int shift) {
+    int i = get_global_id(0);
+    c[i] = at(a, i + shift) * 2.0f;
+}""", "k", lambda: (np.ones(64, np.float32), np.zeros(64, np.float32), np.int32(70)), (64, 16),
+        ["<source>:2:51: error:", "element 70 of buffer 'a' (64 elements)"], (0,)),
+    "float4 past the end": Case("""
+__kernel void k(__global const float4 *a, __global float4 *c) {
+    size_t i = get_global_id(0);
+    c[i] = a[i + 3];
+}""", "k", lambda: (np.ones(32, np.float32), np.zeros(32, np.float32)), (8, 8),
+        ["read of float32 at element 32 of buffer 'a' (32 elements)"], (5,)),
+    "write before the start": Case("""
+__kernel void k(__global const uint *u, __global uint *o) {
+    size_t i = get_global_id(0);
+    o[i - 3] = u[i];
+}""", "k", lambda: (np.ones(8, np.uint32), np.zeros(8, np.uint32)), (8, 8),
+        ["write of int32 at element -3 of buffer 'o' (8 elements)"], (0,)),
+    "misaligned": Case("""
+__kernel void k(__global char *bytes, __global int *out) {
+    out[0] = *(__global int *)(bytes + 2);
+}""", "k", lambda: (np.zeros(16, np.int8), np.zeros(1, np.int32)), (1, 1),
+        ["misaligned read of int32 at byte offset 2 of buffer 'bytes'"], (0,), options=["-O0"]),
+    # test_interp_faults.py (IR)
+    "null pointer": Case(IR_HEAD + """
+define spir_kernel void @k(ptr addrspace(1) %out) {
+  %v = load i32, ptr addrspace(1) null, align 4
+  store i32 %v, ptr addrspace(1) %out, align 4
+  ret void
+}""", "k", lambda: (np.zeros(1, np.int32),), (1, 1), ["read through a null pointer"], (0,), ir=True),
+    "unreachable": Case(IR_HEAD + """
+define spir_kernel void @k(ptr addrspace(1) %out) {
+  unreachable
+}""", "k", lambda: (np.zeros(4, np.int32),), (4, 4), ["reached 'unreachable'"], (0,), ir=True),
+    "write to __constant": Case(IR_HEAD + """
+define spir_kernel void @k(ptr addrspace(2) %table) !kernel_arg_type !0 {
+  store i32 1, ptr addrspace(2) %table, align 4
+  ret void
+}
+!0 = !{!"int*"}""", "k", lambda: (np.zeros(4, np.int32),), (1, 1), ["write to read-only memory", "buffer: table"],
+        (0,), ir=True),
+    # kernels/matrix_faults.cl (test_fault_locations.py), issue 26's matrix load
+    "matrix load past the end": Case(MATRIX_FAULTS, "load_past_end",
+                                     lambda: (np.zeros(128, np.float32), np.zeros(128, np.float32), np.uint64(32)),
+                                     (16, 16), ["read of float32 at element 128 of buffer 'src' (128 elements)"], (0,),
+                                     launch={"subgroup_size": 16}),
+    "matrix store past the end": Case(MATRIX_FAULTS, "store_past_end",
+                                      lambda: (np.zeros(128, np.float32), np.zeros(128, np.float32), np.int32(8)),
+                                      (16, 16), ["write of float32 at element 128 of buffer 'dst' (128 elements)"],
+                                      (0,), launch={"subgroup_size": 16}),
+    "matrix store stride": Case(MATRIX_FAULTS, "store_stride",
+                                lambda: (np.zeros(128, np.float32), np.zeros(128, np.float32), np.uint64(0)),
+                                (16, 16), ["store with stride 0 (Stride must be greater than 0"], (0,), launch={"subgroup_size": 16}),
+    "matrix non-uniform": Case(MATRIX_FAULTS, "non_uniform", lambda: (np.zeros(128, np.float32), np.zeros(128, np.float32)),
+                               (16, 16), ["reached by only part of sub-group 0 (3 of 16 work-items active"], (0,), launch={"subgroup_size": 16}),
+    "matrix load words": Case(MATRIX + """
+__kernel void k(__global float *A, __global float *C, int off) {
+    mat_a a = coop_mat_load(A + off, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)16);
+    coop_mat_store(C, a, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)16);
+}""", "k", lambda: (np.zeros(2048, np.float32), np.zeros(128, np.float32), np.int32(2000)), (32, 16),
+        ["out-of-bounds read of float32 at element 2048 of buffer 'A' (2048 elements)"], (0,),
+        launch={"subgroup_size": 16}),
+    "matrix load past the end mid-row": Case(MATRIX + """
+__kernel void k(__global float *A, __global float *C, int off) {
+    mat_a a = coop_mat_load(A + off, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)16);
+    coop_mat_store(C, a, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)16);
+}""", "k", lambda: (np.zeros(2048, np.float32), np.zeros(128, np.float32), np.int32(2041)), (16, 16),
+        ["out-of-bounds read of float32 at element 2048 of buffer 'A' (2048 elements)"], (0,),
+        launch={"subgroup_size": 16}),
+    "uchar matrix load past the end": Case("""
+#pragma OPENCL EXTENSION cl_khr_cooperative_matrix : enable
+typedef uchar mat_u __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 8, 32, CLK_COOPERATIVE_MATRIX_A)));
+__kernel void k(__global uchar *A, __global uchar *C, int off) {
+    mat_u a = coop_mat_load(A + off, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)32);
+    coop_mat_store(C, a, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)32);
+}""", "k", lambda: (np.zeros(256, np.uint8), np.zeros(256, np.uint8), np.int32(100)), (16, 16),
+        ["out-of-bounds read of uint8 at element 256 of buffer 'A' (256 elements)"], (0,),
+        launch={"subgroup_size": 16}),
+    "matrix load negative stride": Case(MATRIX + """
+typedef float mat_c __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 8, 16, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
+__kernel void k(__global const float *a, __global float *b, long stride) {
+    mat_c m = coop_mat_load(a, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)stride);
+    coop_mat_store(b, m, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)16);
+}""", "k", lambda: (np.zeros(256, np.float32), np.zeros(256, np.float32), np.int64(-16)), (16, 16),
+        ["cooperative matrix load with negative stride -16"], (0,), launch={"subgroup_size": 16}),
+    # The work-item named: the first to fault when work-items run one after another (docs/native.md)
+    "order: a later line in an earlier work-item": Case("""
+__kernel void k(__global float *a, int n) {
+    size_t i = get_global_id(0);
+    if (i == 3) a[i + n] = 1.0f;
+    a[i] = 2.0f;
+    if (i == 0) a[i + n] = 3.0f;
+}""", "k", lambda: (np.zeros(16, np.float32), np.int32(100)), (8, 8), ["<source>:6:17:", "element 100 of"], (0,)),
+    "order: a barrier between": Case("""
+__kernel void k(__global float *a, int n) {
+    size_t i = get_global_id(0);
+    if (i == 3) a[i + n] = 1.0f;
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    if (i == 0) a[i + n] = 3.0f;
+}""", "k", lambda: (np.zeros(16, np.float32), np.int32(100)), (8, 8), ["<source>:4:17:", "element 103 of"], (3,)),
+    "order: an earlier work-group": Case("""
+__kernel void k(__global float *a, int n) {
+    size_t i = get_global_id(0);
+    if (i == 5) a[i + n] = 1.0f;
+    a[i] = 2.0f;
+    if (i == 1) a[i + n] = 3.0f;
+}""", "k", lambda: (np.zeros(16, np.float32), np.int32(100)), (8, 4), ["<source>:6:17:", "element 101 of"], (1,)),
+    "order: a matrix operation between": Case(MATRIX + """
+typedef float mat_c __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 8, 16, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
+__kernel void k(__global float *a, __global float *b, int n) {
+    size_t i = get_global_id(0);
+    if (i == 3) a[i + n] = 1.0f;
+    mat_c m = coop_mat_load(b, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)16);
+    coop_mat_store(b, m, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)16);
+    if (i == 0) a[i + n] = 3.0f;
+}""", "k", lambda: (np.zeros(16, np.float32), np.zeros(128, np.float32), np.int32(100)), (16, 16),
+        ["<source>:8:17:", "element 103 of"], (3,), launch={"subgroup_size": 16}),
+    # issue 25: per-work-group __local and per-work-item private memory, provenance
+    "__local t[4] at t[4]": Case("""
+__kernel void k(__global float *o, int n) {
+    __local float t[4];
+    size_t l = get_local_id(0);
+    t[l] = (float)l;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    o[get_global_id(0)] = t[n];
+}""", "k", lambda: (np.zeros(16, np.float32), np.int32(4)), (16, 4),
+        ["read of float32 at element 4 of buffer '__local k.t' (4 elements)", "local id (0), group (0)"], (0,)),
+    "__local t[16] past the end": Case("""
+__kernel void k(__global float *o, int n) {
+    __local float t[16];
+    size_t l = get_local_id(0);
+    t[l] = (float)l;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    o[get_global_id(0)] = t[l + n];
+}""", "k", lambda: (np.zeros(32, np.float32), np.int32(16)), (32, 16),
+        ["element 16 of buffer '__local k.t' (16 elements)"], (0,)),
+    "private t[9] at t[9]": Case("""
+__kernel void k(__global float *o, int n) {
+    float t[9];
+    for (int j = 0; j < 9; j++) t[j] = j;
+    if (get_global_id(0) == 3) t[n] = 7.0f;
+    o[get_global_id(0)] = t[0] + t[8];
+}""", "k", lambda: (np.zeros(8, np.float32), np.int32(9)), (8, 8),
+        ["write of float32 at element 9 of buffer 'private variable %t in k' (9 elements)"], (3,)),
+    "another work-item's private array": Case("""
+__kernel void k(__global ulong *slots, __global int *o) {
+    int t[4];
+    size_t i = get_global_id(0);
+    for (int j = 0; j < 4; j++) t[j] = i;
+    slots[i] = (ulong)(uintptr_t)t;
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    int *p = (int *)(uintptr_t)slots[i ^ 1];
+    o[i] = p[1];
+}""", "k", lambda: (np.zeros(4, np.uint64), np.zeros(4, np.int32)), (4, 4),
+        ["read through a pointer to another work-item's private memory ('private variable %t in k')"], (0,)),
+    "a[o - a]": Case("""
+__kernel void k(__global int *a, __global int *o) {
+    a[o - a] = 7;
+}""", "k", lambda: (np.zeros(4, np.int32), np.zeros(4, np.int32)), (1, 1),
+        ["out-of-bounds write of int32 at element", "of buffer 'a' (4 elements)", "buffer: a"], (0,),
+        mask_element=True),
+}
+
+_PROGRAMS = {}
+
+
+def program(case, engine):
+    key = (case.source, tuple(case.options), engine)
+    if key not in _PROGRAMS:
+        if case.ir:
+            _PROGRAMS[key] = clcoop.Program.from_ir(case.source, engine=engine)
+        else:
+            _PROGRAMS[key] = clcoop.Program(case.source).build(options=case.options, engine=engine)
+    return _PROGRAMS[key]
+
+
+def fault_of(case, engine):
+    kernel = getattr(program(case, engine), case.kernel)
+    if engine == "native":
+        assert kernel.engine == "native", kernel.fallback_reason
+    args = case.make_args()
+    before = [a.copy() for a in args if isinstance(a, np.ndarray)]
+    with pytest.raises(RuntimeFault) as info, warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        kernel(*case.sizes, *args, **case.launch)
+    # (the native launch ran natively, not handed to the interpreter)
+    assert not [w for w in caught if issubclass(w.category, NativeFallbackWarning)], caught[0].message
+    after = [a for a in args if isinstance(a, np.ndarray)]
+    assert all(np.array_equal(x, y) for x, y in zip(before, after)), "buffers changed by a fault"
+    return info.value
+
+
+def comparable(text, case):
+    """The message less what differs by construction: addresses, and the element of an
+    index computed from two buffers' addresses (docs/native.md, "Which buffer a fault names")."""
+    text = re.sub(r"0x[0-9a-f]+", "0x?", text)
+    return re.sub(r"at element -?\d+ of", "at element ? of", text) if case.mask_element else text
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_both_engines_report_the_same_fault(name):
+    case = CASES[name]
+    interp, native = fault_of(case, "interp"), fault_of(case, "native")
+    for part in case.expect:
+        assert part in str(interp), str(interp)
+    assert interp.work_item == case.work_item, str(interp)
+    assert comparable(str(native), case) == comparable(str(interp), case)
+    assert (native.work_item, native.buffer, native.kernel) == (interp.work_item, interp.buffer, interp.kernel)
+    if interp.location is not None:
+        assert native.location is not None and \
+            (native.location.line, native.location.column) == (interp.location.line, interp.location.column)
