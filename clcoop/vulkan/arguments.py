@@ -56,8 +56,53 @@ def _scalar_type(arg):
     return Ty("vec", n=int(vector.group(2)), elem=elem) if vector else elem
 
 
+MAX_PUSH_CONSTANTS = 4096      # far above any device's maxPushConstantsSize (128 to 256 bytes)
+
+
+def check_record(name, record):
+    """ReflectionError unless kernel `name`'s record has what a launch reads, and every
+    push-constant member lies inside the block: a module is data from elsewhere."""
+    def fail(why):
+        raise ReflectionError(f"kernel '{name}': unusable reflection record: {why}")
+
+    def whole(value, low=0, high=MAX_PUSH_CONSTANTS):
+        return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
+
+    size = record.get("push_constant_size", 0)
+    if not whole(size):
+        fail(f"push_constant_size {size!r} is not 0 to {MAX_PUSH_CONSTANTS}")
+    members = [(arg, 8 if arg["kind"] in ("global", "constant") else arg.get("size"))
+               for arg in record["args"] if arg["kind"] != "local"]
+    for arg, width in members:
+        if not whole(width, 1) or not whole(arg.get("offset")) or arg["offset"] + width > size:
+            fail(f"argument {arg.get('name')!r} at offset {arg.get('offset')!r} of {width!r} bytes is not inside "
+                 f"the {size}-byte push-constant block")
+    for arg in record["args"]:
+        if not isinstance(arg.get("name"), str) or not isinstance(arg.get("type", ""), str):
+            fail(f"an argument without a name or type: {arg!r}")
+        if arg["kind"] == "local" and not whole(arg.get("spec_id"), 0, 0xFFFFFFFF):
+            fail(f"__local argument {arg['name']!r} has no SpecId")
+        if arg.get("dtype") is None and arg["kind"] in ("local", "scalar"):
+            fail(f"argument {arg['name']!r} has no dtype")
+        if arg.get("dtype") in (None, "bfloat16"):
+            continue
+        try:
+            np.dtype(arg["dtype"])
+        except TypeError:
+            fail(f"argument {arg['name']!r} has an unknown dtype {arg['dtype']!r}")
+    offset_at = record.get("global_offset_offset")
+    if offset_at is not None and (not whole(offset_at) or offset_at + 12 > size):
+        fail(f"the global offset at {offset_at!r} is not inside the {size}-byte push-constant block")
+    local = record.get("local_size")
+    if local is not None and (not isinstance(local, list) or len(local) != 3 or not all(whole(v, 1, 1 << 16)
+                                                                                        for v in local)):
+        fail(f"local_size {local!r} is not three sizes")
+
+
 def kernel_info(name, record):
-    """The interp.loader.KernelInfo of kernel `name` as its reflection record describes it."""
+    """The interp.loader.KernelInfo of kernel `name` as its reflection record describes it
+    (ReflectionError for a record a launch cannot use)."""
+    check_record(name, record)
     params, types, qualifiers = [], [], []
     for arg in record["args"]:
         kind = arg["kind"]

@@ -258,7 +258,9 @@ LOCAL_SUM_RECORD = {"local_sum": record(
     [_global("out", 0, True), {"name": "tmp", "kind": "local", "type": "float*", "dtype": "float32", "spec_id": 101},
      _scalar("scale", 8, "float", "float32")], 24, 12)}
 
-# A loop of n iterations per work-item (a launch that takes long): for k < n: acc += 1; out[i] = acc.
+# A loop of n iterations per work-item (a launch that takes long): a linear congruential
+# generator, whose exit value no compiler computes in closed form: for k < n:
+# acc = acc * 1664525 + 1013904223 + k; out[i] = acc.
 SPIN = HEADER + """
                OpEntryPoint GLCompute %main "spin" %gid %pc
 """ + "@RECORD@" + LOCAL_SIZE_DECORATIONS + """
@@ -273,6 +275,8 @@ SPIN = HEADER + """
          %pc = OpVariable %pcptr PushConstant
         %gid = OpVariable %inv3 Input
       %fnuint = OpTypePointer Function %uint
+      %lcg_a = OpConstant %uint 1664525
+      %lcg_c = OpConstant %uint 1013904223
        %main = OpFunction %void None %fn
       %entry = OpLabel
           %k = OpVariable %fnuint Function
@@ -293,8 +297,9 @@ SPIN = HEADER + """
                OpBranchConditional %more %body %after
        %body = OpLabel
          %av = OpLoad %uint %acc
-         %mx = OpBitwiseXor %uint %av %kv
-         %a1 = OpIAdd %uint %mx %uint_1
+         %mx = OpIMul %uint %av %lcg_a
+         %mc = OpIAdd %uint %mx %lcg_c
+         %a1 = OpIAdd %uint %mc %kv
                OpStore %acc %a1
                OpBranch %cont
        %cont = OpLabel
