@@ -19,7 +19,7 @@ import numpy as np
 from clcoop.errors import RuntimeFault
 from clcoop.interp.memory import describe_offset
 from clcoop.interp.source_map import render_fault
-from clcoop.native import codegen, pool, ranges, subgroup
+from clcoop.native import codegen, interrupt, pool, ranges, subgroup
 from clcoop.native import context
 from clcoop.native.context import CTX, CTX_SLOTS
 from clcoop.native.support import WorkItemPathUnavailable
@@ -602,8 +602,16 @@ def _run_driver(driver, lp, nthreads):
     """Runs the launch's work-groups [0, lp.total) with the driver at address `driver` on
     up to nthreads threads (pool.py: one foreign call, which resets the launch's state
     first), each with its state (shared when the kernel has no __local memory) and arena;
-    [(thread, fault record)] of the threads that faulted ([] when none did)."""
-    lp.ran_threads, faulted = pool.get().launch(lp.block_address, driver, nthreads)
+    [(thread, fault record)] of the threads that faulted ([] when none did).
+    KeyboardInterrupt when Ctrl-C stopped it (interrupt.py: the caller restores the
+    written buffers, as for a fault)."""
+    armed = interrupt.arm(lp.abort)
+    try:
+        lp.ran_threads, faulted = pool.get().launch(lp.block_address, driver, nthreads)
+    finally:
+        stopped = interrupt.disarm(armed)
+    if stopped:
+        raise KeyboardInterrupt
     if not faulted:
         return []
     return [(k, f) for k, f in enumerate(lp.fouts[:lp.ran_threads]) if f[0]]

@@ -297,6 +297,19 @@ check:
   %fp = getelementptr i64, ptr %c, i64 {CTX['fault']}
   %f = load i64, ptr %fp
   %stop = icmp ne i64 %f, 0
+  ; Every 2^16 instructions counted, the launch's abort flag too (another thread's fault,
+  ; Ctrl-C: interrupt.py): a long loop stops at its next back-edge.
+  %low = and i64 %s1, 65535
+  %crossed = icmp ult i64 %low, %cost
+  br i1 %crossed, label %aborted, label %out
+aborted:
+  %abp = getelementptr i64, ptr %c, i64 {CTX['abort']}
+  %ab = load ptr, ptr %abp
+  %abv = load atomic i64, ptr %ab monotonic, align 8
+  %abs = icmp ne i64 %abv, 0
+  %any = or i1 %stop, %abs
+  ret i1 %any
+out:
   ret i1 %stop
 }}
 """

@@ -1,0 +1,120 @@
+"""Ctrl-C during a native launch (docs/native.md, "Safety contract").
+
+A launch is one foreign call (pool.py) that holds no GIL: Python's SIGINT handler only
+notes the signal, and KeyboardInterrupt would come when the launch ends, which for a
+runaway kernel is never. So a small native signal handler, chained in front of Python's,
+sets the running launch's abort flag: every thread stops at its next safe point (loop
+back-edges poll it, runtime_ir.__clcoop_poll; drivers read it between work-groups), the
+launch returns, and runtime._run_driver raises KeyboardInterrupt; the launch's caller
+restores the written buffers from their backups, as for a fault.
+
+- Armed only for launches of the main thread (the thread Python raises
+  KeyboardInterrupt in) while Python's own handler (signal.default_int_handler) is the
+  SIGINT handler; otherwise the signal goes to whatever handler there was.
+- Outside an armed launch the handler calls the handler it replaced (Python's C-level
+  handler), so Ctrl-C elsewhere behaves as it always did.
+- A later signal.signal(SIGINT, ...) replaces this handler; the next armed launch installs
+  it again in front of the new one if that is Python's default handler.
+"""
+import ctypes
+import signal
+import threading
+
+_IR = """
+@target = global i64 0
+@previous = global i64 0
+@interrupted = global i64 0
+
+define void @clcoop_on_sigint(i32 %sig, ptr %info, ptr %uc) {
+entry:
+  %t = load atomic i64, ptr @target seq_cst, align 8
+  %armed = icmp ne i64 %t, 0
+  br i1 %armed, label %abort, label %chain
+abort:
+  %flag = inttoptr i64 %t to ptr
+  store atomic i64 1, ptr %flag seq_cst, align 8
+  store atomic i64 1, ptr @interrupted seq_cst, align 8
+  ret void
+chain:
+  %p = load i64, ptr @previous, align 8
+  %real = icmp ugt i64 %p, 1
+  br i1 %real, label %call, label %done
+call:
+  %f = inttoptr i64 %p to ptr
+  call void %f(i32 %sig, ptr %info, ptr %uc)
+  br label %done
+done:
+  ret void
+}
+"""
+
+_SA_SIGINFO = 4
+
+
+class _Sigaction(ctypes.Structure):
+    """struct sigaction of glibc on x86-64 / aarch64 Linux."""
+    _fields_ = [("handler", ctypes.c_void_p), ("mask", ctypes.c_uint64 * 16),
+                ("flags", ctypes.c_int), ("restorer", ctypes.c_void_p)]
+
+
+_lock = threading.Lock()
+_state = None      # (engine, handler address, globals) once built; False when unavailable
+
+
+def _code():
+    global _state
+    with _lock:
+        if _state is None:
+            try:
+                from clcoop.native import jit
+                engine = jit.Engine(_IR, opt=1)
+                libc = ctypes.CDLL(None, use_errno=True)
+                libc.sigaction.argtypes = [ctypes.c_int, ctypes.POINTER(_Sigaction), ctypes.POINTER(_Sigaction)]
+                words = {name: ctypes.c_int64.from_address(engine.global_address(name))
+                         for name in ("target", "previous", "interrupted")}
+                _state = (engine, engine.address("clcoop_on_sigint"), words, libc)
+            except (OSError, AttributeError, RuntimeError):
+                _state = False
+        return _state
+
+
+def _installed(code):
+    """Whether the native handler is SIGINT's handler now; installs it in front of the
+    current one when Python's default handler is in place."""
+    _, handler, words, libc = code
+    current = _Sigaction()
+    if libc.sigaction(signal.SIGINT, None, ctypes.byref(current)) != 0:
+        return False
+    if current.handler == handler:
+        return True
+    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        return False
+    words["previous"].value = current.handler or 0
+    ours = _Sigaction()
+    ours.handler = handler
+    ours.mask = current.mask
+    ours.flags = current.flags | _SA_SIGINFO
+    return libc.sigaction(signal.SIGINT, ctypes.byref(ours), None) == 0
+
+
+def arm(abort_flag):
+    """Before a launch: SIGINT sets `abort_flag` (a NumPy int64 array of one element) until
+    disarm. Returns a token for disarm (None: not armed)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    code = _code()
+    if not code or not _installed(code):
+        return None
+    words = code[2]
+    words["interrupted"].value = 0
+    words["target"].value = abort_flag.ctypes.data
+    return words
+
+
+def disarm(token):
+    """After the launch: whether SIGINT came while it ran (the caller raises
+    KeyboardInterrupt once it has stopped)."""
+    if token is None:
+        return False
+    token["target"].value = 0
+    return bool(token["interrupted"].value)
