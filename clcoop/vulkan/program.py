@@ -103,6 +103,9 @@ class VulkanKernel:
         """A launch checked by clcoop.prepare (the engine protocol's entry)."""
         if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 1:
             raise ArgumentError(f"repeat must be a positive integer, got {repeat!r}")
+        if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or
+                                    not 0 < timeout < 1e9):
+            raise ArgumentError(f"timeout must be a positive number of seconds, got {timeout!r}")
         program, description = self.program, self.program.description
         marshalled = marshal(self.name, self.record, prepared)
         check_kernel(self.name, self.record, description, marshalled.local_size)

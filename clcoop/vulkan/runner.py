@@ -22,6 +22,7 @@ from clcoop.vulkan.memory import BufferPool, Staging
 TIMEOUT_ENV = "CLCOOP_VULKAN_TIMEOUT"
 DEFAULT_TIMEOUT_S = 60.0
 STAGING_ALIGNMENT = 256       # copy offsets aligned generously (optimalBufferCopyOffsetAlignment <= 256)
+WAIT_SLICE_S = 0.1            # the longest single wait: Python sees Ctrl-C between waits
 
 
 def default_timeout():
@@ -140,9 +141,7 @@ class Runner:
                 start = time.perf_counter()
                 self._submit_and_wait(timeout, transfers)
                 timings.submit_to_done = time.perf_counter() - start
-            except DeviceTimeout:
-                raise
-            except BaseException:
+            except BaseException:       # (buffers a launch left running holds are no longer here)
                 self.recorded = None
                 self._give_back(transfers)
                 raise
@@ -234,23 +233,43 @@ class Runner:
         fence = self.fence
         device.check(api.vkResetFences(device.handle, 1, ctypes.byref(fence)), "vkResetFences")
         device.check(api.vkQueueSubmit(device.queue, 1, ctypes.byref(submit), fence.value), "vkQueueSubmit")
-        result = api.vkWaitForFences(device.handle, 1, ctypes.byref(fence), 1, _nanoseconds(timeout))
+        try:
+            result = self._wait(fence, timeout)
+        except KeyboardInterrupt:
+            self._keep_pending(fence, transfers)
+            raise
         if result == vk.TIMEOUT:
-            # The GPU may still use the fence, the command buffer, staging and these buffers.
-            self.pending = (fence, [t.buffer for t in transfers])
-            self.recorded = None
-            self.fence = self._fence()
-            device.busy = True
+            self._keep_pending(fence, transfers)
             raise DeviceTimeout(f"the launch did not finish within {timeout:g} s (timeout=, or "
                                 f"{TIMEOUT_ENV}); it may still be running: the next launch waits for it")
         device.check(result, "waiting for the launch (vkWaitForFences)")
+
+    def _wait(self, fence, timeout):
+        """vkWaitForFences in slices of at most WAIT_SLICE_S, so that Ctrl-C is seen between them."""
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            result = self.api.vkWaitForFences(self.device.handle, 1, ctypes.byref(fence), 1,
+                                              _nanoseconds(max(0.0, min(left, WAIT_SLICE_S))))
+            if result != vk.TIMEOUT or left <= WAIT_SLICE_S:
+                return result
+
+    def _keep_pending(self, fence, transfers):
+        """A launch left running (timeout, interrupt): the GPU may still use its fence, the
+        command buffer, staging and its buffers; they stay reserved until _settle sees it end."""
+        self.pending = (fence, [t.buffer for t in transfers])
+        for transfer in transfers:
+            transfer.buffer = None
+        self.recorded = None
+        self.fence = self._fence()
+        self.device.busy = True
 
     def _settle(self, timeout):
         """Wait for a launch that timed out earlier before reusing what it holds."""
         if self.pending is None:
             return
         fence, buffers = self.pending
-        result = self.api.vkWaitForFences(self.device.handle, 1, ctypes.byref(fence), 1, _nanoseconds(timeout))
+        result = self._wait(fence, timeout)
         if result == vk.TIMEOUT:
             raise DeviceTimeout(f"an earlier launch that timed out is still running after another {timeout:g} s")
         self.device.check(result, "waiting for an earlier launch")

@@ -100,6 +100,10 @@ def test_arguments_are_checked_as_by_the_other_engines(vadd):
         vadd.vadd((1 << 20,), (1 << 20,), a, b, c, 64)
     with pytest.raises(ArgumentError, match="no kernel named 'nope'"):
         vadd.kernel("nope")
+    with pytest.raises(ArgumentError, match="timeout must be a positive number of seconds, got '1'"):
+        vadd.vadd((64,), (32,), a, b, c, 64, timeout="1")
+    with pytest.raises(ArgumentError, match="repeat must be a positive integer, got 0"):
+        vadd.vadd((64,), (32,), a, b, c, 64, repeat=0)
 
 
 def test_run_kernel_returns_the_written_buffers_and_timings(tmp_path):
@@ -236,3 +240,20 @@ def test_an_unusable_record_is_refused_when_the_module_loads(change, message, tm
     change(record)
     with pytest.raises(ReflectionError, match=f"kernel 'vadd': unusable reflection record: {message}"):
         kernel_info("vadd", record)
+
+
+def test_an_interrupted_wait_leaves_the_launch_reserved(vadd, monkeypatch):
+    from clcoop.vulkan.runner import runner
+    run = runner(vadd.device)
+    a, b = _inputs(128, seed=7)
+    c = np.zeros(128, np.float32)
+
+    def interrupted(fence, timeout):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(run, "_wait", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        vadd.vadd((128,), (64,), a, b, c, 128)
+    assert run.pending is not None and vadd.device.busy and not c.any()
+    monkeypatch.undo()
+    vadd.vadd((128,), (64,), a, b, c, 128)          # waits for the interrupted launch, then runs
+    assert run.pending is None and not vadd.device.busy and np.array_equal(c, a + b)
