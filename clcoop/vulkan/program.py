@@ -125,10 +125,12 @@ class VulkanKernel:
         description = self.program.description
         want = self.record.get("subgroup_size")
         if requested is not None:
-            if want is not None and int(requested) != want:
+            if isinstance(requested, bool) or not isinstance(requested, int) or requested < 1:
+                raise ArgumentError(f"subgroup_size must be a positive integer, got {requested!r}")
+            if want is not None and requested != want:
                 raise ArgumentError(f"kernel '{self.name}' requires sub-group size {want}, got "
                                     f"subgroup_size={requested}")
-            want = int(requested)
+            want = requested
             check_kernel(self.name, {"subgroup_size": want}, description)
         if want is None:
             return None, False

@@ -4,7 +4,7 @@ and in CI; any GPU elsewhere), with hand-assembled modules of the contract
 import numpy as np
 import pytest
 
-from clcoop.errors import ArgumentError, DeviceTimeout, DeviceUnavailable
+from clcoop.errors import ArgumentError, DeviceTimeout, DeviceUnavailable, UnsupportedOnDevice
 from clcoop.prepare import LocalMemory
 from clcoop.vulkan import VulkanProgram, device, run_kernel
 from vulkan_modules import (LOCAL_SUM, LOCAL_SUM_RECORD, SPIN, SPIN_RECORD, VADD, VADD_RECORD, WRITES_READ_ONLY,
@@ -102,6 +102,10 @@ def test_arguments_are_checked_as_by_the_other_engines(vadd):
         vadd.kernel("nope")
     with pytest.raises(ArgumentError, match="timeout must be a positive number of seconds, got '1'"):
         vadd.vadd((64,), (32,), a, b, c, 64, timeout="1")
+    with pytest.raises(ArgumentError, match="subgroup_size must be a positive integer, got '8'"):
+        vadd.vadd((64,), (32,), a, b, c, 64, subgroup_size="8")
+    with pytest.raises(UnsupportedOnDevice, match="subgroup size 1024 is required, the device has"):
+        vadd.vadd((64,), (32,), a, b, c, 64, subgroup_size=1024)
     with pytest.raises(ArgumentError, match="repeat must be a positive integer, got 0"):
         vadd.vadd((64,), (32,), a, b, c, 64, repeat=0)
 
