@@ -12,9 +12,10 @@ Kernel arguments:
   may write (a __global pointer to a non-const type).
 - A struct pointer (`blk8 *`) takes a NumPy structured array whose records have the
   struct's size and layout: np.dtype([...], align=True) follows OpenCL C's alignment rules
-  (each member at a multiple of its size; the record padded to its largest member). The
-  record size is checked where the IR gives it (a struct the module declares); the fields
-  are the caller's to match.
+  (each member at a multiple of its size; the record padded to its largest member), or raw
+  uint8/int8 bytes of whole records. The record size is checked where the IR gives it
+  (clcoop's kernel metadata, or a struct the module declares); the fields are the caller's
+  to match.
 - A `__bf16 *` buffer is a NumPy array of ml_dtypes.bfloat16, or of uint16 holding the bit
   patterns (docs/coopmat2-semantics.md "bf16").
 - Python numbers and NumPy scalars are converted to the parameter's type (signedness

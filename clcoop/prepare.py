@@ -397,21 +397,20 @@ def _check_buffer(module, info, i, arg, where, type_name):
 
 
 def _check_records(module, info, i, arg, where):
-    """A struct pointer's buffer: NumPy records of the struct's size, where the module says
-    it (clcoop's kernel metadata, or a named struct type of the IR)."""
+    """A struct pointer's buffer: NumPy records of the struct's size, or raw bytes (uint8 or
+    int8: C lets any object be accessed as characters, C99 6.5p7) holding whole records,
+    where the module says the size (clcoop's kernel metadata, or a named struct of the IR)."""
     size = _record_size(module, info, i)
     if size is None:
         return
-    if arg.dtype.kind != "V" or arg.dtype.itemsize != size:
-        raise ArgumentError(f"{where} needs a NumPy structured array of {size}-byte records (the "
-                            f"struct's size; np.dtype([...], align=True) lays the fields out as OpenCL "
-                            f"C does), got {_dtype_words(arg.dtype)}")
-
-
-def _dtype_words(dtype):
-    if dtype.kind == "V":
-        return f"records of {dtype.itemsize} bytes"
-    return f"a {dtype.name} array"
+    raw = arg.dtype in (np.dtype(np.uint8), np.dtype(np.int8))
+    if (arg.dtype.kind == "V" and arg.dtype.itemsize == size) or (raw and arg.nbytes % size == 0):
+        return
+    got = (f"records of {arg.dtype.itemsize} bytes" if arg.dtype.kind == "V" else
+           f"{arg.nbytes} bytes, not a whole number of records" if raw else f"a {arg.dtype.name} array")
+    raise ArgumentError(f"{where} needs {size}-byte records (the struct's size): a NumPy structured "
+                        f"array (np.dtype([...], align=True) lays the fields out as OpenCL C does) or "
+                        f"uint8 bytes of whole records; got {got}")
 
 
 def _record_size(module, info, i):

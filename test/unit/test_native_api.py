@@ -165,25 +165,27 @@ def test_exact_builtins_natively_against_numpy(opt):
 
 @pytest.mark.parametrize("opt", ["-O0", "-O2"])
 def test_out_of_bounds_aggregate_copy_faults_without_copying(opt):
-    # A private struct larger than the default scratch area copied to a buffer too small
-    # for it (a memcpy at -O0, an aggregate store at -O2): the check of the destination
+    # A private struct larger than the default scratch area copied past the end of a buffer
+    # of one record (a memcpy at -O0, an aggregate store at -O2): the check of the destination
     # fails, nothing is written anywhere, the caller's array is untouched.
     src = """
     typedef struct { int v[2048]; } big;
     __kernel void k(__global big *out, int n) {
       big b;
       for (int i = 0; i < 2048; i++) b.v[i] = i * n;
-      *out = b;
+      out[1] = b;
     }"""
     prog = clcoop.Program(src).build([opt], engine="native")
     assert prog.k.engine == "native"
-    small = np.zeros(16, np.int32)
+    records = np.dtype([("v", np.int32, (2048,))])      # struct buffers are records of its size
+    small = np.full(1, 7, records)
     with pytest.raises(clcoop.RuntimeFault, match="out-of-bounds write"):
         prog.k(1, 1, small, 3)
-    assert (small == 0).all()
-    fits = np.zeros(2048, np.int32)
+    assert (small["v"] == 7).all()
+    fits = np.zeros(2, records)
     prog.k(1, 1, fits, 3)
-    np.testing.assert_array_equal(fits, np.arange(2048) * 3)
+    np.testing.assert_array_equal(fits["v"][1], np.arange(2048) * 3)
+    assert (fits["v"][0] == 0).all()
 
 
 MEMCPY_IR = """

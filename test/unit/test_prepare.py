@@ -133,17 +133,21 @@ def test_struct_pointers_take_records_of_the_structs_size(programs, engine, opti
     o = np.zeros(4, np.float32)
     prog.k(4, 4, b, p, o)
     assert o.tolist() == [11.5, 12.5, 13.5, 14.5]
+    o[:] = 0
+    prog.k(4, 4, b.view(np.uint8), p.view(np.int8), o)      # raw bytes of whole records
+    assert o.tolist() == [11.5, 12.5, 13.5, 14.5]
 
 
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("bad, got", [
     (np.zeros(4, np.float32), "got a float32 array"),
     (np.zeros(4, np.dtype([("d", np.float32), ("q", np.int8, (16,))])), "got records of 20 bytes"),
-    (np.zeros(36 * 4, np.uint8), "got a uint8 array"),
+    (np.zeros(36 * 4 + 4, np.uint8), "got 148 bytes, not a whole number of records"),
+    (np.zeros(36, np.int16), "got a int16 array"),
 ])
 def test_struct_pointers_refuse_other_records(programs, engine, bad, got):
-    with pytest.raises(clcoop.ArgumentError, match=r"argument 0 'b' of kernel 'k' \(blk8\*\) needs a NumPy "
-                                                   r"structured array of 36-byte records .*" + got):
+    with pytest.raises(clcoop.ArgumentError, match=r"argument 0 'b' of kernel 'k' \(blk8\*\) needs 36-byte "
+                                                   r"records \(the struct's size\): .*; " + got):
         programs(STRUCTS, engine).k(4, 4, bad, np.zeros(4, PAIR), np.zeros(4, np.float32))
 
 
@@ -154,6 +158,6 @@ def test_struct_records_of_ir_from_elsewhere_are_checked_by_its_named_struct():
     foreign = re.sub(r" !clcoop\.arg_record_size !\d+", "", ir)
     assert "clcoop.arg_record_size" not in foreign.split("\ndefine", 1)[1].split("\n", 1)[0]
     prog = clcoop.Program.from_ir(foreign)
-    with pytest.raises(clcoop.ArgumentError, match="36-byte records .* got records of 20 bytes"):
+    with pytest.raises(clcoop.ArgumentError, match="36-byte records .*; got records of 20 bytes"):
         prog.k(4, 4, np.zeros(4, np.dtype([("d", np.float32), ("q", np.int8, (16,))])),
                np.zeros(4, PAIR), np.zeros(4, np.float32))
