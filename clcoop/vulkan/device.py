@@ -147,8 +147,15 @@ class FeatureChain:
 
 
 def describe(inst, handle, index):
-    """The DeviceDescription of one physical device."""
+    """The DeviceDescription of one physical device (of a device older than Vulkan 1.3, what
+    its core properties say: the 1.3 structures may not be chained for it)."""
     extensions = device_extensions(inst, handle)
+    core = vk.VkPhysicalDeviceProperties2(vk.ST_PHYSICAL_DEVICE_PROPERTIES_2)
+    inst.vk.vkGetPhysicalDeviceProperties2(handle, ctypes.byref(core))
+    if core.properties.apiVersion < vk.API_VERSION_1_3:
+        return DeviceDescription(name=core.properties.deviceName.decode(errors="replace"), index=index,
+                                 device_type=vk.PHYSICAL_DEVICE_TYPES.get(core.properties.deviceType, "other"),
+                                 api_version=vk.version_text(core.properties.apiVersion), extensions=extensions)
     props = vk.VkPhysicalDeviceProperties2(vk.ST_PHYSICAL_DEVICE_PROPERTIES_2)
     p11 = vk.VkPhysicalDeviceVulkan11Properties(vk.ST_PHYSICAL_DEVICE_VULKAN_1_1_PROPERTIES)
     p12 = vk.VkPhysicalDeviceVulkan12Properties(vk.ST_PHYSICAL_DEVICE_VULKAN_1_2_PROPERTIES)
@@ -291,7 +298,7 @@ class Device:
         self.description = inst.descriptions[index]
         self.lost = None              # the DeviceLost message, once the device is lost
         self.closed = False
-        self.busy = False             # a launch still runs after its timeout (launch.py)
+        self.busy = False             # a launch still runs after a timeout or an interrupt (runner.py)
         self.close_hooks = []         # what must be freed before the device (the engine's pools)
         # Counts destructions of buffers and pipelines: a recorded command buffer that may
         # name a destroyed object is recorded again (its handle value may be reused).
