@@ -60,8 +60,8 @@ def vulkan_ir(ir_text):
     text = before_inlining(text, kernels, builtins)
     text = re.sub(r"^define (?:dso_local )?spir_func ", "define internal spir_func ",
                   text, flags=re.M)
-    # The Vulkan triple gives infer-address-spaces the SPIR-V target's generic address space (4).
-    inlined = _run("opt", [f"-mtriple={LLC_TRIPLE}", f"-passes={OPT_PASSES}", "-S"], text, "opt-22").decode("utf-8")
+    # The SPIR-V (OpenCL) target tells infer-address-spaces that addrspace(4) is generic.
+    inlined = _run("opt", ["-mtriple=spirv64-unknown-unknown", f"-passes={OPT_PASSES}", "-S"], text, "opt-22").decode("utf-8")
     text, tokens = after_inlining(inlined, loaded.structs)
     return text, kernels, tokens
 

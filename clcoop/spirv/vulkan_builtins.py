@@ -142,7 +142,8 @@ class Builtins:
             self.refuse(name, f"'{base}' is not a function the Vulkan target can call (only kernels, "
                               "functions defined in the program and OpenCL C built-ins it maps)")
         param_types = _split_params(params_text)
-        new = (self.work_item(base, ret, param_types) or self.synchronization(base, params)
+        new = (self.work_item(base, ret, param_types) or self.helper(name, base, ret, param_types)
+               or self.synchronization(base, params)
                or self.subgroup(base, params) or self.atomic(name, base, params) or self.math(base, params, ret))
         if new is None:
             self.refuse(name, f"the OpenCL C built-in '{base}' is not available on the Vulkan target")
@@ -213,6 +214,61 @@ class Builtins:
         self.definitions.append(f"define internal spir_func {ret} @{name}({', '.join(params)}) alwaysinline {{\n"
                                 + "\n".join(body) + "\n}")
 
+    # ---- built-ins written in IR (inlined, so their pointers are traced like the caller's)
+    def helper(self, name, base, ret, params):
+        """vloadN/vstoreN as element loads/stores (OpenCL C 6.15.11: element alignment only),
+        copysign on the bits, round as trunc plus a half-away-from-zero step (exact)."""
+        helper = f"{PLACEHOLDER}{base}.__{name}"
+        m = re.fullmatch(r"vload(\d+)", base)
+        if m and len(params) == 2:
+            count, vector = int(m.group(1)), ret
+            element = re.fullmatch(r"<\d+ x (\w+)>", vector).group(1)
+            lines, value = ["  %base = mul i64 %i, " + str(count)], "poison"
+            for k in range(count):
+                lines += [f"  %i{k} = add i64 %base, {k}",
+                          f"  %p{k} = getelementptr inbounds {element}, {params[1]} %p, i64 %i{k}",
+                          f"  %e{k} = load {element}, {params[1]} %p{k}",
+                          f"  %v{k} = insertelement {vector} {value}, {element} %e{k}, i32 {k}"]
+                value = f"%v{k}"
+            self._define(helper, vector, [f"{params[0]} %i", f"{params[1]} %p"], lines + [f"  ret {vector} {value}"])
+            return helper
+        m = re.fullmatch(r"vstore(\d+)", base)
+        if m and len(params) == 3:
+            count, vector = int(m.group(1)), params[0]
+            element = re.fullmatch(r"<\d+ x (\w+)>", vector).group(1)
+            lines = ["  %base = mul i64 %i, " + str(count)]
+            for k in range(count):
+                lines += [f"  %i{k} = add i64 %base, {k}",
+                          f"  %p{k} = getelementptr inbounds {element}, {params[2]} %p, i64 %i{k}",
+                          f"  %e{k} = extractelement {vector} %v, i32 {k}",
+                          f"  store {element} %e{k}, {params[2]} %p{k}"]
+            self._define(helper, "void", [f"{vector} %v", f"{params[1]} %i", f"{params[2]} %p"], lines + ["  ret void"])
+            return helper
+        if base == "copysign" and len(params) == 2:
+            bits = _int_type_of(ret)
+            sign = _splat(ret, "-" + str(1 << (_scalar_bits(ret) - 1)))
+            self._define(helper, ret, [f"{ret} %x", f"{ret} %y"], [
+                f"  %xb = bitcast {ret} %x to {bits}", f"  %yb = bitcast {ret} %y to {bits}",
+                f"  %mag = and {bits} %xb, {_splat(ret, str((1 << (_scalar_bits(ret) - 1)) - 1))}",
+                f"  %sgn = and {bits} %yb, {sign}", f"  %r = or {bits} %mag, %sgn",
+                f"  %f = bitcast {bits} %r to {ret}", f"  ret {ret} %f"])
+            return helper
+        if base == "round" and len(params) == 1:
+            scalar = re.sub(r"<\d+ x (\w+)>", r"\1", ret)
+            suffix = _intrinsic_suffix(ret)
+            half, one = _splat(ret, _float_literal(scalar, 0.5)), _splat(ret, _float_literal(scalar, 1.0))
+            zero = _splat(ret, _float_literal(scalar, 0.0))
+            self.definitions += [f"declare {ret} @llvm.trunc.{suffix}({ret})", f"declare {ret} @llvm.fabs.{suffix}({ret})"]
+            # x - trunc(x) is exact; |frac| >= 0.5 steps away from zero (OpenCL C round).
+            self._define(helper, ret, [f"{ret} %x"], [
+                f"  %t = call {ret} @llvm.trunc.{suffix}({ret} %x)", f"  %d = fsub {ret} %x, %t",
+                f"  %a = call {ret} @llvm.fabs.{suffix}({ret} %d)", f"  %far = fcmp oge {ret.replace(scalar, scalar)} %a, {half}",
+                f"  %neg = fcmp olt {ret} %x, {zero}", f"  %s = select {_bool_type(ret)} %neg, {ret} {_splat(ret, _float_literal(scalar, -1.0))}, {ret} {one}",
+                f"  %step = select {_bool_type(ret)} %far, {ret} %s, {ret} {zero}", f"  %r = fadd {ret} %t, %step",
+                f"  ret {ret} %r"])
+            return helper
+        return None
+
     # ---- placeholders lowered after llc (clcoop.spirv.vulkan_module)
     def _placeholder(self, kind, suffix=""):
         return f"{PLACEHOLDER}{kind}{suffix}"
@@ -273,6 +329,8 @@ class Builtins:
             return self._placeholder(f"glsl.{GLSL[op]}")
         if plain == "mad":
             return self._placeholder("mad")
+        if plain == "dot" and params and _float_bits(params[0]):
+            return self._placeholder("dot" if params[0][0] == "vec" else "mul")
         return None
 
     def apply(self, text):
@@ -311,6 +369,47 @@ def ext_problem(name):
             return (f"a transpose into a use A matrix: {why} SPV_EXT_cooperative_matrix_maintenance1's "
                     "transposing conversion")
     return None
+
+
+def _scalar_bits(type_text):
+    scalar = re.sub(r"<\d+ x (\w+)>", r"\1", type_text)
+    return {"half": 16, "float": 32, "double": 64, "bfloat": 16}[scalar]
+
+
+def _int_type_of(type_text):
+    bits = f"i{_scalar_bits(type_text)}"
+    m = re.fullmatch(r"<(\d+) x \w+>", type_text)
+    return f"<{m.group(1)} x {bits}>" if m else bits
+
+
+def _splat(type_text, scalar_literal):
+    """An IR constant of `type_text`'s shape (a vector splat or the scalar itself)."""
+    m = re.fullmatch(r"<(\d+) x (\w+)>", type_text)
+    if not m:
+        return scalar_literal
+    element = m.group(2)
+    if scalar_literal.lstrip("-").isdigit():
+        element = f"i{_scalar_bits(type_text)}"
+    return "<" + ", ".join([f"{element} {scalar_literal}"] * int(m.group(1))) + ">"
+
+
+def _float_literal(scalar, value):
+    import struct
+    if scalar == "half":
+        return "0xH" + struct.pack(">e", value).hex().upper()
+    return "0x" + struct.pack(">d", value).hex().upper()
+
+
+def _intrinsic_suffix(type_text):
+    m = re.fullmatch(r"<(\d+) x (\w+)>", type_text)
+    scalar = m.group(2) if m else type_text
+    short = {"half": "f16", "float": "f32", "double": "f64"}[scalar]
+    return f"v{m.group(1)}{short}" if m else short
+
+
+def _bool_type(type_text):
+    m = re.fullmatch(r"<(\d+) x \w+>", type_text)
+    return f"<{m.group(1)} x i1>" if m else "i1"
 
 
 def _float_bits(param):

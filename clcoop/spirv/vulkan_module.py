@@ -45,6 +45,7 @@ OP_IN_BOUNDS_ACCESS_CHAIN = 66
 OP_MEMBER_DECORATE = 72
 OP_COPY_OBJECT = 83
 OP_U_CONVERT = 113
+OP_DOT = 148
 OP_SELECT = 169
 OP_INOT_EQUAL = 171
 OP_CONTROL_BARRIER = 224
@@ -402,6 +403,10 @@ class VulkanModule:
             product = self.module.new_id()
             return [sb.Instruction(sb.OP_FMUL, [result_type, product, args[0], args[1]]),
                     sb.Instruction(sb.OP_FADD, [result_type, result, product, args[2]])]
+        if kind == "dot":
+            return [sb.Instruction(OP_DOT, [result_type, result, args[0], args[1]])]
+        if kind == "mul":
+            return [sb.Instruction(sb.OP_FMUL, [result_type, result, args[0], args[1]])]
         if kind == "copy":
             return [sb.Instruction(OP_COPY_OBJECT, [result_type, result, args[0]])]
         if kind in ("mat_load", "mat_store"):
