@@ -1,0 +1,56 @@
+"""The plain examples of examples/vulkan/ compiled by the Vulkan target and run on the first
+Vulkan device (lavapipe in CI), against the interpreter: integer-exact data bit for bit, float
+sums within the bound of their reordering (Higham, "Accuracy and Stability of Numerical
+Algorithms", 4.2: a sum of n terms in any order is within (n - 1) u sum |x_i| of the exact sum,
+u = 2**-24 for float; a product rounded or not (contraction into an fma) differs by at most u |p|)."""
+import numpy as np
+import pytest
+
+import clcoop
+from vulkan_modules import device_or_skip
+
+OPTIONS = ["-O0"]        # (test_vulkan_engine.py: the Vulkan target takes -O0 IR today)
+U = 2.0 ** -24
+
+
+def _both(path, kernel, global_size, local_size, make_args, subgroup_size=None):
+    """(arguments after the GPU launch, after the interpreter's), from the same inputs."""
+    with open(path) as f:
+        source = f.read()
+    gpu_args, ref_args = make_args(), make_args()
+    clcoop.Program(source).build(options=OPTIONS, engine="vulkan").run(kernel, global_size, local_size, *gpu_args)
+    clcoop.Program(source).build(options=OPTIONS).run(kernel, global_size, local_size, *ref_args,
+                                                      subgroup_size=subgroup_size)
+    return gpu_args, ref_args
+
+
+def test_vector_add_is_exact():
+    device_or_skip()
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal(1000).astype(np.float32), rng.standard_normal(1000).astype(np.float32)
+    gpu, ref = _both("examples/vulkan/vector_add.cl", "vector_add", (1024,), (64,),
+                     lambda: [a.copy(), b.copy(), np.zeros(1000, np.float32), np.int32(1000)])
+    assert np.array_equal(gpu[2], ref[2]) and np.array_equal(gpu[2], a + b)
+
+
+def test_stencil_within_the_rounding_of_its_products():
+    device_or_skip()
+    x = np.random.default_rng(1).standard_normal(1000).astype(np.float32)
+    w = (np.float32(0.25), np.float32(0.5), np.float32(-0.75))
+    gpu, ref = _both("examples/vulkan/stencil.cl", "stencil", (1024,), (128,),
+                     lambda: [x.copy(), np.zeros(1000, np.float32), clcoop.LocalMemory((128 + 2) * 4), *w,
+                              np.int32(1000)])
+    padded = np.concatenate([[0], x, [0]]).astype(np.float64)
+    magnitude = sum(abs(float(wi)) * np.abs(padded[k:k + 1000]) for k, wi in enumerate(w))
+    assert (np.abs(gpu[1].astype(np.float64) - ref[1]) <= 2 * U * magnitude).all()
+
+
+def test_local_reduce_within_the_bound_of_a_reordered_sum():
+    description = device_or_skip()
+    x = np.random.default_rng(2).standard_normal(256 * 16).astype(np.float32)
+    gpu, ref = _both("examples/vulkan/local_reduce.cl", "local_reduce", (4096,), (256,),
+                     lambda: [x.copy(), np.zeros(16, np.float32)], subgroup_size=description.subgroup_size)
+    magnitude = np.abs(x.astype(np.float64)).reshape(16, 256).sum(axis=1)
+    difference = np.abs(gpu[1].astype(np.float64) - ref[1])
+    assert (difference <= 2 * 255 * U * magnitude).all()      # both sums against the exact one
+    assert not np.array_equal(gpu[1], np.zeros(16, np.float32))
