@@ -54,3 +54,19 @@ def test_local_reduce_within_the_bound_of_a_reordered_sum():
     difference = np.abs(gpu[1].astype(np.float64) - ref[1])
     assert (difference <= 2 * 255 * U * magnitude).all()      # both sums against the exact one
     assert not np.array_equal(gpu[1], np.zeros(16, np.float32))
+
+
+def test_gemm_f16_f32_on_matrix_hardware_is_exact_on_small_integers():
+    description = device_or_skip()
+    with open("examples/vulkan/gemm_f16_f32_16x16.cl") as f:
+        gpu = clcoop.Program(f.read()).build(options=OPTIONS, engine="vulkan")
+    lacks = gpu.kernel("gemm_f16_f32_16x16").fallback_reason
+    if lacks is not None:
+        pytest.skip(f"the Vulkan device {description.name} cannot run the f16 GEMM: " + lacks.splitlines()[1].strip())
+    M = N = K = 64
+    rng = np.random.default_rng(3)
+    A, B = (rng.integers(-8, 9, shape).astype(np.float16) for shape in ((M, K), (K, N)))
+    C = rng.integers(-100, 101, (M, N)).astype(np.float32)
+    expected = A.astype(np.float64) @ B.astype(np.float64) + C     # every partial sum exact in f32
+    gpu.gemm_f16_f32_16x16((N // 16 * 32, M // 16), (32, 1), A, B, C, M, N, K)
+    assert np.array_equal(C, expected.astype(np.float32))
