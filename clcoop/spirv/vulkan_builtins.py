@@ -244,12 +244,16 @@ class Builtins:
                           f"  store {element} %e{k}, {params[2]} %p{k}"]
             self._define(helper, "void", [f"{vector} %v", f"{params[1]} %i", f"{params[2]} %p"], lines + ["  ret void"])
             return helper
+        if base == "sqrt" and len(params) == 1 and _scalar_of(ret) in ("half", "float"):
+            return self._exact_sqrt(helper, ret)
+        if base == "fma" and len(params) == 3 and _scalar_of(ret) in ("half", "float"):
+            return self._exact_fma(helper, ret)
         if base == "copysign" and len(params) == 2:
             bits = _int_type_of(ret)
-            sign = _splat(ret, "-" + str(1 << (_scalar_bits(ret) - 1)))
+            sign = _splat(bits, "-" + str(1 << (_scalar_bits(ret) - 1)))
             self._define(helper, ret, [f"{ret} %x", f"{ret} %y"], [
                 f"  %xb = bitcast {ret} %x to {bits}", f"  %yb = bitcast {ret} %y to {bits}",
-                f"  %mag = and {bits} %xb, {_splat(ret, str((1 << (_scalar_bits(ret) - 1)) - 1))}",
+                f"  %mag = and {bits} %xb, {_splat(bits, str((1 << (_scalar_bits(ret) - 1)) - 1))}",
                 f"  %sgn = and {bits} %yb, {sign}", f"  %r = or {bits} %mag, %sgn",
                 f"  %f = bitcast {bits} %r to {ret}", f"  ret {ret} %f"])
             return helper
@@ -268,6 +272,38 @@ class Builtins:
                 f"  ret {ret} %r"])
             return helper
         return None
+
+    def _exact_sqrt(self, helper, ret):
+        """sqrt to OpenCL C's 3 ulp (Vulkan's Sqrt is only "inherited from 1/inversesqrt"): the
+        double square root (relative error ~2^-50) rounded once to the type."""
+        wide = _with_scalar(ret, "double")
+        self.definitions.append(f"declare {wide} @llvm.sqrt.{_intrinsic_suffix(wide)}({wide})")
+        self._define(helper, ret, [f"{ret} %x"], [
+            f"  %d = fpext {ret} %x to {wide}", f"  %s = call {wide} @llvm.sqrt.{_intrinsic_suffix(wide)}({wide} %d)",
+            f"  %r = fptrunc {wide} %s to {ret}", f"  ret {ret} %r"])
+        return helper
+
+    def _exact_fma(self, helper, ret):
+        """fma rounded once (OpenCL C; Vulkan's Fma may round twice): in double the product of
+        two half/float values is exact, the sum is rounded to odd (TwoSum gives its error; an
+        inexact sum with an even last bit steps one unit toward the exact value), and one
+        conversion rounds it to the type: 53 >= 24 + 2 bits make that a single rounding."""
+        wide, bits = _with_scalar(ret, "double"), _with_scalar(ret, "i64")
+        flag = _bool_type(ret)
+        zero = _splat(wide, _float_literal("double", 0.0))
+        lines = [f"  %a = fpext {ret} %x to {wide}", f"  %b = fpext {ret} %y to {wide}", f"  %c = fpext {ret} %z to {wide}",
+                 f"  %p = fmul {wide} %a, %b", f"  %s = fadd {wide} %p, %c", f"  %bb = fsub {wide} %s, %p",
+                 f"  %t = fsub {wide} %s, %bb", f"  %e1 = fsub {wide} %p, %t", f"  %e2 = fsub {wide} %c, %bb",
+                 f"  %e = fadd {wide} %e1, %e2", f"  %sb = bitcast {wide} %s to {bits}",
+                 f"  %lsb = and {bits} %sb, {_splat(bits, '1')}", f"  %even = icmp eq {bits} %lsb, {_splat(bits, '0')}",
+                 f"  %inexact = fcmp one {wide} %e, {zero}", f"  %fix = and {flag} %even, %inexact",
+                 f"  %sneg = fcmp olt {wide} %s, {zero}", f"  %eneg = fcmp olt {wide} %e, {zero}",
+                 f"  %same = icmp eq {flag} %sneg, %eneg",
+                 f"  %step = select {flag} %same, {bits} {_splat(bits, '1')}, {bits} {_splat(bits, '-1')}",
+                 f"  %adj = add {bits} %sb, %step", f"  %rb = select {flag} %fix, {bits} %adj, {bits} %sb",
+                 f"  %odd = bitcast {bits} %rb to {wide}", f"  %r = fptrunc {wide} %odd to {ret}", f"  ret {ret} %r"]
+        self._define(helper, ret, [f"{ret} %x", f"{ret} %y", f"{ret} %z"], lines)
+        return helper
 
     # ---- placeholders lowered after llc (clcoop.spirv.vulkan_module)
     def _placeholder(self, kind, suffix=""):
@@ -376,6 +412,15 @@ def _scalar_bits(type_text):
     return {"half": 16, "float": 32, "double": 64, "bfloat": 16}[scalar]
 
 
+def _scalar_of(type_text):
+    return re.sub(r"<\d+ x (\w+)>", r"\1", type_text)
+
+
+def _with_scalar(type_text, scalar):
+    m = re.fullmatch(r"<(\d+) x \w+>", type_text)
+    return f"<{m.group(1)} x {scalar}>" if m else scalar
+
+
 def _int_type_of(type_text):
     bits = f"i{_scalar_bits(type_text)}"
     m = re.fullmatch(r"<(\d+) x \w+>", type_text)
@@ -388,8 +433,6 @@ def _splat(type_text, scalar_literal):
     if not m:
         return scalar_literal
     element = m.group(2)
-    if scalar_literal.lstrip("-").isdigit():
-        element = f"i{_scalar_bits(type_text)}"
     return "<" + ", ".join([f"{element} {scalar_literal}"] * int(m.group(1))) + ">"
 
 

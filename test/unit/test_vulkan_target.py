@@ -267,3 +267,78 @@ def test_reflection_is_plain_json():
     assert json.loads(json.dumps(record)) == record
     assert record["vector_add"]["args"][3] == {"name": "n", "kind": "scalar", "type": "int", "dtype": "int32",
                                                "offset": 24, "size": 4}
+
+
+# ---------------------------------------------------------------- exact sequences, run on the CPU
+
+def jit_helper(definition, name, restype, argtypes):
+    """A built-in helper of clcoop.spirv.vulkan_builtins (LLVM IR) compiled for this CPU."""
+    import ctypes
+
+    import llvmlite.binding as llvm
+    text = definition.replace("define internal spir_func", "define").replace(" alwaysinline", "")
+    text = re.sub(r"@[-\w.$]+\(", f"@{name}(", text, count=1)
+    declarations = "declare double @llvm.sqrt.f64(double)"
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    module = llvm.parse_assembly(declarations + "\n" + text)
+    machine = llvm.Target.from_default_triple().create_target_machine()
+    engine = llvm.create_mcjit_compiler(module, machine)
+    engine.finalize_object()
+    function = ctypes.CFUNCTYPE(restype, *argtypes)(engine.get_function_address(name))
+    function.engine = engine           # keep the code alive
+    return function
+
+
+def nearest_float32(exact):
+    """The float32 nearest the rational `exact`, ties to even (an independent oracle)."""
+    from fractions import Fraction
+    guess = np.float32(float(exact))
+    candidates = [guess, np.nextafter(guess, np.float32(np.inf)), np.nextafter(guess, np.float32(-np.inf))]
+    def key(f):
+        return (abs(Fraction(float(f)) - exact), int(np.array(f).view(np.uint32)) & 1)
+    return min(candidates, key=key)
+
+
+def test_exact_fma_sequence_rounds_once():
+    import ctypes
+    from fractions import Fraction
+
+    from clcoop.spirv.vulkan_builtins import Builtins
+    from clcoop.spirv.vulkan_ir import Locator
+    builtins = Builtins("", Locator(""))
+    builtins._exact_fma("fma_helper", "float")
+    fma = jit_helper(builtins.definitions[-1], "fma_helper", ctypes.c_float, [ctypes.c_float] * 3)
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal(3000).astype(np.float32)
+    b = rng.standard_normal(3000).astype(np.float32)
+    # c close to -a*b makes the sum cancel; halfway cases: a*b of 24+24 bits around c's ulp.
+    c = np.where(rng.random(3000) < 0.5, -(a * b), rng.standard_normal(3000)).astype(np.float32)
+    halfway_a = np.float32(1 + 2 ** -12)
+    # (1 + 2^-12)^2 = 1 + 2^-11 + 2^-24 lies halfway between two floats; + 2^-80 lifts it above,
+    # which a double sum loses (then the tie rounds to even: the wrong float).
+    cases = list(zip(a, b, c)) + [(halfway_a, halfway_a, np.float32(2.0 ** -80)),
+                                  (-halfway_a, halfway_a, np.float32(-(2.0 ** -80))),
+                                  (halfway_a, halfway_a, np.float32(-1.0)),
+                                  (np.float32(1 + 2 ** -23), np.float32(1 - 2 ** -24), np.float32(-1.0)),
+                                  (np.float32(3.0), np.float32(2 ** -150), np.float32(0.0))]
+    twice_rounded = 0
+    for x, y, z in cases:
+        exact = Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z))
+        want = nearest_float32(exact)
+        got = np.float32(fma(float(x), float(y), float(z)))
+        assert got == want or (np.isnan(got) and np.isnan(want)), (x, y, z, got, want)
+        twice_rounded += np.float32(np.float64(x) * np.float64(y) + np.float64(z)) != want
+    assert twice_rounded, "the cases must include one that rounding twice gets wrong"
+
+
+def test_exact_sqrt_sequence_is_within_one_ulp():
+    import ctypes
+    from clcoop.spirv.vulkan_builtins import Builtins
+    from clcoop.spirv.vulkan_ir import Locator
+    builtins = Builtins("", Locator(""))
+    builtins._exact_sqrt("sqrt_helper", "float")
+    sqrt = jit_helper(builtins.definitions[-1], "sqrt_helper", ctypes.c_float, [ctypes.c_float])
+    x = np.random.default_rng(8).uniform(0, 1e6, 2000).astype(np.float32)
+    got = np.array([sqrt(float(v)) for v in x], np.float32)
+    np.testing.assert_array_equal(got, np.sqrt(x))          # NumPy's float32 sqrt is correctly rounded
