@@ -274,6 +274,16 @@ class ProbedLayout:
     def row_col(self, p, v):
         return self.positions.get((p, v))
 
+    def owners(self):
+        """(invocation, element) as rows x cols int64 arrays: who holds each (row, col), for
+        comparing a kernel whose results depend on the layout (element access writing
+        lane-dependent values) through the device's layout."""
+        invocation = np.full((self.rows, self.cols), -1, np.int64)
+        element = np.full((self.rows, self.cols), -1, np.int64)
+        for (p, v), (r, c) in self.positions.items():
+            invocation[r, c], element[r, c] = p, v
+        return invocation, element
+
     @property
     def replicated(self):
         """Slots (p, v) holding no element of their own: copies of elements another slot shows."""

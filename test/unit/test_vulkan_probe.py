@@ -76,6 +76,9 @@ def test_readings_give_back_a_scrambled_layout(type_name):
     launch, lengths = _device_storing(type_name, positions, rows, cols, invocations, length)
     readings = probe.read_channels(launch, type_name, rows, cols, invocations)
     assert probe.assemble_layout(readings, lengths, rows, cols, invocations) == positions
+    layout = probe.ProbedLayout(rows, cols, "a", type_name, "subgroup", invocations, invocations, length, "d", positions)
+    invocation, element = layout.owners()
+    assert all(invocation[rc] == p and element[rc] == v for (p, v), rc in positions.items())
 
 
 def test_replicated_slots_are_counted_and_drawn_as_padding():
