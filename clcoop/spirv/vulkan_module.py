@@ -863,9 +863,31 @@ class VulkanModule:
                                         if i.result_id not in dead and not (
                                             i.opcode in (sb.OP_NAME, sb.OP_DECORATE) and i.operands[0] in dead)]
 
+    def drop_unused_types(self):
+        """Types nothing uses any more (llc's byte pointers of the lowered calls), then Int8
+        when no 8-bit integer type is left: a device without shaderInt8 need not refuse it."""
+        annotations = (sb.OP_NAME, sb.OP_DECORATE, OP_MEMBER_DECORATE, OP_MEMBER_NAME)
+        while True:
+            used = set()
+            for inst in self.module.instructions:
+                if inst.opcode not in annotations:
+                    used.update(o for o in sb.id_operands(inst) if o != inst.result_id)
+            dead = {i.operands[0] for i in self.module.instructions
+                    if i.opcode in (sb.OP_TYPE_POINTER, sb.OP_TYPE_FUNCTION, sb.OP_TYPE_INT, OP_TYPE_ARRAY)
+                    and i.operands[0] not in used}
+            if not dead:
+                break
+            self.module.instructions = [i for i in self.module.instructions if not (
+                (i.opcode in sb.TYPE_OPCODES and i.operands[0] in dead)
+                or (i.opcode in annotations and i.operands[0] in dead))]
+        if not any(i.opcode == sb.OP_TYPE_INT and i.operands[1] == 8 for i in self.module.instructions):
+            self.module.instructions = [i for i in self.module.instructions
+                                        if not (i.opcode == sb.OP_CAPABILITY and i.operands == [sb.CAPABILITY_INT8])]
+
     # ---- 4. checks
     def check(self):
         self.drop_dead_casts()
+        self.drop_unused_types()
         for inst in self.module.instructions:
             if inst.opcode == OP_EXT_INST_IMPORT and sb.decode_string(inst.operands[1:])[0] != "GLSL.std.450":
                 _fail(f"llc-22 used the {sb.decode_string(inst.operands[1:])[0]} instruction set")

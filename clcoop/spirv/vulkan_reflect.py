@@ -16,6 +16,31 @@ USES = {0: "a", 1: "b", 2: "accumulator"}
 # The subgroup size clcoop's matrices assume on a GPU (shared/notes/gpu-vulkan.md: the KHR
 # configurations need 32).
 MATRIX_SUBGROUP_SIZE = 32
+# SPIR-V capability -> the Vulkan feature a device must enable for it (VkPhysicalDevice*Features
+# member names; Vulkan 1.3 core, VK_KHR_cooperative_matrix, VK_NV_cooperative_matrix2,
+# VK_KHR_shader_bfloat16).
+CAPABILITY_FEATURES = {
+    9: "shaderFloat16", 10: "shaderFloat64", 11: "shaderInt64", 12: "shaderBufferInt64Atomics",
+    22: "shaderInt16", 39: "shaderInt8", 4433: "storageBuffer16BitAccess", 4435: "storagePushConstant16",
+    4448: "storageBuffer8BitAccess", 4450: "storagePushConstant8", 5345: "vulkanMemoryModel",
+    5346: "vulkanMemoryModelDeviceScope", 5347: "bufferDeviceAddress", 6022: "cooperativeMatrix",
+    5430: "cooperativeMatrixReductions", 5431: "cooperativeMatrixConversions",
+    5432: "cooperativeMatrixPerElementOperations", 5433: "cooperativeMatrixTensorAddressing",
+    5434: "cooperativeMatrixBlockLoads", 5116: "shaderBFloat16Type",
+    5118: "shaderBFloat16CooperativeMatrix",
+}
+OP_CAPABILITY = 17
+
+
+def device_features(module, matrices):
+    """The Vulkan features the module's capabilities (and workgroup-scope matrices) need."""
+    features = {CAPABILITY_FEATURES[i.operands[0]] for i in module.instructions
+                if i.opcode == OP_CAPABILITY and i.operands[0] in CAPABILITY_FEATURES}
+    if any(m["scope"] == "workgroup" for m in matrices):
+        features.add("cooperativeMatrixWorkgroupScope")
+    return sorted(features)
+
+
 _CALL = re.compile(r"call [^@\n]*@(_Z\d+" + re.escape(coop_names.SPIRV_PREFIX) + r"\w+)\((.*)\)")
 
 
@@ -100,6 +125,7 @@ def kernel_records(vulkan, kernels, layouts, ir_text):
             "local_size": list(kernel.local_size) if kernel.local_size else None,
             "subgroup_size": subgroup, "matrices": matrices, "mul_adds": mul_adds,
             "device_extensions": extensions,
+            "device_features": device_features(vulkan.module, matrices),
         }
     return records
 

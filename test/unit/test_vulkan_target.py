@@ -150,6 +150,11 @@ def test_reflection_record_of_gemm():
                                    "C": "s32", "result": "s32", "saturating": False}]
     assert {(m["use"], m["component"]) for m in record["matrices"]} == {("a", "s8"), ("b", "s8"), ("accumulator", "s32")}
     assert record["device_extensions"] == ["VK_KHR_cooperative_matrix"]
+    assert {"bufferDeviceAddress", "vulkanMemoryModel", "cooperativeMatrix", "shaderInt8",
+            "storageBuffer8BitAccess"} <= set(record["device_features"])
+    assert "shaderFloat64" not in record["device_features"]
+    # sqrt's exact sequence goes through double.
+    assert "shaderFloat64" in read_reflection(compile_vulkan("examples/vulkan/math.cl"))["math"]["device_features"]
 
 
 def test_reflection_of_local_argument_and_fixed_size():
