@@ -7,7 +7,10 @@ Rules:
 - no import cycle among clcoop's modules (module-level imports; an import inside a function
   is an edge too, because it hides a cycle rather than removing it);
 - inside clcoop/interp/, no import inside a function, except of the third-party modules in
-  LAZY_THIRD_PARTY (kept lazy so that `import clcoop.interp...` stays cheap).
+  LAZY_THIRD_PARTY (kept lazy so that `import clcoop.interp...` stays cheap);
+- the reference engine (clcoop/interp/) imports no other engine (ENGINE_PACKAGES). The other
+  direction is known debt (issue 27: one IR package for the engines): the native engine's
+  imports of interpreter modules are counted in a note, not refused yet.
 
 Each module is read with `ast`, never imported.
 """
@@ -20,6 +23,8 @@ PACKAGE = "clcoop"
 ROOT = Path(__file__).resolve().parent
 LAZY_PACKAGE = "clcoop.interp"
 LAZY_THIRD_PARTY = {"llvmlite.binding": "LLVM is loaded when a module is parsed, not on import"}
+ENGINE_PACKAGES = ("clcoop.interp", "clcoop.native", "clcoop.vulkan")
+REFERENCE_PACKAGE = "clcoop.interp"
 
 
 @dataclass
@@ -137,6 +142,28 @@ def lazy_import_problems(modules):
     return problems
 
 
+def _package_of(name):
+    return next((p for p in ENGINE_PACKAGES if name == p or name.startswith(p + ".")), None)
+
+
+def engine_edges(modules):
+    """(importer, imported) for each import from one engine package into another."""
+    edges = []
+    for module in sorted(modules.values(), key=lambda m: m.name):
+        here = _package_of(module.name)
+        for target in sorted(module.imports):
+            there = _package_of(target)
+            if here and there and here != there:
+                edges.append((module.name, target))
+    return edges
+
+
+def engine_problems(modules):
+    """Imports of another engine's modules by the reference engine's."""
+    return [f"{a} imports {b}: the reference engine ({REFERENCE_PACKAGE}) imports no other engine"
+            for a, b in engine_edges(modules) if _package_of(a) == REFERENCE_PACKAGE]
+
+
 def inside_functions(modules):
     """`path:line: module -> imported` for each import of a clcoop module inside a function
     (edges of the graph all the same: such an import hides a cycle, it does not remove it)."""
@@ -169,9 +196,13 @@ def main(argv=None):
     if cycle:
         print("error: import cycle: " + " -> ".join(cycle), file=sys.stderr)
         status = 1
-    for problem in lazy_import_problems(modules):
+    for problem in lazy_import_problems(modules) + engine_problems(modules):
         print("error: " + problem, file=sys.stderr)
         status = 1
+    debt = [edge for edge in engine_edges(modules) if _package_of(edge[0]) != REFERENCE_PACKAGE]
+    if debt:
+        print(f"note: {len(debt)} imports between engine packages outside the reference engine "
+              f"(e.g. {debt[0][0]} -> {debt[0][1]})", file=sys.stderr)
     return status
 
 

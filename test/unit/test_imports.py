@@ -73,3 +73,16 @@ def test_the_version_and_the_compile_options_import_nothing_that_circles():
     assert not any(target.startswith("clcoop.frontend") for target in graph["clcoop.options"].split(", "))
     assert "clcoop.options" in graph["clcoop.frontend.driver"].split(", ")
     assert "clcoop/frontend/lower.py:" in inside and "imports of clcoop modules inside functions" in inside
+
+
+def test_the_reference_engine_imports_no_other_engine(tmp_path):
+    modules = _package(tmp_path, {
+        "__init__.py": "", "interp/__init__.py": "", "native/__init__.py": "",
+        "interp/execute.py": "from clcoop.native import runtime\n",
+        "native/runtime.py": "from clcoop.interp import memory\n", "interp/memory.py": ""})
+    assert _imports.engine_edges(modules) == [("clcoop.interp.execute", "clcoop.native.runtime"),
+                                              ("clcoop.native.runtime", "clcoop.interp.memory")]
+    assert _imports.engine_problems(modules) == [
+        "clcoop.interp.execute imports clcoop.native.runtime: the reference engine (clcoop.interp) "
+        "imports no other engine"]
+    assert _imports.engine_problems(_imports.read_modules()) == []
