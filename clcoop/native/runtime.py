@@ -1,7 +1,7 @@
 """Launching natively compiled kernels (docs/native.md).
 
-The caller's arguments go through the interpreter's own checks and conversions
-(api.prepare_launch): writable buffers are the caller's arrays, with backups the caller
+The caller's arguments go through every engine's checks and conversions (clcoop/prepare.py),
+mapped by native/engine.py: writable buffers are the caller's arrays, with backups the caller
 copies back when the launch fails (docs/native.md, "Safety"). The region table given to native code lists every buffer the
 kernel may touch; the generated checks compare each access with it.
 Work-groups run on every core: a launch is one foreign call into the worker pool
@@ -145,7 +145,7 @@ class NativeProgram:
 
     def proves_in_place(self, info, nd, scalars, buffers, instruction_limit):
         """True when the launch cannot fault (ranges.py): it may run on the caller's arrays.
-        scalars, buffers: api._proof_facts."""
+        scalars, buffers: native/engine.py's proof_facts."""
         if info.name not in self.drivers:
             return False
         return self._ranges.kernel(info.name).proves(nd, scalars, buffers, int(instruction_limit)) is True
@@ -174,10 +174,10 @@ class NativeProgram:
             other.close()
 
     def plan_launch(self, info, prepared, instruction_limit, threads=None):
-        """The native state of a prepared launch (LaunchPlan), on the build that runs it
-        (this one, one for another sub-group size, or a narrower one). It holds the
-        addresses of the caller's arrays, not the arrays: it may be run again for a launch
-        with the same sizes and the same arrays (api's launch cache)."""
+        """The native state of a prepared launch (LaunchPlan; prepared: engine.MappedLaunch), on
+        the build that runs it (this one, one for another sub-group size, or a narrower one).
+        It holds the addresses of the caller's arrays, not the arrays: it may be run again for
+        a launch with the same sizes and the same arrays (native/engine.py's launch cache)."""
         with self._users_lock:
             if self.engine is None or self.engine.closed:
                 raise RuntimeError("the native engine was closed")
