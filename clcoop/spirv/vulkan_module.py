@@ -67,6 +67,9 @@ DECORATION_ALIASED_POINTER = 5356
 DECORATION_ALIASED = 20
 BUILTIN_WORKGROUP_SIZE = 25
 MEMORY_ALIGNED = 0x2
+MEMORY_NON_PRIVATE_POINTER = 0x20
+SEMANTICS_MAKE_AVAILABLE = 0x2000
+SEMANTICS_MAKE_VISIBLE = 0x4000
 
 CAP_PHYSICAL_STORAGE_BUFFER_ADDRESSES = 5347
 CAP_VULKAN_MEMORY_MODEL = 5345
@@ -238,9 +241,18 @@ class VulkanModule:
                 else:
                     inst.opcode = sb.OP_BITCAST
 
+    def shared_storage(self, pointer):
+        """True for a pointer into memory other invocations see (PhysicalStorageBuffer,
+        Workgroup): under the Vulkan memory model its accesses are NonPrivatePointer, or
+        barriers and atomics would not order them (SPV_KHR_vulkan_memory_model)."""
+        return self.defs[self.type_of(pointer)].operands[1] in (STORAGE_PHYSICAL_STORAGE_BUFFER,
+                                                                sb.STORAGE_CLASS_WORKGROUP)
+
     def aligned_accesses(self):
         """`Aligned <pointee size>` on every OpLoad/OpStore through a PhysicalStorageBuffer pointer
-        (Vulkan: required, VUID-StandaloneSpirv-PhysicalStorageBuffer64-04708)."""
+        (Vulkan: required, VUID-StandaloneSpirv-PhysicalStorageBuffer64-04708), and
+        NonPrivatePointer on those and on Workgroup accesses (OpenCL's barriers and fences order
+        them; GLSL's `shared` is implicitly coherent in the same way)."""
         for inst in self.module.instructions:
             if inst.opcode == sb.OP_LOAD:
                 pointer, at = inst.operands[2], 3
@@ -248,17 +260,17 @@ class VulkanModule:
                 pointer, at = inst.operands[0], 2
             else:
                 continue
+            if not self.shared_storage(pointer):
+                continue
+            if len(inst.operands) <= at:
+                inst.operands.append(0)
+            inst.operands[at] |= MEMORY_NON_PRIVATE_POINTER
             pointee = self.psb_pointee(self.type_of(pointer))
             if pointee is None:
                 continue
             self.note_storage_width(pointee)
-            size = self.size_of(pointee)
-            if len(inst.operands) > at:
-                mask = inst.operands[at]
-                if not mask & MEMORY_ALIGNED:
-                    inst.operands[at:at + 1] = [mask | MEMORY_ALIGNED, size]
-            else:
-                inst.operands += [MEMORY_ALIGNED, size]
+            if not inst.operands[at] & MEMORY_ALIGNED:
+                inst.operands[at:at + 1] = [inst.operands[at] | MEMORY_ALIGNED, self.size_of(pointee)]
 
     def aligned_tensor_accesses(self):
         """Aligned 16 on tensor loads/stores through a PhysicalStorageBuffer pointer:
@@ -279,7 +291,8 @@ class VulkanModule:
                 continue
             inst.operands[at - 3] = pointer
             self.note_storage_width(pointee)
-            mask = inst.operands[at]
+            mask = inst.operands[at] | MEMORY_NON_PRIVATE_POINTER
+            inst.operands[at] = mask
             if not mask & MEMORY_ALIGNED:
                 inst.operands[at:at + 1] = [mask | MEMORY_ALIGNED, 16]
 
@@ -436,9 +449,14 @@ class VulkanModule:
         return [access, sb.Instruction(sb.OP_STORE, [chain, args[2]])]
 
     def semantics(self, flags):
+        """Barrier/fence semantics: acquire-release on the fenced storage classes, with their
+        availability and visibility operations (the Vulkan memory model's MakeAvailable and
+        MakeVisible), so that the NonPrivatePointer accesses on either side are ordered."""
         storage = ((SEMANTICS_WORKGROUP_MEMORY if flags & CLK_LOCAL_MEM_FENCE else 0)
                    | (SEMANTICS_UNIFORM_MEMORY if flags & CLK_GLOBAL_MEM_FENCE else 0))
-        return (SEMANTICS_ACQUIRE_RELEASE | storage) if storage else 0
+        if not storage:
+            return 0
+        return SEMANTICS_ACQUIRE_RELEASE | storage | SEMANTICS_MAKE_AVAILABLE | SEMANTICS_MAKE_VISIBLE
 
     def barrier(self, execution, args):
         """OpenCL barrier / work_group_barrier / sub_group_barrier (OpenCL C 6.15.8) ->
@@ -555,6 +573,10 @@ class VulkanModule:
             bits = 0x4
         if not bits:
             return 0
+        if bits & 0xC:                       # release, acq_rel: make earlier writes available
+            bits |= SEMANTICS_MAKE_AVAILABLE
+        if bits & 0xA:                       # acquire, acq_rel: make later reads see them
+            bits |= SEMANTICS_MAKE_VISIBLE
         return bits | (SEMANTICS_WORKGROUP_MEMORY if storage == sb.STORAGE_CLASS_WORKGROUP else SEMANTICS_UNIFORM_MEMORY)
 
     def pointer_to(self, pointer, pointee):
@@ -679,6 +701,8 @@ class VulkanModule:
 
     def memory_operands(self, pointer, given, matrix_type):
         mask = self.constant_value(given[0], "memory operand") if given else 0
+        if self.shared_storage(pointer):
+            mask |= MEMORY_NON_PRIVATE_POINTER
         if self.psb_pointee(self.type_of(pointer)) is None:
             return [mask] if mask else []
         self.note_storage_width(matrix_type)

@@ -174,8 +174,10 @@ def test_spec_constants_and_push_constants_in_the_disassembly(tmp_path):
     assert re.search(r"OpDecorate %\S+ BuiltIn WorkgroupSize", text)
     assert "OpExecutionMode %stencil LocalSize" not in text
     assert re.search(r"OpVariable %_ptr_PushConstant_\S+ PushConstant", text)
-    # barrier(CLK_LOCAL_MEM_FENCE): Workgroup scopes, AcquireRelease | WorkgroupMemory (0x108).
-    assert "OpControlBarrier %uint_2 %uint_2 %uint_264" in text
+    # barrier(CLK_LOCAL_MEM_FENCE): Workgroup scopes, AcquireRelease | WorkgroupMemory |
+    # MakeAvailable | MakeVisible (0x6108), and the Workgroup accesses NonPrivatePointer.
+    assert "OpControlBarrier %uint_2 %uint_2 %uint_24840" in text
+    assert re.search(r"OpStore %\S+ %\S+ Aligned\|NonPrivatePointer 4", text)
 
 
 # ---------------------------------------------------------------- the examples in the interpreter

@@ -1,7 +1,8 @@
 // Atomics on the Vulkan target: OpenCL 1.x forms are relaxed at the pointer's scope (Device
 // for a buffer, with VulkanMemoryModelDeviceScope; Workgroup for __local); C11 forms keep
 // their order, seq_cst becoming acquire-release (the Vulkan memory model has no seq_cst), with
-// the storage class's semantics bit (UniformMemory 0x40, WorkgroupMemory 0x100).
+// the storage class's semantics bit (UniformMemory 0x40, WorkgroupMemory 0x100) and the
+// availability (release) and visibility (acquire) operations (0x2000, 0x4000).
 // REQUIRES: llc, spirv-tools
 // RUN: %clcoop %s --emit-spirv --target-env=vulkan1.3 -o %t.spv
 // RUN: %spirv-val --target-env vulkan1.3 %t.spv
@@ -11,8 +12,8 @@
 // CHECK: OpAtomicIAdd %uint %{{[a-z_0-9]+}} %uint_1 %uint_0 %
 // CHECK: OpAtomicUMin %uint %{{[a-z_0-9]+}} %uint_2 %uint_0 %
 // CHECK: OpAtomicCompareExchange %uint %{{[a-z_0-9]+}} %uint_1 %uint_0 %uint_0 %
-// CHECK: OpAtomicIAdd %uint %{{[a-z_0-9]+}} %uint_1 %uint_72 %
-// CHECK: OpAtomicLoad %uint %{{[a-z_0-9]+}} %uint_2 %uint_258
+// CHECK: OpAtomicIAdd %uint %{{[a-z_0-9]+}} %uint_1 %uint_24648 %
+// CHECK: OpAtomicLoad %uint %{{[a-z_0-9]+}} %uint_2 %uint_16642
 // CHECK: OpAtomicIIncrement %uint %{{[a-z_0-9]+}} %uint_2 %uint_0
 
 __kernel void k(__global int *counter, __global uint *low, __global atomic_int *c11, __local uint *slots)

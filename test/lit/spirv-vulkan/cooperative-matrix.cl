@@ -10,13 +10,13 @@
 // CHECK: OpCapability CooperativeMatrixKHR
 // CHECK: OpExtension "SPV_KHR_cooperative_matrix"
 // CHECK: OpSourceExtension "clcoop-reflect-v1:
-// CHECK: OpCooperativeMatrixLoadKHR %{{.*}} %{{[0-9]+}} %uint_0 %{{[0-9]+}} Aligned 1
-// CHECK: OpCooperativeMatrixLoadKHR %{{.*}} %{{[0-9]+}} %uint_1 %{{[0-9]+}} Aligned 1
+// CHECK: OpCooperativeMatrixLoadKHR %{{.*}} %{{[0-9]+}} %uint_0 %{{[0-9]+}} Aligned|NonPrivatePointer 1
+// CHECK: OpCooperativeMatrixLoadKHR %{{.*}} %{{[0-9]+}} %uint_1 %{{[0-9]+}} Aligned|NonPrivatePointer 1
 // CHECK: OpCooperativeMatrixMulAddKHR %{{.*}} MatrixASignedComponentsKHR|MatrixBSignedComponentsKHR|MatrixCSignedComponentsKHR|MatrixResultSignedComponentsKHR
 // CHECK-DAG: OpCooperativeMatrixLengthKHR %uint
 // CHECK-DAG: OpAccessChain %_ptr_Function_uint
 // CHECK-DAG: OpConvertSToF
-// CHECK-DAG: OpCooperativeMatrixStoreKHR %{{[0-9]+}} %{{[0-9]+}} %uint_0 %{{[0-9]+}} Aligned 4
+// CHECK-DAG: OpCooperativeMatrixStoreKHR %{{[0-9]+}} %{{[0-9]+}} %uint_0 %{{[0-9]+}} Aligned|NonPrivatePointer 4
 
 typedef char amat __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 16, 32, CLK_COOPERATIVE_MATRIX_A)));
 typedef char bmat __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 32, 16, CLK_COOPERATIVE_MATRIX_B)));

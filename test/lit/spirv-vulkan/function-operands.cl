@@ -17,7 +17,7 @@
 // CHECK-DAG: %[[BLOCK_PTR:[a-zA-Z_0-9]+]] = OpTypePointer PhysicalStorageBuffer %[[BLOCK]]
 // CHECK-DAG: OpCooperativeMatrixReduceNV %{{.*}} Row %larger
 // CHECK-DAG: OpCooperativeMatrixPerElementOpNV %{{.*}} %scaled
-// CHECK-DAG: OpCooperativeMatrixLoadTensorNV %{{.*}} Aligned 16 DecodeFunc %decode_pair_decode
+// CHECK-DAG: OpCooperativeMatrixLoadTensorNV %{{.*}} Aligned|NonPrivatePointer 16 DecodeFunc %decode_pair_decode
 // CHECK: %decode_pair_decode = OpFunction %half
 // CHECK-NEXT: OpFunctionParameter %[[BLOCK_PTR]]
 

@@ -1,7 +1,8 @@
 // __local memory: a __local argument is a Workgroup array whose length is the spec constant
 // SpecId 100 + argument index; a __local array of the kernel is a Workgroup variable; barrier
-// is OpControlBarrier Workgroup Workgroup AcquireRelease|WorkgroupMemory (0x108), with
-// UniformMemory (0x40) added for CLK_GLOBAL_MEM_FENCE.
+// is OpControlBarrier Workgroup Workgroup AcquireRelease|WorkgroupMemory|MakeAvailable|MakeVisible
+// (0x6108), with UniformMemory (0x40) added for CLK_GLOBAL_MEM_FENCE; Workgroup accesses are
+// NonPrivatePointer (the Vulkan memory model orders only those).
 // REQUIRES: llc, spirv-tools
 // RUN: %clcoop %s --emit-spirv --target-env=vulkan1.3 -o %t.spv
 // RUN: %spirv-val --target-env vulkan1.3 %t.spv
@@ -13,8 +14,9 @@
 // CHECK-DAG: %[[PTR:[a-zA-Z_0-9]+]] = OpTypePointer Workgroup %[[ARR]]
 // CHECK-DAG: %shuffle_vk_local_1 = OpVariable %[[PTR]] Workgroup
 // CHECK-DAG: %shuffle_staged = OpVariable %_ptr_Workgroup__arr_float_uint_32 Workgroup
-// CHECK: OpControlBarrier %uint_2 %uint_2 %uint_264
-// CHECK: OpControlBarrier %uint_2 %uint_2 %uint_328
+// CHECK: OpStore %{{[0-9]+}} %{{[0-9]+}} Aligned|NonPrivatePointer 4
+// CHECK: OpControlBarrier %uint_2 %uint_2 %uint_24840
+// CHECK: OpControlBarrier %uint_2 %uint_2 %uint_24904
 
 __kernel void shuffle(__global float *data, __local float *scratch)
 {

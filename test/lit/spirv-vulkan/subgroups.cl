@@ -15,7 +15,7 @@
 // CHECK: OpGroupNonUniformUMax %uint %uint_3 ExclusiveScan
 // CHECK: OpGroupNonUniformBroadcast %float %uint_3
 // CHECK: OpGroupNonUniformAny %bool %uint_3
-// CHECK: OpControlBarrier %uint_3 %uint_3 %uint_264
+// CHECK: OpControlBarrier %uint_3 %uint_3 %uint_24840
 
 __kernel void collectives(__global float *f, __global int *i, __global uint *u)
 {

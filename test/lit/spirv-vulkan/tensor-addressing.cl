@@ -19,8 +19,8 @@
 // CHECK: OpCreateTensorLayoutNV
 // CHECK: OpTensorLayoutSetDimensionNV
 // CHECK: OpTensorLayoutSliceNV
-// CHECK: OpCooperativeMatrixLoadTensorNV %{{.*}} Aligned 16 None
-// CHECK: OpCooperativeMatrixStoreTensorNV %{{.*}} Aligned 16 None
+// CHECK: OpCooperativeMatrixLoadTensorNV %{{.*}} Aligned|NonPrivatePointer 16 None
+// CHECK: OpCooperativeMatrixStoreTensorNV %{{.*}} Aligned|NonPrivatePointer 16 None
 
 typedef half mat_a __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_WORKGROUP, 64, 32, CLK_COOPERATIVE_MATRIX_A)));
 typedef coop_tensor_layout_t layout2 __attribute__((coop_tensor_layout(2, CLK_COOPERATIVE_MATRIX_CLAMP_MODE_CONSTANT)));

@@ -7,9 +7,9 @@
 // RUN: %spirv-val --target-env vulkan1.3 %t.spv
 // RUN: %spirv-dis %t.spv | FileCheck %s
 
-// CHECK: OpLoad %float %{{[0-9]+}} Aligned 4
+// CHECK: OpLoad %float %{{[0-9]+}} Aligned|NonPrivatePointer 4
 // CHECK: OpCompositeInsert %v4float
-// CHECK: OpStore %{{[0-9]+}} %{{[0-9]+}} Aligned 4
+// CHECK: OpStore %{{[0-9]+}} %{{[0-9]+}} Aligned|NonPrivatePointer 4
 // CHECK: OpInBoundsAccessChain %_ptr_Workgroup_float %k_vk_local_2
 // CHECK: OpBitwiseAnd %uint
 // CHECK: OpBitwiseOr %uint
