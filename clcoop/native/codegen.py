@@ -87,6 +87,16 @@ class NativeModule:
         self.private_names = {}
 
 
+# Every name the engine gives its own functions and globals begins so (runtime_ir.py,
+# drivers.py, local_memory.py, coop_calls.py, ...).
+RESERVED_PREFIX = "__clcoop"
+
+
+def _lower_align(text, align):
+    """An access's text with its `align N` at most `align`."""
+    return re.sub(r", align (\d+)", lambda m: f", align {min(int(m.group(1)), align)}", text)
+
+
 def safe_divisor(o):
     """A constant divisor that is neither 0 nor -1: its division cannot fault (no check)."""
     return o.is_constant and not re.search(r"\b0\b|zeroinitializer|-1\b|undef|poison", ref(o))
@@ -102,6 +112,13 @@ def generate(module, kernel_names, subgroup_size=None, fast_path=None):
     if module.layout.pointer_bytes != 8:
         for k in kernel_names:
             out.reasons[k] = "32-bit SPIR target (spir-unknown-unknown): only spir64 is compiled natively"
+        return out
+    reserved = sorted(n for n in list(module.functions) + list(module.globals) if n.startswith(RESERVED_PREFIX))
+    if reserved:
+        # The engine's own runtime functions, drivers and tables have these names: IR that
+        # defines or declares one would stand in for them.
+        for k in kernel_names:
+            out.reasons[k] = f"the name @{reserved[0]} (names beginning with {RESERVED_PREFIX} are the native engine's)"
         return out
     # optnone/noinline (clang/clcoop -O0) would make LLVM skip the instruction namer and
     # the inliner; the checks are inserted before any optimization, so dropping them is safe.
@@ -216,6 +233,9 @@ class _ModuleGen:
         for fname in order:
             for g in self.mod.global_variables:
                 gi = self._global_info(g)
+                if gi.addrspace != 3 and g.is_declaration and self._uses_global(fname, g.name):
+                    # MCJIT would resolve it to the host process's symbol of that name.
+                    raise Unsupported(f"the external variable @{g.name} (declared, not defined in the module)")
                 if gi.addrspace != 3 and not gi.constant and self._uses_global(fname, g.name):
                     raise Unsupported(f"the program-scope variable @{g.name} (its value lives "
                                       f"from launch to launch in the interpreter's state)")
@@ -650,11 +670,7 @@ class _FunctionGen:
         self.mg.out.scratch_bytes = max(self.mg.out.scratch_bytes, size)
         site = self.site(ins, what, size)
         pty = str(ptr.type)
-        p0 = self.fresh("p")
-        if pty == "ptr":
-            self.lines.append(f"  {p0} = getelementptr i8, {typed(ptr)}, i64 0")
-        else:
-            self.lines.append(f"  {p0} = addrspacecast {typed(ptr)} to ptr")
+        p0 = self.frozen_pointer(typed(ptr))
         n = size_text or f"i64 {size}"
         r = self.checked(ptr, p0, n, elem, site, kind, write)
         if pty == "ptr":
@@ -662,6 +678,20 @@ class _FunctionGen:
         back = self.fresh("q")
         self.lines.append(f"  {back} = addrspacecast ptr {r} to {pty}")
         return f"{pty} {back}"
+
+    def frozen_pointer(self, pointer):
+        """A generic pointer (text) with the value of `pointer` (typed text), frozen: a
+        poison address (an inbounds GEP or nsw index that overflowed, a `ptr poison` of
+        hostile IR) is then one fixed value, which the check tests and the access uses
+        (unfrozen, LLVM may assume the check's comparisons anything: LangRef "Poison
+        Values", a branch on poison is undefined behaviour)."""
+        p0 = self.fresh("p")
+        if pointer.startswith("ptr ") and not pointer.startswith("ptr addrspace("):
+            self.lines.append(f"  {p0} = freeze {pointer}")
+        else:
+            self.lines.append(f"  {p0}.g = addrspacecast {pointer} to ptr")
+            self.lines.append(f"  {p0} = freeze ptr {p0}.g")
+        return p0
 
     def checked(self, ptr, p0, n, elem, site, kind, write):
         """Emit the check of `p0` (ptr), an address computed from the operand `ptr`, for an
@@ -804,8 +834,13 @@ class _FunctionGen:
             self.lines.append("  " + text)
             return
         what = "read" if op == "load" else "write"
-        checked = self.check(ins, ptr, store_size(t, self.layout), elem_size(t, self.layout), what, op == "store")
-        self.lines.append("  " + replace_last(text, typed(ptr), checked))
+        elem = elem_size(t, self.layout)
+        checked = self.check(ins, ptr, store_size(t, self.layout), elem, what, op == "store")
+        # The check guarantees the element's alignment (relative to a region whose base
+        # has its dtype's), not the `align` the IR claims: a larger one would let LLVM use
+        # aligned vector moves (movaps), which trap on a 4-aligned float4 (clang's `align
+        # 16` for `*(float4 *)(a + 1)`).
+        self.lines.append("  " + _lower_align(replace_last(text, typed(ptr), checked), elem))
 
     def _direct_stack(self, ptr):
         d = self.definition(ptr)
@@ -916,9 +951,7 @@ class _FunctionGen:
         self.lines.append(f"  {addr} = getelementptr {elem}, {typed(ptr_op)}, {off_op.type} {start}")
         site = self.site(ins, "read" if load else "write", n * esize)
         kind = FAULT_READ if load else FAULT_WRITE
-        p0 = self.fresh("p")
-        self.lines.append(f"  {p0} = addrspacecast {pty} {addr} to ptr" if pty != "ptr"
-                          else f"  {p0} = getelementptr i8, ptr {addr}, i64 0")
+        p0 = self.frozen_pointer(f"{pty} {addr}")
         r = self.checked(ptr_op, p0, f"i64 {n * esize}", esize, site, kind, not load)
         if load:
             self.lines.append(f"  {quote(ins.name)} = load {vt}, ptr {r}, align {esize}")

@@ -277,3 +277,85 @@ def test_a_misaligned_matrix_load_names_its_element_type(template):
         prog.k(16, 16, np.zeros(200, np.float32), np.zeros(128, np.float32))
     assert "misaligned" in str(info.value) and "bytes at address" not in str(info.value)
     assert "of float32 at byte offset 2 of buffer 'a' (200 elements)" in str(info.value)
+
+
+EXTERNAL_IR = HEAD + """
+@_Py_NoneStruct = external addrspace(2) constant [4 x i64]
+define spir_kernel void @k(ptr addrspace(1) %a) {
+entry:
+  %v = load i64, ptr addrspace(2) @_Py_NoneStruct
+  store i64 %v, ptr addrspace(1) %a
+  ret void
+}
+"""
+
+
+def test_an_external_variable_is_not_resolved_to_a_host_symbol():
+    """MCJIT resolved the declaration to the process's symbol of that name (Python's None
+    object), and the launch read through its address."""
+    prog = clcoop.Program.from_ir(EXTERNAL_IR, engine="native")
+    assert "the external variable @_Py_NoneStruct" in prog.k.fallback_reason
+
+
+@pytest.mark.parametrize("name", ["__clcoop_chk", "__clcoop_local.t", "__clcoop_run.k"])
+def test_the_engines_names_are_reserved(name):
+    ir = HEAD + f"""
+define spir_func void @"{name}"() {{
+entry:
+  ret void
+}}
+define spir_kernel void @k(ptr addrspace(1) %a) {{
+entry:
+  call spir_func void @"{name}"()
+  store float 1.0, ptr addrspace(1) %a
+  ret void
+}}
+"""
+    prog = clcoop.Program.from_ir(ir, engine="native")
+    assert f"the name @{name} (names beginning with __clcoop are the native engine's)" in prog.k.fallback_reason
+    a = np.zeros(1, np.float32)
+    clcoop.Program.from_ir(ir).k((1,), (1,), a)
+    assert a[0] == 1.0
+
+
+ALIGNED_CLAIM = """
+import numpy as np, clcoop
+src = '''kernel void k(global float *a, global float *b) {
+    size_t i = get_global_id(0);
+    float4 v = *(global float4 *)(a + 1 + 4 * i);
+    *(global float4 *)(b + 1 + 4 * i) = v * 2.0f; }'''
+prog = clcoop.Program(src).build(options=["-O2"], engine="native")
+assert "align 16" in prog.ir and prog.k.fallback_reason is None
+a = np.arange(70, dtype=np.float32)
+b = np.zeros(70, np.float32)
+prog.k(16, 16, a, b)
+assert (b[1:65] == 2 * a[1:65]).all() and b[0] == 0 and (b[65:] == 0).all()
+poison = '''target datalayout = "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-G1"
+target triple = "spir64-unknown-unknown"
+define spir_kernel void @k(ptr addrspace(1) %a) {
+entry:
+  store <4 x float> zeroinitializer, ptr addrspace(1) poison, align 16
+  %p = getelementptr inbounds float, ptr addrspace(1) %a, i64 9223372036854775807
+  store float 1.0, ptr addrspace(1) %p, align 4
+  ret void
+}'''
+prog = clcoop.Program.from_ir(poison, engine="native")
+assert prog.k.fallback_reason is None
+try:
+    prog.k((1,), (1,), np.zeros(4, np.float32))
+except clcoop.RuntimeFault as exc:
+    print("fault", str(exc).splitlines()[0])
+print("ok")
+"""
+
+
+def test_accesses_claiming_more_alignment_or_through_poison_do_not_crash():
+    """clang's `align 16` on a float4 access of a 4-aligned address let LLVM use movaps:
+    the process died with SIGSEGV (the check guarantees the element's alignment, so the
+    access now claims no more); a poison address (hostile IR, an inbounds GEP that
+    overflowed) is frozen before its check. A child process, since the failure is a crash."""
+    import subprocess
+    import sys
+    result = subprocess.run([sys.executable, "-c", ALIGNED_CLAIM], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "fault kernel 'k'" in result.stdout and result.stdout.strip().endswith("ok")
