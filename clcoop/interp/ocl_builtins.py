@@ -467,7 +467,7 @@ def _geometric(name):
     return make
 
 
-def _dot(base, params, arg_types, ret_ty):
+def _dot_builtin(base, params, arg_types, ret_ty):
     """`dot` of float vectors (6.15.5) or of char4/uchar4 (cl_khr_integer_dot_product)."""
     if integer_dot.is_integer_dot(base, arg_types):
         return integer_dot.make(base, params, arg_types, ret_ty)
@@ -721,7 +721,7 @@ def _table():
         t["half_" + name] = _float_fn(fn)
     for name in ("dot", "length", "distance", "normalize", "cross"):
         t[name] = t["fast_" + name] = _geometric(name)
-    t["dot"] = _dot
+    t["dot"] = _dot_builtin
     t["dot_acc_sat"] = integer_dot.make
     for acc in ("", "_acc_sat"):
         for signs, result in (("uu", "uint"), ("ss", "int"), ("us", "int"), ("su", "int")):
