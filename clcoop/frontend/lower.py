@@ -17,7 +17,7 @@ from clcoop.frontend import types as T
 from clcoop.frontend.llvm_types import (EVENT_IR, I1, I8, I32, CoopMatIRType, LoopIdMetadata, PoisonConstant,
                                         element_type, mark_volatile, ptr_type, scalar_ir)
 from clcoop.frontend.lower_coop import CoopLowering
-from clcoop.frontend.lower_expr import ExpressionLowering
+from clcoop.frontend.lower_expr import ExpressionLowering, copies_aggregate, is_volatile_access
 
 OCL_VERSION = (3, 0)
 
@@ -492,6 +492,24 @@ class Lowerer(ExpressionLowering, CoopLowering):
             return
         mark_volatile(b.store(value, ptr, align=self.align_of(ctype)), volatile)
 
+    def store_expr(self, e, ptr, ctype, volatile=False):
+        """Store the value of `e` at ptr. A struct read from memory is copied with
+        llvm.memcpy, as clang does: a first-class load/store of a large struct makes LLVM
+        (and the engines) expand it field by field (a 64-float struct: 11,700 lines)."""
+        if copies_aggregate(ctype, e):
+            self.copy_aggregate(ptr, self.aggregate_address(e), ctype, volatile or is_volatile_access(e))
+        else:
+            self.store_value(self.rvalue(e), ptr, ctype, volatile)
+
+    def copy_aggregate(self, dst, src, ctype, volatile):
+        bits = self.target.pointer_bits
+        name = f"llvm.memcpy.p{dst.type.addrspace}.p{src.type.addrspace}.i{bits}"
+        fn = self.intrinsic(name, ir.VoidType(), [dst.type, src.type, ir.IntType(bits), I1])
+        call = self.builder.call(fn, [dst, src, ir.Constant(ir.IntType(bits), self.size_of(ctype)),
+                                      ir.Constant(I1, int(volatile))], arg_attrs={0: (), 1: ()})
+        for pointer in (0, 1):
+            call.arg_attributes[pointer].align = self.align_of(ctype)
+
     def new_block(self, name):
         """A block not yet in the function: blocks are placed in emission order, as clang does."""
         return ir.Block(parent=self.fn, name=name)
@@ -537,7 +555,7 @@ class Lowerer(ExpressionLowering, CoopLowering):
         pass
 
     def st_ExprStmt(self, s):
-        self.rvalue(s.expr)
+        self.effect(s.expr)
 
     def st_DeclStmt(self, s):
         for var in s.vars:
@@ -563,7 +581,7 @@ class Lowerer(ExpressionLowering, CoopLowering):
             self.builder.store(ir.Constant(self.mem_type(ctype), None), ptr, align=self.align_of(ctype))
             self.init_elements(ptr, ctype, init)
         else:
-            self.store_value(self.rvalue(init), ptr, ctype)
+            self.store_expr(init, ptr, ctype)
 
     def init_elements(self, ptr, ctype, init):
         ty = self.mem_type(ctype)
@@ -592,7 +610,7 @@ class Lowerer(ExpressionLowering, CoopLowering):
             if isinstance(el, A.InitList):
                 self.init_elements(eptr, etype, el)
             else:
-                self.store_value(self.rvalue(el), eptr, etype)
+                self.store_expr(el, eptr, etype)
 
     def st_If(self, s):
         cond = self.rvalue(s.cond)

@@ -25,6 +25,15 @@ def is_volatile_access(e):
     return False
 
 
+def copies_aggregate(ctype, source):
+    """Whether storing `source` (a tast expression) as a `ctype` is a struct copy from
+    memory (llvm.memcpy, as clang), not a store of a computed value: the source is a
+    struct lvalue, or a struct assignment (`u = v = t`: v's place, once t is copied there)."""
+    if not isinstance(ctype, T.StructType) or source.type != ctype:
+        return False
+    return source.is_lvalue or (isinstance(source, A.Assign) and copies_aggregate(ctype, source.value))
+
+
 class ExpressionLowering:
     """Lowerer methods for lvalues and expressions."""
 
@@ -187,13 +196,39 @@ class ExpressionLowering:
         return self.old_values[-1]
 
     def ex_Comma(self, e):
-        self.rvalue(e.left)
+        self.effect(e.left)
         return self.rvalue(e.right)
 
     def ex_Assign(self, e):
+        if copies_aggregate(e.target.type, e.value):
+            target = self.copy_assign(e)
+            return self.load_value(target, e.type)      # the value is used: `a = (b = c)`
         value = self.rvalue(e.value)
         self.store_lvalue(e.target, value)
         return value
+
+    def copy_assign(self, e):
+        """`s = t` of structs: llvm.memcpy from t to s (s's address first, as clang)."""
+        target = self.address(e.target)
+        source = self.aggregate_address(e.value)
+        self.copy_aggregate(target, source, e.target.type,
+                            is_volatile_access(e.target) or is_volatile_access(e.value))
+        return target
+
+    def aggregate_address(self, e):
+        """Where the struct `e` (copies_aggregate's source) is, after evaluating it."""
+        return self.copy_assign(e) if isinstance(e, A.Assign) else self.address(e)
+
+    def effect(self, e):
+        """Evaluate `e` for its side effects only (an expression statement, the left of a
+        comma): a struct assignment then needs no reload of the value it copied."""
+        if isinstance(e, A.Assign) and copies_aggregate(e.target.type, e.value):
+            previous = self.set_location(e.loc) if self.subprogram is not None else None
+            self.copy_assign(e)
+            if self.subprogram is not None:
+                self.builder.debug_metadata = previous
+            return None
+        return self.rvalue(e)
 
     def ex_CompoundAssign(self, e):
         return self.read_modify_write(e.target, e.compute, result_new=True)
