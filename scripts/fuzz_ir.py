@@ -403,8 +403,13 @@ ND_RANGES = [((32,), (16,), 16), ((64,), (32,), 16), ((16,), (16,), 8), ((32, 2)
 
 
 def _normalized(message):
-    """A fault message without what differs by construction: host/interpreter addresses."""
-    return re.sub(r"0x[0-9a-f]+", "0x?", message)
+    """A fault message without what differs by construction (docs/native.md, "Which buffer
+    a fault names"): host and interpreter addresses, and, for IR without debug
+    information, the instruction line (the native engine shows the instruction as it
+    compiled it: calling conventions and attributes dropped, values renamed, helpers
+    inlined)."""
+    message = re.sub(r"-?0x[0-9a-f]+", "0x?", message)
+    return re.sub(r"(?m)^  instruction: .*$", "  instruction: ?", message)
 
 
 def documented(ir, interp, native):
