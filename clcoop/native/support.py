@@ -3,6 +3,7 @@
 A kernel the engine cannot run exactly like the interpreter falls back to the interpreter;
 the reason names the construct and, where there is one, the IR instruction.
 """
+from clcoop.engine import EngineFallbackWarning
 
 
 class Unsupported(Exception):
@@ -61,5 +62,6 @@ DROPPED_INTRINSICS = ("llvm.lifetime.", "llvm.dbg.", "llvm.assume",
 MEMORY_INTRINSICS = ("llvm.memcpy.", "llvm.memmove.", "llvm.memset.")
 
 
-class NativeFallbackWarning(UserWarning):
-    """engine='auto' runs a kernel in the interpreter; the message says why."""
+class NativeFallbackWarning(EngineFallbackWarning):
+    """engine='auto' runs a kernel in the interpreter; the message says why (one class for
+    every engine's fallbacks: EngineFallbackWarning)."""

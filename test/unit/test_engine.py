@@ -139,3 +139,12 @@ def test_equal_launches_are_prepared_once(recording, monkeypatch):
     assert [p.values[0] is a for p, a in zip(recording.launches, (c, c, d, c))] == [True] * 4
     prog.k(16, 8, c, 2.0)                             # another scalar value: prepared anew
     assert len(calls) == 3 and (c == 10).all()
+
+
+
+def test_the_native_engines_fallback_is_an_engine_fallback():
+    # One warning class filters every engine's fallbacks, the native engine's too.
+    from test_native_api import COOP_UNSUPPORTED
+    with pytest.warns(engine.EngineFallbackWarning, match="kernel 'ones' runs in the interpreter"):
+        prog = clcoop.Program(COOP_UNSUPPORTED).build(engine="auto")
+    assert prog.ones.engine == "interp"
