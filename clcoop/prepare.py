@@ -113,10 +113,6 @@ class PreparedLaunch:
         other.values = values
         return other
 
-    def buffers(self):
-        """(argument, the caller's array) of each BUFFER argument."""
-        return [(arg, self.values[arg.index]) for arg in self.arguments if arg.kind == BUFFER]
-
 
 class Preparations:
     """One kernel's launches prepared, the last KEPT_PREPARATIONS kept by launch key.
@@ -131,8 +127,7 @@ class Preparations:
                 global_offset, serial_subgroups):
         key = launch_key(global_size, local_size, args, subgroup_size, instruction_limit, global_offset,
                          LocalMemory)
-        if key is not None:
-            key = options_key(key, max_lanes, serial_subgroups)
+        key = options_key(key, max_lanes, serial_subgroups) if key is not None else None
         if key is not None:
             kept = self._kept.get(key)
             if kept is not None:
