@@ -13,7 +13,7 @@ import hashlib
 import threading
 import time
 
-from clcoop.errors import ArgumentError
+from clcoop.errors import ArgumentError, UnsupportedOnDevice
 from clcoop.interp.execute import DEFAULT_INSTRUCTION_LIMIT, DEFAULT_MAX_LANES
 from clcoop.prepare import Preparations
 from clcoop.spirv.reflection import read_reflection
@@ -22,6 +22,7 @@ from clcoop.vulkan.arguments import kernel_info, marshal
 from clcoop.vulkan.capabilities import check_kernel, unsupported_reason
 from clcoop.vulkan.pipeline import Pipelines
 from clcoop.vulkan.runner import runner
+from clcoop.vulkan.workgroup_memory import WorkgroupMemory, workgroup_memory_problem
 
 
 class VulkanProgram:
@@ -36,6 +37,7 @@ class VulkanProgram:
         all_descriptions = devices.descriptions()
         self.device = devices.device(devices.choose(all_descriptions, needed, device))
         self.description = self.device.description
+        self.workgroup_memory = WorkgroupMemory(self.module_bytes)
         self.pipelines = Pipelines(self.device, self.module_bytes)
         self.device.close_hooks.append(self.pipelines.destroy)     # destroyed before the device
         self._kernels = {}
@@ -64,7 +66,13 @@ class VulkanProgram:
 
     def reason(self, name):
         """Why the device cannot run kernel `name` (before its launch size is known), or None."""
-        return unsupported_reason(name, self.records[name], self.description)
+        why = unsupported_reason(name, self.records[name], self.description)
+        if why is None:     # its own __local arrays, whatever LocalMemory arguments it gets
+            record = self.records[name]
+            none = {arg["spec_id"]: 0 for arg in record["args"] if arg["kind"] == "local"}
+            error = workgroup_memory_problem(name, record, self.workgroup_memory, none, self.description)
+            why = str(error) if isinstance(error, UnsupportedOnDevice) else None
+        return why
 
     def close(self):
         """Destroy the program's pipelines (after the device's work is done)."""
@@ -83,6 +91,7 @@ class VulkanKernel:
         self.record = program.records[name]
         self.info = kernel_info(name, self.record)
         self._preparations = Preparations(None, self.info)     # equal launches are checked once
+        self._memory_checked = set()     # specializations whose Workgroup memory fits the device
         self.last_timings = None
 
     def __repr__(self):
@@ -148,15 +157,25 @@ class VulkanKernel:
                             f"{tuple(d.max_workgroup_size)} ({d.max_workgroup_invocations} invocations)")
         if any(g > m for g, m in zip(groups, d.max_workgroup_count)):
             problems.append(f"{groups} work-groups exceed the device's maximum count {tuple(d.max_workgroup_count)}")
-        if marshalled.local_bytes > d.max_shared_memory:
-            problems.append(f"the LocalMemory arguments take {marshalled.local_bytes} bytes per work-group, the "
-                            f"device has {d.max_shared_memory} bytes of shared memory")
         push_size = self.record.get("push_constant_size", 0)
         if push_size > d.max_push_constants_size:
             problems.append(f"the arguments take {push_size} bytes of push constants, the device has "
                             f"{d.max_push_constants_size}")
         if problems:
             raise ArgumentError(f"kernel '{self.name}' cannot launch on {d.title()}: " + "; ".join(problems))
+        self._check_workgroup_memory(marshalled.constants)
+
+    def _check_workgroup_memory(self, constants):
+        """UnsupportedOnDevice when the kernel's own __local arrays exceed the device's shared
+        memory, ArgumentError when its LocalMemory arguments make the launch exceed it."""
+        key = tuple(sorted(constants.items()))
+        if key in self._memory_checked:
+            return
+        why = workgroup_memory_problem(self.name, self.record, self.program.workgroup_memory, constants,
+                                       self.program.description)
+        if why is not None:
+            raise why
+        self._memory_checked.add(key)
 
 
 # ---------------------------------------------------------------------- one-call helper

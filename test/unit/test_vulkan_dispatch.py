@@ -206,8 +206,10 @@ def test_local_memory_beyond_the_device_is_refused(tmp_path):
     description = device_or_skip()
     prog = VulkanProgram(assemble(LOCAL_SUM, LOCAL_SUM_RECORD, tmp_path))
     too_much = description.max_shared_memory + 4
-    with pytest.raises(ArgumentError, match=f"take {too_much} bytes per work-group, the device has "
-                                            f"{description.max_shared_memory} bytes of shared memory"):
+    with pytest.raises(ArgumentError, match=f"needs {too_much} bytes of Workgroup .__local. memory per work-group "
+                                            f".argument 'tmp' {too_much}.*has {description.max_shared_memory} bytes "
+                                            f".maxComputeSharedMemorySize.: its LocalMemory arguments take "
+                                            f"{too_much} of them"):
         prog.local_sum((8,), (8,), np.zeros(1, np.float32), LocalMemory(too_much), 1.0)
 
 

@@ -349,3 +349,63 @@ def device_or_skip():
         return device.descriptions()[device.choose(device.descriptions())]
     except DeviceError as error:
         pytest.skip(f"no usable Vulkan device: {error}")
+
+
+# Workgroup memory of two kinds: a static array tile[@LENGTH@] (a kernel's own __local array)
+# and the __local argument `extra` (SpecId 101): tile[lid] = lid; extra[lid] = 2 * lid;
+# barrier; out[gid] = tile[lid] + extra[lid] (local size <= both lengths).
+def static_tile(length):
+    return HEADER + """
+               OpEntryPoint GLCompute %main "tile" %lid %gid %pc %tile %extra
+""" + "@RECORD@" + LOCAL_SIZE_DECORATIONS + """
+               OpDecorate %lid BuiltIn LocalInvocationId
+               OpDecorate %gid BuiltIn GlobalInvocationId
+               OpDecorate %extralen SpecId 101
+               OpDecorate %Push Block
+               OpMemberDecorate %Push 0 Offset 0
+               OpMemberDecorate %Push 1 Offset 8
+""" + TYPES + f"""
+    %tilelen = OpConstant %uint {length}
+""" + """
+    %tilearr = OpTypeArray %float %tilelen
+     %wgtile = OpTypePointer Workgroup %tilearr
+   %extralen = OpSpecConstant %uint 1
+   %extraarr = OpTypeArray %float %extralen
+    %wgextra = OpTypePointer Workgroup %extraarr
+    %wgfloat = OpTypePointer Workgroup %float
+       %tile = OpVariable %wgtile Workgroup
+      %extra = OpVariable %wgextra Workgroup
+       %Push = OpTypeStruct %ulong %arr3
+     %pcptr = OpTypePointer PushConstant %Push
+         %pc = OpVariable %pcptr PushConstant
+        %lid = OpVariable %inv3 Input
+        %gid = OpVariable %inv3 Input
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+         %l3 = OpLoad %v3uint %lid
+         %l0 = OpCompositeExtract %uint %l3 0
+         %g3 = OpLoad %v3uint %gid
+         %g0 = OpCompositeExtract %uint %g3 0
+         %lf = OpConvertUToF %float %l0
+         %l2 = OpFAdd %float %lf %lf
+         %tl = OpAccessChain %wgfloat %tile %l0
+               OpStore %tl %lf
+         %el = OpAccessChain %wgfloat %extra %l0
+               OpStore %el %l2
+               OpControlBarrier %uint_2 %uint_2 %uint_264
+         %tv = OpLoad %float %tl
+         %ev = OpLoad %float %el
+         %sv = OpFAdd %float %tv %ev
+         %op = OpAccessChain %pculong %pc %int_0
+         %oa = OpLoad %ulong %op
+         %o0 = OpConvertUToPtr %fptr %oa
+         %oi = OpPtrAccessChain %fptr %o0 %g0
+               OpStore %oi %sv Aligned 4
+               OpReturn
+               OpFunctionEnd
+"""
+
+
+STATIC_TILE_RECORD = {"tile": record(
+    [_global("out", 0, True), {"name": "extra", "kind": "local", "type": "float*", "dtype": "float32",
+                               "spec_id": 101}], 20, 8)}
