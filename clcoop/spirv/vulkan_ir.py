@@ -193,7 +193,7 @@ def before_inlining(text, kernels, builtins):
         params, rest = line[open_at + 1:close], line[close + 1:-1]
         rest = re.sub(r"!kernel_arg_\w+ !\d+|!reqd_work_group_size !\d+|!intel_reqd_sub_group_size !\d+|"
                       r"!work_group_size_hint !\d+|!vec_type_hint !\d+", "", rest)
-        header = f"define internal spir_func void @{kernel.name}.vk.body({params}) alwaysinline{rest}{{"
+        header = f"define internal spir_func void @{kernel.name}.vk.body({params}){_with_alwaysinline(rest)}{{"
         text = text[:m.start()] + header + text[m.end():]
         attr_id = 9000 + len(attrs)
         attrs.append(f'attributes #{attr_id} = {{ "hlsl.shader"="compute" '
@@ -233,8 +233,15 @@ def _inline_everything(text):
             return line
         head, brace = line.rsplit("{", 1)
         close = _params_end(head)
-        return head[:close + 1] + " alwaysinline" + head[close + 1:] + "{" + brace
+        return head[:close + 1] + _with_alwaysinline(head[close + 1:]) + "{" + brace
     return re.sub(r"^define [^\n]*\{$", mark, text, flags=re.M)
+
+
+def _with_alwaysinline(after_params):
+    """The text after a define's parameters with `alwaysinline` among its function attributes
+    (after unnamed_addr, which LLVM's grammar puts first)."""
+    m = re.match(r"(\s*(?:local_unnamed_addr|unnamed_addr)?)(.*)$", after_params, re.S)
+    return f"{m.group(1)} alwaysinline{(' ' + m.group(2).lstrip()) if m.group(2).strip() else ' '}"
 
 
 def _params_end(header):
@@ -316,7 +323,7 @@ class _Rewriter:
                 self.tokens.append(name)
             self.token_callees.add(m.group(1))
             return f"i32 {FUNCTION_TOKEN + self.tokens.index(name)}"
-        return re.sub(r"ptr @([-\w.$]+)(?=[,)])", token, line)
+        return re.sub(r"ptr(?: (?:nonnull|noundef))* @([-\w.$]+)(?=[,)])", token, line)
 
     def declaration_with_tokens(self, line):
         m = re.match(r"^declare (.*?)@(" + SPIRV_CALLEE + r")\((.*)\)(.*)$", line)
@@ -554,7 +561,10 @@ class _Rewriter:
                  "logical addressing needs", self.locator.point(line))
         pointee = self.pointee(path)
         first_type, first = indices[0]
-        if str(source) == str(pointee) and len(path.indices) > 1:
+        if str(source) == "i8" and str(pointee) != "i8" and len(indices) == 1:
+            # opt's canonical byte offsets (`getelementptr i8, p, off`) back to element indices.
+            pre, chain = self.byte_offset(line, indent, path, pointee, first_type, first, dbg)
+        elif str(source) == str(pointee) and len(path.indices) > 1:
             # base points at an array element: add the first index to the last one.
             last_type, last = path.indices[-1]
             merged = self._sum(indent, last_type, last, first_type, first, dbg)
@@ -578,6 +588,47 @@ class _Rewriter:
         operands = ", ".join(f"{t} {v}" for t, v in chain)
         return pre + [f"{indent}{result} = getelementptr inbounds {path.root_type}, {ptr_type} "
                       f"{path.root}, {operands}{dbg}"]
+
+    def byte_offset(self, line, indent, path, pointee, offset_type, offset, dbg):
+        """(instructions, access chain) for `offset` bytes from where `path` points: into an
+        array element (a scalar or vector), or into the arrays of a variable, each level's
+        index the quotient by its element size (a shift for powers of two)."""
+        pre = []
+        if offset_type != "i64":
+            widened = self.fresh()
+            pre.append(f"{indent}{widened} = sext {offset_type} {offset} to i64{dbg}")
+            offset = widened
+        if len(path.indices) > 1:
+            if pointee.kind in ("array", "struct"):
+                fail(f"a byte offset into a {pointee} element cannot be expressed in Vulkan's logical "
+                     "addressing", self.locator.point(line))
+            index = self._divide(pre, indent, offset, self.layout.size(pointee), dbg)
+            last_type, last = path.indices[-1]
+            merged = self._sum(indent, last_type, last, "i64", index, dbg)
+            return pre + merged[2], path.indices[:-1] + [(merged[0], merged[1])]
+        chain, ty = list(path.indices), pointee
+        while ty.kind == "array":
+            size = self.layout.size(ty.elem)
+            chain.append(("i64", self._divide(pre, indent, offset, size, dbg)))
+            if ty.elem.kind in ("array", "struct"):
+                rest = self.fresh()
+                pre.append(f"{indent}{rest} = urem i64 {offset}, {size}{dbg}")
+                offset = rest
+            ty = ty.elem
+        if ty.kind == "struct" or len(chain) == 1:
+            fail(f"a byte offset into a {pointee} cannot be expressed in Vulkan's logical addressing",
+                 self.locator.point(line))
+        return pre, chain
+
+    def _divide(self, pre, indent, offset, size, dbg):
+        if re.fullmatch(r"-?\d+", offset):
+            return str(int(offset) // size)
+        quotient = self.fresh()
+        if size & (size - 1) == 0:
+            pre.append(f"{indent}{quotient} = ashr exact i64 {offset}, {size.bit_length() - 1}{dbg}")
+        else:
+            pre.append(f"{indent}{quotient} = sdiv exact i64 {offset}, {size}{dbg}")
+        return quotient
 
     def _sum(self, indent, at, a, bt, b, dbg):
         if b == "0":
