@@ -54,6 +54,7 @@ def test_the_oracle_catches_what_it_must():
     assert fuzz.check_one(b"kernel void k() { int x = ; }", "k.cl") is None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("chunk", range(CHUNKS))
 def test_fuzz_compiler(chunk, corpus):
     size = TOTAL // CHUNKS

@@ -36,6 +36,7 @@ CROSS_SEEDS = range(2000, 2008)
 COOP_SEEDS = range(3000, 3040)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", SCALAR_SEEDS)
 def test_random_scalar_kernel(seed):
     case = kg.scalar_case(np.random.default_rng(seed))
@@ -46,6 +47,7 @@ def test_random_scalar_kernel(seed):
 
 
 @needs_clang
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", CROSS_SEEDS)
 def test_clang_and_clcoop_agree(seed):
     case, expected = kg.ub_free_scalar_case(np.random.default_rng(seed))
@@ -57,6 +59,7 @@ def test_clang_and_clcoop_agree(seed):
     assert not problems, "\n".join(problems)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", COOP_SEEDS)
 def test_random_coop_kernel(seed):
     case = kg.coop_case(np.random.default_rng(seed))
@@ -77,6 +80,7 @@ def _vector_diff_params():
 
 
 @needs_clang
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", _vector_diff_params())
 def test_vector_kernels_agree_with_clang(seed):
     case = kg.vector_diff_case(np.random.default_rng(seed), kernels=VECTOR_DIFF_KERNELS)
@@ -225,6 +229,7 @@ def test_finding_sitofp_i1_false_is_positive_zero():
     assert not np.signbit(out[[0, 2]]).any(), f"got {out!r}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(3100, 3104))
 def test_random_coop_kernel_with_a_partial_subgroup_faults(seed):
     """A work-group that ends in a partial subgroup: its matrix operations have inactive

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "fuzz_ir.py"
@@ -23,6 +24,7 @@ def _run(args, timeout):
                           timeout=timeout, cwd=ROOT)
 
 
+@pytest.mark.slow
 def test_bounded_run_finds_no_memory_corruption(tmp_path):
     """~45 s of mutants of clcoop's and clang's IR: the child never dies, no sentinel byte
     changes, nothing hangs (docs/testing.md "IR fuzzer" for what longer runs found)."""

@@ -180,6 +180,7 @@ def test_partial_subgroup_fault_names_the_right_subgroup_when_serial():
                       serial_subgroups=serial)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(250))
 def test_random_divergent_kernel_does_not_depend_on_batching(seed):
     case = dg.divergence_case(np.random.default_rng(seed), seed)

@@ -12,6 +12,9 @@ from clcoop.native.support import NativeFallbackWarning
 import kernel_gen as kg
 from test_fuzz_interp import COOP_SEEDS
 
+# Differential and fuzz runs: left out of the default test run (docs/testing.md).
+pytestmark = pytest.mark.slow
+
 
 def run(case, engine):
     with warnings.catch_warnings():

@@ -8,6 +8,9 @@ import test_examples
 import test_interp_faults
 import test_interp_kernels
 
+# Differential and fuzz runs: left out of the default test run (docs/testing.md).
+pytestmark = pytest.mark.slow
+
 # Results that depend on the order of atomics between work-groups: checked by the test's
 # own oracle on the native results instead of bit for bit.
 ORDER_DEPENDENT = {"test_cmpxchg_gives_distinct_tickets"}

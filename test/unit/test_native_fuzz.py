@@ -12,6 +12,9 @@ import pytest
 import clcoop
 import kernel_gen as kg
 
+# Differential and fuzz runs: left out of the default test run (docs/testing.md).
+pytestmark = pytest.mark.slow
+
 SEEDS = range(1000, 1040)
 NATIVE = {}
 

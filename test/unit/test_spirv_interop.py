@@ -157,6 +157,7 @@ def expected_to_be_rejected(path):
         return folder in REJECTING_FOLDERS and bool(EXPECTS_FAILURE_RE.search(handle.read()))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", inputs.lit_cl_files(), ids=inputs.relative)
 def test_lit_kernel_interop(path, tmp_path):
     status, ir, err = inputs.clcoop(path, "spir64-unknown-unknown")
@@ -186,7 +187,7 @@ def test_pointee_check_sees_the_uchar_fallback(tmp_path):
     assert dis_pointer_types(llc_spirv(ir, "spir64-unknown-unknown"), tmp_path) == ["%_ptr_CrossWorkgroup_uchar"]
 
 
-@pytest.mark.parametrize("opt_level", [0, 2])
+@pytest.mark.parametrize("opt_level", [0, pytest.param(2, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("triple", inputs.TRIPLES)
 @pytest.mark.parametrize("path", inputs.example_files(), ids=os.path.basename)
 def test_example_emit_spirv_is_complete(path, triple, opt_level, tmp_path):
