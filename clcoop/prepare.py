@@ -95,7 +95,9 @@ class PreparedLaunch:
     and offsets padded to 3 dimensions, dims, num_groups, wg_size, total_groups);
     arguments: one LaunchArgument per parameter; values: the caller's arguments of this
     launch as passed (the NumPy array of a BUFFER); key: the launch key (equal keys,
-    equal preparations; None when not keyed)."""
+    equal preparations; None when not keyed); subgroup_size_given: whether the caller
+    passed subgroup_size= (else subgroup_size is the kernel's or DEFAULT_SUBGROUP_SIZE, which
+    an engine whose device fixes the size, the GPU's, may replace)."""
     kernel: str
     nd: NDRange
     subgroup_size: int
@@ -105,6 +107,7 @@ class PreparedLaunch:
     arguments: tuple
     values: tuple
     key: tuple = None
+    subgroup_size_given: bool = False
 
     def bound(self, values):
         """This preparation for a launch with equal key and these arguments."""
@@ -157,7 +160,8 @@ def prepare_launch(module, info, global_size, local_size, args, subgroup_size=No
         raise ArgumentError(f"kernel '{info.name}' takes {len(info.params)} arguments ({names}), "
                             f"got {len(args)}")
     arguments = _convert_args(module, info, args)
-    return PreparedLaunch(info.name, nd, S, limit, lanes, bool(serial_subgroups), arguments, tuple(args))
+    return PreparedLaunch(info.name, nd, S, limit, lanes, bool(serial_subgroups), arguments, tuple(args),
+                          subgroup_size_given=subgroup_size is not None)
 
 
 # ============================================================================ sizes

@@ -15,7 +15,6 @@ size is the kernel's (intel_reqd_sub_group_size or what its matrices assume) or 
 import importlib
 
 from clcoop.engine import EngineFallbackWarning
-from clcoop.prepare import DEFAULT_SUBGROUP_SIZE
 from clcoop.vulkan.program import VulkanProgram
 
 COMPILER = "clcoop.spirv.vulkan"
@@ -41,9 +40,10 @@ class VulkanEngine:
         return self.program.reason(kernel_name)
 
     def launch(self, kernel, prepared):
-        requested = prepared.subgroup_size
-        if requested == DEFAULT_SUBGROUP_SIZE and not kernel.reqd_sub_group_size:
-            requested = None             # prepare's default: the device or the kernel decides
+        # A size the caller gave is required of the device (refused when it cannot run it);
+        # else the kernel's (its record: intel_reqd_sub_group_size or what its matrices
+        # assume) or the device's decides, not prepare's default.
+        requested = prepared.subgroup_size if prepared.subgroup_size_given else None
         self.program.kernel(kernel.name).launch_prepared(prepared, requested)
 
     def last_timings(self, kernel_name):

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import clcoop
-from clcoop.errors import ArgumentError, DeviceUnavailable
+from clcoop.errors import ArgumentError, DeviceUnavailable, UnsupportedOnDevice
 from clcoop.vulkan import device, vk
 from vulkan_modules import device_or_skip
 
@@ -112,3 +112,27 @@ def test_no_vulkan_loader_is_a_clear_error(monkeypatch):
     monkeypatch.setattr(device, "_instance", None)
     with pytest.raises(DeviceUnavailable, match="no Vulkan loader could be opened"):
         clcoop.Program(SOURCE).build(options=OPTIONS, engine="vulkan")
+
+
+SUBGROUPS = r"""
+kernel void sizes(global uint *out) {
+    out[get_global_id(0)] = get_sub_group_size();
+}
+"""
+
+
+def test_a_subgroup_size_given_is_required_of_the_device():
+    description = device_or_skip()
+    gpu = clcoop.Program(SUBGROUPS).build(options=OPTIONS, engine="vulkan")
+    out = np.zeros(64, np.uint32)
+    gpu.sizes((64,), (64,), out)                          # not given: the device's size
+    assert set(out) == {description.subgroup_size}
+    have = description.subgroup_size
+    out[:] = 0
+    gpu.sizes((64,), (64,), out, subgroup_size=have)      # given, and the device's: runs
+    assert set(out) == {have}
+    # prepare's default (16), given explicitly, is no longer taken for "not given".
+    impossible = next(s for s in (16, 4, 128) if not description.min_subgroup_size <= s <=
+                      description.max_subgroup_size or not description.subgroup_size_control)
+    with pytest.raises(UnsupportedOnDevice, match=f"subgroup size {impossible} is required, the device has"):
+        gpu.sizes((64,), (64,), out, subgroup_size=impossible)
