@@ -178,6 +178,17 @@ for _c in COMPONENTS.values():
     COMPONENTS_BY_LLVM.setdefault(_c.llvm, _c)
 
 
+# VkComponentTypeKHR values (VK_KHR_cooperative_matrix; bf16: VK_KHR_shader_bfloat16; the
+# packed types: VK_NV_cooperative_vector; e4m3/e5m2: VK_EXT_shader_float8), spelled as
+# docs/vulkan-abi.md spells them: reflection records, device descriptions, clcoop-devices.
+VK_COMPONENT_TYPES = {0: "f16", 1: "f32", 2: "f64", 3: "s8", 4: "s16", 5: "s32", 6: "s64", 7: "u8", 8: "u16",
+                      9: "u32", 10: "u64", 1000141000: "bf16", 1000491000: "s8packed", 1000491001: "u8packed",
+                      1000491002: "e4m3", 1000491003: "e5m2"}
+# The OpenCL C component types (COMPONENTS) by their VkComponentTypeKHR names.
+VK_COMPONENTS = {"char": "s8", "uchar": "u8", "short": "s16", "ushort": "u16", "int": "s32", "uint": "u32",
+                 "long": "s64", "ulong": "u64", "half": "f16", "__bf16": "bf16", "float": "f32", "double": "f64"}
+
+
 # ---------------------------------------------------------------- matrix types
 
 # Largest rows/cols accepted: real devices use 8..64; larger values only exhaust memory.

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from clcoop.coopmat_spec import COMPONENTS, Layout, Scope, Use
+from clcoop.coopmat_spec import COMPONENTS, VK_COMPONENTS, Layout, Scope, Use
 from clcoop.errors import ArgumentError, DeviceError
 from clcoop.interp.scalars import COMPONENT_DTYPES
 from clcoop.spirv.reflection import encode_string, record_words
@@ -48,15 +48,15 @@ class ProbeComponent:
 
 def component(type_name):
     c = COMPONENTS.get(type_name)
-    if c is None:
-        raise ArgumentError(f"unknown component type '{type_name}' (one of {', '.join(COMPONENTS)})")
+    if c is None or c.name not in VK_COMPONENTS:
+        raise ArgumentError(f"unknown component type '{type_name}' (one of {', '.join(VK_COMPONENTS)})")
     if c.is_float:
         bfloat = c.llvm == "bfloat"
         exact = min(8 if bfloat else SIGNIFICAND_BITS[c.bits], 24)
-        return ProbeComponent(c.name, "bf16" if bfloat else f"f{c.bits}", "bfloat" if bfloat else "float", c.bits,
+        return ProbeComponent(c.name, VK_COMPONENTS[c.name], "bfloat" if bfloat else "float", c.bits,
                               "bfloat16" if bfloat else f"float{c.bits}", exact)
     kind = "int" if c.signed else "uint"
-    return ProbeComponent(c.name, f"{'s' if c.signed else 'u'}{c.bits}", kind, c.bits, COMPONENT_DTYPES[c.name].name,
+    return ProbeComponent(c.name, VK_COMPONENTS[c.name], kind, c.bits, COMPONENT_DTYPES[c.name].name,
                           min(c.bits - 1 if c.signed else c.bits, 24))
 
 

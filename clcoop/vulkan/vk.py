@@ -10,6 +10,7 @@ are at hand. docs/gpu.md says why ctypes and not a PyPI binding.
 """
 import ctypes
 
+from clcoop.coopmat_spec import VK_COMPONENT_TYPES
 from clcoop.errors import DeviceError, DeviceLost, DeviceOutOfMemory, DeviceUnavailable
 
 U8, U32, I32, U64, F32 = ctypes.c_uint8, ctypes.c_uint32, ctypes.c_int32, ctypes.c_uint64, ctypes.c_float
@@ -135,10 +136,8 @@ QUERY_RESULT_64_BIT = 0x1
 QUERY_RESULT_WAIT_BIT = 0x2
 SHARING_MODE_EXCLUSIVE = 0
 
-# VkComponentTypeKHR and VkScopeKHR, spelled as docs/vulkan-abi.md spells them
-COMPONENT_TYPES = {0: "f16", 1: "f32", 2: "f64", 3: "s8", 4: "s16", 5: "s32", 6: "s64", 7: "u8", 8: "u16",
-                   9: "u32", 10: "u64", 1000141000: "bf16", 1000491000: "s8packed", 1000491001: "u8packed",
-                   1000491002: "e4m3", 1000491003: "e5m2"}
+# VkComponentTypeKHR (its one home: coopmat_spec) and VkScopeKHR, spelled as docs/vulkan-abi.md spells them
+COMPONENT_TYPES = VK_COMPONENT_TYPES
 SCOPES = {1: "device", 2: "workgroup", 3: "subgroup", 5: "queuefamily"}
 
 

@@ -143,3 +143,17 @@ def test_tensor_type_rules():
     assert S.tensor_type_problem(2, 5).operand == 1
     assert S.tensor_type_problem(3, permutation=(0, 1, 1)).operand == 2
     assert S.tensor_type_problem(2, permutation=(0, 1, 2)) is not None
+
+
+def test_vk_component_names_are_those_of_the_vulkan_enum_and_fit_the_component():
+    """VK_COMPONENTS (the names reflection records and probes write) spell VkComponentTypeKHR
+    values as VK_COMPONENT_TYPES does, each of its component's kind and width."""
+    names = set(S.VK_COMPONENT_TYPES.values())
+    assert len(names) == len(S.VK_COMPONENT_TYPES)
+    for opencl_name, vk_name in S.VK_COMPONENTS.items():
+        component = S.COMPONENTS[opencl_name]
+        assert vk_name in names
+        kind = "bf" if component.llvm == "bfloat" else "f" if component.is_float else "s" if component.signed else "u"
+        assert vk_name == f"{kind}{component.bits}", opencl_name
+    assert {"char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "half", "__bf16", "float",
+            "double"} <= set(S.VK_COMPONENTS)

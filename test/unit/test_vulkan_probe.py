@@ -6,7 +6,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from clcoop.coopmat_spec import COMPONENTS
+from clcoop.coopmat_spec import VK_COMPONENTS
 from clcoop.errors import DeviceError, ToolMissing, UnsupportedOnDevice
 from clcoop.interp.debug import format_layout_table
 from clcoop.spirv.reflection import read_reflection
@@ -27,7 +27,7 @@ def _validate(data, tmp_path):
     assert done.returncode == 0, done.stderr + done.stdout
 
 
-@pytest.mark.parametrize("type_name", sorted(COMPONENTS))
+@pytest.mark.parametrize("type_name", sorted(VK_COMPONENTS))
 @pytest.mark.parametrize("use, scope, invocations", [("a", "subgroup", 32), ("b", "subgroup", 16),
                                                      ("accumulator", "workgroup", 128)])
 def test_probe_modules_are_valid_vulkan(type_name, use, scope, invocations, tmp_path):
