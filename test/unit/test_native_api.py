@@ -229,6 +229,7 @@ __kernel void from_int(__global const long *x, __global half *h) {
 """
 
 
+@pytest.mark.slow          # every float and double pattern class, several seconds
 @pytest.mark.parametrize("opt", ["-O0", "-O2"])
 def test_conversions_to_half_are_correctly_rounded_without_library_calls(opt):
     # LLVM lowers double -> half to a call of __truncdfhf2, which is not in the process

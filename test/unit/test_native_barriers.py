@@ -135,6 +135,7 @@ __kernel void k(__global int *out, int rounds) {
 }"""
 
 
+@pytest.mark.slow          # several seconds: many threads and work-groups
 @pytest.mark.parametrize("fast", [True, False])
 def test_each_thread_has_its_own_local_variables(fast, monkeypatch):
     """Work-groups running at once on two threads write their group id into __local and
@@ -192,6 +193,7 @@ __kernel void none(__global int *out) {
 }"""
 
 
+@pytest.mark.slow          # several seconds: many work-groups on every thread
 @pytest.mark.parametrize("fast", [True, False])
 def test_local_memory_is_zero_at_the_start_of_every_work_group(fast):
     """Each work-group reads its __local variable and argument before writing them: zeros,
