@@ -29,6 +29,7 @@ __all__ = ["ir_to_vulkan_spirv", "validate_vulkan", "TARGET_ENVS", "VulkanTarget
 TARGET_ENVS = ("vulkan1.3",)
 LLC_TRIPLE = "spirv1.6-unknown-vulkan1.3-compute"
 LLC_EXTENSIONS = "+SPV_KHR_cooperative_matrix,+SPV_KHR_bfloat16"
+WIDE_VECTOR = re.compile(r"<(?:8|16) x ")
 OPT_PASSES = "always-inline,mem2reg,infer-address-spaces,sroa,globaldce"
 
 
@@ -60,8 +61,13 @@ def vulkan_ir(ir_text):
     text = before_inlining(text, kernels, builtins)
     text = re.sub(r"^define (?:dso_local )?spir_func ", "define internal spir_func ",
                   text, flags=re.M)
+    passes = OPT_PASSES
+    if WIDE_VECTOR.search(text):
+        # Shader SPIR-V has vectors of 2-4 components (Vector16 is a Kernel capability): split
+        # 8- and 16-wide ones into pieces of 32 bits (<4 x i8>, <2 x half>, scalars).
+        passes += ",scalarizer<load-store;min-bits=32>"
     # The SPIR-V (OpenCL) target tells infer-address-spaces that addrspace(4) is generic.
-    inlined = _run("opt", ["-mtriple=spirv64-unknown-unknown", f"-passes={OPT_PASSES}", "-S"], text, "opt-22").decode("utf-8")
+    inlined = _run("opt", ["-mtriple=spirv64-unknown-unknown", f"-passes={passes}", "-S"], text, "opt-22").decode("utf-8")
     text, tokens = after_inlining(inlined, loaded.structs)
     return text, kernels, tokens
 

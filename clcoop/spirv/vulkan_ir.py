@@ -358,7 +358,7 @@ class _Rewriter:
     # only loaded from or stored to; each becomes a placeholder clcoop.spirv.vulkan_module
     # lowers to OpAccessChain on the matrix variable (llc-22's Vulkan target crashes on the
     # imported call's pointer result).
-    _CHAIN = re.compile(r"^\s*(%\S+) = call [^@]*@(_Z\d+" + re.escape(coop_names.ACCESS_CHAIN) + r"\w*)\(ptr (%\S+), (i\d+) (\S+)\)")
+    _CHAIN = re.compile(r"^\s*(%\S+) = call [^@]*@(_Z\d+" + re.escape(coop_names.ACCESS_CHAIN) + r"\w*)\(ptr(?: (?:nonnull|noundef))* (%\S+), (i\d+)(?: (?:noundef|signext|zeroext))* (\S+)\)")
     _ELEMENT_LOAD = re.compile(r"^(\s*)(%\S+) = load ([^,]+), ptr (%\S+?)(,.*)?$")
     _ELEMENT_STORE = re.compile(r"^(\s*)store (.+?) (\S+), ptr (%\S+?)(,.*)?$")
 

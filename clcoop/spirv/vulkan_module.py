@@ -52,7 +52,12 @@ OP_CONTROL_BARRIER = 224
 OP_MEMORY_BARRIER = 225
 OP_COPY_MEMORY_SIZED = 64
 OP_LABEL = 248
+OP_SELECTION_MERGE = 247
+OP_BRANCH = 249
+OP_BRANCH_CONDITIONAL = 250
+OP_CONSTANT_TRUE = 41
 DECORATION_ARRAY_STRIDE = 6
+DECORATION_FUNC_PARAM_ATTR = 38
 
 ADDRESSING_PHYSICAL_STORAGE_BUFFER64 = 5348
 MEMORY_MODEL_VULKAN = 3
@@ -873,6 +878,31 @@ class VulkanModule:
             _name, count = sb.decode_string(inst.operands[2:])
             inst.operands = inst.operands[:2 + count] + sorted(used)
 
+    def complete_empty_selections(self):
+        """llc-22's structurizer sometimes declares an OpSelectionMerge before an unconditional
+        OpBranch (measured on -O2 IR with nested loops), which SPIR-V 2.16.2 forbids (a merge
+        instruction precedes a conditional branch or switch). The branch becomes
+        `OpBranchConditional %true <target> <merge>`: the same control flow, and the selection
+        construct llc laid out stays structured."""
+        def pairs():
+            instructions = self.module.instructions
+            return [i for i, inst in enumerate(instructions) if inst.opcode == OP_SELECTION_MERGE
+                    and i + 1 < len(instructions) and instructions[i + 1].opcode == OP_BRANCH]
+        if not pairs():
+            return
+        true = self.true_constant()          # a new global: the indices move
+        instructions = self.module.instructions
+        for i in pairs():
+            merge, target = instructions[i].operands[0], instructions[i + 1].operands[0]
+            instructions[i + 1] = sb.Instruction(OP_BRANCH_CONDITIONAL, [true, target, merge])
+
+    def true_constant(self):
+        boolean = self.bool_type()
+        for inst in self.module.instructions:
+            if inst.opcode == OP_CONSTANT_TRUE and inst.operands[0] == boolean:
+                return inst.operands[1]
+        return self.add_global(sb.Instruction(OP_CONSTANT_TRUE, [boolean, self.module.new_id()]))
+
     def drop_dead_casts(self):
         """llc's pointer casts that fed the lowered calls (a logical pointer may not be cast)."""
         while True:
@@ -909,7 +939,15 @@ class VulkanModule:
                                         if not (i.opcode == sb.OP_CAPABILITY and i.operands == [sb.CAPABILITY_INT8])]
 
     # ---- 4. checks
+    def drop_kernel_decorations(self):
+        """FuncParamAttr (SPIR-V 3.20: Kernel capability) that llc-22 puts on parameters from
+        IR attributes such as `readonly`: no meaning for a Shader module."""
+        self.module.instructions = [i for i in self.module.instructions
+                                    if not (i.opcode == sb.OP_DECORATE and i.operands[1] == DECORATION_FUNC_PARAM_ATTR)]
+
     def check(self):
+        self.drop_kernel_decorations()
+        self.complete_empty_selections()
         self.drop_dead_casts()
         self.drop_unused_types()
         for inst in self.module.instructions:

@@ -31,7 +31,8 @@ TAKEN = [
     "examples/vulkan/gemm_f16_f32_16x16.cl", "examples/vulkan/gemm_f16_16x8.cl",
     "examples/vulkan/gemm_s8_s32.cl", "examples/vulkan/gemm_bf16.cl", "examples/vulkan/vector_add.cl",
     "examples/vulkan/stencil.cl", "examples/vulkan/local_reduce.cl", "examples/vulkan/math.cl",
-    "examples/vulkan/gemm_wg_f16.cl", "examples/gemm_wg.cl", "examples/conv2d_nhwc.cl",
+    "examples/vulkan/gemm_wg_f16.cl", "examples/vulkan/gemm_khr_local.cl", "examples/vulkan/gemm_wg_local.cl",
+    "examples/vulkan/gemm_khr_blocked.cl", "examples/gemm_wg.cl", "examples/conv2d_nhwc.cl",
     "examples/softmax_rows.cl", "examples/mlp2.cl", "examples/mask_causal.cl", "examples/q4_gemm.cl",
     "examples/bf16_gemm.cl", "examples/gemm_f16_f32.cl", "examples/gemm_f32.cl", "examples/gemm_i8_i32.cl",
     "examples/gemm_i8_sat.cl", "examples/operators.cl", "examples/reduction_local.cl",
@@ -46,11 +47,13 @@ REFUSED = {
 }
 
 
-def compile_vulkan(path):
-    """The module bytes as `clcoop --emit-spirv --target-env=vulkan1.3` writes them."""
+def compile_vulkan(path, opt_level=0):
+    """The module bytes as `clcoop --emit-spirv --target-env=vulkan1.3` writes them (-O0), or
+    as Program.build(engine="vulkan") makes them (-O2)."""
     from clcoop.spirv.vulkan import ir_to_vulkan_spirv
     source = (ROOT / path).read_text()
-    result = driver.compile_source(source, driver.CompileOptions(filename=str(ROOT / path), debug_info=True))
+    result = driver.compile_source(source, driver.CompileOptions(filename=str(ROOT / path), debug_info=True,
+                                                                 opt_level=opt_level))
     return ir_to_vulkan_spirv(result.ir)
 
 
@@ -68,9 +71,10 @@ def disassemble(data, tmp_path):
                           text=True, check=True).stdout
 
 
+@pytest.mark.parametrize("opt_level", [0, 2], ids=["O0", "O2"])
 @pytest.mark.parametrize("path", TAKEN)
-def test_taken_kernels_validate_as_emitted(path, tmp_path):
-    data = compile_vulkan(path)
+def test_taken_kernels_validate_as_emitted(path, opt_level, tmp_path):
+    data = compile_vulkan(path, opt_level)
     done = spirv_val(data, tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     text = disassemble(data, tmp_path)
