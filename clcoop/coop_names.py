@@ -19,7 +19,7 @@ SIGNED_CODES = frozenset({"a", "c", "s", "i", "l"})
 UNSIGNED_CODES = frozenset({"h", "t", "j", "m"})
 
 _MANGLED_PREFIX = re.compile(r"_Z(\d+)")
-_MATRIX_ARG = re.compile(r"(DF16b|Dh|[a-z])Li(\d+)ELi(\d+)ELi(\d+)ELi(\d+)E")
+_MATRIX_ARG = re.compile(r"(DF16b|Dh|u10__fp8_e4m3|u10__fp8_e5m2|[a-z])Li(\d+)ELi(\d+)ELi(\d+)ELi(\d+)E")
 
 
 @dataclass(frozen=True)

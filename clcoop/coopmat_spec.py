@@ -13,6 +13,8 @@ import enum
 import re
 from dataclasses import dataclass
 
+from clcoop import float8
+
 
 class _Spelled:
     """Mixin: `opencl` is the OpenCL C enumerator, `spirv` the SPIR-V operand name."""
@@ -169,6 +171,9 @@ COMPONENTS = {c.name: c for c in (
     Component("__bf16", "bfloat", "DF16b", 16, True, True),
     Component("float", "float", "f", 32, True, True),
     Component("double", "double", "d", 64, True, True),
+    # SPV_EXT_float8: OpTypeFloat 8 with an FP encoding, an inline SPIR-V type in the IR.
+    Component(float8.E4M3.name, float8.E4M3.ir_type, float8.E4M3.itanium, 8, True, True),
+    Component(float8.E5M2.name, float8.E5M2.ir_type, float8.E5M2.itanium, 8, True, True),
 )}
 COMPONENTS_BY_ITANIUM = {c.itanium: c for c in COMPONENTS.values()}
 # The IR loses integer signedness (docs/ir-conventions.md): an LLVM type names the signed
@@ -189,6 +194,12 @@ VK_COMPONENTS = {"char": "s8", "uchar": "u8", "short": "s16", "ushort": "u16", "
                  "long": "s64", "ulong": "u64", "half": "f16", "__bf16": "bf16", "float": "f32", "double": "f64"}
 
 
+def component_of_llvm(text):
+    """The Component of an LLVM component type text (an fp8 inline type in any spacing)."""
+    fmt = float8.format_of_ir_type(text)
+    return COMPONENTS[fmt.name] if fmt else COMPONENTS_BY_LLVM.get(text)
+
+
 # ---------------------------------------------------------------- matrix types
 
 # Largest rows/cols accepted: real devices use 8..64; larger values only exhaust memory.
@@ -196,14 +207,15 @@ MAX_DIMENSION = 1 << 12
 
 # The LLVM target extension type of OpTypeCooperativeMatrixKHR (llc-22's SPIR-V backend).
 MATRIX_TARGET_TYPE = "spirv.CooperativeMatrixKHR"
+_COMPONENT = rf"(\w+|{float8.IR_TYPE_PATTERN})"      # fp8: an inline OpTypeFloat 8
 _MATRIX_TYPE_RE = re.compile(
-    r'^\s*target\s*\(\s*"spirv\.CooperativeMatrixKHR"\s*,\s*(\w+)\s*,\s*(\d+)\s*,'
+    r'^\s*target\s*\(\s*"spirv\.CooperativeMatrixKHR"\s*,\s*' + _COMPONENT + r'\s*,\s*(\d+)\s*,'
     r'\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*\)\s*$')
 
 
 # A matrix type anywhere in IR text (group 1: the LLVM component, then scope, rows, cols, use).
 _MATRIX_TYPE_IN_TEXT = re.compile(
-    r'target\s*\(\s*"spirv\.CooperativeMatrixKHR"\s*,\s*(\w+)\s*,\s*(\d+)\s*,'
+    r'target\s*\(\s*"spirv\.CooperativeMatrixKHR"\s*,\s*' + _COMPONENT + r'\s*,\s*(\d+)\s*,'
     r'\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*\)')
 
 
@@ -253,10 +265,11 @@ class MatrixType:
         """The MatrixType of `target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2)`;
         None when `text` is not such a type or names an unknown component."""
         match = _MATRIX_TYPE_RE.match(text)
-        if not match or match.group(1) not in COMPONENTS_BY_LLVM:
+        component = match and component_of_llvm(match.group(1))
+        if not component:
             return None
         scope, rows, cols, use = (int(v) for v in match.groups()[1:])
-        return cls(COMPONENTS_BY_LLVM[match.group(1)], scope, rows, cols, use)
+        return cls(component, scope, rows, cols, use)
 
     def with_(self, **changes):
         fields = {"component": self.component, "scope": self.scope, "rows": self.rows,
@@ -287,7 +300,11 @@ def mul_add_problem(a, b, c, result=None):
         if matrix.use != use:
             return Problem(f"argument of cooperative matrix must have '{use.opencl}' use", index)
     ca, cb, cc = a.component, b.component, c.component
-    if ca.is_float != cb.is_float or (ca.is_float and ca != cb) or ca.bits != cb.bits:
+    if is_float8(ca) or is_float8(cb) or is_float8(cc):
+        problem = _float8_mul_add_problem(ca, cb, cc, result)
+        if problem is not None:
+            return problem
+    elif ca.is_float != cb.is_float or (ca.is_float and ca != cb) or ca.bits != cb.bits:
         return Problem("inconsistent cooperative matrix element types", 1,
                        f"element types are '{ca.name}', '{cb.name}' and '{cc.name}'")
     if ca.is_float != cc.is_float:
@@ -304,6 +321,29 @@ def mul_add_problem(a, b, c, result=None):
     if result is not None and (result.use != Use.ACCUMULATOR or
                                (result.rows, result.cols, result.scope) != (c.rows, c.cols, c.scope)):
         return Problem("the result of a multiply-add must be an accumulator of C's shape and scope", -1)
+    return None
+
+
+def is_float8(component):
+    return component.name in float8.FORMATS
+
+
+# Accumulators of an fp8 mul-add: SPV_EXT_float8 lets any cooperative matrix have an fp8
+# component and leaves the mul-add's arithmetic to the client API; the ones that define it
+# (VK_EXT_shader_float8, the issue) use half and float, so clcoop takes those.
+FLOAT8_ACCUMULATORS = ("half", "float")
+
+
+def _float8_mul_add_problem(ca, cb, cc, result):
+    """fp8 A and B (either encoding each), a half or float C and result."""
+    names = f"element types are '{ca.name}', '{cb.name}' and '{cc.name}'"
+    if not (is_float8(ca) and is_float8(cb)):
+        return Problem("inconsistent cooperative matrix element types", 0 if not is_float8(ca) else 1,
+                       f"{names}: an fp8 multiply-add takes fp8 A and B")
+    for index, component in ((2, cc), (-1, result.component if result is not None else cc)):
+        if component.name not in FLOAT8_ACCUMULATORS:
+            return Problem("inconsistent cooperative matrix element types", index,
+                           f"{names}: the accumulator of an fp8 multiply-add is half or float")
     return None
 
 

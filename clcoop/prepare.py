@@ -31,7 +31,7 @@ from clcoop import kernel_metadata
 from clcoop.errors import ArgumentError
 from clcoop.interp.coopmat2 import to_bfloat16
 from clcoop.interp.execute import DEFAULT_INSTRUCTION_LIMIT, DEFAULT_MAX_LANES, NDRange
-from clcoop.interp.scalars import BFLOAT16, scalar_dtype
+from clcoop.interp.scalars import BFLOAT16, FLOAT8_DTYPES, scalar_dtype
 from clcoop.launch_cache import data_address, launch_key, options_key
 
 DEFAULT_SUBGROUP_SIZE = 16
@@ -269,6 +269,8 @@ _SCALAR_TYPES = {
 
 # __bf16 buffers: bfloat16 values, or uint16 bit patterns (the same bytes).
 BFLOAT16_BUFFER_DTYPES = (BFLOAT16, np.dtype(np.uint16))
+# __fp8_e4m3 / __fp8_e5m2 buffers: ml_dtypes' float8_e4m3fn / float8_e5m2, or uint8 bits.
+FLOAT8_BUFFER_DTYPES = {name: (dtype, np.dtype(np.uint8)) for name, dtype in FLOAT8_DTYPES.items()}
 
 
 def _pointee_name(type_name):
@@ -386,6 +388,10 @@ def _check_buffer(module, info, i, arg, where, type_name):
     if _is_bfloat16_pointer(type_name) and arg.dtype not in BFLOAT16_BUFFER_DTYPES:
         raise ArgumentError(f"{where} needs a bfloat16 array (ml_dtypes.bfloat16) or a uint16 array "
                             f"of bf16 bit patterns, got {arg.dtype.name}")
+    fp8_dtypes = FLOAT8_BUFFER_DTYPES.get(_pointee_name(type_name))
+    if fp8_dtypes is not None and arg.dtype not in fp8_dtypes:
+        raise ArgumentError(f"{where} needs a {fp8_dtypes[0].name} array (ml_dtypes) or a uint8 array "
+                            f"of its bit patterns, got {arg.dtype.name}")
     if want is not None and arg.dtype != np.dtype(want):
         raise ArgumentError(f"{where} needs a {np.dtype(want).name} array, got {arg.dtype.name}")
     if want is None and not _is_bfloat16_pointer(type_name):

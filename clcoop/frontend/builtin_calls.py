@@ -7,7 +7,7 @@ from pycparser import c_ast
 from clcoop import printf_format
 from clcoop.diagnostics import SourceLocation
 from clcoop.frontend import builtins as _builtins
-from clcoop.frontend import tast
+from clcoop.frontend import fp8, tast
 from clcoop.frontend import types as T
 from clcoop.frontend.check_support import location
 from clcoop.frontend.conversions import is_arith_like, spell
@@ -192,6 +192,8 @@ class BuiltinCalls:
         return tast.BuiltinCall(overload.ret, location(node), overload, converted)
 
     def convert_target(self, name):
+        if (fp8_target := fp8.convert_target(name)) is not None:
+            return fp8_target
         m = self.CONVERT_RE.match(name)
         if m is None:
             return None
@@ -211,6 +213,8 @@ class BuiltinCalls:
                       f"have {len(args_nodes)}", node)
         v = self.rvalue(self.expr(args_nodes[0]))
         st = v.type
+        if fp8.involves_fp8(st, t):
+            return fp8.convert_call(self, name, v, t, sat, rounding, node)
         count = st.count if isinstance(st, T.VectorType) else 1
         tcount = t.count if isinstance(t, T.VectorType) else 1
         if not (is_arith_like(st) or isinstance(st, T.VectorType)) or count != tcount or st == T.BOOL:

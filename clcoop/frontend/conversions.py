@@ -3,7 +3,7 @@ promotions, usual arithmetic conversions, implicit conversion by assignment and 
 the type spellings their diagnostics use. As chibicc keeps them in type.c."""
 from pycparser import c_ast
 
-from clcoop.frontend import tast
+from clcoop.frontend import fp8, tast
 from clcoop.frontend import types as T
 from clcoop.frontend.check_support import location
 from clcoop.frontend.constfold import fold
@@ -293,6 +293,8 @@ class Conversions:
             self.fail(f"invalid conversion between vector type '{spell(t)}' and scalar type '{spell(st)}'", node)
         if isinstance(st, T.VectorType):
             self.fail(f"invalid conversion between vector type '{spell(st)}' and scalar type '{spell(t)}'", node)
+        if fp8.involves_fp8(st, t):
+            return fp8.cast(self, operand, t, node)
         if is_arith_like(t) and is_arith_like(st):
             return tast.Cast(t, loc, self.scalar_cast_kind(st, t), operand)
         if t.is_pointer and st.is_pointer:

@@ -39,7 +39,7 @@ from pycparser import c_ast
 from clcoop.coopmat_spec import (MAX_DIMENSION, OPENCL_MEMORY_SCOPES, OPERAND_ALL, Layout, Operand,
                                   Scope, Use, mul_add_problem, scope_of_value)
 from clcoop.coopmat_spec import default_operands as spec_default_operands
-from clcoop.frontend import coop_function_ops, tast
+from clcoop.frontend import coop_function_ops, fp8, tast
 from clcoop.frontend import types as T
 from clcoop.frontend.check_support import location
 from clcoop.frontend.constfold import fold, fold_cast
@@ -180,6 +180,11 @@ class CoopChecks(CoopTensorChecks):
         loc = left.loc or location(node)
         if op not in ("+", "-", "*", "/"):
             self.fail("unsupported cooperative matrix binary operator", node)
+        for t in (lt, rt):
+            if t.is_coop_matrix and fp8.is_fp8(t.elem):
+                self.fail(f"invalid operands to binary expression ('{spell(lt)}' and '{spell(rt)}'): "
+                          f"SPV_EXT_float8 has no arithmetic on fp8 matrices; convert to a half or "
+                          f"float matrix first", node)
         if lt.is_coop_matrix and rt.is_coop_matrix:
             if lt != rt:
                 scopes = f" (of {_scope_word(lt)} and {_scope_word(rt)} scope)" if lt.scope != rt.scope else ""
@@ -222,6 +227,10 @@ class CoopChecks(CoopTensorChecks):
 
     def coop_init(self, name, args_nodes, node, expected):
         scalar = self.rvalue(self.expr(args_nodes[0]))
+        if fp8.involves_fp8(scalar.type, expected.elem):
+            value = scalar if scalar.type == expected.elem else fp8.cast(self, scalar, expected.elem,
+                                                                          args_nodes[0])
+            return tast.CoopInit(expected, location(node), value)
         if not is_arith_like(scalar.type):
             self.fail(f"argument of '{name}' must be a scalar of arithmetic type "
                       f"('{spell(scalar.type)}' invalid)", args_nodes[0])

@@ -3,7 +3,7 @@ import math
 
 from llvmlite import ir
 
-from clcoop.frontend import constfold
+from clcoop.frontend import constfold, fp8
 from clcoop.frontend import tast as A
 from clcoop.frontend import types as T
 from clcoop.frontend.llvm_types import (FLOAT_TYPES, I1, I8, I32, I64, element_type, intrinsic_suffix,
@@ -577,6 +577,8 @@ class ExpressionLowering:
             ptr = self.address(e.operand)
             return b.gep(ptr, [ir.Constant(self.size_t, 0), ir.Constant(self.size_t, 0)], inbounds=True,
                          name="arraydecay", source_etype=self.mem_type(src_t))
+        if kind in (fp8.CAST, fp8.CAST_SATURATING):
+            return fp8.lower(self, e, self.rvalue(e.operand))
         if kind == "int-to-bool":
             return self.bool_value(e.operand)
         if kind in ("null-to-pointer", "zero-to-event"):

@@ -9,7 +9,7 @@ import reprlib
 from dataclasses import field
 from operator import attrgetter
 
-from clcoop import coop_names
+from clcoop import coop_names, float8
 from clcoop.coopmat_spec import COMPONENTS, MatrixType, Use
 
 # ---------------------------------------------------------------- lean dataclasses
@@ -218,7 +218,7 @@ class ScalarType(CType):
 ITANIUM_CODES = {
     "void": "v", "bool": "b", "char": "c", "uchar": "h", "short": "s", "ushort": "t",
     "int": "i", "uint": "j", "long": "l", "ulong": "m", "half": "Dh", "float": "f", "double": "d",
-    "__bf16": "DF16b",
+    "__bf16": "DF16b", "__fp8_e4m3": float8.E4M3.itanium, "__fp8_e5m2": float8.E5M2.itanium,
 }
 
 VOID = ScalarType("void", "void", 0, False)
@@ -237,9 +237,14 @@ DOUBLE = ScalarType("double", "float", 64, True)
 # clang-22's __bf16 for spir64 (LLVM bfloat, mangled DF16b): an arithmetic type that ranks
 # below half (half + __bf16 is half) and needs no extension.
 BF16 = ScalarType("__bf16", "float", 16, True)
+# SPV_EXT_float8 (clcoop/float8.py): kind "fp8", neither integer nor floating, so no operator
+# takes them (the extension allows conversions, memory, composites, select and the
+# mul-add); casts and convert_<fp8>[_sat] convert them. An i8 of bits in the IR.
+FP8_E4M3 = ScalarType("__fp8_e4m3", "fp8", 8, True)
+FP8_E5M2 = ScalarType("__fp8_e5m2", "fp8", 8, True)
 
 SCALARS = {t.name: t for t in (VOID, BOOL, CHAR, UCHAR, SHORT, USHORT, INT, UINT,
-                                LONG, ULONG, HALF, FLOAT, DOUBLE, BF16)}
+                                LONG, ULONG, HALF, FLOAT, DOUBLE, BF16, FP8_E4M3, FP8_E5M2)}
 # C spellings that name the same OpenCL types.
 C_SPELLINGS = {
     ("void",): VOID, ("bool",): BOOL, ("_Bool",): BOOL,
@@ -251,6 +256,7 @@ C_SPELLINGS = {
     ("long",): LONG, ("long", "int"): LONG, ("signed", "long"): LONG,
     ("unsigned", "long"): ULONG, ("unsigned", "long", "int"): ULONG, ("ulong",): ULONG,
     ("half",): HALF, ("float",): FLOAT, ("double",): DOUBLE, ("__bf16",): BF16,
+    ("__fp8_e4m3",): FP8_E4M3, ("__fp8_e5m2",): FP8_E5M2,
 }
 # Integer conversion rank (C99 6.3.1.1) for the usual arithmetic conversions.
 INTEGER_RANK = {"bool": 0, "char": 1, "uchar": 1, "short": 2, "ushort": 2,
@@ -259,7 +265,7 @@ VECTOR_SIZES = (2, 3, 4, 8, 16)
 VECTOR_ELEMENT_NAMES = ("char", "uchar", "short", "ushort", "int", "uint",
                         "long", "ulong", "half", "float", "double")
 # Component types a cooperative matrix may have (issue: any scalar numeric type).
-COOP_ELEMENT_NAMES = VECTOR_ELEMENT_NAMES + ("__bf16",)
+COOP_ELEMENT_NAMES = VECTOR_ELEMENT_NAMES + ("__bf16", "__fp8_e4m3", "__fp8_e5m2")
 
 
 @record(frozen=True)

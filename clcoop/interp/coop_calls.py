@@ -25,8 +25,9 @@ import re
 import numpy as np
 
 from clcoop import coop_names, coopmat_spec
+from clcoop import float8 as float8_names
 from clcoop.errors import IRError, RuntimeFault
-from clcoop.interp import coop_function_calls, coopmat, coopmat2
+from clcoop.interp import coop_function_calls, coopmat, coopmat2, float8
 from clcoop.interp.matrix_value import MatrixValue
 from clcoop.interp.layout import LayoutError
 from clcoop.interp.wg_layout import layout_of_matrix
@@ -45,12 +46,15 @@ def parse_callee(name):
 
 def pointee_size(params):
     """Size in bytes of the pointee of the first (pointer) parameter: 'PU3AS1f' -> 4."""
-    match = re.match(r"P(?:U3AS\d+)?[KVr]*(Dv(\d+)_)?(DF16b|Dh|[cahbstijlmxyfd])", params)
+    match = re.match(r"P(?:U3AS\d+)?[KVr]*(Dv(\d+)_)?(DF16b|Dh|u10__fp8_e4m3|u10__fp8_e5m2|[cahbstijlmxyfd])",
+                     params)
     if not match:
         raise IRError(f"cannot read the pointer parameter type from mangled parameters '{params}'")
     count = int(match.group(2)) if match.group(2) else 1
     if count == 3:
         count = 4   # OpenCL 3-component vectors occupy 4 components
+    if match.group(3) in float8_names.BY_ITANIUM:
+        return count          # an fp8 pointee: one byte (clcoop/float8.py)
     return count * SCALARS[match.group(3)].dtype.itemsize
 
 
@@ -337,6 +341,8 @@ def _do_load(ctx, callee, args, ret_type, what):
     stride = groups.uniform(_stride_operand(ctx, args, 2, what), what, "stride")
     pointee = pointee_size(callee.params)
     dtype = _dtype(result)
+    # fp8: NumPy cannot stride over ml_dtypes' float8 views; the bytes move as uint8.
+    bytes_dtype = np.dtype(np.uint8) if float8.is_float8(dtype) else dtype
     parts = []      # (subgroup indices, (G', rows, cols) tiles, index of each one's tile)
 
     def load(chosen, code):
@@ -344,15 +350,15 @@ def _do_load(ctx, callee, args, ret_type, what):
         site = (id(getattr(ctx, "current", None)), callee.base, int(code))
         distinct, copy_of = _distinct_tiles_at(site, bases, strides)
         if distinct is None:
-            parts.append((chosen, coopmat.load(ctx.memory, bases, code, strides, pointee, dtype,
-                                               result.rows, result.cols), None))
+            parts.append((chosen, coopmat.load(ctx.memory, bases, code, strides, pointee, bytes_dtype,
+                                               result.rows, result.cols).view(dtype), None))
             return
         if getattr(ctx, "cur_lanes", None) is not None:
             # Rows of a faulting access map to the first subgroup reading that tile.
             per_group = ctx.cur_lanes.size // chosen.size
             ctx.cur_lanes = np.repeat(groups.lanes[chosen[distinct], 0], per_group)
         tiles = coopmat.load(ctx.memory, bases[distinct], code, strides[distinct], pointee,
-                             dtype, result.rows, result.cols)
+                             bytes_dtype, result.rows, result.cols).view(dtype)
         parts.append((chosen, tiles, copy_of))
 
     _per_memory_layout(ctx, groups, memory_layout, load, (result.rows, result.cols))
@@ -473,6 +479,8 @@ def _do_store(ctx, callee, args, ret_type, what):
     memory_layout = groups.uniform(args[2], what, "layout")
     stride = groups.uniform(_stride_operand(ctx, args, 3, what), what, "stride")
     mats = groups.gather_matrix(args[1], layout).astype(_dtype(matrix), copy=False)
+    if float8.is_float8(mats.dtype):
+        mats = mats.view(np.uint8)      # bytes (as the load: no strided float8 views)
     pointee = pointee_size(callee.params)
 
     def store(chosen, code):
@@ -544,6 +552,8 @@ def _do_mul_add(ctx, callee, args, ret_type, what):
     flags = int(operands[0]) if len(operands) else 0
     mats = None
     bfloat16 = _dtype(a_type) == coopmat2.BFLOAT16
+    fp8 = float8.is_float8(_dtype(a_type))
+    bfloat16 = bfloat16 or fp8          # neither goes through the factored integer/float paths
     a_factored = None if bfloat16 else _factored_operand(args[0], a_type, groups, ctx)
     b_factored = None if bfloat16 else _factored_operand(args[1], b_type, groups, ctx)
     if a_factored is not None and b_factored is not None:
@@ -558,7 +568,9 @@ def _do_mul_add(ctx, callee, args, ret_type, what):
         c = groups.gather_matrix(args[2], _layout(c_type, ctx)).astype(_dtype(c_type), copy=False)
         a = groups.gather_matrix(args[0], _layout(a_type, ctx)).astype(_dtype(a_type), copy=False)
         b = groups.gather_matrix(args[1], _layout(b_type, ctx)).astype(_dtype(b_type), copy=False)
-        if bfloat16:        # SPV_KHR_bfloat16: exact products, one rounding (coopmat2)
+        if fp8:             # SPV_EXT_float8: exact products, float32 sums (float8.mul_add)
+            mats = _run_checked(ctx, lambda: float8.mul_add(a, b, c, _dtype(result)))
+        elif bfloat16:      # SPV_KHR_bfloat16: exact products, one rounding (coopmat2)
             mats = _run_checked(ctx, lambda: coopmat2.bfloat16_mul_add(a, b, c, _dtype(result)))
         else:
             mats = _run_checked(ctx, lambda: coopmat.mul_add(a, b, c, flags, _dtype(result)))
@@ -610,6 +622,8 @@ def _do_splat(ctx, callee, args, ret_type, what):
     result = _result_matrix(callee, ret_type, what)
     groups = Subgroups(ctx, what)
     value = groups.uniform(args[0], what, "value")
+    if float8.is_float8(_dtype(result)):       # the scalar is an i8 of fp8 bits
+        value = np.asarray(value).view(_dtype(result))
     mats = coopmat.splat(value, _dtype(result), (result.rows, result.cols))
     return groups.scatter_matrix(mats, _layout(result, ctx), _dtype(result))
 

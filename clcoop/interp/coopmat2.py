@@ -13,7 +13,7 @@ import numpy as np
 
 from clcoop.coopmat_spec import Reduce
 from clcoop.errors import RuntimeFault
-from clcoop.interp import coopmat
+from clcoop.interp import coopmat, float8
 
 BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
 
@@ -154,6 +154,8 @@ def convert_use(m, dtype=None, op="FConvert"):
     if dtype is None or np.dtype(dtype) == m.dtype:
         return m.copy()
     dtype = np.dtype(dtype)
+    if float8.is_float8(dtype) or float8.is_float8(m.dtype):
+        return float8.convert(m, dtype)
     if dtype == BFLOAT16 or m.dtype == BFLOAT16:
         return convert_bfloat16(m, dtype)
     return coopmat.convert(op, m, dtype)

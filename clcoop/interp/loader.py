@@ -11,8 +11,8 @@ import re
 import struct
 from dataclasses import dataclass, field
 
-from clcoop import coop_names
-from clcoop.coopmat_spec import COMPONENTS_BY_LLVM, MATRIX_TARGET_TYPE, MatrixType
+from clcoop import coop_names, float8
+from clcoop.coopmat_spec import COMPONENTS_BY_LLVM, MATRIX_TARGET_TYPE, MatrixType, component_of_llvm
 from clcoop.errors import IRError
 from clcoop.interp import coop_spellings
 from clcoop.interp.ir_text import DEFINE_RE, llvm_unquote
@@ -185,11 +185,15 @@ def _parse_target_type(ts):
     text = _join_tokens(ts.toks[start:ts.i])
     if name == "spirv.Event":
         return Ty("event", text=text)      # event_t: an opaque handle, kept as an int64
+    if name == "spirv.Literal":
+        return Ty("integral_constant", n=params[0] if params else 0, text=text)
+    if name == INLINE_TYPE and float8.format_of_ir_type(text) is not None:
+        return Ty("float", 8, text=text)       # OpTypeFloat 8 <FP8 encoding>: a matrix component
     if name in (INLINE_TYPE, INTEGRAL_CONSTANT):
         return _tensor_type(name, types, params, text)
     if name != MATRIX_TARGET_TYPE:
         raise IRError(f"unsupported target extension type {name!r}")
-    component = COMPONENTS_BY_LLVM.get(str(elem)) if elem is not None else None
+    component = component_of_llvm(str(elem)) if elem is not None else None
     if component is None or len(params) != 4:
         raise IRError(f"unsupported cooperative matrix type {text}")
     return Ty("matrix", elem=elem, text=text, matrix=MatrixType(component, *params))

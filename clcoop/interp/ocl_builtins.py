@@ -11,8 +11,9 @@ import re
 
 import numpy as np
 
+from clcoop import float8 as float8_names
 from clcoop.errors import IRError
-from clcoop.interp import float_order, fused, integer_dot, printf
+from clcoop.interp import float8, float_order, fused, integer_dot, printf
 from clcoop.interp.atomics import add_atomic_builtins, check_enums, enum_checks
 from clcoop.interp.demangle import demangle, pointee_type, signed_param  # noqa: F401 (demangle: native/codegen)
 from clcoop.interp.intrinsics import (clz, ctz, exact_int, popcount, resolve_intrinsic,
@@ -809,6 +810,8 @@ def resolve(name, arg_types, ret_ty, text):
     maker = _TABLE.get(base)
     if maker is None and base.startswith("convert_") and _CONVERT_RE.match(base):
         maker = _convert
+    if maker is None and (conversion := float8_names.parse_conversion(base)) is not None:
+        return float8.conversion_handler(conversion, arg_types[0], ret_ty)
     if maker is None:
         raise IRError(f"call to the undefined function '{name}' (not an OpenCL built-in the "
                       f"interpreter knows): {text}")

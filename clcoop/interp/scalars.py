@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import ml_dtypes
 import numpy as np
 
-from clcoop import coopmat_spec
+from clcoop import coopmat_spec, float8
 from clcoop.errors import IRError
 
 
@@ -64,9 +64,13 @@ for _s in SCALARS.values():
 # LLVM bfloat (clang-22's __bf16): FLOAT_DTYPES[16] is half's.
 BFLOAT16 = SCALARS["DF16b"].dtype
 
+# SPV_EXT_float8 components (clcoop/float8.py): the ml_dtypes dtypes of their bits.
+FLOAT8_DTYPES = {f.name: np.dtype(getattr(ml_dtypes, f.numpy_name)) for f in float8.FORMATS.values()}
+
 # Cooperative-matrix components the interpreter runs: OpenCL name -> dtype.
 COMPONENT_DTYPES = {c.name: SCALARS[c.itanium].dtype
                     for c in coopmat_spec.COMPONENTS.values() if c.itanium in SCALARS}
+COMPONENT_DTYPES.update(FLOAT8_DTYPES)
 
 
 def component_dtype(component):
@@ -120,6 +124,8 @@ def scalar_dtype(t):
     if t.kind == "int":
         return INT_DTYPES[storage_bits(t.bits)]
     if t.kind == "float":
+        if t.bits == 8:         # an fp8 matrix component (loader: its inline SPIR-V type)
+            return FLOAT8_DTYPES[float8.format_of_ir_type(t.text).name]
         return BFLOAT16 if t.bfloat else FLOAT_DTYPES[t.bits]
     if t.kind in ("ptr", "event"):
         return np.dtype(np.int64)

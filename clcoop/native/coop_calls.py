@@ -12,7 +12,7 @@ multiplies) through the layout tables with every element bounds-checked.
 """
 import re
 
-from clcoop import coop_names, coopmat_spec
+from clcoop import coop_names, coopmat_spec, float8
 from clcoop.coop_names import BINARY, LENGTH, LOAD, MUL_ADD, NEGATE, SCALAR_MUL, SPLAT, STORE
 from clcoop.errors import IRError
 from clcoop.interp.coop_calls import memory_dtype, pointee_size
@@ -116,6 +116,9 @@ def emit_call(fg, ins, ops, name):
     if callee is None or S is None:
         raise Unsupported(f"cooperative-matrix operations ({name})")
     base = callee.base
+    if any(m.code in float8.BY_ITANIUM for m in callee.matrices):
+        raise Unsupported("fp8 (SPV_EXT_float8) matrices (the interpreter runs them, "
+                          "docs/coopmat2-semantics.md \"fp8\")")
     lhs = f"{quote(ins.name)} = " if str(ins.type) != "void" else ""
     if base == SPLAT:
         mt = matrix_type(str(ins.type), S)

@@ -1,0 +1,292 @@
+"""__fp8_e4m3 / __fp8_e5m2 (SPV_EXT_float8) end to end: scalar conversions from and to every
+type, with and without saturation, fp8 matrices (load, store, conversions, the mul-add of
+fp8 A and B into half and float accumulators), fp8 buffers from Python. The oracle is
+ml_dtypes (float8_e4m3fn, float8_e5m2), which the interpreter does not use to round
+(clcoop/interp/float8.py computes the rounding from the exact value)."""
+import warnings
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import clcoop
+from clcoop.errors import ArgumentError, CompileError
+
+E4M3 = np.dtype(ml_dtypes.float8_e4m3fn)
+E5M2 = np.dtype(ml_dtypes.float8_e5m2)
+FORMATS = {"__fp8_e4m3": (E4M3, 448.0), "__fp8_e5m2": (E5M2, 57344.0)}
+RNG = np.random.default_rng(8)
+
+SCALAR_KERNELS = "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n" + "\n".join(
+    f"""
+kernel void {t[6:]}_from_float(global float *x, global {t} *out, global {t} *sat) {{
+  size_t i = get_global_id(0); out[i] = ({t})x[i]; sat[i] = convert_{t}_sat(x[i]); }}
+kernel void {t[6:]}_from_double(global double *x, global {t} *out, global {t} *sat) {{
+  size_t i = get_global_id(0); out[i] = convert_{t}(x[i]); sat[i] = convert_{t}_sat_rte(x[i]); }}
+kernel void {t[6:]}_from_half(global half *x, global {t} *out) {{ size_t i = get_global_id(0); out[i] = ({t})x[i]; }}
+kernel void {t[6:]}_from_bf16(global __bf16 *x, global {t} *out) {{ size_t i = get_global_id(0); out[i] = ({t})x[i]; }}
+kernel void {t[6:]}_from_int(global int *x, global {t} *out, global {t} *sat) {{
+  size_t i = get_global_id(0); out[i] = ({t})x[i]; sat[i] = convert_{t}_sat(x[i]); }}
+kernel void {t[6:]}_from_uchar(global uchar *x, global {t} *out) {{ size_t i = get_global_id(0); out[i] = ({t})x[i]; }}
+kernel void {t[6:]}_to_all(global {t} *x, global float *f, global double *d, global half *h,
+                        global __bf16 *b, global int *n, global uchar *u) {{
+  size_t i = get_global_id(0); {t} v = x[i];
+  f[i] = (float)v; d[i] = convert_double(v); h[i] = (half)v; b[i] = (__bf16)v; n[i] = (int)v;
+  u[i] = convert_uchar(v); }}
+""" for t in FORMATS) + """
+kernel void e4m3_e5m2(global __fp8_e4m3 *x, global __fp8_e5m2 *y, global __fp8_e5m2 *xy,
+                      global __fp8_e4m3 *yx, global __fp8_e4m3 *yx_sat) {
+  size_t i = get_global_id(0);
+  xy[i] = (__fp8_e5m2)x[i]; yx[i] = (__fp8_e4m3)y[i]; yx_sat[i] = convert___fp8_e4m3_sat(y[i]); }
+"""
+
+
+@pytest.fixture(scope="module")
+def scalars():
+    return clcoop.Program(SCALAR_KERNELS).build()
+
+
+def bits(x):
+    return np.asarray(x).view(np.uint8)
+
+
+def saturated(x, dtype, largest):
+    """The saturating conversion through ml_dtypes: clamp first (a value at most the largest
+    finite rounds to at most it), NaN kept."""
+    x = np.asarray(x, np.float64)
+    return np.where(np.isnan(x), x, np.clip(x, -largest, largest)).astype(np.float32).astype(dtype)
+
+
+def edge_values(largest):
+    """Every rounding edge of both formats, as float32: the ties around the largest finite
+    value and the first value past it, subnormal ties, zeros, infinities, NaNs."""
+    edges = [0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, 1.0, 1.0625, 1.0625 + 2 ** -12,
+             1.125, 1.1875, 448, 456, 464, 464.0001, 480, 500, 57344, 59392, 61439, 61440, 1e9,
+             2 ** -6, 2 ** -9, 2 ** -10, 2 ** -10 * 1.5, 3 * 2 ** -10, 2 ** -14, 2 ** -16, 2 ** -17,
+             2 ** -17 * 1.0001, largest, np.nextafter(np.float32(largest), np.float32(np.inf))]
+    edges = np.array(edges, np.float32)
+    return np.concatenate([edges, -edges])
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_float_to_fp8_every_half_value_and_every_edge(scalars, name):
+    dtype, largest = FORMATS[name]
+    halves = np.arange(65536, dtype=np.uint16).view(np.float16).astype(np.float32)
+    x = np.concatenate([halves, edge_values(largest),   # halves include inf and NaN
+                        RNG.standard_normal(4000).astype(np.float32) * np.float32(2.0) ** RNG.integers(-20, 20, 4000)])
+    out, sat = np.zeros(x.size, dtype), np.zeros(x.size, dtype)
+    getattr(scalars, f"{name[6:]}_from_float")((x.size,), (1,), x.astype(np.float32), out, sat)
+    np.testing.assert_array_equal(bits(out), bits(x.astype(dtype)))
+    np.testing.assert_array_equal(bits(sat), bits(saturated(x, dtype, largest)))
+    finite = sat.astype(np.float64)
+    assert np.abs(finite[~np.isnan(x)]).max() == largest       # saturation reached, never past
+
+
+def test_out_of_range_and_infinity_without_saturation(scalars):
+    x = np.array([470, -470, np.inf, -np.inf, 61440, -1e30], np.float32)
+    e4, e4s = np.zeros(6, E4M3), np.zeros(6, E4M3)
+    scalars.e4m3_from_float((6,), (1,), x, e4, e4s)
+    assert bits(e4).tolist() == [0x7F, 0xFF, 0x7F, 0xFF, 0x7F, 0xFF]       # NaN, with the sign
+    assert bits(e4s).tolist() == [0x7E, 0xFE] * 3                          # +-448
+    e5, e5s = np.zeros(6, E5M2), np.zeros(6, E5M2)
+    scalars.e5m2_from_float((6,), (1,), x, e5, e5s)
+    assert bits(e5).tolist() == [0x5F, 0xDF, 0x7C, 0xFC, 0x7C, 0xFC]       # 470 fits; infinities
+    assert bits(e5s).tolist() == [0x5F, 0xDF, 0x7B, 0xFB, 0x7B, 0xFB]      # +-57344
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_double_to_fp8_rounds_once(scalars, name):
+    dtype, largest = FORMATS[name]
+    # 1 + 2**-4 + 2**-40 lies just above a tie of E4M3 (1 and 1.125), 1 + 2**-3 + 2**-40
+    # just above one of E5M2 (1 and 1.25): one rounding goes up; through float32 (as
+    # ml_dtypes converts doubles) each becomes the tie and rounds down to even, 1.
+    above_tie = [1 + 2 ** -4 + 2 ** -40, 1 + 2 ** -3 + 2 ** -40]
+    x = np.concatenate([above_tie, RNG.standard_normal(500) * 2.0 ** RNG.integers(-20, 20, 500)])
+    x[2:] = x[2:].astype(np.float32)          # exact in float32: ml_dtypes is exact on those
+    out, sat = np.zeros(x.size, dtype), np.zeros(x.size, dtype)
+    getattr(scalars, f"{name[6:]}_from_double")((x.size,), (1,), x, out, sat)
+    expected_above = {"__fp8_e4m3": [0x39, 0x39], "__fp8_e5m2": [0x3C, 0x3D]}[name]
+    assert bits(out)[:2].tolist() == expected_above
+    np.testing.assert_array_equal(bits(out)[2:], bits(x[2:].astype(np.float32).astype(dtype)))
+    np.testing.assert_array_equal(bits(sat)[2:], bits(saturated(x[2:], dtype, largest)))
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_half_bf16_and_integers_to_fp8(scalars, name):
+    dtype, largest = FORMATS[name]
+    h = np.arange(65536, dtype=np.uint16).view(np.float16)
+    out = np.zeros(h.size, dtype)
+    getattr(scalars, f"{name[6:]}_from_half")((h.size,), (64,), h, out)
+    np.testing.assert_array_equal(bits(out), bits(h.astype(np.float32).astype(dtype)))
+    b = np.arange(65536, dtype=np.uint16).view(ml_dtypes.bfloat16)
+    out = np.zeros(b.size, dtype)
+    getattr(scalars, f"{name[6:]}_from_bf16")((b.size,), (64,), b, out)
+    np.testing.assert_array_equal(bits(out), bits(b.astype(np.float32).astype(dtype)))
+    i = np.concatenate([np.arange(-600, 600), [2 ** 31 - 1, -2 ** 31, 57344, 61439, 61440, 65536]]).astype(np.int32)
+    out, sat = np.zeros(i.size, dtype), np.zeros(i.size, dtype)
+    getattr(scalars, f"{name[6:]}_from_int")((i.size,), (1,), i, out, sat)
+    np.testing.assert_array_equal(bits(out), bits(i.astype(np.float32).astype(dtype)))
+    np.testing.assert_array_equal(bits(sat), bits(saturated(i, dtype, largest)))
+    u = np.arange(256, dtype=np.uint8)                  # unsigned: 200 is 200, not -56
+    out = np.zeros(256, dtype)
+    getattr(scalars, f"{name[6:]}_from_uchar")((256,), (1,), u, out)
+    np.testing.assert_array_equal(bits(out), bits(u.astype(np.float32).astype(dtype)))
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_fp8_to_every_type_is_exact(scalars, name):
+    dtype, _ = FORMATS[name]
+    x = np.arange(256, dtype=np.uint8).view(dtype)
+    exact = x.astype(np.float64)
+    f, d, h = np.zeros(256, np.float32), np.zeros(256, np.float64), np.zeros(256, np.float16)
+    b, n, u = np.zeros(256, ml_dtypes.bfloat16), np.zeros(256, np.int32), np.zeros(256, np.uint8)
+    getattr(scalars, f"{name[6:]}_to_all")((256,), (1,), x, f, d, h, b, n, u)
+    np.testing.assert_array_equal(d, exact)
+    np.testing.assert_array_equal(f, exact.astype(np.float32))
+    np.testing.assert_array_equal(h, exact.astype(np.float16))
+    np.testing.assert_array_equal(b.astype(np.float64), exact)
+    finite = np.isfinite(exact)
+    np.testing.assert_array_equal(n[finite], np.trunc(exact[finite]).astype(np.int64).clip(-2 ** 31, 2 ** 31 - 1))
+    in_uchar = finite & (exact > -1) & (exact < 256)
+    np.testing.assert_array_equal(u[in_uchar], np.trunc(exact[in_uchar]).astype(np.uint8))
+
+
+def test_e4m3_and_e5m2_convert_both_ways(scalars):
+    x = np.arange(256, dtype=np.uint8).view(E4M3)
+    y = np.arange(256, dtype=np.uint8).view(E5M2)
+    xy, yx, yx_sat = np.zeros(256, E5M2), np.zeros(256, E4M3), np.zeros(256, E4M3)
+    scalars.e4m3_e5m2((256,), (1,), x, y, xy, yx, yx_sat)
+    np.testing.assert_array_equal(bits(xy), bits(x.astype(np.float32).astype(E5M2)))
+    np.testing.assert_array_equal(bits(yx), bits(y.astype(np.float32).astype(E4M3)))
+    np.testing.assert_array_equal(bits(yx_sat), bits(saturated(y.astype(np.float32), E4M3, 448.0)))
+
+
+# ---------------------------------------------------------------- matrices
+
+def run_gemm(engine="interp"):
+    E4, E5 = E4M3, E5M2
+    M, N, K = 16, 32, 64
+    A = (RNG.integers(-12, 13, (M, K)) / 4).astype(E4)
+    B = (RNG.integers(-12, 13, (K, N)) / 2).astype(E5)
+    A[0, 0], B[0, 0] = 448, 16              # C[0, 0] past E4M3's range: saturates
+    C, Cq = np.zeros((M, N), np.float32), np.zeros((M, N), E4)
+    with open("examples/gemm_fp8.cl") as f:
+        program = clcoop.Program(f.read()).build(engine=engine)
+    program.gemm_fp8((N // 16 * 16, M // 8), (16, 1), A, B, np.float32(0.5), C, Cq,
+                     np.int32(M), np.int32(N), np.int32(K))
+    return A, B, C, Cq
+
+
+def test_gemm_example_is_exact_and_saturates():
+    A, B, C, Cq = run_gemm()
+    reference = A.astype(np.float64) @ B.astype(np.float64) + 0.5      # exact: small sums
+    np.testing.assert_array_equal(C, reference.astype(np.float32))
+    np.testing.assert_array_equal(bits(Cq), bits(saturated(reference, E4M3, 448.0)))
+    assert abs(reference[0, 0]) > 448 and abs(Cq.astype(np.float32)[0, 0]) == 448
+
+
+MATRIX_KERNEL = """
+#pragma OPENCL EXTENSION cl_khr_cooperative_matrix : enable
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+typedef A_T mat_a __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 8, 32, CLK_COOPERATIVE_MATRIX_A)));
+typedef B_T mat_b __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 32, 16, CLK_COOPERATIVE_MATRIX_B)));
+typedef C_T mat_c __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 8, 16, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
+typedef A_T mat_q __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 8, 16, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
+kernel void mm(global A_T *a, global B_T *b, global C_T *c, global C_T *out, global A_T *q, global C_T *back) {
+  mat_a ma = coop_mat_load(a, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, 32);
+  mat_b mb = coop_mat_load(b, CLK_COOPERATIVE_MATRIX_LAYOUT_COLUMN_MAJOR, 32);
+  mat_c mc = coop_mat_load(c, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, 16);
+  mat_c r = coop_mat_mulAdd(ma, mb, mc);
+  coop_mat_store(out, r, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, 16);
+  mat_q mq = (mat_q)mc;                                   /* C -> fp8, one rounding each */
+  coop_mat_store(q, mq, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, 16);
+  coop_mat_store(back, (mat_c)mq, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, 16);
+}
+"""
+
+
+@pytest.mark.parametrize("a_name,b_name", [("__fp8_e4m3", "__fp8_e4m3"), ("__fp8_e5m2", "__fp8_e5m2"),
+                                           ("__fp8_e5m2", "__fp8_e4m3")])
+@pytest.mark.parametrize("c_name", ["half", "float"])
+def test_mul_add_products_exact_sum_in_accumulator_type(a_name, b_name, c_name):
+    a_dtype, b_dtype = FORMATS[a_name][0], FORMATS[b_name][0]
+    c_dtype = np.dtype(np.float16 if c_name == "half" else np.float32)
+    src = MATRIX_KERNEL.replace("A_T", a_name).replace("B_T", b_name).replace("C_T", c_name)
+    program = clcoop.Program(src).build()
+    a = (RNG.integers(-16, 17, (8, 32)) / 8).astype(a_dtype)
+    b = (RNG.integers(-16, 17, (32, 16)) / 8).astype(b_dtype)       # column-major in memory
+    c = (RNG.standard_normal((8, 16)) * 30).astype(c_dtype)
+    out, back = np.zeros((8, 16), c_dtype), np.zeros((8, 16), c_dtype)
+    q = np.zeros((8, 16), a_dtype)
+    program.mm((16,), (16,), a, np.ascontiguousarray(b.T), c, out, q, back)
+    exact = a.astype(np.float64) @ b.astype(np.float64) + c.astype(np.float64)
+    np.testing.assert_array_equal(out, exact.astype(np.float32).astype(c_dtype))
+    np.testing.assert_array_equal(bits(q), bits(c.astype(np.float32).astype(a_dtype)))
+    np.testing.assert_array_equal(back, q.astype(np.float32).astype(c_dtype))
+
+
+def test_products_below_float16_are_exact_then_one_rounding_to_half():
+    """Tiny E5M2 products (2**-32) vanish in half but not in the float32 sum: the result is
+    the exact sum rounded once to half."""
+    src = MATRIX_KERNEL.replace("A_T", "__fp8_e5m2").replace("B_T", "__fp8_e5m2").replace("C_T", "half")
+    program = clcoop.Program(src).build()
+    a = np.full((8, 32), 2.0 ** -16, E5M2)
+    b = np.full((32, 16), 2.0 ** -16, E5M2)
+    c = np.full((8, 16), 2.0 ** -24, np.float16)             # half's smallest subnormal
+    out, back, q = np.zeros((8, 16), np.float16), np.zeros((8, 16), np.float16), np.zeros((8, 16), E5M2)
+    program.mm((16,), (16,), a, np.ascontiguousarray(b.T), c, out, q, back)
+    exact = 32 * 2.0 ** -32 + 2.0 ** -24
+    assert (out == np.float16(exact)).all()
+
+
+# ---------------------------------------------------------------- diagnostics, API, engines
+
+@pytest.mark.parametrize("body,message", [
+    ("__fp8_e4m3 x = p[0]; p[1] = x + x;", "invalid operands"),
+    ("__fp8_e4m3 x = 1.0f;", "incompatible type"),
+    ("float f = convert_float_sat(p[0]);", "'_sat' is not allowed in a conversion from an fp8 type"),
+    ("p[0] = convert___fp8_e4m3_rtz(1.0f);", "rounds to nearest even only"),
+    ("p[0] = (__fp8_e4m3)(p[0] == p[1]);", "invalid operands"),
+    ("bool b = (bool)p[0];", "an fp8 value converts to and from integer and floating-point scalars"),
+])
+def test_fp8_misuse_is_a_located_error(body, message):
+    src = f"kernel void k(global __fp8_e4m3 *p) {{ {body} }}"
+    with pytest.raises(CompileError) as info:
+        clcoop.Program(src).build()
+    assert message in str(info.value)
+
+
+def test_fp8_matrix_arithmetic_and_fp8_accumulator_are_errors():
+    typedefs = MATRIX_KERNEL.split("kernel void")[0].replace("A_T", "__fp8_e4m3").replace("B_T", "__fp8_e4m3")
+    with pytest.raises(CompileError, match="no arithmetic on fp8 matrices"):
+        clcoop.Program(typedefs.replace("C_T", "float") + """kernel void k(global __fp8_e4m3 *p) {
+          mat_a x = coop_mat_load(p, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, 32);
+          mat_a y = x + x; }""").build()
+    with pytest.raises(CompileError, match="the accumulator of an fp8 multiply-add is half or float"):
+        clcoop.Program(typedefs.replace("C_T", "__fp8_e4m3") + """kernel void k(global __fp8_e4m3 *p) {
+          mat_a x = coop_mat_load(p, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, 32);
+          mat_b y = coop_mat_load(p, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, 16);
+          mat_c z = coop_mat_init(0.0f);
+          z = coop_mat_mulAdd(x, y, z); }""").build()
+
+
+def test_buffers_are_float8_arrays_or_uint8_bits(scalars):
+    x = np.array([1.5, 300.0], np.float32)
+    raw, sat = np.zeros(2, np.uint8), np.zeros(2, E4M3)
+    scalars.e4m3_from_float((2,), (1,), x, raw, sat)
+    assert raw.tolist() == [0x3C, 0x79]      # 300 rounds to 288
+    with pytest.raises(ArgumentError, match="float8_e4m3fn"):
+        scalars.e4m3_from_float((2,), (1,), x, np.zeros(2, E5M2), sat)
+
+
+def test_native_engine_refuses_fp8_matrices_and_auto_falls_back():
+    src = MATRIX_KERNEL.replace("A_T", "__fp8_e4m3").replace("B_T", "__fp8_e4m3").replace("C_T", "float")
+    a, b = np.ones((8, 32), E4M3), np.ones((32, 16), E4M3)
+    c, out, back, q = np.ones((8, 16), np.float32), *(np.zeros((8, 16), t) for t in (np.float32, np.float32, E4M3))
+    with pytest.raises(ArgumentError, match=r"fp8 \(SPV_EXT_float8\) matrices"):
+        clcoop.Program(src).build(engine="native").mm((16,), (16,), a, b, c, out, q, back)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        clcoop.Program(src).build(engine="auto").mm((16,), (16,), a, b, c, out, q, back)
+    assert any("fp8 (SPV_EXT_float8) matrices" in str(w.message) for w in caught)
+    assert (out == 33).all()
