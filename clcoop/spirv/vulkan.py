@@ -21,7 +21,7 @@ from clcoop.spirv.tensor import rewrite_tensor_calls
 from clcoop.spirv.tools import INTERNAL_HINT, SpirvError, find_tool, run_tool
 from clcoop.spirv.vulkan_builtins import Builtins
 from clcoop.spirv.vulkan_ir import (Locator, VulkanTargetError, after_inlining, before_inlining,
-                                    kernel_of, push_constant_layout)
+                                    kernel_of, push_constant_layout, record_sizes)
 from clcoop.spirv.vulkan_reflect import kernel_records
 
 __all__ = ["ir_to_vulkan_spirv", "validate_vulkan", "TARGET_ENVS", "VulkanTargetError"]
@@ -57,7 +57,7 @@ def vulkan_ir(ir_text):
                                 "entry point (Vulkan target)")
     builtins = Builtins(text, Locator(text))        # printf & co. first: their strings are globals
     _reject_program_scope_globals(loaded)
-    kernels = [kernel_of(info, loaded.structs) for info in loaded.kernels.values()]
+    kernels = [kernel_of(info, loaded.structs, record_sizes(text, info.name)) for info in loaded.kernels.values()]
     text = before_inlining(text, kernels, builtins)
     text = re.sub(r"^define (?:dso_local )?spir_func ", "define internal spir_func ",
                   text, flags=re.M)

@@ -50,6 +50,7 @@ class Argument:
     qualifiers: str       # kernel_arg_type_qual
     member: int = None    # push-constant member index (None for local)
     pointee: Ty = None    # local: the Workgroup array's element type
+    record_size: int = 0  # a struct pointee's size (kernel_metadata.ARG_RECORD_SIZE)
 
 
 @dataclass
@@ -104,8 +105,21 @@ def without_noinline(text):
     return _ATTR_LINE.sub(clean, text)
 
 
-def kernel_of(info, structs):
+def record_sizes(text, kernel):
+    """{parameter index: struct pointee size} from the kernel's clcoop.arg_record_size."""
+    from clcoop.kernel_metadata import ARG_RECORD_SIZE
+    define = re.search(r"^define spir_kernel [^\n]*@" + re.escape(kernel) + r"\(.*$", text, re.M)
+    ref = define and re.search(r"!" + re.escape(ARG_RECORD_SIZE) + r" !(\d+)", define.group(0))
+    node = ref and re.search(r"^!" + ref.group(1) + r" = !\{(.*)\}$", text, re.M)
+    if not node:
+        return {}
+    sizes = [int(x) for x in re.findall(r"i32 (\d+)", node.group(1))]
+    return {index: size for index, size in enumerate(sizes) if size}
+
+
+def kernel_of(info, structs, sizes=None):
     """The Kernel description of a clcoop.interp.loader.KernelInfo."""
+    sizes = sizes or {}
     args = []
     for index, (name, ty) in enumerate(info.params):
         type_name = info.arg_types[index] if index < len(info.arg_types) else str(ty)
@@ -123,7 +137,7 @@ def kernel_of(info, structs):
         else:
             fail(f"kernel '{info.name}': argument '{name}' of type {type_name} cannot be a "
                  "push constant")
-        args.append(Argument(name or f"arg{index}", kind, ty, type_name, qual))
+        args.append(Argument(name or f"arg{index}", kind, ty, type_name, qual, record_size=sizes.get(index, 0)))
     kernel = Kernel(info.name, args, info.reqd_work_group_size, info.reqd_sub_group_size)
     for arg in args:
         if arg.kind == "local":

@@ -89,7 +89,7 @@ def _argument(arg, offset, size):
         record["dtype"] = dtype_of_opencl(arg.type_name)
         return record
     if arg.kind in ("global", "constant"):
-        record["dtype"] = dtype_of_opencl(arg.type_name) or "uint8"
+        record["dtype"] = dtype_of_opencl(arg.type_name, arg.record_size) or "uint8"
         record["writable"] = arg.kind == "global" and "const" not in arg.qualifiers.split()
     else:
         record["dtype"] = dtype_of_opencl(arg.type_name)

@@ -161,6 +161,11 @@ def test_reflection_record_of_gemm():
     assert "shaderFloat64" in read_reflection(compile_vulkan("examples/vulkan/math.cl"))["math"]["device_features"]
 
 
+def test_reflection_of_a_struct_buffer_is_its_size_in_bytes():
+    record = read_reflection(compile_vulkan("examples/q4_gemm.cl"))["q4_gemm"]
+    assert record["args"][1]["dtype"] == "V18"        # struct { half d; uchar qs[16]; }
+
+
 def test_reflection_of_local_argument_and_fixed_size():
     stencil = read_reflection(compile_vulkan("examples/vulkan/stencil.cl"))["stencil"]
     tile = stencil["args"][2]
