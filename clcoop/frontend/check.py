@@ -26,6 +26,7 @@ from pycparser import c_ast
 
 from clcoop.diagnostics import SourceLocation
 from clcoop.frontend import builtins as _builtins
+from clcoop.frontend.asm_check import InlineAsmChecks
 from clcoop.frontend import tast
 from clcoop.frontend import types as T
 from clcoop.frontend.builtin_calls import ADDRESS_SPACE_QUERIES, CLANG_BUILTINS, BuiltinCalls
@@ -92,7 +93,7 @@ def _kernel_pointer_spaces_ok(t):
 
 
 class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, CoopChecks,
-              ConstantFolding):
+              InlineAsmChecks, ConstantFolding):
     """Declarations, statements and expressions; the mixins hold the rules of their modules."""
 
     def __init__(self, diag, target):
@@ -773,6 +774,8 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
         if isinstance(node, c_ast.StaticAssert):
             self.static_assert(node)
             return tast.Null(loc)
+        if type(node).__name__ == "Asm":         # pycparserext.ext_c_parser.Asm
+            return self.asm_statement(node)
         expr = self.expr(node)
         return tast.ExprStmt(loc, self.rvalue(expr))
 

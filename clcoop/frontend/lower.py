@@ -16,6 +16,7 @@ from clcoop.frontend import tast as A
 from clcoop.frontend import types as T
 from clcoop.frontend.llvm_types import (EVENT_IR, I1, I8, I32, CoopMatIRType, LoopIdMetadata, PoisonConstant,
                                         element_type, mark_volatile, ptr_type, scalar_ir)
+from clcoop.frontend.lower_asm import lower_asm
 from clcoop.frontend.lower_coop import CoopLowering
 from clcoop.frontend.lower_expr import ExpressionLowering, copies_aggregate, is_volatile_access
 
@@ -556,6 +557,9 @@ class Lowerer(ExpressionLowering, CoopLowering):
 
     def st_ExprStmt(self, s):
         self.effect(s.expr)
+
+    def st_Asm(self, s):
+        lower_asm(self, s)
 
     def st_DeclStmt(self, s):
         for var in s.vars:

@@ -153,6 +153,27 @@ class ClcoopParser(OpenCLCParser):
                 expr = super()._parse_postfix_expression()
         return expr
 
+    def _parse_asm_argument_expression_list(self):
+        """GNU asm operands (GCC "Extended Asm"): `"constraint"(expr)`, each optionally named
+        `[name] "constraint"(expr)`; a named one is a c_ast.NamedInitializer([ID(name)], operand)
+        (the base parser took no names)."""
+        if self._peek_type() in {"COLON", "RPAREN"}:
+            return None
+        items = []
+        coord = self._tok_coord(self._peek())
+        while True:
+            if self._peek_type() == "LBRACKET":
+                start = self._advance()
+                name = self._expect("ID")
+                self._expect("RBRACKET")
+                operand = self._parse_assignment_expression()
+                items.append(c_ast.NamedInitializer([c_ast.ID(name.value, self._tok_coord(name))], operand,
+                                                    self._tok_coord(start)))
+            else:
+                items.append(self._parse_assignment_expression())
+            if not self._accept("COMMA"):
+                return c_ast.ExprList(items, coord)
+
     def _parse_primary_expression(self):
         pending, self._pending_primary = self._pending_primary, None
         return pending if pending is not None else super()._parse_primary_expression()

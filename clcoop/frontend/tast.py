@@ -246,6 +246,20 @@ class Null(Stmt):
     pass
 
 
+@record
+class Asm(Stmt):
+    """GNU inline assembly in LLVM's terms (check: asm_check.py): the template and the
+    constraint string; the output lvalues, stored from the call's results in order; the
+    input values; the outputs whose value before the statement is also an input (a "+"
+    operand: its tied input follows the others)."""
+    template: str
+    constraints: str
+    outputs: list
+    inputs: list
+    tied: list
+    side_effect: bool
+
+
 # ---------------------------------------------------------------- expressions
 @record
 class Expr:

@@ -9,7 +9,7 @@ import numpy as np
 
 from clcoop import coop_names
 from clcoop.errors import IRError
-from clcoop.interp import call_signatures, ocl_builtins
+from clcoop.interp import call_signatures, inline_asm, ocl_builtins
 from clcoop.interp.atomics import op_atomicrmw, op_cmpxchg
 from clcoop.interp.coop_calls import execute_coop_call
 from clcoop.interp.coopmat2 import convert_bfloat16
@@ -577,6 +577,8 @@ def resolve_call(tr, callee, arg_values, rec, result_type):
     callee's, call_signatures.py)."""
     name = callee.name
     kind = value_kind(callee)
+    if kind == "inline_asm":      # checked when the module was loaded (load_module)
+        return ("builtin", inline_asm.handler(str(callee)))
     if kind != "function" or not name:
         raise IRError(f"indirect calls are not supported: {rec.text}")
     f = tr.module.functions.get(name)

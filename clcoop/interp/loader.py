@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from clcoop import coop_names, float8
 from clcoop.coopmat_spec import COMPONENTS_BY_LLVM, MATRIX_TARGET_TYPE, MatrixType, component_of_llvm
 from clcoop.errors import IRError
-from clcoop.interp import coop_spellings
+from clcoop.interp import coop_spellings, inline_asm
 from clcoop.interp.ir_text import DEFINE_RE, llvm_unquote
 from clcoop.interp.source_map import read_debug_info
 from clcoop.tensor_spec import INLINE_TYPE, INTEGRAL_CONSTANT, TensorType
@@ -486,6 +486,7 @@ def load_module(ir_text):
         globals_[gv.name] = _read_global(gv, structs)
     functions = {f.name: f for f in mod.functions}
     _refuse_function_addresses(globals_, functions)
+    inline_asm.check_module(module_text)
     headers = {llvm_unquote(m.group(1)): m.group(0) for m in DEFINE_RE.finditer(module_text)}
     kernels = {}
     for f in mod.functions:

@@ -890,6 +890,10 @@ class _FunctionGen:
 
     def call(self, ins, text, ops):
         callee = ops[-1]
+        if callee.value_kind.name == "inline_asm":
+            # Device code (a GPU ISA): the host cannot run it (interp/inline_asm.py runs the
+            # empty optimization barriers).
+            raise Unsupported(f"inline assembly: {text}")
         if callee.value_kind.name != "function":
             raise Unsupported(f"an indirect call: {text}")
         name = callee.name

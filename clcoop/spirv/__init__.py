@@ -42,8 +42,11 @@ def llc_spirv(ir_text, triple, opt_level=0):
         target = os.path.join(folder, "kernel.spv")
         with open(source, "w", encoding="utf-8") as handle:
             handle.write(ir_text)
+        extensions = llc_extensions(LLC_EXTENSIONS, ir_text)
+        if _INLINE_ASM.search(ir_text):
+            extensions += ",+SPV_INTEL_inline_assembly"      # OpAsmINTEL / OpAsmCallINTEL
         done = run_tool("llc", [f"-O{opt_level}", f"-mtriple={spirv_triple(triple)}",
-                                f"--spirv-ext={llc_extensions(LLC_EXTENSIONS, ir_text)}", "-filetype=obj", source, "-o", target])
+                                f"--spirv-ext={extensions}", "-filetype=obj", source, "-o", target])
         if done.returncode != 0 or not os.path.exists(target):
             message = done.stderr.decode("utf-8", "replace").strip()
             raise SpirvError(f"llc-22 rejected the generated IR:\n{message}\n{INTERNAL_HINT}")
@@ -87,6 +90,12 @@ _UNLOWERED_ATOMIC = re.compile(
     r"^declare .*@(_Z\d+(atomic_fetch_(?:min|max)(?:_explicit)?)P(?:U3AS\d+)?VU7_Atomic[fdDh]\w*)\(", re.M)
 
 
+# A call of inline assembly: `call <type> asm [sideeffect ...] "template", "constraints"(...)`;
+# one with outputs has a result (`%r = call`).
+_INLINE_ASM = re.compile(r"\bcall\b[^\n]*?\basm\s+(?:\w+\s+)*\"", re.M)
+_INLINE_ASM_WITH_OUTPUTS = re.compile(r"=\s*(?:\w+\s+)?call\b[^\n]*?\basm\s+(?:\w+\s+)*\"", re.M)
+
+
 def reject_what_llc_cannot_lower(ir_text):
     """A clear error, instead of an invalid or incomplete module, for IR that llc-22 lowers
     wrongly or not at all."""
@@ -95,6 +104,11 @@ def reject_what_llc_cannot_lower(ir_text):
         raise SpirvError(f"{m.group(2)} cannot be emitted as SPIR-V: llc-22 leaves it an imported "
                          f"function ({m.group(1)}) on floating point, also for clang-22's IR; use a "
                          f"compare-exchange loop")
+    if _INLINE_ASM_WITH_OUTPUTS.search(ir_text):
+        raise SpirvError("inline assembly with outputs cannot be emitted as SPIR-V: llc-22 writes "
+                         "an invalid module for it (an OpUConvert of the OpAsmCallINTEL result, "
+                         "which spirv-val rejects), for clang-22's IR as well; statements without "
+                         "outputs are emitted (SPV_INTEL_inline_assembly)")
     m = _PTRTOINT_GLOBAL.search(ir_text)
     if m:
         raise SpirvError(f"program-scope variable '{m.group('name')}' is initialized "
