@@ -121,15 +121,21 @@ def kernel_info(name, record):
 
 @dataclass
 class Marshalled:
-    """A launch in the module's terms. transfers: one per distinct array, in first-use
-    order; push(addresses) -> the push-constant bytes; constants: {SpecId: uint32};
-    local_bytes: the LocalMemory arguments' bytes per work-group."""
-    transfers: list
+    """A launch in the module's terms; every launch with the same launch key (prepare's)
+    has the same one, so a kernel keeps it. slots: (index of the argument whose array it
+    is, whether it comes back) per distinct array, in first-use order; push(addresses) ->
+    the push-constant bytes; constants: {SpecId: uint32}; local_bytes: the LocalMemory
+    arguments' bytes per work-group."""
+    slots: tuple
     push: object
     constants: dict
     groups: tuple
     local_size: tuple
     local_bytes: int = 0
+
+    def transfers(self, values):
+        """This launch's runner.Transfers: the arrays among `values` (the caller's arguments)."""
+        return [Transfer(values[index], written) for index, written in self.slots]
 
 
 def marshal(name, record, prepared):
@@ -145,16 +151,15 @@ def marshal(name, record, prepared):
     constants = {}
     if not record.get("local_size"):
         constants.update(zip(LOCAL_SIZE_SPEC_IDS, local))
-    transfers, slot_of = [], {}        # argument index -> transfer index
-    fields = []                        # (offset, bytes or ("address", transfer index))
+    slots, slot_of = [], {}            # argument index -> slot index
+    fields = []                        # (offset, bytes or ("address", slot index))
     for arg, entry in zip(prepared.arguments, record["args"]):
         if arg.kind == BUFFER:
             first = arg.same_as if arg.same_as is not None else arg.index
             if first not in slot_of:
-                slot_of[first] = len(transfers)
-                transfers.append(Transfer(prepared.values[first], written=False))
-            transfers[slot_of[first]].written |= arg.writable and entry["kind"] == "global" and \
-                entry.get("writable", True)
+                slot_of[first] = len(slots)
+                slots.append([first, False])
+            slots[slot_of[first]][1] |= arg.writable and entry["kind"] == "global" and entry.get("writable", True)
             fields.append((entry["offset"], ("address", slot_of[first])))
         elif arg.kind == LOCAL:
             constants[entry["spec_id"]] = _local_length(name, entry, arg.nbytes)
@@ -162,20 +167,34 @@ def marshal(name, record, prepared):
             fields.append((entry["offset"], _scalar_bytes(name, entry, arg.value)))
         elif arg.kind == STRUCT:
             raise ArgumentError(f"kernel '{name}': a struct passed by value is not in the Vulkan contract")
-    size = record.get("push_constant_size", 0)
     if record.get("global_offset_offset") is not None:
         fields.append((record["global_offset_offset"], struct.pack("<3I", *offsets)))
     elif any(offsets):
         raise ArgumentError(f"kernel '{name}' takes no global offset (its module has no launch record)")
+    local_bytes = sum(arg.nbytes for arg in prepared.arguments if arg.kind == LOCAL)
+    return Marshalled(tuple((index, written) for index, written in slots),
+                      _push_writer(record.get("push_constant_size", 0), fields), constants, groups, local, local_bytes)
+
+
+def _push_writer(size, fields):
+    """push(addresses) -> the push-constant block: the constant fields written once, the
+    device addresses per launch (the same buffers, the pool's, give the same bytes: kept)."""
+    block = bytearray(size)
+    addressed = []
+    for offset, value in fields:
+        if isinstance(value, tuple):
+            addressed.append((offset, value[1]))
+        else:
+            block[offset:offset + len(value)] = value
+    last = [None, bytes(block)]
 
     def push(addresses):
-        block = bytearray(size)
-        for offset, value in fields:
-            data = struct.pack("<Q", addresses[value[1]]) if isinstance(value, tuple) else value
-            block[offset:offset + len(data)] = data
-        return bytes(block)
-    local_bytes = sum(arg.nbytes for arg in prepared.arguments if arg.kind == LOCAL)
-    return Marshalled(transfers, push, constants, groups, local, local_bytes)
+        if addresses != last[0]:
+            for offset, slot in addressed:
+                struct.pack_into("<Q", block, offset, addresses[slot])
+            last[0], last[1] = list(addresses), bytes(block)
+        return last[1]
+    return push
 
 
 def _local_length(name, entry, nbytes):

@@ -15,7 +15,7 @@ import time
 
 from clcoop.errors import ArgumentError, UnsupportedOnDevice
 from clcoop.interp.execute import DEFAULT_INSTRUCTION_LIMIT, DEFAULT_MAX_LANES
-from clcoop.prepare import Preparations
+from clcoop.prepare import KEPT_PREPARATIONS, Preparations
 from clcoop.spirv.reflection import read_reflection
 from clcoop.vulkan import device as devices
 from clcoop.vulkan.arguments import kernel_info, marshal
@@ -92,6 +92,8 @@ class VulkanKernel:
         self.info = kernel_info(name, self.record)
         self._preparations = Preparations(None, self.info)     # equal launches are checked once
         self._memory_checked = set()     # specializations whose Workgroup memory fits the device
+        self._plans = {}                 # (launch key, subgroup_size) -> checked (Marshalled, size, full)
+        self._plans_lock = threading.Lock()
         self.last_timings = None
 
     def __repr__(self):
@@ -115,19 +117,37 @@ class VulkanKernel:
         if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or
                                     not 0 < timeout < 1e9):
             raise ArgumentError(f"timeout must be a positive number of seconds, got {timeout!r}")
-        program, description = self.program, self.program.description
-        marshalled = marshal(self.name, self.record, prepared)
-        check_kernel(self.name, self.record, description, marshalled.local_size)
-        self._check_limits(marshalled)
-        size, full = self._subgroup(subgroup_size, marshalled.local_size)
+        program = self.program
+        marshalled, size, full = self._plan(prepared, subgroup_size)
         push_size = self.record.get("push_constant_size", 0)
         with program.device.lock:        # one thread at a time makes pipelines and submits
             program.device.require_usable()
             pipeline = program.pipelines.pipeline(self.name, push_size, marshalled.constants, size, full)
             timings = runner(program.device).run(pipeline, program.pipelines.layout(push_size), marshalled.push,
-                                                 marshalled.groups, marshalled.transfers, repeat, timeout)
+                                                 marshalled.groups, marshalled.transfers(prepared.values), repeat,
+                                                 timeout)
         self.last_timings = timings
         return timings
+
+    def _plan(self, prepared, subgroup_size):
+        """(Marshalled, subgroup size to require, full subgroups) of a launch, checked against
+        the device. They depend on nothing but the launch key (sizes, scalars, array sizes
+        and dtypes, LocalMemory sizes) and the subgroup size, so a launch with a key seen
+        before reuses them unchecked (prepare.Preparations does the same for the arguments)."""
+        key = (prepared.key, subgroup_size) if prepared.key is not None and type(subgroup_size) in (int, type(None)) \
+            else None
+        plan = self._plans.get(key) if key is not None else None
+        if plan is None:
+            marshalled = marshal(self.name, self.record, prepared)
+            check_kernel(self.name, self.record, self.program.description, marshalled.local_size)
+            self._check_limits(marshalled)
+            plan = (marshalled, *self._subgroup(subgroup_size, marshalled.local_size))
+            if key is not None:
+                with self._plans_lock:
+                    if len(self._plans) >= KEPT_PREPARATIONS:
+                        self._plans.pop(next(iter(self._plans)))
+                    self._plans[key] = plan
+        return plan
 
     def _subgroup(self, requested, local_size):
         """(the subgroup size to require or None, whether to require full subgroups)."""

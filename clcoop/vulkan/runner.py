@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass, field
 
 from clcoop.errors import DeviceTimeout
+from clcoop.launch_cache import data_address
 from clcoop.vulkan import vk
 from clcoop.vulkan.memory import BufferPool, Staging
 
@@ -87,6 +88,11 @@ class Runner:
         device.check(self.api.vkAllocateCommandBuffers(device.handle, ctypes.byref(allocate),
                                                        ctypes.byref(self.commands)), "allocating a command buffer")
         self.fence = self._fence()
+        # The submission is always of this one command buffer: its VkSubmitInfo is made once.
+        self._command_array = (vk.VP * 1)(self.commands)
+        self._submit = vk.VkSubmitInfo(vk.ST_SUBMIT_INFO, None, 0, None, None, 1,
+                                       ctypes.cast(self._command_array, vk.VP), 0, None)
+        self._ticks = None            # the timestamps' array, kept while the query count is the same
         device.close_hooks.append(self.destroy)
 
     def _fence(self):
@@ -170,13 +176,13 @@ class Runner:
         for transfer in transfers:
             nbytes = transfer.array.nbytes
             if nbytes:
-                ctypes.memmove(staging.mapped + transfer.staging_offset, transfer.array.ctypes.data, nbytes)
+                ctypes.memmove(staging.mapped + transfer.staging_offset, data_address(transfer.array), nbytes)
 
     def _download(self, transfers):
         staging = self.staging.buffer
         for transfer in transfers:
             if transfer.written and transfer.array.nbytes:
-                ctypes.memmove(transfer.array.ctypes.data, staging.mapped + transfer.staging_offset,
+                ctypes.memmove(data_address(transfer.array), staging.mapped + transfer.staging_offset,
                                transfer.array.nbytes)
 
     def _barrier(self, src_stage, dst_stage, src_access, dst_access):
@@ -228,11 +234,9 @@ class Runner:
 
     def _submit_and_wait(self, timeout, transfers):
         api, device = self.api, self.device
-        commands = (vk.VP * 1)(self.commands)
-        submit = vk.VkSubmitInfo(vk.ST_SUBMIT_INFO, None, 0, None, None, 1, ctypes.cast(commands, vk.VP), 0, None)
         fence = self.fence
         device.check(api.vkResetFences(device.handle, 1, ctypes.byref(fence)), "vkResetFences")
-        device.check(api.vkQueueSubmit(device.queue, 1, ctypes.byref(submit), fence.value), "vkQueueSubmit")
+        device.check(api.vkQueueSubmit(device.queue, 1, ctypes.byref(self._submit), fence.value), "vkQueueSubmit")
         try:
             result = self._wait(fence, timeout)
         except KeyboardInterrupt:
@@ -279,7 +283,9 @@ class Runner:
         self.device.busy = False
 
     def _gpu_times(self, repeat):
-        ticks = (ctypes.c_uint64 * (2 * repeat))()
+        if self._ticks is None or len(self._ticks) != 2 * repeat:
+            self._ticks = (ctypes.c_uint64 * (2 * repeat))()
+        ticks = self._ticks
         result = self.api.vkGetQueryPoolResults(self.device.handle, self.query_pool, 0, 2 * repeat,
                                                 ctypes.sizeof(ticks), ticks, 8,
                                                 vk.QUERY_RESULT_64_BIT | vk.QUERY_RESULT_WAIT_BIT)

@@ -263,3 +263,31 @@ def test_an_interrupted_wait_leaves_the_launch_reserved(vadd, monkeypatch):
     monkeypatch.undo()
     vadd.vadd((128,), (64,), a, b, c, 128)          # waits for the interrupted launch, then runs
     assert run.pending is None and not vadd.device.busy and np.array_equal(c, a + b)
+
+
+def test_a_launch_with_a_key_seen_before_is_not_checked_again(vadd, monkeypatch):
+    from clcoop.vulkan import program as programs
+    calls = []
+    real = programs.check_kernel
+    monkeypatch.setattr(programs, "check_kernel", lambda *a, **k: calls.append(a[0]) or real(*a, **k))
+    kernel = vadd.kernel("vadd")
+    a, b = _inputs(192, seed=8)
+    c = np.zeros(192, np.float32)
+    kernel._plans.clear()
+    for _ in range(3):
+        a += 1
+        kernel((192,), (64,), a, b, c, 192)
+        assert np.array_equal(c, a + b)                      # new contents go up every launch
+    assert calls == ["vadd"]                                  # checked once: the launch key proved the rest
+    kernel((192,), (32,), a, b, c, 192)                       # another local size: checked again
+    assert calls == ["vadd", "vadd"]
+
+
+def test_the_push_constants_follow_the_buffers_addresses():
+    from clcoop.vulkan.arguments import _push_writer
+    push = _push_writer(32, [(0, ("address", 1)), (8, ("address", 0)), (16, b"\x07\x00\x00\x00")])
+    first = push([0x1000, 0x2000])
+    assert first == (0x2000).to_bytes(8, "little") + (0x1000).to_bytes(8, "little") + b"\x07" + bytes(15)
+    assert push([0x1000, 0x2000]) == first
+    second = push([0x3000, 0x2000])                           # another buffer: its address is written
+    assert second[8:16] == (0x3000).to_bytes(8, "little") and second[:8] == first[:8] and second[16:] == first[16:]
