@@ -4,7 +4,7 @@ configurations (thin; the work is in clcoop.vulkan).
     clcoop-devices [--json] [--device INDEX|NAME]
 
 For each device: its name, type, Vulkan version and driver, whether the engine can use it,
-the subgroup sizes, the matrix features, then every KHR configuration and NV2 flexible
+the matrix features, the limits a launch is checked against, the subgroup sizes, then every KHR configuration and NV2 flexible
 dimension it supports (what a kernel's matrices must match). --json prints the descriptions
 as the engine records them (a file of it is what test/unit/data/vulkan_h200_note.json holds).
 Exit 0 ok, 1 no Vulkan loader or device.
@@ -44,6 +44,9 @@ def format_device(description, usable_problems):
     lines.append("  usable by clcoop: " + ("yes" if not usable_problems else "no (" + ", ".join(usable_problems) + ")"))
     present = [name for name in MATRIX_FEATURES if description.features.get(name)]
     lines.append("  matrix features: " + (", ".join(present) or "none"))
+    lines.append(f"  limits: work-group size {'x'.join(map(str, description.max_workgroup_size))} "
+                 f"({description.max_workgroup_invocations} invocations), Workgroup (__local) memory "
+                 f"{description.max_shared_memory} bytes, push constants {description.max_push_constants_size} bytes")
     lines += ["  " + line for line in supported_text(description).splitlines()]
     return "\n".join(lines)
 

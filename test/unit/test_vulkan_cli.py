@@ -45,6 +45,8 @@ def test_devices_lists_the_device_and_its_json_reads_back(capsys):
 def test_devices_of_the_recorded_h200():
     text = devices_main.format_device(load_description(H200), [])
     assert "matrix features: cooperativeMatrix, cooperativeMatrixWorkgroupScope" in text
+    assert ("  limits: work-group size 1024x1024x64 (1024 invocations), Workgroup (__local) memory 49152 bytes, "
+            "push constants 256 bytes") in text
     assert "  subgroup 16x16x16 bf16 x bf16 + f32 -> f32" in text
     assert "workgroup with 128 invocations: multiples of 32x16x16 f16 x f16 + f32 -> f32" in text
 
