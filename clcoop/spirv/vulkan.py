@@ -106,10 +106,10 @@ def ir_to_vulkan_spirv(ir_text, target_env="vulkan1.3"):
 def _finish(module, kernels, layouts, tokens):
     from clcoop.spirv.vulkan_module import finish_module
     vulkan = finish_module(module, kernels, layouts, tokens)
+    vulkan.decode_block_parameters()           # before the tensor rewrite, which looks for the blocks
     rewrite_tensor_calls(rewrite_cooperative_calls(vulkan.module))
     vulkan.defs = sb.definitions(vulkan.module)
     vulkan.aligned_tensor_accesses()
-    vulkan.decode_block_parameters()
     vulkan.drop_imports()
     vulkan.check()
     return vulkan

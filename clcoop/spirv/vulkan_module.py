@@ -11,9 +11,9 @@ what it does not lower. This pass makes it the contract's module (SPIR-V 1.6 sec
   Vulkan scopes and semantics, OpGroupNonUniform* at Subgroup scope, OpExtInst GLSL.std.450;
 - the KHR cooperative-matrix calls become their instructions (with `Aligned` memory operands),
   then clcoop.spirv.rewrite handles the element-wise ones as for the Kernel flavour;
-- the work-group size: `LocalSize` when every kernel has reqd_work_group_size, otherwise the
-  WorkgroupSize built-in as a spec-constant composite (SpecIds 0-2), and each `__local`
-  argument's array length the spec constant SpecId 100 + argument index;
+- the work-group size: `LocalSize` for a kernel with reqd_work_group_size, otherwise
+  `LocalSizeId` of the spec constants SpecIds 0-2, and each `__local` argument's array length
+  the spec constant SpecId 100 + argument index;
 - push-constant member offsets as clcoop.spirv.vulkan_ir.push_constant_layout computes them.
 """
 import re
@@ -64,6 +64,8 @@ MEMORY_MODEL_VULKAN = 3
 STORAGE_PHYSICAL_STORAGE_BUFFER = 5349
 STORAGE_INPUT = 1
 EXECUTION_MODE_LOCAL_SIZE = 17
+EXECUTION_MODE_LOCAL_SIZE_ID = 38
+OP_EXECUTION_MODE_ID = 331
 DECORATION_SPEC_ID = 1
 DECORATION_BLOCK = 2
 DECORATION_BUILTIN = 11
@@ -114,6 +116,16 @@ _CONVERSION_OPCODES = {"ConvertFToU": 109, "ConvertFToS": 110, "ConvertSToF": 11
                        "UConvert": 113, "SConvert": 114, "FConvert": 115}
 
 
+def _block_struct_name(callee):
+    """`struct.<name>` of a decode function's block struct in a tensor load's callee name (the
+    decode function's pointer parameter, e.g. PFDhPU3AS1K10block_q4_0...), or None."""
+    m = re.search(r"PF(?:Dh|Dv\d+_\w|[a-z])PU3AS\d+[KVr]*(\d+)", coop_names.parse_callee(callee).params)
+    if m is None:
+        return None
+    start = m.end()
+    return "struct." + coop_names.parse_callee(callee).params[start:start + int(m.group(1))]
+
+
 def _fail(message):
     raise SpirvError(f"cannot finish the Vulkan module: {message}; {INTERNAL_HINT}")
 
@@ -142,6 +154,10 @@ class VulkanModule:
         ident = inst.operands[0] if inst.opcode in sb.TYPE_OPCODES else inst.operands[1]
         self.defs[ident] = inst
         return ident
+
+    def add_annotation_name(self, target, name):
+        at = next(i for i, x in enumerate(self.module.instructions) if x.opcode == sb.OP_NAME)
+        self.module.instructions.insert(at, sb.Instruction(sb.OP_NAME, [target] + sb.encode_string(name)))
 
     def add_annotation(self, inst):
         at = next(i for i, x in enumerate(self.module.instructions) if x.opcode in sb.TYPE_OPCODES
@@ -345,20 +361,25 @@ class VulkanModule:
                     inst.operands[position] = by_name[tokens[index]]
                     block = re.search(r"TensorBlockNV_(\d+)", imports[inst.operands[2]])
                     if block:
-                        self.decode_blocks[by_name[tokens[index]]] = int(block.group(1))
+                        self.decode_blocks[by_name[tokens[index]]] = (int(block.group(1)),
+                                                                      _block_struct_name(imports[inst.operands[2]]))
 
     def decode_block_parameters(self):
         """Each decode function's first parameter points to its block: a PhysicalStorageBuffer
         pointer to `uchar[sizeof(block)]` (ArrayStride 1), so that a driver steps one block at
         a time (SPV_NV_cooperative_matrix2: the block's address is Pointer + block index *
         the pointee's size); the body keeps llc's pointer type through one OpBitcast."""
-        for function, size in self.decode_blocks.items():
+        for function, (size, struct_name) in self.decode_blocks.items():
             uchar = self.find_type(sb.OP_TYPE_INT, [8, 0])
             self.add_capability(sb.CAPABILITY_INT8)
             array = self.find_type(OP_TYPE_ARRAY, [uchar, self.uint(size)])
             if not any(i.opcode == sb.OP_DECORATE and i.operands[:2] == [array, DECORATION_ARRAY_STRIDE]
                        for i in self.module.instructions):
                 self.add_annotation(sb.Instruction(sb.OP_DECORATE, [array, DECORATION_ARRAY_STRIDE, 1]))
+            if struct_name and not any(i.opcode == sb.OP_NAME and i.operands[0] == array
+                                       for i in self.module.instructions):
+                # clcoop.spirv.tensor finds a block struct by its name: this array is that block.
+                self.add_annotation_name(array, struct_name)
             pointer = self.find_type(sb.OP_TYPE_POINTER, [STORAGE_PHYSICAL_STORAGE_BUFFER, array])
             at = next(i for i, x in enumerate(self.module.instructions) if x.opcode == sb.OP_FUNCTION
                       and x.operands[1] == function)
@@ -739,27 +760,45 @@ class VulkanModule:
 
     # ---- 3. work-group size, __local arguments, push constants
     def workgroup_size(self, kernels):
-        """LocalSize per entry when every kernel has reqd_work_group_size; otherwise the
-        WorkgroupSize built-in, a spec-constant composite of SpecIds 0, 1, 2 (default 1)."""
+        """Per entry point: `LocalSize x y z` from reqd_work_group_size, otherwise
+        `OpExecutionModeId LocalSizeId` of the spec constants SpecId 0, 1, 2 (default 1; Vulkan
+        1.3's maintenance4), so that kernels with and without the attribute share a module.
+        get_local_size reads a constant composite of the same values."""
         uint = self.uint_type()
         vector = self.find_type(OP_TYPE_VECTOR, [uint, 3])
-        fixed = all(k.local_size for k in kernels)
-        if fixed:
-            sizes = {k.name: k.local_size for k in kernels}
-            composite = None
-        else:
-            parts = []
-            for spec_id in range(3):
-                part = self.add_global(sb.Instruction(OP_SPEC_CONSTANT, [uint, self.module.new_id(), 1]))
-                self.add_annotation(sb.Instruction(sb.OP_DECORATE, [part, DECORATION_SPEC_ID, spec_id]))
-                parts.append(part)
-            composite = self.add_global(sb.Instruction(OP_SPEC_CONSTANT_COMPOSITE, [vector, self.module.new_id()] + parts))
-            self.add_annotation(sb.Instruction(sb.OP_DECORATE, [composite, DECORATION_BUILTIN, BUILTIN_WORKGROUP_SIZE]))
+        entries = {sb.decode_string(i.operands[2:])[0]: i.operands[1] for i in self.module.instructions
+                   if i.opcode == OP_ENTRY_POINT}
+        composites, spec = {}, None
+        for kernel in kernels:
+            if kernel.local_size:
+                size = tuple(int(s) for s in kernel.local_size)
+                if size not in composites:
+                    parts = [self.uint(s) for s in size]
+                    composites[size] = self.add_global(sb.Instruction(
+                        OP_CONSTANT_COMPOSITE, [vector, self.module.new_id()] + parts))
+                composites[kernel.name] = composites[size]
+                continue
+            if spec is None:
+                parts = []
+                for spec_id in range(3):
+                    part = self.add_global(sb.Instruction(OP_SPEC_CONSTANT, [uint, self.module.new_id(), 1]))
+                    self.add_annotation(sb.Instruction(sb.OP_DECORATE, [part, DECORATION_SPEC_ID, spec_id]))
+                    parts.append(part)
+                spec = (parts, self.add_global(sb.Instruction(OP_SPEC_CONSTANT_COMPOSITE,
+                                                              [vector, self.module.new_id()] + parts)))
+            composites[kernel.name] = spec[1]
+            entry = entries[kernel.name]
             self.module.instructions = [i for i in self.module.instructions if not (
-                i.opcode == OP_EXECUTION_MODE and i.operands[1] == EXECUTION_MODE_LOCAL_SIZE)]
-        self.replace_workgroup_size_variable(composite, sizes if fixed else None, vector)
+                i.opcode == OP_EXECUTION_MODE and i.operands[:2] == [entry, EXECUTION_MODE_LOCAL_SIZE])]
+            at = max(i for i, x in enumerate(self.module.instructions) if x.opcode in (OP_ENTRY_POINT, OP_EXECUTION_MODE,
+                                                                                        OP_EXECUTION_MODE_ID))
+            self.module.instructions.insert(at + 1, sb.Instruction(OP_EXECUTION_MODE_ID,
+                                                                   [entry, EXECUTION_MODE_LOCAL_SIZE_ID] + spec[0]))
+        self.replace_workgroup_size_variable(composites)
 
-    def replace_workgroup_size_variable(self, composite, sizes, vector):
+    def replace_workgroup_size_variable(self, composites):
+        """llc-22 reads get_local_size from an Input WorkgroupSize variable, which Vulkan
+        forbids: each load becomes its kernel's composite."""
         variables = {i.operands[0] for i in self.module.instructions if i.opcode == sb.OP_DECORATE
                      and i.operands[1:] == [DECORATION_BUILTIN, BUILTIN_WORKGROUP_SIZE]
                      and self.defs.get(i.operands[0]) is not None
@@ -767,19 +806,10 @@ class VulkanModule:
         if not variables:
             return
         entry_of = self.entry_of_functions()
-        constants = {}
         replacements = {}
         for inst in list(self.module.instructions):
             if inst.opcode == sb.OP_LOAD and inst.operands[2] in variables:
-                value = composite
-                if value is None:
-                    kernel = entry_of.get(id(inst))
-                    size = tuple(sizes[kernel])
-                    if size not in constants:
-                        parts = [self.uint(int(s)) for s in size]
-                        constants[size] = self.add_global(sb.Instruction(
-                            OP_CONSTANT_COMPOSITE, [vector, self.module.new_id()] + parts))
-                    value = constants[size]
+                value = composites[entry_of.get(id(inst))]
                 replacements[id(inst)] = [sb.Instruction(OP_COPY_OBJECT, [inst.operands[0], inst.operands[1], value])]
             elif inst.result_id in variables or (inst.opcode in (sb.OP_NAME, sb.OP_DECORATE)
                                                   and inst.operands[0] in variables):

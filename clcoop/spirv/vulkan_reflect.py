@@ -30,6 +30,8 @@ CAPABILITY_FEATURES = {
     5118: "shaderBFloat16CooperativeMatrix",
 }
 OP_CAPABILITY = 17
+OP_EXECUTION_MODE_ID = 331
+LOCAL_SIZE_ID = 38
 
 
 def device_features(module, matrices):
@@ -38,6 +40,8 @@ def device_features(module, matrices):
                 if i.opcode == OP_CAPABILITY and i.operands[0] in CAPABILITY_FEATURES}
     if any(m["scope"] == "workgroup" for m in matrices):
         features.add("cooperativeMatrixWorkgroupScope")
+    if any(i.opcode == OP_EXECUTION_MODE_ID and i.operands[1] == LOCAL_SIZE_ID for i in module.instructions):
+        features.add("maintenance4")             # LocalSizeId (Vulkan 1.3 core feature)
     return sorted(features)
 
 

@@ -161,6 +161,24 @@ def test_reflection_record_of_gemm():
     assert "shaderFloat64" in read_reflection(compile_vulkan("examples/vulkan/math.cl"))["math"]["device_features"]
 
 
+def test_kernels_with_and_without_reqd_work_group_size_share_a_module(tmp_path):
+    source = tmp_path / "mixed.cl"
+    source.write_text("__attribute__((reqd_work_group_size(64, 1, 1)))\n"
+                      "__kernel void fixed(__global uint *o) { o[get_global_id(0)] = get_local_size(0); }\n"
+                      "__kernel void free_size(__global uint *o) { o[get_global_id(0)] = get_local_size(0); }\n")
+    from clcoop.spirv.vulkan import ir_to_vulkan_spirv
+    data = ir_to_vulkan_spirv(driver.compile_source(source.read_text(), driver.CompileOptions(
+        filename=str(source), debug_info=True)).ir)
+    assert spirv_val(data, tmp_path).returncode == 0
+    text = disassemble(data, tmp_path)
+    assert "OpExecutionMode %fixed LocalSize 64 1 1" in text
+    assert re.search(r"OpExecutionModeId %free_size LocalSizeId", text)
+    assert "BuiltIn WorkgroupSize" not in text       # it would set every entry point's size
+    records = read_reflection(data)
+    assert records["fixed"]["local_size"] == [64, 1, 1] and records["free_size"]["local_size"] is None
+    assert "maintenance4" in records["free_size"]["device_features"]
+
+
 def test_reflection_of_a_struct_buffer_is_its_size_in_bytes():
     record = read_reflection(compile_vulkan("examples/q4_gemm.cl"))["q4_gemm"]
     assert record["args"][1]["dtype"] == "V18"        # struct { half d; uchar qs[16]; }
@@ -180,7 +198,7 @@ def test_spec_constants_and_push_constants_in_the_disassembly(tmp_path):
     text = disassemble(compile_vulkan("examples/vulkan/stencil.cl"), tmp_path)
     spec_ids = sorted(int(x) for x in re.findall(r"OpDecorate %\S+ SpecId (\d+)", text))
     assert spec_ids == [0, 1, 2, 102]
-    assert re.search(r"OpDecorate %\S+ BuiltIn WorkgroupSize", text)
+    assert re.search(r"OpExecutionModeId %stencil LocalSizeId %\S+ %\S+ %\S+", text)
     assert "OpExecutionMode %stencil LocalSize" not in text
     assert re.search(r"OpVariable %_ptr_PushConstant_\S+ PushConstant", text)
     # barrier(CLK_LOCAL_MEM_FENCE): Workgroup scopes, AcquireRelease | WorkgroupMemory |

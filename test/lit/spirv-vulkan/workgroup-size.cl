@@ -1,6 +1,6 @@
-// The work-group size: without reqd_work_group_size it is the WorkgroupSize built-in, a
-// spec-constant composite of SpecIds 0, 1, 2 (default 1), and no LocalSize; with it, LocalSize.
-// get_local_size reads the same composite.
+// The work-group size: without reqd_work_group_size it is `OpExecutionModeId LocalSizeId` of
+// the spec constants SpecIds 0, 1, 2 (default 1); with it, LocalSize. get_local_size reads a
+// composite of the same values.
 // REQUIRES: llc, spirv-tools
 // RUN: %clcoop %s --emit-spirv --target-env=vulkan1.3 -o %t.spv
 // RUN: %spirv-val --target-env vulkan1.3 %t.spv
@@ -9,12 +9,12 @@
 // RUN: %spirv-val --target-env vulkan1.3 %t.fixed.spv
 // RUN: %spirv-dis %t.fixed.spv | FileCheck %s --check-prefix=FIXED
 
-// CHECK-NOT: LocalSize
-// CHECK-DAG: OpDecorate %[[X:[0-9]+]] SpecId 0
-// CHECK-DAG: OpDecorate %[[Y:[0-9]+]] SpecId 1
-// CHECK-DAG: OpDecorate %[[Z:[0-9]+]] SpecId 2
-// CHECK-DAG: OpDecorate %[[WG:[a-zA-Z_0-9]+]] BuiltIn WorkgroupSize
-// CHECK: %[[WG]] = OpSpecConstantComposite %v3uint %[[X]] %[[Y]] %[[Z]]
+// CHECK-NOT: OpExecutionMode %sizes LocalSize
+// CHECK: OpExecutionModeId %sizes LocalSizeId %[[X:[0-9]+]] %[[Y:[0-9]+]] %[[Z:[0-9]+]]
+// CHECK-DAG: OpDecorate %[[X]] SpecId 0
+// CHECK-DAG: OpDecorate %[[Y]] SpecId 1
+// CHECK-DAG: OpDecorate %[[Z]] SpecId 2
+// CHECK: %[[WG:[0-9]+]] = OpSpecConstantComposite %v3uint %[[X]] %[[Y]] %[[Z]]
 // CHECK: OpCopyObject %v3uint %[[WG]]
 
 // FIXED: OpExecutionMode %sizes LocalSize 64 2 1
