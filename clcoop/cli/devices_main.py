@@ -46,7 +46,10 @@ def format_device(description, usable_problems):
     lines.append("  matrix features: " + (", ".join(present) or "none"))
     lines.append(f"  limits: work-group size {'x'.join(map(str, description.max_workgroup_size))} "
                  f"({description.max_workgroup_invocations} invocations), Workgroup (__local) memory "
-                 f"{description.max_shared_memory} bytes, push constants {description.max_push_constants_size} bytes")
+                 f"{description.max_shared_memory} bytes"
+                 + (f" ({description.workgroup_scope_reserved_shared_memory} of them kept by the driver with "
+                    f"workgroup-scope matrices)" if description.workgroup_scope_reserved_shared_memory else "")
+                 + f", push constants {description.max_push_constants_size} bytes")
     lines += ["  " + line for line in supported_text(description).splitlines()]
     return "\n".join(lines)
 

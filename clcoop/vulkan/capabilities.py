@@ -90,6 +90,9 @@ class DeviceDescription:
     flexible: tuple = ()                            # FlexibleConfig
     flexible_max_dimension: int = 0
     workgroup_scope_max_workgroup_size: int = 0
+    # Bytes of shared memory the driver keeps when a module has workgroup-scope matrices
+    # (VkPhysicalDeviceCooperativeMatrix2PropertiesNV; VUID-RuntimeSpirv-maxComputeSharedMemorySize-10168).
+    workgroup_scope_reserved_shared_memory: int = 0
     source: str = ""                                # where a recorded description came from
 
     def has(self, extension):

@@ -185,7 +185,8 @@ def describe(inst, handle, index):
         khr=_khr_configs(inst, handle) if KHR_COOPERATIVE_MATRIX in extensions else (),
         flexible=_flexible_configs(inst, handle) if NV_COOPERATIVE_MATRIX2 in extensions else (),
         flexible_max_dimension=nv2.cooperativeMatrixFlexibleDimensionsMaxDimension,
-        workgroup_scope_max_workgroup_size=nv2.cooperativeMatrixWorkgroupScopeMaxWorkgroupSize)
+        workgroup_scope_max_workgroup_size=nv2.cooperativeMatrixWorkgroupScopeMaxWorkgroupSize,
+        workgroup_scope_reserved_shared_memory=nv2.cooperativeMatrixWorkgroupScopeReservedSharedMemory)
 
 
 def _query_array(inst, handle, function_name, struct, stype):

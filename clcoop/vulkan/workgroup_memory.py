@@ -2,7 +2,8 @@
 module itself, so that a launch over the device's maxComputeSharedMemorySize is refused before
 anything is dispatched (VUID-RuntimeSpirv-Workgroup-06530: the Workgroup variables' bytes,
 padding included, must not exceed the limit; NVIDIA's driver accepted such a pipeline and lost
-the device at the dispatch).
+the device at the dispatch). A module with workgroup-scope matrices has that limit less
+cooperativeMatrixWorkgroupScopeReservedSharedMemory (VUID-RuntimeSpirv-maxComputeSharedMemorySize-10168).
 
 Which variables: the Workgroup OpVariables of the entry point's interface (SPIR-V 1.4 and
 later list every global variable the entry point's call tree uses, SPIR-V 2.4 "OpEntryPoint"),
@@ -10,8 +11,10 @@ or, in older modules, those referenced by the functions reachable from the entry
 
 How many bytes: the Vulkan specification bounds what an implementation consumes by laying
 the variables out one after the other with the standard storage-buffer (std430) rules,
-booleans as 32-bit integers (Vulkan 1.3, "Shader Interfaces", Workgroup variables); that is
-the count used here, so a refused launch is one no conforming driver is guaranteed to take.
+booleans as 32-bit integers (Vulkan 1.3, "Shader Interfaces", Workgroup variables); that
+bound is the count used here (in declaration order), so a launch that fits it fits every
+conforming driver. (A kernel right at the limit whose variables need std430 padding, vec3 or
+mixed structs, may be refused though a driver that packs tighter would take it.)
 With explicit layouts (SPV_KHR_workgroup_memory_explicit_layout) the Block-decorated
 variables share one storage: the largest of them counts. Array lengths may be specialization
 constants (the `__local` arguments' SpecId 100 + i, docs/vulkan-abi.md): they are evaluated
@@ -22,11 +25,10 @@ Plain data and the standard library: CI checks modules against a recorded device
 from dataclasses import dataclass
 
 from clcoop.errors import ArgumentError, UnsupportedOnDevice
-
 from clcoop.spirv.binary import (OP_CONSTANT, OP_DECORATE, OP_FUNCTION, OP_FUNCTION_CALL, OP_FUNCTION_END,
-                                 OP_NAME, OP_TYPE_FLOAT, OP_TYPE_INT, OP_TYPE_POINTER, OP_VARIABLE,
-                                 STORAGE_CLASS_WORKGROUP, SpirvFormatError, decode_string, definitions,
-                                 id_operands, read_module)
+                                 OP_NAME, OP_TYPE_COOPERATIVE_MATRIX_KHR, OP_TYPE_FLOAT, OP_TYPE_INT,
+                                 OP_TYPE_POINTER, OP_VARIABLE, STORAGE_CLASS_WORKGROUP, SpirvFormatError,
+                                 decode_string, definitions, id_operands, read_module)
 
 OP_ENTRY_POINT = 15
 OP_TYPE_BOOL, OP_TYPE_VECTOR, OP_TYPE_MATRIX, OP_TYPE_ARRAY, OP_TYPE_STRUCT = 20, 23, 24, 28, 30
@@ -34,6 +36,7 @@ OP_MEMBER_DECORATE = 72
 OP_SPEC_CONSTANT, OP_SPEC_CONSTANT_OP = 50, 52
 DECORATION_SPEC_ID, DECORATION_ARRAY_STRIDE, DECORATION_BLOCK, DECORATION_OFFSET = 1, 6, 2, 35
 STORAGE_CLASS_PHYSICAL_STORAGE_BUFFER = 5349
+SCOPE_WORKGROUP = 2
 FIRST_INTERFACE_VERSION = 0x00010400          # SPIR-V 1.4: the interface lists every global
 # OpSpecConstantOp operations an array length may use (SPIR-V 3.52.7), on 32-bit words.
 _SPEC_OPS = {128: lambda a, b: a + b, 130: lambda a, b: a - b, 132: lambda a, b: a * b,
@@ -70,6 +73,18 @@ class WorkgroupMemory:
         self._variables = {inst.operands[1]: inst for inst in module.instructions
                            if inst.opcode == OP_VARIABLE and inst.operands[2] == STORAGE_CLASS_WORKGROUP}
         self._entries = self._entry_variables(module)
+        self.workgroup_scope_matrices = self._has_workgroup_scope_matrices(module)
+
+    def _has_workgroup_scope_matrices(self, module):
+        """Whether the module declares an OpTypeCooperativeMatrixKHR of Workgroup scope (the
+        driver then keeps some shared memory for itself, VUID-...-10168; per module, as the
+        validation layers count it)."""
+        for inst in module.instructions:
+            if inst.opcode == OP_TYPE_COOPERATIVE_MATRIX_KHR:
+                scope = self._definitions.get(inst.operands[2])
+                if scope is None or scope.opcode != OP_CONSTANT or scope.operands[2] == SCOPE_WORKGROUP:
+                    return True      # (a specialized scope may be Workgroup: counted as one)
+        return False
 
     # ------------------------------------------------------------------ which variables
 
@@ -205,9 +220,11 @@ def workgroup_memory_problem(kernel, record, memory, constants, description):
     WorkgroupMemory) specialized with `constants` needs more Workgroup memory than the device
     has (maxComputeSharedMemorySize), else None: UnsupportedOnDevice when its own `__local`
     arrays alone are too large, ArgumentError when its LocalMemory arguments make it so."""
-    limit = description.max_shared_memory
+    limit, reserved = description.max_shared_memory, 0
+    if memory.workgroup_scope_matrices:
+        reserved = description.workgroup_scope_reserved_shared_memory
     needed = memory.total(kernel, constants)
-    if needed <= limit:
+    if needed <= limit - reserved:
         return None
     arguments = {arg["spec_id"]: arg["name"] for arg in record.get("args", ()) if arg.get("kind") == "local"}
     without_arguments = dict(constants)
@@ -217,7 +234,10 @@ def workgroup_memory_problem(kernel, record, memory, constants, description):
                       for variable, size in memory.sizes(kernel, constants))
     text = (f"kernel '{kernel}' needs {needed} bytes of Workgroup (__local) memory per work-group ({parts}), "
             f"{description.title()} has {limit} bytes (maxComputeSharedMemorySize)")
-    if fixed > limit:
+    if reserved:
+        text += (f" less the {reserved} its driver keeps for workgroup-scope matrices "
+                 f"(cooperativeMatrixWorkgroupScopeReservedSharedMemory)")
+    if fixed > limit - reserved:
         return UnsupportedOnDevice(f"{text}: its __local arrays alone take {fixed} bytes")
     return ArgumentError(f"{text}: its LocalMemory arguments take {needed - fixed} of them; pass smaller "
                          f"LocalMemory sizes (or a smaller local size)")

@@ -47,6 +47,10 @@ def test_devices_of_the_recorded_h200():
     assert "matrix features: cooperativeMatrix, cooperativeMatrixWorkgroupScope" in text
     assert ("  limits: work-group size 1024x1024x64 (1024 invocations), Workgroup (__local) memory 49152 bytes, "
             "push constants 256 bytes") in text
+    from dataclasses import replace
+    reserving = replace(load_description(H200), workgroup_scope_reserved_shared_memory=1024)
+    assert ("Workgroup (__local) memory 49152 bytes (1024 of them kept by the driver with workgroup-scope "
+            "matrices), push constants") in devices_main.format_device(reserving, [])
     assert "  subgroup 16x16x16 bf16 x bf16 + f32 -> f32" in text
     assert "workgroup with 128 invocations: multiples of 32x16x16 f16 x f16 + f32 -> f32" in text
 

@@ -184,3 +184,23 @@ def test_the_program_says_why_before_a_launch(tile_program):
     limit, make = tile_program
     assert make(limit // 4 - 16).reason("tile") is None           # the arguments decide at the launch
     assert f"its __local arrays alone take {limit + 4} bytes" in make(limit // 4 + 1).reason("tile")
+
+
+def test_workgroup_scope_matrices_leave_the_driver_its_reserved_shared_memory():
+    from dataclasses import replace
+    source = (Path(__file__).resolve().parents[2] / "examples" / "vulkan" / "gemm_wg_local.cl").read_text()
+    module = _compiled(source)
+    records, memory = read_reflection(module), WorkgroupMemory(module)
+    record, h200 = records["gemm_wg_local"], load_description(H200)
+    assert memory.workgroup_scope_matrices
+    needed = memory.total("gemm_wg_local", {})
+    assert needed == 128 * 40 * 2 + 32 * 264 * 2       # a_block and b_block, halves
+    assert workgroup_memory_problem("gemm_wg_local", record, memory, {}, h200) is None
+    reserving = replace(h200, workgroup_scope_reserved_shared_memory=h200.max_shared_memory - needed + 2)
+    error = workgroup_memory_problem("gemm_wg_local", record, memory, {}, reserving)
+    assert isinstance(error, UnsupportedOnDevice)
+    assert (f"has 49152 bytes (maxComputeSharedMemorySize) less the {49152 - needed + 2} its driver keeps for "
+            f"workgroup-scope matrices (cooperativeMatrixWorkgroupScopeReservedSharedMemory)") in str(error)
+    # A module without workgroup-scope matrices keeps the whole limit.
+    plain = _compiled(BIG.replace("6656", "3000"))
+    assert not WorkgroupMemory(plain).workgroup_scope_matrices
