@@ -137,7 +137,7 @@ def ir_to_spirv(ir_text, triple="spir64-unknown-unknown", opt_level=0):
     reject_bfloat16_arithmetic_ir(ir_text)
     ir_text = name_address_space_queries(ir_text)
     raw = llc_spirv(ir_text, triple, opt_level)
-    module = rewrite_tensor_calls(rewrite_cooperative_calls(read_module(raw)))
+    module = rewrite_tensor_calls(rewrite_cooperative_calls(read_module(raw)), ir_text)
     data = write_module(module)
     validate_known(data)
     return data

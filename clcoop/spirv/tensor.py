@@ -16,6 +16,7 @@ emits such modules as the extension defines them, and validates instead a copy w
 exactly those constructs are changed (`validator_copy`): everything else is checked.
 """
 import copy
+import re
 
 from clcoop import coop_names
 from clcoop.spirv import binary as sb
@@ -50,6 +51,9 @@ CAPABILITY_GENERIC_POINTER = 38          # the validator copy's casts go through
 CAPABILITY_INT64 = 11
 CAPABILITY_VULKAN_MEMORY_MODEL = 5345
 OP_LABEL = 248
+OP_TYPE_VECTOR = 23
+OP_TYPE_ARRAY = 28
+OP_TYPE_STRUCT = 30
 OP_MEMORY_MODEL = 14
 MEMORY_MODEL_VULKAN = 3
 OP_CONVERT_PTR_TO_U = 117
@@ -104,27 +108,203 @@ def _instruction(call, operation, defs):
     return sb.Instruction(opcode, [result_type, result] + args)
 
 
-def rewrite_tensor_calls(module):
+def rewrite_tensor_calls(module, ir_text=None):
     """Rewrite in place (and return) a parsed module: every call of an imported tensor
     callee becomes its NV instruction. Runs after rewrite_cooperative_calls, whose
-    restore_function_operands has made each decode operand its OpFunction's id."""
+    restore_function_operands has made each decode operand its OpFunction's id. With the
+    module's LLVM IR (the Kernel flavour, ir_to_spirv), each decode function's first
+    parameter also gets its block type (_type_decode_blocks)."""
     targets = tensor_imports(module)
     if not targets:
         return module
     defs = sb.definitions(module)
-    uses_decode = False
+    imports = sb.imported_functions(module)
+    blocks = {}                 # decode function id -> mangled code of its block type
     output = []
     for inst in module.instructions:
         if inst.opcode == sb.OP_FUNCTION_CALL and inst.operands[2] in targets:
             new = _instruction(inst, targets[inst.operands[2]], defs)
-            uses_decode |= new.opcode == OP_LOAD_TENSOR and bool(new.operands[6] & ADDRESSING_DECODE_FUNC)
+            if new.opcode == OP_LOAD_TENSOR and new.operands[6] & ADDRESSING_DECODE_FUNC:
+                blocks[new.operands[-1]] = _block_code(imports[inst.operands[2]])
             output.append(new)
         else:
             output.append(inst)
     module.instructions = output
     _drop_imports(module, targets)
-    _declare(module, uses_decode)
+    _declare(module, bool(blocks))
+    if ir_text is not None:
+        _type_decode_blocks(module, blocks, ir_text)
     return module
+
+
+# ---------------------------------------------------------------- decode function blocks
+# SPV_NV_cooperative_matrix2 (OpCooperativeMatrixLoadTensorNV, DecodeFunc): a block is
+# "the pointee type of the first parameter of the decode function", and the load steps
+# through the tensor one block at a time. llc-22 types that parameter from the function's
+# uses (opaque pointers): a decode function reading its block bytewise gets `uchar *`, so a
+# driver would step 1 byte per block. The callee name carries the block's C type (the
+# decode function's pointer code, e.g. PFDhPU3AS1K10block_q4_0...E): the parameter is
+# retyped to point to it, and converted back (OpBitcast) to llc's type on entry.
+_DECODE_POINTER = re.compile(r"PF(?:Dh|Dv\d+_\w|[a-z])PU3AS\d+[KVr]*")
+_SCALAR_CODES = {"c": ("int", 8), "a": ("int", 8), "h": ("int", 8), "s": ("int", 16), "t": ("int", 16),
+                 "i": ("int", 32), "j": ("int", 32), "l": ("int", 64), "m": ("int", 64),
+                 "Dh": ("float", 16), "f": ("float", 32), "d": ("float", 64)}
+
+
+def _block_code(callee_name):
+    """(the mangled code of the decode function's block type, its size in bytes) in a
+    load's callee name: `10block_q4_0` (a struct), `h`, `Dv4_f`, ...; the size from the
+    vendor code u<len>TensorBlockNV_<bytes> (lower_tensor.py)."""
+    params = coop_names.parse_callee(callee_name).params
+    size = re.search(r"TensorBlockNV_(\d+)", params)
+    if size is None:
+        _fail(f"the callee name {callee_name} does not say the size of its decode block")
+    return _block_code_in(params, callee_name), int(size.group(1))
+
+
+def _block_code_in(params, callee_name):
+    m = _DECODE_POINTER.search(params)
+    rest = params[m.end():] if m else ""
+    length = re.match(r"\d+", rest)
+    if length:
+        return rest[:len(length.group(0)) + int(length.group(0))]
+    vector = re.match(r"Dv\d+_(?:Dh|[a-z])|Dh|[a-z]", rest)
+    if vector is None:
+        _fail(f"the decode function's block type is not in the callee name {callee_name}")
+    return vector.group(0)
+
+
+def _block_type(module, code, size, structs):
+    """The SPIR-V type id of a block's mangled C type: a struct by its OpName, as llc-22
+    names it (struct.<name>, union.<name>), else declared from the IR's definition of it;
+    where neither has it (no code of the module uses the struct's fields), an array of its
+    `size` bytes: what the load steps by is the block's size. Scalars and vectors are found
+    or declared."""
+    length = re.match(r"\d+", code)
+    if length:
+        name = code[len(length.group(0)):]
+        named = {text: id_ for id_, text in sb.names(module).items()}
+        for spelled in (f"struct.{name}", f"union.{name}"):
+            if spelled in named:
+                return named[spelled]
+            if spelled in structs:
+                return _ir_type(module, structs[spelled], structs)
+        return _ir_type(module, f"[{size} x i8]", structs)
+    vector = re.fullmatch(r"Dv(\d+)_(.+)", code)
+    if vector:
+        elem = _block_type(module, vector.group(2), None, structs)
+        return _find_or_add_type(module, OP_TYPE_VECTOR, [elem, int(vector.group(1))])
+    kind, width = _SCALAR_CODES[code]
+    return _scalar_type(module, kind, width)
+
+
+def _scalar_type(module, kind, width):
+    if kind == "int":
+        return _find_or_add_type(module, sb.OP_TYPE_INT, [width, 0])    # OpenCL: signless
+    return _find_or_add_type(module, sb.OP_TYPE_FLOAT, [width])
+
+
+_IR_STRUCT = re.compile(r"^%((?:struct|union)\.[\w.]+) = type (\{.*\})$", re.M)
+_IR_SCALARS = {"i8": ("int", 8), "i16": ("int", 16), "i32": ("int", 32), "i64": ("int", 64),
+               "half": ("float", 16), "float": ("float", 32), "double": ("float", 64)}
+
+
+def ir_structs(ir_text):
+    """Named struct types of LLVM IR text: name -> body (`{ i8, [5 x i8] }`)."""
+    return dict(_IR_STRUCT.findall(ir_text))
+
+
+def _ir_type(module, text, structs):
+    """A SPIR-V type id for an LLVM IR type (the scalars, arrays, vectors and structs a
+    block can hold), declared where missing."""
+    text = text.strip()
+    if text in _IR_SCALARS:
+        return _scalar_type(module, *_IR_SCALARS[text])
+    aggregate = re.fullmatch(r"([\[<])(\d+) x (.+)[\]>]", text)
+    if aggregate:
+        elem = _ir_type(module, aggregate.group(3), structs)
+        if aggregate.group(1) == "<":
+            return _find_or_add_type(module, OP_TYPE_VECTOR, [elem, int(aggregate.group(2))])
+        length = _find_or_add_constant(module, _scalar_type(module, "int", 32), int(aggregate.group(2)))
+        return _find_or_add_type(module, OP_TYPE_ARRAY, [elem, length])
+    if text.startswith("%") and text[1:] in structs:
+        return _ir_type(module, structs[text[1:]], structs)
+    if text.startswith("{") and text.endswith("}"):
+        fields = [_ir_type(module, f, structs) for f in _split_fields(text[1:-1])]
+        return _find_or_add_type(module, OP_TYPE_STRUCT, fields)
+    _fail(f"a decode block holds the IR type '{text}', which has no SPIR-V block form here")
+
+
+def _split_fields(body):
+    fields, depth, start = [], 0, 0
+    for i, c in enumerate(body):
+        if c in "[<{":
+            depth += 1
+        elif c in "]>}":
+            depth -= 1
+        if c == "," and depth == 0:
+            fields.append(body[start:i])
+            start = i + 1
+    return fields + ([body[start:]] if body.strip() else [])
+
+
+def _find_or_add_constant(module, type_id, value):
+    for inst in module.instructions:
+        if inst.opcode == sb.OP_CONSTANT and inst.operands[0] == type_id and inst.operands[2:] == [value]:
+            return inst.operands[1]
+    fresh = module.new_id()
+    module.instructions.insert(sb.first_function_index(module), sb.Instruction(sb.OP_CONSTANT, [type_id, fresh, value]))
+    return fresh
+
+
+def _find_or_add_type(module, opcode, operands):
+    for inst in module.instructions:
+        if inst.opcode == opcode and inst.operands[1:] == operands:
+            return inst.operands[0]
+    fresh = module.new_id()
+    module.instructions.insert(sb.first_function_index(module), sb.Instruction(opcode, [fresh] + operands))
+    return fresh
+
+
+def _type_decode_blocks(module, blocks, ir_text):
+    """Each decode function's first parameter points to its block type."""
+    structs = ir_structs(ir_text)
+    for function, (code, size) in blocks.items():
+        block = _block_type(module, code, size, structs)
+        defs = sb.definitions(module)
+        if _size_align(defs, block)[0] != size:
+            _fail(f"the decode block %{block} is not the {size} bytes the callee name says")
+        ftype = defs[defs[function].operands[3]]
+        llc_pointer = defs[ftype.operands[2]]
+        if llc_pointer.operands[2] == block:
+            continue
+        pointer = sb.find_or_add_pointer_type(module, llc_pointer.operands[1], block)
+        new_type = module.new_id()
+        module.instructions.insert(sb.first_function_index(module), sb.Instruction(
+            sb.OP_TYPE_FUNCTION, [new_type, ftype.operands[1], pointer] + ftype.operands[3:]))
+        _retype_first_parameter(module, function, new_type, pointer)
+
+
+def _retype_first_parameter(module, function, new_type, pointer):
+    """OpFunction `function` gets `new_type`; its first parameter, a fresh id of type
+    `pointer`; on entry an OpBitcast gives the old id its old type again."""
+    output = []
+    state = None
+    for inst in module.instructions:
+        if inst.opcode == sb.OP_FUNCTION and inst.result_id == function:
+            inst.operands[3] = new_type
+            state = "first parameter"
+        elif state == "first parameter" and inst.opcode == sb.OP_FUNCTION_PARAMETER:
+            fresh = module.new_id()
+            output.append(sb.Instruction(sb.OP_FUNCTION_PARAMETER, [pointer, fresh]))
+            state = ("entry", inst.operands[0], inst.operands[1], fresh)
+            continue
+        elif isinstance(state, tuple) and inst.opcode not in (OP_LABEL, sb.OP_VARIABLE, sb.OP_FUNCTION_PARAMETER):
+            _, old_type, old_id, fresh = state
+            output.append(sb.Instruction(sb.OP_BITCAST, [old_type, old_id, fresh]))
+            state = None
+        output.append(inst)
+    module.instructions = output
 
 
 def _drop_imports(module, targets):
@@ -267,8 +447,9 @@ def _physical_storage_buffer_parameters(module, functions):
     retyped = {}                # function id -> (its new function type, the new first parameter type)
     for function in functions:
         ftype = defs[defs[function].operands[3]]
-        physical = sb.find_or_add_pointer_type(module, STORAGE_CLASS_PHYSICAL_STORAGE_BUFFER,
-                                               defs[ftype.operands[2]].operands[2])
+        pointee = defs[ftype.operands[2]].operands[2]
+        _explicit_layout(module, pointee, defs)
+        physical = sb.find_or_add_pointer_type(module, STORAGE_CLASS_PHYSICAL_STORAGE_BUFFER, pointee)
         new_type = module.new_id()
         module.instructions.insert(sb.first_function_index(module), sb.Instruction(
             sb.OP_TYPE_FUNCTION, [new_type, ftype.operands[1], physical] + ftype.operands[3:]))
@@ -293,3 +474,52 @@ def _physical_storage_buffer_parameters(module, functions):
             state = None
         output.append(inst)
     module.instructions = output
+
+
+# A struct block behind a PhysicalStorageBuffer pointer must have an explicit layout
+# (spirv-val's Vulkan rule): the copy decorates it with the C layout OpenCL gives it
+# (members at their alignment, arrays strided by their element's size).
+OP_MEMBER_DECORATE = 72
+DECORATION_ARRAY_STRIDE = 6
+DECORATION_OFFSET = 35
+
+
+def _size_align(defs, type_id):
+    inst = defs[type_id]
+    if inst.opcode in (sb.OP_TYPE_INT, sb.OP_TYPE_FLOAT):
+        size = inst.operands[1] // 8
+        return size, size
+    if inst.opcode == OP_TYPE_VECTOR:
+        size, _ = _size_align(defs, inst.operands[1])
+        count = 4 if inst.operands[2] == 3 else inst.operands[2]
+        return size * count, size * count
+    if inst.opcode == OP_TYPE_ARRAY:
+        size, align = _size_align(defs, inst.operands[1])
+        return size * defs[inst.operands[2]].operands[2], align
+    if inst.opcode == OP_TYPE_STRUCT:
+        offset, align = 0, 1
+        for member in inst.operands[1:]:
+            size, member_align = _size_align(defs, member)
+            offset = -(-offset // member_align) * member_align + size
+            align = max(align, member_align)
+        return -(-offset // align) * align, align
+    _fail(f"a decode block of type %{type_id} (opcode {inst.opcode}) has no C layout here")
+
+
+def _explicit_layout(module, type_id, defs):
+    inst = defs[type_id]
+    decorations = []
+    if inst.opcode == OP_TYPE_STRUCT:
+        offset = 0
+        for index, member in enumerate(inst.operands[1:]):
+            size, align = _size_align(defs, member)
+            offset = -(-offset // align) * align
+            decorations.append(sb.Instruction(OP_MEMBER_DECORATE, [type_id, index, DECORATION_OFFSET, offset]))
+            offset += size
+            _explicit_layout(module, member, defs)
+    elif inst.opcode == OP_TYPE_ARRAY:
+        size, _ = _size_align(defs, inst.operands[1])
+        decorations.append(sb.Instruction(sb.OP_DECORATE, [type_id, DECORATION_ARRAY_STRIDE, size]))
+        _explicit_layout(module, inst.operands[1], defs)
+    at = max(i for i, d in enumerate(module.instructions) if d.opcode in (sb.OP_DECORATE, OP_MEMBER_DECORATE, sb.OP_NAME)) + 1
+    module.instructions[at:at] = [d for d in decorations if d not in module.instructions]
