@@ -21,7 +21,7 @@ from clcoop.spirv.tensor import rewrite_tensor_calls
 from clcoop.spirv.tools import INTERNAL_HINT, SpirvError, find_tool, run_tool
 from clcoop.spirv.vulkan_builtins import Builtins
 from clcoop.spirv.vulkan_ir import (Locator, VulkanTargetError, after_inlining, before_inlining,
-                                    kernel_of, push_constant_layout, record_sizes)
+                                    kernel_of, private_constants, push_constant_layout, record_sizes)
 from clcoop.spirv.vulkan_reflect import kernel_records
 
 __all__ = ["ir_to_vulkan_spirv", "validate_vulkan", "TARGET_ENVS", "VulkanTargetError"]
@@ -30,7 +30,7 @@ TARGET_ENVS = ("vulkan1.3",)
 LLC_TRIPLE = "spirv1.6-unknown-vulkan1.3-compute"
 LLC_EXTENSIONS = "+SPV_KHR_cooperative_matrix,+SPV_KHR_bfloat16"
 WIDE_VECTOR = re.compile(r"<(?:8|16) x ")
-OPT_PASSES = "always-inline,mem2reg,infer-address-spaces,sroa,globaldce"
+OPT_PASSES = "always-inline,mem2reg,infer-address-spaces,sroa,globaldce,structurizecfg"
 
 
 def _run(tool, args, text, what):
@@ -56,7 +56,7 @@ def vulkan_ir(ir_text):
         raise VulkanTargetError("error: the program has no kernel, so a Vulkan module would have no "
                                 "entry point (Vulkan target)")
     builtins = Builtins(text, Locator(text))        # printf & co. first: their strings are globals
-    _reject_program_scope_globals(loaded)
+    text = private_constants(text, _program_scope_constants(loaded))
     kernels = [kernel_of(info, loaded.structs, record_sizes(text, info.name)) for info in loaded.kernels.values()]
     text = before_inlining(text, kernels, builtins)
     text = re.sub(r"^define (?:dso_local )?spir_func ", "define internal spir_func ",
@@ -72,13 +72,18 @@ def vulkan_ir(ir_text):
     return text, kernels, tokens
 
 
-def _reject_program_scope_globals(loaded):
+def _program_scope_constants(loaded):
+    """Names of program-scope __constant variables (kept as Private arrays); __global ones are
+    refused."""
+    names = []
     for name, var in loaded.globals.items():
-        if var.addrspace in (1, 2) and var.init is not None:
-            raise VulkanTargetError(f"error: program-scope variable '{name}' in the "
-                                    f"{'__constant' if var.addrspace == 2 else '__global'} address space "
-                                    "has no Vulkan form yet (a Vulkan module has no global memory of its "
+        if var.addrspace == 1 and var.init is not None:
+            raise VulkanTargetError(f"error: program-scope variable '{name}' in the __global address "
+                                    "space has no Vulkan form (a Vulkan module has no global memory of its "
                                     "own); pass the data in a buffer (Vulkan target)")
+        if var.addrspace == 2 and var.init is not None:
+            names.append(name)
+    return names
 
 
 def ir_to_vulkan_spirv(ir_text, target_env="vulkan1.3"):

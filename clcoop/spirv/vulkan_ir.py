@@ -239,6 +239,20 @@ def local_element_type(arg):
     return ty
 
 
+def private_constants(text, names):
+    """Program-scope __constant variables (addrspace(2) with an initializer) become initialized
+    Private variables (addrspace(10): a Vulkan module has no global memory of its own); each use
+    is an addrspacecast back to addrspace(2), resolved after inlining (_Rewriter.retype)."""
+    for name in names:
+        ref = "@" + name if re.fullmatch(r"[-\w.$]+", name) else '@"' + name + '"'
+        text = re.sub(r"^(" + re.escape(ref) + r" = [^=\n]*?)addrspace\(2\)", r"\1addrspace(10)", text, flags=re.M)
+        # internal: an exported variable would need Linkage, which Vulkan has not
+        text = re.sub(r"^(" + re.escape(ref) + r" = )(?!internal |private )", r"\1internal ", text, flags=re.M)
+        text = re.sub(r"ptr addrspace\(2\) " + re.escape(ref) + r"(?![-\w.$])",
+                      f"ptr addrspace(2) addrspacecast (ptr addrspace(10) {ref} to ptr addrspace(2))", text)
+    return text
+
+
 def _inline_everything(text):
     """`alwaysinline` on every defined non-kernel function."""
     def mark(m):
@@ -298,8 +312,12 @@ class _Rewriter:
         self.tokens = []           # functions passed as operands, by token index
         self.token_callees = set()
         self.roots = {}            # variable name -> its type
-        for m in re.finditer(r"^(@[-\w.$]+|@\"[^\"]*\") = [^=\n]*?\b(?:global|constant) (.*)$", text, re.M):
-            self.roots[m.group(1)] = m.group(2)       # parsed when a GEP needs it
+        self.root_spaces = {}      # variable name -> its address space
+        self.retyped = {}          # value name -> the address space it really has (see retype)
+        for m in re.finditer(r"^(@[-\w.$]+|@\"[^\"]*\") = ([^=\n]*?)\b(?:global|constant) (.*)$", text, re.M):
+            self.roots[m.group(1)] = m.group(3)       # parsed when a GEP needs it
+            space = re.search(r"addrspace\((\d+)\)", m.group(2))
+            self.root_spaces[m.group(1)] = int(space.group(1)) if space else 0
 
     def _leading_type(self, text):
         ts = TokenStream(text, self.structs)
@@ -311,11 +329,15 @@ class _Rewriter:
 
     def rewrite(self, text):
         self.functions = {llvm_unquote(m.group(1)) for m in DEFINE_RE.finditer(text)}
-        out = []
+        out, function_start = [], None
         for line in text.split("\n"):
             if line.startswith("define "):
-                self.paths, self.element_pointers = {}, {}
+                self.paths, self.element_pointers, self.retyped = {}, {}, {}
+                function_start = len(out)
             out.extend(self.line(self.function_operands(line)))
+            if line.startswith("}") and function_start is not None and self.retyped:
+                # A use may come before its definition in the text (block order): retype again.
+                out[function_start:] = [self.retype(l) if l.startswith("  ") else l for l in out[function_start:]]
         out = [self.declaration_with_tokens(line) for line in out]
         return "\n".join(out + list(self.declarations.values())) + "\n"
 
@@ -351,6 +373,7 @@ class _Rewriter:
     def line(self, line):
         if not line.startswith("  "):
             return [line]
+        line = self.retype(line)
         if re.search(r"call void @llvm\.lifetime\.(?:start|end)", line):
             return []                  # no meaning in SPIR-V; llc-22 gives them Function pointers
         m = re.match(r"^\s*(%[-\w.$]+|%\"[^\"]*\") = alloca (.*)$", line)
@@ -367,6 +390,28 @@ class _Rewriter:
             return pre + self.gep(line, m)
         self.check(line)
         return pre + [line]
+
+    # ---- program-scope __constant data lives in Private variables (addrspace(10), initialized);
+    # before inlining each use became `addrspacecast (ptr addrspace(10) @g to ptr addrspace(2))`,
+    # and the values derived from it are given their real address space here.
+    _CAST = re.compile(r"ptr addrspace\(2\) addrspacecast \(ptr addrspace\(10\) (@[-\w.$]+) to ptr addrspace\(2\)\)")
+
+    def retype(self, line):
+        line = self._CAST.sub(r"ptr addrspace(10) \1", line)
+        for name, space in self.retyped.items():
+            line = re.sub(r"ptr addrspace\(\d+\) " + re.escape(name) + r"(?![-\w.$])",
+                          f"ptr addrspace({space}) {name}", line)
+        if self.retyped and re.search(r"= (?:phi|select) ", line) and \
+                any(re.search(re.escape(n) + r"(?![-\w.$])", line) for n in self.retyped):
+            fail("a __constant pointer that may point to program-scope data or to a buffer cannot "
+                 "be expressed on the Vulkan target (program-scope __constant data is a Private "
+                 "array there)", self.locator.point(line))
+        return line
+
+    def real_space(self, path, written):
+        """(pointer type text, whether it differs from the written one) of a folded pointer."""
+        space = self.root_spaces.get(path.root, 0)
+        return ("ptr" if space == 0 else f"ptr addrspace({space})"), space != written
 
     # ---- cooperative-matrix element access: `&m[i]` (an imported __spirv_AccessChain) is
     # only loaded from or stored to; each becomes a placeholder clcoop.spirv.vulkan_module
@@ -414,7 +459,7 @@ class _Rewriter:
         """A load/store straight through a __local/private variable of another type (opt's
         folding of `a[0]`) -> through a typed access chain to that element."""
         m = self._ACCESS.match(_DBG_TAIL.sub("", line))
-        if m is None or m.group("root") not in self.roots or (m.group("space") or "0") in ("1", "2", "10", "13"):
+        if m is None or m.group("root") not in self.roots or (m.group("space") or "0") in ("1", "2", "13"):
             return pre, line
         wanted = (m.group("load") or m.group("store")).strip()
         root = self._leading_type(self.roots[m.group("root")])
@@ -439,7 +484,7 @@ class _Rewriter:
 
         def element(found):
             space, root = found.group(1) or "0", found.group(2)
-            if root not in self.roots or space in ("1", "2", "10", "13"):
+            if root not in self.roots or space in ("1", "2", "13"):
                 return found.group(0)
             ty = self._leading_type(self.roots[root])
             if ty.kind not in ("array", "struct"):
@@ -472,13 +517,17 @@ class _Rewriter:
             dbg = _DBG_TAIL.search(line)
             pre.extend(self.typed_constant_gep(indent, name, inner, line, dbg.group(0) if dbg else ""))
             line = line[:start] + name + line[close + 1:]
+            space = re.search(r"ptr addrspace\((\d+)\) @", inner)
+            if space:                                 # its uses may name another address space
+                self.retyped[name] = int(space.group(1))
+                line = self.retype(line)
 
     def typed_constant_gep(self, indent, name, inner, line, dbg):
         try:
             source, ptr_type, base, indices = self._gep_parts(inner)
         except IRError as error:
             fail(f"cannot read an address computation ({error})", self.locator.point(line))
-        if ptr_type.addrspace in GLOBAL_SPACES or base not in self.roots:
+        if base not in self.roots:
             fail("a constant address expression the Vulkan target cannot express", self.locator.point(line))
         if str(source) == "i8" and len(indices) == 1 and re.fullmatch(r"-?\d+", indices[0][1]):
             root = self._leading_type(self.roots[base])
@@ -520,7 +569,7 @@ class _Rewriter:
 
     def gep(self, line, m):
         indent, result, rest = m.groups()
-        if re.search(r", ptr addrspace\((?:10|13)\) @", rest):
+        if re.search(r", ptr addrspace\(13\) @", rest):
             return [line]                        # the entry's own accesses
         try:
             source, ptr_type, base, indices = self._gep_parts(rest)
@@ -530,7 +579,7 @@ class _Rewriter:
         dbg = tail.group(0) if tail else ""
         if ptr_type.kind != "ptr":
             fail("a vector of pointers cannot be expressed on the Vulkan target", self.locator.point(line))
-        if ptr_type.addrspace in GLOBAL_SPACES:
+        if ptr_type.addrspace in GLOBAL_SPACES and self.path_of(base) is None:
             return self.integer_address(indent, result, source, ptr_type, base, indices, dbg)
         return self.fold(line, indent, result, source, ptr_type, base, indices, dbg)
 
@@ -600,7 +649,11 @@ class _Rewriter:
                  "cannot be expressed in Vulkan's logical addressing", self.locator.point(line))
         self.paths[result] = _Path(path.root, path.root_type, chain)
         operands = ", ".join(f"{t} {v}" for t, v in chain)
-        return pre + [f"{indent}{result} = getelementptr inbounds {path.root_type}, {ptr_type} "
+        pointer, moved = self.real_space(path, ptr_type.addrspace)
+        if moved or self.root_spaces.get(path.root) == PRIVATE_SPACE:
+            # its uses still name the address space the source had (__constant)
+            self.retyped[result] = self.root_spaces[path.root]
+        return pre + [f"{indent}{result} = getelementptr inbounds {path.root_type}, {pointer} "
                       f"{path.root}, {operands}{dbg}"]
 
     def byte_offset(self, line, indent, path, pointee, offset_type, offset, dbg):

@@ -26,7 +26,7 @@ pytestmark = pytest.mark.skipif(not (find_tool("llc", required=False) and find_t
 
 # What the target takes: every example (NV2 reductions, per-element functions, tensor
 # addressing with decode functions and workgroup scope included), and the test kernels
-# without printf, work-group collectives or program-scope data.
+# without printf or work-group collectives.
 TAKEN = [
     "examples/vulkan/gemm_f16_f32_16x16.cl", "examples/vulkan/gemm_f16_16x8.cl",
     "examples/vulkan/gemm_s8_s32.cl", "examples/vulkan/gemm_bf16.cl", "examples/vulkan/vector_add.cl",
@@ -38,7 +38,7 @@ TAKEN = [
     "examples/gemm_i8_sat.cl", "examples/operators.cl", "examples/reduction_local.cl",
     "test/unit/kernels/faults.cl", "test/unit/kernels/matrix_faults.cl", "test/unit/kernels/reduce_local.cl",
     "test/unit/kernels/subgroups.cl", "test/unit/kernels/vector_add.cl", "test/unit/kernels/gemm_naive.cl",
-    "test/unit/kernels/atomics.cl", "test/unit/kernels/float4_math.cl",
+    "test/unit/kernels/atomics.cl", "test/unit/kernels/float4_math.cl", "test/unit/kernels/int_control.cl",
 ]
 # What it refuses, with the line it names and a word of the reason.
 REFUSED = {
