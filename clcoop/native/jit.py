@@ -38,6 +38,10 @@ def ensure_llvm():
             import llvmlite.binding as llvm
             llvm.initialize_native_target()
             llvm.initialize_native_asmprinter()
+            # A block LLVM proves unreachable (undefined behaviour of untrusted IR: a branch
+            # on poison) ends in ud2 instead of nothing, where execution would fall through
+            # into whatever code follows (docs/native.md, "Safety contract").
+            llvm.set_option("clcoop", "-trap-unreachable")
             _register_runtime_helpers()
             _initialized = True
 
