@@ -359,3 +359,14 @@ def test_accesses_claiming_more_alignment_or_through_poison_do_not_crash():
     result = subprocess.run([sys.executable, "-c", ALIGNED_CLAIM], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr[-2000:]
     assert "fault kernel 'k'" in result.stdout and result.stdout.strip().endswith("ok")
+
+
+def test_code_llvm_proves_unreachable_traps_instead_of_falling_through():
+    """Without -trap-unreachable the block compiles to nothing, and execution that reaches
+    it (undefined behaviour of the IR) runs into whatever code follows."""
+    import llvmlite.binding as llvm
+    from clcoop.native import jit
+    jit.ensure_llvm()
+    module = llvm.parse_assembly("define void @f(i1 %c) {\nentry:\n  br i1 %c, label %a, label %b\n"
+                                 "a:\n  unreachable\nb:\n  ret void\n}\n")
+    assert "ud2" in jit._new_target_machine().emit_assembly(module)
