@@ -46,6 +46,7 @@ class Case:
     exact: bool = False         # integer results (or exactly representable data): bit for bit
     k: int = 1                  # the length of the sums the outputs are made of (the bound)
     tolerance: tuple = None     # how far a float result may be: see allowed_difference()
+    subgroup: int = SUBGROUP    # the sub-group size the kernel needs (None: any; plain kernels)
 
 
 def _half(rng, shape):
@@ -112,9 +113,9 @@ def cases():
     v = "examples/vulkan/"
     M = N = K = 128
     return [
-        Case("vector_add", v + "vector_add.cl", "vector_add", (1024,), (64,), vector_add, (2,), exact=True,
+        Case("vector_add", v + "vector_add.cl", "vector_add", (1024,), (64,), vector_add, (2,), exact=True, subgroup=None,
              types="f32", sizes="n=1000"),
-        Case("stencil", v + "stencil.cl", "stencil", (1024,), (128,), stencil, (1,), types="f32", sizes="n=1024",
+        Case("stencil", v + "stencil.cl", "stencil", (1024,), (128,), stencil, (1,), types="f32", sizes="n=1024", subgroup=None,
              tolerance=("ulp", 2)),
         Case("local_reduce", v + "local_reduce.cl", "local_reduce", (4096,), (256,), local_reduce, (1,),
              types="f32", sizes="16 x 256", tolerance=("sum", 0, 256)),
@@ -122,7 +123,7 @@ def cases():
         # sqrt (exact sequence) 3 ulp; exp 3 + 2|x| ulp (x < 4 here); log 3 ulp, 2^-21 absolute in
         # [0.5, 2]; sin 2^-11 absolute; fmin, floor exact; pow through exp2(y log2 x): 32 ulp; the
         # last column, fabs(-v) + rsqrt(v), rsqrt's 2 ulp plus the add's rounding.
-        Case("math", v + "math.cl", "math", (256,), (64,), math_inputs, (1,), types="f32", sizes="n=256",
+        Case("math", v + "math.cl", "math", (256,), (64,), math_inputs, (1,), types="f32", sizes="n=256", subgroup=None,
              tolerance=("columns", (3, 0), (11, 0), (3, 2.0 ** -21), (0, 2.0 ** -11), (0, 0), (0, 0), (32, 0), (3, 0))),
         gemm_case("gemm_f16_f32_16x16", v + "gemm_f16_f32_16x16.cl", "gemm_f16_f32_16x16", M, N, K,
                   np.float16, np.float32, (16, 16)),
@@ -132,6 +133,9 @@ def cases():
                   (16, 8), b_col_major=True),
         gemm_case("gemm_s8_s32", v + "gemm_s8_s32.cl", "gemm_s8_s32", M, N, K, np.int8, np.int32, (16, 16)),
         gemm_case("gemm_bf16", v + "gemm_bf16.cl", "gemm_bf16", M, N, K, "bfloat16", np.float32, (16, 16)),
+        Case("lane_ids", v + "lane_ids.cl", "lane_ids", (32,), (32,), lambda rng: [np.zeros((16, 16), np.float32)], (0,),
+             types="f32 accumulator 16x16, element access", sizes="1 subgroup", exact=True,
+             tolerance=("layout", "float", 16, 16, "accumulator")),
         wg_gemm_case("gemm_wg_f16", 96, 160, 80, tile=(32, 32, 16), wg=64),
         wg_gemm_case("gemm_wg_f16_256", 256, 256, 256, tile=(128, 128, 32), wg=256),
     ]
@@ -174,12 +178,14 @@ def _launch_args(spec):
             (a.copy() if isinstance(a, np.ndarray) else a) for a in spec]
 
 
-def prepare(folder):
+def prepare(folder, only=None, perf=True):
     import clcoop
     folder.mkdir(parents=True, exist_ok=True)
     manifest = []
     for case in cases():
-        entry = {"name": case.name, "kernel": case.kernel, "global": case.global_size, "local": case.local_size,
+        if only and case.name not in only:
+            continue
+        entry = {"name": case.name, "kernel": case.kernel, "subgroup": case.subgroup, "global": case.global_size, "local": case.local_size,
                  "outputs": case.outputs, "exact": case.exact, "types": case.types, "sizes": case.sizes,
                  "tolerance": case.tolerance, "source": case.source, "options": case.options}
         problem = compile_module(case, folder / f"{case.name}.spv")
@@ -192,8 +198,13 @@ def prepare(folder):
         program = clcoop.Program((ROOT / case.source).read_text()).build(options=list(case.options))
         reference = _launch_args(args)
         start = time.perf_counter()
-        program.run(case.kernel, case.global_size, case.local_size, *reference, subgroup_size=SUBGROUP)
+        program.run(case.kernel, case.global_size, case.local_size, *reference,
+                    **({"subgroup_size": case.subgroup} if case.subgroup else {}))
         entry["interp_s"] = time.perf_counter() - start
+        if case.tolerance and case.tolerance[0] == "layout":
+            _kind, type_name, rows, cols, use = case.tolerance
+            through = lane_ids_through(*tinytc_owners(rows, cols, use, type_name, SUBGROUP))
+            entry["interp_matches_its_layout"] = bool(np.array_equal(reference[case.outputs[0]], through))
         arrays = {f"arg{i}": a for i, a in enumerate(args) if isinstance(a, np.ndarray)}
         arrays.update({f"expected{i}": reference[i] for i in case.outputs})
         np.savez(folder / f"{case.name}.npz", **{k: _storable(v) for k, v in arrays.items()})
@@ -202,7 +213,7 @@ def prepare(folder):
                          {"scalar": a.item(), "dtype": str(np.asarray(a).dtype)} for i, a in enumerate(args)]
         manifest.append(entry)
         print(f"{case.name}: compiled, interpreter {entry['interp_s']:.2f} s")
-    for perf in perf_modules():
+    for perf in perf_modules() if perf else ():
         problem = compile_module(Case(perf.name, perf.source, perf.kernel, (), (), None, (), options=perf.options),
                                  folder / f"{perf.name}.spv")
         print(f"{perf.name}: {'compiled' if not problem else 'not compiled: ' + problem.splitlines()[0]}")
@@ -272,6 +283,24 @@ def _restore(entry, stored):
     return args
 
 
+def lane_ids_through(invocation, element):
+    """examples/vulkan/lane_ids.cl's output for a layout: 100 * holder + element index."""
+    return np.where(invocation >= 0, 100 * invocation + element, 0).astype(np.float32)
+
+
+def tinytc_owners(rows, cols, use, type_name, subgroup_size):
+    """(invocation, element) of every (row, col) in the interpreter's layout (docs/layout.md)."""
+    from clcoop.interp.layout import get_layout
+    layout = get_layout(rows, cols, use, type_name, subgroup_size)
+    invocation = np.full(rows * cols, -1, np.int64)
+    element = np.full(rows * cols, -1, np.int64)
+    for p in range(layout.index.shape[0]):
+        for v in range(layout.index.shape[1]):
+            if layout.index[p, v] >= 0:
+                invocation[layout.index[p, v]], element[layout.index[p, v]] = p, v
+    return invocation.reshape(rows, cols), element.reshape(rows, cols)
+
+
 def allowed_difference(entry, args, expected):
     """The largest |GPU - interpreter| each element may show (docs/gpu.md, "How close")."""
     kind, *rest = entry["tolerance"] or ("exact",)
@@ -317,7 +346,7 @@ def run_cases(folder):
         module = (folder / f"{entry['name']}.spv").read_bytes()
         try:
             _outputs, timings = run_kernel(module, entry["kernel"], tuple(entry["global"]), tuple(entry["local"]),
-                                           launch, subgroup_size=SUBGROUP)
+                                           launch, subgroup_size=entry.get("subgroup"))
         except Exception as error:      # the report records every failure, and goes on
             row.update(result="failed", error=f"{type(error).__name__}: {error}")
             results.append(row)
@@ -329,6 +358,13 @@ def run_cases(folder):
             got = launch[index]
             if got.dtype.name == "bfloat16":
                 got = got.view(np.uint16)
+            if entry["tolerance"] and entry["tolerance"][0] == "layout":
+                from clcoop.vulkan.probe import probe_layout
+                _kind, type_name, rows, cols, use = entry["tolerance"]
+                expected = lane_ids_through(*probe_layout(type_name, rows, cols, use).owners())
+                row["interp_matches_its_layout"] = entry.get("interp_matches_its_layout")
+                passed &= bool(np.array_equal(got, expected)) and bool(entry.get("interp_matches_its_layout"))
+                continue
             if entry["exact"]:
                 passed &= bool(np.array_equal(got, expected))
                 worst = max(worst, float(np.abs(got.astype(np.float64) - expected.astype(np.float64)).max()))
@@ -499,14 +535,15 @@ def device_line():
     return "; ".join(d.title() for d in descriptions())
 
 
-def run(folder, report):
+def run(folder, report, perf=True):
     result = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "device": device_line(),
               "host": platform.node(), "cases": run_cases(folder)}
     Path(report).write_text(json.dumps(result, indent=1))       # each stage's results kept as it ends
-    result["accumulation"] = accumulation_study(folder) if (folder / "perf_khr_16x16.spv").exists() else None
-    Path(report).write_text(json.dumps(result, indent=1))
-    result["performance"] = performance(folder)
-    Path(report).write_text(json.dumps(result, indent=1))
+    if perf and (folder / "perf_khr_16x16.spv").exists():
+        result["accumulation"] = accumulation_study(folder)
+        Path(report).write_text(json.dumps(result, indent=1))
+        result["performance"] = performance(folder)
+        Path(report).write_text(json.dumps(result, indent=1))
     failed = [c["name"] for c in result["cases"] if c["result"] in ("failed", "DIFFERS")]
     print(f"{len(result['cases']) - len(failed)} passed, {len(failed)} failed" + (f": {failed}" if failed else ""))
     return 1 if failed else 0
@@ -532,11 +569,14 @@ def main(argv=None):
     parser.add_argument("command", choices=("prepare", "run", "table", "all"))
     parser.add_argument("path")
     parser.add_argument("--report", default="gpu-report.json")
+    parser.add_argument("--only", help="comma-separated case names (default: every case)")
+    parser.add_argument("--no-perf", action="store_true", help="leave out the accumulation study and the performance run")
     args = parser.parse_args(argv)
+    only = set(args.only.split(",")) if args.only else None
     if args.command in ("prepare", "all"):
-        prepare(Path(args.path))
+        prepare(Path(args.path), only, perf=not args.no_perf)
     if args.command in ("run", "all"):
-        return run(Path(args.path), args.report)
+        return run(Path(args.path), args.report, perf=not args.no_perf)
     if args.command == "table":
         print(table(args.path))
     return 0
