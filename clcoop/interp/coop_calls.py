@@ -28,6 +28,7 @@ from clcoop import coop_names, coopmat_spec
 from clcoop import float8 as float8_names
 from clcoop.errors import IRError, RuntimeFault
 from clcoop.interp import coop_function_calls, coopmat, coopmat2, float8
+from clcoop.interp.memory import Provenance
 from clcoop.interp.matrix_value import MatrixValue
 from clcoop.interp.layout import LayoutError
 from clcoop.interp.wg_layout import layout_of_matrix
@@ -357,11 +358,13 @@ def _do_load(ctx, callee, args, ret_type, what):
             # Rows of a faulting access map to the first subgroup reading that tile.
             per_group = ctx.cur_lanes.size // chosen.size
             ctx.cur_lanes = np.repeat(groups.lanes[chosen[distinct], 0], per_group)
+            if getattr(ctx.memory, "provenance", None) is not None:
+                ctx.memory.provenance = Provenance(np.repeat(bases[distinct], per_group), None)
         tiles = coopmat.load(ctx.memory, bases[distinct], code, strides[distinct], pointee,
                              bytes_dtype, result.rows, result.cols).view(dtype)
         parts.append((chosen, tiles, copy_of))
 
-    _per_memory_layout(ctx, groups, memory_layout, load, (result.rows, result.cols))
+    _per_memory_layout(ctx, groups, memory_layout, load, (result.rows, result.cols), pointer)
     if len(parts) == 1 and parts[0][2] is not None and groups.identity \
             and parts[0][0].size == groups.count:
         # One layout, every subgroup: relayout the distinct tiles only, copy them out in
@@ -486,11 +489,11 @@ def _do_store(ctx, callee, args, ret_type, what):
     def store(chosen, code):
         coopmat.store(ctx.memory, pointer[chosen], mats[chosen], code, stride[chosen], pointee)
 
-    _per_memory_layout(ctx, groups, memory_layout, store, (matrix.rows, matrix.cols))
+    _per_memory_layout(ctx, groups, memory_layout, store, (matrix.rows, matrix.cols), pointer)
     return None
 
 
-def _per_memory_layout(ctx, groups, memory_layout, operation, shape):
+def _per_memory_layout(ctx, groups, memory_layout, operation, shape, pointer=None):
     """Runs operation(subgroup indices, layout) once per layout value (it is a constant,
     so once in practice), locating faults at a work-item of the faulting subgroup.
 
@@ -510,6 +513,10 @@ def _per_memory_layout(ctx, groups, memory_layout, operation, shape):
             per_group = coopmat.memory_rows(int(code), *shape) \
                 if hasattr(ctx.memory, "load_rows") else 1
             ctx.cur_lanes = np.repeat(groups.lanes[chosen, 0], per_group)
+            if pointer is not None and hasattr(ctx.memory, "provenance"):
+                # Each sub-group's elements lie in the object its pointer points into, as
+                # the native engine checks them (memory.Provenance).
+                ctx.memory.provenance = Provenance(np.repeat(pointer[chosen], per_group), None)
         try:
             operation(chosen, int(code))
         except RuntimeFault as fault:
@@ -519,6 +526,8 @@ def _per_memory_layout(ctx, groups, memory_layout, operation, shape):
         finally:
             if remap:
                 ctx.cur_lanes = None
+                if hasattr(ctx.memory, "provenance"):
+                    ctx.memory.provenance = None
 
 
 def _faulting_subgroup(chosen, code, operation):

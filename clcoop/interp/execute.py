@@ -59,7 +59,7 @@ class Executor:
         self.mask = None
         self.global_addrs = {}
         self.work_group_size = ndrange.wg_size   # lanes of one work-group in the batch
-        self.pending = None        # (lane, RuntimeFault) kept: _defer
+        self.pending = None        # (lane, RuntimeFault, waiting) kept: _defer
         self.stopped = None        # lanes stopped after it
         self.stops = 0             # changes of `stopped`
         self.deferring = True
@@ -351,23 +351,38 @@ class Executor:
     # its work-group and the later work-groups); the others go on: the earlier work-items
     # of its work-group to their next barrier (where the stopped lanes are missing: they
     # stop there), the earlier work-groups to their end. A fault among them comes first
-    # in that order and replaces the kept one. The batch then raises the kept fault.
+    # in that order and replaces the kept one. A barrier reached by part of a work-group is
+    # kept the same way, after every fault of that work-group (the native engine finds it
+    # when none of its work-items can go on). The batch then raises the kept fault.
     def _defer(self, err, lane, message):
         """Keep `err` (a fault of `lane`) or drop it, stop lanes; False: raise it now."""
         if not self.deferring:
             return False
-        group = lane // self.work_group_size
-        if self.pending is not None and group == self.pending[0] // self.work_group_size \
-                and any(words in message for words in _WAITING_FAULTS):
-            # The kept fault's work-group at a barrier, sub-group or matrix operation: its
-            # running work-items reached it and wait there for the stopped ones.
-            first = group * self.work_group_size
-            self._stop(first, first + self.work_group_size)
+        size = self.work_group_size
+        group = lane // size
+        first, end = group * size, (group + 1) * size
+        kept = self.pending
+        if any(words in message for words in _WAITING_FAULTS):
+            # Work-items at a barrier, sub-group or matrix operation the others of their
+            # group or sub-group have not reached: they wait there (stopped), the others go
+            # on. Only when none is left is it a fault (kept): one of theirs comes first.
+            arrived = np.zeros(self.lane_count, bool)
+            arrived[first:end] = self.mask[first:end] if self.mask is not None else True
+            if kept is None or kept[0] // size > group:
+                self.pending = (lane, err, True)
+                self._stop(end, self.lane_count)
+            self._stop_lanes(arrived)
             return True
-        if self.pending is None or lane < self.pending[0]:
-            self.pending = (lane, err)
+        if kept is None or kept[2] or lane < kept[0]:
+            self.pending = (lane, err, False)
         self._stop(lane, self.lane_count)
         return True
+
+    def _stop_lanes(self, lanes):
+        if self.stopped is None:
+            self.stopped = np.zeros(self.lane_count, bool)
+        self.stopped |= lanes
+        self.stops += 1
 
     def _stop(self, first, end):
         if self.stopped is None:

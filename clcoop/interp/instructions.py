@@ -502,8 +502,8 @@ def _bitcast(v, src_t, dst_t, L):
 def op_extractelement(ex, vals, ins, bmask, full):
     v, idx = vals[ins.args[0]], vals[ins.args[1]]
     v = np.asarray(v)
-    if np.ndim(idx) == 0:
-        return v[..., int(idx)] if v.ndim else v
+    if np.ndim(idx) == 0:   # (an index past the end gives poison, LangRef: any element does)
+        return v[..., int(idx) % v.shape[-1]] if v.ndim else v
     idx = bcast(np.asarray(idx).astype(np.int64) % v.shape[-1], ex.lane_count)
     v = bcast(v, ex.lane_count)
     return v[np.arange(v.shape[0]), idx]
@@ -512,13 +512,15 @@ def op_extractelement(ex, vals, ins, bmask, full):
 def op_insertelement(ex, vals, ins, bmask, full):
     v, x, idx = vals[ins.args[0]], vals[ins.args[1]], vals[ins.args[2]]
     v = np.asarray(v)
+    if np.ndim(idx) == 0:   # (an index past the end gives poison, LangRef: any vector does)
+        idx = int(idx) % v.shape[-1]
     if v.shape[0] == 1 and np.ndim(x) == 0 and np.ndim(idx) == 0 and ex.lane_count != 1:
         out = v.copy()              # still a constant (1, n) vector
-        out[:, int(idx)] = x
+        out[:, idx] = x
         return out
     out = np.array(bcast(v, ex.lane_count))
     if np.ndim(idx) == 0:
-        out[:, int(idx)] = x
+        out[:, idx] = x
     else:
         idx = np.asarray(idx).astype(np.int64) % out.shape[1]
         out[np.arange(out.shape[0]), idx] = bcast(x, ex.lane_count)

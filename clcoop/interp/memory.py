@@ -310,8 +310,9 @@ class Memory:
                 misaligned = addrs & (size - 1)
                 if misaligned.any():
                     bad = misaligned != 0
+                    first = int(addrs[bad].flat[0])
                     self._fault(f"misaligned {what} of {dtype.name} at "
-                                f"{describe_offset(region, int(addrs[bad].flat[0]), dtype)}",
+                                f"{describe_offset(object_view(region, first), first, dtype)}",
                                 addrs, region.name, bad_mask=bad)
             if what != "read" and not region.writable:
                 self._fault(f"{what} to read-only memory", addrs, region.name)
@@ -345,7 +346,10 @@ class Memory:
         ok = (flat >= lo) & (flat + nbytes <= hi)
         owners = None
         if bases is None:
-            ok |= lo == hi            # in no region: the region checks report it
+            # In no region: the region checks report it, unless the pointer's root names
+            # the object it overran (a helper's parameter, as the native engine names it).
+            if prov is None or prov.roots is None:
+                ok |= lo == hi
             if (owner >= 0).any() and self.row_owners is not None:
                 owners = self.row_owners(rows)
                 if owners is not None:
@@ -419,11 +423,11 @@ class Memory:
         """(message, buffer) of a failed object check at addr: out of bounds of the object
         the pointer was derived from (`derived`: ref is its base), else of its root's or
         its own object; or an object of another work-item or work-group."""
-        obj = self.object_at(ref, row, owners)
+        obj = self.object_at(ref)
         if not derived:
             root = self._root_object(row, owners)
-            here = self.object_at(addr, None, None)
-            if root is not None and (here is None or here[1] != root[1] or not self._mine(here, row, owners)):
+            here = self.object_at(addr)
+            if root is not None and (here is None or here[1].base != root[1].base or not self._mine(here, row, owners)):
                 obj = root
             elif here is not None and not self._mine(here, row, owners):
                 region = here[0]
@@ -437,15 +441,10 @@ class Memory:
         kind = dtype.name if nbytes % dtype.itemsize == 0 else f"{nbytes} bytes"
         return f"out-of-bounds {what} of {kind} at {describe_offset(view, first_bad, dtype)}", view.name
 
-    def object_at(self, addr, row=None, owners=None):
-        """(region, ObjectView) of the object holding addr, or None."""
+    def object_at(self, addr):
+        """(region, its object holding addr: the region or one of its Slots), or None."""
         region = self.region_at(int(addr))
-        if region is None:
-            return None
-        if region.slots is None:
-            return region, ObjectView(region.name, region.base, region.size)
-        k = (int(addr) - region.base) // region.slots.stride
-        return region, ObjectView(region.name, region.base + k * region.slots.stride, region.slots.size)
+        return None if region is None else (region, object_view(region, int(addr)))
 
     def _mine(self, obj, row, owners):
         region, view = obj
@@ -498,7 +497,8 @@ class Memory:
             return f"{what} through a null pointer"
         near = self._nearest(addr)
         if near is not None and near.base - self.gap <= addr < near.base + near.size + self.gap:
-            return f"out-of-bounds {what} of {dtype.name} at {describe_offset(near, addr, dtype)}"
+            view = object_view(near, addr)     # (the nearest of its objects)
+            return f"out-of-bounds {what} of {dtype.name} at {describe_offset(view, addr, dtype)}"
         return f"{what} through an invalid pointer {addr:#x} (no buffer there, or it was freed)"
 
     def _nearest(self, addr):
@@ -520,6 +520,15 @@ class Memory:
         if self.fault_handler is not None:
             self.fault_handler(message, addrs, buffer, bad_mask)
         raise RuntimeFault(message, buffer=buffer)
+
+
+def object_view(region, addr):
+    """The object of `region` at or nearest to addr: the region, or one of its Slots."""
+    if region.slots is None:
+        return region
+    st = region.slots
+    k = min(max((addr - region.base) // st.stride, 0), st.owners.size - 1)
+    return ObjectView(region.name, region.base + k * st.stride, st.size)
 
 
 def describe_offset(region, addr, dtype):

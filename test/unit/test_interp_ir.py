@@ -221,3 +221,17 @@ exit:
     clcoop.Program.from_ir(ir).k(8, 8, out, n)
     want = [100 + sum(i * i for i in range(1, max(int(k), 1))) for k in n]
     np.testing.assert_array_equal(out, want)
+
+
+def test_vector_index_past_the_end_is_poison_not_a_crash():
+    """extractelement/insertelement with a constant index past the vector give poison
+    (LangRef), not an IndexError (found by scripts/fuzz_ir.py)."""
+    ir = '''target triple = "spir64-unknown-unknown"
+define spir_kernel void @k(ptr addrspace(1) %o) {
+  %v = insertelement <4 x i32> zeroinitializer, i32 7, i64 9
+  %e = extractelement <4 x i32> %v, i64 2147483647
+  store i32 %e, ptr addrspace(1) %o, align 4
+  ret void
+}'''
+    out = np.zeros(4, np.int32)
+    clcoop.Program.from_ir(ir).k(1, 1, out)     # any value: poison
