@@ -30,7 +30,7 @@ TARGET_ENVS = ("vulkan1.3",)
 LLC_TRIPLE = "spirv1.6-unknown-vulkan1.3-compute"
 LLC_EXTENSIONS = "+SPV_KHR_cooperative_matrix,+SPV_KHR_bfloat16"
 WIDE_VECTOR = re.compile(r"<(?:8|16) x ")
-OPT_PASSES = "always-inline,mem2reg,infer-address-spaces,sroa,globaldce,structurizecfg"
+OPT_PASSES = "always-inline,mem2reg,infer-address-spaces,sroa,globaldce,lower-switch,structurizecfg"
 
 
 def _run(tool, args, text, what):

@@ -376,3 +376,81 @@ def test_exact_sqrt_sequence_is_within_one_ulp():
     x = np.random.default_rng(8).uniform(0, 1e6, 2000).astype(np.float32)
     got = np.array([sqrt(float(v)) for v in x], np.float32)
     np.testing.assert_array_equal(got, np.sqrt(x))          # NumPy's float32 sqrt is correctly rounded
+
+
+# ------------------------------------------------ the modules run: a Vulkan device against the interpreter
+
+@pytest.fixture(scope="module")
+def vulkan_device():
+    """The first Vulkan device (lavapipe on a machine without a GPU): the modules this target
+    writes are dispatched by the GPU engine (clcoop/vulkan) and compared with the interpreter."""
+    try:
+        from clcoop.vulkan import device as devices
+        found = devices.descriptions()
+    except Exception as error:          # no loader, no ICD: the dispatch cannot run here
+        pytest.skip(f"no Vulkan device to dispatch on ({type(error).__name__}: {error})")
+    if not found:
+        pytest.skip("no Vulkan device to dispatch on (the loader lists none)")
+    return found[0]
+
+
+def dispatch(path, name, opt_level, *launch, **options):
+    from clcoop.vulkan.program import VulkanProgram
+    program = VulkanProgram(compile_vulkan(path, opt_level))
+    return program.kernel(name)(*launch, **options)
+
+
+def interpret(path, name, *launch, **options):
+    program = clcoop.Program((ROOT / path).read_text()).build(options=["-cl-opt-disable"])
+    return getattr(program, name)(*launch, **options)
+
+
+@pytest.mark.parametrize("opt_level", [0, 2], ids=["O0", "O2"])
+def test_plain_kernels_on_a_vulkan_device_match_the_interpreter(vulkan_device, opt_level):
+    rng = np.random.default_rng(5)
+    n, local = 200, 64
+    x = rng.standard_normal(n).astype(np.float32)
+    w = (np.float32(0.25), np.float32(0.5), np.float32(0.25))
+    outs = [np.zeros(n, np.float32) for _ in range(2)]
+    launch = ((256,), (local,))
+    dispatch("examples/vulkan/stencil.cl", "stencil", opt_level, *launch, x, outs[0],
+             clcoop.LocalMemory((local + 2) * 4), *w, n)
+    interpret("examples/vulkan/stencil.cl", "stencil", *launch, x, outs[1], clcoop.LocalMemory((local + 2) * 4), *w, n)
+    np.testing.assert_array_equal(outs[0], outs[1])
+
+    a, b = rng.standard_normal(100).astype(np.float32), rng.standard_normal(100).astype(np.float32)
+    sums = [np.zeros(100, np.float32) for _ in range(2)]
+    dispatch("examples/vulkan/vector_add.cl", "vector_add", opt_level, (64,), (32,), a, b, sums[0], 100,
+             global_offset=(40,))
+    interpret("examples/vulkan/vector_add.cl", "vector_add", (64,), (32,), a, b, sums[1], 100, global_offset=(40,))
+    np.testing.assert_array_equal(sums[0], sums[1])
+
+    values = rng.integers(-50, 50, 128, dtype=np.int32)
+    results = [(np.zeros(128, np.int32), np.zeros(128, np.uint32)) for _ in range(2)]
+    dispatch("test/unit/kernels/int_control.cl", "int_control", opt_level, (128,), (32,), values, *results[0])
+    interpret("test/unit/kernels/int_control.cl", "int_control", (128,), (32,), values, *results[1])
+    for got, want in zip(*results):
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("opt_level", [0, 2], ids=["O0", "O2"])
+def test_atomics_on_a_vulkan_device_match_the_interpreter(vulkan_device, opt_level):
+    values = np.random.default_rng(6).integers(-1000, 1000, 256, dtype=np.int32)
+    results = []
+    for run in (dispatch, interpret):
+        bins, maximum, total = np.zeros(16, np.int32), np.full(1, -2 ** 31, np.int32), np.zeros(1, np.int32)
+        args = ("test/unit/kernels/atomics.cl", "histogram") + ((opt_level,) if run is dispatch else ())
+        run(*args, (256,), (64,), values, bins, maximum, total)
+        results.append((bins, maximum, total))
+    for got, want in zip(*results):
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("opt_level", [0, 2], ids=["O0", "O2"])
+def test_sub_group_functions_on_a_vulkan_device_match_the_interpreter(vulkan_device, opt_level):
+    size = vulkan_device.subgroup_size
+    values = np.random.default_rng(7).integers(-100, 100, 64, dtype=np.int32)
+    outs = [np.zeros(4 * 64, np.int32) for _ in range(2)]
+    dispatch("test/unit/kernels/subgroups.cl", "subgroups", opt_level, (64,), (32,), values, outs[0])
+    interpret("test/unit/kernels/subgroups.cl", "subgroups", (64,), (32,), values, outs[1], subgroup_size=size)
+    np.testing.assert_array_equal(outs[0], outs[1])
