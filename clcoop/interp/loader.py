@@ -465,9 +465,36 @@ def value_id(v):
     return ctypes.cast(v._ptr, ctypes.c_void_p).value
 
 
+_INTRINSIC_DECL_RE = re.compile(r'(?m)^declare\b[^\n@]*?(\S+)\s+@("?llvm\.[^\s("]+"?)\([^\n]*$')
+_SUPPORT_LINE_RE = re.compile(r"(?m)^(?:%[-\w.$\"]+ = type .*|attributes #\d+ = .*|target .*)$")
+
+
+def refuse_rewritten_intrinsics(ir_text):
+    """IRError for a declaration of an `llvm.*` intrinsic with a result that LLVM's parser
+    would rewrite to another signature (its auto-upgrade): LLVM then destroys a call whose
+    result is still used and aborts the process ("Uses remain when a value is destroyed",
+    found by scripts/fuzz_ir.py). Each such declaration is parsed alone first (no calls,
+    nothing to abort): one that LLVM renamed is refused. A void one is upgraded safely."""
+    import llvmlite.binding as llvm
+    decls = [m for m in _INTRINSIC_DECL_RE.finditer(ir_text) if m.group(1) != "void"]
+    if not decls:
+        return
+    support = "\n".join(_SUPPORT_LINE_RE.findall(ir_text))
+    try:
+        alone = llvm.parse_assembly(support + "\n" + "\n".join(m.group(0) for m in decls))
+    except RuntimeError:
+        return          # the full parse reports it
+    names = {f.name for f in alone.functions}
+    for m in decls:
+        if llvm_unquote(m.group(2).lstrip("@")) not in names:
+            raise IRError(f"the declaration of @{llvm_unquote(m.group(2))} does not match LLVM's "
+                          f"intrinsic of that name (LLVM would rewrite its calls): {m.group(0).strip()}")
+
+
 def load_module(ir_text):
     """Parse and verify `ir_text` with LLVM; raise IRError with LLVM's message if invalid."""
     import llvmlite.binding as llvm
+    refuse_rewritten_intrinsics(ir_text)
     try:
         mod = llvm.parse_assembly(ir_text)
         mod.verify()

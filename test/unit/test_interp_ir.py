@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import clcoop
+from clcoop.errors import IRError
 
 HEADER = """target datalayout = "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-G1"
 target triple = "spir64-unknown-unknown"
@@ -235,3 +236,30 @@ define spir_kernel void @k(ptr addrspace(1) %o) {
 }'''
     out = np.zeros(4, np.int32)
     clcoop.Program.from_ir(ir).k(1, 1, out)     # any value: poison
+
+
+@pytest.mark.parametrize("engine", ["interp", "native"])
+def test_intrinsic_declared_with_another_result_is_refused_not_an_abort(engine):
+    """LLVM's parser rewrites a call of an intrinsic declared with another signature and,
+    when the call's result is used, aborts the process (found by scripts/fuzz_ir.py): such a
+    declaration is an IRError; an old-style one LLVM upgrades safely (void) still runs."""
+    bad = '''target triple = "spir64-unknown-unknown"
+declare float @llvm.lifetime.start.p0(<4 x float>, <4 x float>)
+define spir_kernel void @k(ptr addrspace(1) %o, <4 x float> %a) {
+  %c = call float @llvm.lifetime.start.p0(<4 x float> %a, <4 x float> %a)
+  store float %c, ptr addrspace(1) %o
+  ret void
+}'''
+    with pytest.raises(IRError, match="declaration of @llvm.lifetime.start.p0 does not match"):
+        clcoop.Program.from_ir(bad, engine=engine)
+    old = '''target triple = "spir64-unknown-unknown"
+declare void @llvm.lifetime.start.p0(i64, ptr)
+define spir_kernel void @k(ptr addrspace(1) %o) {
+  %x = alloca i32
+  call void @llvm.lifetime.start.p0(i64 4, ptr %x)
+  store i32 3, ptr addrspace(1) %o
+  ret void
+}'''
+    out = np.zeros(1, np.int32)
+    clcoop.Program.from_ir(old).k(1, 1, out)
+    assert out[0] == 3
