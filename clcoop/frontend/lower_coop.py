@@ -3,6 +3,7 @@
 from llvmlite import ir
 
 from clcoop import coop_names
+from clcoop.frontend import fp8
 from clcoop.frontend import types as T
 from clcoop.frontend.llvm_types import I32, coop_mangled_pointer, is_float_type, ptr_type
 from clcoop.frontend.lower_tensor import TensorLowering
@@ -71,13 +72,15 @@ class CoopLowering(TensorLowering):
     def ex_CoopConvert(self, e):
         m = self.rvalue(e.matrix)
         src, dst = e.matrix.type.elem, e.type.elem
-        if src.llvm_name == dst.llvm_name:
+        # fp8 scalars are i8 like char, but their matrix components differ (clcoop/float8.py).
+        if src.llvm_name == dst.llvm_name and (src == dst or not fp8.involves_fp8(src, dst)):
             if e.type.use == e.matrix.type.use:
                 return m    # same SPIR-V type: no conversion (ir-conventions.md)
             # Only the use changes (int <-> uint of one width too: EXT ConvertUseEXT).
             return self.coop_call("convert_use", [e.type, e.matrix.type], [], self.value_type(e.type),
                                   [m], "conv")
-        callee = coop_names.conversion_callee(src.kind == "float", src.signed, dst.kind == "float", dst.signed,
+        callee = coop_names.conversion_callee(src.kind in ("float", "fp8"), src.signed,
+                                              dst.kind in ("float", "fp8"), dst.signed,
                                               [e.type, e.matrix.type])
         return self.call_coop_callee(callee, self.value_type(e.type), [m], "conv")
 

@@ -13,6 +13,7 @@ import tempfile
 
 from clcoop.spirv.binary import read_module, write_module
 from clcoop.spirv.coop2 import reject_bfloat16_arithmetic_ir, without_ext_constructs
+from clcoop.spirv.float8 import rewrite_float8
 from clcoop.spirv.function_operands import llc_extensions, without_get_coordinate
 from clcoop.spirv.rewrite import rewrite_cooperative_calls
 from clcoop.spirv.tensor import rewrite_tensor_calls, validator_copy
@@ -137,7 +138,7 @@ def ir_to_spirv(ir_text, triple="spir64-unknown-unknown", opt_level=0):
     reject_bfloat16_arithmetic_ir(ir_text)
     ir_text = name_address_space_queries(ir_text)
     raw = llc_spirv(ir_text, triple, opt_level)
-    module = rewrite_tensor_calls(rewrite_cooperative_calls(read_module(raw)), ir_text)
+    module = rewrite_float8(rewrite_tensor_calls(rewrite_cooperative_calls(read_module(raw)), ir_text))
     data = write_module(module)
     validate_known(data)
     return data

@@ -7,19 +7,26 @@ A matrix is (kind, width, scope, rows, cols, use) with kind 'f' or 'i' (SPIR-V i
 
 import re
 
+from clcoop import float8
 from clcoop.spirv import binary as sb
 
 IR_COMPONENT = {"half": ("f", 16), "float": ("f", 32), "double": ("f", 64), "bfloat": ("bf", 16),
                 "i8": ("i", 8), "i16": ("i", 16), "i32": ("i", 32), "i64": ("i", 64)}
+# fp8 matrix components: the inline OpTypeFloat 8 <FP encoding> (clcoop/float8.py).
+IR_COMPONENT.update({f.ir_type: (f.token.lower(), 8) for f in float8.FORMATS.values()})
+FP8_ENCODINGS = {f.encoding: f.token.lower() for f in float8.FORMATS.values()}
 # Itanium codes of pointee types in callee names (docs/ir-conventions.md).
 CODE_COMPONENT = {"c": ("i", 8), "a": ("i", 8), "h": ("i", 8), "s": ("i", 16), "t": ("i", 16),
                   "i": ("i", 32), "j": ("i", 32), "l": ("i", 64), "m": ("i", 64),
-                  "Dh": ("f", 16), "f": ("f", 32), "d": ("f", 64), "DF16b": ("bf", 16)}
-MATRIX_RE = re.compile(r'target\("spirv\.CooperativeMatrixKHR", (\w+), (\d+), (\d+), (\d+), (\d+)\)')
+                  "Dh": ("f", 16), "f": ("f", 32), "d": ("f", 64), "DF16b": ("bf", 16),
+                  # fp8 pointees hold bytes: llc-22 points at them with uchar pointers.
+                  "u10__fp8_e4m3": ("i", 8), "u10__fp8_e5m2": ("i", 8)}
+MATRIX_RE = re.compile(r'target\("spirv\.CooperativeMatrixKHR", (\w+|' + float8.IR_TYPE_PATTERN
+                       + r'), (\d+), (\d+), (\d+), (\d+)\)')
 CALL_RE = re.compile(r"call spir_func (.*?) @(_Z\d+__spirv_CooperativeMatrix(LoadKHR|StoreKHR|MulAddKHR)\w*)\((.*)\)")
 DEFINE_RE = re.compile(r"^define .*?@([\w.$]+)\(")
 LABEL_RE = re.compile(r"^([\w.$-]+):")
-POINTEE_RE = re.compile(r"EvPU3AS\d(DF16b|Dh|[a-z])|EvP(DF16b|Dh|[a-z])")
+POINTEE_RE = re.compile(r"EvPU3AS\d(DF16b|Dh|u10__fp8_e4m3|u10__fp8_e5m2|[a-z])|EvP(DF16b|Dh|u10__fp8_e4m3|u10__fp8_e5m2|[a-z])")
 
 
 # Matrix{A,B,C,Result}SignedComponentsKHR (SPV_KHR_cooperative_matrix 3.X), in (A, B, C, Result) order.
@@ -143,6 +150,8 @@ class SpirvView:
     def scalar(self, type_id):
         inst = self.defs[type_id]
         if inst.opcode == sb.OP_TYPE_FLOAT:      # FP encoding 0: BFloat16KHR (SPV_KHR_bfloat16)
+            if inst.operands[2:3] and inst.operands[2] in FP8_ENCODINGS:      # SPV_EXT_float8
+                return (FP8_ENCODINGS[inst.operands[2]], inst.operands[1])
             return ("bf" if inst.operands[2:] == [0] else "f", inst.operands[1])
         assert inst.opcode == sb.OP_TYPE_INT, f"not a scalar type: {inst}"
         return ("i", inst.operands[1])

@@ -25,6 +25,7 @@ from clcoop.spirv.binary import read_module, write_module  # noqa: E402
 from clcoop.spirv.function_operands import has_function_operands  # noqa: E402
 from clcoop.spirv.rewrite import classify, classify_atomic, rewrite_cooperative_calls  # noqa: E402
 from clcoop.spirv.tensor import is_tensor_callee, rewrite_tensor_calls  # noqa: E402
+from clcoop.spirv.float8 import conversion_of, rewrite_float8, uses_float8  # noqa: E402
 from clcoop.spirv import coop2, known_part  # noqa: E402
 from tool_marks import needs_tools  # noqa: E402
 
@@ -38,7 +39,7 @@ ADDRESS_QUERY_RE = re.compile(r"@__to_(global|local|private)\(")
 def uses_imported_operations(ir_text):
     """Calls llc-22 leaves imported: matrix operators, element access, integer atomic_fetch_min/max,
     tensor layouts, views, loads and stores, clang's __to_global & co. (ir_to_spirv handles each)."""
-    return any(classify(name) or classify_atomic(name) or is_tensor_callee(name)
+    return any(classify(name) or classify_atomic(name) or is_tensor_callee(name) or conversion_of(name)
                for name in CALLEE_RE.findall(ir_text)) \
         or bool(ADDRESS_QUERY_RE.search(ir_text))
 
@@ -102,6 +103,12 @@ def check_interop(ir_text, triple, tmp_path):
             with pytest.raises(SpirvError, match="has not been defined|capabilities: TensorAddressingNV"):
                 validate(raw)
             validate_known(write_module(rewrite_tensor_calls(rewrite_cooperative_calls(read_module(raw)))))
+        elif uses_float8(ir_text):
+            # llc-22 writes the fp8 types (OpTypeFloat 8 <encoding>) but no Float8EXT; the rewrite
+            # declares it and SPV_EXT_float8 (clcoop/spirv/float8.py).
+            with pytest.raises(SpirvError, match="capabilities: Float8EXT"):
+                validate(raw)
+            validate_known(write_module(rewrite_float8(rewrite_cooperative_calls(read_module(raw)))))
         elif coop2.conversion_needs(read_module(raw)):
             # llc-22 declares no capability for a conversion that changes the use (clcoop/spirv/coop2.py).
             with pytest.raises(SpirvError, match="Use of Matrix type and Result Type"):
