@@ -260,7 +260,9 @@ def _prepare_gep(tr, rec, operands):
             const_off += int(cv) * stride
         else:
             terms.append((slot, stride))
-    return np.int64(const_off), terms
+    # (address arithmetic wraps at the pointer's width, LangRef getelementptr: an offset
+    # past 64 bits is an address like any other, faulting where it lands)
+    return np.int64((const_off + (1 << 63)) % (1 << 64) - (1 << 63)), terms
 
 
 def op_gep(ex, vals, ins, bmask, full):

@@ -577,13 +577,18 @@ def _async_copy(strided):
                 if lanes.size == 0:
                     continue
                 lane = g * wg + int(lanes[0])
-                count = int(n[lane])
-                idx = np.arange(count, dtype=np.int64)
+                count = int(n[lane]) % (1 << 64)      # num_elements is a size_t
                 step = int(stride[lane]) if strided else 1
+                byte = np.arange(es, dtype=np.int64)
+                if count:   # the last elements first: a count past every buffer faults there
+                    ex.cur_lanes = np.array([lane])
+                    for ptr, scale in ((src, step if dst_local else 1), (dst, 1 if dst_local else step)):
+                        last = (int(ptr[lane]) + (count - 1) * es * scale + (1 << 63)) % (1 << 64) - (1 << 63)
+                        ex.memory.load(np.int64(last) + byte[None], np.uint8)
+                idx = np.arange(count, dtype=np.int64)
                 src_off = idx * es * (step if dst_local else 1)
                 dst_off = idx * es * (1 if dst_local else step)
-                byte = np.arange(es, dtype=np.int64)
-                ex.cur_lanes = np.full(count, lane)     # every row is the copying work-item's
+                ex.cur_lanes = np.full(count, lane)   # every row is the copying work-item's
                 data = ex.memory.load(int(src[lane]) + src_off[:, None] + byte, np.uint8)
                 ex.memory.store(int(dst[lane]) + dst_off[:, None] + byte, data, np.uint8)
             return np.zeros(L, scalar_dtype(ret_ty)) if ret_ty.kind != "void" else None

@@ -151,3 +151,20 @@ def test_sub_group_collective_under_divergence(producer):
     data = np.zeros(32, np.int32)
     with pytest.raises(RuntimeFault, match="sub-group operation reached under divergent control flow"):
         program("faults", producer).divergent_sub_group_reduce(32, 32, data, subgroup_size=16)
+
+
+@pytest.mark.parametrize("count", [17, -1])
+def test_async_copy_past_the_buffer_faults(count):
+    """async_work_group_copy's num_elements is a size_t: 17 floats of a 16-float buffer, or
+    (size_t)-1, fault (a negative count was copied as nothing, found by scripts/fuzz_ir.py)."""
+    source = """
+__kernel void k(__global float *g, __local float *l, long n, __global float *o) {
+  event_t e = async_work_group_copy(l, (__global const float *)g, (size_t)n, 0);
+  wait_group_events(1, &e);
+  o[get_local_id(0)] = l[get_local_id(0)];
+}"""
+    out = np.zeros(16, np.float32)
+    with pytest.raises(RuntimeFault, match="out-of-bounds read .* of buffer 'g'"):
+        clcoop.Program(source).build().k(16, 16, np.arange(16, dtype=np.float32), clcoop.LocalMemory(64),
+                                         np.int64(count), out)
+    assert (out == 0).all()

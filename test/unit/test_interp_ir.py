@@ -263,3 +263,18 @@ define spir_kernel void @k(ptr addrspace(1) %o) {
     out = np.zeros(1, np.int32)
     clcoop.Program.from_ir(old).k(1, 1, out)
     assert out[0] == 3
+
+
+def test_gep_offset_past_64_bits_wraps_instead_of_overflowing():
+    """A constant GEP offset of -2**62 floats is -2**64 bytes: address arithmetic wraps at
+    64 bits (LangRef), so it lands on the pointer itself (found by scripts/fuzz_ir.py: the
+    interpreter raised Python's OverflowError)."""
+    ir = HEADER + '''
+define spir_kernel void @k(ptr addrspace(1) %o) {
+  %p = getelementptr inbounds float, ptr addrspace(1) %o, i64 -4611686018427387904
+  store float 2.0, ptr addrspace(1) %p, align 4
+  ret void
+}'''
+    out = np.zeros(2, np.float32)
+    clcoop.Program.from_ir(ir).k(1, 1, out)
+    assert out[0] == 2.0
