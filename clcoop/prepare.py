@@ -31,6 +31,7 @@ from clcoop import kernel_metadata
 from clcoop.errors import ArgumentError
 from clcoop.interp.coopmat2 import to_bfloat16
 from clcoop.interp.execute import DEFAULT_INSTRUCTION_LIMIT, DEFAULT_MAX_LANES, NDRange
+from clcoop.interp import float8 as interp_float8
 from clcoop.interp.scalars import BFLOAT16, FLOAT8_DTYPES, scalar_dtype
 from clcoop.launch_cache import data_address, launch_key, options_key
 
@@ -467,6 +468,15 @@ def _struct_bytes(arg, where, size):
     return data
 
 
+def _float8_scalar(arg, dtype, where):
+    """An `__fp8_e4m3` / `__fp8_e5m2` argument (an i8 of bits in the IR): a number rounded once
+    as a cast rounds it (docs/coopmat2-semantics.md "fp8"), or an ml_dtypes value of any float8
+    format (its exact value)."""
+    if isinstance(arg, (bool, np.bool_)) or not isinstance(arg, (int, float, np.integer, np.floating, np.generic)):
+        raise ArgumentError(f"{where} needs a number or an ml_dtypes {dtype.name} value, got {type(arg).__name__}")
+    return interp_float8.to_float8(np.float64(arg), dtype).view(np.int8)[()]
+
+
 def _convert_scalar(arg, ptype, type_name, where):
     if isinstance(arg, (np.ndarray, LocalMemory)) and not (isinstance(arg, np.ndarray) and arg.ndim == 0):
         raise ArgumentError(f"{where} is a scalar: got {type(arg).__name__}")
@@ -478,6 +488,9 @@ def _convert_scalar(arg, ptype, type_name, where):
         return v.astype(dtype)
     if ptype.kind not in ("int", "float"):
         raise ArgumentError(f"{where}: parameters of type {ptype} are not supported")
+    fp8_dtype = FLOAT8_DTYPES.get(_pointee_name(type_name))
+    if fp8_dtype is not None:
+        return _float8_scalar(arg, fp8_dtype, where)
     if isinstance(arg, (bool, np.bool_)) and ptype.kind == "int" and ptype.bits > 1:
         arg = int(arg)
     if not isinstance(arg, (int, float, np.integer, np.floating, np.bool_, np.ndarray)):

@@ -149,6 +149,10 @@ def conversion_handler(conversion, arg_type, ret_type):
     """The interpreter handler of a `__builtin_spirv_*Convert*` call (clcoop/float8.py).
     Registers hold fp8 bits as int8 (an LLVM i8); unsigned sources are reinterpreted."""
     source, target = _token_dtype(conversion.source), _token_dtype(conversion.target)
+    for ty in (arg_type, ret_type):
+        if ty.kind not in ("int", "float", "vec"):
+            raise IRError(f"fp8 conversion {conversion.base} of a {ty}: clcoop runs the scalar and vector "
+                          f"forms; a matrix converts with __spirv_FConvert & co. on fp8 component types")
     for token, ty in ((conversion.source, arg_type), (conversion.target, ret_type)):
         if np.dtype(_register_dtype(ty)).itemsize != _token_dtype(token).itemsize:
             raise IRError(f"fp8 conversion {conversion.base} with an operand of type {ty}")

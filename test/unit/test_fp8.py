@@ -290,3 +290,58 @@ def test_native_engine_refuses_fp8_matrices_and_auto_falls_back():
         clcoop.Program(src).build(engine="auto").mm((16,), (16,), a, b, c, out, q, back)
     assert any("fp8 (SPV_EXT_float8) matrices" in str(w.message) for w in caught)
     assert (out == 33).all()
+
+
+def test_scalar_fp8_arguments_round_once_or_keep_an_ml_dtypes_value():
+    program = clcoop.Program("kernel void k(__fp8_e5m2 x, global __fp8_e5m2 *out) { out[0] = x; }").build()
+    out = np.zeros(1, E5M2)
+    for value, expected in ((1.125, 0x3C), (1.1251, 0x3D), (np.array(-3.0, E5M2)[()], 0xC2),
+                            (np.array(448, E4M3)[()], 0x5F), (1e6, 0x7C)):
+        program.k((1,), (1,), value, out)
+        assert bits(out)[0] == expected, value
+    with pytest.raises(ArgumentError, match="needs a number"):
+        program.k((1,), (1,), "1.0", out)
+
+
+TRANSLATOR_IR = """
+target datalayout = "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-n8:16:32:64-G1"
+target triple = "spir64-unknown-unknown"
+define spir_kernel void @k(ptr addrspace(1) %in, ptr addrspace(1) %out, ptr addrspace(1) %back) {
+  %v = load <8 x half>, ptr addrspace(1) %in
+  %q = call spir_func <8 x i8> @_Z36__builtin_spirv_ConvertFP16ToE4M3EXTDv8_Dh(<8 x half> %v)
+  store <8 x i8> %q, ptr addrspace(1) %out
+  %h = call spir_func <8 x half> @_Z36__builtin_spirv_ConvertE4M3ToFP16EXTDv8_c(<8 x i8> %q)
+  store <8 x half> %h, ptr addrspace(1) %back
+  ret void
+}
+declare spir_func <8 x i8> @_Z36__builtin_spirv_ConvertFP16ToE4M3EXTDv8_Dh(<8 x half>)
+declare spir_func <8 x half> @_Z36__builtin_spirv_ConvertE4M3ToFP16EXTDv8_c(<8 x i8>)
+"""
+
+
+def test_the_translators_vector_conversions_run():
+    """IR in the SPIRV-LLVM-Translator's form (its SPV_EXT_float8 tests): vector conversions
+    through the same names, element by element."""
+    x = np.array([1.0, 1.0625, 448, 470, -np.inf, 2 ** -10, -0.0, 3.3], np.float16)
+    out, back = np.zeros(8, np.uint8), np.zeros(8, np.float16)
+    clcoop.Program.from_ir(TRANSLATOR_IR).k((1,), (1,), x, out, back)
+    np.testing.assert_array_equal(out, bits(x.astype(np.float32).astype(E4M3)))
+    np.testing.assert_array_equal(back, out.view(E4M3).astype(np.float16))
+
+
+MATRIX_CONVERSION_IR = """
+target datalayout = "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-n8:16:32:64-G1"
+target triple = "spir64-unknown-unknown"
+define spir_kernel void @k(ptr addrspace(1) %out) {
+  %q = call spir_func target("spirv.CooperativeMatrixKHR", i8, 3, 8, 8, 2) @_Z36__builtin_spirv_ConvertFP16ToE4M3EXTPU3AS144__spirv_CooperativeMatrixKHR__half_3_8_8_2(target("spirv.CooperativeMatrixKHR", half, 3, 8, 8, 2) zeroinitializer)
+  ret void
+}
+declare spir_func target("spirv.CooperativeMatrixKHR", i8, 3, 8, 8, 2) @_Z36__builtin_spirv_ConvertFP16ToE4M3EXTPU3AS144__spirv_CooperativeMatrixKHR__half_3_8_8_2(target("spirv.CooperativeMatrixKHR", half, 3, 8, 8, 2))
+"""
+
+
+def test_a_conversion_call_on_a_matrix_is_refused():
+    """The translator's matrix form (its conversions_matrix.ll: an i8 matrix from a conversion
+    call) does not say which i8 matrices hold fp8: refused, naming the call."""
+    with pytest.raises(clcoop.ClcoopError, match="__builtin_spirv_ConvertFP16ToE4M3EXT"):
+        clcoop.Program.from_ir(MATRIX_CONVERSION_IR).k((8,), (8,), np.zeros(64, np.uint8))
