@@ -249,27 +249,31 @@ class Builtins:
         if base == "fma" and len(params) == 3 and _scalar_of(ret) in ("half", "float"):
             return self._exact_fma(helper, ret)
         if base == "copysign" and len(params) == 2:
-            bits = _int_type_of(ret)
-            sign = _splat(bits, "-" + str(1 << (_scalar_bits(ret) - 1)))
+            # |x| negated when y's sign bit is set (exact; NaNs and signed zeros included). A
+            # bitcast back to float after integer operations crashed llc-22's pre-legalizer.
+            bits, suffix = _int_type_of(ret), _intrinsic_suffix(ret)
+            self.definitions.append(f"declare {ret} @llvm.fabs.{suffix}({ret})")
             self._define(helper, ret, [f"{ret} %x", f"{ret} %y"], [
-                f"  %xb = bitcast {ret} %x to {bits}", f"  %yb = bitcast {ret} %y to {bits}",
-                f"  %mag = and {bits} %xb, {_splat(bits, str((1 << (_scalar_bits(ret) - 1)) - 1))}",
-                f"  %sgn = and {bits} %yb, {sign}", f"  %r = or {bits} %mag, %sgn",
-                f"  %f = bitcast {bits} %r to {ret}", f"  ret {ret} %f"])
+                f"  %yb = bitcast {ret} %y to {bits}", f"  %neg = icmp slt {bits} %yb, {_splat(bits, '0')}",
+                f"  %mag = call {ret} @llvm.fabs.{suffix}({ret} %x)", f"  %minus = fneg {ret} %mag",
+                f"  %r = select {_bool_type(ret)} %neg, {ret} %minus, {ret} %mag", f"  ret {ret} %r"])
             return helper
         if base == "round" and len(params) == 1:
             scalar = re.sub(r"<\d+ x (\w+)>", r"\1", ret)
             suffix = _intrinsic_suffix(ret)
-            half, one = _splat(ret, _float_literal(scalar, 0.5)), _splat(ret, _float_literal(scalar, 1.0))
-            zero = _splat(ret, _float_literal(scalar, 0.0))
+            half = _splat(ret, _float_literal(scalar, 0.5))
+            bits = _int_type_of(ret)
             self.definitions += [f"declare {ret} @llvm.trunc.{suffix}({ret})", f"declare {ret} @llvm.fabs.{suffix}({ret})"]
-            # x - trunc(x) is exact; |frac| >= 0.5 steps away from zero (OpenCL C round).
+            # On |x|: |x| - trunc(|x|) is exact, a fraction >= 0.5 adds 1 (away from zero, OpenCL C
+            # round); then x's sign. (A select between two float constants crashed llc-22.)
+            flag = _bool_type(ret)
             self._define(helper, ret, [f"{ret} %x"], [
-                f"  %t = call {ret} @llvm.trunc.{suffix}({ret} %x)", f"  %d = fsub {ret} %x, %t",
-                f"  %a = call {ret} @llvm.fabs.{suffix}({ret} %d)", f"  %far = fcmp oge {ret.replace(scalar, scalar)} %a, {half}",
-                f"  %neg = fcmp olt {ret} %x, {zero}", f"  %s = select {_bool_type(ret)} %neg, {ret} {_splat(ret, _float_literal(scalar, -1.0))}, {ret} {one}",
-                f"  %step = select {_bool_type(ret)} %far, {ret} %s, {ret} {zero}", f"  %r = fadd {ret} %t, %step",
-                f"  ret {ret} %r"])
+                f"  %a = call {ret} @llvm.fabs.{suffix}({ret} %x)", f"  %t = call {ret} @llvm.trunc.{suffix}({ret} %a)",
+                f"  %d = fsub {ret} %a, %t", f"  %far = fcmp oge {ret} %d, {half}",
+                f"  %step = uitofp {flag} %far to {ret}", f"  %r = fadd {ret} %t, %step",
+                f"  %xb = bitcast {ret} %x to {bits}", f"  %neg = icmp slt {bits} %xb, {_splat(bits, '0')}",
+                f"  %minus = fneg {ret} %r",
+                f"  %signed = select {flag} %neg, {ret} %minus, {ret} %r", f"  ret {ret} %signed"])
             return helper
         return None
 

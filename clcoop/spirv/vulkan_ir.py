@@ -226,7 +226,19 @@ def before_inlining(text, kernels, builtins):
     head, triple, body = text.partition("\ntarget triple")
     body_start = body.index("\n") + 1
     text = head + triple + body[:body_start] + "\n".join(types) + "\n" + body[body_start:]
-    return text + "\n" + "\n".join(out + attrs + builtins.definitions) + "\n"
+    return text + "\n" + "\n".join(out + attrs + _new_definitions(text, builtins.definitions)) + "\n"
+
+
+def _new_definitions(text, definitions):
+    """The helpers' definitions and declarations, each once, without the declarations of
+    functions the module already declares (two helpers may call the same intrinsic)."""
+    kept = []
+    for definition in dict.fromkeys(definitions):
+        m = re.match(r"declare [^@]*(@[-\w.$]+)\(", definition)
+        if m and re.search(r"^declare [^@\n]*" + re.escape(m.group(1)) + r"\(", text, re.M):
+            continue
+        kept.append(definition)
+    return kept
 
 
 def local_element_type(arg):
@@ -766,9 +778,7 @@ def _byte_path(root, offset, wanted, layout):
             return path
         if ty.kind == "array":
             size = layout.size(ty.elem)
-            index, offset = divmod(offset, size)
-            if index >= ty.n:
-                return None
+            index, offset = divmod(offset, size)       # no bound: a __local argument's array is [1 x T] here
             path.append(("i64", str(index)))
             ty = ty.elem
         elif ty.kind == "struct":

@@ -39,6 +39,7 @@ TAKEN = [
     "test/unit/kernels/faults.cl", "test/unit/kernels/matrix_faults.cl", "test/unit/kernels/reduce_local.cl",
     "test/unit/kernels/subgroups.cl", "test/unit/kernels/vector_add.cl", "test/unit/kernels/gemm_naive.cl",
     "test/unit/kernels/atomics.cl", "test/unit/kernels/float4_math.cl", "test/unit/kernels/int_control.cl",
+    "test/unit/kernels/vulkan_helpers.cl",
 ]
 # What it refuses, with the line it names and a word of the reason.
 REFUSED = {
@@ -454,3 +455,18 @@ def test_sub_group_functions_on_a_vulkan_device_match_the_interpreter(vulkan_dev
     dispatch("test/unit/kernels/subgroups.cl", "subgroups", opt_level, (64,), (32,), values, outs[0])
     interpret("test/unit/kernels/subgroups.cl", "subgroups", (64,), (32,), values, outs[1], subgroup_size=size)
     np.testing.assert_array_equal(outs[0], outs[1])
+
+
+@pytest.mark.parametrize("opt_level", [0, 2], ids=["O0", "O2"])
+def test_built_ins_the_target_writes_itself_match_the_interpreter_bit_for_bit(vulkan_device, opt_level):
+    """vload/vstore (global and __local), copysign, round (halfway cases, -0.0), the exact fma
+    and sqrt sequences: the same bits on a Vulkan device as in the interpreter."""
+    rng = np.random.default_rng(9)
+    x = rng.standard_normal(260).astype(np.float32)
+    y = rng.standard_normal(256).astype(np.float32)
+    y[:8] = np.array([0.125, -0.125, 0.375, -0.375, 0.625, 1.125, -2.625, -0.0], np.float32)
+    outs = [np.zeros(7 * 64, np.float32) for _ in range(2)]
+    path = "test/unit/kernels/vulkan_helpers.cl"
+    dispatch(path, "helpers", opt_level, (64,), (32,), x, y, outs[0], clcoop.LocalMemory(128))
+    interpret(path, "helpers", (64,), (32,), x, y, outs[1], clcoop.LocalMemory(128))
+    np.testing.assert_array_equal(outs[0].view(np.uint32), outs[1].view(np.uint32))
