@@ -13,6 +13,7 @@ from clcoop.interp import call_signatures, inline_asm, ocl_builtins
 from clcoop.interp.atomics import op_atomicrmw, op_cmpxchg
 from clcoop.interp.coop_calls import execute_coop_call
 from clcoop.interp.coopmat2 import convert_bfloat16
+from clcoop.interp.float8 import is_float8
 from clcoop.interp.tensor_calls import execute_tensor_call, is_tensor_call
 from clcoop.interp.lanes import active_lanes, bcast, expand_lanes
 from clcoop.interp.wg_layout import matrix_length
@@ -148,9 +149,14 @@ def _make_alloca_view(ex, ins, t):
     mdt = mem_dtype(ex, t, dtype)
     if (n or 1) * mdt.itemsize > size or (n is not None and mdt.itemsize != es) or stride % mdt.itemsize:
         return None
-    view = region.view(mdt)
     shape = (ex.lane_count,) if n is None else (ex.lane_count, n)
     strides = (stride,) if n is None else (stride, mdt.itemsize)
+    if is_float8(mdt):
+        # NumPy's as_strided cannot rebuild an ml_dtypes float8 array (its type string '<f1'
+        # is unknown to the array interface): stride over the bytes, then view them.
+        bytes_view = np.lib.stride_tricks.as_strided(region.view(np.dtype(np.uint8)), shape=shape, strides=strides)
+        return bytes_view.view(mdt), dtype, mdt, entry
+    view = region.view(mdt)
     return np.lib.stride_tricks.as_strided(view, shape=shape, strides=strides), dtype, mdt, entry
 
 

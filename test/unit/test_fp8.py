@@ -345,3 +345,24 @@ def test_a_conversion_call_on_a_matrix_is_refused():
     call) does not say which i8 matrices hold fp8: refused, naming the call."""
     with pytest.raises(clcoop.ClcoopError, match="__builtin_spirv_ConvertFP16ToE4M3EXT"):
         clcoop.Program.from_ir(MATRIX_CONVERSION_IR).k((8,), (8,), np.zeros(64, np.uint8))
+
+
+ELEMENT_KERNEL = """
+#pragma OPENCL EXTENSION cl_khr_cooperative_matrix : enable
+typedef __fp8_e5m2 mat_q __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 8, 16, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
+kernel void k(global __fp8_e5m2 *q, global float *out) {
+  mat_q m = coop_mat_load(q, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)16);
+  uint n = coop_mat_length(m);
+  size_t l = get_sub_group_local_id();
+  for (uint i = 0; i < n; i++) out[l * n + i] = (float)m[i];
+}
+"""
+
+
+@pytest.mark.parametrize("options", [[], ["-O2"]])
+def test_element_access_reads_the_fp8_components(options):
+    """At -O0 the matrix lives in a private variable (its bytes strided per work-item)."""
+    q = (np.arange(128) / 4 - 8).astype(E5M2).reshape(8, 16)
+    out = np.zeros(128, np.float32)
+    clcoop.Program(ELEMENT_KERNEL).build(options=options).k((16,), (16,), q, out)
+    assert sorted(out.tolist()) == sorted(q.astype(np.float32).reshape(-1).tolist())
