@@ -1,8 +1,9 @@
 // Work-group sum in a __local array declared in the kernel (reqd_work_group_size fixes its
 // length), a loop with barriers, and a sub-group reduction for the last 32 values.
-// partial[g] = sum of in[g * 256 .. g * 256 + 255]. Local size 256; subgroup size 32.
+// partial[g] = sum of in[g * 256 .. g * 256 + 255]. Local size 256; subgroup size 32 (required:
+// the last step reduces one subgroup of 32).
 #define WG 256
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) __attribute__((intel_reqd_sub_group_size(32)))
 void local_reduce(__global const float *in, __global float *partial)
 {
     __local float scratch[WG];
