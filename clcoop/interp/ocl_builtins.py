@@ -20,6 +20,7 @@ from clcoop.interp.intrinsics import (clz, ctz, exact_int, popcount, resolve_int
                                       round_half_away)
 from clcoop.interp.lanes import active_lanes, bcast, expand_lanes
 from clcoop.interp.scalars import INT_DTYPES, as_unsigned, float_to_int, scalar_dtype
+from clcoop.interp.extended_bit_ops import add_extended_bit_ops
 from clcoop.interp.subgroup_ballot import add_ballot_builtins
 from clcoop.interp.typed_memory import write_typed
 
@@ -773,6 +774,7 @@ def _table():
             t["vstore_half" + n + rnd] = t["vstorea_half" + n + rnd] = _vstore(k, half=True)
     add_atomic_builtins(t)
     add_ballot_builtins(t)
+    add_extended_bit_ops(t)
     t["sub_group_broadcast"] = _sub_group_collective("broadcast", None)
     t["sub_group_all"] = _sub_group_collective("all", None)
     t["sub_group_any"] = _sub_group_collective("any", None)

@@ -77,6 +77,7 @@
 #define cl_khr_subgroup_ballot 1
 #define cl_khr_subgroup_non_uniform_vote 1
 #define cl_khr_integer_dot_product 1
+#define cl_khr_extended_bit_ops 1
 #define __opencl_c_integer_dot_product_input_4x8bit 1
 #define __opencl_c_integer_dot_product_input_4x8bit_packed 1
 #endif
