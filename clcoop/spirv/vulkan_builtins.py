@@ -91,6 +91,12 @@ _LEGACY_ATOMIC = re.compile(r"atomi?c?_(?P<op>add|sub|xchg|inc|dec|cmpxchg|min|m
 _C11_ATOMIC = re.compile(r"atomic_(?:fetch_)?(?P<op>add|sub|min|max|and|or|xor|load|store|exchange)(?:_explicit)?")
 # OpenCL names -> placeholder operation names (clcoop.spirv.vulkan_module.ATOMIC_OPCODES).
 _ATOMIC_OPS = {"xchg": "exchange"}
+_WORK_GROUP_ARITHMETIC = re.compile(r"work_group_(reduce|scan_inclusive|scan_exclusive)_(add|min|max)")
+# (operation, s/u/f) -> the IR that combines two values (a format for intrinsics' type suffix).
+_COMBINE = {("add", "s"): "add", ("add", "u"): "add", ("add", "f"): "fadd",
+            ("min", "s"): "call {t} @llvm.smin.{s}", ("min", "u"): "call {t} @llvm.umin.{s}",
+            ("min", "f"): "call {t} @llvm.minnum.{s}", ("max", "s"): "call {t} @llvm.smax.{s}",
+            ("max", "u"): "call {t} @llvm.umax.{s}", ("max", "f"): "call {t} @llvm.maxnum.{s}"}
 _REFUSED = {
     "printf": "printf has no Vulkan equivalent (no debug-printf in a compute module clcoop emits); "
               "run the kernel in the interpreter to print",
@@ -143,6 +149,7 @@ class Builtins:
                               "functions defined in the program and OpenCL C built-ins it maps)")
         param_types = _split_params(params_text)
         new = (self.work_item(base, ret, param_types) or self.helper(name, base, ret, param_types)
+               or self.work_group(name, base, ret, params, param_types)
                or self.synchronization(base, params)
                or self.subgroup(base, params) or self.atomic(name, base, params) or self.math(base, params, ret))
         if new is None:
@@ -309,6 +316,118 @@ class Builtins:
         self._define(helper, ret, [f"{ret} %x", f"{ret} %y", f"{ret} %z"], lines)
         return helper
 
+    # ---- work-group collectives (OpenCL C 6.15.16): a sub-group operation, one value per
+    # sub-group in a Workgroup scratch array, a barrier, then every invocation combines the
+    # sub-groups' values in sub-group order; a barrier after it frees the scratch for the next.
+    def work_group(self, name, base, ret, params, param_types):
+        helper = f"{PLACEHOLDER}{base}.__{name}"
+        if base in ("work_group_any", "work_group_all"):
+            return self._work_group_vote(helper, base[len("work_group_"):])
+        if base == "work_group_broadcast":
+            return self._work_group_broadcast(helper, ret, param_types)
+        m = _WORK_GROUP_ARITHMETIC.fullmatch(base)
+        if m is None or not params or params[0][0] not in ("int", "float"):
+            return None
+        value = params[0]
+        sign = "f" if value[0] == "float" else ("s" if value[2] else "u")
+        scan = None if m.group(1) == "reduce" else m.group(1)
+        return self._work_group_arithmetic(helper, ret, m.group(2), scan, sign)
+
+    def _scratch(self, ret):
+        scratch = "@clcoop.vk.wg.scratch." + _word(ret)
+        # one slot per sub-group: 1024 invocations in sub-groups of at least 8
+        self.definitions.append(f"{scratch} = internal addrspace(3) global [128 x {ret}] poison")
+        return scratch
+
+    def _wg_barrier(self):
+        callee = f"{PLACEHOLDER}barrier.workgroup.1.__work_group_collectives"
+        self.definitions.append(f"declare spir_func void @{callee}(i32) convergent")
+        return f"  call spir_func void @{callee}(i32 1)"
+
+    def _sub_group_call(self, kind, ret, value, sign="s"):
+        callee = f"{PLACEHOLDER}sg.{kind}.{sign}.__wg_" + _word(ret)
+        self.definitions.append(f"declare spir_func {ret} @{callee}({ret}) convergent")
+        return f"call spir_func {ret} @{callee}({ret} {value})"
+
+    def _work_group_arithmetic(self, helper, ret, op, scan, sign):
+        scratch = self._scratch(ret)
+        combine = _COMBINE[(op, sign)]
+        identity = _identity(op, sign, ret)
+        kind = f"{'reduce' if scan is None else scan}.{op}"
+        lines = [f"  %sid = call i32 @llvm.spv.subgroup.id()",
+                 f"  %slid = call i32 @llvm.spv.subgroup.local.invocation.id()",
+                 f"  %nsg = call i32 @llvm.spv.num.subgroups()",
+                 f"  %part = {self._sub_group_call(f'reduce.{op}', ret, '%x', sign)}",
+                 f"  %mine = {self._sub_group_call(kind, ret, '%x', sign)}" if scan else "",
+                 f"  %first = icmp eq i32 %slid, 0",
+                 f"  br i1 %first, label %publish, label %wait",
+                 "publish:",
+                 f"  %slot = getelementptr inbounds [128 x {ret}], ptr addrspace(3) {scratch}, i32 0, i32 %sid",
+                 f"  store {ret} %part, ptr addrspace(3) %slot",
+                 "  br label %wait",
+                 "wait:", self._wg_barrier(),
+                 # combine sub-groups [0, end): all of them for a reduction, those before mine for a scan
+                 f"  %end = {'add i32 %nsg, 0' if scan is None else 'add i32 %sid, 0'}",
+                 "  br label %loop",
+                 "loop:",
+                 "  %j = phi i32 [ 0, %wait ], [ %next, %body ]",
+                 f"  %acc = phi {ret} [ {identity}, %wait ], [ %combined, %body ]",
+                 "  %more = icmp ult i32 %j, %end",
+                 "  br i1 %more, label %body, label %done",
+                 "body:",
+                 f"  %at = getelementptr inbounds [128 x {ret}], ptr addrspace(3) {scratch}, i32 0, i32 %j",
+                 f"  %v = load {ret}, ptr addrspace(3) %at",
+                 f"  %combined = {combine} {ret} %acc, %v" if not combine.startswith("call") else
+                 f"  %combined = {combine.format(t=ret, s=_intrinsic_suffix(ret) if sign == 'f' else 'i' + str(_int_bits(ret)))}({ret} %acc, {ret} %v)",
+                 "  %next = add i32 %j, 1",
+                 "  br label %loop",
+                 "done:", self._wg_barrier()]
+        if scan:
+            lines += [f"  %r = {combine} {ret} %acc, %mine" if not combine.startswith("call") else
+                      f"  %r = {combine.format(t=ret, s=_intrinsic_suffix(ret) if sign == 'f' else 'i' + str(_int_bits(ret)))}({ret} %acc, {ret} %mine)",
+                      f"  ret {ret} %r"]
+        else:
+            lines.append(f"  ret {ret} %acc")
+        if combine.startswith("call"):
+            intrinsic = combine.format(t=ret, s=_intrinsic_suffix(ret) if sign == "f" else "i" + str(_int_bits(ret)))
+            callee = intrinsic.split("@", 1)[1]
+            self.definitions.append(f"declare {ret} @{callee}({ret}, {ret})")
+        self._define(helper, ret, [f"{ret} %x"], ["entry:"] + [l for l in lines if l])
+        return helper
+
+    def _work_group_broadcast(self, helper, ret, params):
+        scratch = self._scratch(ret)
+        ids = [f"{t} %id{k}" for k, t in enumerate(params[1:])]
+        # the local linear id of the chosen work-item (OpenCL C: the id arguments are local ids)
+        lines = ["entry:", "  %lx = call i32 @llvm.spv.thread.id.in.group.i32(i32 0)",
+                 "  %ly = call i32 @llvm.spv.thread.id.in.group.i32(i32 1)",
+                 "  %lz = call i32 @llvm.spv.thread.id.in.group.i32(i32 2)",
+                 "  %sx = call i32 @llvm.spv.workgroup.size.i32(i32 0)",
+                 "  %sy = call i32 @llvm.spv.workgroup.size.i32(i32 1)"]
+        wanted = [f"%w{k}" for k in range(len(ids))]
+        for k, t in enumerate(params[1:]):
+            lines.append(f"  %w{k} = trunc {t} %id{k} to i32" if t != "i32" else f"  %w{k} = add i32 %id{k}, 0")
+        mine = ["%lx", "%ly", "%lz"]
+        lines += [f"  %hit{k} = icmp eq i32 {mine[k]}, {wanted[k]}" for k in range(len(ids))]
+        condition = "%hit0"
+        for k in range(1, len(ids)):
+            lines.append(f"  %all{k} = and i1 {condition}, %hit{k}")
+            condition = f"%all{k}"
+        lines += [f"  br i1 {condition}, label %publish, label %wait", "publish:",
+                  f"  store {ret} %x, ptr addrspace(3) {scratch}", "  br label %wait", "wait:", self._wg_barrier(),
+                  f"  %r = load {ret}, ptr addrspace(3) {scratch}", self._wg_barrier(), f"  ret {ret} %r"]
+        self._define(helper, ret, [f"{ret} %x"] + ids, lines)
+        return helper
+
+    def _work_group_vote(self, helper, kind):
+        scratch = self._scratch("i32")
+        lines = ["entry:", "  %p = icmp ne i32 %x, 0", "  %b = zext i1 %p to i32",
+                 f"  %v = call spir_func i32 @{PLACEHOLDER}wg.vote.{kind}(i32 %b)", "  ret i32 %v"]
+        # any/all as a reduction of 0/1 values: max for any, min for all
+        self._work_group_arithmetic(f"{PLACEHOLDER}wg.vote.{kind}", "i32", "max" if kind == "any" else "min", None, "u")
+        self._define(helper, "i32", ["i32 %x"], lines)
+        return helper
+
     # ---- placeholders lowered after llc (clcoop.spirv.vulkan_module)
     def _placeholder(self, kind, suffix=""):
         return f"{PLACEHOLDER}{kind}{suffix}"
@@ -414,6 +533,29 @@ def ext_problem(name):
 def _scalar_bits(type_text):
     scalar = re.sub(r"<\d+ x (\w+)>", r"\1", type_text)
     return {"half": 16, "float": 32, "double": 64, "bfloat": 16}[scalar]
+
+
+def _word(type_text):
+    """A type's text as part of a name."""
+    return re.sub(r"[^\w]", "_", type_text)
+
+
+def _int_bits(type_text):
+    return int(type_text[1:])
+
+
+def _identity(op, sign, ret):
+    """The identity of a work-group operation (OpenCL C 6.15.16: the exclusive scan's first
+    value)."""
+    if sign == "f":
+        value = {"add": 0.0, "min": float("inf"), "max": float("-inf")}[op]
+        return _float_literal(ret, value)
+    bits = _int_bits(ret)
+    if op == "add":
+        return "0"
+    if op == "min":
+        return str((1 << (bits - 1)) - 1) if sign == "s" else "-1"
+    return str(-(1 << (bits - 1))) if sign == "s" else "0"
 
 
 def _scalar_of(type_text):

@@ -26,7 +26,7 @@ pytestmark = pytest.mark.skipif(not (find_tool("llc", required=False) and find_t
 
 # What the target takes: every example (NV2 reductions, per-element functions, tensor
 # addressing with decode functions and workgroup scope included), and the test kernels
-# without printf or work-group collectives.
+# without printf.
 TAKEN = [
     "examples/vulkan/gemm_f16_f32_16x16.cl", "examples/vulkan/gemm_f16_16x8.cl",
     "examples/vulkan/gemm_s8_s32.cl", "examples/vulkan/gemm_bf16.cl", "examples/vulkan/vector_add.cl",
@@ -39,7 +39,7 @@ TAKEN = [
     "test/unit/kernels/faults.cl", "test/unit/kernels/matrix_faults.cl", "test/unit/kernels/reduce_local.cl",
     "test/unit/kernels/subgroups.cl", "test/unit/kernels/vector_add.cl", "test/unit/kernels/gemm_naive.cl",
     "test/unit/kernels/atomics.cl", "test/unit/kernels/float4_math.cl", "test/unit/kernels/int_control.cl",
-    "test/unit/kernels/vulkan_helpers.cl",
+    "test/unit/kernels/vulkan_helpers.cl", "test/unit/kernels/collectives.cl",
 ]
 # What it refuses, with the line it names and a word of the reason.
 REFUSED = {
@@ -470,3 +470,21 @@ def test_built_ins_the_target_writes_itself_match_the_interpreter_bit_for_bit(vu
     dispatch(path, "helpers", opt_level, (64,), (32,), x, y, outs[0], clcoop.LocalMemory(128))
     interpret(path, "helpers", (64,), (32,), x, y, outs[1], clcoop.LocalMemory(128))
     np.testing.assert_array_equal(outs[0].view(np.uint32), outs[1].view(np.uint32))
+
+
+@pytest.mark.parametrize("opt_level", [0, 2], ids=["O0", "O2"])
+def test_work_group_collectives_on_a_vulkan_device_match_the_interpreter(vulkan_device, opt_level):
+    """work_group_reduce_add, _scan_exclusive_max, _broadcast, _reduce_min on floats (through
+    sub-group operations and a Workgroup scratch array), with sub-group shuffles and votes."""
+    results = []
+    for run in (dispatch, interpret):
+        counter, out, floats = np.zeros(1, np.int32), np.zeros(5 * 64, np.int32), np.zeros(64, np.float32)
+        path = "test/unit/kernels/collectives.cl"
+        if run is dispatch:
+            dispatch(path, "collectives", opt_level, (64,), (32,), counter, out, floats)
+        else:
+            interpret(path, "collectives", (64,), (32,), counter, out, floats,
+                      subgroup_size=vulkan_device.subgroup_size)
+        results.append((counter, out, floats))
+    for got, want in zip(*results):
+        np.testing.assert_array_equal(got, want)
