@@ -17,13 +17,13 @@ A per-kernel driver runs a range of work-groups, work-item after work-item.
 """
 import re
 
-from clcoop import coop_names, coopmat_spec
+from clcoop import coop_names, coopmat_spec, float8
 from clcoop.interp import call_signatures
 from clcoop.interp.loader import parse_type_text
 from clcoop.interp.demangle import demangle
 from clcoop.interp.scalars import scalar_dtype
 from clcoop.interp.source_map import read_debug_info
-from clcoop.native import atomic_calls, collectives, coop_calls, local_memory, support
+from clcoop.native import atomic_calls, collectives, coop_calls, float8_ir, local_memory, support
 from clcoop.native.builtin_ir import (bool_type, elem_size, exact_builtin, intrinsic_suffix, intrinsics_in,
                                      params_of, store_size, type_suffix, workitem_definition)
 from clcoop.native.context import (ATOMIC_FUNCTIONS, BARRIERS, CTX, FAULT_ATOMIC, FAULT_DIVZERO, FAULT_READ,
@@ -416,7 +416,9 @@ class _ModuleGen:
                 f"define internal {ret} {gquote(name)}(ptr %c, {ret} %x) alwaysinline {{\n"
                 f"  %r = call {ret} @{intr}({ret} %x)\n  ret {ret} %r\n}}")
             return name
-        definition = exact_builtin(name, base, params_of(name), ret, params)
+        conversion = float8.parse_conversion(base)
+        definition = float8_ir.definition(name, conversion, ret, params) if conversion else \
+            exact_builtin(name, base, params_of(name), ret, params)
         if definition is not None:
             self.builtin_defs[name] = definition
             for intr, decl in intrinsics_in(definition):

@@ -1,5 +1,5 @@
 """__fp8_e4m3 / __fp8_e5m2 (SPV_EXT_float8) end to end: scalar conversions from and to every
-type, with and without saturation, fp8 matrices (load, store, conversions, the mul-add of
+type, with and without saturation (in the interpreter and compiled natively), fp8 matrices (load, store, conversions, the mul-add of
 fp8 A and B into half and float accumulators), fp8 buffers from Python. The oracle is
 ml_dtypes (float8_e4m3fn, float8_e5m2), which the interpreter does not use to round
 (clcoop/interp/float8.py computes the rounding from the exact value)."""
@@ -24,15 +24,13 @@ kernel void {t[6:]}_from_float(global float *x, global {t} *out, global {t} *sat
 kernel void {t[6:]}_from_double(global double *x, global {t} *out, global {t} *sat) {{
   size_t i = get_global_id(0); out[i] = convert_{t}(x[i]); sat[i] = convert_{t}_sat_rte(x[i]); }}
 kernel void {t[6:]}_from_half(global half *x, global {t} *out) {{ size_t i = get_global_id(0); out[i] = ({t})x[i]; }}
-kernel void {t[6:]}_from_bf16(global __bf16 *x, global {t} *out) {{ size_t i = get_global_id(0); out[i] = ({t})x[i]; }}
 kernel void {t[6:]}_from_int(global int *x, global {t} *out, global {t} *sat) {{
   size_t i = get_global_id(0); out[i] = ({t})x[i]; sat[i] = convert_{t}_sat(x[i]); }}
 kernel void {t[6:]}_from_uchar(global uchar *x, global {t} *out) {{ size_t i = get_global_id(0); out[i] = ({t})x[i]; }}
 kernel void {t[6:]}_to_all(global {t} *x, global float *f, global double *d, global half *h,
-                        global __bf16 *b, global int *n, global uchar *u) {{
+                        global int *n, global uchar *u) {{
   size_t i = get_global_id(0); {t} v = x[i];
-  f[i] = (float)v; d[i] = convert_double(v); h[i] = (half)v; b[i] = (__bf16)v; n[i] = (int)v;
-  u[i] = convert_uchar(v); }}
+  f[i] = (float)v; d[i] = convert_double(v); h[i] = (half)v; n[i] = (int)v; u[i] = convert_uchar(v); }}
 """ for t in FORMATS) + """
 kernel void e4m3_e5m2(global __fp8_e4m3 *x, global __fp8_e5m2 *y, global __fp8_e5m2 *xy,
                       global __fp8_e4m3 *yx, global __fp8_e4m3 *yx_sat) {
@@ -41,9 +39,18 @@ kernel void e4m3_e5m2(global __fp8_e4m3 *x, global __fp8_e5m2 *y, global __fp8_e
 """
 
 
-@pytest.fixture(scope="module")
-def scalars():
-    return clcoop.Program(SCALAR_KERNELS).build()
+# bf16 values run in the interpreter only (the native engine does not compile bfloat).
+BF16_KERNELS = "\n".join(f"""
+kernel void {t[6:]}_from_bf16(global __bf16 *x, global {t} *out) {{ size_t i = get_global_id(0); out[i] = ({t})x[i]; }}
+kernel void {t[6:]}_to_bf16(global {t} *x, global __bf16 *out) {{ size_t i = get_global_id(0); out[i] = (__bf16)x[i]; }}
+""" for t in FORMATS)
+
+
+@pytest.fixture(scope="module", params=["interp", "native"])
+def scalars(request):
+    """The scalar kernels in each engine: the native engine compiles the conversions
+    (clcoop/native/float8_ir.py), with no fallback to the interpreter."""
+    return clcoop.Program(SCALAR_KERNELS).build(engine=request.param)
 
 
 def bits(x):
@@ -118,10 +125,6 @@ def test_half_bf16_and_integers_to_fp8(scalars, name):
     out = np.zeros(h.size, dtype)
     getattr(scalars, f"{name[6:]}_from_half")((h.size,), (64,), h, out)
     np.testing.assert_array_equal(bits(out), bits(h.astype(np.float32).astype(dtype)))
-    b = np.arange(65536, dtype=np.uint16).view(ml_dtypes.bfloat16)
-    out = np.zeros(b.size, dtype)
-    getattr(scalars, f"{name[6:]}_from_bf16")((b.size,), (64,), b, out)
-    np.testing.assert_array_equal(bits(out), bits(b.astype(np.float32).astype(dtype)))
     i = np.concatenate([np.arange(-600, 600), [2 ** 31 - 1, -2 ** 31, 57344, 61439, 61440, 65536]]).astype(np.int32)
     out, sat = np.zeros(i.size, dtype), np.zeros(i.size, dtype)
     getattr(scalars, f"{name[6:]}_from_int")((i.size,), (1,), i, out, sat)
@@ -139,16 +142,29 @@ def test_fp8_to_every_type_is_exact(scalars, name):
     x = np.arange(256, dtype=np.uint8).view(dtype)
     exact = x.astype(np.float64)
     f, d, h = np.zeros(256, np.float32), np.zeros(256, np.float64), np.zeros(256, np.float16)
-    b, n, u = np.zeros(256, ml_dtypes.bfloat16), np.zeros(256, np.int32), np.zeros(256, np.uint8)
-    getattr(scalars, f"{name[6:]}_to_all")((256,), (1,), x, f, d, h, b, n, u)
+    n, u = np.zeros(256, np.int32), np.zeros(256, np.uint8)
+    getattr(scalars, f"{name[6:]}_to_all")((256,), (1,), x, f, d, h, n, u)
     np.testing.assert_array_equal(d, exact)
     np.testing.assert_array_equal(f, exact.astype(np.float32))
     np.testing.assert_array_equal(h, exact.astype(np.float16))
-    np.testing.assert_array_equal(b.astype(np.float64), exact)
     finite = np.isfinite(exact)
     np.testing.assert_array_equal(n[finite], np.trunc(exact[finite]).astype(np.int64).clip(-2 ** 31, 2 ** 31 - 1))
     in_uchar = finite & (exact > -1) & (exact < 256)
     np.testing.assert_array_equal(u[in_uchar], np.trunc(exact[in_uchar]).astype(np.uint8))
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_bf16_to_and_from_fp8(name):
+    dtype, _ = FORMATS[name]
+    program = clcoop.Program(BF16_KERNELS).build()
+    b = np.arange(65536, dtype=np.uint16).view(ml_dtypes.bfloat16)
+    out = np.zeros(b.size, dtype)
+    getattr(program, f"{name[6:]}_from_bf16")((b.size,), (64,), b, out)
+    np.testing.assert_array_equal(bits(out), bits(b.astype(np.float32).astype(dtype)))
+    x = np.arange(256, dtype=np.uint8).view(dtype)
+    back = np.zeros(256, ml_dtypes.bfloat16)
+    getattr(program, f"{name[6:]}_to_bf16")((256,), (1,), x, back)
+    np.testing.assert_array_equal(back.astype(np.float64), x.astype(np.float64))
 
 
 def test_e4m3_and_e5m2_convert_both_ways(scalars):
@@ -270,7 +286,8 @@ def test_fp8_matrix_arithmetic_and_fp8_accumulator_are_errors():
           z = coop_mat_mulAdd(x, y, z); }""").build()
 
 
-def test_buffers_are_float8_arrays_or_uint8_bits(scalars):
+def test_buffers_are_float8_arrays_or_uint8_bits():
+    scalars = clcoop.Program(SCALAR_KERNELS).build()
     x = np.array([1.5, 300.0], np.float32)
     raw, sat = np.zeros(2, np.uint8), np.zeros(2, E4M3)
     scalars.e4m3_from_float((2,), (1,), x, raw, sat)
