@@ -4,11 +4,14 @@
 // change the use); ReLU runs on the accumulator through coop_mat_per_element.
 // X is M x K row-major half, W1 is K x HIDDEN row-major half, W2 is HIDDEN x N row-major half,
 // Y is M x N row-major float. NDRange as in gemm_f32.cl: dimension 0 = (N / 16) * subgroup size,
-// dimension 1 = M / 8; each sub-group computes the whole hidden row block of its 8 rows.
+// dimension 1 = M / TILE_M; each sub-group computes the whole hidden row block of its TILE_M
+// rows. TILE_M is 8; -DTILE_M=16 gives the 16-row tiles NVIDIA's driver takes (docs/gpu.md).
 #pragma OPENCL EXTENSION cl_khr_cooperative_matrix : enable
 #pragma OPENCL EXTENSION cl_khr_fp16 : enable
 
+#ifndef TILE_M
 #define TILE_M 8
+#endif
 #define TILE_N 16
 #define TILE_K 16
 #ifndef HIDDEN

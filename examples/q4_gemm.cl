@@ -12,10 +12,13 @@
 // stores through a layout discard what lies outside Y.
 //
 // One subgroup computes one 8 x 16 tile of Y, stepping K by 16.
-// NDRange: dimension 0 = ceil(N / 16) * subgroup size, dimension 1 = ceil(M / 8).
+// NDRange: dimension 0 = ceil(N / 16) * subgroup size, dimension 1 = ceil(M / TILE_M).
+// TILE_M is 8; -DTILE_M=16 gives the 16-row tiles NVIDIA's driver takes (docs/gpu.md).
 #pragma OPENCL EXTENSION cl_khr_cooperative_matrix : enable
 #pragma OPENCL EXTENSION cl_khr_fp16 : enable
+#ifndef TILE_M
 #define TILE_M 8
+#endif
 #define TILE_N 16
 #define TILE_K 16
 #define QK 32

@@ -1,16 +1,21 @@
-// Row-wise softmax of an M x 32 matrix with cooperative-matrix reductions, as the softmax of
+// Row-wise softmax of an M x TILE_N matrix (TILE_N = 32) with cooperative-matrix reductions, as the softmax of
 // flash attention does it: Y[r, :] = exp(X[r, :] - max(X[r, :])) / sum(exp(X[r, :] - max(X[r, :]))),
 // and LSE[r] = max + log(sum) (the log-sum-exp attention keeps for the backward pass).
 //
-// One subgroup handles one 8 x 32 tile (8 whole rows).
-// NDRange: dimension 0 = (M / 8) * subgroup size, local size a multiple of the subgroup size.
+// One subgroup handles one TILE_M x TILE_N tile (TILE_M whole rows).
+// NDRange: dimension 0 = (M / TILE_M) * subgroup size, local size a multiple of the subgroup size.
+// TILE_M x TILE_N is 8 x 32; -DTILE_M=16 -DTILE_N=16 gives a shape NVIDIA's driver takes (docs/gpu.md).
 //
 // A row reduction keeps the rows and may have any number of columns: reduced into an 8 x 32
 // matrix, every column of a row holds that row's result (the broadcast real shaders use to
 // combine it with the tile element by element); reduced into 8 x 1, one value per row.
 #pragma OPENCL EXTENSION cl_khr_cooperative_matrix : enable
+#ifndef TILE_M
 #define TILE_M 8
+#endif
+#ifndef TILE_N
 #define TILE_N 32
+#endif
 
 typedef float tile_t __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, TILE_M, TILE_N, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
 typedef float rows_t __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, TILE_M, 1, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));

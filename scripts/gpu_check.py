@@ -108,6 +108,33 @@ def math_inputs(rng):
     return [rng.uniform(0.01, 4.0, n).astype(np.float32), np.zeros(8 * n, np.float32), np.int32(n)]
 
 
+def mlp2_inputs(rng):
+    M, N, K = 64, 64, 64
+    return [rng.standard_normal((M, K)).astype(np.float16), (rng.standard_normal((K, 32)) / 4).astype(np.float16),
+            (rng.standard_normal((32, N)) / 4).astype(np.float16), np.zeros((M, N), np.float32),
+            np.int32(M), np.int32(N), np.int32(K)]
+
+
+def q4_inputs(rng):
+    """llama.cpp's block_q4_0 weights (half d, 16 bytes of nibbles) as raw bytes."""
+    M, N, K = 40, 48, 64
+    q = rng.integers(0, 16, size=(N, K), dtype=np.uint8)
+    d = (rng.random((N, K // 32)) * 0.1 + 0.01).astype(np.float16)
+    block = np.dtype([("d", np.float16), ("qs", np.uint8, 16)])
+    blocks = np.zeros((N, K // 32), block)
+    nibbles = q.reshape(N, K // 32, 32)
+    blocks["qs"] = nibbles[:, :, :16] | (nibbles[:, :, 16:] << 4)
+    blocks["d"] = d
+    return [rng.standard_normal((M, K)).astype(np.float16), blocks.view(np.uint8).reshape(-1),
+            np.zeros((M, N), np.float32), np.uint32(M), np.uint32(N), np.uint32(K)]
+
+
+def softmax_inputs(rng):
+    rows = 64
+    return [rng.standard_normal((rows, 16)).astype(np.float32), np.zeros((rows, 16), np.float32),
+            np.zeros(rows, np.float32)]
+
+
 def cases():
     """Every case the check runs: the Vulkan examples, whose types the GPU supports."""
     v = "examples/vulkan/"
@@ -136,6 +163,19 @@ def cases():
         Case("lane_ids", v + "lane_ids.cl", "lane_ids", (32,), (32,), lambda rng: [np.zeros((16, 16), np.float32)], (0,),
              types="f32 accumulator 16x16, element access", sizes="1 subgroup", exact=True,
              tolerance=("layout", "float", 16, 16, "accumulator")),
+        # The second generation at the driver's shapes: a use conversion (accumulator -> A) and a
+        # per-element function (mlp2), tensor layouts with a decode function over 18-byte blocks,
+        # a transposing view and clamped edges (q4_gemm), reductions and per-element functions
+        # with an operand (softmax_rows: exp and log are GLSL.std.450's there, docs/vulkan.md).
+        Case("mlp2", "examples/mlp2.cl", "mlp2", (64 // 16 * SUBGROUP, 64 // 16), (SUBGROUP, 1), mlp2_inputs, (3,),
+             options=("-DTILE_M=16",), types="f16 -> f32 -> f16 A -> f32, relu", sizes="64x64x64, hidden 32",
+             tolerance=("gemm_chain",)),
+        Case("q4_gemm", "examples/q4_gemm.cl", "q4_gemm", (-(-48 // 16) * SUBGROUP, -(-40 // 16)), (SUBGROUP, 1),
+             q4_inputs, (2,), options=("-DTILE_M=16",), types="f16 x q4_0 blocks -> f32 (tensor decode)",
+             sizes="40x48x64", tolerance=("ulp_of_max", 64)),
+        Case("softmax_rows", "examples/softmax_rows.cl", "softmax_rows", (64 // 16 * SUBGROUP,), (SUBGROUP,),
+             softmax_inputs, (1, 2), options=("-DTILE_M=16", "-DTILE_N=16"), types="f32 reduce + per-element",
+             sizes="64 x 16", tolerance=("ulp_of_max", 64)),
         wg_gemm_case("gemm_wg_f16", 96, 160, 80, tile=(32, 32, 16), wg=64),
         wg_gemm_case("gemm_wg_f16_256", 256, 256, 256, tile=(128, 128, 32), wg=256),
     ]
@@ -314,6 +354,10 @@ def allowed_difference(entry, args, expected):
         absolute = np.tile(np.array([a for _, a in rest], np.float64), ref.size // len(rest))
         # The interpreter's own rounding adds one ulp.
         return np.maximum((ulps + 1) * np.spacing(np.abs(ref).astype(np.float32)).astype(np.float64), absolute)
+    if kind == "ulp_of_max":    # n ulps of the output's largest magnitude (chains of roundings)
+        return np.full_like(ref, rest[0] * float(np.spacing(np.float32(np.abs(ref).max()))))
+    if kind == "gemm_chain":    # two chained f16 GEMMs: an f16 rounding of the hidden layer dominates
+        return np.full_like(ref, 2.0 ** -8 * float(np.abs(ref).max()))
     if kind == "sum":
         values = np.abs(args[rest[0]].astype(np.float64)).reshape(-1, rest[1]).sum(axis=1)
         return values * rest[1] * 2.0 ** -23
