@@ -435,6 +435,8 @@ class Executor:
                 if np.ndim(bad_mask) else None
             if rows is not None and rows.size == len(self.cur_lanes) and rows.any():
                 lane = int(self.cur_lanes[int(np.argmax(rows))])
+        if lane is None and self.cur_lanes is not None and len(self.cur_lanes):
+            lane = int(self.cur_lanes[0])     # every row faults (a write to read-only memory)
         if lane is None and self.mask is not None and np.any(self.mask):
             lane = int(np.argmax(self.mask))
         self.fault(message, buffer=buffer, lane=lane if lane is not None else 0)

@@ -193,6 +193,25 @@ __kernel void k(__global int *data, __global int *small) {
     data[i] = i;
 }""", "k", lambda: (np.zeros(32, np.int32), np.zeros(4, np.int32)), (32, 16),
         ["<source>:6:17:", "write of int32 at element 100 of buffer 'small' (4 elements)"], (5,)),
+    "order: a write to read-only memory while others wait at a barrier": Case(IR_HEAD + """
+declare spir_func i64 @_Z12get_local_idj(i32)
+declare spir_func void @_Z7barrierj(i32)
+define spir_kernel void @k(ptr addrspace(2) %data) !kernel_arg_type !0 {
+entry:
+  %id = call spir_func i64 @_Z12get_local_idj(i32 0)
+  %i = trunc i64 %id to i32
+  %few = icmp slt i32 %i, 3
+  br i1 %few, label %wait, label %exit
+wait:
+  call spir_func void @_Z7barrierj(i32 2)
+  br label %exit
+exit:
+  %p = getelementptr inbounds i32, ptr addrspace(2) %data, i64 %id
+  store i32 %i, ptr addrspace(2) %p, align 4
+  ret void
+}
+!0 = !{!"int*"}""", "k", lambda: (np.zeros(32, np.int32),), (32, 16), ["write to read-only memory", "buffer: data"],
+        (3,), ir=True),
     "order: a matrix operation between": Case(MATRIX + """
 typedef float mat_c __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 8, 16, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
 __kernel void k(__global float *a, __global float *b, int n) {
