@@ -328,7 +328,8 @@ class Memory:
         """Each access of `nbytes` at addrs (rows first) lies inside one object: the one its
         pointer was derived from where that is known (self.provenance), else the one
         holding it, which must belong to the row's work-item or work-group (Slots). An
-        address outside every region is left to the region checks (_check_all)."""
+        address outside every region is the region checks' (_check_all), unless the
+        pointer's root (Provenance.roots) names the object it overran."""
         rows = addrs.shape[0] if addrs.ndim else 1
         flat = addrs.reshape(rows, -1)
         prov = self.provenance
