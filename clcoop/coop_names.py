@@ -8,9 +8,9 @@ rewrite (spirv/rewrite.py) read them.
 """
 import functools
 import re
-from dataclasses import dataclass
 
 from clcoop.coopmat_spec import COMPONENTS, MatrixType
+from clcoop.records import record
 
 # Itanium codes of OpenCL component types.
 ITANIUM_COMPONENTS = {c.itanium: c.name for c in COMPONENTS.values()}
@@ -22,7 +22,7 @@ _MANGLED_PREFIX = re.compile(r"_Z(\d+)")
 _MATRIX_ARG = re.compile(r"(DF16b|Dh|u10__fp8_e4m3|u10__fp8_e5m2|[a-z])Li(\d+)ELi(\d+)ELi(\d+)ELi(\d+)E")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class MatrixArg:
     """One matrix type from a callee's template arguments."""
     code: str      # Itanium code of the component type, e.g. "f", "Dh", "c"
@@ -54,7 +54,7 @@ class MatrixArg:
         return f"{self.code}Li{self.scope}ELi{self.rows}ELi{self.cols}ELi{self.use}E"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CalleeName:
     base: str          # e.g. "__spirv_CooperativeMatrixLoadKHR"
     matrices: tuple    # MatrixArg of the result (if a matrix), then of each matrix parameter

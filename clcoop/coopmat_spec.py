@@ -11,9 +11,9 @@ enums with these).
 """
 import enum
 import re
-from dataclasses import dataclass
 
 from clcoop import float8
+from clcoop.records import record
 
 
 class _Spelled:
@@ -147,7 +147,7 @@ SPELLED_ENUMS = (Use, Layout, Scope, Operand, Reduce, ClampMode)
 
 # ---------------------------------------------------------------- component types
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Component:
     """A matrix component type: OpenCL name, LLVM IR name, Itanium code, width, kind."""
     name: str        # OpenCL C spelling: "char", "float", "__bf16"
@@ -243,7 +243,7 @@ def replace_matrix_types(text, replace):
     return _MATRIX_TYPE_IN_TEXT.sub(lambda m: replace(m.group(0)), text)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class MatrixType:
     """OpTypeCooperativeMatrixKHR: component, scope, rows, columns, use.
 
@@ -283,7 +283,7 @@ class MatrixType:
 # operand (0-based, in the operation's operand order; -1 for the result) it is about, so
 # that the checker can point at that argument and the interpreter can name it.
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Problem:
     message: str
     operand: int

@@ -4,10 +4,12 @@ Every stage reports through a DiagnosticEngine so that several errors can be
 collected in one run (clang does the same) and rendered identically.
 """
 import sys
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from clcoop.records import record
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SourceLocation:
     file: str
     line: int          # 1-based
@@ -17,7 +19,7 @@ class SourceLocation:
         return f"{self.file}:{self.line}:{self.column}"
 
 
-@dataclass
+@record
 class Diagnostic:
     severity: str                      # "error", "warning" or "note"
     message: str
@@ -36,7 +38,7 @@ class Diagnostic:
         return f" [-Werror,-W{self.flag}]" if self.severity == "error" else f" [-W{self.flag}]"
 
 
-@dataclass
+@record
 class WarningPolicy:
     """What -w, -Werror, -Werror=<group>, -Wno-<group> and -W<group> asked for.
 

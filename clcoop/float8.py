@@ -16,7 +16,8 @@ the native engine and the SPIR-V rewrite (docs/coopmat2-semantics.md "fp8").
   U8..U64). An fp8 parameter is mangled `c` (an i8), as the translator does.
 """
 import re
-from dataclasses import dataclass
+
+from clcoop.records import record
 
 EXTENSION = "SPV_EXT_float8"
 CAPABILITY_FLOAT8 = 4212                  # Float8EXT
@@ -25,7 +26,7 @@ DECORATION_SATURATED = 4216               # SaturatedToLargestFloat8NormalConver
 OP_TYPE_FLOAT = 22
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Format:
     name: str           # OpenCL C spelling
     token: str          # in conversion callee names: "E4M3"
@@ -98,7 +99,7 @@ _TOKEN = r"E4M3|E5M2|FP16|BF16|FP32|FP64|[IU](?:8|16|32|64)"
 _CALLEE_RE = re.compile(rf"^__builtin_spirv_(Clamp)?Convert({_TOKEN})To({_TOKEN})(EXT|INTEL)$")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Conversion:
     source: str          # token
     target: str          # token

@@ -14,10 +14,11 @@ To add an option, add a row to OPTIONS (or a prefix to PREFIX_OPTIONS): its spel
 it takes a value, whether Program.build accepts it, and a function that stores it.
 Errors raise clcoop.errors.ArgumentError (a bad command line prints `clcoop: error: ...`).
 """
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from clcoop.diagnostics import WarningPolicy
 from clcoop.errors import ArgumentError
+from clcoop.records import record
 
 CLI_DEFAULT_OPT_LEVEL = 0      # clang
 BUILD_DEFAULT_OPT_LEVEL = 2    # clBuildProgram
@@ -34,7 +35,7 @@ OPENCL_MATH_FLAGS = ("-cl-single-precision-constant", "-cl-denorms-are-zero",
                      "-cl-uniform-work-group-size", "-cl-no-subgroup-ifp", "-cl-kernel-arg-info")
 
 
-@dataclass
+@record
 class CompileOptions:
     """What the front end's driver (frontend/driver.py, compile_source) takes: Options narrowed
     to one compilation (compile_options())."""
@@ -51,7 +52,7 @@ class CompileOptions:
     error_limit: str | int | None = None   # -ferror-limit=N: errors before stopping (0: none)
 
 
-@dataclass
+@record
 class Options:
     input: str | None = None
     output: str | None = None
@@ -106,7 +107,7 @@ def _no_op(o, given=None):
     pass
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Option:
     names: tuple        # spellings; a value option's value follows: separate, joined or after '='
     store: object       # store(options) for a flag, store(options, value) for a value option

@@ -10,8 +10,9 @@ j, z, t (and q) are not in OpenCL C's grammar: clang-22 accepts them in OpenCL (
 grammar; -Wformat then only compares types), but a conversion with them has no defined
 meaning in OpenCL C, so clcoop warns when compiling and faults when running it.
 """
-from dataclasses import dataclass
 from functools import lru_cache
+
+from clcoop.records import record
 
 FLAGS = "-+ #0"
 INT_CONVERSIONS = "diouxXc"
@@ -29,7 +30,7 @@ class PrintfError(Exception):
     """A format the OpenCL C printf grammar rejects (the message names the problem)."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Spec:
     """One conversion specification. width/precision: None, an int, or '*'."""
     text: str
@@ -41,7 +42,7 @@ class Spec:
     conv: str
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Conversion:
     """A '%' of a format, as scan() finds it: characters [start, end) of the format; `spec` is
     None for '%%' and for a rejected conversion (then `error` says why, and `arguments` is

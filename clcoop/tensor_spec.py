@@ -15,9 +15,9 @@ with the constants as operands:
 A made-up `target("spirv.TensorLayoutNV")` makes llc-22 abort.
 """
 import re
-from dataclasses import dataclass
 
 from clcoop.coopmat_spec import ClampMode, tensor_type_problem
+from clcoop.records import record
 
 OP_TYPE_TENSOR_LAYOUT = 5370
 OP_TYPE_TENSOR_VIEW = 5371
@@ -31,7 +31,7 @@ _CONSTANT_RE = re.compile(r'target\s*\(\s*"spirv\.IntegralConstant"\s*,\s*(i1|i3
 _OPCODE_RE = re.compile(r",\s*(\d+)\s*,\s*\d+\s*,\s*\d+\s*\)\s*$")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class TensorType:
     """tensorLayoutNV<dims, clamp_mode> or tensorViewNV<dims, has_dimensions, p...>."""
     kind: str                    # LAYOUT or VIEW

@@ -19,16 +19,16 @@ Every overload here is checked against clang-22 by test/unit/test_builtins.py.
 """
 import functools
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from clcoop.frontend.types import (
     CONSTANT, EVENT, GENERIC, GLOBAL, LOCAL, PRIVATE, SCALARS, VOID, AtomicType, CType, EnumType,
     EventType, PointerType, ScalarType, VectorType, builtin_typedefs, vector_of,
 )
+from clcoop.records import record
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class BuiltinOverload:
     name: str                 # OpenCL name, e.g. "sqrt"
     ret: CType

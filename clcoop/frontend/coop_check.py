@@ -32,7 +32,6 @@ Cooperative-matrix decisions (where the RFC and the pull request are silent)
 - Unary ~ ! ++ -- on a matrix: "unsupported cooperative matrix unary operator".
 - Matrices may not be struct members, array elements, pointees or static/program-scope.
 """
-from dataclasses import dataclass
 
 from pycparser import c_ast
 
@@ -47,10 +46,11 @@ from clcoop.frontend.coop_tensor_check import TENSOR_BUILTINS, CoopTensorChecks
 from clcoop.frontend.coop_conversions import check_transpose
 from clcoop.frontend.conversions import is_arith_like, spell
 from clcoop.frontend.types import as_arith, is_integer_like, unqualified_elem
+from clcoop.records import record
 
 
 # ------------------------------------------------------------------ constants of the extension
-@dataclass(frozen=True)
+@record(frozen=True)
 class CoopBuiltin:
     """A cooperative-matrix built-in (RFC 4.4; the pull request's coop_matmul_add):
     arguments it takes, whether its result type comes from the context (the variable it

@@ -12,12 +12,12 @@ so `clcoop --help` and a syntax error stay fast.
 import sys
 from contextlib import contextmanager
 from pathlib import Path
-from dataclasses import dataclass
 
 from clcoop.diagnostics import DiagnosticEngine, SourceLocation
 from clcoop.errors import ArgumentError, CompileError
 from clcoop.frontend.types import Target
 from clcoop.options import CompileOptions  # noqa: F401 (the driver's input)
+from clcoop.records import record
 
 TRIPLES = ("spir64-unknown-unknown", "spir-unknown-unknown")
 # -cl-std value -> __OPENCL_C_VERSION__ (clang's predefines).
@@ -27,7 +27,7 @@ OPT_LEVELS = (0, 1, 2, 3)
 FP_CONTRACT_MODES = ("on", "off", "fast")
 
 
-@dataclass
+@record
 class CompileResult:
     ir: str
     diagnostics: list            # warnings (Diagnostic objects)

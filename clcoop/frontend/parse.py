@@ -44,7 +44,6 @@ goes on, so one run reports several errors (at most MAX_SYNTAX_ERRORS).
 """
 import re
 import weakref
-from dataclasses import dataclass
 
 from pycparser import c_ast
 from pycparser.c_parser import ParseError
@@ -55,6 +54,7 @@ from pycparser.c_parser import _TYPE_QUALIFIER
 
 from clcoop.diagnostics import SourceLocation
 from clcoop.frontend.types import builtin_typedefs
+from clcoop.records import record
 
 MAX_SYNTAX_ERRORS = 20
 
@@ -104,7 +104,7 @@ class SyntaxErrorAt(ParseError):
         self.notes = notes or []      # (message, SourceLocation) pairs
 
 
-@dataclass
+@record
 class Attribute:
     name: str
     args: list          # c_ast expression nodes

@@ -1,125 +1,14 @@
 """The C/OpenCL type system shared by check, builtins, mangling and lower.
 
-Plain frozen dataclasses (built by `record`, below): two types are the same type exactly when they compare equal.
+Plain frozen dataclasses (built by clcoop.records.record): two types are the same type exactly when they compare equal.
 Each type knows its clang spelling (for diagnostics and kernel_arg_type metadata)
 and its Itanium mangling (for built-in callee names).
 """
-import dataclasses
-import reprlib
 from dataclasses import field
-from operator import attrgetter
 
 from clcoop import coop_names, float8
 from clcoop.coopmat_spec import COMPONENTS, MatrixType, Use
-
-# ---------------------------------------------------------------- lean dataclasses
-# `dataclasses.dataclass` compiles (exec) __init__, __repr__, __eq__ (and __hash__,
-# __setattr__, __delattr__ when frozen) from source for every class and calls
-# inspect.signature for a missing docstring: ~0.4 ms per class, ~35 ms of every `clcoop`
-# run for the ~75 classes of types.py and tast.py (docs/performance.md, compile profile).
-# `record` makes the same real dataclasses (fields(), replace(), __dataclass_fields__ and
-# __match_args__ all work) but lets dataclass generate nothing: __init__ is compiled once
-# per distinct field list and shared, and __eq__/__hash__/__repr__/frozen __setattr__ are
-# shared generic functions over an attrgetter of the compared fields.
-
-_HAS_FACTORY = object()          # default of a field with a default_factory
-_INIT_CODE = {}                  # (names, kinds, frozen) -> code object of an __init__
-
-
-def _init_code(names, kinds, frozen):
-    key = (names, kinds, frozen)
-    code = _INIT_CODE.get(key)
-    if code is None:
-        params, body = ["self"], []
-        for name, kind in zip(names, kinds):
-            params.append(name if kind == "required" else f"{name}=None")   # real defaults: __defaults__
-            value = f"_factory_{name}() if {name} is _HAS_FACTORY else {name}" \
-                if kind == "factory" else name
-            body.append(f"_setattr(self, {name!r}, {value})" if frozen
-                        else f"self.{name} = {value}")
-        source = f"def __init__({', '.join(params)}):\n    " + ("\n    ".join(body) or "pass")
-        namespace = {}
-        exec(source, {}, namespace)
-        code = _INIT_CODE[key] = namespace["__init__"].__code__
-    return code
-
-
-def _make_init(cls, fields, frozen):
-    names, kinds, defaults = [], [], []
-    scope = {"_HAS_FACTORY": _HAS_FACTORY, "_setattr": object.__setattr__}
-    for f in fields:
-        names.append(f.name)
-        if f.default_factory is not dataclasses.MISSING:
-            kinds.append("factory")
-            defaults.append(_HAS_FACTORY)
-            scope[f"_factory_{f.name}"] = f.default_factory
-        elif f.default is not dataclasses.MISSING:
-            kinds.append("default")
-            defaults.append(f.default)
-        else:
-            kinds.append("required")
-    code = _init_code(tuple(names), tuple(kinds), frozen)
-    init = type(_make_init)(code, scope, "__init__", tuple(defaults) or None)
-    init.__qualname__ = f"{cls.__qualname__}.__init__"
-    return init
-
-
-def _record_eq(self, other):
-    if other.__class__ is self.__class__:
-        return self._compare_key(self) == other._compare_key(other)
-    return NotImplemented
-
-
-def _record_hash(self):
-    return hash(self._compare_key(self))
-
-
-@reprlib.recursive_repr()
-def _record_repr(self):
-    parts = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._repr_names)
-    return f"{self.__class__.__qualname__}({parts})"
-
-
-def _frozen_setattr(self, name, value):
-    raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
-
-
-def _frozen_delattr(self, name):
-    raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
-
-
-def _compare_key_of(names):
-    if not names:
-        return lambda self: ()
-    return attrgetter(*names)
-
-
-def record(cls=None, /, *, eq=True, frozen=False):
-    """Like @dataclass / @dataclass(eq=False) / @dataclass(frozen=True), only cheaper to create.
-
-    Same behaviour: positional and keyword construction in field order, default_factory,
-    field(compare=False), eq compares the fields of two objects of the same class
-    (eq=False: identity), frozen instances reject assignment and hash their fields,
-    mutable ones with eq are unhashable.
-    """
-    def wrap(cls):
-        if not cls.__dict__.get("__doc__"):
-            cls.__doc__ = cls.__name__      # dataclass would call inspect.signature for one
-        cls = dataclasses.dataclass(cls, init=False, repr=False, eq=False)
-        fields = dataclasses.fields(cls)
-        cls.__init__ = _make_init(cls, fields, frozen)
-        cls._repr_names = tuple(f.name for f in fields if f.repr)
-        cls.__repr__ = _record_repr
-        if eq:
-            cls._compare_key = staticmethod(_compare_key_of(
-                tuple(f.name for f in fields if f.compare)))
-            cls.__eq__ = _record_eq
-            cls.__hash__ = _record_hash if frozen else None
-        if frozen:
-            cls.__setattr__ = _frozen_setattr
-            cls.__delattr__ = _frozen_delattr
-        return cls
-    return wrap if cls is None else wrap(cls)
+from clcoop.records import record   # lean dataclasses; tast imports it from here too
 
 # OpenCL address spaces as clang numbers them for SPIR targets.
 PRIVATE, GLOBAL, CONSTANT, LOCAL, GENERIC = 0, 1, 2, 3, 4
