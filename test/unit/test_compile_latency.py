@@ -265,3 +265,35 @@ def test_the_command_exits_without_teardown_after_flushing_and_atexit(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "clcoop.cli.compile_main", str(bad)],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1 and "error:" in proc.stderr
+
+
+def test_the_compile_paths_plain_data_classes_are_records(tmp_path):
+    """@dataclass compiles (exec) 4-6 functions per class at import: every clcoop class loaded
+    by a compile is a clcoop.records.record (dataclass(init=False, eq=False), __init__ shared
+    and compiled on first use) instead."""
+    src = tmp_path / "k.cl"
+    src.write_text(KERNEL)
+    code = ("import dataclasses, sys\nfrom clcoop.cli.compile_main import run\n"
+            f"assert run([{str(src)!r}, '-o', {str(tmp_path / 'k.ll')!r}]) == 0\n"
+            "for name, module in list(sys.modules.items()):\n"
+            "    if name.startswith('clcoop'):\n"
+            "        for value in vars(module).values():\n"
+            "            if isinstance(value, type) and value.__module__ == name and dataclasses.is_dataclass(value)"
+            " and value.__dataclass_params__.init:\n"
+            "                print(name, value.__name__)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout == ""
+
+
+def test_a_record_compiles_its_init_on_first_construction():
+    from clcoop.records import record
+
+    @record(frozen=True)
+    class Fresh:
+        first_field_of_a_new_shape: int
+        second: str = "x"
+    stub = Fresh.__init__
+    value = Fresh(1)
+    assert Fresh.__init__ is not stub and Fresh(1, "x") == value and Fresh(first_field_of_a_new_shape=1) == value
+    with pytest.raises(TypeError):
+        Fresh()
