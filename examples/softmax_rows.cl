@@ -18,7 +18,13 @@
 #endif
 
 typedef float tile_t __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, TILE_M, TILE_N, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
-typedef float rows_t __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, TILE_M, 1, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
+// LSE_COLUMNS: the columns of the per-row result (1: one value per row). A device whose matrices
+// start at 16 columns (NVIDIA's) takes -DLSE_COLUMNS=16: LSE is then M x 16, every column of a
+// row holding that row's value.
+#ifndef LSE_COLUMNS
+#define LSE_COLUMNS 1
+#endif
+typedef float rows_t __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, TILE_M, LSE_COLUMNS, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
 
 static float max_of(float a, float b) { return fmax(a, b); }
 static float sum_of(float a, float b) { return a + b; }
@@ -44,5 +50,5 @@ __kernel void softmax_rows(__global const float *X, __global float *Y, __global 
     rows_t max1 = coop_mat_reduce(x, CLK_COOPERATIVE_MATRIX_REDUCE_ROW, max_of);
     rows_t sum1 = coop_mat_reduce(e, CLK_COOPERATIVE_MATRIX_REDUCE_ROW, sum_of);
     rows_t lse = coop_mat_per_element(max1, log_sum_exp, sum1);
-    coop_mat_store(LSE + first_row, lse, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)1);
+    coop_mat_store(LSE + first_row * LSE_COLUMNS, lse, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)LSE_COLUMNS);
 }

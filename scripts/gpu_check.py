@@ -132,7 +132,7 @@ def q4_inputs(rng):
 def softmax_inputs(rng):
     rows = 64
     return [rng.standard_normal((rows, 16)).astype(np.float32), np.zeros((rows, 16), np.float32),
-            np.zeros(rows, np.float32)]
+            np.zeros((rows, 16), np.float32)]
 
 
 def cases():
@@ -174,7 +174,7 @@ def cases():
              q4_inputs, (2,), options=("-DTILE_M=16",), types="f16 x q4_0 blocks -> f32 (tensor decode)",
              sizes="40x48x64", tolerance=("ulp_of_max", 64)),
         Case("softmax_rows", "examples/softmax_rows.cl", "softmax_rows", (64 // 16 * SUBGROUP,), (SUBGROUP,),
-             softmax_inputs, (1, 2), options=("-DTILE_M=16", "-DTILE_N=16"), types="f32 reduce + per-element",
+             softmax_inputs, (1, 2), options=("-DTILE_M=16", "-DTILE_N=16", "-DLSE_COLUMNS=16"), types="f32 reduce + per-element",
              sizes="64 x 16", tolerance=("ulp_of_max", 64)),
         wg_gemm_case("gemm_wg_f16", 96, 160, 80, tile=(32, 32, 16), wg=64),
         wg_gemm_case("gemm_wg_f16_256", 256, 256, 256, tile=(128, 128, 32), wg=256),
