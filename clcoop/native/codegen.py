@@ -587,7 +587,7 @@ class _FunctionGen:
                 for k, op in enumerate(ins.operands):
                     if not op.is_constant and op.value_kind.name == "instruction":
                         uses.setdefault(op.name, []).append((ins, k))
-        off = 0
+        off = stack = 0
         for a in allocas:
             if a.name not in {i.name for i in self.blocks[0].instructions}:
                 raise Unsupported(f"an alloca outside the entry block of @{self.f.name}")
@@ -611,8 +611,11 @@ class _FunctionGen:
                     pass
                 else:
                     safe = False
-            if safe and size <= MAX_STACK_BYTES:
+            # The function's stack allocas together stay within MAX_STACK_BYTES: many
+            # arrays each under it would overflow a thread's stack (a crash).
+            if safe and stack + size <= MAX_STACK_BYTES:
                 self.safe_allocas.add(a.name)
+                stack += size
             else:
                 align = int(m.group(2) or 16)
                 align = max(align, 16)

@@ -370,3 +370,26 @@ def test_code_llvm_proves_unreachable_traps_instead_of_falling_through():
     module = llvm.parse_assembly("define void @f(i1 %c) {\nentry:\n  br i1 %c, label %a, label %b\n"
                                  "a:\n  unreachable\nb:\n  ret void\n}\n")
     assert "ud2" in jit._new_target_machine().emit_assembly(module)
+
+
+def test_stack_arrays_of_a_function_stay_within_the_stack_budget():
+    """Arrays only loaded and stored whole stay on the native stack, each under
+    MAX_STACK_BYTES; three of 40000 bytes together are past it, so the third lives in the
+    work-item's arena (many such arrays overflowed the thread's stack)."""
+    from clcoop.interp.loader import load_module
+    from clcoop.native import codegen
+    from clcoop.native.context import MAX_STACK_BYTES
+    body = "".join(f"  %s{i} = alloca [10000 x i32], align 4\n" for i in range(3))
+    body += "".join(f"  store i32 {i}, ptr %s{i}, align 4\n" for i in range(3))
+    body += "".join(f"  %v{i} = load i32, ptr %s{i}, align 4\n" for i in range(3))
+    body += "  %x = add i32 %v0, %v1\n  %y = add i32 %x, %v2\n  store i32 %y, ptr addrspace(1) %a\n"
+    ir = HEAD + f"define spir_kernel void @k(ptr addrspace(1) %a) {{\nentry:\n{body}  ret void\n}}\n"
+    module = load_module(ir)
+    gen = codegen._ModuleGen(module, __import__("llvmlite.binding", fromlist=["x"]).parse_assembly(ir),
+                             codegen.NativeModule())
+    fg = codegen._FunctionGen(gen, gen.functions["k"], True)
+    fg._plan_allocas()
+    assert 40000 * len(fg.safe_allocas) <= MAX_STACK_BYTES and len(fg.arena) == 3 - len(fg.safe_allocas) >= 1
+    out = np.zeros(1, np.int32)
+    clcoop.Program.from_ir(ir, engine="native").k((1,), (1,), out)
+    assert out[0] == 3
