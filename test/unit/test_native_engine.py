@@ -22,6 +22,7 @@ __kernel void vadd(__global const float *a, __global const float *b, __global fl
 """
 
 
+@pytest.mark.slow          # hundreds of engines in a child process
 def test_many_engines_are_created_and_freed_in_a_fresh_process():
     # A crash (SIGSEGV) while freeing an engine kills the child, not pytest.
     script = textwrap.dedent(f"""

@@ -316,6 +316,7 @@ def random_kernel(rng):
 RANDOM_SEEDS = range(60)
 
 
+@pytest.mark.slow          # random kernels on both engines (fuzz)
 @pytest.mark.parametrize("seed", RANDOM_SEEDS)
 def test_random_loop_free_kernels_agree_with_the_interpreter(seed):
     # A launch proven wrongly would fault in place: an internal RuntimeError, not a fault.
@@ -344,6 +345,7 @@ def test_random_loop_free_kernels_agree_with_the_interpreter(seed):
 RANDOM_IN_PLACE = {}
 
 
+@pytest.mark.slow          # runs the random kernels above
 def test_enough_random_kernels_ran_in_place():
     for seed in RANDOM_SEEDS:
         if seed not in RANDOM_IN_PLACE:
@@ -351,6 +353,7 @@ def test_enough_random_kernels_ran_in_place():
     assert sum(RANDOM_IN_PLACE.values()) >= len(RANDOM_SEEDS) // 5, RANDOM_IN_PLACE
 
 
+@pytest.mark.slow          # a long launch
 def test_a_switch_keeps_the_box_of_its_block():
     prog = build("""__kernel void k(__global const float *a, __global float *c, int m) {
         int i = get_global_id(0);

@@ -49,6 +49,7 @@ __kernel void k(__global const {type_name} *a, __global const {type_name} *b, __
 {body}}}"""
 
 
+@pytest.mark.slow          # every type and width on both engines
 @pytest.mark.parametrize("type_name", TYPES)
 @pytest.mark.parametrize("width", [1, 4])
 def test_relational_functions_match_numpy_and_the_interpreter(type_name, width):

@@ -31,6 +31,7 @@ def gemm_inputs(name, n, rng):
     return [rng.integers(-128, 128, (n, n)).astype(np.int8) for _ in range(2)]
 
 
+@pytest.mark.slow          # every GEMM example at two sub-group sizes on both engines
 @pytest.mark.parametrize("name", ["gemm_f32", "gemm_f16_f32", "gemm_i8_i32"])
 @pytest.mark.parametrize("S", [8, 16])
 def test_gemm_examples_take_the_fast_path(name, S):
@@ -110,6 +111,7 @@ def work_item_line(text):
     return [line.strip() for line in text.splitlines() if "work-item global id" in line]
 
 
+@pytest.mark.slow          # each fault on both engines and both paths
 @pytest.mark.parametrize("args", [(16, 3), (-16, -1), (1000, -1), (17, -1)],
                          ids=["non-uniform", "negative-stride", "out-of-bounds", "second-sub-group"])
 @pytest.mark.parametrize("local", [16, 32])
@@ -127,6 +129,7 @@ def test_faults_on_the_fast_path_are_reported_as_before(args, local):
         assert work_item_line(copy_fault(interp, *args, local=local)) == work_item_line(message) != []
 
 
+@pytest.mark.slow          # runs to the instruction limit
 def test_instruction_limit_on_the_fast_path():
     source = (EXAMPLES / "gemm_f32.cl").read_text()
     n = 64
@@ -212,6 +215,7 @@ def test_two_dimensional_groups_narrower_than_the_lanes_take_a_narrower_build():
     assert (c == 7).all()
 
 
+@pytest.mark.slow          # each fault on both engines and both paths
 @pytest.mark.parametrize("shift", [3, -1])
 def test_plain_fault_on_the_fast_path_is_reported_as_before(shift):
     messages = []
@@ -225,6 +229,7 @@ def test_plain_fault_on_the_fast_path_is_reported_as_before(shift):
     assert messages[0] == messages[1] == messages[2] != []
 
 
+@pytest.mark.slow          # a long launch
 def test_lanes_storing_to_one_address_leave_the_last_lane():
     source = """
     __kernel void k(__global int *out) {
