@@ -15,6 +15,7 @@ the native engine and the SPIR-V rewrite (docs/coopmat2-semantics.md "fp8").
   half and bf16 conversions, the same pattern for the other types (FP32, FP64, I8..I64,
   U8..U64). An fp8 parameter is mangled `c` (an i8), as the translator does.
 """
+import math
 import re
 
 from clcoop.records import record
@@ -128,3 +129,45 @@ def parse_conversion(base):
     if clamp and target not in BY_TOKEN:
         return None
     return Conversion(source, target, bool(clamp))
+
+
+# ---------------------------------------------------------------- constants (pure Python)
+# The frontend folds conversions of constants with these (clcoop/interp/float8.py is the
+# NumPy form; test_fp8 checks both against ml_dtypes).
+
+def encode_value(value, fmt, saturate=False):
+    """The fp8 pattern (0..255) of a Python number: one nearest-even rounding, NaN or
+    infinity (or the largest finite value with `saturate`) past the range."""
+    try:
+        x = float(value)
+    except OverflowError:                 # an integer beyond a double: out of every range
+        x = math.copysign(math.inf, value)
+    sign = 0x80 if math.copysign(1.0, x) < 0 else 0
+    if math.isnan(x):
+        return fmt.nan_bits | sign
+    overflow = (fmt.max_bits if saturate else fmt.nan_bits if not fmt.has_infinity else 0x7C) | sign
+    if math.isinf(x):
+        return overflow
+    if x == 0:
+        return sign
+    exponent = max(math.frexp(abs(x))[1] - 1, fmt.min_exponent)
+    quantum = math.ldexp(1.0, exponent - fmt.mantissa_bits)
+    steps = round(abs(x) / quantum)       # exact division; round(): ties to even
+    if steps * quantum > fmt.max_finite:
+        return overflow
+    return ((exponent - fmt.min_exponent) << fmt.mantissa_bits) + steps | sign
+
+
+def decode_bits(bits, fmt):
+    """The exact value of an fp8 pattern, as a Python float."""
+    bits &= 0xFF
+    sign = -1.0 if bits & 0x80 else 1.0
+    exponent = (bits >> fmt.mantissa_bits) & ((1 << fmt.exponent_bits) - 1)
+    mantissa = bits & ((1 << fmt.mantissa_bits) - 1)
+    top = exponent == (1 << fmt.exponent_bits) - 1
+    if top and (fmt.has_infinity or mantissa == (1 << fmt.mantissa_bits) - 1):
+        return math.copysign(math.nan, sign) if mantissa else sign * math.inf
+    if exponent == 0:
+        return sign * math.ldexp(mantissa, fmt.min_exponent - fmt.mantissa_bits)
+    return sign * math.ldexp(mantissa + (1 << fmt.mantissa_bits), exponent - fmt.bias - fmt.mantissa_bits)
+

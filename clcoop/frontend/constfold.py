@@ -3,6 +3,7 @@ carries the results (tast.py), lower only reads them."""
 import math
 import struct
 
+from clcoop import float8
 from clcoop.frontend import tast
 from clcoop.frontend import types as T
 from clcoop.frontend.check_support import Abandon
@@ -116,6 +117,8 @@ def fold_cast(v, kind, src, dst):
         return 0
     if kind in ("pointer-bitcast", "addrspace-to-generic", "pointer-to-int", "int-to-pointer", "to-void"):
         return None
+    if kind in ("fp8", "fp8-sat"):
+        return _fold_fp8(v, src, dst, kind == "fp8-sat")
     d = as_arith(dst)
     if not isinstance(d, T.ScalarType):
         return None
@@ -125,6 +128,24 @@ def fold_cast(v, kind, src, dst):
         return wrap_int(int(v), d)
     except (OverflowError, ValueError):
         return None
+
+
+def _fold_fp8(v, src, dst, saturate):
+    """A conversion to or from fp8 (frontend/fp8.py) as the engines run it: an fp8 constant
+    is its pattern, as the (signed) i8 lower emits; into an integer, toward zero, saturating,
+    NaN -> 0 (the engines' one float -> int rule, docs/native.md)."""
+    src, dst = _element(src), as_arith(dst)
+    if src.kind == "fp8":
+        v = float8.decode_bits(v, float8.FORMATS[src.name])
+    if dst.kind == "fp8":
+        bits = float8.encode_value(v, float8.FORMATS[dst.name], saturate)
+        return bits - 256 if bits >= 128 else bits
+    if dst.is_float:
+        return float(v)
+    lo, hi = (-(1 << (dst.bits - 1)), (1 << (dst.bits - 1)) - 1) if dst.signed else (0, (1 << dst.bits) - 1)
+    if math.isnan(v):
+        return 0
+    return lo if v <= lo else hi if v >= hi else int(v)
 
 
 def fold_binary(op, a, b, operand_type, result_type):

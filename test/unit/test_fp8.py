@@ -383,3 +383,27 @@ def test_element_access_reads_the_fp8_components(options):
     out = np.zeros(128, np.float32)
     clcoop.Program(ELEMENT_KERNEL).build(options=options).k((16,), (16,), q, out)
     assert sorted(out.tolist()) == sorted(q.astype(np.float32).reshape(-1).tolist())
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_constant_conversions_fold_as_the_engines_convert(name):
+    """A program-scope initializer folds the conversion (frontend/constfold.py through
+    clcoop/float8.py's pure-Python rounding); an fp8 constant is its bit pattern."""
+    dtype, largest = FORMATS[name]
+    values = [v for v in edge_values(largest).astype(np.float64).tolist() if not np.isnan(v)]
+    values += (RNG.standard_normal(40) * 2.0 ** RNG.integers(-18, 18, 40)).astype(np.float32).tolist()
+    literal = [repr(v) if np.isfinite(v) else ("-" if v < 0 else "") + "INFINITY" for v in values]
+    src = (f"constant {name} plain[] = {{{', '.join(f'({name}){x}' for x in literal)}}};\n"
+           f"constant {name} sat[] = {{{', '.join(f'convert_{name}_sat({x})' for x in literal)}}};\n"
+           f"constant int back[] = {{{', '.join(f'(int)({name}){x}' for x in literal)}}};\n"
+           f"kernel void k(global {name} *p, global {name} *s, global int *b) {{ size_t i = get_global_id(0);"
+           f" p[i] = plain[i]; s[i] = sat[i]; b[i] = back[i]; }}")
+    n = len(values)
+    plain, sat, back = np.zeros(n, dtype), np.zeros(n, dtype), np.zeros(n, np.int32)
+    clcoop.Program(src).build().k((n,), (1,), plain, sat, back)
+    x = np.array(values, np.float64)
+    np.testing.assert_array_equal(bits(plain), bits(x.astype(np.float32).astype(dtype)))
+    np.testing.assert_array_equal(bits(sat), bits(saturated(x, dtype, largest)))
+    exact = x.astype(np.float32).astype(dtype).astype(np.float64)
+    expected = np.where(np.isnan(exact), 0, np.trunc(np.clip(np.nan_to_num(exact, nan=0.0), -2 ** 31, 2 ** 31 - 1)))
+    np.testing.assert_array_equal(back, expected.astype(np.int64))

@@ -8,6 +8,11 @@
 #pragma OPENCL EXTENSION cl_khr_fp16 : enable
 #pragma OPENCL EXTENSION cl_khr_cooperative_matrix : enable
 
+// A program-scope initializer folds the conversion to the pattern: 1.0 is 0x38 ('8'), 1e6 saturates
+// to 448 (0x7E, '~'), -2.5 is 0xC2.
+// CHECK: @folded = addrspace(2) constant [3 x i8] c"8~\C2"
+constant __fp8_e4m3 folded[3] = {(__fp8_e4m3)1.0f, convert___fp8_e4m3_sat(1e6f), (__fp8_e4m3)-2.5};
+
 // CHECK-LABEL: define spir_func i8 @from_float(float %x)
 // CHECK: call spir_func i8 @_Z36__builtin_spirv_ConvertFP32ToE4M3EXTf(float
 __fp8_e4m3 from_float(float x) { return (__fp8_e4m3)x; }
