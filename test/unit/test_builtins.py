@@ -378,6 +378,7 @@ def table_names():
     return B.builtin_names()
 
 
+@pytest.mark.slow          # every overload of the table against clang-22 (differential)
 @needs_clang
 def test_every_overload_in_the_table_matches_clang(tmp_path):
     """Each of the ~3900 overloads, called with its own parameter types: clang must pick the same one."""

@@ -753,6 +753,7 @@ def random_expr(rng, depth):
     return f"({random_expr(rng, depth - 1)} ? {random_expr(rng, depth - 1)} : {random_expr(rng, depth - 1)})"
 
 
+@pytest.mark.slow          # random expressions (fuzz)
 def test_random_expressions_never_crash_and_keep_the_contract():
     import random
     rng = random.Random(2026)

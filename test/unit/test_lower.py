@@ -728,6 +728,7 @@ def _random_program(seed):
     return "kernel void k(global int *io, global float *f) {\n" + "\n".join(lines) + "\n}\n"
 
 
+@pytest.mark.slow          # random programs against clang-22 (differential)
 @pytest.mark.parametrize("seed", range(16))
 def test_random_scalar_program_agrees_with_clang(seed, tmp_path):
     source = _random_program(seed)
@@ -798,6 +799,7 @@ def _random_vector_program(seed):
     return "kernel void k(global int *io) {\n" + "\n".join(lines) + "\n}\n"
 
 
+@pytest.mark.slow          # random programs against clang-22 (differential)
 @pytest.mark.parametrize("seed", range(8))
 def test_random_vector_program_agrees_with_clang(seed, tmp_path):
     source = _random_vector_program(seed)
