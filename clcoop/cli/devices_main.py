@@ -6,7 +6,7 @@ configurations (thin; the work is in clcoop.vulkan).
 For each device: its name, type, Vulkan version and driver, whether the engine can use it,
 the matrix features, the limits a launch is checked against, the subgroup sizes, then every KHR configuration and NV2 flexible
 dimension it supports (what a kernel's matrices must match). --json prints the descriptions
-as the engine records them (a file of it is what test/unit/data/vulkan_h200_note.json holds).
+as the engine records them (a file of it is what test/unit/data/vulkan_h200.json holds).
 Exit 0 ok, 1 no Vulkan loader or device.
 """
 import argparse

@@ -1,5 +1,5 @@
 """The capability check of the GPU engine against a recorded device description (the H200
-of ../shared/notes/gpu-vulkan.md, test/unit/data/vulkan_h200_note.json): no Vulkan device is
+of ../shared/notes/gpu-vulkan.md, test/unit/data/vulkan_h200.json, recorded there with clcoop-devices --json): no Vulkan device is
 needed, so CI runs it. A kernel's reflection record (docs/vulkan-abi.md) is refused before any
 dispatch when its matrices, multiply-adds, subgroup size or extensions are not the device's,
 with a message listing what the device supports."""
@@ -13,7 +13,7 @@ from clcoop.errors import DeviceError, UnsupportedOnDevice
 from clcoop.vulkan.capabilities import (DeviceDescription, check_kernel, kernel_problems, load_description,
                                         supported_text)
 
-H200 = Path(__file__).parent / "data" / "vulkan_h200_note.json"
+H200 = Path(__file__).parent / "data" / "vulkan_h200.json"
 
 
 @pytest.fixture(scope="module")

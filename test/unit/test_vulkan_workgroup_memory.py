@@ -15,7 +15,7 @@ from clcoop.vulkan import VulkanProgram, load_description
 from clcoop.vulkan.workgroup_memory import WorkgroupMemory, workgroup_memory_problem
 from vulkan_modules import STATIC_TILE_RECORD, assemble, device_or_skip, static_tile
 
-H200 = Path(__file__).parent / "data" / "vulkan_h200_note.json"
+H200 = Path(__file__).parent / "data" / "vulkan_h200.json"
 
 
 def _assemble(text, tmp_path, env="vulkan1.3"):
