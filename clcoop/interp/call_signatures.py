@@ -40,7 +40,7 @@ _SAME_AS_FIRST = {
     "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh",
     "cbrt", "floor", "ceil", "trunc", "rint", "round", "atan2", "pow", "powr", "fmod", "hypot",
     "copysign", "fmin", "fmax", "fdim", "fma", "mad", "pown", "rootn", "recip", "divide",
-    "degrees", "radians", "sign", "step", "smoothstep", "mix", "normalize", "cross", "ldexp",
+    "degrees", "radians", "sign", "mix", "normalize", "cross", "ldexp",
     "remainder", "nextafter", "logb", "sinpi", "cospi", "tanpi", "asinpi", "acospi", "atanpi",
     "atan2pi", "erf", "erfc", "tgamma", "lgamma", "maxmag", "minmag", "fract", "modf",
     "sincos", "frexp", "min", "max", "clamp", "abs", "abs_diff", "add_sat", "sub_sat", "hadd",
@@ -151,12 +151,14 @@ def expected_return(base, params, args):
     (an integer of any width: size_t, bool), "void", or None (not checked); _Mismatch
     when no overload has these operands."""
     m = _NATIVE_MATH.fullmatch(base)
-    if m and m.group(1) in _SAME_AS_FIRST | {"dot", "length", "distance"}:
+    if m and m.group(1) in _SAME_AS_FIRST | {"dot", "length", "distance", "step", "smoothstep"}:
         base = m.group(1)
     if base in _WORKITEM:
         return "int"
     if base in _SAME_AS_FIRST:
         return args[0] if args else None
+    if base in ("step", "smoothstep"):
+        return args[-1] if args else None    # step(float edge, float4 x): x's type
     if base in ("any", "all"):
         return Ty("int", 32)
     if base in _RELATIONAL:

@@ -393,3 +393,32 @@ def test_stack_arrays_of_a_function_stay_within_the_stack_budget():
     out = np.zeros(1, np.int32)
     clcoop.Program.from_ir(ir, engine="native").k((1,), (1,), out)
     assert out[0] == 3
+
+
+OVERLOADS = """
+kernel void k(global float4 *a, global float *b) {
+  a[0] = step(b[0], a[1]); a[2] = smoothstep(b[1], b[2], a[3]); a[4] = step(a[5], a[6]);
+  a[7] = smoothstep(a[8], a[9], a[10]); b[3] = step(b[4], b[5]);
+  a[11] = mix(a[12], a[13], b[6]); a[14] = clamp(a[15], b[7], b[8]); a[16] = fmax(a[17], b[9]);
+  a[18] = ldexp(a[19], 3); a[20] = pown(a[21], (int4)(2)); a[22] = rootn(a[23], (int4)(3));
+  b[10] = dot(a[24], a[25]); b[11] = fast_length(a[26]); a[27] = fast_normalize(a[28]);
+  a[29] = native_divide(a[30], a[31]); a[32] = half_sqrt(a[33]); b[12] = ilogb(b[13]);
+  float4 ip; a[34] = fract(a[35], &ip); a[36] = ip; a[37] = select(a[38], a[39], (int4)(-1));
+  a[40] = copysign(a[41], a[42]); a[43] = maxmag(a[44], a[45]); a[46] = sign(a[47]);
+  a[48] = shuffle(a[49], (uint4)(3, 2, 1, 0)); b[14] = any((int4)(0, 0, -1, 0));
+  b[15] = isnan(b[16]); ((global int4 *)a)[50] = isless(a[51], a[52]);
+}"""
+
+
+@pytest.mark.parametrize("opt", [0, 2])
+def test_overloads_whose_result_is_not_the_first_operand_are_accepted(opt):
+    """step(float edge, float4 x) returns x's type, shuffle the mask's length, any and
+    isnan an int: valid calls the signature check must not refuse (clang-22's IR)."""
+    from interp_helpers import clang_ir_text
+    ir = clang_ir_text(OVERLOADS, opt)
+    a = np.linspace(-2, 2, 64 * 4, dtype=np.float32).reshape(64, 4)
+    b = np.linspace(-1, 1, 20, dtype=np.float32)
+    a1, b0 = a[1].copy(), b[0]
+    clcoop.Program.from_ir(ir).k((1,), (1,), a, b)
+    assert np.array_equal(a[0], np.where(a1 < b0, 0, 1).astype(np.float32))    # OpenCL C 6.15.4
+    assert np.array_equal(a[48], a[49][::-1]) and b[14] == 1
