@@ -31,7 +31,12 @@ LOCAL_SPACE = 3
 GLOBAL_OFFSET = "@clcoop.vk.global_offset"
 # A mangled cooperative-matrix callee (coop_names spells the prefix).
 SPIRV_CALLEE = r"_Z\d+" + re.escape(coop_names.SPIRV_PREFIX) + r"\w+"
-FUNCTION_TOKEN = 0x7C1C0000       # i32 stand-ins for function operands (see _Rewriter.function_operands)
+FUNCTION_TOKEN = 0x7C1C0000
+# The engine passes each buffer's own device address: a VkBuffer bound at offset 0, whose
+# alignment for storage use is a multiple of minStorageBufferOffsetAlignment (docs/vulkan-abi.md
+# promises 16 bytes).
+BUFFER_ALIGNMENT_LOG2 = 4
+ALIGNMENT_TAG = 0x7A000000         # | log2(alignment): an extra memory-operand argument       # i32 stand-ins for function operands (see _Rewriter.function_operands)
 
 
 class VulkanTargetError(CompileError):
@@ -321,8 +326,10 @@ class _Rewriter:
         self.paths = {}            # pointer value name -> _Path
         self.element_pointers = {}  # &m[i] value name -> (matrix variable, index type, index)
         self.declarations = {}     # placeholder name -> its declaration
+        self.int_tz, self.ptr_tz = {}, {}   # known trailing zero bits of integers / device addresses
         self.tokens = []           # functions passed as operands, by token index
         self.token_callees = set()
+        self.tagged = set()        # matrix callees given the alignment argument
         self.roots = {}            # variable name -> its type
         self.root_spaces = {}      # variable name -> its address space
         self.retyped = {}          # value name -> the address space it really has (see retype)
@@ -346,6 +353,8 @@ class _Rewriter:
             if line.startswith("define "):
                 self.paths, self.element_pointers, self.retyped = {}, {}, {}
                 function_start = len(out)
+                self.int_tz = integer_trailing_zeros(text, line)
+                self.ptr_tz = {f"%vk.arg{i}": BUFFER_ALIGNMENT_LOG2 for i in range(256)}
             out.extend(self.line(self.function_operands(line)))
             if line.startswith("}") and function_start is not None and self.retyped:
                 # A use may come before its definition in the text (block order): retype again.
@@ -375,6 +384,8 @@ class _Rewriter:
 
     def declaration_with_tokens(self, line):
         m = re.match(r"^declare (.*?)@(" + SPIRV_CALLEE + r")\((.*)\)(.*)$", line)
+        if m is not None and m.group(2) in self.tagged:
+            return f"declare {m.group(1)}@{m.group(2)}({m.group(3)}, i32){m.group(4)}"
         if m is None or m.group(2) not in self.token_callees:
             return line
         # Function operands are the only plain `ptr` parameters of these callees (their
@@ -397,6 +408,7 @@ class _Rewriter:
         pre, line = self.hoist_constant_geps(line)
         pre, line = self.element_zero(pre, line)
         pre, line = self.element_zero_arguments(pre, line)
+        line = self.tag_matrix_alignment(line)
         m = _GEP.match(line)
         if m:
             return pre + self.gep(line, m)
@@ -512,6 +524,29 @@ class _Rewriter:
         line = re.sub(r"ptr(?: addrspace\((\d+)\))? ([@%][-\w.$]+)(?=[,)])", element, line)
         return pre, line
 
+    # ---- the alignment of a matrix load/store's device address, passed to
+    # clcoop.spirv.vulkan_module in a tagged extra memory-operand argument (ALIGNMENT_TAG):
+    # `Aligned` may then say more than the component size, as much as the address proves.
+    _MATRIX_ACCESS = re.compile(r"@(" + SPIRV_CALLEE + r")\((ptr addrspace\(1\)(?: \w+)* (%[-\w.$]+)), (.*)\)")
+
+    def tag_matrix_alignment(self, line):
+        m = self._MATRIX_ACCESS.search(line)
+        if m is None:
+            return line
+        callee = coop_names.parse_callee(m.group(1))
+        if callee is None or callee.base not in (coop_names.LOAD, coop_names.STORE):
+            return line
+        known = self.ptr_tz.get(m.group(3), 0)
+        if known <= 1:
+            return line
+        arguments = _split_arguments(m.group(4))
+        expected = 2 if callee.base == coop_names.LOAD else 3     # layout, stride (store: matrix first)
+        if len(arguments) != expected:
+            return line                  # a memory operand given already: keep the component size
+        self.tagged.add(m.group(1))
+        start, end = m.span(4)
+        return line[:start] + m.group(4) + f", i32 {ALIGNMENT_TAG | known}" + line[end:]
+
     # ---- constant-expression getelementptr (opt folds inlined constant indices into them,
     # as byte offsets `getelementptr (i8, ptr @g, i64 K)`): hoisted into typed instructions.
     def hoist_constant_geps(self, line):
@@ -599,12 +634,14 @@ class _Rewriter:
         """`getelementptr` on a device address -> ptrtoint, then i64 mul/add, then inttoptr."""
         address = self.fresh()
         lines = [f"{indent}{address} = ptrtoint {ptr_type} {base} to i64{dbg}"]
+        known = [self.ptr_tz.get(base, 0)]      # trailing zero bits of each term of the sum
         ty = source
         for position, (ity, value) in enumerate(indices):
             if position and ty.kind == "struct":
                 offsets, _ = self.layout.struct_layout(ty)
                 offset, ty = offsets[int(value)], ty.fields[int(value)]
                 address = self._add(lines, indent, address, str(offset), dbg) if offset else address
+                known.append(_tz(offset))
                 continue
             if position:
                 ty = ty.elem
@@ -612,7 +649,9 @@ class _Rewriter:
             if re.fullmatch(r"-?\d+", value):
                 if int(value):
                     address = self._add(lines, indent, address, str(int(value) * step), dbg)
+                known.append(_tz(int(value) * step))
                 continue
+            known.append(self.int_tz.get(value, 0) + _tz(step))
             if ity != "i64":
                 widened = self.fresh()
                 lines.append(f"{indent}{widened} = sext {ity} {value} to i64{dbg}")
@@ -621,6 +660,7 @@ class _Rewriter:
             lines.append(f"{indent}{scaled} = mul i64 {value}, {step}{dbg}")
             address = self._add(lines, indent, address, scaled, dbg)
         lines.append(f"{indent}{result} = inttoptr i64 {address} to {ptr_type}{dbg}")
+        self.ptr_tz[result] = min(known + [BUFFER_ALIGNMENT_LOG2])
         return lines
 
     def _add(self, lines, indent, address, amount, dbg):
@@ -739,6 +779,93 @@ class _Rewriter:
         for _t, value in path.indices[1:]:
             ty = ty.fields[int(value)] if ty.kind == "struct" else ty.elem
         return ty
+
+
+def _tz(value):
+    """Trailing zero bits of an integer constant (64 for 0)."""
+    value = int(value)
+    return 64 if value == 0 else (value & -value).bit_length() - 1
+
+
+_INT_DEF = re.compile(r"^\s*(%[-\w.$]+) = (add|sub|mul|shl|or|and|xor|zext|sext|trunc|select|phi)\b(.*)$")
+
+
+def _operand_tz(token, facts):
+    token = token.strip()
+    if re.fullmatch(r"-?\d+", token):
+        return _tz(token)
+    return facts.get(token, 0)
+
+
+def integer_trailing_zeros(text, define_line):
+    """{value: known trailing zero bits} of the integer values of one function (the one whose
+    header is `define_line`): constants, add/sub/or (the least), and (the most), mul (the
+    sum), shl by a constant, extensions, trunc, select and phi (the least over their inputs,
+    a greatest fixed point over loops: each rule keeps the property true of every value)."""
+    start = text.index(define_line)
+    end = text.find("\n}", start)
+    defs = []
+    for line in text[start:end].split("\n"):
+        m = _INT_DEF.match(_DBG_TAIL.sub("", line))
+        if m:
+            defs.append((m.group(1), m.group(2), m.group(3)))
+    facts = {name: 64 for name, _op, _rest in defs}      # optimistic start: greatest fixed point
+    for _round in range(16):
+        changed = False
+        for name, op, rest in defs:
+            value = _integer_rule(op, rest, facts)
+            if value is not None and facts.get(name) != value:
+                facts[name] = value
+                changed = True
+        if not changed:
+            break
+    return facts
+
+
+def _integer_rule(op, rest, facts):
+    rest = re.sub(r"^(?:\s*(?:nuw|nsw|disjoint|exact|nneg))*", "", rest)
+    if op == "phi":
+        incoming = re.findall(r"\[\s*([^,\]]+),", rest)
+        return min([_operand_tz(v, facts) for v in incoming] or [0])
+    if op in ("zext", "sext", "trunc"):
+        m = re.match(r"\s*i(\d+) (\S+) to i(\d+)", rest)
+        if not m:
+            return 0
+        return min(_operand_tz(m.group(2), facts), int(m.group(3)))
+    if op == "select":
+        m = re.match(r"\s*i1 \S+, i\d+ (\S+), i\d+ (\S+)", rest)
+        return min(_operand_tz(m.group(1), facts), _operand_tz(m.group(2), facts)) if m else 0
+    m = re.match(r"\s*i(\d+) (\S+), (\S+)", rest)
+    if not m:
+        return 0
+    bits, a, b = int(m.group(1)), _operand_tz(m.group(2), facts), _operand_tz(m.group(3), facts)
+    if op in ("add", "sub", "or", "xor"):
+        return min(a, b, bits)
+    if op == "and":
+        return min(max(a, b), bits)
+    if op == "mul":
+        return min(a + b, bits)
+    if op == "shl":
+        shift = m.group(3)
+        return min(a + int(shift), bits) if re.fullmatch(r"\d+", shift) else min(a, bits)
+    return 0
+
+
+def _split_arguments(text):
+    parts, depth, current = [], 0, ""
+    for ch in text:
+        if ch in "([{<":
+            depth += 1
+        elif ch in ")]}>":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append(current.strip())
+            current = ""
+        else:
+            current += ch
+    if current.strip():
+        parts.append(current.strip())
+    return parts
 
 
 def _dbg_of(line):

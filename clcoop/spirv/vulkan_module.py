@@ -726,13 +726,20 @@ class VulkanModule:
         return [cast], fresh
 
     def memory_operands(self, pointer, given, matrix_type):
+        """The memory operands of a matrix load/store: NonPrivatePointer for shared storage,
+        and on a device address `Aligned` the component size or, where clcoop.spirv.vulkan_ir
+        proved more (a tagged extra argument, ALIGNMENT_TAG), that alignment."""
+        from clcoop.spirv.vulkan_ir import ALIGNMENT_TAG
         mask = self.constant_value(given[0], "memory operand") if given else 0
+        proven = 0
+        if mask & 0xFF000000 == ALIGNMENT_TAG:
+            proven, mask = 1 << (mask & 0xFF), 0
         if self.shared_storage(pointer):
             mask |= MEMORY_NON_PRIVATE_POINTER
         if self.psb_pointee(self.type_of(pointer)) is None:
             return [mask] if mask else []
         self.note_storage_width(matrix_type)
-        return [mask | MEMORY_ALIGNED, self.size_of(matrix_type)]
+        return [mask | MEMORY_ALIGNED, max(self.size_of(matrix_type), proven)]
 
     def drop_imports(self):
         imports = self.imports()

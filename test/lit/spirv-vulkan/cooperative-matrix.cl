@@ -1,5 +1,6 @@
 // KHR cooperative matrices on the Vulkan target: loads and stores through PhysicalStorageBuffer
-// pointers typed by the OpenCL pointee (the stride counts its elements) with Aligned, mul-add with
+// pointers typed by the OpenCL pointee (the stride counts its elements) with Aligned (16: the
+// buffers themselves, no offset), mul-add with
 // its signedness operands, element-wise operators, length and element access, conversion.
 // REQUIRES: llc, spirv-tools
 #pragma OPENCL EXTENSION cl_khr_cooperative_matrix : enable
@@ -10,13 +11,13 @@
 // CHECK: OpCapability CooperativeMatrixKHR
 // CHECK: OpExtension "SPV_KHR_cooperative_matrix"
 // CHECK: OpSourceExtension "clcoop-reflect-v1:
-// CHECK: OpCooperativeMatrixLoadKHR %{{.*}} %{{[0-9]+}} %uint_0 %{{[0-9]+}} Aligned|NonPrivatePointer 1
-// CHECK: OpCooperativeMatrixLoadKHR %{{.*}} %{{[0-9]+}} %uint_1 %{{[0-9]+}} Aligned|NonPrivatePointer 1
+// CHECK: OpCooperativeMatrixLoadKHR %{{.*}} %{{[0-9]+}} %uint_0 %{{[0-9]+}} Aligned|NonPrivatePointer 16
+// CHECK: OpCooperativeMatrixLoadKHR %{{.*}} %{{[0-9]+}} %uint_1 %{{[0-9]+}} Aligned|NonPrivatePointer 16
 // CHECK: OpCooperativeMatrixMulAddKHR %{{.*}} MatrixASignedComponentsKHR|MatrixBSignedComponentsKHR|MatrixCSignedComponentsKHR|MatrixResultSignedComponentsKHR
 // CHECK-DAG: OpCooperativeMatrixLengthKHR %uint
 // CHECK-DAG: OpAccessChain %_ptr_Function_uint
 // CHECK-DAG: OpConvertSToF
-// CHECK-DAG: OpCooperativeMatrixStoreKHR %{{[0-9]+}} %{{[0-9]+}} %uint_0 %{{[0-9]+}} Aligned|NonPrivatePointer 4
+// CHECK-DAG: OpCooperativeMatrixStoreKHR %{{[0-9]+}} %{{[0-9]+}} %uint_0 %{{[0-9]+}} Aligned|NonPrivatePointer 16
 
 typedef char amat __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 16, 32, CLK_COOPERATIVE_MATRIX_A)));
 typedef char bmat __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 32, 16, CLK_COOPERATIVE_MATRIX_B)));
