@@ -465,7 +465,9 @@ define void @clcoop_pool_stop(ptr %ctl) {{
 """
 
 
-def _usable_cpus():
+def usable_cpus():
+    """The CPUs this process may run on (its affinity mask; all of them where the platform
+    has none)."""
     try:
         return len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
@@ -477,7 +479,7 @@ def spin_max_ns():
     process may use one CPU only (a worker there spins on the caller's own CPU)."""
     value = os.environ.get("CLCOOP_WORKER_SPIN_MS")
     if value is None:
-        return SPIN_MAX_NS if _usable_cpus() > 1 else SPIN_MIN_NS
+        return SPIN_MAX_NS if usable_cpus() > 1 else SPIN_MIN_NS
     try:
         return max(SPIN_MIN_NS, int(float(value) * 1e6))
     except (ValueError, OverflowError):

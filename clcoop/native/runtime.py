@@ -26,10 +26,11 @@ from clcoop.native.support import WorkItemPathUnavailable
 
 
 
-@functools.lru_cache(maxsize=1)
 def default_threads():
-    # (os.cpu_count() costs microseconds per call: once.)
-    return max(1, min(os.cpu_count() or 1, 8))
+    """Threads a launch may use: every CPU the process may run on (its affinity mask, as
+    taskset or a container's cpuset sets it), with no fixed cap. Read at each launch (about
+    a microsecond), so a mask changed while running is followed."""
+    return max(1, pool.usable_cpus())
 
 
 # A launch estimated to take less than this on one thread runs on one (_threads_for).

@@ -222,9 +222,9 @@ def test_the_spin_adapts_to_the_gaps_between_launches():
 
 def test_the_spin_bound_comes_from_the_environment(monkeypatch):
     monkeypatch.delenv("CLCOOP_WORKER_SPIN_MS", raising=False)
-    monkeypatch.setattr(pool, "_usable_cpus", lambda: 2)
+    monkeypatch.setattr(pool, "usable_cpus", lambda: 2)
     assert pool.spin_max_ns() == pool.SPIN_MAX_NS
-    monkeypatch.setattr(pool, "_usable_cpus", lambda: 1)      # it would spin on our own CPU
+    monkeypatch.setattr(pool, "usable_cpus", lambda: 1)      # it would spin on our own CPU
     assert pool.spin_max_ns() == pool.SPIN_MIN_NS
     monkeypatch.setenv("CLCOOP_WORKER_SPIN_MS", "20")
     assert pool.spin_max_ns() == 20_000_000

@@ -1,9 +1,13 @@
 """How many threads a native launch uses (runtime.NativeProgram._threads_for): short
 launches of a kernel move to one thread (waking another core costs more than it saves),
 long ones keep every core, and the choice follows the measured wall time per work-group."""
+import os
+import subprocess
+import sys
 import time
 
 import numpy as np
+import pytest
 
 import clcoop
 from clcoop.native import runtime
@@ -149,3 +153,48 @@ def test_one_slow_launch_does_not_outweigh_the_recent_fast_ones(monkeypatch):
     for _ in range(runtime.RECENT_LAUNCHES):
         nat._record_wall("k", 2, total, 50e-3)
     assert nat._threads_for("k", plan, total, None) == 1
+
+
+AFFINITY_CHILD = """
+import os, sys
+import numpy as np
+import clcoop
+from clcoop.native import runtime
+cpu = min(os.sched_getaffinity(0))
+os.sched_setaffinity(0, {cpu})
+counts = []
+real = runtime._run_driver
+def spy(driver, lp, nthreads):
+    counts.append(nthreads)
+    return real(driver, lp, nthreads)
+runtime._run_driver = spy
+prog = clcoop.Program(sys.argv[1]).build(engine="native")
+prog._native._group_seconds["k"] = {1: [1.0]}      # long launches: every usable core
+a = np.arange(4096, dtype=np.float32)
+c = np.zeros_like(a)
+prog.k((4096,), (64,), a, c)
+assert c.tobytes() == (a * 2).tobytes()
+print(runtime.default_threads(), counts)
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="no CPU affinity on this platform")
+def test_a_process_restricted_to_one_cpu_launches_on_one_thread():
+    """default_threads follows the affinity mask (taskset, a container's cpuset), not the
+    machine's CPU count: a child pinned to one CPU runs its long launches on one thread."""
+    done = subprocess.run([sys.executable, "-c", AFFINITY_CHILD, VADD], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["1", "[1]"]
+
+
+def test_the_thread_count_has_no_fixed_cap(monkeypatch):
+    """Every usable CPU, even past the 8 of the old cap (a 16-core machine used 8)."""
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(32)))
+    assert runtime.default_threads() == 32
+    prog = clcoop.Program(VADD).build(engine="native")
+    nat = prog._native
+    plan = nat.native.plans["k"]
+    nat._group_seconds["k"] = {32: [1.0]}            # long launches: every usable core
+    assert nat._threads_for("k", plan, 64, None) == 32
+    assert nat._threads_for("k", plan, 5, None) == 5  # at most one per work-group
