@@ -182,6 +182,7 @@ def test_run_source_runs_both_irs_and_skips_what_has_no_host_independent_launch(
         {"kernel": None, "outcome": "skipped", "reason": "clang-22 rejects the source"}]
 
 
+@pytest.mark.slow          # a corpus run on both engines
 @pytest.mark.skipif(CLANG is None, reason="clang-22 is the reference")
 def test_corpus_native_compares_the_engines(tmp_path, capsys):
     """scripts/corpus_native.py: a kernel the engine takes runs on both engines and agrees;

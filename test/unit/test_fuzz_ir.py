@@ -67,6 +67,7 @@ def test_mutations_change_the_ir_as_described():
     assert "<4 x float>" not in widened or "<4 x float>" in ir
 
 
+@pytest.mark.slow          # a fuzzer run, stopped
 def test_sigint_stops_the_run_and_its_child(tmp_path):
     proc = subprocess.Popen([sys.executable, str(SCRIPT), "--seconds", "300", "--seed", "2",
                              "--producers", "clcoop-O0", "--kernels", "vector_add",

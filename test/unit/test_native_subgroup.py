@@ -606,6 +606,7 @@ ID_LAUNCHES = [((4096,), (64,)), ((4096,), (256,)), ((2048,), (1024,)), ((4096,)
                ((128, 2, 4), (64, 2, 1)), ((128, 4, 1), (64, 1, 1)), ((48, 2, 2), (16, 1, 2))]
 
 
+@pytest.mark.slow          # every driver on both paths; test_ids_match_the_interpreter stays quick
 @pytest.mark.parametrize("source", [IDS, IDS_PER_LANE, IDS_BARRIER], ids=["uniform", "per-lane", "barrier"])
 @pytest.mark.parametrize("fast", [True, False])
 def test_ids_of_every_driver_match_numpy(source, fast):

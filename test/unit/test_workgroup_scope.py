@@ -255,7 +255,7 @@ WORKGROUP_64 = ("CLK_COOPERATIVE_MATRIX_SCOPE_WORKGROUP", 64)
 @pytest.mark.parametrize("M, N, scope, local", [
     (M, N) + scope for M, N in [(1, 1), (1, 4096), (4096, 1), (512, 512), (37, 1000)]
     for scope in (SUBGROUP_16, WORKGROUP_64)] + [
-    (4096, 4096, "CLK_COOPERATIVE_MATRIX_SCOPE_WORKGROUP", 256)])
+    pytest.param(4096, 4096, "CLK_COOPERATIVE_MATRIX_SCOPE_WORKGROUP", 256, marks=pytest.mark.slow)])
 def test_sizes_up_to_the_maximum(M, N, scope, local):
     """docs/layout.md "Sizes": rows and columns up to 4096 at both scopes (4096 x 4096 at
     subgroup scope runs too, in ~10 s: tried by hand, not in the suite)."""
