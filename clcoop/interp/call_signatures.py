@@ -179,6 +179,8 @@ def expected_return(base, params, args):
         kind, bits = _CONVERT_SCALARS[m.group(1)]
         scalar = Ty(kind, bits)
         n = int(m.group(2) or 1)
+        if _length(args[0]) != n:
+            raise _Mismatch(f"it converts {n} element(s), but its operand is {args[0]}")
         return Ty("vec", n=n, elem=scalar) if m.group(2) and n > 1 else scalar
     m = _LEGACY_ATOMIC.fullmatch(base) or _C11_ATOMIC.fullmatch(base)
     if m:

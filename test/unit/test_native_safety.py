@@ -137,6 +137,7 @@ BAD_CALLS = [
     ("<4 x i32> @_Z12convert_int4Dv4_f(<8 x float> zeroinitializer)", "argument 1"),
     ("<8 x i32> @_Z12convert_int4Dv4_f(<4 x float> zeroinitializer)", "returns <4 x i32>"),
     ("<4 x i32> @_Z5isnanDv4_d(<4 x double> zeroinitializer)", "returns <4 x i64>"),
+    ("<4 x i32> @_Z12convert_int4Dv8_f(<8 x float> zeroinitializer)", "converts 4 element(s), but its operand is <8 x float>"),
     ("i64 @_Z3maxii(i32 1, i32 2)", "returns i32"),
     ("<4 x float> @_Z6vload4mPU3AS1Ki(i64 0, ptr addrspace(1) %a)", "returns <4 x i32>"),
     ("<4 x float> @_Z6vload4mPU3AS3Kf(i64 0, ptr addrspace(1) %a)", "is ptr addrspace(3) by its name"),
