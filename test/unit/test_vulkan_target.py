@@ -31,6 +31,7 @@ TAKEN = [
     "examples/vulkan/gemm_f16_f32_16x16.cl", "examples/vulkan/gemm_f16_16x8.cl",
     "examples/vulkan/gemm_s8_s32.cl", "examples/vulkan/gemm_bf16.cl", "examples/vulkan/vector_add.cl",
     "examples/vulkan/stencil.cl", "examples/vulkan/local_reduce.cl", "examples/vulkan/math.cl",
+    "examples/vulkan/coop_ops_16x16.cl",
     "examples/vulkan/gemm_wg_f16.cl", "examples/vulkan/gemm_khr_local.cl", "examples/vulkan/gemm_wg_local.cl",
     "examples/vulkan/gemm_khr_blocked.cl", "examples/gemm_wg.cl", "examples/conv2d_nhwc.cl",
     "examples/softmax_rows.cl", "examples/mlp2.cl", "examples/mask_causal.cl", "examples/q4_gemm.cl",
@@ -256,6 +257,21 @@ def test_gemm_bf16_in_the_interpreter():
     C = np.zeros((M, N), np.float32)
     build("gemm_bf16.cl").gemm_bf16((N // 16 * 32, M // 16), (32, 1), A, B, C, M, N, K, subgroup_size=32)
     np.testing.assert_allclose(C, A.astype(np.float64) @ B.astype(np.float64), rtol=1e-5, atol=1e-5)
+
+
+def test_coop_ops_16x16_in_the_interpreter():
+    X = RNG.uniform(-10, 10, (16, 16)).astype(np.float32)
+    Y = RNG.uniform(1, 4, (16, 16)).astype(np.float32)
+    alpha = np.float32(0.5)
+    out = np.zeros((8, 16, 16), np.float32)
+    out_h = np.zeros((16, 16), np.float16)
+    out_len = np.zeros(32, np.uint32)
+    build("coop_ops_16x16.cl").coop_ops_16x16(32, 32, X, Y, alpha, out, out_h, out_len, subgroup_size=32)
+    expected = [X + Y, X - Y, X * Y, X / Y, -X, X * alpha, 2 * X + 1, X.astype(np.float16).astype(np.float32)]
+    for index, want in enumerate(expected):
+        np.testing.assert_allclose(out[index], want, rtol=1e-6, err_msg=f"result tile {index}")
+    np.testing.assert_array_equal(out_h, X.astype(np.float16))
+    np.testing.assert_array_equal(out_len, np.full(32, 256 // 32))
 
 
 def test_vector_add_with_a_global_offset_in_the_interpreter():
