@@ -25,6 +25,8 @@ from clcoop.native.irtext import quote, ref, typed
 from clcoop.native.support import Unsupported
 
 RENDEZVOUS = (LOAD, STORE, MUL_ADD)
+# What fp8 matrices do natively: their bytes move as i8 components, the mul-add decodes them.
+FLOAT8_OPERATIONS = (LOAD, STORE, MUL_ADD, SPLAT, LENGTH)
 # Sub-codes of FAULT_COOP (in the fault's address word; runtime.py words them).
 NON_UNIFORM, PARTIAL_SUBGROUP, NEGATIVE_LOAD_STRIDE, STORE_STRIDE = 1, 2, 3, 4
 ELEMENT_BYTES = {"i8": 1, "i16": 2, "i32": 4, "i64": 8, "half": 2, "float": 4, "double": 8}
@@ -44,8 +46,9 @@ def is_rendezvous(name):
 
 
 class MatrixType:
-    def __init__(self, elem, rows, cols, use, S):
+    def __init__(self, elem, rows, cols, use, S, fp8=None):
         self.elem, self.rows, self.cols, self.use = elem, int(rows), int(cols), int(use)
+        self.fp8 = fp8              # an fp8 component's float8.Format (elem is then i8)
         try:
             self.layout = get_layout(self.rows, self.cols, self.use, elem, S)
         except (LayoutError, KeyError) as exc:
@@ -60,6 +63,9 @@ def matrix_type(text, S):
     if fields is None:
         raise Unsupported(f"cannot read the cooperative matrix type in {text}")
     elem, scope, rows, cols, use = fields
+    fp8 = float8.format_of_ir_type(elem)
+    if fp8 is not None:
+        elem = "i8"                 # the bits; one byte per component, as char's layout
     if scope == coopmat_spec.Scope.WORKGROUP:
         raise Unsupported("a workgroup-scope cooperative matrix (the native engine runs "
                           "subgroup-scope matrices only; the interpreter spreads it over the "
@@ -67,7 +73,7 @@ def matrix_type(text, S):
     if scope != coopmat_spec.Scope.SUBGROUP:
         raise Unsupported(f"a cooperative matrix of scope {scope} (only subgroup scope, "
                           f"{int(coopmat_spec.Scope.SUBGROUP)})")
-    return MatrixType(elem, rows, cols, use, S)
+    return MatrixType(elem, rows, cols, use, S, fp8)
 
 
 def replace_matrix_types(text, S):
@@ -116,9 +122,10 @@ def emit_call(fg, ins, ops, name):
     if callee is None or S is None:
         raise Unsupported(f"cooperative-matrix operations ({name})")
     base = callee.base
-    if any(m.code in float8.BY_ITANIUM for m in callee.matrices):
-        raise Unsupported("fp8 (SPV_EXT_float8) matrices (the interpreter runs them, "
-                          "docs/coopmat2-semantics.md \"fp8\")")
+    if any(m.code in float8.BY_ITANIUM for m in callee.matrices) and base not in FLOAT8_OPERATIONS:
+        raise Unsupported(f"the fp8 (SPV_EXT_float8) cooperative-matrix operation "
+                          f"{coop_names.operation_name(base)} (the interpreter runs it, "
+                          f"docs/coopmat2-semantics.md \"fp8\")")
     lhs = f"{quote(ins.name)} = " if str(ins.type) != "void" else ""
     if base == SPLAT:
         mt = matrix_type(str(ins.type), S)
@@ -249,7 +256,8 @@ def _rendezvous(fg, ins, ops, callee, lhs):
         a, b, c = (matrix_type(str(o.type), S) for o in ops[:3])
         r = matrix_type(str(ins.type), S)
         operands = mul_add_operands(ops, (a, b, c, r))
-        mad = coop.mul_add_routine(a.rows, b.cols, a.cols, (a.elem, b.elem, c.elem, r.elem), operands)
+        mad = coop.mul_add_routine(a.rows, b.cols, a.cols, tuple(routine_type(mt) for mt in (a, b, c, r)),
+                                   operands)
         spills = []
         for i, (mt, o) in enumerate(zip((a, b, c), ops[:3])):
             spill = fg.coop_spill(mt.vector)
@@ -274,13 +282,18 @@ def _rendezvous(fg, ins, ops, callee, lhs):
     return resume
 
 
+def routine_type(mt):
+    """The component name coop_ir.mul_add_ir takes: the LLVM type, or an fp8 format's."""
+    return mt.fp8.token.lower() if mt.fp8 is not None else mt.elem
+
+
 def mul_add_operands(ops, mats):
     """The constant Cooperative Matrix Operands word of a mul-add call (0 for floats: the
     signedness flags mean nothing there, coopmat)."""
     operands = _constant_int(ops[3], "operands word") if len(ops) > 4 else 0
     if operands & ~coopmat_spec.OPERAND_ALL:
         raise Unsupported(f"unknown cooperative matrix operands 0x{operands:x}")
-    if all(m.elem in coop_ir.FLOAT_TYPES for m in mats):
+    if all(m.elem in coop_ir.FLOAT_TYPES or m.fp8 is not None for m in mats):
         operands = 0
     return operands
 

@@ -17,11 +17,14 @@ arithmetic of the native engine's mul-add calls (coop_calls.py; docs/native.md,
 """
 import re
 
+from clcoop import float8
 from clcoop.coopmat_spec import Operand
 from clcoop.native.support import Unsupported
 
 FLOAT_TYPES = {"half": 16, "float": 32, "double": 64}
 INT_TYPES = {"i8": 8, "i16": 16, "i32": 32, "i64": 64}
+# fp8 components (SPV_EXT_float8): stored as i8, widened to float by decoding (exact).
+FLOAT8_TYPES = {f.token.lower(): f for f in float8.FORMATS.values()}
 
 
 def mul_add_ir(name, m, n, k, types, operands=0, strided=False, columns=(False, False)):
@@ -32,7 +35,8 @@ def mul_add_ir(name, m, n, k, types, operands=0, strided=False, columns=(False, 
     columns = (a, b): that operand is given by columns instead, %sa / %sb bytes apart (a
     column-major load's tile, read in place: no transposition before the call)."""
     layout = _Layout(strided, *columns)
-    if all(t in FLOAT_TYPES for t in types):
+    if all(t in FLOAT_TYPES for t in types) or \
+            (all(t in FLOAT8_TYPES for t in types[:2]) and all(t in ("half", "float") for t in types[2:])):
         return _float_ir(name, m, n, k, types, layout)
     if all(t in INT_TYPES for t in types):
         return _integer_ir(name, m, n, k, types, operands, layout)
@@ -54,6 +58,7 @@ def _float_ir(name, m, n, k, types, layout):
     acc_i = fma(splat(a[i, kk]), b[kk, :], acc_i), so each element is its own FMA chain
     over k in order, and the m chains of a step are independent (no gathers)."""
     ta, tb, tc, tr = types
+    sa, sb = _storage(ta), _storage(tb)
     work = "double" if "double" in types else "float"
     if tr == "half" and work == "double":
         # One correct rounding double -> half is a library call in LLVM's lowering
@@ -61,10 +66,10 @@ def _float_ir(name, m, n, k, types, layout):
         raise Unsupported("a cooperative-matrix mul-add of double operands with a half result")
     vec = f"<{n} x {work}>"
     fma = f"llvm.fma.v{n}{_suffix(work)}"
-    lines = [*_k_loop_head(name, m, vec, _widen_a(ta, work, m, k, layout), tb, n, k, layout),
+    lines = [*_k_loop_head(name, m, vec, _widen_a(ta, work, m, k, layout), sb, n, k, layout),
              *_widen_vector(tb, work, n, "%bv.raw", "%bv")]
     for i in range(m):
-        lines += [*(_a_element(ta, i, k, layout) if ta == work else _widened_a_element(work, i, m, k, layout)),
+        lines += [*(_a_element(sa, i, k, layout) if ta == work else _widened_a_element(work, i, m, k, layout)),
                   f"  %a{i}.w = load {work}, ptr %ap{i}",
                   f"  %a{i}.ins = insertelement <{n} x {work}> poison, {work} %a{i}.w, i64 0",
                   f"  %a{i}.s = shufflevector {vec} %a{i}.ins, {vec} poison, <{n} x i32> zeroinitializer",
@@ -108,6 +113,51 @@ def _k_loop_tail(k):
 
 
 _BYTES = {t: bits // 8 for t, bits in {**FLOAT_TYPES, **INT_TYPES}.items()}
+
+
+def _storage(t):
+    """The LLVM type a component is stored as (fp8: its i8 bits)."""
+    return "i8" if t in FLOAT8_TYPES else t
+
+
+def _decode_vector(fmt, n, value, out):
+    """<n x i8> fp8 patterns -> <n x float> exact values (interp/float8.py decode): the
+    significand with its implicit bit times a power of two, the E5M2 infinities, the NaNs
+    (quiet, sign kept), the sign."""
+    m, bias, top = fmt.mantissa_bits, fmt.bias, (1 << fmt.exponent_bits) - 1
+    vi, vf = f"<{n} x i32>", f"<{n} x float>"
+
+    def splat(v, t="i32"):
+        return f"<{', '.join([f'{t} {v}'] * n)}>"
+    p = out + "."
+    lines = [f"  {p}u = zext <{n} x i8> {value} to {vi}",
+             f"  {p}e = lshr {vi} {p}u, {splat(m)}", f"  {p}ef = and {vi} {p}e, {splat(top)}",
+             f"  {p}f = and {vi} {p}u, {splat((1 << m) - 1)}",
+             f"  {p}nrm = icmp ne {vi} {p}ef, zeroinitializer",
+             f"  {p}lead = select <{n} x i1> {p}nrm, {vi} {splat(1 << m)}, {vi} zeroinitializer",
+             f"  {p}sig = or {vi} {p}f, {p}lead",
+             f"  {p}ee = select <{n} x i1> {p}nrm, {vi} {p}ef, {vi} {splat(1)}",
+             f"  {p}pe = add {vi} {p}ee, {splat(127 - bias - m)}",
+             f"  {p}pes = shl {vi} {p}pe, {splat(23)}",
+             f"  {p}scale = bitcast {vi} {p}pes to {vf}",
+             f"  {p}sigf = uitofp {vi} {p}sig to {vf}",
+             f"  {p}mag = fmul {vf} {p}sigf, {p}scale",
+             f"  {p}top = icmp eq {vi} {p}ef, {splat(top)}"]
+    if fmt.has_infinity:
+        lines += [f"  {p}fz = icmp eq {vi} {p}f, zeroinitializer",
+                  f"  {p}inf = and <{n} x i1> {p}top, {p}fz",
+                  f"  {p}fnz = xor <{n} x i1> {p}fz, {splat('true', 'i1')}",
+                  f"  {p}nan = and <{n} x i1> {p}top, {p}fnz",
+                  f"  {p}m1 = select <{n} x i1> {p}inf, {vf} {splat('0x7FF0000000000000', 'float')}, {vf} {p}mag"]
+    else:
+        lines += [f"  {p}fa = icmp eq {vi} {p}f, {splat((1 << m) - 1)}",
+                  f"  {p}nan = and <{n} x i1> {p}top, {p}fa",
+                  f"  {p}m1 = fadd {vf} {p}mag, zeroinitializer"]
+    lines += [f"  {p}m2 = select <{n} x i1> {p}nan, {vf} {splat('0x7FF8000000000000', 'float')}, {vf} {p}m1",
+              f"  {p}neg = icmp uge {vi} {p}u, {splat(128)}",
+              f"  {p}negm = fneg {vf} {p}m2",
+              f"  {out} = select <{n} x i1> {p}neg, {vf} {p}negm, {vf} {p}m2"]
+    return lines
 
 
 def _header(name, strided):
@@ -160,12 +210,12 @@ def _widen_a(ta, work, m, k, layout):
         return []
     lines = [f"  %aw = alloca [{m * k} x {work}], align 64"]
     count, length = (k, m) if layout.a_columns else (m, k)
-    stride = "%sa" if layout.strided else str(k * _BYTES[ta])
+    stride = "%sa" if layout.strided else str(k * _BYTES[_storage(ta)])
     for v in range(count):
         lines += [f"  %aw{v}.o = mul i64 {stride}, {v}",
                   f"  %aw{v}.p = getelementptr i8, ptr %a, i64 %aw{v}.o",
-                  f"  %aw{v}.raw = load <{length} x {ta}>, ptr %aw{v}.p, align 1",
-                  f"  %aw{v}.w = fpext <{length} x {ta}> %aw{v}.raw to <{length} x {work}>",
+                  f"  %aw{v}.raw = load <{length} x {_storage(ta)}>, ptr %aw{v}.p, align 1",
+                  *_widen_vector(ta, work, length, f"%aw{v}.raw", f"%aw{v}.w"),
                   f"  %aw{v}.d = getelementptr {work}, ptr %aw, i64 {v * length}",
                   f"  store <{length} x {work}> %aw{v}.w, ptr %aw{v}.d, align 4"]
     return lines
@@ -213,6 +263,10 @@ def _a_element(ta, i, k, layout):
 
 
 def _widen_vector(src, work, n, value, out):
+    if src in FLOAT8_TYPES:
+        if work != "float":
+            raise Unsupported("an fp8 cooperative-matrix mul-add into a double accumulator")
+        return _decode_vector(FLOAT8_TYPES[src], n, value, out)
     if src == work:
         return [f"  {out} = bitcast <{n} x {work}> {value} to <{n} x {work}>"]
     return [f"  {out} = fpext <{n} x {src}> {value} to <{n} x {work}>"]

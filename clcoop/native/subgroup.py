@@ -759,7 +759,8 @@ class _SubgroupGen(RegionMixin, MaskingMixin, _FunctionGen):
         if slot is None or self.tiles[ops[2].name][2]:
             slot = self._spill(c, ops[2])
         args.append(f"ptr {slot}")
-        mad = self.mg.coop.mul_add_routine(a.rows, b.cols, a.cols, (a.elem, b.elem, c.elem, r.elem), operands,
+        mad = self.mg.coop.mul_add_routine(a.rows, b.cols, a.cols,
+                                           tuple(coop_calls.routine_type(mt) for mt in (a, b, c, r)), operands,
                                            strided=True, columns=tuple(columns))
         out = self._entry_alloca(f"[{r.rows * r.cols} x {r.elem}]")
         self.lines += [f"  call void @{mad}({', '.join(args)}, ptr {out})",

@@ -296,16 +296,74 @@ def test_buffers_are_float8_arrays_or_uint8_bits():
         scalars.e4m3_from_float((2,), (1,), x, np.zeros(2, E5M2), sat)
 
 
-def test_native_engine_refuses_fp8_matrices_and_auto_falls_back():
+NATIVE_KERNEL = """
+#pragma OPENCL EXTENSION cl_khr_cooperative_matrix : enable
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+typedef A_T mat_a __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 8, 32, CLK_COOPERATIVE_MATRIX_A)));
+typedef B_T mat_b __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 32, 16, CLK_COOPERATIVE_MATRIX_B)));
+typedef C_T mat_c __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 8, 16, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
+/* C = A * B + C over K in steps of 32; B row- or column-major. */
+kernel void gemm(global A_T *a, global B_T *b, global C_T *c, int K, int b_columns) {
+  size_t col = get_group_id(0) * 16, row = get_group_id(1) * 8, N = get_num_groups(0) * 16;
+  mat_c acc = coop_mat_load(c + row * N + col, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, N);
+  for (int k = 0; k < K; k += 32) {
+    mat_a ma = coop_mat_load(a + row * K + k, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)K);
+    mat_b mb = b_columns ? coop_mat_load(b + col * K + k, CLK_COOPERATIVE_MATRIX_LAYOUT_COLUMN_MAJOR, (size_t)K)
+                         : coop_mat_load(b + (size_t)k * N + col, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, N);
+    acc = coop_mat_mulAdd(ma, mb, acc);
+  }
+  coop_mat_store(c + row * N + col, acc, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, N);
+}
+"""
+
+
+def fma_chain(a, b, c):
+    """The interpreter's documented order for one mul-add (coopmat._float_mul_add, BLAS on
+    x86-64): each element one float32 multiply-add chain over k from +0, then + C, rounded
+    to C's type (a tile's rows and columns are independent: whole matrices at once).
+    fp8 products are exact; the float64 sums are exact for these magnitudes."""
+    A, B = a.astype(np.float64), b.astype(np.float64)
+    acc = np.zeros(c.shape, np.float32)
+    for k in range(A.shape[1]):
+        acc = (acc.astype(np.float64) + np.outer(A[:, k], B[k, :])).astype(np.float32)
+    return (acc + c.astype(np.float32)).astype(c.dtype)
+
+
+@pytest.mark.parametrize("engine", ["interp", "native"])
+@pytest.mark.parametrize("a_name,b_name", [("__fp8_e4m3", "__fp8_e5m2"), ("__fp8_e5m2", "__fp8_e5m2")])
+@pytest.mark.parametrize("c_name", ["half", "float"])
+@pytest.mark.parametrize("b_columns", [0, 1])
+def test_fp8_gemm_in_both_engines_against_the_fma_chain(engine, a_name, b_name, c_name, b_columns):
+    """The native engine compiles fp8 loads, stores and mul-adds (no fallback: engine="native"
+    would refuse); the per-row K loop goes through the sub-group fast path."""
+    a_dtype, b_dtype = FORMATS[a_name][0], FORMATS[b_name][0]
+    c_dtype = np.dtype(np.float16 if c_name == "half" else np.float32)
+    M, N, K = 16, 32, 64
+    a = (RNG.standard_normal((M, K)) * 3).astype(a_dtype)
+    b = (RNG.standard_normal((K, N)) * 3).astype(b_dtype)
+    a[0, :3] = np.array([np.nan, 2.0 ** -9, -0.0]).astype(a_dtype)      # NaN, a subnormal, -0
+    c = (RNG.standard_normal((M, N)) * 10).astype(c_dtype)
+    expected = c.copy()
+    for k in range(0, K, 32):          # one mul-add per step: its sum rounded to C's type
+        expected = fma_chain(a[:, k:k + 32], b[k:k + 32], expected)
+    src = NATIVE_KERNEL.replace("A_T", a_name).replace("B_T", b_name).replace("C_T", c_name)
+    out = c.copy()
+    b_memory = np.ascontiguousarray(b.T) if b_columns else b
+    clcoop.Program(src).build(engine=engine).gemm((N // 16 * 16, M // 8), (16, 1), a, b_memory, out,
+                                                  np.int32(K), np.int32(b_columns))
+    np.testing.assert_array_equal(out, expected)
+
+
+def test_native_engine_refuses_fp8_matrix_conversions_and_auto_falls_back():
     src = MATRIX_KERNEL.replace("A_T", "__fp8_e4m3").replace("B_T", "__fp8_e4m3").replace("C_T", "float")
     a, b = np.ones((8, 32), E4M3), np.ones((32, 16), E4M3)
     c, out, back, q = np.ones((8, 16), np.float32), *(np.zeros((8, 16), t) for t in (np.float32, np.float32, E4M3))
-    with pytest.raises(ArgumentError, match=r"fp8 \(SPV_EXT_float8\) matrices"):
+    with pytest.raises(ArgumentError, match=r"fp8 \(SPV_EXT_float8\) cooperative-matrix operation FConvert"):
         clcoop.Program(src).build(engine="native").mm((16,), (16,), a, b, c, out, q, back)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         clcoop.Program(src).build(engine="auto").mm((16,), (16,), a, b, c, out, q, back)
-    assert any("fp8 (SPV_EXT_float8) matrices" in str(w.message) for w in caught)
+    assert any("cooperative-matrix operation FConvert" in str(w.message) for w in caught)
     assert (out == 33).all()
 
 
