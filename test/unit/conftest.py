@@ -4,9 +4,9 @@ external tool is missing (clang-22, llc-22, SPIRV-Tools) fails instead: CI insta
 
 Tests marked `slow` (the marker is registered in pyproject.toml: fuzzing, differential and
 corpus runs, long native runs) are deselected unless `--run-slow` is given (`scripts/test.sh
---all`) or CI is set. A test file or test named on the command line runs whole, and a
-selection of slow tests only runs them: the marker never makes a selection empty (pytest's
-exit status 5)."""
+--all`) or CI is set, or `-m` selects by markers. A test file or test named on the command
+line runs whole, and a selection of slow tests only runs them: the marker never makes a
+selection empty (pytest's exit status 5)."""
 import os
 import re
 from pathlib import Path
@@ -50,8 +50,8 @@ def _named_files(config):
 
 
 def pytest_collection_modifyitems(config, items):
-    if config.getoption("--run-slow") or in_ci():
-        return
+    if config.getoption("--run-slow") or in_ci() or config.option.markexpr:
+        return      # -m selects by the marker itself (`-m slow`, `-m "not slow"`)
     named = _named_files(config)
     slow = [item for item in items
             if item.get_closest_marker("slow") and Path(item.path).resolve() not in named]
