@@ -323,10 +323,14 @@ class _ModuleGen:
         for b in f.blocks:
             for ins in b.instructions:
                 if ins.opcode == "call":
-                    callee = list(ins.operands)[-1]
+                    *args, callee = ins.operands
                     g = self.functions.get(callee.name)
                     if g is not None and not g.is_declaration and callee.value_kind.name == "function":
                         out.append(callee.name)
+                    elif g is not None and coop_calls.callee_of(callee.name) is not None:
+                        # A function operand (coop_mat_per_element's fn): the operation calls it.
+                        out += [a.name for a in args if a.value_kind.name == "function"
+                                and a.name in self.functions and not self.functions[a.name].is_declaration]
         return out
 
     # ------------------------------------------------------------ functions

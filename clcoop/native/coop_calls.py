@@ -13,7 +13,8 @@ multiplies) through the layout tables with every element bounds-checked.
 import re
 
 from clcoop import coop_names, coopmat_spec, float8
-from clcoop.coop_names import BINARY, LENGTH, LOAD, MUL_ADD, NEGATE, SCALAR_MUL, SPLAT, STORE
+from clcoop.coop_names import BINARY, GET_COORDINATE, LENGTH, LOAD, MUL_ADD, NEGATE, PER_ELEMENT, SCALAR_MUL, \
+    SPLAT, STORE
 from clcoop.errors import IRError
 from clcoop.interp.coop_calls import memory_dtype, pointee_size
 from clcoop.interp.layout import LayoutError, get_layout
@@ -21,14 +22,14 @@ from clcoop.interp.loader import parse_type_text
 from clcoop.interp.scalars import scalar_dtype
 from clcoop.native import coop_ir
 from clcoop.native.context import CTX, CTX_SLOTS, FAULT_COOP, FAULT_READ, FAULT_WRITE
-from clcoop.native.irtext import quote, ref, typed
+from clcoop.native.irtext import gquote, quote, ref, typed
 from clcoop.native.support import Unsupported
 
 RENDEZVOUS = (LOAD, STORE, MUL_ADD)
 # What fp8 matrices do natively: their bytes move as i8 components, the mul-add decodes them.
 FLOAT8_OPERATIONS = (LOAD, STORE, MUL_ADD, SPLAT, LENGTH)
 # Sub-codes of FAULT_COOP (in the fault's address word; runtime.py words them).
-NON_UNIFORM, PARTIAL_SUBGROUP, NEGATIVE_LOAD_STRIDE, STORE_STRIDE = 1, 2, 3, 4
+NON_UNIFORM, PARTIAL_SUBGROUP, NEGATIVE_LOAD_STRIDE, STORE_STRIDE, COORD_INDEX = 1, 2, 3, 4, 5
 ELEMENT_BYTES = {"i8": 1, "i16": 2, "i32": 4, "i64": 8, "half": 2, "float": 4, "double": 8}
 
 
@@ -89,6 +90,7 @@ class CoopModule:
         self.functions = []
         self.sites = {}             # kernel name -> [(site, function name)]
         self.routines = {}          # (m, n, k, types, operands) -> mul-add routine name
+        self.uses_coop_fault = False  # COOP_FAULT_IF_IR is needed (coop_mat_get_coord)
 
     def table(self, mt):
         if mt.table not in self.tables:
@@ -108,9 +110,11 @@ class CoopModule:
         return self.routines[key]
 
     def text(self):
-        if not self.functions:
+        if not self.functions and not self.tables:
             return ""
         parts = list(self.tables.values()) + [SPAN_OK_IR] + self.functions
+        if self.uses_coop_fault:
+            parts.append(COOP_FAULT_IF_IR)
         return "\n".join(parts).replace("@__S__", str(self.S))
 
 
@@ -143,6 +147,10 @@ def emit_call(fg, ins, ops, name):
         return _elementwise(fg, ins, ops, base, lhs, S)
     if base == SCALAR_MUL:
         return _scalar_mul(fg, ins, ops, lhs, S)
+    if base == PER_ELEMENT:
+        return _per_element(fg, ins, ops, lhs, S)
+    if base == GET_COORDINATE:
+        return _get_coordinate(fg, ins, ops, lhs, S)
     if base not in RENDEZVOUS:
         raise Unsupported(f"the cooperative-matrix operation {coop_names.operation_name(base)} "
                           f"is not compiled natively yet")
@@ -196,6 +204,145 @@ def _scalar_mul(fg, ins, ops, lhs, S):
                  f"<{mt.length} x i32> zeroinitializer",
                  f"  {lhs}{op} {mt.vector} {ref(ops[0])}, {tmp2}"]
     return None
+
+
+# NV2 per-element functions and EXT coordinates are per work-item code (docs/native.md,
+# "Cooperative matrices"): each work-item handles the elements its components hold, as the
+# interpreter's lanes act for the work-item holding each element
+# (clcoop/interp/coop_function_calls.py); padding components are never visited.
+
+def _component_index(fg, mt, component):
+    """IR computing the logical flat index (or -1, padding) of this work-item's component
+    `component` (an i64 value text) in mt's layout table; returns its name (i32)."""
+    coop = fg.mg.coop
+    llid, lane, slot, ptr, index = (fg.fresh(n) for n in ("llid", "lane", "slot", "slotp", "index"))
+    fg.lines += [f"  {llid}.p = getelementptr i64, ptr %__ctx, i64 {CTX['llid']}",
+                 f"  {llid} = load i64, ptr {llid}.p",
+                 f"  {lane} = urem i64 {llid}, {fg.mg.subgroup_size}",
+                 f"  {slot}.r = mul i64 {lane}, {mt.length}",
+                 f"  {slot} = add i64 {slot}.r, {component}",
+                 f"  {ptr} = getelementptr [{mt.layout.index.size} x i32], ptr {coop.table(mt)}, i64 0, i64 {slot}",
+                 f"  {index} = load i32, ptr {ptr}"]
+    return index
+
+
+def _get_coordinate(fg, ins, ops, lhs, S):
+    """uint2 (row, col) of this work-item's component i (coopmat2.get_coordinate):
+    padding gives (rows, cols); an index outside [0, length) is a fault, worded as the
+    interpreter's (runtime._coop_fault_message), and reads component 0 meanwhile."""
+    mt = matrix_type(str(ops[0].type), S)
+    if str(ins.type) != "<2 x i32>" or str(ops[1].type) != "i32":
+        raise Unsupported(f"a coop_mat_get_coord of type {ins.type} with a {ops[1].type} index")
+    site = fg.site(ins, "cooperative-matrix operation", 0)
+    fg.mg.out.sites[site].operation = coop_names.operation_name(GET_COORDINATE)
+    fg.mg.out.sites[site].matrix_length = mt.length
+    fg.mg.out.sites[site].subgroup_size = S
+    fg.mg.coop.uses_coop_fault = True
+    i, bad, wide, safe = (fg.fresh(n) for n in ("ci", "cbad", "cwide", "csafe"))
+    fg.lines += [f"  {i} = zext i32 {ref(ops[1])} to i64",
+                 f"  {bad} = icmp uge i64 {i}, {mt.length}",
+                 f"  {wide} = sext i32 {ref(ops[1])} to i64",
+                 f"  call void @__clcoop_coop_fault_if(ptr %__ctx, i1 {bad}, i32 {site}, i64 {COORD_INDEX}, i64 {wide})",
+                 f"  {safe} = select i1 {bad}, i64 0, i64 {i}"]
+    index = _component_index(fg, mt, safe)
+    pad, row, col, r, c, v = (fg.fresh(n) for n in ("cpad", "crow", "ccol", "cr", "cc", "cv"))
+    fg.lines += [f"  {pad} = icmp slt i32 {index}, 0",
+                 f"  {row} = udiv i32 {index}, {mt.cols}",
+                 f"  {col} = urem i32 {index}, {mt.cols}",
+                 f"  {r} = select i1 {pad}, i32 {mt.rows}, i32 {row}",
+                 f"  {c} = select i1 {pad}, i32 {mt.cols}, i32 {col}",
+                 f"  {v} = insertelement <2 x i32> poison, i32 {r}, i64 0",
+                 f"  {lhs}insertelement <2 x i32> {v}, i32 {c}, i64 1"]
+    return None
+
+
+# A FAULT_COOP with its sub-code and word (runtime._coop_fault_message) when `bad`.
+COOP_FAULT_IF_IR = f"""define internal void @__clcoop_coop_fault_if(ptr %c, i1 %bad, i32 %site, i64 %code, i64 %word) alwaysinline {{
+entry:
+  br i1 %bad, label %rec, label %out
+rec:
+  call void @__clcoop_fault(ptr %c, i32 %site, i32 {FAULT_COOP}, i64 %code, i64 %word)
+  br label %out
+out:
+  ret void
+}}"""
+
+
+def _per_element(fg, ins, ops, lhs, S):
+    """m' = fn(row, col, m[e], extras...) for each element e this work-item holds, in
+    component order (a helper function per site loops over the components; the user's
+    function is compiled like any called function, with this work-item's context)."""
+    mt = matrix_type(str(ins.type), S)
+    m, fn, extras = ops[0], ops[1], ops[2:-1]
+    if matrix_type(str(m.type), S).vector != mt.vector:
+        raise Unsupported("a coop_mat_per_element whose operand and result types differ")
+    target = fg.mg.functions.get(fn.name) if fn.value_kind.name == "function" else None
+    if target is None or target.is_declaration or fn.name in fg.mg.module.kernels:
+        raise Unsupported(f"a coop_mat_per_element whose function operand is not a function "
+                          f"defined in the module ({typed(fn)})")
+    matrix_extras = [coopmat_spec.mentions_matrix_type(str(e.type)) for e in extras]
+    for e, is_matrix in zip(extras, matrix_extras):
+        if is_matrix and matrix_type(str(e.type), S).vector != mt.vector:
+            raise Unsupported("a coop_mat_per_element with a matrix operand of another type")
+    params = ["i32", "i32", mt.elem] + [mt.elem if is_m else str(e.type) for e, is_m in zip(extras, matrix_extras)]
+    want = f"{mt.elem} ({', '.join(params)})"
+    if str(target.global_value_type) != want:
+        # Untrusted IR: the call below must match the function it calls.
+        raise Unsupported(f"a coop_mat_per_element function @{fn.name} of type "
+                          f"{target.global_value_type} (the operation calls it as {want})")
+    coop = fg.mg.coop
+    name = f"__clcoop_pe.{len(coop.functions)}"
+    extra_params = [f"{mt.vector if is_m else str(e.type)} %e{k}" for k, (e, is_m) in enumerate(zip(extras, matrix_extras))]
+    coop.functions.append(_per_element_ir(name, mt, fn.name, extra_params, matrix_extras, coop.table(mt), S))
+    args = ", ".join(["ptr %__ctx", f"{mt.vector} {ref(m)}"] + [typed(e) for e in extras])
+    fg.lines.append(f"  {lhs}call {mt.vector} @{name}({args})")
+    return None
+
+
+def _per_element_ir(name, mt, fn, extra_params, matrix_extras, table, S):
+    V, T = mt.length, mt.elem
+    call_extras = []
+    lines = []
+    for k, (param, is_m) in enumerate(zip(extra_params, matrix_extras)):
+        if is_m:
+            lines.append(f"  %x{k} = extractelement {mt.vector} %e{k}, i64 %v")
+            call_extras.append(f"{T} %x{k}")
+        else:
+            call_extras.append(param)
+    args = ", ".join(["ptr %c", "i32 %row", "i32 %col", f"{T} %x"] + call_extras)
+    params = ", ".join(["ptr %c", f"{mt.vector} %m"] + extra_params)
+    return "\n".join([
+        f"define internal {mt.vector} @{name}({params}) {{",
+        "entry:",
+        f"  %llidp = getelementptr i64, ptr %c, i64 {CTX['llid']}",
+        "  %llid = load i64, ptr %llidp",
+        f"  %lane = urem i64 %llid, {S}",
+        f"  %base = mul i64 %lane, {V}",
+        "  br label %loop",
+        "loop:",
+        "  %v = phi i64 [0, %entry], [%v.next, %next]",
+        f"  %acc = phi {mt.vector} [zeroinitializer, %entry], [%acc.next, %next]",
+        "  %slot = add i64 %base, %v",
+        f"  %ip = getelementptr [{mt.layout.index.size} x i32], ptr {table}, i64 0, i64 %slot",
+        "  %index = load i32, ptr %ip",
+        "  %pad = icmp slt i32 %index, 0",
+        "  br i1 %pad, label %next, label %call",
+        "call:",
+        f"  %row = udiv i32 %index, {mt.cols}",
+        f"  %col = urem i32 %index, {mt.cols}",
+        f"  %x = extractelement {mt.vector} %m, i64 %v",
+        *lines,
+        f"  %y = call {T} {gquote(fn)}({args})",
+        f"  %acc.set = insertelement {mt.vector} %acc, {T} %y, i64 %v",
+        "  br label %next",
+        "next:",
+        f"  %acc.next = phi {mt.vector} [%acc, %loop], [%acc.set, %call]",
+        "  %v.next = add i64 %v, 1",
+        f"  %more = icmp ult i64 %v.next, {V}",
+        "  br i1 %more, label %loop, label %done",
+        "done:",
+        f"  ret {mt.vector} %acc.next",
+        "}"])
 
 
 def _matrix_of_callee(callee, S):

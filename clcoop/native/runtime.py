@@ -482,8 +482,7 @@ class NativeProgram:
                 message = f"misaligned {site.what} of {site.size} bytes at address {addr:#x}"
         elif kind == context.FAULT_READONLY:
             buffer = region[0] if region else None
-            # (a matrix store's site is its operation's: the interpreter says "write")
-            message = f"{'atomic' if site.what == 'atomic' else 'write'} to read-only memory"
+            message = f"{site.what} to read-only memory"
         elif kind == context.FAULT_FREED:
             message = (f"{site.what} through an invalid pointer {addr:#x} (no buffer there, or "
                        f"it was freed)")
@@ -506,7 +505,7 @@ class NativeProgram:
                 message = ("barrier: work-items of one work-group wait at different barriers "
                            "(divergent control flow)")
         elif kind == context.FAULT_COOP:
-            message = _coop_fault_message(addr, size)
+            message = _coop_fault_message(addr, size, site, llid)
         elif kind == context.FAULT_DIVZERO:
             message = "integer division by zero"
         elif kind == context.FAULT_LIMIT:
@@ -679,11 +678,16 @@ def _offset_words(region, addr, dtype):
     return describe_offset(_Region(name, lo, hi - lo), addr, dtype)
 
 
-def _coop_fault_message(code, stride=0):
+def _coop_fault_message(code, stride=0, site=None, llid=0):
     """Words FAULT_COOP's sub-codes (coop_calls.NON_UNIFORM, ...) as the interpreter's
-    clcoop/interp/coop_calls.py and coopmat.py do (a stride fault's word is the stride)."""
+    clcoop/interp/coop_calls.py, coopmat.py and coopmat2.py do (a stride fault's word is the
+    stride, a coordinate's the index)."""
     from clcoop.native import coop_calls
     return {coop_calls.NON_UNIFORM: "cooperative matrix operation: an operand (pointer, layout or "
+    if code == coop_calls.COORD_INDEX:
+        S = site.subgroup_size
+        return (f"coop_mat_get_coord index {stride} is outside the matrix's {site.matrix_length} "
+                f"components (work-item {llid % S} of subgroup {llid // S})")
                                     "stride) must be uniform across the sub-group but differs "
                                     "between work-items",
             coop_calls.PARTIAL_SUBGROUP: "cooperative matrix operation in a sub-group with fewer "
