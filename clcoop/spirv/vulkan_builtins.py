@@ -149,6 +149,7 @@ class Builtins:
                               "functions defined in the program and OpenCL C built-ins it maps)")
         param_types = _split_params(params_text)
         new = (self.work_item(base, ret, param_types) or self.helper(name, base, ret, param_types)
+               or self.integer_builtin(name, base, ret, params)
                or self.work_group(name, base, ret, params, param_types)
                or self.synchronization(base, params)
                or self.subgroup(base, params) or self.atomic(name, base, params) or self.math(base, params, ret))
@@ -314,6 +315,20 @@ class Builtins:
                  f"  %adj = add {bits} %sb, %step", f"  %rb = select {flag} %fix, {bits} %adj, {bits} %sb",
                  f"  %odd = bitcast {bits} %rb to {wide}", f"  %r = fptrunc {wide} %odd to {ret}", f"  ret {ret} %r"]
         self._define(helper, ret, [f"{ret} %x", f"{ret} %y", f"{ret} %z"], lines)
+        return helper
+
+    # ---- integer built-ins (OpenCL C 6.15.3) in IR: llc-22's Vulkan target cannot select
+    # llvm.ctlz/cttz and SPIR-V has no 128-bit integers, so the sequences are spelled out.
+    def integer_builtin(self, name, base, ret, params):
+        if base not in INTEGER_BUILTINS or not params or params[0][0] != "int" or not re.fullmatch(r"i\d+", ret):
+            return None
+        bits, signed = params[0][1], params[0][2]
+        helper = f"{PLACEHOLDER}{base}.__{name}"
+        t = f"i{bits}"
+        count = {"popcount": 1, "clz": 1, "ctz": 1, "mad_hi": 3, "mad_sat": 3}.get(base, 2)
+        arguments = [f"{t} %a", f"{t} %b", f"{t} %c"][:count]
+        body = IntegerSequences(self, t, bits, signed).body(base)
+        self._define(helper, ret, arguments, body + [f"  ret {ret} %r"])
         return helper
 
     # ---- work-group collectives (OpenCL C 6.15.16): a sub-group operation, one value per
@@ -533,6 +548,214 @@ def ext_problem(name):
 def _scalar_bits(type_text):
     scalar = re.sub(r"<\d+ x (\w+)>", r"\1", type_text)
     return {"half": 16, "float": 32, "double": 64, "bfloat": 16}[scalar]
+
+
+INTEGER_BUILTINS = ("popcount", "clz", "ctz", "rotate", "hadd", "rhadd", "abs_diff", "add_sat", "sub_sat",
+                    "mul_hi", "mad_hi", "mad_sat")
+
+
+class IntegerSequences:
+    """The IR of one integer built-in on iN (%a, %b, %c in; %r out)."""
+
+    def __init__(self, builtins, t, bits, signed):
+        self.builtins, self.t, self.bits, self.signed = builtins, t, bits, signed
+        self.counter = 0
+        self.lines = []
+
+    def fresh(self):
+        self.counter += 1
+        return f"%v{self.counter}"
+
+    def emit(self, text):
+        name = self.fresh()
+        self.lines.append(f"  {name} = {text}")
+        return name
+
+    def glsl(self, number, value):
+        callee = f"{PLACEHOLDER}glsl.{number}.__int_builtins"
+        self.builtins.definitions.append(f"declare spir_func i32 @{callee}(i32)")
+        return self.emit(f"call spir_func i32 @{callee}(i32 {value})")
+
+    def limits(self):
+        if self.signed:
+            return str(-(1 << (self.bits - 1))), str((1 << (self.bits - 1)) - 1)
+        return "0", "-1"
+
+    def body(self, base):
+        result = getattr(self, base)()
+        self.lines.append(f"  %r = add {self.t} {result}, 0")
+        return self.lines
+
+    # 32-bit pieces
+    def clz32(self, v):
+        msb = self.glsl(75, v)                                         # FindUMsb: -1 for 0
+        return self.emit(f"sub i32 31, {msb}")                         # 32 for 0
+
+    def ctz32(self, v):
+        lsb = self.glsl(73, v)                                         # FindILsb: -1 for 0
+        zero = self.emit(f"icmp eq i32 {v}, 0")
+        return self.emit(f"select i1 {zero}, i32 32, i32 {lsb}")
+
+    def halves(self, v):
+        lo = self.emit(f"trunc i64 {v} to i32")
+        shifted = self.emit(f"lshr i64 {v}, 32")
+        return lo, self.emit(f"trunc i64 {shifted} to i32")
+
+    def from32(self, v):
+        if self.bits == 32:
+            return v
+        op = "zext" if self.bits > 32 else "trunc"
+        return self.emit(f"{op} i32 {v} to {self.t}")
+
+    def popcount(self):
+        declare = "declare i32 @llvm.ctpop.i32(i32)"
+        self.builtins.definitions.append(declare)
+        if self.bits == 64:
+            lo, hi = self.halves("%a")
+            a = self.emit(f"call i32 @llvm.ctpop.i32(i32 {lo})")
+            b = self.emit(f"call i32 @llvm.ctpop.i32(i32 {hi})")
+            return self.from32(self.emit(f"add i32 {a}, {b}"))
+        wide = "%a" if self.bits == 32 else self.emit(f"zext {self.t} %a to i32")
+        return self.from32(self.emit(f"call i32 @llvm.ctpop.i32(i32 {wide})"))
+
+    def clz(self):
+        if self.bits == 64:
+            lo, hi = self.halves("%a")
+            empty = self.emit(f"icmp eq i32 {hi}, 0")
+            low = self.emit(f"add i32 {self.clz32(lo)}, 32")
+            return self.from32(self.emit(f"select i1 {empty}, i32 {low}, i32 {self.clz32(hi)}"))
+        wide = "%a" if self.bits == 32 else self.emit(f"zext {self.t} %a to i32")
+        return self.from32(self.emit(f"sub i32 {self.clz32(wide)}, {32 - self.bits}"))
+
+    def ctz(self):
+        if self.bits == 64:
+            lo, hi = self.halves("%a")
+            empty = self.emit(f"icmp eq i32 {lo}, 0")
+            high = self.emit(f"add i32 {self.ctz32(hi)}, 32")
+            return self.from32(self.emit(f"select i1 {empty}, i32 {high}, i32 {self.ctz32(lo)}"))
+        wide = "%a" if self.bits == 32 else self.emit(f"zext {self.t} %a to i32")
+        if self.bits < 32:
+            wide = self.emit(f"or i32 {wide}, {1 << self.bits}")      # ctz(0) = the width
+        return self.from32(self.ctz32(wide))
+
+    def rotate(self):
+        t, n = self.t, self.bits
+        s = self.emit(f"and {t} %b, {n - 1}")
+        left = self.emit(f"shl {t} %a, {s}")
+        back = self.emit(f"sub {t} {n}, {s}")
+        right = self.emit(f"lshr {t} %a, {back}")
+        both = self.emit(f"or {t} {left}, {right}")
+        none = self.emit(f"icmp eq {t} {s}, 0")
+        return self.emit(f"select i1 {none}, {t} %a, {t} {both}")
+
+    def _halving(self, carry_op):
+        t, shift = self.t, "ashr" if self.signed else "lshr"
+        a = self.emit(f"{shift} {t} %a, 1")
+        b = self.emit(f"{shift} {t} %b, 1")
+        low = self.emit(f"{carry_op} {t} %a, %b")
+        carry = self.emit(f"and {t} {low}, 1")
+        return self.emit(f"add {t} {self.emit(f'add {t} {a}, {b}')}, {carry}")
+
+    def hadd(self):
+        return self._halving("and")
+
+    def rhadd(self):
+        return self._halving("or")
+
+    def abs_diff(self):
+        t = self.t
+        greater = self.emit(f"icmp {'sgt' if self.signed else 'ugt'} {t} %a, %b")
+        up, down = self.emit(f"sub {t} %a, %b"), self.emit(f"sub {t} %b, %a")
+        return self.emit(f"select i1 {greater}, {t} {up}, {t} {down}")
+
+    def add_sat(self):
+        t, (low, high) = self.t, self.limits()
+        total = self.emit(f"add {t} %a, %b")
+        if not self.signed:
+            wrapped = self.emit(f"icmp ult {t} {total}, %a")
+            return self.emit(f"select i1 {wrapped}, {t} -1, {t} {total}")
+        return self._signed_overflow(total, "%a", "%b", same_signs=True)
+
+    def sub_sat(self):
+        t = self.t
+        total = self.emit(f"sub {t} %a, %b")
+        if not self.signed:
+            below = self.emit(f"icmp ult {t} %a, %b")
+            return self.emit(f"select i1 {below}, {t} 0, {t} {total}")
+        return self._signed_overflow(total, "%a", "%b", same_signs=False)
+
+    def _signed_overflow(self, total, a, b, same_signs):
+        """a + b (same_signs) or a - b overflowed when the operands' signs say it cannot have
+        the result's sign; then the bound on a's side."""
+        t, (low, high) = self.t, self.limits()
+        a_neg = self.emit(f"icmp slt {t} {a}, 0")
+        b_neg = self.emit(f"icmp slt {t} {b}, 0")
+        r_neg = self.emit(f"icmp slt {t} {total}, 0")
+        operands_agree = self.emit(f"icmp {'eq' if same_signs else 'ne'} i1 {a_neg}, {b_neg}")
+        flipped = self.emit(f"icmp ne i1 {a_neg}, {r_neg}")
+        overflow = self.emit(f"and i1 {operands_agree}, {flipped}")
+        bound = self.emit(f"select i1 {a_neg}, {t} {low}, {t} {high}")
+        return self.emit(f"select i1 {overflow}, {t} {bound}, {t} {total}")
+
+    def _mul_hi_64(self):
+        """The high 64 bits of a 64 x 64-bit product from 32-bit halves (unsigned), corrected
+        for signed operands: hi_s = hi_u - (a < 0 ? b : 0) - (b < 0 ? a : 0)."""
+        mask = "4294967295"
+        al, ah = self.emit("and i64 %a, " + mask), self.emit("lshr i64 %a, 32")
+        bl, bh = self.emit("and i64 %b, " + mask), self.emit("lshr i64 %b, 32")
+        ll, lh = self.emit(f"mul i64 {al}, {bl}"), self.emit(f"mul i64 {al}, {bh}")
+        hl, hh = self.emit(f"mul i64 {ah}, {bl}"), self.emit(f"mul i64 {ah}, {bh}")
+        mid = self.emit(f"add i64 {self.emit(f'lshr i64 {ll}, 32')}, {self.emit(f'and i64 {lh}, {mask}')}")
+        mid = self.emit(f"add i64 {mid}, {self.emit(f'and i64 {hl}, {mask}')}")
+        high = self.emit(f"add i64 {hh}, {self.emit(f'lshr i64 {lh}, 32')}")
+        high = self.emit(f"add i64 {high}, {self.emit(f'lshr i64 {hl}, 32')}")
+        high = self.emit(f"add i64 {high}, {self.emit(f'lshr i64 {mid}, 32')}")
+        if not self.signed:
+            return high
+        a_neg, b_neg = self.emit("icmp slt i64 %a, 0"), self.emit("icmp slt i64 %b, 0")
+        high = self.emit(f"sub i64 {high}, {self.emit(f'select i1 {a_neg}, i64 %b, i64 0')}")
+        return self.emit(f"sub i64 {high}, {self.emit(f'select i1 {b_neg}, i64 %a, i64 0')}")
+
+    def mul_hi(self):
+        if self.bits == 64:
+            return self._mul_hi_64()
+        t, ext, wide = self.t, "sext" if self.signed else "zext", f"i{2 * self.bits}"
+        product = self.emit(f"mul {wide} {self.emit(f'{ext} {t} %a to {wide}')}, {self.emit(f'{ext} {t} %b to {wide}')}")
+        high = self.emit(f"{'ashr' if self.signed else 'lshr'} {wide} {product}, {self.bits}")
+        return self.emit(f"trunc {wide} {high} to {t}")
+
+    def mad_hi(self):
+        return self.emit(f"add {self.t} {self.mul_hi()}, %c")
+
+    def mad_sat(self):
+        t, (low, high) = self.t, self.limits()
+        if self.bits < 64:
+            ext = "sext" if self.signed else "zext"
+            wide = [self.emit(f"{ext} {t} %{v} to i64") for v in "abc"]
+            total = self.emit(f"add i64 {self.emit(f'mul i64 {wide[0]}, {wide[1]}')}, {wide[2]}")
+            if self.signed:
+                low64, high64 = low, high
+                under = self.emit(f"icmp slt i64 {total}, {low64}")
+                over = self.emit(f"icmp sgt i64 {total}, {high64}")
+            else:
+                under = self.emit("icmp ult i64 0, 0")
+                over = self.emit(f"icmp ugt i64 {total}, {(1 << self.bits) - 1}")
+            clamped = self.emit(f"select i1 {over}, i64 {high if self.signed else (1 << self.bits) - 1}, i64 {total}")
+            clamped = self.emit(f"select i1 {under}, i64 {low}, i64 {clamped}")
+            return self.emit(f"trunc i64 {clamped} to {t}")
+        hi = self._mul_hi_64()
+        lo = self.emit("mul i64 %a, %b")
+        total = self.emit(f"add i64 {lo}, %c")
+        carry = self.emit(f"zext i1 {self.emit(f'icmp ult i64 {total}, {lo}')} to i64")
+        if not self.signed:
+            overflow = self.emit(f"or i1 {self.emit(f'icmp ne i64 {hi}, 0')}, {self.emit(f'icmp ne i64 {carry}, 0')}")
+            return self.emit(f"select i1 {overflow}, i64 -1, i64 {total}")
+        c_high = self.emit("ashr i64 %c, 63")
+        top = self.emit(f"add i64 {self.emit(f'add i64 {hi}, {c_high}')}, {carry}")
+        fits = self.emit(f"icmp eq i64 {top}, {self.emit(f'ashr i64 {total}, 63')}")
+        negative = self.emit(f"icmp slt i64 {top}, 0")
+        bound = self.emit(f"select i1 {negative}, i64 {low}, i64 {high}")
+        return self.emit(f"select i1 {fits}, i64 {total}, i64 {bound}")
 
 
 def _word(type_text):

@@ -40,7 +40,7 @@ TAKEN = [
     "test/unit/kernels/faults.cl", "test/unit/kernels/matrix_faults.cl", "test/unit/kernels/reduce_local.cl",
     "test/unit/kernels/subgroups.cl", "test/unit/kernels/vector_add.cl", "test/unit/kernels/gemm_naive.cl",
     "test/unit/kernels/atomics.cl", "test/unit/kernels/float4_math.cl", "test/unit/kernels/int_control.cl",
-    "test/unit/kernels/vulkan_helpers.cl", "test/unit/kernels/collectives.cl",
+    "test/unit/kernels/vulkan_helpers.cl", "test/unit/kernels/collectives.cl", "test/unit/kernels/vulkan_int_builtins.cl",
 ]
 # What it refuses, with the line it names and a word of the reason.
 REFUSED = {
@@ -535,3 +535,28 @@ loop:
     assert facts["%j"] == 0 and facts["%bad"] == 0
     assert facts["%row"] == 7 and facts["%prod"] == 11 and facts["%sum"] == 4
     assert facts["%odd"] == 0 and facts["%masked"] == 6
+
+
+@pytest.mark.parametrize("opt_level", [0, 2], ids=["O0", "O2"])
+def test_integer_built_ins_on_a_vulkan_device_match_the_interpreter(vulkan_device, opt_level):
+    """popcount, clz, ctz, rotate, hadd, rhadd, abs_diff, add_sat, sub_sat, mul_hi, mad_hi and
+    mad_sat on int, uint, long and ulong, extremes included (64-bit mul_hi from 32-bit halves)."""
+    rng = np.random.default_rng(11)
+    n = 64
+    def values(dtype):
+        info = np.iinfo(dtype)
+        data = rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
+        data[:6] = [0, 1, info.max, info.min, info.max - 1, -1 if info.min < 0 else 2]
+        return data
+    inputs = [values(d) for d in (np.int32, np.uint32, np.int64, np.uint64)]
+    results = []
+    for run in (dispatch, interpret):
+        outs = [np.zeros(12 * n, d) for d in (np.int32, np.uint32, np.int64, np.uint64)]
+        path = "test/unit/kernels/vulkan_int_builtins.cl"
+        if run is dispatch:
+            dispatch(path, "int_builtins", opt_level, (n,), (32,), *inputs, *outs)
+        else:
+            interpret(path, "int_builtins", (n,), (32,), *inputs, *outs)
+        results.append(outs)
+    for got, want in zip(*results):
+        np.testing.assert_array_equal(got, want)
