@@ -25,7 +25,9 @@ BUILD_DEFAULT_OPT_LEVEL = 2    # clBuildProgram
 # clang: -O alone is -O1; -Os/-Oz optimize for size (at -O2 here); -Ofast is -O3 plus fast math.
 OPT_FLAGS = {"-O0": 0, "-O1": 1, "-O2": 2, "-O3": 3, "-O": 1, "-Os": 2, "-Oz": 2, "-Ofast": 3}
 # Warning groups clcoop reports; -W<group>, -Wno-<group>, -Werror=<group> name these.
-WARNING_GROUPS = ("uninitialized", "coop-portability")
+WARNING_GROUPS = ("uninitialized", "coop-portability", "implicit-enum-enum-cast", "enum-conversion")
+# clang's parent groups: -W<parent> and its forms act on each member.
+WARNING_GROUP_MEMBERS = {"enum-conversion": ("implicit-enum-enum-cast",)}
 # The OpenCL build options (OpenCL 3.0 API 5.8.6) besides -cl-std and -cl-opt-disable: accepted
 # (clang accepts them too); they change nothing in clcoop's IR or the interpreter.
 OPENCL_MATH_FLAGS = ("-cl-single-precision-constant", "-cl-denorms-are-zero",
@@ -165,16 +167,17 @@ def _warning_option(o, arg):
         # clang only warns about an unknown -W option; clcoop cannot honour it either way.
         raise ArgumentError(f"unknown warning option '{arg}' (warning groups: "
                             f"{', '.join('-W' + g for g in WARNING_GROUPS)})")
-    if action == "error":
-        policy.errors.add(group)
-        policy.disabled.discard(group)
-    elif action == "no-error":
-        policy.not_errors.add(group)
-        policy.errors.discard(group)
-    elif action == "off":
-        policy.disabled.add(group)
-    else:
-        policy.disabled.discard(group)
+    for member in WARNING_GROUP_MEMBERS.get(group, (group,)):
+        if action == "error":
+            policy.errors.add(member)
+            policy.disabled.discard(member)
+        elif action == "no-error":
+            policy.not_errors.add(member)
+            policy.errors.discard(member)
+        elif action == "off":
+            policy.disabled.add(member)
+        else:
+            policy.disabled.discard(member)
 
 
 def _opt_level(o, arg):

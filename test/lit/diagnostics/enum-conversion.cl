@@ -6,6 +6,9 @@
 // user enums: clang spells `b_t v` as 'b_t' (aka 'enum b_t'), clcoop as 'enum b_t'.
 // RUN: %clcoop %s -o /dev/null 2>&1 | FileCheck %s
 // RUN: %not %clcoop -Werror %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=WERROR
+// clang's groups: -Wenum-conversion holds -Wimplicit-enum-enum-cast.
+// RUN: %clcoop -Wno-enum-conversion %s -o /dev/null 2>&1 | FileCheck %s --allow-empty --check-prefix=QUIET
+// RUN: %clcoop -Wno-implicit-enum-enum-cast %s -o /dev/null 2>&1 | FileCheck %s --allow-empty --check-prefix=QUIET
 
 #pragma OPENCL EXTENSION cl_khr_cooperative_matrix : enable
 typedef float mat_c __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 8, 16, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
@@ -22,16 +25,18 @@ kernel void k(global float *C) {
   atomic_work_item_fence(CLK_GLOBAL_MEM_FENCE, memory_scope_device, memory_order_relaxed);
 }
 
-// CHECK: enum-conversion.cl:17:24: warning: implicit conversion from enumeration type 'enum coop_matrix_use_t' to different enumeration type 'coop_matrix_layout_t' (aka 'enum coop_matrix_layout_t') [-Wimplicit-enum-enum-cast]
+// CHECK: enum-conversion.cl:20:24: warning: implicit conversion from enumeration type 'enum coop_matrix_use_t' to different enumeration type 'coop_matrix_layout_t' (aka 'enum coop_matrix_layout_t') [-Wimplicit-enum-enum-cast]
 // CHECK-NEXT: coop_mat_store(C, c, CLK_COOPERATIVE_MATRIX_B, (size_t)16);
-// CHECK-NOT: enum-conversion.cl:{{18|19|20}}:
-// CHECK: enum-conversion.cl:21:5: warning: implicit conversion from enumeration type 'enum b_t' to different enumeration type 'enum a_t' [-Wimplicit-enum-enum-cast]
-// CHECK: enum-conversion.cl:21:24: warning: implicit conversion from enumeration type 'enum b_t' to different enumeration type 'enum a_t' [-Wimplicit-enum-enum-cast]
-// CHECK: enum-conversion.cl:21:36: warning: implicit conversion from enumeration type 'enum b_t' to different enumeration type 'enum a_t' [-Wimplicit-enum-enum-cast]
-// CHECK: enum-conversion.cl:21:44: warning: implicit conversion from enumeration type 'enum b_t' to different enumeration type 'enum a_t' [-Wimplicit-enum-enum-cast]
-// CHECK-NOT: enum-conversion.cl:21:{{[0-9]+}}: warning
-// CHECK: enum-conversion.cl:22:48: warning: implicit conversion from enumeration type 'enum memory_scope' to different enumeration type 'enum memory_order' [-Wimplicit-enum-enum-cast]
-// CHECK: enum-conversion.cl:22:69: warning: implicit conversion from enumeration type 'enum memory_order' to different enumeration type 'enum memory_scope' [-Wimplicit-enum-enum-cast]
+// CHECK-NOT: enum-conversion.cl:{{21|22|23}}:
+// CHECK: enum-conversion.cl:24:5: warning: implicit conversion from enumeration type 'enum b_t' to different enumeration type 'enum a_t' [-Wimplicit-enum-enum-cast]
+// CHECK: enum-conversion.cl:24:24: warning: implicit conversion from enumeration type 'enum b_t' to different enumeration type 'enum a_t' [-Wimplicit-enum-enum-cast]
+// CHECK: enum-conversion.cl:24:36: warning: implicit conversion from enumeration type 'enum b_t' to different enumeration type 'enum a_t' [-Wimplicit-enum-enum-cast]
+// CHECK: enum-conversion.cl:24:44: warning: implicit conversion from enumeration type 'enum b_t' to different enumeration type 'enum a_t' [-Wimplicit-enum-enum-cast]
+// CHECK-NOT: enum-conversion.cl:24:{{[0-9]+}}: warning
+// CHECK: enum-conversion.cl:25:48: warning: implicit conversion from enumeration type 'enum memory_scope' to different enumeration type 'enum memory_order' [-Wimplicit-enum-enum-cast]
+// CHECK: enum-conversion.cl:25:69: warning: implicit conversion from enumeration type 'enum memory_order' to different enumeration type 'enum memory_scope' [-Wimplicit-enum-enum-cast]
 // CHECK: 7 warnings generated.
 
-// WERROR: enum-conversion.cl:17:24: error: implicit conversion from enumeration type 'enum coop_matrix_use_t' to different enumeration type 'coop_matrix_layout_t' (aka 'enum coop_matrix_layout_t') [-Werror,-Wimplicit-enum-enum-cast]
+// WERROR: enum-conversion.cl:20:24: error: implicit conversion from enumeration type 'enum coop_matrix_use_t' to different enumeration type 'coop_matrix_layout_t' (aka 'enum coop_matrix_layout_t') [-Werror,-Wimplicit-enum-enum-cast]
+
+// QUIET-NOT: warning
