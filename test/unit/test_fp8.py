@@ -46,10 +46,11 @@ kernel void {t[6:]}_to_bf16(global {t} *x, global __bf16 *out) {{ size_t i = get
 """ for t in FORMATS)
 
 
-@pytest.fixture(scope="module", params=["interp", "native"])
+@pytest.fixture(scope="module", params=["interp", pytest.param("native", marks=pytest.mark.slow)])
 def scalars(request):
     """The scalar kernels in each engine: the native engine compiles the conversions
-    (clcoop/native/float8_ir.py), with no fallback to the interpreter."""
+    (clcoop/native/float8_ir.py), with no fallback to the interpreter (18 s of native
+    compilation: slow; test_native_scalar_conversions_at_every_edge is the quick check)."""
     return clcoop.Program(SCALAR_KERNELS).build(engine=request.param)
 
 
@@ -99,6 +100,37 @@ def test_out_of_range_and_infinity_without_saturation(scalars):
     scalars.e5m2_from_float((6,), (1,), x, e5, e5s)
     assert bits(e5).tolist() == [0x5F, 0xDF, 0x7C, 0xFC, 0x7C, 0xFC]       # 470 fits; infinities
     assert bits(e5s).tolist() == [0x5F, 0xDF, 0x7B, 0xFB, 0x7B, 0xFB]      # +-57344
+
+
+NATIVE_SCALAR_KERNEL = """
+kernel void k(global float *x, global __fp8_e4m3 *a, global __fp8_e4m3 *a_sat, global __fp8_e5m2 *b,
+              global __fp8_e5m2 *b_sat, global float *back, global int *ints, global __fp8_e5m2 *ab) {
+  size_t i = get_global_id(0);
+  a[i] = (__fp8_e4m3)x[i]; a_sat[i] = convert___fp8_e4m3_sat(x[i]);
+  b[i] = (__fp8_e5m2)x[i]; b_sat[i] = convert___fp8_e5m2_sat(x[i]);
+  back[i] = (float)a[i]; ints[i] = (int)b[i]; ab[i] = (__fp8_e5m2)a[i];
+}
+"""
+
+
+def test_native_scalar_conversions_at_every_edge():
+    """One kernel compiled natively (no fallback): every edge of both formats, both
+    saturation modes, back to float and int, E4M3 -> E5M2."""
+    x = np.concatenate([edge_values(448.0), edge_values(57344.0),
+                        (RNG.standard_normal(200) * 2.0 ** RNG.integers(-18, 18, 200)).astype(np.float32)])
+    n = x.size
+    a, a_sat, b, b_sat = (np.zeros(n, t) for t in (E4M3, E4M3, E5M2, E5M2))
+    back, ints, ab = np.zeros(n, np.float32), np.zeros(n, np.int32), np.zeros(n, E5M2)
+    clcoop.Program(NATIVE_SCALAR_KERNEL).build(engine="native").k((n,), (1,), x, a, a_sat, b, b_sat, back, ints, ab)
+    np.testing.assert_array_equal(bits(a), bits(x.astype(E4M3)))
+    np.testing.assert_array_equal(bits(a_sat), bits(saturated(x, E4M3, 448.0)))
+    np.testing.assert_array_equal(bits(b), bits(x.astype(E5M2)))
+    np.testing.assert_array_equal(bits(b_sat), bits(saturated(x, E5M2, 57344.0)))
+    np.testing.assert_array_equal(back, a.astype(np.float32))
+    finite = np.isfinite(b.astype(np.float64))
+    np.testing.assert_array_equal(ints[finite], np.trunc(b.astype(np.float64)[finite]).clip(-2 ** 31, 2 ** 31 - 1))
+    assert (ints[np.isnan(b.astype(np.float64))] == 0).all()
+    np.testing.assert_array_equal(bits(ab), bits(a.astype(np.float32).astype(E5M2)))
 
 
 @pytest.mark.parametrize("name", FORMATS)
@@ -329,10 +361,20 @@ def fma_chain(a, b, c):
     return (acc + c.astype(np.float32)).astype(c.dtype)
 
 
-@pytest.mark.parametrize("engine", ["interp", "native"])
-@pytest.mark.parametrize("a_name,b_name", [("__fp8_e4m3", "__fp8_e5m2"), ("__fp8_e5m2", "__fp8_e5m2")])
-@pytest.mark.parametrize("c_name", ["half", "float"])
-@pytest.mark.parametrize("b_columns", [0, 1])
+def _gemm_cases():
+    """Every engine, format pair, accumulator and B layout; the native cases compile for
+    about 2 s each, so two run by default and the rest are slow."""
+    quick = {("native", "__fp8_e4m3", "__fp8_e5m2", "float", 0), ("native", "__fp8_e5m2", "__fp8_e5m2", "half", 1)}
+    for engine in ("interp", "native"):
+        for a_name, b_name in (("__fp8_e4m3", "__fp8_e5m2"), ("__fp8_e5m2", "__fp8_e5m2")):
+            for c_name in ("half", "float"):
+                for b_columns in (0, 1):
+                    case = (engine, a_name, b_name, c_name, b_columns)
+                    slow = engine == "native" and case not in quick
+                    yield pytest.param(*case, marks=pytest.mark.slow if slow else ())
+
+
+@pytest.mark.parametrize("engine,a_name,b_name,c_name,b_columns", list(_gemm_cases()))
 def test_fp8_gemm_in_both_engines_against_the_fma_chain(engine, a_name, b_name, c_name, b_columns):
     """The native engine compiles fp8 loads, stores and mul-adds (no fallback: engine="native"
     would refuse); the per-row K loop goes through the sub-group fast path."""
