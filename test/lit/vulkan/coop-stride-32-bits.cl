@@ -13,9 +13,9 @@ typedef half mat_a __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP
 
 // CHECK: [[UINT:%[a-z0-9_]+]] = OpTypeInt 32 0
 // CHECK: [[STRIDE:%[0-9]+]] = OpUConvert [[UINT]] {{%[0-9a-z_]+}}
-// CHECK-NEXT: OpCooperativeMatrixLoadKHR {{%[a-zA-Z0-9_]+}} {{%[0-9]+}} %uint_0 [[STRIDE]] Aligned 2
+// CHECK-NEXT: OpCooperativeMatrixLoadKHR {{%[a-zA-Z0-9_]+}} {{%[0-9]+}} %uint_0 [[STRIDE]] Aligned|NonPrivatePointer 16
 // CHECK: [[STRIDE2:%[0-9]+]] = OpUConvert [[UINT]] {{%[0-9a-z_]+}}
-// CHECK-NEXT: OpCooperativeMatrixStoreKHR {{%[0-9]+}} {{%[0-9]+}} %uint_0 [[STRIDE2]] Aligned 2
+// CHECK-NEXT: OpCooperativeMatrixStoreKHR {{%[0-9]+}} {{%[0-9]+}} %uint_0 [[STRIDE2]] Aligned|NonPrivatePointer 16
 __kernel void copy_tile(__global const half *src, __global half *dst, ulong stride)
 {
     mat_a a = coop_mat_load(src, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)stride);
