@@ -135,6 +135,12 @@ def softmax_inputs(rng):
             np.zeros((rows, 16), np.float32)]
 
 
+def coop_ops_inputs(rng):
+    X = rng.standard_normal((16, 16)).astype(np.float32)
+    Y = (rng.uniform(0.5, 2.0, (16, 16)) * rng.choice([-1, 1], (16, 16))).astype(np.float32)
+    return [X, Y, np.float32(0.75), np.zeros(8 * 256, np.float32), np.zeros(256, np.float16), np.zeros(32, np.uint32)]
+
+
 def cases():
     """Every case the check runs: the Vulkan examples, whose types the GPU supports."""
     v = "examples/vulkan/"
@@ -160,6 +166,10 @@ def cases():
                   (16, 8), b_col_major=True),
         gemm_case("gemm_s8_s32", v + "gemm_s8_s32.cl", "gemm_s8_s32", M, N, K, np.int8, np.int32, (16, 16)),
         gemm_case("gemm_bf16", v + "gemm_bf16.cl", "gemm_bf16", M, N, K, "bfloat16", np.float32, (16, 16)),
+        # Division is OpFDiv (2.5 ulp in Vulkan, as OpenCL C's float division); the rest is exact.
+        Case("coop_ops_16x16", v + "coop_ops_16x16.cl", "coop_ops_16x16", (32,), (32,), coop_ops_inputs, (3, 4, 5),
+             types="f32/f16 accumulators: + - * / neg scale, element access, conversions, length",
+             sizes="16x16", tolerance=("ulp", 3)),
         Case("lane_ids", v + "lane_ids.cl", "lane_ids", (32,), (32,), lambda rng: [np.zeros((16, 16), np.float32)], (0,),
              types="f32 accumulator 16x16, element access", sizes="1 subgroup", exact=True,
              tolerance=("layout", "float", 16, 16, "accumulator")),
