@@ -482,7 +482,8 @@ class NativeProgram:
                 message = f"misaligned {site.what} of {site.size} bytes at address {addr:#x}"
         elif kind == context.FAULT_READONLY:
             buffer = region[0] if region else None
-            message = f"{site.what} to read-only memory"
+            # (a matrix store's site is its operation's: the interpreter says "write")
+            message = f"{'atomic' if site.what == 'atomic' else 'write'} to read-only memory"
         elif kind == context.FAULT_FREED:
             message = (f"{site.what} through an invalid pointer {addr:#x} (no buffer there, or "
                        f"it was freed)")

@@ -155,6 +155,16 @@ __kernel void k(__global float *A, __global float *C, int off) {
 }""", "k", lambda: (np.zeros(128, np.float32), np.zeros(512, np.float32), np.int32(8)), (64, 16),
         ["read of float32 at element 128 of buffer '__local k.tile' (128 elements)"], (0,),
         launch={"subgroup_size": 16}),
+    "matrix store to read-only memory": Case(IR_HEAD + """
+define spir_kernel void @k(ptr addrspace(2) %dst) !kernel_arg_type !0 {
+  %m = call spir_func target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) @_Z26__spirv_CompositeConstructIfLi3ELi8ELi16ELi2EEvf(float 1.0)
+  call spir_func void @_Z33__spirv_CooperativeMatrixStoreKHRIfLi3ELi8ELi16ELi2EEvPU3AS1fim(ptr addrspace(2) %dst, target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) %m, i32 0, i64 16)
+  ret void
+}
+declare spir_func target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) @_Z26__spirv_CompositeConstructIfLi3ELi8ELi16ELi2EEvf(float)
+declare spir_func void @_Z33__spirv_CooperativeMatrixStoreKHRIfLi3ELi8ELi16ELi2EEvPU3AS1fim(ptr addrspace(2), target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2), i32, i64)
+!0 = !{!"float*"}""", "k", lambda: (np.zeros(128, np.float32),), (16, 16), ["write to read-only memory", "buffer: dst"],
+        (0,), ir=True, launch={"subgroup_size": 16}),
     "matrix load negative stride": Case(MATRIX + """
 typedef float mat_c __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 8, 16, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
 __kernel void k(__global const float *a, __global float *b, long stride) {
