@@ -19,6 +19,7 @@ restores the written buffers from their backups, as for a fault.
 import ctypes
 import signal
 import threading
+import time
 
 _IR = """
 @target = global i64 0
@@ -58,7 +59,14 @@ class _Sigaction(ctypes.Structure):
 
 
 _lock = threading.Lock()
-_state = None      # (engine, handler address, globals) once built; False when unavailable
+_state = None      # (engine, handler address, globals, libc) once built; False when unavailable
+# When SIGINT's handlers were last looked at, and whether ours was in place: asking costs
+# about 10 us (signal.getsignal, sigaction through ctypes), more than half of a cached
+# launch's overhead, so at most once a second. A handler that signal.signal installs
+# meanwhile is seen at the next look.
+_checked_at = -1.0
+_in_place = False
+_RECHECK_SECONDS = 1.0
 
 
 def _code():
@@ -81,33 +89,41 @@ def _code():
 def _installed(code):
     """Whether the native handler is SIGINT's handler now; installs it in front of the
     current one when Python's default handler is in place."""
+    global _checked_at, _in_place
+    now = time.monotonic()
+    if now - _checked_at < _RECHECK_SECONDS:
+        return _in_place
+    _checked_at = now
+    _in_place = False
+    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        return False
     _, handler, words, libc = code
     current = _Sigaction()
     if libc.sigaction(signal.SIGINT, None, ctypes.byref(current)) != 0:
         return False
-    if current.handler == handler:
-        return True
-    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
-        return False
-    words["previous"].value = current.handler or 0
-    ours = _Sigaction()
-    ours.handler = handler
-    ours.mask = current.mask
-    ours.flags = current.flags | _SA_SIGINFO
-    return libc.sigaction(signal.SIGINT, ctypes.byref(ours), None) == 0
+    if current.handler != handler:
+        words["previous"].value = current.handler or 0
+        ours = _Sigaction()
+        ours.handler = handler
+        ours.mask = current.mask
+        ours.flags = current.flags | _SA_SIGINFO
+        if libc.sigaction(signal.SIGINT, ctypes.byref(ours), None) != 0:
+            return False
+    _in_place = True
+    return True
 
 
-def arm(abort_flag):
-    """Before a launch: SIGINT sets `abort_flag` (a NumPy int64 array of one element) until
-    disarm. Returns a token for disarm (None: not armed)."""
-    if threading.current_thread() is not threading.main_thread():
+def arm(abort_address):
+    """Before a launch: SIGINT sets the int64 at `abort_address` (the launch's abort flag)
+    until disarm. Returns a token for disarm (None: not armed)."""
+    if threading.current_thread() is not _MAIN:
         return None
-    code = _code()
+    code = _state if _state is not None else _code()
     if not code or not _installed(code):
         return None
     words = code[2]
     words["interrupted"].value = 0
-    words["target"].value = abort_flag.ctypes.data
+    words["target"].value = abort_address
     return words
 
 
@@ -118,3 +134,6 @@ def disarm(token):
         return False
     token["target"].value = 0
     return bool(token["interrupted"].value)
+
+
+_MAIN = threading.main_thread()

@@ -208,7 +208,7 @@ class NativeProgram:
         lp.abort = np.zeros(1, np.int64)
         tmpl = _launch_template(nd.dims, nd.global_size, nd.local_size, nd.offset, S, psz, lp.limit).copy()
         tmpl[CTX["scratch"]] = lp.scratch.ctypes.data
-        tmpl[CTX["abort"]] = lp.abort.ctypes.data
+        tmpl[CTX["abort"]] = lp.abort_address = lp.abort.ctypes.data
         # Each thread's __local memory, region table, argument block and template (one,
         # shared, when the kernel has no __local memory).
         buffers = _buffer_regions(info, memory, call_args)
@@ -607,7 +607,7 @@ def _run_driver(driver, lp, nthreads):
     [(thread, fault record)] of the threads that faulted ([] when none did).
     KeyboardInterrupt when Ctrl-C stopped it (interrupt.py: the caller restores the
     written buffers, as for a fault)."""
-    armed = interrupt.arm(lp.abort)
+    armed = interrupt.arm(lp.abort_address)
     try:
         lp.ran_threads, faulted = pool.get().launch(lp.block_address, driver, nthreads)
     finally:
