@@ -466,6 +466,7 @@ def value_id(v):
 
 
 _INTRINSIC_DECL_RE = re.compile(r'(?m)^declare\b[^\n@]*?(\S+)\s+@("?llvm\.[^\s("]+"?)\([^\n]*$')
+_INTRINSIC_CALL_RE = re.compile(r'(?m)^.*\b(?:call|invoke)\b[^\n]*?@("?llvm\.[^\s("]+"?)\(.*$')
 _SUPPORT_LINE_RE = re.compile(r"(?m)^(?:%[-\w.$\"]+ = type .*|attributes #\d+ = .*|target .*)$")
 
 
@@ -476,7 +477,15 @@ def refuse_rewritten_intrinsics(ir_text):
     found by scripts/fuzz_ir.py). Each such declaration is parsed alone first (no calls,
     nothing to abort): one that LLVM renamed is refused. A void one is upgraded safely."""
     import llvmlite.binding as llvm
-    decls = [m for m in _INTRINSIC_DECL_RE.finditer(ir_text) if m.group(1) != "void"]
+    all_decls = list(_INTRINSIC_DECL_RE.finditer(ir_text))
+    declared = {llvm_unquote(m.group(2)) for m in all_decls}
+    for m in _INTRINSIC_CALL_RE.finditer(ir_text):
+        # (LLVM declares an intrinsic called without a declaration from the call, and
+        # rewrites it the same way)
+        if llvm_unquote(m.group(1)) not in declared:
+            raise IRError(f"@{llvm_unquote(m.group(1))} is called but not declared: "
+                          f"{m.group(0).strip()}")
+    decls = [m for m in all_decls if m.group(1) != "void"]
     if not decls:
         return
     support = "\n".join(_SUPPORT_LINE_RE.findall(ir_text))

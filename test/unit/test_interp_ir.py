@@ -278,3 +278,16 @@ define spir_kernel void @k(ptr addrspace(1) %o) {
     out = np.zeros(2, np.float32)
     clcoop.Program.from_ir(ir).k(1, 1, out)
     assert out[0] == 2.0
+
+
+def test_intrinsic_called_without_a_declaration_is_refused():
+    """LLVM declares an intrinsic called without a declaration from the call and rewrites
+    it the same way, aborting the process (scripts/fuzz_ir.py, seed 23 case 938)."""
+    ir = '''target triple = "spir64-unknown-unknown"
+define spir_kernel void @k(ptr addrspace(1) %o, <4 x float> %a) {
+  %c = call float @llvm.lifetime.start.p0(<4 x float> %a, <4 x float> %a)
+  store float %c, ptr addrspace(1) %o
+  ret void
+}'''
+    with pytest.raises(IRError, match="@llvm.lifetime.start.p0 is called but not declared"):
+        clcoop.Program.from_ir(ir)
