@@ -466,7 +466,7 @@ def value_id(v):
 
 
 _INTRINSIC_DECL_RE = re.compile(r'(?m)^declare\b[^\n@]*?(\S+)\s+@("?llvm\.[^\s("]+"?)\([^\n]*$')
-_INTRINSIC_CALL_RE = re.compile(r'(?m)^.*\b(?:call|invoke)\b[^\n]*?@("?llvm\.[^\s("]+"?)\(.*$')
+_INTRINSIC_USE_RE = re.compile(r'@("?llvm\.[^\s("]+"?)\(')
 _SUPPORT_LINE_RE = re.compile(r"(?m)^(?:%[-\w.$\"]+ = type .*|attributes #\d+ = .*|target .*)$")
 
 
@@ -479,12 +479,12 @@ def refuse_rewritten_intrinsics(ir_text):
     import llvmlite.binding as llvm
     all_decls = list(_INTRINSIC_DECL_RE.finditer(ir_text))
     declared = {llvm_unquote(m.group(2)) for m in all_decls}
-    for m in _INTRINSIC_CALL_RE.finditer(ir_text):
+    for m in _INTRINSIC_USE_RE.finditer(ir_text):
         # (LLVM declares an intrinsic called without a declaration from the call, and
         # rewrites it the same way)
         if llvm_unquote(m.group(1)) not in declared:
-            raise IRError(f"@{llvm_unquote(m.group(1))} is called but not declared: "
-                          f"{m.group(0).strip()}")
+            line = ir_text[ir_text.rfind("\n", 0, m.start()) + 1:ir_text.find("\n", m.end()) % (len(ir_text) + 1)]
+            raise IRError(f"@{llvm_unquote(m.group(1))} is called but not declared: {line.strip()}")
     decls = [m for m in all_decls if m.group(1) != "void"]
     if not decls:
         return
