@@ -16,6 +16,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -100,6 +102,7 @@ def test_dependency_directories_hold_the_dependencies():
         assert any(d in origin.parents for d in directories), (module, origin, directories)
 
 
+@pytest.mark.slow          # builds a wheel and a venv (~15 s)
 def test_wheel_in_fresh_venv_runs_readme_example(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
     env["CLCOOP_CACHE_DIR"] = str(tmp_path / "cache")

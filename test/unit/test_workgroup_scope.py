@@ -44,7 +44,7 @@ def launch_sizes(local, groups):
 
 
 @pytest.mark.parametrize("M, N, K, local", SHAPES, ids=SHAPE_IDS)
-@pytest.mark.parametrize("S", [8, 16])
+@pytest.mark.parametrize("S", [pytest.param(8, marks=pytest.mark.slow), 16])       # 8: slow (docs/testing.md)
 def test_mul_add_float(M, N, K, local, S):
     groups = 4
     A = RNG.standard_normal((groups, M, K)).astype(np.float32)
@@ -97,7 +97,7 @@ def elementwise_expected(X, Y, alpha):
             np.trunc(X).astype(np.int32).astype(np.float32)]
 
 
-@pytest.mark.parametrize("options", [[], ["-cl-opt-disable"]], ids=["O2", "O0"])
+@pytest.mark.parametrize("options", [[], pytest.param(["-cl-opt-disable"], marks=pytest.mark.slow)], ids=["O2", "O0"])
 @pytest.mark.parametrize("M, N, K, local", SHAPES, ids=SHAPE_IDS)
 def test_elementwise_init_access_and_conversions(M, N, K, local, options):
     groups = 2
@@ -129,7 +129,7 @@ def layout_json(M, N, local, S):
 
 
 @pytest.mark.parametrize("M, N, K, local", SHAPES, ids=SHAPE_IDS)
-@pytest.mark.parametrize("S", [8, 16, 32])
+@pytest.mark.parametrize("S", [pytest.param(8, marks=pytest.mark.slow), 16, pytest.param(32, marks=pytest.mark.slow)])
 def test_element_access_and_length_agree_with_clcoop_layout(M, N, K, local, S):
     """m[i] and coop_mat_length in the kernel, `clcoop-layout --scope workgroup` and the
     design (each element held once, the same length everywhere) agree."""
