@@ -85,6 +85,8 @@ class NativeModule:
         # Arena offset of each private array -> (its name as the interpreter gives it, its
         # size): a fault's region code names it (runtime_ir.py, __clcoop_fault_in).
         self.private_names = {}
+        self.allocas = {}             # function -> its allocas' names before inlining
+        self.inlined = []             # functions inlined into their callers (barriers)
 
 
 # Every name the engine gives its own functions and globals begins so (runtime_ir.py,
@@ -132,8 +134,14 @@ def generate(module, kernel_names, subgroup_size=None, fast_path=None):
     mod = llvm.parse_assembly(threaded if threaded is not None else ir)
     # Functions that wait at a barrier are inlined into their kernels (clang's -O0 kernel
     # stubs __clang_ocl_kern_imp_*): only a kernel's own body becomes a coroutine.
-    for f in _barrier_callers(mod):
+    inlined = _barrier_callers(mod)
+    for f in inlined:
         f.add_function_attribute("alwaysinline")
+    # The private variables of each function before inlining, so that a fault names an
+    # inlined one as the interpreter does, in the function it was declared in.
+    out.allocas = {f.name: {i.name for b in f.blocks for i in b.instructions if i.opcode == "alloca"}
+                   for f in mod.functions if not f.is_declaration}
+    out.inlined = [f.name for f in inlined]
     pm = llvm.create_new_module_pass_manager()
     pm.add_always_inliner_pass()
     pm.add_instruction_namer_pass()
@@ -156,6 +164,19 @@ def generate(module, kernel_names, subgroup_size=None, fast_path=None):
 def _host_has_f16c():
     import llvmlite.binding as llvm
     return bool(llvm.get_host_cpu_features().get("f16c"))
+
+
+def _declared_name(out, fname, name):
+    """'%name in function' of a private variable as the source module declares it: one the
+    inliner copied into `fname` (`%t.i`, not there before) is the inlined function's `%t`,
+    clang's kernel stub's first (`__clang_ocl_kern_imp_<kernel>`)."""
+    m = re.fullmatch(r"(.+)\.i\d*", name)
+    if m and name not in out.allocas.get(fname, ()):
+        owners = [g for g in out.inlined if m.group(1) in out.allocas.get(g, ())]
+        owners.sort(key=lambda g: g != f"__clang_ocl_kern_imp_{fname}")
+        if owners:
+            return f"{quote(m.group(1))} in {owners[0]}"
+    return f"{quote(name)} in {fname}"
 
 
 def _barrier_callers(mod):
@@ -379,7 +400,7 @@ class _ModuleGen:
                 rows.append(f"[3 x i64] [i64 {self.arena_base[fname] + off}, i64 {size}, i64 {flags + 8 * fi}]")
                 # clcoop/interp/instructions.py op_alloca names its region so.
                 self.out.private_names[self.arena_base[fname] + off] = \
-                    (f"private variable {quote(name)} in {fname}", size)
+                    (f"private variable {_declared_name(self.out, fname, name)}", size)
         rows.append("[3 x i64] [i64 0, i64 0, i64 0]")
         parts.append(f"@__clcoop_privates = internal constant [{len(rows)} x [3 x i64]] [{', '.join(rows)}]")
         parts.append(f"@__clcoop_private_count = internal constant i64 {len(rows) - 1}")

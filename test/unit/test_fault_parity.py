@@ -286,6 +286,15 @@ __kernel void k(__global int *o, int n) {
 }""", "k", lambda: (np.zeros(32, np.int32), np.int32(2)), (32, 16),
         ["misaligned read of int32 at byte offset 2 of buffer 'private variable %bytes", "(3 elements)"], (0,),
         clang=True),
+    "private array past the end, clang -O0 (an inlined stub)": Case("""
+__kernel void k(__global float *o, int n) {
+    float t[4];
+    size_t l = get_local_id(0);
+    for (int j = 0; j < 4; j++) t[j] = l + j;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    o[get_global_id(0)] = t[n];
+}""", "k", lambda: (np.zeros(16, np.float32), np.int32(4)), (16, 16),
+        ["element 4 of buffer 'private variable %t in __clang_ocl_kern_imp_k' (4 elements)"], (0,), clang=True),
     "a[o - a]": Case("""
 __kernel void k(__global int *a, __global int *o) {
     a[o - a] = 7;
