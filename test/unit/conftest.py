@@ -49,6 +49,7 @@ def _named_files(config):
     return named
 
 
+@pytest.hookimpl(trylast=True)      # after -k and -m have chosen: see what they left
 def pytest_collection_modifyitems(config, items):
     if config.getoption("--run-slow") or in_ci() or config.option.markexpr:
         return      # -m selects by the marker itself (`-m slow`, `-m "not slow"`)

@@ -149,6 +149,11 @@ def test_a_named_file_or_a_slow_only_selection_runs_whole(suite):
     suite.runpytest("-p", "no:cacheprovider", "test_sample.py::test_slow").assert_outcomes(passed=1)
 
 
+def test_a_keyword_selecting_slow_tests_only_runs_them(suite):
+    result = suite.runpytest("-p", "no:cacheprovider", "-k", "test_a or test_b")    # never exit 5
+    result.assert_outcomes(passed=2, deselected=2)
+
+
 def test_dash_m_selects_by_the_marker_itself(suite):
     suite.runpytest("-p", "no:cacheprovider", "-m", "slow").assert_outcomes(passed=3, deselected=1)
     suite.runpytest("-p", "no:cacheprovider", "-m", "not slow").assert_outcomes(passed=1, deselected=3)
