@@ -30,7 +30,12 @@ TARGET_ENVS = ("vulkan1.3",)
 LLC_TRIPLE = "spirv1.6-unknown-vulkan1.3-compute"
 LLC_EXTENSIONS = "+SPV_KHR_cooperative_matrix,+SPV_KHR_bfloat16"
 WIDE_VECTOR = re.compile(r"<(?:8|16) x ")
-OPT_PASSES = "always-inline,mem2reg,infer-address-spaces,sroa,globaldce,lower-switch,structurizecfg"
+OPT_PASSES = "always-inline,mem2reg,infer-address-spaces,sroa,globaldce,lower-switch"
+# LLVM's structurizecfg before llc-22: only for modules where llc-22's own structurizer writes
+# invalid merge blocks (-O2 IR with a switch in a loop nest). Its Flow blocks cost the GEMMs of
+# docs/gpu.md 35-40% on the H200 (143 against 91 TFLOP/s, measured 2026-11-28), so it is the
+# second attempt, not the first.
+STRUCTURIZE_PASSES = ",structurizecfg"
 
 
 def _run(tool, args, text, what):
@@ -47,8 +52,9 @@ def _run(tool, args, text, what):
             return handle.read()
 
 
-def vulkan_ir(ir_text):
-    """(IR text for llc-22's Vulkan target, the Kernel descriptions, the module's structs)."""
+def vulkan_ir(ir_text, structurize=False):
+    """(IR text for llc-22's Vulkan target, the Kernel descriptions, the module's structs);
+    `structurize`: LLVM's structurizecfg runs first (see STRUCTURIZE_PASSES)."""
     from clcoop.interp.loader import load_module
     loaded = load_module(ir_text)
     text = str(loaded.llvm_module)
@@ -61,7 +67,7 @@ def vulkan_ir(ir_text):
     text = before_inlining(text, kernels, builtins)
     text = re.sub(r"^define (?:dso_local )?spir_func ", "define internal spir_func ",
                   text, flags=re.M)
-    passes = OPT_PASSES
+    passes = OPT_PASSES + (STRUCTURIZE_PASSES if structurize else "")
     if WIDE_VECTOR.search(text):
         # Shader SPIR-V has vectors of 2-4 components (Vector16 is a Kernel capability): split
         # 8- and 16-wide ones into pieces of 32 bits (<4 x i8>, <2 x half>, scalars).
@@ -95,7 +101,15 @@ def ir_to_vulkan_spirv(ir_text, target_env="vulkan1.3"):
     find_tool("llc")
     find_tool("opt")
     find_tool("spirv-val")
-    text, kernels, tokens = vulkan_ir(ir_text)
+    try:
+        return _module(ir_text, target_env, structurize=False)
+    except SpirvError:          # (a VulkanTargetError, what cannot map, is not one: it stands)
+        # llc-22's structurizer wrote invalid merge blocks (or llc-22 failed): LLVM's first.
+        return _module(ir_text, target_env, structurize=True)
+
+
+def _module(ir_text, target_env, structurize):
+    text, kernels, tokens = vulkan_ir(ir_text, structurize)
     raw = _run("llc", ["-O0", f"-mtriple={LLC_TRIPLE}", f"--spirv-ext={LLC_EXTENSIONS}", "-filetype=obj"],
                text, "llc-22")
     layouts = {k.name: push_constant_layout(k) for k in kernels}
