@@ -169,7 +169,7 @@ def cases():
         # Division is OpFDiv (2.5 ulp in Vulkan, as OpenCL C's float division); the rest is exact.
         Case("coop_ops_16x16", v + "coop_ops_16x16.cl", "coop_ops_16x16", (32,), (32,), coop_ops_inputs, (3, 4, 5),
              types="f32/f16 accumulators: + - * / neg scale, element access, conversions, length",
-             sizes="16x16", tolerance=("ulp", 3)),
+             sizes="16x16", tolerance=("round_trip_tile", 7, 3)),
         Case("lane_ids", v + "lane_ids.cl", "lane_ids", (32,), (32,), lambda rng: [np.zeros((16, 16), np.float32)], (0,),
              types="f32 accumulator 16x16, element access", sizes="1 subgroup", exact=True,
              tolerance=("layout", "float", 16, 16, "accumulator")),
@@ -419,6 +419,21 @@ def run_cases(folder):
                 row["interp_matches_its_layout"] = entry.get("interp_matches_its_layout")
                 passed &= bool(np.array_equal(got, expected)) and bool(entry.get("interp_matches_its_layout"))
                 continue
+            if entry["tolerance"] and entry["tolerance"][0] == "round_trip_tile" and index == entry["outputs"][0]:
+                # examples/vulkan/coop_ops_16x16.cl's tile 7 is (float)(half)X: measured on the
+                # H200 (driver 580.159.04), the driver folds the two OpFConvert of the module into
+                # nothing and returns X unrounded (docs/gpu.md, "Disagreements"). The row says
+                # which of the two the device gave; the other tiles keep their bound.
+                tile = entry["tolerance"][1]
+                x = args[0].reshape(-1)
+                row["round_trip_tile"] = ("X unrounded (the driver drops the f16 round trip)"
+                                          if np.array_equal(got[tile * 256:(tile + 1) * 256], x) else
+                                          "rounded through f16, as the interpreter" if np.array_equal(
+                                              got[tile * 256:(tile + 1) * 256], expected[tile * 256:(tile + 1) * 256])
+                                          else "neither")
+                passed &= row["round_trip_tile"] != "neither"
+                got, expected = got[:tile * 256], expected[:tile * 256]
+                entry = dict(entry, tolerance=("ulp", entry["tolerance"][2]))
             if entry["exact"]:
                 passed &= bool(np.array_equal(got, expected))
                 worst = max(worst, float(np.abs(got.astype(np.float64) - expected.astype(np.float64)).max()))
@@ -435,6 +450,8 @@ def run_cases(folder):
         row.update(result="equal" if entry["exact"] and passed else "within bound" if passed else "DIFFERS",
                    max_error=worst, error_over_bound=ratio, gpu_s=min(timings.gpu) if timings.gpu else None,
                    total_s=timings.total, interp_s=entry.get("interp_s"))
+        if row.get("round_trip_tile", "").startswith("X"):
+            row["result"] += "; tile 7 differs: the driver drops the f16 round trip"
         results.append(row)
         print(row)
     return results

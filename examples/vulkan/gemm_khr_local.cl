@@ -28,14 +28,15 @@ typedef float mat_c __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROU
 #define MUL_ADD(i, j) c##i##j = coop_mat_mulAdd(a##i, b##j, c##i##j);
 #define STORE(i, j) coop_mat_store(C + (row0 + 16 * i) * ldc + col0 + 16 * j, c##i##j, ROW_MAJOR, ldc);
 
-// Sixteen halves into __local memory one by one: the Vulkan target has no vstore8, and a
-// reinterpreting cast of a __local pointer has no form in Vulkan's logical addressing.
-void store16(__local half *to, half8 lo, half8 hi)
+// Sixteen bytes (eight halves) into __local memory, two halves at a time: the Vulkan target has
+// no vstore8, a reinterpreting cast of a __local pointer has no form in Vulkan's logical
+// addressing, and an 8-wide vector (half8) would make the target split every vector of the
+// kernel into 32-bit pieces, the 16-byte global loads included (docs/vulkan.md).
+void store8(__local half *to, uint4 v)
 {
-    to[0] = lo.s0; to[1] = lo.s1; to[2] = lo.s2; to[3] = lo.s3;
-    to[4] = lo.s4; to[5] = lo.s5; to[6] = lo.s6; to[7] = lo.s7;
-    to[8] = hi.s0; to[9] = hi.s1; to[10] = hi.s2; to[11] = hi.s3;
-    to[12] = hi.s4; to[13] = hi.s5; to[14] = hi.s6; to[15] = hi.s7;
+    const half2 p0 = as_half2(v.x), p1 = as_half2(v.y), p2 = as_half2(v.z), p3 = as_half2(v.w);
+    to[0] = p0.s0; to[1] = p0.s1; to[2] = p1.s0; to[3] = p1.s1;
+    to[4] = p2.s0; to[5] = p2.s1; to[6] = p3.s0; to[7] = p3.s1;
 }
 
 __attribute__((reqd_work_group_size(256, 1, 1)))
@@ -59,13 +60,13 @@ __kernel void gemm_khr_local(__global const half *A, __global const half *B, __g
     for (uint k = 0; k < K; k += BK) {
         __global const half *a_src = A + (block_row + a_row) * lda + k + a_col;
         __global const half *b_src = B + (k + b_row) * ldb + block_col + b_col;
-        const half8 a_lo = as_half8(((__global const uint4 *)a_src)[0]);
-        const half8 a_hi = as_half8(((__global const uint4 *)a_src)[1]);
-        const half8 b_lo = as_half8(((__global const uint4 *)b_src)[0]);
-        const half8 b_hi = as_half8(((__global const uint4 *)b_src)[1]);
+        const uint4 a_lo = ((__global const uint4 *)a_src)[0], a_hi = ((__global const uint4 *)a_src)[1];
+        const uint4 b_lo = ((__global const uint4 *)b_src)[0], b_hi = ((__global const uint4 *)b_src)[1];
         barrier(CLK_LOCAL_MEM_FENCE);           // the previous step's loads are done
-        store16(a_block + a_row * A_STRIDE + a_col, a_lo, a_hi);
-        store16(b_block + b_row * B_STRIDE + b_col, b_lo, b_hi);
+        store8(a_block + a_row * A_STRIDE + a_col, a_lo);
+        store8(a_block + a_row * A_STRIDE + a_col + 8, a_hi);
+        store8(b_block + b_row * B_STRIDE + b_col, b_lo);
+        store8(b_block + b_row * B_STRIDE + b_col + 8, b_hi);
         barrier(CLK_LOCAL_MEM_FENCE);
         for (uint kk = 0; kk < BK; kk += 16) {
             const __local half *a_tile = a_block + sub_row * A_STRIDE + kk;

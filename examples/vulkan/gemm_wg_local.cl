@@ -27,12 +27,15 @@ typedef half mat_a __attribute__((coop_mat(WORKGROUP, TILE_M, TILE_K, CLK_COOPER
 typedef half mat_b __attribute__((coop_mat(WORKGROUP, TILE_K, TILE_N, CLK_COOPERATIVE_MATRIX_B)));
 typedef float mat_c __attribute__((coop_mat(WORKGROUP, TILE_M, TILE_N, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
 
-// Eight halves into __local memory one by one: the Vulkan target has no vstore8, and a
-// reinterpreting cast of a __local pointer has no form in Vulkan's logical addressing.
-void store8(__local half *to, half8 v)
+// Sixteen bytes (eight halves) into __local memory, two halves at a time: the Vulkan target has
+// no vstore8, a reinterpreting cast of a __local pointer has no form in Vulkan's logical
+// addressing, and an 8-wide vector (half8) would make the target split every vector of the
+// kernel into 32-bit pieces, the 16-byte global loads included (docs/vulkan.md).
+void store8(__local half *to, uint4 v)
 {
-    to[0] = v.s0; to[1] = v.s1; to[2] = v.s2; to[3] = v.s3;
-    to[4] = v.s4; to[5] = v.s5; to[6] = v.s6; to[7] = v.s7;
+    const half2 p0 = as_half2(v.x), p1 = as_half2(v.y), p2 = as_half2(v.z), p3 = as_half2(v.w);
+    to[0] = p0.s0; to[1] = p0.s1; to[2] = p1.s0; to[3] = p1.s1;
+    to[4] = p2.s0; to[5] = p2.s1; to[6] = p3.s0; to[7] = p3.s1;
 }
 
 __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
@@ -51,11 +54,11 @@ __kernel void gemm_wg_local(__global const half *A, __global const half *B, __gl
         // TILE_M * 32 / 8 vectors of A and 32 * TILE_N / 8 of B, WG_SIZE at a time.
         for (uint v = lid; v < TILE_M * TILE_K / 8; v += WG_SIZE) {
             const uint r = v / (TILE_K / 8), c = 8 * (v % (TILE_K / 8));
-            store8(a_block + r * A_STRIDE + c, as_half8(*(__global const uint4 *)(A + (row0 + r) * lda + k + c)));
+            store8(a_block + r * A_STRIDE + c, *(__global const uint4 *)(A + (row0 + r) * lda + k + c));
         }
         for (uint v = lid; v < TILE_K * TILE_N / 8; v += WG_SIZE) {
             const uint r = v / (TILE_N / 8), c = 8 * (v % (TILE_N / 8));
-            store8(b_block + r * B_STRIDE + c, as_half8(*(__global const uint4 *)(B + (k + r) * ldb + col0 + c)));
+            store8(b_block + r * B_STRIDE + c, *(__global const uint4 *)(B + (k + r) * ldb + col0 + c));
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         // `+ get_local_id(1)` (always 0 with the local size (256, 1)) keeps the operand an element
