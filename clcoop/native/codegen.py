@@ -377,6 +377,10 @@ class _ModuleGen:
                 parts.append(line)
         for g in self.mod.global_variables:
             text = clean_ir(str(g))
+            # A private global has no symbol in the object file, so MCJIT cannot give its
+            # address for the region table (clang's `@__const.<f>.<var>` tables of local
+            # constant arrays read garbage); internal is as local and keeps the symbol.
+            text = re.sub(r"^(@[-\w.$\"]+ = )private ", r"\1internal ", text)
             parts.append(text)
         parts.append(RUNTIME_IR)
         parts.append(self.coop.text())
