@@ -13,8 +13,8 @@ multiplies) through the layout tables with every element bounds-checked.
 import re
 
 from clcoop import coop_names, coopmat_spec, float8
-from clcoop.coop_names import BINARY, GET_COORDINATE, LENGTH, LOAD, MUL_ADD, NEGATE, PER_ELEMENT, SCALAR_MUL, \
-    SPLAT, STORE
+from clcoop.coop_names import BINARY, CONVERSIONS, CONVERT_USE, GET_COORDINATE, LENGTH, LOAD, MUL_ADD, NEGATE, \
+    PER_ELEMENT, REDUCE, SCALAR_MUL, SPLAT, STORE, TRANSPOSE
 from clcoop.errors import IRError
 from clcoop.interp.coop_calls import memory_dtype, pointee_size
 from clcoop.interp.layout import LayoutError, get_layout
@@ -25,7 +25,7 @@ from clcoop.native.context import CTX, CTX_SLOTS, FAULT_COOP, FAULT_READ, FAULT_
 from clcoop.native.irtext import gquote, quote, ref, typed
 from clcoop.native.support import Unsupported
 
-RENDEZVOUS = (LOAD, STORE, MUL_ADD)
+RENDEZVOUS = (LOAD, STORE, MUL_ADD, REDUCE, CONVERT_USE, TRANSPOSE, *CONVERSIONS)
 # What fp8 matrices do natively: their bytes move as i8 components, the mul-add decodes them.
 FLOAT8_OPERATIONS = (LOAD, STORE, MUL_ADD, SPLAT, LENGTH)
 # Sub-codes of FAULT_COOP (in the fault's address word; runtime.py words them).
@@ -399,6 +399,29 @@ def _rendezvous(fg, ins, ops, callee, lhs):
         slots = [(0, _ptr_bits(fg, ops[0])), (2, _i64(fg, ops[3])), (3, _ptr_bits(fg, spill))]
         coop.functions.append(_memory_function(fname, site, mt, layout, coop.table(mt), load=False,
                                                slot=_region_slot(fg, ops[0])))
+    elif callee.base == REDUCE:
+        m, r = matrix_type(str(ops[0].type), S), matrix_type(str(ins.type), S)
+        mode = _constant_int(ops[1], "reduce mode")
+        _check_reduce(fg, callee, ops, m, r, mode)
+        spill = fg.coop_spill(m.vector)
+        fg.lines.append(f"  store {m.vector} {ref(ops[0])}, ptr {spill}")
+        out = fg.coop_spill(r.vector)
+        slots = [(0, _ptr_bits(fg, spill)), (3, _ptr_bits(fg, out))]
+        result = (r, out)
+        coop.table(m)
+        coop.table(r)
+        coop.functions.append(_reduce_function(fname, site, m, r, mode, ops[2].name, coop))
+    elif callee.base != MUL_ADD:        # a use or component conversion, a transpose
+        m, r = matrix_type(str(ops[0].type), S), matrix_type(str(ins.type), S)
+        cast = _conversion_cast(callee, m, r)
+        spill = fg.coop_spill(m.vector)
+        fg.lines.append(f"  store {m.vector} {ref(ops[0])}, ptr {spill}")
+        out = fg.coop_spill(r.vector)
+        slots = [(0, _ptr_bits(fg, spill)), (3, _ptr_bits(fg, out))]
+        result = (r, out)
+        coop.table(m)
+        coop.table(r)
+        coop.functions.append(_convert_function(fname, site, m, r, cast, callee.base == TRANSPOSE))
     else:
         a, b, c = (matrix_type(str(o.type), S) for o in ops[:3])
         r = matrix_type(str(ins.type), S)
@@ -415,7 +438,7 @@ def _rendezvous(fg, ins, ops, callee, lhs):
         result = (r, out)
         coop.functions.append(_mul_add_function(fname, site, (a, b, c, r), mad,
                                                 [coop.table(m) for m in (a, b, c, r)]))
-    if callee.base != MUL_ADD:
+    if callee.base in (LOAD, STORE):
         slots.append((1, str(layout)))
     for slot, value in slots:
         p = fg.fresh("cs")
@@ -427,6 +450,224 @@ def _rendezvous(fg, ins, ops, callee, lhs):
         mt, spill = result
         fg.lines.append(f"  {lhs}load {mt.vector}, ptr {spill}")
     return resume
+
+
+def _check_reduce(fg, callee, ops, m, r, mode):
+    """What the interpreter checks before a reduction (coop_calls._do_reduce), and that the
+    combine operand is a defined function of type T (T, T) (untrusted IR: the generated
+    code calls it as that); anything else is left to the interpreter, with the reason."""
+    problem = coopmat_spec.reduce_problem(callee.matrices[1].matrix_type(), callee.matrices[0].matrix_type(), mode)
+    if problem is not None or (m.elem, m.fp8) != (r.elem, r.fp8):
+        raise Unsupported(f"a cooperative-matrix reduction the interpreter refuses "
+                          f"({problem.message if problem else 'types differ'})")
+    combine = ops[2]
+    target = fg.mg.functions.get(combine.name) if combine.value_kind.name == "function" else None
+    if target is None or target.is_declaration or combine.name in fg.mg.module.kernels:
+        raise Unsupported(f"a coop_mat_reduce whose combine operand is not a function defined "
+                          f"in the module ({typed(combine)})")
+    want = f"{m.elem} ({m.elem}, {m.elem})"
+    if str(target.global_value_type) != want:
+        raise Unsupported(f"a coop_mat_reduce combine function @{combine.name} of type "
+                          f"{target.global_value_type} (the operation calls it as {want})")
+
+
+def _conversion_cast(callee, m, r):
+    """The LLVM cast (or None) of one element for a use conversion (NV2 ConvertNV: the
+    same bits), a transpose (the same type) or a KHR Op*Convert that may change the use
+    (coopmat.convert: FConvert an IEEE conversion, SConvert/UConvert sign- or zero-extend or
+    truncate the bits); the interpreter's type rules (coopmat_spec) first. Conversions that
+    are not bit for bit the interpreter's this way are left to it, with the reason."""
+    rule = coopmat_spec.transpose_problem if callee.base == TRANSPOSE else coopmat_spec.conversion_problem
+    problem = rule(callee.matrices[1].matrix_type(), callee.matrices[0].matrix_type())
+    name = coop_names.operation_name(callee.base)
+    if problem is not None:
+        raise Unsupported(f"a cooperative-matrix {name} the interpreter refuses ({problem.message})")
+    if m.fp8 is not None or r.fp8 is not None:
+        raise Unsupported(f"the fp8 cooperative-matrix conversion {name}")
+    if callee.base in (CONVERT_USE, TRANSPOSE):
+        if m.elem != r.elem:
+            raise Unsupported(f"a cooperative-matrix {name} that changes the component type")
+        return None
+    op, src, dst = CONVERSIONS[callee.base], m.elem, r.elem
+    if op == "FConvert" and src in coop_ir.FLOAT_TYPES and dst in coop_ir.FLOAT_TYPES:
+        if (src, dst) == ("double", "half"):
+            # One correct rounding double -> half is a library call in LLVM's lowering.
+            raise Unsupported("a cooperative-matrix FConvert from double to half")
+        width = coop_ir.FLOAT_TYPES
+        return None if src == dst else "fpext" if width[dst] > width[src] else "fptrunc"
+    if op in ("SConvert", "UConvert") and src in coop_ir.INT_TYPES and dst in coop_ir.INT_TYPES:
+        width = coop_ir.INT_TYPES
+        extend = "sext" if op == "SConvert" else "zext"
+        return None if src == dst else extend if width[dst] > width[src] else "trunc"
+    raise Unsupported(f"the cooperative-matrix conversion {op} from {src} to {dst} (not compiled "
+                      f"natively yet: float <-> integer conversions round and saturate as "
+                      f"coopmat.convert does)")
+
+
+def _convert_function(fname, site, m, r, cast, transpose):
+    """One subgroup's conversion (coopmat2.convert_use / transpose): gather the logical
+    source through its layout, then each result component is the source element at the
+    same (row, col), or at (col, row) for a transpose, cast, through the result's layout
+    (padding 0)."""
+    lines = _head(fname, site, ())
+    lines += [f"  %w = alloca [{m.rows * m.cols} x {m.elem}], align 64", "  br label %g0.pre", "g0.pre:"]
+    p = "g0"
+    lines += _item_loop(p, m.length, _table_index(p, m, m.length) + [
+        f"  br i1 %{p}pad, label %{p}.vnext, label %{p}.copy",
+        f"{p}.copy:",
+        f"  %{p}.sl = getelementptr i64, ptr %{p}c, i64 {CTX['coop0']}",
+        f"  %{p}.sv = load i64, ptr %{p}.sl",
+        f"  %{p}.sp = inttoptr i64 %{p}.sv to ptr",
+        f"  %{p}.src = getelementptr {m.elem}, ptr %{p}.sp, i64 %{p}v",
+        f"  %{p}.x = load {m.elem}, ptr %{p}.src",
+        f"  %{p}.dst = getelementptr {m.elem}, ptr %w, i64 %{p}idx",
+        f"  store {m.elem} %{p}.x, ptr %{p}.dst"], [])
+    lines += ["  br label %g3.pre", "g3.pre:"]
+    p = "g3"
+    if transpose:       # result (i, j) = source (j, i): source index j * cols + i
+        source_index = [f"  %{p}.ri = udiv i64 %{p}.si, {r.cols}",
+                        f"  %{p}.rj = urem i64 %{p}.si, {r.cols}",
+                        f"  %{p}.sj = mul i64 %{p}.rj, {m.cols}",
+                        f"  %{p}.k = add i64 %{p}.sj, %{p}.ri"]
+    else:
+        source_index = [f"  %{p}.k = add i64 %{p}.si, 0"]
+    convert = [f"  %{p}.c = {cast} {m.elem} %{p}.x to {r.elem}"] if cast else [f"  %{p}.c = freeze {r.elem} %{p}.x"]
+    lines += _item_loop(p, r.length, _table_index(p, r, r.length) + [
+        f"  %{p}.sl = getelementptr i64, ptr %{p}c, i64 {CTX['coop3']}",
+        f"  %{p}.sv = load i64, ptr %{p}.sl",
+        f"  %{p}.sp = inttoptr i64 %{p}.sv to ptr",
+        f"  %{p}.dst = getelementptr {r.elem}, ptr %{p}.sp, i64 %{p}v",
+        f"  %{p}.si = select i1 %{p}pad, i64 0, i64 %{p}idx",
+        *source_index,
+        f"  %{p}.src = getelementptr {m.elem}, ptr %w, i64 %{p}.k",
+        f"  %{p}.x = load {m.elem}, ptr %{p}.src",
+        *convert,
+        f"  %{p}.y = select i1 %{p}pad, {r.elem} zeroinitializer, {r.elem} %{p}.c",
+        f"  store {r.elem} %{p}.y, ptr %{p}.dst"], [])
+    lines += ["  ret i1 false", "}"]
+    return "\n".join(lines)
+
+
+def reduce_sequences(rows, cols, mode):
+    """(order, length, result_of): the logical indices of the source in sequence order
+    (sequence s is order[s*length:(s+1)*length], coopmat2.reduce's), and the function
+    giving, for a result element (r, c), the sequence it holds."""
+    grid = [[r * cols + c for c in range(cols)] for r in range(rows)]
+    if mode == coopmat_spec.Reduce.ROW:
+        return [i for row in grid for i in row], cols, lambda r, c: r
+    if mode == coopmat_spec.Reduce.COLUMN:
+        return [grid[r][c] for c in range(cols) for r in range(rows)], rows, lambda r, c: c
+    if mode == coopmat_spec.Reduce.ROW | coopmat_spec.Reduce.COLUMN:
+        return [i for row in grid for i in row], rows * cols, lambda r, c: 0
+    order = [grid[2 * r + dr][2 * c + dc] for r in range(rows // 2) for c in range(cols // 2)
+             for dr in (0, 1) for dc in (0, 1)]
+    return order, 4, lambda r, c: r * (cols // 2) + c
+
+
+def _reduce_function(fname, site, m, r, mode, combine, coop):
+    """Reduction of one subgroup (coopmat2.reduce): gather the logical matrix into its
+    sequences, run the pairwise tree (combine_tree: each level combines (x[2i], x[2i+1])
+    in place, an odd last element moves up unchanged; combine called with the subgroup's
+    first work-item's context, as the interpreter's lanes act for it), then scatter each
+    result element's sequence value through the result's layout. Returns whether combine
+    recorded a fault."""
+    order, length, result_of = reduce_sequences(m.rows, m.cols, mode)
+    count = len(order) // length
+    T = m.elem
+    # Where each logical source element goes in sequence order (the inverse of order).
+    place = [0] * len(order)
+    for k, i in enumerate(order):
+        place[i] = k
+    places = f"@__clcoop_rdp.{m.rows}.{m.cols}.{mode}"
+    coop.tables[places] = (f"{places} = internal constant [{len(order)} x i32] ["
+                           + ", ".join(f"i32 {k}" for k in place) + "]")
+    owner = [result_of(i // r.cols, i % r.cols) * length for i in range(r.rows * r.cols)]
+    scatter = f"@__clcoop_rdo.{m.rows}.{m.cols}.{mode}.{r.rows}.{r.cols}"
+    coop.tables[scatter] = (f"{scatter} = internal constant [{len(owner)} x i32] ["
+                            + ", ".join(f"i32 {k}" for k in owner) + "]")
+    lines = _head(fname, site, ())
+    lines += [f"  %w = alloca [{len(order)} x {T}], align 64", "  br label %g0.pre", "g0.pre:"]
+    p = "g0"
+    lines += _item_loop(p, m.length, _table_index(p, m, m.length) + [
+        f"  br i1 %{p}pad, label %{p}.vnext, label %{p}.copy",
+        f"{p}.copy:",
+        f"  %{p}.sl = getelementptr i64, ptr %{p}c, i64 {CTX['coop0']}",
+        f"  %{p}.sv = load i64, ptr %{p}.sl",
+        f"  %{p}.sp = inttoptr i64 %{p}.sv to ptr",
+        f"  %{p}.src = getelementptr {T}, ptr %{p}.sp, i64 %{p}v",
+        f"  %{p}.x = load {T}, ptr %{p}.src",
+        f"  %{p}.kp = getelementptr i32, ptr {places}, i64 %{p}idx",
+        f"  %{p}.k32 = load i32, ptr %{p}.kp",
+        f"  %{p}.k = zext i32 %{p}.k32 to i64",
+        f"  %{p}.dst = getelementptr {T}, ptr %w, i64 %{p}.k",
+        f"  store {T} %{p}.x, ptr %{p}.dst"], [])
+    n, level = length, 0
+    while n > 1:
+        pairs = n // 2
+        lines += [f"  br label %l{level}.pre", f"l{level}.pre:"]
+        lines += _combine_level(f"l{level}", count, pairs, length, T, combine)
+        if n % 2:
+            # The odd last element moves up a level unchanged: to position `pairs`.
+            lines += _move_odd(f"l{level}", count, n - 1, pairs, length, T)
+        n = pairs + n % 2
+        level += 1
+    lines += ["  br label %g3.pre", "g3.pre:"]
+    p = "g3"
+    lines += _item_loop(p, r.length, _table_index(p, r, r.length) + [
+        f"  %{p}.sl = getelementptr i64, ptr %{p}c, i64 {CTX['coop3']}",
+        f"  %{p}.sv = load i64, ptr %{p}.sl",
+        f"  %{p}.sp = inttoptr i64 %{p}.sv to ptr",
+        f"  %{p}.dst = getelementptr {T}, ptr %{p}.sp, i64 %{p}v",
+        f"  %{p}.si = select i1 %{p}pad, i64 0, i64 %{p}idx",
+        f"  %{p}.op = getelementptr i32, ptr {scatter}, i64 %{p}.si",
+        f"  %{p}.o32 = load i32, ptr %{p}.op",
+        f"  %{p}.o = zext i32 %{p}.o32 to i64",
+        f"  %{p}.src = getelementptr {T}, ptr %w, i64 %{p}.o",
+        f"  %{p}.x = load {T}, ptr %{p}.src",
+        f"  %{p}.y = select i1 %{p}pad, {T} zeroinitializer, {T} %{p}.x",
+        f"  store {T} %{p}.y, ptr %{p}.dst"], [])
+    lines += [f"  %fault.p = getelementptr i64, ptr %base, i64 {CTX['fault']}",
+              "  %fault = load i64, ptr %fault.p",
+              "  %faulted = icmp ne i64 %fault, 0",
+              "  ret i1 %faulted", "}"]
+    return "\n".join(lines)
+
+
+def _combine_level(p, count, pairs, length, T, combine):
+    """One tree level over every sequence: w[s*length + i] = combine(w[s*length + 2i],
+    w[s*length + 2i + 1]) for i < pairs (in place: i <= 2i, read before written)."""
+    total = count * pairs
+    return [f"  br label %{p}.loop",
+            f"{p}.loop:",
+            f"  %{p}q = phi i64 [ 0, %{p}.pre ], [ %{p}q.next, %{p}.loop ]",
+            f"  %{p}s = udiv i64 %{p}q, {pairs}",
+            f"  %{p}i = urem i64 %{p}q, {pairs}",
+            f"  %{p}b = mul i64 %{p}s, {length}",
+            f"  %{p}i2 = shl i64 %{p}i, 1",
+            f"  %{p}x.k = add i64 %{p}b, %{p}i2",
+            f"  %{p}y.k = add i64 %{p}x.k, 1",
+            f"  %{p}o.k = add i64 %{p}b, %{p}i",
+            f"  %{p}x.p = getelementptr {T}, ptr %w, i64 %{p}x.k",
+            f"  %{p}y.p = getelementptr {T}, ptr %w, i64 %{p}y.k",
+            f"  %{p}o.p = getelementptr {T}, ptr %w, i64 %{p}o.k",
+            f"  %{p}x = load {T}, ptr %{p}x.p",
+            f"  %{p}y = load {T}, ptr %{p}y.p",
+            f"  %{p}z = call {T} {gquote(combine)}(ptr %base, {T} %{p}x, {T} %{p}y)",
+            f"  store {T} %{p}z, ptr %{p}o.p",
+            f"  %{p}q.next = add i64 %{p}q, 1",
+            f"  %{p}more = icmp ult i64 %{p}q.next, {total}",
+            f"  br i1 %{p}more, label %{p}.loop, label %{p}.end",
+            f"{p}.end:"]
+
+
+def _move_odd(p, count, src, dst, length, T):
+    lines = []
+    for s in range(count):
+        lines += [f"  %{p}m{s}.s = getelementptr {T}, ptr %w, i64 {s * length + src}",
+                  f"  %{p}m{s}.d = getelementptr {T}, ptr %w, i64 {s * length + dst}",
+                  f"  %{p}m{s} = load {T}, ptr %{p}m{s}.s",
+                  f"  store {T} %{p}m{s}, ptr %{p}m{s}.d"]
+    return lines
 
 
 def routine_type(mt):

@@ -1,6 +1,6 @@
 """coop_mat_reduce, coop_mat_per_element and coop_mat_get_coord end to end: OpenCL C compiled
 by clcoop, run by the interpreter, checked against NumPy (and clcoop-layout for coordinates);
-SPIR-V of function operands and GetCoordinateEXT; the native engine's fallback."""
+SPIR-V of function operands and GetCoordinateEXT; the native engine takes them."""
 import contextlib
 import io
 import json
@@ -273,16 +273,17 @@ def test_get_coord_index_outside_the_matrix_is_a_fault():
 
 # ---------------------------------------------------------------- native engine
 
-def test_native_engine_falls_back_with_a_reason():
+def test_native_engine_runs_reductions_without_falling_back():
+    """(Reductions, per-element functions and coordinates run natively since issue 29:
+    test_native_coop2.py compares the engines bit for bit.)"""
     source = REDUCE_KERNEL.format(T="float", R=8, C=16, RR=8, RC=1, MODE=MODE_NAMES[ROW], OP="a + b")
     src = RNG.standard_normal(4 * 128).astype(np.float32)
     dst = np.zeros(4 * 8, np.float32)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NativeFallbackWarning)
         program = clcoop.Program(source).build(options=["-w"], engine="auto")
         program.k((64,), (32,), src, dst, subgroup_size=16)
-    reasons = [str(w.message) for w in caught if issubclass(w.category, NativeFallbackWarning)]
-    assert reasons and "CooperativeMatrixReduceNV" in reasons[0], reasons
+    assert program.k.engine == "native"
     np.testing.assert_allclose(dst.reshape(4, 8), src.reshape(4, 8, 16).sum(axis=2), rtol=1e-5, atol=1e-5)
 
 

@@ -10,10 +10,13 @@ import pytest
 import clcoop
 from clcoop.errors import RuntimeFault
 from clcoop.native.support import NativeFallbackWarning
-from test_coop_function_ops import (COORD_KERNEL, GROUPS, MODE_NAMES, PER_ELEMENT_KERNEL, REDUCE_KERNEL, ROW,
-                                    SUBGROUPS_PER_GROUP, USES, holder_of_elements, layout_json)
+from test_coop_function_ops import (BOTH, COLUMN, COORD_KERNEL, GROUPS, MODE_NAMES, PER_ELEMENT_KERNEL,
+                                    REDUCE_KERNEL, RESULT_SHAPES, ROW, SUBGROUPS_PER_GROUP, TWO_BY_TWO, USES,
+                                    holder_of_elements, layout_json, numpy_reduce)
 
 RNG = np.random.default_rng(2929)
+# Sub-group sizes: 16 (the launch default) by default, 8 and 32 with the slow tests.
+SIZES = [16, pytest.param(8, marks=pytest.mark.slow), pytest.param(32, marks=pytest.mark.slow)]
 
 
 def on_both(source, launch, options=("-w",)):
@@ -30,7 +33,7 @@ def on_both(source, launch, options=("-w",)):
     return results
 
 
-@pytest.mark.parametrize("S", [8, 16, 32])
+@pytest.mark.parametrize("S", SIZES)
 @pytest.mark.parametrize("T, use, R, C", [("float", "accumulator", 8, 16), ("float", "accumulator", 3, 4),
                                           ("char", "a", 8, 32), ("half", "b", 16, 16), ("int", "accumulator", 16, 8)])
 def test_get_coord_natively_matches_the_interpreter_and_clcoop_layout(S, T, use, R, C):
@@ -67,7 +70,7 @@ def test_get_coord_index_outside_the_matrix_faults_as_in_the_interpreter(index):
     assert faults[1][1] == (16,)
 
 
-@pytest.mark.parametrize("S", [8, 16, 32])
+@pytest.mark.parametrize("S", SIZES)
 @pytest.mark.parametrize("shape", [(8, 16), (16, 8), (6, 16)], ids=lambda s: f"{s[0]}x{s[1]}")
 def test_per_element_with_extras_natively_matches_the_interpreter(S, shape):
     """Scalar, matrix and pointer extras, a memory write per element in the work-item
@@ -158,11 +161,197 @@ def test_a_function_operand_of_the_wrong_type_is_refused_with_a_reason():
     assert any("coop_mat_per_element function @affine of type" in r for r in reasons), reasons
 
 
-def test_reductions_still_fall_back_with_their_reason():
-    source = REDUCE_KERNEL.format(T="float", R=8, C=16, RR=8, RC=1, MODE=MODE_NAMES[ROW], OP="a + b")
+MODES = [ROW, COLUMN, BOTH, TWO_BY_TWO]
+MODE_IDS = ["row", "column", "both", "2x2"]
+
+
+def reduce_on_both(T, dtype, R, C, mode, result_shape, op, S, src):
+    """(interpreter's, native) results of REDUCE_KERNEL on the same input."""
+    RR, RC = result_shape
+    source = REDUCE_KERNEL.format(T=T, R=R, C=C, RR=RR, RC=RC, MODE=MODE_NAMES[mode], OP=op)
+    G = SUBGROUPS_PER_GROUP * GROUPS
+
+    def launch(program):
+        dst = np.zeros(G * RR * RC, dtype)
+        program.k((G * S,), (SUBGROUPS_PER_GROUP * S,), src.reshape(-1), dst, subgroup_size=S)
+        return dst.reshape(G, RR, RC)
+    return on_both(source, launch)
+
+
+@pytest.mark.parametrize("S", SIZES)
+@pytest.mark.parametrize("mode, shape", [(mode, shape) for mode in MODES
+                                         for shape in [(8, 16), (16, 16), (8, 32), (6, 16), (3, 4)]
+                                         if mode != TWO_BY_TWO or shape[0] % 2 == 0],
+                         ids=lambda v: f"{v[0]}x{v[1]}" if isinstance(v, tuple) else MODE_IDS[MODES.index(v)])
+def test_float_reductions_natively_match_the_interpreter_bit_for_bit(S, mode, shape):
+    """Every mode and result shape; float sums depend on the order of the tree (levels of
+    pairs, an odd last element moving up: 6 and 3 rows, 12 elements), so bit equality
+    checks it; NumPy checks the values."""
+    R, C = shape
+    G = SUBGROUPS_PER_GROUP * GROUPS
+    src = RNG.standard_normal((G, R, C)).astype(np.float32) * np.float32(1000)
+    for result_shape in RESULT_SHAPES[mode](R, C):
+        interp, native = reduce_on_both("float", np.float32, R, C, mode, result_shape, "a + b", S, src)
+        assert native.tobytes() == interp.tobytes()
+        np.testing.assert_allclose(native, numpy_reduce(src.astype(np.float64), mode, np.sum, result_shape),
+                                   rtol=1e-4, atol=1e-2)
+    result_shape = RESULT_SHAPES[mode](R, C)[0]
+    interp, native = reduce_on_both("float", np.float32, R, C, mode, result_shape, "a > b ? a : b", S, src)
+    assert native.tobytes() == interp.tobytes()
+    np.testing.assert_array_equal(native, numpy_reduce(src, mode, np.max, result_shape))
+
+
+def tree(values, combine):
+    """docs/coopmat2-semantics.md's pairwise tree on a Python list (the oracle)."""
+    while len(values) > 1:
+        pairs = [combine(values[2 * i], values[2 * i + 1]) for i in range(len(values) // 2)]
+        values = pairs + values[len(values) // 2 * 2:]
+    return values[0]
+
+
+@pytest.mark.parametrize("T, dtype", [("char", np.int8), ("uchar", np.uint8), ("short", np.int16),
+                                      ("int", np.int32), ("long", np.int64), ("half", np.float16),
+                                      ("double", np.float64)])
+@pytest.mark.parametrize("mode", MODES, ids=MODE_IDS)
+def test_an_order_sensitive_combine_in_every_type_follows_the_documented_tree(T, dtype, mode):
+    """combine(a, b) = 3a - b is neither commutative nor associative: the operand order and
+    the tree's shape show in every result; integers wrap as the user's function does."""
+    R, C = 6, 16
+    G = SUBGROUPS_PER_GROUP * GROUPS
+    src = RNG.integers(-4, 5, (G, R, C)).astype(dtype)
+    result_shape = RESULT_SHAPES[mode](R, C)[0]
+    interp, native = reduce_on_both(T, dtype, R, C, mode, result_shape, f"({T})(({T})3 * a - b)", 16, src)
+    assert native.tobytes() == interp.tobytes()
+    if dtype in (np.float16, np.float64):
+        return      # rounding of large values: the bit equality above is the check
+    bits = np.dtype(dtype).itemsize * 8
+    wrap = lambda v: (v + (1 << (bits - 1))) % (1 << bits) - (1 << (bits - 1)) if np.dtype(dtype).kind == "i" \
+        else v % (1 << bits)   # noqa: E731
+    combine = lambda a, b: wrap(3 * a - b)    # noqa: E731
+    x = src.astype(object)
+    for g in range(G):
+        if mode == ROW:
+            expect = [[tree(list(x[g, r]), combine)] for r in range(R)]
+        elif mode == COLUMN:
+            expect = [[tree(list(x[g, :, c]), combine) for c in range(C)]]
+        elif mode == BOTH:
+            expect = [[tree(list(x[g].reshape(-1)), combine)]]
+        else:
+            expect = [[tree([x[g, 2 * r, 2 * c], x[g, 2 * r, 2 * c + 1], x[g, 2 * r + 1, 2 * c],
+                             x[g, 2 * r + 1, 2 * c + 1]], combine) for c in range(C // 2)] for r in range(R // 2)]
+        np.testing.assert_array_equal(native[g], np.broadcast_to(np.array(expect, dtype=np.int64).astype(dtype),
+                                                                 result_shape))
+
+
+def test_a_fault_in_a_combine_function_is_the_interpreters():
+    """combine runs for the subgroup's first work-item (as the interpreter's lanes): an
+    out-of-bounds write there is the same fault on both engines, the arrays untouched."""
+    source = """
+typedef float acc __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 8, 16, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
+typedef float col __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 8, 1, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
+global float *trap;
+static float add(float a, float b) { if (a > 1e30f) *(global float *)0 = b; return a + b; }
+kernel void k(global float *p) {
+  acc m = coop_mat_load(p + get_sub_group_id() * 128, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)16);
+  col r = coop_mat_reduce(m, CLK_COOPERATIVE_MATRIX_REDUCE_ROW, add);
+  coop_mat_store(p + get_sub_group_id() * 128, r, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)1);
+}
+""".replace("global float *trap;\n", "")
+    faults = []
+    for engine in ("interp", "native"):
+        p = np.ones(256, np.float32)
+        p[128 + 5 * 16 + 2] = np.float32(2e30)       # sub-group 1, row 5
+        before = p.copy()
+        with pytest.raises(RuntimeFault) as fault:
+            clcoop.Program(source).build(options=["-w", "-g"], engine=engine).k((32,), (32,), p, subgroup_size=16)
+        assert p.tobytes() == before.tobytes()
+        faults.append((str(fault.value), fault.value.work_item))
+    assert faults[0] == faults[1]
+    assert faults[1][1] == (16,)       # the first work-item of sub-group 1
+
+
+CONVERSION_KERNEL = """
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+typedef {S} src_t __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, {R}, {C}, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
+typedef {D} dst_t __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, {RR}, {RC}, {USE})));
+kernel void k(global {S} *p, global {D} *q) {{
+  size_t g = get_group_id(0) * get_num_sub_groups() + get_sub_group_id();
+  src_t m = coop_mat_load(p + g * {R} * {C}, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t){C});
+  dst_t r = {EXPR};
+  coop_mat_store(q + g * {R} * {C}, r, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t){RC});
+}}
+"""
+DTYPES = {"float": np.float32, "half": np.float16, "double": np.float64, "char": np.int8, "uchar": np.uint8,
+          "short": np.int16, "int": np.int32, "uint": np.uint32, "long": np.int64}
+
+
+def convert_on_both(S, src_type, dst_type, use, shape, transpose, values):
+    R, C = shape
+    RR, RC = (C, R) if transpose else (R, C)
+    source = CONVERSION_KERNEL.format(S=src_type, D=dst_type, R=R, C=C, RR=RR, RC=RC, USE=USES[use],
+                                      EXPR="coop_mat_transpose(m)" if transpose else "(dst_t)m")
+    G = SUBGROUPS_PER_GROUP * GROUPS
+
+    def launch(program):
+        q = np.zeros(G * R * C, DTYPES[dst_type])
+        program.k((G * S,), (SUBGROUPS_PER_GROUP * S,), values.reshape(-1), q, subgroup_size=S)
+        return q.reshape(G, RR, RC)
+    return on_both(source, launch)
+
+
+def values_of(T, shape):
+    G = SUBGROUPS_PER_GROUP * GROUPS
+    dtype = DTYPES[T]
+    if np.dtype(dtype).kind == "f":
+        # Large and small magnitudes: roundings, half overflow to infinity, subnormals.
+        x = RNG.standard_normal((G, *shape)) * 10.0 ** RNG.integers(-8, 8, (G, *shape))
+        with np.errstate(over="ignore"):
+            return x.astype(dtype)
+    info = np.iinfo(dtype)
+    return RNG.integers(info.min, info.max, (G, *shape), endpoint=True, dtype=dtype)
+
+
+@pytest.mark.parametrize("S", SIZES)
+@pytest.mark.parametrize("src_type, dst_type, use", [
+    ("float", "float", "a"), ("float", "float", "b"), ("int", "uint", "a"),            # ConvertNV: the use
+    ("float", "half", "a"), ("float", "half", "accumulator"), ("half", "float", "b"),  # FConvert
+    ("double", "float", "accumulator"), ("float", "double", "accumulator"),
+    ("int", "char", "a"), ("char", "int", "accumulator"), ("uchar", "int", "b"),       # SConvert / UConvert
+    ("long", "short", "accumulator"), ("short", "long", "accumulator")])
+@pytest.mark.parametrize("shape", [(8, 16), (6, 16)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_use_and_component_conversions_natively_match_the_interpreter(S, src_type, dst_type, use, shape):
+    """Accumulator -> A/B (the layout changes, so values move between work-items) with or
+    without a component type change, and component conversions of one use; NumPy's
+    astype (an IEEE conversion; integer bits sign- or zero-extended or truncated) is the
+    oracle. 6 x 16 has padding."""
+    if use == "b" and shape == (6, 16):
+        shape = (16, 16)
+    x = values_of(src_type, shape)
+    interp, native = convert_on_both(S, src_type, dst_type, use, shape, False, x)
+    assert native.tobytes() == interp.tobytes()
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(native, x.astype(DTYPES[dst_type]))
+
+
+@pytest.mark.parametrize("S", SIZES)
+@pytest.mark.parametrize("T, use, shape", [("float", "b", (8, 16)), ("float", "a", (16, 8)), ("half", "b", (16, 16)),
+                                           ("char", "a", (16, 32)), ("int", "b", (6, 16))])
+def test_transpose_natively_matches_the_interpreter(S, T, use, shape):
+    x = values_of(T, shape)
+    interp, native = convert_on_both(S, T, T, use, shape, True, x)
+    assert native.tobytes() == interp.tobytes()
+    np.testing.assert_array_equal(native, x.transpose(0, 2, 1))
+
+
+def test_float_to_integer_conversions_still_fall_back_with_their_reason():
+    source = CONVERSION_KERNEL.format(S="float", D="int", R=8, C=16, RR=8, RC=16, USE=USES["accumulator"],
+                                      EXPR="(dst_t)m")
+    p = RNG.standard_normal(4 * 128).astype(np.float32) * 100
+    q = np.zeros(4 * 128, np.int32)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        program = clcoop.Program(source).build(options=["-w"], engine="auto")
-        program.k((32,), (32,), np.zeros(256, np.float32), np.zeros(16, np.float32), subgroup_size=16)
+        clcoop.Program(source).build(options=["-w"], engine="auto").k((64,), (32,), p, q, subgroup_size=16)
     reasons = [str(w.message) for w in caught if issubclass(w.category, NativeFallbackWarning)]
-    assert reasons and "CooperativeMatrixReduceNV is not compiled natively yet" in reasons[0], reasons
+    assert reasons and "the cooperative-matrix conversion ConvertFToS from float to i32" in reasons[0], reasons
+    np.testing.assert_array_equal(q, p.astype(np.int32))
