@@ -12,6 +12,8 @@ multiplies) through the layout tables with every element bounds-checked.
 """
 import re
 
+import numpy as np
+
 from clcoop import coop_names, coopmat_spec, float8
 from clcoop.coop_names import BINARY, CONVERSIONS, CONVERT_USE, GET_COORDINATE, LENGTH, LOAD, MUL_ADD, NEGATE, \
     PER_ELEMENT, REDUCE, SCALAR_MUL, SPLAT, STORE, TRANSPOSE
@@ -19,8 +21,9 @@ from clcoop.errors import IRError
 from clcoop.interp.coop_calls import memory_dtype, pointee_size
 from clcoop.interp.layout import LayoutError, get_layout
 from clcoop.interp.loader import parse_type_text
-from clcoop.interp.scalars import scalar_dtype
+from clcoop.interp.scalars import COMPONENT_DTYPES, scalar_dtype
 from clcoop.native import coop_ir
+from clcoop.native.builtin_ir import type_suffix
 from clcoop.native.context import CTX, CTX_SLOTS, FAULT_COOP, FAULT_READ, FAULT_WRITE
 from clcoop.native.irtext import gquote, quote, ref, typed
 from clcoop.native.support import Unsupported
@@ -472,11 +475,16 @@ def _check_reduce(fg, callee, ops, m, r, mode):
 
 
 def _conversion_cast(callee, m, r):
-    """The LLVM cast (or None) of one element for a use conversion (NV2 ConvertNV: the
-    same bits), a transpose (the same type) or a KHR Op*Convert that may change the use
-    (coopmat.convert: FConvert an IEEE conversion, SConvert/UConvert sign- or zero-extend or
-    truncate the bits); the interpreter's type rules (coopmat_spec) first. Conversions that
-    are not bit for bit the interpreter's this way are left to it, with the reason."""
+    """The IR converting one element, as a function (value, result name) -> lines, for a
+    use conversion (NV2 ConvertNV: the same bits), a transpose (the same type) or a KHR
+    Op*Convert that may change the use, as coopmat.convert does: FConvert an IEEE
+    conversion; SConvert/UConvert sign- or zero-extend or truncate the bits; ConvertFToS/FToU
+    toward zero, NaN -> 0, saturating to the result component's range (scalars.float_to_int:
+    llvm.fpto[su]i.sat); ConvertSToF/UToF the sign- or zero-extended integer rounded once to
+    double, then to the result type (the interpreter's path: exact for 32-bit integers, a
+    double then a float rounding for 64-bit ones). The interpreter's type rules
+    (coopmat_spec) first. What cannot be bit for bit the interpreter's this way is left to
+    it, with the reason."""
     rule = coopmat_spec.transpose_problem if callee.base == TRANSPOSE else coopmat_spec.conversion_problem
     problem = rule(callee.matrices[1].matrix_type(), callee.matrices[0].matrix_type())
     name = coop_names.operation_name(callee.base)
@@ -484,24 +492,38 @@ def _conversion_cast(callee, m, r):
         raise Unsupported(f"a cooperative-matrix {name} the interpreter refuses ({problem.message})")
     if m.fp8 is not None or r.fp8 is not None:
         raise Unsupported(f"the fp8 cooperative-matrix conversion {name}")
+    src, dst = m.elem, r.elem
+    same = lambda x, y: [f"  {y} = freeze {dst} {x}"]      # noqa: E731
     if callee.base in (CONVERT_USE, TRANSPOSE):
-        if m.elem != r.elem:
+        if src != dst:
             raise Unsupported(f"a cooperative-matrix {name} that changes the component type")
-        return None
-    op, src, dst = CONVERSIONS[callee.base], m.elem, r.elem
-    if op == "FConvert" and src in coop_ir.FLOAT_TYPES and dst in coop_ir.FLOAT_TYPES:
+        return same
+    op = CONVERSIONS[callee.base]
+    floats, ints = coop_ir.FLOAT_TYPES, coop_ir.INT_TYPES
+
+    def cast(instruction):
+        return lambda x, y: [f"  {y} = {instruction} {src} {x} to {dst}"]
+    if op == "FConvert" and src in floats and dst in floats:
         if (src, dst) == ("double", "half"):
             # One correct rounding double -> half is a library call in LLVM's lowering.
             raise Unsupported("a cooperative-matrix FConvert from double to half")
-        width = coop_ir.FLOAT_TYPES
-        return None if src == dst else "fpext" if width[dst] > width[src] else "fptrunc"
-    if op in ("SConvert", "UConvert") and src in coop_ir.INT_TYPES and dst in coop_ir.INT_TYPES:
-        width = coop_ir.INT_TYPES
+        return same if src == dst else cast("fpext" if floats[dst] > floats[src] else "fptrunc")
+    if op in ("SConvert", "UConvert") and src in ints and dst in ints:
         extend = "sext" if op == "SConvert" else "zext"
-        return None if src == dst else extend if width[dst] > width[src] else "trunc"
+        return same if src == dst else cast(extend if ints[dst] > ints[src] else "trunc")
+    if op in ("ConvertFToS", "ConvertFToU") and src in floats and dst in ints:
+        # The range is the result component's (signed or not), as float_to_int's dtype.
+        signed = np.dtype(COMPONENT_DTYPES[callee.matrices[0].elem]).kind == "i"
+        intrinsic = f"llvm.fpto{'s' if signed else 'u'}i.sat.i{ints[dst]}.{type_suffix(src)}"
+        return lambda x, y: [f"  {y} = call {dst} @{intrinsic}({src} {x})"]
+    if op in ("ConvertSToF", "ConvertUToF") and src in ints and dst in ("float", "double"):
+        to_double = "sitofp" if op == "ConvertSToF" else "uitofp"
+        if dst == "double":
+            return cast(to_double)
+        return lambda x, y: [f"  {y}.d = {to_double} {src} {x} to double",
+                             f"  {y} = fptrunc double {y}.d to float"]
     raise Unsupported(f"the cooperative-matrix conversion {op} from {src} to {dst} (not compiled "
-                      f"natively yet: float <-> integer conversions round and saturate as "
-                      f"coopmat.convert does)")
+                      f"natively yet: the interpreter's rounding there is not one LLVM instruction's)")
 
 
 def _convert_function(fname, site, m, r, cast, transpose):
@@ -531,7 +553,7 @@ def _convert_function(fname, site, m, r, cast, transpose):
                         f"  %{p}.k = add i64 %{p}.sj, %{p}.ri"]
     else:
         source_index = [f"  %{p}.k = add i64 %{p}.si, 0"]
-    convert = [f"  %{p}.c = {cast} {m.elem} %{p}.x to {r.elem}"] if cast else [f"  %{p}.c = freeze {r.elem} %{p}.x"]
+    convert = cast(f"%{p}.x", f"%{p}.c")
     lines += _item_loop(p, r.length, _table_index(p, r, r.length) + [
         f"  %{p}.sl = getelementptr i64, ptr %{p}c, i64 {CTX['coop3']}",
         f"  %{p}.sv = load i64, ptr %{p}.sl",
@@ -815,7 +837,9 @@ def _run_order_checks(mt, layout, esz, site, load, slot):
     which reads and writes the matrix run by run (coopmat.load/store), reports it; then
     to %m.pre (the work-items' loop) when no element faults."""
     minor = mt.cols if layout == 0 else mt.rows
-    w = "false" if load else "true"
+    # (bounds and alignment only: the interpreter checks a store's whole extent before its
+    # write permission, which the work-items' loop checks after)
+    w = "false"
     return ["ro.pre:",
             "  %rocode = call i64 @__clcoop_region_of(ptr %base, ptr %root)" if slot is None else
             f"  %rocode = add i64 0, {slot + 1}",

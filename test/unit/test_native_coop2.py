@@ -283,7 +283,7 @@ kernel void k(global {S} *p, global {D} *q) {{
 }}
 """
 DTYPES = {"float": np.float32, "half": np.float16, "double": np.float64, "char": np.int8, "uchar": np.uint8,
-          "short": np.int16, "int": np.int32, "uint": np.uint32, "long": np.int64}
+          "short": np.int16, "int": np.int32, "uint": np.uint32, "long": np.int64, "ulong": np.uint64}
 
 
 def convert_on_both(S, src_type, dst_type, use, shape, transpose, values):
@@ -344,14 +344,33 @@ def test_transpose_natively_matches_the_interpreter(S, T, use, shape):
     np.testing.assert_array_equal(native, x.transpose(0, 2, 1))
 
 
-def test_float_to_integer_conversions_still_fall_back_with_their_reason():
-    source = CONVERSION_KERNEL.format(S="float", D="int", R=8, C=16, RR=8, RC=16, USE=USES["accumulator"],
+@pytest.mark.parametrize("src_type, dst_type", [
+    ("float", "int"), ("float", "uint"), ("half", "char"), ("double", "long"), ("float", "uchar"),   # FToS/FToU
+    ("int", "float"), ("uint", "float"), ("char", "double"), ("long", "float"), ("ulong", "double")])  # SToF/UToF
+def test_float_integer_conversions_natively_match_the_interpreter(src_type, dst_type):
+    """Toward zero, NaN -> 0 and saturation to the result's range (scalars.float_to_int);
+    integers rounded once to double, then to float (the interpreter's path)."""
+    shape = (8, 16)
+    G = SUBGROUPS_PER_GROUP * GROUPS
+    dtype = DTYPES[src_type]
+    if np.dtype(dtype).kind == "f":
+        with np.errstate(over="ignore"):      # half: large values become infinities
+            x = (RNG.standard_normal((G, *shape)) * 10.0 ** RNG.integers(0, 12, (G, *shape))).astype(dtype)
+        x.reshape(-1)[:4] = [np.nan, np.inf, -np.inf, -0.5]
+    else:
+        x = values_of(src_type, shape)
+    interp, native = convert_on_both(16, src_type, dst_type, "accumulator", shape, False, x)
+    assert native.tobytes() == interp.tobytes()
+
+
+def test_integer_to_half_conversions_still_fall_back_with_their_reason():
+    source = CONVERSION_KERNEL.format(S="int", D="half", R=8, C=16, RR=8, RC=16, USE=USES["accumulator"],
                                       EXPR="(dst_t)m")
-    p = RNG.standard_normal(4 * 128).astype(np.float32) * 100
-    q = np.zeros(4 * 128, np.int32)
+    p = RNG.integers(-3000, 3000, 4 * 128).astype(np.int32)
+    q = np.zeros(4 * 128, np.float16)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         clcoop.Program(source).build(options=["-w"], engine="auto").k((64,), (32,), p, q, subgroup_size=16)
     reasons = [str(w.message) for w in caught if issubclass(w.category, NativeFallbackWarning)]
-    assert reasons and "the cooperative-matrix conversion ConvertFToS from float to i32" in reasons[0], reasons
-    np.testing.assert_array_equal(q, p.astype(np.int32))
+    assert reasons and "the cooperative-matrix conversion ConvertSToF from i32 to half" in reasons[0], reasons
+    np.testing.assert_array_equal(q, p.astype(np.float16))
