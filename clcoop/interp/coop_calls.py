@@ -345,6 +345,7 @@ def _do_load(ctx, callee, args, ret_type, what):
     # fp8: NumPy cannot stride over ml_dtypes' float8 views; the bytes move as uint8.
     bytes_dtype = np.dtype(np.uint8) if float8.is_float8(dtype) else dtype
     parts = []      # (subgroup indices, (G', rows, cols) tiles, index of each one's tile)
+    objects = _object_bases(ctx, groups, pointer)
 
     def load(chosen, code):
         bases, strides = pointer[chosen], stride[chosen]
@@ -359,12 +360,12 @@ def _do_load(ctx, callee, args, ret_type, what):
             per_group = ctx.cur_lanes.size // chosen.size
             ctx.cur_lanes = np.repeat(groups.lanes[chosen[distinct], 0], per_group)
             if getattr(ctx.memory, "provenance", None) is not None:
-                ctx.memory.provenance = Provenance(np.repeat(bases[distinct], per_group), None)
+                ctx.memory.provenance = Provenance(np.repeat(objects[chosen][distinct], per_group), None)
         tiles = coopmat.load(ctx.memory, bases[distinct], code, strides[distinct], pointee,
                              bytes_dtype, result.rows, result.cols).view(dtype)
         parts.append((chosen, tiles, copy_of))
 
-    _per_memory_layout(ctx, groups, memory_layout, load, (result.rows, result.cols), pointer)
+    _per_memory_layout(ctx, groups, memory_layout, load, (result.rows, result.cols), objects)
     if len(parts) == 1 and parts[0][2] is not None and groups.identity \
             and parts[0][0].size == groups.count:
         # One layout, every subgroup: relayout the distinct tiles only, copy them out in
@@ -489,8 +490,21 @@ def _do_store(ctx, callee, args, ret_type, what):
     def store(chosen, code):
         coopmat.store(ctx.memory, pointer[chosen], mats[chosen], code, stride[chosen], pointee)
 
-    _per_memory_layout(ctx, groups, memory_layout, store, (matrix.rows, matrix.cols), pointer)
+    _per_memory_layout(ctx, groups, memory_layout, store, (matrix.rows, matrix.cols),
+                       _object_bases(ctx, groups, pointer))
     return None
+
+
+def _object_bases(ctx, groups, pointer):
+    """Per sub-group, the address of the object its matrix pointer was derived from (the
+    call's provenance.py base: a kernel argument, a global, a private variable), else the
+    pointer: the object its elements must lie in, as the native engine checks them."""
+    ins, frame = getattr(ctx, "current", None), getattr(ctx, "frame", None)
+    slot = getattr(ins, "base", None)
+    value = frame.vals[slot] if slot is not None and frame is not None else None
+    if value is None:
+        return pointer
+    return np.broadcast_to(np.asarray(value, np.int64), (int(ctx.lane_count),))[groups.lanes[:, 0]]
 
 
 def _per_memory_layout(ctx, groups, memory_layout, operation, shape, pointer=None):

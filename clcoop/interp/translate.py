@@ -13,6 +13,7 @@ from clcoop.interp import instructions
 from clcoop.interp.coop_function_calls import FunctionOperand
 from clcoop.interp.loader import (Const, TokenStream, parse_constant, parse_type,
                                   parse_typed_constant, value_id, value_kind)
+from clcoop.interp.provenance import pointer_origin
 from clcoop.interp.scalars import scalar_dtype
 
 
@@ -185,6 +186,9 @@ class Translator:
             rec.args = [self.function_operand(a) if rec.data[0] in ("coop", "tensor") and value_kind(a) == "function"
                         else self.operand(a) for a in operands[:-1]]
             rec.fn = instructions.op_call
+            if rec.data[0] == "coop" and operands[:-1] and str(operands[0].type).startswith("ptr"):
+                # a matrix load's or store's pointer: its elements' object (coop_calls)
+                rec.base, rec.root = pointer_origin(self, operands[0])
             return rec
         args = [self.operand(a) for a in operands]
         rec = Instr(op, dst, args, ty, text)

@@ -165,6 +165,27 @@ declare spir_func target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) @_Z26
 declare spir_func void @_Z33__spirv_CooperativeMatrixStoreKHRIfLi3ELi8ELi16ELi2EEvPU3AS1fim(ptr addrspace(2), target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2), i32, i64)
 !0 = !{!"float*"}""", "k", lambda: (np.zeros(128, np.float32),), (16, 16), ["write to read-only memory", "buffer: dst"],
         (0,), ir=True, launch={"subgroup_size": 16}),
+    "matrix load from a __local argument, pointer past its end": Case(MATRIX + """
+__kernel void k(__local float *B, __global float *C, int off) {
+    size_t l = get_local_id(0);
+    for (int j = 0; j < 8; j++) B[l * 8 + j] = j;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    mat_a a = coop_mat_load(B + off, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)16);
+    coop_mat_store(C + get_group_id(0) * 128, a, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)16);
+}""", "k", lambda: (clcoop.LocalMemory(512), np.zeros(512, np.float32), np.int32(128)), (64, 16),
+        ["read of float32 at element 128 of buffer 'B (__local)' (128 elements)"], (0,),
+        launch={"subgroup_size": 16}),
+    "matrix store past the end of read-only memory": Case(IR_HEAD + """
+define spir_kernel void @k(ptr addrspace(2) %dst) !kernel_arg_type !0 {
+  %m = call spir_func target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) @_Z26__spirv_CompositeConstructIfLi3ELi8ELi16ELi2EEvf(float 1.0)
+  call spir_func void @_Z33__spirv_CooperativeMatrixStoreKHRIfLi3ELi8ELi16ELi2EEvPU3AS1fim(ptr addrspace(2) %dst, target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) %m, i32 0, i64 16)
+  ret void
+}
+declare spir_func target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) @_Z26__spirv_CompositeConstructIfLi3ELi8ELi16ELi2EEvf(float)
+declare spir_func void @_Z33__spirv_CooperativeMatrixStoreKHRIfLi3ELi8ELi16ELi2EEvPU3AS1fim(ptr addrspace(2), target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2), i32, i64)
+!0 = !{!"float*"}""", "k", lambda: (np.zeros(64, np.float32),), (16, 16),
+        ["out-of-bounds write of float32 at element 64 of buffer 'dst' (64 elements)"], (0,), ir=True,
+        launch={"subgroup_size": 16}),
     "matrix load negative stride": Case(MATRIX + """
 typedef float mat_c __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 8, 16, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
 __kernel void k(__global const float *a, __global float *b, long stride) {
