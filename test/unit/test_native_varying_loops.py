@@ -453,6 +453,7 @@ class _RandomKernel:
 FUZZ_SEEDS = [1, 2, 9, 13, 15, 27, 44]
 
 
+@pytest.mark.slow          # random kernels on three paths (fuzz)
 @pytest.mark.parametrize("seed", FUZZ_SEEDS)
 def test_random_lane_varying_control_flow_on_three_paths(seed):
     """The fast path, the per-work-item path and the interpreter agree bit for bit."""
