@@ -684,11 +684,11 @@ def _coop_fault_message(code, stride=0, site=None, llid=0):
     clcoop/interp/coop_calls.py, coopmat.py and coopmat2.py do (a stride fault's word is the
     stride, a coordinate's the index)."""
     from clcoop.native import coop_calls
-    return {coop_calls.NON_UNIFORM: "cooperative matrix operation: an operand (pointer, layout or "
     if code == coop_calls.COORD_INDEX:
         S = site.subgroup_size
         return (f"coop_mat_get_coord index {stride} is outside the matrix's {site.matrix_length} "
                 f"components (work-item {llid % S} of subgroup {llid // S})")
+    return {coop_calls.NON_UNIFORM: "cooperative matrix operation: an operand (pointer, layout or "
                                     "stride) must be uniform across the sub-group but differs "
                                     "between work-items",
             coop_calls.PARTIAL_SUBGROUP: "cooperative matrix operation in a sub-group with fewer "
