@@ -73,7 +73,7 @@ def mismatch(callee, declared, ret, args, structs):
     if not callee.is_declaration or name.startswith("llvm."):
         return None   # LLVM's verifier checks intrinsic signatures against their names
     base, params = demangle(name)
-    if params is None or base.startswith("__spirv_") or coop_names.names_spirv_operation(name):
+    if params is None or base.startswith(coop_names.SPIRV_PREFIX) or coop_names.names_spirv_operation(name):
         # Not a mangled built-in name (the engines refuse unknown functions), or a SPIR-V
         # operation's (the matrix types of their operands are checked where they are mapped).
         return None

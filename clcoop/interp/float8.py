@@ -152,7 +152,7 @@ def conversion_handler(conversion, arg_type, ret_type):
     for ty in (arg_type, ret_type):
         if ty.kind not in ("int", "float", "vec"):
             raise IRError(f"fp8 conversion {conversion.base} of a {ty}: clcoop runs the scalar and vector "
-                          f"forms; a matrix converts with __spirv_FConvert & co. on fp8 component types")
+                          f"forms; a matrix converts with the SPIR-V FConvert & co. on fp8 component types")
     for token, ty in ((conversion.source, arg_type), (conversion.target, ret_type)):
         if np.dtype(_register_dtype(ty)).itemsize != _token_dtype(token).itemsize:
             raise IRError(f"fp8 conversion {conversion.base} with an operand of type {ty}")

@@ -24,6 +24,7 @@ Plain data and the standard library: CI checks modules against a recorded device
 """
 from dataclasses import dataclass
 
+from clcoop.coopmat_spec import Scope
 from clcoop.errors import ArgumentError, UnsupportedOnDevice
 from clcoop.spirv.binary import (OP_CONSTANT, OP_DECORATE, OP_FUNCTION, OP_FUNCTION_CALL, OP_FUNCTION_END,
                                  OP_NAME, OP_TYPE_COOPERATIVE_MATRIX_KHR, OP_TYPE_FLOAT, OP_TYPE_INT,
@@ -36,7 +37,6 @@ OP_MEMBER_DECORATE = 72
 OP_SPEC_CONSTANT, OP_SPEC_CONSTANT_OP = 50, 52
 DECORATION_SPEC_ID, DECORATION_ARRAY_STRIDE, DECORATION_BLOCK, DECORATION_OFFSET = 1, 6, 2, 35
 STORAGE_CLASS_PHYSICAL_STORAGE_BUFFER = 5349
-SCOPE_WORKGROUP = 2
 FIRST_INTERFACE_VERSION = 0x00010400          # SPIR-V 1.4: the interface lists every global
 # OpSpecConstantOp operations an array length may use (SPIR-V 3.52.7), on 32-bit words.
 _SPEC_OPS = {128: lambda a, b: a + b, 130: lambda a, b: a - b, 132: lambda a, b: a * b,
@@ -82,7 +82,7 @@ class WorkgroupMemory:
         for inst in module.instructions:
             if inst.opcode == OP_TYPE_COOPERATIVE_MATRIX_KHR:
                 scope = self._definitions.get(inst.operands[2])
-                if scope is None or scope.opcode != OP_CONSTANT or scope.operands[2] == SCOPE_WORKGROUP:
+                if scope is None or scope.opcode != OP_CONSTANT or scope.operands[2] == Scope.WORKGROUP:
                     return True      # (a specialized scope may be Workgroup: counted as one)
         return False
 
