@@ -15,7 +15,7 @@ from clcoop import coop_names, float8
 from clcoop.coopmat_spec import COMPONENTS_BY_LLVM, MATRIX_TARGET_TYPE, MatrixType, component_of_llvm
 from clcoop.errors import IRError
 from clcoop.interp import coop_spellings, inline_asm
-from clcoop.interp.ir_text import DEFINE_RE, llvm_unquote
+from clcoop.interp.ir_text import DEFINE_RE, bracketed, llvm_unquote, split_top_level
 from clcoop.interp.source_map import read_debug_info
 from clcoop.tensor_spec import INLINE_TYPE, INTEGRAL_CONSTANT, TensorType
 
@@ -671,22 +671,7 @@ def _md_ints(body):
 def _param_texts(header, name):
     """The text of each parameter in a 'define ... @name(...)' line (attributes included)."""
     start = header.find("(", header.find("@" + name) + len(name) + 1)
-    depth, current, texts = 0, "", []
-    for ch in header[start + 1:]:
-        if ch in "([{<":
-            depth += 1
-        elif ch in ")]}>":
-            if depth == 0:
-                break
-            depth -= 1
-        if ch == "," and depth == 0:
-            texts.append(current.strip())
-            current = ""
-        else:
-            current += ch
-    if current.strip():
-        texts.append(current.strip())
-    return texts
+    return split_top_level(bracketed(header, start))
 
 
 def _read_kernel(f, header, metadata, structs):

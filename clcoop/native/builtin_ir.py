@@ -7,7 +7,8 @@ import struct
 from clcoop.interp.demangle import demangle
 from clcoop.native.context import CTX
 from clcoop.native.integer_dot_ir import integer_dot_definition
-from clcoop.native.irtext import gquote, split_top
+from clcoop.interp.ir_text import split_top_level
+from clcoop.native.irtext import gquote
 from clcoop.native.support import Unsupported
 
 def params_of(name):
@@ -317,7 +318,7 @@ def intrinsics_in(definition):
     out = []
     for m in re.finditer(r"call (\S+|<[^>]+>) @(llvm\.[\w.]+)\(([^)]*)\)", definition):
         ret, name, args = m.groups()
-        types = [leading_type(a.strip()) for a in split_top(args)]
+        types = [leading_type(a.strip()) for a in split_top_level(args)]
         out.append((name, f"declare {ret} @{name}({', '.join(types)})"))
     return out
 

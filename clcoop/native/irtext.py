@@ -1,6 +1,7 @@
 """Reading and rewriting LLVM IR text: operand references, names, function types."""
 import re
 
+from clcoop.interp.ir_text import split_top_level
 from clcoop.native.support import Unsupported
 
 _META_RE = re.compile(r",\s*!(?!\{)[\w.]+\s+!\d+")
@@ -48,25 +49,8 @@ def split_function_type(fty):
         elif c in "([{<":
             depth -= 1
             if depth == 0:
-                return fty[:i].strip(), split_top(fty[i + 1:-1])
+                return fty[:i].strip(), split_top_level(fty[i + 1:-1])
     raise Unsupported(f"cannot read the function type {fty}")
-
-
-def split_top(text):
-    parts, depth, cur = [], 0, ""
-    for c in text:
-        if c in "([{<":
-            depth += 1
-        elif c in ")]}>":
-            depth -= 1
-        if c == "," and depth == 0:
-            parts.append(cur.strip())
-            cur = ""
-        else:
-            cur += c
-    if cur.strip():
-        parts.append(cur.strip())
-    return parts
 
 
 def value_id(v):

@@ -28,7 +28,8 @@ import re
 from clcoop.interp.demangle import demangle
 from clcoop.interp.loader import parse_type_text
 from clcoop.native.builtin_ir import elem_size, store_size
-from clcoop.native.irtext import block_successors, clean_ir, split_top, value_id
+from clcoop.interp.ir_text import split_top_level
+from clcoop.native.irtext import block_successors, clean_ir, value_id
 from clcoop.native.support import WORKITEM_FUNCTIONS
 
 
@@ -314,7 +315,7 @@ class KernelRanges:
         return ("opaque", f"a condition '{op}'")
 
     def _gep(self, v, ops, text):
-        parts = split_top(re.sub(r"^.*?getelementptr\s+", "", text))
+        parts = split_top_level(re.sub(r"^.*?getelementptr\s+", "", text))
         words = parts[0].split()
         flags = {w for w in words if w in ("inbounds", "nuw", "nusw")}
         src = " ".join(w for w in words if w not in ("inbounds", "nuw", "nusw"))

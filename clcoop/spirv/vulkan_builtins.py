@@ -12,6 +12,7 @@ import re
 from clcoop import coop_names
 from clcoop.coopmat_spec import Use
 from clcoop.interp.demangle import demangle
+from clcoop.interp.ir_text import split_top_level
 from clcoop.spirv.vulkan_ir import GLOBAL_OFFSET, fail
 
 PLACEHOLDER = "clcoop.vk."
@@ -831,17 +832,6 @@ def _float_bits(param):
 
 
 def _split_params(text):
-    parts, depth, current = [], 0, ""
-    for ch in text:
-        if ch in "([{<":
-            depth += 1
-        elif ch in ")]}>":
-            depth -= 1
-        if ch == "," and depth == 0:
-            parts.append(current.strip())
-            current = ""
-        else:
-            current += ch
-    if current.strip():
-        parts.append(current.strip())
-    return [re.sub(r"\s+(?:noundef|signext|zeroext)\b", "", p) for p in parts]
+    return [re.sub(r"\s+(?:noundef|signext|zeroext)\b", "", p) for p in split_top_level(text)]
+
+

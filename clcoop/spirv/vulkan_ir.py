@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from clcoop import coop_names
 from clcoop.errors import CompileError
-from clcoop.interp.ir_text import DEFINE_RE, llvm_unquote
+from clcoop.interp.ir_text import DEFINE_RE, llvm_unquote, split_top_level
 from clcoop.interp.loader import DataLayout, IRError, Ty, TokenStream, parse_type
 from clcoop.interp.source_map import read_debug_info, render_fault
 
@@ -539,7 +539,7 @@ class _Rewriter:
         known = self.ptr_tz.get(m.group(3), 0)
         if known <= 1:
             return line
-        arguments = _split_arguments(m.group(4))
+        arguments = split_top_level(m.group(4))
         expected = 2 if callee.base == coop_names.LOAD else 3     # layout, stride (store: matrix first)
         if len(arguments) != expected:
             return line                  # a memory operand given already: keep the component size
@@ -849,23 +849,6 @@ def _integer_rule(op, rest, facts):
         shift = m.group(3)
         return min(a + int(shift), bits) if re.fullmatch(r"\d+", shift) else min(a, bits)
     return 0
-
-
-def _split_arguments(text):
-    parts, depth, current = [], 0, ""
-    for ch in text:
-        if ch in "([{<":
-            depth += 1
-        elif ch in ")]}>":
-            depth -= 1
-        if ch == "," and depth == 0:
-            parts.append(current.strip())
-            current = ""
-        else:
-            current += ch
-    if current.strip():
-        parts.append(current.strip())
-    return parts
 
 
 def _dbg_of(line):
