@@ -9,11 +9,10 @@ dimension it supports (what a kernel's matrices must match). --json prints the d
 as the engine records them (a file of it is what test/unit/data/vulkan_h200.json holds).
 Exit 0 ok, 1 no Vulkan loader or device.
 """
-import argparse
 import json
 import sys
 
-from clcoop.cli.output import stdout_closed
+from clcoop.cli.output import ArgumentParser, stdout_closed
 from clcoop.errors import ClcoopError
 
 MATRIX_FEATURES = ("cooperativeMatrix", "cooperativeMatrixWorkgroupScope", "cooperativeMatrixFlexibleDimensions",
@@ -22,15 +21,8 @@ MATRIX_FEATURES = ("cooperativeMatrix", "cooperativeMatrixWorkgroupScope", "coop
                    "cooperativeMatrixBlockLoads", "shaderBFloat16CooperativeMatrix")
 
 
-class _ArgumentParser(argparse.ArgumentParser):
-    def error(self, message):
-        self.print_usage(sys.stderr)
-        print(f"clcoop-devices: error: {message}", file=sys.stderr)
-        sys.exit(1)
-
-
 def _parser():
-    parser = _ArgumentParser(prog="clcoop-devices",
+    parser = ArgumentParser(prog="clcoop-devices",
                              description="List the Vulkan devices and the cooperative-matrix configurations "
                                          "they support (docs/gpu.md).")
     parser.add_argument("--json", action="store_true", help="print the device descriptions as JSON")

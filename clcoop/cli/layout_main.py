@@ -18,7 +18,7 @@ import json
 import sys
 
 from clcoop.cli.dependencies import missing_dependency
-from clcoop.cli.output import stdout_closed
+from clcoop.cli.output import ArgumentParser, stdout_closed
 from clcoop.coopmat_spec import COMPONENTS
 from clcoop.errors import ClcoopError
 
@@ -29,15 +29,8 @@ TYPE_ALIASES = {"bf16": "__bf16"}
 TYPE_NAMES = [name for name in COMPONENTS if name != "__bf16"] + ["bf16", "__bf16"]
 
 
-class _ArgumentParser(argparse.ArgumentParser):
-    def error(self, message):
-        self.print_usage(sys.stderr)
-        print(f"clcoop-layout: error: {message}", file=sys.stderr)
-        sys.exit(1)
-
-
 def _parser():
-    parser = _ArgumentParser(prog="clcoop-layout",
+    parser = ArgumentParser(prog="clcoop-layout",
                              description="Show how a cooperative matrix is spread over the "
                                          "work-items of a subgroup (or of a work-group, "
                                          "--scope workgroup).")

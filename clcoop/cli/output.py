@@ -1,4 +1,5 @@
-"""What the command-line tools share about their output: file modes and a closed stdout."""
+"""What the command-line tools share about their output: file modes, a closed stdout, usage errors."""
+import argparse
 import os
 import sys
 
@@ -22,3 +23,13 @@ def stdout_closed():
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())
     os.close(devnull)
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse's parser with the tools' exit status for a usage error: 1, as for any other
+    error (argparse's own is 2), after the usage line and 'prog: error: message'."""
+
+    def error(self, message):
+        self.print_usage(sys.stderr)
+        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        sys.exit(1)
