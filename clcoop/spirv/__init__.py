@@ -11,7 +11,7 @@ import re
 import os
 import tempfile
 
-from clcoop.spirv.binary import read_module, write_module
+from clcoop.spirv.binary import imported_functions, read_module, write_module
 from clcoop.spirv.coop2 import reject_bfloat16_arithmetic_ir, without_ext_constructs
 from clcoop.spirv.float8 import rewrite_float8
 from clcoop.spirv.function_operands import llc_extensions, without_get_coordinate
@@ -139,9 +139,25 @@ def ir_to_spirv(ir_text, triple="spir64-unknown-unknown", opt_level=0):
     ir_text = name_address_space_queries(ir_text)
     raw = llc_spirv(ir_text, triple, opt_level)
     module = rewrite_float8(rewrite_tensor_calls(rewrite_cooperative_calls(read_module(raw)), ir_text))
+    reject_unlowered_builtins(module)
     data = write_module(module)
     validate_known(data)
     return data
+
+
+def reject_unlowered_builtins(module):
+    """A clear error for an OpenCL C built-in llc-22 left an imported function (the OpenCL 1.x
+    atomic_min/max and atom_min/max, sub_group_barrier, ...): the module would not link, as no
+    library defines them. User functions are not mangled in OpenCL C, so an imported `_Z` name
+    that is no SPIR-V operation is a built-in."""
+    from clcoop.interp.demangle import demangle
+    left = sorted({demangle(name)[0] for name in imported_functions(module).values()
+                   if name.startswith("_Z") and "__spirv_" not in name})
+    if left:
+        raise SpirvError(f"llc-22 leaves the OpenCL C built-in{'s' if len(left) > 1 else ''} "
+                         f"{', '.join(left)} unlowered (an imported function no library defines), "
+                         f"so --emit-spirv cannot emit this kernel; the interpreter and the Vulkan "
+                         f"target (--target-env vulkan1.3) run it")
 
 
 def known_part(data):

@@ -83,6 +83,8 @@ def transposes_into_a(module, defs):
 
 def decorate_transposes(module, result_ids):
     """OpDecorate <id> CooperativeMatrixTransposeEXT, with the other decorations."""
+    if not result_ids:
+        return          # (a module may have no decoration and no type at all: no kernel)
     at = max((i for i, inst in enumerate(module.instructions) if inst.opcode == sb.OP_DECORATE),
              default=None)
     if at is None:
