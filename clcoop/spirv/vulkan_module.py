@@ -605,8 +605,10 @@ class VulkanModule:
             bits |= SEMANTICS_MAKE_VISIBLE
         return bits | (SEMANTICS_WORKGROUP_MEMORY if storage == sb.STORAGE_CLASS_WORKGROUP else SEMANTICS_UNIFORM_MEMORY)
 
-    def pointer_to(self, pointer, pointee):
-        """(instructions, a pointer to `pointee`): llc-22 passes byte pointers to imports."""
+    def pointer_to(self, pointer, pointee, what="an atomic"):
+        """(instructions, a pointer to `pointee`): llc-22 passes byte pointers to imports; a
+        bitcast chain back to a pointer of that type is followed, a device address is cast, and
+        another storage class is refused naming `what` uses it."""
         current = pointer
         while True:
             if self.defs[self.type_of(current)].operands[2] == pointee:
@@ -617,7 +619,7 @@ class VulkanModule:
             current = definition.operands[2]
         storage = self.defs[self.type_of(pointer)].operands[1]
         if storage != STORAGE_PHYSICAL_STORAGE_BUFFER:
-            _fail(f"an atomic through a {storage}-storage pointer of another type")
+            _fail(f"{what}: a {storage}-storage pointer of another element type")
         fresh = self.module.new_id()
         cast = sb.Instruction(sb.OP_BITCAST, [self.find_type(sb.OP_TYPE_POINTER, [storage, pointee]), fresh, pointer])
         self.defs[fresh] = cast
@@ -707,23 +709,7 @@ class VulkanModule:
             if not pointers:
                 _fail(f"{name} names no pointer parameter")
             pointee = self.scalar_type(pointers[0][2])
-        current = pointer
-        while True:
-            pointer_type = self.defs[self.type_of(current)]
-            if pointer_type.operands[2] == pointee:
-                return [], current
-            definition = self.defs.get(current)
-            if definition is None or definition.opcode != sb.OP_BITCAST:
-                break
-            current = definition.operands[2]
-        storage = self.defs[self.type_of(pointer)].operands[1]
-        if storage != STORAGE_PHYSICAL_STORAGE_BUFFER:
-            _fail(f"{name}: a {storage}-storage pointer of another element type")
-        typed = self.find_type(sb.OP_TYPE_POINTER, [storage, pointee])
-        fresh = self.module.new_id()
-        cast = sb.Instruction(sb.OP_BITCAST, [typed, fresh, pointer])
-        self.defs[fresh] = cast
-        return [cast], fresh
+        return self.pointer_to(pointer, pointee, name)
 
     def memory_operands(self, pointer, given, matrix_type):
         """The memory operands of a matrix load/store: NonPrivatePointer for shared storage,
