@@ -150,9 +150,10 @@ def reject_unlowered_builtins(module):
     atomic_min/max and atom_min/max, sub_group_barrier, ...): the module would not link, as no
     library defines them. User functions are not mangled in OpenCL C, so an imported `_Z` name
     that is no SPIR-V operation is a built-in."""
+    from clcoop.coop_names import names_spirv_operation
     from clcoop.interp.demangle import demangle
     left = sorted({demangle(name)[0] for name in imported_functions(module).values()
-                   if name.startswith("_Z") and "__spirv_" not in name})
+                   if name.startswith("_Z") and not names_spirv_operation(name)})
     if left:
         raise SpirvError(f"llc-22 leaves the OpenCL C built-in{'s' if len(left) > 1 else ''} "
                          f"{', '.join(left)} unlowered (an imported function no library defines), "
