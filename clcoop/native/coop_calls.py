@@ -526,6 +526,18 @@ def _conversion_cast(callee, m, r):
                       f"natively yet: the interpreter's rounding there is not one LLVM instruction's)")
 
 
+def _load_component(p, elem):
+    """Loop body lines that load this work-item's component %{p}v of the operation's first
+    matrix operand (context slot coop0) into %{p}.x, skipping padding (to %{p}.vnext)."""
+    return [f"  br i1 %{p}pad, label %{p}.vnext, label %{p}.copy",
+            f"{p}.copy:",
+            f"  %{p}.sl = getelementptr i64, ptr %{p}c, i64 {CTX['coop0']}",
+            f"  %{p}.sv = load i64, ptr %{p}.sl",
+            f"  %{p}.sp = inttoptr i64 %{p}.sv to ptr",
+            f"  %{p}.src = getelementptr {elem}, ptr %{p}.sp, i64 %{p}v",
+            f"  %{p}.x = load {elem}, ptr %{p}.src"]
+
+
 def _convert_function(fname, site, m, r, cast, transpose):
     """One subgroup's conversion (coopmat2.convert_use / transpose): gather the logical
     source through its layout, then each result component is the source element at the
@@ -534,14 +546,7 @@ def _convert_function(fname, site, m, r, cast, transpose):
     lines = _head(fname, site, ())
     lines += [f"  %w = alloca [{m.rows * m.cols} x {m.elem}], align 64", "  br label %g0.pre", "g0.pre:"]
     p = "g0"
-    lines += _item_loop(p, m.length, _table_index(p, m, m.length) + [
-        f"  br i1 %{p}pad, label %{p}.vnext, label %{p}.copy",
-        f"{p}.copy:",
-        f"  %{p}.sl = getelementptr i64, ptr %{p}c, i64 {CTX['coop0']}",
-        f"  %{p}.sv = load i64, ptr %{p}.sl",
-        f"  %{p}.sp = inttoptr i64 %{p}.sv to ptr",
-        f"  %{p}.src = getelementptr {m.elem}, ptr %{p}.sp, i64 %{p}v",
-        f"  %{p}.x = load {m.elem}, ptr %{p}.src",
+    lines += _item_loop(p, m.length, _table_index(p, m, m.length) + _load_component(p, m.elem) + [
         f"  %{p}.dst = getelementptr {m.elem}, ptr %w, i64 %{p}idx",
         f"  store {m.elem} %{p}.x, ptr %{p}.dst"], [])
     lines += ["  br label %g3.pre", "g3.pre:"]
@@ -610,14 +615,7 @@ def _reduce_function(fname, site, m, r, mode, combine, coop):
     lines = _head(fname, site, ())
     lines += [f"  %w = alloca [{len(order)} x {T}], align 64", "  br label %g0.pre", "g0.pre:"]
     p = "g0"
-    lines += _item_loop(p, m.length, _table_index(p, m, m.length) + [
-        f"  br i1 %{p}pad, label %{p}.vnext, label %{p}.copy",
-        f"{p}.copy:",
-        f"  %{p}.sl = getelementptr i64, ptr %{p}c, i64 {CTX['coop0']}",
-        f"  %{p}.sv = load i64, ptr %{p}.sl",
-        f"  %{p}.sp = inttoptr i64 %{p}.sv to ptr",
-        f"  %{p}.src = getelementptr {T}, ptr %{p}.sp, i64 %{p}v",
-        f"  %{p}.x = load {T}, ptr %{p}.src",
+    lines += _item_loop(p, m.length, _table_index(p, m, m.length) + _load_component(p, T) + [
         f"  %{p}.kp = getelementptr i32, ptr {places}, i64 %{p}idx",
         f"  %{p}.k32 = load i32, ptr %{p}.kp",
         f"  %{p}.k = zext i32 %{p}.k32 to i64",
