@@ -51,8 +51,8 @@ import warnings
 from clcoop import engine as engines
 from clcoop.engine import LaunchNotTaken
 from clcoop.errors import ArgumentError, CompileError, CompilerWarning
-from clcoop.interp.execute import DEFAULT_INSTRUCTION_LIMIT, DEFAULT_MAX_LANES
-from clcoop.interp.loader import load_module
+from clcoop.prepare import DEFAULT_INSTRUCTION_LIMIT, DEFAULT_MAX_LANES
+from clcoop.ir.loader import load_module
 from clcoop.prepare import LocalMemory, Preparations  # noqa: F401 (clcoop.LocalMemory)
 
 

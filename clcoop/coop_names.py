@@ -94,7 +94,7 @@ def parse_callee(name):
 
 # ---------------------------------------------------------------- operation identifiers
 # (interpreter and SPIR-V rewrite; issue 11) The `__spirv_<Op>` identifiers are spelled
-# here only: the interpreter (interp/coop_calls.py, interp/coop_spellings.py), the
+# here only: the interpreter (interp/coop_calls.py, ir/coop_spellings.py), the
 # loader, and the SPIR-V rewrite (spirv/rewrite.py) name operations through these.
 
 SPIRV_PREFIX = "__spirv_"

@@ -26,7 +26,7 @@ class RuntimeFault(ClcoopError):
     """A kernel did something invalid while running (out-of-bounds access, divergent barrier...).
 
     The message names the kernel, the work-item ids, the buffer, and the source line
-    (`location`, a clcoop.interp.source_map.SourcePoint, when the IR has debug line
+    (`location`, a clcoop.ir.source_map.SourcePoint, when the IR has debug line
     information) or else the IR instruction.
     """
 

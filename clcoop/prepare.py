@@ -29,10 +29,9 @@ import numpy as np
 
 from clcoop import kernel_metadata
 from clcoop.errors import ArgumentError
-from clcoop.interp.coopmat2 import to_bfloat16
-from clcoop.interp.execute import DEFAULT_INSTRUCTION_LIMIT, DEFAULT_MAX_LANES, NDRange
-from clcoop.interp import float8 as interp_float8
-from clcoop.interp.scalars import BFLOAT16, FLOAT8_DTYPES, scalar_dtype
+from clcoop.ir.memory import LocalArgument
+from clcoop.ir.rounding import to_bfloat16, to_float8
+from clcoop.ir.scalars import BFLOAT16, FLOAT8_DTYPES, scalar_dtype
 from clcoop.launch_cache import data_address, launch_key, options_key
 
 DEFAULT_SUBGROUP_SIZE = 16
@@ -48,6 +47,22 @@ KEPT_PREPARATIONS = 8
 
 # LaunchArgument.kind
 BUFFER, LOCAL, SCALAR, STRUCT = "buffer", "local", "scalar", "struct"
+
+# The interpreter's defaults (interp/execute.py says how batches use them).
+DEFAULT_MAX_LANES = 1 << 15
+DEFAULT_INSTRUCTION_LIMIT = 10_000_000
+
+
+class NDRange:
+    def __init__(self, global_size, local_size, offset=(0, 0, 0)):
+        self.dims = len(global_size)
+        self.global_size = tuple(global_size) + (1,) * (3 - len(global_size))
+        self.local_size = tuple(local_size) + (1,) * (3 - len(local_size))
+        self.num_groups = tuple(g // l for g, l in zip(self.global_size, self.local_size))
+        self.offset = tuple(offset) + (0,) * (3 - len(offset))
+        self.wg_size = self.local_size[0] * self.local_size[1] * self.local_size[2]
+        self.total_groups = self.num_groups[0] * self.num_groups[1] * self.num_groups[2]
+
 
 
 class LocalMemory:
@@ -92,7 +107,7 @@ class LaunchArgument:
 
 @dataclass
 class PreparedLaunch:
-    """A launch, checked and converted (prepare_launch). nd: interp.execute.NDRange (sizes
+    """A launch, checked and converted (prepare_launch). nd: NDRange (sizes
     and offsets padded to 3 dimensions, dims, num_groups, wg_size, total_groups);
     arguments: one LaunchArgument per parameter; values: the caller's arguments of this
     launch as passed (the NumPy array of a BUFFER); key: the launch key (equal keys,
@@ -474,7 +489,7 @@ def _float8_scalar(arg, dtype, where):
     format (its exact value)."""
     if isinstance(arg, (bool, np.bool_)) or not isinstance(arg, (int, float, np.integer, np.floating, np.generic)):
         raise ArgumentError(f"{where} needs a number or an ml_dtypes {dtype.name} value, got {type(arg).__name__}")
-    return interp_float8.to_float8(np.float64(arg), dtype).view(np.int8)[()]
+    return to_float8(np.float64(arg), dtype).view(np.int8)[()]
 
 
 def _convert_scalar(arg, ptype, type_name, where):
@@ -516,3 +531,43 @@ def _convert_scalar(arg, ptype, type_name, where):
     if value >= 1 << (bits - 1):
         value -= 1 << bits
     return dtype.type(value)
+
+
+# map_arguments's treatment of the written buffers: PRIVATE, mapped as private copies
+# (copied back by the caller when the launch succeeds); BACKUP, mapped as they are, the
+# copies their backups (copied back by the caller when it fails); DIRECT, mapped as they
+# are with no copy (a launch proven not to fault: native/ranges.py).
+PRIVATE, BACKUP, DIRECT = "private", "backup", "direct"
+
+
+def map_arguments(prepared, memory, mode, take_copy=np.copy):
+    """The kernel's call arguments with its buffers mapped in `memory` (a buffer's argument
+    is its region's base address; a __local one an ir.memory.LocalArgument; a scalar its value),
+    and [(parameter index, caller's array, copy)] of the written buffers' copies (mode:
+    PRIVATE, BACKUP or DIRECT; take_copy(array) makes one, e.g. PrivateBuffers.take)."""
+    call_args, copies = [], []
+    for arg in prepared.arguments:
+        value = prepared.values[arg.index]
+        if arg.kind == BUFFER:
+            call_args.append(call_args[arg.same_as] if arg.same_as is not None else
+                             _map_buffer(arg, value, memory, mode, take_copy, copies))
+        elif arg.kind == LOCAL:
+            call_args.append(LocalArgument(arg.name, arg.nbytes))
+        elif arg.kind == STRUCT:
+            data = np.frombuffer(arg.value, np.uint8).copy()
+            region = memory.add_region(f"{arg.name} (struct argument)", data, writable=False, space=0)
+            call_args.append(np.int64(region.base))
+        else:
+            call_args.append(arg.value)
+    return call_args, copies
+
+
+def _map_buffer(arg, array, memory, mode, take_copy, copies):
+    if not arg.writable or mode == DIRECT:
+        data = array
+    else:
+        copy = take_copy(array)
+        copies.append((arg.index, array, copy))
+        data = copy if mode == PRIVATE else array
+    region = memory.add_region(arg.name, data.reshape(-1).view(np.uint8), writable=arg.writable)
+    return np.int64(region.base)

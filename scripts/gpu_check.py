@@ -340,7 +340,7 @@ def lane_ids_through(invocation, element):
 
 def tinytc_owners(rows, cols, use, type_name, subgroup_size):
     """(invocation, element) of every (row, col) in the interpreter's layout (docs/layout.md)."""
-    from clcoop.interp.layout import get_layout
+    from clcoop.ir.layout import get_layout
     layout = get_layout(rows, cols, use, type_name, subgroup_size)
     invocation = np.full(rows * cols, -1, np.int64)
     element = np.full(rows * cols, -1, np.int64)

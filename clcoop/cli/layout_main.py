@@ -98,7 +98,7 @@ def _show(argv):
     # Imported here so that argument errors print without loading NumPy.
     from clcoop.interp.debug import format_layout_table, layout_json
     from clcoop.coopmat_spec import Scope
-    from clcoop.interp.wg_layout import layout_of_matrix
+    from clcoop.ir.wg_layout import layout_of_matrix
     if args.scope == "workgroup" and args.local_size is None:
         print("clcoop-layout: error: --scope workgroup needs --local-size X[,Y[,Z]] (the "
               "kernel's reqd_work_group_size)", file=sys.stderr)

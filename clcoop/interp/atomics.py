@@ -4,12 +4,13 @@ import numpy as np
 
 from clcoop.errors import IRError
 from clcoop.interp import float_order
-from clcoop.interp.demangle import pointee_type
+from clcoop.ir.demangle import pointee_type
 from clcoop.interp.lanes import active_lanes, active_operands, bcast, expand_lanes
-from clcoop.interp.loader import Ty
+from clcoop.ir.loader import Ty
 from clcoop.interp.provenance import with_provenance
-from clcoop.interp.scalars import UINT_DTYPES, scalar_dtype
+from clcoop.ir.scalars import UINT_DTYPES, scalar_dtype
 from clcoop.interp.typed_memory import mem_dtype, read_typed, write_typed
+from clcoop.ir.atomic_enums import MEMORY_ORDERS, MEMORY_SCOPES
 
 
 def atomic_apply(ex, addrs, values, t, op, lanes, compare=None):
@@ -225,40 +226,6 @@ def _atomic_compare_exchange(base, params, arg_types, ret_ty):
     return h
 
 
-_MEMORY_ORDERS = {0: "memory_order_relaxed", 2: "memory_order_acquire",
-                  3: "memory_order_release", 4: "memory_order_acq_rel",
-                  5: "memory_order_seq_cst"}
-_MEMORY_SCOPES = {0: "memory_scope_work_item", 1: "memory_scope_work_group",
-                  2: "memory_scope_device", 3: "memory_scope_all_svm_devices",
-                  4: "memory_scope_sub_group"}
-
-
-def enum_checks(base, params):
-    """[(argument index, kind, {allowed value: name}, rule)] for the memory_order and
-    memory_scope arguments of a built-in (OpenCL C 6.15.12): values outside the enums are
-    faults, and so are the orders and scopes the specification rules out for the function."""
-    checks, orders = [], 0
-    for k, p in enumerate(params or ()):
-        if p == ("other", "memory_order"):
-            allowed, rule = dict(_MEMORY_ORDERS), None
-            if base.startswith("atomic_load") or (base.startswith("atomic_compare_exchange")
-                                                  and orders == 1):
-                allowed.pop(3), allowed.pop(4)
-                rule = "the failure order of a compare-exchange" if orders else "the order of a load"
-            elif base.startswith(("atomic_store", "atomic_flag_clear")):
-                allowed.pop(2), allowed.pop(4)
-                rule = "the order of a store or a flag clear"
-            checks.append((k, "memory_order", allowed, rule))
-            orders += 1
-        elif p == ("other", "memory_scope"):
-            allowed, rule = dict(_MEMORY_SCOPES), None
-            if base.startswith("atomic_") and base != "atomic_work_item_fence":
-                allowed.pop(0)
-                rule = "the scope of an atomic operation (only atomic_work_item_fence takes it)"
-            checks.append((k, "memory_scope", allowed, rule))
-    return checks
-
-
 def check_enums(checks, base, handler):
     """The handler, first checking the memory_order / memory_scope arguments of the active
     work-items (the memory is one serial memory, so valid ones need nothing more)."""
@@ -272,7 +239,7 @@ def check_enums(checks, base, handler):
             if bad.any():
                 lane = int(np.argmax(bad))
                 value = int(v[lane])
-                names = _MEMORY_ORDERS if kind == "memory_order" else _MEMORY_SCOPES
+                names = MEMORY_ORDERS if kind == "memory_order" else MEMORY_SCOPES
                 if value in names:
                     why = f"{names[value]} is not allowed as {rule} (OpenCL C 6.15.12)"
                 else:

@@ -20,19 +20,18 @@ and `Subgroups` groups the lanes by it, so every operation works at both scopes.
 import collections
 import contextlib
 import functools
-import re
 
 import numpy as np
 
 from clcoop import coop_names, coopmat_spec
-from clcoop import float8 as float8_names
 from clcoop.errors import IRError, RuntimeFault
 from clcoop.interp import coop_function_calls, coopmat, coopmat2, float8
-from clcoop.interp.memory import Provenance
+from clcoop.ir.memory import Provenance
 from clcoop.interp.matrix_value import MatrixValue
-from clcoop.interp.layout import LayoutError
-from clcoop.interp.wg_layout import layout_of_matrix
-from clcoop.interp.scalars import COMPONENT_DTYPES, SCALARS
+from clcoop.ir.layout import LayoutError
+from clcoop.ir.wg_layout import layout_of_matrix
+from clcoop.ir.coop_operands import component_dtype, operand_matrices, pointee_size, result_matrix
+from clcoop.ir.rounding import is_float8
 
 
 def parse_callee(name):
@@ -43,20 +42,6 @@ def parse_callee(name):
     if not callee.well_formed:
         raise IRError(f"cannot read the template arguments of cooperative matrix callee '{name}'")
     return callee
-
-
-def pointee_size(params):
-    """Size in bytes of the pointee of the first (pointer) parameter: 'PU3AS1f' -> 4."""
-    match = re.match(r"P(?:U3AS\d+)?[KVr]*(Dv(\d+)_)?(DF16b|Dh|u10__fp8_e4m3|u10__fp8_e5m2|[cahbstijlmxyfd])",
-                     params)
-    if not match:
-        raise IRError(f"cannot read the pointer parameter type from mangled parameters '{params}'")
-    count = int(match.group(2)) if match.group(2) else 1
-    if count == 3:
-        count = 4   # OpenCL 3-component vectors occupy 4 components
-    if match.group(3) in float8_names.BY_ITANIUM:
-        return count          # an fp8 pointee: one byte (clcoop/float8.py)
-    return count * SCALARS[match.group(3)].dtype.itemsize
 
 
 # ---------------------------------------------------------------- subgroups
@@ -303,47 +288,17 @@ def _layout(matrix_arg, ctx):
         _fault(ctx, str(error))
 
 
-def _dtype(matrix_arg):
-    return np.dtype(COMPONENT_DTYPES[matrix_arg.elem])
-
-
-def _result_matrix(callee, ret_type, what):
-    """The result matrix type: from the template args, else from the IR return type (a
-    loader Ty; its component is the signed one of its width)."""
-    if callee.matrices:
-        return callee.matrices[0]
-    if ret_type is not None and ret_type.kind == "matrix":
-        return coop_names.MatrixArg.of_matrix_type(ret_type.matrix)
-    raise IRError(f"cooperative matrix call {what} names no matrix type")
-
-
-def memory_dtype(callee, ret_type=None):
-    """The element dtype a matrix load (ret_type: its result's Ty) or store (None) reads or
-    writes, as its faults name it (the native engine words its faults with it)."""
-    if ret_type is not None:
-        return _dtype(_result_matrix(callee, ret_type, "load"))
-    return _dtype(_operand_matrices(callee, 1, "store", has_result=False)[0])
-
-
-def _operand_matrices(callee, count, what, has_result):
-    matrices = callee.matrices[1:] if has_result else callee.matrices
-    if len(matrices) < count:
-        raise IRError(f"cooperative matrix callee for {what} must name {count} matrix "
-                      f"parameter type(s) in its template arguments")
-    return matrices[:count]
-
-
 def _do_load(ctx, callee, args, ret_type, what):
-    result = _result_matrix(callee, ret_type, what)
+    result = result_matrix(callee, ret_type, what)
     layout = _layout(result, ctx)
     groups = Subgroups(ctx, what)
     pointer = groups.uniform(args[0], what, "pointer")
     memory_layout = groups.uniform(args[1], what, "layout")
     stride = groups.uniform(_stride_operand(ctx, args, 2, what), what, "stride")
     pointee = pointee_size(callee.params)
-    dtype = _dtype(result)
+    dtype = component_dtype(result)
     # fp8: NumPy cannot stride over ml_dtypes' float8 views; the bytes move as uint8.
-    bytes_dtype = np.dtype(np.uint8) if float8.is_float8(dtype) else dtype
+    bytes_dtype = np.dtype(np.uint8) if is_float8(dtype) else dtype
     parts = []      # (subgroup indices, (G', rows, cols) tiles, index of each one's tile)
     objects = _object_bases(ctx, groups, pointer)
 
@@ -476,14 +431,14 @@ def _distinct_tiles(bases, strides):
 
 
 def _do_store(ctx, callee, args, ret_type, what):
-    (matrix,) = _operand_matrices(callee, 1, what, has_result=False)
+    (matrix,) = operand_matrices(callee, 1, what, has_result=False)
     layout = _layout(matrix, ctx)
     groups = Subgroups(ctx, what)
     pointer = groups.uniform(args[0], what, "pointer")
     memory_layout = groups.uniform(args[2], what, "layout")
     stride = groups.uniform(_stride_operand(ctx, args, 3, what), what, "stride")
-    mats = groups.gather_matrix(args[1], layout).astype(_dtype(matrix), copy=False)
-    if float8.is_float8(mats.dtype):
+    mats = groups.gather_matrix(args[1], layout).astype(component_dtype(matrix), copy=False)
+    if is_float8(mats.dtype):
         mats = mats.view(np.uint8)      # bytes (as the load: no strided float8 views)
     pointee = pointee_size(callee.params)
 
@@ -564,8 +519,8 @@ def _run_checked(ctx, run):
 
 
 def _do_mul_add(ctx, callee, args, ret_type, what):
-    result = _result_matrix(callee, ret_type, what)
-    a_type, b_type, c_type = _operand_matrices(callee, 3, what, has_result=True)
+    result = result_matrix(callee, ret_type, what)
+    a_type, b_type, c_type = operand_matrices(callee, 3, what, has_result=True)
     problem = _mul_add_problem(a_type, b_type, c_type, result)
     if problem is not None:
         _fault(ctx, f"cooperative matrix {what}: {problem.message}"
@@ -574,8 +529,8 @@ def _do_mul_add(ctx, callee, args, ret_type, what):
     operands = groups.uniform(args[3], what, "operands") if len(args) > 3 else np.zeros(1)
     flags = int(operands[0]) if len(operands) else 0
     mats = None
-    bfloat16 = _dtype(a_type) == coopmat2.BFLOAT16
-    fp8 = float8.is_float8(_dtype(a_type))
+    bfloat16 = component_dtype(a_type) == coopmat2.BFLOAT16
+    fp8 = is_float8(component_dtype(a_type))
     bfloat16 = bfloat16 or fp8          # neither goes through the factored integer/float paths
     a_factored = None if bfloat16 else _factored_operand(args[0], a_type, groups, ctx)
     b_factored = None if bfloat16 else _factored_operand(args[1], b_type, groups, ctx)
@@ -584,20 +539,20 @@ def _do_mul_add(ctx, callee, args, ret_type, what):
         # the accumulator kept in the Grid order of that product between mul-adds.
         c = _grid_operand(args[2], c_type, groups, ctx)
         if c is None:
-            c = groups.gather_matrix(args[2], _layout(c_type, ctx)).astype(_dtype(c_type), copy=False)
+            c = groups.gather_matrix(args[2], _layout(c_type, ctx)).astype(component_dtype(c_type), copy=False)
         mats = _run_checked(ctx, lambda: coopmat.mul_add_factored(
-            a_factored, b_factored, c, flags, _dtype(result), keep_grid=True))
+            a_factored, b_factored, c, flags, component_dtype(result), keep_grid=True))
     if mats is None:
-        c = groups.gather_matrix(args[2], _layout(c_type, ctx)).astype(_dtype(c_type), copy=False)
-        a = groups.gather_matrix(args[0], _layout(a_type, ctx)).astype(_dtype(a_type), copy=False)
-        b = groups.gather_matrix(args[1], _layout(b_type, ctx)).astype(_dtype(b_type), copy=False)
+        c = groups.gather_matrix(args[2], _layout(c_type, ctx)).astype(component_dtype(c_type), copy=False)
+        a = groups.gather_matrix(args[0], _layout(a_type, ctx)).astype(component_dtype(a_type), copy=False)
+        b = groups.gather_matrix(args[1], _layout(b_type, ctx)).astype(component_dtype(b_type), copy=False)
         if fp8:             # SPV_EXT_float8: exact products, float32 sums (float8.mul_add)
-            mats = _run_checked(ctx, lambda: float8.mul_add(a, b, c, _dtype(result)))
+            mats = _run_checked(ctx, lambda: float8.mul_add(a, b, c, component_dtype(result)))
         elif bfloat16:      # SPV_KHR_bfloat16: exact products, one rounding (coopmat2)
-            mats = _run_checked(ctx, lambda: coopmat2.bfloat16_mul_add(a, b, c, _dtype(result)))
+            mats = _run_checked(ctx, lambda: coopmat2.bfloat16_mul_add(a, b, c, component_dtype(result)))
         else:
-            mats = _run_checked(ctx, lambda: coopmat.mul_add(a, b, c, flags, _dtype(result)))
-    return groups.scatter_matrix(mats, _layout(result, ctx), _dtype(result))
+            mats = _run_checked(ctx, lambda: coopmat.mul_add(a, b, c, flags, component_dtype(result)))
+    return groups.scatter_matrix(mats, _layout(result, ctx), component_dtype(result))
 
 
 @functools.lru_cache(maxsize=None)
@@ -610,7 +565,7 @@ def _mul_add_problem(a, b, c, result):
 def _own_value(value, matrix_type, groups, ctx):
     """value when it is a MatrixValue of matrix_type for these subgroups, else None."""
     if isinstance(value, MatrixValue) and value.key == _cache_key(_layout(matrix_type, ctx), groups) \
-            and value.dtype == _dtype(matrix_type):
+            and value.dtype == component_dtype(matrix_type):
         return value
     return None
 
@@ -620,7 +575,7 @@ def _factored_operand(value, matrix_type, groups, ctx):
     subgroups), or None."""
     value = _own_value(value, matrix_type, groups, ctx)
     factored = value.factored(groups.selected) if value is not None else None
-    if factored is None or factored[0].dtype != _dtype(matrix_type):
+    if factored is None or factored[0].dtype != component_dtype(matrix_type):
         return None
     return factored
 
@@ -642,23 +597,23 @@ def _do_length(ctx, callee, args, ret_type, what):
 
 
 def _do_splat(ctx, callee, args, ret_type, what):
-    result = _result_matrix(callee, ret_type, what)
+    result = result_matrix(callee, ret_type, what)
     groups = Subgroups(ctx, what)
     value = groups.uniform(args[0], what, "value")
-    if float8.is_float8(_dtype(result)):       # the scalar is an i8 of fp8 bits
-        value = np.asarray(value).view(_dtype(result))
-    mats = coopmat.splat(value, _dtype(result), (result.rows, result.cols))
-    return groups.scatter_matrix(mats, _layout(result, ctx), _dtype(result))
+    if is_float8(component_dtype(result)):       # the scalar is an i8 of fp8 bits
+        value = np.asarray(value).view(component_dtype(result))
+    mats = coopmat.splat(value, component_dtype(result), (result.rows, result.cols))
+    return groups.scatter_matrix(mats, _layout(result, ctx), component_dtype(result))
 
 
 BINARY_OPS = {base: op for op, base in coop_names.BINARY.items()}
 
 
 def _unary_setup(ctx, callee, args, ret_type, what, operand_count):
-    result = _result_matrix(callee, ret_type, what)
-    operand_types = _operand_matrices(callee, operand_count, what, has_result=True)
+    result = result_matrix(callee, ret_type, what)
+    operand_types = operand_matrices(callee, operand_count, what, has_result=True)
     groups = Subgroups(ctx, what)
-    operands = [groups.gather_matrix(args[k], _layout(t, ctx)).astype(_dtype(t), copy=False)
+    operands = [groups.gather_matrix(args[k], _layout(t, ctx)).astype(component_dtype(t), copy=False)
                 for k, t in enumerate(operand_types)]
     return result, groups, operands
 
@@ -672,32 +627,32 @@ def _do_binary(ctx, callee, args, ret_type, what):
             _fault(ctx, f"integer division by zero in cooperative matrix {what}",
                    lanes=groups.lanes[int(np.argmax(zero))])
     mats = _run_checked(ctx, lambda: coopmat.binary(BINARY_OPS[callee.base], a, b))
-    return groups.scatter_matrix(mats, _layout(result, ctx), _dtype(result))
+    return groups.scatter_matrix(mats, _layout(result, ctx), component_dtype(result))
 
 
 def _do_negate(ctx, callee, args, ret_type, what):
     result, groups, (a,) = _unary_setup(ctx, callee, args, ret_type, what, 1)
-    return groups.scatter_matrix(coopmat.negate(a), _layout(result, ctx), _dtype(result))
+    return groups.scatter_matrix(coopmat.negate(a), _layout(result, ctx), component_dtype(result))
 
 
 def _do_scalar_mul(ctx, callee, args, ret_type, what):
     result, groups, (a,) = _unary_setup(ctx, callee, args, ret_type, what, 1)
     scalar = groups.uniform(args[1], what, "scalar")
     mats = coopmat.scalar_mul(a, np.asarray(scalar).reshape(-1, 1, 1))
-    return groups.scatter_matrix(mats, _layout(result, ctx), _dtype(result))
+    return groups.scatter_matrix(mats, _layout(result, ctx), component_dtype(result))
 
 
 def _do_convert(ctx, callee, args, ret_type, what):
     """KHR Op*Convert; the use may change too (NV2/EXT), and bf16 rounds once (coopmat2)."""
     result, groups, (x,) = _unary_setup(ctx, callee, args, ret_type, what, 1)
     _check_types(ctx, coopmat_spec.conversion_problem, callee, result, what)
-    mats = coopmat2.convert_use(x, _dtype(result), coop_names.CONVERSIONS[callee.base])
-    return groups.scatter_matrix(mats, _layout(result, ctx), _dtype(result))
+    mats = coopmat2.convert_use(x, component_dtype(result), coop_names.CONVERSIONS[callee.base])
+    return groups.scatter_matrix(mats, _layout(result, ctx), component_dtype(result))
 
 
 def _check_types(ctx, rule, callee, result, what):
     """A coopmat_spec rule on (operand, result) types, for IR that another producer wrote."""
-    (operand,) = _operand_matrices(callee, 1, what, has_result=True)
+    (operand,) = operand_matrices(callee, 1, what, has_result=True)
     problem = rule(operand.matrix_type(), result.matrix_type())
     if problem is not None:
         _fault(ctx, f"cooperative matrix {what}: {problem.message}"
@@ -709,7 +664,7 @@ def _do_convert_use(ctx, callee, args, ret_type, what):
     the result use's layout (int <-> uint of one width keep their bits)."""
     result, groups, (x,) = _unary_setup(ctx, callee, args, ret_type, what, 1)
     _check_types(ctx, coopmat_spec.conversion_problem, callee, result, what)
-    dtype = _dtype(result)
+    dtype = component_dtype(result)
     if x.dtype != dtype and (x.dtype.kind not in "iu" or x.dtype.itemsize != dtype.itemsize):
         _fault(ctx, f"cooperative matrix {what} cannot change the component type "
                     f"({x.dtype} to {dtype}); use a conversion")
@@ -720,14 +675,14 @@ def _do_transpose(ctx, callee, args, ret_type, what):
     """NV2 OpCooperativeMatrixTransposeNV (into B) and the EXT transpose (into A)."""
     result, groups, (x,) = _unary_setup(ctx, callee, args, ret_type, what, 1)
     _check_types(ctx, coopmat_spec.transpose_problem, callee, result, what)
-    return groups.scatter_matrix(coopmat2.transpose(x), _layout(result, ctx), _dtype(result))
+    return groups.scatter_matrix(coopmat2.transpose(x), _layout(result, ctx), component_dtype(result))
 
 
 def _do_access_chain(ctx, callee, args, ret_type, what):
     """&m[i] = m.addr + i * sizeof(T) (docs/ir-conventions.md); allowed in divergent
     control flow (SPV_KHR issue 11), so no uniformity check."""
     if callee.matrices:
-        size = _dtype(callee.matrices[0]).itemsize
+        size = component_dtype(callee.matrices[0]).itemsize
     else:
         size = pointee_size(callee.params)
     base = np.asarray(args[0], dtype=np.int64)
@@ -746,23 +701,23 @@ def _do_reduce(ctx, callee, args, ret_type, what):
         _fault(ctx, f"cooperative matrix {what}: {problem.message}" + (f" ({problem.note})" if problem.note else ""))
     mats = _run_checked(ctx, lambda: coop_function_calls.reduce(
         ctx, m, mode, args[2], (result.rows, result.cols), groups.lanes[:, 0]))
-    return groups.scatter_matrix(mats, _layout(result, ctx), _dtype(result))
+    return groups.scatter_matrix(mats, _layout(result, ctx), component_dtype(result))
 
 
 def _do_per_element(ctx, callee, args, ret_type, what):
-    result = _result_matrix(callee, ret_type, what)
+    result = result_matrix(callee, ret_type, what)
     groups = Subgroups(ctx, what)
     layout = _layout(result, ctx)
     owners = coop_function_calls.element_owners(layout, groups.lanes)
-    m = groups.gather_matrix(args[0], layout).astype(_dtype(result), copy=False)
+    m = groups.gather_matrix(args[0], layout).astype(component_dtype(result), copy=False)
     extras = []
     for value, is_matrix in zip(args[2:], _matrix_arguments(ctx, callee, len(args))[2:]):
         if is_matrix:
-            extras.append(groups.gather_matrix(value, layout).astype(_dtype(result), copy=False))
+            extras.append(groups.gather_matrix(value, layout).astype(component_dtype(result), copy=False))
         else:       # the value of the work-item that holds each element
             extras.append(np.broadcast_to(np.asarray(value), (int(ctx.lane_count),))[owners])
     mats = _run_checked(ctx, lambda: coop_function_calls.per_element(ctx, m, args[1], extras, owners))
-    return groups.scatter_matrix(mats, layout, _dtype(result))
+    return groups.scatter_matrix(mats, layout, component_dtype(result))
 
 
 def _matrix_arguments(ctx, callee, count):
@@ -780,7 +735,7 @@ def _matrix_arguments(ctx, callee, count):
 
 
 def _do_get_coordinate(ctx, callee, args, ret_type, what):
-    (matrix,) = _operand_matrices(callee, 1, what, has_result=False)
+    (matrix,) = operand_matrices(callee, 1, what, has_result=False)
     layout = _layout(matrix, ctx)
     groups = Subgroups(ctx, what)
     index = groups.gather_lanes(np.broadcast_to(np.asarray(args[1]), (int(ctx.lane_count),))[:, None])[:, :, 0]

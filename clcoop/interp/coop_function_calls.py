@@ -15,7 +15,7 @@ import numpy as np
 
 from clcoop.errors import IRError
 from clcoop.interp import coopmat2
-from clcoop.interp.scalars import INT_DTYPES
+from clcoop.ir.scalars import INT_DTYPES
 
 
 class FunctionOperand(NamedTuple):

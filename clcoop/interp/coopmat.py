@@ -1,7 +1,7 @@
 """SPV_KHR_cooperative_matrix semantics on logical matrices, batched over subgroups.
 
 Every function works on NumPy arrays of shape (G, rows, cols): one logical matrix per
-subgroup. The layout (who holds what) is clcoop.interp.layout's business; the bridge
+subgroup. The layout (who holds what) is clcoop.ir.layout's business; the bridge
 from IR calls is clcoop.interp.coop_calls. Faults are raised as RuntimeFault.
 """
 import functools
@@ -10,7 +10,7 @@ import numpy as np
 
 from clcoop.coopmat_spec import OPERAND_ALL, Layout, Operand
 from clcoop.errors import RuntimeFault
-from clcoop.interp.scalars import float_to_int
+from clcoop.ir.scalars import float_to_int
 
 
 def _is_int(dtype):

@@ -14,6 +14,8 @@ import numpy as np
 from clcoop.coopmat_spec import Reduce
 from clcoop.errors import RuntimeFault
 from clcoop.interp import coopmat, float8
+from clcoop.ir.rounding import to_bfloat16
+from clcoop.ir.rounding import is_float8
 
 BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
 
@@ -154,7 +156,7 @@ def convert_use(m, dtype=None, op="FConvert"):
     if dtype is None or np.dtype(dtype) == m.dtype:
         return m.copy()
     dtype = np.dtype(dtype)
-    if float8.is_float8(dtype) or float8.is_float8(m.dtype):
+    if is_float8(dtype) or is_float8(m.dtype):
         return float8.convert(m, dtype)
     if dtype == BFLOAT16 or m.dtype == BFLOAT16:
         return convert_bfloat16(m, dtype)
@@ -172,7 +174,7 @@ def transpose(m):
 def get_coordinate(layout, index):
     """OpCooperativeMatrixGetCoordinateEXT for every work-item of G subgroups.
 
-    `layout` is a clcoop.interp.layout.MatrixLayout (or a wg_layout.WorkgroupLayout:
+    `layout` is a clcoop.ir.layout.MatrixLayout (or a wg_layout.WorkgroupLayout:
     anything with rows, cols, length and an index table (items, length) of flat logical
     indices, -1 for padding); `index` is (G, items) (one index per work-item).
     Returns (row, col, padding): uint32 arrays (G, items) and a bool mask of the
@@ -198,32 +200,6 @@ def get_coordinate(layout, index):
 
 
 # ---------------------------------------------------------------- bfloat16
-
-def to_bfloat16(x):
-    """Any float array -> bfloat16, rounded to nearest-even exactly once (SPV_KHR_bfloat16;
-    clang-22's double -> __bf16). ml_dtypes converts float32 (and half, exactly widened)
-    correctly, but narrows a double through float32, rounding twice (1 + 2**-8 + 2**-30
-    becomes 1, not 1 + 2**-7). A double is therefore first narrowed to float32 with
-    round-to-odd, which keeps 16 more bits than bf16 and makes the final nearest-even
-    rounding by ml_dtypes exact (Boldo and Melquiond, "When double rounding is odd")."""
-    x = np.asarray(x)
-    if x.dtype == BFLOAT16:
-        return x.copy()
-    if x.dtype == np.float64:
-        x = _float64_to_float32_round_to_odd(x)
-    with np.errstate(all="ignore"):     # overflow to inf is the IEEE result
-        return x.astype(BFLOAT16)
-
-
-def _float64_to_float32_round_to_odd(x):
-    with np.errstate(all="ignore"):
-        nearest = x.astype(np.float32)
-        inexact = (nearest.astype(np.float64) != x) & ~np.isnan(x)
-        # Truncate toward zero: step back when rounding to nearest went away from zero.
-        away = inexact & (np.abs(nearest.astype(np.float64)) > np.abs(x))
-        truncated = np.where(away, np.nextafter(nearest, np.float32(0)), nearest)
-    bits = truncated.view(np.uint32) | inexact.astype(np.uint32)    # sticky last bit
-    return bits.view(np.float32)
 
 
 def from_bfloat16(x, dtype):

@@ -6,8 +6,8 @@ the interpreter ((L, V), one row per lane) out per work-item and as the logical 
 """
 import numpy as np
 
-from clcoop.interp.layout import USE_NAMES, MatrixLayout, get_layout
-from clcoop.interp.wg_layout import WorkgroupLayout, layout_of_type
+from clcoop.ir.layout import USE_NAMES, MatrixLayout, get_layout
+from clcoop.ir.wg_layout import WorkgroupLayout, layout_of_type
 
 PADDING_CELL = "-"
 

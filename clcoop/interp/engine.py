@@ -4,16 +4,15 @@ takes every kernel and every launch.
 A launch maps its prepared arguments (clcoop/prepare.py) onto a fresh interp.memory.Memory,
 the writable buffers as private copies copied back into the caller's arrays only when the
 whole launch succeeds (a fault leaves them untouched), and runs the work-groups in batches
-of at most max_lanes work-items (execute.Executor). map_arguments is also the native
-engine's view of a launch's buffers (its region table is built from the same regions).
+of at most max_lanes work-items (execute.Executor).
 """
 import numpy as np
 
 from clcoop.engine import EngineFallbackWarning
 from clcoop.errors import RuntimeFault
 from clcoop.interp import execute, translate
-from clcoop.interp.memory import Memory
-from clcoop.prepare import BUFFER, LOCAL, STRUCT
+from clcoop.ir.memory import Memory
+from clcoop.prepare import PRIVATE, map_arguments
 
 
 class InterpreterEngine:
@@ -50,46 +49,6 @@ class InterpreterEngine:
         for _, user_array, private in copies:
             np.copyto(user_array, private.reshape(user_array.shape))
         _save_program_globals(module, memory, globals_addr)
-
-
-# map_arguments's treatment of the written buffers: PRIVATE, mapped as private copies
-# (copied back by the caller when the launch succeeds); BACKUP, mapped as they are, the
-# copies their backups (copied back by the caller when it fails); DIRECT, mapped as they
-# are with no copy (a launch proven not to fault: native/ranges.py).
-PRIVATE, BACKUP, DIRECT = "private", "backup", "direct"
-
-
-def map_arguments(prepared, memory, mode, take_copy=np.copy):
-    """The kernel's call arguments with its buffers mapped in `memory` (a buffer's argument
-    is its region's base address; a __local one an execute._LocalArg; a scalar its value),
-    and [(parameter index, caller's array, copy)] of the written buffers' copies (mode:
-    PRIVATE, BACKUP or DIRECT; take_copy(array) makes one, e.g. PrivateBuffers.take)."""
-    call_args, copies = [], []
-    for arg in prepared.arguments:
-        value = prepared.values[arg.index]
-        if arg.kind == BUFFER:
-            call_args.append(call_args[arg.same_as] if arg.same_as is not None else
-                             _map_buffer(arg, value, memory, mode, take_copy, copies))
-        elif arg.kind == LOCAL:
-            call_args.append(execute._LocalArg(arg.name, arg.nbytes))
-        elif arg.kind == STRUCT:
-            data = np.frombuffer(arg.value, np.uint8).copy()
-            region = memory.add_region(f"{arg.name} (struct argument)", data, writable=False, space=0)
-            call_args.append(np.int64(region.base))
-        else:
-            call_args.append(arg.value)
-    return call_args, copies
-
-
-def _map_buffer(arg, array, memory, mode, take_copy, copies):
-    if not arg.writable or mode == DIRECT:
-        data = array
-    else:
-        copy = take_copy(array)
-        copies.append((arg.index, array, copy))
-        data = copy if mode == PRIVATE else array
-    region = memory.add_region(arg.name, data.reshape(-1).view(np.uint8), writable=arg.writable)
-    return np.int64(region.base)
 
 
 def _save_program_globals(module, memory, globals_addr):

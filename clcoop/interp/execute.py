@@ -11,31 +11,20 @@ import numpy as np
 
 from clcoop.coopmat_spec import Scope, matrix_scopes
 from clcoop.errors import IRError, RuntimeFault
-from clcoop.interp.source_map import render_fault
+from clcoop.ir.source_map import render_fault
+from clcoop.ir.memory import LocalArgument
+from clcoop.prepare import DEFAULT_INSTRUCTION_LIMIT
 from clcoop.interp.lanes import assign_lanes, bcast, select_lanes
 from clcoop.interp.translate import constant_value, uses_private_memory
 
-# Lanes of one batch: more lanes amortize the per-instruction cost over more work-items
+# Lanes of one batch (prepare.DEFAULT_MAX_LANES): more lanes amortize the per-instruction cost over more work-items
 # (docs/performance.md), fewer bound the working set. Values of alloca-free kernels take
 # ~0.5 KB per lane (1 << 15 lanes: ~2.3x the buffers of the 1024^3 GEMM); kernels with
 # private variables (-O0 code) also keep every variable in memory (~1 KB per lane), so
 # their batches are split to PRIVATE_MEMORY_MAX_LANES.
-DEFAULT_MAX_LANES = 1 << 15
 PRIVATE_MEMORY_MAX_LANES = 1 << 13
-DEFAULT_INSTRUCTION_LIMIT = 10_000_000
 
 # ============================================================================ execution
-
-class NDRange:
-    def __init__(self, global_size, local_size, offset=(0, 0, 0)):
-        self.dims = len(global_size)
-        self.global_size = tuple(global_size) + (1,) * (3 - len(global_size))
-        self.local_size = tuple(local_size) + (1,) * (3 - len(local_size))
-        self.num_groups = tuple(g // l for g, l in zip(self.global_size, self.local_size))
-        self.offset = tuple(offset) + (0,) * (3 - len(offset))
-        self.wg_size = self.local_size[0] * self.local_size[1] * self.local_size[2]
-        self.total_groups = self.num_groups[0] * self.num_groups[1] * self.num_groups[2]
-
 
 class Executor:
     """Runs one kernel launch. Also the ctx handed to execute_coop_call."""
@@ -116,7 +105,7 @@ class Executor:
         local_globals = {name: allocate(f"__local {name}", self.layout.size(gv.ty))
                          for name, gv in self.module.globals.items() if gv.addrspace == 3}
         local_args = {i: allocate(f"{a.name} (__local)", a.nbytes)
-                      for i, a in enumerate(args) if isinstance(a, _LocalArg)}
+                      for i, a in enumerate(args) if isinstance(a, LocalArgument)}
         return local_globals, local_args
 
     def _run_lanes(self, first_group, group_count, span, args, globals_per_batch,
@@ -467,11 +456,6 @@ class _Frame:
         self.stored_matrices = {}   # alloca slot -> matrix value last stored whole to it
         self.ret = None
         self.allocas = []
-
-
-class _LocalArg:
-    def __init__(self, name, nbytes):
-        self.name, self.nbytes = name, nbytes
 
 
 class _LaneIds:

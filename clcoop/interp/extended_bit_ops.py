@@ -9,7 +9,7 @@ between devices). A count of 0 inserts nothing and extracts 0.
 import numpy as np
 
 from clcoop.interp.lanes import bcast
-from clcoop.interp.scalars import scalar_dtype
+from clcoop.ir.scalars import scalar_dtype
 
 
 def _unsigned(x):

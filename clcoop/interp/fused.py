@@ -23,8 +23,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from clcoop.interp.coopmat2 import to_bfloat16
-from clcoop.interp.scalars import BFLOAT16
+from clcoop.ir.rounding import to_bfloat16
+from clcoop.ir.scalars import BFLOAT16
 
 _SPLIT = float(2 ** 27 + 1)        # Veltkamp's split of a 53-bit significand
 

@@ -9,17 +9,18 @@ import numpy as np
 
 from clcoop import coop_names
 from clcoop.errors import IRError
-from clcoop.interp import call_signatures, inline_asm, ocl_builtins
+from clcoop.interp import asm_calls, ocl_builtins
+from clcoop.ir import call_signatures
 from clcoop.interp.atomics import op_atomicrmw, op_cmpxchg
 from clcoop.interp.coop_calls import execute_coop_call
 from clcoop.interp.coopmat2 import convert_bfloat16
-from clcoop.interp.float8 import is_float8
+from clcoop.ir.rounding import is_float8
 from clcoop.interp.tensor_calls import execute_tensor_call, is_tensor_call
 from clcoop.interp.lanes import active_lanes, bcast, expand_lanes
-from clcoop.interp.wg_layout import matrix_length
-from clcoop.interp.loader import TokenStream, parse_type, parse_typed_constant, value_kind
+from clcoop.ir.wg_layout import matrix_length
+from clcoop.ir.loader import TokenStream, parse_type, parse_typed_constant, value_kind
 from clcoop.interp.provenance import pointer_origin, with_provenance
-from clcoop.interp.scalars import (float_to_int, BFLOAT16, INT_DTYPES, UINT_DTYPES, odd_int_bits, scalar_dtype,
+from clcoop.ir.scalars import (float_to_int, BFLOAT16, INT_DTYPES, UINT_DTYPES, odd_int_bits, scalar_dtype,
                                    storage_bits, uint_bits, wrap_int)
 from clcoop.interp.typed_memory import (access_shape, all_zero, is_aggregate, map_leaves,
                                         mem_dtype, read_typed, write_typed)
@@ -588,7 +589,7 @@ def resolve_call(tr, callee, arg_values, rec, result_type):
     name = callee.name
     kind = value_kind(callee)
     if kind == "inline_asm":      # checked when the module was loaded (load_module)
-        return ("builtin", inline_asm.handler(str(callee)))
+        return ("builtin", asm_calls.handler(str(callee)))
     if kind != "function" or not name:
         raise IRError(f"indirect calls are not supported: {rec.text}")
     f = tr.module.functions.get(name)

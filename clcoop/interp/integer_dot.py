@@ -11,9 +11,9 @@ import re
 
 import numpy as np
 
-from clcoop.interp.demangle import signed_param
+from clcoop.ir.demangle import signed_param
 from clcoop.interp.lanes import bcast
-from clcoop.interp.scalars import scalar_dtype
+from clcoop.ir.scalars import scalar_dtype
 
 _PACKED = re.compile(r"dot(_acc_sat)?_4x8packed_([su])([su])_u?int")
 

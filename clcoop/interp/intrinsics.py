@@ -6,7 +6,7 @@ import numpy as np
 from clcoop.interp import float_order, fused
 from clcoop.interp.lanes import active_operands
 from clcoop.errors import IRError
-from clcoop.interp.scalars import (INT_DTYPES, UINT_DTYPES, as_unsigned, odd_int_bits, scalar_dtype, uint_bits,
+from clcoop.ir.scalars import (INT_DTYPES, UINT_DTYPES, as_unsigned, odd_int_bits, scalar_dtype, uint_bits,
                                    wrap_int)
 
 # Integer bit helpers, shared with the OpenCL C built-ins (ocl_builtins.py).

@@ -14,12 +14,13 @@ import numpy as np
 from clcoop import float8 as float8_names
 from clcoop.errors import IRError
 from clcoop.interp import float8, float_order, fused, integer_dot, printf
-from clcoop.interp.atomics import add_atomic_builtins, check_enums, enum_checks
-from clcoop.interp.demangle import demangle, pointee_type, signed_param  # noqa: F401 (demangle: native/codegen)
+from clcoop.interp.atomics import add_atomic_builtins, check_enums
+from clcoop.ir.atomic_enums import enum_checks
+from clcoop.ir.demangle import demangle, pointee_type, signed_param  # noqa: F401 (demangle: native/codegen)
 from clcoop.interp.intrinsics import (clz, ctz, exact_int, popcount, resolve_intrinsic,
                                       round_half_away)
 from clcoop.interp.lanes import active_lanes, bcast, expand_lanes
-from clcoop.interp.scalars import INT_DTYPES, as_unsigned, float_to_int, scalar_dtype
+from clcoop.ir.scalars import INT_DTYPES, as_unsigned, float_to_int, scalar_dtype
 from clcoop.interp.extended_bit_ops import add_extended_bit_ops
 from clcoop.interp.subgroup_ballot import add_ballot_builtins
 from clcoop.interp.typed_memory import write_typed

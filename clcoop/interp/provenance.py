@@ -17,8 +17,8 @@ import re
 import numpy as np
 
 from clcoop.interp.lanes import bcast
-from clcoop.interp.loader import value_id, value_kind
-from clcoop.interp.memory import Provenance
+from clcoop.ir.loader import value_id, value_kind
+from clcoop.ir.memory import Provenance
 
 _OFFSETS = ("getelementptr", "bitcast", "addrspacecast")
 _CYCLE = "cycle"

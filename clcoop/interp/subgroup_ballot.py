@@ -20,7 +20,7 @@ engine="auto" says why.
 import numpy as np
 
 from clcoop.interp.lanes import bcast
-from clcoop.interp.scalars import scalar_dtype
+from clcoop.ir.scalars import scalar_dtype
 
 BALLOT_WORDS = 4      # uint4
 NONE_FOUND = np.uint32(0xFFFFFFFF)

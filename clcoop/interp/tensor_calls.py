@@ -18,7 +18,8 @@ import numpy as np
 
 from clcoop import coop_names
 from clcoop.errors import IRError, RuntimeFault
-from clcoop.interp.coop_calls import Subgroups, _dtype, _fault, _layout, call_scope, parse_callee
+from clcoop.interp.coop_calls import Subgroups, _fault, _layout, call_scope, parse_callee
+from clcoop.ir.coop_operands import component_dtype
 from clcoop.interp.coop_function_calls import call_function, component_values, element_owners
 from clcoop.interp.tensor import (TensorError, TensorLayout, TensorView, assemble_load,
                                   clamp_value_as, store_tensor_check, tensor_addresses)
@@ -240,7 +241,7 @@ def _memory(groups, operation):
 def _do_load_tensor(ctx, callee, args, ret_type, what):
     result = callee.matrices[0]
     layout_of_result = _layout(result, ctx)
-    dtype = _dtype(result)
+    dtype = component_dtype(result)
     groups = Subgroups(ctx, what)
     access, pointer, layout = _addresses(groups, callee, args, result.rows, result.cols, what, False)
     size = dtype.itemsize
@@ -269,7 +270,7 @@ def _gather(ctx, gathered, access, addresses, chosen, dtype):
 
 def _do_store_tensor(ctx, callee, args, ret_type, what):
     (matrix,) = callee.matrices[:1]
-    dtype = _dtype(matrix)
+    dtype = component_dtype(matrix)
     groups = Subgroups(ctx, what)
     mats = groups.gather_matrix(args[1], _layout(matrix, ctx)).astype(dtype, copy=False)
     access, pointer, _ = _addresses(groups, callee, args, matrix.rows, matrix.cols, what, True)

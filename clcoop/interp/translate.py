@@ -11,10 +11,10 @@ import numpy as np
 from clcoop.errors import IRError
 from clcoop.interp import instructions
 from clcoop.interp.coop_function_calls import FunctionOperand
-from clcoop.interp.loader import (Const, TokenStream, parse_constant, parse_type,
+from clcoop.ir.loader import (Const, TokenStream, parse_constant, parse_type,
                                   parse_typed_constant, value_id, value_kind)
 from clcoop.interp.provenance import pointer_origin
-from clcoop.interp.scalars import scalar_dtype
+from clcoop.ir.scalars import scalar_dtype
 
 
 # ============================================================================ translation

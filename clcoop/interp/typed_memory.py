@@ -4,8 +4,8 @@ import numpy as np
 
 from clcoop.errors import IRError
 from clcoop.interp.lanes import bcast
-from clcoop.interp.wg_layout import matrix_length
-from clcoop.interp.scalars import scalar_dtype
+from clcoop.ir.wg_layout import matrix_length
+from clcoop.ir.scalars import scalar_dtype
 
 
 def access_shape(ex, t):

@@ -5,10 +5,10 @@ Emitted into a kernel function by codegen's generator `gen` (its lines, checks a
 """
 import re
 
-from clcoop.interp.atomics import enum_checks
+from clcoop.ir.atomic_enums import enum_checks
 from clcoop.native.builtin_ir import float_order_lines, store_size
 from clcoop.native.context import C11_ATOMIC_FUNCTIONS, FAULT_WRITE
-from clcoop.native.irtext import quote, ref, typed
+from clcoop.native.text_rewrite import quote, ref, typed
 from clcoop.native.support import Unsupported
 
 
@@ -103,7 +103,7 @@ def _unsigned_pointee(params):
 
 def _constant_orders(ops, base, params):
     """The memory_order / memory_scope arguments must be constants the interpreter
-    accepts (interp/atomics.py, enum_checks): it faults on the others, with its words;
+    accepts (ir/atomic_enums.py, enum_checks): it faults on the others, with its words;
     such a kernel runs there."""
     for k, kind, allowed, _ in enum_checks(base, params):
         value = ref(ops[k])

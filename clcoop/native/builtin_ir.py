@@ -4,11 +4,11 @@ import math
 import re
 import struct
 
-from clcoop.interp.demangle import demangle
+from clcoop.ir.demangle import demangle
 from clcoop.native.context import CTX
 from clcoop.native.integer_dot_ir import integer_dot_definition
-from clcoop.interp.ir_text import split_top_level
-from clcoop.native.irtext import gquote
+from clcoop.ir.text import split_top_level
+from clcoop.native.text_rewrite import gquote
 from clcoop.native.support import Unsupported
 
 def params_of(name):

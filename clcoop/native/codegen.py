@@ -18,18 +18,18 @@ A per-kernel driver runs a range of work-groups, work-item after work-item.
 import re
 
 from clcoop import coop_names, coopmat_spec, float8
-from clcoop.interp import call_signatures
-from clcoop.interp.loader import parse_type_text
-from clcoop.interp.demangle import demangle
-from clcoop.interp.scalars import scalar_dtype
-from clcoop.interp.source_map import read_debug_info
-from clcoop.native import atomic_calls, collectives, coop_calls, float8_ir, local_memory, support
+from clcoop.ir import call_signatures
+from clcoop.ir.loader import parse_type_text
+from clcoop.ir.demangle import demangle
+from clcoop.ir.scalars import scalar_dtype
+from clcoop.ir.source_map import read_debug_info
+from clcoop.native import atomic_calls, collectives, coop_routines, float8_ir, local_memory, support
 from clcoop.native.builtin_ir import (bool_type, elem_size, exact_builtin, intrinsic_suffix, intrinsics_in,
                                      params_of, store_size, type_suffix, workitem_definition)
 from clcoop.native.context import (ATOMIC_FUNCTIONS, BARRIERS, CTX, FAULT_ATOMIC, FAULT_DIVZERO, FAULT_READ,
                                    FAULT_UNREACHABLE, FAULT_WRITE, MAX_STACK_BYTES, SCRATCH_BYTES)
 from clcoop.native.drivers import coroutine_driver, plain_driver
-from clcoop.native.irtext import (clean_ir, gquote, quote, ref, replace_first, replace_last,
+from clcoop.native.text_rewrite import (clean_ir, gquote, quote, ref, replace_first, replace_last,
                                   split_function_type, typed, value_id)
 from clcoop.native.runtime_ir import CORO_DECLS, CORO_EPILOGUE, CORO_PROLOGUE, FRAME_IR, RUNTIME_DECLS, RUNTIME_IR
 from clcoop.native.support import Unsupported
@@ -56,7 +56,7 @@ class KernelPlan:
         self.params = params          # [(Ty, arg block offset, size)]
         self.arena_size = arena_size
         self.arg_block_size = 0
-        self.coop_sites = []          # [(site, rendezvous function)] (coop_calls.py)
+        self.coop_sites = []          # [(site, rendezvous function)] (coop_routines.py)
         self.subgroup_driver = None   # the subgroup-wide fast path's driver (subgroup.py)
         self.subgroup_lanes = None    # work-items it runs in lockstep
         # Whether any lane count would do (nothing observes the subgroup): a launch whose
@@ -90,7 +90,7 @@ class NativeModule:
 
 
 # Every name the engine gives its own functions and globals begins so (runtime_ir.py,
-# drivers.py, local_memory.py, coop_calls.py, ...).
+# drivers.py, local_memory.py, coop_routines.py, ...).
 RESERVED_PREFIX = "__clcoop"
 
 
@@ -208,13 +208,13 @@ class _ModuleGen:
     def __init__(self, module, mod, out, subgroup_size=None):
         self.module = module
         self.subgroup_size = subgroup_size
-        self.coop = coop_calls.CoopModule(subgroup_size)
+        self.coop = coop_routines.CoopModule(subgroup_size)
         self.mod = mod
         self.out = out
         self.functions = {f.name: f for f in mod.functions}
         # Named struct types of this parse (LLVM renames them in its global context when
         # the same IR is parsed twice: %struct.S becomes %struct.S.0).
-        from clcoop.interp.loader import _read_structs
+        from clcoop.ir.loader import _read_structs
         self.structs = _read_structs(mod)
         self.emitted = {}          # function name -> text (or Unsupported)
         self.arena = {}            # function name -> {alloca name: (offset, size)}, size
@@ -348,7 +348,7 @@ class _ModuleGen:
                     g = self.functions.get(callee.name)
                     if g is not None and not g.is_declaration and callee.value_kind.name == "function":
                         out.append(callee.name)
-                    elif g is not None and coop_calls.callee_of(callee.name) is not None:
+                    elif g is not None and coop_routines.callee_of(callee.name) is not None:
                         # A function operand (coop_mat_per_element's fn): the operation calls it.
                         out += [a.name for a in args if a.value_kind.name == "function"
                                 and a.name in self.functions and not self.functions[a.name].is_declaration]
@@ -475,7 +475,7 @@ class _FunctionGen:
         self.layout = mg.module.layout
         self.structs = mg.structs
         self.n = 0
-        self.spills = []           # allocas of matrix operands (coop_calls)
+        self.spills = []           # allocas of matrix operands (coop_routines)
         self.lines = []
         self.renames = {}          # block name -> name of the block now ending it
         self.arena = {}            # alloca name -> (offset, size)
@@ -594,7 +594,7 @@ class _FunctionGen:
         text.append("}")
         self.mg.arena[f.name] = (self.arena, self.arena_end if self.arena else 0)
         text = "\n".join(text)
-        return coop_calls.replace_matrix_types(text, self.mg.subgroup_size) if matrices else text
+        return coop_routines.replace_matrix_types(text, self.mg.subgroup_size) if matrices else text
 
     def _fix_phis(self, line):
         if " = phi " not in line or not self.renames:
@@ -942,8 +942,8 @@ class _FunctionGen:
             return self.intrinsic(ins, text, ops, name)
         if f.is_declaration and demangle(name)[0] in BARRIERS:
             return self.barrier(ins)
-        if f.is_declaration and coop_calls.callee_of(name) is not None:
-            return coop_calls.emit_call(self, ins, ops, name)
+        if f.is_declaration and coop_routines.callee_of(name) is not None:
+            return coop_routines.emit_call(self, ins, ops, name)
         if f.is_declaration and re.fullmatch(r"v(load|store)(2|3|4|8|16)", demangle(name)[0]):
             return self.vector_memory(ins, ops, *demangle(name))
         if f.is_declaration and demangle(name)[0] in ATOMIC_FUNCTIONS:
@@ -998,7 +998,7 @@ class _FunctionGen:
         return None
 
     def _has_rendezvous(self):
-        return any(ins.opcode == "call" and coop_calls.is_rendezvous(list(ins.operands)[-1].name)
+        return any(ins.opcode == "call" and coop_routines.is_rendezvous(list(ins.operands)[-1].name)
                    for b in self.blocks for ins in b.instructions)
 
     def coop_spill(self, vector_type):

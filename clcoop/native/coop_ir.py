@@ -1,5 +1,5 @@
 """Cooperative-matrix mul-add as generated LLVM IR on logical (row-major) matrices: the
-arithmetic of the native engine's mul-add calls (coop_calls.py; docs/native.md,
+arithmetic of the native engine's mul-add calls (coop_routines.py; docs/native.md,
 "Cooperative matrices"), bit for bit as the interpreter's coopmat.mul_add.
 
 - Floating point (coopmat._float_mul_add): the interpreter multiplies with NumPy's matmul in
@@ -121,7 +121,7 @@ def _storage(t):
 
 
 def _decode_vector(fmt, n, value, out):
-    """<n x i8> fp8 patterns -> <n x float> exact values (interp/float8.py decode): the
+    """<n x i8> fp8 patterns -> <n x float> exact values (ir/rounding.py decode): the
     significand with its implicit bit times a power of two, the E5M2 infinities, the NaNs
     (quiet, sign kept), the sign."""
     m, bias, top = fmt.mantissa_bits, fmt.bias, (1 << fmt.exponent_bits) - 1

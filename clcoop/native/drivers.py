@@ -3,7 +3,7 @@ work-groups taken from an atomic counter and, in each, the work-items in linear 
 order; kernels with barriers run as coroutines advanced barrier by barrier."""
 from clcoop.native.builtin_ir import ctx_slot
 from clcoop.native.context import CTX, CTX_SLOTS, FAULT_BARRIER
-from clcoop.native.irtext import gquote
+from clcoop.native.text_rewrite import gquote
 
 def plain_driver(plan):
     """void driver(args, ctx template, first group, group count, arena, fault out)."""
@@ -568,7 +568,7 @@ def _contexts_once_lines():
 
 
 def coop_round_lines(plan):
-    """Driver IR of a kernel with cooperative-matrix operations (clcoop/native/coop_calls.py):
+    """Driver IR of a kernel with cooperative-matrix operations (clcoop/native/coop_routines.py):
     each subgroup whose work-items all wait at the same matrix operation has it done by the
     operation's function and is resumed; rounds repeat while that makes progress, then the
     barrier logic above (%round) takes the rest: every work-item at one barrier, all done, or

@@ -10,8 +10,8 @@ import numpy as np
 
 from clcoop.engine import LaunchNotTaken
 from clcoop.errors import RuntimeFault
-from clcoop.interp.engine import BACKUP, DIRECT, map_arguments
-from clcoop.interp.memory import Memory
+from clcoop.prepare import BACKUP, DIRECT, map_arguments
+from clcoop.ir.memory import Memory
 from clcoop.launch_cache import CachedLaunch, LaunchCache
 from clcoop.native.runtime import NativeProgram
 from clcoop.native.support import NativeFallbackWarning, WorkItemPathUnavailable
@@ -100,7 +100,7 @@ class NativeEngine:
 
 class MappedLaunch:
     """What NativeProgram.plan_launch reads of a launch: nd, subgroup_size, memory and
-    call_args (interp.engine.map_arguments), in_place (it runs on the caller's arrays)."""
+    call_args (prepare.map_arguments), in_place (it runs on the caller's arrays)."""
 
     def __init__(self, nd, subgroup_size, memory, call_args, in_place):
         self.nd, self.subgroup_size, self.memory = nd, subgroup_size, memory

@@ -15,7 +15,7 @@ are out of every fp8 range either way) and each fp8 value:
 - to integers: llvm.fpto[su]i.sat, the engines' one float -> int rule.
 """
 from clcoop import float8
-from clcoop.native.irtext import gquote
+from clcoop.native.text_rewrite import gquote
 from clcoop.native.support import Unsupported
 
 _FLOAT_TYPES = {"FP16": "half", "FP32": "float", "FP64": "double"}

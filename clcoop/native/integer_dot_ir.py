@@ -6,7 +6,7 @@ type. A packed operand is a uint whose byte k is component k (a bitcast on the
 little-endian hosts the native engine runs on)."""
 import re
 
-from clcoop.native.irtext import gquote
+from clcoop.native.text_rewrite import gquote
 
 _PACKED = re.compile(r"dot(_acc_sat)?_4x8packed_([su])([su])_(u?int)")
 _CHAR4 = "<4 x i8>"

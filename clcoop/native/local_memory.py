@@ -14,7 +14,7 @@ after the other on one thread, as before.
 import re
 
 from clcoop.native.context import CTX
-from clcoop.native.irtext import gquote
+from clcoop.native.text_rewrite import gquote
 
 PREFIX = "__clcoop_local."
 # Constant expressions whose instruction form is `<op> <flags> <contents>`.

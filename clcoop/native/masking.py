@@ -22,11 +22,11 @@ per-work-item path, like every fault of the fast path.
 """
 import re
 
-from clcoop.interp.demangle import demangle
+from clcoop.ir.demangle import demangle
 from clcoop.native.context import CTX, FAULT_READ, FAULT_WRITE
 from clcoop.native.collectives import collective_of
 from clcoop.native.builtin_ir import _CONVERT_RE, _INTEGER_BUILTINS, _RELATIONAL, _TO_INT_RE, store_size, type_suffix
-from clcoop.native.irtext import block_successors, clean_ir, quote
+from clcoop.native.text_rewrite import block_successors, clean_ir, quote
 from clcoop.native.support import EXACT_MATH, WORKITEM_FUNCTIONS, Unsupported
 
 _BRANCH = re.compile(r'br i1 (.+?), label %("[^"]*"|[-\w.$]+), label %("[^"]*"|[-\w.$]+)')

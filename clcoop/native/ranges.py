@@ -25,11 +25,11 @@ its buffer, aligned to its element, and a store's buffer must be writable.
 import math
 import re
 
-from clcoop.interp.demangle import demangle
-from clcoop.interp.loader import parse_type_text
+from clcoop.ir.demangle import demangle
+from clcoop.ir.loader import parse_type_text
 from clcoop.native.builtin_ir import elem_size, store_size
-from clcoop.interp.ir_text import split_top_level
-from clcoop.native.irtext import block_successors, clean_ir, value_id
+from clcoop.ir.text import split_top_level
+from clcoop.native.text_rewrite import block_successors, clean_ir, value_id
 from clcoop.native.support import WORKITEM_FUNCTIONS
 
 
@@ -971,7 +971,7 @@ class ModuleRanges:
 
     def _analyse(self, name):
         import llvmlite.binding as llvm
-        from clcoop.interp.loader import _read_structs
+        from clcoop.ir.loader import _read_structs
         from clcoop.native.jit import ensure_llvm
         if self._mod is None:
             ensure_llvm()

@@ -34,7 +34,7 @@ MAX_MASKED_LINES (compile time).
 import re
 
 from clcoop.native.context import FAULT_DIVZERO
-from clcoop.native.irtext import block_successors, clean_ir, quote, ref
+from clcoop.native.text_rewrite import block_successors, clean_ir, quote, ref
 from clcoop.native.masking import _BRANCH, _phi_incoming
 from clcoop.native.support import Unsupported
 

@@ -8,17 +8,15 @@ Work-groups run on every core: a launch is one foreign call into the worker pool
 (pool.py), and each thread runs the kernel's driver on chunks of work-groups.
 """
 import collections
-import ctypes
 import functools
-import os
 import threading
 import time
 
 import numpy as np
 
 from clcoop.errors import RuntimeFault
-from clcoop.interp.memory import describe_offset
-from clcoop.interp.source_map import render_fault
+from clcoop.ir.memory import describe_offset
+from clcoop.ir.source_map import render_fault
 from clcoop.native import codegen, interrupt, pool, ranges, subgroup
 from clcoop.native import context
 from clcoop.native.context import CTX, CTX_SLOTS
@@ -647,7 +645,7 @@ def _ids(nd, group, llid):
 
 
 def _describe_bad(addr, size, what, region, dtype=None):
-    """The interpreter's words (clcoop/interp/memory.py, Memory._describe_bad) for an access
+    """The interpreter's words (clcoop/ir/memory.py, Memory._describe_bad) for an access
     outside `region` (name, lo, hi), the region its pointer came from; None: it came from
     none the check knew, and points into none (an invalid pointer, not a guess). With the
     element dtype, at the first element outside the region, as the interpreter, which
@@ -680,22 +678,22 @@ def _offset_words(region, addr, dtype):
 
 
 def _coop_fault_message(code, stride=0, site=None, llid=0):
-    """Words FAULT_COOP's sub-codes (coop_calls.NON_UNIFORM, ...) as the interpreter's
+    """Words FAULT_COOP's sub-codes (coop_routines.NON_UNIFORM, ...) as the interpreter's
     clcoop/interp/coop_calls.py, coopmat.py and coopmat2.py do (a stride fault's word is the
     stride, a coordinate's the index)."""
-    from clcoop.native import coop_calls
-    if code == coop_calls.COORD_INDEX:
+    from clcoop.native import coop_routines
+    if code == coop_routines.COORD_INDEX:
         S = site.subgroup_size
         return (f"coop_mat_get_coord index {stride} is outside the matrix's {site.matrix_length} "
                 f"components (work-item {llid % S} of subgroup {llid // S})")
-    return {coop_calls.NON_UNIFORM: "cooperative matrix operation: an operand (pointer, layout or "
+    return {coop_routines.NON_UNIFORM: "cooperative matrix operation: an operand (pointer, layout or "
                                     "stride) must be uniform across the sub-group but differs "
                                     "between work-items",
-            coop_calls.PARTIAL_SUBGROUP: "cooperative matrix operation in a sub-group with fewer "
+            coop_routines.PARTIAL_SUBGROUP: "cooperative matrix operation in a sub-group with fewer "
                                          "work-items than the sub-group size (the work-group size "
                                          "is not a multiple of it)",
-            coop_calls.NEGATIVE_LOAD_STRIDE: f"cooperative matrix load with negative stride {stride} "
+            coop_routines.NEGATIVE_LOAD_STRIDE: f"cooperative matrix load with negative stride {stride} "
                                              "(Stride must be >= 0 for OpCooperativeMatrixLoadKHR)",
-            coop_calls.STORE_STRIDE: f"cooperative matrix store with stride {stride} (Stride must be "
+            coop_routines.STORE_STRIDE: f"cooperative matrix store with stride {stride} (Stride must be "
                                      "greater than 0 for OpCooperativeMatrixStoreKHR)"}.get(
         code, "cooperative matrix operation fault")

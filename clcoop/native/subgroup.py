@@ -26,8 +26,8 @@ import re
 
 from clcoop import coopmat_spec
 from clcoop.coop_names import BINARY, LENGTH, LOAD, MUL_ADD, NEGATE, SCALAR_MUL, SPLAT, STORE
-from clcoop.interp.demangle import demangle, signed_param
-from clcoop.native import collectives, coop_calls, coop_ir
+from clcoop.ir.demangle import demangle, signed_param
+from clcoop.native import collectives, coop_routines, coop_ir
 from clcoop.native.codegen import _FunctionGen, safe_divisor
 from clcoop.native.masking import MaskingMixin, find_hammocks
 from clcoop.native.regions import DIVISIONS, MAX_MASKED_LINES, RegionMixin, find_regions
@@ -36,7 +36,7 @@ from clcoop.native.drivers import argument_lines, coroutine_driver, group_head_l
     zero_local_lines
 from clcoop.native.runtime_ir import CORO_EPILOGUE, CORO_PROLOGUE
 from clcoop.native.builtin_ir import store_size
-from clcoop.native.irtext import clean_ir, gquote, quote, ref
+from clcoop.native.text_rewrite import clean_ir, gquote, quote, ref
 from clcoop.native.support import MEMORY_INTRINSICS, WORKITEM_FUNCTIONS, Unsupported
 
 # Work-item queries with one value per subgroup when the work-group size is a multiple of
@@ -258,7 +258,7 @@ class _SubgroupGen(RegionMixin, MaskingMixin, _FunctionGen):
             return "v"
         if op == "call":
             name = ops[-1].name
-            if coop_calls.callee_of(name) is not None:
+            if coop_routines.callee_of(name) is not None:
                 return "u"             # matrices are uniform; their operands are checked
             base = demangle(name)[0]
             if base in ("get_sub_group_size", "get_max_sub_group_size"):
@@ -356,7 +356,7 @@ class _SubgroupGen(RegionMixin, MaskingMixin, _FunctionGen):
                 if ins.name in self.varying and coopmat_spec.mentions_matrix_type(str(ins.type)):
                     raise Unsupported("a matrix that may differ between lanes")
                 if ins.opcode == "call":
-                    callee = coop_calls.callee_of(ops[-1].name)
+                    callee = coop_routines.callee_of(ops[-1].name)
                     if callee is not None and callee.base in (SPLAT, SCALAR_MUL) and \
                             any(self._operand_varying(o, self.varying) for o in ops[:-1]):
                         raise Unsupported("a matrix built from a value that may differ between lanes")
@@ -381,7 +381,7 @@ class _SubgroupGen(RegionMixin, MaskingMixin, _FunctionGen):
             return self._hammock_branch(self.hammocks[label])
         if ins.opcode == "phi" and ins.name in self.forced:
             return self._join_phi(ins, next(h for h in self.hammocks.values() if h.join == label))
-        callee = coop_calls.callee_of(ops[-1].name) if ins.opcode == "call" else None
+        callee = coop_routines.callee_of(ops[-1].name) if ins.opcode == "call" else None
         if ins.opcode == "store" or callee is not None and callee.base == STORE:
             self.stores += 1
         if callee is not None:
@@ -580,9 +580,9 @@ class _SubgroupGen(RegionMixin, MaskingMixin, _FunctionGen):
             self.lines += [f"  {tmp} = insertelement {mt} poison, {ops[0].type} {ref(ops[0])}, i64 0",
                            f"  {lhs}shufflevector {mt} {tmp}, {mt} poison, <{_count(mt)} x i32> zeroinitializer"]
         elif base == LENGTH:
-            mt = coop_calls._matrix_of_callee(callee, self.S)
+            mt = coop_routines._matrix_of_callee(callee, self.S)
             self.lines.append(f"  {lhs}add {ins.type} 0, {mt.length}")
-        elif base == NEGATE or base in coop_calls.ELEMENTWISE:
+        elif base == NEGATE or base in coop_routines.ELEMENTWISE:
             self._elementwise(ins, ops, base, lhs)
         elif base == SCALAR_MUL:
             mt = _matrix(str(ins.type))
@@ -607,7 +607,7 @@ class _SubgroupGen(RegionMixin, MaskingMixin, _FunctionGen):
         if base == NEGATE:
             op = f"fneg {mt} {ref(ops[0])}" if floating else f"sub {mt} zeroinitializer, {ref(ops[0])}"
         else:
-            code = coop_calls.ELEMENTWISE[base][0 if floating else 1]
+            code = coop_routines.ELEMENTWISE[base][0 if floating else 1]
             if code is None or base == BINARY["div"] and not floating:
                 raise Unsupported("an integer cooperative-matrix division")
             op = f"{code} {mt} {ref(ops[0])}, {ref(ops[1])}"
@@ -636,12 +636,12 @@ class _SubgroupGen(RegionMixin, MaskingMixin, _FunctionGen):
 
     def _memory(self, ins, ops, callee, lhs, load):
         mtext = str(ins.type) if load else str(ops[1].type)
-        per_lane = coop_calls.matrix_type(mtext, self.S)
-        layout, stride_op = coop_calls._memory_operands(ops, 1 if load else 2, callee, per_lane)
+        per_lane = coop_routines.matrix_type(mtext, self.S)
+        layout, stride_op = coop_routines._memory_operands(ops, 1 if load else 2, callee, per_lane)
         T, R, C = per_lane.elem, per_lane.rows, per_lane.cols
-        esz = coop_calls.ELEMENT_BYTES[T]
+        esz = coop_routines.ELEMENT_BYTES[T]
         site = self.site(ins, "cooperative-matrix operation", 0)
-        coop_calls.element_site(self.mg.out.sites[site], per_lane)
+        coop_routines.element_site(self.mg.out.sites[site], per_lane)
         bad = []
         p = self._uniform_i64(ops[0], bad)
         stride = self._uniform_i64(stride_op, bad)
@@ -747,9 +747,9 @@ class _SubgroupGen(RegionMixin, MaskingMixin, _FunctionGen):
 
     def _mul_add(self, ins, ops, lhs):
         S = self.S
-        a, b, c = (coop_calls.matrix_type(str(o.type), S) for o in ops[:3])
-        r = coop_calls.matrix_type(str(ins.type), S)
-        operands = coop_calls.mul_add_operands(ops, (a, b, c, r))
+        a, b, c = (coop_routines.matrix_type(str(o.type), S) for o in ops[:3])
+        r = coop_routines.matrix_type(str(ins.type), S)
+        operands = coop_routines.mul_add_operands(ops, (a, b, c, r))
         args, columns = [], []
         for mt, o in zip((a, b), ops[:2]):
             pointer, stride, by_columns = self._operand_rows(mt, o)
@@ -760,7 +760,7 @@ class _SubgroupGen(RegionMixin, MaskingMixin, _FunctionGen):
             slot = self._spill(c, ops[2])
         args.append(f"ptr {slot}")
         mad = self.mg.coop.mul_add_routine(a.rows, b.cols, a.cols,
-                                           tuple(coop_calls.routine_type(mt) for mt in (a, b, c, r)), operands,
+                                           tuple(coop_routines.routine_type(mt) for mt in (a, b, c, r)), operands,
                                            strided=True, columns=tuple(columns))
         out = self._entry_alloca(f"[{r.rows * r.cols} x {r.elem}]")
         self.lines += [f"  call void @{mad}({', '.join(args)}, ptr {out})",
@@ -776,7 +776,7 @@ class _SubgroupGen(RegionMixin, MaskingMixin, _FunctionGen):
             return where[:3]
         if name in self.tiles:
             return self.tiles[name]
-        return self._spill(mt, o), mt.cols * coop_calls.ELEMENT_BYTES[mt.elem], False
+        return self._spill(mt, o), mt.cols * coop_routines.ELEMENT_BYTES[mt.elem], False
 
     def _spill(self, mt, o):
         slot = self._entry_alloca(f"[{mt.rows * mt.cols} x {mt.elem}]")

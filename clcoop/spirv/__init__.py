@@ -151,7 +151,7 @@ def reject_unlowered_builtins(module):
     library defines them. User functions are not mangled in OpenCL C, so an imported `_Z` name
     that is no SPIR-V operation is a built-in."""
     from clcoop.coop_names import names_spirv_operation
-    from clcoop.interp.demangle import demangle
+    from clcoop.ir.demangle import demangle
     left = sorted({demangle(name)[0] for name in imported_functions(module).values()
                    if name.startswith("_Z") and not names_spirv_operation(name)})
     if left:

@@ -18,7 +18,7 @@ The i8 scalar of `coop_mat_init` is bitcast to the fp8 component before OpCompos
 import re
 
 from clcoop import float8
-from clcoop.interp.demangle import demangle
+from clcoop.ir.demangle import demangle
 from clcoop.spirv import binary as sb
 from clcoop.spirv.rewrite import _Rewriter
 

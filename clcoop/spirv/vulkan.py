@@ -55,7 +55,7 @@ def _run(tool, args, text, what):
 def vulkan_ir(ir_text, structurize=False):
     """(IR text for llc-22's Vulkan target, the Kernel descriptions, the module's structs);
     `structurize`: LLVM's structurizecfg runs first (see STRUCTURIZE_PASSES)."""
-    from clcoop.interp.loader import load_module
+    from clcoop.ir.loader import load_module
     loaded = load_module(ir_text)
     text = str(loaded.llvm_module)
     if not loaded.kernels:

@@ -11,8 +11,8 @@ import re
 
 from clcoop import coop_names
 from clcoop.coopmat_spec import Use
-from clcoop.interp.demangle import demangle
-from clcoop.interp.ir_text import split_top_level
+from clcoop.ir.demangle import demangle
+from clcoop.ir.text import split_top_level
 from clcoop.spirv.vulkan_ir import GLOBAL_OFFSET, fail
 
 PLACEHOLDER = "clcoop.vk."

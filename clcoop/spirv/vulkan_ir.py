@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 
 from clcoop import coop_names
 from clcoop.errors import CompileError
-from clcoop.interp.ir_text import DEFINE_RE, llvm_unquote, split_top_level
-from clcoop.interp.loader import DataLayout, IRError, Ty, TokenStream, parse_type
-from clcoop.interp.source_map import read_debug_info, render_fault
+from clcoop.ir.text import DEFINE_RE, llvm_unquote, split_top_level
+from clcoop.ir.loader import DataLayout, IRError, Ty, TokenStream, parse_type
+from clcoop.ir.source_map import read_debug_info, render_fault
 
 PUSH_CONSTANT_SPACE = 13      # llc-22 SPIR-V: addrspace(13) is StorageClass PushConstant
 PRIVATE_SPACE = 10            # StorageClass Private
@@ -123,7 +123,7 @@ def record_sizes(text, kernel):
 
 
 def kernel_of(info, structs, sizes=None):
-    """The Kernel description of a clcoop.interp.loader.KernelInfo."""
+    """The Kernel description of a clcoop.ir.loader.KernelInfo."""
     sizes = sizes or {}
     args = []
     for index, (name, ty) in enumerate(info.params):

@@ -20,7 +20,7 @@ import re
 
 from clcoop import coop_names
 from clcoop.coopmat_spec import Scope
-from clcoop.interp.demangle import demangle
+from clcoop.ir.demangle import demangle
 from clcoop.spirv import binary as sb
 from clcoop.spirv.rewrite import SCOPE_BY_OPENCL
 from clcoop.spirv.tools import INTERNAL_HINT, SpirvError
@@ -671,7 +671,7 @@ class VulkanModule:
         return None
 
     def scalar_type(self, demangled):
-        """Type id of a demangled scalar or vector (clcoop.interp.demangle)."""
+        """Type id of a demangled scalar or vector (clcoop.ir.demangle)."""
         if demangled[0] == "vec":
             return self.find_type(OP_TYPE_VECTOR, [self.scalar_type(demangled[2]), demangled[1]])
         if demangled[0] == "float":

@@ -4,7 +4,7 @@ import re
 
 from clcoop import coop_names
 from clcoop.coopmat_spec import COMPONENTS
-from clcoop.interp.ir_text import DEFINE_RE, llvm_unquote
+from clcoop.ir.text import DEFINE_RE, llvm_unquote
 from clcoop.spirv.vulkan_types import dtype_of_opencl
 
 # OpenCL C component name -> VkComponentTypeKHR without its prefix.
@@ -103,7 +103,7 @@ def _argument(arg, offset, size):
 
 def kernel_records(vulkan, kernels, layouts, ir_text):
     """{kernel name: signature dict} for the reflection record."""
-    from clcoop.interp.loader import DataLayout, TokenStream, parse_type
+    from clcoop.ir.loader import DataLayout, TokenStream, parse_type
     layout = DataLayout(8)
     bodies = _function_bodies(ir_text)
     records = {}

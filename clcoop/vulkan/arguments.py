@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from clcoop.errors import ArgumentError
-from clcoop.interp.loader import KernelInfo, Ty
+from clcoop.ir.loader import KernelInfo, Ty
 from clcoop.prepare import BUFFER, LOCAL, SCALAR, STRUCT
 from clcoop.spirv.reflection import ReflectionError
 from clcoop.vulkan.runner import Transfer

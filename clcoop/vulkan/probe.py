@@ -20,7 +20,7 @@ import numpy as np
 
 from clcoop.coopmat_spec import COMPONENTS, VK_COMPONENTS, Layout, Scope, Use
 from clcoop.errors import ArgumentError, DeviceError
-from clcoop.interp.scalars import COMPONENT_DTYPES
+from clcoop.ir.scalars import COMPONENT_DTYPES
 from clcoop.spirv.reflection import encode_string, record_words
 from clcoop.vulkan import device as devices
 from clcoop.vulkan.capabilities import check_kernel

@@ -14,7 +14,7 @@ import threading
 import time
 
 from clcoop.errors import ArgumentError, UnsupportedOnDevice
-from clcoop.interp.execute import DEFAULT_INSTRUCTION_LIMIT, DEFAULT_MAX_LANES
+from clcoop.prepare import DEFAULT_INSTRUCTION_LIMIT, DEFAULT_MAX_LANES
 from clcoop.prepare import KEPT_PREPARATIONS, Preparations
 from clcoop.spirv.reflection import read_reflection
 from clcoop.vulkan import device as devices

@@ -1231,7 +1231,7 @@ def _element_op(t):
 
 def components_per_work_item(rows, cols, s):
     """V = I*K*J/S of coopmatrix-layout.txt: I = min(M, S), K = M/I,
-    J = ceil(I*N/S)*S/I (the layout's own formula, independent of clcoop.interp.layout)."""
+    J = ceil(I*N/S)*S/I (the layout's own formula, independent of clcoop.ir.layout)."""
     i = min(rows, s)
     j = -(-i * cols // s) * s // i
     return i * (rows // i) * j // s

@@ -3,9 +3,10 @@ import numpy as np
 import pytest
 
 from clcoop.errors import RuntimeFault
-from clcoop.interp.coop_calls import execute_coop_call, is_coop_call, parse_callee, pointee_size
-from clcoop.interp.layout import get_layout
-from clcoop.interp.wg_layout import get_workgroup_layout
+from clcoop.interp.coop_calls import execute_coop_call, is_coop_call, parse_callee
+from clcoop.ir.coop_operands import pointee_size
+from clcoop.ir.layout import get_layout
+from clcoop.ir.wg_layout import get_workgroup_layout
 
 
 class DictMemory:

@@ -9,7 +9,8 @@ import pytest
 
 from clcoop.coopmat_spec import Reduce
 from clcoop.interp import coopmat, coopmat2
-from clcoop.interp.layout import get_layout
+from clcoop.ir.rounding import to_bfloat16
+from clcoop.ir.layout import get_layout
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 ROW, COLUMN, WHOLE, QUAD = int(Reduce.ROW), int(Reduce.COLUMN), int(Reduce.ROW | Reduce.COLUMN), \
@@ -214,7 +215,7 @@ def test_use_conversion_keeps_values_and_composes_with_khr_conversions():
     ints = rng.integers(-300, 300, (1, 4, 4)).astype(np.int32)
     np.testing.assert_array_equal(coopmat2.convert_use(ints, np.int8, "SConvert"),
                                   coopmat.convert("SConvert", ints, np.int8))
-    np.testing.assert_array_equal(coopmat2.convert_use(acc, BF16), coopmat2.to_bfloat16(acc))
+    np.testing.assert_array_equal(coopmat2.convert_use(acc, BF16), to_bfloat16(acc))
 
 
 # ---------------------------------------------------------------- coordinates
@@ -307,11 +308,11 @@ def interesting_doubles(rng):
 def test_double_to_bf16_rounds_once_to_nearest_even():
     rng = np.random.default_rng(3)
     doubles = interesting_doubles(rng)
-    got = coopmat2.to_bfloat16(doubles)
+    got = to_bfloat16(doubles)
     assert got.dtype == BF16
     np.testing.assert_array_equal(got.view(np.uint16), nearest_even_bf16_bits(doubles))
     # The double rounding that a conversion through float32 would make:
-    assert float(coopmat2.to_bfloat16(np.array([1 + 2 ** -8 + 2 ** -30]))[0]) == 1 + 2 ** -7
+    assert float(to_bfloat16(np.array([1 + 2 ** -8 + 2 ** -30]))[0]) == 1 + 2 ** -7
 
 
 @pytest.mark.parametrize("source", [np.float32, np.float16])
@@ -320,13 +321,13 @@ def test_float_and_half_to_bf16_round_once(source):
     with np.errstate(over="ignore"):
         values = interesting_doubles(rng).astype(source)     # exact in the source type
     values = values[np.isfinite(values)]
-    got = coopmat2.to_bfloat16(values)
+    got = to_bfloat16(values)
     np.testing.assert_array_equal(got.view(np.uint16), nearest_even_bf16_bits(values.astype(np.float64)))
 
 
 def test_bf16_specials_and_nan():
     x = np.array([np.nan, np.inf, -np.inf, -0.0], dtype=np.float64)
-    got = coopmat2.to_bfloat16(x)
+    got = to_bfloat16(x)
     assert np.isnan(float(got[0])) and float(got[1]) == np.inf and float(got[2]) == -np.inf
     assert got.view(np.uint16)[3] == 0x8000
 
@@ -342,7 +343,7 @@ def test_bf16_to_wider_floats_is_exact_and_to_half_rounds_once():
         half = exact.astype(np.float16)
     np.testing.assert_array_equal(coopmat2.from_bfloat16(finite, np.float16).view(np.uint16),
                                   half.view(np.uint16))
-    back = coopmat2.to_bfloat16(coopmat2.from_bfloat16(finite, np.float32))
+    back = to_bfloat16(coopmat2.from_bfloat16(finite, np.float32))
     np.testing.assert_array_equal(back.view(np.uint16), finite.view(np.uint16))
 
 
@@ -357,7 +358,7 @@ def test_integers_to_and_from_bf16():
     # 2**62 + 2**54 + 1 lies just above the tie between two bf16 values: up, not even.
     assert [float(v) for v in got] == [2.0 ** 62 + 2.0 ** 55, -(2.0 ** 62 + 2.0 ** 55), 2.0 ** 63]
     assert exact[0] > 2 ** 62 + 2 ** 54
-    floats = coopmat2.to_bfloat16(np.array([3.75, -3.75, 300.0, 1e10], dtype=np.float32))
+    floats = to_bfloat16(np.array([3.75, -3.75, 300.0, 1e10], dtype=np.float32))
     assert coopmat2.convert_bfloat16(floats, np.int32).tolist() == [3, -3, 300, 2 ** 31 - 1]
     assert coopmat2.convert_bfloat16(floats[:3], np.uint8).tolist() == [3, 0, 255]
 
@@ -379,12 +380,12 @@ def test_bf16_mul_add_into_float_and_bf16():
 
 def test_bf16_mul_add_products_are_exact_in_float32():
     # (1 + 2**-7)**2 = 1 + 2**-6 + 2**-14: exact in float32, lost in bf16.
-    x = coopmat2.to_bfloat16(np.full((1, 1, 1), 1 + 2 ** -7))
+    x = to_bfloat16(np.full((1, 1, 1), 1 + 2 ** -7))
     got = coopmat2.bfloat16_mul_add(x, x, np.zeros((1, 1, 1), np.float32), np.float32)
     assert float(got[0, 0, 0]) == 1 + 2 ** -6 + 2 ** -14
     rng = np.random.default_rng(6)
-    a = coopmat2.to_bfloat16(rng.standard_normal((3, 16, 32)))
-    b = coopmat2.to_bfloat16(rng.standard_normal((3, 32, 16)))
+    a = to_bfloat16(rng.standard_normal((3, 16, 32)))
+    b = to_bfloat16(rng.standard_normal((3, 32, 16)))
     c = rng.standard_normal((3, 16, 16)).astype(np.float32)
     reference = np.matmul(a.astype(np.float64), b.astype(np.float64)) + c
     got = coopmat2.bfloat16_mul_add(a, b, c, np.float32)

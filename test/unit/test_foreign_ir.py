@@ -3,7 +3,7 @@ SPIRV-LLVM-Translator's KHR test forms, the clang pull request's suffixed names,
 spelling llc-22 lowers (checked against llc-22 itself). Results against NumPy.
 
 The IR files in kernels/foreign_ir/ are written for these tests in each producer's form
-(their first lines say which); clcoop.interp.coop_spellings reads the names."""
+(their first lines say which); clcoop.ir.coop_spellings reads the names."""
 import subprocess
 from pathlib import Path
 
@@ -12,8 +12,8 @@ import pytest
 
 import clcoop
 from clcoop.errors import ClcoopError, RuntimeFault, ToolMissing
-from clcoop.interp import coop_spellings
-from clcoop.interp.loader import parse_type_text
+from clcoop.ir import coop_spellings
+from clcoop.ir.loader import parse_type_text
 from clcoop.spirv import find_tool, llc_spirv
 
 FOREIGN = Path(__file__).resolve().parent / "kernels" / "foreign_ir"

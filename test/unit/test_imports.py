@@ -12,7 +12,7 @@ def test_package_import_graph_has_no_cycle_and_no_lazy_interp_import():
     graph = dict(line.split(" -> ", 1) for line in run.stdout.splitlines())
     assert "clcoop.interp.lanes" in graph["clcoop.interp.instructions"]
     assert "clcoop.interp.execute" not in graph["clcoop.interp.ocl_builtins"]
-    assert not any(target.startswith("clcoop.frontend") for target in graph["clcoop.interp.loader"].split(", "))
+    assert not any(target.startswith("clcoop.frontend") for target in graph["clcoop.ir.loader"].split(", "))
 
 
 def _package(tmp_path, files):
@@ -37,7 +37,7 @@ def test_a_cycle_through_a_function_level_import_is_found(tmp_path):
 def test_lazy_imports_outside_interp_and_of_llvmlite_are_allowed(tmp_path):
     modules = _package(tmp_path, {
         "__init__.py": "", "interp/__init__.py": "", "api.py": "def f():\n    import json\n",
-        "interp/loader.py": "import re\ndef load():\n    import llvmlite.binding as llvm\n",
+        "ir/loader.py": "import re\ndef load():\n    import llvmlite.binding as llvm\n",
         "interp/x.py": "def f():\n    import struct\n"})
     assert _imports.find_cycle(modules) is None
     assert _imports.lazy_import_problems(modules) == ["clcoop/interp/x.py:2: import of struct inside a function"]
@@ -75,14 +75,18 @@ def test_the_version_and_the_compile_options_import_nothing_that_circles():
     assert "clcoop/frontend/lower.py:" in inside and "imports of clcoop modules inside functions" in inside
 
 
-def test_the_reference_engine_imports_no_other_engine(tmp_path):
+def test_no_engine_imports_another_and_the_ir_package_imports_no_engine(tmp_path):
     modules = _package(tmp_path, {
-        "__init__.py": "", "interp/__init__.py": "", "native/__init__.py": "",
+        "__init__.py": "", "interp/__init__.py": "", "native/__init__.py": "", "ir/__init__.py": "",
         "interp/execute.py": "from clcoop.native import runtime\n",
-        "native/runtime.py": "from clcoop.interp import memory\n", "interp/memory.py": ""})
+        "native/runtime.py": "from clcoop.interp import memory\nfrom clcoop.ir import loader\n",
+        "interp/memory.py": "", "ir/loader.py": "from clcoop.interp import memory\n"})
     assert _imports.engine_edges(modules) == [("clcoop.interp.execute", "clcoop.native.runtime"),
                                               ("clcoop.native.runtime", "clcoop.interp.memory")]
     assert _imports.engine_problems(modules) == [
-        "clcoop.interp.execute imports clcoop.native.runtime: the reference engine (clcoop.interp) "
-        "imports no other engine"]
+        "clcoop.interp.execute imports clcoop.native.runtime: an engine imports no other engine "
+        "(shared code belongs in clcoop.ir or clcoop.prepare)",
+        "clcoop.native.runtime imports clcoop.interp.memory: an engine imports no other engine "
+        "(shared code belongs in clcoop.ir or clcoop.prepare)",
+        "clcoop.ir.loader imports clcoop.interp.memory: the IR package imports no engine"]
     assert _imports.engine_problems(_imports.read_modules()) == []

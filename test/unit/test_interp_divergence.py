@@ -192,7 +192,7 @@ def test_matrix_value_forms_give_the_selected_subgroups():
     """Every form of a MatrixValue (logical, a load's factored tiles, a mul-add's grid)
     hands out exactly the matrices of the selected subgroups, in their order."""
     from clcoop.interp import coopmat
-    from clcoop.interp.layout import get_layout
+    from clcoop.ir.layout import get_layout
     from clcoop.interp.matrix_value import MatrixValue
     layout = get_layout(4, 8, "accumulator", "float", 8)
     rng = np.random.default_rng(0)

@@ -8,8 +8,8 @@ import pytest
 from clcoop.cli import layout_main
 from clcoop.errors import ClcoopError
 from clcoop.interp.debug import format_layout_table, layout_cells
-from clcoop.interp.layout import LayoutError, get_layout, matrix_type_of, MatrixLayout
-from clcoop.interp.wg_layout import matrix_length
+from clcoop.ir.layout import LayoutError, get_layout, matrix_type_of, MatrixLayout
+from clcoop.ir.wg_layout import matrix_length
 
 # The spec's 4x15 table, S = 16, transcribed row by row (component .x .y .z .w).
 # The spec writes padding as "-, -" here and "-,-" below; spec_rows normalizes both to "-".

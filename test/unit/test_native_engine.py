@@ -127,7 +127,7 @@ def test_each_engine_has_its_own_target_machine():
 # The engine's checks compare host addresses, where the caller's arrays may lie side by side:
 # two slices of one array are adjacent. An overrun of `a` that lands inside `b` (or nearer
 # to it than to `a`) is still an overrun of `a`, as in the interpreter, whose buffers lie
-# gigabytes apart (clcoop/interp/memory.py).
+# gigabytes apart (clcoop/ir/memory.py).
 OVERRUN_ARG = """
 __kernel void k(__global const float *a, __global const float *b, __global float *c, int shift, int pick) {
     size_t i = get_global_id(0);

@@ -380,7 +380,7 @@ def test_icmp_samesign_is_proven_only_for_operands_of_one_sign():
     a, c = floats(60), np.zeros(60, np.float32)
     prog.k(64, 16, a, c, 60)
     assert in_place(prog) == 1 and same_bits(c, a * np.float32(2))
-    from clcoop.interp.execute import NDRange
+    from clcoop.prepare import NDRange
     why = prog._native._ranges.kernel("k").proves(NDRange((64,), (16,)), {2: -1},
                                                   {0: (240, False), 1: (240, True)}, 10 ** 6)
     assert "does not fit i32 as unsigned" in why

@@ -169,7 +169,7 @@ declare spir_func {ret} {name}({types})
 def test_the_demangler_counts_qualified_types_once():
     """Itanium ABI 5.1.5.3: `U3AS1V` on one type is one substitution candidate, and
     _Atomic(T) another: clang's S4_ in the explicit compare-exchange is its memory_order."""
-    from clcoop.interp.demangle import demangle
+    from clcoop.ir.demangle import demangle
     base, params = demangle("_Z37atomic_compare_exchange_weak_explicitPU3AS1VU7_AtomiciPU3AS1ii"
                             "12memory_orderS4_12memory_scope")
     assert params == [("ptr", 1, ("int", 32, True)), ("ptr", 1, ("int", 32, True)), ("int", 32, True),
@@ -377,7 +377,7 @@ def test_stack_arrays_of_a_function_stay_within_the_stack_budget():
     """Arrays only loaded and stored whole stay on the native stack, each under
     MAX_STACK_BYTES; three of 40000 bytes together are past it, so the third lives in the
     work-item's arena (many such arrays overflowed the thread's stack)."""
-    from clcoop.interp.loader import load_module
+    from clcoop.ir.loader import load_module
     from clcoop.native import codegen
     from clcoop.native.context import MAX_STACK_BYTES
     body = "".join(f"  %s{i} = alloca [10000 x i32], align 4\n" for i in range(3))

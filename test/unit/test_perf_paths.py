@@ -10,7 +10,7 @@ import pytest
 from clcoop import coopmat_spec
 from clcoop.errors import RuntimeFault
 from clcoop.interp import coop_calls, coopmat
-from clcoop.interp.layout import COMPONENT_DTYPES, get_layout
+from clcoop.ir.layout import COMPONENT_DTYPES, get_layout
 from clcoop.interp.matrix_value import MatrixValue
 
 RNG = np.random.default_rng(7)
@@ -49,7 +49,7 @@ def test_relayouts_match_index_tables(use, elem, S):
 
 
 def test_bit_transpose_plan_rejects_other_permutations():
-    from clcoop.interp.layout import _bit_transpose_plan
+    from clcoop.ir.layout import _bit_transpose_plan
     assert _bit_transpose_plan(np.array([0, 2, 1, 3])) is not None
     assert _bit_transpose_plan(np.array([0, 1, 3, 2])) is None      # not a bit permutation
     assert _bit_transpose_plan(np.arange(6)) is None                # not a power of two

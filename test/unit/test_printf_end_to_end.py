@@ -4,7 +4,7 @@ order, only from active work-items, and a matrix's components as each work-item 
 import numpy as np
 
 import clcoop
-from clcoop.interp.layout import get_layout
+from clcoop.ir.layout import get_layout
 
 KERNEL = r"""
 #pragma OPENCL EXTENSION cl_khr_fp16 : enable

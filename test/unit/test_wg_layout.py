@@ -1,4 +1,4 @@
-"""clcoop/interp/wg_layout.py: the workgroup-scope layout (docs/coopmat2-semantics.md).
+"""clcoop/ir/wg_layout.py: the workgroup-scope layout (docs/coopmat2-semantics.md).
 Every element is held exactly once, coop_mat_length is uniform, index -> coordinate and
 coordinate -> index agree, each subgroup's tile is the subgroup layout of layout.py, and
 get_coordinate works on it."""
@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from clcoop.interp import coopmat2
-from clcoop.interp.layout import LayoutError, get_layout
-from clcoop.interp.wg_layout import WorkgroupLayout, get_workgroup_layout
+from clcoop.ir.layout import LayoutError, get_layout
+from clcoop.ir.wg_layout import WorkgroupLayout, get_workgroup_layout
 
 CASES = [
     # rows, cols, use, elem, subgroup size, work-group size

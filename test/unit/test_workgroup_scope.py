@@ -273,7 +273,7 @@ def test_debug_show_of_a_workgroup_matrix():
     """clcoop.interp.debug.show lays a workgroup-scope value out per work-item of the
     work-group (by local linear id) and as the logical matrix."""
     from clcoop.interp.debug import show
-    from clcoop.interp.wg_layout import get_workgroup_layout
+    from clcoop.ir.wg_layout import get_workgroup_layout
     layout = get_workgroup_layout(5, 4, 2, "float", 4, 12)
     logical = (np.arange(20, dtype=np.float32) + 1).reshape(1, 5, 4)
     lanes = layout.from_logical(logical).reshape(12, -1)

@@ -93,7 +93,7 @@ def operation_of(ident):
 
 def canonical_name(name, ret_type, param_types):
     """The docs/ir-conventions.md callee name of a declaration `name` of IR type
-    ret_type (param_types) (clcoop.interp.loader Ty), or None when `name` is clcoop's own
+    ret_type (param_types) (clcoop.ir.loader Ty), or None when `name` is clcoop's own
     spelling or no cooperative-matrix operation on matrices."""
     own = coop_names.parse_callee(name)
     if own is not None and own.matrices:

@@ -1,5 +1,5 @@
 """GNU inline assembly (`call ... asm [sideeffect] "template", "constraints"(args)`, as
-clang-22 lowers `__asm__`) in the interpreter.
+clang-22 lowers `__asm__`) (the engines' shared reading).
 
 The template is device code (a GPU ISA): no CPU engine can run it. What the interpreter
 does run is the form kernels use as an optimization barrier, `__asm__ volatile("" :
@@ -51,18 +51,6 @@ def plan(callee_text):
             raise IRError(f"output {p} ('{constraints[p]}') of an empty inline assembly statement is "
                           f"not tied to an input: its value would be whatever the register held")
     return [tied[p] for p in direct]
-
-
-def handler(callee_text):
-    """The call's handler: each output is its tied input's value."""
-    sources = plan(callee_text)
-
-    def h(ex, args, bmask, full, ins):
-        values = [args[k] for k in sources]
-        if not values:
-            return None
-        return values[0] if len(values) == 1 else tuple(values)
-    return h
 
 
 # A call of inline assembly in a module's text: the callee from `asm` to its constraints.

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 from clcoop.diagnostics import Diagnostic, SourceLocation, SourceManager, render
-from clcoop.interp.ir_text import DEFINE_RE, llvm_unquote
+from clcoop.ir.text import DEFINE_RE, llvm_unquote
 
 
 @dataclass(frozen=True)

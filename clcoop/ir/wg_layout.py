@@ -25,7 +25,7 @@ import functools
 import numpy as np
 
 from clcoop.coopmat_spec import Scope
-from clcoop.interp.layout import LayoutError, get_layout, matrix_type_of
+from clcoop.ir.layout import LayoutError, get_layout, matrix_type_of
 
 
 def _largest_power_of_two_at_most(n):

@@ -6,8 +6,8 @@ built-in handlers (ocl_builtins.py, atomics.py) depend on.
 """
 import re
 
-from clcoop.interp.loader import Ty
-from clcoop.interp.scalars import SCALARS
+from clcoop.ir.loader import Ty
+from clcoop.ir.scalars import SCALARS
 
 
 # One-letter Itanium codes (two-letter ones, Dh and Dv, are read by _Demangler.type).

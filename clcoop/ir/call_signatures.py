@@ -21,8 +21,8 @@ with it (codegen.call: Kernel.fallback_reason).
 import re
 
 from clcoop import coop_names
-from clcoop.interp.demangle import demangle
-from clcoop.interp.loader import Ty, parse_type_text
+from clcoop.ir.demangle import demangle
+from clcoop.ir.loader import Ty, parse_type_text
 
 _WORKITEM = {"get_global_id", "get_local_id", "get_group_id", "get_global_size", "get_local_size",
              "get_enqueued_local_size", "get_num_groups", "get_global_offset", "get_work_dim",

@@ -12,11 +12,12 @@ import struct
 from dataclasses import dataclass, field
 
 from clcoop import coop_names, float8
-from clcoop.coopmat_spec import COMPONENTS_BY_LLVM, MATRIX_TARGET_TYPE, MatrixType, component_of_llvm
+from clcoop.coopmat_spec import MATRIX_TARGET_TYPE, MatrixType, component_of_llvm
 from clcoop.errors import IRError
-from clcoop.interp import coop_spellings, inline_asm
-from clcoop.interp.ir_text import DEFINE_RE, bracketed, llvm_unquote, split_top_level
-from clcoop.interp.source_map import read_debug_info
+from clcoop.ir import inline_asm
+from clcoop.ir import coop_spellings
+from clcoop.ir.text import DEFINE_RE, bracketed, llvm_unquote, split_top_level
+from clcoop.ir.source_map import read_debug_info
 from clcoop.tensor_spec import INLINE_TYPE, INTEGRAL_CONSTANT, TensorType
 
 
@@ -438,9 +439,9 @@ class Module:
     kernels: dict
     functions: dict          # name -> llvmlite function ValueRef (definitions and declarations)
     # Declarations of cooperative-matrix operations as other producers name them -> the
-    # callee name of docs/ir-conventions.md (clcoop.interp.coop_spellings).
+    # callee name of docs/ir-conventions.md (clcoop.ir.coop_spellings).
     coop_aliases: dict = field(default_factory=dict)
-    debug_info: object = None    # -g: clcoop.interp.source_map.DebugInfo (instruction lines)
+    debug_info: object = None    # -g: clcoop.ir.source_map.DebugInfo (instruction lines)
     sources: dict = field(default_factory=dict)   # file name -> source text, for fault reports
 
     def type_of(self, text):

@@ -12,7 +12,7 @@ import numpy as np
 
 from clcoop.coopmat_spec import COMPONENTS_BY_LLVM, MatrixType, Use
 from clcoop.errors import RuntimeFault
-from clcoop.interp.scalars import COMPONENT_DTYPES
+from clcoop.ir.scalars import COMPONENT_DTYPES
 
 # Names of the uses accepted by the debug API and `clcoop-layout` (lower case).
 USE_BY_NAME = {"a": Use.A, "matrix_a": Use.A, "b": Use.B, "matrix_b": Use.B,

@@ -1,7 +1,7 @@
 """Reading and rewriting LLVM IR text: operand references, names, function types."""
 import re
 
-from clcoop.interp.ir_text import split_top_level
+from clcoop.ir.text import split_top_level
 from clcoop.native.support import Unsupported
 
 _META_RE = re.compile(r",\s*!(?!\{)[\w.]+\s+!\d+")

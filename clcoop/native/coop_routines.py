@@ -1,7 +1,7 @@
 """Cooperative-matrix calls in native kernels (docs/native.md, "Cooperative matrices").
 
 A matrix value of a work-item is the <V x T> vector of its components (the interpreter's
-layout: clcoop/interp/layout.py, MatrixLayout.index maps (work-item, component) to the
+layout: clcoop/ir/layout.py, MatrixLayout.index maps (work-item, component) to the
 logical element), so a module is compiled for one subgroup size. Splat (init) and length
 are per-work-item code. Load, store and mul-add are rendezvous points of the subgroup: the
 work-item (a coroutine, as at barriers) leaves its operands in its context (slots coop0..3)
@@ -18,14 +18,14 @@ from clcoop import coop_names, coopmat_spec, float8
 from clcoop.coop_names import BINARY, CONVERSIONS, CONVERT_USE, GET_COORDINATE, LENGTH, LOAD, MUL_ADD, NEGATE, \
     PER_ELEMENT, REDUCE, SCALAR_MUL, SPLAT, STORE, TRANSPOSE
 from clcoop.errors import IRError
-from clcoop.interp.coop_calls import memory_dtype, pointee_size
-from clcoop.interp.layout import LayoutError, get_layout
-from clcoop.interp.loader import parse_type_text
-from clcoop.interp.scalars import COMPONENT_DTYPES, scalar_dtype
+from clcoop.ir.coop_operands import memory_dtype, pointee_size
+from clcoop.ir.layout import LayoutError, get_layout
+from clcoop.ir.loader import parse_type_text
+from clcoop.ir.scalars import COMPONENT_DTYPES, scalar_dtype
 from clcoop.native import coop_ir
 from clcoop.native.builtin_ir import type_suffix
 from clcoop.native.context import CTX, CTX_SLOTS, FAULT_COOP, FAULT_READ, FAULT_WRITE
-from clcoop.native.irtext import gquote, quote, ref, typed
+from clcoop.native.text_rewrite import gquote, quote, ref, typed
 from clcoop.native.support import Unsupported
 
 RENDEZVOUS = (LOAD, STORE, MUL_ADD, REDUCE, CONVERT_USE, TRANSPOSE, *CONVERSIONS)
@@ -456,7 +456,7 @@ def _rendezvous(fg, ins, ops, callee, lhs):
 
 
 def _check_reduce(fg, callee, ops, m, r, mode):
-    """What the interpreter checks before a reduction (coop_calls._do_reduce), and that the
+    """What the interpreter checks before a reduction (interp/coop_calls.py _do_reduce), and that the
     combine operand is a defined function of type T (T, T) (untrusted IR: the generated
     code calls it as that); anything else is left to the interpreter, with the reason."""
     problem = coopmat_spec.reduce_problem(callee.matrices[1].matrix_type(), callee.matrices[0].matrix_type(), mode)
@@ -881,7 +881,7 @@ def _memory_function(fname, site, mt, layout, table, load, slot=None):
     """Load or store of one subgroup: uniform pointer, layout and stride; the stride rule of
     coopmat (_check_load_stride: >= 0; _check_store_stride: > 0); every element checked.
     An element out of bounds is a fault of the subgroup's first work-item, as in the
-    interpreter (coop_calls._per_memory_layout names a faulting subgroup by its first
+    interpreter (interp/coop_calls.py _per_memory_layout names a faulting subgroup by its first
     lane), in the region of the table row `slot` the pointer comes from (None: the region
     holding the pointer at run time)."""
     T, V, esz = mt.elem, mt.length, ELEMENT_BYTES[mt.elem]

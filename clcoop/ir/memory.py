@@ -544,3 +544,11 @@ def describe_offset(region, addr, dtype):
 
 def _align_up(x, a):
     return (x + a - 1) // a * a
+
+
+class LocalArgument:
+    """A __local pointer argument: the engine allocates nbytes per work-group (prepare.py's
+    map_arguments passes it; the interpreter's Executor maps one region per group)."""
+
+    def __init__(self, name, nbytes):
+        self.name, self.nbytes = name, nbytes
