@@ -47,6 +47,8 @@ OP_COPY_OBJECT = 83
 OP_U_CONVERT = 113
 OP_DOT = 148
 OP_SELECT = 169
+OP_UNDEF = 1
+OP_PHI = 245
 OP_INOT_EQUAL = 171
 OP_CONTROL_BARRIER = 224
 OP_MEMORY_BARRIER = 225
@@ -919,6 +921,34 @@ class VulkanModule:
             merge, target = instructions[i].operands[0], instructions[i + 1].operands[0]
             instructions[i + 1] = sb.Instruction(OP_BRANCH_CONDITIONAL, [true, target, merge])
 
+    def typed_undefs(self):
+        """llc-22 writes an IR `undef` of a cooperative-matrix type as `OpUndef %ulong` (measured:
+        a matrix variable left uninitialized on one path, at -O0 after mem2reg, gives a phi with an
+        undef incoming value), which spirv-val refuses: an OpPhi's or OpSelect's operands must have
+        its result type (SPIR-V 3.52.17 OpPhi, 3.52.15 OpSelect). Such an operand becomes an
+        OpUndef of the result type (the value stays undefined)."""
+        undefs = {i.operands[1]: i.operands[0] for i in self.module.instructions if i.opcode == OP_UNDEF}
+        for inst in sb.body_instructions(self.module):
+            if inst.opcode == OP_PHI:
+                positions = range(2, len(inst.operands), 2)     # (value, parent block) pairs
+            elif inst.opcode == OP_SELECT:
+                positions = (3, 4)
+            else:
+                continue
+            result_type = inst.operands[0]
+            for at in positions:
+                value = inst.operands[at]
+                if value in undefs and undefs[value] != result_type:
+                    inst.operands[at] = self.undef_of(result_type, undefs)
+
+    def undef_of(self, type_id, undefs):
+        for value, value_type in undefs.items():
+            if value_type == type_id:
+                return value
+        value = self.add_global(sb.Instruction(OP_UNDEF, [type_id, self.module.new_id()]))
+        undefs[value] = type_id
+        return value
+
     def true_constant(self):
         boolean = self.bool_type()
         for inst in self.module.instructions:
@@ -993,6 +1023,7 @@ def finish_module(module, kernels, layouts, tokens=()):
     vulkan.physical_storage_buffers()
     vulkan.pointer_casts()
     vulkan.lower_calls()
+    vulkan.typed_undefs()
     vulkan.aligned_accesses()
     vulkan.aliased_pointers()
     vulkan.workgroup_size(kernels)

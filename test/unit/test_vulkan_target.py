@@ -95,6 +95,43 @@ def test_taken_kernels_validate_as_emitted(path, opt_level, tmp_path):
             assert "Aligned" in line, line
 
 
+UNINITIALIZED_MATRIX = """
+#pragma OPENCL EXTENSION cl_khr_cooperative_matrix : enable
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+typedef half acc_t __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 16, 16, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
+__attribute__((reqd_work_group_size(32, 1, 1)))
+__kernel void k(__global const half *m, __global half *o, uint n, uint flag)
+{
+    acc_t sum = coop_mat_init((half)0);
+    for (uint j = 0; j < n; ++j) {
+        acc_t mv;
+        if (flag)
+            mv = coop_mat_load(m, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)16);
+        if (flag)
+            sum += mv;
+    }
+    coop_mat_store(o, sum, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)16);
+}
+"""
+
+
+def test_a_matrix_left_uninitialized_on_a_path_is_an_undef_of_its_type(tmp_path):
+    """At -O0, mem2reg turns a matrix variable assigned on one path only into a phi with an
+    `undef` incoming value, which llc-22 writes as `OpUndef %ulong` (found porting llama.cpp's
+    flash attention, examples/llama/flash_attn.cl): the phi's operand must be an undef of the
+    matrix type."""
+    from clcoop.spirv.vulkan import ir_to_vulkan_spirv
+    result = driver.compile_source(UNINITIALIZED_MATRIX, driver.CompileOptions(filename="k.cl", debug_info=True,
+                                                                               opt_level=0))
+    data = ir_to_vulkan_spirv(result.ir)
+    done = spirv_val(data, tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    text = disassemble(data, tmp_path)
+    matrix = re.search(r"(%\S+) = OpTypeCooperativeMatrixKHR", text).group(1)
+    undef = re.search(rf"(%\S+) = OpUndef {re.escape(matrix)}\n", text).group(1)
+    assert re.search(rf"OpPhi {re.escape(matrix)} {re.escape(undef)} ", text), text
+
+
 @pytest.mark.parametrize("path", sorted(REFUSED))
 def test_refused_kernels_get_a_located_error(path):
     line, word = REFUSED[path]
