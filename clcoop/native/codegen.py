@@ -34,6 +34,9 @@ from clcoop.native.text_rewrite import (clean_ir, gquote, quote, ref, replace_fi
 from clcoop.native.runtime_ir import CORO_DECLS, CORO_EPILOGUE, CORO_PROLOGUE, FRAME_IR, RUNTIME_DECLS, RUNTIME_IR
 from clcoop.native.support import Unsupported
 
+# Bytes left free after every private array of the arena (_plan_allocas).
+PRIVATE_RED_ZONE = 16
+
 
 class Site:
     """A place where a fault can happen: the function and its IR instruction."""
@@ -650,7 +653,11 @@ class _FunctionGen:
                 align = max(align, 16)
                 off = (off + align - 1) // align * align
                 self.arena[a.name] = (off, size)
-                off += size
+                # Each array is an object of its own, as in the interpreter: a red zone
+                # after it, so that a pointer one past its end (or a short overrun) lies
+                # in no array, not at the start of the next one (docs/native.md, "Safety
+                # contract").
+                off += size + PRIVATE_RED_ZONE
         self.arena_end = off
 
     # ------------------------------------------------------------ provenance

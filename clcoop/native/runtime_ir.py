@@ -147,8 +147,25 @@ pfound:
   %plo = add i64 %priv, %off
   %phi.hi = add i64 %plo, %sz
   %pcode = sub i64 -1, %off
+  ; Each private array is an object of its own: p must lie in the array its root points
+  ; into (or one past the end of), not in a neighbour it overran into.
+  %ra = ptrtoint ptr %root to i64
+  %rge = icmp uge i64 %ra, %plo
+  %rle = icmp ule i64 %ra, %phi.hi
+  %rin = and i1 %rge, %rle
+  br i1 %rin, label %pcheck, label %proot
+pcheck:
   %r0 = call ptr @__clcoop_chk_range(ptr %c, ptr %p, i64 %n, i64 %al, i32 %site, i32 %kind, i64 %plo, i64 %phi.hi, i1 %w, i1 true, i64 %pcode)
   ret ptr %r0
+proot:
+  ; root in another live private array: out of bounds of that one (root in a buffer or
+  ; nowhere: p's own array, as the interpreter, which checks the object holding p)
+  %rcode = call i64 @__clcoop_region_of(ptr %c, ptr %root)
+  %rpriv = icmp slt i64 %rcode, 0
+  br i1 %rpriv, label %roverrun, label %pcheck
+roverrun:
+  %r5 = call ptr @__clcoop_bad(ptr %c, ptr %p, i64 %n, i32 %site, i32 %kind, i64 %rcode)
+  ret ptr %r5
 dangling:
   ; between or in dead private arrays: out of bounds of root's array if root is in a live one
   %dcode = call i64 @__clcoop_region_of(ptr %c, ptr %root)

@@ -316,6 +316,38 @@ __kernel void k(__global float *o, int n) {
     o[get_global_id(0)] = t[n];
 }""", "k", lambda: (np.zeros(16, np.float32), np.int32(4)), (16, 16),
         ["element 4 of buffer 'private variable %t in __clang_ocl_kern_imp_k' (4 elements)"], (0,), clang=True),
+    # issue 25: each private array is an object of its own natively too (codegen.py's
+    # red zones, runtime_ir.py's root check): an overrun through a helper's parameter or
+    # a selected pointer lands in the neighbouring array natively, not in the interpreter
+    "private overrun into a neighbour, through a helper (-O0)": Case("""
+void set(float *p, int i) { p[i] = 1.0f; }
+__kernel void k(__global float *o, int i) {
+    float a[4], b[4];
+    for (int j = 0; j < 4; j++) { a[j] = j; b[j] = 10 + j; }
+    set(a, i);
+    o[get_global_id(0)] = a[get_global_id(0) & 3] + b[get_global_id(0) & 3];
+}""", "k", lambda: (np.zeros(4, np.float32), np.int32(8)), (4, 4),
+        ["<source>:2:29: error:", "write of float32 at element 8 of buffer 'private variable %a in k' (4 elements)"],
+        (0,), options=["-O0"]),
+    "private overrun into a neighbour, one past the end (-O0)": Case("""
+void set(float *p, int i) { p[i] = 1.0f; }
+__kernel void k(__global float *o, int i) {
+    float a[4], b[4];
+    for (int j = 0; j < 4; j++) { a[j] = j; b[j] = 10 + j; }
+    set(a, i);
+    o[get_global_id(0)] = a[get_global_id(0) & 3] + b[get_global_id(0) & 3];
+}""", "k", lambda: (np.zeros(4, np.float32), np.int32(4)), (4, 4),
+        ["write of float32 at element 4 of buffer 'private variable %a in k' (4 elements)"], (0,), options=["-O0"]),
+    "private overrun into a neighbour, through a selected pointer": Case("""
+__kernel void k(__global float *o, int i) {
+    float a[4], b[4];
+    for (int j = 0; j < 4; j++) { a[j] = j; b[j] = 10 + j; }
+    float *p = (get_global_id(0) & 8) ? b : a;
+    p[i] = 1.0f;
+    o[get_global_id(0)] = a[get_global_id(0) & 3] + b[get_global_id(0) & 3];
+}""", "k", lambda: (np.zeros(4, np.float32), np.int32(5)), (4, 4),
+        ["<source>:6:5: error:", "write of float32 at element 5 of buffer 'private variable %a in k' (4 elements)"],
+        (0,)),
     "a[o - a]": Case("""
 __kernel void k(__global int *a, __global int *o) {
     a[o - a] = 7;
