@@ -129,6 +129,65 @@ def q4_inputs(rng):
             np.zeros((M, N), np.float32), np.uint32(M), np.uint32(N), np.uint32(K)]
 
 
+def quant_blocks(rng, qtype, rows, k):
+    """Rows of llama.cpp's block_q4_0 (half d, 16 bytes of nibbles: weight j low nibble of byte j,
+    j + 16 its high nibble) or block_q8_0 (half d, 32 int8) weights, as raw bytes."""
+    d = (rng.random((rows, k // 32)) * 0.1 + 0.01).astype(np.float16)
+    if qtype == "Q4_0":
+        blocks = np.zeros((rows, k // 32), [("d", np.float16), ("qs", np.uint8, 16)])
+        nibbles = rng.integers(0, 16, (rows, k // 32, 32)).astype(np.uint8)
+        blocks["qs"] = nibbles[:, :, :16] | (nibbles[:, :, 16:] << 4)
+    else:
+        blocks = np.zeros((rows, k // 32), [("d", np.float16), ("qs", np.int8, 32)])
+        blocks["qs"] = rng.integers(-128, 128, (rows, k // 32, 32))
+    blocks["d"] = d
+    return blocks.view(np.uint8).reshape(-1)
+
+
+def dequantize_blocks(raw, qtype, k):
+    """The weights of quant_blocks as examples/llama/mul_mm_q.cl decodes them (in half)."""
+    if qtype == "Q4_0":
+        blocks = raw.view([("d", np.float16), ("qs", np.uint8, 16)]).reshape(-1, k // 32)
+        q = np.concatenate([blocks["qs"] & 0xF, blocks["qs"] >> 4], axis=-1).astype(np.float16) - np.float16(8)
+    else:
+        blocks = raw.view([("d", np.float16), ("qs", np.int8, 32)]).reshape(-1, k // 32)
+        q = blocks["qs"].astype(np.float16)
+    return (q * blocks["d"][..., None]).reshape(blocks.shape[0], k)
+
+
+def mul_mm_q_case(qtype, M, N, K):
+    """examples/llama/mul_mm_q.cl (llama.cpp's mul_mm_cm2): D (N x M) = B W^T at its default
+    tile (64 x 64, 256 invocations), M and N ending inside a tile."""
+    def make(rng):
+        return [quant_blocks(rng, qtype, M, K), rng.standard_normal((N, K)).astype(np.float16),
+                np.zeros((N, M), np.float32), *map(np.uint32, (M, N, K, K, K, M, 0, 0, 0))]
+
+    return Case(f"mul_mm_q_{qtype.lower()}", "examples/llama/mul_mm_q.cl", "mul_mm_q", (-(-M // 64) * 256, -(-N // 64)),
+                (256, 1), make, (2,), options=(f"-DDATA_A_{qtype}",), k=K, sizes=f"{M}x{N}x{K}",
+                types=f"{qtype} blocks x f16 -> f32 (llama.cpp port: workgroup scope, tensor decode)",
+                tolerance=("quant_gemm", 0, 1, qtype, K))
+
+
+def flash_attn_case(name, N, KV, n_head, n_head_kv, hs, causal, br, bc, wg):
+    """examples/llama/flash_attn.cl (llama.cpp's flash_attn_cm2), one head size for K and V."""
+    def make(rng):
+        mask = np.zeros((N, KV), np.float16)
+        if causal:
+            mask[np.arange(KV)[None, :] > np.arange(N)[:, None] + (KV - N)] = -np.inf
+        return [rng.standard_normal((n_head, N, hs)).astype(np.float32),
+                rng.standard_normal((n_head_kv, KV, hs)).astype(np.float16),
+                rng.standard_normal((n_head_kv, KV, hs)).astype(np.float16), mask,
+                np.zeros((N, n_head, hs), np.float32),
+                *map(np.uint32, (N, KV, n_head, n_head_kv, hs, hs, hs, KV, N * hs, KV * hs, KV * hs)),
+                np.float32(1 / np.sqrt(hs)), np.float32(0), np.uint32(causal)]
+
+    return Case(name, "examples/llama/flash_attn.cl", "flash_attn", (-(-N // br) * wg, n_head), (wg, 1), make, (4,),
+                options=(f"-DHSK={hs}", f"-DHSV={hs}", f"-DBr={br}", f"-DBc={bc}", f"-DWG_SIZE={wg}"),
+                types="f32 Q, f16 K V -> f32 (llama.cpp port: online softmax, reductions, per-element)",
+                sizes=f"N={N} KV={KV} heads {n_head}/{n_head_kv} hs={hs}" + (" causal" if causal else ""),
+                tolerance=("of_max_arg", 2, 2.0 ** -8))
+
+
 def softmax_inputs(rng):
     rows = 64
     return [rng.standard_normal((rows, 16)).astype(np.float32), np.zeros((rows, 16), np.float32),
@@ -188,6 +247,11 @@ def cases():
              sizes="64 x 16", tolerance=("ulp_of_max", 64)),
         wg_gemm_case("gemm_wg_f16", 96, 160, 80, tile=(32, 32, 16), wg=64),
         wg_gemm_case("gemm_wg_f16_256", 256, 256, 256, tile=(128, 128, 32), wg=256),
+        # The ports of llama.cpp's cooperative-matrix-2 shaders (examples/llama/, issue 29).
+        mul_mm_q_case("Q4_0", 100, 70, 256),
+        mul_mm_q_case("Q8_0", 100, 70, 256),
+        flash_attn_case("flash_attn", 100, 130, 4, 2, 64, True, 32, 32, 128),
+        flash_attn_case("flash_attn_hs40", 37, 50, 2, 2, 40, False, 16, 16, 64),
     ]
 
 
@@ -368,6 +432,13 @@ def allowed_difference(entry, args, expected):
         return np.full_like(ref, rest[0] * float(np.spacing(np.float32(np.abs(ref).max()))))
     if kind == "gemm_chain":    # two chained f16 GEMMs: an f16 rounding of the hidden layer dominates
         return np.full_like(ref, 2.0 ** -8 * float(np.abs(ref).max()))
+    if kind == "quant_gemm":    # mul_mm_q: D = B W^T, W decoded from llama.cpp's blocks; as "gemm"
+        a_index, b_index, qtype, k = rest
+        W = dequantize_blocks(args[a_index], qtype, k).astype(np.float64)
+        magnitude = np.abs(args[b_index].astype(np.float64)) @ np.abs(W).T
+        return magnitude * k * 3 * 2.0 ** -24 + np.spacing(np.abs(ref).astype(np.float32)).astype(np.float64)
+    if kind == "of_max_arg":    # a fraction of an input's largest magnitude
+        return np.full_like(ref, rest[1] * float(np.abs(args[rest[0]].astype(np.float64)).max()))
     if kind == "sum":
         values = np.abs(args[rest[0]].astype(np.float64)).reshape(-1, rest[1]).sum(axis=1)
         return values * rest[1] * 2.0 ** -23
