@@ -7,6 +7,9 @@
                                                # Vulkan loader only; compares, times, reports
     python3 scripts/gpu_check.py table FILE    # the report as docs/gpu.md's table (Markdown)
     python3 scripts/gpu_check.py all DIR       # a machine with both the compiler and a GPU
+    python3 scripts/gpu_check.py launch DIR [--report FILE]   # a small kernel's launch
+                                               # overhead and where it goes (DIR/vector_add.spv,
+                                               # compiled here when missing and the compiler is)
 
 `prepare` needs the compiler (llvmlite, llc-22); `run` needs neither, so the modules travel to
 a GPU machine that has only NumPy and libvulkan. Integer results must be equal bit for bit;
@@ -626,11 +629,7 @@ def performance(folder):
             times.append(start.elapsed_time(end) / 1e3)
         torch_s = float(np.median(times[5:]))
         perf["torch"] = {"gemm_s": torch_s, "tflops": flops / torch_s / 1e12, "version": torch.__version__}
-        x = torch.zeros(1024, device="cuda")
-        launches = []
-        for _ in range(200):
-            t0 = time.perf_counter(); x.add_(1); torch.cuda.synchronize(); launches.append(time.perf_counter() - t0)
-        perf["launch"]["torch_add_sync_s"] = float(np.median(launches[20:]))
+        perf["launch"].update(torch_launch())
         del a, b
     except Exception as error:          # recorded in the report: the ratios then have no reference
         perf["torch"] = {"error": f"{type(error).__name__}: {error}"}
@@ -659,17 +658,119 @@ def performance(folder):
             row["of_torch"] = perf["torch"]["gemm_s"] / gpu_s
         perf_rows.append(row)
         print(row)
-    small = (folder / "vector_add.spv")
+    small = folder / "vector_add.spv"
     if small.exists():
-        n = 1024
-        a, b, c = (np.ones(n, np.float32) for _ in range(3))
-        totals, submits = [], []
-        for _ in range(200):
-            _o, t = run_kernel(small.read_bytes(), "vector_add", (n,), (64,), [a, b, c, np.int32(n)])
-            totals.append(t.total); submits.append(t.submit_to_done)
-        perf["launch"].update(clcoop_total_s=float(np.median(totals[20:])),
-                              clcoop_submit_to_done_s=float(np.median(submits[20:])))
+        perf["launch"].update(launch_overhead(small.read_bytes()))
     return perf
+
+
+# ------------------------------------------------------------------ launch overhead
+
+LAUNCH_ITEMS = 1024
+# How the runner waits and where small arrays live (clcoop/vulkan/runner.py), measured each way
+# in the same run: (name, Runner attributes, call options): the defaults; no spinning on the
+# fence (a blocking wait only); every array staged through device-local memory with copy
+# commands (the engine before direct buffers); the dispatch timed with GPU timestamps.
+LAUNCH_VARIANTS = (("default", {}, {}), ("blocking wait", {"spin_s": 0.0}, {}),
+                   ("staged", {"direct_max_bytes": -1}, {}), ("GPU timestamps", {}, {"gpu_times": True}))
+# The parts of a launch (runner.Timings), in the order they happen; "checks" is the call
+# outside the runner (argument checks by launch key, the kept plan), "runner other" the
+# runner's own bookkeeping (buffers from the pools, the recording's key, timestamps).
+LAUNCH_PARTS = ("checks", "upload", "record", "submit", "wait", "download", "runner other")
+
+
+def _launch_parts(call_s, t):
+    inside = t.upload + t.record + t.submit + t.wait + t.download
+    return {"call": call_s, "checks": call_s - t.runner, "upload": t.upload, "record": t.record,
+            "submit": t.submit, "wait": t.wait, "download": t.download, "runner other": t.runner - inside,
+            "gpu": t.gpu[0] if t.gpu else None}
+
+
+def launch_overhead(module_bytes, launches=2000, rounds=5, variants=LAUNCH_VARIANTS):
+    """A 1024-element vector add launched `launches` times per variant (new input data each
+    time, the result checked), the variants alternating in `rounds` rounds so that a busy
+    machine weighs on each alike: per variant the median of the call (VulkanKernel.__call__,
+    from the call to the results in the caller's arrays) and of each part (LAUNCH_PARTS, and
+    the dispatch's GPU time where timestamps were asked for), in seconds."""
+    from clcoop.vulkan import VulkanProgram
+    from clcoop.vulkan.runner import runner
+    program = VulkanProgram(module_bytes)
+    kernel, run = program.kernel("vector_add"), runner(program.device)
+    defaults = {"spin_s": run.spin_s, "direct_max_bytes": run.direct_max_bytes}
+    n = LAUNCH_ITEMS
+    a, b, c = np.arange(n, dtype=np.float32), np.ones(n, np.float32), np.zeros(n, np.float32)
+    samples = {name: [] for name, _, _ in variants}
+    clock = time.perf_counter
+    try:
+        for _round in range(rounds):
+            for name, settings, options in variants:
+                for attribute, value in {**defaults, **settings}.items():
+                    setattr(run, attribute, value)
+                for i in range(max(1, launches // rounds) + 20):      # the first 20 of a round warm it up
+                    a[0] = i
+                    start = clock()
+                    timings = kernel((n,), (64,), a, b, c, np.int32(n), **options)
+                    call_s = clock() - start
+                    if i >= 20:
+                        samples[name].append(_launch_parts(call_s, timings))
+                if not np.array_equal(c, a + b):
+                    raise AssertionError(f"launch overhead ({name}): the vector add's result is wrong")
+    finally:
+        for attribute, value in defaults.items():
+            setattr(run, attribute, value)
+    return {"device": program.description.title(), "items": n, "launches": len(samples[variants[0][0]]),
+            "defaults": defaults,
+            "variants": {name: {part: _median([row[part] for row in rows]) for part in rows[0]}
+                         for name, rows in samples.items()}}
+
+
+def _median(values):
+    """The median of the values that are not None (None when all are)."""
+    known = [value for value in values if value is not None]
+    return float(np.median(known)) if known else None
+
+
+def torch_launch(launches=200):
+    """torch's comparable launch: x.add_(1) on 1024 floats and torch.cuda.synchronize(), median seconds."""
+    import torch
+    x = torch.zeros(LAUNCH_ITEMS, device="cuda")
+    times = []
+    for _ in range(launches):
+        start = time.perf_counter(); x.add_(1); torch.cuda.synchronize(); times.append(time.perf_counter() - start)
+    return {"torch_add_sync_s": float(np.median(times[20:]))}
+
+
+def launch_table(result):
+    """The launch-overhead measurement as Markdown: one row per variant, microseconds."""
+    parts = ("call",) + LAUNCH_PARTS + ("gpu",)
+    lines = [f"Launch overhead on {result['device']}: {result['items']}-element vector add, medians of "
+             f"{result['launches']} launches per variant (us).", "",
+             "| variant | " + " | ".join(parts) + " |", "|---" * (len(parts) + 1) + "|"]
+    for name, row in result["variants"].items():
+        lines.append(f"| {name} | " + " | ".join("" if row[p] is None else f"{row[p] * 1e6:.1f}" for p in parts)
+                     + " |")
+    if "torch_add_sync_s" in result:
+        lines += ["", f"torch x.add_(1) + synchronize: {result['torch_add_sync_s'] * 1e6:.1f} us"]
+    return "\n".join(lines)
+
+
+def launch_command(folder, report=None, launches=2000):
+    """`launch DIR`: the launch-overhead measurement alone (with torch's where torch has CUDA)."""
+    small = folder / "vector_add.spv"
+    if not small.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        problem = compile_module(next(c for c in cases() if c.name == "vector_add"), small)
+        if problem:
+            raise SystemExit(f"vector_add: not compiled for Vulkan: {problem}")
+    result = launch_overhead(small.read_bytes(), launches)
+    try:
+        result.update(torch_launch())
+    except Exception as error:          # no torch or no CUDA: the table says so
+        result["torch"] = f"{type(error).__name__}: {error}"
+    print(launch_table(result))
+    if report:
+        Path(report).write_text(json.dumps(result, indent=1))
+    return 0
 
 
 def device_line():
@@ -708,19 +809,22 @@ def table(report):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("command", choices=("prepare", "run", "table", "all"))
+    parser.add_argument("command", choices=("prepare", "run", "table", "all", "launch"))
     parser.add_argument("path")
-    parser.add_argument("--report", default="gpu-report.json")
+    parser.add_argument("--report", help="the report's file (run: default gpu-report.json; launch: none)")
     parser.add_argument("--only", help="comma-separated case names (default: every case)")
     parser.add_argument("--no-perf", action="store_true", help="leave out the accumulation study and the performance run")
+    parser.add_argument("--launches", type=int, default=2000, help="launches per variant of `launch` (default 2000)")
     args = parser.parse_args(argv)
     only = set(args.only.split(",")) if args.only else None
     if args.command in ("prepare", "all"):
         prepare(Path(args.path), only, perf=not args.no_perf)
     if args.command in ("run", "all"):
-        return run(Path(args.path), args.report, perf=not args.no_perf)
+        return run(Path(args.path), args.report or "gpu-report.json", perf=not args.no_perf)
     if args.command == "table":
         print(table(args.path))
+    if args.command == "launch":
+        return launch_command(Path(args.path), args.report, args.launches)
     return 0
 
 

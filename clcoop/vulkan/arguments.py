@@ -16,7 +16,6 @@ from clcoop.errors import ArgumentError
 from clcoop.ir.loader import KernelInfo, Ty
 from clcoop.prepare import BUFFER, LOCAL, SCALAR, STRUCT
 from clcoop.spirv.reflection import ReflectionError
-from clcoop.vulkan.runner import Transfer
 
 # docs/vulkan-abi.md: kind -> the address space prepare knows it by (OpenCL's numbering).
 ADDRESS_SPACES = {"global": 1, "constant": 2, "local": 3}
@@ -133,9 +132,13 @@ class Marshalled:
     local_size: tuple
     local_bytes: int = 0
 
-    def transfers(self, values):
-        """This launch's runner.Transfers: the arrays among `values` (the caller's arguments)."""
-        return [Transfer(values[index], written) for index, written in self.slots]
+    def arrays(self, values):
+        """This launch's arrays, one per slot, among `values` (the caller's arguments)."""
+        return [values[index] for index, _ in self.slots]
+
+    def written(self):
+        """Per slot, whether its array comes back."""
+        return tuple(written for _, written in self.slots)
 
 
 def marshal(name, record, prepared):

@@ -1,10 +1,19 @@
-"""Buffers on a Vulkan device: device-local storage buffers with device addresses (what
-kernels read and write), and a host-visible staging buffer through which their contents go
-up and down (vkCmdCopyBuffer), so that large arrays live in the GPU's own memory.
+"""Buffers on a Vulkan device, in two placements:
 
-Device buffers are kept in a pool by size class and reused by later launches (allocation
-costs far more than a launch: Vulkan 1.3, 11.2 "Device Memory" recommends few, large
-allocations).
+- staged: a device-local storage buffer with a device address (what kernels read and write),
+  its contents going up and down through a host-visible staging buffer (vkCmdCopyBuffer), so
+  that large arrays live in the GPU's own memory;
+- direct (small arrays): a storage buffer in host-visible, host-coherent memory that the
+  kernel reads and writes in place. The host copies the array straight into its mapping and
+  the results straight out of it: no copy commands, no staging, fewer barriers. An input
+  prefers device-local host-visible memory (the BAR heap on a discrete GPU: the kernel reads
+  it at device speed, the host writes it sequentially); a buffer that comes back prefers
+  host-cached memory (reading uncached or BAR memory from the host is slow). Vulkan 1.3,
+  11.2.1 "Device Memory Properties": every device has a host-visible, host-coherent type.
+
+Buffers are kept in pools by placement and size class and reused by later launches
+(allocation costs far more than a launch: Vulkan 1.3, 11.2 "Device Memory" recommends few,
+large allocations).
 """
 import ctypes
 
@@ -65,7 +74,7 @@ class Buffer:
         if wanted & vk.MEMORY_PROPERTY_HOST_VISIBLE_BIT:
             pointer = vk.VP()
             device.check(api.vkMapMemory(device.handle, self.memory, 0, self.size, 0, ctypes.byref(pointer)),
-                         "mapping the staging buffer")
+                         "mapping a host-visible buffer")
             self.mapped = pointer.value
 
     def view(self, nbytes, offset=0):
@@ -88,24 +97,46 @@ class Buffer:
             self.memory = vk.HANDLE(0)
 
 
+HOST_MEMORY = vk.MEMORY_PROPERTY_HOST_VISIBLE_BIT | vk.MEMORY_PROPERTY_HOST_COHERENT_BIT
+
+
 def device_buffer(device, size):
     """A device-local storage buffer with a device address."""
     return Buffer(device, size, STORAGE_USAGE, vk.MEMORY_PROPERTY_DEVICE_LOCAL_BIT, with_address=True)
 
 
+def direct_input_buffer(device, size):
+    """A mapped storage buffer with a device address for an array that only goes up:
+    device-local host-visible memory where the device has it (and it is not full), else
+    host memory."""
+    try:
+        return Buffer(device, size, STORAGE_USAGE, HOST_MEMORY, preferred=vk.MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
+                      with_address=True)
+    except DeviceOutOfMemory:       # the BAR heap is small (256 MiB without resizable BAR)
+        return Buffer(device, size, STORAGE_USAGE, HOST_MEMORY, preferred=vk.MEMORY_PROPERTY_HOST_CACHED_BIT,
+                      with_address=True)
+
+
+def direct_output_buffer(device, size):
+    """A mapped storage buffer with a device address for an array that comes back:
+    host-cached memory where the device has it, so that the host reads the results fast."""
+    return Buffer(device, size, STORAGE_USAGE, HOST_MEMORY, preferred=vk.MEMORY_PROPERTY_HOST_CACHED_BIT,
+                  with_address=True)
+
+
 def staging_buffer(device, size):
     """A host-visible, coherent buffer for copies, host-cached where the device has such
     memory (reading results back from uncached memory is slow)."""
-    return Buffer(device, size, STAGING_USAGE,
-                  vk.MEMORY_PROPERTY_HOST_VISIBLE_BIT | vk.MEMORY_PROPERTY_HOST_COHERENT_BIT,
-                  preferred=vk.MEMORY_PROPERTY_HOST_CACHED_BIT)
+    return Buffer(device, size, STAGING_USAGE, HOST_MEMORY, preferred=vk.MEMORY_PROPERTY_HOST_CACHED_BIT)
 
 
 class BufferPool:
-    """Device buffers by size class, taken for a launch and given back after it."""
+    """Buffers of one placement by size class, taken for a launch and given back after it;
+    make(device, size) makes a new one (device_buffer, direct_input_buffer, ...)."""
 
-    def __init__(self, device):
+    def __init__(self, device, make=device_buffer):
         self.device = device
+        self.make = make
         self.free = {}          # size class -> [Buffer]
 
     def take(self, nbytes):
@@ -114,13 +145,13 @@ class BufferPool:
         if spare:
             return spare.pop()
         try:
-            return device_buffer(self.device, size)
+            return self.make(self.device, size)
         except DeviceOutOfMemory:
             # Out of memory with spare buffers of other sizes: free them and try once more.
             if not any(self.free.values()):
                 raise
             self.clear()
-            return device_buffer(self.device, size)
+            return self.make(self.device, size)
 
     def give(self, buffers):
         for buffer in buffers:

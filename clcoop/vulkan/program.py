@@ -12,6 +12,7 @@ against the device's limits.
 import hashlib
 import threading
 import time
+from dataclasses import dataclass
 
 from clcoop.errors import ArgumentError, UnsupportedOnDevice
 from clcoop.prepare import DEFAULT_INSTRUCTION_LIMIT, DEFAULT_MAX_LANES
@@ -21,7 +22,7 @@ from clcoop.vulkan import device as devices
 from clcoop.vulkan.arguments import kernel_info, marshal
 from clcoop.vulkan.capabilities import check_kernel, unsupported_reason
 from clcoop.vulkan.pipeline import Pipelines
-from clcoop.vulkan.runner import runner
+from clcoop.vulkan.runner import Launch, runner
 from clcoop.vulkan.workgroup_memory import WorkgroupMemory, workgroup_memory_problem
 
 
@@ -41,6 +42,7 @@ class VulkanProgram:
         self.pipelines = Pipelines(self.device, self.module_bytes)
         self.device.close_hooks.append(self.pipelines.destroy)     # destroyed before the device
         self._kernels = {}
+        self._reasons = {}       # kernel name -> reason(): the record and the device do not change
 
     @property
     def kernel_names(self):
@@ -65,7 +67,14 @@ class VulkanProgram:
         return self.kernel(name)(global_size, local_size, *args, **options)
 
     def reason(self, name):
-        """Why the device cannot run kernel `name` (before its launch size is known), or None."""
+        """Why the device cannot run kernel `name` (before its launch size is known), or None
+        (asked before every launch through clcoop.Program: kept)."""
+        if name in self._reasons:
+            return self._reasons[name]
+        why = self._reasons[name] = self._reason(name)
+        return why
+
+    def _reason(self, name):
         why = unsupported_reason(name, self.records[name], self.description)
         if why is None:     # its own __local arrays, whatever LocalMemory arguments it gets
             record = self.records[name]
@@ -84,6 +93,19 @@ class VulkanProgram:
                 self.pipelines.destroy()
 
 
+@dataclass
+class _Plan:
+    """A launch checked against the device, the same for every launch with its launch key:
+    the marshalled arguments, the subgroup size to require, whether subgroups are full, the
+    bytes of each slot's array, and the runner.Launch (made under the device's lock)."""
+    marshalled: object
+    subgroup_size: object
+    full_subgroups: bool
+    sizes: tuple
+    launch: object = None
+    generation: int = -1
+
+
 class VulkanKernel:
     def __init__(self, program, name):
         self.program = program
@@ -100,40 +122,53 @@ class VulkanKernel:
         return f"<clcoop.vulkan kernel {self.name}({', '.join(a.get('type', '?') for a in self.record['args'])})>"
 
     def __call__(self, global_size, local_size, *args, subgroup_size=None, global_offset=None, timeout=None,
-                 repeat=1):
-        """One launch (repeat: dispatches of it in one submission, for timing); the written
-        arrays hold the results; returns the runner.Timings."""
+                 repeat=1, gpu_times=False):
+        """One launch (repeat: dispatches of it in one submission, for timing; gpu_times: each
+        dispatch timed on the GPU, Timings.gpu); the written arrays hold the results; returns
+        the runner.Timings."""
         start = time.perf_counter()
         prepared = self._preparations.prepare(global_size, local_size, args, None, DEFAULT_INSTRUCTION_LIMIT,
                                               DEFAULT_MAX_LANES, global_offset, False)
-        timings = self.launch_prepared(prepared, subgroup_size, timeout, repeat)
+        timings = self.launch_prepared(prepared, subgroup_size, timeout, repeat, gpu_times)
         timings.total = time.perf_counter() - start
         return timings
 
-    def launch_prepared(self, prepared, subgroup_size=None, timeout=None, repeat=1):
+    def launch_prepared(self, prepared, subgroup_size=None, timeout=None, repeat=1, gpu_times=False):
         """A launch checked by clcoop.prepare (the engine protocol's entry)."""
         if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 1:
             raise ArgumentError(f"repeat must be a positive integer, got {repeat!r}")
         if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or
                                     not 0 < timeout < 1e9):
             raise ArgumentError(f"timeout must be a positive number of seconds, got {timeout!r}")
-        program = self.program
-        marshalled, size, full = self._plan(prepared, subgroup_size)
-        push_size = self.record.get("push_constant_size", 0)
-        with program.device.lock:        # one thread at a time makes pipelines and submits
-            program.device.require_usable()
-            pipeline = program.pipelines.pipeline(self.name, push_size, marshalled.constants, size, full)
-            timings = runner(program.device).run(pipeline, program.pipelines.layout(push_size), marshalled.push,
-                                                 marshalled.groups, marshalled.transfers(prepared.values), repeat,
-                                                 timeout)
+        device = self.program.device
+        plan = self._plan(prepared, subgroup_size)
+        with device.lock:        # one thread at a time makes pipelines and submits
+            device.require_usable()
+            timings = runner(device).run(self._launch(plan), plan.marshalled.arrays(prepared.values), repeat, timeout,
+                                         bool(gpu_times))
         self.last_timings = timings
         return timings
 
+    def _launch(self, plan):
+        """The plan's runner.Launch, its pipeline made on first use; made again after any
+        Vulkan object was destroyed (a closed program's pipelines are made anew)."""
+        program = self.program
+        if plan.launch is None or plan.generation != program.device.generation:
+            marshalled = plan.marshalled
+            push_size = self.record.get("push_constant_size", 0)
+            pipeline = program.pipelines.pipeline(self.name, push_size, marshalled.constants, plan.subgroup_size,
+                                                  plan.full_subgroups)
+            plan.launch = Launch(pipeline.value, program.pipelines.layout(push_size).value, marshalled.push,
+                                 marshalled.groups, plan.sizes, marshalled.written())
+            plan.generation = program.device.generation
+        return plan.launch
+
     def _plan(self, prepared, subgroup_size):
-        """(Marshalled, subgroup size to require, full subgroups) of a launch, checked against
-        the device. They depend on nothing but the launch key (sizes, scalars, array sizes
-        and dtypes, LocalMemory sizes) and the subgroup size, so a launch with a key seen
-        before reuses them unchecked (prepare.Preparations does the same for the arguments)."""
+        """The _Plan of a launch (Marshalled, subgroup size to require, full subgroups),
+        checked against the device. It depends on nothing but the launch key (sizes, scalars,
+        array sizes and dtypes, LocalMemory sizes) and the subgroup size, so a launch with a
+        key seen before reuses it unchecked (prepare.Preparations does the same for the
+        arguments)."""
         key = (prepared.key, subgroup_size) if prepared.key is not None and type(subgroup_size) in (int, type(None)) \
             else None
         plan = self._plans.get(key) if key is not None else None
@@ -141,7 +176,8 @@ class VulkanKernel:
             marshalled = marshal(self.name, self.record, prepared)
             check_kernel(self.name, self.record, self.program.description, marshalled.local_size)
             self._check_limits(marshalled)
-            plan = (marshalled, *self._subgroup(subgroup_size, marshalled.local_size))
+            sizes = tuple(prepared.values[index].nbytes for index, _ in marshalled.slots)
+            plan = _Plan(marshalled, *self._subgroup(subgroup_size, marshalled.local_size), sizes)
             if key is not None:
                 with self._plans_lock:
                     if len(self._plans) >= KEPT_PREPARATIONS:
@@ -218,14 +254,15 @@ def program_for(module_bytes, device=None):
 
 
 def run_kernel(module_bytes, kernel, global_size, local_size, args, subgroup_size=None, global_offset=None,
-               repeat=1, timeout=None, device=None):
+               repeat=1, timeout=None, device=None, gpu_times=True):
     """Run kernel `kernel` of a Vulkan module once (scripts/gpu_check.py's entry):
-    returns ({argument name: array} of the buffers it may write, runner.Timings). The
-    arrays in `args` are updated in place; the returned ones are those same arrays."""
+    returns ({argument name: array} of the buffers it may write, runner.Timings, with the
+    dispatches' GPU times unless gpu_times=False). The arrays in `args` are updated in
+    place; the returned ones are those same arrays."""
     program = program_for(module_bytes, device)
     target = program.kernel(kernel)
     timings = target(global_size, local_size, *args, subgroup_size=subgroup_size, global_offset=global_offset,
-                     timeout=timeout, repeat=repeat)
+                     timeout=timeout, repeat=repeat, gpu_times=gpu_times)
     outputs = {entry["name"]: value for entry, value in zip(target.record["args"], args)
                if entry["kind"] == "global" and entry.get("writable", True) and hasattr(value, "dtype")}
     return outputs, timings

@@ -563,11 +563,14 @@ _PROTOTYPES = {
     "vkCreateQueryPool": [VP, VP, VP, P(HANDLE)],
     "vkDestroyQueryPool": [VP, HANDLE, VP],
     "vkGetQueryPoolResults": [VP, HANDLE, U32, U32, SIZE, VP, U64, U32],
+    "vkCmdCopyQueryPoolResults": [VP, HANDLE, U32, U32, HANDLE, U64, U64, U32],
+    "vkFreeCommandBuffers": [VP, HANDLE, U32, VP],
     "vkQueueSubmit": [VP, U32, VP, HANDLE],
     "vkCreateFence": [VP, VP, VP, P(HANDLE)],
     "vkDestroyFence": [VP, HANDLE, VP],
     "vkResetFences": [VP, U32, P(HANDLE)],
     "vkWaitForFences": [VP, U32, P(HANDLE), U32, U64],
+    "vkGetFenceStatus": [VP, HANDLE],
     "vkGetInstanceProcAddr": [VP, CP],
 }
 _VOID = {"vkDestroyInstance", "vkGetPhysicalDeviceProperties2", "vkGetPhysicalDeviceFeatures2",
@@ -576,7 +579,8 @@ _VOID = {"vkDestroyInstance", "vkGetPhysicalDeviceProperties2", "vkGetPhysicalDe
          "vkFreeMemory", "vkUnmapMemory", "vkDestroyShaderModule", "vkDestroyPipelineLayout",
          "vkDestroyPipeline", "vkDestroyCommandPool", "vkCmdBindPipeline", "vkCmdPushConstants",
          "vkCmdDispatch", "vkCmdCopyBuffer", "vkCmdPipelineBarrier", "vkCmdResetQueryPool",
-         "vkCmdWriteTimestamp", "vkDestroyQueryPool", "vkDestroyFence"}
+         "vkCmdWriteTimestamp", "vkDestroyQueryPool", "vkDestroyFence", "vkCmdCopyQueryPoolResults",
+         "vkFreeCommandBuffers"}
 _RESTYPES = {"vkGetBufferDeviceAddress": U64, "vkGetInstanceProcAddr": VP}
 
 # Instance-level extension functions, reached through vkGetInstanceProcAddr

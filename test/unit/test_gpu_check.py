@@ -75,3 +75,25 @@ def test_prepare_and_run_on_this_machines_device(gpu_check, tmp_path):
     assert rows["math"]["result"] == "within bound" and len(rows["math"]["ulps_by_column"]) == 8
     table = gpu_check.table(report)
     assert "| vector_add | f32 | n=1000 | equal |" in table
+
+
+def test_launch_overhead_on_this_machines_device(gpu_check, tmp_path, capsys):
+    """`gpu_check.py launch DIR`: the vector add compiled when DIR lacks it, each variant's
+    median call and its parts, as a report and a table."""
+    description = device_or_skip()
+    report = tmp_path / "launch.json"
+    assert gpu_check.main(["launch", str(tmp_path / "gpu"), "--launches", "25", "--report", str(report)]) == 0
+    assert (tmp_path / "gpu" / "vector_add.spv").exists()
+    result = json.loads(report.read_text())
+    assert result["launches"] == 25 and result["items"] == 1024
+    assert list(result["variants"]) == ["default", "blocking wait", "staged", "GPU timestamps"]
+    for name, row in result["variants"].items():
+        assert set(row) == {"call", "gpu", *gpu_check.LAUNCH_PARTS}
+        assert row["call"] > row["wait"] > 0 and row["call"] > row["checks"] > 0, name
+        assert row["record"] == 0.0, name          # a repeated launch reuses its recording
+    assert result["variants"]["default"]["gpu"] is None                # no timestamps unless asked for
+    if description.timestamp_period_ns:
+        assert result["variants"]["GPU timestamps"]["gpu"] > 0
+    table = capsys.readouterr().out
+    assert "| variant | call | checks | upload | record | submit | wait | download | runner other | gpu |" in table
+    assert "| default | " in table and "| staged | " in table

@@ -120,7 +120,9 @@ def test_run_kernel_returns_the_written_buffers_and_timings(tmp_path):
     assert np.array_equal(c, a + b)
     if device.descriptions()[0].timestamp_period_ns:
         assert len(timings.gpu) == 3 and all(t >= 0 for t in timings.gpu)
-    assert set(timings.as_dict()) == {"upload_s", "submit_to_done_s", "download_s", "total_s", "gpu_s"}
+    assert set(timings.as_dict()) == {"upload_s", "record_s", "submit_s", "wait_s", "submit_to_done_s", "download_s",
+                                      "runner_s", "total_s", "gpu_s"}
+    assert timings.submit_to_done == timings.submit + timings.wait and timings.runner <= timings.total
 
 
 def test_timeout_is_an_exception_and_the_next_launch_waits(tmp_path):
