@@ -439,3 +439,54 @@ def test_native_engine_takes_the_ports(name, options, case):
     kernel = build(name, options, "auto").kernel(name)
     assert kernel.fallback_reason is None, kernel.fallback_reason
     assert kernel.engine == "native"
+
+
+# ---------------------------------------------------------------- scripts/gpu_check.py
+
+@pytest.fixture(scope="module")
+def gpu_check():
+    import importlib.util
+    import sys
+    spec = importlib.util.spec_from_file_location("gpu_check", ROOT / "scripts" / "gpu_check.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["gpu_check"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("qtype", ["Q4_0", "Q8_0"])
+def test_gpu_check_lays_out_and_decodes_the_blocks_as_llama(gpu_check, qtype):
+    raw = gpu_check.quant_blocks(np.random.default_rng(5), qtype, 3, 64)
+    blocks = raw.view(Q4_0 if qtype == "Q4_0" else Q8_0).reshape(3, 2)
+    np.testing.assert_array_equal(gpu_check.dequantize_blocks(raw, qtype, 64), dequantize(blocks, qtype))
+
+
+@pytest.mark.slow
+def test_gpu_check_prepares_the_ports_within_their_bounds(gpu_check, tmp_path):
+    """The GPU check's cases of the ports compile for Vulkan and run in the interpreter; the
+    interpreter's results lie within the bound the GPU's are held to (quant_gemm: of the exact
+    product; of_max_arg: against this file's oracle), and a wrong result does not."""
+    import json
+    names = ["mul_mm_q_q4_0", "mul_mm_q_q8_0", "flash_attn", "flash_attn_hs40"]
+    gpu_check.prepare(tmp_path, set(names), perf=False)
+    manifest = {entry["name"]: entry for entry in json.loads((tmp_path / "manifest.json").read_text())}
+    assert sorted(manifest) == sorted(names) and not any("not_compiled" in e for e in manifest.values())
+    for name, entry in manifest.items():
+        stored = np.load(tmp_path / f"{name}.npz")
+        args = gpu_check._restore(entry, stored)
+        expected = stored[f"expected{entry['outputs'][0]}"]
+        allowed = gpu_check.allowed_difference(entry, args, expected)
+        if name.startswith("mul_mm_q"):
+            _kind, _a, _b, qtype, K = entry["tolerance"]
+            W = gpu_check.dequantize_blocks(args[0], qtype, K).astype(np.float64)
+            exact = args[1].astype(np.float64) @ W.T
+        else:
+            N, KV, n_head, n_head_kv, hs = (int(a) for a in args[5:10])
+            problem = Attention(np.random.default_rng(0), N, KV, n_head, n_head_kv, hs, hs, bool(args[18]))
+            problem.Q, problem.K, problem.V, problem.mask = args[0], args[1], args[2], args[3]
+            problem.check(expected)
+            exact = np.stack([problem.oracle(h)[0] for h in range(n_head)], axis=1)
+        assert (np.abs(expected - exact) <= allowed).all(), name
+        wrong = expected.copy()
+        wrong.reshape(-1)[7] += 8 * allowed.reshape(-1)[7] + 1e-3
+        assert not (np.abs(wrong - exact) <= allowed).all(), name
