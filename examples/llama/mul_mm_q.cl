@@ -31,6 +31,7 @@
 //   the others take layouts with Constant clamping, which read zeros past M, N and K, and
 //   the store through a layout drops what lies outside D.
 // What differs:
+// - B and D are bounded by N (the shader bounds B by padded_N, ggml's padding of src1).
 // - Only Q4_0 and Q8_0 weights (llama.cpp also builds f16, f32, bf16, the other legacy quants,
 //   the K-quants with their scale staging, and the IQ quants), B in half only, D in float.
 // - No split_k, no broadcast of A across batches (ne02/ne12, broadcast2/3), no MUL_MAT_ID (the

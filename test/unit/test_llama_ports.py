@@ -13,8 +13,9 @@ Bounds (u32 = 2^-24, u16 = 2^-11, the unit roundoffs of float and half):
   gamma_K = K u32 / (1 - K u32) (Higham, Accuracy and Stability, (3.4)), whatever the order.
 - Attention, per output row r and column c, with p_j = exp(s_j - m) (exact), o = sum p v / sum p:
   each p_j reaches P V as half (P converted to an A operand: relative u16) and P V accumulates
-  in half (one rounding per block of keys: relative u16 of sum p|v| over the block), while the
-  row sum uses the float p: together at most (2 u16 + u16^2) * sum p|v| / sum p. The scores
+  in half (one rounding per block of keys: relative u16 of sum p|v| over the block, after a
+  float sum of Bc <= 64 exact products: 64 u32 relative), while the row sum uses the float p:
+  together at most (2 u16 + u16^2 + 64 u32) * sum p|v| / sum p. The scores
   carry e_r = max_j [(HSK + 2) u32 sum_k |q k| + 2 u32 |s_j - m| + 4 u32] (float sums, the
   subtraction, exp within 4 ulp), which moves each p_j by a relative e_r and o by at most
   2 e_r max_j |v_jc|; the float rescaling and division add a few u32 per block (bounded by
@@ -271,7 +272,7 @@ class Attention:
         weighted_abs = p @ np.abs(v) / p.sum(axis=1, keepdims=True)
         blocks = -(-self.KV // 16)
         vmax = np.abs(v).max(axis=0)
-        bound = ((2 * U16 + U16 ** 2) * weighted_abs + 2 * e[:, None] * vmax[None, :]
+        bound = ((2 * U16 + U16 ** 2 + 64 * U32) * weighted_abs + 2 * e[:, None] * vmax[None, :]
                  + (4 * blocks + 8) * U32 * vmax[None, :])
         return o, bound
 
