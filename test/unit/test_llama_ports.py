@@ -349,6 +349,29 @@ def test_the_attention_bound_is_not_vacuous():
         fewer.check(problem.O)
 
 
+@pytest.mark.parametrize("name", ["mul_mm_q", "flash_attn"])
+def test_unoptimized_and_one_work_group_at_a_time_give_the_same_bits(name):
+    """-O0 (matrices in private memory, element access through their address) and a launch
+    that runs one work-group at a time (serial_subgroups) give exactly the -O2 batched result."""
+    results = []
+    for options, serial in ((("-O2",), False), (("-O0",), False), (("-O2",), True)):
+        rng = np.random.default_rng(8)
+        if name == "mul_mm_q":
+            A, B, D, scalars = gemm_problem(rng, "Q8_0", 40, 23, 96, 2)
+            program = build(name, gemm_options("Q8_0", 32, 32, 64) + options)
+            program.mul_mm_q((2 * 64, 1, 2), (64, 1, 1), A.view(np.uint8).reshape(-1), B, D, *scalars,
+                             subgroup_size=16, serial_subgroups=serial)
+            check_gemm(A, B, D, "Q8_0", 40, 23, 96)
+            results.append(D)
+        else:
+            problem = Attention(rng, 21, 37, 2, 1, 40, 40, True)
+            program = build(name, attention_options(40, 40, 16, 16, 64) + options)
+            program.flash_attn((2 * 64, 2, 1), (64, 1, 1), *problem.args(), subgroup_size=16, serial_subgroups=serial)
+            problem.check()
+            results.append(problem.O)
+    assert results[0].tobytes() == results[1].tobytes() == results[2].tobytes()
+
+
 # ---------------------------------------------------------------- Vulkan
 
 VULKAN_BUILDS = [
