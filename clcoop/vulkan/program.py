@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from clcoop.errors import ArgumentError, UnsupportedOnDevice
 from clcoop.prepare import DEFAULT_INSTRUCTION_LIMIT, DEFAULT_MAX_LANES
 from clcoop.prepare import KEPT_PREPARATIONS, Preparations
+from clcoop.spirv.binary import read_module
 from clcoop.spirv.reflection import read_reflection
 from clcoop.vulkan import device as devices
 from clcoop.vulkan.arguments import kernel_info, marshal
@@ -24,6 +25,16 @@ from clcoop.vulkan.capabilities import check_kernel, unsupported_reason
 from clcoop.vulkan.pipeline import Pipelines
 from clcoop.vulkan.runner import Launch, runner
 from clcoop.vulkan.workgroup_memory import WorkgroupMemory, workgroup_memory_problem
+
+
+# SPIR-V 1.6, 3.52.18 "Atomic Instructions": OpAtomicLoad (227) to OpAtomicXor (242), the
+# flag instructions (318, 319), and OpAtomicFMinEXT, OpAtomicFMaxEXT, OpAtomicFAddEXT.
+ATOMIC_OPCODES = frozenset((*range(227, 243), 318, 319, 5614, 5615, 6035))
+
+
+def has_atomics(module_bytes):
+    """Whether the module has any atomic instruction (runner.Launch.direct_writes)."""
+    return any(inst.opcode in ATOMIC_OPCODES for inst in read_module(module_bytes).instructions)
 
 
 class VulkanProgram:
@@ -43,6 +54,7 @@ class VulkanProgram:
         self.device.close_hooks.append(self.pipelines.destroy)     # destroyed before the device
         self._kernels = {}
         self._reasons = {}       # kernel name -> reason(): the record and the device do not change
+        self.has_atomics = has_atomics(self.module_bytes)
 
     @property
     def kernel_names(self):
@@ -159,7 +171,8 @@ class VulkanKernel:
             pipeline = program.pipelines.pipeline(self.name, push_size, marshalled.constants, plan.subgroup_size,
                                                   plan.full_subgroups)
             plan.launch = Launch(pipeline.value, program.pipelines.layout(push_size).value, marshalled.push,
-                                 marshalled.groups, plan.sizes, marshalled.written())
+                                 marshalled.groups, plan.sizes, marshalled.written(),
+                                 direct_writes=not program.has_atomics)
             plan.generation = program.device.generation
         return plan.launch
 

@@ -3,7 +3,7 @@ arrays back, in one command buffer submitted with a fence, and the timings.
 
 Where an array lives (memory.py): a small one (at most Runner.direct_max_bytes) in a mapped
 host-visible buffer that the kernel reads and writes in place, a large one in device-local
-memory through the staging buffer. The command buffer (Vulkan 1.3, 7. Synchronization):
+memory through the staging buffer (and so is a written one when the module has atomics). The command buffer (Vulkan 1.3, 7. Synchronization):
 copies staging -> device buffers and a barrier (transfer writes -> shader reads and writes),
 when any array is staged (the host's writes into mapped memory need no barrier: a queue
 submission makes them visible, 7.9 "Host Write Ordering Guarantees"); the query reset; per
@@ -103,21 +103,24 @@ class Timings:
                 "total_s": self.total, "gpu_s": self.gpu}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)       # compared and hashed by identity: a recording's key holds it
 class Launch:
     """A kernel's launch in the runner's terms, the same for every launch with one launch key:
     pipeline and layout (handles), push(addresses) -> the push-constant bytes (addresses are
-    known once buffers are taken), the work-group count, and per distinct array its bytes and
-    whether it comes back."""
+    known once buffers are taken), the work-group count, per distinct array its bytes and
+    whether it comes back, and whether a written array may live in host memory (not when the
+    module has atomics: a device's atomics on host memory across PCIe need the platform's
+    optional PCIe AtomicOps, and CUDA documents them as not atomic towards the host)."""
     pipeline: int
     layout: int
     push: object
     groups: tuple
     sizes: tuple
     written: tuple
+    direct_writes: bool = True
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)       # by identity, as Launch
 class Placement:
     """Where a launch's arrays live: per array its pool (STAGED, DIRECT_IN, DIRECT_OUT) and
     staging offset (staged arrays), and the staging bytes in all."""
@@ -126,10 +129,10 @@ class Placement:
     staging_bytes: int
 
 
-def placement(sizes, written, direct_max_bytes):
+def placement(sizes, written, direct_max_bytes, direct_writes=True):
     pools, offsets, offset = [], [], 0
     for nbytes, back in zip(sizes, written):
-        if nbytes <= direct_max_bytes:
+        if nbytes <= direct_max_bytes and (direct_writes or not back):
             pools.append(DIRECT_OUT if back else DIRECT_IN)
             offsets.append(0)
         else:
@@ -254,7 +257,7 @@ class Runner:
             return timings
 
     def _placement(self, launch):
-        key = (launch.sizes, launch.written, self.direct_max_bytes)
+        key = (launch.sizes, launch.written, self.direct_max_bytes, launch.direct_writes)
         found = self._placements.get(key)
         if found is None:
             if len(self._placements) >= 4 * KEPT_RECORDINGS:
@@ -300,20 +303,22 @@ class Runner:
     # ---------------------------------------------------------------------------- recording
 
     def _recording(self, launch, where, buffers, repeat, with_times):
-        """The Recording of this launch: kept from an equal launch, or recorded now. Equal
-        means the same pipeline, push constants, work-group count, buffers, placement,
+        """(the Recording of this launch, whether it was recorded now): kept from an equal
+        launch, or recorded now. Equal means the same Launch (pipeline, push constants but
+        the addresses, work-group count), buffers (so the same addresses), placement,
         repetitions and timestamps, with no Vulkan object destroyed since (device.generation)."""
-        push_bytes = launch.push([buffer.address for buffer in buffers])
-        tick_buffer = self.tick_buffer.reserve(16 * repeat).handle.value if with_times else 0
-        key = (self.device.generation, launch.pipeline, launch.layout, push_bytes, launch.groups, where, repeat,
-               tick_buffer, self.query_pool.value, self.staging.buffer.handle.value if where.staging_bytes else 0,
-               tuple(buffer.handle.value for buffer in buffers))
+        # The key holds the objects themselves, compared by identity and kept alive by the
+        # key (so no id is reused by another object while it is kept).
+        tick_buffer = self.tick_buffer.reserve(16 * repeat) if with_times else None
+        key = (self.device.generation, launch, where, repeat, tick_buffer, self.query_pool.value,
+               self.staging.buffer if where.staging_bytes else None, *buffers)
         recordings = self.recordings
         recording = recordings.pop(key, None)
         recorded_now = recording is None
         if recorded_now:
             recording = self._blank()
             try:
+                push_bytes = launch.push([buffer.address for buffer in buffers])
                 self._record(recording.commands, launch, where, buffers, push_bytes, repeat, with_times)
             except BaseException:
                 self._spare.append(recording)

@@ -133,3 +133,25 @@ def test_the_kernels_reason_is_found_once(vadd, monkeypatch):
     vadd._reasons.clear()
     assert vadd.reason("vadd") is None and vadd.reason("vadd") is None
     assert calls == ["vadd"]
+
+
+HISTOGRAM = """__kernel void hist(__global const int *v, __global int *bins, int n) {
+    size_t i = get_global_id(0);
+    if (i < (size_t)n) atomic_add(&bins[v[i] & 7], 1);
+}"""
+
+
+def test_a_module_with_atomics_keeps_its_written_arrays_in_device_memory(vadd, run, monkeypatch):
+    """Atomics on host memory across PCIe are not for every platform: the bins are staged, the
+    values read in place."""
+    import clcoop
+    assert placement((4000, 32), (False, True), 65536, direct_writes=False).pools == (DIRECT_IN, STAGED)
+    assert not vadd.has_atomics
+    program = clcoop.Program(HISTOGRAM).build(engine="vulkan")
+    copies, real = [], run.api.vkCmdCopyBuffer
+    monkeypatch.setattr(run.api, "vkCmdCopyBuffer", lambda *args: copies.append(args) or real(*args))
+    values = np.random.default_rng(15).integers(0, 1000, 1000).astype(np.int32)
+    bins = np.full(8, 3, np.int32)
+    program.hist((1024,), (64,), values, bins, np.int32(1000))
+    assert np.array_equal(bins, np.bincount(values & 7, minlength=8) + 3)
+    assert len(copies) == 2                # the bins up and back; the values in place
