@@ -376,7 +376,7 @@ def test_unoptimized_and_one_work_group_at_a_time_give_the_same_bits(name):
 
 VULKAN_BUILDS = [
     ("mul_mm_q", ("-DDATA_A_Q4_0",)),
-    ("mul_mm_q", ("-DDATA_A_Q8_0",)),
+    pytest.param("mul_mm_q", ("-DDATA_A_Q8_0",), marks=pytest.mark.slow),
     ("flash_attn", ()),
     pytest.param("flash_attn", ("-DHSK=40", "-DHSV=72", "-DBr=32", "-DBc=16", "-DWG_SIZE=128"), marks=pytest.mark.slow),
     pytest.param("flash_attn", ("-DCLAMP=CLK_COOPERATIVE_MATRIX_CLAMP_MODE_UNDEFINED",), marks=pytest.mark.slow),
@@ -440,7 +440,8 @@ def _launch(name, program, case, seed):
     return problem.O
 
 
-@pytest.mark.parametrize("name,options,case", NATIVE_CASES, ids=[_native_id(c) for c in NATIVE_CASES])
+@pytest.mark.parametrize("name,options,case", [
+    pytest.param(*c, id=_native_id(c), marks=[pytest.mark.slow] if i % 2 else []) for i, c in enumerate(NATIVE_CASES)])
 def test_native_engine_is_the_interpreter_bit_for_bit(name, options, case):
     """engine="auto": where the native engine takes the kernel, its output is the interpreter's,
     bit for bit (NaN sentinels included); where it does not, the launch falls back with a reason."""
