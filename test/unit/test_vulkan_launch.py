@@ -155,3 +155,21 @@ def test_a_module_with_atomics_keeps_its_written_arrays_in_device_memory(vadd, r
     program.hist((1024,), (64,), values, bins, np.int32(1000))
     assert np.array_equal(bins, np.bincount(values & 7, minlength=8) + 3)
     assert len(copies) == 2                # the bins up and back; the values in place
+
+
+def test_a_full_device_local_host_visible_heap_falls_back_to_host_memory(monkeypatch):
+    """Without resizable BAR the device-local host-visible heap is 256 MiB: an input then goes
+    to host memory instead of failing the launch."""
+    from clcoop.errors import DeviceOutOfMemory
+    from clcoop.vulkan import memory, vk
+    asked = []
+
+    def buffer(device, size, usage, wanted, preferred=0, with_address=False):
+        asked.append(preferred)
+        if preferred & vk.MEMORY_PROPERTY_DEVICE_LOCAL_BIT:
+            raise DeviceOutOfMemory("out of memory during allocating (VK_ERROR_OUT_OF_DEVICE_MEMORY)")
+        return (size, wanted, preferred, with_address)
+    monkeypatch.setattr(memory, "Buffer", buffer)
+    made = memory.direct_input_buffer(None, 4096)
+    assert asked == [vk.MEMORY_PROPERTY_DEVICE_LOCAL_BIT, vk.MEMORY_PROPERTY_HOST_CACHED_BIT]
+    assert made == (4096, memory.HOST_MEMORY, vk.MEMORY_PROPERTY_HOST_CACHED_BIT, True)
