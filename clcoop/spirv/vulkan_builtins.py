@@ -9,10 +9,11 @@ would use OpenCL.std and SequentiallyConsistent, which Vulkan rejects).
 """
 import re
 
-from clcoop import coop_names
+from clcoop import coop_names, float8
 from clcoop.coopmat_spec import Use
 from clcoop.ir.demangle import demangle
 from clcoop.ir.text import split_top_level
+from clcoop.spirv import vulkan_math
 from clcoop.spirv.vulkan_ir import GLOBAL_OFFSET, fail
 
 PLACEHOLDER = "clcoop.vk."
@@ -92,6 +93,7 @@ _LEGACY_ATOMIC = re.compile(r"atomi?c?_(?P<op>add|sub|xchg|inc|dec|cmpxchg|min|m
 _C11_ATOMIC = re.compile(r"atomic_(?:fetch_)?(?P<op>add|sub|min|max|and|or|xor|load|store|exchange)(?:_explicit)?")
 # OpenCL names -> placeholder operation names (clcoop.spirv.vulkan_module.ATOMIC_OPCODES).
 _ATOMIC_OPS = {"xchg": "exchange"}
+_COMPARE_EXCHANGE = re.compile(r"atomic_compare_exchange_(?:strong|weak)(?:_explicit)?")
 _WORK_GROUP_ARITHMETIC = re.compile(r"work_group_(reduce|scan_inclusive|scan_exclusive)_(add|min|max)")
 # (operation, s/u/f) -> the IR that combines two values (a format for intrinsics' type suffix).
 _COMBINE = {("add", "s"): "add", ("add", "u"): "add", ("add", "f"): "fadd",
@@ -106,6 +108,27 @@ _REFUSED = {
 
 _DECLARE = re.compile(r"^declare (?:[\w()]+ )*?(?P<ret>[^@]*?) @(?P<name>[-\w.$]+|\"[^\"]*\")\((?P<params>.*)\)[^(\n]*$",
                       re.M)
+
+
+_FDIV = re.compile(r"^(?P<lead>\s*%[-\w.$\"]+ = )fdiv (?P<flags>(?:(?:nnan|ninf|nsz|arcp|contract|afn|reassoc|fast) )*)"
+                   r"(?P<type>half|float|<\d+ x (?:half|float)>) (?P<rest>.*)$", re.M)
+
+
+def _divisor_in_range(operand):
+    """Whether a divisor is a scalar constant with |y| in [2^-126, 2^126] (Vulkan's OpFDiv
+    bound holds there)."""
+    import struct
+    text = operand.strip()
+    try:
+        if text.startswith("0xH"):
+            value = struct.unpack(">e", bytes.fromhex(text[3:]))[0]
+        elif text.startswith("0x"):
+            value = struct.unpack(">d", bytes.fromhex(text[2:]))[0]
+        else:
+            value = float(text)
+    except ValueError:
+        return False
+    return 2.0 ** -126 <= abs(value) <= 2.0 ** 126
 
 
 def _is_signed(param):
@@ -136,7 +159,7 @@ class Builtins:
     def declaration(self, m):
         name, params_text = m.group("name"), m.group("params")
         if coop_names.names_spirv_operation(name):
-            problem = ext_problem(name)
+            problem = ext_problem(name) or float8_matrix_problem(name)
             if problem:
                 self.refuse(name, problem)
         ret = re.sub(r"^(?:(?:spir_func|dso_local|noundef|signext|zeroext|hidden)\s+)*", "", m.group("ret").strip())
@@ -145,12 +168,18 @@ class Builtins:
         base, params = demangle(name)
         if base in _REFUSED:
             self.refuse(name, _REFUSED[base])
+        conversion = float8.parse_conversion(base)
+        if conversion is not None:
+            self.renames[name] = self.float8_conversion(name, conversion, ret, _split_params(params_text))
+            return
         if params is None:
             self.refuse(name, f"'{base}' is not a function the Vulkan target can call (only kernels, "
                               "functions defined in the program and OpenCL C built-ins it maps)")
         param_types = _split_params(params_text)
         new = (self.work_item(base, ret, param_types) or self.helper(name, base, ret, param_types)
                or self.integer_builtin(name, base, ret, params)
+               or self.compare_exchange(name, base, ret, params, param_types)
+               or self.async_copy(name, base, ret, params, param_types)
                or self.work_group(name, base, ret, params, param_types)
                or self.synchronization(base, params)
                or self.subgroup(base, params) or self.atomic(name, base, params) or self.math(base, params, ret))
@@ -253,6 +282,8 @@ class Builtins:
                           f"  store {element} %e{k}, {params[2]} %p{k}"]
             self._define(helper, "void", [f"{vector} %v", f"{params[1]} %i", f"{params[2]} %p"], lines + ["  ret void"])
             return helper
+        if base in vulkan_math.EXACT_FUNCTIONS and vulkan_math.supports(base, _scalar_of(ret)):
+            return self._exact_math(base, helper, ret)
         if base == "sqrt" and len(params) == 1 and _scalar_of(ret) in ("half", "float"):
             return self._exact_sqrt(helper, ret)
         if base == "fma" and len(params) == 3 and _scalar_of(ret) in ("half", "float"):
@@ -285,6 +316,43 @@ class Builtins:
                 f"  %signed = select {flag} %neg, {ret} %minus, {ret} %r", f"  ret {ret} %signed"])
             return helper
         return None
+
+    def float8_conversion(self, name, conversion, ret, params):
+        """A scalar fp8 conversion as integer and double code (vulkan_math.float8_conversion):
+        it needs no float8 support of the device, so it runs where fp8 matrices cannot."""
+        helper = f"{PLACEHOLDER}fp8.__{name}"
+        made = vulkan_math.float8_conversion(helper, conversion, ret, params[0]) if len(params) == 1 else None
+        if made is None:
+            self.refuse(name, f"the fp8 conversion {conversion.source} -> {conversion.target} (bf16 or a "
+                              "vector) is not available on the Vulkan target")
+        text, declarations = made
+        self.definitions += declarations + [text]
+        return helper
+
+    def _exact_math(self, kind, helper, ret):
+        """exp, exp2, log, log2, log10, sin, cos (OpenCL C's bounds, where GLSL.std.450's are
+        looser) and fmod (exact; no GLSL instruction): clcoop.spirv.vulkan_math."""
+        text, declarations = vulkan_math.definition(kind, helper, ret)
+        self.definitions += declarations + [text]
+        return helper
+
+    def divisions(self, text):
+        """Every half/float `fdiv` as vulkan_math's division (OpenCL C's 2.5 ulp for every
+        divisor; Vulkan's OpFDiv holds it for |y| in [2^-126, 2^126] only), except relaxed ones
+        (arcp/fast: -cl-fast-relaxed-math, -cl-unsafe-math-optimizations) and divisions by a
+        constant in that range."""
+        def replace(m):
+            flags, type_text = m.group("flags").split(), m.group("type")
+            operands = split_top_level(m.group("rest"))
+            if {"arcp", "fast"} & set(flags) or len(operands) < 2 or _divisor_in_range(operands[1]):
+                return m.group(0)
+            helper = f"{PLACEHOLDER}fdiv.{_word(type_text)}"
+            if not self._is_defined(helper):
+                self._exact_math(vulkan_math.DIVISION, helper, type_text)
+            dbg = "".join(f", {o}" for o in operands[2:] if o.startswith("!dbg"))
+            return (f"{m.group('lead')}call spir_func {type_text} @{helper}({type_text} {operands[0]}, "
+                    f"{type_text} {operands[1]}){dbg}")
+        return _FDIV.sub(replace, text)
 
     def _exact_sqrt(self, helper, ret):
         """sqrt to OpenCL C's 3 ulp (Vulkan's Sqrt is only "inherited from 1/inversesqrt"): the
@@ -354,6 +422,88 @@ class Builtins:
         # one slot per sub-group: 1024 invocations in sub-groups of at least 8
         self.definitions.append(f"{scratch} = internal addrspace(3) global [128 x {ret}] poison")
         return scratch
+
+    # ---- C11 compare-exchange (OpenCL C 6.15.12.7): OpAtomicCompareExchange, and the value
+    # found written to *expected when it is not the expected one
+    def compare_exchange(self, name, base, ret, params, param_types):
+        m = _COMPARE_EXCHANGE.fullmatch(base)
+        if m is None or len(params) < 3 or params[0][0] != "ptr":
+            return None
+        value = params[0][2]
+        if value[0] != "int":
+            self.refuse(name, f"'{base}' on {value[0]} values: OpAtomicCompareExchange compares "
+                              "integers on the Vulkan target; compare the bits through an atomic_int "
+                              "or atomic_long (as_int, as_long)")
+        helper = f"{PLACEHOLDER}{base}.__{name}"
+        t = param_types[2]
+        sign = "s" if value[2] else "u"
+        # success order and scope; the failure order is the instruction's Unequal semantics,
+        # which clcoop.spirv.vulkan_module writes relaxed (never stronger than Equal)
+        orders = [f"i32 %order{k}" for k in range(len(param_types) - 3)]
+        passed = orders[:1] + orders[2:3]
+        placeholder = f"{PLACEHOLDER}atomic.cmpxchg.{sign}.c11.__{name}"
+        self.definitions.append(f"declare spir_func {t} @{placeholder}({param_types[0]}, {t}, {t}"
+                                + "".join(", i32" for _ in passed) + ")")
+        self._define(helper, ret, [f"{param_types[0]} %object", f"{param_types[1]} %expected", f"{t} %desired"] + orders, [
+            "entry:", f"  %want = load {t}, {param_types[1]} %expected",
+            f"  %old = call spir_func {t} @{placeholder}({param_types[0]} %object, {t} %want, {t} %desired"
+            + "".join(f", {o}" for o in passed) + ")",
+            f"  %same = icmp eq {t} %old, %want", "  br i1 %same, label %done, label %differ",
+            "differ:", f"  store {t} %old, {param_types[1]} %expected", "  br label %done",
+            "done:", *self._ret_bool(ret, "%same")])
+        return helper
+
+    @staticmethod
+    def _ret_bool(ret, value):
+        if ret == "i1":
+            return [f"  ret i1 {value}"]
+        return [f"  %r = zext i1 {value} to {ret}", f"  ret {ret} %r"]
+
+    # ---- async copies (OpenCL C 6.15.13): the work-group copies cooperatively, each work-item
+    # taking every local-size-th element from its local linear id; wait_group_events is a
+    # work-group barrier over __local and __global memory, after which the copy is complete
+    # and visible (as clspv does). Events carry nothing.
+    def async_copy(self, name, base, ret, params, param_types):
+        helper = f"{PLACEHOLDER}{base}.__{name}"
+        if base == "wait_group_events":
+            callee = f"{PLACEHOLDER}barrier.workgroup.1.__wait_group_events"
+            self.definitions.append(f"declare spir_func void @{callee}(i32) convergent")
+            self._define(helper, ret, [f"{t} %arg{k}" for k, t in enumerate(param_types)],
+                         [f"  call spir_func void @{callee}(i32 3)", "  ret void"])
+            return helper
+        if base not in ("async_work_group_copy", "async_work_group_strided_copy"):
+            return None
+        if base == "async_work_group_copy" and len(param_types) != 4 or \
+                base == "async_work_group_strided_copy" and len(param_types) != 5:
+            return None
+        element = _ir_type_of(params[0][2]) if params[0][0] == "ptr" else None
+        if element is None:
+            self.refuse(name, f"'{base}' of this element type is not available on the Vulkan target")
+        strided = base.endswith("strided_copy")
+        into_local = params[0][1] == 3
+        names = ["%dst", "%src", "%n"] + (["%stride"] if strided else []) + ["%event"]
+        arguments = [f"{t} {n}" for t, n in zip(param_types, names)]
+        size = param_types[2]
+        # the strided side is the __global one (src when copying into __local, dst otherwise)
+        src_index, dst_index = ("%i", "%i")
+        if strided:
+            src_index, dst_index = ("%far", "%i") if into_local else ("%i", "%far")
+        lines = ["entry:", "  %lid = call i32 @llvm.spv.flattened.thread.id.in.group()",
+                 *[f"  %s{k} = call i32 @llvm.spv.workgroup.size.i32(i32 {k})" for k in range(3)],
+                 "  %s01 = mul i32 %s0, %s1", "  %count = mul i32 %s01, %s2",
+                 f"  %start = zext i32 %lid to {size}", f"  %step = zext i32 %count to {size}",
+                 "  br label %loop",
+                 "loop:", f"  %i = phi {size} [ %start, %entry ], [ %next, %body ]",
+                 f"  %more = icmp ult {size} %i, %n", "  br i1 %more, label %body, label %done",
+                 "body:", *([f"  %far = mul {size} %i, %stride"] if strided else []),
+                 f"  %from = getelementptr inbounds {element}, {param_types[1]} %src, {size} {src_index}",
+                 f"  %v = load {element}, {param_types[1]} %from",
+                 f"  %to = getelementptr inbounds {element}, {param_types[0]} %dst, {size} {dst_index}",
+                 f"  store {element} %v, {param_types[0]} %to",
+                 f"  %next = add {size} %i, %step", "  br label %loop",
+                 "done:", f"  ret {ret} %event"]
+        self._define(helper, ret, arguments, lines)
+        return helper
 
     def _wg_barrier(self):
         callee = f"{PLACEHOLDER}barrier.workgroup.1.__work_group_collectives"
@@ -512,6 +662,7 @@ class Builtins:
         """The module text with calls renamed, placeholder declarations kept, helpers defined."""
         for old, new in self.renames.items():
             text = text.replace(f"@{old}(", f"@{new}(")
+        text = self.divisions(text)
         defined = {re.search(r"@([-\w.$]+)\(", d).group(1) for d in self.definitions if d.startswith("define")}
         lines = []
         for line in text.split("\n"):
@@ -520,6 +671,25 @@ class Builtins:
                 continue
             lines.append(line)
         return "\n".join(lines)
+
+
+# What the one Vulkan GPU measured for clcoop offers (../shared/notes/gpu-vulkan.md,
+# test/unit/data/vulkan_h200.json; test_vulkan_fp8 checks the record still says so).
+FLOAT8_MATRIX_REFUSAL = (
+    "fp8 matrices (__fp8_e4m3, __fp8_e5m2) are not available on the Vulkan target: they need "
+    "SPV_EXT_float8 on a device with VK_EXT_shader_float8 (shaderFloat8CooperativeMatrix), and the "
+    "Vulkan GPU measured for clcoop (NVIDIA H200, driver 580.159.04, test/unit/data/vulkan_h200.json) "
+    "has neither the extension nor an fp8 matrix configuration (its matrix inputs are f16, bf16, s8 "
+    "and u8). The Vulkan target takes scalar fp8 conversions (as integer code), not fp8 matrices: "
+    "run those in the interpreter or the native engine")
+
+
+def float8_matrix_problem(name):
+    """The refusal of a matrix operation on an fp8 component type, or None."""
+    callee = coop_names.parse_callee(name)
+    if callee is not None and any(m.code in float8.BY_ITANIUM for m in callee.matrices):
+        return FLOAT8_MATRIX_REFUSAL
+    return None
 
 
 def ext_problem(name):
@@ -543,6 +713,18 @@ def ext_problem(name):
         if callee.base == coop_names.TRANSPOSE and result.use == Use.A:
             return (f"a transpose into a use A matrix: {why} SPV_EXT_cooperative_matrix_maintenance1's "
                     "transposing conversion")
+    return None
+
+
+def _ir_type_of(param):
+    """The IR type of a demangled scalar or vector parameter type, or None."""
+    if param[0] == "vec":
+        inner = _ir_type_of(param[2])
+        return f"<{param[1]} x {inner}>" if inner else None
+    if param[0] == "int":
+        return f"i{param[1]}"
+    if param[0] == "float":
+        return {16: "half", 32: "float", 64: "double"}.get(param[1])
     return None
 
 

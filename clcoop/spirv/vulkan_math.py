@@ -1,0 +1,576 @@
+"""Exact sequences for OpenCL C math built-ins on the Vulkan target (docs/vulkan.md "Math").
+
+GLSL.std.450's precision (Vulkan spec, "Precision and Operation of SPIR-V Instructions") is
+looser than OpenCL C's full profile (OpenCL C 3.0 7.4) for exp, exp2, log, log2, sin, cos and
+gives no bound for a division by |y| outside [2^-126, 2^126]; fmod has no GLSL instruction.
+These sequences use only what Vulkan rounds correctly (OpFAdd, OpFSub, OpFMul, conversions,
+integer arithmetic), so their error is ours and measured (test_vulkan_math.py):
+
+- exp, exp2: n = roundeven(x log2 e), a Cody-Waite reduction (ln 2 split so that n * hi is
+  exact), Cephes' expf polynomial on |r| <= ln2/2, 2^n applied as two powers of two (one
+  rounding, subnormal results included);
+- log, log2, log10: x = m 2^e with m in [sqrt(1/2), sqrt(2)), Cephes' logf polynomial on m - 1
+  (exact), e's contribution added last with split constants;
+- sin, cos: Payne-Hanek reduction for every |x| >= pi/4 (the 24-bit significand times 192 bits
+  of 2/pi in 32-bit words, 64-bit integer products), r = the centred fraction times pi/2 in
+  double (one rounding to float), Cephes' sinf/cosf polynomials on |r| <= pi/4;
+- division: x/y with both scaled by a power of two when |y| is outside [2^-126, 2^126] (where
+  Vulkan's 2.5 ulp holds; OpenCL C's 2.5 ulp holds for every y);
+- fmod: exact (IEEE 754 remainder toward zero): integer significands, the remainder taken 39
+  bits at a time with 64-bit urem, the result scaled back exactly.
+
+Each function is `definition(kind, name, ret) -> (define text, [declarations])` for a scalar
+half, float (double for fmod), and vectors component by component; half goes through float
+(one rounding of a result far more precise than half's).
+"""
+import struct
+
+from clcoop import float8
+
+# OpenCL C built-in name -> sequence kind (docs/vulkan.md lists what stays GLSL.std.450).
+EXACT_FUNCTIONS = ("exp", "exp2", "log", "log2", "log10", "sin", "cos", "fmod")
+DIVISION = "fdiv"
+
+_FLOAT_TYPES = {"half": (16, "i16"), "float": (32, "i32"), "double": (64, "i64")}
+
+
+def literal(type_text, value):
+    """An IR literal of a floating type (LLVM writes half and float constants as the hex
+    double of a value the type holds exactly)."""
+    if type_text == "half":
+        return "0xH" + struct.pack(">e", value).hex().upper()
+    if type_text == "float":
+        value = struct.unpack(">f", struct.pack(">f", value))[0]
+    return "0x" + struct.pack(">d", value).hex().upper()
+
+
+class Builder:
+    """The lines of one function body, with fresh value names."""
+
+    def __init__(self):
+        self.lines = []
+        self.count = 0
+        self.declarations = []
+
+    def __call__(self, text):
+        self.count += 1
+        name = f"%t{self.count}"
+        self.lines.append(f"  {name} = {text}")
+        return name
+
+    def label(self, name):
+        self.lines.append(f"{name}:")
+
+    def raw(self, text):
+        self.lines.append(f"  {text}")
+
+    def intrinsic(self, name, ret, args):
+        declaration = f"declare {ret} @{name}({', '.join(a.split(' ')[0] for a in args)})"
+        if declaration not in self.declarations:
+            self.declarations.append(declaration)
+        return self(f"call {ret} @{name}({', '.join(args)})")
+
+    # float helpers
+    def f(self, op, a, b, t="float"):
+        return self(f"{op} {t} {a}, {b}")
+
+    def fc(self, value, t="float"):
+        return literal(t, value)
+
+    def horner(self, x, coefficients, t="float"):
+        """c0 * x^n + ... + cn by Horner's rule (coefficients from the highest degree)."""
+        acc = self.fc(coefficients[0], t)
+        for c in coefficients[1:]:
+            acc = self.f("fadd", self.f("fmul", acc, x, t), self.fc(c, t), t)
+        return acc
+
+    def select(self, cond, t, a, b):
+        return self(f"select i1 {cond}, {t} {a}, {t} {b}")
+
+    def power_of_two(self, exponent_i32):
+        """The float 2^e for e in [-126, 127], from its bits."""
+        biased = self(f"add i32 {exponent_i32}, 127")
+        bits = self(f"shl i32 {biased}, 23")
+        return self(f"bitcast i32 {bits} to float")
+
+    def nan_unless(self, ok, value, x):
+        """value where `ok`, else NaN (x - x: NaN for an infinite or NaN x, and no float
+        constant in a select, which crashed llc-22)."""
+        nan = self.f("fsub", x, x)
+        return self.select(ok, "float", value, nan)
+
+
+# ------------------------------------------------------------------ exp, exp2
+
+# Cephes expf: |r| <= ln2/2, relative error ~1e-7 (S. Moshier, Cephes Math Library 2.2).
+_EXP_POLY = (1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1,
+             5.0000001201e-1)
+_LN2_HI, _LN2_LO = 0.693359375, -2.12194440e-4       # hi has 9 bits: n * hi is exact for |n| < 2^15
+
+
+def _exp_core(b, r, n_i32):
+    """e^r * 2^n, with |r| <= ln2/2 and n in [-151, 129]: 2^n as two powers of two, so that the
+    only rounding of a subnormal result is the last multiplication."""
+    z = b.f("fmul", r, r)
+    p = b.f("fmul", b.horner(r, _EXP_POLY), z)
+    y = b.f("fadd", b.f("fadd", p, r), b.fc(1.0))
+    n1 = b(f"ashr i32 {n_i32}, 1")
+    n2 = b(f"sub i32 {n_i32}, {n1}")
+    scaled = b.f("fmul", y, b.power_of_two(n1))
+    return b.f("fmul", scaled, b.power_of_two(n2))
+
+
+def _clamp(b, x, low, high):
+    """x limited to [low, high] (NaN passes; the caller selects NaN back at the end)."""
+    above = b(f"fcmp ogt float {x}, {b.fc(high)}")
+    x = b.select(above, "float", b.fc(high), x)
+    below = b(f"fcmp olt float {x}, {b.fc(low)}")
+    return b.select(below, "float", b.fc(low), x)
+
+
+def _exp(b, x):
+    # Outside [-104, 89] exp is 0 or infinity in float; the clamp keeps n an i32 in range.
+    xc = _clamp(b, x, -104.0, 89.0)
+    n = b.intrinsic("llvm.roundeven.f32", "float", [f"float {b.f('fmul', xc, b.fc(1.4426950408889634))}"])
+    r = b.f("fsub", xc, b.f("fmul", n, b.fc(_LN2_HI)))           # exact (Cody-Waite)
+    r = b.f("fsub", r, b.f("fmul", n, b.fc(_LN2_LO)))
+    ni = b(f"fptosi float {n} to i32")
+    result = _exp_core(b, r, ni)
+    return b.select(b(f"fcmp une float {x}, {x}"), "float", x, result)
+
+
+def _exp2(b, x):
+    xc = _clamp(b, x, -151.0, 129.0)
+    n = b.intrinsic("llvm.roundeven.f32", "float", [f"float {xc}"])
+    f = b.f("fsub", xc, n)                                        # exact, |f| <= 1/2
+    r = b.f("fmul", f, b.fc(0.6931471805599453))
+    result = _exp_core(b, r, b(f"fptosi float {n} to i32"))
+    return b.select(b(f"fcmp une float {x}, {x}"), "float", x, result)
+
+
+# ------------------------------------------------------------------ log, log2, log10
+
+# Cephes logf: f = m - 1 with m in [sqrt(1/2), sqrt(2)); log(1+f) = f - f^2/2 + f^3 P(f).
+_LOG_POLY = (7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1, -1.2420140846e-1, 1.4249322787e-1,
+             -1.6668057665e-1, 2.0000714765e-1, -2.4999993993e-1, 3.3333331174e-1)
+
+
+def _log_parts(b, x):
+    """(f, y, e): log(x) = f + y + e ln 2 for a positive finite x (subnormals scaled by 2^23
+    first; e an i32 turned float), with f = m - 1 exact and y = -f^2/2 + f^3 P(f)."""
+    tiny = b(f"fcmp olt float {x}, {b.fc(2.0 ** -126)}")
+    scaled = b.select(tiny, "float", b.f("fmul", x, b.fc(2.0 ** 23)), x)
+    shift = b(f"select i1 {tiny}, i32 -23, i32 0")
+    bits = b(f"bitcast float {scaled} to i32")
+    e = b(f"sub i32 {b(f'lshr i32 {bits}, 23')}, 127")
+    e = b(f"add i32 {e}, {shift}")
+    mantissa = b(f"and i32 {bits}, 8388607")
+    # m in [1, 2); above sqrt(2) (0x3FB504F3) it is halved (exponent 126) and e grows by one
+    big = b(f"icmp ugt i32 {mantissa}, {0x3504F3}")
+    exponent_bits = b(f"select i1 {big}, i32 {0x3F000000}, i32 {0x3F800000}")
+    m = b(f"bitcast i32 {b(f'or i32 {mantissa}, {exponent_bits}')} to float")
+    e = b(f"add i32 {e}, {b(f'zext i1 {big} to i32')}")
+    f = b.f("fsub", m, b.fc(1.0))                                  # exact (Sterbenz)
+    z = b.f("fmul", f, f)
+    y = b.f("fmul", b.f("fmul", b.horner(f, _LOG_POLY), f), z)
+    y = b.f("fsub", y, b.f("fmul", z, b.fc(0.5)))
+    return f, y, b(f"sitofp i32 {e} to float")
+
+
+def _log_specials(b, x, value):
+    """log's special values (OpenCL C 7.5.1 / C99 F.9.3.7): log(+-0) = -inf, log(x < 0) = NaN,
+    log(+inf) = +inf, NaN stays NaN."""
+    zero = b(f"fcmp oeq float {x}, {b.fc(0.0)}")
+    # the infinities from their bits (no float constant in a select: llc-22)
+    minus_inf = b("bitcast i32 -8388608 to float")
+    plus_inf = b("bitcast i32 2139095040 to float")
+    value = b.select(zero, "float", minus_inf, value)
+    is_inf = b(f"fcmp oeq float {x}, {plus_inf}")
+    value = b.select(is_inf, "float", x, value)
+    negative = b(f"fcmp ult float {x}, {b.fc(0.0)}")              # or NaN
+    return b.select(negative, "float", b.f("fsub", plus_inf, plus_inf), value)
+
+
+def _log(b, x):
+    f, y, e = _log_parts(b, x)
+    value = b.f("fadd", b.f("fadd", b.f("fmul", e, b.fc(_LN2_LO)), y), f)
+    value = b.f("fadd", value, b.f("fmul", e, b.fc(_LN2_HI)))
+    return _log_specials(b, x, value)
+
+
+def _log2(b, x):
+    # Cephes log2f: log2(1+f) = (f + y) log2 e with log2 e = 1 + 0.4426950408889634, so the
+    # large terms f and y enter unscaled; e is an exact integer added last.
+    f, y, e = _log_parts(b, x)
+    k = b.fc(0.44269504088896340736)
+    value = b.f("fadd", b.f("fmul", y, k), b.f("fmul", f, k))
+    value = b.f("fadd", b.f("fadd", value, y), f)
+    value = b.f("fadd", value, e)
+    return _log_specials(b, x, value)
+
+
+def _log10(b, x):
+    # Cephes log10f: log10 e = 4.3359375e-1 + 7.00731903251827651129e-4 and
+    # log10 2 = 3.0078125e-1 + 2.48745663981195213739e-4 (each hi with few bits).
+    f, y, e = _log_parts(b, x)
+    value = b.f("fmul", y, b.fc(7.00731903251827651129e-4))
+    value = b.f("fadd", value, b.f("fmul", f, b.fc(7.00731903251827651129e-4)))
+    value = b.f("fadd", value, b.f("fmul", e, b.fc(2.48745663981195213739e-4)))
+    value = b.f("fadd", value, b.f("fmul", y, b.fc(4.3359375e-1)))
+    value = b.f("fadd", value, b.f("fmul", f, b.fc(4.3359375e-1)))
+    value = b.f("fadd", value, b.f("fmul", e, b.fc(3.0078125e-1)))
+    return _log_specials(b, x, value)
+
+
+# ------------------------------------------------------------------ sin, cos
+
+def two_over_pi_words(count=6):
+    """floor(2/pi * 2^(32 count)) as `count` 32-bit words, least significant first (pi from
+    Machin's formula in integers, 64 guard bits)."""
+    bits = 32 * count + 64
+    scale = 1 << bits
+
+    def arctan_inverse(n):                       # arctan(1/n) * scale
+        total, term, k, sign = 0, scale // n, 1, 1
+        while term:
+            total += sign * (term // k)
+            term //= n * n
+            k += 2
+            sign = -sign
+        return total
+    pi = 4 * (4 * arctan_inverse(5) - arctan_inverse(239))          # pi * scale
+    value = (2 * scale * scale // pi) >> 64                           # 2/pi * 2^(32 count)
+    return [(value >> (32 * i)) & 0xFFFFFFFF for i in range(count)]
+
+
+_TWO_OVER_PI = two_over_pi_words()
+_SIN_POLY = (-1.9515295891e-4, 8.3321608736e-3, -1.6666654611e-1)
+_COS_POLY = (2.443315711809948e-5, -1.388731625493765e-3, 4.166664568298827e-2)
+_PI_OVER_4_BITS = 0x3F490FDA                   # the float just below pi/4
+
+
+def _reduce(b, bits):
+    """(r, q) for |x| (`bits` its i32 pattern without the sign): |x| = q pi/2 + r, |r| <= pi/4.
+    |x| = M 2^(E-23) with a 24-bit M; M * floor(2/pi 2^192) = P, and floor(|x| 2/pi 2^62) mod 2^64
+    is P >> (153 - E): two bits of quadrant, 62 of fraction (the truncated table costs < 2^-63)."""
+    exponent = b(f"sub i32 {b(f'lshr i32 {bits}, 23')}, 127")
+    low = b(f"icmp slt i32 {exponent}, -1")
+    exponent = b(f"select i1 {low}, i32 -1, i32 {exponent}")       # below pi/4 the result is unused
+    significand = b(f"or i32 {b(f'and i32 {bits}, 8388607')}, 8388608")
+    m = b(f"zext i32 {significand} to i64")
+    words, carry = [], None
+    for w in _TWO_OVER_PI:
+        product = b(f"mul i64 {m}, {w}")
+        if carry is not None:
+            product = b(f"add i64 {product}, {carry}")
+        words.append(b(f"and i64 {product}, 4294967295"))
+        carry = b(f"lshr i64 {product}, 32")
+    words.append(carry)                                              # 7 words: P < 2^216
+    shift = b(f"sub i32 153, {exponent}")                            # 26..154
+    word = b(f"lshr i32 {shift}, 5")                                 # 0..4
+    within = b(f"zext i32 {b(f'and i32 {shift}, 31')} to i64")
+
+    def pick(j):
+        value = words[j]
+        for k in range(1, 5):
+            value = b(f"select i1 {b(f'icmp eq i32 {word}, {k}')}, i64 {words[k + j]}, i64 {value}")
+        return value
+    lo = b(f"or i64 {b(f'shl i64 {pick(1)}, 32')}, {pick(0)}")
+    hi = pick(2)
+    low_part = b(f"lshr i64 {lo}, {within}")
+    back = b(f"sub i64 64, {within}")
+    up = b(f"shl i64 {hi}, {b(f'and i64 {back}, 63')}")
+    up = b(f"select i1 {b(f'icmp eq i64 {within}, 0')}, i64 0, i64 {up}")
+    value = b(f"or i64 {low_part}, {up}")
+    quadrant = b(f"trunc i64 {b(f'lshr i64 {value}, 62')} to i32")
+    fraction = b(f"and i64 {value}, {(1 << 62) - 1}")
+    upper_half = b(f"icmp uge i64 {fraction}, {1 << 61}")
+    fraction = b(f"select i1 {upper_half}, i64 {b(f'sub i64 {fraction}, {1 << 62}')}, i64 {fraction}")
+    quadrant = b(f"add i32 {quadrant}, {b(f'zext i1 {upper_half} to i32')}")
+    r_wide = b(f"fmul double {b(f'sitofp i64 {fraction} to double')}, {literal('double', 1.5707963267948966 * 2.0 ** -62)}")
+    r = b(f"fptrunc double {r_wide} to float")
+    small = b(f"icmp ule i32 {bits}, {_PI_OVER_4_BITS}")
+    magnitude = b(f"bitcast i32 {bits} to float")
+    return b.select(small, "float", magnitude, r), b(f"select i1 {small}, i32 0, i32 {quadrant}")
+
+
+def _sin_cos_polys(b, r):
+    z = b.f("fmul", r, r)
+    s = b.f("fadd", b.f("fmul", b.f("fmul", b.horner(z, _SIN_POLY), z), r), r)
+    c = b.f("fmul", b.f("fmul", b.horner(z, _COS_POLY), z), z)
+    c = b.f("fadd", b.f("fsub", c, b.f("fmul", z, b.fc(0.5))), b.fc(1.0))
+    return s, c
+
+
+def _sin_or_cos(b, x, which):
+    xbits = b(f"bitcast float {x} to i32")
+    bits = b(f"and i32 {xbits}, 2147483647")
+    r, q = _reduce(b, bits)
+    s, c = _sin_cos_polys(b, r)
+    if which == "sin":                       # sin(q pi/2 + r): s, c, -s, -c; odd in x
+        odd = b(f"trunc i32 {q} to i1")
+        negate = b(f"icmp ne i32 {b(f'and i32 {q}, 2')}, 0")
+        negate = b(f"xor i1 {negate}, {b(f'icmp slt i32 {xbits}, 0')}")
+        value = b.select(odd, "float", c, s)
+    else:                                    # cos: c, -s, -c, s; even in x
+        odd = b(f"trunc i32 {q} to i1")
+        next_quadrant = b(f"add i32 {q}, 1")
+        negate = b(f"icmp ne i32 {b(f'and i32 {next_quadrant}, 2')}, 0")
+        value = b.select(odd, "float", s, c)
+    value = b.select(negate, "float", b(f"fneg float {value}"), value)
+    finite = b(f"icmp ult i32 {bits}, 2139095040")
+    return b.nan_unless(finite, value, x)
+
+
+# ------------------------------------------------------------------ division
+
+def _fdiv(b, x, y):
+    """x / y with Vulkan's 2.5 ulp in force: |y| in [2^-126, 2^126] (Vulkan spec, precision of
+    OpFDiv). Outside, both are scaled by the same power of two: 1/4 for a large y (x/4 loses
+    bits only where the quotient is below 2^-250, i.e. zero), 2^24 for a subnormal y (x 2^24
+    overflows only where the quotient does)."""
+    a = b.intrinsic("llvm.fabs.f32", "float", [f"float {y}"])
+    big = b(f"uitofp i1 {b(f'fcmp ogt float {a}, {b.fc(2.0 ** 126)}')} to float")
+    tiny = b(f"uitofp i1 {b(f'fcmp olt float {a}, {b.fc(2.0 ** -126)}')} to float")
+    # 1, 1/4 or 2^24 without a select of float constants: 1 - 3/4 big + (2^24 - 1) tiny (exact)
+    scale = b.f("fadd", b.f("fadd", b.fc(1.0), b.f("fmul", big, b.fc(-0.75))),
+                b.f("fmul", tiny, b.fc(2.0 ** 24 - 1)))
+    return b.f("fdiv", b.f("fmul", x, scale), b.f("fmul", y, scale))
+
+
+# ------------------------------------------------------------------ fmod
+
+_FMOD_FORMATS = {"float": ("i32", 32, 23, 127), "double": ("i64", 64, 52, 1023)}
+
+
+def _fmod(b, x, y, t):
+    """fmod(x, y) exactly (OpenCL C 7.5.1: x - y trunc(x/y), which IEEE 754 represents exactly).
+    |x| = mx 2^ex', |y| = my 2^ey' (integer significands, subnormals without the implicit
+    bit); the remainder is mx mod my, then (r << k) mod my for the exponent difference, k bits
+    at a time so that r << k fits 64 bits; the result r 2^ey' is exact in the type."""
+    it, width, mbits, bias = _FMOD_FORMATS[t]
+    step = 63 - (mbits + 1)                                  # r < 2^(mbits+1): r << step fits
+    sign_mask, inf_bits = 1 << (width - 1), ((1 << (width - mbits - 1)) - 1) << mbits
+    ux, uy = b(f"bitcast {t} {x} to {it}"), b(f"bitcast {t} {y} to {it}")
+    sign = b(f"and {it} {ux}, {-sign_mask}")
+    ax, ay = b(f"and {it} {ux}, {sign_mask - 1}"), b(f"and {it} {uy}, {sign_mask - 1}")
+
+    def parts(a):
+        e = b(f"lshr {it} {a}, {mbits}")
+        normal = b(f"icmp ne {it} {e}, 0")
+        frac = b(f"and {it} {a}, {(1 << mbits) - 1}")
+        m = b(f"select i1 {normal}, {it} {b(f'or {it} {frac}, {1 << mbits}')}, {it} {frac}")
+        e = b(f"select i1 {normal}, {it} {e}, {it} 1")
+        return (m, e) if it == "i64" else (b(f"zext i32 {m} to i64"), b(f"zext i32 {e} to i64"))
+    mx, ex = parts(ax)
+    my, ey = parts(ay)
+    my_safe = b(f"select i1 {b(f'icmp eq i64 {my}, 0')}, i64 1, i64 {my}")   # y = 0 is NaN below
+    start = b(f"urem i64 {mx}, {my_safe}")
+    distance = b(f"sub i64 {ex}, {ey}")
+    b.raw("br label %loop")
+    b.label("loop")
+    b.raw(f"%d = phi i64 [ {distance}, %entry ], [ %d.next, %step ]")
+    b.raw(f"%r = phi i64 [ {start}, %entry ], [ %r.next, %step ]")
+    b.raw("%more = icmp sgt i64 %d, 0")
+    b.raw("br i1 %more, label %step, label %done")
+    b.label("step")
+    b.raw(f"%long = icmp sgt i64 %d, {step}")
+    b.raw(f"%k = select i1 %long, i64 {step}, i64 %d")
+    b.raw("%shifted = shl i64 %r, %k")
+    b.raw(f"%r.next = urem i64 %shifted, {my_safe}")
+    b.raw("%d.next = sub i64 %d, %k")
+    b.raw("br label %loop")
+    b.label("done")
+    # r 2^(ey - bias - mbits): r 2^-mbits is exact and normal, then 2^(ey - bias) (normal)
+    r = b(f"uitofp i64 %r to {t}")
+    r = b(f"fmul {t} {r}, {literal(t, 2.0 ** -mbits)}")
+    scale_exponent = b(f"shl i64 {ey}, {mbits}")
+    scale = b(f"bitcast {it} {scale_exponent if it == 'i64' else b(f'trunc i64 {scale_exponent} to i32')} to {t}")
+    magnitude = b(f"fmul {t} {r}, {scale}")
+    magnitude_bits = b(f"bitcast {t} {magnitude} to {it}")
+    result = b(f"bitcast {it} {b(f'or {it} {magnitude_bits}, {sign}')} to {t}")
+    # |x| < |y| (x = +-0 and y = +-inf included): x; |x| = |y|: +-0 with x's sign
+    result = b(f"select i1 {b(f'icmp ult {it} {ax}, {ay}')}, {t} {x}, {t} {result}")
+    result = b(f"select i1 {b(f'icmp eq {it} {ax}, {ay}')}, {t} {b(f'bitcast {it} {sign} to {t}')}, {t} {result}")
+    # y = 0, y NaN, x infinite or NaN: NaN
+    invalid = b(f"or i1 {b(f'icmp eq {it} {ay}, 0')}, {b(f'icmp ugt {it} {ay}, {inf_bits}')}")
+    invalid = b(f"or i1 {invalid}, {b(f'icmp uge {it} {ax}, {inf_bits}')}")
+    nan = b(f"bitcast {it} {inf_bits | (1 << (mbits - 1))} to {t}")
+    return b.select(invalid, t, nan, result)
+
+
+# ------------------------------------------------------------------ definitions
+
+_UNARY = {"exp": _exp, "exp2": _exp2, "log": _log, "log2": _log2, "log10": _log10,
+          "sin": lambda b, x: _sin_or_cos(b, x, "sin"), "cos": lambda b, x: _sin_or_cos(b, x, "cos")}
+
+
+def _scalar_definition(kind, name, t):
+    """(define text, declarations) of the scalar function `name` of type t."""
+    b = Builder()
+    arity = 2 if kind in ("fmod", DIVISION) else 1
+    params = ["%x", "%y"][:arity]
+    if t == "half":                          # through float: one final rounding
+        wide = [b(f"fpext half {p} to float") for p in params]
+        inner = f"{name}.float"
+        value = b(f"call spir_func float @{inner}({', '.join('float ' + w for w in wide)})")
+        b.raw(f"%r = fptrunc float {value} to half")
+        body, declarations = _scalar_definition(kind, inner, "float")
+        return _define(name, t, params, ["entry:"] + b.lines + ["  ret half %r"]) + "\n" + body, declarations
+    b.label("entry")
+    if kind == "fmod":
+        result = _fmod(b, "%x", "%y", t)
+    elif kind == DIVISION:
+        result = _fdiv(b, "%x", "%y")
+    else:
+        result = _UNARY[kind](b, "%x")
+    b.raw(f"ret {t} {result}")
+    return _define(name, t, params, b.lines), b.declarations
+
+
+def _define(name, t, params, lines):
+    return (f"define internal spir_func {t} @{name}({', '.join(f'{t} {p}' for p in params)}) alwaysinline {{\n"
+            + "\n".join(lines) + "\n}")
+
+
+def supports(kind, scalar):
+    """Whether a sequence exists for `kind` on the scalar type `scalar`."""
+    if kind == "fmod":
+        return scalar in ("half", "float", "double")
+    return scalar in ("half", "float")
+
+
+def definition(kind, name, type_text):
+    """(definitions text, declarations) of `name`: the sequence `kind` on `type_text` (a scalar
+    or a vector, component by component)."""
+    if not type_text.startswith("<"):
+        return _scalar_definition(kind, name, type_text)
+    count, scalar = type_text[1:-1].split(" x ")
+    scalar_name = f"{name}.scalar"
+    body, declarations = _scalar_definition(kind, scalar_name, scalar)
+    arity = 2 if kind in ("fmod", DIVISION) else 1
+    params = ["%x", "%y"][:arity]
+    lines, value = [], "poison"
+    for i in range(int(count)):
+        args = []
+        for p in params:
+            lines.append(f"  %{p[1:]}{i} = extractelement {type_text} {p}, i32 {i}")
+            args.append(f"{scalar} %{p[1:]}{i}")
+        lines.append(f"  %c{i} = call spir_func {scalar} @{scalar_name}({', '.join(args)})")
+        lines.append(f"  %v{i} = insertelement {type_text} {value}, {scalar} %c{i}, i32 {i}")
+        value = f"%v{i}"
+    lines.append(f"  ret {type_text} {value}")
+    return _define(name, type_text, params, lines) + "\n" + body, declarations
+
+
+# ------------------------------------------------------------------ fp8 conversions (bit code)
+
+_FLOAT_TOKENS = {"FP16": "half", "FP32": "float", "FP64": "double"}
+
+
+def _power_of_two_double(b, exponent_i64):
+    """The double 2^e for a normal e, from its bits."""
+    biased = b(f"add i64 {exponent_i64}, 1023")
+    return b(f"bitcast i64 {b(f'shl i64 {biased}, 52')} to double")
+
+
+def _fp8_decode(b, fmt, value):
+    """The exact double of fp8 bits (clcoop/float8.py formats): significand times a power of
+    two, the specials and the sign put together as bits (no float constant in a select)."""
+    m, top = fmt.mantissa_bits, (1 << fmt.exponent_bits) - 1
+    u = b(f"zext i8 {value} to i64")
+    e = b(f"and i64 {b(f'lshr i64 {u}, {m}')}, {top}")
+    f = b(f"and i64 {u}, {(1 << m) - 1}")
+    normal = b(f"icmp ne i64 {e}, 0")
+    significand = b(f"or i64 {f}, {b(f'select i1 {normal}, i64 {1 << m}, i64 0')}")
+    exponent = b(f"select i1 {normal}, i64 {e}, i64 1")
+    scale = _power_of_two_double(b, b(f"sub i64 {exponent}, {fmt.bias + m}"))
+    magnitude = b(f"fmul double {b(f'uitofp i64 {significand} to double')}, {scale}")
+    bits = b(f"bitcast double {magnitude} to i64")
+    at_top = b(f"icmp eq i64 {e}, {top}")
+    if fmt.has_infinity:                                 # E5M2: IEEE 754 specials
+        infinite = b(f"and i1 {at_top}, {b(f'icmp eq i64 {f}, 0')}")
+        nan = b(f"and i1 {at_top}, {b(f'icmp ne i64 {f}, 0')}")
+        bits = b(f"select i1 {infinite}, i64 {0x7FF0000000000000}, i64 {bits}")
+    else:                                                # E4M3: only S.1111.111 is NaN
+        nan = b(f"and i1 {at_top}, {b(f'icmp eq i64 {f}, {(1 << m) - 1}')}")
+    bits = b(f"select i1 {nan}, i64 {0x7FF8000000000000}, i64 {bits}")
+    sign = b(f"shl i64 {b(f'lshr i64 {u}, 7')}, 63")
+    return b(f"bitcast i64 {b(f'or i64 {bits}, {sign}')} to double")
+
+
+def _fp8_encode(b, fmt, saturate, d):
+    """fp8 bits of a double: one round-to-nearest-even of |d| at the quantum of its binade
+    (2^(max(e, emin) - m), a multiplication by a power of two: exact), the pattern
+    (e - emin) 2^m + n (a carry into the next binade gives the next pattern by itself); past the
+    largest finite value NaN (E4M3) or infinity (E5M2), or the largest finite with saturation."""
+    m, emin = fmt.mantissa_bits, fmt.min_exponent
+    overflow = fmt.max_bits if saturate else (fmt.nan_bits if not fmt.has_infinity else 0x7C)
+    dbits = b(f"bitcast double {d} to i64")
+    sign = b(f"select i1 {b(f'icmp slt i64 {dbits}, 0')}, i8 -128, i8 0")
+    abits = b(f"and i64 {dbits}, {(1 << 63) - 1}")
+    a = b(f"bitcast i64 {abits} to double")
+    nan = b(f"icmp ugt i64 {abits}, {0x7FF0000000000000}")
+    infinite = b(f"icmp eq i64 {abits}, {0x7FF0000000000000}")
+    e0 = b(f"sub i64 {b(f'lshr i64 {abits}, 52')}, 1023")
+    e = b(f"select i1 {b(f'icmp slt i64 {e0}, {emin}')}, i64 {emin}, i64 {e0}")
+    scaled = b(f"fmul double {a}, {_power_of_two_double(b, b(f'sub i64 {m}, {e}'))}")
+    n = b.intrinsic("llvm.roundeven.f64", "double", [f"double {scaled}"])
+    value = b(f"fmul double {n}, {_power_of_two_double(b, b(f'sub i64 {e}, {m}'))}")
+    big = b(f"fcmp ogt double {value}, {literal('double', fmt.max_finite)}")
+    over = b(f"or i1 {infinite}, {big}")
+    invalid = b(f"or i1 {over}, {nan}")
+    n = b(f"select i1 {invalid}, double {literal('double', 0.0)}, double {n}")   # fptoui of inf is poison
+    count = b(f"fptoui double {n} to i64")
+    binade = b(f"sub i64 {e}, {emin}")
+    pattern = b(f"add i64 {b(f'shl i64 {binade}, {m}')}, {count}")
+    pattern = b(f"trunc i64 {pattern} to i8")
+    pattern = b(f"select i1 {over}, i8 {overflow}, i8 {pattern}")
+    pattern = b(f"select i1 {nan}, i8 {fmt.nan_bits}, i8 {pattern}")
+    return b(f"or i8 {pattern}, {sign}")
+
+
+def _to_integer(b, d, ret, signed):
+    """The C conversion of an exact double to an integer type, saturating and NaN -> 0 (the
+    engines' one float -> int rule, llvm.fpto[su]i.sat)."""
+    bits = int(ret[1:])
+    low, high = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+    for op, bound in (("olt", low), ("ogt", high)):
+        limit = literal("double", float(bound))
+        d = b(f"select i1 {b(f'fcmp {op} double {d}, {limit}')}, double {limit}, double {d}")
+    result = b(f"{'fptosi' if signed else 'fptoui'} double {d} to {ret}")
+    nan = b(f"fcmp une double {d}, {d}")
+    return b(f"select i1 {nan}, {ret} 0, {ret} {result}")
+
+
+def float8_conversion(name, conversion, ret, param):
+    """(define text, declarations) of one scalar fp8 conversion callee (clcoop/float8.py's
+    `__builtin_spirv_[Clamp]Convert<S>To<D>EXT/INTEL`), bit for bit as the interpreter's
+    clcoop/interp/float8.py, through a double (which holds every fp8 value and every source
+    exactly, but integers beyond 2^53, which are past every fp8 range either way). None for
+    what it does not take (bf16, vectors)."""
+    if "BF16" in (conversion.source, conversion.target) or ret.startswith("<") or param.startswith("<"):
+        return None
+    b = Builder()
+    b.label("entry")
+    source = conversion.source
+    if source in float8.BY_TOKEN:
+        d = _fp8_decode(b, float8.BY_TOKEN[source], "%x")
+    elif source == "FP64":
+        d = "%x"
+    elif source in _FLOAT_TOKENS:
+        d = b(f"fpext {param} %x to double")
+    else:
+        d = b(f"{'sitofp' if source[0] == 'I' else 'uitofp'} {param} %x to double")
+    target = conversion.target
+    if target in float8.BY_TOKEN:
+        result = _fp8_encode(b, float8.BY_TOKEN[target], conversion.saturate, d)
+    elif target == "FP64":
+        result = d
+    elif target in _FLOAT_TOKENS:
+        result = b(f"fptrunc double {d} to {ret}")                  # exact: the type holds it
+    else:
+        result = _to_integer(b, d, ret, target[0] == "I")
+    b.raw(f"ret {ret} {result}")
+    text = (f"define internal spir_func {ret} @{name}({param} %x) alwaysinline {{\n" + "\n".join(b.lines) + "\n}")
+    return text, b.declarations

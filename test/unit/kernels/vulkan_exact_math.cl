@@ -1,0 +1,23 @@
+// The math built-ins the Vulkan target writes as exact sequences (clcoop/spirv/vulkan_math.py):
+// exp, exp2, log, log2, log10, sin, cos on float, float4 and half, division, fmod.
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+__kernel void exact_math(__global const float *x, __global const float *y, __global float *out,
+                         __global half *hout)
+{
+    size_t i = get_global_id(0), n = get_global_size(0);
+    float v = x[i];
+    out[0 * n + i] = exp(v);
+    out[1 * n + i] = exp2(v);
+    out[2 * n + i] = log(v);
+    out[3 * n + i] = log2(v);
+    out[4 * n + i] = log10(v);
+    out[5 * n + i] = sin(v);
+    out[6 * n + i] = cos(v);
+    out[7 * n + i] = v / y[i];
+    out[8 * n + i] = fmod(v, y[i]);
+    float4 w = (float4)(v, -v, y[i], 0.5f * v);
+    float4 s = sin(w) + cos(w);
+    out[9 * n + i] = s.x + s.y + s.z + s.w;
+    hout[i] = exp((half)y[i]);
+    hout[n + i] = fmod((half)v, (half)y[i]);
+}

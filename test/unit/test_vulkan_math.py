@@ -1,0 +1,217 @@
+"""The math sequences the Vulkan target writes where GLSL.std.450 is less precise than OpenCL C
+requires (clcoop/spirv/vulkan_math.py, docs/vulkan.md "Math"): their IR is compiled for this
+CPU and measured in ulp against NumPy's float64 (an independent oracle) over many inputs,
+against the OpenCL C 3.0 full-profile bounds (7.4); fmod bit for bit against np.fmod; then the
+module runs on a Vulkan device (lavapipe here) and is measured the same way."""
+import ctypes
+import warnings
+
+import numpy as np
+import pytest
+
+from clcoop.spirv import vulkan_math
+from test_vulkan_target import compile_vulkan, spirv_val, disassemble, vulkan_device  # noqa: F401
+from test_vulkan_target import pytestmark  # noqa: F401  (llc-22, opt-22, spirv-val)
+
+# OpenCL C 3.0 7.4, float (full profile): the bound each sequence must meet.
+BOUNDS = {"exp": 3, "exp2": 3, "log": 3, "log2": 3, "log10": 3, "sin": 4, "cos": 4, "fdiv": 2.5}
+ORACLES = {"exp": np.exp, "exp2": np.exp2, "log": np.log, "log2": np.log2, "log10": np.log10,
+           "sin": np.sin, "cos": np.cos}
+RNG = np.random.default_rng(2828)
+
+
+def jit(kind, type_text="float"):
+    """vulkan_math's definition of `kind`, compiled for this CPU with llvmlite (no fast-math
+    flags: LLVM neither fuses nor reassociates, as Vulkan's correctly rounded OpFAdd/OpFMul)."""
+    import llvmlite.binding as llvm
+    text, declarations = vulkan_math.definition(kind, "f", type_text)
+    text = text.replace("define internal spir_func", "define").replace(" alwaysinline", "")
+    text = text.replace("call spir_func", "call")
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    module = llvm.parse_assembly("\n".join(declarations) + "\n" + text)
+    module.verify()
+    engine = llvm.create_mcjit_compiler(module, llvm.Target.from_default_triple().create_target_machine())
+    engine.finalize_object()
+    c_type = {"float": ctypes.c_float, "double": ctypes.c_double}[type_text]
+    arity = 2 if kind in ("fmod", vulkan_math.DIVISION) else 1
+    function = ctypes.CFUNCTYPE(c_type, *[c_type] * arity)(engine.get_function_address("f"))
+    function.engine = engine
+    return function
+
+
+def ulp_errors(got, exact):
+    """|got - exact| in units of the float ulp at the exact value (2^(e-23) for exact in
+    [2^e, 2^(e+1)), 2^-149 below the normal range); an exact value beyond the float range must
+    give the infinity of its sign (error 0, else inf), NaN must give NaN."""
+    got = np.asarray(got, np.float64)
+    exact = np.asarray(exact, np.float64)
+    errors = np.zeros(exact.shape)
+    nan = np.isnan(exact)
+    errors[nan] = np.where(np.isnan(got[nan]), 0.0, np.inf)
+    overflow = ~nan & (np.abs(exact) >= np.float64(np.finfo(np.float32).max) * (1 + 2.0 ** -25))
+    errors[overflow] = np.where(got[overflow] == np.sign(exact[overflow]) * np.inf, 0.0, np.inf)
+    rest = ~nan & ~overflow
+    _, exponent = np.frexp(exact[rest])
+    ulp = np.maximum(np.ldexp(1.0, exponent - 24), 2.0 ** -149)
+    with np.errstate(invalid="ignore"):
+        errors[rest] = np.abs(got[rest] - exact[rest]) / ulp
+    return np.nan_to_num(errors, nan=np.inf)
+
+
+def inputs(kind, count=20000):
+    """Inputs over each function's whole float domain: random bit patterns (every binade
+    alike) and a uniform sample where the function changes most."""
+    patterns = RNG.integers(0, 0x7F800000, count, dtype=np.uint32).view(np.float32)
+    signs = RNG.choice(np.float32([-1, 1]), count)
+    focus = {"exp": (-104, 89), "exp2": (-151, 129), "log": (0.25, 4), "log2": (0.25, 4), "log10": (0.25, 4),
+             "sin": (-10, 10), "cos": (-10, 10)}[kind]
+    uniform = RNG.uniform(*focus, count).astype(np.float32)
+    # near multiples of pi/2 (the reduction's hardest case), the worst float for it, powers of 2
+    hard = np.float32([16367173 * 2.0 ** 72, 1.5707964, 3.1415927, 4.712389, 2.0 ** 127, 2.0 ** -149, 1.0,
+                       0.70710677, 1.4142135, 88.72283, 88.72284, -103.97208, -87.33654])
+    values = np.concatenate([patterns * signs, uniform, hard, -hard])
+    if kind.startswith("log"):
+        values = np.abs(values)
+    return values
+
+
+@pytest.mark.parametrize("kind", sorted(ORACLES))
+def test_sequence_meets_the_opencl_bound_on_the_cpu(kind):
+    function = jit(kind)
+    x = inputs(kind)
+    got = np.array([function(float(v)) for v in x], np.float32)
+    with np.errstate(all="ignore"):
+        exact = ORACLES[kind](x.astype(np.float64))
+    errors = ulp_errors(got, exact)
+    worst = int(np.argmax(errors))
+    assert errors[worst] <= BOUNDS[kind], (kind, x[worst], got[worst], exact[worst], errors[worst])
+
+
+SPECIALS = {  # C99 F.9 / OpenCL C 7.5.1, which the sequences handle themselves
+    "exp": [(np.inf, np.inf), (-np.inf, 0.0), (np.nan, np.nan), (0.0, 1.0), (-0.0, 1.0), (200.0, np.inf), (-200.0, 0.0)],
+    "exp2": [(np.inf, np.inf), (-np.inf, 0.0), (np.nan, np.nan), (10.0, 1024.0), (-149.0, 2.0 ** -149), (128.0, np.inf)],
+    "log": [(0.0, -np.inf), (-0.0, -np.inf), (-1.0, np.nan), (np.inf, np.inf), (np.nan, np.nan), (1.0, 0.0)],
+    "log2": [(0.0, -np.inf), (-2.0, np.nan), (np.inf, np.inf), (8.0, 3.0), (2.0 ** -149, -149.0), (2.0 ** -130, -130.0)],
+    "log10": [(0.0, -np.inf), (-np.inf, np.nan), (np.inf, np.inf), (1.0, 0.0)],
+    "sin": [(np.inf, np.nan), (-np.inf, np.nan), (np.nan, np.nan), (0.0, 0.0), (-0.0, -0.0), (2.0 ** -140, 2.0 ** -140)],
+    "cos": [(np.inf, np.nan), (np.nan, np.nan), (0.0, 1.0), (-0.0, 1.0)],
+}
+
+
+@pytest.mark.parametrize("kind", sorted(SPECIALS))
+def test_special_values(kind):
+    function = jit(kind)
+    for x, want in SPECIALS[kind]:
+        got = np.float32(function(x))
+        if np.isnan(want):
+            assert np.isnan(got), (kind, x, got)
+        else:
+            assert got == np.float32(want) and np.signbit(got) == np.signbit(np.float32(want)), (kind, x, got, want)
+
+
+def same_bits(got, want):
+    """Equal bit patterns, any NaN matching any NaN."""
+    got, want = np.asarray(got), np.asarray(want)
+    unsigned = {4: np.uint32, 8: np.uint64, 2: np.uint16}[got.dtype.itemsize]
+    return (got.view(unsigned) == want.view(unsigned)) | (np.isnan(got) & np.isnan(want))
+
+
+@pytest.mark.parametrize("type_text", ["float", "double"])
+def test_fmod_is_exact(type_text):
+    """fmod is exact (IEEE 754): bit for bit as np.fmod (C's fmod) over random bit patterns
+    (every exponent difference, subnormals), signed zeros, infinities and NaNs."""
+    dtype, unsigned = (np.float32, np.uint32) if type_text == "float" else (np.float64, np.uint64)
+    info = np.iinfo(unsigned)
+    count = 20000 if type_text == "float" else 5000
+    x = RNG.integers(0, info.max, count, dtype=unsigned, endpoint=True).view(dtype)
+    y = RNG.integers(0, info.max, count, dtype=unsigned, endpoint=True).view(dtype)
+    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -3.0, 5.5, np.finfo(dtype).max,
+                        np.finfo(dtype).tiny, np.finfo(dtype).smallest_subnormal], dtype)
+    x = np.concatenate([x, np.repeat(special, len(special))])
+    y = np.concatenate([y, np.tile(special, len(special))])
+    function = jit("fmod", type_text)
+    got = np.array([function(float(a), float(b)) for a, b in zip(x, y)], dtype)
+    with np.errstate(all="ignore"):
+        want = np.fmod(x, y)
+    wrong = ~same_bits(got, want)
+    assert not wrong.any(), list(zip(x[wrong][:5], y[wrong][:5], got[wrong][:5], want[wrong][:5]))
+
+
+def test_division_is_within_the_bound_for_every_divisor():
+    """Divisors beyond 2^126 and subnormal ones (where Vulkan's OpFDiv has no bound) are
+    scaled first: the quotient stays correctly rounded on a correctly rounding divider."""
+    function = jit(vulkan_math.DIVISION)
+    count = 5000
+    y = np.concatenate([RNG.uniform(1, 2, count) * 2.0 ** RNG.integers(126, 128, count),
+                        RNG.integers(1, 0x800000, count).astype(np.uint32).view(np.float32).astype(np.float64),
+                        RNG.standard_normal(count)]).astype(np.float32) * RNG.choice(np.float32([-1, 1]), 3 * count)
+    x = (RNG.standard_normal(3 * count) * 2.0 ** RNG.integers(-140, 120, 3 * count)).astype(np.float32)
+    x[:10] = [0, -0.0, np.inf, 1e-45, 3e38, -3e38, 1, 1, np.nan, 2.0 ** -126]
+    got = np.array([function(float(a), float(b)) for a, b in zip(x, y)], np.float32)
+    with np.errstate(all="ignore"):
+        exact = x.astype(np.float64) / y.astype(np.float64)
+    errors = ulp_errors(got, exact)
+    assert errors.max() <= BOUNDS["fdiv"], (x[errors.argmax()], y[errors.argmax()])
+    # the scaled path matters: y beyond 2^126 and subnormal y are among the inputs
+    assert (np.abs(y) > 2.0 ** 126).any() and ((np.abs(y) < 2.0 ** -126) & (y != 0)).any()
+
+
+def test_two_over_pi_table():
+    """The reduction's 192 bits of 2/pi against mpmath (an independent computation of pi)."""
+    import mpmath
+    with mpmath.workprec(400):
+        want = int(mpmath.floor(2 / mpmath.pi * mpmath.mpf(2) ** 192))
+    words = vulkan_math.two_over_pi_words()
+    assert sum(w << (32 * i) for i, w in enumerate(words)) == want
+
+
+# ------------------------------------------------------------- the module: what it contains, and a run
+
+def test_the_module_has_no_glsl_instruction_for_the_exact_functions(tmp_path):
+    """exp, exp2, log, log2, sin, cos are sequences (no GLSL Exp, Log, Sin...); native_exp keeps
+    GLSL.std.450's Exp (native_ precision is the implementation's); a division by a variable
+    scales its operands, a division by 2 stays one OpFDiv."""
+    data = compile_vulkan("test/unit/kernels/vulkan_exact_math.cl", 2)
+    done = spirv_val(data, tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    text = disassemble(data, tmp_path)
+    for name in ("Exp", "Exp2", "Log", "Log2", "Sin", "Cos"):
+        assert f"GLSL.std.450 {name} " not in text and f" {name} %" not in text, name
+    assert "OpUMod %ulong" in text                  # fmod's remainder steps
+    assert "OpConvertSToF %double" in text          # the reduction's fraction
+
+
+@pytest.mark.parametrize("opt_level", [0, 2], ids=["O0", "O2"])
+def test_sequences_on_a_vulkan_device_meet_the_opencl_bounds(vulkan_device, opt_level):
+    """The module on a Vulkan device (lavapipe on a machine without a GPU): float, float4 and
+    half results against NumPy's float64 in ulp, fmod bit for bit. (lavapipe's own GLSL
+    precision is not the GPU's; what is measured here is the emitted sequences.)"""
+    from clcoop.vulkan.program import VulkanProgram
+    program = VulkanProgram(compile_vulkan("test/unit/kernels/vulkan_exact_math.cl", opt_level))
+    n = 4096
+    x = np.concatenate([RNG.uniform(-104, 89, n // 2), RNG.uniform(-1e5, 1e5, n // 4),
+                        RNG.uniform(0, 4, n // 4)]).astype(np.float32)
+    y = RNG.uniform(-20, 20, n).astype(np.float32)
+    y[:4] = [2.0 ** 127, -1.5 * 2.0 ** 126, 3.0, 0.0]
+    out, half_out = np.zeros(10 * n, np.float32), np.zeros(2 * n, np.float16)
+    program.kernel("exact_math")((n,), (64,), x, y, out, half_out)
+    wide = x.astype(np.float64)
+    with np.errstate(all="ignore"):
+        for row, kind in enumerate(["exp", "exp2", "log", "log2", "log10", "sin", "cos"]):
+            errors = ulp_errors(out[row * n:(row + 1) * n], ORACLES[kind](wide))
+            assert errors.max() <= BOUNDS[kind], (kind, x[errors.argmax()], errors.max())
+        errors = ulp_errors(out[7 * n:8 * n], wide / y.astype(np.float64))
+        assert errors.max() <= BOUNDS["fdiv"]
+        assert same_bits(out[8 * n:9 * n], np.fmod(x, y)).all()
+        # float4: sin(w) + cos(w) summed; each component within 4 ulp of values below 2
+        w = np.stack([wide, -wide, y.astype(np.float64), 0.5 * wide])
+        exact = (np.sin(w) + np.cos(w)).sum(axis=0)
+        assert np.abs(out[9 * n:] - exact).max() <= 8 * 4 * 2.0 ** -23 + 4 * 2.0 ** -22
+        # half: through float, one rounding to half (within 1 half ulp of the exact value)
+        halves = y.astype(np.float16)
+        exact_exp = np.exp(halves.astype(np.float64))
+        finite = np.abs(exact_exp) < 65504
+        half_ulp = np.spacing(np.abs(exact_exp.astype(np.float16))).astype(np.float64)
+        assert (np.abs(half_out[:n].astype(np.float64) - exact_exp)[finite] <= half_ulp[finite]).all()
+        assert same_bits(half_out[n:], np.fmod(x.astype(np.float16), halves)).all()
