@@ -804,6 +804,9 @@ def table(report):
         bound = f"{c['error_over_bound']:.3f}" if c.get("error_over_bound") else ""
         err = f"{c['max_error']:.3g}" if "max_error" in c else c.get("error", "")
         lines.append(f"| {c['name']} | {c['types']} | {c['sizes']} | {c['result']} | {err} | {bound} | {gpu} | {interp} |")
+    launch = data.get("performance", {}).get("launch", {})
+    if "variants" in launch:        # the launch-overhead measurement of the performance run
+        lines += ["", launch_table(launch)]
     return "\n".join(lines)
 
 

@@ -97,3 +97,6 @@ def test_launch_overhead_on_this_machines_device(gpu_check, tmp_path, capsys):
     table = capsys.readouterr().out
     assert "| variant | call | checks | upload | record | submit | wait | download | runner other | gpu |" in table
     assert "| default | " in table and "| staged | " in table
+    full = tmp_path / "full.json"           # in a whole run's report, `table` shows it too
+    full.write_text(json.dumps({"device": "d", "date": "t", "cases": [], "performance": {"launch": result}}))
+    assert gpu_check.launch_table(result) in gpu_check.table(full)
