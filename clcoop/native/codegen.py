@@ -23,7 +23,8 @@ from clcoop.ir.loader import parse_type_text
 from clcoop.ir.demangle import demangle
 from clcoop.ir.scalars import scalar_dtype
 from clcoop.ir.source_map import read_debug_info
-from clcoop.native import atomic_calls, collectives, coop_routines, float8_ir, local_memory, support
+from clcoop.native import atomic_calls, collectives, coop_routines, float8_ir, local_memory, support, \
+    tensor_routines
 from clcoop.native.builtin_ir import (bool_type, elem_size, exact_builtin, intrinsic_suffix, intrinsics_in,
                                      params_of, store_size, type_suffix, workitem_definition)
 from clcoop.native.context import (ATOMIC_FUNCTIONS, BARRIERS, CTX, FAULT_ATOMIC, FAULT_DIVZERO, FAULT_READ,
@@ -596,7 +597,7 @@ class _FunctionGen:
             text.append(f"  ret {ret_default}")
         text.append("}")
         self.mg.arena[f.name] = (self.arena, self.arena_end if self.arena else 0)
-        text = "\n".join(text)
+        text = tensor_routines.replace_tensor_types("\n".join(text))
         return coop_routines.replace_matrix_types(text, self.mg.subgroup_size) if matrices else text
 
     def _fix_phis(self, line):

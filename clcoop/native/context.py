@@ -11,7 +11,12 @@ CTX = {name: i for i, name in enumerate((
     "coop0", "coop1", "coop2", "coop3", "fault_region", "group_chunk",
     # A coroutine's frame slot in the driver's pool, the slot size, and the frame size a
     # coroutine needed when it did not fit (runtime_ir.CORO_PROLOGUE).
-    "frame", "frame_cap", "frame_need"))}
+    "frame", "frame_cap", "frame_need",
+    # Values a fault's words need beyond its address and size (tensor_routines.py: an
+    # Undefined-clamp fault's element, tensor coordinate and dimensions), copied to the
+    # fault record (drivers.fault_out_lines).
+    *(f"detail{k}" for k in range(12))))}
+DETAIL_SLOTS = 12
 CTX_SLOTS = len(CTX)
 SCRATCH_BYTES = 4096
 # Private variables and loaded/stored values above this size could overflow a thread's

@@ -46,7 +46,8 @@ def callee_of(name):
 
 def is_rendezvous(name):
     callee = callee_of(name)
-    return callee is not None and callee.base in RENDEZVOUS
+    return callee is not None and (callee.base in RENDEZVOUS or callee.base in (coop_names.LOAD_TENSOR,
+                                                                                 coop_names.STORE_TENSOR))
 
 
 class MatrixType:
@@ -94,6 +95,7 @@ class CoopModule:
         self.sites = {}             # kernel name -> [(site, function name)]
         self.routines = {}          # (m, n, k, types, operands) -> mul-add routine name
         self.uses_coop_fault = False  # COOP_FAULT_IF_IR is needed (coop_mat_get_coord)
+        self.tensor = {}            # tensor_routines' helpers, generated once per module
 
     def table(self, mt):
         if mt.table not in self.tables:
@@ -134,6 +136,9 @@ def emit_call(fg, ins, ops, name):
                           f"{coop_names.operation_name(base)} (the interpreter runs it, "
                           f"docs/coopmat2-semantics.md \"fp8\")")
     lhs = f"{quote(ins.name)} = " if str(ins.type) != "void" else ""
+    if base in coop_names.TENSOR_BASES:
+        from clcoop.native import tensor_routines
+        return tensor_routines.emit_call(fg, ins, ops, callee, lhs)
     if base == SPLAT:
         mt = matrix_type(str(ins.type), S)
         scalar = typed(ops[0])

@@ -2,7 +2,7 @@
 work-groups taken from an atomic counter and, in each, the work-items in linear local-id
 order; kernels with barriers run as coroutines advanced barrier by barrier."""
 from clcoop.native.builtin_ir import ctx_slot
-from clcoop.native.context import CTX, CTX_SLOTS, FAULT_BARRIER
+from clcoop.native.context import CTX, CTX_SLOTS, DETAIL_SLOTS, FAULT_BARRIER
 from clcoop.native.text_rewrite import gquote
 
 def plain_driver(plan):
@@ -187,11 +187,11 @@ def group_head_lines(next_label):
 
 def fault_out_lines(ctx, fault, item):
     """Driver IR copying a work-item's fault to %fout: [site + 1, kind, address, group,
-    local linear id, access size, region code, the work-item's arena] (runtime.NativeProgram._fault
-    reads it)."""
+    local linear id, access size, region code, the work-item's arena, its detail slots]
+    (runtime.NativeProgram._fault reads it)."""
     lines = [f"  store i64 {fault}, ptr %fout"]
     for k, value in ((1, "fault_kind"), (2, "fault_addr"), (3, "%g"), (4, item), (5, "fault_size"),
-                     (6, "fault_region"), (7, "priv")):
+                     (6, "fault_region"), (7, "priv"), *((8 + d, f"detail{d}") for d in range(DETAIL_SLOTS))):
         if not value.startswith("%"):
             lines += [f"  %fo.{value}.p = getelementptr i64, ptr {ctx}, i64 {CTX[value]}",
                       f"  %fo.{value} = load i64, ptr %fo.{value}.p"]

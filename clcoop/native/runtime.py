@@ -213,7 +213,7 @@ class NativeProgram:
         lp.states = [self._thread_state(info, plan, buffers, call_args, tmpl)
                      for _ in range(most if plan.uses_local else 1)]
         lp.arenas = [np.zeros(psz * arena_items + 16, np.uint8) for _ in range(most)]
-        lp.fouts = [np.zeros(8, np.int64) for _ in range(most)]
+        lp.fouts = [np.zeros(8 + context.DETAIL_SLOTS, np.int64) for _ in range(most)]
         lp.next_group = np.zeros(1, np.int64)
         for state in lp.states:
             state.tmpl[CTX["next_group"]] = lp.next_group.ctypes.data
@@ -504,7 +504,7 @@ class NativeProgram:
                 message = ("barrier: work-items of one work-group wait at different barriers "
                            "(divergent control flow)")
         elif kind == context.FAULT_COOP:
-            message = _coop_fault_message(addr, size, site, llid)
+            message = _coop_fault_message(addr, size, site, llid, fout[8:])
         elif kind == context.FAULT_DIVZERO:
             message = "integer division by zero"
         elif kind == context.FAULT_LIMIT:
@@ -677,11 +677,13 @@ def _offset_words(region, addr, dtype):
     return describe_offset(_Region(name, lo, hi - lo), addr, dtype)
 
 
-def _coop_fault_message(code, stride=0, site=None, llid=0):
+def _coop_fault_message(code, stride=0, site=None, llid=0, detail=()):
     """Words FAULT_COOP's sub-codes (coop_routines.NON_UNIFORM, ...) as the interpreter's
     clcoop/interp/coop_calls.py, coopmat.py and coopmat2.py do (a stride fault's word is the
     stride, a coordinate's the index)."""
-    from clcoop.native import coop_routines
+    from clcoop.native import coop_routines, tensor_routines
+    if code >= tensor_routines.FIRST_CODE:
+        return tensor_routines.fault_message(code, stride, site, detail)
     if code == coop_routines.COORD_INDEX:
         S = site.subgroup_size
         return (f"coop_mat_get_coord index {stride} is outside the matrix's {site.matrix_length} "
