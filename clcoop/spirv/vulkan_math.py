@@ -1,34 +1,42 @@
 """Exact sequences for OpenCL C math built-ins on the Vulkan target (docs/vulkan.md "Math").
 
 GLSL.std.450's precision (Vulkan spec, "Precision and Operation of SPIR-V Instructions") is
-looser than OpenCL C's full profile (OpenCL C 3.0 7.4) for exp, exp2, log, log2, sin, cos and
-gives no bound for a division by |y| outside [2^-126, 2^126]; fmod has no GLSL instruction.
-These sequences use only what Vulkan rounds correctly (OpFAdd, OpFSub, OpFMul, conversions,
-integer arithmetic), so their error is ours and measured (test_vulkan_math.py):
+looser than OpenCL C's full profile (OpenCL C 3.0 7.4) for exp, exp2, log, log2, sin, cos, tan,
+pow, sinh, cosh, tanh, and gives no bound for a division by |y| outside [2^-126, 2^126]; fmod
+and exp10 have no GLSL instruction. These sequences use only what Vulkan rounds correctly
+(OpFAdd, OpFSub, OpFMul, conversions, integer arithmetic; OpFDiv only inside its bound), so
+their error is ours and measured (test_vulkan_math.py):
 
-- exp, exp2: n = roundeven(x log2 e), a Cody-Waite reduction (ln 2 split so that n * hi is
-  exact), Cephes' expf polynomial on |r| <= ln2/2, 2^n applied as two powers of two (one
-  rounding, subnormal results included);
+- exp, exp2, exp10: n = roundeven(x log2 e), a Cody-Waite reduction (ln 2 split so that n * hi
+  is exact; exp10 reduces x log2(10) in double), Cephes' expf polynomial on |r| <= ln2/2, 2^n
+  applied as two powers of two (one rounding, subnormal results included);
 - log, log2, log10: x = m 2^e with m in [sqrt(1/2), sqrt(2)), Cephes' logf polynomial on m - 1
   (exact), e's contribution added last with split constants;
-- sin, cos: Payne-Hanek reduction for every |x| >= pi/4 (the 24-bit significand times 192 bits
-  of 2/pi in 32-bit words, 64-bit integer products), r = the centred fraction times pi/2 in
-  double (one rounding to float), Cephes' sinf/cosf polynomials on |r| <= pi/4;
+- sin, cos, tan: Payne-Hanek reduction for every |x| >= pi/4 (the 24-bit significand times 192
+  bits of 2/pi in 32-bit words, 64-bit integer products), r = the centred fraction times pi/2
+  in double (one rounding to float), Cephes' sinf/cosf/tanf polynomials on |r| <= pi/4;
+- sinh, cosh, tanh: from e^|x| / 2 (no early overflow) and Cephes' polynomials near 0;
+- pow, powr: 2^(y log2|x|) with log2 in double (about 2^-50), C99 F.9.4.4's special values;
 - division: x/y with both scaled by a power of two when |y| is outside [2^-126, 2^126] (where
   Vulkan's 2.5 ulp holds; OpenCL C's 2.5 ulp holds for every y);
 - fmod: exact (IEEE 754 remainder toward zero): integer significands, the remainder taken 39
-  bits at a time with 64-bit urem, the result scaled back exactly.
+  bits at a time with 64-bit urem, the result scaled back exactly;
+- scalar fp8 conversions as integer and double code (`float8_conversion`).
 
 Each function is `definition(kind, name, ret) -> (define text, [declarations])` for a scalar
 half, float (double for fmod), and vectors component by component; half goes through float
-(one rounding of a result far more precise than half's).
+(one rounding of a result far more precise than half's). A driver may fuse a multiply and an
+add (Vulkan allows it without NoContraction): every product these sequences add is exact or
+only gains from the fusion.
 """
 import struct
 
 from clcoop import float8
 
 # OpenCL C built-in name -> sequence kind (docs/vulkan.md lists what stays GLSL.std.450).
-EXACT_FUNCTIONS = ("exp", "exp2", "log", "log2", "log10", "sin", "cos", "fmod")
+EXACT_FUNCTIONS = ("exp", "exp2", "exp10", "log", "log2", "log10", "sin", "cos", "tan", "sinh", "cosh", "tanh",
+                   "pow", "powr", "fmod")
+BINARY = ("fmod", "pow", "powr", "fdiv")
 DIVISION = "fdiv"
 
 _FLOAT_TYPES = {"half": (16, "i16"), "float": (32, "i32"), "double": (64, "i64")}
@@ -128,15 +136,92 @@ def _clamp(b, x, low, high):
     return b.select(below, "float", b.fc(low), x)
 
 
-def _exp(b, x):
-    # Outside [-104, 89] exp is 0 or infinity in float; the clamp keeps n an i32 in range.
-    xc = _clamp(b, x, -104.0, 89.0)
+def _exp_reduced(b, x):
+    """(r, n) with e^x = e^r 2^n, |r| <= ln2/2 (x limited to [-104, 90] first: outside, e^x is
+    0 or infinity in float and even e^x / 2 is; the clamp keeps n an i32 in range)."""
+    xc = _clamp(b, x, -104.0, 90.0)
     n = b.intrinsic("llvm.roundeven.f32", "float", [f"float {b.f('fmul', xc, b.fc(1.4426950408889634))}"])
     r = b.f("fsub", xc, b.f("fmul", n, b.fc(_LN2_HI)))           # exact (Cody-Waite)
     r = b.f("fsub", r, b.f("fmul", n, b.fc(_LN2_LO)))
-    ni = b(f"fptosi float {n} to i32")
-    result = _exp_core(b, r, ni)
+    return r, b(f"fptosi float {n} to i32")
+
+
+def _exp(b, x):
+    result = _exp_core(b, *_exp_reduced(b, x))
     return b.select(b(f"fcmp une float {x}, {x}"), "float", x, result)
+
+
+def _half_exp(b, a):
+    """e^a / 2, without the overflow of e^a for a in (88.7, 89.4) (cosh, sinh)."""
+    r, n = _exp_reduced(b, a)
+    return _exp_core(b, r, b(f"sub i32 {n}, 1"))
+
+
+def _exp2_of_double(b, t):
+    """2^t for a double t (pow, exp10): n = roundeven(t), f = t - n exact in double, e^(f ln2)
+    from one rounding of f ln2 to float (error < 2^-25 relative on r, 0.2 ulp on the result)."""
+    for op, bound in (("ogt", 129.0), ("olt", -151.0)):
+        limit = literal("double", bound)
+        t = b(f"select i1 {b(f'fcmp {op} double {t}, {limit}')}, double {limit}, double {t}")
+    n = b.intrinsic("llvm.roundeven.f64", "double", [f"double {t}"])
+    f = b(f"fsub double {t}, {n}")
+    ln2 = literal("double", 0.6931471805599453)
+    r = b(f"fptrunc double {b(f'fmul double {f}, {ln2}')} to float")
+    return _exp_core(b, r, b(f"fptosi double {n} to i32"))
+
+
+def _exp10(b, x):
+    # x log2(10) in double: x (24 bits) times the 53-bit constant, relative error 2^-53
+    log2_10 = literal("double", 3.321928094887362)
+    t = b(f"fmul double {b(f'fpext float {x} to double')}, {log2_10}")
+    return b.select(b(f"fcmp une float {x}, {x}"), "float", x, _exp2_of_double(b, t))
+
+
+# Cephes sinhf (|x| <= 1) and tanhf (|x| < 0.625) polynomials.
+_SINH_POLY = (2.03721912945e-4, 8.33028376239e-3, 1.66667160211e-1)
+_TANH_POLY = (-5.70498872745e-3, 2.06390887954e-2, -5.37397155531e-2, 1.33314422036e-1, -3.33332819422e-1)
+
+
+def _odd_poly(b, x, coefficients):
+    """x + x^3 P(x^2); x itself for +-0 (-0 + +0 would lose the sign)."""
+    z = b.f("fmul", x, x)
+    value = b.f("fadd", b.f("fmul", b.f("fmul", b.horner(z, coefficients), z), x), x)
+    return b.select(b(f"fcmp oeq float {x}, {b.fc(0.0)}"), "float", x, value)
+
+
+def _with_sign_of(b, value, x):
+    """|value| with x's sign bit (value >= 0 here)."""
+    sign = b(f"and i32 {b(f'bitcast float {x} to i32')}, -2147483648")
+    bits = b(f"or i32 {b(f'bitcast float {value} to i32')}, {sign}")
+    return b(f"bitcast i32 {bits} to float")
+
+
+def _cosh(b, x):
+    # e^a/2 + (1/4)/(e^a/2): the quotient is never the larger term, so its 2.5 ulp weigh half
+    a = b.intrinsic("llvm.fabs.f32", "float", [f"float {x}"])
+    h = _half_exp(b, a)
+    value = b.f("fadd", h, b.f("fdiv", b.fc(0.25), h))
+    return b.select(b(f"fcmp une float {x}, {x}"), "float", x, value)
+
+
+def _sinh(b, x):
+    a = b.intrinsic("llvm.fabs.f32", "float", [f"float {x}"])
+    h = _half_exp(b, a)
+    large = _with_sign_of(b, b.f("fsub", h, b.f("fdiv", b.fc(0.25), h)), x)
+    small = b(f"fcmp ole float {a}, {b.fc(1.0)}")
+    value = b.select(small, "float", _odd_poly(b, x, _SINH_POLY), large)
+    return b.select(b(f"fcmp une float {x}, {x}"), "float", x, value)
+
+
+def _tanh(b, x):
+    # |x| >= 0.625: 1 - 2/(e^(2|x|) + 1) (e^(2|x|) infinite past 44: exactly 1); below, the
+    # polynomial (the subtraction would cancel)
+    a = b.intrinsic("llvm.fabs.f32", "float", [f"float {x}"])
+    e = _exp(b, b.f("fadd", a, a))
+    large = b.f("fsub", b.fc(1.0), b.f("fdiv", b.fc(2.0), b.f("fadd", e, b.fc(1.0))))
+    small = b(f"fcmp olt float {a}, {b.fc(0.625)}")
+    value = b.select(small, "float", _odd_poly(b, x, _TANH_POLY), _with_sign_of(b, large, x))
+    return b.select(b(f"fcmp une float {x}, {x}"), "float", x, value)
 
 
 def _exp2(b, x):
@@ -322,6 +407,112 @@ def _sin_or_cos(b, x, which):
     return b.nan_unless(finite, value, x)
 
 
+# Cephes tanf: |r| <= pi/4.
+_TAN_POLY = (9.38540185543e-3, 3.11992232697e-3, 2.44301354525e-2, 5.34112807005e-2, 1.33387994085e-1,
+             3.33331568548e-1)
+
+
+def _tan(b, x):
+    """tan(q pi/2 + r) = t(r) for even q, -1/t(r) for odd q (the reciprocal in double: one
+    rounding instead of OpFDiv's 2.5 ulp); odd in x."""
+    xbits = b(f"bitcast float {x} to i32")
+    bits = b(f"and i32 {xbits}, 2147483647")
+    r, q = _reduce(b, bits)
+    t = _odd_poly(b, r, _TAN_POLY)
+    wide = b(f"fpext float {t} to double")
+    minus_one = literal("double", -1.0)
+    inverse = b(f"fptrunc double {b(f'fdiv double {minus_one}, {wide}')} to float")
+    value = b.select(b(f"trunc i32 {q} to i1"), "float", inverse, t)
+    value = b.select(b(f"icmp slt i32 {xbits}, 0"), "float", b(f"fneg float {value}"), value)
+    return b.nan_unless(b(f"icmp ult i32 {bits}, 2139095040"), value, x)
+
+
+# ------------------------------------------------------------------ pow, powr
+
+def _log2_double(b, a):
+    """log2 of a positive finite float in double, to about 2^-50 relative: a = m 2^e with m in
+    [sqrt(1/2), sqrt(2)), log(m) = 2 atanh(s), s = (m - 1)/(m + 1), |s| <= 0.1716, the series to
+    s^19 (the next term is below 2^-52 of the sum)."""
+    tiny = b(f"fcmp olt float {a}, {b.fc(2.0 ** -126)}")
+    scaled = b.select(tiny, "float", b.f("fmul", a, b.fc(2.0 ** 23)), a)
+    bits = b(f"bitcast float {scaled} to i32")
+    e = b(f"sub i32 {b(f'lshr i32 {bits}, 23')}, 127")
+    e = b(f"add i32 {e}, {b(f'select i1 {tiny}, i32 -23, i32 0')}")
+    mantissa = b(f"and i32 {bits}, 8388607")
+    big = b(f"icmp ugt i32 {mantissa}, {0x3504F3}")
+    exponent_bits = b(f"select i1 {big}, i32 {0x3F000000}, i32 {0x3F800000}")
+    m = b(f"bitcast i32 {b(f'or i32 {mantissa}, {exponent_bits}')} to float")
+    e = b(f"add i32 {e}, {b(f'zext i1 {big} to i32')}")
+    md = b(f"fpext float {m} to double")
+    one = literal("double", 1.0)
+    s = b(f"fdiv double {b(f'fsub double {md}, {one}')}, {b(f'fadd double {md}, {one}')}")
+    z = b(f"fmul double {s}, {s}")
+    series = b.horner(z, [1.0 / k for k in range(19, 0, -2)], "double")     # 1 + z/3 + ... + z^9/19
+    two, log2_e = literal("double", 2.0), literal("double", 1.4426950408889634)
+    log_m = b(f"fmul double {b(f'fmul double {series}, {s}')}, {two}")
+    log2_m = b(f"fmul double {log_m}, {log2_e}")
+    return b(f"fadd double {log2_m}, {b(f'sitofp i32 {e} to double')}")
+
+
+def _pow_magnitude(b, a, y):
+    """|x|^y for a = |x| (zero and infinity included: log2 of them as -inf and +inf, so
+    y log2 a is +-inf and the result 0 or infinity), through 2^(y log2 a) in double."""
+    log2_a = _log2_double(b, a)
+    zero = b(f"fcmp oeq float {a}, {b.fc(0.0)}")
+    infinite = b(f"fcmp oeq float {a}, {b('bitcast i32 2139095040 to float')}")
+    log2_a = b(f"select i1 {zero}, double {b('bitcast i64 -4503599627370496 to double')}, double {log2_a}")
+    log2_a = b(f"select i1 {infinite}, double {b('bitcast i64 9218868437227405312 to double')}, double {log2_a}")
+    t = b(f"fmul double {b(f'fpext float {y} to double')}, {log2_a}")
+    return _exp2_of_double(b, t)
+
+
+def _pow(b, x, y):
+    """pow with C99 F.9.4.4's special values (OpenCL C 7.5.1): pow(x, +-0) = 1 and pow(1, y) = 1
+    even for NaN, pow(-1, +-inf) = 1; a negative x takes an integer y (the sign from an odd y)
+    and gives NaN for a finite non-integer y; +-0 and +-inf follow from the magnitude and the
+    sign rule."""
+    a = b.intrinsic("llvm.fabs.f32", "float", [f"float {x}"])
+    ay = b.intrinsic("llvm.fabs.f32", "float", [f"float {y}"])
+    infinity = b("bitcast i32 2139095040 to float")
+    value = _pow_magnitude(b, a, y)
+    truncated = b.intrinsic("llvm.trunc.f32", "float", [f"float {y}"])
+    integer = b(f"fcmp oeq float {truncated}, {y}")                  # infinities too
+    small = b(f"fcmp olt float {ay}, {b.fc(2.0 ** 24)}")            # floats from 2^24 up are even
+    y_small = b.select(small, "float", y, b.fc(0.0))
+    odd = b(f"trunc i32 {b(f'fptosi float {y_small} to i32')} to i1")
+    odd = b(f"and i1 {odd}, {integer}")
+    negative = b(f"icmp slt i32 {b(f'bitcast float {x} to i32')}, 0")
+    value = b.select(b(f"and i1 {odd}, {negative}"), "float", b(f"fneg float {value}"), value)
+    nonzero = b(f"fcmp one float {a}, {b.fc(0.0)}")
+    finite_nonzero = b(f"and i1 {nonzero}, {b(f'fcmp one float {a}, {infinity}')}")
+    not_integer = b(f"xor i1 {integer}, true")
+    invalid = b(f"and i1 {b(f'and i1 {negative}, {finite_nonzero}')}, {not_integer}")
+    invalid = b(f"or i1 {invalid}, {b(f'fcmp une float {x}, {x}')}")
+    invalid = b(f"or i1 {invalid}, {b(f'fcmp une float {y}, {y}')}")
+    value = b.nan_unless(b(f"xor i1 {invalid}, true"), value, infinity)
+    unit = b(f"or i1 {b(f'fcmp oeq float {ay}, {b.fc(0.0)}')}, {b(f'fcmp oeq float {x}, {b.fc(1.0)}')}")
+    minus_one = b(f"and i1 {b(f'fcmp oeq float {x}, {b.fc(-1.0)}')}, {b(f'fcmp oeq float {ay}, {infinity}')}")
+    return b.select(b(f"or i1 {unit}, {minus_one}"), "float", b.fc(1.0), value)
+
+
+def _powr(b, x, y):
+    """powr (OpenCL C 7.5.1: x >= 0): NaN for x < 0, a NaN operand, powr(+-0, +-0),
+    powr(+inf, +-0) and powr(1, +-inf); otherwise 2^(y log2 x), which gives powr(1, y) = 1,
+    powr(+-0, y) and powr(+inf, y) by itself."""
+    a = b.intrinsic("llvm.fabs.f32", "float", [f"float {x}"])
+    ay = b.intrinsic("llvm.fabs.f32", "float", [f"float {y}"])
+    infinity = b("bitcast i32 2139095040 to float")
+    value = _pow_magnitude(b, a, y)
+    y_zero = b(f"fcmp oeq float {ay}, {b.fc(0.0)}")
+    invalid = b(f"fcmp ult float {x}, {b.fc(0.0)}")                   # or NaN
+    invalid = b(f"or i1 {invalid}, {b(f'fcmp une float {y}, {y}')}")
+    edge = b(f"or i1 {b(f'fcmp oeq float {a}, {b.fc(0.0)}')}, {b(f'fcmp oeq float {a}, {infinity}')}")
+    invalid = b(f"or i1 {invalid}, {b(f'and i1 {edge}, {y_zero}')}")
+    one_inf = b(f"and i1 {b(f'fcmp oeq float {x}, {b.fc(1.0)}')}, {b(f'fcmp oeq float {ay}, {infinity}')}")
+    invalid = b(f"or i1 {invalid}, {one_inf}")
+    return b.nan_unless(b(f"xor i1 {invalid}, true"), value, infinity)
+
+
 # ------------------------------------------------------------------ division
 
 def _fdiv(b, x, y):
@@ -401,14 +592,15 @@ def _fmod(b, x, y, t):
 
 # ------------------------------------------------------------------ definitions
 
-_UNARY = {"exp": _exp, "exp2": _exp2, "log": _log, "log2": _log2, "log10": _log10,
+_UNARY = {"exp": _exp, "exp2": _exp2, "exp10": _exp10, "log": _log, "log2": _log2, "log10": _log10,
+          "sinh": _sinh, "cosh": _cosh, "tanh": _tanh, "tan": lambda b, x: _tan(b, x),
           "sin": lambda b, x: _sin_or_cos(b, x, "sin"), "cos": lambda b, x: _sin_or_cos(b, x, "cos")}
 
 
 def _scalar_definition(kind, name, t):
     """(define text, declarations) of the scalar function `name` of type t."""
     b = Builder()
-    arity = 2 if kind in ("fmod", DIVISION) else 1
+    arity = 2 if kind in BINARY else 1
     params = ["%x", "%y"][:arity]
     if t == "half":                          # through float: one final rounding
         wide = [b(f"fpext half {p} to float") for p in params]
@@ -420,6 +612,8 @@ def _scalar_definition(kind, name, t):
     b.label("entry")
     if kind == "fmod":
         result = _fmod(b, "%x", "%y", t)
+    elif kind in ("pow", "powr"):
+        result = (_pow if kind == "pow" else _powr)(b, "%x", "%y")
     elif kind == DIVISION:
         result = _fdiv(b, "%x", "%y")
     else:
@@ -448,7 +642,7 @@ def definition(kind, name, type_text):
     count, scalar = type_text[1:-1].split(" x ")
     scalar_name = f"{name}.scalar"
     body, declarations = _scalar_definition(kind, scalar_name, scalar)
-    arity = 2 if kind in ("fmod", DIVISION) else 1
+    arity = 2 if kind in BINARY else 1
     params = ["%x", "%y"][:arity]
     lines, value = [], "poison"
     for i in range(int(count)):

@@ -14,9 +14,11 @@ from test_vulkan_target import compile_vulkan, spirv_val, disassemble, vulkan_de
 from test_vulkan_target import pytestmark  # noqa: F401  (llc-22, opt-22, spirv-val)
 
 # OpenCL C 3.0 7.4, float (full profile): the bound each sequence must meet.
-BOUNDS = {"exp": 3, "exp2": 3, "log": 3, "log2": 3, "log10": 3, "sin": 4, "cos": 4, "fdiv": 2.5}
-ORACLES = {"exp": np.exp, "exp2": np.exp2, "log": np.log, "log2": np.log2, "log10": np.log10,
-           "sin": np.sin, "cos": np.cos}
+BOUNDS = {"exp": 3, "exp2": 3, "exp10": 3, "log": 3, "log2": 3, "log10": 3, "sin": 4, "cos": 4, "tan": 5,
+          "sinh": 4, "cosh": 4, "tanh": 5, "pow": 16, "powr": 16, "fdiv": 2.5}
+ORACLES = {"exp": np.exp, "exp2": np.exp2, "exp10": lambda x: 10.0 ** x, "log": np.log, "log2": np.log2,
+           "log10": np.log10, "sin": np.sin, "cos": np.cos, "tan": np.tan, "sinh": np.sinh, "cosh": np.cosh,
+           "tanh": np.tanh}
 RNG = np.random.default_rng(2828)
 
 
@@ -34,7 +36,7 @@ def jit(kind, type_text="float"):
     engine = llvm.create_mcjit_compiler(module, llvm.Target.from_default_triple().create_target_machine())
     engine.finalize_object()
     c_type = {"float": ctypes.c_float, "double": ctypes.c_double}[type_text]
-    arity = 2 if kind in ("fmod", vulkan_math.DIVISION) else 1
+    arity = 2 if kind in vulkan_math.BINARY else 1
     function = ctypes.CFUNCTYPE(c_type, *[c_type] * arity)(engine.get_function_address("f"))
     function.engine = engine
     return function
@@ -64,12 +66,14 @@ def inputs(kind, count=20000):
     alike) and a uniform sample where the function changes most."""
     patterns = RNG.integers(0, 0x7F800000, count, dtype=np.uint32).view(np.float32)
     signs = RNG.choice(np.float32([-1, 1]), count)
-    focus = {"exp": (-104, 89), "exp2": (-151, 129), "log": (0.25, 4), "log2": (0.25, 4), "log10": (0.25, 4),
-             "sin": (-10, 10), "cos": (-10, 10)}[kind]
+    focus = {"exp": (-104, 89), "exp2": (-151, 129), "exp10": (-46, 39), "log": (0.25, 4), "log2": (0.25, 4),
+             "log10": (0.25, 4), "sin": (-10, 10), "cos": (-10, 10), "tan": (-10, 10), "sinh": (-2, 2),
+             "cosh": (-90, 90), "tanh": (-3, 3)}[kind]
     uniform = RNG.uniform(*focus, count).astype(np.float32)
     # near multiples of pi/2 (the reduction's hardest case), the worst float for it, powers of 2
     hard = np.float32([16367173 * 2.0 ** 72, 1.5707964, 3.1415927, 4.712389, 2.0 ** 127, 2.0 ** -149, 1.0,
-                       0.70710677, 1.4142135, 88.72283, 88.72284, -103.97208, -87.33654])
+                       0.70710677, 1.4142135, 88.72283, 88.72284, -103.97208, -87.33654, 89.41598, 89.41599,
+                       0.625, 0.62499994, 38.53184, 38.53184, -45.0, 0.7853982])
     values = np.concatenate([patterns * signs, uniform, hard, -hard])
     if kind.startswith("log"):
         values = np.abs(values)
@@ -96,7 +100,67 @@ SPECIALS = {  # C99 F.9 / OpenCL C 7.5.1, which the sequences handle themselves
     "log10": [(0.0, -np.inf), (-np.inf, np.nan), (np.inf, np.inf), (1.0, 0.0)],
     "sin": [(np.inf, np.nan), (-np.inf, np.nan), (np.nan, np.nan), (0.0, 0.0), (-0.0, -0.0), (2.0 ** -140, 2.0 ** -140)],
     "cos": [(np.inf, np.nan), (np.nan, np.nan), (0.0, 1.0), (-0.0, 1.0)],
+    "exp10": [(np.inf, np.inf), (-np.inf, 0.0), (np.nan, np.nan), (0.0, 1.0), (2.0, 100.0), (39.0, np.inf)],
+    "tan": [(np.inf, np.nan), (np.nan, np.nan), (0.0, 0.0), (-0.0, -0.0)],
+    "sinh": [(np.inf, np.inf), (-np.inf, -np.inf), (np.nan, np.nan), (-0.0, -0.0), (90.0, np.inf), (-90.0, -np.inf)],
+    "cosh": [(np.inf, np.inf), (-np.inf, np.inf), (np.nan, np.nan), (0.0, 1.0), (-90.0, np.inf)],
+    "tanh": [(np.inf, 1.0), (-np.inf, -1.0), (np.nan, np.nan), (-0.0, -0.0), (50.0, 1.0), (-50.0, -1.0)],
 }
+
+
+# C99 F.9.4.4 (pow) and OpenCL C 7.5.1 (powr): (x, y, result)
+POW_SPECIALS = {
+    "pow": [(np.nan, 0.0, 1.0), (np.nan, -0.0, 1.0), (1.0, np.nan, 1.0), (-1.0, np.inf, 1.0), (-1.0, -np.inf, 1.0),
+            (-0.0, -3.0, -np.inf), (0.0, -3.0, np.inf), (-0.0, -2.0, np.inf), (-0.0, -0.5, np.inf),
+            (-0.0, 3.0, -0.0), (-0.0, 2.0, 0.0), (-0.0, 0.5, 0.0), (0.5, -np.inf, np.inf), (2.0, -np.inf, 0.0),
+            (0.5, np.inf, 0.0), (2.0, np.inf, np.inf), (-np.inf, -3.0, -0.0), (-np.inf, -2.0, 0.0),
+            (-np.inf, 3.0, -np.inf), (-np.inf, 0.5, np.inf), (np.inf, -1.0, 0.0), (np.inf, 2.0, np.inf),
+            (-2.0, 0.5, np.nan), (-2.0, 3.0, -8.0), (-2.0, 2.0 ** 24, np.inf), (-0.5, 2.0 ** 25 + 2, 0.0),
+            (2.0, np.nan, np.nan), (np.nan, 1.0, np.nan), (4.0, 0.5, 2.0), (2.0, -149.0, 2.0 ** -149), (2.0, 128.0, np.inf)],
+    "powr": [(0.0, 0.0, np.nan), (-0.0, -0.0, np.nan), (np.inf, 0.0, np.nan), (1.0, np.inf, np.nan),
+             (1.0, -np.inf, np.nan), (-1.0, 2.0, np.nan), (-np.inf, 2.0, np.nan), (2.0, np.nan, np.nan),
+             (np.nan, 0.0, np.nan), (0.0, -1.0, np.inf), (-0.0, -np.inf, np.inf), (0.0, 2.0, 0.0),
+             (np.inf, -1.0, 0.0), (np.inf, 2.0, np.inf), (1.0, 5.0, 1.0), (0.5, np.inf, 0.0), (2.0, -np.inf, 0.0),
+             (4.0, 0.5, 2.0)],
+}
+
+
+@pytest.mark.parametrize("kind", sorted(POW_SPECIALS))
+def test_pow_special_values(kind):
+    function = jit(kind)
+    for x, y, want in POW_SPECIALS[kind]:
+        got = np.float32(function(x, y))
+        if np.isnan(want):
+            assert np.isnan(got), (kind, x, y, got)
+        else:
+            assert got == np.float32(want) and np.signbit(got) == np.signbit(np.float32(want)), (kind, x, y, got, want)
+
+
+def pow_inputs(count=20000):
+    """(x, y): x over every binade, y where the result stays finite for many x, and negative x
+    with integer y."""
+    x = np.concatenate([RNG.integers(0, 0x7F800000, count, dtype=np.uint32).view(np.float32),
+                        RNG.uniform(0, 4, count).astype(np.float32),
+                        -RNG.integers(1, 10, count // 4).astype(np.float32) * RNG.uniform(0.5, 1.5, count // 4).astype(np.float32)])
+    y = np.concatenate([RNG.uniform(-40, 40, count), RNG.uniform(-200, 200, count),
+                        RNG.integers(-30, 30, count // 4)]).astype(np.float32)
+    return x, y
+
+
+@pytest.mark.parametrize("kind", ["pow", "powr"])
+def test_pow_meets_the_opencl_bound_on_the_cpu(kind):
+    """pow through 2^(y log2|x|) with log2 in double (error about 2^-50): the 16 ulp that
+    OpenCL C allows, where Vulkan's Pow (exp2(y log2 x) in float) loses |y log2 x| 2^-24."""
+    function = jit(kind)
+    x, y = pow_inputs()
+    got = np.array([function(float(a), float(b)) for a, b in zip(x, y)], np.float32)
+    with np.errstate(all="ignore"):
+        exact = np.power(x.astype(np.float64), y.astype(np.float64))
+    if kind == "powr":
+        exact = np.where(x < 0, np.nan, exact)
+    errors = ulp_errors(got, exact)
+    worst = int(np.argmax(errors))
+    assert errors[worst] <= BOUNDS[kind], (kind, x[worst], y[worst], got[worst], exact[worst])
 
 
 @pytest.mark.parametrize("kind", sorted(SPECIALS))
@@ -176,7 +240,7 @@ def test_the_module_has_no_glsl_instruction_for_the_exact_functions(tmp_path):
     done = spirv_val(data, tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     text = disassemble(data, tmp_path)
-    for name in ("Exp", "Exp2", "Log", "Log2", "Sin", "Cos"):
+    for name in ("Exp", "Exp2", "Log", "Log2", "Sin", "Cos", "Tan", "Sinh", "Cosh", "Tanh", "Pow"):
         assert f"GLSL.std.450 {name} " not in text and f" {name} %" not in text, name
     assert "OpUMod %ulong" in text                  # fmod's remainder steps
     assert "OpConvertSToF %double" in text          # the reduction's fraction
@@ -215,3 +279,26 @@ def test_sequences_on_a_vulkan_device_meet_the_opencl_bounds(vulkan_device, opt_
         half_ulp = np.spacing(np.abs(exact_exp.astype(np.float16))).astype(np.float64)
         assert (np.abs(half_out[:n].astype(np.float64) - exact_exp)[finite] <= half_ulp[finite]).all()
         assert same_bits(half_out[n:], np.fmod(x.astype(np.float16), halves)).all()
+
+
+@pytest.mark.parametrize("opt_level", [0, 2], ids=["O0", "O2"])
+def test_more_sequences_on_a_vulkan_device(vulkan_device, opt_level):
+    """exp10, tan, sinh, cosh, tanh, pow, powr and pow of a negative x with an integer y, through
+    the module on a Vulkan device, against NumPy's float64 in ulp."""
+    from clcoop.vulkan.program import VulkanProgram
+    program = VulkanProgram(compile_vulkan("test/unit/kernels/vulkan_exact_math.cl", opt_level))
+    n = 4096
+    x = np.concatenate([RNG.uniform(-40, 40, n // 2), RNG.uniform(-3, 3, n // 4),
+                        RNG.uniform(-1e4, 1e4, n // 4)]).astype(np.float32)
+    y = RNG.uniform(-30, 30, n).astype(np.float32)
+    out = np.zeros(8 * n, np.float32)
+    program.kernel("more_math")((n,), (64,), x, y, out)
+    wide, power = x.astype(np.float64), y.astype(np.float64)
+    with np.errstate(all="ignore"):
+        for row, kind in enumerate(["exp10", "tan", "sinh", "cosh", "tanh"]):
+            errors = ulp_errors(out[row * n:(row + 1) * n], ORACLES[kind](wide))
+            assert errors.max() <= BOUNDS[kind], (kind, x[errors.argmax()], errors.max())
+        expected = [np.power(wide, power), np.power(np.abs(wide), power), np.power(-np.abs(wide), np.trunc(power))]
+        for row, exact in zip((5, 6, 7), expected):
+            errors = ulp_errors(out[row * n:(row + 1) * n], exact)
+            assert errors.max() <= BOUNDS["pow"], (row, x[errors.argmax()], y[errors.argmax()], errors.max())

@@ -21,3 +21,18 @@ __kernel void exact_math(__global const float *x, __global const float *y, __glo
     hout[i] = exp((half)y[i]);
     hout[n + i] = fmod((half)v, (half)y[i]);
 }
+
+// exp10, tan, sinh, cosh, tanh, pow, powr (x > 0 for powr; pow with negative x and integer y)
+__kernel void more_math(__global const float *x, __global const float *y, __global float *out)
+{
+    size_t i = get_global_id(0), n = get_global_size(0);
+    float v = x[i], w = y[i];
+    out[0 * n + i] = exp10(v);
+    out[1 * n + i] = tan(v);
+    out[2 * n + i] = sinh(v);
+    out[3 * n + i] = cosh(v);
+    out[4 * n + i] = tanh(v);
+    out[5 * n + i] = pow(v, w);
+    out[6 * n + i] = powr(fabs(v), w);
+    out[7 * n + i] = pow(-fabs(v), trunc(w));
+}
