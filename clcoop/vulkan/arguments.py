@@ -124,13 +124,16 @@ class Marshalled:
     has the same one, so a kernel keeps it. slots: (index of the argument whose array it
     is, whether it comes back) per distinct array, in first-use order; push(addresses) ->
     the push-constant bytes; constants: {SpecId: uint32}; local_bytes: the LocalMemory
-    arguments' bytes per work-group."""
+    arguments' bytes per work-group; fields: the push-constant block as (offset, bytes or
+    ("address", slot)) pairs, so that launches which differ only in their arrays' host
+    addresses (prepare's key has them) are seen to be equal."""
     slots: tuple
     push: object
     constants: dict
     groups: tuple
     local_size: tuple
     local_bytes: int = 0
+    fields: tuple = ()
 
     def arrays(self, values):
         """This launch's arrays, one per slot, among `values` (the caller's arguments)."""
@@ -176,7 +179,8 @@ def marshal(name, record, prepared):
         raise ArgumentError(f"kernel '{name}' takes no global offset (its module has no launch record)")
     local_bytes = sum(arg.nbytes for arg in prepared.arguments if arg.kind == LOCAL)
     return Marshalled(tuple((index, written) for index, written in slots),
-                      _push_writer(record.get("push_constant_size", 0), fields), constants, groups, local, local_bytes)
+                      _push_writer(record.get("push_constant_size", 0), fields), constants, groups, local, local_bytes,
+                      tuple(fields))
 
 
 def _push_writer(size, fields):

@@ -128,6 +128,8 @@ class VulkanKernel:
         self._memory_checked = set()     # specializations whose Workgroup memory fits the device
         self._plans = {}                 # (launch key, subgroup_size) -> checked (Marshalled, size, full)
         self._plans_lock = threading.Lock()
+        self._launches = {}              # content of a plan -> its runner.Launch (made under the device's lock)
+        self._launches_generation = -1
         self.last_timings = None
 
     def __repr__(self):
@@ -163,18 +165,30 @@ class VulkanKernel:
 
     def _launch(self, plan):
         """The plan's runner.Launch, its pipeline made on first use; made again after any
-        Vulkan object was destroyed (a closed program's pipelines are made anew)."""
-        program = self.program
-        if plan.launch is None or plan.generation != program.device.generation:
-            marshalled = plan.marshalled
-            push_size = self.record.get("push_constant_size", 0)
-            pipeline = program.pipelines.pipeline(self.name, push_size, marshalled.constants, plan.subgroup_size,
-                                                  plan.full_subgroups)
-            plan.launch = Launch(pipeline.value, program.pipelines.layout(push_size).value, marshalled.push,
-                                 marshalled.groups, plan.sizes, marshalled.written(),
-                                 direct_writes=not program.has_atomics)
-            plan.generation = program.device.generation
+        Vulkan object was destroyed (a closed program's pipelines are made anew). Plans that
+        differ only in their arrays' host addresses share one Launch, and so one recording."""
+        generation = self.program.device.generation
+        if plan.launch is None or plan.generation != generation:
+            m = plan.marshalled
+            key = (m.fields, tuple(sorted(m.constants.items())), plan.subgroup_size, plan.full_subgroups, m.groups,
+                   plan.sizes, m.slots)
+            if self._launches_generation != generation:
+                self._launches, self._launches_generation = {}, generation
+            launch = self._launches.get(key)
+            if launch is None:
+                if len(self._launches) >= KEPT_PREPARATIONS:
+                    self._launches.pop(next(iter(self._launches)))
+                launch = self._launches[key] = self._new_launch(plan)
+            plan.launch, plan.generation = launch, generation
         return plan.launch
+
+    def _new_launch(self, plan):
+        program, marshalled = self.program, plan.marshalled
+        push_size = self.record.get("push_constant_size", 0)
+        pipeline = program.pipelines.pipeline(self.name, push_size, marshalled.constants, plan.subgroup_size,
+                                              plan.full_subgroups)
+        return Launch(pipeline.value, program.pipelines.layout(push_size).value, marshalled.push, marshalled.groups,
+                      plan.sizes, marshalled.written(), direct_writes=not program.has_atomics)
 
     def _plan(self, prepared, subgroup_size):
         """The _Plan of a launch (Marshalled, subgroup size to require, full subgroups),
