@@ -11,6 +11,7 @@ import numpy as np
 from clcoop.engine import EngineFallbackWarning
 from clcoop.errors import RuntimeFault
 from clcoop.interp import execute, translate
+from clcoop.ir.loader import METADATA_TABLES
 from clcoop.ir.memory import Memory
 from clcoop.prepare import PRIVATE, map_arguments
 
@@ -56,7 +57,7 @@ def _save_program_globals(module, memory, globals_addr):
     (OpenCL C 6.8: their lifetime is the program's), like on an OpenCL device."""
     state = {}
     for name, gv in module.globals.items():
-        if gv.addrspace != 3 and not gv.constant:
+        if gv.addrspace != 3 and not gv.constant and name not in METADATA_TABLES:
             region = memory.region_at(int(globals_addr[name]))
             state[name] = region.data.copy()
     module.global_state = state
@@ -69,6 +70,8 @@ def _map_globals(module, memory):
     for name, gv in module.globals.items():
         if gv.addrspace == 3:
             continue   # __local: per work-group, mapped per batch
+        if name in METADATA_TABLES:
+            continue   # nothing of llvm.used and its kind exists at run time (loader.py)
         if gv.init is None:
             raise RuntimeFault(f"external global @{name} has no definition")
         size = module.layout.size(gv.ty)

@@ -11,6 +11,7 @@ import numpy as np
 
 from clcoop.coopmat_spec import Scope, matrix_scopes
 from clcoop.errors import IRError, RuntimeFault
+from clcoop.ir.loader import METADATA_TABLES
 from clcoop.ir.source_map import render_fault
 from clcoop.ir.memory import LocalArgument
 from clcoop.prepare import DEFAULT_INSTRUCTION_LIMIT
@@ -328,6 +329,10 @@ class Executor:
             return self.global_addrs[name]
         if name in self.module.functions:
             raise IRError(f"function pointers are not supported (@{name})")
+        if name in METADATA_TABLES:
+            raise IRError(f"the kernel reads @{name}, which holds nothing at run time (an "
+                          f"intrinsic table of section \"llvm.metadata\", LangRef \"Intrinsic "
+                          f"Global Variables\")")
         raise IRError(f"unknown global @{name}")
 
     # ------------------------------------------------------------------ faults

@@ -20,9 +20,13 @@ with it (codegen.call: Kernel.fallback_reason).
 """
 import re
 
-from clcoop import coop_names
+from clcoop import coop_names, coopmat_spec
+from clcoop.errors import IRError
+from clcoop.ir import coop_spellings
+from clcoop.ir.coop_operands import pointee_size
 from clcoop.ir.demangle import demangle
 from clcoop.ir.loader import Ty, parse_type_text
+from clcoop.tensor_spec import TensorType
 
 _WORKITEM = {"get_global_id", "get_local_id", "get_group_id", "get_global_size", "get_local_size",
              "get_enqueued_local_size", "get_num_groups", "get_global_offset", "get_work_dim",
@@ -46,6 +50,11 @@ _SAME_AS_FIRST = {
     "sincos", "frexp", "min", "max", "clamp", "abs", "abs_diff", "add_sat", "sub_sat", "hadd",
     "rhadd", "mul24", "mad24", "mul_hi", "mad_hi", "clz", "ctz", "popcount", "rotate",
     "mad_sat", "select", "bitselect"}
+# Built-ins without a result: OpenCL C 3.0 6.15.8 synchronization (barrier, work_group_barrier,
+# sub_group_barrier), 6.15.9 legacy fences, 6.15.11 wait_group_events and prefetch, 6.15.12
+# atomic_work_item_fence.
+_VOID = {"barrier", "work_group_barrier", "sub_group_barrier", "mem_fence", "read_mem_fence",
+         "write_mem_fence", "atomic_work_item_fence", "wait_group_events", "prefetch"}
 _NATIVE_MATH = re.compile(r"(?:native|half|fast)_(\w+)")
 _VLOAD = re.compile(r"v(load|store)(a?_half)?(\d*)(?:_rt[ezpn])?")
 _CONVERT = re.compile(r"convert_(u?char|u?short|u?int|u?long|float|double|half)(\d*)(?:_sat)?(?:_rt[ezpn])?")
@@ -62,7 +71,7 @@ _COLLECTIVE = re.compile(r"(?:sub_group|work_group)_(?:non_uniform_)?(?:(all|any
 def mismatch(callee, declared, ret, args, structs):
     """Why a call may not run, or None. callee: the called llvmlite function; declared: its
     function TypeRef; ret, args: the call's result and argument types (llvmlite TypeRefs);
-    structs: the module's named struct types (loader._read_structs)."""
+    structs: the module's named struct types (loader.read_structs)."""
     name = callee.name
     want = [str(t) for t in declared.elements]
     got = [str(ret)] + [str(a) for a in args]
@@ -72,11 +81,18 @@ def mismatch(callee, declared, ret, args, structs):
                 f"{'defined' if not callee.is_declaration else 'declared'} as {_signature(want)}")
     if not callee.is_declaration or name.startswith("llvm."):
         return None   # LLVM's verifier checks intrinsic signatures against their names
+    if coop_names.names_spirv_operation(name):
+        try:
+            ret_ty, *arg_tys = (parse_type_text(t, structs) for t in got)
+        except IRError as exc:
+            return f"the call of @{name}: {exc}"
+        return coop_mismatch(name, ret_ty, arg_tys)
     base, params = demangle(name)
-    if params is None or base.startswith(coop_names.SPIRV_PREFIX) or coop_names.names_spirv_operation(name):
-        # Not a mangled built-in name (the engines refuse unknown functions), or a SPIR-V
-        # operation's (the matrix types of their operands are checked where they are mapped).
-        return None
+    if base == "printf" and str(ret) != "i32":
+        # (its parameters end in `...`, which demangle does not read)
+        return f"the built-in 'printf' (@{name}) returns i32 (OpenCL C 3.0 6.15.14), but the call's result is {ret}"
+    if params is None:
+        return None     # not a mangled built-in name (the engines refuse unknown functions)
     ret_ty = parse_type_text(str(ret), structs)
     arg_tys = [parse_type_text(str(a), structs) for a in args]
     return _builtin_mismatch(name, base, params, ret_ty, arg_tys)
@@ -155,6 +171,8 @@ def expected_return(base, params, args):
         base = m.group(1)
     if base in _WORKITEM:
         return "int"
+    if base in _VOID:
+        return "void"
     if base in _SAME_AS_FIRST:
         return args[0] if args else None
     if base in ("step", "smoothstep"):
@@ -257,6 +275,170 @@ def _return_matches(expected, ret):
 
 def _describe(expected):
     return "an integer" if expected == "int" else str(expected)
+
+
+# ---------------------------------------------------------------- cooperative-matrix calls
+# The operands of each operation as SPV_KHR_cooperative_matrix, SPV_NV_cooperative_matrix2
+# and SPV_NV_tensor_addressing define them, in the order docs/ir-conventions.md ("Callee
+# names") passes them: (result, operands every call has, the kind of the optional operands
+# after them, how many of those at most). Kinds: M a matrix (the callee's next named matrix
+# type), P a pointer, I an integer scalar, S a scalar of the result's component type, T a
+# tensor layout or view, X a matrix, a scalar or a pointer (per-element extras), C the <2 x i32>
+# coordinate, V nothing. Both engines index the operands by these positions
+# (interp/coop_calls.py, interp/tensor_calls.py, native/coop_routines.py).
+_ONE_MATRIX = ("M", "M", "", 0)
+_OPERANDS = {
+    coop_names.LOAD: ("M", "PI", "I", 3),       # Pointer, MemoryLayout, [Stride], [Memory Operand, its literal]
+    coop_names.STORE: ("V", "PMI", "I", 3),     # Pointer, Object, MemoryLayout, [Stride], [Memory Operand, its literal]
+    coop_names.MUL_ADD: ("M", "MMM", "I", 1),   # A, B, C, [Cooperative Matrix Operands]
+    coop_names.LENGTH: ("I", "", "M", 1),       # the matrix (its type is what counts)
+    coop_names.SPLAT: ("M", "S", "", 0),
+    coop_names.NEGATE: _ONE_MATRIX,
+    coop_names.SCALAR_MUL: ("M", "MS", "", 0),
+    coop_names.ACCESS_CHAIN: ("P", "PI", "", 0),    # &matrix, component index
+    coop_names.CONVERT_USE: _ONE_MATRIX,
+    coop_names.TRANSPOSE: _ONE_MATRIX,
+    coop_names.REDUCE: ("M", "MIP", "", 0),     # Matrix, Reduce mode, CombineFunc
+    coop_names.PER_ELEMENT: ("M", "MP", "X", None),   # Matrix, Func, operands passed to Func
+    coop_names.GET_COORDINATE: ("C", "MI", "", 0),
+    # Pointer, Object (loads: the matrix kept where the tensor is clamped), TensorLayout,
+    # Memory Operand, Tensor Addressing Operands, [TensorView], [DecodeFunc]
+    coop_names.LOAD_TENSOR: ("M", "PMTII", "TP", 2),
+    coop_names.STORE_TENSOR: ("V", "PMTII", "T", 1),
+}
+_OPERANDS.update({base: ("M", "MM", "", 0) for base in coop_names.BINARY.values()})
+_OPERANDS.update({base: _ONE_MATRIX for base in coop_names.CONVERSIONS})
+_KIND_WORDS = {"M": "a cooperative matrix", "P": "a pointer", "I": "an integer scalar",
+               "S": "a scalar of the matrix's component type", "T": "a tensor layout or view",
+               "X": "a cooperative matrix, a scalar or a pointer", "C": "<2 x i32>", "V": "void"}
+
+
+def coop_mismatch(name, ret, args):
+    """Why a call of the cooperative-matrix or tensor operation `name` (a `__spirv_`
+    callee: clcoop's names, or another producer's, read through coop_spellings) cannot
+    run, or None. ret, args: the call's result and argument types (loader.Ty). The
+    operands must be what the operation takes, and each matrix the type the callee's
+    name says (the engines lay matrices out by the named types)."""
+    canonical = coop_spellings.canonical_name(name, ret, args) or name
+    callee = coop_names.parse_callee(canonical)
+    spelled = f"@{name}"
+    if callee is None or not callee.well_formed:
+        return (f"cannot read a cooperative-matrix operation and its matrix types from the "
+                f"callee name {spelled}")
+    op = coop_names.operation_name(callee.base)
+    spelled = f"the cooperative-matrix operation {op} ({spelled})"
+    if callee.base in coop_names.TENSOR_BASES and callee.base not in _OPERANDS:
+        return _tensor_operation_mismatch(spelled, coop_names.TENSOR_BASES[callee.base], ret, args)
+    shape = _OPERANDS.get(callee.base)
+    if shape is None:
+        return f"{spelled} is not an operation clcoop runs"
+    return (_operand_mismatch(spelled, shape, ret, args)
+            or _named_matrices_mismatch(spelled, callee, ret, args)
+            or _pointer_mismatch(spelled, callee))
+
+
+def _operand_mismatch(spelled, shape, ret, args):
+    result, required, optional, most = shape
+    extra = len(args) - len(required)
+    if extra < 0 or (most is not None and extra > most):
+        return f"{spelled} takes {_operand_words(shape)}, but the call passes {len(args)} argument(s)"
+    if not _is_kind(result, ret, ret):
+        return f"{spelled} returns {_KIND_WORDS[result]}, but the call's result is {_text(ret)}"
+    for k, t in enumerate(args):
+        if k < len(required):
+            kinds = required[k]
+        else:   # optional operands in order when all are there (a tensor load's view, decode)
+            kinds = optional[k - len(required)] if extra == len(optional) > 1 else optional
+        if not any(_is_kind(kind, t, ret) for kind in kinds):
+            return (f"argument {k + 1} of {spelled} must be "
+                    f"{' or '.join(_KIND_WORDS[kind] for kind in kinds)}, but the call passes {_text(t)}")
+    return None
+
+
+def _operand_words(shape):
+    result, required, optional, most = shape
+    words = ", ".join(_KIND_WORDS[k] for k in required) or "no operand"
+    if optional:
+        more = " or ".join(_KIND_WORDS[k] for k in optional)
+        words += f", then at most {most} more ({more})" if most else f", then any number of more ({more})"
+    return words
+
+
+def _text(t):
+    """A type as the IR writes it (the loader's matrix text is spaced as tokens)."""
+    return t.matrix.ir_text() if t.kind == "matrix" else str(t)
+
+
+def _is_kind(kind, t, ret):
+    if kind == "M":
+        return t.kind == "matrix"
+    if kind == "P":
+        return t.kind == "ptr"
+    if kind == "I":
+        return t.kind == "int"
+    if kind == "S":
+        return ret.kind == "matrix" and str(t) == _component_scalar(ret.matrix.component)
+    if kind == "T":
+        return TensorType.parse(str(t)) is not None
+    if kind == "X":
+        return t.kind in ("matrix", "int", "float", "ptr")
+    if kind == "C":
+        return t == Ty("vec", n=2, elem=Ty("int", 32))
+    return t.kind == "void"
+
+
+def _component_scalar(component):
+    """The IR scalar of a matrix component: fp8 scalars are the i8 of their bits."""
+    return "i8" if component.bits == 8 and component.is_float else component.llvm
+
+
+def _named_matrices_mismatch(spelled, callee, ret, args):
+    """The IR matrix types (result first) against the matrix types the callee names."""
+    if callee.base == coop_names.ACCESS_CHAIN or not callee.matrices:
+        return None     # (an access chain names the matrix its pointer points to)
+    typed = ([("its result", ret)] if ret.kind == "matrix" else []) + \
+        [(f"argument {k + 1}", t) for k, t in enumerate(args) if t.kind == "matrix"]
+    if len(typed) != len(callee.matrices):
+        return (f"{spelled} names {len(callee.matrices)} matrix type(s), but the call has "
+                f"{len(typed)} matrix result and operand(s)")
+    for (where, t), named in zip(typed, callee.matrices):
+        want = named.matrix_type()
+        got = t.matrix
+        if (got.component.llvm, got.scope, got.rows, got.cols, got.use) != \
+                (want.component.llvm, want.scope, want.rows, want.cols, want.use):
+            return f"{where} of {spelled} is {got.ir_text()}, but the callee's name says {want.ir_text()}"
+    return None
+
+
+def _pointer_mismatch(spelled, callee):
+    """A load or store steps its pointer by the pointee its name spells (the stride's unit)."""
+    if callee.base not in (coop_names.LOAD, coop_names.STORE):
+        return None
+    try:
+        pointee_size(callee.params)
+    except IRError as exc:
+        return f"{spelled}: {exc}"
+    return None
+
+
+def _tensor_operation_mismatch(spelled, operation, ret, args):
+    """Tensor layout and view operations: the result is the layout or view type, and each
+    one but create takes that type and its operands (tensor_spec, coopmat_spec)."""
+    spec = TensorType.parse(str(ret))
+    if spec is None:
+        return f"{spelled} returns a tensor layout or view, but the call's result is {ret}"
+    if operation in ("coop_tensor_layout_create", "coop_tensor_view_create"):
+        return f"{spelled} takes no operands, but the call passes {len(args)}" if args else None
+    if not args or str(args[0]) != str(ret):
+        return (f"argument 1 of {spelled} must be the layout or view it returns ({ret}), but "
+                f"the call passes {args[0] if args else 'nothing'}")
+    problem = coopmat_spec.tensor_operand_count_problem(operation, spec.dims, len(args) - 1)
+    if problem is not None:
+        return f"{spelled}: {problem.message}"
+    for k, t in enumerate(args[1:], start=2):
+        if t.kind != "int":
+            return f"argument {k} of {spelled} must be an integer scalar, but the call passes {t}"
+    return None
 
 
 def recursive_functions(functions):

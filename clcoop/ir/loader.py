@@ -540,8 +540,10 @@ def load_module(ir_text):
 # Constructor and destructor tables (LangRef "The llvm.global_ctors Global Variable"):
 # OpenCL runs no code outside a kernel launch, and neither engine runs them.
 _CONSTRUCTOR_TABLES = ("llvm.global_ctors", "llvm.global_dtors")
-# Lists of values the optimizer must keep (section "llvm.metadata"): no memory.
-_USED_TABLES = ("llvm.used", "llvm.compiler.used")
+# Lists of values the optimizer must keep, and annotations (LangRef "Intrinsic Global
+# Variables", section "llvm.metadata"): no code runs or is called through them, and nothing
+# of them exists at run time (the interpreter maps none, interp/engine.py).
+METADATA_TABLES = ("llvm.used", "llvm.compiler.used", "llvm.global.annotations")
 
 
 def _refuse_function_addresses(globals_, functions):
@@ -550,7 +552,7 @@ def _refuse_function_addresses(globals_, functions):
     context), or a function pointer (neither engine calls through one)."""
     for g in globals_.values():
         named = sorted(n for n in _names_in(g.init) if n in functions)
-        if not named or g.name in _USED_TABLES:
+        if not named or g.name in METADATA_TABLES:
             continue
         if g.name in _CONSTRUCTOR_TABLES:
             kind = "constructors" if g.name.endswith("ctors") else "destructors"

@@ -1,0 +1,336 @@
+"""Malformed IR from elsewhere (issue 25: `Program.from_ir` takes untrusted IR): every case
+gets a clcoop error that says what is wrong and where, never a Python exception and never a
+silent run. Cooperative-matrix calls with operands the operation does not take, built-ins
+declared with another result, and LLVM's intrinsic tables (call_signatures.py,
+interp/engine.py). Where the refusal is a call's signature, both engines refuse the kernel
+for the same reason: the native engine when it builds it (its fallback reason), the
+interpreter when it translates the call."""
+import re
+import warnings
+
+import numpy as np
+import pytest
+
+import clcoop
+from clcoop.errors import ClcoopError, IRError
+
+HEAD = 'target datalayout = "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-G1"\n' \
+       'target triple = "spir64-unknown-unknown"\n'
+
+
+def matrix(use, rows=16, cols=16, elem="float"):
+    return f'target("spirv.CooperativeMatrixKHR", {elem}, 3, {rows}, {cols}, {use})'
+
+
+def named(elem_code, use, rows=16, cols=16):
+    return f"{elem_code}Li3ELi{rows}ELi{cols}ELi{use}E"
+
+
+A, B, C = matrix(0), matrix(1), matrix(2)
+LOAD_A = f"_Z32__spirv_CooperativeMatrixLoadKHRI{named('f', 0)}EvPU3AS1fim"
+LOAD_B = f"_Z32__spirv_CooperativeMatrixLoadKHRI{named('f', 1)}EvPU3AS1fim"
+LOAD_C = f"_Z32__spirv_CooperativeMatrixLoadKHRI{named('f', 2)}EvPU3AS1fim"
+SPLAT = f"_Z26__spirv_CompositeConstructI{named('f', 2)}Evf"
+ADD = f"_Z34__spirv_CooperativeMatrixBinaryAddI{named('f', 2) * 3}Ev"
+SCALE = f"_Z34__spirv_CooperativeMatrixScalarMulI{named('f', 2) * 2}Evf"
+NEGATE = f"_Z34__spirv_CooperativeMatrixScalarNegI{named('f', 2) * 2}Ev"
+MUL_ADD = f"_Z34__spirv_CooperativeMatrixMulAddKHRI{named('f', 2)}{named('f', 0)}{named('f', 1)}{named('f', 2)}Evi"
+LENGTH = f"_Z34__spirv_CooperativeMatrixLengthKHRI{named('f', 2)}Ev"
+STORE = f"_Z33__spirv_CooperativeMatrixStoreKHRI{named('f', 2)}EvPU3AS1fim"
+
+# r = -(a + 2) * 3 + a @ b, n = the length of an accumulator (clcoop's callee names).
+MATRIX_IR = HEAD + f"""
+define spir_kernel void @k(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %r, ptr addrspace(1) %n) {{
+entry:
+  %m = call spir_func {C} @{LOAD_C}(ptr addrspace(1) %a, i32 0, i64 16)
+  %s = call spir_func {C} @{SPLAT}(float 2.0)
+  %x = call spir_func {C} @{ADD}({C} %m, {C} %s)
+  %y = call spir_func {C} @{SCALE}({C} %x, float 3.0)
+  %z = call spir_func {C} @{NEGATE}({C} %y)
+  %ma = call spir_func {A} @{LOAD_A}(ptr addrspace(1) %a, i32 0, i64 16)
+  %mb = call spir_func {B} @{LOAD_B}(ptr addrspace(1) %b, i32 0, i64 16)
+  %p = call spir_func {C} @{MUL_ADD}({A} %ma, {B} %mb, {C} %z, i32 0)
+  %len = call spir_func i32 @{LENGTH}({C} %p)
+  store i32 %len, ptr addrspace(1) %n
+  call spir_func void @{STORE}(ptr addrspace(1) %r, {C} %p, i32 0, i64 16)
+  ret void
+}}
+declare spir_func {C} @{LOAD_C}(ptr addrspace(1), i32, i64)
+declare spir_func {A} @{LOAD_A}(ptr addrspace(1), i32, i64)
+declare spir_func {B} @{LOAD_B}(ptr addrspace(1), i32, i64)
+declare spir_func {C} @{SPLAT}(float)
+declare spir_func {C} @{ADD}({C}, {C})
+declare spir_func {C} @{SCALE}({C}, float)
+declare spir_func {C} @{NEGATE}({C})
+declare spir_func {C} @{MUL_ADD}({A}, {B}, {C}, i32)
+declare spir_func i32 @{LENGTH}({C})
+declare spir_func void @{STORE}(ptr addrspace(1), {C}, i32, i64)
+"""
+
+
+def _closing(text, start):
+    depth = 0
+    for j in range(start, len(text)):
+        if text[j] in "([{<":
+            depth += 1
+        elif text[j] in ")]}>":
+            depth -= 1
+            if depth == 0:
+                return j
+    raise ValueError(text[start:])
+
+
+def _split(text):
+    out, depth, current = [], 0, ""
+    for ch in text:
+        depth += ch in "([{<"
+        depth -= ch in ")]}>"
+        if ch == "," and depth == 0:
+            out.append(current.strip())
+            current = ""
+        else:
+            current += ch
+    return out + ([current.strip()] if current.strip() else [])
+
+
+def with_operands(ir, callee, operands, result=None):
+    """ir with every call and the declaration of @callee given other operands: operands is a
+    list of (type, value) pairs (value used in calls); result, the result type (its value's
+    name dropped for void)."""
+    lines = ir.split("\n")
+    for k, line in enumerate(lines):
+        at = line.find(f"@{callee}(")
+        if at < 0:
+            continue
+        opening = at + len(callee) + 1
+        declaration = line.startswith("declare")
+        text = ", ".join(t if declaration else f"{t} {v}" for t, v in operands)
+        line = line[:opening + 1] + text + line[_closing(line, opening):]
+        if result is not None:
+            head = line[:at].rstrip()
+            old_result = C if head.endswith(C) else head.rsplit(" ", 1)[1]
+            head = head[:len(head) - len(old_result)] + result
+            if result == "void":
+                head = re.sub(r"%\w+ = ", "", head)
+            line = head + " " + line[at:]
+        lines[k] = line
+    out = "\n".join(lines)
+    assert out != ir
+    return out
+
+
+def operands_of(ir, callee):
+    call = next(line for line in ir.split("\n") if f"@{callee}(" in line and "call " in line)
+    opening = call.index(f"@{callee}(") + len(callee) + 1
+    return [tuple(a.rsplit(" ", 1)) for a in _split(call[opening + 1:_closing(call, opening)])]
+
+
+def launch(prog, S=16):
+    rng = np.random.default_rng(25)
+    a = rng.integers(-3, 4, (16, 16)).astype(np.float32)
+    b = rng.integers(-3, 4, (16, 16)).astype(np.float32)
+    r = np.zeros((16, 16), np.float32)
+    n = np.zeros(1, np.int32)
+    prog.k((S,), (S,), a, b, r, n, subgroup_size=S)
+    return a, b, r, n
+
+
+def refusals(ir):
+    """(the interpreter's IRError message, the native engine's fallback reason)."""
+    with pytest.raises(IRError) as interp:
+        launch(clcoop.Program.from_ir(ir, engine="interp"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        native = clcoop.Program.from_ir(ir, engine="native")
+    reason = native.kernel("k").fallback_reason
+    assert reason is not None, "the native engine took the kernel"
+    with pytest.raises(ClcoopError):
+        launch(native)
+    return str(interp.value), reason
+
+
+def assert_same_refusal(ir, words):
+    """Both engines refuse, for one reason that contains `words`, naming the function and
+    the instruction."""
+    interp, native = refusals(ir)
+    located = re.fullmatch(r"in @k: (.*?): ((?:%\S+ = )?(?:tail )?call .*)", interp, re.S)
+    assert located, interp
+    reason, instruction = located.groups()
+    assert words in reason, reason
+    assert reason in native, (reason, native)
+    assert "@" in instruction and "call" in instruction
+
+
+def test_the_matrix_kernel_runs_in_both_engines():
+    """The kernel every case below breaks, as written: both engines, against NumPy."""
+    for engine in ("interp", "native"):
+        prog = clcoop.Program.from_ir(MATRIX_IR, engine=engine)
+        assert prog.kernel("k").fallback_reason is None
+        a, b, r, n = launch(prog)
+        np.testing.assert_array_equal(r, -(a + 2) * 3 + a @ b)
+        assert n[0] == 256 // 16
+
+
+MATRIX_CASES = {
+    # IndexError in the interpreter before (operands read by position).
+    "mul-add with two operands": (MUL_ADD, lambda ops: ops[:2], None,
+                                  "takes a cooperative matrix, a cooperative matrix, a cooperative matrix"),
+    "store without layout and stride": (STORE, lambda ops: ops[:2], None,
+                                        "CooperativeMatrixStoreKHR (@"),
+    "splat without a value": (SPLAT, lambda ops: [], None, "but the call passes 0 argument(s)"),
+    "binary add of one matrix": (ADD, lambda ops: ops[:1], None, "but the call passes 1 argument(s)"),
+    # ValueError in the interpreter before (a vector where a scalar belongs).
+    "load layout as a vector": (LOAD_C, lambda ops: [ops[0], ("<2 x i32>", "zeroinitializer"), ops[2]], None,
+                                "argument 2 of the cooperative-matrix operation CooperativeMatrixLoadKHR"),
+    "splat of a vector": (SPLAT, lambda ops: [("<4 x float>", "zeroinitializer")], None,
+                          "must be a scalar of the matrix's component type, but the call passes <4 x float>"),
+    # Ran in the interpreter (a silent conversion or a value dropped); the native engine's
+    # generated module did not compile, or it ran as well.
+    "splat of a double": (SPLAT, lambda ops: [("double", "2.0")], None,
+                          "but the call passes double"),
+    "scalar multiply by an i32": (SCALE, lambda ops: [ops[0], ("i32", "3")], None,
+                                  "but the call passes i32"),
+    "mul-add operands word as a float": (MUL_ADD, lambda ops: ops[:3] + [("float", "0.0")], None,
+                                         "argument 4 of the cooperative-matrix operation CooperativeMatrixMulAddKHR"),
+    "load stride as a double": (LOAD_C, lambda ops: ops[:2] + [("double", "16.0")], None,
+                                "must be an integer scalar, but the call passes double"),
+    "load pointer as an integer": (LOAD_A, lambda ops: [("i64", "0")] + ops[1:], None,
+                                   "argument 1 of the cooperative-matrix operation CooperativeMatrixLoadKHR "),
+    "load with six operands": (LOAD_B, lambda ops: ops + [("i32", "0")] * 3, None,
+                               "then at most 3 more (an integer scalar), but the call passes 6 argument(s)"),
+    "negate of two matrices": (NEGATE, lambda ops: ops + ops, None, "but the call passes 2 argument(s)"),
+    "store returning i32": (STORE, lambda ops: ops, "i32", "returns void, but the call's result is i32"),
+    "length returning float": (LENGTH, lambda ops: ops, "float",
+                               "returns an integer scalar, but the call's result is float"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MATRIX_CASES))
+def test_matrix_call_with_operands_the_operation_does_not_take(case):
+    callee, edit, result, words = MATRIX_CASES[case]
+    ir = with_operands(MATRIX_IR, callee, edit(operands_of(MATRIX_IR, callee)), result)
+    if result == "float":       # the length is stored: store what the call now returns
+        ir = ir.replace("store i32 %len", "store float %len")
+    assert_same_refusal(ir, words)
+
+
+def test_matrix_operand_of_another_type_than_the_callee_names():
+    """The mul-add's name says A is 16x16; the IR passes (and declares) an 8x16 A."""
+    other = matrix(0, rows=8)
+    load_a8 = LOAD_A.replace(named("f", 0), named("f", 0, rows=8))
+    ir = MATRIX_IR.replace(A, other).replace(f"@{LOAD_A}", f"@{load_a8}")
+    assert_same_refusal(ir, f"argument 1 of the cooperative-matrix operation CooperativeMatrixMulAddKHR "
+                            f"(@{MUL_ADD}) is {other}, but the callee's name says {A}")
+
+
+def test_foreign_spelling_with_a_missing_operand_is_refused():
+    """Another producer's name (the operation only): the operands are checked as the
+    operation's, after coop_spellings reads the name."""
+    ir = MATRIX_IR.replace(f"@{NEGATE}", "@_Z15__spirv_FNegate")
+    ir = with_operands(ir, "_Z15__spirv_FNegate", [])
+    assert_same_refusal(ir, "the cooperative-matrix operation CooperativeMatrixScalarNeg (@_Z15__spirv_FNegate) "
+                            "takes a cooperative matrix, but the call passes 0 argument(s)")
+
+
+# ---------------------------------------------------------------- built-ins' results
+
+SCALAR_IR = HEAD + """
+define spir_kernel void @k(ptr addrspace(1) %o) {
+entry:
+  %g = call spir_func i64 @_Z13get_global_idj(i32 0)
+  CALL
+  %p = getelementptr inbounds float, ptr addrspace(1) %o, i64 %g
+  store float 1.0, ptr addrspace(1) %p
+  ret void
+}
+declare spir_func i64 @_Z13get_global_idj(i32)
+DECLARE
+"""
+
+# OpenCL C 3.0 6.15.8 / 6.15.9 / 6.15.11: no result. These ran before (the value was never
+# made), or gave a TypeError where the result was used.
+VOID_BUILTINS = {
+    "barrier": ("_Z7barrierj", "i32 1"),
+    "work_group_barrier": ("_Z18work_group_barrierj", "i32 1"),
+    "mem_fence": ("_Z9mem_fencej", "i32 2"),
+    "wait_group_events": ("_Z17wait_group_eventsiP9ocl_event", "i32 0, ptr null"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(VOID_BUILTINS))
+@pytest.mark.parametrize("result", ["i32", "float"])
+def test_void_builtin_declared_with_a_result_is_refused(name, result):
+    mangled, args = VOID_BUILTINS[name]
+    params = ", ".join(a.rsplit(" ", 1)[0] for a in args.split(", "))
+    ir = SCALAR_IR.replace("CALL", f"%v = call spir_func {result} @{mangled}({args})\n"
+                                   f"  %use = freeze {result} %v") \
+        .replace("DECLARE", f"declare spir_func {result} @{mangled}({params})")
+    assert_same_refusal_scalar(ir, f"the built-in '{name}' (@{mangled}) returns void, but the call's "
+                                   f"result is {result}")
+
+
+def test_printf_declared_void_is_refused():
+    ir = SCALAR_IR.replace("CALL", "call spir_func void (ptr addrspace(2), ...) @_Z6printfPU3AS2Kcz(ptr addrspace(2) null)") \
+        .replace("DECLARE", "declare spir_func void @_Z6printfPU3AS2Kcz(ptr addrspace(2), ...)")
+    with pytest.raises(IRError, match=r"in @k: the built-in 'printf' .* returns i32 .* but the call's result is void"):
+        clcoop.Program.from_ir(ir).k(1, 1, np.zeros(1, np.float32))
+
+
+def assert_same_refusal_scalar(ir, words):
+    out = np.zeros(4, np.float32)
+    with pytest.raises(IRError) as interp:
+        clcoop.Program.from_ir(ir, engine="interp").k(4, 4, out)
+    assert str(interp.value).startswith(f"in @k: {words}: "), str(interp.value)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        native = clcoop.Program.from_ir(ir, engine="native")
+    assert words in (native.kernel("k").fallback_reason or "")
+    assert not out.any()
+
+
+# ---------------------------------------------------------------- LLVM's intrinsic tables
+
+@pytest.mark.parametrize("table", ["llvm.used", "llvm.compiler.used"])
+@pytest.mark.parametrize("engine", ["interp", "native"])
+def test_used_tables_are_ignored_as_llvm_does_at_run_time(table, engine):
+    """A KeyError in the interpreter before (it mapped the table as a variable and looked for
+    the kernel's address)."""
+    ir = SCALAR_IR.replace("CALL", "").replace("DECLARE", "") + \
+        f'@g = addrspace(1) global i32 5\n' \
+        f'@{table} = appending global [2 x ptr] [ptr @k, ptr addrspacecast (ptr addrspace(1) @g to ptr)], ' \
+        f'section "llvm.metadata"\n'
+    out = np.zeros(4, np.float32)
+    clcoop.Program.from_ir(ir, engine=engine).k(4, 4, out)
+    np.testing.assert_array_equal(out, 1.0)
+
+
+@pytest.mark.parametrize("engine", ["interp", "native"])
+def test_annotations_naming_the_kernel_are_ignored(engine):
+    """clang's __attribute__((annotate)) table: refused as a function pointer before."""
+    ir = SCALAR_IR.replace("CALL", "").replace("DECLARE", "") + \
+        '@.str = private unnamed_addr addrspace(1) constant [4 x i8] c"hot\\00", section "llvm.metadata"\n' \
+        '@llvm.global.annotations = appending global [1 x { ptr, ptr addrspace(1), ptr addrspace(1), i32, ' \
+        'ptr addrspace(1) }] [{ ptr, ptr addrspace(1), ptr addrspace(1), i32, ptr addrspace(1) } ' \
+        '{ ptr @k, ptr addrspace(1) @.str, ptr addrspace(1) @.str, i32 7, ptr addrspace(1) null }], ' \
+        'section "llvm.metadata"\n'
+    out = np.zeros(4, np.float32)
+    clcoop.Program.from_ir(ir, engine=engine).k(4, 4, out)
+    np.testing.assert_array_equal(out, 1.0)
+
+
+def test_reading_the_annotations_table_is_a_clear_error():
+    ir = SCALAR_IR.replace("CALL", "%t = load i32, ptr getelementptr (i8, ptr @llvm.global.annotations, i64 24)") \
+        .replace("DECLARE", "") + \
+        '@llvm.global.annotations = appending global [1 x { ptr, i32 }] [{ ptr, i32 } { ptr @k, i32 7 }], ' \
+        'section "llvm.metadata"\n'
+    with pytest.raises(IRError, match=r"reads @llvm\.global\.annotations, which holds nothing at run time"):
+        clcoop.Program.from_ir(ir).k(4, 4, np.zeros(4, np.float32))
+
+
+@pytest.mark.parametrize("table, kind", [("llvm.global_ctors", "constructors"), ("llvm.global_dtors", "destructors")])
+@pytest.mark.parametrize("engine", ["interp", "native"])
+def test_constructor_and_destructor_tables_are_refused(table, kind, engine):
+    ir = SCALAR_IR.replace("CALL", "").replace("DECLARE", "") + \
+        f"@{table} = appending global [1 x {{ i32, ptr, ptr }}] [{{ i32, ptr, ptr }} {{ i32 65535, ptr @k, ptr null }}]\n"
+    with pytest.raises(IRError, match=rf"@{re.escape(table)} names @k: module {kind} are not supported"):
+        clcoop.Program.from_ir(ir, engine=engine)
