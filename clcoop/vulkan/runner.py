@@ -59,11 +59,12 @@ def default_timeout():
 def default_spin(description):
     """Seconds to spin on the fence before a blocking wait: CLCOOP_VULKAN_SPIN_US, else
     DEFAULT_SPIN_S on a GPU and 0 on a CPU device."""
+    fallback = 0.0 if description.device_type == "CPU" else DEFAULT_SPIN_S
     text = os.environ.get(SPIN_ENV)
     try:
-        return max(0.0, float(text) * 1e-6) if text else (0.0 if description.device_type == "CPU" else DEFAULT_SPIN_S)
-    except ValueError:
-        return 0.0 if description.device_type == "CPU" else DEFAULT_SPIN_S
+        return max(0.0, float(text) * 1e-6) if text else fallback
+    except ValueError:          # as default_timeout: a value that is no number is ignored
+        return fallback
 
 
 @dataclass
