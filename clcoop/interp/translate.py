@@ -9,6 +9,7 @@ import re
 import numpy as np
 
 from clcoop.errors import IRError
+from clcoop.ir import cfg
 from clcoop.interp import instructions
 from clcoop.interp.coop_function_calls import FunctionOperand
 from clcoop.ir.loader import (Const, TokenStream, parse_constant, parse_type,
@@ -255,29 +256,17 @@ def _switch_case_values(text, cond_ty, module):
 
 
 def _reverse_post_order(blocks):
-    succ = {}
-    for b in blocks:
-        term = list(b.instructions)[-1]
-        succ[value_id(b)] = [o for o in term.operands if _is_block(o)]
-    seen, post = set(), []
+    """The blocks in reverse post-order (cfg.reverse_post_order, unreachable blocks last),
+    by identity (blocks may be unnamed here). The search takes a conditional branch's
+    false target first (the interpreter's block numbering, which its scheduler runs
+    diverged lanes in, has always been this)."""
     by_id = {value_id(b): b for b in blocks}
+    succ = cfg.block_graph(blocks, key=value_id, successors=_false_target_first)
+    return [by_id[k] for k in cfg.reverse_post_order(succ)]
 
-    def visit(b):
-        stack = [(b, iter(succ[value_id(b)]))]
-        seen.add(value_id(b))
-        while stack:
-            node, it = stack[-1]
-            nxt = next(it, None)
-            if nxt is None:
-                stack.pop()
-                post.append(node)
-            elif value_id(nxt) not in seen:
-                seen.add(value_id(nxt))
-                stack.append((by_id[value_id(nxt)], iter(succ[value_id(nxt)])))
-    visit(blocks[0])
-    order = list(reversed(post))
-    order += [b for b in blocks if value_id(b) not in seen]   # unreachable blocks last
-    return order
+
+def _false_target_first(block):
+    return [o for o in list(block.instructions)[-1].operands if _is_block(o)]
 
 
 def _is_block(v):

@@ -501,6 +501,30 @@ def refuse_rewritten_intrinsics(ir_text):
                           f"intrinsic of that name (LLVM would rewrite its calls): {m.group(0).strip()}")
 
 
+def name_values(mod, target_machine, inline=False):
+    """Give every unnamed value and block of the llvmlite module `mod` a name, in place
+    (LLVM's instruction namer: %tmp, %bb, ...), after LLVM's always-inliner when `inline`.
+    The one way the native engine names a module's values: the analyses that read IR
+    by names (native/ranges.py) see the names its code generator (native/codegen.py) sees.
+    `target_machine`: the host's (the pass builder needs one; nothing is compiled)."""
+    import llvmlite.binding as llvm
+    pm = llvm.create_new_module_pass_manager()
+    if inline:
+        pm.add_always_inliner_pass()
+    pm.add_instruction_namer_pass()
+    pm.run(mod, llvm.create_pass_builder(target_machine, llvm.create_pipeline_tuning_options()))
+    return mod
+
+
+def parse_named(ir_text, target_machine):
+    """(llvmlite module, its named struct types) of `ir_text` (already loaded: load_module
+    checked it), every value and block named (name_values). A parse of its own: the
+    loaded module's values stay as the interpreter reads them."""
+    import llvmlite.binding as llvm
+    mod = name_values(llvm.parse_assembly(ir_text), target_machine)
+    return mod, read_structs(mod)
+
+
 def load_module(ir_text):
     """Parse and verify `ir_text` with LLVM; raise IRError with LLVM's message if invalid."""
     import llvmlite.binding as llvm
@@ -510,7 +534,7 @@ def load_module(ir_text):
         mod.verify()
     except RuntimeError as exc:
         raise IRError(f"invalid LLVM IR: {str(exc).strip()}") from None
-    structs = _read_structs(mod)
+    structs = read_structs(mod)
     pointer_bytes = 4 if re.search(r"^target datalayout = \"[^\"]*p:32", ir_text, re.M) else 8
     layout = DataLayout(pointer_bytes)
     # One printing of the whole module for the function headers and metadata: metadata
@@ -607,7 +631,10 @@ def _coop_aliases(functions, structs):
     return aliases
 
 
-def _read_structs(mod):
+def read_structs(mod):
+    """{name: Ty} of the named struct types of an llvmlite module. Per parse: LLVM renames
+    a struct type in its global context when the same IR is parsed twice (%struct.S becomes
+    %struct.S.0 in the second module), so each parse reads its own."""
     structs = {}
     # Only named structs ("%name = type {...}"); literal structs appear inline in types.
     pending = [(s.name, str(s)) for s in mod.struct_types if s.name and "=" in str(s)]

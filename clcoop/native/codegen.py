@@ -19,7 +19,7 @@ import re
 
 from clcoop import coop_names, coopmat_spec, float8
 from clcoop.ir import call_signatures
-from clcoop.ir.loader import parse_type_text
+from clcoop.ir.loader import name_values, parse_type_text, read_structs
 from clcoop.ir.demangle import demangle
 from clcoop.ir.scalars import scalar_dtype
 from clcoop.ir.source_map import read_debug_info
@@ -146,11 +146,8 @@ def generate(module, kernel_names, subgroup_size=None, fast_path=None):
     out.allocas = {f.name: {i.name for b in f.blocks for i in b.instructions if i.opcode == "alloca"}
                    for f in mod.functions if not f.is_declaration}
     out.inlined = [f.name for f in inlined]
-    pm = llvm.create_new_module_pass_manager()
-    pm.add_always_inliner_pass()
-    pm.add_instruction_namer_pass()
     from clcoop.native.jit import host_target_machine
-    pm.run(mod, llvm.create_pass_builder(host_target_machine(), llvm.create_pipeline_tuning_options()))
+    name_values(mod, host_target_machine(), inline=True)
     # Source lines of fault sites (-g): the !dbg of the instructions as compiled here
     # (inlined and renamed), so a native fault names the line the interpreter names.
     out.debug_info = read_debug_info(str(mod))
@@ -218,8 +215,7 @@ class _ModuleGen:
         self.functions = {f.name: f for f in mod.functions}
         # Named struct types of this parse (LLVM renames them in its global context when
         # the same IR is parsed twice: %struct.S becomes %struct.S.0).
-        from clcoop.ir.loader import _read_structs
-        self.structs = _read_structs(mod)
+        self.structs = read_structs(mod)
         self.emitted = {}          # function name -> text (or Unsupported)
         self.arena = {}            # function name -> {alloca name: (offset, size)}, size
         self.needed_decls = set()

@@ -26,7 +26,8 @@ from clcoop.ir.demangle import demangle
 from clcoop.native.context import CTX, FAULT_READ, FAULT_WRITE
 from clcoop.native.collectives import collective_of
 from clcoop.native.builtin_ir import _CONVERT_RE, _INTEGER_BUILTINS, _RELATIONAL, _TO_INT_RE, store_size, type_suffix
-from clcoop.native.text_rewrite import block_successors, clean_ir, quote
+from clcoop.ir import cfg
+from clcoop.native.text_rewrite import clean_ir, quote
 from clcoop.native.support import EXACT_MATH, WORKITEM_FUNCTIONS, Unsupported
 
 _BRANCH = re.compile(r'br i1 (.+?), label %("[^"]*"|[-\w.$]+), label %("[^"]*"|[-\w.$]+)')
@@ -58,10 +59,7 @@ def find_hammocks(blocks, varying_branch):
     regions.py)."""
     order = {b.name: i for i, b in enumerate(blocks)}
     by_name = {b.name: b for b in blocks}
-    preds = {b.name: set() for b in blocks}
-    for b in blocks:
-        for s in block_successors(b):
-            preds[s].add(b.name)
+    preds = {n: set(p) for n, p in cfg.predecessors(cfg.block_graph(blocks)).items()}
     out, others = {}, []
     for b in blocks:
         term = list(b.instructions)[-1]
@@ -80,7 +78,7 @@ def find_hammocks(blocks, varying_branch):
 
 
 def _only_branch_to(block, target):
-    return block_successors(block) == [target] and clean_ir(str(list(block.instructions)[-1])).startswith("br label")
+    return cfg.block_successors(block) == [target] and clean_ir(str(list(block.instructions)[-1])).startswith("br label")
 
 
 def _shape(B, cond, t, f, by_name, preds, order):
@@ -91,7 +89,7 @@ def _shape(B, cond, t, f, by_name, preds, order):
         return Hammock(B, cond, [(t, False)], f, t, B)
     if t != f and side_ok(f, t) and preds[t] == {B, f}:                 # if (!c) then
         return Hammock(B, cond, [(f, True)], t, B, f)
-    succ = block_successors(by_name[t]) if t in by_name else []
+    succ = cfg.block_successors(by_name[t]) if t in by_name else []
     if t != f and len(succ) == 1 and side_ok(t, succ[0]) and side_ok(f, succ[0]) and \
             preds[succ[0]] == {t, f}:                                    # if-then-else
         return Hammock(B, cond, [(t, False), (f, True)], succ[0], t, f)

@@ -25,11 +25,12 @@ its buffer, aligned to its element, and a store's buffer must be writable.
 import math
 import re
 
+from clcoop.ir import cfg
 from clcoop.ir.demangle import demangle
-from clcoop.ir.loader import parse_type_text
+from clcoop.ir.loader import parse_named, parse_type_text
 from clcoop.native.builtin_ir import elem_size, store_size
 from clcoop.ir.text import split_top_level
-from clcoop.native.text_rewrite import block_successors, clean_ir, value_id
+from clcoop.native.text_rewrite import clean_ir, value_id
 from clcoop.native.support import WORKITEM_FUNCTIONS
 
 
@@ -143,17 +144,16 @@ class KernelRanges:
         blocks = {b.name: b for b in fn.blocks}
         # Operands are references: their instructions (and blocks) by identity.
         self.defs = {value_id(ins): (ins, b.name) for b in fn.blocks for ins in b.instructions}
-        order = _topological(fn, blocks)
+        order = _topological(fn)
         for name in order:
             block = Block(name)
             self.blocks.append(block)
             for ins in blocks[name].instructions:
                 self.instructions += 1
                 self._instruction(block, ins)
-        index = {b.name: b for b in self.blocks}
+        preds = cfg.predecessors({b.name: _successors(b.term) for b in self.blocks})
         for b in self.blocks:
-            for succ in _successors(b.term):
-                index[succ].preds.append(b.name)
+            b.preds = preds[b.name]
 
     def _instruction(self, block, ins):
         op = ins.opcode
@@ -395,24 +395,13 @@ class KernelRanges:
         return True
 
 
-def _topological(fn, blocks):
+def _topological(fn):
     """Block names in topological order of the CFG reachable from the entry; Refused at
     a back edge (a loop)."""
-    entry = next(iter(fn.blocks)).name
-    succs = {name: block_successors(b) for name, b in blocks.items()}
-    order, state = [], {}
-
-    def visit(name):
-        state[name] = 1
-        for s in succs[name]:
-            if state.get(s) == 1:
-                raise Refused(f"a loop (the branch from %{name} back to %{s})")
-            if s not in state:
-                visit(s)
-        state[name] = 2
-        order.append(name)
-    visit(entry)
-    return order[::-1]
+    order, back = cfg.topological_order(cfg.block_graph(fn.blocks))
+    if back is not None:
+        raise Refused(f"a loop (the branch from %{back[0]} back to %{back[1]})")
+    return order
 
 
 def _successors(term):
@@ -970,19 +959,11 @@ class ModuleRanges:
         return kr
 
     def _analyse(self, name):
-        import llvmlite.binding as llvm
-        from clcoop.ir.loader import _read_structs
-        from clcoop.native.jit import ensure_llvm
+        from clcoop.native.jit import ensure_llvm, host_target_machine
         if self._mod is None:
             ensure_llvm()
-            self._mod = llvm.parse_assembly(self.module.ir)
-            self._structs = _read_structs(self._mod)
-            # Every value and block named, as codegen.generate names them.
-            pm = llvm.create_new_module_pass_manager()
-            pm.add_instruction_namer_pass()
-            from clcoop.native.jit import host_target_machine
-            pm.run(self._mod, llvm.create_pass_builder(host_target_machine(),
-                                                       llvm.create_pipeline_tuning_options()))
+            # Every value and block named by loader.name_values, as codegen.generate's are.
+            self._mod, self._structs = parse_named(self.module.ir, host_target_machine())
             self._defined = {f.name for f in self._mod.functions if not f.is_declaration}
         fn = self._mod.get_function(name)
         return KernelRanges(fn, self.module.kernels[name], self.module.layout, self._structs, self._defined)

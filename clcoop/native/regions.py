@@ -34,7 +34,8 @@ MAX_MASKED_LINES (compile time).
 import re
 
 from clcoop.native.context import FAULT_DIVZERO
-from clcoop.native.text_rewrite import block_successors, clean_ir, quote, ref
+from clcoop.ir import cfg
+from clcoop.native.text_rewrite import clean_ir, quote, ref
 from clcoop.native.masking import _BRANCH, _phi_incoming
 from clcoop.native.support import Unsupported
 
@@ -64,95 +65,32 @@ class Region:
 
 
 class _Cfg:
-    """The control-flow graph in reverse post-order (clang -O2 may lay a loop out after
-    the code that follows it; in reverse post-order an innermost loop's blocks are
-    together, after everything that leads to them)."""
+    """The control-flow graph in a loop-nested reverse post-order (cfg.loop_nested_order:
+    an innermost loop's blocks are together, after everything that leads to them), as
+    indices into it."""
 
     def __init__(self, blocks):
-        self.succ = {b.name: block_successors(b) for b in blocks}
-        self.names = _reverse_post_order([b.name for b in blocks], self.succ)
+        self.succ = cfg.block_graph(blocks)
+        self.names = cfg.loop_nested_order(self.succ)
         self.order = {n: i for i, n in enumerate(self.names)}
-        self.preds = {n: set() for n in self.names}
-        for n in self.names:
-            for t in self.succ[n]:
-                self.preds[t].add(n)
+        self.preds = {n: set(p) for n, p in cfg.predecessors(self.succ).items()}
         # Back edges (source index, header index): a branch to a block not after it.
-        self.back = [(i, self.order[t]) for i, n in enumerate(self.names) for t in self.succ[n]
-                     if self.order[t] <= i]
+        self.back = [(self.order[n], self.order[t]) for n, t in cfg.back_edges(self.names, self.succ)]
 
     def scan(self, s):
         """The join of the region entered by block s's terminator, or None."""
-        hi, k = s, s
-        while True:
-            for t in self.succ[self.names[k]]:
-                ti = self.order[t]
-                if ti <= k:
-                    if ti <= s:
-                        return None        # leaves the region backwards (an outer loop)
-                    continue
-                hi = max([hi, ti] + [src + 1 for src, h in self.back if h == ti])
-            k += 1
-            if k >= hi:
-                break
-        return hi if s < hi < len(self.names) else None
-
-
-def _reverse_post_order(names, succ):
-    """Blocks in a reverse post-order where each natural loop's blocks are together,
-    header first: a depth-first search that, on reaching a loop's header, explores the
-    loop's exit targets first (they finish first, so they come after the loop)."""
-    children = {n: list(succ[n]) for n in names}
-    for header, body in _natural_loops(names, succ).items():
-        exits = [t for b in body for t in succ[b] if t not in body]
-        children[header] = list(dict.fromkeys(exits + children[header]))
-    return _dfs_reverse_post_order(names, children)
-
-
-def _dfs_reverse_post_order(names, children):
-    seen, post = {names[0]}, []
-    stack = [(names[0], iter(children[names[0]]))]
-    while stack:
-        name, it = stack[-1]
-        nxt = next((t for t in it if t not in seen), None)
-        if nxt is None:
-            post.append(name)
-            stack.pop()
-        else:
-            seen.add(nxt)
-            stack.append((nxt, iter(children[nxt])))
-    return post[::-1] + [n for n in names if n not in seen]
-
-
-def _natural_loops(names, succ):
-    """{header: set of the loop's blocks} of the back edges of a plain depth-first
-    search (the retreating edges; back edges in a reducible graph)."""
-    order = {n: i for i, n in enumerate(_dfs_reverse_post_order(names, succ))}
-    preds = {n: set() for n in names}
-    for n in names:
-        for t in succ[n]:
-            preds[t].add(n)
-    loops = {}
-    for n in names:
-        for h in succ[n]:
-            if order[h] <= order[n]:
-                body, work = loops.setdefault(h, {h}), [n]
-                while work:
-                    b = work.pop()
-                    if b not in body:
-                        body.add(b)
-                        work.extend(preds[b])
-    return loops
+        return cfg.region_join(self.names, self.succ, self.back, s)
 
 
 def find_regions(blocks, branch_blocks):
     """The regions holding the varying branches of branch_blocks (block names), nested ones
     merged into the outermost; Unsupported when one is not in a region."""
-    cfg = _Cfg(blocks)
+    graph = _Cfg(blocks)
     by_name = {b.name: b for b in blocks}
-    blocks = [by_name[n] for n in cfg.names]
+    blocks = [by_name[n] for n in graph.names]
     spans = []
     for b in branch_blocks:
-        spans.append(_span(cfg, blocks, cfg.order[b]))
+        spans.append(_span(graph, graph.order[b]))
     spans = sorted(set(spans), key=lambda sj: (sj[0], -sj[1]))
     out = []
     for s, j in spans:
@@ -161,39 +99,33 @@ def find_regions(blocks, branch_blocks):
                 continue               # nested in the previous region
             raise Unsupported(_OUTSIDE)
         out.append((s, j))
-    return [_region(cfg, blocks, s, j) for s, j in out]
+    return [_region(graph, blocks, s, j) for s, j in out]
 
 
-def _span(cfg, blocks, i):
+def _span(graph, i):
     """(start, join) of the smallest region holding the varying branch of block i: from
     i itself (an if), else from before the innermost loop holding i (or before i),
     widened backwards until every edge into the region comes through its start (a
     uniform guard of the loop joins the region)."""
-    j = cfg.scan(i)
-    if j is not None and _entered_once(cfg, blocks, i, j):
+    j = graph.scan(i)
+    if j is not None and cfg.entered_only_from(graph.names, graph.preds, i, j):
         return i, j
-    loops = [(h, src) for src, h in cfg.back if h <= i <= src]
+    loops = [(h, src) for src, h in graph.back if h <= i <= src]
     for s in range((max(loops)[0] if loops else i) - 1, -1, -1):
-        j = cfg.scan(s)
-        if j is not None and j > i and _entered_once(cfg, blocks, s, j):
+        j = graph.scan(s)
+        if j is not None and j > i and cfg.entered_only_from(graph.names, graph.preds, s, j):
             return s, j
     raise Unsupported(_OUTSIDE)
 
 
-def _entered_once(cfg, blocks, s, j):
-    """Whether the blocks (s, j] are entered only from [s, j)."""
-    inside = set(cfg.names[s:j])
-    return all(cfg.preds[cfg.names[k]] <= inside for k in range(s + 1, j + 1))
-
-
-def _region(cfg, blocks, s, j):
-    names = cfg.names
+def _region(graph, blocks, s, j):
+    names = graph.names
     for k in range(s, j):
         term = list(blocks[k].instructions)[-1]
         if term.opcode != "br":
             raise Unsupported(f"a {term.opcode} inside a region of lane-varying branches")
     loops = {}
-    back = sorted((h, src) for src, h in cfg.back if s < h <= src < j)
+    back = sorted((h, src) for src, h in graph.back if s < h <= src < j)
     spans = []
     for h, src in back:
         if names[h] in loops:
@@ -202,7 +134,7 @@ def _region(cfg, blocks, s, j):
             raise Unsupported("loops overlapping under a lane-varying branch")
         spans.append((h, src))
         body = set(names[h:src + 1])
-        if any(not cfg.preds[n] <= body for n in names[h + 1:src + 1]):
+        if any(not graph.preds[n] <= body for n in names[h + 1:src + 1]):
             raise Unsupported("a loop entered other than at its header under a lane-varying branch")
         loops[names[h]] = Loop(names[h], names[src], names[h:src + 1])
     region = Region(names[s], names[j], names[s + 1:j], loops)
@@ -265,10 +197,7 @@ class RegionMixin:
 
     def _preds(self, name):
         if self.cfg_preds is None:
-            self.cfg_preds = {b.name: set() for b in self.blocks}
-            for b in self.blocks:
-                for t in block_successors(b):
-                    self.cfg_preds[t].add(b.name)
+            self.cfg_preds = {n: set(p) for n, p in cfg.predecessors(cfg.block_graph(self.blocks)).items()}
         return self.cfg_preds[name]
 
     def _check_regions(self):
@@ -504,7 +433,7 @@ class RegionMixin:
         self.cur_label = cont
 
     def _succ(self, name):
-        return block_successors(self.by_name[name])
+        return cfg.block_successors(self.by_name[name])
 
     def _masked_division(self, ins, ops):
         """A division under a mask: a masked-off lane divides by 1 (no fault), an active

@@ -621,14 +621,10 @@ def launch_block(lp, scratch_bytes, arena_bytes):
     """The launch's block (pool.py): its counters, scratch and arenas to reset, and the
     argument block, template, arena and fault record of each of its threads."""
     states = thread_states(lp, len(lp.arenas))
-    words = [0] * pool.LAUNCH_WORDS
-    words[pool.B_TOTAL], words[pool.B_NEXT_GROUP] = lp.total, lp.next_group.ctypes.data
-    words[pool.B_ABORT], words[pool.B_SCRATCH] = lp.abort.ctypes.data, lp.scratch.ctypes.data
-    words[pool.B_SCRATCH_BYTES], words[pool.B_ARENA_BYTES] = scratch_bytes, arena_bytes
-    words[pool.B_CHUNK_SLOT], words[pool.B_SLOTS] = CTX["group_chunk"], len(lp.arenas)
-    for k, state in enumerate(states):
-        words += [state.args_address, state.tmpl_address, lp.arenas[k].ctypes.data, lp.fouts[k].ctypes.data]
-    return np.array(words, np.int64)
+    calls = [(state.args_address, state.tmpl_address, lp.arenas[k].ctypes.data, lp.fouts[k].ctypes.data)
+             for k, state in enumerate(states)]
+    return pool.launch_block(lp.total, lp.next_group.ctypes.data, lp.abort.ctypes.data, lp.scratch.ctypes.data,
+                             scratch_bytes, arena_bytes, CTX["group_chunk"], calls)
 
 
 def _fmt(t, nd):

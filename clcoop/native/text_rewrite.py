@@ -5,7 +5,6 @@ from clcoop.ir.text import split_top_level
 from clcoop.native.support import Unsupported
 
 _META_RE = re.compile(r",\s*!(?!\{)[\w.]+\s+!\d+")
-_LABELS = re.compile(r'label %("[^"]*"|[-\w.$]+)')
 _ATTR_GROUP_RE = re.compile(r"\s#\d+")
 
 
@@ -101,7 +100,3 @@ def replace_last(text, needle, new, sep_only=False):
         raise Unsupported(f"cannot rewrite the operand {needle} of: {text}")
     return text[:idx] + new + text[idx + len(needle):]
 
-
-def block_successors(block):
-    """Names of the blocks a block's terminator may branch to (br, switch)."""
-    return [m.strip('"') for m in _LABELS.findall(clean_ir(str(list(block.instructions)[-1])))]

@@ -6,8 +6,8 @@ lines are shell commands, ```python blocks are run with the venv's Python. A com
 by a ```text block is documented with its output (a fault report): it must print exactly that
 and exit 1 (issue 26: the README showed a line number and source text the code no longer
 gave). The test fails if the header is not package data (issue: `internal compiler error:
-FileNotFoundError: .../site-packages/include/clcoop/opencl-c-coop.h`), or if the README's
-example breaks.
+FileNotFoundError: .../site-packages/include/clcoop/opencl-c-coop.h`), if the native engine's
+.ll files are not (clcoop/native/ll/), or if the README's example breaks.
 """
 import os
 import re
@@ -129,6 +129,9 @@ def test_wheel_in_fresh_venv_runs_readme_example(tmp_path):
     shutil.copytree(ROOT / "examples", work / "examples")
     where = _run([str(python), "-c", "import clcoop; print(clcoop.__file__)"], work, env, "import")
     assert str(venv) in where.stdout, where.stdout
+    # The native engine's fixed IR is package data: the worker pool's module loads from the wheel.
+    _run([str(python), "-c", "from clcoop.native import pool; assert 'clcoop_launch' in pool.pool_ir('x86_64')"],
+         work, env, "the native engine's .ll files")
 
     for kind, text, output in documented_steps((ROOT / "README.md").read_text()):
         if output is not None:          # a documented fault: exactly the README's text
