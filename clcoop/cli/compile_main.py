@@ -57,7 +57,8 @@ OPTIONS:
   --help, -h             Print this help.
 
 ENVIRONMENT:
-  CLCOOP_CACHE_DIR       Where the preprocessed default header is cached
+  CLCOOP_CACHE_DIR       Where the preprocessed default header and the compiler's compiled
+                         regular expressions are cached, to start faster
                          (default: $XDG_CACHE_HOME/clcoop or ~/.cache/clcoop).
   CLCOOP_NO_CACHE=1      Do not read or write that cache.
 """
@@ -274,6 +275,9 @@ def report_internal_error(exc, filename, verbose):
 
 
 def main(argv=None):
+    if argv is None:            # the command itself: its regular expressions come from the cache
+        from clcoop.frontend import disk_cache
+        disk_cache.install(disk_cache.cache_dir())
     try:
         status = run(sys.argv[1:] if argv is None else argv)
     except ModuleNotFoundError as exc:       # before run() could catch it (the options' imports)
@@ -283,6 +287,7 @@ def main(argv=None):
         status = EXIT_ERROR
     sys.stderr.flush()
     if argv is None:            # the command itself (not a caller in the same process)
+        disk_cache.save()
         exit_without_teardown(status)
     return status
 

@@ -9,6 +9,7 @@ A stage that reported errors ends the run: later stages would only repeat them
 Heavy modules (check, lower and llvmlite behind them) are imported when first needed,
 so `clcoop --help` and a syntax error stay fast.
 """
+import gc
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -113,6 +114,24 @@ def _deep_recursion():
         sys.setrecursionlimit(previous)
 
 
+@contextmanager
+def _no_cycle_collection():
+    """Python's cyclic garbage collector paused while a source compiles: the stages allocate
+    millions of objects that all live until the end (tokens, AST, typed AST, IR), and every
+    collection walks them again for nothing. Paused, a 50,000-line macro-heavy file (pocl's
+    test_bitselect.cl) takes 30% less CPU and 7% more memory, a small kernel 4% fewer
+    instructions (docs/performance.md). Reference counting still frees everything acyclic;
+    the few cycles left behind are collected once the compile is over."""
+    paused = gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        yield
+    finally:
+        if paused:
+            gc.enable()
+
+
 def _too_deep(exc, diag, filename):
     """A RecursionError in check or lower: the source nests too deeply. A located error."""
     where = internal_error_location(exc)
@@ -150,8 +169,9 @@ def preprocess_source(source, options=None):
     options = options or CompileOptions()
     validate_options(options)
     diag = DiagnosticEngine(warning_policy=options.warning_policy, error_limit=error_limit(options))
-    text = preprocess(source, options.filename, list(options.include_dirs),
-                      predefined_macros(options), diag)
+    with _no_cycle_collection():
+        text = preprocess(source, options.filename, list(options.include_dirs),
+                          predefined_macros(options), diag)
     _fail_if_errors(diag)
     return CompileResult(ir=text, diagnostics=list(diag.diagnostics),
                          rendered=diag.render_all() if diag.diagnostics else "")
@@ -162,7 +182,7 @@ def check_source(source, options=None):
     options = options or CompileOptions()
     validate_options(options)
     diag = DiagnosticEngine(warning_policy=options.warning_policy, error_limit=error_limit(options))
-    with _deep_recursion():
+    with _deep_recursion(), _no_cycle_collection():
         ast = front_end(source, options, diag)
         from clcoop.frontend import check
         try:
@@ -179,7 +199,7 @@ def compile_source(source, options=None):
     options = options or CompileOptions()
     validate_options(options)
     diag = DiagnosticEngine(warning_policy=options.warning_policy, error_limit=error_limit(options))
-    with _deep_recursion():
+    with _deep_recursion(), _no_cycle_collection():
         ast = front_end(source, options, diag)
         from clcoop.frontend import check, lower   # heavy: llvmlite comes with lower
         target = Target(options.triple)

@@ -33,6 +33,7 @@ import re
 from pathlib import Path
 
 from clcoop.diagnostics import SourceLocation
+from clcoop.frontend.disk_cache import cache_dir as _cache_dir
 
 DEFAULT_HEADER_NAME = "clcoop/opencl-c-coop.h"
 # Deeper than this and a self-including header is reported instead of recursing forever.
@@ -589,18 +590,6 @@ def _run_default_header(pp, header_path, defines, definitions, writer, state):
 # mtime and size, header path and text, defines) and is used only when the key matches
 # exactly; a missing, unreadable, corrupt or read-only cache is silently a miss.
 _DISK_CACHE_FORMAT = 2
-
-
-def _cache_dir():
-    if os.environ.get("CLCOOP_NO_CACHE"):
-        return None
-    explicit = os.environ.get("CLCOOP_CACHE_DIR")
-    if explicit:
-        return explicit
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    if not os.path.isabs(base):
-        return None      # no home directory: never create "~/.cache" under the working directory
-    return os.path.join(base, "clcoop")
 
 
 def _disk_key(key):

@@ -6,6 +6,7 @@ classes (built by clcoop.frontend.types.record instead of @dataclass) keep datac
 behaviour.
 """
 import dataclasses
+import json
 import os
 import subprocess
 import sys
@@ -297,3 +298,135 @@ def test_a_record_compiles_its_init_on_first_construction():
     assert Fresh.__init__ is not stub and Fresh(1, "x") == value and Fresh(first_field_of_a_new_shape=1) == value
     with pytest.raises(TypeError):
         Fresh()
+
+
+# ---------------------------------------------------------------- compiled regular expressions
+from clcoop.frontend import disk_cache                     # noqa: E402
+
+PATTERNS = [(r"(?P<number>0[xX][0-9a-fA-F]+|[0-9]+)(?P<suffix>[uUlL]*)", 0),
+            (r"^\s*#\s*(define|undef)\s+(\w+)", 8),                      # re.MULTILINE
+            (r"[a-z_][a-z0-9_]*", 2),                                    # re.IGNORECASE
+            (r"(a)|(b)(?=c)|(?<!d)e{2,5}?", 0)]
+SAMPLES = ["0x1fU", "12l", "  #define X 1\n#undef Y", "Foo_9", "bc", "eeeee", "a"]
+
+
+def _from_text(pattern, flags):
+    return disk_cache._state["original"](pattern, flags)
+
+
+def _compile_all():
+    import re._compiler
+    return [re._compiler.compile(pattern, flags) for pattern, flags in PATTERNS]
+
+
+@pytest.fixture
+def regex_cache(tmp_path):
+    yield tmp_path
+    disk_cache.uninstall()
+
+
+def test_a_cached_regular_expression_equals_the_one_compiled_from_its_text(regex_cache, monkeypatch):
+    assert disk_cache.install(str(regex_cache))
+    first = _compile_all()
+    disk_cache.save()
+    disk_cache.uninstall()
+    assert len(list(regex_cache.glob("regex-*.json"))) == 1
+    assert disk_cache.install(str(regex_cache))
+    import re._parser
+    parsed = []
+    original_parse = re._parser.parse
+    monkeypatch.setattr(re._parser, "parse", lambda *a, **k: parsed.append(a[0]) or original_parse(*a, **k))
+    second = _compile_all()
+    assert parsed == []                                        # every one came from the file
+    for (pattern, flags), a, b in zip(PATTERNS, first, second):
+        assert b == _from_text(pattern, flags) == a            # Pattern ==: same flags and SRE code
+        assert b.groupindex == a.groupindex and b.groups == a.groups
+        for text in SAMPLES:
+            ma, mb = a.search(text), b.search(text)
+            assert (ma and (ma.span(), ma.groups())) == (mb and (mb.span(), mb.groups()))
+
+
+def test_a_foreign_or_corrupt_regex_cache_is_only_a_miss(regex_cache):
+    assert disk_cache.install(str(regex_cache))
+    _compile_all()
+    disk_cache.save()
+    disk_cache.uninstall()
+    (file,) = regex_cache.glob("regex-*.json")
+    data = json.loads(file.read_text())
+    data["key"][1] = "another Python"
+    file.write_text(json.dumps(data))
+    assert disk_cache.install(str(regex_cache))
+    assert disk_cache._state["known"] == {}
+    assert [p.pattern for p in _compile_all()] == [p for p, _ in PATTERNS]
+    disk_cache.uninstall()
+    data["key"] = disk_cache._key()
+    first_key = next(iter(data["patterns"]))
+    data["patterns"][first_key][1] = [1, 2, 3]                 # SRE code _sre.compile refuses
+    file.write_text(json.dumps(data))
+    assert disk_cache.install(str(regex_cache))
+    compiled = _compile_all()
+    assert compiled[0] == _from_text(*PATTERNS[0]) and compiled[0].search("0x1fU")
+    disk_cache.uninstall()
+    file.write_text('{"key": [1, ')                              # truncated
+    assert disk_cache.install(str(regex_cache)) and disk_cache._state["known"] == {}
+
+
+def test_the_second_clcoop_run_compiles_the_lexers_patterns_from_the_cache(tmp_path):
+    """pycparser's master token pattern (~11 ms to compile from its text, issue 26) is read
+    from CLCOOP_CACHE_DIR by every run after the first."""
+    src = tmp_path / "k.cl"
+    src.write_text(KERNEL)
+    code = ("import atexit, sys, re._parser\n"
+            "original = re._parser.parse\n"
+            "seen = []\n"
+            "def parse(text, *args, **kwargs):\n"
+            "    seen.append(str(text))\n"
+            "    return original(text, *args, **kwargs)\n"
+            "re._parser.parse = parse\n"
+            "atexit.register(lambda: print('lexer patterns parsed:',"
+            " sum('UNSUPPORTED_C_STYLE_COMMENT' in s for s in seen)))\n"
+            "from clcoop.cli.compile_main import main\n"
+            f"sys.argv = ['clcoop', {str(src)!r}, '-o', {str(tmp_path / 'k.ll')!r}]\n"
+            "main()\n")
+    env = dict(os.environ, CLCOOP_CACHE_DIR=str(tmp_path / "cache"))
+    env.pop("CLCOOP_NO_CACHE", None)
+    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                           timeout=120) for _ in range(2)]
+    assert [r.returncode for r in runs] == [0, 0], runs[1].stderr
+    assert runs[0].stdout.strip() == "lexer patterns parsed: 1"
+    assert runs[1].stdout.strip() == "lexer patterns parsed: 0"
+    assert list((tmp_path / "cache").glob("regex-*.json"))
+
+
+# ---------------------------------------------------------------- cyclic garbage collection
+def test_no_cycle_collection_runs_while_a_source_compiles():
+    """The compile's objects all live to its end: the collector is paused meanwhile (a third
+    of a macro-heavy file's CPU time) and resumed afterwards."""
+    import gc
+    collections = []
+
+    from clcoop.frontend import check, lower, parse
+    stage_files = {check.__file__, lower.__file__, parse.__file__, P.__file__}
+
+    def inside_a_compile():
+        frame = sys._getframe()
+        while frame is not None:
+            if frame.f_code.co_filename in stage_files:
+                return True
+            frame = frame.f_back
+        return False
+
+    def count(phase, info):
+        if phase == "start" and inside_a_compile():
+            collections.append(info["generation"])
+    source = "".join(f"float f{i}(float x) {{ return x * {i}.0f + {i}; }}\n" for i in range(200))
+    gc.callbacks.append(count)
+    try:
+        for stages in (driver.compile_source, driver.check_source, driver.preprocess_source):
+            assert gc.isenabled()
+            gc.collect()          # none pending from before
+            stages(source, driver.CompileOptions(filename="many.cl"))
+    finally:
+        gc.callbacks.remove(count)
+    assert collections == []
+    assert gc.isenabled()
