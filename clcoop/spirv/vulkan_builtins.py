@@ -93,6 +93,7 @@ _LEGACY_ATOMIC = re.compile(r"atomi?c?_(?P<op>add|sub|xchg|inc|dec|cmpxchg|min|m
 _C11_ATOMIC = re.compile(r"atomic_(?:fetch_)?(?P<op>add|sub|min|max|and|or|xor|load|store|exchange)(?:_explicit)?")
 # OpenCL names -> placeholder operation names (clcoop.spirv.vulkan_module.ATOMIC_OPCODES).
 _ATOMIC_OPS = {"xchg": "exchange"}
+_DIVISIONS = ("native_divide", "native_recip", "half_divide", "half_recip")
 _COMPARE_EXCHANGE = re.compile(r"atomic_compare_exchange_(?:strong|weak)(?:_explicit)?")
 _WORK_GROUP_ARITHMETIC = re.compile(r"work_group_(reduce|scan_inclusive|scan_exclusive)_(add|min|max)")
 # (operation, s/u/f) -> the IR that combines two values (a format for intrinsics' type suffix).
@@ -282,8 +283,13 @@ class Builtins:
                           f"  store {element} %e{k}, {params[2]} %p{k}"]
             self._define(helper, "void", [f"{vector} %v", f"{params[1]} %i", f"{params[2]} %p"], lines + ["  ret void"])
             return helper
-        if base in vulkan_math.EXACT_FUNCTIONS and vulkan_math.supports(base, _scalar_of(ret)):
-            return self._exact_math(base, helper, ret)
+        # half_* (OpenCL C 7.4: 8192 ulp) take the sequences too: GLSL's bounds do not meet that
+        # for half_sin/cos/tan outside [-pi, pi] or half_log* near 1 (docs/vulkan.md "Math")
+        plain = base[len("half_"):] if base.startswith("half_") else base
+        if plain in vulkan_math.EXACT_FUNCTIONS and vulkan_math.supports(plain, _scalar_of(ret)):
+            return self._exact_math(plain, helper, ret)
+        if base in _DIVISIONS and _scalar_of(ret) in ("half", "float"):
+            return self._division(base, helper, ret)
         if base == "sqrt" and len(params) == 1 and _scalar_of(ret) in ("half", "float"):
             return self._exact_sqrt(helper, ret)
         if base == "fma" and len(params) == 3 and _scalar_of(ret) in ("half", "float"):
@@ -334,6 +340,23 @@ class Builtins:
         looser) and fmod (exact; no GLSL instruction): clcoop.spirv.vulkan_math."""
         text, declarations = vulkan_math.definition(kind, helper, ret)
         self.definitions += declarations + [text]
+        return helper
+
+    def _division(self, base, helper, ret):
+        """native_divide/native_recip: OpFDiv (their precision is the implementation's);
+        half_divide/half_recip: vulkan_math's division (OpFDiv is unbounded outside
+        [2^-126, 2^126])."""
+        exact = base.startswith("half_")
+        divide = f"{helper}.divide"
+        if exact:
+            self._exact_math(vulkan_math.DIVISION, divide, ret)
+        else:
+            self._define(divide, ret, [f"{ret} %x", f"{ret} %y"], [f"  %r = fdiv {ret} %x, %y", f"  ret {ret} %r"])
+        if base.endswith("divide"):
+            return divide
+        one = _splat(ret, _float_literal(_scalar_of(ret), 1.0))
+        self._define(helper, ret, [f"{ret} %x"], [f"  %r = call spir_func {ret} @{divide}({ret} {one}, {ret} %x)",
+                                                  f"  ret {ret} %r"])
         return helper
 
     def divisions(self, text):

@@ -302,3 +302,28 @@ def test_more_sequences_on_a_vulkan_device(vulkan_device, opt_level):
         for row, exact in zip((5, 6, 7), expected):
             errors = ulp_errors(out[row * n:(row + 1) * n], exact)
             assert errors.max() <= BOUNDS["pow"], (row, x[errors.argmax()], y[errors.argmax()], errors.max())
+
+
+@pytest.mark.parametrize("opt_level", [0, 2], ids=["O0", "O2"])
+def test_half_and_native_functions_on_a_vulkan_device(vulkan_device, opt_level):
+    """half_sin over [-2^16, 2^16] and half_log near 1 (where GLSL's bounds miss half_'s 8192
+    ulp) and half_divide/half_recip by divisors beyond 2^126 are the sequences (within their
+    OpenCL C full-precision bounds here); native_divide/native_recip are one OpFDiv (2.5 ulp in
+    Vulkan's range: lavapipe divides exactly)."""
+    from clcoop.vulkan.program import VulkanProgram
+    program = VulkanProgram(compile_vulkan("test/unit/kernels/vulkan_exact_math.cl", opt_level))
+    n = 2048
+    x = np.concatenate([RNG.uniform(-2.0 ** 16, 2.0 ** 16, n // 2), RNG.uniform(0.999, 1.001, n // 2)]).astype(np.float32)
+    y = np.concatenate([RNG.uniform(1, 2, n // 2) * 2.0 ** 127, RNG.uniform(-20, 20, n // 2)]).astype(np.float32)
+    out = np.zeros(6 * n, np.float32)
+    program.kernel("half_and_native")((n,), (64,), x, y, out)
+    wide, divisor = x.astype(np.float64), y.astype(np.float64)
+    with np.errstate(all="ignore"):
+        rows = [(np.sin(wide), 4), (np.log(np.abs(wide)), 3), (wide / divisor, 2.5), (1.0 / divisor, 2.5)]
+        for row, (exact, bound) in enumerate(rows):
+            errors = ulp_errors(out[row * n:(row + 1) * n], exact)
+            assert errors.max() <= bound, (row, x[errors.argmax()], y[errors.argmax()], errors.max())
+        inside = np.abs(y) <= 2.0 ** 126
+        for row, exact in ((4, wide / divisor), (5, 1.0 / divisor)):
+            errors = ulp_errors(out[row * n:(row + 1) * n], exact)
+            assert errors[inside].max() <= 2.5

@@ -36,3 +36,17 @@ __kernel void more_math(__global const float *x, __global const float *y, __glob
     out[6 * n + i] = powr(fabs(v), w);
     out[7 * n + i] = pow(-fabs(v), trunc(w));
 }
+
+// half_* take the sequences (OpenCL C's 8192 ulp, which GLSL's bounds do not meet for
+// half_sin outside [-pi, pi] or half_log near 1); native_divide/native_recip are OpFDiv.
+__kernel void half_and_native(__global const float *x, __global const float *y, __global float *out)
+{
+    size_t i = get_global_id(0), n = get_global_size(0);
+    float v = x[i], w = y[i];
+    out[0 * n + i] = half_sin(v);
+    out[1 * n + i] = half_log(fabs(v));
+    out[2 * n + i] = half_divide(v, w);
+    out[3 * n + i] = half_recip(w);
+    out[4 * n + i] = native_divide(v, w);
+    out[5 * n + i] = native_recip(w);
+}
