@@ -365,16 +365,16 @@ def perf_modules():
     wg = [PerfKernel(f"perf_wg_{m}x{n}x{k}_{w}", "examples/vulkan/gemm_wg_f16.cl", "gemm_wg_f16",
                      (f"-DTILE_M={m}", f"-DTILE_N={n}", f"-DTILE_K={k}", f"-DWG_SIZE={w}"), (m, n), w)
           for m, n, k, w in ((128, 128, 32, 256), (128, 256, 32, 256), (256, 128, 32, 256), (64, 128, 32, 128),
-                             (256, 128, 64, 256))]
+                             (256, 128, 64, 256), (128, 256, 64, 256), (256, 256, 32, 256))]
     wg.append(PerfKernel("perf_wg_256x128x32_256_unclamped", "examples/vulkan/gemm_wg_f16.cl", "gemm_wg_f16",
                          ("-DTILE_M=256", "-DTILE_N=128", "-DTILE_K=32", "-DWG_SIZE=256",
                           "-DCLAMP=CLK_COOPERATIVE_MATRIX_CLAMP_MODE_UNDEFINED"), (256, 128), 256))
     wg += [PerfKernel(f"perf_wg_{m}x{n}x32_256_b_column_major", "examples/vulkan/gemm_wg_f16.cl", "gemm_wg_f16",
                       (f"-DTILE_M={m}", f"-DTILE_N={n}", "-DTILE_K=32", "-DWG_SIZE=256", "-DB_COLUMN_MAJOR"), (m, n), 256,
                       b_column_major=True) for m, n in ((256, 128), (128, 256))]
-    wg += [PerfKernel(f"perf_wg_{m}x{n}x32_256_pipelined", "examples/vulkan/gemm_wg_f16.cl", "gemm_wg_f16",
-                      (f"-DTILE_M={m}", f"-DTILE_N={n}", "-DTILE_K=32", "-DWG_SIZE=256", "-DPIPELINE"), (m, n), 256)
-           for m, n in ((256, 128), (128, 256))]
+    wg += [PerfKernel(f"perf_wg_{m}x{n}x32_{w}_pipelined", "examples/vulkan/gemm_wg_f16.cl", "gemm_wg_f16",
+                      (f"-DTILE_M={m}", f"-DTILE_N={n}", "-DTILE_K=32", f"-DWG_SIZE={w}", "-DPIPELINE"), (m, n), w)
+           for m, n, w in ((256, 128, 256), (128, 256, 256), (128, 128, 128))]
     wg += [PerfKernel(f"perf_wg_local_{m}x{n}", "examples/vulkan/gemm_wg_local.cl", "gemm_wg_local",
                       (f"-DTILE_M={m}", f"-DTILE_N={n}"), (m, n), 256)
            for m, n in ((128, 256), (256, 128), (128, 128))]
