@@ -8,6 +8,7 @@ after llc, so that scopes, memory semantics and GLSL.std.450 instructions are ex
 would use OpenCL.std and SequentiallyConsistent, which Vulkan rejects).
 """
 import re
+import struct
 
 from clcoop import coop_names, float8
 from clcoop.coopmat_spec import Use
@@ -118,7 +119,6 @@ _FDIV = re.compile(r"^(?P<lead>\s*%[-\w.$\"]+ = )fdiv (?P<flags>(?:(?:nnan|ninf|
 def _divisor_in_range(operand):
     """Whether a divisor is a scalar constant with |y| in [2^-126, 2^126] (Vulkan's OpFDiv
     bound holds there)."""
-    import struct
     text = operand.strip()
     try:
         if text.startswith("0xH"):
@@ -1012,7 +1012,6 @@ def _splat(type_text, scalar_literal):
 
 
 def _float_literal(scalar, value):
-    import struct
     if scalar == "half":
         return "0xH" + struct.pack(">e", value).hex().upper()
     return "0x" + struct.pack(">d", value).hex().upper()

@@ -39,9 +39,6 @@ EXACT_FUNCTIONS = ("exp", "exp2", "exp10", "log", "log2", "log10", "sin", "cos",
 BINARY = ("fmod", "pow", "powr", "fdiv")
 DIVISION = "fdiv"
 
-_FLOAT_TYPES = {"half": (16, "i16"), "float": (32, "i32"), "double": (64, "i64")}
-
-
 def literal(type_text, value):
     """An IR literal of a floating type (LLVM writes half and float constants as the hex
     double of a value the type holds exactly)."""
