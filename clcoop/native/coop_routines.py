@@ -33,6 +33,10 @@ RENDEZVOUS = (LOAD, STORE, MUL_ADD, REDUCE, CONVERT_USE, TRANSPOSE, *CONVERSIONS
 FLOAT8_OPERATIONS = (LOAD, STORE, MUL_ADD, SPLAT, LENGTH)
 # Sub-codes of FAULT_COOP (in the fault's address word; runtime.py words them).
 NON_UNIFORM, PARTIAL_SUBGROUP, NEGATIVE_LOAD_STRIDE, STORE_STRIDE, COORD_INDEX = 1, 2, 3, 4, 5
+# A load's or store's operand that differs across the sub-group, by its context slot (the
+# fault's size word holds the differing value, its region word the first work-item's).
+NON_UNIFORM_POINTER, NON_UNIFORM_LAYOUT, NON_UNIFORM_STRIDE = 6, 7, 8
+NON_UNIFORM_OPERAND = {"coop0": NON_UNIFORM_POINTER, "coop1": NON_UNIFORM_LAYOUT, "coop2": NON_UNIFORM_STRIDE}
 ELEMENT_BYTES = {"i8": 1, "i16": 2, "i32": 4, "i64": 8, "half": 2, "float": 4, "double": 8}
 
 
@@ -780,26 +784,31 @@ def _head(fname, site, checks):
              "uni:"]
     for name in checks:
         lines += _slot("u", "%base", name, f"%u0.{name}")
-    lines += ["  br label %uloop",
-              "uloop:",
-              "  %uj = phi i64 [ 1, %uni ], [ %uj.next, %unext ]",
-              "  %umore = icmp ult i64 %uj, %count",
-              "  br i1 %umore, label %ubody, label %udone",
-              "ubody:",
-              *_ctx_lines("%uc", "%uj"),
-              "  %usame0 = add i1 true, false"]
+    lines.append("  br label %uloop.0")
+    # One operand after the other over the sub-group, as the interpreter checks them
+    # (coop_calls.Subgroups.uniform): the fault names the operand, the first work-item's
+    # value and the first work-item whose value differs.
     for i, name in enumerate(checks):
-        lines += _slot("u", "%uc", name, f"%uj.{name}")
-        lines += [f"  %ueq{i} = icmp eq i64 %uj.{name}, %u0.{name}",
-                  f"  %usame{i + 1} = and i1 %usame{i}, %ueq{i}"]
-    lines += [f"  br i1 %usame{len(checks)}, label %unext, label %nonuniform",
-              "unext:",
-              "  %uj.next = add i64 %uj, 1",
-              "  br label %uloop",
-              "nonuniform:",
-              f"  call void @__clcoop_fault(ptr %uc, i32 {site}, i32 {FAULT_COOP}, i64 {NON_UNIFORM}, i64 0)",
-              "  ret i1 true",
-              "udone:"]
+        u = f"u{i}"
+        lines += [f"uloop.{i}:",
+                  f"  %{u}j = phi i64 [ 1, %{'uni' if i == 0 else f'uloop.{i - 1}.end'} ], [ %{u}j.next, %{u}next ]",
+                  f"  %{u}more = icmp ult i64 %{u}j, %count",
+                  f"  br i1 %{u}more, label %{u}body, label %uloop.{i}.end",
+                  f"{u}body:",
+                  *_ctx_lines(f"%{u}c", f"%{u}j"),
+                  *_slot("u", f"%{u}c", name, f"%{u}j.{name}"),
+                  f"  %{u}eq = icmp eq i64 %{u}j.{name}, %u0.{name}",
+                  f"  br i1 %{u}eq, label %{u}next, label %{u}differs",
+                  f"{u}next:",
+                  f"  %{u}j.next = add i64 %{u}j, 1",
+                  f"  br label %uloop.{i}",
+                  f"{u}differs:",
+                  f"  call void @__clcoop_fault_in(ptr %{u}c, i32 {site}, i32 {FAULT_COOP}, "
+                  f"i64 {NON_UNIFORM_OPERAND[name]}, i64 %{u}j.{name}, i64 %u0.{name})",
+                  "  ret i1 true",
+                  f"uloop.{i}.end:",
+                  f"  br label %uloop.{i + 1}"]
+    lines.append(f"uloop.{len(checks)}:")
     return lines
 
 

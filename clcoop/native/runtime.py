@@ -504,7 +504,7 @@ class NativeProgram:
                 message = ("barrier: work-items of one work-group wait at different barriers "
                            "(divergent control flow)")
         elif kind == context.FAULT_COOP:
-            message = _coop_fault_message(addr, size, site, llid, fout[8:])
+            message = _coop_fault_message(addr, size, site, llid, fout[8:], code)
         elif kind == context.FAULT_DIVZERO:
             message = "integer division by zero"
         elif kind == context.FAULT_LIMIT:
@@ -673,13 +673,21 @@ def _offset_words(region, addr, dtype):
     return describe_offset(_Region(name, lo, hi - lo), addr, dtype)
 
 
-def _coop_fault_message(code, stride=0, site=None, llid=0, detail=()):
+def _coop_fault_message(code, stride=0, site=None, llid=0, detail=(), first=0):
     """Words FAULT_COOP's sub-codes (coop_routines.NON_UNIFORM, ...) as the interpreter's
     clcoop/interp/coop_calls.py, coopmat.py and coopmat2.py do (a stride fault's word is the
-    stride, a coordinate's the index)."""
+    stride, a coordinate's the index; a non-uniform operand's the differing value, and
+    `first`, the fault's region word, the sub-group's first work-item's)."""
     from clcoop.native import coop_routines, tensor_routines
     if code >= tensor_routines.FIRST_CODE:
         return tensor_routines.fault_message(code, stride, site, detail)
+    operand = {coop_routines.NON_UNIFORM_POINTER: "pointer", coop_routines.NON_UNIFORM_LAYOUT: "layout",
+               coop_routines.NON_UNIFORM_STRIDE: "stride"}.get(code)
+    if operand is not None:
+        # (coop_calls.Subgroups.uniform; a pointer's values are addresses, which differ
+        # between the engines by construction)
+        return (f"cooperative matrix operation {site.operation}: operand '{operand}' must be uniform "
+                f"across the sub-group but differs between work-items (e.g. {first} and {stride})")
     if code == coop_routines.COORD_INDEX:
         S = site.subgroup_size
         return (f"coop_mat_get_coord index {stride} is outside the matrix's {site.matrix_length} "

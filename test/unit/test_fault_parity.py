@@ -37,6 +37,7 @@ class Case:
     options: list = field(default_factory=list)
     launch: dict = field(default_factory=dict)
     mask_element: bool = False  # the element depends on where buffers lie (documented)
+    mask_values: bool = False   # the values named are addresses (documented)
     clang: bool = False         # run clang-22 -O0's IR of the source (its kernel calls a stub)
 
 
@@ -193,6 +194,32 @@ __kernel void k(__global const float *a, __global float *b, long stride) {
     coop_mat_store(b, m, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)16);
 }""", "k", lambda: (np.zeros(256, np.float32), np.zeros(256, np.float32), np.int64(-16)), (16, 16),
         ["cooperative matrix load with negative stride -16"], (0,), launch={"subgroup_size": 16}),
+    # A load's operand that differs across the sub-group: the operand, its values and the
+    # first work-item whose value differs (interp/coop_calls.Subgroups.uniform)
+    "matrix load non-uniform stride": Case(MATRIX + """
+__kernel void k(__global float *A, __global float *C) {
+    size_t l = get_local_id(0);
+    mat_a a = coop_mat_load(A, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)(l == 5 ? 32 : 16));
+    coop_mat_store(C, a, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)16);
+}""", "k", lambda: (np.zeros(1024, np.float32), np.zeros(1024, np.float32)), (32, 16),
+        ["cooperative matrix operation CooperativeMatrixLoadKHR: operand 'stride' must be uniform across the "
+         "sub-group but differs between work-items (e.g. 16 and 32)"], (5,), launch={"subgroup_size": 16}),
+    "matrix store non-uniform stride, second sub-group": Case(MATRIX + """
+__kernel void k(__global float *A, __global float *C) {
+    size_t l = get_local_id(0);
+    mat_a a = coop_mat_load(A, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)16);
+    coop_mat_store(C, a, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)(l > 20 ? 17 : 16));
+}""", "k", lambda: (np.zeros(1024, np.float32), np.zeros(1024, np.float32)), (32, 32),
+        ["operation CooperativeMatrixStoreKHR: operand 'stride' must be uniform", "(e.g. 16 and 17)"], (21,),
+        launch={"subgroup_size": 16}),
+    "matrix load non-uniform pointer": Case(MATRIX + """
+__kernel void k(__global float *A, __global float *C) {
+    size_t l = get_local_id(0);
+    mat_a a = coop_mat_load(A + (l == 3 ? 16 : 0), CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)16);
+    coop_mat_store(C, a, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)16);
+}""", "k", lambda: (np.zeros(1024, np.float32), np.zeros(1024, np.float32)), (32, 16),
+        ["operand 'pointer' must be uniform across the sub-group but differs between work-items"], (3,),
+        launch={"subgroup_size": 16}, mask_values=True),
     # The work-item named: the first to fault when work-items run one after another (docs/native.md)
     "order: a later line in an earlier work-item": Case("""
 __kernel void k(__global float *a, int n) {
@@ -392,6 +419,8 @@ def comparable(text, case):
     without debug information the IR instruction (as each engine holds it)."""
     text = re.sub(r"0x[0-9a-f]+", "0x?", text)
     text = re.sub(r"(?m)^  instruction: .*$", "  instruction: ?", text)
+    if case.mask_values:
+        text = re.sub(r"\(e\.g\. \d+ and \d+\)", "(e.g. ? and ?)", text)
     return re.sub(r"at element -?\d+ of", "at element ? of", text) if case.mask_element else text
 
 
