@@ -7,7 +7,10 @@ test kernels (test/unit/kernels/*.cl) and examples/*.cl. Each case mutates one s
 (1-3 stacked mutations): types (vector widths, element types, pointer address spaces),
 names (a callee swapped for another built-in), attributes (parameter and function
 attributes) and metadata (kernel_arg_* strings and numbers, reqd_work_group_size), an
-`@llvm.global_ctors` table, integer constants. The mutant runs in a child process
+`@llvm.global_ctors` table, integer constants, the operands of calls to declared functions
+(built-ins and matrix operations: one dropped, repeated, added or of another type, or a
+result given to a void call, in the declaration and every call) and LLVM's intrinsic
+tables (llvm.used, llvm.compiler.used, llvm.global.annotations, constructors, destructors). The mutant runs in a child process
 (`--worker`), on the interpreter and, where the native engine takes the kernel, natively,
 each on its own copies of the arguments. Every buffer sits between sentinel bytes (the
 array is a view inside a larger one) and sentinel arrays are allocated between the
@@ -148,7 +151,7 @@ def mut_vector_width(rng, ir):
     m = _pick(rng, matches)
     if m is None:
         return None
-    width = rng.choice([1, 2, 3, 4, 8, 16, 32, 1024])
+    width = rng.choice([w for w in (1, 2, 3, 4, 8, 16, 32, 1024) if w != int(m.group(1))])
     old, new = m.group(0), f"<{width} x {m.group(2)}>"
     if rng.random() < 0.6:      # every occurrence: declarations and calls stay consistent
         return ir.replace(old, new), f"vector {old} -> {new} everywhere"
@@ -290,9 +293,165 @@ def mut_integer(rng, ir):
     return "\n".join(lines), f"constant {m.group(0)} -> {m.group(1)} {new} in line {i + 1}"
 
 
+def _closing(text, start):
+    """Index of the bracket closing the one at text[start]."""
+    depth = 0
+    for j in range(start, len(text)):
+        if text[j] in "([{<":
+            depth += 1
+        elif text[j] in ")]}>":
+            depth -= 1
+            if depth == 0:
+                return j
+    raise ValueError(f"no closing bracket in {text[start:]!r}")
+
+
+def split_operands(text):
+    """'i32 0, <2 x i32> <i32 1, i32 2>' -> ['i32 0', '<2 x i32> <i32 1, i32 2>']."""
+    out, depth, current = [], 0, ""
+    for ch in text:
+        depth += ch in "([{<"
+        depth -= ch in ")]}>"
+        if ch == "," and depth == 0:
+            out.append(current.strip())
+            current = ""
+        else:
+            current += ch
+    return out + ([current.strip()] if current.strip() else [])
+
+
+def call_operands(ir, callee):
+    """[(type, value)] of the first call of @callee in ir."""
+    call = next(line for line in ir.split("\n") if f"@{callee}(" in line and "call " in line)
+    opening = call.index(f"@{callee}(") + len(callee) + 1
+    return [tuple(a.rsplit(" ", 1)) for a in split_operands(call[opening + 1:_closing(call, opening)])]
+
+
+def rewrite_call_operands(ir, callee, operands, result=None):
+    """ir with the declaration and every call of @callee given other operands, so that
+    they stay consistent (valid IR whose calls disagree with what the callee is):
+    operands, [(type, value)] (values for the calls); result, a new result type (a call's
+    value name is dropped for void; the caller keeps its uses valid)."""
+    lines = ir.split("\n")
+    for k, line in enumerate(lines):
+        at = line.find(f"@{callee}(")
+        if at < 0 or not (line.startswith("declare") or "call " in line):
+            continue
+        opening = at + len(callee) + 1
+        declaration = line.startswith("declare")
+        text = ", ".join(t if declaration else f"{t} {v}" for t, v in operands)
+        line = line[:opening + 1] + text + line[_closing(line, opening):]
+        if result is not None:
+            head = line[:at].rstrip()
+            old = _last_type(head)
+            head = head[:len(head) - len(old)] + result
+            if result == "void":
+                head = re.sub(r"%[-\w.]+ = ", "", head)
+            line = head + " " + line[at:]
+        lines[k] = line
+    return "\n".join(lines)
+
+
+def _last_type(head):
+    """The result type ending `head` (the text before a callee's name)."""
+    if head.endswith(")"):      # target("...", ...) or a function type
+        depth = 0
+        for j in range(len(head) - 1, -1, -1):
+            depth += head[j] == ")"
+            depth -= head[j] == "("
+            if depth == 0:
+                return head[head.rfind(" ", 0, j) + 1:]
+    if head.endswith(">"):
+        return head[head.rfind("<"):]
+    return head.rsplit(" ", 1)[1]
+
+
+# Operands put in place of a call's or added to it: (type, value).
+OPERAND_CHOICES = [("i32", "0"), ("i32", "7"), ("i64", "-1"), ("i8", "1"), ("i1", "true"),
+                   ("float", "1.0"), ("double", "2.0"), ("half", "1.0"), ("<2 x i32>", "zeroinitializer"),
+                   ("<4 x float>", "zeroinitializer"), ("ptr", "null"), ("ptr addrspace(1)", "null"),
+                   ("ptr addrspace(3)", "null")]
+
+
+def mut_call_operands(rng, ir):
+    """A call to a declared function (a built-in, a matrix operation) with an operand dropped,
+    duplicated, added or of another type, or a void call given a result, in its declaration
+    and every call (argument counts and types of calls to built-ins and matrix ops)."""
+    declared = re.findall(r"(?m)^declare [^@]*@([\w.$]+)\(", ir)
+    callees = [n for n in declared if not n.startswith("llvm.") and f"@{n}(" in ir.split("\ndeclare", 1)[0]]
+    if not callees:
+        return None
+    callee = rng.choice(callees)
+    try:
+        operands = call_operands(ir, callee)
+    except (StopIteration, ValueError):
+        return None
+    choice = rng.random()
+    if choice < 0.15:
+        call = next(line for line in ir.split("\n") if f"@{callee}(" in line and "call " in line)
+        if f" void @{callee}(" not in call:
+            return None
+        new = rng.choice(["i32", "float", "<4 x float>", "ptr"])
+        return rewrite_call_operands(ir, callee, operands, new), f"@{callee} returns {new}"
+    if choice < 0.4 and operands:
+        k = rng.randrange(len(operands))
+        what = f"@{callee} without operand {k + 1}"
+        operands = operands[:k] + operands[k + 1:]
+    elif choice < 0.6 and operands:
+        k = rng.randrange(len(operands))
+        what = f"@{callee} with operand {k + 1} twice"
+        operands = operands[:k + 1] + operands[k:]
+    elif choice < 0.75:
+        extra = rng.choice(OPERAND_CHOICES)
+        what = f"@{callee} with an extra operand {' '.join(extra)}"
+        operands = operands + [extra]
+    elif operands:
+        k = rng.randrange(len(operands))
+        new = rng.choice([c for c in OPERAND_CHOICES if c[0] != operands[k][0]])
+        what = f"@{callee} operand {k + 1} {operands[k][0]} -> {new[0]}"
+        operands = operands[:k] + [new] + operands[k + 1:]
+    else:
+        return None
+    return rewrite_call_operands(ir, callee, operands), what
+
+
+# LLVM's intrinsic global tables (LangRef "Intrinsic Global Variables").
+SPECIAL_TABLES = ("llvm.used", "llvm.compiler.used", "llvm.global.annotations", "llvm.global_ctors",
+                  "llvm.global_dtors")
+
+
+def mut_special_global(rng, ir):
+    """One of LLVM's intrinsic tables, naming a function or a global of the module, or empty."""
+    functions = re.findall(r"(?m)^define [^@]*@([\w.$]+)\(", ir)
+    variables = re.findall(r"(?m)^@([\w.$]+) = ", ir)
+    table = rng.choice(SPECIAL_TABLES)
+    if table in ir or not functions:
+        return None
+    used = table in ("llvm.used", "llvm.compiler.used")    # (LLVM refuses a null in these)
+    named = rng.choice(functions + variables + ([] if used else [None]))
+    pointer = f"ptr @{named}" if named in functions else \
+        (f"ptr addrspacecast (ptr addrspace(1) @{named} to ptr)" if named else "ptr null")
+    if named in variables:
+        space = re.search(rf"(?m)^@{re.escape(named)} = [^\n]*?addrspace\((\d+)\)", ir)
+        pointer = (f"ptr addrspacecast (ptr addrspace({space.group(1)}) @{named} to ptr)" if space
+                   else f"ptr @{named}")
+    if used:
+        text = f'@{table} = appending global [1 x ptr] [{pointer}], section "llvm.metadata"'
+    elif table == "llvm.global.annotations":
+        text = (f"@{table} = appending global [1 x {{ ptr, i32 }}] [{{ ptr, i32 }} {{ {pointer}, i32 1 }}], "
+                f'section "llvm.metadata"')
+    else:
+        text = (f"@{table} = appending global [1 x {{ i32, ptr, ptr }}] "
+                f"[{{ i32, ptr, ptr }} {{ i32 65535, {pointer}, ptr null }}]")
+    at = ir.find("\ndefine")
+    at = at + 1 if at >= 0 else len(ir)
+    return ir[:at] + text + "\n" + ir[at:], f"@{table} naming {named or 'nothing'}"
+
+
 MUTATIONS = {"vector-width": mut_vector_width, "element-type": mut_element_type,
              "address-space": mut_address_space, "callee": mut_callee, "attribute": mut_attribute,
-             "metadata": mut_metadata, "global-ctors": mut_global_ctors, "integer": mut_integer}
+             "metadata": mut_metadata, "global-ctors": mut_global_ctors, "integer": mut_integer,
+             "call-operands": mut_call_operands, "special-global": mut_special_global}
 
 
 def mutate(rng, seeds, pool):

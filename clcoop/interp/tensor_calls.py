@@ -142,11 +142,20 @@ def _addresses(groups, callee, args, rows, cols, what, store):
     _check_created(groups, layout, what)
     view = None
     mask = int(np.asarray(args[4]).reshape(-1)[0]) if len(args) > 4 else 0
+    if mask & ~(ADDRESSING_TENSOR_VIEW | ADDRESSING_DECODE_FUNC) or (store and mask & ADDRESSING_DECODE_FUNC):
+        _fault(groups.ctx, f"{what}: tensor addressing operands {mask:#x} are not supported here")
+    named = bool(mask & ADDRESSING_TENSOR_VIEW) + bool(mask & ADDRESSING_DECODE_FUNC)
+    if len(args) != 5 + named:
+        # SPV_NV_cooperative_matrix2: one operand follows the mask for each bit it sets.
+        _fault(groups.ctx, f"{what}: the tensor addressing operands {mask:#x} name {named} "
+                           f"operand(s) after them (a view, then a decode function), but the "
+                           f"call passes {len(args) - 5}")
+    if mask & ADDRESSING_TENSOR_VIEW and np.ndim(args[5]) != 2:      # fields: (lanes, F)
+        _fault(groups.ctx, f"{what}: operand 6 must be the tensor view the addressing operands "
+                           f"{mask:#x} name, but it is no tensor view")
     if mask & ADDRESSING_TENSOR_VIEW:
         vspec = TensorType.parse(_tensor_arg_type(callee, 1))
         view = to_object(vspec, _uniform_fields(groups, args[5], what, "view"))
-    if mask & ~(ADDRESSING_TENSOR_VIEW | ADDRESSING_DECODE_FUNC) or (store and mask & ADDRESSING_DECODE_FUNC):
-        _fault(groups.ctx, f"{what}: tensor addressing operands {mask:#x} are not supported here")
     if store and store_tensor_check(layout) is not None:
         blocks = np.stack([np.broadcast_to(np.asarray(b), (groups.count,)) for b in layout.block_size], axis=-1)
         g = int(np.nonzero((blocks != 1).any(axis=1))[0][0])

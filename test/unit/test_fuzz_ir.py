@@ -67,6 +67,30 @@ def test_mutations_change_the_ir_as_described():
     assert "<4 x float>" not in widened or "<4 x float>" in ir
 
 
+def test_call_operand_and_special_table_mutations_keep_the_ir_valid():
+    """Declaration and calls change together (LLVM verifies the mutant: only the callee's
+    meaning and its signature disagree); the tables are ones LLVM accepts."""
+    import llvmlite.binding as llvm
+    ir = ("define spir_kernel void @k(ptr addrspace(1) %a) {\n"
+          "  %g = call spir_func i64 @_Z13get_global_idj(i32 0)\n"
+          "  call spir_func void @_Z7barrierj(i32 1)\n  ret void\n}\n"
+          "declare spir_func i64 @_Z13get_global_idj(i32)\ndeclare spir_func void @_Z7barrierj(i32)\n")
+    described = set()
+    for seed in range(60):
+        for kind in ("call-operands", "special-global"):
+            result = fuzz_ir.MUTATIONS[kind](random.Random(seed), ir)
+            if result is None:
+                continue
+            mutant, what = result
+            assert mutant != ir, what
+            llvm.parse_assembly(mutant).verify()
+            described.add(what.split(" ")[1] if kind == "call-operands" else what.split(" ")[0])
+    assert {"without", "with", "operand", "returns"} <= described, described
+    assert {"@llvm.used", "@llvm.global.annotations", "@llvm.global_dtors"} <= described, described
+    dropped = fuzz_ir.rewrite_call_operands(ir, "_Z7barrierj", [], "i32")
+    assert "declare spir_func i32 @_Z7barrierj()" in dropped and "call spir_func i32 @_Z7barrierj()" in dropped
+
+
 @pytest.mark.slow          # a fuzzer run, stopped
 def test_sigint_stops_the_run_and_its_child(tmp_path):
     proc = subprocess.Popen([sys.executable, str(SCRIPT), "--seconds", "300", "--seed", "2",

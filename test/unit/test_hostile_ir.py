@@ -6,13 +6,18 @@ interp/engine.py). Where the refusal is a call's signature, both engines refuse 
 for the same reason: the native engine when it builds it (its fallback reason), the
 interpreter when it translates the call."""
 import re
+import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import clcoop
 from clcoop.errors import ClcoopError, IRError
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+from fuzz_ir import call_operands, rewrite_call_operands  # noqa: E402  (the fuzzer's mutation)
 
 HEAD = 'target datalayout = "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-G1"\n' \
        'target triple = "spir64-unknown-unknown"\n'
@@ -66,63 +71,6 @@ declare spir_func {C} @{MUL_ADD}({A}, {B}, {C}, i32)
 declare spir_func i32 @{LENGTH}({C})
 declare spir_func void @{STORE}(ptr addrspace(1), {C}, i32, i64)
 """
-
-
-def _closing(text, start):
-    depth = 0
-    for j in range(start, len(text)):
-        if text[j] in "([{<":
-            depth += 1
-        elif text[j] in ")]}>":
-            depth -= 1
-            if depth == 0:
-                return j
-    raise ValueError(text[start:])
-
-
-def _split(text):
-    out, depth, current = [], 0, ""
-    for ch in text:
-        depth += ch in "([{<"
-        depth -= ch in ")]}>"
-        if ch == "," and depth == 0:
-            out.append(current.strip())
-            current = ""
-        else:
-            current += ch
-    return out + ([current.strip()] if current.strip() else [])
-
-
-def with_operands(ir, callee, operands, result=None):
-    """ir with every call and the declaration of @callee given other operands: operands is a
-    list of (type, value) pairs (value used in calls); result, the result type (its value's
-    name dropped for void)."""
-    lines = ir.split("\n")
-    for k, line in enumerate(lines):
-        at = line.find(f"@{callee}(")
-        if at < 0:
-            continue
-        opening = at + len(callee) + 1
-        declaration = line.startswith("declare")
-        text = ", ".join(t if declaration else f"{t} {v}" for t, v in operands)
-        line = line[:opening + 1] + text + line[_closing(line, opening):]
-        if result is not None:
-            head = line[:at].rstrip()
-            old_result = C if head.endswith(C) else head.rsplit(" ", 1)[1]
-            head = head[:len(head) - len(old_result)] + result
-            if result == "void":
-                head = re.sub(r"%\w+ = ", "", head)
-            line = head + " " + line[at:]
-        lines[k] = line
-    out = "\n".join(lines)
-    assert out != ir
-    return out
-
-
-def operands_of(ir, callee):
-    call = next(line for line in ir.split("\n") if f"@{callee}(" in line and "call " in line)
-    opening = call.index(f"@{callee}(") + len(callee) + 1
-    return [tuple(a.rsplit(" ", 1)) for a in _split(call[opening + 1:_closing(call, opening)])]
 
 
 def launch(prog, S=16):
@@ -208,7 +156,7 @@ MATRIX_CASES = {
 @pytest.mark.parametrize("case", sorted(MATRIX_CASES))
 def test_matrix_call_with_operands_the_operation_does_not_take(case):
     callee, edit, result, words = MATRIX_CASES[case]
-    ir = with_operands(MATRIX_IR, callee, edit(operands_of(MATRIX_IR, callee)), result)
+    ir = rewrite_call_operands(MATRIX_IR, callee, edit(call_operands(MATRIX_IR, callee)), result)
     if result == "float":       # the length is stored: store what the call now returns
         ir = ir.replace("store i32 %len", "store float %len")
     assert_same_refusal(ir, words)
@@ -227,7 +175,7 @@ def test_foreign_spelling_with_a_missing_operand_is_refused():
     """Another producer's name (the operation only): the operands are checked as the
     operation's, after coop_spellings reads the name."""
     ir = MATRIX_IR.replace(f"@{NEGATE}", "@_Z15__spirv_FNegate")
-    ir = with_operands(ir, "_Z15__spirv_FNegate", [])
+    ir = rewrite_call_operands(ir, "_Z15__spirv_FNegate", [])
     assert_same_refusal(ir, "the cooperative-matrix operation CooperativeMatrixScalarNeg (@_Z15__spirv_FNegate) "
                             "takes a cooperative matrix, but the call passes 0 argument(s)")
 
@@ -334,3 +282,60 @@ def test_constructor_and_destructor_tables_are_refused(table, kind, engine):
         f"@{table} = appending global [1 x {{ i32, ptr, ptr }}] [{{ i32, ptr, ptr }} {{ i32 65535, ptr @k, ptr null }}]\n"
     with pytest.raises(IRError, match=rf"@{re.escape(table)} names @k: module {kind} are not supported"):
         clcoop.Program.from_ir(ir, engine=engine)
+
+
+# ---------------------------------------------------------------- tensor layouts and loads
+
+LAYOUT = ('target("spirv.Type", target("spirv.IntegralConstant", i32, 2), '
+          'target("spirv.IntegralConstant", i32, 1), 5370, 0, 0)')
+CREATE = "_Z28__spirv_CreateTensorLayoutNVIEvu18TensorLayoutNV_2_1"
+SET_DIMENSION = "_Z34__spirv_TensorLayoutSetDimensionNVIEvu18TensorLayoutNV_2_1jj"
+LOAD_TENSOR = f"_Z37__spirv_CooperativeMatrixLoadTensorNVI{named('f', 2) * 2}EvPU3AS1fu18TensorLayoutNV_2_1ii"
+
+# r = a through a 16 x 16 tensor layout; MASK is the load's Tensor Addressing Operands.
+TENSOR_IR = HEAD + f"""
+define spir_kernel void @k(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %r, ptr addrspace(1) %n) {{
+entry:
+  %l0 = call spir_func {LAYOUT} @{CREATE}()
+  %l = call spir_func {LAYOUT} @{SET_DIMENSION}({LAYOUT} %l0, i32 16, i32 16)
+  %keep = call spir_func {C} @{SPLAT}(float 0.0)
+  %m = call spir_func {C} @{LOAD_TENSOR}(ptr addrspace(1) %a, {C} %keep, {LAYOUT} %l, i32 0, i32 MASK)
+  call spir_func void @{STORE}(ptr addrspace(1) %r, {C} %m, i32 0, i64 16)
+  ret void
+}}
+declare spir_func {LAYOUT} @{CREATE}()
+declare spir_func {LAYOUT} @{SET_DIMENSION}({LAYOUT}, i32, i32)
+declare spir_func {C} @{SPLAT}(float)
+declare spir_func {C} @{LOAD_TENSOR}(ptr addrspace(1), {C}, {LAYOUT}, i32, i32)
+declare spir_func void @{STORE}(ptr addrspace(1), {C}, i32, i64)
+"""
+
+
+def test_tensor_kernel_runs():
+    a, _, r, _ = launch(clcoop.Program.from_ir(TENSOR_IR.replace("MASK", "0")))
+    np.testing.assert_array_equal(r, a)
+
+
+def test_tensor_load_whose_addressing_operands_name_a_missing_view_faults():
+    """Mask 1 (a view; the callee's name spells its type) with no view operand: an
+    IndexError in the interpreter before."""
+    ir = TENSOR_IR.replace("MASK", "1").replace(LOAD_TENSOR, LOAD_TENSOR + "u19TensorViewNV_2_0_01")
+    with pytest.raises(clcoop.RuntimeFault, match=r"CooperativeMatrixLoadTensorNV: the tensor addressing "
+                                                  r"operands 0x1 name 1 operand\(s\) after them .* passes 0"):
+        launch(clcoop.Program.from_ir(ir))
+
+
+def test_tensor_layout_operation_with_a_float_operand_is_refused():
+    """The dimensions were converted from a float silently before."""
+    ir = rewrite_call_operands(TENSOR_IR.replace("MASK", "0"), SET_DIMENSION,
+                               [(LAYOUT, "%l0"), ("i32", "16"), ("float", "16.0")])
+    with pytest.raises(IRError, match=r"in @k: argument 3 of the cooperative-matrix operation "
+                                      r"TensorLayoutSetDimensionNV .* must be an integer scalar, but the call passes float"):
+        launch(clcoop.Program.from_ir(ir))
+
+
+def test_tensor_layout_operation_with_too_few_operands_is_refused_at_translation():
+    ir = rewrite_call_operands(TENSOR_IR.replace("MASK", "0"), SET_DIMENSION, [(LAYOUT, "%l0"), ("i32", "16")])
+    with pytest.raises(IRError, match=r"'coop_tensor_layout_set_dimension' takes 2 operands after the layout "
+                                      r"for a 2-dimensional tensor, 1 given"):
+        launch(clcoop.Program.from_ir(ir))
