@@ -2,7 +2,7 @@
 
 GLSL.std.450's precision (Vulkan spec, "Precision and Operation of SPIR-V Instructions") is
 looser than OpenCL C's full profile (OpenCL C 3.0 7.4) for exp, exp2, log, log2, sin, cos, tan,
-pow, sinh, cosh, tanh, and gives no bound for a division by |y| outside [2^-126, 2^126]; fmod
+asin, acos, atan, atan2, pow, sinh, cosh, tanh, and gives no bound for a division by |y| outside [2^-126, 2^126]; fmod
 and exp10 have no GLSL instruction. These sequences use only what Vulkan rounds correctly
 (OpFAdd, OpFSub, OpFMul, conversions, integer arithmetic; OpFDiv only inside its bound), so
 their error is ours and measured (test_vulkan_math.py):
@@ -16,6 +16,8 @@ their error is ours and measured (test_vulkan_math.py):
   bits of 2/pi in 32-bit words, 64-bit integer products), r = the centred fraction times pi/2
   in double (one rounding to float), Cephes' sinf/cosf/tanf polynomials on |r| <= pi/4;
 - sinh, cosh, tanh: from e^|x| / 2 (no early overflow) and Cephes' polynomials near 0;
+- atan, atan2, asin, acos: Cephes' reductions with the reduced argument and the final sums in
+  double (one rounding each), Cephes' atanf/asinf polynomials;
 - pow, powr: 2^(y log2|x|) with log2 in double (about 2^-50), C99 F.9.4.4's special values;
 - division: x/y with both scaled by a power of two when |y| is outside [2^-126, 2^126] (where
   Vulkan's 2.5 ulp holds; OpenCL C's 2.5 ulp holds for every y);
@@ -35,8 +37,8 @@ from clcoop import float8
 
 # OpenCL C built-in name -> sequence kind (docs/vulkan.md lists what stays GLSL.std.450).
 EXACT_FUNCTIONS = ("exp", "exp2", "exp10", "log", "log2", "log10", "sin", "cos", "tan", "sinh", "cosh", "tanh",
-                   "pow", "powr", "fmod")
-BINARY = ("fmod", "pow", "powr", "fdiv")
+                   "asin", "acos", "atan", "atan2", "pow", "powr", "fmod")
+BINARY = ("fmod", "pow", "powr", "atan2", "fdiv")
 DIVISION = "fdiv"
 
 def literal(type_text, value):
@@ -424,6 +426,112 @@ def _tan(b, x):
     return b.nan_unless(b(f"icmp ult i32 {bits}, 2139095040"), value, x)
 
 
+# ------------------------------------------------------------------ atan, atan2, asin, acos
+
+# Cephes atanf (|r| <= tan(pi/8)) and asinf (z <= 1/4) polynomials.
+_ATAN_POLY = (8.05374449538e-2, -1.38776856032e-1, 1.99777106478e-1, -3.33329491539e-1)
+_ASIN_POLY = (4.2163199048e-2, 2.4181311049e-2, 4.5470025998e-2, 7.4953002686e-2, 1.6666752422e-1)
+_PI_OVER_2 = 1.5707963267948966
+_PI = 3.141592653589793
+
+
+def _atan_of_double(b, a):
+    """atan(a), as a double, for a double a >= 0 (+inf included): above tan(3pi/8)
+    pi/2 + atan(-1/a), above tan(pi/8) pi/4 + atan((a-1)/(a+1)); the reduced argument in double
+    (the divisor within OpFDiv's bound), rounded once to float (|r| <= tan(pi/8)), Cephes' atanf
+    polynomial, the multiple of pi/4 added in double (the caller rounds once)."""
+    big = b(f"fcmp ogt double {a}, {literal('double', 2.414213562373095)}")
+    mid = b(f"fcmp ogt double {a}, {literal('double', 0.41421356237309503)}")
+    limit, one, minus_one = literal("double", 2.0 ** 1000), literal("double", 1.0), literal("double", -1.0)
+    bounded = b(f"select i1 {b(f'fcmp ogt double {a}, {limit}')}, double {limit}, double {a}")
+    inverse = b(f"fdiv double {minus_one}, {bounded}")
+    above, below = b(f"fsub double {a}, {one}"), b(f"fadd double {a}, {one}")
+    shifted = b(f"fdiv double {above}, {below}")
+    reduced = b(f"select i1 {mid}, double {shifted}, double {a}")
+    reduced = b(f"select i1 {big}, double {inverse}, double {reduced}")
+    r = b(f"fptrunc double {reduced} to float")
+    z = b.f("fmul", r, r)
+    p = b.f("fadd", b.f("fmul", b.f("fmul", b.horner(z, _ATAN_POLY), z), r), r)
+    # 0, pi/4 or pi/2: flags times pi/4 (exact products), added in double (one rounding)
+    quarter = literal("double", _PI_OVER_2 / 2)
+    turns = b(f"fadd double {b(f'uitofp i1 {mid} to double')}, {b(f'uitofp i1 {big} to double')}")
+    base = b(f"fmul double {turns}, {quarter}")
+    return b(f"fadd double {base}, {b(f'fpext float {p} to double')}")
+
+
+def _atan(b, x):
+    a = b(f"fpext float {b.intrinsic('llvm.fabs.f32', 'float', [f'float {x}'])} to double")
+    value = _with_sign_of(b, b(f"fptrunc double {_atan_of_double(b, a)} to float"), x)
+    return b.select(b(f"fcmp une float {x}, {x}"), "float", x, value)
+
+
+def _atan2(b, y, x):
+    """atan2 (OpenCL C 7.5.1, C99 F.9.1.4): atan(|y|/|x|) with the ratio in double (0 for y = 0,
+    +inf for x = 0 or y = inf, 1 for both infinite: no division outside OpFDiv's bound), pi
+    minus it for a negative x (sign bit: -0 too), then y's sign; NaN for a NaN operand."""
+    ax = b.intrinsic("llvm.fabs.f32", "float", [f"float {x}"])
+    ay = b.intrinsic("llvm.fabs.f32", "float", [f"float {y}"])
+    infinity = b("bitcast i32 2139095040 to float")
+    zero = b.fc(0.0)
+    x_zero, y_zero = b(f"fcmp oeq float {ax}, {zero}"), b(f"fcmp oeq float {ay}, {zero}")
+    x_inf, y_inf = b(f"fcmp oeq float {ax}, {infinity}"), b(f"fcmp oeq float {ay}, {infinity}")
+    safe_x = b.select(b(f"or i1 {x_zero}, {x_inf}"), "float", b.fc(1.0), ax)
+    ratio = b(f"fdiv double {b(f'fpext float {ay} to double')}, {b(f'fpext float {safe_x} to double')}")
+    double_inf = b("bitcast i64 9218868437227405312 to double")
+    ratio = b(f"select i1 {x_inf}, double {literal('double', 0.0)}, double {ratio}")
+    ratio = b(f"select i1 {b(f'or i1 {x_zero}, {y_inf}')}, double {double_inf}, double {ratio}")
+    ratio = b(f"select i1 {b(f'and i1 {x_inf}, {y_inf}')}, double {literal('double', 1.0)}, double {ratio}")
+    ratio = b(f"select i1 {y_zero}, double {literal('double', 0.0)}, double {ratio}")
+    t = _atan_of_double(b, ratio)
+    x_negative = b(f"icmp slt i32 {b(f'bitcast float {x} to i32')}, 0")
+    pi = literal("double", _PI)
+    t = b(f"select i1 {x_negative}, double {b(f'fsub double {pi}, {t}')}, double {t}")
+    value = _with_sign_of(b, b(f"fptrunc double {t} to float"), y)
+    nan = b(f"or i1 {b(f'fcmp une float {x}, {x}')}, {b(f'fcmp une float {y}, {y}')}")
+    return b.select(nan, "float", b.f("fadd", x, y), value)
+
+
+def _asin_poly(b, s):
+    """asin(s) for 0 <= s <= 1/2: s + s^3 P(s^2) (Cephes asinf)."""
+    z = b.f("fmul", s, s)
+    return b.f("fadd", b.f("fmul", b.f("fmul", b.horner(z, _ASIN_POLY), z), s), s)
+
+
+def _sqrt_half_of(b, v):
+    """sqrt(v / 2) for a float v in [0, 1], through double (one rounding)."""
+    wide = b(f"fmul double {b(f'fpext float {v} to double')}, {literal('double', 0.5)}")
+    root = b.intrinsic("llvm.sqrt.f64", "double", [f"double {wide}"])
+    return b(f"fptrunc double {root} to float")
+
+
+def _asin(b, x):
+    """|x| <= 1/2: the polynomial; above, pi/2 - 2 asin(sqrt((1 - |x|)/2)) (1 - |x| exact), the
+    difference in double; x's sign; NaN beyond 1."""
+    a = b.intrinsic("llvm.fabs.f32", "float", [f"float {x}"])
+    small = b(f"fcmp ole float {a}, {b.fc(0.5)}")
+    far = _asin_poly(b, _sqrt_half_of(b, b.f("fsub", b.fc(1.0), a)))
+    twice = b(f"fmul double {b(f'fpext float {far} to double')}, {literal('double', 2.0)}")
+    half_pi = literal("double", _PI_OVER_2)
+    far = b(f"fptrunc double {b(f'fsub double {half_pi}, {twice}')} to float")
+    value = _with_sign_of(b, b.select(small, "float", _asin_poly(b, a), far), x)
+    return b.nan_unless(b(f"fcmp ole float {a}, {b.fc(1.0)}"), value, b("bitcast i32 2139095040 to float"))
+
+
+def _acos(b, x):
+    """|x| <= 1/2: pi/2 - asin(x); x > 1/2: 2 asin(sqrt((1 - x)/2)); x < -1/2: pi minus that
+    (1 - |x| exact; the last sum in double); NaN beyond 1."""
+    a = b.intrinsic("llvm.fabs.f32", "float", [f"float {x}"])
+    near = _asin_poly(b, x)
+    near = b(f"fsub double {literal('double', _PI_OVER_2)}, {b(f'fpext float {near} to double')}")
+    far = _asin_poly(b, _sqrt_half_of(b, b.f("fsub", b.fc(1.0), a)))
+    twice = b(f"fmul double {b(f'fpext float {far} to double')}, {literal('double', 2.0)}")
+    from_pi = b(f"fsub double {literal('double', _PI)}, {twice}")
+    far = b(f"select i1 {b(f'fcmp olt float {x}, {b.fc(0.0)}')}, double {from_pi}, double {twice}")
+    value = b(f"select i1 {b(f'fcmp ole float {a}, {b.fc(0.5)}')}, double {near}, double {far}")
+    value = b(f"fptrunc double {value} to float")
+    return b.nan_unless(b(f"fcmp ole float {a}, {b.fc(1.0)}"), value, b("bitcast i32 2139095040 to float"))
+
+
 # ------------------------------------------------------------------ pow, powr
 
 def _log2_double(b, a):
@@ -590,7 +698,8 @@ def _fmod(b, x, y, t):
 # ------------------------------------------------------------------ definitions
 
 _UNARY = {"exp": _exp, "exp2": _exp2, "exp10": _exp10, "log": _log, "log2": _log2, "log10": _log10,
-          "sinh": _sinh, "cosh": _cosh, "tanh": _tanh, "tan": lambda b, x: _tan(b, x),
+          "sinh": _sinh, "cosh": _cosh, "tanh": _tanh, "tan": lambda b, x: _tan(b, x), "atan": _atan,
+          "asin": _asin, "acos": _acos,
           "sin": lambda b, x: _sin_or_cos(b, x, "sin"), "cos": lambda b, x: _sin_or_cos(b, x, "cos")}
 
 
@@ -609,8 +718,8 @@ def _scalar_definition(kind, name, t):
     b.label("entry")
     if kind == "fmod":
         result = _fmod(b, "%x", "%y", t)
-    elif kind in ("pow", "powr"):
-        result = (_pow if kind == "pow" else _powr)(b, "%x", "%y")
+    elif kind in ("pow", "powr", "atan2"):
+        result = {"pow": _pow, "powr": _powr, "atan2": _atan2}[kind](b, "%x", "%y")
     elif kind == DIVISION:
         result = _fdiv(b, "%x", "%y")
     else:

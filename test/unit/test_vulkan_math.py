@@ -15,10 +15,11 @@ from test_vulkan_target import pytestmark  # noqa: F401  (llc-22, opt-22, spirv-
 
 # OpenCL C 3.0 7.4, float (full profile): the bound each sequence must meet.
 BOUNDS = {"exp": 3, "exp2": 3, "exp10": 3, "log": 3, "log2": 3, "log10": 3, "sin": 4, "cos": 4, "tan": 5,
-          "sinh": 4, "cosh": 4, "tanh": 5, "pow": 16, "powr": 16, "fdiv": 2.5}
+          "sinh": 4, "cosh": 4, "tanh": 5, "asin": 4, "acos": 4, "atan": 5, "atan2": 6, "pow": 16, "powr": 16,
+          "fdiv": 2.5}
 ORACLES = {"exp": np.exp, "exp2": np.exp2, "exp10": lambda x: 10.0 ** x, "log": np.log, "log2": np.log2,
            "log10": np.log10, "sin": np.sin, "cos": np.cos, "tan": np.tan, "sinh": np.sinh, "cosh": np.cosh,
-           "tanh": np.tanh}
+           "tanh": np.tanh, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan}
 RNG = np.random.default_rng(2828)
 
 
@@ -68,12 +69,13 @@ def inputs(kind, count=20000):
     signs = RNG.choice(np.float32([-1, 1]), count)
     focus = {"exp": (-104, 89), "exp2": (-151, 129), "exp10": (-46, 39), "log": (0.25, 4), "log2": (0.25, 4),
              "log10": (0.25, 4), "sin": (-10, 10), "cos": (-10, 10), "tan": (-10, 10), "sinh": (-2, 2),
-             "cosh": (-90, 90), "tanh": (-3, 3)}[kind]
+             "cosh": (-90, 90), "tanh": (-3, 3), "asin": (-1, 1), "acos": (-1, 1), "atan": (-5, 5)}[kind]
     uniform = RNG.uniform(*focus, count).astype(np.float32)
     # near multiples of pi/2 (the reduction's hardest case), the worst float for it, powers of 2
     hard = np.float32([16367173 * 2.0 ** 72, 1.5707964, 3.1415927, 4.712389, 2.0 ** 127, 2.0 ** -149, 1.0,
                        0.70710677, 1.4142135, 88.72283, 88.72284, -103.97208, -87.33654, 89.41598, 89.41599,
-                       0.625, 0.62499994, 38.53184, 38.53184, -45.0, 0.7853982])
+                       0.625, 0.62499994, 38.53184, 38.53184, -45.0, 0.7853982, 0.5, 0.50000006,
+                       2.4142137, 0.41421357])
     values = np.concatenate([patterns * signs, uniform, hard, -hard])
     if kind.startswith("log"):
         values = np.abs(values)
@@ -105,11 +107,21 @@ SPECIALS = {  # C99 F.9 / OpenCL C 7.5.1, which the sequences handle themselves
     "sinh": [(np.inf, np.inf), (-np.inf, -np.inf), (np.nan, np.nan), (-0.0, -0.0), (90.0, np.inf), (-90.0, -np.inf)],
     "cosh": [(np.inf, np.inf), (-np.inf, np.inf), (np.nan, np.nan), (0.0, 1.0), (-90.0, np.inf)],
     "tanh": [(np.inf, 1.0), (-np.inf, -1.0), (np.nan, np.nan), (-0.0, -0.0), (50.0, 1.0), (-50.0, -1.0)],
+    "asin": [(-0.0, -0.0), (1.0, np.pi / 2), (-1.0, -np.pi / 2), (1.0000001, np.nan), (np.inf, np.nan), (np.nan, np.nan)],
+    "acos": [(1.0, 0.0), (-1.0, np.pi), (0.0, np.pi / 2), (-1.0000001, np.nan), (np.nan, np.nan)],
+    "atan": [(-0.0, -0.0), (np.inf, np.pi / 2), (-np.inf, -np.pi / 2), (1.0, np.pi / 4), (np.nan, np.nan)],
 }
 
 
-# C99 F.9.4.4 (pow) and OpenCL C 7.5.1 (powr): (x, y, result)
-POW_SPECIALS = {
+# C99 F.9.4.4 (pow), F.9.1.4 (atan2) and OpenCL C 7.5.1 (powr): (x, y, result), the result
+# the float nearest the value (pi/2 and the like)
+BINARY_SPECIALS = {
+    "atan2": [(0.0, -0.0, np.pi), (-0.0, -0.0, -np.pi), (0.0, 0.0, 0.0), (-0.0, 0.0, -0.0), (0.0, -3.0, np.pi),
+              (-0.0, -3.0, -np.pi), (0.0, 3.0, 0.0), (-0.0, 3.0, -0.0), (-2.0, 0.0, -np.pi / 2), (-2.0, -0.0, -np.pi / 2),
+              (2.0, 0.0, np.pi / 2), (2.0, -np.inf, np.pi), (-2.0, -np.inf, -np.pi), (2.0, np.inf, 0.0),
+              (-2.0, np.inf, -0.0), (np.inf, 3.0, np.pi / 2), (-np.inf, -3.0, -np.pi / 2),
+              (np.inf, -np.inf, 3 * np.pi / 4), (-np.inf, -np.inf, -3 * np.pi / 4), (np.inf, np.inf, np.pi / 4),
+              (-np.inf, np.inf, -np.pi / 4), (np.nan, 1.0, np.nan), (1.0, np.nan, np.nan), (1.0, 1.0, np.pi / 4)],
     "pow": [(np.nan, 0.0, 1.0), (np.nan, -0.0, 1.0), (1.0, np.nan, 1.0), (-1.0, np.inf, 1.0), (-1.0, -np.inf, 1.0),
             (-0.0, -3.0, -np.inf), (0.0, -3.0, np.inf), (-0.0, -2.0, np.inf), (-0.0, -0.5, np.inf),
             (-0.0, 3.0, -0.0), (-0.0, 2.0, 0.0), (-0.0, 0.5, 0.0), (0.5, -np.inf, np.inf), (2.0, -np.inf, 0.0),
@@ -125,10 +137,10 @@ POW_SPECIALS = {
 }
 
 
-@pytest.mark.parametrize("kind", sorted(POW_SPECIALS))
-def test_pow_special_values(kind):
+@pytest.mark.parametrize("kind", sorted(BINARY_SPECIALS))
+def test_binary_special_values(kind):
     function = jit(kind)
-    for x, y, want in POW_SPECIALS[kind]:
+    for x, y, want in BINARY_SPECIALS[kind]:
         got = np.float32(function(x, y))
         if np.isnan(want):
             assert np.isnan(got), (kind, x, y, got)
@@ -145,6 +157,17 @@ def pow_inputs(count=20000):
     y = np.concatenate([RNG.uniform(-40, 40, count), RNG.uniform(-200, 200, count),
                         RNG.integers(-30, 30, count // 4)]).astype(np.float32)
     return x, y
+
+
+def test_atan2_meets_the_opencl_bound_on_the_cpu():
+    function = jit("atan2")
+    count = 20000
+    patterns = RNG.integers(0, 0x7F800000, (2, count), dtype=np.uint32).view(np.float32)
+    y, x = np.concatenate([patterns * RNG.choice(np.float32([-1, 1]), (2, count)),
+                           RNG.uniform(-5, 5, (2, count)).astype(np.float32)], axis=1)
+    got = np.array([function(float(a), float(b)) for a, b in zip(y, x)], np.float32)
+    errors = ulp_errors(got, np.arctan2(y.astype(np.float64), x.astype(np.float64)))
+    assert errors.max() <= BOUNDS["atan2"], (y[errors.argmax()], x[errors.argmax()])
 
 
 @pytest.mark.parametrize("kind", ["pow", "powr"])
@@ -291,17 +314,23 @@ def test_more_sequences_on_a_vulkan_device(vulkan_device, opt_level):
     x = np.concatenate([RNG.uniform(-40, 40, n // 2), RNG.uniform(-3, 3, n // 4),
                         RNG.uniform(-1e4, 1e4, n // 4)]).astype(np.float32)
     y = RNG.uniform(-30, 30, n).astype(np.float32)
-    out = np.zeros(8 * n, np.float32)
+    out = np.zeros(12 * n, np.float32)
     program.kernel("more_math")((n,), (64,), x, y, out)
     wide, power = x.astype(np.float64), y.astype(np.float64)
     with np.errstate(all="ignore"):
-        for row, kind in enumerate(["exp10", "tan", "sinh", "cosh", "tanh"]):
+        for row, kind in list(enumerate(["exp10", "tan", "sinh", "cosh", "tanh"])) + [(8, "atan")]:
             errors = ulp_errors(out[row * n:(row + 1) * n], ORACLES[kind](wide))
             assert errors.max() <= BOUNDS[kind], (kind, x[errors.argmax()], errors.max())
         expected = [np.power(wide, power), np.power(np.abs(wide), power), np.power(-np.abs(wide), np.trunc(power))]
         for row, exact in zip((5, 6, 7), expected):
             errors = ulp_errors(out[row * n:(row + 1) * n], exact)
             assert errors.max() <= BOUNDS["pow"], (row, x[errors.argmax()], y[errors.argmax()], errors.max())
+        # asin, acos of x / 32 (exact; NaN beyond 1), atan2(x, y)
+        ratio = (x / np.float32(32)).astype(np.float64)
+        for row, kind, exact in ((9, "asin", np.arcsin(ratio)), (10, "acos", np.arccos(ratio)),
+                                 (11, "atan2", np.arctan2(wide, power))):
+            errors = ulp_errors(out[row * n:(row + 1) * n], exact)
+            assert errors.max() <= BOUNDS[kind], (kind, x[errors.argmax()], errors.max())
 
 
 @pytest.mark.parametrize("opt_level", [0, 2], ids=["O0", "O2"])

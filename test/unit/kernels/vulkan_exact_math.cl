@@ -22,7 +22,8 @@ __kernel void exact_math(__global const float *x, __global const float *y, __glo
     hout[n + i] = fmod((half)v, (half)y[i]);
 }
 
-// exp10, tan, sinh, cosh, tanh, pow, powr (x > 0 for powr; pow with negative x and integer y)
+// exp10, tan, sinh, cosh, tanh, pow, powr (x > 0 for powr; pow with negative x and integer y),
+// atan, asin, acos, atan2
 __kernel void more_math(__global const float *x, __global const float *y, __global float *out)
 {
     size_t i = get_global_id(0), n = get_global_size(0);
@@ -35,6 +36,10 @@ __kernel void more_math(__global const float *x, __global const float *y, __glob
     out[5 * n + i] = pow(v, w);
     out[6 * n + i] = powr(fabs(v), w);
     out[7 * n + i] = pow(-fabs(v), trunc(w));
+    out[8 * n + i] = atan(v);
+    out[9 * n + i] = asin(v * 0.03125f);
+    out[10 * n + i] = acos(v * 0.03125f);
+    out[11 * n + i] = atan2(v, w);
 }
 
 // half_* take the sequences (OpenCL C's 8192 ulp, which GLSL's bounds do not meet for
