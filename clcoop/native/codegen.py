@@ -620,7 +620,7 @@ class _FunctionGen:
         for a in allocas:
             if a.name not in {i.name for i in self.blocks[0].instructions}:
                 raise Unsupported(f"an alloca outside the entry block of @{self.f.name}")
-            text = str(a)
+            text = tensor_routines.replace_tensor_types(str(a))     # a layout is <F x i64>
             if coopmat_spec.mentions_matrix_type(text):
                 raise Unsupported(f"cooperative-matrix values in private memory (-O0 IR, or a matrix "
                                   f"whose address is taken) in @{self.f.name}")
