@@ -2,7 +2,7 @@
 
 GLSL.std.450's precision (Vulkan spec, "Precision and Operation of SPIR-V Instructions") is
 looser than OpenCL C's full profile (OpenCL C 3.0 7.4) for exp, exp2, log, log2, sin, cos, tan,
-asin, acos, atan, atan2, pow, sinh, cosh, tanh, and gives no bound for a division by |y| outside [2^-126, 2^126]; fmod
+asin, acos, atan, atan2, pow, sinh, cosh, tanh, asinh, acosh, atanh, and gives no bound for a division by |y| outside [2^-126, 2^126]; fmod
 and exp10 have no GLSL instruction. These sequences use only what Vulkan rounds correctly
 (OpFAdd, OpFSub, OpFMul, conversions, integer arithmetic; OpFDiv only inside its bound), so
 their error is ours and measured (test_vulkan_math.py):
@@ -18,6 +18,7 @@ their error is ours and measured (test_vulkan_math.py):
 - sinh, cosh, tanh: from e^|x| / 2 (no early overflow) and Cephes' polynomials near 0;
 - atan, atan2, asin, acos: Cephes' reductions with the reduced argument and the final sums in
   double (one rounding each), Cephes' atanf/asinf polynomials;
+- asinh, acosh, atanh: their logarithm formulas in double (log by the atanh series);
 - pow, powr: 2^(y log2|x|) with log2 in double (about 2^-50), C99 F.9.4.4's special values;
 - division: x/y with both scaled by a power of two when |y| is outside [2^-126, 2^126] (where
   Vulkan's 2.5 ulp holds; OpenCL C's 2.5 ulp holds for every y);
@@ -37,7 +38,7 @@ from clcoop import float8
 
 # OpenCL C built-in name -> sequence kind (docs/vulkan.md lists what stays GLSL.std.450).
 EXACT_FUNCTIONS = ("exp", "exp2", "exp10", "log", "log2", "log10", "sin", "cos", "tan", "sinh", "cosh", "tanh",
-                   "asin", "acos", "atan", "atan2", "pow", "powr", "fmod")
+                   "asin", "acos", "atan", "atan2", "asinh", "acosh", "atanh", "pow", "powr", "fmod")
 BINARY = ("fmod", "pow", "powr", "atan2", "fdiv")
 DIVISION = "fdiv"
 
@@ -534,29 +535,76 @@ def _acos(b, x):
 
 # ------------------------------------------------------------------ pow, powr
 
-def _log2_double(b, a):
-    """log2 of a positive finite float in double, to about 2^-50 relative: a = m 2^e with m in
-    [sqrt(1/2), sqrt(2)), log(m) = 2 atanh(s), s = (m - 1)/(m + 1), |s| <= 0.1716, the series to
-    s^19 (the next term is below 2^-52 of the sum)."""
-    tiny = b(f"fcmp olt float {a}, {b.fc(2.0 ** -126)}")
-    scaled = b.select(tiny, "float", b.f("fmul", a, b.fc(2.0 ** 23)), a)
-    bits = b(f"bitcast float {scaled} to i32")
-    e = b(f"sub i32 {b(f'lshr i32 {bits}, 23')}, 127")
-    e = b(f"add i32 {e}, {b(f'select i1 {tiny}, i32 -23, i32 0')}")
-    mantissa = b(f"and i32 {bits}, 8388607")
-    big = b(f"icmp ugt i32 {mantissa}, {0x3504F3}")
-    exponent_bits = b(f"select i1 {big}, i32 {0x3F000000}, i32 {0x3F800000}")
-    m = b(f"bitcast i32 {b(f'or i32 {mantissa}, {exponent_bits}')} to float")
-    e = b(f"add i32 {e}, {b(f'zext i1 {big} to i32')}")
-    md = b(f"fpext float {m} to double")
+def _log_parts_double(b, d):
+    """(log m, e as a double) with d = m 2^e for a positive finite normal double d, m in
+    [sqrt(1/2), sqrt(2)): log(m) = 2 atanh(s), s = (m - 1)/(m + 1), |s| <= 0.1716, the series to
+    s^19 (the next term is below 2^-52 of the sum): about 2^-50 relative."""
+    bits = b(f"bitcast double {d} to i64")
+    e = b(f"sub i64 {b(f'lshr i64 {bits}, 52')}, 1023")
+    mantissa = b(f"and i64 {bits}, {(1 << 52) - 1}")
+    big = b(f"icmp ugt i64 {mantissa}, {0x6A09E667F3BCD}")                 # m > sqrt(2): halved
+    exponent_bits = b(f"select i1 {big}, i64 {0x3FE0000000000000}, i64 {0x3FF0000000000000}")
+    m = b(f"bitcast i64 {b(f'or i64 {mantissa}, {exponent_bits}')} to double")
+    e = b(f"add i64 {e}, {b(f'zext i1 {big} to i64')}")
     one = literal("double", 1.0)
-    s = b(f"fdiv double {b(f'fsub double {md}, {one}')}, {b(f'fadd double {md}, {one}')}")
+    s = b(f"fdiv double {b(f'fsub double {m}, {one}')}, {b(f'fadd double {m}, {one}')}")
     z = b(f"fmul double {s}, {s}")
     series = b.horner(z, [1.0 / k for k in range(19, 0, -2)], "double")     # 1 + z/3 + ... + z^9/19
-    two, log2_e = literal("double", 2.0), literal("double", 1.4426950408889634)
-    log_m = b(f"fmul double {b(f'fmul double {series}, {s}')}, {two}")
-    log2_m = b(f"fmul double {log_m}, {log2_e}")
-    return b(f"fadd double {log2_m}, {b(f'sitofp i32 {e} to double')}")
+    log_m = b(f"fmul double {b(f'fmul double {series}, {s}')}, {literal('double', 2.0)}")
+    return log_m, b(f"sitofp i64 {e} to double")
+
+
+def _log2_double(b, a):
+    """log2 of a positive finite float in double (a subnormal float is a normal double)."""
+    log_m, e = _log_parts_double(b, b(f"fpext float {a} to double"))
+    log2_m = b(f"fmul double {log_m}, {literal('double', 1.4426950408889634)}")
+    return b(f"fadd double {log2_m}, {e}")
+
+
+def _log_double(b, d):
+    """log of a positive finite normal double, in double (fdlibm's ln2 split: e ln2_hi exact)."""
+    log_m, e = _log_parts_double(b, d)
+    ln2_hi, ln2_lo = literal("double", 6.93147180369123816490e-01), literal("double", 1.90821492927058770002e-10)
+    low = b(f"fadd double {b(f'fmul double {e}, {ln2_lo}')}, {log_m}")
+    return b(f"fadd double {b(f'fmul double {e}, {ln2_hi}')}, {low}")
+
+
+# ------------------------------------------------------------------ asinh, acosh, atanh
+
+def _inverse_hyperbolic(b, x, which):
+    """asinh = log(a + sqrt(a^2 + 1)), acosh = log(x + sqrt(x^2 - 1)), atanh = log((1 + a)/(1 - a))/2
+    with a = |x|, each argument and logarithm in double (a^2 and 1 +- a exact; one rounding to
+    float at the end); below 2^-12 asinh and atanh are their argument (the cubic term is under
+    half an ulp); infinities, 1 and the domain edges explicitly (no division outside OpFDiv's
+    bound, no logarithm of an infinity)."""
+    a = b.intrinsic("llvm.fabs.f32", "float", [f"float {x}"])
+    infinity = b("bitcast i32 2139095040 to float")
+    finite = b(f"fcmp one float {a}, {infinity}")
+    bounded = b.select(finite, "float", a, b.fc(1.0))          # keeps the logarithm's argument finite
+    wide = b(f"fpext float {bounded} to double")
+    one, half = literal("double", 1.0), literal("double", 0.5)
+    if which == "atanh":
+        below_one = b(f"fcmp olt float {a}, {b.fc(1.0)}")
+        denominator = b(f"select i1 {below_one}, double {b(f'fsub double {one}, {wide}')}, double {one}")
+        argument = b(f"fdiv double {b(f'fadd double {one}, {wide}')}, {denominator}")
+        log = b(f"fmul double {_log_double(b, argument)}, {half}")
+    else:
+        square = b(f"fmul double {wide}, {wide}")
+        inside = b(f"{'fadd' if which == 'asinh' else 'fsub'} double {square}, {one}")
+        root = b.intrinsic("llvm.sqrt.f64", "double", [f"double {inside}"])
+        log = _log_double(b, b(f"fadd double {wide}, {root}"))
+    value = b(f"fptrunc double {log} to float")
+    if which != "acosh":
+        value = b.select(b(f"fcmp olt float {a}, {b.fc(2.0 ** -12)}"), "float", a, value)
+    if which == "atanh":
+        value = b.select(b(f"fcmp oeq float {a}, {b.fc(1.0)}"), "float", infinity, value)
+        value = b.nan_unless(b(f"fcmp ole float {a}, {b.fc(1.0)}"), value, infinity)
+    else:
+        value = b.select(finite, "float", value, infinity)
+    if which == "acosh":
+        return b.nan_unless(b(f"fcmp oge float {x}, {b.fc(1.0)}"), value, infinity)
+    value = _with_sign_of(b, value, x)
+    return b.select(b(f"fcmp une float {x}, {x}"), "float", x, value)
 
 
 def _pow_magnitude(b, a, y):
@@ -699,7 +747,9 @@ def _fmod(b, x, y, t):
 
 _UNARY = {"exp": _exp, "exp2": _exp2, "exp10": _exp10, "log": _log, "log2": _log2, "log10": _log10,
           "sinh": _sinh, "cosh": _cosh, "tanh": _tanh, "tan": lambda b, x: _tan(b, x), "atan": _atan,
-          "asin": _asin, "acos": _acos,
+          "asin": _asin, "acos": _acos, "asinh": lambda b, x: _inverse_hyperbolic(b, x, "asinh"),
+          "acosh": lambda b, x: _inverse_hyperbolic(b, x, "acosh"),
+          "atanh": lambda b, x: _inverse_hyperbolic(b, x, "atanh"),
           "sin": lambda b, x: _sin_or_cos(b, x, "sin"), "cos": lambda b, x: _sin_or_cos(b, x, "cos")}
 
 

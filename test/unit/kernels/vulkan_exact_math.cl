@@ -23,7 +23,7 @@ __kernel void exact_math(__global const float *x, __global const float *y, __glo
 }
 
 // exp10, tan, sinh, cosh, tanh, pow, powr (x > 0 for powr; pow with negative x and integer y),
-// atan, asin, acos, atan2
+// atan, asin, acos, atan2, asinh, acosh, atanh
 __kernel void more_math(__global const float *x, __global const float *y, __global float *out)
 {
     size_t i = get_global_id(0), n = get_global_size(0);
@@ -40,6 +40,9 @@ __kernel void more_math(__global const float *x, __global const float *y, __glob
     out[9 * n + i] = asin(v * 0.03125f);
     out[10 * n + i] = acos(v * 0.03125f);
     out[11 * n + i] = atan2(v, w);
+    out[12 * n + i] = asinh(v);
+    out[13 * n + i] = acosh(fabs(v));
+    out[14 * n + i] = atanh(v * 0.03125f);
 }
 
 // half_* take the sequences (OpenCL C's 8192 ulp, which GLSL's bounds do not meet for
