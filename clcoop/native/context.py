@@ -22,6 +22,11 @@ SCRATCH_BYTES = 4096
 # Private variables and loaded/stored values above this size could overflow a thread's
 # stack (a crash): larger private variables live in the arena, larger accesses fall back.
 MAX_STACK_BYTES = 1 << 16
+# A row of the region table (runtime.py writes it per launch; the generated checks, the
+# drivers and the __local references read it): REGION_ROW_WORDS int64 words, the region's
+# bytes [lo, hi) and its flags.
+(REGION_LO, REGION_HI, REGION_FLAGS, REGION_ROW_WORDS) = range(4)
+REGION_WRITABLE, REGION_LOCAL = 1, 2      # flags: stores allowed; __local memory
 
 # Fault kinds recorded in the context (runtime.describe_fault words them).
 FAULT_READ, FAULT_WRITE, FAULT_ATOMIC, FAULT_READONLY, FAULT_MISALIGNED, FAULT_DIVZERO, \

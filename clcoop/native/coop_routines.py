@@ -24,7 +24,8 @@ from clcoop.ir.loader import parse_type_text
 from clcoop.ir.scalars import COMPONENT_DTYPES, scalar_dtype
 from clcoop.native import coop_ir
 from clcoop.native.builtin_ir import type_suffix
-from clcoop.native.context import CTX, CTX_SLOTS, FAULT_COOP, FAULT_READ, FAULT_WRITE
+from clcoop.native.context import (CTX, CTX_SLOTS, FAULT_COOP, FAULT_READ, FAULT_WRITE, REGION_FLAGS, REGION_HI,
+                                   REGION_LO, REGION_ROW_WORDS)
 from clcoop.native.text_rewrite import gquote, quote, ref, typed
 from clcoop.native.support import Unsupported
 
@@ -980,12 +981,13 @@ entry:
   %tp = getelementptr i64, ptr %c, i64 @__TABLE__
   %t = load ptr, ptr %tp
   %nowrap = icmp ule i64 %lo, %hi
-  %i3 = mul i64 %i, 3
+  %i3 = mul i64 %i, @__ROW_WORDS__
   %rp = getelementptr i64, ptr %t, i64 %i3
-  %rlo = load i64, ptr %rp
-  %rhp = getelementptr i64, ptr %rp, i64 1
+  %rlp = getelementptr i64, ptr %rp, i64 @__LO__
+  %rlo = load i64, ptr %rlp
+  %rhp = getelementptr i64, ptr %rp, i64 @__HI__
   %rhi = load i64, ptr %rhp
-  %rfp = getelementptr i64, ptr %rp, i64 2
+  %rfp = getelementptr i64, ptr %rp, i64 @__FLAGS__
   %rfl = load i64, ptr %rfp
   %ge = icmp uge i64 %lo, %rlo
   %le = icmp ule i64 %hi, %rhi
@@ -1021,7 +1023,9 @@ yes:
   ret i1 true
 no:
   ret i1 false
-}""".replace("@__TABLE__", str(CTX["table"])).replace("@__COUNT__", str(CTX["table_count"]))
+}""".replace("@__TABLE__", str(CTX["table"])).replace("@__COUNT__", str(CTX["table_count"])) \
+    .replace("@__ROW_WORDS__", str(REGION_ROW_WORDS)).replace("@__LO__", str(REGION_LO)) \
+    .replace("@__HI__", str(REGION_HI)).replace("@__FLAGS__", str(REGION_FLAGS))
 
 
 def _mul_add_function(fname, site, mats, mad, tables):

@@ -2,7 +2,7 @@
 work-groups taken from an atomic counter and, in each, the work-items in linear local-id
 order; kernels with barriers run as coroutines advanced barrier by barrier."""
 from clcoop.native.builtin_ir import ctx_slot
-from clcoop.native.context import CTX, CTX_SLOTS, DETAIL_SLOTS, FAULT_BARRIER
+from clcoop.native.context import CTX, CTX_SLOTS, DETAIL_SLOTS, FAULT_BARRIER, REGION_HI, REGION_LO, REGION_ROW_WORDS
 from clcoop.native.text_rewrite import gquote
 
 def plain_driver(plan):
@@ -209,9 +209,9 @@ def zero_local_lines(table, rows, prefix):
     lines = []
     for r in rows:
         p = f"%{prefix}.r{r}"
-        lines += [f"  {p}.lop = getelementptr i64, ptr {table}, i64 {3 * r}",
+        lines += [f"  {p}.lop = getelementptr i64, ptr {table}, i64 {REGION_ROW_WORDS * r + REGION_LO}",
                   f"  {p}.lo = load i64, ptr {p}.lop",
-                  f"  {p}.hip = getelementptr i64, ptr {table}, i64 {3 * r + 1}",
+                  f"  {p}.hip = getelementptr i64, ptr {table}, i64 {REGION_ROW_WORDS * r + REGION_HI}",
                   f"  {p}.hi = load i64, ptr {p}.hip",
                   f"  {p}.p = inttoptr i64 {p}.lo to ptr",
                   f"  {p}.n = sub i64 {p}.hi, {p}.lo",

@@ -13,7 +13,7 @@ after the other on one thread, as before.
 """
 import re
 
-from clcoop.native.context import CTX
+from clcoop.native.context import CTX, REGION_LO, REGION_ROW_WORDS
 from clcoop.native.text_rewrite import gquote
 
 PREFIX = "__clcoop_local."
@@ -53,7 +53,7 @@ def address_definition(name, slot):
             f"  %tp = getelementptr i64, ptr %c, i64 {CTX['table']}\n"
             "  %t = load i64, ptr %tp\n"
             "  %tab = inttoptr i64 %t to ptr\n"
-            f"  %row = getelementptr i64, ptr %tab, i64 {3 * slot}\n"
+            f"  %row = getelementptr i64, ptr %tab, i64 {REGION_ROW_WORDS * slot + REGION_LO}\n"
             "  %lo = load i64, ptr %row\n"
             "  %p = inttoptr i64 %lo to ptr addrspace(3)\n"
             "  ret ptr addrspace(3) %p\n}")

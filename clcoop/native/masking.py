@@ -23,7 +23,7 @@ per-work-item path, like every fault of the fast path.
 import re
 
 from clcoop.ir.demangle import demangle
-from clcoop.native.context import CTX, FAULT_READ, FAULT_WRITE
+from clcoop.native.context import CTX, FAULT_READ, FAULT_WRITE, REGION_LO, REGION_ROW_WORDS
 from clcoop.native.collectives import collective_of
 from clcoop.native.builtin_ir import _CONVERT_RE, _INTEGER_BUILTINS, _RELATIONAL, _TO_INT_RE, store_size, type_suffix
 from clcoop.ir import cfg
@@ -320,7 +320,7 @@ class MaskingMixin:
         thread's table: a __local variable's copy is the thread's own, local_memory.py)."""
         return [f"  {n}.tp = getelementptr i64, ptr %__ctx, i64 {CTX['table']}",
                 f"  {n}.t = load ptr, ptr {n}.tp",
-                f"  {n}.rp = getelementptr i64, ptr {n}.t, i64 {3 * slot}",
+                f"  {n}.rp = getelementptr i64, ptr {n}.t, i64 {REGION_ROW_WORDS * slot + REGION_LO}",
                 f"  {n}.rlo = load i64, ptr {n}.rp",
                 f"  {n}.rfirst = inttoptr i64 {n}.rlo to ptr"]
 

@@ -19,7 +19,7 @@ from clcoop.ir.memory import describe_offset
 from clcoop.ir.source_map import render_fault
 from clcoop.native import codegen, interrupt, pool, ranges, subgroup
 from clcoop.native import context
-from clcoop.native.context import CTX, CTX_SLOTS
+from clcoop.native.context import CTX, CTX_SLOTS, REGION_LOCAL, REGION_ROW_WORDS, REGION_WRITABLE
 from clcoop.native.support import WorkItemPathUnavailable
 
 
@@ -394,23 +394,24 @@ class NativeProgram:
             if gv.addrspace == 3:
                 # __local: zeroed by the driver at the start of every work-group (flag 2).
                 names.append(f"__local {gname}")
-                rows.append((addr, addr + size, 3))
+                rows.append((addr, addr + size, REGION_WRITABLE | REGION_LOCAL))
                 continue
             names.append(f"global variable @{gname}")
-            rows.append((addr, addr + size, 0 if gv.constant else 1))
+            rows.append((addr, addr + size, 0 if gv.constant else REGION_WRITABLE))
         for i, (pname, ptype) in enumerate(info.params):
             if i in locals_:
                 lo = locals_[i].ctypes.data
                 names.append(f"{buffers[i]} (__local)")
-                rows.append((lo, lo + locals_[i].size, 3))
+                rows.append((lo, lo + locals_[i].size, REGION_WRITABLE | REGION_LOCAL))
             elif ptype.kind == "ptr":
                 region, lo = buffers[i]
                 names.append(region.name)
-                rows.append((lo, lo + region.size, 1 if region.writable else 0))
+                rows.append((lo, lo + region.size, REGION_WRITABLE if region.writable else 0))
             else:
                 names.append(None)
                 rows.append((0, 0, 0))
-        table = np.array(rows, np.int64).reshape(-1, 3)
+        # (lo, hi, flags): context.REGION_LO, REGION_HI, REGION_FLAGS
+        table = np.array(rows, np.int64).reshape(-1, REGION_ROW_WORDS)
         return names, np.ascontiguousarray(table)
 
     def _arg_block(self, plan, buffers, call_args, locals_):

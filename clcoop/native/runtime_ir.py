@@ -1,11 +1,10 @@
 """IR shared by every generated module: the bounds checks and fault recording, the
 coroutine frame of kernels with barriers, the conditional fault (division guard, fast-path checks)."""
 from clcoop.native.context import (CTX, FAULT_FREED, FAULT_LIMIT, FAULT_MISALIGNED,
-                                   FAULT_READONLY)
+                                   FAULT_READONLY, REGION_FLAGS, REGION_HI, REGION_LO, REGION_ROW_WORDS)
 
 # ---------------------------------------------------------------------------- runtime IR
-# Checks and fault recording shared by every kernel. A region table entry is
-# {lo, hi, writable} (i64 each).
+# Checks and fault recording shared by every kernel. A region table row: context.REGION_*.
 RUNTIME_DECLS = {"llvm.memcpy.p0.p0.i64": "declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)",
                   "llvm.memset.p0.i64": "declare void @llvm.memset.p0.i64(ptr, i8, i64, i1)"}
 
@@ -106,12 +105,13 @@ define internal ptr @__clcoop_chk(ptr %c, ptr %p, i64 %n, i64 %al, i32 %site, i3
 entry:
   %tp = getelementptr i64, ptr %c, i64 {CTX['table']}
   %t = load ptr, ptr %tp
-  %i3 = mul i64 %idx, 3
-  %lop = getelementptr i64, ptr %t, i64 %i3
+  %i3 = mul i64 %idx, {REGION_ROW_WORDS}
+  %rowp = getelementptr i64, ptr %t, i64 %i3
+  %lop = getelementptr i64, ptr %rowp, i64 {REGION_LO}
   %lo = load i64, ptr %lop
-  %hip = getelementptr i64, ptr %lop, i64 1
+  %hip = getelementptr i64, ptr %rowp, i64 {REGION_HI}
   %hi = load i64, ptr %hip
-  %wp = getelementptr i64, ptr %lop, i64 2
+  %wp = getelementptr i64, ptr %rowp, i64 {REGION_FLAGS}
   %wv = load i64, ptr %wp
   %canw = icmp ne i64 %wv, 0
   %row = add i64 %idx, 1
@@ -254,10 +254,11 @@ loop:
   %more = icmp ult i64 %i, %cnt
   br i1 %more, label %body, label %none
 body:
-  %i3 = mul i64 %i, 3
-  %lop = getelementptr i64, ptr %t, i64 %i3
+  %i3 = mul i64 %i, {REGION_ROW_WORDS}
+  %rowp = getelementptr i64, ptr %t, i64 %i3
+  %lop = getelementptr i64, ptr %rowp, i64 {REGION_LO}
   %lo = load i64, ptr %lop
-  %hip = getelementptr i64, ptr %lop, i64 1
+  %hip = getelementptr i64, ptr %rowp, i64 {REGION_HI}
   %hi = load i64, ptr %hip
   %ge = icmp uge i64 %a, %lo
   %lt = icmp ult i64 %a, %hi

@@ -31,7 +31,8 @@ from clcoop.native import collectives, coop_routines, coop_ir
 from clcoop.native.codegen import _FunctionGen, safe_divisor
 from clcoop.native.masking import MaskingMixin, find_hammocks
 from clcoop.native.regions import DIVISIONS, MAX_MASKED_LINES, RegionMixin, find_regions
-from clcoop.native.context import ATOMIC_FUNCTIONS, CTX, CTX_SLOTS, FAULT_COOP, FAULT_UNREACHABLE
+from clcoop.native.context import (ATOMIC_FUNCTIONS, CTX, CTX_SLOTS, FAULT_COOP, FAULT_UNREACHABLE, REGION_FLAGS,
+                                   REGION_HI, REGION_LO, REGION_ROW_WORDS)
 from clcoop.native.drivers import argument_lines, coroutine_driver, group_head_lines, group_id_lines, one_dim_lines, \
     zero_local_lines
 from clcoop.native.runtime_ir import CORO_EPILOGUE, CORO_PROLOGUE
@@ -723,10 +724,10 @@ class _SubgroupGen(RegionMixin, MaskingMixin, _FunctionGen):
         if base is None or base[0] != "arg":
             return [f"  {out} = call i1 @__clcoop_span_ok(ptr %__ctx, i64 {lo}, i64 {hi}, i64 {esz}, "
                     f"i1 {'true' if write else 'false'})"]
-        row = 3 * (len(self.mg.global_index) + base[1])
+        row = REGION_ROW_WORDS * (len(self.mg.global_index) + base[1])
         lines = [f"  {out}.tp = getelementptr i64, ptr %__ctx, i64 {CTX['table']}",
                  f"  {out}.t = load ptr, ptr {out}.tp"]
-        for k, field in enumerate(("rlo", "rhi", "rw")):
+        for field, k in (("rlo", REGION_LO), ("rhi", REGION_HI), ("rw", REGION_FLAGS)):
             lines += [f"  {out}.{field}p = getelementptr i64, ptr {out}.t, i64 {row + k}",
                       f"  {out}.{field} = load i64, ptr {out}.{field}p"]
         lines += [f"  {out}.nw = icmp ule i64 {lo}, {hi}",
