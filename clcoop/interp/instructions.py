@@ -602,10 +602,14 @@ def resolve_call(tr, callee, arg_values, rec, result_type):
             raise IRError(f"in @{tr.fn.name}: recursion through @{name} (OpenCL C 3.0 6.11: "
                           f"functions may not call themselves): {rec.text}")
         return ("function", name)
-    if is_tensor_call(name):
-        return ("tensor", name)
     if coop_names.names_spirv_operation(name):
-        return ("coop", name)
+        # Function operands (`ptr @f`) are called as the operation calls them: check them.
+        reason = call_signatures.function_operand_mismatch(
+            name, tr._type(str(result_type)), [tr._type(str(a.type)) for a in arg_values], arg_values,
+            tr.module.functions, tr.module.kernels)
+        if reason is not None:
+            raise IRError(f"in @{tr.fn.name}: {reason}: {rec.text}")
+        return ("tensor" if is_tensor_call(name) else "coop", name)
     arg_types = [tr._type(str(a.type)) for a in arg_values]
     handler = ocl_builtins.resolve(name, arg_types, rec.ty, rec.text)
     return ("builtin", handler)

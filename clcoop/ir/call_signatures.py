@@ -441,6 +441,65 @@ def _tensor_operation_mismatch(spelled, operation, ret, args):
     return None
 
 
+def function_operand_mismatch(name, ret, args, operands, functions, kernels):
+    """Why a function operand (`ptr @f`) of the cooperative-matrix call of `name` cannot be
+    called as its operation calls it, or None: a reduction calls T (T, T), a per-element
+    operation T (i32 row, i32 col, T, its extra operands...), a tensor load's decode
+    function T (ptr, [D x i32], [D x i32]) (SPV_NV_cooperative_matrix2; T the matrix's
+    component, fp8 as its i8 bits). ret, args: the call's types (loader.Ty); operands: its
+    llvmlite argument values; functions: the module's (name -> llvmlite function);
+    kernels: the names of its kernels. (A function called with other types than it has
+    got None for the missing parameters in the interpreter: a TypeError.)"""
+    callee = coop_names.parse_callee(coop_spellings.canonical_name(name, ret, args) or name)
+    if callee is None:
+        return None
+    op = coop_names.operation_name(callee.base)
+    for k, value in enumerate(operands):
+        want = _function_operand_type(callee.base, k, ret, args)
+        if value.value_kind.name != "function":
+            if want is not None:
+                return (f"argument {k + 1} of {op} (@{name}) must be a function defined in the "
+                        f"module, called as {want.__doc__}, but it is {value}")
+            continue
+        spelled = f"the function operand @{value.name} (argument {k + 1}) of {op} (@{name})"
+        if want is None:
+            return f"{spelled}: the operation takes no function there"
+        target = functions.get(value.name)
+        if target is None or target.is_declaration or value.name in kernels:
+            return f"{spelled} is not a function defined in the module (a kernel or a declaration)"
+        have = str(target.global_value_type)
+        if not want(have):
+            return f"{spelled} has the type {have}, but the operation calls it as {want.__doc__}"
+    return None
+
+
+def _function_operand_type(base, k, ret, args):
+    """A predicate on the function type text the operand at position k must have (its
+    __doc__ the type in words), or None where the operation takes no function."""
+    def exactly(text):
+        check = (lambda have: have == text)
+        check.__doc__ = text
+        return check
+    if base == coop_names.REDUCE and k == 2 and args and args[0].kind == "matrix":
+        t = _component_scalar(args[0].matrix.component)
+        return exactly(f"{t} ({t}, {t})")
+    if base == coop_names.PER_ELEMENT and k == 1 and ret.kind == "matrix":
+        t = _component_scalar(ret.matrix.component)
+        extras = [t if a.kind == "matrix" else _text(a) for a in args[2:]]
+        return exactly(f"{t} ({', '.join(['i32', 'i32', t] + extras)})")
+    if base == coop_names.LOAD_TENSOR and k == len(args) - 1 and k >= 5 and args[k].kind == "ptr" \
+            and ret.kind == "matrix":
+        spec = TensorType.parse(str(args[2]))
+        t = _component_scalar(ret.matrix.component)
+        coordinates = f"[{spec.dims} x i32]" if spec is not None else "[D x i32]"
+        pattern = re.compile(rf"{re.escape(t)} \(ptr(?: addrspace\(\d+\))?, "
+                             rf"{re.escape(coordinates)}, {re.escape(coordinates)}\)")
+        check = (lambda have: pattern.fullmatch(have) is not None)
+        check.__doc__ = f"{t} (ptr, {coordinates}, {coordinates})"
+        return check
+    return None
+
+
 def recursive_functions(functions):
     """Names of the defined functions that can reach themselves through calls (OpenCL C 3.0
     6.11 forbids recursion: neither engine runs it; the interpreter's Python stack would

@@ -339,3 +339,69 @@ def test_tensor_layout_operation_with_too_few_operands_is_refused_at_translation
     with pytest.raises(IRError, match=r"'coop_tensor_layout_set_dimension' takes 2 operands after the layout "
                                       r"for a 2-dimensional tensor, 1 given"):
         launch(clcoop.Program.from_ir(ir))
+
+
+# ---------------------------------------------------------------- function operands
+
+REDUCE = f"_Z33__spirv_CooperativeMatrixReduceNVI{named('f', 2) * 2}EviPFfffE"
+PER_ELEMENT = f"_Z39__spirv_CooperativeMatrixPerElementOpNVI{named('f', 2) * 2}EvPFfjjffEf"
+
+# r = 2 * (the sum of each row of a, in every column of that row).
+FUNCTION_IR = HEAD + f"""
+define internal spir_func float @sum_of(float %x, float %y) {{
+  %s = fadd float %x, %y
+  ret float %s
+}}
+define internal spir_func float @scaled(i32 %row, i32 %col, float %x, float %k) {{
+  %s = fmul float %x, %k
+  ret float %s
+}}
+define spir_kernel void @k(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %r, ptr addrspace(1) %n) {{
+entry:
+  %m = call spir_func {C} @{LOAD_C}(ptr addrspace(1) %a, i32 0, i64 16)
+  %s = call spir_func {C} @{REDUCE}({C} %m, i32 1, ptr @COMBINE)
+  %p = call spir_func {C} @{PER_ELEMENT}({C} %s, ptr @ELEMENT, float 2.0)
+  call spir_func void @{STORE}(ptr addrspace(1) %r, {C} %p, i32 0, i64 16)
+  ret void
+}}
+declare spir_func {C} @{LOAD_C}(ptr addrspace(1), i32, i64)
+declare spir_func {C} @{REDUCE}({C}, i32, ptr)
+declare spir_func {C} @{PER_ELEMENT}({C}, ptr, float)
+declare spir_func void @{STORE}(ptr addrspace(1), {C}, i32, i64)
+"""
+
+
+def function_ir(combine="sum_of", element="scaled"):
+    return FUNCTION_IR.replace("@COMBINE", f"@{combine}").replace("@ELEMENT", f"@{element}")
+
+
+def test_function_operand_kernel_runs():
+    a, _, r, _ = launch(clcoop.Program.from_ir(function_ir()))
+    np.testing.assert_array_equal(r, np.repeat(2 * a.sum(axis=1, keepdims=True), 16, axis=1))
+
+
+@pytest.mark.parametrize("combine, element, words", [
+    # A TypeError in the interpreter before (the missing parameters were None).
+    ("scaled", "scaled", "the function operand @scaled (argument 3) of CooperativeMatrixReduceNV (@"),
+    # Ran before: the row and column went in as floats, the element as the extra operand.
+    ("sum_of", "sum_of", "has the type float (float, float), but the operation calls it as float (i32, i32, float, float)"),
+    # Ran the kernel as the combine function before.
+    ("k", "scaled", "the function operand @k (argument 3) of CooperativeMatrixReduceNV"),
+])
+def test_function_operand_of_another_type_is_refused(combine, element, words):
+    ir = function_ir(combine, element)
+    with pytest.raises(IRError) as interp:
+        launch(clcoop.Program.from_ir(ir))
+    assert str(interp.value).startswith("in @k: ") and words in str(interp.value), str(interp.value)
+    assert "call spir_func" in str(interp.value)      # the instruction
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        native = clcoop.Program.from_ir(ir, engine="native")
+    assert native.kernel("k").fallback_reason is not None
+
+
+def test_null_function_operand_is_refused():
+    ir = function_ir().replace("i32 1, ptr @sum_of", "i32 1, ptr null")
+    with pytest.raises(IRError, match=r"argument 3 of CooperativeMatrixReduceNV .* must be a function defined "
+                                      r"in the module, called as float \(float, float\), but it is ptr null"):
+        launch(clcoop.Program.from_ir(ir))
