@@ -13,7 +13,25 @@ with the shared machine). So:
 - ctypes function pointers point into the engine's code: runtime.py calls them only while
   the engine is open, and NativeProgram.close() waits for running launches;
 - close() is idempotent and also runs from a weakref finalizer.
+
+Why LLVM's optimization pipeline runs in a child process (docs/native.md, "Memory"):
+llvmlite 0.50's create_pass_builder allocates a PassInstrumentationCallbacks that nothing
+frees (LLVMPY_CreatePassBuilder: `new PassInstrumentationCallbacks()`, not owned by the
+PassBuilder), and every pm.run registers a StandardInstrumentations' callbacks in it. Each
+O3 run of a generated module so left about 186 KiB allocated (mallinfo2, 200 runs: the
+pass-name table and callbacks; a trivial function's run 60 KiB), 370 KiB per native program
+(its build and the narrower build its first launch makes). Reusing one PassBuilder instead
+is a use after free: the callbacks of a run point into that run's StandardInstrumentations,
+destroyed when it returns, and the next run calls them. So the pipeline runs in a child
+process (optimize_text) that is replaced every OPTIMIZER_RUNS runs: the parent parses the
+optimized text and compiles it with MCJIT, which frees what it allocates.
 """
+import atexit
+import os
+import signal
+import struct
+import subprocess
+import sys
 import threading
 import weakref
 
@@ -116,27 +134,158 @@ def host_target_machine():
         return _target_machine
 
 
+# ---------------------------------------------------------------- optimization
+# Runs of the pipeline a child process makes before it is replaced (its leak, above, stays
+# under 30 MiB).
+OPTIMIZER_RUNS = 128
+
+
+def optimize_module(module, tm, opt):
+    """LLVM's default pipeline at level `opt` over the llvmlite module `module`, in place
+    (triple and data layout of the host, verified first; no fast-math)."""
+    import llvmlite.binding as llvm
+    module.triple = llvm.get_process_triple()
+    module.data_layout = str(tm.target_data)
+    module.verify()
+    pto = llvm.create_pipeline_tuning_options(speed_level=opt)
+    pto.loop_vectorization = opt >= 2
+    pto.slp_vectorization = opt >= 2
+    pb = llvm.create_pass_builder(tm, pto)
+    pm = pb.getModulePassManager()
+    try:
+        pm.run(module, pb)
+    finally:
+        pm.close()
+        pb.close()
+        pto.close()
+
+
+class _Optimizer:
+    """The child process that runs optimize_module (module docstring): requests are the
+    level and the IR text, replies a status and the optimized IR or the error's words,
+    each a length-prefixed block on its pipes. One request at a time (a lock)."""
+
+    def __init__(self):
+        self.forget()
+
+    def forget(self):
+        """No process (also in a forked child: the parent's process and pipes are the
+        parent's, and so is the state of its lock)."""
+        self.lock = threading.Lock()
+        self.proc = None
+        self.runs = 0
+
+    def optimize(self, ir_text, opt):
+        with self.lock:
+            if self.proc is not None and (self.runs >= OPTIMIZER_RUNS or self.proc.poll() is not None):
+                self.stop()          # (replaced, or it died between requests: killed)
+            if self.proc is None:
+                if not sys.executable:
+                    raise OSError("no Python executable to start the optimizer process with")
+                self.proc = subprocess.Popen([sys.executable, "-P", os.path.abspath(__file__), "--optimizer"],
+                                             stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+                self.runs = 0
+            try:
+                _write_block(self.proc.stdin, bytes([opt]) + ir_text.encode())
+                reply = _read_block(self.proc.stdout)
+            except BaseException:
+                # (Ctrl-C while waiting, or the child died: its state is unknown.)
+                status = self.proc.poll()
+                self.stop(kill=True)
+                if status is None:
+                    raise
+                raise RuntimeError(f"LLVM's optimizer stopped with status {status} on the module")
+            self.runs += 1
+            if reply[:1] != b"\0":
+                raise RuntimeError(reply[1:].decode(errors="replace"))
+            return reply[1:].decode()
+
+    def stop(self, kill=False):
+        proc, self.proc = self.proc, None
+        if proc is None:
+            return
+        try:
+            if kill:
+                proc.kill()
+            proc.stdin.close()
+            proc.wait(timeout=5)
+        except (OSError, subprocess.TimeoutExpired):
+            proc.kill()
+            proc.wait()
+        proc.stdout.close()
+
+
+_optimizer = _Optimizer()
+os.register_at_fork(after_in_child=_optimizer.forget)
+atexit.register(_optimizer.stop)
+
+
+def optimize_text(ir_text, opt=3):
+    """The IR text `ir_text` optimized at level `opt` for the host (optimize_module), run in
+    the optimizer process; in this one where no process can be started."""
+    try:
+        return _optimizer.optimize(ir_text, opt)
+    except OSError:
+        import llvmlite.binding as llvm
+        ensure_llvm()
+        module = llvm.parse_assembly(ir_text)
+        optimize_module(module, host_target_machine(), opt)
+        return str(module)
+
+
+def _write_block(stream, data):
+    stream.write(struct.pack("<Q", len(data)) + data)
+    stream.flush()
+
+
+def _read_block(stream):
+    head = stream.read(8)
+    if len(head) != 8:
+        raise EOFError("the optimizer process closed its output")
+    size, = struct.unpack("<Q", head)
+    data = stream.read(size)
+    if len(data) != size:
+        raise EOFError("the optimizer process closed its output")
+    return data
+
+
+def _serve_optimizer():
+    """The optimizer process: requests from stdin until it closes. Its target machines
+    (one per level) are only ever given to pass builders."""
+    import llvmlite.binding as llvm
+    signal.signal(signal.SIGINT, signal.SIG_IGN)     # Ctrl-C is the parent's to handle
+    ensure_llvm()
+    machines = {}
+    # Replies on a copy of stdout; what LLVM itself prints goes to stderr.
+    requests, replies = sys.stdin.buffer, os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    while True:
+        try:
+            request = _read_block(requests)
+        except EOFError:
+            return
+        opt, text = request[0], request[1:].decode()
+        try:
+            module = llvm.parse_assembly(text)
+            if opt not in machines:
+                machines[opt] = _new_target_machine(opt)
+            optimize_module(module, machines[opt], opt)
+            reply = b"\0" + str(module).encode()
+            module.close()
+        except Exception as exc:       # LLVM's words (a parse or verifier error) go back
+            reply = b"\1" + str(exc).encode()
+        _write_block(replies, reply)
+
+
 class Engine:
     """A compiled module: functions by name as addresses; close() frees it once."""
 
     def __init__(self, ir_text, opt=3):
         import llvmlite.binding as llvm
         ensure_llvm()
+        self.optimized_ir = optimize_text(ir_text, opt)
         tm = _new_target_machine(opt)          # this engine's own: the engine frees it
-        module = llvm.parse_assembly(ir_text)
-        module.triple = llvm.get_process_triple()
-        module.data_layout = str(tm.target_data)
-        module.verify()
-        pto = llvm.create_pipeline_tuning_options(speed_level=opt)
-        pto.loop_vectorization = opt >= 2
-        pto.slp_vectorization = opt >= 2
-        pb = llvm.create_pass_builder(tm, pto)
-        pm = pb.getModulePassManager()
-        pm.run(module, pb)
-        pm.close()
-        pb.close()
-        pto.close()
-        self.optimized_ir = str(module)
+        module = llvm.parse_assembly(self.optimized_ir)
         engine = llvm.create_mcjit_compiler(module, tm)
         objects = []
         engine.set_object_cache(lambda _module, buffer: objects.append(bytes(buffer)), lambda _module: None)
@@ -168,3 +317,7 @@ class Engine:
 
     def close(self):
         self._finalizer()
+
+
+if __name__ == "__main__" and sys.argv[1:] == ["--optimizer"]:
+    _serve_optimizer()
