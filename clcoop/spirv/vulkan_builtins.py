@@ -494,6 +494,9 @@ class Builtins:
             self._define(helper, ret, [f"{t} %arg{k}" for k, t in enumerate(param_types)],
                          [f"  call spir_func void @{callee}(i32 3)", "  ret void"])
             return helper
+        if base == "prefetch":                  # a hint (OpenCL C 6.15.13): nothing to do
+            self._define(helper, ret, [f"{t} %arg{k}" for k, t in enumerate(param_types)], ["  ret void"])
+            return helper
         if base not in ("async_work_group_copy", "async_work_group_strided_copy"):
             return None
         if base == "async_work_group_copy" and len(param_types) != 4 or \

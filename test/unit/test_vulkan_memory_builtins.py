@@ -88,3 +88,29 @@ def test_on_a_vulkan_device_they_match_the_interpreter(vulkan_device, opt_level)
     want_spread = np.zeros((4, 96), np.float32)
     want_spread[:, 0::3] = gathered
     np.testing.assert_array_equal(spread.reshape(4, 96), want_spread)
+
+
+@pytest.mark.parametrize("opt_level", [0, 2], ids=["O0", "O2"])
+def test_async_copies_of_vectors_and_bytes_match_the_interpreter(vulkan_device, opt_level):
+    from clcoop.vulkan.program import VulkanProgram
+    program = VulkanProgram(compile_vulkan(PATH, opt_level))
+    rng = np.random.default_rng(8)
+    groups = 3
+    x = rng.standard_normal((groups * 16, 4)).astype(np.float32)
+    c = rng.integers(0, 256, groups * 24, dtype=np.uint8)
+    results = []
+    for engine in ("vulkan", "interpreter"):
+        y, d = np.zeros((groups * 32, 4), np.float32), np.zeros(groups * 8, np.uint8)
+        args = ((groups * 32,), (32,), x, y, c, d, clcoop.LocalMemory(16 * 16), clcoop.LocalMemory(8))
+        if engine == "vulkan":
+            program.kernel("async_vectors")(*args)
+        else:
+            interpret(PATH, "async_vectors", *args)
+        results.append((y, d))
+    for got, want in zip(*results):
+        np.testing.assert_array_equal(got, want)
+    y, d = results[0]
+    np.testing.assert_array_equal(d, c.reshape(groups, 8, 3)[:, :, 0].reshape(-1))     # every third byte
+    lanes = np.arange(32)
+    want_y = x.reshape(groups, 16, 4)[:, 15 - lanes % 16] + d.reshape(groups, 8)[:, lanes % 8, None]
+    np.testing.assert_array_equal(y.reshape(groups, 32, 4), want_y.astype(np.float32))

@@ -47,3 +47,18 @@ __kernel void async_copies(__global const float *x, __global float *out, __globa
     wait_group_events(1, &back);
     wait_group_events(1, &strided_out);
 }
+
+// float4 and uchar elements, a strided copy chained on an event, prefetch (a hint)
+__kernel void async_vectors(__global const float4 *x, __global float4 *y, __global const uchar *c,
+                            __global uchar *d, __local float4 *tile, __local uchar *bytes)
+{
+    size_t g = get_group_id(0), l = get_local_id(0);
+    prefetch(x + g * 16, 16);
+    event_t e = async_work_group_copy(tile, x + g * 16, 16, 0);
+    e = async_work_group_strided_copy(bytes, c + g * 24, 8, 3, e);
+    wait_group_events(1, &e);
+    y[get_global_id(0)] = tile[15 - l % 16] + (float4)bytes[l % 8];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    event_t f = async_work_group_copy(d + g * 8, bytes, 8, 0);
+    wait_group_events(1, &f);
+}
