@@ -180,6 +180,7 @@ class Builtins:
         new = (self.work_item(base, ret, param_types) or self.helper(name, base, ret, param_types)
                or self.integer_builtin(name, base, ret, params)
                or self.compare_exchange(name, base, ret, params, param_types)
+               or self.atomic_flag(name, base, ret, param_types)
                or self.async_copy(name, base, ret, params, param_types)
                or self.work_group(name, base, ret, params, param_types)
                or self.synchronization(base, params)
@@ -474,6 +475,29 @@ class Builtins:
             f"  %same = icmp eq {t} %old, %want", "  br i1 %same, label %done, label %differ",
             "differ:", f"  store {t} %old, {param_types[1]} %expected", "  br label %done",
             "done:", *self._ret_bool(ret, "%same")])
+        return helper
+
+    def atomic_flag(self, name, base, ret, param_types):
+        """atomic_flag_test_and_set[_explicit] (an exchange with 1: was the flag set?) and
+        atomic_flag_clear[_explicit] (a store of 0), with the given order and scope (OpenCL C
+        6.15.12.8; atomic_flag is an atomic_int)."""
+        m = re.fullmatch(r"atomic_flag_(test_and_set|clear)(?:_explicit)?", base)
+        if m is None or not param_types or not param_types[0].startswith("ptr"):
+            return None
+        helper = f"{PLACEHOLDER}{base}.__{name}"
+        extra = [f"i32 %arg{k}" for k in range(1, len(param_types))]
+        passed = "".join(f", {e}" for e in extra)
+        op = "exchange" if m.group(1) == "test_and_set" else "store"
+        placeholder = f"{PLACEHOLDER}atomic.{op}.s.c11.__{name}"
+        result = "i32" if op == "exchange" else "void"
+        self.definitions.append(f"declare spir_func {result} @{placeholder}({param_types[0]}, i32"
+                                + "".join(", i32" for _ in extra) + ")")
+        if op == "store":
+            body = [f"  call spir_func void @{placeholder}({param_types[0]} %object, i32 0{passed})", "  ret void"]
+        else:
+            body = [f"  %old = call spir_func i32 @{placeholder}({param_types[0]} %object, i32 1{passed})",
+                    "  %set = icmp ne i32 %old, 0", *self._ret_bool(ret, "%set")]
+        self._define(helper, ret, [f"{param_types[0]} %object"] + extra, body)
         return helper
 
     @staticmethod

@@ -114,3 +114,27 @@ def test_async_copies_of_vectors_and_bytes_match_the_interpreter(vulkan_device, 
     lanes = np.arange(32)
     want_y = x.reshape(groups, 16, 4)[:, 15 - lanes % 16] + d.reshape(groups, 8)[:, lanes % 8, None]
     np.testing.assert_array_equal(y.reshape(groups, 32, 4), want_y.astype(np.float32))
+
+
+@pytest.mark.parametrize("opt_level", [0, 2], ids=["O0", "O2"])
+def test_atomic_flags_match_the_interpreter(vulkan_device, opt_level):
+    """atomic_flag_test_and_set[_explicit] (OpAtomicExchange with 1) and atomic_flag_clear[_explicit]
+    (OpAtomicStore of 0)."""
+    from clcoop.vulkan.program import VulkanProgram
+    program = VulkanProgram(compile_vulkan(PATH, opt_level))
+    n = 96
+    start = np.random.default_rng(10).integers(0, 2, n, dtype=np.int32)
+    results = []
+    for engine in ("vulkan", "interpreter"):
+        buffers = (start.copy(), np.zeros(1, np.int32), np.zeros(1, np.int32), np.zeros(n, np.int32))
+        if engine == "vulkan":
+            program.kernel("flags")((n,), (32,), *buffers)
+        else:
+            interpret(PATH, "flags", (n,), (32,), *buffers)
+        results.append(buffers)
+    for got, want in zip(*results):
+        np.testing.assert_array_equal(got, want)
+    own, shared_flag, winners, was = results[0]
+    np.testing.assert_array_equal(was, start != 0)
+    np.testing.assert_array_equal(own, (np.arange(n) % 2 == 0).astype(np.int32))
+    assert shared_flag[0] == 1 and winners[0] == 1

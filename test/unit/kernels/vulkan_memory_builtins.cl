@@ -62,3 +62,17 @@ __kernel void async_vectors(__global const float4 *x, __global float4 *y, __glob
     event_t f = async_work_group_copy(d + g * 8, bytes, 8, 0);
     wait_group_events(1, &f);
 }
+
+// atomic_flag: test-and-set on each work-item's own flag (the host's pattern decides), clear
+// on the odd ones; on one shared flag exactly one work-item finds it clear
+__kernel void flags(__global int *own, __global int *shared_flag, __global int *winners, __global int *was)
+{
+    size_t i = get_global_id(0);
+    was[i] = atomic_flag_test_and_set((volatile __global atomic_flag *)&own[i]);
+    if (i % 2)
+        atomic_flag_clear_explicit((volatile __global atomic_flag *)&own[i], memory_order_release,
+                                   memory_scope_device);
+    if (!atomic_flag_test_and_set_explicit((volatile __global atomic_flag *)shared_flag, memory_order_acq_rel,
+                                           memory_scope_device))
+        atomic_inc(winners);
+}
