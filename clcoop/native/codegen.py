@@ -23,7 +23,7 @@ from clcoop.ir.loader import name_values, parse_type_text, read_structs
 from clcoop.ir.demangle import demangle
 from clcoop.ir.scalars import scalar_dtype
 from clcoop.ir.source_map import read_debug_info
-from clcoop.native import atomic_calls, collectives, coop_routines, float8_ir, local_memory, support, \
+from clcoop.native import atomic_calls, bfloat_ir, collectives, coop_routines, float8_ir, local_memory, support, \
     tensor_routines
 from clcoop.native.builtin_ir import (bool_type, elem_size, exact_builtin, intrinsic_suffix, intrinsics_in,
                                      params_of, store_size, type_suffix, workitem_definition)
@@ -418,7 +418,7 @@ class _ModuleGen:
                 parts.append(text)
         parts.extend(self.sg_functions)
         parts.extend(self.drivers)
-        return "\n".join(p for p in parts if p) + "\n"
+        return bfloat_ir.as_bits("\n".join(p for p in parts if p) + "\n")
 
     # ------------------------------------------------------------ built-ins
     def builtin(self, f):
@@ -527,8 +527,6 @@ class _FunctionGen:
     # ------------------------------------------------------------ emit
     def emit(self):
         f = self.f
-        if re.search(r"\bbfloat\b", str(f)):
-            raise Unsupported("__bf16 (bfloat) values (the interpreter rounds them as SPV_KHR_bfloat16 says)")
         if not _host_has_f16c() and re.search(r"\bhalf\b", str(f)):
             raise Unsupported("half values on a CPU without F16C (LLVM would call runtime "
                               "library conversions that are not in the process)")
@@ -794,6 +792,8 @@ class _FunctionGen:
         op = ins.opcode
         text = clean_ir(str(ins))
         ops = list(ins.operands)
+        if bfloat_ir.mentions(text) and bfloat_ir.instruction(self, ins, text, ops):
+            return None
         if op == "alloca":
             if ins.name in self.arena:
                 off, _ = self.arena[ins.name]
