@@ -184,7 +184,7 @@ class Builtins:
                or self.async_copy(name, base, ret, params, param_types)
                or self.work_group(name, base, ret, params, param_types)
                or self.synchronization(base, params)
-               or self.subgroup(base, params) or self.atomic(name, base, params) or self.math(base, params, ret))
+               or self.subgroup(base, params) or self.atomic(name, base, params) or self.math(name, base, params, ret))
         if new is None:
             self.refuse(name, f"the OpenCL C built-in '{base}' is not available on the Vulkan target")
         # One placeholder per original callee: two built-ins may share a kind with other types.
@@ -683,7 +683,7 @@ class Builtins:
             return self._placeholder(f"sg.{_SUBGROUP_SIMPLE[base]}")
         return None
 
-    def math(self, base, params, ret):
+    def math(self, name, base, params, ret):
         plain = base
         for prefix in NATIVE_PREFIXES:
             if base.startswith(prefix):
@@ -691,7 +691,9 @@ class Builtins:
         if plain in FLOAT_MATH and params and _float_bits(params[0]):
             op = FLOAT_MATH[plain]
             if _float_bits(params[0]) == 64 and op not in DOUBLE_OK:
-                return None
+                self.refuse(name, f"'{base}' on double is not available on the Vulkan target: GLSL.std.450 "
+                                  "takes 16- and 32-bit floats for it and the target has no double sequence "
+                                  "(docs/vulkan.md \"Math\"); compute it in float")
             return self._placeholder(f"glsl.{GLSL[op]}")
         if plain in ("clamp", "fmin", "fmax", "min", "max") and params and _float_bits(params[0]):
             op = {"clamp": "NClamp", "min": "NMin", "max": "NMax", "fmin": "NMin", "fmax": "NMax"}[plain]

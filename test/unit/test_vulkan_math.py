@@ -363,3 +363,18 @@ def test_half_and_native_functions_on_a_vulkan_device(vulkan_device, opt_level):
         for row, exact in ((4, wide / divisor), (5, 1.0 / divisor)):
             errors = ulp_errors(out[row * n:(row + 1) * n], exact)
             assert errors[inside].max() <= 2.5
+
+
+def test_a_transcendental_function_on_double_is_refused_at_its_line():
+    """No GLSL.std.450 instruction and no sequence for exp on double: a located error that says
+    so (fmod on double is a sequence and compiles)."""
+    from clcoop.errors import CompileError
+    from clcoop.frontend import driver
+    from clcoop.spirv.vulkan import ir_to_vulkan_spirv
+    source = ("#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n__kernel void k(__global double *x) {\n"
+              "  x[0] = fmod(x[0], x[1]);\n  x[1] = exp(x[2]);\n}\n")
+    result = driver.compile_source(source, driver.CompileOptions(filename="k.cl", debug_info=True))
+    with pytest.raises(CompileError) as caught:
+        ir_to_vulkan_spirv(result.ir)
+    message = str(caught.value)
+    assert "k.cl:4:" in message and "'exp' on double" in message and "float" in message, message
