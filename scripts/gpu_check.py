@@ -10,6 +10,10 @@
     python3 scripts/gpu_check.py launch DIR [--report FILE]   # a small kernel's launch
                                                # overhead and where it goes (DIR/vector_add.spv,
                                                # compiled here when missing and the compiler is)
+    python3 scripts/gpu_check.py stats DIR [--report FILE] [--representations]
+                                               # the driver's statistics (registers, spills, ...)
+                                               # of each performance GEMM's pipeline
+                                               # (VK_KHR_pipeline_executable_properties)
 
 `prepare` needs the compiler (llvmlite, llc-22); `run` needs neither, so the modules travel to
 a GPU machine that has only NumPy and libvulkan. Integer results must be equal bit for bit;
@@ -773,6 +777,97 @@ def launch_command(folder, report=None, launches=2000):
     return 0
 
 
+# ------------------------------------------------------------------ pipeline statistics
+
+def _statistics_files(folder, name, executables):
+    """Each internal representation into DIR/<module>.<executable>.<representation>.txt (they
+    are long: assembly); the report keeps the file's name in place of the text."""
+    for index, executable in enumerate(executables):
+        for representation in executable.get("representations", ()):
+            label = "".join(c if c.isalnum() else "_" for c in representation["name"]).strip("_") or "ir"
+            path = folder / f"{name}.{index}.{label}.txt"
+            if "text" in representation:
+                path.write_text(representation.pop("text"))
+            else:
+                path = path.with_suffix(".bin")
+                path.write_bytes(representation.pop("data"))
+            representation["file"] = path.name
+
+
+def module_statistics(folder, kernel, representations=False):
+    """One performance GEMM's row of `stats`: its pipeline for the performance run's local
+    size (the one the launch makes: same specialization, the kernel's own subgroup size)
+    described by the driver, or the error that stopped it."""
+    from clcoop.errors import ClcoopError
+    from clcoop.vulkan import VulkanProgram
+    from clcoop.vulkan.statistics import as_json
+    row = {"name": kernel.name, "source": kernel.source, "kernel": kernel.kernel, "options": list(kernel.options),
+           "local_size": [kernel.local, 1, 1]}
+    path = folder / f"{kernel.name}.spv"
+    if not path.exists():
+        problem = compile_module(Case(kernel.name, kernel.source, kernel.kernel, (), (), None, (),
+                                      options=kernel.options), path)
+        if problem:
+            row["error"] = f"not compiled: {problem.splitlines()[0]}"
+            return row
+    try:
+        program = VulkanProgram(path.read_bytes())
+    except ClcoopError as error:
+        row["error"] = f"{type(error).__name__}: {error}"
+        return row
+    try:
+        found = program.kernel(kernel.kernel).statistics((kernel.local, 1), representations=representations)
+        _statistics_files(folder, kernel.name, found)
+        row["executables"] = as_json(found)
+    except ClcoopError as error:
+        row["error"] = f"{type(error).__name__}: {error}"
+    finally:
+        program.close()
+    return row
+
+
+def statistics_table(result):
+    """The `stats` report as Markdown: one row per module and executable, one column per
+    statistic the driver named (in the order it first named them)."""
+    from clcoop.vulkan.statistics import format_value
+    names = []
+    for row in result["modules"]:
+        for executable in row.get("executables", ()):
+            names += [name for name in executable["statistics"] if name not in names]
+    lines = [f"Pipeline statistics on {result['device']}, {result['date']} (the driver's names):", "",
+             "| kernel | executable | subgroup | " + " | ".join(names) + " |", "|---" * (len(names) + 3) + "|"]
+    for row in result["modules"]:
+        if "error" in row:
+            lines.append(f"| {row['name']} | {row['error']} |" + " |" * (len(names) + 1))
+            continue
+        for executable in row["executables"]:
+            values = [format_value(executable["statistics"][n]["value"]) if n in executable["statistics"] else ""
+                      for n in names]
+            lines.append(f"| {row['name']} | {executable['name']} | {executable['subgroup_size']} | "
+                         + " | ".join(values) + " |")
+    return "\n".join(lines)
+
+
+def statistics_command(folder, report, representations=False, kernels=None):
+    """`stats DIR`: the driver's statistics of every performance GEMM (perf_modules(); their
+    modules from `prepare`, or compiled on the spot where the compiler is), into `report`
+    (written after each module) and printed as a table. Exit 1 when any module has none."""
+    folder.mkdir(parents=True, exist_ok=True)
+    result = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "device": device_line(),
+              "host": platform.node(), "modules": []}
+    for kernel in perf_modules() if kernels is None else kernels:
+        row = module_statistics(folder, kernel, representations)
+        result["modules"].append(row)
+        Path(report).write_text(json.dumps(result, indent=1))
+        print(f"{kernel.name}: " + (row["error"] if "error" in row else
+                                    f"{sum(len(e['statistics']) for e in row['executables'])} statistics"))
+    print(statistics_table(result))
+    failed = [row["name"] for row in result["modules"] if "error" in row]
+    if failed:
+        print(f"no statistics for {len(failed)} of {len(result['modules'])} modules: {', '.join(failed)}")
+    return 1 if failed else 0
+
+
 def device_line():
     from clcoop.vulkan import descriptions
     return "; ".join(d.title() for d in descriptions())
@@ -812,9 +907,12 @@ def table(report):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("command", choices=("prepare", "run", "table", "all", "launch"))
+    parser.add_argument("command", choices=("prepare", "run", "table", "all", "launch", "stats"))
     parser.add_argument("path")
-    parser.add_argument("--report", help="the report's file (run: default gpu-report.json; launch: none)")
+    parser.add_argument("--report", help="the report's file (run: default gpu-report.json; launch: none; "
+                                         "stats: default gpu-statistics.json)")
+    parser.add_argument("--representations", action="store_true",
+                        help="stats: also the driver's internal representations, as DIR/<module>.<i>.<name>.txt")
     parser.add_argument("--only", help="comma-separated case names (default: every case)")
     parser.add_argument("--no-perf", action="store_true", help="leave out the accumulation study and the performance run")
     parser.add_argument("--launches", type=int, default=2000, help="launches per variant of `launch` (default 2000)")
@@ -828,6 +926,8 @@ def main(argv=None):
         print(table(args.path))
     if args.command == "launch":
         return launch_command(Path(args.path), args.report, args.launches)
+    if args.command == "stats":
+        return statistics_command(Path(args.path), args.report or "gpu-statistics.json", args.representations)
     return 0
 
 

@@ -4,6 +4,8 @@ in clcoop.api).
     clcoop-run kernel.cl|kernel.ll --kernel NAME --global 64,8 --local 16,1
                [--subgroup-size 16] --arg A=a.npy --arg n=64 [--arg tmp=local:1024]
                [--out DIR] [-D NAME[=VALUE]] [-I DIR] [-O0|-O2]
+    clcoop-run --engine vulkan k.spv --kernel NAME --local 256,1 --pipeline-statistics
+               [--arg tmp=local:1024] [--internal-representations]
 
 Buffer arguments (.npy files) the kernel may write are written back to DIR under the name of
 the file they came from (`--arg out=data/deq.npy --out res` writes res/deq.npy), all of them
@@ -14,6 +16,11 @@ an internal error exits with 70.
 
 Kernel printf output goes to stdout while the kernel runs (work-items in order), before
 the `wrote DIR/<file>.npy` lines; a newline ends printf output that lacks one.
+
+--pipeline-statistics (--engine vulkan) prints the driver's statistics of the pipeline the
+kernel would be launched with (VK_KHR_pipeline_executable_properties: registers, spills, ...,
+as the driver names them; docs/gpu.md) instead of launching it: --global is not needed, and of
+the --arg values only the local:BYTES ones are read (they specialize the pipeline).
 """
 import argparse
 import os
@@ -47,7 +54,8 @@ def _parser():
                        "--arg out=data/deq.npy --out res writes res/deq.npy.")
     p.add_argument("input", help="kernel source (.cl), LLVM IR (.ll) or a Vulkan module (.spv, --engine vulkan)")
     p.add_argument("--kernel", help="kernel name (optional when the program has one kernel)")
-    p.add_argument("--global", dest="global_size", required=True, help="global size, e.g. 64,8")
+    p.add_argument("--global", dest="global_size", help="global size, e.g. 64,8 (required unless "
+                   "--pipeline-statistics)")
     p.add_argument("--local", dest="local_size", help="local size, e.g. 16,1 (default: chosen)")
     p.add_argument("--subgroup-size", type=int, help="sub-group size (default 16 or the kernel's)")
     p.add_argument("--arg", action="append", default=[], metavar="NAME=VALUE",
@@ -72,6 +80,13 @@ def _parser():
                         "supported, else the interpreter with a note saying why; vulkan: a Vulkan "
                         "GPU (docs/gpu.md), the only engine of a .spv module from "
                         "`clcoop --emit-spirv --target-env vulkan1.3`")
+    p.add_argument("--pipeline-statistics", action="store_true",
+                   help="--engine vulkan: print the driver's statistics of the kernel's pipeline for "
+                        "--local (and --subgroup-size, local:BYTES arguments) instead of launching it "
+                        "(VK_KHR_pipeline_executable_properties)")
+    p.add_argument("--internal-representations", action="store_true",
+                   help="with --pipeline-statistics: also print the driver's internal representations "
+                        "(its IR, its assembly) where it gives them")
     return p
 
 
@@ -229,9 +244,40 @@ class _LineTracker:
         return getattr(self.stream, name)
 
 
+def _vulkan_program(prog):
+    """The VulkanProgram behind a loaded .spv module or a program built with engine='vulkan'."""
+    from clcoop.vulkan import VulkanProgram
+    if isinstance(prog, VulkanProgram):
+        return prog
+    return prog._preferred().program       # clcoop.Program's build for the one engine asked for
+
+
+def _pipeline_statistics(args, prog, kernel, local):
+    """--pipeline-statistics: the kernel's pipeline described by the driver, not launched."""
+    from clcoop.vulkan.statistics import format_executables
+    target = _vulkan_program(prog).kernel(kernel)
+    local_memory = {}
+    for item in args.arg:
+        name, _eq, value = item.partition("=")
+        if value.startswith("local:"):
+            local_memory[name] = _parse_value(name, value)
+    found = target.statistics(local, local_memory, args.subgroup_size, args.internal_representations)
+    description = target.program.description
+    print(f"kernel {kernel}" + (f", local size {','.join(map(str, local))}" if local else "") +
+          f", on {description.title()}:")
+    print(format_executables(found, args.internal_representations))
+    return EXIT_OK
+
+
 def run(argv):
     args = _parser().parse_args(argv)
-    global_size = _sizes(args.global_size, "--global")
+    if args.pipeline_statistics and args.engine != "vulkan":
+        raise UsageError("--pipeline-statistics needs --engine vulkan (the driver's statistics of a Vulkan pipeline)")
+    if args.internal_representations and not args.pipeline_statistics:
+        raise UsageError("--internal-representations goes with --pipeline-statistics")
+    if args.global_size is None and not args.pipeline_statistics:
+        raise UsageError("the following arguments are required: --global")
+    global_size = _sizes(args.global_size, "--global") if args.global_size else None
     local = _sizes(args.local_size, "--local") if args.local_size else None
     try:
         prog = _load_vulkan_module(args) if args.input.endswith(".spv") else _load_program(args)
@@ -242,6 +288,8 @@ def run(argv):
         if len(prog.kernel_names) != 1:
             raise UsageError(f"--kernel is required (kernels: {', '.join(prog.kernel_names)})")
         kernel = prog.kernel_names[0]
+    if args.pipeline_statistics:
+        return _pipeline_statistics(args, prog, kernel, local)
     values, names = _kernel_args(prog, kernel, args.arg)
     kwargs = {}
     if args.subgroup_size is not None:

@@ -6,7 +6,9 @@ of ../shared/notes/gpu-vulkan.md: VkPhysicalDeviceFeatures2 -> Vulkan11 -> Vulka
 Vulkan13 -> cooperative matrix (KHR) -> cooperative matrix 2 (NV) -> bfloat16, filled by
 vkGetPhysicalDeviceFeatures2 and passed as VkDeviceCreateInfo.pNext, so that a module may
 use whatever the device offers; a few features that cost speed or change addresses are
-turned off (DISABLED_FEATURES). One compute queue.
+turned off (DISABLED_FEATURES). One compute queue. VK_KHR_pipeline_executable_properties and
+its feature pipelineExecutableInfo, where offered, let the driver report its statistics of
+each pipeline (statistics.py): Device.pipeline_statistics.
 """
 import atexit
 import ctypes
@@ -23,7 +25,10 @@ DEVICE_ENV = "CLCOOP_VULKAN_DEVICE"
 # Enabled when present. Core in Vulkan 1.3 (and so not listed): buffer device address,
 # Vulkan memory model, float16/int8, 8/16-bit storage, subgroup size control, variable pointers.
 # (Each comes with its feature structure in FeatureChain.)
-WANTED_EXTENSIONS = (KHR_COOPERATIVE_MATRIX, NV_COOPERATIVE_MATRIX2, KHR_SHADER_BFLOAT16)
+# The driver's statistics of a pipeline (registers, spills, ...: statistics.py).
+KHR_PIPELINE_EXECUTABLE_PROPERTIES = "VK_KHR_pipeline_executable_properties"
+WANTED_EXTENSIONS = (KHR_COOPERATIVE_MATRIX, NV_COOPERATIVE_MATRIX2, KHR_SHADER_BFLOAT16,
+                     KHR_PIPELINE_EXECUTABLE_PROPERTIES)
 # What every module of the contract needs (docs/vulkan-abi.md): 64-bit device addresses in
 # push constants, PhysicalStorageBuffer64 and the Vulkan memory model.
 REQUIRED_FEATURES = ("bufferDeviceAddress", "vulkanMemoryModel", "shaderInt64")
@@ -127,6 +132,9 @@ class FeatureChain:
         if KHR_SHADER_BFLOAT16 in extensions:
             self.parts.append(vk.VkPhysicalDeviceShaderBfloat16FeaturesKHR(
                 vk.ST_PHYSICAL_DEVICE_SHADER_BFLOAT16_FEATURES_KHR))
+        if KHR_PIPELINE_EXECUTABLE_PROPERTIES in extensions:
+            self.parts.append(vk.VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR(
+                vk.ST_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR))
         _chain(self.features2, *self.parts)
         inst.vk.vkGetPhysicalDeviceFeatures2(handle, ctypes.byref(self.features2))
 
@@ -309,6 +317,7 @@ class Device:
         self.memory = vk.VkPhysicalDeviceMemoryProperties()
         self.vk.vkGetPhysicalDeviceMemoryProperties(self.physical, ctypes.byref(self.memory))
         self.enabled_extensions = tuple(e for e in WANTED_EXTENSIONS if self.description.has(e))
+        self.pipeline_statistics = False    # pipelineExecutableInfo enabled (set by _create)
         self.handle = self._create()
         self.queue = vk.VP()
         self.vk.vkGetDeviceQueue(self.handle, self.queue_family, 0, ctypes.byref(self.queue))
@@ -329,6 +338,7 @@ class Device:
     def _create(self):
         features = FeatureChain(self.instance, self.physical, self.enabled_extensions)
         features.disable(DISABLED_FEATURES)
+        self.pipeline_statistics = features.get("pipelineExecutableInfo")
         priority = ctypes.c_float(1.0)
         queue_info = vk.VkDeviceQueueCreateInfo(vk.ST_DEVICE_QUEUE_CREATE_INFO, None, 0, self.queue_family, 1,
                                                 ctypes.cast(ctypes.pointer(priority), vk.VP))

@@ -7,6 +7,13 @@ Specialization constants (Vulkan 1.3, 10.9): SpecId 0-2 are the local size when 
 has no reqd_work_group_size, SpecId 100 + i the element count of __local argument i. A map
 entry for an id the module does not use changes nothing (VkSpecializationMapEntry), so one
 map serves every kernel.
+
+On a device with pipelineExecutableInfo (VK_KHR_pipeline_executable_properties) every pipeline
+is created with CAPTURE_STATISTICS, so that the driver's statistics of the very pipeline a
+launch uses can be read (statistics.py); the flag "must not affect the final compiled
+pipeline" (Vulkan 1.3, 10.1, VkPipelineCreateFlagBits), it may only cost creation time.
+CAPTURE_INTERNAL_REPRESENTATIONS (the driver's IR and assembly, large) only for a pipeline
+asked for with representations=True, a separate one.
 """
 import ctypes
 import struct
@@ -40,17 +47,29 @@ class Pipelines:
             self.layouts[push_size] = layout
         return layout
 
-    def pipeline(self, kernel, push_size, constants, subgroup_size=None, full_subgroups=False):
+    def pipeline(self, kernel, push_size, constants, subgroup_size=None, full_subgroups=False,
+                 representations=False):
         """The pipeline of entry point `kernel` specialized with `constants` ({SpecId: uint32});
-        subgroup_size: the size to require (VK_EXT_subgroup_size_control), or None."""
-        key = (kernel, push_size, tuple(sorted(constants.items())), subgroup_size, full_subgroups)
+        subgroup_size: the size to require (VK_EXT_subgroup_size_control), or None;
+        representations: a pipeline that captures the driver's internal representations too
+        (only where the device has pipelineExecutableInfo)."""
+        representations = bool(representations and self.device.pipeline_statistics)
+        key = (kernel, push_size, tuple(sorted(constants.items())), subgroup_size, full_subgroups, representations)
         pipeline = self.pipelines.get(key)
         if pipeline is None:
             pipeline = self.pipelines[key] = self._create(kernel, push_size, constants, subgroup_size,
-                                                          full_subgroups)
+                                                          full_subgroups, self._flags(representations))
         return pipeline
 
-    def _create(self, kernel, push_size, constants, subgroup_size, full_subgroups):
+    def _flags(self, representations):
+        """VkPipelineCreateFlags: the capture flags, only where the extension and its feature
+        are enabled (the flag bits are VK_KHR_pipeline_executable_properties')."""
+        if not self.device.pipeline_statistics:
+            return 0
+        return vk.PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR | (
+            vk.PIPELINE_CREATE_CAPTURE_INTERNAL_REPRESENTATIONS_BIT_KHR if representations else 0)
+
+    def _create(self, kernel, push_size, constants, subgroup_size, full_subgroups, pipeline_flags=0):
         ids = sorted(constants)
         entries = (vk.VkSpecializationMapEntry * max(len(ids), 1))(
             *[vk.VkSpecializationMapEntry(spec_id, 4 * i, 4) for i, spec_id in enumerate(ids)])
@@ -65,7 +84,7 @@ class Pipelines:
             vk.ST_PIPELINE_SHADER_STAGE_CREATE_INFO,
             ctypes.cast(ctypes.pointer(required), vk.VP) if subgroup_size else None, flags,
             vk.SHADER_STAGE_COMPUTE_BIT, self.module.value, name, ctypes.cast(ctypes.pointer(special), vk.VP))
-        info = vk.VkComputePipelineCreateInfo(vk.ST_COMPUTE_PIPELINE_CREATE_INFO, None, 0, stage,
+        info = vk.VkComputePipelineCreateInfo(vk.ST_COMPUTE_PIPELINE_CREATE_INFO, None, pipeline_flags, stage,
                                               self.layout(push_size).value, 0, -1)
         pipeline = vk.HANDLE(0)
         self.device.check(self.device.vk.vkCreateComputePipelines(self.device.handle, 0, 1, ctypes.byref(info), None,

@@ -13,17 +13,19 @@ import hashlib
 import threading
 import time
 from dataclasses import dataclass
+from types import SimpleNamespace
 
 from clcoop.errors import ArgumentError, UnsupportedOnDevice
 from clcoop.prepare import DEFAULT_INSTRUCTION_LIMIT, DEFAULT_MAX_LANES
-from clcoop.prepare import KEPT_PREPARATIONS, Preparations
+from clcoop.prepare import KEPT_PREPARATIONS, LocalMemory, Preparations
 from clcoop.spirv.binary import read_module
 from clcoop.spirv.reflection import read_reflection
 from clcoop.vulkan import device as devices
-from clcoop.vulkan.arguments import kernel_info, marshal
+from clcoop.vulkan.arguments import LOCAL_SIZE_SPEC_IDS, _local_length, kernel_info, marshal
 from clcoop.vulkan.capabilities import check_kernel, unsupported_reason
 from clcoop.vulkan.pipeline import Pipelines
 from clcoop.vulkan.runner import Launch, runner
+from clcoop.vulkan.statistics import executables, require_statistics
 from clcoop.vulkan.workgroup_memory import WorkgroupMemory, workgroup_memory_problem
 
 
@@ -211,6 +213,65 @@ class VulkanKernel:
                         self._plans.pop(next(iter(self._plans)))
                     self._plans[key] = plan
         return plan
+
+    def statistics(self, local_size=None, local_memory=None, subgroup_size=None, representations=False):
+        """The driver's statistics of the pipeline a launch with this local size would use
+        (VK_KHR_pipeline_executable_properties; statistics.py says what comes back): a list
+        of executables, each {name, description, stages, subgroup_size, statistics: {name:
+        (value, description)}}, and "representations" (the driver's IR and assembly) when
+        asked. local_size: required unless the kernel has reqd_work_group_size; local_memory:
+        {argument name: LocalMemory or bytes} for each __local argument (its length
+        specializes the pipeline); subgroup_size as for a launch. UnsupportedOnDevice when the
+        device cannot report statistics, or cannot run the kernel."""
+        device = self.program.device
+        local = self._statistics_local_size(local_size)
+        constants = {} if self.record.get("local_size") else dict(zip(LOCAL_SIZE_SPEC_IDS, local))
+        constants.update(self._local_lengths(local_memory or {}))
+        require_statistics(device, f"kernel '{self.name}'")
+        check_kernel(self.name, self.record, self.program.description, local)
+        self._check_limits(SimpleNamespace(local_size=local, groups=(1, 1, 1), constants=constants))
+        required, full = self._subgroup(subgroup_size, local)
+        with device.lock:
+            device.require_usable()
+            pipeline = self.program.pipelines.pipeline(self.name, self.record.get("push_constant_size", 0), constants,
+                                                       required, full, representations)
+            return executables(device, pipeline.value, representations, f"kernel '{self.name}'")
+
+    def _statistics_local_size(self, local_size):
+        """The local size of statistics(): the kernel's reqd_work_group_size or the one given, as 3 sizes."""
+        fixed = tuple(self.record["local_size"]) if self.record.get("local_size") else None
+        if local_size is None:
+            if fixed is None:
+                raise ArgumentError(f"kernel '{self.name}' has no reqd_work_group_size: its pipeline is specialized "
+                                    f"for the launch's local size; give local_size=")
+            return fixed
+        sizes = tuple(local_size) if isinstance(local_size, (tuple, list)) else (local_size,)
+        if not 1 <= len(sizes) <= 3 or any(isinstance(s, bool) or not hasattr(s, "__index__") or int(s) < 1
+                                           for s in sizes):
+            raise ArgumentError(f"local_size must be 1 to 3 positive integers, got {local_size!r}")
+        sizes = tuple(int(s) for s in sizes) + (1,) * (3 - len(sizes))
+        if fixed is not None and sizes != fixed:
+            raise ArgumentError(f"kernel '{self.name}' has reqd_work_group_size{fixed}, got local_size={sizes}")
+        return sizes
+
+    def _local_lengths(self, local_memory):
+        """{SpecId: element count} of the __local arguments from {name: LocalMemory or bytes}."""
+        entries = {arg["name"]: arg for arg in self.record["args"] if arg["kind"] == "local"}
+        unknown = sorted(set(local_memory) - set(entries))
+        missing = sorted(set(entries) - set(local_memory))
+        if unknown or missing:
+            raise ArgumentError(f"kernel '{self.name}': local_memory must give the bytes of each __local argument "
+                                f"({', '.join(entries) or 'it has none'})"
+                                + (f"; not one: {', '.join(unknown)}" if unknown else "")
+                                + (f"; missing: {', '.join(missing)}" if missing else ""))
+        lengths = {}
+        for name, size in local_memory.items():
+            nbytes = size.nbytes if isinstance(size, LocalMemory) else size     # (a NumPy integer's nbytes is its own)
+            if isinstance(nbytes, bool) or not hasattr(nbytes, "__index__") or int(nbytes) < 1:
+                raise ArgumentError(f"kernel '{self.name}': local_memory['{name}'] must be a LocalMemory or a "
+                                    f"positive byte count, got {size!r}")
+            lengths[entries[name]["spec_id"]] = _local_length(self.name, entries[name], int(nbytes))
+        return lengths
 
     def _subgroup(self, requested, local_size):
         """(the subgroup size to require or None, whether to require full subgroups)."""

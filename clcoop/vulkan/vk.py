@@ -25,6 +25,7 @@ VK_MAX_MEMORY_TYPES = 32
 VK_MAX_MEMORY_HEAPS = 16
 VK_MAX_DRIVER_NAME_SIZE = 256
 VK_MAX_DRIVER_INFO_SIZE = 256
+VK_MAX_DESCRIPTION_SIZE = 256
 
 
 def make_version(major, minor, patch=0):
@@ -66,6 +67,12 @@ ST_PHYSICAL_DEVICE_PROPERTIES_2 = 1000059001
 ST_MEMORY_ALLOCATE_FLAGS_INFO = 1000060000
 ST_PHYSICAL_DEVICE_SHADER_BFLOAT16_FEATURES_KHR = 1000141000
 ST_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO = 1000225001
+ST_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR = 1000269000
+ST_PIPELINE_INFO_KHR = 1000269001
+ST_PIPELINE_EXECUTABLE_PROPERTIES_KHR = 1000269002
+ST_PIPELINE_EXECUTABLE_INFO_KHR = 1000269003
+ST_PIPELINE_EXECUTABLE_STATISTIC_KHR = 1000269004
+ST_PIPELINE_EXECUTABLE_INTERNAL_REPRESENTATION_KHR = 1000269005
 ST_BUFFER_DEVICE_ADDRESS_INFO = 1000244001
 ST_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR = 1000506000
 ST_COOPERATIVE_MATRIX_PROPERTIES_KHR = 1000506001
@@ -117,6 +124,10 @@ SHADER_STAGE_COMPUTE_BIT = 0x20
 PIPELINE_BIND_POINT_COMPUTE = 1
 PIPELINE_SHADER_STAGE_CREATE_ALLOW_VARYING_SUBGROUP_SIZE_BIT = 0x1
 PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT = 0x2
+PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR = 0x40                  # VK_KHR_pipeline_executable_properties
+PIPELINE_CREATE_CAPTURE_INTERNAL_REPRESENTATIONS_BIT_KHR = 0x80
+# VkPipelineExecutableStatisticFormatKHR
+STATISTIC_FORMAT_BOOL32, STATISTIC_FORMAT_INT64, STATISTIC_FORMAT_UINT64, STATISTIC_FORMAT_FLOAT64 = 0, 1, 2, 3
 COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT = 0x2
 COMMAND_BUFFER_LEVEL_PRIMARY = 0
 COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT = 0x1
@@ -512,6 +523,33 @@ VkPhysicalDeviceShaderBfloat16FeaturesKHR = _struct("VkPhysicalDeviceShaderBfloa
     ("sType", I32), ("pNext", VP), ("shaderBFloat16Type", U32), ("shaderBFloat16DotProduct", U32),
     ("shaderBFloat16CooperativeMatrix", U32)])
 
+# VK_KHR_pipeline_executable_properties (vulkan_core.h 1.3.239)
+VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR = _struct(
+    "VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR", [
+        ("sType", I32), ("pNext", VP), ("pipelineExecutableInfo", U32)])
+
+VkPipelineInfoKHR = _struct("VkPipelineInfoKHR", [
+    ("sType", I32), ("pNext", VP), ("pipeline", U64)])
+
+VkPipelineExecutablePropertiesKHR = _struct("VkPipelineExecutablePropertiesKHR", [
+    ("sType", I32), ("pNext", VP), ("stages", U32), ("name", CHAR * VK_MAX_DESCRIPTION_SIZE),
+    ("description", CHAR * VK_MAX_DESCRIPTION_SIZE), ("subgroupSize", U32)])
+
+VkPipelineExecutableInfoKHR = _struct("VkPipelineExecutableInfoKHR", [
+    ("sType", I32), ("pNext", VP), ("pipeline", U64), ("executableIndex", U32)])
+
+VkPipelineExecutableStatisticValueKHR = type("VkPipelineExecutableStatisticValueKHR", (ctypes.Union,), {
+    "_fields_": [("b32", U32), ("i64", ctypes.c_int64), ("u64", U64), ("f64", ctypes.c_double)]})
+
+VkPipelineExecutableStatisticKHR = _struct("VkPipelineExecutableStatisticKHR", [
+    ("sType", I32), ("pNext", VP), ("name", CHAR * VK_MAX_DESCRIPTION_SIZE),
+    ("description", CHAR * VK_MAX_DESCRIPTION_SIZE), ("format", I32),
+    ("value", VkPipelineExecutableStatisticValueKHR)])
+
+VkPipelineExecutableInternalRepresentationKHR = _struct("VkPipelineExecutableInternalRepresentationKHR", [
+    ("sType", I32), ("pNext", VP), ("name", CHAR * VK_MAX_DESCRIPTION_SIZE),
+    ("description", CHAR * VK_MAX_DESCRIPTION_SIZE), ("isText", U32), ("dataSize", SIZE), ("pData", VP)])
+
 
 # ---------------------------------------------------------------------------------- functions
 
@@ -572,6 +610,7 @@ _PROTOTYPES = {
     "vkWaitForFences": [VP, U32, P(HANDLE), U32, U64],
     "vkGetFenceStatus": [VP, HANDLE],
     "vkGetInstanceProcAddr": [VP, CP],
+    "vkGetDeviceProcAddr": [VP, CP],
 }
 _VOID = {"vkDestroyInstance", "vkGetPhysicalDeviceProperties2", "vkGetPhysicalDeviceFeatures2",
          "vkGetPhysicalDeviceQueueFamilyProperties", "vkGetPhysicalDeviceMemoryProperties",
@@ -581,12 +620,18 @@ _VOID = {"vkDestroyInstance", "vkGetPhysicalDeviceProperties2", "vkGetPhysicalDe
          "vkCmdDispatch", "vkCmdCopyBuffer", "vkCmdPipelineBarrier", "vkCmdResetQueryPool",
          "vkCmdWriteTimestamp", "vkDestroyQueryPool", "vkDestroyFence", "vkCmdCopyQueryPoolResults",
          "vkFreeCommandBuffers"}
-_RESTYPES = {"vkGetBufferDeviceAddress": U64, "vkGetInstanceProcAddr": VP}
+_RESTYPES = {"vkGetBufferDeviceAddress": U64, "vkGetInstanceProcAddr": VP, "vkGetDeviceProcAddr": VP}
 
 # Instance-level extension functions, reached through vkGetInstanceProcAddr
 EXTENSION_PROTOTYPES = {
     "vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR": [VP, PU32, VP],
     "vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV": [VP, PU32, VP],
+}
+# Device-level extension functions, reached through vkGetDeviceProcAddr (of an enabled extension)
+DEVICE_EXTENSION_PROTOTYPES = {
+    "vkGetPipelineExecutablePropertiesKHR": [VP, VP, PU32, VP],
+    "vkGetPipelineExecutableStatisticsKHR": [VP, VP, PU32, VP],
+    "vkGetPipelineExecutableInternalRepresentationsKHR": [VP, VP, PU32, VP],
 }
 
 LOADER_NAMES = ("libvulkan.so.1", "libvulkan.so", "vulkan-1.dll", "libvulkan.1.dylib")
@@ -609,6 +654,14 @@ class Loader:
         if not address:
             return None
         return ctypes.CFUNCTYPE(I32, *EXTENSION_PROTOTYPES[name])(address)
+
+    def device_function(self, device, name):
+        """An extension function of `device` (its extension enabled), or None when the
+        driver has none by that name (Vulkan 1.3, 4.1: vkGetDeviceProcAddr returns NULL)."""
+        address = self.vkGetDeviceProcAddr(device, name.encode())
+        if not address:
+            return None
+        return ctypes.CFUNCTYPE(I32, *DEVICE_EXTENSION_PROTOTYPES[name])(address)
 
 
 _loader = None
