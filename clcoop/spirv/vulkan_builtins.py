@@ -305,6 +305,26 @@ class Builtins:
                 f"  %mag = call {ret} @llvm.fabs.{suffix}({ret} %x)", f"  %minus = fneg {ret} %mag",
                 f"  %r = select {_bool_type(ret)} %neg, {ret} %minus, {ret} %mag", f"  ret {ret} %r"])
             return helper
+        if base == "select" and len(params) == 3:
+            # OpenCL C 6.15.6: a scalar c selects b when nonzero; a vector's components when
+            # their most significant bit is set
+            vector = params[2].startswith("<")
+            test = f"icmp slt {params[2]} %c, zeroinitializer" if vector else f"icmp ne {params[2]} %c, 0"
+            self._define(helper, ret, [f"{params[0]} %a", f"{params[1]} %b", f"{params[2]} %c"], [
+                f"  %m = {test}", f"  %r = select {_bool_type(ret)} %m, {ret} %b, {ret} %a", f"  ret {ret} %r"])
+            return helper
+        if base == "bitselect" and len(params) == 3:
+            # (a & ~c) | (b & c), on the bits of float operands
+            bits = _int_type_of(ret) if _scalar_of(ret) in ("half", "float", "double") else ret
+            lines = []
+            for v in "abc":
+                lines.append(f"  %{v}i = bitcast {ret} %{v} to {bits}" if bits != ret else f"  %{v}i = or {bits} %{v}, zeroinitializer")
+            lines += [f"  %nc = xor {bits} %ci, {_splat(bits, '-1')}", f"  %keep = and {bits} %ai, %nc",
+                      f"  %take = and {bits} %bi, %ci", f"  %ri = or {bits} %keep, %take"]
+            lines += [f"  %r = bitcast {bits} %ri to {ret}" if bits != ret else f"  %r = or {bits} %ri, zeroinitializer",
+                      f"  ret {ret} %r"]
+            self._define(helper, ret, [f"{ret} %a", f"{ret} %b", f"{ret} %c"], lines)
+            return helper
         if base == "round" and len(params) == 1:
             scalar = re.sub(r"<\d+ x (\w+)>", r"\1", ret)
             suffix = _intrinsic_suffix(ret)
