@@ -433,15 +433,22 @@ class Builtins:
     # ---- integer built-ins (OpenCL C 6.15.3) in IR: llc-22's Vulkan target cannot select
     # llvm.ctlz/cttz and SPIR-V has no 128-bit integers, so the sequences are spelled out.
     def integer_builtin(self, name, base, ret, params):
-        if base not in INTEGER_BUILTINS or not params or params[0][0] != "int" or not re.fullmatch(r"i\d+", ret):
+        if base not in INTEGER_BUILTINS or not params:
             return None
-        bits, signed = params[0][1], params[0][2]
+        vector = params[0][0] == "vec" and params[0][2][0] == "int"
+        element = params[0][2] if vector else params[0]
+        if element[0] != "int" or not re.fullmatch(r"i\d+|<\d+ x i\d+>", ret):
+            return None
+        bits, signed = element[1], element[2]
         helper = f"{PLACEHOLDER}{base}.__{name}"
         t = f"i{bits}"
         count = {"popcount": 1, "clz": 1, "ctz": 1, "mad_hi": 3, "mad_sat": 3}.get(base, 2)
-        arguments = [f"{t} %a", f"{t} %b", f"{t} %c"][:count]
+        scalar = f"{helper}.scalar" if vector else helper
         body = IntegerSequences(self, t, bits, signed).body(base)
-        self._define(helper, ret, arguments, body + [f"  ret {ret} %r"])
+        self._define(scalar, t, [f"{t} %a", f"{t} %b", f"{t} %c"][:count], body + [f"  ret {t} %r"])
+        if vector:                     # component by component (OpenCL C 6.15.3: gentype)
+            self._define(helper, ret, [f"{ret} %{v}" for v in "abc"[:count]],
+                         _componentwise(scalar, ret, t, count, params[0][1]))
         return helper
 
     # ---- work-group collectives (OpenCL C 6.15.16): a sub-group operation, one value per
@@ -1011,6 +1018,20 @@ class IntegerSequences:
         negative = self.emit(f"icmp slt i64 {top}, 0")
         bound = self.emit(f"select i1 {negative}, i64 {low}, i64 {high}")
         return self.emit(f"select i1 {fits}, i64 {total}, i64 {bound}")
+
+
+def _componentwise(scalar, vector, element, arity, count):
+    """The body of a vector function that calls `scalar` on each component of %a (%b, %c)."""
+    lines, value = [], "poison"
+    for k in range(count):
+        arguments = []
+        for v in "abc"[:arity]:
+            lines.append(f"  %{v}{k} = extractelement {vector} %{v}, i32 {k}")
+            arguments.append(f"{element} %{v}{k}")
+        lines += [f"  %r{k} = call spir_func {element} @{scalar}({', '.join(arguments)})",
+                  f"  %v{k} = insertelement {vector} {value}, {element} %r{k}, i32 {k}"]
+        value = f"%v{k}"
+    return lines + [f"  ret {vector} {value}"]
 
 
 def _word(type_text):
