@@ -6,6 +6,7 @@ Emitted into a kernel function by codegen's generator `gen` (its lines, checks a
 import re
 
 from clcoop.ir.atomic_enums import enum_checks
+from clcoop.ir.scalars import scalar_dtype
 from clcoop.native.builtin_ir import float_order_lines, store_size
 from clcoop.native.context import C11_ATOMIC_FUNCTIONS, FAULT_WRITE
 from clcoop.native.text_rewrite import quote, ref, typed
@@ -22,7 +23,7 @@ def emit(gen, ins, ops, base, params):
     size = store_size(t, gen.layout)
     if t.kind != "int" and op != "xchg":
         raise Unsupported(f"the built-in '{base}' on {t}")
-    ptr = gen.check(ins, ops[0], size, size, "atomic", True)
+    ptr = gen.check(ins, ops[0], size, size, "atomic", True, dtype=scalar_dtype(t))
     out = quote(ins.name)
     if op == "cmpxchg":
         pair = gen.fresh("cx")
@@ -58,13 +59,13 @@ def _c11(gen, ins, ops, base, params):
     if op == "load":
         t = gen.ty(str(ins.type))
         size = _atomic_size(gen, t, base)
-        ptr = gen.check(ins, ops[0], size, size, "read", False)
+        ptr = gen.check(ins, ops[0], size, size, "read", False, dtype=scalar_dtype(t))
         gen.lines.append(f"  {out} = load atomic {t}, {ptr} seq_cst, align {size}")
         return None
     if op in ("store", "init"):
         t = gen.ty(str(ops[1].type))
         size = _atomic_size(gen, t, base)
-        ptr = gen.check(ins, ops[0], size, size, "write", True)
+        ptr = gen.check(ins, ops[0], size, size, "write", True, dtype=scalar_dtype(t))
         gen.lines.append(f"  store atomic {typed(ops[1])}, {ptr} seq_cst, align {size}")
         return None
     if op.startswith("compare_exchange"):
@@ -77,7 +78,7 @@ def _c11(gen, ins, ops, base, params):
         # interp/float_order.py's (LLVM's atomicrmw fmax is maxnum, which may return
         # either zero of (+0, -0)): a compare-exchange loop.
         if rmw in ("min", "max"):
-            ptr = gen.check(ins, ops[0], size, size, "atomic", True)
+            ptr = gen.check(ins, ops[0], size, size, "atomic", True, dtype=scalar_dtype(t))
             name = f"__clcoop_atomic_f{rmw}.{t}"
             gen.mg.builtin_defs.setdefault(name, _float_min_max_definition(name, rmw, str(t), size))
             gen.lines.append(f"  {out} = call {t} @{name}({ptr}, {typed(ops[1])})")
@@ -87,7 +88,7 @@ def _c11(gen, ins, ops, base, params):
         rmw = {"add": "fadd", "sub": "fsub"}.get(rmw, rmw)
     elif rmw in ("min", "max") and _unsigned_pointee(params):
         rmw = "u" + rmw
-    ptr = gen.check(ins, ops[0], size, size, "atomic", True)
+    ptr = gen.check(ins, ops[0], size, size, "atomic", True, dtype=scalar_dtype(t))
     gen.lines.append(f"  {out} = atomicrmw {rmw} {ptr}, {typed(ops[1])} seq_cst")
     return None
 
@@ -140,14 +141,14 @@ def _compare_exchange(gen, ins, ops, base):
     t = gen.ty(str(ops[2].type))
     size = _atomic_size(gen, t, base)
     it = f"i{size * 8}"
-    expected = gen.check(ins, ops[1], size, size, "read", False)
+    expected = gen.check(ins, ops[1], size, size, "read", False, dtype=scalar_dtype(t))
     seen = gen.fresh("ce")
     gen.lines.append(f"  {seen} = load {it}, {expected}, align {size}")
     desired = ref(ops[2])
     if t.kind == "float":
         desired = gen.fresh("cd")
         gen.lines.append(f"  {desired} = bitcast {typed(ops[2])} to {it}")
-    obj = gen.check(ins, ops[0], size, size, "atomic", True)
+    obj = gen.check(ins, ops[0], size, size, "atomic", True, dtype=scalar_dtype(t))
     pair = gen.fresh("cx")
     gen.lines += [f"  {pair} = cmpxchg {obj}, {it} {seen}, {it} {desired} seq_cst seq_cst",
                    f"  {pair}.old = extractvalue {{ {it}, i1 }} {pair}, 0",
@@ -156,7 +157,7 @@ def _compare_exchange(gen, ins, ops, base):
     pty = str(ops[1].type)
     gen.lines.append(f"  {raw} = getelementptr i8, {typed(ops[1])}, i64 0" if pty == "ptr"
                       else f"  {raw} = addrspacecast {typed(ops[1])} to ptr")
-    site = gen.site(ins, "write", size)
+    site = gen.site(ins, "write", size, scalar_dtype(t))
     gen.mg.builtin_defs.setdefault(f"__clcoop_cx_back.{it}", _cx_back_definition(it, size))
     gen.lines.append(f"  call void @__clcoop_cx_back.{it}(ptr %__ctx, i1 {pair}.ok, ptr {raw}, "
                       f"{it} {pair}.old, i32 {site})")

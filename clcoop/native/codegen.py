@@ -17,6 +17,8 @@ A per-kernel driver runs a range of work-groups, work-item after work-item.
 """
 import re
 
+import numpy as np
+
 from clcoop import coop_names, coopmat_spec, float8
 from clcoop.ir import call_signatures
 from clcoop.ir.loader import name_values, parse_type_text, read_structs
@@ -505,9 +507,11 @@ class _FunctionGen:
         self.n += 1
         return f"%__{stem}{self.n}"
 
-    def site(self, ins, what, size):
+    def site(self, ins, what, size, dtype=None):
+        """A new fault site at `ins`; dtype: the NumPy dtype of the element accessed where
+        `ins` is a call (an atomic built-in, a memory intrinsic), for the interpreter's words."""
         site = Site(self.f.name, clean_ir(str(ins)), what, size, self.dbg.get(value_id(ins)))
-        site.dtype = self._accessed_dtype(ins)
+        site.dtype = dtype if dtype is not None else self._accessed_dtype(ins)
         self.mg.out.sites.append(site)
         return len(self.mg.out.sites) - 1
 
@@ -695,8 +699,9 @@ class _FunctionGen:
         return None
 
     # ------------------------------------------------------------ checks
-    def check(self, ins, ptr, size, elem, what, write, size_text=None):
-        """Emit a check of `ptr` (an operand) and return the text of the checked pointer."""
+    def check(self, ins, ptr, size, elem, what, write, size_text=None, dtype=None):
+        """Emit a check of `ptr` (an operand) and return the text of the checked pointer
+        (dtype: as site's)."""
         kind = {"read": FAULT_READ, "write": FAULT_WRITE, "atomic": FAULT_ATOMIC}[what]
         if size > MAX_STACK_BYTES:
             raise Unsupported(f"an access of {size} bytes (values larger than {MAX_STACK_BYTES} "
@@ -704,7 +709,7 @@ class _FunctionGen:
         # A failed check redirects the access to the scratch area: as large as the
         # largest access (dynamic memcpy lengths are zeroed instead).
         self.mg.out.scratch_bytes = max(self.mg.out.scratch_bytes, size)
-        site = self.site(ins, what, size)
+        site = self.site(ins, what, size, dtype)
         pty = str(ptr.type)
         p0 = self.frozen_pointer(typed(ptr))
         n = size_text or f"i64 {size}"
@@ -1056,9 +1061,11 @@ class _FunctionGen:
                 self.lines.append(f"  {ln} = zext {length} to i64")
                 length = f"i64 {ln}"
             args = [typed(o) for o in ops[:-1]]
-            args[0] = self.check(ins, ops[0], 0, 1, "write", True, size_text=length)
+            # Bytes: the interpreter names the first one outside as an element of uint8.
+            byte = np.dtype(np.uint8)
+            args[0] = self.check(ins, ops[0], 0, 1, "write", True, size_text=length, dtype=byte)
             if not name.startswith("llvm.memset."):
-                args[1] = self.check(ins, ops[1], 0, 1, "read", False, size_text=length)
+                args[1] = self.check(ins, ops[1], 0, 1, "read", False, size_text=length, dtype=byte)
             # A failed check redirects to the scratch area, which is smaller than the
             # length may be: a faulted work-item copies nothing.
             fv, ok, n = self.fresh("fv"), self.fresh("ok"), self.fresh("n")

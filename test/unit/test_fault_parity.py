@@ -220,6 +220,52 @@ __kernel void k(__global float *A, __global float *C) {
 }""", "k", lambda: (np.zeros(1024, np.float32), np.zeros(1024, np.float32)), (32, 16),
         ["operand 'pointer' must be uniform across the sub-group but differs between work-items"], (3,),
         launch={"subgroup_size": 16}, mask_values=True),
+    # Atomic built-ins and memory intrinsics: the element type accessed, not a byte count
+    # and an address (the call's site knows the type: codegen.site's dtype)
+    "misaligned atomic built-in": Case("""
+__kernel void k(__global char *bytes, __global int *out) {
+    out[0] = atomic_add((volatile __global int *)(bytes + 2), 1);
+}""", "k", lambda: (np.zeros(16, np.int8), np.zeros(1, np.int32)), (1, 1),
+        ["<source>:3:14: error:", "misaligned atomic of int32 at byte offset 2 of buffer 'bytes' (4 elements)"], (0,),
+        options=["-O0"]),
+    "misaligned C11 atomic_store": Case("""
+__kernel void k(__global char *b, int n) {
+    atomic_store((volatile __global atomic_int *)(b + n), 1);
+}""", "k", lambda: (np.zeros(16, np.int8), np.int32(2)), (1, 1),
+        ["misaligned write of int32 at byte offset 2 of buffer 'b' (4 elements)"], (0,)),
+    "atom_add past the end": Case("""
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+__kernel void k(__global long *a, int n) {
+    atom_add(a + n, 1L);
+}""", "k", lambda: (np.zeros(4, np.int64), np.int32(5)), (1, 1),
+        ["out-of-bounds atomic of int64 at element 5 of buffer 'a' (4 elements)"], (0,)),
+    "C11 atomic_load past the end": Case("""
+__kernel void k(__global atomic_float *a, __global float *o, int n) {
+    o[0] = atomic_load(a + n);
+}""", "k", lambda: (np.zeros(4, np.float32), np.zeros(1, np.float32), np.int32(4)), (1, 1),
+        ["out-of-bounds read of float32 at element 4 of buffer 'a' (4 elements)"], (0,)),
+    "llvm.memset past the end": Case(IR_HEAD + """
+declare void @llvm.memset.p1.i64(ptr addrspace(1), i8, i64, i1)
+define spir_kernel void @k(ptr addrspace(1) %a, i64 %n) {
+  %p = getelementptr i8, ptr addrspace(1) %a, i64 8
+  call void @llvm.memset.p1.i64(ptr addrspace(1) %p, i8 1, i64 %n, i1 false)
+  ret void
+}""", "k", lambda: (np.zeros(4, np.float32), np.int64(12)), (1, 1),
+        ["out-of-bounds write of uint8 at element 16 of buffer 'a' (16 elements)"], (0,), ir=True),
+    "llvm.memcpy reading past the end": Case(IR_HEAD + """
+declare void @llvm.memcpy.p1.p1.i64(ptr addrspace(1), ptr addrspace(1), i64, i1)
+define spir_kernel void @k(ptr addrspace(1) %a, ptr addrspace(1) %b, i64 %n) {
+  call void @llvm.memcpy.p1.p1.i64(ptr addrspace(1) %a, ptr addrspace(1) %b, i64 %n, i1 false)
+  ret void
+}""", "k", lambda: (np.zeros(64, np.int32), np.zeros(4, np.int32), np.int64(20)), (1, 1),
+        ["out-of-bounds read of uint8 at element 16 of buffer 'b' (16 elements)"], (0,), ir=True),
+    "llvm.memmove writing past the end": Case(IR_HEAD + """
+declare void @llvm.memmove.p1.p1.i64(ptr addrspace(1), ptr addrspace(1), i64, i1)
+define spir_kernel void @k(ptr addrspace(1) %a, ptr addrspace(1) %b, i64 %n) {
+  call void @llvm.memmove.p1.p1.i64(ptr addrspace(1) %a, ptr addrspace(1) %b, i64 %n, i1 false)
+  ret void
+}""", "k", lambda: (np.zeros(4, np.int32), np.zeros(64, np.int32), np.int64(20)), (1, 1),
+        ["out-of-bounds write of uint8 at element 16 of buffer 'a' (16 elements)"], (0,), ir=True),
     # The work-item named: the first to fault when work-items run one after another (docs/native.md)
     "order: a later line in an earlier work-item": Case("""
 __kernel void k(__global float *a, int n) {
