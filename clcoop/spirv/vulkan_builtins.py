@@ -447,8 +447,8 @@ class Builtins:
         body = IntegerSequences(self, t, bits, signed).body(base)
         self._define(scalar, t, [f"{t} %a", f"{t} %b", f"{t} %c"][:count], body + [f"  ret {t} %r"])
         if vector:                     # component by component (OpenCL C 6.15.3: gentype)
-            self._define(helper, ret, [f"{ret} %{v}" for v in "abc"[:count]],
-                         _componentwise(scalar, ret, t, count, params[0][1]))
+            names = [f"%{v}" for v in "abc"[:count]]
+            self._define(helper, ret, [f"{ret} {v}" for v in names], vulkan_math.componentwise(scalar, ret, t, names))
         return helper
 
     # ---- work-group collectives (OpenCL C 6.15.16): a sub-group operation, one value per
@@ -1018,20 +1018,6 @@ class IntegerSequences:
         negative = self.emit(f"icmp slt i64 {top}, 0")
         bound = self.emit(f"select i1 {negative}, i64 {low}, i64 {high}")
         return self.emit(f"select i1 {fits}, i64 {total}, i64 {bound}")
-
-
-def _componentwise(scalar, vector, element, arity, count):
-    """The body of a vector function that calls `scalar` on each component of %a (%b, %c)."""
-    lines, value = [], "poison"
-    for k in range(count):
-        arguments = []
-        for v in "abc"[:arity]:
-            lines.append(f"  %{v}{k} = extractelement {vector} %{v}, i32 {k}")
-            arguments.append(f"{element} %{v}{k}")
-        lines += [f"  %r{k} = call spir_func {element} @{scalar}({', '.join(arguments)})",
-                  f"  %v{k} = insertelement {vector} {value}, {element} %r{k}, i32 {k}"]
-        value = f"%v{k}"
-    return lines + [f"  ret {vector} {value}"]
 
 
 def _word(type_text):

@@ -790,26 +790,31 @@ def supports(kind, scalar):
     return scalar in ("half", "float")
 
 
+def componentwise(scalar, vector, element, params):
+    """The body of a vector function that calls `scalar` on each component of its parameters
+    (`params`: their names, e.g. ["%x", "%y"]) and returns the vector of the results."""
+    count = int(vector[1:].split(" x ")[0])
+    lines, value = [], "poison"
+    for k in range(count):
+        arguments = []
+        for p in params:
+            lines.append(f"  {p}.{k} = extractelement {vector} {p}, i32 {k}")
+            arguments.append(f"{element} {p}.{k}")
+        lines += [f"  %r.{k} = call spir_func {element} @{scalar}({', '.join(arguments)})",
+                  f"  %v.{k} = insertelement {vector} {value}, {element} %r.{k}, i32 {k}"]
+        value = f"%v.{k}"
+    return lines + [f"  ret {vector} {value}"]
+
+
 def definition(kind, name, type_text):
     """(definitions text, declarations) of `name`: the sequence `kind` on `type_text` (a scalar
     or a vector, component by component)."""
     if not type_text.startswith("<"):
         return _scalar_definition(kind, name, type_text)
-    count, scalar = type_text[1:-1].split(" x ")
-    scalar_name = f"{name}.scalar"
-    body, declarations = _scalar_definition(kind, scalar_name, scalar)
-    arity = 2 if kind in BINARY else 1
-    params = ["%x", "%y"][:arity]
-    lines, value = [], "poison"
-    for i in range(int(count)):
-        args = []
-        for p in params:
-            lines.append(f"  %{p[1:]}{i} = extractelement {type_text} {p}, i32 {i}")
-            args.append(f"{scalar} %{p[1:]}{i}")
-        lines.append(f"  %c{i} = call spir_func {scalar} @{scalar_name}({', '.join(args)})")
-        lines.append(f"  %v{i} = insertelement {type_text} {value}, {scalar} %c{i}, i32 {i}")
-        value = f"%v{i}"
-    lines.append(f"  ret {type_text} {value}")
+    scalar = type_text[1:-1].split(" x ")[1]
+    body, declarations = _scalar_definition(kind, f"{name}.scalar", scalar)
+    params = ["%x", "%y"][:2 if kind in BINARY else 1]
+    lines = componentwise(f"{name}.scalar", type_text, scalar, params)
     return _define(name, type_text, params, lines) + "\n" + body, declarations
 
 
