@@ -835,10 +835,10 @@ def statistics_table(result):
         for executable in row.get("executables", ()):
             names += [name for name in executable["statistics"] if name not in names]
     lines = [f"Pipeline statistics on {result['device']}, {result['date']} (the driver's names):", "",
-             "| kernel | executable | subgroup | " + " | ".join(names) + " |", "|---" * (len(names) + 3) + "|"]
+             "| " + " | ".join(["kernel", "executable", "subgroup"] + names) + " |", "|---" * (len(names) + 3) + "|"]
     for row in result["modules"]:
         if "error" in row:
-            lines.append(f"| {row['name']} | {row['error']} |" + " |" * (len(names) + 1))
+            lines.append(f"| {row['name']} | {row['error']} |" + " |" * (len(names) + 1))     # the row's cells
             continue
         for executable in row["executables"]:
             values = [format_value(executable["statistics"][n]["value"]) if n in executable["statistics"] else ""
@@ -852,9 +852,15 @@ def statistics_command(folder, report, representations=False, kernels=None):
     """`stats DIR`: the driver's statistics of every performance GEMM (perf_modules(); their
     modules from `prepare`, or compiled on the spot where the compiler is), into `report`
     (written after each module) and printed as a table. Exit 1 when any module has none."""
+    from clcoop.vulkan import device as devices
     folder.mkdir(parents=True, exist_ok=True)
     result = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "device": device_line(),
               "host": platform.node(), "modules": []}
+    if not any(d.has(devices.KHR_PIPELINE_EXECUTABLE_PROPERTIES) for d in devices.descriptions()):
+        result["error"] = f"no device offers {devices.KHR_PIPELINE_EXECUTABLE_PROPERTIES}: {result['device']}"
+        Path(report).write_text(json.dumps(result, indent=1))
+        print(f"stats: {result['error']}")
+        return 1
     for kernel in perf_modules() if kernels is None else kernels:
         row = module_statistics(folder, kernel, representations)
         result["modules"].append(row)

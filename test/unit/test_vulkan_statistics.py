@@ -10,7 +10,7 @@ the test of a real driver's statistics runs on a device that offers the extensio
 import ctypes
 import importlib.util
 import json
-import sys
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -360,6 +360,11 @@ def test_clcoop_run_prints_the_statistics_instead_of_launching(tmp_path, monkeyp
     assert out.startswith("kernel local_sum, local size 64, on [")
     assert "Register Count" in out and "HMMA.16816.F32" in out
     assert not list(tmp_path.glob("*.npy"))
+    # OpenCL C built for the Vulkan engine on the spot: the same statistics of its pipeline
+    source = str(ROOT / "examples" / "vulkan" / "vector_add.cl")
+    assert run_main.main(["--engine", "vulkan", source, "--local", "32", "--pipeline-statistics"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("kernel vector_add, local size 32, on [") and "Register Count" in out
 
 
 def test_clcoop_run_statistics_errors(tmp_path, capsys):
@@ -406,6 +411,9 @@ def test_gpu_check_stats_records_each_module(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(statistics, "unsupported_reason", lambda device: None)
     from clcoop.vulkan import device as devices
     monkeypatch.setattr(devices.instance().vk, "device_function", driver.device_function)
+    described = devices.descriptions()
+    monkeypatch.setattr(devices, "descriptions", lambda: [
+        replace(d, extensions=d.extensions + (KHR_PIPELINE_EXECUTABLE_PROPERTIES,)) for d in described])
     report = tmp_path / "stats.json"
     assert gpu_check.statistics_command(tmp_path, report, representations=True, kernels=kernels) == 1
     data = json.loads(report.read_text())
@@ -425,13 +433,26 @@ def test_gpu_check_stats_records_each_module(tmp_path, monkeypatch, capsys):
     assert "no statistics for 1 of 2 modules: absent" in out
 
 
-def test_gpu_check_stats_without_the_extension_records_why(tmp_path):
-    description = device_or_skip()
-    if description.has(KHR_PIPELINE_EXECUTABLE_PROPERTIES):
-        pytest.skip(f"{description.title()} offers the statistics")
+def test_gpu_check_stats_without_the_extension_says_why(tmp_path, monkeypatch, capsys):
+    device_or_skip()
     gpu_check = _gpu_check()
     _module(tmp_path, VADD, VADD_RECORD, "small")
     kernels = [gpu_check.PerfKernel("small", "(hand-assembled)", "vadd", (), (1, 32), 32)]
+    from clcoop.vulkan import device as devices
+    described = devices.descriptions()
+    # No device offers the extension: nothing is compiled or loaded, the report says why.
+    monkeypatch.setattr(devices, "descriptions", lambda: [
+        replace(d, extensions=tuple(e for e in d.extensions if e != KHR_PIPELINE_EXECUTABLE_PROPERTIES))
+        for d in described])
+    assert gpu_check.statistics_command(tmp_path, tmp_path / "r.json", kernels=kernels) == 1
+    data = json.loads((tmp_path / "r.json").read_text())
+    assert data["modules"] == [] and data["error"].startswith("no device offers VK_KHR_pipeline_executable_properties")
+    assert capsys.readouterr().out.startswith("stats: no device offers")
+    # A device that lists the extension without the feature: each module records why.
+    monkeypatch.setattr(devices, "descriptions", lambda: [
+        replace(d, extensions=d.extensions + (KHR_PIPELINE_EXECUTABLE_PROPERTIES,)) for d in described])
+    monkeypatch.setattr(statistics, "unsupported_reason", lambda device: "the feature is off (a test's device)")
     assert gpu_check.statistics_command(tmp_path, tmp_path / "r.json", kernels=kernels) == 1
     row = json.loads((tmp_path / "r.json").read_text())["modules"][0]
-    assert row["error"].startswith("UnsupportedOnDevice: kernel 'vadd': no pipeline statistics:")
+    assert row["error"] == "UnsupportedOnDevice: kernel 'vadd': no pipeline statistics: the feature is off (a test's device)"
+    assert "| small | UnsupportedOnDevice" in capsys.readouterr().out
