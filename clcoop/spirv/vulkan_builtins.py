@@ -357,8 +357,8 @@ class Builtins:
         return helper
 
     def _exact_math(self, kind, helper, ret):
-        """exp, exp2, log, log2, log10, sin, cos (OpenCL C's bounds, where GLSL.std.450's are
-        looser) and fmod (exact; no GLSL instruction): clcoop.spirv.vulkan_math."""
+        """A clcoop.spirv.vulkan_math sequence (`kind` one of its EXACT_FUNCTIONS or DIVISION):
+        OpenCL C's bounds where GLSL.std.450's are looser, or a function GLSL lacks."""
         text, declarations = vulkan_math.definition(kind, helper, ret)
         self.definitions += declarations + [text]
         return helper
