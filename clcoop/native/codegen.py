@@ -996,7 +996,7 @@ class _FunctionGen:
         self.lines.append(f"  {start} = mul {typed(off_op)}, {n}")
         addr = self.fresh("va")
         self.lines.append(f"  {addr} = getelementptr {elem}, {typed(ptr_op)}, {off_op.type} {start}")
-        site = self.site(ins, "read" if load else "write", n * esize)
+        site = self.site(ins, "read" if load else "write", n * esize, scalar_dtype(elem))
         kind = FAULT_READ if load else FAULT_WRITE
         p0 = self.frozen_pointer(f"{pty} {addr}")
         r = self.checked(ptr_op, p0, f"i64 {n * esize}", esize, site, kind, not load)

@@ -244,6 +244,17 @@ __kernel void k(__global atomic_float *a, __global float *o, int n) {
     o[0] = atomic_load(a + n);
 }""", "k", lambda: (np.zeros(4, np.float32), np.zeros(1, np.float32), np.int32(4)), (1, 1),
         ["out-of-bounds read of float32 at element 4 of buffer 'a' (4 elements)"], (0,)),
+    "vload4 past the end": Case("""
+__kernel void k(__global const float *a, __global float *o, int n) {
+    float4 v = vload4(n, a);
+    o[0] = v.x + v.w;
+}""", "k", lambda: (np.zeros(16, np.float32), np.zeros(1, np.float32), np.int32(4)), (1, 1),
+        ["<source>:3:16: error:", "out-of-bounds read of float32 at element 16 of buffer 'a' (16 elements)"], (0,)),
+    "vstore3 across the end": Case("""
+__kernel void k(__global float *a, int n) {
+    vstore3((float3)(1.0f, 2.0f, 3.0f), n, a);
+}""", "k", lambda: (np.zeros(16, np.float32), np.int32(5)), (1, 1),
+        ["out-of-bounds write of float32 at element 16 of buffer 'a' (16 elements)"], (0,)),
     "llvm.memset past the end": Case(IR_HEAD + """
 declare void @llvm.memset.p1.i64(ptr addrspace(1), i8, i64, i1)
 define spir_kernel void @k(ptr addrspace(1) %a, i64 %n) {
