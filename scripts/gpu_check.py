@@ -10,7 +10,7 @@
     python3 scripts/gpu_check.py launch DIR [--report FILE]   # a small kernel's launch
                                                # overhead and where it goes (DIR/vector_add.spv,
                                                # compiled here when missing and the compiler is)
-    python3 scripts/gpu_check.py stats DIR [--report FILE] [--representations]
+    python3 scripts/gpu_check.py stats DIR [--report FILE] [--representations] [--perf RUN_REPORT]
                                                # the driver's statistics (registers, spills, ...)
                                                # of each performance GEMM's pipeline
                                                # (VK_KHR_pipeline_executable_properties)
@@ -826,32 +826,42 @@ def module_statistics(folder, kernel, representations=False):
     return row
 
 
-def statistics_table(result):
+def statistics_table(result, tflops=None):
     """The `stats` report as Markdown: one row per module and executable, one column per
-    statistic the driver named (in the order it first named them)."""
+    statistic the driver named (in the order it first named them); with `tflops` ({module
+    name: TFLOP/s}, from a `run` report: perf_tflops()) a column of each module's speed."""
     from clcoop.vulkan.statistics import format_value
     names = []
     for row in result["modules"]:
         for executable in row.get("executables", ()):
             names += [name for name in executable["statistics"] if name not in names]
+    first = ["kernel"] + (["TFLOP/s"] if tflops is not None else []) + ["executable", "subgroup"]
     lines = [f"Pipeline statistics on {result['device']}, {result['date']} (the driver's names):", "",
-             "| " + " | ".join(["kernel", "executable", "subgroup"] + names) + " |", "|---" * (len(names) + 3) + "|"]
+             "| " + " | ".join(first + names) + " |", "|---" * (len(first) + len(names)) + "|"]
     for row in result["modules"]:
+        speed = [] if tflops is None else [f"{tflops[row['name']]:.1f}" if tflops.get(row["name"]) else ""]
         if "error" in row:
-            lines.append(f"| {row['name']} | {row['error']} |" + " |" * (len(names) + 1))     # the row's cells
+            lines.append("| " + " | ".join([row["name"]] + speed + [row["error"]]) + " |")
             continue
         for executable in row["executables"]:
             values = [format_value(executable["statistics"][n]["value"]) if n in executable["statistics"] else ""
                       for n in names]
-            lines.append(f"| {row['name']} | {executable['name']} | {executable['subgroup_size']} | "
-                         + " | ".join(values) + " |")
+            lines.append("| " + " | ".join([row["name"]] + speed + [executable["name"], str(executable["subgroup_size"])]
+                                           + values) + " |")
     return "\n".join(lines)
 
 
-def statistics_command(folder, report, representations=False, kernels=None):
+def perf_tflops(report):
+    """{module name: TFLOP/s} of the performance GEMMs of a `run` report."""
+    data = json.loads(Path(report).read_text())
+    return {row["name"]: row.get("tflops") for row in data.get("performance", {}).get("gemm", [])}
+
+
+def statistics_command(folder, report, representations=False, kernels=None, perf_report=None):
     """`stats DIR`: the driver's statistics of every performance GEMM (perf_modules(); their
     modules from `prepare`, or compiled on the spot where the compiler is), into `report`
-    (written after each module) and printed as a table. Exit 1 when any module has none."""
+    (written after each module) and printed as a table, beside each module's TFLOP/s from
+    `perf_report` (a `run` report) when given. Exit 1 when any module has none."""
     from clcoop.vulkan import device as devices
     folder.mkdir(parents=True, exist_ok=True)
     result = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "device": device_line(),
@@ -867,7 +877,7 @@ def statistics_command(folder, report, representations=False, kernels=None):
         Path(report).write_text(json.dumps(result, indent=1))
         print(f"{kernel.name}: " + (row["error"] if "error" in row else
                                     f"{sum(len(e['statistics']) for e in row['executables'])} statistics"))
-    print(statistics_table(result))
+    print(statistics_table(result, perf_tflops(perf_report) if perf_report else None))
     failed = [row["name"] for row in result["modules"] if "error" in row]
     if failed:
         print(f"no statistics for {len(failed)} of {len(result['modules'])} modules: {', '.join(failed)}")
@@ -919,6 +929,8 @@ def main(argv=None):
                                          "stats: default gpu-statistics.json)")
     parser.add_argument("--representations", action="store_true",
                         help="stats: also the driver's internal representations, as DIR/<module>.<i>.<name>.txt")
+    parser.add_argument("--perf", metavar="RUN_REPORT",
+                        help="stats: a `run` report whose GEMM TFLOP/s go beside the statistics")
     parser.add_argument("--only", help="comma-separated case names (default: every case)")
     parser.add_argument("--no-perf", action="store_true", help="leave out the accumulation study and the performance run")
     parser.add_argument("--launches", type=int, default=2000, help="launches per variant of `launch` (default 2000)")
@@ -933,7 +945,8 @@ def main(argv=None):
     if args.command == "launch":
         return launch_command(Path(args.path), args.report, args.launches)
     if args.command == "stats":
-        return statistics_command(Path(args.path), args.report or "gpu-statistics.json", args.representations)
+        return statistics_command(Path(args.path), args.report or "gpu-statistics.json", args.representations,
+                                  perf_report=args.perf)
     return 0
 
 

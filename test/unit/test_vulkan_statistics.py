@@ -327,6 +327,8 @@ def test_a_device_without_the_extension_refuses_clearly(programs):
                                                   "VK_KHR_pipeline_executable_properties|but not its feature"):
         programs[0].kernel("vadd").statistics(32)
     assert not programs[0].pipelines.pipelines         # refused before any pipeline was made
+    offered = programs[0].description.has(KHR_PIPELINE_EXECUTABLE_PROPERTIES)
+    assert (KHR_PIPELINE_EXECUTABLE_PROPERTIES in programs[0].device.enabled_extensions) == offered
 
 
 def test_a_real_driver_reports_typed_named_statistics(programs):
@@ -334,6 +336,7 @@ def test_a_real_driver_reports_typed_named_statistics(programs):
     device = programs[0].device
     if not device.pipeline_statistics:
         pytest.skip(f"{device.description.title()} does not offer {KHR_PIPELINE_EXECUTABLE_PROPERTIES}")
+    assert KHR_PIPELINE_EXECUTABLE_PROPERTIES in device.enabled_extensions
     found = programs[0].kernel("vadd").statistics(32)
     assert found and all(e["name"] and e["subgroup_size"] >= 1 for e in found)
     values = [v for e in found for v in e["statistics"].values()]
@@ -415,7 +418,9 @@ def test_gpu_check_stats_records_each_module(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(devices, "descriptions", lambda: [
         replace(d, extensions=d.extensions + (KHR_PIPELINE_EXECUTABLE_PROPERTIES,)) for d in described])
     report = tmp_path / "stats.json"
-    assert gpu_check.statistics_command(tmp_path, report, representations=True, kernels=kernels) == 1
+    perf = tmp_path / "run.json"
+    perf.write_text(json.dumps({"performance": {"gemm": [{"name": "small", "tflops": 153.46}]}}))
+    assert gpu_check.statistics_command(tmp_path, report, representations=True, kernels=kernels, perf_report=perf) == 1
     data = json.loads(report.read_text())
     small, absent = data["modules"]
     assert small["local_size"] == [32, 1, 1] and small["options"] == ["-DX=1"]
@@ -428,8 +433,9 @@ def test_gpu_check_stats_records_each_module(tmp_path, monkeypatch, capsys):
     assert (tmp_path / "small.0.cubin.bin").read_bytes() == bytes(range(5))
     assert absent["error"].startswith("not compiled:")
     out = capsys.readouterr().out
-    assert "| kernel | executable | subgroup | Register Count | Spills | Uses shared memory |" in out
-    assert "| small | Compute Shader | 32 | 168 | -3 | yes | 0.375 | 7 |" in out
+    assert "| kernel | TFLOP/s | executable | subgroup | Register Count | Spills | Uses shared memory |" in out
+    assert "| small | 153.5 | Compute Shader | 32 | 168 | -3 | yes | 0.375 | 7 |" in out
+    assert "| absent |  | not compiled:" in out
     assert "no statistics for 1 of 2 modules: absent" in out
 
 
