@@ -66,9 +66,22 @@ class FakeDriver:
         self.grow = grow
         self.pipelines = []        # the pipeline handle of each properties call
         self.calls = []
-        self.functions = {"vkGetPipelineExecutablePropertiesKHR": PROTOTYPE(self._properties),
-                          "vkGetPipelineExecutableStatisticsKHR": PROTOTYPE(self._statistics),
-                          "vkGetPipelineExecutableInternalRepresentationsKHR": PROTOTYPE(self._representations)}
+        self.functions = {"vkGetPipelineExecutablePropertiesKHR": PROTOTYPE(self._guard(self._properties)),
+                          "vkGetPipelineExecutableStatisticsKHR": PROTOTYPE(self._guard(self._statistics)),
+                          "vkGetPipelineExecutableInternalRepresentationsKHR":
+                              PROTOTYPE(self._guard(self._representations))}
+
+    @staticmethod
+    def _guard(function):
+        """A failed check inside the driver answers VK_ERROR_UNKNOWN (the caller's DeviceError):
+        ctypes would only print an exception raised in a callback, and return 0."""
+        def guarded(*args):
+            try:
+                return function(*args)
+            except Exception as error:       # noqa: BLE001 (reported through the VkResult)
+                print(f"fake driver: {type(error).__name__}: {error}")
+                return vk.ERROR_UNKNOWN
+        return guarded
 
     def device_function(self, handle, name):
         return self.functions.get(name)
