@@ -100,7 +100,8 @@ def _statistics(device, info, what):
 def _representations(device, info, what):
     """The internal representations of one executable: sizes first (pData NULL), then the data."""
     function = _function(device, "vkGetPipelineExecutableInternalRepresentationsKHR")
-    struct, stype = vk.VkPipelineExecutableInternalRepresentationKHR, vk.ST_PIPELINE_EXECUTABLE_INTERNAL_REPRESENTATION_KHR
+    struct = vk.VkPipelineExecutableInternalRepresentationKHR
+    stype = vk.ST_PIPELINE_EXECUTABLE_INTERNAL_REPRESENTATION_KHR
     for _ in range(_QUERY_TRIES):
         sized = _query(device, function, info, struct, stype, what)
         items = (struct * len(sized))(*[struct(stype) for _ in sized])

@@ -185,7 +185,8 @@ def test_executables_read_names_descriptions_and_the_four_value_formats():
     found = statistics.executables(fake_device(driver), 0x1234)
     assert driver.pipelines == [0x1234, 0x1234]            # count, then fill, of the pipeline given
     assert [(e["name"], e["description"], e["stages"], e["subgroup_size"]) for e in found] == [
-        ("Compute Shader", "the kernel as the GPU runs it", ["compute"], 32), ("Second", "another executable", ["compute"], 16)]
+        ("Compute Shader", "the kernel as the GPU runs it", ["compute"], 32),
+        ("Second", "another executable", ["compute"], 16)]
     first = found[0]["statistics"]
     assert first["Register Count"] == (168, "registers per invocation")
     assert first["Spills"][0] == -3 and type(first["Spills"][0]) is int
@@ -473,5 +474,6 @@ def test_gpu_check_stats_without_the_extension_says_why(tmp_path, monkeypatch, c
     monkeypatch.setattr(statistics, "unsupported_reason", lambda device: "the feature is off (a test's device)")
     assert gpu_check.statistics_command(tmp_path, tmp_path / "r.json", kernels=kernels) == 1
     row = json.loads((tmp_path / "r.json").read_text())["modules"][0]
-    assert row["error"] == "UnsupportedOnDevice: kernel 'vadd': no pipeline statistics: the feature is off (a test's device)"
+    assert row["error"] == ("UnsupportedOnDevice: kernel 'vadd': no pipeline statistics: "
+                            "the feature is off (a test's device)")
     assert "| small | UnsupportedOnDevice" in capsys.readouterr().out
