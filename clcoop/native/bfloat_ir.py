@@ -122,7 +122,8 @@ def int_to_bfloat(fg, src, value, signed, out, p):
     """Lines: `out` (bfloat) = the scalar integer `value` of type `src` rounded once
     (coopmat2.convert_bfloat16: the exact integer; a 64-bit one through a round-to-odd
     double, which keeps the next rounding single)."""
-    fg.mg.needed_intrinsic("llvm.ctlz.i64", "declare i64 @llvm.ctlz.i64(i64, i1)")
+    if fg is not None:      # (a module's rendezvous functions: LLVM's parser declares it)
+        fg.mg.needed_intrinsic("llvm.ctlz.i64", "declare i64 @llvm.ctlz.i64(i64, i1)")
     ext = "sext" if signed else "zext"
     lines = [f"  {p}.x = {ext} {src} {value} to i64" if src != "i64" else f"  {p}.x = add i64 {value}, 0"]
     if signed:
@@ -189,20 +190,8 @@ def instruction(fg, ins, text, ops):
         return False
     if op == "call":
         return _intrinsic(fg, ins, ops, out)
-    if op in _ARITHMETIC:
-        n = _count(t)
-        a, b = fg.fresh("bfa"), fg.fresh("bfb")
-        w = fg.fresh("bfw")
-        fg.lines += widen(ref(ops[0]), n, a) + widen(ref(ops[1]), n, b)
-        fg.lines.append(f"  {w} = {op} {shape(n, 'float')} {a}, {b}")
-        fg.lines += round_float(w, n, out, w + ".r")
-        return True
-    if op == "fneg":
-        n = _count(t)
-        h = fg.fresh("bfn")
-        fg.lines += [f"  {h} = bitcast {typed(ops[0])} to {shape(n, 'i16')}",
-                     f"  {h}.x = xor {shape(n, 'i16')} {h}, {splat(n, 'i16', -32768)}",
-                     f"  {out} = bitcast {shape(n, 'i16')} {h}.x to {t}"]
+    if op in _ARITHMETIC or op == "fneg":
+        fg.lines += arithmetic(fg.fresh, op, t, ref(ops[0]), ref(ops[1]) if op != "fneg" else None, out)
         return True
     if op == "fcmp":
         n = _count(str(ops[0].type))
@@ -273,3 +262,18 @@ def _intrinsic(fg, ins, ops, out):
                      f"  {out} = bitcast {shape(n, 'i16')} {h}.x to {t}"]
         return True
     raise Unsupported(f"the __bf16 intrinsic @{name} is not compiled natively yet")
+
+
+def arithmetic(fresh, op, t, a, b, out):
+    """Lines: `out` = a `op` b (fadd/fsub/fmul/fdiv/frem, or fneg with b None) of bf16
+    values of type `t` (bfloat or <n x bfloat>: a cooperative matrix's components), as the
+    interpreter's NumPy on bf16 arrays: in float32, rounded once."""
+    n = _count(t)
+    if op == "fneg":
+        h = fresh("bfn")
+        return [f"  {h} = bitcast {t} {a} to {shape(n, 'i16')}",
+                f"  {h}.x = xor {shape(n, 'i16')} {h}, {splat(n, 'i16', -32768)}",
+                f"  {out} = bitcast {shape(n, 'i16')} {h}.x to {t}"]
+    x, y, w = fresh("bfa"), fresh("bfb"), fresh("bfw")
+    return (widen(a, n, x) + widen(b, n, y) + [f"  {w} = {op} {shape(n, 'float')} {x}, {y}"]
+            + round_float(w, n, out, w + ".r"))

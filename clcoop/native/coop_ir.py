@@ -19,9 +19,10 @@ import re
 
 from clcoop import float8
 from clcoop.coopmat_spec import Operand
+from clcoop.native import bfloat_ir
 from clcoop.native.support import Unsupported
 
-FLOAT_TYPES = {"half": 16, "float": 32, "double": 64}
+FLOAT_TYPES = {"half": 16, "bfloat": 16, "float": 32, "double": 64}
 INT_TYPES = {"i8": 8, "i16": 16, "i32": 32, "i64": 64}
 # fp8 components (SPV_EXT_float8): stored as i8, widened to float by decoding (exact).
 FLOAT8_TYPES = {f.token.lower(): f for f in float8.FORMATS.values()}
@@ -58,6 +59,9 @@ def _float_ir(name, m, n, k, types, layout):
     acc_i = fma(splat(a[i, kk]), b[kk, :], acc_i), so each element is its own FMA chain
     over k in order, and the m chains of a step are independent (no gathers)."""
     ta, tb, tc, tr = types
+    if "bfloat" in (ta, tb) and ta != tb:
+        # SPV_KHR_bfloat16: both factors bf16 (coopmat2.bfloat16_mul_add).
+        raise Unsupported(f"a cooperative-matrix mul-add of {ta} x {tb}")
     sa, sb = _storage(ta), _storage(tb)
     work = "double" if "double" in types else "float"
     if tr == "half" and work == "double":
@@ -269,12 +273,16 @@ def _widen_vector(src, work, n, value, out):
         return _decode_vector(FLOAT8_TYPES[src], n, value, out)
     if src == work:
         return [f"  {out} = bitcast <{n} x {work}> {value} to <{n} x {work}>"]
+    if src == "bfloat":     # exact: float's upper half (bfloat_ir)
+        return bfloat_ir.widen(value, n, out, work)
     return [f"  {out} = fpext <{n} x {src}> {value} to <{n} x {work}>"]
 
 
 def _narrow_vector(work, dst, n, value, out):
     if dst == work:
         return [f"  {out} = bitcast <{n} x {work}> {value} to <{n} x {work}>"]
+    if dst == "bfloat":     # one rounding of the sum (coopmat2.bfloat16_mul_add: to_bfloat16)
+        return bfloat_ir.round_from(work, value, n, out)
     op = "fptrunc" if FLOAT_TYPES[dst] < FLOAT_TYPES[work] else "fpext"
     return [f"  {out} = {op} <{n} x {work}> {value} to <{n} x {dst}>"]
 

@@ -22,7 +22,7 @@ from clcoop.ir.coop_operands import memory_dtype, pointee_size
 from clcoop.ir.layout import LayoutError, get_layout
 from clcoop.ir.loader import parse_type_text
 from clcoop.ir.scalars import COMPONENT_DTYPES, scalar_dtype
-from clcoop.native import coop_ir
+from clcoop.native import bfloat_ir, coop_ir
 from clcoop.native.builtin_ir import type_suffix
 from clcoop.native.context import (CTX, CTX_SLOTS, FAULT_COOP, FAULT_READ, FAULT_WRITE, REGION_FLAGS, REGION_HI,
                                    REGION_LO, REGION_ROW_WORDS)
@@ -38,7 +38,7 @@ NON_UNIFORM, PARTIAL_SUBGROUP, NEGATIVE_LOAD_STRIDE, STORE_STRIDE, COORD_INDEX =
 # fault's size word holds the differing value, its region word the first work-item's).
 NON_UNIFORM_POINTER, NON_UNIFORM_LAYOUT, NON_UNIFORM_STRIDE = 6, 7, 8
 NON_UNIFORM_OPERAND = {"coop0": NON_UNIFORM_POINTER, "coop1": NON_UNIFORM_LAYOUT, "coop2": NON_UNIFORM_STRIDE}
-ELEMENT_BYTES = {"i8": 1, "i16": 2, "i32": 4, "i64": 8, "half": 2, "float": 4, "double": 8}
+ELEMENT_BYTES = {"i8": 1, "i16": 2, "i32": 4, "i64": 8, "half": 2, "bfloat": 2, "float": 4, "double": 8}
 
 
 def callee_of(name):
@@ -186,6 +186,11 @@ def _elementwise(fg, ins, ops, base, lhs, S):
     floating = mt.elem in coop_ir.FLOAT_TYPES
     if any(matrix_type(str(o.type), S).vector != mt.vector for o in ops[:-1]):
         raise Unsupported(f"a cooperative-matrix {coop_names.operation_name(base)} of different matrix types")
+    if mt.elem == "bfloat":        # computed in float32, rounded once (bfloat_ir)
+        op = "fneg" if base == NEGATE else ELEMENTWISE[base][0]
+        fg.lines += bfloat_ir.arithmetic(fg.fresh, op, mt.vector, ref(ops[0]),
+                                         None if base == NEGATE else ref(ops[1]), quote(ins.name))
+        return None
     if base == NEGATE:
         op = f"fneg {mt.vector} {ref(ops[0])}" if floating else f"sub {mt.vector} zeroinitializer, {ref(ops[0])}"
         fg.lines.append(f"  {lhs}{op}")
@@ -214,8 +219,11 @@ def _scalar_mul(fg, ins, ops, lhs, S):
     op = "fmul" if mt.elem in coop_ir.FLOAT_TYPES else "mul"
     fg.lines += [f"  {tmp} = insertelement {mt.vector} poison, {typed(scalar)}, i64 0",
                  f"  {tmp2} = shufflevector {mt.vector} {tmp}, {mt.vector} poison, "
-                 f"<{mt.length} x i32> zeroinitializer",
-                 f"  {lhs}{op} {mt.vector} {ref(ops[0])}, {tmp2}"]
+                 f"<{mt.length} x i32> zeroinitializer"]
+    if mt.elem == "bfloat":
+        fg.lines += bfloat_ir.arithmetic(fg.fresh, "fmul", mt.vector, ref(ops[0]), tmp2, quote(ins.name))
+    else:
+        fg.lines.append(f"  {lhs}{op} {mt.vector} {ref(ops[0])}, {tmp2}")
     return None
 
 
@@ -510,6 +518,8 @@ def _conversion_cast(callee, m, r):
         return same
     op = CONVERSIONS[callee.base]
     floats, ints = coop_ir.FLOAT_TYPES, coop_ir.INT_TYPES
+    if "bfloat" in (src, dst) and src != dst:
+        return _bfloat_cast(op, src, dst, np.dtype(COMPONENT_DTYPES[callee.matrices[0].elem]).kind == "i")
 
     def cast(instruction):
         return lambda x, y: [f"  {y} = {instruction} {src} {x} to {dst}"]
@@ -534,6 +544,28 @@ def _conversion_cast(callee, m, r):
                              f"  {y} = fptrunc double {y}.d to float"]
     raise Unsupported(f"the cooperative-matrix conversion {op} from {src} to {dst} (not compiled "
                       f"natively yet: the interpreter's rounding there is not one LLVM instruction's)")
+
+
+def _bfloat_cast(op, src, dst, signed_result):
+    """A conversion with bf16 on one side, as coopmat2.convert_bfloat16: to bf16 one
+    rounding of the exact value (floats, integers: bfloat_ir); from bf16 the exact float32
+    value, then as a float32 source (FConvert to half one rounding; ConvertFTo[SU]
+    saturating, NaN -> 0)."""
+    floats, ints = coop_ir.FLOAT_TYPES, coop_ir.INT_TYPES
+    if dst == "bfloat" and op == "FConvert" and src in floats:
+        return lambda x, y: bfloat_ir.round_from(src, x, None, y, y + ".bf")
+    if dst == "bfloat" and op in ("ConvertSToF", "ConvertUToF") and src in ints:
+        return lambda x, y: bfloat_ir.int_to_bfloat(None, src, x, op == "ConvertSToF", y, y + ".bf")
+    if src == "bfloat" and op == "FConvert" and dst in floats:
+        wide = "double" if dst == "double" else "float"
+        tail = [] if dst in ("float", "double") else ["  {y} = fptrunc float {y}.w to half"]
+        return lambda x, y: (bfloat_ir.widen(x, None, y if not tail else f"{y}.w", wide, y + ".bf")
+                             + [t.format(y=y) for t in tail])
+    if src == "bfloat" and op in ("ConvertFToS", "ConvertFToU") and dst in ints:
+        intrinsic = f"llvm.fpto{'s' if signed_result else 'u'}i.sat.i{ints[dst]}.f32"
+        return lambda x, y: (bfloat_ir.widen(x, None, f"{y}.w", "float", y + ".bf")
+                             + [f"  {y} = call {dst} @{intrinsic}(float {y}.w)"])
+    raise Unsupported(f"the cooperative-matrix conversion {op} from {src} to {dst}")
 
 
 def _load_component(p, elem):

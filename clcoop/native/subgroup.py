@@ -27,7 +27,7 @@ import re
 from clcoop import coopmat_spec
 from clcoop.coop_names import BINARY, LENGTH, LOAD, MUL_ADD, NEGATE, SCALAR_MUL, SPLAT, STORE
 from clcoop.ir.demangle import demangle, signed_param
-from clcoop.native import collectives, coop_routines, coop_ir
+from clcoop.native import bfloat_ir, collectives, coop_routines, coop_ir
 from clcoop.native.codegen import _FunctionGen, safe_divisor
 from clcoop.native.masking import MaskingMixin, find_hammocks
 from clcoop.native.regions import DIVISIONS, MAX_MASKED_LINES, RegionMixin, find_regions
@@ -591,8 +591,11 @@ class _SubgroupGen(RegionMixin, MaskingMixin, _FunctionGen):
             tmp, tmp2 = self.fresh("smul"), self.fresh("smuls")
             op = "fmul" if elem in coop_ir.FLOAT_TYPES else "mul"
             self.lines += [f"  {tmp} = insertelement {mt} poison, {elem} {ref(ops[1])}, i64 0",
-                           f"  {tmp2} = shufflevector {mt} {tmp}, {mt} poison, <{_count(mt)} x i32> zeroinitializer",
-                           f"  {lhs}{op} {mt} {ref(ops[0])}, {tmp2}"]
+                           f"  {tmp2} = shufflevector {mt} {tmp}, {mt} poison, <{_count(mt)} x i32> zeroinitializer"]
+            if elem == "bfloat":
+                self.lines += bfloat_ir.arithmetic(self.fresh, "fmul", mt, ref(ops[0]), tmp2, quote(ins.name))
+            else:
+                self.lines.append(f"  {lhs}{op} {mt} {ref(ops[0])}, {tmp2}")
         elif base == LOAD:
             self._memory(ins, ops, callee, lhs, load=True)
         elif base == STORE:
@@ -605,6 +608,11 @@ class _SubgroupGen(RegionMixin, MaskingMixin, _FunctionGen):
     def _elementwise(self, ins, ops, base, lhs):
         mt = _matrix(str(ins.type))
         floating = _elem(mt) in coop_ir.FLOAT_TYPES
+        if _elem(mt) == "bfloat":      # in float32, rounded once (bfloat_ir)
+            code = "fneg" if base == NEGATE else coop_routines.ELEMENTWISE[base][0]
+            self.lines += bfloat_ir.arithmetic(self.fresh, code, mt, ref(ops[0]),
+                                               None if base == NEGATE else ref(ops[1]), quote(ins.name))
+            return
         if base == NEGATE:
             op = f"fneg {mt} {ref(ops[0])}" if floating else f"sub {mt} zeroinitializer, {ref(ops[0])}"
         else:
