@@ -278,7 +278,7 @@ def _span_coordinates(layout, linear, nb):
 def _clamp(layout, span_coord, clipped, store, nb):
     """spanCoordToTensorCoord and tensorCoordToLinear, one dimension after another (a
     Constant clamp, or a store's discard, ends the calculation for its element)."""
-    mode = layout.clamp_mode
+    mode = ClampMode(layout.clamp_mode)     # (a layout read from IR fields holds an int)
     if store and mode != ClampMode.UNDEFINED:
         mode = ClampMode.CONSTANT            # "For stores ... everything is treated as discard"
     shape = span_coord.shape[:-1]

@@ -261,19 +261,31 @@ def _do_load_tensor(ctx, callee, args, ret_type, what):
         gathered[access.valid] = _decode(groups, access, pointer, args[-1], _decode_block_size(callee),
                                          layout.dims, layout_of_result, dtype)
     else:
-        _memory(groups, lambda chosen: _gather(ctx, gathered, access, addresses, chosen, dtype))
+        _memory(groups, lambda chosen: _gather(ctx, gathered, access, addresses, chosen, dtype,
+                                               _element_lanes(groups, access, chosen)))
     keep = groups.gather_matrix(args[1], layout_of_result).astype(dtype, copy=False)
     clamp = clamp_value_as(np.asarray(layout.clamp_value), dtype).reshape(-1, 1, 1)
     mats = assemble_load(access, gathered, clamp, keep)
     return groups.scatter_matrix(mats, layout_of_result, dtype)
 
 
-def _gather(ctx, gathered, access, addresses, chosen, dtype):
+def _element_lanes(groups, access, chosen):
+    """The lane each valid element's access is made for (the rows memory is given:
+    execute.Executor.row_owners): its subgroup's first, which a fault names, as the
+    subgroups' own loads and stores (coop_calls._per_memory_layout) do."""
+    counts = access.valid[chosen].reshape(len(chosen), -1).sum(axis=1)
+    return np.repeat(groups.lanes[chosen, 0], counts)
+
+
+def _gather(ctx, gathered, access, addresses, chosen, dtype, lanes):
     """Loads the valid elements of the subgroups `chosen` into `gathered`."""
     valid = access.valid[chosen]
     part = gathered[chosen]
-    ctx.cur_lanes = None      # rows are elements, not lanes (execute.Executor.row_owners)
-    part[valid] = ctx.memory.load(addresses[chosen][valid], dtype)
+    ctx.cur_lanes = lanes
+    try:
+        part[valid] = ctx.memory.load(addresses[chosen][valid], dtype)
+    finally:
+        ctx.cur_lanes = None
     gathered[chosen] = part
 
 
@@ -287,8 +299,11 @@ def _do_store_tensor(ctx, callee, args, ret_type, what):
 
     def store(chosen):
         valid = access.valid[chosen]
-        ctx.cur_lanes = None  # rows are elements, not lanes (execute.Executor.row_owners)
-        ctx.memory.store(addresses[chosen][valid], mats[chosen][valid], dtype)
+        ctx.cur_lanes = _element_lanes(groups, access, chosen)
+        try:
+            ctx.memory.store(addresses[chosen][valid], mats[chosen][valid], dtype)
+        finally:
+            ctx.cur_lanes = None
 
     _memory(groups, store)
     return None

@@ -305,8 +305,12 @@ def _memory_call(fg, ins, ops, callee, lhs, load):
     record.operation = what
     coop_routines.element_site(record, mt)
     record.dtype = component_dtype(callee.matrices[0]) if callee.matrices else record.dtype
-    record.tensor_mode = ClampMode(layout.clamp_mode)
+    record.tensor_mode = ClampMode(layout.clamp_mode).spirv
     record.tensor_dims = (layout.dims, view.dims if view is not None else None)
+    # The element accesses' own site: the interpreter words their faults as a read or a
+    # write of the component type (memory.Memory._locate).
+    memory_site = fg.site(ins, "read" if load else "write", ELEMENT_BYTES[mt.elem])
+    fg.mg.out.sites[memory_site].dtype = record.dtype
     coop.uses_coop_fault = True
     _ensure_floor_helpers(coop)
     coop.table(mt)
@@ -324,7 +328,7 @@ def _memory_call(fg, ins, ops, callee, lhs, load):
     fg.lines.append(f"  store {mt.vector} {ref(matrix)}, ptr {spill}")
     slots.append((3, coop_routines._ptr_bits(fg, spill)))
     owners = _owner_table(coop, mt) if decode is not None else None
-    coop.functions.append(_tensor_function(fname, site, access, coop.table(mt), owners,
+    coop.functions.append(_tensor_function(fname, (site, memory_site), access, coop.table(mt), owners,
                                            _region_slot(fg, args[0])))
     for slot, value in slots:
         p = fg.fresh("cs")
@@ -382,13 +386,17 @@ def _owner_table(coop, mt):
     return name
 
 
-def _tensor_function(fname, site, access, table, owners, region_slot):
+def _tensor_function(fname, sites, access, table, owners, region_slot):
     """The rendezvous function of one tensor load or store (see the module docstring)."""
+    site, memory_site = sites
     mt, layout, view = access.mt, access.layout, access.view
     T, esz, R, C = mt.elem, ELEMENT_BYTES[mt.elem], mt.rows, mt.cols
     lines = _head(fname, site, ())
     lines += [f"  %w = alloca [{R * C} x {T}], align 64",
               f"  %kinds = alloca [{R * C} x i8], align 16",
+              f"  %idx = alloca [{R * C} x i64], align 64",
+              "  %lo.p = alloca i64, align 8",
+              "  %hi.p = alloca i64, align 8",
               f"  %out = alloca [{1 + 3 * layout.dims} x i64], align 16",
               f"  %bc = alloca [{layout.dims} x i32], align 16",
               f"  %ib = alloca [{layout.dims} x i32], align 16"]
@@ -409,12 +417,16 @@ def _tensor_function(fname, site, access, table, owners, region_slot):
     lines.append("  %root = inttoptr i64 %p0 to ptr")
     lines.append("  %rcode = call i64 @__clcoop_region_of(ptr %base, ptr %root)" if region_slot is None
                  else f"  %rcode = add i64 0, {region_slot + 1}")
-    if access.load:
-        lines += _load_pass(site, access, call, owners, esz)
-        lines += _scatter_lines(access, table)
+    if access.load and access.decode is not None:
+        lines += _decode_pass(access, call, owners)
     else:
-        lines += _gather_matrix_lines(mt, table)
-        lines += _store_pass(site, access, call, esz)
+        lines += _address_pass(access, call)
+        if not access.load:
+            lines += _gather_matrix_lines(mt, table)
+        lines += _checks_of_accesses(memory_site, access, esz, region_slot)
+        lines += _access_pass(access, esz)
+    if access.load:
+        lines += _scatter_lines(access, table)
     lines += ["  ret i1 false", "}"]
     return "\n".join(lines) + "\n" + _address_function(addr, access)
 
@@ -619,18 +631,104 @@ def _drop_after_ret(lines):
     return out
 
 
-def _memory_check(p, site, esz, kind, write):
-    return (f"  %{p}.q = call ptr @__clcoop_chk_in(ptr %base, ptr %{p}.ptr, ptr %root, i64 %rcode, "
-            f"i64 {esz}, i64 {esz}, i32 {site}, i32 {kind}, i1 {write})")
+def _address_pass(access, call):
+    """Every element's kind and index (%kinds, %idx), and the least and greatest index of a
+    valid one (%lo.p, %hi.p; lo > hi when none is)."""
+    body = _address_call("ad", access, call) + [
+        "  %ad.k8 = trunc i32 %ad.kind to i8",
+        "  %ad.kp = getelementptr i8, ptr %kinds, i64 %ad.e",
+        "  store i8 %ad.k8, ptr %ad.kp",
+        *_index_of("ad"),
+        "  %ad.ip = getelementptr i64, ptr %idx, i64 %ad.e",
+        "  store i64 %ad.ix, ptr %ad.ip",
+        f"  %ad.valid = icmp eq i32 %ad.kind, {VALID}",
+        "  br i1 %ad.valid, label %ad.range, label %ad.cont",
+        "ad.range:",
+        "  %ad.lo = load i64, ptr %lo.p",
+        "  %ad.hi = load i64, ptr %hi.p",
+        "  %ad.lt = icmp slt i64 %ad.ix, %ad.lo",
+        "  %ad.gt = icmp sgt i64 %ad.ix, %ad.hi",
+        "  %ad.lo2 = select i1 %ad.lt, i64 %ad.ix, i64 %ad.lo",
+        "  %ad.hi2 = select i1 %ad.gt, i64 %ad.ix, i64 %ad.hi",
+        "  store i64 %ad.lo2, ptr %lo.p",
+        "  store i64 %ad.hi2, ptr %hi.p"]
+    return ["  store i64 9223372036854775807, ptr %lo.p", "  store i64 -9223372036854775808, ptr %hi.p"] + \
+        _element_loop("ad", access.mt.rows * access.mt.cols, body)
+
+
+def _valid_loop(p, access, esz, body):
+    """for each valid element e (row-major): %{p}.ptr, its address."""
+    return _element_loop(p, access.mt.rows * access.mt.cols, [
+        f"  %{p}.kp = getelementptr i8, ptr %kinds, i64 %{p}.e",
+        f"  %{p}.k = load i8, ptr %{p}.kp",
+        f"  %{p}.valid = icmp eq i8 %{p}.k, {VALID}",
+        f"  br i1 %{p}.valid, label %{p}.do, label %{p}.cont",
+        f"{p}.do:",
+        f"  %{p}.ip = getelementptr i64, ptr %idx, i64 %{p}.e",
+        f"  %{p}.ix = load i64, ptr %{p}.ip",
+        f"  %{p}.off = mul i64 %{p}.ix, {esz}",
+        f"  %{p}.a = add i64 %p0, %{p}.off",
+        f"  %{p}.ptr = inttoptr i64 %{p}.a to ptr",
+        *body])
+
+
+def _checks_of_accesses(site, access, esz, region_slot):
+    """The valid elements' accesses checked as the interpreter's memory does
+    (memory.Memory._locate, _check_all): when the span of their addresses is not inside
+    the pointer's region, aligned and (stores) writable, the first element out of bounds
+    (row-major), else the first misaligned one (all share the pointer's alignment), else,
+    for a store, read-only memory, is the fault of the subgroup's first work-item."""
+    kind = FAULT_READ if access.load else FAULT_WRITE
+    write = "false" if access.load else "true"
+    span = (f"call i1 @__clcoop_span_ok(ptr %base, i64 %sp.lo, i64 %sp.hi, i64 {esz}, i1 {write})"
+            if region_slot is None else
+            f"call i1 @__clcoop_span_row(ptr %base, i64 %sp.lo, i64 %sp.hi, i64 {esz}, i1 {write}, i64 {region_slot})")
+    lines = ["  %sp.l = load i64, ptr %lo.p",
+             "  %sp.h = load i64, ptr %hi.p",
+             "  %sp.none = icmp sgt i64 %sp.l, %sp.h",
+             "  br i1 %sp.none, label %mc.done, label %sp.test",
+             "sp.test:",
+             f"  %sp.lb = mul i64 %sp.l, {esz}",
+             "  %sp.lo = add i64 %p0, %sp.lb",
+             "  %sp.h1 = add i64 %sp.h, 1",
+             f"  %sp.hb = mul i64 %sp.h1, {esz}",
+             "  %sp.hi = add i64 %p0, %sp.hb",
+             f"  %sp.ok = {span}",
+             "  br i1 %sp.ok, label %mc.done, label %mc.pre",
+             "mc.pre:"]
+    passes = [("mb", 1, "false"), ("ma", esz, "false")] + ([] if access.load else [("mw", esz, "true")])
+    for p, align, w in passes:
+        lines += _valid_loop(p, access, esz, [
+            f"  %{p}.q = call ptr @__clcoop_chk_in(ptr %base, ptr %{p}.ptr, ptr %root, i64 %rcode, "
+            f"i64 {esz}, i64 {align}, i32 {site}, i32 {kind}, i1 {w})"])
+        lines += [f"  %{p}.fp = getelementptr i64, ptr %base, i64 {CTX['fault']}",
+                  f"  %{p}.f = load i64, ptr %{p}.fp",
+                  f"  %{p}.faulted = icmp ne i64 %{p}.f, 0",
+                  f"  br i1 %{p}.faulted, label %{p}.stop, label %{p}.ok",
+                  f"{p}.stop:",
+                  "  ret i1 true",
+                  f"{p}.ok:"]
+    return lines + ["  br label %mc.done", "mc.done:"]
+
+
+def _access_pass(access, esz):
+    """The checked accesses: each valid element read into %w, or written from it."""
+    T = access.mt.elem
+    move = [f"  %mv.wp = getelementptr {T}, ptr %w, i64 %mv.e"]
+    if access.load:
+        move += [f"  %mv.x = load {T}, ptr %mv.ptr", f"  store {T} %mv.x, ptr %mv.wp"]
+    else:
+        move += [f"  %mv.x = load {T}, ptr %mv.wp", f"  store {T} %mv.x, ptr %mv.ptr"]
+    return _valid_loop("mv", access, esz, move)
 
 
 def _index_of(p):
     return [f"  %{p}.ix.p = getelementptr i64, ptr %out, i64 0", f"  %{p}.ix = load i64, ptr %{p}.ix.p"]
 
 
-def _load_pass(site, access, call, owners, esz):
-    """Every valid element, row-major: read (checked) or decoded by the work-item holding it;
-    the element kinds kept for the scatter."""
+def _decode_pass(access, call, owners):
+    """Every valid element, row-major, decoded by the work-item holding it; the element
+    kinds kept for the scatter."""
     T = access.mt.elem
     D = access.layout.dims
     body = _address_call("ld", access, call) + [
@@ -642,21 +740,6 @@ def _load_pass(site, access, call, owners, esz):
         "ld.get:",
         *_index_of("ld"),
         "  %ld.wp = getelementptr " + T + ", ptr %w, i64 %ld.e"]
-    if access.decode is None:
-        body += [f"  %ld.off = mul i64 %ld.ix, {esz}",
-                 "  %ld.a = add i64 %p0, %ld.off",
-                 "  %ld.ptr = inttoptr i64 %ld.a to ptr",
-                 _memory_check("ld", site, esz, FAULT_READ, "false"),
-                 f"  %ld.x = load {T}, ptr %ld.q",
-                 f"  store {T} %ld.x, ptr %ld.wp"]
-        tail = [f"  %ld.fp = getelementptr i64, ptr %base, i64 {CTX['fault']}",
-                "  %ld.f = load i64, ptr %ld.fp",
-                "  %ld.faulted = icmp ne i64 %ld.f, 0",
-                "  br i1 %ld.faulted, label %ld.stop, label %ld.ok",
-                "ld.stop:",
-                "  ret i1 true",
-                "ld.ok:"]
-        return _element_loop("ld", access.mt.rows * access.mt.cols, body) + tail
     # SPV_NV_cooperative_matrix2: the block pointer is index * sizeof(block); blockCoord and
     # coordInBlock are uint[D] arrays (the wrapper takes them by value).
     body += [f"  %ld.boff = mul i64 %ld.ix, {access.block_bytes}",
@@ -747,31 +830,6 @@ def _gather_matrix_lines(mt, table):
         f"  %{p}.dst = getelementptr {T}, ptr %w, i64 %{p}idx",
         f"  store {T} %{p}.x, ptr %{p}.dst"]
     return ["  br label %g0.pre", "g0.pre:"] + _item_loop(p, mt.length, body, [])
-
-
-def _store_pass(site, access, call, esz):
-    """Every valid element, row-major, written (checked)."""
-    T = access.mt.elem
-    body = _address_call("st", access, call) + [
-        f"  %st.valid = icmp eq i32 %st.kind, {VALID}",
-        "  br i1 %st.valid, label %st.put, label %st.cont",
-        "st.put:",
-        *_index_of("st"),
-        f"  %st.off = mul i64 %st.ix, {esz}",
-        "  %st.a = add i64 %p0, %st.off",
-        "  %st.ptr = inttoptr i64 %st.a to ptr",
-        _memory_check("st", site, esz, FAULT_WRITE, "true"),
-        f"  %st.wp = getelementptr {T}, ptr %w, i64 %st.e",
-        f"  %st.x = load {T}, ptr %st.wp",
-        f"  store {T} %st.x, ptr %st.q"]
-    return _element_loop("st", access.mt.rows * access.mt.cols, body) + [
-        f"  %st.fp = getelementptr i64, ptr %base, i64 {CTX['fault']}",
-        "  %st.f = load i64, ptr %st.fp",
-        "  %st.faulted = icmp ne i64 %st.f, 0",
-        "  br i1 %st.faulted, label %st.stop, label %st.ok",
-        "st.stop:",
-        "  ret i1 true",
-        "st.ok:"]
 
 
 # ------------------------------------------------------------------ addressing
@@ -929,7 +987,7 @@ def fault_message(code, word, site, detail):
         return (f"{what}: tensor layout span of dimension {word} is 0 (set the layout's dimensions or a "
                 f"slice before loading or storing)")
     if code == DIM_ZERO:
-        return (f"{what}: tensor layout dimension {word} is 0: clamp mode {site.tensor_mode.spirv} has no "
+        return (f"{what}: tensor layout dimension {word} is 0: clamp mode {site.tensor_mode} has no "
                 f"coordinate to clamp to")
     if code == UNDEFINED_OUTSIDE:
         r, c = detail[:2]

@@ -5,6 +5,7 @@ test_coop_context_type) runs natively (engine="auto" does not fall back) bit for
 the interpreter, the reference, on the same inputs, and against NumPy where the kernel is
 a sample; random layouts of 1 to 5 dimensions with views, permutations, blocks and decode
 functions against the interpreter; faults in the interpreter's words."""
+import re
 import warnings
 from pathlib import Path
 
@@ -344,3 +345,99 @@ def test_context_typed_view_kernel():
     interp, native = on_both(KERNELS, launch, kernels=["transposed"])
     assert_same(interp, native)
     np.testing.assert_array_equal(native, src.T)
+
+
+# ---------------------------------------------------------------- faults
+
+FAULT_HEADER = """
+#pragma OPENCL EXTENSION cl_khr_cooperative_matrix : enable
+typedef float acc_t __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 8, 16, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
+typedef coop_tensor_layout_t L2 __attribute__((coop_tensor_layout(2, CLK_COOPERATIVE_MATRIX_CLAMP_MODE_{MODE})));
+typedef coop_tensor_view_t V2 __attribute__((coop_tensor_view(2, true, 1, 0)));
+float dec(const global float *b, const uint bc[2], const uint ib[2]) { return b[ib[1] * 100]; }
+kernel void k(global const float *src, global float *dst, uint n) {
+  L2 o = coop_tensor_layout_set_dimension(coop_tensor_layout_create(), 8, 16);
+"""
+# (clamp mode, kernel body, n): each faults with n = 9 (the tensor src holds 128 floats).
+FAULT_CASES = {
+    "out of bounds load": ("CONSTANT", """
+  L2 t = coop_tensor_layout_set_dimension(coop_tensor_layout_create(), n, 16);
+  coop_mat_store_tensor(dst, (acc_t)coop_mat_load_tensor(src, coop_tensor_layout_slice(t, n - 8, 8, 0, 16)), o);"""),
+    "out of bounds store": ("CONSTANT", """
+  L2 t = coop_tensor_layout_set_dimension(coop_tensor_layout_create(), n, 16);
+  coop_mat_store_tensor(dst, (acc_t)coop_mat_load_tensor(src, o), coop_tensor_layout_slice(t, 1, 8, 0, 16));"""),
+    "misaligned load": ("CONSTANT", """
+  L2 t = coop_tensor_layout_set_dimension(coop_tensor_layout_create(), 7, 16);
+  coop_mat_store_tensor(dst, (acc_t)coop_mat_load_tensor((global const float *)((global const char *)src + n - 8), t), o);"""),
+    "misaligned store": ("CONSTANT", """
+  L2 t = coop_tensor_layout_set_dimension(coop_tensor_layout_create(), 7, 16);
+  coop_mat_store_tensor((global float *)((global char *)dst + 2 * (n - 8)), (acc_t)coop_mat_load_tensor(src, o), t);"""),
+    "store to read-only memory": ("CONSTANT", """
+  coop_mat_store_tensor(n == 9 ? (global float *)src : dst, (acc_t)coop_mat_load_tensor(src, o), o);"""),
+    "block size 0": ("CONSTANT", """
+  L2 t = coop_tensor_layout_set_block_size(coop_tensor_layout_create(), 1, n - 9);
+  coop_mat_store_tensor(dst, (acc_t)coop_mat_load_tensor(src, coop_tensor_layout_set_dimension(t, 8, 16)), o);"""),
+    "span 0": ("CONSTANT", """
+  L2 t = coop_tensor_layout_slice(o, 0, n - 9, 0, 16);
+  coop_mat_store_tensor(dst, (acc_t)coop_mat_load_tensor(src, t), o);"""),
+    "dimension 0 with a clamp mode": ("REPEAT_MIRRORED", """
+  L2 t = coop_tensor_layout_slice(coop_tensor_layout_set_dimension(coop_tensor_layout_create(), n - 9, 16), 0, 8, 0, 16);
+  coop_mat_store_tensor(dst, (acc_t)coop_mat_load_tensor(src, t), o);"""),
+    "view dimension 0": ("CONSTANT", """
+  L2 t = coop_tensor_layout_set_dimension(coop_tensor_layout_create(), 16, 8);
+  V2 v = coop_tensor_view_set_dimension(coop_tensor_view_create(), 16, n - 9);
+  coop_mat_store_tensor(dst, (acc_t)coop_mat_load_tensor(src, t, v), o);"""),
+    "layout differs in the sub-group": ("CONSTANT", """
+  L2 t = coop_tensor_layout_set_dimension(coop_tensor_layout_create(), 8, 16 + (n == 9 && get_sub_group_local_id() == 5));
+  coop_mat_store_tensor(dst, (acc_t)coop_mat_load_tensor(src, t), o);"""),
+    "view differs in the sub-group": ("CONSTANT", """
+  L2 t = coop_tensor_layout_set_dimension(coop_tensor_layout_create(), 16, 8);
+  V2 v = coop_tensor_view_set_dimension(coop_tensor_view_create(), 16, 8 + (n == 9 && get_sub_group_local_id() == 5));
+  coop_mat_store_tensor(dst, (acc_t)coop_mat_load_tensor(src, t, v), o);"""),
+    "decode reads out of bounds": ("CONSTANT", """
+  L2 t = coop_tensor_layout_set_dimension(coop_tensor_layout_set_block_size(coop_tensor_layout_create(), 1, n - 7), 8, 16);
+  coop_mat_store_tensor(dst, (acc_t)coop_mat_load_tensor(src, t, dec), o);"""),
+    "undefined clamp in the second sub-group": ("UNDEFINED", """
+  L2 t = coop_tensor_layout_set_dimension(coop_tensor_layout_create(), 17 - n, 16);
+  t = coop_tensor_layout_slice(t, get_sub_group_id() * (n - 8), 8, 0, 16);
+  coop_mat_store_tensor(dst, (acc_t)coop_mat_load_tensor(src, t), o);"""),
+    # (the interpreter named work-item 0 for any sub-group's element until this test)
+    "out of bounds in the second sub-group": ("CONSTANT", """
+  L2 t = coop_tensor_layout_set_dimension(coop_tensor_layout_create(), 16, 16);
+  t = coop_tensor_layout_slice(t, get_sub_group_id() * (n - 8), 8, 0, 16);
+  coop_mat_store_tensor(dst, (acc_t)coop_mat_load_tensor(src, t), o);"""),
+    "store out of bounds in the second sub-group": ("CONSTANT", """
+  L2 t = coop_tensor_layout_set_dimension(coop_tensor_layout_create(), 16, 16);
+  t = coop_tensor_layout_slice(t, get_sub_group_id() * (n - 8), 8, 0, 16);
+  coop_mat_store_tensor(dst, (acc_t)coop_mat_load_tensor(src, o), t);"""),
+}
+
+
+@pytest.mark.parametrize("case", list(FAULT_CASES))
+def test_faults_in_the_interpreters_words(case):
+    mode, body = FAULT_CASES[case]
+    source = FAULT_HEADER.replace("{MODE}", mode) + body + "\n}\n"
+    for n, faults in ((8, False), (9, True)):
+        def launch(program):
+            dst = np.zeros(128, np.float32)
+            program.k((32,), (32,), np.arange(128, dtype=np.float32), dst, np.uint32(n), subgroup_size=16)
+            return dst
+        interp, native = on_both(source, launch, ["-w"], kernels=["k"])
+        assert_same(interp, native)
+        assert isinstance(native, tuple) == faults, native
+    if "second sub-group" in case:
+        assert native[1] == (16,)
+
+
+def test_a_pointer_that_differs_in_the_sub_group_faults_at_the_first_work_item_it_differs_in():
+    source = FAULT_HEADER.replace("{MODE}", "CONSTANT") + """
+  coop_mat_store_tensor(dst, (acc_t)coop_mat_load_tensor(src + (get_sub_group_local_id() == 3), o), o);
+}"""
+
+    def launch(program):
+        program.k((32,), (32,), np.zeros(128, np.float32), np.zeros(128, np.float32), np.uint32(8), subgroup_size=16)
+    interp, native = on_both(source, launch, ["-w"], kernels=["k"])
+    # The words, but for the addresses (the interpreter's buffers are not the host's).
+    words = [re.sub(r"\(e\.g\. \d+ and \d+\)", "(e.g. A and B)", fault[0]) for fault in (interp, native)]
+    assert words[0] == words[1] and "operand 'pointer' must be uniform" in words[1]
+    assert native[1] == interp[1] == (3,)
