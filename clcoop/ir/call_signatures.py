@@ -334,6 +334,7 @@ def coop_mismatch(name, ret, args):
         return f"{spelled} is not an operation clcoop runs"
     return (_operand_mismatch(spelled, shape, ret, args)
             or _named_matrices_mismatch(spelled, callee, ret, args)
+            or _same_type_mismatch(spelled, callee.base, ret, args)
             or _pointer_mismatch(spelled, callee))
 
 
@@ -402,12 +403,33 @@ def _named_matrices_mismatch(spelled, callee, ret, args):
         return (f"{spelled} names {len(callee.matrices)} matrix type(s), but the call has "
                 f"{len(typed)} matrix result and operand(s)")
     for (where, t), named in zip(typed, callee.matrices):
-        want = named.matrix_type()
-        got = t.matrix
-        if (got.component.llvm, got.scope, got.rows, got.cols, got.use) != \
-                (want.component.llvm, want.scope, want.rows, want.cols, want.use):
-            return f"{where} of {spelled} is {got.ir_text()}, but the callee's name says {want.ir_text()}"
+        if _matrix_key(t.matrix) != _matrix_key(named.matrix_type()):
+            return (f"{where} of {spelled} is {t.matrix.ir_text()}, but the callee's name says "
+                    f"{named.matrix_type().ir_text()}")
     return None
+
+
+# Operations whose matrix operands have the result's type: SPV_KHR_cooperative_matrix's
+# element-wise arithmetic and OpMatrixTimesScalar, SPV_NV_cooperative_matrix2's
+# OpCooperativeMatrixPerElementOpNV (its Matrix; the interpreter lays matrix extras out as
+# the result too) and OpCooperativeMatrixLoadTensorNV (its Object).
+_SAME_TYPE = {coop_names.NEGATE, coop_names.SCALAR_MUL, coop_names.PER_ELEMENT,
+              coop_names.LOAD_TENSOR, *coop_names.BINARY.values()}
+
+
+def _same_type_mismatch(spelled, base, ret, args):
+    if base not in _SAME_TYPE or ret.kind != "matrix":
+        return None
+    for k, t in enumerate(args):
+        if t.kind == "matrix" and _matrix_key(t.matrix) != _matrix_key(ret.matrix):
+            return (f"argument {k + 1} of {spelled} is {t.matrix.ir_text()}, but the operation "
+                    f"takes its result's type {ret.matrix.ir_text()}")
+    return None
+
+
+def _matrix_key(m):
+    """A matrix type as the IR has it (components without signedness)."""
+    return m.component.llvm, m.scope, m.rows, m.cols, m.use
 
 
 def _pointer_mismatch(spelled, callee):

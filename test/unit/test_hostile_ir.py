@@ -180,6 +180,23 @@ def test_foreign_spelling_with_a_missing_operand_is_refused():
                             "takes a cooperative matrix, but the call passes 0 argument(s)")
 
 
+
+@pytest.mark.parametrize("spelling", ["clcoop", "translator"])
+def test_elementwise_operand_of_another_type_than_the_result_is_refused(spelling):
+    """An 8x16 operand added to a 16x16 matrix (the name agrees with the IR types): a
+    ValueError (broadcast) in the interpreter before. SPV_KHR_cooperative_matrix: the
+    operands of element-wise arithmetic have the result's type."""
+    c8 = matrix(2, rows=8)
+    add = "_Z12__spirv_FAdd" if spelling == "translator" else \
+        f"_Z34__spirv_CooperativeMatrixBinaryAddI{named('f', 2) * 2}{named('f', 2, rows=8)}Ev"
+    splat8 = "_Z26__spirv_CompositeConstructf"
+    ir = MATRIX_IR.replace(f"@{ADD}", f"@{add}")
+    ir = rewrite_call_operands(ir, add, [(C, "%m"), (c8, "%s")])
+    ir = ir.replace(f"%s = call spir_func {C} @{SPLAT}(float 2.0)", f"%s = call spir_func {c8} @{splat8}(float 2.0)")
+    ir += f"declare spir_func {c8} @{splat8}(float)\n"
+    assert_same_refusal(ir, f"argument 2 of the cooperative-matrix operation CooperativeMatrixBinaryAdd (@{add}) "
+                            f"is {c8}, but the operation takes its result's type {C}")
+
 # ---------------------------------------------------------------- built-ins' results
 
 SCALAR_IR = HEAD + """
