@@ -480,15 +480,16 @@ def test_dropped_engines_leave_nothing_allocated():
 def test_dropped_programs_bound_the_process_growth():
     # 300 trivial native programs, each built, launched once (which builds a narrower copy
     # for its 16 work-items) and dropped: in-process optimization left 360 KiB allocated per
-    # program, 574 KiB of RSS (about 170 MiB in all). Now the heap stays within 4 MiB and
-    # RSS, which malloc's free lists settle in after the first 50, within 24 MiB.
+    # program, 574 KiB of RSS (about 170 MiB in all). Now the heap stays within 4 MiB (8 KiB
+    # a program measured). RSS measured 2.6 MiB in a quiet run and 25 MiB in a busy one
+    # (glibc adds arenas when the worker threads contend): the bound is 64 MiB.
     setup = ("import clcoop\n"
              "IR = clcoop.Program('__kernel void k(__global float *a) { a[get_global_id(0)] += 1.0f; }')"
              ".build(engine='interp').ir")
     heap, rss = grown_by("clcoop.Program.from_ir(IR, engine='native').k(16, 16, np.zeros(16, np.float32))",
                          setup, warm=50, count=300)
     assert heap < 4 << 20, f"{heap / 300:.0f} bytes per program"
-    assert rss < 24 << 20, f"{rss / 300:.0f} bytes of RSS per program"
+    assert rss < 64 << 20, f"{rss / 300:.0f} bytes of RSS per program"
 
 
 def test_optimizer_process_is_replaced(monkeypatch):
