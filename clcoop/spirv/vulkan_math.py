@@ -3,7 +3,7 @@
 GLSL.std.450's precision (Vulkan spec, "Precision and Operation of SPIR-V Instructions") is
 looser than OpenCL C's full profile (OpenCL C 3.0 7.4) for exp, exp2, log, log2, sin, cos, tan,
 asin, acos, atan, atan2, pow, sinh, cosh, tanh, asinh, acosh, atanh, and gives no bound for a division by |y| outside [2^-126, 2^126]; fmod
-and exp10 have no GLSL instruction. These sequences use only what Vulkan rounds correctly
+exp10, log1p, expm1, cbrt and hypot have no GLSL instruction. These sequences use only what Vulkan rounds correctly
 (OpFAdd, OpFSub, OpFMul, conversions, integer arithmetic; OpFDiv only inside its bound), so
 their error is ours and measured (test_vulkan_math.py):
 
@@ -19,6 +19,8 @@ their error is ours and measured (test_vulkan_math.py):
 - atan, atan2, asin, acos: Cephes' reductions with the reduced argument and the final sums in
   double (one rounding each), Cephes' atanf/asinf polynomials;
 - asinh, acosh, atanh: their logarithm formulas in double (log by the atanh series);
+- log1p, expm1, cbrt, hypot: in double (log1p through that log, expm1 by a Taylor series after
+  the ln2 reduction, cbrt by Newton's iteration, hypot from exact squares);
 - pow, powr: 2^(y log2|x|) with log2 in double (about 2^-50), C99 F.9.4.4's special values;
 - division: x/y with both scaled by a power of two when |y| is outside [2^-126, 2^126] (where
   Vulkan's 2.5 ulp holds; OpenCL C's 2.5 ulp holds for every y);
@@ -38,8 +40,9 @@ from clcoop import float8
 
 # OpenCL C built-in name -> sequence kind (docs/vulkan.md lists what stays GLSL.std.450).
 EXACT_FUNCTIONS = ("exp", "exp2", "exp10", "log", "log2", "log10", "sin", "cos", "tan", "sinh", "cosh", "tanh",
-                   "asin", "acos", "atan", "atan2", "asinh", "acosh", "atanh", "pow", "powr", "fmod")
-BINARY = ("fmod", "pow", "powr", "atan2", "fdiv")
+                   "asin", "acos", "atan", "atan2", "asinh", "acosh", "atanh", "pow", "powr", "fmod",
+                   "log1p", "expm1", "cbrt", "hypot")
+BINARY = ("fmod", "pow", "powr", "atan2", "hypot", "fdiv")
 DIVISION = "fdiv"
 
 def literal(type_text, value):
@@ -533,6 +536,91 @@ def _acos(b, x):
     return b.nan_unless(b(f"fcmp ole float {a}, {b.fc(1.0)}"), value, b("bitcast i32 2139095040 to float"))
 
 
+# ------------------------------------------------------------------ log1p, expm1, cbrt, hypot (no GLSL instruction)
+
+_INFINITY_BITS = "bitcast i32 2139095040 to float"
+
+
+def _log1p(b, x):
+    """log(1 + x) in double (1 + x is exact there for |x| >= 2^-24, and log's absolute error
+    2^-52 is 2^-28 of x); below 2^-24 the result is x (x^2/2 is under half an ulp); -1 gives
+    -inf, below it NaN, +inf stays."""
+    a = b.intrinsic("llvm.fabs.f32", "float", [f"float {x}"])
+    infinity = b(_INFINITY_BITS)
+    usable = b(f"and i1 {b(f'fcmp ogt float {x}, {b.fc(-1.0)}')}, {b(f'fcmp olt float {x}, {infinity}')}")
+    safe = b.select(usable, "float", x, b.fc(0.0))
+    argument = b(f"fadd double {b(f'fpext float {safe} to double')}, {literal('double', 1.0)}")
+    value = b(f"fptrunc double {_log_double(b, argument)} to float")
+    value = b.select(b(f"fcmp olt float {a}, {b.fc(2.0 ** -24)}"), "float", x, value)
+    value = b.select(b(f"fcmp oeq float {x}, {infinity}"), "float", x, value)
+    minus_infinity = b(f"fneg float {infinity}")
+    value = b.select(b(f"fcmp oeq float {x}, {b.fc(-1.0)}"), "float", minus_infinity, value)
+    return b.nan_unless(b(f"fcmp oge float {x}, {b.fc(-1.0)}"), value, infinity)
+
+
+def _expm1(b, x):
+    """e^x - 1 in double: x (limited to [-104, 90]) = n ln2 + r with |r| <= ln2/2 (fdlibm's
+    ln2 split: n ln2_hi exact), e^r - 1 by its Taylor series to r^14/14! (below 2^-53 of the
+    sum), then 2^n (e^r - 1) + (2^n - 1): no cancellation near 0 (n = 0), one rounding to float;
+    +-0 and NaN are x itself."""
+    clamped = _clamp(b, x, -104.0, 90.0)
+    wide = b(f"fpext float {clamped} to double")
+    one, log2_e = literal("double", 1.0), literal("double", 1.4426950408889634)
+    ln2_hi, ln2_lo = literal("double", 6.93147180369123816490e-01), literal("double", 1.90821492927058770002e-10)
+    scaled = b(f"fmul double {wide}, {log2_e}")
+    n = b.intrinsic("llvm.roundeven.f64", "double", [f"double {scaled}"])
+    r = b(f"fsub double {wide}, {b(f'fmul double {n}, {ln2_hi}')}")
+    r = b(f"fsub double {r}, {b(f'fmul double {n}, {ln2_lo}')}")
+    coefficients = [1.0]
+    for k in range(2, 15):
+        coefficients.append(coefficients[-1] / k)                       # 1/k!
+    series = b.horner(r, list(reversed(coefficients)), "double")        # 1 + r/2! + ... + r^13/14!
+    small = b(f"fmul double {series}, {r}")                             # e^r - 1
+    biased = b(f"add i64 {b(f'fptosi double {n} to i64')}, 1023")
+    power = b(f"bitcast i64 {b(f'shl i64 {biased}, 52')} to double")   # 2^n, n in [-151, 130]
+    scaled_small = b(f"fmul double {power}, {small}")
+    value = b(f"fadd double {scaled_small}, {b(f'fsub double {power}, {one}')}")
+    value = b(f"fptrunc double {value} to float")
+    keep = b(f"or i1 {b(f'fcmp oeq float {x}, {b.fc(0.0)}')}, {b(f'fcmp une float {x}, {x}')}")
+    return b.select(keep, "float", x, value)
+
+
+def _cbrt(b, x):
+    """The cube root in double: a first guess from the exponent (the bits of |x| as a double,
+    divided by 3 plus a constant: within 4%), four Newton steps y - (y^3 - a)/(3y^2) (quadratic:
+    4% -> 1e-3 -> 1e-6 -> 1e-12 -> 1e-24), one rounding to float; x's sign; +-0, +-inf and NaN
+    are x itself."""
+    a = b.intrinsic("llvm.fabs.f32", "float", [f"float {x}"])
+    infinity = b(_INFINITY_BITS)
+    special = b(f"or i1 {b(f'fcmp oeq float {a}, {b.fc(0.0)}')}, {b(f'fcmp ueq float {a}, {infinity}')}")
+    safe = b.select(special, "float", b.fc(1.0), a)
+    wide = b(f"fpext float {safe} to double")
+    bits = b(f"bitcast double {wide} to i64")
+    guess_bits = b(f"add i64 {b(f'udiv i64 {bits}, 3')}, {0x2A9F7893782DA1CE}")
+    y = b(f"bitcast i64 {guess_bits} to double")
+    three = literal("double", 3.0)
+    for _ in range(4):
+        cube = b(f"fmul double {b(f'fmul double {y}, {y}')}, {y}")
+        slope = b(f"fmul double {b(f'fmul double {y}, {y}')}, {three}")
+        step = b(f"fdiv double {b(f'fsub double {cube}, {wide}')}, {slope}")
+        y = b(f"fsub double {y}, {step}")
+    value = _with_sign_of(b, b(f"fptrunc double {y} to float"), x)
+    return b.select(special, "float", x, value)
+
+
+def _hypot(b, x, y):
+    """sqrt(x^2 + y^2) in double (both squares exact, one rounding of the sum, the root rounded
+    once to float); an infinite operand gives +inf even with a NaN (C99 F.9.4.3)."""
+    wx, wy = b(f"fpext float {x} to double"), b(f"fpext float {y} to double")
+    total = b(f"fadd double {b(f'fmul double {wx}, {wx}')}, {b(f'fmul double {wy}, {wy}')}")
+    value = b(f"fptrunc double {b.intrinsic('llvm.sqrt.f64', 'double', [f'double {total}'])} to float")
+    infinity = b(_INFINITY_BITS)
+    ax = b.intrinsic("llvm.fabs.f32", "float", [f"float {x}"])
+    ay = b.intrinsic("llvm.fabs.f32", "float", [f"float {y}"])
+    infinite = b(f"or i1 {b(f'fcmp oeq float {ax}, {infinity}')}, {b(f'fcmp oeq float {ay}, {infinity}')}")
+    return b.select(infinite, "float", infinity, value)
+
+
 # ------------------------------------------------------------------ pow, powr
 
 def _log_parts_double(b, d):
@@ -750,7 +838,8 @@ _UNARY = {"exp": _exp, "exp2": _exp2, "exp10": _exp10, "log": _log, "log2": _log
           "asin": _asin, "acos": _acos, "asinh": lambda b, x: _inverse_hyperbolic(b, x, "asinh"),
           "acosh": lambda b, x: _inverse_hyperbolic(b, x, "acosh"),
           "atanh": lambda b, x: _inverse_hyperbolic(b, x, "atanh"),
-          "sin": lambda b, x: _sin_or_cos(b, x, "sin"), "cos": lambda b, x: _sin_or_cos(b, x, "cos")}
+          "sin": lambda b, x: _sin_or_cos(b, x, "sin"), "cos": lambda b, x: _sin_or_cos(b, x, "cos"),
+          "log1p": _log1p, "expm1": _expm1, "cbrt": _cbrt}
 
 
 def _scalar_definition(kind, name, t):
@@ -768,8 +857,8 @@ def _scalar_definition(kind, name, t):
     b.label("entry")
     if kind == "fmod":
         result = _fmod(b, "%x", "%y", t)
-    elif kind in ("pow", "powr", "atan2"):
-        result = {"pow": _pow, "powr": _powr, "atan2": _atan2}[kind](b, "%x", "%y")
+    elif kind in ("pow", "powr", "atan2", "hypot"):
+        result = {"pow": _pow, "powr": _powr, "atan2": _atan2, "hypot": _hypot}[kind](b, "%x", "%y")
     elif kind == DIVISION:
         result = _fdiv(b, "%x", "%y")
     else:

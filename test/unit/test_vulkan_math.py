@@ -16,12 +16,12 @@ from test_vulkan_target import pytestmark  # noqa: F401  (llc-22, opt-22, spirv-
 # OpenCL C 3.0 7.4, float (full profile): the bound each sequence must meet.
 BOUNDS = {"exp": 3, "exp2": 3, "exp10": 3, "log": 3, "log2": 3, "log10": 3, "sin": 4, "cos": 4, "tan": 5,
           "sinh": 4, "cosh": 4, "tanh": 5, "asin": 4, "acos": 4, "atan": 5, "atan2": 6,
-          "asinh": 4, "acosh": 4, "atanh": 5, "pow": 16, "powr": 16,
+          "asinh": 4, "acosh": 4, "atanh": 5, "log1p": 2, "expm1": 3, "cbrt": 2, "hypot": 4, "pow": 16, "powr": 16,
           "fdiv": 2.5}
 ORACLES = {"exp": np.exp, "exp2": np.exp2, "exp10": lambda x: 10.0 ** x, "log": np.log, "log2": np.log2,
            "log10": np.log10, "sin": np.sin, "cos": np.cos, "tan": np.tan, "sinh": np.sinh, "cosh": np.cosh,
            "tanh": np.tanh, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "asinh": np.arcsinh,
-           "acosh": np.arccosh, "atanh": np.arctanh}
+           "acosh": np.arccosh, "atanh": np.arctanh, "log1p": np.log1p, "expm1": np.expm1, "cbrt": np.cbrt}
 RNG = np.random.default_rng(2828)
 
 
@@ -72,7 +72,8 @@ def inputs(kind, count=20000):
     focus = {"exp": (-104, 89), "exp2": (-151, 129), "exp10": (-46, 39), "log": (0.25, 4), "log2": (0.25, 4),
              "log10": (0.25, 4), "sin": (-10, 10), "cos": (-10, 10), "tan": (-10, 10), "sinh": (-2, 2),
              "cosh": (-90, 90), "tanh": (-3, 3), "asin": (-1, 1), "acos": (-1, 1), "atan": (-5, 5),
-             "asinh": (-3, 3), "acosh": (1, 3), "atanh": (-1, 1)}[kind]
+             "asinh": (-3, 3), "acosh": (1, 3), "atanh": (-1, 1), "log1p": (-1, 3), "expm1": (-3, 3),
+             "cbrt": (-3, 3)}[kind]
     uniform = RNG.uniform(*focus, count).astype(np.float32)
     # near multiples of pi/2 (the reduction's hardest case), the worst float for it, powers of 2
     hard = np.float32([16367173 * 2.0 ** 72, 1.5707964, 3.1415927, 4.712389, 2.0 ** 127, 2.0 ** -149, 1.0,
@@ -116,6 +117,9 @@ SPECIALS = {  # C99 F.9 / OpenCL C 7.5.1, which the sequences handle themselves
     "asinh": [(-0.0, -0.0), (np.inf, np.inf), (-np.inf, -np.inf), (np.nan, np.nan)],
     "acosh": [(1.0, 0.0), (np.inf, np.inf), (0.99999994, np.nan), (-np.inf, np.nan), (np.nan, np.nan)],
     "atanh": [(-0.0, -0.0), (1.0, np.inf), (-1.0, -np.inf), (1.0000001, np.nan), (np.inf, np.nan), (np.nan, np.nan)],
+    "log1p": [(-0.0, -0.0), (-1.0, -np.inf), (-1.5, np.nan), (np.inf, np.inf), (np.nan, np.nan), (2.0 ** -30, 2.0 ** -30)],
+    "expm1": [(-0.0, -0.0), (np.inf, np.inf), (-np.inf, -1.0), (np.nan, np.nan), (89.0, np.inf), (2.0 ** -30, 2.0 ** -30)],
+    "cbrt": [(-0.0, -0.0), (np.inf, np.inf), (-np.inf, -np.inf), (np.nan, np.nan), (-27.0, -3.0), (2.0 ** -147, 2.0 ** -49)],
 }
 
 
@@ -128,6 +132,8 @@ BINARY_SPECIALS = {
               (-2.0, np.inf, -0.0), (np.inf, 3.0, np.pi / 2), (-np.inf, -3.0, -np.pi / 2),
               (np.inf, -np.inf, 3 * np.pi / 4), (-np.inf, -np.inf, -3 * np.pi / 4), (np.inf, np.inf, np.pi / 4),
               (-np.inf, np.inf, -np.pi / 4), (np.nan, 1.0, np.nan), (1.0, np.nan, np.nan), (1.0, 1.0, np.pi / 4)],
+    "hypot": [(np.inf, np.nan, np.inf), (np.nan, -np.inf, np.inf), (np.nan, 1.0, np.nan), (-0.0, 0.0, 0.0),
+              (3e38, 3e38, np.inf), (3.0, -4.0, 5.0), (2.0 ** -149, 2.0 ** -149, 2.0 ** -149)],
     "pow": [(np.nan, 0.0, 1.0), (np.nan, -0.0, 1.0), (1.0, np.nan, 1.0), (-1.0, np.inf, 1.0), (-1.0, -np.inf, 1.0),
             (-0.0, -3.0, -np.inf), (0.0, -3.0, np.inf), (-0.0, -2.0, np.inf), (-0.0, -0.5, np.inf),
             (-0.0, 3.0, -0.0), (-0.0, 2.0, 0.0), (-0.0, 0.5, 0.0), (0.5, -np.inf, np.inf), (2.0, -np.inf, 0.0),
@@ -165,15 +171,16 @@ def pow_inputs(count=20000):
     return x, y
 
 
-def test_atan2_meets_the_opencl_bound_on_the_cpu():
-    function = jit("atan2")
+@pytest.mark.parametrize("kind, oracle", [("atan2", np.arctan2), ("hypot", np.hypot)])
+def test_binary_function_meets_the_opencl_bound_on_the_cpu(kind, oracle):
+    function = jit(kind)
     count = 20000
     patterns = RNG.integers(0, 0x7F800000, (2, count), dtype=np.uint32).view(np.float32)
     y, x = np.concatenate([patterns * RNG.choice(np.float32([-1, 1]), (2, count)),
                            RNG.uniform(-5, 5, (2, count)).astype(np.float32)], axis=1)
     got = np.array([function(float(a), float(b)) for a, b in zip(y, x)], np.float32)
-    errors = ulp_errors(got, np.arctan2(y.astype(np.float64), x.astype(np.float64)))
-    assert errors.max() <= BOUNDS["atan2"], (y[errors.argmax()], x[errors.argmax()])
+    errors = ulp_errors(got, oracle(y.astype(np.float64), x.astype(np.float64)))
+    assert errors.max() <= BOUNDS[kind], (y[errors.argmax()], x[errors.argmax()])
 
 
 @pytest.mark.parametrize("kind", ["pow", "powr"])
@@ -320,7 +327,7 @@ def test_more_sequences_on_a_vulkan_device(vulkan_device, opt_level):
     x = np.concatenate([RNG.uniform(-40, 40, n // 2), RNG.uniform(-3, 3, n // 4),
                         RNG.uniform(-1e4, 1e4, n // 4)]).astype(np.float32)
     y = RNG.uniform(-30, 30, n).astype(np.float32)
-    out = np.zeros(15 * n, np.float32)
+    out = np.zeros(19 * n, np.float32)
     program.kernel("more_math")((n,), (64,), x, y, out)
     wide, power = x.astype(np.float64), y.astype(np.float64)
     with np.errstate(all="ignore"):
@@ -331,11 +338,14 @@ def test_more_sequences_on_a_vulkan_device(vulkan_device, opt_level):
         for row, exact in zip((5, 6, 7), expected):
             errors = ulp_errors(out[row * n:(row + 1) * n], exact)
             assert errors.max() <= BOUNDS["pow"], (row, x[errors.argmax()], y[errors.argmax()], errors.max())
-        # asin, acos, atanh of x / 32 (exact; NaN beyond 1), atan2(x, y), asinh, acosh(|x|)
+        # asin, acos, atanh of x / 32 (exact; NaN beyond 1), atan2(x, y), asinh, acosh(|x|), log1p,
+        # expm1, cbrt, hypot(x, y)
         ratio = (x / np.float32(32)).astype(np.float64)
         for row, kind, exact in ((9, "asin", np.arcsin(ratio)), (10, "acos", np.arccos(ratio)),
                                  (11, "atan2", np.arctan2(wide, power)), (12, "asinh", np.arcsinh(wide)),
-                                 (13, "acosh", np.arccosh(np.abs(wide))), (14, "atanh", np.arctanh(ratio))):
+                                 (13, "acosh", np.arccosh(np.abs(wide))), (14, "atanh", np.arctanh(ratio)),
+                                 (15, "log1p", np.log1p(wide)), (16, "expm1", np.expm1(wide)),
+                                 (17, "cbrt", np.cbrt(wide)), (18, "hypot", np.hypot(wide, power))):
             errors = ulp_errors(out[row * n:(row + 1) * n], exact)
             assert errors.max() <= BOUNDS[kind], (kind, x[errors.argmax()], errors.max())
 

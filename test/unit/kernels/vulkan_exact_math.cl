@@ -23,7 +23,7 @@ __kernel void exact_math(__global const float *x, __global const float *y, __glo
 }
 
 // exp10, tan, sinh, cosh, tanh, pow, powr (x > 0 for powr; pow with negative x and integer y),
-// atan, asin, acos, atan2, asinh, acosh, atanh
+// atan, asin, acos, atan2, asinh, acosh, atanh, log1p, expm1, cbrt, hypot
 __kernel void more_math(__global const float *x, __global const float *y, __global float *out)
 {
     size_t i = get_global_id(0), n = get_global_size(0);
@@ -43,6 +43,10 @@ __kernel void more_math(__global const float *x, __global const float *y, __glob
     out[12 * n + i] = asinh(v);
     out[13 * n + i] = acosh(fabs(v));
     out[14 * n + i] = atanh(v * 0.03125f);
+    out[15 * n + i] = log1p(v);
+    out[16 * n + i] = expm1(v);
+    out[17 * n + i] = cbrt(v);
+    out[18 * n + i] = hypot(v, w);
 }
 
 // half_* take the sequences (OpenCL C's 8192 ulp, which GLSL's bounds do not meet for
