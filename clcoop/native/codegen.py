@@ -25,7 +25,8 @@ from clcoop.ir.loader import name_values, parse_type_text, read_structs
 from clcoop.ir.demangle import demangle
 from clcoop.ir.scalars import scalar_dtype
 from clcoop.ir.source_map import read_debug_info
-from clcoop.native import atomic_calls, bfloat_ir, collectives, coop_routines, float8_ir, local_memory, support, \
+from clcoop.native import atomic_calls, bfloat_ir, collectives, coop_routines, float8_ir, local_memory, \
+    private_matrices, support, \
     tensor_routines
 from clcoop.native.builtin_ir import (bool_type, elem_size, exact_builtin, intrinsic_suffix, intrinsics_in,
                                      params_of, store_size, type_suffix, workitem_definition)
@@ -623,20 +624,22 @@ class _FunctionGen:
             if a.name not in {i.name for i in self.blocks[0].instructions}:
                 raise Unsupported(f"an alloca outside the entry block of @{self.f.name}")
             text = tensor_routines.replace_tensor_types(str(a))     # a layout is <F x i64>
-            if coopmat_spec.mentions_matrix_type(text):
-                raise Unsupported(f"cooperative-matrix values in private memory (-O0 IR, or a matrix "
-                                  f"whose address is taken) in @{self.f.name}")
+            matrix = coopmat_spec.mentions_matrix_type(text)
+            # A matrix variable holds its work-item's <V x T> components (private_matrices.py).
+            text = private_matrices.component_text(self, text)
             m = re.search(r"alloca (.+?)(?:, align (\d+))?(?:, addrspace\((\d+)\))?$", clean_ir(text))
             if not m or re.search(r"alloca [^,]+, (?!align)", clean_ir(text)):
                 raise Unsupported(f"a dynamic alloca in @{self.f.name}: {clean_ir(text)}")
             t = self.ty(m.group(1))
-            size = max(1, self.layout.size(t))
+            # A matrix variable is V x sizeof(T) bytes, as the interpreter's (op_alloca).
+            size = store_size(t, self.layout) if matrix else max(1, self.layout.size(t))
             safe = True
             for user, k in uses.get(a.name, []):
                 if user.opcode == "load" and k == 0:
-                    safe &= store_size(self.ty(str(user.type)), self.layout) <= size
+                    safe &= store_size(self.ty(private_matrices.component_text(self, str(user.type))),
+                                       self.layout) <= size
                 elif user.opcode == "store" and k == 1:
-                    vt = self.ty(str(list(user.operands)[0].type))
+                    vt = self.ty(private_matrices.component_text(self, str(list(user.operands)[0].type)))
                     safe &= store_size(vt, self.layout) <= size
                 elif user.opcode == "call" and str(list(user.operands)[-1].name).startswith("llvm.lifetime"):
                     pass
@@ -684,7 +687,7 @@ class _FunctionGen:
         op = v.opcode
         if op == "alloca":
             return ("arena", v.name) if v.name in self.arena else ("stack", v.name)
-        if op in ("getelementptr", "bitcast", "addrspacecast"):
+        if op in ("getelementptr", "bitcast", "addrspacecast") or private_matrices.is_access_chain(v):
             return self.base_of(list(v.operands)[0], seen)
         if op == "call" and local_memory.global_of(list(v.operands)[-1].name or "") in self.mg.global_index:
             return ("global", local_memory.global_of(list(v.operands)[-1].name))
@@ -810,7 +813,7 @@ class _FunctionGen:
             # load: the pointer is operand 0 and the type is the result's; store: the
             # pointer is operand 1 and the type is the stored value's.
             ptr, vty = (ops[0], str(ins.type)) if op == "load" else (ops[1], str(ops[0].type))
-            self.access(ins, text, op, ptr, self.ty(vty))
+            self.access(ins, text, op, ptr, self.ty(private_matrices.component_text(self, vty)))
             return None
         if op in ("atomicrmw", "cmpxchg"):
             t = self.ty(str(ops[1].type))

@@ -144,6 +144,9 @@ def emit_call(fg, ins, ops, name):
     if base in coop_names.TENSOR_BASES:
         from clcoop.native import tensor_routines
         return tensor_routines.emit_call(fg, ins, ops, callee, lhs)
+    if base == coop_names.ACCESS_CHAIN:       # &m[i] of a matrix variable
+        from clcoop.native import private_matrices
+        return private_matrices.access_chain(fg, ins, ops, callee, lhs)
     if base == SPLAT:
         mt = matrix_type(str(ins.type), S)
         scalar = typed(ops[0])
