@@ -3,7 +3,7 @@
 GLSL.std.450's precision (Vulkan spec, "Precision and Operation of SPIR-V Instructions") is
 looser than OpenCL C's full profile (OpenCL C 3.0 7.4) for exp, exp2, log, log2, sin, cos, tan,
 asin, acos, atan, atan2, pow, sinh, cosh, tanh, asinh, acosh, atanh, and gives no bound for a division by |y| outside [2^-126, 2^126]; fmod
-exp10, log1p, expm1, cbrt and hypot have no GLSL instruction. These sequences use only what Vulkan rounds correctly
+exp10, log1p, expm1, cbrt, hypot, erf and erfc have no GLSL instruction. These sequences use only what Vulkan rounds correctly
 (OpFAdd, OpFSub, OpFMul, conversions, integer arithmetic; OpFDiv only inside its bound), so
 their error is ours and measured (test_vulkan_math.py):
 
@@ -21,6 +21,8 @@ their error is ours and measured (test_vulkan_math.py):
 - asinh, acosh, atanh: their logarithm formulas in double (log by the atanh series);
 - log1p, expm1, cbrt, hypot: in double (log1p through that log, expm1 by a Taylor series after
   the ln2 reduction, cbrt by Newton's iteration, hypot from exact squares);
+- erf, erfc: a positive series times e^(-x^2) in double, and Laplace's continued fraction for
+  erfc from 2;
 - pow, powr: 2^(y log2|x|) with log2 in double (about 2^-50), C99 F.9.4.4's special values;
 - division: x/y with both scaled by a power of two when |y| is outside [2^-126, 2^126] (where
   Vulkan's 2.5 ulp holds; OpenCL C's 2.5 ulp holds for every y);
@@ -41,7 +43,7 @@ from clcoop import float8
 # OpenCL C built-in name -> sequence kind (docs/vulkan.md lists what stays GLSL.std.450).
 EXACT_FUNCTIONS = ("exp", "exp2", "exp10", "log", "log2", "log10", "sin", "cos", "tan", "sinh", "cosh", "tanh",
                    "asin", "acos", "atan", "atan2", "asinh", "acosh", "atanh", "pow", "powr", "fmod",
-                   "log1p", "expm1", "cbrt", "hypot")
+                   "log1p", "expm1", "cbrt", "hypot", "erf", "erfc")
 BINARY = ("fmod", "pow", "powr", "atan2", "hypot", "fdiv")
 DIVISION = "fdiv"
 
@@ -558,31 +560,94 @@ def _log1p(b, x):
     return b.nan_unless(b(f"fcmp oge float {x}, {b.fc(-1.0)}"), value, infinity)
 
 
-def _expm1(b, x):
-    """e^x - 1 in double: x (limited to [-104, 90]) = n ln2 + r with |r| <= ln2/2 (fdlibm's
-    ln2 split: n ln2_hi exact), e^r - 1 by its Taylor series to r^14/14! (below 2^-53 of the
-    sum), then 2^n (e^r - 1) + (2^n - 1): no cancellation near 0 (n = 0), one rounding to float;
-    +-0 and NaN are x itself."""
-    clamped = _clamp(b, x, -104.0, 90.0)
-    wide = b(f"fpext float {clamped} to double")
-    one, log2_e = literal("double", 1.0), literal("double", 1.4426950408889634)
+def _exp_parts_double(b, wide):
+    """(2^n, e^r - 1) with e^d = 2^n (1 + (e^r - 1)) for a double d in [-1000, 1000]: d = n ln2 + r,
+    |r| <= ln2/2 (fdlibm's ln2 split: n ln2_hi exact, d - n ln2_hi exact where they are close),
+    e^r - 1 by its Taylor series to r^14/14! (below 2^-53 of the sum)."""
+    log2_e = literal("double", 1.4426950408889634)
     ln2_hi, ln2_lo = literal("double", 6.93147180369123816490e-01), literal("double", 1.90821492927058770002e-10)
-    scaled = b(f"fmul double {wide}, {log2_e}")
-    n = b.intrinsic("llvm.roundeven.f64", "double", [f"double {scaled}"])
+    n = b.intrinsic("llvm.roundeven.f64", "double", [f"double {b(f'fmul double {wide}, {log2_e}')}"])
     r = b(f"fsub double {wide}, {b(f'fmul double {n}, {ln2_hi}')}")
     r = b(f"fsub double {r}, {b(f'fmul double {n}, {ln2_lo}')}")
     coefficients = [1.0]
     for k in range(2, 15):
         coefficients.append(coefficients[-1] / k)                       # 1/k!
     series = b.horner(r, list(reversed(coefficients)), "double")        # 1 + r/2! + ... + r^13/14!
-    small = b(f"fmul double {series}, {r}")                             # e^r - 1
     biased = b(f"add i64 {b(f'fptosi double {n} to i64')}, 1023")
-    power = b(f"bitcast i64 {b(f'shl i64 {biased}, 52')} to double")   # 2^n, n in [-151, 130]
+    power = b(f"bitcast i64 {b(f'shl i64 {biased}, 52')} to double")
+    return power, b(f"fmul double {series}, {r}")
+
+
+def _exp_double(b, wide):
+    """e^d in double (relative error about 2^-52) for a double d in [-1000, 700]."""
+    power, small = _exp_parts_double(b, wide)
+    return b(f"fadd double {b(f'fmul double {power}, {small}')}, {power}")
+
+
+def _expm1(b, x):
+    """e^x - 1 in double, 2^n (e^r - 1) + (2^n - 1) (x limited to [-104, 90]): no cancellation
+    near 0 (n = 0), one rounding to float; +-0 and NaN are x itself."""
+    clamped = _clamp(b, x, -104.0, 90.0)
+    power, small = _exp_parts_double(b, b(f"fpext float {clamped} to double"))
     scaled_small = b(f"fmul double {power}, {small}")
-    value = b(f"fadd double {scaled_small}, {b(f'fsub double {power}, {one}')}")
-    value = b(f"fptrunc double {value} to float")
+    power_less_one = b(f"fsub double {power}, {literal('double', 1.0)}")
+    value = b(f"fptrunc double {b(f'fadd double {scaled_small}, {power_less_one}')} to float")
     keep = b(f"or i1 {b(f'fcmp oeq float {x}, {b.fc(0.0)}')}, {b(f'fcmp une float {x}, {x}')}")
     return b.select(keep, "float", x, value)
+
+
+_TWO_OVER_SQRT_PI = 1.1283791670955126
+_ONE_OVER_SQRT_PI = 0.5641895835477563
+
+
+def _erf_double(b, a):
+    """erf(a) in double for a double a in [0, 4]: (2/sqrt(pi)) a e^(-a^2) sum (2a^2)^k / (2k+1)!!
+    (positive terms, no cancellation; 60 terms: below 2^-49 of the sum up to a = 4)."""
+    square = b(f"fmul double {a}, {a}")
+    u = b(f"fmul double {square}, {literal('double', 2.0)}")
+    coefficients = [1.0]
+    for k in range(1, 60):
+        coefficients.append(coefficients[-1] / (2 * k + 1))              # 1/(2k+1)!!
+    series = b.horner(u, list(reversed(coefficients)), "double")
+    decay = _exp_double(b, b(f"fneg double {square}"))
+    scaled = b(f"fmul double {b(f'fmul double {a}, {decay}')}, {series}")
+    return b(f"fmul double {scaled}, {literal('double', _TWO_OVER_SQRT_PI)}")
+
+
+def _erf(b, x):
+    """erf through _erf_double on |x| limited to 4 (erf(4) rounds to 1 in float), x's sign."""
+    a = b.intrinsic("llvm.fabs.f32", "float", [f"float {x}"])
+    limited = b.select(b(f"fcmp olt float {a}, {b.fc(4.0)}"), "float", a, b.fc(4.0))
+    value = b(f"fptrunc double {_erf_double(b, b(f'fpext float {limited} to double'))} to float")
+    value = _with_sign_of(b, value, x)
+    return b.select(b(f"fcmp une float {x}, {x}"), "float", x, value)
+
+
+def _erfc(b, x):
+    """erfc: below 2, 1 - erf(x) in double (erfc(2) = 0.0047: the double erf's error is 2^-42
+    of it); from 2, Laplace's continued fraction e^(-x^2) / (sqrt(pi) (x + (1/2)/(x + 1/(x + ...))))
+    with 30 levels (2^-37 at x = 2, better beyond), x limited to 11 (erfc(11) is 0 in float);
+    NaN stays."""
+    a = b.intrinsic("llvm.fabs.f32", "float", [f"float {x}"])
+    limited = b.select(b(f"fcmp olt float {a}, {b.fc(4.0)}"), "float", a, b.fc(4.0))
+    erf = _erf_double(b, b(f"fpext float {limited} to double"))
+    negative = b(f"fcmp olt float {x}, {b.fc(0.0)}")
+    erf = b(f"select i1 {negative}, double {b(f'fneg double {erf}')}, double {erf}")
+    near = b(f"fsub double {literal('double', 1.0)}, {erf}")
+    far_x = b.select(b(f"fcmp olt float {x}, {b.fc(11.0)}"), "float", x, b.fc(11.0))
+    far_x = b.select(b(f"fcmp ogt float {far_x}, {b.fc(2.0)}"), "float", far_x, b.fc(2.0))
+    wide = b(f"fpext float {far_x} to double")
+    fraction = wide
+    for k in range(30, 0, -1):
+        numerator = literal("double", k / 2)
+        quotient = b(f"fdiv double {numerator}, {fraction}")
+        fraction = b(f"fadd double {wide}, {quotient}")
+    decay = _exp_double(b, b(f"fneg double {b(f'fmul double {wide}, {wide}')}"))
+    scaled = b(f"fmul double {decay}, {literal('double', _ONE_OVER_SQRT_PI)}")
+    far = b(f"fdiv double {scaled}, {fraction}")
+    value = b(f"select i1 {b(f'fcmp olt float {x}, {b.fc(2.0)}')}, double {near}, double {far}")
+    value = b(f"fptrunc double {value} to float")
+    return b.select(b(f"fcmp une float {x}, {x}"), "float", x, value)
 
 
 def _cbrt(b, x):
@@ -839,7 +904,7 @@ _UNARY = {"exp": _exp, "exp2": _exp2, "exp10": _exp10, "log": _log, "log2": _log
           "acosh": lambda b, x: _inverse_hyperbolic(b, x, "acosh"),
           "atanh": lambda b, x: _inverse_hyperbolic(b, x, "atanh"),
           "sin": lambda b, x: _sin_or_cos(b, x, "sin"), "cos": lambda b, x: _sin_or_cos(b, x, "cos"),
-          "log1p": _log1p, "expm1": _expm1, "cbrt": _cbrt}
+          "log1p": _log1p, "expm1": _expm1, "cbrt": _cbrt, "erf": _erf, "erfc": _erfc}
 
 
 def _scalar_definition(kind, name, t):

@@ -4,6 +4,7 @@ CPU and measured in ulp against NumPy's float64 (an independent oracle) over man
 against the OpenCL C 3.0 full-profile bounds (7.4); fmod bit for bit against np.fmod; then the
 module runs on a Vulkan device (lavapipe here) and is measured the same way."""
 import ctypes
+import math
 import warnings
 
 import numpy as np
@@ -16,12 +17,14 @@ from test_vulkan_target import pytestmark  # noqa: F401  (llc-22, opt-22, spirv-
 # OpenCL C 3.0 7.4, float (full profile): the bound each sequence must meet.
 BOUNDS = {"exp": 3, "exp2": 3, "exp10": 3, "log": 3, "log2": 3, "log10": 3, "sin": 4, "cos": 4, "tan": 5,
           "sinh": 4, "cosh": 4, "tanh": 5, "asin": 4, "acos": 4, "atan": 5, "atan2": 6,
-          "asinh": 4, "acosh": 4, "atanh": 5, "log1p": 2, "expm1": 3, "cbrt": 2, "hypot": 4, "pow": 16, "powr": 16,
+          "asinh": 4, "acosh": 4, "atanh": 5, "log1p": 2, "expm1": 3, "cbrt": 2, "hypot": 4,
+          "erf": 16, "erfc": 16, "pow": 16, "powr": 16,
           "fdiv": 2.5}
 ORACLES = {"exp": np.exp, "exp2": np.exp2, "exp10": lambda x: 10.0 ** x, "log": np.log, "log2": np.log2,
            "log10": np.log10, "sin": np.sin, "cos": np.cos, "tan": np.tan, "sinh": np.sinh, "cosh": np.cosh,
            "tanh": np.tanh, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "asinh": np.arcsinh,
-           "acosh": np.arccosh, "atanh": np.arctanh, "log1p": np.log1p, "expm1": np.expm1, "cbrt": np.cbrt}
+           "acosh": np.arccosh, "atanh": np.arctanh, "log1p": np.log1p, "expm1": np.expm1, "cbrt": np.cbrt,
+           "erf": np.vectorize(math.erf, otypes=[np.float64]), "erfc": np.vectorize(math.erfc, otypes=[np.float64])}
 RNG = np.random.default_rng(2828)
 
 
@@ -73,13 +76,14 @@ def inputs(kind, count=20000):
              "log10": (0.25, 4), "sin": (-10, 10), "cos": (-10, 10), "tan": (-10, 10), "sinh": (-2, 2),
              "cosh": (-90, 90), "tanh": (-3, 3), "asin": (-1, 1), "acos": (-1, 1), "atan": (-5, 5),
              "asinh": (-3, 3), "acosh": (1, 3), "atanh": (-1, 1), "log1p": (-1, 3), "expm1": (-3, 3),
-             "cbrt": (-3, 3)}[kind]
+             "cbrt": (-3, 3), "erf": (-5, 5), "erfc": (-5, 12)}[kind]
     uniform = RNG.uniform(*focus, count).astype(np.float32)
     # near multiples of pi/2 (the reduction's hardest case), the worst float for it, powers of 2
     hard = np.float32([16367173 * 2.0 ** 72, 1.5707964, 3.1415927, 4.712389, 2.0 ** 127, 2.0 ** -149, 1.0,
                        0.70710677, 1.4142135, 88.72283, 88.72284, -103.97208, -87.33654, 89.41598, 89.41599,
                        0.625, 0.62499994, 38.53184, 38.53184, -45.0, 0.7853982, 0.5, 0.50000006,
-                       2.4142137, 0.41421357, 2.0 ** -12, 2.0 ** -13, 1.0000001, 0.99999994, 3e38])
+                       2.4142137, 0.41421357, 2.0 ** -12, 2.0 ** -13, 1.0000001, 0.99999994, 3e38,
+                       1.9999999, 2.0, 3.83, 10.05, 10.06])
     values = np.concatenate([patterns * signs, uniform, hard, -hard])
     if kind.startswith("log"):
         values = np.abs(values)
@@ -120,6 +124,8 @@ SPECIALS = {  # C99 F.9 / OpenCL C 7.5.1, which the sequences handle themselves
     "log1p": [(-0.0, -0.0), (-1.0, -np.inf), (-1.5, np.nan), (np.inf, np.inf), (np.nan, np.nan), (2.0 ** -30, 2.0 ** -30)],
     "expm1": [(-0.0, -0.0), (np.inf, np.inf), (-np.inf, -1.0), (np.nan, np.nan), (89.0, np.inf), (2.0 ** -30, 2.0 ** -30)],
     "cbrt": [(-0.0, -0.0), (np.inf, np.inf), (-np.inf, -np.inf), (np.nan, np.nan), (-27.0, -3.0), (2.0 ** -147, 2.0 ** -49)],
+    "erf": [(-0.0, -0.0), (np.inf, 1.0), (-np.inf, -1.0), (np.nan, np.nan), (4.0, 1.0), (-30.0, -1.0)],
+    "erfc": [(np.inf, 0.0), (-np.inf, 2.0), (np.nan, np.nan), (0.0, 1.0), (30.0, 0.0), (-30.0, 2.0)],
 }
 
 
@@ -327,7 +333,7 @@ def test_more_sequences_on_a_vulkan_device(vulkan_device, opt_level):
     x = np.concatenate([RNG.uniform(-40, 40, n // 2), RNG.uniform(-3, 3, n // 4),
                         RNG.uniform(-1e4, 1e4, n // 4)]).astype(np.float32)
     y = RNG.uniform(-30, 30, n).astype(np.float32)
-    out = np.zeros(19 * n, np.float32)
+    out = np.zeros(21 * n, np.float32)
     program.kernel("more_math")((n,), (64,), x, y, out)
     wide, power = x.astype(np.float64), y.astype(np.float64)
     with np.errstate(all="ignore"):
@@ -339,13 +345,14 @@ def test_more_sequences_on_a_vulkan_device(vulkan_device, opt_level):
             errors = ulp_errors(out[row * n:(row + 1) * n], exact)
             assert errors.max() <= BOUNDS["pow"], (row, x[errors.argmax()], y[errors.argmax()], errors.max())
         # asin, acos, atanh of x / 32 (exact; NaN beyond 1), atan2(x, y), asinh, acosh(|x|), log1p,
-        # expm1, cbrt, hypot(x, y)
+        # expm1, cbrt, hypot(x, y), erf, erfc
         ratio = (x / np.float32(32)).astype(np.float64)
         for row, kind, exact in ((9, "asin", np.arcsin(ratio)), (10, "acos", np.arccos(ratio)),
                                  (11, "atan2", np.arctan2(wide, power)), (12, "asinh", np.arcsinh(wide)),
                                  (13, "acosh", np.arccosh(np.abs(wide))), (14, "atanh", np.arctanh(ratio)),
                                  (15, "log1p", np.log1p(wide)), (16, "expm1", np.expm1(wide)),
-                                 (17, "cbrt", np.cbrt(wide)), (18, "hypot", np.hypot(wide, power))):
+                                 (17, "cbrt", np.cbrt(wide)), (18, "hypot", np.hypot(wide, power)),
+                                 (19, "erf", ORACLES["erf"](wide)), (20, "erfc", ORACLES["erfc"](wide))):
             errors = ulp_errors(out[row * n:(row + 1) * n], exact)
             assert errors.max() <= BOUNDS[kind], (kind, x[errors.argmax()], errors.max())
 

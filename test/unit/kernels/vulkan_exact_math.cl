@@ -23,7 +23,7 @@ __kernel void exact_math(__global const float *x, __global const float *y, __glo
 }
 
 // exp10, tan, sinh, cosh, tanh, pow, powr (x > 0 for powr; pow with negative x and integer y),
-// atan, asin, acos, atan2, asinh, acosh, atanh, log1p, expm1, cbrt, hypot
+// atan, asin, acos, atan2, asinh, acosh, atanh, log1p, expm1, cbrt, hypot, erf, erfc
 __kernel void more_math(__global const float *x, __global const float *y, __global float *out)
 {
     size_t i = get_global_id(0), n = get_global_size(0);
@@ -47,6 +47,8 @@ __kernel void more_math(__global const float *x, __global const float *y, __glob
     out[16 * n + i] = expm1(v);
     out[17 * n + i] = cbrt(v);
     out[18 * n + i] = hypot(v, w);
+    out[19 * n + i] = erf(v);
+    out[20 * n + i] = erfc(v);
 }
 
 // half_* take the sequences (OpenCL C's 8192 ulp, which GLSL's bounds do not meet for
