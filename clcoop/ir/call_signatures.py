@@ -25,7 +25,7 @@ from clcoop.errors import IRError
 from clcoop.ir import coop_spellings
 from clcoop.ir.coop_operands import pointee_size
 from clcoop.ir.demangle import demangle
-from clcoop.ir.loader import Ty, parse_type_text
+from clcoop.ir.loader import Ty, parse_type_text, value_kind
 from clcoop.tensor_spec import TensorType
 
 _WORKITEM = {"get_global_id", "get_local_id", "get_group_id", "get_global_size", "get_local_size",
@@ -478,7 +478,7 @@ def function_operand_mismatch(name, ret, args, operands, functions, kernels):
     op = coop_names.operation_name(callee.base)
     for k, value in enumerate(operands):
         want = _function_operand_type(callee.base, k, ret, args)
-        if value.value_kind.name != "function":
+        if value_kind(value) != "function":
             if want is not None:
                 return (f"argument {k + 1} of {op} (@{name}) must be a function defined in the "
                         f"module, called as {want.__doc__}, but it is {value}")

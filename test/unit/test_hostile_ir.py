@@ -422,3 +422,25 @@ def test_null_function_operand_is_refused():
     with pytest.raises(IRError, match=r"argument 3 of CooperativeMatrixReduceNV .* must be a function defined "
                                       r"in the module, called as float \(float, float\), but it is ptr null"):
         launch(clcoop.Program.from_ir(ir))
+
+
+def test_function_operand_check_reads_constants_llvmlite_has_no_kind_for():
+    """A `target(...) zeroinitializer` operand is a value kind (26) llvmlite's enum lacks:
+    `value.value_kind` raised ValueError (fuzz_ir seed 2502 case 986 found it in the native
+    engine's call graph); the check reads it as a constant."""
+    import llvmlite.binding as llvm
+    from clcoop.ir import call_signatures
+    from clcoop.ir.loader import parse_type_text
+    mod = llvm.parse_assembly(HEAD + f"""
+define spir_kernel void @k() {{
+  %m = call spir_func {C} @{PER_ELEMENT}({C} zeroinitializer, ptr @k, target("spirv.Event") zeroinitializer)
+  ret void
+}}
+declare spir_func {C} @{PER_ELEMENT}({C}, ptr, target("spirv.Event"))
+""")
+    call = next(iter(next(iter(mod.get_function("k").blocks)).instructions))
+    operands = list(call.operands)[:-1]
+    types = [parse_type_text(str(o.type), {}) for o in operands]
+    reason = call_signatures.function_operand_mismatch(PER_ELEMENT, parse_type_text(C, {}), types, operands,
+                                                       {f.name: f for f in mod.functions}, {"k"})
+    assert reason is not None and "@k (argument 2)" in reason and "a kernel" in reason
