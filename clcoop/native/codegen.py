@@ -31,7 +31,8 @@ from clcoop.native import atomic_calls, bfloat_ir, collectives, coop_routines, f
 from clcoop.native.builtin_ir import (bool_type, elem_size, exact_builtin, intrinsic_suffix, intrinsics_in,
                                      params_of, store_size, type_suffix, workitem_definition)
 from clcoop.native.context import (ATOMIC_FUNCTIONS, BARRIERS, CTX, FAULT_ATOMIC, FAULT_DIVZERO, FAULT_READ,
-                                   FAULT_UNREACHABLE, FAULT_WRITE, MAX_STACK_BYTES, SCRATCH_BYTES)
+                                   FAULT_UNREACHABLE, FAULT_WRITE, MAX_STACK_BYTES, PRIVATE_LIVE, PRIVATE_OFFSET,
+                                   PRIVATE_ROW_WORDS, PRIVATE_SIZE, SCRATCH_BYTES)
 from clcoop.native.drivers import coroutine_driver, plain_driver
 from clcoop.native.text_rewrite import (clean_ir, gquote, quote, ref, replace_first, replace_last,
                                   split_function_type, typed, value_id)
@@ -163,6 +164,13 @@ def generate(module, kernel_names, subgroup_size=None, fast_path=None):
             out.reasons[name] = str(exc)
     out.text = gen.finish()
     return out
+
+
+def _private_row(offset, size, live):
+    """A row of @__clcoop_privates (context.PRIVATE_*, read by ll/runtime.ll)."""
+    words = [0] * PRIVATE_ROW_WORDS
+    words[PRIVATE_OFFSET], words[PRIVATE_SIZE], words[PRIVATE_LIVE] = offset, size, live
+    return f"[{PRIVATE_ROW_WORDS} x i64] [{', '.join(f'i64 {w}' for w in words)}]"
 
 
 def _host_has_f16c():
@@ -404,12 +412,13 @@ class _ModuleGen:
         rows = []
         for fi, fname in enumerate(framed):
             for name, (off, size) in self.arena[fname][0].items():
-                rows.append(f"[3 x i64] [i64 {self.arena_base[fname] + off}, i64 {size}, i64 {flags + 8 * fi}]")
+                rows.append(_private_row(self.arena_base[fname] + off, size, flags + 8 * fi))
                 # clcoop/interp/instructions.py op_alloca names its region so.
                 self.out.private_names[self.arena_base[fname] + off] = \
                     (f"private variable {_declared_name(self.out, fname, name)}", size)
-        rows.append("[3 x i64] [i64 0, i64 0, i64 0]")
-        parts.append(f"@__clcoop_privates = internal constant [{len(rows)} x [3 x i64]] [{', '.join(rows)}]")
+        rows.append(_private_row(0, 0, 0))
+        parts.append(f"@__clcoop_privates = internal constant [{len(rows)} x [{PRIVATE_ROW_WORDS} x i64]] "
+                     f"[{', '.join(rows)}]")
         parts.append(f"@__clcoop_private_count = internal constant i64 {len(rows) - 1}")
         for plan in self.out.plans.values():
             plan.arena_size = flags + 8 * len(framed)

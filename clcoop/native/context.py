@@ -27,6 +27,10 @@ MAX_STACK_BYTES = 1 << 16
 # bytes [lo, hi) and its flags.
 (REGION_LO, REGION_HI, REGION_FLAGS, REGION_ROW_WORDS) = range(4)
 REGION_WRITABLE, REGION_LOCAL = 1, 2      # flags: stores allowed; __local memory
+# A row of a module's @__clcoop_privates (codegen.py writes it; ll/runtime.ll reads it): a
+# private array's offset in the work-item's arena, its size, and the arena offset of the
+# live flag of the function that declares it.
+(PRIVATE_OFFSET, PRIVATE_SIZE, PRIVATE_LIVE, PRIVATE_ROW_WORDS) = range(4)
 
 # Fault kinds recorded in the context (runtime.describe_fault words them).
 FAULT_READ, FAULT_WRITE, FAULT_ATOMIC, FAULT_READONLY, FAULT_MISALIGNED, FAULT_DIVZERO, \

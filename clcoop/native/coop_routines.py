@@ -24,8 +24,8 @@ from clcoop.ir.loader import parse_type_text
 from clcoop.ir.scalars import COMPONENT_DTYPES, scalar_dtype
 from clcoop.native import bfloat_ir, coop_ir
 from clcoop.native.builtin_ir import type_suffix
-from clcoop.native.context import (CTX, CTX_SLOTS, FAULT_COOP, FAULT_READ, FAULT_WRITE, REGION_FLAGS, REGION_HI,
-                                   REGION_LO, REGION_ROW_WORDS)
+from clcoop.native import context, fixed_ir
+from clcoop.native.context import CTX, CTX_SLOTS, FAULT_COOP, FAULT_READ, FAULT_WRITE
 from clcoop.native.text_rewrite import gquote, quote, ref, typed
 from clcoop.native.support import Unsupported
 
@@ -1011,56 +1011,8 @@ def _memory_function(fname, site, mt, layout, table, load, slot=None):
     return "\n".join(lines)
 
 
-SPAN_OK_IR = """define internal i1 @__clcoop_span_row(ptr %c, i64 %lo, i64 %hi, i64 %al, i1 %w, i64 %i) alwaysinline {
-entry:
-  %tp = getelementptr i64, ptr %c, i64 @__TABLE__
-  %t = load ptr, ptr %tp
-  %nowrap = icmp ule i64 %lo, %hi
-  %i3 = mul i64 %i, @__ROW_WORDS__
-  %rp = getelementptr i64, ptr %t, i64 %i3
-  %rlp = getelementptr i64, ptr %rp, i64 @__LO__
-  %rlo = load i64, ptr %rlp
-  %rhp = getelementptr i64, ptr %rp, i64 @__HI__
-  %rhi = load i64, ptr %rhp
-  %rfp = getelementptr i64, ptr %rp, i64 @__FLAGS__
-  %rfl = load i64, ptr %rfp
-  %ge = icmp uge i64 %lo, %rlo
-  %le = icmp ule i64 %hi, %rhi
-  %in0 = and i1 %ge, %le
-  %in = and i1 %in0, %nowrap
-  %rel = sub i64 %lo, %rlo
-  %mis = urem i64 %rel, %al
-  %aligned = icmp eq i64 %mis, 0
-  %canw = icmp ne i64 %rfl, 0
-  %nw = xor i1 %w, true
-  %perm = or i1 %nw, %canw
-  %ok0 = and i1 %in, %aligned
-  %ok = and i1 %ok0, %perm
-  ret i1 %ok
-}
-
-define internal i1 @__clcoop_span_ok(ptr %c, i64 %lo, i64 %hi, i64 %al, i1 %w) {
-entry:
-  %np = getelementptr i64, ptr %c, i64 @__COUNT__
-  %n = load i64, ptr %np
-  br label %loop
-loop:
-  %i = phi i64 [ 0, %entry ], [ %inext, %next ]
-  %more = icmp ult i64 %i, %n
-  br i1 %more, label %body, label %no
-body:
-  %ok = call i1 @__clcoop_span_row(ptr %c, i64 %lo, i64 %hi, i64 %al, i1 %w, i64 %i)
-  %inext = add i64 %i, 1
-  br i1 %ok, label %yes, label %next
-next:
-  br label %loop
-yes:
-  ret i1 true
-no:
-  ret i1 false
-}""".replace("@__TABLE__", str(CTX["table"])).replace("@__COUNT__", str(CTX["table_count"])) \
-    .replace("@__ROW_WORDS__", str(REGION_ROW_WORDS)).replace("@__LO__", str(REGION_LO)) \
-    .replace("@__HI__", str(REGION_HI)).replace("@__FLAGS__", str(REGION_FLAGS))
+# Whether a span lies in one region of the table (ll/span_check.ll): __clcoop_span_ok.
+SPAN_OK_IR = fixed_ir.load("span_check.ll", vars(context))
 
 
 def _mul_add_function(fname, site, mats, mad, tables):

@@ -21,33 +21,9 @@ import signal
 import threading
 import time
 
-_IR = """
-@target = global i64 0
-@previous = global i64 0
-@interrupted = global i64 0
+from clcoop.native import fixed_ir
 
-define void @clcoop_on_sigint(i32 %sig, ptr %info, ptr %uc) {
-entry:
-  %t = load atomic i64, ptr @target seq_cst, align 8
-  %armed = icmp ne i64 %t, 0
-  br i1 %armed, label %abort, label %chain
-abort:
-  %flag = inttoptr i64 %t to ptr
-  store atomic i64 1, ptr %flag seq_cst, align 8
-  store atomic i64 1, ptr @interrupted seq_cst, align 8
-  ret void
-chain:
-  %p = load i64, ptr @previous, align 8
-  %real = icmp ugt i64 %p, 1
-  br i1 %real, label %call, label %done
-call:
-  %f = inttoptr i64 %p to ptr
-  call void %f(i32 %sig, ptr %info, ptr %uc)
-  br label %done
-done:
-  ret void
-}
-"""
+_IR = fixed_ir.load("interrupt.ll", {})
 
 _SA_SIGINFO = 4
 

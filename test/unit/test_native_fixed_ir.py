@@ -6,7 +6,8 @@ from importlib import resources
 import llvmlite.binding as llvm
 import pytest
 
-from clcoop.native import fixed_ir, pool
+from clcoop.native import context, fixed_ir, pool, runtime_ir
+from clcoop.native.codegen import _private_row
 from clcoop.native.jit import ensure_llvm
 
 TRIPLES = ("x86_64-unknown-linux-gnu", "aarch64-unknown-linux-gnu", "riscv64-unknown-linux-gnu")
@@ -68,4 +69,42 @@ def test_launch_block_lays_out_the_block_and_each_threads_row():
 def test_every_ll_file_of_the_package_is_loaded_by_a_module():
     files = sorted(p.name for p in resources.files("clcoop.native").joinpath("ll").iterdir()
                    if p.name.endswith(".ll"))
-    assert files == ["pool.ll"]
+    assert files == ["coroutine_frame.ll", "interrupt.ll", "pool.ll", "runtime.ll", "span_check.ll"]
+
+
+def test_the_interrupt_handler_and_the_span_check_parse():
+    from clcoop.native import coop_routines, interrupt
+    ensure_llvm()
+    handler = llvm.parse_assembly(interrupt._IR)
+    handler.verify()
+    assert not handler.get_function("clcoop_on_sigint").is_declaration
+    assert fixed_ir.placeholders("interrupt.ll") == set()
+    span = llvm.parse_assembly(coop_routines.SPAN_OK_IR)
+    span.verify()
+    assert {"REGION_ROW_WORDS", "REGION_LO", "REGION_HI", "REGION_FLAGS", "CTX.table", "CTX.table_count"} == \
+        fixed_ir.placeholders("span_check.ll")
+
+
+def test_runtime_ll_and_the_coroutine_frame_parse_with_a_private_table_as_codegen_writes_it():
+    ensure_llvm()
+    privates = (f"@__clcoop_privates = internal constant [2 x [{context.PRIVATE_ROW_WORDS} x i64]] "
+                f"[{_private_row(16, 64, 96)}, {_private_row(0, 0, 0)}]\n"
+                "@__clcoop_private_count = internal constant i64 1\n")
+    decls = "declare ptr @aligned_alloc(i64, i64)\ndeclare void @free(ptr)\n"
+    mod = llvm.parse_assembly(privates + decls + runtime_ir.RUNTIME_IR + runtime_ir.FRAME_IR)
+    mod.verify()
+    defined = {f.name for f in mod.functions if not f.is_declaration}
+    assert {"__clcoop_chk", "__clcoop_chk_any", "__clcoop_poll", "__clcoop_fault_if", "__clcoop_table_row",
+            "__clcoop_frame_alloc", "__clcoop_frame_free"} <= defined
+
+
+def test_runtime_ll_reads_the_context_and_the_rows_through_context_py():
+    names = fixed_ir.placeholders("runtime.ll")
+    assert {"CTX.fault", "CTX.table", "CTX.table_count", "REGION_ROW_WORDS", "REGION_LO", "REGION_HI",
+            "REGION_FLAGS", "PRIVATE_ROW_WORDS", "PRIVATE_OFFSET", "PRIVATE_SIZE", "PRIVATE_LIVE"} <= names
+    assert {"CTX.frame_cap", "CTX.frame_need"} <= fixed_ir.placeholders("coroutine_frame.ll")
+    text = runtime_ir.RUNTIME_IR
+    assert f"%tp = getelementptr i64, ptr %c, i64 {context.CTX['table']}" in text
+    assert f"%i3 = mul i64 %idx, {context.REGION_ROW_WORDS}" in text
+    with pytest.raises(KeyError, match="REGION_HI"):
+        fixed_ir.load("runtime.ll", {k: v for k, v in vars(context).items() if k != "REGION_HI"})
