@@ -47,6 +47,12 @@ def zeros(n, dtype=np.float32):
 
 IR_HEAD = 'target triple = "spir64-unknown-unknown"\n'
 
+
+def adjacent_slices(shift):
+    """(a, b, c, shift): a and b the two halves of one array, adjacent in host memory."""
+    whole = np.arange(512, dtype=np.float32)
+    return whole[:256], whole[256:], np.zeros(4, np.float32), shift
+
 CASES = {
     # test_interp_faults.py / kernels/faults.cl
     "out_of_bounds": Case(FAULTS, "out_of_bounds", lambda: (np.zeros(64, np.float32), np.int32(10)),
@@ -432,6 +438,21 @@ __kernel void k(__global float *o, int i) {
 }""", "k", lambda: (np.zeros(4, np.float32), np.int32(5)), (4, 4),
         ["<source>:6:5: error:", "write of float32 at element 5 of buffer 'private variable %a in k' (4 elements)"],
         (0,)),
+    # ... and so is each buffer: a and b are adjacent slices of one array in host memory,
+    # where a[260] is b[4] (the interpreter's buffers lie gigabytes apart)
+    "buffer overrun into an adjacent slice, through a helper (-O0)": Case("""
+float at(__global const float *p, int i) { return p[i]; }
+__kernel void k(__global const float *a, __global const float *b, __global float *c, int shift) {
+    c[get_global_id(0)] = at(a, shift) + b[0];
+}""", "k", lambda: adjacent_slices(np.int32(260)), (4, 4),
+        ["<source>:2:51: error:", "read of float32 at element 260 of buffer 'a' (256 elements)"], (0,),
+        options=["-O0"]),
+    "buffer overrun into an adjacent slice, through a selected pointer": Case("""
+__kernel void k(__global const float *a, __global const float *b, __global float *c, int shift) {
+    __global const float *p = get_global_id(0) > 100 ? b : a;
+    c[get_global_id(0)] = p[shift];
+}""", "k", lambda: adjacent_slices(np.int32(260)), (4, 4),
+        ["read of float32 at element 260 of buffer 'a' (256 elements)"], (0,)),
     "a[o - a]": Case("""
 __kernel void k(__global int *a, __global int *o) {
     a[o - a] = 7;

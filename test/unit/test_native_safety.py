@@ -518,3 +518,24 @@ def test_optimizer_reports_llvm_words():
     engine = jit.Engine("define i32 @g() {\n  ret i32 7\n}\n")
     assert engine.address("g")
     engine.close()
+
+
+def test_memset_of_no_bytes_touches_nothing():
+    # llvm.memset of length 0 is a no-op (LangRef), wherever its pointer points: the
+    # native check faulted "out-of-bounds write of 0 bytes" where the interpreter ran.
+    ir = HEAD + """
+declare void @llvm.memset.p1.i64(ptr addrspace(1), i8, i64, i1)
+declare void @llvm.memcpy.p1.p1.i64(ptr addrspace(1), ptr addrspace(1), i64, i1)
+define spir_kernel void @k(ptr addrspace(1) %a, ptr addrspace(1) %b, i64 %n) {
+  %p = getelementptr i8, ptr addrspace(1) %a, i64 4096
+  call void @llvm.memset.p1.i64(ptr addrspace(1) %p, i8 1, i64 %n, i1 false)
+  call void @llvm.memcpy.p1.p1.i64(ptr addrspace(1) %b, ptr addrspace(1) %p, i64 %n, i1 false)
+  ret void
+}"""
+    for engine in ("interp", "native"):
+        whole, inner = guarded(16, np.int8)
+        other = np.zeros(16, np.int8)
+        prog = clcoop.Program.from_ir(ir, engine=engine)
+        prog.k(1, 1, inner, other, np.int64(0))
+        assert (inner == 0).all() and (other == 0).all()
+        assert (whole[:2048] == -7).all() and (whole[2048 + 16:] == -7).all()
