@@ -693,10 +693,7 @@ def _coop_fault_message(code, stride=0, site=None, llid=0, detail=(), first=0):
         S = site.subgroup_size
         return (f"coop_mat_get_coord index {stride} is outside the matrix's {site.matrix_length} "
                 f"components (work-item {llid % S} of subgroup {llid // S})")
-    return {coop_routines.NON_UNIFORM: "cooperative matrix operation: an operand (pointer, layout or "
-                                    "stride) must be uniform across the sub-group but differs "
-                                    "between work-items",
-            coop_routines.PARTIAL_SUBGROUP: "cooperative matrix operation in a sub-group with fewer "
+    return {coop_routines.PARTIAL_SUBGROUP: "cooperative matrix operation in a sub-group with fewer "
                                          "work-items than the sub-group size (the work-group size "
                                          "is not a multiple of it)",
             coop_routines.NEGATIVE_LOAD_STRIDE: f"cooperative matrix load with negative stride {stride} "
