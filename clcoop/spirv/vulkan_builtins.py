@@ -288,7 +288,16 @@ class Builtins:
         # for half_sin/cos/tan outside [-pi, pi] or half_log* near 1 (docs/vulkan.md "Math")
         plain = base[len("half_"):] if base.startswith("half_") else base
         if plain in vulkan_math.EXACT_FUNCTIONS and vulkan_math.supports(plain, _scalar_of(ret)):
-            return self._exact_math(plain, helper, ret)
+            return self._exact_math(plain, helper, ret, params[1] if plain in vulkan_math.INT_OPERAND else None)
+        if base == "sincos" and len(params) == 2 and _scalar_of(ret) in ("half", "float"):
+            # sin returned, cos stored through the pointer (OpenCL C 7.5.1)
+            self._exact_math("sin", f"{helper}.sin", ret)
+            self._exact_math("cos", f"{helper}.cos", ret)
+            self._define(helper, ret, [f"{ret} %x", f"{params[1]} %p"], [
+                f"  %s = call spir_func {ret} @{helper}.sin({ret} %x)",
+                f"  %c = call spir_func {ret} @{helper}.cos({ret} %x)",
+                f"  store {ret} %c, {params[1]} %p", f"  ret {ret} %s"])
+            return helper
         if base in _DIVISIONS and _scalar_of(ret) in ("half", "float"):
             return self._division(base, helper, ret)
         if base == "sqrt" and len(params) == 1 and _scalar_of(ret) in ("half", "float"):
@@ -356,10 +365,10 @@ class Builtins:
         self.definitions += declarations + [text]
         return helper
 
-    def _exact_math(self, kind, helper, ret):
+    def _exact_math(self, kind, helper, ret, second=None):
         """A clcoop.spirv.vulkan_math sequence (`kind` one of its EXACT_FUNCTIONS or DIVISION):
         OpenCL C's bounds where GLSL.std.450's are looser, or a function GLSL lacks."""
-        text, declarations = vulkan_math.definition(kind, helper, ret)
+        text, declarations = vulkan_math.definition(kind, helper, ret, second)
         self.definitions += declarations + [text]
         return helper
 
@@ -448,7 +457,8 @@ class Builtins:
         self._define(scalar, t, [f"{t} %a", f"{t} %b", f"{t} %c"][:count], body + [f"  ret {t} %r"])
         if vector:                     # component by component (OpenCL C 6.15.3: gentype)
             names = [f"%{v}" for v in "abc"[:count]]
-            self._define(helper, ret, [f"{ret} {v}" for v in names], vulkan_math.componentwise(scalar, ret, t, names))
+            self._define(helper, ret, [f"{ret} {v}" for v in names],
+                         vulkan_math.componentwise(scalar, ret, t, [(ret, v) for v in names]))
         return helper
 
     # ---- work-group collectives (OpenCL C 6.15.16): a sub-group operation, one value per

@@ -3,7 +3,7 @@
 GLSL.std.450's precision (Vulkan spec, "Precision and Operation of SPIR-V Instructions") is
 looser than OpenCL C's full profile (OpenCL C 3.0 7.4) for exp, exp2, log, log2, sin, cos, tan,
 asin, acos, atan, atan2, pow, sinh, cosh, tanh, asinh, acosh, atanh, and gives no bound for a division by |y| outside [2^-126, 2^126]; fmod
-exp10, log1p, expm1, cbrt, hypot, erf and erfc have no GLSL instruction. These sequences use only what Vulkan rounds correctly
+exp10, log1p, expm1, cbrt, hypot, erf, erfc, ldexp, pown and rootn have no GLSL instruction. These sequences use only what Vulkan rounds correctly
 (OpFAdd, OpFSub, OpFMul, conversions, integer arithmetic; OpFDiv only inside its bound), so
 their error is ours and measured (test_vulkan_math.py):
 
@@ -23,6 +23,8 @@ their error is ours and measured (test_vulkan_math.py):
   the ln2 reduction, cbrt by Newton's iteration, hypot from exact squares);
 - erf, erfc: a positive series times e^(-x^2) in double, and Laplace's continued fraction for
   erfc from 2;
+- ldexp, pown, rootn (a float and an int operand): in double, the sign and the NaN cases from
+  the integer;
 - pow, powr: 2^(y log2|x|) with log2 in double (about 2^-50), C99 F.9.4.4's special values;
 - division: x/y with both scaled by a power of two when |y| is outside [2^-126, 2^126] (where
   Vulkan's 2.5 ulp holds; OpenCL C's 2.5 ulp holds for every y);
@@ -43,8 +45,9 @@ from clcoop import float8
 # OpenCL C built-in name -> sequence kind (docs/vulkan.md lists what stays GLSL.std.450).
 EXACT_FUNCTIONS = ("exp", "exp2", "exp10", "log", "log2", "log10", "sin", "cos", "tan", "sinh", "cosh", "tanh",
                    "asin", "acos", "atan", "atan2", "asinh", "acosh", "atanh", "pow", "powr", "fmod",
-                   "log1p", "expm1", "cbrt", "hypot", "erf", "erfc")
+                   "log1p", "expm1", "cbrt", "hypot", "erf", "erfc", "ldexp", "pown", "rootn")
 BINARY = ("fmod", "pow", "powr", "atan2", "hypot", "fdiv")
+INT_OPERAND = ("ldexp", "pown", "rootn")          # (float, int)
 DIVISION = "fdiv"
 
 def literal(type_text, value):
@@ -760,16 +763,19 @@ def _inverse_hyperbolic(b, x, which):
     return b.select(b(f"fcmp une float {x}, {x}"), "float", x, value)
 
 
-def _pow_magnitude(b, a, y):
-    """|x|^y for a = |x| (zero and infinity included: log2 of them as -inf and +inf, so
-    y log2 a is +-inf and the result 0 or infinity), through 2^(y log2 a) in double."""
+def _log2_magnitude(b, a):
+    """log2 of a = |x| in double, zero and infinity included (as -inf and +inf)."""
     log2_a = _log2_double(b, a)
     zero = b(f"fcmp oeq float {a}, {b.fc(0.0)}")
     infinite = b(f"fcmp oeq float {a}, {b('bitcast i32 2139095040 to float')}")
     log2_a = b(f"select i1 {zero}, double {b('bitcast i64 -4503599627370496 to double')}, double {log2_a}")
-    log2_a = b(f"select i1 {infinite}, double {b('bitcast i64 9218868437227405312 to double')}, double {log2_a}")
-    t = b(f"fmul double {b(f'fpext float {y} to double')}, {log2_a}")
-    return _exp2_of_double(b, t)
+    return b(f"select i1 {infinite}, double {b('bitcast i64 9218868437227405312 to double')}, double {log2_a}")
+
+
+def _pow_magnitude(b, a, y):
+    """|x|^y for a = |x| and a double y (zero and infinity included: y log2 a is then +-inf
+    and the result 0 or infinity), through 2^(y log2 a) in double."""
+    return _exp2_of_double(b, b(f"fmul double {y}, {_log2_magnitude(b, a)}"))
 
 
 def _pow(b, x, y):
@@ -780,7 +786,7 @@ def _pow(b, x, y):
     a = b.intrinsic("llvm.fabs.f32", "float", [f"float {x}"])
     ay = b.intrinsic("llvm.fabs.f32", "float", [f"float {y}"])
     infinity = b("bitcast i32 2139095040 to float")
-    value = _pow_magnitude(b, a, y)
+    value = _pow_magnitude(b, a, b(f"fpext float {y} to double"))
     truncated = b.intrinsic("llvm.trunc.f32", "float", [f"float {y}"])
     integer = b(f"fcmp oeq float {truncated}, {y}")                  # infinities too
     small = b(f"fcmp olt float {ay}, {b.fc(2.0 ** 24)}")            # floats from 2^24 up are even
@@ -808,7 +814,7 @@ def _powr(b, x, y):
     a = b.intrinsic("llvm.fabs.f32", "float", [f"float {x}"])
     ay = b.intrinsic("llvm.fabs.f32", "float", [f"float {y}"])
     infinity = b("bitcast i32 2139095040 to float")
-    value = _pow_magnitude(b, a, y)
+    value = _pow_magnitude(b, a, b(f"fpext float {y} to double"))
     y_zero = b(f"fcmp oeq float {ay}, {b.fc(0.0)}")
     invalid = b(f"fcmp ult float {x}, {b.fc(0.0)}")                   # or NaN
     invalid = b(f"or i1 {invalid}, {b(f'fcmp une float {y}, {y}')}")
@@ -817,6 +823,51 @@ def _powr(b, x, y):
     one_inf = b(f"and i1 {b(f'fcmp oeq float {x}, {b.fc(1.0)}')}, {b(f'fcmp oeq float {ay}, {infinity}')}")
     invalid = b(f"or i1 {invalid}, {one_inf}")
     return b.nan_unless(b(f"xor i1 {invalid}, true"), value, infinity)
+
+
+# ------------------------------------------------------------------ ldexp, pown, rootn (an int operand)
+
+def _ldexp(b, x, n):
+    """x 2^n: in double (n limited to [-400, 400], beyond which the float result is 0 or
+    infinity either way; 2^n and the product exact there), one rounding to float (only a
+    subnormal or overflowing result rounds)."""
+    n = b(f"select i1 {b(f'icmp sgt i32 {n}, 400')}, i32 400, i32 {n}")
+    n = b(f"select i1 {b(f'icmp slt i32 {n}, -400')}, i32 -400, i32 {n}")
+    biased = b(f"add i64 {b(f'sext i32 {n} to i64')}, 1023")
+    power = b(f"bitcast i64 {b(f'shl i64 {biased}, 52')} to double")
+    wide = b(f"fpext float {x} to double")
+    return b(f"fptrunc double {b(f'fmul double {wide}, {power}')} to float")
+
+
+def _pown(b, x, n):
+    """x^n for an int n (OpenCL C 7.5.1): 2^(n log2|x|) in double (n exact there), the sign of
+    x for an odd n (from the integer: a float n from 2^24 up would lose its parity); pown(x, 0)
+    = 1 even for NaN; +-0 and +-inf follow from the magnitude."""
+    a = b.intrinsic("llvm.fabs.f32", "float", [f"float {x}"])
+    value = _pow_magnitude(b, a, b(f"sitofp i32 {n} to double"))
+    odd = b(f"trunc i32 {n} to i1")
+    negative = b(f"icmp slt i32 {b(f'bitcast float {x} to i32')}, 0")
+    value = b.select(b(f"and i1 {odd}, {negative}"), "float", b(f"fneg float {value}"), value)
+    value = b.select(b(f"fcmp une float {x}, {x}"), "float", x, value)
+    return b.select(b(f"icmp eq i32 {n}, 0"), "float", b.fc(1.0), value)
+
+
+def _rootn(b, x, n):
+    """x^(1/n) (OpenCL C 7.5.1): 2^(log2|x| / n) in double; x's sign for an odd n; NaN for
+    n = 0, for x < 0 with an even n, and for a NaN x; +-0 and +-inf follow from the magnitude."""
+    a = b.intrinsic("llvm.fabs.f32", "float", [f"float {x}"])
+    zero_n = b(f"icmp eq i32 {n}, 0")
+    divisor = b(f"sitofp i32 {b(f'select i1 {zero_n}, i32 1, i32 {n}')} to double")
+    t = b(f"fdiv double {_log2_magnitude(b, a)}, {divisor}")
+    value = _exp2_of_double(b, t)
+    odd = b(f"trunc i32 {n} to i1")
+    negative = b(f"icmp slt i32 {b(f'bitcast float {x} to i32')}, 0")
+    value = b.select(b(f"and i1 {odd}, {negative}"), "float", b(f"fneg float {value}"), value)
+    even = b(f"xor i1 {odd}, true")
+    below_zero = b(f"fcmp olt float {x}, {b.fc(0.0)}")
+    invalid = b(f"or i1 {zero_n}, {b(f'and i1 {even}, {below_zero}')}")
+    invalid = b(f"or i1 {invalid}, {b(f'fcmp une float {x}, {x}')}")
+    return b.nan_unless(b(f"xor i1 {invalid}, true"), value, b(_INFINITY_BITS))
 
 
 # ------------------------------------------------------------------ division
@@ -907,15 +958,22 @@ _UNARY = {"exp": _exp, "exp2": _exp2, "exp10": _exp10, "log": _log, "log2": _log
           "log1p": _log1p, "expm1": _expm1, "cbrt": _cbrt, "erf": _erf, "erfc": _erfc}
 
 
+def _parameters(kind, t):
+    """The (type, name) parameters of `kind` on the scalar type t."""
+    if kind in INT_OPERAND:
+        return [(t, "%x"), ("i32", "%n")]
+    return [(t, "%x"), (t, "%y")][:2 if kind in BINARY else 1]
+
+
 def _scalar_definition(kind, name, t):
     """(define text, declarations) of the scalar function `name` of type t."""
     b = Builder()
-    arity = 2 if kind in BINARY else 1
-    params = ["%x", "%y"][:arity]
+    params = _parameters(kind, t)
     if t == "half":                          # through float: one final rounding
-        wide = [b(f"fpext half {p} to float") for p in params]
+        wide = [(p_type, b(f"fpext half {p} to float") if p_type == "half" else p) for p_type, p in params]
         inner = f"{name}.float"
-        value = b(f"call spir_func float @{inner}({', '.join('float ' + w for w in wide)})")
+        arguments = ", ".join(f"{'float' if p_type == 'half' else p_type} {w}" for p_type, w in wide)
+        value = b(f"call spir_func float @{inner}({arguments})")
         b.raw(f"%r = fptrunc float {value} to half")
         body, declarations = _scalar_definition(kind, inner, "float")
         return _define(name, t, params, ["entry:"] + b.lines + ["  ret half %r"]) + "\n" + body, declarations
@@ -924,6 +982,8 @@ def _scalar_definition(kind, name, t):
         result = _fmod(b, "%x", "%y", t)
     elif kind in ("pow", "powr", "atan2", "hypot"):
         result = {"pow": _pow, "powr": _powr, "atan2": _atan2, "hypot": _hypot}[kind](b, "%x", "%y")
+    elif kind in INT_OPERAND:
+        result = {"ldexp": _ldexp, "pown": _pown, "rootn": _rootn}[kind](b, "%x", "%n")
     elif kind == DIVISION:
         result = _fdiv(b, "%x", "%y")
     else:
@@ -933,7 +993,8 @@ def _scalar_definition(kind, name, t):
 
 
 def _define(name, t, params, lines):
-    return (f"define internal spir_func {t} @{name}({', '.join(f'{t} {p}' for p in params)}) alwaysinline {{\n"
+    """`params`: (type, name) pairs."""
+    return (f"define internal spir_func {t} @{name}({', '.join(f'{p_type} {p}' for p_type, p in params)}) alwaysinline {{\n"
             + "\n".join(lines) + "\n}")
 
 
@@ -946,28 +1007,33 @@ def supports(kind, scalar):
 
 def componentwise(scalar, vector, element, params):
     """The body of a vector function that calls `scalar` on each component of its parameters
-    (`params`: their names, e.g. ["%x", "%y"]) and returns the vector of the results."""
+    (`params`: (type, name) pairs; a scalar parameter is passed to every call as it is) and
+    returns the vector of the results (`element` the scalar result type)."""
     count = int(vector[1:].split(" x ")[0])
     lines, value = [], "poison"
     for k in range(count):
         arguments = []
-        for p in params:
-            lines.append(f"  {p}.{k} = extractelement {vector} {p}, i32 {k}")
-            arguments.append(f"{element} {p}.{k}")
+        for p_type, p in params:
+            if p_type.startswith("<"):
+                lines.append(f"  {p}.{k} = extractelement {p_type} {p}, i32 {k}")
+                arguments.append(f"{p_type[1:-1].split(' x ')[1]} {p}.{k}")
+            else:
+                arguments.append(f"{p_type} {p}")
         lines += [f"  %r.{k} = call spir_func {element} @{scalar}({', '.join(arguments)})",
                   f"  %v.{k} = insertelement {vector} {value}, {element} %r.{k}, i32 {k}"]
         value = f"%v.{k}"
     return lines + [f"  ret {vector} {value}"]
 
 
-def definition(kind, name, type_text):
+def definition(kind, name, type_text, second=None):
     """(definitions text, declarations) of `name`: the sequence `kind` on `type_text` (a scalar
-    or a vector, component by component)."""
+    or a vector, component by component). `second`: the IR type of an INT_OPERAND kind's int
+    operand (i32, or a vector of i32 for a vector type_text)."""
     if not type_text.startswith("<"):
         return _scalar_definition(kind, name, type_text)
     scalar = type_text[1:-1].split(" x ")[1]
     body, declarations = _scalar_definition(kind, f"{name}.scalar", scalar)
-    params = ["%x", "%y"][:2 if kind in BINARY else 1]
+    params = [(type_text if p_type == scalar else (second or p_type), p) for p_type, p in _parameters(kind, scalar)]
     lines = componentwise(f"{name}.scalar", type_text, scalar, params)
     return _define(name, type_text, params, lines) + "\n" + body, declarations
 

@@ -42,8 +42,10 @@ def jit(kind, type_text="float"):
     engine = llvm.create_mcjit_compiler(module, llvm.Target.from_default_triple().create_target_machine())
     engine.finalize_object()
     c_type = {"float": ctypes.c_float, "double": ctypes.c_double}[type_text]
-    arity = 2 if kind in vulkan_math.BINARY else 1
-    function = ctypes.CFUNCTYPE(c_type, *[c_type] * arity)(engine.get_function_address("f"))
+    arguments = [c_type] * (2 if kind in vulkan_math.BINARY else 1)
+    if kind in vulkan_math.INT_OPERAND:
+        arguments = [c_type, ctypes.c_int32]
+    function = ctypes.CFUNCTYPE(c_type, *arguments)(engine.get_function_address("f"))
     function.engine = engine
     return function
 
@@ -395,3 +397,68 @@ def test_a_transcendental_function_on_double_is_refused_at_its_line():
         ir_to_vulkan_spirv(result.ir)
     message = str(caught.value)
     assert "k.cl:4:" in message and "'exp' on double" in message and "float" in message, message
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")            # NumPy's overflow to infinity
+def test_ldexp_is_exact_and_pown_rootn_meet_the_opencl_bound_on_the_cpu():
+    """ldexp bit for bit as np.ldexp (subnormal results and overflow included); pown and rootn
+    within OpenCL C's 16 ulp against NumPy's float64, their special values (OpenCL C 7.5.1)."""
+    count = 20000
+    x = (RNG.integers(0, 0x7F800000, count, dtype=np.uint32).view(np.float32)
+         * RNG.choice(np.float32([-1, 1]), count))
+    k = RNG.integers(-300, 300, count).astype(np.int32)
+    ldexp = jit("ldexp")
+    got = np.array([ldexp(float(a), int(n)) for a, n in zip(x, k)], np.float32)
+    assert same_bits(got, np.ldexp(x, k)).all()
+    x = np.concatenate([x[:count // 2], RNG.uniform(-3, 3, count // 2).astype(np.float32)])
+    k = RNG.integers(-40, 40, count).astype(np.int32)
+    pown = jit("pown")
+    got = np.array([pown(float(a), int(n)) for a, n in zip(x, k)], np.float32)
+    errors = ulp_errors(got, np.power(x.astype(np.float64), k.astype(np.float64)))
+    assert errors.max() <= BOUNDS["pow"], (x[errors.argmax()], k[errors.argmax()])
+    k = np.where(k % 9 == 0, 3, k % 9).astype(np.int32)
+    rootn = jit("rootn")
+    got = np.array([rootn(float(a), int(n)) for a, n in zip(x, k)], np.float32)
+    wide = x.astype(np.float64)
+    exact = np.where((x < 0) & (k % 2 == 1), -np.power(np.abs(wide), 1.0 / k), np.power(wide, 1.0 / k))
+    errors = ulp_errors(got, exact)
+    assert errors.max() <= BOUNDS["pow"], (x[errors.argmax()], k[errors.argmax()])
+    specials = [(pown, np.nan, 0, 1.0), (pown, -0.0, -3, -np.inf), (pown, 0.0, -2, np.inf), (pown, -0.0, 3, -0.0),
+                (pown, -np.inf, -3, -0.0), (pown, -2.0, 2 ** 24 + 1, -np.inf), (pown, -1.0, 2 ** 30 + 1, -1.0),
+                (rootn, 8.0, 0, np.nan), (rootn, -8.0, 3, -2.0), (rootn, -8.0, 2, np.nan), (rootn, -0.0, -3, -np.inf),
+                (rootn, 0.0, -2, np.inf), (rootn, -0.0, 2, 0.0), (rootn, -np.inf, -3, -0.0), (rootn, np.nan, 2, np.nan),
+                (ldexp, 1.0, 128, np.inf), (ldexp, 1.0, -149, 2.0 ** -149), (ldexp, -3.0, -2 ** 31, -0.0)]
+    for function, a, n, want in specials:
+        got = np.float32(function(a, n))
+        if np.isnan(want):
+            assert np.isnan(got), (a, n, got)
+        else:
+            assert got == np.float32(want) and np.signbit(got) == np.signbit(np.float32(want)), (a, n, got, want)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")            # NumPy's overflow to infinity
+@pytest.mark.parametrize("opt_level", [0, 2], ids=["O0", "O2"])
+def test_int_operand_functions_and_sincos_on_a_vulkan_device(vulkan_device, opt_level):
+    from clcoop.vulkan.program import VulkanProgram
+    program = VulkanProgram(compile_vulkan("test/unit/kernels/vulkan_exact_math.cl", opt_level))
+    n = 2048
+    x = np.concatenate([RNG.uniform(-5, 5, n // 2), RNG.uniform(-1e4, 1e4, n // 2)]).astype(np.float32)
+    k = RNG.integers(-200, 200, n).astype(np.int32)
+    out, vout = np.zeros(5 * n, np.float32), np.zeros((2 * n, 4), np.float32)
+    program.kernel("int_operand_math")((n,), (64,), x, k, out, vout)
+    wide = x.astype(np.float64)
+    assert same_bits(out[:n], np.ldexp(x, k)).all()
+    power = np.fmod(k, 40).astype(np.float64)                    # C's % truncates
+    root = np.fmod(k, 9)
+    with np.errstate(all="ignore"):
+        assert ulp_errors(out[n:2 * n], np.power(wide, power)).max() <= BOUNDS["pow"]
+        exact = np.where((x < 0) & (root % 2 == 1), -np.power(np.abs(wide), 1.0 / root), np.power(wide, 1.0 / root))
+        exact = np.where(root == 0, np.nan, exact)
+        assert ulp_errors(out[2 * n:3 * n], exact).max() <= BOUNDS["pow"]
+    assert ulp_errors(out[3 * n:4 * n], np.sin(wide)).max() <= BOUNDS["sin"]
+    assert ulp_errors(out[4 * n:], np.cos(wide)).max() <= BOUNDS["cos"]
+    w = np.stack([x, -x, np.float32(0.5) * x, np.full(n, 2, np.float32)], axis=1)
+    exponents = np.stack([k, -k, np.full(n, 3), np.fmod(k, 7)], axis=1).astype(np.int32)
+    np.testing.assert_array_equal(vout[:n], np.ldexp(w, exponents) + np.ldexp(w, 2))
+    wide_w = w.astype(np.float64)
+    assert np.abs(vout[n:] - (np.sin(wide_w) + np.cos(wide_w))).max() <= 4 * 2.0 ** -22

@@ -64,3 +64,19 @@ __kernel void half_and_native(__global const float *x, __global const float *y, 
     out[4 * n + i] = native_divide(v, w);
     out[5 * n + i] = native_recip(w);
 }
+
+// ldexp, pown, rootn (an int operand; scalar and vector, a scalar int for a vector), sincos
+__kernel void int_operand_math(__global const float *x, __global const int *k, __global float *out,
+                               __global float4 *vout)
+{
+    size_t i = get_global_id(0), n = get_global_size(0);
+    float v = x[i], c;
+    out[0 * n + i] = ldexp(v, k[i]);
+    out[1 * n + i] = pown(v, k[i] % 40);
+    out[2 * n + i] = rootn(v, k[i] % 9);
+    out[3 * n + i] = sincos(v, &c);
+    out[4 * n + i] = c;
+    float4 w = (float4)(v, -v, 0.5f * v, 2.0f), c4;
+    vout[i] = ldexp(w, (int4)(k[i], -k[i], 3, k[i] % 7)) + ldexp(w, 2);
+    vout[n + i] = sincos(w, &c4) + c4;
+}
