@@ -138,6 +138,8 @@ def host_target_machine():
 # Runs of the pipeline a child process makes before it is replaced (its leak, above, stays
 # under 30 MiB).
 OPTIMIZER_RUNS = 128
+# The optimizer process's first reply, once it has loaded LLVM.
+READY = b"clcoop optimizer ready"
 
 
 def optimize_module(module, tm, opt):
@@ -185,6 +187,14 @@ class _Optimizer:
                 self.proc = subprocess.Popen([sys.executable, "-P", os.path.abspath(__file__), "--optimizer"],
                                              stdin=subprocess.PIPE, stdout=subprocess.PIPE)
                 self.runs = 0
+                try:
+                    ready = _read_block(self.proc.stdout)
+                except EOFError:
+                    ready = None
+                if ready != READY:
+                    # (not a Python that runs this file: optimize_text runs the pipeline here)
+                    self.stop(kill=True)
+                    raise OSError("the optimizer process did not start")
             try:
                 _write_block(self.proc.stdin, bytes([opt]) + ir_text.encode())
                 reply = _read_block(self.proc.stdout)
@@ -259,6 +269,7 @@ def _serve_optimizer():
     # Replies on a copy of stdout; what LLVM itself prints goes to stderr.
     requests, replies = sys.stdin.buffer, os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
+    _write_block(replies, READY)
     while True:
         try:
             request = _read_block(requests)

@@ -539,3 +539,15 @@ define spir_kernel void @k(ptr addrspace(1) %a, ptr addrspace(1) %b, i64 %n) {
         prog.k(1, 1, inner, other, np.int64(0))
         assert (inner == 0).all() and (other == 0).all()
         assert (whole[:2048] == -7).all() and (whole[2048 + 16:] == -7).all()
+
+
+def test_optimizer_that_cannot_start_optimizes_here(monkeypatch):
+    # A sys.executable that is not a Python running jit.py (an embedding application):
+    # the pipeline runs in this process, the engine builds.
+    import sys
+    from clcoop.native import jit
+    jit._optimizer.stop()
+    monkeypatch.setattr(sys, "executable", "/bin/true")
+    engine = jit.Engine("define i32 @h(i32 %x) {\n  %y = shl i32 %x, 1\n  ret i32 %y\n}\n")
+    assert engine.address("h") and jit._optimizer.proc is None
+    engine.close()
