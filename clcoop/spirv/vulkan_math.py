@@ -109,10 +109,11 @@ class Builder:
         bits = self(f"shl i32 {biased}, 23")
         return self(f"bitcast i32 {bits} to float")
 
-    def nan_unless(self, ok, value, x):
-        """value where `ok`, else NaN (x - x: NaN for an infinite or NaN x, and no float
-        constant in a select, which crashed llc-22)."""
-        nan = self.f("fsub", x, x)
+    def nan_unless(self, ok, value, source):
+        """value where `ok`, else NaN, made as source - source from an infinite or NaN
+        `source` (the argument itself, or an infinity from its bits): no float constant in a
+        select, which crashed llc-22."""
+        nan = self.f("fsub", source, source)
         return self.select(ok, "float", value, nan)
 
 

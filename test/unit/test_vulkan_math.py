@@ -5,7 +5,6 @@ against the OpenCL C 3.0 full-profile bounds (7.4); fmod bit for bit against np.
 module runs on a Vulkan device (lavapipe here) and is measured the same way."""
 import ctypes
 import math
-import warnings
 
 import numpy as np
 import pytest
