@@ -472,11 +472,15 @@ _SUPPORT_LINE_RE = re.compile(r"(?m)^(?:%[-\w.$\"]+ = type .*|attributes #\d+ = 
 
 
 def refuse_rewritten_intrinsics(ir_text):
-    """IRError for a declaration of an `llvm.*` intrinsic with a result that LLVM's parser
-    would rewrite to another signature (its auto-upgrade): LLVM then destroys a call whose
-    result is still used and aborts the process ("Uses remain when a value is destroyed",
-    found by scripts/fuzz_ir.py). Each such declaration is parsed alone first (no calls,
-    nothing to abort): one that LLVM renamed is refused. A void one is upgraded safely."""
+    """IRError for a declaration of an `llvm.*` intrinsic that LLVM's parser would rewrite
+    to another signature (its auto-upgrade) and abort on: LLVM destroys a call whose result
+    is still used ("Uses remain when a value is destroyed"), or rewrites a call whose
+    operands the new signature does not take ("Calling a function with a bad signature!"),
+    both found by scripts/fuzz_ir.py. Each declaration is parsed alone first (no calls,
+    nothing to abort): one with a result that LLVM renamed is refused. A void one that LLVM
+    renamed is often an older form LLVM upgrades with its calls (`llvm.lifetime.start` with
+    a size): the whole module is then parsed in a child process first, and refused if that
+    aborts."""
     import llvmlite.binding as llvm
     all_decls = list(_INTRINSIC_DECL_RE.finditer(ir_text))
     declared = {llvm_unquote(m.group(2)) for m in all_decls}
@@ -486,19 +490,28 @@ def refuse_rewritten_intrinsics(ir_text):
         if llvm_unquote(m.group(1)) not in declared:
             line = ir_text[ir_text.rfind("\n", 0, m.start()) + 1:ir_text.find("\n", m.end()) % (len(ir_text) + 1)]
             raise IRError(f"@{llvm_unquote(m.group(1))} is called but not declared: {line.strip()}")
-    decls = [m for m in all_decls if m.group(1) != "void"]
-    if not decls:
+    if not all_decls:
         return
     support = "\n".join(_SUPPORT_LINE_RE.findall(ir_text))
     try:
-        alone = llvm.parse_assembly(support + "\n" + "\n".join(m.group(0) for m in decls))
+        alone = llvm.parse_assembly(support + "\n" + "\n".join(m.group(0) for m in all_decls))
     except RuntimeError:
         return          # the full parse reports it
     names = {f.name for f in alone.functions}
-    for m in decls:
-        if llvm_unquote(m.group(2).lstrip("@")) not in names:
+    renamed = [m for m in all_decls if llvm_unquote(m.group(2).lstrip("@")) not in names]
+    for m in renamed:
+        if m.group(1) != "void" or _parse_aborts(ir_text):
             raise IRError(f"the declaration of @{llvm_unquote(m.group(2))} does not match LLVM's "
                           f"intrinsic of that name (LLVM would rewrite its calls): {m.group(0).strip()}")
+
+
+def _parse_aborts(ir_text):
+    """Whether LLVM's parser aborts the process on ir_text (tried in a child process)."""
+    import subprocess
+    import sys
+    probe = "import sys, llvmlite.binding as llvm\ntry:\n    llvm.parse_assembly(sys.stdin.read())\nexcept RuntimeError:\n    pass"
+    done = subprocess.run([sys.executable, "-c", probe], input=ir_text, capture_output=True, text=True)
+    return done.returncode != 0
 
 
 def name_values(mod, target_machine, inline=False):
