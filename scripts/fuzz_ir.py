@@ -571,6 +571,8 @@ def _normalized(message):
     compiled it: calling conventions and attributes dropped, values renamed, helpers
     inlined)."""
     message = re.sub(r"-?0x[0-9a-f]+", "0x?", message)
+    # A matrix pointer that is not uniform: the two addresses, in decimal.
+    message = re.sub(r"(operand 'pointer' must be uniform .*?\(e\.g\. )-?\d+ and -?\d+\)", r"\1? and ?)", message)
     return re.sub(r"(?m)^  instruction: .*$", "  instruction: ?", message)
 
 
