@@ -138,8 +138,10 @@ def host_target_machine():
 # Runs of the pipeline a child process makes before it is replaced (its leak, above, stays
 # under 30 MiB).
 OPTIMIZER_RUNS = 128
-# The optimizer process's first reply, once it has loaded LLVM.
-READY = b"clcoop optimizer ready"
+# The optimizer process's first reply, once it has loaded LLVM; a parent takes no other
+# (a new word for each change of the protocol: a process started from another version of
+# this file is then refused, not misread).
+READY = b"clcoop optimizer 1"
 
 
 def optimize_module(module, tm, opt):
