@@ -291,7 +291,7 @@ _OPERANDS = {
     coop_names.LOAD: ("M", "PI", "I", 3),       # Pointer, MemoryLayout, [Stride], [Memory Operand, its literal]
     coop_names.STORE: ("V", "PMI", "I", 3),     # Pointer, Object, MemoryLayout, [Stride], [Memory Operand, its literal]
     coop_names.MUL_ADD: ("M", "MMM", "I", 1),   # A, B, C, [Cooperative Matrix Operands]
-    coop_names.LENGTH: ("I", "", "M", 1),       # the matrix (its type is what counts)
+    coop_names.LENGTH: ("I", "M", "", 0),       # the matrix (its type is what counts)
     coop_names.SPLAT: ("M", "S", "", 0),
     coop_names.NEGATE: _ONE_MATRIX,
     coop_names.SCALAR_MUL: ("M", "MS", "", 0),
