@@ -130,7 +130,8 @@ def test_wheel_in_fresh_venv_runs_readme_example(tmp_path):
     where = _run([str(python), "-c", "import clcoop; print(clcoop.__file__)"], work, env, "import")
     assert str(venv) in where.stdout, where.stdout
     # The native engine's fixed IR is package data: the worker pool's module loads from the wheel.
-    _run([str(python), "-c", "from clcoop.native import pool; assert 'clcoop_launch' in pool.pool_ir('x86_64')"],
+    _run([str(python), "-c", "from clcoop.native import coop_routines, interrupt, pool, runtime_ir; "
+                             "assert 'clcoop_launch' in pool.pool_ir('x86_64')"],
          work, env, "the native engine's .ll files")
 
     for kind, text, output in documented_steps((ROOT / "README.md").read_text()):
