@@ -13,6 +13,7 @@ view must be uniform in each subgroup, and each subgroup's matrix goes through
 tensor.tensor_addresses with that subgroup's layout.
 """
 import re
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -20,6 +21,7 @@ from clcoop import coop_names
 from clcoop.errors import IRError, RuntimeFault
 from clcoop.interp.coop_calls import Subgroups, _fault, _layout, call_scope, parse_callee
 from clcoop.ir.coop_operands import component_dtype
+from clcoop.ir.memory import Provenance
 from clcoop.interp.coop_function_calls import call_function, component_values, element_owners
 from clcoop.interp.tensor import (TensorError, TensorLayout, TensorView, assemble_load,
                                   clamp_value_as, store_tensor_check, tensor_addresses)
@@ -262,30 +264,38 @@ def _do_load_tensor(ctx, callee, args, ret_type, what):
                                          layout.dims, layout_of_result, dtype)
     else:
         _memory(groups, lambda chosen: _gather(ctx, gathered, access, addresses, chosen, dtype,
-                                               _element_lanes(groups, access, chosen)))
+                                               groups, pointer))
     keep = groups.gather_matrix(args[1], layout_of_result).astype(dtype, copy=False)
     clamp = clamp_value_as(np.asarray(layout.clamp_value), dtype).reshape(-1, 1, 1)
     mats = assemble_load(access, gathered, clamp, keep)
     return groups.scatter_matrix(mats, layout_of_result, dtype)
 
 
-def _element_lanes(groups, access, chosen):
-    """The lane each valid element's access is made for (the rows memory is given:
-    execute.Executor.row_owners): its subgroup's first, which a fault names, as the
-    subgroups' own loads and stores (coop_calls._per_memory_layout) do."""
+@contextmanager
+def _element_rows(ctx, groups, access, chosen, pointer):
+    """Around the access of the valid elements of the subgroups `chosen` (one row each):
+    the lane each is accessed for (execute.Executor.row_owners), its subgroup's first,
+    which a fault names; and the object each must lie in, the one its subgroup's pointer
+    points into (memory.Provenance), as the subgroups' own loads and stores
+    (coop_calls._per_memory_layout) and the native engine check them."""
     counts = access.valid[chosen].reshape(len(chosen), -1).sum(axis=1)
-    return np.repeat(groups.lanes[chosen, 0], counts)
+    ctx.cur_lanes = np.repeat(groups.lanes[chosen, 0], counts)
+    if hasattr(ctx.memory, "provenance"):
+        ctx.memory.provenance = Provenance(np.repeat(pointer[chosen], counts), None)
+    try:
+        yield
+    finally:
+        ctx.cur_lanes = None
+        if hasattr(ctx.memory, "provenance"):
+            ctx.memory.provenance = None
 
 
-def _gather(ctx, gathered, access, addresses, chosen, dtype, lanes):
+def _gather(ctx, gathered, access, addresses, chosen, dtype, groups, pointer):
     """Loads the valid elements of the subgroups `chosen` into `gathered`."""
     valid = access.valid[chosen]
     part = gathered[chosen]
-    ctx.cur_lanes = lanes
-    try:
+    with _element_rows(ctx, groups, access, chosen, pointer):
         part[valid] = ctx.memory.load(addresses[chosen][valid], dtype)
-    finally:
-        ctx.cur_lanes = None
     gathered[chosen] = part
 
 
@@ -299,11 +309,8 @@ def _do_store_tensor(ctx, callee, args, ret_type, what):
 
     def store(chosen):
         valid = access.valid[chosen]
-        ctx.cur_lanes = _element_lanes(groups, access, chosen)
-        try:
+        with _element_rows(ctx, groups, access, chosen, pointer):
             ctx.memory.store(addresses[chosen][valid], mats[chosen][valid], dtype)
-        finally:
-            ctx.cur_lanes = None
 
     _memory(groups, store)
     return None
