@@ -830,16 +830,34 @@ def _target_machine(llvm, pointer_bits):
 
 
 _DEDUP_SUFFIX = re.compile(r"\.\d+$")
+# A local name in llvmlite's text: %"quoted" or %bare (LLVM LangRef, "Identifiers").
+_NAME = r'(?:"((?:[^"\\]|\\.)*)"|([-a-zA-Z$._][-a-zA-Z$._0-9]*))'
+_LOCAL_NAME = re.compile("%" + _NAME)
+# An instruction's result (groups 1, 2) or a block's label (groups 3, 4), at a line's start.
+_DEFINITION = re.compile("^(?:  %" + _NAME + " = |" + _NAME + ":$)", re.MULTILINE)
+# A function of llvmlite's text: its define line (group 1) and body (group 2).
+_FUNCTION = re.compile(r"^(define [^\n]*\n\{\n)(.*?)^\}$", re.MULTILINE | re.DOTALL)
 
 
-def _clang_like_names(mod):
-    """llvmlite names every value; give LLVM back unnamed temporaries (%0, %1, ...) and let it
-    number duplicate names (add, add1, ...) as clang's output shows."""
+def _clang_like_names(text):
+    """llvmlite names every value; give LLVM back unnamed temporaries (%0, %1, ...) and let
+    duplicate names be numbered as LLVM numbers them (add, add1, ...), as clang's output shows.
+
+    Done on the text before LLVM parses it, as LLVM's Value::setName would do it after (the
+    names LLVM's parser keeps, then blocks and their instructions in order: llvmlite's `.N`
+    temporaries lose their name, a `name.N` is renamed `name`, made unique with the
+    function's one counter, ValueSymbolTable::makeUniqueName); renaming through
+    llvmlite.binding (_clang_like_names_in_llvm) takes two foreign calls per instruction, a
+    sixth of a large file's -O0 compile. Used at -O0; test_lower_names compares the two."""
+    return _FUNCTION.sub(lambda m: m.group(1) + _rename_body(m.group(1), m.group(2)) + "}", text)
+
+
+def _clang_like_names_in_llvm(mod):
+    """_clang_like_names through llvmlite.binding, on a parsed module (LLVM's setName)."""
     for fn in mod.functions:
         for block in fn.blocks:
-            name = block.name
-            if _DEDUP_SUFFIX.search(name):
-                block.name = _DEDUP_SUFFIX.sub("", name)
+            if _DEDUP_SUFFIX.search(block.name):
+                block.name = _DEDUP_SUFFIX.sub("", block.name)
             for inst in block.instructions:
                 name = inst.name
                 if not name:
@@ -848,6 +866,58 @@ def _clang_like_names(mod):
                     inst.name = ""
                 elif _DEDUP_SUFFIX.search(name):
                     inst.name = _DEDUP_SUFFIX.sub("", name)
+
+
+def _name_of(match, first=1):
+    return match.group(first) if match.group(first) is not None else match.group(first + 1)
+
+
+def _rename_body(define_line, body):
+    """The body of one function, renamed."""
+    names = {_name_of(m) for m in _LOCAL_NAME.finditer(define_line)}     # the arguments
+    definitions = []            # ("block" | "value", name), in order
+    for match in _DEFINITION.finditer(body):
+        if match.group(1) is not None or match.group(2) is not None:
+            definitions.append(("value", _name_of(match)))
+        else:
+            definitions.append(("block", _name_of(match, 3)))
+    names.update(name for _, name in definitions)
+    renamed, counter = {}, 0
+    for kind, name in definitions:
+        if kind == "value" and name.startswith(".") and name[1:].isdigit():
+            new = ""
+        elif _DEDUP_SUFFIX.search(name):
+            new = _DEDUP_SUFFIX.sub("", name)
+        else:
+            continue
+        names.discard(name)
+        if new:
+            unique = new
+            while unique in names:
+                counter += 1
+                unique = f"{new}{counter}"
+            new = unique
+            names.add(new)
+        renamed[name] = new
+    if not renamed:
+        return body
+    number = 0
+    for _, name in definitions:      # unnamed values are numbered in definition order
+        if renamed.get(name) == "":
+            renamed[name] = number
+            number += 1
+    spellings = {old: str(new) if isinstance(new, int) else f'"{new}"' for old, new in renamed.items()}
+
+    def use(match):
+        new = spellings.get(_name_of(match))
+        return match.group(0) if new is None else "%" + new
+
+    def label(match):
+        if match.group(3) is None and match.group(4) is None:
+            return match.group(0)           # an instruction's result: renamed as a use
+        new = spellings.get(_name_of(match, 3))
+        return match.group(0) if new is None else new + ":"
+    return _LOCAL_NAME.sub(use, _DEFINITION.sub(label, body))
 
 
 def _optimize(llvm, mod, opt_level):
@@ -866,6 +936,8 @@ def finish(module_text, opt_level, source_name=None):
         # clang names the module after the source file (`; ModuleID = 'k.cl'`, source_filename).
         escaped = "".join(c if c.isprintable() and c not in '"\\' else f"\\{ord(c):02X}" for c in source_name)
         module_text = f'source_filename = "{escaped}"\n' + module_text
+    if opt_level == 0:
+        module_text = _clang_like_names(module_text)
     try:
         # A fresh LLVM context per module: in the global one, a struct name left by an earlier
         # compile in the same process renames this module's types (%struct.S -> %struct.S.0).
@@ -874,7 +946,10 @@ def finish(module_text, opt_level, source_name=None):
         raise RuntimeError(f"lower produced IR that LLVM cannot parse: {exc}") from None
     if source_name:
         mod.name = source_name
-    _clang_like_names(mod)
+    if opt_level > 0:
+        # The optimizer names new values with the counter that renaming leaves in each
+        # function's symbol table (s.025 or s.012): renamed by LLVM itself, as before.
+        _clang_like_names_in_llvm(mod)
     try:
         mod.verify()
     except RuntimeError as exc:

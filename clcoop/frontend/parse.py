@@ -50,7 +50,7 @@ from pycparser.c_parser import ParseError
 from pycparserext.ext_c_lexer import OpenCLCLexer
 from pycparserext.ext_c_parser import (_ATTRIBUTE_TOKENS, _OCL_TYPE_QUALIFIERS, AttributeSpecifier,
                                        FuncDeclExt, OpenCLCParser, TypeDeclExt)
-from pycparser.c_parser import _TYPE_QUALIFIER
+from pycparser.c_parser import _CHAR_CONST, _FLOAT_CONST, _INT_CONST, _TYPE_QUALIFIER
 
 from clcoop.diagnostics import SourceLocation
 from clcoop.frontend.types import builtin_typedefs
@@ -82,6 +82,12 @@ _POINTER_QUALIFIERS = _TYPE_QUALIFIER | _OCL_TYPE_QUALIFIERS | {"__PRIVATE__", "
 
 # Postfix operators that may follow a compound literal ('(' would start a new type name).
 _POSTFIX_AFTER_LITERAL = {"LBRACKET", "PERIOD", "ARROW", "PLUSPLUS", "MINUSMINUS"}
+
+# An operand that is one token: a name or a constant not followed by a postfix operator.
+_POSTFIX_START = frozenset(_POSTFIX_AFTER_LITERAL | {"LPAREN"})
+_CONSTANT_TOKENS = frozenset(_INT_CONST | _FLOAT_CONST | _CHAR_CONST)
+# What ends an assignment expression that is one operand (`1,` in a table, `x;`, `a[i]`).
+_EXPRESSION_END = frozenset({"COMMA", "RBRACE", "SEMI", "RPAREN", "RBRACKET", "COLON"})
 
 _IDENT_CHARS = re.compile(r"[A-Za-z0-9_]+")
 
@@ -139,6 +145,42 @@ class ClcoopParser(OpenCLCParser):
         self._last_token = None
         self._pending_primary = None   # a compound literal whose postfix operators follow
         self._semi_context = []     # what a missing ';' ends, for clang's wording
+
+    # --- one-token operands (throughput): the base parser descends a dozen precedence
+    # levels for each, and a table of 1,000 numbers is 1,000 of them. Same nodes as the
+    # full descent, which an operand that is a single name or constant takes without
+    # meeting any other rule (test_parse_fast_paths compares the two). ---------------
+    def _one_token_operand(self, ends, ending):
+        """The ID or constant node when the next token is one and the token after it is
+        (`ending` True) or is not (False) in `ends`, else None with nothing consumed. The
+        second token is looked at only after the first qualifies: lexing it may cross a
+        #line marker, and an error is reported in the lexer's current file."""
+        first = self._peek()
+        if first is None or self._pending_primary is not None:
+            return None
+        kind = first.type
+        if kind != "ID" and kind not in _CONSTANT_TOKENS:
+            return None
+        after = self._peek(2)
+        if after is not None and (after.type in ends) != ending:
+            return None
+        return self._parse_identifier() if kind == "ID" else self._parse_constant()
+
+    def _parse_assignment_expression(self):
+        operand = self._one_token_operand(_EXPRESSION_END, True)
+        return operand if operand is not None else super()._parse_assignment_expression()
+
+    def _parse_cast_expression(self):
+        operand = self._one_token_operand(_POSTFIX_START, False)
+        return operand if operand is not None else super()._parse_cast_expression()
+
+    def _peek(self, k=1):
+        """The base stream's peek (k >= 1) without its two calls when the token is buffered."""
+        tokens = self._tokens
+        index = tokens._index + k - 1
+        if k > 0 and index < len(tokens._buffer):
+            return tokens._buffer[index]
+        return tokens.peek(k)
 
     def _parse_postfix_expression(self):
         """The base parser returns a compound literal without its postfix operators

@@ -1,0 +1,89 @@
+"""The parser's one-token operands (clcoop/frontend/parse.py, ClcoopParser._one_token_operand):
+a name or a constant alone is parsed without descending the base parser's precedence levels.
+The AST must be the one the full descent builds, node for node and coordinate for coordinate."""
+import pytest
+from pycparserext.ext_c_parser import OpenCLCParser
+
+from clcoop.diagnostics import DiagnosticEngine
+from clcoop.frontend import parse as P
+from clcoop.frontend.types import Target
+
+SOURCES = {
+    "tables": """
+        constant uint t[] = {0x0, 1U, 2u, 3l, 4UL, 'a', 1.5f, 2.0, 0x1p3f, 07, 0b101};
+        int u[2][3] = {{1, 2, 3}, {4, 5, 6}};
+        struct P { int x; float y; } ps[] = {{1, 2.0f}, {.y = 3, .x = 4}, [0].x = 5};
+        """,
+    "operands": """
+        typedef int T;
+        struct S { int a; int b : 3; } s;
+        enum E { A = 1, B, C = A + 2 };
+        int f(int x, global int *p, struct S *q) {
+            int y = x, z = (int)x, w = (T)1, v = sizeof x, r = sizeof(T);
+            y = x; y = x + 1 * z - w / v % r; y += x; y = -x; y = !x; y = ~x;
+            y = p[x]; y = p[1]; y = q->a; y = s.b; y = x++; y = ++x; y = x--;
+            y = f(x, p, q); y = f(1, p, q); y = x ? 1 : 2; y = x ? y : z;
+            y = (int[]){5, 6}[1]; y = ((x)); y = (x, z);
+            switch (x) { case 1: y = 2; break; case A: break; default: ; }
+            for (int i = 0; i < x; ++i) p[i] = i;
+            if (x) return x; else return 1;
+        }
+        kernel void k(global float *o) { float4 v = (float4)(1, 2, 3, 4); o[0] = v.x; o[1] = 0.5h; }
+        """,
+    "statement expressions and strings": """
+        constant char *names[] = {"a", "b" "c", "d"};
+        int g(int x) { int y = ({ int t = x; t + 1; }); return y; }
+        """,
+}
+
+ERRORS = ["int f(int x) { return x 1; }\n", "int t[] = {1, 2 3};\n", "int f() { x; }\n",
+          "int f(int x) { int y = x\n return y; }\n"]
+
+
+def _parse(text):
+    diag = DiagnosticEngine()
+    ast = P.parse(text, "f.cl", diag, Target("spir64-unknown-unknown"))
+    return (ast.__repr__() if ast is not None else None), diag.render_all()
+
+
+def _full_descent(monkeypatch):
+    """The base parser's methods in place of the fast ones."""
+    for name in ("_parse_assignment_expression", "_parse_cast_expression", "_peek"):
+        monkeypatch.setattr(P.ClcoopParser, name, getattr(OpenCLCParser, name))
+
+
+def _dump(text):
+    tree, rendered = _parse(text)
+    diag = DiagnosticEngine()
+    ast = P.parse(text, "f.cl", diag, Target("spir64-unknown-unknown"))
+    coords = []
+    if ast is not None:
+        def walk(node):
+            coords.append((type(node).__name__, str(node.coord)))
+            for _, child in node.children():
+                walk(child)
+        walk(ast)
+    return tree, rendered, coords
+
+
+@pytest.mark.parametrize("name", list(SOURCES) + [f"error {i}" for i in range(len(ERRORS))])
+def test_the_fast_paths_build_the_full_descents_tree(name, monkeypatch):
+    text = SOURCES[name] if name in SOURCES else ERRORS[int(name.split()[1])]
+    fast = _dump(text)
+    with monkeypatch.context() as patched:
+        _full_descent(patched)
+        full = _dump(text)
+    assert fast == full
+    if name in SOURCES:
+        assert fast[1] == "", fast[1]
+
+
+def test_a_table_of_numbers_does_not_descend_the_precedence_levels(monkeypatch):
+    calls = []
+    original = OpenCLCParser._parse_unary_expression
+    monkeypatch.setattr(OpenCLCParser, "_parse_unary_expression",
+                        lambda self: calls.append(1) or original(self))
+    table = ", ".join(str(i) for i in range(1000))
+    tree, rendered = _parse(f"constant uint t[] = {{{table}}};\n")
+    assert rendered == "" and tree.count("Constant(") == 1000
+    assert calls == []
