@@ -24,7 +24,7 @@ import re
 
 import numpy as np
 
-from clcoop import coop_names
+from clcoop import coop_names, coopmat_spec
 from clcoop.coopmat_spec import ClampMode, tensor_operand_count_problem
 from clcoop.ir.coop_operands import component_dtype
 from clcoop.native import coop_routines
@@ -204,6 +204,13 @@ def _operation_ir(name, spec, operation, count):
 # divisor (0) and for INT64_MIN // -1 (wraps): interp/tensor.py computes with them.
 FLOOR_HELPERS_IR = """define internal i64 @__clcoop_tfdiv(i64 %a, i64 %b) alwaysinline {
 entry:
+  ; the usual operands (a >= 0, b >= 1: unsigned division; b == 1 most often: a block
+  ; size) take no signed fix-ups
+  %one = icmp eq i64 %b, 1
+  br i1 %one, label %unit, label %general
+unit:
+  ret i64 %a
+general:
   %zero = icmp eq i64 %b, 0
   %m1 = icmp eq i64 %b, -1
   %odd = or i1 %zero, %m1
@@ -224,6 +231,11 @@ entry:
 
 define internal i64 @__clcoop_tfmod(i64 %a, i64 %b) alwaysinline {
 entry:
+  %one = icmp eq i64 %b, 1
+  br i1 %one, label %unit, label %general
+unit:
+  ret i64 0
+general:
   %zero = icmp eq i64 %b, 0
   %m1 = icmp eq i64 %b, -1
   %odd = or i1 %zero, %m1
@@ -269,6 +281,10 @@ def _memory_call(fg, ins, ops, callee, lhs, load):
     if len(args) < 5:
         raise Unsupported(f"the tensor operation {what} with {len(args)} operands")
     matrix = args[1]
+    fields = coopmat_spec.first_matrix_type_fields(str(ins.type if load else matrix.type))
+    if fields is not None and fields[1] != coopmat_spec.Scope.SUBGROUP:
+        raise Unsupported(f"a workgroup-scope {what} (tensor loads and stores of sub-group scope "
+                          f"matrices only)")
     mt = matrix_type(str(ins.type if load else matrix.type), S)
     if mt.fp8 is not None:
         raise Unsupported(f"the fp8 cooperative-matrix operation {what}")

@@ -536,3 +536,47 @@ def test_random_layouts_and_views_bit_for_bit(seed, store):
             program.k((32,), (32,), src, dst, p, subgroup_size=16)
             return dst
         assert_same(outcome(interp, launch), outcome(native, launch))
+
+
+HELPER_KERNEL = LOAD_KERNEL.split("kernel void")[0].replace("{MODE}", "CLAMP_TO_EDGE") + """
+// A layout passed to and returned from a function that is not inlined (per-work-item code
+// outside the kernel), and a view made by one.
+__attribute__((noinline)) L2 tile_at(L2 t, int row0, int col0) {
+  return coop_tensor_layout_slice(t, row0, 8, col0, 16);
+}
+__attribute__((noinline)) T2 transposed(void) { return coop_tensor_view_create(); }
+kernel void k(global const float *src, global float *out, uint M, uint N, int row0, int col0) {
+  L2 t = coop_tensor_layout_set_dimension(coop_tensor_layout_create(), M, N);
+  acc_t m = coop_mat_load_tensor(src, tile_at(t, row0, col0));
+  L2 whole = coop_tensor_layout_set_dimension(coop_tensor_layout_create(), 16, 8);
+  acc_t n = coop_mat_load_tensor(m, src, whole, transposed());
+  L2 o = coop_tensor_layout_set_dimension(coop_tensor_layout_create(), 16, 16);
+  coop_mat_store_tensor(out, m, coop_tensor_layout_slice(o, 0, 8, 0, 16));
+  coop_mat_store_tensor(out, n, coop_tensor_layout_slice(o, 8, 8, 0, 16));
+}
+"""
+
+
+def test_layouts_and_views_through_called_functions():
+    A = RNG.standard_normal((16, 16)).astype(np.float32)
+
+    def launch(program):
+        out = np.zeros((16, 16), np.float32)
+        program.k((16,), (16,), A, out, np.uint32(16), np.uint32(16), np.int32(-3), np.int32(5), subgroup_size=16)
+        return out
+    interp, native = on_both(HELPER_KERNEL, launch, kernels=["k"])
+    assert_same(interp, native)
+    np.testing.assert_array_equal(native[:8], padded_window(A, "edge", -3, 5, 0))
+    # (the 16 x 8 tensor over src's first 128 floats, read transposed)
+    np.testing.assert_array_equal(native[8:], A.reshape(-1)[:128].reshape(16, 8).T)
+
+
+def test_workgroup_scope_tensor_loads_fall_back_with_their_reason():
+    """test/lit/spirv-vulkan/tensor-addressing.cl: a workgroup-scope matrix through a tensor
+    layout runs in the interpreter (not compiled natively yet), which says so."""
+    source = (ROOT / "test/lit/spirv-vulkan/tensor-addressing.cl").read_text()
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        program = clcoop.Program(source).build(engine="auto")
+    assert program.k.engine == "interp"
+    assert "workgroup-scope CooperativeMatrixLoadTensorNV" in program.k.fallback_reason
