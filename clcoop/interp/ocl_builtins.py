@@ -13,7 +13,7 @@ import numpy as np
 
 from clcoop import float8 as float8_names
 from clcoop.errors import IRError
-from clcoop.interp import float8, float_order, fused, integer_dot, printf
+from clcoop.interp import float8, float_order, fused, integer_dot, math_edges, printf
 from clcoop.interp.atomics import add_atomic_builtins, check_enums
 from clcoop.ir.atomic_enums import enum_checks
 from clcoop.ir.demangle import demangle, pointee_type, signed_param  # noqa: F401 (demangle: native/codegen)
@@ -407,13 +407,13 @@ _FLOAT_MATH = {
     "log": np.log, "log2": np.log2, "log10": np.log10, "log1p": np.log1p, "expm1": np.expm1,
     "sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos,
     "atan": np.arctan, "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh, "asinh": np.arcsinh,
-    "acosh": np.arccosh, "atanh": np.arctanh, "cbrt": np.cbrt, "floor": np.floor,
+    "acosh": np.arccosh, "atanh": np.arctanh, "cbrt": math_edges.cbrt, "floor": np.floor,
     "ceil": np.ceil, "trunc": np.trunc, "rint": np.rint, "round": round_half_away,
-    "atan2": np.arctan2, "pow": np.power, "powr": np.power, "fmod": np.fmod,
-    "hypot": np.hypot, "copysign": np.copysign, "fmin": float_order.fmin, "fmax": float_order.fmax,
+    "atan2": np.arctan2, "pow": np.power, "powr": math_edges.powr, "fmod": np.fmod,
+    "hypot": math_edges.hypot, "copysign": np.copysign, "fmin": float_order.fmin, "fmax": float_order.fmax,
     "fdim": lambda x, y: np.where(x > y, x - y, 0 * x), "fma": fused.fma,
-    "mad": lambda a, b, c: a * b + c, "pown": lambda x, n: np.power(x, n.astype(np.asarray(x).dtype)),
-    "rootn": lambda x, n: np.power(x, 1.0 / n), "recip": lambda x: 1 / x,
+    "mad": lambda a, b, c: a * b + c, "pown": math_edges.pown, "rootn": math_edges.rootn,
+    "recip": lambda x: 1 / x,
     "divide": lambda a, b: a / b, "degrees": np.degrees, "radians": np.radians,
     "sign": lambda x: np.where(np.isnan(x), 0 * x, np.sign(x)),
     "step": lambda e, x: np.where(x < e, 0.0, 1.0),
@@ -423,8 +423,8 @@ _FLOAT_MATH = {
     "normalize": lambda a: np.asarray(a) / (_length(a)[..., None] if np.ndim(a) > 1 else np.abs(a)),
     "cross": lambda a, b: _cross(a, b),
     "ldexp": lambda x, n: np.ldexp(x, np.asarray(n).astype(np.int32)),
-    "remainder": lambda x, y: x - y * np.rint(x / y), "nextafter": np.nextafter,
-    "logb": lambda x: np.floor(np.log2(np.abs(x))), "ilogb": lambda x: np.floor(np.log2(np.abs(x))),
+    "remainder": math_edges.remainder, "nextafter": math_edges.nextafter,
+    "logb": math_edges.logb, "ilogb": math_edges.ilogb,
     "sinpi": lambda x: np.sin(np.pi * x), "cospi": lambda x: np.cos(np.pi * x),
     "tanpi": lambda x: np.tan(np.pi * x), "asinpi": lambda x: np.arcsin(x) / np.pi,
     "acospi": lambda x: np.arccos(x) / np.pi, "atanpi": lambda x: np.arctan(x) / np.pi,
@@ -599,8 +599,8 @@ def _async_copy(strided):
 
 
 def _with_out_pointer(fn):
-    """Built-ins returning one result and writing a second through a pointer
-    (fract, modf, sincos, frexp: OpenCL C 6.15.2)."""
+    """Built-ins returning one result and writing a second through their last operand, a
+    pointer (fract, modf, sincos, frexp, remquo: OpenCL C 6.15.2)."""
     def make(base, params, arg_types, ret_ty):
         out_t = pointee_type(params[-1] if params else None, arg_types[0])
         out = scalar_dtype(ret_ty)
@@ -608,8 +608,8 @@ def _with_out_pointer(fn):
         def h(ex, args, bmask, full, ins):
             L = ex.lane_count
             with np.errstate(all="ignore"):
-                result, second = fn(np.asarray(args[0]))
-            ptr = bcast(args[1], L)
+                result, second = fn(*[np.asarray(a) for a in args[:-1]])
+            ptr = bcast(args[-1], L)
             second = bcast(second, L)
             lanes = active_lanes(ex, bmask, full)
             if lanes is not None:
@@ -752,10 +752,11 @@ def _table():
     t["select"] = _select_builtin
     t["upsample"] = _upsample
     t["printf"] = printf.make_handler
-    t["fract"] = _with_out_pointer(lambda x: (np.minimum(x - np.floor(x), np.nextafter(np.ones_like(x), 0)), np.floor(x)))
-    t["modf"] = _with_out_pointer(lambda x: (x - np.trunc(x), np.trunc(x)))
+    t["fract"] = _with_out_pointer(math_edges.fract)
+    t["modf"] = _with_out_pointer(math_edges.modf)
     t["sincos"] = _with_out_pointer(lambda x: (np.sin(x), np.cos(x)))
-    t["frexp"] = _with_out_pointer(lambda x: np.frexp(x))
+    t["frexp"] = _with_out_pointer(math_edges.frexp)
+    t["remquo"] = _with_out_pointer(math_edges.remquo)
     t["shuffle"] = _vector_shuffle(two=False)
     t["shuffle2"] = _vector_shuffle(two=True)
     t["async_work_group_copy"] = _async_copy(strided=False)

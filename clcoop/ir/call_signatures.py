@@ -185,8 +185,8 @@ def expected_return(base, params, args):
         return Ty("int", 32)      # cl_khr_integer_dot_product: (u)char4 operands, (u)int result
     if base in ("dot", "length", "distance"):
         return (args[0].elem if args[0].kind == "vec" else args[0]) if args else None
-    if base == "ilogb":
-        return _relational_result(args[0]) if args and args[0].kind == "vec" else Ty("int", 32)
+    if base == "ilogb":       # intn ilogb(floatn / doublen / halfn), OpenCL C 3.0 6.15.2
+        return Ty("vec", n=args[0].n, elem=Ty("int", 32)) if args and args[0].kind == "vec" else Ty("int", 32)
     if base in ("shuffle", "shuffle2") and len(args) >= 2 and args[0].kind == "vec" and args[-1].kind == "vec":
         return Ty("vec", n=args[-1].n, elem=args[0].elem)
     m = _VLOAD.fullmatch(base)
@@ -335,7 +335,7 @@ def coop_mismatch(name, ret, args):
     return (_operand_mismatch(spelled, shape, ret, args)
             or _named_matrices_mismatch(spelled, callee, ret, args)
             or _same_type_mismatch(spelled, callee.base, ret, args)
-            or _pointer_mismatch(spelled, callee))
+            or _pointer_mismatch(spelled, callee, args))
 
 
 def _operand_mismatch(spelled, shape, ret, args):
@@ -432,14 +432,24 @@ def _matrix_key(m):
     return m.component.llvm, m.scope, m.rows, m.cols, m.use
 
 
-def _pointer_mismatch(spelled, callee):
-    """A load or store steps its pointer by the pointee its name spells (the stride's unit)."""
-    if callee.base not in (coop_names.LOAD, coop_names.STORE):
+def _pointer_mismatch(spelled, callee, args):
+    """A load or store steps its pointer by the pointee its name spells (the stride's unit),
+    and the pointer is in the address space the name spells (the IR's pointer is what the
+    engines access: a name that says __global for a __local pointer is refused, as for the
+    built-ins)."""
+    memory = (coop_names.LOAD, coop_names.STORE, coop_names.LOAD_TENSOR, coop_names.STORE_TENSOR)
+    if callee.base not in memory:
         return None
-    try:
-        pointee_size(callee.params)
-    except IRError as exc:
-        return f"{spelled}: {exc}"
+    if callee.base in (coop_names.LOAD, coop_names.STORE):
+        try:
+            pointee_size(callee.params)
+        except IRError as exc:
+            return f"{spelled}: {exc}"
+    named = re.match(r"P(?:U3AS(\d+))?", callee.params)
+    space = int(named.group(1) or 0) if named else None
+    if space is not None and args and args[0].kind == "ptr" and args[0].addrspace != space:
+        return (f"argument 1 of {spelled} is {args[0]}, but the callee's name says a pointer "
+                f"to address space {space}")
     return None
 
 

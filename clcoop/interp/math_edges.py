@@ -1,0 +1,152 @@
+"""OpenCL C math built-ins whose special values NumPy's nearest function does not give
+(OpenCL C 3.0 7.5 "Edge Case Behavior", C99 Annex F where 7.5 defers to it): pown, powr,
+rootn, ilogb, logb, frexp, modf, fract, remainder, remquo and nextafter; cbrt and hypot in double.
+
+Each takes and returns NumPy arrays (scalars or (lanes, n) vectors, broadcast together) of
+the argument's float dtype; ocl_builtins rounds the result to the call's return type. Half
+and float are computed in double, where the int operand of pown/rootn is exact (a float
+from 2^24 up loses its parity, and with it the sign of the result) and one rounding to the
+narrow type follows.
+"""
+import numpy as np
+
+INT_MIN = np.iinfo(np.int32).min
+INT_MAX = np.iinfo(np.int32).max
+# clang's opencl-c-base.h (OpenCL C 3.0 6.15.2.1): FP_ILOGB0 = INT_MIN, FP_ILOGBNAN = INT_MAX.
+FP_ILOGB0 = INT_MIN
+FP_ILOGBNAN = INT_MAX
+
+
+def _wide(x):
+    """x in double (half and float exactly), double as it is."""
+    x = np.asarray(x)
+    return x if x.dtype == np.float64 else x.astype(np.float64)
+
+
+def pown(x, n):
+    """x^n for an int n: C99 pow with the exact integer exponent gives 7.5.1's pown cases
+    (pown(x, 0) = 1 even for a NaN x; pown(+-0, n) = +-inf / +inf / +0 / +-0 as n is odd
+    negative / even negative / even positive / odd positive) and the sign of x for an odd n."""
+    return np.power(_wide(x), np.asarray(n).astype(np.float64))
+
+
+def powr(x, y):
+    """pow for x >= 0 (OpenCL C 3.0 7.5.1): NaN for x < 0, a NaN operand, powr(+-0, +-0),
+    powr(+inf, +-0) and powr(+1, +-inf); otherwise |x|^y, so powr(-0, y) is powr(+0, y)."""
+    x, y = np.broadcast_arrays(np.asarray(x), np.asarray(y))
+    value = np.power(np.abs(x), y)
+    invalid = (x < 0) | np.isnan(x) | np.isnan(y) | ((x == 1) & np.isinf(y)) | \
+        (((x == 0) | np.isinf(x)) & (y == 0))
+    return np.where(invalid, np.nan, value).astype(value.dtype)
+
+
+def rootn(x, n):
+    """x^(1/n) for an int n (OpenCL C 3.0 7.5.1): NaN for n = 0, for x < 0 with an even n and
+    for a NaN x; x's sign for an odd n (rootn(-8, 3) = -2, rootn(-0, -3) = -inf); +0 or +inf
+    for +-0 with an even n. Double goes through long double where the host has one: 1/n
+    rounded to double would cost up to log(|x|) 2^-53 relative, hundreds of double ulp."""
+    x, n = np.broadcast_arrays(np.asarray(x), np.asarray(n).astype(np.int64))
+    wide = np.longdouble if x.dtype == np.float64 else np.float64
+    safe_n = np.where(n == 0, 1, n).astype(wide)
+    magnitude = np.power(np.abs(x).astype(wide), 1 / safe_n)
+    odd = (n % 2) != 0
+    value = np.where(odd & np.signbit(x), -magnitude, magnitude)
+    invalid = (n == 0) | np.isnan(x) | (~odd & (x < 0))
+    return np.where(invalid, np.nan, value).astype(np.float64)
+
+
+def cbrt(x):
+    """The real cube root, in double for half and float: one rounding of a result far more
+    precise than theirs (float cbrtf is off by up to 2 ulp, within 7.4 but not the nearest)."""
+    return np.cbrt(_wide(x))
+
+
+def hypot(x, y):
+    """sqrt(x^2 + y^2) without overflow (C hypot: hypot(+-inf, NaN) = +inf, C99 F.9.4.3), in
+    double for half and float, as cbrt."""
+    return np.hypot(_wide(x), _wide(y))
+
+
+def nextafter(x, y):
+    """The float after x toward y; y itself when x == y (C99 7.12.11.3: nextafter(+0, -0) is
+    -0, where NumPy gives x); from +-0 the smallest subnormal of y's side (7.5.1)."""
+    x, y = np.broadcast_arrays(np.asarray(x), np.asarray(y))
+    return np.where(x == y, y, np.nextafter(x, y))
+
+
+def ilogb(x):
+    """The unbiased exponent of x as an int (C99 7.12.6.5; subnormals as if normalized):
+    FP_ILOGB0 for +-0, FP_ILOGBNAN for a NaN, INT_MAX for +-inf (C99 F.9.3.5)."""
+    x = np.asarray(x)
+    exponent = np.frexp(x)[1].astype(np.int64) - 1
+    result = np.where(x == 0, FP_ILOGB0, exponent)
+    result = np.where(np.isinf(x), INT_MAX, result)
+    return np.where(np.isnan(x), FP_ILOGBNAN, result).astype(np.int32)
+
+
+def logb(x):
+    """The unbiased exponent of x as a float (C99 7.12.6.11, F.9.3.11): -inf for +-0,
+    +inf for +-inf, NaN for a NaN; exact for subnormals (frexp, not a rounded log2)."""
+    x = np.asarray(x)
+    exponent = (np.frexp(x)[1].astype(np.int64) - 1).astype(x.dtype)
+    result = np.where(x == 0, -np.inf, exponent)
+    return np.where(np.isinf(x), np.inf, np.where(np.isnan(x), x, result)).astype(x.dtype)
+
+
+def frexp(x):
+    """(mantissa in [1/2, 1) with x's sign, exponent); OpenCL C 3.0 7.5.1: frexp(+-inf)
+    returns +-inf and 0, frexp(NaN) returns the NaN and 0; +-0 gives +-0 and 0."""
+    mantissa, exponent = np.frexp(np.asarray(x))
+    return mantissa, np.where(np.isfinite(x), exponent, 0).astype(np.int32)
+
+
+def modf(x):
+    """(fractional part, integral part) as OpenCL C 3.0 7.5.2 defines modf: *iptr = trunc(x),
+    result copysign(isinf(x) ? 0 : x - *iptr, x) (modf(-3) = -0, modf(+-inf) = +-0)."""
+    x = np.asarray(x)
+    whole = np.trunc(x)
+    part = np.where(np.isinf(x), np.zeros_like(x), x - whole)
+    return np.copysign(part, x).astype(x.dtype), whole
+
+
+def fract(x):
+    """(fmin(x - floor(x), the float below 1), floor(x)) (OpenCL C 3.0 6.15.2), with 7.5.1's
+    cases: fract(+-0) = +-0, fract(+-inf) = +-0 (floor +-inf), fract(NaN) = NaN (floor NaN)."""
+    x = np.asarray(x)
+    whole = np.floor(x)
+    below_one = np.nextafter(np.ones_like(x), np.zeros_like(x))
+    part = np.minimum(x - whole, below_one)       # np.minimum keeps a NaN
+    part = np.where((x == 0) | np.isinf(x), np.copysign(np.zeros_like(x), x), part)
+    return part.astype(x.dtype), whole
+
+
+def remquo(x, y):
+    """(r, quo): r = x - k y with k the integer nearest x / y (the even one on a tie), exact
+    (IEEE 754 remainder, C99 7.12.10.2; a zero r takes x's sign); quo = k's low 7 bits with
+    the sign of x / y (OpenCL C 3.0 6.15.2). NaN and quo 0 when x is +-inf, y is 0 or an
+    operand is NaN (7.5.1). remainder(x, +-inf) = x with quo 0.
+
+    fmod is exact: m = |x| mod |y| in [0, |y|), and |x| mod 128|y| = q |y| + m gives the
+    quotient's low bits q; m > |y| - m (or a tie with q odd) rounds k up: r = m - |y|
+    (exact, Sterbenz). Half and float in double, where 128 |y| cannot overflow."""
+    x, y = np.broadcast_arrays(_wide(x), _wide(y))
+    dtype = np.asarray(x).dtype
+    ax, ay = np.abs(x), np.abs(y)
+    m = np.fmod(ax, ay)
+    block = ay * 128                                    # exact, or inf for huge y
+    reduced = np.where(np.isfinite(block), np.fmod(ax, np.where(np.isfinite(block), block, 1)), ax)
+    q = np.rint((reduced - m) / ay)                     # an integer in [0, 127], nearly exact
+    q = np.where(np.isfinite(q), q, 0).astype(np.int64)
+    rest = ay - m                                       # exact when it matters (m >= |y| / 2)
+    up = (m > rest) | ((m == rest) & (q % 2 == 1))
+    r = np.where(up, m - ay, m)
+    q = (q + up) % 128
+    r = np.where(np.signbit(x), -r, r)
+    q = np.where(np.signbit(x) != np.signbit(y), -q, q)
+    invalid = np.isinf(x) | (y == 0) | np.isnan(x) | np.isnan(y)
+    return np.where(invalid, np.nan, r).astype(dtype), np.where(invalid, 0, q).astype(np.int32)
+
+
+def remainder(x, y):
+    """IEEE 754 remainder (C99 7.12.10.2), remquo's r."""
+    return remquo(x, y)[0]
