@@ -274,18 +274,17 @@ class _Access:
 
 
 def _memory_call(fg, ins, ops, callee, lhs, load):
-    S = fg.mg.subgroup_size
+    S = coop_routines.sizes_of(fg)     # with the work-group size W a workgroup-scope matrix needs
     coop = fg.mg.coop
     what = coop_names.operation_name(callee.base)
     args = ops[:-1]
     if len(args) < 5:
         raise Unsupported(f"the tensor operation {what} with {len(args)} operands")
     matrix = args[1]
-    fields = coopmat_spec.first_matrix_type_fields(str(ins.type if load else matrix.type))
-    if fields is not None and fields[1] != coopmat_spec.Scope.SUBGROUP:
-        raise Unsupported(f"a workgroup-scope {what} (tensor loads and stores of sub-group scope "
-                          f"matrices only)")
     mt = matrix_type(str(ins.type if load else matrix.type), S)
+    # A workgroup-scope matrix: one rendezvous of the whole work-group (coop_routines'
+    # WORKGROUP_PREFIX; the interpreter's Subgroups over the work-group).
+    W = coop_routines._workgroup_operation(ins, ops, S)
     if mt.fp8 is not None:
         raise Unsupported(f"the fp8 cooperative-matrix operation {what}")
     if load and str(matrix.type) != str(ins.type):
@@ -330,7 +329,8 @@ def _memory_call(fg, ins, ops, callee, lhs, load):
     coop.uses_coop_fault = True
     _ensure_floor_helpers(coop)
     coop.table(mt)
-    fname = f"__clcoop_coop.{site}"
+    record.workgroup_size = W
+    fname = f"{coop_routines.WORKGROUP_PREFIX if W else '__clcoop_coop.'}{site}"
     layout_spill = fg.coop_spill(_vector(layout))
     fg.lines.append(f"  store {_vector(layout)} {ref(args[2])}, ptr {layout_spill}")
     slots = [(0, coop_routines._ptr_bits(fg, args[0])), (1, coop_routines._ptr_bits(fg, layout_spill))]
@@ -344,8 +344,8 @@ def _memory_call(fg, ins, ops, callee, lhs, load):
     fg.lines.append(f"  store {mt.vector} {ref(matrix)}, ptr {spill}")
     slots.append((3, coop_routines._ptr_bits(fg, spill)))
     owners = _owner_table(coop, mt) if decode is not None else None
-    coop.functions.append(_tensor_function(fname, (site, memory_site), access, coop.table(mt), owners,
-                                           _region_slot(fg, args[0])))
+    text = _tensor_function(fname, (site, memory_site), access, coop.table(mt), owners, _region_slot(fg, args[0]))
+    coop.functions.append(text.replace("@__S__", str(W)) if W else text)
     for slot, value in slots:
         p = fg.fresh("cs")
         fg.lines += [f"  {p} = getelementptr i64, ptr %__ctx, i64 {CTX[f'coop{slot}']}",
@@ -982,8 +982,9 @@ def fault_message(code, word, site, detail):
     detail = [int(x) for x in detail]
     if code in (PTR_NON_UNIFORM, LAYOUT_NON_UNIFORM, VIEW_NON_UNIFORM):
         operand = {PTR_NON_UNIFORM: "pointer", LAYOUT_NON_UNIFORM: "layout", VIEW_NON_UNIFORM: "view"}[code]
+        group = "work-group" if getattr(site, "workgroup_size", None) else "sub-group"
         text = (f"cooperative matrix operation {what}: operand '{operand}' must be uniform across "
-                f"the sub-group but differs between work-items")
+                f"the {group} but differs between work-items")
         return text + (f" (e.g. {detail[0]} and {detail[1]})" if code == PTR_NON_UNIFORM else "")
     if code == NOT_CREATED:
         return (f"{what}: the tensor layout was not made by coop_tensor_layout_create (block size 0: "

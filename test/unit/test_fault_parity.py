@@ -514,3 +514,30 @@ def test_both_engines_report_the_same_fault(name):
     if interp.location is not None:
         assert native.location is not None and \
             (native.location.line, native.location.column) == (interp.location.line, interp.location.column)
+
+
+# ---------------------------------------------------------------- tensor loads and stores
+# (issue 29, test_native_tensor.py's cases: kept in this function of their own)
+
+from test_native_tensor import FAULT_CASES as TENSOR_FAULT_CASES, FAULT_HEADER as TENSOR_FAULT_HEADER  # noqa: E402
+
+
+def _tensor_fault(source, engine):
+    kernel = clcoop.Program(source).build(options=["-w"], engine=engine).k
+    if engine == "native":
+        assert kernel.engine == "native", kernel.fallback_reason
+    src, dst = np.arange(128, dtype=np.float32), np.zeros(128, np.float32)
+    with pytest.raises(RuntimeFault) as info:
+        kernel((32,), (32,), src, dst, np.uint32(9), subgroup_size=16)
+    assert np.array_equal(src, np.arange(128, dtype=np.float32)) and not dst.any(), "buffers changed by a fault"
+    return info.value
+
+
+@pytest.mark.parametrize("name", sorted(TENSOR_FAULT_CASES))
+def test_tensor_loads_and_stores_report_the_same_fault(name):
+    mode, body = TENSOR_FAULT_CASES[name]
+    source = TENSOR_FAULT_HEADER.replace("{MODE}", mode) + body + "\n}\n"
+    interp, native = _tensor_fault(source, "interp"), _tensor_fault(source, "native")
+    assert re.sub(r"0x[0-9a-f]+", "0x?", str(native)) == re.sub(r"0x[0-9a-f]+", "0x?", str(interp))
+    assert (native.work_item, native.buffer, native.kernel) == (interp.work_item, interp.buffer, interp.kernel)
+    assert (native.location.line, native.location.column) == (interp.location.line, interp.location.column)

@@ -571,12 +571,37 @@ def test_layouts_and_views_through_called_functions():
     np.testing.assert_array_equal(native[8:], A.reshape(-1)[:128].reshape(16, 8).T)
 
 
-def test_workgroup_scope_tensor_loads_fall_back_with_their_reason():
-    """test/lit/spirv-vulkan/tensor-addressing.cl: a workgroup-scope matrix through a tensor
-    layout runs in the interpreter (not compiled natively yet), which says so."""
+def test_workgroup_scope_tensor_loads_and_stores():
+    """test/lit/spirv-vulkan/tensor-addressing.cl: a 64 x 32 workgroup-scope matrix loaded
+    and stored through a sliced layout, one rendezvous of the 128 work-items, with rows
+    past the tensor (Constant clamp: zeros, not stored)."""
     source = (ROOT / "test/lit/spirv-vulkan/tensor-addressing.cl").read_text()
-    with warnings.catch_warnings(record=True):
-        warnings.simplefilter("always")
-        program = clcoop.Program(source).build(engine="auto")
-    assert program.k.engine == "interp"
-    assert "workgroup-scope CooperativeMatrixLoadTensorNV" in program.k.fallback_reason
+    rows, cols = 100, 32
+    A = RNG.standard_normal((rows, cols)).astype(np.float16)
+
+    def launch(program):
+        B = np.full((rows, cols), 7, np.float16)
+        program.k((256,), (128,), A, B, np.uint32(rows), np.uint32(cols), subgroup_size=32)
+        return B
+    interp, native = on_both(source, launch, kernels=["k"])
+    assert_same(interp, native)
+    np.testing.assert_array_equal(native, A)
+
+
+@pytest.mark.parametrize("change", [
+    ("layout2 layout = coop_tensor_layout_set_dimension(coop_tensor_layout_create(), rows, cols);",
+     "layout2 layout = coop_tensor_layout_set_dimension(coop_tensor_layout_create(), rows + (get_local_id(0) == 77), cols);"),
+    ("CLK_COOPERATIVE_MATRIX_CLAMP_MODE_CONSTANT", "CLK_COOPERATIVE_MATRIX_CLAMP_MODE_UNDEFINED"),
+    ("coop_mat_load_tensor(A, tile)", "coop_mat_load_tensor(A + (get_group_id(0) == 1 ? 4000 : 0), tile)"),
+], ids=["layout differs in the work-group", "undefined clamp", "out of bounds in the second work-group"])
+def test_workgroup_scope_faults_in_the_interpreters_words(change):
+    source = (ROOT / "test/lit/spirv-vulkan/tensor-addressing.cl").read_text().replace(*change)
+    A = RNG.standard_normal((100, 32)).astype(np.float16)
+
+    def launch(program):
+        B = np.zeros((100, 32), np.float16)
+        program.k((256,), (128,), A, B, np.uint32(100), np.uint32(32), subgroup_size=32)
+        return B
+    interp, native = on_both(source, launch, kernels=["k"])
+    assert isinstance(native, tuple), native
+    assert_same(interp, native)
