@@ -606,7 +606,7 @@ class _FunctionGen:
         text.append("}")
         self.mg.arena[f.name] = (self.arena, self.arena_end if self.arena else 0)
         text = tensor_routines.replace_tensor_types("\n".join(text))
-        return coop_routines.replace_matrix_types(text, self.mg.subgroup_size) if matrices else text
+        return coop_routines.replace_matrix_types(text, coop_routines.sizes_of(self)) if matrices else text
 
     def _fix_phis(self, line):
         if " = phi " not in line or not self.renames:

@@ -20,6 +20,7 @@ from clcoop.coop_names import BINARY, CONVERSIONS, CONVERT_USE, GET_COORDINATE, 
 from clcoop.errors import IRError
 from clcoop.ir.coop_operands import memory_dtype, pointee_size
 from clcoop.ir.layout import LayoutError, get_layout
+from clcoop.ir.wg_layout import get_workgroup_layout
 from clcoop.ir.loader import parse_type_text
 from clcoop.ir.scalars import COMPONENT_DTYPES, scalar_dtype
 from clcoop.native import bfloat_ir, coop_ir
@@ -55,17 +56,47 @@ def is_rendezvous(name):
                                                                                  coop_names.STORE_TENSOR))
 
 
+class GroupSizes(int):
+    """A kernel's sub-group size (the int) that also knows its work-group size
+    (reqd_work_group_size, X*Y*Z), which the layout of a workgroup-scope matrix needs
+    (clcoop/ir/wg_layout.py); sizes_of(fg) gives it."""
+
+    def __new__(cls, subgroup_size, work_group_size):
+        sizes = int.__new__(cls, subgroup_size)
+        sizes.work_group_size = work_group_size
+        return sizes
+
+
+def sizes_of(fg):
+    """The sizes matrix types of the function `fg` (codegen._FunctionGen) are laid out
+    with: the module's sub-group size, with the kernel's work-group size when it declares
+    one (a workgroup-scope matrix needs it, as the interpreter's)."""
+    S = fg.mg.subgroup_size
+    info = fg.mg.module.kernels.get(fg.f.name) if S is not None and fg.is_kernel else None
+    wg = getattr(info, "reqd_work_group_size", None)
+    if not wg:
+        return S
+    W = 1
+    for n in wg:
+        W *= int(n)
+    return GroupSizes(S, W)
+
+
 class MatrixType:
-    def __init__(self, elem, rows, cols, use, S, fp8=None):
+    def __init__(self, elem, rows, cols, use, S, fp8=None, W=None):
         self.elem, self.rows, self.cols, self.use = elem, int(rows), int(cols), int(use)
         self.fp8 = fp8              # an fp8 component's float8.Format (elem is then i8)
+        self.workgroup = W          # a workgroup-scope matrix's work-group size, else None
         try:
-            self.layout = get_layout(self.rows, self.cols, self.use, elem, S)
+            self.layout = get_layout(self.rows, self.cols, self.use, elem, S) if W is None else \
+                get_workgroup_layout(self.rows, self.cols, self.use, elem, int(S), W)
         except (LayoutError, KeyError) as exc:
             raise Unsupported(f"a cooperative matrix the layout cannot hold at sub-group size {S} ({exc})")
+        # The work-items one matrix is spread over: the layout table's rows.
+        self.group_size = int(S) if W is None else W
         self.length = self.layout.length
         self.vector = f"<{self.length} x {elem}>"
-        self.table = f"@__clcoop_lt.{elem}.{rows}.{cols}.{use}"
+        self.table = f"@__clcoop_lt.{elem}.{rows}.{cols}.{use}" + ("" if W is None else f".wg{W}")
 
 
 def matrix_type(text, S):
@@ -77,12 +108,13 @@ def matrix_type(text, S):
     if fp8 is not None:
         elem = "i8"                 # the bits; one byte per component, as char's layout
     if scope == coopmat_spec.Scope.WORKGROUP:
-        raise Unsupported("a workgroup-scope cooperative matrix (the native engine runs "
-                          "subgroup-scope matrices only; the interpreter spreads it over the "
-                          "work-group, docs/layout.md)")
+        W = getattr(S, "work_group_size", None)
+        if W is None:
+            raise Unsupported(WORKGROUP_UNTAKEN)
+        return MatrixType(elem, rows, cols, use, S, fp8, W)
     if scope != coopmat_spec.Scope.SUBGROUP:
-        raise Unsupported(f"a cooperative matrix of scope {scope} (only subgroup scope, "
-                          f"{int(coopmat_spec.Scope.SUBGROUP)})")
+        raise Unsupported(f"a cooperative matrix of scope {scope} (only subgroup and workgroup "
+                          f"scope)")
     return MatrixType(elem, rows, cols, use, S, fp8)
 
 
@@ -132,7 +164,7 @@ def emit_call(fg, ins, ops, name):
     """Code of one cooperative-matrix call in the work-item function `fg` (codegen._FunctionGen);
     returns the label the block continues in (a rendezvous suspends), or None."""
     callee = callee_of(name)
-    S = fg.mg.subgroup_size
+    S = sizes_of(fg)
     if callee is None or S is None:
         raise Unsupported(f"cooperative-matrix operations ({name})")
     base = callee.base
@@ -242,7 +274,7 @@ def _component_index(fg, mt, component):
     llid, lane, slot, ptr, index = (fg.fresh(n) for n in ("llid", "lane", "slot", "slotp", "index"))
     fg.lines += [f"  {llid}.p = getelementptr i64, ptr %__ctx, i64 {CTX['llid']}",
                  f"  {llid} = load i64, ptr {llid}.p",
-                 f"  {lane} = urem i64 {llid}, {fg.mg.subgroup_size}",
+                 f"  {lane} = urem i64 {llid}, {mt.group_size}",
                  f"  {slot}.r = mul i64 {lane}, {mt.length}",
                  f"  {slot} = add i64 {slot}.r, {component}",
                  f"  {ptr} = getelementptr [{mt.layout.index.size} x i32], ptr {coop.table(mt)}, i64 0, i64 {slot}",
@@ -317,7 +349,8 @@ def _per_element(fg, ins, ops, lhs, S):
     coop = fg.mg.coop
     name = f"__clcoop_pe.{len(coop.functions)}"
     extra_params = [f"{mt.vector if is_m else str(e.type)} %e{k}" for k, (e, is_m) in enumerate(zip(extras, matrix_extras))]
-    coop.functions.append(_per_element_ir(name, mt, fn.name, extra_params, matrix_extras, coop.table(mt), S))
+    coop.functions.append(_per_element_ir(name, mt, fn.name, extra_params, matrix_extras, coop.table(mt),
+                                          mt.group_size))
     args = ", ".join(["ptr %__ctx", f"{mt.vector} {ref(m)}"] + [typed(e) for e in extras])
     fg.lines.append(f"  {lhs}call {mt.vector} @{name}({args})")
     return None
@@ -371,7 +404,12 @@ def _per_element_ir(name, mt, fn, extra_params, matrix_extras, table, S):
 
 def _matrix_of_callee(callee, S):
     m = callee.matrices[0]
-    return MatrixType(coopmat_spec.COMPONENTS[m.elem].llvm, m.rows, m.cols, m.use, S)
+    W = None
+    if m.scope == coopmat_spec.Scope.WORKGROUP:      # (coop_mat_length takes the type, scope included)
+        W = getattr(S, "work_group_size", None)
+        if W is None:
+            raise Unsupported(WORKGROUP_UNTAKEN)
+    return MatrixType(coopmat_spec.COMPONENTS[m.elem].llvm, m.rows, m.cols, m.use, S, None, W)
 
 
 def _constant_int(value, what):
@@ -390,12 +428,16 @@ def element_site(site, mt):
 
 def _rendezvous(fg, ins, ops, callee, lhs):
     """Operands to the context, suspend, result from the spill slot after the resume."""
-    S = fg.mg.subgroup_size
+    S = sizes_of(fg)
     coop = fg.mg.coop
     site = fg.site(ins, "cooperative-matrix operation", 0)
     # Its SPIR-V name, as the interpreter's faults give it (runtime.py).
     fg.mg.out.sites[site].operation = coop_names.operation_name(callee.base)
-    fname = f"__clcoop_coop.{site}"
+    W = _workgroup_operation(ins, ops, S)
+    # A workgroup-scope operation is one rendezvous of the whole work-group (drivers.py
+    # tells its functions by this name).
+    fname = f"{WORKGROUP_PREFIX if W else '__clcoop_coop.'}{site}"
+    fg.mg.out.sites[site].workgroup_size = W
     slots = []                      # (slot index, i64 value text)
     result = None
     if callee.base in (LOAD, STORE):
@@ -468,12 +510,33 @@ def _rendezvous(fg, ins, ops, callee, lhs):
         p = fg.fresh("cs")
         fg.lines += [f"  {p} = getelementptr i64, ptr %__ctx, i64 {CTX[f'coop{slot}']}",
                      f"  store i64 {value}, ptr {p}"]
+    if W:       # its checks and loops cover the work-group's W work-items
+        coop.functions[-1] = coop.functions[-1].replace("@__S__", str(W))
     coop.sites.setdefault(fg.f.name, []).append((site, fname))
     resume = fg.suspend(site)
     if result is not None:
         mt, spill = result
         fg.lines.append(f"  {lhs}load {mt.vector}, ptr {spill}")
     return resume
+
+
+WORKGROUP_PREFIX = "__clcoop_wgcoop."
+WORKGROUP_UNTAKEN = ("a workgroup-scope cooperative matrix where the native engine does not take one (it "
+                     "needs the kernel's reqd_work_group_size; not on the subgroup-wide path, not in "
+                     "tensor loads and stores)")
+
+
+def _workgroup_operation(ins, ops, S):
+    """The work-group size W when the operation's matrices are workgroup-scope (then it is
+    a rendezvous of the whole work-group), else None; matrices of both scopes in one
+    operation are refused (the interpreter faults on them)."""
+    texts = [str(ins.type)] + [str(o.type) for o in ops[:-1]]
+    scopes = {fields[1] for t in texts for fields in [coopmat_spec.first_matrix_type_fields(t)] if fields}
+    if len(scopes) > 1:
+        raise Unsupported("a cooperative-matrix operation on matrices of both scopes")
+    if scopes == {coopmat_spec.Scope.WORKGROUP}:
+        return getattr(S, "work_group_size", None)
+    return None
 
 
 def _check_reduce(fg, callee, ops, m, r, mode):

@@ -3,6 +3,7 @@ work-groups taken from an atomic counter and, in each, the work-items in linear 
 order; kernels with barriers run as coroutines advanced barrier by barrier."""
 from clcoop.native.builtin_ir import ctx_slot
 from clcoop.native.context import CTX, CTX_SLOTS, DETAIL_SLOTS, FAULT_BARRIER, REGION_HI, REGION_LO, REGION_ROW_WORDS
+from clcoop.native.coop_routines import WORKGROUP_PREFIX
 from clcoop.native.text_rewrite import gquote
 
 def plain_driver(plan):
@@ -346,6 +347,7 @@ def coroutine_driver(plan, kernel, lanes=1, name=None, lane_contexts=True):
           "  %rnext = add i64 %r, 1",
           "  br label %resume",
           *(coop_round_lines(plan) if lanes == 1 else []),
+          *(workgroup_round_lines(plan) if lanes == 1 else []),
           "destroy:",
           "  br label %destroy.loop",
           "destroy.loop:",
@@ -403,6 +405,15 @@ def coroutine_driver(plan, kernel, lanes=1, name=None, lane_contexts=True):
           "  ret void",
           "}"]
     text = "\n".join(L)
+    if workgroup_sites(plan) and lanes == 1:
+        # Every work-item waits at one workgroup-scope matrix operation: done by its
+        # function over the work-group before all resume (workgroup_round_lines).
+        text = text.replace("label %divergent, label %resume", "label %divergent, label %wg.pre")
+        text = text.replace("  %r = phi i64 [ 0, %check ]", "  %r = phi i64 [ 0, %wg.done ]")
+        text = text.replace("  store i64 %nsg, ptr %dv5", "  store i64 %dv.n, ptr %dv5")
+        text = text.replace("  store i64 %inact, ptr %dv6", "  store i64 %dv.inact, ptr %dv6")
+        text = text.replace("  %dv5 = getelementptr i64, ptr %fout, i64 5",
+                            "  %dv5 = getelementptr i64, ptr %fout, i64 5\n" + "\n".join(_workgroup_divergence_lines(plan)))
     if plan.coop_sites and lanes == 1:
         # Rounds start with the cooperative-matrix pass (coop_round_lines).
         text = text.replace("label %init.body, label %round", "label %init.body, label %cround")
@@ -567,6 +578,42 @@ def _contexts_once_lines():
             "cinit.done:"]
 
 
+def workgroup_sites(plan):
+    """The (site, function) of the kernel's workgroup-scope matrix operations
+    (coop_routines.WORKGROUP_PREFIX names their functions)."""
+    return [(site, fname) for site, fname in plan.coop_sites if fname.startswith(WORKGROUP_PREFIX)]
+
+
+def workgroup_round_lines(plan):
+    """Driver IR of a kernel with workgroup-scope matrix operations: when every work-item
+    of the group waits at one of them (the barrier logic's %check found no divergence), its
+    function runs over the whole work-group (first 0, count W), then all resume; a fault
+    it records goes to %round, whose scan reports it."""
+    sites = workgroup_sites(plan)
+    if not sites:
+        return []
+    L = ["wg.pre:",
+         "  switch i64 %site0, label %wg.done [" + " ".join(f"i64 {site}, label %wg.call.{site}"
+                                                     for site, _ in sites) + "]"]
+    for site, fname in sites:
+        L += [f"wg.call.{site}:",
+              f"  %wg.f.{site} = call i1 @{fname}(ptr %ctxs, i64 0, i64 %t.wg_size)",
+              f"  br i1 %wg.f.{site}, label %round, label %wg.done"]
+    return L + ["wg.done:", "  br label %resume"]
+
+
+def _workgroup_divergence_lines(plan):
+    """In the divergence fault: at a workgroup-scope operation the work-items waiting
+    there in the whole work-group and the first that finished (runtime.py words them as
+    the interpreter's coop_calls.Subgroups._partial_message), else the sub-group's."""
+    sites = workgroup_sites(plan)
+    L = ["  %dv.wg0 = add i1 false, false"]
+    for k, (site, _) in enumerate(sites):
+        L += [f"  %dv.is{k} = icmp eq i64 %site0, {site}", f"  %dv.wg{k + 1} = or i1 %dv.wg{k}, %dv.is{k}"]
+    return L + [f"  %dv.n = select i1 %dv.wg{len(sites)}, i64 %nsusp, i64 %nsg",
+                f"  %dv.inact = select i1 %dv.wg{len(sites)}, i64 %firstdone, i64 %inact"]
+
+
 def coop_round_lines(plan):
     """Driver IR of a kernel with cooperative-matrix operations (clcoop/native/coop_routines.py):
     each subgroup whose work-items all wait at the same matrix operation has it done by the
@@ -575,6 +622,7 @@ def coop_round_lines(plan):
     a divergence fault (a subgroup whose work-items wait at different places)."""
     if not plan.coop_sites:
         return []
+    sites = [(site, fname) for site, fname in plan.coop_sites if not fname.startswith(WORKGROUP_PREFIX)]
     slot = CTX_SLOTS * 8
     L = ["cround:",
          "  br label %sg.loop",
@@ -615,8 +663,8 @@ def coop_round_lines(plan):
          "  br i1 %qbad, label %sg.skip, label %sg.chk",
          "sg.run:",
          "  switch i64 %sgf.site, label %sg.skip [" + " ".join(
-             f"i64 {site}, label %sg.call.{site}" for site, _ in plan.coop_sites) + "]"]
-    for site, fname in plan.coop_sites:
+             f"i64 {site}, label %sg.call.{site}" for site, _ in sites) + "]"]
+    for site, fname in sites:
         L += [f"sg.call.{site}:",
               f"  %sg.f.{site} = call i1 @{fname}(ptr %ctxs, i64 %sgf, i64 %sgcnt)",
               f"  br i1 %sg.f.{site}, label %round, label %sg.resume"]

@@ -27,7 +27,7 @@ def component_text(fg, text):
     if fg.mg.subgroup_size is None:
         raise Unsupported("cooperative-matrix operations (compiled per sub-group size)")
     from clcoop.native import coop_routines
-    return coop_routines.replace_matrix_types(text, fg.mg.subgroup_size)
+    return coop_routines.replace_matrix_types(text, coop_routines.sizes_of(fg))
 
 
 def is_access_chain(ins):

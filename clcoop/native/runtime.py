@@ -486,6 +486,15 @@ class NativeProgram:
         elif kind == context.FAULT_FREED:
             message = (f"{site.what} through an invalid pointer {addr:#x} (no buffer there, or "
                        f"it was freed)")
+        elif kind == context.FAULT_BARRIER and getattr(site, "workgroup_size", None):
+            # A workgroup-scope matrix operation reached by part of the work-group (the
+            # driver's count of those waiting there, and the first that finished):
+            # coop_calls.Subgroups._partial_message's words.
+            inactive = code if code >= 0 else addr
+            message = (f"cooperative matrix operation {site.operation} on a workgroup-scope matrix reached by "
+                       f"only part of the work-group ({size} of {site.workgroup_size} work-items active; e.g. "
+                       f"local linear id {inactive} is not): it must be executed in uniform control flow "
+                       f"(SPV_KHR_cooperative_matrix: all invocations of the scope must be active)")
         elif kind == context.FAULT_BARRIER and getattr(site, "operation", None) and subgroup_size:
             # A matrix operation reached by part of a sub-group: the words of
             # clcoop/interp/coop_calls.py (Subgroups._partial_message).
@@ -687,8 +696,9 @@ def _coop_fault_message(code, stride=0, site=None, llid=0, detail=(), first=0):
     if operand is not None:
         # (coop_calls.Subgroups.uniform; a pointer's values are addresses, which differ
         # between the engines by construction)
+        group = "work-group" if getattr(site, "workgroup_size", None) else "sub-group"
         return (f"cooperative matrix operation {site.operation}: operand '{operand}' must be uniform "
-                f"across the sub-group but differs between work-items (e.g. {first} and {stride})")
+                f"across the {group} but differs between work-items (e.g. {first} and {stride})")
     if code == coop_routines.COORD_INDEX:
         S = site.subgroup_size
         return (f"coop_mat_get_coord index {stride} is outside the matrix's {site.matrix_length} "

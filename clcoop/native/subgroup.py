@@ -831,7 +831,10 @@ def _join_all(kinds):
 
 def _logical_vector(type_text):
     fields = coopmat_spec.first_matrix_type_fields(type_text)
-    elem, _, rows, cols, _ = fields
+    elem, scope, rows, cols, _ = fields
+    if scope == coopmat_spec.Scope.WORKGROUP:
+        # One tile per subgroup does not hold it: the per-work-item path runs it.
+        raise Unsupported("a workgroup-scope matrix")
     return f"<{rows * cols} x {elem}>"
 
 

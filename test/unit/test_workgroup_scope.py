@@ -1,7 +1,8 @@
 """Workgroup-scope cooperative matrices end to end (kernels/workgroup_scope.cl): every KHR
 operation against NumPy at several local sizes and shapes (also shapes that do not divide
 over the work-group), element access and coop_mat_length against `clcoop-layout --scope
-workgroup --json`, uniformity faults, the serial_subgroups oracle, and the native fallback."""
+workgroup --json`, uniformity faults, the serial_subgroups oracle, and that engine="auto"
+runs them natively."""
 import contextlib
 import io
 import json
@@ -218,19 +219,20 @@ def test_nonuniform_pointer_faults_naming_the_work_item():
     assert info.value.work_item == (31,)
 
 
-def test_native_engine_falls_back_with_a_reason():
+def test_native_engine_runs_workgroup_scope():
+    """engine="auto" runs workgroup-scope kernels natively (issue 29;
+    test_native_workgroup_scope compares them with the interpreter)."""
     M, N, K, local = 20, 12, 10, (48, 1)
-    prog = clcoop.Program(KERNELS.read_text()).build(
-        options=[f"-DM={M}", f"-DN={N}", f"-DK={K}", "-DLX=48", "-DLY=1", "-DAB=float",
-                 "-DACC=float"], engine="auto")
-    kernel = prog.kernel("per_group_branch")
-    assert kernel.engine == "interp"
-    assert "workgroup-scope cooperative matrix" in kernel.fallback_reason
-    X = RNG.uniform(-10, 10, (2, M, N)).astype(np.float32)
-    out = np.zeros_like(X)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+        warnings.simplefilter("error")
+        prog = clcoop.Program(KERNELS.read_text()).build(
+            options=[f"-DM={M}", f"-DN={N}", f"-DK={K}", "-DLX=48", "-DLY=1", "-DAB=float",
+                     "-DACC=float"], engine="auto")
+        kernel = prog.kernel("per_group_branch")
+        X = RNG.uniform(-10, 10, (2, M, N)).astype(np.float32)
+        out = np.zeros_like(X)
         kernel((96,), (48,), X, out)
+    assert kernel.engine == "native"
     np.testing.assert_array_equal(out, np.stack([-X[0], 2 * X[1]]))
 
 
