@@ -99,6 +99,36 @@ def round_to_odd_float(value, n, out, p=None):
             f"  {out} = bitcast {i32} {p}.fin to {f}"]
 
 
+def sum_to_odd(x, y, n, out):
+    """Lines: `out` = the doubles x + y rounded to odd (interp/fused.py _sum_to_odd: TwoSum
+    gives the rounded sum's exact error; when inexact and the sum's last bit is even, the
+    neighbour toward the exact sum, which is odd)."""
+    d, i64, b1 = shape(n, "double"), shape(n, "i64"), shape(n, "i1")
+    p = out + ".so"
+    return [f"  {p}.s = fadd {d} {x}, {y}",
+            f"  {p}.bb = fsub {d} {p}.s, {x}",
+            f"  {p}.sb = fsub {d} {p}.s, {p}.bb",
+            f"  {p}.ex = fsub {d} {x}, {p}.sb",
+            f"  {p}.ey = fsub {d} {y}, {p}.bb",
+            f"  {p}.e = fadd {d} {p}.ex, {p}.ey",
+            f"  {p}.inexact0 = fcmp one {d} {p}.e, zeroinitializer",
+            f"  {p}.abs = call {d} @llvm.fabs.{type_suffix(d)}({d} {p}.s)",
+            f"  {p}.finite = fcmp one {d} {p}.abs, {splat(n, 'double', '0x7FF0000000000000')}",
+            f"  {p}.inexact = and {b1} {p}.inexact0, {p}.finite",
+            f"  {p}.bits = bitcast {d} {p}.s to {i64}",
+            f"  {p}.low = and {i64} {p}.bits, {splat(n, 'i64', 1)}",
+            f"  {p}.even = icmp eq {i64} {p}.low, zeroinitializer",
+            f"  {p}.move = and {b1} {p}.inexact, {p}.even",
+            # Toward the exact sum: away from zero when the error has the sum's sign.
+            f"  {p}.es = fcmp olt {d} {p}.e, zeroinitializer",
+            f"  {p}.ss = icmp slt {i64} {p}.bits, zeroinitializer",
+            f"  {p}.away = icmp eq {b1} {p}.es, {p}.ss",
+            f"  {p}.step = select {b1} {p}.away, {i64} {splat(n, 'i64', 1)}, {i64} {splat(n, 'i64', -1)}",
+            f"  {p}.moved = add {i64} {p}.bits, {p}.step",
+            f"  {p}.fin = select {b1} {p}.move, {i64} {p}.moved, {i64} {p}.bits",
+            f"  {out} = bitcast {i64} {p}.fin to {d}"]
+
+
 def round_double(value, n, out, p=None):
     """Lines: `out` (bfloat) = the double `value` rounded once to bf16."""
     p = p or out
@@ -246,13 +276,13 @@ def _intrinsic(fg, ins, ops, out):
         fg.lines += round_float(s, n, out, s + ".r")
         return True
     if base == "fma":
-        # Rounded once (interp/fused.py): the exact product in double plus c, rounded in
-        # double, then to bf16 through round-to-odd.
+        # Rounded once (interp/fused.py): the exact product in double plus c, rounded to
+        # odd in double, then to bf16 (round-to-odd float32 first, as every double).
         a, b, c, s = (fg.fresh(x) for x in ("bfa", "bfb", "bfc", "bfs"))
         fg.lines += (widen(ref(ops[0]), n, a, "double") + widen(ref(ops[1]), n, b, "double")
                      + widen(ref(ops[2]), n, c, "double"))
-        fg.lines += [f"  {s}.p = fmul {shape(n, 'double')} {a}, {b}",
-                     f"  {s} = fadd {shape(n, 'double')} {s}.p, {c}"]
+        fg.lines += [f"  {s}.p = fmul {shape(n, 'double')} {a}, {b}"]
+        fg.lines += sum_to_odd(f"{s}.p", c, n, s)
         fg.lines += round_double(s, n, out, s + ".r")
         return True
     if base == "fabs":

@@ -144,14 +144,16 @@ INTRINSICS_IR = """
 target datalayout = "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-G1"
 target triple = "spir64-unknown-unknown"
 
-define spir_kernel void @k(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %out) {
+define spir_kernel void @k(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %c, ptr addrspace(1) %out) {
 entry:
   %id = call spir_func i64 @_Z13get_global_idj(i32 0)
   %pa = getelementptr inbounds bfloat, ptr addrspace(1) %a, i64 %id
   %pb = getelementptr inbounds bfloat, ptr addrspace(1) %b, i64 %id
   %x = load bfloat, ptr addrspace(1) %pa, align 2
   %y = load bfloat, ptr addrspace(1) %pb, align 2
-  %f = call bfloat @llvm.fma.bf16(bfloat %x, bfloat %y, bfloat 0xR3F80)
+  %pc = getelementptr inbounds bfloat, ptr addrspace(1) %c, i64 %id
+  %z = load bfloat, ptr addrspace(1) %pc, align 2
+  %f = call bfloat @llvm.fma.bf16(bfloat %x, bfloat %y, bfloat %z)
   %g = call bfloat @llvm.fabs.bf16(bfloat %x)
   %r = frem bfloat %x, %y
   %o = mul i64 %id, 3
@@ -171,11 +173,19 @@ declare bfloat @llvm.fabs.bf16(bfloat)
 
 
 def test_fma_fabs_and_frem_intrinsics_in_ir_match_the_interpreter():
-    """llvm.fma.bf16 rounds once (interp/fused.py), as other producers' IR may call it."""
-    a, b = BITS.view(BF16), RNG.permutation(BITS).view(BF16)
-    native = assert_same(INTRINSICS_IR, "k", lambda k: [k((N,), (1,), a, b, out := np.zeros(3 * N, BF16)) or out],
+    """llvm.fma.bf16 rounds once (interp/fused.py), as other producers' IR may call it: the
+    sum rounded to odd in double (rounded to nearest, 0x6430 * 0x4168 - 0x8540... would
+    round twice)."""
+    first = np.array([[0x6430, 0x4168, 0x8540]], np.uint16)       # fma: 0x661F, not 0x6620
+    rng = np.random.default_rng(2919)
+    cases = np.concatenate([first, rng.integers(0, 0x10000, (2000, 3)).astype(np.uint16)])
+    a, b, c = (np.ascontiguousarray(cases[:, k]).view(BF16) for k in range(3))
+    n = len(cases)
+    native = assert_same(INTRINSICS_IR, "k", lambda k: [k((n,), (1,), a, b, c, out := np.zeros(3 * n, BF16)) or out],
                          ir=True)
-    np.testing.assert_array_equal(np.frombuffer(native[0], np.uint16).reshape(N, 3)[:, 1], BITS & 0x7FFF)
+    out = np.frombuffer(native[0], np.uint16).reshape(n, 3)
+    assert out[0, 0] == 0x661F
+    np.testing.assert_array_equal(out[:, 1], cases[:, 0] & 0x7FFF)
 
 
 # ---------------------------------------------------------------- matrices
