@@ -47,6 +47,20 @@ def test_the_column_bounds_are_per_function(gpu_check):
     assert allowed[1] == 2.0 ** -11 and allowed[3] == 2.0 ** -11     # absolute, as GLSL's sin
 
 
+def test_the_math_case_holds_opencl_bounds(gpu_check):
+    """examples/vulkan/math.cl is held to OpenCL C 3.0 7.4's full-profile bounds (the Vulkan
+    target's exact sequences, docs/vulkan.md "Math"), not GLSL.std.450's: each column's ulps
+    plus the interpreter's own; a log near 0 off by 2^-22 (GLSL: 2^-21 absolute) or a sin off
+    by 2^-12 (GLSL: 2^-11) is rejected."""
+    case = next(c for c in gpu_check.cases() if c.name == "math")
+    one_item = np.array([1.0, 2.0, 1e-3, 0.5, 1.0, 1.0, 3.0, 2.0], np.float32)   # its 8 columns
+    allowed = gpu_check.allowed_difference({"tolerance": case.tolerance}, None, one_item)
+    ulps = allowed / np.spacing(one_item).astype(np.float64)
+    # sqrt 3, exp 3, log 3, sin 4, fmin and floor exact, pow 16, fabs(-v) + rsqrt(v) 3; +1 each
+    assert list(ulps) == [4, 4, 4, 5, 1, 1, 17, 4]
+    assert allowed[2] < 2.0 ** -22 and allowed[3] < 2.0 ** -12
+
+
 def test_lane_ids_through_the_interpreters_layout(gpu_check):
     """The interpreter's result of examples/vulkan/lane_ids.cl is its layout, element for element;
     on a GPU the same comparison goes through the probed layout."""
