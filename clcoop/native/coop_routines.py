@@ -239,6 +239,34 @@ def _elementwise(fg, ins, ops, base, lhs, S):
     return None
 
 
+def _uniform_scalar(fg, v):
+    """Whether `v` is the same in every work-item: a constant, a kernel argument, or (-O0
+    IR) a load of a private variable whose one store, in the entry block before any load
+    of it, is of a constant or a kernel argument, and whose address is used by nothing else."""
+    if v.is_constant or v.value_kind.name == "argument":
+        return True
+    load = fg.definition(v)
+    slot = fg.definition(list(load.operands)[0]) if load is not None and load.opcode == "load" else None
+    if slot is None or slot.opcode != "alloca":
+        return False
+    stores, loaded_before = [], False
+    for bi, block in enumerate(fg.blocks):
+        for user in block.instructions:
+            for k, o in enumerate(user.operands):
+                if o.is_constant or o.value_kind.name != "instruction" or o.name != slot.name:
+                    continue
+                if user.opcode == "store" and k == 1 and bi == 0:
+                    stores.append(user)
+                elif user.opcode == "load" and k == 0:
+                    loaded_before |= not stores
+                elif not (user.opcode == "call" and str(list(user.operands)[-1].name).startswith("llvm.lifetime")):
+                    return False
+    if len(stores) != 1 or loaded_before:
+        return False
+    value = list(stores[0].operands)[0]
+    return value.is_constant or value.value_kind.name == "argument"
+
+
 def _scalar_mul(fg, ins, ops, lhs, S):
     """m * s with s of the component type; the interpreter requires s uniform across the
     sub-group: taken natively when s is a constant or a kernel argument (uniform)."""
@@ -246,7 +274,7 @@ def _scalar_mul(fg, ins, ops, lhs, S):
     scalar = ops[1]
     if str(scalar.type) != mt.elem:
         raise Unsupported(f"a cooperative-matrix scalar multiply by a {scalar.type} scalar")
-    if not (scalar.is_constant or scalar.value_kind.name == "argument"):
+    if not _uniform_scalar(fg, scalar):
         raise Unsupported("a cooperative-matrix scalar multiply by a value that may differ "
                           "between work-items (the interpreter checks it is uniform)")
     tmp = fg.fresh("smul")

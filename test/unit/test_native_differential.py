@@ -47,9 +47,9 @@ NATIVE_TESTS = {
     "test_subgroup_builtins[16-clang-O2]", "test_subgroup_builtins[16-clcoop]",
     "test_subgroup_builtins[16-clcoop-O2]",
     # Second generation (issue 29): use conversions, per-element functions, get_coord,
-    # -O0 IR (matrices in private memory), bf16.
+    # -O0 IR (matrices in private memory), bf16, workgroup scope (gemm_wg.cl).
     "test_mlp2_exact_on_integers", "test_mlp2_random_with_a_wider_hidden_layer", "test_mask_causal",
-    "test_bf16_gemm",
+    "test_bf16_gemm", "test_gemm_wg_edges_read_zeros", "test_gemm_wg_other_tiles_and_batching",
     # clang's IR of this kernel calls convert_float, not compiled natively yet.
     "test_private_arrays_structs_generic_pointers_and_types[clcoop]",
     "test_private_arrays_structs_generic_pointers_and_types[clcoop-O2]",

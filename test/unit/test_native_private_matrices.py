@@ -145,3 +145,27 @@ def test_gemm_examples_at_o0_match_the_interpreter(example, dtype):
         return [c]
     c = on_both(source, launch, ["-O0"], name=example[:-len(".cl")])[0]
     np.testing.assert_array_equal(c, a.astype(np.float64) @ b.astype(np.float64))
+
+
+SCALE_KERNEL = """
+typedef float mat __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 8, 16, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
+kernel void k(global float *x, global float *out, float s) {
+  mat m = coop_mat_load(x, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)16);
+  coop_mat_store(out, m * S, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)16);
+}
+"""
+
+
+def test_scalar_multiply_by_an_argument_at_o0_runs_natively():
+    """At -O0 the argument is stored to a private variable and loaded back: still the same
+    in every work-item (its one store is of the argument)."""
+    x = RNG.standard_normal(128).astype(np.float32)
+    out, = on_both(SCALE_KERNEL.replace("* S", "* s"), lambda k: [k((16,), (16,), x, o := np.zeros(128, np.float32),
+                                                                  np.float32(-1.5), subgroup_size=16) or o], ["-O0"])
+    np.testing.assert_array_equal(out, x * np.float32(-1.5))
+
+
+def test_scalar_multiply_by_a_varying_value_still_falls_back():
+    source = SCALE_KERNEL.replace("* S", "* (s + (float)get_local_id(0))")
+    with pytest.warns(NativeFallbackWarning, match="scalar multiply by a value that may differ"):
+        clcoop.Program(source).build(options=["-O0"], engine="auto")
