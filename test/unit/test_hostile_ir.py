@@ -476,3 +476,13 @@ def test_void_intrinsic_declared_with_operands_llvm_cannot_rewrite_is_refused_no
     assert done.returncode == 0, done.stderr[-2000:]
     for engine in ("interp", "native"):
         assert f"{engine} the declaration of @llvm.memset.p0.i64 does not match LLVM's intrinsic" in done.stdout
+
+
+def test_matrix_load_through_a_pointer_of_another_address_space_than_named_is_refused():
+    """The name says __global (PU3AS1), the IR passes a __local pointer: the engines access
+    the IR's pointer, and the native engine named no buffer in its fault (fuzz_ir seed 2504
+    case 358: "read through an invalid pointer" where the interpreter named `W1 (__local)`)."""
+    ir = rewrite_call_operands(MATRIX_IR, LOAD_B, [("ptr addrspace(3)", "null"), ("i32", "0"), ("i64", "16")])
+    assert_same_refusal(ir, f"argument 1 of the cooperative-matrix operation CooperativeMatrixLoadKHR "
+                            f"(@{LOAD_B}) is ptr addrspace(3), but the callee's name says a pointer to "
+                            f"address space 1")
