@@ -1,6 +1,7 @@
 """OpenCL C math built-ins whose special values NumPy's nearest function does not give
 (OpenCL C 3.0 7.5 "Edge Case Behavior", C99 Annex F where 7.5 defers to it): pown, powr,
-rootn, ilogb, logb, frexp, modf, fract, remainder, remquo and nextafter; cbrt and hypot in double.
+rootn, ilogb, logb, frexp, modf, fract, remainder, remquo, nextafter, fdim and
+sinpi/cospi/tanpi; cbrt and hypot in double.
 
 Each takes and returns NumPy arrays (scalars or (lanes, n) vectors, broadcast together) of
 the argument's float dtype; ocl_builtins rounds the result to the call's return type. Half
@@ -72,6 +73,58 @@ def nextafter(x, y):
     -0, where NumPy gives x); from +-0 the smallest subnormal of y's side (7.5.1)."""
     x, y = np.broadcast_arrays(np.asarray(x), np.asarray(y))
     return np.where(x == y, y, np.nextafter(x, y))
+
+
+def fdim(x, y):
+    """x - y if x > y, else +0 (C99 7.12.12.1: +0 even for a negative x); NaN if either
+    operand is (OpenCL C 3.0 7.5.1)."""
+    x, y = np.broadcast_arrays(np.asarray(x), np.asarray(y))
+    value = np.where(x > y, x - y, np.zeros_like(x))
+    return np.where(np.isnan(x) | np.isnan(y), np.nan, value).astype(value.dtype)
+
+
+def _sinpi_reduced(r):
+    """sin(pi r) for r in [0, 2] (exact subtractions: sin(pi r) = sin(pi (1 - r)) and
+    sin(pi (r - 2))), so that pi times an argument of at most 1/2 is the only rounding."""
+    t = np.where(r <= 0.5, r, np.where(r <= 1.5, 1 - r, r - 2))
+    return np.sin(np.pi * t)
+
+
+def sinpi(x):
+    """sin(pi x): the argument reduced exactly (fmod by 2) in double before pi multiplies it;
+    OpenCL C 3.0 7.5.1: sinpi(+-0) = +-0, sinpi(n) = +0 for a positive integer n and -0 for
+    a negative one, NaN for +-inf."""
+    x = _wide(x)
+    r = np.fmod(np.abs(x), 2)
+    value = np.where(r == np.floor(r), np.zeros_like(x), _sinpi_reduced(r))
+    return np.where(np.signbit(x), -value, value)
+
+
+def cospi(x):
+    """cos(pi x), reduced as sinpi: cos(pi r) = cos(pi (2 - r)) = sin(pi (1/2 - r)) (exact for
+    r in [1/4, 1]); OpenCL C 3.0 7.5.1: cospi(n + 1/2) = +0, cospi(+-0) = 1, NaN for +-inf."""
+    x = _wide(x)
+    r = np.fmod(np.abs(x), 2)
+    r = np.where(r > 1, 2 - r, r)
+    return np.where(r <= 0.25, np.cos(np.pi * r), np.sin(np.pi * (0.5 - r)))
+
+
+def tanpi(x):
+    """tan(pi x) with t = x - rint(x) (exact, |t| <= 1/2); OpenCL C 3.0 7.5.1: tanpi(n) =
+    copysign(0, n) for an even n and copysign(0, -n) for an odd one, tanpi(n + 1/2) = +inf for
+    an even n and -inf for an odd one, NaN for +-inf."""
+    x = _wide(x)
+    t = x - np.rint(x)
+    # Above 1/4, tan(pi t) = 1 / tan(pi (+-1/2 - t)) (exact subtraction): tan's slope would
+    # otherwise multiply the rounding of pi t by up to 5 (double's tanpi).
+    folded = np.abs(t) > 0.25
+    s = np.where(folded, np.copysign(0.5, t) - t, t)
+    near = np.tan(np.pi * s)
+    floor_even = np.fmod(np.floor(x), 2) == 0
+    zero_sign = np.where(np.fmod(x, 2) == 0, x, -x)           # only read where x is an integer
+    value = np.where(np.abs(t) == 0.5, np.where(floor_even, np.inf, -np.inf),
+                     np.where(folded, 1 / near, near))
+    return np.where(t == 0, np.copysign(np.zeros_like(x), zero_sign), value)
 
 
 def ilogb(x):

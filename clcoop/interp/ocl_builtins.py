@@ -411,7 +411,7 @@ _FLOAT_MATH = {
     "ceil": np.ceil, "trunc": np.trunc, "rint": np.rint, "round": round_half_away,
     "atan2": np.arctan2, "pow": np.power, "powr": math_edges.powr, "fmod": np.fmod,
     "hypot": math_edges.hypot, "copysign": np.copysign, "fmin": float_order.fmin, "fmax": float_order.fmax,
-    "fdim": lambda x, y: np.where(x > y, x - y, 0 * x), "fma": fused.fma,
+    "fdim": math_edges.fdim, "fma": fused.fma,
     "mad": lambda a, b, c: a * b + c, "pown": math_edges.pown, "rootn": math_edges.rootn,
     "recip": lambda x: 1 / x,
     "divide": lambda a, b: a / b, "degrees": np.degrees, "radians": np.radians,
@@ -425,8 +425,8 @@ _FLOAT_MATH = {
     "ldexp": lambda x, n: np.ldexp(x, np.asarray(n).astype(np.int32)),
     "remainder": math_edges.remainder, "nextafter": math_edges.nextafter,
     "logb": math_edges.logb, "ilogb": math_edges.ilogb,
-    "sinpi": lambda x: np.sin(np.pi * x), "cospi": lambda x: np.cos(np.pi * x),
-    "tanpi": lambda x: np.tan(np.pi * x), "asinpi": lambda x: np.arcsin(x) / np.pi,
+    "sinpi": math_edges.sinpi, "cospi": math_edges.cospi, "tanpi": math_edges.tanpi,
+    "asinpi": lambda x: np.arcsin(x) / np.pi,
     "acospi": lambda x: np.arccos(x) / np.pi, "atanpi": lambda x: np.arctan(x) / np.pi,
     "atan2pi": lambda y, x: np.arctan2(y, x) / np.pi,
     "erf": lambda x: _py_math("erf", x), "erfc": lambda x: _py_math("erfc", x),
@@ -450,7 +450,7 @@ def _in_double(fn):
 # Transcendental functions whose NumPy float32/float16 loops are not the nearest value.
 _ROUNDED_IN_DOUBLE = ("rsqrt", "exp", "exp2", "exp10", "log", "log2", "log10", "log1p", "expm1",
                       "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh",
-                      "acosh", "atanh", "atan2", "pow", "sinpi", "cospi", "tanpi", "asinpi",
+                      "acosh", "atanh", "atan2", "pow", "asinpi",
                       "acospi", "atanpi", "atan2pi")
 for _name in _ROUNDED_IN_DOUBLE:
     _FLOAT_MATH[_name] = _in_double(_FLOAT_MATH[_name])

@@ -22,7 +22,8 @@ INT_MIN, INT_MAX = -2**31, 2**31 - 1
 
 # Float results, in this order, per element; int results after them.
 FLOAT_OUT = ("pown", "rootn", "ldexp", "pow", "powr", "hypot", "nextafter", "remainder", "remquo",
-             "frexp", "modf", "modf_whole", "fract", "fract_whole", "cbrt", "logb")
+             "frexp", "modf", "modf_whole", "fract", "fract_whole", "cbrt", "logb", "sinpi", "cospi",
+             "tanpi", "fdim")
 INT_OUT = ("remquo_quo", "frexp_exp", "ilogb")
 
 KERNEL = """
@@ -47,6 +48,10 @@ kernel void edges(global const {T} *x, global const {T} *y, global const {I} *n,
   o[f + 12] = fract(a, &w); o[f + 13] = w;
   o[f + 14] = cbrt(a);
   o[f + 15] = logb(a);
+  o[f + 16] = sinpi(a);
+  o[f + 17] = cospi(a);
+  o[f + 18] = tanpi(a);
+  o[f + 19] = fdim(a, b);
   q[g + 2] = ilogb(a);
 }}
 """
@@ -302,12 +307,53 @@ def cbrt_oracle(x, dtype):
     return math.copysign(from_mp(mp.cbrt(mp.mpf(abs(x))), dtype), x)
 
 
+def sinpi_oracle(x, dtype):
+    """OpenCL C 3.0 7.5.1: sinpi(+-0) = +-0, +0 for a positive integer, -0 for a negative one."""
+    if not math.isfinite(x):
+        return math.nan
+    if x == math.floor(x):
+        return math.copysign(0.0, x)
+    return from_mp(mp.sinpi(mp.mpf(x)), dtype)
+
+
+def cospi_oracle(x, dtype):
+    """7.5.1: cospi(n + 1/2) = +0 for an integer n."""
+    if not math.isfinite(x):
+        return math.nan
+    if (exact(x) - Fraction(1, 2)).denominator == 1:
+        return 0.0
+    return from_mp(mp.cospi(mp.mpf(x)), dtype)
+
+
+def tanpi_oracle(x, dtype):
+    """7.5.1: tanpi(n) = copysign(0, n) for an even n, copysign(0, -n) for an odd one;
+    tanpi(n + 1/2) = +inf for an even n, -inf for an odd one."""
+    if not math.isfinite(x):
+        return math.nan
+    if x == math.floor(x):
+        return math.copysign(0.0, x if int(x) % 2 == 0 else -x)
+    if (exact(x) - Fraction(1, 2)).denominator == 1:
+        return math.inf if math.floor(x) % 2 == 0 else -math.inf
+    return from_mp(mp.sinpi(mp.mpf(x)) / mp.cospi(mp.mpf(x)), dtype)
+
+
+def fdim_oracle(x, y, dtype):
+    """C99 7.12.12.1: x - y if x > y, else +0; NaN for a NaN operand (7.5.1)."""
+    if math.isnan(x) or math.isnan(y):
+        return math.nan
+    if not x > y:
+        return 0.0
+    if math.isinf(x) or math.isinf(y):
+        return math.inf
+    return round_to(exact(x) - exact(y), dtype)
+
+
 # ------------------------------------------------------------------ inputs
 
 def special_floats(dtype):
     info = np.finfo(dtype)
     return [0.0, -0.0, 1.0, -1.0, math.inf, -math.inf, math.nan, 8.0, -8.0, 2.0, -2.0, 0.5, -0.5,
-            3.0, -3.0, 1.5, -2.5, 2.75, -7.0, float(info.smallest_subnormal),
+            3.0, -3.0, 1.5, -2.5, 2.75, -7.0, 0.25, -1.75, 1024.5, float(info.smallest_subnormal),
             -float(info.smallest_subnormal), float(info.tiny), float(info.max), -float(info.max)]
 
 
@@ -334,7 +380,8 @@ def inputs(dtype, width):
     n += list(rng.integers(-40, 41, count))
     while len(x) % width:
         x.append(1.0), y.append(1.0), n.append(1)
-    return np.array(x), np.array(y), np.array(n, np.int64)
+    in_type = lambda values: np.array(values).astype(dtype).astype(np.float64)   # noqa: E731 (1024.5 in half)
+    return in_type(x), in_type(y), np.array(n, np.int64)
 
 
 # ------------------------------------------------------------------ comparison
@@ -433,6 +480,17 @@ def test_modf_and_fract(results):
     want = _each(lambda a: fract_oracle(a, dtype), x)
     assert_matches("fract", got["fract"], [f for f, _ in want], (x,), dtype)
     assert_matches("fract iptr", got["fract_whole"], [w for _, w in want], (x,), dtype)
+
+
+def test_sinpi_cospi_tanpi(results):
+    dtype, x, y, n, got = results
+    for name, oracle in (("sinpi", sinpi_oracle), ("cospi", cospi_oracle), ("tanpi", tanpi_oracle)):
+        assert_matches(name, got[name], _each(lambda a: oracle(a, dtype), x), (x,), dtype, ulps=1)
+
+
+def test_fdim(results):
+    dtype, x, y, n, got = results
+    assert_matches("fdim", got["fdim"], _each(lambda a, b: fdim_oracle(a, b, dtype), x, y), (x, y), dtype)
 
 
 def test_issue_28_examples():
