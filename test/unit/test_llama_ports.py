@@ -54,8 +54,6 @@ U16 = 2.0 ** -11
 # accumulators, element access (S[k], Ldiag[k], mvmax[0]: matrices in private memory),
 # work_group_all. The xfail of test_native_engine_takes_the_ports names these reasons.
 FALLBACK_TODAY = {
-    "mul_mm_q": "workgroup-scope matrices (and, at HEAD 0616182, tensor layouts: CreateTensorLayoutNV) "
-                "are not compiled natively yet",
     "flash_attn": "the built-in 'exp' is not compiled natively yet",
 }
 
@@ -456,7 +454,8 @@ def test_native_engine_is_the_interpreter_bit_for_bit(name, options, case):
 
 
 @pytest.mark.parametrize("name,options,case", [
-    pytest.param(*c, marks=pytest.mark.xfail(strict=True, reason=FALLBACK_TODAY[c[0]]), id=_native_id(c))
+    pytest.param(*c, marks=[pytest.mark.xfail(strict=True, reason=FALLBACK_TODAY[c[0]])] if c[0] in FALLBACK_TODAY
+                 else [], id=_native_id(c))
     for c in NATIVE_CASES])
 def test_native_engine_takes_the_ports(name, options, case):
     """Issue 29's acceptance test: the ports run natively (no fallback). Expected to fail until
