@@ -9,6 +9,8 @@ the textual form of each instruction/type with the small parsers below.
 import ctypes
 import re
 import struct
+import subprocess
+import sys
 from dataclasses import dataclass, field
 
 from clcoop import coop_names, float8
@@ -507,8 +509,6 @@ def refuse_rewritten_intrinsics(ir_text):
 
 def _parse_aborts(ir_text):
     """Whether LLVM's parser aborts the process on ir_text (tried in a child process)."""
-    import subprocess
-    import sys
     probe = "import sys, llvmlite.binding as llvm\ntry:\n    llvm.parse_assembly(sys.stdin.read())\nexcept RuntimeError:\n    pass"
     done = subprocess.run([sys.executable, "-c", probe], input=ir_text, capture_output=True, text=True)
     return done.returncode != 0
