@@ -1,7 +1,7 @@
 """OpenCL C math built-ins whose special values NumPy's nearest function does not give
 (OpenCL C 3.0 7.5 "Edge Case Behavior", C99 Annex F where 7.5 defers to it): pown, powr,
-rootn, ilogb, logb, frexp, modf, fract, remainder, remquo, nextafter, fdim and
-sinpi/cospi/tanpi; cbrt and hypot in double.
+rootn, ilogb, logb, frexp, modf, fract, remainder, remquo, nextafter, fdim,
+sinpi/cospi/tanpi, lgamma_r's sign and nan(nancode); cbrt and hypot in double.
 
 Each takes and returns NumPy arrays (scalars or (lanes, n) vectors, broadcast together) of
 the argument's float dtype; ocl_builtins rounds the result to the call's return type. Half
@@ -125,6 +125,29 @@ def tanpi(x):
     value = np.where(np.abs(t) == 0.5, np.where(floor_even, np.inf, -np.inf),
                      np.where(folded, 1 / near, near))
     return np.where(t == 0, np.copysign(np.zeros_like(x), zero_sign), value)
+
+
+def gamma_sign(x):
+    """lgamma_r's *signp: the sign of Gamma(x), -1 for a negative x with an odd floor; 0 at
+    the poles (+-0 and the negative integers, -inf with them: OpenCL C 3.0 7.5.1) and for a
+    NaN."""
+    x = np.asarray(x)
+    pole = (x == np.floor(x)) & (x <= 0)
+    negative = (x < 0) & (np.fmod(np.floor(x), 2) != 0)
+    return np.where(pole | np.isnan(x), 0, np.where(negative, -1, 1)).astype(np.int32)
+
+
+# nan(nancode) (OpenCL C 3.0 6.15.2): the quiet NaN's bits and the significand bits left
+# below its quiet bit, which take the code, by the width of the result.
+_QUIET_NAN = {2: (np.uint16, 0x7E00, 0x1FF), 4: (np.uint32, 0x7FC00000, 0x3FFFFF),
+              8: (np.uint64, 0x7FF8000000000000, 0x7FFFFFFFFFFFF)}
+
+
+def nan_with_code(code, dtype):
+    """A quiet NaN of `dtype` whose free significand bits hold the low bits of `code`."""
+    bits, quiet, free = _QUIET_NAN[np.dtype(dtype).itemsize]
+    code = np.asarray(code).astype(np.uint64) & np.uint64(free)
+    return np.ascontiguousarray((code | np.uint64(quiet)).astype(bits)).view(dtype)
 
 
 def ilogb(x):

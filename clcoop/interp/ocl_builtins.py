@@ -640,6 +640,15 @@ def _with_out_pointer(fn):
     return make
 
 
+def _nan_builtin(base, params, arg_types, ret_ty):
+    """nan(nancode) (OpenCL C 3.0 6.15.2): a quiet NaN of the return type holding the code."""
+    out = scalar_dtype(ret_ty)
+
+    def h(ex, args, bmask, full, ins):
+        return math_edges.nan_with_code(as_unsigned(np.asarray(args[0])), out)
+    return h
+
+
 def _vector_shuffle(two):
     """shuffle(x, mask) / shuffle2(x, y, mask): component selection (OpenCL C 6.15.13)."""
     def make(base, params, arg_types, ret_ty):
@@ -777,6 +786,8 @@ def _table():
     t["sincos"] = _with_out_pointer(_in_double(lambda x: (np.sin(x), np.cos(x))))
     t["frexp"] = _with_out_pointer(math_edges.frexp)
     t["remquo"] = _with_out_pointer(math_edges.remquo)
+    t["lgamma_r"] = _with_out_pointer(lambda x: (_py_math("lgamma", x), math_edges.gamma_sign(x)))
+    t["nan"] = _nan_builtin
     t["shuffle"] = _vector_shuffle(two=False)
     t["shuffle2"] = _vector_shuffle(two=True)
     t["async_work_group_copy"] = _async_copy(strided=False)

@@ -493,6 +493,55 @@ def test_fdim(results):
     assert_matches("fdim", got["fdim"], _each(lambda a, b: fdim_oracle(a, b, dtype), x, y), (x, y), dtype)
 
 
+@pytest.mark.parametrize("type_name, code_type, bits", [("half", "ushort", np.uint16), ("float", "uint", np.uint32),
+                                                        ("double", "ulong", np.uint64)])
+def test_nan_holds_its_code(type_name, code_type, bits):
+    """nan(nancode) (OpenCL C 3.0 6.15.2): a quiet NaN, the code in the significand bits below
+    the quiet bit (as many as fit), scalar and vector."""
+    source = f"""
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+kernel void k(global const {code_type} *c, global {type_name} *o, global {type_name}2 *v) {{
+  size_t i = get_global_id(0);
+  o[i] = nan(c[i]);
+  v[i] = nan(({code_type}2)(c[i], 1));
+}}"""
+    dtype = TYPES[type_name]
+    width = np.dtype(dtype).itemsize * 8
+    mantissa = np.finfo(dtype).nmant
+    codes = np.array([0, 1, 5, (1 << (mantissa - 1)) - 1, (1 << (mantissa - 1)) + 3, (1 << (width - 1)) + 7],
+                     dtype=np.dtype(bits)).astype(np.uint64)
+    o = np.zeros(codes.size, dtype)
+    v = np.zeros(2 * codes.size, dtype)
+    clcoop.Program(source).build().k(codes.size, 1, codes.astype(bits), o, v)
+    exponent_and_quiet = ((1 << (width - mantissa)) - 1) << (mantissa - 1)       # sign 0, all ones, quiet bit
+    want = [exponent_and_quiet | (int(c) % (1 << (mantissa - 1))) for c in codes]
+    assert [int(b) for b in o.view(bits)] == want
+    assert [int(b) for b in v.view(bits)[0::2]] == want
+    assert set(int(b) for b in v.view(bits)[1::2]) == {exponent_and_quiet | 1}
+
+
+def test_lgamma_r_sign():
+    """lgamma_r(x, &sign): log|Gamma(x)| and Gamma's sign; 0 in *signp at +-0 and the negative
+    integers (OpenCL C 3.0 7.5.1), the value +inf there. Values against mpmath."""
+    source = """
+kernel void k(global const float4 *x, global float4 *o, global int4 *s) {
+  size_t i = get_global_id(0);
+  int4 sign;
+  o[i] = lgamma_r(x[i], &sign);
+  s[i] = sign;
+}"""
+    x = np.array([0.5, 3.0, -0.5, -1.5, -2.5, 0.0, -0.0, -1.0, -2.0, np.inf, 10.25, -7.75], np.float32)
+    o = np.zeros(x.size, np.float32)
+    s = np.zeros(x.size, np.int32)
+    clcoop.Program(source).build().k(x.size // 4, 1, x, o, s)
+    assert list(s) == [1, 1, -1, 1, -1, 0, 0, 0, 0, 1, 1, 1]     # Gamma(-7.75) > 0
+    finite = [0, 1, 2, 3, 4, 10, 11]
+    want = [from_mp(mp.log(abs(mp.gamma(mp.mpf(float(x[i]))))), np.float32) for i in finite]
+    assert_matches("lgamma_r", o[finite], want, (x[finite],), np.float32, ulps=1)
+    assert (o[5:10] == np.inf).all()
+
+
 def test_issue_28_examples():
     """The cases of the issue, by value: rootn(-8, 3) = -2 (7.5.1), and pown/rootn keep the
     sign of an odd n from 2^24 up (a float n would be even there)."""
