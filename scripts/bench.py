@@ -7,6 +7,9 @@ interpreter's peak memory.
     python3 scripts/bench.py --quick    # smoke run: small sizes, 3 repetitions, writes nothing
     python3 scripts/bench.py --native-only [--quick]   # only the native engine's rows
     python3 scripts/bench.py --compile-latency [ROUNDS] # only a small kernel's compile vs clang-22
+    python3 scripts/bench.py --compile-throughput [ROUNDS] [--source FILE]...
+                                        # only large compiles vs clang-22, with the time per stage
+    (both take --against DIR: another clcoop checkout timed in the same rounds, before/after)
 
 Every timing is the median of the repetitions with min and max; ratios are taken
 between figures measured in the same run, interleaved, so that a noisy machine hurts
@@ -326,44 +329,63 @@ def clang_command():
     return [exe] + CLANG_FLAGS if exe else None
 
 
-def compile_environment():
+def compile_environment(checkout=ROOT):
     """The environment of the compile subprocesses: Python bytecode cached (in a private
     directory) as in an installed package. This machine sets PYTHONDONTWRITEBYTECODE=1,
-    which makes every clcoop start recompile its modules (~0.2 s, docs/performance.md)."""
+    which makes every clcoop start recompile its modules (~0.2 s, docs/performance.md).
+    `checkout`: the clcoop tree imported (another revision with --against)."""
     env = dict(os.environ)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     # The checkout's clcoop, whatever an installed entry point was installed from.
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(checkout), env.get("PYTHONPATH")) if p)
     env["PYTHONPYCACHEPREFIX"] = str(Path(tempfile.gettempdir()) / "clcoop-bench-pycache")
     return env
 
 
-def time_command(command, repetitions, warm_up=True):
-    """Wall time of a subprocess (median of repetitions, after one warm-up run)."""
-    samples = []
-    env = compile_environment()
+def run_measured(command, env):
+    """(wall seconds, CPU seconds, peak RSS in MB) of one subprocess run."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    stderr = process.stderr.read()
+    _, status, usage = os.wait4(process.pid, 0)
+    elapsed = time.perf_counter() - start
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode != 0:
+        raise RuntimeError(f"{' '.join(map(str, command))} failed:\n"
+                           f"{stderr.decode(errors='replace')[:2000]}")
+    return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+def time_command(command, repetitions, warm_up=True, env=None):
+    """Wall time of a subprocess (median of repetitions, after one warm-up run), with its
+    CPU time ("cpu") and peak memory ("rss_mb") summarized beside it."""
+    samples, cpu, rss = [], [], []
+    env = env or compile_environment()
     for index in range(repetitions + int(warm_up)):
-        start = time.perf_counter()
-        done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                              env=env)
-        elapsed = time.perf_counter() - start
-        if done.returncode != 0:
-            raise RuntimeError(f"{' '.join(map(str, command))} failed:\n"
-                               f"{done.stderr.decode(errors='replace')[:2000]}")
+        elapsed, seconds, megabytes = run_measured(command, env)
         if index or not warm_up:
             samples.append(elapsed)
-    return summarize(samples)
+            cpu.append(seconds)
+            rss.append(megabytes)
+    return dict(summarize(samples), cpu=summarize(cpu), rss_mb=max(rss))
 
 
 def interleaved_commands(commands, repetitions):
-    """{name: summary} of subprocess wall times, the commands alternating."""
+    """{name: summary} of subprocess wall times, the commands alternating. A command is an
+    argument list, or (argument list, environment)."""
+    def split(command):
+        return command if isinstance(command, tuple) else (command, None)
     for command in commands.values():
-        time_command(command, 1)      # warm the page cache and .pyc files
+        time_command(*split(command)[:1], 1, env=split(command)[1])   # warm the page cache and .pyc files
     samples = {name: [] for name in commands}
     for _ in range(repetitions):
         for name, command in commands.items():
-            samples[name].append(time_command(command, 1, warm_up=False)["median"])
-    return {name: summarize(values) for name, values in samples.items()}
+            argv, env = split(command)
+            samples[name].append(time_command(argv, 1, warm_up=False, env=env))
+    return {name: dict(summarize([run["median"] for run in runs]),
+                       cpu=summarize([run["cpu"]["median"] for run in runs]),
+                       rss_mb=max(run["rss_mb"] for run in runs))
+            for name, runs in samples.items()}
 
 
 # Issue 26: a small kernel compiles, from process start to output, in at most 0.8x the time of
@@ -371,12 +393,13 @@ def interleaved_commands(commands, repetitions):
 LATENCY_TARGET = 0.8
 
 
-def compile_latency_only(repetitions):
+def compile_latency_only(repetitions, against=None):
     """`bench.py --compile-latency`: only the start-up figure (section d), clcoop and clang-22
-    alternating, against LATENCY_TARGET; nothing written."""
+    alternating, against LATENCY_TARGET; nothing written. `against`: another clcoop checkout
+    timed in the same rounds (before/after)."""
     load_at_start = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
-        result = bench_compile_latency(Path(tmp), repetitions)
+        result = bench_compile_latency(Path(tmp), repetitions, against)
     report_noise({"compile_latency": result}, load_at_start)
     if "ratio" not in result:
         print("  clang-22 not found: no ratio")
@@ -386,15 +409,22 @@ def compile_latency_only(repetitions):
     return 0
 
 
-def bench_compile_latency(workdir, repetitions):
+def bench_compile_latency(workdir, repetitions, against=None):
     plain = workdir / "plain.cl"
     plain.write_text(PLAIN_KERNEL)
     out = workdir / "out.ll"
     commands = {"clcoop": clcoop_command() + [str(plain), "-o", str(out)]}
+    if against:
+        commands["clcoop_against"] = (commands["clcoop"], compile_environment(against))
     clang = clang_command()
     if clang:
         commands["clang"] = clang + [str(plain), "-o", str(out)]
     timings = interleaved_commands(commands, repetitions)
+    if against:
+        print(f"  {against}: {timings['clcoop_against']['median'] * 1e3:.0f} ms "
+              f"(CPU {timings['clcoop_against']['cpu']['median'] * 1e3:.0f} ms); this checkout "
+              f"{timings['clcoop']['median'] * 1e3:.0f} ms (CPU {timings['clcoop']['cpu']['median'] * 1e3:.0f} ms)"
+              + (f"; clang-22 CPU {timings['clang']['cpu']['median'] * 1e3:.0f} ms" if clang else ""))
     gemm = time_command(clcoop_command() + [str(EXAMPLES / "gemm_f32.cl"), "-o", str(out)],
                         repetitions)
     result = {"plain_kernel": timings, "clcoop_gemm_f32": gemm}
@@ -462,6 +492,91 @@ def bench_compile_throughput(workdir, repetitions, target_lines):
                  f"({result['clang']['lines_per_second']:.0f} lines/s), ratio {result['ratio']:.2f}")
     print(line, flush=True)
     return result
+
+
+# Where a compile's time goes: the stages run in one process (CPU seconds each, imports
+# done before), the median over the rounds. `finish` is LLVM's parse, verification and printing.
+STAGES_SCRIPT = """
+import json, sys, time
+from clcoop.diagnostics import DiagnosticEngine
+from clcoop.frontend import check, driver, lower, parse, preprocess
+from clcoop.frontend.types import Target
+import llvmlite.binding
+path = sys.argv[1]
+options = driver.CompileOptions(filename=path)
+source = open(path, "rb").read()
+diag = DiagnosticEngine()
+target = Target(options.triple)
+spent = {}
+def stage(name, run):
+    start = time.process_time()
+    result = run()
+    spent[name] = time.process_time() - start
+    return result
+with driver._deep_recursion(), driver._no_cycle_collection():
+    text = stage("preprocess", lambda: preprocess.preprocess(source, options.filename, [],
+                 driver.predefined_macros(options), diag))
+    tree = stage("parse", lambda: parse.parse(text, options.filename, diag, target))
+    unit = stage("check", lambda: check.check(tree, diag, target, options.fp_contract, options.cl_std))
+    def build():
+        lowerer = lower.Lowerer(target)
+        lowerer.opt_level = 0
+        lowerer.lower_unit(unit)
+        return lower._fix_function_metadata(str(lowerer.module))
+    ir = stage("lower", build)
+    stage("finish", lambda: lower.finish(ir, 0, lower._source_name(unit)))
+print(json.dumps(spent))
+"""
+
+
+def compile_stages(path, rounds, checkout=ROOT):
+    """{stage: median CPU seconds} of compiling `path` (STAGES_SCRIPT, one process a round)."""
+    runs = []
+    for _ in range(rounds):
+        done = subprocess.run([sys.executable, "-c", STAGES_SCRIPT, str(path)], capture_output=True,
+                              text=True, env=compile_environment(checkout), check=True)
+        runs.append(json.loads(done.stdout))
+    return {name: statistics.median(run[name] for run in runs) for name in runs[0]}
+
+
+def compile_throughput_only(repetitions, sources, against=None):
+    """`bench.py --compile-throughput`: the generated 5,000-line source and `sources`, clcoop
+    (and `against`, another checkout) and clang-22 alternating: wall and CPU time, peak
+    memory, and this checkout's time per stage; nothing written."""
+    load_at_start = os.getloadavg()[0]
+    results = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        generated = Path(tmp) / "generated-5000.cl"
+        generated.write_text(generated_source(5000))
+        for path in [generated] + [Path(s) for s in sources]:
+            out = Path(tmp) / "out.ll"
+            commands = {"clcoop": clcoop_command() + [str(path), "-o", str(out)]}
+            if against:
+                commands["clcoop_against"] = (commands["clcoop"], compile_environment(against))
+            clang = clang_command()
+            if clang:
+                commands["clang"] = clang + [str(path), "-o", str(out)]
+            timings = interleaved_commands(commands, repetitions)
+            lines = path.read_text(errors="replace").count("\n")
+            stages = compile_stages(path, repetitions)
+            results[path.name] = {"lines": lines, "timings": timings, "stages": stages}
+            print(f"  {path.name} ({lines} lines):")
+            for name, summary in timings.items():
+                label = {"clcoop": "clcoop", "clcoop_against": f"clcoop {against}",
+                         "clang": "clang-22"}[name]
+                print(f"    {label:28s} wall {summary['median'] * 1e3:7.0f} ms, CPU "
+                      f"{summary['cpu']['median'] * 1e3:7.0f} ms ({lines / summary['cpu']['median']:6.0f} "
+                      f"lines/s), peak {summary['rss_mb']:5.0f} MB")
+            if clang:
+                print(f"    CPU ratio clcoop / clang-22: "
+                      f"{timings['clcoop']['cpu']['median'] / timings['clang']['cpu']['median']:.2f}"
+                      + (f" ({against}: {timings['clcoop_against']['cpu']['median'] / timings['clang']['cpu']['median']:.2f})"
+                         if against else ""))
+            total = sum(stages.values())
+            print("    stages (CPU, in one process): " + ", ".join(
+                f"{name} {seconds * 1e3:.0f} ms ({seconds / total:.0%})" for name, seconds in stages.items()))
+    report_noise(results, load_at_start)
+    return 0
 
 
 # ---------------------------------------------------------------- f: memory
@@ -1072,6 +1187,15 @@ def main(argv=None):
     parser.add_argument("--compile-latency", type=int, nargs="?", const=21, metavar="ROUNDS",
                         help="only the compile start-up of a small kernel against clang-22, "
                              "alternating, ROUNDS rounds (default 21); writes nothing")
+    parser.add_argument("--compile-throughput", type=int, nargs="?", const=5, metavar="ROUNDS",
+                        help="only the compile throughput (the generated 5,000-line source and any "
+                             "--source), clcoop and clang-22 alternating, with clcoop's time per "
+                             "stage; writes nothing")
+    parser.add_argument("--source", action="append", default=[], metavar="FILE",
+                        help="with --compile-throughput: another source to time")
+    parser.add_argument("--against", metavar="DIR",
+                        help="with --compile-latency/--compile-throughput: another clcoop checkout "
+                             "(e.g. `git archive REV | tar -x -C DIR`) timed in the same rounds")
     parser.add_argument("--memory-child", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--no-write", action="store_true", help="print only, write no files")
     parser.add_argument("--native-only", action="store_true",
@@ -1081,7 +1205,9 @@ def main(argv=None):
         memory_child(options.memory_child)
         return 0
     if options.compile_latency:
-        return compile_latency_only(options.compile_latency)
+        return compile_latency_only(options.compile_latency, options.against)
+    if options.compile_throughput:
+        return compile_throughput_only(options.compile_throughput, options.source, options.against)
     quick = options.quick
     if options.native_only:
         return native_only(quick, write=not (options.no_write or quick))

@@ -430,3 +430,60 @@ def test_no_cycle_collection_runs_while_a_source_compiles():
         gc.callbacks.remove(count)
     assert collections == []
     assert gc.isenabled()
+
+
+def test_a_records_fields_and_class_attributes_are_those_dataclass_makes():
+    """record builds the Field objects itself (no dataclass processing per class): the same
+    fields, in the same order, with the same class attributes left behind."""
+    from clcoop.records import record
+
+    def shapes(decorate):
+        @decorate
+        class Base:
+            a: int
+            b: str = "b"
+            c: list = dataclasses.field(default_factory=list, compare=False)
+
+        @decorate
+        class Derived(Base):
+            d: float = 1.5
+            b: str = "override"                 # keeps its place, new default
+            e: tuple = dataclasses.field(default=(1,), repr=False)
+        return Base, Derived
+
+    def described(cls):
+        return ([(f.name, f.type, f.default, f.default_factory, f.init, f.repr, f.compare, f.hash,
+                  f.kw_only, f._field_type) for f in dataclasses.fields(cls)],
+                {name: getattr(cls, name, "absent") for name in "abcde"}, cls.__match_args__)
+
+    plain = shapes(lambda cls: dataclasses.dataclass(cls, init=False, repr=False, eq=False))
+    lean = shapes(record)
+    for expected, got in zip(plain, lean):
+        assert described(got) == described(expected)
+    value = lean[1](1, "x", [2], 2.5, (3,))
+    assert dataclasses.asdict(value) == {"a": 1, "b": "x", "c": [2], "d": 2.5, "e": (3,)}
+    assert dataclasses.replace(value, d=4.0).d == 4.0 and lean[1](1).b == "override"
+    with pytest.raises(TypeError):
+        @record
+        class Misordered:
+            a: int = 1
+            b: int
+    with pytest.raises(ValueError):
+        @record
+        class Mutable:
+            a: list = []
+
+
+def test_a_record_is_made_without_dataclass_processing(monkeypatch):
+    from clcoop import records
+    records._dataclass_markers()            # its one probe dataclass, made once per process
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("dataclass processing")
+    monkeypatch.setattr(dataclasses, "_process_class", refuse)
+
+    @records.record(frozen=True)
+    class Cheap:
+        x: int
+        y: int = 2
+    assert Cheap(1) == Cheap(1, 2) and dataclasses.fields(Cheap)[1].default == 2
