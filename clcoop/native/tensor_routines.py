@@ -204,12 +204,24 @@ def _operation_ir(name, spec, operation, count):
 # divisor (0) and for INT64_MIN // -1 (wraps): interp/tensor.py computes with them.
 FLOOR_HELPERS_IR = """define internal i64 @__clcoop_tfdiv(i64 %a, i64 %b) alwaysinline {
 entry:
-  ; the usual operands (a >= 0, b >= 1: unsigned division; b == 1 most often: a block
-  ; size) take no signed fix-ups
+  ; the usual operands take a short way: b == 1 (a block size), or a and b in [0, 2^32)
+  ; with b > 0 (a 32-bit unsigned division: the floor, and several times faster)
   %one = icmp eq i64 %b, 1
-  br i1 %one, label %unit, label %general
+  br i1 %one, label %unit, label %narrow.test
 unit:
   ret i64 %a
+narrow.test:
+  %ab = or i64 %a, %b
+  %fits = icmp ult i64 %ab, 4294967296
+  %bnz = icmp ne i64 %b, 0
+  %narrow = and i1 %fits, %bnz
+  br i1 %narrow, label %short, label %general
+short:
+  %a32 = trunc i64 %a to i32
+  %b32 = trunc i64 %b to i32
+  %q32 = udiv i32 %a32, %b32
+  %q64 = zext i32 %q32 to i64
+  ret i64 %q64
 general:
   %zero = icmp eq i64 %b, 0
   %m1 = icmp eq i64 %b, -1
@@ -232,9 +244,21 @@ general:
 define internal i64 @__clcoop_tfmod(i64 %a, i64 %b) alwaysinline {
 entry:
   %one = icmp eq i64 %b, 1
-  br i1 %one, label %unit, label %general
+  br i1 %one, label %unit, label %narrow.test
 unit:
   ret i64 0
+narrow.test:
+  %ab = or i64 %a, %b
+  %fits = icmp ult i64 %ab, 4294967296
+  %bnz = icmp ne i64 %b, 0
+  %narrow = and i1 %fits, %bnz
+  br i1 %narrow, label %short, label %general
+short:
+  %a32 = trunc i64 %a to i32
+  %b32 = trunc i64 %b to i32
+  %r32 = urem i32 %a32, %b32
+  %r64 = zext i32 %r32 to i64
+  ret i64 %r64
 general:
   %zero = icmp eq i64 %b, 0
   %m1 = icmp eq i64 %b, -1
