@@ -17,12 +17,15 @@ def _unsigned(x):
     return x.view(np.dtype(f"u{x.dtype.itemsize}"))
 
 
-def _field(ex, base, args, width, name):
+def _field(ex, base, args, width, name, bmask):
     """(offset, count) per lane as uint64 arrays shaped to broadcast against `base`; a fault
-    where they leave the type."""
+    where they leave the type, in an active lane (bmask: after a fault the call runs again
+    for the lanes before the faulting one, which must not see its field again)."""
     offset = bcast(np.asarray(args[0]), ex.lane_count).astype(np.uint32).astype(np.uint64)
     count = bcast(np.asarray(args[1]), ex.lane_count).astype(np.uint32).astype(np.uint64)
     bad = (offset + count) > width
+    if bmask is not None:
+        bad &= np.asarray(bmask, bool)
     if bad.any():
         lane = int(np.argmax(bad))
         ex.fault(f"{name}: offset {int(offset[lane])} + count {int(count[lane])} exceeds the {width} bits "
@@ -51,11 +54,11 @@ def _make(kind):
                 return r.astype(_unsigned(base).dtype).view(base.dtype).astype(out)
             if kind == "insert":
                 insert = _unsigned(bcast(np.asarray(args[1]), ex.lane_count)).astype(np.uint64)
-                offset, count = _field(ex, base, args[2:], width, base_name)
+                offset, count = _field(ex, base, args[2:], width, base_name, bmask)
                 mask = _mask(count, width) << offset
                 r = (u & ~mask) | ((insert << offset) & mask)
                 return r.astype(_unsigned(base).dtype).view(base.dtype).astype(out)
-            offset, count = _field(ex, base, args[1:], width, base_name)
+            offset, count = _field(ex, base, args[1:], width, base_name, bmask)
             field = (u >> offset) & _mask(count, width)
             if kind == "extract_signed":
                 sign = np.where(count == 0, np.uint64(0), np.uint64(1) << np.maximum(count, 1) - np.uint64(1))

@@ -13,9 +13,8 @@ work-group may be smaller). Decisions where the extension leaves the result unde
 - sub_group_non_uniform_broadcast from an inactive work-item, or with an index that is not
   the same in every active work-item of the sub-group, is a fault (the result is undefined
   in the extension; a run that depends on it would differ between devices).
-The native engine does not compile them yet (its sub-group fast path assumes every
-work-item of a sub-group active): a kernel calling one runs in the interpreter, and
-engine="auto" says why.
+The native engine compiles them (native/ballot_ir.py): the votes on its subgroup-wide path
+only, where a lane-varying branch masks the inactive lanes.
 """
 import numpy as np
 
@@ -100,7 +99,8 @@ def _bit_query(kind):
             if kind == "inverse":
                 r = bits[np.arange(len(bits)), cols]
             elif kind == "extract":
-                at = bcast(np.asarray(args[1]), ex.lane_count).astype(np.int64)
+                # (a uint: 0xFFFFFFFF names no bit, not bit -1 = 127)
+                at = bcast(np.asarray(args[1]), ex.lane_count).astype(np.uint32).astype(np.int64)
                 r = np.where(at < bits.shape[1], bits[np.arange(len(bits)), np.minimum(at, bits.shape[1] - 1)], False)
             elif kind == "count":
                 r = bits.sum(axis=1)

@@ -28,6 +28,7 @@ from clcoop.ir.source_map import read_debug_info
 from clcoop.native import atomic_calls, bfloat_ir, collectives, coop_routines, float8_ir, local_memory, \
     private_matrices, support, \
     tensor_routines
+from clcoop.native import ballot_ir, bit_ops_ir
 from clcoop.native.builtin_ir import (bool_type, elem_size, exact_builtin, intrinsic_suffix, intrinsics_in,
                                      params_of, store_size, type_suffix, workitem_definition)
 from clcoop.native.context import (ATOMIC_FUNCTIONS, BARRIERS, CTX, FAULT_ATOMIC, FAULT_DIVZERO, FAULT_READ,
@@ -459,6 +460,7 @@ class _ModuleGen:
             return name
         conversion = float8.parse_conversion(base)
         definition = float8_ir.definition(name, conversion, ret, params) if conversion else \
+            ballot_ir.lane_definition(name, base, ret, params) or \
             exact_builtin(name, base, params_of(name), ret, params)
         if definition is not None:
             self.builtin_defs[name] = definition
@@ -969,8 +971,10 @@ class _FunctionGen:
             return self.vector_memory(ins, ops, *demangle(name))
         if f.is_declaration and demangle(name)[0] in ATOMIC_FUNCTIONS:
             return atomic_calls.emit(self, ins, ops, *demangle(name))
-        if f.is_declaration and collectives.collective_of(demangle(name)[0]) is not None:
+        if f.is_declaration and collectives.needs_other_lanes(demangle(name)[0]):
             return self.collective_stub(ins, demangle(name)[0])
+        if f.is_declaration and bit_ops_ir.is_bit_op(demangle(name)[0]):
+            return bit_ops_ir.emit(self, ins, ops, demangle(name)[0])
         if f.is_declaration:
             target = self.mg.builtin(f)
         else:

@@ -18,8 +18,13 @@ Each is plain IR over the S lanes' values, bit for bit as the interpreter's NumP
   variant computes from the lane and its (sign-extended) argument; being copies, they take
   every scalar type and vectors (subgroup._lanes_table).
 The per-work-item path cannot see the other lanes: a kernel with a collective runs natively
-only on the fast path (KernelPlan.work_item_reason)."""
+only on the fast path (KernelPlan.work_item_reason). The ballot built-ins
+(cl_khr_subgroup_ballot, cl_khr_subgroup_non_uniform_vote) are collectives of kinds
+"vote", "bits" and "mask" here, emitted by ballot_ir.py; only the votes need the other
+lanes (needs_other_lanes)."""
 import re
+
+from clcoop.native import ballot_ir
 
 # (kind, op) of each built-in, as interp/ocl_builtins.py's table names them.
 _SHUFFLES = {"sub_group_shuffle": "idx", "intel_sub_group_shuffle": "idx", "sub_group_shuffle_xor": "xor",
@@ -41,13 +46,28 @@ def collective_of(base):
     if base in _SHUFFLES:
         return "shuffle", _SHUFFLES[base]
     m = _ARITHMETIC.fullmatch(base)
-    return (m.group(1), m.group(2)) if m else None
+    return (m.group(1), m.group(2)) if m else ballot_ir.kind_of(base)
 
 
-def lane_kind(kind, operand_kinds):
+def needs_other_lanes(base):
+    """Whether the built-in `base` is a collective that reads other work-items' values
+    (the per-work-item path cannot compute it)."""
+    found = collective_of(base)
+    return found is not None and found[0] not in ("bits", "mask")
+
+
+def non_uniform(base):
+    """Whether `base` is a ballot built-in (ballot_ir.py): only the active lanes take part,
+    so it may run under a mask (masking.py, regions.py)."""
+    return ballot_ir.kind_of(base) is not None
+
+
+def lane_kind(kind, operand_kinds, op=None):
     """The lane kind (subgroup._kind) of a collective's result from its operands' kinds:
     'u' the same in every lane, 'v' per lane, None not known yet."""
     uniform = [k in ("u", "S") if k is not None else None for k in operand_kinds]
+    if kind in ("vote", "bits", "mask"):
+        return ballot_ir.lane_kind(kind, op, uniform)
     if kind in ("all", "any", "reduce"):
         return "u"
     if kind == "broadcast":

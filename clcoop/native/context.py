@@ -35,6 +35,9 @@ REGION_WRITABLE, REGION_LOCAL = 1, 2      # flags: stores allowed; __local memor
 # Fault kinds recorded in the context (runtime.describe_fault words them).
 FAULT_READ, FAULT_WRITE, FAULT_ATOMIC, FAULT_READONLY, FAULT_MISALIGNED, FAULT_DIVZERO, \
     FAULT_LIMIT, FAULT_UNREACHABLE, FAULT_FREED, FAULT_BARRIER, FAULT_COOP = range(1, 12)
+# A bit field past its type's width (bit_ops_ir.py): offset and count in the address and
+# size words.
+FAULT_BIT_FIELD = 12
 
 BARRIERS = ("barrier", "work_group_barrier")
 LEGACY_ATOMIC_FUNCTIONS = {f"{prefix}_{op}" for prefix in ("atomic", "atom")

@@ -24,7 +24,7 @@ import re
 
 from clcoop.ir.demangle import demangle
 from clcoop.native.context import CTX, FAULT_READ, FAULT_WRITE, REGION_LO, REGION_ROW_WORDS
-from clcoop.native.collectives import collective_of
+from clcoop.native.collectives import collective_of, non_uniform
 from clcoop.native.builtin_ir import _CONVERT_RE, _INTEGER_BUILTINS, _RELATIONAL, _TO_INT_RE, store_size, type_suffix
 from clcoop.ir import cfg
 from clcoop.native.text_rewrite import clean_ir, quote
@@ -113,13 +113,14 @@ class MaskingMixin:
         """What a block run under a mask may hold: no matrices, calls only of work-item
         queries, LLVM intrinsics and built-ins without memory access or fault (no side
         effects to mask); in a hammock's side, sub-group collectives (they fault in the
-        masked copy: subgroup._collective)."""
+        masked copy: subgroup._collective); anywhere, the non-uniform ballot built-ins (only
+        the active lanes take part: ballot_ir.py)."""
         for ins in b.instructions:
             if ins.opcode == "call":
                 name = list(ins.operands)[-1].name
                 base = demangle(name)[0]
                 if not (name.startswith("llvm.") or base in WORKITEM_FUNCTIONS or _pure_builtin(base)
-                        or collectives_taken and collective_of(base) is not None):
+                        or collectives_taken and collective_of(base) is not None or non_uniform(base)):
                     raise Unsupported(f"a call ({demangle(name)[0]}) under a branch that may differ "
                                       f"between the lanes of a subgroup")
             if "coopmat" in str(ins).lower() or "CooperativeMatrix" in str(ins):
@@ -266,8 +267,9 @@ class MaskingMixin:
             self.lines.append(f"  {n}.k{j} = insertelement <{S} x i1> {prev}, i1 {self.masked_preds[j]}, i64 {j}")
             prev = f"{n}.k{j}"
         mask = prev
-        widen = (lambda v, out: f"  {out} = add i64 {v}, 0") if S == 64 else \
-            (lambda v, out: f"  {out} = zext {it} {v} to i64")
+        # (a lane index as i64: i128 at 128 lanes narrows)
+        cast = "bitcast" if S == 64 else "trunc" if S > 64 else "zext"
+        widen = lambda v, out: f"  {out} = {cast} {it} {v} to i64"      # noqa: E731
         pty = str(pointer.type)
         p0 = self.lane(pointer, 0)
         self.lines += [f"  {n}.bits = bitcast <{S} x i1> {mask} to {it}",

@@ -21,6 +21,7 @@ from clcoop.native import codegen, interrupt, pool, ranges, subgroup
 from clcoop.native import context
 from clcoop.native.context import CTX, CTX_SLOTS, REGION_LOCAL, REGION_ROW_WORDS, REGION_WRITABLE
 from clcoop.native.support import WorkItemPathUnavailable
+from clcoop.native import bit_ops_ir
 
 
 
@@ -517,6 +518,8 @@ class NativeProgram:
             message = _coop_fault_message(addr, size, site, llid, fout[8:], code)
         elif kind == context.FAULT_DIVZERO:
             message = "integer division by zero"
+        elif kind == context.FAULT_BIT_FIELD:
+            message = bit_ops_ir.fault_message(site, addr, size)
         elif kind == context.FAULT_LIMIT:
             message = (f"instruction limit of {self._limit} exceeded (runaway loop?); raise it "
                        f"with instruction_limit=")

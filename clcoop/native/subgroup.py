@@ -27,7 +27,7 @@ import re
 from clcoop import coopmat_spec
 from clcoop.coop_names import BINARY, LENGTH, LOAD, MUL_ADD, NEGATE, SCALAR_MUL, SPLAT, STORE
 from clcoop.ir.demangle import demangle, signed_param
-from clcoop.native import bfloat_ir, collectives, coop_routines, coop_ir
+from clcoop.native import ballot_ir, bfloat_ir, collectives, coop_routines, coop_ir
 from clcoop.native.codegen import _FunctionGen, safe_divisor
 from clcoop.native.masking import MaskingMixin, find_hammocks
 from clcoop.native.regions import DIVISIONS, MAX_MASKED_LINES, RegionMixin, find_regions
@@ -275,9 +275,9 @@ class _SubgroupGen(RegionMixin, MaskingMixin, _FunctionGen):
                 return "al" if self.aligned_lanes else "v"
             if base in WORKITEM_FUNCTIONS:
                 return "v"
-            if collectives.collective_of(base) is not None:
-                return collectives.lane_kind(collectives.collective_of(base)[0],
-                                             [self._operand_kind(o, kinds) for o in ops[:-1]])
+            found = collectives.collective_of(base)
+            if found is not None:
+                return collectives.lane_kind(found[0], [self._operand_kind(o, kinds) for o in ops[:-1]], found[1])
             ops = ops[:-1]
         kinds_in = [self._operand_kind(o, kinds) for o in ops]
         known = [k for k in kinds_in if k is not None]
@@ -497,6 +497,10 @@ class _SubgroupGen(RegionMixin, MaskingMixin, _FunctionGen):
         nested if whose control flow may differ between lanes): not taken."""
         base, params = demangle(ops[-1].name)
         kind, op = collectives.collective_of(base)
+        if collectives.non_uniform(base):
+            # Only the active lanes take part (ballot_ir.py): also under a mask.
+            site = lambda: self.site(ins, "sub-group collective", 0)     # noqa: E731
+            return self._name_result(ins, ballot_ir.emit_fast(self, ins, ops, kind, op, site))
         if self.block_any is not None:
             raise Unsupported(f"the sub-group collective '{base}' in a loop or nested branch that may "
                               f"differ between the lanes of a subgroup")

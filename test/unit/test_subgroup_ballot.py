@@ -1,8 +1,7 @@
 """cl_khr_subgroup_ballot and cl_khr_subgroup_non_uniform_vote in the interpreter, against
 a NumPy oracle that walks each sub-group (work-groups of 20 work-items in sub-groups of 8:
 the last sub-group has 4), with divergent calls (only the active work-items count), and
-clcoop's IR against clang-22's IR run in the same interpreter. The native engine falls
-back to the interpreter with the reason."""
+clcoop's IR against clang-22's IR run in the same interpreter."""
 import numpy as np
 import pytest
 
@@ -124,11 +123,11 @@ def test_non_uniform_broadcast_of_an_inactive_work_item_faults():
         clcoop.Program(source).build().k((8,), (8,), np.zeros(8, np.int32), subgroup_size=8)
 
 
-def test_native_engine_falls_back_with_the_reason():
-    from clcoop.native.support import NativeFallbackWarning
+def test_native_engine_runs_it():
+    # (It fell back to the interpreter before native/ballot_ir.py; test_native_subgroup_ballot
+    # has the native engine's tests.)
     source = "kernel void k(global uint4 *o) { o[get_global_id(0)] = sub_group_ballot(1); }"
-    with pytest.warns(NativeFallbackWarning, match="sub_group_ballot"):
-        program = clcoop.Program(source).build(engine="auto")
+    program = clcoop.Program(source).build(engine="native")
     out = np.zeros((8, 4), np.uint32)
     program.k((8,), (8,), out, subgroup_size=8)
-    assert program.k.engine == "interp" and (out == [0xFF, 0, 0, 0]).all()
+    assert program.k.engine == "native" and (out == [0xFF, 0, 0, 0]).all()
