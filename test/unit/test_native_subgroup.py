@@ -1,6 +1,8 @@
 """The native engine's subgroup-wide fast path (clcoop/native/subgroup.py): which kernels
 take it, results against NumPy and against the per-work-item path, and faults, which the
 fast path hands back to the per-work-item path so they are reported exactly as before."""
+import re
+
 import numpy as np
 import pytest
 
@@ -107,6 +109,10 @@ def copy_fault(prog, *args, local=16, **kw):
     return str(info.value)
 
 
+def same_but_addresses(text):
+    return re.sub(r"\(e\.g\. \d+ and \d+\)", "(e.g. ? and ?)", text)
+
+
 def work_item_line(text):
     return [line.strip() for line in text.splitlines() if "work-item global id" in line]
 
@@ -122,7 +128,8 @@ def test_faults_on_the_fast_path_are_reported_as_before(args, local):
     prog, nat = native(COPY)
     message = copy_fault(prog, *args, local=local)
     assert nat.fast_reruns.get("copy") == 1 and not nat.fast_launches
-    assert message == copy_fault(per_work_item(COPY), *args, local=local)
+    # (a non-uniform pointer's values are addresses: those of each launch's own arrays)
+    assert same_but_addresses(message) == same_but_addresses(copy_fault(per_work_item(COPY), *args, local=local))
     if args[0] in (16, -16):
         # The interpreter blames the same work-item.
         interp = clcoop.Program(COPY).build()
