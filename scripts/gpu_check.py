@@ -436,7 +436,7 @@ def allowed_difference(entry, args, expected):
         ulps = np.tile(np.array([u for u, _ in rest], np.float64), ref.size // len(rest))
         absolute = np.tile(np.array([a for _, a in rest], np.float64), ref.size // len(rest))
         # The interpreter's own rounding adds one ulp (it rounds the double result once:
-        # interp/ocl_builtins._in_double).
+        # interp/math_edges.in_double).
         return np.maximum((ulps + 1) * np.spacing(np.abs(ref).astype(np.float32)).astype(np.float64), absolute)
     if kind == "ulp_of_max":    # n ulps of the output's largest magnitude (chains of roundings)
         return np.full_like(ref, rest[0] * float(np.spacing(np.float32(np.abs(ref).max()))))

@@ -4,6 +4,7 @@ import re
 import numpy as np
 
 from clcoop.interp import float_order, fused
+from clcoop.interp.math_edges import in_double, pown
 from clcoop.interp.lanes import active_operands
 from clcoop.errors import IRError
 from clcoop.ir.scalars import (INT_DTYPES, UINT_DTYPES, as_unsigned, odd_int_bits, scalar_dtype, uint_bits,
@@ -187,10 +188,12 @@ _INTRINSIC_FNS = {
     "round": round_half_away, "roundeven": np.rint, "minnum": float_order.fmin, "maxnum": float_order.fmax,
     "minimum": float_order.minimum, "maximum": float_order.maximum, "minimumnum": float_order.fmin,
     "maximumnum": float_order.fmax,
-    "copysign": np.copysign, "exp": np.exp, "exp2": np.exp2, "exp10": lambda x: np.power(10.0, x).astype(np.asarray(x).dtype),
-    "log": np.log, "log2": np.log2, "log10": np.log10, "pow": np.power,
-    "powi": lambda x, n: np.power(x, np.asarray(n).astype(np.asarray(x).dtype)),
-    "sin": np.sin, "cos": np.cos, "tan": np.tan, "canonicalize": lambda x: x,
+    # The transcendental functions as OpenCL C's (interp/ocl_builtins.py): in double, rounded
+    # once; powi's integer exponent exact (a float exponent from 2^24 up loses its parity).
+    "copysign": np.copysign, "exp": in_double(np.exp), "exp2": in_double(np.exp2),
+    "exp10": in_double(lambda x: np.power(10.0, x)), "log": in_double(np.log), "log2": in_double(np.log2),
+    "log10": in_double(np.log10), "pow": in_double(np.power), "powi": pown,
+    "sin": in_double(np.sin), "cos": in_double(np.cos), "tan": in_double(np.tan), "canonicalize": lambda x: x,
     "smax": np.maximum, "smin": np.minimum, "umax": _unsigned_pair(np.maximum),
     "umin": _unsigned_pair(np.minimum), "abs": lambda x, poison: np.abs(x),
     "ctpop": lambda x: popcount(np.asarray(x)).astype(np.asarray(x).dtype),

@@ -436,24 +436,13 @@ _FLOAT_MATH = {
 }
 
 
-def _in_double(fn):
-    """fn computed in double for half and float operands (the caller rounds once to the
-    return type): NumPy's own float32 loops for exp, log, sin, ... are off by up to 2.5 and
-    3.8 ulp (its SIMD code), log beyond OpenCL C 3.0 7.4's 3 ulp; in double the reference is
-    within 0.5 ulp + 2^-29 of the exact value."""
-    def wide(*args):
-        return fn(*[a.astype(np.float64) if a.dtype.kind == "f" and a.dtype.itemsize < 8 else a
-                    for a in map(np.asarray, args)])
-    return wide
-
-
 # Transcendental functions whose NumPy float32/float16 loops are not the nearest value.
 _ROUNDED_IN_DOUBLE = ("rsqrt", "exp", "exp2", "exp10", "log", "log2", "log10", "log1p", "expm1",
                       "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh",
                       "acosh", "atanh", "atan2", "pow", "asinpi",
                       "acospi", "atanpi", "atan2pi")
 for _name in _ROUNDED_IN_DOUBLE:
-    _FLOAT_MATH[_name] = _in_double(_FLOAT_MATH[_name])
+    _FLOAT_MATH[_name] = math_edges.in_double(_FLOAT_MATH[_name])
 
 
 def _py_math(name, x):
@@ -783,7 +772,7 @@ def _table():
     t["printf"] = printf.make_handler
     t["fract"] = _with_out_pointer(math_edges.fract)
     t["modf"] = _with_out_pointer(math_edges.modf)
-    t["sincos"] = _with_out_pointer(_in_double(lambda x: (np.sin(x), np.cos(x))))
+    t["sincos"] = _with_out_pointer(math_edges.in_double(lambda x: (np.sin(x), np.cos(x))))
     t["frexp"] = _with_out_pointer(math_edges.frexp)
     t["remquo"] = _with_out_pointer(math_edges.remquo)
     t["lgamma_r"] = _with_out_pointer(lambda x: (_py_math("lgamma", x), math_edges.gamma_sign(x)))

@@ -586,3 +586,25 @@ def test_float_transcendentals_are_the_nearest_float():
         ulp = np.spacing(np.abs(exact_value).astype(np.float32)).astype(np.float64)
         worst = (np.abs(got.astype(np.float64) - exact_value) / ulp).max()
         assert worst <= 0.5 + 2.0 ** -20, f"{name}: {worst} ulp"
+
+
+def test_llvm_powi_and_log_intrinsics_as_the_builtins():
+    """IR from clang's __builtin_powif / __builtin_logf (llvm.powi.f32.i32, llvm.log.f32): powi
+    keeps an odd exponent's sign from 2^24 up, as pown; log is the nearest float, as log."""
+    from interp_helpers import clang_ir_text
+    ir = clang_ir_text("""kernel void k(global const float *x, global const int *n, global float *o) {
+  size_t i = get_global_id(0);
+  o[2 * i] = __builtin_powif(x[i], n[i]);
+  o[2 * i + 1] = __builtin_logf(x[i]);
+}""")
+    assert "@llvm.powi.f32.i32" in ir and "@llvm.log.f32" in ir
+    x = np.concatenate([[-2.0, -1.0, -1.0], np.random.default_rng(9).uniform(0.5, 2.0, 509)]).astype(np.float32)
+    n = np.concatenate([[(1 << 24) + 1, (1 << 30) + 1, 1 << 30], np.full(509, 3)]).astype(np.int32)
+    o = np.zeros(2 * x.size, np.float32)
+    clcoop.Program.from_ir(ir).k(x.size, 1, x, n, o)
+    powi, log = o[0::2], o[1::2]
+    assert powi[0] == -np.inf and powi[1] == -1.0 and powi[2] == 1.0
+    wide = x[3:].astype(np.float64)
+    assert_matches("powi", powi[3:], [round_to(exact(v) ** 3, np.float32) for v in wide], (wide,), np.float32)
+    ulp = np.spacing(np.abs(np.log(wide)).astype(np.float32)).astype(np.float64)
+    assert (np.abs(log[3:] - np.log(wide)) / ulp).max() <= 0.5 + 2.0 ** -20
