@@ -439,7 +439,7 @@ _FLOAT_MATH = {
 # Transcendental functions whose NumPy float32/float16 loops are not the nearest value.
 _ROUNDED_IN_DOUBLE = ("rsqrt", "exp", "exp2", "exp10", "log", "log2", "log10", "log1p", "expm1",
                       "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh",
-                      "acosh", "atanh", "atan2", "pow", "asinpi",
+                      "acosh", "atanh", "atan2", "pow", "powr", "asinpi",
                       "acospi", "atanpi", "atan2pi")
 for _name in _ROUNDED_IN_DOUBLE:
     _FLOAT_MATH[_name] = math_edges.in_double(_FLOAT_MATH[_name])
