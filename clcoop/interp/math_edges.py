@@ -1,7 +1,7 @@
 """OpenCL C math built-ins whose special values NumPy's nearest function does not give
 (OpenCL C 3.0 7.5 "Edge Case Behavior", C99 Annex F where 7.5 defers to it): pown, powr,
 rootn, ilogb, logb, frexp, modf, fract, remainder, remquo, nextafter, fdim,
-sinpi/cospi/tanpi, lgamma_r's sign and nan(nancode); cbrt and hypot in double.
+sinpi/cospi/tanpi, tgamma, lgamma_r's sign and nan(nancode); cbrt and hypot in double.
 
 Each takes and returns NumPy arrays (scalars or (lanes, n) vectors, broadcast together) of
 the argument's float dtype; ocl_builtins rounds the result to the call's return type. Half
@@ -9,6 +9,8 @@ and float are computed in double, where the int operand of pown/rootn is exact (
 from 2^24 up loses its parity, and with it the sign of the result) and one rounding to the
 narrow type follows.
 """
+import math
+
 import numpy as np
 
 INT_MIN = np.iinfo(np.int32).min
@@ -136,6 +138,22 @@ def tanpi(x):
     value = np.where(np.abs(t) == 0.5, np.where(floor_even, np.inf, -np.inf),
                      np.where(folded, 1 / near, near))
     return np.where(t == 0, np.copysign(np.zeros_like(x), zero_sign), value)
+
+
+def _gamma(v):
+    try:
+        return math.gamma(v)
+    except ValueError:          # a pole: +-0 (C99 F.9.5.4: +-inf), a negative integer or -inf (NaN)
+        return math.copysign(math.inf, v) if v == 0 else math.nan
+    except OverflowError:       # a large x, or a tiny one of either sign
+        return math.copysign(math.inf, v)
+
+
+def tgamma(x):
+    """Gamma(x) in double (Python's math.gamma), with C99 F.9.5.4's special values:
+    tgamma(+-0) = +-inf, NaN for a negative integer and for -inf, +inf for +inf."""
+    x = _wide(x)
+    return np.array([_gamma(v) for v in x.ravel().tolist()], np.float64).reshape(x.shape)
 
 
 def gamma_sign(x):

@@ -430,7 +430,7 @@ _FLOAT_MATH = {
     "acospi": lambda x: np.arccos(x) / np.pi, "atanpi": lambda x: np.arctan(x) / np.pi,
     "atan2pi": lambda y, x: np.arctan2(y, x) / np.pi,
     "erf": lambda x: _py_math("erf", x), "erfc": lambda x: _py_math("erfc", x),
-    "tgamma": lambda x: _py_math("gamma", x), "lgamma": lambda x: _py_math("lgamma", x),
+    "tgamma": math_edges.tgamma, "lgamma": lambda x: _py_math("lgamma", x),
     "maxmag": lambda x, y: np.where(np.abs(x) > np.abs(y), x, np.where(np.abs(y) > np.abs(x), y, float_order.fmax(x, y))),
     "minmag": lambda x, y: np.where(np.abs(x) < np.abs(y), x, np.where(np.abs(y) < np.abs(x), y, float_order.fmin(x, y))),
 }
@@ -453,7 +453,7 @@ def _py_math(name, x):
         try:
             return fn(v)
         except (ValueError, OverflowError):
-            return math.inf if name in ("gamma", "lgamma") else math.nan
+            return math.inf if name == "lgamma" else math.nan
     x = np.asarray(x)
     return np.array([safe(float(v)) for v in x.ravel()], np.float64).reshape(x.shape)
 

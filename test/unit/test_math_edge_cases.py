@@ -23,7 +23,7 @@ INT_MIN, INT_MAX = -2**31, 2**31 - 1
 # Float results, in this order, per element; int results after them.
 FLOAT_OUT = ("pown", "rootn", "ldexp", "pow", "powr", "hypot", "nextafter", "remainder", "remquo",
              "frexp", "modf", "modf_whole", "fract", "fract_whole", "cbrt", "logb", "sinpi", "cospi",
-             "tanpi", "fdim")
+             "tanpi", "fdim", "tgamma")
 INT_OUT = ("remquo_quo", "frexp_exp", "ilogb")
 
 KERNEL = """
@@ -52,6 +52,7 @@ kernel void edges(global const {T} *x, global const {T} *y, global const {I} *n,
   o[f + 17] = cospi(a);
   o[f + 18] = tanpi(a);
   o[f + 19] = fdim(a, b);
+  o[f + 20] = tgamma(a);
   q[g + 2] = ilogb(a);
 }}
 """
@@ -348,6 +349,19 @@ def fdim_oracle(x, y, dtype):
     return round_to(exact(x) - exact(y), dtype)
 
 
+def tgamma_oracle(x, dtype):
+    """C99 F.9.5.4: tgamma(+-0) = +-inf, NaN for a negative integer and -inf, +inf for +inf."""
+    if math.isnan(x) or x == -math.inf or (x < 0 and x == math.floor(x)):
+        return math.nan
+    if x == 0 or x == math.inf:
+        return math.copysign(math.inf, x)
+    if x > 1000:
+        return math.inf
+    if x < -1000:                                       # |Gamma| below every subnormal, its sign
+        return math.copysign(0.0, -1.0 if math.floor(x) % 2 else 1.0)
+    return from_mp(mp.gamma(mp.mpf(x)), dtype)
+
+
 # ------------------------------------------------------------------ inputs
 
 def special_floats(dtype):
@@ -486,6 +500,13 @@ def test_sinpi_cospi_tanpi(results):
     dtype, x, y, n, got = results
     for name, oracle in (("sinpi", sinpi_oracle), ("cospi", cospi_oracle), ("tanpi", tanpi_oracle)):
         assert_matches(name, got[name], _each(lambda a: oracle(a, dtype), x), (x,), dtype, ulps=1)
+
+
+def test_tgamma(results):
+    """Within 1 ulp for half and float (computed in double); OpenCL C 7.4's 16 ulp for double."""
+    dtype, x, y, n, got = results
+    ulps = 16 if dtype == np.float64 else 1
+    assert_matches("tgamma", got["tgamma"], _each(lambda a: tgamma_oracle(a, dtype), x), (x,), dtype, ulps=ulps)
 
 
 def test_fdim(results):
