@@ -187,3 +187,18 @@ def test_a_nonuniform_pointer_faults_naming_the_work_item_as_in_the_interpreter(
     assert [f[0].split("(e.g.")[0] for f in faults] == [faults[0][0].split("(e.g.")[0]] * 2
     assert "operand 'pointer' must be uniform across the work-group" in faults[1][0]
     assert faults[0][1] == faults[1][1] == (31,)
+
+
+@pytest.mark.parametrize("M, N, K, options", [(70, 45, 37, ()), pytest.param(33, 31, 17, ("-O0",), marks=pytest.mark.slow)])
+def test_the_gemm_wg_example_runs_natively_bit_equal(M, N, K, options):
+    """examples/gemm_wg.cl: workgroup-scope tiles with tensor loads and clamped edges."""
+    from test_examples import EXAMPLES, gemm_wg_launch
+    source = (EXAMPLES / "gemm_wg.cl").read_text()
+    A = RNG.standard_normal((M, K)).astype(np.float32)
+    B = RNG.standard_normal((K, N)).astype(np.float32)
+    C = RNG.standard_normal((M, N)).astype(np.float32)
+    gsize, lsize = gemm_wg_launch(M, N)
+    D, = on_both(source, options, "gemm_wg",
+                 lambda k: [k(gsize, lsize, A, B, C, d := np.zeros((M, N), np.float32), M, N, K, np.float32(1.5),
+                              np.float32(-0.5), subgroup_size=16) or d])
+    np.testing.assert_allclose(D, 1.5 * (A @ B) - 0.5 * C, rtol=1e-4, atol=1e-4)
