@@ -15,6 +15,7 @@ are out of every fp8 range either way) and each fp8 value:
 - to integers: llvm.fpto[su]i.sat, the engines' one float -> int rule.
 """
 from clcoop import float8
+from clcoop.native import bfloat_ir
 from clcoop.native.text_rewrite import gquote
 from clcoop.native.support import Unsupported
 
@@ -25,6 +26,8 @@ def _to_double(lines, token, value):
     """Lines computing %d, the exact double of `value` (of the IR type of `token`)."""
     if token in float8.BY_TOKEN:
         lines += _decode(float8.BY_TOKEN[token], value)
+    elif token == "BF16":           # exact (bfloat_ir.widen)
+        lines += bfloat_ir.widen(value, None, "%d", "double", "%bf")
     elif token == "FP64":
         lines.append(f"  %d = fadd double {value}, -0.0")
     elif token in _FLOAT_TYPES:
@@ -102,6 +105,8 @@ def _from_double(lines, token, ret):
     float type, which holds each fp8 value; integers saturate, NaN -> 0)."""
     if token == "FP64":
         lines.append("  %res = fadd double %d, -0.0")
+    elif token == "BF16":           # exact: bf16 holds every fp8 value
+        lines += bfloat_ir.round_double("%d", None, "%res", "%bf")
     elif token in _FLOAT_TYPES:
         lines.append(f"  %res = fptrunc double %d to {ret}")
     else:
@@ -113,8 +118,6 @@ def definition(name, conversion, ret, params):
     """The `define internal` of one conversion callee; Unsupported for vector forms."""
     if len(params) != 1 or params[0].startswith("<") or ret.startswith("<"):
         raise Unsupported(f"the vector fp8 conversion '{name}' (the interpreter runs it)")
-    if "BF16" in (conversion.source, conversion.target):
-        raise Unsupported("__bf16 (bfloat) values (the interpreter rounds them as SPV_KHR_bfloat16 says)")
     lines = [f"define internal {ret} {gquote(name)}(ptr %c, {params[0]} %a0) alwaysinline {{"]
     _to_double(lines, conversion.source, "%a0")
     if conversion.target in float8.BY_TOKEN:

@@ -257,3 +257,16 @@ def test_the_bf16_gemm_example_runs_natively_bit_equal():
     c = np.frombuffer(native[0], np.float32).reshape(M, N)
     np.testing.assert_allclose(c, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-5, atol=1e-4)
     np.testing.assert_array_equal(np.frombuffer(native[1], np.uint16), oracle_bf16(c).view(np.uint16).ravel())
+
+
+@pytest.mark.parametrize("fmt", ["e4m3", "e5m2"])
+def test_bf16_to_and_from_fp8_scalars_match_the_interpreter(fmt):
+    """float8_ir's conversions with a bf16 side: every bf16 pattern to fp8 (one rounding of
+    the exact value), every fp8 pattern to bf16 (exact)."""
+    from test_fp8 import BF16_KERNELS, FORMATS
+    dtype = FORMATS[f"__fp8_{fmt}"][0]
+    b = np.arange(65536, dtype=np.uint16).view(BF16)
+    assert_same(BF16_KERNELS, f"{fmt}_from_bf16", lambda k: [k((b.size,), (64,), b, o := np.zeros(b.size, dtype)) or o],
+                ())
+    x = np.arange(256, dtype=np.uint8).view(dtype)
+    assert_same(BF16_KERNELS, f"{fmt}_to_bf16", lambda k: [k((256,), (1,), x, o := np.zeros(256, BF16)) or o], ())
