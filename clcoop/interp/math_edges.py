@@ -15,7 +15,7 @@ import numpy as np
 
 INT_MIN = np.iinfo(np.int32).min
 INT_MAX = np.iinfo(np.int32).max
-# clang's opencl-c-base.h (OpenCL C 3.0 6.15.2.1): FP_ILOGB0 = INT_MIN, FP_ILOGBNAN = INT_MAX.
+# The macros of OpenCL C 3.0 6.15.2 as clang's opencl-c-base.h defines them.
 FP_ILOGB0 = INT_MIN
 FP_ILOGBNAN = INT_MAX
 
