@@ -605,3 +605,22 @@ def test_workgroup_scope_faults_in_the_interpreters_words(change):
     interp, native = on_both(source, launch, kernels=["k"])
     assert isinstance(native, tuple), native
     assert_same(interp, native)
+
+
+@pytest.mark.parametrize("S", [8, pytest.param(32, marks=pytest.mark.slow)])
+def test_q4_gemm_at_other_sub_group_sizes(S):
+    Mx, Nx, K = 13, 21, 64
+    X = RNG.standard_normal((Mx, K)).astype(np.float16)
+    q = RNG.integers(0, 16, size=(Nx, K), dtype=np.uint8)
+    d = (RNG.random((Nx, K // 32)) * 0.1 + 0.01).astype(np.float16)
+    blocks = q4_0_blocks(q, d)
+
+    def launch(program):
+        Y = np.full((Mx, Nx), np.nan, np.float32)
+        program.q4_gemm((-(-Nx // 16) * S, -(-Mx // 8)), (S, 1), X, blocks, Y, np.uint32(Mx), np.uint32(Nx),
+                        np.uint32(K), subgroup_size=S)
+        return Y
+    interp, native = on_both((EXAMPLES / "q4_gemm.cl").read_text(), launch, kernels=["q4_gemm"])
+    assert_same(interp, native)
+    W = ((q.reshape(Nx, K // 32, 32).astype(np.float32) - 8) * d[:, :, None]).astype(np.float16).reshape(Nx, K)
+    np.testing.assert_allclose(native, X.astype(np.float32) @ W.astype(np.float32).T, rtol=1e-5, atol=1e-5)
