@@ -965,6 +965,8 @@ class _FunctionGen:
             return self.intrinsic(ins, text, ops, name)
         if f.is_declaration and demangle(name)[0] in BARRIERS:
             return self.barrier(ins)
+        if f.is_declaration and tensor_routines.is_tensor_call(name):
+            return tensor_routines.emit_call(self, ins, ops, name)
         if f.is_declaration and coop_routines.callee_of(name) is not None:
             return coop_routines.emit_call(self, ins, ops, name)
         if f.is_declaration and re.fullmatch(r"v(load|store)(2|3|4|8|16)", demangle(name)[0]):

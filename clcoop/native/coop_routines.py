@@ -173,9 +173,6 @@ def emit_call(fg, ins, ops, name):
                           f"{coop_names.operation_name(base)} (the interpreter runs it, "
                           f"docs/coopmat2-semantics.md \"fp8\")")
     lhs = f"{quote(ins.name)} = " if str(ins.type) != "void" else ""
-    if base in coop_names.TENSOR_BASES:
-        from clcoop.native import tensor_routines
-        return tensor_routines.emit_call(fg, ins, ops, callee, lhs)
     if base == coop_names.ACCESS_CHAIN:       # &m[i] of a matrix variable
         from clcoop.native import private_matrices
         return private_matrices.access_chain(fg, ins, ops, callee, lhs)

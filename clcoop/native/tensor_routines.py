@@ -71,13 +71,21 @@ def _vector(spec):
     return f"<{spec.field_count} x i64>"
 
 
-def emit_call(fg, ins, ops, callee, lhs):
+def is_tensor_call(name):
+    """Whether `name` is a tensor layout/view operation or a tensor load/store callee."""
+    callee = coop_routines.callee_of(name)
+    return callee is not None and callee.base in coop_names.TENSOR_BASES
+
+
+def emit_call(fg, ins, ops, name):
     """Code of one tensor call (coop_names.TENSOR_BASES) in the work-item function `fg`;
     returns the label the block continues in (loads and stores suspend), or None."""
+    callee = coop_routines.callee_of(name)
+    lhs = f"{quote(ins.name)} = " if str(ins.type) != "void" else ""
+    if fg.mg.subgroup_size is None:
+        raise Unsupported(f"cooperative-matrix operations ({name})")
     operation = coop_names.TENSOR_BASES[callee.base]
     if callee.base in RENDEZVOUS:
-        if fg.mg.subgroup_size is None:
-            raise Unsupported("cooperative-matrix operations (compiled per sub-group size)")
         return _memory_call(fg, ins, ops, callee, lhs, callee.base == LOAD_TENSOR)
     return _layout_operation(fg, ins, ops, callee, operation, lhs)
 
