@@ -110,6 +110,7 @@ def _dataclass_markers():
     if not _PROBE:
         @dataclasses.dataclass(init=False, repr=False, eq=False)
         class Probe:
+            """A docstring: without one dataclass calls inspect.signature, which tokenizes."""
             x: int
         _PROBE["params"] = Probe.__dataclass_params__
         _PROBE["kind"] = dataclasses.fields(Probe)[0]._field_type

@@ -21,9 +21,11 @@ import json
 import os
 import sys
 
-_FORMAT = 1
-# Patterns built from the input (a macro name, say) would otherwise grow the file per run.
-_MAX_PATTERNS = 512
+_FORMAT = 2
+# A bound on the file, whatever code compiles patterns (format 1 kept any, ~350 after a day).
+_MAX_PATTERNS = 256
+_RE_DIRECTORY = os.path.dirname(os.path.abspath(__import__("re").__file__))
+_CO_OPTIMIZED = 0x1       # inspect.CO_OPTIMIZED: a function's code, not a module's or class's body
 _FILE_NAME = "regex-{}.json"
 
 _state = None      # while installed: {"path", "key", "known", "added", "original"}
@@ -89,9 +91,28 @@ def _cached_compile(pattern, flags=0):
             state["known"].pop(key, None)
     parts = _compile_from_text(pattern, flags)
     compiled = _make_pattern(pattern, parts)
-    if len(state["known"]) + len(state["added"]) < _MAX_PATTERNS:
+    if len(state["known"]) + len(state["added"]) < _MAX_PATTERNS and _fixed_by_the_code(pattern):
         state["added"][key] = parts
     return compiled
+
+
+def _fixed_by_the_code(pattern):
+    """Whether the pattern being compiled is one the code fixes, the same every run: compiled
+    by a module's or a class's body (pycparser's lexer, textwrap), written as a constant of
+    the calling function (`re.match(r"...", text)`) or kept in a global of its module
+    (`re.match(_decimal_constant, ...)`), or compiled by PLY's lexer from its stored tables
+    (pcpp's). Others may come from the input (a macro's name): kept, the file would grow and
+    be rewritten every run. (A module global built from a set's order changes with the hash
+    seed: tokenize's, which the compile path does not run; _MAX_PATTERNS bounds the rest.)"""
+    frame = sys._getframe(2)
+    while frame is not None and os.path.dirname(frame.f_code.co_filename) == _RE_DIRECTORY:
+        frame = frame.f_back
+    if frame is None:
+        return False
+    code = frame.f_code
+    return (not code.co_flags & _CO_OPTIMIZED or pattern in code.co_consts
+            or any(value is pattern for value in frame.f_globals.values())
+            or code.co_filename.endswith(os.path.join("ply", "lex.py")))
 
 
 def _load(path, key):

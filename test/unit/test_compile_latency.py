@@ -314,9 +314,15 @@ def _from_text(pattern, flags):
     return disk_cache._state["original"](pattern, flags)
 
 
+# Compiled by a module's top level, as the lexers compile theirs (what the cache keeps).
+_TOP_LEVEL = compile("import re._compiler\ncompiled = []\nfor pattern, flags in PATTERNS:\n"
+                     "    compiled.append(re._compiler.compile(pattern, flags))\n", "patterns.py", "exec")
+
+
 def _compile_all():
-    import re._compiler
-    return [re._compiler.compile(pattern, flags) for pattern, flags in PATTERNS]
+    namespace = {"PATTERNS": PATTERNS}
+    exec(_TOP_LEVEL, namespace)
+    return namespace["compiled"]
 
 
 @pytest.fixture
@@ -395,7 +401,30 @@ def test_the_second_clcoop_run_compiles_the_lexers_patterns_from_the_cache(tmp_p
     assert [r.returncode for r in runs] == [0, 0], runs[1].stderr
     assert runs[0].stdout.strip() == "lexer patterns parsed: 1"
     assert runs[1].stdout.strip() == "lexer patterns parsed: 0"
-    assert list((tmp_path / "cache").glob("regex-*.json"))
+    (file,) = (tmp_path / "cache").glob("regex-*.json")
+    written = file.stat().st_mtime_ns, file.read_text()
+    third = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                           timeout=120)
+    assert third.returncode == 0 and third.stdout.strip() == "lexer patterns parsed: 0"
+    # Nothing new to keep (another hash seed, the same patterns): the file is not rewritten.
+    assert (file.stat().st_mtime_ns, file.read_text()) == written
+    patterns = json.loads(written[1])["patterns"]
+    assert 0 < len(patterns) < 100, len(patterns)
+
+
+def _compile_in_a_function(name):
+    import re
+    re.search(rf"\b{re.escape(name)}\b", "")        # built from the input
+    return re.match(r"a_constant_[0-9]+", "")          # written in the code
+
+
+def test_only_patterns_the_code_fixes_are_kept(regex_cache):
+    """A pattern a function builds (from a macro's name, say) is compiled but not kept; one
+    written as a constant, or compiled by a module at its top level, is."""
+    assert disk_cache.install(str(regex_cache))
+    _compile_in_a_function("some_macro_name")
+    exec(compile("import re._compiler\nre._compiler.compile(r'top[-_]level', 0)\n", "m.py", "exec"), {})
+    assert sorted(disk_cache._state["added"]) == ["0:a_constant_[0-9]+", "0:top[-_]level"]
 
 
 # ---------------------------------------------------------------- cyclic garbage collection
