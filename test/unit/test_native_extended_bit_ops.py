@@ -135,3 +135,15 @@ def test_under_a_lane_varying_branch():
         outs.append(o)
     assert outs[0].tobytes() == outs[1].tobytes()
     assert (outs[0][c > 24] == 0).all()
+
+
+def test_the_interpreter_tests_fault_kernel():
+    source = "kernel void k(global int *o) { o[0] = bitfield_extract_signed(o[1], 30u, 3u); }"
+    native, interp = programs(source, "clcoop")
+    assert native.k.engine == "native" and native.k.fallback_reason is None
+    messages = []
+    for program in (native, interp):
+        with pytest.raises(clcoop.RuntimeFault, match="offset 30 \\+ count 3 exceeds the 32 bits") as info:
+            program.k((1,), (1,), np.zeros(2, np.int32))
+        messages.append(str(info.value))
+    assert messages[0] == messages[1]
