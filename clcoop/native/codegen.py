@@ -550,8 +550,12 @@ class _FunctionGen:
         if "..." in str(f.global_value_type):
             raise Unsupported(f"the variadic function @{f.name}")
         matrices = coopmat_spec.mentions_matrix_type(str(f))
-        if matrices and not self.is_kernel:
-            raise Unsupported(f"cooperative-matrix values in the called function @{f.name}")
+        if matrices and not self.is_kernel and self._has_rendezvous():
+            # A called function is no coroutine: what needs the whole sub-group (load,
+            # store, mul-add, ...) stays in kernels; matrix values and per-work-item
+            # operations (element-wise, m[i], length) are plain code anywhere.
+            raise Unsupported(f"a cooperative-matrix operation of the whole sub-group in the called "
+                              f"function @{f.name}")
         if matrices and self.mg.subgroup_size is None:
             raise Unsupported("cooperative-matrix operations (compiled per sub-group size)")
         self._plan_allocas()

@@ -72,14 +72,29 @@ def sizes_of(fg):
     with: the module's sub-group size, with the kernel's work-group size when it declares
     one (a workgroup-scope matrix needs it, as the interpreter's)."""
     S = fg.mg.subgroup_size
-    info = fg.mg.module.kernels.get(fg.f.name) if S is not None and fg.is_kernel else None
+    if S is None:
+        return S
+    if fg.is_kernel:
+        W = _work_group_size(fg.mg.module.kernels.get(fg.f.name))
+    else:       # a called function: the work-group size of the kernels reaching it, if one
+        try:
+            sizes = {_work_group_size(info) for name, info in fg.mg.module.kernels.items()
+                     if fg.f.name in fg.mg._call_tree(name)}
+        except Unsupported:
+            sizes = set()
+        W = sizes.pop() if len(sizes) == 1 else None
+    return S if W is None else GroupSizes(S, W)
+
+
+def _work_group_size(info):
+    """X*Y*Z of a kernel's reqd_work_group_size, or None."""
     wg = getattr(info, "reqd_work_group_size", None)
     if not wg:
-        return S
+        return None
     W = 1
     for n in wg:
         W *= int(n)
-    return GroupSizes(S, W)
+    return W
 
 
 class MatrixType:

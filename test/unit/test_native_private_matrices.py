@@ -169,3 +169,38 @@ def test_scalar_multiply_by_a_varying_value_still_falls_back():
     source = SCALE_KERNEL.replace("* S", "* (s + (float)get_local_id(0))")
     with pytest.warns(NativeFallbackWarning, match="scalar multiply by a value that may differ"):
         clcoop.Program(source).build(options=["-O0"], engine="auto")
+
+
+HELPERS = """
+typedef float mat __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 8, 16, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
+mat twice_plus_one(mat m) {
+  for (uint i = 0; i < coop_mat_length(m); ++i) m[i] = 2.0f * m[i] + 1.0f;
+  return m;
+}
+mat negate(mat m) { return -m * 3.0f; }
+mat load(global float *x) { return coop_mat_load(x, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)16); }
+kernel void k(global float *x, global float *out) {
+  mat m = coop_mat_load(x, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)16);
+  coop_mat_store(out, negate(twice_plus_one(m)), CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)16);
+}
+kernel void loads_in_a_helper(global float *x, global float *out) {
+  coop_mat_store(out, load(x), CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)16);
+}
+"""
+
+
+def test_matrix_values_in_called_functions_at_o0_run_natively():
+    """At -O0 nothing is inlined: functions taking and returning matrices (element access,
+    element-wise operations) are plain per-work-item code."""
+    x = RNG.standard_normal(128).astype(np.float32)
+    source = HELPERS.split("kernel void loads_in_a_helper")[0]
+    out, = on_both(source, lambda k: [k((16,), (16,), x, o := np.zeros(128, np.float32), subgroup_size=16) or o],
+                   ["-O0"])
+    np.testing.assert_array_equal(out, -(2 * x + 1) * np.float32(3))
+
+
+def test_a_sub_group_operation_in_a_called_function_still_falls_back():
+    """A load needs the whole sub-group (a rendezvous), which only a kernel's coroutine does."""
+    with pytest.warns(NativeFallbackWarning, match="operation of the whole sub-group in the called function @load"):
+        program = clcoop.Program(HELPERS).build(options=["-O0"], engine="auto")
+    assert program.loads_in_a_helper.engine == "interp"

@@ -202,3 +202,23 @@ def test_the_gemm_wg_example_runs_natively_bit_equal(M, N, K, options):
                  lambda k: [k(gsize, lsize, A, B, C, d := np.zeros((M, N), np.float32), M, N, K, np.float32(1.5),
                               np.float32(-0.5), subgroup_size=16) or d])
     np.testing.assert_allclose(D, 1.5 * (A @ B) - 0.5 * C, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.slow
+def test_elementwise_at_o0_through_a_called_function():
+    """-O0: twice_plus_one(x) takes and returns a workgroup-scope matrix (not inlined); its
+    layout is the one work-group size of the kernels calling it."""
+    M, N, K, local = 20, 12, 10, (48, 1)
+    groups = 2
+    gsize, lsize = launch_sizes(local, groups)
+    X = RNG.uniform(-10, 10, (groups, M, N)).astype(np.float32)
+    Y = RNG.uniform(1, 4, (groups, M, N)).astype(np.float32)
+
+    def elementwise(k):
+        outs = [np.zeros((groups, 9, M, N), np.float32), np.zeros((groups, M, N), np.int32),
+                np.zeros((groups, N, M), np.float32)]
+        k(gsize, lsize, X, Y, np.float32(0.5), *outs, subgroup_size=16)
+        return outs
+    out, _, _ = on_both(KERNELS.read_text(), defines(M, N, K, local) + ("-cl-opt-disable",), "elementwise",
+                        elementwise)
+    np.testing.assert_array_equal(out[:, 6], 2 * X + 1)
