@@ -22,6 +22,7 @@ import re
 from clcoop.native.builtin_ir import intrinsic_suffix, type_suffix
 from clcoop.native.text_rewrite import quote, ref, typed
 from clcoop.native.support import Unsupported
+from clcoop.ir.loader import value_kind
 
 _VECTOR = re.compile(r"<(\d+) x (\w+)>")
 
@@ -259,7 +260,7 @@ def instruction(fg, ins, text, ops):
 
 
 def _intrinsic(fg, ins, ops, out):
-    name = ops[-1].name if ops[-1].value_kind.name == "function" else ""
+    name = ops[-1].name if value_kind(ops[-1]) == "function" else ""
     if not name.startswith("llvm.") or not name.endswith("bf16"):
         return False        # a defined function taking or returning bf16: a plain call
     t = str(ins.type)

@@ -21,7 +21,7 @@ import numpy as np
 
 from clcoop import coop_names, coopmat_spec, float8
 from clcoop.ir import call_signatures
-from clcoop.ir.loader import name_values, parse_type_text, read_structs
+from clcoop.ir.loader import value_kind, name_values, parse_type_text, read_structs
 from clcoop.ir.demangle import demangle
 from clcoop.ir.scalars import scalar_dtype
 from clcoop.ir.source_map import read_debug_info
@@ -204,7 +204,7 @@ def _barrier_callers(mod):
             for ins in b.instructions:
                 if ins.opcode == "call":
                     callee = list(ins.operands)[-1]
-                    if callee.value_kind.name == "function":
+                    if value_kind(callee) == "function":
                         calls[f.name].add(callee.name)
     reach = {n for n, cs in calls.items() if any(demangle(c)[0] in BARRIERS for c in cs)}
     changed = True
@@ -358,11 +358,11 @@ class _ModuleGen:
                 if ins.opcode == "call":
                     *args, callee = ins.operands
                     g = self.functions.get(callee.name)
-                    if g is not None and not g.is_declaration and callee.value_kind.name == "function":
+                    if g is not None and not g.is_declaration and value_kind(callee) == "function":
                         out.append(callee.name)
                     elif g is not None and coop_routines.callee_of(callee.name) is not None:
                         # A function operand (coop_mat_per_element's fn): the operation calls it.
-                        out += [a.name for a in args if a.value_kind.name == "function"
+                        out += [a.name for a in args if value_kind(a) == "function"
                                 and a.name in self.functions and not self.functions[a.name].is_declaration]
         return out
 
@@ -508,7 +508,7 @@ class _FunctionGen:
 
     def definition(self, v):
         """The defining instruction of an operand, or None."""
-        if v.value_kind.name != "instruction":
+        if value_kind(v) != "instruction":
             return None
         return self.defs.get(v.name)
 
@@ -632,7 +632,7 @@ class _FunctionGen:
                 if ins.opcode == "alloca":
                     allocas.append(ins)
                 for k, op in enumerate(ins.operands):
-                    if not op.is_constant and op.value_kind.name == "instruction":
+                    if not op.is_constant and value_kind(op) == "instruction":
                         uses.setdefault(op.name, []).append((ins, k))
         off = stack = 0
         for a in allocas:
@@ -681,7 +681,7 @@ class _FunctionGen:
     def base_of(self, v, seen=None):
         """('arg', i) | ('global', name) | ('arena', name) | ('stack', name) | None."""
         seen = seen if seen is not None else set()
-        kind = v.value_kind.name
+        kind = value_kind(v)
         if kind == "argument":
             return ("arg", self.param_index[v.name]) if self.is_kernel else None
         if kind == "global_variable":
@@ -796,7 +796,7 @@ class _FunctionGen:
                 break
             seen.add(value_id(d))
             v = list(d.operands)[0]
-        if v is ptr or v.value_kind.name not in ("argument", "instruction"):
+        if v is ptr or value_kind(v) not in ("argument", "instruction"):
             return p0
         root = self.fresh("root")
         if str(v.type) == "ptr":
@@ -951,11 +951,11 @@ class _FunctionGen:
 
     def call(self, ins, text, ops):
         callee = ops[-1]
-        if callee.value_kind.name == "inline_asm":
+        if value_kind(callee) == "inline_asm":
             # Device code (a GPU ISA): the host cannot run it (interp/inline_asm.py runs the
             # empty optimization barriers).
             raise Unsupported(f"inline assembly: {text}")
-        if callee.value_kind.name != "function":
+        if value_kind(callee) != "function":
             raise Unsupported(f"an indirect call: {text}")
         name = callee.name
         f = self.mg.functions[name]
@@ -1042,7 +1042,7 @@ class _FunctionGen:
             for ins in b.instructions:
                 if ins.opcode == "call":
                     callee = list(ins.operands)[-1]
-                    if callee.value_kind.name == "function" and demangle(callee.name)[0] in BARRIERS:
+                    if value_kind(callee) == "function" and demangle(callee.name)[0] in BARRIERS:
                         return True
         return False
 
@@ -1194,7 +1194,7 @@ class _FunctionGen:
 
     def branch(self, ins, text, ops, label):
         here = self.block_index[label]
-        targets = [o.name for o in ops if o.value_kind.name == "basic_block"]
+        targets = [o.name for o in ops if value_kind(o) == "basic_block"]
         back = [t for t in targets if self.block_index[t] <= here]
         if not back:
             self.lines.append("  " + text)

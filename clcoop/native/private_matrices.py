@@ -17,6 +17,7 @@ from clcoop.errors import IRError
 from clcoop.ir.coop_operands import component_dtype, pointee_size
 from clcoop.native.support import Unsupported
 from clcoop.native.text_rewrite import ref, typed
+from clcoop.ir.loader import value_kind
 
 
 def component_text(fg, text):
@@ -36,7 +37,7 @@ def is_access_chain(ins):
     if ins.opcode != "call":
         return False
     callee = list(ins.operands)[-1]
-    if callee.value_kind.name != "function" or not coop_names.names_spirv_operation(callee.name):
+    if value_kind(callee) != "function" or not coop_names.names_spirv_operation(callee.name):
         return False
     parsed = coop_names.parse_callee(callee.name)
     return parsed is not None and parsed.base == coop_names.ACCESS_CHAIN

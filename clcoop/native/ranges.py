@@ -27,7 +27,7 @@ import re
 
 from clcoop.ir import cfg
 from clcoop.ir.demangle import demangle
-from clcoop.ir.loader import parse_named, parse_type_text
+from clcoop.ir.loader import value_kind, parse_named, parse_type_text
 from clcoop.native.builtin_ir import elem_size, store_size
 from clcoop.ir.text import split_top_level
 from clcoop.native.text_rewrite import clean_ir, value_id
@@ -161,7 +161,7 @@ class KernelRanges:
         if op not in _PLAIN_OPS:
             raise Refused(f"'{op}' ({text})")
         for o in ins.operands:
-            if o.value_kind.name in ("global_variable", "global_alias"):
+            if value_kind(o) in ("global_variable", "global_alias"):
                 raise Refused(f"a global variable ({text})")
         if op in ("sdiv", "udiv", "srem", "urem"):
             divisor = _constant(list(ins.operands)[1])
@@ -186,7 +186,7 @@ class KernelRanges:
     def _call(self, ins, text):
         callee = list(ins.operands)[-1]
         name = callee.name
-        if callee.value_kind.name != "function":
+        if value_kind(callee) != "function":
             raise Refused(f"an indirect call ({text})")
         if name in self.defined:
             raise Refused(f"a call of the defined function @{name}")
@@ -233,7 +233,7 @@ class KernelRanges:
         return node
 
     def _make(self, v):
-        kind = v.value_kind.name
+        kind = value_kind(v)
         bits = _int_bits(v.type)
         if kind == "argument":
             i = self.args[value_id(v)]

@@ -38,6 +38,7 @@ from clcoop.ir import cfg
 from clcoop.native.text_rewrite import clean_ir, quote, ref
 from clcoop.native.masking import _BRANCH, _phi_incoming
 from clcoop.native.support import Unsupported
+from clcoop.ir.loader import value_kind
 
 _OUTSIDE = ("a branch that may differ between the lanes of a subgroup, other than if-then(-else) "
             "without loops and loops or nested ifs in a single-entry single-exit region")
@@ -167,7 +168,7 @@ def _escaping(blocks, loop):
             continue
         for ins in b.instructions:
             for o in ins.operands:
-                if o.value_kind.name == "instruction" and o.name in defined and o.name not in used:
+                if value_kind(o) == "instruction" and o.name in defined and o.name not in used:
                     used.append(o.name)
     return used
 
@@ -258,7 +259,7 @@ class RegionMixin:
     def _edge_masks(self, term, label, mask):
         """edges[(label, target)]: per lane, whether the lane leaves label to target."""
         ops = list(term.operands)
-        targets = [o.name for o in ops if o.value_kind.name == "basic_block"]
+        targets = [o.name for o in ops if value_kind(o) == "basic_block"]
         if len(ops) == 1 or targets[0] == targets[1]:
             self._add_edge(label, targets[0], mask)
             return

@@ -39,6 +39,7 @@ from clcoop.native.runtime_ir import CORO_EPILOGUE, CORO_PROLOGUE
 from clcoop.native.builtin_ir import store_size
 from clcoop.native.text_rewrite import clean_ir, gquote, quote, ref
 from clcoop.native.support import MEMORY_INTRINSICS, WORKITEM_FUNCTIONS, Unsupported
+from clcoop.ir.loader import value_kind
 
 # Work-item queries with one value per subgroup when the work-group size is a multiple of
 # the subgroup size (the fast path is only launched then).
@@ -237,10 +238,10 @@ class _SubgroupGen(RegionMixin, MaskingMixin, _FunctionGen):
 
     @staticmethod
     def _operand_varying(o, varying):
-        return o.value_kind.name == "instruction" and o.name in varying
+        return value_kind(o) == "instruction" and o.name in varying
 
     def _operand_kind(self, o, kinds):
-        if o.value_kind.name == "instruction":
+        if value_kind(o) == "instruction":
             return kinds.get(o.name)
         if o.is_constant and re.fullmatch(r"i\d+ " + str(self.S), str(o).strip()):
             return "S"
@@ -434,7 +435,7 @@ class _SubgroupGen(RegionMixin, MaskingMixin, _FunctionGen):
         return None
 
     def _consecutive(self, pointer, value_type):
-        kind = self.kinds.get(pointer.name, "u") if pointer.value_kind.name == "instruction" else "u"
+        kind = self.kinds.get(pointer.name, "u") if value_kind(pointer) == "instruction" else "u"
         t = self.ty(value_type)
         return kind.startswith("pal") and t.kind in ("int", "float") and \
             int(kind[4:]) == store_size(t, self.layout)
@@ -486,7 +487,7 @@ class _SubgroupGen(RegionMixin, MaskingMixin, _FunctionGen):
     # ------------------------------------------------------------ sub-group collectives
     def _is_declared(self, callee):
         g = self.mg.functions.get(callee.name)
-        return callee.value_kind.name == "function" and g is not None and g.is_declaration
+        return value_kind(callee) == "function" and g is not None and g.is_declaration
 
     def _collective(self, ins, ops):
         """A sub-group collective (collectives.py) over the lanes' values. In the masked copy
@@ -810,7 +811,7 @@ def _without_poison_flags(line):
 
 
 def _instruction_name(o):
-    return o.name if o.value_kind.name == "instruction" else None
+    return o.name if value_kind(o) == "instruction" else None
 
 
 def _join(a, b):

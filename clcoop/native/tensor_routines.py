@@ -34,6 +34,7 @@ from clcoop.native.coop_routines import (ELEMENT_BYTES, _ctx_lines, _head, _item
 from clcoop.native.support import Unsupported
 from clcoop.native.text_rewrite import gquote, quote, ref, typed
 from clcoop.tensor_spec import TensorType
+from clcoop.ir.loader import value_kind
 
 # FAULT_COOP sub-codes of tensor operations (coop_routines' own are below 32).
 (PTR_NON_UNIFORM, LAYOUT_NON_UNIFORM, VIEW_NON_UNIFORM, NOT_CREATED, STORE_BLOCK, VIEW_DIMS, VIEW_ZERO,
@@ -409,7 +410,7 @@ def _decode_function(fg, fn, mt, dims, what):
     """The decode operand: a function defined in the module of type
     T (ptr, [D x i32], [D x i32]) (lower_tensor.py's wrapper of the user's function), which
     the generated code calls as that (untrusted IR: checked, never read from a name)."""
-    target = fg.mg.functions.get(fn.name) if fn.value_kind.name == "function" else None
+    target = fg.mg.functions.get(fn.name) if value_kind(fn) == "function" else None
     if target is None or target.is_declaration or fn.name in fg.mg.module.kernels:
         raise Unsupported(f"a {what} whose decode operand is not a function defined in the module ({typed(fn)})")
     ty = str(target.global_value_type)

@@ -3,6 +3,7 @@ import re
 
 from clcoop.ir.text import split_top_level
 from clcoop.native.support import Unsupported
+from clcoop.ir.loader import value_kind
 
 _META_RE = re.compile(r",\s*!(?!\{)[\w.]+\s+!\d+")
 _ATTR_GROUP_RE = re.compile(r"\s#\d+")
@@ -18,7 +19,7 @@ def gquote(name):
 
 def typed(v):
     """'<type> <ref>' of an operand."""
-    kind = v.value_kind.name
+    kind = value_kind(v)
     if kind in ("global_variable", "function", "global_alias"):
         return f"{v.type} {gquote(v.name)}"
     if v.is_constant:

@@ -486,3 +486,24 @@ def test_matrix_load_through_a_pointer_of_another_address_space_than_named_is_re
     assert_same_refusal(ir, f"argument 1 of the cooperative-matrix operation CooperativeMatrixLoadKHR "
                             f"(@{LOAD_B}) is ptr addrspace(3), but the callee's name says a pointer to "
                             f"address space 1")
+
+
+# A matrix constant llvmlite's ValueKind enum does not know (kind 26: a target-type
+# zeroinitializer) is valid IR: the native build read `.value_kind.name` and raised a
+# Python ValueError, and engine="auto" with it (fuzz_ir seed 2503). Both engines run it.
+ZERO_MATRIX_STORE = """target triple = "spir64-unknown-unknown"
+declare spir_func void @_Z33__spirv_CooperativeMatrixStoreKHRIfLi3ELi8ELi16ELi2EEvPU3AS1fim(ptr addrspace(1), target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2), i32, i64)
+define spir_kernel void @k(ptr addrspace(1) %o) {
+  call spir_func void @_Z33__spirv_CooperativeMatrixStoreKHRIfLi3ELi8ELi16ELi2EEvPU3AS1fim(ptr addrspace(1) %o, target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) zeroinitializer, i32 0, i64 16)
+  ret void
+}
+"""
+
+
+@pytest.mark.parametrize("engine", ["interp", "native"])
+def test_a_zero_matrix_constant_operand_runs_in_both_engines(engine):
+    prog = clcoop.Program.from_ir(ZERO_MATRIX_STORE, engine=engine)
+    out = np.full(8 * 16, 7.0, np.float32)
+    prog.k((16,), (16,), out, subgroup_size=16)
+    assert prog.kernel("k").engine == engine
+    np.testing.assert_array_equal(out, 0.0)
