@@ -724,6 +724,7 @@ def _read_kernel(f, header, metadata, structs):
         m = re.search(r"\bbyval\((.*?)\)(?:\s|$)", text)
         if m:
             info.byval[i] = parse_type_text(m.group(1), structs)
+    _refuse_private_pointer_params(info)
     for kind, node in _MD_REF_RE.findall(header):
         body = metadata.get(node, "")
         if kind == "kernel_arg_type":
@@ -738,6 +739,21 @@ def _read_kernel(f, header, metadata, structs):
             ints = _md_ints(body)
             info.reqd_sub_group_size = ints[0] if ints else None
     return info
+
+
+# OpenCL C 3.0 6.11 (kernel functions; clang's Sema: "pointer arguments to kernel functions
+# must reside in 'global', 'constant' or 'local' address space"). A private or generic one
+# would make every work-group share one buffer, and the engines would disagree on it.
+_KERNEL_POINTER_SPACES = {1: "__global", 2: "__constant", 3: "__local"}
+
+
+def _refuse_private_pointer_params(info):
+    for i, (name, ty) in enumerate(info.params):
+        if ty.kind == "ptr" and i not in info.byval and ty.addrspace not in _KERNEL_POINTER_SPACES:
+            space = "generic" if ty.addrspace == 4 else f"addrspace({ty.addrspace})" if ty.addrspace else "private"
+            raise IRError(f"kernel '{info.name}': parameter {i} '{name or f'arg{i}'}' is a pointer to the "
+                          f"{space} address space; a kernel's pointer parameters must be __global, "
+                          f"__constant or __local (OpenCL C 3.0 6.11)")
 
 
 def value_kind(v):

@@ -507,3 +507,17 @@ def test_a_zero_matrix_constant_operand_runs_in_both_engines(engine):
     prog.k((16,), (16,), out, subgroup_size=16)
     assert prog.kernel("k").engine == engine
     np.testing.assert_array_equal(out, 0.0)
+
+
+# fuzz_ir seed 2503 case 328: a kernel pointer parameter in the private address space ran in
+# both engines, every work-group sharing one buffer, with different results. clang refuses
+# such a kernel (OpenCL C 3.0 6.11); so does the loader, for IR from elsewhere.
+@pytest.mark.parametrize("space, words", [("", "private"), (" addrspace(4)", "generic")])
+def test_a_kernel_pointer_parameter_outside_global_constant_local_is_refused(space, words):
+    ir = ('target triple = "spir64-unknown-unknown"\n'
+          f"define spir_kernel void @k(ptr{space} %p) {{\n  store i32 1, ptr{space} %p\n  ret void\n}}\n")
+    for engine in ("interp", "native"):
+        with pytest.raises(IRError, match=rf"kernel 'k': parameter 0 'p' is a pointer to the {words} address "
+                                          r"space; a kernel's pointer parameters must be __global, __constant "
+                                          r"or __local \(OpenCL C 3.0 6.11\)"):
+            clcoop.Program.from_ir(ir, engine=engine)
