@@ -21,7 +21,7 @@ from clcoop.errors import IRError
 from clcoop.ir.coop_operands import memory_dtype, pointee_size
 from clcoop.ir.layout import LayoutError, get_layout
 from clcoop.ir.wg_layout import get_workgroup_layout
-from clcoop.ir.loader import parse_type_text
+from clcoop.ir.loader import value_kind, parse_type_text
 from clcoop.ir.scalars import COMPONENT_DTYPES, scalar_dtype
 from clcoop.native import bfloat_ir, coop_ir
 from clcoop.native.builtin_ir import type_suffix
@@ -255,7 +255,7 @@ def _uniform_scalar(fg, v):
     """Whether `v` is the same in every work-item: a constant, a kernel argument, or (-O0
     IR) a load of a private variable whose one store, in the entry block before any load
     of it, is of a constant or a kernel argument, and whose address is used by nothing else."""
-    if v.is_constant or v.value_kind.name == "argument":
+    if v.is_constant or value_kind(v) == "argument":
         return True
     load = fg.definition(v)
     slot = fg.definition(list(load.operands)[0]) if load is not None and load.opcode == "load" else None
@@ -265,7 +265,7 @@ def _uniform_scalar(fg, v):
     for bi, block in enumerate(fg.blocks):
         for user in block.instructions:
             for k, o in enumerate(user.operands):
-                if o.is_constant or o.value_kind.name != "instruction" or o.name != slot.name:
+                if o.is_constant or value_kind(o) != "instruction" or o.name != slot.name:
                     continue
                 if user.opcode == "store" and k == 1 and bi == 0:
                     stores.append(user)
@@ -276,7 +276,7 @@ def _uniform_scalar(fg, v):
     if len(stores) != 1 or loaded_before:
         return False
     value = list(stores[0].operands)[0]
-    return value.is_constant or value.value_kind.name == "argument"
+    return value.is_constant or value_kind(value) == "argument"
 
 
 def _scalar_mul(fg, ins, ops, lhs, S):
@@ -372,7 +372,7 @@ def _per_element(fg, ins, ops, lhs, S):
     m, fn, extras = ops[0], ops[1], ops[2:-1]
     if matrix_type(str(m.type), S).vector != mt.vector:
         raise Unsupported("a coop_mat_per_element whose operand and result types differ")
-    target = fg.mg.functions.get(fn.name) if fn.value_kind.name == "function" else None
+    target = fg.mg.functions.get(fn.name) if value_kind(fn) == "function" else None
     if target is None or target.is_declaration or fn.name in fg.mg.module.kernels:
         raise Unsupported(f"a coop_mat_per_element whose function operand is not a function "
                           f"defined in the module ({typed(fn)})")
@@ -588,7 +588,7 @@ def _check_reduce(fg, callee, ops, m, r, mode):
         raise Unsupported(f"a cooperative-matrix reduction the interpreter refuses "
                           f"({problem.message if problem else 'types differ'})")
     combine = ops[2]
-    target = fg.mg.functions.get(combine.name) if combine.value_kind.name == "function" else None
+    target = fg.mg.functions.get(combine.name) if value_kind(combine) == "function" else None
     if target is None or target.is_declaration or combine.name in fg.mg.module.kernels:
         raise Unsupported(f"a coop_mat_reduce whose combine operand is not a function defined "
                           f"in the module ({typed(combine)})")
