@@ -2,12 +2,13 @@
 anything runs (issues 25, 26). Each check is run on both CPU engines: a refusal must not
 depend on the engine, and the native engine once took what the interpreter refused."""
 import re
+import struct
 
 import numpy as np
 import pytest
 
 import clcoop
-from clcoop import prepare
+from clcoop import launch_cache, prepare
 
 ENGINES = ("interp", "native")
 
@@ -161,3 +162,122 @@ def test_struct_records_of_ir_from_elsewhere_are_checked_by_its_named_struct():
     with pytest.raises(clcoop.ArgumentError, match="36-byte records .*; got records of 20 bytes"):
         prog.k(4, 4, np.zeros(4, np.dtype([("d", np.float32), ("q", np.int8, (16,))])),
                np.zeros(4, PAIR), np.zeros(4, np.float32))
+
+
+# ------------------------------------------------------------------ repeated launches (issue 28)
+# Preparations.prepare recognizes a launch repeating the last one without building its key
+# (LastLaunch). Each case changes one thing between two launches: the second preparation must
+# be keyed and checked exactly as a launch prepared anew (launch_key, prepare_launch).
+REPEAT = """__kernel void add(__global const float *a, __global float *c, float s, int n) {
+    size_t i = get_global_id(0); if (i < n) c[i] = a[i] * s; }
+__kernel void tile(__global float *c, __local float *t, float s) {
+    t[get_local_id(0)] = s; c[get_global_id(0)] = t[get_local_id(0)]; }"""
+DEFAULTS = (None, prepare.DEFAULT_INSTRUCTION_LIMIT, prepare.DEFAULT_MAX_LANES, None, False)
+
+
+def prepare_twice(programs, kernel, first, second, sizes=(64, 16), second_sizes=None, between=None):
+    """(the first launch's preparation, the second's, the second's key as built anew) by the
+    kernel's Preparations (each launch: (global, local) sizes and an argument tuple);
+    between() runs between them (a change in place)."""
+    preparations = getattr(programs(REPEAT, "interp"), kernel)._preparations
+    before = preparations.prepare(*sizes, first, *DEFAULTS)
+    if between is not None:
+        between()
+    got = preparations.prepare(*(second_sizes or sizes), second, *DEFAULTS)
+    return before, got, fresh_key(*(second_sizes or sizes), second)
+
+
+def fresh_key(global_size, local_size, args):
+    subgroup, limit, lanes, offset, serial = DEFAULTS
+    key = launch_cache.launch_key(global_size, local_size, args, subgroup, limit, offset, prepare.LocalMemory)
+    return launch_cache.options_key(key, lanes, serial)
+
+
+def test_a_repeated_launch_is_not_keyed_again(programs, monkeypatch):
+    a, c = np.ones(64, np.float32), np.zeros(64, np.float32)
+    preparations = programs(REPEAT, "interp").add._preparations
+    first = preparations.prepare(64, 16, (a, c, 2.0, 64), *DEFAULTS)
+    monkeypatch.setattr(prepare, "launch_key", None)       # (a call would raise)
+    again = preparations.prepare(64, 16, (a, c, 2.0, 64), *DEFAULTS)
+    assert again.key is first.key and again.values[1] is c
+
+
+def resize(array):
+    array.resize(4096, refcheck=False)          # reallocated in place: a new address and size
+
+
+def retype(array):
+    array.dtype = np.int32
+
+
+def make_read_only(array):
+    array.flags.writeable = False
+
+
+def transpose_in_place(array):
+    with pytest.warns(DeprecationWarning):       # (NumPy 2.4 deprecates setting strides)
+        array.strides = (4, 32)                  # the transpose's layout: not C-contiguous
+
+
+@pytest.mark.parametrize("change, refused", [
+    ("other array", None), (resize, None), ("int scalar", None), ("bool for int", None),
+    (retype, "argument 1 'c' of kernel 'add' \\(float\\*\\) needs a float32 array"),
+    (make_read_only, "argument 1 'c' .* the array is read-only"),
+    (transpose_in_place, "argument 1 'c' .* not C-contiguous")])
+def test_a_changed_array_or_scalar_is_keyed_and_checked_anew(programs, change, refused):
+    a, c = np.ones(64, np.float32), np.zeros((8, 8), np.float32)
+    second = {"other array": (a, np.zeros((8, 8), np.float32), 2.0, 64), "int scalar": (a, c, 2.0, 63),
+              "bool for int": (a, c, 2.0, True)}.get(change, (a, c, 2.0, 64))
+    between = None if isinstance(change, str) else lambda: change(c)
+    if refused:
+        with pytest.raises(clcoop.ArgumentError, match=refused):
+            prepare_twice(programs, "add", (a, c, 2.0, 64), second, between=between)
+        return
+    first, got, key = prepare_twice(programs, "add", (a, c, 2.0, 64), second, between=between)
+    assert got.key == key and got.key != first.key
+    assert got.arguments[1].nbytes == second[1].nbytes and got.arguments[3].value == np.int32(second[3])
+
+
+NAN_PAYLOAD = struct.unpack("<d", struct.pack("<Q", 0x7FF4_0000_0000_0000))[0]    # a signalling NaN
+
+
+@pytest.mark.parametrize("before, after", [
+    (0.0, -0.0), (-0.0, 0.0), (np.float32(0.0), np.float32(-0.0)), (float("nan"), NAN_PAYLOAD),
+    (2.0, np.float32(2.0)), (2.0, 2.5), (2.0, float("nan")), (float("nan"), float("nan"))])
+def test_a_changed_float_scalar_is_keyed_by_its_bits(programs, before, after):
+    a, c = np.ones(64, np.float32), np.zeros(64, np.float32)
+    _, got, key = prepare_twice(programs, "add", (a, c, before, 64), (a, c, after, 64))
+    assert got.key == key
+    assert np.float32(after).tobytes() == np.asarray(got.arguments[2].value).tobytes()
+
+
+def test_a_0d_array_scalar_changed_in_place_is_converted_anew(programs):
+    a, c, s = np.ones(64, np.float32), np.zeros(64, np.float32), np.array(2.0, np.float32)
+    preparations = programs(REPEAT, "interp").add._preparations
+    preparations.prepare(64, 16, (a, c, s, 64), *DEFAULTS)
+    s[()] = 3.0
+    assert preparations.prepare(64, 16, (a, c, s, 64), *DEFAULTS).arguments[2].value == 3.0
+
+
+@pytest.mark.parametrize("sizes, message", [
+    ((64, 32), None), ((64, None), None), (((64,), (16,)), None), ((64, 16.0), "local_size must be an int"),
+    ((64.0, 16), "global_size must be an int"), ((64, 48), "not a multiple")])
+def test_changed_sizes_are_keyed_and_checked_anew(programs, sizes, message):
+    a, c = np.ones(64, np.float32), np.zeros(64, np.float32)
+    args = (a, c, 2.0, 64)
+    if message is not None:
+        with pytest.raises(clcoop.ArgumentError, match=message):
+            prepare_twice(programs, "add", args, args, second_sizes=sizes)
+        return
+    _, got, key = prepare_twice(programs, "add", args, args, second_sizes=sizes)
+    assert got.key == key and got.nd.local_size == prepare.NDRange(*(
+        (prepare._sizes(s, "") if s is not None else (64,)) for s in sizes)).local_size
+
+
+def test_a_local_memory_resized_in_place_is_keyed_anew(programs):
+    c, t = np.zeros(64, np.float32), prepare.LocalMemory(64)
+    preparations = programs(REPEAT, "interp").tile._preparations
+    preparations.prepare(64, 16, (c, t, 1.0), *DEFAULTS)
+    t.nbytes = 128
+    got = preparations.prepare(64, 16, (c, t, 1.0), *DEFAULTS)
+    assert got.arguments[1].nbytes == 128 and got.key == fresh_key(64, 16, (c, t, 1.0))
