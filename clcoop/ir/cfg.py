@@ -55,6 +55,22 @@ def predecessors(succ):
     return preds
 
 
+def reaching(succ, targets):
+    """The nodes from which a node of `targets` can be reached (a call graph's callers of a
+    barrier, transitively); `targets` themselves only where they reach one."""
+    preds = {}
+    for n, ts in succ.items():
+        for t in ts:
+            preds.setdefault(t, set()).add(n)
+    found, work = set(), list(targets)
+    while work:
+        for p in preds.get(work.pop(), ()):
+            if p not in found:
+                found.add(p)
+                work.append(p)
+    return found
+
+
 def depth_first(succ, entry=None):
     """(post-order of the nodes reachable from entry, retreating edges (source, target)
     in the order the search meets them): an iterative depth-first search taking each

@@ -20,7 +20,7 @@ import re
 import numpy as np
 
 from clcoop import coop_names, coopmat_spec, float8
-from clcoop.ir import call_signatures
+from clcoop.ir import call_signatures, cfg
 from clcoop.ir.loader import value_kind, name_values, parse_type_text, read_structs
 from clcoop.ir.demangle import demangle
 from clcoop.ir.scalars import scalar_dtype
@@ -195,26 +195,12 @@ def _declared_name(out, fname, name):
 def _barrier_callers(mod):
     """Defined non-kernel functions that reach a work-group barrier."""
     funcs = {f.name: f for f in mod.functions}
-    calls = {}
-    for f in mod.functions:
-        if f.is_declaration:
-            continue
-        calls[f.name] = set()
-        for b in f.blocks:
-            for ins in b.instructions:
-                if ins.opcode == "call":
-                    callee = list(ins.operands)[-1]
-                    if value_kind(callee) == "function":
-                        calls[f.name].add(callee.name)
-    reach = {n for n, cs in calls.items() if any(demangle(c)[0] in BARRIERS for c in cs)}
-    changed = True
-    while changed:
-        changed = False
-        for n, cs in calls.items():
-            if n not in reach and cs & reach:
-                reach.add(n)
-                changed = True
-    return [funcs[n] for n in reach if " spir_kernel " not in str(funcs[n]).split("{", 1)[0]]
+    calls = {f.name: [c.name for b in f.blocks for ins in b.instructions if ins.opcode == "call"
+                      for c in list(ins.operands)[-1:] if value_kind(c) == "function"]
+             for f in mod.functions if not f.is_declaration}
+    barriers = {c for cs in calls.values() for c in cs if demangle(c)[0] in BARRIERS}
+    return [funcs[n] for n in cfg.reaching(calls, barriers)
+            if n in calls and " spir_kernel " not in str(funcs[n]).split("{", 1)[0]]
 
 
 class _ModuleGen:
@@ -641,7 +627,7 @@ class _FunctionGen:
             text = tensor_routines.replace_tensor_types(str(a))     # a layout is <F x i64>
             matrix = coopmat_spec.mentions_matrix_type(text)
             # A matrix variable holds its work-item's <V x T> components (private_matrices.py).
-            text = private_matrices.component_text(self, text)
+            text = coop_routines.component_text(self, text)
             m = re.search(r"alloca (.+?)(?:, align (\d+))?(?:, addrspace\((\d+)\))?$", clean_ir(text))
             if not m or re.search(r"alloca [^,]+, (?!align)", clean_ir(text)):
                 raise Unsupported(f"a dynamic alloca in @{self.f.name}: {clean_ir(text)}")
@@ -651,10 +637,10 @@ class _FunctionGen:
             safe = True
             for user, k in uses.get(a.name, []):
                 if user.opcode == "load" and k == 0:
-                    safe &= store_size(self.ty(private_matrices.component_text(self, str(user.type))),
+                    safe &= store_size(self.ty(coop_routines.component_text(self, str(user.type))),
                                        self.layout) <= size
                 elif user.opcode == "store" and k == 1:
-                    vt = self.ty(private_matrices.component_text(self, str(list(user.operands)[0].type)))
+                    vt = self.ty(coop_routines.component_text(self, str(list(user.operands)[0].type)))
                     safe &= store_size(vt, self.layout) <= size
                 elif user.opcode == "call" and str(list(user.operands)[-1].name).startswith("llvm.lifetime"):
                     pass
@@ -828,7 +814,7 @@ class _FunctionGen:
             # load: the pointer is operand 0 and the type is the result's; store: the
             # pointer is operand 1 and the type is the stored value's.
             ptr, vty = (ops[0], str(ins.type)) if op == "load" else (ops[1], str(ops[0].type))
-            self.access(ins, text, op, ptr, self.ty(private_matrices.component_text(self, vty)))
+            self.access(ins, text, op, ptr, self.ty(coop_routines.component_text(self, vty)))
             return None
         if op in ("atomicrmw", "cmpxchg"):
             t = self.ty(str(ops[1].type))

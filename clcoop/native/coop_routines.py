@@ -29,6 +29,7 @@ from clcoop.native import context, fixed_ir
 from clcoop.native.context import CTX, CTX_SLOTS, FAULT_COOP, FAULT_READ, FAULT_WRITE
 from clcoop.native.text_rewrite import gquote, quote, ref, typed
 from clcoop.native.support import Unsupported
+from clcoop.native import private_matrices
 
 RENDEZVOUS = (LOAD, STORE, MUL_ADD, REDUCE, CONVERT_USE, TRANSPOSE, *CONVERSIONS)
 # What fp8 matrices do natively: their bytes move as i8 components, the mul-add decodes them.
@@ -189,7 +190,6 @@ def emit_call(fg, ins, ops, name):
                           f"docs/coopmat2-semantics.md \"fp8\")")
     lhs = f"{quote(ins.name)} = " if str(ins.type) != "void" else ""
     if base == coop_names.ACCESS_CHAIN:       # &m[i] of a matrix variable
-        from clcoop.native import private_matrices
         return private_matrices.access_chain(fg, ins, ops, callee, lhs)
     if base == SPLAT:
         mt = matrix_type(str(ins.type), S)
@@ -1155,3 +1155,13 @@ def _mul_add_function(fname, site, mats, mad, tables):
     lines += _item_loop(p, r.length, body, [])
     lines += ["  ret i1 false", "}"]
     return "\n".join(lines)
+
+
+def component_text(fg, text):
+    """Type text with each matrix type replaced by its work-item's <V x T> components
+    (unchanged when it names no matrix)."""
+    if not coopmat_spec.mentions_matrix_type(text):
+        return text
+    if fg.mg.subgroup_size is None:
+        raise Unsupported("cooperative-matrix operations (compiled per sub-group size)")
+    return replace_matrix_types(text, sizes_of(fg))

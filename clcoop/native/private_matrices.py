@@ -12,23 +12,12 @@ alloca's address escapes), and `&m[i]` is m's address + i * sizeof(T)
 checked against the matrix variable, so an index outside [0, V) is the interpreter's
 out-of-bounds fault on the private variable.
 """
-from clcoop import coop_names, coopmat_spec
+from clcoop import coop_names
 from clcoop.errors import IRError
 from clcoop.ir.coop_operands import component_dtype, pointee_size
 from clcoop.native.support import Unsupported
 from clcoop.native.text_rewrite import ref, typed
 from clcoop.ir.loader import value_kind
-
-
-def component_text(fg, text):
-    """Type text with each matrix type replaced by its work-item's <V x T> components
-    (unchanged when it names no matrix)."""
-    if not coopmat_spec.mentions_matrix_type(text):
-        return text
-    if fg.mg.subgroup_size is None:
-        raise Unsupported("cooperative-matrix operations (compiled per sub-group size)")
-    from clcoop.native import coop_routines
-    return coop_routines.replace_matrix_types(text, coop_routines.sizes_of(fg))
 
 
 def is_access_chain(ins):

@@ -37,7 +37,7 @@ from clcoop.tensor_spec import TensorType
 from clcoop.ir.loader import value_kind
 
 # FAULT_COOP sub-codes of tensor operations (coop_routines' own are below 32).
-(PTR_NON_UNIFORM, LAYOUT_NON_UNIFORM, VIEW_NON_UNIFORM, NOT_CREATED, STORE_BLOCK, VIEW_DIMS, VIEW_ZERO,
+(PTR_NON_UNIFORM, NON_UNIFORM_TENSOR_LAYOUT, VIEW_NON_UNIFORM, NOT_CREATED, STORE_BLOCK, VIEW_DIMS, VIEW_ZERO,
  SPAN_ZERO, DIM_ZERO, UNDEFINED_OUTSIDE, BLOCK_SIZE_ZERO) = range(32, 43)
 FIRST_CODE = PTR_NON_UNIFORM
 # SPV_NV_cooperative_matrix2 "Tensor Addressing Operands".
@@ -524,7 +524,7 @@ def _uniform_checks(site, layout, view):
              "  %pu.next = add i64 %pu.j, 1",
              "  br label %pu.loop",
              "pu.done:"]
-    lines += _same_fields_loop("lu", "%L", "coop1", layout.field_count, site, LAYOUT_NON_UNIFORM)
+    lines += _same_fields_loop("lu", "%L", "coop1", layout.field_count, site, NON_UNIFORM_TENSOR_LAYOUT)
     lines += _created_check(site, layout)
     if view is not None:
         lines += _same_fields_loop("vu", "%Vw", "coop2", view.field_count, site, VIEW_NON_UNIFORM)
@@ -1013,8 +1013,8 @@ def fault_message(code, word, site, detail):
     FAULT_COOP sub-code; `detail` holds the context's detail slots."""
     what = getattr(site, "operation", "tensor operation")
     detail = [int(x) for x in detail]
-    if code in (PTR_NON_UNIFORM, LAYOUT_NON_UNIFORM, VIEW_NON_UNIFORM):
-        operand = {PTR_NON_UNIFORM: "pointer", LAYOUT_NON_UNIFORM: "layout", VIEW_NON_UNIFORM: "view"}[code]
+    if code in (PTR_NON_UNIFORM, NON_UNIFORM_TENSOR_LAYOUT, VIEW_NON_UNIFORM):
+        operand = {PTR_NON_UNIFORM: "pointer", NON_UNIFORM_TENSOR_LAYOUT: "layout", VIEW_NON_UNIFORM: "view"}[code]
         group = "work-group" if getattr(site, "workgroup_size", None) else "sub-group"
         text = (f"cooperative matrix operation {what}: operand '{operand}' must be uniform across "
                 f"the {group} but differs between work-items")

@@ -219,3 +219,10 @@ define void @f(i1 %c) {
     assert [value_id(b) for b in order] == [value_id(blocks[i]) for i in (0, 1, 2, 3, 4)]
     assert cfg.reverse_post_order(cfg.block_graph(blocks, key=value_id)) == \
         [value_id(blocks[i]) for i in (0, 2, 1, 3, 4)]
+
+
+def test_reaching_finds_every_transitive_caller_of_a_target():
+    calls = {"k": ["f", "g"], "f": ["h"], "g": [], "h": ["barrier"], "loop": ["loop", "h"], "alone": ["g"]}
+    assert cfg.reaching(calls, {"barrier"}) == {"h", "f", "k", "loop"}
+    assert cfg.reaching(calls, set()) == set()
+    assert cfg.reaching({"a": ["a"]}, {"a"}) == {"a"}
