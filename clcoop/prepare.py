@@ -150,6 +150,7 @@ class Preparations:
                 global_offset, serial_subgroups):
         options = (global_size, local_size, subgroup_size, instruction_limit, max_lanes, global_offset,
                    serial_subgroups)
+        args = tuple(args)
         last = self._last
         if last is not None and last.repeated_by(options, args):
             return last.prepared.bound(args)
@@ -177,69 +178,72 @@ class Preparations:
 class LastLaunch:
     """A keyed launch's sizes, options and arguments as its launch key saw them, and its kept
     preparation: repeated_by(options, args) is true only for a launch whose launch key
-    (launch_cache.launch_key, options_key) equals it, checked without building the key.
+    (launch_cache.launch_key, options_key) equals it, checked without building the key, by
+    a comparison chosen per value when it was recorded (_expected).
 
     It holds no caller's array: an array is compared by what the key holds of it (data
     address, nbytes, dtype, flags; a 0-d array's bytes), so a new array with all of these
-    equal has an equal key too. Scalars and sizes are compared by type and value, a float by
-    its bits (-0.0 is not 0.0; a NaN is not repeated here: the key compares its bits)."""
+    equal has an equal key too. Numbers are compared by type and value, a float by its bits
+    (-0.0 is not 0.0; a NaN never repeats here: the full key compares its bits)."""
 
-    __slots__ = ("options", "expected", "prepared")
+    __slots__ = ("expected", "prepared")
 
     def __init__(self, options, args, prepared):
-        self.options = options
+        self.expected = tuple(_expected(value) for value in options + tuple(args))
         self.prepared = prepared
-        self.expected = tuple(_expected(arg) for arg in args)
 
     def repeated_by(self, options, args):
-        for value, was in zip(options, self.options):
-            if value is not was and not _same_scalar(value, was):
-                return False
+        values = options + args
         expected = self.expected
-        if len(args) != len(expected):
+        if len(values) != len(expected):
             return False
-        for arg, (kind, was) in zip(args, expected):
-            if kind is _ARRAY:
-                if type(arg) is not np.ndarray or data_address(arg) != was[0] or arg.nbytes != was[1] or \
-                        arg.dtype != was[2] or arg.flags.num != was[3] or (was[4] is not None and
-                                                                          arg.tobytes() != was[4]):
+        for value, (kind, was) in zip(values, expected):
+            if kind is _EXACT:
+                if value is not was and (type(value) is not type(was) or value != was):
                     return False
+            elif kind is _ARRAY:
+                if type(value) is not np.ndarray or data_address(value) != was[0] or value.nbytes != was[1] or \
+                        value.dtype != was[2] or value.flags.num != was[3] or \
+                        (was[4] is not None and value.tobytes() != was[4]):
+                    return False
+            elif kind is _FLOAT:
+                if value is not was and (type(value) is not type(was) or value != was or
+                                         (value == 0 and math.copysign(1.0, value) != math.copysign(1.0, was))):
+                    return False
+            elif kind is _INTS:
+                if type(value) is not type(was) or value != was:
+                    return False
+                for item in value:
+                    if type(item) is not int:
+                        return False
             elif kind is _LOCAL:
-                if not isinstance(arg, LocalMemory) or arg.nbytes != was:
+                if not isinstance(value, LocalMemory) or value.nbytes != was:
                     return False
-            elif arg is not was and not _same_scalar(arg, was):
+            else:
                 return False
         return True
 
 
-_ARRAY, _LOCAL, _SCALAR = "array", "local", "scalar"
+# LastLaunch's comparisons: by type and value (_EXACT: integers, bools, None; _FLOAT: by bits,
+# IEEE 754 3.4: equal floats other than zeros have equal bits; _INTS: a tuple or list of
+# ints, as sizes), as the key sees an array or a LocalMemory, or never (the full key decides).
+_EXACT, _FLOAT, _INTS, _ARRAY, _LOCAL, _NEVER = "exact", "float", "ints", "array", "local", "never"
 
 
-def _expected(arg):
-    """(kind, what LastLaunch.repeated_by compares) of a keyed launch's argument."""
-    if type(arg) is np.ndarray:
-        return _ARRAY, (data_address(arg), arg.nbytes, arg.dtype, arg.flags.num,
-                        arg.tobytes() if arg.ndim == 0 else None)
-    if isinstance(arg, LocalMemory):
-        return _LOCAL, arg.nbytes
-    return _SCALAR, arg
-
-
-def _same_scalar(value, was):
-    """Whether a size, option or scalar argument keys as `was` does (launch_cache._scalar_key:
-    by type and value, a float by its bits), for the types the key takes; False otherwise
-    (the full key decides)."""
-    kind = type(value)
-    if kind is not type(was):
-        return False
-    if kind is int or kind is bool or issubclass(kind, (np.integer, np.bool_)):
-        return value == was
-    if kind is float or issubclass(kind, np.floating):
-        # Equal floats other than zeros have equal bits (IEEE 754 3.4); NaN != NaN.
-        return value == was and (value != 0 or math.copysign(1.0, value) == math.copysign(1.0, was))
-    if kind is tuple:
-        return len(value) == len(was) and all(v is w or _same_scalar(v, w) for v, w in zip(value, was))
-    return False
+def _expected(value):
+    """(comparison, what LastLaunch.repeated_by compares) of a keyed launch's option or argument."""
+    if type(value) is np.ndarray:
+        return _ARRAY, (data_address(value), value.nbytes, value.dtype, value.flags.num,
+                        value.tobytes() if value.ndim == 0 else None)
+    if isinstance(value, LocalMemory):
+        return _LOCAL, value.nbytes
+    if value is None or isinstance(value, (int, np.integer, np.bool_)):
+        return _EXACT, value
+    if isinstance(value, (float, np.floating)):
+        return _FLOAT, value
+    if type(value) in (tuple, list) and all(type(item) is int for item in value):
+        return _INTS, tuple(value) if type(value) is tuple else list(value)
+    return _NEVER, None
 
 
 def prepare_launch(module, info, global_size, local_size, args, subgroup_size=None,

@@ -259,19 +259,30 @@ def test_a_0d_array_scalar_changed_in_place_is_converted_anew(programs):
     assert preparations.prepare(64, 16, (a, c, s, 64), *DEFAULTS).arguments[2].value == 3.0
 
 
-@pytest.mark.parametrize("sizes, message", [
-    ((64, 32), None), ((64, None), None), (((64,), (16,)), None), ((64, 16.0), "local_size must be an int"),
-    ((64.0, 16), "global_size must be an int"), ((64, 48), "not a multiple")])
-def test_changed_sizes_are_keyed_and_checked_anew(programs, sizes, message):
+@pytest.mark.parametrize("first, sizes, message", [
+    ((64, 16), (64, 32), None), ((64, 16), (64, None), None), ((64, 16), ((64,), (16,)), None),
+    (((64,), (16,)), ([64], [16]), None), (((64,), (16,)), ((64,), (32,)), None),
+    ((64, 16), (64, 16.0), "local_size must be an int"), ((64, 16), (64.0, 16), "global_size must be an int"),
+    (((64,), (16,)), ((64,), (16.0,)), None), ((64, 16), (64, 48), "not a multiple")])
+def test_changed_sizes_are_keyed_and_checked_anew(programs, first, sizes, message):
     a, c = np.ones(64, np.float32), np.zeros(64, np.float32)
     args = (a, c, 2.0, 64)
     if message is not None:
         with pytest.raises(clcoop.ArgumentError, match=message):
-            prepare_twice(programs, "add", args, args, second_sizes=sizes)
+            prepare_twice(programs, "add", args, args, sizes=first, second_sizes=sizes)
         return
-    _, got, key = prepare_twice(programs, "add", args, args, second_sizes=sizes)
+    _, got, key = prepare_twice(programs, "add", args, args, sizes=first, second_sizes=sizes)
     assert got.key == key and got.nd.local_size == prepare.NDRange(*(
         (prepare._sizes(s, "") if s is not None else (64,)) for s in sizes)).local_size
+
+
+def test_a_size_list_changed_in_place_is_keyed_anew(programs):
+    a, c, local = np.ones(64, np.float32), np.zeros(64, np.float32), [16]
+    preparations = programs(REPEAT, "interp").add._preparations
+    preparations.prepare(64, local, (a, c, 2.0, 64), *DEFAULTS)
+    local[0] = 32
+    got = preparations.prepare(64, local, (a, c, 2.0, 64), *DEFAULTS)
+    assert got.nd.local_size[0] == 32 and got.key == fresh_key(64, [32], (a, c, 2.0, 64))
 
 
 def test_a_local_memory_resized_in_place_is_keyed_anew(programs):
