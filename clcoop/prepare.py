@@ -18,7 +18,8 @@ Every refusal is an ArgumentError naming the argument, the kernel and the parame
 Preparing costs 50-90 us of Python per launch (docs/performance.md), more than some whole
 native launches: Preparations keeps a kernel's recent preparations by launch key
 (launch_cache.launch_key), so that a launch repeating an earlier one's sizes and arguments
-is prepared once.
+is prepared once; a launch repeating the last one is recognized without building its key
+(LastLaunch).
 """
 import functools
 import math
