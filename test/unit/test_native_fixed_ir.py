@@ -69,7 +69,7 @@ def test_launch_block_lays_out_the_block_and_each_threads_row():
 def test_every_ll_file_of_the_package_is_loaded_by_a_module():
     files = sorted(p.name for p in resources.files("clcoop.native").joinpath("ll").iterdir()
                    if p.name.endswith(".ll"))
-    assert files == ["coroutine_frame.ll", "interrupt.ll", "pool.ll", "runtime.ll", "span_check.ll"]
+    assert files == ["coroutine_frame.ll", "floor_division.ll", "interrupt.ll", "pool.ll", "runtime.ll", "span_check.ll"]
 
 
 def test_the_interrupt_handler_and_the_span_check_parse():
@@ -108,3 +108,28 @@ def test_runtime_ll_reads_the_context_and_the_rows_through_context_py():
     assert f"%i3 = mul i64 %idx, {context.REGION_ROW_WORDS}" in text
     with pytest.raises(KeyError, match="REGION_HI"):
         fixed_ir.load("runtime.ll", {k: v for k, v in vars(context).items() if k != "REGION_HI"})
+
+
+def test_the_floor_division_helpers_parse_and_divide_as_numpy():
+    """ll/floor_division.ll: NumPy's int64 // and % (interp/tensor.py's), 0 for a zero
+    divisor, INT64_MIN // -1 wrapping; the 32-bit short way gives the same results."""
+    import ctypes
+    import numpy as np
+    from clcoop.native import tensor_routines
+    ensure_llvm()
+    text = tensor_routines.FLOOR_HELPERS_IR.replace("define internal", "define")
+    mod = llvm.parse_assembly(text)
+    mod.verify()
+    target = llvm.Target.from_default_triple().create_target_machine()
+    engine = llvm.create_mcjit_compiler(mod, target)
+    engine.finalize_object()
+    proto = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_int64, ctypes.c_int64)
+    fdiv = proto(engine.get_function_address("__clcoop_tfdiv"))
+    fmod = proto(engine.get_function_address("__clcoop_tfmod"))
+    lo = -2 ** 63
+    for a in (0, 1, 7, -7, 2 ** 32 - 1, 2 ** 32, -(2 ** 40) - 3, lo, 2 ** 63 - 1):
+        for b in (1, 2, 3, -3, -1, 2 ** 31 + 5, -(2 ** 33), lo):
+            with np.errstate(all="ignore"):
+                q, r = np.int64(a) // np.int64(b), np.int64(a) % np.int64(b)
+            assert (fdiv(a, b), fmod(a, b)) == (int(q), int(r)), (a, b)
+        assert (fdiv(a, 0), fmod(a, 0)) == (0, 0)
