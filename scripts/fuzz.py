@@ -14,7 +14,7 @@ compile that exceeds the time bound (a hang).
     python3 scripts/fuzz.py --count 20000 --seed 7          # longer run on demand
     python3 scripts/fuzz.py --count 500 --seed 1 --save-dir /tmp/findings
 
-test/unit/test_fuzz_compiler.py runs 2,000 mutants of this generator in CI.
+test/unit/frontend/test_fuzz_compiler.py runs 2,000 mutants of this generator in CI.
 """
 import argparse
 import os

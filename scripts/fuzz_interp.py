@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Interpreter fuzzer, longer runs on demand (issue 5 item 3, "the interpreter too").
 
-Generates random valid kernels with known results (test/unit/kernel_gen.py) and runs
+Generates random valid kernels with known results (test/unit/support/kernel_gen.py) and runs
 them in the interpreter:
   scalar  random typed expressions, if/else, loops, switch, private arrays, a helper,
           4-vectors over int/uint/long/ulong/float inputs on random 1-3D NDRanges and
@@ -16,7 +16,7 @@ them in the interpreter:
           ext_vector_type typedefs) through clcoop and clang-22, compared bit for bit
           (--known-bugs: also the typedef'd ones, issue 15 item 1)
   divergence  matrix kernels whose branches and loop trip counts differ between
-          subgroups and work-groups (test/unit/divergence_gen.py), through clcoop -O0
+          subgroups and work-groups (test/unit/support/divergence_gen.py), through clcoop -O0
           and -O2, run all at once and one subgroup at a time: bit-identical (issue 10)
 
     python3 scripts/fuzz_interp.py --count 500 --seed 1

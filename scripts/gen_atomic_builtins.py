@@ -3,7 +3,7 @@
 (OpenCL C 3.0 6.15.12.7-6.15.12.9) exactly as clang-22's opencl-c.h declares them for
 `-cl-std=CL3.0 -triple spir64-unknown-unknown` (its #if conditions evaluated by clang's own
 preprocessor). One declaration per line: `ret name(param; param; ...)`, types as written.
-test/unit/test_builtins.py checks every overload against clang-22's mangled names.
+test/unit/interp/test_builtins.py checks every overload against clang-22's mangled names.
 
     python3 scripts/gen_atomic_builtins.py [clang-22]
 """

@@ -5,7 +5,7 @@ for OpenCL C (`__SIZE_TYPE__`, `__INTPTR_TYPE__`, `__SIZEOF_*__`, `__*_MAX__`, `
 `clang-22 -cc1 -triple <triple> -cl-std=CL3.0 -dM -E -x cl /dev/null` defines them, for each
 triple clcoop targets. Feature macros (cl_khr_*, __opencl_c_*) and the version macros are
 not copied: clcoop's driver and default header define those for what clcoop supports.
-The file: `[triple]` lines, then `NAME VALUE` lines. test/unit/test_opencl_compat.py checks
+The file: `[triple]` lines, then `NAME VALUE` lines. test/unit/frontend/test_opencl_compat.py checks
 the table against clang-22.
 
     python3 scripts/gen_predefines.py [clang-22]

@@ -3,7 +3,7 @@
 table (clcoop.frontend.builtins) that clang-22's opencl-c.h does not declare at an older
 -cl-std (OpenCL 2.0 functions and extensions such as get_enqueued_local_size,
 work_group_barrier or sub_group_ballot at CL1.2), so that clcoop hides them as clang does.
-Each line: `<cl-std> name name ...`. test/unit/test_opencl_compat.py checks it against clang.
+Each line: `<cl-std> name name ...`. test/unit/frontend/test_opencl_compat.py checks it against clang.
 
     python3 scripts/gen_version_builtins.py [clang-22]
 """

@@ -15,7 +15,7 @@ candidate worse than any other; the call is then an error unless the pointees di
 signedness or a qualifier is lost (clang warns; see conversion_warnings).  Callee names are
 Itanium-mangled like clang does, with substitutions (`_Z6selectDv4_iS_S_`).
 
-Every overload here is checked against clang-22 by test/unit/test_builtins.py.
+Every overload here is checked against clang-22 by test/unit/interp/test_builtins.py.
 """
 import functools
 import re

@@ -9,9 +9,18 @@ line runs whole, and a selection of slow tests only runs them: the marker never 
 selection empty (pytest's exit status 5)."""
 import os
 import re
+import sys
 from pathlib import Path
 
 import pytest
+
+# The tests mirror the package (frontend/, ir/, interp/, native/, spirv/, vulkan/, cli/,
+# package/, examples/); the helpers they share live in support/. Every folder is on the
+# path, so a test module that reuses another's kernels (the native tests take the
+# interpreter tests' kernels) imports it by name, whichever folder pytest collects first.
+for _folder in sorted(p for p in Path(__file__).resolve().parent.iterdir()
+                      if p.is_dir() and p.name not in ("data", "kernels", "__pycache__")):
+    sys.path.insert(0, str(_folder))
 
 MISSING_TOOL_RE = re.compile(r"clang|llc|spirv|SPIR-V|not installed|not found", re.IGNORECASE)
 

@@ -1,5 +1,5 @@
 // Structs and unions: named LLVM struct types, member GEPs named after the field, aggregate copies
-// (llvm.memcpy, as clang-22: test/unit/test_struct_copy.py), static locals as internal globals
+// (llvm.memcpy, as clang-22: test/unit/interp/test_struct_copy.py), static locals as internal globals
 // named <function>.<var>.
 // RUN: %clcoop %s -o - | FileCheck %s
 

@@ -2,7 +2,7 @@
 // to, are returned as, or are passed as, from the other matrix operand of + - * / (and of a
 // compound assignment), and as the accumulator of a mul-add whose result type the context
 // gives; anywhere else there is no type to give them, and the pull request's words say so.
-// (test/unit/test_coop_calls.py runs the accepted forms against NumPy.)
+// (test/unit/interp/test_coop_calls.py runs the accepted forms against NumPy.)
 // RUN: %not %clcoop %s -o %t 2>&1 | FileCheck %s
 
 typedef float matA __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 8, 16, CLK_COOPERATIVE_MATRIX_A)));

@@ -2,7 +2,7 @@
 // is OpCooperativeMatrixConvertNV, a conversion that changes use and component type is OpFConvert, a
 // transpose into B is OpCooperativeMatrixTransposeNV; CooperativeMatrixConversionsNV and
 // SPV_NV_cooperative_matrix2 are declared, and spirv-val accepts the module. (The EXT directions, which
-// the 2025.5 tools do not know, are tested in test/unit/test_spirv_coop2.py.)
+// the 2025.5 tools do not know, are tested in test/unit/spirv/test_spirv_coop2.py.)
 // REQUIRES: llc, spirv-tools
 // RUN: %clcoop %s --emit-spirv -o %t.spv
 // RUN: %spirv-val %t.spv

@@ -1,0 +1,49 @@
+"""Kernels the SPIR-V tests run on: examples/*.cl and the lit tests' kernels, compiled with the `clcoop`
+command line (globbed at test time, so new examples and lit tests are covered without edits here)."""
+
+import functools
+import glob
+import os
+import subprocess
+import sys
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+TRIPLES = ("spir64-unknown-unknown", "spir-unknown-unknown")
+
+
+def example_files():
+    return sorted(glob.glob(os.path.join(ROOT, "examples", "*.cl")))
+
+
+def _defines_kernel(path):
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        return "kernel" in handle.read()
+
+
+def lit_cl_files():
+    """Lit test sources that define kernels (not lit's Output/ scratch folders)."""
+    found = glob.glob(os.path.join(ROOT, "test", "lit", "**", "*.cl"), recursive=True)
+    return sorted(path for path in found
+                  if os.sep + "Output" + os.sep not in path and _defines_kernel(path))
+
+
+def lit_ll_files():
+    return sorted(glob.glob(os.path.join(ROOT, "test", "lit", "spirv", "*.ll")))
+
+
+def relative(path):
+    return os.path.relpath(path, ROOT)
+
+
+@functools.lru_cache(maxsize=None)
+def clcoop(path, triple, emit_spirv=False, opt_level=0):
+    """Run `clcoop <path> -triple <triple> -O<n> [--emit-spirv] -o -`; returns (status, stdout bytes, stderr)."""
+    argv = [sys.executable, "-m", "clcoop.cli.compile_main", path, "-triple", triple, f"-O{opt_level}", "-o", "-"]
+    if emit_spirv:
+        argv.append("--emit-spirv")
+    inputs = os.path.join(os.path.dirname(path), "Inputs")
+    if os.path.isdir(inputs):           # as the lit RUN lines pass -I %S/Inputs
+        argv += ["-I", inputs]
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    done = subprocess.run(argv, capture_output=True, cwd=os.path.dirname(path), env=env, timeout=300)
+    return done.returncode, done.stdout, done.stderr.decode("utf-8", "replace")
