@@ -47,6 +47,7 @@ class Executor:
         self.current = None        # instruction being executed
         self.cur_lanes = None      # lanes of the rows passed to memory
         self.mask = None
+        self.pointer_provenance = None   # a memory intrinsic's pointers (instructions.op_call)
         self.global_addrs = {}
         self.work_group_size = ndrange.wg_size   # lanes of one work-group in the batch
         self.pending = None        # (lane, RuntimeFault, waiting) kept: _defer

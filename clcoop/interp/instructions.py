@@ -19,7 +19,7 @@ from clcoop.interp.tensor_calls import execute_tensor_call, is_tensor_call
 from clcoop.interp.lanes import active_lanes, bcast, expand_lanes
 from clcoop.ir.wg_layout import matrix_length
 from clcoop.ir.loader import TokenStream, parse_type, parse_typed_constant, value_kind
-from clcoop.interp.provenance import pointer_origin, with_provenance
+from clcoop.interp.provenance import pointer_origin, provenance_of, with_provenance
 from clcoop.ir.scalars import (float_to_int, BFLOAT16, INT_DTYPES, UINT_DTYPES, odd_int_bits, scalar_dtype,
                                    storage_bits, uint_bits, wrap_int)
 from clcoop.interp.typed_memory import (access_shape, all_zero, is_aggregate, map_leaves,
@@ -612,7 +612,15 @@ def resolve_call(tr, callee, arg_values, rec, result_type):
         return ("tensor" if is_tensor_call(name) else "coop", name)
     arg_types = [tr._type(str(a.type)) for a in arg_values]
     handler = ocl_builtins.resolve(name, arg_types, rec.ty, rec.text)
+    if name.startswith(_MEMORY_INTRINSICS):
+        # Each pointer is checked against the object it was derived from, as a load's or a
+        # store's (provenance.py), whatever else the bytes it reaches belong to.
+        pointers = arg_values[:1] if name.startswith("llvm.memset") else arg_values[:2]
+        rec.origins = [pointer_origin(tr, p) for p in pointers]
     return ("builtin", handler)
+
+
+_MEMORY_INTRINSICS = ("llvm.memset", "llvm.memcpy", "llvm.memmove")
 
 
 def _recursive(module):
@@ -637,7 +645,15 @@ def op_call(ex, vals, ins, bmask, full):
         L = ex.lane_count
         args = [bcast(a, L) if a is not None and not isinstance(a, tuple) else a for a in args]
         return (execute_coop_call if kind == "coop" else execute_tensor_call)(ex, target, args, ins.ty)
-    return target(ex, args, bmask, full, ins)
+    origins = ins.origins
+    if origins is None:
+        return target(ex, args, bmask, full, ins)
+    lanes = active_lanes(ex, bmask, full)
+    ex.pointer_provenance = [provenance_of(ex, vals, base, root, lanes) for base, root in origins]
+    try:
+        return target(ex, args, bmask, full, ins)
+    finally:
+        ex.pointer_provenance = None
 
 
 _SIMPLE_OPS = {

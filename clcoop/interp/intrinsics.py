@@ -6,6 +6,7 @@ import numpy as np
 from clcoop.interp import float_order, fused
 from clcoop.interp.math_edges import in_double, pown
 from clcoop.interp.lanes import active_operands
+from clcoop.interp.provenance import provenance_row
 from clcoop.errors import IRError
 from clcoop.ir.scalars import (INT_DTYPES, UINT_DTYPES, as_unsigned, odd_int_bits, scalar_dtype, uint_bits,
                                    wrap_int)
@@ -263,16 +264,24 @@ def _memcpy(ex, args, bmask, full, ins):
     nmax = int(n.max())
     if nmax == 0:
         return None
-    if (n == nmax).all():
-        offs = np.arange(nmax, dtype=np.int64)
-        data = ex.memory.load(src[:, None] + offs, np.uint8)
-        ex.memory.store(dst[:, None] + offs, data, np.uint8)
-        return None
-    active = ex.cur_lanes
-    for k in range(n.size):   # lanes copying different lengths, one row (lane) each
-        offs = np.arange(int(n[k]), dtype=np.int64)[None]
-        ex.cur_lanes = active[k:k + 1]
-        ex.memory.store(dst[k] + offs, ex.memory.load(src[k] + offs, np.uint8), np.uint8)
+    try:
+        if (n == nmax).all():
+            offs = np.arange(nmax, dtype=np.int64)
+            _pointer(ex, 1)
+            data = ex.memory.load(src[:, None] + offs, np.uint8)
+            _pointer(ex, 0)
+            ex.memory.store(dst[:, None] + offs, data, np.uint8)
+            return None
+        active = ex.cur_lanes
+        for k in range(n.size):   # lanes copying different lengths, one row (lane) each
+            offs = np.arange(int(n[k]), dtype=np.int64)[None]
+            ex.cur_lanes = active[k:k + 1]
+            _pointer(ex, 1, k)
+            data = ex.memory.load(src[k] + offs, np.uint8)
+            _pointer(ex, 0, k)
+            ex.memory.store(dst[k] + offs, data, np.uint8)
+    finally:
+        ex.memory.provenance = None
     return None
 
 
@@ -280,14 +289,28 @@ def _memset(ex, args, bmask, full, ins):
     _, (dst, val, n) = active_operands(ex, args[:3], bmask, full)
     if n.size == 0 or int(n.max()) == 0:
         return None
-    if (n == n.max()).all():
-        offs = np.arange(int(n.max()), dtype=np.int64)
-        ex.memory.store(dst[:, None] + offs, np.broadcast_to(val.astype(np.uint8)[:, None], (dst.size, offs.size)), np.uint8)
-        return None
-    active = ex.cur_lanes
-    for k in range(n.size):   # one row (lane) each
-        offs = np.arange(int(n[k]), dtype=np.int64)[None]
-        ex.cur_lanes = active[k:k + 1]
-        ex.memory.store(dst[k] + offs, np.full(offs.shape, val[k]).astype(np.uint8), np.uint8)
+    try:
+        if (n == n.max()).all():
+            offs = np.arange(int(n.max()), dtype=np.int64)
+            _pointer(ex, 0)
+            ex.memory.store(dst[:, None] + offs, np.broadcast_to(val.astype(np.uint8)[:, None], (dst.size, offs.size)),
+                            np.uint8)
+            return None
+        active = ex.cur_lanes
+        for k in range(n.size):   # one row (lane) each
+            offs = np.arange(int(n[k]), dtype=np.int64)[None]
+            ex.cur_lanes = active[k:k + 1]
+            _pointer(ex, 0, k)
+            ex.memory.store(dst[k] + offs, np.full(offs.shape, val[k]).astype(np.uint8), np.uint8)
+    finally:
+        ex.memory.provenance = None
     return None
+
+
+def _pointer(ex, which, row=None):
+    """Check the next access against the object the call's pointer `which` (0: the
+    destination, 1: the source) was derived from (op_call's ex.pointer_provenance)."""
+    origins = getattr(ex, "pointer_provenance", None)
+    provenance = origins[which] if origins else None
+    ex.memory.provenance = provenance if row is None else provenance_row(provenance, row)
 

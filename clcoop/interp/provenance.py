@@ -87,10 +87,23 @@ def _root(tr, ptr):
 def with_provenance(ex, vals, ins, lanes):
     """Tell memory the object the access's pointer was derived from and its root, per
     active lane; the caller resets ex.memory.provenance to None after the access."""
-    if ins.base is None and ins.root is None:
-        return
-    ex.memory.provenance = Provenance(_lane_values(ex, vals, ins.base, lanes),
-                                      _lane_values(ex, vals, ins.root, lanes))
+    ex.memory.provenance = provenance_of(ex, vals, ins.base, ins.root, lanes)
+
+
+def provenance_of(ex, vals, base, root, lanes):
+    """The Provenance of a pointer whose base and root are these value slots (None where
+    neither is known), one entry per active lane."""
+    if base is None and root is None:
+        return None
+    return Provenance(_lane_values(ex, vals, base, lanes), _lane_values(ex, vals, root, lanes))
+
+
+def provenance_row(provenance, row):
+    """The Provenance of one active lane's row (a memory intrinsic copying lane by lane)."""
+    if provenance is None:
+        return None
+    pick = lambda v: v if v is None or np.ndim(v) == 0 else v[row:row + 1]
+    return Provenance(pick(provenance.bases), pick(provenance.roots))
 
 
 def _lane_values(ex, vals, slot, lanes):

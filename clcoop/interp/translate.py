@@ -21,7 +21,8 @@ from clcoop.ir.scalars import scalar_dtype
 # ============================================================================ translation
 
 class Instr:
-    __slots__ = ("op", "dst", "args", "ty", "text", "data", "fn", "vector", "alloca", "loc", "base", "root")
+    __slots__ = ("op", "dst", "args", "ty", "text", "data", "fn", "vector", "alloca", "loc", "base", "root",
+                 "origins")
 
     def __init__(self, op, dst, args, ty, text, data=None):
         self.op, self.dst, self.args, self.ty, self.text, self.data = op, dst, args, ty, text, data
@@ -29,6 +30,7 @@ class Instr:
         self.loc = None      # -g: its DILocation's node id (module.debug_info.point resolves it)
         self.alloca = None   # load/store: slot of the alloca it accesses directly
         self.base = self.root = None   # load/store/atomics: the pointer's origin (provenance.py)
+        self.origins = None  # a memory intrinsic call: [(base, root)] of each pointer operand
         self.vector = ty is not None and ty.kind in ("vec", "matrix")
 
 

@@ -285,6 +285,33 @@ define spir_kernel void @k(ptr addrspace(1) %a, ptr addrspace(1) %b, i64 %n) {
   ret void
 }""", "k", lambda: (np.zeros(4, np.int32), np.zeros(64, np.int32), np.int64(20)), (1, 1),
         ["out-of-bounds write of uint8 at element 16 of buffer 'a' (16 elements)"], (0,), ir=True),
+    # The pointer's own object, not whatever holds the bytes past its end: two private
+    # arrays of one work-item, adjacent in the interpreter's memory (issue 25).
+    "llvm.memset past the end of a private array": Case(IR_HEAD + """
+declare void @llvm.memset.p0.i64(ptr, i8, i64, i1)
+define spir_kernel void @k(ptr addrspace(1) %out, i64 %n) {
+  %t = alloca [8 x i32], align 4
+  %u = alloca [8 x i32], align 4
+  call void @llvm.memset.p0.i64(ptr %u, i8 0, i64 32, i1 false)
+  call void @llvm.memset.p0.i64(ptr %t, i8 1, i64 %n, i1 false)
+  %v = load i32, ptr %u, align 4
+  store i32 %v, ptr addrspace(1) %out, align 4
+  ret void
+}""", "k", lambda: (np.zeros(4, np.int32), np.int64(40)), (4, 4),
+        ["out-of-bounds write of uint8 at element 32 of buffer 'private variable %t in k' (32 elements)"], (0,),
+        ir=True),
+    "llvm.memcpy from past the end of a private array": Case(IR_HEAD + """
+declare void @llvm.memcpy.p1.p0.i64(ptr addrspace(1), ptr, i64, i1)
+define spir_kernel void @k(ptr addrspace(1) %out, i64 %n) {
+  %t = alloca [8 x i32], align 4
+  %u = alloca [8 x i32], align 4
+  store i32 1, ptr %t, align 4
+  store i32 2, ptr %u, align 4
+  call void @llvm.memcpy.p1.p0.i64(ptr addrspace(1) %out, ptr %t, i64 %n, i1 false)
+  ret void
+}""", "k", lambda: (np.zeros(64, np.int32), np.int64(36)), (4, 4),
+        ["out-of-bounds read of uint8 at element 32 of buffer 'private variable %t in k' (32 elements)"], (0,),
+        ir=True),
     # The work-item named: the first to fault when work-items run one after another (docs/native.md)
     "order: a later line in an earlier work-item": Case("""
 __kernel void k(__global float *a, int n) {
