@@ -38,7 +38,7 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "test" / "unit"))
+sys.path.insert(0, str(ROOT / "test" / "unit" / "support"))
 import divergence_gen as dg  # noqa: E402
 import kernel_gen as kg  # noqa: E402
 
