@@ -27,7 +27,9 @@ def programs(source, producer):
 
 @pytest.mark.parametrize("producer, path", [("clcoop", "subgroup"), ("clang-O0", "work-item"),
                                             ("clang-O2", "subgroup")])
-@pytest.mark.parametrize("t", list(interp_test.TYPES))
+# The default run keeps one narrow, one 32-bit and one 64-bit type; --all runs every type.
+@pytest.mark.parametrize("t", [t if t in ("uchar", "int", "ulong") else pytest.param(t, marks=pytest.mark.slow)
+                               for t in interp_test.TYPES])
 def test_every_integer_type_bit_identical(t, producer, path, monkeypatch):
     dtype = interp_test.TYPES[t]
     width = np.dtype(dtype).itemsize * 8
@@ -57,7 +59,8 @@ kernel void k(global {t}{n} *a, global {t}{n} *b, global uint *off, global uint 
 
 
 @pytest.mark.parametrize("producer", ["clcoop", "clang-O0"])
-@pytest.mark.parametrize("t, n", [("uchar", 16), ("short", 3), ("int", 4), ("ulong", 8)])
+@pytest.mark.parametrize("t, n", [pytest.param("uchar", 16, marks=pytest.mark.slow), ("short", 3),
+                                  pytest.param("int", 4, marks=pytest.mark.slow), ("ulong", 8)])
 def test_vector_fields(t, n, producer):
     """One offset and count for every component (the interpreter test has vector
     bit_reverse only)."""

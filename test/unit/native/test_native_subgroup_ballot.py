@@ -56,7 +56,7 @@ def predicates(S, WG, groups=3, seed=0):
 
 
 @pytest.mark.parametrize("producer", ["clcoop", "clang-O2"])
-@pytest.mark.parametrize("S", [4, 8, 16, 32])
+@pytest.mark.parametrize("S", [pytest.param(4, marks=pytest.mark.slow), 8, 16, pytest.param(32, marks=pytest.mark.slow)])
 def test_interpreter_kernel_bit_identical(S, producer, monkeypatch):
     WG = 2 * S if S >= 8 else 4 * S
     native, interp = build(interp_test.SOURCE, S, producer)
