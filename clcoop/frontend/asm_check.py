@@ -33,7 +33,7 @@ class InlineAsmChecks:
 
     def asm_statement(self, node):
         if not node.asm_keyword.startswith("__asm"):
-            self.fail("use of undeclared identifier 'asm'", node)
+            self.ctx.fail("use of undeclared identifier 'asm'", node)
         template = self.asm_string(node.template.exprs[0] if node.template else None, node)
         outputs = [self.asm_operand(item) for item in (node.output_operands.exprs if node.output_operands else [])]
         inputs = [self.asm_operand(item) for item in (node.input_operands.exprs if node.input_operands else [])]
@@ -41,14 +41,14 @@ class InlineAsmChecks:
         targets, constraints, tied = [], [], []
         for k, (name, constraint, expr, where) in enumerate(outputs):
             if not constraint.startswith(("=", "+")):
-                self.fail(f"invalid output constraint '{constraint}' in asm", where)
+                self.ctx.fail(f"invalid output constraint '{constraint}' in asm", where)
             self.refuse_memory_operand(constraint, where)
             target = self.expr(expr)
             if not target.is_lvalue or isinstance(target.type, T.ArrayType):
-                self.fail("invalid lvalue in asm output", target.loc or expr)
+                self.ctx.fail("invalid lvalue in asm output", target.loc or expr)
             self.check_assignable(target, expr)
             if not isinstance(target.type, (T.ScalarType, T.VectorType, T.PointerType, T.EnumType)):
-                self.fail(f"invalid type '{spell(target.type)}' in asm output", expr)
+                self.ctx.fail(f"invalid type '{spell(target.type)}' in asm output", expr)
             targets.append(target)
             constraints.append("=" + constraint[1:])
             if constraint.startswith("+"):
@@ -69,7 +69,7 @@ class InlineAsmChecks:
 
     def asm_string(self, node, where):
         if not (isinstance(node, c_ast.Constant) and node.type == "string"):
-            self.fail("expected string literal in 'asm'", node or where)
+            self.ctx.fail("expected string literal in 'asm'", node or where)
         return self.string_bytes(node).decode("latin-1")
 
     def asm_operand(self, item):
@@ -79,19 +79,19 @@ class InlineAsmChecks:
             name, item = item.name[0].name, item.expr
         if not (isinstance(item, c_ast.FuncCall) and isinstance(item.name, c_ast.Constant)
                 and item.name.type == "string" and item.args is not None and len(item.args.exprs) == 1):
-            self.fail("expected an asm operand: \"constraint\"(expression)", item)
+            self.ctx.fail("expected an asm operand: \"constraint\"(expression)", item)
         return name, self.asm_string(item.name, item), item.args.exprs[0], item.name
 
     def asm_clobber(self, node):
         clobber = self.asm_string(node, node)
         if clobber not in _CLOBBERS:
-            self.fail(f"unknown register name '{clobber}' in asm", node)
+            self.ctx.fail(f"unknown register name '{clobber}' in asm", node)
         return clobber
 
     def refuse_memory_operand(self, constraint, where):
         letters = set(constraint.lstrip("=+&")) & _MEMORY_LETTERS
         if letters:
-            self.fail(f"memory operand constraint '{constraint}' of inline assembly is not supported "
+            self.ctx.fail(f"memory operand constraint '{constraint}' of inline assembly is not supported "
                       f"by clcoop (only register and immediate operands)", where)
 
     def asm_template(self, text, names, node):
@@ -115,7 +115,7 @@ class InlineAsmChecks:
                 continue
             m = re.compile(r"%(?:(%)|(=)|([a-zA-Z]?)(?:(\d+)|\[(\w+)\]))").match(text, i)
             if m is None:
-                self.fail("invalid % escape in inline assembly string", at(i))
+                self.ctx.fail("invalid % escape in inline assembly string", at(i))
             percent, uid, modifier, number, name = m.groups()
             if percent:
                 out.append("%")
@@ -124,12 +124,12 @@ class InlineAsmChecks:
             else:
                 if name is not None:
                     if name not in names:
-                        self.fail("unknown symbolic operand name in inline assembly string", at(m.start(5)))
+                        self.ctx.fail("unknown symbolic operand name in inline assembly string", at(m.start(5)))
                     index = names.index(name)
                 else:
                     index = int(number)
                     if index >= count:
-                        self.fail("invalid operand number in inline asm string", at(m.start(4)))
+                        self.ctx.fail("invalid operand number in inline asm string", at(m.start(4)))
                 out.append(f"${{{index}:{modifier}}}" if modifier else f"${index}")
             i = m.end()
         return "".join(out)

@@ -51,11 +51,11 @@ class BuiltinCalls:
         """to_global/to_local/to_private (OpenCL C 3.0 6.15.10): the generic pointer argument
         as a pointer into that address space, or null; clang calls `__to_global(ptr)`."""
         if len(args_nodes) != 1:
-            self.fail(f"invalid number of arguments to function: '{name}'", node)
+            self.ctx.fail(f"invalid number of arguments to function: '{name}'", node)
         arg = self.rvalue(self.expr(args_nodes[0]))
         t = arg.type
         if not t.is_pointer or t.addrspace == T.CONSTANT:
-            self.fail(f"invalid argument {spell(t)} to function: '{name}', expecting a generic pointer "
+            self.ctx.fail(f"invalid argument {spell(t)} to function: '{name}', expecting a generic pointer "
                       "argument", args_nodes[0])
         generic = T.PointerType(t.pointee, T.GENERIC, t.const, t.volatile)
         if t.addrspace != T.GENERIC:
@@ -68,9 +68,9 @@ class BuiltinCalls:
         kind, ret_name, arity = CLANG_BUILTINS[name]
         loc = location(node)
         if len(args_nodes) != arity:
-            self.fail(f"too {'few' if len(args_nodes) < arity else 'many'} arguments to function call, "
+            self.ctx.fail(f"too {'few' if len(args_nodes) < arity else 'many'} arguments to function call, "
                       f"expected {arity}, have {len(args_nodes)}",
-                      self.call_rparen_location(node) if len(args_nodes) < arity else args_nodes[arity])
+                      self.ctx.call_rparen_location(node) if len(args_nodes) < arity else args_nodes[arity])
         if kind == "float-const":
             value = {"inf": math.inf, "nan": math.nan}[ret_name[1]]
             return tast.FloatConst(T.SCALARS[ret_name[0]], loc, value)
@@ -87,9 +87,9 @@ class BuiltinCalls:
         if kind in ("memcpy", "memset"):
             for a, n in zip(args[:2] if kind == "memcpy" else args[:1], args_nodes):
                 if not a.type.is_pointer:
-                    self.fail(f"passing '{spell(a.type)}' to parameter of incompatible type "
+                    self.ctx.fail(f"passing '{spell(a.type)}' to parameter of incompatible type "
                               f"'{'const ' if a is args[1] else ''}void *'", n)
-            last = self.convert(args[2], self.target.size_t, args_nodes[2], "passing")
+            last = self.convert(args[2], self.ctx.target.size_t, args_nodes[2], "passing")
             middle = args[1] if kind == "memcpy" else tast.ImplicitCast(
                 T.CHAR, args[1].loc, "int-to-int", self.convert(args[1], T.INT, args_nodes[1], "passing"))
             return tast.Intrinsic(args[0].type, loc, kind, [args[0], middle, last], (False,))
@@ -102,7 +102,7 @@ class BuiltinCalls:
         if kind == "is.fpclass":      # int __builtin_isnan(x) & co.: llvm.is.fpclass with clang's masks
             value = args[0]
             if not (value.type.is_float or value.type.is_integer):
-                self.fail(f"floating point classification requires argument of floating point type "
+                self.ctx.fail(f"floating point classification requires argument of floating point type "
                           f"(passed in '{spell(value.type)}')", args_nodes[0])
             if not value.type.is_float:
                 value = self.arith_convert(value, T.DOUBLE)
@@ -113,8 +113,8 @@ class BuiltinCalls:
         """OpenCL C 3.0 6.15.14: `int printf(constant char *restrict format, ...)`."""
         if not args_nodes:
             # 'st' is the parameter's name in clang's opencl-c-base.h
-            self.fail("too few arguments to function call, at least argument 'st' must be "
-                      "specified", self.call_rparen_location(node))
+            self.ctx.fail("too few arguments to function call, at least argument 'st' must be "
+                      "specified", self.ctx.call_rparen_location(node))
         format_type = T.PointerType(T.CHAR, T.CONSTANT, True)
         first = args_nodes[0]
         is_literal = isinstance(first, c_ast.Constant) and first.type == "string"
@@ -135,19 +135,19 @@ class BuiltinCalls:
         for conversion in printf_format.scan(literal.value[1:-1]):
             at = self.literal_offset_location(literal, conversion.end)
             if conversion.error is not None:
-                self.warn(f"invalid printf format: {conversion.error}", at)
+                self.ctx.warn(f"invalid printf format: {conversion.error}", at)
             used += conversion.arguments
             if used > len(data_nodes):
-                self.warn("more '%' conversions than data arguments", at)
+                self.ctx.warn("more '%' conversions than data arguments", at)
                 return
         if used < len(data_nodes):
-            self.warn("data argument not used by format string", data_nodes[used])
+            self.ctx.warn("data argument not used by format string", data_nodes[used])
 
     def literal_offset_location(self, literal, offset):
         """The source location of character `offset` of a string literal's spelling (quote
         included), when the literal is written on one line as spelled; else the literal's."""
         loc = location(literal)
-        text = self.diag.sources.line(loc.file, loc.line) if self.diag.sources is not None and loc else None
+        text = self.ctx.diag.sources.line(loc.file, loc.line) if self.ctx.diag.sources is not None and loc else None
         if text is None or text.expandtabs(1)[loc.column - 1:loc.column - 1 + len(literal.value)] != literal.value:
             return loc
         return SourceLocation(loc.file, loc.line, loc.column + offset)
@@ -161,10 +161,10 @@ class BuiltinCalls:
         value = self.rvalue(self.expr(node))
         t = value.type
         if t.is_coop_opaque:
-            self.fail(f"cannot pass a {self.coop_what(t)} of type '{spell(t)}' to printf"
+            self.ctx.fail(f"cannot pass a {self.coop_what(t)} of type '{spell(t)}' to printf"
                       + ("; pass its elements" if t.is_coop_matrix else ""), node)
         if isinstance(t, T.StructType):
-            self.fail(f"cannot pass a struct of type '{spell(t)}' to printf", node)
+            self.ctx.fail(f"cannot pass a struct of type '{spell(t)}' to printf", node)
         if t.is_float and t not in (T.DOUBLE, T.BF16):     # clang-22 passes __bf16 as it is
             return self.arith_convert(value, T.DOUBLE)
         if is_integer_like(t) and (isinstance(t, T.EnumType) or t.bits < 32):
@@ -175,20 +175,20 @@ class BuiltinCalls:
         args = [self.rvalue(self.expr(a)) for a in args_nodes]
         for a, n in zip(args, args_nodes):
             if a.type.is_coop_matrix:
-                self.fail(f"cooperative matrix argument is not allowed in a call to '{name}'", n)
+                self.ctx.fail(f"cooperative matrix argument is not allowed in a call to '{name}'", n)
         arg_types = [a.type for a in args]
         try:
-            overload = _builtins.resolve(name, arg_types, self.target)
+            overload = _builtins.resolve(name, arg_types, self.ctx.target)
         except _builtins.BuiltinMismatch as exc:
             # The candidates are declared nowhere in the user's files: notes without a location.
-            where = self.call_rparen_location(node) if exc.message.startswith("too few arguments") else node
-            self.fail(exc.message, where, [self.note(text, None) for text in getattr(exc, "notes", [])])
+            where = self.ctx.call_rparen_location(node) if exc.message.startswith("too few arguments") else node
+            self.ctx.fail(exc.message, where, [self.ctx.note(text, None) for text in getattr(exc, "notes", [])])
         converted = []
         for a, pt, n in zip(args, overload.params, args_nodes):
             # builtins.conversion_warnings words the pointer warnings for built-ins (clang's).
             converted.append(self.convert(a, pt, n, "passing", pointer_warnings=False))
         for text in _builtins.conversion_warnings(overload, arg_types):
-            self.warn(text, node)
+            self.ctx.warn(text, node)
         return tast.BuiltinCall(overload.ret, location(node), overload, converted)
 
     def convert_target(self, name):
@@ -209,7 +209,7 @@ class BuiltinCalls:
         """convert_<type>[_sat][_<rounding>] (OpenCL C 3.0 6.4.3)."""
         t, sat, rounding = self.convert_target(name)
         if len(args_nodes) != 1:
-            self.fail(f"too {'few' if not args_nodes else 'many'} arguments to function call, expected 1, "
+            self.ctx.fail(f"too {'few' if not args_nodes else 'many'} arguments to function call, expected 1, "
                       f"have {len(args_nodes)}", node)
         v = self.rvalue(self.expr(args_nodes[0]))
         st = v.type
@@ -218,24 +218,24 @@ class BuiltinCalls:
         count = st.count if isinstance(st, T.VectorType) else 1
         tcount = t.count if isinstance(t, T.VectorType) else 1
         if not (is_arith_like(st) or isinstance(st, T.VectorType)) or count != tcount or st == T.BOOL:
-            self.fail(f"no matching function for call to '{name}' with argument of type '{spell(st)}'", node)
+            self.ctx.fail(f"no matching function for call to '{name}' with argument of type '{spell(st)}'", node)
         if isinstance(st, T.EnumType):
             v = self.arith_convert(v, T.INT)
         if sat and unqualified_elem(t).is_float:
-            self.fail(f"'_sat' is not allowed in a conversion to a floating-point type ('{name}')", node)
+            self.ctx.fail(f"'_sat' is not allowed in a conversion to a floating-point type ('{name}')", node)
         return tast.ConvertCall(t, location(node), v, sat, rounding)
 
     def as_type_call(self, name, args_nodes, node):
         """as_<type> (OpenCL C 3.0 6.4.4.2): a bitcast between types of the same size."""
-        t = T.builtin_typedefs(self.target)[name[3:]]
+        t = T.builtin_typedefs(self.ctx.target)[name[3:]]
         if len(args_nodes) != 1:
-            self.fail(f"too {'few' if not args_nodes else 'many'} arguments to function call, expected 1, "
+            self.ctx.fail(f"too {'few' if not args_nodes else 'many'} arguments to function call, expected 1, "
                       f"have {len(args_nodes)}", node)
         v = self.rvalue(self.expr(args_nodes[0]))
         if isinstance(v.type, T.EnumType):
             v = self.arith_convert(v, T.INT)
         if not (v.type.is_arithmetic or isinstance(v.type, T.VectorType)) or v.type == T.BOOL:
-            self.fail(f"invalid operand of type '{spell(v.type)}' to '{name}'", node)
+            self.ctx.fail(f"invalid operand of type '{spell(v.type)}' to '{name}'", node)
         if self.sizeof(v.type, node) != self.sizeof(t, node) or t == T.BOOL or t.is_void:
-            self.fail(f"invalid reinterpretation: sizes of '{spell(t)}' and '{spell(v.type)}' must match", node)
+            self.ctx.fail(f"invalid reinterpretation: sizes of '{spell(t)}' and '{spell(v.type)}' must match", node)
         return tast.AsType(t, location(node), v)

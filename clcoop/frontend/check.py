@@ -30,7 +30,7 @@ from clcoop.frontend.asm_check import InlineAsmChecks
 from clcoop.frontend import tast
 from clcoop.frontend import types as T
 from clcoop.frontend.builtin_calls import ADDRESS_SPACE_QUERIES, CLANG_BUILTINS, BuiltinCalls
-from clcoop.frontend.check_support import (Abandon, FunctionContext, Scope, TooManyErrors, location,
+from clcoop.frontend.check_support import (Abandon, CheckContext, FunctionContext, Scope, TooManyErrors, location,
                                            name_location, operator_location)
 from clcoop.frontend.constfold import ConstantFolding, fold
 from clcoop.frontend.conversions import (Conversions, comparison_result, described, is_arith_like,
@@ -50,15 +50,15 @@ def check(ast, diag, target, fp_contract="on", cl_std="CL3.0"):
     checker = Checker(diag, target)
     checker.fp_contract_default = checker.fp_contract = fp_contract
     checker.hidden_builtins = _builtins.hidden_at(cl_std)
-    checker.pre_cl20 = cl_std.upper() in ("CL1.0", "CL1.1", "CL1.2")    # no to_global & co.
+    checker.ctx.pre_cl20 = cl_std.upper() in ("CL1.0", "CL1.1", "CL1.2")    # no to_global & co.
     try:
         checker.translation_unit(ast)
     except TooManyErrors:
         pass
     except RecursionError:
         # The parser bounds nesting too; this keeps a pathological input a diagnostic.
-        diag.error("expression or statement nested too deeply", checker.last_loc)
-    return tast.TranslationUnit(functions=checker.functions, globals=checker.globals)
+        diag.error("expression or statement nested too deeply", checker.ctx.last_loc)
+    return tast.TranslationUnit(functions=checker.ctx.functions, globals=checker.globals)
 
 
 def member_path(t, name):
@@ -97,36 +97,22 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
     """Declarations, statements and expressions; the mixins hold the rules of their modules."""
 
     def __init__(self, diag, target):
-        self.diag = diag
-        self.target = target
-        self.scope = Scope()
-        self.functions = []
+        self.ctx = CheckContext(diag, target)
         self.function_by_name = {}
         self.globals = []
         # ids of __constant Vars declared without `const`: read-only, but clang gives pointers to
         # them no const qualifier (so no "discards qualifiers" warning on `constant T *p = arr;`).
         self.implicitly_const = set()
-        self.enabled_extensions = set()    # by #pragma OPENCL EXTENSION, in source order
         self.coop_extension_reported = False
         self.hidden_builtins = frozenset()  # not declared at the -cl-std compiled for (check())
-        self.pre_cl20 = False
         self.extern_vars = {}      # id -> Var declared `extern` and not (yet) defined
-        self.overloads = {}        # name -> the user's __attribute__((overloadable)) Functions
         self.extern_uses = {}      # name -> first use of such a variable
         # Floating-point contraction of `a * b + c` (OpenCL C 3.0 6.11.1: FP_CONTRACT is ON by
         # default): "on" (llvm.fmuladd, as clang), "off", or "fast" (contract flags); the
         # FP_CONTRACT pragmas change it to the end of their compound statement.
         self.fp_contract_default = self.fp_contract = "on"
         self.declared_param_names = {}   # id(Function) -> parameter names of its first declaration
-        self.fn = None
-        self.coop_decl_locs = {}    # typedef name -> location of its declaration (for notes)
-        self.call_edges = []        # (caller Function, callee Function, call location)
-        self.last_loc = None        # location of the statement/declaration being checked
-        self.poisoned = set()       # names whose declaration failed (their uses stay silent)
-        for name, t in T.builtin_typedefs(target).items():
-            self.scope.names[name] = ("typedef", t, None, None)
 
-    # ------------------------------------------------------------------ diagnostics
     # ------------------------------------------------------------------ extensions
     def pragma(self, node):
         """`#pragma OPENCL EXTENSION name|all : enable|disable` (OpenCL C 3.0 6.2.1),
@@ -142,9 +128,9 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
         name, behavior = words[2], words[4]
         names = {"cl_khr_fp16", COOP_EXTENSION} if name == "all" else {name}
         if behavior == "enable":
-            self.enabled_extensions |= names
+            self.ctx.enabled_extensions |= names
         elif behavior == "disable":
-            self.enabled_extensions -= names
+            self.ctx.enabled_extensions -= names
 
     def fp_contract_pragma(self, words, node, in_block_after_statements=False):
         """`#pragma OPENCL FP_CONTRACT ON|OFF|DEFAULT` (OpenCL C 3.0 6.11.1) and C99's
@@ -152,30 +138,24 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
         until its end; DEFAULT is -ffp-contract's state. clang-22's wording."""
         states = {"ON": "on", "OFF": "off", "DEFAULT": self.fp_contract_default}
         if len(words) != 3 or words[2] not in states:
-            self.warn("expected 'ON' or 'OFF' or 'DEFAULT' in pragma [-Wunknown-pragmas]",
+            self.ctx.warn("expected 'ON' or 'OFF' or 'DEFAULT' in pragma [-Wunknown-pragmas]",
                       self.pragma_word_location(node, 2))
             return
         if in_block_after_statements:
-            self.fail("'#pragma fp_contract' can only appear at file scope or at the start of a "
+            self.ctx.fail("'#pragma fp_contract' can only appear at file scope or at the start of a "
                       "compound statement", self.pragma_word_location(node, 1))
         self.fp_contract = states[words[2]]
 
     def pragma_word_location(self, node, index):
         """Location of the index-th word after `#pragma` (clang points at it)."""
         loc = location(node)
-        line = self.diag.sources.line(loc.file, loc.line) if loc else None
+        line = self.ctx.diag.sources.line(loc.file, loc.line) if loc else None
         if not line:
             return loc
         found = list(re.finditer(r"[A-Za-z_]\w*", line))
         words = [m for m in found if m.group() != "pragma"][index:]
         column = words[0].start() + 1 if words else loc.column
         return SourceLocation(loc.file, loc.line, column)
-
-    def require_fp16(self, message, where):
-        """A half value (not a pointer to half, a half vector or a half matrix) needs
-        cl_khr_fp16 enabled (OpenCL C 3.0 6.3.1.1 / cl_khr_fp16); clang-22's wording."""
-        if "cl_khr_fp16" not in self.enabled_extensions:
-            self.error(message, where)
 
     def require_fp16_object(self, t, aspace, decl, what):
         """Declarations of half objects (arrays of half too)."""
@@ -190,57 +170,25 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
         if written is not None and t == T.HALF:
             spelled = f"'{space} {written}' (aka {spelled})"
         if what == "parameter":
-            self.require_fp16(f"declaring function parameter of type {spelled} is not allowed; "
+            self.ctx.require_fp16(f"declaring function parameter of type {spelled} is not allowed; "
                               f"did you forget * ?", name_location(decl))
-        elif "cl_khr_fp16" not in self.enabled_extensions:
+        elif "cl_khr_fp16" not in self.ctx.enabled_extensions:
             # The declaration is abandoned (its initializer unchecked) and its name stays
             # silent, as clang marks it invalid.
-            self.poisoned.add(decl.name)
-            self.fail(f"declaring variable of type {spelled} is not allowed", name_location(decl))
-
-    def node_location(self, node):
-        """Where a diagnostic about `node` points: operators at the operator token."""
-        if isinstance(node, SourceLocation) or node is None:
-            return node
-        loc = location(node)
-        if isinstance(node, c_ast.BinaryOp):
-            return operator_location(self.diag.sources, node.op, node.right, loc)
-        if isinstance(node, c_ast.Assignment):
-            return operator_location(self.diag.sources, node.op, node.rvalue, loc)
-        if isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+", "!", "~", "*", "&", "++", "--"):
-            return operator_location(self.diag.sources, node.op, node.expr, loc)
-        return loc
-
-    def error(self, message, node_or_loc, notes=()):
-        loc = self.node_location(node_or_loc) or self.last_loc   # never an unlocated error
-        self.diag.error(message, loc, notes)
-        if self.diag.error_count >= self.diag.max_errors:
-            # clang's "fatal error: too many errors emitted" carries no location either.
-            self.diag.error("too many errors emitted, stopping now", None)
-            raise TooManyErrors()
-
-    def fail(self, message, node_or_loc, notes=()):
-        self.error(message, node_or_loc, notes)
-        raise Abandon()
-
-    def warn(self, message, node_or_loc, notes=(), flag=None):
-        loc = self.node_location(node_or_loc)
-        self.diag.warning(message, loc, notes, flag)
-
-    def note(self, message, loc):
-        return self.diag.note(message, loc)
+            self.ctx.poisoned.add(decl.name)
+            self.ctx.fail(f"declaring variable of type {spelled} is not allowed", name_location(decl))
 
     def warn_uninitialized_uses(self):
         """clang's -Wuninitialized: a local variable read where no path has assigned it."""
-        if self.fn.gotos or self.fn.labels:
+        if self.ctx.fn.gotos or self.ctx.fn.labels:
             return          # a backward goto could assign it first: stay silent, as for switch
-        if self.diag.error_count:
+        if self.ctx.diag.error_count:
             return          # as clang: no flow analysis once the source has errors
-        for var, ref in self.fn.uninitialized.uses():
+        for var, ref in self.ctx.fn.uninitialized.uses():
             name_end = SourceLocation(var.loc.file, var.loc.line, var.loc.column + len(var.name)) \
                 if var.loc is not None else None
-            self.warn(f"variable '{var.name}' is uninitialized when used here", ref.loc,
-                      [self.note(f"initialize the variable '{var.name}' to silence this warning", name_end)],
+            self.ctx.warn(f"variable '{var.name}' is uninitialized when used here", ref.loc,
+                      [self.ctx.note(f"initialize the variable '{var.name}' to silence this warning", name_end)],
                       flag="uninitialized")
 
     # ------------------------------------------------------------------ translation unit
@@ -253,12 +201,12 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
         self.check_recursion()
         self.check_workgroup_scope_kernels()
         for name, loc in self.extern_uses.items():
-            var = self.scope.names.get(name)
+            var = self.ctx.scope.names.get(name)
             if isinstance(var, tast.Var) and id(var) in self.extern_vars:
-                self.error(f"'{name}' is declared extern but not defined in this translation unit "
+                self.ctx.error(f"'{name}' is declared extern but not defined in this translation unit "
                            "(clcoop compiles and runs one translation unit)", loc,
-                           [self.note("declared here", var.loc)])
-        self.functions = [f for f in self.functions if f.body is not None or getattr(f, "_used", False)]
+                           [self.ctx.note("declared here", var.loc)])
+        self.ctx.functions = [f for f in self.ctx.functions if f.body is not None or getattr(f, "_used", False)]
 
     @contextlib.contextmanager
     def poison_on_error(self, name):
@@ -269,14 +217,14 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
             yield
         except Abandon:
             if name:
-                self.poisoned.add(name)
+                self.ctx.poisoned.add(name)
             raise
 
     def check_recursion(self):
         """OpenCL C 3.0 6.11 (restrictions): recursion is not supported. Report each call that
         closes a cycle of the call graph, at the call."""
         callees = {}
-        for caller, callee, loc in self.call_edges:
+        for caller, callee, loc in self.ctx.call_edges:
             callees.setdefault(caller, []).append((callee, loc))
         reported = set()
 
@@ -292,18 +240,18 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
                 stack.extend(c for c, _ in callees.get(f, []))
             return False
 
-        for caller, callee, loc in self.call_edges:
+        for caller, callee, loc in self.ctx.call_edges:
             if (caller in reported and callee in reported) or not reaches(callee, caller):
                 continue
             reported.update((caller, callee))      # one error per cycle
             if callee is caller:
-                self.error(f"recursion is not supported in OpenCL C ('{caller.name}' calls itself)", loc)
+                self.ctx.error(f"recursion is not supported in OpenCL C ('{caller.name}' calls itself)", loc)
             else:
-                self.error(f"recursion is not supported in OpenCL C ('{caller.name}' calls '{callee.name}', "
+                self.ctx.error(f"recursion is not supported in OpenCL C ('{caller.name}' calls '{callee.name}', "
                            f"which calls '{caller.name}' again)", loc)
 
     def external(self, node):
-        self.last_loc = location(node) or self.last_loc
+        self.ctx.last_loc = location(node) or self.ctx.last_loc
         if isinstance(node, c_ast.FuncDef):
             self.function_definition(node)
         elif isinstance(node, c_ast.Decl):
@@ -317,7 +265,7 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
         elif type(node).__name__ in ("PreprocessorLine", "Asm"):
             pass
         else:
-            self.fail(f"unsupported declaration '{type(node).__name__}'", node)
+            self.ctx.fail(f"unsupported declaration '{type(node).__name__}'", node)
 
     # ------------------------------------------------------------------ declarations
     def typedef(self, node):
@@ -326,22 +274,22 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
         self.declare_typedef(node, t, aspace)
 
     def declare_typedef(self, node, t, aspace):
-        previous = self.scope.names.get(node.name)
+        previous = self.ctx.scope.names.get(node.name)
         if isinstance(previous, tuple) and previous[0] == "typedef" and previous[3] is not None:
             # C11 6.7p3 allows the same type again (clang warns under C99); another type is an error.
-            note = [self.note("previous definition is here", previous[3])]
+            note = [self.ctx.note("previous definition is here", previous[3])]
             if previous[1] != t:
-                self.fail(f"typedef redefinition with different types ('{spell(t)}' vs '{spell(previous[1])}')",
+                self.ctx.fail(f"typedef redefinition with different types ('{spell(t)}' vs '{spell(previous[1])}')",
                           name_location(node), note)
             if not previous[3].file.endswith("opencl-c-coop.h"):   # clang: not for system headers
-                self.warn(f"redefinition of typedef '{node.name}' is a C11 feature [-Wtypedef-redefinition]",
+                self.ctx.warn(f"redefinition of typedef '{node.name}' is a C11 feature [-Wtypedef-redefinition]",
                           name_location(node), note)
             return
         if isinstance(t, T.StructType) and t.tag is None and t.typedef_name is None:
             object.__setattr__(t, "typedef_name", node.name)
-        self.scope.names[node.name] = ("typedef", t, aspace, location(node))
+        self.ctx.scope.names[node.name] = ("typedef", t, aspace, location(node))
         if t.is_coop_opaque:
-            self.coop_decl_locs[node.name] = location(node)
+            self.ctx.coop_decl_locs[node.name] = location(node)
 
     def declaration(self, node, program_scope=False):
         if isinstance(node.type, (c_ast.Struct, c_ast.Union, c_ast.Enum)) and node.name is None:
@@ -357,17 +305,17 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
         if "typedef" in storage:
             self.declare_typedef(node, t, aspace)
             return []
-        previous = self.scope.names.get(node.name)
+        previous = self.ctx.scope.names.get(node.name)
         if "extern" in storage and program_scope:
             return self.extern_declaration(node, t, aspace, const, previous)
         if program_scope and isinstance(previous, tast.Var) and id(previous) in self.extern_vars:
             return [self.define_extern(node, previous, t, aspace, const)]
         if isinstance(previous, (tast.Var, tast.Function)) or (isinstance(previous, tuple) and previous[0] == "enum"):
             prev_loc = previous.loc if not isinstance(previous, tuple) else previous[3]
-            self.poisoned.discard(node.name)
+            self.ctx.poisoned.discard(node.name)
             kind = " as different kind of symbol" if isinstance(previous, tast.Function) else ""
-            self.fail(f"redefinition of '{node.name}'{kind}", name_location(node),
-                      [self.note("previous definition is here", prev_loc)] if prev_loc else [])
+            self.ctx.fail(f"redefinition of '{node.name}'{kind}", name_location(node),
+                      [self.ctx.note("previous definition is here", prev_loc)] if prev_loc else [])
         if program_scope:
             var = self.global_variable(node, t, aspace, const)
             return [var]
@@ -381,34 +329,34 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
         if isinstance(previous, tast.Var):
             if previous.type != t and not (isinstance(previous.type, T.ArrayType) and isinstance(t, T.ArrayType)
                                            and previous.type.elem == t.elem and t.length is None):
-                self.fail(f"redeclaration of '{node.name}' with a different type: '{spell(t)}' vs "
+                self.ctx.fail(f"redeclaration of '{node.name}' with a different type: '{spell(t)}' vs "
                           f"'{spell(previous.type)}'", name_location(node),
-                          [self.note("previous declaration is here", previous.loc)])
+                          [self.ctx.note("previous declaration is here", previous.loc)])
             return []
         if node.init is not None:
-            self.warn("'extern' variable has an initializer", name_location(node))
+            self.ctx.warn("'extern' variable has an initializer", name_location(node))
             return [self.global_variable(node, t, aspace, const)]
         var = tast.Var(node.name, t, "global", space, None, location(node), const or space == T.CONSTANT,
                        global_name=node.name)
-        self.scope.names[node.name] = var
+        self.ctx.scope.names[node.name] = var
         self.extern_vars[id(var)] = var
         return []
 
     def define_extern(self, node, var, t, aspace, const):
         """The definition of a variable declared `extern` before: the same Var, now defined."""
         del self.extern_vars[id(var)]
-        del self.scope.names[node.name]
+        del self.ctx.scope.names[node.name]
         defined = self.global_variable(node, t, aspace, const)
         self.globals.remove(defined)
         if defined.type != var.type and not (isinstance(var.type, T.ArrayType) and var.type.length is None):
-            self.fail(f"redefinition of '{node.name}' with a different type: '{spell(defined.type)}' vs "
+            self.ctx.fail(f"redefinition of '{node.name}' with a different type: '{spell(defined.type)}' vs "
                       f"'{spell(var.type)}'", name_location(node),
-                      [self.note("previous declaration is here", var.loc)])
+                      [self.ctx.note("previous declaration is here", var.loc)])
         for field_name in ("type", "addrspace", "initializer", "loc", "is_const"):
             setattr(var, field_name, getattr(defined, field_name))
         if id(defined) in self.implicitly_const:
             self.implicitly_const.add(id(var))
-        self.scope.names[node.name] = var
+        self.ctx.scope.names[node.name] = var
         self.globals.append(var)
         return var
 
@@ -418,17 +366,17 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
         try:
             mangled = _builtins.mangle(name, ftype.params)
         except ValueError:
-            self.fail(f"clcoop cannot mangle the parameter types of overloadable function '{name}'",
+            self.ctx.fail(f"clcoop cannot mangle the parameter types of overloadable function '{name}'",
                       name_location(node))
-        family = self.overloads.setdefault(name, [])
+        family = self.ctx.overloads.setdefault(name, [])
         for existing in family:
             if existing.mangled == mangled:
                 if existing.type != ftype:
-                    self.fail(f"conflicting types for '{name}'", name_location(node),
-                              [self.note("previous declaration is here", existing.loc)])
+                    self.ctx.fail(f"conflicting types for '{name}'", name_location(node),
+                              [self.ctx.note("previous declaration is here", existing.loc)])
                 if defining and existing.body is not None:
-                    self.fail(f"redefinition of '{name}'", name_location(node),
-                              [self.note("previous definition is here", existing.loc)])
+                    self.ctx.fail(f"redefinition of '{name}'", name_location(node),
+                              [self.ctx.note("previous definition is here", existing.loc)])
                 if defining:
                     existing.loc = location(node)
                 return existing
@@ -436,13 +384,13 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
                            mangled=mangled)
         self.declared_param_names[id(fn)] = declared_parameter_names(node)
         family.append(fn)
-        self.functions.append(fn)
-        self.scope.names.setdefault(name, fn)
+        self.ctx.functions.append(fn)
+        self.ctx.scope.names.setdefault(name, fn)
         return fn
 
     def overloaded_call(self, name, args_nodes, node):
         """A call to a user's overloadable function: clang's overload resolution picks one."""
-        family = self.overloads[name]
+        family = self.ctx.overloads[name]
         arg_types = [self.rvalue(self.expr(a)).type for a in args_nodes]
         candidates = {_builtins.BuiltinOverload(name, f.type.ret, f.type.params, f.mangled): f for f in family}
         try:
@@ -453,15 +401,15 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
             for text in exc.notes:        # "candidate function: <signature>": at its declaration, as clang
                 head, _, signature = text.partition(": ")
                 fn = by_signature.get(signature)
-                notes.append(self.note(head, fn.loc) if fn is not None else self.note(text, location(node)))
-            self.fail(exc.message, node, notes)
+                notes.append(self.ctx.note(head, fn.loc) if fn is not None else self.ctx.note(text, location(node)))
+            self.ctx.fail(exc.message, node, notes)
         return self.user_call(candidates[chosen], args_nodes, node)
 
     def check_object_type(self, t, node, where):
         if t.is_void:
-            self.fail(f"variable has incomplete type 'void'", node)
+            self.ctx.fail(f"variable has incomplete type 'void'", node)
         if isinstance(t, T.StructType) and not t.complete:
-            self.fail(f"variable has incomplete type '{spell(t)}'", node)
+            self.ctx.fail(f"variable has incomplete type '{spell(t)}'", node)
 
     def global_variable(self, node, t, aspace, const):
         self.coop_storage_error(t, aspace, node, "program")
@@ -470,7 +418,7 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
             aspace = T.GLOBAL      # OpenCL C 2.0+: program-scope variables default to __global
         self.require_fp16_object(t, aspace, node, "variable")
         if aspace in (T.PRIVATE, T.LOCAL):
-            self.fail(f"program scope variable must reside in global or constant address space", node)
+            self.ctx.fail(f"program scope variable must reside in global or constant address space", node)
         self.check_object_type(t, node, "global")
         var = self.static_storage_variable(node, t, "global", aspace, const, node.name)
         self.globals.append(var)
@@ -483,35 +431,35 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
                        global_name=global_name)
         if space == T.CONSTANT and not const:
             self.implicitly_const.add(id(var))
-        self.scope.names[node.name] = var
+        self.ctx.scope.names[node.name] = var
         if node.init is not None:
             var.initializer = self.initializer(node.init, var, constant=True, decl=node)
             var.type = self.complete_array_type(var.type, var.initializer)
         elif space == T.CONSTANT:
-            self.fail("variable in constant address space must be initialized", node)
+            self.ctx.fail("variable in constant address space must be initialized", node)
         return var
 
     def local_variable(self, node, t, aspace, const, is_static):
-        fn = self.fn.function
+        fn = self.ctx.fn.function
         loc = location(node)
         if aspace in (T.GLOBAL, T.LOCAL, T.CONSTANT) and t.is_coop_opaque:
             self.coop_storage_error(t, aspace, node, "local")
         if aspace == T.GLOBAL and not is_static:
-            self.fail("function scope variable cannot be declared in global address space", node)
+            self.ctx.fail("function scope variable cannot be declared in global address space", node)
         self.function_scope_space_rules(node, aspace, is_static, fn)
         self.check_object_type(t, node, "local")
         self.require_fp16_object(t, aspace if aspace != T.GENERIC else T.PRIVATE, node, "variable")
         if aspace == T.LOCAL:
             if node.init is not None:
-                self.fail("'__local' variable cannot have an initializer", node.init)
+                self.ctx.fail("'__local' variable cannot have an initializer", node.init)
             var = tast.Var(node.name, t, "kernel-local", T.LOCAL, None, loc, const,
                            global_name=f"{fn.name}.{node.name}")
             fn.local_vars.append(var)
-            self.scope.names[node.name] = var
+            self.ctx.scope.names[node.name] = var
             return var
         if is_static or aspace in (T.CONSTANT, T.GLOBAL):
             if t.is_coop_opaque:
-                self.fail(f"{self.coop_what(t)} type cannot be declared 'static'", node)
+                self.ctx.fail(f"{self.coop_what(t)} type cannot be declared 'static'", node)
             # OpenCL C 2.0+: static function-scope variables live in the global address space.
             space = aspace if aspace in (T.CONSTANT, T.GLOBAL) else T.GLOBAL
             # Same-named statics of inner scopes get clang's suffixes: f.x, f.x.1, f.x.2 ...
@@ -522,14 +470,14 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
             return var
         var = tast.Var(node.name, t, "local-var", T.PRIVATE, None, loc, const)
         # The name is visible in its own initializer (C99 6.2.1p7), but a matrix load needs the type.
-        self.scope.names[node.name] = var
+        self.ctx.scope.names[node.name] = var
         if node.init is None and (t.is_coop_opaque or t.is_pointer or isinstance(t, (T.ScalarType, T.VectorType))):
-            self.fn.uninitialized.declared(var)
+            self.ctx.fn.uninitialized.declared(var)
         if node.init is not None:
             var.initializer = self.initializer(node.init, var, constant=False, decl=node)
             var.type = self.complete_array_type(var.type, var.initializer)
         elif isinstance(t, T.ArrayType) and t.length is None:
-            self.fail(f"definition of variable with array type needs an explicit size or an initializer", node)
+            self.ctx.fail(f"definition of variable with array type needs an explicit size or an initializer", node)
         return var
 
     # ------------------------------------------------------------------ functions
@@ -537,7 +485,7 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
         ftype, _, _ = self.declarator_type(node.type, node)
         name = node.name
         if ftype.ret == T.HALF:
-            self.require_fp16("declaring function return value of type 'half' is not allowed ; "
+            self.ctx.require_fp16("declaring function return value of type 'half' is not allowed ; "
                               "did you forget * ?", name_location(node))
         args = getattr(node.type, "args", None)
         for p in (args.params if args is not None else []):
@@ -552,63 +500,63 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
                 return None    # a re-declaration of a built-in (e.g. from a header): keep the built-in
         if ftype.variadic:
             # OpenCL C 3.0 6.11 (restrictions): only printf is variadic; clang-22's wording.
-            self.fail("invalid prototype, variadic arguments are not allowed in OpenCL", name_location(node))
+            self.ctx.fail("invalid prototype, variadic arguments are not allowed in OpenCL", name_location(node))
         overloadable = any(n.strip("_") == "overloadable" for n, _, _ in self.attributes_of(node))
         if overloadable:
             return self.overloadable_declaration(node, name, ftype, is_kernel, defining)
-        other = self.scope.names.get(name)
+        other = self.ctx.scope.names.get(name)
         if other is not None and not isinstance(other, tast.Function):
             other_loc = other[3] if isinstance(other, tuple) else other.loc
-            self.fail(f"redefinition of '{name}' as different kind of symbol", name_location(node),
-                      [self.note("previous definition is here", other_loc)] if other_loc else [])
+            self.ctx.fail(f"redefinition of '{name}' as different kind of symbol", name_location(node),
+                      [self.ctx.note("previous definition is here", other_loc)] if other_loc else [])
         existing = self.function_by_name.get(name)
         if existing is not None:
             if existing.type != ftype:
-                self.fail(f"conflicting types for '{name}'", node,
-                          [self.note("previous declaration is here", existing.loc)])
+                self.ctx.fail(f"conflicting types for '{name}'", node,
+                          [self.ctx.note("previous declaration is here", existing.loc)])
             if defining and existing.body is not None:
-                self.fail(f"redefinition of '{name}'", node,
-                          [self.note("previous definition is here", existing.loc)])
+                self.ctx.fail(f"redefinition of '{name}'", node,
+                          [self.ctx.note("previous definition is here", existing.loc)])
             if defining:
                 existing.loc = location(node)
             return existing
         fn = tast.Function(name, ftype, [], None, is_kernel, "static" in (node.storage or []), location(node))
         self.declared_param_names[id(fn)] = declared_parameter_names(node)
         self.function_by_name[name] = fn
-        self.functions.append(fn)
-        self.scope.names[name] = fn
+        self.ctx.functions.append(fn)
+        self.ctx.scope.names[name] = fn
         return fn
 
     def function_definition(self, node):
         decl = node.decl
         fn = self.function_declaration(decl, defining=True)
         if fn is None:
-            self.fail(f"redefinition of built-in function '{decl.name}'", decl)
+            self.ctx.fail(f"redefinition of built-in function '{decl.name}'", decl)
         fn.is_kernel = fn.is_kernel or any(s in ("__kernel", "kernel") for s in decl.funcspec or []
                                            if isinstance(s, str))
         fn.body = tast.Compound(location(node.body), [])   # marks it defined even if the body fails
         self.kernel_attributes(fn, decl)
         if fn.is_kernel and fn.is_static:
-            self.error("kernel functions cannot be declared static", name_location(decl))
+            self.ctx.error("kernel functions cannot be declared static", name_location(decl))
         if fn.name == "main":
             # OpenCL C 3.0 6.11.e: no `main` (the host starts kernels); clang-22's wording.
-            self.error(f"{'kernel' if fn.is_kernel else 'function'} cannot be called 'main'",
+            self.ctx.error(f"{'kernel' if fn.is_kernel else 'function'} cannot be called 'main'",
                        name_location(decl))
         if fn.is_kernel and not fn.type.ret.is_void:
-            self.error("kernel must have void return type", decl)
+            self.ctx.error("kernel must have void return type", decl)
         if isinstance(fn.type.ret, T.ArrayType):
-            self.error("function cannot return array type", decl)
-        outer = self.scope
-        self.scope = Scope(outer)
-        self.fn = FunctionContext(fn)
+            self.ctx.error("function cannot return array type", decl)
+        outer = self.ctx.scope
+        self.ctx.scope = Scope(outer)
+        self.ctx.fn = FunctionContext(fn)
         try:
             fn.params = self.parameters(fn, decl)
             fn.body = self.compound(node.body, new_scope=False)
             self.resolve_gotos()
             self.warn_uninitialized_uses()
         finally:
-            self.scope = outer
-            self.fn = None
+            self.ctx.scope = outer
+            self.ctx.fn = None
 
     def parameters(self, fn, decl):
         func_decl = decl.type
@@ -624,7 +572,7 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
                 continue
             t = self.adjust_param_type(t)
             if p.name is None:
-                self.error("parameter name omitted", p)
+                self.ctx.error("parameter name omitted", p)
             var = tast.Var(p.name or f"arg{index}", t, "param", T.PRIVATE, None, location(p), const)
             if fn.is_kernel:
                 self.kernel_parameter_checks(var, p)
@@ -632,9 +580,9 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
                 fn.param_access_quals.append("none")
             params.append(var)
             if p.name:
-                if p.name in self.scope.names:
-                    self.error(f"redefinition of parameter '{p.name}'", p)
-                self.scope.names[p.name] = var
+                if p.name in self.ctx.scope.names:
+                    self.ctx.error(f"redefinition of parameter '{p.name}'", p)
+                self.ctx.scope.names[p.name] = var
             index += 1
         return params
 
@@ -662,32 +610,33 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
         p = name_location(p)
         if t.is_coop_opaque:
             notes = []
-            if t.typedef_name and t.typedef_name in self.coop_decl_locs:
-                notes.append(self.note(f"'{t.typedef_name}' declared here", self.coop_decl_locs[t.typedef_name]))
-            self.error(f"'{spell(t)}' cannot be used as the type of a kernel parameter", p, notes)
+            if t.typedef_name and t.typedef_name in self.ctx.coop_decl_locs:
+                notes.append(self.ctx.note(f"'{t.typedef_name}' declared here",
+                                           self.ctx.coop_decl_locs[t.typedef_name]))
+            self.ctx.error(f"'{spell(t)}' cannot be used as the type of a kernel parameter", p, notes)
         elif t == T.BOOL:
-            self.error("'bool' cannot be used as the type of a kernel parameter", p)
-        elif t.is_pointer and t.pointee.is_pointer and self.pre_cl20:
+            self.ctx.error("'bool' cannot be used as the type of a kernel parameter", p)
+        elif t.is_pointer and t.pointee.is_pointer and self.ctx.pre_cl20:
             # OpenCL C 1.2 6.9.a: no pointer-to-pointer kernel arguments (2.0 lifted it).
-            self.error("kernel parameter cannot be declared as a pointer to a pointer", p)
+            self.ctx.error("kernel parameter cannot be declared as a pointer to a pointer", p)
         elif t.is_pointer and not _kernel_pointer_spaces_ok(t):
             # OpenCL C 3.0 6.11.a: every level of a pointer (to pointer) kernel argument
             # points into __global, __constant or __local memory (clang-22's rule and wording).
-            self.error("pointer arguments to kernel functions must reside in '__global', "
+            self.ctx.error("pointer arguments to kernel functions must reside in '__global', "
                        "'__constant' or '__local' address space", p)
 
     def resolve_gotos(self):
-        for name, node in self.fn.gotos:
-            if name not in self.fn.labels:
-                self.error(f"use of undeclared label '{name}'", node)
+        for name, node in self.ctx.fn.gotos:
+            if name not in self.ctx.fn.labels:
+                self.ctx.error(f"use of undeclared label '{name}'", node)
 
     # ------------------------------------------------------------------ statements
     def compound(self, node, new_scope=True):
-        outer = self.scope
+        outer = self.ctx.scope
         outer_fp_contract = self.fp_contract
         if new_scope:
-            self.scope = Scope(outer)
-        self.fn.depth += 1
+            self.ctx.scope = Scope(outer)
+        self.ctx.fn.depth += 1
         items = []
         try:
             for index, item in enumerate(node.block_items or []):
@@ -700,13 +649,13 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
                 except Abandon:
                     pass
         finally:
-            self.fn.depth -= 1
-            self.scope = outer
+            self.ctx.fn.depth -= 1
+            self.ctx.scope = outer
             self.fp_contract = outer_fp_contract
         return tast.Compound(location(node), items)
 
     def block_item(self, node):
-        self.last_loc = location(node) or self.last_loc
+        self.ctx.last_loc = location(node) or self.ctx.last_loc
         if isinstance(node, c_ast.Decl):
             vars_ = self.declaration(node)
             return [tast.DeclStmt(location(node), vars_)] if vars_ else []
@@ -730,11 +679,11 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
             other = self.sub_statement(node.iffalse) if node.iffalse is not None else None
             return tast.If(loc, cond, then, other)
         if isinstance(node, c_ast.While):
-            with self.fn.uninitialized.loop():
+            with self.ctx.fn.uninitialized.loop():
                 cond = self.condition(node.cond)
                 return tast.While(loc, cond, self.loop_body(node.stmt), LOOP_UNROLL_HINTS.get(node))
         if isinstance(node, c_ast.DoWhile):
-            with self.fn.uninitialized.loop():
+            with self.ctx.fn.uninitialized.loop():
                 body = self.loop_body(node.stmt)
                 return tast.DoWhile(loc, body, self.condition(node.cond), LOOP_UNROLL_HINTS.get(node))
         if isinstance(node, c_ast.For):
@@ -746,22 +695,22 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
         if isinstance(node, c_ast.Default):
             return self.default_statement(node)
         if isinstance(node, c_ast.Break):
-            if self.fn.loop_depth == 0 and not self.fn.switch_stack:
-                self.fail("'break' statement not in loop or switch statement", node)
+            if self.ctx.fn.loop_depth == 0 and not self.ctx.fn.switch_stack:
+                self.ctx.fail("'break' statement not in loop or switch statement", node)
             return tast.Break(loc)
         if isinstance(node, c_ast.Continue):
-            if self.fn.loop_depth == 0:
-                self.fail("'continue' statement not in loop statement", node)
+            if self.ctx.fn.loop_depth == 0:
+                self.ctx.fail("'continue' statement not in loop statement", node)
             return tast.Continue(loc)
         if isinstance(node, c_ast.Return):
             return self.return_statement(node)
         if isinstance(node, c_ast.Goto):
-            self.fn.gotos.append((node.name, node))
+            self.ctx.fn.gotos.append((node.name, node))
             return tast.Goto(loc, node.name)
         if isinstance(node, c_ast.Label):
-            if node.name in self.fn.labels:
-                self.fail(f"redefinition of label '{node.name}'", node)
-            self.fn.labels[node.name] = node
+            if node.name in self.ctx.fn.labels:
+                self.ctx.fail(f"redefinition of label '{node.name}'", node)
+            self.ctx.fn.labels[node.name] = node
             return tast.Label(loc, node.name, self.sub_statement(node.stmt))
         if isinstance(node, c_ast.EmptyStatement):
             return tast.Null(loc)
@@ -781,25 +730,25 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
 
     def sub_statement(self, node):
         """A statement in its own scope (C99 6.8.4p3); errors stay inside it."""
-        outer = self.scope
-        self.scope = Scope(outer)
+        outer = self.ctx.scope
+        self.ctx.scope = Scope(outer)
         try:
             return self.statement(node)
         except Abandon:
             return tast.Null(location(node))
         finally:
-            self.scope = outer
+            self.ctx.scope = outer
 
     def loop_body(self, node):
-        self.fn.loop_depth += 1
+        self.ctx.fn.loop_depth += 1
         try:
             return self.sub_statement(node)
         finally:
-            self.fn.loop_depth -= 1
+            self.ctx.fn.loop_depth -= 1
 
     def for_statement(self, node):
-        outer = self.scope
-        self.scope = Scope(outer)
+        outer = self.ctx.scope
+        self.ctx.scope = Scope(outer)
         try:
             init = None
             if node.init is not None:
@@ -810,49 +759,49 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
                     init = tast.DeclStmt(location(node.init), vars_)
                 else:
                     init = tast.ExprStmt(location(node.init), self.expr(node.init))
-            with self.fn.uninitialized.loop():
+            with self.ctx.fn.uninitialized.loop():
                 cond = self.condition(node.cond) if node.cond is not None else None
                 step = self.expr(node.next) if node.next is not None else None
                 body = self.loop_body(node.stmt)
             return tast.For(location(node), init, cond, step, body, LOOP_UNROLL_HINTS.get(node))
         finally:
-            self.scope = outer
+            self.ctx.scope = outer
 
     def switch_statement(self, node):
         cond = self.rvalue(self.expr(node.cond))
         if not is_integer_like(cond.type):
-            self.fail(f"statement requires expression of integer type ('{spell(cond.type)}' invalid)", node.cond)
+            self.ctx.fail(f"statement requires expression of integer type ('{spell(cond.type)}' invalid)", node.cond)
         ctype = promote(cond.type)
         cond = self.convert(cond, ctype, node.cond, "converting")
         sw = tast.Switch(location(node), cond, None)
-        self.fn.switch_stack.append(sw)
+        self.ctx.fn.switch_stack.append(sw)
         try:
             sw.body = self.sub_statement(node.stmt)
         finally:
-            self.fn.switch_stack.pop()
+            self.ctx.fn.switch_stack.pop()
         return sw
 
     def case_statement(self, node):
-        if not self.fn.switch_stack:
-            self.fail("'case' statement not in switch statement", node)
-        sw = self.fn.switch_stack[-1]
+        if not self.ctx.fn.switch_stack:
+            self.ctx.fail("'case' statement not in switch statement", node)
+        sw = self.ctx.fn.switch_stack[-1]
         value = wrap_int(self.integer_constant(node.expr, "case value"), sw.cond.type)
         for c in sw.cases:
             if c.value == value:
-                self.fail(f"duplicate case value '{value}'", node.expr,
-                          [self.note("previous case defined here", c.loc)])
+                self.ctx.fail(f"duplicate case value '{value}'", node.expr,
+                          [self.ctx.note("previous case defined here", c.loc)])
         body = self.case_body(node.stmts, node)
         case = tast.Case(location(node), value, body)
         sw.cases.append(case)
         return case
 
     def default_statement(self, node):
-        if not self.fn.switch_stack:
-            self.fail("'default' statement not in switch statement", node)
-        sw = self.fn.switch_stack[-1]
+        if not self.ctx.fn.switch_stack:
+            self.ctx.fail("'default' statement not in switch statement", node)
+        sw = self.ctx.fn.switch_stack[-1]
         if sw.default is not None:
-            self.fail("multiple default labels in one switch", node,
-                      [self.note("previous case defined here", sw.default.loc)])
+            self.ctx.fail("multiple default labels in one switch", node,
+                      [self.ctx.note("previous case defined here", sw.default.loc)])
         default = tast.Default(location(node), None)
         sw.default = default
         default.body = self.case_body(node.stmts, node)
@@ -868,25 +817,25 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
         return tast.Compound(location(node), items)
 
     def return_statement(self, node):
-        ret = self.fn.function.type.ret
+        ret = self.ctx.fn.function.type.ret
         loc = location(node)
         if node.expr is None:
             if not ret.is_void:
-                self.fail(f"non-void function '{self.fn.function.name}' should return a value", node)
+                self.ctx.fail(f"non-void function '{self.ctx.fn.function.name}' should return a value", node)
             return tast.Return(loc, None)
         value = self.expr(node.expr, expected=ret)
         if ret.is_void:
             if value.type.is_void:
                 # `return f();` with void f (C permits it in practice): evaluate, then return.
                 return tast.Compound(loc, [tast.ExprStmt(loc, value), tast.Return(loc, None)])
-            self.fail(f"void function '{self.fn.function.name}' should not return a value", node)
+            self.ctx.fail(f"void function '{self.ctx.fn.function.name}' should not return a value", node)
         return tast.Return(loc, self.convert(self.rvalue(value), ret, node.expr, "returning"))
 
     def static_assert(self, node):
         value = self.integer_constant(node.cond, "static assertion expression")
         if not value:
             msg = self.string_bytes(node.message).decode() if node.message is not None else ""
-            self.error(f"static assertion failed{': ' + msg if msg else ''}", node)
+            self.ctx.error(f"static assertion failed{': ' + msg if msg else ''}", node)
 
     def condition(self, node):
         e = self.rvalue(self.expr(node))
@@ -902,22 +851,22 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
             return tast.ImplicitCast(T.BOOL, e.loc, "float-to-bool", e)
         if t.is_pointer:
             return tast.ImplicitCast(T.BOOL, e.loc, "pointer-to-bool", e)
-        self.fail(f"statement requires expression of scalar type ('{spell(t)}' invalid)", node)
+        self.ctx.fail(f"statement requires expression of scalar type ('{spell(t)}' invalid)", node)
 
     # ------------------------------------------------------------------ expressions
     def rvalue(self, e):
         """Value of e: arrays decay to pointers (C99 6.3.2.1p3)."""
-        if isinstance(e, tast.VarRef) and self.fn is not None:
-            self.fn.uninitialized.read(e)
+        if isinstance(e, tast.VarRef) and self.ctx.fn is not None:
+            self.ctx.fn.uninitialized.read(e)
         if isinstance(e.type, T.AtomicType):
-            self.fail(f"an object of type '{spell(e.type)}' is read only through the atomic "
+            self.ctx.fail(f"an object of type '{spell(e.type)}' is read only through the atomic "
                       f"functions (e.g. atomic_load; OpenCL C 3.0 6.15.12.6)", e.loc)
         if e.type == T.HALF and isinstance(e, (tast.Deref, tast.Index)):
             space = T.ADDRSPACE_NAMES[self.object_space(e)]
             where = e.loc
             if isinstance(e, tast.Deref) and e.operand.loc is not None:
-                where = operator_location(self.diag.sources, "*", e.operand.loc, e.loc)
-            self.require_fp16(f"loading directly from pointer to type '{space} half' requires "
+                where = operator_location(self.ctx.diag.sources, "*", e.operand.loc, e.loc)
+            self.ctx.require_fp16(f"loading directly from pointer to type '{space} half' requires "
                               f"cl_khr_fp16. Use vector data load builtin functions instead", where)
         if isinstance(e.type, T.ArrayType):
             aspace = self.object_space(e)
@@ -956,37 +905,37 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
         (initializer, assignment, return, argument): coop_mat_load/init take it."""
         method = getattr(self, "expr_" + type(node).__name__, None)
         if method is None:
-            self.fail(f"unsupported expression '{type(node).__name__}'", node)
+            self.ctx.fail(f"unsupported expression '{type(node).__name__}'", node)
         if method.__code__.co_argcount > 2:
             return method(node, expected)
         return method(node)
 
     def expr_ID(self, node):
-        entry = self.scope.lookup(node.name)
+        entry = self.ctx.scope.lookup(node.name)
         loc = location(node)
-        if node.name == "__func__" and entry is None and self.fn is not None:
+        if node.name == "__func__" and entry is None and self.ctx.fn is not None:
             # C99 6.4.2.2: `static const char __func__[] = "name";`, in __constant memory as clang.
             return tast.StringLiteral(T.PointerType(T.CHAR, T.CONSTANT, True), loc,
-                                      self.fn.function.name.encode() + b"\0")
+                                      self.ctx.fn.function.name.encode() + b"\0")
         if isinstance(entry, tast.Var):
             if id(entry) in self.extern_vars:
                 self.extern_uses.setdefault(node.name, loc)
             ref = tast.VarRef(entry.type, loc, entry)
-            if self.fn is not None:
-                self.fn.uninitialized.referenced(ref)
+            if self.ctx.fn is not None:
+                self.ctx.fn.uninitialized.referenced(ref)
             return ref
         if isinstance(entry, tuple) and entry[0] == "enum":
             return tast.IntConst(T.INT, loc, entry[1], entry[2])
         if isinstance(entry, tast.Function):
             # Calls name their callee directly (expr_FuncCall); anything else would be a function pointer.
-            self.fail(f"function '{node.name}' must be called: OpenCL C has no function pointers", node)
+            self.ctx.fail(f"function '{node.name}' must be called: OpenCL C has no function pointers", node)
         if isinstance(entry, tuple) and entry[0] == "typedef":
-            self.fail(f"unexpected type name '{node.name}': expected expression", node)
+            self.ctx.fail(f"unexpected type name '{node.name}': expected expression", node)
         if node.name in COOP_BUILTINS or _builtins.is_builtin(node.name):
-            self.fail(f"built-in function '{node.name}' must be called", node)
-        if node.name in self.poisoned:
+            self.ctx.fail(f"built-in function '{node.name}' must be called", node)
+        if node.name in self.ctx.poisoned:
             raise Abandon()       # its declaration already had an error
-        self.fail(f"use of undeclared identifier '{node.name}'", node)
+        self.ctx.fail(f"use of undeclared identifier '{node.name}'", node)
 
     # ---- unary
     def expr_UnaryOp(self, node):
@@ -995,7 +944,7 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
             return self.sizeof_expr(node)
         if op in ("_Alignof", "__alignof__", "alignof"):
             t = self.type_of_operand(node.expr)
-            return tast.IntConst(self.target.size_t, location(node), self.alignof(t, node))
+            return tast.IntConst(self.ctx.target.size_t, location(node), self.alignof(t, node))
         if op in ("p++", "p--", "++", "--"):
             return self.incdec(node)
         if op == "&":
@@ -1003,9 +952,9 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
         if op == "*":
             operand = self.rvalue(self.expr(node.expr))
             if not operand.type.is_pointer:
-                self.fail(f"indirection requires pointer operand ('{spell(operand.type)}' invalid)", node)
+                self.ctx.fail(f"indirection requires pointer operand ('{spell(operand.type)}' invalid)", node)
             if operand.type.pointee.is_void:
-                self.fail("indirection of a 'void *' pointer is not allowed here", node)
+                self.ctx.fail("indirection of a 'void *' pointer is not allowed here", node)
             return tast.Deref(operand.type.pointee, location(node), operand)
         operand = self.rvalue(self.expr(node.expr))
         t = operand.type
@@ -1015,40 +964,40 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
                 return tast.CoopNeg(t, loc, operand)
             if op == "+":
                 return operand
-            self.fail("unsupported cooperative matrix unary operator", node)
+            self.ctx.fail("unsupported cooperative matrix unary operator", node)
         if op == "!":
             if isinstance(t, T.VectorType):
                 if t.elem.is_float:
-                    self.fail(f"invalid argument type '{spell(t)}' to unary expression", node)
+                    self.ctx.fail(f"invalid argument type '{spell(t)}' to unary expression", node)
                 return tast.Unary(comparison_result(t), loc, "!", operand)
             return tast.Unary(T.INT, loc, "!", self.to_bool(operand, node.expr))
         if op in ("-", "+"):
             if not (is_arith_like(t) or isinstance(t, T.VectorType)):
-                self.fail(f"invalid argument type '{spell(t)}' to unary expression", node)
+                self.ctx.fail(f"invalid argument type '{spell(t)}' to unary expression", node)
             operand = self.promote_expr(operand)
             if op == "+":
                 return operand
             return tast.Unary(operand.type, loc, "-", operand)
         if op == "~":
             if not (is_integer_like(t) or (isinstance(t, T.VectorType) and t.elem.is_integer)):
-                self.fail(f"invalid argument type '{spell(t)}' to unary expression", node)
+                self.ctx.fail(f"invalid argument type '{spell(t)}' to unary expression", node)
             operand = self.promote_expr(operand)
             return tast.Unary(operand.type, loc, "~", operand)
-        self.fail(f"unsupported unary operator '{op}'", node)
+        self.ctx.fail(f"unsupported unary operator '{op}'", node)
 
     def address_of(self, node):
         operand = self.expr(node.expr)
         loc = location(node)
         if operand.type.is_coop_matrix:
-            self.fail("cannot take the address of a cooperative matrix", node)
+            self.ctx.fail("cannot take the address of a cooperative matrix", node)
         if isinstance(operand, tast.CoopElement):
-            self.fail("cannot take the address of a cooperative matrix element", node)
+            self.ctx.fail("cannot take the address of a cooperative matrix element", node)
         if isinstance(operand, tast.FunctionRef):
-            self.fail("taking the address of a function is not allowed in OpenCL", node)
+            self.ctx.fail("taking the address of a function is not allowed in OpenCL", node)
         if isinstance(operand, tast.VectorElement):
-            self.fail("address of vector element requested", node)     # clang-22's wording
+            self.ctx.fail("address of vector element requested", node)     # clang-22's wording
         if not operand.is_lvalue or isinstance(operand, tast.Swizzle):
-            self.fail(f"cannot take the address of an rvalue of type '{spell(operand.type)}'", node)
+            self.ctx.fail(f"cannot take the address of an rvalue of type '{spell(operand.type)}'", node)
         space = self.object_space(operand)
         return tast.AddrOf(T.PointerType(operand.type, space, self.object_const(operand)), loc, operand)
 
@@ -1065,8 +1014,8 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
         t = self.type_of_operand(node.expr)
         if t.is_void:
             # C99 6.5.3.4p1 (GNU C's sizeof(void) == 1 is not OpenCL C); clang-22's wording.
-            self.fail("invalid application of 'sizeof' to a void type", node)
-        return tast.IntConst(self.target.size_t, location(node), self.sizeof(t, node))
+            self.ctx.fail("invalid application of 'sizeof' to a void type", node)
+        return tast.IntConst(self.ctx.target.size_t, location(node), self.sizeof(t, node))
 
     def sizeof(self, t, node):
         if isinstance(t, T.EnumType):
@@ -1078,14 +1027,14 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
         if isinstance(t, T.VectorType):
             return t.size
         if isinstance(t, T.PointerType):
-            return self.target.pointer_bits // 8
+            return self.ctx.target.pointer_bits // 8
         if isinstance(t, T.ArrayType):
             if t.length is None:
-                self.fail(f"invalid application of 'sizeof' to an incomplete type '{spell(t)}'", node)
+                self.ctx.fail(f"invalid application of 'sizeof' to an incomplete type '{spell(t)}'", node)
             return t.length * self.sizeof(t.elem, node)
         if isinstance(t, T.StructType):
             if not t.complete:
-                self.fail(f"invalid application of 'sizeof' to an incomplete type '{spell(t)}'", node)
+                self.ctx.fail(f"invalid application of 'sizeof' to an incomplete type '{spell(t)}'", node)
             size, align = 0, 1
             for f in t.fields:
                 fs, fa = self.sizeof(f.type, node), self.alignof(f.type, node)
@@ -1096,8 +1045,8 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
                     size = (size + fa - 1) // fa * fa + fs
             return (size + align - 1) // align * align
         if t.is_coop_opaque:
-            self.fail(f"invalid application of 'sizeof' to a {self.coop_what(t)} type", node)
-        self.fail(f"invalid application of 'sizeof' to type '{spell(t)}'", node)
+            self.ctx.fail(f"invalid application of 'sizeof' to a {self.coop_what(t)} type", node)
+        self.ctx.fail(f"invalid application of 'sizeof' to type '{spell(t)}'", node)
 
     def alignof(self, t, node):
         if isinstance(t, T.ArrayType):
@@ -1114,17 +1063,17 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
         self.check_assignable(target, node.expr)
         t = target.type
         if t.is_coop_matrix:
-            self.fail("unsupported cooperative matrix unary operator", node)
+            self.ctx.fail("unsupported cooperative matrix unary operator", node)
         old = tast.OldValue(t, loc)
         if t.is_pointer:
-            one = tast.IntConst(self.target.ptrdiff_t, loc, 1)
+            one = tast.IntConst(self.ctx.target.ptrdiff_t, loc, 1)
             compute = tast.PointerArith(t, loc, "+" if op == "++" else "-", old, one)
         elif is_arith_like(t) or isinstance(t, T.VectorType):
             one = tast.IntConst(T.INT, loc, 1)
             compute = self.arith_binary("+" if op == "++" else "-", old, one, node)
             compute = self.convert(compute, t, node, "assigning")
         else:
-            self.fail(f"cannot increment value of type '{spell(t)}'", node)
+            self.ctx.fail(f"cannot increment value of type '{spell(t)}'", node)
         return tast.IncDec(t, loc, op, prefix, target, compute)
 
     # ---- binary
@@ -1156,7 +1105,7 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
         if op in ("<", ">", "<=", ">=", "==", "!=") and (lt.is_pointer or rt.is_pointer):
             return self.pointer_compare(op, left, right, node)
         if lt.is_void or rt.is_void or not (self.arith_or_vector(lt) and self.arith_or_vector(rt)):
-            self.fail(f"invalid operands to binary expression ('{spell(lt)}' and '{spell(rt)}')", node)
+            self.ctx.fail(f"invalid operands to binary expression ('{spell(lt)}' and '{spell(rt)}')", node)
         return self.arith_binary(op, left, right, node)
 
     @staticmethod
@@ -1173,19 +1122,19 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
                 result_t = lt
             elif isinstance(rt, T.VectorType):
                 # OpenCL: a scalar shifted by a vector is not allowed.
-                self.fail(f"invalid operands to binary expression ('{spell(lt)}' and '{spell(rt)}')", node)
+                self.ctx.fail(f"invalid operands to binary expression ('{spell(lt)}' and '{spell(rt)}')", node)
             else:
                 result_t = promote(lt)
         else:
             result_t = self.common_type(lt, rt, node)
         elem = unqualified_elem(result_t)
         if integer_only and not as_arith(elem).is_integer:
-            self.fail(f"invalid operands to binary expression ('{spell(lt)}' and '{spell(rt)}')", node)
+            self.ctx.fail(f"invalid operands to binary expression ('{spell(lt)}' and '{spell(rt)}')", node)
         left = self.arith_convert(left, result_t)
         right = self.arith_convert(right, result_t)
         if op in ("/", "%") and as_arith(elem).is_integer and fold(right) == 0:
             # clang -Wdivision-by-zero (C99 6.5.5p5: the behaviour is undefined)
-            self.warn(f"{'division' if op == '/' else 'remainder'} by zero is undefined", node)
+            self.ctx.warn(f"{'division' if op == '/' else 'remainder'} by zero is undefined", node)
         contract = self.fp_contract if as_arith(elem).is_float else "off"
         if op in ("<", ">", "<=", ">=", "==", "!="):
             return tast.Binary(comparison_result(result_t), loc, op, left, right, contract)
@@ -1196,14 +1145,14 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
         right = self.rvalue(self.expr(node.right))
         loc = left.loc or location(node)
         if left.type.is_coop_matrix or right.type.is_coop_matrix:
-            self.fail("unsupported cooperative matrix binary operator", node)
+            self.ctx.fail("unsupported cooperative matrix binary operator", node)
         if isinstance(left.type, T.VectorType) or isinstance(right.type, T.VectorType):
             if not (self.arith_or_vector(left.type) and self.arith_or_vector(right.type)):
-                self.fail(f"invalid operands to binary expression ('{spell(left.type)}' and "
+                self.ctx.fail(f"invalid operands to binary expression ('{spell(left.type)}' and "
                           f"'{spell(right.type)}')", node)
             t = self.common_type(left.type, right.type, node)
             if t.elem.is_float:
-                self.fail(f"invalid operands to binary expression ('{spell(left.type)}' and "
+                self.ctx.fail(f"invalid operands to binary expression ('{spell(left.type)}' and "
                           f"'{spell(right.type)}')", node)
             return tast.Logical(comparison_result(t), loc, node.op,
                                 self.arith_convert(left, t), self.arith_convert(right, t))
@@ -1214,20 +1163,20 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
         loc = left.loc or location(node)
         if lt.is_pointer and rt.is_pointer:
             if op != "-":
-                self.fail(f"invalid operands to binary expression ('{spell(lt)}' and '{spell(rt)}')", node)
+                self.ctx.fail(f"invalid operands to binary expression ('{spell(lt)}' and '{spell(rt)}')", node)
             if strip_pointer_quals(lt) != strip_pointer_quals(rt) and lt.pointee != rt.pointee:
-                self.fail(f"'{spell(lt)}' and '{spell(rt)}' are not pointers to compatible types", node)
-            return tast.PointerDiff(self.target.ptrdiff_t, loc, left, right)
+                self.ctx.fail(f"'{spell(lt)}' and '{spell(rt)}' are not pointers to compatible types", node)
+            return tast.PointerDiff(self.ctx.target.ptrdiff_t, loc, left, right)
         if rt.is_pointer:
             if op == "-":
-                self.fail(f"invalid operands to binary expression ('{spell(lt)}' and '{spell(rt)}')", node)
+                self.ctx.fail(f"invalid operands to binary expression ('{spell(lt)}' and '{spell(rt)}')", node)
             left, right = right, left
             lt, rt = rt, lt
         if not is_integer_like(rt):
-            self.fail(f"invalid operands to binary expression ('{spell(lt)}' and '{spell(rt)}')", node)
+            self.ctx.fail(f"invalid operands to binary expression ('{spell(lt)}' and '{spell(rt)}')", node)
         if isinstance(lt.pointee, T.StructType) and not lt.pointee.complete:
-            self.fail(f"arithmetic on a pointer to an incomplete type '{spell(lt.pointee)}'", node)
-        offset = self.arith_convert(right, self.target.ptrdiff_t)
+            self.ctx.fail(f"arithmetic on a pointer to an incomplete type '{spell(lt.pointee)}'", node)
+        offset = self.arith_convert(right, self.ctx.target.ptrdiff_t)
         return tast.PointerArith(lt, loc, op, left, offset)
 
     def pointer_compare(self, op, left, right, node):
@@ -1244,10 +1193,10 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
                 elif rt.addrspace == T.GENERIC and lt.addrspace != T.CONSTANT:
                     left = self.pointer_space_cast(left, rt)
                 else:
-                    self.fail(f"comparison between ('{spell(lt)}' and '{spell(rt)}') which are pointers "
+                    self.ctx.fail(f"comparison between ('{spell(lt)}' and '{spell(rt)}') which are pointers "
                               f"to non-overlapping address spaces", node)
             elif lt.pointee != rt.pointee and not (lt.pointee.is_void or rt.pointee.is_void):
-                self.warn(f"comparison of distinct pointer types ('{spell(lt)}' and '{spell(rt)}')", node)
+                self.ctx.warn(f"comparison of distinct pointer types ('{spell(lt)}' and '{spell(rt)}')", node)
             if left.type != right.type:
                 right = tast.ImplicitCast(left.type, right.loc, "pointer-bitcast", right)
             return tast.Binary(T.INT, loc, op, left, right)
@@ -1256,7 +1205,7 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
             null = tast.ImplicitCast(ptr.type, other.loc, "null-to-pointer", other)
             pair = (ptr, null) if lt.is_pointer else (null, ptr)
             return tast.Binary(T.INT, loc, op, *pair)
-        self.fail(f"comparison between pointer and integer ('{spell(lt)}' and '{spell(rt)}')", node)
+        self.ctx.fail(f"comparison between pointer and integer ('{spell(lt)}' and '{spell(rt)}')", node)
 
     # ---- assignment
     def expr_Assignment(self, node):
@@ -1265,22 +1214,22 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
         loc = location(node)
         t = target.type
         if isinstance(t, T.AtomicType):
-            self.fail("atomic variable can be assigned to a variable only in global address space",
-                      self.node_location(node))
+            self.ctx.fail("atomic variable can be assigned to a variable only in global address space",
+                      self.ctx.node_location(node))
         if t == T.HALF and isinstance(target, (tast.Deref, tast.Index)):
-            self.require_fp16("assigning directly to pointer to type 'half' requires cl_khr_fp16. "
-                              "Use vector data store builtin functions instead", self.node_location(node))
+            self.ctx.require_fp16("assigning directly to pointer to type 'half' requires cl_khr_fp16. "
+                              "Use vector data store builtin functions instead", self.ctx.node_location(node))
         if node.op == "=":
             value = self.expr(node.rvalue, expected=t)
             if isinstance(value.type, T.AtomicType):
                 # clang-22's wording (and place) for an atomic object read by an assignment
-                self.fail("atomic variable can be assigned to a variable only in global address space",
-                          operator_location(self.diag.sources, "=", self.node_location(node.rvalue),
-                                            self.node_location(node)))
+                self.ctx.fail("atomic variable can be assigned to a variable only in global address space",
+                          operator_location(self.ctx.diag.sources, "=", self.ctx.node_location(node.rvalue),
+                                            self.ctx.node_location(node)))
             value = self.rvalue(value)
             # clang points a conversion error in an assignment at the '=' token
             # (matrix mismatches stay at the right-hand side, as this checker always reported them).
-            at = node.rvalue if t.is_coop_matrix or value.type.is_coop_matrix else self.node_location(node)
+            at = node.rvalue if t.is_coop_matrix or value.type.is_coop_matrix else self.ctx.node_location(node)
             value = self.convert(value, t, at, "assigning")
             return tast.Assign(t, loc, target, value)
         op = node.op[:-1]
@@ -1290,43 +1239,43 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
         compute = self.binary(op, old, value, node)
         if t.is_pointer:
             if not compute.type.is_pointer:
-                self.fail(f"invalid operands to binary expression", node)
+                self.ctx.fail(f"invalid operands to binary expression", node)
         compute = self.convert(compute, t, node, "assigning")
         return tast.CompoundAssign(t, loc, node.op, target, compute)
 
     def check_assignable(self, target, node):
         if isinstance(target, tast.Swizzle) and not target.lvalue:
-            self.fail("expression is not assignable", node)
+            self.ctx.fail("expression is not assignable", node)
         if not target.is_lvalue:
-            self.fail("expression is not assignable", node)
+            self.ctx.fail("expression is not assignable", node)
         if isinstance(target.type, T.ArrayType):
-            self.fail(f"array type '{spell(target.type)}' is not assignable", node)
+            self.ctx.fail(f"array type '{spell(target.type)}' is not assignable", node)
         if self.object_const(target) or (isinstance(target, tast.VarRef) and target.var.is_const):
             if isinstance(target, tast.VarRef) and id(target.var) not in self.implicitly_const:
-                self.fail(f"cannot assign to variable '{target.var.name}' with const-qualified type "
+                self.ctx.fail(f"cannot assign to variable '{target.var.name}' with const-qualified type "
                           f"'const {spell(target.type)}'", node)
-            self.fail("read-only variable is not assignable", node)
+            self.ctx.fail("read-only variable is not assignable", node)
         if self.object_space(target) == T.CONSTANT:
             # OpenCL C 3.0 6.7.3: __constant objects are read-only.
-            self.fail("read-only variable is not assignable", node)
+            self.ctx.fail("read-only variable is not assignable", node)
 
     # ---- other expressions
     def expr_TernaryOp(self, node, expected=None):
         cond = self.rvalue(self.expr(node.cond))
         if unqualified_elem(cond.type).is_float:
             # OpenCL C 3.0 6.5.7: the selection operand may be a scalar or vector "except float".
-            self.fail(f"used type {described(cond.type)} where floating point type is not allowed",
-                      operator_location(self.diag.sources, "?", node.iftrue, location(node)))
+            self.ctx.fail(f"used type {described(cond.type)} where floating point type is not allowed",
+                      operator_location(self.ctx.diag.sources, "?", node.iftrue, location(node)))
         then = self.rvalue(self.expr(node.iftrue, expected))
         other = self.rvalue(self.expr(node.iffalse, expected))
         loc = location(node)
         if isinstance(cond.type, T.VectorType):
             # OpenCL 6.3.i: component-wise select.
             if not (self.arith_or_vector(then.type) and self.arith_or_vector(other.type)):
-                self.fail(f"incompatible operand types ('{spell(then.type)}' and '{spell(other.type)}')", node)
+                self.ctx.fail(f"incompatible operand types ('{spell(then.type)}' and '{spell(other.type)}')", node)
             t = self.common_type(then.type, other.type, node)
             if not isinstance(t, T.VectorType) or t.count != cond.type.count:
-                self.fail("vector condition type and result type do not match", node)
+                self.ctx.fail("vector condition type and result type do not match", node)
             return tast.Conditional(t, loc, cond, self.arith_convert(then, t), self.arith_convert(other, t))
         cond = self.to_bool(cond, node.cond)
         tt, ot = then.type, other.type
@@ -1345,7 +1294,7 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
                 if tt.addrspace != ot.addrspace:
                     t = T.PointerType(tt.pointee, T.GENERIC, tt.const or ot.const)
                     if T.CONSTANT in (tt.addrspace, ot.addrspace):
-                        self.fail("conditional operator with the second and third operands of type "
+                        self.ctx.fail("conditional operator with the second and third operands of type "
                                   f"('{spell(tt)}' and '{spell(ot)}') which are pointers to "
                                   "non-overlapping address spaces", node)
                 return tast.Conditional(t, loc, cond, self.convert(then, t, node, "converting"),
@@ -1353,8 +1302,8 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
         if tt.is_void and ot.is_void:
             return tast.Conditional(T.VOID, loc, cond, then, other)
         if tt.is_coop_matrix or ot.is_coop_matrix:
-            self.fail("incompatible cooperative matrix types", node)
-        self.fail(f"incompatible operand types ('{spell(tt)}' and '{spell(ot)}')", node)
+            self.ctx.fail("incompatible cooperative matrix types", node)
+        self.ctx.fail(f"incompatible operand types ('{spell(tt)}' and '{spell(ot)}')", node)
 
     def expr_ExprList(self, node, expected=None):
         """The comma operator (pycparser gives an ExprList for `a, b`)."""
@@ -1377,25 +1326,25 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
         if is_integer_like(base.type) and index.type.is_pointer:
             base, index = index, base
         if not base.type.is_pointer:
-            self.fail("subscripted value is not an array, pointer, or vector", node)
+            self.ctx.fail("subscripted value is not an array, pointer, or vector", node)
         if not is_integer_like(index.type):
-            self.fail("array subscript is not an integer", node.subscript)
+            self.ctx.fail("array subscript is not an integer", node.subscript)
         if base.type.pointee.is_void:
-            self.fail("subscript of pointer to incomplete type 'void'", node)
-        index = self.arith_convert(index, self.target.ptrdiff_t)
+            self.ctx.fail("subscript of pointer to incomplete type 'void'", node)
+        index = self.arith_convert(index, self.ctx.target.ptrdiff_t)
         return tast.Index(base.type.pointee, loc, base, index)
 
     def vector_subscript(self, base, index, node):
         """`v[i]` (a clang extension OpenCL code uses) with a constant i is the swizzle `.s<i>`;
         with a variable index a VectorElement (extractelement/insertelement, as clang)."""
         if not is_integer_like(index.type):
-            self.fail("array subscript is not an integer", node.subscript)
+            self.ctx.fail("array subscript is not an integer", node.subscript)
         value = fold(index)
         if not isinstance(value, int):
             index = self.arith_convert(index, promote(as_arith(index.type)))
             return tast.VectorElement(base.type.elem, location(node), base, index, base.is_lvalue)
         if not 0 <= value < base.type.count:
-            self.fail(f"vector subscript {value} is out of range for '{spell(base.type)}'", node.subscript)
+            self.ctx.fail(f"vector subscript {value} is out of range for '{spell(base.type)}'", node.subscript)
         return tast.Swizzle(base.type.elem, location(node), base, (value,), base.is_lvalue)
 
     def expr_StructRef(self, node):
@@ -1405,18 +1354,18 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
         if node.type == "->":
             base = self.rvalue(base)
             if not base.type.is_pointer:
-                self.fail(f"member reference type '{spell(base.type)}' is not a pointer", node)
+                self.ctx.fail(f"member reference type '{spell(base.type)}' is not a pointer", node)
             base = tast.Deref(base.type.pointee, base.loc, base)
         t = base.type
         if isinstance(t, T.VectorType) and node.type == ".":
             return self.swizzle(base, name, node)
         if not isinstance(t, T.StructType):
-            self.fail(f"member reference base type '{spell(t)}' is not a structure or union", node)
+            self.ctx.fail(f"member reference base type '{spell(t)}' is not a structure or union", node)
         if not t.complete:
-            self.fail(f"incomplete definition of type '{spell(t)}'", node)
+            self.ctx.fail(f"incomplete definition of type '{spell(t)}'", node)
         path = member_path(t, name)
         if path is None:
-            self.fail(f"no member named '{name}' in '{spell(t)}'", node.field)
+            self.ctx.fail(f"no member named '{name}' in '{spell(t)}'", node.field)
         for i, f in path:          # through anonymous struct/union members (C11 6.7.2.1p13)
             base = tast.Member(f.type, loc, base, i, f.name or "")
         return base
@@ -1434,7 +1383,7 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
             base = base.base
         count = len(indices)
         if count not in (1, 2, 3, 4, 8, 16):
-            self.fail(f"vector component access has invalid length {count}", node.field)
+            self.ctx.fail(f"vector component access has invalid length {count}", node.field)
         rt = t.elem if count == 1 else T.VectorType(t.elem, count)
         lvalue = base.is_lvalue and len(set(indices)) == count
         return tast.Swizzle(rt, loc, base, tuple(indices), lvalue)
@@ -1443,16 +1392,16 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
         """Component indexes of an OpenCL C 3.0 6.3.7 vector component name."""
         n = vtype.count
 
-        dot = operator_location(self.diag.sources, ".", node.field, None) if isinstance(node, c_ast.StructRef) \
+        dot = operator_location(self.ctx.diag.sources, ".", node.field, None) if isinstance(node, c_ast.StructRef) \
             else None
 
         def bad(offset):
             # clang (CheckExtVectorComponent): names the first illegal character, at '.' + 1 + offset
             where = SourceLocation(dot.file, dot.line, dot.column + 1 + offset) if dot else node.field
-            self.fail(f"illegal vector component name '{name[offset]}'", where)
+            self.ctx.fail(f"illegal vector component name '{name[offset]}'", where)
 
         def exceeds():
-            self.fail(f"vector component access exceeds type '{spell(vtype)}'", dot or node.field)
+            self.ctx.fail(f"vector component access exceeds type '{spell(vtype)}'", dot or node.field)
         if name in ("lo", "hi", "even", "odd"):
             size = 4 if n == 3 else n
             if name == "lo":
@@ -1493,47 +1442,35 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
         operand = self.rvalue(self.expr(node.expr, expected=context))
         return self.explicit_cast(operand, t, node)
 
-    def open_paren_before(self, node, fallback):
-        """The '(' written just before `node` (a vector literal's list), else fallback."""
-        loc = location(node)
-        text = self.diag.sources.line(loc.file, loc.line) if self.diag.sources is not None and loc else None
-        if text is None:
-            return fallback
-        text = text.expandtabs(1)
-        i = min(loc.column - 2, len(text) - 1)
-        while i >= 0 and text[i] == " ":
-            i -= 1
-        return SourceLocation(loc.file, loc.line, i + 1) if i >= 0 and text[i] == "(" else fallback
-
     # ------------------------------------------------------------------ calls
     def expr_FuncCall(self, node, expected=None):
         if not isinstance(node.name, c_ast.ID):
-            self.fail("called object is not a function (OpenCL has no function pointers)", node)
+            self.ctx.fail("called object is not a function (OpenCL has no function pointers)", node)
         name = node.name.name
         args_nodes = node.args.exprs if node.args is not None else []
-        entry = self.scope.lookup(name)
-        if isinstance(entry, tast.Function) and entry.mangled is not None and name in self.overloads:
+        entry = self.ctx.scope.lookup(name)
+        if isinstance(entry, tast.Function) and entry.mangled is not None and name in self.ctx.overloads:
             return self.overloaded_call(name, args_nodes, node)
         if isinstance(entry, tast.Function):
             return self.user_call(entry, args_nodes, node)
         if isinstance(entry, tast.Var):
-            self.fail(f"called object type '{spell(entry.type)}' is not a function or function pointer", node)
+            self.ctx.fail(f"called object type '{spell(entry.type)}' is not a function or function pointer", node)
         if name in COOP_BUILTINS:
             return self.coop_call(name, args_nodes, node, expected)
         if name == "printf":
             return self.printf_call(args_nodes, node)
         if name in CLANG_BUILTINS:
             return self.clang_builtin_call(name, args_nodes, node)
-        if name in ADDRESS_SPACE_QUERIES and not self.pre_cl20:
+        if name in ADDRESS_SPACE_QUERIES and not self.ctx.pre_cl20:
             return self.address_space_query(name, args_nodes, node)
         if name.startswith("convert_") and self.convert_target(name) is not None:
             return self.convert_call(name, args_nodes, node)
-        if name.startswith("as_") and name[3:] in T.builtin_typedefs(self.target):
+        if name.startswith("as_") and name[3:] in T.builtin_typedefs(self.ctx.target):
             return self.as_type_call(name, args_nodes, node)
         if _builtins.is_builtin(name) and name not in self.hidden_builtins:
             return self.builtin_call(name, args_nodes, node)
         # OpenCL C has no implicit function declarations; clang-22 reports the name as undeclared.
-        self.fail(f"use of undeclared identifier '{name}'", node)
+        self.ctx.fail(f"use of undeclared identifier '{name}'", node)
 
     def arity_message(self, fn, have):
         """clang's wording; a named single parameter is named (Sema::ConvertArgumentsForCall)."""
@@ -1549,37 +1486,19 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
                     f"have {have} arguments")
         return f"too many arguments to function call, expected {want}, have {have}"
 
-    def call_rparen_location(self, node):
-        """The ')' closing a call (clang points "too few arguments" there); found by matching
-        parentheses on the callee's line, else the call's location."""
-        loc = location(node)
-        text = self.diag.sources.line(loc.file, loc.line) if self.diag.sources is not None and loc else None
-        if text is None:
-            return loc
-        text = text.expandtabs(1)
-        depth = 0
-        for i in range(loc.column - 1, len(text)):
-            if text[i] == "(":
-                depth += 1
-            elif text[i] == ")":
-                depth -= 1
-                if depth == 0:
-                    return SourceLocation(loc.file, loc.line, i + 1)
-        return loc
-
     def user_call(self, fn, args_nodes, node):
         params = fn.type.params
         loc = location(node)
         if len(args_nodes) != len(params):
-            self.fail(self.arity_message(fn, len(args_nodes)),
-                      self.call_rparen_location(node) if len(args_nodes) < len(params) else args_nodes[len(params)],
-                      [self.note(f"'{fn.name}' declared here", fn.loc)])
+            self.ctx.fail(self.arity_message(fn, len(args_nodes)),
+                      self.ctx.call_rparen_location(node) if len(args_nodes) < len(params) else args_nodes[len(params)],
+                      [self.ctx.note(f"'{fn.name}' declared here", fn.loc)])
         args = []
         for a, pt in zip(args_nodes, params):
             v = self.rvalue(self.expr(a, expected=pt))
             args.append(self.convert(v, pt, a, "passing"))
-        if self.fn is not None:
-            self.call_edges.append((self.fn.function, fn, location(node)))
+        if self.ctx.fn is not None:
+            self.ctx.call_edges.append((self.ctx.fn.function, fn, location(node)))
         fn._used = True
         return tast.Call(fn.type.ret, loc, fn, args)
 

@@ -5,6 +5,7 @@ import contextlib
 from pycparser import c_ast
 
 from clcoop.diagnostics import SourceLocation
+from clcoop.frontend import types as T
 
 
 class Abandon(Exception):
@@ -146,3 +147,95 @@ class FunctionContext:
         self.switch_stack = []
         self.depth = 0       # compound nesting (0 = outermost body)
         self.uninitialized = UninitializedUses()
+
+
+class CheckContext:
+    """What every part of the checker shares: the diagnostics (and where they point), the
+    scopes, the target, the function being checked and the program-wide tables the parts
+    read and add to. One per translation unit (check.check)."""
+
+    def __init__(self, diag, target):
+        self.diag = diag
+        self.target = target
+        self.scope = Scope()
+        self.fn = None                  # FunctionContext of the function being checked
+        self.last_loc = None            # location of the statement/declaration being checked
+        self.poisoned = set()           # names whose declaration failed (their uses stay silent)
+        self.enabled_extensions = set()     # by #pragma OPENCL EXTENSION, in source order
+        self.pre_cl20 = False           # -cl-std before CL2.0 (no generic address space)
+        self.functions = []             # the tast.Functions declared, in order
+        self.overloads = {}             # name -> the user's __attribute__((overloadable)) Functions
+        self.call_edges = []            # (caller Function, callee Function, call location)
+        self.coop_decl_locs = {}        # matrix typedef name -> location of its declaration (for notes)
+        for name, t in T.builtin_typedefs(target).items():
+            self.scope.names[name] = ("typedef", t, None, None)
+
+    # ------------------------------------------------------------------ diagnostics
+    def require_fp16(self, message, where):
+        """A half value (not a pointer to half, a half vector or a half matrix) needs
+        cl_khr_fp16 enabled (OpenCL C 3.0 6.3.1.1 / cl_khr_fp16); clang-22's wording."""
+        if "cl_khr_fp16" not in self.enabled_extensions:
+            self.error(message, where)
+
+    def node_location(self, node):
+        """Where a diagnostic about `node` points: operators at the operator token."""
+        if isinstance(node, SourceLocation) or node is None:
+            return node
+        loc = location(node)
+        if isinstance(node, c_ast.BinaryOp):
+            return operator_location(self.diag.sources, node.op, node.right, loc)
+        if isinstance(node, c_ast.Assignment):
+            return operator_location(self.diag.sources, node.op, node.rvalue, loc)
+        if isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+", "!", "~", "*", "&", "++", "--"):
+            return operator_location(self.diag.sources, node.op, node.expr, loc)
+        return loc
+
+    def error(self, message, node_or_loc, notes=()):
+        loc = self.node_location(node_or_loc) or self.last_loc   # never an unlocated error
+        self.diag.error(message, loc, notes)
+        if self.diag.error_count >= self.diag.max_errors:
+            # clang's "fatal error: too many errors emitted" carries no location either.
+            self.diag.error("too many errors emitted, stopping now", None)
+            raise TooManyErrors()
+
+    def fail(self, message, node_or_loc, notes=()):
+        self.error(message, node_or_loc, notes)
+        raise Abandon()
+
+    def warn(self, message, node_or_loc, notes=(), flag=None):
+        loc = self.node_location(node_or_loc)
+        self.diag.warning(message, loc, notes, flag)
+
+    def note(self, message, loc):
+        return self.diag.note(message, loc)
+
+    def open_paren_before(self, node, fallback):
+        """The '(' written just before `node` (a vector literal's list), else fallback."""
+        loc = location(node)
+        text = self.diag.sources.line(loc.file, loc.line) if self.diag.sources is not None and loc else None
+        if text is None:
+            return fallback
+        text = text.expandtabs(1)
+        i = min(loc.column - 2, len(text) - 1)
+        while i >= 0 and text[i] == " ":
+            i -= 1
+        return SourceLocation(loc.file, loc.line, i + 1) if i >= 0 and text[i] == "(" else fallback
+
+    def call_rparen_location(self, node):
+        """The ')' closing a call (clang points "too few arguments" there); found by matching
+        parentheses on the callee's line, else the call's location."""
+        loc = location(node)
+        text = self.diag.sources.line(loc.file, loc.line) if self.diag.sources is not None and loc else None
+        if text is None:
+            return loc
+        text = text.expandtabs(1)
+        depth = 0
+        for i in range(loc.column - 1, len(text)):
+            if text[i] == "(":
+                depth += 1
+            elif text[i] == ")":
+                depth -= 1
+                if depth == 0:
+                    return SourceLocation(loc.file, loc.line, i + 1)
+        return loc
+

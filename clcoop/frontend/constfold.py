@@ -253,5 +253,5 @@ class ConstantFolding:
             raise
         value = fold(e)
         if not is_integer_like(e.type) or not isinstance(value, int):
-            self.fail(f"{what} requires an integer constant", node)
+            self.ctx.fail(f"{what} requires an integer constant", node)
         return value

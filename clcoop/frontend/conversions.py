@@ -111,7 +111,7 @@ class Conversions:
         """The operation type of a binary arithmetic operator (C99 6.3.1.8, OpenCL 6.3)."""
         if isinstance(lt, T.VectorType) and isinstance(rt, T.VectorType):
             if lt != rt:
-                self.fail(f"cannot convert between vector values of different size or type "
+                self.ctx.fail(f"cannot convert between vector values of different size or type "
                           f"('{spell(lt)}' and '{spell(rt)}')", node)
             return lt
         if isinstance(lt, T.VectorType):
@@ -126,7 +126,7 @@ class Conversions:
             return e
         if not self.arith_or_vector(e.type):
             # Callers check operand kinds; this keeps a missed case a diagnostic, not a crash.
-            self.fail(f"invalid operand of type '{spell(e.type)}' where an arithmetic value of type "
+            self.ctx.fail(f"invalid operand of type '{spell(e.type)}' where an arithmetic value of type "
                       f"'{spell(t)}' is required", e.loc)
         if isinstance(t, T.VectorType):
             if isinstance(e.type, T.VectorType):
@@ -185,16 +185,16 @@ class Conversions:
             return e
         if t.is_coop_matrix or st.is_coop_matrix:
             if t.is_coop_matrix and st.is_coop_matrix:
-                self.fail("incompatible cooperative matrix types", node,
-                          [self.note(f"'{spell(st)}' converted to '{spell(t)}'", node)])
-            self.fail(self.incompatible_message(st, t, context), node)
+                self.ctx.fail("incompatible cooperative matrix types", node,
+                          [self.ctx.note(f"'{spell(st)}' converted to '{spell(t)}'", node)])
+            self.ctx.fail(self.incompatible_message(st, t, context), node)
         if is_arith_like(t) and is_arith_like(st):
             return self.arith_convert(e, t)
         if t == T.BOOL and st.is_pointer:
             return tast.ImplicitCast(T.BOOL, e.loc, "pointer-to-bool", e)
         if isinstance(t, T.VectorType):
             if isinstance(st, T.VectorType):
-                self.fail(self.incompatible_message(st, t, context), node)
+                self.ctx.fail(self.incompatible_message(st, t, context), node)
             if is_arith_like(st):
                 return self.arith_convert(e, t)
         if t.is_pointer:
@@ -203,15 +203,15 @@ class Conversions:
             if st.is_pointer:
                 return self.pointer_convert(e, t, node, context, pointer_warnings)
             if is_integer_like(st):
-                self.fail(f"incompatible integer to pointer conversion {self.context_phrase(st, t, context)}", node)
+                self.ctx.fail(f"incompatible integer to pointer conversion {self.context_phrase(st, t, context)}", node)
         if isinstance(t, T.EventType) and is_integer_like(st) and fold(e) == 0:
             # clang's CK_ZeroToOCLOpaqueType: `event_t e = 0;`, an event argument 0.
             return tast.ImplicitCast(t, e.loc, "zero-to-event", e)
         if isinstance(t, T.StructType) and st is t:
             return e
         if is_integer_like(t) and st.is_pointer:
-            self.fail(f"incompatible pointer to integer conversion {self.context_phrase(st, t, context)}", node)
-        self.fail(self.incompatible_message(st, t, context), node)
+            self.ctx.fail(f"incompatible pointer to integer conversion {self.context_phrase(st, t, context)}", node)
+        self.ctx.fail(self.incompatible_message(st, t, context), node)
 
     def warn_enum_conversion(self, e, t, node, target_spelling=None):
         """clang's -Wimplicit-enum-enum-cast (on by default in the driver): a value of one
@@ -220,7 +220,7 @@ class Conversions:
         if not (isinstance(t, T.EnumType) and isinstance(source, T.EnumType)) or source == t:
             return
         target = target_spelling or f"'{spell(t)}'"
-        self.warn(f"implicit conversion from enumeration type '{spell(source)}' to different "
+        self.ctx.warn(f"implicit conversion from enumeration type '{spell(source)}' to different "
                   f"enumeration type {target}", e.loc or node, flag="implicit-enum-enum-cast")
 
     @staticmethod
@@ -253,25 +253,25 @@ class Conversions:
                 e = self.pointer_space_cast(e, t)
                 st = e.type
             else:
-                self.fail(f"{self.space_phrase(st, t, context)} changes address space of pointer", node)
+                self.ctx.fail(f"{self.space_phrase(st, t, context)} changes address space of pointer", node)
         inner_from, inner_to = st.pointee, t.pointee
         while isinstance(inner_from, T.PointerType) and isinstance(inner_to, T.PointerType):
             if inner_from.addrspace != inner_to.addrspace:
                 # OpenCL C 3.0 6.7.9: no implicit address-space change below the first level.
-                self.fail(f"{self.space_phrase(st, t, context)} changes address space of nested "
+                self.ctx.fail(f"{self.space_phrase(st, t, context)} changes address space of nested "
                           f"pointer", node)
             inner_from, inner_to = inner_from.pointee, inner_to.pointee
         if warnings and st.pointee != t.pointee and not (st.pointee.is_void or t.pointee.is_void):
-            self.warn(f"incompatible pointer types {self.context_phrase(e.type, t, context)}", node)
+            self.ctx.warn(f"incompatible pointer types {self.context_phrase(e.type, t, context)}", node)
         elif warnings and st.const and not t.const:
-            self.warn(f"{self.context_phrase(st, t, context)} discards qualifiers", node)
+            self.ctx.warn(f"{self.context_phrase(st, t, context)} discards qualifiers", node)
         if e.type != t:
             return tast.ImplicitCast(t, e.loc, "pointer-bitcast", e)
         return e
 
     def explicit_cast(self, operand, t, node):
         if t == T.HALF:
-            self.require_fp16("casting to type 'half' is not allowed",
+            self.ctx.require_fp16("casting to type 'half' is not allowed",
                               location(getattr(node, "expr", None)) or location(node))
         st = operand.type
         loc = location(node)
@@ -282,17 +282,17 @@ class Conversions:
         if t.is_coop_matrix or st.is_coop_matrix:
             if t.is_coop_matrix and st.is_coop_matrix:
                 return coop_matrix_cast(self, operand, t, node)
-            self.fail(f"invalid cast from '{spell(st)}' to '{spell(t)}'", node)
+            self.ctx.fail(f"invalid cast from '{spell(st)}' to '{spell(t)}'", node)
         if isinstance(t, T.VectorType):
             if isinstance(st, T.VectorType):
-                self.fail(f"invalid conversion between vector type '{spell(st)}' and '{spell(t)}'; "
+                self.ctx.fail(f"invalid conversion between vector type '{spell(st)}' and '{spell(t)}'; "
                           f"use convert_{spell(t)}() or as_{spell(t)}()", node)
             if is_arith_like(st):
                 scalar = self.arith_convert(operand, t.elem)
                 return tast.Cast(t, loc, "splat", scalar)
-            self.fail(f"invalid conversion between vector type '{spell(t)}' and scalar type '{spell(st)}'", node)
+            self.ctx.fail(f"invalid conversion between vector type '{spell(t)}' and scalar type '{spell(st)}'", node)
         if isinstance(st, T.VectorType):
-            self.fail(f"invalid conversion between vector type '{spell(st)}' and scalar type '{spell(t)}'", node)
+            self.ctx.fail(f"invalid conversion between vector type '{spell(st)}' and scalar type '{spell(t)}'", node)
         if fp8.involves_fp8(st, t):
             return fp8.cast(self, operand, t, node)
         if is_arith_like(t) and is_arith_like(st):
@@ -304,7 +304,7 @@ class Conversions:
                 return tast.Cast(t, loc, "addrspace-to-generic", operand)
             if st.addrspace == T.GENERIC and t.addrspace != T.CONSTANT:
                 return tast.Cast(t, loc, "addrspace-cast", operand)
-            self.fail(f"casting '{spell(st)}' to type '{spell(t)}' changes address space of pointer", node)
+            self.ctx.fail(f"casting '{spell(st)}' to type '{spell(t)}' changes address space of pointer", node)
         if t.is_pointer and is_integer_like(st):
             if self.is_null_constant(operand):
                 return tast.Cast(t, loc, "null-to-pointer", operand)
@@ -312,9 +312,9 @@ class Conversions:
         if is_integer_like(t) and st.is_pointer:
             if t == T.BOOL:
                 return tast.Cast(t, loc, "pointer-to-bool", operand)
-            if as_arith(t).size < self.target.pointer_bits // 8:
-                self.warn(f"cast to smaller integer type '{spell(t)}' from '{spell(st)}'", node)
+            if as_arith(t).size < self.ctx.target.pointer_bits // 8:
+                self.ctx.warn(f"cast to smaller integer type '{spell(t)}' from '{spell(st)}'", node)
             return tast.Cast(t, loc, "pointer-to-int", operand)
         if isinstance(t, T.StructType) and st is t:
             return operand
-        self.fail(f"invalid cast from '{spell(st)}' to '{spell(t)}'", node)
+        self.ctx.fail(f"invalid cast from '{spell(st)}' to '{spell(t)}'", node)

@@ -98,18 +98,18 @@ class CoopChecks(CoopTensorChecks):
     def coop_mat_type(self, base, args, attr_node, base_node, typedef_name):
         """Build a CoopMatType from `coop_mat(scope, rows, cols, use)` (RFC 4.1)."""
         if len(args) != 4:
-            self.fail("'coop_mat' attribute requires exactly 4 arguments", attr_node)
+            self.ctx.fail("'coop_mat' attribute requires exactly 4 arguments", attr_node)
         base = as_arith(base) if isinstance(base, T.EnumType) else base
         if not (isinstance(base, T.ScalarType) and base.name in T.COOP_ELEMENT_NAMES):
-            self.fail(f"'{spell(base)}' is invalid cooperative matrix element type", base_node or attr_node)
+            self.ctx.fail(f"'{spell(base)}' is invalid cooperative matrix element type", base_node or attr_node)
         scope = scope_of_value(self.coop_attr_value(args[0], "scope"))
         if scope is None or _other_memory_scope(args[0]):
-            self.fail("invalid 'scope' argument of cooperative matrix attribute", args[0])
+            self.ctx.fail("invalid 'scope' argument of cooperative matrix attribute", args[0])
         rows = self.coop_attr_size(args[1], "row")
         cols = self.coop_attr_size(args[2], "column")
         use = self.coop_attr_value(args[3], "use")
         if use not in tuple(Use):
-            self.fail("invalid 'use' argument of cooperative matrix attribute", args[3])
+            self.ctx.fail("invalid 'use' argument of cooperative matrix attribute", args[3])
         self.require_coop_extension(attr_node, typedef_name)
         if scope == Scope.WORKGROUP:
             self.workgroup_scope_declared = True
@@ -123,29 +123,29 @@ class CoopChecks(CoopTensorChecks):
         if not self.workgroup_scope_declared:
             return
         callees = {}
-        for caller, callee, _ in self.call_edges:
+        for caller, callee, _ in self.ctx.call_edges:
             callees.setdefault(id(caller), []).append(callee)
-        uses = {id(fn): _first_workgroup_matrix(fn) for fn in self.functions}
-        for kernel in self.functions:
+        uses = {id(fn): _first_workgroup_matrix(fn) for fn in self.ctx.functions}
+        for kernel in self.ctx.functions:
             if not kernel.is_kernel or kernel.reqd_work_group_size:
                 continue
             use = _reached_workgroup_matrix(kernel, callees, uses)
             if use is not None:
-                self.error(f"kernel '{kernel.name}' uses a workgroup-scope cooperative matrix and "
+                self.ctx.error(f"kernel '{kernel.name}' uses a workgroup-scope cooperative matrix and "
                            f"must have the 'reqd_work_group_size' attribute", kernel.loc,
-                           [self.note(f"workgroup-scope matrix type '{spell(use.type)}' used here",
+                           [self.ctx.note(f"workgroup-scope matrix type '{spell(use.type)}' used here",
                                       use.loc)])
 
     def require_coop_extension(self, where, typedef_name):
         """clcoop always knows cooperative matrices; clang's pull request requires the pragma.
         Said once, at the first matrix type declared without it."""
-        if COOP_EXTENSION in self.enabled_extensions or self.coop_extension_reported:
+        if COOP_EXTENSION in self.ctx.enabled_extensions or self.coop_extension_reported:
             return
         self.coop_extension_reported = True
         what = f"type '{typedef_name}'" if typedef_name else "the 'coop_mat' attribute"
-        self.warn(f"use of {what} requires {COOP_EXTENSION} support", where,
-                  [self.note(f"add '#pragma OPENCL EXTENSION {COOP_EXTENSION} : enable' before it; "
-                             f"{PR_NAME} rejects the type without it", self.node_location(where))],
+        self.ctx.warn(f"use of {what} requires {COOP_EXTENSION} support", where,
+                  [self.ctx.note(f"add '#pragma OPENCL EXTENSION {COOP_EXTENSION} : enable' before it; "
+                             f"{PR_NAME} rejects the type without it", self.ctx.node_location(where))],
                   flag=PORTABILITY)
 
     def coop_attr_value(self, node, what):
@@ -153,25 +153,25 @@ class CoopChecks(CoopTensorChecks):
             name = node.value.strip('"')
             if name in ATTRIBUTE_ENUM_NAMES[what]:
                 return ATTRIBUTE_ENUM_NAMES[what][name]
-            self.fail(f"invalid '{what}' argument of cooperative matrix attribute", node)
+            self.ctx.fail(f"invalid '{what}' argument of cooperative matrix attribute", node)
         value = self.integer_constant(node, f"'{what}' argument of cooperative matrix attribute")
         return value
 
     def coop_attr_size(self, node, which):
         value = self.integer_constant(node, "'coop_mat' attribute")
         if value == 0:
-            self.fail("zero matrix size", node)
+            self.ctx.fail("zero matrix size", node)
         if value < 0:
-            self.fail(f"matrix {which} size must be positive", node)
+            self.ctx.fail(f"matrix {which} size must be positive", node)
         if value > MAX_DIMENSION:
-            self.fail(f"matrix {which} size too large", node)
+            self.ctx.fail(f"matrix {which} size too large", node)
         return value
 
     def coop_storage_error(self, t, aspace, node, where):
         if t.is_coop_opaque:
             if where == "program":
-                self.fail(f"{self.coop_what(t)} type cannot be declared at program scope", node)
-            self.fail(f"{self.coop_what(t)} type cannot be declared in the "
+                self.ctx.fail(f"{self.coop_what(t)} type cannot be declared at program scope", node)
+            self.ctx.fail(f"{self.coop_what(t)} type cannot be declared in the "
                       f"'{T.ADDRSPACE_NAMES[aspace]}' address space", node)
 
     # ---- cooperative-matrix operators (RFC 4.6)
@@ -179,23 +179,23 @@ class CoopChecks(CoopTensorChecks):
         lt, rt = left.type, right.type
         loc = left.loc or location(node)
         if op not in ("+", "-", "*", "/"):
-            self.fail("unsupported cooperative matrix binary operator", node)
+            self.ctx.fail("unsupported cooperative matrix binary operator", node)
         for t in (lt, rt):
             if t.is_coop_matrix and fp8.is_fp8(t.elem):
-                self.fail(f"invalid operands to binary expression ('{spell(lt)}' and '{spell(rt)}'): "
+                self.ctx.fail(f"invalid operands to binary expression ('{spell(lt)}' and '{spell(rt)}'): "
                           f"SPV_EXT_float8 has no arithmetic on fp8 matrices; convert to a half or "
                           f"float matrix first", node)
         if lt.is_coop_matrix and rt.is_coop_matrix:
             if lt != rt:
                 scopes = f" (of {_scope_word(lt)} and {_scope_word(rt)} scope)" if lt.scope != rt.scope else ""
-                self.fail("incompatible cooperative matrix types", node,
-                          [self.note(f"operand types are '{spell(lt)}' and '{spell(rt)}'{scopes}", loc)])
+                self.ctx.fail("incompatible cooperative matrix types", node,
+                          [self.ctx.note(f"operand types are '{spell(lt)}' and '{spell(rt)}'{scopes}", loc)])
             return tast.CoopBinary(lt, loc, op, left, right)
         matrix, scalar = (left, right) if lt.is_coop_matrix else (right, left)
         if op != "*":
-            self.fail("unsupported cooperative matrix scalar operator", node)
+            self.ctx.fail("unsupported cooperative matrix scalar operator", node)
         if not is_arith_like(scalar.type):
-            self.fail(f"invalid operands to binary expression ('{spell(lt)}' and '{spell(rt)}')", node)
+            self.ctx.fail(f"invalid operands to binary expression ('{spell(lt)}' and '{spell(rt)}')", node)
         # RFC 4.6 / issue 2 item 10: the scalar becomes the component type (e.g. a*4 on floats is 4.0f).
         self.warn_literal_change(scalar, matrix.type.elem)
         scalar = self.arith_convert(scalar, matrix.type.elem)
@@ -203,13 +203,13 @@ class CoopChecks(CoopTensorChecks):
 
     def coop_element(self, base, index, node):
         if not is_integer_like(index.type):
-            self.fail("array subscript is not an integer", node.subscript)
+            self.ctx.fail("array subscript is not an integer", node.subscript)
         constant = fold(index)
         if isinstance(constant, int) and constant < 0:
-            self.fail(f"cooperative matrix element index {constant} is negative", node.subscript)
+            self.ctx.fail(f"cooperative matrix element index {constant} is negative", node.subscript)
         if not base.is_lvalue:
-            self.fail("cooperative matrix element access requires a matrix variable", node)
-        index = self.arith_convert(index, self.target.size_t)
+            self.ctx.fail("cooperative matrix element access requires a matrix variable", node)
+        index = self.arith_convert(index, self.ctx.target.size_t)
         return tast.CoopElement(base.type.elem, location(node), base, index)
 
     # ---- cooperative-matrix built-ins (RFC 4.4, pull request #221328)
@@ -217,11 +217,11 @@ class CoopChecks(CoopTensorChecks):
         builtin = COOP_BUILTINS[name]
         if builtin.context_typed:
             if expected is None or not expected.is_coop_matrix:
-                self.fail("builtin return value should be assigned to cooperative matrix type variable", node)
+                self.ctx.fail("builtin return value should be assigned to cooperative matrix type variable", node)
         lo, hi = builtin.min_args, builtin.max_args
         if not lo <= len(args_nodes) <= hi:
             few = len(args_nodes) < lo
-            self.fail(f"too {'few' if few else 'many'} arguments to function call, expected "
+            self.ctx.fail(f"too {'few' if few else 'many'} arguments to function call, expected "
                       f"{lo if few else hi}, have {len(args_nodes)}", node if few else args_nodes[hi])
         return builtin.check(self, name, args_nodes, node, expected)
 
@@ -232,7 +232,7 @@ class CoopChecks(CoopTensorChecks):
                                                                           args_nodes[0])
             return tast.CoopInit(expected, location(node), value)
         if not is_arith_like(scalar.type):
-            self.fail(f"argument of '{name}' must be a scalar of arithmetic type "
+            self.ctx.fail(f"argument of '{name}' must be a scalar of arithmetic type "
                       f"('{spell(scalar.type)}' invalid)", args_nodes[0])
         self.warn_literal_change(scalar, expected.elem)
         return tast.CoopInit(expected, location(node), self.arith_convert(scalar, expected.elem))
@@ -250,35 +250,35 @@ class CoopChecks(CoopTensorChecks):
         if converted is not None and converted != value:
             def show(v):
                 return f"{v:g}" if isinstance(v, float) else str(v)
-            self.warn(f"implicit conversion from '{spell(scalar.type)}' to '{spell(elem)}' changes value "
+            self.ctx.warn(f"implicit conversion from '{spell(scalar.type)}' to '{spell(elem)}' changes value "
                       f"from {show(value)} to {show(converted)}", scalar.loc)
 
     def takes_context_type(self, node):
         """A call of a matrix built-in whose result type only its context gives."""
         return isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID) \
-            and node.name.name in CONTEXT_TYPED and self.scope.lookup(node.name.name) is None
+            and node.name.name in CONTEXT_TYPED and self.ctx.scope.lookup(node.name.name) is None
 
     def coop_matrix_arg(self, node, expected=None):
         v = self.rvalue(self.expr(node, expected))
         if not v.type.is_coop_matrix:
-            self.fail("argument must be a valid cooperative matrix type", node)
+            self.ctx.fail("argument must be a valid cooperative matrix type", node)
         return v
 
     def coop_pointer_arg(self, node, name, mtype):
         p = self.rvalue(self.expr(node))
         if not p.type.is_pointer:
-            self.fail(f"first argument of '{name}' must be a pointer ('{spell(p.type)}' invalid)", node)
+            self.ctx.fail(f"first argument of '{name}' must be a pointer ('{spell(p.type)}' invalid)", node)
         pointee = p.type.pointee
         elem = unqualified_elem(pointee)
         if not (isinstance(elem, T.ScalarType) and elem.name in T.COOP_ELEMENT_NAMES):
-            self.fail(f"pointer argument of '{name}' must point to a scalar or vector numeric type "
+            self.ctx.fail(f"pointer argument of '{name}' must point to a scalar or vector numeric type "
                       f"('{spell(p.type)}' invalid)", node)
         if mtype is not None and pointee != mtype.elem:
             # A warning, not an error: SPV_KHR_cooperative_matrix issue 8 lets the pointee differ from
             # the component type (e.g. loading half components from a uint4 buffer); stride and
             # pointer arithmetic then count pointee elements.
-            self.warn("inconsistent between cooperative matrix element type and buffer pointer type",
-                      node, [self.note(f"matrix element type is '{spell(mtype.elem)}', buffer pointer type is "
+            self.ctx.warn("inconsistent between cooperative matrix element type and buffer pointer type",
+                      node, [self.ctx.note(f"matrix element type is '{spell(mtype.elem)}', buffer pointer type is "
                                        f"'{spell(p.type)}'; {PR_NAME} makes this an error",
                                        location(node))], flag=PORTABILITY)
         return p
@@ -291,25 +291,25 @@ class CoopChecks(CoopTensorChecks):
                                   "'coop_matrix_layout_t' (aka 'enum coop_matrix_layout_t')")
         value = fold(v) if is_integer_like(v.type) else None
         if value not in tuple(Layout):
-            self.fail("memory layout should be ROW_MAJOR or COLUMN_MAJOR", node)
+            self.ctx.fail("memory layout should be ROW_MAJOR or COLUMN_MAJOR", node)
         return value
 
     def coop_stride_arg(self, node, store_name):
         """The stride of a load, or of a store named `store_name`."""
         v = self.rvalue(self.expr(node))
         if not is_integer_like(v.type):
-            self.fail(f"stride argument must have type 'size_t' ('{spell(v.type)}' invalid)", node)
-        if unqualified_elem(as_arith(v.type)) != self.target.size_t:
-            self.warn("stride argument must have type 'size_t'", node,
-                      [self.note(f"'{spell(v.type)}' is converted to 'size_t' here; {PR_NAME} rejects it "
-                                 "(cast it: '(size_t)')", self.node_location(node))], flag=PORTABILITY)
+            self.ctx.fail(f"stride argument must have type 'size_t' ('{spell(v.type)}' invalid)", node)
+        if unqualified_elem(as_arith(v.type)) != self.ctx.target.size_t:
+            self.ctx.warn("stride argument must have type 'size_t'", node,
+                      [self.ctx.note(f"'{spell(v.type)}' is converted to 'size_t' here; {PR_NAME} rejects it "
+                                 "(cast it: '(size_t)')", self.ctx.node_location(node))], flag=PORTABILITY)
         value = fold(v)
         if isinstance(value, int):
             if value < 0:
-                self.fail("stride argument must not be negative", node)
+                self.ctx.fail("stride argument must not be negative", node)
             if value == 0 and store_name:
-                self.fail(f"stride of '{store_name}' must be greater than zero", node)
-        return self.arith_convert(v, self.target.size_t)
+                self.ctx.fail(f"stride of '{store_name}' must be greater than zero", node)
+        return self.arith_convert(v, self.ctx.target.size_t)
 
     def coop_load(self, name, args_nodes, node, mtype):
         p = self.coop_pointer_arg(args_nodes[0], name, mtype)
@@ -321,9 +321,9 @@ class CoopChecks(CoopTensorChecks):
         m = self.coop_matrix_arg(args_nodes[1])
         p = self.coop_pointer_arg(args_nodes[0], name, m.type)
         if p.type.addrspace == T.CONSTANT:
-            self.fail("cannot store a cooperative matrix to '__constant' memory", args_nodes[0])
+            self.ctx.fail("cannot store a cooperative matrix to '__constant' memory", args_nodes[0])
         if p.type.const:
-            self.fail(f"cannot store a cooperative matrix through a pointer to const ('{spell(p.type)}')",
+            self.ctx.fail(f"cannot store a cooperative matrix through a pointer to const ('{spell(p.type)}')",
                       args_nodes[0])
         layout = self.coop_layout_arg(args_nodes[2])
         stride = self.coop_stride_arg(args_nodes[3], name)
@@ -341,10 +341,10 @@ class CoopChecks(CoopTensorChecks):
             where = args_nodes[problem.operand] if problem.operand >= 0 else node
             if problem.note:
                 note_at = args_nodes[problem.note_operand] if problem.note_operand >= 0 else node
-                notes = [self.note(problem.note, location(note_at))]
+                notes = [self.ctx.note(problem.note, location(note_at))]
             else:       # a wrong use: where the matrix type was declared
                 notes = self.declared_here((at, bt, ct)[problem.operand])
-            self.fail(problem.message, where, notes)
+            self.ctx.fail(problem.message, where, notes)
         if len(args_nodes) == 4:
             operands = self.coop_operands_arg(name, args_nodes[3], at, bt, ct)
         else:
@@ -362,39 +362,39 @@ class CoopChecks(CoopTensorChecks):
         operands = spec_default_operands(at.spec, bt.spec, ct.spec)
         if operands:
             spelled = " | ".join(bit.opencl for bit, _ in SIGNED_OPERAND_MATRICES if operands & bit)
-            self.warn(f"'{name}' without operands multiplies these signed components as signed; "
+            self.ctx.warn(f"'{name}' without operands multiplies these signed components as signed; "
                       f"{PR_NAME} passes 0 here (every component unsigned)", node,
-                      [self.note(f"pass the operands to get the same result with both compilers: {spelled}",
-                                 self.node_location(node))], flag=PORTABILITY)
+                      [self.ctx.note(f"pass the operands to get the same result with both compilers: {spelled}",
+                                 self.ctx.node_location(node))], flag=PORTABILITY)
         return int(operands)
 
     def coop_operands_arg(self, name, node, at, bt, ct):
         v = self.rvalue(self.expr(node))
         if not is_integer_like(v.type):
-            self.fail(f"fourth argument of '{name}' must have enum type", node)
+            self.ctx.fail(f"fourth argument of '{name}' must have enum type", node)
         value = fold(v)
         if not isinstance(value, int):
-            self.fail(f"fourth argument of '{name}' must be an integer constant expression", node)
+            self.ctx.fail(f"fourth argument of '{name}' must be an integer constant expression", node)
         if value < 0 or value & ~OPERAND_ALL:
-            self.fail(f"invalid cooperative matrix operands value {value}", node)
+            self.ctx.fail(f"invalid cooperative matrix operands value {value}", node)
         if at.elem.is_float and value & (Operand.MATRIX_A_SIGNED | Operand.MATRIX_B_SIGNED):
-            self.warn("signed-component operands of a floating-point cooperative matrix are ignored", node)
+            self.ctx.warn("signed-component operands of a floating-point cooperative matrix are ignored", node)
         elif ct.elem.is_float and value & (Operand.MATRIX_C_SIGNED | Operand.MATRIX_RESULT_SIGNED):
-            self.warn("signed-component operands of a floating-point cooperative matrix are ignored", node)
+            self.ctx.warn("signed-component operands of a floating-point cooperative matrix are ignored", node)
         if ct.elem.is_float and value & Operand.SATURATING_ACCUMULATION:
-            self.warn("saturating accumulation has no effect on a floating-point cooperative matrix", node)
+            self.ctx.warn("saturating accumulation has no effect on a floating-point cooperative matrix", node)
         types = self.operand_types(at, bt, ct)
         for bit, matrix in SIGNED_OPERAND_MATRICES:
             t, flag = types[matrix], bit.opencl
             if value & bit and t.is_integer and not t.signed:
                 # Used as given (SPV_KHR: the bit decides), but the source type says otherwise.
-                self.warn(f"'{flag}' contradicts the unsigned component type '{spell(t)}' of matrix "
+                self.ctx.warn(f"'{flag}' contradicts the unsigned component type '{spell(t)}' of matrix "
                           f"{matrix}: its components are read as signed", node)
         return value
 
     def declared_here(self, t):
-        if t.typedef_name and t.typedef_name in self.coop_decl_locs:
-            return [self.note(f"'{t.typedef_name}' declared here", self.coop_decl_locs[t.typedef_name])]
+        if t.typedef_name and t.typedef_name in self.ctx.coop_decl_locs:
+            return [self.ctx.note(f"'{t.typedef_name}' declared here", self.ctx.coop_decl_locs[t.typedef_name])]
         return []
 
 

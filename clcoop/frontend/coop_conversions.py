@@ -26,8 +26,8 @@ def coop_matrix_cast(checker, operand, t, node):
         return operand
     problem = conversion_problem(st.spec, t.spec)
     if problem is not None:
-        notes = [checker.note(problem.note, location(node))] if problem.note else []
-        checker.fail(f"invalid conversion between cooperative matrix types '{st.spelling()}' and "
+        notes = [checker.ctx.note(problem.note, location(node))] if problem.note else []
+        checker.ctx.fail(f"invalid conversion between cooperative matrix types '{st.spelling()}' and "
                      f"'{t.spelling()}': {_CAST_PROBLEMS.get(problem.message, problem.message)}",
                      node, notes)
     return tast.CoopConvert(t, location(node), operand)
@@ -48,9 +48,9 @@ def check_transpose(checker, name, args_nodes, node, expected):
     problem = transpose_problem(m.type.spec, expected.spec)
     if problem is not None:
         where = args_nodes[0] if problem.operand == 0 else node
-        notes = [checker.note(f"the result type is '{expected.spelling()}'", location(node))] \
+        notes = [checker.ctx.note(f"the result type is '{expected.spelling()}'", location(node))] \
             if problem.operand < 0 else []
         if problem.note:
-            notes.append(checker.note(problem.note, location(args_nodes[0])))
-        checker.fail(problem.message, where, notes)
+            notes.append(checker.ctx.note(problem.note, location(args_nodes[0])))
+        checker.ctx.fail(problem.message, where, notes)
     return tast.CoopTranspose(expected, location(node), m)

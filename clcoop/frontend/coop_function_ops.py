@@ -41,24 +41,24 @@ def function_operand(checker, node, builtin, index, signature_problem):
     records the call edge (recursion checks)."""
     what = f"{_ordinal(index)} argument of '{builtin}'"
     if not isinstance(node, c_ast.ID):
-        checker.fail(f"{what} must be the name of a function (OpenCL C has no function pointers)", node)
-    entry = checker.scope.lookup(node.name)
+        checker.ctx.fail(f"{what} must be the name of a function (OpenCL C has no function pointers)", node)
+    entry = checker.ctx.scope.lookup(node.name)
     if not isinstance(entry, tast.Function):
-        if entry is None and node.name not in checker.poisoned:
-            checker.fail(f"use of undeclared identifier '{node.name}'", node)
-        checker.fail(f"{what} must be the name of a function; '{node.name}' is not a function", node)
-    notes = [checker.note(f"'{entry.name}' declared here", entry.loc)] if entry.loc else []
+        if entry is None and node.name not in checker.ctx.poisoned:
+            checker.ctx.fail(f"use of undeclared identifier '{node.name}'", node)
+        checker.ctx.fail(f"{what} must be the name of a function; '{node.name}' is not a function", node)
+    notes = [checker.ctx.note(f"'{entry.name}' declared here", entry.loc)] if entry.loc else []
     if entry.is_kernel:
-        checker.fail(f"{what} must not be a kernel", node, notes)
-    if entry.name in checker.overloads:
-        checker.fail(f"{what} must not name an overloadable function ('{entry.name}' has "
-                     f"{len(checker.overloads[entry.name])} overloads)", node, notes)
+        checker.ctx.fail(f"{what} must not be a kernel", node, notes)
+    if entry.name in checker.ctx.overloads:
+        checker.ctx.fail(f"{what} must not name an overloadable function ('{entry.name}' has "
+                     f"{len(checker.ctx.overloads[entry.name])} overloads)", node, notes)
     problem = signature_problem(entry.type)
     if problem:
-        checker.fail(f"{what}: {problem}", node,
-                     [checker.note(f"'{entry.name}' has type '{spell(entry.type)}'", entry.loc or location(node))])
-    if checker.fn is not None:
-        checker.call_edges.append((checker.fn.function, entry, location(node)))
+        checker.ctx.fail(f"{what}: {problem}", node,
+                     [checker.ctx.note(f"'{entry.name}' has type '{spell(entry.type)}'", entry.loc or location(node))])
+    if checker.ctx.fn is not None:
+        checker.ctx.call_edges.append((checker.ctx.fn.function, entry, location(node)))
     entry._used = True
     return tast.FunctionRef(entry.type, location(node), entry)
 
@@ -84,10 +84,11 @@ def coop_reduce(checker, name, args_nodes, node, expected):
     problem = reduce_problem(m.type.spec, expected.spec, mode)
     if problem is not None:
         where = args_nodes[problem.operand] if problem.operand >= 0 else node
-        notes = [checker.note(problem.note, location(where))] if problem.note else []
+        notes = [checker.ctx.note(problem.note, location(where))] if problem.note else []
         if problem.operand < 0:
-            notes.append(checker.note(f"the result type '{spell(expected)}' comes from the context", location(node)))
-        checker.fail(problem.message, where, notes)
+            notes.append(checker.ctx.note(f"the result type '{spell(expected)}' comes from the context",
+                                          location(node)))
+        checker.ctx.fail(problem.message, where, notes)
     return tast.CoopReduce(expected, location(node), m, mode, combine)
 
 
@@ -95,14 +96,14 @@ def _reduce_mode(checker, name, node):
     v = checker.rvalue(checker.expr(node))
     value = fold(v) if is_integer_like(v.type) else None
     if not isinstance(value, int):
-        checker.fail(f"reduce mode of '{name}' must be an integer constant expression "
+        checker.ctx.fail(f"reduce mode of '{name}' must be an integer constant expression "
                      f"(CLK_COOPERATIVE_MATRIX_REDUCE_ROW, _COLUMN, _ROW | _COLUMN or _2X2)", node)
     if value & Reduce.TWO_BY_TWO and value & (Reduce.ROW | Reduce.COLUMN):
         # NV2 / EXT 3.X "Cooperative Matrix Reduce Mode": "It is invalid to combine 2x2 with Row or Column."
-        checker.fail(f"reduce mode {value}: CLK_COOPERATIVE_MATRIX_REDUCE_2X2 cannot be combined "
+        checker.ctx.fail(f"reduce mode {value}: CLK_COOPERATIVE_MATRIX_REDUCE_2X2 cannot be combined "
                      f"with ROW or COLUMN", node)
     if value not in (1, 2, 3, 4):
-        checker.fail(f"invalid reduce mode {value} (CLK_COOPERATIVE_MATRIX_REDUCE_ROW, _COLUMN, "
+        checker.ctx.fail(f"invalid reduce mode {value} (CLK_COOPERATIVE_MATRIX_REDUCE_ROW, _COLUMN, "
                      f"_ROW | _COLUMN or _2X2)", node)
     return value
 
@@ -134,19 +135,19 @@ def coop_per_element(checker, name, args_nodes, node, expected):
         v = checker.rvalue(checker.expr(arg))
         if v.type.is_coop_matrix:
             if v.type != m.type:
-                checker.fail(f"matrix operand of '{name}' must have the type of its first argument "
+                checker.ctx.fail(f"matrix operand of '{name}' must have the type of its first argument "
                              f"('{spell(m.type)}', not '{spell(v.type)}')", arg)
             if param != elem:
-                checker.fail(f"parameter {4 + k} of '{function.function.name}' must have the component "
+                checker.ctx.fail(f"parameter {4 + k} of '{function.function.name}' must have the component "
                              f"type '{spell(elem)}' to take elements of a matrix operand", arg,
-                             [checker.note(f"'{function.function.name}' declared here", function.function.loc)])
+                             [checker.ctx.note(f"'{function.function.name}' declared here", function.function.loc)])
             extras.append(v)
         elif isinstance(param, T.ScalarType) or param.is_pointer:
             # NV2: an operand that is not a matrix is passed as it is: a scalar, or a pointer
             # the function reads or writes through (shaders store from per-element functions).
             extras.append(checker.convert(v, param, arg, "passing"))
         else:
-            checker.fail(f"extra operand of '{name}' must be a scalar, a pointer or a matrix of the "
+            checker.ctx.fail(f"extra operand of '{name}' must be a scalar, a pointer or a matrix of the "
                          f"first argument's type (parameter {4 + k} of '{function.function.name}' "
                          f"has type '{spell(param)}')", arg)
     return tast.CoopPerElement(m.type, location(node), m, function, extras)
@@ -162,9 +163,9 @@ def coop_get_coord(checker, name, args_nodes, node, expected):
     m = checker.coop_matrix_arg(args_nodes[0])
     index = checker.rvalue(checker.expr(args_nodes[1]))
     if not is_integer_like(index.type):
-        checker.fail(f"index of '{name}' must be an integer ('{spell(index.type)}' invalid)", args_nodes[1])
+        checker.ctx.fail(f"index of '{name}' must be an integer ('{spell(index.type)}' invalid)", args_nodes[1])
     value = fold(index)
     if isinstance(value, int) and value < 0:
-        checker.fail(f"index of '{name}' must not be negative", args_nodes[1])
+        checker.ctx.fail(f"index of '{name}' must not be negative", args_nodes[1])
     index = checker.arith_convert(index, T.UINT)
     return tast.CoopGetCoord(T.VectorType(T.UINT, 2), location(node), m, index)

@@ -55,44 +55,44 @@ class CoopTensorChecks:
         `typedef coop_tensor_view_t V __attribute__((coop_tensor_view(D, has_dims, p...)))`."""
         kind = LAYOUT if attribute == "coop_tensor_layout" else VIEW
         if typedef_name is None:
-            self.fail(f"'{attribute}' attribute only applies to typedefs", attr_node)
+            self.ctx.fail(f"'{attribute}' attribute only applies to typedefs", attr_node)
         if base != T.CoopTensorBaseType(kind) or not isinstance(decl.type, c_ast.TypeDecl):
-            self.fail(f"'{attribute}' attribute applies to a typedef of 'coop_tensor_{kind}_t', "
+            self.ctx.fail(f"'{attribute}' attribute applies to a typedef of 'coop_tensor_{kind}_t', "
                       f"not of '{spell(base)}'", attr_node)
         if not args:
-            self.fail(f"'{attribute}' attribute requires the dimension count", attr_node)
+            self.ctx.fail(f"'{attribute}' attribute requires the dimension count", attr_node)
         dims = self.integer_constant(args[0], f"'{attribute}' attribute")
         if kind == LAYOUT:
             if len(args) != 2:
-                self.fail(f"'coop_tensor_layout' attribute requires exactly 2 arguments (the "
+                self.ctx.fail(f"'coop_tensor_layout' attribute requires exactly 2 arguments (the "
                           f"dimension count and the clamp mode)", attr_node)
             spec = TensorType.layout(dims, self.tensor_clamp_mode(args[1]))
         else:
             if len(args) < 2:
-                self.fail("'coop_tensor_view' attribute requires the dimension count and "
+                self.ctx.fail("'coop_tensor_view' attribute requires the dimension count and "
                           "whether the view has dimensions", attr_node)
             has_dimensions = self.integer_constant(args[1], "'coop_tensor_view' attribute")
             permutation = [self.integer_constant(a, "'coop_tensor_view' permutation") for a in args[2:]]
             if permutation and len(permutation) != dims and 1 <= dims <= 5:
-                self.fail(f"'coop_tensor_view' permutation has {len(permutation)} values for "
+                self.ctx.fail(f"'coop_tensor_view' permutation has {len(permutation)} values for "
                           f"{dims} dimensions", args[2])
             spec = TensorType.view(dims, has_dimensions, permutation or range(max(dims, 0)))
         problem = spec.problem()
         if problem is not None:
             at = args[min(problem.operand, len(args) - 1)] if problem.operand >= 0 else attr_node
-            self.fail(problem.message, at, [self.note(problem.note, location(at))] if problem.note else [])
+            self.ctx.fail(problem.message, at, [self.ctx.note(problem.note, location(at))] if problem.note else [])
         return T.CoopTensorType(spec, typedef_name=typedef_name)
 
     def tensor_clamp_mode(self, node):
         if isinstance(node, c_ast.Constant) and node.type == "string":
             name = node.value.strip('"')
             if name not in CLAMP_MODE_NAMES:
-                self.fail(f"unknown tensor clamp mode '{name}'", node)
+                self.ctx.fail(f"unknown tensor clamp mode '{name}'", node)
             return CLAMP_MODE_NAMES[name]
         value = self.rvalue(self.expr(node))
         folded = fold(value)
         if not is_integer_like(value.type) or not isinstance(folded, int):
-            self.fail("tensor clamp mode must be a constant (CLK_COOPERATIVE_MATRIX_CLAMP_MODE_*)", node)
+            self.ctx.fail("tensor clamp mode must be a constant (CLK_COOPERATIVE_MATRIX_CLAMP_MODE_*)", node)
         return folded
 
     # ---- layout and view operations
@@ -102,14 +102,14 @@ class CoopTensorChecks:
         context = expected if expected is not None and expected.is_coop_tensor else None
         v = self.rvalue(self.expr(node, expected=context))
         if not (v.type.is_coop_tensor and v.type.spec.kind == kind):
-            self.fail(f"first argument of '{name}' must be a tensor {kind} "
+            self.ctx.fail(f"first argument of '{name}' must be a tensor {kind} "
                       f"('{spell(v.type)}' invalid)", node)
         return v
 
     def tensor_create(self, name, args_nodes, node, expected):
         kind = LAYOUT if "_layout_" in name else VIEW
         if expected is None or not (expected.is_coop_tensor and expected.spec.kind == kind):
-            self.fail(f"'{name}' must initialize or be assigned to a tensor {kind} variable "
+            self.ctx.fail(f"'{name}' must initialize or be assigned to a tensor {kind} variable "
                       f"(it takes its type from there)", node)
         return tast.TensorOp(expected, location(node), name, None, [])
 
@@ -120,7 +120,7 @@ class CoopTensorChecks:
         problem = tensor_operand_count_problem(name, dims, len(args_nodes) - 1)
         if problem is not None:
             where = args_nodes[problem.operand] if problem.operand < len(args_nodes) else node
-            self.fail(problem.message, where)
+            self.ctx.fail(problem.message, where)
         values = []
         for k, arg in enumerate(args_nodes[1:]):
             signed = name == "coop_tensor_layout_slice" and k % 2 == 0
@@ -132,30 +132,30 @@ class CoopTensorChecks:
         if not is_integer_like(v.type):
             hint = " (the clamp value is a bit pattern: pass as_uint(x))" \
                 if name == "coop_tensor_layout_set_clamp_value" and v.type.is_float else ""
-            self.fail(f"argument of '{name}' must be an integer ('{spell(v.type)}' invalid){hint}", node)
+            self.ctx.fail(f"argument of '{name}' must be an integer ('{spell(v.type)}' invalid){hint}", node)
         return self.arith_convert(v, t)
 
     # ---- loads and stores
     def tensor_pointer(self, node, name, store, decode, value=None):
         p = value if value is not None else self.rvalue(self.expr(node))
         if not p.type.is_pointer:
-            self.fail(f"pointer argument of '{name}' must be a pointer ('{spell(p.type)}' invalid)", node)
+            self.ctx.fail(f"pointer argument of '{name}' must be a pointer ('{spell(p.type)}' invalid)", node)
         elem = unqualified_elem(p.type.pointee)
         numeric = isinstance(elem, T.ScalarType) and elem.name in T.VECTOR_ELEMENT_NAMES
         if not numeric and not (decode and not p.type.pointee.is_void):
-            self.fail(f"pointer argument of '{name}' must point to a scalar or vector numeric type "
+            self.ctx.fail(f"pointer argument of '{name}' must point to a scalar or vector numeric type "
                       f"('{spell(p.type)}' invalid)", node)
         if store and p.type.addrspace == T.CONSTANT:
-            self.fail("cannot store a cooperative matrix to '__constant' memory", node)
+            self.ctx.fail("cannot store a cooperative matrix to '__constant' memory", node)
         if store and p.type.const:
-            self.fail(f"cannot store a cooperative matrix through a pointer to const "
+            self.ctx.fail(f"cannot store a cooperative matrix through a pointer to const "
                       f"('{spell(p.type)}')", node)
         return p
 
     def tensor_matrix(self, node, name, what):
         v = self.rvalue(self.expr(node))
         if not v.type.is_coop_matrix:
-            self.fail(f"{what} of '{name}' must be a cooperative matrix ('{spell(v.type)}' invalid)", node)
+            self.ctx.fail(f"{what} of '{name}' must be a cooperative matrix ('{spell(v.type)}' invalid)", node)
         return v
 
     def tensor_layout_and_view(self, args_nodes, name):
@@ -165,18 +165,18 @@ class CoopTensorChecks:
         if len(args_nodes) > 1:
             view = self.rvalue(self.expr(args_nodes[1]))
             if not (view.type.is_coop_tensor and view.type.spec.kind == VIEW):
-                self.fail(f"argument after the tensor layout of '{name}' must be a tensor view "
+                self.ctx.fail(f"argument after the tensor layout of '{name}' must be a tensor view "
                           f"('{spell(view.type)}' invalid)", args_nodes[1])
             lspec, vspec = layout.type.spec, view.type.spec
             if not vspec.has_dimensions and vspec.dims != lspec.dims:
-                self.fail(f"a tensor view without dimensions uses the layout's span, so it must have "
+                self.ctx.fail(f"a tensor view without dimensions uses the layout's span, so it must have "
                           f"the layout's {lspec.dims} dimensions, not {vspec.dims}", args_nodes[1])
         return layout, view
 
     def split_decode(self, args_nodes):
         """(arguments, decode node or None): a last argument naming a function."""
         last = args_nodes[-1] if args_nodes else None
-        if isinstance(last, c_ast.ID) and isinstance(self.scope.lookup(last.name), tast.Function):
+        if isinstance(last, c_ast.ID) and isinstance(self.ctx.scope.lookup(last.name), tast.Function):
             return args_nodes[:-1], last
         return args_nodes, None
 
@@ -184,7 +184,7 @@ class CoopTensorChecks:
         all_nodes = args_nodes
         args_nodes, decode_node = self.split_decode(args_nodes)
         if len(args_nodes) < 2:
-            self.fail(f"'{name}' takes ([keep,] pointer, layout [, view] [, decode])", node)
+            self.ctx.fail(f"'{name}' takes ([keep,] pointer, layout [, view] [, decode])", node)
         keep = None
         context = expected if expected is not None and expected.is_coop_matrix else None
         first = self.rvalue(self.expr(args_nodes[0], expected=context))     # a keep: coop_mat_init(0)
@@ -193,15 +193,15 @@ class CoopTensorChecks:
             args_nodes = args_nodes[1:]
         if expected is None or not expected.is_coop_matrix:
             if keep is None:
-                self.fail(f"'{name}' must initialize or be assigned to a cooperative matrix variable "
+                self.ctx.fail(f"'{name}' must initialize or be assigned to a cooperative matrix variable "
                           f"(it takes its type from there)", node)
             expected = keep.type
         if keep is not None and keep.type != expected:
-            self.fail("incompatible cooperative matrix types", keep.loc,
-                      [self.note(f"the kept matrix has type '{spell(keep.type)}', the result "
+            self.ctx.fail("incompatible cooperative matrix types", keep.loc,
+                      [self.ctx.note(f"the kept matrix has type '{spell(keep.type)}', the result "
                                  f"'{spell(expected)}'", keep.loc)])
         if not 2 <= len(args_nodes) <= 3:
-            self.fail(f"'{name}' takes ([keep,] pointer, layout [, view] [, decode])", node)
+            self.ctx.fail(f"'{name}' takes ([keep,] pointer, layout [, view] [, decode])", node)
         pointer = self.tensor_pointer(args_nodes[0], name, False, decode_node is not None, first)
         layout, view = self.tensor_layout_and_view(args_nodes[1:], name)
         decode = self.tensor_decode(decode_node, len(all_nodes) - 1, name, pointer, layout, expected) \
@@ -211,16 +211,16 @@ class CoopTensorChecks:
     def coop_store_tensor(self, name, args_nodes, node, expected):
         args_nodes, decode_node = self.split_decode(args_nodes)
         if decode_node is not None:
-            self.fail(f"'{name}' takes no decode function (SPV_NV_cooperative_matrix2: "
+            self.ctx.fail(f"'{name}' takes no decode function (SPV_NV_cooperative_matrix2: "
                       f"DecodeFunc is for loads only)", decode_node)
         if not 3 <= len(args_nodes) <= 4:
-            self.fail(f"'{name}' takes (pointer, matrix, layout [, view])", node)
+            self.ctx.fail(f"'{name}' takes (pointer, matrix, layout [, view])", node)
         matrix = self.tensor_matrix(args_nodes[1], name, "second argument")
         pointer = self.tensor_pointer(args_nodes[0], name, True, False)
         layout, view = self.tensor_layout_and_view(args_nodes[2:], name)
         blocks = static_block_size(layout)
         if blocks is not None and any(b != 1 for b in blocks):
-            self.fail(f"tensor store with block size ({', '.join(map(str, blocks))}): a block "
+            self.ctx.fail(f"tensor store with block size ({', '.join(map(str, blocks))}): a block "
                       f"size greater than 1 must not be used with a store "
                       f"(SPV_NV_cooperative_matrix2)", args_nodes[2])
         return tast.CoopStoreTensor(T.VOID, location(node), pointer, matrix, layout, view)

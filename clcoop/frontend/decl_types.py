@@ -75,37 +75,37 @@ class DeclTypes:
                 rest = tuple(n for n in names if n != "long") + ("long",)
                 return T.ULONG if "unsigned" in rest else T.LONG
             if len(names) == 1:
-                if names[0] in self.poisoned and self.scope.lookup(names[0]) is None:
+                if names[0] in self.ctx.poisoned and self.ctx.scope.lookup(names[0]) is None:
                     raise Abandon()
-                entry = self.scope.lookup(names[0])
+                entry = self.ctx.scope.lookup(names[0])
                 if isinstance(entry, tuple) and entry[0] == "typedef":
                     return entry[1]
                 if names[0] in ("image1d_t", "image2d_t", "image3d_t", "sampler_t", "event_t",
                                 "image1d_array_t", "image2d_array_t", "image1d_buffer_t"):
-                    self.fail(f"type '{names[0]}' is not supported by clcoop", node)
-            self.fail(f"unknown type name '{' '.join(names)}'", node)
+                    self.ctx.fail(f"type '{names[0]}' is not supported by clcoop", node)
+            self.ctx.fail(f"unknown type name '{' '.join(names)}'", node)
         if isinstance(node, (c_ast.Struct, c_ast.Union)):
             return self.struct_type(node)
         if isinstance(node, c_ast.Enum):
             return self.enum_type(node)
-        self.fail(f"unsupported type specifier '{type(node).__name__}'", node)
+        self.ctx.fail(f"unsupported type specifier '{type(node).__name__}'", node)
 
     def struct_type(self, node):
         is_union = isinstance(node, c_ast.Union)
         tag = node.name
-        existing = self.scope.lookup_tag(tag) if tag else None
+        existing = self.ctx.scope.lookup_tag(tag) if tag else None
         if node.decls is None:
             if isinstance(existing, T.StructType):
                 return existing
             st = T.StructType(tag, is_union)
-            self.scope.tags[tag] = st
+            self.ctx.scope.tags[tag] = st
             return st
-        if isinstance(existing, T.StructType) and tag in self.scope.tags and not existing.complete:
+        if isinstance(existing, T.StructType) and tag in self.ctx.scope.tags and not existing.complete:
             st = existing
         else:
             st = T.StructType(tag, is_union)
             if tag:
-                self.scope.tags[tag] = st
+                self.ctx.scope.tags[tag] = st
         fields = []
         for d in node.decls:
             if d.name is None and isinstance(d.type, (c_ast.Struct, c_ast.Union)):
@@ -115,7 +115,7 @@ class DeclTypes:
                 continue
             ftype, _, _ = self.full_decl_type(d)
             if ftype.is_coop_opaque:
-                self.fail(f"{self.coop_what(ftype)} type cannot be a struct or union member", d)
+                self.ctx.fail(f"{self.coop_what(ftype)} type cannot be a struct or union member", d)
             fields.append(T.StructField(d.name, ftype))
         st.fields.clear()
         st.fields.extend(fields)
@@ -125,18 +125,18 @@ class DeclTypes:
     def enum_type(self, node):
         tag = node.name
         if node.values is None:
-            existing = self.scope.lookup_tag(tag)
+            existing = self.ctx.scope.lookup_tag(tag)
             if isinstance(existing, T.EnumType):
                 return existing
             return T.EnumType(tag)
         et = T.EnumType(tag)
         if tag:
-            self.scope.tags[tag] = et
+            self.ctx.scope.tags[tag] = et
         value = 0
         for enumerator in node.values.enumerators:
             if enumerator.value is not None:
                 value = self.integer_constant(enumerator.value, "enumerator value")
-            self.scope.names[enumerator.name] = ("enum", value, et, location(enumerator))
+            self.ctx.scope.names[enumerator.name] = ("enum", value, et, location(enumerator))
             value += 1
         return et
 
@@ -148,7 +148,7 @@ class DeclTypes:
                 continue
             if q in T.ADDRSPACE_BY_KEYWORD:
                 if aspace is not None and aspace != T.ADDRSPACE_BY_KEYWORD[q]:
-                    self.fail("multiple address spaces specified for type", node)
+                    self.ctx.fail("multiple address spaces specified for type", node)
                 aspace = T.ADDRSPACE_BY_KEYWORD[q]
             elif q == "const":
                 const = True
@@ -164,7 +164,7 @@ class DeclTypes:
             base = self.base_type(node.type)
             aspace, const, _, _ = self.quals_info(node.quals, node)
             if isinstance(node.type, c_ast.IdentifierType) and len(node.type.names) == 1:
-                entry = self.scope.lookup(node.type.names[0])
+                entry = self.ctx.scope.lookup(node.type.names[0])
                 if isinstance(entry, tuple) and entry[0] == "typedef":
                     if aspace is None:
                         aspace = entry[2]
@@ -172,7 +172,7 @@ class DeclTypes:
         if isinstance(node, c_ast.PtrDecl):
             pointee, p_as, p_const = self.declarator_type(node.type, decl)
             if pointee.is_coop_opaque:
-                self.fail(f"pointer to {self.coop_what(pointee)} type is not allowed", name_location(node))
+                self.ctx.fail(f"pointer to {self.coop_what(pointee)} type is not allowed", name_location(node))
             _, _, p_vol, _ = self.quals_info(getattr(node.type, "quals", None), node)
             own_as, own_const, vol, restrict = self.quals_info(node.quals, node)
             if p_as is None:
@@ -181,19 +181,19 @@ class DeclTypes:
         if isinstance(node, c_ast.ArrayDecl):
             elem, aspace, const = self.declarator_type(node.type, decl)
             if elem.is_coop_opaque:
-                self.fail(f"array of {self.coop_what(elem)} type is not supported", name_location(node))
+                self.ctx.fail(f"array of {self.coop_what(elem)} type is not supported", name_location(node))
             length = None
             if node.dim is not None:
                 length = self.integer_constant(node.dim, "array size")
                 if length <= 0:
-                    self.fail("array size must be greater than zero" if length == 0
+                    self.ctx.fail("array size must be greater than zero" if length == 0
                               else "array size is negative", node.dim)
             return T.ArrayType(elem, length), aspace, const
         if isinstance(node, c_ast.FuncDecl) or type(node).__name__ == "FuncDeclExt":
             ret, ret_space, _ = self.declarator_type(node.type, decl)
             if ret_space is not None:
                 # OpenCL C 3.0 6.7: a function's return value is in no address space.
-                self.fail("return type cannot be qualified with address space", decl)
+                self.ctx.fail("return type cannot be qualified with address space", decl)
             params = []
             variadic = False
             if node.args is not None:
@@ -208,7 +208,7 @@ class DeclTypes:
             return T.FunctionType(ret, tuple(params), variadic), None, False
         if isinstance(node, c_ast.Typename):
             return self.declarator_type(node.type, node)
-        self.fail(f"unsupported declarator '{type(node).__name__}'", node)
+        self.ctx.fail(f"unsupported declarator '{type(node).__name__}'", node)
 
     def default_pointee_space(self):
         # OpenCL C 3.0 with __opencl_c_generic_address_space: an unqualified pointee is generic (6.7.1).
@@ -230,14 +230,14 @@ class DeclTypes:
                     inner = getattr(inner, "type", None)
                 base_node = inner.type if inner is not None else node
                 if not isinstance(decl.type, c_ast.TypeDecl):     # a pointer, array or function
-                    self.fail(f"'{spell(t)}' is invalid cooperative matrix element type", base_node)
+                    self.ctx.fail(f"'{spell(t)}' is invalid cooperative matrix element type", base_node)
                 t = self.coop_mat_type(t, args, node, base_node, typedef_name)
             elif name in ("ext_vector_type", "__ext_vector_type__"):
                 t = self.ext_vector_type(t, args, node, decl, typedef_name)
             elif name.strip("_") in ("coop_tensor_layout", "coop_tensor_view"):
                 t = self.coop_tensor_type(t, name.strip("_"), args, node, decl, typedef_name)
         if isinstance(t, T.CoopTensorBaseType) and typedef_name is None:
-            self.fail(f"'{spell(t)}' needs its attribute: declare a type with "
+            self.ctx.fail(f"'{spell(t)}' needs its attribute: declare a type with "
                       f"'typedef {spell(t)} name __attribute__((coop_tensor_{t.kind}(...)))'",
                       decl)
         return t, aspace, const
@@ -246,19 +246,19 @@ class DeclTypes:
         """`typedef T name __attribute__((ext_vector_type(N)))`: clang's OpenCL vector type
         (clang's AttrDocs: ext_vector_type applies to typedefs of scalar types)."""
         if typedef_name is None:
-            self.fail("'ext_vector_type' attribute only applies to typedefs", attr_node)
+            self.ctx.fail("'ext_vector_type' attribute only applies to typedefs", attr_node)
         if len(args) != 1:
-            self.fail(f"'ext_vector_type' attribute takes one argument", attr_node)
+            self.ctx.fail(f"'ext_vector_type' attribute takes one argument", attr_node)
         elem = as_arith(elem) if isinstance(elem, T.EnumType) else elem
         if not isinstance(decl.type, c_ast.TypeDecl) or not isinstance(elem, T.ScalarType) \
                 or elem.is_void or elem.name == "bool":
-            self.fail(f"invalid vector element type '{spell(elem)}'", attr_node)
+            self.ctx.fail(f"invalid vector element type '{spell(elem)}'", attr_node)
         count = self.integer_constant(args[0], "'ext_vector_type' attribute")
         if count <= 0:
-            self.fail("zero vector size" if count == 0 else "vector size too large", args[0])
+            self.ctx.fail("zero vector size" if count == 0 else "vector size too large", args[0])
         if count not in (1,) + T.VECTOR_SIZES:
             # clang accepts any width; OpenCL C (6.3.1) defines 2, 3, 4, 8 and 16 only.
-            self.fail(f"vector of {count} elements is not supported by clcoop "
+            self.ctx.fail(f"vector of {count} elements is not supported by clcoop "
                       f"(OpenCL C vectors have 2, 3, 4, 8 or 16)", args[0])
         return T.vector_of(elem, count)
 
@@ -267,23 +267,23 @@ class DeclTypes:
             bare = name.strip("_")
             if bare in ("reqd_work_group_size", "work_group_size_hint"):
                 if not fn.is_kernel:
-                    self.error(f"'{bare}' attribute only applies to kernel functions", node)
+                    self.ctx.error(f"'{bare}' attribute only applies to kernel functions", node)
                     continue
                 if len(args) != 3:
-                    self.error(f"'{bare}' attribute requires exactly 3 arguments", node)
+                    self.ctx.error(f"'{bare}' attribute requires exactly 3 arguments", node)
                     continue
                 values = tuple(self.integer_constant(a, f"'{bare}' attribute") for a in args)
                 for a, v in zip(args, values):
                     if v <= 0:
-                        self.error(f"'{bare}' attribute must be greater than 0", a)
+                        self.ctx.error(f"'{bare}' attribute must be greater than 0", a)
                 setattr(fn, bare, values)
             elif bare == "intel_reqd_sub_group_size":
                 if len(args) != 1:
-                    self.error("'intel_reqd_sub_group_size' attribute requires exactly 1 argument", node)
+                    self.ctx.error("'intel_reqd_sub_group_size' attribute requires exactly 1 argument", node)
                     continue
                 value = self.integer_constant(args[0], "'intel_reqd_sub_group_size' attribute")
                 if value <= 0:
-                    self.error("'intel_reqd_sub_group_size' attribute requires a positive integral "
+                    self.ctx.error("'intel_reqd_sub_group_size' attribute requires a positive integral "
                                "compile time constant expression", args[0])
                 fn.intel_reqd_sub_group_size = value
             elif bare == "vec_type_hint":
@@ -291,20 +291,20 @@ class DeclTypes:
             elif bare in IGNORED_ATTRS:
                 pass
             elif bare == "coop_mat":
-                self.error("'coop_mat' attribute only applies to variables and typedefs", node)
+                self.ctx.error("'coop_mat' attribute only applies to variables and typedefs", node)
             else:
-                self.warn(f"unknown attribute '{name}' ignored", node)
+                self.ctx.warn(f"unknown attribute '{name}' ignored", node)
 
     def vec_type_hint(self, fn, args, node):
         """`vec_type_hint(<type>)` (OpenCL C 3.0 6.11.2): a scalar or vector of char..double;
         kept for the kernel's !vec_type_hint metadata as clang writes it."""
         if len(args) != 1 or not isinstance(args[0], c_ast.Typename):
-            self.error("'vec_type_hint' attribute takes one argument", node)
+            self.ctx.error("'vec_type_hint' attribute takes one argument", node)
             return
         t, _, _ = self.full_decl_type(args[0])
         elem = unqualified_elem(t)
         if not isinstance(t, (T.ScalarType, T.VectorType)) or elem.is_void or elem == T.BOOL:
-            self.error(f"invalid attribute argument '{spell(t)}' - expecting a vector or vectorizable "
+            self.ctx.error(f"invalid attribute argument '{spell(t)}' - expecting a vector or vectorizable "
                        "scalar type", args[0])
             return
         if fn.is_kernel:
@@ -315,31 +315,31 @@ class DeclTypes:
         """Program-scope (and extern) variables: __constant before CL2.0, then __global or
         __constant; clang-22's wording."""
         what = "extern variable" if extern else "program scope variable"
-        if self.pre_cl20 and aspace != T.CONSTANT:
+        if self.ctx.pre_cl20 and aspace != T.CONSTANT:
             # OpenCL C 1.2 6.5: program-scope variables are __constant (globals came in 2.0).
-            self.fail(f"{what} must reside in constant address space", node)
+            self.ctx.fail(f"{what} must reside in constant address space", node)
         if aspace == T.GENERIC or (extern and aspace in (T.LOCAL, T.PRIVATE)):
-            self.fail(f"{what} must reside in global or constant address space", node)
+            self.ctx.fail(f"{what} must reside in global or constant address space", node)
 
     def function_scope_space_rules(self, node, aspace, is_static, fn):
         """Function-scope variables: statics (2.0+) in __global or __constant, automatic ones in
         no generic space, __local/__constant ones only in a kernel's outermost scope."""
-        if is_static and self.pre_cl20:
+        if is_static and self.ctx.pre_cl20:
             # OpenCL C 1.2 6.8: no static storage class in functions (2.0 added it).
-            self.fail("variables in function scope cannot be declared static", node)
+            self.ctx.fail("variables in function scope cannot be declared static", node)
         if is_static and aspace in (T.LOCAL, T.PRIVATE, T.GENERIC):
             # OpenCL C 3.0 6.7.1: static variables of functions are __global or __constant.
-            self.fail("static local variable must reside in global or constant address space", node)
+            self.ctx.fail("static local variable must reside in global or constant address space", node)
         if aspace == T.GENERIC and not is_static:
-            self.fail("automatic variable qualified with an invalid address space", node)
+            self.ctx.fail("automatic variable qualified with an invalid address space", node)
         if aspace not in (T.LOCAL, T.CONSTANT) or is_static:
             return
         # OpenCL C 3.0 6.7.1/6.7.3: only in the outermost scope of a kernel (clang's words).
         space = "local" if aspace == T.LOCAL else "constant"
         if not fn.is_kernel and aspace == T.LOCAL:
-            self.fail(f"non-kernel function variable cannot be declared in {space} address space", node)
+            self.ctx.fail(f"non-kernel function variable cannot be declared in {space} address space", node)
         if not fn.is_kernel:      # reported; the variable is still declared, as clang does
-            self.error(f"non-kernel function variable cannot be declared in {space} address space", node)
-        elif self.fn.depth > 1:
-            self.error(f"variables in the {space} address space can only be declared in the "
+            self.ctx.error(f"non-kernel function variable cannot be declared in {space} address space", node)
+        elif self.ctx.fn.depth > 1:
+            self.ctx.error(f"variables in the {space} address space can only be declared in the "
                        f"outermost scope of a kernel function", node)

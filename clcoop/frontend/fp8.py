@@ -48,11 +48,11 @@ def cast(checker, operand, target, node, saturate=False, name=None):
         source = T.INT
     for t in (source, target):
         if not (is_fp8(t) or (t.is_arithmetic and t != T.BOOL)):
-            checker.fail(f"invalid {what} from '{source.spelling()}' to '{target.spelling()}': "
+            checker.ctx.fail(f"invalid {what} from '{source.spelling()}' to '{target.spelling()}': "
                          f"an fp8 value converts to and from integer and floating-point scalars",
                          location(node))
     if saturate and not is_fp8(target):
-        checker.fail(f"'_sat' is not allowed in a conversion from an fp8 type ({what}): only a "
+        checker.ctx.fail(f"'_sat' is not allowed in a conversion from an fp8 type ({what}): only a "
                      f"conversion into fp8 saturates (SPV_EXT_float8)", location(node))
     return tast.Cast(target, location(node), CAST_SATURATING if saturate else CAST, operand)
 
@@ -60,7 +60,7 @@ def cast(checker, operand, target, node, saturate=False, name=None):
 def convert_call(checker, name, operand, target, saturate, rounding, node):
     """convert_<T>[_sat][_rte] with fp8 on either side."""
     if rounding not in (None, "rte"):
-        checker.fail(f"'{name}': an fp8 conversion rounds to nearest even only (SPV_EXT_float8); "
+        checker.ctx.fail(f"'{name}': an fp8 conversion rounds to nearest even only (SPV_EXT_float8); "
                      f"use no rounding suffix or '_rte'", location(node))
     return cast(checker, operand, target, node, saturate, name)
 

@@ -72,12 +72,12 @@ class Initializers:
                 elements = [self.convert(self.rvalue(self.expr(e)), t.elem, e, context)
                             for e in node.exprs]
                 if len(elements) > t.count:
-                    self.fail("excess elements in vector initializer", node.exprs[t.count])
+                    self.ctx.fail("excess elements in vector initializer", node.exprs[t.count])
                 return tast.InitList(t, elements + [None] * (t.count - len(elements)), location(node))
             if not node.exprs:
-                self.fail("scalar initializer cannot be empty", node)
+                self.ctx.fail("scalar initializer cannot be empty", node)
             if len(node.exprs) > 1:
-                self.warn("excess elements in scalar initializer", node.exprs[1])
+                self.ctx.warn("excess elements in scalar initializer", node.exprs[1])
             return self.init_for_type(node.exprs[0], t, context)
         if isinstance(t, T.ArrayType):
             if isinstance(node, c_ast.Constant) and node.type == "string" and t.elem.is_integer:
@@ -87,7 +87,7 @@ class Initializers:
                 elements = [tast.IntConst(t.elem, location(node), wrap_int(b, t.elem)) for b in data[:n]]
                 return tast.InitList(T.ArrayType(t.elem, n), elements + [None] * (n - len(elements)),
                                      location(node))
-            self.fail(f"array initializer must be an initializer list", node)
+            self.ctx.fail(f"array initializer must be an initializer list", node)
         value = self.expr(node, expected=t)
         return self.convert(self.rvalue(value), t, at or node, context)
 
@@ -103,7 +103,7 @@ class Initializers:
         """Initializers are lists of every element (lower emits them whole), so a huge array
         with an initializer would exhaust memory; clang emits a zero tail instead."""
         if t.length is not None and t.length > MAX_INITIALIZED_ELEMENTS:
-            self.fail(f"an initializer for an array of {t.length} elements is not supported by "
+            self.ctx.fail(f"an initializer for an array of {t.length} elements is not supported by "
                       f"clcoop (at most {MAX_INITIALIZED_ELEMENTS})", loc)
 
     def fill_array(self, cursor, t, loc, braced):
@@ -117,14 +117,14 @@ class Initializers:
                     break
                 cursor.take()
                 if isinstance(e.name[0], c_ast.ID):
-                    self.fail(f"field designator '{e.name[0].name}' used in an array initializer", e)
+                    self.ctx.fail(f"field designator '{e.name[0].name}' used in an array initializer", e)
                 pos = self.integer_constant(e.name[0], "array designator")
                 if pos < 0:
-                    self.fail(f"array designator value '{pos}' is negative", e.name[0])
+                    self.ctx.fail(f"array designator value '{pos}' is negative", e.name[0])
                 if t.length is not None and pos >= t.length:
-                    self.fail(f"array designator index ({pos}) exceeds array bounds ({t.length})", e.name[0])
+                    self.ctx.fail(f"array designator index ({pos}) exceeds array bounds ({t.length})", e.name[0])
                 if pos >= MAX_INITIALIZED_ELEMENTS:
-                    self.fail(f"an initializer for an array of more than {MAX_INITIALIZED_ELEMENTS} "
+                    self.ctx.fail(f"an initializer for an array of more than {MAX_INITIALIZED_ELEMENTS} "
                               f"elements is not supported by clcoop", e.name[0])
                 while len(elements) <= pos:
                     elements.append(None)
@@ -133,7 +133,7 @@ class Initializers:
                 continue
             if t.length is not None and pos >= t.length:
                 if braced:
-                    self.warn("excess elements in array initializer", e)
+                    self.ctx.warn("excess elements in array initializer", e)
                 break
             while len(elements) <= pos:
                 elements.append(None)
@@ -145,7 +145,7 @@ class Initializers:
 
     def fill_struct(self, cursor, t, loc, braced):
         if not t.complete:
-            self.fail(f"variable has incomplete type '{spell(t)}'", loc)
+            self.ctx.fail(f"variable has incomplete type '{spell(t)}'", loc)
         elements = [None] * len(t.fields)
         pos = 0
         while not cursor.done():
@@ -155,19 +155,19 @@ class Initializers:
                     break
                 cursor.take()
                 if not isinstance(e.name[0], c_ast.ID):
-                    self.fail(f"array designator cannot initialize non-array type '{spell(t)}'", e)
+                    self.ctx.fail(f"array designator cannot initialize non-array type '{spell(t)}'", e)
                 name = e.name[0].name
                 names = [f.name for f in t.fields]
                 if name not in names:
                     # clang points at the designator's '.'
                     where = self.designator_location(e.name[0], name)
-                    self.fail(f"field designator '{name}' does not refer to any field in type '{spell(t)}'", where)
+                    self.ctx.fail(f"field designator '{name}' does not refer to any field in type '{spell(t)}'", where)
                 pos = names.index(name)
                 elements[pos] = self.designated_element(e.expr, e.name[1:], t.fields[pos].type, elements[pos])
             else:
                 if pos >= len(t.fields) or (t.is_union and pos > 0):
                     if braced:
-                        self.warn(f"excess elements in {'union' if t.is_union else 'struct'} initializer", e)
+                        self.ctx.warn(f"excess elements in {'union' if t.is_union else 'struct'} initializer", e)
                     break
                 elements[pos] = self.element_initializer(cursor, t.fields[pos].type)
             pos += 1
@@ -178,7 +178,7 @@ class Initializers:
     def designator_location(self, node, name):
         """The '.' of a field designator `.name`: pycparser places the node at the list's brace."""
         loc = location(node)
-        text = self.diag.sources.line(loc.file, loc.line) if self.diag.sources is not None and loc else None
+        text = self.ctx.diag.sources.line(loc.file, loc.line) if self.ctx.diag.sources is not None and loc else None
         if text is not None:
             found = re.compile(r"\.\s*" + re.escape(name) + r"\b").search(text.expandtabs(1), loc.column - 1)
             if found:
@@ -209,7 +209,7 @@ class Initializers:
         if not rest:
             return self.init_for_type(expr, t, "initializing")
         if not isinstance(t, (T.ArrayType, T.StructType)):
-            self.fail(f"designator into non-aggregate type '{spell(t)}'", rest[0])
+            self.ctx.fail(f"designator into non-aggregate type '{spell(t)}'", rest[0])
         nested = c_ast.InitList([c_ast.NamedInitializer(list(rest), expr, coord=expr.coord)], coord=expr.coord)
         return merge_initializers(existing, self.init_for_type(nested, t, "initializing"))
 
@@ -222,7 +222,7 @@ class Initializers:
         if isinstance(init, tast.VectorLiteral) or (isinstance(init, tast.ImplicitCast) and init.kind == "splat"):
             value = fold(init)
             if value is None:
-                self.fail("initializer element is not a compile-time constant", init.loc)
+                self.ctx.fail("initializer element is not a compile-time constant", init.loc)
             return self.const_node(init.type, value, init.loc)
         value = fold(init)
         if value is None:
@@ -233,14 +233,14 @@ class Initializers:
                 if address is not None:
                     return address
             if isinstance(init, (tast.ImplicitCast, tast.Cast)) and init.kind == "pointer-to-int" \
-                    and init.type.size == self.target.pointer_bits // 8:
+                    and init.type.size == self.ctx.target.pointer_bits // 8:
                 # An address constant cast to a pointer-sized integer (clang: a ptrtoint constant).
                 address = self.address_constant(init.operand)
                 if address is not None:
                     return tast.Cast(init.type, init.loc, "pointer-to-int", address)
             # clang points at the expression's operator (`&g[i]`, `g + i`), in a list at the element.
-            where = init.loc if isinstance(node, c_ast.InitList) else self.node_location(node)
-            self.fail("initializer element is not a compile-time constant", where)
+            where = init.loc if isinstance(node, c_ast.InitList) else self.ctx.node_location(node)
+            self.ctx.fail("initializer element is not a compile-time constant", where)
         return self.const_node(init.type, value, init.loc)
 
     # C99 6.6p9: an address constant is a null pointer, a pointer to an object of static storage
@@ -313,7 +313,7 @@ class Initializers:
             v = self.rvalue(self.expr(e))
             if isinstance(v.type, T.VectorType):
                 if v.type.elem != t.elem:
-                    self.fail(f"cannot convert '{spell(v.type)}' to '{spell(t.elem)}' in vector literal; "
+                    self.ctx.fail(f"cannot convert '{spell(v.type)}' to '{spell(t.elem)}' in vector literal; "
                               f"use convert_{spell(T.VectorType(t.elem, v.type.count))}()", e)
                 total += v.type.count
                 elements.append(v)
@@ -321,7 +321,7 @@ class Initializers:
                 elements.append(self.arith_convert(v, t.elem))
                 total += 1
             else:
-                self.fail(f"invalid vector literal element of type '{spell(v.type)}'", e)
+                self.ctx.fail(f"invalid vector literal element of type '{spell(v.type)}'", e)
         if len(elements) == 1 and total == 1:
             return tast.VectorLiteral(t, loc, elements)     # splat (OpenCL 6.1.6)
         if total > t.count:
@@ -330,10 +330,10 @@ class Initializers:
             for e, v in zip(exprlist.exprs, elements):
                 running += v.type.count if isinstance(v.type, T.VectorType) else 1
                 if running > t.count:
-                    self.fail("excess elements in vector initializer", e)
+                    self.ctx.fail("excess elements in vector initializer", e)
         if total < t.count:
-            self.fail(f"too few elements in vector initialization (expected {t.count} elements, have {total})",
-                      self.open_paren_before(exprlist.exprs[0], loc))
+            self.ctx.fail(f"too few elements in vector initialization (expected {t.count} elements, have {total})",
+                      self.ctx.open_paren_before(exprlist.exprs[0], loc))
         return tast.VectorLiteral(t, loc, elements)
 
     def expr_CompoundLiteral(self, node):
@@ -341,16 +341,16 @@ class Initializers:
         becomes a Var with storage 'compound-literal' referenced once; lower allocates it and
         runs the initializer where the reference is evaluated."""
         t, _, const = self.full_decl_type(node.type)
-        if self.fn is None:
-            self.fail("compound literals at program scope are not supported by clcoop", node)
+        if self.ctx.fn is None:
+            self.ctx.fail("compound literals at program scope are not supported by clcoop", node)
         if t.is_coop_matrix:
-            self.fail("cooperative matrix type cannot be used in a compound literal", node)
+            self.ctx.fail("cooperative matrix type cannot be used in a compound literal", node)
         if t.is_void or isinstance(t, T.FunctionType):
-            self.fail(f"compound literal has invalid type '{spell(t)}'", node)
+            self.ctx.fail(f"compound literal has invalid type '{spell(t)}'", node)
         var = tast.Var("", t, "compound-literal", T.PRIVATE, None, location(node), bool(const))
         var.initializer = self.init_for_type(node.init, t, "initializing")
         var.type = self.complete_array_type(var.type, var.initializer)
         return tast.VarRef(var.type, location(node), var)
 
     def expr_InitList(self, node):
-        self.fail("initializer list is only allowed in a declaration", node)
+        self.ctx.fail("initializer list is only allowed in a declaration", node)

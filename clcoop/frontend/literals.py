@@ -41,20 +41,20 @@ class Literals:
         loc = location(node)
         m = _FLOAT_LITERAL.fullmatch(text)
         if m is None:
-            self.fail(f"invalid floating constant '{text}'", node)
+            self.ctx.fail(f"invalid floating constant '{text}'", node)
         number, suffix = m.group("number"), m.group("suffix")
         ftype = {"f": T.FLOAT, "h": T.HALF, "": T.DOUBLE, "l": T.DOUBLE}.get(suffix.lower())
         if ftype is None:
-            self.fail(f"invalid suffix '{suffix}' on floating constant", node)
+            self.ctx.fail(f"invalid suffix '{suffix}' on floating constant", node)
         if ftype == T.HALF:
-            self.require_fp16("half precision constant requires cl_khr_fp16", node)
+            self.ctx.require_fp16("half precision constant requires cl_khr_fp16", node)
         value = float.fromhex(number) if number[:2].lower() == "0x" else float(number)
         return tast.FloatConst(ftype, loc, value)
 
     def int_literal(self, text, node):
         m = re.fullmatch(r"(0[xX][0-9a-fA-F]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)([uUlL]*)", text)
         if m is None:
-            self.fail(f"invalid integer constant '{text}'", node)
+            self.ctx.fail(f"invalid integer constant '{text}'", node)
         digits, suffix = m.group(1), m.group(2).lower()
         if digits.lower().startswith("0x"):
             value, decimal = int(digits, 16), False
@@ -79,10 +79,10 @@ class Literals:
             if lo <= value <= hi:
                 return tast.IntConst(t, location(node), value)
         if value <= (1 << 64) - 1:
-            self.warn("integer literal is too large to be represented in a signed integer type, "
+            self.ctx.warn("integer literal is too large to be represented in a signed integer type, "
                       "interpreting as unsigned", node)
             return tast.IntConst(T.ULONG, location(node), value)
-        self.fail("integer literal is too large to be represented in any integer type", node)
+        self.ctx.fail("integer literal is too large to be represented in any integer type", node)
 
     def string_bytes(self, node):
         text = node.value
@@ -121,5 +121,5 @@ class Literals:
         body = text[text.index("'") + 1:-1]
         chars = self.unescape(body, node)
         if len(chars) != 1:
-            self.fail("multi-character character constants are not supported", node)
+            self.ctx.fail("multi-character character constants are not supported", node)
         return ord(chars)
