@@ -517,8 +517,8 @@ def _parse_aborts(ir_text):
 def name_values(mod, target_machine, inline=False):
     """Give every unnamed value and block of the llvmlite module `mod` a name, in place
     (LLVM's instruction namer: %tmp, %bb, ...), after LLVM's always-inliner when `inline`.
-    The one way the native engine names a module's values: the analyses that read IR
-    by names (native/ranges.py) see the names its code generator (native/codegen.py) sees.
+    The one way the native engine names a module's values (native/named_ir.py: its code
+    generator and its range proof read that one named parse).
     `target_machine`: the host's (the pass builder needs one; nothing is compiled)."""
     import llvmlite.binding as llvm
     pm = llvm.create_new_module_pass_manager()
@@ -527,15 +527,6 @@ def name_values(mod, target_machine, inline=False):
     pm.add_instruction_namer_pass()
     pm.run(mod, llvm.create_pass_builder(target_machine, llvm.create_pipeline_tuning_options()))
     return mod
-
-
-def parse_named(ir_text, target_machine):
-    """(llvmlite module, its named struct types) of `ir_text` (already loaded: load_module
-    checked it), every value and block named (name_values). A parse of its own: the
-    loaded module's values stay as the interpreter reads them."""
-    import llvmlite.binding as llvm
-    mod = name_values(llvm.parse_assembly(ir_text), target_machine)
-    return mod, read_structs(mod)
 
 
 def load_module(ir_text):

@@ -20,12 +20,12 @@ import re
 import numpy as np
 
 from clcoop import coop_names, coopmat_spec, float8
-from clcoop.ir import call_signatures, cfg
-from clcoop.ir.loader import value_kind, name_values, parse_type_text, read_structs
+from clcoop.ir import call_signatures
+from clcoop.ir.loader import value_kind, parse_type_text, read_structs
 from clcoop.ir.demangle import demangle
 from clcoop.ir.scalars import scalar_dtype
 from clcoop.ir.source_map import read_debug_info
-from clcoop.native import atomic_calls, bfloat_ir, collectives, coop_routines, float8_ir, local_memory, \
+from clcoop.native import atomic_calls, bfloat_ir, collectives, coop_routines, float8_ir, local_memory, named_ir, \
     private_matrices, support, \
     tensor_routines
 from clcoop.native import ballot_ir, bit_ops_ir
@@ -96,6 +96,7 @@ class NativeModule:
         self.private_names = {}
         self.allocas = {}             # function -> its allocas' names before inlining
         self.inlined = []             # functions inlined into their callers (barriers)
+        self.named = None             # named_ir.NamedModule it was generated from (ranges.py reads it)
 
 
 # Every name the engine gives its own functions and globals begins so (runtime_ir.py,
@@ -116,9 +117,6 @@ def safe_divisor(o):
 def generate(module, kernel_names, subgroup_size=None, fast_path=None):
     """NativeModule with every kernel of `kernel_names` that the engine takes; kernels with
     cooperative matrices only with a `subgroup_size` (their layout depends on it)."""
-    import llvmlite.binding as llvm
-    from clcoop.native.jit import ensure_llvm
-    ensure_llvm()
     out = NativeModule()
     if module.layout.pointer_bytes != 8:
         for k in kernel_names:
@@ -131,28 +129,13 @@ def generate(module, kernel_names, subgroup_size=None, fast_path=None):
         for k in kernel_names:
             out.reasons[k] = f"the name @{reserved[0]} (names beginning with {RESERVED_PREFIX} are the native engine's)"
         return out
-    # optnone/noinline (clang/clcoop -O0) would make LLVM skip the instruction namer and
-    # the inliner; the checks are inserted before any optimization, so dropping them is safe.
-    ir = module.ir
-    for attr in ("optnone", "noinline"):
-        ir = re.sub(r"(?m)^(attributes #\d+ = \{.*?)\b" + attr + r"\b", r"\1", ir)
-    # __local variables: one instance per thread (local_memory.py), when the rewrite
-    # takes the module; else such kernels run on one thread.
-    threaded = local_memory.per_thread(ir)
-    out.local_per_thread = threaded is not None
-    mod = llvm.parse_assembly(threaded if threaded is not None else ir)
-    # Functions that wait at a barrier are inlined into their kernels (clang's -O0 kernel
-    # stubs __clang_ocl_kern_imp_*): only a kernel's own body becomes a coroutine.
-    inlined = _barrier_callers(mod)
-    for f in inlined:
-        f.add_function_attribute("alwaysinline")
-    # The private variables of each function before inlining, so that a fault names an
-    # inlined one as the interpreter does, in the function it was declared in.
-    out.allocas = {f.name: {i.name for b in f.blocks for i in b.instructions if i.opcode == "alloca"}
-                   for f in mod.functions if not f.is_declaration}
-    out.inlined = [f.name for f in inlined]
-    from clcoop.native.jit import host_target_machine
-    name_values(mod, host_target_machine(), inline=True)
+    # The one parse and naming of the module (named_ir.py): the range proof reads it too.
+    named = named_ir.parse(module)
+    out.named = named
+    out.local_per_thread = named.local_per_thread
+    out.allocas = named.allocas
+    out.inlined = named.inlined
+    mod = named.mod
     # Source lines of fault sites (-g): the !dbg of the instructions as compiled here
     # (inlined and renamed), so a native fault names the line the interpreter names.
     out.debug_info = read_debug_info(str(mod))
@@ -190,17 +173,6 @@ def _declared_name(out, fname, name):
         if owners:
             return f"{quote(m.group(1))} in {owners[0]}"
     return f"{quote(name)} in {fname}"
-
-
-def _barrier_callers(mod):
-    """Defined non-kernel functions that reach a work-group barrier."""
-    funcs = {f.name: f for f in mod.functions}
-    calls = {f.name: [c.name for b in f.blocks for ins in b.instructions if ins.opcode == "call"
-                      for c in list(ins.operands)[-1:] if value_kind(c) == "function"]
-             for f in mod.functions if not f.is_declaration}
-    barriers = {c for cs in calls.values() for c in cs if demangle(c)[0] in BARRIERS}
-    return [funcs[n] for n in cfg.reaching(calls, barriers)
-            if n in calls and " spir_kernel " not in str(funcs[n]).split("{", 1)[0]]
 
 
 class _ModuleGen:

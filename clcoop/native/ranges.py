@@ -27,7 +27,8 @@ import re
 
 from clcoop.ir import cfg
 from clcoop.ir.demangle import demangle
-from clcoop.ir.loader import value_kind, parse_named, parse_type_text
+from clcoop.ir.loader import value_kind, parse_type_text
+from clcoop.native import local_memory
 from clcoop.native.builtin_ir import elem_size, store_size
 from clcoop.ir.text import split_top_level
 from clcoop.native.text_rewrite import clean_ir, value_id
@@ -190,6 +191,8 @@ class KernelRanges:
             raise Refused(f"an indirect call ({text})")
         if name in self.defined:
             raise Refused(f"a call of the defined function @{name}")
+        if local_memory.global_of(name) is not None:     # a __local variable (local_memory.py)
+            raise Refused(f"__local memory (@{local_memory.global_of(name)})")
         if any(str(o.type).startswith("ptr") for o in list(ins.operands)[:-1]):
             raise Refused(f"a call with a pointer argument ({text})")
         if name.startswith("llvm."):
@@ -941,29 +944,28 @@ class NeverProven:
 
 
 class ModuleRanges:
-    """The static part of the proof for every kernel of a loaded module, made on demand."""
+    """The static part of the proof for every kernel of a loaded module, made on demand from
+    the module codegen.generate compiled (`named`: its named_ir.NamedModule, None when it
+    compiled nothing): the proof reads the functions that run, by the names they have there."""
 
-    def __init__(self, module):
+    def __init__(self, module, named):
         self.module = module
+        self.named = named
         self._kernels = {}
-        self._mod = None
+        self._defined = named.defined() if named is not None else set()
 
     def kernel(self, name):
         kr = self._kernels.get(name)
         if kr is None:
             try:
                 kr = self._analyse(name)
-            except Exception as exc:     # the module did not parse here: never proven
+            except Exception as exc:     # IR this reader does not know: never proven
                 kr = NeverProven(f"internal: {type(exc).__name__}: {exc}")
             self._kernels[name] = kr
         return kr
 
     def _analyse(self, name):
-        from clcoop.native.jit import ensure_llvm, host_target_machine
-        if self._mod is None:
-            ensure_llvm()
-            # Every value and block named by loader.name_values, as codegen.generate's are.
-            self._mod, self._structs = parse_named(self.module.ir, host_target_machine())
-            self._defined = {f.name for f in self._mod.functions if not f.is_declaration}
-        fn = self._mod.get_function(name)
-        return KernelRanges(fn, self.module.kernels[name], self.module.layout, self._structs, self._defined)
+        if self.named is None:
+            return NeverProven("not compiled natively")
+        return KernelRanges(self.named.mod.get_function(name), self.module.kernels[name], self.module.layout,
+                            self.named.structs, self._defined)

@@ -97,7 +97,7 @@ class NativeProgram:
         self.fast_reruns = {}
         # Per kernel: launches run on the caller's arrays, proven fault-free (ranges.py).
         self.in_place_launches = {}
-        self._ranges = ranges.ModuleRanges(module)
+        self._ranges = ranges.ModuleRanges(module, self.native.named)
         # Per kernel: {threads: wall seconds per work-group of its last launches on that many
         # threads (RECENT_LAUNCHES)} (_threads_for).
         self._group_seconds = {}

@@ -1,9 +1,9 @@
 """The loader's API for engines that read IR by value names (clcoop/ir/loader.py):
 read_structs per parse, name_values (LLVM's instruction namer, the one naming the native
-engine's code generator and its range proof share), parse_named."""
+engine's one named parse, native/named_ir.py)."""
 import llvmlite.binding as llvm
 
-from clcoop.ir.loader import load_module, name_values, parse_named, read_structs
+from clcoop.ir.loader import load_module, name_values, read_structs
 from clcoop.native.jit import host_target_machine
 
 IR = """
@@ -35,10 +35,11 @@ def _unnamed(fn):
     return blocks + values + args
 
 
-def test_parse_named_names_every_value_and_block_and_reads_its_own_structs():
+def test_name_values_names_every_value_and_block_and_a_parse_reads_its_own_structs():
     module = load_module(IR)
     assert _unnamed(module.llvm_module.get_function("k"))      # the loaded module is left as read
-    mod, structs = parse_named(IR, host_target_machine())
+    mod = name_values(llvm.parse_assembly(IR), host_target_machine())
+    structs = read_structs(mod)
     assert not _unnamed(mod.get_function("k"))
     assert [s.fields for s in structs.values()] == [s.fields for s in module.structs.values()]
     assert len(structs) == 1 and next(iter(structs.values())).fields[1].kind == "float"

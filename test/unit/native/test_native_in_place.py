@@ -203,6 +203,9 @@ def test_a_read_only_array_the_kernel_may_write_is_refused_before_the_launch():
         float t[64]; size_t i = get_global_id(0);
         for (int j = 0; j < 64; j++) t[j] = a[i] * j;
         c[i] = t[n]; }""", "a loop|alloca"),
+    ("""__kernel void k(__global const float *a, __global float *c, int n) {
+        __local float t[64]; size_t i = get_global_id(0);
+        t[i % 64] = a[i]; c[i] = t[n]; }""", "__local memory (@k.t)"),
 ])
 def test_kernels_the_proof_does_not_take_are_refused_with_a_reason(source, reason):
     prog = build(source)
@@ -384,3 +387,49 @@ def test_icmp_samesign_is_proven_only_for_operands_of_one_sign():
     why = prog._native._ranges.kernel("k").proves(NDRange((64,), (16,)), {2: -1},
                                                   {0: (240, False), 1: (240, True)}, 10 ** 6)
     assert "does not fit i32 as unsigned" in why
+
+
+# An optnone kernel (clang -O0's attribute) with unnamed values and blocks, loop-free and
+# guarded: the proof must read it as codegen compiled it (named_ir.py drops optnone, so
+# LLVM's namer names it); a parse of its own left it unnamed, every block '' (one block,
+# no access), and proved launches that read out of bounds.
+OPTNONE_IR = """
+target datalayout = "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-n8:16:32:64-G1"
+target triple = "spir64-unknown-unknown"
+
+declare spir_func i64 @_Z13get_global_idj(i32)
+
+define spir_kernel void @k(ptr addrspace(1) %0, ptr addrspace(1) %1, i32 %2) #0 {
+  %4 = call spir_func i64 @_Z13get_global_idj(i32 0)
+  %5 = trunc i64 %4 to i32
+  %6 = icmp slt i32 %5, %2
+  br i1 %6, label %7, label %11
+7:
+  %8 = getelementptr inbounds float, ptr addrspace(1) %0, i64 %4
+  %9 = load float, ptr addrspace(1) %8, align 4
+  %10 = getelementptr inbounds float, ptr addrspace(1) %1, i64 %4
+  store float %9, ptr addrspace(1) %10, align 4
+  br label %11
+11:
+  ret void
+}
+attributes #0 = { noinline nounwind optnone }
+"""
+
+
+def test_an_optnone_kernel_is_proven_on_the_blocks_codegen_compiled():
+    prog = clcoop.Program.from_ir(OPTNONE_IR, engine="native")
+    kernel = prog._native._ranges.kernel("k")
+    compiled = prog._native.native.named.mod.get_function("k")
+    assert sorted(b.name for b in kernel.blocks) == sorted(b.name for b in compiled.blocks)
+    assert all(kernel.blocks) and len(kernel.blocks) == 3
+    assert sum(len(b.accesses) for b in kernel.blocks) == 2
+    a = floats(64)
+    c = np.zeros(64, np.float32)
+    prog.k(64, 16, a, c, 40)              # the guard keeps every access in bounds
+    assert in_place(prog) == 1
+    assert same_bits(c[:40], a[:40]) and not c[40:].any()
+    # 100 work-items and a guard of 100 read past 64 elements: not proven, a fault (not an
+    # internal error of a launch proven wrongly), the output untouched.
+    c = floats(64, 14)
+    faults_untouched(prog, c, 100, 10, a, c, 100)
