@@ -70,7 +70,7 @@ class InlineAsmChecks:
     def asm_string(self, node, where):
         if not (isinstance(node, c_ast.Constant) and node.type == "string"):
             self.ctx.fail("expected string literal in 'asm'", node or where)
-        return self.string_bytes(node).decode("latin-1")
+        return self.literals.string_bytes(node).decode("latin-1")
 
     def asm_operand(self, item):
         """(name or None, constraint, operand expression node, constraint node)."""

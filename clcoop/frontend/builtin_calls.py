@@ -156,7 +156,7 @@ class BuiltinCalls:
         """A string literal is a `constant char *`; everything else gets the default argument
         promotions of a variadic call (C99 6.5.2.2p7)."""
         if isinstance(node, c_ast.Constant) and node.type == "string":
-            data = self.string_bytes(node) + b"\0"
+            data = self.literals.string_bytes(node) + b"\0"
             return tast.StringLiteral(T.PointerType(T.CHAR, T.CONSTANT, True), location(node), data)
         value = self.rvalue(self.expr(node))
         t = value.type

@@ -92,12 +92,13 @@ def _kernel_pointer_spaces_ok(t):
     return True
 
 
-class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, CoopChecks,
+class Checker(DeclTypes, Initializers, Conversions, BuiltinCalls, CoopChecks,
               InlineAsmChecks, ConstantFolding):
     """Declarations, statements and expressions; the mixins hold the rules of their modules."""
 
     def __init__(self, diag, target):
         self.ctx = CheckContext(diag, target)
+        self.literals = Literals(self.ctx)
         self.function_by_name = {}
         self.globals = []
         # ids of __constant Vars declared without `const`: read-only, but clang gives pointers to
@@ -834,7 +835,7 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
     def static_assert(self, node):
         value = self.integer_constant(node.cond, "static assertion expression")
         if not value:
-            msg = self.string_bytes(node.message).decode() if node.message is not None else ""
+            msg = self.literals.string_bytes(node.message).decode() if node.message is not None else ""
             self.ctx.error(f"static assertion failed{': ' + msg if msg else ''}", node)
 
     def condition(self, node):
@@ -909,6 +910,9 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
         if method.__code__.co_argcount > 2:
             return method(node, expected)
         return method(node)
+
+    def expr_Constant(self, node):
+        return self.literals.expr_Constant(node)
 
     def expr_ID(self, node):
         entry = self.ctx.scope.lookup(node.name)
@@ -1007,7 +1011,7 @@ class Checker(DeclTypes, Initializers, Literals, Conversions, BuiltinCalls, Coop
             return t
         if isinstance(node, c_ast.Constant) and node.type == "string":
             # C99 6.4.5p5: a string literal is an array of char, NUL included (it decays elsewhere).
-            return T.ArrayType(T.CHAR, len(self.string_bytes(node)) + 1)
+            return T.ArrayType(T.CHAR, len(self.literals.string_bytes(node)) + 1)
         return self.expr(node).type
 
     def sizeof_expr(self, node):

@@ -82,7 +82,7 @@ class Initializers:
         if isinstance(t, T.ArrayType):
             if isinstance(node, c_ast.Constant) and node.type == "string" and t.elem.is_integer:
                 self.limit_initialized_array(t, node)
-                data = self.string_bytes(node) + b"\0"
+                data = self.literals.string_bytes(node) + b"\0"
                 n = t.length if t.length is not None else len(data)
                 elements = [tast.IntConst(t.elem, location(node), wrap_int(b, t.elem)) for b in data[:n]]
                 return tast.InitList(T.ArrayType(t.elem, n), elements + [None] * (n - len(elements)),

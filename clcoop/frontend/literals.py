@@ -14,7 +14,11 @@ _FLOAT_LITERAL = re.compile(r"(?P<number>0[xX](?:[0-9a-fA-F]*\.?[0-9a-fA-F]*)[pP
 
 
 class Literals:
-    """Checker methods that turn constant tokens into typed constants."""
+    """Turns constant tokens into typed constants (tast.IntConst, FloatConst, StringLiteral).
+    ctx: the checker's CheckContext (diagnostics, enabled extensions)."""
+
+    def __init__(self, ctx):
+        self.ctx = ctx
 
     def expr_Constant(self, node):
         loc = location(node)
