@@ -93,12 +93,13 @@ def _kernel_pointer_spaces_ok(t):
 
 
 class Checker(DeclTypes, Initializers, Conversions, BuiltinCalls, CoopChecks,
-              InlineAsmChecks, ConstantFolding):
+              InlineAsmChecks):
     """Declarations, statements and expressions; the mixins hold the rules of their modules."""
 
     def __init__(self, diag, target):
         self.ctx = CheckContext(diag, target)
         self.literals = Literals(self.ctx)
+        self.folding = ConstantFolding(self.ctx, self)
         self.function_by_name = {}
         self.globals = []
         # ids of __constant Vars declared without `const`: read-only, but clang gives pointers to
@@ -786,7 +787,7 @@ class Checker(DeclTypes, Initializers, Conversions, BuiltinCalls, CoopChecks,
         if not self.ctx.fn.switch_stack:
             self.ctx.fail("'case' statement not in switch statement", node)
         sw = self.ctx.fn.switch_stack[-1]
-        value = wrap_int(self.integer_constant(node.expr, "case value"), sw.cond.type)
+        value = wrap_int(self.folding.integer_constant(node.expr, "case value"), sw.cond.type)
         for c in sw.cases:
             if c.value == value:
                 self.ctx.fail(f"duplicate case value '{value}'", node.expr,
@@ -833,7 +834,7 @@ class Checker(DeclTypes, Initializers, Conversions, BuiltinCalls, CoopChecks,
         return tast.Return(loc, self.convert(self.rvalue(value), ret, node.expr, "returning"))
 
     def static_assert(self, node):
-        value = self.integer_constant(node.cond, "static assertion expression")
+        value = self.folding.integer_constant(node.cond, "static assertion expression")
         if not value:
             msg = self.literals.string_bytes(node.message).decode() if node.message is not None else ""
             self.ctx.error(f"static assertion failed{': ' + msg if msg else ''}", node)

@@ -243,12 +243,18 @@ def _lowered_constant(e):
 
 
 class ConstantFolding:
-    """Checker method that evaluates integer constant expressions, reporting non-constants."""
+    """Evaluates integer constant expressions for the checker, reporting non-constants.
+    ctx: the checker's CheckContext; expressions: what types an expression
+    (.expr(node), .rvalue(e): check.Checker)."""
+
+    def __init__(self, ctx, expressions):
+        self.ctx = ctx
+        self.expressions = expressions
 
     def integer_constant(self, node, what):
         """Evaluate an integer constant expression (C99 6.6) or report `<what> requires an integer constant`."""
         try:
-            e = self.rvalue(self.expr(node))
+            e = self.expressions.rvalue(self.expressions.expr(node))
         except Abandon:
             raise
         value = fold(e)

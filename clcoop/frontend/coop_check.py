@@ -154,11 +154,11 @@ class CoopChecks(CoopTensorChecks):
             if name in ATTRIBUTE_ENUM_NAMES[what]:
                 return ATTRIBUTE_ENUM_NAMES[what][name]
             self.ctx.fail(f"invalid '{what}' argument of cooperative matrix attribute", node)
-        value = self.integer_constant(node, f"'{what}' argument of cooperative matrix attribute")
+        value = self.folding.integer_constant(node, f"'{what}' argument of cooperative matrix attribute")
         return value
 
     def coop_attr_size(self, node, which):
-        value = self.integer_constant(node, "'coop_mat' attribute")
+        value = self.folding.integer_constant(node, "'coop_mat' attribute")
         if value == 0:
             self.ctx.fail("zero matrix size", node)
         if value < 0:

@@ -61,7 +61,7 @@ class CoopTensorChecks:
                       f"not of '{spell(base)}'", attr_node)
         if not args:
             self.ctx.fail(f"'{attribute}' attribute requires the dimension count", attr_node)
-        dims = self.integer_constant(args[0], f"'{attribute}' attribute")
+        dims = self.folding.integer_constant(args[0], f"'{attribute}' attribute")
         if kind == LAYOUT:
             if len(args) != 2:
                 self.ctx.fail(f"'coop_tensor_layout' attribute requires exactly 2 arguments (the "
@@ -71,8 +71,8 @@ class CoopTensorChecks:
             if len(args) < 2:
                 self.ctx.fail("'coop_tensor_view' attribute requires the dimension count and "
                           "whether the view has dimensions", attr_node)
-            has_dimensions = self.integer_constant(args[1], "'coop_tensor_view' attribute")
-            permutation = [self.integer_constant(a, "'coop_tensor_view' permutation") for a in args[2:]]
+            has_dimensions = self.folding.integer_constant(args[1], "'coop_tensor_view' attribute")
+            permutation = [self.folding.integer_constant(a, "'coop_tensor_view' permutation") for a in args[2:]]
             if permutation and len(permutation) != dims and 1 <= dims <= 5:
                 self.ctx.fail(f"'coop_tensor_view' permutation has {len(permutation)} values for "
                           f"{dims} dimensions", args[2])

@@ -135,7 +135,7 @@ class DeclTypes:
         value = 0
         for enumerator in node.values.enumerators:
             if enumerator.value is not None:
-                value = self.integer_constant(enumerator.value, "enumerator value")
+                value = self.folding.integer_constant(enumerator.value, "enumerator value")
             self.ctx.scope.names[enumerator.name] = ("enum", value, et, location(enumerator))
             value += 1
         return et
@@ -184,7 +184,7 @@ class DeclTypes:
                 self.ctx.fail(f"array of {self.coop_what(elem)} type is not supported", name_location(node))
             length = None
             if node.dim is not None:
-                length = self.integer_constant(node.dim, "array size")
+                length = self.folding.integer_constant(node.dim, "array size")
                 if length <= 0:
                     self.ctx.fail("array size must be greater than zero" if length == 0
                               else "array size is negative", node.dim)
@@ -253,7 +253,7 @@ class DeclTypes:
         if not isinstance(decl.type, c_ast.TypeDecl) or not isinstance(elem, T.ScalarType) \
                 or elem.is_void or elem.name == "bool":
             self.ctx.fail(f"invalid vector element type '{spell(elem)}'", attr_node)
-        count = self.integer_constant(args[0], "'ext_vector_type' attribute")
+        count = self.folding.integer_constant(args[0], "'ext_vector_type' attribute")
         if count <= 0:
             self.ctx.fail("zero vector size" if count == 0 else "vector size too large", args[0])
         if count not in (1,) + T.VECTOR_SIZES:
@@ -272,7 +272,7 @@ class DeclTypes:
                 if len(args) != 3:
                     self.ctx.error(f"'{bare}' attribute requires exactly 3 arguments", node)
                     continue
-                values = tuple(self.integer_constant(a, f"'{bare}' attribute") for a in args)
+                values = tuple(self.folding.integer_constant(a, f"'{bare}' attribute") for a in args)
                 for a, v in zip(args, values):
                     if v <= 0:
                         self.ctx.error(f"'{bare}' attribute must be greater than 0", a)
@@ -281,7 +281,7 @@ class DeclTypes:
                 if len(args) != 1:
                     self.ctx.error("'intel_reqd_sub_group_size' attribute requires exactly 1 argument", node)
                     continue
-                value = self.integer_constant(args[0], "'intel_reqd_sub_group_size' attribute")
+                value = self.folding.integer_constant(args[0], "'intel_reqd_sub_group_size' attribute")
                 if value <= 0:
                     self.ctx.error("'intel_reqd_sub_group_size' attribute requires a positive integral "
                                "compile time constant expression", args[0])

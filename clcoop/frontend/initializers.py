@@ -118,7 +118,7 @@ class Initializers:
                 cursor.take()
                 if isinstance(e.name[0], c_ast.ID):
                     self.ctx.fail(f"field designator '{e.name[0].name}' used in an array initializer", e)
-                pos = self.integer_constant(e.name[0], "array designator")
+                pos = self.folding.integer_constant(e.name[0], "array designator")
                 if pos < 0:
                     self.ctx.fail(f"array designator value '{pos}' is negative", e.name[0])
                 if t.length is not None and pos >= t.length:
