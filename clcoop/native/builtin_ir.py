@@ -7,6 +7,7 @@ import struct
 from clcoop.ir.demangle import demangle
 from clcoop.native.context import CTX
 from clcoop.native.integer_dot_ir import integer_dot_definition
+from clcoop.native import math_ir
 from clcoop.ir.text import split_top_level
 from clcoop.native.text_rewrite import gquote
 from clcoop.native.support import Unsupported
@@ -24,7 +25,7 @@ def exact_builtin(name, base, mparams, ret, params):
     everything else."""
     if mparams is None or not mparams:
         return None
-    dot = integer_dot_definition(name, base, mparams, ret, params)
+    dot = integer_dot_definition(name, base, mparams, ret, params) or math_ir.definition(name, base, ret, params)
     if dot is not None:
         return dot
     first = mparams[0]
@@ -314,9 +315,11 @@ def leading_type(typed_value):
 
 
 def intrinsics_in(definition):
-    """(name, declaration) of the llvm.* intrinsics a built-in definition calls."""
+    """(name, declaration) of the llvm.* intrinsics and host functions (math_ir) a built-in
+    definition calls."""
     out = []
-    for m in re.finditer(r"call (\S+|<[^>]+>) @(llvm\.[\w.]+)\(([^)]*)\)", definition):
+    for m in re.finditer(r"call (\S+|<[^>]+>) @(llvm\.[\w.]+|__clcoop_libm\.\w+|__clcoop_math_hard)\(([^)]*)\)",
+                         definition):
         ret, name, args = m.groups()
         types = [leading_type(a.strip()) for a in split_top_level(args)]
         out.append((name, f"declare {ret} @{name}({', '.join(types)})"))

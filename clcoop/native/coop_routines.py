@@ -251,13 +251,23 @@ def _elementwise(fg, ins, ops, base, lhs, S):
     return None
 
 
-def _uniform_scalar(fg, v):
-    """Whether `v` is the same in every work-item: a constant, a kernel argument, or (-O0
-    IR) a load of a private variable whose one store, in the entry block before any load
-    of it, is of a constant or a kernel argument, and whose address is used by nothing else."""
+# Instructions whose result is the same in every work-item when their operands are (no
+# memory, no work-item state): casts, arithmetic, comparisons, select.
+_PURE_OPCODES = frozenset({"fptrunc", "fpext", "sitofp", "uitofp", "fptosi", "fptoui", "trunc", "zext",
+                           "sext", "bitcast", "fneg", "fadd", "fsub", "fmul", "fdiv", "add", "sub", "mul",
+                           "and", "or", "xor", "shl", "lshr", "ashr", "icmp", "fcmp", "select"})
+
+
+def _uniform_scalar(fg, v, depth=0):
+    """Whether `v` is the same in every work-item: a constant, a kernel argument, a pure
+    instruction (_PURE_OPCODES) of such values (`(half)scale`), or (-O0 IR) a load of a
+    private variable whose one store, in the entry block before any load of it, is of a
+    constant or a kernel argument, and whose address is used by nothing else."""
     if v.is_constant or value_kind(v) == "argument":
         return True
     load = fg.definition(v)
+    if load is not None and load.opcode in _PURE_OPCODES and depth < 8:
+        return all(_uniform_scalar(fg, o, depth + 1) for o in load.operands)
     slot = fg.definition(list(load.operands)[0]) if load is not None and load.opcode == "load" else None
     if slot is None or slot.opcode != "alloca":
         return False

@@ -73,6 +73,8 @@ def _register_runtime_helpers():
     import ctypes.util
     register_symbols(ctypes.util.find_library("m") or "libm.so.6", LIBM_HELPERS)
     register_symbols(ctypes.util.find_library("gcc_s") or "libgcc_s.so.1", RUNTIME_HELPERS)
+    from clcoop.native import math_ir
+    math_ir.register_host_functions()
 
 
 def register_symbols(library, names):

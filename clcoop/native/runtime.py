@@ -508,7 +508,8 @@ class NativeProgram:
             arrived = _ids(nd, group, llid)[0]
             if addr >= 0:
                 missing = _ids(nd, group, addr)[0]
-                message = (f"barrier: barrier reached under divergent control flow: work-item "
+                # (site.what: "barrier", or the work-group vote's name, as check_convergence's)
+                message = (f"{site.what}: barrier reached under divergent control flow: work-item "
                            f"{_fmt(arrived, nd)} arrived but work-item {_fmt(missing, nd)} of "
                            f"the same work-group did not")
             else:

@@ -38,24 +38,12 @@ LLAMA = ROOT / "examples" / "llama"
 U32 = 2.0 ** -24
 U16 = 2.0 ** -11
 
-# Why engine="native" does not take the ports today (Kernel.fallback_reason; the engine names
-# the first operation it meets, so each reason hides the ones behind it). Measured 2026-11-28:
-# - mul_mm_q at HEAD 0616182: "the cooperative-matrix operation CreateTensorLayoutNV is not
-#   compiled natively yet"; with the working tree's native tensor layouts (in progress, not yet
-#   committed, 10:45 UTC): "a workgroup-scope cooperative matrix (the native engine runs
-#   subgroup-scope matrices only; ...)".
-# - flash_attn, both: "the built-in 'exp' is not compiled natively yet".
-# What the kernels use besides: mul_mm_q: tensor layouts (block size, stride, slice), a decode
-# function over 18- or 34-byte blocks, a transposing view on a load and on a store, Constant and
-# Undefined clamping, workgroup scope (64 to 256 invocations). flash_attn: the same tensor
-# operations plus a 3-D layout with a permuting view and a clamp value, workgroup scope, Row and
-# Row|Column reductions (float and half), per-element functions with matrix and scalar
-# operands, exp and tanh, conversions accumulator -> A (float -> half) and half -> float
-# accumulators, element access (S[k], Ldiag[k], mvmax[0]: matrices in private memory),
-# work_group_all. The xfail of test_native_engine_takes_the_ports names these reasons.
-FALLBACK_TODAY = {
-    "flash_attn": "the built-in 'exp' is not compiled natively yet",
-}
+# The native engine takes both ports (issue 29): mul_mm_q since its tensor layouts, decode
+# functions and workgroup scope, flash_attn since exp and tanh in double (native/math_ir.py),
+# work_group_all (native/workgroup_votes.py) and Qf16 * (half)scale (a scalar computed from
+# kernel arguments). Before that, flash_attn fell back with "the built-in 'exp' is not
+# compiled natively yet". test_native_engine_is_the_interpreter_bit_for_bit holds them to the
+# interpreter's bits, test_native_engine_takes_the_ports to no fallback.
 
 
 def seed_of(case):
@@ -441,28 +429,48 @@ def _launch(name, program, case, seed):
 @pytest.mark.parametrize("name,options,case", [
     pytest.param(*c, id=_native_id(c), marks=[pytest.mark.slow] if i % 2 else []) for i, c in enumerate(NATIVE_CASES)])
 def test_native_engine_is_the_interpreter_bit_for_bit(name, options, case):
-    """engine="auto": where the native engine takes the kernel, its output is the interpreter's,
-    bit for bit (NaN sentinels included); where it does not, the launch falls back with a reason."""
+    """engine="auto" runs the ports natively, and their output is the interpreter's, bit for
+    bit (NaN sentinels included)."""
     auto = build(name, options, "auto")
     reference = _launch(name, build(name, options), case, seed=21)
     got = _launch(name, auto, case, seed=21)
     kernel = auto.kernel(name)
-    if kernel.engine == "native":
-        assert got.tobytes() == reference.tobytes()
-    else:
-        assert kernel.fallback_reason, "a fallback without a reason"
+    assert kernel.engine == "native", kernel.fallback_reason
+    assert got.tobytes() == reference.tobytes()
 
 
-@pytest.mark.parametrize("name,options,case", [
-    pytest.param(*c, marks=[pytest.mark.xfail(strict=True, reason=FALLBACK_TODAY[c[0]])] if c[0] in FALLBACK_TODAY
-                 else [], id=_native_id(c))
-    for c in NATIVE_CASES])
+@pytest.mark.parametrize("name,options,case", [pytest.param(*c, id=_native_id(c)) for c in NATIVE_CASES])
 def test_native_engine_takes_the_ports(name, options, case):
-    """Issue 29's acceptance test: the ports run natively (no fallback). Expected to fail until
-    the engine takes them: strict, so that it reports when it does."""
+    """Issue 29's acceptance test: the ports run natively (no fallback)."""
     kernel = build(name, options, "auto").kernel(name)
     assert kernel.fallback_reason is None, kernel.fallback_reason
     assert kernel.engine == "native"
+
+
+ATTENTION_VARIANTS = [
+    # (extra options, softcap, sub-group size): tanh through S[k], the aligned variant, -O0
+    # (matrices in private memory), the GPU's sub-group size (another layout, another module).
+    ((), 2.5, 16),
+    (("-DCLAMP=CLK_COOPERATIVE_MATRIX_CLAMP_MODE_UNDEFINED",), 0.0, 16),
+    pytest.param(("-O0",), 0.0, 16, marks=pytest.mark.slow),
+    pytest.param((), 0.0, 32, marks=pytest.mark.slow),
+]
+
+
+@pytest.mark.parametrize("extra,softcap,subgroup_size", ATTENTION_VARIANTS)
+def test_native_flash_attn_variants_are_the_interpreter_bit_for_bit(extra, softcap, subgroup_size):
+    options = attention_options(32, 32, 16, 16, 64) + extra
+    aligned = bool(extra) and "UNDEFINED" in extra[0]
+    results = []
+    for engine in ("interp", "auto"):
+        problem = Attention(np.random.default_rng(15), 32 if aligned else 21, 48 if aligned else 37, 2, 1, 32, 32,
+                            True, softcap=softcap)
+        program = build("flash_attn", options, engine)
+        problem.run(program, 16, 64, subgroup_size=subgroup_size)
+        problem.check()
+        results.append(problem.O)
+    assert program.kernel("flash_attn").engine == "native", program.kernel("flash_attn").fallback_reason
+    assert results[0].tobytes() == results[1].tobytes()
 
 
 # ---------------------------------------------------------------- scripts/gpu_check.py

@@ -374,3 +374,32 @@ def test_integer_to_half_conversions_still_fall_back_with_their_reason():
     reasons = [str(w.message) for w in caught if issubclass(w.category, NativeFallbackWarning)]
     assert reasons and "the cooperative-matrix conversion ConvertSToF from i32 to half" in reasons[0], reasons
     np.testing.assert_array_equal(q, p.astype(np.float16))
+
+
+SCALED_KERNEL = """
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+typedef half acc __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 8, 16, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
+kernel void k(global half *a, global half *out, float scale, int shift) {
+  size_t g = get_group_id(0) * get_num_sub_groups() + get_sub_group_id();
+  acc x = coop_mat_load(a + g * 128, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)16);
+  x = x * (half)scale;                       // flash attention's Qf16 * (half)scale
+  x = x * (half)(float)(shift * 3 + 1);      // arithmetic of kernel arguments
+  coop_mat_store(out + g * 128, x, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)16);
+}
+"""
+
+
+@pytest.mark.parametrize("options", [("-w",), ("-w", "-O0")])
+def test_a_scalar_multiply_by_arithmetic_of_kernel_arguments_runs_natively(options):
+    """The scalar is the same in every work-item when it is computed from kernel arguments
+    and constants only (casts, arithmetic): natively, bit for bit, and as NumPy's half
+    products."""
+    a = RNG.standard_normal(4 * 128).astype(np.float16)
+
+    def launch(program):
+        out = np.zeros_like(a)
+        program.k((64,), (32,), a, out, np.float32(0.3), np.int32(2), subgroup_size=16)
+        return out
+    interp, native = on_both(SCALED_KERNEL, launch, options)
+    assert native.tobytes() == interp.tobytes()
+    np.testing.assert_array_equal(native, (a * np.float16(0.3)) * np.float16(7))

@@ -1,0 +1,81 @@
+"""work_group_all and work_group_any natively (OpenCL C 3.0 6.15.13, work-group collective
+functions), on the per-work-item path: a rendezvous of the whole work-group, as a
+workgroup-scope matrix operation is (functions named coop_routines.WORKGROUP_PREFIX + site,
+which drivers.workgroup_round_lines runs when every work-item of the group waits there).
+
+Each work-item stores whether its predicate is not 0 in its context and suspends; the
+function reads the W contexts, and every work-item resumes with 1 when all (any) of them
+were, else 0: the interpreter's (table != 0).all(axis=1) (ocl_builtins._work_group_collective).
+Reached by part of the work-group, the driver's divergence check faults first, worded as
+the interpreter's check_convergence (runtime.py, FAULT_BARRIER with the site's name)."""
+from clcoop.native.context import CTX, CTX_SLOTS
+from clcoop.native.coop_routines import WORKGROUP_PREFIX
+from clcoop.native.support import Unsupported
+from clcoop.native.text_rewrite import quote, ref
+
+VOTES = ("work_group_all", "work_group_any")
+
+
+def is_vote(base):
+    return base in VOTES
+
+
+def emit(fg, ins, ops, base):
+    """The call `ins` of work_group_all/any (int predicate -> int); returns the label the
+    block continues in after the rendezvous."""
+    if str(ins.type) != "i32" or len(ops) != 2 or str(ops[0].type) != "i32":
+        raise Unsupported(f"{base} of type {ins.type} ({', '.join(str(o.type) for o in ops[:-1])})")
+    site = fg.site(ins, base, 0)
+    fname = f"{WORKGROUP_PREFIX}{site}"
+    coop = fg.mg.coop
+    coop.functions.append(vote_function(fname, base == "work_group_all"))
+    coop.sites.setdefault(fg.f.name, []).append((site, fname))
+    p = fg.fresh("vote")
+    fg.lines += [f"  {p}.set = icmp ne i32 {ref(ops[0])}, 0",
+                 f"  {p}.wide = zext i1 {p}.set to i64",
+                 f"  {p}.in = getelementptr i64, ptr %__ctx, i64 {CTX['coop0']}",
+                 f"  store i64 {p}.wide, ptr {p}.in"]
+    resume = fg.suspend(site)
+    fg.lines += [f"  {p}.out = getelementptr i64, ptr %__ctx, i64 {CTX['coop3']}",
+                 f"  {p}.got = load i64, ptr {p}.out",
+                 f"  {quote(ins.name)} = trunc i64 {p}.got to i32"]
+    return resume
+
+
+def vote_function(fname, every):
+    """i1 fname(ctxs, first, count): the vote over the contexts [first, first + count),
+    written to each one's coop3; never faults (false)."""
+    combine, start = ("and", 1) if every else ("or", 0)
+    return "\n".join([
+        f"define internal i1 @{fname}(ptr %ctxs, i64 %first, i64 %count) {{",
+        "entry:",
+        "  br label %scan",
+        "scan:",
+        "  %i = phi i64 [ 0, %entry ], [ %i.next, %scan.body ]",
+        f"  %acc = phi i64 [ {start}, %entry ], [ %acc.next, %scan.body ]",
+        "  %more = icmp ult i64 %i, %count",
+        "  br i1 %more, label %scan.body, label %write",
+        "scan.body:",
+        "  %k = add i64 %first, %i",
+        f"  %off = mul i64 %k, {CTX_SLOTS}",
+        f"  %slot = add i64 %off, {CTX['coop0']}",
+        "  %vp = getelementptr i64, ptr %ctxs, i64 %slot",
+        "  %v = load i64, ptr %vp",
+        f"  %acc.next = {combine} i64 %acc, %v",
+        "  %i.next = add i64 %i, 1",
+        "  br label %scan",
+        "write:",
+        "  %j = phi i64 [ 0, %scan ], [ %j.next, %write.body ]",
+        "  %wmore = icmp ult i64 %j, %count",
+        "  br i1 %wmore, label %write.body, label %done",
+        "write.body:",
+        "  %wk = add i64 %first, %j",
+        f"  %woff = mul i64 %wk, {CTX_SLOTS}",
+        f"  %wslot = add i64 %woff, {CTX['coop3']}",
+        "  %wp = getelementptr i64, ptr %ctxs, i64 %wslot",
+        "  store i64 %acc, ptr %wp",
+        "  %j.next = add i64 %j, 1",
+        "  br label %write",
+        "done:",
+        "  ret i1 false",
+        "}"])

@@ -1,0 +1,85 @@
+"""work_group_all and work_group_any natively (native/workgroup_votes.py, issue 29: the
+flash-attention port skips fully masked blocks with work_group_all): a rendezvous of the
+work-group, bit for bit the interpreter's and NumPy's, in 1-D and 2-D work-groups, after
+other barriers and in loops; reached by part of a work-group, the interpreter's fault."""
+import warnings
+
+import numpy as np
+import pytest
+
+import clcoop
+from clcoop.errors import RuntimeFault
+from clcoop.native.support import NativeFallbackWarning
+
+VOTES = """
+__kernel void k(__global const int *x, __global int *all, __global int *any, int rounds) {
+    size_t g = get_global_id(0) + get_global_id(1) * get_global_size(0);
+    int a = 0, b = 0;
+    for (int r = 0; r < rounds; ++r) {          // the same vote again: uniform loop
+        a += work_group_all(x[g] > r);
+        barrier(CLK_GLOBAL_MEM_FENCE);
+        b += work_group_any(x[g] > 5 + r);
+    }
+    all[g] = a;
+    any[g] = b;
+}
+"""
+
+
+def _votes(program, x, global_size, local_size, rounds):
+    all_, any_ = np.full_like(x, -1), np.full_like(x, -1)
+    program.k(global_size, local_size, x, all_, any_, np.int32(rounds))
+    return all_, any_
+
+
+def _numpy_votes(x, global_size, local_size, rounds):
+    """The votes per work-group, by reshaping the NDRange into its groups."""
+    gx, gy = global_size if len(global_size) == 2 else (global_size[0], 1)
+    lx, ly = local_size if len(local_size) == 2 else (local_size[0], 1)
+    grid = x.reshape(gy // ly, ly, gx // lx, lx)
+    all_, any_ = np.zeros_like(grid), np.zeros_like(grid)
+    for r in range(rounds):
+        all_ += (grid > r).all(axis=(1, 3), keepdims=True)
+        any_ += (grid > 5 + r).any(axis=(1, 3), keepdims=True)
+    return all_.reshape(-1), any_.reshape(-1)
+
+
+@pytest.mark.parametrize("global_size,local_size", [((64,), (16,)), ((96,), (32,)), ((24,), (24,)),
+                                                    ((16, 8), (8, 4)), ((12, 6), (3, 2))])
+def test_votes_natively_match_the_interpreter_and_numpy(global_size, local_size):
+    rng = np.random.default_rng(sum(global_size) + sum(local_size))
+    count = int(np.prod(global_size))
+    gx, gy = global_size if len(global_size) == 2 else (global_size[0], 1)
+    lx, ly = local_size if len(local_size) == 2 else (local_size[0], 1)
+    grid = rng.integers(3, 9, (gy, gx)).astype(np.int32)
+    rows, cols = np.nonzero((np.arange(gy)[:, None] // ly + np.arange(gx)[None, :] // lx) % 2 == 1)
+    grid[rows[::5], cols[::5]] = 0      # a 0 in every other work-group: all() false there
+    x = grid.reshape(-1)
+    results = []
+    for engine in ("interp", "auto"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", NativeFallbackWarning)
+            program = clcoop.Program(VOTES).build(engine=engine)
+        results.append(_votes(program, x, global_size, local_size, rounds=3))
+    assert program.kernel("k").engine == "native"
+    (interp_all, interp_any), (native_all, native_any) = results
+    assert native_all.tobytes() == interp_all.tobytes() and native_any.tobytes() == interp_any.tobytes()
+    expected_all, expected_any = _numpy_votes(x, global_size, local_size, rounds=3)
+    np.testing.assert_array_equal(native_all, expected_all)
+    np.testing.assert_array_equal(native_any, expected_any)
+    assert native_all.max() == 3 and (count == np.prod(local_size) or native_all.min() < 3)    # both outcomes
+
+
+def test_a_vote_reached_by_part_of_a_work_group_faults_as_in_the_interpreter():
+    """Work-item 5 returns before the vote. (Where the missing work-items wait at another
+    barrier instead, the native words are the barriers': "work-items of one work-group
+    wait at different barriers".)"""
+    source = VOTES.replace("int a = 0, b = 0;", "int a = 0, b = 0;\n    if (g == 5) return;")
+    messages = []
+    for engine in ("interp", "native"):
+        program = clcoop.Program(source).build(engine=engine)
+        with pytest.raises(RuntimeFault) as fault:
+            _votes(program, np.ones(32, np.int32), (32,), (16,), rounds=1)
+        messages.append(str(fault.value).splitlines()[0])
+    assert messages[0] == messages[1]
+    assert "kernel 'k': work_group_all: barrier reached under divergent control flow" in messages[1]
