@@ -59,7 +59,7 @@ class BuiltinCalls:
                       "argument", args_nodes[0])
         generic = T.PointerType(t.pointee, T.GENERIC, t.const, t.volatile)
         if t.addrspace != T.GENERIC:
-            arg = self.pointer_space_cast(arg, generic)
+            arg = self.conversions.pointer_space_cast(arg, generic)
         result = T.PointerType(t.pointee, ADDRESS_SPACE_QUERIES[name], t.const, t.volatile)
         return tast.Intrinsic(result, location(node), name, [arg])
 
@@ -79,8 +79,8 @@ class BuiltinCalls:
         args = [self.rvalue(self.expr(a)) for a in args_nodes]
         if kind == "expect":          # long __builtin_expect(long, long): the value (no IR at -O0)
             for a, n in zip(args, args_nodes):
-                self.convert(a, T.LONG, n, "passing")
-            return self.convert(args[0], T.LONG, args_nodes[0], "passing")
+                self.conversions.convert(a, T.LONG, n, "passing")
+            return self.conversions.convert(args[0], T.LONG, args_nodes[0], "passing")
         if kind == "assume":
             self.to_bool(args[0], args_nodes[0])       # a scalar condition
             return tast.Intrinsic(T.VOID, loc, "assume", [args[0]])
@@ -89,15 +89,15 @@ class BuiltinCalls:
                 if not a.type.is_pointer:
                     self.ctx.fail(f"passing '{spell(a.type)}' to parameter of incompatible type "
                               f"'{'const ' if a is args[1] else ''}void *'", n)
-            last = self.convert(args[2], self.ctx.target.size_t, args_nodes[2], "passing")
+            last = self.conversions.convert(args[2], self.ctx.target.size_t, args_nodes[2], "passing")
             middle = args[1] if kind == "memcpy" else tast.ImplicitCast(
-                T.CHAR, args[1].loc, "int-to-int", self.convert(args[1], T.INT, args_nodes[1], "passing"))
+                T.CHAR, args[1].loc, "int-to-int", self.conversions.convert(args[1], T.INT, args_nodes[1], "passing"))
             return tast.Intrinsic(args[0].type, loc, kind, [args[0], middle, last], (False,))
         if kind in ("ctlz", "cttz", "ctpop"):
-            value = self.convert(args[0], T.SCALARS[ret_name], args_nodes[0], "passing")
+            value = self.conversions.convert(args[0], T.SCALARS[ret_name], args_nodes[0], "passing")
             return tast.Intrinsic(T.INT, loc, kind, [value], () if kind == "ctpop" else (True,))
         if kind == "fabs":
-            value = self.convert(args[0], T.SCALARS[ret_name], args_nodes[0], "passing")
+            value = self.conversions.convert(args[0], T.SCALARS[ret_name], args_nodes[0], "passing")
             return tast.Intrinsic(value.type, loc, kind, [value])
         if kind == "is.fpclass":      # int __builtin_isnan(x) & co.: llvm.is.fpclass with clang's masks
             value = args[0]
@@ -105,7 +105,7 @@ class BuiltinCalls:
                 self.ctx.fail(f"floating point classification requires argument of floating point type "
                           f"(passed in '{spell(value.type)}')", args_nodes[0])
             if not value.type.is_float:
-                value = self.arith_convert(value, T.DOUBLE)
+                value = self.conversions.arith_convert(value, T.DOUBLE)
             return tast.Intrinsic(T.INT, loc, "is.fpclass", [value], (FPCLASS_MASKS[ret_name],))
         raise AssertionError(kind)
 
@@ -119,7 +119,7 @@ class BuiltinCalls:
         first = args_nodes[0]
         is_literal = isinstance(first, c_ast.Constant) and first.type == "string"
         fmt = self.printf_argument(first) if is_literal else self.rvalue(self.expr(first))
-        fmt = self.convert(fmt, format_type, first, "passing")
+        fmt = self.conversions.convert(fmt, format_type, first, "passing")
         args = [self.printf_argument(a) for a in args_nodes[1:]]
         if is_literal:
             self.check_printf_argument_count(first, args_nodes[1:])
@@ -166,9 +166,9 @@ class BuiltinCalls:
         if isinstance(t, T.StructType):
             self.ctx.fail(f"cannot pass a struct of type '{spell(t)}' to printf", node)
         if t.is_float and t not in (T.DOUBLE, T.BF16):     # clang-22 passes __bf16 as it is
-            return self.arith_convert(value, T.DOUBLE)
+            return self.conversions.arith_convert(value, T.DOUBLE)
         if is_integer_like(t) and (isinstance(t, T.EnumType) or t.bits < 32):
-            return self.arith_convert(value, T.INT)
+            return self.conversions.arith_convert(value, T.INT)
         return value
 
     def builtin_call(self, name, args_nodes, node):
@@ -186,7 +186,7 @@ class BuiltinCalls:
         converted = []
         for a, pt, n in zip(args, overload.params, args_nodes):
             # builtins.conversion_warnings words the pointer warnings for built-ins (clang's).
-            converted.append(self.convert(a, pt, n, "passing", pointer_warnings=False))
+            converted.append(self.conversions.convert(a, pt, n, "passing", pointer_warnings=False))
         for text in _builtins.conversion_warnings(overload, arg_types):
             self.ctx.warn(text, node)
         return tast.BuiltinCall(overload.ret, location(node), overload, converted)
@@ -214,13 +214,13 @@ class BuiltinCalls:
         v = self.rvalue(self.expr(args_nodes[0]))
         st = v.type
         if fp8.involves_fp8(st, t):
-            return fp8.convert_call(self, name, v, t, sat, rounding, node)
+            return fp8.convert_call(self.conversions, name, v, t, sat, rounding, node)
         count = st.count if isinstance(st, T.VectorType) else 1
         tcount = t.count if isinstance(t, T.VectorType) else 1
         if not (is_arith_like(st) or isinstance(st, T.VectorType)) or count != tcount or st == T.BOOL:
             self.ctx.fail(f"no matching function for call to '{name}' with argument of type '{spell(st)}'", node)
         if isinstance(st, T.EnumType):
-            v = self.arith_convert(v, T.INT)
+            v = self.conversions.arith_convert(v, T.INT)
         if sat and unqualified_elem(t).is_float:
             self.ctx.fail(f"'_sat' is not allowed in a conversion to a floating-point type ('{name}')", node)
         return tast.ConvertCall(t, location(node), v, sat, rounding)
@@ -233,7 +233,7 @@ class BuiltinCalls:
                       f"have {len(args_nodes)}", node)
         v = self.rvalue(self.expr(args_nodes[0]))
         if isinstance(v.type, T.EnumType):
-            v = self.arith_convert(v, T.INT)
+            v = self.conversions.arith_convert(v, T.INT)
         if not (v.type.is_arithmetic or isinstance(v.type, T.VectorType)) or v.type == T.BOOL:
             self.ctx.fail(f"invalid operand of type '{spell(v.type)}' to '{name}'", node)
         if self.sizeof(v.type, node) != self.sizeof(t, node) or t == T.BOOL or t.is_void:

@@ -33,7 +33,7 @@ from clcoop.frontend.builtin_calls import ADDRESS_SPACE_QUERIES, CLANG_BUILTINS,
 from clcoop.frontend.check_support import (Abandon, CheckContext, FunctionContext, Scope, TooManyErrors, location,
                                            name_location, operator_location)
 from clcoop.frontend.constfold import ConstantFolding, fold
-from clcoop.frontend.conversions import (Conversions, comparison_result, described, is_arith_like,
+from clcoop.frontend.conversions import (Conversions, arith_or_vector, comparison_result, described, is_arith_like,
                                          promote, spell, strip_pointer_quals)
 from clcoop.frontend.coop_check import COOP_BUILTINS, COOP_EXTENSION, CoopChecks
 from clcoop.frontend.decl_types import DeclTypes, written_typedef_name
@@ -92,7 +92,7 @@ def _kernel_pointer_spaces_ok(t):
     return True
 
 
-class Checker(DeclTypes, Initializers, Conversions, BuiltinCalls, CoopChecks,
+class Checker(DeclTypes, Initializers, BuiltinCalls, CoopChecks,
               InlineAsmChecks):
     """Declarations, statements and expressions; the mixins hold the rules of their modules."""
 
@@ -100,6 +100,7 @@ class Checker(DeclTypes, Initializers, Conversions, BuiltinCalls, CoopChecks,
         self.ctx = CheckContext(diag, target)
         self.literals = Literals(self.ctx)
         self.folding = ConstantFolding(self.ctx, self)
+        self.conversions = Conversions(self.ctx)
         self.function_by_name = {}
         self.globals = []
         # ids of __constant Vars declared without `const`: read-only, but clang gives pointers to
@@ -774,7 +775,7 @@ class Checker(DeclTypes, Initializers, Conversions, BuiltinCalls, CoopChecks,
         if not is_integer_like(cond.type):
             self.ctx.fail(f"statement requires expression of integer type ('{spell(cond.type)}' invalid)", node.cond)
         ctype = promote(cond.type)
-        cond = self.convert(cond, ctype, node.cond, "converting")
+        cond = self.conversions.convert(cond, ctype, node.cond, "converting")
         sw = tast.Switch(location(node), cond, None)
         self.ctx.fn.switch_stack.append(sw)
         try:
@@ -831,7 +832,7 @@ class Checker(DeclTypes, Initializers, Conversions, BuiltinCalls, CoopChecks,
                 # `return f();` with void f (C permits it in practice): evaluate, then return.
                 return tast.Compound(loc, [tast.ExprStmt(loc, value), tast.Return(loc, None)])
             self.ctx.fail(f"void function '{self.ctx.fn.function.name}' should not return a value", node)
-        return tast.Return(loc, self.convert(self.rvalue(value), ret, node.expr, "returning"))
+        return tast.Return(loc, self.conversions.convert(self.rvalue(value), ret, node.expr, "returning"))
 
     def static_assert(self, node):
         value = self.folding.integer_constant(node.cond, "static assertion expression")
@@ -979,14 +980,14 @@ class Checker(DeclTypes, Initializers, Conversions, BuiltinCalls, CoopChecks,
         if op in ("-", "+"):
             if not (is_arith_like(t) or isinstance(t, T.VectorType)):
                 self.ctx.fail(f"invalid argument type '{spell(t)}' to unary expression", node)
-            operand = self.promote_expr(operand)
+            operand = self.conversions.promote_expr(operand)
             if op == "+":
                 return operand
             return tast.Unary(operand.type, loc, "-", operand)
         if op == "~":
             if not (is_integer_like(t) or (isinstance(t, T.VectorType) and t.elem.is_integer)):
                 self.ctx.fail(f"invalid argument type '{spell(t)}' to unary expression", node)
-            operand = self.promote_expr(operand)
+            operand = self.conversions.promote_expr(operand)
             return tast.Unary(operand.type, loc, "~", operand)
         self.ctx.fail(f"unsupported unary operator '{op}'", node)
 
@@ -1076,7 +1077,7 @@ class Checker(DeclTypes, Initializers, Conversions, BuiltinCalls, CoopChecks,
         elif is_arith_like(t) or isinstance(t, T.VectorType):
             one = tast.IntConst(T.INT, loc, 1)
             compute = self.arith_binary("+" if op == "++" else "-", old, one, node)
-            compute = self.convert(compute, t, node, "assigning")
+            compute = self.conversions.convert(compute, t, node, "assigning")
         else:
             self.ctx.fail(f"cannot increment value of type '{spell(t)}'", node)
         return tast.IncDec(t, loc, op, prefix, target, compute)
@@ -1109,13 +1110,9 @@ class Checker(DeclTypes, Initializers, Conversions, BuiltinCalls, CoopChecks,
             return self.pointer_arith(op, left, right, node)
         if op in ("<", ">", "<=", ">=", "==", "!=") and (lt.is_pointer or rt.is_pointer):
             return self.pointer_compare(op, left, right, node)
-        if lt.is_void or rt.is_void or not (self.arith_or_vector(lt) and self.arith_or_vector(rt)):
+        if lt.is_void or rt.is_void or not (arith_or_vector(lt) and arith_or_vector(rt)):
             self.ctx.fail(f"invalid operands to binary expression ('{spell(lt)}' and '{spell(rt)}')", node)
         return self.arith_binary(op, left, right, node)
-
-    @staticmethod
-    def arith_or_vector(t):
-        return is_arith_like(t) or isinstance(t, T.VectorType)
 
     def arith_binary(self, op, left, right, node):
         lt, rt = left.type, right.type
@@ -1131,12 +1128,12 @@ class Checker(DeclTypes, Initializers, Conversions, BuiltinCalls, CoopChecks,
             else:
                 result_t = promote(lt)
         else:
-            result_t = self.common_type(lt, rt, node)
+            result_t = self.conversions.common_type(lt, rt, node)
         elem = unqualified_elem(result_t)
         if integer_only and not as_arith(elem).is_integer:
             self.ctx.fail(f"invalid operands to binary expression ('{spell(lt)}' and '{spell(rt)}')", node)
-        left = self.arith_convert(left, result_t)
-        right = self.arith_convert(right, result_t)
+        left = self.conversions.arith_convert(left, result_t)
+        right = self.conversions.arith_convert(right, result_t)
         if op in ("/", "%") and as_arith(elem).is_integer and fold(right) == 0:
             # clang -Wdivision-by-zero (C99 6.5.5p5: the behaviour is undefined)
             self.ctx.warn(f"{'division' if op == '/' else 'remainder'} by zero is undefined", node)
@@ -1152,15 +1149,15 @@ class Checker(DeclTypes, Initializers, Conversions, BuiltinCalls, CoopChecks,
         if left.type.is_coop_matrix or right.type.is_coop_matrix:
             self.ctx.fail("unsupported cooperative matrix binary operator", node)
         if isinstance(left.type, T.VectorType) or isinstance(right.type, T.VectorType):
-            if not (self.arith_or_vector(left.type) and self.arith_or_vector(right.type)):
+            if not (arith_or_vector(left.type) and arith_or_vector(right.type)):
                 self.ctx.fail(f"invalid operands to binary expression ('{spell(left.type)}' and "
                           f"'{spell(right.type)}')", node)
-            t = self.common_type(left.type, right.type, node)
+            t = self.conversions.common_type(left.type, right.type, node)
             if t.elem.is_float:
                 self.ctx.fail(f"invalid operands to binary expression ('{spell(left.type)}' and "
                           f"'{spell(right.type)}')", node)
             return tast.Logical(comparison_result(t), loc, node.op,
-                                self.arith_convert(left, t), self.arith_convert(right, t))
+                                self.conversions.arith_convert(left, t), self.conversions.arith_convert(right, t))
         return tast.Logical(T.INT, loc, node.op, self.to_bool(left, node.left), self.to_bool(right, node.right))
 
     def pointer_arith(self, op, left, right, node):
@@ -1181,22 +1178,22 @@ class Checker(DeclTypes, Initializers, Conversions, BuiltinCalls, CoopChecks,
             self.ctx.fail(f"invalid operands to binary expression ('{spell(lt)}' and '{spell(rt)}')", node)
         if isinstance(lt.pointee, T.StructType) and not lt.pointee.complete:
             self.ctx.fail(f"arithmetic on a pointer to an incomplete type '{spell(lt.pointee)}'", node)
-        offset = self.arith_convert(right, self.ctx.target.ptrdiff_t)
+        offset = self.conversions.arith_convert(right, self.ctx.target.ptrdiff_t)
         return tast.PointerArith(lt, loc, op, left, offset)
 
     def pointer_compare(self, op, left, right, node):
         lt, rt = left.type, right.type
         loc = left.loc or location(node)
-        if lt.is_pointer and rt.is_pointer and self.is_null_constant(right):     # p == NULL
+        if lt.is_pointer and rt.is_pointer and self.conversions.is_null_constant(right):     # p == NULL
             return tast.Binary(T.INT, loc, op, left, tast.ImplicitCast(lt, right.loc, "null-to-pointer", right))
-        if lt.is_pointer and rt.is_pointer and self.is_null_constant(left):
+        if lt.is_pointer and rt.is_pointer and self.conversions.is_null_constant(left):
             return tast.Binary(T.INT, loc, op, tast.ImplicitCast(rt, left.loc, "null-to-pointer", left), right)
         if lt.is_pointer and rt.is_pointer:
             if lt.addrspace != rt.addrspace:
                 if lt.addrspace == T.GENERIC and rt.addrspace != T.CONSTANT:
-                    right = self.pointer_space_cast(right, lt)
+                    right = self.conversions.pointer_space_cast(right, lt)
                 elif rt.addrspace == T.GENERIC and lt.addrspace != T.CONSTANT:
-                    left = self.pointer_space_cast(left, rt)
+                    left = self.conversions.pointer_space_cast(left, rt)
                 else:
                     self.ctx.fail(f"comparison between ('{spell(lt)}' and '{spell(rt)}') which are pointers "
                               f"to non-overlapping address spaces", node)
@@ -1206,7 +1203,7 @@ class Checker(DeclTypes, Initializers, Conversions, BuiltinCalls, CoopChecks,
                 right = tast.ImplicitCast(left.type, right.loc, "pointer-bitcast", right)
             return tast.Binary(T.INT, loc, op, left, right)
         ptr, other = (left, right) if lt.is_pointer else (right, left)
-        if self.is_null_constant(other):
+        if self.conversions.is_null_constant(other):
             null = tast.ImplicitCast(ptr.type, other.loc, "null-to-pointer", other)
             pair = (ptr, null) if lt.is_pointer else (null, ptr)
             return tast.Binary(T.INT, loc, op, *pair)
@@ -1235,7 +1232,7 @@ class Checker(DeclTypes, Initializers, Conversions, BuiltinCalls, CoopChecks,
             # clang points a conversion error in an assignment at the '=' token
             # (matrix mismatches stay at the right-hand side, as this checker always reported them).
             at = node.rvalue if t.is_coop_matrix or value.type.is_coop_matrix else self.ctx.node_location(node)
-            value = self.convert(value, t, at, "assigning")
+            value = self.conversions.convert(value, t, at, "assigning")
             return tast.Assign(t, loc, target, value)
         op = node.op[:-1]
         # `m += coop_mat_init(x)`: the operand has the matrix's type (RFC 4.6).
@@ -1245,7 +1242,7 @@ class Checker(DeclTypes, Initializers, Conversions, BuiltinCalls, CoopChecks,
         if t.is_pointer:
             if not compute.type.is_pointer:
                 self.ctx.fail(f"invalid operands to binary expression", node)
-        compute = self.convert(compute, t, node, "assigning")
+        compute = self.conversions.convert(compute, t, node, "assigning")
         return tast.CompoundAssign(t, loc, node.op, target, compute)
 
     def check_assignable(self, target, node):
@@ -1276,23 +1273,23 @@ class Checker(DeclTypes, Initializers, Conversions, BuiltinCalls, CoopChecks,
         loc = location(node)
         if isinstance(cond.type, T.VectorType):
             # OpenCL 6.3.i: component-wise select.
-            if not (self.arith_or_vector(then.type) and self.arith_or_vector(other.type)):
+            if not (arith_or_vector(then.type) and arith_or_vector(other.type)):
                 self.ctx.fail(f"incompatible operand types ('{spell(then.type)}' and '{spell(other.type)}')", node)
-            t = self.common_type(then.type, other.type, node)
+            t = self.conversions.common_type(then.type, other.type, node)
             if not isinstance(t, T.VectorType) or t.count != cond.type.count:
                 self.ctx.fail("vector condition type and result type do not match", node)
-            return tast.Conditional(t, loc, cond, self.arith_convert(then, t), self.arith_convert(other, t))
+            return tast.Conditional(t, loc, cond, self.conversions.arith_convert(then, t), self.conversions.arith_convert(other, t))
         cond = self.to_bool(cond, node.cond)
         tt, ot = then.type, other.type
         if tt == ot:
             return tast.Conditional(tt, loc, cond, then, other)
-        if self.arith_or_vector(tt) and self.arith_or_vector(ot):
-            t = self.common_type(tt, ot, node)
-            return tast.Conditional(t, loc, cond, self.arith_convert(then, t), self.arith_convert(other, t))
+        if arith_or_vector(tt) and arith_or_vector(ot):
+            t = self.conversions.common_type(tt, ot, node)
+            return tast.Conditional(t, loc, cond, self.conversions.arith_convert(then, t), self.conversions.arith_convert(other, t))
         if tt.is_pointer or ot.is_pointer:
-            if tt.is_pointer and self.is_null_constant(other):
+            if tt.is_pointer and self.conversions.is_null_constant(other):
                 return tast.Conditional(tt, loc, cond, then, tast.ImplicitCast(tt, other.loc, "null-to-pointer", other))
-            if ot.is_pointer and self.is_null_constant(then):
+            if ot.is_pointer and self.conversions.is_null_constant(then):
                 return tast.Conditional(ot, loc, cond, tast.ImplicitCast(ot, then.loc, "null-to-pointer", then), other)
             if tt.is_pointer and ot.is_pointer:
                 t = tt
@@ -1302,8 +1299,8 @@ class Checker(DeclTypes, Initializers, Conversions, BuiltinCalls, CoopChecks,
                         self.ctx.fail("conditional operator with the second and third operands of type "
                                   f"('{spell(tt)}' and '{spell(ot)}') which are pointers to "
                                   "non-overlapping address spaces", node)
-                return tast.Conditional(t, loc, cond, self.convert(then, t, node, "converting"),
-                                        self.convert(other, t, node, "converting"))
+                return tast.Conditional(t, loc, cond, self.conversions.convert(then, t, node, "converting"),
+                                        self.conversions.convert(other, t, node, "converting"))
         if tt.is_void and ot.is_void:
             return tast.Conditional(T.VOID, loc, cond, then, other)
         if tt.is_coop_matrix or ot.is_coop_matrix:
@@ -1336,7 +1333,7 @@ class Checker(DeclTypes, Initializers, Conversions, BuiltinCalls, CoopChecks,
             self.ctx.fail("array subscript is not an integer", node.subscript)
         if base.type.pointee.is_void:
             self.ctx.fail("subscript of pointer to incomplete type 'void'", node)
-        index = self.arith_convert(index, self.ctx.target.ptrdiff_t)
+        index = self.conversions.arith_convert(index, self.ctx.target.ptrdiff_t)
         return tast.Index(base.type.pointee, loc, base, index)
 
     def vector_subscript(self, base, index, node):
@@ -1346,7 +1343,7 @@ class Checker(DeclTypes, Initializers, Conversions, BuiltinCalls, CoopChecks,
             self.ctx.fail("array subscript is not an integer", node.subscript)
         value = fold(index)
         if not isinstance(value, int):
-            index = self.arith_convert(index, promote(as_arith(index.type)))
+            index = self.conversions.arith_convert(index, promote(as_arith(index.type)))
             return tast.VectorElement(base.type.elem, location(node), base, index, base.is_lvalue)
         if not 0 <= value < base.type.count:
             self.ctx.fail(f"vector subscript {value} is out of range for '{spell(base.type)}'", node.subscript)
@@ -1445,7 +1442,7 @@ class Checker(DeclTypes, Initializers, Conversions, BuiltinCalls, CoopChecks,
         # `(V)coop_tensor_view_create()`, `(M)coop_mat_init(x)`: the cast names the type.
         context = t if t.is_coop_matrix or t.is_coop_tensor else None
         operand = self.rvalue(self.expr(node.expr, expected=context))
-        return self.explicit_cast(operand, t, node)
+        return self.conversions.explicit_cast(operand, t, node)
 
     # ------------------------------------------------------------------ calls
     def expr_FuncCall(self, node, expected=None):
@@ -1501,7 +1498,7 @@ class Checker(DeclTypes, Initializers, Conversions, BuiltinCalls, CoopChecks,
         args = []
         for a, pt in zip(args_nodes, params):
             v = self.rvalue(self.expr(a, expected=pt))
-            args.append(self.convert(v, pt, a, "passing"))
+            args.append(self.conversions.convert(v, pt, a, "passing"))
         if self.ctx.fn is not None:
             self.ctx.call_edges.append((self.ctx.fn.function, fn, location(node)))
         fn._used = True

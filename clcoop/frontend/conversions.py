@@ -97,9 +97,18 @@ def spell_qualified(t, quals):
     return " ".join(quals + [t.spelling()])
 
 
+def arith_or_vector(t):
+    """An operand of the arithmetic operators: an arithmetic type or a vector."""
+    return is_arith_like(t) or isinstance(t, T.VectorType)
+
+
 class Conversions:
-    """Checker rules that convert expressions: promotions, usual arithmetic conversions,
-    assignment conversions (C99 6.5.16.1) and casts (C99 6.5.4, OpenCL C 3.0 6.2)."""
+    """The checker's conversions of expressions: promotions, usual arithmetic conversions,
+    assignment conversions (C99 6.5.16.1) and casts (C99 6.5.4, OpenCL C 3.0 6.2).
+    ctx: the checker's CheckContext (diagnostics, target)."""
+
+    def __init__(self, ctx):
+        self.ctx = ctx
 
     def promote_expr(self, e):
         if isinstance(e.type, T.VectorType):
@@ -124,7 +133,7 @@ class Conversions:
         """Implicit conversion between arithmetic/vector types (operands of an operator)."""
         if e.type == t:
             return e
-        if not self.arith_or_vector(e.type):
+        if not arith_or_vector(e.type):
             # Callers check operand kinds; this keeps a missed case a diagnostic, not a crash.
             self.ctx.fail(f"invalid operand of type '{spell(e.type)}' where an arithmetic value of type "
                       f"'{spell(t)}' is required", e.loc)
@@ -281,7 +290,7 @@ class Conversions:
             return tast.Cast(T.VOID, loc, "to-void", operand)
         if t.is_coop_matrix or st.is_coop_matrix:
             if t.is_coop_matrix and st.is_coop_matrix:
-                return coop_matrix_cast(self, operand, t, node)
+                return coop_matrix_cast(self.ctx, operand, t, node)
             self.ctx.fail(f"invalid cast from '{spell(st)}' to '{spell(t)}'", node)
         if isinstance(t, T.VectorType):
             if isinstance(st, T.VectorType):

@@ -198,7 +198,7 @@ class CoopChecks(CoopTensorChecks):
             self.ctx.fail(f"invalid operands to binary expression ('{spell(lt)}' and '{spell(rt)}')", node)
         # RFC 4.6 / issue 2 item 10: the scalar becomes the component type (e.g. a*4 on floats is 4.0f).
         self.warn_literal_change(scalar, matrix.type.elem)
-        scalar = self.arith_convert(scalar, matrix.type.elem)
+        scalar = self.conversions.arith_convert(scalar, matrix.type.elem)
         return tast.CoopScalarMul(matrix.type, loc, matrix, scalar)
 
     def coop_element(self, base, index, node):
@@ -209,7 +209,7 @@ class CoopChecks(CoopTensorChecks):
             self.ctx.fail(f"cooperative matrix element index {constant} is negative", node.subscript)
         if not base.is_lvalue:
             self.ctx.fail("cooperative matrix element access requires a matrix variable", node)
-        index = self.arith_convert(index, self.ctx.target.size_t)
+        index = self.conversions.arith_convert(index, self.ctx.target.size_t)
         return tast.CoopElement(base.type.elem, location(node), base, index)
 
     # ---- cooperative-matrix built-ins (RFC 4.4, pull request #221328)
@@ -228,14 +228,14 @@ class CoopChecks(CoopTensorChecks):
     def coop_init(self, name, args_nodes, node, expected):
         scalar = self.rvalue(self.expr(args_nodes[0]))
         if fp8.involves_fp8(scalar.type, expected.elem):
-            value = scalar if scalar.type == expected.elem else fp8.cast(self, scalar, expected.elem,
-                                                                          args_nodes[0])
+            value = scalar if scalar.type == expected.elem \
+                else fp8.cast(self.conversions, scalar, expected.elem, args_nodes[0])
             return tast.CoopInit(expected, location(node), value)
         if not is_arith_like(scalar.type):
             self.ctx.fail(f"argument of '{name}' must be a scalar of arithmetic type "
                       f"('{spell(scalar.type)}' invalid)", args_nodes[0])
         self.warn_literal_change(scalar, expected.elem)
-        return tast.CoopInit(expected, location(node), self.arith_convert(scalar, expected.elem))
+        return tast.CoopInit(expected, location(node), self.conversions.arith_convert(scalar, expected.elem))
 
     def coop_length(self, name, args_nodes, node, expected):
         m = self.coop_matrix_arg(args_nodes[0])
@@ -246,7 +246,7 @@ class CoopChecks(CoopTensorChecks):
         value = fold(scalar)
         if not isinstance(value, (int, float)) or isinstance(value, bool):
             return
-        converted = fold_cast(value, self.scalar_cast_kind(scalar.type, elem), scalar.type, elem)
+        converted = fold_cast(value, self.conversions.scalar_cast_kind(scalar.type, elem), scalar.type, elem)
         if converted is not None and converted != value:
             def show(v):
                 return f"{v:g}" if isinstance(v, float) else str(v)
@@ -287,7 +287,7 @@ class CoopChecks(CoopTensorChecks):
         v = self.rvalue(self.expr(node))
         # The RFC declares the parameter `const coop_matrix_layout_t layout`: a use or scope
         # enumerator there is an enum mix-up (a use B stores column-major), as clang says.
-        self.warn_enum_conversion(v, LAYOUT_ENUM, node,
+        self.conversions.warn_enum_conversion(v, LAYOUT_ENUM, node,
                                   "'coop_matrix_layout_t' (aka 'enum coop_matrix_layout_t')")
         value = fold(v) if is_integer_like(v.type) else None
         if value not in tuple(Layout):
@@ -309,7 +309,7 @@ class CoopChecks(CoopTensorChecks):
                 self.ctx.fail("stride argument must not be negative", node)
             if value == 0 and store_name:
                 self.ctx.fail(f"stride of '{store_name}' must be greater than zero", node)
-        return self.arith_convert(v, self.ctx.target.size_t)
+        return self.conversions.arith_convert(v, self.ctx.target.size_t)
 
     def coop_load(self, name, args_nodes, node, mtype):
         p = self.coop_pointer_arg(args_nodes[0], name, mtype)

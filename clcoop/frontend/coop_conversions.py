@@ -1,8 +1,8 @@
 """Checks of the cooperative-matrix conversions that change more than the component type:
 use conversions by cast (`(mat_a)acc`, `(mat_b)acc`, `(mat_acc)a`) and coop_mat_transpose.
 
-Plain functions of the checker (`checker` is check.Checker): conversions.py calls
-`coop_matrix_cast` for every cast between matrix types, and coop_check's COOP_BUILTINS
+Plain functions of the checker: conversions.py calls `coop_matrix_cast` (with the
+CheckContext) for every cast between matrix types, and coop_check's COOP_BUILTINS
 table names `check_transpose`. The type rules are coopmat_spec's (conversion_problem,
 transpose_problem); this module only places the diagnostics.
 
@@ -19,15 +19,16 @@ from clcoop.frontend import tast
 from clcoop.frontend.check_support import location
 
 
-def coop_matrix_cast(checker, operand, t, node):
-    """The typed-AST node of the cast `(t)operand` between two matrix types."""
+def coop_matrix_cast(ctx, operand, t, node):
+    """The typed-AST node of the cast `(t)operand` between two matrix types (ctx: the
+    checker's CheckContext)."""
     st = operand.type
     if st == t:
         return operand
     problem = conversion_problem(st.spec, t.spec)
     if problem is not None:
-        notes = [checker.ctx.note(problem.note, location(node))] if problem.note else []
-        checker.ctx.fail(f"invalid conversion between cooperative matrix types '{st.spelling()}' and "
+        notes = [ctx.note(problem.note, location(node))] if problem.note else []
+        ctx.fail(f"invalid conversion between cooperative matrix types '{st.spelling()}' and "
                      f"'{t.spelling()}': {_CAST_PROBLEMS.get(problem.message, problem.message)}",
                      node, notes)
     return tast.CoopConvert(t, location(node), operand)

@@ -145,7 +145,7 @@ def coop_per_element(checker, name, args_nodes, node, expected):
         elif isinstance(param, T.ScalarType) or param.is_pointer:
             # NV2: an operand that is not a matrix is passed as it is: a scalar, or a pointer
             # the function reads or writes through (shaders store from per-element functions).
-            extras.append(checker.convert(v, param, arg, "passing"))
+            extras.append(checker.conversions.convert(v, param, arg, "passing"))
         else:
             checker.ctx.fail(f"extra operand of '{name}' must be a scalar, a pointer or a matrix of the "
                          f"first argument's type (parameter {4 + k} of '{function.function.name}' "
@@ -167,5 +167,5 @@ def coop_get_coord(checker, name, args_nodes, node, expected):
     value = fold(index)
     if isinstance(value, int) and value < 0:
         checker.ctx.fail(f"index of '{name}' must not be negative", args_nodes[1])
-    index = checker.arith_convert(index, T.UINT)
+    index = checker.conversions.arith_convert(index, T.UINT)
     return tast.CoopGetCoord(T.VectorType(T.UINT, 2), location(node), m, index)

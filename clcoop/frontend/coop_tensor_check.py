@@ -133,7 +133,7 @@ class CoopTensorChecks:
             hint = " (the clamp value is a bit pattern: pass as_uint(x))" \
                 if name == "coop_tensor_layout_set_clamp_value" and v.type.is_float else ""
             self.ctx.fail(f"argument of '{name}' must be an integer ('{spell(v.type)}' invalid){hint}", node)
-        return self.arith_convert(v, t)
+        return self.conversions.arith_convert(v, t)
 
     # ---- loads and stores
     def tensor_pointer(self, node, name, store, decode, value=None):

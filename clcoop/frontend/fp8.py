@@ -39,30 +39,31 @@ def convert_target(name):
     return T.SCALARS[m.group(1)], bool(m.group(2)), (m.group(3) or "")[1:] or None
 
 
-def cast(checker, operand, target, node, saturate=False, name=None):
-    """The tast.Cast of a conversion to or from fp8; a located error for other types."""
+def cast(conversions, operand, target, node, saturate=False, name=None):
+    """The tast.Cast of a conversion to or from fp8; a located error for other types.
+    conversions: the checker's Conversions (its .ctx reports)."""
     source = operand.type
     what = f"'{name}'" if name else "cast"
     if isinstance(source, T.EnumType):
-        operand = checker.arith_convert(operand, T.INT)
+        operand = conversions.arith_convert(operand, T.INT)
         source = T.INT
     for t in (source, target):
         if not (is_fp8(t) or (t.is_arithmetic and t != T.BOOL)):
-            checker.ctx.fail(f"invalid {what} from '{source.spelling()}' to '{target.spelling()}': "
-                         f"an fp8 value converts to and from integer and floating-point scalars",
-                         location(node))
+            conversions.ctx.fail(f"invalid {what} from '{source.spelling()}' to '{target.spelling()}': "
+                                 f"an fp8 value converts to and from integer and floating-point scalars",
+                                 location(node))
     if saturate and not is_fp8(target):
-        checker.ctx.fail(f"'_sat' is not allowed in a conversion from an fp8 type ({what}): only a "
-                     f"conversion into fp8 saturates (SPV_EXT_float8)", location(node))
+        conversions.ctx.fail(f"'_sat' is not allowed in a conversion from an fp8 type ({what}): only a "
+                             f"conversion into fp8 saturates (SPV_EXT_float8)", location(node))
     return tast.Cast(target, location(node), CAST_SATURATING if saturate else CAST, operand)
 
 
-def convert_call(checker, name, operand, target, saturate, rounding, node):
-    """convert_<T>[_sat][_rte] with fp8 on either side."""
+def convert_call(conversions, name, operand, target, saturate, rounding, node):
+    """convert_<T>[_sat][_rte] with fp8 on either side (conversions: as for cast)."""
     if rounding not in (None, "rte"):
-        checker.ctx.fail(f"'{name}': an fp8 conversion rounds to nearest even only (SPV_EXT_float8); "
-                     f"use no rounding suffix or '_rte'", location(node))
-    return cast(checker, operand, target, node, saturate, name)
+        conversions.ctx.fail(f"'{name}': an fp8 conversion rounds to nearest even only (SPV_EXT_float8); "
+                             f"use no rounding suffix or '_rte'", location(node))
+    return cast(conversions, operand, target, node, saturate, name)
 
 
 def _token(t):

@@ -69,7 +69,7 @@ class Initializers:
             if isinstance(t, T.StructType):
                 return self.struct_init_list(node, t)
             if isinstance(t, T.VectorType):
-                elements = [self.convert(self.rvalue(self.expr(e)), t.elem, e, context)
+                elements = [self.conversions.convert(self.rvalue(self.expr(e)), t.elem, e, context)
                             for e in node.exprs]
                 if len(elements) > t.count:
                     self.ctx.fail("excess elements in vector initializer", node.exprs[t.count])
@@ -89,7 +89,7 @@ class Initializers:
                                      location(node))
             self.ctx.fail(f"array initializer must be an initializer list", node)
         value = self.expr(node, expected=t)
-        return self.convert(self.rvalue(value), t, at or node, context)
+        return self.conversions.convert(self.rvalue(value), t, at or node, context)
 
     def array_init_list(self, node, t):
         return self.fill_array(InitCursor(node.exprs), t, location(node), braced=True)
@@ -306,7 +306,7 @@ class Initializers:
         if not isinstance(t, T.VectorType):
             # `(int)(a, b)`: a parenthesized comma expression cast to a scalar.
             operand = self.rvalue(self.expr(exprlist))
-            return self.explicit_cast(operand, t, node)
+            return self.conversions.explicit_cast(operand, t, node)
         elements = []
         total = 0
         for e in exprlist.exprs:
@@ -318,7 +318,7 @@ class Initializers:
                 total += v.type.count
                 elements.append(v)
             elif is_arith_like(v.type):
-                elements.append(self.arith_convert(v, t.elem))
+                elements.append(self.conversions.arith_convert(v, t.elem))
                 total += 1
             else:
                 self.ctx.fail(f"invalid vector literal element of type '{spell(v.type)}'", e)
