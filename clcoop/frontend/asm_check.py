@@ -29,7 +29,14 @@ _CLOBBERS = {"memory", "cc"}          # SPIR has no register names
 
 
 class InlineAsmChecks:
-    """The checker's inline assembly statement (mixed into check.Checker)."""
+    """The checker's inline assembly statement. ctx: the checker's CheckContext;
+    expressions: what types the operands (.expr(node), .rvalue(e), .check_assignable(e,
+    node): check.Checker); literals: the Literals part (the template's string)."""
+
+    def __init__(self, ctx, expressions, literals):
+        self.ctx = ctx
+        self.expressions = expressions
+        self.literals = literals
 
     def asm_statement(self, node):
         if not node.asm_keyword.startswith("__asm"):
@@ -43,22 +50,22 @@ class InlineAsmChecks:
             if not constraint.startswith(("=", "+")):
                 self.ctx.fail(f"invalid output constraint '{constraint}' in asm", where)
             self.refuse_memory_operand(constraint, where)
-            target = self.expr(expr)
+            target = self.expressions.expr(expr)
             if not target.is_lvalue or isinstance(target.type, T.ArrayType):
                 self.ctx.fail("invalid lvalue in asm output", target.loc or expr)
-            self.check_assignable(target, expr)
+            self.expressions.check_assignable(target, expr)
             if not isinstance(target.type, (T.ScalarType, T.VectorType, T.PointerType, T.EnumType)):
                 self.ctx.fail(f"invalid type '{spell(target.type)}' in asm output", expr)
             targets.append(target)
             constraints.append("=" + constraint[1:])
             if constraint.startswith("+"):
-                self.rvalue(target)         # read as well (-Wuninitialized)
+                self.expressions.rvalue(target)         # read as well (-Wuninitialized)
                 tied.append(k)
         values = []
         for name, constraint, expr, where in inputs:
             constraint = constraint.lstrip("=+")        # clang-22 (SPIR) drops them from an input
             self.refuse_memory_operand(constraint, where)
-            values.append(self.rvalue(self.expr(expr)))
+            values.append(self.expressions.rvalue(self.expressions.expr(expr)))
             constraints.append(constraint)
         constraints += [str(k) for k in tied]
         constraints += [f"~{{{c}}}" for c in clobbers]

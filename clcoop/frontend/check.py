@@ -92,8 +92,7 @@ def _kernel_pointer_spaces_ok(t):
     return True
 
 
-class Checker(DeclTypes, Initializers, BuiltinCalls, CoopChecks,
-              InlineAsmChecks):
+class Checker(DeclTypes, Initializers, BuiltinCalls, CoopChecks):
     """Declarations, statements and expressions; the mixins hold the rules of their modules."""
 
     def __init__(self, diag, target):
@@ -101,6 +100,7 @@ class Checker(DeclTypes, Initializers, BuiltinCalls, CoopChecks,
         self.literals = Literals(self.ctx)
         self.folding = ConstantFolding(self.ctx, self)
         self.conversions = Conversions(self.ctx)
+        self.asm = InlineAsmChecks(self.ctx, self, self.literals)
         self.function_by_name = {}
         self.globals = []
         # ids of __constant Vars declared without `const`: read-only, but clang gives pointers to
@@ -727,7 +727,7 @@ class Checker(DeclTypes, Initializers, BuiltinCalls, CoopChecks,
             self.static_assert(node)
             return tast.Null(loc)
         if type(node).__name__ == "Asm":         # pycparserext.ext_c_parser.Asm
-            return self.asm_statement(node)
+            return self.asm.asm_statement(node)
         expr = self.expr(node)
         return tast.ExprStmt(loc, self.rvalue(expr))
 
