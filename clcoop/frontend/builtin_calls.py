@@ -10,6 +10,7 @@ from clcoop.frontend import builtins as _builtins
 from clcoop.frontend import fp8, tast
 from clcoop.frontend import types as T
 from clcoop.frontend.check_support import location
+from clcoop.frontend.coop_tensor_check import coop_what
 from clcoop.frontend.conversions import is_arith_like, spell
 from clcoop.frontend.types import is_integer_like, unqualified_elem
 
@@ -161,7 +162,7 @@ class BuiltinCalls:
         value = self.rvalue(self.expr(node))
         t = value.type
         if t.is_coop_opaque:
-            self.ctx.fail(f"cannot pass a {self.coop_what(t)} of type '{spell(t)}' to printf"
+            self.ctx.fail(f"cannot pass a {coop_what(t)} of type '{spell(t)}' to printf"
                       + ("; pass its elements" if t.is_coop_matrix else ""), node)
         if isinstance(t, T.StructType):
             self.ctx.fail(f"cannot pass a struct of type '{spell(t)}' to printf", node)

@@ -36,6 +36,7 @@ from clcoop.frontend.constfold import ConstantFolding, fold
 from clcoop.frontend.conversions import (Conversions, arith_or_vector, comparison_result, described, is_arith_like,
                                          promote, spell, strip_pointer_quals)
 from clcoop.frontend.coop_check import COOP_BUILTINS, COOP_EXTENSION, CoopChecks
+from clcoop.frontend.coop_tensor_check import CoopTensorChecks, coop_what
 from clcoop.frontend.decl_types import DeclTypes, written_typedef_name
 from clcoop.frontend.initializers import Initializers
 from clcoop.frontend.literals import Literals
@@ -101,6 +102,7 @@ class Checker(DeclTypes, Initializers, BuiltinCalls, CoopChecks):
         self.folding = ConstantFolding(self.ctx, self)
         self.conversions = Conversions(self.ctx)
         self.asm = InlineAsmChecks(self.ctx, self, self.literals)
+        self.tensors = CoopTensorChecks(self.ctx, self, self.folding, self.conversions)
         self.function_by_name = {}
         self.globals = []
         # ids of __constant Vars declared without `const`: read-only, but clang gives pointers to
@@ -462,7 +464,7 @@ class Checker(DeclTypes, Initializers, BuiltinCalls, CoopChecks):
             return var
         if is_static or aspace in (T.CONSTANT, T.GLOBAL):
             if t.is_coop_opaque:
-                self.ctx.fail(f"{self.coop_what(t)} type cannot be declared 'static'", node)
+                self.ctx.fail(f"{coop_what(t)} type cannot be declared 'static'", node)
             # OpenCL C 2.0+: static function-scope variables live in the global address space.
             space = aspace if aspace in (T.CONSTANT, T.GLOBAL) else T.GLOBAL
             # Same-named statics of inner scopes get clang's suffixes: f.x, f.x.1, f.x.2 ...
@@ -1051,7 +1053,7 @@ class Checker(DeclTypes, Initializers, BuiltinCalls, CoopChecks):
                     size = (size + fa - 1) // fa * fa + fs
             return (size + align - 1) // align * align
         if t.is_coop_opaque:
-            self.ctx.fail(f"invalid application of 'sizeof' to a {self.coop_what(t)} type", node)
+            self.ctx.fail(f"invalid application of 'sizeof' to a {coop_what(t)} type", node)
         self.ctx.fail(f"invalid application of 'sizeof' to type '{spell(t)}'", node)
 
     def alignof(self, t, node):

@@ -42,7 +42,7 @@ from clcoop.frontend import coop_function_ops, fp8, tast
 from clcoop.frontend import types as T
 from clcoop.frontend.check_support import location
 from clcoop.frontend.constfold import fold, fold_cast
-from clcoop.frontend.coop_tensor_check import TENSOR_BUILTINS, CoopTensorChecks
+from clcoop.frontend.coop_tensor_check import TENSOR_BUILTINS, coop_what
 from clcoop.frontend.coop_conversions import check_transpose
 from clcoop.frontend.conversions import is_arith_like, spell
 from clcoop.frontend.types import as_arith, is_integer_like, unqualified_elem
@@ -89,9 +89,9 @@ def _other_memory_scope(node):
         and node.name not in OPENCL_MEMORY_SCOPES
 
 
-class CoopChecks(CoopTensorChecks):
+class CoopChecks:
     """Checker methods for cooperative-matrix types, built-ins and operators (tensor
-    layouts and views: the CoopTensorChecks base, coop_tensor_check.py)."""
+    layouts and views: the CoopTensorChecks part, coop_tensor_check.py)."""
 
     workgroup_scope_declared = False    # a workgroup-scope matrix type was declared
 
@@ -170,8 +170,8 @@ class CoopChecks(CoopTensorChecks):
     def coop_storage_error(self, t, aspace, node, where):
         if t.is_coop_opaque:
             if where == "program":
-                self.ctx.fail(f"{self.coop_what(t)} type cannot be declared at program scope", node)
-            self.ctx.fail(f"{self.coop_what(t)} type cannot be declared in the "
+                self.ctx.fail(f"{coop_what(t)} type cannot be declared at program scope", node)
+            self.ctx.fail(f"{coop_what(t)} type cannot be declared in the "
                       f"'{T.ADDRSPACE_NAMES[aspace]}' address space", node)
 
     # ---- cooperative-matrix operators (RFC 4.6)
@@ -425,6 +425,13 @@ def _first_workgroup_matrix(fn):
     return None
 
 
+def _on_tensors(method):
+    """A CoopTensorChecks method as a CoopBuiltin check: run by the tensor part."""
+    def check(coop, name, args_nodes, node, expected):
+        return method(coop.tensors, name, args_nodes, node, expected)
+    return check
+
+
 def _reached_workgroup_matrix(kernel, callees, uses):
     """The first workgroup-scope matrix use in kernel or a function it calls (transitively)."""
     stack, seen = [kernel], set()
@@ -453,8 +460,8 @@ COOP_BUILTINS.update({
                                         coop_function_ops.coop_per_element),
     "coop_mat_get_coord": CoopBuiltin(2, 2, False, coop_function_ops.coop_get_coord),
 })
-COOP_BUILTINS.update({name: CoopBuiltin(lo, hi, False, check)       # coop_tensor_check.py
-                      for name, (lo, hi, check) in TENSOR_BUILTINS.items()})
+COOP_BUILTINS.update({name: CoopBuiltin(lo, hi, False, _on_tensors(method))     # coop_tensor_check.py
+                      for name, (lo, hi, method) in TENSOR_BUILTINS.items()})
 # Matrix built-ins whose result type comes from the context (coop_mat_load_tensor checks
 # that itself: a keep matrix may give it instead).
 CONTEXT_TYPED = frozenset([name for name, b in COOP_BUILTINS.items() if b.context_typed]

@@ -34,31 +34,31 @@ def _ordinal(index):
     return ORDINALS[index] if index < len(ORDINALS) else f"#{index + 1}"
 
 
-def function_operand(checker, node, builtin, index, signature_problem):
+def function_operand(ctx, node, builtin, index, signature_problem):
     """The tast.FunctionRef of argument `index` of `builtin` (a pycparser node), which must
     name a user function whose type `signature_problem` accepts (None = accepted, else the
     message). Marks the function used (it is emitted even if nothing else calls it) and
-    records the call edge (recursion checks)."""
+    records the call edge (recursion checks). ctx: the checker's CheckContext."""
     what = f"{_ordinal(index)} argument of '{builtin}'"
     if not isinstance(node, c_ast.ID):
-        checker.ctx.fail(f"{what} must be the name of a function (OpenCL C has no function pointers)", node)
-    entry = checker.ctx.scope.lookup(node.name)
+        ctx.fail(f"{what} must be the name of a function (OpenCL C has no function pointers)", node)
+    entry = ctx.scope.lookup(node.name)
     if not isinstance(entry, tast.Function):
-        if entry is None and node.name not in checker.ctx.poisoned:
-            checker.ctx.fail(f"use of undeclared identifier '{node.name}'", node)
-        checker.ctx.fail(f"{what} must be the name of a function; '{node.name}' is not a function", node)
-    notes = [checker.ctx.note(f"'{entry.name}' declared here", entry.loc)] if entry.loc else []
+        if entry is None and node.name not in ctx.poisoned:
+            ctx.fail(f"use of undeclared identifier '{node.name}'", node)
+        ctx.fail(f"{what} must be the name of a function; '{node.name}' is not a function", node)
+    notes = [ctx.note(f"'{entry.name}' declared here", entry.loc)] if entry.loc else []
     if entry.is_kernel:
-        checker.ctx.fail(f"{what} must not be a kernel", node, notes)
-    if entry.name in checker.ctx.overloads:
-        checker.ctx.fail(f"{what} must not name an overloadable function ('{entry.name}' has "
-                     f"{len(checker.ctx.overloads[entry.name])} overloads)", node, notes)
+        ctx.fail(f"{what} must not be a kernel", node, notes)
+    if entry.name in ctx.overloads:
+        ctx.fail(f"{what} must not name an overloadable function ('{entry.name}' has "
+                     f"{len(ctx.overloads[entry.name])} overloads)", node, notes)
     problem = signature_problem(entry.type)
     if problem:
-        checker.ctx.fail(f"{what}: {problem}", node,
-                     [checker.ctx.note(f"'{entry.name}' has type '{spell(entry.type)}'", entry.loc or location(node))])
-    if checker.ctx.fn is not None:
-        checker.ctx.call_edges.append((checker.ctx.fn.function, entry, location(node)))
+        ctx.fail(f"{what}: {problem}", node,
+                     [ctx.note(f"'{entry.name}' has type '{spell(entry.type)}'", entry.loc or location(node))])
+    if ctx.fn is not None:
+        ctx.call_edges.append((ctx.fn.function, entry, location(node)))
     entry._used = True
     return tast.FunctionRef(entry.type, location(node), entry)
 
@@ -80,7 +80,7 @@ def coop_reduce(checker, name, args_nodes, node, expected):
     m = checker.coop_matrix_arg(args_nodes[0])
     mode = _reduce_mode(checker, name, args_nodes[1])
     elem = m.type.elem
-    combine = function_operand(checker, args_nodes[2], name, 2, exact_signature(elem, (elem, elem)))
+    combine = function_operand(checker.ctx, args_nodes[2], name, 2, exact_signature(elem, (elem, elem)))
     problem = reduce_problem(m.type.spec, expected.spec, mode)
     if problem is not None:
         where = args_nodes[problem.operand] if problem.operand >= 0 else node
@@ -127,7 +127,7 @@ def coop_per_element(checker, name, args_nodes, node, expected):
                     f"element), but the call passes {extra_count}")
         return None
 
-    function = function_operand(checker, args_nodes[1], name, 1, signature)
+    function = function_operand(checker.ctx, args_nodes[1], name, 1, signature)
     params = function.function.type.params
     extras = []
     for k, arg in enumerate(args_nodes[2:]):

@@ -1,7 +1,8 @@
 """The tensor layout and view checks (SPV_NV_tensor_addressing, SPV_NV_cooperative_matrix2
 "Tensor Layout and View"; OpenCL C names of issue 14): the coop_tensor_layout /
 coop_tensor_view attributes, the layout and view operations, coop_mat_load_tensor and
-coop_mat_store_tensor. Registered in coop_check.COOP_BUILTINS (TENSOR_BUILTINS).
+coop_mat_store_tensor. Registered in coop_check.COOP_BUILTINS (TENSOR_BUILTINS: methods
+of the CoopTensorChecks part).
 
 Decisions (where the extension and the issue are silent; what a kernel author coming from
 GLSL's coopMatLoadTensorNV would expect):
@@ -39,15 +40,24 @@ from clcoop.tensor_spec import LAYOUT, VIEW, TensorType
 CLAMP_MODE_NAMES = {m.opencl: int(m) for m in ClampMode}
 
 
-class CoopTensorChecks:
-    """Checker methods for tensor layout and view types and operations."""
+def coop_what(t):
+    """How diagnostics name an opaque cooperative type."""
+    if t.is_coop_tensor:
+        return f"tensor {t.spec.kind}"
+    return "cooperative matrix"
 
-    @staticmethod
-    def coop_what(t):
-        """How diagnostics name an opaque cooperative type."""
-        if t.is_coop_tensor:
-            return f"tensor {t.spec.kind}"
-        return "cooperative matrix"
+
+class CoopTensorChecks:
+    """The checker's tensor layout and view types and operations. ctx: the checker's
+    CheckContext; expressions: what types the operands (.expr(node, expected=None),
+    .rvalue(e): check.Checker); folding: the ConstantFolding part (attribute values);
+    conversions: the Conversions part."""
+
+    def __init__(self, ctx, expressions, folding, conversions):
+        self.ctx = ctx
+        self.expressions = expressions
+        self.folding = folding
+        self.conversions = conversions
 
     # ---- the attributes
     def coop_tensor_type(self, base, attribute, args, attr_node, decl, typedef_name):
@@ -89,7 +99,7 @@ class CoopTensorChecks:
             if name not in CLAMP_MODE_NAMES:
                 self.ctx.fail(f"unknown tensor clamp mode '{name}'", node)
             return CLAMP_MODE_NAMES[name]
-        value = self.rvalue(self.expr(node))
+        value = self.expressions.rvalue(self.expressions.expr(node))
         folded = fold(value)
         if not is_integer_like(value.type) or not isinstance(folded, int):
             self.ctx.fail("tensor clamp mode must be a constant (CLK_COOPERATIVE_MATRIX_CLAMP_MODE_*)", node)
@@ -100,7 +110,7 @@ class CoopTensorChecks:
         """The layout or view operand; `expected` (the context's type) reaches a create
         call written in place: coop_tensor_layout_set_dimension(coop_tensor_layout_create(), ...)."""
         context = expected if expected is not None and expected.is_coop_tensor else None
-        v = self.rvalue(self.expr(node, expected=context))
+        v = self.expressions.rvalue(self.expressions.expr(node, expected=context))
         if not (v.type.is_coop_tensor and v.type.spec.kind == kind):
             self.ctx.fail(f"first argument of '{name}' must be a tensor {kind} "
                       f"('{spell(v.type)}' invalid)", node)
@@ -128,7 +138,7 @@ class CoopTensorChecks:
         return tast.TensorOp(operand.type, location(node), name, operand, values)
 
     def tensor_value(self, node, t, name):
-        v = self.rvalue(self.expr(node))
+        v = self.expressions.rvalue(self.expressions.expr(node))
         if not is_integer_like(v.type):
             hint = " (the clamp value is a bit pattern: pass as_uint(x))" \
                 if name == "coop_tensor_layout_set_clamp_value" and v.type.is_float else ""
@@ -137,7 +147,7 @@ class CoopTensorChecks:
 
     # ---- loads and stores
     def tensor_pointer(self, node, name, store, decode, value=None):
-        p = value if value is not None else self.rvalue(self.expr(node))
+        p = value if value is not None else self.expressions.rvalue(self.expressions.expr(node))
         if not p.type.is_pointer:
             self.ctx.fail(f"pointer argument of '{name}' must be a pointer ('{spell(p.type)}' invalid)", node)
         elem = unqualified_elem(p.type.pointee)
@@ -153,7 +163,7 @@ class CoopTensorChecks:
         return p
 
     def tensor_matrix(self, node, name, what):
-        v = self.rvalue(self.expr(node))
+        v = self.expressions.rvalue(self.expressions.expr(node))
         if not v.type.is_coop_matrix:
             self.ctx.fail(f"{what} of '{name}' must be a cooperative matrix ('{spell(v.type)}' invalid)", node)
         return v
@@ -163,7 +173,7 @@ class CoopTensorChecks:
         layout = self.tensor_operand(args_nodes[0], LAYOUT, name)
         view = None
         if len(args_nodes) > 1:
-            view = self.rvalue(self.expr(args_nodes[1]))
+            view = self.expressions.rvalue(self.expressions.expr(args_nodes[1]))
             if not (view.type.is_coop_tensor and view.type.spec.kind == VIEW):
                 self.ctx.fail(f"argument after the tensor layout of '{name}' must be a tensor view "
                           f"('{spell(view.type)}' invalid)", args_nodes[1])
@@ -187,7 +197,7 @@ class CoopTensorChecks:
             self.ctx.fail(f"'{name}' takes ([keep,] pointer, layout [, view] [, decode])", node)
         keep = None
         context = expected if expected is not None and expected.is_coop_matrix else None
-        first = self.rvalue(self.expr(args_nodes[0], expected=context))     # a keep: coop_mat_init(0)
+        first = self.expressions.rvalue(self.expressions.expr(args_nodes[0], expected=context))     # a keep: coop_mat_init(0)
         if first.type.is_coop_matrix:
             keep, first = first, None
             args_nodes = args_nodes[1:]
@@ -254,7 +264,7 @@ class CoopTensorChecks:
                 return (f"invalid decode function '{node.name}': {'; '.join(problems)} (a decode "
                         f"function for this load is {wanted})")
             return None
-        return function_operand(self, node, name, index, signature_problem)
+        return function_operand(self.ctx, node, name, index, signature_problem)
 
 
 def static_block_size(expr):
@@ -278,7 +288,7 @@ def static_block_size(expr):
     return static_block_size(expr.operand)
 
 
-# name -> (min args, max args, check): registered in coop_check.COOP_BUILTINS.
+# name -> (min args, max args, CoopTensorChecks method): registered in coop_check.COOP_BUILTINS.
 TENSOR_BUILTINS = {
     "coop_tensor_layout_create": (0, 0, CoopTensorChecks.tensor_create),
     "coop_tensor_view_create": (0, 0, CoopTensorChecks.tensor_create),

@@ -4,6 +4,7 @@ from pycparser import c_ast
 
 from clcoop.frontend import types as T
 from clcoop.frontend.check_support import Abandon, location, name_location
+from clcoop.frontend.coop_tensor_check import coop_what
 from clcoop.frontend.conversions import spell
 from clcoop.frontend.types import as_arith, unqualified_elem
 
@@ -115,7 +116,7 @@ class DeclTypes:
                 continue
             ftype, _, _ = self.full_decl_type(d)
             if ftype.is_coop_opaque:
-                self.ctx.fail(f"{self.coop_what(ftype)} type cannot be a struct or union member", d)
+                self.ctx.fail(f"{coop_what(ftype)} type cannot be a struct or union member", d)
             fields.append(T.StructField(d.name, ftype))
         st.fields.clear()
         st.fields.extend(fields)
@@ -172,7 +173,7 @@ class DeclTypes:
         if isinstance(node, c_ast.PtrDecl):
             pointee, p_as, p_const = self.declarator_type(node.type, decl)
             if pointee.is_coop_opaque:
-                self.ctx.fail(f"pointer to {self.coop_what(pointee)} type is not allowed", name_location(node))
+                self.ctx.fail(f"pointer to {coop_what(pointee)} type is not allowed", name_location(node))
             _, _, p_vol, _ = self.quals_info(getattr(node.type, "quals", None), node)
             own_as, own_const, vol, restrict = self.quals_info(node.quals, node)
             if p_as is None:
@@ -181,7 +182,7 @@ class DeclTypes:
         if isinstance(node, c_ast.ArrayDecl):
             elem, aspace, const = self.declarator_type(node.type, decl)
             if elem.is_coop_opaque:
-                self.ctx.fail(f"array of {self.coop_what(elem)} type is not supported", name_location(node))
+                self.ctx.fail(f"array of {coop_what(elem)} type is not supported", name_location(node))
             length = None
             if node.dim is not None:
                 length = self.folding.integer_constant(node.dim, "array size")
@@ -235,7 +236,7 @@ class DeclTypes:
             elif name in ("ext_vector_type", "__ext_vector_type__"):
                 t = self.ext_vector_type(t, args, node, decl, typedef_name)
             elif name.strip("_") in ("coop_tensor_layout", "coop_tensor_view"):
-                t = self.coop_tensor_type(t, name.strip("_"), args, node, decl, typedef_name)
+                t = self.tensors.coop_tensor_type(t, name.strip("_"), args, node, decl, typedef_name)
         if isinstance(t, T.CoopTensorBaseType) and typedef_name is None:
             self.ctx.fail(f"'{spell(t)}' needs its attribute: declare a type with "
                       f"'typedef {spell(t)} name __attribute__((coop_tensor_{t.kind}(...)))'",
