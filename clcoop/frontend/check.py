@@ -93,7 +93,7 @@ def _kernel_pointer_spaces_ok(t):
     return True
 
 
-class Checker(DeclTypes, Initializers, BuiltinCalls, CoopChecks):
+class Checker(DeclTypes, Initializers, BuiltinCalls):
     """Declarations, statements and expressions; the mixins hold the rules of their modules."""
 
     def __init__(self, diag, target):
@@ -103,12 +103,12 @@ class Checker(DeclTypes, Initializers, BuiltinCalls, CoopChecks):
         self.conversions = Conversions(self.ctx)
         self.asm = InlineAsmChecks(self.ctx, self, self.literals)
         self.tensors = CoopTensorChecks(self.ctx, self, self.folding, self.conversions)
+        self.coop = CoopChecks(self.ctx, self, self.folding, self.conversions, self.tensors)
         self.function_by_name = {}
         self.globals = []
         # ids of __constant Vars declared without `const`: read-only, but clang gives pointers to
         # them no const qualifier (so no "discards qualifiers" warning on `constant T *p = arr;`).
         self.implicitly_const = set()
-        self.coop_extension_reported = False
         self.hidden_builtins = frozenset()  # not declared at the -cl-std compiled for (check())
         self.extern_vars = {}      # id -> Var declared `extern` and not (yet) defined
         self.extern_uses = {}      # name -> first use of such a variable
@@ -204,7 +204,7 @@ class Checker(DeclTypes, Initializers, BuiltinCalls, CoopChecks):
             except Abandon:
                 pass
         self.check_recursion()
-        self.check_workgroup_scope_kernels()
+        self.coop.check_workgroup_scope_kernels()
         for name, loc in self.extern_uses.items():
             var = self.ctx.scope.names.get(name)
             if isinstance(var, tast.Var) and id(var) in self.extern_vars:
@@ -417,7 +417,7 @@ class Checker(DeclTypes, Initializers, BuiltinCalls, CoopChecks):
             self.ctx.fail(f"variable has incomplete type '{spell(t)}'", node)
 
     def global_variable(self, node, t, aspace, const):
-        self.coop_storage_error(t, aspace, node, "program")
+        self.coop.coop_storage_error(t, aspace, node, "program")
         self.program_scope_space_rules(node, aspace)
         if aspace is None:
             aspace = T.GLOBAL      # OpenCL C 2.0+: program-scope variables default to __global
@@ -448,7 +448,7 @@ class Checker(DeclTypes, Initializers, BuiltinCalls, CoopChecks):
         fn = self.ctx.fn.function
         loc = location(node)
         if aspace in (T.GLOBAL, T.LOCAL, T.CONSTANT) and t.is_coop_opaque:
-            self.coop_storage_error(t, aspace, node, "local")
+            self.coop.coop_storage_error(t, aspace, node, "local")
         if aspace == T.GLOBAL and not is_static:
             self.ctx.fail("function scope variable cannot be declared in global address space", node)
         self.function_scope_space_rules(node, aspace, is_static, fn)
@@ -1096,7 +1096,7 @@ class Checker(DeclTypes, Initializers, BuiltinCalls, CoopChecks):
         # matrix times a scalar): an operand whose type only the context gives
         # (`coop_mat_init(x) + m`) takes the other matrix operand's, else the destination's.
         matrix_context = expected if expected is not None and expected.is_coop_matrix else None
-        if self.takes_context_type(node.left) and not self.takes_context_type(node.right):
+        if self.coop.takes_context_type(node.left) and not self.coop.takes_context_type(node.right):
             right = self.rvalue(self.expr(node.right, matrix_context))
             left = self.rvalue(self.expr(node.left, right.type if right.type.is_coop_matrix else matrix_context))
             return self.binary(op, left, right, node)
@@ -1107,7 +1107,7 @@ class Checker(DeclTypes, Initializers, BuiltinCalls, CoopChecks):
     def binary(self, op, left, right, node):
         lt, rt = left.type, right.type
         if lt.is_coop_matrix or rt.is_coop_matrix:
-            return self.coop_binary(op, left, right, node)
+            return self.coop.coop_binary(op, left, right, node)
         if op in ("+", "-") and (lt.is_pointer or rt.is_pointer):
             return self.pointer_arith(op, left, right, node)
         if op in ("<", ">", "<=", ">=", "==", "!=") and (lt.is_pointer or rt.is_pointer):
@@ -1323,7 +1323,7 @@ class Checker(DeclTypes, Initializers, BuiltinCalls, CoopChecks):
         index = self.rvalue(self.expr(node.subscript))
         loc = location(node)
         if base.type.is_coop_matrix:
-            return self.coop_element(base, index, node)
+            return self.coop.coop_element(base, index, node)
         if isinstance(base.type, T.VectorType):
             return self.vector_subscript(base, index, node)
         base = self.rvalue(base)
@@ -1460,7 +1460,7 @@ class Checker(DeclTypes, Initializers, BuiltinCalls, CoopChecks):
         if isinstance(entry, tast.Var):
             self.ctx.fail(f"called object type '{spell(entry.type)}' is not a function or function pointer", node)
         if name in COOP_BUILTINS:
-            return self.coop_call(name, args_nodes, node, expected)
+            return self.coop.coop_call(name, args_nodes, node, expected)
         if name == "printf":
             return self.printf_call(args_nodes, node)
         if name in CLANG_BUILTINS:

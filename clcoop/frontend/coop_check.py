@@ -54,8 +54,10 @@ from clcoop.records import record
 class CoopBuiltin:
     """A cooperative-matrix built-in (RFC 4.4; the pull request's coop_matmul_add):
     arguments it takes, whether its result type comes from the context (the variable it
-    initializes, the lvalue it is assigned to, ...: see check.py), and the CoopChecks method
-    that checks a call, as method(checker, name, args_nodes, node, expected)."""
+    initializes, the lvalue it is assigned to, ...: see check.py), and the function that
+    checks a call, as check(coop, name, args_nodes, node, expected) with `coop` the
+    CoopChecks part (a CoopChecks method, or a function of coop_function_ops.py /
+    coop_conversions.py / a tensor method through _on_tensors)."""
     min_args: int
     max_args: int
     context_typed: bool
@@ -90,10 +92,20 @@ def _other_memory_scope(node):
 
 
 class CoopChecks:
-    """Checker methods for cooperative-matrix types, built-ins and operators (tensor
-    layouts and views: the CoopTensorChecks part, coop_tensor_check.py)."""
+    """The checker's cooperative-matrix types, built-ins and operators. ctx: the checker's
+    CheckContext; expressions: what types the operands (.expr(node, expected=None),
+    .rvalue(e): check.Checker); folding, conversions: the ConstantFolding and Conversions
+    parts; tensors: the CoopTensorChecks part (tensor layouts and views,
+    coop_tensor_check.py), which runs the tensor built-ins."""
 
-    workgroup_scope_declared = False    # a workgroup-scope matrix type was declared
+    def __init__(self, ctx, expressions, folding, conversions, tensors):
+        self.ctx = ctx
+        self.expressions = expressions
+        self.folding = folding
+        self.conversions = conversions
+        self.tensors = tensors
+        self.workgroup_scope_declared = False    # a workgroup-scope matrix type was declared
+        self.extension_reported = False          # the missing-#pragma diagnostic was given
 
     def coop_mat_type(self, base, args, attr_node, base_node, typedef_name):
         """Build a CoopMatType from `coop_mat(scope, rows, cols, use)` (RFC 4.1)."""
@@ -139,9 +151,9 @@ class CoopChecks:
     def require_coop_extension(self, where, typedef_name):
         """clcoop always knows cooperative matrices; clang's pull request requires the pragma.
         Said once, at the first matrix type declared without it."""
-        if COOP_EXTENSION in self.ctx.enabled_extensions or self.coop_extension_reported:
+        if COOP_EXTENSION in self.ctx.enabled_extensions or self.extension_reported:
             return
-        self.coop_extension_reported = True
+        self.extension_reported = True
         what = f"type '{typedef_name}'" if typedef_name else "the 'coop_mat' attribute"
         self.ctx.warn(f"use of {what} requires {COOP_EXTENSION} support", where,
                   [self.ctx.note(f"add '#pragma OPENCL EXTENSION {COOP_EXTENSION} : enable' before it; "
@@ -226,7 +238,7 @@ class CoopChecks:
         return builtin.check(self, name, args_nodes, node, expected)
 
     def coop_init(self, name, args_nodes, node, expected):
-        scalar = self.rvalue(self.expr(args_nodes[0]))
+        scalar = self.expressions.rvalue(self.expressions.expr(args_nodes[0]))
         if fp8.involves_fp8(scalar.type, expected.elem):
             value = scalar if scalar.type == expected.elem \
                 else fp8.cast(self.conversions, scalar, expected.elem, args_nodes[0])
@@ -259,13 +271,13 @@ class CoopChecks:
             and node.name.name in CONTEXT_TYPED and self.ctx.scope.lookup(node.name.name) is None
 
     def coop_matrix_arg(self, node, expected=None):
-        v = self.rvalue(self.expr(node, expected))
+        v = self.expressions.rvalue(self.expressions.expr(node, expected))
         if not v.type.is_coop_matrix:
             self.ctx.fail("argument must be a valid cooperative matrix type", node)
         return v
 
     def coop_pointer_arg(self, node, name, mtype):
-        p = self.rvalue(self.expr(node))
+        p = self.expressions.rvalue(self.expressions.expr(node))
         if not p.type.is_pointer:
             self.ctx.fail(f"first argument of '{name}' must be a pointer ('{spell(p.type)}' invalid)", node)
         pointee = p.type.pointee
@@ -284,7 +296,7 @@ class CoopChecks:
         return p
 
     def coop_layout_arg(self, node):
-        v = self.rvalue(self.expr(node))
+        v = self.expressions.rvalue(self.expressions.expr(node))
         # The RFC declares the parameter `const coop_matrix_layout_t layout`: a use or scope
         # enumerator there is an enum mix-up (a use B stores column-major), as clang says.
         self.conversions.warn_enum_conversion(v, LAYOUT_ENUM, node,
@@ -296,7 +308,7 @@ class CoopChecks:
 
     def coop_stride_arg(self, node, store_name):
         """The stride of a load, or of a store named `store_name`."""
-        v = self.rvalue(self.expr(node))
+        v = self.expressions.rvalue(self.expressions.expr(node))
         if not is_integer_like(v.type):
             self.ctx.fail(f"stride argument must have type 'size_t' ('{spell(v.type)}' invalid)", node)
         if unqualified_elem(as_arith(v.type)) != self.ctx.target.size_t:
@@ -369,7 +381,7 @@ class CoopChecks:
         return int(operands)
 
     def coop_operands_arg(self, name, node, at, bt, ct):
-        v = self.rvalue(self.expr(node))
+        v = self.expressions.rvalue(self.expressions.expr(node))
         if not is_integer_like(v.type):
             self.ctx.fail(f"fourth argument of '{name}' must have enum type", node)
         value = fold(v)

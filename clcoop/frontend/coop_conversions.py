@@ -43,15 +43,16 @@ _CAST_PROBLEMS = {
 }
 
 
-def check_transpose(checker, name, args_nodes, node, expected):
-    """`R coop_mat_transpose(Acc m)`; `expected` is the context's matrix type R."""
-    m = checker.coop_matrix_arg(args_nodes[0])
+def check_transpose(coop, name, args_nodes, node, expected):
+    """`R coop_mat_transpose(Acc m)`; `expected` is the context's matrix type R (a
+    CoopBuiltin check: `coop` is the CoopChecks part)."""
+    m = coop.coop_matrix_arg(args_nodes[0])
     problem = transpose_problem(m.type.spec, expected.spec)
     if problem is not None:
         where = args_nodes[0] if problem.operand == 0 else node
-        notes = [checker.ctx.note(f"the result type is '{expected.spelling()}'", location(node))] \
+        notes = [coop.ctx.note(f"the result type is '{expected.spelling()}'", location(node))] \
             if problem.operand < 0 else []
         if problem.note:
-            notes.append(checker.ctx.note(problem.note, location(args_nodes[0])))
-        checker.ctx.fail(problem.message, where, notes)
+            notes.append(coop.ctx.note(problem.note, location(args_nodes[0])))
+        coop.ctx.fail(problem.message, where, notes)
     return tast.CoopTranspose(expected, location(node), m)

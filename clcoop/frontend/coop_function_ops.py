@@ -11,8 +11,8 @@ or None`). The result is a tast.FunctionRef, which lower_coop.py passes as `ptr 
 the interpreter (interp/coop_function_calls.py) runs the function over lanes and
 `--emit-spirv` maps the operand back to the OpFunction (spirv/function_operands.py).
 
-The functions below are CoopBuiltin checks, method(checker, name, args_nodes, node, expected),
-called with the Checker as `checker` (coop_check.COOP_BUILTINS).
+The functions below are CoopBuiltin checks, check(coop, name, args_nodes, node, expected),
+called with the CoopChecks part as `coop` (coop_check.COOP_BUILTINS).
 """
 from pycparser import c_ast
 
@@ -38,7 +38,7 @@ def function_operand(ctx, node, builtin, index, signature_problem):
     """The tast.FunctionRef of argument `index` of `builtin` (a pycparser node), which must
     name a user function whose type `signature_problem` accepts (None = accepted, else the
     message). Marks the function used (it is emitted even if nothing else calls it) and
-    records the call edge (recursion checks). ctx: the checker's CheckContext."""
+    records the call edge (recursion checks). ctx: the coop's CheckContext."""
     what = f"{_ordinal(index)} argument of '{builtin}'"
     if not isinstance(node, c_ast.ID):
         ctx.fail(f"{what} must be the name of a function (OpenCL C has no function pointers)", node)
@@ -75,44 +75,44 @@ def exact_signature(ret, params):
 
 
 # ------------------------------------------------------------------ coop_mat_reduce
-def coop_reduce(checker, name, args_nodes, node, expected):
+def coop_reduce(coop, name, args_nodes, node, expected):
     """R coop_mat_reduce(M m, mode, combine): NV2 OpCooperativeMatrixReduceNV."""
-    m = checker.coop_matrix_arg(args_nodes[0])
-    mode = _reduce_mode(checker, name, args_nodes[1])
+    m = coop.coop_matrix_arg(args_nodes[0])
+    mode = _reduce_mode(coop, name, args_nodes[1])
     elem = m.type.elem
-    combine = function_operand(checker.ctx, args_nodes[2], name, 2, exact_signature(elem, (elem, elem)))
+    combine = function_operand(coop.ctx, args_nodes[2], name, 2, exact_signature(elem, (elem, elem)))
     problem = reduce_problem(m.type.spec, expected.spec, mode)
     if problem is not None:
         where = args_nodes[problem.operand] if problem.operand >= 0 else node
-        notes = [checker.ctx.note(problem.note, location(where))] if problem.note else []
+        notes = [coop.ctx.note(problem.note, location(where))] if problem.note else []
         if problem.operand < 0:
-            notes.append(checker.ctx.note(f"the result type '{spell(expected)}' comes from the context",
+            notes.append(coop.ctx.note(f"the result type '{spell(expected)}' comes from the context",
                                           location(node)))
-        checker.ctx.fail(problem.message, where, notes)
+        coop.ctx.fail(problem.message, where, notes)
     return tast.CoopReduce(expected, location(node), m, mode, combine)
 
 
-def _reduce_mode(checker, name, node):
-    v = checker.rvalue(checker.expr(node))
+def _reduce_mode(coop, name, node):
+    v = coop.expressions.rvalue(coop.expressions.expr(node))
     value = fold(v) if is_integer_like(v.type) else None
     if not isinstance(value, int):
-        checker.ctx.fail(f"reduce mode of '{name}' must be an integer constant expression "
+        coop.ctx.fail(f"reduce mode of '{name}' must be an integer constant expression "
                      f"(CLK_COOPERATIVE_MATRIX_REDUCE_ROW, _COLUMN, _ROW | _COLUMN or _2X2)", node)
     if value & Reduce.TWO_BY_TWO and value & (Reduce.ROW | Reduce.COLUMN):
         # NV2 / EXT 3.X "Cooperative Matrix Reduce Mode": "It is invalid to combine 2x2 with Row or Column."
-        checker.ctx.fail(f"reduce mode {value}: CLK_COOPERATIVE_MATRIX_REDUCE_2X2 cannot be combined "
+        coop.ctx.fail(f"reduce mode {value}: CLK_COOPERATIVE_MATRIX_REDUCE_2X2 cannot be combined "
                      f"with ROW or COLUMN", node)
     if value not in (1, 2, 3, 4):
-        checker.ctx.fail(f"invalid reduce mode {value} (CLK_COOPERATIVE_MATRIX_REDUCE_ROW, _COLUMN, "
+        coop.ctx.fail(f"invalid reduce mode {value} (CLK_COOPERATIVE_MATRIX_REDUCE_ROW, _COLUMN, "
                      f"_ROW | _COLUMN or _2X2)", node)
     return value
 
 
 # ------------------------------------------------------------------ coop_mat_per_element
-def coop_per_element(checker, name, args_nodes, node, expected):
+def coop_per_element(coop, name, args_nodes, node, expected):
     """M coop_mat_per_element(M m, fn, extra...): NV2 OpCooperativeMatrixPerElementOpNV;
     fn is T fn(uint row, uint col, T x, extra...) (EXT: row and col 32-bit integers)."""
-    m = checker.coop_matrix_arg(args_nodes[0])
+    m = coop.coop_matrix_arg(args_nodes[0])
     elem = m.type.elem
     extra_count = len(args_nodes) - 2
 
@@ -127,27 +127,27 @@ def coop_per_element(checker, name, args_nodes, node, expected):
                     f"element), but the call passes {extra_count}")
         return None
 
-    function = function_operand(checker.ctx, args_nodes[1], name, 1, signature)
+    function = function_operand(coop.ctx, args_nodes[1], name, 1, signature)
     params = function.function.type.params
     extras = []
     for k, arg in enumerate(args_nodes[2:]):
         param = params[3 + k]
-        v = checker.rvalue(checker.expr(arg))
+        v = coop.expressions.rvalue(coop.expressions.expr(arg))
         if v.type.is_coop_matrix:
             if v.type != m.type:
-                checker.ctx.fail(f"matrix operand of '{name}' must have the type of its first argument "
+                coop.ctx.fail(f"matrix operand of '{name}' must have the type of its first argument "
                              f"('{spell(m.type)}', not '{spell(v.type)}')", arg)
             if param != elem:
-                checker.ctx.fail(f"parameter {4 + k} of '{function.function.name}' must have the component "
+                coop.ctx.fail(f"parameter {4 + k} of '{function.function.name}' must have the component "
                              f"type '{spell(elem)}' to take elements of a matrix operand", arg,
-                             [checker.ctx.note(f"'{function.function.name}' declared here", function.function.loc)])
+                             [coop.ctx.note(f"'{function.function.name}' declared here", function.function.loc)])
             extras.append(v)
         elif isinstance(param, T.ScalarType) or param.is_pointer:
             # NV2: an operand that is not a matrix is passed as it is: a scalar, or a pointer
             # the function reads or writes through (shaders store from per-element functions).
-            extras.append(checker.conversions.convert(v, param, arg, "passing"))
+            extras.append(coop.conversions.convert(v, param, arg, "passing"))
         else:
-            checker.ctx.fail(f"extra operand of '{name}' must be a scalar, a pointer or a matrix of the "
+            coop.ctx.fail(f"extra operand of '{name}' must be a scalar, a pointer or a matrix of the "
                          f"first argument's type (parameter {4 + k} of '{function.function.name}' "
                          f"has type '{spell(param)}')", arg)
     return tast.CoopPerElement(m.type, location(node), m, function, extras)
@@ -158,14 +158,14 @@ def _is_int32(t):
 
 
 # ------------------------------------------------------------------ coop_mat_get_coord
-def coop_get_coord(checker, name, args_nodes, node, expected):
+def coop_get_coord(coop, name, args_nodes, node, expected):
     """uint2 coop_mat_get_coord(M m, uint i): EXT OpCooperativeMatrixGetCoordinateEXT."""
-    m = checker.coop_matrix_arg(args_nodes[0])
-    index = checker.rvalue(checker.expr(args_nodes[1]))
+    m = coop.coop_matrix_arg(args_nodes[0])
+    index = coop.expressions.rvalue(coop.expressions.expr(args_nodes[1]))
     if not is_integer_like(index.type):
-        checker.ctx.fail(f"index of '{name}' must be an integer ('{spell(index.type)}' invalid)", args_nodes[1])
+        coop.ctx.fail(f"index of '{name}' must be an integer ('{spell(index.type)}' invalid)", args_nodes[1])
     value = fold(index)
     if isinstance(value, int) and value < 0:
-        checker.ctx.fail(f"index of '{name}' must not be negative", args_nodes[1])
-    index = checker.conversions.arith_convert(index, T.UINT)
+        coop.ctx.fail(f"index of '{name}' must not be negative", args_nodes[1])
+    index = coop.conversions.arith_convert(index, T.UINT)
     return tast.CoopGetCoord(T.VectorType(T.UINT, 2), location(node), m, index)

@@ -232,7 +232,7 @@ class DeclTypes:
                 base_node = inner.type if inner is not None else node
                 if not isinstance(decl.type, c_ast.TypeDecl):     # a pointer, array or function
                     self.ctx.fail(f"'{spell(t)}' is invalid cooperative matrix element type", base_node)
-                t = self.coop_mat_type(t, args, node, base_node, typedef_name)
+                t = self.coop.coop_mat_type(t, args, node, base_node, typedef_name)
             elif name in ("ext_vector_type", "__ext_vector_type__"):
                 t = self.ext_vector_type(t, args, node, decl, typedef_name)
             elif name.strip("_") in ("coop_tensor_layout", "coop_tensor_view"):
