@@ -868,8 +868,10 @@ def _clang_like_names_in_llvm(mod):
                     inst.name = _DEDUP_SUFFIX.sub("", name)
 
 
-def _name_of(match, first=1):
-    return match.group(first) if match.group(first) is not None else match.group(first + 1)
+def _name_of(match):
+    """The name a _LOCAL_NAME or _DEFINITION match found: the group of the alternative that
+    matched, the last one set (quoted or bare; for a definition, an instruction's or a block's)."""
+    return match[match.lastindex]
 
 
 def _rename_body(define_line, body):
@@ -877,10 +879,7 @@ def _rename_body(define_line, body):
     names = {_name_of(m) for m in _LOCAL_NAME.finditer(define_line)}     # the arguments
     definitions = []            # ("block" | "value", name), in order
     for match in _DEFINITION.finditer(body):
-        if match.group(1) is not None or match.group(2) is not None:
-            definitions.append(("value", _name_of(match)))
-        else:
-            definitions.append(("block", _name_of(match, 3)))
+        definitions.append(("value" if match.lastindex <= 2 else "block", _name_of(match)))
     names.update(name for _, name in definitions)
     renamed, counter = {}, 0
     for kind, name in definitions:
@@ -909,13 +908,13 @@ def _rename_body(define_line, body):
     spellings = {old: str(new) if isinstance(new, int) else f'"{new}"' for old, new in renamed.items()}
 
     def use(match):
-        new = spellings.get(_name_of(match))
+        new = spellings.get(match[match.lastindex])      # _name_of, inline: called per use
         return match.group(0) if new is None else "%" + new
 
     def label(match):
-        if match.group(3) is None and match.group(4) is None:
+        if match.lastindex <= 2:
             return match.group(0)           # an instruction's result: renamed as a use
-        new = spellings.get(_name_of(match, 3))
+        new = spellings.get(_name_of(match))
         return match.group(0) if new is None else new + ":"
     return _LOCAL_NAME.sub(use, _DEFINITION.sub(label, body))
 

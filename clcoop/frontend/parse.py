@@ -46,6 +46,7 @@ import re
 import weakref
 
 from pycparser import c_ast
+from pycparser import c_lexer as _c_lexer
 from pycparser.c_parser import ParseError
 from pycparserext.ext_c_lexer import OpenCLCLexer
 from pycparserext.ext_c_parser import (_ATTRIBUTE_TOKENS, _OCL_TYPE_QUALIFIERS, AttributeSpecifier,
@@ -117,10 +118,27 @@ class Attribute:
     coord: object       # pycparser Coord
 
 
+# The lexer's fast paths (throughput, issue 26). pycparser's _match_token tries its master
+# pattern (two dozen alternatives) and the punctuator table at every token. A name or a
+# punctuator is decided without the pattern: a name is what the pattern's ID rule matches
+# unless a quote follows (`L"x"`, `u8'c'`: its literal rules, which come first); a
+# punctuator whose first character starts none of the pattern's rules (not `/`, `.`) is
+# the table's longest match. test_parse_fast_paths lexes with and without them.
+_ID_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_$")
+_ID_RULE = re.compile(r"[a-zA-Z_$][0-9a-zA-Z_$]*")
+_PUNCTUATORS_ONLY = {first: bucket for first, bucket in _c_lexer._fixed_tokens_by_first.items()
+                     if first not in "/."}
+
+
 class ClcoopLexer(OpenCLCLexer):
     _extra_keywords = {**OpenCLCLexer._extra_keywords, **_EXTRA_KEYWORDS}
+    fast_paths = True       # False: every token through pycparser's own matching (the tests)
 
     def _match_token(self):
+        if self.fast_paths:
+            tok = self._match_name_or_punctuator()
+            if tok is not None:
+                return tok
         tok = super()._match_token()
         if tok is not None and tok.type in ("FLOAT_CONST", "HEX_FLOAT_CONST") and tok.value[-1] not in "fFlL":
             # The rest of the preprocessing number (C99 6.4.8) is the suffix: cl_khr_fp16's
@@ -131,6 +149,37 @@ class ClcoopLexer(OpenCLCLexer):
                 tok.value += suffix.group()
                 self._pos = suffix.end()
         return tok
+
+    def _match_name_or_punctuator(self):
+        """The token pycparser's _match_token would return for a name or a punctuator, else
+        None with nothing consumed (the token is matched the slow way)."""
+        text = self._lexdata
+        pos = self._pos
+        first = text[pos]
+        if first in _ID_START:
+            end = _ID_RULE.match(text, pos).end()
+            if text[end:end + 1] in ("'", '"'):
+                return None
+            value = text[pos:end]
+            tok_type = _c_lexer._keyword_map.get(value, "ID")
+            if tok_type == "ID" and self.type_lookup_func(value):
+                tok_type = "TYPEID"
+            tok = self._make_token(tok_type, value, pos)
+            self._pos = end
+            return tok
+        bucket = _PUNCTUATORS_ONLY.get(first)
+        if bucket is None:
+            return None
+        for entry in bucket:
+            if text.startswith(entry.literal, pos):
+                tok = self._make_token(entry.tok_type, entry.literal, pos)
+                self._pos = pos + len(entry.literal)
+                if first == "{":
+                    self.on_lbrace_func()
+                elif first == "}":
+                    self.on_rbrace_func()
+                return tok
+        return None
 
 
 class ClcoopParser(OpenCLCParser):

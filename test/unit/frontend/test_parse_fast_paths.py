@@ -1,6 +1,11 @@
-"""The parser's one-token operands (clcoop/frontend/parse.py, ClcoopParser._one_token_operand):
-a name or a constant alone is parsed without descending the base parser's precedence levels.
-The AST must be the one the full descent builds, node for node and coordinate for coordinate."""
+"""The parser's fast paths (clcoop/frontend/parse.py): one-token operands
+(ClcoopParser._one_token_operand: a name or a constant alone is parsed without descending the
+base parser's precedence levels) and the lexer's names and punctuators
+(ClcoopLexer._match_name_or_punctuator: matched without pycparser's master pattern). The AST
+must be the one the slow paths build, node for node and coordinate for coordinate, and the
+tokens those pycparser's own matching gives."""
+from pathlib import Path
+
 import pytest
 from pycparserext.ext_c_parser import OpenCLCParser
 
@@ -47,9 +52,10 @@ def _parse(text):
 
 
 def _full_descent(monkeypatch):
-    """The base parser's methods in place of the fast ones."""
+    """The base parser's methods in place of the fast ones, and pycparser's token matching."""
     for name in ("_parse_assignment_expression", "_parse_cast_expression", "_peek"):
         monkeypatch.setattr(P.ClcoopParser, name, getattr(OpenCLCParser, name))
+    monkeypatch.setattr(P.ClcoopLexer, "fast_paths", False)
 
 
 def _dump(text):
@@ -87,3 +93,52 @@ def test_a_table_of_numbers_does_not_descend_the_precedence_levels(monkeypatch):
     tree, rendered = _parse(f"constant uint t[] = {{{table}}};\n")
     assert rendered == "" and tree.count("Constant(") == 1000
     assert calls == []
+
+
+# Every punctuator, names next to quotes (L"x" is a wide string, u8'c' a character), `$` in
+# names, numbers that start with '.', comments and errors the master pattern reports.
+LEXER_TEXT = r"""
+a+++b;c-->d;e<<=f>>=g;h...i;j->k&&l||m;n!=o==p<=q>=r;s*=t/=u%=v+=w-=x&=y|=z^=A;
+~B!C?D:E;F[G](H){I}J,K.L;M<N>O&P|Q^R%S/T*U-V+W=X;
+L"w" u8"a" u"b" U"c" L'x' u8'y' u'z' U'q' Lx u8x ux Ux L ' $id a$b _x9
+.5 x.y 1.5f 0x1p3 07 0b1 0x1F 'a' "s\n" 09 '' 'ab' // a comment
+kernel __global float4 int unsigned __attribute__((aligned(4))) __generic generic
+@ # `
+"""
+
+
+def _tokens(text, fast):
+    errors = []
+    lexer = P.ClcoopLexer(error_func=lambda msg, line, col: errors.append((msg, line, col)),
+                          on_lbrace_func=lambda: errors.append("{"),
+                          on_rbrace_func=lambda: errors.append("}"),
+                          type_lookup_func=lambda name: name in ("float4", "T"))
+    lexer.fast_paths = fast
+    lexer.input(text, "f.cl")
+    tokens = []
+    while (tok := lexer.token()) is not None:
+        tokens.append((tok.type, tok.value, tok.lineno, tok.column))
+    return tokens, errors
+
+
+def _example_texts():
+    from clcoop.frontend import driver
+    root = Path(__file__).resolve().parents[3]
+    for path in sorted((root / "examples").glob("**/*.cl"))[:12]:
+        yield driver.preprocess_source(path.read_bytes(), driver.CompileOptions(filename=str(path))).ir
+
+
+@pytest.mark.parametrize("text", [LEXER_TEXT] + list(SOURCES.values()) + ERRORS)
+def test_the_lexers_fast_paths_give_pycparsers_tokens(text):
+    fast = _tokens(text, True)
+    assert fast == _tokens(text, False)
+    assert fast[0]
+
+
+def test_the_lexers_fast_paths_give_pycparsers_tokens_for_the_examples():
+    count = 0
+    for text in _example_texts():
+        fast = _tokens(text, True)
+        assert fast == _tokens(text, False)
+        count += len(fast[0])
+    assert count > 5000

@@ -1,0 +1,72 @@
+"""Overload resolution's fast paths (clcoop/frontend/builtins.py, issue 26: throughput):
+`_best_viable` finds the best candidate in two passes, and `_better` decides rank lists
+without an ill-formed conversion directly. Both must agree with the definitions they
+replace (C++ [over.match.best] as clang applies it to C), written out here as the oracle."""
+import itertools
+import random
+
+from clcoop.frontend import builtins as B
+from clcoop.frontend.types import SCALARS as S, VectorType
+
+
+def _better_by_definition(ranks_a, ranks_b):
+    bad_a = [r == B.INCOMPATIBLE for r in ranks_a]
+    bad_b = [r == B.INCOMPATIBLE for r in ranks_b]
+    if any(a and not b for a, b in zip(bad_a, bad_b)):
+        return False
+    if any(b and not a for a, b in zip(bad_a, bad_b)):
+        return True
+    return all(a <= b for a, b in zip(ranks_a, ranks_b)) and ranks_a != ranks_b
+
+
+def _best_by_definition(viable):
+    best = [(o, r) for o, r in viable
+            if all(_better_by_definition(r, r2) for o2, r2 in viable if o2 is not o)]
+    return best[0] if len(best) == 1 else None
+
+
+RANKS = (B.EXACT, B.PROMOTION, B.CONVERSION, B.WIDENING, B.VOID_POINTER, B.INCOMPATIBLE)
+
+
+def test_better_agrees_with_the_definition_on_every_pair_of_rank_lists():
+    for length in (1, 2, 3):
+        lists = [list(p) for p in itertools.product(RANKS, repeat=length)]
+        for a in lists:
+            for b in lists:
+                assert B._better(a, b) == _better_by_definition(a, b), (a, b)
+
+
+def test_the_two_pass_best_is_the_definitions_best():
+    rng = random.Random(26)
+    found = ambiguous = 0
+    for _ in range(3000):
+        arity = rng.randint(1, 3)
+        # Few distinct ranks make ties and ambiguities common, as in real overload sets.
+        pool = rng.sample(RANKS, rng.randint(2, len(RANKS)))
+        viable = [(object(), [rng.choice(pool) for _ in range(arity)])
+                  for _ in range(rng.randint(1, 12))]
+        if rng.random() < 0.2:        # the same candidate twice (skipped by identity)
+            viable.append(viable[0])
+        expected = _best_by_definition(viable)
+        assert B._best_viable(viable) == expected, viable
+        found += expected is not None
+        ambiguous += expected is None
+    assert found > 300 and ambiguous > 300      # both outcomes exercised
+
+
+def test_select_overload_picks_as_before_for_a_family_of_vector_types():
+    """A user's overloadable function for 48 vector types (pocl's tests), called with each."""
+    names = ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong")
+    types = [S[n] for n in names] + [VectorType(S[n], c) for n in names for c in (2, 3, 4, 8, 16)]
+    family = [B.BuiltinOverload("f", t, (t, t), f"f_{i}") for i, t in enumerate(types)]
+    for t in types:
+        chosen = B.select_overload("f", family, [t, t])
+        assert chosen.params == (t, t)
+    # int and a vector: only the vector candidate is viable (the int widens); int, long: ambiguous.
+    assert B.select_overload("f", family, [S["int"], VectorType(S["int"], 4)]).params[0] == VectorType(S["int"], 4)
+    try:
+        B.select_overload("f", family, [S["int"], S["long"]])
+    except B.BuiltinMismatch as exc:
+        assert exc.message == "call to 'f' is ambiguous"
+    else:
+        raise AssertionError("int, long should be ambiguous")
