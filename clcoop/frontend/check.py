@@ -93,7 +93,7 @@ def _kernel_pointer_spaces_ok(t):
     return True
 
 
-class Checker(DeclTypes, Initializers, BuiltinCalls):
+class Checker(Initializers, BuiltinCalls):
     """Declarations, statements and expressions; the mixins hold the rules of their modules."""
 
     def __init__(self, diag, target):
@@ -104,6 +104,7 @@ class Checker(DeclTypes, Initializers, BuiltinCalls):
         self.asm = InlineAsmChecks(self.ctx, self, self.literals)
         self.tensors = CoopTensorChecks(self.ctx, self, self.folding, self.conversions)
         self.coop = CoopChecks(self.ctx, self, self.folding, self.conversions, self.tensors)
+        self.decl_types = DeclTypes(self.ctx, self.folding, self.coop, self.tensors)
         self.function_by_name = {}
         self.globals = []
         # ids of __constant Vars declared without `const`: read-only, but clang gives pointers to
@@ -275,7 +276,7 @@ class Checker(DeclTypes, Initializers, BuiltinCalls):
     # ------------------------------------------------------------------ declarations
     def typedef(self, node):
         with self.poison_on_error(node.name):
-            t, aspace, _ = self.full_decl_type(node, typedef_name=node.name)
+            t, aspace, _ = self.decl_types.full_decl_type(node, typedef_name=node.name)
         self.declare_typedef(node, t, aspace)
 
     def declare_typedef(self, node, t, aspace):
@@ -298,14 +299,14 @@ class Checker(DeclTypes, Initializers, BuiltinCalls):
 
     def declaration(self, node, program_scope=False):
         if isinstance(node.type, (c_ast.Struct, c_ast.Union, c_ast.Enum)) and node.name is None:
-            self.base_type(node.type)        # a tag declaration only
+            self.decl_types.base_type(node.type)        # a tag declaration only
             return []
         if node.type is not None and (isinstance(node.type, c_ast.FuncDecl)
                                       or type(node.type).__name__ == "FuncDeclExt"):
             self.function_declaration(node)
             return []
         with self.poison_on_error(node.name):
-            t, aspace, const = self.full_decl_type(node)
+            t, aspace, const = self.decl_types.full_decl_type(node)
         storage = list(node.storage or [])
         if "typedef" in storage:
             self.declare_typedef(node, t, aspace)
@@ -330,7 +331,7 @@ class Checker(DeclTypes, Initializers, BuiltinCalls):
         """`extern T x;` at program scope (C99 6.9.2): declares x; a definition must follow in
         this translation unit if x is used (clcoop links nothing; clang leaves an external global)."""
         space = T.GLOBAL if aspace in (None, T.GENERIC) else aspace
-        self.program_scope_space_rules(node, aspace, extern=True)
+        self.decl_types.program_scope_space_rules(node, aspace, extern=True)
         if isinstance(previous, tast.Var):
             if previous.type != t and not (isinstance(previous.type, T.ArrayType) and isinstance(t, T.ArrayType)
                                            and previous.type.elem == t.elem and t.length is None):
@@ -418,7 +419,7 @@ class Checker(DeclTypes, Initializers, BuiltinCalls):
 
     def global_variable(self, node, t, aspace, const):
         self.coop.coop_storage_error(t, aspace, node, "program")
-        self.program_scope_space_rules(node, aspace)
+        self.decl_types.program_scope_space_rules(node, aspace)
         if aspace is None:
             aspace = T.GLOBAL      # OpenCL C 2.0+: program-scope variables default to __global
         self.require_fp16_object(t, aspace, node, "variable")
@@ -451,7 +452,7 @@ class Checker(DeclTypes, Initializers, BuiltinCalls):
             self.coop.coop_storage_error(t, aspace, node, "local")
         if aspace == T.GLOBAL and not is_static:
             self.ctx.fail("function scope variable cannot be declared in global address space", node)
-        self.function_scope_space_rules(node, aspace, is_static, fn)
+        self.decl_types.function_scope_space_rules(node, aspace, is_static, fn)
         self.check_object_type(t, node, "local")
         self.require_fp16_object(t, aspace if aspace != T.GENERIC else T.PRIVATE, node, "variable")
         if aspace == T.LOCAL:
@@ -487,7 +488,7 @@ class Checker(DeclTypes, Initializers, BuiltinCalls):
 
     # ------------------------------------------------------------------ functions
     def function_declaration(self, node, defining=False):
-        ftype, _, _ = self.declarator_type(node.type, node)
+        ftype, _, _ = self.decl_types.declarator_type(node.type, node)
         name = node.name
         if ftype.ret == T.HALF:
             self.ctx.require_fp16("declaring function return value of type 'half' is not allowed ; "
@@ -495,7 +496,7 @@ class Checker(DeclTypes, Initializers, BuiltinCalls):
         args = getattr(node.type, "args", None)
         for p in (args.params if args is not None else []):
             if isinstance(p, c_ast.Decl) and getattr(p, "type", None) is not None:
-                pt, paspace, _ = self.full_decl_type(p)
+                pt, paspace, _ = self.decl_types.full_decl_type(p)
                 if pt == T.HALF:
                     self.require_fp16_object(pt, paspace, p, "parameter")
         funcspec = [s for s in (node.funcspec or []) if isinstance(s, str)]
@@ -506,7 +507,7 @@ class Checker(DeclTypes, Initializers, BuiltinCalls):
         if ftype.variadic:
             # OpenCL C 3.0 6.11 (restrictions): only printf is variadic; clang-22's wording.
             self.ctx.fail("invalid prototype, variadic arguments are not allowed in OpenCL", name_location(node))
-        overloadable = any(n.strip("_") == "overloadable" for n, _, _ in self.attributes_of(node))
+        overloadable = any(n.strip("_") == "overloadable" for n, _, _ in self.decl_types.attributes_of(node))
         if overloadable:
             return self.overloadable_declaration(node, name, ftype, is_kernel, defining)
         other = self.ctx.scope.names.get(name)
@@ -540,7 +541,7 @@ class Checker(DeclTypes, Initializers, BuiltinCalls):
         fn.is_kernel = fn.is_kernel or any(s in ("__kernel", "kernel") for s in decl.funcspec or []
                                            if isinstance(s, str))
         fn.body = tast.Compound(location(node.body), [])   # marks it defined even if the body fails
-        self.kernel_attributes(fn, decl)
+        self.decl_types.kernel_attributes(fn, decl)
         if fn.is_kernel and fn.is_static:
             self.ctx.error("kernel functions cannot be declared static", name_location(decl))
         if fn.name == "main":
@@ -572,10 +573,10 @@ class Checker(DeclTypes, Initializers, BuiltinCalls):
         for p in func_decl.args.params:
             if isinstance(p, c_ast.EllipsisParam):
                 continue
-            t, aspace, const = self.full_decl_type(p)
+            t, aspace, const = self.decl_types.full_decl_type(p)
             if t.is_void and getattr(p, "name", None) is None:
                 continue
-            t = self.adjust_param_type(t)
+            t = self.decl_types.adjust_param_type(t)
             if p.name is None:
                 self.ctx.error("parameter name omitted", p)
             var = tast.Var(p.name or f"arg{index}", t, "param", T.PRIVATE, None, location(p), const)
@@ -607,7 +608,7 @@ class Checker(DeclTypes, Initializers, BuiltinCalls):
         if isinstance(node, c_ast.TypeDecl) and isinstance(node.type, (c_ast.Struct, c_ast.Union)):
             kw = "union" if isinstance(node.type, c_ast.Union) else "struct"
             return f"{kw} {node.type.name}" + "*" * stars
-        t, _, _ = self.declarator_type(p.type, p)
+        t, _, _ = self.decl_types.declarator_type(p.type, p)
         return t.spelling()
 
     def kernel_parameter_checks(self, var, p):
@@ -1011,7 +1012,7 @@ class Checker(DeclTypes, Initializers, BuiltinCalls):
 
     def type_of_operand(self, node):
         if isinstance(node, c_ast.Typename):
-            t, _, _ = self.full_decl_type(node)
+            t, _, _ = self.decl_types.full_decl_type(node)
             return t
         if isinstance(node, c_ast.Constant) and node.type == "string":
             # C99 6.4.5p5: a string literal is an array of char, NUL included (it decays elsewhere).
@@ -1436,7 +1437,7 @@ class Checker(DeclTypes, Initializers, BuiltinCalls):
         return idx
 
     def expr_Cast(self, node, expected=None):
-        t, _, _ = self.full_decl_type(node.to_type)
+        t, _, _ = self.decl_types.full_decl_type(node.to_type)
         loc = location(node)
         if isinstance(node.expr, c_ast.ExprList) or isinstance(t, T.VectorType) and \
                 isinstance(node.expr, c_ast.ExprList):

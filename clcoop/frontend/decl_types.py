@@ -23,7 +23,16 @@ IGNORED_ATTRS = ("always_inline", "noinline", "inline", "unused", "used", "const
 
 
 class DeclTypes:
-    """Checker rules for the types and attributes of declarations."""
+    """The checker's rules for the types and attributes of declarations. ctx: the checker's
+    CheckContext (scopes, diagnostics); folding: the ConstantFolding part (array sizes,
+    attribute values); coop, tensors: the CoopChecks and CoopTensorChecks parts (the
+    coop_mat, coop_tensor_layout and coop_tensor_view attributes)."""
+
+    def __init__(self, ctx, folding, coop, tensors):
+        self.ctx = ctx
+        self.folding = folding
+        self.coop = coop
+        self.tensors = tensors
 
     # ------------------------------------------------------------------ attributes
     def attributes_of(self, decl):

@@ -340,7 +340,7 @@ class Initializers:
         """C99 6.5.2.5: an unnamed automatic object, initialized each time it is evaluated. It
         becomes a Var with storage 'compound-literal' referenced once; lower allocates it and
         runs the initializer where the reference is evaluated."""
-        t, _, const = self.full_decl_type(node.type)
+        t, _, const = self.decl_types.full_decl_type(node.type)
         if self.ctx.fn is None:
             self.ctx.fail("compound literals at program scope are not supported by clcoop", node)
         if t.is_coop_matrix:
