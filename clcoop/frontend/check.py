@@ -93,7 +93,7 @@ def _kernel_pointer_spaces_ok(t):
     return True
 
 
-class Checker(Initializers, BuiltinCalls):
+class Checker(BuiltinCalls):
     """Declarations, statements and expressions; the mixins hold the rules of their modules."""
 
     def __init__(self, diag, target):
@@ -105,6 +105,8 @@ class Checker(Initializers, BuiltinCalls):
         self.tensors = CoopTensorChecks(self.ctx, self, self.folding, self.conversions)
         self.coop = CoopChecks(self.ctx, self, self.folding, self.conversions, self.tensors)
         self.decl_types = DeclTypes(self.ctx, self.folding, self.coop, self.tensors)
+        self.initializers = Initializers(self.ctx, self, self.conversions, self.folding, self.decl_types,
+                                         self.literals)
         self.function_by_name = {}
         self.globals = []
         # ids of __constant Vars declared without `const`: read-only, but clang gives pointers to
@@ -439,8 +441,8 @@ class Checker(Initializers, BuiltinCalls):
             self.implicitly_const.add(id(var))
         self.ctx.scope.names[node.name] = var
         if node.init is not None:
-            var.initializer = self.initializer(node.init, var, constant=True, decl=node)
-            var.type = self.complete_array_type(var.type, var.initializer)
+            var.initializer = self.initializers.initializer(node.init, var, constant=True, decl=node)
+            var.type = self.initializers.complete_array_type(var.type, var.initializer)
         elif space == T.CONSTANT:
             self.ctx.fail("variable in constant address space must be initialized", node)
         return var
@@ -480,8 +482,8 @@ class Checker(Initializers, BuiltinCalls):
         if node.init is None and (t.is_coop_opaque or t.is_pointer or isinstance(t, (T.ScalarType, T.VectorType))):
             self.ctx.fn.uninitialized.declared(var)
         if node.init is not None:
-            var.initializer = self.initializer(node.init, var, constant=False, decl=node)
-            var.type = self.complete_array_type(var.type, var.initializer)
+            var.initializer = self.initializers.initializer(node.init, var, constant=False, decl=node)
+            var.type = self.initializers.complete_array_type(var.type, var.initializer)
         elif isinstance(t, T.ArrayType) and t.length is None:
             self.ctx.fail(f"definition of variable with array type needs an explicit size or an initializer", node)
         return var
@@ -918,6 +920,12 @@ class Checker(Initializers, BuiltinCalls):
 
     def expr_Constant(self, node):
         return self.literals.expr_Constant(node)
+
+    def expr_CompoundLiteral(self, node):
+        return self.initializers.expr_CompoundLiteral(node)
+
+    def expr_InitList(self, node):
+        return self.initializers.expr_InitList(node)
 
     def expr_ID(self, node):
         entry = self.ctx.scope.lookup(node.name)
@@ -1441,7 +1449,7 @@ class Checker(Initializers, BuiltinCalls):
         loc = location(node)
         if isinstance(node.expr, c_ast.ExprList) or isinstance(t, T.VectorType) and \
                 isinstance(node.expr, c_ast.ExprList):
-            return self.vector_literal(t, node.expr, node)
+            return self.initializers.vector_literal(t, node.expr, node)
         # `(V)coop_tensor_view_create()`, `(M)coop_mat_init(x)`: the cast names the type.
         context = t if t.is_coop_matrix or t.is_coop_tensor else None
         operand = self.rvalue(self.expr(node.expr, expected=context))

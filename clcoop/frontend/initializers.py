@@ -45,7 +45,19 @@ MAX_INITIALIZED_ELEMENTS = 1 << 20
 
 
 class Initializers:
-    """Checker methods that check initializers into tast.InitList / constants."""
+    """The checker's initializers, into tast.InitList / constants (C99 6.7.8), compound
+    literals and vector literals. ctx: the checker's CheckContext; expressions: what types
+    the elements (.expr(node, expected=None), .rvalue(e): check.Checker); conversions,
+    folding, decl_types, literals: those parts (assignment conversions, array designators,
+    compound literal types, string initializers)."""
+
+    def __init__(self, ctx, expressions, conversions, folding, decl_types, literals):
+        self.ctx = ctx
+        self.expressions = expressions
+        self.conversions = conversions
+        self.folding = folding
+        self.decl_types = decl_types
+        self.literals = literals
 
     def complete_array_type(self, t, init):
         """`T a[] = {...}`: the initializer gives the length (C99 6.7.8p22)."""
@@ -69,7 +81,7 @@ class Initializers:
             if isinstance(t, T.StructType):
                 return self.struct_init_list(node, t)
             if isinstance(t, T.VectorType):
-                elements = [self.conversions.convert(self.rvalue(self.expr(e)), t.elem, e, context)
+                elements = [self.conversions.convert(self.expressions.rvalue(self.expressions.expr(e)), t.elem, e, context)
                             for e in node.exprs]
                 if len(elements) > t.count:
                     self.ctx.fail("excess elements in vector initializer", node.exprs[t.count])
@@ -88,8 +100,8 @@ class Initializers:
                 return tast.InitList(T.ArrayType(t.elem, n), elements + [None] * (n - len(elements)),
                                      location(node))
             self.ctx.fail(f"array initializer must be an initializer list", node)
-        value = self.expr(node, expected=t)
-        return self.conversions.convert(self.rvalue(value), t, at or node, context)
+        value = self.expressions.expr(node, expected=t)
+        return self.conversions.convert(self.expressions.rvalue(value), t, at or node, context)
 
     def array_init_list(self, node, t):
         return self.fill_array(InitCursor(node.exprs), t, location(node), braced=True)
@@ -200,7 +212,7 @@ class Initializers:
             return not (isinstance(e, c_ast.Constant) and e.type == "string" and t.elem.is_integer)
         if isinstance(t, T.StructType):
             # a struct-typed expression initializes the whole element (C99 6.7.8p13)
-            return self.rvalue(self.expr(e)).type != t
+            return self.expressions.rvalue(self.expressions.expr(e)).type != t
         return False
 
     def designated_element(self, expr, rest, t, existing):
@@ -305,12 +317,12 @@ class Initializers:
         loc = location(node)
         if not isinstance(t, T.VectorType):
             # `(int)(a, b)`: a parenthesized comma expression cast to a scalar.
-            operand = self.rvalue(self.expr(exprlist))
+            operand = self.expressions.rvalue(self.expressions.expr(exprlist))
             return self.conversions.explicit_cast(operand, t, node)
         elements = []
         total = 0
         for e in exprlist.exprs:
-            v = self.rvalue(self.expr(e))
+            v = self.expressions.rvalue(self.expressions.expr(e))
             if isinstance(v.type, T.VectorType):
                 if v.type.elem != t.elem:
                     self.ctx.fail(f"cannot convert '{spell(v.type)}' to '{spell(t.elem)}' in vector literal; "
