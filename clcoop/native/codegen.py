@@ -28,7 +28,7 @@ from clcoop.ir.source_map import read_debug_info
 from clcoop.native import atomic_calls, bfloat_ir, collectives, coop_routines, float8_ir, local_memory, named_ir, \
     private_matrices, support, \
     tensor_routines
-from clcoop.native import ballot_ir, bit_ops_ir, workgroup_votes
+from clcoop.native import ballot_ir, bit_ops_ir, votes
 from clcoop.native.builtin_ir import (bool_type, elem_size, exact_builtin, intrinsic_suffix, intrinsics_in,
                                      params_of, store_size, type_suffix, workitem_definition)
 from clcoop.native.context import (ATOMIC_FUNCTIONS, BARRIERS, CTX, FAULT_ATOMIC, FAULT_DIVZERO, FAULT_READ,
@@ -927,8 +927,8 @@ class _FunctionGen:
             return self.intrinsic(ins, text, ops, name)
         if f.is_declaration and demangle(name)[0] in BARRIERS:
             return self.barrier(ins)
-        if f.is_declaration and workgroup_votes.is_vote(demangle(name)[0]):
-            return workgroup_votes.emit(self, ins, ops, demangle(name)[0])
+        if f.is_declaration and votes.is_vote(demangle(name)[0]):
+            return votes.emit(self, ins, ops, demangle(name)[0])
         if f.is_declaration and tensor_routines.is_tensor_call(name):
             return tensor_routines.emit_call(self, ins, ops, name)
         if f.is_declaration and coop_routines.callee_of(name) is not None:
@@ -1003,7 +1003,7 @@ class _FunctionGen:
                 if ins.opcode == "call":
                     callee = list(ins.operands)[-1]
                     base = demangle(callee.name)[0] if value_kind(callee) == "function" else None
-                    if base in BARRIERS or workgroup_votes.is_vote(base):
+                    if base in BARRIERS or votes.is_vote(base):
                         return True
         return False
 

@@ -18,7 +18,8 @@ Each is plain IR over the S lanes' values, bit for bit as the interpreter's NumP
   variant computes from the lane and its (sign-extended) argument; being copies, they take
   every scalar type and vectors (subgroup._lanes_table).
 The per-work-item path cannot see the other lanes: a kernel with a collective runs natively
-only on the fast path (KernelPlan.work_item_reason). The ballot built-ins
+only on the fast path (KernelPlan.work_item_reason), except sub_group_all/any, which that
+path computes by a rendezvous of the sub-group (votes.py; codegen routes them there first). The ballot built-ins
 (cl_khr_subgroup_ballot, cl_khr_subgroup_non_uniform_vote) are collectives of kinds
 "vote", "bits" and "mask" here, emitted by ballot_ir.py; only the votes need the other
 lanes (needs_other_lanes)."""

@@ -21,7 +21,7 @@ from clcoop.native import codegen, interrupt, pool, ranges, subgroup
 from clcoop.native import context
 from clcoop.native.context import CTX, CTX_SLOTS, REGION_LOCAL, REGION_ROW_WORDS, REGION_WRITABLE
 from clcoop.native.support import WorkItemPathUnavailable
-from clcoop.native import bit_ops_ir
+from clcoop.native import bit_ops_ir, votes
 
 
 
@@ -496,6 +496,12 @@ class NativeProgram:
                        f"only part of the work-group ({size} of {site.workgroup_size} work-items active; e.g. "
                        f"local linear id {inactive} is not): it must be executed in uniform control flow "
                        f"(SPV_KHR_cooperative_matrix: all invocations of the scope must be active)")
+        elif kind == context.FAULT_BARRIER and site.what in votes.SUBGROUP_VOTES:
+            # A sub-group vote reached by part of its sub-group (votes.py): check_convergence's
+            # words, naming a work-item that is not there.
+            inactive = code if code >= 0 else addr
+            message = (f"{site.what}: sub-group operation reached under divergent control flow: work-item "
+                       f"{_fmt(_ids(nd, group, inactive)[0], nd)} of the sub-group is not active")
         elif kind == context.FAULT_BARRIER and getattr(site, "operation", None) and subgroup_size:
             # A matrix operation reached by part of a sub-group: the words of
             # clcoop/interp/coop_calls.py (Subgroups._partial_message).

@@ -40,7 +40,7 @@ U16 = 2.0 ** -11
 
 # The native engine takes both ports (issue 29): mul_mm_q since its tensor layouts, decode
 # functions and workgroup scope, flash_attn since exp and tanh in double (native/math_ir.py),
-# work_group_all (native/workgroup_votes.py) and Qf16 * (half)scale (a scalar computed from
+# work_group_all (native/votes.py) and Qf16 * (half)scale (a scalar computed from
 # kernel arguments). Before that, flash_attn fell back with "the built-in 'exp' is not
 # compiled natively yet". test_native_engine_is_the_interpreter_bit_for_bit holds them to the
 # interpreter's bits, test_native_engine_takes_the_ports to no fallback.

@@ -1,34 +1,41 @@
-"""work_group_all and work_group_any natively (OpenCL C 3.0 6.15.13, work-group collective
-functions), on the per-work-item path: a rendezvous of the whole work-group, as a
-workgroup-scope matrix operation is (functions named coop_routines.WORKGROUP_PREFIX + site,
-which drivers.workgroup_round_lines runs when every work-item of the group waits there).
+"""Votes natively on the per-work-item path: work_group_all / work_group_any (OpenCL C 3.0
+6.15.13) and sub_group_all / sub_group_any (6.15.17) in every launch, including sub-groups
+that are partial (a work-group size that is not a multiple of the sub-group size), which
+the subgroup-wide fast path does not take. Each is a rendezvous, as a cooperative-matrix
+operation is: a work-group vote's function is named coop_routines.WORKGROUP_PREFIX + site
+(drivers.workgroup_round_lines runs it when every work-item of the group waits there), a
+sub-group vote's '__clcoop_coop.' + site (drivers.coop_round_lines runs it over each sub-group
+whose work-items all wait there, with the sub-group's own count: a partial one has fewer).
 
 Each work-item stores whether its predicate is not 0 in its context and suspends; the
-function reads the W contexts, and every work-item resumes with 1 when all (any) of them
-were, else 0: the interpreter's (table != 0).all(axis=1) (ocl_builtins._work_group_collective).
-Reached by part of the work-group, the driver's divergence check faults first, worded as
-the interpreter's check_convergence (runtime.py, FAULT_BARRIER with the site's name)."""
+function reads the contexts, and every work-item resumes with 1 when all (any) of them were,
+else 0: the interpreter's (table != 0).all(axis=1), whose padding lanes hold the identity
+(ocl_builtins._work_group_collective, _sub_group_collective). Reached by part of the group,
+the driver's divergence check faults, worded as the interpreter's check_convergence
+(runtime.py: FAULT_BARRIER with the site's name)."""
 from clcoop.native.context import CTX, CTX_SLOTS
 from clcoop.native.coop_routines import WORKGROUP_PREFIX
 from clcoop.native.support import Unsupported
 from clcoop.native.text_rewrite import quote, ref
 
-VOTES = ("work_group_all", "work_group_any")
+WORKGROUP_VOTES = ("work_group_all", "work_group_any")
+SUBGROUP_VOTES = ("sub_group_all", "sub_group_any")
+SUBGROUP_PREFIX = "__clcoop_coop."
 
 
 def is_vote(base):
-    return base in VOTES
+    return base in WORKGROUP_VOTES or base in SUBGROUP_VOTES
 
 
 def emit(fg, ins, ops, base):
-    """The call `ins` of work_group_all/any (int predicate -> int); returns the label the
-    block continues in after the rendezvous."""
+    """The call `ins` of a vote (int predicate -> int); returns the label the block continues
+    in after the rendezvous."""
     if str(ins.type) != "i32" or len(ops) != 2 or str(ops[0].type) != "i32":
         raise Unsupported(f"{base} of type {ins.type} ({', '.join(str(o.type) for o in ops[:-1])})")
     site = fg.site(ins, base, 0)
-    fname = f"{WORKGROUP_PREFIX}{site}"
+    fname = f"{WORKGROUP_PREFIX if base in WORKGROUP_VOTES else SUBGROUP_PREFIX}{site}"
     coop = fg.mg.coop
-    coop.functions.append(vote_function(fname, base == "work_group_all"))
+    coop.functions.append(vote_function(fname, base.endswith("_all")))
     coop.sites.setdefault(fg.f.name, []).append((site, fname))
     p = fg.fresh("vote")
     fg.lines += [f"  {p}.set = icmp ne i32 {ref(ops[0])}, 0",

@@ -1,7 +1,9 @@
-"""work_group_all and work_group_any natively (native/workgroup_votes.py, issue 29: the
-flash-attention port skips fully masked blocks with work_group_all): a rendezvous of the
-work-group, bit for bit the interpreter's and NumPy's, in 1-D and 2-D work-groups, after
-other barriers and in loops; reached by part of a work-group, the interpreter's fault."""
+"""Votes natively (native/votes.py, issue 29): work_group_all and work_group_any (the
+flash-attention port skips fully masked blocks with work_group_all) as a rendezvous of the
+work-group, in 1-D and 2-D work-groups, after other barriers and in loops; sub_group_all and
+sub_group_any in partial sub-groups (work-group sizes that are no multiple of the sub-group
+size: the fast path does not take them, and they ran in the interpreter). Bit for bit the
+interpreter's and NumPy's; reached by part of the group, the interpreter's fault."""
 import warnings
 
 import numpy as np
@@ -83,3 +85,60 @@ def test_a_vote_reached_by_part_of_a_work_group_faults_as_in_the_interpreter():
         messages.append(str(fault.value).splitlines()[0])
     assert messages[0] == messages[1]
     assert "kernel 'k': work_group_all: barrier reached under divergent control flow" in messages[1]
+
+
+SUBGROUP_VOTES = """
+__kernel void k(__global const int *x, __global int *all, __global int *any) {
+    size_t g = get_global_id(0);
+    SKIP
+    all[g] = sub_group_all(x[g] > 0);
+    any[g] = sub_group_any(x[g] > 5);
+}
+"""
+
+
+def _numpy_subgroup_votes(x, local, S):
+    """Each work-group cut into sub-groups of S, the last one partial."""
+    all_, any_ = np.zeros_like(x), np.zeros_like(x)
+    for group in range(0, len(x), local):
+        for first in range(group, group + local, S):
+            part = x[first:min(first + S, group + local)]
+            all_[first:first + len(part)] = (part > 0).all()
+            any_[first:first + len(part)] = (part > 5).any()
+    return all_, any_
+
+
+@pytest.mark.parametrize("local,S", [(24, 16), (12, 8), (20, 8), (48, 16), (5, 8)])
+def test_subgroup_votes_in_partial_subgroups_run_natively(local, S):
+    x = np.ones(48 * 5 // local * local, np.int32)
+    x[[3, 20, 30]] = 0          # all() false in their sub-groups
+    x[[9, 26, 40]] = 7          # any() true in theirs
+    source = SUBGROUP_VOTES.replace("SKIP", "")
+    results = []
+    for engine in ("interp", "auto"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", NativeFallbackWarning)
+            program = clcoop.Program(source).build(engine=engine)
+            all_, any_ = np.full_like(x, -1), np.full_like(x, -1)
+            program.k((len(x),), (local,), x, all_, any_, subgroup_size=S)
+        results.append((all_, any_))
+    assert results[0][0].tobytes() == results[1][0].tobytes() and results[0][1].tobytes() == results[1][1].tobytes()
+    expected = _numpy_subgroup_votes(x, local, S)
+    np.testing.assert_array_equal(results[1][0], expected[0])
+    np.testing.assert_array_equal(results[1][1], expected[1])
+
+
+@pytest.mark.parametrize("local", [24, 16])
+def test_a_subgroup_vote_reached_by_part_of_its_subgroup_faults_as_in_the_interpreter(local):
+    """Work-item 21 returns first: in a partial sub-group (24 = 16 + 8) and in a full one (the
+    fast path's check fails and the launch runs again per work-item, natively)."""
+    source = SUBGROUP_VOTES.replace("SKIP", "if (g == 21) return;")
+    messages = []
+    for engine in ("interp", "native"):
+        program = clcoop.Program(source).build(engine=engine)
+        with pytest.raises(RuntimeFault) as fault:
+            program.k((48,), (local,), np.ones(48, np.int32), np.zeros(48, np.int32), np.zeros(48, np.int32),
+                      subgroup_size=16)
+        messages.append(str(fault.value))
+    assert messages[0] == messages[1]
+    assert "sub_group_all: sub-group operation reached under divergent control flow: work-item (21)" in messages[1]
