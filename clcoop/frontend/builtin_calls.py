@@ -1,6 +1,7 @@
 """Calls of built-in functions: OpenCL C built-ins (builtins.py), convert_<type> and as_<type>,
 clang's __builtin_* functions, address-space queries and printf's format checks."""
 import math
+import re
 
 from pycparser import c_ast
 
@@ -43,17 +44,29 @@ ADDRESS_SPACE_QUERIES = {"to_global": T.GLOBAL, "to_local": T.LOCAL, "to_private
 # llvm.is.fpclass test masks clang uses (LangRef: bit 0 sNaN, 1 qNaN, 2-4 negative inf/normal/
 # subnormal, 5-6 -0/+0, 7-9 positive subnormal/normal/inf).
 FPCLASS_MASKS = {"nan": 3, "inf": 516, "finite": 504}
+# convert_<type><n>[_sat][_rounding] (OpenCL C 3.0 6.4.3).
+CONVERT_RE = re.compile(r"convert_([a-z]+?)(\d*)(_sat)?(_rte|_rtz|_rtp|_rtn)?$")
 
 
 class BuiltinCalls:
-    """Checker methods for calls of built-in functions."""
+    """The checker's calls of built-in functions: the overloaded library (builtins.py),
+    convert_/as_ conversions, printf, clang's __builtin_ functions and the address-space
+    queries. ctx: the checker's CheckContext; expressions: what types the arguments
+    (.expr(node), .rvalue(e), .sizeof(t, node), .to_bool(e, node): check.Checker);
+    conversions, literals: those parts (argument conversions, printf's format string)."""
+
+    def __init__(self, ctx, expressions, conversions, literals):
+        self.ctx = ctx
+        self.expressions = expressions
+        self.conversions = conversions
+        self.literals = literals
 
     def address_space_query(self, name, args_nodes, node):
         """to_global/to_local/to_private (OpenCL C 3.0 6.15.10): the generic pointer argument
         as a pointer into that address space, or null; clang calls `__to_global(ptr)`."""
         if len(args_nodes) != 1:
             self.ctx.fail(f"invalid number of arguments to function: '{name}'", node)
-        arg = self.rvalue(self.expr(args_nodes[0]))
+        arg = self.expressions.rvalue(self.expressions.expr(args_nodes[0]))
         t = arg.type
         if not t.is_pointer or t.addrspace == T.CONSTANT:
             self.ctx.fail(f"invalid argument {spell(t)} to function: '{name}', expecting a generic pointer "
@@ -77,13 +90,13 @@ class BuiltinCalls:
             return tast.FloatConst(T.SCALARS[ret_name[0]], loc, value)
         if kind == "unreachable":
             return tast.Intrinsic(T.VOID, loc, "unreachable", [])
-        args = [self.rvalue(self.expr(a)) for a in args_nodes]
+        args = [self.expressions.rvalue(self.expressions.expr(a)) for a in args_nodes]
         if kind == "expect":          # long __builtin_expect(long, long): the value (no IR at -O0)
             for a, n in zip(args, args_nodes):
                 self.conversions.convert(a, T.LONG, n, "passing")
             return self.conversions.convert(args[0], T.LONG, args_nodes[0], "passing")
         if kind == "assume":
-            self.to_bool(args[0], args_nodes[0])       # a scalar condition
+            self.expressions.to_bool(args[0], args_nodes[0])       # a scalar condition
             return tast.Intrinsic(T.VOID, loc, "assume", [args[0]])
         if kind in ("memcpy", "memset"):
             for a, n in zip(args[:2] if kind == "memcpy" else args[:1], args_nodes):
@@ -119,7 +132,7 @@ class BuiltinCalls:
         format_type = T.PointerType(T.CHAR, T.CONSTANT, True)
         first = args_nodes[0]
         is_literal = isinstance(first, c_ast.Constant) and first.type == "string"
-        fmt = self.printf_argument(first) if is_literal else self.rvalue(self.expr(first))
+        fmt = self.printf_argument(first) if is_literal else self.expressions.rvalue(self.expressions.expr(first))
         fmt = self.conversions.convert(fmt, format_type, first, "passing")
         args = [self.printf_argument(a) for a in args_nodes[1:]]
         if is_literal:
@@ -159,7 +172,7 @@ class BuiltinCalls:
         if isinstance(node, c_ast.Constant) and node.type == "string":
             data = self.literals.string_bytes(node) + b"\0"
             return tast.StringLiteral(T.PointerType(T.CHAR, T.CONSTANT, True), location(node), data)
-        value = self.rvalue(self.expr(node))
+        value = self.expressions.rvalue(self.expressions.expr(node))
         t = value.type
         if t.is_coop_opaque:
             self.ctx.fail(f"cannot pass a {coop_what(t)} of type '{spell(t)}' to printf"
@@ -173,7 +186,7 @@ class BuiltinCalls:
         return value
 
     def builtin_call(self, name, args_nodes, node):
-        args = [self.rvalue(self.expr(a)) for a in args_nodes]
+        args = [self.expressions.rvalue(self.expressions.expr(a)) for a in args_nodes]
         for a, n in zip(args, args_nodes):
             if a.type.is_coop_matrix:
                 self.ctx.fail(f"cooperative matrix argument is not allowed in a call to '{name}'", n)
@@ -195,7 +208,7 @@ class BuiltinCalls:
     def convert_target(self, name):
         if (fp8_target := fp8.convert_target(name)) is not None:
             return fp8_target
-        m = self.CONVERT_RE.match(name)
+        m = CONVERT_RE.match(name)
         if m is None:
             return None
         elem = T.SCALARS.get(m.group(1))
@@ -212,7 +225,7 @@ class BuiltinCalls:
         if len(args_nodes) != 1:
             self.ctx.fail(f"too {'few' if not args_nodes else 'many'} arguments to function call, expected 1, "
                       f"have {len(args_nodes)}", node)
-        v = self.rvalue(self.expr(args_nodes[0]))
+        v = self.expressions.rvalue(self.expressions.expr(args_nodes[0]))
         st = v.type
         if fp8.involves_fp8(st, t):
             return fp8.convert_call(self.conversions, name, v, t, sat, rounding, node)
@@ -232,11 +245,11 @@ class BuiltinCalls:
         if len(args_nodes) != 1:
             self.ctx.fail(f"too {'few' if not args_nodes else 'many'} arguments to function call, expected 1, "
                       f"have {len(args_nodes)}", node)
-        v = self.rvalue(self.expr(args_nodes[0]))
+        v = self.expressions.rvalue(self.expressions.expr(args_nodes[0]))
         if isinstance(v.type, T.EnumType):
             v = self.conversions.arith_convert(v, T.INT)
         if not (v.type.is_arithmetic or isinstance(v.type, T.VectorType)) or v.type == T.BOOL:
             self.ctx.fail(f"invalid operand of type '{spell(v.type)}' to '{name}'", node)
-        if self.sizeof(v.type, node) != self.sizeof(t, node) or t == T.BOOL or t.is_void:
+        if self.expressions.sizeof(v.type, node) != self.expressions.sizeof(t, node) or t == T.BOOL or t.is_void:
             self.ctx.fail(f"invalid reinterpretation: sizes of '{spell(t)}' and '{spell(v.type)}' must match", node)
         return tast.AsType(t, location(node), v)

@@ -93,7 +93,7 @@ def _kernel_pointer_spaces_ok(t):
     return True
 
 
-class Checker(BuiltinCalls):
+class Checker:
     """Declarations, statements and expressions; the mixins hold the rules of their modules."""
 
     def __init__(self, diag, target):
@@ -107,6 +107,7 @@ class Checker(BuiltinCalls):
         self.decl_types = DeclTypes(self.ctx, self.folding, self.coop, self.tensors)
         self.initializers = Initializers(self.ctx, self, self.conversions, self.folding, self.decl_types,
                                          self.literals)
+        self.builtin_calls = BuiltinCalls(self.ctx, self, self.conversions, self.literals)
         self.function_by_name = {}
         self.globals = []
         # ids of __constant Vars declared without `const`: read-only, but clang gives pointers to
@@ -1471,17 +1472,17 @@ class Checker(BuiltinCalls):
         if name in COOP_BUILTINS:
             return self.coop.coop_call(name, args_nodes, node, expected)
         if name == "printf":
-            return self.printf_call(args_nodes, node)
+            return self.builtin_calls.printf_call(args_nodes, node)
         if name in CLANG_BUILTINS:
-            return self.clang_builtin_call(name, args_nodes, node)
+            return self.builtin_calls.clang_builtin_call(name, args_nodes, node)
         if name in ADDRESS_SPACE_QUERIES and not self.ctx.pre_cl20:
-            return self.address_space_query(name, args_nodes, node)
-        if name.startswith("convert_") and self.convert_target(name) is not None:
-            return self.convert_call(name, args_nodes, node)
+            return self.builtin_calls.address_space_query(name, args_nodes, node)
+        if name.startswith("convert_") and self.builtin_calls.convert_target(name) is not None:
+            return self.builtin_calls.convert_call(name, args_nodes, node)
         if name.startswith("as_") and name[3:] in T.builtin_typedefs(self.ctx.target):
-            return self.as_type_call(name, args_nodes, node)
+            return self.builtin_calls.as_type_call(name, args_nodes, node)
         if _builtins.is_builtin(name) and name not in self.hidden_builtins:
-            return self.builtin_call(name, args_nodes, node)
+            return self.builtin_calls.builtin_call(name, args_nodes, node)
         # OpenCL C has no implicit function declarations; clang-22 reports the name as undeclared.
         self.ctx.fail(f"use of undeclared identifier '{name}'", node)
 
@@ -1514,7 +1515,3 @@ class Checker(BuiltinCalls):
             self.ctx.call_edges.append((self.ctx.fn.function, fn, location(node)))
         fn._used = True
         return tast.Call(fn.type.ret, loc, fn, args)
-
-    CONVERT_RE = re.compile(r"convert_([a-z]+?)(\d*)(_sat)?(_rte|_rtz|_rtp|_rtn)?$")
-
-
