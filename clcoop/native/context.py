@@ -40,6 +40,11 @@ FAULT_READ, FAULT_WRITE, FAULT_ATOMIC, FAULT_READONLY, FAULT_MISALIGNED, FAULT_D
 FAULT_BIT_FIELD = 12
 
 BARRIERS = ("barrier", "work_group_barrier")
+# Votes the per-work-item path computes by a rendezvous (votes.py): like barriers, the
+# work-item's coroutine suspends at them, so functions reaching them are inlined (named_ir).
+WORKGROUP_VOTES = ("work_group_all", "work_group_any")
+SUBGROUP_VOTES = ("sub_group_all", "sub_group_any")
+SUSPENDING_CALLS = BARRIERS + WORKGROUP_VOTES + SUBGROUP_VOTES
 LEGACY_ATOMIC_FUNCTIONS = {f"{prefix}_{op}" for prefix in ("atomic", "atom")
                            for op in ("add", "sub", "xchg", "min", "max", "and", "or", "xor", "inc",
                                       "dec", "cmpxchg")}

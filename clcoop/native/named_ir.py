@@ -15,7 +15,7 @@ from clcoop.ir import cfg
 from clcoop.ir.demangle import demangle
 from clcoop.ir.loader import name_values, read_structs, value_kind
 from clcoop.native import local_memory
-from clcoop.native.context import BARRIERS
+from clcoop.native.context import SUSPENDING_CALLS
 
 _DROPPED_ATTRIBUTES = ("optnone", "noinline")
 # LLVM refuses an empty attribute group; a string attribute nothing reads keeps it valid.
@@ -67,11 +67,12 @@ def parse(module):
 
 
 def barrier_callers(mod):
-    """Defined non-kernel functions that reach a work-group barrier."""
+    """Defined non-kernel functions that reach a work-group barrier or a vote (the calls at
+    which a work-item's coroutine suspends: context.SUSPENDING_CALLS)."""
     funcs = {f.name: f for f in mod.functions}
     calls = {f.name: [c.name for b in f.blocks for ins in b.instructions if ins.opcode == "call"
                       for c in list(ins.operands)[-1:] if value_kind(c) == "function"]
              for f in mod.functions if not f.is_declaration}
-    barriers = {c for cs in calls.values() for c in cs if demangle(c)[0] in BARRIERS}
+    barriers = {c for cs in calls.values() for c in cs if demangle(c)[0] in SUSPENDING_CALLS}
     return [funcs[n] for n in cfg.reaching(calls, barriers)
             if n in calls and " spir_kernel " not in str(funcs[n]).split("{", 1)[0]]

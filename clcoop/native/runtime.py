@@ -21,7 +21,7 @@ from clcoop.native import codegen, interrupt, pool, ranges, subgroup
 from clcoop.native import context
 from clcoop.native.context import CTX, CTX_SLOTS, REGION_LOCAL, REGION_ROW_WORDS, REGION_WRITABLE
 from clcoop.native.support import WorkItemPathUnavailable
-from clcoop.native import bit_ops_ir, votes
+from clcoop.native import bit_ops_ir
 
 
 
@@ -496,7 +496,7 @@ class NativeProgram:
                        f"only part of the work-group ({size} of {site.workgroup_size} work-items active; e.g. "
                        f"local linear id {inactive} is not): it must be executed in uniform control flow "
                        f"(SPV_KHR_cooperative_matrix: all invocations of the scope must be active)")
-        elif kind == context.FAULT_BARRIER and site.what in votes.SUBGROUP_VOTES:
+        elif kind == context.FAULT_BARRIER and site.what in context.SUBGROUP_VOTES:
             # A sub-group vote reached by part of its sub-group (votes.py): check_convergence's
             # words, naming a work-item that is not there.
             inactive = code if code >= 0 else addr

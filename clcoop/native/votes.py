@@ -13,13 +13,11 @@ else 0: the interpreter's (table != 0).all(axis=1), whose padding lanes hold the
 (ocl_builtins._work_group_collective, _sub_group_collective). Reached by part of the group,
 the driver's divergence check faults, worded as the interpreter's check_convergence
 (runtime.py: FAULT_BARRIER with the site's name)."""
-from clcoop.native.context import CTX, CTX_SLOTS
+from clcoop.native.context import CTX, CTX_SLOTS, SUBGROUP_VOTES, WORKGROUP_VOTES
 from clcoop.native.coop_routines import WORKGROUP_PREFIX
 from clcoop.native.support import Unsupported
 from clcoop.native.text_rewrite import quote, ref
 
-WORKGROUP_VOTES = ("work_group_all", "work_group_any")
-SUBGROUP_VOTES = ("sub_group_all", "sub_group_any")
 SUBGROUP_PREFIX = "__clcoop_coop."
 
 

@@ -142,3 +142,29 @@ def test_a_subgroup_vote_reached_by_part_of_its_subgroup_faults_as_in_the_interp
         messages.append(str(fault.value))
     assert messages[0] == messages[1]
     assert "sub_group_all: sub-group operation reached under divergent control flow: work-item (21)" in messages[1]
+
+
+def test_votes_in_a_called_function_at_o0_run_natively():
+    """At -O0 a helper is not inlined by the compiler: the engine inlines every function
+    reaching a vote into its kernel (as for barriers), since only a kernel's coroutine can
+    wait at a rendezvous."""
+    source = """
+int vote(int v) { return sub_group_all(v > 0) + 2 * work_group_any(v > 40); }
+__kernel void k(__global const int *x, __global int *out) {
+    size_t g = get_global_id(0);
+    out[g] = vote(x[g]);
+}
+"""
+    x = np.arange(1, 49, dtype=np.int32)
+    x[17] = 0
+    results = []
+    for engine in ("interp", "auto"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", NativeFallbackWarning)
+            program = clcoop.Program(source).build(options=["-O0"], engine=engine)
+            out = np.full_like(x, -1)
+            program.k((48,), (24,), x, out, subgroup_size=16)
+        results.append(out)
+    assert results[0].tobytes() == results[1].tobytes()
+    expected = np.array([1] * 16 + [0] * 8 + [1] * 16 + [1] * 8) + 2 * np.repeat([0, 1], 24)
+    np.testing.assert_array_equal(results[1], expected)
