@@ -99,7 +99,7 @@ class InlineAsmChecks:
         letters = set(constraint.lstrip("=+&")) & _MEMORY_LETTERS
         if letters:
             self.ctx.fail(f"memory operand constraint '{constraint}' of inline assembly is not supported "
-                      f"by clcoop (only register and immediate operands)", where)
+                          f"by clcoop (only register and immediate operands)", where)
 
     def asm_template(self, text, names, node):
         """GCC's template syntax -> LLVM's (clang's AsmStmt::AnalyzeAsmString); errors at

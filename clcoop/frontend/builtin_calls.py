@@ -70,7 +70,7 @@ class BuiltinCalls:
         t = arg.type
         if not t.is_pointer or t.addrspace == T.CONSTANT:
             self.ctx.fail(f"invalid argument {spell(t)} to function: '{name}', expecting a generic pointer "
-                      "argument", args_nodes[0])
+                          "argument", args_nodes[0])
         generic = T.PointerType(t.pointee, T.GENERIC, t.const, t.volatile)
         if t.addrspace != T.GENERIC:
             arg = self.conversions.pointer_space_cast(arg, generic)
@@ -83,8 +83,8 @@ class BuiltinCalls:
         loc = location(node)
         if len(args_nodes) != arity:
             self.ctx.fail(f"too {'few' if len(args_nodes) < arity else 'many'} arguments to function call, "
-                      f"expected {arity}, have {len(args_nodes)}",
-                      self.ctx.call_rparen_location(node) if len(args_nodes) < arity else args_nodes[arity])
+                          f"expected {arity}, have {len(args_nodes)}",
+                          self.ctx.call_rparen_location(node) if len(args_nodes) < arity else args_nodes[arity])
         if kind == "float-const":
             value = {"inf": math.inf, "nan": math.nan}[ret_name[1]]
             return tast.FloatConst(T.SCALARS[ret_name[0]], loc, value)
@@ -102,7 +102,7 @@ class BuiltinCalls:
             for a, n in zip(args[:2] if kind == "memcpy" else args[:1], args_nodes):
                 if not a.type.is_pointer:
                     self.ctx.fail(f"passing '{spell(a.type)}' to parameter of incompatible type "
-                              f"'{'const ' if a is args[1] else ''}void *'", n)
+                                  f"'{'const ' if a is args[1] else ''}void *'", n)
             last = self.conversions.convert(args[2], self.ctx.target.size_t, args_nodes[2], "passing")
             middle = args[1] if kind == "memcpy" else tast.ImplicitCast(
                 T.CHAR, args[1].loc, "int-to-int", self.conversions.convert(args[1], T.INT, args_nodes[1], "passing"))
@@ -117,7 +117,7 @@ class BuiltinCalls:
             value = args[0]
             if not (value.type.is_float or value.type.is_integer):
                 self.ctx.fail(f"floating point classification requires argument of floating point type "
-                          f"(passed in '{spell(value.type)}')", args_nodes[0])
+                              f"(passed in '{spell(value.type)}')", args_nodes[0])
             if not value.type.is_float:
                 value = self.conversions.arith_convert(value, T.DOUBLE)
             return tast.Intrinsic(T.INT, loc, "is.fpclass", [value], (FPCLASS_MASKS[ret_name],))
@@ -128,7 +128,7 @@ class BuiltinCalls:
         if not args_nodes:
             # 'st' is the parameter's name in clang's opencl-c-base.h
             self.ctx.fail("too few arguments to function call, at least argument 'st' must be "
-                      "specified", self.ctx.call_rparen_location(node))
+                          "specified", self.ctx.call_rparen_location(node))
         format_type = T.PointerType(T.CHAR, T.CONSTANT, True)
         first = args_nodes[0]
         is_literal = isinstance(first, c_ast.Constant) and first.type == "string"
@@ -176,7 +176,7 @@ class BuiltinCalls:
         t = value.type
         if t.is_coop_opaque:
             self.ctx.fail(f"cannot pass a {coop_what(t)} of type '{spell(t)}' to printf"
-                      + ("; pass its elements" if t.is_coop_matrix else ""), node)
+                          + ("; pass its elements" if t.is_coop_matrix else ""), node)
         if isinstance(t, T.StructType):
             self.ctx.fail(f"cannot pass a struct of type '{spell(t)}' to printf", node)
         if t.is_float and t not in (T.DOUBLE, T.BF16):     # clang-22 passes __bf16 as it is
@@ -224,7 +224,7 @@ class BuiltinCalls:
         t, sat, rounding = self.convert_target(name)
         if len(args_nodes) != 1:
             self.ctx.fail(f"too {'few' if not args_nodes else 'many'} arguments to function call, expected 1, "
-                      f"have {len(args_nodes)}", node)
+                          f"have {len(args_nodes)}", node)
         v = self.expressions.rvalue(self.expressions.expr(args_nodes[0]))
         st = v.type
         if fp8.involves_fp8(st, t):
@@ -244,7 +244,7 @@ class BuiltinCalls:
         t = T.builtin_typedefs(self.ctx.target)[name[3:]]
         if len(args_nodes) != 1:
             self.ctx.fail(f"too {'few' if not args_nodes else 'many'} arguments to function call, expected 1, "
-                      f"have {len(args_nodes)}", node)
+                          f"have {len(args_nodes)}", node)
         v = self.expressions.rvalue(self.expressions.expr(args_nodes[0]))
         if isinstance(v.type, T.EnumType):
             v = self.conversions.arith_convert(v, T.INT)

@@ -148,11 +148,11 @@ class Checker:
         states = {"ON": "on", "OFF": "off", "DEFAULT": self.fp_contract_default}
         if len(words) != 3 or words[2] not in states:
             self.ctx.warn("expected 'ON' or 'OFF' or 'DEFAULT' in pragma [-Wunknown-pragmas]",
-                      self.pragma_word_location(node, 2))
+                          self.pragma_word_location(node, 2))
             return
         if in_block_after_statements:
             self.ctx.fail("'#pragma fp_contract' can only appear at file scope or at the start of a "
-                      "compound statement", self.pragma_word_location(node, 1))
+                          "compound statement", self.pragma_word_location(node, 1))
         self.fp_contract = states[words[2]]
 
     def pragma_word_location(self, node, index):
@@ -180,7 +180,7 @@ class Checker:
             spelled = f"'{space} {written}' (aka {spelled})"
         if what == "parameter":
             self.ctx.require_fp16(f"declaring function parameter of type {spelled} is not allowed; "
-                              f"did you forget * ?", name_location(decl))
+                                  f"did you forget * ?", name_location(decl))
         elif "cl_khr_fp16" not in self.ctx.enabled_extensions:
             # The declaration is abandoned (its initializer unchecked) and its name stays
             # silent, as clang marks it invalid.
@@ -197,8 +197,8 @@ class Checker:
             name_end = SourceLocation(var.loc.file, var.loc.line, var.loc.column + len(var.name)) \
                 if var.loc is not None else None
             self.ctx.warn(f"variable '{var.name}' is uninitialized when used here", ref.loc,
-                      [self.ctx.note(f"initialize the variable '{var.name}' to silence this warning", name_end)],
-                      flag="uninitialized")
+                          [self.ctx.note(f"initialize the variable '{var.name}' to silence this warning", name_end)],
+                          flag="uninitialized")
 
     # ------------------------------------------------------------------ translation unit
     def translation_unit(self, ast):
@@ -213,8 +213,8 @@ class Checker:
             var = self.ctx.scope.names.get(name)
             if isinstance(var, tast.Var) and id(var) in self.extern_vars:
                 self.ctx.error(f"'{name}' is declared extern but not defined in this translation unit "
-                           "(clcoop compiles and runs one translation unit)", loc,
-                           [self.ctx.note("declared here", var.loc)])
+                               "(clcoop compiles and runs one translation unit)", loc,
+                               [self.ctx.note("declared here", var.loc)])
         self.ctx.functions = [f for f in self.ctx.functions if f.body is not None or getattr(f, "_used", False)]
 
     @contextlib.contextmanager
@@ -257,7 +257,7 @@ class Checker:
                 self.ctx.error(f"recursion is not supported in OpenCL C ('{caller.name}' calls itself)", loc)
             else:
                 self.ctx.error(f"recursion is not supported in OpenCL C ('{caller.name}' calls '{callee.name}', "
-                           f"which calls '{caller.name}' again)", loc)
+                               f"which calls '{caller.name}' again)", loc)
 
     def external(self, node):
         self.ctx.last_loc = location(node) or self.ctx.last_loc
@@ -289,10 +289,10 @@ class Checker:
             note = [self.ctx.note("previous definition is here", previous[3])]
             if previous[1] != t:
                 self.ctx.fail(f"typedef redefinition with different types ('{spell(t)}' vs '{spell(previous[1])}')",
-                          name_location(node), note)
+                              name_location(node), note)
             if not previous[3].file.endswith("opencl-c-coop.h"):   # clang: not for system headers
                 self.ctx.warn(f"redefinition of typedef '{node.name}' is a C11 feature [-Wtypedef-redefinition]",
-                          name_location(node), note)
+                              name_location(node), note)
             return
         if isinstance(t, T.StructType) and t.tag is None and t.typedef_name is None:
             object.__setattr__(t, "typedef_name", node.name)
@@ -324,7 +324,7 @@ class Checker:
             self.ctx.poisoned.discard(node.name)
             kind = " as different kind of symbol" if isinstance(previous, tast.Function) else ""
             self.ctx.fail(f"redefinition of '{node.name}'{kind}", name_location(node),
-                      [self.ctx.note("previous definition is here", prev_loc)] if prev_loc else [])
+                          [self.ctx.note("previous definition is here", prev_loc)] if prev_loc else [])
         if program_scope:
             var = self.global_variable(node, t, aspace, const)
             return [var]
@@ -339,8 +339,8 @@ class Checker:
             if previous.type != t and not (isinstance(previous.type, T.ArrayType) and isinstance(t, T.ArrayType)
                                            and previous.type.elem == t.elem and t.length is None):
                 self.ctx.fail(f"redeclaration of '{node.name}' with a different type: '{spell(t)}' vs "
-                          f"'{spell(previous.type)}'", name_location(node),
-                          [self.ctx.note("previous declaration is here", previous.loc)])
+                              f"'{spell(previous.type)}'", name_location(node),
+                              [self.ctx.note("previous declaration is here", previous.loc)])
             return []
         if node.init is not None:
             self.ctx.warn("'extern' variable has an initializer", name_location(node))
@@ -359,8 +359,8 @@ class Checker:
         self.globals.remove(defined)
         if defined.type != var.type and not (isinstance(var.type, T.ArrayType) and var.type.length is None):
             self.ctx.fail(f"redefinition of '{node.name}' with a different type: '{spell(defined.type)}' vs "
-                      f"'{spell(var.type)}'", name_location(node),
-                      [self.ctx.note("previous declaration is here", var.loc)])
+                          f"'{spell(var.type)}'", name_location(node),
+                          [self.ctx.note("previous declaration is here", var.loc)])
         for field_name in ("type", "addrspace", "initializer", "loc", "is_const"):
             setattr(var, field_name, getattr(defined, field_name))
         if id(defined) in self.implicitly_const:
@@ -376,16 +376,16 @@ class Checker:
             mangled = _builtins.mangle(name, ftype.params)
         except ValueError:
             self.ctx.fail(f"clcoop cannot mangle the parameter types of overloadable function '{name}'",
-                      name_location(node))
+                          name_location(node))
         family = self.ctx.overloads.setdefault(name, [])
         for existing in family:
             if existing.mangled == mangled:
                 if existing.type != ftype:
                     self.ctx.fail(f"conflicting types for '{name}'", name_location(node),
-                              [self.ctx.note("previous declaration is here", existing.loc)])
+                                  [self.ctx.note("previous declaration is here", existing.loc)])
                 if defining and existing.body is not None:
                     self.ctx.fail(f"redefinition of '{name}'", name_location(node),
-                              [self.ctx.note("previous definition is here", existing.loc)])
+                                  [self.ctx.note("previous definition is here", existing.loc)])
                 if defining:
                     existing.loc = location(node)
                 return existing
@@ -495,7 +495,7 @@ class Checker:
         name = node.name
         if ftype.ret == T.HALF:
             self.ctx.require_fp16("declaring function return value of type 'half' is not allowed ; "
-                              "did you forget * ?", name_location(node))
+                                  "did you forget * ?", name_location(node))
         args = getattr(node.type, "args", None)
         for p in (args.params if args is not None else []):
             if isinstance(p, c_ast.Decl) and getattr(p, "type", None) is not None:
@@ -517,15 +517,15 @@ class Checker:
         if other is not None and not isinstance(other, tast.Function):
             other_loc = other[3] if isinstance(other, tuple) else other.loc
             self.ctx.fail(f"redefinition of '{name}' as different kind of symbol", name_location(node),
-                      [self.ctx.note("previous definition is here", other_loc)] if other_loc else [])
+                          [self.ctx.note("previous definition is here", other_loc)] if other_loc else [])
         existing = self.function_by_name.get(name)
         if existing is not None:
             if existing.type != ftype:
                 self.ctx.fail(f"conflicting types for '{name}'", node,
-                          [self.ctx.note("previous declaration is here", existing.loc)])
+                              [self.ctx.note("previous declaration is here", existing.loc)])
             if defining and existing.body is not None:
                 self.ctx.fail(f"redefinition of '{name}'", node,
-                          [self.ctx.note("previous definition is here", existing.loc)])
+                              [self.ctx.note("previous definition is here", existing.loc)])
             if defining:
                 existing.loc = location(node)
             return existing
@@ -550,7 +550,7 @@ class Checker:
         if fn.name == "main":
             # OpenCL C 3.0 6.11.e: no `main` (the host starts kernels); clang-22's wording.
             self.ctx.error(f"{'kernel' if fn.is_kernel else 'function'} cannot be called 'main'",
-                       name_location(decl))
+                           name_location(decl))
         if fn.is_kernel and not fn.type.ret.is_void:
             self.ctx.error("kernel must have void return type", decl)
         if isinstance(fn.type.ret, T.ArrayType):
@@ -632,7 +632,7 @@ class Checker:
             # OpenCL C 3.0 6.11.a: every level of a pointer (to pointer) kernel argument
             # points into __global, __constant or __local memory (clang-22's rule and wording).
             self.ctx.error("pointer arguments to kernel functions must reside in '__global', "
-                       "'__constant' or '__local' address space", p)
+                           "'__constant' or '__local' address space", p)
 
     def resolve_gotos(self):
         for name, node in self.ctx.fn.gotos:
@@ -798,7 +798,7 @@ class Checker:
         for c in sw.cases:
             if c.value == value:
                 self.ctx.fail(f"duplicate case value '{value}'", node.expr,
-                          [self.ctx.note("previous case defined here", c.loc)])
+                              [self.ctx.note("previous case defined here", c.loc)])
         body = self.case_body(node.stmts, node)
         case = tast.Case(location(node), value, body)
         sw.cases.append(case)
@@ -810,7 +810,7 @@ class Checker:
         sw = self.ctx.fn.switch_stack[-1]
         if sw.default is not None:
             self.ctx.fail("multiple default labels in one switch", node,
-                      [self.ctx.note("previous case defined here", sw.default.loc)])
+                          [self.ctx.note("previous case defined here", sw.default.loc)])
         default = tast.Default(location(node), None)
         sw.default = default
         default.body = self.case_body(node.stmts, node)
@@ -869,14 +869,14 @@ class Checker:
             self.ctx.fn.uninitialized.read(e)
         if isinstance(e.type, T.AtomicType):
             self.ctx.fail(f"an object of type '{spell(e.type)}' is read only through the atomic "
-                      f"functions (e.g. atomic_load; OpenCL C 3.0 6.15.12.6)", e.loc)
+                          f"functions (e.g. atomic_load; OpenCL C 3.0 6.15.12.6)", e.loc)
         if e.type == T.HALF and isinstance(e, (tast.Deref, tast.Index)):
             space = T.ADDRSPACE_NAMES[self.object_space(e)]
             where = e.loc
             if isinstance(e, tast.Deref) and e.operand.loc is not None:
                 where = operator_location(self.ctx.diag.sources, "*", e.operand.loc, e.loc)
             self.ctx.require_fp16(f"loading directly from pointer to type '{space} half' requires "
-                              f"cl_khr_fp16. Use vector data load builtin functions instead", where)
+                                  f"cl_khr_fp16. Use vector data load builtin functions instead", where)
         if isinstance(e.type, T.ArrayType):
             aspace = self.object_space(e)
             return tast.ImplicitCast(T.PointerType(e.type.elem, aspace, self.object_const(e)),
@@ -1163,11 +1163,11 @@ class Checker:
         if isinstance(left.type, T.VectorType) or isinstance(right.type, T.VectorType):
             if not (arith_or_vector(left.type) and arith_or_vector(right.type)):
                 self.ctx.fail(f"invalid operands to binary expression ('{spell(left.type)}' and "
-                          f"'{spell(right.type)}')", node)
+                              f"'{spell(right.type)}')", node)
             t = self.conversions.common_type(left.type, right.type, node)
             if t.elem.is_float:
                 self.ctx.fail(f"invalid operands to binary expression ('{spell(left.type)}' and "
-                          f"'{spell(right.type)}')", node)
+                              f"'{spell(right.type)}')", node)
             return tast.Logical(comparison_result(t), loc, node.op,
                                 self.conversions.arith_convert(left, t), self.conversions.arith_convert(right, t))
         return tast.Logical(T.INT, loc, node.op, self.to_bool(left, node.left), self.to_bool(right, node.right))
@@ -1208,7 +1208,7 @@ class Checker:
                     left = self.conversions.pointer_space_cast(left, rt)
                 else:
                     self.ctx.fail(f"comparison between ('{spell(lt)}' and '{spell(rt)}') which are pointers "
-                              f"to non-overlapping address spaces", node)
+                                  f"to non-overlapping address spaces", node)
             elif lt.pointee != rt.pointee and not (lt.pointee.is_void or rt.pointee.is_void):
                 self.ctx.warn(f"comparison of distinct pointer types ('{spell(lt)}' and '{spell(rt)}')", node)
             if left.type != right.type:
@@ -1229,17 +1229,17 @@ class Checker:
         t = target.type
         if isinstance(t, T.AtomicType):
             self.ctx.fail("atomic variable can be assigned to a variable only in global address space",
-                      self.ctx.node_location(node))
+                          self.ctx.node_location(node))
         if t == T.HALF and isinstance(target, (tast.Deref, tast.Index)):
             self.ctx.require_fp16("assigning directly to pointer to type 'half' requires cl_khr_fp16. "
-                              "Use vector data store builtin functions instead", self.ctx.node_location(node))
+                                  "Use vector data store builtin functions instead", self.ctx.node_location(node))
         if node.op == "=":
             value = self.expr(node.rvalue, expected=t)
             if isinstance(value.type, T.AtomicType):
                 # clang-22's wording (and place) for an atomic object read by an assignment
                 self.ctx.fail("atomic variable can be assigned to a variable only in global address space",
-                          operator_location(self.ctx.diag.sources, "=", self.ctx.node_location(node.rvalue),
-                                            self.ctx.node_location(node)))
+                              operator_location(self.ctx.diag.sources, "=", self.ctx.node_location(node.rvalue),
+                                                self.ctx.node_location(node)))
             value = self.rvalue(value)
             # clang points a conversion error in an assignment at the '=' token
             # (matrix mismatches stay at the right-hand side, as this checker always reported them).
@@ -1267,7 +1267,7 @@ class Checker:
         if self.object_const(target) or (isinstance(target, tast.VarRef) and target.var.is_const):
             if isinstance(target, tast.VarRef) and id(target.var) not in self.implicitly_const:
                 self.ctx.fail(f"cannot assign to variable '{target.var.name}' with const-qualified type "
-                          f"'const {spell(target.type)}'", node)
+                              f"'const {spell(target.type)}'", node)
             self.ctx.fail("read-only variable is not assignable", node)
         if self.object_space(target) == T.CONSTANT:
             # OpenCL C 3.0 6.7.3: __constant objects are read-only.
@@ -1279,7 +1279,7 @@ class Checker:
         if unqualified_elem(cond.type).is_float:
             # OpenCL C 3.0 6.5.7: the selection operand may be a scalar or vector "except float".
             self.ctx.fail(f"used type {described(cond.type)} where floating point type is not allowed",
-                      operator_location(self.ctx.diag.sources, "?", node.iftrue, location(node)))
+                          operator_location(self.ctx.diag.sources, "?", node.iftrue, location(node)))
         then = self.rvalue(self.expr(node.iftrue, expected))
         other = self.rvalue(self.expr(node.iffalse, expected))
         loc = location(node)
@@ -1290,14 +1290,16 @@ class Checker:
             t = self.conversions.common_type(then.type, other.type, node)
             if not isinstance(t, T.VectorType) or t.count != cond.type.count:
                 self.ctx.fail("vector condition type and result type do not match", node)
-            return tast.Conditional(t, loc, cond, self.conversions.arith_convert(then, t), self.conversions.arith_convert(other, t))
+            return tast.Conditional(t, loc, cond, self.conversions.arith_convert(then, t),
+                                    self.conversions.arith_convert(other, t))
         cond = self.to_bool(cond, node.cond)
         tt, ot = then.type, other.type
         if tt == ot:
             return tast.Conditional(tt, loc, cond, then, other)
         if arith_or_vector(tt) and arith_or_vector(ot):
             t = self.conversions.common_type(tt, ot, node)
-            return tast.Conditional(t, loc, cond, self.conversions.arith_convert(then, t), self.conversions.arith_convert(other, t))
+            return tast.Conditional(t, loc, cond, self.conversions.arith_convert(then, t),
+                                    self.conversions.arith_convert(other, t))
         if tt.is_pointer or ot.is_pointer:
             if tt.is_pointer and self.conversions.is_null_constant(other):
                 return tast.Conditional(tt, loc, cond, then, tast.ImplicitCast(tt, other.loc, "null-to-pointer", other))
@@ -1309,8 +1311,8 @@ class Checker:
                     t = T.PointerType(tt.pointee, T.GENERIC, tt.const or ot.const)
                     if T.CONSTANT in (tt.addrspace, ot.addrspace):
                         self.ctx.fail("conditional operator with the second and third operands of type "
-                                  f"('{spell(tt)}' and '{spell(ot)}') which are pointers to "
-                                  "non-overlapping address spaces", node)
+                                      f"('{spell(tt)}' and '{spell(ot)}') which are pointers to "
+                                      "non-overlapping address spaces", node)
                 return tast.Conditional(t, loc, cond, self.conversions.convert(then, t, node, "converting"),
                                         self.conversions.convert(other, t, node, "converting"))
         if tt.is_void and ot.is_void:
@@ -1504,9 +1506,9 @@ class Checker:
         params = fn.type.params
         loc = location(node)
         if len(args_nodes) != len(params):
-            self.ctx.fail(self.arity_message(fn, len(args_nodes)),
-                      self.ctx.call_rparen_location(node) if len(args_nodes) < len(params) else args_nodes[len(params)],
-                      [self.ctx.note(f"'{fn.name}' declared here", fn.loc)])
+            where = self.ctx.call_rparen_location(node) if len(args_nodes) < len(params) else args_nodes[len(params)]
+            self.ctx.fail(self.arity_message(fn, len(args_nodes)), where,
+                          [self.ctx.note(f"'{fn.name}' declared here", fn.loc)])
         args = []
         for a, pt in zip(args_nodes, params):
             v = self.rvalue(self.expr(a, expected=pt))

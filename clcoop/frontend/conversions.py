@@ -121,7 +121,7 @@ class Conversions:
         if isinstance(lt, T.VectorType) and isinstance(rt, T.VectorType):
             if lt != rt:
                 self.ctx.fail(f"cannot convert between vector values of different size or type "
-                          f"('{spell(lt)}' and '{spell(rt)}')", node)
+                              f"('{spell(lt)}' and '{spell(rt)}')", node)
             return lt
         if isinstance(lt, T.VectorType):
             return lt
@@ -136,7 +136,7 @@ class Conversions:
         if not arith_or_vector(e.type):
             # Callers check operand kinds; this keeps a missed case a diagnostic, not a crash.
             self.ctx.fail(f"invalid operand of type '{spell(e.type)}' where an arithmetic value of type "
-                      f"'{spell(t)}' is required", e.loc)
+                          f"'{spell(t)}' is required", e.loc)
         if isinstance(t, T.VectorType):
             if isinstance(e.type, T.VectorType):
                 return e     # equal vector types already checked
@@ -195,7 +195,7 @@ class Conversions:
         if t.is_coop_matrix or st.is_coop_matrix:
             if t.is_coop_matrix and st.is_coop_matrix:
                 self.ctx.fail("incompatible cooperative matrix types", node,
-                          [self.ctx.note(f"'{spell(st)}' converted to '{spell(t)}'", node)])
+                              [self.ctx.note(f"'{spell(st)}' converted to '{spell(t)}'", node)])
             self.ctx.fail(self.incompatible_message(st, t, context), node)
         if is_arith_like(t) and is_arith_like(st):
             return self.arith_convert(e, t)
@@ -230,7 +230,7 @@ class Conversions:
             return
         target = target_spelling or f"'{spell(t)}'"
         self.ctx.warn(f"implicit conversion from enumeration type '{spell(source)}' to different "
-                  f"enumeration type {target}", e.loc or node, flag="implicit-enum-enum-cast")
+                      f"enumeration type {target}", e.loc or node, flag="implicit-enum-enum-cast")
 
     @staticmethod
     def context_phrase(st, t, context):
@@ -268,7 +268,7 @@ class Conversions:
             if inner_from.addrspace != inner_to.addrspace:
                 # OpenCL C 3.0 6.7.9: no implicit address-space change below the first level.
                 self.ctx.fail(f"{self.space_phrase(st, t, context)} changes address space of nested "
-                          f"pointer", node)
+                              f"pointer", node)
             inner_from, inner_to = inner_from.pointee, inner_to.pointee
         if warnings and st.pointee != t.pointee and not (st.pointee.is_void or t.pointee.is_void):
             self.ctx.warn(f"incompatible pointer types {self.context_phrase(e.type, t, context)}", node)
@@ -281,7 +281,7 @@ class Conversions:
     def explicit_cast(self, operand, t, node):
         if t == T.HALF:
             self.ctx.require_fp16("casting to type 'half' is not allowed",
-                              location(getattr(node, "expr", None)) or location(node))
+                                  location(getattr(node, "expr", None)) or location(node))
         st = operand.type
         loc = location(node)
         if st == t:
@@ -295,7 +295,7 @@ class Conversions:
         if isinstance(t, T.VectorType):
             if isinstance(st, T.VectorType):
                 self.ctx.fail(f"invalid conversion between vector type '{spell(st)}' and '{spell(t)}'; "
-                          f"use convert_{spell(t)}() or as_{spell(t)}()", node)
+                              f"use convert_{spell(t)}() or as_{spell(t)}()", node)
             if is_arith_like(st):
                 scalar = self.arith_convert(operand, t.elem)
                 return tast.Cast(t, loc, "splat", scalar)

@@ -144,9 +144,9 @@ class CoopChecks:
             use = _reached_workgroup_matrix(kernel, callees, uses)
             if use is not None:
                 self.ctx.error(f"kernel '{kernel.name}' uses a workgroup-scope cooperative matrix and "
-                           f"must have the 'reqd_work_group_size' attribute", kernel.loc,
-                           [self.ctx.note(f"workgroup-scope matrix type '{spell(use.type)}' used here",
-                                      use.loc)])
+                               f"must have the 'reqd_work_group_size' attribute", kernel.loc,
+                               [self.ctx.note(f"workgroup-scope matrix type '{spell(use.type)}' used here",
+                                              use.loc)])
 
     def require_coop_extension(self, where, typedef_name):
         """clcoop always knows cooperative matrices; clang's pull request requires the pragma.
@@ -156,9 +156,9 @@ class CoopChecks:
         self.extension_reported = True
         what = f"type '{typedef_name}'" if typedef_name else "the 'coop_mat' attribute"
         self.ctx.warn(f"use of {what} requires {COOP_EXTENSION} support", where,
-                  [self.ctx.note(f"add '#pragma OPENCL EXTENSION {COOP_EXTENSION} : enable' before it; "
-                             f"{PR_NAME} rejects the type without it", self.ctx.node_location(where))],
-                  flag=PORTABILITY)
+                      [self.ctx.note(f"add '#pragma OPENCL EXTENSION {COOP_EXTENSION} : enable' before it; "
+                                     f"{PR_NAME} rejects the type without it", self.ctx.node_location(where))],
+                      flag=PORTABILITY)
 
     def coop_attr_value(self, node, what):
         if isinstance(node, c_ast.Constant) and node.type == "string":
@@ -184,7 +184,7 @@ class CoopChecks:
             if where == "program":
                 self.ctx.fail(f"{coop_what(t)} type cannot be declared at program scope", node)
             self.ctx.fail(f"{coop_what(t)} type cannot be declared in the "
-                      f"'{T.ADDRSPACE_NAMES[aspace]}' address space", node)
+                          f"'{T.ADDRSPACE_NAMES[aspace]}' address space", node)
 
     # ---- cooperative-matrix operators (RFC 4.6)
     def coop_binary(self, op, left, right, node):
@@ -195,13 +195,13 @@ class CoopChecks:
         for t in (lt, rt):
             if t.is_coop_matrix and fp8.is_fp8(t.elem):
                 self.ctx.fail(f"invalid operands to binary expression ('{spell(lt)}' and '{spell(rt)}'): "
-                          f"SPV_EXT_float8 has no arithmetic on fp8 matrices; convert to a half or "
-                          f"float matrix first", node)
+                              f"SPV_EXT_float8 has no arithmetic on fp8 matrices; convert to a half or "
+                              f"float matrix first", node)
         if lt.is_coop_matrix and rt.is_coop_matrix:
             if lt != rt:
                 scopes = f" (of {_scope_word(lt)} and {_scope_word(rt)} scope)" if lt.scope != rt.scope else ""
                 self.ctx.fail("incompatible cooperative matrix types", node,
-                          [self.ctx.note(f"operand types are '{spell(lt)}' and '{spell(rt)}'{scopes}", loc)])
+                              [self.ctx.note(f"operand types are '{spell(lt)}' and '{spell(rt)}'{scopes}", loc)])
             return tast.CoopBinary(lt, loc, op, left, right)
         matrix, scalar = (left, right) if lt.is_coop_matrix else (right, left)
         if op != "*":
@@ -234,7 +234,7 @@ class CoopChecks:
         if not lo <= len(args_nodes) <= hi:
             few = len(args_nodes) < lo
             self.ctx.fail(f"too {'few' if few else 'many'} arguments to function call, expected "
-                      f"{lo if few else hi}, have {len(args_nodes)}", node if few else args_nodes[hi])
+                          f"{lo if few else hi}, have {len(args_nodes)}", node if few else args_nodes[hi])
         return builtin.check(self, name, args_nodes, node, expected)
 
     def coop_init(self, name, args_nodes, node, expected):
@@ -245,7 +245,7 @@ class CoopChecks:
             return tast.CoopInit(expected, location(node), value)
         if not is_arith_like(scalar.type):
             self.ctx.fail(f"argument of '{name}' must be a scalar of arithmetic type "
-                      f"('{spell(scalar.type)}' invalid)", args_nodes[0])
+                          f"('{spell(scalar.type)}' invalid)", args_nodes[0])
         self.warn_literal_change(scalar, expected.elem)
         return tast.CoopInit(expected, location(node), self.conversions.arith_convert(scalar, expected.elem))
 
@@ -263,7 +263,7 @@ class CoopChecks:
             def show(v):
                 return f"{v:g}" if isinstance(v, float) else str(v)
             self.ctx.warn(f"implicit conversion from '{spell(scalar.type)}' to '{spell(elem)}' changes value "
-                      f"from {show(value)} to {show(converted)}", scalar.loc)
+                          f"from {show(value)} to {show(converted)}", scalar.loc)
 
     def takes_context_type(self, node):
         """A call of a matrix built-in whose result type only its context gives."""
@@ -284,15 +284,15 @@ class CoopChecks:
         elem = unqualified_elem(pointee)
         if not (isinstance(elem, T.ScalarType) and elem.name in T.COOP_ELEMENT_NAMES):
             self.ctx.fail(f"pointer argument of '{name}' must point to a scalar or vector numeric type "
-                      f"('{spell(p.type)}' invalid)", node)
+                          f"('{spell(p.type)}' invalid)", node)
         if mtype is not None and pointee != mtype.elem:
             # A warning, not an error: SPV_KHR_cooperative_matrix issue 8 lets the pointee differ from
             # the component type (e.g. loading half components from a uint4 buffer); stride and
             # pointer arithmetic then count pointee elements.
             self.ctx.warn("inconsistent between cooperative matrix element type and buffer pointer type",
-                      node, [self.ctx.note(f"matrix element type is '{spell(mtype.elem)}', buffer pointer type is "
-                                       f"'{spell(p.type)}'; {PR_NAME} makes this an error",
-                                       location(node))], flag=PORTABILITY)
+                          node, [self.ctx.note(f"matrix element type is '{spell(mtype.elem)}', buffer pointer type is "
+                                               f"'{spell(p.type)}'; {PR_NAME} makes this an error",
+                                               location(node))], flag=PORTABILITY)
         return p
 
     def coop_layout_arg(self, node):
@@ -300,7 +300,7 @@ class CoopChecks:
         # The RFC declares the parameter `const coop_matrix_layout_t layout`: a use or scope
         # enumerator there is an enum mix-up (a use B stores column-major), as clang says.
         self.conversions.warn_enum_conversion(v, LAYOUT_ENUM, node,
-                                  "'coop_matrix_layout_t' (aka 'enum coop_matrix_layout_t')")
+                                              "'coop_matrix_layout_t' (aka 'enum coop_matrix_layout_t')")
         value = fold(v) if is_integer_like(v.type) else None
         if value not in tuple(Layout):
             self.ctx.fail("memory layout should be ROW_MAJOR or COLUMN_MAJOR", node)
@@ -313,8 +313,8 @@ class CoopChecks:
             self.ctx.fail(f"stride argument must have type 'size_t' ('{spell(v.type)}' invalid)", node)
         if unqualified_elem(as_arith(v.type)) != self.ctx.target.size_t:
             self.ctx.warn("stride argument must have type 'size_t'", node,
-                      [self.ctx.note(f"'{spell(v.type)}' is converted to 'size_t' here; {PR_NAME} rejects it "
-                                 "(cast it: '(size_t)')", self.ctx.node_location(node))], flag=PORTABILITY)
+                          [self.ctx.note(f"'{spell(v.type)}' is converted to 'size_t' here; {PR_NAME} rejects it "
+                                         "(cast it: '(size_t)')", self.ctx.node_location(node))], flag=PORTABILITY)
         value = fold(v)
         if isinstance(value, int):
             if value < 0:
@@ -336,7 +336,7 @@ class CoopChecks:
             self.ctx.fail("cannot store a cooperative matrix to '__constant' memory", args_nodes[0])
         if p.type.const:
             self.ctx.fail(f"cannot store a cooperative matrix through a pointer to const ('{spell(p.type)}')",
-                      args_nodes[0])
+                          args_nodes[0])
         layout = self.coop_layout_arg(args_nodes[2])
         stride = self.coop_stride_arg(args_nodes[3], name)
         return tast.CoopStore(T.VOID, location(node), p, m, layout, stride)
@@ -375,9 +375,9 @@ class CoopChecks:
         if operands:
             spelled = " | ".join(bit.opencl for bit, _ in SIGNED_OPERAND_MATRICES if operands & bit)
             self.ctx.warn(f"'{name}' without operands multiplies these signed components as signed; "
-                      f"{PR_NAME} passes 0 here (every component unsigned)", node,
-                      [self.ctx.note(f"pass the operands to get the same result with both compilers: {spelled}",
-                                 self.ctx.node_location(node))], flag=PORTABILITY)
+                          f"{PR_NAME} passes 0 here (every component unsigned)", node,
+                          [self.ctx.note(f"pass the operands to get the same result with both compilers: {spelled}",
+                                         self.ctx.node_location(node))], flag=PORTABILITY)
         return int(operands)
 
     def coop_operands_arg(self, name, node, at, bt, ct):
@@ -401,7 +401,7 @@ class CoopChecks:
             if value & bit and t.is_integer and not t.signed:
                 # Used as given (SPV_KHR: the bit decides), but the source type says otherwise.
                 self.ctx.warn(f"'{flag}' contradicts the unsigned component type '{spell(t)}' of matrix "
-                          f"{matrix}: its components are read as signed", node)
+                              f"{matrix}: its components are read as signed", node)
         return value
 
     def declared_here(self, t):

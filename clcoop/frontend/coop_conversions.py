@@ -29,8 +29,8 @@ def coop_matrix_cast(ctx, operand, t, node):
     if problem is not None:
         notes = [ctx.note(problem.note, location(node))] if problem.note else []
         ctx.fail(f"invalid conversion between cooperative matrix types '{st.spelling()}' and "
-                     f"'{t.spelling()}': {_CAST_PROBLEMS.get(problem.message, problem.message)}",
-                     node, notes)
+                 f"'{t.spelling()}': {_CAST_PROBLEMS.get(problem.message, problem.message)}",
+                 node, notes)
     return tast.CoopConvert(t, location(node), operand)
 
 

@@ -52,11 +52,11 @@ def function_operand(ctx, node, builtin, index, signature_problem):
         ctx.fail(f"{what} must not be a kernel", node, notes)
     if entry.name in ctx.overloads:
         ctx.fail(f"{what} must not name an overloadable function ('{entry.name}' has "
-                     f"{len(ctx.overloads[entry.name])} overloads)", node, notes)
+                 f"{len(ctx.overloads[entry.name])} overloads)", node, notes)
     problem = signature_problem(entry.type)
     if problem:
         ctx.fail(f"{what}: {problem}", node,
-                     [ctx.note(f"'{entry.name}' has type '{spell(entry.type)}'", entry.loc or location(node))])
+                 [ctx.note(f"'{entry.name}' has type '{spell(entry.type)}'", entry.loc or location(node))])
     if ctx.fn is not None:
         ctx.call_edges.append((ctx.fn.function, entry, location(node)))
     entry._used = True
@@ -87,7 +87,7 @@ def coop_reduce(coop, name, args_nodes, node, expected):
         notes = [coop.ctx.note(problem.note, location(where))] if problem.note else []
         if problem.operand < 0:
             notes.append(coop.ctx.note(f"the result type '{spell(expected)}' comes from the context",
-                                          location(node)))
+                                       location(node)))
         coop.ctx.fail(problem.message, where, notes)
     return tast.CoopReduce(expected, location(node), m, mode, combine)
 
@@ -97,14 +97,14 @@ def _reduce_mode(coop, name, node):
     value = fold(v) if is_integer_like(v.type) else None
     if not isinstance(value, int):
         coop.ctx.fail(f"reduce mode of '{name}' must be an integer constant expression "
-                     f"(CLK_COOPERATIVE_MATRIX_REDUCE_ROW, _COLUMN, _ROW | _COLUMN or _2X2)", node)
+                      f"(CLK_COOPERATIVE_MATRIX_REDUCE_ROW, _COLUMN, _ROW | _COLUMN or _2X2)", node)
     if value & Reduce.TWO_BY_TWO and value & (Reduce.ROW | Reduce.COLUMN):
         # NV2 / EXT 3.X "Cooperative Matrix Reduce Mode": "It is invalid to combine 2x2 with Row or Column."
         coop.ctx.fail(f"reduce mode {value}: CLK_COOPERATIVE_MATRIX_REDUCE_2X2 cannot be combined "
-                     f"with ROW or COLUMN", node)
+                      f"with ROW or COLUMN", node)
     if value not in (1, 2, 3, 4):
         coop.ctx.fail(f"invalid reduce mode {value} (CLK_COOPERATIVE_MATRIX_REDUCE_ROW, _COLUMN, "
-                     f"_ROW | _COLUMN or _2X2)", node)
+                      f"_ROW | _COLUMN or _2X2)", node)
     return value
 
 
@@ -136,11 +136,11 @@ def coop_per_element(coop, name, args_nodes, node, expected):
         if v.type.is_coop_matrix:
             if v.type != m.type:
                 coop.ctx.fail(f"matrix operand of '{name}' must have the type of its first argument "
-                             f"('{spell(m.type)}', not '{spell(v.type)}')", arg)
+                              f"('{spell(m.type)}', not '{spell(v.type)}')", arg)
             if param != elem:
                 coop.ctx.fail(f"parameter {4 + k} of '{function.function.name}' must have the component "
-                             f"type '{spell(elem)}' to take elements of a matrix operand", arg,
-                             [coop.ctx.note(f"'{function.function.name}' declared here", function.function.loc)])
+                              f"type '{spell(elem)}' to take elements of a matrix operand", arg,
+                              [coop.ctx.note(f"'{function.function.name}' declared here", function.function.loc)])
             extras.append(v)
         elif isinstance(param, T.ScalarType) or param.is_pointer:
             # NV2: an operand that is not a matrix is passed as it is: a scalar, or a pointer
@@ -148,8 +148,8 @@ def coop_per_element(coop, name, args_nodes, node, expected):
             extras.append(coop.conversions.convert(v, param, arg, "passing"))
         else:
             coop.ctx.fail(f"extra operand of '{name}' must be a scalar, a pointer or a matrix of the "
-                         f"first argument's type (parameter {4 + k} of '{function.function.name}' "
-                         f"has type '{spell(param)}')", arg)
+                          f"first argument's type (parameter {4 + k} of '{function.function.name}' "
+                          f"has type '{spell(param)}')", arg)
     return tast.CoopPerElement(m.type, location(node), m, function, extras)
 
 

@@ -68,24 +68,24 @@ class CoopTensorChecks:
             self.ctx.fail(f"'{attribute}' attribute only applies to typedefs", attr_node)
         if base != T.CoopTensorBaseType(kind) or not isinstance(decl.type, c_ast.TypeDecl):
             self.ctx.fail(f"'{attribute}' attribute applies to a typedef of 'coop_tensor_{kind}_t', "
-                      f"not of '{spell(base)}'", attr_node)
+                          f"not of '{spell(base)}'", attr_node)
         if not args:
             self.ctx.fail(f"'{attribute}' attribute requires the dimension count", attr_node)
         dims = self.folding.integer_constant(args[0], f"'{attribute}' attribute")
         if kind == LAYOUT:
             if len(args) != 2:
                 self.ctx.fail(f"'coop_tensor_layout' attribute requires exactly 2 arguments (the "
-                          f"dimension count and the clamp mode)", attr_node)
+                              f"dimension count and the clamp mode)", attr_node)
             spec = TensorType.layout(dims, self.tensor_clamp_mode(args[1]))
         else:
             if len(args) < 2:
                 self.ctx.fail("'coop_tensor_view' attribute requires the dimension count and "
-                          "whether the view has dimensions", attr_node)
+                              "whether the view has dimensions", attr_node)
             has_dimensions = self.folding.integer_constant(args[1], "'coop_tensor_view' attribute")
             permutation = [self.folding.integer_constant(a, "'coop_tensor_view' permutation") for a in args[2:]]
             if permutation and len(permutation) != dims and 1 <= dims <= 5:
                 self.ctx.fail(f"'coop_tensor_view' permutation has {len(permutation)} values for "
-                          f"{dims} dimensions", args[2])
+                              f"{dims} dimensions", args[2])
             spec = TensorType.view(dims, has_dimensions, permutation or range(max(dims, 0)))
         problem = spec.problem()
         if problem is not None:
@@ -113,14 +113,14 @@ class CoopTensorChecks:
         v = self.expressions.rvalue(self.expressions.expr(node, expected=context))
         if not (v.type.is_coop_tensor and v.type.spec.kind == kind):
             self.ctx.fail(f"first argument of '{name}' must be a tensor {kind} "
-                      f"('{spell(v.type)}' invalid)", node)
+                          f"('{spell(v.type)}' invalid)", node)
         return v
 
     def tensor_create(self, name, args_nodes, node, expected):
         kind = LAYOUT if "_layout_" in name else VIEW
         if expected is None or not (expected.is_coop_tensor and expected.spec.kind == kind):
             self.ctx.fail(f"'{name}' must initialize or be assigned to a tensor {kind} variable "
-                      f"(it takes its type from there)", node)
+                          f"(it takes its type from there)", node)
         return tast.TensorOp(expected, location(node), name, None, [])
 
     def tensor_update(self, name, args_nodes, node, expected):
@@ -154,12 +154,12 @@ class CoopTensorChecks:
         numeric = isinstance(elem, T.ScalarType) and elem.name in T.VECTOR_ELEMENT_NAMES
         if not numeric and not (decode and not p.type.pointee.is_void):
             self.ctx.fail(f"pointer argument of '{name}' must point to a scalar or vector numeric type "
-                      f"('{spell(p.type)}' invalid)", node)
+                          f"('{spell(p.type)}' invalid)", node)
         if store and p.type.addrspace == T.CONSTANT:
             self.ctx.fail("cannot store a cooperative matrix to '__constant' memory", node)
         if store and p.type.const:
             self.ctx.fail(f"cannot store a cooperative matrix through a pointer to const "
-                      f"('{spell(p.type)}')", node)
+                          f"('{spell(p.type)}')", node)
         return p
 
     def tensor_matrix(self, node, name, what):
@@ -176,11 +176,11 @@ class CoopTensorChecks:
             view = self.expressions.rvalue(self.expressions.expr(args_nodes[1]))
             if not (view.type.is_coop_tensor and view.type.spec.kind == VIEW):
                 self.ctx.fail(f"argument after the tensor layout of '{name}' must be a tensor view "
-                          f"('{spell(view.type)}' invalid)", args_nodes[1])
+                              f"('{spell(view.type)}' invalid)", args_nodes[1])
             lspec, vspec = layout.type.spec, view.type.spec
             if not vspec.has_dimensions and vspec.dims != lspec.dims:
                 self.ctx.fail(f"a tensor view without dimensions uses the layout's span, so it must have "
-                          f"the layout's {lspec.dims} dimensions, not {vspec.dims}", args_nodes[1])
+                              f"the layout's {lspec.dims} dimensions, not {vspec.dims}", args_nodes[1])
         return layout, view
 
     def split_decode(self, args_nodes):
@@ -197,19 +197,20 @@ class CoopTensorChecks:
             self.ctx.fail(f"'{name}' takes ([keep,] pointer, layout [, view] [, decode])", node)
         keep = None
         context = expected if expected is not None and expected.is_coop_matrix else None
-        first = self.expressions.rvalue(self.expressions.expr(args_nodes[0], expected=context))     # a keep: coop_mat_init(0)
+        # a keep matrix: coop_mat_init(0)
+        first = self.expressions.rvalue(self.expressions.expr(args_nodes[0], expected=context))
         if first.type.is_coop_matrix:
             keep, first = first, None
             args_nodes = args_nodes[1:]
         if expected is None or not expected.is_coop_matrix:
             if keep is None:
                 self.ctx.fail(f"'{name}' must initialize or be assigned to a cooperative matrix variable "
-                          f"(it takes its type from there)", node)
+                              f"(it takes its type from there)", node)
             expected = keep.type
         if keep is not None and keep.type != expected:
             self.ctx.fail("incompatible cooperative matrix types", keep.loc,
-                      [self.ctx.note(f"the kept matrix has type '{spell(keep.type)}', the result "
-                                 f"'{spell(expected)}'", keep.loc)])
+                          [self.ctx.note(f"the kept matrix has type '{spell(keep.type)}', the result "
+                                         f"'{spell(expected)}'", keep.loc)])
         if not 2 <= len(args_nodes) <= 3:
             self.ctx.fail(f"'{name}' takes ([keep,] pointer, layout [, view] [, decode])", node)
         pointer = self.tensor_pointer(args_nodes[0], name, False, decode_node is not None, first)
@@ -222,7 +223,7 @@ class CoopTensorChecks:
         args_nodes, decode_node = self.split_decode(args_nodes)
         if decode_node is not None:
             self.ctx.fail(f"'{name}' takes no decode function (SPV_NV_cooperative_matrix2: "
-                      f"DecodeFunc is for loads only)", decode_node)
+                          f"DecodeFunc is for loads only)", decode_node)
         if not 3 <= len(args_nodes) <= 4:
             self.ctx.fail(f"'{name}' takes (pointer, matrix, layout [, view])", node)
         matrix = self.tensor_matrix(args_nodes[1], name, "second argument")
@@ -231,8 +232,8 @@ class CoopTensorChecks:
         blocks = static_block_size(layout)
         if blocks is not None and any(b != 1 for b in blocks):
             self.ctx.fail(f"tensor store with block size ({', '.join(map(str, blocks))}): a block "
-                      f"size greater than 1 must not be used with a store "
-                      f"(SPV_NV_cooperative_matrix2)", args_nodes[2])
+                          f"size greater than 1 must not be used with a store "
+                          f"(SPV_NV_cooperative_matrix2)", args_nodes[2])
         return tast.CoopStoreTensor(T.VOID, location(node), pointer, matrix, layout, view)
 
     def tensor_decode(self, node, index, name, pointer, layout, mtype):

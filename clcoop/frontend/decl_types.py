@@ -197,7 +197,7 @@ class DeclTypes:
                 length = self.folding.integer_constant(node.dim, "array size")
                 if length <= 0:
                     self.ctx.fail("array size must be greater than zero" if length == 0
-                              else "array size is negative", node.dim)
+                                  else "array size is negative", node.dim)
             return T.ArrayType(elem, length), aspace, const
         if isinstance(node, c_ast.FuncDecl) or type(node).__name__ == "FuncDeclExt":
             ret, ret_space, _ = self.declarator_type(node.type, decl)
@@ -248,8 +248,8 @@ class DeclTypes:
                 t = self.tensors.coop_tensor_type(t, name.strip("_"), args, node, decl, typedef_name)
         if isinstance(t, T.CoopTensorBaseType) and typedef_name is None:
             self.ctx.fail(f"'{spell(t)}' needs its attribute: declare a type with "
-                      f"'typedef {spell(t)} name __attribute__((coop_tensor_{t.kind}(...)))'",
-                      decl)
+                          f"'typedef {spell(t)} name __attribute__((coop_tensor_{t.kind}(...)))'",
+                          decl)
         return t, aspace, const
 
     def ext_vector_type(self, elem, args, attr_node, decl, typedef_name):
@@ -269,7 +269,7 @@ class DeclTypes:
         if count not in (1,) + T.VECTOR_SIZES:
             # clang accepts any width; OpenCL C (6.3.1) defines 2, 3, 4, 8 and 16 only.
             self.ctx.fail(f"vector of {count} elements is not supported by clcoop "
-                      f"(OpenCL C vectors have 2, 3, 4, 8 or 16)", args[0])
+                          f"(OpenCL C vectors have 2, 3, 4, 8 or 16)", args[0])
         return T.vector_of(elem, count)
 
     def kernel_attributes(self, fn, decl):
@@ -294,7 +294,7 @@ class DeclTypes:
                 value = self.folding.integer_constant(args[0], "'intel_reqd_sub_group_size' attribute")
                 if value <= 0:
                     self.ctx.error("'intel_reqd_sub_group_size' attribute requires a positive integral "
-                               "compile time constant expression", args[0])
+                                   "compile time constant expression", args[0])
                 fn.intel_reqd_sub_group_size = value
             elif bare == "vec_type_hint":
                 self.vec_type_hint(fn, args, node)
@@ -315,7 +315,7 @@ class DeclTypes:
         elem = unqualified_elem(t)
         if not isinstance(t, (T.ScalarType, T.VectorType)) or elem.is_void or elem == T.BOOL:
             self.ctx.error(f"invalid attribute argument '{spell(t)}' - expecting a vector or vectorizable "
-                       "scalar type", args[0])
+                           "scalar type", args[0])
             return
         if fn.is_kernel:
             fn.vec_type_hint = t
@@ -352,4 +352,4 @@ class DeclTypes:
             self.ctx.error(f"non-kernel function variable cannot be declared in {space} address space", node)
         elif self.ctx.fn.depth > 1:
             self.ctx.error(f"variables in the {space} address space can only be declared in the "
-                       f"outermost scope of a kernel function", node)
+                           f"outermost scope of a kernel function", node)

@@ -81,8 +81,8 @@ class Initializers:
             if isinstance(t, T.StructType):
                 return self.struct_init_list(node, t)
             if isinstance(t, T.VectorType):
-                elements = [self.conversions.convert(self.expressions.rvalue(self.expressions.expr(e)), t.elem, e, context)
-                            for e in node.exprs]
+                elements = [self.conversions.convert(self.expressions.rvalue(self.expressions.expr(e)),
+                                                     t.elem, e, context) for e in node.exprs]
                 if len(elements) > t.count:
                     self.ctx.fail("excess elements in vector initializer", node.exprs[t.count])
                 return tast.InitList(t, elements + [None] * (t.count - len(elements)), location(node))
@@ -116,7 +116,7 @@ class Initializers:
         with an initializer would exhaust memory; clang emits a zero tail instead."""
         if t.length is not None and t.length > MAX_INITIALIZED_ELEMENTS:
             self.ctx.fail(f"an initializer for an array of {t.length} elements is not supported by "
-                      f"clcoop (at most {MAX_INITIALIZED_ELEMENTS})", loc)
+                          f"clcoop (at most {MAX_INITIALIZED_ELEMENTS})", loc)
 
     def fill_array(self, cursor, t, loc, braced):
         self.limit_initialized_array(t, loc)
@@ -137,7 +137,7 @@ class Initializers:
                     self.ctx.fail(f"array designator index ({pos}) exceeds array bounds ({t.length})", e.name[0])
                 if pos >= MAX_INITIALIZED_ELEMENTS:
                     self.ctx.fail(f"an initializer for an array of more than {MAX_INITIALIZED_ELEMENTS} "
-                              f"elements is not supported by clcoop", e.name[0])
+                                  f"elements is not supported by clcoop", e.name[0])
                 while len(elements) <= pos:
                     elements.append(None)
                 elements[pos] = self.designated_element(e.expr, e.name[1:], t.elem, elements[pos])
@@ -326,7 +326,7 @@ class Initializers:
             if isinstance(v.type, T.VectorType):
                 if v.type.elem != t.elem:
                     self.ctx.fail(f"cannot convert '{spell(v.type)}' to '{spell(t.elem)}' in vector literal; "
-                              f"use convert_{spell(T.VectorType(t.elem, v.type.count))}()", e)
+                                  f"use convert_{spell(T.VectorType(t.elem, v.type.count))}()", e)
                 total += v.type.count
                 elements.append(v)
             elif is_arith_like(v.type):
@@ -345,7 +345,7 @@ class Initializers:
                     self.ctx.fail("excess elements in vector initializer", e)
         if total < t.count:
             self.ctx.fail(f"too few elements in vector initialization (expected {t.count} elements, have {total})",
-                      self.ctx.open_paren_before(exprlist.exprs[0], loc))
+                          self.ctx.open_paren_before(exprlist.exprs[0], loc))
         return tast.VectorLiteral(t, loc, elements)
 
     def expr_CompoundLiteral(self, node):

@@ -84,7 +84,7 @@ class Literals:
                 return tast.IntConst(t, location(node), value)
         if value <= (1 << 64) - 1:
             self.ctx.warn("integer literal is too large to be represented in a signed integer type, "
-                      "interpreting as unsigned", node)
+                          "interpreting as unsigned", node)
             return tast.IntConst(T.ULONG, location(node), value)
         self.ctx.fail("integer literal is too large to be represented in any integer type", node)
 
