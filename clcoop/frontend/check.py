@@ -49,8 +49,8 @@ def check(ast, diag, target, fp_contract="on", cl_std="CL3.0"):
     fp_contract: -ffp-contract's on|off|fast, the state before any FP_CONTRACT pragma;
     cl_std: -cl-std (built-ins clang's opencl-c.h does not declare for it are hidden)."""
     checker = Checker(diag, target)
-    checker.fp_contract_default = checker.fp_contract = fp_contract
-    checker.hidden_builtins = _builtins.hidden_at(cl_std)
+    checker.fp_contract_default = checker.ctx.fp_contract = fp_contract
+    checker.ctx.hidden_builtins = _builtins.hidden_at(cl_std)
     checker.ctx.pre_cl20 = cl_std.upper() in ("CL1.0", "CL1.1", "CL1.2")    # no to_global & co.
     try:
         checker.translation_unit(ast)
@@ -110,17 +110,7 @@ class Checker:
         self.builtin_calls = BuiltinCalls(self.ctx, self, self.conversions, self.literals)
         self.function_by_name = {}
         self.globals = []
-        # ids of __constant Vars declared without `const`: read-only, but clang gives pointers to
-        # them no const qualifier (so no "discards qualifiers" warning on `constant T *p = arr;`).
-        self.implicitly_const = set()
-        self.hidden_builtins = frozenset()  # not declared at the -cl-std compiled for (check())
-        self.extern_vars = {}      # id -> Var declared `extern` and not (yet) defined
-        self.extern_uses = {}      # name -> first use of such a variable
-        # Floating-point contraction of `a * b + c` (OpenCL C 3.0 6.11.1: FP_CONTRACT is ON by
-        # default): "on" (llvm.fmuladd, as clang), "off", or "fast" (contract flags); the
-        # FP_CONTRACT pragmas change it to the end of their compound statement.
-        self.fp_contract_default = self.fp_contract = "on"
-        self.declared_param_names = {}   # id(Function) -> parameter names of its first declaration
+        self.fp_contract_default = "on"     # -ffp-contract's state (#pragma ... FP_CONTRACT DEFAULT)
 
     # ------------------------------------------------------------------ extensions
     def pragma(self, node):
@@ -153,7 +143,7 @@ class Checker:
         if in_block_after_statements:
             self.ctx.fail("'#pragma fp_contract' can only appear at file scope or at the start of a "
                           "compound statement", self.pragma_word_location(node, 1))
-        self.fp_contract = states[words[2]]
+        self.ctx.fp_contract = states[words[2]]
 
     def pragma_word_location(self, node, index):
         """Location of the index-th word after `#pragma` (clang points at it)."""
@@ -209,9 +199,9 @@ class Checker:
                 pass
         self.check_recursion()
         self.coop.check_workgroup_scope_kernels()
-        for name, loc in self.extern_uses.items():
+        for name, loc in self.ctx.extern_uses.items():
             var = self.ctx.scope.names.get(name)
-            if isinstance(var, tast.Var) and id(var) in self.extern_vars:
+            if isinstance(var, tast.Var) and id(var) in self.ctx.extern_vars:
                 self.ctx.error(f"'{name}' is declared extern but not defined in this translation unit "
                                "(clcoop compiles and runs one translation unit)", loc,
                                [self.ctx.note("declared here", var.loc)])
@@ -317,7 +307,7 @@ class Checker:
         previous = self.ctx.scope.names.get(node.name)
         if "extern" in storage and program_scope:
             return self.extern_declaration(node, t, aspace, const, previous)
-        if program_scope and isinstance(previous, tast.Var) and id(previous) in self.extern_vars:
+        if program_scope and isinstance(previous, tast.Var) and id(previous) in self.ctx.extern_vars:
             return [self.define_extern(node, previous, t, aspace, const)]
         if isinstance(previous, (tast.Var, tast.Function)) or (isinstance(previous, tuple) and previous[0] == "enum"):
             prev_loc = previous.loc if not isinstance(previous, tuple) else previous[3]
@@ -348,12 +338,12 @@ class Checker:
         var = tast.Var(node.name, t, "global", space, None, location(node), const or space == T.CONSTANT,
                        global_name=node.name)
         self.ctx.scope.names[node.name] = var
-        self.extern_vars[id(var)] = var
+        self.ctx.extern_vars[id(var)] = var
         return []
 
     def define_extern(self, node, var, t, aspace, const):
         """The definition of a variable declared `extern` before: the same Var, now defined."""
-        del self.extern_vars[id(var)]
+        del self.ctx.extern_vars[id(var)]
         del self.ctx.scope.names[node.name]
         defined = self.global_variable(node, t, aspace, const)
         self.globals.remove(defined)
@@ -363,8 +353,8 @@ class Checker:
                           [self.ctx.note("previous declaration is here", var.loc)])
         for field_name in ("type", "addrspace", "initializer", "loc", "is_const"):
             setattr(var, field_name, getattr(defined, field_name))
-        if id(defined) in self.implicitly_const:
-            self.implicitly_const.add(id(var))
+        if id(defined) in self.ctx.implicitly_const:
+            self.ctx.implicitly_const.add(id(var))
         self.ctx.scope.names[node.name] = var
         self.globals.append(var)
         return var
@@ -391,7 +381,7 @@ class Checker:
                 return existing
         fn = tast.Function(name, ftype, [], None, is_kernel, "static" in (node.storage or []), location(node),
                            mangled=mangled)
-        self.declared_param_names[id(fn)] = declared_parameter_names(node)
+        self.ctx.declared_param_names[id(fn)] = declared_parameter_names(node)
         family.append(fn)
         self.ctx.functions.append(fn)
         self.ctx.scope.names.setdefault(name, fn)
@@ -439,7 +429,7 @@ class Checker:
         var = tast.Var(node.name, t, storage, space, None, location(node), const or space == T.CONSTANT,
                        global_name=global_name)
         if space == T.CONSTANT and not const:
-            self.implicitly_const.add(id(var))
+            self.ctx.implicitly_const.add(id(var))
         self.ctx.scope.names[node.name] = var
         if node.init is not None:
             var.initializer = self.initializers.initializer(node.init, var, constant=True, decl=node)
@@ -530,7 +520,7 @@ class Checker:
                 existing.loc = location(node)
             return existing
         fn = tast.Function(name, ftype, [], None, is_kernel, "static" in (node.storage or []), location(node))
-        self.declared_param_names[id(fn)] = declared_parameter_names(node)
+        self.ctx.declared_param_names[id(fn)] = declared_parameter_names(node)
         self.function_by_name[name] = fn
         self.ctx.functions.append(fn)
         self.ctx.scope.names[name] = fn
@@ -642,7 +632,7 @@ class Checker:
     # ------------------------------------------------------------------ statements
     def compound(self, node, new_scope=True):
         outer = self.ctx.scope
-        outer_fp_contract = self.fp_contract
+        outer_fp_contract = self.ctx.fp_contract
         if new_scope:
             self.ctx.scope = Scope(outer)
         self.ctx.fn.depth += 1
@@ -660,7 +650,7 @@ class Checker:
         finally:
             self.ctx.fn.depth -= 1
             self.ctx.scope = outer
-            self.fp_contract = outer_fp_contract
+            self.ctx.fp_contract = outer_fp_contract
         return tast.Compound(location(node), items)
 
     def block_item(self, node):
@@ -900,7 +890,7 @@ class Checker:
     def object_const(self, e):
         """Whether an lvalue's type is const-qualified (assignments also check Var.is_const)."""
         if isinstance(e, tast.VarRef):
-            return e.var.is_const and id(e.var) not in self.implicitly_const
+            return e.var.is_const and id(e.var) not in self.ctx.implicitly_const
         if isinstance(e, tast.Deref):
             return e.operand.type.const
         if isinstance(e, tast.Index):
@@ -936,8 +926,8 @@ class Checker:
             return tast.StringLiteral(T.PointerType(T.CHAR, T.CONSTANT, True), loc,
                                       self.ctx.fn.function.name.encode() + b"\0")
         if isinstance(entry, tast.Var):
-            if id(entry) in self.extern_vars:
-                self.extern_uses.setdefault(node.name, loc)
+            if id(entry) in self.ctx.extern_vars:
+                self.ctx.extern_uses.setdefault(node.name, loc)
             ref = tast.VarRef(entry.type, loc, entry)
             if self.ctx.fn is not None:
                 self.ctx.fn.uninitialized.referenced(ref)
@@ -1149,7 +1139,7 @@ class Checker:
         if op in ("/", "%") and as_arith(elem).is_integer and fold(right) == 0:
             # clang -Wdivision-by-zero (C99 6.5.5p5: the behaviour is undefined)
             self.ctx.warn(f"{'division' if op == '/' else 'remainder'} by zero is undefined", node)
-        contract = self.fp_contract if as_arith(elem).is_float else "off"
+        contract = self.ctx.fp_contract if as_arith(elem).is_float else "off"
         if op in ("<", ">", "<=", ">=", "==", "!="):
             return tast.Binary(comparison_result(result_t), loc, op, left, right, contract)
         return tast.Binary(result_t, loc, op, left, right, contract)
@@ -1265,7 +1255,7 @@ class Checker:
         if isinstance(target.type, T.ArrayType):
             self.ctx.fail(f"array type '{spell(target.type)}' is not assignable", node)
         if self.object_const(target) or (isinstance(target, tast.VarRef) and target.var.is_const):
-            if isinstance(target, tast.VarRef) and id(target.var) not in self.implicitly_const:
+            if isinstance(target, tast.VarRef) and id(target.var) not in self.ctx.implicitly_const:
                 self.ctx.fail(f"cannot assign to variable '{target.var.name}' with const-qualified type "
                               f"'const {spell(target.type)}'", node)
             self.ctx.fail("read-only variable is not assignable", node)
@@ -1483,7 +1473,7 @@ class Checker:
             return self.builtin_calls.convert_call(name, args_nodes, node)
         if name.startswith("as_") and name[3:] in T.builtin_typedefs(self.ctx.target):
             return self.builtin_calls.as_type_call(name, args_nodes, node)
-        if _builtins.is_builtin(name) and name not in self.hidden_builtins:
+        if _builtins.is_builtin(name) and name not in self.ctx.hidden_builtins:
             return self.builtin_calls.builtin_call(name, args_nodes, node)
         # OpenCL C has no implicit function declarations; clang-22 reports the name as undeclared.
         self.ctx.fail(f"use of undeclared identifier '{name}'", node)
@@ -1491,7 +1481,7 @@ class Checker:
     def arity_message(self, fn, have):
         """clang's wording; a named single parameter is named (Sema::ConvertArgumentsForCall)."""
         want = len(fn.type.params)
-        names = [p.name for p in fn.params] if fn.params else self.declared_param_names.get(id(fn), [])
+        names = [p.name for p in fn.params] if fn.params else self.ctx.declared_param_names.get(id(fn), [])
         single = names[0] if want == 1 and len(names) == 1 and names[0] else None
         if have < want:
             if single:

@@ -167,6 +167,18 @@ class CheckContext:
         self.overloads = {}             # name -> the user's __attribute__((overloadable)) Functions
         self.call_edges = []            # (caller Function, callee Function, call location)
         self.coop_decl_locs = {}        # matrix typedef name -> location of its declaration (for notes)
+        # Kept by the declarations, pragmas and check.check; read by the expressions:
+        self.extern_vars = {}           # id -> Var declared `extern` and not (yet) defined
+        self.extern_uses = {}           # name -> first use of such a variable
+        # ids of __constant Vars declared without `const`: read-only, but clang gives pointers to
+        # them no const qualifier (so no "discards qualifiers" warning on `constant T *p = arr;`).
+        self.implicitly_const = set()
+        self.declared_param_names = {}  # id(Function) -> parameter names of its first declaration
+        self.hidden_builtins = frozenset()  # not declared at the -cl-std compiled for (check.check)
+        # Floating-point contraction of `a * b + c` (OpenCL C 3.0 6.11.1: FP_CONTRACT is ON by
+        # default): "on" (llvm.fmuladd, as clang), "off", or "fast" (contract flags); the
+        # FP_CONTRACT pragmas change it to the end of their compound statement.
+        self.fp_contract = "on"
         for name, t in T.builtin_typedefs(target).items():
             self.scope.names[name] = ("typedef", t, None, None)
 
