@@ -31,7 +31,7 @@ _CLOBBERS = {"memory", "cc"}          # SPIR has no register names
 class InlineAsmChecks:
     """The checker's inline assembly statement. ctx: the checker's CheckContext;
     expressions: what types the operands (.expr(node), .rvalue(e), .check_assignable(e,
-    node): check.Checker); literals: the Literals part (the template's string)."""
+    node): check_expr.ExpressionChecks); literals: the Literals part (the template's string)."""
 
     def __init__(self, ctx, expressions, literals):
         self.ctx = ctx

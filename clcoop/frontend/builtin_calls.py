@@ -52,7 +52,7 @@ class BuiltinCalls:
     """The checker's calls of built-in functions: the overloaded library (builtins.py),
     convert_/as_ conversions, printf, clang's __builtin_ functions and the address-space
     queries. ctx: the checker's CheckContext; expressions: what types the arguments
-    (.expr(node), .rvalue(e), .sizeof(t, node), .to_bool(e, node): check.Checker);
+    (.expr(node), .rvalue(e), .sizeof(t, node), .to_bool(e, node): check_expr.ExpressionChecks);
     conversions, literals: those parts (argument conversions, printf's format string)."""
 
     def __init__(self, ctx, expressions, conversions, literals):

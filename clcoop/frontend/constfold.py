@@ -245,7 +245,7 @@ def _lowered_constant(e):
 class ConstantFolding:
     """Evaluates integer constant expressions for the checker, reporting non-constants.
     ctx: the checker's CheckContext; expressions: what types an expression
-    (.expr(node), .rvalue(e): check.Checker)."""
+    (.expr(node), .rvalue(e): check_expr.ExpressionChecks)."""
 
     def __init__(self, ctx, expressions):
         self.ctx = ctx

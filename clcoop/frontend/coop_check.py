@@ -94,7 +94,7 @@ def _other_memory_scope(node):
 class CoopChecks:
     """The checker's cooperative-matrix types, built-ins and operators. ctx: the checker's
     CheckContext; expressions: what types the operands (.expr(node, expected=None),
-    .rvalue(e): check.Checker); folding, conversions: the ConstantFolding and Conversions
+    .rvalue(e): check_expr.ExpressionChecks); folding, conversions: the ConstantFolding and Conversions
     parts; tensors: the CoopTensorChecks part (tensor layouts and views,
     coop_tensor_check.py), which runs the tensor built-ins."""
 

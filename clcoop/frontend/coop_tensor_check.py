@@ -50,7 +50,7 @@ def coop_what(t):
 class CoopTensorChecks:
     """The checker's tensor layout and view types and operations. ctx: the checker's
     CheckContext; expressions: what types the operands (.expr(node, expected=None),
-    .rvalue(e): check.Checker); folding: the ConstantFolding part (attribute values);
+    .rvalue(e): check_expr.ExpressionChecks); folding: the ConstantFolding part (attribute values);
     conversions: the Conversions part."""
 
     def __init__(self, ctx, expressions, folding, conversions):

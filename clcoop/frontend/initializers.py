@@ -47,7 +47,7 @@ MAX_INITIALIZED_ELEMENTS = 1 << 20
 class Initializers:
     """The checker's initializers, into tast.InitList / constants (C99 6.7.8), compound
     literals and vector literals. ctx: the checker's CheckContext; expressions: what types
-    the elements (.expr(node, expected=None), .rvalue(e): check.Checker); conversions,
+    the elements (.expr(node, expected=None), .rvalue(e): check_expr.ExpressionChecks); conversions,
     folding, decl_types, literals: those parts (assignment conversions, array designators,
     compound literal types, string initializers)."""
 

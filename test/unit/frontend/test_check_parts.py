@@ -18,6 +18,7 @@ FRONTEND = Path(check.__file__).resolve().parent
 PARTS = {
     "check.py": "Checker",
     "check_support.py": "CheckContext",
+    "check_expr.py": "ExpressionChecks",
     "literals.py": "Literals",
     "constfold.py": "ConstantFolding",
     "conversions.py": "Conversions",
@@ -78,12 +79,16 @@ def test_a_mixin_is_caught():
 
 
 def test_checker_composes_every_part():
-    """check.Checker builds one of each part, all sharing one CheckContext."""
+    """check.Checker and its ExpressionChecks build one of each part, all sharing one
+    CheckContext; the parts that type operands are given the ExpressionChecks."""
     from clcoop.diagnostics import DiagnosticEngine
     from clcoop.frontend import types as T
     checker = check.Checker(DiagnosticEngine(), T.SPIR64)
-    parts = {type(v).__name__: v for v in vars(checker).values()}
+    expressions = checker.expressions
+    parts = {type(v).__name__: v for owner in (checker, expressions) for v in vars(owner).values()}
     for name in set(PARTS.values()) - {"Checker"}:
         assert name in parts, name
         if name != "CheckContext":
             assert parts[name].ctx is checker.ctx, name
+        if hasattr(parts[name], "expressions"):
+            assert parts[name].expressions is expressions, name
