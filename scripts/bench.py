@@ -7,7 +7,7 @@ interpreter's peak memory.
     python3 scripts/bench.py --quick    # smoke run: small sizes, 3 repetitions, writes nothing
     python3 scripts/bench.py --native-only [--quick]   # only the native engine's rows
     python3 scripts/bench.py --compile-latency [ROUNDS] # only a small kernel's compile vs clang-22
-    python3 scripts/bench.py --compile-throughput [ROUNDS] [--source FILE]...
+    python3 scripts/bench.py --compile-throughput [ROUNDS] [--source FILE|DIR]...
                                         # only large compiles vs clang-22, with the time per stage
     (both take --against DIR: another clcoop checkout timed in the same rounds, before/after)
 
@@ -539,16 +539,52 @@ def compile_stages(path, rounds, checkout=ROOT):
     return {name: statistics.median(run[name] for run in runs) for name in runs[0]}
 
 
+# Issue 26: every file of the pocl, CTS, PolyBench and Rodinia corpora compiles within 3x of
+# clang-22's time (CLANG_FLAGS) and in under 300 MB.
+THROUGHPUT_TARGET = 3.0
+THROUGHPUT_MEMORY_MB = 300
+
+
+def throughput_sources(sources):
+    """The files --source names: a file as given, a directory as its *.cl files (a corpus
+    such as pocl's tests/kernel), sorted."""
+    paths = []
+    for source in map(Path, sources):
+        paths += sorted(source.glob("*.cl")) if source.is_dir() else [source]
+    return paths
+
+
+def throughput_verdicts(results):
+    """Lines saying, per timed file, whether it meets the target: its CPU time within
+    THROUGHPUT_TARGET x clang-22's and its peak memory under THROUGHPUT_MEMORY_MB."""
+    lines = []
+    for name, result in results.items():
+        timings = result.get("timings")
+        if timings is None:
+            lines.append(f"    {name}: not timed ({result['error']})")
+            continue
+        if "clang" not in timings:
+            continue
+        ratio = timings["clcoop"]["cpu"]["median"] / timings["clang"]["cpu"]["median"]
+        peak = timings["clcoop"]["rss_mb"]
+        met = ratio <= THROUGHPUT_TARGET and peak < THROUGHPUT_MEMORY_MB
+        lines.append(f"    {name}: {'meets' if met else 'misses'} the target ({ratio:.2f}x clang-22's "
+                     f"CPU time, peak {peak:.0f} MB)")
+    return lines
+
+
 def compile_throughput_only(repetitions, sources, against=None):
-    """`bench.py --compile-throughput`: the generated 5,000-line source and `sources`, clcoop
-    (and `against`, another checkout) and clang-22 alternating: wall and CPU time, peak
-    memory, and this checkout's time per stage; nothing written."""
+    """`bench.py --compile-throughput`: the generated 5,000-line source and `sources` (files, or
+    directories of *.cl files), clcoop (and `against`, another checkout) and clang-22
+    alternating: wall and CPU time, peak memory, and this checkout's time per stage, then
+    each file against the target; nothing written. A file that one of the compilers rejects
+    is reported and left out."""
     load_at_start = os.getloadavg()[0]
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
         generated = Path(tmp) / "generated-5000.cl"
         generated.write_text(generated_source(5000))
-        for path in [generated] + [Path(s) for s in sources]:
+        for path in [generated] + throughput_sources(sources):
             out = Path(tmp) / "out.ll"
             commands = {"clcoop": clcoop_command() + [str(path), "-o", str(out)]}
             if against:
@@ -556,7 +592,13 @@ def compile_throughput_only(repetitions, sources, against=None):
             clang = clang_command()
             if clang:
                 commands["clang"] = clang + [str(path), "-o", str(out)]
-            timings = interleaved_commands(commands, repetitions)
+            try:
+                timings = interleaved_commands(commands, repetitions)
+            except RuntimeError as exc:      # a compile that fails: not a throughput figure
+                error = next((line for line in str(exc).splitlines()[1:] if "error" in line), "failed")
+                results[path.name] = {"error": error.strip()}
+                print(f"  {path.name}: not timed, a compiler rejects it: {error.strip()}", flush=True)
+                continue
             lines = path.read_text(errors="replace").count("\n")
             stages = compile_stages(path, repetitions)
             results[path.name] = {"lines": lines, "timings": timings, "stages": stages}
@@ -575,6 +617,9 @@ def compile_throughput_only(repetitions, sources, against=None):
             total = sum(stages.values())
             print("    stages (CPU, in one process): " + ", ".join(
                 f"{name} {seconds * 1e3:.0f} ms ({seconds / total:.0%})" for name, seconds in stages.items()))
+    print(f"  target: within {THROUGHPUT_TARGET:g}x of clang-22's CPU time and under "
+          f"{THROUGHPUT_MEMORY_MB} MB", flush=True)
+    print("\n".join(throughput_verdicts(results)))
     report_noise(results, load_at_start)
     return 0
 
@@ -1192,7 +1237,8 @@ def main(argv=None):
                              "--source), clcoop and clang-22 alternating, with clcoop's time per "
                              "stage; writes nothing")
     parser.add_argument("--source", action="append", default=[], metavar="FILE",
-                        help="with --compile-throughput: another source to time")
+                        help="with --compile-throughput: another source to time; a directory: "
+                             "each of its *.cl files")
     parser.add_argument("--against", metavar="DIR",
                         help="with --compile-latency/--compile-throughput: another clcoop checkout "
                              "(e.g. `git archive REV | tar -x -C DIR`) timed in the same rounds")
