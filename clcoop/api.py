@@ -31,7 +31,10 @@ batch of work-groups; bounds memory), global_offset=, serial_subgroups= (True: r
 sub-group alone, one after the other, instead of whole batches of work-groups at once; a
 kernel's results must not depend on it, which makes it a test oracle. A work-group barrier or
 collective then faults unless a work-group is one sub-group; a module with workgroup-scope
-matrices runs one whole work-group at a time instead).
+matrices runs one whole work-group at a time instead), specialize= (names of scalar arguments
+whose values an engine may compile in: the GPU engine makes a pipeline per value, so that
+loop bounds and tensor dimensions are constants to the driver; the CPU engines run the kernel
+unchanged; the results are the same).
 
 Engines (clcoop/engine.py names them): build(engine="interp") (the default, the reference
 semantics), engine="native" (kernels compiled by LLVM for the host, docs/native.md; calling
@@ -247,13 +250,15 @@ class Kernel:
 
     def __call__(self, global_size, local_size, *args, subgroup_size=None,
                  instruction_limit=DEFAULT_INSTRUCTION_LIMIT, max_lanes=DEFAULT_MAX_LANES,
-                 global_offset=None, serial_subgroups=False):
+                 global_offset=None, serial_subgroups=False, specialize=()):
         program = self.program
         engine = program._engine_of(self.name)
         if serial_subgroups:
             engine = program._reference       # the interpreter's oracle mode (one sub-group at a time)
         prepared = self._preparations.prepare(global_size, local_size, args, subgroup_size, instruction_limit,
                                               max_lanes, global_offset, serial_subgroups)
+        if specialize:
+            prepared = prepared.specialized(self.info, specialize)
         try:
             engine.launch(self.info, prepared)
         except LaunchNotTaken as why:

@@ -115,7 +115,8 @@ class PreparedLaunch:
     launch as passed (the NumPy array of a BUFFER); key: the launch key (equal keys,
     equal preparations; None when not keyed); subgroup_size_given: whether the caller
     passed subgroup_size= (else subgroup_size is the kernel's or DEFAULT_SUBGROUP_SIZE, which
-    an engine whose device fixes the size, the GPU's, may replace)."""
+    an engine whose device fixes the size, the GPU's, may replace); specialize: the indices of
+    the scalar arguments whose values the launch asks an engine to compile in (specialized())."""
     kernel: str
     nd: NDRange
     subgroup_size: int
@@ -126,12 +127,38 @@ class PreparedLaunch:
     values: tuple
     key: tuple = None
     subgroup_size_given: bool = False
+    specialize: tuple = ()
 
     def bound(self, values):
         """This preparation for a launch with equal key and these arguments."""
         other = object.__new__(PreparedLaunch)
         other.__dict__.update(self.__dict__)
         other.values = values
+        return other
+
+    def specialized(self, info, names):
+        """This preparation asking for the scalar arguments `names` (an iterable of parameter
+        names) to be specialized: an engine that compiles per launch may build the kernel with
+        their values as constants (the GPU engine: a pipeline per value, docs/vulkan-abi.md);
+        the CPU engines run it unchanged. The results are the same either way."""
+        if isinstance(names, str):
+            names = (names,)
+        try:
+            wanted = list(names)
+        except TypeError:
+            raise ArgumentError(f"specialize must be a sequence of argument names, got {names!r}") from None
+        positions = {name: i for i, (name, _ty) in enumerate(info.params) if name}
+        indices = set()
+        for name in wanted:
+            index = positions.get(name) if isinstance(name, str) else None
+            if index is None or self.arguments[index].kind != SCALAR:
+                scalars = [n for n, i in positions.items() if self.arguments[i].kind == SCALAR]
+                raise ArgumentError(f"kernel '{info.name}': specialize names {name!r}, which is not one of its scalar "
+                                    f"arguments ({', '.join(scalars) or 'it has none'})")
+            indices.add(index)
+        other = object.__new__(PreparedLaunch)
+        other.__dict__.update(self.__dict__)
+        other.specialize = tuple(sorted(indices))
         return other
 
 

@@ -54,6 +54,7 @@ class Case:
     k: int = 1                  # the length of the sums the outputs are made of (the bound)
     tolerance: tuple = None     # how far a float result may be: see allowed_difference()
     subgroup: int = SUBGROUP    # the sub-group size the kernel needs (None: any; plain kernels)
+    specialize: tuple = ()      # scalar arguments the GPU pipeline is specialized with
 
 
 def _half(rng, shape):
@@ -256,6 +257,10 @@ def cases():
              sizes="64 x 16", tolerance=("ulp_of_max", 64)),
         wg_gemm_case("gemm_wg_f16", 96, 160, 80, tile=(32, 32, 16), wg=64),
         wg_gemm_case("gemm_wg_f16_256", 256, 256, 256, tile=(128, 128, 32), wg=256),
+        # Specialized to its sizes, two steps per iteration; K = 80 is not a multiple of 2 x 16:
+        # the clamped layout reads zeros past K.
+        wg_gemm_case("gemm_wg_f16_specialized", 96, 160, 80, tile=(32, 32, 16), wg=64, extra=("-DUNROLL2",),
+                     specialize=("M", "N", "K")),
         # The ports of llama.cpp's cooperative-matrix-2 shaders (examples/llama/, issue 29).
         mul_mm_q_case("Q4_0", 100, 70, 256),
         mul_mm_q_case("Q8_0", 100, 70, 256),
@@ -264,7 +269,7 @@ def cases():
     ]
 
 
-def wg_gemm_case(name, M, N, K, tile, wg):
+def wg_gemm_case(name, M, N, K, tile, wg, extra=(), specialize=()):
     tm, tn, tk = tile
 
     def make(rng):
@@ -272,9 +277,10 @@ def wg_gemm_case(name, M, N, K, tile, wg):
                 np.zeros((M, N), np.float32), np.uint32(M), np.uint32(N), np.uint32(K)]
 
     return Case(name, "examples/vulkan/gemm_wg_f16.cl", "gemm_wg_f16", (-(-N // tn) * wg, -(-M // tm)), (wg, 1),
-                make, (2,), options=(f"-DTILE_M={tm}", f"-DTILE_N={tn}", f"-DTILE_K={tk}", f"-DWG_SIZE={wg}"),
-                types="f16 -> f32 (workgroup scope, tensor layouts)", sizes=f"{M}x{N}x{K}", k=K,
-                tolerance=("gemm", 0, 1, K, 2.0 ** -24, False))
+                make, (2,), options=(f"-DTILE_M={tm}", f"-DTILE_N={tn}", f"-DTILE_K={tk}", f"-DWG_SIZE={wg}") + extra,
+                types="f16 -> f32 (workgroup scope, tensor layouts" + (", specialized " + ", ".join(specialize) if specialize else "")
+                + (", " + " ".join(extra) if extra else "") + ")", sizes=f"{M}x{N}x{K}", k=K,
+                tolerance=("gemm", 0, 1, K, 2.0 ** -24, False), specialize=specialize)
 
 
 # ------------------------------------------------------------------ prepare (compiler side)
@@ -310,7 +316,8 @@ def prepare(folder, only=None, perf=True):
             continue
         entry = {"name": case.name, "kernel": case.kernel, "subgroup": case.subgroup, "global": case.global_size, "local": case.local_size,
                  "outputs": case.outputs, "exact": case.exact, "types": case.types, "sizes": case.sizes,
-                 "tolerance": case.tolerance, "source": case.source, "options": case.options}
+                 "tolerance": case.tolerance, "source": case.source, "options": case.options,
+                 "specialize": case.specialize}
         problem = compile_module(case, folder / f"{case.name}.spv")
         if problem:
             entry["not_compiled"] = problem
@@ -348,6 +355,9 @@ def _storable(array):
     return array.view(np.uint16) if array.dtype.name == "bfloat16" else array
 
 
+PERF_SIZE = 4096      # the performance GEMMs' M = N = K
+
+
 @dataclass
 class PerfKernel:
     """A GEMM kernel of the performance run: its module, and its NDRange for an n x n x n GEMM."""
@@ -358,6 +368,7 @@ class PerfKernel:
     tile: tuple          # (rows, cols) of C per work-group
     local: int           # invocations per work-group
     b_column_major: bool = False
+    specialize: tuple = ()   # scalar arguments the pipeline is specialized with (M, N, K)
 
     def ndrange(self, n):
         return (n // self.tile[1] * self.local, n // self.tile[0]), (self.local, 1)
@@ -368,19 +379,27 @@ def perf_modules():
     tile shapes (and without clamping), the workgroup-scope GEMM staged through __local memory,
     and three subgroup-scope KHR GEMMs (one tile per subgroup; 4 x 4 tiles per
     subgroup from global memory; blocks staged through __local memory)."""
-    wg = [PerfKernel(f"perf_wg_{m}x{n}x{k}_{w}", "examples/vulkan/gemm_wg_f16.cl", "gemm_wg_f16",
-                     (f"-DTILE_M={m}", f"-DTILE_N={n}", f"-DTILE_K={k}", f"-DWG_SIZE={w}"), (m, n), w)
-          for m, n, k, w in ((128, 128, 32, 256), (128, 256, 32, 256), (256, 128, 32, 256), (64, 128, 32, 128),
-                             (256, 128, 64, 256), (128, 256, 64, 256), (256, 256, 32, 256))]
-    wg.append(PerfKernel("perf_wg_256x128x32_256_unclamped", "examples/vulkan/gemm_wg_f16.cl", "gemm_wg_f16",
-                         ("-DTILE_M=256", "-DTILE_N=128", "-DTILE_K=32", "-DWG_SIZE=256",
-                          "-DCLAMP=CLK_COOPERATIVE_MATRIX_CLAMP_MODE_UNDEFINED"), (256, 128), 256))
-    wg += [PerfKernel(f"perf_wg_{m}x{n}x32_256_b_column_major", "examples/vulkan/gemm_wg_f16.cl", "gemm_wg_f16",
-                      (f"-DTILE_M={m}", f"-DTILE_N={n}", "-DTILE_K=32", "-DWG_SIZE=256", "-DB_COLUMN_MAJOR"), (m, n), 256,
-                      b_column_major=True) for m, n in ((256, 128), (128, 256))]
-    wg += [PerfKernel(f"perf_wg_{m}x{n}x32_{w}_pipelined", "examples/vulkan/gemm_wg_f16.cl", "gemm_wg_f16",
-                      (f"-DTILE_M={m}", f"-DTILE_N={n}", "-DTILE_K=32", f"-DWG_SIZE={w}", "-DPIPELINE"), (m, n), w)
-           for m, n, w in ((256, 128, 256), (128, 256, 256), (128, 128, 128))]
+    source, sizes = "examples/vulkan/gemm_wg_f16.cl", ("M", "N", "K")
+    unclamped = "-DCLAMP=CLK_COOPERATIVE_MATRIX_CLAMP_MODE_UNDEFINED"
+
+    def wg_kernel(m, n, k, w, *extra, specialize=(), suffix=""):
+        options = (f"-DTILE_M={m}", f"-DTILE_N={n}", f"-DTILE_K={k}", f"-DWG_SIZE={w}") + extra
+        return PerfKernel(f"perf_wg_{m}x{n}x{k}_{w}{suffix}", source, "gemm_wg_f16", options, (m, n), w,
+                          "-DB_COLUMN_MAJOR" in extra, specialize)
+    # Sizes known only at the launch (push constants), then specialized into the pipeline.
+    wg = [wg_kernel(128, 256, 32, 256, "-DPIPELINE", suffix="_pipelined"),
+          wg_kernel(128, 256, 32, 256), wg_kernel(128, 256, 64, 256),
+          wg_kernel(128, 256, 32, 256, unclamped, suffix="_unclamped"),
+          wg_kernel(128, 256, 64, 256, specialize=sizes, suffix="_specialized"),
+          wg_kernel(128, 256, 64, 256, unclamped, specialize=sizes, suffix="_specialized_unclamped"),
+          wg_kernel(128, 256, 32, 256, unclamped, specialize=sizes, suffix="_specialized_unclamped"),
+          wg_kernel(128, 128, 32, 128, unclamped, specialize=sizes, suffix="_specialized_unclamped"),
+          wg_kernel(256, 128, 32, 256, unclamped, specialize=sizes, suffix="_specialized_unclamped"),
+          wg_kernel(128, 256, 64, 256, unclamped, "-DUNROLL2", specialize=sizes, suffix="_specialized_unclamped_unroll2"),
+          wg_kernel(128, 256, 32, 256, unclamped, "-DUNROLL2", specialize=sizes, suffix="_specialized_unclamped_unroll2"),
+          wg_kernel(128, 128, 32, 128, unclamped, "-DUNROLL2", specialize=sizes, suffix="_specialized_unclamped_unroll2"),
+          wg_kernel(128, 256, 64, 256, unclamped, "-DUNROLL2", "-DB_COLUMN_MAJOR", specialize=sizes,
+                    suffix="_specialized_unclamped_unroll2_b_column_major")]
     wg += [PerfKernel(f"perf_wg_local_{m}x{n}", "examples/vulkan/gemm_wg_local.cl", "gemm_wg_local",
                       (f"-DTILE_M={m}", f"-DTILE_N={n}"), (m, n), 256)
            for m, n in ((128, 256), (256, 128), (128, 128))]
@@ -388,6 +407,8 @@ def perf_modules():
         PerfKernel("perf_khr_16x16", "examples/vulkan/gemm_f16_f32_16x16.cl", "gemm_f16_f32_16x16", (), (16, 16), 32),
         PerfKernel("perf_khr_blocked", "examples/vulkan/gemm_khr_blocked.cl", "gemm_khr_blocked", (), (128, 128), 128),
         PerfKernel("perf_khr_local", "examples/vulkan/gemm_khr_local.cl", "gemm_khr_local", (), (128, 128), 256),
+        PerfKernel("perf_khr_local_specialized", "examples/vulkan/gemm_khr_local.cl", "gemm_khr_local", (), (128, 128),
+                   256, specialize=sizes),
     ]
 
 
@@ -481,7 +502,8 @@ def run_cases(folder):
         module = (folder / f"{entry['name']}.spv").read_bytes()
         try:
             _outputs, timings = run_kernel(module, entry["kernel"], tuple(entry["global"]), tuple(entry["local"]),
-                                           launch, subgroup_size=entry.get("subgroup"))
+                                           launch, subgroup_size=entry.get("subgroup"),
+                                           specialize=tuple(entry.get("specialize", ())))
         except Exception as error:      # the report records every failure, and goes on
             row.update(result="failed", error=f"{type(error).__name__}: {error}")
             results.append(row)
@@ -618,7 +640,7 @@ def performance(folder):
     from clcoop.vulkan import run_kernel
     perf = {"gemm": [], "launch": {}}
     perf_rows = perf["gemm"]
-    size = 4096
+    size = PERF_SIZE
     rng = np.random.default_rng(3)
     A = rng.standard_normal((size, size)).astype(np.float16)
     B = rng.standard_normal((size, size)).astype(np.float16)
@@ -629,12 +651,8 @@ def performance(folder):
     try:
         import torch
         a, b = torch.from_numpy(A).cuda(), torch.from_numpy(B).cuda()
-        times = []
-        for _ in range(25):
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record(); torch.matmul(a, b); end.record(); torch.cuda.synchronize()
-            times.append(start.elapsed_time(end) / 1e3)
-        torch_s = float(np.median(times[5:]))
+        _torch_gemm_seconds(a, b, 5)                 # warm-up (cuBLAS's first calls choose kernels)
+        torch_s = _torch_gemm_seconds(a, b, 20)
         perf["torch"] = {"gemm_s": torch_s, "tflops": flops / torch_s / 1e12, "version": torch.__version__}
         perf["launch"].update(torch_launch())
         del a, b
@@ -651,24 +669,66 @@ def performance(folder):
         try:
             b = B_column_major if kernel.b_column_major else B
             _o, timings = run_kernel(path.read_bytes(), kernel.kernel, glob, loc,
-                                     [A, b, C, scalar(size), scalar(size), scalar(size)], repeat=10)
+                                     [A, b, C, scalar(size), scalar(size), scalar(size)], repeat=10,
+                                     specialize=kernel.specialize)
         except Exception as error:      # recorded in the report, and the next kernel runs
             perf_rows.append({"name": kernel.name, "error": f"{type(error).__name__}: {error}"})
             continue
         gpu_s = float(np.median(timings.gpu)) if timings.gpu else None
         # C = A * B + C for gemm_f16_f32_16x16: ten repetitions add ten products.
         repeats = 10 if kernel.kernel == "gemm_f16_f32_16x16" else 1
-        row = {"name": kernel.name, "options": list(kernel.options), "gpu_s": gpu_s,
+        row = {"name": kernel.name, "options": list(kernel.options), "specialized": list(kernel.specialize), "gpu_s": gpu_s,
                "tflops": flops / gpu_s / 1e12 if gpu_s else None,
                "rows_checked_within_bound": bool((np.abs(C[:32] - repeats * check_rows) <= repeats * bound).all())}
         if "gemm_s" in perf.get("torch", {}) and gpu_s:
             row["of_torch"] = perf["torch"]["gemm_s"] / gpu_s
         perf_rows.append(row)
         print(row)
+    if "gemm_s" in perf.get("torch", {}):
+        perf["alternating"] = alternating_rounds(folder, perf_rows, A, B, B_column_major, flops)
     small = folder / "vector_add.spv"
     if small.exists():
         perf["launch"].update(launch_overhead(small.read_bytes()))
     return perf
+
+
+def _torch_gemm_seconds(a, b, times):
+    import torch
+    samples = []
+    for _ in range(times):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record(); torch.matmul(a, b); end.record(); torch.cuda.synchronize()
+        samples.append(start.elapsed_time(end) / 1e3)
+    return float(np.median(samples))
+
+
+def alternating_rounds(folder, perf_rows, A, B, B_column_major, flops, rounds=7):
+    """The fastest workgroup-scope GEMM and torch.matmul timed in alternating rounds (torch,
+    then the kernel, `rounds` times), so that a shared card's changing load weighs on both:
+    per round each one's median time and the ratio; the ratios' median and range."""
+    import torch
+    from clcoop.vulkan import run_kernel
+    timed = [r for r in perf_rows if r.get("tflops") and r["name"].startswith("perf_wg_")]
+    if not timed:
+        return {"error": "no workgroup-scope GEMM ran"}
+    best = max(timed, key=lambda r: r["tflops"])
+    kernel = next(k for k in perf_modules() if k.name == best["name"])
+    module = (folder / f"{kernel.name}.spv").read_bytes()
+    glob, loc = kernel.ndrange(PERF_SIZE)
+    a, b = torch.from_numpy(A).cuda(), torch.from_numpy(B).cuda()
+    C = np.zeros((PERF_SIZE, PERF_SIZE), np.float32)
+    operands = [A, B_column_major if kernel.b_column_major else B, C] + [np.uint32(PERF_SIZE)] * 3
+    out = []
+    for _ in range(rounds):
+        torch_s = _torch_gemm_seconds(a, b, 20)
+        _o, timings = run_kernel(module, kernel.kernel, glob, loc, operands, repeat=10, specialize=kernel.specialize)
+        kernel_s = float(np.median(timings.gpu))
+        out.append({"torch_s": torch_s, "kernel_s": kernel_s, "of_torch": torch_s / kernel_s})
+    ratios = sorted(r["of_torch"] for r in out)
+    return {"kernel": kernel.name, "rounds": out, "median_of_torch": float(np.median(ratios)),
+            "min_of_torch": ratios[0], "max_of_torch": ratios[-1],
+            "median_tflops": flops / float(np.median([r["kernel_s"] for r in out])) / 1e12,
+            "torch_median_tflops": flops / float(np.median([r["torch_s"] for r in out])) / 1e12}
 
 
 # ------------------------------------------------------------------ launch overhead
@@ -819,7 +879,8 @@ def module_statistics(folder, kernel, representations=False):
         row["error"] = f"{type(error).__name__}: {error}"
         return row
     try:
-        found = program.kernel(kernel.kernel).statistics((kernel.local, 1), representations=representations)
+        found = program.kernel(kernel.kernel).statistics((kernel.local, 1), representations=representations,
+                                                         specialize={name: PERF_SIZE for name in kernel.specialize})
         _statistics_files(folder, kernel.name, found)
         row["executables"] = as_json(found)
     except ClcoopError as error:

@@ -58,6 +58,9 @@ def _parser():
                    "--pipeline-statistics)")
     p.add_argument("--local", dest="local_size", help="local size, e.g. 16,1 (default: chosen)")
     p.add_argument("--subgroup-size", type=int, help="sub-group size (default 16 or the kernel's)")
+    p.add_argument("--specialize", action="append", default=[], metavar="NAME[,NAME...]",
+                   help="scalar arguments whose values the launch compiles in (--engine vulkan: a pipeline "
+                        "specialized with them; the CPU engines run the kernel unchanged)")
     p.add_argument("--arg", action="append", default=[], metavar="NAME=VALUE",
                    help="kernel argument: NAME=file.npy, NAME=<number>, NAME=1,2,3,4 (vector), "
                         "NAME=local:<bytes>")
@@ -252,6 +255,11 @@ def _vulkan_program(prog):
     return prog._preferred().program       # clcoop.Program's build for the one engine asked for
 
 
+def _specialized_names(args):
+    """The --specialize names, each option a comma-separated list."""
+    return tuple(name.strip() for item in args.specialize for name in item.split(",") if name.strip())
+
+
 def _pipeline_statistics(args, prog, kernel, local):
     """--pipeline-statistics: the kernel's pipeline described by the driver, not launched."""
     from clcoop.vulkan.statistics import format_executables
@@ -261,7 +269,17 @@ def _pipeline_statistics(args, prog, kernel, local):
         name, _eq, value = item.partition("=")
         if value.startswith("local:"):
             local_memory[name] = _parse_value(name, value)
-    found = target.statistics(local, local_memory, args.subgroup_size, args.internal_representations)
+    values = {}
+    for item in args.arg:
+        name, _eq, value = item.partition("=")
+        if name in _specialized_names(args):
+            values[name] = _parse_value(name, value)
+    missing = [name for name in _specialized_names(args) if name not in values]
+    if missing:
+        raise UsageError(f"--specialize {','.join(missing)} needs --arg {missing[0]}=VALUE: the pipeline is "
+                         f"specialized with that value")
+    found = target.statistics(local, local_memory, args.subgroup_size, args.internal_representations,
+                              specialize=values)
     description = target.program.description
     print(f"kernel {kernel}" + (f", local size {','.join(map(str, local))}" if local else "") +
           f", on {description.title()}:")
@@ -298,6 +316,8 @@ def run(argv):
         kwargs["instruction_limit"] = args.instruction_limit
     if args.serial_subgroups:
         kwargs["serial_subgroups"] = True
+    if args.specialize:
+        kwargs["specialize"] = _specialized_names(args)
     tracker = _LineTracker(sys.stdout)
     sys.stdout = tracker
     try:

@@ -25,6 +25,7 @@ from clcoop.spirv import binary as sb
 from clcoop.spirv.rewrite import SCOPE_BY_OPENCL
 from clcoop.spirv.tools import INTERNAL_HINT, SpirvError
 from clcoop.spirv.vulkan_builtins import PLACEHOLDER
+from clcoop.spirv.vulkan_types import scalar_spec_ids
 
 OP_SOURCE = 3
 OP_SOURCE_EXTENSION = 4
@@ -41,6 +42,7 @@ OP_TYPE_STRUCT = 30
 OP_CONSTANT_COMPOSITE = 44
 OP_SPEC_CONSTANT = 50
 OP_SPEC_CONSTANT_COMPOSITE = 51
+OP_SPEC_CONSTANT_FALSE = 49
 OP_IN_BOUNDS_ACCESS_CHAIN = 66
 OP_MEMBER_DECORATE = 72
 OP_COPY_OBJECT = 83
@@ -873,6 +875,71 @@ class VulkanModule:
                 elif bits == 8:
                     self.add_capability(CAP_STORAGE_PUSH_CONSTANT_8)
 
+    def specializable_scalars(self, kernels):
+        """Each scalar argument of a specializable type (vulkan_types.SPECIALIZABLE_DTYPES) is
+        `OpSelect(flag, value, <its push constant>)` with two specialization constants (SpecIds
+        vulkan_types.scalar_spec_ids): unspecialized (flag false, the default) the driver folds
+        the select to the push constant; a pipeline specialized with the launch's value sees a
+        constant, as if the kernel had been compiled for it (Vulkan 1.3, 10.9: specialization
+        constants are constants at pipeline creation). Loop bounds and tensor-layout dimensions
+        then fold; NVIDIA's driver compiles a workgroup-scope GEMM with known dimensions
+        about twice as fast (docs/gpu.md, "Performance")."""
+        by_name = {name: ident for ident, name in self.names.items()}
+        for kernel in kernels:
+            block = by_name.get(f"{kernel.name}.vk.args")
+            if block is None:
+                continue
+            members = {arg.member: index for index, arg in enumerate(kernel.args)
+                       if arg.kind not in ("global", "constant", "local")}
+            self._specialize_loads(self._push_constant_chains(block, members))
+
+    def _push_constant_chains(self, block, members):
+        """{access chain id: argument index} of the chains to scalar members of `block`."""
+        pointers = {i.operands[0] for i in self.module.instructions
+                    if i.opcode == sb.OP_TYPE_POINTER and i.operands[2] == block}
+        variables = {i.operands[1] for i in self.module.instructions
+                     if i.opcode == sb.OP_VARIABLE and i.operands[0] in pointers}
+        chains = {}
+        for inst in sb.body_instructions(self.module):
+            if inst.opcode in (sb.OP_ACCESS_CHAIN, OP_IN_BOUNDS_ACCESS_CHAIN) and len(inst.operands) == 4 \
+                    and inst.operands[2] in variables:
+                member = self.defs.get(inst.operands[3])
+                if member is not None and member.opcode == sb.OP_CONSTANT and member.operands[2] in members:
+                    chains[inst.operands[1]] = members[member.operands[2]]
+        return chains
+
+    def _specialize_loads(self, chains):
+        """Each load of a specializable argument keeps its id on an OpSelect after it (so no use
+        changes) and loads into a fresh id."""
+        selects = {}
+        loads = [inst for inst in sb.body_instructions(self.module)
+                 if inst.opcode == sb.OP_LOAD and inst.operands[2] in chains]
+        for inst in loads:              # (adding globals moves the instructions)
+            value_type = inst.operands[0]
+            words = self.scalar_literal_words(value_type)
+            if words is None:
+                continue                # not specializable: the record has no spec_ids for it
+            flag_id, value_id = scalar_spec_ids(chains[inst.operands[2]])
+            flag = self.add_global(sb.Instruction(OP_SPEC_CONSTANT_FALSE, [self.bool_type(), self.module.new_id()]))
+            value = self.add_global(sb.Instruction(OP_SPEC_CONSTANT, [value_type, self.module.new_id()] + [0] * words))
+            self.add_annotation(sb.Instruction(sb.OP_DECORATE, [flag, DECORATION_SPEC_ID, flag_id]))
+            self.add_annotation(sb.Instruction(sb.OP_DECORATE, [value, DECORATION_SPEC_ID, value_id]))
+            argument, loaded = inst.operands[1], self.module.new_id()
+            inst.operands[1] = loaded
+            selects[id(inst)] = [inst, sb.Instruction(OP_SELECT, [value_type, argument, flag, value, loaded])]
+        if selects:
+            self.replace(selects)
+
+    def scalar_literal_words(self, type_id):
+        """The literal words of an OpSpecConstant of a specializable scalar type (a 32/64-bit
+        integer, a 32-bit float), None for others."""
+        inst = self.defs[type_id]
+        if inst.opcode == sb.OP_TYPE_INT and inst.operands[1] in (32, 64):
+            return inst.operands[1] // 32
+        if inst.opcode == sb.OP_TYPE_FLOAT and inst.operands[1:] == [32]:
+            return 1
+        return None
+
     def interfaces(self):
         """Each entry point's interface: exactly the global variables its function (and the
         functions it calls) use (SPIR-V 1.4+; Vulkan allows one push-constant block each)."""
@@ -1029,5 +1096,6 @@ def finish_module(module, kernels, layouts, tokens=()):
     vulkan.workgroup_size(kernels)
     vulkan.local_arrays(kernels)
     vulkan.push_constant_offsets(kernels, layouts)
+    vulkan.specializable_scalars(kernels)
     vulkan.interfaces()
     return vulkan

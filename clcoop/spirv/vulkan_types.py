@@ -43,3 +43,16 @@ def dtype_of_opencl(name, size=None):
     if count is None:
         return f"V{size}" if size else None
     return SCALARS[base][1]
+
+
+# Scalar kernel arguments that a launch may specialize (docs/vulkan-abi.md, "Specialized scalar
+# arguments"): the dtypes whose OpSpecConstant needs no capability beyond the argument's own
+# (a 32- or 64-bit integer, a 32-bit float), and the SpecIds of argument `index`: a bool that
+# says whether the pipeline is specialized, and the value it is specialized with.
+SPECIALIZABLE_DTYPES = ("int32", "uint32", "int64", "uint64", "float32")
+SCALAR_SPEC_ID_BASE = 200
+
+
+def scalar_spec_ids(index):
+    """(flag SpecId, value SpecId) of scalar argument `index`."""
+    return SCALAR_SPEC_ID_BASE + 2 * index, SCALAR_SPEC_ID_BASE + 2 * index + 1

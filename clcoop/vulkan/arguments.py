@@ -123,7 +123,7 @@ class Marshalled:
     """A launch in the module's terms; every launch with the same launch key (prepare's)
     has the same one, so a kernel keeps it. slots: (index of the argument whose array it
     is, whether it comes back) per distinct array, in first-use order; push(addresses) ->
-    the push-constant bytes; constants: {SpecId: uint32}; local_bytes: the LocalMemory
+    the push-constant bytes; constants: {SpecId: uint32, or bytes for a wider constant}; local_bytes: the LocalMemory
     arguments' bytes per work-group; fields: the push-constant block as (offset, bytes or
     ("address", slot)) pairs, so that launches which differ only in their arrays' host
     addresses (prepare's key has them) are seen to be equal."""
@@ -170,7 +170,9 @@ def marshal(name, record, prepared):
         elif arg.kind == LOCAL:
             constants[entry["spec_id"]] = _local_length(name, entry, arg.nbytes)
         elif arg.kind == SCALAR:
-            fields.append((entry["offset"], _scalar_bytes(name, entry, arg.value)))
+            fields.append((entry["offset"], scalar_bytes(name, entry, arg.value)))
+            if arg.index in prepared.specialize:
+                constants.update(specialization(name, entry, fields[-1][1]))
         elif arg.kind == STRUCT:
             raise ArgumentError(f"kernel '{name}': a struct passed by value is not in the Vulkan contract")
     if record.get("global_offset_offset") is not None:
@@ -213,7 +215,19 @@ def _local_length(name, entry, nbytes):
     return nbytes // itemsize
 
 
-def _scalar_bytes(name, entry, value):
+def specialization(name, entry, data):
+    """{SpecId: value} specializing a scalar argument with its bytes (docs/vulkan-abi.md,
+    "Specialized scalar arguments"): its flag true, its value as a uint32 or, for an 8-byte
+    argument, its 8 bytes (a map entry is as wide as the constant, Vulkan 1.3, 10.9.1)."""
+    ids = entry.get("spec_ids")
+    if not ids:
+        raise ArgumentError(f"kernel '{name}': argument '{entry['name']}' ({entry.get('type', '?')}) cannot be "
+                            f"specialized: only 32- and 64-bit integer and 32-bit float scalars can")
+    flag, value = ids
+    return {flag: 1, value: int.from_bytes(data, "little") if len(data) == 4 else bytes(data)}
+
+
+def scalar_bytes(name, entry, value):
     data = np.ascontiguousarray(value).tobytes()
     if entry.get("size") is not None and len(data) > entry["size"]:
         raise ArgumentError(f"argument '{entry['name']}' of kernel '{name}': {len(data)} bytes do not fit the "

@@ -49,7 +49,8 @@ class Pipelines:
 
     def pipeline(self, kernel, push_size, constants, subgroup_size=None, full_subgroups=False,
                  representations=False):
-        """The pipeline of entry point `kernel` specialized with `constants` ({SpecId: uint32});
+        """The pipeline of entry point `kernel` specialized with `constants` ({SpecId: uint32,
+        or the bytes of a wider constant});
         subgroup_size: the size to require (VK_EXT_subgroup_size_control), or None;
         representations: a pipeline that captures the driver's internal representations too
         (only where the device has pipelineExecutableInfo)."""
@@ -71,11 +72,14 @@ class Pipelines:
 
     def _create(self, kernel, push_size, constants, subgroup_size, full_subgroups, pipeline_flags=0):
         ids = sorted(constants)
+        values = [constants[i] if isinstance(constants[i], bytes) else struct.pack("<I", constants[i]) for i in ids]
+        offsets = [sum(len(v) for v in values[:i]) for i in range(len(ids))]
         entries = (vk.VkSpecializationMapEntry * max(len(ids), 1))(
-            *[vk.VkSpecializationMapEntry(spec_id, 4 * i, 4) for i, spec_id in enumerate(ids)])
-        packed = struct.pack(f"<{len(ids)}I", *(constants[i] for i in ids))
+            *[vk.VkSpecializationMapEntry(spec_id, offset, len(value))
+              for spec_id, offset, value in zip(ids, offsets, values)])
+        packed = b"".join(values)
         data = ctypes.create_string_buffer(packed, len(packed) or 4)
-        special = vk.VkSpecializationInfo(len(ids), ctypes.cast(entries, vk.VP), 4 * len(ids), ctypes.cast(data, vk.VP))
+        special = vk.VkSpecializationInfo(len(ids), ctypes.cast(entries, vk.VP), len(packed), ctypes.cast(data, vk.VP))
         required = vk.VkPipelineShaderStageRequiredSubgroupSizeCreateInfo(
             vk.ST_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO, None, subgroup_size or 0)
         flags = vk.PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT if full_subgroups else 0

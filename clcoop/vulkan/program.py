@@ -15,13 +15,15 @@ import time
 from dataclasses import dataclass
 from types import SimpleNamespace
 
+import numpy as np
+
 from clcoop.errors import ArgumentError, UnsupportedOnDevice
 from clcoop.prepare import DEFAULT_INSTRUCTION_LIMIT, DEFAULT_MAX_LANES
 from clcoop.prepare import KEPT_PREPARATIONS, LocalMemory, Preparations
 from clcoop.spirv.binary import read_module
 from clcoop.spirv.reflection import read_reflection
 from clcoop.vulkan import device as devices
-from clcoop.vulkan.arguments import LOCAL_SIZE_SPEC_IDS, _local_length, kernel_info, marshal
+from clcoop.vulkan.arguments import LOCAL_SIZE_SPEC_IDS, _local_length, kernel_info, marshal, scalar_bytes, specialization
 from clcoop.vulkan.capabilities import check_kernel, unsupported_reason
 from clcoop.vulkan.pipeline import Pipelines
 from clcoop.vulkan.runner import Launch, runner
@@ -138,13 +140,16 @@ class VulkanKernel:
         return f"<clcoop.vulkan kernel {self.name}({', '.join(a.get('type', '?') for a in self.record['args'])})>"
 
     def __call__(self, global_size, local_size, *args, subgroup_size=None, global_offset=None, timeout=None,
-                 repeat=1, gpu_times=False):
+                 repeat=1, gpu_times=False, specialize=()):
         """One launch (repeat: dispatches of it in one submission, for timing; gpu_times: each
-        dispatch timed on the GPU, Timings.gpu); the written arrays hold the results; returns
+        dispatch timed on the GPU, Timings.gpu; specialize: names of scalar arguments whose
+        values the pipeline is specialized with); the written arrays hold the results; returns
         the runner.Timings."""
         start = time.perf_counter()
         prepared = self._preparations.prepare(global_size, local_size, args, None, DEFAULT_INSTRUCTION_LIMIT,
                                               DEFAULT_MAX_LANES, global_offset, False)
+        if specialize:
+            prepared = prepared.specialized(self.info, specialize)
         timings = self.launch_prepared(prepared, subgroup_size, timeout, repeat, gpu_times)
         timings.total = time.perf_counter() - start
         return timings
@@ -198,8 +203,8 @@ class VulkanKernel:
         array sizes and dtypes, LocalMemory sizes) and the subgroup size, so a launch with a
         key seen before reuses it unchecked (prepare.Preparations does the same for the
         arguments)."""
-        key = (prepared.key, subgroup_size) if prepared.key is not None and type(subgroup_size) in (int, type(None)) \
-            else None
+        key = (prepared.key, subgroup_size, prepared.specialize) \
+            if prepared.key is not None and type(subgroup_size) in (int, type(None)) else None
         plan = self._plans.get(key) if key is not None else None
         if plan is None:
             marshalled = marshal(self.name, self.record, prepared)
@@ -214,19 +219,22 @@ class VulkanKernel:
                     self._plans[key] = plan
         return plan
 
-    def statistics(self, local_size=None, local_memory=None, subgroup_size=None, representations=False):
+    def statistics(self, local_size=None, local_memory=None, subgroup_size=None, representations=False,
+                   specialize=None):
         """The driver's statistics of the pipeline a launch with this local size would use
         (VK_KHR_pipeline_executable_properties; statistics.py says what comes back): a list
         of executables, each {name, description, stages, subgroup_size, statistics: {name:
         (value, description)}}, and "representations" (the driver's IR and assembly) when
         asked. local_size: required unless the kernel has reqd_work_group_size; local_memory:
         {argument name: LocalMemory or bytes} for each __local argument (its length
-        specializes the pipeline); subgroup_size as for a launch. UnsupportedOnDevice when the
-        device cannot report statistics, or cannot run the kernel."""
+        specializes the pipeline); subgroup_size as for a launch; specialize: {scalar argument
+        name: value} for the pipeline a launch with specialize= would use. UnsupportedOnDevice
+        when the device cannot report statistics, or cannot run the kernel."""
         device = self.program.device
         local = self._statistics_local_size(local_size)
         constants = {} if self.record.get("local_size") else dict(zip(LOCAL_SIZE_SPEC_IDS, local))
         constants.update(self._local_lengths(local_memory or {}))
+        constants.update(self._specialized_values(specialize or {}))
         require_statistics(device, f"kernel '{self.name}'")
         check_kernel(self.name, self.record, self.program.description, local)
         self._check_limits(SimpleNamespace(local_size=local, groups=(1, 1, 1), constants=constants))
@@ -253,6 +261,25 @@ class VulkanKernel:
         if fixed is not None and sizes != fixed:
             raise ArgumentError(f"kernel '{self.name}' has reqd_work_group_size{fixed}, got local_size={sizes}")
         return sizes
+
+    def _specialized_values(self, values):
+        """{SpecId: value} of statistics(specialize={name: value}), as a launch makes them."""
+        entries = {arg["name"]: arg for arg in self.record["args"] if arg["kind"] == "scalar"}
+        if not isinstance(values, dict):
+            raise ArgumentError(f"kernel '{self.name}': specialize must be {{argument name: value}}, got {values!r}")
+        constants = {}
+        for name, value in values.items():
+            entry = entries.get(name)
+            if entry is None:
+                raise ArgumentError(f"kernel '{self.name}': specialize names {name!r}, which is not one of its "
+                                    f"scalar arguments ({', '.join(entries) or 'it has none'})")
+            try:
+                typed = np.dtype(entry["dtype"]).type(value)
+            except (OverflowError, ValueError, TypeError):
+                raise ArgumentError(f"kernel '{self.name}': specialize[{name!r}] = {value!r} is not a "
+                                    f"{entry['dtype']}") from None
+            constants.update(specialization(self.name, entry, scalar_bytes(self.name, entry, typed)))
+        return constants
 
     def _local_lengths(self, local_memory):
         """{SpecId: element count} of the __local arguments from {name: LocalMemory or bytes}."""
@@ -342,7 +369,7 @@ def program_for(module_bytes, device=None):
 
 
 def run_kernel(module_bytes, kernel, global_size, local_size, args, subgroup_size=None, global_offset=None,
-               repeat=1, timeout=None, device=None, gpu_times=True):
+               repeat=1, timeout=None, device=None, gpu_times=True, specialize=()):
     """Run kernel `kernel` of a Vulkan module once (scripts/gpu_check.py's entry):
     returns ({argument name: array} of the buffers it may write, runner.Timings, with the
     dispatches' GPU times unless gpu_times=False). The arrays in `args` are updated in
@@ -350,7 +377,7 @@ def run_kernel(module_bytes, kernel, global_size, local_size, args, subgroup_siz
     program = program_for(module_bytes, device)
     target = program.kernel(kernel)
     timings = target(global_size, local_size, *args, subgroup_size=subgroup_size, global_offset=global_offset,
-                     timeout=timeout, repeat=repeat, gpu_times=gpu_times)
+                     timeout=timeout, repeat=repeat, gpu_times=gpu_times, specialize=specialize)
     outputs = {entry["name"]: value for entry, value in zip(target.record["args"], args)
                if entry["kind"] == "global" and entry.get("writable", True) and hasattr(value, "dtype")}
     return outputs, timings

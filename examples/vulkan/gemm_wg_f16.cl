@@ -11,6 +11,10 @@
 // 32 x 32 x 16 with 256 invocations (../shared/notes/gpu-vulkan.md).
 //
 // NDRange: global (ceil(N / TILE_N) * WG_SIZE, ceil(M / TILE_M)), local (WG_SIZE, 1).
+//
+// On the GPU engine, launch it with specialize=("M", "N", "K") (clcoop-run --specialize M,N,K):
+// the pipeline is then made for those sizes, and NVIDIA's driver compiles the loop and the
+// tensor layouts with known dimensions about twice as fast (docs/gpu.md, "Performance").
 #pragma OPENCL EXTENSION cl_khr_cooperative_matrix : enable
 #pragma OPENCL EXTENSION cl_khr_fp16 : enable
 
@@ -37,6 +41,8 @@ typedef half mat_b __attribute__((coop_mat(WORKGROUP, TILE_K, TILE_N, CLK_COOPER
 typedef float mat_c __attribute__((coop_mat(WORKGROUP, TILE_M, TILE_N, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
 typedef coop_tensor_layout_t layout2 __attribute__((coop_tensor_layout(2, CLAMP)));
 // -DPIPELINE: each step loads the next step's operands before its mul-add.
+// -DUNROLL2: each iteration loads two steps' operands, then does both mul-adds (with
+// CLAMP_MODE_UNDEFINED, K must then be a multiple of 2 * TILE_K; clamped, any K).
 // -DB_COLUMN_MAJOR: B is stored N x K row-major (element (k, n) at B[n * K + k], as weights
 // usually are) and read through a transposing view (SPV_NV_tensor_addressing, "Tensor Views").
 typedef coop_tensor_view_t transposed __attribute__((coop_tensor_view(2, false, 1, 0)));
@@ -75,6 +81,15 @@ __kernel void gemm_wg_f16(__global const half *A, __global const half *B, __glob
         acc = coop_mat_mulAdd(a, b, acc);
         a = next_a;
         b = next_b;
+    }
+#elif defined(UNROLL2)
+    for (uint k = 0; k < K; k += 2 * TILE_K) {
+        const mat_a a0 = LOAD_A(k);
+        const mat_b b0 = LOAD_B(k);
+        const mat_a a1 = LOAD_A(k + TILE_K);
+        const mat_b b1 = LOAD_B(k + TILE_K);
+        acc = coop_mat_mulAdd(a0, b0, acc);
+        acc = coop_mat_mulAdd(a1, b1, acc);
     }
 #else
     for (uint k = 0; k < K; k += TILE_K) {

@@ -237,9 +237,14 @@ def test_reflection_of_local_argument_and_fixed_size():
 
 
 def test_spec_constants_and_push_constants_in_the_disassembly(tmp_path):
-    text = disassemble(compile_vulkan("examples/vulkan/stencil.cl"), tmp_path)
+    data = compile_vulkan("examples/vulkan/stencil.cl")
+    text = disassemble(data, tmp_path)
     spec_ids = sorted(int(x) for x in re.findall(r"OpDecorate %\S+ SpecId (\d+)", text))
-    assert spec_ids == [0, 1, 2, 102]
+    # The local size, the __local argument's length, and a (flag, value) pair per used scalar
+    # argument (test_vulkan_specialize.py).
+    scalars = [i for a in read_reflection(data)["stencil"]["args"] for i in a.get("spec_ids", ())]
+    assert len(scalars) >= 2
+    assert spec_ids == [0, 1, 2, 102] + sorted(scalars)
     assert re.search(r"OpExecutionModeId %stencil LocalSizeId %\S+ %\S+ %\S+", text)
     assert "OpExecutionMode %stencil LocalSize" not in text
     assert re.search(r"OpVariable %_ptr_PushConstant_\S+ PushConstant", text)
@@ -357,7 +362,7 @@ def test_reflection_is_plain_json():
     record = read_reflection(data)
     assert json.loads(json.dumps(record)) == record
     assert record["vector_add"]["args"][3] == {"name": "n", "kind": "scalar", "type": "int", "dtype": "int32",
-                                               "offset": 24, "size": 4}
+                                               "offset": 24, "size": 4, "spec_ids": [206, 207]}
 
 
 # ---------------------------------------------------------------- exact sequences, run on the CPU
