@@ -78,3 +78,12 @@ def pytest_terminal_summary(terminalreporter, config):
     if count:
         terminalreporter.write_line(f"{count} slow tests deselected (scripts/test.sh --all or "
                                     f"--run-slow runs them; CI always does)")
+
+
+@pytest.fixture(scope="session")
+def shared_builds():
+    """Programs built once per session (support/shared_builds.py): tests that launch the
+    same kernel share its native build. (Imported here: clcoop is loaded by the first test
+    that asks, not by every pytest run.)"""
+    from shared_builds import SharedBuilds
+    return SharedBuilds()

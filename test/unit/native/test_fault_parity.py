@@ -551,8 +551,9 @@ def test_both_engines_report_the_same_fault(name):
 from test_native_tensor import FAULT_CASES as TENSOR_FAULT_CASES, FAULT_HEADER as TENSOR_FAULT_HEADER  # noqa: E402
 
 
-def _tensor_fault(source, engine):
-    kernel = clcoop.Program(source).build(options=["-w"], engine=engine).k
+def _tensor_fault(source, engine, builds):
+    # The builds of test_native_tensor's test_faults_in_the_interpreters_words (the session's).
+    kernel = builds.build(source, engine, ["-w"]).k
     if engine == "native":
         assert kernel.engine == "native", kernel.fallback_reason
     src, dst = np.arange(128, dtype=np.float32), np.zeros(128, np.float32)
@@ -563,10 +564,10 @@ def _tensor_fault(source, engine):
 
 
 @pytest.mark.parametrize("name", sorted(TENSOR_FAULT_CASES))
-def test_tensor_loads_and_stores_report_the_same_fault(name):
+def test_tensor_loads_and_stores_report_the_same_fault(name, shared_builds):
     mode, body = TENSOR_FAULT_CASES[name]
     source = TENSOR_FAULT_HEADER.replace("{MODE}", mode) + body + "\n}\n"
-    interp, native = _tensor_fault(source, "interp"), _tensor_fault(source, "native")
+    interp, native = _tensor_fault(source, "interp", shared_builds), _tensor_fault(source, "auto", shared_builds)
     assert re.sub(r"0x[0-9a-f]+", "0x?", str(native)) == re.sub(r"0x[0-9a-f]+", "0x?", str(interp))
     assert (native.work_item, native.buffer, native.kernel) == (interp.work_item, interp.buffer, interp.kernel)
     assert (native.location.line, native.location.column) == (interp.location.line, interp.location.column)

@@ -40,12 +40,13 @@ __kernel void branches(__global const float *a, __global const float *b, __globa
 """
 
 
-def both(source, kernel, *launch_args, arrays, **kw):
-    """Runs the kernel on both engines on copies of `arrays` (positions in launch_args
-    given as None); returns the native copies, the interpreter's copies and the kernel."""
+def both(builds, source, kernel, *launch_args, arrays, **kw):
+    """Runs the kernel on both engines (programs of the session's `builds`) on copies of
+    `arrays` (positions in launch_args given as None); returns the native copies, the
+    interpreter's copies and the kernel."""
     results = []
     for engine in ("native", "interp"):
-        prog = clcoop.Program(source).build(engine=engine)
+        prog = builds.build(source, engine)
         copies = [a.copy() for a in arrays]
         it = iter(copies)
         args = [next(it) if a is None else a for a in launch_args]
@@ -57,20 +58,21 @@ def both(source, kernel, *launch_args, arrays, **kw):
 
 
 @pytest.mark.parametrize("S", [8, 16, 32])
-def test_copy_through_a_matrix_matches_numpy(S):
+def test_copy_through_a_matrix_matches_numpy(S, shared_builds):
     a = np.random.default_rng(S).standard_normal(4 * 128).astype(np.float32)
     b = np.zeros(4 * 128, np.float32)
-    native, interp = both(COPY, "copy", (4 * S,), (2 * S,), None, None, 16, -1, arrays=[a, b], subgroup_size=S)
+    native, interp = both(shared_builds, COPY, "copy", (4 * S,), (2 * S,), None, None, 16, -1, arrays=[a, b],
+                          subgroup_size=S)
     np.testing.assert_array_equal(native[1], a)
     np.testing.assert_array_equal(native[1], interp[1])
 
 
-def test_sub_groups_on_different_paths():
+def test_sub_groups_on_different_paths(shared_builds):
     rng = np.random.default_rng(7)
     a = rng.standard_normal(64).astype(np.float32)        # 8 x 8, column-major
     b = rng.standard_normal(128).astype(np.float32)       # 8 x 16
     c = rng.standard_normal(3 * 128).astype(np.float32)
-    native, interp = both(BRANCHES, "branches", (48,), (48,), None, None, None, arrays=[a, b, c],
+    native, interp = both(shared_builds, BRANCHES, "branches", (48,), (48,), None, None, None, arrays=[a, b, c],
                           subgroup_size=16)
     expect = c.copy()
     expect[:128] = (a.reshape(8, 8).T @ b.reshape(8, 16) + c[:128].reshape(8, 16)).reshape(-1)
@@ -79,8 +81,8 @@ def test_sub_groups_on_different_paths():
     assert np.array_equal(native[2].view(np.uint32), interp[2].view(np.uint32))
 
 
-def fault_of(engine, *args, local=16):
-    prog = clcoop.Program(COPY).build(engine=engine)
+def fault_of(builds, engine, *args, local=16):
+    prog = builds.build(COPY, engine)
     a = np.arange(2 * 128, dtype=np.float32)
     b = np.zeros(2 * 128, np.float32)
     with pytest.raises(clcoop.RuntimeFault) as info:
@@ -90,24 +92,24 @@ def fault_of(engine, *args, local=16):
 
 
 @pytest.mark.parametrize("engine", ["native", "interp"])
-def test_non_uniform_pointer_faults(engine):
-    assert "uniform across the sub-group" in fault_of(engine, 16, 3)
+def test_non_uniform_pointer_faults(engine, shared_builds):
+    assert "uniform across the sub-group" in fault_of(shared_builds, engine, 16, 3)
 
 
 @pytest.mark.parametrize("engine", ["native", "interp"])
-def test_negative_load_stride_faults(engine):
-    assert "negative stride" in fault_of(engine, -16, -1)
+def test_negative_load_stride_faults(engine, shared_builds):
+    assert "negative stride" in fault_of(shared_builds, engine, -16, -1)
 
 
 @pytest.mark.parametrize("engine", ["native", "interp"])
-def test_out_of_bounds_load_faults(engine):
-    text = fault_of(engine, 1000, -1)
+def test_out_of_bounds_load_faults(engine, shared_builds):
+    text = fault_of(shared_builds, engine, 1000, -1)
     assert "out-of-bounds" in text and "'a'" in text
 
 
-def test_partial_sub_group_faults_on_both_engines():
+def test_partial_sub_group_faults_on_both_engines(shared_builds):
     for engine in ("native", "interp"):
-        prog = clcoop.Program(COPY).build(engine=engine)
+        prog = shared_builds.build(COPY, engine)
         a = np.arange(2 * 128, dtype=np.float32)
         b = np.zeros(2 * 128, np.float32)
         with pytest.raises(clcoop.RuntimeFault, match="sub-group"):
@@ -129,14 +131,14 @@ def fault_text(prog, kernel, *args, **kw):
 
 @pytest.mark.parametrize("stride", [1000, 17])
 @pytest.mark.parametrize("local", [16, 32])
-def test_out_of_bounds_matrix_load_names_the_interpreters_work_item(stride, local):
+def test_out_of_bounds_matrix_load_names_the_interpreters_work_item(stride, local, shared_builds):
     """The interpreter names a subgroup whose matrix load faults by its first work-item
     (clcoop/interp/coop_calls.py, _per_memory_layout), not by the work-item holding the
     faulting element: stride 17 faults in sub-group 1 (work-item 16), stride 1000 in
     sub-group 0 (work-item 0), whichever lane's component is out of bounds."""
     texts = []
     for engine in ("native", "interp"):
-        prog = clcoop.Program(COPY).build(engine=engine)
+        prog = shared_builds.build(COPY, engine)
         texts.append(fault_text(prog, "copy", (32,), (local,), np.arange(256, dtype=np.float32),
                                 np.zeros(256, np.float32), stride, -1, subgroup_size=16))
     first = 16 if stride == 17 else 0
@@ -159,7 +161,7 @@ __kernel void adjacent(__global const float *a, __global const float *next, __gl
 
 @pytest.mark.parametrize("where", ["adjacent", "nearer-the-other"])
 @pytest.mark.parametrize("pick", [1, 0], ids=["pointer-of-a-select", "kernel-argument"])
-def test_out_of_bounds_matrix_load_names_its_buffer_not_the_nearest(where, pick):
+def test_out_of_bounds_matrix_load_names_its_buffer_not_the_nearest(where, pick, shared_builds):
     """Sub-group 1 loads past the end of `a` (stride 17 reaches element 262 of 256); in host
     memory that element is inside `next` (adjacent slices) or nearer to it than to `a`. The
     fault names `a`, the buffer the pointer came from, as the interpreter does."""
@@ -169,7 +171,7 @@ def test_out_of_bounds_matrix_load_names_its_buffer_not_the_nearest(where, pick)
         source = ADJACENT
     texts = []
     for engine in ("native", "interp"):
-        prog = clcoop.Program(source).build(engine=engine)
+        prog = shared_builds.build(source, engine)
         whole = np.arange(1024, dtype=np.float32)
         first, other = whole[:256], (whole[256:512] if where == "adjacent" else whole[300:556])
         args = (first, other) if pick else (other, first)
@@ -181,10 +183,10 @@ def test_out_of_bounds_matrix_load_names_its_buffer_not_the_nearest(where, pick)
     assert fault_lines(texts[0]) == fault_lines(texts[1])
 
 
-def test_out_of_bounds_matrix_store_names_the_interpreters_work_item_and_buffer():
+def test_out_of_bounds_matrix_store_names_the_interpreters_work_item_and_buffer(shared_builds):
     texts = []
     for engine in ("native", "interp"):
-        prog = clcoop.Program(ADJACENT).build(engine=engine)
+        prog = shared_builds.build(ADJACENT, engine)
         whole = np.arange(1024, dtype=np.float32)
         b = np.zeros(256, np.float32)       # sub-group 1 stores elements 128..262: past the end
         texts.append(fault_text(prog, "adjacent", (32,), (16,), whole[:512], whole[512:], b, 17, 1,

@@ -25,11 +25,20 @@ def programs(source, producer):
         return clcoop.Program.from_ir(ir, engine="native"), clcoop.Program.from_ir(ir, engine="interp")
 
 
-@pytest.mark.parametrize("producer, path", [("clcoop", "subgroup"), ("clang-O0", "work-item"),
-                                            ("clang-O2", "subgroup")])
-# The default run keeps one narrow, one 32-bit and one 64-bit type; --all runs every type.
-@pytest.mark.parametrize("t", [t if t in ("uchar", "int", "ulong") else pytest.param(t, marks=pytest.mark.slow)
-                               for t in interp_test.TYPES])
+PRODUCERS = [("clcoop", "subgroup"), ("clang-O0", "work-item"), ("clang-O2", "subgroup")]
+# The default run keeps each producer (and so each path) once, with one narrow, one 32-bit
+# and one 64-bit type; --all runs every type with every producer.
+QUICK_TYPES = {"uchar": "clang-O0", "int": "clcoop", "ulong": "clang-O2"}
+
+
+def quick_or_slow(cases, quick):
+    """pytest params of `cases` (tuples), those not in `quick` marked slow."""
+    return [case if case in quick else pytest.param(*case, marks=pytest.mark.slow) for case in cases]
+
+
+@pytest.mark.parametrize("t, producer, path", quick_or_slow(
+    [(t, producer, path) for producer, path in PRODUCERS for t in interp_test.TYPES],
+    {(t, producer, path) for t, p in QUICK_TYPES.items() for producer, path in PRODUCERS if producer == p}))
 def test_every_integer_type_bit_identical(t, producer, path, monkeypatch):
     dtype = interp_test.TYPES[t]
     width = np.dtype(dtype).itemsize * 8
@@ -58,9 +67,12 @@ kernel void k(global {t}{n} *a, global {t}{n} *b, global uint *off, global uint 
 """
 
 
-@pytest.mark.parametrize("producer", ["clcoop", "clang-O0"])
-@pytest.mark.parametrize("t, n", [pytest.param("uchar", 16, marks=pytest.mark.slow), ("short", 3),
-                                  pytest.param("int", 4, marks=pytest.mark.slow), ("ulong", 8)])
+# The default run: a 3-vector (its poison fourth component) and a 64-bit 8-vector, each
+# producer once; --all runs every vector type with both.
+@pytest.mark.parametrize("t, n, producer", quick_or_slow(
+    [(t, n, producer) for producer in ("clcoop", "clang-O0") for t, n in
+     [("uchar", 16), ("short", 3), ("int", 4), ("ulong", 8)]],
+    {("short", 3, "clcoop"), ("ulong", 8, "clang-O0")}))
 def test_vector_fields(t, n, producer):
     """One offset and count for every component (the interpreter test has vector
     bit_reverse only)."""
@@ -98,8 +110,11 @@ FAULT = """kernel void k(global {t} *o, global uint *c) {{
 }}"""
 
 
-@pytest.mark.parametrize("producer", ["clcoop", "clang-O0", "clang-O2"])
-@pytest.mark.parametrize("t", ["int", "int4"])
+# The default run: each producer once, the vector form on the per-work-item path (clang
+# -O0); --all runs both forms with every producer.
+@pytest.mark.parametrize("t, producer", quick_or_slow(
+    [(t, producer) for producer in ("clcoop", "clang-O0", "clang-O2") for t in ("int", "int4")],
+    {("int", "clcoop"), ("int4", "clang-O0"), ("int", "clang-O2")}))
 def test_a_field_past_the_width_faults_as_in_the_interpreter(t, producer):
     """Work-item 4's field (29 + 4 > 32) faults: the same words and work-item on both
     engines (the interpreter, which runs the call again for the lanes before the faulting

@@ -23,10 +23,13 @@ RNG = np.random.default_rng(2929)
 MODES = list(NP_PAD_MODE) + ["UNDEFINED"]
 
 
-def build(source, engine, options=()):
-    """The program; natively with engine="auto", which must not fall back."""
+def build(source, engine, options=(), builds=None):
+    """The program; natively with engine="auto", which must not fall back. With `builds`
+    (the session's shared_builds), built once per session."""
     with warnings.catch_warnings():
         warnings.simplefilter("error", NativeFallbackWarning)
+        if builds is not None:
+            return builds.build(source, engine, options)
         return clcoop.Program(source).build(options=list(options), engine=engine)
 
 
@@ -38,10 +41,10 @@ def outcome(program, launch):
         return (str(fault).splitlines()[0], fault.work_item)
 
 
-def on_both(source, launch, options=(), kernels=()):
+def on_both(source, launch, options=(), kernels=(), builds=None):
     """launch(program) on the interpreter and natively: (interpreter's, native outcome)."""
-    interp = outcome(build(source, "interp", options), launch)
-    program = build(source, "auto", options)
+    interp = outcome(build(source, "interp", options, builds), launch)
+    program = build(source, "auto", options, builds)
     native = outcome(program, launch)
     for name in kernels:
         assert getattr(program, name).engine == "native", getattr(program, name).fallback_reason
@@ -417,7 +420,7 @@ FAULT_CASES = {
 
 
 @pytest.mark.parametrize("case", list(FAULT_CASES))
-def test_faults_in_the_interpreters_words(case):
+def test_faults_in_the_interpreters_words(case, shared_builds):
     mode, body = FAULT_CASES[case]
     source = FAULT_HEADER.replace("{MODE}", mode) + body + "\n}\n"
     for n, faults in ((8, False), (9, True)):
@@ -425,7 +428,7 @@ def test_faults_in_the_interpreters_words(case):
             dst = np.zeros(128, np.float32)
             program.k((32,), (32,), np.arange(128, dtype=np.float32), dst, np.uint32(n), subgroup_size=16)
             return dst
-        interp, native = on_both(source, launch, ["-w"], kernels=["k"])
+        interp, native = on_both(source, launch, ["-w"], kernels=["k"], builds=shared_builds)
         assert_same(interp, native)
         assert isinstance(native, tuple) == faults, native
     if "second sub-group" in case:
