@@ -119,6 +119,9 @@ def test_quick():
 @pytest.fixture
 def suite(pytester, monkeypatch):
     monkeypatch.delenv("CI", raising=False)
+    # The sample suite needs no installed plugin: without their autoload (hypothesis,
+    # pytest-benchmark) an in-process run takes 0.03 s of CPU instead of 1.1 s.
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
     pytester.makeconftest((ROOT / "test" / "unit" / "conftest.py").read_text())
     pytester.makeini("[pytest]\nmarkers =\n    slow: slow tests\n")
     pytester.makepyfile(test_sample=SAMPLE)
