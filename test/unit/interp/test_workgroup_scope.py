@@ -219,15 +219,14 @@ def test_nonuniform_pointer_faults_naming_the_work_item():
     assert info.value.work_item == (31,)
 
 
-def test_native_engine_runs_workgroup_scope():
+def test_native_engine_runs_workgroup_scope(shared_builds):
     """engine="auto" runs workgroup-scope kernels natively (issue 29;
-    test_native_workgroup_scope compares them with the interpreter)."""
+    test_native_workgroup_scope compares them with the interpreter, on this build)."""
     M, N, K, local = 20, 12, 10, (48, 1)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        prog = clcoop.Program(KERNELS.read_text()).build(
-            options=[f"-DM={M}", f"-DN={N}", f"-DK={K}", "-DLX=48", "-DLY=1", "-DAB=float",
-                     "-DACC=float"], engine="auto")
+        prog = shared_builds.build(KERNELS.read_text(), "auto", (
+            f"-DM={M}", f"-DN={N}", f"-DK={K}", "-DLX=48", "-DLY=1", "-DAB=float", "-DACC=float", "-w"))
         kernel = prog.kernel("per_group_branch")
         X = RNG.uniform(-10, 10, (2, M, N)).astype(np.float32)
         out = np.zeros_like(X)

@@ -5,14 +5,12 @@ functions, coordinates; use conversions, transpose and bf16) run natively (no fa
 bit for bit as the interpreter, at every shape and work-group size of that test (shapes
 that do not divide, work-groups smaller than a sub-group, trailing partial sub-groups, 2-D
 and 3-D work-groups); NumPy is the oracle of the values; the uniformity faults."""
-import functools
 import warnings
 
 import ml_dtypes
 import numpy as np
 import pytest
 
-import clcoop
 from clcoop.errors import RuntimeFault
 from clcoop.native.support import NativeFallbackWarning
 from test_workgroup_scope import (CONVERSIONS_KERNEL, KERNELS, LOCAL_3D_KERNEL, SHAPE_IDS, SHAPES,
@@ -26,11 +24,20 @@ CASES = [pytest.param(*shape, id=i, marks=() if i in FAST else pytest.mark.slow)
          for shape, i in zip(SHAPES, SHAPE_IDS)]
 
 
-@functools.lru_cache(maxsize=None)
+_BUILDS = []
+
+
+@pytest.fixture(autouse=True)
+def _session_builds(shared_builds):
+    """build() takes its programs from the session's shared_builds: test_workgroup_scope's
+    native test launches the build of this file's default shape too."""
+    _BUILDS[:] = [shared_builds]
+
+
 def build(source, engine, options):
     with warnings.catch_warnings():
         warnings.simplefilter("error", NativeFallbackWarning)
-        return clcoop.Program(source).build(options=list(options), engine=engine)
+        return _BUILDS[0].build(source, engine, tuple(options))
 
 
 def defines(M, N, K, local, ab="float", acc="float"):
