@@ -44,8 +44,6 @@ def member_path(t, name):
     return None
 
 
-
-
 class ExpressionChecks:
     """Types expressions; the `expressions` every rule part receives: .expr(node,
     expected=None), .rvalue(e), .condition(node), .to_bool(e, node), .sizeof(t, node),
