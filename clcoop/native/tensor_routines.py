@@ -856,8 +856,11 @@ def _address_function(name, access):
         coord = [None] * view.dims
         for d in range(view.dims - 1, -1, -1):
             i = view.permutation[d]
-            L += [f"  %vc{i} = call i64 @__clcoop_tfmod(i64 {index}, i64 {dims[i]})",
-                  f"  %vq{d} = call i64 @__clcoop_tfdiv(i64 {index}, i64 {dims[i]})"]
+            if d == view.dims - 1:
+                L += _divided_by_width(f"%vc{i}", f"%vq{d}", index, dims[i])
+            else:
+                L += [f"  %vc{i} = call i64 @__clcoop_tfmod(i64 {index}, i64 {dims[i]})",
+                      f"  %vq{d} = call i64 @__clcoop_tfdiv(i64 {index}, i64 {dims[i]})"]
             coord[i] = f"%vc{i}"
             index = f"%vq{d}"
         total = "0"
@@ -866,13 +869,22 @@ def _address_function(name, access):
             total = f"%vs{d}"
         L.append(f"  %lin = add i64 {total}, 0")
     # linearToSpanCoord, innermost dimension first.
-    index = "%lin"
-    span = [None] * D
-    for d in range(D - 1, -1, -1):
-        L += [f"  %sc{d} = call i64 @__clcoop_tfmod(i64 {index}, i64 %lf{f['span'] + d})",
-              f"  %sq{d} = call i64 @__clcoop_tfdiv(i64 {index}, i64 %lf{f['span'] + d})"]
-        span[d] = f"%sc{d}"
-        index = f"%sq{d}"
+    spans = [f"%lf{f['span'] + d}" for d in range(D)]
+    if view is not None and not view.has_dimensions:
+        span = _span_coordinates_of_view(L, coord, spans)
+    else:
+        span = [None] * D
+        index = "%lin"
+        for d in range(D - 1, -1, -1):
+            if d == D - 1 and view is None:
+                L += [f"  %dr = add i64 %r, 0", f"  %dc = add i64 %c, 0", f"  %width = add i64 {C}, 0",
+                      "  %clipped.w = add i1 false, false"]
+                L += _divided_by_width(f"%sc{d}", f"%sq{d}", index, spans[d], clipped="%clipped.w")
+            else:
+                L += [f"  %sc{d} = call i64 @__clcoop_tfmod(i64 {index}, i64 {spans[d]})",
+                      f"  %sq{d} = call i64 @__clcoop_tfdiv(i64 {index}, i64 {spans[d]})"]
+            span[d] = f"%sc{d}"
+            index = f"%sq{d}"
     # spanCoordToTensorCoord and tensorCoordToLinear, one dimension after another.
     ended, constant, fault, total = "false", "false", "false", "0"
     for d in range(D):
@@ -911,6 +923,56 @@ def _address_function(name, access):
           f"  %kind = select i1 %clipped, i32 {CLIPPED}, i32 %kc",
           "  ret i32 %kind", "}"]
     return "\n".join(L)
+
+
+def _divided_by_width(mod, quotient, index, divisor, clipped="%clipped"):
+    """mod, quotient = index % divisor, index // divisor (floor), where index is
+    %dr * %width + %dc (0 when %clipped) with 0 <= %dc < %width and %dr >= 0 when not
+    clipped: when divisor == %width the results are %dc and %dr (0 and 0 when clipped)
+    without dividing; else the division (a branch, so that the fast way skips it)."""
+    m, q = mod[1:], quotient[1:]
+    return [f"  %{m}.fast = icmp eq i64 {divisor}, %width",
+            f"  br i1 %{m}.fast, label %{m}.f, label %{m}.s",
+            f"{m}.s:",
+            f"  %{m}.sm = call i64 @__clcoop_tfmod(i64 {index}, i64 {divisor})",
+            f"  %{q}.sq = call i64 @__clcoop_tfdiv(i64 {index}, i64 {divisor})",
+            f"  br label %{m}.j",
+            f"{m}.f:",
+            f"  %{m}.fm = select i1 {clipped}, i64 0, i64 %dc",
+            f"  %{q}.fq = select i1 {clipped}, i64 0, i64 %dr",
+            f"  br label %{m}.j",
+            f"{m}.j:",
+            f"  {mod} = phi i64 [ %{m}.fm, %{m}.f ], [ %{m}.sm, %{m}.s ]",
+            f"  {quotient} = phi i64 [ %{q}.fq, %{m}.f ], [ %{q}.sq, %{m}.s ]"]
+
+
+def _span_coordinates_of_view(L, coord, spans):
+    """linearToSpanCoord of a view without dimensions (its strides are the spans' mixed
+    radix): the view coordinates themselves when every span is positive and their product
+    fits in 63 bits (each coordinate, a floor modulo by its span, is then in [0, span)),
+    else the divisions. Appends to L; returns the coordinates' names."""
+    D = len(spans)
+    L += ["  %sv.ok0 = add i1 true, false", "  %sv.p0 = add i64 1, 0"]
+    for d in range(D):
+        L += [f"  %sv.pos{d} = icmp sgt i64 {spans[d]}, 0",
+              f"  %sv.m{d} = call {{i64, i1}} @llvm.umul.with.overflow.i64(i64 %sv.p{d}, i64 {spans[d]})",
+              f"  %sv.p{d + 1} = extractvalue {{i64, i1}} %sv.m{d}, 0",
+              f"  %sv.o{d} = extractvalue {{i64, i1}} %sv.m{d}, 1",
+              f"  %sv.no{d} = xor i1 %sv.o{d}, true",
+              f"  %sv.a{d} = and i1 %sv.pos{d}, %sv.no{d}",
+              f"  %sv.ok{d + 1} = and i1 %sv.ok{d}, %sv.a{d}"]
+    L += [f"  %sv.fit = icmp sgt i64 %sv.p{D}, -1",
+          f"  %sv.fast = and i1 %sv.ok{D}, %sv.fit",
+          "  br i1 %sv.fast, label %sv.f, label %sv.s",
+          "sv.s:"]
+    index = "%lin"
+    for d in range(D - 1, -1, -1):
+        L += [f"  %sc{d}.s = call i64 @__clcoop_tfmod(i64 {index}, i64 {spans[d]})",
+              f"  %sq{d} = call i64 @__clcoop_tfdiv(i64 {index}, i64 {spans[d]})"]
+        index = f"%sq{d}"
+    L += ["  br label %sv.j", "sv.f:", "  br label %sv.j", "sv.j:"]
+    L += [f"  %sc{d} = phi i64 [ {coord[d]}, %sv.f ], [ %sc{d}.s, %sv.s ]" for d in range(D)]
+    return [f"%sc{d}" for d in range(D)]
 
 
 def _clamped_lines(mode, d, size):

@@ -16,6 +16,12 @@ narrow.test:
   %narrow = and i1 %fits, %bnz
   br i1 %narrow, label %short, label %general
 short:
+  ; a < b (a coordinate inside its dimension, the usual case): no division
+  %below = icmp ult i64 %a, %b
+  br i1 %below, label %zero.q, label %divide
+zero.q:
+  ret i64 0
+divide:
   %a32 = trunc i64 %a to i32
   %b32 = trunc i64 %b to i32
   %q32 = udiv i32 %a32, %b32
@@ -53,6 +59,11 @@ narrow.test:
   %narrow = and i1 %fits, %bnz
   br i1 %narrow, label %short, label %general
 short:
+  %below = icmp ult i64 %a, %b
+  br i1 %below, label %same, label %divide
+same:
+  ret i64 %a
+divide:
   %a32 = trunc i64 %a to i32
   %b32 = trunc i64 %b to i32
   %r32 = urem i32 %a32, %b32
