@@ -54,10 +54,10 @@ from clcoop.records import record
 class CoopBuiltin:
     """A cooperative-matrix built-in (RFC 4.4; the pull request's coop_matmul_add):
     arguments it takes, whether its result type comes from the context (the variable it
-    initializes, the lvalue it is assigned to, ...: see check.py), and the function that
-    checks a call, as check(coop, name, args_nodes, node, expected) with `coop` the
-    CoopChecks part (a CoopChecks method, or a function of coop_function_ops.py /
-    coop_conversions.py / a tensor method through _on_tensors)."""
+    initializes, the lvalue it is assigned to, ...: check.py, check_expr.py), and the
+    function that checks a call, as check(coop, name, args_nodes, node, expected) with
+    `coop` the CoopChecks part (a CoopChecks method, a function of coop_function_ops.py or
+    coop_conversions.py, or a CoopTensorChecks method through _on_tensors)."""
     min_args: int
     max_args: int
     context_typed: bool
