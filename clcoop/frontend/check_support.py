@@ -1,5 +1,5 @@
-"""State and helpers shared by the checker's modules: error recovery, node locations, scopes and
-per-function state (labels, loops, uninitialized reads)."""
+"""State and helpers shared by the checker's parts: the CheckContext every part is given, error
+recovery, node locations, scopes and per-function state (labels, loops, uninitialized reads)."""
 import contextlib
 
 from pycparser import c_ast
@@ -162,7 +162,7 @@ class CheckContext:
         self.last_loc = None            # location of the statement/declaration being checked
         self.poisoned = set()           # names whose declaration failed (their uses stay silent)
         self.enabled_extensions = set()     # by #pragma OPENCL EXTENSION, in source order
-        self.pre_cl20 = False           # -cl-std before CL2.0 (no generic address space)
+        self.pre_cl20 = False           # -cl-std CL1.x: OpenCL C 1.2's rules (no to_global & co.)
         self.functions = []             # the tast.Functions declared, in order
         self.overloads = {}             # name -> the user's __attribute__((overloadable)) Functions
         self.call_edges = []            # (caller Function, callee Function, call location)
