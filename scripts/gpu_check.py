@@ -261,6 +261,9 @@ def cases():
         # the clamped layout reads zeros past K.
         wg_gemm_case("gemm_wg_f16_specialized", 96, 160, 80, tile=(32, 32, 16), wg=64, extra=("-DUNROLL2",),
                      specialize=("M", "N", "K")),
+        wg_gemm_case("gemm_wg_f16_half_c", 96, 160, 96, tile=(32, 32, 16), wg=64,
+                     extra=("-DUNROLL2", "-DHALF_C", "-DCLAMP=CLK_COOPERATIVE_MATRIX_CLAMP_MODE_UNDEFINED"),
+                     specialize=("M", "N", "K"), c_dtype=np.float16),
         # The ports of llama.cpp's cooperative-matrix-2 shaders (examples/llama/, issue 29).
         mul_mm_q_case("Q4_0", 100, 70, 256),
         mul_mm_q_case("Q8_0", 100, 70, 256),
@@ -269,16 +272,16 @@ def cases():
     ]
 
 
-def wg_gemm_case(name, M, N, K, tile, wg, extra=(), specialize=()):
+def wg_gemm_case(name, M, N, K, tile, wg, extra=(), specialize=(), c_dtype=np.float32):
     tm, tn, tk = tile
 
     def make(rng):
         return [rng.standard_normal((M, K)).astype(np.float16), rng.standard_normal((K, N)).astype(np.float16),
-                np.zeros((M, N), np.float32), np.uint32(M), np.uint32(N), np.uint32(K)]
+                np.zeros((M, N), c_dtype), np.uint32(M), np.uint32(N), np.uint32(K)]
 
     return Case(name, "examples/vulkan/gemm_wg_f16.cl", "gemm_wg_f16", (-(-N // tn) * wg, -(-M // tm)), (wg, 1),
                 make, (2,), options=(f"-DTILE_M={tm}", f"-DTILE_N={tn}", f"-DTILE_K={tk}", f"-DWG_SIZE={wg}") + extra,
-                types="f16 -> f32 (workgroup scope, tensor layouts" + (", specialized " + ", ".join(specialize) if specialize else "")
+                types=f"f16 -> f32{' -> f16' if c_dtype == np.float16 else ''} (workgroup scope, tensor layouts" + (", specialized " + ", ".join(specialize) if specialize else "")
                 + (", " + " ".join(extra) if extra else "") + ")", sizes=f"{M}x{N}x{K}", k=K,
                 tolerance=("gemm", 0, 1, K, 2.0 ** -24, False), specialize=specialize)
 
@@ -369,6 +372,7 @@ class PerfKernel:
     local: int           # invocations per work-group
     b_column_major: bool = False
     specialize: tuple = ()   # scalar arguments the pipeline is specialized with (M, N, K)
+    c_dtype: str = "float32"  # C's elements (float16 with -DHALF_C)
 
     def ndrange(self, n):
         return (n // self.tile[1] * self.local, n // self.tile[0]), (self.local, 1)
@@ -385,7 +389,7 @@ def perf_modules():
     def wg_kernel(m, n, k, w, *extra, specialize=(), suffix=""):
         options = (f"-DTILE_M={m}", f"-DTILE_N={n}", f"-DTILE_K={k}", f"-DWG_SIZE={w}") + extra
         return PerfKernel(f"perf_wg_{m}x{n}x{k}_{w}{suffix}", source, "gemm_wg_f16", options, (m, n), w,
-                          "-DB_COLUMN_MAJOR" in extra, specialize)
+                          "-DB_COLUMN_MAJOR" in extra, specialize, "float16" if "-DHALF_C" in extra else "float32")
     # Sizes known only at the launch (push constants), then specialized into the pipeline.
     wg = [wg_kernel(128, 256, 32, 256, "-DPIPELINE", suffix="_pipelined"),
           wg_kernel(128, 256, 32, 256), wg_kernel(128, 256, 64, 256),
@@ -399,7 +403,12 @@ def perf_modules():
           wg_kernel(128, 256, 32, 256, unclamped, "-DUNROLL2", specialize=sizes, suffix="_specialized_unclamped_unroll2"),
           wg_kernel(128, 128, 32, 128, unclamped, "-DUNROLL2", specialize=sizes, suffix="_specialized_unclamped_unroll2"),
           wg_kernel(128, 256, 64, 256, unclamped, "-DUNROLL2", "-DB_COLUMN_MAJOR", specialize=sizes,
-                    suffix="_specialized_unclamped_unroll2_b_column_major")]
+                    suffix="_specialized_unclamped_unroll2_b_column_major"),
+          # C in half, as torch.matmul on half tensors returns it (f32 sums rounded once).
+          wg_kernel(128, 256, 64, 256, unclamped, "-DUNROLL2", "-DHALF_C", specialize=sizes,
+                    suffix="_specialized_unclamped_unroll2_half_c"),
+          wg_kernel(128, 256, 32, 256, unclamped, "-DUNROLL2", "-DHALF_C", specialize=sizes,
+                    suffix="_specialized_unclamped_unroll2_half_c")]
     wg += [PerfKernel(f"perf_wg_local_{m}x{n}", "examples/vulkan/gemm_wg_local.cl", "gemm_wg_local",
                       (f"-DTILE_M={m}", f"-DTILE_N={n}"), (m, n), 256)
            for m, n in ((128, 256), (256, 128), (128, 128))]
@@ -664,7 +673,7 @@ def performance(folder):
             perf_rows.append({"name": kernel.name, "error": "not compiled"})
             continue
         glob, loc = kernel.ndrange(size)
-        C = np.zeros((size, size), np.float32)
+        C = np.zeros((size, size), kernel.c_dtype)
         scalar = np.int32 if kernel.kernel == "gemm_f16_f32_16x16" else np.uint32
         try:
             b = B_column_major if kernel.b_column_major else B
@@ -679,7 +688,8 @@ def performance(folder):
         repeats = 10 if kernel.kernel == "gemm_f16_f32_16x16" else 1
         row = {"name": kernel.name, "options": list(kernel.options), "specialized": list(kernel.specialize), "gpu_s": gpu_s,
                "tflops": flops / gpu_s / 1e12 if gpu_s else None,
-               "rows_checked_within_bound": bool((np.abs(C[:32] - repeats * check_rows) <= repeats * bound).all())}
+               "rows_checked_within_bound": bool((np.abs(C[:32] - repeats * check_rows) <= repeats * bound
+                                                   + np.spacing(np.abs(check_rows).astype(C.dtype))).all())}
         if "gemm_s" in perf.get("torch", {}) and gpu_s:
             row["of_torch"] = perf["torch"]["gemm_s"] / gpu_s
         perf_rows.append(row)
@@ -716,7 +726,7 @@ def alternating_rounds(folder, perf_rows, A, B, B_column_major, flops, rounds=7)
     module = (folder / f"{kernel.name}.spv").read_bytes()
     glob, loc = kernel.ndrange(PERF_SIZE)
     a, b = torch.from_numpy(A).cuda(), torch.from_numpy(B).cuda()
-    C = np.zeros((PERF_SIZE, PERF_SIZE), np.float32)
+    C = np.zeros((PERF_SIZE, PERF_SIZE), kernel.c_dtype)
     operands = [A, B_column_major if kernel.b_column_major else B, C] + [np.uint32(PERF_SIZE)] * 3
     out = []
     for _ in range(rounds):
@@ -979,9 +989,39 @@ def table(report):
         bound = f"{c['error_over_bound']:.3f}" if c.get("error_over_bound") else ""
         err = f"{c['max_error']:.3g}" if "max_error" in c else c.get("error", "")
         lines.append(f"| {c['name']} | {c['types']} | {c['sizes']} | {c['result']} | {err} | {bound} | {gpu} | {interp} |")
-    launch = data.get("performance", {}).get("launch", {})
+    performance = data.get("performance", {})
+    if performance.get("gemm"):
+        lines += ["", gemm_table(performance)]
+    launch = performance.get("launch", {})
     if "variants" in launch:        # the launch-overhead measurement of the performance run
         lines += ["", launch_table(launch)]
+    return "\n".join(lines)
+
+
+def gemm_table(performance):
+    """The performance GEMMs (4096^3) against torch.matmul, and the alternating rounds."""
+    torch = performance.get("torch", {})
+    lines = [f"GEMM {PERF_SIZE}^3 against torch.matmul on half tensors ("
+             + (f"{torch['gemm_s'] * 1e3:.3f} ms, {torch['tflops']:.0f} TFLOP/s, torch {torch['version']}"
+                if "gemm_s" in torch else torch.get("error", "no torch")) + "):", "",
+             "| kernel | options | specialized | GPU time | TFLOP/s | of torch.matmul | first 32 rows within bound |",
+             "|---|---|---|---|---|---|---|"]
+    for row in performance["gemm"]:
+        if row.get("error"):
+            lines.append(f"| {row['name']} | | | {row['error']} | | | |")
+            continue
+        options = " ".join(row.get("options", ())) or "(defaults)"
+        ratio = f"{row['of_torch']:.1%}" if row.get("of_torch") else ""
+        lines.append(f"| {row['name']} | {options} | {', '.join(row.get('specialized', ())) or '-'} | "
+                     f"{row['gpu_s'] * 1e3:.3f} ms | {row['tflops']:.1f} | {ratio} | "
+                     f"{'yes' if row['rows_checked_within_bound'] else 'NO'} |")
+    rounds = performance.get("alternating", {})
+    if "rounds" in rounds:
+        ratios = ", ".join(f"{r['of_torch']:.1%}" for r in rounds["rounds"])
+        lines += ["", f"Alternating rounds (torch.matmul, then {rounds['kernel']}, {len(rounds['rounds'])} times): "
+                      f"median {rounds['median_of_torch']:.1%} of torch.matmul (range {rounds['min_of_torch']:.1%} to "
+                      f"{rounds['max_of_torch']:.1%}: {ratios}); {rounds['median_tflops']:.0f} against "
+                      f"{rounds['torch_median_tflops']:.0f} TFLOP/s."]
     return "\n".join(lines)
 
 

@@ -1,6 +1,6 @@
 // Workgroup-scope GEMM for matrix hardware (SPV_NV_cooperative_matrix2, workgroup scope, with
 // SPV_NV_tensor_addressing): C = A * B with A M x K half, B K x N half, both row-major, and an
-// f32 result C, M x N row-major. The benchmark kernel of docs/gpu.md ("GEMM f16 -> f32").
+// f32 result C (half with -DHALF_C), M x N row-major. The benchmark kernel of docs/gpu.md ("GEMM f16 -> f32").
 //
 // One work-group of WG_SIZE invocations computes one TILE_M x TILE_N tile of C with matrices the
 // whole work-group shares; the driver chooses how the tile is spread over the invocations and
@@ -39,6 +39,16 @@
 typedef half mat_a __attribute__((coop_mat(WORKGROUP, TILE_M, TILE_K, CLK_COOPERATIVE_MATRIX_A)));
 typedef half mat_b __attribute__((coop_mat(WORKGROUP, TILE_K, TILE_N, CLK_COOPERATIVE_MATRIX_B)));
 typedef float mat_c __attribute__((coop_mat(WORKGROUP, TILE_M, TILE_N, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
+// -DHALF_C: C is half, the f32 sums rounded once when stored (what torch.matmul on half tensors
+// returns: cuBLAS accumulates in f32 and writes half).
+#ifdef HALF_C
+typedef half c_element;
+typedef half mat_c_out __attribute__((coop_mat(WORKGROUP, TILE_M, TILE_N, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
+#define RESULT(acc) ((mat_c_out)(acc))
+#else
+typedef float c_element;
+#define RESULT(acc) (acc)
+#endif
 typedef coop_tensor_layout_t layout2 __attribute__((coop_tensor_layout(2, CLAMP)));
 // -DPIPELINE: each step loads the next step's operands before its mul-add.
 // -DUNROLL2: each iteration loads two steps' operands, then does both mul-adds (with
@@ -48,7 +58,7 @@ typedef coop_tensor_layout_t layout2 __attribute__((coop_tensor_layout(2, CLAMP)
 typedef coop_tensor_view_t transposed __attribute__((coop_tensor_view(2, false, 1, 0)));
 
 __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
-__kernel void gemm_wg_f16(__global const half *A, __global const half *B, __global float *C,
+__kernel void gemm_wg_f16(__global const half *A, __global const half *B, __global c_element *C,
                           uint M, uint N, uint K)
 {
     const uint tile_row = TILE_M * get_group_id(1);
@@ -98,5 +108,5 @@ __kernel void gemm_wg_f16(__global const half *A, __global const half *B, __glob
         acc = coop_mat_mulAdd(a, b, acc);
     }
 #endif
-    coop_mat_store_tensor(C, acc, coop_tensor_layout_slice(layout_c, tile_row, TILE_M, tile_col, TILE_N));
+    coop_mat_store_tensor(C, RESULT(acc), coop_tensor_layout_slice(layout_c, tile_row, TILE_M, tile_col, TILE_N));
 }

@@ -272,6 +272,35 @@ def test_gemm_f16_f32_16x16_in_the_interpreter():
     np.testing.assert_allclose(C, expected, rtol=1e-4, atol=1e-4)
 
 
+UNCLAMPED = "-DCLAMP=CLK_COOPERATIVE_MATRIX_CLAMP_MODE_UNDEFINED"
+
+
+# gemm_wg_f16.cl's loop forms against NumPy: M, N, K off the tile (clamped) or multiples of it
+# (unclamped); -DUNROLL2 with K = 80, not a multiple of 2 x 16 (the clamped layout reads zeros).
+@pytest.mark.parametrize("options, sizes, c_dtype", [
+    ((), (96, 160, 80), np.float32),
+    (("-DPIPELINE",), (70, 100, 50), np.float32),
+    (("-DUNROLL2",), (96, 160, 80), np.float32),
+    (("-DUNROLL2", "-DB_COLUMN_MAJOR"), (70, 100, 50), np.float32),
+    (("-DUNROLL2", "-DHALF_C", UNCLAMPED), (64, 96, 96), np.float16),
+], ids=["plain", "pipelined", "unroll2", "unroll2-b-column-major", "unroll2-half-c-unclamped"])
+def test_gemm_wg_f16_in_the_interpreter(options, sizes, c_dtype):
+    M, N, K = sizes
+    source = (ROOT / "examples" / "vulkan" / "gemm_wg_f16.cl").read_text()
+    program = clcoop.Program(source).build(options=["-DTILE_M=32", "-DTILE_N=32", "-DTILE_K=16", "-DWG_SIZE=64",
+                                                    *options])
+    A = RNG.standard_normal((M, K)).astype(np.float16)
+    B = RNG.standard_normal((K, N)).astype(np.float16)
+    C = np.zeros((M, N), c_dtype)
+    b = np.ascontiguousarray(B.T) if "-DB_COLUMN_MAJOR" in options else B
+    program.gemm_wg_f16((-(-N // 32) * 64, -(-M // 32)), (64, 1), A, b, C, M, N, K, specialize=("M", "N", "K"))
+    exact = A.astype(np.float64) @ B.astype(np.float64)
+    # f32 sums of K products (gamma_K), then the result's own rounding.
+    bound = (np.abs(A.astype(np.float64)) @ np.abs(B.astype(np.float64))) * K * 2.0 ** -24 \
+        + np.spacing(np.abs(exact).astype(c_dtype)).astype(np.float64)
+    assert (np.abs(C.astype(np.float64) - exact) <= bound).all()
+
+
 def test_gemm_f16_16x8_in_the_interpreter():
     M, N, K = 32, 24, 48
     A = RNG.integers(-3, 4, (M, K)).astype(np.float16)     # integer data: exact in half
