@@ -195,7 +195,7 @@ def _matrices(M, N, K, opt="-O2"):
 
 
 @pytest.mark.parametrize("S", [16, pytest.param(8, marks=pytest.mark.slow), pytest.param(32, marks=pytest.mark.slow)])
-@pytest.mark.parametrize("M, N, K", [(8, 16, 16), (16, 8, 16)])
+@pytest.mark.parametrize("M, N, K", [(8, 16, 16), pytest.param(16, 8, 16, marks=pytest.mark.slow)])
 def test_mul_add_into_float_and_bf16_matches_the_interpreter(M, N, K, S):
     source, options = _matrices(M, N, K)
     a = (RNG.standard_normal((M, K)) * 4).astype(BF16)

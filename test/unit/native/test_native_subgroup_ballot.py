@@ -55,8 +55,14 @@ def predicates(S, WG, groups=3, seed=0):
     return pred
 
 
-@pytest.mark.parametrize("producer", ["clcoop", "clang-O2"])
-@pytest.mark.parametrize("S", [pytest.param(4, marks=pytest.mark.slow), 8, 16, pytest.param(32, marks=pytest.mark.slow)])
+def quick_or_slow(cases, quick):
+    """pytest params of `cases` (tuples), those not in `quick` marked slow (--all and CI run them)."""
+    return [case if case in quick else pytest.param(*case, marks=pytest.mark.slow) for case in cases]
+
+
+# The default run: each producer once, at two sub-group sizes; --all runs 4..32 with both.
+@pytest.mark.parametrize("S, producer", quick_or_slow(
+    [(S, producer) for producer in ("clcoop", "clang-O2") for S in (4, 8, 16, 32)], {(8, "clcoop"), (16, "clang-O2")}))
 def test_interpreter_kernel_bit_identical(S, producer, monkeypatch):
     WG = 2 * S if S >= 8 else 4 * S
     native, interp = build(interp_test.SOURCE, S, producer)
@@ -252,8 +258,10 @@ def divergent_oracle(x, S):
 
 
 # (At 32 lanes this kernel's masked code exceeds regions.MAX_MASKED_LINES: the interpreter.)
-@pytest.mark.parametrize("producer", ["clcoop", "clang-O2"])
-@pytest.mark.parametrize("S", [4, 8, 16])
+# The default run: each sub-group size once, the producers alternating; --all runs both at each.
+@pytest.mark.parametrize("S, producer", quick_or_slow(
+    [(S, producer) for producer in ("clcoop", "clang-O2") for S in (4, 8, 16)],
+    {(4, "clcoop"), (8, "clang-O2"), (16, "clcoop")}))
 def test_ballots_and_votes_under_lane_varying_ifs_and_loops(S, producer):
     native, interp = build(DIVERGENT, S, producer)
     assert_native(native, "k", S)
