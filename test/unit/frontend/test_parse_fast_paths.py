@@ -51,10 +51,21 @@ def _parse(text):
     return (ast.__repr__() if ast is not None else None), diag.render_all()
 
 
+def _advance_through_the_stream(self):
+    """ClcoopParser._advance as it was before the token stream's next() was inlined."""
+    tok = self._tokens.next()
+    if tok is None:
+        self._parse_error("unexpected end of file", None)
+    self._last_token = tok
+    return tok
+
+
 def _full_descent(monkeypatch):
     """The base parser's methods in place of the fast ones, and pycparser's token matching."""
-    for name in ("_parse_assignment_expression", "_parse_cast_expression", "_peek"):
+    for name in ("_parse_assignment_expression", "_parse_cast_expression", "_peek", "_peek_type",
+                 "_accept"):
         monkeypatch.setattr(P.ClcoopParser, name, getattr(OpenCLCParser, name))
+    monkeypatch.setattr(P.ClcoopParser, "_advance", _advance_through_the_stream)
     monkeypatch.setattr(P.ClcoopLexer, "fast_paths", False)
 
 
