@@ -5,7 +5,7 @@ import re
 from clcoop import coop_names
 from clcoop.coopmat_spec import COMPONENTS
 from clcoop.ir.text import DEFINE_RE, llvm_unquote
-from clcoop.spirv.vulkan_types import SPECIALIZABLE_DTYPES, dtype_of_opencl, scalar_spec_ids
+from clcoop.spirv.vulkan_types import dtype_of_opencl, scalar_spec_ids, specializable
 
 # OpenCL C component name -> VkComponentTypeKHR without its prefix.
 VK_COMPONENTS = {"char": "s8", "uchar": "u8", "short": "s16", "ushort": "u16", "int": "s32",
@@ -117,7 +117,7 @@ def kernel_records(vulkan, kernels, layouts, ir_text):
             else:
                 member = parse_type(TokenStream(kernel.members[arg.member], {}))
                 entry = _argument(arg, offsets[arg.member], layout.size(member))
-                if entry["kind"] == "scalar" and entry["dtype"] in SPECIALIZABLE_DTYPES:
+                if entry["kind"] == "scalar" and specializable(arg.type_name):
                     entry["spec_ids"] = list(scalar_spec_ids(index))
             args.append(entry)
         matrices, mul_adds, nv2 = matrix_uses(bodies.get(kernel.name, ""))

@@ -53,6 +53,12 @@ SPECIALIZABLE_DTYPES = ("int32", "uint32", "int64", "uint64", "float32")
 SCALAR_SPEC_ID_BASE = 200
 
 
+def specializable(type_name):
+    """Whether a scalar kernel argument of this OpenCL C type gets specialization constants."""
+    base, count = _split(type_name)
+    return count == 1 and SCALARS[base][1] in SPECIALIZABLE_DTYPES
+
+
 def scalar_spec_ids(index):
     """(flag SpecId, value SpecId) of scalar argument `index`."""
     return SCALAR_SPEC_ID_BASE + 2 * index, SCALAR_SPEC_ID_BASE + 2 * index + 1

@@ -20,11 +20,12 @@ from test_vulkan_target import compile_vulkan, disassemble, spirv_val
 from vulkan_modules import device_or_skip
 
 SOURCE = r"""
-kernel void window(global float *out, global const float *in, uint n, float factor, ulong shift, char c) {
+kernel void window(global float *out, global const float *in, uint n, float factor, ulong shift, char c,
+                   int2 pair) {
     size_t i = get_global_id(0);
     float acc = 0.0f;
     for (uint k = 0; k < n; ++k) acc += in[(i + k) % 64];
-    out[i] = acc * factor + (float)(shift >> 32) + c;
+    out[i] = acc * factor + (float)(shift >> 32) + c + pair.x - pair.y;
 }
 """
 IN = np.arange(64, dtype=np.float32)
@@ -43,7 +44,7 @@ def gpu():
 
 def run(program, n, factor=1.5, shift=7 << 32, c=3, **options):
     out = np.zeros(64, np.float32)
-    program.window(64, 16, out, IN, n, factor, np.uint64(shift), c, **options)
+    program.window(64, 16, out, IN, n, factor, np.uint64(shift), c, (5, 5), **options)
     return out
 
 
@@ -82,6 +83,7 @@ def test_only_32_and_64_bit_integers_and_floats_are_specializable(tmp_path):
     assert args["factor"]["spec_ids"] == list(scalar_spec_ids(3))
     assert args["shift"]["spec_ids"] == list(scalar_spec_ids(4))
     assert "spec_ids" not in args["c"]                 # an 8-bit constant needs the Int8 capability
+    assert "spec_ids" not in args["pair"]              # a vector
     text = disassemble(data, tmp_path)
     assert re.search(r"OpSpecConstant %ulong 0 0\b|OpSpecConstant %ulong 0\b", text)   # two literal words
     assert re.search(r"OpSpecConstant %float 0\b", text)
@@ -129,7 +131,8 @@ def test_the_kernel_computes_with_the_specialization_constant(gpu, monkeypatch):
 
 @pytest.mark.parametrize("names, message", [
     (("c",), "argument 'c' (char) cannot be specialized"),
-    (("out",), "specialize names 'out', which is not one of its scalar arguments (n, factor, shift, c)"),
+    (("pair",), "argument 'pair' (int2) cannot be specialized"),
+    (("out",), "specialize names 'out', which is not one of its scalar arguments (n, factor, shift, c, pair)"),
     (("nope",), "specialize names 'nope'"),
     (5, "specialize must be a sequence of argument names, got 5"),
 ])
