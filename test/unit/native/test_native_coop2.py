@@ -178,11 +178,19 @@ def reduce_on_both(T, dtype, R, C, mode, result_shape, op, S, src):
     return on_both(source, launch)
 
 
+def quick_or_slow(cases, quick):
+    """pytest params of `cases` (tuples), those not in `quick` marked slow (--all and CI run them)."""
+    return [case if case in quick else pytest.param(*case, marks=pytest.mark.slow) for case in cases]
+
+
+# The default run: every mode at the shapes with an odd element moving up the tree (6 rows,
+# 3 x 4); --all runs every shape.
 @pytest.mark.parametrize("S", SIZES)
-@pytest.mark.parametrize("mode, shape", [(mode, shape) for mode in MODES
-                                         for shape in [(8, 16), (16, 16), (8, 32), (6, 16), (3, 4)]
-                                         if mode != TWO_BY_TWO or shape[0] % 2 == 0],
-                         ids=lambda v: f"{v[0]}x{v[1]}" if isinstance(v, tuple) else MODE_IDS[MODES.index(v)])
+@pytest.mark.parametrize("mode, shape", quick_or_slow(
+    [(mode, shape) for mode in MODES for shape in [(8, 16), (16, 16), (8, 32), (6, 16), (3, 4)]
+     if mode != TWO_BY_TWO or shape[0] % 2 == 0],
+    {(mode, shape) for mode in MODES for shape in [(6, 16), (3, 4)]}),
+    ids=lambda v: f"{v[0]}x{v[1]}" if isinstance(v, tuple) else MODE_IDS[MODES.index(v)])
 def test_float_reductions_natively_match_the_interpreter_bit_for_bit(S, mode, shape):
     """Every mode and result shape; float sums depend on the order of the tree (levels of
     pairs, an odd last element moving up: 6 and 3 rows, 12 elements), so bit equality
@@ -209,10 +217,16 @@ def tree(values, combine):
     return values[0]
 
 
-@pytest.mark.parametrize("T, dtype", [("char", np.int8), ("uchar", np.uint8), ("short", np.int16),
-                                      ("int", np.int32), ("long", np.int64), ("half", np.float16),
-                                      ("double", np.float64)])
-@pytest.mark.parametrize("mode", MODES, ids=MODE_IDS)
+COMBINE_TYPES = [("char", np.int8), ("uchar", np.uint8), ("short", np.int16), ("int", np.int32),
+                 ("long", np.int64), ("half", np.float16), ("double", np.float64)]
+
+
+# The default run: every type once and every mode, the modes taken in turn; --all runs
+# every type in every mode.
+@pytest.mark.parametrize("T, dtype, mode", quick_or_slow(
+    [(T, dtype, mode) for mode in MODES for T, dtype in COMBINE_TYPES],
+    {(T, dtype, MODES[i % len(MODES)]) for i, (T, dtype) in enumerate(COMBINE_TYPES)}),
+    ids=lambda v: MODE_IDS[MODES.index(v)] if v in MODES else None)
 def test_an_order_sensitive_combine_in_every_type_follows_the_documented_tree(T, dtype, mode):
     """combine(a, b) = 3a - b is neither commutative nor associative: the operand order and
     the tree's shape show in every result; integers wrap as the user's function does."""
@@ -312,14 +326,21 @@ def values_of(T, shape):
     return RNG.integers(info.min, info.max, (G, *shape), endpoint=True, dtype=dtype)
 
 
-@pytest.mark.parametrize("S", SIZES)
-@pytest.mark.parametrize("src_type, dst_type, use", [
+CONVERSIONS = [
     ("float", "float", "a"), ("float", "float", "b"), ("int", "uint", "a"),            # ConvertNV: the use
     ("float", "half", "a"), ("float", "half", "accumulator"), ("half", "float", "b"),  # FConvert
     ("double", "float", "accumulator"), ("float", "double", "accumulator"),
     ("int", "char", "a"), ("char", "int", "accumulator"), ("uchar", "int", "b"),       # SConvert / UConvert
-    ("long", "short", "accumulator"), ("short", "long", "accumulator")])
-@pytest.mark.parametrize("shape", [(8, 16), (6, 16)], ids=lambda s: f"{s[0]}x{s[1]}")
+    ("long", "short", "accumulator"), ("short", "long", "accumulator")]
+
+
+# The default run: every conversion once, the shapes (6 x 16 has padding) taken in turn;
+# --all runs every conversion at both.
+@pytest.mark.parametrize("S", SIZES)
+@pytest.mark.parametrize("src_type, dst_type, use, shape", quick_or_slow(
+    [(*conversion, shape) for shape in [(8, 16), (6, 16)] for conversion in CONVERSIONS],
+    {(*conversion, [(8, 16), (6, 16)][i % 2]) for i, conversion in enumerate(CONVERSIONS)}),
+    ids=lambda v: f"{v[0]}x{v[1]}" if isinstance(v, tuple) else None)
 def test_use_and_component_conversions_natively_match_the_interpreter(S, src_type, dst_type, use, shape):
     """Accumulator -> A/B (the layout changes, so values move between work-items) with or
     without a component type change, and component conversions of one use; NumPy's
