@@ -23,7 +23,7 @@ from clcoop.ir.layout import LayoutError, get_layout
 from clcoop.ir.wg_layout import get_workgroup_layout
 from clcoop.ir.loader import value_kind, parse_type_text
 from clcoop.ir.scalars import COMPONENT_DTYPES, scalar_dtype
-from clcoop.native import bfloat_ir, coop_ir
+from clcoop.native import bfloat_ir, coop_ir, float8_ir
 from clcoop.native.builtin_ir import type_suffix
 from clcoop.native import context, fixed_ir
 from clcoop.native.context import CTX, CTX_SLOTS, FAULT_COOP, FAULT_READ, FAULT_WRITE
@@ -32,8 +32,11 @@ from clcoop.native.support import Unsupported
 from clcoop.native import private_matrices
 
 RENDEZVOUS = (LOAD, STORE, MUL_ADD, REDUCE, CONVERT_USE, TRANSPOSE, *CONVERSIONS)
-# What fp8 matrices do natively: their bytes move as i8 components, the mul-add decodes them.
-FLOAT8_OPERATIONS = (LOAD, STORE, MUL_ADD, SPLAT, LENGTH)
+# What fp8 matrices do natively: their bytes move as i8 components, the mul-add decodes them,
+# element access addresses the byte, FConvert to and from float types and the other fp8
+# format rounds each element as the scalar conversions do (float8_ir).
+FLOAT8_OPERATIONS = (LOAD, STORE, MUL_ADD, SPLAT, LENGTH, coop_names.ACCESS_CHAIN,
+                     *(name for name, opcode in CONVERSIONS.items() if opcode == "FConvert"))
 # Sub-codes of FAULT_COOP (in the fault's address word; runtime.py words them).
 NON_UNIFORM, PARTIAL_SUBGROUP, NEGATIVE_LOAD_STRIDE, STORE_STRIDE, COORD_INDEX = 1, 2, 3, 4, 5
 # A load's or store's operand that differs across the sub-group, by its context slot (the
@@ -625,7 +628,7 @@ def _conversion_cast(callee, m, r):
     if problem is not None:
         raise Unsupported(f"a cooperative-matrix {name} the interpreter refuses ({problem.message})")
     if m.fp8 is not None or r.fp8 is not None:
-        raise Unsupported(f"the fp8 cooperative-matrix conversion {name}")
+        return _float8_cast(callee, m, r, name)
     src, dst = m.elem, r.elem
     same = lambda x, y: [f"  {y} = freeze {dst} {x}"]      # noqa: E731
     if callee.base in (CONVERT_USE, TRANSPOSE):
@@ -731,6 +734,26 @@ def _convert_function(fname, site, m, r, cast, transpose):
         f"  store {r.elem} %{p}.y, ptr %{p}.dst"], [])
     lines += ["  ret i1 false", "}"]
     return "\n".join(lines)
+
+
+_FLOAT8_PEERS = {"half": "FP16", "float": "FP32", "double": "FP64"}
+
+
+def _float8_cast(callee, m, r, name):
+    """FConvert of fp8 matrices (docs/coopmat2-semantics.md "fp8": a matrix cast does not
+    saturate): each element through float8_ir's exact double, as the scalar conversion
+    `(T)x` (interp/float8.py); other conversions of fp8 matrices are left to the
+    interpreter, with the reason."""
+    tokens = [t.fp8.token if t.fp8 is not None else _FLOAT8_PEERS.get(t.elem) for t in (m, r)]
+    if CONVERSIONS.get(callee.base) != "FConvert" or None in tokens:
+        raise Unsupported(f"the fp8 cooperative-matrix conversion {name} from {m.elem} to {r.elem}")
+    lines, result = float8_ir.conversion_lines(tokens[0], tokens[1], r.elem, "%__X__")
+
+    def cast(x, y):
+        def rename(text):       # each name of the conversion's under the result's
+            return re.sub(r"%(?!__X__)([A-Za-z_][\w.]*)", lambda k: f"{y}.{k.group(1)}", text).replace("%__X__", x)
+        return [rename(line) for line in lines] + [f"  {y} = freeze {r.elem} {rename(result)}"]
+    return cast
 
 
 def reduce_sequences(rows, cols, mode):

@@ -114,6 +114,18 @@ def _from_double(lines, token, ret):
         lines.append(f"  %res = call {ret} @llvm.fpto{sign}i.sat.{ret}.f64(double %d)")
 
 
+def conversion_lines(source, target, ret, value):
+    """(lines, result): the IR converting `value` from the type of token `source` to that of
+    `target` (float8.BY_TOKEN's or FP16/FP32/FP64/BF16/I../U..), without saturation, as a
+    scalar conversion; result names the converted value (i8 bits for an fp8 target)."""
+    lines = []
+    _to_double(lines, source, value)
+    if target in float8.BY_TOKEN:
+        return lines + _encode(float8.BY_TOKEN[target], False), "%r8"
+    _from_double(lines, target, ret)
+    return lines, "%res"
+
+
 def definition(name, conversion, ret, params):
     """The `define internal` of one conversion callee; Unsupported for vector forms."""
     if len(params) != 1 or params[0].startswith("<") or ret.startswith("<"):
