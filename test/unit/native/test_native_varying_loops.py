@@ -41,6 +41,13 @@ def run_both(source, args, producer="clcoop", n=N, local=LOCAL):
 
 PRODUCERS = ["clcoop", "clang-O2"]
 
+
+def producers(quick):
+    """PRODUCERS as pytest params, all but `quick` marked slow: the default run takes the
+    producers in turn from test to test (both IR shapes reach the regions); --all and CI
+    run each test with both."""
+    return [p if p == quick else pytest.param(p, marks=pytest.mark.slow) for p in PRODUCERS]
+
 TRIP_FROM_ID = """
 __kernel void k(__global const int *a, __global int *b) {
     int i = get_global_id(0), s = 0;
@@ -50,7 +57,7 @@ __kernel void k(__global const int *a, __global int *b) {
 }"""
 
 
-@pytest.mark.parametrize("producer", PRODUCERS)
+@pytest.mark.parametrize("producer", producers("clcoop"))
 def test_trip_count_from_the_global_id(producer):
     a = (np.arange(N) % 3).astype(np.int32)
     (_, b), nat = run_both(TRIP_FROM_ID, [a, np.zeros(N, np.int32)], producer)
@@ -79,7 +86,7 @@ __kernel void k(__global const float *x0, __global float *out, __global int *cou
 }"""
 
 
-@pytest.mark.parametrize("producer", PRODUCERS)
+@pytest.mark.parametrize("producer", producers("clang-O2"))
 def test_while_loop_with_a_data_dependent_exit(producer):
     x0 = np.random.default_rng(1).uniform(0, 1000, N).astype(np.float32)
     x0[:16] = 0.0                       # a subgroup where no lane enters the loop
@@ -105,7 +112,7 @@ __kernel void k(__global const float *a, __global float *out, int n) {
 }"""
 
 
-@pytest.mark.parametrize("producer", PRODUCERS)
+@pytest.mark.parametrize("producer", producers("clcoop"))
 def test_triangular_loop_nested_in_a_uniform_loop(producer):
     a = np.random.default_rng(2).standard_normal(3 * N).astype(np.float32)
     (_, out, _), _ = run_both(TRIANGULAR, [a, np.zeros(3 * N, np.float32), np.int32(N)], producer)
@@ -127,7 +134,7 @@ __kernel void k(__global const int *a, __global int *b, int n) {
 }"""
 
 
-@pytest.mark.parametrize("producer", PRODUCERS)
+@pytest.mark.parametrize("producer", producers("clang-O2"))
 def test_loop_with_a_store_inside(producer):
     a = np.arange(N, dtype=np.int32)
     (_, b, _), _ = run_both(STORE, [a, np.full(7 * N, -5, np.int32), np.int32(N)], producer)
@@ -152,7 +159,7 @@ __kernel void k(__global const int *a, __global int *pos, int m) {
 }"""
 
 
-@pytest.mark.parametrize("producer", PRODUCERS)
+@pytest.mark.parametrize("producer", producers("clcoop"))
 def test_loop_with_break(producer):
     m = 10
     a = np.random.default_rng(3).integers(0, 7, N * m).astype(np.int32)
@@ -183,7 +190,7 @@ __kernel void k(__global const int *a, __global int *b, __global int *flag) {
 }"""
 
 
-@pytest.mark.parametrize("producer", PRODUCERS)
+@pytest.mark.parametrize("producer", producers("clang-O2"))
 def test_nested_ifs_and_uniform_stores_in_a_loop(producer):
     a = np.random.default_rng(4).integers(-5, 18, 64).astype(np.int32)
     a[a > 17] = 17                   # no lane ever stores the flag
@@ -214,7 +221,7 @@ __kernel void k(__global const float *a, __global float *b, int n) {
 }"""
 
 
-@pytest.mark.parametrize("producer", PRODUCERS)
+@pytest.mark.parametrize("producer", producers("clcoop"))
 def test_uniform_loop_under_a_lane_varying_if(producer):
     a = np.random.default_rng(5).standard_normal(40).astype(np.float32)
     (_, b, _), _ = run_both(GUARDED, [a, np.zeros(N, np.float32), np.int32(40)], producer)
@@ -270,7 +277,7 @@ def fault(prog, a, n):
     return str(info.value)
 
 
-@pytest.mark.parametrize("producer", PRODUCERS)
+@pytest.mark.parametrize("producer", producers("clang-O2"))
 def test_a_lane_out_of_bounds_in_the_loop_faults_as_in_the_interpreter(producer):
     a = np.arange(N + 16 * 7, dtype=np.int32)     # lanes with i % 9 == 8 near the end overrun
     prog = build(OVERRUN, producer)
@@ -343,7 +350,7 @@ __kernel void k(__global const int *a, __global int *b, int n) {
 }"""
 
 
-@pytest.mark.parametrize("producer", PRODUCERS)
+@pytest.mark.parametrize("producer", producers("clcoop"))
 def test_loop_nested_in_a_lane_varying_loop(producer):
     a = np.random.default_rng(7).integers(0, 40, N).astype(np.int32)
     (_, b, _), _ = run_both(NESTED, [a, np.zeros(N, np.int32), np.int32(N)], producer)
