@@ -14,6 +14,8 @@ are out of every fp8 range either way) and each fp8 value:
   largest finite; NaN stays NaN; the sign last.
 - to integers: llvm.fpto[su]i.sat, the engines' one float -> int rule.
 """
+import re
+
 from clcoop import float8
 from clcoop.native import bfloat_ir
 from clcoop.native.text_rewrite import gquote
@@ -114,28 +116,41 @@ def _from_double(lines, token, ret):
         lines.append(f"  %res = call {ret} @llvm.fpto{sign}i.sat.{ret}.f64(double %d)")
 
 
-def conversion_lines(source, target, ret, value):
+def conversion_lines(source, target, ret, value, saturate=False):
     """(lines, result): the IR converting `value` from the type of token `source` to that of
-    `target` (float8.BY_TOKEN's or FP16/FP32/FP64/BF16/I../U..), without saturation, as a
-    scalar conversion; result names the converted value (i8 bits for an fp8 target)."""
+    `target` (float8.BY_TOKEN's or FP16/FP32/FP64/BF16/I../U..) as a scalar conversion;
+    result names the converted value (i8 bits for an fp8 target)."""
     lines = []
     _to_double(lines, source, value)
     if target in float8.BY_TOKEN:
-        return lines + _encode(float8.BY_TOKEN[target], False), "%r8"
+        return lines + _encode(float8.BY_TOKEN[target], saturate), "%r8"
     _from_double(lines, target, ret)
     return lines, "%res"
 
 
 def definition(name, conversion, ret, params):
-    """The `define internal` of one conversion callee; Unsupported for vector forms."""
-    if len(params) != 1 or params[0].startswith("<") or ret.startswith("<"):
-        raise Unsupported(f"the vector fp8 conversion '{name}' (the interpreter runs it)")
+    """The `define internal` of one conversion callee: a scalar, or a vector converted
+    element by element (the SPIRV-LLVM-Translator's <N x T> forms, as the interpreter)."""
+    if len(params) != 1:
+        raise Unsupported(f"the fp8 conversion '{name}' of {len(params)} operands")
+    vector = params[0].startswith("<")
+    if vector != ret.startswith("<"):
+        raise Unsupported(f"the fp8 conversion '{name}' from {params[0]} to {ret}")
     lines = [f"define internal {ret} {gquote(name)}(ptr %c, {params[0]} %a0) alwaysinline {{"]
-    _to_double(lines, conversion.source, "%a0")
-    if conversion.target in float8.BY_TOKEN:
-        lines += _encode(float8.BY_TOKEN[conversion.target], conversion.saturate)
-        lines.append("  ret i8 %r8")
-    else:
-        _from_double(lines, conversion.target, ret)
-        lines.append(f"  ret {ret} %res")
-    return "\n".join(lines + ["}"])
+    if not vector:
+        body, result = conversion_lines(conversion.source, conversion.target, ret, "%a0", conversion.saturate)
+        return "\n".join(lines + body + [f"  ret {ret} {result}", "}"])
+    count, element = (part.strip() for part in params[0][1:-1].split(" x "))
+    ret_count, ret_element = (part.strip() for part in ret[1:-1].split(" x "))
+    if count != ret_count:
+        raise Unsupported(f"the fp8 conversion '{name}' from {params[0]} to {ret}")
+    body, result = conversion_lines(conversion.source, conversion.target, ret_element, "%x", conversion.saturate)
+    previous = "poison"
+    for k in range(int(count)):
+        def lane(text, k=k):        # each element's names under its own prefix
+            return re.sub(r"%([A-Za-z_][\w.]*)", lambda m: f"%e{k}.{m.group(1)}", text)
+        lines.append(f"  %e{k}.x = extractelement {params[0]} %a0, i64 {k}")
+        lines += [lane(line) for line in body]
+        lines.append(f"  %v{k} = insertelement {ret} {previous}, {ret_element} {lane(result)}, i64 {k}")
+        previous = f"%v{k}"
+    return "\n".join(lines + [f"  ret {ret} {previous}", "}"])

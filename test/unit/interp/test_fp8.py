@@ -472,6 +472,22 @@ def test_the_translators_vector_conversions_run():
     np.testing.assert_array_equal(back, out.view(E4M3).astype(np.float16))
 
 
+@pytest.mark.parametrize("saturating", [False, True])
+def test_the_translators_vector_conversions_run_natively_bit_for_bit(saturating):
+    """The same vector forms compiled natively (issue 29: they fell back with "the vector fp8
+    conversion ... (the interpreter runs it)"), element by element, NaN and overflow too."""
+    ir = TRANSLATOR_IR.replace("_Z36__builtin_spirv_ConvertFP16ToE4M3EXTDv8_Dh",
+                               "_Z43__builtin_spirv_ClampConvertFP16ToE4M3INTELDv8_Dh") if saturating else TRANSLATOR_IR
+    x = np.array([1.0, 1.0625, 448, 470, -np.inf, 2 ** -10, -0.0, np.nan], np.float16)
+    results = []
+    for engine in ("interp", "native"):
+        out, back = np.zeros(8, np.uint8), np.zeros(8, np.float16)
+        clcoop.Program.from_ir(ir, engine=engine).k((1,), (1,), x, out, back)
+        results.append((out, back))
+    assert [r.tobytes() for r in results[0]] == [r.tobytes() for r in results[1]]
+    assert results[1][0][3] == (0x7E if saturating else 0x7F)        # 470: the largest finite, or NaN
+
+
 MATRIX_CONVERSION_IR = """
 target datalayout = "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-n8:16:32:64-G1"
 target triple = "spir64-unknown-unknown"
