@@ -951,7 +951,8 @@ def _head(fname, site, checks):
              "  %full = icmp eq i64 %count, @__S__",
              "  br i1 %full, label %uni, label %partial",
              "partial:",
-             f"  call void @__clcoop_fault(ptr %base, i32 {site}, i32 {FAULT_COOP}, i64 {PARTIAL_SUBGROUP}, i64 0)",
+             # (its word: how many work-items the sub-group has, for runtime.py's words)
+             f"  call void @__clcoop_fault(ptr %base, i32 {site}, i32 {FAULT_COOP}, i64 {PARTIAL_SUBGROUP}, i64 %count)",
              "  ret i1 true",
              "uni:"]
     for name in checks:

@@ -522,7 +522,7 @@ class NativeProgram:
                 message = ("barrier: work-items of one work-group wait at different barriers "
                            "(divergent control flow)")
         elif kind == context.FAULT_COOP:
-            message = _coop_fault_message(addr, size, site, llid, fout[8:], code)
+            message = _coop_fault_message(addr, size, site, llid, fout[8:], code, subgroup_size)
         elif kind == context.FAULT_DIVZERO:
             message = "integer division by zero"
         elif kind == context.FAULT_BIT_FIELD:
@@ -693,14 +693,20 @@ def _offset_words(region, addr, dtype):
     return describe_offset(_Region(name, lo, hi - lo), addr, dtype)
 
 
-def _coop_fault_message(code, stride=0, site=None, llid=0, detail=(), first=0):
+def _coop_fault_message(code, stride=0, site=None, llid=0, detail=(), first=0, subgroup_size=None):
     """Words FAULT_COOP's sub-codes (coop_routines.NON_UNIFORM, ...) as the interpreter's
     clcoop/interp/coop_calls.py, coopmat.py and coopmat2.py do (a stride fault's word is the
-    stride, a coordinate's the index; a non-uniform operand's the differing value, and
-    `first`, the fault's region word, the sub-group's first work-item's)."""
+    stride, a coordinate's the index, a partial sub-group's its count; a non-uniform
+    operand's the differing value, and `first`, the fault's region word, the sub-group's
+    first work-item's)."""
     from clcoop.native import coop_routines, tensor_routines
     if code >= tensor_routines.FIRST_CODE:
         return tensor_routines.fault_message(code, stride, site, detail)
+    S = subgroup_size
+    if code == coop_routines.PARTIAL_SUBGROUP and S and getattr(site, "operation", None):
+        # coop_calls.Subgroups._partial_message (the fault's work-item is the sub-group's first)
+        return (f"cooperative matrix operation {site.operation} in sub-group {llid // S}, which has only "
+                f"{stride} of {S} work-items (the work-group size is not a multiple of the sub-group size {S})")
     operand = {coop_routines.NON_UNIFORM_POINTER: "pointer", coop_routines.NON_UNIFORM_LAYOUT: "layout",
                coop_routines.NON_UNIFORM_STRIDE: "stride"}.get(code)
     if operand is not None:

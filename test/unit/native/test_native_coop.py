@@ -108,13 +108,20 @@ def test_out_of_bounds_load_faults(engine, shared_builds):
 
 
 def test_partial_sub_group_faults_on_both_engines(shared_builds):
+    """In the interpreter's words on both (coop_calls.Subgroups: the sub-group and its count;
+    the native words were "a sub-group with fewer work-items than the sub-group size")."""
+    messages = []
     for engine in ("native", "interp"):
         prog = shared_builds.build(COPY, engine)
         a = np.arange(2 * 128, dtype=np.float32)
         b = np.zeros(2 * 128, np.float32)
-        with pytest.raises(clcoop.RuntimeFault, match="sub-group"):
+        with pytest.raises(clcoop.RuntimeFault, match="sub-group") as fault:
             prog.copy((24,), (24,), a, b, 16, -1, subgroup_size=16)
         assert (b == 0).all()
+        messages.append(str(fault.value).splitlines()[:2])
+    assert messages[0] == messages[1]
+    assert "in sub-group 1, which has only 8 of 16 work-items (the work-group size is not a multiple of the " \
+           "sub-group size 16)" in messages[0][0]
 
 
 def fault_lines(text):
