@@ -7,8 +7,9 @@ pointer arithmetic, lvalues), the OpenCL C 3.0 rules (address spaces, vectors, s
 kernels) and the cooperative-matrix rules of the RFC and of the clang pull request
 llvm/llvm-project #221328 (diagnostic wording follows its tests). Every implicit
 conversion becomes an explicit tast.ImplicitCast, so lower never re-derives a C rule.
-This module checks declarations, functions and statements; expressions are check_expr.py's,
-and each rule module is a part object given what it uses (docs/design.md, "The checker").
+This module checks the translation unit, declarations and functions; statements are
+check_stmt.py's, expressions check_expr.py's, and each rule module is a part object given
+what it uses (docs/design.md, "The checker").
 
 Error recovery: an error inside a statement or a declaration abandons that statement or
 declaration only (a Abandon exception caught at statement level), so one run reports
@@ -32,14 +33,13 @@ from clcoop.frontend.asm_check import InlineAsmChecks
 from clcoop.frontend import tast
 from clcoop.frontend import types as T
 from clcoop.frontend.check_expr import ExpressionChecks
+from clcoop.frontend.check_stmt import StatementChecks
 from clcoop.frontend.check_support import (Abandon, CheckContext, FunctionContext, Scope, TooManyErrors, location,
                                            name_location)
-from clcoop.frontend.conversions import promote, spell
+from clcoop.frontend.conversions import spell
 from clcoop.frontend.coop_check import COOP_BUILTINS, COOP_EXTENSION
 from clcoop.frontend.coop_tensor_check import coop_what
 from clcoop.frontend.decl_types import written_typedef_name
-from clcoop.frontend.parse import LOOP_UNROLL_HINTS
-from clcoop.frontend.types import is_integer_like, wrap_int
 
 
 def check(ast, diag, target, fp_contract="on", cl_std="CL3.0"):
@@ -60,10 +60,6 @@ def check(ast, diag, target, fp_contract="on", cl_std="CL3.0"):
     return tast.TranslationUnit(functions=checker.ctx.functions, globals=checker.globals)
 
 
-def _is_fp_contract_pragma(node):
-    return (node.string or "").split()[1:2] == ["FP_CONTRACT"]
-
-
 def declared_parameter_names(decl):
     """Names in a function declarator's parameter list (None where unnamed)."""
     args = getattr(getattr(decl, "type", None), "args", None)
@@ -79,22 +75,24 @@ def _kernel_pointer_spaces_ok(t):
 
 
 class Checker:
-    """Declarations, statements and the translation unit. The rules live in parts, one object
+    """The translation unit, declarations and functions. The rules live in parts, one object
     per module, built once and sharing one CheckContext (docs/design.md, "The checker"):
-    expressions (check_expr.py) builds the parts that type expressions; the inline assembly
-    statement is asm_check.py's."""
+    expressions (check_expr.py) builds the parts that type expressions; statements
+    (check_stmt.py) take this Checker as their `declarations`."""
 
     def __init__(self, diag, target):
         self.ctx = CheckContext(diag, target)
         self.expressions = ExpressionChecks(self.ctx)
-        # The parts declarations and statements use: those the expression checker built.
+        # The parts declarations use: those the expression checker built.
         self.literals = self.expressions.literals
         self.folding = self.expressions.folding
         self.conversions = self.expressions.conversions
         self.coop = self.expressions.coop
         self.decl_types = self.expressions.decl_types
         self.initializers = self.expressions.initializers
-        self.asm = InlineAsmChecks(self.ctx, self.expressions, self.literals)
+        asm = InlineAsmChecks(self.ctx, self.expressions, self.literals)
+        self.statements = StatementChecks(self.ctx, self.expressions, self, self.folding, self.conversions,
+                                          self.literals, asm)
         self.function_by_name = {}
         self.globals = []
         self.fp_contract_default = "on"     # -ffp-contract's state (#pragma ... FP_CONTRACT DEFAULT)
@@ -247,7 +245,7 @@ class Checker:
         elif isinstance(node, c_ast.Pragma):
             self.pragma(node)
         elif isinstance(node, c_ast.StaticAssert):
-            self.static_assert(node)
+            self.statements.static_assert(node)
         elif type(node).__name__ in ("PreprocessorLine", "Asm"):
             pass
         else:
@@ -520,7 +518,7 @@ class Checker:
         self.ctx.fn = FunctionContext(fn)
         try:
             fn.params = self.parameters(fn, decl)
-            fn.body = self.compound(node.body, new_scope=False)
+            fn.body = self.statements.compound(node.body, new_scope=False)
             self.resolve_gotos()
             self.warn_uninitialized_uses()
         finally:
@@ -598,210 +596,3 @@ class Checker:
         for name, node in self.ctx.fn.gotos:
             if name not in self.ctx.fn.labels:
                 self.ctx.error(f"use of undeclared label '{name}'", node)
-
-    # ------------------------------------------------------------------ statements
-    def compound(self, node, new_scope=True):
-        outer = self.ctx.scope
-        outer_fp_contract = self.ctx.fp_contract
-        if new_scope:
-            self.ctx.scope = Scope(outer)
-        self.ctx.fn.depth += 1
-        items = []
-        try:
-            for index, item in enumerate(node.block_items or []):
-                try:
-                    if isinstance(item, c_ast.Pragma) and _is_fp_contract_pragma(item) \
-                            and not all(isinstance(i, c_ast.Pragma) for i in node.block_items[:index]):
-                        self.fp_contract_pragma((item.string or "").split(), item, True)
-                        continue
-                    items.extend(self.block_item(item))
-                except Abandon:
-                    pass
-        finally:
-            self.ctx.fn.depth -= 1
-            self.ctx.scope = outer
-            self.ctx.fp_contract = outer_fp_contract
-        return tast.Compound(location(node), items)
-
-    def block_item(self, node):
-        self.ctx.last_loc = location(node) or self.ctx.last_loc
-        if isinstance(node, c_ast.Decl):
-            vars_ = self.declaration(node)
-            return [tast.DeclStmt(location(node), vars_)] if vars_ else []
-        if isinstance(node, c_ast.Typedef):
-            self.typedef(node)
-            return []
-        if isinstance(node, c_ast.DeclList):
-            out = []
-            for d in node.decls:
-                out.extend(self.declaration(d))
-            return [tast.DeclStmt(location(node), out)]
-        return [self.statement(node)]
-
-    def statement(self, node):
-        loc = location(node)
-        if isinstance(node, c_ast.Compound):
-            return self.compound(node)
-        if isinstance(node, c_ast.If):
-            cond = self.expressions.condition(node.cond)
-            then = self.sub_statement(node.iftrue)
-            other = self.sub_statement(node.iffalse) if node.iffalse is not None else None
-            return tast.If(loc, cond, then, other)
-        if isinstance(node, c_ast.While):
-            with self.ctx.fn.uninitialized.loop():
-                cond = self.expressions.condition(node.cond)
-                return tast.While(loc, cond, self.loop_body(node.stmt), LOOP_UNROLL_HINTS.get(node))
-        if isinstance(node, c_ast.DoWhile):
-            with self.ctx.fn.uninitialized.loop():
-                body = self.loop_body(node.stmt)
-                return tast.DoWhile(loc, body, self.expressions.condition(node.cond), LOOP_UNROLL_HINTS.get(node))
-        if isinstance(node, c_ast.For):
-            return self.for_statement(node)
-        if isinstance(node, c_ast.Switch):
-            return self.switch_statement(node)
-        if isinstance(node, c_ast.Case):
-            return self.case_statement(node)
-        if isinstance(node, c_ast.Default):
-            return self.default_statement(node)
-        if isinstance(node, c_ast.Break):
-            if self.ctx.fn.loop_depth == 0 and not self.ctx.fn.switch_stack:
-                self.ctx.fail("'break' statement not in loop or switch statement", node)
-            return tast.Break(loc)
-        if isinstance(node, c_ast.Continue):
-            if self.ctx.fn.loop_depth == 0:
-                self.ctx.fail("'continue' statement not in loop statement", node)
-            return tast.Continue(loc)
-        if isinstance(node, c_ast.Return):
-            return self.return_statement(node)
-        if isinstance(node, c_ast.Goto):
-            self.ctx.fn.gotos.append((node.name, node))
-            return tast.Goto(loc, node.name)
-        if isinstance(node, c_ast.Label):
-            if node.name in self.ctx.fn.labels:
-                self.ctx.fail(f"redefinition of label '{node.name}'", node)
-            self.ctx.fn.labels[node.name] = node
-            return tast.Label(loc, node.name, self.sub_statement(node.stmt))
-        if isinstance(node, c_ast.EmptyStatement):
-            return tast.Null(loc)
-        if isinstance(node, c_ast.Pragma):
-            self.pragma(node)
-            return tast.Null(loc)
-        if isinstance(node, (c_ast.Decl, c_ast.Typedef, c_ast.DeclList)):
-            items = self.block_item(node)
-            return items[0] if items else tast.Null(loc)
-        if isinstance(node, c_ast.StaticAssert):
-            self.static_assert(node)
-            return tast.Null(loc)
-        if type(node).__name__ == "Asm":         # pycparserext.ext_c_parser.Asm
-            return self.asm.asm_statement(node)
-        expr = self.expressions.expr(node)
-        return tast.ExprStmt(loc, self.expressions.rvalue(expr))
-
-    def sub_statement(self, node):
-        """A statement in its own scope (C99 6.8.4p3); errors stay inside it."""
-        outer = self.ctx.scope
-        self.ctx.scope = Scope(outer)
-        try:
-            return self.statement(node)
-        except Abandon:
-            return tast.Null(location(node))
-        finally:
-            self.ctx.scope = outer
-
-    def loop_body(self, node):
-        self.ctx.fn.loop_depth += 1
-        try:
-            return self.sub_statement(node)
-        finally:
-            self.ctx.fn.loop_depth -= 1
-
-    def for_statement(self, node):
-        outer = self.ctx.scope
-        self.ctx.scope = Scope(outer)
-        try:
-            init = None
-            if node.init is not None:
-                if isinstance(node.init, c_ast.DeclList):
-                    vars_ = []
-                    for d in node.init.decls:
-                        vars_.extend(self.declaration(d))
-                    init = tast.DeclStmt(location(node.init), vars_)
-                else:
-                    init = tast.ExprStmt(location(node.init), self.expressions.expr(node.init))
-            with self.ctx.fn.uninitialized.loop():
-                cond = self.expressions.condition(node.cond) if node.cond is not None else None
-                step = self.expressions.expr(node.next) if node.next is not None else None
-                body = self.loop_body(node.stmt)
-            return tast.For(location(node), init, cond, step, body, LOOP_UNROLL_HINTS.get(node))
-        finally:
-            self.ctx.scope = outer
-
-    def switch_statement(self, node):
-        cond = self.expressions.rvalue(self.expressions.expr(node.cond))
-        if not is_integer_like(cond.type):
-            self.ctx.fail(f"statement requires expression of integer type ('{spell(cond.type)}' invalid)", node.cond)
-        ctype = promote(cond.type)
-        cond = self.conversions.convert(cond, ctype, node.cond, "converting")
-        sw = tast.Switch(location(node), cond, None)
-        self.ctx.fn.switch_stack.append(sw)
-        try:
-            sw.body = self.sub_statement(node.stmt)
-        finally:
-            self.ctx.fn.switch_stack.pop()
-        return sw
-
-    def case_statement(self, node):
-        if not self.ctx.fn.switch_stack:
-            self.ctx.fail("'case' statement not in switch statement", node)
-        sw = self.ctx.fn.switch_stack[-1]
-        value = wrap_int(self.folding.integer_constant(node.expr, "case value"), sw.cond.type)
-        for c in sw.cases:
-            if c.value == value:
-                self.ctx.fail(f"duplicate case value '{value}'", node.expr,
-                              [self.ctx.note("previous case defined here", c.loc)])
-        body = self.case_body(node.stmts, node)
-        case = tast.Case(location(node), value, body)
-        sw.cases.append(case)
-        return case
-
-    def default_statement(self, node):
-        if not self.ctx.fn.switch_stack:
-            self.ctx.fail("'default' statement not in switch statement", node)
-        sw = self.ctx.fn.switch_stack[-1]
-        if sw.default is not None:
-            self.ctx.fail("multiple default labels in one switch", node,
-                          [self.ctx.note("previous case defined here", sw.default.loc)])
-        default = tast.Default(location(node), None)
-        sw.default = default
-        default.body = self.case_body(node.stmts, node)
-        return default
-
-    def case_body(self, stmts, node):
-        items = []
-        for s in stmts or []:
-            try:
-                items.extend(self.block_item(s))
-            except Abandon:
-                pass
-        return tast.Compound(location(node), items)
-
-    def return_statement(self, node):
-        ret = self.ctx.fn.function.type.ret
-        loc = location(node)
-        if node.expr is None:
-            if not ret.is_void:
-                self.ctx.fail(f"non-void function '{self.ctx.fn.function.name}' should return a value", node)
-            return tast.Return(loc, None)
-        value = self.expressions.expr(node.expr, expected=ret)
-        if ret.is_void:
-            if value.type.is_void:
-                # `return f();` with void f (C permits it in practice): evaluate, then return.
-                return tast.Compound(loc, [tast.ExprStmt(loc, value), tast.Return(loc, None)])
-            self.ctx.fail(f"void function '{self.ctx.fn.function.name}' should not return a value", node)
-        return tast.Return(loc, self.conversions.convert(self.expressions.rvalue(value), ret, node.expr, "returning"))
-
-    def static_assert(self, node):
-        value = self.folding.integer_constant(node.cond, "static assertion expression")
-        if not value:
-            msg = self.literals.string_bytes(node.message).decode() if node.message is not None else ""
-            self.ctx.error(f"static assertion failed{': ' + msg if msg else ''}", node)

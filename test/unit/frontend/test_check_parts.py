@@ -19,6 +19,7 @@ PARTS = {
     "check.py": "Checker",
     "check_support.py": "CheckContext",
     "check_expr.py": "ExpressionChecks",
+    "check_stmt.py": "StatementChecks",
     "literals.py": "Literals",
     "constfold.py": "ConstantFolding",
     "conversions.py": "Conversions",
@@ -80,15 +81,18 @@ def test_a_mixin_is_caught():
 
 def test_checker_composes_every_part():
     """check.Checker and its ExpressionChecks build one of each part, all sharing one
-    CheckContext; the parts that type operands are given the ExpressionChecks."""
+    CheckContext; the parts that type operands are given the ExpressionChecks, the
+    statements the Checker as their declarations."""
     from clcoop.diagnostics import DiagnosticEngine
     from clcoop.frontend import types as T
     checker = check.Checker(DiagnosticEngine(), T.SPIR64)
     expressions = checker.expressions
-    parts = {type(v).__name__: v for owner in (checker, expressions) for v in vars(owner).values()}
+    owners = (checker, expressions, checker.statements)
+    parts = {type(v).__name__: v for owner in owners for v in vars(owner).values()}
     for name in set(PARTS.values()) - {"Checker"}:
         assert name in parts, name
         if name != "CheckContext":
             assert parts[name].ctx is checker.ctx, name
         if hasattr(parts[name], "expressions"):
             assert parts[name].expressions is expressions, name
+    assert checker.statements.declarations is checker
