@@ -5,8 +5,8 @@ implicit conversion an explicit tast.ImplicitCast, and calls of user functions.
 `ExpressionChecks(ctx)` builds the rule parts an expression needs, each given this object as
 its `expressions` (the one cycle of the checker: an expression contains initializers and
 calls, which contain expressions): Literals, ConstantFolding, Conversions, CoopTensorChecks,
-CoopChecks, DeclTypes, Initializers, BuiltinCalls. check.Checker (declarations and
-statements) uses the same parts.
+CoopChecks, DeclTypes, Initializers, BuiltinCalls. check.Checker (declarations) and
+check_stmt.StatementChecks (statements) use the same parts.
 
 Location convention (clang's): a diagnostic about an operator points at the operator token
 (found in the source line just before the right operand); a conversion diagnostic at the
