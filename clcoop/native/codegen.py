@@ -720,7 +720,7 @@ class _FunctionGen:
         w = "true" if write else "false"
         r = self.fresh("c")
         if base is not None and base[0] in ("arg", "global"):   # its row of the region table
-            slot = len(self.mg.global_index) + base[1] if base[0] == "arg" else self._global_slot(base[1])
+            slot = len(self.mg.global_index) + base[1] if base[0] == "arg" else self.global_slot(base[1])
             self.lines.append(f"  {r} = call ptr @__clcoop_chk(ptr %__ctx, ptr {p0}, {n}, i64 {elem}, "
                               f"i32 {site}, i32 {kind}, i64 {slot}, i1 {w})")
         elif base is not None and base[0] == "arena":
@@ -763,7 +763,7 @@ class _FunctionGen:
             self.lines.append(f"  {root} = addrspacecast {typed(v)} to ptr")
         return root
 
-    def _global_slot(self, name):
+    def global_slot(self, name):
         """The region table holds the program's globals first, then the kernel's
         parameters (runtime.py builds it in that order)."""
         return self.mg.global_index[name]

@@ -205,7 +205,7 @@ class RegionMixin:
         """What a region's blocks may hold: what a hammock's sides may (masking.py)."""
         for r in self.regions:
             for name in r.interior:
-                self._check_masked_block(self.by_name[name])
+                self.masking.check_block(self.by_name[name])
 
     def _region_setup(self):
         self.by_name = {b.name: b for b in self.blocks}

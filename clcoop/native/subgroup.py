@@ -29,7 +29,7 @@ from clcoop.coop_names import BINARY, LENGTH, LOAD, MUL_ADD, NEGATE, SCALAR_MUL,
 from clcoop.ir.demangle import demangle, signed_param
 from clcoop.native import ballot_ir, bfloat_ir, collectives, coop_routines, coop_ir
 from clcoop.native.codegen import _FunctionGen, safe_divisor
-from clcoop.native.masking import MaskingMixin, find_hammocks
+from clcoop.native.masking import Masking
 from clcoop.native.regions import DIVISIONS, MAX_MASKED_LINES, RegionMixin, find_regions
 from clcoop.native.context import (ATOMIC_FUNCTIONS, CTX, CTX_SLOTS, FAULT_COOP, FAULT_UNREACHABLE, REGION_FLAGS,
                                    REGION_HI, REGION_LO, REGION_ROW_WORDS)
@@ -94,7 +94,7 @@ def generate(mg, plan, max_lanes=None):
     # coroutine switch per subgroup and barrier costs more than the compile time (the
     # __local reduction: 1.6 -> 0.8 ms per launch at 64 lanes).
     lines = function.count("\n")
-    masked_cost = gen.regions or (gen.hammocks and not gen.coroutine and lines > MAX_WIDE_MASKED_LINES)
+    masked_cost = gen.regions or (gen.masking.hammocks and not gen.coroutine and lines > MAX_WIDE_MASKED_LINES)
     if (lines > MAX_LINES or masked_cost) and lanes > mg.subgroup_size:
         lanes = mg.subgroup_size
         gen = _SubgroupGen(mg, f, True)
@@ -125,7 +125,7 @@ def _callees_text(f):
     return " ".join(names)
 
 
-class _SubgroupGen(RegionMixin, MaskingMixin, _FunctionGen):
+class _SubgroupGen(RegionMixin, _FunctionGen):
     """Re-emits a kernel for a whole subgroup (the base class's per-instruction code, once
     for uniform instructions, once per lane for varying ones)."""
 
@@ -141,7 +141,7 @@ class _SubgroupGen(RegionMixin, MaskingMixin, _FunctionGen):
         self.lane_contexts = False  # whether lanes other than 0 read their ids
         self.in_memory = {}        # load result -> (rows pointer, stride, by columns, block, stores)
         self.stores = 0            # stores emitted so far (a load's rows may be stale after one)
-        self.hammocks = {}         # branch block -> masking.Hammock (a lane-varying if)
+        self.masking = Masking(self)  # lane-varying ifs (hammocks)
         self.forced = set()        # join phis of hammocks: varying whatever their operands
         self.masked_preds = None   # per-lane predicates while emitting a masked copy
         self.regions = []          # regions.Region: lane-varying loops and nested ifs
@@ -170,9 +170,9 @@ class _SubgroupGen(RegionMixin, MaskingMixin, _FunctionGen):
             for ins in b.instructions:
                 self.instruction(ins, b.name)
             body.append((b.name, self.lines))
-        for h in self.hammocks.values():
+        for h in self.masking.hammocks.values():
             at = [label for label, _ in body].index(h.join)
-            body.insert(at, self._masked_copy(h))
+            body.insert(at, self.masking.masked_copy(h))
         lanes = [f"  %__ctx.l{j} = getelementptr i8, ptr %__ctx, i64 {j * CTX_SLOTS * 8}" for j in range(self.S)]
         prologue = CORO_PROLOGUE if self.coroutine else []
         body[0] = (body[0][0], self.entry_allocas + prologue + lanes + body[0][1])
@@ -210,12 +210,12 @@ class _SubgroupGen(RegionMixin, MaskingMixin, _FunctionGen):
         joins' phis of lane-varying ifs (masking.py) are varying too."""
         while True:
             varying = self._varying_fixpoint()
-            self.hammocks, others = find_hammocks(self.blocks, lambda t: t.opcode in ("br", "switch") and any(
-                self._operand_varying(o, varying) for o in t.operands))
+            others = self.masking.find(lambda t: t.opcode in ("br", "switch") and any(
+                self.operand_varying(o, varying) for o in t.operands))
             self.regions = find_regions(self.blocks, others) if others else []
             inside = {n for r in self.regions for n in [r.start] + r.interior}
-            self.hammocks = {b: h for b, h in self.hammocks.items() if b not in inside}
-            forced = self._force_varying() | self._region_forced()
+            self.masking.drop(inside)
+            forced = self.masking.forced() | self._region_forced()
             if forced <= self.forced:
                 return varying
             self.forced |= forced
@@ -237,7 +237,7 @@ class _SubgroupGen(RegionMixin, MaskingMixin, _FunctionGen):
         return {name for name, kind in kinds.items() if kind not in ("u", "S")}
 
     @staticmethod
-    def _operand_varying(o, varying):
+    def operand_varying(o, varying):
         return value_kind(o) == "instruction" and o.name in varying
 
     def _operand_kind(self, o, kinds):
@@ -346,13 +346,13 @@ class _SubgroupGen(RegionMixin, MaskingMixin, _FunctionGen):
         return "v"
 
     def _check_uniform_control(self):
-        self._check_masked_sides()
+        self.masking.check_sides()
         self._check_regions()
         for b in self.blocks:
             for ins in b.instructions:
                 ops = list(ins.operands)
-                if ins.opcode in ("br", "switch") and any(self._operand_varying(o, self.varying) for o in ops) \
-                        and b.name not in self.hammocks and b.name not in self.region_start \
+                if ins.opcode in ("br", "switch") and any(self.operand_varying(o, self.varying) for o in ops) \
+                        and b.name not in self.masking.hammocks and b.name not in self.region_start \
                         and b.name not in self.region_interior:
                     raise Unsupported("a branch that may differ between the lanes of a subgroup")
                 if ins.name in self.varying and coopmat_spec.mentions_matrix_type(str(ins.type)):
@@ -360,7 +360,7 @@ class _SubgroupGen(RegionMixin, MaskingMixin, _FunctionGen):
                 if ins.opcode == "call":
                     callee = coop_routines.callee_of(ops[-1].name)
                     if callee is not None and callee.base in (SPLAT, SCALAR_MUL) and \
-                            any(self._operand_varying(o, self.varying) for o in ops[:-1]):
+                            any(self.operand_varying(o, self.varying) for o in ops[:-1]):
                         raise Unsupported("a matrix built from a value that may differ between lanes")
 
     # ------------------------------------------------------------ instructions
@@ -377,12 +377,12 @@ class _SubgroupGen(RegionMixin, MaskingMixin, _FunctionGen):
             return self._masked_division(ins, ops)
         if self.block_any is not None and ins.opcode == "call" and ops[-1].name == "llvm.assume":
             return None            # a masked-off lane's assumption may be false
-        if self.masked_preds is not None and self._needs_mask(ins, ops):
-            return self._masked_access(ins, ops)
-        if ins.opcode == "br" and label in self.hammocks:
-            return self._hammock_branch(self.hammocks[label])
+        if self.masked_preds is not None and self.masking.needs_mask(ins, ops):
+            return self.masking.access(ins, ops)
+        if ins.opcode == "br" and label in self.masking.hammocks:
+            return self.masking.branch(self.masking.hammocks[label])
         if ins.opcode == "phi" and ins.name in self.forced:
-            return self._join_phi(ins, next(h for h in self.hammocks.values() if h.join == label))
+            return self.masking.join_phi(ins, self.masking.hammock_of_join(label))
         callee = coop_routines.callee_of(ops[-1].name) if ins.opcode == "call" else None
         if ins.opcode == "store" or callee is not None and callee.base == STORE:
             self.stores += 1
@@ -393,7 +393,7 @@ class _SubgroupGen(RegionMixin, MaskingMixin, _FunctionGen):
         if ins.opcode in ("load", "store"):
             pointer = ops[0] if ins.opcode == "load" else ops[1]
             value_type = str(ins.type) if ins.opcode == "load" else str(ops[0].type)
-            if self._consecutive(pointer, value_type):
+            if self.consecutive(pointer, value_type):
                 return self._vector_access(ins, ops, pointer, value_type)
         if (kind in ("al", "ao") or kind.startswith("pal")) and ins.opcode != "phi":
             # Lane j = lane 0 + j (times the element size for pointers), exactly
@@ -412,10 +412,10 @@ class _SubgroupGen(RegionMixin, MaskingMixin, _FunctionGen):
                 else:
                     self.lines.append(f"  {lane} = getelementptr i8, {t} {first}, i64 {j * int(kind[4:])}")
             return None
-        if ins.name in self.varying or not ins.name and any(self._operand_varying(o, self.varying) for o in ops):
+        if ins.name in self.varying or not ins.name and any(self.operand_varying(o, self.varying) for o in ops):
             # (An instruction without a result with per-lane operands, a store: every lane.)
             return self._per_lane(ins, label, ops, range(self.S))
-        if any(self._operand_varying(o, self.varying) for o in ops):
+        if any(self.operand_varying(o, self.varying) for o in ops):
             # Uniform from per-lane operands (x / S of a multiple of S plus the lane):
             # computed once, from lane 0.
             return self._per_lane(ins, label, ops, [0])
@@ -434,7 +434,7 @@ class _SubgroupGen(RegionMixin, MaskingMixin, _FunctionGen):
                 self.lines.append(self._lane_text(line, j, query))
         return None
 
-    def _consecutive(self, pointer, value_type):
+    def consecutive(self, pointer, value_type):
         kind = self.kinds.get(pointer.name, "u") if value_kind(pointer) == "instruction" else "u"
         t = self.ty(value_type)
         return kind.startswith("pal") and t.kind in ("int", "float") and \
@@ -480,7 +480,7 @@ class _SubgroupGen(RegionMixin, MaskingMixin, _FunctionGen):
 
     def lane(self, v, j):
         """Lane j's value of operand v (text without its type)."""
-        if self._operand_varying(v, self.varying):
+        if self.operand_varying(v, self.varying):
             return quote(f"{v.name}.l{j}")
         return ref(v)
 
@@ -513,7 +513,7 @@ class _SubgroupGen(RegionMixin, MaskingMixin, _FunctionGen):
         S = self.S
         emit = collectives.Emitter(self.fresh, self.lines)
         if self.masked_preds is not None:
-            every, some = self._all_any(self.masked_preds)
+            every, some = self.masking.all_any(self.masked_preds)
             part = self.fresh("sgpart")
             site = self.site(ins, "sub-group collective", 0)
             self.lines += [f"  {part}.n = xor i1 {every}, true",
@@ -530,7 +530,7 @@ class _SubgroupGen(RegionMixin, MaskingMixin, _FunctionGen):
             values = emit.reduce(op, T, signed, xs)
         elif kind in ("scan_inclusive", "scan_exclusive"):
             values = emit.scan(op, T, signed, xs, kind == "scan_exclusive")
-        elif not self._operand_varying(args[0], self.varying):
+        elif not self.operand_varying(args[0], self.varying):
             values = xs[0]          # every lane holds the value read
         else:
             read = self._lanes_table(T, xs)
@@ -633,7 +633,7 @@ class _SubgroupGen(RegionMixin, MaskingMixin, _FunctionGen):
         ty = str(v.type)
         ptr = ty.startswith("ptr")
         out = []
-        for j in range(self.S if self._operand_varying(v, self.varying) else 1):
+        for j in range(self.S if self.operand_varying(v, self.varying) else 1):
             x = self.fresh("u")
             if ptr:
                 self.lines.append(f"  {x} = ptrtoint {ty} {self.lane(v, j)} to i64")

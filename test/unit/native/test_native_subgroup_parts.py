@@ -1,0 +1,112 @@
+"""The subgroup generator is composed of parts, not mixins (issue 27, "Composition over
+mixins"; the checker's test_check_parts holds the front end to the same rule).
+
+subgroup._SubgroupGen builds masking.Masking (lane-varying ifs and masked accesses) and
+regions.Regions (lane-varying loops and nested ifs) and hands them itself as the generator
+they emit through. A part inherits nothing; every `self.<name>` it reads is its own (a
+method, a class constant or an attribute it assigns); and what it uses of the generator is
+the short list its module declares (GENERATOR_USES), each a name the generator (or its
+base codegen._FunctionGen) defines. The test reads the modules as text (ast), so it also
+fails when a mixin or an undeclared use of the generator comes back.
+"""
+import ast
+import importlib
+from pathlib import Path
+
+import pytest
+
+from clcoop.native import subgroup
+
+NATIVE = Path(subgroup.__file__).resolve().parent
+# module -> the part class it holds (subgroup._SubgroupGen composes them).
+PARTS = {
+    "masking.py": "Masking",
+}
+# Mixins of _SubgroupGen not yet turned into parts.
+MIXINS_LEFT = ["RegionMixin"]
+
+
+def class_node(module, name):
+    tree = ast.parse((NATIVE / module).read_text())
+    return next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == name)
+
+
+def defined_names(cls):
+    """Methods, class-level names, and attributes the class assigns to self anywhere."""
+    names = set()
+    for item in cls.body:
+        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            names.add(item.name)
+        elif isinstance(item, ast.Assign):
+            names.update(t.id for t in item.targets if isinstance(t, ast.Name))
+        elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+            names.add(item.target.id)
+    for node in ast.walk(cls):
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) \
+                and isinstance(node.value, ast.Name) and node.value.id == "self":
+            names.add(node.attr)
+    return names
+
+
+def undefined_self_uses(cls):
+    """(line, name) of each `self.<name>` read that the class does not define."""
+    defined = defined_names(cls)
+    return sorted({(node.lineno, node.attr) for node in ast.walk(cls)
+                   if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                   and node.value.id == "self" and node.attr not in defined})
+
+
+def generator_uses(cls):
+    """Names the class reads or sets on its generator: `self.gen.<name>`, or `gen.<name>`
+    where a method took `gen = self.gen`."""
+    def is_gen(v):
+        return isinstance(v, ast.Name) and v.id == "gen" or \
+            isinstance(v, ast.Attribute) and v.attr == "gen" and isinstance(v.value, ast.Name) and v.value.id == "self"
+    return {node.attr for node in ast.walk(cls) if isinstance(node, ast.Attribute) and is_gen(node.value)}
+
+
+def generator_names():
+    """What _SubgroupGen and its base _FunctionGen define."""
+    return defined_names(class_node("subgroup.py", "_SubgroupGen")) | \
+        defined_names(class_node("codegen.py", "_FunctionGen"))
+
+
+@pytest.mark.parametrize("module,name", sorted(PARTS.items()))
+def test_part_inherits_nothing(module, name):
+    cls = class_node(module, name)
+    assert not cls.bases, f"{module}: {name} inherits {[ast.unparse(b) for b in cls.bases]}"
+
+
+@pytest.mark.parametrize("module,name", sorted(PARTS.items()))
+def test_part_uses_only_what_it_defines_or_receives(module, name):
+    assert undefined_self_uses(class_node(module, name)) == []
+
+
+@pytest.mark.parametrize("module,name", sorted(PARTS.items()))
+def test_part_uses_only_the_generator_interface_it_declares(module, name):
+    """Every use of the generator is in the module's GENERATOR_USES, and each of those the
+    generator defines (no stale entry either)."""
+    declared = set(importlib.import_module(f"clcoop.native.{module[:-3]}").GENERATOR_USES)
+    used = generator_uses(class_node(module, name))
+    assert used - declared == set(), f"{module}: used but not declared"
+    assert declared - used == set(), f"{module}: declared but not used"
+    assert declared - generator_names() == set(), f"{module}: not defined by the generator"
+
+
+def test_a_mixin_is_caught():
+    """The rules fail on the mixin shape this replaced (a method of a sibling class) and on
+    a use of the generator the module does not declare."""
+    cls = ast.parse("class Part:\n    def __init__(self, gen):\n        self.gen = gen\n\n"
+                    "    def f(self, ins):\n        gen = self.gen\n"
+                    "        return self.lane(gen.fresh('x'), self.gen.S)\n").body[0]
+    assert undefined_self_uses(cls) == [(7, "lane")]
+    assert generator_uses(cls) == {"fresh", "S"}
+
+
+def test_generator_composes_the_parts():
+    """_SubgroupGen inherits only the per-work-item generator, and builds each part."""
+    cls = class_node("subgroup.py", "_SubgroupGen")
+    assert [ast.unparse(b) for b in cls.bases] == [*MIXINS_LEFT, "_FunctionGen"]
+    built = {node.func.id for node in ast.walk(cls) if isinstance(node, ast.Call)
+             and isinstance(node.func, ast.Name)}
+    assert set(PARTS.values()) <= built
