@@ -717,7 +717,7 @@ class ExpressionChecks:
                     f"have {have} arguments")
         return f"too many arguments to function call, expected {want}, have {have}"
 
-    def user_call(self, fn, args_nodes, node):
+    def user_call(self, fn, args_nodes, node, values=None):
         params = fn.type.params
         loc = location(node)
         if len(args_nodes) != len(params):
@@ -725,8 +725,10 @@ class ExpressionChecks:
             self.ctx.fail(self.arity_message(fn, len(args_nodes)), where,
                           [self.ctx.note(f"'{fn.name}' declared here", fn.loc)])
         args = []
-        for a, pt in zip(args_nodes, params):
-            v = self.rvalue(self.expr(a, expected=pt))
+        for i, (a, pt) in enumerate(zip(args_nodes, params)):
+            # An overloaded call's arguments were checked once to choose the overload: checking
+            # them again here made nested overloaded calls cost 2^depth (issue 26, throughput).
+            v = values[i] if values is not None else self.rvalue(self.expr(a, expected=pt))
             args.append(self.conversions.convert(v, pt, a, "passing"))
         if self.ctx.fn is not None:
             self.ctx.call_edges.append((self.ctx.fn.function, fn, location(node)))
@@ -736,7 +738,8 @@ class ExpressionChecks:
     def overloaded_call(self, name, args_nodes, node):
         """A call to a user's overloadable function: clang's overload resolution picks one."""
         family = self.ctx.overloads[name]
-        arg_types = [self.rvalue(self.expr(a)).type for a in args_nodes]
+        values = [self.rvalue(self.expr(a)) for a in args_nodes]
+        arg_types = [v.type for v in values]
         candidates = {_builtins.BuiltinOverload(name, f.type.ret, f.type.params, f.mangled): f for f in family}
         try:
             chosen = _builtins.select_overload(name, list(candidates), arg_types)
@@ -748,4 +751,4 @@ class ExpressionChecks:
                 fn = by_signature.get(signature)
                 notes.append(self.ctx.note(head, fn.loc) if fn is not None else self.ctx.note(text, location(node)))
             self.ctx.fail(exc.message, node, notes)
-        return self.user_call(candidates[chosen], args_nodes, node)
+        return self.user_call(candidates[chosen], args_nodes, node, values)
