@@ -628,7 +628,7 @@ def _conversion_cast(callee, m, r):
     if problem is not None:
         raise Unsupported(f"a cooperative-matrix {name} the interpreter refuses ({problem.message})")
     if m.fp8 is not None or r.fp8 is not None:
-        return _float8_cast(callee, m, r, name)
+        return float8_ir.matrix_cast(CONVERSIONS.get(callee.base), m, r, name)
     src, dst = m.elem, r.elem
     same = lambda x, y: [f"  {y} = freeze {dst} {x}"]      # noqa: E731
     if callee.base in (CONVERT_USE, TRANSPOSE):
@@ -734,26 +734,6 @@ def _convert_function(fname, site, m, r, cast, transpose):
         f"  store {r.elem} %{p}.y, ptr %{p}.dst"], [])
     lines += ["  ret i1 false", "}"]
     return "\n".join(lines)
-
-
-_FLOAT8_PEERS = {"half": "FP16", "float": "FP32", "double": "FP64"}
-
-
-def _float8_cast(callee, m, r, name):
-    """FConvert of fp8 matrices (docs/coopmat2-semantics.md "fp8": a matrix cast does not
-    saturate): each element through float8_ir's exact double, as the scalar conversion
-    `(T)x` (interp/float8.py); other conversions of fp8 matrices are left to the
-    interpreter, with the reason."""
-    tokens = [t.fp8.token if t.fp8 is not None else _FLOAT8_PEERS.get(t.elem) for t in (m, r)]
-    if CONVERSIONS.get(callee.base) != "FConvert" or None in tokens:
-        raise Unsupported(f"the fp8 cooperative-matrix conversion {name} from {m.elem} to {r.elem}")
-    lines, result = float8_ir.conversion_lines(tokens[0], tokens[1], r.elem, "%__X__")
-
-    def cast(x, y):
-        def rename(text):       # each name of the conversion's under the result's
-            return re.sub(r"%(?!__X__)([A-Za-z_][\w.]*)", lambda k: f"{y}.{k.group(1)}", text).replace("%__X__", x)
-        return [rename(line) for line in lines] + [f"  {y} = freeze {r.elem} {rename(result)}"]
-    return cast
 
 
 def reduce_sequences(rows, cols, mode):

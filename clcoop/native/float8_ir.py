@@ -128,6 +128,27 @@ def conversion_lines(source, target, ret, value, saturate=False):
     return lines, "%res"
 
 
+_MATRIX_PEERS = {"half": "FP16", "float": "FP32", "double": "FP64"}
+
+
+def matrix_cast(op, m, r, name):
+    """The element cast of a conversion of fp8 matrices m -> r (coop_routines.MatrixType),
+    as a function (value, result name) -> lines: FConvert to or from half, float, double or
+    the other fp8 format, each element as the scalar conversion `(T)x` without saturation
+    (docs/coopmat2-semantics.md "fp8": a matrix cast does not saturate); anything else is
+    left to the interpreter, with the reason."""
+    tokens = [t.fp8.token if t.fp8 is not None else _MATRIX_PEERS.get(t.elem) for t in (m, r)]
+    if op != "FConvert" or None in tokens:
+        raise Unsupported(f"the fp8 cooperative-matrix conversion {name} from {m.elem} to {r.elem}")
+    lines, result = conversion_lines(tokens[0], tokens[1], r.elem, "%__X__")
+
+    def cast(x, y):
+        def rename(text):       # each name of the conversion's under the result's
+            return re.sub(r"%(?!__X__)([A-Za-z_][\w.]*)", lambda k: f"{y}.{k.group(1)}", text).replace("%__X__", x)
+        return [rename(line) for line in lines] + [f"  {y} = freeze {r.elem} {rename(result)}"]
+    return cast
+
+
 def definition(name, conversion, ret, params):
     """The `define internal` of one conversion callee: a scalar, or a vector converted
     element by element (the SPIRV-LLVM-Translator's <N x T> forms, as the interpreter)."""
