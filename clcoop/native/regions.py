@@ -17,7 +17,7 @@ masked (masking.py: a masked-off lane neither touches memory nor faults), and a 
 becomes, per lane, the value of the edge the lane came by. A loop runs while any lane is
 still in it: the header's mask is the entry mask the first time and the back edge's mask
 after; each exit edge's mask is accumulated over the iterations, and each value used
-after the loop (an escaping value, varying after the loop: _force_varying) keeps, per
+after the loop (an escaping value, varying after the loop: Regions.forced) keeps, per
 lane, its value from the iteration the lane left in. The back edge counts the loop's
 instructions per iteration (__clcoop_poll, as the per-work-item path counts them), so the
 subgroup's count is at least every lane's: a lane over the instruction limit stops the
@@ -173,15 +173,49 @@ def _escaping(blocks, loop):
     return used
 
 
-class RegionMixin:
-    """_SubgroupGen's part for regions (needs masking.MaskingMixin and its lane, fresh,
-    site, varying)."""
+# What Regions uses of the subgroup generator (subgroup._SubgroupGen), and nothing else
+# (test_native_subgroup_parts checks it): the lane count S, the lines being emitted, fresh
+# names, lane j's value of an operand, fault sites, the varying values and the definitions
+# by name, the blocks in layout order with their indices and instruction counts (the
+# per-work-item path's polls), the generator's own emission of an instruction (a block's
+# instructions, masked through it again), and the current mask it sets for them
+# (masked_preds: per lane, block_any: whether any lane runs the block).
+GENERATOR_USES = ("S", "lines", "fresh", "lane", "site", "varying", "defs", "blocks", "block_index",
+                  "block_cost", "instruction", "masked_preds", "block_any")
 
-    def _region_forced(self):
+
+class Regions:
+    """The subgroup generator's part for regions: finds them (regions: [Region]), checks
+    what their blocks hold (as the masking part checks a hammock's sides), and emits each
+    linearized under per-lane masks when the generator reaches its start's terminator."""
+
+    def __init__(self, gen, masking):
+        self.gen, self.masking = gen, masking
+        self.regions = []          # Region: lane-varying loops and nested ifs
+        self.cfg_preds = None      # block -> its predecessors
+        self.by_name = {}
+        self.start = {}            # start block -> its Region
+        self.joins = set()         # join blocks: their phis are the region's selects
+        self.interior = set()      # blocks emitted with their region's start
+        # While a region is emitted: (block, successor) -> per lane, whether the lane takes
+        # the edge; the label the lines go to now; the loops of the region.
+        self.edges = None
+        self.cur_label = None
+        self.loops = {}
+
+    def find(self, branch_blocks):
+        """The regions of the varying branches of branch_blocks (find_regions)."""
+        self.regions = find_regions(self.gen.blocks, branch_blocks) if branch_blocks else []
+
+    def branch_blocks(self):
+        """The blocks whose varying branches the regions take (a start and its interior)."""
+        return {n for r in self.regions for n in [r.start] + r.interior}
+
+    def forced(self):
         """Values that are per lane whatever their operands: the phis of a region's blocks
         (each lane came by its own edge; a loop header's only when it has several entry
         edges) and the values a loop leaves (each lane's from its own last iteration)."""
-        by_name = {b.name: b for b in self.blocks}
+        by_name = {b.name: b for b in self.gen.blocks}
         out = set()
         for r in self.regions:
             for name in r.interior + [r.join]:
@@ -194,34 +228,35 @@ class RegionMixin:
         return out
 
     def _forward_preds(self, loop):
-        return sorted(self._preds(loop.header) - {loop.latch}, key=self.block_index.get)
+        return sorted(self._preds(loop.header) - {loop.latch}, key=self.gen.block_index.get)
 
     def _preds(self, name):
         if self.cfg_preds is None:
-            self.cfg_preds = {n: set(p) for n, p in cfg.predecessors(cfg.block_graph(self.blocks)).items()}
+            self.cfg_preds = {n: set(p) for n, p in cfg.predecessors(cfg.block_graph(self.gen.blocks)).items()}
         return self.cfg_preds[name]
 
-    def _check_regions(self):
+    def check(self):
         """What a region's blocks may hold: what a hammock's sides may (masking.py)."""
         for r in self.regions:
             for name in r.interior:
                 self.masking.check_block(self.by_name[name])
 
-    def _region_setup(self):
-        self.by_name = {b.name: b for b in self.blocks}
-        self.region_start = {r.start: r for r in self.regions}
-        self.region_join = {r.join for r in self.regions}
-        self.region_interior = {n for r in self.regions for n in r.interior}
+    def setup(self):
+        """The tables emission reads, once the regions are final."""
+        self.by_name = {b.name: b for b in self.gen.blocks}
+        self.start = {r.start: r for r in self.regions}
+        self.joins = {r.join for r in self.regions}
+        self.interior = {n for r in self.regions for n in r.interior}
 
     # ------------------------------------------------------------ emission
-    def _emit_region(self, term, label):
+    def emit(self, term, label):
         """The region entered by `term` (its start's terminator): the interior blocks
         linearized under masks, then the join's phis as per-lane selects (they dominate
         the join, now entered only from here)."""
-        r = self.region_start[label]
+        r = self.start[label]
         self.edges = {}
         self.cur_label = label
-        self._edge_masks(term, label, ["true"] * self.S)
+        self._edge_masks(term, label, ["true"] * self.gen.S)
         self.loops = r.loops
         for item in _items(r.interior, r.loops):
             if isinstance(item, Loop):
@@ -232,32 +267,35 @@ class RegionMixin:
         for ins in self.by_name[r.join].instructions:
             if ins.opcode == "phi":
                 self._phi_selects(ins, r.join, lambda j: quote(f"{ins.name}.l{j}"))
-        self.lines.append(f"  br label {quote(r.join)}")
+        self.gen.lines.append(f"  br label {quote(r.join)}")
         self.edges = None
 
     def _in_mask(self, name, exclude=None):
-        masks = [self.edges[(p, name)] for p in sorted(self._preds(name), key=self.block_index.get)
+        masks = [self.edges[(p, name)] for p in sorted(self._preds(name), key=self.gen.block_index.get)
                  if p != exclude]
         return self._or_lanes(masks)
 
     def _or_lanes(self, masks):
+        gen = self.gen
         out = masks[0]
         for m in masks[1:]:
-            n = self.fresh("mo")
-            self.lines += [f"  {n}.l{j} = or i1 {out[j]}, {m[j]}" for j in range(self.S)]
-            out = [f"{n}.l{j}" for j in range(self.S)]
+            n = gen.fresh("mo")
+            gen.lines += [f"  {n}.l{j} = or i1 {out[j]}, {m[j]}" for j in range(gen.S)]
+            out = [f"{n}.l{j}" for j in range(gen.S)]
         return out
 
     def _any(self, mask):
-        n = self.fresh("ma")
+        gen = self.gen
+        n = gen.fresh("ma")
         acc = mask[0]
-        for j in range(1, self.S):
-            self.lines.append(f"  {n}.{j} = or i1 {acc}, {mask[j]}")
+        for j in range(1, gen.S):
+            gen.lines.append(f"  {n}.{j} = or i1 {acc}, {mask[j]}")
             acc = f"{n}.{j}"
         return acc
 
     def _edge_masks(self, term, label, mask):
         """edges[(label, target)]: per lane, whether the lane leaves label to target."""
+        gen = self.gen
         ops = list(term.operands)
         targets = [o.name for o in ops if value_kind(o) == "basic_block"]
         if len(ops) == 1 or targets[0] == targets[1]:
@@ -265,12 +303,12 @@ class RegionMixin:
             return
         m = _BRANCH.fullmatch(clean_ir(str(term)).split(", !")[0])
         cond, t, f = ops[0], m.group(2).strip('"'), m.group(3).strip('"')
-        n = self.fresh("em")
-        taken = [f"{n}.t{j}" for j in range(self.S)]
-        other = [f"{n}.f{j}" for j in range(self.S)]
-        for j in range(self.S):
-            self.lines += [f"  {taken[j]} = select i1 {mask[j]}, i1 {self.lane(cond, j)}, i1 false",
-                           f"  {other[j]} = xor i1 {mask[j]}, {taken[j]}"]
+        n = gen.fresh("em")
+        taken = [f"{n}.t{j}" for j in range(gen.S)]
+        other = [f"{n}.f{j}" for j in range(gen.S)]
+        for j in range(gen.S):
+            gen.lines += [f"  {taken[j]} = select i1 {mask[j]}, i1 {gen.lane(cond, j)}, i1 false",
+                          f"  {other[j]} = xor i1 {mask[j]}, {taken[j]}"]
         self._add_edge(label, t, taken)
         self._add_edge(label, f, other)
 
@@ -282,23 +320,25 @@ class RegionMixin:
         """A phi of a block under masks: per lane, the incoming value of the edge the lane
         came by (the first edge's value where no edge is taken: a masked-off lane); a loop
         header's entry value when exclude is its latch."""
+        gen = self.gen
         incoming = [(v, lab) for v, lab in _phi_incoming(ins) if lab != exclude]
         t = str(ins.type)
-        for j in range(self.S):
-            cur = self.lane(incoming[0][0], j)
+        for j in range(gen.S):
+            cur = gen.lane(incoming[0][0], j)
             for k, (v, lab) in enumerate(incoming[1:]):
-                n = self.fresh("ps")
+                n = gen.fresh("ps")
                 last = k == len(incoming) - 2
                 name = out_name(j) if last else n
-                self.lines.append(f"  {name} = select i1 {self.edges[(lab, label)][j]}, {t} {self.lane(v, j)}, "
-                                  f"{t} {cur}")
+                gen.lines.append(f"  {name} = select i1 {self.edges[(lab, label)][j]}, {t} {gen.lane(v, j)}, "
+                                 f"{t} {cur}")
                 cur = name
             if len(incoming) == 1:
-                self.lines.append(f"  {out_name(j)} = select i1 true, {t} {cur}, {t} {cur}")
+                gen.lines.append(f"  {out_name(j)} = select i1 true, {t} {cur}, {t} {cur}")
 
     def _emit_block(self, name, mask, header=False):
         """A block of a region under the lanes' mask: phis as selects (not a loop header's),
         instructions masked, the terminator's edge masks."""
+        gen = self.gen
         b = self.by_name[name]
         instructions = list(b.instructions)
         if not header:
@@ -307,17 +347,18 @@ class RegionMixin:
                     self._phi_selects(ins, name, lambda j, ins=ins: quote(f"{ins.name}.l{j}"))
         # A loop's header runs only while some lane is in the loop: "any" is true there
         # (its uniform accesses are plain checked accesses).
-        self.masked_preds, self.block_any = mask, "true" if header else self._any(mask)
+        gen.masked_preds, gen.block_any = mask, "true" if header else self._any(mask)
         for ins in instructions[:-1]:
             if ins.opcode != "phi":
-                self.instruction(ins, name)
-        self.masked_preds = self.block_any = None
+                gen.instruction(ins, name)
+        gen.masked_preds = gen.block_any = None
         self._edge_masks(instructions[-1], name, mask)
 
     def _emit_loop(self, lp):
         """A loop of a region: runs while any lane is in it (see the module's comment)."""
-        S = self.S
-        n = self.fresh("lp")[1:]
+        gen = self.gen
+        S = gen.S
+        n = gen.fresh("lp")[1:]
         head, cont, done = f"{n}.head", f"{n}.cont", f"{n}.done"
         pre = self.cur_label
         fwd = self._forward_preds(lp)
@@ -325,19 +366,19 @@ class RegionMixin:
         header_phis = [i for i in self.by_name[lp.header].instructions if i.opcode == "phi"]
         entry_values = {}
         for phi in header_phis:
-            if phi.name in self.varying:
+            if phi.name in gen.varying:
                 values = [f"%{n}.e{len(entry_values)}.l{j}" for j in range(S)]
                 self._phi_selects(phi, lp.header, lambda j, values=values: values[j], exclude=lp.latch)
             else:
                 values = [ref(next(v for v, lab in _phi_incoming(phi) if lab != lp.latch))] * S
             entry_values[phi.name] = values
         any_in = self._any(entry)
-        self.lines += [f"  br i1 {any_in}, label %{head}, label %{done}", f"{head}:"]
-        start = len(self.lines)
+        gen.lines += [f"  br i1 {any_in}, label %{head}, label %{done}", f"{head}:"]
+        start = len(gen.lines)
         mask = [f"%{n}.m.l{j}" for j in range(S)]
         exits = list(dict.fromkeys((b, t) for b in lp.blocks for t in self._succ(b) if t not in lp.blocks))
         acc = {e: [f"%{n}.a{k}.l{j}" for j in range(S)] for k, e in enumerate(exits)}
-        types = {name: str(self.defs[name].type) for name in lp.escaping}
+        types = {name: str(gen.defs[name].type) for name in lp.escaping}
         keep = {v: [f"%{n}.x{k}.l{j}" for j in range(S)] for k, v in enumerate(lp.escaping)}
         acc_cur, keep_cur = dict(acc), dict(keep)
         defined_at = {}
@@ -361,9 +402,9 @@ class RegionMixin:
                 for v in lp.escaping:
                     if defined_at[v] > at:
                         continue       # not defined yet where the lane leaves: it never uses it
-                    x = self.fresh("xk")
-                    self.lines += [f"  {x}.l{j} = select i1 {m[j]}, {types[v]} {quote(f'{v}.l{j}')}, "
-                                   f"{types[v]} {keep_cur[v][j]}" for j in range(S)]
+                    x = gen.fresh("xk")
+                    gen.lines += [f"  {x}.l{j} = select i1 {m[j]}, {types[v]} {quote(f'{v}.l{j}')}, "
+                                  f"{types[v]} {keep_cur[v][j]}" for j in range(S)]
                     keep_cur[v] = [f"{x}.l{j}" for j in range(S)]
         back = self.edges[(lp.latch, lp.header)]
         any_back = self._any(back)
@@ -372,11 +413,11 @@ class RegionMixin:
         # branch to a block laid out before it (codegen.branch), each at most once.
         inner = {b for item in items if isinstance(item, Loop) for b in item.blocks}
         cost = max(1, sum(self._poll_cost(b) for b in lp.blocks if b not in inner))
-        stop = self.fresh("stop")
-        self.lines += [f"  {stop} = call i1 @__clcoop_poll(ptr %__ctx, i64 {cost}, i32 {self.site(term, 'loop', 0)})",
-                       f"  br i1 {stop}, label %__abort, label %{cont}",
-                       f"{cont}:",
-                       f"  br i1 {any_back}, label %{head}, label %{done}"]
+        stop = gen.fresh("stop")
+        gen.lines += [f"  {stop} = call i1 @__clcoop_poll(ptr %__ctx, i64 {cost}, i32 {gen.site(term, 'loop', 0)})",
+                      f"  br i1 {stop}, label %__abort, label %{cont}",
+                      f"{cont}:",
+                      f"  br i1 {any_back}, label %{head}, label %{done}"]
         phis = [f"  {mask[j]} = phi i1 [ {entry[j]}, {quote(pre)} ], [ {back[j]}, %{cont} ]" for j in range(S)]
         for e in exits:
             phis += [f"  {acc[e][j]} = phi i1 [ false, {quote(pre)} ], [ {acc_cur[e][j]}, %{cont} ]" for j in range(S)]
@@ -385,12 +426,12 @@ class RegionMixin:
                      f"[ {keep_cur[v][j]}, %{cont} ]" for j in range(S)]
         for phi in header_phis:
             back_value = next(v for v, lab in _phi_incoming(phi) if lab == lp.latch)
-            lanes = range(S) if phi.name in self.varying else [None]
+            lanes = range(S) if phi.name in gen.varying else [None]
             for j in lanes:
                 name = quote(phi.name) if j is None else quote(f"{phi.name}.l{j}")
                 phis.append(f"  {name} = phi {phi.type} [ {entry_values[phi.name][j or 0]}, {quote(pre)} ], "
-                            f"[ {self.lane(back_value, j or 0)}, %{cont} ]")
-        self.lines[start:start] = phis
+                            f"[ {gen.lane(back_value, j or 0)}, %{cont} ]")
+        gen.lines[start:start] = phis
         # Inside the loop, a value it leaves has its in-loop name; after it, its own name
         # is each lane's value from the iteration the lane left in.
         escaping = set(lp.escaping)
@@ -401,66 +442,69 @@ class RegionMixin:
             if lane and lane.group(1) in escaping:
                 return quote(f"{lane.group(1)}.{n}.l{lane.group(2)}")
             return m.group(0)
-        self.lines[start:] = [re.sub(r'%("[^"]*"|[-\w.$]+)', rename, line) for line in self.lines[start:]]
-        self.lines.append(f"{done}:")
+        gen.lines[start:] = [re.sub(r'%("[^"]*"|[-\w.$]+)', rename, line) for line in gen.lines[start:]]
+        gen.lines.append(f"{done}:")
         for k, e in enumerate(exits):
             out = [f"%{n}.af{k}.l{j}" for j in range(S)]
-            self.lines += [f"  {out[j]} = phi i1 [ false, {quote(pre)} ], [ {acc_cur[e][j]}, %{cont} ]"
-                           for j in range(S)]
+            gen.lines += [f"  {out[j]} = phi i1 [ false, {quote(pre)} ], [ {acc_cur[e][j]}, %{cont} ]"
+                          for j in range(S)]
             self.edges[e] = out
         for v in lp.escaping:
-            self.lines += [f"  {quote(f'{v}.l{j}')} = phi {types[v]} [ zeroinitializer, {quote(pre)} ], "
-                           f"[ {keep_cur[v][j]}, %{cont} ]" for j in range(S)]
+            gen.lines += [f"  {quote(f'{v}.l{j}')} = phi {types[v]} [ zeroinitializer, {quote(pre)} ], "
+                          f"[ {keep_cur[v][j]}, %{cont} ]" for j in range(S)]
         self.cur_label = done
 
     def _poll_cost(self, name):
         """What the per-work-item path counts at block name's terminator (codegen.branch:
         a branch to a block laid out before it counts the blocks in between), or 0."""
-        here = self.block_index[name]
-        back = [self.block_index[t] for t in self._succ(name) if self.block_index[t] <= here]
-        return sum(self.block_cost[min(back):here + 1]) if back else 0
+        gen = self.gen
+        here = gen.block_index[name]
+        back = [gen.block_index[t] for t in self._succ(name) if gen.block_index[t] <= here]
+        return sum(gen.block_cost[min(back):here + 1]) if back else 0
 
     def _poll(self, name):
         """A region's block outside its loops that the per-work-item path counts at (a
         layout where the code after a loop comes before it): counted here too."""
+        gen = self.gen
         cost = self._poll_cost(name)
         if not cost:
             return
-        stop = self.fresh("stop")
+        stop = gen.fresh("stop")
         cont = f"{stop[1:]}.cont"
-        site = self.site(list(self.by_name[name].instructions)[-1], "loop", 0)
-        self.lines += [f"  {stop} = call i1 @__clcoop_poll(ptr %__ctx, i64 {cost}, i32 {site})",
-                       f"  br i1 {stop}, label %__abort, label %{cont}", f"{cont}:"]
+        site = gen.site(list(self.by_name[name].instructions)[-1], "loop", 0)
+        gen.lines += [f"  {stop} = call i1 @__clcoop_poll(ptr %__ctx, i64 {cost}, i32 {site})",
+                      f"  br i1 {stop}, label %__abort, label %{cont}", f"{cont}:"]
         self.cur_label = cont
 
     def _succ(self, name):
         return cfg.block_successors(self.by_name[name])
 
-    def _masked_division(self, ins, ops):
+    def division(self, ins, ops):
         """A division under a mask: a masked-off lane divides by 1 (no fault), an active
         lane as on the per-work-item path (codegen.division: zero faults, INT_MIN / -1
         wraps)."""
+        gen = self.gen
         t = str(ops[1].type)
         if not re.fullmatch(r"i\d+", t):
             raise Unsupported("a vector division under a lane-varying branch")
         bits = int(t[1:])
-        site = self.site(ins, "division", 0)
+        site = gen.site(ins, "division", 0)
         exact = " exact" if " exact " in str(ins) else ""
-        lanes = range(self.S) if ins.name in self.varying else [None]
+        lanes = range(gen.S) if ins.name in gen.varying else [None]
         for j in lanes:
-            pred = self.block_any if j is None else self.masked_preds[j]
+            pred = gen.block_any if j is None else gen.masked_preds[j]
             out = quote(ins.name) if j is None else quote(f"{ins.name}.l{j}")
-            a, b = self.lane(ops[0], j or 0), self.lane(ops[1], j or 0)
-            n = self.fresh("md")
-            self.lines += [f"  {n}.b = select i1 {pred}, {t} {b}, {t} 1",
-                           f"  {n}.z = icmp eq {t} {n}.b, 0",
-                           f"  call void @__clcoop_fault_if(ptr %__ctx, i1 {n}.z, i32 {site}, i32 {FAULT_DIVZERO})"]
+            a, b = gen.lane(ops[0], j or 0), gen.lane(ops[1], j or 0)
+            n = gen.fresh("md")
+            gen.lines += [f"  {n}.b = select i1 {pred}, {t} {b}, {t} 1",
+                          f"  {n}.z = icmp eq {t} {n}.b, 0",
+                          f"  call void @__clcoop_fault_if(ptr %__ctx, i1 {n}.z, i32 {site}, i32 {FAULT_DIVZERO})"]
             safe = f"{n}.z"
             if ins.opcode in ("sdiv", "srem"):
-                self.lines += [f"  {n}.ma = icmp eq {t} {a}, {-(1 << (bits - 1))}",
-                               f"  {n}.mb = icmp eq {t} {n}.b, -1",
-                               f"  {n}.mab = and i1 {n}.ma, {n}.mb",
-                               f"  {n}.sc = or i1 {n}.z, {n}.mab"]
+                gen.lines += [f"  {n}.ma = icmp eq {t} {a}, {-(1 << (bits - 1))}",
+                              f"  {n}.mb = icmp eq {t} {n}.b, -1",
+                              f"  {n}.mab = and i1 {n}.ma, {n}.mb",
+                              f"  {n}.sc = or i1 {n}.z, {n}.mab"]
                 safe = f"{n}.sc"
-            self.lines += [f"  {n}.d = select i1 {safe}, {t} 1, {t} {n}.b",
-                           f"  {out} = {ins.opcode}{exact} {t} {a}, {n}.d"]
+            gen.lines += [f"  {n}.d = select i1 {safe}, {t} 1, {t} {n}.b",
+                          f"  {out} = {ins.opcode}{exact} {t} {a}, {n}.d"]

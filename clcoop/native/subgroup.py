@@ -30,7 +30,7 @@ from clcoop.ir.demangle import demangle, signed_param
 from clcoop.native import ballot_ir, bfloat_ir, collectives, coop_routines, coop_ir
 from clcoop.native.codegen import _FunctionGen, safe_divisor
 from clcoop.native.masking import Masking
-from clcoop.native.regions import DIVISIONS, MAX_MASKED_LINES, RegionMixin, find_regions
+from clcoop.native.regions import DIVISIONS, MAX_MASKED_LINES, Regions
 from clcoop.native.context import (ATOMIC_FUNCTIONS, CTX, CTX_SLOTS, FAULT_COOP, FAULT_UNREACHABLE, REGION_FLAGS,
                                    REGION_HI, REGION_LO, REGION_ROW_WORDS)
 from clcoop.native.drivers import argument_lines, coroutine_driver, group_head_lines, group_id_lines, one_dim_lines, \
@@ -94,12 +94,13 @@ def generate(mg, plan, max_lanes=None):
     # coroutine switch per subgroup and barrier costs more than the compile time (the
     # __local reduction: 1.6 -> 0.8 ms per launch at 64 lanes).
     lines = function.count("\n")
-    masked_cost = gen.regions or (gen.masking.hammocks and not gen.coroutine and lines > MAX_WIDE_MASKED_LINES)
+    masked_cost = gen.masked_regions.regions or \
+        (gen.masking.hammocks and not gen.coroutine and lines > MAX_WIDE_MASKED_LINES)
     if (lines > MAX_LINES or masked_cost) and lanes > mg.subgroup_size:
         lanes = mg.subgroup_size
         gen = _SubgroupGen(mg, f, True)
         function = gen.emit_subgroup(lanes)
-    if gen.regions and function.count("\n") > MAX_MASKED_LINES:
+    if gen.masked_regions.regions and function.count("\n") > MAX_MASKED_LINES:
         # Masked regions' per-lane selects and checks: about 0.4 ms of LLVM -O3 per line.
         raise Unsupported(f"too many per-lane instructions under lane-varying branches "
                           f"({function.count(chr(10))} lines at {lanes} lanes)")
@@ -125,7 +126,7 @@ def _callees_text(f):
     return " ".join(names)
 
 
-class _SubgroupGen(RegionMixin, _FunctionGen):
+class _SubgroupGen(_FunctionGen):
     """Re-emits a kernel for a whole subgroup (the base class's per-instruction code, once
     for uniform instructions, once per lane for varying ones)."""
 
@@ -144,15 +145,14 @@ class _SubgroupGen(RegionMixin, _FunctionGen):
         self.masking = Masking(self)  # lane-varying ifs (hammocks)
         self.forced = set()        # join phis of hammocks: varying whatever their operands
         self.masked_preds = None   # per-lane predicates while emitting a masked copy
-        self.regions = []          # regions.Region: lane-varying loops and nested ifs
+        self.masked_regions = Regions(self, self.masking)  # lane-varying loops and nested ifs
         self.block_any = None      # in a region's block: whether any lane runs it
-        self.cfg_preds = None      # block -> its predecessors (regions.py)
         self._check_taken()
         # The lane rules of _kind hold for subgroups within one row of dimension 0; the
         # runtime takes the fast path only then (runtime.subgroups_in_rows).
         self.aligned_lanes = self.S & (self.S - 1) == 0
         self.varying = self._varying_values()
-        self._region_setup()
+        self.masked_regions.setup()
         self._check_uniform_control()
         params = ["ptr noalias %__ctx"] + [f"{a.type} {quote(a.name)}" for a in f.arguments]
         # Matrix kernels: noinline (one call per subgroup costs nothing; inlining their
@@ -163,7 +163,7 @@ class _SubgroupGen(RegionMixin, _FunctionGen):
         text = [f"define internal {ret} {gquote(function_name(f.name))}({', '.join(params)}){attrs} {{"]
         body = []
         for bi, b in enumerate(self.blocks):
-            if b.name in self.region_interior:
+            if b.name in self.masked_regions.interior:
                 continue           # emitted with its region's start (regions.py)
             self.cur_block = bi
             self.lines = []
@@ -212,10 +212,9 @@ class _SubgroupGen(RegionMixin, _FunctionGen):
             varying = self._varying_fixpoint()
             others = self.masking.find(lambda t: t.opcode in ("br", "switch") and any(
                 self.operand_varying(o, varying) for o in t.operands))
-            self.regions = find_regions(self.blocks, others) if others else []
-            inside = {n for r in self.regions for n in [r.start] + r.interior}
-            self.masking.drop(inside)
-            forced = self.masking.forced() | self._region_forced()
+            self.masked_regions.find(others)
+            self.masking.drop(self.masked_regions.branch_blocks())
+            forced = self.masking.forced() | self.masked_regions.forced()
             if forced <= self.forced:
                 return varying
             self.forced |= forced
@@ -347,13 +346,13 @@ class _SubgroupGen(RegionMixin, _FunctionGen):
 
     def _check_uniform_control(self):
         self.masking.check_sides()
-        self._check_regions()
+        self.masked_regions.check()
         for b in self.blocks:
             for ins in b.instructions:
                 ops = list(ins.operands)
                 if ins.opcode in ("br", "switch") and any(self.operand_varying(o, self.varying) for o in ops) \
-                        and b.name not in self.masking.hammocks and b.name not in self.region_start \
-                        and b.name not in self.region_interior:
+                        and b.name not in self.masking.hammocks and b.name not in self.masked_regions.start \
+                        and b.name not in self.masked_regions.interior:
                     raise Unsupported("a branch that may differ between the lanes of a subgroup")
                 if ins.name in self.varying and coopmat_spec.mentions_matrix_type(str(ins.type)):
                     raise Unsupported("a matrix that may differ between lanes")
@@ -366,15 +365,15 @@ class _SubgroupGen(RegionMixin, _FunctionGen):
     # ------------------------------------------------------------ instructions
     def instruction(self, ins, label):
         ops = list(ins.operands)
-        if ins.opcode == "br" and label in self.region_start:
-            return self._emit_region(ins, label)
-        if ins.opcode == "phi" and label in self.region_join:
+        if ins.opcode == "br" and label in self.masked_regions.start:
+            return self.masked_regions.emit(ins, label)
+        if ins.opcode == "phi" and label in self.masked_regions.joins:
             return None            # per-lane selects at the end of its region
         if ins.opcode == "call" and self._is_declared(ops[-1]) and \
                 collectives.collective_of(demangle(ops[-1].name)[0]) is not None:
             return self._collective(ins, ops)
         if self.block_any is not None and ins.opcode in DIVISIONS and not safe_divisor(ops[1]):
-            return self._masked_division(ins, ops)
+            return self.masked_regions.division(ins, ops)
         if self.block_any is not None and ins.opcode == "call" and ops[-1].name == "llvm.assume":
             return None            # a masked-off lane's assumption may be false
         if self.masked_preds is not None and self.masking.needs_mask(ins, ops):
