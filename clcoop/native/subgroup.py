@@ -128,7 +128,11 @@ def _callees_text(f):
 
 class _SubgroupGen(_FunctionGen):
     """Re-emits a kernel for a whole subgroup (the base class's per-instruction code, once
-    for uniform instructions, once per lane for varying ones)."""
+    for uniform instructions, once per lane for varying ones). Lane-varying branches go to
+    its parts, built with it as the generator they emit through: masking.Masking (ifs,
+    masked accesses) and regions.Regions (loops, nested ifs); each uses only the names of
+    this class its module lists in GENERATOR_USES (the lines emitted, fresh names, lane
+    values, the current mask masked_preds/block_any that instruction() reads, ...)."""
 
     def emit_subgroup(self, lanes):
         f = self.f
@@ -143,7 +147,7 @@ class _SubgroupGen(_FunctionGen):
         self.in_memory = {}        # load result -> (rows pointer, stride, by columns, block, stores)
         self.stores = 0            # stores emitted so far (a load's rows may be stale after one)
         self.masking = Masking(self)  # lane-varying ifs (hammocks)
-        self.forced = set()        # join phis of hammocks: varying whatever their operands
+        self.forced = set()        # values per lane whatever their operands (the parts' forced())
         self.masked_preds = None   # per-lane predicates while emitting a masked copy
         self.masked_regions = Regions(self, self.masking)  # lane-varying loops and nested ifs
         self.block_any = None      # in a region's block: whether any lane runs it
