@@ -284,14 +284,15 @@ def test_bf16_element_wise_arithmetic_runs_in_the_interpreter():
     np.testing.assert_array_equal(out.astype(np.float64), r(r(r(x * x) + r(x * 0.5)) - 1))
 
 
-def test_native_engine_runs_bf16_kernels():
+def test_native_engine_runs_bf16_kernels(shared_builds):
     """engine="auto" runs bf16 kernels natively (issue 29; test_native_bf16.py compares
-    them with the interpreter), with the interpreter's one rounding."""
+    them with the interpreter, on this build of the session), with the interpreter's one
+    rounding."""
     from clcoop.native.support import NativeFallbackWarning
     import warnings
     with warnings.catch_warnings():
         warnings.simplefilter("error", NativeFallbackWarning)
-        prog = clcoop.Program(SCALAR_KERNELS).build(engine="auto")
+        prog = shared_builds.build(SCALAR_KERNELS, "auto", ("-w",))
         out = np.zeros(1, BF16)
         prog.from_double((1,), (1,), np.array([1 + 2 ** -8 + 2 ** -30]), out)
     assert prog.from_double.engine == "native"

@@ -3,7 +3,6 @@ cooperative matrices run natively (no fallback), bit for bit as the interpreter 
 reference: ml_dtypes, one rounding from doubles and integers, clcoop/ir/rounding.py),
 on inputs that reach every rounding case: ties, subnormals, overflow, NaNs, infinities,
 64-bit integers past 2**53."""
-import functools
 import warnings
 from pathlib import Path
 
@@ -11,7 +10,6 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-import clcoop
 from clcoop.native.support import NativeFallbackWarning
 from test_bf16 import MATRICES, SCALAR_KERNELS, oracle_bf16
 
@@ -20,15 +18,24 @@ EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 RNG = np.random.default_rng(2916)
 
 
-@functools.lru_cache(maxsize=None)
+_BUILDS = []
+
+
+@pytest.fixture(autouse=True)
+def _session_builds(shared_builds):
+    """build() takes its programs from the session's shared_builds (test_bf16's native test
+    launches the scalar kernels' build too)."""
+    _BUILDS[:] = [shared_builds]
+
+
 def build(source, engine, options=("-w",), ir=False):
-    """One build per source and engine (native builds take seconds); engine="auto" must not
-    fall back."""
+    """One build per source and engine in the session (native builds take seconds);
+    engine="auto" must not fall back."""
     with warnings.catch_warnings():
         warnings.simplefilter("error", NativeFallbackWarning)
         if ir:
-            return clcoop.Program.from_ir(source, engine=engine)
-        return clcoop.Program(source).build(options=list(options), engine=engine)
+            return _BUILDS[0].from_ir(source, engine)
+        return _BUILDS[0].build(source, engine, options)
 
 
 def on_both(source, name, launch, options=("-w",), ir=False):
