@@ -3,7 +3,8 @@
 # examples against NumPy). Fails if either fails.
 #
 #   bash scripts/test.sh            # without the tests marked slow (fuzzing, differential,
-#                                   # corpus, long native runs): about 5 minutes on 2 idle cores
+#                                   # corpus, long native runs): the target is 5 minutes on 2
+#                                   # idle cores (README has the time measured)
 #   bash scripts/test.sh --all      # everything; CI (.ci/run sets CI=true) always runs everything
 #   bash scripts/test.sh ARGS...    # ARGS go to pytest (a file or test named there runs even if
 #                                   # it is slow: test/unit/conftest.py)
