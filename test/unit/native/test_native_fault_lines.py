@@ -75,12 +75,12 @@ __kernel void k(__global const float4 *a, __global float4 *c, __global const uin
 
 
 @pytest.mark.parametrize("s", [0, 1, 2])
-def test_out_of_bounds_access_is_worded_as_the_interpreter(s):
+def test_out_of_bounds_access_is_worded_as_the_interpreter(s, shared_builds):
     """A float4 read past the end is at element 32 of 32 floats (the first element outside),
     a uint one at element 8, a write before the start at element -3: the interpreter's words."""
     messages = []
     for engine in ("native", "interp"):
-        prog = clcoop.Program(VECTORS).build(engine=engine)
+        prog = shared_builds.build(VECTORS, engine)
         with pytest.raises(clcoop.RuntimeFault) as info:
             prog.k((8,), (8,), np.ones(32, np.float32), np.zeros(32, np.float32), np.ones(8, np.uint32),
                    np.zeros(8, np.uint32), np.int32(s))
