@@ -13,6 +13,14 @@ def test_every_module_under_clcoop_is_in_design_md():
     assert not missing, f"docs/design.md has no row for: {', '.join(missing)}"
 
 
+def test_design_md_has_one_row_per_module():
+    text = (ROOT / "docs" / "design.md").read_text()
+    rows = [line.split("|")[1].strip() for line in text.splitlines()
+            if line.startswith("| clcoop/") and line.split("|")[1].strip().endswith(".py")]
+    repeated = sorted({row for row in rows if rows.count(row) > 1})
+    assert not repeated, f"docs/design.md has more than one row for: {', '.join(repeated)}"
+
+
 def test_docs_cite_no_path_outside_the_repository():
     for doc in [ROOT / "README.md", *(ROOT / "docs").glob("*.md")]:
         text = doc.read_text()
