@@ -32,6 +32,7 @@ import pytest
 
 import clcoop
 from tool_marks import needs_tools
+from script_modules import load_script
 
 ROOT = Path(__file__).resolve().parents[3]
 LLAMA = ROOT / "examples" / "llama"
@@ -479,11 +480,7 @@ def test_native_flash_attn_variants_are_the_interpreter_bit_for_bit(extra, softc
 def gpu_check():
     import importlib.util
     import sys
-    spec = importlib.util.spec_from_file_location("gpu_check", ROOT / "scripts" / "gpu_check.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["gpu_check"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("gpu_check.py", register=True)
 
 
 @pytest.mark.parametrize("qtype", ["Q4_0", "Q8_0"])

@@ -8,10 +8,10 @@ unlocated diagnostic or a timeout fails the test, naming the mutant's index so t
 `python3 scripts/fuzz.py --seed 2026 --start <index> --count 1 --save-dir DIR` reproduces it.
 Longer runs: `python3 scripts/fuzz.py --count 50000 --seed <any>`.
 """
-import importlib.util
 from pathlib import Path
 
 import pytest
+from script_modules import load_script
 
 ROOT = Path(__file__).resolve().parents[3]
 SEED = 2026
@@ -20,10 +20,7 @@ CHUNKS = 10
 
 
 def _load_fuzz_module():
-    spec = importlib.util.spec_from_file_location("clcoop_fuzz", ROOT / "scripts" / "fuzz.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("fuzz.py", "clcoop_fuzz")
 
 
 fuzz = _load_fuzz_module()

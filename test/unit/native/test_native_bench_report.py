@@ -2,21 +2,18 @@
 with the engine's compile time and against PoCL (or says PoCL is not installed), and says when
 the rows come from a separate --native-only run. None of this needs pyopencl."""
 import copy
-import importlib.util
 import json
 import sys
 from pathlib import Path
 
 import numpy as np
+from script_modules import load_script
 
 ROOT = Path(__file__).resolve().parents[3]
 
 
 def load_bench():
-    spec = importlib.util.spec_from_file_location("bench", ROOT / "scripts" / "bench.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("bench.py")
 
 
 def results_with_native(date):

@@ -2,22 +2,16 @@
 starts not to fault (clcoop/native/ranges.py) runs on the caller's arrays, without private
 copies; any launch not proven keeps the copies, so a fault leaves the caller's arrays
 untouched. Results are checked against NumPy and the interpreter."""
-import importlib.util
-import pathlib
-
 import numpy as np
 import pytest
 
 import clcoop
 from clcoop.native import ranges
+from script_modules import load_script
 
 
 def _bench():
-    spec = importlib.util.spec_from_file_location(
-        "bench", pathlib.Path(__file__).resolve().parents[3] / "scripts" / "bench.py")
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
-    return bench
+    return load_script("bench.py")
 
 
 BENCH_SOURCES = _bench().NATIVE_SOURCES

@@ -1,18 +1,15 @@
 """scripts/bench.py's report: the markdown table from a run's JSON (docs/performance.json,
 which the last bench run wrote), so a change to the JSON or the table cannot rot unseen."""
 import copy
-import importlib.util
 import json
 from pathlib import Path
+from script_modules import load_script
 
 ROOT = Path(__file__).resolve().parents[3]
 
 
 def load_bench():
-    spec = importlib.util.spec_from_file_location("bench", ROOT / "scripts" / "bench.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("bench.py")
 
 
 def test_table_has_a_row_per_gemm_and_the_compile_and_memory_rows():

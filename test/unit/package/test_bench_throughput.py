@@ -1,17 +1,14 @@
 """scripts/bench.py --compile-throughput: a --source directory stands for its *.cl files (a
 corpus such as pocl's tests/kernel), and each timed file is judged against issue 26's target
 (CPU time within 3x of clang-22's, peak memory under 300 MB)."""
-import importlib.util
 from pathlib import Path
+from script_modules import load_script
 
 ROOT = Path(__file__).resolve().parents[3]
 
 
 def load_bench():
-    spec = importlib.util.spec_from_file_location("bench", ROOT / "scripts" / "bench.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("bench.py")
 
 
 def test_a_directory_source_is_its_cl_files_sorted(tmp_path):

@@ -1,7 +1,6 @@
 """scripts/setup.sh, scripts/env.sh, scripts/test.sh and the `slow` marker (issues 26 and 27):
 the README's two commands on a fresh machine, in a venv or not (Debian's system Python is
 externally managed, PEP 668), and a default test run that leaves the slow tests out."""
-import importlib.util
 import os
 import subprocess
 import sys
@@ -9,15 +8,14 @@ from pathlib import Path
 
 import pytest
 
+from script_modules import load_script
+
 ROOT = Path(__file__).resolve().parents[3]
 pytest_plugins = ["pytester"]
 
 
 def _python_env():
-    spec = importlib.util.spec_from_file_location("python_env", ROOT / "scripts" / "python_env.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("python_env.py")
 
 
 @pytest.mark.parametrize("prefix, marker, dotvenv, expected", [

@@ -1,26 +1,21 @@
 """scripts/gpu_check.py: its bounds, its layout comparison, and a whole prepare + run on the
 Vulkan device this machine has (lavapipe in CI: the plain kernels; the matrix kernels need a
 GPU with cooperative matrices and run there, docs/gpu.md)."""
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from vulkan_modules import device_or_skip
+from script_modules import load_script
 
 ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture(scope="module")
 def gpu_check():
-    spec = importlib.util.spec_from_file_location("gpu_check", ROOT / "scripts" / "gpu_check.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["gpu_check"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("gpu_check.py", register=True)
 
 
 def test_the_gemm_bound_holds_a_sequential_f32_sum_and_not_a_wrong_one(gpu_check):

@@ -8,7 +8,6 @@ four value formats, VK_INCOMPLETE), on a real pipeline of lavapipe where a pipel
 the test of a real driver's statistics runs on a device that offers the extension (the H200).
 """
 import ctypes
-import importlib.util
 import json
 from dataclasses import replace
 from pathlib import Path
@@ -24,6 +23,7 @@ from clcoop.vulkan.capabilities import DeviceDescription, load_description
 from clcoop.vulkan.device import KHR_PIPELINE_EXECUTABLE_PROPERTIES, WANTED_EXTENSIONS
 from clcoop.vulkan.pipeline import Pipelines
 from vulkan_modules import LOCAL_SUM, LOCAL_SUM_RECORD, VADD, VADD_RECORD, assemble, device_or_skip
+from script_modules import load_script
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -412,10 +412,7 @@ def test_clcoop_run_on_a_device_without_the_extension(tmp_path, capsys):
 
 
 def _gpu_check():
-    spec = importlib.util.spec_from_file_location("gpu_check_for_statistics", ROOT / "scripts" / "gpu_check.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("gpu_check.py", "gpu_check_for_statistics")
 
 
 def test_gpu_check_stats_records_each_module(tmp_path, monkeypatch, capsys):
