@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 
 from clcoop.native import subgroup
+import class_parts
+from class_parts import defined_names, undefined_self_uses
 
 NATIVE = Path(subgroup.__file__).resolve().parent
 # module -> the part class it holds (subgroup._SubgroupGen composes them).
@@ -26,33 +28,7 @@ PARTS = {
 
 
 def class_node(module, name):
-    tree = ast.parse((NATIVE / module).read_text())
-    return next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == name)
-
-
-def defined_names(cls):
-    """Methods, class-level names, and attributes the class assigns to self anywhere."""
-    names = set()
-    for item in cls.body:
-        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            names.add(item.name)
-        elif isinstance(item, ast.Assign):
-            names.update(t.id for t in item.targets if isinstance(t, ast.Name))
-        elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
-            names.add(item.target.id)
-    for node in ast.walk(cls):
-        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) \
-                and isinstance(node.value, ast.Name) and node.value.id == "self":
-            names.add(node.attr)
-    return names
-
-
-def undefined_self_uses(cls):
-    """(line, name) of each `self.<name>` read that the class does not define."""
-    defined = defined_names(cls)
-    return sorted({(node.lineno, node.attr) for node in ast.walk(cls)
-                   if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
-                   and node.value.id == "self" and node.attr not in defined})
+    return class_parts.class_node(NATIVE, module, name)
 
 
 def generator_uses(cls):
