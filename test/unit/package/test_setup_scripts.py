@@ -85,20 +85,24 @@ def test_env_sh_activates_dotvenv_only_outside_a_venv(tmp_path):
     assert out.strip() == "[/mine]"
 
 
-def test_test_sh_passes_all_as_run_slow(tmp_path):
-    """--all reaches pytest as --run-slow; other arguments as they are."""
+@pytest.mark.parametrize("xdist", [True, False], ids=["with-xdist", "without-xdist"])
+def test_test_sh_passes_all_as_run_slow(tmp_path, xdist):
+    """--all reaches pytest as --run-slow; other arguments as they are; pytest runs on every
+    CPU (-n auto) where pytest-xdist is installed, else in one process."""
     fake = tmp_path / "bin"
     fake.mkdir()
     (fake / "lit").write_text("#!/bin/bash\nexit 0\n")
-    (fake / "python3").write_text("#!/bin/bash\necho \"$@\"\n")
+    # The fake python3 answers test.sh's `python3 -c "import xdist"` as told, echoes the rest.
+    (fake / "python3").write_text("#!/bin/bash\nif [ \"$1\" = -c ]; then exit %d; fi\necho \"$@\"\n" % (0 if xdist else 1))
     for tool in ("lit", "python3"):
         (fake / tool).chmod(0o755)
     # VIRTUAL_ENV set: env.sh activates no .venv of the checkout over the fake python3
     env = {**os.environ, "VIRTUAL_ENV": str(tmp_path), "PATH": f"{fake}{os.pathsep}{os.environ['PATH']}"}
     run = lambda *args: subprocess.run(["bash", str(ROOT / "scripts" / "test.sh"), *args], env=env,
                                        capture_output=True, text=True).stdout.strip()
-    assert run() == "-m pytest -q -p no:cacheprovider"
-    assert run("--all", "-k", "x y") == "-m pytest -q -p no:cacheprovider --run-slow -k x y"
+    parallel = " -n auto" if xdist else ""
+    assert run() == "-m pytest -q -p no:cacheprovider" + parallel
+    assert run("--all", "-k", "x y") == "-m pytest -q -p no:cacheprovider" + parallel + " --run-slow -k x y"
 
 
 # ---------------------------------------------------------------- the slow marker
