@@ -156,8 +156,7 @@ class PreparedLaunch:
                 raise ArgumentError(f"kernel '{info.name}': specialize names {name!r}, which is not one of its scalar "
                                     f"arguments ({', '.join(scalars) or 'it has none'})")
             indices.add(index)
-        other = object.__new__(PreparedLaunch)
-        other.__dict__.update(self.__dict__)
+        other = self.bound(self.values)
         other.specialize = tuple(sorted(indices))
         return other
 

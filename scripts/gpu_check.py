@@ -377,6 +377,13 @@ class PerfKernel:
     def ndrange(self, n):
         return (n // self.tile[1] * self.local, n // self.tile[0]), (self.local, 1)
 
+    def operands(self, A, B, B_column_major):
+        """The launch's arguments for n x n x n (n = A's rows): A, B (or its transpose), a zero
+        C and the three sizes (int for gemm_f16_f32_16x16, uint for the others)."""
+        n = A.shape[0]
+        scalar = np.int32 if self.kernel == "gemm_f16_f32_16x16" else np.uint32
+        return [A, B_column_major if self.b_column_major else B, np.zeros((n, n), self.c_dtype)] + [scalar(n)] * 3
+
 
 def perf_modules():
     """The GEMMs of the performance run: the workgroup-scope GEMM with tensor layouts in a few
@@ -672,13 +679,10 @@ def performance(folder):
         if not path.exists():
             perf_rows.append({"name": kernel.name, "error": "not compiled"})
             continue
-        glob, loc = kernel.ndrange(size)
-        C = np.zeros((size, size), kernel.c_dtype)
-        scalar = np.int32 if kernel.kernel == "gemm_f16_f32_16x16" else np.uint32
+        operands = kernel.operands(A, B, B_column_major)
+        C = operands[2]
         try:
-            b = B_column_major if kernel.b_column_major else B
-            _o, timings = run_kernel(path.read_bytes(), kernel.kernel, glob, loc,
-                                     [A, b, C, scalar(size), scalar(size), scalar(size)], repeat=10,
+            _o, timings = run_kernel(path.read_bytes(), kernel.kernel, *kernel.ndrange(size), operands, repeat=10,
                                      specialize=kernel.specialize)
         except Exception as error:      # recorded in the report, and the next kernel runs
             perf_rows.append({"name": kernel.name, "error": f"{type(error).__name__}: {error}"})
@@ -724,14 +728,13 @@ def alternating_rounds(folder, perf_rows, A, B, B_column_major, flops, rounds=7)
     best = max(timed, key=lambda r: r["tflops"])
     kernel = next(k for k in perf_modules() if k.name == best["name"])
     module = (folder / f"{kernel.name}.spv").read_bytes()
-    glob, loc = kernel.ndrange(PERF_SIZE)
     a, b = torch.from_numpy(A).cuda(), torch.from_numpy(B).cuda()
-    C = np.zeros((PERF_SIZE, PERF_SIZE), kernel.c_dtype)
-    operands = [A, B_column_major if kernel.b_column_major else B, C] + [np.uint32(PERF_SIZE)] * 3
+    operands = kernel.operands(A, B, B_column_major)
     out = []
     for _ in range(rounds):
         torch_s = _torch_gemm_seconds(a, b, 20)
-        _o, timings = run_kernel(module, kernel.kernel, glob, loc, operands, repeat=10, specialize=kernel.specialize)
+        _o, timings = run_kernel(module, kernel.kernel, *kernel.ndrange(PERF_SIZE), operands, repeat=10,
+                                 specialize=kernel.specialize)
         kernel_s = float(np.median(timings.gpu))
         out.append({"torch_s": torch_s, "kernel_s": kernel_s, "of_torch": torch_s / kernel_s})
     ratios = sorted(r["of_torch"] for r in out)

@@ -264,17 +264,15 @@ def _pipeline_statistics(args, prog, kernel, local):
     """--pipeline-statistics: the kernel's pipeline described by the driver, not launched."""
     from clcoop.vulkan.statistics import format_executables
     target = _vulkan_program(prog).kernel(kernel)
-    local_memory = {}
+    specialized = _specialized_names(args)
+    local_memory, values = {}, {}
     for item in args.arg:
         name, _eq, value = item.partition("=")
         if value.startswith("local:"):
             local_memory[name] = _parse_value(name, value)
-    values = {}
-    for item in args.arg:
-        name, _eq, value = item.partition("=")
-        if name in _specialized_names(args):
+        elif name in specialized:
             values[name] = _parse_value(name, value)
-    missing = [name for name in _specialized_names(args) if name not in values]
+    missing = [name for name in specialized if name not in values]
     if missing:
         raise UsageError(f"--specialize {','.join(missing)} needs --arg {missing[0]}=VALUE: the pipeline is "
                          f"specialized with that value")

@@ -16,6 +16,7 @@ CAPTURE_INTERNAL_REPRESENTATIONS (the driver's IR and assembly, large) only for 
 asked for with representations=True, a separate one.
 """
 import ctypes
+import itertools
 import struct
 
 from clcoop.vulkan import vk
@@ -73,7 +74,7 @@ class Pipelines:
     def _create(self, kernel, push_size, constants, subgroup_size, full_subgroups, pipeline_flags=0):
         ids = sorted(constants)
         values = [constants[i] if isinstance(constants[i], bytes) else struct.pack("<I", constants[i]) for i in ids]
-        offsets = [sum(len(v) for v in values[:i]) for i in range(len(ids))]
+        offsets = list(itertools.accumulate((len(v) for v in values[:-1]), initial=0))
         entries = (vk.VkSpecializationMapEntry * max(len(ids), 1))(
             *[vk.VkSpecializationMapEntry(spec_id, offset, len(value))
               for spec_id, offset, value in zip(ids, offsets, values)])
