@@ -334,5 +334,20 @@ class Engine:
         self._finalizer()
 
 
+def _package_root():
+    """The folder that holds the clcoop package this file belongs to."""
+    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
 if __name__ == "__main__" and sys.argv[1:] == ["--optimizer"]:
-    _serve_optimizer()
+    # Run by path with -P, so neither this folder nor the parent's current directory is on
+    # sys.path: the clcoop this process imports must be the parent's own (which may come
+    # from an install, PYTHONPATH or the current directory), so its root goes first.
+    sys.path.insert(0, _package_root())
+    try:
+        _serve_optimizer()
+    except Exception:
+        # Not started (no llvmlite here, say): the parent sees no READY and runs the
+        # pipeline itself, which reports any real error there. No traceback on the
+        # user's terminal from a helper process.
+        sys.exit(1)

@@ -39,12 +39,11 @@ CHILD = textwrap.dedent('''
     before = a.copy()
     size = 1 << 40 if kind == "groups" else 64
     print("ready", flush=True)
-    started = time.time()
     try:
         prog.k(size, local, a, np.array([2_000_000_000], np.int32), instruction_limit=1 << 62)
         print("finished", flush=True)
     except KeyboardInterrupt:
-        print("interrupted", time.time() - started, bool((a == before).all()), flush=True)
+        print("interrupted", time.time(), bool((a == before).all()), flush=True)
 ''')
 
 
@@ -70,7 +69,11 @@ def test_ctrl_c_stops_a_long_native_launch(kind, local):
         out, err = child.communicate(timeout=30)
     finally:
         child.kill()
-    assert time.time() - sent < 10
     words = out.split()
     assert words and words[0] == "interrupted", out + err
+    # From the signal to the KeyboardInterrupt in the caller (the wall clock is the
+    # machine's, shared by both processes). The process's exit after it (the pool's and
+    # the optimizer's shutdown) is bounded by communicate's timeout above: under a heavy
+    # load it alone took 10-20 s, which is not the launch's stop.
+    assert float(words[1]) - sent < 10
     assert words[2] == "True"          # the caller's array as it was before the launch
