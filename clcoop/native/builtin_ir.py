@@ -318,7 +318,8 @@ def intrinsics_in(definition):
     """(name, declaration) of the llvm.* intrinsics and host functions (math_ir) a built-in
     definition calls."""
     out = []
-    for m in re.finditer(r"call (\S+|<[^>]+>) @(llvm\.[\w.]+|__clcoop_libm\.\w+|__clcoop_math_hard)\(([^)]*)\)",
+    # A callee's name quoted or not (llvmlite.ir quotes every name: irbuild.function_text).
+    for m in re.finditer(r'call (\S+|<[^>]+>) @"?(llvm\.[\w.]+|__clcoop_libm\.\w+|__clcoop_math_hard)"?\(([^)]*)\)',
                          definition):
         ret, name, args = m.groups()
         types = [leading_type(a.strip()) for a in split_top_level(args)]

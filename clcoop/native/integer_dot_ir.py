@@ -6,7 +6,9 @@ type. A packed operand is a uint whose byte k is component k (a bitcast on the
 little-endian hosts the native engine runs on)."""
 import re
 
-from clcoop.native.text_rewrite import gquote
+import llvmlite.ir as ir
+
+from clcoop.native import irbuild
 
 _PACKED = re.compile(r"dot(_acc_sat)?_4x8packed_([su])([su])_(u?int)")
 _CHAR4 = "<4 x i8>"
@@ -30,26 +32,24 @@ def integer_dot_definition(name, base, mparams, ret, params):
     if ret != "i32" or params[:2] != [operand_type, operand_type] or \
             len(params) != (3 if saturating else 2) or (saturating and params[2] != "i32"):
         return None
-    args = ", ".join(f"{t} %a{i}" for i, t in enumerate(params))
-    lines = [f"define internal i32 {gquote(name)}(ptr %c, {args}) alwaysinline {{"]
+    fn, b = irbuild.builtin(name, "i32", params)
+    char4, int4 = ir.VectorType(irbuild.I8, 4), ir.VectorType(irbuild.I32, 4)
+    widened = []
     for k in (0, 1):
-        value = f"%a{k}"
+        value = fn.args[1 + k]
         if operand_type == "i32":
-            lines.append(f"  %v{k} = bitcast i32 %a{k} to {_CHAR4}")
-            value = f"%v{k}"
-        lines.append(f"  %w{k} = {'sext' if signs[k] else 'zext'} {_CHAR4} {value} to <4 x i32>")
-    lines.append("  %p = mul <4 x i32> %w0, %w1")
-    for k in range(4):
-        lines.append(f"  %e{k} = extractelement <4 x i32> %p, i32 {k}")
-    lines += ["  %s01 = add i32 %e0, %e1", "  %s23 = add i32 %e2, %e3", "  %s = add i32 %s01, %s23"]
-    if saturating:
-        lo, hi = (0, (1 << 32) - 1) if unsigned_result else (-(1 << 31), (1 << 31) - 1)
-        lines += ["  %s64 = sext i32 %s to i64",
-                  f"  %acc = {'zext' if unsigned_result else 'sext'} i32 %a2 to i64",
-                  "  %t = add i64 %s64, %acc",
-                  f"  %lo = call i64 @llvm.smax.i64(i64 %t, i64 {lo})",
-                  f"  %hi = call i64 @llvm.smin.i64(i64 %lo, i64 {hi})",
-                  "  %r = trunc i64 %hi to i32", "  ret i32 %r"]
-    else:
-        lines.append("  ret i32 %s")
-    return "\n".join(lines + ["}"])
+            value = b.bitcast(value, char4, name=f"v{k}")
+        widened.append((b.sext if signs[k] else b.zext)(value, int4, name=f"w{k}"))
+    product = b.mul(widened[0], widened[1], name="p")
+    e = [b.extract_element(product, irbuild.const(irbuild.I32, k), name=f"e{k}") for k in range(4)]
+    total = b.add(b.add(e[0], e[1], name="s01"), b.add(e[2], e[3], name="s23"), name="s")
+    if not saturating:
+        b.ret(total)
+        return irbuild.function_text(fn)
+    lo, hi = (0, (1 << 32) - 1) if unsigned_result else (-(1 << 31), (1 << 31) - 1)
+    acc = (b.zext if unsigned_result else b.sext)(fn.args[3], irbuild.I64, name="acc")
+    t = b.add(b.sext(total, irbuild.I64, name="s64"), acc, name="t")
+    t = irbuild.intrinsic(b, "smax", [t, irbuild.const(irbuild.I64, lo)], "lo")
+    t = irbuild.intrinsic(b, "smin", [t, irbuild.const(irbuild.I64, hi)], "hi")
+    b.ret(b.trunc(t, irbuild.I32, name="r"))
+    return irbuild.function_text(fn)

@@ -1,0 +1,45 @@
+"""Running one generated native function (builtin_ir, math_ir, ... definitions built with
+native/irbuild.py) on given arguments: the definition, the declarations it calls
+(builtin_ir.intrinsics_in), and a wrapper that loads each argument from memory, calls it
+with a null context and stores the result, compiled with MCJIT after LLVM's verifier."""
+import ctypes
+
+import numpy as np
+
+from clcoop.native import jit
+from clcoop.native.builtin_ir import intrinsics_in
+
+_SLOT = 64          # bytes per argument and for the result: the widest vector tested
+
+
+def compile_definition(definition, name, ret, params, extra=()):
+    """A callable f(*arrays) -> array: the definition `name` (ret, params: IR type texts)
+    run on every row of NumPy arrays holding the arguments (each a column of its type)."""
+    import llvmlite.binding as llvm
+    jit.ensure_llvm()
+    decls = dict(intrinsics_in(definition))
+    loads = [f"  %p{i} = getelementptr i8, ptr %in, i64 {_SLOT * i}\n  %x{i} = load {t}, ptr %p{i}, align 1"
+             for i, t in enumerate(params)]
+    args = "".join(f", {t} %x{i}" for i, t in enumerate(params))
+    wrapper = ("define void @run(ptr %in, ptr %out) {\n" + "\n".join(loads) +
+               f"\n  %r = call {ret} @\"{name}\"(ptr null{args})\n  store {ret} %r, ptr %out, align 1\n"
+               "  ret void\n}")
+    text = "\n".join([definition, *extra, *decls.values(), wrapper]) + "\n"
+    llvm.parse_assembly(text).verify()
+    engine = jit.Engine(text)
+    run = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)(engine.address("run"))
+
+    def call(*columns, out_dtype, out_count=1):
+        rows = len(columns[0])
+        result = np.zeros((rows, out_count), out_dtype)
+        for r in range(rows):
+            buf = np.zeros(_SLOT * len(columns), np.uint8)
+            for i, col in enumerate(columns):
+                raw = np.ascontiguousarray(col[r]).view(np.uint8).reshape(-1)
+                buf[_SLOT * i:_SLOT * i + raw.size] = raw
+            out = np.zeros(_SLOT, np.uint8)
+            run(buf.ctypes.data, out.ctypes.data)
+            result[r] = out[:result.itemsize * out_count].view(out_dtype)
+        return result if out_count > 1 else result[:, 0]
+    call.engine = engine        # kept alive with the function
+    return call
