@@ -25,7 +25,7 @@ from clcoop.spirv import binary as sb
 from clcoop.spirv.rewrite import SCOPE_BY_OPENCL
 from clcoop.spirv.tools import INTERNAL_HINT, SpirvError
 from clcoop.spirv.vulkan_builtins import PLACEHOLDER
-from clcoop.spirv.vulkan_types import scalar_spec_ids
+from clcoop.spirv.vulkan_types import scalar_spec_ids, specializable
 
 OP_SOURCE = 3
 OP_SOURCE_EXTENSION = 4
@@ -889,8 +889,10 @@ class VulkanModule:
             block = by_name.get(f"{kernel.name}.vk.args")
             if block is None:
                 continue
+            # The rule for which arguments are specializable is vulkan_types.specializable's
+            # (the record's spec_ids come from it too).
             members = {arg.member: index for index, arg in enumerate(kernel.args)
-                       if arg.kind not in ("global", "constant", "local")}
+                       if arg.kind not in ("global", "constant", "local") and specializable(arg.type_name)}
             self._specialize_loads(self._push_constant_chains(block, members))
 
     def _push_constant_chains(self, block, members):
@@ -918,7 +920,8 @@ class VulkanModule:
             value_type = inst.operands[0]
             words = self.scalar_literal_words(value_type)
             if words is None:
-                continue                # not specializable: the record has no spec_ids for it
+                raise RuntimeError(f"internal error: specializable argument {chains[inst.operands[2]]} is "
+                                   f"loaded as %{value_type}, not a 32/64-bit scalar")
             flag_id, value_id = scalar_spec_ids(chains[inst.operands[2]])
             flag = self.add_global(sb.Instruction(OP_SPEC_CONSTANT_FALSE, [self.bool_type(), self.module.new_id()]))
             value = self.add_global(sb.Instruction(OP_SPEC_CONSTANT, [value_type, self.module.new_id()] + [0] * words))
@@ -931,8 +934,9 @@ class VulkanModule:
             self.replace(selects)
 
     def scalar_literal_words(self, type_id):
-        """The literal words of an OpSpecConstant of a specializable scalar type (a 32/64-bit
-        integer, a 32-bit float), None for others."""
+        """The number of literal words of an OpSpecConstant of type `type_id` (a 32/64-bit
+        integer, a 32-bit float: what vulkan_types.SPECIALIZABLE_DTYPES maps to), None for
+        others."""
         inst = self.defs[type_id]
         if inst.opcode == sb.OP_TYPE_INT and inst.operands[1] in (32, 64):
             return inst.operands[1] // 32

@@ -87,6 +87,9 @@ def test_only_32_and_64_bit_integers_and_floats_are_specializable(tmp_path):
     text = disassemble(data, tmp_path)
     assert re.search(r"OpSpecConstant %ulong 0 0\b|OpSpecConstant %ulong 0\b", text)   # two literal words
     assert re.search(r"OpSpecConstant %float 0\b", text)
+    # The module's scalar specialization constants are exactly those the record lists.
+    in_module = {int(n) for n in re.findall(r"OpDecorate %\S+ SpecId (\d+)", text) if int(n) >= 200}
+    assert in_module == {n for a in args.values() for n in a.get("spec_ids", ())}
 
 
 # ---------------------------------------------------------------- launches
