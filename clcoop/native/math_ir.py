@@ -15,7 +15,10 @@ NumPy's own.
 import ctypes
 import ctypes.util
 
+import llvmlite.ir as ir
 import numpy as np
+
+from clcoop.native import irbuild
 
 # OpenCL C name -> (C library function, NumPy function in double), as interp/ocl_builtins.py's
 # _FLOAT_MATH computes each in double (its _ROUNDED_IN_DOUBLE).
@@ -50,82 +53,69 @@ def definition(name, base, ret, params):
     function = next((base[len(p):] for p in PREFIXES if p and base.startswith(p)), base)
     if function not in UNARY or len(params) != 1 or params[0] != ret:
         return None
-    element, lanes = _element_and_lanes(ret)
-    if element not in ELEMENT_BITS:
+    t = irbuild.parse_type(ret)
+    if str(irbuild.element(t)) not in ELEMENT_BITS:
         return None
-    lines = [f'define internal {ret} @"{name}"(ptr %c, {ret} %a0) {{', "entry:"]
-    if lanes is None:
-        lines += _element_ir(function, element, "%a0", "e0", "done")
-        lines += ["done:", f"  ret {ret} %e0.r", "}"]
-        return "\n".join(lines)
-    previous = "poison"
-    for k in range(lanes):
-        lines.append(f"  %x{k} = extractelement {ret} %a0, i64 {k}")
-        lines += _element_ir(function, element, f"%x{k}", f"e{k}", f"lane{k}")
-        lines += [f"lane{k}:", f"  %v{k} = insertelement {ret} {previous}, {element} %e{k}.r, i64 {k}"]
-        previous = f"%v{k}"
-    lines += [f"  ret {ret} {previous}", "}"]
-    return "\n".join(lines)
+    fn, b = irbuild.define(name, t, [(irbuild.PTR, "c"), (t, "a0")], inline=False)
+    x = fn.args[1]
+    if irbuild.lanes(t) is None:
+        b.ret(_element(b, function, x, "e0"))
+        return irbuild.function_text(fn)
+    value = ir.Constant(t, ir.Undefined)
+    for k in range(t.count):
+        lane = b.extract_element(x, irbuild.const(irbuild.I64, k), name=f"x{k}")
+        value = b.insert_element(value, _element(b, function, lane, f"e{k}"), irbuild.const(irbuild.I64, k),
+                                 name=f"v{k}")
+    b.ret(value)
+    return irbuild.function_text(fn)
 
 
-def _element_and_lanes(t):
-    if t.startswith("<"):
-        count, element = t[1:-1].split(" x ")
-        return element.strip(), int(count)
-    return t, None
+_MAGNITUDE, _SIGN, _INFINITY = (1 << 63) - 1, -(1 << 63), 0x7FF0000000000000
 
 
-def _element_ir(function, element, x, p, after):
-    """IR of one element: %{p}.r = the interpreter's function(x) in `element`; ends with a
-    branch to label `after`."""
-    bits = ELEMENT_BITS[element]
-    itype = f"i{bits}"
-    return [
-        f"  %{p}.x = fpext {element} {x} to double",
-        f"  %{p}.y = call double @{host_name(UNARY[function][0])}(double %{p}.x)",
-        f"  %{p}.bits = bitcast double %{p}.y to i64",
-        f"  %{p}.mag = and i64 %{p}.bits, 9223372036854775807",
-        f"  %{p}.sign = and i64 %{p}.bits, -9223372036854775808",
-        f"  %{p}.inf = icmp eq i64 %{p}.mag, 9218868437227405312",
-        f"  %{p}.nan = icmp ugt i64 %{p}.mag, 9218868437227405312",
-        # The narrow values of y moved by HARD_ULPS double ulp toward zero and away from it.
-        f"  %{p}.small = icmp ult i64 %{p}.mag, {HARD_ULPS}",
-        f"  %{p}.lom = sub i64 %{p}.mag, {HARD_ULPS}",
-        f"  %{p}.lom2 = select i1 %{p}.small, i64 0, i64 %{p}.lom",
-        f"  %{p}.him = add i64 %{p}.mag, {HARD_ULPS}",
-        f"  %{p}.lob = or i64 %{p}.lom2, %{p}.sign",
-        f"  %{p}.hib = or i64 %{p}.him, %{p}.sign",
-        f"  %{p}.lod = bitcast i64 %{p}.lob to double",
-        f"  %{p}.hid = bitcast i64 %{p}.hib to double",
-        f"  %{p}.lo = fptrunc double %{p}.lod to {element}",
-        f"  %{p}.hi = fptrunc double %{p}.hid to {element}",
-        f"  %{p}.lon = bitcast {element} %{p}.lo to {itype}",
-        f"  %{p}.hin = bitcast {element} %{p}.hi to {itype}",
-        f"  %{p}.same = icmp eq {itype} %{p}.lon, %{p}.hin",
-        f"  %{p}.easy0 = or i1 %{p}.same, %{p}.inf",
-        f"  %{p}.notnan = xor i1 %{p}.nan, true",
-        f"  %{p}.easy = and i1 %{p}.easy0, %{p}.notnan",
-        f"  %{p}.near = fptrunc double %{p}.y to {element}",
-        f"  br i1 %{p}.easy, label %{p}.round, label %{p}.hard",
-        f"{p}.hard:",
-        # The argument's own bits: widening a half signalling NaN in hardware would quiet it.
-        f"  %{p}.xn = bitcast {element} {x} to {itype}",
-        f"  %{p}.xw = zext {itype} %{p}.xn to i64",
-        f"  %{p}.hw = call i64 @{HARD_CASE}(i32 {FUNCTION_CODES[function]}, i32 {bits}, i64 %{p}.xw)",
-        f"  %{p}.hn = trunc i64 %{p}.hw to {itype}",
-        f"  %{p}.h = bitcast {itype} %{p}.hn to {element}",
-        f"  br label %{p}.round",
-        f"{p}.round:",
-        f"  %{p}.r = phi {element} [%{p}.near, %{_block_of(p, x)}], [%{p}.h, %{p}.hard]",
-        f"  br label %{after}",
-    ]
-
-
-def _block_of(p, x):
-    """The label of the block where element p's code starts: `entry` for the first element,
-    else the previous element's last block."""
-    k = int(p[1:])
-    return "entry" if k == 0 else f"lane{k - 1}"
+def _element(b, function, x, p):
+    """The interpreter's function(x) of one half or float element x, names prefixed `p`;
+    the builder continues in the block after it."""
+    element = x.type
+    bits = ELEMENT_BITS[str(element)]
+    itype = ir.IntType(bits)
+    i64 = irbuild.I64
+    y = irbuild.call(b, host_name(UNARY[function][0]), irbuild.DOUBLE,
+                     [b.fpext(x, irbuild.DOUBLE, name=f"{p}.x")], f"{p}.y")
+    ybits = b.bitcast(y, i64, name=f"{p}.bits")
+    mag = b.and_(ybits, ir.Constant(i64, _MAGNITUDE), name=f"{p}.mag")
+    sign = b.and_(ybits, ir.Constant(i64, _SIGN), name=f"{p}.sign")
+    inf = irbuild.icmp(b, "eq", mag, ir.Constant(i64, _INFINITY), f"{p}.inf")
+    nan = irbuild.icmp(b, "ugt", mag, ir.Constant(i64, _INFINITY), f"{p}.nan")
+    # The narrow values of y moved by HARD_ULPS double ulp toward zero and away from it.
+    small = irbuild.icmp(b, "ult", mag, ir.Constant(i64, HARD_ULPS), f"{p}.small")
+    low = b.select(small, ir.Constant(i64, 0), b.sub(mag, ir.Constant(i64, HARD_ULPS), name=f"{p}.lom"),
+                   name=f"{p}.lom2")
+    high = b.add(mag, ir.Constant(i64, HARD_ULPS), name=f"{p}.him")
+    narrow = []
+    for end, moved in (("lo", low), ("hi", high)):
+        d = b.bitcast(b.or_(moved, sign, name=f"{p}.{end}b"), irbuild.DOUBLE, name=f"{p}.{end}d")
+        narrow.append(b.bitcast(b.fptrunc(d, element, name=f"{p}.{end}"), itype, name=f"{p}.{end}n"))
+    same = irbuild.icmp(b, "eq", narrow[0], narrow[1], f"{p}.same")
+    easy = b.and_(b.or_(same, inf, name=f"{p}.easy0"), b.xor(nan, ir.Constant(irbuild.I1, 1), name=f"{p}.notnan"),
+                  name=f"{p}.easy")
+    near = b.fptrunc(y, element, name=f"{p}.near")
+    start = b.block
+    hard_block = b.append_basic_block(f"{p}.hard")
+    done = b.append_basic_block(f"{p}.round")
+    b.cbranch(easy, done, hard_block)
+    b.position_at_end(hard_block)
+    # The argument's own bits: widening a half signalling NaN in hardware would quiet it.
+    wide = b.zext(b.bitcast(x, itype, name=f"{p}.xn"), i64, name=f"{p}.xw")
+    hard_bits = irbuild.call(b, HARD_CASE, i64, [ir.Constant(irbuild.I32, FUNCTION_CODES[function]),
+                                                 ir.Constant(irbuild.I32, bits), wide], f"{p}.hw")
+    hard = b.bitcast(b.trunc(hard_bits, itype, name=f"{p}.hn"), element, name=f"{p}.h")
+    b.branch(done)
+    b.position_at_end(done)
+    result = b.phi(element, name=f"{p}.r")
+    result.add_incoming(near, start)
+    result.add_incoming(hard, hard_block)
+    return result
 
 
 # ---------------------------------------------------------------- the host functions
