@@ -501,9 +501,10 @@ import json, sys, time
 from clcoop.diagnostics import DiagnosticEngine
 from clcoop.frontend import check, driver, lower, parse, preprocess
 from clcoop.frontend.types import Target
+from clcoop.options import parse_options
 import llvmlite.binding
 path = sys.argv[1]
-options = driver.CompileOptions(filename=path)
+options = parse_options(sys.argv[2:] + [path], for_build=False).compile_options(path)
 source = open(path, "rb").read()
 diag = DiagnosticEngine()
 target = Target(options.triple)
@@ -514,26 +515,28 @@ def stage(name, run):
     spent[name] = time.process_time() - start
     return result
 with driver._deep_recursion(), driver._no_cycle_collection():
-    text = stage("preprocess", lambda: preprocess.preprocess(source, options.filename, [],
+    text = stage("preprocess", lambda: preprocess.preprocess(source, options.filename, list(options.include_dirs),
                  driver.predefined_macros(options), diag))
     tree = stage("parse", lambda: parse.parse(text, options.filename, diag, target))
     unit = stage("check", lambda: check.check(tree, diag, target, options.fp_contract, options.cl_std))
     def build():
         lowerer = lower.Lowerer(target)
-        lowerer.opt_level = 0
+        lowerer.opt_level = options.opt_level
         lowerer.lower_unit(unit)
         return lower._fix_function_metadata(str(lowerer.module))
     ir = stage("lower", build)
-    stage("finish", lambda: lower.finish(ir, 0, lower._source_name(unit)))
+    stage("finish", lambda: lower.finish(ir, options.opt_level, lower._source_name(unit)))
 print(json.dumps(spent))
 """
 
 
-def compile_stages(path, rounds, checkout=ROOT):
-    """{stage: median CPU seconds} of compiling `path` (STAGES_SCRIPT, one process a round)."""
+def compile_stages(path, rounds, checkout=ROOT, build_options=()):
+    """{stage: median CPU seconds} of compiling `path` with `build_options` (STAGES_SCRIPT,
+    one process a round)."""
     runs = []
     for _ in range(rounds):
-        done = subprocess.run([sys.executable, "-c", STAGES_SCRIPT, str(path)], capture_output=True,
+        done = subprocess.run([sys.executable, "-c", STAGES_SCRIPT, str(path), *build_options],
+                              capture_output=True,
                               text=True, env=compile_environment(checkout), check=True)
         runs.append(json.loads(done.stdout))
     return {name: statistics.median(run[name] for run in runs) for name in runs[0]}
@@ -546,12 +549,24 @@ THROUGHPUT_MEMORY_MB = 300
 
 
 def throughput_sources(sources):
-    """The files --source names: a file as given, a directory as its *.cl files (a corpus
-    such as pocl's tests/kernel), sorted."""
-    paths = []
+    """{name: path} of the files --source names: a file as given (named by its file name), a
+    directory as every *.cl file under it (a corpus such as pocl's tests/kernel or Rodinia's
+    tree), named by its path inside the directory, sorted."""
+    paths = {}
     for source in map(Path, sources):
-        paths += sorted(source.glob("*.cl")) if source.is_dir() else [source]
+        if source.is_dir():
+            paths.update((str(path.relative_to(source)), path) for path in sorted(source.rglob("*.cl")))
+        else:
+            paths[source.name] = source
     return paths
+
+
+def build_options_of(path):
+    """The build options a corpus recorded for `path`: the OpenCL-CTS kernel dumps keep the
+    options the CTS built each kernel with (e.g. -cl-std=CL2.0) in a .options file beside it.
+    Both compilers get them (after their defaults, so they win)."""
+    options = path.with_suffix(".options")
+    return options.read_text().split() if options.is_file() else []
 
 
 def throughput_verdicts(results):
@@ -563,49 +578,66 @@ def throughput_verdicts(results):
         if timings is None:
             lines.append(f"    {name}: not timed ({result['error']})")
             continue
-        if "clang" not in timings:
+        met = meets_target(timings)
+        if met is None:
             continue
         ratio = timings["clcoop"]["cpu"]["median"] / timings["clang"]["cpu"]["median"]
         peak = timings["clcoop"]["rss_mb"]
-        met = ratio <= THROUGHPUT_TARGET and peak < THROUGHPUT_MEMORY_MB
         lines.append(f"    {name}: {'meets' if met else 'misses'} the target ({ratio:.2f}x clang-22's "
                      f"CPU time, peak {peak:.0f} MB)")
     return lines
 
 
-def compile_throughput_only(repetitions, sources, against=None):
+def meets_target(timings):
+    """Whether clcoop's CPU time is within THROUGHPUT_TARGET x clang-22's and its peak memory
+    under THROUGHPUT_MEMORY_MB (None without clang-22)."""
+    if "clang" not in timings:
+        return None
+    ratio = timings["clcoop"]["cpu"]["median"] / timings["clang"]["cpu"]["median"]
+    return ratio <= THROUGHPUT_TARGET and timings["clcoop"]["rss_mb"] < THROUGHPUT_MEMORY_MB
+
+
+def stages_wanted(timings, all_stages):
+    """Per-stage times are taken for every file with --all-stages, else only for the files
+    that miss the target (a corpus of hundreds of small files would double the run)."""
+    return all_stages or not meets_target(timings)
+
+
+def compile_throughput_only(repetitions, sources, against=None, all_stages=False):
     """`bench.py --compile-throughput`: the generated 5,000-line source and `sources` (files, or
-    directories of *.cl files), clcoop (and `against`, another checkout) and clang-22
-    alternating: wall and CPU time, peak memory, and this checkout's time per stage, then
-    each file against the target; nothing written. A file that one of the compilers rejects
-    is reported and left out."""
+    directories of *.cl files, searched recursively), clcoop (and `against`, another
+    checkout) and clang-22 alternating, each with the file's recorded build options
+    (build_options_of): wall and CPU time, peak memory, and this checkout's time per stage
+    (of the files that miss the target, or all with `all_stages`), then each file against
+    the target; nothing written. A file that one of the compilers rejects is reported and
+    left out."""
     load_at_start = os.getloadavg()[0]
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
         generated = Path(tmp) / "generated-5000.cl"
         generated.write_text(generated_source(5000))
-        for path in [generated] + throughput_sources(sources):
+        for name, path in {generated.name: generated, **throughput_sources(sources)}.items():
             out = Path(tmp) / "out.ll"
-            commands = {"clcoop": clcoop_command() + [str(path), "-o", str(out)]}
+            build_options = build_options_of(path)
+            commands = {"clcoop": clcoop_command() + build_options + [str(path), "-o", str(out)]}
             if against:
                 commands["clcoop_against"] = (commands["clcoop"], compile_environment(against))
             clang = clang_command()
             if clang:
-                commands["clang"] = clang + [str(path), "-o", str(out)]
+                commands["clang"] = clang + build_options + [str(path), "-o", str(out)]
             try:
                 timings = interleaved_commands(commands, repetitions)
             except RuntimeError as exc:      # a compile that fails: not a throughput figure
                 error = next((line for line in str(exc).splitlines()[1:] if "error" in line), "failed")
-                results[path.name] = {"error": error.strip()}
-                print(f"  {path.name}: not timed, a compiler rejects it: {error.strip()}", flush=True)
+                results[name] = {"error": f"{exc.args[0].split()[0].rsplit('/', 1)[-1]}: {error.strip()}"}
+                print(f"  {name}: not timed, a compiler rejects it: {results[name]['error']}", flush=True)
                 continue
             lines = path.read_text(errors="replace").count("\n")
-            stages = compile_stages(path, repetitions)
-            results[path.name] = {"lines": lines, "timings": timings, "stages": stages}
-            print(f"  {path.name} ({lines} lines):")
-            for name, summary in timings.items():
+            results[name] = {"lines": lines, "timings": timings}
+            print(f"  {name} ({lines} lines{', ' + ' '.join(build_options) if build_options else ''}):")
+            for compiler, summary in timings.items():
                 label = {"clcoop": "clcoop", "clcoop_against": f"clcoop {against}",
-                         "clang": "clang-22"}[name]
+                         "clang": "clang-22"}[compiler]
                 print(f"    {label:28s} wall {summary['median'] * 1e3:7.0f} ms, CPU "
                       f"{summary['cpu']['median'] * 1e3:7.0f} ms ({lines / summary['cpu']['median']:6.0f} "
                       f"lines/s), peak {summary['rss_mb']:5.0f} MB")
@@ -614,9 +646,12 @@ def compile_throughput_only(repetitions, sources, against=None):
                       f"{timings['clcoop']['cpu']['median'] / timings['clang']['cpu']['median']:.2f}"
                       + (f" ({against}: {timings['clcoop_against']['cpu']['median'] / timings['clang']['cpu']['median']:.2f})"
                          if against else ""))
+            if not stages_wanted(timings, all_stages):
+                continue
+            stages = results[name]["stages"] = compile_stages(path, repetitions, build_options=build_options)
             total = sum(stages.values())
             print("    stages (CPU, in one process): " + ", ".join(
-                f"{name} {seconds * 1e3:.0f} ms ({seconds / total:.0%})" for name, seconds in stages.items()))
+                f"{stage} {seconds * 1e3:.0f} ms ({seconds / total:.0%})" for stage, seconds in stages.items()))
     print(f"  target: within {THROUGHPUT_TARGET:g}x of clang-22's CPU time and under "
           f"{THROUGHPUT_MEMORY_MB} MB", flush=True)
     print("\n".join(throughput_verdicts(results)))
@@ -1238,7 +1273,11 @@ def main(argv=None):
                              "stage; writes nothing")
     parser.add_argument("--source", action="append", default=[], metavar="FILE",
                         help="with --compile-throughput: another source to time; a directory: "
-                             "each of its *.cl files")
+                             "each *.cl file under it. A FILE.options beside a file (the CTS "
+                             "dumps) holds build options both compilers get")
+    parser.add_argument("--all-stages", action="store_true",
+                        help="with --compile-throughput: the time per stage of every file, not "
+                             "only of those that miss the target")
     parser.add_argument("--against", metavar="DIR",
                         help="with --compile-latency/--compile-throughput: another clcoop checkout "
                              "(e.g. `git archive REV | tar -x -C DIR`) timed in the same rounds")
@@ -1253,7 +1292,8 @@ def main(argv=None):
     if options.compile_latency:
         return compile_latency_only(options.compile_latency, options.against)
     if options.compile_throughput:
-        return compile_throughput_only(options.compile_throughput, options.source, options.against)
+        return compile_throughput_only(options.compile_throughput, options.source, options.against,
+                                      options.all_stages)
     quick = options.quick
     if options.native_only:
         return native_only(quick, write=not (options.no_write or quick))
