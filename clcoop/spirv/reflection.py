@@ -16,6 +16,11 @@ PREFIX = "clcoop-reflect-v1:"
 MAGIC = 0x07230203
 OP_SOURCE_EXTENSION = 4
 KINDS = ("global", "constant", "local", "scalar")
+# The element dtypes an argument's entry may name (docs/vulkan-abi.md): those of OpenCL C's
+# scalar types (vulkan_types.SCALARS, which a test keeps within this set), and V<bytes> for
+# a struct pointer's records.
+SCALAR_DTYPES = frozenset(("bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
+                           "float16", "bfloat16", "float32", "float64"))
 
 
 class ReflectionError(ClcoopError):

@@ -15,7 +15,7 @@ import numpy as np
 from clcoop.errors import ArgumentError
 from clcoop.ir.loader import KernelInfo, Ty
 from clcoop.prepare import BUFFER, LOCAL, SCALAR, STRUCT
-from clcoop.spirv.reflection import ReflectionError
+from clcoop.spirv.reflection import SCALAR_DTYPES, ReflectionError
 
 # docs/vulkan-abi.md: kind -> the address space prepare knows it by (OpenCL's numbering).
 ADDRESS_SPACES = {"global": 1, "constant": 2, "local": 3}
@@ -83,12 +83,14 @@ def check_record(name, record):
             fail(f"__local argument {arg['name']!r} has no SpecId")
         if arg.get("dtype") is None and arg["kind"] in ("local", "scalar"):
             fail(f"argument {arg['name']!r} has no dtype")
-        if arg.get("dtype") in (None, "bfloat16"):
-            continue
-        try:
-            np.dtype(arg["dtype"])
-        except TypeError:
+        if arg.get("dtype") is not None and not _record_dtype(arg["dtype"]):
             fail(f"argument {arg['name']!r} has an unknown dtype {arg['dtype']!r}")
+        if not isinstance(arg.get("writable", True), bool):
+            fail(f"argument {arg['name']!r}: writable is {arg['writable']!r}, not true or false")
+        ids = arg.get("spec_ids")
+        if ids is not None and not (isinstance(ids, list) and len(ids) == 2 and all(whole(i, 0, 0xFFFFFFFF)
+                                                                                   for i in ids)):
+            fail(f"argument {arg['name']!r}: spec_ids {ids!r} is not two SpecIds")
     offset_at = record.get("global_offset_offset")
     if offset_at is not None and (not whole(offset_at) or offset_at + 12 > size):
         fail(f"the global offset at {offset_at!r} is not inside the {size}-byte push-constant block")
@@ -96,6 +98,37 @@ def check_record(name, record):
     if local is not None and (not isinstance(local, list) or len(local) != 3 or not all(whole(v, 1, 1 << 16)
                                                                                         for v in local)):
         fail(f"local_size {local!r} is not three sizes")
+    subgroup = record.get("subgroup_size")
+    if subgroup is not None and not whole(subgroup, 1, 1 << 16):
+        fail(f"subgroup_size {subgroup!r} is not a size")
+    for key in ("device_extensions", "device_features"):
+        names = record.get(key)
+        if names is not None and not (isinstance(names, list) and all(isinstance(n, str) for n in names)):
+            fail(f"{key} {names!r} is not a list of names")
+    for key, fields in _MATRIX_FIELDS.items():
+        entries = record.get(key)
+        if entries is not None and not (isinstance(entries, list) and all(_fields_have_types(e, fields)
+                                                                           for e in entries)):
+            fail(f"{key} {entries!r} is not a list of {', '.join(fields)} entries")
+
+
+# The record's matrix entries (docs/vulkan-abi.md), the capability check reads: field -> type.
+_MATRIX_FIELDS = {
+    "matrices": {"rows": int, "cols": int, "component": str, "scope": str, "use": str},
+    "mul_adds": {"M": int, "N": int, "K": int, "A": str, "B": str, "C": str, "result": str, "scope": str},
+}
+
+
+def _fields_have_types(entry, fields):
+    return isinstance(entry, dict) and all(isinstance(entry.get(key), kind) and not isinstance(entry.get(key), bool)
+                                           for key, kind in fields.items()) and \
+        isinstance(entry.get("saturating", False), bool)
+
+
+def _record_dtype(name):
+    """A dtype the record may give an argument (reflection.SCALAR_DTYPES, or V<bytes> for a
+    struct pointer's records)."""
+    return name in SCALAR_DTYPES or (isinstance(name, str) and re.fullmatch(r"V[1-9][0-9]{0,5}", name) is not None)
 
 
 def kernel_info(name, record):

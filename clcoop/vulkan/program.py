@@ -23,9 +23,11 @@ from clcoop.prepare import KEPT_PREPARATIONS, LocalMemory, Preparations
 from clcoop.spirv.binary import read_module
 from clcoop.spirv.reflection import read_reflection
 from clcoop.vulkan import device as devices
-from clcoop.vulkan.arguments import LOCAL_SIZE_SPEC_IDS, _local_length, kernel_info, marshal, scalar_bytes, specialization
+from clcoop.vulkan.arguments import LOCAL_SIZE_SPEC_IDS, _local_length, check_record, kernel_info, marshal, scalar_bytes, \
+    specialization
 from clcoop.vulkan.capabilities import check_kernel, unsupported_reason
 from clcoop.vulkan.pipeline import Pipelines
+from clcoop.vulkan.record_check import check_module_record
 from clcoop.vulkan.runner import Launch, runner
 from clcoop.vulkan.statistics import executables, require_statistics
 from clcoop.vulkan.workgroup_memory import WorkgroupMemory, workgroup_memory_problem
@@ -49,6 +51,9 @@ class VulkanProgram:
     def __init__(self, module_bytes, device=None):
         self.module_bytes = bytes(module_bytes)
         self.records = read_reflection(self.module_bytes)
+        for name, record in self.records.items():
+            check_record(name, record)
+        check_module_record(self.module_bytes, self.records)     # before the device sees anything
         needed = sorted({e for r in self.records.values() for e in r.get("device_extensions") or ()})
         all_descriptions = devices.descriptions()
         self.device = devices.device(devices.choose(all_descriptions, needed, device))

@@ -1,0 +1,195 @@
+"""A module's reflection record checked against the module it describes, before anything of
+it runs (docs/vulkan-abi.md, "The reflection record").
+
+The record says where each argument goes in the push-constant block; the engine writes
+device addresses and scalars there. A record that disagrees with the module (edited, stale,
+or hostile) would put a buffer's address where the kernel reads another, or leave a pointer
+member zero for the kernel to dereference: on lavapipe, which runs kernels in this process,
+that crashed the process (a test reproduces it). So the module's own block decides: every
+member the kernel can read must be exactly one argument's (or the global offset's), of the
+member's size, and an address only goes into a 64-bit integer member. The SpecIds a launch
+sets (the local size, a `__local` argument's length, a specialized scalar) are distinct.
+"""
+from dataclasses import dataclass, field
+
+from clcoop.spirv import binary as sb
+from clcoop.spirv.reflection import ReflectionError
+from clcoop.vulkan.arguments import LOCAL_SIZE_SPEC_IDS
+
+# SPIR-V 1.6, 3.52 (opcodes) and 3.20/3.7 (decorations, storage classes).
+OP_ENTRY_POINT = 15
+OP_TYPE_BOOL = 20
+OP_TYPE_VECTOR = 23
+OP_TYPE_ARRAY = 28
+OP_TYPE_STRUCT = 30
+OP_SPEC_CONSTANT = 50
+OP_MEMBER_DECORATE = 72
+DECORATION_ARRAY_STRIDE = 6
+DECORATION_OFFSET = 35
+STORAGE_CLASS_PUSH_CONSTANT = 9
+STORAGE_CLASS_PHYSICAL_STORAGE_BUFFER = 5349
+EXECUTION_MODEL_GL_COMPUTE = 5
+GLOBAL_OFFSET_BYTES = 12       # three uint32 (docs/vulkan-abi.md)
+
+
+@dataclass(frozen=True)
+class Member:
+    """One member of a push-constant block: its byte offset and size, and whether a device
+    address may go there (a 64-bit integer or a PhysicalStorageBuffer pointer)."""
+    offset: int
+    size: int
+    address: bool
+
+
+@dataclass
+class ModuleFacts:
+    """What the check reads of a module: GLCompute entry points by name -> the members of
+    the push-constant block in their interface (None without one)."""
+    entry_points: dict = field(default_factory=dict)
+
+
+def module_facts(module_bytes):
+    module = sb.read_module(module_bytes)
+    defs = sb.definitions(module)
+    offsets, strides = {}, {}
+    for inst in module.instructions:
+        if inst.opcode == OP_MEMBER_DECORATE and inst.operands[2:3] == [DECORATION_OFFSET]:
+            offsets[(inst.operands[0], inst.operands[1])] = inst.operands[3]
+        elif inst.opcode == sb.OP_DECORATE and inst.operands[1:2] == [DECORATION_ARRAY_STRIDE]:
+            strides[inst.operands[0]] = inst.operands[2]
+    facts = ModuleFacts()
+    for inst in module.instructions:
+        if inst.opcode == OP_ENTRY_POINT and inst.operands[0] == EXECUTION_MODEL_GL_COMPUTE:
+            name, used = sb.decode_string(inst.operands[2:])
+            interface = inst.operands[2 + used:]
+            facts.entry_points[name] = _push_constant_members(interface, defs, offsets, strides)
+    return facts
+
+
+def _push_constant_members(interface, defs, offsets, strides):
+    blocks = []
+    for ident in interface:
+        var = defs.get(ident)
+        if var is None or var.opcode != sb.OP_VARIABLE or var.operands[2] != STORAGE_CLASS_PUSH_CONSTANT:
+            continue
+        pointer = defs.get(var.operands[0])
+        blocks.append(defs.get(pointer.operands[2]) if pointer is not None else None)
+    if not blocks:
+        return None
+    if len(blocks) > 1 or blocks[0] is None or blocks[0].opcode != OP_TYPE_STRUCT:
+        raise ReflectionError("the module's entry point has more than one push-constant block, or one that "
+                              "is not a structure (Vulkan allows one block per entry point)")
+    block = blocks[0]
+    members = []
+    for index, type_id in enumerate(block.operands[1:]):
+        offset = offsets.get((block.operands[0], index))
+        if offset is None:
+            raise ReflectionError(f"member {index} of the module's push-constant block has no Offset")
+        members.append(Member(offset, _size(type_id, defs, strides), _holds_address(type_id, defs)))
+    return members
+
+
+def _holds_address(type_id, defs):
+    inst = defs.get(type_id)
+    if inst is None:
+        return False
+    if inst.opcode == sb.OP_TYPE_INT:
+        return inst.operands[1] == 64
+    return inst.opcode == sb.OP_TYPE_POINTER and inst.operands[1] == STORAGE_CLASS_PHYSICAL_STORAGE_BUFFER
+
+
+def _size(type_id, defs, strides):
+    """Bytes of a push-constant member's type (a scalar, vector, pointer or array)."""
+    inst = defs.get(type_id)
+    if inst is None:
+        raise ReflectionError(f"the module's push-constant block uses an undefined type %{type_id}")
+    if inst.opcode in (sb.OP_TYPE_INT, sb.OP_TYPE_FLOAT):
+        return inst.operands[1] // 8
+    if inst.opcode == sb.OP_TYPE_POINTER:
+        return 8
+    if inst.opcode == OP_TYPE_BOOL:
+        return 4
+    if inst.opcode == OP_TYPE_VECTOR:
+        # An argument of a 3-component vector type has the size of a 4-component one
+        # (OpenCL C 6.1.5), which the record gives and the engine writes.
+        return _size(inst.operands[1], defs, strides) * (4 if inst.operands[2] == 3 else inst.operands[2])
+    if inst.opcode == OP_TYPE_ARRAY:
+        length = defs.get(inst.operands[2])
+        if length is None or length.opcode not in (sb.OP_CONSTANT, OP_SPEC_CONSTANT):
+            raise ReflectionError("an array in the module's push-constant block has no constant length")
+        element = strides.get(type_id) or _size(inst.operands[1], defs, strides)
+        return element * length.operands[2]
+    # (A structure inside the block is not in the contract: structures are not passed by value.)
+    raise ReflectionError(f"the module's push-constant block has a member of an unexpected type (opcode {inst.opcode})")
+
+
+def check_module_record(module_bytes, records):
+    """ReflectionError unless every kernel of the record (read_reflection) is a GLCompute
+    entry point of the module whose push-constant block the record describes exactly, and
+    the SpecIds it would set are the module's."""
+    facts = module_facts(module_bytes)
+    for name, record in records.items():
+        if name not in facts.entry_points:
+            raise ReflectionError(f"the reflection record describes kernel '{name}', which is not an entry point "
+                                  f"of the module (its entry points: {', '.join(sorted(facts.entry_points)) or 'none'})")
+        _check_push_constants(name, record, facts.entry_points[name])
+        _check_spec_ids(name, record)
+
+
+def _fields(record):
+    """(what, offset, bytes, is an address) of everything the engine writes into the block."""
+    fields = []
+    for arg in record["args"]:
+        if arg["kind"] in ("global", "constant"):
+            fields.append((f"argument '{arg['name']}'", arg["offset"], 8, True))
+        elif arg["kind"] == "scalar":
+            fields.append((f"argument '{arg['name']}'", arg["offset"], arg["size"], False))
+    if record.get("global_offset_offset") is not None:
+        fields.append(("the global offset", record["global_offset_offset"], GLOBAL_OFFSET_BYTES, False))
+    return fields
+
+
+def _check_push_constants(name, record, members):
+    def fail(why):
+        raise ReflectionError(f"kernel '{name}': the reflection record does not match the module: {why}")
+
+    fields = _fields(record)
+    members = sorted(members or [], key=lambda m: m.offset)
+    for member, following in zip(members, members[1:]):
+        if member.offset + member.size > following.offset:
+            fail(f"the push-constant members at bytes {member.offset} and {following.offset} overlap")
+    by_offset = {member.offset: member for member in members}
+    claimed = {}
+    for what, offset, size, address in fields:
+        member = by_offset.get(offset)
+        if member is None:
+            fail(f"{what} at byte {offset}: the push-constant block has no member there "
+                 f"(members at {', '.join(str(m.offset) for m in members) or 'none'})")
+        if member.size != size:
+            fail(f"{what} is {size} bytes at byte {offset}, where the block's member is {member.size}")
+        if address and not member.address:
+            fail(f"{what} is a buffer, but the block's member at byte {offset} cannot hold a device address")
+        if offset in claimed:
+            fail(f"{claimed[offset]} and {what} are both at byte {offset}")
+        claimed[offset] = what
+    for member in members:
+        if member.offset not in claimed:
+            fail(f"the push-constant member at byte {member.offset} ({member.size} bytes) is no argument's: "
+                 f"the kernel would read it unset")
+    end = max((m.offset + m.size for m in members), default=0)
+    if record.get("push_constant_size", 0) < end:
+        fail(f"push_constant_size {record.get('push_constant_size', 0)} is less than the block's {end} bytes")
+
+
+def _check_spec_ids(name, record):
+    """The SpecIds a launch may set are distinct: a `__local` length or a specialized value
+    written into the local size's SpecIds (0-2) would change the work-group's size. (A SpecId
+    the module does not use is harmless, Vulkan 1.3, 10.9.1: an argument the kernel never
+    reads has none.)"""
+    taken = {} if record.get("local_size") else {i: "the local size" for i in LOCAL_SIZE_SPEC_IDS}
+    for arg in record["args"]:
+        for ident in ([arg["spec_id"]] if arg["kind"] == "local" else list(arg.get("spec_ids") or ())):
+            if ident in taken:
+                raise ReflectionError(f"kernel '{name}': unusable reflection record: argument '{arg['name']}' "
+                                      f"names SpecId {ident}, which {taken[ident]} uses too")
+            taken[ident] = f"argument '{arg['name']}'"
