@@ -5,9 +5,12 @@ Emitted into a kernel function by codegen's generator `gen` (its lines, checks a
 """
 import re
 
+import llvmlite.ir as ir
+
 from clcoop.ir.atomic_enums import enum_checks
 from clcoop.ir.scalars import scalar_dtype
-from clcoop.native.builtin_ir import float_order_lines, store_size
+from clcoop.native import irbuild
+from clcoop.native.builtin_ir import float_order, store_size
 from clcoop.native.context import C11_ATOMIC_FUNCTIONS, FAULT_WRITE
 from clcoop.native.text_rewrite import quote, ref, typed
 from clcoop.native.support import Unsupported
@@ -169,40 +172,42 @@ def _cx_back_definition(it, size):
     """A failed compare-exchange writes the value seen back to *expected: checked, and done,
     only then (the pointer's region found by __clcoop_chk_any, as for a pointer of unknown
     origin)."""
-    return f"""
-define internal void @__clcoop_cx_back.{it}(ptr %c, i1 %ok, ptr %p, {it} %v, i32 %site) alwaysinline {{
-entry:
-  br i1 %ok, label %done, label %back
-back:
-  %q = call ptr @__clcoop_chk_any(ptr %c, ptr %p, ptr %p, i64 {size}, i64 {size}, i32 %site, i32 {FAULT_WRITE}, i1 true)
-  store {it} %v, ptr %q, align {size}
-  br label %done
-done:
-  ret void
-}}
-"""
+    I32, I64 = irbuild.I32, irbuild.I64
+    value_type = irbuild.parse_type(it)
+    fn, b = irbuild.define(f"__clcoop_cx_back.{it}", ir.VoidType(),
+                           [(irbuild.PTR, "c"), (irbuild.I1, "ok"), (irbuild.PTR, "p"), (value_type, "v"),
+                            (I32, "site")])
+    c, ok, p, v, site = fn.args
+    with b.if_then(b.not_(ok, name="failed")):
+        checked = irbuild.call(b, "__clcoop_chk_any", irbuild.PTR,
+                               [c, p, p, ir.Constant(I64, size), ir.Constant(I64, size), site,
+                                ir.Constant(I32, FAULT_WRITE), ir.Constant(irbuild.I1, 1)], "q")
+        b.store(v, checked, align=size)
+    b.ret_void()
+    return irbuild.function_text(fn)
 
 
 def _float_min_max_definition(name, kind, t, size):
     """An atomic fmax/fmin of type t on a checked pointer: the value seen replaced by
     float_order's max/min of it and v, retried until no other work-item came between."""
-    it = f"i{size * 8}"
-    body = "\n".join(float_order_lines(kind, t, "%old", "%v", "%new"))
-    return f"""
-define internal {t} @{name}(ptr %p, {t} %v) alwaysinline {{
-entry:
-  %first = load atomic {it}, ptr %p seq_cst, align {size}
-  br label %retry
-retry:
-  %seen = phi {it} [ %first, %entry ], [ %now, %retry ]
-  %old = bitcast {it} %seen to {t}
-{body}
-  %newbits = bitcast {t} %new to {it}
-  %pair = cmpxchg ptr %p, {it} %seen, {it} %newbits seq_cst seq_cst
-  %now = extractvalue {{ {it}, i1 }} %pair, 0
-  %ok = extractvalue {{ {it}, i1 }} %pair, 1
-  br i1 %ok, label %done, label %retry
-done:
-  ret {t} %old
-}}
-"""
+    value_type = irbuild.parse_type(t)
+    bits_type = ir.IntType(size * 8)
+    fn, b = irbuild.define(name, value_type, [(irbuild.PTR, "p"), (value_type, "v")])
+    p, v = fn.args
+    first = b.load_atomic(p, "seq_cst", size, name="first", typ=bits_type)
+    entry = b.block
+    retry = b.append_basic_block("retry")
+    b.branch(retry)
+    b.position_at_end(retry)
+    seen = b.phi(bits_type, name="seen")
+    old = b.bitcast(seen, value_type, name="old")
+    new = b.bitcast(float_order(b, kind, old, v, "new"), bits_type, name="newbits")
+    pair = b.cmpxchg(p, seen, new, "seq_cst", "seq_cst", name="pair")
+    now = b.extract_value(pair, 0, name="now")
+    seen.add_incoming(first, entry)
+    seen.add_incoming(now, retry)
+    done = b.append_basic_block("done")
+    b.cbranch(b.extract_value(pair, 1, name="ok"), done, retry)
+    b.position_at_end(done)
+    b.ret(old)
+    return irbuild.function_text(fn)
