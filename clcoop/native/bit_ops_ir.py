@@ -11,25 +11,15 @@ are poison: every shift amount here is below the width (where the field is legal
 so (where it faults, the value is never used)."""
 import re
 
+import llvmlite.ir as ir
+
+from clcoop.native import irbuild
 from clcoop.native.context import FAULT_BIT_FIELD
 from clcoop.native.support import Unsupported
-from clcoop.native.text_rewrite import quote, ref
+from clcoop.native.text_rewrite import quote, ref, typed
 
 FUNCTIONS = ("bitfield_insert", "bitfield_extract_signed", "bitfield_extract_unsigned", "bit_reverse")
 _VECTOR = re.compile(r"<(\d+) x (i\d+)>")
-
-
-# A fault with its two words when `bad`, branchless at the call (a branch would split the
-# caller's block, which the subgroup-wide path's per-lane copies cannot).
-FAULT_IF_IR = """define internal void @__clcoop_fault_words_if(ptr %c, i1 %bad, i32 %site, i32 %kind, i64 %a, i64 %b) alwaysinline {
-entry:
-  br i1 %bad, label %rec, label %out
-rec:
-  call void @__clcoop_fault(ptr %c, i32 %site, i32 %kind, i64 %a, i64 %b)
-  br label %out
-out:
-  ret void
-}"""
 
 
 def is_bit_op(base):
@@ -50,8 +40,9 @@ def _shape(t):
 
 
 def emit(gen, ins, ops, base):
-    """The call `ins` of the bit op `base` (gen: codegen._FunctionGen), inline: the field
-    check needs the call's fault site."""
+    """The call `ins` of the bit op `base` (gen: codegen._FunctionGen), rewritten in place:
+    bit_reverse as LLVM's intrinsic, the field operations as a call of their generated
+    function (field_definition) with the call's fault site."""
     args = ops[:-1]
     T = str(ins.type)
     shape = _shape(T)
@@ -59,69 +50,59 @@ def emit(gen, ins, ops, base):
     if shape is None or [str(a.type) for a in args] != want:
         raise Unsupported(f"the built-in '{base}' on ({', '.join(str(a.type) for a in args)}) -> {T}")
     elem, lanes = shape
-    width = int(elem[1:])
     out = quote(ins.name)
-    v = ref(args[0])
     if base == "bit_reverse":
-        gen.lines.append(f"  {out} = call {T} @llvm.bitreverse.{_suffix(elem, lanes)}({T} {v})")
+        gen.lines.append(f"  {out} = call {T} @llvm.bitreverse.{_suffix(elem, lanes)}({T} {ref(args[0])})")
         return
-    offset, count = (ref(a) for a in args[-2:])
-    n = gen.fresh("bit")
-    site = gen.site(ins, base, width)
-    gen.mg.builtin_defs.setdefault("__clcoop_fault_words_if", FAULT_IF_IR)
-    L = gen.lines
+    site = gen.site(ins, base, int(elem[1:]))
+    name = f"__clcoop_{base}.{_suffix(elem, lanes)}"
+    if name not in gen.mg.builtin_defs:
+        gen.mg.builtin_defs[name] = field_definition(name, base, T)
+    gen.lines.append(f"  {out} = call {T} @{name}(ptr %__ctx, {', '.join(typed(a) for a in args)}, i32 {site})")
+
+
+def field_definition(name, base, T):
+    """@name(ctx, value, [insert,] offset, count, site) of the field operation `base` on the
+    integer type T (scalar or vector): a FAULT_BIT_FIELD when offset + count exceeds the
+    width, then the result from shift amounts that are always legal."""
+    t = irbuild.parse_type(T)
+    e = irbuild.element(t)
+    width = e.width
+    I32, I64 = irbuild.I32, irbuild.I64
+    inserted = [(t, "insert")] if base == "bitfield_insert" else []
+    fn, b = irbuild.define(name, t, [(irbuild.PTR, "c"), (t, "v"), *inserted, (I32, "offset"), (I32, "count"),
+                                     (I32, "site")])
+    c, v, offset, count, site = fn.args[0], fn.args[1], *fn.args[-3:]
     # In i64: offset + count of two uints cannot wrap.
-    L += [f"  {n}.o = zext i32 {offset} to i64", f"  {n}.c = zext i32 {count} to i64",
-          f"  {n}.end = add i64 {n}.o, {n}.c", f"  {n}.bad = icmp ugt i64 {n}.end, {width}",
-          f"  call void @__clcoop_fault_words_if(ptr %__ctx, i1 {n}.bad, i32 {site}, i32 {FAULT_BIT_FIELD}, "
-          f"i64 {n}.o, i64 {n}.c)"]
+    o, n = b.zext(offset, I64, name="o"), b.zext(count, I64, name="n")
+    bad = irbuild.icmp(b, "ugt", b.add(o, n, name="end"), ir.Constant(I64, width), "bad")
+    with b.if_then(bad):
+        irbuild.call(b, "__clcoop_fault", ir.VoidType(), [c, site, ir.Constant(I32, FAULT_BIT_FIELD), o, n])
     # Legal amounts from here on: count 0 (nothing, whatever the offset), else count in
     # [1, width] and offset <= width - count (a faulting call gets count 0).
-    e = elem
-    narrow = "bitcast" if e == "i64" else "trunc"
-    L += [f"  {n}.zc = icmp eq i64 {n}.c, 0", f"  {n}.none = or i1 {n}.zc, {n}.bad",
-          f"  {n}.c1 = select i1 {n}.none, i64 1, i64 {n}.c",
-          f"  {n}.o1 = select i1 {n}.none, i64 0, i64 {n}.o",
-          f"  {n}.cw = {narrow} i64 {n}.c1 to {e}", f"  {n}.ow = {narrow} i64 {n}.o1 to {e}",
-          f"  {n}.wc = sub {e} {width}, {n}.cw",                       # in [0, width - 1]
-          f"  {n}.ones = lshr {e} -1, {n}.wc",                           # count low bits
-          f"  {n}.field = select i1 {n}.none, {e} 0, {e} {n}.ones"]
+    none = b.or_(irbuild.icmp(b, "eq", n, ir.Constant(I64, 0), "zc"), bad, name="none")
+    n1 = b.select(none, ir.Constant(I64, 1), n, name="n1")
+    o1 = b.select(none, ir.Constant(I64, 0), o, name="o1")
+    nw, ow = (x if width == 64 else b.trunc(x, e, name=f"{x.name[0]}w") for x in (n1, o1))
+    wc = b.sub(ir.Constant(e, width), nw, name="wc")                        # in [0, width - 1]
+    ones = b.lshr(ir.Constant(e, -1), wc, name="ones")                     # count low bits
+    field = b.select(none, ir.Constant(e, 0), ones, name="field")
     if base == "bitfield_insert":
         # (base & ~(field << offset)) | ((insert << offset) & (field << offset))
-        L += [f"  {n}.m = shl {e} {n}.field, {n}.ow"]
-        mask, off = _splat(gen, n, "m", e, lanes), _splat(gen, n, "ow", e, lanes)
-        ins_v = ref(args[1])
-        L += [f"  {n}.nm = xor {T} {mask}, {_all_ones(e, lanes)}", f"  {n}.kept = and {T} {v}, {n}.nm",
-              f"  {n}.moved = shl {T} {ins_v}, {off}", f"  {n}.put = and {T} {n}.moved, {mask}",
-              f"  {out} = or {T} {n}.kept, {n}.put"]
-        return
-    if base == "bitfield_extract_unsigned":
-        off, field = _splat(gen, n, "ow", e, lanes), _splat(gen, n, "field", e, lanes)
-        L += [f"  {n}.sh = lshr {T} {v}, {off}", f"  {out} = and {T} {n}.sh, {field}"]
-        return
-    # signed: the field's top bit at the type's top (shl by width - offset - count), then
-    # an arithmetic shift back by width - count; count 0 gives 0.
-    L += [f"  {n}.up = sub {e} {n}.wc, {n}.ow"]
-    up, down = _splat(gen, n, "up", e, lanes), _splat(gen, n, "wc", e, lanes)
-    zero = "zeroinitializer" if lanes else "0"
-    L += [f"  {n}.hi = shl {T} {v}, {up}", f"  {n}.sx = ashr {T} {n}.hi, {down}",
-          f"  {out} = select i1 {n}.none, {T} {zero}, {T} {n}.sx"]
-
-
-def _splat(gen, n, name, elem, lanes):
-    """%n.name (an elem), as a <lanes x elem> vector for vector operands."""
-    if lanes is None:
-        return f"{n}.{name}"
-    gen.lines += [f"  {n}.{name}.i = insertelement <{lanes} x {elem}> poison, {elem} {n}.{name}, i64 0",
-                  f"  {n}.{name}.v = shufflevector <{lanes} x {elem}> {n}.{name}.i, <{lanes} x {elem}> poison, "
-                  f"<{lanes} x i32> zeroinitializer"]
-    return f"{n}.{name}.v"
-
-
-def _all_ones(elem, lanes):
-    if lanes is None:
-        return "-1"
-    return "<" + ", ".join([f"{elem} -1"] * lanes) + ">"
+        mask = irbuild.splat(b, b.shl(field, ow, name="m"), t, "mask")
+        kept = b.and_(v, b.xor(mask, irbuild.const(t, -1), name="nm"), name="kept")
+        put = b.and_(b.shl(fn.args[2], irbuild.splat(b, ow, t, "off"), name="moved"), mask, name="put")
+        b.ret(b.or_(kept, put, name="r"))
+    elif base == "bitfield_extract_unsigned":
+        shifted = b.lshr(v, irbuild.splat(b, ow, t, "off"), name="sh")
+        b.ret(b.and_(shifted, irbuild.splat(b, field, t, "fieldv"), name="r"))
+    else:
+        # signed: the field's top bit at the type's top (shl by width - offset - count),
+        # then an arithmetic shift back by width - count; count 0 gives 0.
+        up = irbuild.splat(b, b.sub(wc, ow, name="up"), t, "upv")
+        extended = b.ashr(b.shl(v, up, name="hi"), irbuild.splat(b, wc, t, "down"), name="sx")
+        b.ret(b.select(none, irbuild.const(t, 0), extended, name="r"))
+    return irbuild.function_text(fn)
 
 
 def _suffix(elem, lanes):

@@ -13,8 +13,10 @@ after the other on one thread, as before.
 """
 import re
 
-from clcoop.native.context import CTX, REGION_LO, REGION_ROW_WORDS
-from clcoop.native.text_rewrite import gquote
+import llvmlite.ir as ir
+
+from clcoop.native import irbuild
+from clcoop.native.context import REGION_LO
 
 PREFIX = "__clcoop_local."
 # Constant expressions whose instruction form is `<op> <flags> <contents>`.
@@ -49,14 +51,12 @@ def global_of(function):
 def address_definition(name, slot):
     """The native definition of @name (a function_name): the lower bound of row `slot`
     of the calling thread's region table."""
-    return (f"define internal ptr addrspace(3) {gquote(name)}(ptr %c) alwaysinline {{\n"
-            f"  %tp = getelementptr i64, ptr %c, i64 {CTX['table']}\n"
-            "  %t = load i64, ptr %tp\n"
-            "  %tab = inttoptr i64 %t to ptr\n"
-            f"  %row = getelementptr i64, ptr %tab, i64 {REGION_ROW_WORDS * slot + REGION_LO}\n"
-            "  %lo = load i64, ptr %row\n"
-            "  %p = inttoptr i64 %lo to ptr addrspace(3)\n"
-            "  ret ptr addrspace(3) %p\n}")
+    local = ir.PointerType(addrspace=3)
+    fn, b = irbuild.define(name, local, [(irbuild.PTR, "c")])
+    table = b.inttoptr(irbuild.load_slot(b, fn.args[0], "table", "t"), irbuild.PTR, name="tab")
+    low = b.load(irbuild.region_word(b, table, slot, REGION_LO, "row"), name="lo", typ=irbuild.I64)
+    b.ret(b.inttoptr(low, local, name="p"))
+    return irbuild.function_text(fn)
 
 
 def per_thread(ir):
