@@ -51,7 +51,7 @@ def kind_of(base):
 
 
 def lane_kind(kind, op, uniform):
-    """The lane kind (subgroup._kind) of the result: 'u' the same in every (active) lane,
+    """The lane kind (lane_kinds.py) of the result: 'u' the same in every (active) lane,
     'v' per lane, None not known yet; uniform: per operand, whether it is uniform (None:
     not known yet)."""
     if kind == "vote":
@@ -163,7 +163,7 @@ class BallotEmitter:
         return n
 
     # ------------------------------------------------------------ over the lanes
-    def _flags(self, T, xs, active, reference=None, zero=False):
+    def flags(self, T, xs, active, reference=None, zero=False):
         """Per lane, i1: the lane is active and its x != 0 (zero: x == 0; reference: x
         differs from it); false where inactive (a select: an inactive lane's value may be
         poison)."""
@@ -181,7 +181,7 @@ class BallotEmitter:
             out.append(f)
         return out
 
-    def _fold(self, op, bits, start):
+    def fold(self, op, bits, start):
         acc = start
         for b in bits:
             out = self.fresh("bf")
@@ -203,7 +203,7 @@ class BallotEmitter:
         S = len(xs)
         n = self.fresh("bb")
         prev = "poison"
-        for j, f in enumerate(self._flags(T, xs, active)):
+        for j, f in enumerate(self.flags(T, xs, active)):
             self.lines.append(f"  {n}.v{j} = insertelement <{S} x i1> {prev}, i1 {f}, i64 {j}")
             prev = f"{n}.v{j}"
         self.lines.append(f"  {n}.i = bitcast <{S} x i1> {prev} to i{S}")
@@ -228,12 +228,12 @@ class BallotEmitter:
     def vote(self, op, T, xs, active):
         """sub_group_non_uniform_all / any / all_equal over the active lanes, as i32."""
         if op == "any":
-            truth = self._fold("or", self._flags(T, xs, active), "false")
+            truth = self.fold("or", self.flags(T, xs, active), "false")
         elif op == "all":      # no active lane's value is 0
-            truth = self._not(self._fold("or", self._flags(T, xs, active, zero=True), "false"))
+            truth = self._not(self.fold("or", self.flags(T, xs, active, zero=True), "false"))
         else:                  # no active lane's value differs from the first active one's
             reference = self.first_active(T, xs, active)
-            truth = self._not(self._fold("or", self._flags(T, xs, active, reference), "false"))
+            truth = self._not(self.fold("or", self.flags(T, xs, active, reference), "false"))
         out = self.fresh("bz")
         self.lines.append(f"  {out} = zext i1 {truth} to i32")
         return out
@@ -280,10 +280,18 @@ def _counter():
     return fresh
 
 
-def emit_fast(gen, ins, ops, kind, op, site_of):
+# What emit_fast uses of the subgroup generator (subgroup._SubgroupGen), and nothing else
+# (test_native_subgroup_parts checks it): the lane count S, fresh names, the lines being
+# emitted, the varying values, lane j's value of an operand and the lanes' mask
+# (masked_preds: None where every lane is active).
+GENERATOR_USES = ("S", "fresh", "lines", "varying", "lane", "masked_preds")
+
+
+def emit_fast(gen, ins, ops, kind, op, site_of, lanes_table):
     """A ballot built-in on the subgroup-wide fast path (gen: subgroup._SubgroupGen, S
     lanes of one full sub-group; lane j is sub-group local id j). Returns the result: one
-    value (uniform) or a list, one per lane. site_of(): a fault site (non_uniform_broadcast)."""
+    value (uniform) or a list, one per lane. site_of(): a fault site (non_uniform_broadcast);
+    lanes_table(T, xs) -> read(index), the value of lane index (collectives.Emitter.lanes_table)."""
     args = ops[:-1]
     ret = str(ins.type)
     check_types(kind, op, ret, [str(a.type) for a in args])
@@ -310,10 +318,10 @@ def emit_fast(gen, ins, ops, kind, op, site_of):
         return emit.vote(op, T, xs, active)
     if op == "first":
         return emit.first_active(T, xs, active)
-    return _non_uniform_broadcast(gen, emit, T, xs, args[1], active, site_of)
+    return _non_uniform_broadcast(gen, emit, T, xs, args[1], active, site_of, lanes_table)
 
 
-def _non_uniform_broadcast(gen, emit, T, xs, index, active, site_of):
+def _non_uniform_broadcast(gen, emit, T, xs, index, active, site_of, lanes_table):
     """The value of the lane the active lanes' index names; a fault where the index differs
     between them, is S or more, or names an inactive lane (interp: _non_uniform_broadcast)."""
     S = gen.S
@@ -321,9 +329,9 @@ def _non_uniform_broadcast(gen, emit, T, xs, index, active, site_of):
     first = emit.first_active("i32", ids, active)
     n = gen.fresh("bnb")
     lines = gen.lines
-    differs = emit._flags("i32", ids, active, first)
-    any_differs = emit._fold("or", differs, "false")
-    some = emit._fold("or", active, "false")
+    differs = emit.flags("i32", ids, active, first)
+    any_differs = emit.fold("or", differs, "false")
+    some = emit.fold("or", active, "false")
     prev = "poison"
     for j, a in enumerate(active):
         lines.append(f"  {n}.v{j} = insertelement <{S} x i1> {prev}, i1 {a}, i64 {j}")
@@ -340,5 +348,5 @@ def _non_uniform_broadcast(gen, emit, T, xs, index, active, site_of):
               f"  {n}.bad0 = and i1 {some}, {n}.nok",
               f"  {n}.bad = or i1 {n}.bad0, {any_differs}",
               f"  call void @__clcoop_fault_if(ptr %__ctx, i1 {n}.bad, i32 {site_of()}, i32 {FAULT_UNREACHABLE})"]
-    return gen._lanes_table(T, xs)(f"{n}.at")
+    return lanes_table(T, xs)(f"{n}.at")
 

@@ -16,7 +16,7 @@ Each is plain IR over the S lanes' values, bit for bit as the interpreter's NumP
 - unsigned operands (the built-in's mangled parameter) compare unsigned;
 - broadcast reads lane (index mod S), a shuffle lane clip(index, 0, S-1) of the index the
   variant computes from the lane and its (sign-extended) argument; being copies, they take
-  every scalar type and vectors (subgroup._lanes_table).
+  every scalar type and vectors (Emitter.lanes_table).
 The per-work-item path cannot see the other lanes: a kernel with a collective runs natively
 only on the fast path (KernelPlan.work_item_reason), except sub_group_all/any, which that
 path computes by a rendezvous of the sub-group (votes.py; codegen routes them there first). The ballot built-ins
@@ -25,7 +25,12 @@ path computes by a rendezvous of the sub-group (votes.py; codegen routes them th
 lanes (needs_other_lanes)."""
 import re
 
+from clcoop.ir.demangle import demangle, signed_param
+from clcoop.ir.loader import value_kind
 from clcoop.native import ballot_ir
+from clcoop.native.context import FAULT_UNREACHABLE
+from clcoop.native.support import Unsupported
+from clcoop.native.text_rewrite import quote
 
 # (kind, op) of each built-in, as interp/ocl_builtins.py's table names them.
 _SHUFFLES = {"sub_group_shuffle": "idx", "intel_sub_group_shuffle": "idx", "sub_group_shuffle_xor": "xor",
@@ -64,7 +69,7 @@ def non_uniform(base):
 
 
 def lane_kind(kind, operand_kinds, op=None):
-    """The lane kind (subgroup._kind) of a collective's result from its operands' kinds:
+    """The lane kind (lane_kinds.py) of a collective's result from its operands' kinds:
     'u' the same in every lane, 'v' per lane, None not known yet."""
     uniform = [k in ("u", "S") if k is not None else None for k in operand_kinds]
     if kind in ("vote", "bits", "mask"):
@@ -100,11 +105,13 @@ def unsupported_type(kind, op, T):
 
 class Emitter:
     """IR lines of collectives over the lanes' values (texts), with fresh names from
-    fresh(stem)."""
+    fresh(stem); alloca(type text): the name of a new alloca in the function's entry (for
+    lanes_table of vectors)."""
 
-    def __init__(self, fresh, lines):
+    def __init__(self, fresh, lines, alloca=None):
         self.fresh = fresh
         self.lines = lines
+        self.alloca = alloca
 
     def combine(self, op, T, signed, a, b):
         """op(a, b) as NumPy computes it for the interpreter's dtype."""
@@ -196,6 +203,32 @@ class Emitter:
             prev = f"{v}.{j}"
         return prev
 
+    def lanes_table(self, T, xs):
+        """read(index) -> the value of lane `index` (an i64 in [0, S)) of the lanes' values
+        xs: a <S x T> vector for scalars, an [S x T] array on the stack for vectors (no
+        vector of vectors)."""
+        S = len(xs)
+        if not T.startswith("<"):
+            vec = self.vector(T, xs)
+
+            def read(at):
+                v = self.fresh("sgx")
+                self.lines.append(f"  {v} = extractelement <{S} x {T}> {vec}, i64 {at}")
+                return v
+            return read
+        table = self.alloca(f"[{S} x {T}]")
+        for j, x in enumerate(xs):
+            p = self.fresh("sgp")
+            self.lines += [f"  {p} = getelementptr [{S} x {T}], ptr {table}, i64 0, i64 {j}",
+                           f"  store {T} {x}, ptr {p}"]
+
+        def read(at):
+            p, v = self.fresh("sgp"), self.fresh("sgx")
+            self.lines += [f"  {p} = getelementptr [{S} x {T}], ptr {table}, i64 0, i64 {at}",
+                           f"  {v} = load {T}, ptr {p}"]
+            return v
+        return read
+
     def lane_index(self, kind, op, IT, index, j, S):
         """The lane (i64) lane j reads: broadcast index mod S; a shuffle's clipped to
         [0, S-1] (the interpreter's np.clip of the int64 index)."""
@@ -228,3 +261,100 @@ def identity(op, T, signed):
     return str({"add": 0, "mul": 1, "and": -1, "or": 0, "xor": 0,
                 "min": (1 << bits - 1) - 1 if signed else -1,
                 "max": -(1 << bits - 1) if signed else 0}[op])
+
+
+# What Collectives uses of the subgroup generator (subgroup._SubgroupGen), and nothing else
+# (test_native_subgroup_parts checks it): the lane count S, the lines being emitted, fresh
+# names, entry allocas (a table of vector lanes), lane j's value of an operand, the
+# varying values, fault sites, the current mask (masked_preds: per lane in a hammock's
+# masked copy, block_any: in a region's block) and the module's functions (whether a
+# callee is a declaration). ballot_ir.emit_fast uses its own list, a subset of these.
+GENERATOR_USES = ("S", "lines", "fresh", "entry_alloca", "lane", "varying", "operand_varying", "site",
+                  "masked_preds", "block_any", "mg")
+
+
+class Collectives:
+    """The subgroup generator's part for sub-group collectives (this module's Emitter) and
+    ballot built-ins (ballot_ir.emit_fast) over the lanes' values; masking: the masking
+    part (its all_any, for the fault of a collective in a masked copy)."""
+
+    def __init__(self, gen, masking):
+        self.gen, self.masking = gen, masking
+
+    def takes(self, ins, ops):
+        """Whether ins is a call of a declared collective built-in (emit takes it)."""
+        if ins.opcode != "call":
+            return False
+        callee = ops[-1]
+        g = self.gen.mg.functions.get(callee.name)
+        return value_kind(callee) == "function" and g is not None and g.is_declaration and \
+            collective_of(demangle(callee.name)[0]) is not None
+
+    def emit(self, ins, ops):
+        """A sub-group collective over the lanes' values. In the masked copy of a
+        lane-varying if (masking.py: it runs only where the lanes differ) not every
+        work-item of the sub-group reaches it, which the interpreter reports as a fault
+        (OpenCL C 3.0 "Sub-Group Functions": all work-items of the sub-group must encounter
+        it): a fault here, and the launch is run again where it is reported. In a region (a
+        loop or nested if whose control flow may differ between lanes): not taken."""
+        gen = self.gen
+        base, params = demangle(ops[-1].name)
+        kind, op = collective_of(base)
+        if non_uniform(base):
+            # Only the active lanes take part (ballot_ir.py): also under a mask.
+            site = lambda: gen.site(ins, "sub-group collective", 0)     # noqa: E731
+            return self._name_result(ins, ballot_ir.emit_fast(gen, ins, ops, kind, op, site, self._lanes_table))
+        if gen.block_any is not None:
+            raise Unsupported(f"the sub-group collective '{base}' in a loop or nested branch that may "
+                              f"differ between the lanes of a subgroup")
+        args = ops[:-1]
+        T = str(args[0].type)
+        why = unsupported_type(kind, op, T)
+        if why is not None:
+            raise Unsupported(f"the sub-group collective '{base}' {why}")
+        S = gen.S
+        emit = Emitter(gen.fresh, gen.lines, gen.entry_alloca)
+        if gen.masked_preds is not None:
+            every, some = self.masking.all_any(gen.masked_preds)
+            part = gen.fresh("sgpart")
+            site = gen.site(ins, "sub-group collective", 0)
+            gen.lines += [f"  {part}.n = xor i1 {every}, true",
+                          f"  {part} = and i1 {some}, {part}.n",
+                          f"  call void @__clcoop_fault_if(ptr %__ctx, i1 {part}, i32 {site}, i32 {FAULT_UNREACHABLE})"]
+        signed = signed_param(params, 0)
+        xs = [gen.lane(args[0], j) for j in range(S)]
+        varying = ins.name in gen.varying
+        if kind in ("all", "any"):
+            out = gen.fresh("sgb")
+            gen.lines.append(f"  {out} = zext i1 {emit.truth(kind, T, xs)} to {ins.type}")
+            values = out
+        elif kind == "reduce":
+            values = emit.reduce(op, T, signed, xs)
+        elif kind in ("scan_inclusive", "scan_exclusive"):
+            values = emit.scan(op, T, signed, xs, kind == "scan_exclusive")
+        elif not gen.operand_varying(args[0], gen.varying):
+            values = xs[0]          # every lane holds the value read
+        else:
+            read = emit.lanes_table(T, xs)
+            values = []
+            for j in range(S if varying else 1):
+                values.append(read(emit.lane_index(kind, op, str(args[1].type), gen.lane(args[1], j), j, S)))
+            values = values if varying else values[0]
+        self._name_result(ins, values)
+
+    def _lanes_table(self, T, xs):
+        """Emitter.lanes_table over the lines being emitted now (ballot_ir's broadcast)."""
+        gen = self.gen
+        return Emitter(gen.fresh, gen.lines, gen.entry_alloca).lanes_table(T, xs)
+
+    def _name_result(self, ins, values):
+        """The collective's result under its own name: one value (uniform), or one per lane
+        (a list, or one value for every lane)."""
+        gen = self.gen
+        T = str(ins.type)
+        if ins.name not in gen.varying:
+            gen.lines.append(f"  {quote(ins.name)} = bitcast {T} {values} to {T}")
+            return
+        for j in range(gen.S):
+            v = values[j] if isinstance(values, list) else values
+            gen.lines.append(f"  {quote(f'{ins.name}.l{j}')} = bitcast {T} {v} to {T}")

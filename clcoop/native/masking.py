@@ -30,7 +30,7 @@ from clcoop.ir import cfg
 from clcoop.native.text_rewrite import clean_ir, quote
 from clcoop.native.support import EXACT_MATH, WORKITEM_FUNCTIONS, Unsupported
 
-_BRANCH = re.compile(r'br i1 (.+?), label %("[^"]*"|[-\w.$]+), label %("[^"]*"|[-\w.$]+)')
+BRANCH = re.compile(r'br i1 (.+?), label %("[^"]*"|[-\w.$]+), label %("[^"]*"|[-\w.$]+)')
 
 
 # The masked copy runs only in subgroups where the branch differs: its checks are calls of
@@ -65,7 +65,7 @@ def find_hammocks(blocks, varying_branch):
         term = list(b.instructions)[-1]
         if not varying_branch(term):
             continue
-        m = _BRANCH.fullmatch(clean_ir(str(term)).split(", !")[0])
+        m = BRANCH.fullmatch(clean_ir(str(term)).split(", !")[0])
         if m is None:
             raise Unsupported("a switch whose value may differ between the lanes of a subgroup")
         t, f = m.group(2).strip('"'), m.group(3).strip('"')
@@ -139,8 +139,8 @@ class Masking:
         """What a block run under a mask may hold: no matrices, calls only of work-item
         queries, LLVM intrinsics and built-ins without memory access or fault (no side
         effects to mask); in a hammock's side, sub-group collectives (they fault in the
-        masked copy: subgroup._collective); anywhere, the non-uniform ballot built-ins (only
-        the active lanes take part: ballot_ir.py)."""
+        masked copy: collectives.Collectives.emit); anywhere, the non-uniform ballot
+        built-ins (only the active lanes take part: ballot_ir.py)."""
         for ins in b.instructions:
             if ins.opcode == "call":
                 name = list(ins.operands)[-1].name
@@ -191,7 +191,7 @@ class Masking:
         select made there (masked_copy)."""
         gen = self.gen
         t = str(ins.type)
-        incoming = _phi_incoming(ins)
+        incoming = phi_incoming(ins)
         for j in range(gen.S):
             arms = ", ".join(f"[ {gen.lane(v, j)}, {quote(lab)} ]" for v, lab in incoming)
             gen.lines.append(f"  {quote(f'{ins.name}.l{j}')} = phi {t} {arms}, "
@@ -222,7 +222,7 @@ class Masking:
         for ins in by_name[h.join].instructions:
             if ins.opcode != "phi":
                 continue
-            values = dict((lab, v) for v, lab in _phi_incoming(ins))
+            values = dict((lab, v) for v, lab in phi_incoming(ins))
             for j in range(gen.S):
                 gen.lines.append(f"  {quote(f'{ins.name}.msel.l{j}')} = select i1 {gen.lane(h.cond, j)}, "
                                  f"{ins.type} {gen.lane(values[h.true_edge], j)}, "
@@ -377,7 +377,7 @@ def _pure_builtin(base):
         base in ("min", "max", "clamp", "abs", "select", "fmin", "fmax", "mad")
 
 
-def _phi_incoming(ins):
+def phi_incoming(ins):
     """[(value operand, block name)] of a phi."""
     blocks = re.findall(r'\[\s*[^,\]]+,\s*%("[^"]*"|[-\w.$]+)\s*\]', clean_ir(str(ins)))
     return list(zip(list(ins.operands), [b.strip('"') for b in blocks]))

@@ -36,7 +36,7 @@ import re
 from clcoop.native.context import FAULT_DIVZERO
 from clcoop.ir import cfg
 from clcoop.native.text_rewrite import clean_ir, quote, ref
-from clcoop.native.masking import _BRANCH, _phi_incoming
+from clcoop.native.masking import BRANCH, phi_incoming
 from clcoop.native.support import Unsupported
 from clcoop.ir.loader import value_kind
 
@@ -301,7 +301,7 @@ class Regions:
         if len(ops) == 1 or targets[0] == targets[1]:
             self._add_edge(label, targets[0], mask)
             return
-        m = _BRANCH.fullmatch(clean_ir(str(term)).split(", !")[0])
+        m = BRANCH.fullmatch(clean_ir(str(term)).split(", !")[0])
         cond, t, f = ops[0], m.group(2).strip('"'), m.group(3).strip('"')
         n = gen.fresh("em")
         taken = [f"{n}.t{j}" for j in range(gen.S)]
@@ -321,7 +321,7 @@ class Regions:
         came by (the first edge's value where no edge is taken: a masked-off lane); a loop
         header's entry value when exclude is its latch."""
         gen = self.gen
-        incoming = [(v, lab) for v, lab in _phi_incoming(ins) if lab != exclude]
+        incoming = [(v, lab) for v, lab in phi_incoming(ins) if lab != exclude]
         t = str(ins.type)
         for j in range(gen.S):
             cur = gen.lane(incoming[0][0], j)
@@ -370,7 +370,7 @@ class Regions:
                 values = [f"%{n}.e{len(entry_values)}.l{j}" for j in range(S)]
                 self._phi_selects(phi, lp.header, lambda j, values=values: values[j], exclude=lp.latch)
             else:
-                values = [ref(next(v for v, lab in _phi_incoming(phi) if lab != lp.latch))] * S
+                values = [ref(next(v for v, lab in phi_incoming(phi) if lab != lp.latch))] * S
             entry_values[phi.name] = values
         any_in = self._any(entry)
         gen.lines += [f"  br i1 {any_in}, label %{head}, label %{done}", f"{head}:"]
@@ -425,7 +425,7 @@ class Regions:
             phis += [f"  {keep[v][j]} = phi {types[v]} [ zeroinitializer, {quote(pre)} ], "
                      f"[ {keep_cur[v][j]}, %{cont} ]" for j in range(S)]
         for phi in header_phis:
-            back_value = next(v for v, lab in _phi_incoming(phi) if lab == lp.latch)
+            back_value = next(v for v, lab in phi_incoming(phi) if lab == lp.latch)
             lanes = range(S) if phi.name in gen.varying else [None]
             for j in lanes:
                 name = quote(phi.name) if j is None else quote(f"{phi.name}.l{j}")
