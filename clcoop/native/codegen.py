@@ -28,12 +28,12 @@ from clcoop.ir.source_map import read_debug_info
 from clcoop.native import atomic_calls, bfloat_ir, collectives, coop_routines, float8_ir, local_memory, named_ir, \
     private_matrices, support, \
     tensor_routines
-from clcoop.native import ballot_ir, bit_ops_ir, votes
+from clcoop.native import ballot_ir, bit_ops_ir, votes, workgroup_collectives
 from clcoop.native.builtin_ir import (bool_type, elem_size, exact_builtin, intrinsic_suffix, intrinsics_in,
                                      params_of, store_size, type_suffix, workitem_definition)
 from clcoop.native.context import (ATOMIC_FUNCTIONS, BARRIERS, CTX, FAULT_ATOMIC, FAULT_DIVZERO, FAULT_READ,
                                    FAULT_UNREACHABLE, FAULT_WRITE, MAX_STACK_BYTES, PRIVATE_LIVE, PRIVATE_OFFSET,
-                                   PRIVATE_ROW_WORDS, PRIVATE_SIZE, SCRATCH_BYTES)
+                                   PRIVATE_ROW_WORDS, PRIVATE_SIZE, SCRATCH_BYTES, SUSPENDING_CALLS)
 from clcoop.native.drivers import coroutine_driver, plain_driver
 from clcoop.native.text_rewrite import (clean_ir, gquote, quote, ref, replace_first, replace_last,
                                   split_function_type, typed, value_id)
@@ -929,6 +929,8 @@ class _FunctionGen:
             return self.barrier(ins)
         if f.is_declaration and votes.is_vote(demangle(name)[0]):
             return votes.emit(self, ins, ops, demangle(name)[0])
+        if f.is_declaration and workgroup_collectives.is_collective(demangle(name)[0]):
+            return workgroup_collectives.emit(self, ins, ops, *demangle(name))
         if f.is_declaration and tensor_routines.is_tensor_call(name):
             return tensor_routines.emit_call(self, ins, ops, name)
         if f.is_declaration and coop_routines.callee_of(name) is not None:
@@ -1003,7 +1005,7 @@ class _FunctionGen:
                 if ins.opcode == "call":
                     callee = list(ins.operands)[-1]
                     base = demangle(callee.name)[0] if value_kind(callee) == "function" else None
-                    if base in BARRIERS or votes.is_vote(base):
+                    if base in SUSPENDING_CALLS:
                         return True
         return False
 

@@ -44,7 +44,11 @@ BARRIERS = ("barrier", "work_group_barrier")
 # work-item's coroutine suspends at them, so functions reaching them are inlined (named_ir).
 WORKGROUP_VOTES = ("work_group_all", "work_group_any")
 SUBGROUP_VOTES = ("sub_group_all", "sub_group_any")
-SUSPENDING_CALLS = BARRIERS + WORKGROUP_VOTES + SUBGROUP_VOTES
+# Work-group collectives, a rendezvous of the work-group too (workgroup_collectives.py).
+WORKGROUP_COLLECTIVES = ("work_group_broadcast",) + tuple(
+    f"work_group_{kind}_{op}" for kind in ("reduce", "scan_inclusive", "scan_exclusive")
+    for op in ("add", "min", "max", "mul", "and", "or", "xor"))
+SUSPENDING_CALLS = BARRIERS + WORKGROUP_VOTES + SUBGROUP_VOTES + WORKGROUP_COLLECTIVES
 LEGACY_ATOMIC_FUNCTIONS = {f"{prefix}_{op}" for prefix in ("atomic", "atom")
                            for op in ("add", "sub", "xchg", "min", "max", "and", "or", "xor", "inc",
                                       "dec", "cmpxchg")}
