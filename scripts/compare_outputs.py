@@ -52,11 +52,19 @@ def compile_one(path, extra):
     return {"ir": result.ir, "warnings": result.rendered}
 
 
+def tree_independent(output):
+    """The output with the path of the checkout compiled (the default header's, in a note
+    "expanded from macro 'NULL'") written <clcoop>: two checkouts name it differently."""
+    import clcoop
+    root = str(Path(clcoop.__file__).resolve().parent.parent)
+    return {key: text.replace(root, "<clcoop>") for key, text in output.items()}
+
+
 def dump(out, paths):
     results = {}
     for path in sources(paths):
         for extra in ([], ["-g"]):
-            results[" ".join([str(path)] + extra)] = compile_one(path, extra)
+            results[" ".join([str(path)] + extra)] = tree_independent(compile_one(path, extra))
     Path(out).write_text(json.dumps(results, indent=0, sort_keys=True))
     errors = sum("error" in r for r in results.values())
     print(f"{len(results)} outputs ({errors} of them errors) written to {out}")

@@ -737,12 +737,14 @@ class ExpressionChecks:
 
     def overloaded_call(self, name, args_nodes, node):
         """A call to a user's overloadable function: clang's overload resolution picks one."""
-        family = self.ctx.overloads[name]
         values = [self.rvalue(self.expr(a)) for a in args_nodes]
-        arg_types = [v.type for v in values]
-        candidates = {_builtins.BuiltinOverload(name, f.type.ret, f.type.params, f.mangled): f for f in family}
+        arg_types = tuple(v.type for v in values)
+        candidates, chosen_for = self.overload_set(name)
+        fn = chosen_for.get(arg_types)
+        if fn is not None:
+            return self.user_call(fn, args_nodes, node, values)
         try:
-            chosen = _builtins.select_overload(name, list(candidates), arg_types)
+            chosen = _builtins.select_overload(name, list(candidates), list(arg_types))
         except _builtins.BuiltinMismatch as exc:
             by_signature = {o.signature(): f for o, f in candidates.items()}
             notes = []
@@ -751,4 +753,21 @@ class ExpressionChecks:
                 fn = by_signature.get(signature)
                 notes.append(self.ctx.note(head, fn.loc) if fn is not None else self.ctx.note(text, location(node)))
             self.ctx.fail(exc.message, node, notes)
-        return self.user_call(candidates[chosen], args_nodes, node, values)
+        fn = chosen_for[arg_types] = candidates[chosen]
+        return self.user_call(fn, args_nodes, node, values)
+
+    def overload_set(self, name):
+        """({BuiltinOverload: Function}, {argument types: the Function they chose}) of the
+        user's overloadable `name`, made once per set of declarations: rebuilding the records
+        at every call was ~12% of checking pocl's tests, which call one 48-overload family
+        thousands of times, mostly with the same argument types (issue 26, throughput). The
+        choice depends only on the candidates and the argument types (select_overload), so
+        it is kept for the types that chose; a family grows only by appending (check.py's
+        overloadable_declaration), so its length tells whether it changed."""
+        family = self.ctx.overloads[name]
+        kept = self.ctx.overload_sets.get(name)
+        if kept is None or kept[0] != len(family):
+            candidates = {_builtins.BuiltinOverload(name, f.type.ret, f.type.params, f.mangled): f
+                          for f in family}
+            kept = self.ctx.overload_sets[name] = (len(family), candidates, {})
+        return kept[1], kept[2]

@@ -165,6 +165,7 @@ class CheckContext:
         self.pre_cl20 = False           # -cl-std CL1.x: OpenCL C 1.2's rules (no to_global & co.)
         self.functions = []             # the tast.Functions declared, in order
         self.overloads = {}             # name -> the user's __attribute__((overloadable)) Functions
+        self.overload_sets = {}         # name -> ExpressionChecks.overload_set's kept records and choices
         self.call_edges = []            # (caller Function, callee Function, call location)
         self.coop_decl_locs = {}        # matrix typedef name -> location of its declaration (for notes)
         # Kept by the declarations, pragmas and check.check; read by the expressions:

@@ -171,29 +171,168 @@ def _copy_token(tok):
     return new
 
 
+class _TokenCopies:
+    """Stands for the `copy` module inside pcpp.preprocessor, whose only use of it is
+    copy.copy of a token or of a list of tokens: a token is copied by _copy_token directly,
+    without copy.copy's dispatch (type lookups, a getattr for __copy__) at each of the
+    ~100,000 copies of a macro-heavy file; anything else goes to copy.copy
+    (test_preprocess_fast_paths)."""
+
+    def __init__(self, token_class):
+        self.token_class = token_class
+
+    def copy(self, value):
+        if value.__class__ is self.token_class:
+            return _copy_token(value)
+        return copy.copy(value)
+
+
+def _expand_macros(self, tokens, expanding_from=[]):    # noqa: B006 (pcpp's signature, never mutated)
+    """pcpp 1.30's Preprocessor.expand_macros with the same steps, its per-token bookkeeping
+    done only where it shows: a token that is no macro name (nearly all of them: every token
+    of an expansion is scanned again at each level of its nesting, C99 6.10.3.4) is passed by
+    with the line macro and its depth counter untouched (pcpp raises and lowers the counter
+    around every token, which nets to nothing, and sets the line macro before and clears it
+    after, read by nothing in between) and the table and type in locals. A macro name, __LINE__ and __COUNTER__
+    take pcpp's own code (_expand_one). The same tokens as pcpp's (test_preprocess_fast_paths;
+    issue 26: throughput)."""
+    for tok in tokens:
+        if not hasattr(tok, "expanded_from"):
+            tok.expanded_from = []
+    macros = self.macros
+    t_id = self.t_ID
+    i = 0
+    while i < len(tokens):
+        t = tokens[i]
+        if t.type == t_id and (t.value in macros or t.value in ("__LINE__", "__COUNTER__")):
+            if self.linemacrodepth == 0:
+                self.linemacro = t.lineno       # what __LINE__ expands to inside this expansion
+            self.linemacrodepth = self.linemacrodepth + 1
+            i, stop = _expand_one(self, tokens, i, t, expanding_from)
+            if stop:
+                return tokens
+            continue
+        i += 1
+    # pcpp sets the line macro before and clears it after every other token at depth 0
+    # (read by nothing in between): what that leaves is a cleared one.
+    if tokens and self.linemacrodepth == 0:
+        self.linemacro = 0
+    return tokens
+
+
+def _expand_one(self, tokens, i, t, expanding_from):
+    """One step of pcpp 1.30's expand_macros loop at a macro name, __LINE__ or __COUNTER__
+    (its code, linemacrodepth already raised): (the next index, whether pcpp breaks out)."""
+    if t.value in self.macros and t.value not in t.expanded_from and t.value not in expanding_from:
+        m = self.macros[t.value]
+        if m.arglist is None:
+            rep = [_copy_token(x) for x in m.value]
+            ex = self.expand_macros(rep, expanding_from + [t.value])
+            for e in ex:
+                e.source = t.source
+                e.lineno = t.lineno
+                if not hasattr(e, "expanded_from"):
+                    e.expanded_from = []
+                e.expanded_from.append(t.value)
+            tokens[i:i + 1] = ex
+        else:
+            j = i + 1
+            while j < len(tokens) and (tokens[j].type in self.t_WS or tokens[j].type in self.t_COMMENT):
+                j += 1
+            if j == len(tokens) or tokens[j].value != "(":
+                i = j
+            else:
+                tokcount, args, positions = self.collect_args(tokens[j:], True)
+                if tokcount == 0:
+                    return i, True      # pcpp breaks out here, the counter left raised
+                if (not m.variadic and (args != [[]] or len(m.arglist) > 1)
+                        and len(args) != len(m.arglist)):
+                    self.on_error(t.source, t.lineno, "Macro %s requires %d arguments but was passed %d"
+                                  % (t.value, len(m.arglist), len(args)))
+                    i = j + tokcount
+                elif m.variadic and len(args) < len(m.arglist) - 1:
+                    if len(m.arglist) > 2:
+                        self.on_error(t.source, t.lineno, "Macro %s must have at least %d arguments"
+                                      % (t.value, len(m.arglist) - 1))
+                    else:
+                        self.on_error(t.source, t.lineno, "Macro %s must have at least %d argument"
+                                      % (t.value, len(m.arglist) - 1))
+                    i = j + tokcount
+                else:
+                    if m.variadic:
+                        if len(args) == len(m.arglist) - 1:
+                            args.append([])
+                        else:
+                            args[len(m.arglist) - 1] = tokens[j + positions[len(m.arglist) - 1]:j + tokcount - 1]
+                            del args[len(m.arglist):]
+                    else:
+                        while len(args) < len(m.arglist):
+                            args.append([])
+                    rep = self.macro_expand_args(m, args)
+                    ex = self.expand_macros(rep, expanding_from + [t.value])
+                    for e in ex:
+                        e.source = t.source
+                        e.lineno = t.lineno
+                        if not hasattr(e, "expanded_from"):
+                            e.expanded_from = []
+                        e.expanded_from.append(t.value)
+                    # GCC's and clang's space between an expansion and a following identifier.
+                    if len(tokens) > j + tokcount and tokens[j + tokcount].type in self.t_ID:
+                        newtok = _copy_token(tokens[j + tokcount])
+                        newtok.type = self.t_SPACE
+                        newtok.value = " "
+                        ex.append(newtok)
+                    tokens[i:j + tokcount] = ex
+        self.linemacrodepth = self.linemacrodepth - 1
+        if self.linemacrodepth == 0:
+            self.linemacro = 0
+        return i, False
+    if self.expand_linemacro and t.value == "__LINE__":
+        t.type = self.t_INTEGER
+        t.value = self.t_INTEGER_TYPE(self.linemacro)
+    elif self.expand_countermacro and t.value == "__COUNTER__":
+        t.type = self.t_INTEGER
+        t.value = self.t_INTEGER_TYPE(self.countermacro)
+        self.countermacro += 1
+    i += 1
+    self.linemacrodepth = self.linemacrodepth - 1
+    if self.linemacrodepth == 0:
+        self.linemacro = 0
+    return i, False
+
+
 def _make_preprocessor_class():
     # pcpp is imported here so that importing this module stays cheap.
+    import pcpp.preprocessor
     from pcpp import Action, OutputDirective, Preprocessor
     from pcpp.parser import LexToken
 
     if "__copy__" not in LexToken.__dict__:
         LexToken.__copy__ = _copy_token
+    if pcpp.preprocessor.copy is copy:
+        pcpp.preprocessor.copy = _TokenCopies(LexToken)
 
     class ClcoopPreprocessor(Preprocessor):
         """pcpp with its hooks sending clang-style located messages to a DiagnosticEngine."""
 
+        expand_macros = _expand_macros
+
         def __init__(self, diag):
-            super().__init__()
+            self.expansion_chains = {}  # _record_expansion's chain of macro names -> [(name, Macro)]
+            super().__init__()          # (which defines macros: define empties expansion_chains)
             self.diag = diag
             self.files = {}            # pcpp source key (absolute path) -> _FileText
+            # _emit_tokens's source key -> (_FileText, display name): two lookups less per
+            # token. Emptied when a file is registered (again: an include too deep is empty).
+            self.known_sources = {}
             self.last_include_loc = None
             self.rewrite_paths = []    # keep token sources absolute: we map them ourselves
             self.bad_macro_names = []  # (location, message) of #ifdef/#ifndef without a name
-            self.expansion_chains = {}  # _record_expansion's (id, length) of pcpp's list -> macros
 
         # --- files ---------------------------------------------------------------
         def register(self, key, display_name, text):
             self.files[key] = _FileText(display_name, text)
+            self.known_sources.clear()
             self.diag.sources.add(display_name, text)
 
         def display_name(self, key):
@@ -270,11 +409,13 @@ def _make_preprocessor_class():
                 tokens = '__FILE__ "' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
             elif not isinstance(tokens, str) and not self._macro_name_ok(tokens):
                 return
+            self.expansion_chains.clear()
             return super().define(tokens)
 
         def undef(self, tokens):
             if not isinstance(tokens, str) and not self._macro_name_ok(tokens):
                 return
+            self.expansion_chains.clear()
             return super().undef(tokens)
 
         def _macro_name_ok(self, tokens):
@@ -399,17 +540,22 @@ def _emit_tokens(pp, writer, state):
     previous = None
     adjacent = False   # a token was written with no whitespace token since
     invocation_cols = {}   # (file, line) -> column after the last original token written there
+    sources = pp.known_sources
     while True:
         tok = pp.token()
         if tok is None:
             break
-        entry = pp.files.get(tok.source)
         if tok.type in _WS_TYPES:
             previous = None
             adjacent = False
             continue
+        known = sources.get(tok.source)
+        if known is None:
+            known = (pp.files.get(tok.source), pp.display_name(tok.source))
+            if known[0] is not None:     # -D tokens have no file: looked up each time
+                sources[tok.source] = known
+        entry, file = known
         pos = entry.position(tok) if entry else None
-        file = pp.display_name(tok.source)
         state["tokens"] += 1
         if pos is None:
             line = max(tok.lineno, writer.line) if file == writer.file else tok.lineno
@@ -450,12 +596,15 @@ def _record_expansion(pp, tok, written_at, invocation_cols):
     entry = pp.files.get(tok.source)
     if name not in pp.macros or entry is None:
         return
-    key = (id(macros), len(macros))          # pcpp shares one list among a token's copies
-    cached = pp.expansion_chains.get(key)
-    if cached is None:
+    # The chain's Macros as the table holds them now: the same for every token of the same
+    # chain until a macro is defined or undefined (which empties expansion_chains), except
+    # __FILE__, which pcpp puts back after an #include without define (not kept).
+    key = tuple(macros)
+    defined = pp.expansion_chains.get(key)
+    if defined is None:
         defined = [(m, pp.macros[m]) for m in dict.fromkeys(reversed(macros)) if m in pp.macros]
-        cached = pp.expansion_chains[key] = (macros, defined)     # the list kept: its id stays its own
-    defined = cached[1]
+        if "__FILE__" not in key:
+            pp.expansion_chains[key] = defined
     start_col = invocation_cols.get((written_at.file, tok.lineno), 1)
     origin = _ExpansionOrigin(pp, entry, written_at.file, tok.lineno, start_col, name, defined,
                               (getattr(tok, "lexpos", None), tok.value, tok.lineno))
@@ -579,6 +728,7 @@ def _run_default_header(pp, header_path, defines, definitions, writer, state):
         clock = {name: pp.macros[name] for name in _CLOCK_MACROS if name in pp.macros}
         pp.macros = dict(macros)
         pp.macros.update(clock)
+        pp.expansion_chains.clear()     # a new macro table: no chain of the old one holds
         pp.include_once = dict(include_once)
         writer.parts = list(parts)
         writer.file, writer.line, writer.col = position

@@ -70,3 +70,43 @@ def test_select_overload_picks_as_before_for_a_family_of_vector_types():
         assert exc.message == "call to 'f' is ambiguous"
     else:
         raise AssertionError("int, long should be ambiguous")
+
+
+# A user's overloadable family: its records are made once per set of declarations and each
+# choice is kept per argument types (ExpressionChecks.overload_set).
+GROWING_FAMILY = """
+__attribute__((overloadable)) int f(float x) { return 1; }
+kernel void before(global int *o) { o[0] = f(1); o[1] = f(2); }
+__attribute__((overloadable)) int f(int x) { return 2; }
+kernel void after(global int *o) { o[0] = f(1); o[1] = f(1.0f); }
+"""
+
+
+def _callees(ir, kernel):
+    body = ir.split(f"@{kernel}(", 1)[1].split("\n}\n", 1)[0]
+    return [line.split("@", 1)[1].split("(", 1)[0] for line in body.splitlines() if " call " in line]
+
+
+def test_a_declaration_after_a_call_joins_the_overload_set():
+    from clcoop.frontend import driver
+    ir = driver.compile_source(GROWING_FAMILY, driver.CompileOptions(filename="family.cl")).ir
+    # Before f(int) is declared, f(1) converts to float; after, it is an exact match.
+    assert _callees(ir, "before") == ["_Z1ff", "_Z1ff"]
+    assert _callees(ir, "after") == ["_Z1fi", "_Z1ff"]
+
+
+def test_each_argument_type_list_is_resolved_once(monkeypatch):
+    from clcoop.frontend import check_expr, driver
+    resolved = []
+    real = B.select_overload
+
+    def counted(name, candidates, arg_types):
+        resolved.append(tuple(arg_types))
+        return real(name, candidates, arg_types)
+    monkeypatch.setattr(check_expr._builtins, "select_overload", counted)
+    source = ("__attribute__((overloadable)) int g(int x) { return x; }\n"
+              "__attribute__((overloadable)) float g(float x) { return x; }\n"
+              "kernel void k(global int *o, global float *p) {\n"
+              + "".join(f"  o[{i}] = g({i}); p[{i}] = g({i}.5f);\n" for i in range(20)) + "}\n")
+    driver.compile_source(source, driver.CompileOptions(filename="calls.cl"))
+    assert resolved == [(S["int"],), (S["float"],)]

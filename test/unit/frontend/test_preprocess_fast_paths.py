@@ -1,9 +1,15 @@
-"""The preprocessor's fast token copy (clcoop/frontend/preprocess.py, _copy_token, installed as
-pcpp's LexToken.__copy__; issue 26: throughput). It must make what copy.copy makes without it
-(copy's generic path: a new instance, the same attributes), so the preprocessed text is the
-same with and without it."""
+"""The preprocessor's fast paths (clcoop/frontend/preprocess.py; issue 26: throughput), each
+against the slower path it replaces, which is the oracle:
+- the token copy (_copy_token, installed as pcpp's LexToken.__copy__, and _TokenCopies, which
+  stands for the copy module inside pcpp) makes what copy.copy makes without it (copy's
+  generic path: a new instance, the same attributes);
+- _expand_macros, pcpp's expand_macros without its per-token bookkeeping, expands as pcpp's;
+- the expansion chains kept per chain of macro names follow a macro's redefinition;
+so the preprocessed text, the diagnostics and the expansion records are the same."""
 import copy
 
+import pcpp.preprocessor
+from pcpp import Preprocessor
 from pcpp.parser import LexToken
 
 from clcoop.diagnostics import DiagnosticEngine
@@ -25,6 +31,19 @@ float g(void) { return CPREC(-1.5) + CPREC(0.5); }
 #undef TWICE
 #define TWICE(x) (2 * (x))
 int h(int v) { return TWICE(v) + __LINE__; }
+#define VARIADIC(fmt, ...) fmt, __VA_ARGS__
+#define FN(x) x
+#define OBJ FN
+#define COUNT __COUNTER__ + __COUNTER__
+int v[] = { VARIADIC(1, 2, 3), VARIADIC(4), COUNT, OBJ(5) FN, FN (6), __LINE__ };
+int w = TWICE(TWICE(TWICE(__LINE__)));
+"""
+# What pcpp reports and keeps going after: argument counts, an invocation left open.
+MACRO_ERRORS = r"""
+#define TWO(a, b) a + b
+#define ATLEAST(a, b, ...) a + b
+int x = TWO(1) + ATLEAST(1) + __LINE__;
+int y = TWO(1, 2
 """
 
 
@@ -63,3 +82,60 @@ def test_the_same_text_and_expansions_with_the_generic_copy(monkeypatch):
         generic = _preprocess(MACRO_HEAVY)
     assert fast == generic
     assert "int8" in fast[0] and fast[1] == "" and len(fast[2]) >= 5
+
+
+def test_pcpps_copies_go_through_the_token_copy():
+    PP._preprocessor_class()
+    assert isinstance(pcpp.preprocessor.copy, PP._TokenCopies)
+    tok = LexToken()
+    tok.type, tok.value, tok.lineno, tok.lexpos, tok.source = "CPP_ID", "x", 3, 17, "f.cl"
+    copied = pcpp.preprocessor.copy.copy(tok)
+    assert type(copied) is LexToken and copied is not tok and copied.__dict__ == tok.__dict__
+    tokens = [tok]
+    copied = pcpp.preprocessor.copy.copy(tokens)      # pcpp copies argument lists too
+    assert copied == tokens and copied is not tokens and copied[0] is tok
+
+
+def test_the_same_text_and_expansions_with_the_copy_module(monkeypatch):
+    fast = _preprocess(MACRO_HEAVY)
+    with monkeypatch.context() as patched:
+        PP._preprocessor_class()
+        patched.setattr(pcpp.preprocessor, "copy", copy)
+        generic = _preprocess(MACRO_HEAVY)
+    assert fast == generic
+
+
+def test_expand_macros_expands_as_pcpps(monkeypatch):
+    cls = PP._preprocessor_class()
+    assert cls.expand_macros is PP._expand_macros
+    for source in (MACRO_HEAVY, MACRO_ERRORS):
+        fast = _preprocess(source)
+        with monkeypatch.context() as patched:
+            patched.setattr(cls, "expand_macros", Preprocessor.expand_macros)
+            pcpps = _preprocess(source)
+        assert fast == pcpps
+    heavy, errors = _preprocess(MACRO_HEAVY), _preprocess(MACRO_ERRORS)
+    assert "0 + 1," in heavy[0] and "( 2 * ( 22 ) )" in heavy[0]    # __COUNTER__, __LINE__ nested
+    assert "macro TWO requires 2 arguments but was passed 1" in errors[1]
+    assert "macro ATLEAST must have at least 2 arguments" in errors[1]
+
+
+REDEFINED = """#define F(x) (x + undeclared_a)
+int f1(void) { return F(1); }
+#undef F
+#define F(x) (x + undeclared_b)
+int f2(void) { return F(2); }
+"""
+
+
+def test_an_expansion_names_the_definition_in_force():
+    """Both expansions have the chain (F,); the second's note is at the second #define."""
+    from clcoop.errors import CompileError
+    from clcoop.frontend import driver
+    try:
+        driver.check_source(REDEFINED, driver.CompileOptions(filename="redef.cl"))
+    except CompileError as exc:
+        rendered = exc.rendered
+    notes = [line for line in rendered.splitlines() if "expanded from macro 'F'" in line]
+    assert notes == ["redef.cl:1:19: note: expanded from macro 'F'",
+                     "redef.cl:4:19: note: expanded from macro 'F'"]
