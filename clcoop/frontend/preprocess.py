@@ -28,6 +28,7 @@ Rules taken from clang (its messages are quoted where they are reproduced):
 import bisect
 import copy
 import io
+import itertools
 import os
 import re
 from pathlib import Path
@@ -77,11 +78,12 @@ class _FileText:
         self.display_name = display_name
         # pcpp's group_lines strips trailing whitespace of every line and joins with "\n";
         # columns of tokens are unchanged by that.
-        self.joined = "\n".join(line.rstrip() for line in text.splitlines())
-        self.line_starts = [0]
-        for index, char in enumerate(self.joined):
-            if char == "\n":
-                self.line_starts.append(index + 1)
+        lines = [line.rstrip() for line in text.splitlines()]
+        self.joined = "\n".join(lines)
+        # Where each line starts in `joined`: after the previous lines and their newlines
+        # (a line holds none: splitlines took them). Summed in C, where a loop over every
+        # character of the text was ~1.5 ms of each compile for the default header alone.
+        self.line_starts = list(itertools.accumulate((len(line) + 1 for line in lines[:-1]), initial=0))
 
     def position(self, tok, lineno=None):
         """(line, column) of an original token, or None if tok came from a macro body

@@ -139,3 +139,18 @@ def test_an_expansion_names_the_definition_in_force():
     notes = [line for line in rendered.splitlines() if "expanded from macro 'F'" in line]
     assert notes == ["redef.cl:1:19: note: expanded from macro 'F'",
                      "redef.cl:4:19: note: expanded from macro 'F'"]
+
+
+def _line_starts_by_scanning(joined):
+    starts = [0]
+    for index, char in enumerate(joined):
+        if char == "\n":
+            starts.append(index + 1)
+    return starts
+
+
+def test_line_starts_are_where_the_scan_finds_them():
+    """_FileText sums the line lengths where it scanned every character for newlines."""
+    for text in ("", "\n", "a", "a\n", "int x;  \n\n  y\r\nz\x0cw\u2028v\n\n", MACRO_HEAVY, "x\n" * 50):
+        entry = PP._FileText("f.cl", text)
+        assert entry.line_starts == _line_starts_by_scanning(entry.joined), repr(text)
