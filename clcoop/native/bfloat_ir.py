@@ -19,12 +19,17 @@ Loads, stores, phis, selects, bitcasts and vector moves of bf16 stay as they are
 """
 import re
 
+import llvmlite.ir as ir
+
+from clcoop.native import irbuild
 from clcoop.native.builtin_ir import intrinsic_suffix, type_suffix
 from clcoop.native.text_rewrite import quote, ref, typed
 from clcoop.native.support import Unsupported
 from clcoop.ir.loader import value_kind
 
 _VECTOR = re.compile(r"<(\d+) x (\w+)>")
+I1, I16, I32, I64 = irbuild.I1, irbuild.I16, irbuild.I32, irbuild.I64
+FLOAT, DOUBLE = irbuild.FLOAT, irbuild.DOUBLE
 
 
 def _count(t):
@@ -42,147 +47,188 @@ def shape(n, t):
     return f"<{n} x {t}>" if n else t
 
 
-def splat(n, t, v):
-    return f"<{', '.join([f'{t} {v}'] * n)}>" if n else str(v)
+# ---------------------------------------------------------------- the computations (builders)
+# Each takes values of the builder's function and returns the new value; `of(x, T)` is the
+# type T with the lanes of x.
 
+def _of(x, elem):
+    return irbuild.shaped(x.type, elem)
+
+
+def widen_value(b, x, to="float"):
+    """The bf16 value x (bits as bfloat) as float (or double), exact: float's upper half."""
+    wide = b.shl(b.zext(b.bitcast(x, _of(x, I16), name="h"), _of(x, I32), name="w"),
+                 irbuild.const(_of(x, I32), 16), name="s")
+    single = b.bitcast(wide, _of(x, FLOAT), name="f" if to != "float" else "r")
+    return single if to == "float" else b.fpext(single, _of(x, DOUBLE), name="r")
+
+
+def round_float_value(b, x):
+    """The float x rounded to bf16 nearest-even (ml_dtypes' rounding; a NaN -> sign | 0x7FC0)
+    by the carry trick (bits + 0x7FFF + lsb) >> 16, right for subnormals and overflow."""
+    i32 = _of(x, I32)
+    bits = b.bitcast(x, i32, name="b")
+    high = b.lshr(bits, irbuild.const(i32, 16), name="hi")
+    bias = b.add(b.and_(high, irbuild.const(i32, 1), name="lsb"), irbuild.const(i32, 0x7FFF), name="bias")
+    rounded = b.lshr(b.add(bits, bias, name="rn"), irbuild.const(i32, 16), name="t")
+    quiet = b.or_(b.and_(high, irbuild.const(i32, 0x8000), name="sg"), irbuild.const(i32, 0x7FC0), name="q")
+    nan = irbuild.fcmp(b, "uno", x, irbuild.const(x.type, 0), "nan")
+    kept = b.trunc(b.select(nan, quiet, rounded, name="sel"), _of(x, I16), name="k")
+    return b.bitcast(kept, _of(x, irbuild.BFLOAT), name="r")
+
+
+def round_to_odd_value(b, d):
+    """The double d rounded to float with round-to-odd (rounding.py
+    _float64_to_float32_round_to_odd: toward zero, the last bit set when inexact; a NaN
+    stays a NaN)."""
+    i32 = _of(d, I32)
+    t = b.fptrunc(d, _of(d, FLOAT), name="t")
+    back = b.fpext(t, d.type, name="back")
+    exact = irbuild.fcmp(b, "ueq", back, d, "exact")
+    above = irbuild.fcmp(b, "ogt", back, d, "gt")
+    below = irbuild.fcmp(b, "olt", back, d, "lt")
+    negative = irbuild.fcmp(b, "olt", d, irbuild.const(d.type, 0), "neg")
+    away = b.select(negative, below, above, name="away")
+    bits = b.bitcast(t, i32, name="bits")
+    toward_zero = b.select(away, b.sub(bits, irbuild.const(i32, 1), name="dec"), bits, name="tz")
+    odd = b.or_(toward_zero, irbuild.const(i32, 1), name="odd")
+    return b.bitcast(b.select(exact, bits, odd, name="fin"), t.type, name="o")
+
+
+def sum_to_odd_value(b, x, y):
+    """The doubles x + y rounded to odd (interp/fused.py _sum_to_odd: TwoSum gives the
+    rounded sum's exact error; when inexact and the sum's last bit is even, the neighbour
+    toward the exact sum, which is odd)."""
+    d, i64 = x.type, _of(x, I64)
+    total = b.fadd(x, y, name="s")
+    y_part = b.fsub(total, x, name="bb")
+    x_part = b.fsub(total, y_part, name="sb")
+    error = b.fadd(b.fsub(x, x_part, name="ex"), b.fsub(y, y_part, name="ey"), name="e")
+    inexact0 = irbuild.fcmp(b, "one", error, irbuild.const(d, 0), "inexact0")
+    magnitude = irbuild.intrinsic(b, "fabs", [total], "abs")
+    finite = irbuild.fcmp(b, "one", magnitude, irbuild.const(d, float("inf")), "finite")
+    inexact = b.and_(inexact0, finite, name="inexact")
+    bits = b.bitcast(total, i64, name="bits")
+    even = irbuild.icmp(b, "eq", b.and_(bits, irbuild.const(i64, 1), name="low"), irbuild.const(i64, 0), "even")
+    move = b.and_(inexact, even, name="move")
+    # Toward the exact sum: away from zero when the error has the sum's sign.
+    away = irbuild.icmp(b, "eq", irbuild.fcmp(b, "olt", error, irbuild.const(d, 0), "es"),
+                        irbuild.icmp(b, "slt", bits, irbuild.const(i64, 0), "ss"), "away")
+    step = b.select(away, irbuild.const(i64, 1), irbuild.const(i64, -1), name="step")
+    final = b.select(move, b.add(bits, step, name="moved"), bits, name="fin")
+    return b.bitcast(final, d, name="r")
+
+
+def round_double_value(b, d):
+    """The double d rounded once to bf16: round-to-odd float first (16 spare bits make the
+    second rounding exact)."""
+    return round_float_value(b, round_to_odd_value(b, d))
+
+
+def round_from_value(b, src, x):
+    """A half, float or double x rounded once to bf16."""
+    if src == "double":
+        return round_double_value(b, x)
+    if src == "half":       # exact in float (F16C)
+        return round_float_value(b, b.fpext(x, _of(x, FLOAT), name="f"))
+    if src == "float":
+        return round_float_value(b, x)
+    raise Unsupported(f"a conversion from {src} to __bf16")
+
+
+def int_to_bfloat_value(b, x, signed):
+    """The scalar integer x rounded once to bf16 (coopmat2.convert_bfloat16: the exact
+    integer; a 64-bit one through a round-to-odd double, which keeps the next rounding
+    single): the magnitude's bits beyond 53 dropped to odd, exactly scaled to a double."""
+    wide = x if x.type.width == 64 else (b.sext if signed else b.zext)(x, I64, name="x")
+    if signed:
+        negative = irbuild.icmp(b, "slt", wide, ir.Constant(I64, 0), "neg")
+        magnitude = b.select(negative, b.sub(ir.Constant(I64, 0), wide, name="nx"), wide, name="u")
+    else:
+        negative, magnitude = ir.Constant(I1, 0), wide
+    # Bits beyond 53 dropped to odd: shift = max(0, 11 - leading zeros).
+    zeros = irbuild.intrinsic(b, "ctlz", [magnitude, ir.Constant(I1, 0)], "lz")
+    shift0 = b.sub(ir.Constant(I64, 11), zeros, name="sh0")
+    shift = b.select(irbuild.icmp(b, "sgt", shift0, ir.Constant(I64, 0), "big"), shift0, ir.Constant(I64, 0),
+                     name="sh")
+    mask = b.sub(b.shl(ir.Constant(I64, 1), shift, name="m1"), ir.Constant(I64, 1), name="m")
+    sticky = irbuild.icmp(b, "ne", b.and_(magnitude, mask, name="low"), ir.Constant(I64, 0), "st")
+    top = b.or_(b.lshr(magnitude, shift, name="t"), b.zext(sticky, I64, name="stz"), name="to")
+    scale = b.bitcast(b.shl(b.add(shift, ir.Constant(I64, 1023), name="e"), ir.Constant(I64, 52), name="eb"),
+                      DOUBLE, name="sc")
+    value = b.fmul(b.uitofp(top, DOUBLE, name="d0"), scale, name="d1")
+    value = b.select(negative, b.fneg(value, name="dn"), value, name="d") if signed else value
+    return round_double_value(b, value)
+
+
+def arithmetic_value(b, op, x, y=None):
+    """x `op` y (fadd/fsub/fmul/fdiv/frem, or fneg with y None) of bf16 values, as the
+    interpreter's NumPy on bf16 arrays: in float32, rounded once; fneg flips the sign bit."""
+    if op == "fneg":
+        bits = b.bitcast(x, _of(x, I16), name="n")
+        return b.bitcast(b.xor(bits, irbuild.const(bits.type, -32768), name="nx"), x.type, name="r")
+    operation = {"fadd": b.fadd, "fsub": b.fsub, "fmul": b.fmul, "fdiv": b.fdiv, "frem": b.frem}[op]
+    return round_float_value(b, operation(widen_value(b, x), widen_value(b, y), name="w"))
+
+
+def _mul_add_value(b, x, y, z):
+    """llvm.fmuladd of bf16: the product rounded to bf16, then the sum (interp/intrinsics.py
+    _fmuladd: NumPy multiply then add on bf16 arrays, each in float32 and rounded)."""
+    product = round_float_value(b, b.fmul(widen_value(b, x), widen_value(b, y), name="pf"))
+    return round_float_value(b, b.fadd(widen_value(b, product), widen_value(b, z), name="sf"))
+
+
+def _fused_value(b, x, y, z):
+    """llvm.fma of bf16, rounded once (interp/fused.py): the exact product in double plus c,
+    rounded to odd in double, then to bf16 (round-to-odd float32 first, as every double)."""
+    product = b.fmul(widen_value(b, x, "double"), widen_value(b, y, "double"), name="p")
+    return round_double_value(b, sum_to_odd_value(b, product, widen_value(b, z, "double")))
+
+
+def _abs_value(b, x):
+    bits = b.bitcast(x, _of(x, I16), name="n")
+    return b.bitcast(b.and_(bits, irbuild.const(bits.type, 0x7FFF), name="nx"), x.type, name="r")
+
+
+# ---------------------------------------------------------------- as lines, in place
+# The same computations spliced into a function being rewritten as text (codegen, the
+# matrix routines): `out` the result's name, temporaries `p`.* (default `out`.*: give a
+# fresh name where `out` is the IR's).
 
 def widen(value, n, out, to="float", p=None):
-    """Lines: `out` = the bf16 `value` (n lanes, None: scalar) as float (or double), exact;
-    temporaries named `p`.* (default `out`.*: give a fresh name where `out` is the IR's)."""
-    p = p or out
-    i16, i32, f = shape(n, "i16"), shape(n, "i32"), shape(n, "float")
-    lines = [f"  {p}.h = bitcast {shape(n, 'bfloat')} {value} to {i16}",
-             f"  {p}.w = zext {i16} {p}.h to {i32}",
-             f"  {p}.s = shl {i32} {p}.w, {splat(n, 'i32', 16)}"]
-    if to == "float":
-        return lines + [f"  {out} = bitcast {i32} {p}.s to {f}"]
-    return lines + [f"  {p}.f = bitcast {i32} {p}.s to {f}",
-                    f"  {out} = fpext {f} {p}.f to {shape(n, 'double')}"]
+    """Lines: `out` = the bf16 `value` (n lanes, None: scalar) as float (or double), exact."""
+    return irbuild.splice(lambda b, x: widen_value(b, x, to), [(shape(n, "bfloat"), value)], out, p or out)
 
 
 def round_float(value, n, out, p=None):
-    """Lines: `out` (bfloat) = the float `value` rounded to nearest-even (ml_dtypes'
-    rounding; a NaN -> sign | 0x7FC0)."""
-    p = p or out
-    i32, b1 = shape(n, "i32"), shape(n, "i1")
-    return [f"  {p}.b = bitcast {shape(n, 'float')} {value} to {i32}",
-            f"  {p}.hi = lshr {i32} {p}.b, {splat(n, 'i32', 16)}",
-            f"  {p}.lsb = and {i32} {p}.hi, {splat(n, 'i32', 1)}",
-            f"  {p}.bias = add {i32} {p}.lsb, {splat(n, 'i32', 0x7FFF)}",
-            f"  {p}.r = add {i32} {p}.b, {p}.bias",
-            f"  {p}.t = lshr {i32} {p}.r, {splat(n, 'i32', 16)}",
-            f"  {p}.sg = and {i32} {p}.hi, {splat(n, 'i32', 0x8000)}",
-            f"  {p}.q = or {i32} {p}.sg, {splat(n, 'i32', 0x7FC0)}",
-            f"  {p}.nan = fcmp uno {shape(n, 'float')} {value}, zeroinitializer",
-            f"  {p}.sel = select {b1} {p}.nan, {i32} {p}.q, {i32} {p}.t",
-            f"  {p}.k = trunc {i32} {p}.sel to {shape(n, 'i16')}",
-            f"  {out} = bitcast {shape(n, 'i16')} {p}.k to {shape(n, 'bfloat')}"]
-
-
-def round_to_odd_float(value, n, out, p=None):
-    """Lines: `out` (float) = the double `value` rounded to float with round-to-odd
-    (rounding.py _float64_to_float32_round_to_odd: toward zero, the last bit set when
-    inexact; a NaN stays a NaN)."""
-    p = p or out
-    d, f, i32, b1 = shape(n, "double"), shape(n, "float"), shape(n, "i32"), shape(n, "i1")
-    return [f"  {p}.t = fptrunc {d} {value} to {f}",
-            f"  {p}.back = fpext {f} {p}.t to {d}",
-            f"  {p}.exact = fcmp ueq {d} {p}.back, {value}",
-            f"  {p}.gt = fcmp ogt {d} {p}.back, {value}",
-            f"  {p}.lt = fcmp olt {d} {p}.back, {value}",
-            f"  {p}.neg = fcmp olt {d} {value}, zeroinitializer",
-            f"  {p}.away = select {b1} {p}.neg, {b1} {p}.lt, {b1} {p}.gt",
-            f"  {p}.bits = bitcast {f} {p}.t to {i32}",
-            f"  {p}.dec = sub {i32} {p}.bits, {splat(n, 'i32', 1)}",
-            f"  {p}.tz = select {b1} {p}.away, {i32} {p}.dec, {i32} {p}.bits",
-            f"  {p}.odd = or {i32} {p}.tz, {splat(n, 'i32', 1)}",
-            f"  {p}.fin = select {b1} {p}.exact, {i32} {p}.bits, {i32} {p}.odd",
-            f"  {out} = bitcast {i32} {p}.fin to {f}"]
-
-
-def sum_to_odd(x, y, n, out):
-    """Lines: `out` = the doubles x + y rounded to odd (interp/fused.py _sum_to_odd: TwoSum
-    gives the rounded sum's exact error; when inexact and the sum's last bit is even, the
-    neighbour toward the exact sum, which is odd)."""
-    d, i64, b1 = shape(n, "double"), shape(n, "i64"), shape(n, "i1")
-    p = out + ".so"
-    return [f"  {p}.s = fadd {d} {x}, {y}",
-            f"  {p}.bb = fsub {d} {p}.s, {x}",
-            f"  {p}.sb = fsub {d} {p}.s, {p}.bb",
-            f"  {p}.ex = fsub {d} {x}, {p}.sb",
-            f"  {p}.ey = fsub {d} {y}, {p}.bb",
-            f"  {p}.e = fadd {d} {p}.ex, {p}.ey",
-            f"  {p}.inexact0 = fcmp one {d} {p}.e, zeroinitializer",
-            f"  {p}.abs = call {d} @llvm.fabs.{type_suffix(d)}({d} {p}.s)",
-            f"  {p}.finite = fcmp one {d} {p}.abs, {splat(n, 'double', '0x7FF0000000000000')}",
-            f"  {p}.inexact = and {b1} {p}.inexact0, {p}.finite",
-            f"  {p}.bits = bitcast {d} {p}.s to {i64}",
-            f"  {p}.low = and {i64} {p}.bits, {splat(n, 'i64', 1)}",
-            f"  {p}.even = icmp eq {i64} {p}.low, zeroinitializer",
-            f"  {p}.move = and {b1} {p}.inexact, {p}.even",
-            # Toward the exact sum: away from zero when the error has the sum's sign.
-            f"  {p}.es = fcmp olt {d} {p}.e, zeroinitializer",
-            f"  {p}.ss = icmp slt {i64} {p}.bits, zeroinitializer",
-            f"  {p}.away = icmp eq {b1} {p}.es, {p}.ss",
-            f"  {p}.step = select {b1} {p}.away, {i64} {splat(n, 'i64', 1)}, {i64} {splat(n, 'i64', -1)}",
-            f"  {p}.moved = add {i64} {p}.bits, {p}.step",
-            f"  {p}.fin = select {b1} {p}.move, {i64} {p}.moved, {i64} {p}.bits",
-            f"  {out} = bitcast {i64} {p}.fin to {d}"]
+    """Lines: `out` (bfloat) = the float `value` rounded to nearest-even."""
+    return irbuild.splice(round_float_value, [(shape(n, "float"), value)], out, p or out)
 
 
 def round_double(value, n, out, p=None):
     """Lines: `out` (bfloat) = the double `value` rounded once to bf16."""
-    p = p or out
-    return round_to_odd_float(value, n, f"{p}.o") + round_float(f"{p}.o", n, out, f"{p}.r")
+    return irbuild.splice(round_double_value, [(shape(n, "double"), value)], out, p or out)
 
 
 def round_from(src, value, n, out, p=None):
     """Lines: `out` (bfloat) = a half, float or double `value` rounded once to bf16."""
-    p = p or out
-    if src == "double":
-        return round_double(value, n, out, p)
-    if src == "half":       # exact in float (F16C)
-        return [f"  {p}.f = fpext {shape(n, 'half')} {value} to {shape(n, 'float')}",
-                *round_float(f"{p}.f", n, out, p)]
-    if src == "float":
-        return round_float(value, n, out, p)
-    raise Unsupported(f"a conversion from {src} to __bf16")
+    if src not in ("half", "float", "double"):
+        raise Unsupported(f"a conversion from {src} to __bf16")
+    return irbuild.splice(lambda b, x: round_from_value(b, src, x), [(shape(n, src), value)], out, p or out)
 
 
 def int_to_bfloat(fg, src, value, signed, out, p):
-    """Lines: `out` (bfloat) = the scalar integer `value` of type `src` rounded once
-    (coopmat2.convert_bfloat16: the exact integer; a 64-bit one through a round-to-odd
-    double, which keeps the next rounding single)."""
+    """Lines: `out` (bfloat) = the scalar integer `value` of type `src` rounded once."""
     if fg is not None:      # (a module's rendezvous functions: LLVM's parser declares it)
         fg.mg.needed_intrinsic("llvm.ctlz.i64", "declare i64 @llvm.ctlz.i64(i64, i1)")
-    ext = "sext" if signed else "zext"
-    lines = [f"  {p}.x = {ext} {src} {value} to i64" if src != "i64" else f"  {p}.x = add i64 {value}, 0"]
-    if signed:
-        lines += [f"  {p}.neg = icmp slt i64 {p}.x, 0",
-                  f"  {p}.nx = sub i64 0, {p}.x",
-                  f"  {p}.u = select i1 {p}.neg, i64 {p}.nx, i64 {p}.x"]
-    else:
-        lines += [f"  {p}.neg = add i1 false, false", f"  {p}.u = add i64 {p}.x, 0"]
-    # Bits beyond 53 dropped to odd: shift = max(0, 11 - leading zeros).
-    lines += [f"  {p}.lz = call i64 @llvm.ctlz.i64(i64 {p}.u, i1 false)",
-              f"  {p}.sh0 = sub i64 11, {p}.lz",
-              f"  {p}.big = icmp sgt i64 {p}.sh0, 0",
-              f"  {p}.sh = select i1 {p}.big, i64 {p}.sh0, i64 0",
-              f"  {p}.t = lshr i64 {p}.u, {p}.sh",
-              f"  {p}.m1 = shl i64 1, {p}.sh",
-              f"  {p}.m = sub i64 {p}.m1, 1",
-              f"  {p}.low = and i64 {p}.u, {p}.m",
-              f"  {p}.st = icmp ne i64 {p}.low, 0",
-              f"  {p}.stz = zext i1 {p}.st to i64",
-              f"  {p}.to = or i64 {p}.t, {p}.stz",
-              f"  {p}.d0 = uitofp i64 {p}.to to double",
-              f"  {p}.e = add i64 {p}.sh, 1023",
-              f"  {p}.eb = shl i64 {p}.e, 52",
-              f"  {p}.sc = bitcast i64 {p}.eb to double",
-              f"  {p}.d1 = fmul double {p}.d0, {p}.sc",
-              f"  {p}.dn = fneg double {p}.d1",
-              f"  {p}.d = select i1 {p}.neg, double {p}.dn, double {p}.d1"]
-    return lines + round_double(f"{p}.d", None, out, f"{p}.rd")
+    return irbuild.splice(lambda b, x: int_to_bfloat_value(b, x, signed), [(src, value)], out, p)
+
+
+def arithmetic(fresh, op, t, a, b, out):
+    """Lines: `out` = a `op` b (fadd/fsub/fmul/fdiv/frem, or fneg with b None) of bf16
+    values of type `t` (bfloat or <n x bfloat>: a cooperative matrix's components)."""
+    inputs = [(t, a)] + ([(t, b)] if op != "fneg" else [])
+    return irbuild.splice(lambda bd, *xs: arithmetic_value(bd, op, *xs), inputs, out, fresh("bfa"))
 
 
 _BFLOAT_CONSTANT = re.compile(r"(?<![%@\w.\"])bfloat 0xR([0-9A-Fa-f]{4})\b")
@@ -224,32 +270,33 @@ def instruction(fg, ins, text, ops):
     if op in _ARITHMETIC or op == "fneg":
         fg.lines += arithmetic(fg.fresh, op, t, ref(ops[0]), ref(ops[1]) if op != "fneg" else None, out)
         return True
+    src = str(ops[0].type) if ops else ""
+    inputs = [(str(o.type), ref(o)) for o in ops]
     if op == "fcmp":
-        n = _count(str(ops[0].type))
         pred = text.split("fcmp", 1)[1].split()
         pred = [p for p in pred if p not in ("nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc", "fast")][0]
-        a, b = fg.fresh("bfa"), fg.fresh("bfb")
-        fg.lines += widen(ref(ops[0]), n, a) + widen(ref(ops[1]), n, b)
-        fg.lines.append(f"  {out} = fcmp {pred} {shape(n, 'float')} {a}, {b}")
+        fg.lines += irbuild.splice(lambda b, x, y: irbuild.fcmp(b, pred, widen_value(b, x), widen_value(b, y), "c"),
+                                   inputs, out, fg.fresh("bfc"))
         return True
-    src = str(ops[0].type) if ops else ""
     if op == "fpext" and _elem(src) == "bfloat":
-        fg.lines += widen(ref(ops[0]), _count(src), out, _elem(t), fg.fresh("bfx"))
+        fg.lines += irbuild.splice(lambda b, x: widen_value(b, x, _elem(t)), inputs, out, fg.fresh("bfx"))
         return True
     if op == "fptrunc" and _elem(t) == "bfloat":
         fg.lines += round_from(_elem(src), ref(ops[0]), _count(t), out, fg.fresh("bfr"))
         return True
     if op in ("fptosi", "fptoui") and _elem(src) == "bfloat":
-        n = _count(src)
-        w = fg.fresh("bfw")
-        fg.lines += widen(ref(ops[0]), n, w)
-        if _elem(t) == "i1":
-            fg.lines.append(f"  {out} = fcmp une {shape(n, 'float')} {w}, zeroinitializer")
-            return True
-        fl = shape(n, "float")
-        intr = f"llvm.{op}.sat.{intrinsic_suffix(t)}.{type_suffix(fl)}"
-        fg.mg.needed_intrinsic(intr, f"declare {t} @{intr}({fl})")
-        fg.lines.append(f"  {out} = call {t} @{intr}({fl} {w})")
+        target = irbuild.parse_type(t)
+        if _elem(t) != "i1":
+            fl = shape(_count(src), "float")
+            intr = f"llvm.{op}.sat.{intrinsic_suffix(t)}.{type_suffix(fl)}"
+            fg.mg.needed_intrinsic(intr, f"declare {t} @{intr}({fl})")
+
+        def to_int(b, x):
+            w = widen_value(b, x)
+            if _elem(t) == "i1":
+                return irbuild.fcmp(b, "une", w, irbuild.const(w.type, 0), "c")
+            return irbuild.intrinsic(b, f"{op}.sat", [w], "c", types=[target, w.type], ret=target)
+        fg.lines += irbuild.splice(to_int, inputs, out, fg.fresh("bfw"))
         return True
     if op in ("sitofp", "uitofp") and _elem(t) == "bfloat":
         if _count(t):
@@ -259,52 +306,17 @@ def instruction(fg, ins, text, ops):
     raise Unsupported(f"the __bf16 instruction '{op}' is not compiled natively yet: {text}")
 
 
+# llvm.<name>.bf16 intrinsics computed here: name -> the computation.
+_INTRINSICS = {"fmuladd": _mul_add_value, "fma": _fused_value, "fabs": _abs_value}
+
+
 def _intrinsic(fg, ins, ops, out):
     name = ops[-1].name if value_kind(ops[-1]) == "function" else ""
     if not name.startswith("llvm.") or not name.endswith("bf16"):
         return False        # a defined function taking or returning bf16: a plain call
-    t = str(ins.type)
-    n = _count(t)
     base = name[len("llvm."):].split(".")[0]
-    if base == "fmuladd":
-        # The product rounded to bf16, then the sum (interp/intrinsics.py _fmuladd:
-        # NumPy multiply then add on bf16 arrays, each in float32 and rounded).
-        a, b, c, p, pw, s = (fg.fresh(x) for x in ("bfa", "bfb", "bfc", "bfp", "bfpw", "bfs"))
-        fg.lines += widen(ref(ops[0]), n, a) + widen(ref(ops[1]), n, b) + widen(ref(ops[2]), n, c)
-        fg.lines.append(f"  {p}.f = fmul {shape(n, 'float')} {a}, {b}")
-        fg.lines += round_float(f"{p}.f", n, p) + widen(p, n, pw)
-        fg.lines.append(f"  {s} = fadd {shape(n, 'float')} {pw}, {c}")
-        fg.lines += round_float(s, n, out, s + ".r")
-        return True
-    if base == "fma":
-        # Rounded once (interp/fused.py): the exact product in double plus c, rounded to
-        # odd in double, then to bf16 (round-to-odd float32 first, as every double).
-        a, b, c, s = (fg.fresh(x) for x in ("bfa", "bfb", "bfc", "bfs"))
-        fg.lines += (widen(ref(ops[0]), n, a, "double") + widen(ref(ops[1]), n, b, "double")
-                     + widen(ref(ops[2]), n, c, "double"))
-        fg.lines += [f"  {s}.p = fmul {shape(n, 'double')} {a}, {b}"]
-        fg.lines += sum_to_odd(f"{s}.p", c, n, s)
-        fg.lines += round_double(s, n, out, s + ".r")
-        return True
-    if base == "fabs":
-        h = fg.fresh("bfn")
-        fg.lines += [f"  {h} = bitcast {typed(ops[0])} to {shape(n, 'i16')}",
-                     f"  {h}.x = and {shape(n, 'i16')} {h}, {splat(n, 'i16', 0x7FFF)}",
-                     f"  {out} = bitcast {shape(n, 'i16')} {h}.x to {t}"]
-        return True
-    raise Unsupported(f"the __bf16 intrinsic @{name} is not compiled natively yet")
-
-
-def arithmetic(fresh, op, t, a, b, out):
-    """Lines: `out` = a `op` b (fadd/fsub/fmul/fdiv/frem, or fneg with b None) of bf16
-    values of type `t` (bfloat or <n x bfloat>: a cooperative matrix's components), as the
-    interpreter's NumPy on bf16 arrays: in float32, rounded once."""
-    n = _count(t)
-    if op == "fneg":
-        h = fresh("bfn")
-        return [f"  {h} = bitcast {t} {a} to {shape(n, 'i16')}",
-                f"  {h}.x = xor {shape(n, 'i16')} {h}, {splat(n, 'i16', -32768)}",
-                f"  {out} = bitcast {shape(n, 'i16')} {h}.x to {t}"]
-    x, y, w = fresh("bfa"), fresh("bfb"), fresh("bfw")
-    return (widen(a, n, x) + widen(b, n, y) + [f"  {w} = {op} {shape(n, 'float')} {x}, {y}"]
-            + round_float(w, n, out, w + ".r"))
+    if base not in _INTRINSICS:
+        raise Unsupported(f"the __bf16 intrinsic @{name} is not compiled natively yet")
+    inputs = [(str(o.type), ref(o)) for o in ops[:-1]]
+    fg.lines += irbuild.splice(_INTRINSICS[base], inputs, out, fg.fresh("bf"))
+    return True

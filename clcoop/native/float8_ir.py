@@ -14,118 +14,110 @@ are out of every fp8 range either way) and each fp8 value:
   largest finite; NaN stays NaN; the sign last.
 - to integers: llvm.fpto[su]i.sat, the engines' one float -> int rule.
 """
-import re
+import llvmlite.ir as ir
 
 from clcoop import float8
-from clcoop.native import bfloat_ir
-from clcoop.native.text_rewrite import gquote
+from clcoop.native import bfloat_ir, irbuild
 from clcoop.native.support import Unsupported
 
 _FLOAT_TYPES = {"FP16": "half", "FP32": "float", "FP64": "double"}
+I1, I8, I32, I64, DOUBLE = irbuild.I1, irbuild.I8, irbuild.I32, irbuild.I64, irbuild.DOUBLE
 
 
-def _to_double(lines, token, value):
-    """Lines computing %d, the exact double of `value` (of the IR type of `token`)."""
+def _to_double(b, token, x):
+    """The exact double of x (a value of the type of `token`)."""
     if token in float8.BY_TOKEN:
-        lines += _decode(float8.BY_TOKEN[token], value)
-    elif token == "BF16":           # exact (bfloat_ir.widen)
-        lines += bfloat_ir.widen(value, None, "%d", "double", "%bf")
-    elif token == "FP64":
-        lines.append(f"  %d = fadd double {value}, -0.0")
-    elif token in _FLOAT_TYPES:
-        lines.append(f"  %d = fpext {_FLOAT_TYPES[token]} {value} to double")
-    else:
-        op = "sitofp" if token[0] == "I" else "uitofp"
-        lines.append(f"  %d = {op} i{token[1:]} {value} to double")
+        return _decode(b, float8.BY_TOKEN[token], x)
+    if token == "BF16":             # exact (bfloat_ir.widen_value)
+        return bfloat_ir.widen_value(b, x, "double")
+    if token == "FP64":
+        return b.fadd(x, ir.Constant(DOUBLE, -0.0), name="d")
+    if token in _FLOAT_TYPES:
+        return b.fpext(x, DOUBLE, name="d")
+    return (b.sitofp if token[0] == "I" else b.uitofp)(x, DOUBLE, name="d")
 
 
-def _decode(fmt, value):
+def _decode(b, fmt, x):
+    """The fp8 pattern x (i8) as a double: the significand (with its implicit bit) times a
+    power of two, both exact; the E5M2 infinities and NaNs, the E4M3 NaN, the sign (NaNs
+    keep theirs)."""
     m, bias = fmt.mantissa_bits, fmt.bias
     top = (1 << fmt.exponent_bits) - 1
-    lines = [f"  %u = zext i8 {value} to i32",
-             f"  %e = lshr i32 %u, {m}", f"  %e.f = and i32 %e, {top}",
-             f"  %f = and i32 %u, {(1 << m) - 1}",
-             "  %normal = icmp ne i32 %e.f, 0",
-             f"  %lead = select i1 %normal, i32 {1 << m}, i32 0",
-             "  %sig = or i32 %f, %lead",
-             "  %ee = select i1 %normal, i32 %e.f, i32 1",
-             f"  %pe = add i32 %ee, {1023 - bias - m}",
-             "  %pe.w = zext i32 %pe to i64", "  %pe.s = shl i64 %pe.w, 52",
-             "  %scale = bitcast i64 %pe.s to double",
-             "  %sigd = uitofp i32 %sig to double",
-             "  %mag = fmul double %sigd, %scale",
-             f"  %top = icmp eq i32 %e.f, {top}",
-             "  %f.zero = icmp eq i32 %f, 0"]
+
+    def i32(v):
+        return ir.Constant(I32, v)
+    u = b.zext(x, I32, name="u")
+    exponent = b.and_(b.lshr(u, i32(m), name="e"), i32(top), name="e.f")
+    fraction = b.and_(u, i32((1 << m) - 1), name="f")
+    normal = irbuild.icmp(b, "ne", exponent, i32(0), "normal")
+    significand = b.or_(fraction, b.select(normal, i32(1 << m), i32(0), name="lead"), name="sig")
+    power = b.add(b.select(normal, exponent, i32(1), name="ee"), i32(1023 - bias - m), name="pe")
+    scale = b.bitcast(b.shl(b.zext(power, I64, name="pe.w"), ir.Constant(I64, 52), name="pe.s"), DOUBLE,
+                      name="scale")
+    magnitude = b.fmul(b.uitofp(significand, DOUBLE, name="sigd"), scale, name="mag")
+    all_ones = irbuild.icmp(b, "eq", exponent, i32(top), "top")
+    zero_fraction = irbuild.icmp(b, "eq", fraction, i32(0), "f.zero")
     if fmt.has_infinity:            # E5M2: IEEE 754 specials
-        lines += ["  %isinf = and i1 %top, %f.zero",
-                  "  %f.nz = xor i1 %f.zero, true", "  %isnan = and i1 %top, %f.nz",
-                  "  %m1 = select i1 %isinf, double 0x7FF0000000000000, double %mag"]
+        infinite = b.and_(all_ones, zero_fraction, name="isinf")
+        nan = b.and_(all_ones, b.xor(zero_fraction, ir.Constant(I1, 1), name="f.nz"), name="isnan")
+        magnitude = b.select(infinite, ir.Constant(DOUBLE, float("inf")), magnitude, name="m1")
     else:                           # E4M3: only S.1111.111 is NaN
-        lines += [f"  %f.all = icmp eq i32 %f, {(1 << m) - 1}", "  %isnan = and i1 %top, %f.all",
-                  "  %m1 = fadd double %mag, 0.0"]
-    lines += ["  %m2 = select i1 %isnan, double 0x7FF8000000000000, double %m1",
-              "  %neg = icmp uge i32 %u, 128", "  %negm = fneg double %m2",
-              "  %d = select i1 %neg, double %negm, double %m2"]
-    return lines
+        nan = b.and_(all_ones, irbuild.icmp(b, "eq", fraction, i32((1 << m) - 1), "f.all"), name="isnan")
+    magnitude = b.select(nan, ir.Constant(DOUBLE, float("nan")), magnitude, name="m2")
+    negative = irbuild.icmp(b, "uge", u, i32(128), "neg")
+    return b.select(negative, b.fneg(magnitude, name="negm"), magnitude, name="d")
 
 
-def _encode(fmt, saturate):
-    """Lines from %d (a double) to %r8 (the fp8 pattern, i8)."""
+def _encode(b, fmt, d, saturate):
+    """The double d as the fp8 pattern (i8): the quantum q = 2**(max(exponent, emin) -
+    mantissa bits), n = roundeven(|d| / q) (both steps exact but the one rounding), the
+    pattern (e - emin) * 2**m + n (a carry of n into the next binade gives the next
+    exponent's pattern by itself); past the largest finite value: NaN (E4M3), infinity
+    (E5M2), or with saturation the largest finite; NaN stays NaN; the sign last."""
     m, emin = fmt.mantissa_bits, fmt.min_exponent
     overflow = fmt.max_bits if saturate else (fmt.nan_bits if not fmt.has_infinity else 0x7C)
-    return ["  %x.b = bitcast double %d to i64",
-            "  %x.neg = icmp slt i64 %x.b, 0",
-            "  %sign = select i1 %x.neg, i8 -128, i8 0",
-            "  %a = call double @llvm.fabs.f64(double %d)",
-            "  %isnan.x = fcmp uno double %d, 0.0",
-            "  %a.b = bitcast double %a to i64",
-            "  %biased = lshr i64 %a.b, 52",
-            "  %e0 = sub i64 %biased, 1023",
-            f"  %small = icmp slt i64 %e0, {emin}",
-            f"  %ex = select i1 %small, i64 {emin}, i64 %e0",
-            f"  %qe = add i64 %ex, {1023 - m}",
-            "  %q.b = shl i64 %qe, 52",
-            "  %q = bitcast i64 %q.b to double",
-            "  %scaled = fdiv double %a, %q",
-            "  %n = call double @llvm.roundeven.f64(double %scaled)",
-            "  %r = fmul double %n, %q",
-            "  %isinf.x = fcmp oeq double %a, 0x7FF0000000000000",
-            f"  %big = fcmp ogt double %r, {float(fmt.max_finite)!r}",
-            "  %over = or i1 %isinf.x, %big",
-            "  %ni = call i64 @llvm.fptoui.sat.i64.f64(double %n)",
-            f"  %eoff = sub i64 %ex, {emin}",
-            f"  %eoff.s = shl i64 %eoff, {m}",
-            "  %enc = add i64 %eoff.s, %ni",
-            "  %enc8 = trunc i64 %enc to i8",
-            f"  %o = select i1 %over, i8 {overflow}, i8 %enc8",
-            f"  %o2 = select i1 %isnan.x, i8 {fmt.nan_bits}, i8 %o",
-            "  %r8 = or i8 %o2, %sign"]
+
+    def i64(v):
+        return ir.Constant(I64, v)
+    sign = b.select(irbuild.icmp(b, "slt", b.bitcast(d, I64, name="x.b"), i64(0), "x.neg"),
+                    ir.Constant(I8, -128), ir.Constant(I8, 0), name="sign")
+    a = irbuild.intrinsic(b, "fabs", [d], "a")
+    nan = irbuild.fcmp(b, "uno", d, ir.Constant(DOUBLE, 0.0), "isnan.x")
+    e0 = b.sub(b.lshr(b.bitcast(a, I64, name="a.b"), i64(52), name="biased"), i64(1023), name="e0")
+    ex = b.select(irbuild.icmp(b, "slt", e0, i64(emin), "small"), i64(emin), e0, name="ex")
+    q = b.bitcast(b.shl(b.add(ex, i64(1023 - m), name="qe"), i64(52), name="q.b"), DOUBLE, name="q")
+    n = irbuild.intrinsic(b, "roundeven", [b.fdiv(a, q, name="scaled")], "n")
+    r = b.fmul(n, q, name="r")
+    over = b.or_(irbuild.fcmp(b, "oeq", a, ir.Constant(DOUBLE, float("inf")), "isinf.x"),
+                 irbuild.fcmp(b, "ogt", r, ir.Constant(DOUBLE, float(fmt.max_finite)), "big"), name="over")
+    ni = irbuild.intrinsic(b, "fptoui.sat", [n], "ni", types=[I64, DOUBLE], ret=I64)
+    encoded = b.add(b.shl(b.sub(ex, i64(emin), name="eoff"), i64(m), name="eoff.s"), ni, name="enc")
+    pattern = b.select(over, ir.Constant(I8, overflow), b.trunc(encoded, I8, name="enc8"), name="o")
+    pattern = b.select(nan, ir.Constant(I8, fmt.nan_bits), pattern, name="o2")
+    return b.or_(pattern, sign, name="r8")
 
 
-def _from_double(lines, token, ret):
-    """Lines from %d to the `ret` value %res (the exact value rounded once: exact for every
-    float type, which holds each fp8 value; integers saturate, NaN -> 0)."""
+def _from_double(b, token, d, ret):
+    """d as the type `ret` of `token` (the exact value rounded once: exact for every float
+    type, which holds each fp8 value; integers saturate, NaN -> 0)."""
     if token == "FP64":
-        lines.append("  %res = fadd double %d, -0.0")
-    elif token == "BF16":           # exact: bf16 holds every fp8 value
-        lines += bfloat_ir.round_double("%d", None, "%res", "%bf")
-    elif token in _FLOAT_TYPES:
-        lines.append(f"  %res = fptrunc double %d to {ret}")
-    else:
-        sign = "s" if token[0] == "I" else "u"
-        lines.append(f"  %res = call {ret} @llvm.fpto{sign}i.sat.{ret}.f64(double %d)")
+        return b.fadd(d, ir.Constant(DOUBLE, -0.0), name="res")
+    if token == "BF16":             # exact: bf16 holds every fp8 value
+        return bfloat_ir.round_double_value(b, d)
+    if token in _FLOAT_TYPES:
+        return b.fptrunc(d, ret, name="res")
+    sign = "s" if token[0] == "I" else "u"
+    return irbuild.intrinsic(b, f"fpto{sign}i.sat", [d], "res", types=[ret, DOUBLE], ret=ret)
 
 
-def conversion_lines(source, target, ret, value, saturate=False):
-    """(lines, result): the IR converting `value` from the type of token `source` to that of
-    `target` (float8.BY_TOKEN's or FP16/FP32/FP64/BF16/I../U..) as a scalar conversion;
-    result names the converted value (i8 bits for an fp8 target)."""
-    lines = []
-    _to_double(lines, source, value)
+def convert(b, source, target, x, ret, saturate=False):
+    """x converted from the type of token `source` to that of `target` (float8.BY_TOKEN's or
+    FP16/FP32/FP64/BF16/I../U..) as a scalar conversion, through its exact double; an fp8
+    result is its i8 bits, `ret` the result's type."""
+    d = _to_double(b, source, x)
     if target in float8.BY_TOKEN:
-        return lines + _encode(float8.BY_TOKEN[target], saturate), "%r8"
-    _from_double(lines, target, ret)
-    return lines, "%res"
+        return _encode(b, float8.BY_TOKEN[target], d, saturate)
+    return _from_double(b, target, d, ret)
 
 
 _MATRIX_PEERS = {"half": "FP16", "float": "FP32", "double": "FP64"}
@@ -140,12 +132,10 @@ def matrix_cast(op, m, r, name):
     tokens = [t.fp8.token if t.fp8 is not None else _MATRIX_PEERS.get(t.elem) for t in (m, r)]
     if op != "FConvert" or None in tokens:
         raise Unsupported(f"the fp8 cooperative-matrix conversion {name} from {m.elem} to {r.elem}")
-    lines, result = conversion_lines(tokens[0], tokens[1], r.elem, "%__X__")
+    ret = irbuild.parse_type(r.elem)
 
     def cast(x, y):
-        def rename(text):       # each name of the conversion's under the result's
-            return re.sub(r"%(?!__X__)([A-Za-z_][\w.]*)", lambda k: f"{y}.{k.group(1)}", text).replace("%__X__", x)
-        return [rename(line) for line in lines] + [f"  {y} = freeze {r.elem} {rename(result)}"]
+        return irbuild.splice(lambda b, v: convert(b, tokens[0], tokens[1], v, ret), [(m.elem, x)], y, y)
     return cast
 
 
@@ -157,21 +147,17 @@ def definition(name, conversion, ret, params):
     vector = params[0].startswith("<")
     if vector != ret.startswith("<"):
         raise Unsupported(f"the fp8 conversion '{name}' from {params[0]} to {ret}")
-    lines = [f"define internal {ret} {gquote(name)}(ptr %c, {params[0]} %a0) alwaysinline {{"]
-    if not vector:
-        body, result = conversion_lines(conversion.source, conversion.target, ret, "%a0", conversion.saturate)
-        return "\n".join(lines + body + [f"  ret {ret} {result}", "}"])
-    count, element = (part.strip() for part in params[0][1:-1].split(" x "))
-    ret_count, ret_element = (part.strip() for part in ret[1:-1].split(" x "))
-    if count != ret_count:
+    fn, b = irbuild.builtin(name, ret, params)
+    t, x = fn.return_value.type, fn.args[1]
+    if irbuild.lanes(x.type) is None:
+        b.ret(convert(b, conversion.source, conversion.target, x, t, conversion.saturate))
+        return irbuild.function_text(fn)
+    if irbuild.lanes(x.type) != irbuild.lanes(t):
         raise Unsupported(f"the fp8 conversion '{name}' from {params[0]} to {ret}")
-    body, result = conversion_lines(conversion.source, conversion.target, ret_element, "%x", conversion.saturate)
-    previous = "poison"
-    for k in range(int(count)):
-        def lane(text, k=k):        # each element's names under its own prefix
-            return re.sub(r"%([A-Za-z_][\w.]*)", lambda m: f"%e{k}.{m.group(1)}", text)
-        lines.append(f"  %e{k}.x = extractelement {params[0]} %a0, i64 {k}")
-        lines += [lane(line) for line in body]
-        lines.append(f"  %v{k} = insertelement {ret} {previous}, {ret_element} {lane(result)}, i64 {k}")
-        previous = f"%v{k}"
-    return "\n".join(lines + [f"  ret {ret} {previous}", "}"])
+    value = ir.Constant(t, ir.Undefined)
+    for k in range(t.count):
+        lane = b.extract_element(x, ir.Constant(I64, k), name=f"e{k}.x")
+        converted = convert(b, conversion.source, conversion.target, lane, t.element, conversion.saturate)
+        value = b.insert_element(value, converted, ir.Constant(I64, k), name=f"v{k}")
+    b.ret(value)
+    return irbuild.function_text(fn)

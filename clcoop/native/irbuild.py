@@ -187,6 +187,32 @@ def region_word(builder, table, row, word, name=""):
     return builder.gep(table, [ir.Constant(I64, REGION_ROW_WORDS * row + word)], source_etype=I64, name=name)
 
 
+_LOCAL = re.compile(r'%"([^"]*)"')
+_PLAIN_NAME = re.compile(r"[-\w.$]+")
+
+
+def splice(build, inputs, out, prefix):
+    """IR lines computing `out` = build(builder, *values) inside a function that is being
+    rewritten as text (an instruction rewritten in place): `inputs` are [(type text, the
+    value's reference there)]; the built code must be one basic block; its values are
+    named `prefix`.<name> (prefix: a fresh name of the caller's), its result `out`."""
+    fn, b = define("__splice", ir.VoidType(), [parse_type(t) for t, _ in inputs], inline=False)
+    result = build(b, *fn.args)
+    if len(fn.blocks) != 1 or not isinstance(result, ir.Instruction) or result.parent is not b.block:
+        raise AssertionError("a spliced computation is straight-line code ending in a new value")
+    names = {arg.name: ref for arg, (_, ref) in zip(fn.args, inputs)}
+    for instr in b.block.instructions:
+        if instr.name:
+            names[instr.name] = out if instr is result else f"{prefix}.{instr.name}"
+
+    def rename(m):
+        new = names.get(m.group(1))
+        if new is not None:
+            return new
+        return "%" + m.group(1) if _PLAIN_NAME.fullmatch(m.group(1)) else m.group(0)
+    return ["  " + _LOCAL.sub(rename, str(instr).strip()) for instr in b.block.instructions]
+
+
 def function_text(fn):
     """The bridge to the module assembled as text: the function's definition as LLVM's
     parser reads it (its declarations stay behind; callers declare what it calls)."""

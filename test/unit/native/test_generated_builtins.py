@@ -240,3 +240,68 @@ def test_local_address_reads_the_threads_region_row():
         f = compile_definition(local_memory.address_definition("__clcoop_local.t", row), "__clcoop_local.t",
                                "ptr addrspace(3)", [], context=ctx)
         assert f(out_dtype=np.uint64, rows=1).tolist() == [1000 * (row + 1)]
+
+
+def _lines_definition(lines, ret, param, result):
+    """A definition around spliced lines (bfloat_ir's, float8_ir's): argument %a0, result
+    `result`; bf16 values as their i16 bits, as codegen.finish leaves them."""
+    from clcoop.native.bfloat_ir import as_bits
+    return as_bits("\n".join([f"define internal {ret} @f(ptr %c, {param} %a0) {{", *lines, f"  ret {ret} {result}",
+                              "}"]))
+
+
+def test_bf16_roundings_match_ml_dtypes():
+    """bfloat_ir's float -> bf16 against ml_dtypes and double -> bf16 (one rounding, through
+    round-to-odd) against the interpreter's ir/rounding.to_bfloat16, on edge values (ties,
+    subnormals, overflow, NaNs) and random bits; bf16 -> float exact on all 65,536 patterns."""
+    import ml_dtypes
+    from clcoop.ir.rounding import to_bfloat16
+    from clcoop.native import bfloat_ir
+    rng = np.random.default_rng(7)
+    floats = np.concatenate([np.array([0x3F808000, 0x3F818000, 0x7F7FFFFF, 0x7F7F8000, 0x00008000, 0x80018000,
+                                       0x7F800001, 0xFFC00001, 0x7F800000, 0x80000000], np.uint32),
+                             rng.integers(0, 1 << 32, 3000, dtype=np.uint64).astype(np.uint32)]).view(np.float32)
+    f = compile_definition(_lines_definition(bfloat_ir.round_float("%a0", None, "%r", "%p"), "bfloat", "float", "%r"),
+                           "f", "i16", ["float"])
+    with np.errstate(invalid="ignore"):
+        got, want = f(floats, out_dtype=np.uint16), floats.astype(ml_dtypes.bfloat16).view(np.uint16)
+    finite = ~np.isnan(floats)
+    assert np.array_equal(got[finite], want[finite])
+    assert np.all((got[~finite] & 0x7FFF) == 0x7FC0)           # quiet NaN, sign kept
+    doubles = np.concatenate([np.array([1.0 + 2.0 ** -8 + 2.0 ** -40, 1.0 + 2.0 ** -8, -(1.0 + 2.0 ** -8 + 2.0 ** -60),
+                                        3.0e38, 3.4e38, 1e-40, -1e-45], np.float64), rng.normal(0, 1e3, 2000)])
+    g = compile_definition(_lines_definition(bfloat_ir.round_double("%a0", None, "%r", "%p"), "bfloat", "double", "%r"),
+                           "f", "i16", ["double"])
+    assert np.array_equal(g(doubles, out_dtype=np.uint16), np.asarray(to_bfloat16(doubles)).view(np.uint16))
+    patterns = np.arange(1 << 16, dtype=np.uint16)
+    h = compile_definition(_lines_definition(bfloat_ir.widen("%a0", None, "%r", "float", "%p"), "float", "bfloat", "%r"),
+                           "f", "float", ["i16"])
+    assert np.array_equal(h(patterns, out_dtype=np.float32).view(np.uint32), patterns.astype(np.uint32) << 16)
+
+
+@pytest.mark.parametrize("fmt", ["E4M3", "E5M2"])
+def test_fp8_conversion_definitions(fmt):
+    """float8_ir's definitions: every fp8 pattern decoded to float exactly (ml_dtypes), and
+    floats encoded with and without saturation (clcoop.float8.encode_value, checked against
+    ml_dtypes in test_fp8), two lanes at a time."""
+    import ml_dtypes
+    from clcoop import float8
+    from clcoop.native import float8_ir
+    dtype = ml_dtypes.float8_e4m3fn if fmt == "E4M3" else ml_dtypes.float8_e5m2
+    decode = compile_definition(float8_ir.definition("f", float8.Conversion(fmt, "FP32", False), "float", ["i8"]),
+                                "f", "float", ["i8"])
+    patterns = np.arange(256, dtype=np.uint8)
+    got = decode(patterns, out_dtype=np.float32)
+    want = patterns.view(dtype).astype(np.float32)
+    assert np.array_equal(got, want, equal_nan=True) and np.array_equal(np.signbit(got), np.signbit(want))
+    rng = np.random.default_rng(9)
+    values = np.concatenate([np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 448.0, 464.0, 480.0, 57344.0, 61440.0,
+                                       2.0 ** -10, 2.0 ** -17, -2.0 ** -9 * 1.5], np.float32),
+                             rng.normal(0, 200, 400).astype(np.float32)])
+    pairs = np.stack([values, values[::-1]], 1)
+    for saturate in (False, True):
+        encode = compile_definition(float8_ir.definition("f", float8.Conversion("FP32", fmt, saturate), "<2 x i8>",
+                                                         ["<2 x float>"]), "f", "<2 x i8>", ["<2 x float>"])
+        got = encode(pairs, out_dtype=np.uint8, out_count=2)
+        want = [[float8.encode_value(float(v), float8.BY_TOKEN[fmt], saturate) for v in row] for row in pairs]
+        assert got.tolist() == want, saturate
