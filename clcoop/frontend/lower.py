@@ -18,7 +18,6 @@ from clcoop.frontend import types as T
 from clcoop.frontend.llvm_types import (EVENT_IR, I1, I8, I32, CoopMatIRType, LoopIdMetadata, PoisonConstant,
                                         element_type, mark_volatile, ptr_type, scalar_ir)
 from clcoop.frontend.lower_asm import lower_asm
-from clcoop.frontend.lower_coop import CoopLowering
 from clcoop.frontend.lower_expr import ExpressionLowering, copies_aggregate, is_volatile_access
 
 OCL_VERSION = (3, 0)
@@ -92,9 +91,12 @@ def constant_leaves(ctype, init):
     return leaves if walk(ctype, init) else None
 
 
-class Lowerer(ExpressionLowering, CoopLowering):
-    """Types, module-level objects, functions and statements; expressions in lower_expr.py,
-    cooperative matrices in lower_coop.py."""
+class Lowerer:
+    """Types, module-level objects, functions and statements. Expressions go to its part
+    lower_expr.ExpressionLowering (which builds those of cooperative matrices and tensors,
+    lower_coop.py and lower_tensor.py), built with it as the Lowerer they emit through: each
+    part uses only the names of this class its module lists in LOWERER_USES (the module,
+    the builder, the function's state, types, memory helpers)."""
 
     def __init__(self, target):
         self.target = target
@@ -112,7 +114,9 @@ class Lowerer(ExpressionLowering, CoopLowering):
         self.builder = None
         self.precomputed = {}
         self.debug = None          # DebugInfo with -g
+        self.opt_level = 0         # set by lower()
         self.subprogram = None     # the DISubprogram of the function being defined
+        self.expressions = ExpressionLowering(self)
 
     # ------------------------------------------------------------ types
     def mem_type(self, t):
@@ -523,14 +527,14 @@ class Lowerer(ExpressionLowering, CoopLowering):
         llvm.memcpy, as clang does: a first-class load/store of a large struct makes LLVM
         (and the engines) expand it field by field (a 64-float struct: 11,700 lines)."""
         if copies_aggregate(ctype, e):
-            self.copy_aggregate(ptr, self.aggregate_address(e), ctype, volatile or is_volatile_access(e))
+            self.copy_aggregate(ptr, self.expressions.aggregate_address(e), ctype, volatile or is_volatile_access(e))
         else:
-            self.store_value(self.rvalue(e), ptr, ctype, volatile)
+            self.store_value(self.expressions.rvalue(e), ptr, ctype, volatile)
 
     def copy_aggregate(self, dst, src, ctype, volatile):
         bits = self.target.pointer_bits
         name = f"llvm.memcpy.p{dst.type.addrspace}.p{src.type.addrspace}.i{bits}"
-        fn = self.intrinsic(name, ir.VoidType(), [dst.type, src.type, ir.IntType(bits), I1])
+        fn = self.expressions.intrinsic(name, ir.VoidType(), [dst.type, src.type, ir.IntType(bits), I1])
         call = self.builder.call(fn, [dst, src, ir.Constant(ir.IntType(bits), self.size_of(ctype)),
                                       ir.Constant(I1, int(volatile))], arg_attrs={0: (), 1: ()})
         for pointer in (0, 1):
@@ -581,7 +585,7 @@ class Lowerer(ExpressionLowering, CoopLowering):
         pass
 
     def st_ExprStmt(self, s):
-        self.effect(s.expr)
+        self.expressions.effect(s.expr)
 
     def st_Asm(self, s):
         lower_asm(self, s)
@@ -624,8 +628,8 @@ class Lowerer(ExpressionLowering, CoopLowering):
         bits = self.target.pointer_bits
         size = ir.Constant(ir.IntType(bits), self.size_of(ctype))
         if all(value == 0 and not math.copysign(1.0, value) < 0 for value in leaves):
-            fn = self.intrinsic(f"llvm.memset.p{ptr.type.addrspace}.i{bits}", ir.VoidType(),
-                                [ptr.type, I8, ir.IntType(bits), I1])
+            fn = self.expressions.intrinsic(f"llvm.memset.p{ptr.type.addrspace}.i{bits}", ir.VoidType(),
+                                            [ptr.type, I8, ir.IntType(bits), I1])
             call = self.builder.call(fn, [ptr, ir.Constant(I8, 0), size, ir.Constant(I1, 0)], arg_attrs={0: ()})
             call.arg_attributes[0].align = self.align_of(ctype)
             return
@@ -649,7 +653,7 @@ class Lowerer(ExpressionLowering, CoopLowering):
             vec = ir.Constant(ty, None)
             for i, el in enumerate(init.elements):
                 if el is not None:
-                    vec = self.builder.insert_element(vec, self.rvalue(el), ir.Constant(I32, i))
+                    vec = self.builder.insert_element(vec, self.expressions.rvalue(el), ir.Constant(I32, i))
             self.builder.store(vec, ptr, align=self.align_of(ctype))
             return
         else:
@@ -669,7 +673,7 @@ class Lowerer(ExpressionLowering, CoopLowering):
                 self.store_expr(el, eptr, etype)
 
     def st_If(self, s):
-        cond = self.rvalue(s.cond)
+        cond = self.expressions.rvalue(s.cond)
         then_bb = self.new_block("if.then")
         else_bb = self.new_block("if.else") if s.otherwise is not None else None
         end_bb = self.new_block("if.end")
@@ -708,7 +712,7 @@ class Lowerer(ExpressionLowering, CoopLowering):
         self.builder.branch(cond_bb if cond_first else body_bb)
         self.start_block(cond_bb)
         if cond is not None:
-            self.builder.cbranch(self.rvalue(cond), body_bb, end_bb)
+            self.builder.cbranch(self.expressions.rvalue(cond), body_bb, end_bb)
         else:
             self.builder.branch(body_bb)
         self.start_block(body_bb)
@@ -716,7 +720,7 @@ class Lowerer(ExpressionLowering, CoopLowering):
         if inc_bb is not None:
             self.branch(inc_bb)
             self.start_block(inc_bb)
-            self.rvalue(step)
+            self.expressions.rvalue(step)
         self.back_edge(cond_bb, unroll)
         self.start_block(end_bb)
 
@@ -733,7 +737,7 @@ class Lowerer(ExpressionLowering, CoopLowering):
         self.stmt_with_targets(s.body, end_bb, cond_bb)
         self.branch(cond_bb)
         self.start_block(cond_bb)
-        self.loop_metadata(self.builder.cbranch(self.rvalue(s.cond), body_bb, end_bb), s.unroll)
+        self.loop_metadata(self.builder.cbranch(self.expressions.rvalue(s.cond), body_bb, end_bb), s.unroll)
         self.start_block(end_bb)
 
     def stmt_with_targets(self, body, break_bb, continue_bb=None):
@@ -760,13 +764,13 @@ class Lowerer(ExpressionLowering, CoopLowering):
     def st_Return(self, s):
         if s.value is None or s.value.type.is_void:
             if s.value is not None:
-                self.rvalue(s.value)       # `return f();` in a void function
+                self.expressions.rvalue(s.value)       # `return f();` in a void function
             self.builder.ret_void()
         else:
-            self.builder.ret(self.rvalue(s.value))
+            self.builder.ret(self.expressions.rvalue(s.value))
 
     def st_Switch(self, s):
-        cond = self.rvalue(s.cond)
+        cond = self.expressions.rvalue(s.cond)
         end_bb = self.new_block("sw.epilog")
         blocks = {}
         for case in s.cases:

@@ -15,11 +15,11 @@ def llvm_string(text):
 def lower_asm(lw, s):
     b = lw.builder
     direct = [not isinstance(o, (A.Swizzle, A.VectorElement)) for o in s.outputs]
-    places = [lw.address(o) if d else None for o, d in zip(s.outputs, direct)]
-    args = [lw.rvalue(v) for v in s.inputs]
+    places = [lw.expressions.address(o) if d else None for o, d in zip(s.outputs, direct)]
+    args = [lw.expressions.rvalue(v) for v in s.inputs]
     for k in s.tied:
         o = s.outputs[k]
-        args.append(lw.load_value(places[k], o.type) if direct[k] else lw.rvalue(o))
+        args.append(lw.load_value(places[k], o.type) if direct[k] else lw.expressions.rvalue(o))
     types = [lw.value_type(o.type) for o in s.outputs]
     if not types:
         ret = ir.VoidType()
@@ -33,4 +33,4 @@ def lower_asm(lw, s):
         if direct[k]:
             lw.store_value(value, places[k], o.type)
         else:
-            lw.store_lvalue(o, value)
+            lw.expressions.store_lvalue(o, value)

@@ -9,6 +9,8 @@ from clcoop.frontend import types as T
 from clcoop.frontend.llvm_types import (FLOAT_TYPES, I1, I8, I32, I64, element_type, intrinsic_suffix,
                                         is_float_type,
                                         is_signed_int, ptr_type, scalar_ir)
+from clcoop.frontend.lower_coop import CoopLowering
+from clcoop.frontend.lower_tensor import TensorLowering
 
 # Largest finite value of a float type, by width.
 _LARGEST_FINITE = {16: 65504.0, 32: 3.4028234663852886e38, 64: 1.7976931348623157e308}
@@ -34,58 +36,86 @@ def copies_aggregate(ctype, source):
     return source.is_lvalue or (isinstance(source, A.Assign) and copies_aggregate(ctype, source.value))
 
 
+# What ExpressionLowering uses of the Lowerer (lower.Lowerer), and nothing else
+# (test_lower_parts checks it): the module and the builder, the function being lowered
+# (its locals, blocks, the values pre-evaluated for compound assignments, its debug
+# location), types and sizes, memory helpers, declarations of callees and globals.
+LOWERER_USES = ("align_of", "alloca", "builder", "builtin_function", "call_target", "compound_literal",
+                "copy_aggregate", "declared", "define_global", "globals", "kernel_impl", "load_value",
+                "locals", "mem_type", "module", "new_block", "old_values", "precomputed", "set_location",
+                "size_of", "size_t", "start_block", "store_value", "subprogram", "target", "value_type")
+
+
+def _handlers(*parts):
+    """{tast node class name: the ex_<name> method of the part that lowers it}."""
+    table = {}
+    for part in parts:
+        for name in dir(type(part)):
+            if name.startswith("ex_"):
+                table[name[3:]] = getattr(part, name)
+    return table
+
+
 class ExpressionLowering:
-    """Lowerer methods for lvalues and expressions."""
+    """The Lowerer's part for lvalues and expressions: lw is the Lowerer it emits through
+    (LOWERER_USES). It builds the parts for cooperative matrices (coop) and tensors, and
+    dispatches an expression to the ex_ method of whichever part has it."""
+
+    def __init__(self, lw):
+        self.lw = lw
+        self.coop = CoopLowering(lw, self)
+        self.tensor = TensorLowering(lw, self, self.coop)
+        self.handlers = _handlers(self, self.coop, self.tensor)
 
     # ------------------------------------------------------------ lvalues
     def address(self, e):
         """Pointer to the storage an lvalue denotes."""
-        if self.subprogram is None:
+        if self.lw.subprogram is None:
             return self._address(e)
-        previous = self.set_location(e.loc)
+        previous = self.lw.set_location(e.loc)
         pointer = self._address(e)
-        self.builder.debug_metadata = previous
+        self.lw.builder.debug_metadata = previous
         return pointer
 
     def _address(self, e):
         if isinstance(e, A.VarRef):
             var = e.var
             if var.storage == "compound-literal":
-                return self.compound_literal(var)
-            if var in self.locals:
-                return self.locals[var]
-            if var not in self.globals:
-                self.define_global(var)
-            return self.globals[var]
+                return self.lw.compound_literal(var)
+            if var in self.lw.locals:
+                return self.lw.locals[var]
+            if var not in self.lw.globals:
+                self.lw.define_global(var)
+            return self.lw.globals[var]
         if isinstance(e, A.Deref):
             return self.rvalue(e.operand)
         if isinstance(e, A.Index):
             if isinstance(e.base, A.ImplicitCast) and e.base.kind == "array-to-pointer" \
-                    and id(e.base) not in self.precomputed:
+                    and id(e.base) not in self.lw.precomputed:
                 # a[i] on an array: one GEP through the array type, as clang emits it
                 array = self.address(e.base.operand)
                 index = self.index_value(e.index)
-                return self.builder.gep(array, [ir.Constant(index.type, 0), index], inbounds=True,
-                                        name="arrayidx", source_etype=self.mem_type(e.base.operand.type))
+                return self.lw.builder.gep(array, [ir.Constant(index.type, 0), index], inbounds=True,
+                                           name="arrayidx", source_etype=self.lw.mem_type(e.base.operand.type))
             base = self.rvalue(e.base)
             index = self.index_value(e.index)
-            return self.builder.gep(base, [index], inbounds=True, name="arrayidx",
-                                    source_etype=self.mem_type(e.type))
+            return self.lw.builder.gep(base, [index], inbounds=True, name="arrayidx",
+                                       source_etype=self.lw.mem_type(e.type))
         if isinstance(e, A.Member):
             base_t = e.base.type
             base = self.address(e.base)
             if base_t.is_union:
                 return base
-            return self.builder.gep(base, [ir.Constant(I32, 0), ir.Constant(I32, e.field_index)],
-                                    inbounds=True, name=e.name, source_etype=self.mem_type(base_t))
+            return self.lw.builder.gep(base, [ir.Constant(I32, 0), ir.Constant(I32, e.field_index)],
+                                       inbounds=True, name=e.name, source_etype=self.lw.mem_type(base_t))
         if isinstance(e, A.CoopElement):
-            return self.coop_element_address(e)
+            return self.coop.coop_element_address(e)
         if isinstance(e, (A.ImplicitCast, A.Cast)) and e.kind == "noop":
             return self.address(e.operand)
         if isinstance(e, A.Swizzle) and len(e.indices) == 1:
             base = self.address(e.base)
-            return self.builder.gep(base, [ir.Constant(I32, 0), ir.Constant(I32, e.indices[0])],
-                                    inbounds=True, name="vecext.addr", source_etype=self.mem_type(e.base.type))
+            return self.lw.builder.gep(base, [ir.Constant(I32, 0), ir.Constant(I32, e.indices[0])],
+                                       inbounds=True, name="vecext.addr", source_etype=self.lw.mem_type(e.base.type))
         raise RuntimeError(f"lower: {type(e).__name__} is not an addressable lvalue")
 
     def index_value(self, index):
@@ -93,7 +123,7 @@ class ExpressionLowering:
             v = self.rvalue(index.operand)
             value = constfold.cast_constant(index)
             if value is not None:
-                return ir.Constant(self.value_type(index.type), value)
+                return ir.Constant(self.lw.value_type(index.type), value)
             return self.int_cast(v, index.operand.type, index.type, "idxprom")
         return self.rvalue(index)
 
@@ -102,13 +132,13 @@ class ExpressionLowering:
         return self.address(e.base), self.rvalue(e.index)
 
     def store_vector_element(self, base_ptr, index, value, vector_type, volatile=False):
-        vec = self.load_value(base_ptr, vector_type, volatile=volatile)   # clang reloads the vector here
-        vec = self.builder.insert_element(vec, value, index, name="vecins")
-        self.store_value(vec, base_ptr, vector_type, volatile)
+        vec = self.lw.load_value(base_ptr, vector_type, volatile=volatile)   # clang reloads the vector here
+        vec = self.lw.builder.insert_element(vec, value, index, name="vecins")
+        self.lw.store_value(vec, base_ptr, vector_type, volatile)
 
     def ex_VectorElement(self, e):
         vec = self.rvalue(e.base)          # clang: the vector, then the index
-        return self.builder.extract_element(vec, self.rvalue(e.index), name="vecext")
+        return self.lw.builder.extract_element(vec, self.rvalue(e.index), name="vecext")
 
     def store_lvalue(self, target, value):
         if isinstance(target, A.VectorElement):
@@ -119,30 +149,30 @@ class ExpressionLowering:
             # Load the whole vector, insert the components, store it back (as clang does).
             base_ptr = self.address(target.base)
             volatile = is_volatile_access(target)
-            vec = self.load_value(base_ptr, target.base.type, volatile=volatile)
+            vec = self.lw.load_value(base_ptr, target.base.type, volatile=volatile)
             if len(target.indices) == 1:
-                vec = self.builder.insert_element(vec, value, ir.Constant(I32, target.indices[0]), name="vecins")
+                vec = self.lw.builder.insert_element(vec, value, ir.Constant(I32, target.indices[0]), name="vecins")
             for i, idx in enumerate(target.indices if len(target.indices) > 1 else ()):
-                comp = self.builder.extract_element(value, ir.Constant(I32, i))
-                vec = self.builder.insert_element(vec, comp, ir.Constant(I32, idx))
-            self.store_value(vec, base_ptr, target.base.type, volatile)
+                comp = self.lw.builder.extract_element(value, ir.Constant(I32, i))
+                vec = self.lw.builder.insert_element(vec, comp, ir.Constant(I32, idx))
+            self.lw.store_value(vec, base_ptr, target.base.type, volatile)
             return
-        self.store_value(value, self.address(target), target.type, is_volatile_access(target))
+        self.lw.store_value(value, self.address(target), target.type, is_volatile_access(target))
 
     def load_lvalue(self, target):
         if isinstance(target, (A.Swizzle, A.VectorElement)):
             return self.rvalue(target)
-        return self.load_value(self.address(target), target.type, volatile=is_volatile_access(target))
+        return self.lw.load_value(self.address(target), target.type, volatile=is_volatile_access(target))
 
     # ------------------------------------------------------------ expressions
     def rvalue(self, e):
-        if self.precomputed and id(e) in self.precomputed:
-            return self.precomputed.pop(id(e))
-        if self.subprogram is None:
-            return getattr(self, "ex_" + type(e).__name__)(e)
-        previous = self.set_location(e.loc)
-        value = getattr(self, "ex_" + type(e).__name__)(e)
-        self.builder.debug_metadata = previous    # the parent's own instructions follow
+        if self.lw.precomputed and id(e) in self.lw.precomputed:
+            return self.lw.precomputed.pop(id(e))
+        if self.lw.subprogram is None:
+            return self.handlers[type(e).__name__](e)
+        previous = self.lw.set_location(e.loc)
+        value = self.handlers[type(e).__name__](e)
+        self.lw.builder.debug_metadata = previous    # the parent's own instructions follow
         return value
 
     # Nodes through which operands of a compound assignment are evaluated before the target is
@@ -160,12 +190,12 @@ class ExpressionLowering:
         if any(flags):
             for child, has_old in zip(children, flags):
                 if not has_old and not isinstance(child, (A.IntConst, A.FloatConst)):
-                    self.precomputed[id(child)] = self.rvalue(child)
+                    self.lw.precomputed[id(child)] = self.rvalue(child)
             return True
         return False
 
     def _load_lvalue_expr(self, e):
-        return self.load_value(self.address(e), e.type, volatile=is_volatile_access(e))
+        return self.lw.load_value(self.address(e), e.type, volatile=is_volatile_access(e))
 
     ex_VarRef = _load_lvalue_expr
     ex_Deref = _load_lvalue_expr
@@ -174,26 +204,26 @@ class ExpressionLowering:
 
     def ex_Member(self, e):
         if e.base.is_lvalue:
-            return self.load_value(self.address(e), e.type, volatile=is_volatile_access(e))
+            return self.lw.load_value(self.address(e), e.type, volatile=is_volatile_access(e))
         agg = self.rvalue(e.base)
         if e.base.type.is_union:
             # A union value's members share its bytes: spill it and reload as the member's type.
-            tmp = self.alloca(e.base.type, "tmp")
-            self.builder.store(agg, tmp, align=self.align_of(e.base.type))
-            return self.load_value(tmp, e.type)
-        return self.builder.extract_value(agg, e.field_index, name=e.name)
+            tmp = self.lw.alloca(e.base.type, "tmp")
+            self.lw.builder.store(agg, tmp, align=self.lw.align_of(e.base.type))
+            return self.lw.load_value(tmp, e.type)
+        return self.lw.builder.extract_value(agg, e.field_index, name=e.name)
 
     def ex_IntConst(self, e):
-        return ir.Constant(self.value_type(e.type), e.value)
+        return ir.Constant(self.lw.value_type(e.type), e.value)
 
     def ex_FloatConst(self, e):
-        return ir.Constant(self.value_type(e.type), e.value)
+        return ir.Constant(self.lw.value_type(e.type), e.value)
 
     def ex_FunctionRef(self, e):
         raise RuntimeError("lower: function designator used as a value")
 
     def ex_OldValue(self, e):
-        return self.old_values[-1]
+        return self.lw.old_values[-1]
 
     def ex_Comma(self, e):
         self.effect(e.left)
@@ -202,7 +232,7 @@ class ExpressionLowering:
     def ex_Assign(self, e):
         if copies_aggregate(e.target.type, e.value):
             target = self.copy_assign(e)
-            return self.load_value(target, e.type)      # the value is used: `a = (b = c)`
+            return self.lw.load_value(target, e.type)      # the value is used: `a = (b = c)`
         value = self.rvalue(e.value)
         self.store_lvalue(e.target, value)
         return value
@@ -211,8 +241,8 @@ class ExpressionLowering:
         """`s = t` of structs: llvm.memcpy from t to s (s's address first, as clang)."""
         target = self.address(e.target)
         source = self.aggregate_address(e.value)
-        self.copy_aggregate(target, source, e.target.type,
-                            is_volatile_access(e.target) or is_volatile_access(e.value))
+        self.lw.copy_aggregate(target, source, e.target.type,
+                               is_volatile_access(e.target) or is_volatile_access(e.value))
         return target
 
     def aggregate_address(self, e):
@@ -223,10 +253,10 @@ class ExpressionLowering:
         """Evaluate `e` for its side effects only (an expression statement, the left of a
         comma): a struct assignment then needs no reload of the value it copied."""
         if isinstance(e, A.Assign) and copies_aggregate(e.target.type, e.value):
-            previous = self.set_location(e.loc) if self.subprogram is not None else None
+            previous = self.lw.set_location(e.loc) if self.lw.subprogram is not None else None
             self.copy_assign(e)
-            if self.subprogram is not None:
-                self.builder.debug_metadata = previous
+            if self.lw.subprogram is not None:
+                self.lw.builder.debug_metadata = previous
             return None
         return self.rvalue(e)
 
@@ -240,38 +270,38 @@ class ExpressionLowering:
     def read_modify_write(self, target, compute, result_new, name=None):
         if isinstance(target, A.VectorElement):
             base_ptr, index = self.vector_element_place(target)
-            vec = self.load_value(base_ptr, target.base.type, volatile=is_volatile_access(target))
-            old = self.builder.extract_element(vec, index, name="vecext")
-            self.old_values.append(old)
+            vec = self.lw.load_value(base_ptr, target.base.type, volatile=is_volatile_access(target))
+            old = self.lw.builder.extract_element(vec, index, name="vecext")
+            self.lw.old_values.append(old)
             new = self.rvalue(compute)
-            self.old_values.pop()
+            self.lw.old_values.pop()
             if name and isinstance(new, ir.Instruction) and new.opname in ("add", "sub", "fadd", "fsub"):
                 new.name = name
             self.store_vector_element(base_ptr, index, new, target.base.type, is_volatile_access(target))
             return new if result_new else old
         if isinstance(target, A.Swizzle):
             old = self.rvalue(target)
-            self.old_values.append(old)
+            self.lw.old_values.append(old)
             new = self.rvalue(compute)
-            self.old_values.pop()
+            self.lw.old_values.pop()
             self.store_lvalue(target, new)
             return new if result_new else old
         self.pre_evaluate(compute)
         ptr = self.address(target)          # evaluated once
         volatile = is_volatile_access(target)
-        old = self.load_value(ptr, target.type, volatile=volatile)
-        self.old_values.append(old)
+        old = self.lw.load_value(ptr, target.type, volatile=volatile)
+        self.lw.old_values.append(old)
         new = self.rvalue(compute)
-        self.old_values.pop()
+        self.lw.old_values.pop()
         if name and isinstance(new, ir.Instruction) and new.opname in ("add", "sub", "fadd", "fsub",
                                                                        "getelementptr"):
             new.name = name if new.opname != "getelementptr" else "incdec.ptr"   # clang's names
-        self.store_value(new, ptr, target.type, volatile)
+        self.lw.store_value(new, ptr, target.type, volatile)
         return new if result_new else old
 
     # ---- unary / binary
     def ex_Unary(self, e):
-        b = self.builder
+        b = self.lw.builder
         if e.op == "+":
             return self.rvalue(e.operand)
         if e.op == "-":
@@ -287,10 +317,10 @@ class ExpressionLowering:
             if isinstance(e.operand.type, T.VectorType):
                 v = self.rvalue(e.operand)
                 cmp = b.icmp_unsigned("==", v, ir.Constant(v.type, None), name="lnot")
-                return b.sext(cmp, self.value_type(e.type), name="sext")
+                return b.sext(cmp, self.lw.value_type(e.type), name="sext")
             v = self.rvalue(e.operand)
             lnot = b.xor(v, ir.Constant(I1, 1), name="lnot")
-            return b.zext(lnot, self.value_type(e.type), name="lnot.ext")
+            return b.zext(lnot, self.lw.value_type(e.type), name="lnot.ext")
         raise RuntimeError(f"lower: unary operator {e.op}")
 
     ARITH_NAMES = {"+": "add", "-": "sub", "*": "mul", "/": "div", "%": "rem", "&": "and", "|": "or",
@@ -300,8 +330,8 @@ class ExpressionLowering:
         if e.is_comparison:
             cmp = self.compare(e)
             if isinstance(e.type, T.VectorType):
-                return self.builder.sext(cmp, self.value_type(e.type), name="sext")
-            return self.builder.zext(cmp, self.value_type(e.type), name="conv")
+                return self.lw.builder.sext(cmp, self.lw.value_type(e.type), name="sext")
+            return self.lw.builder.zext(cmp, self.lw.value_type(e.type), name="conv")
         left = self.rvalue(e.left)
         right = self.rvalue(e.right)
         if e.fp_contract == "on" and e.op in ("+", "-"):
@@ -340,10 +370,10 @@ class ExpressionLowering:
             a, b = product.operands
             self._erase(product)
             if neg_mul:
-                a = self.builder.fneg(a, name="neg")
+                a = self.lw.builder.fneg(a, name="neg")
             if neg_add:
-                addend = self.builder.fneg(addend, name="neg")
-            return self.builder.call(self.fmuladd_intrinsic(a.type), [a, b, addend])
+                addend = self.lw.builder.fneg(addend, name="neg")
+            return self.lw.builder.call(self.fmuladd_intrinsic(a.type), [a, b, addend])
         return None
 
     @staticmethod
@@ -354,7 +384,7 @@ class ExpressionLowering:
         return self.intrinsic(f"llvm.fmuladd.{intrinsic_suffix(ty)}", ty, [ty, ty, ty])
 
     def arith(self, op, left, right, ctype, fast_contract=False):
-        b = self.builder
+        b = self.lw.builder
         name = self.ARITH_NAMES[op]
         if is_float_type(ctype):
             fop = {"+": b.fadd, "-": b.fsub, "*": b.fmul, "/": b.fdiv, "%": b.frem}[op]
@@ -402,7 +432,7 @@ class ExpressionLowering:
         return ir.Constant(ty, value)
 
     def compare(self, e):
-        b = self.builder
+        b = self.lw.builder
         left = self.rvalue(e.left)
         right = self.rvalue(e.right)
         ot = e.operand_type
@@ -423,46 +453,46 @@ class ExpressionLowering:
         if isinstance(e, A.Logical) and not isinstance(e.type, T.VectorType):
             return self.logical_i1(e)
         v = self.rvalue(e)
-        return self.builder.icmp_unsigned("!=", v, ir.Constant(v.type, None), name="tobool")
+        return self.lw.builder.icmp_unsigned("!=", v, ir.Constant(v.type, None), name="tobool")
 
     def ex_Logical(self, e):
         if isinstance(e.type, T.VectorType):
-            b = self.builder
+            b = self.lw.builder
             left = self.rvalue(e.left)
             right = self.rvalue(e.right)
             lz = b.icmp_unsigned("!=", left, ir.Constant(left.type, None), name="tobool")
             rz = b.icmp_unsigned("!=", right, ir.Constant(right.type, None), name="tobool")
             both = (b.and_ if e.op == "&&" else b.or_)(lz, rz)
-            return b.sext(both, self.value_type(e.type), name="sext")
+            return b.sext(both, self.lw.value_type(e.type), name="sext")
         prefix = "land" if e.op == "&&" else "lor"
         v = self.logical_i1(e)
-        return self.builder.zext(v, self.value_type(e.type), name=f"{prefix}.ext")
+        return self.lw.builder.zext(v, self.lw.value_type(e.type), name=f"{prefix}.ext")
 
     def logical_i1(self, e):
         """Short-circuit && / || (C99 6.5.13-14) with a phi, as clang does."""
-        b = self.builder
+        b = self.lw.builder
         is_and = e.op == "&&"
         prefix = "land" if is_and else "lor"
         left = self.rvalue(e.left)
-        rhs_bb = self.new_block(f"{prefix}.rhs")
-        end_bb = self.new_block(f"{prefix}.end")
+        rhs_bb = self.lw.new_block(f"{prefix}.rhs")
+        end_bb = self.lw.new_block(f"{prefix}.end")
         from_bb = b.block
         if is_and:
             b.cbranch(left, rhs_bb, end_bb)
         else:
             b.cbranch(left, end_bb, rhs_bb)
-        self.start_block(rhs_bb)
+        self.lw.start_block(rhs_bb)
         right = self.rvalue(e.right)
         rhs_end = b.block
         b.branch(end_bb)
-        self.start_block(end_bb)
+        self.lw.start_block(end_bb)
         phi = b.phi(I1, name="")
         phi.add_incoming(ir.Constant(I1, 0 if is_and else 1), from_bb)
         phi.add_incoming(right, rhs_end)
         return phi
 
     def ex_Conditional(self, e):
-        b = self.builder
+        b = self.lw.builder
         if isinstance(e.cond.type, T.VectorType):
             # OpenCL 6.3.i: select by the most significant bit of each component.
             cond = self.rvalue(e.cond)
@@ -471,19 +501,19 @@ class ExpressionLowering:
             msb = b.icmp_signed("<", cond, ir.Constant(cond.type, None), name="cmp")
             return b.select(msb, then, other, name="cond")
         cond = self.rvalue(e.cond)
-        then_bb = self.new_block("cond.true")
-        else_bb = self.new_block("cond.false")
-        end_bb = self.new_block("cond.end")
+        then_bb = self.lw.new_block("cond.true")
+        else_bb = self.lw.new_block("cond.false")
+        end_bb = self.lw.new_block("cond.end")
         b.cbranch(cond, then_bb, else_bb)
-        self.start_block(then_bb)
+        self.lw.start_block(then_bb)
         then = self.rvalue(e.then)
         then_end = b.block
         b.branch(end_bb)
-        self.start_block(else_bb)
+        self.lw.start_block(else_bb)
         other = self.rvalue(e.otherwise)
         else_end = b.block
         b.branch(end_bb)
-        self.start_block(end_bb)
+        self.lw.start_block(end_bb)
         if e.type.is_void:
             return None
         phi = b.phi(then.type, name="cond")
@@ -496,10 +526,10 @@ class ExpressionLowering:
         pointee = ptype.pointee
         if pointee.is_void:
             return I8
-        return self.mem_type(pointee)
+        return self.lw.mem_type(pointee)
 
     def ex_PointerArith(self, e):
-        b = self.builder
+        b = self.lw.builder
         ptr = self.rvalue(e.pointer)
         off = self.rvalue(e.offset)
         if e.op == "-":
@@ -507,13 +537,13 @@ class ExpressionLowering:
         return b.gep(ptr, [off], inbounds=True, name="add.ptr", source_etype=self.pointee_ir(e.pointer.type))
 
     def ex_PointerDiff(self, e):
-        b = self.builder
-        ity = self.value_type(e.type)
+        b = self.lw.builder
+        ity = self.lw.value_type(e.type)
         left = b.ptrtoint(self.rvalue(e.left), ity, name="sub.ptr.lhs.cast")
         right = b.ptrtoint(self.rvalue(e.right), ity, name="sub.ptr.rhs.cast")
         diff = b.sub(left, right, name="sub.ptr.sub")
         pointee = e.left.type.pointee
-        size = 1 if pointee.is_void else self.size_of(pointee)
+        size = 1 if pointee.is_void else self.lw.size_of(pointee)
         if size == 1:
             return diff
         return b.sdiv(diff, ir.Constant(ity, size), name="sub.ptr.div", flags=("exact",))
@@ -523,38 +553,38 @@ class ExpressionLowering:
 
     # ---- calls
     def ex_Call(self, e):
-        irf = self.kernel_impl(e.callee) if e.callee.is_kernel else self.call_target(e.callee)
+        irf = self.lw.kernel_impl(e.callee) if e.callee.is_kernel else self.lw.call_target(e.callee)
         args = [self.rvalue(a) for a in e.args]
         name = "" if e.type.is_void else "call"
         # The call's convention must match the callee's (a mismatch is UB that -O2 turns into
         # `unreachable`); a kernel called from another kernel keeps spir_kernel.
-        return self.builder.call(irf, args, name=name, cconv=irf.calling_convention)
+        return self.lw.builder.call(irf, args, name=name, cconv=irf.calling_convention)
 
     def ex_BuiltinCall(self, e):
         ov = e.overload
-        ret = self.value_type(ov.ret)
-        params = [self.value_type(p) for p in ov.params]
-        irf = self.builtin_function(ov.mangled, ret, params, convergent=ov.convergent)
+        ret = self.lw.value_type(ov.ret)
+        params = [self.lw.value_type(p) for p in ov.params]
+        irf = self.lw.builtin_function(ov.mangled, ret, params, convergent=ov.convergent)
         args = [self.rvalue(a) for a in e.args]
         name = "" if ov.ret.is_void else "call"
-        return self.builder.call(irf, args, name=name, cconv="spir_func")
+        return self.lw.builder.call(irf, args, name=name, cconv="spir_func")
 
     def ex_Printf(self, e):
-        irf = self.declared.get("printf")
+        irf = self.lw.declared.get("printf")
         if irf is None:
             fmt_type = ir.PointerType(addrspace=T.CONSTANT)
-            irf = ir.Function(self.module, ir.FunctionType(I32, [fmt_type], var_arg=True), "printf")
+            irf = ir.Function(self.lw.module, ir.FunctionType(I32, [fmt_type], var_arg=True), "printf")
             irf.calling_convention = "spir_func"
-            self.declared["printf"] = irf
+            self.lw.declared["printf"] = irf
         args = [self.rvalue(e.format)] + [self.rvalue(a) for a in e.args]
-        return self.builder.call(irf, args, name="call", cconv="spir_func")
+        return self.lw.builder.call(irf, args, name="call", cconv="spir_func")
 
     def ex_StringLiteral(self, e):
         """A private unnamed_addr constant in __constant memory, as clang's `@.str`."""
         data = bytearray(e.value)
         array = ir.ArrayType(ir.IntType(8), len(data))
-        name = self.module.get_unique_name(".str")
-        g = ir.GlobalVariable(self.module, array, name, addrspace=T.CONSTANT)
+        name = self.lw.module.get_unique_name(".str")
+        g = ir.GlobalVariable(self.lw.module, array, name, addrspace=T.CONSTANT)
         g.linkage = "private"
         g.unnamed_addr = True
         g.global_constant = True
@@ -571,26 +601,26 @@ class ExpressionLowering:
 
     def convert(self, e):
         kind = e.kind
-        b = self.builder
+        b = self.lw.builder
         src_t, dst_t = e.operand.type, e.type
         if kind == "array-to-pointer":
             ptr = self.address(e.operand)
-            return b.gep(ptr, [ir.Constant(self.size_t, 0), ir.Constant(self.size_t, 0)], inbounds=True,
-                         name="arraydecay", source_etype=self.mem_type(src_t))
+            return b.gep(ptr, [ir.Constant(self.lw.size_t, 0), ir.Constant(self.lw.size_t, 0)], inbounds=True,
+                         name="arraydecay", source_etype=self.lw.mem_type(src_t))
         if kind in (fp8.CAST, fp8.CAST_SATURATING):
-            return fp8.lower(self, e, self.rvalue(e.operand))
+            return fp8.lower(self.lw, e, self.rvalue(e.operand))
         if kind == "int-to-bool":
             return self.bool_value(e.operand)
         if kind in ("null-to-pointer", "zero-to-event"):
             if not isinstance(e.operand, (A.IntConst, A.ImplicitCast, A.Cast)):
                 self.rvalue(e.operand)
-            return ir.Constant(self.value_type(dst_t), None)
+            return ir.Constant(self.lw.value_type(dst_t), None)
         v = self.rvalue(e.operand)
         if kind == "to-void":
             return None
         if kind in ("noop", "pointer-bitcast"):
             return v
-        dty = self.value_type(dst_t)
+        dty = self.lw.value_type(dst_t)
         value = constfold.cast_constant(e)       # clang folds these before codegen
         if value is not None:
             return ir.Constant(dty, value)
@@ -623,10 +653,10 @@ class ExpressionLowering:
         raise RuntimeError(f"lower: unknown cast kind {kind!r}")
 
     def int_cast(self, v, src_t, dst_t, name):
-        b = self.builder
+        b = self.lw.builder
         sbits = element_type(src_t).bits if element_type(src_t).kind != "bool" else 1
         dbits = element_type(dst_t).bits
-        dty = self.value_type(dst_t)
+        dty = self.lw.value_type(dst_t)
         if sbits == dbits:
             return v
         if sbits > dbits:
@@ -635,31 +665,31 @@ class ExpressionLowering:
 
     def float_cast(self, v, src_t, dst_t):
         sbits, dbits = element_type(src_t).bits, element_type(dst_t).bits
-        dty = self.value_type(dst_t)
+        dty = self.lw.value_type(dst_t)
         if v.type == dty:
             return v
         if sbits == dbits:      # __bf16 <-> half: through float, as clang-22 does
-            wide = self.builder.fpext(v, FLOAT_TYPES[32], name="fpext")
-            return self.builder.fptrunc(wide, dty, name="fptrunc")
-        return (self.builder.fpext if dbits > sbits else self.builder.fptrunc)(v, dty, name="conv")
+            wide = self.lw.builder.fpext(v, FLOAT_TYPES[32], name="fpext")
+            return self.lw.builder.fptrunc(wide, dty, name="fptrunc")
+        return (self.lw.builder.fpext if dbits > sbits else self.lw.builder.fptrunc)(v, dty, name="conv")
 
     def splat(self, v, vty):
         if isinstance(v, ir.Constant) and not isinstance(v, ir.FormattedConstant):
             return ir.Constant(vty, [v] * vty.count)
-        b = self.builder
+        b = self.lw.builder
         ins = b.insert_element(ir.Constant(vty, ir.Undefined), v, ir.Constant(I64, 0), name="splat.splatinsert")
         mask = ir.Constant(ir.VectorType(I32, vty.count), [0] * vty.count)
         return b.shuffle_vector(ins, ir.Constant(vty, ir.Undefined), mask, name="splat.splat")
 
     def ex_ConvertCall(self, e):
         """convert_<type>[_sat] (OpenCL 6.4.3) inlined as instructions."""
-        b = self.builder
+        b = self.lw.builder
         src_t, dst_t = e.operand.type, e.type
         v = self.rvalue(e.operand)
         sf, df = is_float_type(src_t), is_float_type(dst_t)
         if e.rounding and e.rounding != "rtz" and (sf or df):
             return self.convert_builtin_call(e, v)
-        dty = self.value_type(dst_t)
+        dty = self.lw.value_type(dst_t)
         if sf and df:
             return self.float_cast(v, src_t, dst_t)
         if not sf and df:
@@ -677,8 +707,8 @@ class ExpressionLowering:
         to the OpenCL built-in, mangled as clang names it (`_Z15convert_int_rtef`)."""
         name = f"convert_{e.type.spelling()}" + ("_sat" if e.saturate else "") + f"_{e.rounding}"
         mangled = f"_Z{len(name)}{name}{T.mangle_type(e.operand.type)}"
-        irf = self.builtin_function(mangled, self.value_type(e.type), [v.type])
-        return self.builder.call(irf, [v], name="call", cconv="spir_func")
+        irf = self.lw.builtin_function(mangled, self.lw.value_type(e.type), [v.type])
+        return self.lw.builder.call(irf, [v], name="call", cconv="spir_func")
 
     def int_limits(self, t):
         e = element_type(t)
@@ -689,7 +719,7 @@ class ExpressionLowering:
     def int_to_int_sat(self, v, src_t, dst_t):
         """Clamp in the source type to the destination's range, then truncate or extend
         (OpenCL 6.4.3.3). No odd-width integers: the interpreter and SPIR-V want 8..64 bits."""
-        b = self.builder
+        b = self.lw.builder
         se, de = element_type(src_t), element_type(dst_t)
         lo, hi = self.int_limits(dst_t)
         slo, shi = self.int_limits(src_t)
@@ -700,7 +730,7 @@ class ExpressionLowering:
         if hi < shi:                      # then hi fits in the source type
             c = self.splat_const(v.type, hi)
             v = b.select(cmp_gt(">", v, c), c, v)
-        dty = self.value_type(dst_t)
+        dty = self.lw.value_type(dst_t)
         if se.bits > de.bits:
             return b.trunc(v, dty, name="conv")
         if se.bits < de.bits:
@@ -710,9 +740,9 @@ class ExpressionLowering:
 
     def float_to_int_sat(self, v, src_t, dst_t):
         """NaN -> 0, out of range -> the nearest limit (OpenCL 6.4.3.3)."""
-        b = self.builder
+        b = self.lw.builder
         lo, hi = self.int_limits(dst_t)
-        dty = self.value_type(dst_t)
+        dty = self.lw.value_type(dst_t)
         conv = (b.fptosi if is_signed_int(dst_t) else b.fptoui)(v, dty, name="conv")
         # A limit beyond the source type's largest finite value (65535 for a half) is
         # reached only by an infinity.
@@ -727,12 +757,12 @@ class ExpressionLowering:
 
     def ex_Intrinsic(self, e):
         """clang built-ins as clang-22 lowers them at -O0 (tast.Intrinsic)."""
-        b = self.builder
+        b = self.lw.builder
         if e.name == "unreachable":
             b.unreachable()
             return None
         if e.name in ("to_global", "to_local", "to_private"):
-            fn = self.builtin_function(f"__{e.name}", self.value_type(e.type), [ptr_type(T.GENERIC)])
+            fn = self.lw.builtin_function(f"__{e.name}", self.lw.value_type(e.type), [ptr_type(T.GENERIC)])
             return b.call(fn, [self.rvalue(e.args[0])], cconv="spir_func")
         if e.name == "assume":
             b.call(self.intrinsic("llvm.assume", ir.VoidType(), [I1]), [self.bool_value(e.args[0])])
@@ -743,7 +773,7 @@ class ExpressionLowering:
             suffix = ".".join(f"p{a.type.addrspace}" for a in args[:2 if e.name == "memcpy" else 1])
             if e.name == "memset":
                 args[1] = b.trunc(args[1], I8) if args[1].type != I8 else args[1]
-            fn = self.intrinsic(f"llvm.{e.name}.{suffix}.i{self.target.pointer_bits}",
+            fn = self.intrinsic(f"llvm.{e.name}.{suffix}.i{self.lw.target.pointer_bits}",
                                 ir.VoidType(), [a.type for a in args] + [I1])
             b.call(fn, args + [ir.Constant(I1, 0)])
             return dst
@@ -761,16 +791,16 @@ class ExpressionLowering:
         return result
 
     def intrinsic(self, name, ret, params):
-        irf = self.declared.get(name)
+        irf = self.lw.declared.get(name)
         if irf is None:
-            irf = ir.Function(self.module, ir.FunctionType(ret, params), name)
-            self.declared[name] = irf
+            irf = ir.Function(self.lw.module, ir.FunctionType(ret, params), name)
+            self.lw.declared[name] = irf
         return irf
 
     def ex_AsType(self, e):
         """as_<type>: a bitcast; 3-component vectors are 4 in size (OpenCL 6.4.4.2), so they are
         widened or narrowed with a shuffle around the bitcast."""
-        b = self.builder
+        b = self.lw.builder
         v = self.rvalue(e.operand)
         src_t, dst_t = e.operand.type, e.type
         if isinstance(src_t, T.VectorType) and src_t.count == 3:
@@ -782,12 +812,12 @@ class ExpressionLowering:
             w = b.bitcast(v, wide, name="astype")
             return b.shuffle_vector(w, ir.Constant(wide, ir.Undefined),
                                     ir.Constant(ir.VectorType(I32, 3), [0, 1, 2]), name="extractVec")
-        return b.bitcast(v, self.value_type(dst_t), name="astype")
+        return b.bitcast(v, self.lw.value_type(dst_t), name="astype")
 
     # ---- vectors
     def ex_VectorLiteral(self, e):
-        b = self.builder
-        vty = self.value_type(e.type)
+        b = self.lw.builder
+        vty = self.lw.value_type(e.type)
         if len(e.elements) == 1 and not isinstance(e.elements[0].type, T.VectorType):
             v = self.rvalue(e.elements[0])
             if isinstance(v, ir.Constant):
@@ -809,7 +839,7 @@ class ExpressionLowering:
         return vec
 
     def ex_Swizzle(self, e):
-        b = self.builder
+        b = self.lw.builder
         vec = self.rvalue(e.base)
         if len(e.indices) == 1:
             return b.extract_element(vec, ir.Constant(I32, e.indices[0]), name="vecext")

@@ -13,22 +13,34 @@ ADDRESSING_DECODE_FUNC = 0x2
 MEMORY_OPERAND_NONE = 0
 
 
+# What TensorLowering uses of the Lowerer (lower.Lowerer), and nothing else
+# (test_lower_parts checks it): the module (decode wrappers), callee declarations, types
+# and sizes.
+LOWERER_USES = ("call_target", "declared", "module", "size_of", "value_type")
+
+
 class TensorLowering:
-    """Lowerer methods for tensor layout/view operations and tensor loads/stores."""
+    """The Lowerer's part for tensor layout/view operations and tensor loads/stores (its ex_
+    methods): lw is the Lowerer it emits through (LOWERER_USES), expressions the
+    ExpressionLowering (operands' rvalue), coop the CoopLowering (coop_call,
+    call_coop_callee, function_operand)."""
+
+    def __init__(self, lw, expressions, coop):
+        self.lw, self.expressions, self.coop = lw, expressions, coop
 
     def ex_TensorOp(self, e):
-        ret = self.value_type(e.type)
+        ret = self.lw.value_type(e.type)
         args, codes = [], []
         if e.operand is None:
             codes.append(e.type.spec.mangled())     # create: the result type names the callee
         else:
-            args.append(self.rvalue(e.operand))
+            args.append(self.expressions.rvalue(e.operand))
             codes.append(e.operand.type.spec.mangled())
         for value in e.values:
-            args.append(self.rvalue(value))
+            args.append(self.expressions.rvalue(value))
             codes.append(value.type.itanium())
         callee = coop_names.tensor_callee(e.op, [], codes)
-        return self.call_coop_callee(callee, ret, args, "tensor")
+        return self.coop.call_coop_callee(callee, ret, args, "tensor")
 
     def tensor_addressing(self, e, args, codes):
         """Memory operand, Tensor Addressing Operands and their ids (view, decode)."""
@@ -36,17 +48,17 @@ class TensorLowering:
         extra, extra_codes = [], []
         if e.view is not None:
             mask |= ADDRESSING_TENSOR_VIEW
-            extra.append(self.rvalue(e.view))
+            extra.append(self.expressions.rvalue(e.view))
             extra_codes.append(e.view.type.spec.mangled())
         decode = getattr(e, "decode", None)
         if decode is not None:
             mask |= ADDRESSING_DECODE_FUNC
-            _function, code = self.function_operand(decode)
+            _function, code = self.coop.function_operand(decode)
             extra.append(ir.FormattedConstant(ptr_type(0), self.decode_wrapper(decode, e.layout.type.spec.dims)
                                               .get_reference()))
             # The interpreter needs sizeof(block) (the decode's pointer is index * sizeof):
             # a vendor code after the function's, e.g. u15TensorBlockNV_18.
-            block = f"TensorBlockNV_{self.size_of(decode.function.type.params[0].pointee)}"
+            block = f"TensorBlockNV_{self.lw.size_of(decode.function.type.params[0].pointee)}"
             extra_codes += [code, f"u{len(block)}{block}"]
         args += [ir.Constant(I32, MEMORY_OPERAND_NONE), ir.Constant(I32, mask)] + extra
         codes += ["i", "i"] + extra_codes
@@ -56,18 +68,18 @@ class TensorLowering:
         decode operand: SPV_NV_cooperative_matrix2 passes the coordinates as arrays of D
         32-bit integers by value, where OpenCL C's `const uint block_coord[D]` parameter is
         a pointer; the wrapper stores them in private arrays and calls the user's function."""
-        user = self.call_target(ref.function)
+        user = self.lw.call_target(ref.function)
         name = f"{user.name}.decode"
-        wrapper = self.declared.get(name)
+        wrapper = self.lw.declared.get(name)
         if wrapper is not None:
             return wrapper
         array = ir.ArrayType(I32, dims)
         fty = ir.FunctionType(user.function_type.return_type, [user.function_type.args[0], array, array])
-        wrapper = ir.Function(self.module, fty, name)
+        wrapper = ir.Function(self.lw.module, fty, name)
         wrapper.calling_convention = "spir_func"
         wrapper.linkage = "internal"
         wrapper.attributes.add("nounwind")
-        self.declared[name] = wrapper
+        self.lw.declared[name] = wrapper
         builder = ir.IRBuilder(wrapper.append_basic_block("entry"))
         block, *coordinates = wrapper.args
         for arg, arg_name in zip(wrapper.args, ("block", "block_coord", "coord_in_block")):
@@ -88,28 +100,29 @@ class TensorLowering:
         """The Object operand of a load without a keep matrix: a splat of 0 (what
         coop_mat_init(0) emits), not `zeroinitializer`, of which llc-22 -O2 writes an
         OpConstantNull with extra operands that spirv-val rejects."""
-        elem = self.value_type(mtype.elem)
+        elem = self.lw.value_type(mtype.elem)
         zero = ir.Constant(elem, 0.0 if mtype.elem.is_float else 0)
-        return self.coop_call("construct", [mtype], [mtype.elem.itanium()], self.value_type(mtype), [zero], "zero")
+        return self.coop.coop_call("construct", [mtype], [mtype.elem.itanium()], self.lw.value_type(mtype), [zero],
+                                   "zero")
 
     def ex_CoopLoadTensor(self, e):
-        pointer = self.rvalue(e.pointer)
-        keep = self.rvalue(e.keep) if e.keep is not None else self.zero_matrix(e.type)
-        layout = self.rvalue(e.layout)
+        pointer = self.expressions.rvalue(e.pointer)
+        keep = self.expressions.rvalue(e.keep) if e.keep is not None else self.zero_matrix(e.type)
+        layout = self.expressions.rvalue(e.layout)
         args = [pointer, keep, layout]
         codes = [coop_mangled_pointer(e.pointer.type), e.layout.type.spec.mangled()]
         self.tensor_addressing(e, args, codes)
         callee = coop_names.tensor_callee("coop_mat_load_tensor", [e.type, e.type], codes)
-        return self.call_coop_callee(callee, self.value_type(e.type), args, "call")
+        return self.coop.call_coop_callee(callee, self.lw.value_type(e.type), args, "call")
 
     def ex_CoopStoreTensor(self, e):
-        pointer = self.rvalue(e.pointer)
-        matrix = self.rvalue(e.matrix)
-        layout = self.rvalue(e.layout)
+        pointer = self.expressions.rvalue(e.pointer)
+        matrix = self.expressions.rvalue(e.matrix)
+        layout = self.expressions.rvalue(e.layout)
         args = [pointer, matrix, layout]
         codes = [coop_mangled_pointer(e.pointer.type), e.layout.type.spec.mangled()]
         self.tensor_addressing(e, args, codes)
         callee = coop_names.tensor_callee("coop_mat_store_tensor", [e.matrix.type], codes)
-        self.call_coop_callee(callee, ir.VoidType(), args, "")
+        self.coop.call_coop_callee(callee, ir.VoidType(), args, "")
         return None
 

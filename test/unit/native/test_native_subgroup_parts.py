@@ -22,7 +22,7 @@ import pytest
 
 from clcoop.native import lane_kinds, subgroup
 import class_parts
-from class_parts import defined_names, undefined_self_uses
+from class_parts import defined_names, received_uses, undefined_self_uses
 
 NATIVE = Path(subgroup.__file__).resolve().parent
 # module -> the part class it holds (subgroup._SubgroupGen composes them).
@@ -46,15 +46,10 @@ def module_tree(module):
     return ast.parse((NATIVE / module).read_text())
 
 
-def _is_gen(v):
-    return isinstance(v, ast.Name) and v.id == "gen" or \
-        isinstance(v, ast.Attribute) and v.attr == "gen" and isinstance(v.value, ast.Name) and v.value.id == "self"
-
-
 def generator_uses(node):
     """Names the class (or function) reads or sets on its generator: `self.gen.<name>`, or
     `gen.<name>` where a method took `gen = self.gen` (or a function the parameter gen)."""
-    return {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute) and _is_gen(n.value)}
+    return received_uses(node, "gen")
 
 
 def generator_names():

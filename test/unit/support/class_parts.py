@@ -33,3 +33,13 @@ def undefined_self_uses(cls):
     return sorted({(node.lineno, node.attr) for node in ast.walk(cls)
                    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
                    and node.value.id == "self" and node.attr not in defined})
+
+
+def received_uses(node, holder):
+    """Names read or set on the object a part received as `holder` (the generator `gen`, the
+    Lowerer `lw`): `self.<holder>.<name>`, or `<holder>.<name>` where a method took
+    `<holder> = self.<holder>` (or a function the parameter)."""
+    def is_holder(v):
+        return isinstance(v, ast.Name) and v.id == holder or \
+            isinstance(v, ast.Attribute) and v.attr == holder and isinstance(v.value, ast.Name) and v.value.id == "self"
+    return {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute) and is_holder(n.value)}
