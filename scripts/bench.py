@@ -6,6 +6,9 @@ interpreter's peak memory.
     python3 scripts/bench.py            # full run (a few minutes on 2 cores)
     python3 scripts/bench.py --quick    # smoke run: small sizes, 3 repetitions, writes nothing
     python3 scripts/bench.py --native-only [--quick]   # only the native engine's rows
+    python3 scripts/bench.py --gemm-scaling [--sizes 512,1024,2048] [--threads 1,2,16]
+                                        # only the native f32 GEMM vs NumPy per thread count
+                                        # (scripts/gemm_scaling.py; issue 29's targets)
     python3 scripts/bench.py --compile-latency [ROUNDS] # only a small kernel's compile vs clang-22
     python3 scripts/bench.py --compile-throughput [ROUNDS] [--source FILE|DIR]...
                                         # only large compiles vs clang-22, with the time per stage
@@ -1275,6 +1278,12 @@ def native_only(quick, write):
 # ---------------------------------------------------------------- main
 
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if "--gemm-scaling" in argv:
+        # Its own options (sizes, thread counts): scripts/gemm_scaling.py parses them.
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        import gemm_scaling
+        return gemm_scaling.main([a for a in argv if a != "--gemm-scaling"])
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smoke run: small sizes, 3 runs")
     parser.add_argument("--compile-latency", type=int, nargs="?", const=21, metavar="ROUNDS",

@@ -1,0 +1,45 @@
+"""scripts/gemm_scaling.py (bench.py --gemm-scaling, issue 29): the thread counts it measures,
+its table and its verdicts on the issue's targets, and one real run at a small size (a child
+process restricted to one CPU, NumPy on one thread)."""
+import os
+import subprocess
+import sys
+
+import pytest
+from script_modules import SCRIPTS, load_script
+
+
+def row(threads, n, native, numpy):
+    timing = lambda s: {"median": s, "min": s * 0.9, "runs": 3}  # noqa: E731
+    return {"n": n, "threads": threads, "engine_threads": threads, "mode": "subgroup", "match": True,
+            "native": timing(native), "numpy": timing(numpy)}
+
+
+def test_thread_counts_double_up_to_every_usable_cpu():
+    scaling = load_script("gemm_scaling.py")
+    assert scaling.default_thread_counts(1) == [1]
+    assert scaling.default_thread_counts(2) == [1, 2]
+    assert scaling.default_thread_counts(16) == [1, 2, 4, 8, 16]
+    assert scaling.default_thread_counts(12) == [1, 2, 4, 8, 12]
+
+
+def test_verdicts_name_each_target_met_or_not():
+    scaling = load_script("gemm_scaling.py")
+    rows = [row(1, 512, 0.003, 0.003), row(1, 1024, 0.030, 0.022), row(1, 2048, 0.40, 0.17),
+            row(16, 1024, 0.004, 0.0024), row(16, 2048, 0.030, 0.016)]
+    lines = scaling.verdicts(rows)
+    assert lines[0].startswith("target 1 thread(s), 512^3, 1024^3, 2048^3: <= 1.5x NumPy: NOT met")
+    assert "2048^3 2.35x" in lines[0]
+    assert lines[1].startswith("target 16 thread(s), 1024^3, 2048^3: <= 2x NumPy: met")
+    # A size not measured is never 'met'.
+    assert "not every size measured" in scaling.verdicts(rows[:1])[0]
+    table = scaling.table(rows)
+    assert "| 1 | 2048^3 | 400.0 (360.0) | 170.0 (153.0) | 2.35x (2.35x) |" in table
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="no CPU affinity on this platform")
+def test_one_small_run_prints_the_table():
+    done = subprocess.run([sys.executable, str(SCRIPTS / "bench.py"), "--gemm-scaling", "--sizes", "64",
+                           "--threads", "1", "--rounds", "3"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "| 1 | 64^3 |" in done.stdout and "subgroup, True |" in done.stdout
