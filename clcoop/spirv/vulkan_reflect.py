@@ -57,6 +57,17 @@ def _function_bodies(text):
     return bodies
 
 
+def _operand_component(elem, signed_bit):
+    """A multiply-add operand's component as the device's configurations name it: an integer's
+    signedness is the operands mask's (SPV_KHR_cooperative_matrix, "Cooperative Matrix
+    Operands": without Matrix{A,B,C,Result}SignedComponentsKHR the components are unsigned),
+    not its OpenCL C type's."""
+    component = VK_COMPONENTS[elem]
+    if component[0] in "su":
+        return ("s" if signed_bit else "u") + component[1:]
+    return component
+
+
 def _matrix(arg):
     return {"scope": SCOPES.get(arg.scope, str(arg.scope)), "rows": arg.rows, "cols": arg.cols,
             "use": USES.get(arg.use, str(arg.use)), "component": VK_COMPONENTS[arg.elem]}
@@ -77,11 +88,12 @@ def matrix_uses(body):
                 matrices.append(entry)
         if callee.base == coop_names.MUL_ADD and len(callee.matrices) == 4:
             result, a, b, c = callee.matrices
-            mask = re.search(r"i32 (\d+)\s*$", m.group(2))
+            found = re.search(r"i32 (\d+)\s*$", m.group(2))
+            mask = int(found.group(1)) if found else 0
             entry = {"scope": SCOPES.get(result.scope, str(result.scope)), "M": a.rows, "N": b.cols,
-                     "K": a.cols, "A": VK_COMPONENTS[a.elem], "B": VK_COMPONENTS[b.elem],
-                     "C": VK_COMPONENTS[c.elem], "result": VK_COMPONENTS[result.elem],
-                     "saturating": bool(mask and int(mask.group(1)) & 0x10)}
+                     "K": a.cols, "A": _operand_component(a.elem, mask & 0x1),
+                     "B": _operand_component(b.elem, mask & 0x2), "C": _operand_component(c.elem, mask & 0x4),
+                     "result": _operand_component(result.elem, mask & 0x8), "saturating": bool(mask & 0x10)}
             if entry not in mul_adds:
                 mul_adds.append(entry)
     return matrices, mul_adds, nv2
@@ -117,6 +129,9 @@ def kernel_records(vulkan, kernels, layouts, ir_text):
             else:
                 member = parse_type(TokenStream(kernel.members[arg.member], {}))
                 entry = _argument(arg, offsets[arg.member], layout.size(member))
+                if entry["kind"] == "scalar" and entry["dtype"] is None and member.kind == "int":
+                    # An enum (OpenCL C 6.1: an integer type; clang passes its int): its IR width.
+                    entry["dtype"] = f"int{member.bits}"
                 if entry["kind"] == "scalar" and specializable(arg.type_name):
                     entry["spec_ids"] = list(scalar_spec_ids(index))
             args.append(entry)

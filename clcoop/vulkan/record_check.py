@@ -8,7 +8,9 @@ member zero for the kernel to dereference: on lavapipe, which runs kernels in th
 that crashed the process (a test reproduces it). So the module's own block decides: every
 member the kernel can read must be exactly one argument's (or the global offset's), of the
 member's size, and an address only goes into a 64-bit integer member. The SpecIds a launch
-sets (the local size, a `__local` argument's length, a specialized scalar) are distinct.
+sets (the local size, a `__local` argument's length, a specialized scalar) are distinct. The
+record lists every matrix type and multiply-add the kernel's code uses (the capability check
+reads the record, so a record that left one out would pass a kernel the device cannot run).
 """
 from dataclasses import dataclass, field
 
@@ -44,8 +46,13 @@ class Member:
 @dataclass
 class ModuleFacts:
     """What the check reads of a module: GLCompute entry points by name -> the members of
-    the push-constant block in their interface (None without one)."""
+    the push-constant block in their interface (None without one); by name, the cooperative
+    matrix types the entry point's code uses and its multiply-adds (as the record spells them,
+    integer components without their signedness: SPV_KHR_cooperative_matrix gives it on the
+    multiply-add, not the type)."""
     entry_points: dict = field(default_factory=dict)
+    matrices: dict = field(default_factory=dict)
+    mul_adds: dict = field(default_factory=dict)
 
 
 def module_facts(module_bytes):
@@ -58,12 +65,118 @@ def module_facts(module_bytes):
         elif inst.opcode == sb.OP_DECORATE and inst.operands[1:2] == [DECORATION_ARRAY_STRIDE]:
             strides[inst.operands[0]] = inst.operands[2]
     facts = ModuleFacts()
+    bodies = _function_bodies(module)
     for inst in module.instructions:
         if inst.opcode == OP_ENTRY_POINT and inst.operands[0] == EXECUTION_MODEL_GL_COMPUTE:
             name, used = sb.decode_string(inst.operands[2:])
             interface = inst.operands[2 + used:]
             facts.entry_points[name] = _push_constant_members(interface, defs, offsets, strides)
+            code = [i for function in _reachable(inst.operands[1], bodies) for i in bodies[function]]
+            facts.matrices[name], facts.mul_adds[name] = _matrix_uses(code, defs)
     return facts
+
+
+def _function_bodies(module):
+    """{function id: its instructions}."""
+    bodies, current = {}, None
+    for inst in module.instructions:
+        if inst.opcode == sb.OP_FUNCTION:
+            current = inst.result_id
+            bodies[current] = []
+        elif inst.opcode == sb.OP_FUNCTION_END:
+            current = None
+        elif current is not None:
+            bodies[current].append(inst)
+    return bodies
+
+
+def _reachable(entry, bodies):
+    seen, stack = [], [entry]
+    while stack:
+        function = stack.pop()
+        if function in seen or function not in bodies:
+            continue
+        seen.append(function)
+        stack += [i.operands[2] for i in bodies[function] if i.opcode == sb.OP_FUNCTION_CALL]
+    return seen
+
+
+# SPV_KHR_cooperative_matrix, "Cooperative Matrix Operands": signedness and saturation bits.
+A_SIGNED, B_SIGNED, C_SIGNED, RESULT_SIGNED, SATURATING = 0x1, 0x2, 0x4, 0x8, 0x10
+SCOPE_NAMES = {3: "subgroup", 2: "workgroup"}
+USE_NAMES = {0: "a", 1: "b", 2: "accumulator"}
+BFLOAT16_ENCODING = 0          # SPV_KHR_bfloat16: OpTypeFloat 16 BFloat16KHR
+
+
+def _matrix_uses(code, defs):
+    """(matrix types, multiply-adds) that `code` uses, as hashable tuples in the record's terms."""
+    matrices, mul_adds = set(), set()
+    for inst in code:
+        # The types of its result and operands (a constant matrix is defined outside the code),
+        # and an operand that is itself a type (OpCooperativeMatrixLengthKHR's).
+        for ident in [inst.result_type] + list(inst.operands) + [_value_type(defs, o) for o in inst.operands]:
+            matrix = _matrix(defs.get(ident), defs) if ident is not None else None
+            if matrix:
+                matrices.add(matrix)
+        if inst.opcode == sb.OP_COOPERATIVE_MATRIX_MUL_ADD_KHR:
+            mask = inst.operands[5] if len(inst.operands) > 5 else 0
+            types = [inst.operands[0]] + [_value_type(defs, v) for v in inst.operands[2:5]]
+            result, a, b, c = (_matrix(defs.get(t), defs) for t in types)
+            if None in (result, a, b, c):
+                raise ReflectionError("a multiply-add of the module has an operand that is not a matrix")
+            mul_adds.add((result[0], a[2], b[3], a[3], _signed(a[1], mask & A_SIGNED),
+                          _signed(b[1], mask & B_SIGNED), _signed(c[1], mask & C_SIGNED),
+                          _signed(result[1], mask & RESULT_SIGNED), bool(mask & SATURATING)))
+    return matrices, mul_adds
+
+
+def _value_type(defs, ident):
+    inst = defs.get(ident)
+    return inst.result_type if inst is not None else None
+
+
+def _matrix(inst, defs):
+    """(scope, component, rows, cols, use) of an OpTypeCooperativeMatrixKHR, None for others;
+    an integer component as 'i8', 'i32' ... (its signedness is the multiply-add's)."""
+    if inst is None or inst.opcode != sb.OP_TYPE_COOPERATIVE_MATRIX_KHR:
+        return None
+    component = defs.get(inst.operands[1])
+    scope, rows, cols, use = (_constant(defs, i) for i in inst.operands[2:6])
+    if component is not None and component.opcode == sb.OP_TYPE_FLOAT:
+        bf16 = len(component.operands) > 2 and component.operands[2] == BFLOAT16_ENCODING
+        name = "bf16" if bf16 else f"f{component.operands[1]}"
+    elif component is not None and component.opcode == sb.OP_TYPE_INT:
+        name = f"i{component.operands[1]}"
+    else:
+        name = "?"
+    return (SCOPE_NAMES.get(scope, str(scope)), name, rows, cols, USE_NAMES.get(use, str(use)))
+
+
+def _constant(defs, ident):
+    inst = defs.get(ident)
+    if inst is None or inst.opcode not in (sb.OP_CONSTANT, OP_SPEC_CONSTANT):
+        raise ReflectionError("a cooperative matrix type of the module has a size or scope that is not a constant")
+    return inst.operands[2]
+
+
+def _signed(component, signed):
+    """The record's spelling of a multiply-add operand's component: s8/u8 ... for integers."""
+    if component.startswith("i"):
+        return ("s" if signed else "u") + component[1:]
+    return component
+
+
+def _record_matrix(entry):
+    """A record's matrix entry in _matrix's terms (integers without signedness)."""
+    component = entry["component"]
+    if component[:1] in ("s", "u") and component[1:].isdigit():
+        component = "i" + component[1:]
+    return (entry["scope"], component, entry["rows"], entry["cols"], entry["use"])
+
+
+def _record_mul_add(entry):
+    return (entry["scope"], entry["M"], entry["N"], entry["K"], entry["A"], entry["B"], entry["C"],
+            entry["result"], bool(entry.get("saturating")))
 
 
 def _push_constant_members(interface, defs, offsets, strides):
@@ -134,6 +247,7 @@ def check_module_record(module_bytes, records):
                                   f"of the module (its entry points: {', '.join(sorted(facts.entry_points)) or 'none'})")
         _check_push_constants(name, record, facts.entry_points[name])
         _check_spec_ids(name, record)
+        _check_matrices(name, record, facts.matrices[name], facts.mul_adds[name])
 
 
 def _fields(record):
@@ -179,6 +293,22 @@ def _check_push_constants(name, record, members):
     end = max((m.offset + m.size for m in members), default=0)
     if record.get("push_constant_size", 0) < end:
         fail(f"push_constant_size {record.get('push_constant_size', 0)} is less than the block's {end} bytes")
+
+
+def _check_matrices(name, record, matrices, mul_adds):
+    """The record lists every matrix type and multiply-add the kernel's code uses: the device's
+    capabilities are checked against the record (capabilities.check_kernel), so a record that
+    left one out would hand the driver a kernel it cannot run."""
+    def fail(what, entry):
+        raise ReflectionError(f"kernel '{name}': the reflection record does not match the module: the module uses "
+                              f"{what} {entry}, which the record does not list")
+
+    listed = {_record_matrix(entry) for entry in record.get("matrices") or ()}
+    for matrix in sorted(matrices - listed, key=str):
+        fail("the matrix type (scope, component, rows, cols, use)", matrix)
+    listed = {_record_mul_add(entry) for entry in record.get("mul_adds") or ()}
+    for mul_add in sorted(mul_adds - listed, key=str):
+        fail("the multiply-add (scope, M, N, K, A, B, C, result, saturating)", mul_add)
 
 
 def _check_spec_ids(name, record):

@@ -132,3 +132,76 @@ def test_clcoop_run_refuses_the_mismatched_module_instead_of_crashing(vector_add
     assert run.returncode == 1, run.stderr
     assert "the reflection record does not match the module" in run.stderr
     assert "Traceback" not in run.stderr
+
+
+@pytest.fixture(scope="module")
+def s8_gemm():
+    return compile_vulkan(str(ROOT / "examples" / "vulkan" / "gemm_s8_s32.cl"))
+
+
+@pytest.mark.parametrize("field, message", [
+    ("mul_adds", "the module uses the multiply-add (scope, M, N, K, A, B, C, result, saturating) "
+                 "('subgroup', 16, 16, 32, 's8', 's8', 's32', 's32', False), which the record does not list"),
+    ("matrices", "the module uses the matrix type (scope, component, rows, cols, use)"),
+])
+def test_a_record_that_hides_a_matrix_operation_is_refused(s8_gemm, field, message):
+    """The device's capabilities are checked against the record: one that left out the
+    kernel's matrices or multiply-adds would pass a kernel the device cannot run."""
+    kernels = copy.deepcopy(read_reflection(s8_gemm))
+    kernels["gemm_s8_s32"][field] = []
+    with pytest.raises(ReflectionError) as caught:
+        checked(with_record(s8_gemm, kernels))
+    assert message in str(caught.value)
+
+
+MASKS = r"""
+#pragma OPENCL EXTENSION cl_khr_cooperative_matrix : enable
+#define SG CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP
+typedef char mA __attribute__((coop_mat(SG, 16, 32, CLK_COOPERATIVE_MATRIX_A)));
+typedef char mB __attribute__((coop_mat(SG, 32, 16, CLK_COOPERATIVE_MATRIX_B)));
+typedef int  mC __attribute__((coop_mat(SG, 16, 16, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
+kernel void k(global char *a, global char *b, global int *c) {
+  mA x = coop_mat_load(a, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)32);
+  mB y = coop_mat_load(b, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)16);
+  mC acc = coop_mat_load(c, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)16);
+  acc = coop_mat_mulAdd(x, y, acc, CLK_COOPERATIVE_MATRIX_OPERAND_MATRIX_A_SIGNED |
+                                   CLK_COOPERATIVE_MATRIX_OPERAND_MATRIX_B_SIGNED);
+  acc = coop_mat_mulAdd(x, y, acc, CLK_COOPERATIVE_MATRIX_OPERAND_MATRIX_A_SIGNED |
+                                   CLK_COOPERATIVE_MATRIX_OPERAND_MATRIX_B_SIGNED |
+                                   CLK_COOPERATIVE_MATRIX_OPERAND_MATRIX_C_SIGNED |
+                                   CLK_COOPERATIVE_MATRIX_OPERAND_MATRIX_RESULT_SIGNED);
+  coop_mat_store(c, acc, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)16);
+}
+"""
+
+
+def test_a_mul_adds_signedness_in_the_record_is_its_operands(tmp_path):
+    """SPV_KHR_cooperative_matrix: without Matrix{C,Result}SignedComponentsKHR the accumulator's
+    components are unsigned, whatever its OpenCL C type: the record (which the capability check
+    reads) said s32 for both calls before, so a device with only u32 results would have passed
+    the first."""
+    path = tmp_path / "masks.cl"
+    path.write_text(MASKS)
+    data = compile_vulkan(str(path))
+    mul_adds = sorted((m["A"], m["B"], m["C"], m["result"]) for m in read_reflection(data)["k"]["mul_adds"])
+    assert mul_adds == [("s8", "s8", "s32", "s32"), ("s8", "s8", "u32", "u32")]
+    checked(data)
+
+
+ENUM = r"""
+typedef enum { RED = 1, GREEN = 5 } colour;
+kernel void twice(global int *out, colour c) { out[get_global_id(0)] = (int)c * 2; }
+"""
+
+
+def test_an_enum_argument_is_passed_as_its_integer(tmp_path):
+    """An enum argument had no dtype in the record, so the launch was refused ('has no dtype')."""
+    import clcoop
+    path = tmp_path / "enum.cl"
+    path.write_text(ENUM)
+    arg = read_reflection(compile_vulkan(str(path)))["twice"]["args"][1]
+    assert (arg["kind"], arg["dtype"], arg["size"]) == ("scalar", "int32", 4)
+    device_or_skip()
+    out = np.zeros(16, np.int32)
+    clcoop.Program(ENUM).build(engine="vulkan").twice(16, 16, out, 5)
+    assert (out == 10).all()
