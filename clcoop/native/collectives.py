@@ -22,7 +22,10 @@ only on the fast path (KernelPlan.work_item_reason), except sub_group_all/any, w
 path computes by a rendezvous of the sub-group (votes.py; codegen routes them there first). The ballot built-ins
 (cl_khr_subgroup_ballot, cl_khr_subgroup_non_uniform_vote) are collectives of kinds
 "vote", "bits" and "mask" here, emitted by ballot_ir.py; only the votes need the other
-lanes (needs_other_lanes)."""
+lanes (needs_other_lanes).
+Emitter writes the IR over given lane values; Collectives is the subgroup generator's part
+that takes a collective call, reads its operands per lane (the generator's GENERATOR_USES
+below) and names its result."""
 import re
 
 from clcoop.ir.demangle import demangle, signed_param
