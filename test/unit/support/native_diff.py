@@ -30,7 +30,7 @@ def cases(module):
         axes = []
         for m in marks:
             names = [n.strip() for n in m.args[0].split(",")] if isinstance(m.args[0], str) else list(m.args[0])
-            values = [v if len(names) > 1 else (v,) for v in m.args[1]]
+            values = [_unwrapped(v, len(names)) for v in m.args[1]]
             axes.append([dict(zip(names, v)) for v in values])
         wanted = set(inspect.signature(fn).parameters)
         for combo in itertools.product(*axes):
@@ -42,6 +42,15 @@ def cases(module):
             label = "-".join(str(v) for v in kwargs.values())
             out.append((f"{name}[{label}]" if label else name, fn, kwargs))
     return out
+
+
+def _unwrapped(value, count):
+    """A parametrize value as the tuple of its arguments (pytest.param's values, marks
+    dropped: the caller runs the case either way)."""
+    if hasattr(value, "values") and hasattr(value, "marks"):
+        value = value.values
+        return tuple(value) if count > 1 else (value[0],)
+    return value if count > 1 else (value,)
 
 
 class Record:
