@@ -278,6 +278,12 @@ def main(argv=None):
     if argv is None:            # the command itself: its regular expressions come from the cache
         from clcoop.frontend import disk_cache
         disk_cache.install(disk_cache.cache_dir())
+        # One compile, then the process ends (exit_without_teardown): no cyclic collection.
+        # The driver pauses the collector while a source compiles; resumed, its first
+        # collection walks every object the compile made, still alive then: 0.3-0.45 s of a
+        # macro-heavy file's ~2.3 s (pocl's test_abs.cl; issue 26, throughput).
+        import gc
+        gc.disable()
     try:
         status = run(sys.argv[1:] if argv is None else argv)
     except ModuleNotFoundError as exc:       # before run() could catch it (the options' imports)

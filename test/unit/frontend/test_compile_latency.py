@@ -268,6 +268,34 @@ def test_the_command_exits_without_teardown_after_flushing_and_atexit(tmp_path):
     assert proc.returncode == 1 and "error:" in proc.stderr
 
 
+def test_the_command_runs_no_cyclic_collection_after_the_compile(tmp_path):
+    """The driver pauses the collector while a source compiles; the command, which ends after
+    one compile, does not resume it: its first collection would walk every object of the
+    compile (0.3-0.45 s of pocl's test_abs.cl). An in-process caller gets the collector back."""
+    src = tmp_path / "k.cl"
+    src.write_text("".join(KERNEL.replace("add", f"add{i}") for i in range(40)))
+    code = ("import atexit, gc, sys\n"
+            "from clcoop.frontend import driver\n"
+            "real, collections = driver.compile_source, []\n"
+            "def counted(*args, **kwargs):\n"
+            "    gc.callbacks.append(lambda phase, info: phase == 'start' and collections.append(info))\n"
+            "    return real(*args, **kwargs)\n"
+            "driver.compile_source = counted\n"
+            "atexit.register(lambda: print('collections', len(collections), gc.isenabled()))\n"
+            "from clcoop.cli.compile_main import main\n"
+            f"sys.argv = ['clcoop', {str(src)!r}, '-o', {str(tmp_path / 'k.ll')!r}]\n"
+            "main()\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "collections 0 False"
+    assert "define spir_kernel void @add39" in (tmp_path / "k.ll").read_text()
+    in_process = subprocess.run(
+        [sys.executable, "-c", "import gc\nfrom clcoop.cli.compile_main import main\n"
+         f"assert main([{str(src)!r}, '-o', {str(tmp_path / 'k2.ll')!r}]) == 0\nprint(gc.isenabled())"],
+        capture_output=True, text=True, timeout=120)
+    assert in_process.stdout.strip() == "True", in_process.stderr
+
+
 def test_the_compile_paths_plain_data_classes_are_records(tmp_path):
     """@dataclass compiles (exec) 4-6 functions per class at import: every clcoop class loaded
     by a compile is a clcoop.records.record (dataclass(init=False, eq=False), __init__ shared
