@@ -23,7 +23,7 @@ import llvmlite.ir as ir
 
 from clcoop.native import irbuild
 from clcoop.native.builtin_ir import intrinsic_suffix, type_suffix
-from clcoop.native.text_rewrite import quote, ref, typed
+from clcoop.native.text_rewrite import quote, ref
 from clcoop.native.support import Unsupported
 from clcoop.ir.loader import value_kind
 
