@@ -3,7 +3,7 @@ reflection record"; clcoop.spirv.reflection writes and reads it)."""
 import re
 
 from clcoop import coop_names
-from clcoop.coopmat_spec import COMPONENTS
+from clcoop.coopmat_spec import COMPONENTS, Operand
 from clcoop.ir.text import DEFINE_RE, llvm_unquote
 from clcoop.spirv.vulkan_types import dtype_of_opencl, scalar_spec_ids, specializable
 
@@ -91,9 +91,11 @@ def matrix_uses(body):
             found = re.search(r"i32 (\d+)\s*$", m.group(2))
             mask = int(found.group(1)) if found else 0
             entry = {"scope": SCOPES.get(result.scope, str(result.scope)), "M": a.rows, "N": b.cols,
-                     "K": a.cols, "A": _operand_component(a.elem, mask & 0x1),
-                     "B": _operand_component(b.elem, mask & 0x2), "C": _operand_component(c.elem, mask & 0x4),
-                     "result": _operand_component(result.elem, mask & 0x8), "saturating": bool(mask & 0x10)}
+                     "K": a.cols, "A": _operand_component(a.elem, mask & Operand.MATRIX_A_SIGNED),
+                     "B": _operand_component(b.elem, mask & Operand.MATRIX_B_SIGNED),
+                     "C": _operand_component(c.elem, mask & Operand.MATRIX_C_SIGNED),
+                     "result": _operand_component(result.elem, mask & Operand.MATRIX_RESULT_SIGNED),
+                     "saturating": bool(mask & Operand.SATURATING_ACCUMULATION)}
             if entry not in mul_adds:
                 mul_adds.append(entry)
     return matrices, mul_adds, nv2

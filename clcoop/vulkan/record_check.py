@@ -14,6 +14,7 @@ reads the record, so a record that left one out would pass a kernel the device c
 """
 from dataclasses import dataclass, field
 
+from clcoop.coopmat_spec import Operand, Scope, Use
 from clcoop.spirv import binary as sb
 from clcoop.spirv.reflection import ReflectionError
 from clcoop.vulkan.arguments import LOCAL_SIZE_SPEC_IDS
@@ -101,11 +102,15 @@ def _reachable(entry, bodies):
     return seen
 
 
-# SPV_KHR_cooperative_matrix, "Cooperative Matrix Operands": signedness and saturation bits.
-A_SIGNED, B_SIGNED, C_SIGNED, RESULT_SIGNED, SATURATING = 0x1, 0x2, 0x4, 0x8, 0x10
-SCOPE_NAMES = {3: "subgroup", 2: "workgroup"}
-USE_NAMES = {0: "a", 1: "b", 2: "accumulator"}
 BFLOAT16_ENCODING = 0          # SPV_KHR_bfloat16: OpTypeFloat 16 BFloat16KHR
+
+
+def _enum_name(kind, value):
+    """The record's spelling of a Scope or Use value (its member's name, lower case)."""
+    try:
+        return kind(value).name.lower()
+    except ValueError:
+        return str(value)
 
 
 def _matrix_uses(code, defs):
@@ -124,9 +129,10 @@ def _matrix_uses(code, defs):
             result, a, b, c = (_matrix(defs.get(t), defs) for t in types)
             if None in (result, a, b, c):
                 raise ReflectionError("a multiply-add of the module has an operand that is not a matrix")
-            mul_adds.add((result[0], a[2], b[3], a[3], _signed(a[1], mask & A_SIGNED),
-                          _signed(b[1], mask & B_SIGNED), _signed(c[1], mask & C_SIGNED),
-                          _signed(result[1], mask & RESULT_SIGNED), bool(mask & SATURATING)))
+            mul_adds.add((result[0], a[2], b[3], a[3], _signed(a[1], mask & Operand.MATRIX_A_SIGNED),
+                          _signed(b[1], mask & Operand.MATRIX_B_SIGNED), _signed(c[1], mask & Operand.MATRIX_C_SIGNED),
+                          _signed(result[1], mask & Operand.MATRIX_RESULT_SIGNED),
+                          bool(mask & Operand.SATURATING_ACCUMULATION)))
     return matrices, mul_adds
 
 
@@ -149,7 +155,7 @@ def _matrix(inst, defs):
         name = f"i{component.operands[1]}"
     else:
         name = "?"
-    return (SCOPE_NAMES.get(scope, str(scope)), name, rows, cols, USE_NAMES.get(use, str(use)))
+    return (_enum_name(Scope, scope), name, rows, cols, _enum_name(Use, use))
 
 
 def _constant(defs, ident):
