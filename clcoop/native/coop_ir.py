@@ -8,14 +8,23 @@ arithmetic of the native engine's mul-add calls (coop_routines.py; docs/native.m
   element as one fused multiply-add chain over k starting from +0 (measured for the tile
   shapes the examples use; test_native_coop_ir.py checks it against coopmat.mul_add), so
   the generated code does exactly that: acc = +0; acc = fma(a[i,k], b[k,j], acc) for k in
-  order; r = round(acc + c).
+  order; r = round(acc + c). Not every shape: OpenBLAS's AVX-512 sgemm sums a tile of at most
+  8 columns with K >= 32 in 16 chains (step k on chain k mod 16) added in adjacent pairs, and
+  some shapes (one row or column, 24 columns) otherwise. So the order is measured once per
+  shape and work type in the process (matmul_chains: NumPy's matmul on data whose every
+  fused step rounds once, against each candidate order); the routine computes the order
+  found, and a shape whose order is none of them is refused (the kernel runs in the
+  interpreter) rather than computed differently.
 - Integer (coopmat._integer_mul_add): operands sign- or zero-extended per the operand flags
   (SPV_KHR_cooperative_matrix, Cooperative Matrix Operands: MatrixASignedComponentsKHR 0x1,
   B 0x2, C 0x4, Result 0x8); wrapping arithmetic keeps the low bits of the exact A*B + C;
   with SaturatingAccumulationKHR (0x10) the exact A*B (in i128) plus C saturates to the
   result's range, signed per flag 0x8.
 """
+import functools
 import re
+
+import numpy as np
 
 from clcoop import float8
 from clcoop.coopmat_spec import Operand
@@ -70,15 +79,35 @@ def _float_ir(name, m, n, k, types, layout):
         raise Unsupported("a cooperative-matrix mul-add of double operands with a half result")
     vec = f"<{n} x {work}>"
     fma = f"llvm.fma.v{n}{_suffix(work)}"
-    lines = [*_k_loop_head(name, m, vec, _widen_a(ta, work, m, k, layout), sb, n, k, layout),
+    chains = matmul_chains(m, n, k, work)
+    if chains is None:
+        raise Unsupported(f"a {m} x {n} x {k} cooperative-matrix mul-add in {work}: NumPy's matmul (the "
+                          f"interpreter's) sums this shape in an order the native routine does not reproduce")
+    # One chain: the row accumulators are phis; several: each row's chains live in an
+    # array on the stack, chain kk mod `chains` taking step kk.
+    entry = _widen_a(ta, work, m, k, layout)
+    if chains > 1:
+        entry += [line for i in range(m) for line in (f"  %accs{i} = alloca [{chains} x {vec}], align 64",
+                                                      f"  store [{chains} x {vec}] zeroinitializer, ptr %accs{i}")]
+    lines = [*_k_loop_head(name, m if chains == 1 else 0, vec, entry, sb, n, k, layout),
              *_widen_vector(tb, work, n, "%bv.raw", "%bv")]
+    if chains > 1:
+        lines.append(f"  %chain = urem i64 %kk, {chains}")
     for i in range(m):
         lines += [*(_a_element(sa, i, k, layout) if ta == work else _widened_a_element(work, i, m, k, layout)),
                   f"  %a{i}.w = load {work}, ptr %ap{i}",
                   f"  %a{i}.ins = insertelement <{n} x {work}> poison, {work} %a{i}.w, i64 0",
-                  f"  %a{i}.s = shufflevector {vec} %a{i}.ins, {vec} poison, <{n} x i32> zeroinitializer",
-                  f"  %acc{i}.n = call {vec} @{fma}({vec} %a{i}.s, {vec} %bv, {vec} %acc{i})"]
+                  f"  %a{i}.s = shufflevector {vec} %a{i}.ins, {vec} poison, <{n} x i32> zeroinitializer"]
+        if chains == 1:
+            lines.append(f"  %acc{i}.n = call {vec} @{fma}({vec} %a{i}.s, {vec} %bv, {vec} %acc{i})")
+        else:
+            lines += [f"  %ch{i}.p = getelementptr [{chains} x {vec}], ptr %accs{i}, i64 0, i64 %chain",
+                      f"  %ch{i} = load {vec}, ptr %ch{i}.p",
+                      f"  %ch{i}.n = call {vec} @{fma}({vec} %a{i}.s, {vec} %bv, {vec} %ch{i})",
+                      f"  store {vec} %ch{i}.n, ptr %ch{i}.p"]
     lines += _k_loop_tail(k)
+    if chains > 1:
+        lines += _chains_added_pairwise(m, vec, chains)
     for i in range(m):
         lines += [f"  %cp{i} = getelementptr {tc}, ptr %c, i64 {i * n}",
                   f"  %c{i}.raw = load <{n} x {tc}>, ptr %cp{i}, align 1",
@@ -91,6 +120,73 @@ def _float_ir(name, m, n, k, types, layout):
     # with several mul-adds of one shape must not declare one twice.
     lines += ["  ret void", "}"]
     return "\n".join(lines) + "\n"
+
+
+def _chains_added_pairwise(m, vec, chains):
+    """%acc{i}.n: row i's chains added in adjacent pairs, level by level
+    (((c0 + c1) + (c2 + c3)) + ...), OpenBLAS's order (matmul_chains)."""
+    lines = []
+    for i in range(m):
+        level = []
+        for c in range(chains):
+            lines += [f"  %cs{i}.{c}.p = getelementptr [{chains} x {vec}], ptr %accs{i}, i64 0, i64 {c}",
+                      f"  %cs{i}.{c} = load {vec}, ptr %cs{i}.{c}.p"]
+            level.append(f"%cs{i}.{c}")
+        depth = 0
+        while len(level) > 1:
+            depth += 1
+            nxt = []
+            for j in range(0, len(level), 2):
+                out = f"%acc{i}.n" if len(level) == 2 else f"%cs{i}.d{depth}.{j // 2}"
+                lines.append(f"  {out} = fadd {vec} {level[j]}, {level[j + 1]}")
+                nxt.append(out)
+            level = nxt
+    return lines
+
+
+# Orders NumPy's matmul (the interpreter's float mul-add, interp/coopmat._float_mul_add)
+# was found to use, tried in turn: one FMA chain over k from +0 per element, or 16 chains
+# (step kk on chain kk mod 16, each from +0) added in adjacent pairs, which OpenBLAS's
+# AVX-512 sgemm kernels use for tiles of at most 8 columns and K >= 32.
+_CANDIDATE_CHAINS = (1, 16)
+
+
+@functools.lru_cache(maxsize=None)
+def matmul_chains(m, n, k, work):
+    """How many interleaved FMA chains NumPy's matmul of (2, m, k) x (2, k, n) in `work`
+    ("float": sgemm, "double": dgemm) sums each element in, among _CANDIDATE_CHAINS; None
+    when none reproduces it. Measured once per shape in this process, as the interpreter
+    will compute it, on products that are exact in `work`, so that each fused step of the
+    emulation is one rounded add (test_native_coop_ir.py)."""
+    dtype = np.float32 if work == "float" else np.float64
+    rng = np.random.default_rng(m * 7919 + n * 104729 + k)
+    # 11-bit significands: a product has at most 22, exact in float and double; scales
+    # spread wider than the type's significand (2^-16..2^-5 for float, 2^-60..2^-1 for
+    # double) so that the sums round, differently in each order.
+    low = -16 if work == "float" else -60
+    high = -4 if work == "float" else 0
+
+    def draw(shape):
+        return (rng.integers(-1024, 1025, shape) * np.exp2(rng.integers(low, high, shape))).astype(dtype)
+    a, b = draw((2, m, k)), draw((2, k, n))
+    with np.errstate(all="ignore"):
+        got = np.matmul(a, b)
+    for chains in _CANDIDATE_CHAINS:
+        if chains <= max(k, 1) and np.array_equal(_emulated(a, b, chains, dtype), got):
+            return chains
+    return None
+
+
+def _emulated(a, b, chains, dtype):
+    """The sum of `chains` interleaved FMA chains added in adjacent pairs. Each product is
+    exact in dtype (a, b with 11-bit significands), so a fused step is one rounded add."""
+    k = a.shape[-1]
+    acc = [np.zeros(a.shape[:-1] + (b.shape[-1],), dtype) for _ in range(min(chains, k))]
+    for kk in range(k):
+        acc[kk % chains] = acc[kk % chains] + a[..., :, kk:kk + 1] * b[..., kk:kk + 1, :]
+    while len(acc) > 1:
+        acc = [acc[j] + acc[j + 1] for j in range(0, len(acc) - 1, 2)] + ([acc[-1]] if len(acc) % 2 else [])
+    return acc[0]
 
 
 def _k_loop_head(name, m, vec, entry_extra, tb, n, k, layout):

@@ -42,15 +42,36 @@ def assert_same_bits(x, y):
     assert np.array_equal(x.view(f"u{x.dtype.itemsize}"), y.view(f"u{y.dtype.itemsize}"))
 
 
-@pytest.mark.parametrize("m,n,k", [(8, 16, 16), (16, 16, 16), (8, 8, 8), (8, 16, 32), (4, 16, 256)])
+# (16, 8, 32), (8, 8, 64), (8, 4, 40): NumPy's sgemm sums these in 16 interleaved chains on
+# AVX-512 OpenBLAS (coop_ir.matmul_chains); (16, 24, 32) in an order the routine does not
+# reproduce there (the routine is then refused).
+@pytest.mark.parametrize("m,n,k", [(8, 16, 16), (16, 16, 16), (8, 8, 8), (8, 16, 32), (4, 16, 256),
+                                   (16, 8, 32), (8, 8, 64), (8, 4, 40), (16, 24, 32)])
 @pytest.mark.parametrize("elem,acc", [(np.float32, np.float32), (np.float16, np.float32),
                                       (np.float16, np.float16), (np.float64, np.float64)])
 def test_float_mul_add_is_the_interpreters_bit_for_bit(m, n, k, elem, acc):
+    """Bit for bit as the interpreter wherever the routine is generated; where NumPy's
+    order for the shape is not one it reproduces, it is refused with that reason."""
     rng = np.random.default_rng(m * 1000 + n * 10 + k)
     a = rng.standard_normal((m, k)).astype(elem)
     b = rng.standard_normal((k, n)).astype(elem)
     c = rng.standard_normal((m, n)).astype(acc)
+    work = "double" if elem == np.float64 else "float"
+    if coop_ir.matmul_chains(m, n, k, work) is None:
+        with pytest.raises(Unsupported, match="NumPy's matmul .* sums this shape in an order"):
+            native_mul_add(a, b, c, 0, acc)
+        return
     assert_same_bits(native_mul_add(a, b, c, 0, acc), reference(a, b, c, 0, acc))
+
+
+def test_the_interleaved_order_is_found_where_numpy_uses_it():
+    """The probe tells the orders apart: on a shape where NumPy's result is one chain, the
+    16-chain emulation differs from it (so a 16 found elsewhere is not a coincidence)."""
+    rng = np.random.default_rng(3)
+    a = (rng.integers(-1024, 1025, (2, 16, 64)) * np.exp2(rng.integers(-16, -4, (2, 16, 64)))).astype(np.float32)
+    b = (rng.integers(-1024, 1025, (2, 64, 8)) * np.exp2(rng.integers(-16, -4, (2, 64, 8)))).astype(np.float32)
+    assert not np.array_equal(coop_ir._emulated(a, b, 1, np.float32), coop_ir._emulated(a, b, 16, np.float32))
+    assert coop_ir.matmul_chains(16, 16, 16, "float") == 1
 
 
 def test_float_specials_and_signed_zeros():
