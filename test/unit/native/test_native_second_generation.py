@@ -1,6 +1,8 @@
 """Issue 29's acceptance: every second-generation test kernel (reductions, per-element
 functions, get_coord, use conversions, signedness, bf16, fp8, tensor layouts and
-addressing, workgroup scope, the llama.cpp ports) runs natively: each launch of the
+addressing, workgroup scope, the llama.cpp ports, and every example of examples/, the
+second-generation ones among them: softmax_rows, mask_causal, mlp2, bf16_gemm, gemm_wg)
+runs natively: each launch of the
 interpreter tests below is doubled by native_diff.run_case, and engine="auto" must take the
 kernel (no fallback reason) and give every array bit for bit as the interpreter's, faults
 included. Kernels the interpreter refuses too (IR no engine runs) must fall back with a
@@ -14,6 +16,7 @@ import test_coop_convert_use
 import test_coop_function_ops
 import test_coop_signedness
 import test_coopmat2
+import test_examples
 import test_fp8
 import test_llama_ports
 import test_tensor
@@ -25,7 +28,7 @@ pytestmark = pytest.mark.slow
 
 MODULES = [test_coop_function_ops, test_coop_convert_use, test_coop_signedness, test_coop_context_type,
            test_coopmat2, test_bf16, test_fp8, test_tensor, test_tensor_kernels, test_workgroup_scope,
-           test_llama_ports]
+           test_llama_ports, test_examples]
 
 # IR the interpreter refuses as well: the native engine must name a reason.
 REFUSED_BY_BOTH = {"test_fp8.test_a_conversion_call_on_a_matrix_is_refused"}
