@@ -2,11 +2,10 @@
 functions, get_coord, use conversions, signedness, bf16, fp8, tensor layouts and
 addressing, workgroup scope, the llama.cpp ports, and every example of examples/, the
 second-generation ones among them: softmax_rows, mask_causal, mlp2, bf16_gemm, gemm_wg)
-runs natively: each launch of the
-interpreter tests below is doubled by native_diff.run_case, and engine="auto" must take the
-kernel (no fallback reason) and give every array bit for bit as the interpreter's, faults
-included. Kernels the interpreter refuses too (IR no engine runs) must fall back with a
-reason."""
+runs natively: each launch of the interpreter tests below is doubled by
+native_diff.run_case, and engine="auto" must take the kernel (no fallback reason) and give
+every array bit for bit as the interpreter's, faults included. Kernels the interpreter
+refuses too (IR no engine runs) must fall back with a reason."""
 import pytest
 
 import native_diff
