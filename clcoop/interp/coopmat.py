@@ -261,11 +261,21 @@ def _widen(x, work):
     return x.astype(work, copy=False)
 
 
+def tile_products(a, b):
+    """(G, M, K) x (G, K, N) in the reference summation order of a float mul-add: one BLAS
+    call per tile, of the tile's own shape (NumPy's matmul calls gemm once per matrix of a
+    contiguous stack; a strided operand could take its non-BLAS loop, hence the copies).
+    SPV_KHR_cooperative_matrix leaves the order open; fixing it per tile shape makes the bits
+    independent of how many subgroups run together (docs/design.md, "Float mul-add
+    summation order")."""
+    return np.matmul(np.ascontiguousarray(a), np.ascontiguousarray(b))
+
+
 def _float_mul_add(a, b, c, result_dtype):
     """At least the component precision; half inputs accumulate in float32 at least."""
     work = np.result_type(a.dtype, b.dtype, c.dtype, np.float32)
     with np.errstate(all="ignore"):   # overflow to inf and NaN are IEEE results, not faults
-        total = np.matmul(_widen(a, work), _widen(b, work))
+        total = tile_products(_widen(a, work), _widen(b, work))
         total += c
         return total.astype(result_dtype, copy=False)
 
@@ -324,6 +334,52 @@ def _pairwise_products(a_tiles, b_tiles, product):
     stacked_a = a_tiles.reshape(Da * M, K)
     side_by_side_b = b_tiles.transpose(1, 0, 2).reshape(K, Db * N)
     return product(stacked_a, side_by_side_b).reshape(Da, M, Db, N)
+
+
+def _stacked_products(a_tiles, b_tiles):
+    """_pairwise_products by B tile: the A tiles stacked, (Da*M, K), times each B tile,
+    one BLAS call of N columns per B tile (row blocks below the threading size). Narrow
+    tiles keep their per-tile order this way where one (Da*M, Db*N) product does not."""
+    Da, M, K = a_tiles.shape
+    Db, _, N = b_tiles.shape
+    stacked_a = a_tiles.reshape(Da * M, K)
+    rows = max(_SINGLE_THREAD_GEMM_SIZE // max(K * N, 1), 1)
+    out = np.empty((Db, Da * M, N), dtype=np.result_type(a_tiles.dtype, b_tiles.dtype))
+    for start in range(0, Da * M, rows):
+        np.matmul(stacked_a[None, start:start + rows], b_tiles, out=out[:, start:start + rows])
+    return np.ascontiguousarray(out.reshape(Db, Da, M, N).transpose(1, 2, 0, 3))
+
+
+# The factored products a float mul-add may use, tried in this order; each must give
+# tile_products' bits (_factoring_for), which depends on the BLAS kernel each call shape
+# selects (OpenBLAS's AVX-512 small-matrix sgemm sums tiles of at most 8 columns with
+# K >= 32 in 16 interleaved chains, its large-matrix kernel in one).
+_FACTORINGS = (lambda a, b: _pairwise_products(a, b, blocked_matmul), _stacked_products)
+
+
+@functools.lru_cache(maxsize=256)
+def _factoring_for(work, M, N, K, Da, Db):
+    """The first of _FACTORINGS that sums (Da, M, K) x (Db, K, N) tiles of dtype `work` as
+    tile_products does, else None: measured once per shape on probe data. The order of a
+    BLAS call depends on its shapes only, and the probe's values (random significands,
+    magnitudes spread over 2^-8..2^8, products inexact) make any other order, fused or
+    not, round differently in some of its Da*Db*M*N sums."""
+    rng = np.random.default_rng(((M * 131 + N) * 131 + K) * 131 + Da * 7 + Db)
+
+    def draw(shape):
+        return (rng.standard_normal(shape) * np.exp2(rng.integers(-8, 9, shape))).astype(work)
+    a_tiles, b_tiles = draw((Da, M, K)), draw((Db, K, N))
+    a_index, b_index = _grid_indices(Da, Db)
+    with np.errstate(all="ignore"):
+        want = tile_products(a_tiles[a_index], b_tiles[b_index]).reshape(Da, Db, M, N)
+        for factoring in _FACTORINGS:
+            got = factoring(a_tiles, b_tiles).transpose(0, 2, 1, 3)
+            if np.array_equal(got.view(_BITS[work]), want.view(_BITS[work])):
+                return factoring
+    return None
+
+
+_BITS = {np.dtype(np.float32): np.uint32, np.dtype(np.float64): np.uint64}
 
 
 class Grid:
@@ -386,9 +442,10 @@ def mul_add_factored(a_factored, b_factored, c, operands, result_dtype, keep_gri
     the same tiles, e.g. a row of GEMM tiles sharing its A tile): the products of the
     distinct tiles come from one large matmul (BLAS at full speed) instead of G tiny
     ones, then each subgroup picks its pair. Same arithmetic per component (a K-long dot
-    product in the work type, then + C), only the summation order inside BLAS may differ,
-    which SPV_KHR_cooperative_matrix leaves open. Returns None where it does not apply
-    (too many unused pairs, saturating or wide integer arithmetic); mul_add then runs.
+    product in the work type, then + C); a float product is used only where it sums in
+    tile_products' order, bit for bit (_factoring_for). Returns None where it does not
+    apply (too many unused pairs, saturating or wide integer arithmetic, a float shape
+    whose factored order differs); mul_add then runs.
 
     c is (G, M, N) or a Grid. With keep_grid, a float result in Grid order (the subgroups
     are every pair, A's index outer) is returned as a Grid; otherwise as (G, M, N)."""
@@ -403,6 +460,15 @@ def mul_add_factored(a_factored, b_factored, c, operands, result_dtype, keep_gri
         return None     # mul_add reports the error
     if Da * Db > FACTORED_WASTE_LIMIT * c.shape[0]:
         return None
+    float_product = None
+    if not _is_int(result_dtype):
+        if _is_int(a_tiles.dtype) or _is_int(b_tiles.dtype) or _is_int(c.dtype):
+            return None
+        work = np.result_type(a_tiles.dtype, b_tiles.dtype, c.dtype, np.float32)
+        float_product = _factoring_for(work, a_tiles.shape[-2], b_tiles.shape[-1],
+                                       a_tiles.shape[-1], Da, Db)
+        if float_product is None:
+            return None     # its order is not the per-tile one here
     order = _grid_order(a_index, b_index, Da, Db)
     if isinstance(c, Grid) and (order != "a-outer" or _is_int(result_dtype)):
         c = c.logical()
@@ -417,12 +483,9 @@ def mul_add_factored(a_factored, b_factored, c, operands, result_dtype, keep_gri
         product = grid.transpose(0, 2, 1, 3)[a_index, b_index]
         return _wrap(product + _as_int64_bits(_extend(c, operands & Operand.MATRIX_C_SIGNED)),
                      result_dtype)
-    if _is_int(a_tiles.dtype) or _is_int(b_tiles.dtype) or _is_int(c.dtype):
-        return None
-    work = np.result_type(a_tiles.dtype, b_tiles.dtype, c.dtype, np.float32)
     M, N = c.shape[-2:]
     with np.errstate(all="ignore"):
-        grid = _pairwise_products(_widen(a_tiles, work), _widen(b_tiles, work), blocked_matmul)
+        grid = float_product(_widen(a_tiles, work), _widen(b_tiles, work))
         if order == "a-outer":
             # In place into the fresh product: one pass, contiguous when C is a Grid too.
             grid += c.pairs if isinstance(c, Grid) else c.reshape(Da, Db, M, N).transpose(0, 2, 1, 3)

@@ -201,8 +201,7 @@ def test_factored_float_mul_add_matches_per_subgroup_mul_add(a_dtype, c_dtype):
         got = coopmat.mul_add_factored((a_tiles, a_index), (b_tiles, b_index), c, 0, c_dtype)
         want = expanded_mul_add(a_tiles, a_index, b_tiles, b_index, c, 0, c_dtype)
         assert got.dtype == want.dtype and got.shape == want.shape
-        tolerance = 1e-2 if c_dtype == np.float16 else 1e-5
-        np.testing.assert_allclose(got, want, rtol=tolerance, atol=tolerance)
+        np.testing.assert_array_equal(got, want)    # the per-tile order, bit for bit
 
 
 @pytest.mark.parametrize("elem,result", [("char", np.int32), ("uchar", np.int32),
@@ -234,7 +233,6 @@ def test_grid_accumulators_chain_like_plain_mul_adds(c_dtype):
     c = RNG.standard_normal((Da * Db, M, N)).astype(c_dtype)
     want = c
     got = c
-    tolerance = 1e-2 if c_dtype == np.float16 else 1e-5
     for step in range(3):
         a_tiles = RNG.standard_normal((Da, M, K)).astype(np.float16)
         b_tiles = RNG.standard_normal((Db, K, N)).astype(np.float16)
@@ -242,15 +240,14 @@ def test_grid_accumulators_chain_like_plain_mul_adds(c_dtype):
                                        keep_grid=True)
         assert isinstance(got, coopmat.Grid) and got.dtype == c_dtype
         want = expanded_mul_add(a_tiles, a_outer, b_tiles, b_inner, want, 0, c_dtype)
-        np.testing.assert_allclose(got.logical(), want, rtol=tolerance, atol=tolerance)
+        np.testing.assert_array_equal(got.logical(), want)
     a_tiles = RNG.standard_normal((Da, M, K)).astype(np.float32)
     b_tiles = RNG.standard_normal((Db, K, N)).astype(np.float32)
     other = coopmat.mul_add_factored((a_tiles, a_inner), (b_tiles, b_outer), got, 0, c_dtype,
                                      keep_grid=True)
     assert isinstance(other, np.ndarray)
-    np.testing.assert_allclose(other, expanded_mul_add(a_tiles, a_inner, b_tiles, b_outer,
-                                                       got.logical(), 0, c_dtype),
-                               rtol=tolerance, atol=tolerance)
+    np.testing.assert_array_equal(other, expanded_mul_add(a_tiles, a_inner, b_tiles, b_outer,
+                                                          got.logical(), 0, c_dtype))
 
 
 def test_factored_mul_add_declines_where_it_does_not_apply():
