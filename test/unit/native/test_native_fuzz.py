@@ -1,8 +1,9 @@
 """The random scalar-kernel fuzzer (kernel_gen.scalar_case) on the native engine: the
-kernel without its sub-group/work-group collective lines (not compiled natively yet) runs
-on both engines; `out` must match the Python reference on the lanes free of undefined
-behaviour, and every buffer must be bit-identical between the engines where no lane's
-result is undefined. Kernels calling built-ins the engine does not take fall back with a
+kernel without its sub-group collective lines (they run natively only on the subgroup-wide
+path, which these kernels' barriers and atomics do not take) runs on both engines; `out`
+must match the Python reference on the lanes free of undefined behaviour, the work-group
+reduction (workgroup_collectives.py) kernel_gen's reference, and every buffer must be
+bit-identical between the engines where no lane's result is undefined. Kernels calling built-ins the engine does not take fall back with a
 reason; enough seeds must run natively for the test to mean something."""
 import warnings
 
@@ -22,7 +23,7 @@ NATIVE = {}
 def without_collectives(source):
     return "\n".join(line for line in source.splitlines()
                      if "sub_group_reduce" not in line and "sub_group_scan" not in line
-                     and "sub_group_broadcast" not in line and "work_group_reduce" not in line)
+                     and "sub_group_broadcast" not in line)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -46,12 +47,17 @@ def test_random_scalar_kernel_on_both_engines(seed):
         prog.fuzz(case.global_size, case.local_size, *args, subgroup_size=case.subgroup_size)
         runs.append(outputs)
     expected, defined = kg.scalar_expectation(case)
-    (out_n, ids_n, _, mem_n, counters_n, vout_n), (out_i, ids_i, _, mem_i, counters_i, vout_i) = runs
+    (out_n, ids_n, coll_n, mem_n, counters_n, vout_n), (out_i, ids_i, coll_i, mem_i, counters_i, vout_i) = runs
     assert not kg.scalar_mismatches(case, np.where(defined, out_n, expected), expected).size
+    # The work-group sum (field 5; the sub-group fields were taken out of the kernel) of
+    # each engine's own lane results (lanes with undefined behaviour may differ).
+    for coll, out in ((coll_n, out_n), (coll_i, out_i)):
+        np.testing.assert_array_equal(coll.reshape(-1, kg.COLL_FIELDS)[:, 5],
+                                      kg.collectives_reference(case, out).reshape(-1, kg.COLL_FIELDS)[:, 5])
     np.testing.assert_array_equal(ids_n, ids_i)
     np.testing.assert_array_equal(ids_n, kg.ids_reference(case))
     if defined.all():
-        for a, b in ((out_n, out_i), (mem_n, mem_i), (counters_n, counters_i), (vout_n, vout_i)):
+        for a, b in ((out_n, out_i), (coll_n, coll_i), (mem_n, mem_i), (counters_n, counters_i), (vout_n, vout_i)):
             assert np.array_equal(a.view(np.uint8), b.view(np.uint8))
 
 
