@@ -47,8 +47,14 @@ def llc_spirv(ir_text, triple, opt_level=0):
         if _INLINE_ASM.search(ir_text):
             extensions += ",+SPV_INTEL_inline_assembly"      # OpAsmINTEL / OpAsmCallINTEL
         done = _llc(opt_level, triple, extensions, source, target)
-        if done.returncode != 0 and RELAXED_PRINTF_EXTENSION.encode() in done.stderr:
-            done = _llc(opt_level, triple, extensions + ",+" + RELAXED_PRINTF_EXTENSION, source, target)
+        asked = set()
+        while done.returncode != 0 and len(asked) < MAX_EXTENSION_RETRIES:
+            needed = extension_llc_requires(done.stderr.decode("utf-8", "replace"))
+            if needed is None or needed in asked:
+                break
+            asked.add(needed)
+            extensions += ",+" + needed
+            done = _llc(opt_level, triple, extensions, source, target)
         if done.returncode != 0 or not os.path.exists(target):
             message = done.stderr.decode("utf-8", "replace").strip()
             raise SpirvError(f"llc-22 rejected the generated IR:\n{message}\n{INTERNAL_HINT}")
@@ -97,14 +103,28 @@ _UNLOWERED_ATOMIC = re.compile(
     r"^declare .*@(_Z\d+(atomic_fetch_(?:min|max)(?:_explicit)?)P(?:U3AS\d+)?VU7_Atomic[fdDh]\w*)\(", re.M)
 
 
+# llc-22 stops when the IR needs an extension it was not given: "LLVM ERROR: clock_read_device:
+# the builtin requires the following SPIR-V extension: SPV_KHR_shader_clock" (pocl's
+# test_kernel_clock), "LLVM ERROR: SPV_EXT_relaxed_printf_string_address_space is required
+# because printf uses a format string not in constant address space" (some printf calls in
+# functions taking a `constant char *`, pocl's test_convert_type_N; by a rule of llc's own, not
+# the call's operands alone). clang-22's IR stops the same way. `--spirv-ext=all` is no answer
+# (it gives modules spirv-val rejects), and a consumer must support each extension declared, so
+# llc is asked again with each extension it names, once each: the module declares only those
+# llc needs, and spirv-val still checks it.
+_REQUIRED_EXTENSION = re.compile(r"requires the following SPIR-V extension: (SPV_\w+)"
+                                 r"|(SPV_\w+) is required\b")
+MAX_EXTENSION_RETRIES = 8
+
+
+def extension_llc_requires(stderr_text):
+    """The extension llc-22's error message says the IR needs, or None."""
+    m = _REQUIRED_EXTENSION.search(stderr_text)
+    return (m.group(1) or m.group(2)) if m else None
+
+
 # A call of inline assembly: `call <type> asm [sideeffect ...] "template", "constraints"(...)`;
 # one with outputs has a result (`%r = call`).
-# llc-22 stops ("LLVM ERROR: SPV_EXT_relaxed_printf_string_address_space is required") on some
-# printf calls in functions that take a `constant char *` (pocl's test_convert_type_N; clang-22's
-# IR stops the same way), by a rule of its own that is not the call's operands alone. With the
-# extension llc writes the module and spirv-val accepts it; a consumer must then support the
-# extension, so llc is asked again with it only when it said it needs it.
-RELAXED_PRINTF_EXTENSION = "SPV_EXT_relaxed_printf_string_address_space"
 _INLINE_ASM = re.compile(r"\bcall\b[^\n]*?\basm\s+(?:\w+\s+)*\"", re.M)
 _INLINE_ASM_WITH_OUTPUTS = re.compile(r"=\s*(?:\w+\s+)?call\b[^\n]*?\basm\s+(?:\w+\s+)*\"", re.M)
 
