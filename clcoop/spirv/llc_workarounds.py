@@ -1,0 +1,60 @@
+"""IR rewrites before llc-22, for constructs it lowers to SPIR-V that spirv-val rejects.
+
+Each is an LLVM bug that clang-22's IR hits as well (the lit test of each says how); the IR is
+changed to an equal computation llc lowers correctly, so the Kernel module is valid:
+- any/all (`_Z3anyi`, `_Z3allDv4_i`, ...): llc emits OpAny/OpAll of the integer argument
+  (a scalar, or an integer vector), where they take a bool vector ("Expected operand to be
+  vector bool"); they become definitions (OpenCL C 3.0 6.15.9: 1 when the sign bit of x, of
+  any/all components of x, is set).
+
+Interface: `work_around_llc(ir_text) -> ir_text`.
+"""
+import re
+
+
+def work_around_llc(ir_text):
+    """All the rewrites of this module, in turn."""
+    return define_any_all(ir_text)
+
+
+def _declaration(mangled_pattern):
+    """A `declare` line of a function whose mangled name matches; group 'name' is that name."""
+    return re.compile(rf"^declare [^\n@]*@(?P<name>{mangled_pattern})\([^\n]*$", re.M)
+
+
+def _replace_declaration(ir_text, match, definition):
+    """The declaration at `match` replaced by `definition` (a new name), every call renamed."""
+    old, new = match.group("name"), _defined_name(definition)
+    text = ir_text[:match.start()] + definition + ir_text[match.end():]
+    return text.replace(f"@{old}(", f"@{new}(")
+
+
+def _defined_name(definition):
+    return re.search(r"@([\w.]+)\(", definition).group(1)
+
+
+# any/all of OpenCL C 6.15.9 (the signed integer types char, short, int, long, and their vectors).
+_ANY_ALL = _declaration(r"_Z3(?P<op>any|all)(?:Dv(?P<n>\d+)_)?(?P<code>[csil])")
+_INT_IR_TYPE = {"c": "i8", "s": "i16", "i": "i32", "l": "i64"}
+
+
+def define_any_all(ir_text):
+    """Each declared any/all becomes `@__clcoop.<op>.<type>`: the sign bit of x, as int; of a
+    vector, the sign bits through `__spirv_Any`/`__spirv_All` of a bool vector (what OpAny and
+    OpAll take, and what llc-22 lowers them from correctly)."""
+    while (m := _ANY_ALL.search(ir_text)) is not None:
+        op, n, element = m.group("op"), m.group("n"), _INT_IR_TYPE[m.group("code")]
+        ty = element if n is None else f"<{n} x {element}>"
+        name = f"{op}.{element}" if n is None else f"{op}.v{n}{element}"
+        lines = [f"define internal spir_func i32 @__clcoop.{name}({ty} %x) {{"]
+        if n is None:
+            lines.append(f"  %sign.set = icmp slt {ty} %x, 0")
+        else:
+            spirv = f"_Z11__spirv_{op.capitalize()}Dv{n}_b"
+            lines += [f"  %signs = icmp slt {ty} %x, zeroinitializer",
+                      f"  %sign.set = call spir_func i1 @{spirv}(<{n} x i1> %signs)"]
+        lines += ["  %result = zext i1 %sign.set to i32", "  ret i32 %result", "}"]
+        if n is not None and f"@{spirv}(" not in ir_text:
+            lines += ["", f"declare spir_func i1 @{spirv}(<{n} x i1>)"]
+        ir_text = _replace_declaration(ir_text, m, "\n".join(lines))
+    return ir_text
