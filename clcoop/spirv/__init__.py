@@ -15,6 +15,7 @@ from clcoop.spirv.binary import imported_functions, read_module, write_module
 from clcoop.spirv.coop2 import reject_bfloat16_arithmetic_ir, without_ext_constructs
 from clcoop.spirv.float8 import rewrite_float8
 from clcoop.spirv.function_operands import llc_extensions, without_get_coordinate
+from clcoop.spirv.llc_workarounds import work_around_llc
 from clcoop.spirv.rewrite import rewrite_cooperative_calls
 from clcoop.spirv.tensor import rewrite_tensor_calls, validator_copy
 from clcoop.spirv.tools import INTERNAL_HINT, SpirvError, find_tool, run_tool
@@ -168,7 +169,7 @@ def ir_to_spirv(ir_text, triple="spir64-unknown-unknown", opt_level=0):
     find_tool("spirv-val")  # fail early, before any work, if a tool is missing
     reject_what_llc_cannot_lower(ir_text)
     reject_bfloat16_arithmetic_ir(ir_text)
-    ir_text = name_address_space_queries(ir_text)
+    ir_text = work_around_llc(name_address_space_queries(ir_text))
     raw = llc_spirv(ir_text, triple, opt_level)
     module = rewrite_float8(rewrite_tensor_calls(rewrite_cooperative_calls(read_module(raw)), ir_text))
     reject_unlowered_builtins(module)
