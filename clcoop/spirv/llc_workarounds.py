@@ -6,6 +6,8 @@ changed to an equal computation llc lowers correctly, so the Kernel module is va
   (a scalar, or an integer vector), where they take a bool vector ("Expected operand to be
   vector bool"); they become definitions (OpenCL C 3.0 6.15.9: 1 when the sign bit of x, of
   any/all components of x, is set).
+- ldexp(gentype x, int k) with a vector x: llc passes the scalar k to OpenCL.std ldexp, which
+  needs as many components as x; a definition splats k and calls the vector-exponent overload.
 
 Interface: `work_around_llc(ir_text) -> ir_text`.
 """
@@ -14,7 +16,7 @@ import re
 
 def work_around_llc(ir_text):
     """All the rewrites of this module, in turn."""
-    return define_any_all(ir_text)
+    return split_vector_ldexp(define_any_all(ir_text))
 
 
 def _declaration(mangled_pattern):
@@ -57,4 +59,29 @@ def define_any_all(ir_text):
         if n is not None and f"@{spirv}(" not in ir_text:
             lines += ["", f"declare spir_func i1 @{spirv}(<{n} x i1>)"]
         ir_text = _replace_declaration(ir_text, m, "\n".join(lines))
+    return ir_text
+
+
+# ldexp(floatn/doublen/halfn, int): `_Z5ldexpDv2_fi`; the vector-exponent overload is
+# `_Z5ldexpDv2_fDv2_i` (the second vector type is spelled out: it is not the first one).
+_VECTOR_LDEXP = _declaration(r"_Z5ldexpDv(?P<n>\d+)_(?P<code>f|d|Dh)i")
+_FLOAT_IR_TYPE = {"f": "float", "d": "double", "Dh": "half"}
+
+
+def split_vector_ldexp(ir_text):
+    """Each declared ldexp(vector, int) becomes `@__clcoop.ldexp.v<n><type>`: the exponent
+    splatted, then the vector-exponent ldexp (declared once)."""
+    while (m := _VECTOR_LDEXP.search(ir_text)) is not None:
+        n, code = m.group("n"), m.group("code")
+        vec, ivec = f"<{n} x {_FLOAT_IR_TYPE[code]}>", f"<{n} x i32>"
+        callee = f"_Z5ldexpDv{n}_{code}Dv{n}_i"
+        definition = (f"define internal spir_func {vec} @__clcoop.ldexp.v{n}{_FLOAT_IR_TYPE[code]}"
+                      f"({vec} %x, i32 %k) {{\n"
+                      f"  %k.first = insertelement {ivec} poison, i32 %k, i64 0\n"
+                      f"  %k.all = shufflevector {ivec} %k.first, {ivec} poison, {ivec} zeroinitializer\n"
+                      f"  %result = call spir_func {vec} @{callee}({vec} %x, {ivec} %k.all)\n"
+                      f"  ret {vec} %result\n}}")
+        if not re.search(rf"^declare [^\n@]*@{callee}\(", ir_text, re.M):
+            definition += f"\n\ndeclare spir_func {vec} @{callee}({vec}, {ivec})"
+        ir_text = _replace_declaration(ir_text, m, definition)
     return ir_text
