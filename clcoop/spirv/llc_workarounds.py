@@ -8,15 +8,20 @@ changed to an equal computation llc lowers correctly, so the Kernel module is va
   any/all components of x, is set).
 - ldexp(gentype x, int k) with a vector x: llc passes the scalar k to OpenCL.std ldexp, which
   needs as many components as x; a definition splats k and calls the vector-exponent overload.
+- `zext (trunc X to iM) to iN` with X wider than iN: llc folds the pair into an OpBitwiseAnd
+  of X itself with iN's type ("Expected operands to have the same bit width as Result
+  Type"); the zext becomes `and (trunc X to iN), 2^M-1`.
 
 Interface: `work_around_llc(ir_text) -> ir_text`.
 """
 import re
 
+_INT_TYPE = r"(?:i\d+|<\d+ x i\d+>)"
+
 
 def work_around_llc(ir_text):
     """All the rewrites of this module, in turn."""
-    return split_vector_ldexp(define_any_all(ir_text))
+    return narrow_zext_of_trunc(split_vector_ldexp(define_any_all(ir_text)))
 
 
 def _declaration(mangled_pattern):
@@ -85,3 +90,57 @@ def split_vector_ldexp(ir_text):
             definition += f"\n\ndeclare spir_func {vec} @{callee}({vec}, {ivec})"
         ir_text = _replace_declaration(ir_text, m, definition)
     return ir_text
+
+
+# `%t = trunc [nuw] [nsw] <src> X to <mid>` and `%z = zext [nneg] <mid> %t to <dst>`; X is a
+# value or an integer literal (a constant expression is left alone: its own "to" would confuse
+# the pattern, and neither clcoop nor clang writes one here).
+_VALUE = r'%[-\w.$]+|%"[^"]+"'
+_TRUNC = re.compile(rf"^\s*(?P<name>{_VALUE}) = trunc (?:nuw |nsw )*(?P<src>{_INT_TYPE}) "
+                    rf"(?P<operand>{_VALUE}|-?\d+) to (?P<mid>{_INT_TYPE})(?:,|$)")
+_ZEXT = re.compile(rf"^(?P<indent>\s*)(?P<name>{_VALUE}) = zext (?:nneg )?(?P<mid>{_INT_TYPE}) "
+                   rf"(?P<operand>{_VALUE}) to (?P<dst>{_INT_TYPE})(?P<rest>(?:,.*)?)$")
+
+
+def _element_bits(int_type):
+    return int(re.search(r"i(\d+)>?$", int_type).group(1))
+
+
+def _lanes(int_type):
+    m = re.match(r"<(\d+) x ", int_type)
+    return int(m.group(1)) if m else None
+
+
+def _mask_constant(dst, mid_bits):
+    """The constant 2^mid_bits - 1 of type `dst` (a splat for a vector)."""
+    element = f"i{_element_bits(dst)}"
+    mask = (1 << mid_bits) - 1
+    lanes = _lanes(dst)
+    return str(mask) if lanes is None else "<" + ", ".join([f"{element} {mask}"] * lanes) + ">"
+
+
+def narrow_zext_of_trunc(ir_text):
+    """`%z = zext <mid> %t to <dst>` of `%t = trunc <src> X to <mid>` where src is wider than
+    dst -> `%__clcoop.narrow.N = trunc <src> X to <dst>` and `%z = and <dst> ..., 2^mid - 1`.
+    Names are local to a function: the truncations are collected function by function (all of
+    a function's first, as a block may come after the blocks it dominates)."""
+    lines = ir_text.split("\n")
+    starts = [i for i, line in enumerate(lines) if line.startswith("define ")] + [len(lines)]
+    counter = 0
+    for start, end in zip(starts, starts[1:]):
+        truncs = {t.group("name"): t for t in map(_TRUNC.match, lines[start:end]) if t is not None}
+        for index in range(start, end) if truncs else ():
+            z = _ZEXT.match(lines[index])
+            t = truncs.get(z.group("operand")) if z is not None else None
+            if t is None or _element_bits(t.group("src")) <= _element_bits(z.group("dst")):
+                continue
+            counter += 1
+            lines[index] = _and_of_narrower_trunc(z, t, f"%__clcoop.narrow.{counter}")
+    return "\n".join(lines)
+
+
+def _and_of_narrower_trunc(z, t, narrow):
+    indent, dst, rest = z.group("indent"), z.group("dst"), z.group("rest")
+    mask = _mask_constant(dst, _element_bits(z.group("mid")))
+    return (f"{indent}{narrow} = trunc {t.group('src')} {t.group('operand')} to {dst}{rest}\n"
+            f"{indent}{z.group('name')} = and {dst} {narrow}, {mask}{rest}")
