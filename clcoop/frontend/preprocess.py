@@ -222,6 +222,18 @@ def _expand_macros(self, tokens, expanding_from=[]):    # noqa: B006 (pcpp's sig
     return tokens
 
 
+def _expanded_at(t, expansion):
+    """An expansion's tokens placed at the macro name `t` and marked as expanded from it
+    (pcpp 1.30's expand_macros does this for object- and function-like macros alike)."""
+    for e in expansion:
+        e.source = t.source
+        e.lineno = t.lineno
+        if not hasattr(e, "expanded_from"):
+            e.expanded_from = []
+        e.expanded_from.append(t.value)
+    return expansion
+
+
 def _expand_one(self, tokens, i, t, expanding_from):
     """One step of pcpp 1.30's expand_macros loop at a macro name, __LINE__ or __COUNTER__
     (its code, linemacrodepth already raised): (the next index, whether pcpp breaks out)."""
@@ -229,13 +241,7 @@ def _expand_one(self, tokens, i, t, expanding_from):
         m = self.macros[t.value]
         if m.arglist is None:
             rep = [_copy_token(x) for x in m.value]
-            ex = self.expand_macros(rep, expanding_from + [t.value])
-            for e in ex:
-                e.source = t.source
-                e.lineno = t.lineno
-                if not hasattr(e, "expanded_from"):
-                    e.expanded_from = []
-                e.expanded_from.append(t.value)
+            ex = _expanded_at(t, self.expand_macros(rep, expanding_from + [t.value]))
             tokens[i:i + 1] = ex
         else:
             j = i + 1
@@ -271,13 +277,7 @@ def _expand_one(self, tokens, i, t, expanding_from):
                         while len(args) < len(m.arglist):
                             args.append([])
                     rep = self.macro_expand_args(m, args)
-                    ex = self.expand_macros(rep, expanding_from + [t.value])
-                    for e in ex:
-                        e.source = t.source
-                        e.lineno = t.lineno
-                        if not hasattr(e, "expanded_from"):
-                            e.expanded_from = []
-                        e.expanded_from.append(t.value)
+                    ex = _expanded_at(t, self.expand_macros(rep, expanding_from + [t.value]))
                     # GCC's and clang's space between an expansion and a following identifier.
                     if len(tokens) > j + tokcount and tokens[j + tokcount].type in self.t_ID:
                         newtok = _copy_token(tokens[j + tokcount])
