@@ -288,6 +288,12 @@ def _instruction_name(o):
     return o.name if value_kind(o) == "instruction" else None
 
 
+# The largest subgroup-scope tile the fast path holds as one vector: 64 x 64 (the largest
+# the test suite's and examples' fast-path kernels use; 1 x 4096 and 4096 x 1 compile in
+# seconds).
+MAX_TILE_ELEMENTS = 4096
+
+
 def logical_vector(type_text):
     """The <R*C x T> vector of a subgroup-scope matrix type's logical tile (Unsupported for
     a workgroup-scope one)."""
@@ -296,6 +302,12 @@ def logical_vector(type_text):
     if scope == coopmat_spec.Scope.WORKGROUP:
         # One tile per subgroup does not hold it: the per-work-item path runs it.
         raise Unsupported("a workgroup-scope matrix")
+    if rows * cols > MAX_TILE_ELEMENTS:
+        # LLVM -O3 over one vector that wide: a 512 x 512 tile (262,144 elements) took over
+        # 15 CPU-minutes and more than 20 GB before it was killed. The per-work-item path
+        # keeps the matrix in memory.
+        raise Unsupported(f"a {rows} x {cols} matrix ({rows * cols} elements, more than the "
+                          f"{MAX_TILE_ELEMENTS} of one vector the fast path compiles)")
     return f"<{rows * cols} x {elem}>"
 
 
