@@ -9,6 +9,7 @@ recorded with the reason.
 """
 import inspect
 import itertools
+import re
 
 import numpy as np
 
@@ -39,8 +40,23 @@ def cases(module):
                 kwargs.update(d)
             if set(kwargs) != wanted:
                 continue
-            label = "-".join(str(v) for v in kwargs.values())
+            label = "-".join(_stable_text(v) for v in kwargs.values())
             out.append((f"{name}[{label}]" if label else name, fn, kwargs))
+    return _unique_ids(out)
+
+
+def _stable_text(value):
+    """A value's text without memory addresses ('<function <lambda> at 0x7f...>'): test ids
+    must be the same in every process (pytest-xdist's workers compare their collections)."""
+    return re.sub(r" at 0x[0-9a-fA-F]+", "", str(value))
+
+
+def _unique_ids(cases):
+    """Cases whose ids repeat (lambdas without addresses) numbered in order: id#2, id#3."""
+    seen, out = {}, []
+    for case_id, fn, kwargs in cases:
+        seen[case_id] = seen.get(case_id, 0) + 1
+        out.append((case_id if seen[case_id] == 1 else f"{case_id}#{seen[case_id]}", fn, kwargs))
     return out
 
 
