@@ -101,6 +101,11 @@ def _work_group_size(info):
     return W
 
 
+# The most components of one matrix a work-item holds natively (a 512 x 512 subgroup-scope
+# matrix over 16 work-items: 16,384, compiled in about 2 s).
+MAX_COMPONENTS = 16384
+
+
 class MatrixType:
     def __init__(self, elem, rows, cols, use, S, fp8=None, W=None):
         self.elem, self.rows, self.cols, self.use = elem, int(rows), int(cols), int(use)
@@ -114,6 +119,13 @@ class MatrixType:
         # The work-items one matrix is spread over: the layout table's rows.
         self.group_size = int(S) if W is None else W
         self.length = self.layout.length
+        if self.length > MAX_COMPONENTS:
+            # A work-item's share is one <length x T> vector: LLVM's instruction selection
+            # aborts the process on a vector of 65,536 elements (SelectionDAG: "too many
+            # operands to fit into SDNode"; a 4096 x 4096 workgroup-scope matrix over 256
+            # work-items), so such a kernel stays in the interpreter.
+            raise Unsupported(f"a {self.rows} x {self.cols} cooperative matrix: {self.length} components per "
+                              f"work-item, more than the {MAX_COMPONENTS} the native engine compiles")
         self.vector = f"<{self.length} x {elem}>"
         self.table = f"@__clcoop_lt.{elem}.{rows}.{cols}.{use}" + ("" if W is None else f".wg{W}")
 

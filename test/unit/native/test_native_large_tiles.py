@@ -43,3 +43,29 @@ def test_large_tiles_run_natively_and_equal_numpy(M, N):
         assert "more than the 4096" in native.native.plans["scale"].subgroup_reason
     else:
         assert native.execution_mode("scale") == "subgroup"
+
+
+def test_a_matrix_too_wide_per_work_item_is_refused_not_a_crash():
+    """A 1024 x 1024 subgroup-scope matrix over 16 work-items is 65,536 components each: LLVM's
+    instruction selection aborted the whole process on that vector ("too many operands to fit
+    into SDNode"). The native engine now refuses it with the reason (engine="auto" runs it in
+    the interpreter). In a child process, so that the old abort fails this test only."""
+    import subprocess
+    import sys
+    import textwrap
+    child = textwrap.dedent(f'''
+        import numpy as np
+        import clcoop
+        x, out = np.zeros((1024, 1024), np.float32), np.zeros((1024, 1024), np.float32)
+        try:
+            clcoop.Program({KERNEL!r}).build(options=["-DM=1024", "-DN=1024"], engine="native").scale(
+                (16,), (16,), x, out, subgroup_size=16)
+        except clcoop.ArgumentError as exc:
+            print("refused:", exc)
+        prog = clcoop.Program({KERNEL!r}).build(options=["-DM=1024", "-DN=1024"], engine="auto")
+        print("auto:", prog.scale.engine, prog.scale.fallback_reason)
+    ''')
+    run = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "refused:" in run.stdout and "65536 components per work-item, more than the 16384" in run.stdout
+    assert "auto: interp" in run.stdout

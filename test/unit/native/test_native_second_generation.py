@@ -31,6 +31,10 @@ MODULES = [test_coop_function_ops, test_coop_convert_use, test_coop_signedness, 
 
 # IR the interpreter refuses as well: the native engine must name a reason.
 REFUSED_BY_BOTH = {"test_fp8.test_a_conversion_call_on_a_matrix_is_refused"}
+# Matrices wider per work-item than the native engine compiles (coop_routines.MAX_COMPONENTS:
+# LLVM aborted the process on a 65,536-element vector): the interpreter runs them, and the
+# reason must say so.
+TOO_LARGE = {"test_workgroup_scope.test_sizes_up_to_the_maximum[4096-4096-CLK_COOPERATIVE_MATRIX_SCOPE_WORKGROUP-256]"}
 
 
 def _params():
@@ -48,9 +52,12 @@ def test_second_generation_kernel_runs_natively_and_bit_equal(case_id, fn, kwarg
     if case_id in REFUSED_BY_BOTH:
         assert record.fallback and all(record.fallback.values()), record.fallback
         return
+    if case_id in TOO_LARGE:
+        assert record.fallback and all("the native engine compiles" in why for why in record.fallback.values())
+        return
     assert not record.fallback, f"engine='auto' fell back: {record.fallback}"
 
 
 def test_the_refused_cases_exist():
     """REFUSED_BY_BOTH names cases that exist (a renamed test must not leave it stale)."""
-    assert REFUSED_BY_BOTH <= {p.id for p in _params()}
+    assert REFUSED_BY_BOTH | TOO_LARGE <= {p.id for p in _params()}
