@@ -16,6 +16,8 @@ Interface: `work_around_llc(ir_text) -> ir_text`.
 """
 import re
 
+from clcoop.coop_names import SPIRV_PREFIX
+
 _INT_TYPE = r"(?:i\d+|<\d+ x i\d+>)"
 
 
@@ -57,7 +59,7 @@ def define_any_all(ir_text):
         if n is None:
             lines.append(f"  %sign.set = icmp slt {ty} %x, 0")
         else:
-            spirv = f"_Z11__spirv_{op.capitalize()}Dv{n}_b"
+            spirv = f"_Z11{SPIRV_PREFIX}{op.capitalize()}Dv{n}_b"
             lines += [f"  %signs = icmp slt {ty} %x, zeroinitializer",
                       f"  %sign.set = call spir_func i1 @{spirv}(<{n} x i1> %signs)"]
         lines += ["  %result = zext i1 %sign.set to i32", "  ret i32 %result", "}"]
