@@ -49,6 +49,10 @@ OP_ATOMIC_SMIN = 236
 OP_ATOMIC_UMIN = 237
 OP_ATOMIC_SMAX = 238
 OP_ATOMIC_UMAX = 239
+OP_ENTRY_POINT = 15
+OP_TYPE_BOOL, OP_TYPE_VECTOR, OP_TYPE_MATRIX, OP_TYPE_ARRAY, OP_TYPE_STRUCT = 20, 23, 24, 28, 30
+OP_SPEC_CONSTANT, OP_SPEC_CONSTANT_OP = 50, 52
+OP_MEMBER_DECORATE = 72
 OP_TYPE_COOPERATIVE_MATRIX_KHR = 4456
 OP_COOPERATIVE_MATRIX_LOAD_KHR = 4457
 OP_COOPERATIVE_MATRIX_STORE_KHR = 4458
@@ -68,12 +72,15 @@ OP_TYPE_TENSOR_VIEW_NV = 5371
 CAPABILITY_LINKAGE = 5
 CAPABILITY_INT8 = 39
 CAPABILITY_INT64_ATOMICS = 12
+DECORATION_SPEC_ID, DECORATION_BLOCK, DECORATION_ARRAY_STRIDE, DECORATION_OFFSET = 1, 2, 6, 35
 DECORATION_LINKAGE_ATTRIBUTES = 41
 LINKAGE_TYPE_IMPORT = 1
 STORAGE_CLASS_WORKGROUP = 4
 STORAGE_CLASS_CROSS_WORKGROUP = 5
 STORAGE_CLASS_FUNCTION = 7
 STORAGE_CLASS_GENERIC = 8
+STORAGE_CLASS_PUSH_CONSTANT = 9
+STORAGE_CLASS_PHYSICAL_STORAGE_BUFFER = 5349
 
 # Opcodes whose operands start with <result type> <result id> (those the rewrite inspects).
 TYPED_RESULT_OPCODES = frozenset({
@@ -182,6 +189,18 @@ def encode_string(text):
 
 
 # ---- lookups -------------------------------------------------------------------------------------
+
+def reachable(function, calls):
+    """The functions `function` reaches through `calls` (function id -> ids it calls), itself
+    included."""
+    seen, todo = set(), [function]
+    while todo:
+        current = todo.pop()
+        if current not in seen:
+            seen.add(current)
+            todo.extend(calls.get(current, ()))
+    return seen
+
 
 def definitions(module):
     """id -> the instruction defining it."""

@@ -19,18 +19,7 @@ from clcoop.spirv import binary as sb
 from clcoop.spirv.reflection import ReflectionError
 from clcoop.vulkan.arguments import LOCAL_SIZE_SPEC_IDS
 
-# SPIR-V 1.6, 3.52 (opcodes) and 3.20/3.7 (decorations, storage classes).
-OP_ENTRY_POINT = 15
-OP_TYPE_BOOL = 20
-OP_TYPE_VECTOR = 23
-OP_TYPE_ARRAY = 28
-OP_TYPE_STRUCT = 30
-OP_SPEC_CONSTANT = 50
-OP_MEMBER_DECORATE = 72
-DECORATION_ARRAY_STRIDE = 6
-DECORATION_OFFSET = 35
-STORAGE_CLASS_PUSH_CONSTANT = 9
-STORAGE_CLASS_PHYSICAL_STORAGE_BUFFER = 5349
+# SPIR-V 1.6, 3.6: the GLCompute execution model.
 EXECUTION_MODEL_GL_COMPUTE = 5
 GLOBAL_OFFSET_BYTES = 12       # three uint32 (docs/vulkan-abi.md)
 
@@ -59,20 +48,23 @@ class ModuleFacts:
 def module_facts(module_bytes):
     module = sb.read_module(module_bytes)
     defs = sb.definitions(module)
+    defs.update({inst.operands[1]: inst for inst in module.instructions if inst.opcode == sb.OP_SPEC_CONSTANT})
     offsets, strides = {}, {}
     for inst in module.instructions:
-        if inst.opcode == OP_MEMBER_DECORATE and inst.operands[2:3] == [DECORATION_OFFSET]:
+        if inst.opcode == sb.OP_MEMBER_DECORATE and inst.operands[2:3] == [sb.DECORATION_OFFSET]:
             offsets[(inst.operands[0], inst.operands[1])] = inst.operands[3]
-        elif inst.opcode == sb.OP_DECORATE and inst.operands[1:2] == [DECORATION_ARRAY_STRIDE]:
+        elif inst.opcode == sb.OP_DECORATE and inst.operands[1:2] == [sb.DECORATION_ARRAY_STRIDE]:
             strides[inst.operands[0]] = inst.operands[2]
     facts = ModuleFacts()
     bodies = _function_bodies(module)
+    calls = {function: [i.operands[2] for i in code if i.opcode == sb.OP_FUNCTION_CALL]
+             for function, code in bodies.items()}
     for inst in module.instructions:
-        if inst.opcode == OP_ENTRY_POINT and inst.operands[0] == EXECUTION_MODEL_GL_COMPUTE:
+        if inst.opcode == sb.OP_ENTRY_POINT and inst.operands[0] == EXECUTION_MODEL_GL_COMPUTE:
             name, used = sb.decode_string(inst.operands[2:])
             interface = inst.operands[2 + used:]
             facts.entry_points[name] = _push_constant_members(interface, defs, offsets, strides)
-            code = [i for function in _reachable(inst.operands[1], bodies) for i in bodies[function]]
+            code = [i for function in sb.reachable(inst.operands[1], calls) for i in bodies.get(function, ())]
             facts.matrices[name], facts.mul_adds[name] = _matrix_uses(code, defs)
     return facts
 
@@ -89,17 +81,6 @@ def _function_bodies(module):
         elif current is not None:
             bodies[current].append(inst)
     return bodies
-
-
-def _reachable(entry, bodies):
-    seen, stack = [], [entry]
-    while stack:
-        function = stack.pop()
-        if function in seen or function not in bodies:
-            continue
-        seen.append(function)
-        stack += [i.operands[2] for i in bodies[function] if i.opcode == sb.OP_FUNCTION_CALL]
-    return seen
 
 
 BFLOAT16_ENCODING = 0          # SPV_KHR_bfloat16: OpTypeFloat 16 BFloat16KHR
@@ -160,7 +141,7 @@ def _matrix(inst, defs):
 
 def _constant(defs, ident):
     inst = defs.get(ident)
-    if inst is None or inst.opcode not in (sb.OP_CONSTANT, OP_SPEC_CONSTANT):
+    if inst is None or inst.opcode not in (sb.OP_CONSTANT, sb.OP_SPEC_CONSTANT):
         raise ReflectionError("a cooperative matrix type of the module has a size or scope that is not a constant")
     return inst.operands[2]
 
@@ -189,13 +170,13 @@ def _push_constant_members(interface, defs, offsets, strides):
     blocks = []
     for ident in interface:
         var = defs.get(ident)
-        if var is None or var.opcode != sb.OP_VARIABLE or var.operands[2] != STORAGE_CLASS_PUSH_CONSTANT:
+        if var is None or var.opcode != sb.OP_VARIABLE or var.operands[2] != sb.STORAGE_CLASS_PUSH_CONSTANT:
             continue
         pointer = defs.get(var.operands[0])
         blocks.append(defs.get(pointer.operands[2]) if pointer is not None else None)
     if not blocks:
         return None
-    if len(blocks) > 1 or blocks[0] is None or blocks[0].opcode != OP_TYPE_STRUCT:
+    if len(blocks) > 1 or blocks[0] is None or blocks[0].opcode != sb.OP_TYPE_STRUCT:
         raise ReflectionError("the module's entry point has more than one push-constant block, or one that "
                               "is not a structure (Vulkan allows one block per entry point)")
     block = blocks[0]
@@ -214,7 +195,7 @@ def _holds_address(type_id, defs):
         return False
     if inst.opcode == sb.OP_TYPE_INT:
         return inst.operands[1] == 64
-    return inst.opcode == sb.OP_TYPE_POINTER and inst.operands[1] == STORAGE_CLASS_PHYSICAL_STORAGE_BUFFER
+    return inst.opcode == sb.OP_TYPE_POINTER and inst.operands[1] == sb.STORAGE_CLASS_PHYSICAL_STORAGE_BUFFER
 
 
 def _size(type_id, defs, strides):
@@ -226,15 +207,15 @@ def _size(type_id, defs, strides):
         return inst.operands[1] // 8
     if inst.opcode == sb.OP_TYPE_POINTER:
         return 8
-    if inst.opcode == OP_TYPE_BOOL:
+    if inst.opcode == sb.OP_TYPE_BOOL:
         return 4
-    if inst.opcode == OP_TYPE_VECTOR:
+    if inst.opcode == sb.OP_TYPE_VECTOR:
         # An argument of a 3-component vector type has the size of a 4-component one
         # (OpenCL C 6.1.5), which the record gives and the engine writes.
         return _size(inst.operands[1], defs, strides) * (4 if inst.operands[2] == 3 else inst.operands[2])
-    if inst.opcode == OP_TYPE_ARRAY:
+    if inst.opcode == sb.OP_TYPE_ARRAY:
         length = defs.get(inst.operands[2])
-        if length is None or length.opcode not in (sb.OP_CONSTANT, OP_SPEC_CONSTANT):
+        if length is None or length.opcode not in (sb.OP_CONSTANT, sb.OP_SPEC_CONSTANT):
             raise ReflectionError("an array in the module's push-constant block has no constant length")
         element = strides.get(type_id) or _size(inst.operands[1], defs, strides)
         return element * length.operands[2]

@@ -26,17 +26,14 @@ from dataclasses import dataclass
 
 from clcoop.coopmat_spec import Scope
 from clcoop.errors import ArgumentError, UnsupportedOnDevice
-from clcoop.spirv.binary import (OP_CONSTANT, OP_DECORATE, OP_FUNCTION, OP_FUNCTION_CALL, OP_FUNCTION_END,
-                                 OP_NAME, OP_TYPE_COOPERATIVE_MATRIX_KHR, OP_TYPE_FLOAT, OP_TYPE_INT,
-                                 OP_TYPE_POINTER, OP_VARIABLE, STORAGE_CLASS_WORKGROUP, SpirvFormatError,
-                                 decode_string, definitions, id_operands, read_module)
+from clcoop.spirv.binary import (DECORATION_ARRAY_STRIDE, DECORATION_BLOCK, DECORATION_OFFSET, DECORATION_SPEC_ID,
+                                 OP_CONSTANT, OP_DECORATE, OP_ENTRY_POINT, OP_FUNCTION, OP_FUNCTION_CALL,
+                                 OP_FUNCTION_END, OP_MEMBER_DECORATE, OP_NAME, OP_SPEC_CONSTANT, OP_SPEC_CONSTANT_OP,
+                                 OP_TYPE_ARRAY, OP_TYPE_BOOL, OP_TYPE_COOPERATIVE_MATRIX_KHR, OP_TYPE_FLOAT,
+                                 OP_TYPE_INT, OP_TYPE_MATRIX, OP_TYPE_POINTER, OP_TYPE_STRUCT, OP_TYPE_VECTOR,
+                                 OP_VARIABLE, STORAGE_CLASS_PHYSICAL_STORAGE_BUFFER, STORAGE_CLASS_WORKGROUP,
+                                 SpirvFormatError, decode_string, definitions, id_operands, read_module, reachable)
 
-OP_ENTRY_POINT = 15
-OP_TYPE_BOOL, OP_TYPE_VECTOR, OP_TYPE_MATRIX, OP_TYPE_ARRAY, OP_TYPE_STRUCT = 20, 23, 24, 28, 30
-OP_MEMBER_DECORATE = 72
-OP_SPEC_CONSTANT, OP_SPEC_CONSTANT_OP = 50, 52
-DECORATION_SPEC_ID, DECORATION_ARRAY_STRIDE, DECORATION_BLOCK, DECORATION_OFFSET = 1, 6, 2, 35
-STORAGE_CLASS_PHYSICAL_STORAGE_BUFFER = 5349
 FIRST_INTERFACE_VERSION = 0x00010400          # SPIR-V 1.4: the interface lists every global
 # OpSpecConstantOp operations an array length may use (SPIR-V 3.52.7), on 32-bit words.
 _SPEC_OPS = {128: lambda a, b: a + b, 130: lambda a, b: a - b, 132: lambda a, b: a * b,
@@ -101,7 +98,7 @@ class WorkgroupMemory:
                 ids = set(interface)
             else:
                 ids = set()
-                for function in _reachable(inst.operands[1], calls):
+                for function in reachable(inst.operands[1], calls):
                     ids.update(bodies.get(function, ()))
             entries[name] = [self._variable(v) for v in sorted(ids) if v in self._variables]
         return entries
@@ -255,13 +252,3 @@ def _display(kernel, variable, memory, arguments):
 
 def _round_up(value, align):
     return (value + align - 1) // align * align if align > 1 else value
-
-
-def _reachable(function, calls):
-    seen, todo = set(), [function]
-    while todo:
-        current = todo.pop()
-        if current not in seen:
-            seen.add(current)
-            todo.extend(calls.get(current, ()))
-    return seen
