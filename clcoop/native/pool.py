@@ -19,9 +19,11 @@ condition variable inside it):
   waits for exactly the workers that joined (DONE). Groups come from the launch's shared
   counter, so the calling thread runs every group nobody else took.
 - A launch's own state is its block (LAUNCH_WORDS words, then CALL_WORDS per thread):
-  clcoop_launch resets it (the group counter, the abort flag, scratch, each thread's
-  arena and fault record, the chunk size in each template) before the drivers run, so a
-  launch from Python is this one call.
+  clcoop_launch resets it (the group counter, scratch, each thread's arena and fault
+  record, the chunk size in each template) before the drivers run, so a launch from Python
+  is this one call. The abort flag is not in the block: the caller zeroes it before it
+  arms Ctrl-C (runtime._run_driver), so a Ctrl-C that lands before the drivers start is
+  not wiped out by the reset (interrupt.py).
 - BUSY admits one launch at a time; a launch that finds the pool busy (a launch from
   another Python thread) runs on its own thread, as one-thread launches do.
 """
@@ -61,8 +63,8 @@ SPINS_PER_CLOCK = 64
 # (addresses; launch_block writes them, pool.ll's run_slot reads them); CALL_WORDS long.
 (C_ARGS, C_TEMPLATE, C_ARENA, C_FAULT, CALL_WORDS) = range(5)
 # A launch block: these words (LAUNCH_WORDS), then a row of the calls table per thread.
-(B_TOTAL, B_NEXT_GROUP, B_ABORT, B_SCRATCH, B_SCRATCH_BYTES, B_ARENA_BYTES, B_CHUNK_SLOT,
- B_SLOTS, LAUNCH_WORDS) = range(9)
+(B_TOTAL, B_NEXT_GROUP, B_SCRATCH, B_SCRATCH_BYTES, B_ARENA_BYTES, B_CHUNK_SLOT,
+ B_SLOTS, LAUNCH_WORDS) = range(8)
 # Work-groups taken at a time by a thread of a launch on several: about CHUNKS_PER_THREAD
 # chunks per thread keep the balance dynamic; at most MAX_CHUNK groups.
 CHUNKS_PER_THREAD = 16
@@ -95,13 +97,13 @@ def pool_ir(triple):
     return fixed_ir.load("pool.ll", {**globals(), "RELAX_DECLARATION": declaration, "RELAX": relax})
 
 
-def launch_block(total, next_group, abort, scratch, scratch_bytes, arena_bytes, chunk_slot, calls):
+def launch_block(total, next_group, scratch, scratch_bytes, arena_bytes, chunk_slot, calls):
     """A launch's block (int64 words): its work-group count, the addresses of its group
-    counter, abort flag and scratch, the scratch's and each arena's size, the template's
+    counter and scratch, the scratch's and each arena's size, the template's
     chunk-size slot, then `calls`: (argument block, template, arena, fault record) of each
     thread (addresses)."""
     words = [0] * LAUNCH_WORDS
-    words[B_TOTAL], words[B_NEXT_GROUP], words[B_ABORT], words[B_SCRATCH] = total, next_group, abort, scratch
+    words[B_TOTAL], words[B_NEXT_GROUP], words[B_SCRATCH] = total, next_group, scratch
     words[B_SCRATCH_BYTES], words[B_ARENA_BYTES], words[B_CHUNK_SLOT] = scratch_bytes, arena_bytes, chunk_slot
     words[B_SLOTS] = len(calls)
     for args, template, arena, fault in calls:

@@ -625,6 +625,10 @@ def _run_driver(driver, lp, nthreads):
     [(thread, fault record)] of the threads that faulted ([] when none did).
     KeyboardInterrupt when Ctrl-C stopped it (interrupt.py: the caller restores the
     written buffers, as for a fault)."""
+    # The abort flag is zeroed here, before Ctrl-C is armed, not by the pool's reset inside
+    # the launch: a SIGINT between the two would be wiped out, and the launch would run to
+    # its end before the KeyboardInterrupt (test_native_interrupt).
+    lp.abort[0] = 0
     armed = interrupt.arm(lp.abort_address)
     try:
         lp.ran_threads, faulted = pool.get().launch(lp.block_address, driver, nthreads)
@@ -643,7 +647,7 @@ def launch_block(lp, scratch_bytes, arena_bytes):
     states = thread_states(lp, len(lp.arenas))
     calls = [(state.args_address, state.tmpl_address, lp.arenas[k].ctypes.data, lp.fouts[k].ctypes.data)
              for k, state in enumerate(states)]
-    return pool.launch_block(lp.total, lp.next_group.ctypes.data, lp.abort.ctypes.data, lp.scratch.ctypes.data,
+    return pool.launch_block(lp.total, lp.next_group.ctypes.data, lp.scratch.ctypes.data,
                              scratch_bytes, arena_bytes, CTX["group_chunk"], calls)
 
 

@@ -299,8 +299,6 @@ entry:
   %n = select i1 %none, i64 1, i64 %n0
   %next = call i64 @block_word(ptr %block, i64 ${B_NEXT_GROUP})
   call void @zero(i64 %next, i64 8)
-  %abort = call i64 @block_word(ptr %block, i64 ${B_ABORT})
-  call void @zero(i64 %abort, i64 8)
   %scratch = call i64 @block_word(ptr %block, i64 ${B_SCRATCH})
   %scratch_bytes = call i64 @block_word(ptr %block, i64 ${B_SCRATCH_BYTES})
   call void @zero(i64 %scratch, i64 %scratch_bytes)

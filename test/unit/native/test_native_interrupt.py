@@ -77,3 +77,44 @@ def test_ctrl_c_stops_a_long_native_launch(kind, local):
     # load it alone took 10-20 s, which is not the launch's stop.
     assert float(words[1]) - sent < 10
     assert words[2] == "True"          # the caller's array as it was before the launch
+
+
+RACE_CHILD = textwrap.dedent('''
+    import os, signal, sys, time
+    import numpy as np
+    import clcoop
+    from clcoop.native import pool
+    SOURCE = """kernel void k(global float *a, global const int *n) {
+        size_t i = get_global_id(0);
+        float x = a[i];
+        for (int t = 0; t < n[0]; t++) x = x * 0.999999f + 1.0f;
+        a[i] = x; }"""
+    prog = clcoop.Program(SOURCE).build(engine="native")
+    assert prog.k.fallback_reason is None
+    prog.k(64, 16, np.zeros(64, np.float32), np.array([10], np.int32))    # compiled, warm
+    launch = pool.NativePool.launch
+
+    def interrupted_launch(self, *args):
+        # Ctrl-C after the launch was armed, before the foreign call starts its drivers.
+        os.kill(os.getpid(), signal.SIGINT)
+        return launch(self, *args)
+
+    pool.NativePool.launch = interrupted_launch
+    a = np.arange(64, dtype=np.float32)
+    started = time.time()
+    try:
+        prog.k(64, 16, a, np.array([2_000_000_000], np.int32), instruction_limit=1 << 62)
+        print("finished", time.time() - started, flush=True)
+    except KeyboardInterrupt:
+        print("interrupted", time.time() - started, flush=True)
+''')
+
+
+def test_ctrl_c_just_before_the_drivers_start_stops_the_launch():
+    """A SIGINT that lands after the launch is armed but before the pool's foreign call
+    starts the drivers. The pool used to zero the abort flag there, wiping the signal out:
+    the launch (about 40 s here) then ran to its end before the KeyboardInterrupt."""
+    child = subprocess.run([sys.executable, "-c", RACE_CHILD], capture_output=True, text=True, timeout=120)
+    words = child.stdout.split()
+    assert words and words[0] == "interrupted", child.stdout + child.stderr
+    assert float(words[1]) < 10, child.stdout
