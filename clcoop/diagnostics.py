@@ -105,12 +105,23 @@ class DiagnosticEngine:
         # (file, line) -> [(first column, column after it, (the invocation's location,
         # [(macro name, the token's location in its #define)], outermost macro first))] for each token of a macro expansion the
         # preprocessor wrote: a diagnostic on (or just after) one is moved to the invocation
-        # with clang's "expanded from macro" note.
-        self.expansions = {}
+        # with clang's "expanded from macro" note. Filled from the preprocessor's records
+        # only when read (`expansions`): a macro-heavy file writes ~60,000 expanded tokens
+        # and has few diagnostics, if any (issue 26, throughput).
+        self._expansions = {}
+        self._expansion_drains = []
 
-    def add_expansion(self, written_at, length, origin):
-        self.expansions.setdefault((written_at.file, written_at.line), []).append(
-            (written_at.column, written_at.column + length, origin))
+    def add_expansions_from(self, drain):
+        """`drain(table)` appends to `table` ((file, line) -> [(start, end, origin)]) the
+        entries recorded since its last call, in the order written; it is called each time
+        the table is read, so the table is the one made by adding each entry at once."""
+        self._expansion_drains.append(drain)
+
+    @property
+    def expansions(self):
+        for drain in self._expansion_drains:
+            drain(self._expansions)
+        return self._expansions
 
     def expansion_at(self, location):
         spans = self.expansions.get((location.file, location.line)) if location else None

@@ -25,7 +25,6 @@ Rules taken from clang (its messages are quoted where they are reproduced):
   `#pragma OPENCL FP_CONTRACT` / `#pragma STDC FP_CONTRACT` lines (contraction). Other
   `#pragma` lines are dropped (`#pragma unroll` is a hint, and would break a for statement).
 """
-import bisect
 import copy
 import io
 import itertools
@@ -91,10 +90,19 @@ class _FileText:
         pos = getattr(tok, "lexpos", None)
         if pos is None or self.joined[pos:pos + len(tok.value)] != tok.value:
             return None
-        line_index = bisect.bisect_right(self.line_starts, pos) - 1
-        if line_index + 1 != (lineno or tok.lineno):
+        # On its line: between the line's start and the next line's (what a search of the
+        # line starts for pos would find).
+        line = lineno or tok.lineno
+        starts = self.line_starts
+        try:
+            if not 1 <= line <= len(starts):
+                return None
+        except TypeError:       # a token without a line number
             return None
-        return line_index + 1, pos - self.line_starts[line_index] + 1
+        start = starts[line - 1]
+        if pos < start or (line < len(starts) and pos >= starts[line]):
+            return None
+        return line, pos - start + 1
 
 
 class _Writer:
@@ -184,8 +192,10 @@ class _TokenCopies:
         self.token_class = token_class
 
     def copy(self, value):
-        if value.__class__ is self.token_class:
-            return _copy_token(value)
+        if value.__class__ is self.token_class:      # _copy_token's two lines, without its call
+            new = object.__new__(value.__class__)
+            new.__dict__.update(value.__dict__)
+            return new
         return copy.copy(value)
 
 
@@ -204,17 +214,20 @@ def _expand_macros(self, tokens, expanding_from=[]):    # noqa: B006 (pcpp's sig
     macros = self.macros
     t_id = self.t_ID
     i = 0
-    while i < len(tokens):
-        t = tokens[i]
-        if t.type == t_id and (t.value in macros or t.value in ("__LINE__", "__COUNTER__")):
-            if self.linemacrodepth == 0:
-                self.linemacro = t.lineno       # what __LINE__ expands to inside this expansion
-            self.linemacrodepth = self.linemacrodepth + 1
-            i, stop = _expand_one(self, tokens, i, t, expanding_from)
-            if stop:
-                return tokens
-            continue
-        i += 1
+    while True:
+        # The next macro name from i (a for over a range: a third of the while loop's time).
+        for i in range(i, len(tokens)):
+            t = tokens[i]
+            if t.type == t_id and (t.value in macros or t.value in ("__LINE__", "__COUNTER__")):
+                break
+        else:
+            break
+        if self.linemacrodepth == 0:
+            self.linemacro = t.lineno       # what __LINE__ expands to inside this expansion
+        self.linemacrodepth = self.linemacrodepth + 1
+        i, stop = _expand_one(self, tokens, i, t, expanding_from)
+        if stop:
+            return tokens
     # pcpp sets the line macro before and clears it after every other token at depth 0
     # (read by nothing in between): what that leaves is a cleared one.
     if tokens and self.linemacrodepth == 0:
@@ -225,12 +238,14 @@ def _expand_macros(self, tokens, expanding_from=[]):    # noqa: B006 (pcpp's sig
 def _expanded_at(t, expansion):
     """An expansion's tokens placed at the macro name `t` and marked as expanded from it
     (pcpp 1.30's expand_macros does this for object- and function-like macros alike)."""
+    source, lineno, name = t.source, t.lineno, t.value
     for e in expansion:
-        e.source = t.source
-        e.lineno = t.lineno
-        if not hasattr(e, "expanded_from"):
-            e.expanded_from = []
-        e.expanded_from.append(t.value)
+        e.source = source
+        e.lineno = lineno
+        try:
+            e.expanded_from.append(name)
+        except AttributeError:      # (expand_macros gives every token one: not met)
+            e.expanded_from = [name]
     return expansion
 
 
@@ -323,6 +338,8 @@ def _make_preprocessor_class():
             self.expansion_chains = {}  # _record_expansion's chain of macro names -> [(name, Macro)]
             super().__init__()          # (which defines macros: define empties expansion_chains)
             self.diag = diag
+            self.expansion_records = []     # _record_expansion's, until the table is read
+            diag.add_expansions_from(lambda table: _drain_expansions(self, table))
             self.files = {}            # pcpp source key (absolute path) -> _FileText
             # _emit_tokens's source key -> (_FileText, display name): two lookups less per
             # token. Emptied when a file is registered (again: an include too deep is empty).
@@ -519,6 +536,9 @@ _PP_NUMBER = re.compile(r"\.?\d(?:[eEpP][+-]|[\w.])*")
 def _continues_pp_number(run, text):
     """Whether `text` continues the pp-number that ends the run (`-1.5` then `f`: the run
     is `-`, `1`, `.`, `5`; only its last pp-number, 1.5, is pasted, C99 6.10.3.3)."""
+    first = text[:1]
+    if not (first.isalnum() or first in "._+-"):    # continues no number (`)`, `,`, ...)
+        return False
     number = _trailing_pp_number(run)
     if number is None:
         return False
@@ -562,7 +582,8 @@ def _emit_tokens(pp, writer, state):
         if pos is None:
             line = max(tok.lineno, writer.line) if file == writer.file else tok.lineno
             out_col = writer.expanded(file, line, tok.value, adjacent=adjacent)
-            _record_expansion(pp, tok, SourceLocation(file, writer.line, out_col), invocation_cols)
+            if entry is not None:
+                _record_expansion(pp, tok, entry, file, writer.line, out_col, invocation_cols)
             previous = None
             adjacent = True
             continue
@@ -584,19 +605,21 @@ def _emit_tokens(pp, writer, state):
         adjacent = True
 
 
-def _record_expansion(pp, tok, written_at, invocation_cols):
-    """Remember where an expanded token came from, for DiagnosticEngine.expansions: the
-    outermost macro invoked in the file (pcpp lists inner expansions first), found after the
-    last original token on the invocation line, and the token's place in that macro's body.
-    Each macro is named once: pcpp appends to the list of an argument's token at every use
-    of the argument (48 uses of a 1,000-number argument in pocl's test_bitselect.cl: lists of
-    96 names). The places are found only when a diagnostic asks (_ExpansionOrigin)."""
+def _record_expansion(pp, tok, entry, file, line, col, invocation_cols):
+    """Remember where an expanded token (written at file:line:col, from the source file
+    `entry`) came from, for DiagnosticEngine.expansions: the outermost macro invoked in the
+    file (pcpp lists inner expansions first), found after the last original token on the
+    invocation line, and the token's place in that macro's body. Each macro is named once:
+    pcpp appends to the list of an argument's token at every use of the argument (48 uses of
+    a 1,000-number argument in pocl's test_bitselect.cl: lists of 96 names). Only what may
+    change later (the macro table, the invocation columns, the token) is read now, into one
+    tuple of pp.expansion_records; the table's entries are made when a diagnostic reads it
+    (_drain_expansions) and the places when one needs them (_ExpansionOrigin)."""
     macros = getattr(tok, "expanded_from", None)
     if not macros:
         return
     name = macros[-1]
-    entry = pp.files.get(tok.source)
-    if name not in pp.macros or entry is None:
+    if name not in pp.macros:
         return
     # The chain's Macros as the table holds them now: the same for every token of the same
     # chain until a macro is defined or undefined (which empties expansion_chains), except
@@ -607,10 +630,17 @@ def _record_expansion(pp, tok, written_at, invocation_cols):
         defined = [(m, pp.macros[m]) for m in dict.fromkeys(reversed(macros)) if m in pp.macros]
         if "__FILE__" not in key:
             pp.expansion_chains[key] = defined
-    start_col = invocation_cols.get((written_at.file, tok.lineno), 1)
-    origin = _ExpansionOrigin(pp, entry, written_at.file, tok.lineno, start_col, name, defined,
-                              (getattr(tok, "lexpos", None), tok.value, tok.lineno))
-    pp.diag.add_expansion(written_at, len(tok.value), origin)
+    pp.expansion_records.append((file, line, col, invocation_cols.get((file, tok.lineno), 1), name,
+                                 defined, entry, getattr(tok, "lexpos", None), tok.value, tok.lineno))
+
+
+def _drain_expansions(pp, table):
+    """DiagnosticEngine.expansions's entries for the records made since the last call."""
+    records = pp.expansion_records
+    for file, line, col, start_col, name, defined, entry, lexpos, value, lineno in records:
+        origin = _ExpansionOrigin(pp, entry, file, lineno, start_col, name, defined, (lexpos, value, lineno))
+        table.setdefault((file, line), []).append((col, col + len(value), origin))
+    records.clear()
 
 
 class _ExpansionOrigin:

@@ -154,3 +154,78 @@ def test_line_starts_are_where_the_scan_finds_them():
     for text in ("", "\n", "a", "a\n", "int x;  \n\n  y\r\nz\x0cw\u2028v\n\n", MACRO_HEAVY, "x\n" * 50):
         entry = PP._FileText("f.cl", text)
         assert entry.line_starts == _line_starts_by_scanning(entry.joined), repr(text)
+
+
+def _preprocess_recording_eagerly(monkeypatch, source):
+    """_preprocess with every expansion record drained into the table as it is made (the
+    table as DiagnosticEngine kept it before it was filled when read)."""
+    record = PP._record_expansion
+
+    def eager(pp, *args):
+        record(pp, *args)
+        PP._drain_expansions(pp, pp.diag._expansions)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(PP, "_record_expansion", eager)
+        return _preprocess(source)
+
+
+def test_the_expansion_table_filled_when_read_is_the_eager_one(monkeypatch):
+    """The records are turned into DiagnosticEngine.expansions's entries only when a
+    diagnostic (or anyone) reads the table; the entries and their order are those of adding
+    each at once, diagnostics reported in the middle of the file (MACRO_ERRORS) included."""
+    for source in (MACRO_HEAVY, MACRO_ERRORS, REDEFINED, MACRO_ERRORS + MACRO_HEAVY):
+        lazy = _preprocess(source)
+        assert lazy == _preprocess_recording_eagerly(monkeypatch, source)
+    assert any(len(spans) > 1 for spans in _preprocess(MACRO_HEAVY)[2].values())
+
+
+def test_the_expansion_table_is_not_made_without_a_reader():
+    diag = DiagnosticEngine()
+    PP.preprocess(MACRO_HEAVY, "m.cl", [], {}, diag)
+    assert diag._expansions == {}
+    assert len(diag.expansions) >= 5 and diag.expansions is diag._expansions
+
+
+def _position_by_search(entry, tok, lineno=None):
+    """_FileText.position as it was: the line found by a binary search of the line starts."""
+    import bisect
+    pos = getattr(tok, "lexpos", None)
+    if pos is None or entry.joined[pos:pos + len(tok.value)] != tok.value:
+        return None
+    line_index = bisect.bisect_right(entry.line_starts, pos) - 1
+    if line_index + 1 != (lineno or tok.lineno):
+        return None
+    return line_index + 1, pos - entry.line_starts[line_index] + 1
+
+
+def test_a_tokens_position_is_what_the_search_finds():
+    """position checks the token's own line instead of searching every line start."""
+    entry = PP._FileText("m.cl", MACRO_HEAVY)
+    found = 0
+    for lexpos in range(len(entry.joined) + 2):
+        for length in (1, 3):
+            for lineno in (None, 0, 1, 2, 5, 9, 14, 22, 23, 24, 40):
+                tok = PP._Token(lexpos, entry.joined[lexpos:lexpos + length] or "x", lineno)
+                for given in (None, 3, 9):
+                    expected = _position_by_search(entry, tok, given)
+                    assert entry.position(tok, given) == expected, (lexpos, length, lineno, given)
+                    found += expected is not None
+    assert found > len(entry.joined)
+
+
+def _continues_pp_number_as_it_was(run, text):
+    number = PP._trailing_pp_number(run)
+    if number is None:
+        return False
+    return text[:1].isalnum() or text[:1] in "._" or (number[-1] in "eEpP" and text[:1] in "+-")
+
+
+def test_a_pp_number_is_continued_as_before():
+    """_continues_pp_number answers without looking at the run when the text starts with
+    what continues no pp-number."""
+    runs = ["", "x", "1", "-1.5", "0x1.fe", "1e", "1.5e", "x1", "(1", "a.b", ".5", "1p", "++"]
+    texts = ["", "f", "5", ".", "_", "+", "-", "(", ")", ",", "+1", "e", "\u00e9", " "]
+    for run in runs:
+        for text in texts:
+            assert PP._continues_pp_number(run, text) == _continues_pp_number_as_it_was(run, text), (run, text)
