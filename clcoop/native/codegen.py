@@ -79,6 +79,7 @@ class KernelPlan:
         self.uses_local = False       # __local memory: each thread has its own (runtime.py)
         self.local_rows = []          # its region-table rows, zeroed per work-group (drivers.py)
         self.single_thread = False    # ... unless local_memory.py could not rewrite the module
+        self.packed_loads = []        # fast-path loads that may read padded copies (packed_loads.py)
 
 
 class NativeModule:

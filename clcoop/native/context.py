@@ -15,7 +15,9 @@ CTX = {name: i for i, name in enumerate((
     # Values a fault's words need beyond its address and size (tensor_routines.py: an
     # Undefined-clamp fault's element, tensor coordinate and dimensions), copied to the
     # fault record (drivers.fault_out_lines).
-    *(f"detail{k}" for k in range(12))))}
+    *(f"detail{k}" for k in range(12)),
+    # The launch's table of padded copies of read-only matrix operands (packed_loads.py).
+    "packs"))}
 DETAIL_SLOTS = 12
 CTX_SLOTS = len(CTX)
 SCRATCH_BYTES = 4096

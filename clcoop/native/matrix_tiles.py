@@ -19,7 +19,7 @@ import re
 from clcoop import coopmat_spec
 from clcoop.coop_names import BINARY, LENGTH, LOAD, MUL_ADD, NEGATE, SCALAR_MUL, SPLAT, STORE
 from clcoop.ir.loader import value_kind
-from clcoop.native import bfloat_ir, coop_ir, coop_routines
+from clcoop.native import bfloat_ir, coop_ir, coop_routines, packed_loads
 from clcoop.native.context import CTX, FAULT_COOP, REGION_FLAGS, REGION_HI, REGION_LO, REGION_ROW_WORDS
 from clcoop.native.support import Unsupported
 from clcoop.native.text_rewrite import quote, ref
@@ -35,7 +35,7 @@ MAX_STRIDE = 1 << 32
 # and the index of the block being emitted (a load's rows are read in place only in its
 # block).
 GENERATOR_USES = ("S", "lines", "fresh", "entry_alloca", "lane", "varying", "operand_varying", "site", "mg",
-                  "base_of", "cur_block")
+                  "base_of", "cur_block", "defs")
 
 
 class MatrixTiles:
@@ -50,6 +50,7 @@ class MatrixTiles:
         self.tiles = {}
         self.in_memory = {}
         self.stores = 0            # stores emitted so far (a load's rows may be stale after one)
+        self.packs = []            # loads that may read a padded copy (packed_loads.Candidate)
 
     def saw_store(self):
         self.stores += 1
@@ -142,6 +143,7 @@ class MatrixTiles:
         p = self._uniform_i64(ops[0], bad)
         stride = self._uniform_i64(stride_op, bad)
         majors, minor = (R, C) if layout == 0 else (C, R)
+        packable = self._pack_candidate(ops[0], stride_op, esz, minor * esz) if load and majors > 1 else None
         n = gen.fresh("m")
         # The stride rules of coopmat (loads >= 0, stores > 0), and stores whose rows do not
         # overlap (the rendezvous path stores those element by element).
@@ -163,9 +165,11 @@ class MatrixTiles:
                       # A failed check reads or writes the scratch area, one row at stride 0.
                       f"  {n}.scp = getelementptr i64, ptr %__ctx, i64 {CTX['scratch']}",
                       f"  {n}.sc = load i64, ptr {n}.scp",
-                      f"  {n}.base = select i1 {acc}, i64 {n}.sc, i64 {p}",
+                      f"  {n}.base{'0' if packable else ''} = select i1 {acc}, i64 {n}.sc, i64 {p}",
                       f"  {n}.st = select i1 {acc}, i64 0, i64 {stride}",
-                      f"  {n}.stb = mul i64 {n}.st, {esz}"]
+                      f"  {n}.stb{'0' if packable else ''} = mul i64 {n}.st, {esz}"]
+        if packable:
+            self._packed_rows(n, acc, p, stride, esz, packable)
         logical = f"<{R * C} x {T}>"
         tmp = gen.entry_alloca(f"[{R * C} x {T}]")
         row_t = f"<{minor} x {T}>"
@@ -209,6 +213,54 @@ class MatrixTiles:
             # between (it reads them there: no copy at all).
             gen.lines.append(f"  {n}.bp = inttoptr i64 {n}.base to ptr")
             self.in_memory[ins.name] = (f"{n}.bp", f"{n}.stb", by_columns, gen.cur_block, self.stores)
+
+    def _pack_candidate(self, pointer, stride_op, esz, row_bytes):
+        """A packed_loads.Candidate for a load from a kernel argument whose stride the
+        launch can compute from its arguments (it may then read a padded copy), else None."""
+        base = self.gen.base_of(pointer)
+        if base is None or base[0] != "arg":
+            return None
+
+        def param_of(argument):
+            found = self.gen.base_of(argument)
+            return found[1] if found is not None and found[0] == "arg" else None
+        stride = packed_loads.stride_expression(stride_op, param_of, lambda v: self.gen.defs.get(v.name))
+        if stride is None:
+            return None
+        candidate = packed_loads.Candidate(base[1], stride, esz, row_bytes)
+        self.packs.append(candidate)
+        return candidate
+
+    def _packed_rows(self, n, bad, p, stride, esz, candidate):
+        """%{n}.base and %{n}.stb: where the load reads its rows, the launch's padded copy of
+        the argument when it made one for this stride (packed_loads.py) and every check
+        passed, else where the checks left them (%{n}.base0, %{n}.stb0). The row of an
+        address is its offset in the argument's region (the span check's row, %{n}.span.rlo)
+        divided by the stride."""
+        row = packed_loads.PACK_ROW_WORDS * candidate.param
+        k = f"{n}.pk"
+        self.gen.lines += [
+            f"  {k}.tp = getelementptr i64, ptr %__ctx, i64 {CTX['packs']}",
+            f"  {k}.t = load ptr, ptr {k}.tp",
+            *(line for field, word in (("copy", packed_loads.PACK_COPY), ("for", packed_loads.PACK_STRIDE),
+                                       ("pad", packed_loads.PACK_PAD))
+              for line in (f"  {k}.{field}p = getelementptr i64, ptr {k}.t, i64 {row + word}",
+                           f"  {k}.{field} = load i64, ptr {k}.{field}p")),
+            f"  {k}.stb = mul i64 {stride}, {esz}",
+            f"  {k}.same = icmp eq i64 {k}.stb, {k}.for",
+            f"  {k}.ok = xor i1 {bad}, true",
+            f"  {k}.use = and i1 {k}.same, {k}.ok",
+            # (A divisor of 1 where the copy is not used: a division by 0 is undefined
+            # even when its result is not.)
+            f"  {k}.div = select i1 {k}.use, i64 {k}.stb, i64 1",
+            f"  {k}.off = sub i64 {p}, {n}.span.rlo",
+            f"  {k}.row = udiv i64 {k}.off, {k}.div",
+            f"  {k}.skip = mul i64 {k}.row, {k}.pad",
+            f"  {k}.at0 = add i64 {k}.copy, {k}.off",
+            f"  {k}.at = add i64 {k}.at0, {k}.skip",
+            f"  {k}.wide = add i64 {k}.stb, {k}.pad",
+            f"  {n}.base = select i1 {k}.use, i64 {k}.at, i64 {n}.base0",
+            f"  {n}.stb = select i1 {k}.use, i64 {k}.wide, i64 {n}.stb0"]
 
     def _span_check(self, pointer, lo, hi, esz, write, out):
         """IR setting `out` when [lo, hi) lies in one region, aligned to esz from its start,

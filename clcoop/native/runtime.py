@@ -17,7 +17,7 @@ import numpy as np
 from clcoop.errors import RuntimeFault
 from clcoop.ir.memory import describe_offset
 from clcoop.ir.source_map import render_fault
-from clcoop.native import codegen, interrupt, pool, ranges, subgroup
+from clcoop.native import codegen, interrupt, packed_loads, pool, ranges, subgroup
 from clcoop.native import context
 from clcoop.native.context import CTX, CTX_SLOTS, REGION_LOCAL, REGION_ROW_WORDS, REGION_WRITABLE
 from clcoop.native.support import WorkItemPathUnavailable
@@ -97,6 +97,9 @@ class NativeProgram:
         self.fast_reruns = {}
         # Per kernel: launches run on the caller's arrays, proven fault-free (ranges.py).
         self.in_place_launches = {}
+        # Per kernel: the parameters of which its last launch made padded copies for the
+        # fast path's loads (packed_loads.py).
+        self.packed_params = {}
         self._ranges = ranges.ModuleRanges(module, self.native.named)
         # Per kernel: {threads: wall seconds per work-group of its last launches on that many
         # threads (RECENT_LAUNCHES)} (_threads_for).
@@ -211,6 +214,12 @@ class NativeProgram:
         # Each thread's __local memory, region table, argument block and template (one,
         # shared, when the kernel has no __local memory).
         buffers = _buffer_regions(info, memory, call_args)
+        # Padded copies of read-only matrix operands the fast path's loads may read
+        # (packed_loads.py; made afresh at each run: _run).
+        lp.packs = packed_loads.launch_packs(plan.packed_loads if fast is not None else (), len(info.params),
+                                             buffers, call_args, total)
+        if lp.packs is not None:
+            tmpl[CTX["packs"]] = lp.packs.address
         lp.states = [self._thread_state(info, plan, buffers, call_args, tmpl)
                      for _ in range(most if plan.uses_local else 1)]
         lp.arenas = [np.zeros(psz * arena_items + 16, np.uint8) for _ in range(most)]
@@ -232,6 +241,7 @@ class NativeProgram:
                 raise RuntimeError("the native engine was closed")
             self._users += 1
         try:
+            self.packed_params[lp.info.name] = lp.packs.params() if lp.fast is not None and lp.packs else ()
             lp.build._run(lp, restart)
             # Launches of a kernel that last asked for several threads wake the pool's
             # workers first (prewake).
@@ -258,6 +268,8 @@ class NativeProgram:
             # failed check the launch starts again from the caller's arrays on the
             # per-work-item path, which reports it exactly.
             started = time.perf_counter()
+            if lp.packs:
+                lp.packs.refresh()
             if not _run_driver(lp.fast, lp, nthreads):
                 self.fast_launches[info.name] = self.fast_launches.get(info.name, 0) + 1
                 self._record_wall(info.name, nthreads, total, time.perf_counter() - started)

@@ -108,6 +108,7 @@ def generate(mg, plan, max_lanes=None):
         raise Unsupported(f"too many per-lane instructions ({function.count(chr(10))} lines at {lanes} lanes)")
     plan.subgroup_lanes = lanes
     plan.subgroup_driver = driver_name(plan.name)
+    plan.packed_loads = gen.matrices.packs
     if gen.coroutine:
         return function, coroutine_driver(plan, function_name(plan.name), lanes, plan.subgroup_driver,
                                           gen.lane_contexts)

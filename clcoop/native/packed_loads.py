@@ -1,0 +1,204 @@
+"""Padded copies of read-only matrix operands for the subgroup-wide fast path (docs/native.md,
+"Packed loads").
+
+A matrix load whose rows lie a multiple of 4 KiB apart (a GEMM's B or A with a power-of-two
+leading dimension) puts every row of its tile in the same set of the first-level data cache
+and in few sets of the second level: on x86-64, 64 sets of 64-byte lines (4 KiB) and about
+2,048 sets (128 KiB). A B panel that consecutive work-groups share then streams from the
+third level for every tile (measured: 2048^3 f32 GEMM 1.4-1.9x slower than with a leading
+dimension of 2048 + 16; docs/performance.md). So, for a load from a kernel argument whose
+buffer the launch cannot write (its region is read-only: no parameter given that array may
+store, prepare._written_keys), the launch makes a copy of the buffer with each row of
+`stride` bytes followed by `pad` bytes of the next row's start, and the load reads its rows
+there:
+
+    copy[r * (stride + pad) + c] = buffer[r * stride + c]   for c < stride + pad
+
+A tile row starting at column c0 < stride and `row_bytes` <= pad long lies in copy row r
+whole, so the load's rows are the same bytes at a stride of stride + pad. Every check of
+the load (uniformity, stride, span, alignment) is still made on the original pointer and
+stride, first: a load that fails one reads the scratch area as before and is reported on
+the per-work-item path from the original addresses; a load whose run-time stride is not the
+one the copy was made for reads the buffer itself. The copy is made afresh at each launch
+(the caller may change the array between launches), in Python before the workers start.
+
+The stride a copy is made for is the value of the load's stride operand at launch, when it
+is computed from kernel arguments and constants only (stride_expression); loads whose
+stride is anything else read the buffer itself.
+"""
+import numpy as np
+
+from clcoop.ir.loader import value_kind
+
+# A row of the launch's descriptor table per kernel parameter (the context's "packs" slot
+# points at it): the copy's address, the stride in bytes it was made for (-1: no copy),
+# and the pad bytes after each row.
+(PACK_COPY, PACK_STRIDE, PACK_PAD, PACK_ROW_WORDS) = range(4)
+# Rows this many bytes apart (or a multiple) fall in one set of the first-level data cache
+# (64 sets of 64-byte lines on x86-64): the strides a copy is made for.
+CONFLICT_BYTES = 4096
+# The pad after each row: whole cache lines (alignment modulo 64 bytes is kept).
+LINE_BYTES = 64
+# A copy is made only for a launch of at least one work-group per this many bytes of the
+# buffer (a launch reading a large buffer a few times would pay more for the copy).
+BYTES_PER_GROUP = 4096
+# Operations stride_expression follows, on integers of at most 64 bits.
+_INTEGER_OPS = ("add", "sub", "mul", "shl", "sext", "zext", "trunc")
+
+
+class Candidate:
+    """A fast-path load that may read a copy: the kernel parameter it reads (param), the
+    stride operand's expression (stride_expression, in elements), the element's bytes and
+    its rows' bytes (row_bytes: a column's, column-major)."""
+
+    def __init__(self, param, stride, element_bytes, row_bytes):
+        self.param, self.stride = param, stride
+        self.element_bytes, self.row_bytes = element_bytes, row_bytes
+
+
+def stride_expression(value, param_of, definition, depth=8):
+    """The stride operand `value` as a tree evaluate() computes at launch from the kernel's
+    scalar arguments: ('arg', index, bits), ('const', int), (opcode, bits, source bits,
+    operand trees); None when it depends on anything else (a work-item id, a load, a phi,
+    ...). param_of(argument value) gives the parameter index (None outside a kernel),
+    definition(value) an instruction operand's defining instruction (or None)."""
+    kind = value_kind(value)
+    bits = _bits(str(value.type))
+    if bits is None or depth < 0:
+        return None
+    if kind == "argument":
+        index = param_of(value)
+        return None if index is None else ("arg", index, bits)
+    if kind == "constant_int":
+        return ("const", value.get_constant_value(signed_int=True) % (1 << bits))
+    value = definition(value) if kind == "instruction" else None
+    if value is None or value.opcode not in _INTEGER_OPS:
+        return None
+    operands = [stride_expression(o, param_of, definition, depth - 1) for o in value.operands]
+    if any(o is None for o in operands):
+        return None
+    source_bits = _bits(str(list(value.operands)[0].type))
+    return (value.opcode, bits, source_bits, *operands)
+
+
+def evaluate(tree, scalars):
+    """The expression's value as a signed integer of its width, given the launch's
+    arguments (scalars: the call arguments, by parameter index); None when an argument is
+    not an integer scalar."""
+    if tree[0] == "const":
+        return _signed(tree[1], 64)
+    value = _unsigned(tree, scalars)
+    return None if value is None else _signed(value, tree[1] if tree[0] != "arg" else tree[2])
+
+
+def _unsigned(tree, scalars):
+    if tree[0] == "const":
+        return tree[1]
+    if tree[0] == "arg":
+        arg = scalars[tree[1]]
+        if not isinstance(arg, (int, np.integer, np.bool_)):
+            return None
+        return int(arg) % (1 << tree[2])
+    op, bits, source_bits, *operands = tree
+    values = [_unsigned(o, scalars) for o in operands]
+    if any(v is None for v in values):
+        return None
+    mask = (1 << bits) - 1
+    if op == "sext":
+        return _signed(values[0], source_bits) & mask
+    if op in ("zext", "trunc"):
+        return values[0] & mask
+    a, b = values
+    if op == "shl":
+        return (a << b) & mask if b < bits else None    # poison: no copy
+    return {"add": a + b, "sub": a - b, "mul": a * b}[op] & mask
+
+
+def _signed(value, bits):
+    return value - (1 << bits) if value >> (bits - 1) & 1 else value
+
+
+def _bits(type_text):
+    if type_text.startswith("i") and type_text[1:].isdigit() and int(type_text[1:]) <= 64:
+        return int(type_text[1:])
+    return None
+
+
+class LaunchPacks:
+    """A launch's descriptor table (one PACK_ROW_WORDS row per parameter) and the copies it
+    points at; refresh() copies the buffers again (at each run of the launch)."""
+
+    def __init__(self, params):
+        self.table = np.zeros(params * PACK_ROW_WORDS, np.int64)
+        self.table[PACK_STRIDE::PACK_ROW_WORDS] = -1
+        self.copies = []            # [(source bytes, copy rows (rows, stride + pad), stride)]
+        self.copied = []            # their parameters
+        self.address = self.table.ctypes.data
+
+    def add(self, param, source, stride, pad):
+        rows = -(-source.size // stride)
+        width = stride + pad
+        storage = np.empty(rows * width + LINE_BYTES, np.uint8)
+        start = -storage.ctypes.data % LINE_BYTES
+        copy = storage[start:start + rows * width].reshape(rows, width)
+        self.copies.append((source, copy, stride))
+        self.copied.append(param)
+        row = param * PACK_ROW_WORDS
+        self.table[row + PACK_COPY] = copy.ctypes.data
+        self.table[row + PACK_STRIDE] = stride
+        self.table[row + PACK_PAD] = pad
+
+    def refresh(self):
+        for source, copy, stride in self.copies:
+            fill(source, copy, stride)
+
+    def params(self):
+        return tuple(self.copied)
+
+    def __len__(self):
+        return len(self.copies)
+
+
+def fill(source, copy, stride):
+    """copy[r, c] = source[r * stride + c] where that byte exists (the rest is never read:
+    every load's span lies in the source)."""
+    rows, width = copy.shape
+    whole = max(0, min(rows, (source.size - width) // stride + 1))
+    if whole:
+        np.copyto(copy[:whole], np.lib.stride_tricks.as_strided(source, (whole, width), (stride, 1)))
+    for r in range(whole, rows):
+        part = source[r * stride:r * stride + width]
+        copy[r, :part.size] = part
+
+
+def launch_packs(candidates, params, buffers, call_args, total_groups):
+    """LaunchPacks for a launch of a kernel with these candidate loads, or None when it has
+    none. buffers: runtime._buffer_regions' (region, address) per parameter. A parameter gets
+    a copy when its region is read-only, the stride of its first candidate load evaluates
+    to a positive multiple of CONFLICT_BYTES in bytes, and the launch has at least one
+    work-group per BYTES_PER_GROUP bytes of it."""
+    if not candidates:
+        return None
+    packs = LaunchPacks(params)
+    chosen = {}
+    for c in candidates:
+        region = buffers[c.param][0] if isinstance(buffers[c.param], tuple) else None
+        if region is None or region.writable:
+            continue
+        if c.param in chosen:
+            stride, pad = chosen[c.param]
+            chosen[c.param] = (stride, max(pad, _pad(c.row_bytes)))
+            continue
+        elements = evaluate(c.stride, call_args)
+        stride = None if elements is None else elements * c.element_bytes
+        if stride is None or stride <= 0 or stride % CONFLICT_BYTES or \
+                region.size > BYTES_PER_GROUP * total_groups or region.size < stride:
+            continue
+        chosen[c.param] = (stride, _pad(c.row_bytes))
+    for param, (stride, pad) in sorted(chosen.items()):
+        packs.add(param, buffers[param][0].data, stride, pad)
+    return packs
+
+
+def _pad(row_bytes):
+    return -(-row_bytes // LINE_BYTES) * LINE_BYTES

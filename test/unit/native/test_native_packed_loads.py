@@ -1,0 +1,226 @@
+"""Padded copies of read-only matrix operands (clcoop/native/packed_loads.py; docs/native.md,
+"Packed loads"): a fast-path matrix load from a buffer the launch cannot write, whose stride
+is a multiple of 4 KiB, reads its rows from a copy with a pad after each row. Results must
+be bit-equal to the interpreter's (the oracle), faults worded as the interpreter's from the
+original addresses, and buffers the launch may write are never copied."""
+import numpy as np
+import pytest
+
+import clcoop
+from clcoop.native import packed_loads
+
+HEADER = """
+#pragma OPENCL EXTENSION cl_khr_cooperative_matrix : enable
+typedef float mat_a __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 8, 16, CLK_COOPERATIVE_MATRIX_A)));
+typedef float mat_b __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 16, 16, CLK_COOPERATIVE_MATRIX_B)));
+typedef float mat_c __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 8, 16, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
+"""
+
+# C (rows x 16 * tiles, leading dimension ldc) = A (K columns) times the K x (16 * tiles)
+# window of B starting at column col0, B's leading dimension ldb. D is never written: a
+# non-const parameter, so an array passed as D is one the launch may write.
+WINDOW = HEADER + """
+__kernel void window(__global const float *A, __global const float *B, __global float *C,
+                     __global float *D, int K, int ldb, int col0, int ldc) {
+    size_t tile_col = get_global_id(0) / get_sub_group_size();
+    size_t tile_row = get_global_id(1);
+    mat_c acc = coop_mat_init(0.0f);
+    for (int k = 0; k < K; k += 16) {
+        mat_a a = coop_mat_load(A + tile_row * 8 * K + k, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)K);
+        mat_b b = coop_mat_load(B + (size_t)k * ldb + col0 + tile_col * 16, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR,
+                                (size_t)ldb);
+        acc = coop_mat_mulAdd(a, b, acc);
+    }
+    coop_mat_store(C + tile_row * 8 * ldc + tile_col * 16, acc, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)ldc);
+}
+"""
+
+# Loads B, then stores the product into B's rows below the first K: B is written.
+IN_PLACE = HEADER + """
+__kernel void in_place(__global const float *A, __global float *B, int K, int ldb) {
+    size_t tile_col = get_global_id(0) / get_sub_group_size();
+    size_t tile_row = get_global_id(1);
+    mat_c acc = coop_mat_init(0.0f);
+    for (int k = 0; k < K; k += 16) {
+        mat_a a = coop_mat_load(A + tile_row * 8 * K + k, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)K);
+        mat_b b = coop_mat_load(B + (size_t)k * ldb + tile_col * 16, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR,
+                                (size_t)ldb);
+        acc = coop_mat_mulAdd(a, b, acc);
+    }
+    coop_mat_store(B + (size_t)(K + tile_row * 8) * ldb + tile_col * 16, acc,
+                   CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)ldb);
+}
+"""
+
+LDB = 1024            # 4 KiB rows: a stride the copy is made for
+TILES = LDB // 16     # tile columns (work-groups per row of tiles)
+
+
+def operands(K, rows=16, extra_rows=1, seed=0):
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((rows, K)).astype(np.float32)
+    b = rng.standard_normal((K + extra_rows, LDB)).astype(np.float32)
+    return a, b
+
+
+def run_window(prog, a, b, c, d, K, col0, ldb=LDB):
+    rows = a.shape[0]
+    prog.window((TILES * 16, rows // 8), (16, 1), a, b, c, d, K, ldb, col0, c.shape[1], subgroup_size=16)
+
+
+def expected_window(a, b, K, col0):
+    """NumPy: the window of B read as the kernel's loads read it (a row's tile may run into
+    the next row: the flat buffer)."""
+    flat = b.reshape(-1)
+    rows = np.stack([flat[k * LDB + col0:k * LDB + col0 + TILES * 16] for k in range(K)])
+    return a @ rows
+
+
+@pytest.mark.parametrize("col0", [0, 8], ids=["aligned", "tiles-past-the-row-end"])
+def test_read_only_operand_is_read_from_the_padded_copy_bit_equal(col0, shared_builds):
+    """B (4 KiB rows, read-only) is copied; with col0 = 8 the last tile of each row reads
+    8 elements of the next row, which the copy holds in its pad."""
+    K = 48
+    a, b = operands(K)
+    results = {}
+    for engine in ("native", "interp"):
+        prog = shared_builds.build(WINDOW, engine)
+        c = np.zeros((16, TILES * 16), np.float32)
+        run_window(prog, a, b, c, np.zeros(1, np.float32), K, col0)
+        results[engine] = c
+        if engine == "native":
+            native = prog._native
+            assert native.execution_mode("window", 16) == "subgroup"
+            assert native.packed_params["window"] == (1,)
+    np.testing.assert_array_equal(results["native"], results["interp"])
+    np.testing.assert_allclose(results["native"], expected_window(a, b, K, col0), rtol=1e-4, atol=1e-4)
+
+
+def test_copy_is_made_afresh_at_each_launch(shared_builds):
+    """A launch repeated with the same arrays (its cached plan) reads B as it is now."""
+    K = 32
+    a, b = operands(K)
+    prog = shared_builds.build(WINDOW, "native")
+    c = np.zeros((16, TILES * 16), np.float32)
+    d = np.zeros(1, np.float32)
+    run_window(prog, a, b, c, d, K, 0)
+    first = c.copy()
+    b *= 2
+    run_window(prog, a, b, c, d, K, 0)
+    assert prog._native.packed_params["window"] == (1,)
+    np.testing.assert_array_equal(c, 2 * first)
+    np.testing.assert_allclose(c, expected_window(a, b, K, 0), rtol=1e-4, atol=1e-4)
+
+
+def test_an_array_the_launch_may_write_is_not_copied(shared_builds):
+    """B passed again as the non-const D: the launch may write that array, so it is read
+    where it is (and the results are the interpreter's)."""
+    K = 32
+    a, b = operands(K)
+    results = {}
+    for engine in ("native", "interp"):
+        prog = shared_builds.build(WINDOW, engine)
+        bb = b.copy()
+        c = np.zeros((16, TILES * 16), np.float32)
+        run_window(prog, a, bb, c, bb, K, 0)
+        results[engine] = c
+        if engine == "native":
+            assert prog._native.packed_params["window"] == ()
+    np.testing.assert_array_equal(results["native"], results["interp"])
+
+
+def test_a_kernel_writing_the_buffer_it_reads_is_not_copied(shared_builds):
+    K = 32
+    rows = 16
+    a, _ = operands(K, rows)
+    b = np.random.default_rng(3).standard_normal((K + rows, LDB)).astype(np.float32)
+    results = {}
+    for engine in ("native", "interp"):
+        prog = shared_builds.build(IN_PLACE, engine)
+        bb = b.copy()
+        prog.in_place((TILES * 16, rows // 8), (16, 1), a, bb, K, LDB, subgroup_size=16)
+        results[engine] = bb
+        if engine == "native":
+            assert prog._native.execution_mode("in_place", 16) == "subgroup"
+            assert prog._native.packed_params["in_place"] == ()
+    np.testing.assert_array_equal(results["native"], results["interp"])
+    np.testing.assert_allclose(results["native"][K:], a @ b[:K], rtol=1e-4, atol=1e-4)
+
+
+def test_other_strides_are_read_in_place(shared_builds):
+    """A leading dimension of 1000 floats (not a multiple of 4 KiB): no copy."""
+    K = 32
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((16, K)).astype(np.float32)
+    b = rng.standard_normal((K + 1, LDB)).astype(np.float32)
+    prog = shared_builds.build(WINDOW, "native")
+    c = np.zeros((16, TILES * 16), np.float32)
+    prog.window(((1000 // 16) * 16, 2), (16, 1), a, b, c, np.zeros(1, np.float32), K, 1000, 0, c.shape[1],
+                subgroup_size=16)
+    assert prog._native.packed_params["window"] == ()
+
+
+def fault_words(text):
+    return [line.strip() for line in text.splitlines()
+            if "work-item global id" in line or line.strip().startswith("buffer:") or "out-of-bounds" in line]
+
+
+def test_out_of_bounds_load_faults_as_the_interpreter_from_the_original_addresses(shared_builds):
+    """K = 48 over a B of 33 rows: the tile at k = 32 reads rows 32-47. The copy is made
+    (read-only, 4 KiB rows) and the fault is the interpreter's, B untouched."""
+    K = 48
+    a, b = operands(K)
+    b = b[:33].copy()
+    texts = []
+    for engine in ("native", "interp"):
+        prog = shared_builds.build(WINDOW, engine)
+        c = np.zeros((16, TILES * 16), np.float32)
+        with pytest.raises(clcoop.RuntimeFault) as info:
+            run_window(prog, a, b, c, np.zeros(1, np.float32), K, 0)
+        texts.append(str(info.value))
+        assert (c == 0).all()
+        if engine == "native":
+            assert prog._native.packed_params["window"] == (1,)
+    assert fault_words(texts[0]) == fault_words(texts[1]) != []
+    assert "'B'" in texts[0] or "buffer: B" in texts[0]
+
+
+# ---------------------------------------------------------------- the pieces
+
+
+def test_fill_puts_the_next_rows_start_in_each_pad():
+    source = np.arange(10 * 64 + 40, dtype=np.uint8)        # 10 rows of 64 bytes and a partial one
+    stride, pad = 64, 32
+    copy = np.full((11, stride + pad), 255, np.uint8)
+    packed_loads.fill(source, copy, stride)
+    for r in range(11):
+        part = source[r * stride:r * stride + stride + pad]
+        np.testing.assert_array_equal(copy[r, :part.size], part)
+
+
+def parse_stride(ir_body, params="i32 %n, i64 %m"):
+    import llvmlite.binding as llvm
+    module = llvm.parse_assembly(f"define i64 @f({params}) {{\n{ir_body}\n}}")
+    f = module.get_function("f")
+    defs = {i.name: i for b in f.blocks for i in b.instructions if i.name}
+    index = {a.name: k for k, a in enumerate(f.arguments)}
+    ret = [i for b in f.blocks for i in b.instructions if i.opcode == "ret"][0]
+    value = list(ret.operands)[0]
+    return packed_loads.stride_expression(value, lambda a: index.get(a.name), lambda v: defs.get(v.name))
+
+
+@pytest.mark.parametrize("body,args,expect", [
+    ("%s = sext i32 %n to i64\nret i64 %s", (-2, 0), -2),
+    ("%s = zext i32 %n to i64\nret i64 %s", (-2, 0), (1 << 32) - 2),
+    ("%s = sext i32 %n to i64\n%t = shl i64 %s, 2\n%u = add i64 %t, %m\nret i64 %u", (1024, 16), 4112),
+    ("%t = trunc i64 %m to i32\n%u = mul i32 %t, 3\n%s = sext i32 %u to i64\nret i64 %s", (0, (1 << 32) + 5), 15),
+    ("%s = sub i64 %m, 1\nret i64 %s", (0, 0), -1),
+])
+def test_stride_expressions_evaluate_as_the_ir(body, args, expect):
+    tree = parse_stride(body)
+    assert packed_loads.evaluate(tree, [np.int32(args[0]), np.int64(args[1])]) == expect
+
+
+def test_strides_from_anything_but_arguments_and_constants_are_not_followed():
+    assert parse_stride("%s = load i64, ptr %p\nret i64 %s", "ptr %p") is None
+    assert parse_stride("%s = udiv i64 %m, 3\nret i64 %s") is None
