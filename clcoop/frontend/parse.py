@@ -47,7 +47,7 @@ import weakref
 
 from pycparser import c_ast
 from pycparser import c_lexer as _c_lexer
-from pycparser.c_parser import ParseError
+from pycparser.c_parser import Coord, ParseError
 from pycparserext.ext_c_lexer import OpenCLCLexer
 from pycparserext.ext_c_parser import (_ATTRIBUTE_TOKENS, _OCL_TYPE_QUALIFIERS, AttributeSpecifier,
                                        FuncDeclExt, OpenCLCParser, TypeDeclExt)
@@ -133,6 +133,55 @@ _PUNCTUATORS_ONLY = {first: bucket for first, bucket in _c_lexer._fixed_tokens_b
 class ClcoopLexer(OpenCLCLexer):
     _extra_keywords = {**OpenCLCLexer._extra_keywords, **_EXTRA_KEYWORDS}
     fast_paths = True       # False: every token through pycparser's own matching (the tests)
+
+    def token(self):
+        """OpenCLCLexer.token (pycparser's CLexer.token, then the OpenCL keywords) with the
+        blanks, newlines, names and punctuators between the tokens handled in this one
+        call, where pycparser makes four or five calls a token (throughput, issue 26); the
+        rest (`#` lines, a pending pragma string, numbers, literals, comments, errors)
+        continues in pycparser's code from the first character this loop does not take."""
+        if self._pending_tok is None and self.fast_paths:
+            text = self._lexdata
+            pos = self._pos
+            n = len(text)
+            while pos < n:
+                first = text[pos]
+                if first == " " or first == "\t":
+                    pos += 1
+                elif first == "\n":
+                    self._lineno += 1
+                    pos += 1
+                    self._line_start = pos
+                elif first in _ID_START:
+                    end = _ID_RULE.match(text, pos).end()
+                    if text[end:end + 1] in ("'", '"'):
+                        break
+                    value = text[pos:end]
+                    tok_type = _c_lexer._keyword_map.get(value, "ID")
+                    if tok_type == "ID":
+                        if self.type_lookup_func(value):
+                            tok_type = "TYPEID"
+                        else:
+                            tok_type = self._extra_keywords.get(value, "ID")
+                    self._pos = end
+                    return _c_lexer._Token(tok_type, value, self._lineno, pos - self._line_start + 1)
+                else:
+                    bucket = _PUNCTUATORS_ONLY.get(first)
+                    if bucket is None:
+                        break
+                    for entry in bucket:
+                        if text.startswith(entry.literal, pos):
+                            self._pos = pos + len(entry.literal)
+                            tok = _c_lexer._Token(entry.tok_type, entry.literal, self._lineno,
+                                                  pos - self._line_start + 1)
+                            if first == "{":
+                                self.on_lbrace_func()
+                            elif first == "}":
+                                self.on_rbrace_func()
+                            return tok
+                    break
+            self._pos = pos
+        return super().token()
 
     def _match_token(self):
         if self.fast_paths:
@@ -223,29 +272,56 @@ class ClcoopParser(OpenCLCParser):
         operand = self._one_token_operand(_POSTFIX_START, False)
         return operand if operand is not None else super()._parse_cast_expression()
 
+    # The token stream's peek and next inline: a buffered token is read from the buffer,
+    # and the token one past the buffer's end (nearly every unbuffered one) is lexed and
+    # appended as the stream's fill does; anything else goes through the stream.
     def _peek(self, k=1):
-        """The base stream's peek (k >= 1) without its two calls when the token is buffered."""
+        """The base stream's peek (k >= 1) without its two calls."""
         tokens = self._tokens
+        buffer = tokens._buffer
         index = tokens._index + k - 1
-        if k > 0 and index < len(tokens._buffer):
-            return tokens._buffer[index]
+        if k > 0:
+            if index < len(buffer):
+                return buffer[index]
+            if index == len(buffer):
+                tok = tokens._lexer.token()
+                buffer.append(tok)
+                return tok
         return tokens.peek(k)
 
     def _peek_type(self, k=1):
         """The base parser's _peek_type with _peek inline (~1.5 calls a token)."""
         tokens = self._tokens
+        buffer = tokens._buffer
         index = tokens._index + k - 1
-        tok = tokens._buffer[index] if k > 0 and index < len(tokens._buffer) else tokens.peek(k)
+        if k > 0 and index < len(buffer):
+            tok = buffer[index]
+        elif k > 0 and index == len(buffer):
+            tok = tokens._lexer.token()
+            buffer.append(tok)
+        else:
+            tok = tokens.peek(k)
         return tok.type if tok is not None else None
 
     def _accept(self, token_type):
         """The base parser's _accept with _peek inline (~1.5 calls a token)."""
         tokens = self._tokens
+        buffer = tokens._buffer
         index = tokens._index
-        tok = tokens._buffer[index] if index < len(tokens._buffer) else tokens.peek(1)
+        if index < len(buffer):
+            tok = buffer[index]
+        elif index == len(buffer):
+            tok = tokens._lexer.token()
+            buffer.append(tok)
+        else:
+            tok = tokens.peek(1)
         if tok is not None and tok.type == token_type:
             return self._advance()
         return None
+
+    def _coord(self, lineno, column=None):
+        """The base parser's Coord, the file read from the lexer without its property."""
+        return Coord(self.clex._filename, lineno, column)
 
     def _parse_postfix_expression(self):
         """The base parser returns a compound literal without its postfix operators
@@ -340,8 +416,13 @@ class ClcoopParser(OpenCLCParser):
     def _advance(self):
         tokens = self._tokens          # the stream's next() inline when the token is buffered
         index = tokens._index
-        if index < len(tokens._buffer):
-            tok = tokens._buffer[index]
+        buffer = tokens._buffer
+        if index < len(buffer):
+            tok = buffer[index]
+            tokens._index = index + 1
+        elif index == len(buffer):
+            tok = tokens._lexer.token()
+            buffer.append(tok)
             tokens._index = index + 1
         else:
             tok = tokens.next()

@@ -63,7 +63,7 @@ def _advance_through_the_stream(self):
 def _full_descent(monkeypatch):
     """The base parser's methods in place of the fast ones, and pycparser's token matching."""
     for name in ("_parse_assignment_expression", "_parse_cast_expression", "_peek", "_peek_type",
-                 "_accept"):
+                 "_accept", "_coord"):
         monkeypatch.setattr(P.ClcoopParser, name, getattr(OpenCLCParser, name))
     monkeypatch.setattr(P.ClcoopParser, "_advance", _advance_through_the_stream)
     monkeypatch.setattr(P.ClcoopLexer, "fast_paths", False)
@@ -118,6 +118,14 @@ kernel __global float4 int unsigned __attribute__((aligned(4))) __generic generi
 """
 
 
+# What the preprocessor writes between tokens and what the lexer's token() leaves to
+# pycparser: #line markers (the file and line change), pragmas (a PPPRAGMA and its string),
+# a `#` of no directive, tabs, other blanks, a name or a quote at a line's start or end.
+LINES_TEXT = '#line 3 "a.cl"\n  x = y;\t\tz\n#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n{ a }\n' \
+    '# 7 "b \\"q\\".cl"\n\tL"s" \r q \x0c r\n#pragma unroll\nfloat4 T\n# define x\n #line 20\nw\n' \
+    "u8'c'\n}\n  \n\n#line 5 \"c.cl\" 1 3\n(float4)(1) ; 0.5h 1.0hx .5f ..\n''"
+
+
 def _tokens(text, fast):
     errors = []
     lexer = P.ClcoopLexer(error_func=lambda msg, line, col: errors.append((msg, line, col)),
@@ -128,7 +136,7 @@ def _tokens(text, fast):
     lexer.input(text, "f.cl")
     tokens = []
     while (tok := lexer.token()) is not None:
-        tokens.append((tok.type, tok.value, tok.lineno, tok.column))
+        tokens.append((tok.type, tok.value, tok.lineno, tok.column, lexer.filename))
     return tokens, errors
 
 
@@ -139,7 +147,7 @@ def _example_texts():
         yield driver.preprocess_source(path.read_bytes(), driver.CompileOptions(filename=str(path))).ir
 
 
-@pytest.mark.parametrize("text", [LEXER_TEXT] + list(SOURCES.values()) + ERRORS)
+@pytest.mark.parametrize("text", [LEXER_TEXT, LINES_TEXT] + list(SOURCES.values()) + ERRORS)
 def test_the_lexers_fast_paths_give_pycparsers_tokens(text):
     fast = _tokens(text, True)
     assert fast == _tokens(text, False)
