@@ -143,7 +143,7 @@ class MatrixTiles:
         p = self._uniform_i64(ops[0], bad)
         stride = self._uniform_i64(stride_op, bad)
         majors, minor = (R, C) if layout == 0 else (C, R)
-        packable = self._pack_candidate(ops[0], stride_op, esz, minor * esz) if load and majors > 1 else None
+        packable = self._pack_candidate(ops[0], stride_op, esz, minor * esz) if load and majors > packed_loads.SET_WAYS else None
         n = gen.fresh("m")
         # The stride rules of coopmat (loads >= 0, stores > 0), and stores whose rows do not
         # overlap (the rendezvous path stores those element by element).

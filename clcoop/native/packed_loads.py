@@ -20,15 +20,19 @@ the load (uniformity, stride, span, alignment) is still made on the original poi
 stride, first: a load that fails one reads the scratch area as before and is reported on
 the per-work-item path from the original addresses; a load whose run-time stride is not the
 one the copy was made for reads the buffer itself. The copy is made afresh at each launch
-(the caller may change the array between launches), in Python before the workers start.
+(the caller may change the array between launches), by the worker pool's threads before
+they run the work-groups (ll/pack_rows.ll).
 
 The stride a copy is made for is the value of the load's stride operand at launch, when it
 is computed from kernel arguments and constants only (stride_expression); loads whose
 stride is anything else read the buffer itself.
 """
+import threading
+
 import numpy as np
 
 from clcoop.ir.loader import value_kind
+from clcoop.native import fixed_ir, pool
 
 # A row of the launch's descriptor table per kernel parameter (the context's "packs" slot
 # points at it): the copy's address, the stride in bytes it was made for (-1: no copy),
@@ -37,6 +41,10 @@ from clcoop.ir.loader import value_kind
 # Rows this many bytes apart (or a multiple) fall in one set of the first-level data cache
 # (64 sets of 64-byte lines on x86-64): the strides a copy is made for.
 CONFLICT_BYTES = 4096
+# Loads of more rows than this (the ways of a first-level set on x86-64: 8 on AMD Zen 4,
+# 12 on recent Intel cores) may read a copy; a tile of at most 8 rows fits one set (a
+# GEMM's A tile of 8 rows at 8 KiB reads as fast from the buffer: measured).
+SET_WAYS = 8
 # The pad after each row: whole cache lines (alignment modulo 64 bytes is kept).
 LINE_BYTES = 64
 # A copy is made only for a launch of at least one work-group per this many bytes of the
@@ -126,60 +134,87 @@ def _bits(type_text):
 
 class LaunchPacks:
     """A launch's descriptor table (one PACK_ROW_WORDS row per parameter) and the copies it
-    points at; refresh() copies the buffers again (at each run of the launch)."""
+    points at; refresh(threads) copies the buffers again (at each run of the launch), on
+    that many threads of the worker pool (ll/pack_rows.ll)."""
 
-    def __init__(self, params):
+    def __init__(self, params, slots):
         self.table = np.zeros(params * PACK_ROW_WORDS, np.int64)
         self.table[PACK_STRIDE::PACK_ROW_WORDS] = -1
-        self.copies = []            # [(source bytes, copy rows (rows, stride + pad), stride)]
-        self.copied = []            # their parameters
         self.address = self.table.ctypes.data
+        self.slots = slots          # threads a refresh may use
+        self.copied = []            # the parameters copied
+        self._keep = []             # the copies, their jobs and launch blocks
+        self._blocks = []           # (launch block's address, rows)
+        self._dummy = np.zeros(2, np.int64)     # each call's template, arena and fault word
 
     def add(self, param, source, stride, pad):
+        """A copy of `source` (bytes) with rows of `stride` bytes, each followed by `pad`
+        bytes of the next row's start."""
         rows = -(-source.size // stride)
         width = stride + pad
         storage = np.empty(rows * width + LINE_BYTES, np.uint8)
         start = -storage.ctypes.data % LINE_BYTES
         copy = storage[start:start + rows * width].reshape(rows, width)
-        self.copies.append((source, copy, stride))
+        counter = np.zeros(1, np.int64)
+        job = np.zeros(JOB_WORDS, np.int64)
+        job[[J_SOURCE, J_COPY, J_STRIDE, J_WIDTH, J_ROWS, J_SIZE, J_COUNTER]] = (
+            source.ctypes.data, copy.ctypes.data, stride, width, rows, source.size, counter.ctypes.data)
+        dummy = self._dummy.ctypes.data
+        block = pool.launch_block(rows, counter.ctypes.data, dummy, 0, 0, 0,
+                                  [(job.ctypes.data, dummy, dummy, dummy + 8)] * self.slots)
+        self._keep.append((source, copy, counter, job, block))
+        self._blocks.append(block.ctypes.data)
         self.copied.append(param)
         row = param * PACK_ROW_WORDS
         self.table[row + PACK_COPY] = copy.ctypes.data
         self.table[row + PACK_STRIDE] = stride
         self.table[row + PACK_PAD] = pad
+        return copy
 
-    def refresh(self):
-        for source, copy, stride in self.copies:
-            fill(source, copy, stride)
+    def refresh(self, threads=1):
+        driver = _copier()
+        workers = pool.get()
+        for block in self._blocks:
+            workers.launch(block, driver, max(1, min(threads, self.slots)))
 
     def params(self):
         return tuple(self.copied)
 
     def __len__(self):
-        return len(self.copies)
+        return len(self.copied)
 
 
-def fill(source, copy, stride):
-    """copy[r, c] = source[r * stride + c] where that byte exists (the rest is never read:
-    every load's span lies in the source)."""
-    rows, width = copy.shape
-    whole = max(0, min(rows, (source.size - width) // stride + 1))
-    if whole:
-        np.copyto(copy[:whole], np.lib.stride_tricks.as_strided(source, (whole, width), (stride, 1)))
-    for r in range(whole, rows):
-        part = source[r * stride:r * stride + width]
-        copy[r, :part.size] = part
+# The copy job's words (ll/pack_rows.ll): the source's and the copy's addresses, the
+# source's row stride and the copy's row width in bytes, the rows, the source's size and
+# the address of the row counter.
+(J_SOURCE, J_COPY, J_STRIDE, J_WIDTH, J_ROWS, J_SIZE, J_COUNTER, JOB_WORDS) = range(8)
+# Rows a thread takes at a time.
+PACK_CHUNK = 16
+_copier_lock = threading.Lock()
+_copier_engine = None
 
 
-def launch_packs(candidates, params, buffers, call_args, total_groups):
-    """LaunchPacks for a launch of a kernel with these candidate loads, or None when it has
-    none. buffers: runtime._buffer_regions' (region, address) per parameter. A parameter gets
+def _copier():
+    """The address of clcoop_pack_rows (compiled once per process)."""
+    global _copier_engine
+    with _copier_lock:
+        if _copier_engine is None:
+            from clcoop.native import jit
+            jit.ensure_llvm()
+            jit.register_symbols(None, ("memcpy",))    # a copy of a run-time length
+            _copier_engine = jit.Engine(fixed_ir.load("pack_rows.ll", globals()), opt=2)
+        return _copier_engine.address("clcoop_pack_rows")
+
+
+def launch_packs(candidates, params, buffers, call_args, total_groups, threads):
+    """LaunchPacks for a launch of a kernel with these candidate loads (refreshed on up to
+    `threads` threads), or None when it has none. buffers: runtime._buffer_regions' (region, address) per parameter. A parameter gets
     a copy when its region is read-only, the stride of its first candidate load evaluates
     to a positive multiple of CONFLICT_BYTES in bytes, and the launch has at least one
     work-group per BYTES_PER_GROUP bytes of it."""
     if not candidates:
         return None
-    packs = LaunchPacks(params)
+    packs = LaunchPacks(params, threads)
     chosen = {}
     for c in candidates:
         region = buffers[c.param][0] if isinstance(buffers[c.param], tuple) else None

@@ -217,7 +217,7 @@ class NativeProgram:
         # Padded copies of read-only matrix operands the fast path's loads may read
         # (packed_loads.py; made afresh at each run: _run).
         lp.packs = packed_loads.launch_packs(plan.packed_loads if fast is not None else (), len(info.params),
-                                             buffers, call_args, total)
+                                             buffers, call_args, total, most)
         if lp.packs is not None:
             tmpl[CTX["packs"]] = lp.packs.address
         lp.states = [self._thread_state(info, plan, buffers, call_args, tmpl)
@@ -269,7 +269,7 @@ class NativeProgram:
             # per-work-item path, which reports it exactly.
             started = time.perf_counter()
             if lp.packs:
-                lp.packs.refresh()
+                lp.packs.refresh(nthreads)
             if not _run_driver(lp.fast, lp, nthreads):
                 self.fast_launches[info.name] = self.fast_launches.get(info.name, 0) + 1
                 self._record_wall(info.name, nthreads, total, time.perf_counter() - started)

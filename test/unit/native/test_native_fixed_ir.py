@@ -69,7 +69,8 @@ def test_launch_block_lays_out_the_block_and_each_threads_row():
 def test_every_ll_file_of_the_package_is_loaded_by_a_module():
     files = sorted(p.name for p in resources.files("clcoop.native").joinpath("ll").iterdir()
                    if p.name.endswith(".ll"))
-    assert files == ["coroutine_frame.ll", "floor_division.ll", "interrupt.ll", "pool.ll", "runtime.ll", "span_check.ll"]
+    assert files == ["coroutine_frame.ll", "floor_division.ll", "interrupt.ll", "pack_rows.ll", "pool.ll", "runtime.ll",
+                     "span_check.ll"]
 
 
 def test_the_interrupt_handler_and_the_span_check_parse():

@@ -188,14 +188,25 @@ def test_out_of_bounds_load_faults_as_the_interpreter_from_the_original_addresse
 # ---------------------------------------------------------------- the pieces
 
 
-def test_fill_puts_the_next_rows_start_in_each_pad():
-    source = np.arange(10 * 64 + 40, dtype=np.uint8)        # 10 rows of 64 bytes and a partial one
+@pytest.mark.parametrize("threads", [1, 2])
+def test_copy_puts_the_next_rows_start_in_each_pad(threads):
+    """LaunchPacks.add/refresh (ll/pack_rows.ll on the worker pool): row r of the copy is
+    the source's bytes from r * stride, stride + pad of them where they exist."""
+    rng = np.random.default_rng(threads)
+    source = rng.integers(0, 256, 100 * 64 + 40, dtype=np.uint8)   # 100 rows of 64 bytes and a partial one
     stride, pad = 64, 32
-    copy = np.full((11, stride + pad), 255, np.uint8)
-    packed_loads.fill(source, copy, stride)
-    for r in range(11):
-        part = source[r * stride:r * stride + stride + pad]
-        np.testing.assert_array_equal(copy[r, :part.size], part)
+    packs = packed_loads.LaunchPacks(3, threads)
+    copy = packs.add(2, source, stride, pad)
+    assert copy.shape == (101, stride + pad) and copy.ctypes.data % 64 == 0
+    for _ in range(2):                       # made afresh from the source as it is now
+        source += 1
+        packs.refresh(threads)
+        for r in range(101):
+            part = source[r * stride:r * stride + stride + pad]
+            np.testing.assert_array_equal(copy[r, :part.size], part)
+    row = 2 * packed_loads.PACK_ROW_WORDS
+    assert list(packs.table[row:row + 3]) == [copy.ctypes.data, stride, pad]
+    assert packs.table[packed_loads.PACK_STRIDE] == -1       # parameter 0: no copy
 
 
 def parse_stride(ir_body, params="i32 %n, i64 %m"):
@@ -224,3 +235,15 @@ def test_stride_expressions_evaluate_as_the_ir(body, args, expect):
 def test_strides_from_anything_but_arguments_and_constants_are_not_followed():
     assert parse_stride("%s = load i64, ptr %p\nret i64 %s", "ptr %p") is None
     assert parse_stride("%s = udiv i64 %m, 3\nret i64 %s") is None
+
+
+def test_pack_rows_ll_parses_with_the_job_layout_written_in():
+    import llvmlite.binding as llvm
+    from clcoop.native import fixed_ir
+    from clcoop.native.jit import ensure_llvm
+    ensure_llvm()
+    assert {"J_SOURCE", "J_COPY", "J_STRIDE", "J_WIDTH", "J_ROWS", "J_SIZE", "J_COUNTER", "PACK_CHUNK"} == \
+        fixed_ir.placeholders("pack_rows.ll")
+    module = llvm.parse_assembly(fixed_ir.load("pack_rows.ll", vars(packed_loads)))
+    module.verify()
+    assert not module.get_function("clcoop_pack_rows").is_declaration
