@@ -126,6 +126,8 @@ class Attribute:
 # the table's longest match. test_parse_fast_paths lexes with and without them.
 _ID_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_$")
 _ID_RULE = re.compile(r"[a-zA-Z_$][0-9a-zA-Z_$]*")
+_BLANKS = re.compile(r"[ \t]+")
+_BLANK_CHARS = (" ", "\t")
 _PUNCTUATORS_ONLY = {first: bucket for first, bucket in _c_lexer._fixed_tokens_by_first.items()
                      if first not in "/."}
 
@@ -148,6 +150,8 @@ class ClcoopLexer(OpenCLCLexer):
                 first = text[pos]
                 if first == " " or first == "\t":
                     pos += 1
+                    if text[pos:pos + 1] in _BLANK_CHARS:     # indentation: the run at once
+                        pos = _BLANKS.match(text, pos).end()
                 elif first == "\n":
                     self._lineno += 1
                     pos += 1

@@ -222,10 +222,52 @@ def _continues_pp_number_as_it_was(run, text):
 
 
 def test_a_pp_number_is_continued_as_before():
-    """_continues_pp_number answers without looking at the run when the text starts with
-    what continues no pp-number."""
-    runs = ["", "x", "1", "-1.5", "0x1.fe", "1e", "1.5e", "x1", "(1", "a.b", ".5", "1p", "++"]
+    """_continues_pp_number answers without searching the run when the text starts with
+    what continues no pp-number or the run ends with what ends none."""
+    runs = ["", "x", "1", "-1.5", "0x1.fe", "1e", "1.5e", "x1", "(1", "a.b", ".5", "1p", "++", "(", ",",
+            "x(", "1e+", "1e-", "1+", "\u00e9", "1\u00e9", "1\u0663", "1_", "1 ", "1)"]
     texts = ["", "f", "5", ".", "_", "+", "-", "(", ")", ",", "+1", "e", "\u00e9", " "]
     for run in runs:
         for text in texts:
             assert PP._continues_pp_number(run, text) == _continues_pp_number_as_it_was(run, text), (run, text)
+
+
+# What pcpp's lexer meets: continuations, comments over lines, strings with escapes and
+# continued lines, a character or string left open, characters no rule takes (`@`, `$`, a
+# backslash), numbers pcpp splits (1.5f, 0x1p3), non-ASCII names and blanks, no final newline.
+LEXER_TEXT = ("#define LONG(a) a + \\\n  a \\  \n  * 2\n/* one\n two */ int x = 1.5f + 0x1p3 + 07u;\n"
+              "char *s = \"a\\\"b\\\n c\"; char c = '\\n', d = L'x'; // tail\n"
+              "@ $ ` \\ \x0c\t \u00e9t\u00e9 x\u00e9 \"open\n'open\n/* open\nend")
+
+
+def _grouped(pp_class, text, fast):
+    pp = pp_class(DiagnosticEngine())
+    pp.fast_group_lines = fast
+    lines = []
+    for line in pp.group_lines(text, "/src/f.cl"):
+        lines.append([{key: ("lexer" if key == "lexer" else value) for key, value in tok.__dict__.items()}
+                      for tok in line])
+    return lines
+
+
+def test_the_lines_are_grouped_as_pcpps_group_lines():
+    """_group_lines lexes with ply's master pattern inline; pcpp's group_lines (ply's
+    Lexer.token) is the oracle: the same tokens, attributes (the lexer a rule saw included)
+    and lines."""
+    cls = PP._preprocessor_class()
+    assert cls.group_lines is PP._group_lines
+    for text in (LEXER_TEXT, MACRO_HEAVY, MACRO_ERRORS, REDEFINED, "", "\n", "x", "\\", "a\\\n"):
+        fast = _grouped(cls, text, True)
+        assert fast == _grouped(cls, text, False), text
+    lines = _grouped(cls, LEXER_TEXT, True)
+    kinds = {tok["type"] for line in lines for tok in line}
+    assert {"CPP_LINECONT", "CPP_COMMENT1", "CPP_STRING", "CPP_CHAR", "CPP_COMMENT2", "@", "CPP_DQUOTE",
+            "CPP_SQUOTE"} <= kinds, kinds
+
+
+def test_the_same_text_and_expansions_with_pcpps_group_lines(monkeypatch):
+    fast = [_preprocess(source) for source in (MACRO_HEAVY, MACRO_ERRORS, LEXER_TEXT)]
+    with monkeypatch.context() as patched:
+        patched.setattr(PP._preprocessor_class(), "fast_group_lines", False)
+        slow = [_preprocess(source) for source in (MACRO_HEAVY, MACRO_ERRORS, LEXER_TEXT)]
+    assert fast == slow
