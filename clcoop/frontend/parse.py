@@ -127,9 +127,16 @@ class Attribute:
 _ID_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_$")
 _ID_RULE = re.compile(r"[a-zA-Z_$][0-9a-zA-Z_$]*")
 _BLANKS = re.compile(r"[ \t]+")
-_BLANK_CHARS = (" ", "\t")
+_KEYWORDS = _c_lexer._keyword_map
 _PUNCTUATORS_ONLY = {first: bucket for first, bucket in _c_lexer._fixed_tokens_by_first.items()
                      if first not in "/."}
+_PUNCTUATOR_TYPES = {entry.literal: entry.tok_type for bucket in _PUNCTUATORS_ONLY.values()
+                     for entry in bucket}
+# ClcoopLexer.token's one match: blanks, then a name or the longest punctuator (longest
+# first in the alternation: the bucket's order, which is by length).
+_NAME_OR_PUNCTUATOR = re.compile(
+    r"[ \t]*(?:([a-zA-Z_$][0-9a-zA-Z_$]*)(?![0-9a-zA-Z_$'\"])|("
+    + "|".join(re.escape(literal) for literal in sorted(_PUNCTUATOR_TYPES, key=len, reverse=True)) + "))")
 
 
 class ClcoopLexer(OpenCLCLexer):
@@ -147,42 +154,37 @@ class ClcoopLexer(OpenCLCLexer):
             pos = self._pos
             n = len(text)
             while pos < n:
+                # Blanks, then a name or a punctuator, in one match: group 1 a name (not
+                # followed by a quote: `L"x"`, `u8'c'` are literals; nor, backtracking, by a
+                # name character), group 2 the longest punctuator at that place.
+                m = _NAME_OR_PUNCTUATOR.match(text, pos)
+                if m is not None:
+                    self._pos = m.end()
+                    value = m.group(1)
+                    if value is not None:
+                        tok_type = _KEYWORDS.get(value, "ID")
+                        if tok_type == "ID":
+                            if self.type_lookup_func(value):
+                                tok_type = "TYPEID"
+                            else:
+                                tok_type = self._extra_keywords.get(value, "ID")
+                        return _c_lexer._Token(tok_type, value, self._lineno, m.start(1) - self._line_start + 1)
+                    value = m.group(2)
+                    tok = _c_lexer._Token(_PUNCTUATOR_TYPES[value], value, self._lineno,
+                                          m.start(2) - self._line_start + 1)
+                    if value == "{":
+                        self.on_lbrace_func()
+                    elif value == "}":
+                        self.on_rbrace_func()
+                    return tok
                 first = text[pos]
-                if first == " " or first == "\t":
-                    pos += 1
-                    if text[pos:pos + 1] in _BLANK_CHARS:     # indentation: the run at once
-                        pos = _BLANKS.match(text, pos).end()
-                elif first == "\n":
+                if first == "\n":
                     self._lineno += 1
                     pos += 1
                     self._line_start = pos
-                elif first in _ID_START:
-                    end = _ID_RULE.match(text, pos).end()
-                    if text[end:end + 1] in ("'", '"'):
-                        break
-                    value = text[pos:end]
-                    tok_type = _c_lexer._keyword_map.get(value, "ID")
-                    if tok_type == "ID":
-                        if self.type_lookup_func(value):
-                            tok_type = "TYPEID"
-                        else:
-                            tok_type = self._extra_keywords.get(value, "ID")
-                    self._pos = end
-                    return _c_lexer._Token(tok_type, value, self._lineno, pos - self._line_start + 1)
+                elif first == " " or first == "\t":
+                    pos = _BLANKS.match(text, pos).end()
                 else:
-                    bucket = _PUNCTUATORS_ONLY.get(first)
-                    if bucket is None:
-                        break
-                    for entry in bucket:
-                        if text.startswith(entry.literal, pos):
-                            self._pos = pos + len(entry.literal)
-                            tok = _c_lexer._Token(entry.tok_type, entry.literal, self._lineno,
-                                                  pos - self._line_start + 1)
-                            if first == "{":
-                                self.on_lbrace_func()
-                            elif first == "}":
-                                self.on_rbrace_func()
-                            return tok
                     break
             self._pos = pos
         return super().token()
