@@ -638,10 +638,12 @@ def _emit_tokens(pp, writer, state):
     adjacent = False   # a token was written with no whitespace token since
     invocation_cols = {}   # (file, line) -> column after the last original token written there
     sources = pp.known_sources
-    while True:
-        tok = pp.token()
-        if tok is None:
-            break
+    # pcpp's token() is its parser generator less the ignored types, and None (the parser
+    # dropped) at the end: iterated here without a call per token.
+    ignore = pp.ignore
+    for tok in pp.parser:
+        if tok.type in ignore:
+            continue
         if tok.type in _WS_TYPES:
             previous = None
             adjacent = False
@@ -678,6 +680,7 @@ def _emit_tokens(pp, writer, state):
         previous = (tok.type, tok.source, line, col)
         writer.original(file, line, col, tok.value, adjacent=adjacent)
         adjacent = True
+    pp.parser = None
 
 
 def _record_expansion(pp, tok, entry, file, line, col, invocation_cols):
