@@ -55,8 +55,11 @@ WIDE_LANES = 64
 MAX_LINES = 20000
 # Largest function with lane-varying ifs compiled at WIDE_LANES (generate).
 MAX_WIDE_MASKED_LINES = 12000
-# Work-groups per band of the cache-aware order (subgroup_driver).
-BAND = 8
+# Work-groups per band of the cache-aware order (subgroup_driver). 4: a GEMM's B strips of a
+# band (4 x K x 64 bytes for 8 x 16 tiles) stay in a 1 MiB L2 with A's rows; one thread,
+# examples/gemm_f32.cl with packed loads: 2048^3 193-197 ms at 4 against 210 at 8 and 213-218
+# at 16, 512^3 3.2-3.5 ms against 3.6-3.9 (1024^3 the same).
+BAND = 4
 
 
 def function_name(kernel):

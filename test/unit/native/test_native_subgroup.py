@@ -607,7 +607,7 @@ def ids_oracle(global_size, local_size):
 
 
 # 1-D launches (no division for the group ids), 2-D and 3-D ones with one group in
-# dimension 1 or 2 only, a number of groups along dimension 0 no multiple of the band (8).
+# dimension 1 or 2 only, a number of groups along dimension 0 no multiple of the band (subgroup.BAND, 4).
 ID_LAUNCHES = [((4096,), (64,)), ((4096,), (256,)), ((2048,), (1024,)), ((4096,), (32,)),
                ((128, 8), (64, 2)), ((192, 4), (64, 1)), ((640, 3), (64, 3)), ((64, 4, 3), (32, 2, 1)),
                ((128, 2, 4), (64, 2, 1)), ((128, 4, 1), (64, 1, 1)), ((48, 2, 2), (16, 1, 2))]
