@@ -479,6 +479,9 @@ class NativeProgram:
                 context.FAULT_ATOMIC: "atomic"}.get(kind, site.what)
         region = self._checked_region(code, priv, names, table)
         other = self._other_private(addr, llid, arena) if region is None else None
+        if region is None and other is None and kind in (context.FAULT_READ, context.FAULT_WRITE,
+                                                         context.FAULT_ATOMIC):
+            region = _nearest_buffer(addr, names, table)
         if other is not None and kind in (context.FAULT_READ, context.FAULT_WRITE, context.FAULT_ATOMIC,
                                           context.FAULT_FREED):
             # The interpreter's words (memory.Memory._object_fault).
@@ -674,6 +677,30 @@ def _ids(nd, group, llid):
     lid = (llid % lx, (llid // lx) % ly, llid // (lx * ly))
     gid = tuple(grp[d] * nd.local_size[d] + lid[d] + nd.offset[d] for d in range(3))
     return gid, lid, grp
+
+
+# How far outside a buffer a pointer that no check could attribute is still named as that
+# buffer's overrun (_nearest_buffer): a tile or row running past the end reaches a few KiB,
+# a wild pointer (an integer made into one) is almost never that close to a buffer.
+NEAR_BUFFER_BYTES = 1 << 16
+
+
+def _nearest_buffer(addr, names, table):
+    """(name, lo, hi) of the launch's buffer nearest to `addr`, when `addr` lies within
+    NEAR_BUFFER_BYTES before or after it; else None. For a pointer whose buffer no check
+    knew (its provenance lost: it went through private memory at -O0) and that points into
+    no buffer: the interpreter names the nearest buffer too (Memory._describe_bad, within
+    its 4 GiB gaps), so a tile that runs one past the end of its buffer is "out of bounds
+    of 'A'" in both engines, not an "invalid pointer" natively."""
+    best = None
+    for name, row in zip(names, table):
+        if name is None:
+            continue
+        lo, hi = int(row[0]), int(row[1])
+        distance = lo - addr if addr < lo else max(0, addr - hi)
+        if distance < NEAR_BUFFER_BYTES and (best is None or distance < best[0]):
+            best = (distance, (name, lo, hi))
+    return best[1] if best else None
 
 
 def _describe_bad(addr, size, what, region, dtype=None):

@@ -482,6 +482,16 @@ __kernel void k(__global const float *a, __global const float *b, __global float
     c[get_global_id(0)] = p[shift];
 }""", "k", lambda: adjacent_slices(np.int32(260)), (4, 4),
         ["read of float32 at element 260 of buffer 'a' (256 elements)"], (0,)),
+    # A tile one past its buffer's end, its pointer through private memory at -O0 (no
+    # provenance natively): both engines name the nearest buffer (ir/memory.py's rule), not
+    # an invalid pointer natively (an IR fuzzer finding).
+    "matrix tile one past the end (-O0)": Case("""
+typedef float acc __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 8, 8, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
+__kernel void k(__global float *A, __global float *C, int off) {
+    acc a = coop_mat_load(A + off, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)8);
+    coop_mat_store(C, a, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)8);
+}""", "k", lambda: (np.zeros(64, np.float32), np.zeros(64, np.float32), np.int32(64)), (16, 16),
+        ["out-of-bounds read of float32 at element 64 of buffer 'A' (64 elements)"], (0,), options=["-O0"]),
     "a[o - a]": Case("""
 __kernel void k(__global int *a, __global int *o) {
     a[o - a] = 7;
