@@ -332,13 +332,18 @@ class _ModuleGen:
                 raise self.emitted[fname]
             return
         try:
-            self.emitted[fname] = _FunctionGen(self, self.functions[fname], is_kernel).emit()
+            self.emitted[fname] = self.function_emitter(fname, is_kernel).emit()
             size = self.arena[fname][1]
             self.arena_base[fname] = (self.arena_total + 15) // 16 * 16
             self.arena_total = self.arena_base[fname] + size
         except Unsupported as exc:
             self.emitted[fname] = exc
             raise
+
+    def function_emitter(self, fname, is_kernel):
+        """The per-work-item emitter of the defined function fname (a _FunctionGen); the
+        subgroup generator (subgroup.py) is handed one for the kernel it re-emits."""
+        return _FunctionGen(self, self.functions[fname], is_kernel)
 
     # ------------------------------------------------------------ module text
     def finish(self):
@@ -441,6 +446,12 @@ class _ModuleGen:
 
 
 class _FunctionGen:
+    """The per-work-item emitter of one defined function f of the module mg (_ModuleGen):
+    emit() re-emits it whole; instruction(ins, label) emits one instruction for one
+    work-item into `lines` (fresh names %__<stem><n> from the counter n, fault sites
+    through site(), checked accesses through check()). The subgroup generator
+    (subgroup._SubgroupGen) holds one and emits its per-lane copies through it."""
+
     def __init__(self, mg, f, is_kernel):
         self.mg = mg
         self.f = f
@@ -450,6 +461,8 @@ class _FunctionGen:
         self.n = 0
         self.spills = []           # allocas of matrix operands (coop_routines)
         self.lines = []
+        self.cur_block = 0         # index in blocks of the block being emitted
+        self.coroutine = False     # suspends at barriers (emit() decides; read by instruction())
         self.renames = {}          # block name -> name of the block now ending it
         self.arena = {}            # alloca name -> (offset, size)
         self.safe_allocas = set()
@@ -518,7 +531,7 @@ class _FunctionGen:
         if matrices and self.mg.subgroup_size is None:
             raise Unsupported("cooperative-matrix operations (compiled per sub-group size)")
         self._plan_allocas()
-        self.coroutine = self._has_barrier() or self._has_rendezvous()
+        self.coroutine = self.has_barrier() or self._has_rendezvous()
         if self.coroutine and not self.is_kernel:
             raise Unsupported(f"a barrier in the called function @{f.name}")
         if self.coroutine:
@@ -559,7 +572,7 @@ class _FunctionGen:
             text = [f"define internal {ret} {gquote(f.name)}({', '.join(params)}) {{"]
         for label, lines in body:
             text.append(f"{quote(label)[1:]}:")
-            text.extend(self._fix_phis(line) for line in lines)
+            text.extend(self.fix_phis(line) for line in lines)
         text.append("__abort:")
         if self.arena:
             text.append("  store i64 0, ptr %__live")
@@ -573,10 +586,11 @@ class _FunctionGen:
         text = tensor_routines.replace_tensor_types("\n".join(text))
         return coop_routines.replace_matrix_types(text, coop_routines.sizes_of(self)) if matrices else text
 
-    def _fix_phis(self, line):
+    def fix_phis(self, line):
+        """A line with its phi's incoming blocks renamed: a block split by a poll or a
+        barrier (branch, suspend) reaches its successors from the block now ending it."""
         if " = phi " not in line or not self.renames:
             return line
-
         return re.sub(r"(,\s*)%(\"[^\"]*\"|[-\w.$]+)\s*\]", lambda m: m.group(1) + quote(
             self.renames.get(m.group(2).strip('"'), m.group(2).strip('"'))) + " ]", line)
 
@@ -1000,7 +1014,7 @@ class _FunctionGen:
         self.spills.append(f"  {name} = alloca {vector_type}, align 64")
         return name
 
-    def _has_barrier(self):
+    def has_barrier(self):
         for b in self.blocks:
             for ins in b.instructions:
                 if ins.opcode == "call":

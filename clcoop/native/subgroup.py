@@ -33,7 +33,7 @@ from clcoop.ir.demangle import demangle
 from clcoop.ir.loader import value_kind
 from clcoop.native import coop_routines
 from clcoop.native.builtin_ir import store_size
-from clcoop.native.codegen import _FunctionGen, safe_divisor
+from clcoop.native.codegen import safe_divisor
 from clcoop.native.collectives import Collectives
 from clcoop.native.context import ATOMIC_FUNCTIONS, CTX, CTX_SLOTS
 from clcoop.native.drivers import argument_lines, coroutine_driver, group_head_lines, group_id_lines, one_dim_lines, \
@@ -46,7 +46,7 @@ from clcoop.native.runtime_ir import CORO_EPILOGUE, CORO_PROLOGUE
 from clcoop.native.support import MEMORY_INTRINSICS, WORKITEM_FUNCTIONS, Unsupported
 from clcoop.native.text_rewrite import clean_ir, gquote, quote, ref
 
-# Names codegen._FunctionGen.fresh makes (%__<stem><n>, maybe with a suffix): renamed per
+# Names the emitter's fresh makes (codegen._FunctionGen.fresh) (%__<stem><n>, maybe with a suffix): renamed per
 # lane when made while emitting the instruction (n in the counter range of it).
 _FRESH = re.compile(r"__[a-z0-9]*?(\d+)(\.[\w.]*)?")
 # Lanes in lockstep for kernels that observe no subgroup (no sub-group query, no matrix).
@@ -81,7 +81,7 @@ def generate(mg, plan, max_lanes=None):
         # independent vector chains, fewer calls per work-item).
         plan.lanes_free = True
         lanes = min(WIDE_LANES, max_lanes or WIDE_LANES)
-    gen = _SubgroupGen(mg, f, True)
+    gen = _SubgroupGen(mg.function_emitter(plan.name, True))
     function = gen.emit_subgroup(lanes)
     # Lane-varying loops (regions.py): the subgroup's lanes. A masked loop runs as long as
     # its slowest lane: trip counts equal within 16 lanes but not 64 made the 64-lane build
@@ -99,7 +99,7 @@ def generate(mg, plan, max_lanes=None):
         (gen.masking.hammocks and not gen.coroutine and lines > MAX_WIDE_MASKED_LINES)
     if (lines > MAX_LINES or masked_cost) and lanes > mg.subgroup_size:
         lanes = mg.subgroup_size
-        gen = _SubgroupGen(mg, f, True)
+        gen = _SubgroupGen(mg.function_emitter(plan.name, True))
         function = gen.emit_subgroup(lanes)
     if gen.masked_regions.regions and function.count("\n") > MAX_MASKED_LINES:
         # Masked regions' per-lane selects and checks: about 0.4 ms of LLVM -O3 per line.
@@ -128,9 +128,19 @@ def _callees_text(f):
     return " ".join(names)
 
 
-class _SubgroupGen(_FunctionGen):
-    """Re-emits a kernel for a whole subgroup (the base class's per-instruction code, once
-    for uniform instructions, once per lane for varying ones). Which values vary is
+# What _SubgroupGen uses of its per-work-item emitter (codegen._FunctionGen), and nothing
+# else (test_native_subgroup_parts): the function and its blocks, the per-work-item code
+# of one instruction, checks and fault sites, the lines being emitted and the fresh-name
+# counter, the block being emitted, and whether the function is a coroutine.
+WORK_ITEM_USES = ("f", "mg", "layout", "blocks", "defs", "block_index", "block_cost", "ty", "fresh", "site",
+                  "check", "base_of", "global_slot", "instruction", "has_barrier", "fix_phis", "lines", "n",
+                  "cur_block", "coroutine")
+
+
+class _SubgroupGen:
+    """Re-emits a kernel for a whole subgroup: its emitter's per-work-item code of each
+    instruction (emitter: codegen._FunctionGen of the kernel), once for uniform
+    instructions, once per lane for varying ones. Which values vary is
     lane_kinds.LaneKinds' analysis (plain data: it takes the lane count and a type size,
     not the generator). What is not a plain instruction goes to the parts it composes,
     built with it as the generator they emit through: masking.Masking (lane-varying ifs,
@@ -139,16 +149,42 @@ class _SubgroupGen(_FunctionGen):
     matrix_tiles.MatrixTiles (cooperative-matrix operations). Each part uses only the names
     of this class its module lists in GENERATOR_USES (the lines emitted, fresh names, lane
     values, entry allocas, the current mask masked_preds/block_any that instruction()
-    reads, ...), and of another part only what its constructor is handed (test_native_
-    subgroup_parts)."""
+    reads, ...), and of another part only what its constructor is handed; this class uses
+    only the names of the emitter WORK_ITEM_USES lists (test_native_subgroup_parts)."""
+
+    def __init__(self, emitter):
+        self.emitter = emitter
+        # The emitter's function, its module and blocks, and what the parts call of it
+        # (their GENERATOR_USES), handed on as they are.
+        self.f, self.mg, self.layout = emitter.f, emitter.mg, emitter.layout
+        self.blocks, self.defs = emitter.blocks, emitter.defs
+        self.block_index, self.block_cost = emitter.block_index, emitter.block_cost
+        self.ty, self.fresh, self.site = emitter.ty, emitter.fresh, emitter.site
+        self.base_of, self.global_slot = emitter.base_of, emitter.global_slot
+
+    # The lines being emitted are the emitter's: what it emits for an instruction lands
+    # among the parts' lines (a part may set a new list, as masking's masked copy does).
+    @property
+    def lines(self):
+        return self.emitter.lines
+
+    @lines.setter
+    def lines(self, lines):
+        self.emitter.lines = lines
+
+    @property
+    def cur_block(self):
+        """Index of the block being emitted (the emitter's: a barrier splits it)."""
+        return self.emitter.cur_block
 
     def emit_subgroup(self, lanes):
         f = self.f
         self.S = lanes
         # Barriers: the subgroup function is a coroutine suspended at each barrier, and
         # the driver advances the work-group's subgroups barrier by barrier
-        # (drivers.coroutine_driver with lanes=S).
-        self.coroutine = self._has_barrier()
+        # (drivers.coroutine_driver with lanes=S). The emitter's barrier and ret read it.
+        self.coroutine = self.emitter.has_barrier()
+        self.emitter.coroutine = self.coroutine
         self.entry_allocas = []
         self.lane_contexts = False  # whether lanes other than 0 read their ids
         self.masking = Masking(self)  # lane-varying ifs (hammocks)
@@ -173,7 +209,7 @@ class _SubgroupGen(_FunctionGen):
         for bi, b in enumerate(self.blocks):
             if b.name in self.masked_regions.interior:
                 continue           # emitted with its region's start (regions.py)
-            self.cur_block = bi
+            self.emitter.cur_block = bi
             self.lines = []
             for ins in b.instructions:
                 self.instruction(ins, b.name)
@@ -186,7 +222,7 @@ class _SubgroupGen(_FunctionGen):
         body[0] = (body[0][0], self.entry_allocas + prologue + lanes + body[0][1])
         for label, lines in body:
             text.append(f"{quote(label)[1:]}:")
-            text.extend(self._fix_phis(line) for line in lines)
+            text.extend(self.emitter.fix_phis(line) for line in lines)
         text.append("__abort:")
         text += ["  br label %__coro.final"] + CORO_EPILOGUE if self.coroutine else ["  ret void"]
         text.append("}")
@@ -312,12 +348,12 @@ class _SubgroupGen(_FunctionGen):
             # Uniform from per-lane operands (x / S of a multiple of S plus the lane):
             # computed once, from lane 0.
             return self._per_lane(ins, label, ops, [0])
-        return super().instruction(ins, label)
+        return self.emitter.instruction(ins, label)
 
     def _per_lane(self, ins, label, ops, lanes):
         saved, self.lines = self.lines, []
-        self.fresh_from = self.n
-        if super().instruction(ins, label) is not None:
+        self.fresh_from = self.emitter.n
+        if self.emitter.instruction(ins, label) is not None:
             raise Unsupported(f"internal: a varying instruction splits its block ({clean_ir(str(ins))})")
         lines, self.lines = self.lines, saved
         query = ins.opcode == "call" and demangle(ops[-1].name)[0] in WORKITEM_FUNCTIONS
@@ -341,8 +377,8 @@ class _SubgroupGen(_FunctionGen):
         vec = f"<{self.S} x {T}>"
         store = ins.opcode == "store"
         saved, self.lines = self.lines, []
-        self.fresh_from = self.n
-        checked = self.check(ins, pointer, self.S * esz, esz, "write" if store else "read", store)
+        self.fresh_from = self.emitter.n
+        checked = self.emitter.check(ins, pointer, self.S * esz, esz, "write" if store else "read", store)
         lines, self.lines = self.lines, saved
         self.lines += [self._lane_text(line, 0, False) for line in lines]
         checked = self._lane_text(checked, 0, False)

@@ -1,17 +1,21 @@
 """The subgroup generator is composed of parts, not mixins (issue 27, "Composition over
 mixins"; the checker's test_check_parts holds the front end to the same rule).
 
-subgroup._SubgroupGen builds masking.Masking (lane-varying ifs and masked accesses),
-regions.Regions (lane-varying loops and nested ifs), collectives.Collectives (sub-group
-collectives and ballots) and matrix_tiles.MatrixTiles (cooperative-matrix operations), and
-hands them itself as the generator they emit through. A part inherits nothing; every
-`self.<name>` it reads is its own (a method, a class constant or an attribute it assigns);
-what it uses of the generator is the short list its module declares (GENERATOR_USES), each
-a public name the generator (or its base codegen._FunctionGen) defines; ballot_ir's
-functions that take the generator declare theirs the same way. The lane analysis
-(lane_kinds.LaneKinds) takes plain values, not the generator. No module of the generator
-reaches into another's private names. The tests read the modules as text (ast), so they
-also fail when a mixin or an undeclared use of the generator comes back.
+subgroup._SubgroupGen inherits nothing: it is handed the kernel's per-work-item emitter
+(codegen._FunctionGen, made by _ModuleGen.function_emitter) and uses of it only the public
+names subgroup.WORK_ITEM_USES lists. It builds masking.Masking (lane-varying ifs and masked
+accesses), regions.Regions (lane-varying loops and nested ifs), collectives.Collectives
+(sub-group collectives and ballots) and matrix_tiles.MatrixTiles (cooperative-matrix
+operations), and hands them itself as the generator they emit through. A part inherits
+nothing; every `self.<name>` it reads is its own (a method, a class constant or an
+attribute it assigns); what it uses of the generator is the short list its module declares
+(GENERATOR_USES), each a public name _SubgroupGen itself defines (not the emitter behind
+it); ballot_ir's functions that take the generator declare theirs the same way. The lane
+analysis (lane_kinds.LaneKinds) takes plain values, not the generator. No module of the
+generator reaches into another's private names, and no class of clcoop/native inherits
+another class of the engine (only object, builtin types, exceptions, ctypes and llvmlite
+types). The tests read the modules as text (ast), so they also fail when a mixin, a base
+class or an undeclared use of the generator or the emitter comes back.
 """
 import ast
 import importlib
@@ -53,9 +57,13 @@ def generator_uses(node):
 
 
 def generator_names():
-    """What _SubgroupGen and its base _FunctionGen define."""
-    return defined_names(class_node("subgroup.py", "_SubgroupGen")) | \
-        defined_names(class_node("codegen.py", "_FunctionGen"))
+    """What _SubgroupGen defines (a method, a property, an attribute it assigns)."""
+    return defined_names(class_node("subgroup.py", "_SubgroupGen"))
+
+
+def emitter_names():
+    """What the per-work-item emitter codegen._FunctionGen defines."""
+    return defined_names(class_node("codegen.py", "_FunctionGen"))
 
 
 def declared(module):
@@ -68,6 +76,9 @@ def check_declared_uses(module, used):
     assert names - used == set(), f"{module}: declared but not used"
     assert names - generator_names() == set(), f"{module}: not defined by the generator"
     assert {n for n in names if n.startswith("_")} == set(), f"{module}: a private name of the generator"
+    # The emitter behind the generator is the generator's business: a part that reached it
+    # (gen.emitter.<name>) would use names no list declares.
+    assert "emitter" not in names, f"{module}: reaches the generator's emitter"
 
 
 @pytest.mark.parametrize("module,name", sorted(PARTS.items()))
@@ -144,13 +155,82 @@ def test_the_rules_catch_the_old_shapes():
 
 
 def test_generator_composes_the_parts():
-    """_SubgroupGen inherits only the per-work-item generator, and builds each part and
-    the lane analysis."""
+    """_SubgroupGen inherits nothing, and builds each part and the lane analysis."""
     cls = class_node("subgroup.py", "_SubgroupGen")
-    assert [ast.unparse(b) for b in cls.bases] == ["_FunctionGen"]
+    assert not cls.bases, f"_SubgroupGen inherits {[ast.unparse(b) for b in cls.bases]}"
+    assert undefined_self_uses(cls) == []
     built = {node.func.id for node in ast.walk(cls) if isinstance(node, ast.Call)
              and isinstance(node.func, ast.Name)}
     assert set(PARTS.values()) | {"LaneKinds"} <= built
+
+
+def test_generator_uses_only_the_emitter_interface_it_declares():
+    """Every use of the per-work-item emitter (`self.emitter.<name>`, or `emitter.<name>`
+    of the constructor's parameter) is in subgroup.WORK_ITEM_USES, each a public name
+    codegen._FunctionGen defines, none stale; the generator is handed the emitter, it does
+    not build one (_ModuleGen.function_emitter does)."""
+    cls = class_node("subgroup.py", "_SubgroupGen")
+    used = received_uses(cls, "emitter")
+    names = set(subgroup.WORK_ITEM_USES)
+    assert used - names == set(), "used but not declared"
+    assert names - used == set(), "declared but not used"
+    assert names - emitter_names() == set(), "not defined by the emitter"
+    assert {n for n in names if n.startswith("_")} == set(), "a private name of the emitter"
+    assert "_FunctionGen" not in {n.id for n in ast.walk(module_tree("subgroup.py")) if isinstance(n, ast.Name)}
+
+
+def inheriting_classes(module):
+    """'module.Class(Base)' for each class of the module (imported) with a base that is
+    neither object, a builtin type, an exception, nor a ctypes or llvmlite type: a base
+    class of the engine's own (a mixin, a generator's base) is what it finds."""
+    found = []
+    for name, cls in vars(module).items():
+        if not isinstance(cls, type) or cls.__module__ != module.__name__:
+            continue
+        for base in cls.__bases__:
+            outside = base.__module__.split(".")[0] in ("builtins", "ctypes", "_ctypes", "llvmlite")
+            if not (outside or issubclass(base, BaseException)):
+                found.append(f"{module.__name__}.{name}({base.__name__})")
+    return found
+
+
+NATIVE_MODULES = sorted(p.stem for p in NATIVE.glob("*.py") if p.stem != "__init__")
+
+
+@pytest.mark.parametrize("name", NATIVE_MODULES)
+def test_no_native_class_inherits_another(name):
+    assert inheriting_classes(importlib.import_module(f"clcoop.native.{name}")) == []
+
+
+def test_inheritance_rule_catches_a_base_class():
+    """The rule finds the old shape (the subgroup generator a subclass of the per-work-item
+    one) and lets exceptions, builtin, ctypes and llvmlite bases pass."""
+    import types
+    import ctypes
+    from llvmlite import ir
+    module = types.ModuleType("clcoop.native.fake")
+
+    class Emitter:
+        pass
+
+    class Generator(Emitter):
+        pass
+
+    class Failure(Exception):
+        pass
+
+    class Sizes(int):
+        pass
+
+    class Struct(ctypes.Structure):
+        pass
+
+    class Half(ir.types.Type):
+        pass
+    for cls in (Emitter, Generator, Failure, Sizes, Struct, Half):
+        cls.__module__ = module.__name__
+        setattr(module, cls.__name__, cls)
+    assert inheriting_classes(module) == ["clcoop.native.fake.Generator(Emitter)"]
 
 
 def test_lane_analysis_takes_no_generator():
