@@ -27,6 +27,7 @@ The stride a copy is made for is the value of the load's stride operand at launc
 is computed from kernel arguments and constants only (stride_expression); loads whose
 stride is anything else read the buffer itself.
 """
+import math
 import threading
 
 import numpy as np
@@ -39,8 +40,12 @@ from clcoop.native import fixed_ir, pool
 # and the pad bytes after each row.
 (PACK_COPY, PACK_STRIDE, PACK_PAD, PACK_ROW_WORDS) = range(4)
 # Rows this many bytes apart (or a multiple) fall in one set of the first-level data cache
-# (64 sets of 64-byte lines on x86-64): the strides a copy is made for.
-CONFLICT_BYTES = 4096
+# (64 sets of 64-byte lines on x86-64).
+L1_PERIOD = 4096
+# ... and the second level's sets repeat every L2_PERIOD bytes (2,048 sets of 64-byte lines
+# on AMD Zen 4's 1 MiB and Intel's 2 MiB second levels), L2_WAYS ways each at least.
+L2_PERIOD = 128 * 1024
+L2_WAYS = 8
 # Loads of more rows than this (the ways of a first-level set on x86-64: 8 on AMD Zen 4,
 # 12 on recent Intel cores) may read a copy; a tile of at most 8 rows fits one set (a
 # GEMM's A tile of 8 rows at 8 KiB reads as fast from the buffer: measured).
@@ -208,10 +213,11 @@ def _copier():
 
 def launch_packs(candidates, params, buffers, call_args, total_groups, threads):
     """LaunchPacks for a launch of a kernel with these candidate loads (refreshed on up to
-    `threads` threads), or None when it has none. buffers: runtime._buffer_regions' (region, address) per parameter. A parameter gets
-    a copy when its region is read-only, the stride of its first candidate load evaluates
-    to a positive multiple of CONFLICT_BYTES in bytes, and the launch has at least one
-    work-group per BYTES_PER_GROUP bytes of it."""
+    `threads` threads), or None when it has none. buffers: runtime._buffer_regions'
+    (region, address) per parameter. A parameter gets a copy when its region is read-only,
+    the stride of its first candidate load evaluates to a positive number of bytes whose
+    rows are `conflicting`, and the launch has at least one work-group per BYTES_PER_GROUP
+    bytes of it."""
     if not candidates:
         return None
     packs = LaunchPacks(params, threads)
@@ -226,13 +232,27 @@ def launch_packs(candidates, params, buffers, call_args, total_groups, threads):
             continue
         elements = evaluate(c.stride, call_args)
         stride = None if elements is None else elements * c.element_bytes
-        if stride is None or stride <= 0 or stride % CONFLICT_BYTES or \
-                region.size > BYTES_PER_GROUP * total_groups or region.size < stride:
+        if stride is None or stride <= 0 or not conflicting(stride, region.size // stride) or \
+                region.size > BYTES_PER_GROUP * total_groups:
             continue
         chosen[c.param] = (stride, _pad(c.row_bytes))
     for param, (stride, pad) in sorted(chosen.items()):
         packs.add(param, buffers[param][0].data, stride, pad)
     return packs
+
+
+def conflicting(stride, rows):
+    """Whether `rows` rows `stride` bytes apart crowd a few cache sets: every one in the same
+    first-level set (a multiple of L1_PERIOD: a tile of more than SET_WAYS rows misses
+    there at every step), or more of them than the L2_WAYS ways of the second-level sets
+    they visit hold (a GEMM's B panel, K rows of one line each, then streams from the
+    third level for every tile of its column). 1024 or 2048 floats: the first; 1536: the
+    second (64 sets, 512 lines, for 1,536 rows); 512 with 512 rows: neither."""
+    if stride % L1_PERIOD == 0:
+        return True
+    sets = L2_PERIOD // math.gcd(stride, L2_PERIOD)
+    # (Visiting every set, rows beyond the ways are the cache's capacity: no copy helps.)
+    return sets < L2_PERIOD // LINE_BYTES and rows > L2_WAYS * sets
 
 
 def _pad(row_bytes):

@@ -247,3 +247,11 @@ def test_pack_rows_ll_parses_with_the_job_layout_written_in():
     module = llvm.parse_assembly(fixed_ir.load("pack_rows.ll", vars(packed_loads)))
     module.verify()
     assert not module.get_function("clcoop_pack_rows").is_declaration
+
+
+@pytest.mark.parametrize("floats,rows,expect", [
+    (1024, 16, True), (2048, 2048, True), (3072, 4, True),      # a multiple of 4 KiB: one L1 set
+    (1536, 1536, True), (1536, 512, False),                     # 64 L2 sets of 8 ways: 512 rows
+    (512, 512, False), (512, 2048, True), (1000, 100000, False), (1040, 4096, False)])
+def test_conflicting_strides(floats, rows, expect):
+    assert packed_loads.conflicting(4 * floats, rows) is expect
