@@ -641,46 +641,52 @@ def _emit_tokens(pp, writer, state):
     # pcpp's token() is its parser generator less the ignored types, and None (the parser
     # dropped) at the end: iterated here without a call per token.
     ignore = pp.ignore
-    for tok in pp.parser:
-        if tok.type in ignore:
-            continue
-        if tok.type in _WS_TYPES:
-            previous = None
-            adjacent = False
-            continue
-        known = sources.get(tok.source)
-        if known is None:
-            known = (pp.files.get(tok.source), pp.display_name(tok.source))
-            if known[0] is not None:     # -D tokens have no file: looked up each time
-                sources[tok.source] = known
-        entry, file = known
-        pos = entry.position(tok) if entry else None
-        state["tokens"] += 1
-        if pos is None:
-            line = max(tok.lineno, writer.line) if file == writer.file else tok.lineno
-            out_col = writer.expanded(file, line, tok.value, adjacent=adjacent)
-            if entry is not None:
-                _record_expansion(pp, tok, entry, file, writer.line, out_col, invocation_cols)
-            previous = None
+    written = 0     # tokens written: added to state["tokens"] however the loop ends
+    try:
+        for tok in pp.parser:
+            if tok.type in ignore:
+                continue
+            if tok.type in _WS_TYPES:
+                previous = None
+                adjacent = False
+                continue
+            known = sources.get(tok.source)
+            if known is None:
+                known = (pp.files.get(tok.source), pp.display_name(tok.source))
+                if known[0] is not None:     # -D tokens have no file: looked up each time
+                    sources[tok.source] = known
+            entry, file = known
+            pos = entry.position(tok) if entry else None
+            written += 1
+            if pos is None:
+                line = tok.lineno
+                if file == writer.file and writer.line > line:
+                    line = writer.line
+                out_col = writer.expanded(file, line, tok.value, adjacent)
+                if entry is not None:
+                    _record_expansion(pp, tok, entry, file, writer.line, out_col, invocation_cols)
+                previous = None
+                adjacent = True
+                continue
+            line, col = pos
+            if not getattr(tok, "expanded_from", None):     # not an argument of a macro invocation
+                invocation_cols[(file, line)] = col + len(tok.value)
+            # pcpp lexes an unterminated comment or string as single punctuation tokens.
+            if tok.type == "CPP_STAR" and previous is not None and previous[0] == "CPP_FSLASH" \
+                    and previous[1:] == (tok.source, line, col - 1):
+                pp.diag.error("unterminated /* comment", SourceLocation(file, line, col - 1))
+                return
+            if tok.type in ("CPP_DQUOTE", "CPP_SQUOTE") and pending_quote is None:
+                pending_quote = tok.value
+                pp.diag.error(f"missing terminating {tok.value} character" if tok.value == "'"
+                              else "missing terminating '\"' character",
+                              SourceLocation(file, line, col))
+            previous = (tok.type, tok.source, line, col)
+            writer.original(file, line, col, tok.value, adjacent)
             adjacent = True
-            continue
-        line, col = pos
-        if not getattr(tok, "expanded_from", None):     # not an argument of a macro invocation
-            invocation_cols[(file, line)] = col + len(tok.value)
-        # pcpp lexes an unterminated comment or string as single punctuation tokens.
-        if tok.type == "CPP_STAR" and previous is not None and previous[0] == "CPP_FSLASH" \
-                and previous[1:] == (tok.source, line, col - 1):
-            pp.diag.error("unterminated /* comment", SourceLocation(file, line, col - 1))
-            return
-        if tok.type in ("CPP_DQUOTE", "CPP_SQUOTE") and pending_quote is None:
-            pending_quote = tok.value
-            pp.diag.error(f"missing terminating {tok.value} character" if tok.value == "'"
-                          else "missing terminating '\"' character",
-                          SourceLocation(file, line, col))
-        previous = (tok.type, tok.source, line, col)
-        writer.original(file, line, col, tok.value, adjacent=adjacent)
-        adjacent = True
-    pp.parser = None
+        pp.parser = None
+    finally:
+        state["tokens"] += written
 
 
 def _record_expansion(pp, tok, entry, file, line, col, invocation_cols):
