@@ -85,7 +85,7 @@ class ExpressionChecks:
         if isinstance(e.type, T.AtomicType):
             self.ctx.fail(f"an object of type '{spell(e.type)}' is read only through the atomic "
                           f"functions (e.g. atomic_load; OpenCL C 3.0 6.15.12.6)", e.loc)
-        if e.type == T.HALF and isinstance(e, (tast.Deref, tast.Index)):
+        if isinstance(e, (tast.Deref, tast.Index)) and e.type == T.HALF:
             space = T.ADDRSPACE_NAMES[self.object_space(e)]
             where = e.loc
             if isinstance(e, tast.Deref) and e.operand.loc is not None:

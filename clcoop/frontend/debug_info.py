@@ -11,6 +11,8 @@ import os
 
 from llvmlite import ir
 
+from clcoop.frontend.lower_print import module_text
+
 I32 = ir.IntType(32)
 DWARF_VERSION = 5
 DEBUG_INFO_VERSION = 3      # llvm::DEBUG_METADATA_VERSION
@@ -106,7 +108,7 @@ class DebugInfo:
         llvmlite's metadata and written here: llvmlite's add_debug_info costs ~40 us per
         node, a third of the lowering time of a large kernel with -g."""
         self.first_location_id = len(self.module.metadata)
-        text = str(self.module)
+        text = module_text(self.module)
         first = self.first_location_id
         return text + "\n".join(f"!{first + k} = {line}" for k, line in enumerate(self.location_lines)) + "\n"
 

@@ -74,11 +74,11 @@ class DeclTypes:
     def base_type(self, node):
         """Type of a type-specifier node (IdentifierType, Struct, Union, Enum)."""
         if isinstance(node, c_ast.IdentifierType):
-            names = tuple(n for n in node.names)
+            names = tuple(node.names)
+            if names in T.C_SPELLINGS:      # most specifiers: one word, or words in this order
+                return T.C_SPELLINGS[names]
             key = tuple(sorted(names, key=lambda n: ("signed", "unsigned", "short", "long", "char", "int").index(n)
                                if n in ("signed", "unsigned", "short", "long", "char", "int") else 9))
-            if names in T.C_SPELLINGS:
-                return T.C_SPELLINGS[names]
             if key in T.C_SPELLINGS:
                 return T.C_SPELLINGS[key]
             if "long" in names and names.count("long") == 2:

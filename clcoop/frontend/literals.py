@@ -9,6 +9,7 @@ from clcoop.frontend.types import wrap_int
 
 
 # C99 6.4.4.2 floating constants; the suffix is whatever identifier characters follow.
+_INT_LITERAL = re.compile(r"(0[xX][0-9a-fA-F]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)([uUlL]*)")
 _FLOAT_LITERAL = re.compile(r"(?P<number>0[xX](?:[0-9a-fA-F]*\.?[0-9a-fA-F]*)[pP][-+]?[0-9]+"
                             r"|(?:[0-9]*\.[0-9]+|[0-9]+\.?)(?:[eE][-+]?[0-9]+)?)(?P<suffix>[A-Za-z0-9_]*)")
 
@@ -56,7 +57,7 @@ class Literals:
         return tast.FloatConst(ftype, loc, value)
 
     def int_literal(self, text, node):
-        m = re.fullmatch(r"(0[xX][0-9a-fA-F]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)([uUlL]*)", text)
+        m = _INT_LITERAL.fullmatch(text)
         if m is None:
             self.ctx.fail(f"invalid integer constant '{text}'", node)
         digits, suffix = m.group(1), m.group(2).lower()

@@ -11,6 +11,7 @@ import math
 import re
 
 from llvmlite import ir
+from llvmlite.ir._utils import DuplicatedNameError, NameScope
 
 from clcoop import kernel_metadata
 from clcoop.frontend import tast as A
@@ -19,6 +20,7 @@ from clcoop.frontend.llvm_types import (EVENT_IR, I1, I8, I32, CoopMatIRType, Lo
                                         element_type, mark_volatile, ptr_type, scalar_ir)
 from clcoop.frontend.lower_asm import lower_asm
 from clcoop.frontend.lower_expr import ExpressionLowering, copies_aggregate, is_volatile_access
+from clcoop.frontend.lower_print import module_text
 
 OCL_VERSION = (3, 0)
 
@@ -89,6 +91,27 @@ def constant_leaves(ctype, init):
             return True
         return False
     return leaves if walk(ctype, init) else None
+
+
+class ValueNames(NameScope):
+    """llvmlite's NameScope, the same names (`name`, then `name.1`, `name.2`, ... counted per
+    base name), registered in one call instead of three: every value of a function registers
+    its name (27,000 in the generated 5,000-line source). test_lower_names compares the two."""
+
+    def __init__(self, scope):
+        self._useset, self._basenamemap = scope._useset, scope._basenamemap     # shared
+
+    def register(self, name, deduplicate=False):
+        used = self._useset
+        if name in used:
+            if not deduplicate:
+                raise DuplicatedNameError(name)
+            base, counts = name, self._basenamemap
+            while name in used:
+                counts[base] += 1
+                name = f"{base}.{counts[base]}"
+        used.add(name)
+        return name
 
 
 class Lowerer:
@@ -402,6 +425,7 @@ class Lowerer:
             return
         self.fn = irf
         self.cur_fn = fn
+        irf.scope = ValueNames(irf.scope)        # before any block: a block keeps its scope
         self.opt_attrs(irf)
         entry = irf.append_basic_block("entry")
         self.builder = ir.IRBuilder(entry)
@@ -837,23 +861,22 @@ _DEDUP_SUFFIX = re.compile(r"\.\d+$")
 # A local name in llvmlite's text: %"quoted" or %bare (LLVM LangRef, "Identifiers").
 _NAME = r'(?:"((?:[^"\\]|\\.)*)"|([-a-zA-Z$._][-a-zA-Z$._0-9]*))'
 _LOCAL_NAME = re.compile("%" + _NAME)
-# An instruction's result (groups 1, 2) or a block's label (groups 3, 4), at a line's start.
-_DEFINITION = re.compile("^(?:  %" + _NAME + " = |" + _NAME + ":$)", re.MULTILINE)
-# A function of llvmlite's text: its define line (group 1) and body (group 2).
-_FUNCTION = re.compile(r"^(define [^\n]*\n\{\n)(.*?)^\}$", re.MULTILINE | re.DOTALL)
 
 
-def _clang_like_names(text):
+def _clang_like_names(module):
     """llvmlite names every value; give LLVM back unnamed temporaries (%0, %1, ...) and let
     duplicate names be numbered as LLVM numbers them (add, add1, ...), as clang's output shows.
 
-    Done on the text before LLVM parses it, as LLVM's Value::setName would do it after (the
-    names LLVM's parser keeps, then blocks and their instructions in order: llvmlite's `.N`
-    temporaries lose their name, a `name.N` is renamed `name`, made unique with the
-    function's one counter, ValueSymbolTable::makeUniqueName); renaming through
-    llvmlite.binding (_clang_like_names_in_llvm) takes two foreign calls per instruction, a
-    sixth of a large file's -O0 compile. Used at -O0; test_lower_names compares the two."""
-    return _FUNCTION.sub(lambda m: m.group(1) + _rename_body(m.group(1), m.group(2)) + "}", text)
+    Done on llvmlite's objects before the module is printed, as LLVM's Value::setName would
+    do it after parsing (the names LLVM's parser keeps, then blocks and their instructions in
+    order: llvmlite's `.N` temporaries lose their name, a `name.N` is renamed `name`, made
+    unique with the function's one counter, ValueSymbolTable::makeUniqueName). Renaming
+    through llvmlite.binding (_clang_like_names_in_llvm, the oracle of test_lower_names)
+    takes two foreign calls per instruction, and renaming the printed text two regular-
+    expression passes over it: a sixth and a twentieth of a large file's -O0 compile."""
+    for fn in module.functions:
+        if fn.blocks:
+            _rename_function(fn)
 
 
 def _clang_like_names_in_llvm(mod):
@@ -872,55 +895,54 @@ def _clang_like_names_in_llvm(mod):
                     inst.name = _DEDUP_SUFFIX.sub("", name)
 
 
-def _name_of(match):
-    """The name a _LOCAL_NAME or _DEFINITION match found: the group of the alternative that
-    matched, the last one set (quoted or bare; for a definition, an instruction's or a block's)."""
-    return match[match.lastindex]
+# llvmlite caches a value's reference (`%"name"`) and an instruction's text in these
+# attributes (llvmlite.ir._utils, _StringReferenceCaching and _StrCaching).
+_REFERENCE_CACHE = "_StringReferenceCaching__cached_refstr"
+_TEXT_CACHE = "_StrCaching__cached_str"
 
 
-def _rename_body(define_line, body):
-    """The body of one function, renamed."""
-    names = {_name_of(m) for m in _LOCAL_NAME.finditer(define_line)}     # the arguments
-    definitions = []            # ("block" | "value", name), in order
-    for match in _DEFINITION.finditer(body):
-        definitions.append(("value" if match.lastindex <= 2 else "block", _name_of(match)))
-    names.update(name for _, name in definitions)
-    renamed, counter = {}, 0
-    for kind, name in definitions:
-        if kind == "value" and name.startswith(".") and name[1:].isdigit():
-            new = ""
-        elif _DEDUP_SUFFIX.search(name):
-            new = _DEDUP_SUFFIX.sub("", name)
-        else:
+def _rename_function(fn):
+    """One function's values and blocks renamed in place (see _clang_like_names)."""
+    prototype = []
+    fn.descr_prototype(prototype)
+    # The names the parser sees before the body: the arguments' (and any %name the
+    # prototype spells, such as a byval struct type's).
+    names = {m[m.lastindex] for m in _LOCAL_NAME.finditer(prototype[0])}
+    definitions = []            # blocks and the instructions that define a value, in order
+    void = ir.VoidType
+    for block in fn.blocks:
+        definitions.append(block)
+        definitions += [inst for inst in block.instructions if not isinstance(inst.type, void)]
+    names.update([value._name for value in definitions])
+    counter = number = 0
+    for value in definitions:
+        name = value._name
+        if not name[-1:].isdigit() or not _DEDUP_SUFFIX.search(name):
             continue
+        new = _DEDUP_SUFFIX.sub("", name)
         names.discard(name)
+        value.__dict__.pop(_REFERENCE_CACHE, None)
         if new:
             unique = new
             while unique in names:
                 counter += 1
                 unique = f"{new}{counter}"
-            new = unique
-            names.add(new)
-        renamed[name] = new
-    if not renamed:
-        return body
-    number = 0
-    for _, name in definitions:      # unnamed values are numbered in definition order
-        if renamed.get(name) == "":
-            renamed[name] = number
+            names.add(unique)
+            value._name = unique
+        else:                   # a `.N` temporary: unnamed, numbered in definition order
+            _number_value(value, number)
             number += 1
-    spellings = {old: str(new) if isinstance(new, int) else f'"{new}"' for old, new in renamed.items()}
+    for block in fn.blocks:     # texts that spelled an old name (none are made before printing)
+        for inst in block.instructions:
+            inst.__dict__.pop(_TEXT_CACHE, None)
 
-    def use(match):
-        new = spellings.get(match[match.lastindex])      # _name_of, inline: called per use
-        return match.group(0) if new is None else "%" + new
 
-    def label(match):
-        if match.lastindex <= 2:
-            return match.group(0)           # an instruction's result: renamed as a use
-        new = spellings.get(_name_of(match))
-        return match.group(0) if new is None else new + ":"
-    return _LOCAL_NAME.sub(use, _DEFINITION.sub(label, body))
+def _number_value(value, number):
+    """An unnamed value: printed `%N` where used and defined, a block's label `N:`."""
+    value._name = ""
+    value.__dict__[_REFERENCE_CACHE] = f"%{number}"
+    if isinstance(value, ir.Block):
+        value._format_name = str(number).__str__
 
 
 def _optimize(llvm, mod, opt_level):
@@ -939,8 +961,6 @@ def finish(module_text, opt_level, source_name=None):
         # clang names the module after the source file (`; ModuleID = 'k.cl'`, source_filename).
         escaped = "".join(c if c.isprintable() and c not in '"\\' else f"\\{ord(c):02X}" for c in source_name)
         module_text = f'source_filename = "{escaped}"\n' + module_text
-    if opt_level == 0:
-        module_text = _clang_like_names(module_text)
     try:
         # A fresh LLVM context per module: in the global one, a struct name left by an earlier
         # compile in the same process renames this module's types (%struct.S -> %struct.S.0).
@@ -969,6 +989,13 @@ def finish(module_text, opt_level, source_name=None):
 def lower(unit, target, opt_level=0, debug_info=False, main_file=None):
     """Typed AST -> verified SPIR LLVM IR text (LLVM's printing); `debug_info` (-g) adds
     line information (clcoop.frontend.debug_info), the compile unit's file `main_file`."""
+    text = lowered_text(unit, target, opt_level, debug_info, main_file)
+    return finish(text, opt_level, _source_name(unit))
+
+
+def lowered_text(unit, target, opt_level=0, debug_info=False, main_file=None):
+    """The module built with llvmlite and printed, for `finish` (at -O0 with clang's value
+    names already)."""
     lw = Lowerer(target)
     lw.opt_level = opt_level
     source_name = _source_name(unit)
@@ -978,8 +1005,10 @@ def lower(unit, target, opt_level=0, debug_info=False, main_file=None):
         lw.debug = DebugInfo(lw.module, main_file or source_name, opt_level > 0,
                              f"clcoop version {__version__}")
     lw.lower_unit(unit)
-    text = lw.debug.module_text() if lw.debug is not None else str(lw.module)
-    return finish(_fix_function_metadata(text), opt_level, source_name)
+    if opt_level == 0:
+        _clang_like_names(lw.module)
+    text = lw.debug.module_text() if lw.debug is not None else module_text(lw.module)
+    return _fix_function_metadata(text)
 
 
 def _source_name(unit):
@@ -994,7 +1023,9 @@ def _source_name(unit):
 _FN_MD_COMMA = re.compile(r"(![A-Za-z_.]+ ![0-9]+),(?= !)")
 
 
+_DEFINE_LINE = re.compile(r"^define .*$", re.MULTILINE)
+
+
 def _fix_function_metadata(text):
     """llvmlite separates function metadata attachments by commas; LLVM wants spaces."""
-    return "\n".join(_FN_MD_COMMA.sub(r"\1", line) if line.startswith("define ") else line
-                     for line in text.split("\n"))
+    return _DEFINE_LINE.sub(lambda line: _FN_MD_COMMA.sub(r"\1", line[0]), text)

@@ -1,64 +1,69 @@
-"""Value names at -O0 (clcoop/frontend/lower.py, _clang_like_names): renamed in llvmlite's
-text before LLVM parses it, exactly as LLVM's own Value::setName renames them after
-(_clang_like_names_in_llvm, the oracle here): unnamed temporaries numbered, `name.N`
-made unique with the function's one counter."""
+"""Value names at -O0 (clcoop/frontend/lower.py, _clang_like_names): renamed on llvmlite's
+objects before the module is printed, exactly as LLVM's own Value::setName renames them
+after parsing (_clang_like_names_in_llvm, the oracle here): unnamed temporaries numbered,
+`name.N` made unique with the function's one counter."""
 from pathlib import Path
 
 import llvmlite.binding as llvm
 import pytest
+from llvmlite import ir
 
 from clcoop.frontend import driver, lower
 
 ROOT = Path(__file__).resolve().parents[3]
-
-# llvmlite-style text: `.N` temporaries, `name.N` duplicates whose base name exists (x.1),
-# is free (y.1), or collides with a name LLVM's counter would make (x1); an unnamed block.
-HANDWRITTEN = r'''
-define i32 @"f"(i32 %"x", i32 %"x1")
-{
-entry:
-  %"x.addr" = alloca i32, align 4
-  %"x.1" = add i32 %"x", 1
-  %"y.1" = add i32 %"x.1", %"x1"
-  %".5" = add i32 %"y.1", 2
-  br label %"for.cond.1"
-for.cond.1:
-  %".7" = phi i32 [ %".5", %"entry" ], [ %".9", %".3" ]
-  %"x.2" = icmp slt i32 %".7", 10
-  br i1 %"x.2", label %".3", label %"for.cond"
-.3:
-  %".9" = add i32 %".7", 1
-  br label %"for.cond.1"
-for.cond:
-  %"for.cond.7" = add i32 %".7", %".5"
-  ret i32 %"for.cond.7"
-}
-
-define void @"g"()
-{
-entry:
-  ret void
-}
-'''
+I32 = ir.IntType(32)
 
 
-def _through_llvm(text):
-    module = llvm.parse_assembly(text, context=llvm.create_context())
-    lower._clang_like_names_in_llvm(module)
-    module.verify()
-    return str(module)
+def _handwritten():
+    """llvmlite's names as it makes them: `.N` temporaries, `name.N` duplicates whose base
+    name exists (x.1), is free (y.1), or collides with a name LLVM's counter would make (x1);
+    an unnamed block (llvmlite's `.N`); a use of a value before its definition (a phi)."""
+    module = ir.Module(name="m", context=ir.Context())
+    f = ir.Function(module, ir.FunctionType(I32, [I32, I32]), "f")
+    x, x1 = f.args
+    x.name, x1.name = "x", "x1"
+    entry, loop, body, done = (f.append_basic_block(n) for n in ("entry", "for.cond.1", "", "for.cond"))
+    b = ir.IRBuilder(entry)
+    b.alloca(I32, name="x.addr")
+    x_1 = b.add(x, ir.Constant(I32, 1), name="x.1")
+    y_1 = b.add(x_1, x1, name="y.1")
+    t5 = b.add(y_1, ir.Constant(I32, 2), name=".5")
+    b.branch(loop)
+    b.position_at_end(loop)
+    phi = b.phi(I32, name=".7")
+    x_2 = b.icmp_signed("<", phi, ir.Constant(I32, 10), name="x.2")
+    b.cbranch(x_2, body, done)
+    b.position_at_end(body)
+    t9 = b.add(phi, ir.Constant(I32, 1), name=".9")
+    b.branch(loop)
+    phi.add_incoming(t5, entry)
+    phi.add_incoming(t9, body)
+    b.position_at_end(done)
+    b.ret(b.add(phi, t5, name="for.cond.7"))
+    g = ir.Function(module, ir.FunctionType(ir.VoidType(), []), "g")
+    ir.IRBuilder(g.append_basic_block("entry")).ret_void()
+    return module
 
 
-def _through_text(text):
-    module = llvm.parse_assembly(lower._clang_like_names(text), context=llvm.create_context())
-    module.verify()
-    return str(module)
+def _through_llvm(module):
+    parsed = llvm.parse_assembly(str(module), context=llvm.create_context())
+    lower._clang_like_names_in_llvm(parsed)
+    parsed.verify()
+    return str(parsed)
+
+
+def _renamed_first(module):
+    lower._clang_like_names(module)
+    parsed = llvm.parse_assembly(str(module), context=llvm.create_context())
+    parsed.verify()
+    return str(parsed)
 
 
 def test_handwritten_collisions_are_renamed_as_llvm_renames_them():
-    expected = _through_llvm(HANDWRITTEN)
+    expected = _through_llvm(_handwritten())
     assert "%x2 = add" in expected and "%0 = add" in expected      # the case is not trivial
-    assert _through_text(HANDWRITTEN) == expected
+    assert "\n2:" in expected                                      # the unnamed block, numbered
+    assert _renamed_first(_handwritten()) == expected
 
 
 # workgroup_scope.cl is a template: its types come from -D options (test_workgroup_scope.py).
@@ -71,7 +76,7 @@ KERNELS = [p for p in sorted((ROOT / "examples").glob("*.cl")) + sorted((ROOT / 
 def test_compiled_kernels_get_the_names_llvm_would_give(path, monkeypatch):
     options = driver.CompileOptions(filename=path.name, debug_info=True)
     text_renamed = driver.compile_source(path.read_text(), options).ir
-    monkeypatch.setattr(lower, "_clang_like_names", lambda text: text)
+    monkeypatch.setattr(lower, "_clang_like_names", lambda module: None)
     original = lower.finish
 
     def finish_renaming_in_llvm(module_text, opt_level, source_name=None):
@@ -98,3 +103,43 @@ def test_an_O0_compile_renames_without_a_foreign_call_per_instruction(monkeypatc
                                " { int a = 2; o[1] = a + b; } }\n",
                                driver.CompileOptions(filename="k.cl")).ir
     assert "%a1 = alloca" in ir and "%0 = load" in ir
+
+
+def test_value_names_register_as_llvmlites_name_scope_does():
+    """lower.ValueNames against llvmlite's NameScope: the same names for a random sequence of
+    registrations (repeated bases, names that look deduplicated, the empty name), and the
+    same refusal of a duplicate that may not be renamed."""
+    from llvmlite.ir._utils import DuplicatedNameError, NameScope
+    import random
+    rng = random.Random(26)
+    pool = ["", "x", "x.1", "x.2", "call", "call.1", ".1", ".3", "for.cond", "for.cond.1", "a1"]
+    for _ in range(200):
+        oracle, fast = NameScope(), NameScope()
+        oracle.register("arg")
+        fast.register("arg")
+        fast = lower.ValueNames(fast)
+        for _ in range(rng.randint(1, 60)):
+            name = rng.choice(pool)
+            dedup = rng.random() < 0.9
+            try:
+                expected = oracle.register(name, deduplicate=dedup)
+            except DuplicatedNameError:
+                with pytest.raises(DuplicatedNameError):
+                    fast.register(name, deduplicate=dedup)
+                continue
+            assert fast.register(name, deduplicate=dedup) == expected
+        assert fast._useset == oracle._useset
+
+
+def test_a_defined_functions_values_register_through_value_names(monkeypatch):
+    registered = []
+    register = lower.ValueNames.register
+
+    def counting(self, name, deduplicate=False):
+        registered.append(name)
+        return register(self, name, deduplicate)
+    monkeypatch.setattr(lower.ValueNames, "register", counting)
+    ir_text = driver.compile_source("int f(int x) { int y = x + 1; return y + x; }\n",
+                                    driver.CompileOptions(filename="k.cl")).ir
+    assert registered.count("add") == 2 and "y" in registered
+    assert "%y = alloca" in ir_text and "%add = add" in ir_text and "%add1 = add" in ir_text

@@ -1,0 +1,163 @@
+"""The text of an llvmlite module, the same characters as `str(module)`, written faster.
+
+llvmlite prints an instruction through four layers (its string cache, `_to_string`, `descr`
+into a list, a join and an rstrip) and a `str.format` for each; for a large kernel (30,000
+instructions, pocl's test_mad_sat.cl) that was a tenth of the compile. Here the common
+instruction classes (loads, stores, casts, GEPs, allocas, branches, calls, comparisons, the
+plain operators) are written by one function each with the same format as llvmlite 0.50's
+`descr`; every other class (and clcoop's own subclasses, such as VolatileLoad) is printed by
+llvmlite itself. test_lower_print compares the two texts over whole compiles.
+"""
+from llvmlite import ir
+from llvmlite.ir import instructions as I
+
+# The attribute where llvmlite keeps a value's printed text once made (_utils._StrCaching).
+_TEXT_CACHE = "_StrCaching__cached_str"
+
+
+def module_text(module):
+    """`str(module)` (llvmlite's Module.__repr__), defined functions written by function_text."""
+    lines = [f'; ModuleID = "{module.name}"',
+             f'target triple = "{module.triple}"',
+             f'target datalayout = "{module.data_layout}"',
+             '']
+    lines += [t.get_declaration() for t in module.get_identified_types().values()]
+    lines += [function_text(v) if isinstance(v, ir.Function) and v.blocks else str(v)
+              for v in module.globals.values()]
+    lines += module._get_metadata_lines()
+    return "\n".join(lines)
+
+
+def function_text(fn):
+    """`str(fn)` of a defined function (llvmlite's Function.descr and Block.descr)."""
+    buf = []
+    fn.descr_prototype(buf)
+    buf.append("{\n")
+    for block in fn.blocks:
+        buf.append(f"{block._format_name()}:\n")
+        buf += [f"  {instruction_text(inst)}\n" for inst in block.instructions]
+    buf.append("}\n")
+    return "".join(buf)
+
+
+def instruction_text(inst):
+    """`str(inst)`: llvmlite's NamedValue._to_string with the class's descr."""
+    cached = inst.__dict__.get(_TEXT_CACHE)
+    if cached is not None:
+        return cached
+    describe = _DESCRIBE.get(inst.__class__)
+    if describe is None:
+        return str(inst)
+    text = describe(inst)
+    if not isinstance(inst.type, ir.VoidType):
+        text = f"{inst.get_reference()} = {text}"
+    return text.rstrip()
+
+
+def _metadata(inst):
+    """_HasMetadata._stringify_metadata(leading_comma=True)."""
+    return "".join([f", !{key} {node.get_reference()}" for key, node in inst.metadata.items()])
+
+
+def _align(inst):
+    return "" if inst.align is None else ", align %d" % inst.align
+
+
+def _load(inst):
+    [pointer] = inst.operands
+    metadata = _metadata(inst) if inst.metadata else ""
+    return f"load {inst.type}, {pointer.type} {pointer.get_reference()}{_align(inst)}{metadata}\n"
+
+
+def _store(inst):
+    value, pointer = inst.operands
+    metadata = _metadata(inst) if inst.metadata else ""
+    return (f"store {value.type} {value.get_reference()}, {pointer.type} "
+            f"{pointer.get_reference()}{_align(inst)}{metadata}\n")
+
+
+def _cast(inst):
+    operand = inst.operands[0]
+    metadata = _metadata(inst) if inst.metadata else ""
+    return f"{inst.opname} {operand.type} {operand.get_reference()} to {inst.type} {metadata}\n"
+
+
+def _gep(inst):
+    indices = ", ".join([f"{i.type} {i.get_reference()}" for i in inst.indices])
+    op = "getelementptr inbounds" if inst.inbounds else "getelementptr"
+    pointer = inst.pointer
+    metadata = _metadata(inst) if inst.metadata else ""
+    return f"{op} {inst.source_etype}, {pointer.type} {pointer.get_reference()}, {indices} {metadata}\n"
+
+
+def _alloca(inst):
+    text = f"{inst.opname} {inst.allocated_type}"
+    if inst.operands:
+        operand, = inst.operands
+        text += f", {operand.type} {operand.get_reference()}"
+    if inst.align is not None:
+        text += f", align {inst.align}"
+    if inst.metadata:
+        text += _metadata(inst)
+    return text
+
+
+def _terminator(inst):
+    operands = ", ".join([f"{op.type} {op.get_reference()}" for op in inst.operands])
+    metadata = _metadata(inst) if inst.metadata else ""
+    return f"{inst.opname} {operands}{metadata}"
+
+
+def _plain(inst):
+    opname = inst.opname
+    if inst.flags:
+        opname = " ".join([opname] + inst.flags)
+    operands = ", ".join([op.get_reference() for op in inst.operands])
+    metadata = _metadata(inst) if inst.metadata else ""
+    return f"{opname} {inst.type} {operands}{metadata}\n"
+
+
+def _compare(inst):
+    flags = "".join([" " + flag for flag in inst.flags])
+    lhs, rhs = inst.operands[0], inst.operands[1]
+    metadata = _metadata(inst) if inst.metadata else ""
+    return f"{inst.opname}{flags} {inst.op} {lhs.type} {lhs.get_reference()}, {rhs.get_reference()} {metadata}\n"
+
+
+def _call(inst):
+    """CallInstr._descr(add_metadata=True)."""
+    arg_attributes = inst.arg_attributes
+    args = []
+    for i, a in enumerate(inst.operands[1:]):
+        if i in arg_attributes:
+            attrs = " ".join(arg_attributes[i]._to_list(a.type)) + " "
+            args.append(f"{a.type} {attrs}{a.get_reference()}")
+        else:
+            args.append(f"{a.type} {a.get_reference()}")
+    callee = inst.operands[0]
+    fnty = callee.function_type
+    ty = fnty if fnty.var_arg else fnty.return_type
+    callee_ref = f"{ty} {callee.get_reference()}"
+    if inst.cconv:
+        callee_ref = f"{inst.cconv} {callee_ref}"
+    tail = f"{inst.tail} " if inst.tail else ""
+    fn_attrs = " " + " ".join(inst.attributes._to_list(fnty.return_type)) if inst.attributes else ""
+    fm_attrs = " " + " ".join(inst.fastmath._to_list(fnty.return_type)) if inst.fastmath else ""
+    metadata = _metadata(inst) if inst.metadata else ""
+    return f"{tail}{inst.opname}{fm_attrs} {callee_ref}({', '.join(args)}){fn_attrs}{metadata}\n"
+
+
+# Exact classes only: a subclass may print differently (clcoop's VolatileLoad, llvmlite's Ret).
+_DESCRIBE = {
+    I.LoadInstr: _load,
+    I.StoreInstr: _store,
+    I.CastInstr: _cast,
+    I.GEPInstr: _gep,
+    I.AllocaInstr: _alloca,
+    I.Branch: _terminator,
+    I.ConditionalBranch: _terminator,
+    I.Instruction: _plain,
+    I.ICMPInstr: _compare,
+    I.FCMPInstr: _compare,
+    I.CallInstr: _call,
+}

@@ -1,0 +1,76 @@
+"""The checker's fast paths (issue 26, throughput), each against the slower code it replaces:
+check_support.location keeps a node's SourceLocation on its pycparser Coord, made once;
+DeclTypes.base_type looks a specifier up as written before sorting its words."""
+from pycparser import c_ast
+
+from clcoop.diagnostics import SourceLocation
+from clcoop.frontend import check_support
+from clcoop.frontend.parse import parse
+from clcoop.frontend.types import Target
+from clcoop.diagnostics import DiagnosticEngine
+
+SOURCE = """kernel void k(global int *o) {
+    int a = o[0];
+    o[1] = a + 2;
+}
+"""
+
+
+def _nodes(node):
+    yield node
+    for _, child in node.children():
+        yield from _nodes(child)
+
+
+def _made_directly(coord):
+    """The definition: a new SourceLocation from the Coord's fields."""
+    if coord is None or coord.line is None:
+        return None
+    return SourceLocation(coord.file or "<source>", coord.line, coord.column or 1)
+
+
+def test_every_node_location_is_the_coords_and_is_made_once():
+    tree = parse(SOURCE, "k.cl", DiagnosticEngine(), Target("spir64-unknown-unknown"))
+    nodes = list(_nodes(tree))
+    assert len(nodes) > 15
+    for node in nodes:
+        first = check_support.location(node)
+        assert first == _made_directly(getattr(node, "coord", None))
+        assert check_support.location(node) is first
+
+
+class _SlottedCoord:
+    """A Coord that takes no new attributes: the location is made each time, still right."""
+    __slots__ = ("file", "line", "column")
+
+    def __init__(self, file, line, column):
+        self.file, self.line, self.column = file, line, column
+
+
+def test_a_coord_without_room_for_the_location_still_gives_it():
+    node = c_ast.ID("x", coord=_SlottedCoord("a.cl", 3, None))
+    assert check_support.location(node) == SourceLocation("a.cl", 3, 1)
+    assert check_support.location(c_ast.ID("x", coord=_SlottedCoord(None, None, None))) is None
+    assert check_support.location(c_ast.ID("x")) is None
+
+
+def _sorted_spelling(names):
+    """The slow path of DeclTypes.base_type: the words in the canonical order."""
+    order = ("signed", "unsigned", "short", "long", "char", "int")
+    return tuple(sorted(names, key=lambda n: order.index(n) if n in order else 9))
+
+
+def test_type_specifiers_in_any_order_name_the_type_of_their_canonical_order():
+    """base_type looks a specifier's words up as written before sorting them: every order of
+    every spelling must still give the type of the sorted words."""
+    import itertools
+    from clcoop.frontend import types as T
+    from clcoop.frontend.decl_types import DeclTypes
+    types = DeclTypes(None, None, None, None)
+    checked = 0
+    for spelling in T.C_SPELLINGS:
+        for names in set(itertools.permutations(spelling)):
+            expected = T.C_SPELLINGS.get(names) or T.C_SPELLINGS[_sorted_spelling(names)]
+            assert types.base_type(c_ast.IdentifierType(list(names))) == expected, names
+            checked += 1
+    assert checked > 40

@@ -1,0 +1,122 @@
+"""The module text written by clcoop/frontend/lower_print.py must be llvmlite's own
+`str(module)`, character for character (the oracle): over compiled kernels, with and without
+-g, and over a hand-built module with every variant the fast writers format (metadata,
+flags, fast-math flags, argument attributes, tail calls, calling conventions, varargs, no
+alignment, a subclass that prints otherwise)."""
+from pathlib import Path
+
+import pytest
+from llvmlite import ir
+
+from clcoop.diagnostics import DiagnosticEngine
+from clcoop.frontend import check, driver, lower, lower_print
+from clcoop.frontend.debug_info import DebugInfo
+from clcoop.frontend.llvm_types import mark_volatile
+from clcoop.frontend.types import Target
+
+ROOT = Path(__file__).resolve().parents[3]
+TEMPLATES = {"workgroup_scope.cl"}      # its types come from -D options
+KERNELS = [p for p in sorted((ROOT / "examples").glob("*.cl")) + sorted((ROOT / "test/unit/kernels").glob("*.cl"))
+           if p.name not in TEMPLATES]
+I32, I64, F32 = ir.IntType(32), ir.IntType(64), ir.FloatType()
+
+
+def _lowered(path, debug):
+    """The llvmlite module of a compile at -O0, renamed as lower() renames it."""
+    options = driver.CompileOptions(filename=path.name, debug_info=debug)
+    diag = DiagnosticEngine()
+    target = Target(options.triple)
+    ast = driver.front_end(path.read_text(), options, diag)
+    unit = check.check(ast, diag, target, options.fp_contract, options.cl_std)
+    lw = lower.Lowerer(target)
+    if debug:
+        lw.debug = DebugInfo(lw.module, path.name, False, "test")
+    lw.lower_unit(unit)
+    if debug:       # the DILocations are numbered after llvmlite's metadata (module_text)
+        lw.debug.first_location_id = len(lw.module.metadata)
+    lower._clang_like_names(lw.module)
+    return lw.module
+
+
+@pytest.mark.parametrize("debug", [False, True], ids=["plain", "g"])
+@pytest.mark.parametrize("path", KERNELS[:30], ids=lambda p: p.name)
+def test_compiled_modules_print_as_llvmlite_prints_them(path, debug):
+    module = _lowered(path, debug)
+    fast = lower_print.module_text(module)
+    assert fast == str(module)
+    assert ("!dbg" in fast) == debug
+
+
+def test_a_large_kernel_prints_as_llvmlite_prints_it():
+    source = "kernel void k(global int *o, global float *f) {\n" + "".join(
+        f"  o[{i}] = o[{i + 1}] * {i} + (int)f[{i}] - (o[{i}] > {i} ? 1 : 2);\n"
+        f"  f[{i}] = sin(f[{i}]) + (float)o[{i}];\n" for i in range(200)) + "}\n"
+    options = driver.CompileOptions(filename="k.cl")
+    diag = DiagnosticEngine()
+    target = Target(options.triple)
+    unit = check.check(driver.front_end(source, options, diag), diag, target, options.fp_contract, options.cl_std)
+    lw = lower.Lowerer(target)
+    lw.lower_unit(unit)
+    lower._clang_like_names(lw.module)
+    assert lower_print.module_text(lw.module) == str(lw.module)
+
+
+def _every_variant():
+    module = ir.Module(name="m", context=ir.Context())
+    module.triple = "spir64-unknown-unknown"
+    callee = ir.Function(module, ir.FunctionType(F32, [F32, ir.PointerType()]), "g")
+    callee.calling_convention = "spir_func"
+    variadic = ir.Function(module, ir.FunctionType(I32, [ir.PointerType()], var_arg=True), "printf")
+    node = module.add_metadata([ir.MetaDataString(module, "hint")])
+    f = ir.Function(module, ir.FunctionType(ir.VoidType(), [ir.PointerType(1), F32]), "f")
+    p, x = f.args
+    entry, other = f.append_basic_block("entry"), f.append_basic_block("")
+    b = ir.IRBuilder(entry)
+    slot = b.alloca(I32, name="slot")
+    slot.align = 4
+    counted = b.alloca(I32, size=ir.Constant(I64, 4))           # no alignment, a size operand
+    counted.set_metadata("hint", node)
+    v = b.load(p, typ=I32)                                       # no alignment
+    w = b.load(slot, align=4)
+    w.set_metadata("hint", node)
+    mark_volatile(b.load(slot, align=4), True)                   # llvmlite's own printing
+    b.store(v, slot, align=4)
+    b.store(w, counted).set_metadata("hint", node)
+    s = b.add(v, w, name="sum", flags=["nsw"])
+    s.set_metadata("hint", node)
+    b.sub(s, v)
+    b.sext(s, I64).set_metadata("hint", node)
+    b.trunc(b.zext(s, I64), I32)
+    b.gep(p, [ir.Constant(I64, 1)], inbounds=True, source_etype=I32)
+    b.gep(p, [ir.Constant(I64, 1), ir.Constant(I32, 0)], source_etype=ir.ArrayType(I32, 4)).set_metadata("hint", node)
+    c = b.icmp_signed("<", s, w)
+    b.icmp_unsigned("==", s, w).set_metadata("hint", node)
+    b.fcmp_ordered("<", x, x, flags=["fast"])
+    b.fadd(x, x, flags=["nnan", "ninf"])
+    b.call(callee, [x, slot])
+    b.call(callee, [x, slot], tail=True, fastmath=("fast",), attrs=("convergent", "nounwind"),
+           arg_attrs={1: ("noundef",)}).set_metadata("hint", node)
+    b.call(variadic, [slot, v, x])
+    b.call(callee, [x, slot], cconv="fastcc")
+    b.cbranch(c, other, other).set_metadata("hint", node)
+    b.position_at_end(other)
+    b.ret_void()
+    return module
+
+
+def test_every_variant_of_the_fast_writers_prints_as_llvmlite_prints_it():
+    module = _every_variant()
+    text = str(module)
+    assert "tail call fast spir_func float" in text and "noundef" in text and "(ptr, ...)" in text
+    assert "load volatile" in text and "!hint" in text
+    assert lower_print.module_text(_every_variant()) == text
+
+
+def test_an_instruction_printed_before_keeps_its_text():
+    """llvmlite keeps an instruction's text once printed; module_text uses it, as str() does."""
+    module = _every_variant()
+    inst = module.get_global("f").blocks[0].instructions[0]
+    str(inst)
+    inst.__dict__["_StrCaching__cached_str"] = "%\"slot\" = alloca i32, align 8"
+    assert lower_print.module_text(module) == str(module)
+    assert "align 8" in lower_print.module_text(module)
