@@ -28,7 +28,7 @@ from clcoop.ir.source_map import read_debug_info
 from clcoop.native import atomic_calls, bfloat_ir, collectives, coop_routines, float8_ir, local_memory, named_ir, \
     private_matrices, support, \
     tensor_routines
-from clcoop.native import ballot_ir, bit_ops_ir, votes, workgroup_collectives
+from clcoop.native import ballot_ir, bit_ops_ir, irbuild, votes, workgroup_collectives
 from clcoop.native.builtin_ir import (bool_type, elem_size, exact_builtin, intrinsic_suffix, intrinsics_in,
                                      params_of, store_size, type_suffix, workitem_definition)
 from clcoop.native.context import (ATOMIC_FUNCTIONS, BARRIERS, CTX, FAULT_ATOMIC, FAULT_DIVZERO, FAULT_READ,
@@ -156,6 +156,23 @@ def _private_row(offset, size, live):
     words = [0] * PRIVATE_ROW_WORDS
     words[PRIVATE_OFFSET], words[PRIVATE_SIZE], words[PRIVATE_LIVE] = offset, size, live
     return f"[{PRIVATE_ROW_WORDS} x i64] [{', '.join(f'i64 {w}' for w in words)}]"
+
+
+def no_op_definition(name, params):
+    """The definition of a built-in that does nothing natively (support.NO_OP_FUNCTIONS:
+    the fences), built with irbuild: the context, the call's parameters, ret void."""
+    fn, b = irbuild.builtin(name, "void", params)
+    b.ret_void()
+    return irbuild.function_text(fn)
+
+
+def exact_math_definition(name, base, ret):
+    """The definition of the built-in `base` of support.EXACT_MATH on one value of type
+    ret (scalar or vector), built with irbuild: its LLVM intrinsic, which rounds as the
+    interpreter's NumPy ufunc (IEEE operations correctly rounded on both sides)."""
+    fn, b = irbuild.builtin(name, ret, [ret])
+    b.ret(irbuild.intrinsic(b, support.EXACT_MATH[base], [fn.args[1]], "r"))
+    return irbuild.function_text(fn)
 
 
 def _host_has_f16c():
@@ -411,21 +428,16 @@ class _ModuleGen:
         if local_memory.global_of(name) in self.global_index:
             self.builtin_defs[name] = local_memory.address_definition(name, self.global_index[local_memory.global_of(name)])
             return name
-        if base in support.NO_OP_FUNCTIONS:
-            args = "".join(f", {p} %a{i}" for i, p in enumerate(params))
-            self.builtin_defs[name] = f"define internal void {gquote(name)}(ptr %c{args}) alwaysinline {{\n  ret void\n}}"
-            return name
-        if base in support.EXACT_MATH and len(params) == 1 and params[0] == ret:
-            intr = f"llvm.{support.EXACT_MATH[base]}.{type_suffix(ret)}"
-            self.needed_intrinsic(intr, f"declare {ret} @{intr}({ret})")
-            self.builtin_defs[name] = (
-                f"define internal {ret} {gquote(name)}(ptr %c, {ret} %x) alwaysinline {{\n"
-                f"  %r = call {ret} @{intr}({ret} %x)\n  ret {ret} %r\n}}")
-            return name
         conversion = float8.parse_conversion(base)
-        definition = float8_ir.definition(name, conversion, ret, params) if conversion else \
-            ballot_ir.lane_definition(name, base, ret, params) or \
-            exact_builtin(name, base, params_of(name), ret, params)
+        if base in support.NO_OP_FUNCTIONS:
+            definition = no_op_definition(name, params)
+        elif base in support.EXACT_MATH and len(params) == 1 and params[0] == ret:
+            definition = exact_math_definition(name, base, ret)
+        elif conversion:
+            definition = float8_ir.definition(name, conversion, ret, params)
+        else:
+            definition = ballot_ir.lane_definition(name, base, ret, params) or \
+                exact_builtin(name, base, params_of(name), ret, params)
         if definition is not None:
             self.builtin_defs[name] = definition
             for intr, decl in intrinsics_in(definition):
