@@ -1,12 +1,14 @@
 """Padded copies of read-only matrix operands for the subgroup-wide fast path (docs/native.md,
 "Packed loads").
 
-A matrix load whose rows lie a multiple of 4 KiB apart (a GEMM's B or A with a power-of-two
+A matrix load whose rows lie a multiple of 4 KiB apart (a GEMM's B with a power-of-two
 leading dimension) puts every row of its tile in the same set of the first-level data cache
 and in few sets of the second level: on x86-64, 64 sets of 64-byte lines (4 KiB) and about
 2,048 sets (128 KiB). A B panel that consecutive work-groups share then streams from the
-third level for every tile (measured: 2048^3 f32 GEMM 1.4-1.9x slower than with a leading
-dimension of 2048 + 16; docs/performance.md). So, for a load from a kernel argument whose
+third level for every tile (measured on the development VM: examples/gemm_f32.cl at 2048^3
+took 1.1-1.9x the time of the same GEMM with a leading dimension of 2048 + 16; with the
+copy, 1024^3 and 2048^3 went from 1.7x and 3.3x NumPy's time to about 1.1x:
+docs/performance.md). So, for a load from a kernel argument whose
 buffer the launch cannot write (its region is read-only: no parameter given that array may
 store, prepare._written_keys), the launch makes a copy of the buffer with each row of
 `stride` bytes followed by `pad` bytes of the next row's start, and the load reads its rows
@@ -71,7 +73,7 @@ class Candidate:
 
 def stride_expression(value, param_of, definition, depth=8):
     """The stride operand `value` as a tree evaluate() computes at launch from the kernel's
-    scalar arguments: ('arg', index, bits), ('const', int), (opcode, bits, source bits,
+    scalar arguments: ('arg', index, bits), ('const', value, bits), (opcode, bits, source bits,
     operand trees); None when it depends on anything else (a work-item id, a load, a phi,
     ...). param_of(argument value) gives the parameter index (None outside a kernel),
     definition(value) an instruction operand's defining instruction (or None)."""
@@ -83,7 +85,7 @@ def stride_expression(value, param_of, definition, depth=8):
         index = param_of(value)
         return None if index is None else ("arg", index, bits)
     if kind == "constant_int":
-        return ("const", value.get_constant_value(signed_int=True) % (1 << bits))
+        return ("const", value.get_constant_value(signed_int=True) % (1 << bits), bits)
     value = definition(value) if kind == "instruction" else None
     if value is None or value.opcode not in _INTEGER_OPS:
         return None
@@ -98,10 +100,8 @@ def evaluate(tree, scalars):
     """The expression's value as a signed integer of its width, given the launch's
     arguments (scalars: the call arguments, by parameter index); None when an argument is
     not an integer scalar."""
-    if tree[0] == "const":
-        return _signed(tree[1], 64)
     value = _unsigned(tree, scalars)
-    return None if value is None else _signed(value, tree[1] if tree[0] != "arg" else tree[2])
+    return None if value is None else _signed(value, tree[2] if tree[0] in ("arg", "const") else tree[1])
 
 
 def _unsigned(tree, scalars):

@@ -255,3 +255,8 @@ def test_pack_rows_ll_parses_with_the_job_layout_written_in():
     (512, 512, False), (512, 2048, True), (1000, 100000, False), (1040, 4096, False)])
 def test_conflicting_strides(floats, rows, expect):
     assert packed_loads.conflicting(4 * floats, rows) is expect
+
+
+def test_a_constant_stride_is_its_signed_value():
+    assert packed_loads.evaluate(parse_stride("ret i64 -8"), [0, 0]) == -8
+    assert packed_loads.evaluate(parse_stride("%s = sext i32 -8 to i64\nret i64 %s"), [0, 0]) == -8
