@@ -243,18 +243,21 @@ class MatrixTiles:
             f"  {k}.tp = getelementptr i64, ptr %__ctx, i64 {CTX['packs']}",
             f"  {k}.t = load ptr, ptr {k}.tp",
             *(line for field, word in (("copy", packed_loads.PACK_COPY), ("for", packed_loads.PACK_STRIDE),
-                                       ("pad", packed_loads.PACK_PAD))
+                                       ("pad", packed_loads.PACK_PAD), ("magic", packed_loads.PACK_MAGIC))
               for line in (f"  {k}.{field}p = getelementptr i64, ptr {k}.t, i64 {row + word}",
                            f"  {k}.{field} = load i64, ptr {k}.{field}p")),
             f"  {k}.stb = mul i64 {stride}, {esz}",
             f"  {k}.same = icmp eq i64 {k}.stb, {k}.for",
             f"  {k}.ok = xor i1 {bad}, true",
             f"  {k}.use = and i1 {k}.same, {k}.ok",
-            # (A divisor of 1 where the copy is not used: a division by 0 is undefined
-            # even when its result is not.)
-            f"  {k}.div = select i1 {k}.use, i64 {k}.stb, i64 1",
+            # The row: off / stride as the high word of off * magic (packed_loads.magic:
+            # exact for offsets and strides below 2^32; no division in the loop).
             f"  {k}.off = sub i64 {p}, {n}.span.rlo",
-            f"  {k}.row = udiv i64 {k}.off, {k}.div",
+            f"  {k}.offw = zext i64 {k}.off to i128",
+            f"  {k}.mw = zext i64 {k}.magic to i128",
+            f"  {k}.prod = mul i128 {k}.offw, {k}.mw",
+            f"  {k}.hi = lshr i128 {k}.prod, 64",
+            f"  {k}.row = trunc i128 {k}.hi to i64",
             f"  {k}.skip = mul i64 {k}.row, {k}.pad",
             f"  {k}.at0 = add i64 {k}.copy, {k}.off",
             f"  {k}.at = add i64 {k}.at0, {k}.skip",

@@ -39,8 +39,11 @@ from clcoop.native import fixed_ir, pool
 
 # A row of the launch's descriptor table per kernel parameter (the context's "packs" slot
 # points at it): the copy's address, the stride in bytes it was made for (-1: no copy),
-# and the pad bytes after each row.
-(PACK_COPY, PACK_STRIDE, PACK_PAD, PACK_ROW_WORDS) = range(4)
+# the pad bytes after each row, and magic(stride) (the load's row is the high word of its
+# offset times it).
+(PACK_COPY, PACK_STRIDE, PACK_PAD, PACK_MAGIC, PACK_ROW_WORDS) = range(5)
+# Copies are made of buffers below this size only (magic's range).
+MAX_COPIED_BYTES = 1 << 32
 # Rows this many bytes apart (or a multiple) fall in one set of the first-level data cache
 # (64 sets of 64-byte lines on x86-64).
 L1_PERIOD = 4096
@@ -174,6 +177,7 @@ class LaunchPacks:
         self.table[row + PACK_COPY] = copy.ctypes.data
         self.table[row + PACK_STRIDE] = stride
         self.table[row + PACK_PAD] = pad
+        self.table[row + PACK_MAGIC] = np.uint64(magic(stride)).view(np.int64)
         return copy
 
     def refresh(self, threads=1):
@@ -232,13 +236,20 @@ def launch_packs(candidates, params, buffers, call_args, total_groups, threads):
             continue
         elements = evaluate(c.stride, call_args)
         stride = None if elements is None else elements * c.element_bytes
-        if stride is None or stride <= 0 or not conflicting(stride, region.size // stride) or \
-                region.size > BYTES_PER_GROUP * total_groups:
+        if stride is None or not 0 < stride < MAX_COPIED_BYTES or region.size >= MAX_COPIED_BYTES or \
+                not conflicting(stride, region.size // stride) or region.size > BYTES_PER_GROUP * total_groups:
             continue
         chosen[c.param] = (stride, _pad(c.row_bytes))
     for param, (stride, pad) in sorted(chosen.items()):
         packs.add(param, buffers[param][0].data, stride, pad)
     return packs
+
+
+def magic(stride):
+    """ceil(2^64 / stride): for 0 <= off < 2^32 and 0 < stride < 2^32, (off * magic) >> 64
+    is off // stride. (off * magic / 2^64 = off / stride + e with 0 <= e < off / 2^64 <
+    2^-32 < 1 / stride, and the fraction of off / stride is at most 1 - 1 / stride.)"""
+    return -(-(1 << 64) // stride)
 
 
 def conflicting(stride, rows):

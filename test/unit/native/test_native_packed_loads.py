@@ -260,3 +260,14 @@ def test_conflicting_strides(floats, rows, expect):
 def test_a_constant_stride_is_its_signed_value():
     assert packed_loads.evaluate(parse_stride("ret i64 -8"), [0, 0]) == -8
     assert packed_loads.evaluate(parse_stride("%s = sext i32 -8 to i64\nret i64 %s"), [0, 0]) == -8
+
+
+@pytest.mark.parametrize("stride", [64, 4096, 6144, 8256, 12345, (1 << 32) - 1])
+def test_magic_gives_the_row_of_every_offset(stride):
+    """The generated load's row, (off * magic) >> 64, is off // stride for offsets below
+    2^32 (the copied buffers' sizes)."""
+    rng = np.random.default_rng(stride)
+    m = packed_loads.magic(stride)
+    assert 0 < m < 1 << 64
+    for off in [0, 1, stride - 1, stride, stride + 1, (1 << 32) - 1, *rng.integers(0, 1 << 32, 2000).tolist()]:
+        assert (off * m) >> 64 == off // stride
