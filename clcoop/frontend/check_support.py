@@ -35,11 +35,23 @@ def location(node):
     return loc
 
 
+# SourceLocations by (file, line, column), shared by Coords at one position (macro-heavy
+# code: 21,065 Coords at 6,181 positions in pocl's test_mad_sat.cl); emptied when large.
+_LOCATIONS = {}
+_LOCATIONS_KEPT = 1 << 16
+
+
 def coord_location(coord):
     """A pycparser Coord as a SourceLocation (None without a line)."""
     if coord.line is None:
         return None
-    return SourceLocation(coord.file or "<source>", coord.line, coord.column or 1)
+    key = (coord.file, coord.line, coord.column)
+    loc = _LOCATIONS.get(key)
+    if loc is None:
+        if len(_LOCATIONS) >= _LOCATIONS_KEPT:
+            _LOCATIONS.clear()
+        loc = _LOCATIONS[key] = SourceLocation(coord.file or "<source>", coord.line, coord.column or 1)
+    return loc
 
 
 def name_location(decl):

@@ -74,3 +74,16 @@ def test_type_specifiers_in_any_order_name_the_type_of_their_canonical_order():
             assert types.base_type(c_ast.IdentifierType(list(names))) == expected, names
             checked += 1
     assert checked > 40
+
+
+def test_coords_at_one_position_share_a_location_and_the_table_stays_bounded(monkeypatch):
+    from pycparser.c_parser import Coord
+    first = check_support.location(c_ast.ID("x", coord=Coord("a.cl", 7, 3)))
+    again = check_support.location(c_ast.ID("y", coord=Coord("a.cl", 7, 3)))
+    assert again is first and first == SourceLocation("a.cl", 7, 3)
+    assert check_support.location(c_ast.ID("z", coord=Coord("a.cl", 7, 4))) == SourceLocation("a.cl", 7, 4)
+    monkeypatch.setattr(check_support, "_LOCATIONS_KEPT", 10)
+    for column in range(1, 40):
+        node = c_ast.ID("x", coord=Coord("b.cl", 1, column))
+        assert check_support.location(node) == _made_directly(node.coord)
+        assert len(check_support._LOCATIONS) <= 10
