@@ -11,7 +11,7 @@ examples/gemm_f32.cl on the native engine (8 x 16 tiles, one subgroup of 16 per
 work-group, as scripts/bench.py's GEMM rows) and `A @ B` alternating, after a warm-up
 launch each, and checks the native C against NumPy. One table: size x threads, native and
 NumPy ms (median and min), ratio native / NumPy (of medians and of minima), native GFLOP/s,
-then each of the issue's targets met or not (1 thread, 512^3 to 2048^3: <= 1.5x; 16
+the path and the operands read from padded copies (docs/native.md, "Packed loads"), then each of the issue's targets met or not (1 thread, 512^3 to 2048^3: <= 1.5x; 16
 threads, 1024^3 and 2048^3: <= 2x). Writes nothing.
 """
 import argparse
@@ -77,6 +77,8 @@ def child(threads, sizes, rounds):
         print(json.dumps({
             "n": n, "threads": threads, "engine_threads": runtime.default_threads(),
             "mode": nat.execution_mode(kernel.name, SUBGROUP),
+            # The operands read from padded copies (native/packed_loads.py): A, B by name.
+            "copies": [("A", "B", "C")[i] for i in nat.packed_params.get(kernel.name, ())],
             "match": bool(np.allclose(c, expected, rtol=1e-4, atol=1e-3 * np.sqrt(n))),
             **{name: {"median": statistics.median(v), "min": min(v), "runs": len(v)}
                for name, v in samples.items()}}), flush=True)
@@ -97,14 +99,15 @@ def measure(threads, sizes, rounds):
 
 def table(rows):
     lines = ["| threads | n | native ms, median (min) | NumPy ms, median (min) | ratio (of minima) | "
-             "native GFLOP/s | path, match |",
+             "native GFLOP/s | path, padded copies, match |",
              "|---|---|---|---|---|---|---|"]
     for r in rows:
         nat, ref = r["native"], r["numpy"]
         lines.append(f"| {r['threads']} | {r['n']}^3 | {nat['median'] * 1e3:.1f} ({nat['min'] * 1e3:.1f}) | "
                      f"{ref['median'] * 1e3:.1f} ({ref['min'] * 1e3:.1f}) | "
                      f"{nat['median'] / ref['median']:.2f}x ({nat['min'] / ref['min']:.2f}x) | "
-                     f"{2 * r['n'] ** 3 / nat['min'] / 1e9:.0f} | {r['mode']}, {r['match']} |")
+                     f"{2 * r['n'] ** 3 / nat['min'] / 1e9:.0f} | {r['mode']}, {'+'.join(r.get('copies') or ()) or 'none'}, "
+                     f"{r['match']} |")
     return "\n".join(lines)
 
 
