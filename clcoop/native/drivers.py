@@ -1,224 +1,292 @@
 """Per-kernel drivers (docs/native.md, "Execution model"): a generated function that runs
 work-groups taken from an atomic counter and, in each, the work-items in linear local-id
-order; kernels with barriers run as coroutines advanced barrier by barrier."""
-from clcoop.native.builtin_ir import ctx_slot
-from clcoop.native.context import CTX, CTX_SLOTS, DETAIL_SLOTS, FAULT_BARRIER, REGION_HI, REGION_LO, REGION_ROW_WORDS
+order; kernels with barriers run as coroutines advanced barrier by barrier.
+
+Built with llvmlite.ir through irbuild's helpers (docs/native.md, "How generated code is
+built"): the context slots and region rows are reached by their context.py names only.
+The subgroup-wide fast path's own driver (subgroup.py) is still assembled as text: it
+takes the pieces below as lines (argument_lines, one_dim_lines, group_head_lines,
+group_id_lines, zero_local_lines: irbuild.fragment prints them from the same builders)."""
+import llvmlite.ir as ir
+
+from clcoop.native import irbuild
+from clcoop.native.context import CTX_SLOTS, DETAIL_SLOTS, FAULT_BARRIER, REGION_HI, REGION_LO
 from clcoop.native.coop_routines import WORKGROUP_PREFIX
-from clcoop.native.text_rewrite import gquote
+from clcoop.native.irbuild import I1, I8, I64, PTR, context_slot, icmp, load_slot, region_word, store_atomic
 
-def plain_driver(plan):
-    """void driver(args, ctx template, first group, group count, arena, fault out)."""
-    k = plan.name
-    lines = [f"define void {gquote(plan.driver)}(ptr %args, ptr %tmpl, i64 %first, i64 %count, "
-             f"ptr %priv, ptr %fout) {{",
-             "entry:",
-             f"  %ctx = alloca [{CTX_SLOTS} x i64], align 16",
-             f"  call void @llvm.memcpy.p0.p0.i64(ptr %ctx, ptr %tmpl, i64 {CTX_SLOTS * 8}, i1 false)",
-             ] + [f"  %s.{field} = getelementptr i64, ptr %ctx, i64 {i}" for field, i in CTX.items()] + [
-             "  store ptr %priv, ptr %s.priv"]
-    arg_lines, call_args = argument_lines(plan)
-    lines += arg_lines
-    call_args = ["ptr %ctx"] + call_args
-    lines += [
-        "  %wg = load i64, ptr %s.wg_size",
-        f"  %ngx = load i64, ptr {ctx_slot('ngrp0')}",
-        f"  %ngy = load i64, ptr {ctx_slot('ngrp1')}",
-        f"  %lx = load i64, ptr {ctx_slot('lsize0')}",
-        f"  %ly = load i64, ptr {ctx_slot('lsize1')}",
-        f"  %ngz = load i64, ptr {ctx_slot('ngrp2')}",
-        *one_dim_lines("%ngy", "%ngz"),
-        f"  %psz = load i64, ptr {ctx_slot('priv_size')}",
-        f"  %abp = load ptr, ptr {ctx_slot('abort')}",
-        # Work-groups [first, first + count) are shared by the threads through an
-        # atomic counter (dynamic balance without returning to Python).
-        f"  %nextp = load ptr, ptr {ctx_slot('next_group')}"] + group_head_lines("group.ids") + [
-        *group_id_lines("group.ids", linear_group_id_lines("%ngx", "%ngy")),
-        f"  store i64 %gx, ptr {ctx_slot('grp0')}",
-        f"  store i64 %gy, ptr {ctx_slot('grp1')}",
-        f"  store i64 %gz, ptr {ctx_slot('grp2')}",
-        f"  %tabi = load i64, ptr {ctx_slot('table')}",
-        "  %tab = inttoptr i64 %tabi to ptr",
-        "  br label %gz.pre",
-        "gz.pre:"] + zero_local_lines("%tab", plan.local_rows, "gz") + [
-        "  br label %item",
-        "item:",
-        "  %l = phi i64 [ 0, %gz.zdone ], [ %lnext, %item.ok ]",
-        # Local ids counted up (a division per work-item costs more than a small kernel).
-        "  %x = phi i64 [ 0, %gz.zdone ], [ %xn, %item.ok ]",
-        "  %y = phi i64 [ 0, %gz.zdone ], [ %yn, %item.ok ]",
-        "  %z = phi i64 [ 0, %gz.zdone ], [ %zn, %item.ok ]",
-        "  %lmore = icmp ult i64 %l, %wg",
-        "  br i1 %lmore, label %item.body, label %group.next",
-        "item.body:",
-        f"  store i64 %l, ptr {ctx_slot('llid')}",
-        f"  store i64 %x, ptr {ctx_slot('lid0')}",
-        f"  store i64 %y, ptr {ctx_slot('lid1')}",
-        f"  store i64 %z, ptr {ctx_slot('lid2')}",
-        f"  store i64 0, ptr {ctx_slot('steps')}",
-        "  %hasarena = icmp ne i64 %psz, 0",
-        "  br i1 %hasarena, label %item.zero, label %item.call",
-        "item.zero:",
-        "  call void @llvm.memset.p0.i64(ptr %priv, i8 0, i64 %psz, i1 false)",
-        "  br label %item.call",
-        "item.call:",
-        f"  call void {gquote(k)}({', '.join(call_args)})",
-        f"  %fv = load i64, ptr {ctx_slot('fault')}",
-        "  %faulted = icmp ne i64 %fv, 0",
-        "  br i1 %faulted, label %fault, label %item.ok",
-        "item.ok:",
-        "  %lnext = add i64 %l, 1",
-        *next_local_id_lines("%lx", "%ly"),
-        "  br label %item",
-        "group.next:",
-        "  br label %group",
-        "fault:",
-        ] + fault_out_lines("%ctx", "%fv", "%l") + [
-        "  store atomic i64 1, ptr %abp monotonic, align 8",
-        "  ret void",
-        "done:",
-        "  ret void",
-        "}"]
-    # Slot pointers are constant GEPs on %ctx.
-    return "\n".join(lines)
+VOID = ir.VoidType()
+CONTEXT_BYTES = CTX_SLOTS * 8
+# void driver(args, ctx template, first group, group count, arena, fault out): the
+# signature runtime.py calls (runtime._run_driver, the pool's calls table).
+LAUNCH_PARAMS = ((PTR, "args"), (PTR, "tmpl"), (I64, "first"), (I64, "count"), (PTR, "priv"), (PTR, "fout"))
+# A fault record's words as runtime.NativeProgram._fault reads them: [site + 1, kind,
+# address, group, local linear id, access size, region code, the work-item's arena, its
+# detail slots]; a divergent barrier's: [site + 1, FAULT_BARRIER, the first work-item done
+# or -1, group, the first suspended, how many wait there in its sub-group (work-group), the
+# first that does not].
+FAULT_WORDS = ("site", "kind", "address", "group", "item", "size", "region", "arena")
 
 
-def next_local_id_lines(lsize0, lsize1, p=""):
-    """Driver IR stepping the local ids %<p>x, %<p>y, %<p>z to the next work-item in linear
-    order (%<p>xn, %<p>yn, %<p>zn): counted up, since a division per work-item costs more
-    than a small kernel."""
-    return [f"  %{p}x1 = add i64 %{p}x, 1",
-            f"  %{p}xwrap = icmp eq i64 %{p}x1, {lsize0}",
-            f"  %{p}xn = select i1 %{p}xwrap, i64 0, i64 %{p}x1",
-            f"  %{p}y1 = add i64 %{p}y, 1",
-            f"  %{p}yinc = select i1 %{p}xwrap, i64 %{p}y1, i64 %{p}y",
-            f"  %{p}ywrap = icmp eq i64 %{p}yinc, {lsize1}",
-            f"  %{p}yn = select i1 %{p}ywrap, i64 0, i64 %{p}yinc",
-            f"  %{p}z1 = add i64 %{p}z, 1",
-            f"  %{p}zn = select i1 %{p}ywrap, i64 %{p}z1, i64 %{p}z"]
+def _i64(n):
+    return ir.Constant(I64, n)
 
 
-def one_dim_lines(ngrp1, ngrp2):
-    """Driver IR setting %oned: whether the launch has one work-group in dimensions 1 and 2
-    (group_id_lines)."""
-    return [f"  %oned1 = icmp eq i64 {ngrp1}, 1",
-            f"  %oned2 = icmp eq i64 {ngrp2}, 1",
-            "  %oned = and i1 %oned1, %oned2"]
+def _launch(name):
+    """(function, builder, launch parameters by name) of a driver @name (external: runtime.py
+    looks its address up)."""
+    fn, b = irbuild.define(name, VOID, list(LAUNCH_PARAMS), inline=False)
+    fn.linkage = ""
+    return fn, b, {arg.name: arg for arg in fn.args}
 
 
-def group_id_lines(label, id_lines):
-    """Driver IR of block `label` setting the group ids %gx, %gy, %gz of work-group %g: %g,
-    0, 0 in a 1-D launch (%oned, one_dim_lines), else those id_lines compute (%gx.n, %gy.n,
-    %gz.n: up to six 64-bit divisions, a quarter of the vector add's driver time at local
-    size 64);
-    continues in block <label>.done."""
-    return [f"{label}:",
-            f"  br i1 %oned, label %{label}.done, label %{label}.nd",
-            f"{label}.nd:",
-            *id_lines,
-            f"  br label %{label}.done",
-            f"{label}.done:",
-            *[f"  %{v} = phi i64 [ {one}, %{label} ], [ %{v}.n, %{label}.nd ]"
-              for v, one in (("gx", "%g"), ("gy", "0"), ("gz", "0"))]]
+def _alloca(b, value_type, align, name):
+    """`alloca value_type, align N`, referred to as an opaque ptr (llvmlite types it)."""
+    slot = b.alloca(value_type, name=name)
+    slot.align = align
+    slot.type = PTR
+    return slot
 
 
-def linear_group_id_lines(ngrp0, ngrp1):
-    """group_id_lines' ids in linear order (dimension 0 fastest), as the interpreter numbers
-    the work-groups."""
-    return [f"  %gx.n = urem i64 %g, {ngrp0}",
-            f"  %gq = udiv i64 %g, {ngrp0}",
-            f"  %gy.n = urem i64 %gq, {ngrp1}",
-            f"  %gz.n = udiv i64 %gq, {ngrp1}"]
+def _block(fn, name):
+    """A block of fn placed at the end of the function when the builder first moves to it
+    (_place): blocks lie in the order the code is written, whatever order they are named in."""
+    return ir.Block(parent=fn, name=name)
 
 
-def argument_lines(plan):
-    """Driver IR loading the kernel's arguments from the argument block: (lines, typed
-    argument texts)."""
-    lines, args = [], []
-    for i, (t, off, size) in enumerate(plan.params):
-        lines.append(f"  %ap{i} = getelementptr i8, ptr %args, i64 {off}")
+def _blocks(fn, *names):
+    return {name: _block(fn, name) for name in names}
+
+
+def _place(b, block):
+    if block not in b.function.blocks:
+        b.function.blocks.append(block)
+    b.position_at_end(block)
+
+
+def _memcpy(b, dst, src, size):
+    irbuild.call(b, "llvm.memcpy.p0.p0.i64", VOID, [dst, src, size, ir.Constant(I1, 0)])
+
+
+def _memset(b, dst, size):
+    irbuild.call(b, "llvm.memset.p0.i64", VOID, [dst, ir.Constant(I8, 0), size, ir.Constant(I1, 0)])
+
+
+def _store_slot(b, ctx, slot, value, name=None):
+    b.store(value, context_slot(b, ctx, slot, name))
+
+
+def _load_ptr_slot(b, ctx, slot, name):
+    """The pointer a context slot holds (the abort flag, the group counter)."""
+    return b.load(context_slot(b, ctx, slot), name=name, typ=PTR)
+
+
+def _handle(b, handles, index, name):
+    """Coroutine handle number `index` (its pointer, its value)."""
+    p = b.gep(handles, [index], source_etype=PTR, name=f"{name}p")
+    return b.load(p, name=name, typ=PTR)
+
+
+# ------------------------------------------------------------------ shared pieces
+
+def load_arguments(b, plan, args):
+    """The kernel's arguments loaded from the argument block (plan.params: type, offset)."""
+    values = []
+    for i, (t, off, _) in enumerate(plan.params):
+        p = b.gep(args, [_i64(off)], source_etype=I8, name=f"ap{i}")
         if t.kind == "int" and t.bits == 1:
-            lines += [f"  %ab{i} = load i8, ptr %ap{i}, align 1", f"  %a{i} = trunc i8 %ab{i} to i1"]
+            values.append(b.trunc(b.load(p, name=f"ab{i}", typ=I8, align=1), I1, name=f"a{i}"))
         else:
-            lines.append(f"  %a{i} = load {t}, ptr %ap{i}, align 1")
-        args.append(f"{t} %a{i}")
-    return lines, args
+            values.append(b.load(p, name=f"a{i}", typ=irbuild.value_type(str(t)), align=1))
+    return values
 
 
-def group_head_lines(next_label):
-    """Driver IR taking the next work-group %g of [first, first + count): chunks of
-    tmpl[group_chunk] consecutive groups from the atomic counter %nextp shared by the
-    threads (dynamic balance without returning to Python; one atomic per group made two
-    threads slower than one on small groups: the counter's cache line went back and forth);
-    %done when none is left or another thread faulted (%abp)."""
-    return ["  %end = add i64 %first, %count",
-            f"  %gchunk.p = getelementptr i64, ptr %tmpl, i64 {CTX['group_chunk']}",
-            "  %gchunk = load i64, ptr %gchunk.p",
-            "  %gcur = alloca i64, align 8",
-            "  %gend = alloca i64, align 8",
-            "  store i64 0, ptr %gcur",
-            "  store i64 0, ptr %gend",
-            "  br label %group",
-            "group:",
-            "  %gc = load i64, ptr %gcur",
-            "  %ge = load i64, ptr %gend",
-            "  %ghave = icmp ult i64 %gc, %ge",
-            "  br i1 %ghave, label %group.take, label %group.chunk",
-            "group.chunk:",
-            "  %gi = atomicrmw add ptr %nextp, i64 %gchunk monotonic",
-            "  %gk0 = add i64 %gi, %first",
-            "  %gkmore = icmp ult i64 %gk0, %end",
-            "  br i1 %gkmore, label %group.store, label %done",
-            "group.store:",
-            "  %gk1 = add i64 %gk0, %gchunk",
-            "  %gkfull = icmp ult i64 %gk1, %end",
-            "  %gkend = select i1 %gkfull, i64 %gk1, i64 %end",
-            "  store i64 %gk0, ptr %gcur",
-            "  store i64 %gkend, ptr %gend",
-            "  br label %group",
-            "group.take:",
-            "  %g = add i64 %gc, 0",
-            "  %gnext = add i64 %gc, 1",
-            "  store i64 %gnext, ptr %gcur",
-            "  br label %group.body",
-            "group.body:",
-            "  %abv = load atomic i64, ptr %abp monotonic, align 8",
-            "  %aborted = icmp ne i64 %abv, 0",
-            f"  br i1 %aborted, label %done, label %{next_label}"]
+def one_dim(b, ngrp1, ngrp2):
+    """Whether the launch has one work-group in dimensions 1 and 2 (group_ids)."""
+    return b.and_(icmp(b, "eq", ngrp1, _i64(1), "oned1"), icmp(b, "eq", ngrp2, _i64(1), "oned2"), name="oned")
 
 
-def fault_out_lines(ctx, fault, item):
-    """Driver IR copying a work-item's fault to %fout: [site + 1, kind, address, group,
-    local linear id, access size, region code, the work-item's arena, its detail slots]
-    (runtime.NativeProgram._fault reads it)."""
-    lines = [f"  store i64 {fault}, ptr %fout"]
-    for k, value in ((1, "fault_kind"), (2, "fault_addr"), (3, "%g"), (4, item), (5, "fault_size"),
-                     (6, "fault_region"), (7, "priv"), *((8 + d, f"detail{d}") for d in range(DETAIL_SLOTS))):
-        if not value.startswith("%"):
-            lines += [f"  %fo.{value}.p = getelementptr i64, ptr {ctx}, i64 {CTX[value]}",
-                      f"  %fo.{value} = load i64, ptr %fo.{value}.p"]
-            value = f"%fo.{value}"
-        lines += [f"  %fo{k} = getelementptr i64, ptr %fout, i64 {k}", f"  store i64 {value}, ptr %fo{k}"]
-    return lines
+def next_local_id(b, x, y, z, lsize0, lsize1, p=""):
+    """The local ids of the next work-item in linear order: counted up, since a division per
+    work-item costs more than a small kernel."""
+    x1 = b.add(x, _i64(1), name=f"{p}x1")
+    xwrap = icmp(b, "eq", x1, lsize0, f"{p}xwrap")
+    xn = b.select(xwrap, _i64(0), x1, name=f"{p}xn")
+    y1 = b.add(y, _i64(1), name=f"{p}y1")
+    yinc = b.select(xwrap, y1, y, name=f"{p}yinc")
+    ywrap = icmp(b, "eq", yinc, lsize1, f"{p}ywrap")
+    yn = b.select(ywrap, _i64(0), yinc, name=f"{p}yn")
+    z1 = b.add(z, _i64(1), name=f"{p}z1")
+    zn = b.select(ywrap, z1, z, name=f"{p}zn")
+    return xn, yn, zn
 
 
+def group_head(b, first, count, tmpl, nextp, abp, done, after):
+    """Takes the next work-group %g of [first, first + count): chunks of tmpl[group_chunk]
+    consecutive groups from the atomic counter nextp shared by the threads (dynamic balance
+    without returning to Python; one atomic per group made two threads slower than one on
+    small groups: the counter's cache line went back and forth); to `done` when none is
+    left or another thread faulted (abp), else to `after`. Returns (the loop's head block
+    `group`, g)."""
+    fn = b.function
+    blk = _blocks(fn, "group", "group.chunk", "group.store", "group.take", "group.body")
+    end = b.add(first, count, name="end")
+    chunk = load_slot(b, tmpl, "group_chunk", "gchunk")
+    gcur, gend = _alloca(b, I64, 8, "gcur"), _alloca(b, I64, 8, "gend")
+    b.store(_i64(0), gcur)
+    b.store(_i64(0), gend)
+    b.branch(blk["group"])
+    _place(b, blk["group"])
+    gc = b.load(gcur, name="gc", typ=I64)
+    ge = b.load(gend, name="ge", typ=I64)
+    b.cbranch(icmp(b, "ult", gc, ge, "ghave"), blk["group.take"], blk["group.chunk"])
+    _place(b, blk["group.chunk"])
+    gi = b.atomic_rmw("add", nextp, chunk, "monotonic", name="gi")
+    gk0 = b.add(gi, first, name="gk0")
+    b.cbranch(icmp(b, "ult", gk0, end, "gkmore"), blk["group.store"], done)
+    _place(b, blk["group.store"])
+    gk1 = b.add(gk0, chunk, name="gk1")
+    gkend = b.select(icmp(b, "ult", gk1, end, "gkfull"), gk1, end, name="gkend")
+    b.store(gk0, gcur)
+    b.store(gkend, gend)
+    b.branch(blk["group"])
+    _place(b, blk["group.take"])
+    g = b.add(gc, _i64(0), name="g")
+    b.store(b.add(gc, _i64(1), name="gnext"), gcur)
+    b.branch(blk["group.body"])
+    _place(b, blk["group.body"])
+    abv = b.load_atomic(abp, "monotonic", 8, name="abv", typ=I64)
+    b.cbranch(icmp(b, "ne", abv, _i64(0), "aborted"), done, after)
+    return blk["group"], g
 
-def zero_local_lines(table, rows, prefix):
-    """IR lines zeroing the kernel's __local regions (rows: their region-table rows,
+
+def group_ids(b, oned, g, compute, label):
+    """The group ids (gx, gy, gz) of work-group g: g, 0, 0 in a 1-D launch (oned), else those
+    compute(builder) returns (up to six 64-bit divisions, a quarter of the vector add's
+    driver time at local size 64), in block <label>.nd; continues in block <label>.done."""
+    fn = b.function
+    here = b.block
+    nd, done = _block(fn, f"{label}.nd"), _block(fn, f"{label}.done")
+    b.cbranch(oned, done, nd)
+    _place(b, nd)
+    computed = compute(b)
+    nd_end = b.block
+    b.branch(done)
+    _place(b, done)
+    ids = []
+    for v, one, n in zip(("gx", "gy", "gz"), (g, _i64(0), _i64(0)), computed):
+        phi = b.phi(I64, name=v)
+        phi.add_incoming(one, here)
+        phi.add_incoming(n, nd_end)
+        ids.append(phi)
+    return ids
+
+
+def linear_ids(g, ngrp0, ngrp1):
+    """group_ids' compute in linear order (dimension 0 fastest), as the interpreter numbers
+    the work-groups."""
+    def compute(b):
+        gx = b.urem(g, ngrp0, name="gx.n")
+        gq = b.udiv(g, ngrp0, name="gq")
+        return gx, b.urem(gq, ngrp1, name="gy.n"), b.udiv(gq, ngrp1, name="gz.n")
+    return compute
+
+
+def zero_locals(b, table, rows, prefix):
+    """Zeroes the kernel's __local regions (rows: their region-table rows,
     KernelPlan.local_rows) at the start of a work-group: local memory starts as zeros in
     the interpreter too. Only those rows (none: no work), not a scan of the whole table per
-    work-group. Ends at label %<prefix>.zdone."""
-    lines = []
+    work-group. Continues in block <prefix>.zdone."""
     for r in rows:
-        p = f"%{prefix}.r{r}"
-        lines += [f"  {p}.lop = getelementptr i64, ptr {table}, i64 {REGION_ROW_WORDS * r + REGION_LO}",
-                  f"  {p}.lo = load i64, ptr {p}.lop",
-                  f"  {p}.hip = getelementptr i64, ptr {table}, i64 {REGION_ROW_WORDS * r + REGION_HI}",
-                  f"  {p}.hi = load i64, ptr {p}.hip",
-                  f"  {p}.p = inttoptr i64 {p}.lo to ptr",
-                  f"  {p}.n = sub i64 {p}.hi, {p}.lo",
-                  f"  call void @llvm.memset.p0.i64(ptr {p}.p, i8 0, i64 {p}.n, i1 false)"]
-    return lines + [f"  br label %{prefix}.zdone", f"{prefix}.zdone:"]
+        p = f"{prefix}.r{r}"
+        lo = b.load(region_word(b, table, r, REGION_LO, f"{p}.lop"), name=f"{p}.lo", typ=I64)
+        hi = b.load(region_word(b, table, r, REGION_HI, f"{p}.hip"), name=f"{p}.hi", typ=I64)
+        _memset(b, b.inttoptr(lo, PTR, name=f"{p}.p"), b.sub(hi, lo, name=f"{p}.n"))
+    zdone = _block(b.function, f"{prefix}.zdone")
+    b.branch(zdone)
+    _place(b, zdone)
 
+
+def fault_out(b, fout, ctx, fault, group, item):
+    """Copies a work-item's fault to fout (FAULT_WORDS, then its detail slots)."""
+    words = {"site": fault, "group": group, "item": item}
+    slots = {"kind": "fault_kind", "address": "fault_addr", "size": "fault_size", "region": "fault_region",
+             "arena": "priv"}
+    fields = [(k, w) for k, w in enumerate(FAULT_WORDS)] + \
+        [(len(FAULT_WORDS) + d, f"detail{d}") for d in range(DETAIL_SLOTS)]
+    for k, word in fields:
+        value = words.get(word)
+        if value is None:
+            slot = slots.get(word, word)
+            value = load_slot(b, ctx, slot, f"fo.{slot}")
+        b.store(value, fout if k == 0 else b.gep(fout, [_i64(k)], source_etype=I64, name=f"fo{k}"))
+
+
+# ------------------------------------------------------------------ the plain driver
+
+def plain_driver(plan):
+    """void driver(args, ctx template, first group, group count, arena, fault out): the
+    work-items of each work-group one after the other, each a call of the kernel."""
+    fn, b, launch = _launch(plan.driver)
+    ctx = _alloca(b, ir.ArrayType(I64, CTX_SLOTS), 16, "ctx")
+    _memcpy(b, ctx, launch["tmpl"], _i64(CONTEXT_BYTES))
+    _store_slot(b, ctx, "priv", launch["priv"])
+    call_args = [ctx] + load_arguments(b, plan, launch["args"])
+    wg = load_slot(b, ctx, "wg_size", "wg")
+    ngx, ngy = load_slot(b, ctx, "ngrp0", "ngx"), load_slot(b, ctx, "ngrp1", "ngy")
+    lx, ly = load_slot(b, ctx, "lsize0", "lx"), load_slot(b, ctx, "lsize1", "ly")
+    ngz = load_slot(b, ctx, "ngrp2", "ngz")
+    oned = one_dim(b, ngy, ngz)
+    psz = load_slot(b, ctx, "priv_size", "psz")
+    abp = _load_ptr_slot(b, ctx, "abort", "abp")
+    nextp = _load_ptr_slot(b, ctx, "next_group", "nextp")
+    blk = _blocks(fn, "item", "item.body", "item.zero", "item.call", "item.ok", "group.next", "fault", "done")
+    ids = _block(fn, "group.ids")
+    group, g = group_head(b, launch["first"], launch["count"], launch["tmpl"], nextp, abp, blk["done"], ids)
+    _place(b, ids)
+    gx, gy, gz = group_ids(b, oned, g, linear_ids(g, ngx, ngy), "group.ids")
+    for slot, v in (("grp0", gx), ("grp1", gy), ("grp2", gz)):
+        _store_slot(b, ctx, slot, v)
+    tab = b.inttoptr(load_slot(b, ctx, "table", "tabi"), PTR, name="tab")
+    pre = _block(fn, "gz.pre")
+    b.branch(pre)
+    _place(b, pre)
+    zero_locals(b, tab, plan.local_rows, "gz")
+    zdone = b.block
+    b.branch(blk["item"])
+
+    _place(b, blk["item"])
+    l, x, y, z = (b.phi(I64, name=n) for n in ("l", "x", "y", "z"))
+    for phi in (l, x, y, z):
+        phi.add_incoming(_i64(0), zdone)
+    b.cbranch(icmp(b, "ult", l, wg, "lmore"), blk["item.body"], blk["group.next"])
+    _place(b, blk["item.body"])
+    for slot, v in (("llid", l), ("lid0", x), ("lid1", y), ("lid2", z), ("steps", _i64(0))):
+        _store_slot(b, ctx, slot, v)
+    b.cbranch(icmp(b, "ne", psz, _i64(0), "hasarena"), blk["item.zero"], blk["item.call"])
+    _place(b, blk["item.zero"])
+    _memset(b, launch["priv"], psz)
+    b.branch(blk["item.call"])
+    _place(b, blk["item.call"])
+    irbuild.call(b, plan.name, VOID, call_args)
+    fv = load_slot(b, ctx, "fault", "fv")
+    b.cbranch(icmp(b, "ne", fv, _i64(0), "faulted"), blk["fault"], blk["item.ok"])
+    _place(b, blk["item.ok"])
+    lnext = b.add(l, _i64(1), name="lnext")
+    for phi, v in zip((l, x, y, z), (lnext, *next_local_id(b, x, y, z, lx, ly))):
+        phi.add_incoming(v, blk["item.ok"])
+    b.branch(blk["item"])
+    _place(b, blk["group.next"])
+    b.branch(group)
+    _place(b, blk["fault"])
+    fault_out(b, launch["fout"], ctx, fv, g, l)
+    store_atomic(b, _i64(1), abp, "monotonic", 8)
+    b.ret_void()
+    _place(b, blk["done"])
+    b.ret_void()
+    return irbuild.function_text(fn)
+
+
+# ------------------------------------------------------------------ the coroutine driver
 
 def coroutine_driver(plan, kernel, lanes=1, name=None, lane_contexts=True):
     """Driver of a kernel with barriers: every work-item of a group is a coroutine; the
@@ -229,469 +297,502 @@ def coroutine_driver(plan, kernel, lanes=1, name=None, lane_contexts=True):
     subgroup function of `lanes` consecutive work-items, called with the first one's
     context (the lanes' contexts follow it; lanes other than the first read theirs only
     when lane_contexts); its faults only need fout[0] != 0."""
-    L = [f"define void {gquote(name or plan.driver)}(ptr %args, ptr %tmpl, i64 %first, i64 %count, "
-         f"ptr %priv, ptr %fout) {{",
-         "entry:"]
-    arg_lines, call_args = argument_lines(plan)
-    L += arg_lines
-    for field in ("wg_size", "ngrp0", "ngrp1", "ngrp2", "lsize0", "lsize1", "priv_size", "table", "sg_size"):
-        L.append(f"  %t.{field}.p = getelementptr i64, ptr %tmpl, i64 {CTX[field]}")
-        L.append(f"  %t.{field} = load i64, ptr %t.{field}.p")
-    L += [f"  %t.abort.p = getelementptr i64, ptr %tmpl, i64 {CTX['abort']}",
-          "  %abp = load ptr, ptr %t.abort.p",
-          "  %tab = inttoptr i64 %t.table to ptr",
-          *one_dim_lines("%t.ngrp1", "%t.ngrp2"),
-          f"  %ctxbytes = mul i64 %t.wg_size, {CTX_SLOTS * 8}",
-          "  %ctxs = call ptr @malloc(i64 %ctxbytes)",
-          f"  %nh = udiv i64 %t.wg_size, {lanes}",
-          "  %hbytes = mul i64 %nh, 8",
-          "  %hs = call ptr @malloc(i64 %hbytes)",
-          f"  %t.next.p = getelementptr i64, ptr %tmpl, i64 {CTX['next_group']}",
-          "  %nextp = load ptr, ptr %t.next.p",
-          "  %hasarena = icmp ne i64 %t.priv_size, 0",
-          "  %fpool.p = alloca ptr, align 8",
-          "  %fcap.p = alloca i64, align 8",
-          "  store ptr null, ptr %fpool.p",
-          "  store i64 0, ptr %fcap.p"] + (_contexts_once_lines() if lanes > 1 else []) + \
-        group_head_lines("gz.pre") + [
-          "gz.pre:"]
-    L += zero_local_lines("%tab", plan.local_rows, "gz")
-    L += ["  br label %group.ids",
-          *group_id_lines("group.ids", linear_group_id_lines("%t.ngrp0", "%t.ngrp1")),
-          "  br label %init.pre",
-          "init.pre:"]
-    L += _init_items_lines(kernel, call_args) if lanes == 1 else \
-        _init_subgroups_lines(kernel, call_args, lanes, lane_contexts)
-    L += [
-          # A round: every work-item has run to a barrier or to its end.
-          "round:",
-          "  br label %scan",
-          "scan:",
-          "  %s = phi i64 [ 0, %round ], [ %snext, %scan.next ]",
-          "  %ndone = phi i64 [ 0, %round ], [ %ndone2, %scan.next ]",
-          "  %nsusp = phi i64 [ 0, %round ], [ %nsusp2, %scan.next ]",
-          "  %site0 = phi i64 [ -1, %round ], [ %site2, %scan.next ]",
-          "  %mixed = phi i1 [ false, %round ], [ %mixed2, %scan.next ]",
-          "  %firstdone = phi i64 [ -1, %round ], [ %firstdone2, %scan.next ]",
-          "  %firstsusp = phi i64 [ -1, %round ], [ %firstsusp2, %scan.next ]",
-          # In the first suspended work-item's sub-group: how many wait where it waits,
-          # and the first that does not (a matrix operation reached by part of a sub-group
-          # is worded as the interpreter's: runtime.py).
-          "  %nsg = phi i64 [ 0, %round ], [ %nsg2, %scan.next ]",
-          "  %inact = phi i64 [ -1, %round ], [ %inact2, %scan.next ]",
-          "  %smore = icmp ult i64 %s, %nh",
-          "  br i1 %smore, label %scan.body, label %scan.end",
-          "scan.body:",
-          f"  %scoff = mul i64 %s, {CTX_SLOTS * lanes}",
-          "  %sc = getelementptr i64, ptr %ctxs, i64 %scoff",
-          "  %sfv = load i64, ptr %sc",
-          "  %sfault = icmp ne i64 %sfv, 0",
-          "  br i1 %sfault, label %fault, label %scan.state",
-          "scan.state:",
-          "  %shp = getelementptr ptr, ptr %hs, i64 %s",
-          "  %sh = load ptr, ptr %shp",
-          "  %sdone = call i1 @llvm.coro.done(ptr %sh)",
-          f"  %sbp = getelementptr i64, ptr %sc, i64 {CTX['barrier']}",
-          "  %sb = load i64, ptr %sbp",
-          "  %dinc = zext i1 %sdone to i64",
-          "  %ndone2 = add i64 %ndone, %dinc",
-          "  %sinc = xor i64 %dinc, 1",
-          "  %nsusp2 = add i64 %nsusp, %sinc",
-          "  %nofirst = icmp eq i64 %site0, -1",
-          "  %sdone.not = xor i1 %sdone, true",
-          "  %takesite = and i1 %nofirst, %sdone.not",
-          "  %site2 = select i1 %takesite, i64 %sb, i64 %site0",
-          "  %differs = icmp ne i64 %sb, %site2",
-          "  %baddiff = and i1 %differs, %sdone.not",
-          "  %mixed2 = or i1 %mixed, %baddiff",
-          "  %fdnone = icmp eq i64 %firstdone, -1",
-          "  %takefd = and i1 %fdnone, %sdone",
-          "  %firstdone2 = select i1 %takefd, i64 %s, i64 %firstdone",
-          "  %fsnone = icmp eq i64 %firstsusp, -1",
-          "  %takefs = and i1 %fsnone, %sdone.not",
-          "  %firstsusp2 = select i1 %takefs, i64 %s, i64 %firstsusp",
-          "  %fs.sg = udiv i64 %firstsusp2, %t.sg_size",
-          "  %s.sg = udiv i64 %s, %t.sg_size",
-          "  %same.sg = icmp eq i64 %s.sg, %fs.sg",
-          "  %has.fs = icmp ne i64 %firstsusp2, -1",
-          "  %in.sg = and i1 %same.sg, %has.fs",
-          "  %at.site = icmp eq i64 %sb, %site2",
-          "  %waits.here = and i1 %sdone.not, %at.site",
-          "  %counted = and i1 %in.sg, %waits.here",
-          "  %cinc = zext i1 %counted to i64",
-          "  %nsg2 = add i64 %nsg, %cinc",
-          "  %elsewhere = xor i1 %waits.here, true",
-          "  %inact.new = and i1 %in.sg, %elsewhere",
-          "  %no.inact = icmp eq i64 %inact, -1",
-          "  %take.inact = and i1 %inact.new, %no.inact",
-          "  %inact2 = select i1 %take.inact, i64 %s, i64 %inact",
-          "  br label %scan.next",
-          "scan.next:",
-          "  %snext = add i64 %s, 1",
-          "  br label %scan",
-          "scan.end:",
-          "  %alldone = icmp eq i64 %nsusp, 0",
-          "  br i1 %alldone, label %destroy, label %check",
-          "check:",
-          "  %somedone = icmp ne i64 %ndone, 0",
-          "  %diverged = or i1 %somedone, %mixed",
-          "  br i1 %diverged, label %divergent, label %resume",
-          "resume:",
-          "  %r = phi i64 [ 0, %check ], [ %rnext, %resume.body ]",
-          "  %rmore = icmp ult i64 %r, %nh",
-          "  br i1 %rmore, label %resume.body, label %round",
-          "resume.body:",
-          "  %rhp = getelementptr ptr, ptr %hs, i64 %r",
-          "  %rh = load ptr, ptr %rhp",
-          "  call void @llvm.coro.resume(ptr %rh)",
-          "  %rnext = add i64 %r, 1",
-          "  br label %resume",
-          *(coop_round_lines(plan) if lanes == 1 else []),
-          *(workgroup_round_lines(plan) if lanes == 1 else []),
-          "destroy:",
-          "  br label %destroy.loop",
-          "destroy.loop:",
-          "  %d = phi i64 [ 0, %destroy ], [ %dnext, %destroy.body ]",
-          "  %dmore = icmp ult i64 %d, %nh",
-          "  br i1 %dmore, label %destroy.body, label %destroyed",
-          "destroy.body:",
-          "  %dhp = getelementptr ptr, ptr %hs, i64 %d",
-          "  %dh = load ptr, ptr %dhp",
-          "  call void @llvm.coro.destroy(ptr %dh)",
-          "  %dnext = add i64 %d, 1",
-          "  br label %destroy.loop",
-          "destroyed:",
-          *frame_pool_lines(lanes),
-          "  br label %group",
-          # Faults: recorded in fout; every coroutine of the group is destroyed.
-          "fault:",
-          ] + fault_out_lines("%sc", "%sfv", "%s") + [
-          "  br label %abandon",
-          "divergent:",
-          "  %bsite = add i64 %site0, 1",
-          "  store i64 %bsite, ptr %fout",
-          "  %dv1 = getelementptr i64, ptr %fout, i64 1",
-          f"  store i64 {FAULT_BARRIER}, ptr %dv1",
-          "  %dv2 = getelementptr i64, ptr %fout, i64 2",
-          "  %other = select i1 %somedone, i64 %firstdone, i64 -1",
-          "  store i64 %other, ptr %dv2",
-          "  %dv3 = getelementptr i64, ptr %fout, i64 3",
-          "  store i64 %g, ptr %dv3",
-          "  %dv4 = getelementptr i64, ptr %fout, i64 4",
-          "  store i64 %firstsusp, ptr %dv4",
-          "  %dv5 = getelementptr i64, ptr %fout, i64 5",
-          "  store i64 %nsg, ptr %dv5",
-          "  %dv6 = getelementptr i64, ptr %fout, i64 6",
-          "  store i64 %inact, ptr %dv6",
-          "  br label %abandon",
-          "abandon:",
-          "  store atomic i64 1, ptr %abp monotonic, align 8",
-          "  br label %abandon.loop",
-          "abandon.loop:",
-          "  %e = phi i64 [ 0, %abandon ], [ %enext, %abandon.body ]",
-          "  %emore = icmp ult i64 %e, %nh",
-          "  br i1 %emore, label %abandon.body, label %done",
-          "abandon.body:",
-          "  %ehp = getelementptr ptr, ptr %hs, i64 %e",
-          "  %eh = load ptr, ptr %ehp",
-          "  call void @llvm.coro.destroy(ptr %eh)",
-          "  %enext = add i64 %e, 1",
-          "  br label %abandon.loop",
-          "done:",
-          "  %fpool.end = load ptr, ptr %fpool.p",
-          "  call void @free(ptr %fpool.end)",
-          "  call void @free(ptr %ctxs)",
-          "  call void @free(ptr %hs)",
-          "  ret void",
-          "}"]
-    text = "\n".join(L)
-    if workgroup_sites(plan) and lanes == 1:
-        # Every work-item waits at one workgroup-scope matrix operation: done by its
-        # function over the work-group before all resume (workgroup_round_lines).
-        text = text.replace("label %divergent, label %resume", "label %divergent, label %wg.pre")
-        text = text.replace("  %r = phi i64 [ 0, %check ]", "  %r = phi i64 [ 0, %wg.done ]")
-        text = text.replace("  store i64 %nsg, ptr %dv5", "  store i64 %dv.n, ptr %dv5")
-        text = text.replace("  store i64 %inact, ptr %dv6", "  store i64 %dv.inact, ptr %dv6")
-        text = text.replace("  %dv5 = getelementptr i64, ptr %fout, i64 5",
-                            "  %dv5 = getelementptr i64, ptr %fout, i64 5\n" + "\n".join(_workgroup_divergence_lines(plan)))
-    if plan.coop_sites and lanes == 1:
-        # Rounds start with the cooperative-matrix pass (coop_round_lines).
-        text = text.replace("label %init.body, label %round", "label %init.body, label %cround")
-        text = text.replace("label %resume.body, label %round", "label %resume.body, label %cround")
-    return text
+    d = _Coroutines(plan, kernel, lanes, name or plan.driver)
+    d.start(lane_contexts)
+    d.scan()
+    d.check_and_resume()
+    if lanes == 1 and plan.coop_sites:
+        d.coop_round()
+    if lanes == 1 and workgroup_sites(plan):
+        d.workgroup_round()
+    d.destroy()
+    d.faults()
+    return irbuild.function_text(d.fn)
 
 
-def frame_slot_lines(ctx, index):
-    """Driver IR giving the coroutine about to start (context ctx, number index in its
-    work-group) its slot of the frame pool (runtime_ir.FRAME_IR)."""
-    return ["  %fpool = load ptr, ptr %fpool.p",
-            "  %fcap = load i64, ptr %fcap.p",
-            f"  %foff = mul i64 {index}, %fcap",
-            "  %fslot = getelementptr i8, ptr %fpool, i64 %foff",
-            f"  %fslot.p = getelementptr i64, ptr {ctx}, i64 {CTX['frame']}",
-            "  store ptr %fslot, ptr %fslot.p",
-            f"  %fcap.c = getelementptr i64, ptr {ctx}, i64 {CTX['frame_cap']}",
-            "  store i64 %fcap, ptr %fcap.c",
-            f"  %fneed.c = getelementptr i64, ptr {ctx}, i64 {CTX['frame_need']}",
-            "  store i64 0, ptr %fneed.c"]
+class _Coroutines:
+    """The coroutine driver being built: its blocks and the values its parts share."""
 
+    def __init__(self, plan, kernel, lanes, name):
+        self.plan, self.kernel, self.lanes = plan, kernel, lanes
+        self.fn, self.b, self.launch = _launch(name)
+        self.blk = _blocks(self.fn, "round", "scan", "scan.body", "scan.state", "scan.next", "scan.end",
+                           "check", "resume", "resume.body", "destroy", "destroy.loop", "destroy.body",
+                           "destroyed", "fault", "divergent", "abandon", "abandon.loop", "abandon.body", "done")
+        if lanes == 1 and plan.coop_sites:
+            self.blk["cround"] = _block(self.fn, "cround")
+        if lanes == 1 and workgroup_sites(plan):
+            self.blk["wg.pre"] = _block(self.fn, "wg.pre")
+            self.blk["wg.done"] = _block(self.fn, "wg.done")
+        # Rounds start with the cooperative-matrix pass (coop_round); when every work-item
+        # waits at one workgroup-scope operation, its function runs before all resume.
+        self.next_round = self.blk.get("cround", self.blk["round"])
+        self.agreed = self.blk.get("wg.pre", self.blk["resume"])
 
-def frame_pool_lines(lanes):
-    """Driver IR run when a work-group's coroutines are destroyed: when a frame did not fit
-    its slot (frame_need), the pool grows to slots of the largest size for the next
-    work-groups (a failed allocation leaves the slots empty: frames are then allocated one
-    by one)."""
-    return ["  br label %fneed",
-            "fneed:",
-            "  %fs = phi i64 [ 0, %destroyed ], [ %fs.next, %fneed.body ]",
-            "  %fmax = phi i64 [ 0, %destroyed ], [ %fmax2, %fneed.body ]",
-            "  %fs.more = icmp ult i64 %fs, %nh",
-            "  br i1 %fs.more, label %fneed.body, label %fneed.end",
-            "fneed.body:",
-            f"  %fs.off = mul i64 %fs, {CTX_SLOTS * lanes}",
-            "  %fs.c = getelementptr i64, ptr %ctxs, i64 %fs.off",
-            f"  %fs.np = getelementptr i64, ptr %fs.c, i64 {CTX['frame_need']}",
-            "  %fs.n = load i64, ptr %fs.np",
-            "  %fs.gt = icmp ugt i64 %fs.n, %fmax",
-            "  %fmax2 = select i1 %fs.gt, i64 %fs.n, i64 %fmax",
-            "  %fs.next = add i64 %fs, 1",
-            "  br label %fneed",
-            "fneed.end:",
-            "  %fcap.old = load i64, ptr %fcap.p",
-            "  %fgrow = icmp ugt i64 %fmax, %fcap.old",
-            "  br i1 %fgrow, label %fgrow.body, label %fgrow.done",
-            "fgrow.body:",
-            "  %fpool.old = load ptr, ptr %fpool.p",
-            "  call void @free(ptr %fpool.old)",
-            "  %fbytes = mul i64 %fmax, %nh",
-            "  %fpool.new = call ptr @aligned_alloc(i64 64, i64 %fbytes)",
-            "  %fpool.ok = icmp ne ptr %fpool.new, null",
-            "  %fcap.new = select i1 %fpool.ok, i64 %fmax, i64 0",
-            "  store ptr %fpool.new, ptr %fpool.p",
-            "  store i64 %fcap.new, ptr %fcap.p",
-            "  br label %fgrow.done",
-            "fgrow.done:"]
+    def handle(self, index, name):
+        return _handle(self.b, self.hs, index, name)
 
+    def context(self, index, name):
+        """Coroutine number `index`'s (first) context."""
+        return irbuild.context_at(self.b, self.ctxs, index, name, self.lanes)
 
-def _init_items_lines(kernel, call_args):
-    """Driver IR starting a work-group's coroutines, one per work-item: each context is the
-    template with the work-item's ids; then %round."""
-    L = ["  br label %init",
-         "init:",
-         "  %l = phi i64 [ 0, %init.pre ], [ %lnext, %init.call ]",
-         "  %x = phi i64 [ 0, %init.pre ], [ %xn, %init.call ]",
-         "  %y = phi i64 [ 0, %init.pre ], [ %yn, %init.call ]",
-         "  %z = phi i64 [ 0, %init.pre ], [ %zn, %init.call ]",
-         "  %lmore = icmp ult i64 %l, %t.wg_size",
-         "  br i1 %lmore, label %init.body, label %round",
-         "init.body:",
-         f"  %coff = mul i64 %l, {CTX_SLOTS}",
-         "  %c = getelementptr i64, ptr %ctxs, i64 %coff",
-         f"  call void @llvm.memcpy.p0.p0.i64(ptr %c, ptr %tmpl, i64 {CTX_SLOTS * 8}, i1 false)"]
-    for field, v in (("llid", "%l"), ("lid0", "%x"), ("lid1", "%y"), ("lid2", "%z"), ("grp0", "%gx"),
-                     ("grp1", "%gy"), ("grp2", "%gz")):
-        L += [f"  %c.{field} = getelementptr i64, ptr %c, i64 {CTX[field]}", f"  store i64 {v}, ptr %c.{field}"]
-    return L + [
-        "  %poff = mul i64 %l, %t.priv_size",
-        "  %pl = getelementptr i8, ptr %priv, i64 %poff",
-        f"  %c.priv = getelementptr i64, ptr %c, i64 {CTX['priv']}",
-        "  store ptr %pl, ptr %c.priv",
-        "  br i1 %hasarena, label %init.zero, label %init.call",
-        "init.zero:",
-        "  call void @llvm.memset.p0.i64(ptr %pl, i8 0, i64 %t.priv_size, i1 false)",
-        "  br label %init.call",
-        "init.call:",
-        *frame_slot_lines("%c", "%l"),
-        f"  %h = call ptr {gquote(kernel)}(ptr %c{''.join(', ' + a for a in call_args)})",
-        "  %hp = getelementptr ptr, ptr %hs, i64 %l",
-        "  store ptr %h, ptr %hp",
-        "  %lnext = add i64 %l, 1",
-        *next_local_id_lines("%t.lsize0", "%t.lsize1"),
-        "  br label %init"]
+    def start(self, lane_contexts):
+        """The entry (launch values, the contexts and handles), the work-group loop, and the
+        coroutines' start; continues in %round."""
+        b, fn, tmpl = self.b, self.fn, self.launch["tmpl"]
+        self.call_args = load_arguments(b, self.plan, self.launch["args"])
+        self.t = {f: load_slot(b, tmpl, f, f"t.{f}") for f in
+                  ("wg_size", "ngrp0", "ngrp1", "ngrp2", "lsize0", "lsize1", "priv_size", "table", "sg_size")}
+        self.abp = _load_ptr_slot(b, tmpl, "abort", "abp")
+        tab = b.inttoptr(self.t["table"], PTR, name="tab")
+        oned = one_dim(b, self.t["ngrp1"], self.t["ngrp2"])
+        ctxbytes = b.mul(self.t["wg_size"], _i64(CONTEXT_BYTES), name="ctxbytes")
+        self.ctxs = irbuild.call(b, "malloc", PTR, [ctxbytes], "ctxs")
+        self.nh = b.udiv(self.t["wg_size"], _i64(self.lanes), name="nh")
+        self.hs = irbuild.call(b, "malloc", PTR, [b.mul(self.nh, _i64(8), name="hbytes")], "hs")
+        nextp = _load_ptr_slot(b, tmpl, "next_group", "nextp")
+        self.hasarena = icmp(b, "ne", self.t["priv_size"], _i64(0), "hasarena")
+        self.fpool_p, self.fcap_p = _alloca(b, PTR, 8, "fpool.p"), _alloca(b, I64, 8, "fcap.p")
+        b.store(ir.Constant(PTR, None), self.fpool_p)
+        b.store(_i64(0), self.fcap_p)
+        if self.lanes > 1:
+            self.contexts_once()
+        pre = _block(fn, "gz.pre")
+        self.group, self.g = group_head(b, self.launch["first"], self.launch["count"], tmpl, nextp, self.abp,
+                                        self.blk["done"], pre)
+        _place(b, pre)
+        zero_locals(b, tab, self.plan.local_rows, "gz")
+        ids = _block(fn, "group.ids")
+        b.branch(ids)
+        _place(b, ids)
+        self.gx, self.gy, self.gz = group_ids(b, oned, self.g, linear_ids(self.g, self.t["ngrp0"], self.t["ngrp1"]),
+                                              "group.ids")
+        init_pre = _block(fn, "init.pre")
+        b.branch(init_pre)
+        _place(b, init_pre)
+        if self.lanes == 1:
+            self.init_items()
+        else:
+            self.init_subgroups(lane_contexts)
 
+    def contexts_once(self):
+        """Copies the template into every work-item context once per thread, with the
+        work-item's own local ids and private arena (the fast path with barriers sets only
+        the group ids per work-group: init_subgroups)."""
+        b, t = self.b, self.t
+        entry = b.block
+        blk = _blocks(self.fn, "cinit", "cinit.body", "cinit.done")
+        b.branch(blk["cinit"])
+        _place(b, blk["cinit"])
+        ci, x, y, z = (b.phi(I64, name=n) for n in ("ci", "ci.x", "ci.y", "ci.z"))
+        for phi in (ci, x, y, z):
+            phi.add_incoming(_i64(0), entry)
+        b.cbranch(icmp(b, "ult", ci, t["wg_size"], "ci.more"), blk["cinit.body"], blk["cinit.done"])
+        _place(b, blk["cinit.body"])
+        c = irbuild.context_at(b, self.ctxs, ci, "ci.c")
+        _memcpy(b, c, self.launch["tmpl"], _i64(CONTEXT_BYTES))
+        for slot, v in (("llid", ci), ("lid0", x), ("lid1", y), ("lid2", z)):
+            _store_slot(b, c, slot, v, f"ci.{slot}")
+        poff = b.mul(ci, t["priv_size"], name="ci.poff")
+        _store_slot(b, c, "priv", b.gep(self.launch["priv"], [poff], source_etype=I8, name="ci.pl"), "ci.priv")
+        nxt = b.add(ci, _i64(1), name="ci.next")
+        for phi, v in zip((ci, x, y, z), (nxt, *next_local_id(b, x, y, z, t["lsize0"], t["lsize1"], "ci."))):
+            phi.add_incoming(v, blk["cinit.body"])
+        b.branch(blk["cinit"])
+        _place(b, blk["cinit.done"])
 
-def _init_subgroups_lines(kernel, call_args, lanes, lane_contexts):
-    """Driver IR starting a work-group's coroutines, one per subgroup of `lanes` work-items
-    (the fast path): the contexts already hold the work-items' own ids (_contexts_once_lines),
-    only the group ids and step counts are set, in the lanes that read them; the private
-    arenas are zeroed at once; then %round."""
-    return ["  br i1 %hasarena, label %init.zero, label %init.go",
-            "init.zero:",
-            "  %abytes = mul i64 %t.wg_size, %t.priv_size",
-            "  call void @llvm.memset.p0.i64(ptr %priv, i8 0, i64 %abytes, i1 false)",
-            "  br label %init.go",
-            "init.go:",
-            "  br label %init",
-            "init:",
-            "  %hi = phi i64 [ 0, %init.go ], [ %hi.next, %init.call ]",
-            "  %himore = icmp ult i64 %hi, %nh",
-            "  br i1 %himore, label %init.body, label %round",
-            "init.body:",
-            f"  %c0off = mul i64 %hi, {CTX_SLOTS * lanes}",
-            "  %c0 = getelementptr i64, ptr %ctxs, i64 %c0off",
-            "  br label %init.lane",
-            "init.lane:",
-            "  %j = phi i64 [ 0, %init.body ], [ %j.next, %init.lane ]",
-            f"  %joff = mul i64 %j, {CTX_SLOTS}",
-            "  %c = getelementptr i64, ptr %c0, i64 %joff",
-            *[line for field, v in (("grp0", "%gx"), ("grp1", "%gy"), ("grp2", "%gz"), ("steps", "0"))
-              for line in (f"  %c.{field} = getelementptr i64, ptr %c, i64 {CTX[field]}",
-                           f"  store i64 {v}, ptr %c.{field}")],
-            "  %j.next = add i64 %j, 1",
-            f"  %j.more = icmp ult i64 %j.next, {lanes if lane_contexts else 1}",
-            "  br i1 %j.more, label %init.lane, label %init.call",
-            "init.call:",
-            *frame_slot_lines("%c0", "%hi"),
-            f"  %h = call ptr {gquote(kernel)}(ptr %c0{''.join(', ' + a for a in call_args)})",
-            "  %hp = getelementptr ptr, ptr %hs, i64 %hi",
-            "  store ptr %h, ptr %hp",
-            "  %hi.next = add i64 %hi, 1",
-            "  br label %init"]
+    def frame_slot(self, ctx, index):
+        """Gives the coroutine about to start (context ctx, number index in its work-group)
+        its slot of the frame pool (runtime_ir.FRAME_IR)."""
+        b = self.b
+        fpool = b.load(self.fpool_p, name="fpool", typ=PTR)
+        fcap = b.load(self.fcap_p, name="fcap", typ=I64)
+        fslot = b.gep(fpool, [b.mul(index, fcap, name="foff")], source_etype=I8, name="fslot")
+        _store_slot(b, ctx, "frame", fslot, "fslot")
+        _store_slot(b, ctx, "frame_cap", fcap, "fcap.c")
+        _store_slot(b, ctx, "frame_need", _i64(0), "fneed.c")
 
+    def start_coroutine(self, ctx, index):
+        """The coroutine of context ctx started and its handle stored at `index`."""
+        b = self.b
+        self.frame_slot(ctx, index)
+        h = irbuild.call(b, self.kernel, PTR, [ctx] + self.call_args, "h")
+        b.store(h, b.gep(self.hs, [index], source_etype=PTR, name="hp"))
 
-def _contexts_once_lines():
-    """Driver IR copying the template into every work-item context once per thread, with
-    the work-item's own local ids and private arena (the fast path with barriers sets only
-    the group ids per work-group: _init_subgroups_lines)."""
-    return ["  br label %cinit",
-            "cinit:",
-            "  %ci = phi i64 [ 0, %entry ], [ %ci.next, %cinit.body ]",
-            "  %ci.x = phi i64 [ 0, %entry ], [ %ci.xn, %cinit.body ]",
-            "  %ci.y = phi i64 [ 0, %entry ], [ %ci.yn, %cinit.body ]",
-            "  %ci.z = phi i64 [ 0, %entry ], [ %ci.zn, %cinit.body ]",
-            "  %ci.more = icmp ult i64 %ci, %t.wg_size",
-            "  br i1 %ci.more, label %cinit.body, label %cinit.done",
-            "cinit.body:",
-            f"  %ci.off = mul i64 %ci, {CTX_SLOTS}",
-            "  %ci.c = getelementptr i64, ptr %ctxs, i64 %ci.off",
-            f"  call void @llvm.memcpy.p0.p0.i64(ptr %ci.c, ptr %tmpl, i64 {CTX_SLOTS * 8}, i1 false)",
-            *[line for field, v in (("llid", "%ci"), ("lid0", "%ci.x"), ("lid1", "%ci.y"), ("lid2", "%ci.z"))
-              for line in (f"  %ci.{field} = getelementptr i64, ptr %ci.c, i64 {CTX[field]}",
-                           f"  store i64 {v}, ptr %ci.{field}")],
-            "  %ci.poff = mul i64 %ci, %t.priv_size",
-            "  %ci.pl = getelementptr i8, ptr %priv, i64 %ci.poff",
-            f"  %ci.priv = getelementptr i64, ptr %ci.c, i64 {CTX['priv']}",
-            "  store ptr %ci.pl, ptr %ci.priv",
-            "  %ci.next = add i64 %ci, 1",
-            *next_local_id_lines("%t.lsize0", "%t.lsize1", "ci."),
-            "  br label %cinit",
-            "cinit.done:"]
+    def init_items(self):
+        """Starts a work-group's coroutines, one per work-item: each context is the template
+        with the work-item's ids; then the next round."""
+        b, t, pre = self.b, self.t, self.b.block
+        blk = _blocks(self.fn, "init", "init.body", "init.zero", "init.call")
+        b.branch(blk["init"])
+        _place(b, blk["init"])
+        l, x, y, z = (b.phi(I64, name=n) for n in ("l", "x", "y", "z"))
+        for phi in (l, x, y, z):
+            phi.add_incoming(_i64(0), pre)
+        b.cbranch(icmp(b, "ult", l, t["wg_size"], "lmore"), blk["init.body"], self.next_round)
+        _place(b, blk["init.body"])
+        c = irbuild.context_at(b, self.ctxs, l, "c")
+        _memcpy(b, c, self.launch["tmpl"], _i64(CONTEXT_BYTES))
+        for slot, v in (("llid", l), ("lid0", x), ("lid1", y), ("lid2", z), ("grp0", self.gx), ("grp1", self.gy),
+                        ("grp2", self.gz)):
+            _store_slot(b, c, slot, v, f"c.{slot}")
+        pl = b.gep(self.launch["priv"], [b.mul(l, t["priv_size"], name="poff")], source_etype=I8, name="pl")
+        _store_slot(b, c, "priv", pl, "c.priv")
+        b.cbranch(self.hasarena, blk["init.zero"], blk["init.call"])
+        _place(b, blk["init.zero"])
+        _memset(b, pl, t["priv_size"])
+        b.branch(blk["init.call"])
+        _place(b, blk["init.call"])
+        self.start_coroutine(c, l)
+        lnext = b.add(l, _i64(1), name="lnext")
+        for phi, v in zip((l, x, y, z), (lnext, *next_local_id(b, x, y, z, t["lsize0"], t["lsize1"]))):
+            phi.add_incoming(v, blk["init.call"])
+        b.branch(blk["init"])
+
+    def init_subgroups(self, lane_contexts):
+        """Starts a work-group's coroutines, one per subgroup of `lanes` work-items (the fast
+        path): the contexts already hold the work-items' own ids (contexts_once), only the
+        group ids and step counts are set, in the lanes that read them; the private arenas
+        are zeroed at once; then the next round."""
+        b, t = self.b, self.t
+        blk = _blocks(self.fn, "init.zero", "init.go", "init", "init.body", "init.lane", "init.call")
+        b.cbranch(self.hasarena, blk["init.zero"], blk["init.go"])
+        _place(b, blk["init.zero"])
+        _memset(b, self.launch["priv"], b.mul(t["wg_size"], t["priv_size"], name="abytes"))
+        b.branch(blk["init.go"])
+        _place(b, blk["init.go"])
+        b.branch(blk["init"])
+        _place(b, blk["init"])
+        hi = b.phi(I64, name="hi")
+        hi.add_incoming(_i64(0), blk["init.go"])
+        b.cbranch(icmp(b, "ult", hi, self.nh, "himore"), blk["init.body"], self.next_round)
+        _place(b, blk["init.body"])
+        c0 = self.context(hi, "c0")
+        b.branch(blk["init.lane"])
+        _place(b, blk["init.lane"])
+        j = b.phi(I64, name="j")
+        j.add_incoming(_i64(0), blk["init.body"])
+        c = irbuild.context_at(b, c0, j, "c")
+        for slot, v in (("grp0", self.gx), ("grp1", self.gy), ("grp2", self.gz), ("steps", _i64(0))):
+            _store_slot(b, c, slot, v, f"c.{slot}")
+        j_next = b.add(j, _i64(1), name="j.next")
+        j.add_incoming(j_next, blk["init.lane"])
+        more = icmp(b, "ult", j_next, _i64(self.lanes if lane_contexts else 1), "j.more")
+        b.cbranch(more, blk["init.lane"], blk["init.call"])
+        _place(b, blk["init.call"])
+        self.start_coroutine(c0, hi)
+        hi.add_incoming(b.add(hi, _i64(1), name="hi.next"), blk["init.call"])
+        b.branch(blk["init"])
+
+    def scan(self):
+        """A round: every coroutine has run to a barrier or to its end. The scan counts those
+        done and suspended, the first suspended one's site and whether others wait elsewhere,
+        and in the first suspended work-item's sub-group how many wait where it waits and
+        the first that does not (a matrix operation reached by part of a sub-group is worded
+        as the interpreter's: runtime.py); a fault goes to %fault."""
+        b, blk, t = self.b, self.blk, self.t
+        _place(b, blk["round"])
+        b.branch(blk["scan"])
+        _place(b, blk["scan"])
+        starts = (("s", 0), ("ndone", 0), ("nsusp", 0), ("site0", -1), ("mixed", False), ("firstdone", -1),
+                  ("firstsusp", -1), ("nsg", 0), ("inact", -1))
+        phi = {}
+        for n, start in starts:
+            ty = I1 if n == "mixed" else I64
+            phi[n] = b.phi(ty, name=n)
+            phi[n].add_incoming(ir.Constant(ty, start), blk["round"])
+        s = phi["s"]
+        self.s = s
+        b.cbranch(icmp(b, "ult", s, self.nh, "smore"), blk["scan.body"], blk["scan.end"])
+        _place(b, blk["scan.body"])
+        self.sc = self.context(s, "sc")
+        self.sfv = load_slot(b, self.sc, "fault", "sfv")
+        b.cbranch(icmp(b, "ne", self.sfv, _i64(0), "sfault"), blk["fault"], blk["scan.state"])
+        _place(b, blk["scan.state"])
+        sdone = irbuild.call(b, "llvm.coro.done", I1, [self.handle(s, "sh")], "sdone")
+        sb = load_slot(b, self.sc, "barrier", "sb")
+        dinc = b.zext(sdone, I64, name="dinc")
+        new = {"ndone": b.add(phi["ndone"], dinc, name="ndone2")}
+        new["nsusp"] = b.add(phi["nsusp"], b.xor(dinc, _i64(1), name="sinc"), name="nsusp2")
+        nofirst = icmp(b, "eq", phi["site0"], _i64(-1), "nofirst")
+        waiting = b.xor(sdone, ir.Constant(I1, 1), name="sdone.not")
+        site2 = new["site0"] = b.select(b.and_(nofirst, waiting, name="takesite"), sb, phi["site0"], name="site2")
+        baddiff = b.and_(icmp(b, "ne", sb, site2, "differs"), waiting, name="baddiff")
+        new["mixed"] = b.or_(phi["mixed"], baddiff, name="mixed2")
+        takefd = b.and_(icmp(b, "eq", phi["firstdone"], _i64(-1), "fdnone"), sdone, name="takefd")
+        new["firstdone"] = b.select(takefd, s, phi["firstdone"], name="firstdone2")
+        takefs = b.and_(icmp(b, "eq", phi["firstsusp"], _i64(-1), "fsnone"), waiting, name="takefs")
+        firstsusp2 = new["firstsusp"] = b.select(takefs, s, phi["firstsusp"], name="firstsusp2")
+        fs_sg = b.udiv(firstsusp2, t["sg_size"], name="fs.sg")
+        s_sg = b.udiv(s, t["sg_size"], name="s.sg")
+        same_sg = icmp(b, "eq", s_sg, fs_sg, "same.sg")
+        in_sg = b.and_(same_sg, icmp(b, "ne", firstsusp2, _i64(-1), "has.fs"), name="in.sg")
+        waits_here = b.and_(waiting, icmp(b, "eq", sb, site2, "at.site"), name="waits.here")
+        counted = b.and_(in_sg, waits_here, name="counted")
+        new["nsg"] = b.add(phi["nsg"], b.zext(counted, I64, name="cinc"), name="nsg2")
+        inact_new = b.and_(in_sg, b.xor(waits_here, ir.Constant(I1, 1), name="elsewhere"), name="inact.new")
+        take_inact = b.and_(inact_new, icmp(b, "eq", phi["inact"], _i64(-1), "no.inact"), name="take.inact")
+        new["inact"] = b.select(take_inact, s, phi["inact"], name="inact2")
+        b.branch(blk["scan.next"])
+        _place(b, blk["scan.next"])
+        new["s"] = b.add(s, _i64(1), name="snext")
+        for n, _ in starts:
+            phi[n].add_incoming(new[n], blk["scan.next"])
+        b.branch(blk["scan"])
+        self.phi = phi
+
+    def check_and_resume(self):
+        """After the scan: all done (destroy), a divergence (its fault), else every
+        coroutine resumed (after the workgroup-scope operation they wait at, if any)."""
+        b, blk, phi = self.b, self.blk, self.phi
+        _place(b, blk["scan.end"])
+        b.cbranch(icmp(b, "eq", phi["nsusp"], _i64(0), "alldone"), blk["destroy"], blk["check"])
+        _place(b, blk["check"])
+        self.somedone = icmp(b, "ne", phi["ndone"], _i64(0), "somedone")
+        b.cbranch(b.or_(self.somedone, phi["mixed"], name="diverged"), blk["divergent"], self.agreed)
+        _place(b, blk["resume"])
+        r = b.phi(I64, name="r")
+        r.add_incoming(_i64(0), blk.get("wg.done", blk["check"]))
+        b.cbranch(icmp(b, "ult", r, self.nh, "rmore"), blk["resume.body"], self.next_round)
+        _place(b, blk["resume.body"])
+        irbuild.call(b, "llvm.coro.resume", VOID, [self.handle(r, "rh")])
+        r.add_incoming(b.add(r, _i64(1), name="rnext"), blk["resume.body"])
+        b.branch(blk["resume"])
+
+    def coop_round(self):
+        """A kernel with cooperative-matrix operations (coop_routines.py): each subgroup
+        whose work-items all wait at the same matrix operation has it done by the
+        operation's function and is resumed; rounds repeat while that makes progress, then
+        the barrier logic (%round) takes the rest: every work-item at one barrier, all
+        done, or a divergence fault (a subgroup whose work-items wait at different places)."""
+        b, t, fn = self.b, self.t, self.fn
+        sites = [(site, fname) for site, fname in self.plan.coop_sites if not fname.startswith(WORKGROUP_PREFIX)]
+        blk = _blocks(fn, "sg.loop", "sg.body", "sg.chk", "sg.chk.body", "sg.run")
+        calls = {site: _block(fn, f"sg.call.{site}") for site, _ in sites}
+        blk.update(_blocks(fn, "sg.resume.pre", "sg.resume", "sg.resume.body", "sg.skip", "sg.done", "sg.next",
+                           "sg.end"))
+        cround = self.blk["cround"]
+        _place(b, cround)
+        b.branch(blk["sg.loop"])
+        _place(b, blk["sg.loop"])
+        sgf = b.phi(I64, name="sgf")
+        prog = b.phi(I1, name="prog")
+        sgf.add_incoming(_i64(0), cround)
+        prog.add_incoming(ir.Constant(I1, 0), cround)
+        b.cbranch(icmp(b, "ult", sgf, t["wg_size"], "sgmore"), blk["sg.body"], blk["sg.end"])
+        _place(b, blk["sg.body"])
+        rest = b.sub(t["wg_size"], sgf, name="sgrest")
+        sgcnt = b.select(icmp(b, "ult", rest, t["sg_size"], "sglt"), rest, t["sg_size"], name="sgcnt")
+        site = load_slot(b, irbuild.context_at(b, self.ctxs, sgf, "sgf.ctx"), "barrier", "sgf.site")
+        b.branch(blk["sg.chk"])
+        _place(b, blk["sg.chk"])
+        q = b.phi(I64, name="q")
+        q.add_incoming(_i64(0), blk["sg.body"])
+        b.cbranch(icmp(b, "ult", q, sgcnt, "qmore"), blk["sg.chk.body"], blk["sg.run"])
+        _place(b, blk["sg.chk.body"])
+        qi = b.add(sgf, q, name="qi")
+        qdone = irbuild.call(b, "llvm.coro.done", I1, [self.handle(qi, "qh")], "qdone")
+        qctx = irbuild.context_at(b, self.ctxs, qi, "qctx")
+        qsite = load_slot(b, qctx, "barrier", "qsite")
+        qfault = icmp(b, "ne", load_slot(b, qctx, "fault", "qfv"), _i64(0), "qfault")
+        qsame = icmp(b, "eq", qsite, site, "qsame")
+        qbad0 = b.or_(qdone, qfault, name="qbad0")
+        qbad = b.or_(qbad0, b.xor(qsame, ir.Constant(I1, 1), name="qdiff"), name="qbad")
+        q.add_incoming(b.add(q, _i64(1), name="q.next"), blk["sg.chk.body"])
+        b.cbranch(qbad, blk["sg.skip"], blk["sg.chk"])
+        _place(b, blk["sg.run"])
+        switch = b.switch(site, blk["sg.skip"])
+        for s, fname in sites:
+            switch.add_case(_i64(s), calls[s])
+            _place(b, calls[s])
+            faulted = irbuild.call(b, fname, I1, [self.ctxs, sgf, sgcnt], f"sg.f.{s}")
+            b.cbranch(faulted, self.blk["round"], blk["sg.resume.pre"])
+        # The resume loop is entered from every call block: one pre-block gathers them.
+        _place(b, blk["sg.resume.pre"])
+        b.branch(blk["sg.resume"])
+        _place(b, blk["sg.resume"])
+        rq = b.phi(I64, name="rq")
+        rq.add_incoming(_i64(0), blk["sg.resume.pre"])
+        b.cbranch(icmp(b, "ult", rq, sgcnt, "rqmore"), blk["sg.resume.body"], blk["sg.done"])
+        _place(b, blk["sg.resume.body"])
+        irbuild.call(b, "llvm.coro.resume", VOID, [self.handle(b.add(sgf, rq, name="rqi"), "rqh")])
+        rq.add_incoming(b.add(rq, _i64(1), name="rq.next"), blk["sg.resume.body"])
+        b.branch(blk["sg.resume"])
+        for name in ("sg.skip", "sg.done"):
+            _place(b, blk[name])
+            b.branch(blk["sg.next"])
+        _place(b, blk["sg.next"])
+        prog_next = b.phi(I1, name="prog.next")
+        prog_next.add_incoming(prog, blk["sg.skip"])
+        prog_next.add_incoming(ir.Constant(I1, 1), blk["sg.done"])
+        prog.add_incoming(prog_next, blk["sg.next"])
+        sgf.add_incoming(b.add(sgf, t["sg_size"], name="sgf.next"), blk["sg.next"])
+        b.branch(blk["sg.loop"])
+        _place(b, blk["sg.end"])
+        b.cbranch(prog, cround, self.blk["round"])
+
+    def workgroup_round(self):
+        """A kernel with workgroup-scope operations (matrices, votes, collectives): when
+        every work-item of the group waits at one of them (the check found no divergence),
+        its function runs over the whole work-group (first 0, count W), then all resume; a
+        fault it records goes to %round, whose scan reports it."""
+        b, fn = self.b, self.fn
+        _place(b, self.blk["wg.pre"])
+        switch = b.switch(self.phi["site0"], self.blk["wg.done"])
+        for site, fname in workgroup_sites(self.plan):
+            call = _block(fn, f"wg.call.{site}")
+            switch.add_case(_i64(site), call)
+            _place(b, call)
+            faulted = irbuild.call(b, fname, I1, [self.ctxs, _i64(0), self.t["wg_size"]], f"wg.f.{site}")
+            b.cbranch(faulted, self.blk["round"], self.blk["wg.done"])
+        _place(b, self.blk["wg.done"])
+        b.branch(self.blk["resume"])
+
+    def destroy(self):
+        """All coroutines done: destroyed, the frame pool grown if a frame did not fit, and
+        the next work-group."""
+        b, blk = self.b, self.blk
+        self.destroy_all("destroy", "d", blk["destroyed"])
+        _place(b, blk["destroyed"])
+        self.grow_frame_pool()
+        b.branch(self.group)
+
+    def destroy_all(self, label, v, after):
+        """Destroys every coroutine of the work-group (blocks <label>, <label>.loop,
+        <label>.body), then to `after`."""
+        b, blk = self.b, self.blk
+        _place(b, blk[label])
+        b.branch(blk[f"{label}.loop"])
+        _place(b, blk[f"{label}.loop"])
+        i = b.phi(I64, name=v)
+        i.add_incoming(_i64(0), blk[label])
+        b.cbranch(icmp(b, "ult", i, self.nh, f"{v}more"), blk[f"{label}.body"], after)
+        _place(b, blk[f"{label}.body"])
+        irbuild.call(b, "llvm.coro.destroy", VOID, [self.handle(i, f"{v}h")])
+        i.add_incoming(b.add(i, _i64(1), name=f"{v}next"), blk[f"{label}.body"])
+        b.branch(blk[f"{label}.loop"])
+
+    def grow_frame_pool(self):
+        """When a frame did not fit its slot (frame_need), the pool grows to slots of the
+        largest size for the next work-groups (a failed allocation leaves the slots empty:
+        frames are then allocated one by one)."""
+        b = self.b
+        blk = _blocks(self.fn, "fneed", "fneed.body", "fneed.end", "fgrow.body", "fgrow.done")
+        destroyed = b.block
+        b.branch(blk["fneed"])
+        _place(b, blk["fneed"])
+        fs, fmax = b.phi(I64, name="fs"), b.phi(I64, name="fmax")
+        for phi in (fs, fmax):
+            phi.add_incoming(_i64(0), destroyed)
+        b.cbranch(icmp(b, "ult", fs, self.nh, "fs.more"), blk["fneed.body"], blk["fneed.end"])
+        _place(b, blk["fneed.body"])
+        need = load_slot(b, self.context(fs, "fs.c"), "frame_need", "fs.n")
+        fmax.add_incoming(b.select(icmp(b, "ugt", need, fmax, "fs.gt"), need, fmax, name="fmax2"), blk["fneed.body"])
+        fs.add_incoming(b.add(fs, _i64(1), name="fs.next"), blk["fneed.body"])
+        b.branch(blk["fneed"])
+        _place(b, blk["fneed.end"])
+        cap = b.load(self.fcap_p, name="fcap.old", typ=I64)
+        b.cbranch(icmp(b, "ugt", fmax, cap, "fgrow"), blk["fgrow.body"], blk["fgrow.done"])
+        _place(b, blk["fgrow.body"])
+        irbuild.call(b, "free", VOID, [b.load(self.fpool_p, name="fpool.old", typ=PTR)])
+        size = b.mul(fmax, self.nh, name="fbytes")
+        pool = irbuild.call(b, "aligned_alloc", PTR, [_i64(64), size], "fpool.new")
+        ok = icmp(b, "ne", pool, ir.Constant(PTR, None), "fpool.ok")
+        cap = b.select(ok, fmax, _i64(0), name="fcap.new")
+        b.store(pool, self.fpool_p)
+        b.store(cap, self.fcap_p)
+        b.branch(blk["fgrow.done"])
+        _place(b, blk["fgrow.done"])
+
+    def faults(self):
+        """A work-item's fault or a divergence recorded in fout; every coroutine of the
+        group destroyed, the other threads stopped, the pool and contexts freed."""
+        b, blk, phi, fout = self.b, self.blk, self.phi, self.launch["fout"]
+        _place(b, blk["fault"])
+        fault_out(b, fout, self.sc, self.sfv, self.g, self.s)
+        b.branch(blk["abandon"])
+        _place(b, blk["divergent"])
+        word = lambda k: b.gep(fout, [_i64(k)], source_etype=I64, name=f"dv{k}")  # noqa: E731
+        b.store(b.add(phi["site0"], _i64(1), name="bsite"), fout)
+        b.store(_i64(FAULT_BARRIER), word(1))
+        other = word(2)
+        b.store(b.select(self.somedone, phi["firstdone"], _i64(-1), name="other"), other)
+        b.store(self.g, word(3))
+        b.store(phi["firstsusp"], word(4))
+        count = word(5)
+        n, inact = self.divergence_counts()
+        b.store(n, count)
+        b.store(inact, word(6))
+        b.branch(blk["abandon"])
+        _place(b, blk["abandon"])
+        store_atomic(b, _i64(1), self.abp, "monotonic", 8)
+        self.destroy_all("abandon", "e", blk["done"])
+        _place(b, blk["done"])
+        irbuild.call(b, "free", VOID, [b.load(self.fpool_p, name="fpool.end", typ=PTR)])
+        irbuild.call(b, "free", VOID, [self.ctxs])
+        irbuild.call(b, "free", VOID, [self.hs])
+        b.ret_void()
+
+    def divergence_counts(self):
+        """The divergence fault's counts: at a workgroup-scope operation the work-items
+        waiting there in the whole work-group and the first that finished (runtime.py words
+        them as the interpreter's coop_calls.Subgroups._partial_message), else the
+        sub-group's."""
+        b, phi = self.b, self.phi
+        sites = workgroup_sites(self.plan) if self.lanes == 1 else []
+        if not sites:
+            return phi["nsg"], phi["inact"]
+        at_workgroup = ir.Constant(I1, 0)
+        for k, (site, _) in enumerate(sites):
+            at_workgroup = b.or_(at_workgroup, icmp(b, "eq", phi["site0"], _i64(site), f"dv.is{k}"),
+                                 name=f"dv.wg{k + 1}")
+        return (b.select(at_workgroup, phi["nsusp"], phi["nsg"], name="dv.n"),
+                b.select(at_workgroup, phi["firstdone"], phi["inact"], name="dv.inact"))
 
 
 def workgroup_sites(plan):
-    """The (site, function) of the kernel's workgroup-scope matrix operations
+    """The (site, function) of the kernel's workgroup-scope operations
     (coop_routines.WORKGROUP_PREFIX names their functions)."""
     return [(site, fname) for site, fname in plan.coop_sites if fname.startswith(WORKGROUP_PREFIX)]
 
 
-def workgroup_round_lines(plan):
-    """Driver IR of a kernel with workgroup-scope matrix operations: when every work-item
-    of the group waits at one of them (the barrier logic's %check found no divergence), its
-    function runs over the whole work-group (first 0, count W), then all resume; a fault
-    it records goes to %round, whose scan reports it."""
-    sites = workgroup_sites(plan)
-    if not sites:
-        return []
-    L = ["wg.pre:",
-         "  switch i64 %site0, label %wg.done [" + " ".join(f"i64 {site}, label %wg.call.{site}"
-                                                     for site, _ in sites) + "]"]
-    for site, fname in sites:
-        L += [f"wg.call.{site}:",
-              f"  %wg.f.{site} = call i1 @{fname}(ptr %ctxs, i64 0, i64 %t.wg_size)",
-              f"  br i1 %wg.f.{site}, label %round, label %wg.done"]
-    return L + ["wg.done:", "  br label %resume"]
+# ------------------------------------------------------------------ text bridges
+# subgroup.py's own driver is assembled as text: these print the pieces above as its lines.
+
+def argument_lines(plan):
+    """Lines loading the kernel's arguments from the argument block %args: (lines, typed
+    argument texts %a0, %a1, ...)."""
+    lines = irbuild.fragment(lambda b, args: load_arguments(b, plan, args), [("ptr", "%args")], [])
+    return lines, [f"{t} %a{i}" for i, (t, _, _) in enumerate(plan.params)]
 
 
-def _workgroup_divergence_lines(plan):
-    """In the divergence fault: at a workgroup-scope operation the work-items waiting
-    there in the whole work-group and the first that finished (runtime.py words them as
-    the interpreter's coop_calls.Subgroups._partial_message), else the sub-group's."""
-    sites = workgroup_sites(plan)
-    L = ["  %dv.wg0 = add i1 false, false"]
-    for k, (site, _) in enumerate(sites):
-        L += [f"  %dv.is{k} = icmp eq i64 %site0, {site}", f"  %dv.wg{k + 1} = or i1 %dv.wg{k}, %dv.is{k}"]
-    return L + [f"  %dv.n = select i1 %dv.wg{len(sites)}, i64 %nsusp, i64 %nsg",
-                f"  %dv.inact = select i1 %dv.wg{len(sites)}, i64 %firstdone, i64 %inact"]
+def one_dim_lines(ngrp1, ngrp2):
+    """Lines setting %oned (one_dim) of the values ngrp1, ngrp2."""
+    return irbuild.fragment(lambda b, n1, n2: one_dim(b, n1, n2), [("i64", ngrp1), ("i64", ngrp2)], [])
 
 
-def coop_round_lines(plan):
-    """Driver IR of a kernel with cooperative-matrix operations (clcoop/native/coop_routines.py):
-    each subgroup whose work-items all wait at the same matrix operation has it done by the
-    operation's function and is resumed; rounds repeat while that makes progress, then the
-    barrier logic above (%round) takes the rest: every work-item at one barrier, all done, or
-    a divergence fault (a subgroup whose work-items wait at different places)."""
-    if not plan.coop_sites:
-        return []
-    sites = [(site, fname) for site, fname in plan.coop_sites if not fname.startswith(WORKGROUP_PREFIX)]
-    slot = CTX_SLOTS * 8
-    L = ["cround:",
-         "  br label %sg.loop",
-         "sg.loop:",
-         "  %sgf = phi i64 [ 0, %cround ], [ %sgf.next, %sg.next ]",
-         "  %prog = phi i1 [ false, %cround ], [ %prog.next, %sg.next ]",
-         "  %sgmore = icmp ult i64 %sgf, %t.wg_size",
-         "  br i1 %sgmore, label %sg.body, label %sg.end",
-         "sg.body:",
-         "  %sgrest = sub i64 %t.wg_size, %sgf",
-         "  %sglt = icmp ult i64 %sgrest, %t.sg_size",
-         "  %sgcnt = select i1 %sglt, i64 %sgrest, i64 %t.sg_size",
-         f"  %sgf.off = mul i64 %sgf, {slot}",
-         "  %sgf.ctx = getelementptr i8, ptr %ctxs, i64 %sgf.off",
-         f"  %sgf.sp = getelementptr i64, ptr %sgf.ctx, i64 {CTX['barrier']}",
-         "  %sgf.site = load i64, ptr %sgf.sp",
-         "  br label %sg.chk",
-         "sg.chk:",
-         "  %q = phi i64 [ 0, %sg.body ], [ %q.next, %sg.chk.body ]",
-         "  %qmore = icmp ult i64 %q, %sgcnt",
-         "  br i1 %qmore, label %sg.chk.body, label %sg.run",
-         "sg.chk.body:",
-         "  %qi = add i64 %sgf, %q",
-         "  %qhp = getelementptr ptr, ptr %hs, i64 %qi",
-         "  %qh = load ptr, ptr %qhp",
-         "  %qdone = call i1 @llvm.coro.done(ptr %qh)",
-         f"  %qoff = mul i64 %qi, {slot}",
-         "  %qctx = getelementptr i8, ptr %ctxs, i64 %qoff",
-         f"  %qsp = getelementptr i64, ptr %qctx, i64 {CTX['barrier']}",
-         "  %qsite = load i64, ptr %qsp",
-         "  %qfv = load i64, ptr %qctx",
-         "  %qfault = icmp ne i64 %qfv, 0",
-         "  %qsame = icmp eq i64 %qsite, %sgf.site",
-         "  %qbad0 = or i1 %qdone, %qfault",
-         "  %qdiff = xor i1 %qsame, true",
-         "  %qbad = or i1 %qbad0, %qdiff",
-         "  %q.next = add i64 %q, 1",
-         "  br i1 %qbad, label %sg.skip, label %sg.chk",
-         "sg.run:",
-         "  switch i64 %sgf.site, label %sg.skip [" + " ".join(
-             f"i64 {site}, label %sg.call.{site}" for site, _ in sites) + "]"]
-    for site, fname in sites:
-        L += [f"sg.call.{site}:",
-              f"  %sg.f.{site} = call i1 @{fname}(ptr %ctxs, i64 %sgf, i64 %sgcnt)",
-              f"  br i1 %sg.f.{site}, label %round, label %sg.resume"]
-    L += ["sg.resume:",
-          "  %rq = phi i64 [ 0, %sg.resume.pre ], [ %rq.next, %sg.resume.body ]",
-          "  %rqmore = icmp ult i64 %rq, %sgcnt",
-          "  br i1 %rqmore, label %sg.resume.body, label %sg.done",
-          "sg.resume.body:",
-          "  %rqi = add i64 %sgf, %rq",
-          "  %rqhp = getelementptr ptr, ptr %hs, i64 %rqi",
-          "  %rqh = load ptr, ptr %rqhp",
-          "  call void @llvm.coro.resume(ptr %rqh)",
-          "  %rq.next = add i64 %rq, 1",
-          "  br label %sg.resume",
-          "sg.skip:",
-          "  br label %sg.next",
-          "sg.done:",
-          "  br label %sg.next",
-          "sg.next:",
-          "  %prog.next = phi i1 [ %prog, %sg.skip ], [ true, %sg.done ]",
-          "  %sgf.next = add i64 %sgf, %t.sg_size",
-          "  br label %sg.loop",
-          "sg.end:",
-          "  br i1 %prog, label %cround, label %round"]
-    # The resume loop is entered from every call block: one pre-block gathers them.
-    L = [line.replace(", label %sg.resume", ", label %sg.resume.pre") if line.startswith("  br i1 %sg.f.")
-         else line for line in L]
-    at = L.index("sg.resume:")
-    L[at:at] = ["sg.resume.pre:", "  br label %sg.resume"]
-    return L
+def group_head_lines(next_label):
+    """Lines of group_head over %first, %count, %tmpl, %nextp and %abp, to %done or
+    %<next_label> (whose label the caller writes); %g the work-group, %group its loop."""
+    def build(b, first, count, tmpl, nextp, abp, done, after):
+        group_head(b, first, count, tmpl, nextp, abp, done, after)
+    inputs = [("i64", "%first"), ("i64", "%count"), ("ptr", "%tmpl"), ("ptr", "%nextp"), ("ptr", "%abp")]
+    return irbuild.fragment(build, inputs, ["done", next_label])
+
+
+def group_id_lines(label, id_lines):
+    """Lines of block `label` setting %gx, %gy, %gz of work-group %g (group_ids; %oned of
+    one_dim_lines), where the caller's id_lines compute %gx.n, %gy.n, %gz.n; continues in
+    block <label>.done."""
+    def build(b, oned, g, gx, gy, gz):
+        group_ids(b, oned, g, lambda _: (gx, gy, gz), label)
+    inputs = [("i1", "%oned"), ("i64", "%g"), ("i64", "%gx.n"), ("i64", "%gy.n"), ("i64", "%gz.n")]
+    lines = irbuild.fragment(build, inputs, [], at=label)
+    at = lines.index(f"{label}.nd:") + 1
+    return [f"{label}:"] + lines[:at] + list(id_lines) + lines[at:]
+
+
+def zero_local_lines(table, rows, prefix):
+    """Lines of zero_locals over the region table `table` (a value's reference); ends at
+    label %<prefix>.zdone."""
+    return irbuild.fragment(lambda b, tab: zero_locals(b, tab, rows, prefix), [("ptr", table)], [])

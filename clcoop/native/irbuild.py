@@ -15,7 +15,7 @@ import re
 
 import llvmlite.ir as ir
 
-from clcoop.native.context import CTX, REGION_ROW_WORDS
+from clcoop.native.context import CTX, CTX_SLOTS, REGION_ROW_WORDS
 from clcoop.native.support import Unsupported
 
 I1, I8, I16, I32, I64 = (ir.IntType(n) for n in (1, 8, 16, 32, 64))
@@ -217,3 +217,71 @@ def function_text(fn):
     """The bridge to the module assembled as text: the function's definition as LLVM's
     parser reads it (its declarations stay behind; callers declare what it calls)."""
     return str(fn)
+
+
+def store_atomic(builder, value, ptr, ordering, align):
+    """`store atomic value, ptr ordering, align N` (llvmlite's own store_atomic reads the
+    pointee of the pointer's type, which an opaque ptr does not have)."""
+    instr = ir.instructions.StoreAtomicInstr(builder.block, value, ptr, ordering, align)
+    builder._insert(instr)
+    return instr
+
+
+class _TextType(ir.Type):
+    """A type the builders only move (load it, pass it on): a kernel argument's struct or
+    array, printed as the IR's own text for it (the module's type definitions name it)."""
+
+    def __init__(self, text):
+        self.text = text
+
+    def _to_string(self):
+        return self.text
+
+
+def value_type(text):
+    """parse_type's type, or for any other first-class type text (a struct, an array) one
+    printed as that text."""
+    try:
+        return parse_type(text)
+    except Unsupported:
+        return _TextType(text.strip())
+
+
+def fragment(build, inputs, exits, at="entry"):
+    """IR lines of control flow built once and joined to a function assembled as text (the
+    multi-block sibling of splice): it starts in the caller's current block (label `at`,
+    not printed), its blocks and values keep the names `build` gives them (the caller's text
+    refers to them); `inputs` are [(type text, the value's reference there)], `exits` the
+    caller's labels it branches to. build(builder, *input values, *exit blocks) ends
+    positioned in the block the caller continues in (its label printed, no terminator)."""
+    module = ir.Module()
+    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [parse_type(t) for t, _ in inputs]), name="__fragment")
+    for i, arg in enumerate(fn.args):
+        arg.name = f"__in{i}"
+    b = ir.IRBuilder(fn.append_basic_block(at))
+    exit_blocks = [fn.append_basic_block(name) for name in exits]
+    build(b, *fn.args, *exit_blocks)
+    names = {arg.name: ref for arg, (_, ref) in zip(fn.args, inputs)}
+
+    def rename(m):
+        new = names.get(m.group(1))
+        if new is not None:
+            return new
+        if not _PLAIN_NAME.fullmatch(m.group(1)):
+            raise AssertionError(f"a fragment's name {m.group(1)!r} is not a plain IR name")
+        return "%" + m.group(1)
+    lines = []
+    for block in fn.blocks:
+        if block in exit_blocks:
+            continue
+        if block is not fn.blocks[0]:
+            lines.append(f"{block.name}:")
+        lines += ["  " + _LOCAL.sub(rename, str(instr).strip()) for instr in block.instructions]
+    return lines
+
+
+def context_at(builder, contexts, index, name, per=1):
+    """Pointer to work-item context number `index` of an array of contexts (context.CTX_SLOTS
+    words each; per > 1: the first of groups of `per` contexts, a subgroup's lanes)."""
+    offset = builder.mul(index, ir.Constant(I64, CTX_SLOTS * per), name=f"{name}.off")
+    return builder.gep(contexts, [offset], source_etype=I64, name=name)

@@ -3,8 +3,8 @@
 that are partial (a work-group size that is not a multiple of the sub-group size), which
 the subgroup-wide fast path does not take. Each is a rendezvous, as a cooperative-matrix
 operation is: a work-group vote's function is named coop_routines.WORKGROUP_PREFIX + site
-(drivers.workgroup_round_lines runs it when every work-item of the group waits there), a
-sub-group vote's '__clcoop_coop.' + site (drivers.coop_round_lines runs it over each sub-group
+(the coroutine driver runs it when every work-item of the group waits there), a
+sub-group vote's '__clcoop_coop.' + site (the driver's matrix round runs it over each sub-group
 whose work-items all wait there, with the sub-group's own count: a partial one has fewer).
 
 Each work-item stores whether its predicate is not 0 in its context and suspends; the
@@ -13,9 +13,13 @@ else 0: the interpreter's (table != 0).all(axis=1), whose padding lanes hold the
 (ocl_builtins._work_group_collective, _sub_group_collective). Reached by part of the group,
 the driver's divergence check faults, worded as the interpreter's check_convergence
 (runtime.py: FAULT_BARRIER with the site's name)."""
-from clcoop.native.context import CTX, CTX_SLOTS, SUBGROUP_VOTES, WORKGROUP_VOTES
+import llvmlite.ir as ir
+
+from clcoop.native import irbuild
+from clcoop.native.context import CTX, SUBGROUP_VOTES, WORKGROUP_VOTES
 from clcoop.native.coop_routines import WORKGROUP_PREFIX
 from clcoop.native.support import Unsupported
+from clcoop.native.irbuild import I1, I64, PTR
 from clcoop.native.text_rewrite import quote, ref
 
 SUBGROUP_PREFIX = "__clcoop_coop."
@@ -49,38 +53,33 @@ def emit(fg, ins, ops, base):
 
 def vote_function(fname, every):
     """i1 fname(ctxs, first, count): the vote over the contexts [first, first + count),
-    written to each one's coop3; never faults (false)."""
-    combine, start = ("and", 1) if every else ("or", 0)
-    return "\n".join([
-        f"define internal i1 @{fname}(ptr %ctxs, i64 %first, i64 %count) {{",
-        "entry:",
-        "  br label %scan",
-        "scan:",
-        "  %i = phi i64 [ 0, %entry ], [ %i.next, %scan.body ]",
-        f"  %acc = phi i64 [ {start}, %entry ], [ %acc.next, %scan.body ]",
-        "  %more = icmp ult i64 %i, %count",
-        "  br i1 %more, label %scan.body, label %write",
-        "scan.body:",
-        "  %k = add i64 %first, %i",
-        f"  %off = mul i64 %k, {CTX_SLOTS}",
-        f"  %slot = add i64 %off, {CTX['coop0']}",
-        "  %vp = getelementptr i64, ptr %ctxs, i64 %slot",
-        "  %v = load i64, ptr %vp",
-        f"  %acc.next = {combine} i64 %acc, %v",
-        "  %i.next = add i64 %i, 1",
-        "  br label %scan",
-        "write:",
-        "  %j = phi i64 [ 0, %scan ], [ %j.next, %write.body ]",
-        "  %wmore = icmp ult i64 %j, %count",
-        "  br i1 %wmore, label %write.body, label %done",
-        "write.body:",
-        "  %wk = add i64 %first, %j",
-        f"  %woff = mul i64 %wk, {CTX_SLOTS}",
-        f"  %wslot = add i64 %woff, {CTX['coop3']}",
-        "  %wp = getelementptr i64, ptr %ctxs, i64 %wslot",
-        "  store i64 %acc, ptr %wp",
-        "  %j.next = add i64 %j, 1",
-        "  br label %write",
-        "done:",
-        "  ret i1 false",
-        "}"])
+    written to each one's coop3; never faults (false). Built with irbuild (docs/native.md,
+    "How generated code is built")."""
+    fn, b = irbuild.define(fname, I1, [(PTR, "ctxs"), (I64, "first"), (I64, "count")], inline=False)
+    ctxs, first, count = fn.args
+    combine, start = (b.and_, 1) if every else (b.or_, 0)
+    entry = b.block
+    scan, body, write, write_body, done = (fn.append_basic_block(n) for n in
+                                           ("scan", "scan.body", "write", "write.body", "done"))
+    b.branch(scan)
+    b.position_at_end(scan)
+    i, acc = b.phi(I64, name="i"), b.phi(I64, name="acc")
+    i.add_incoming(ir.Constant(I64, 0), entry)
+    acc.add_incoming(ir.Constant(I64, start), entry)
+    b.cbranch(irbuild.icmp(b, "ult", i, count, "more"), body, write)
+    b.position_at_end(body)
+    ctx = irbuild.context_at(b, ctxs, b.add(first, i, name="k"), "ctx")
+    acc.add_incoming(combine(acc, irbuild.load_slot(b, ctx, "coop0", "v"), name="acc.next"), body)
+    i.add_incoming(b.add(i, ir.Constant(I64, 1), name="i.next"), body)
+    b.branch(scan)
+    b.position_at_end(write)
+    j = b.phi(I64, name="j")
+    j.add_incoming(ir.Constant(I64, 0), scan)
+    b.cbranch(irbuild.icmp(b, "ult", j, count, "wmore"), write_body, done)
+    b.position_at_end(write_body)
+    b.store(acc, irbuild.context_slot(b, irbuild.context_at(b, ctxs, b.add(first, j, name="wk"), "wctx"), "coop3"))
+    j.add_incoming(b.add(j, ir.Constant(I64, 1), name="j.next"), write_body)
+    b.branch(write)
+    b.position_at_end(done)
+    b.ret(ir.Constant(I1, 0))
+    return irbuild.function_text(fn)

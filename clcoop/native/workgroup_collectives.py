@@ -7,7 +7,7 @@ _work_group_collective, which computes them on a (work-groups, W) table of the v
 Each is a rendezvous of the work-group, as a work-group vote is (votes.py): the work-item
 stores its value (and, for a broadcast, the linear local id it names) in its context and
 suspends; when every work-item of the group waits there, the driver runs the site's
-function (named coop_routines.WORKGROUP_PREFIX + site: drivers.workgroup_round_lines) over
+function (named coop_routines.WORKGROUP_PREFIX + site: drivers.coroutine_driver's workgroup round) over
 the W contexts in local linear id order, which writes each work-item's result to its
 context; the work-items resume and read it. Reached by part of the group, the driver's
 divergence check faults with check_convergence's words (runtime.py).
@@ -25,18 +25,21 @@ The orders are NumPy's, as the interpreter's:
 half values are copied by a broadcast; their arithmetic is refused (NumPy accumulates
 float16 differently), as on the sub-group path (collectives.unsupported_type).
 """
+import math
 import re
 
+import llvmlite.ir as ir
+
 from clcoop.ir.demangle import signed_param
-from clcoop.native.collectives import FLOAT_TYPES, INT_TYPES, Emitter, identity
-from clcoop.native.context import CTX, CTX_SLOTS, WORKGROUP_COLLECTIVES
+from clcoop.native import irbuild
+from clcoop.native.collectives import FLOAT_TYPES, INT_TYPES, identity
+from clcoop.native.context import CTX, WORKGROUP_COLLECTIVES
 from clcoop.native.coop_routines import WORKGROUP_PREFIX
+from clcoop.native.irbuild import I1, I64, PTR
 from clcoop.native.support import Unsupported
 from clcoop.native.text_rewrite import quote, ref
 
 _ARITHMETIC = re.compile(r"work_group_(reduce|scan_inclusive|scan_exclusive)_(add|mul|min|max|and|or|xor)")
-# Bytes between one work-item's context and the next one's.
-_CONTEXT_BYTES = CTX_SLOTS * 8
 
 
 def is_collective(base):
@@ -114,102 +117,118 @@ def _linear_id_lines(p, ids):
                     f"  store i64 {acc}, ptr {p}.at"]
 
 
-def _slot(out, ctxs, index, field):
-    """Lines setting `out` to the address of work-item `index`'s context slot `field`."""
-    return [f"  {out}.o = mul i64 {index}, {CTX_SLOTS}",
-            f"  {out}.s = add i64 {out}.o, {CTX[field]}",
-            f"  {out} = getelementptr i64, ptr {ctxs}, i64 {out}.s"]
+def _i64(n):
+    return ir.Constant(I64, n)
+
+
+def _constant(t, text):
+    """The IR constant text of collectives.identity as a constant of type t."""
+    if isinstance(t, ir.IntType):
+        return ir.Constant(t, int(text))
+    infinities = {"0x7FF0000000000000": math.inf, "0xFFF0000000000000": -math.inf}
+    return ir.Constant(t, infinities[text] if text in infinities else float(text))
+
+
+def combine(b, op, signed, x, y, name):
+    """op(x, y) as NumPy computes it for the interpreter's dtype (collectives.Emitter.combine's
+    rules): np.minimum(x, y) = x if x < y or x is NaN, else y (np.maximum with >); integer
+    min/max signed or unsigned; the rest LLVM's wrapping or IEEE operation."""
+    is_float = not isinstance(x.type, ir.IntType)
+    if op in ("min", "max"):
+        if is_float:
+            less = irbuild.fcmp(b, "olt" if op == "min" else "ogt", x, y, f"{name}.c")
+            keep = b.or_(less, irbuild.fcmp(b, "uno", x, ir.Constant(x.type, 0.0), f"{name}.n"), name=f"{name}.k")
+        else:
+            keep = irbuild.icmp(b, ("s" if signed else "u") + ("lt" if op == "min" else "gt"), x, y, f"{name}.c")
+        return b.select(keep, x, y, name=name)
+    if is_float:
+        return {"add": b.fadd, "mul": b.fmul}[op](x, y, name=name)
+    return {"add": b.add, "mul": b.mul, "and": b.and_, "or": b.or_, "xor": b.xor}[op](x, y, name=name)
+
+
+def _slot(b, ctxs, index, field, name):
+    """Pointer to work-item `index`'s context slot `field`."""
+    return irbuild.context_slot(b, irbuild.context_at(b, ctxs, index, f"{name}.c"), field, name)
+
+
+def _site(fname):
+    """(function, builder, ctxs, first, count) of i1 fname(ctxs, first, count)."""
+    fn, b = irbuild.define(fname, I1, [(PTR, "ctxs"), (I64, "first"), (I64, "count")], inline=False)
+    return (fn, b, *fn.args)
 
 
 def site_function(fname, kind, op, T, signed):
     """i1 fname(ctxs, first, count): the collective over the contexts [first, first +
     count) (the whole work-group), each result written to the context's coop3; never
-    faults (false)."""
-    lines = [f"define internal i1 @{fname}(ptr %ctxs, i64 %first, i64 %count) {{",
-             "entry:",
-             "  br label %loop",
-             "loop:",
-             "  %i = phi i64 [ 0, %entry ], [ %i.next, %body ]"]
-    body = []
-    emitter = Emitter(_Fresh(), body)
-    if kind == "broadcast":
-        lines += ["  %more = icmp ult i64 %i, %count", "  br i1 %more, label %body, label %done", "body:",
-                  "  %k = add i64 %first, %i",
-                  *_slot("%ip", "%ctxs", "%k", "coop1"),
-                  "  %want = load i64, ptr %ip",
-                  # Python's floor modulo of the int64 id by W (the interpreter's lin % wg).
-                  "  %r = srem i64 %want, %count",
-                  "  %neg = icmp slt i64 %r, 0",
-                  "  %rw = add i64 %r, %count",
-                  "  %at = select i1 %neg, i64 %rw, i64 %r",
-                  "  %from = add i64 %first, %at",
-                  *_slot("%vp", "%ctxs", "%from", "coop0"),
-                  f"  %v = load {T}, ptr %vp",
-                  *_slot("%op", "%ctxs", "%k", "coop3"),
-                  f"  store {T} %v, ptr %op",
-                  "  %i.next = add i64 %i, 1",
-                  "  br label %loop"]
-        return "\n".join(lines + ["done:", "  ret i1 false", "}"])
+    faults (false). Built with irbuild (docs/native.md, "How generated code is built")."""
     if kind == "reduce" and op == "add" and T in FLOAT_TYPES:
         return _pairwise_reduce(fname, T)
-    # A fold in order from the row's first value (np.prod, np.min, ... along the row, and
-    # ufunc.accumulate: x0, op(x0, x1), ...); the exclusive scan's value before it starts
-    # at the identity.
-    lines += [f"  %acc = phi {T} [ {identity(op, T, signed)}, %entry ], [ %acc.next, %body ]",
-              "  %more = icmp ult i64 %i, %count",
-              "  br i1 %more, label %body, label %write",
-              "body:",
-              "  %k = add i64 %first, %i",
-              *_slot("%vp", "%ctxs", "%k", "coop0"),
-              f"  %v = load {T}, ptr %vp",
-              "  %isfirst = icmp eq i64 %i, 0"]
-    folded = emitter.combine(op, T, signed, "%acc", "%v")
-    lines += body + [f"  %acc.next = select i1 %isfirst, {T} %v, {T} {folded}"]
+    ty = irbuild.parse_type(T)
+    fn, b, ctxs, first, count = _site(fname)
+    entry = b.block
+    loop, body, after = (fn.append_basic_block(n) for n in ("loop", "body", "done" if kind == "broadcast" else "write"))
+    b.branch(loop)
+    b.position_at_end(loop)
+    i = b.phi(I64, name="i")
+    i.add_incoming(_i64(0), entry)
+    if kind != "broadcast":
+        acc = b.phi(ty, name="acc")
+        acc.add_incoming(_constant(ty, identity(op, T, signed)), entry)
+    b.cbranch(irbuild.icmp(b, "ult", i, count, "more"), body, after)
+    b.position_at_end(body)
+    k = b.add(first, i, name="k")
+    if kind == "broadcast":
+        want = b.load(_slot(b, ctxs, k, "coop1", "ip"), name="want", typ=I64)
+        # Python's floor modulo of the int64 id by W (the interpreter's lin % wg).
+        r = b.srem(want, count, name="r")
+        at = b.select(irbuild.icmp(b, "slt", r, _i64(0), "neg"), b.add(r, count, name="rw"), r, name="at")
+        v = b.load(_slot(b, ctxs, b.add(first, at, name="from"), "coop0", "vp"), name="v", typ=ty)
+        b.store(v, _slot(b, ctxs, k, "coop3", "op"))
+    else:
+        # A fold in order from the row's first value (np.prod, np.min, ... along the row,
+        # and ufunc.accumulate: x0, op(x0, x1), ...); the exclusive scan's value before it
+        # starts at the identity.
+        v = b.load(_slot(b, ctxs, k, "coop0", "vp"), name="v", typ=ty)
+        isfirst = irbuild.icmp(b, "eq", i, _i64(0), "isfirst")
+        acc_next = b.select(isfirst, v, combine(b, op, signed, acc, v, "folded"), name="acc.next")
+        acc.add_incoming(acc_next, body)
+        if kind != "reduce":
+            b.store(acc_next if kind == "scan_inclusive" else acc, _slot(b, ctxs, k, "coop3", "op"))
+    i.add_incoming(b.add(i, _i64(1), name="i.next"), body)
+    b.branch(loop)
+    b.position_at_end(after)
     if kind == "reduce":
-        return "\n".join(lines + ["  %i.next = add i64 %i, 1",
-                                   "  br label %loop",
-                                   "write:",
-                                   *_write_all(T, "%acc")])
-    lines += [*_slot("%op", "%ctxs", "%k", "coop3"),
-              f"  store {T} {'%acc.next' if kind == 'scan_inclusive' else '%acc'}, ptr %op",
-              "  %i.next = add i64 %i, 1",
-              "  br label %loop",
-              "write:",
-              "  ret i1 false",
-              "}"]
-    return "\n".join(lines)
+        _write_all(b, ctxs, first, count, acc)
+    b.ret(ir.Constant(I1, 0))
+    return irbuild.function_text(fn)
 
 
-def _write_all(T, value):
-    """Lines storing `value` to every context's coop3, then returning."""
-    return ["  br label %wloop",
-            "wloop:",
-            "  %j = phi i64 [ 0, %write ], [ %j.next, %wbody ]",
-            "  %wmore = icmp ult i64 %j, %count",
-            "  br i1 %wmore, label %wbody, label %done",
-            "wbody:",
-            "  %wk = add i64 %first, %j",
-            *_slot("%wp", "%ctxs", "%wk", "coop3"),
-            f"  store {T} {value}, ptr %wp",
-            "  %j.next = add i64 %j, 1",
-            "  br label %wloop",
-            "done:",
-            "  ret i1 false",
-            "}"]
+def _write_all(b, ctxs, first, count, value):
+    """Stores `value` to every context's coop3; continues after the loop."""
+    fn, before = b.function, b.block
+    loop, body, done = (fn.append_basic_block(n) for n in ("wloop", "wbody", "done"))
+    b.branch(loop)
+    b.position_at_end(loop)
+    j = b.phi(I64, name="j")
+    j.add_incoming(_i64(0), before)
+    b.cbranch(irbuild.icmp(b, "ult", j, count, "wmore"), body, done)
+    b.position_at_end(body)
+    b.store(value, _slot(b, ctxs, b.add(first, j, name="wk"), "coop3", "wp"))
+    j.add_incoming(b.add(j, _i64(1), name="j.next"), body)
+    b.branch(loop)
+    b.position_at_end(done)
 
 
 def _pairwise_reduce(fname, T):
     """np.sum of the row: 0.0 + pairwise(row) (collectives.Emitter.reduce's order, here
     over a row whose length is known at run time)."""
-    return "\n".join([
-        f"define internal i1 @{fname}(ptr %ctxs, i64 %first, i64 %count) {{",
-        "entry:",
-        *_slot("%base", "%ctxs", "%first", "coop0"),
-        f"  %p = call {T} @{_pairwise_name(T)}(ptr %base, i64 %count)",
-        f"  %sum = fadd {T} 0.0, %p",
-        "  br label %write",
-        "write:",
-        *_write_all(T, "%sum")])
+    ty = irbuild.parse_type(T)
+    fn, b, ctxs, first, count = _site(fname)
+    base = _slot(b, ctxs, first, "coop0", "base")
+    total = irbuild.call(b, _pairwise_name(T), ty, [base, count], "p")
+    _write_all(b, ctxs, first, count, b.fadd(ir.Constant(ty, 0.0), total, name="sum"))
+    b.ret(ir.Constant(I1, 0))
+    return irbuild.function_text(fn)
 
 
 def _pairwise_name(T):
@@ -219,89 +238,68 @@ def _pairwise_name(T):
 def pairwise_function(T):
     """T pairwise(ptr a, i64 n): NumPy's pairwise_sum (numpy/_core/src/umath/loops_utils.h.src)
     of n values of type T, one per work-item context (a points at the first one's)."""
-    step = _CONTEXT_BYTES
-    at = lambda out, index: [f"  {out}.o = mul i64 {index}, {step}",  # noqa: E731
-                             f"  {out}.p = getelementptr i8, ptr %a, i64 {out}.o",
-                             f"  {out} = load {T}, ptr {out}.p"]
-    L = [f"define internal {T} @{_pairwise_name(T)}(ptr %a, i64 %n) {{",
-         "entry:",
-         "  %small = icmp slt i64 %n, 8",
-         "  br i1 %small, label %seq, label %mid.test",
-         # Fewer than 8: in order from -0.0.
-         "seq:",
-         "  %si = phi i64 [ 0, %entry ], [ %si.next, %seq.body ]",
-         f"  %sacc = phi {T} [ -0.0, %entry ], [ %sacc.next, %seq.body ]",
-         "  %smore = icmp slt i64 %si, %n",
-         "  br i1 %smore, label %seq.body, label %seq.done",
-         "seq.body:",
-         *at("%sx", "%si"),
-         f"  %sacc.next = fadd {T} %sacc, %sx",
-         "  %si.next = add i64 %si, 1",
-         "  br label %seq",
-         "seq.done:",
-         f"  ret {T} %sacc",
-         "mid.test:",
-         "  %mid = icmp sle i64 %n, 128",
-         "  br i1 %mid, label %blocks.pre, label %split",
-         # 8 to 128: eight partial sums over the whole blocks of 8.
-         "blocks.pre:"]
+    ty = irbuild.parse_type(T)
+    fn, b = irbuild.define(_pairwise_name(T), ty, [(PTR, "a"), (I64, "n")], inline=False)
+    a, n = fn.args
+    blk = {name: fn.append_basic_block(name) for name in (
+        "seq", "seq.body", "seq.done", "mid.test", "blocks.pre", "blocks", "blocks.body", "combine", "rest",
+        "rest.body", "rest.done", "split")}
+    at = lambda index, name: b.load(irbuild.context_at(b, a, index, f"{name}.p"), name=name, typ=ty)  # noqa: E731
+
+    def in_order(label, start, start_value, start_block, end):
+        """Blocks <label>, <label>.body, <label>.done: acc + a[i] for i in [start, n)."""
+        b.position_at_end(blk[label])
+        i, acc = b.phi(I64, name=f"{label[0]}i"), b.phi(ty, name=f"{label[0]}acc")
+        i.add_incoming(start, start_block)
+        acc.add_incoming(start_value, start_block)
+        b.cbranch(irbuild.icmp(b, "slt", i, end, f"{label[0]}more"), blk[f"{label}.body"], blk[f"{label}.done"])
+        b.position_at_end(blk[f"{label}.body"])
+        acc.add_incoming(b.fadd(acc, at(i, f"{label[0]}x"), name=f"{label[0]}acc.next"), blk[f"{label}.body"])
+        i.add_incoming(b.add(i, _i64(1), name=f"{label[0]}i.next"), blk[f"{label}.body"])
+        b.branch(blk[label])
+        b.position_at_end(blk[f"{label}.done"])
+        b.ret(acc)
+
+    entry = b.block
+    b.cbranch(irbuild.icmp(b, "slt", n, _i64(8), "small"), blk["seq"], blk["mid.test"])
+    # Fewer than 8: in order from -0.0.
+    in_order("seq", _i64(0), ir.Constant(ty, -0.0), entry, n)
+    b.position_at_end(blk["mid.test"])
+    b.cbranch(irbuild.icmp(b, "sle", n, _i64(128), "mid"), blk["blocks.pre"], blk["split"])
+    # 8 to 128: eight partial sums over the whole blocks of 8.
+    b.position_at_end(blk["blocks.pre"])
+    r0 = [at(_i64(j), f"r0.{j}") for j in range(8)]
+    whole = b.sub(n, b.srem(n, _i64(8), name="tail"), name="whole")
+    b.branch(blk["blocks"])
+    b.position_at_end(blk["blocks"])
+    bi = b.phi(I64, name="bi")
+    bi.add_incoming(_i64(8), blk["blocks.pre"])
+    r = []
     for j in range(8):
-        L += at(f"%r0.{j}", str(j))
-    L += ["  %tail = srem i64 %n, 8",
-          "  %whole = sub i64 %n, %tail",
-          "  br label %blocks",
-          "blocks:",
-          "  %bi = phi i64 [ 8, %blocks.pre ], [ %bi.next, %blocks.body ]"]
-    L += [f"  %r.{j} = phi {T} [ %r0.{j}, %blocks.pre ], [ %r.{j}.next, %blocks.body ]" for j in range(8)]
-    L += ["  %bmore = icmp slt i64 %bi, %whole",
-          "  br i1 %bmore, label %blocks.body, label %combine",
-          "blocks.body:"]
+        r.append(b.phi(ty, name=f"r.{j}"))
+        r[j].add_incoming(r0[j], blk["blocks.pre"])
+    b.cbranch(irbuild.icmp(b, "slt", bi, whole, "bmore"), blk["blocks.body"], blk["combine"])
+    b.position_at_end(blk["blocks.body"])
     for j in range(8):
-        L += [f"  %bi{j} = add i64 %bi, {j}", *at(f"%bx{j}", f"%bi{j}"),
-              f"  %r.{j}.next = fadd {T} %r.{j}, %bx{j}"]
-    L += ["  %bi.next = add i64 %bi, 8",
-          "  br label %blocks",
-          "combine:",
-          f"  %c01 = fadd {T} %r.0, %r.1", f"  %c23 = fadd {T} %r.2, %r.3",
-          f"  %c45 = fadd {T} %r.4, %r.5", f"  %c67 = fadd {T} %r.6, %r.7",
-          f"  %c03 = fadd {T} %c01, %c23", f"  %c47 = fadd {T} %c45, %c67",
-          f"  %c07 = fadd {T} %c03, %c47",
-          "  br label %rest",
-          # The values after the last whole block, in order.
-          "rest:",
-          "  %ri = phi i64 [ %whole, %combine ], [ %ri.next, %rest.body ]",
-          f"  %racc = phi {T} [ %c07, %combine ], [ %racc.next, %rest.body ]",
-          "  %rmore = icmp slt i64 %ri, %n",
-          "  br i1 %rmore, label %rest.body, label %rest.done",
-          "rest.body:",
-          *at("%rx", "%ri"),
-          f"  %racc.next = fadd {T} %racc, %rx",
-          "  %ri.next = add i64 %ri, 1",
-          "  br label %rest",
-          "rest.done:",
-          f"  ret {T} %racc",
-          # More than 128: two halves, the first a multiple of 8 long.
-          "split:",
-          "  %half = sdiv i64 %n, 2",
-          "  %hrem = srem i64 %half, 8",
-          "  %n2 = sub i64 %half, %hrem",
-          "  %n3 = sub i64 %n, %n2",
-          f"  %off = mul i64 %n2, {step}",
-          "  %a2 = getelementptr i8, ptr %a, i64 %off",
-          f"  %x = call {T} @{_pairwise_name(T)}(ptr %a, i64 %n2)",
-          f"  %y = call {T} @{_pairwise_name(T)}(ptr %a2, i64 %n3)",
-          f"  %xy = fadd {T} %x, %y",
-          f"  ret {T} %xy",
-          "}"]
-    return "\n".join(L)
-
-
-class _Fresh:
-    """Fresh local names for Emitter.combine inside one generated function."""
-
-    def __init__(self):
-        self.n = 0
-
-    def __call__(self, stem):
-        self.n += 1
-        return f"%{stem}.{self.n}"
+        x = at(b.add(bi, _i64(j), name=f"bi{j}"), f"bx{j}")
+        r[j].add_incoming(b.fadd(r[j], x, name=f"r.{j}.next"), blk["blocks.body"])
+    bi.add_incoming(b.add(bi, _i64(8), name="bi.next"), blk["blocks.body"])
+    b.branch(blk["blocks"])
+    b.position_at_end(blk["combine"])
+    c01, c23 = b.fadd(r[0], r[1], name="c01"), b.fadd(r[2], r[3], name="c23")
+    c45, c67 = b.fadd(r[4], r[5], name="c45"), b.fadd(r[6], r[7], name="c67")
+    c03, c47 = b.fadd(c01, c23, name="c03"), b.fadd(c45, c67, name="c47")
+    c07 = b.fadd(c03, c47, name="c07")
+    b.branch(blk["rest"])
+    # The values after the last whole block, in order.
+    in_order("rest", whole, c07, blk["combine"], n)
+    # More than 128: two halves, the first a multiple of 8 long.
+    b.position_at_end(blk["split"])
+    half = b.sdiv(n, _i64(2), name="half")
+    n2 = b.sub(half, b.srem(half, _i64(8), name="hrem"), name="n2")
+    n3 = b.sub(n, n2, name="n3")
+    a2 = irbuild.context_at(b, a, n2, "a2")
+    x = irbuild.call(b, _pairwise_name(T), ty, [a, n2], "x")
+    y = irbuild.call(b, _pairwise_name(T), ty, [a2, n3], "y")
+    b.ret(b.fadd(x, y, name="xy"))
+    return irbuild.function_text(fn)

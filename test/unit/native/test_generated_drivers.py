@@ -1,0 +1,352 @@
+"""The native engine's drivers and rendezvous functions (drivers.py, votes.py,
+workgroup_collectives.py; built with native/irbuild.py), each compiled and run alone:
+the plain driver around a small kernel written here (ids, arguments, arena and __local
+zeroing, the work-group counter, a fault's record) against the ids counted in Python,
+the votes and work-group collectives over contexts against the interpreter's NumPy
+(ocl_builtins), and the text pieces subgroup.py assembles (irbuild.fragment) verified by
+LLVM in a driver of their own."""
+import ctypes
+
+import numpy as np
+import pytest
+
+from clcoop.interp import ocl_builtins
+from clcoop.native import drivers, irbuild, jit, votes, workgroup_collectives
+from clcoop.native.context import CTX, CTX_SLOTS, DETAIL_SLOTS, REGION_HI, REGION_LO, REGION_ROW_WORDS
+
+_RENDEZVOUS = ctypes.CFUNCTYPE(ctypes.c_bool, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
+_DRIVER = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64,
+                           ctypes.c_void_p, ctypes.c_void_p)
+_DECLS = ("declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)\n"
+          "declare void @llvm.memset.p0.i64(ptr, i8, i64, i1)\n")
+
+
+def _engine(text):
+    import llvmlite.binding as llvm
+    jit.ensure_llvm()
+    llvm.parse_assembly(text).verify()
+    return jit.Engine(text)
+
+
+def _rendezvous(text, name):
+    """The rendezvous function `name` of `text` (definitions) as f(contexts, first, count),
+    called through an external wrapper (the definitions are internal)."""
+    wrapper = (f'define i1 @run(ptr %c, i64 %f, i64 %n) {{\n  %r = call i1 @"{name}"(ptr %c, i64 %f, i64 %n)\n'
+               '  ret i1 %r\n}\n')
+    engine = _engine(text + "\n" + wrapper)
+    f = _RENDEZVOUS(engine.address("run"))
+
+    def call(contexts, first, count):
+        assert contexts.dtype == np.int64 and contexts.shape[1] == CTX_SLOTS
+        return f(contexts.ctypes.data, first, count)
+    call.engine = engine
+    return call
+
+
+# ------------------------------------------------------------------ votes
+
+@pytest.mark.parametrize("every", [True, False])
+def test_vote_over_a_range_of_contexts(every):
+    """work_group_all/any's function: 1 in coop3 of the contexts [first, first + count)
+    when all (any) of their coop0 are 1; the other contexts untouched; no fault."""
+    f = _rendezvous(votes.vote_function("vote", every), "vote")
+    rng = np.random.default_rng(3)
+    for first, count in ((0, 8), (3, 5), (8, 1), (2, 0)):
+        for trial in range(6):
+            contexts = np.zeros((12, CTX_SLOTS), np.int64)
+            # votes.emit stores whether the predicate is not 0 (0 or 1).
+            contexts[:, CTX["coop0"]] = rng.integers(0, 2, 12) if trial else 1
+            contexts[:, CTX["coop3"]] = -7
+            assert f(contexts, first, count) is False
+            row = contexts[first:first + count, CTX["coop0"]] != 0
+            want = row.all() if every else row.any()
+            assert (contexts[first:first + count, CTX["coop3"]] == int(want)).all()
+            outside = np.r_[0:first, first + count:12]
+            assert (contexts[outside, CTX["coop3"]] == -7).all()
+
+
+# ------------------------------------------------------------------ work-group collectives
+
+_TYPES = {"i32": np.int32, "i64": np.int64, "float": np.float32, "double": np.float64}
+
+
+def _collective(kind, op, T, signed):
+    name = "wgc"
+    text = workgroup_collectives.site_function(name, kind, op, T, signed)
+    if kind == "reduce" and op == "add" and T in ("float", "double"):
+        text += "\n" + workgroup_collectives.pairwise_function(T)
+    return _rendezvous(text, name)
+
+
+def _values(dtype, signed, n, rng):
+    if np.dtype(dtype).kind == "f":
+        x = rng.standard_normal(n).astype(dtype) * dtype(1000)
+        x[rng.integers(0, n, max(1, n // 10))] = dtype(-0.0)
+        return x
+    dt = dtype if signed else np.dtype(dtype).str.replace("i", "u")
+    info = np.iinfo(dt)
+    return rng.integers(info.min, info.max, n, dtype=dt, endpoint=True)
+
+
+def _as_slots(x):
+    """Values stored in the low bytes of int64 context slots (as the kernel stores them)."""
+    slots = np.zeros(len(x), np.int64)
+    slots.view(np.uint8).reshape(len(x), 8)[:, :x.itemsize] = x.view(np.uint8).reshape(len(x), x.itemsize)
+    return slots
+
+
+def _from_slots(slots, dtype):
+    size = np.dtype(dtype).itemsize
+    return np.ascontiguousarray(slots.view(np.uint8).reshape(len(slots), 8)[:, :size]).view(dtype).reshape(-1)
+
+
+# Float and/or/xor are refused (workgroup_collectives.unsupported).
+_COLLECTIVES = [(op, kind, T, signed) for op in ("add", "mul", "min", "max", "and", "or", "xor")
+                for kind in ("reduce", "scan_inclusive", "scan_exclusive")
+                for T, signed in (("i32", True), ("i32", False), ("i64", True), ("float", True), ("double", True))
+                if not (T in ("float", "double") and op in ("and", "or", "xor"))]
+
+
+@pytest.mark.parametrize("op, kind, T, signed", _COLLECTIVES)
+def test_collective_over_a_work_group_of_contexts(op, kind, T, signed):
+    """Each reduction and scan bit for bit as the interpreter's _reduce/_scan over a
+    (1, W) table (NumPy's pairwise float sum past 8 and 128 values, np.minimum's NaN
+    rule, unsigned compares), W from 1 to 300, over contexts [first, first + W)."""
+    f = _collective(kind, op, T, signed)
+    dtype = _TYPES[T]
+    rng = np.random.default_rng(hash((op, kind, T, signed)) % 1000)
+    for W in (1, 5, 8, 37, 128, 300):
+        x = _values(dtype, signed, W, rng)
+        if np.dtype(dtype).kind == "f" and op in ("min", "max") and W > 4:
+            x[W // 2] = np.nan
+        first = 2
+        contexts = np.zeros((W + 4, CTX_SLOTS), np.int64)
+        contexts[first:first + W, CTX["coop0"]] = _as_slots(x)
+        assert f(contexts, first, W) is False
+        got = _from_slots(contexts[first:first + W, CTX["coop3"]].copy(), x.dtype)
+        table = x.reshape(1, W)
+        with np.errstate(over="ignore", invalid="ignore"):
+            want = _interpreters(op, kind, table)
+        assert np.array_equal(got.view(f"u{x.itemsize}"), want.view(f"u{x.itemsize}")), (W, got, want)
+        assert (contexts[[0, 1, first + W], CTX["coop3"]] == 0).all()
+
+
+def _interpreters(op, kind, table):
+    """The interpreter's results for a (1, W) table (ocl_builtins._work_group_collective)."""
+    if kind == "reduce":
+        return np.repeat(ocl_builtins._reduce(op, table, axis=1), table.shape[1]).astype(table.dtype)
+    scan = ocl_builtins._scan(op, table)
+    if kind == "scan_exclusive":
+        identity = ocl_builtins._identity(op, table.dtype)
+        scan = np.concatenate([np.full((1, 1), identity, table.dtype), scan[:, :-1]], axis=1)
+    return scan.reshape(-1).astype(table.dtype)
+
+
+@pytest.mark.parametrize("T", ["i32", "float", "half"])
+def test_broadcast_reads_the_floor_modulo_id(T):
+    """work_group_broadcast: each work-item gets the value of the work-item whose linear id
+    (coop1) floor-mod W it names, negative and past-the-end ids included."""
+    f = _rendezvous(workgroup_collectives.site_function("bc", "broadcast", None, T, True), "bc")
+    dtype = {"i32": np.int32, "float": np.float32, "half": np.float16}[T]
+    W, first = 12, 3
+    x = (np.arange(W) * 3 - 7).astype(dtype)
+    ids = np.array([0, 11, 12, -1, -13, 5, 1 << 40, -(1 << 40), 7, 2, 24, -24], np.int64)
+    contexts = np.zeros((W + first, CTX_SLOTS), np.int64)
+    contexts[first:, CTX["coop0"]] = _as_slots(x)
+    contexts[first:, CTX["coop1"]] = ids
+    assert f(contexts, first, W) is False
+    got = _from_slots(contexts[first:, CTX["coop3"]].copy(), dtype)
+    assert np.array_equal(got, x[ids % W])
+
+
+# ------------------------------------------------------------------ the plain driver
+
+class _Ty:
+    """A kernel parameter type as codegen's plans hold them (kind, bits, IR text)."""
+
+    def __init__(self, text, kind, bits=None):
+        self.text, self.kind, self.bits = text, kind, bits
+
+    def __str__(self):
+        return self.text
+
+
+class _Plan:
+    def __init__(self, local_rows=()):
+        self.name, self.driver = "k", "__clcoop_run.k"
+        self.params = [(_Ty("ptr addrspace(1)", "ptr"), 0, 8), (_Ty("i1", "int", 1), 16, 1),
+                       (_Ty("i32", "int", 32), 32, 4)]
+        self.local_rows = list(local_rows)
+        self.coop_sites = []
+
+
+_RECORD = 10      # words a work-item writes: its ids, arguments, arena byte, __local byte
+
+
+def _kernel_ir():
+    """void k(ctx, out, flag, v): writes its record at out[(group * W + llid) * _RECORD];
+    reads and dirties its arena's first byte and the __local region's; the work-item whose
+    linear id in the launch equals ctx[detail11] faults (site 4, its details set)."""
+    s = CTX
+    loads = "\n".join(f"  %p.{n} = getelementptr i64, ptr %ctx, i64 {s[n]}\n  %{n} = load i64, ptr %p.{n}"
+                      for n in ("grp0", "grp1", "grp2", "lid0", "lid1", "lid2", "llid", "ngrp0", "ngrp1", "wg_size",
+                                "detail11", "table"))
+    return f"""
+define void @k(ptr %ctx, ptr addrspace(1) %out1, i1 %flag, i32 %v) {{
+entry:
+{loads}
+  %out = addrspacecast ptr addrspace(1) %out1 to ptr
+  %g1 = mul i64 %grp2, %ngrp1
+  %g2 = add i64 %g1, %grp1
+  %g3 = mul i64 %g2, %ngrp0
+  %g = add i64 %g3, %grp0
+  %gw = mul i64 %g, %wg_size
+  %item = add i64 %gw, %llid
+  %base = mul i64 %item, {_RECORD}
+  %rec = getelementptr i64, ptr %out, i64 %base
+  %fl = zext i1 %flag to i64
+  %vv = sext i32 %v to i64
+  %p.priv = getelementptr i64, ptr %ctx, i64 {s["priv"]}
+  %arena = load ptr, ptr %p.priv
+  %ab = load i8, ptr %arena
+  %abw = zext i8 %ab to i64
+  store i8 9, ptr %arena
+  %tab = inttoptr i64 %table to ptr
+  %lop = getelementptr i64, ptr %tab, i64 {REGION_ROW_WORDS + REGION_LO}
+  %lo = load i64, ptr %lop
+  %lp = inttoptr i64 %lo to ptr
+  %lb = load i8, ptr %lp
+  %lbw = zext i8 %lb to i64
+  store i8 7, ptr %lp
+  %values = insertvalue [10 x i64] undef, i64 %grp0, 0
+  %v1 = insertvalue [10 x i64] %values, i64 %grp1, 1
+  %v2 = insertvalue [10 x i64] %v1, i64 %grp2, 2
+  %v3 = insertvalue [10 x i64] %v2, i64 %lid0, 3
+  %v4 = insertvalue [10 x i64] %v3, i64 %lid1, 4
+  %v5 = insertvalue [10 x i64] %v4, i64 %lid2, 5
+  %v6 = insertvalue [10 x i64] %v5, i64 %fl, 6
+  %v7 = insertvalue [10 x i64] %v6, i64 %vv, 7
+  %v8 = insertvalue [10 x i64] %v7, i64 %abw, 8
+  %v9 = insertvalue [10 x i64] %v8, i64 %lbw, 9
+  store [10 x i64] %v9, ptr %rec
+  %bad = icmp eq i64 %item, %detail11
+  br i1 %bad, label %fault, label %ok
+fault:
+{chr(10).join(f"  %f.{n} = getelementptr i64, ptr %ctx, i64 {s[n]}{chr(10)}  store i64 {v}, ptr %f.{n}"
+              for n, v in (("fault", 4), ("fault_kind", 2), ("fault_addr", 1234), ("fault_size", 4),
+                           ("fault_region", 9), ("detail0", 77)))}
+  ret void
+ok:
+  ret void
+}}
+"""
+
+
+def _run_plain(groups, local, count=None, chunk=3, fault_at=-1):
+    """The plain driver of _Plan over `groups` work-groups of `local` work-items: (records by
+    launch linear id, fout, abort flag, the __local buffer)."""
+    plan = _Plan(local_rows=[1])
+    engine = _engine(drivers.plain_driver(plan) + "\n" + _kernel_ir() + _DECLS)
+    run = _DRIVER(engine.address(plan.driver))
+    ngroups, wg = int(np.prod(groups)), int(np.prod(local))
+    count = ngroups if count is None else count
+    out = np.full(ngroups * wg * _RECORD, -1, np.int64)
+    args = np.zeros(48, np.uint8)
+    args[0:8].view(np.int64)[0] = out.ctypes.data
+    args[16] = 1
+    args[32:36].view(np.int32)[0] = -5
+    local_buf = np.full(16, 0xFF, np.uint8)
+    table = np.zeros(2 * REGION_ROW_WORDS, np.int64)
+    table[REGION_ROW_WORDS + REGION_LO] = local_buf.ctypes.data
+    table[REGION_ROW_WORDS + REGION_HI] = local_buf.ctypes.data + local_buf.size
+    abort, counter = np.zeros(1, np.int64), np.zeros(1, np.int64)
+    arena = np.full(64, 0xEE, np.uint8)
+    tmpl = np.zeros(CTX_SLOTS, np.int64)
+    for name, value in (("wg_size", wg), ("ngrp0", groups[0]), ("ngrp1", groups[1]), ("ngrp2", groups[2]),
+                        ("lsize0", local[0]), ("lsize1", local[1]), ("lsize2", local[2]), ("priv_size", 16),
+                        ("table", table.ctypes.data), ("abort", abort.ctypes.data),
+                        ("next_group", counter.ctypes.data), ("group_chunk", chunk), ("steps", 99),
+                        ("detail11", fault_at)):
+        tmpl[CTX[name]] = value
+    fout = np.zeros(8 + DETAIL_SLOTS, np.int64)
+    run(args.ctypes.data, tmpl.ctypes.data, 0, count, arena.ctypes.data, fout.ctypes.data)
+    return out.reshape(ngroups * wg, _RECORD), fout, int(abort[0]), local_buf
+
+
+@pytest.mark.parametrize("groups, local", [((5, 1, 1), (4, 1, 1)), ((3, 2, 2), (4, 2, 1)), ((2, 3, 1), (1, 2, 3))])
+def test_plain_driver_runs_every_work_item_once_in_linear_order(groups, local):
+    """Every work-group of the launch once (taken in chunks from the counter), in each the
+    work-items with the ids of linear order (group ids in linear order, the 1-D launch's
+    shortcut included), the arguments from the argument block (an i1 from its byte), the
+    arena and the kernel's __local region zeroed before each work-item / work-group."""
+    records, fout, aborted, _ = _run_plain(groups, local)
+    assert fout[0] == 0 and aborted == 0
+    wg = int(np.prod(local))
+    for n, rec in enumerate(records):
+        g, l = divmod(n, wg)
+        gx, gy, gz = g % groups[0], g // groups[0] % groups[1], g // (groups[0] * groups[1])
+        x, y, z = l % local[0], l // local[0] % local[1], l // (local[0] * local[1])
+        assert list(rec[:6]) == [gx, gy, gz, x, y, z], n
+        assert list(rec[6:8]) == [1, -5]
+        assert rec[8] == 0                          # the arena, zeroed per work-item
+        assert rec[9] == (0 if l == 0 else 7)       # __local, zeroed per work-group
+
+
+def test_plain_driver_count_and_first_bound_the_groups():
+    """Only the groups [first, first + count) run (count 0: none)."""
+    records, fout, _, local_buf = _run_plain((6, 1, 1), (2, 1, 1), count=4)
+    ran = (records[:, 0] != -1).reshape(6, 2).all(axis=1)
+    assert list(ran) == [True] * 4 + [False] * 2
+    records, _, _, local_buf = _run_plain((6, 1, 1), (2, 1, 1), count=0)
+    assert (records == -1).all() and (local_buf == 0xFF).all()
+
+
+def test_plain_driver_records_a_fault_and_stops():
+    """A work-item's fault: fout holds [site + 1, kind, address, group, local linear id,
+    size, region, arena, details], the abort flag is set and no later work-item runs."""
+    groups, local = (4, 1, 1), (3, 1, 1)
+    records, fout, aborted, _ = _run_plain(groups, local, chunk=1, fault_at=7)
+    assert aborted == 1
+    assert list(fout[:7]) == [4, 2, 1234, 2, 1, 4, 9]
+    assert fout[7] != 0 and fout[8] == 77 and fout[8 + 11] == 7
+    assert (records[8:, 0] == -1).all() and (records[:8, 0] != -1).all()
+
+
+# ------------------------------------------------------------------ the text pieces
+
+def test_text_pieces_make_a_driver_llvm_verifies():
+    """argument_lines, one_dim_lines, group_head_lines, group_id_lines and zero_local_lines
+    (printed from the builders by irbuild.fragment) assembled as subgroup.py assembles its
+    driver: the names it refers to (%g, %gx, %done, %group, %gz.zdone, %a0 ...) are theirs."""
+    plan = _Plan(local_rows=[1, 3])
+    arg_lines, call_args = drivers.argument_lines(plan)
+    assert call_args == ["ptr addrspace(1) %a0", "i1 %a1", "i32 %a2"]
+    lines = ["define void @d(ptr %args, ptr %tmpl, i64 %first, i64 %count, ptr %priv, ptr %fout) {",
+             "entry:", *arg_lines,
+             "  %n0 = load i64, ptr %tmpl", "  %n1 = add i64 %n0, 1", "  %tabi = add i64 %n0, 2",
+             "  %tab = inttoptr i64 %tabi to ptr", "  %abp = inttoptr i64 %n0 to ptr",
+             "  %nextp = inttoptr i64 %n1 to ptr", *drivers.one_dim_lines("%n0", "%n1"),
+             *drivers.group_head_lines("group.ids"),
+             *drivers.group_id_lines("group.ids", ["  %gx.n = add i64 %g, 1", "  %gy.n = add i64 %g, 2",
+                                                   "  %gz.n = add i64 %g, 3"]),
+             "  br label %gz.pre", "gz.pre:", *drivers.zero_local_lines("%tab", plan.local_rows, "gz"),
+             "  %sum = add i64 %gx, %gy", "  %sum2 = add i64 %sum, %gz",
+             f"  call void @k(ptr %tmpl, {', '.join(call_args)})",
+             "  br label %group", "done:", "  ret void", "}",
+             "declare void @k(ptr, ptr addrspace(1), i1, i32)", _DECLS]
+    import llvmlite.binding as llvm
+    jit.ensure_llvm()
+    llvm.parse_assembly("\n".join(lines)).verify()
+
+
+def test_fragment_keeps_names_and_maps_inputs():
+    """irbuild.fragment: the caller's values by their references, the built names kept,
+    the exits the caller's labels, the block the builder ends in printed last."""
+    def build(b, x, out):
+        y = b.add(x, x, name="twice")
+        nxt = b.function.append_basic_block("after")
+        b.cbranch(irbuild.icmp(b, "eq", y, x, "same"), out, nxt)
+        b.position_at_end(nxt)
+    lines = irbuild.fragment(build, [("i64", "%caller.x")], ["elsewhere"])
+    assert lines == ["  %twice = add i64 %caller.x, %caller.x", "  %same = icmp eq i64 %twice, %caller.x",
+                     "  br i1 %same, label %elsewhere, label %after", "after:"]
