@@ -14,7 +14,7 @@ CTX = {name: i for i, name in enumerate((
     "frame", "frame_cap", "frame_need",
     # Values a fault's words need beyond its address and size (tensor_routines.py: an
     # Undefined-clamp fault's element, tensor coordinate and dimensions), copied to the
-    # fault record (drivers.fault_out_lines).
+    # fault record (drivers.fault_out).
     *(f"detail{k}" for k in range(12)),
     # The launch's table of padded copies of read-only matrix operands (packed_loads.py).
     "packs"))}

@@ -42,7 +42,7 @@ CORO_EPILOGUE = [
     "  ret ptr %__coro.hdl",
 ]
 
-# Coroutine frames come from the driver's pool (drivers.frame_pool_lines): one slot per
+# Coroutine frames come from the driver's pool (drivers.coroutine_driver): one slot per
 # coroutine of a work-group, reused by every work-group; a frame larger than the slot is
 # allocated (and its size reported in frame_need, so that the pool grows between
 # work-groups). A malloc and a free per coroutine and work-group were a third of a
