@@ -19,6 +19,11 @@ CTX = {name: i for i, name in enumerate((
     # The launch's table of padded copies of read-only matrix operands (packed_loads.py).
     "packs"))}
 DETAIL_SLOTS = 12
+# A fault record (the drivers write it to their fault-out words, drivers.fault_out;
+# runtime.NativeProgram._fault reads it): [site + 1, fault kind, address, work-group, local
+# linear id, access size, region code, the work-item's arena], then the detail slots.
+FAULT_RECORD = ("site", "kind", "address", "group", "item", "size", "region", "arena")
+FAULT_RECORD_WORDS = len(FAULT_RECORD) + DETAIL_SLOTS
 CTX_SLOTS = len(CTX)
 SCRATCH_BYTES = 4096
 # Private variables and loaded/stored values above this size could overflow a thread's

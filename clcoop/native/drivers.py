@@ -10,7 +10,7 @@ group_id_lines, zero_local_lines: irbuild.fragment prints them from the same bui
 import llvmlite.ir as ir
 
 from clcoop.native import irbuild
-from clcoop.native.context import CTX_SLOTS, DETAIL_SLOTS, FAULT_BARRIER, REGION_HI, REGION_LO
+from clcoop.native.context import CTX_SLOTS, DETAIL_SLOTS, FAULT_BARRIER, FAULT_RECORD, REGION_HI, REGION_LO
 from clcoop.native.coop_routines import WORKGROUP_PREFIX
 from clcoop.native.irbuild import I1, I8, I64, PTR, context_slot, icmp, load_slot, region_word, store_atomic
 
@@ -19,12 +19,9 @@ CONTEXT_BYTES = CTX_SLOTS * 8
 # void driver(args, ctx template, first group, group count, arena, fault out): the
 # signature runtime.py calls (runtime._run_driver, the pool's calls table).
 LAUNCH_PARAMS = ((PTR, "args"), (PTR, "tmpl"), (I64, "first"), (I64, "count"), (PTR, "priv"), (PTR, "fout"))
-# A fault record's words as runtime.NativeProgram._fault reads them: [site + 1, kind,
-# address, group, local linear id, access size, region code, the work-item's arena, its
-# detail slots]; a divergent barrier's: [site + 1, FAULT_BARRIER, the first work-item done
-# or -1, group, the first suspended, how many wait there in its sub-group (work-group), the
-# first that does not].
-FAULT_WORDS = ("site", "kind", "address", "group", "item", "size", "region", "arena")
+# A fault's record: context.FAULT_RECORD; a divergent barrier's: [site + 1, FAULT_BARRIER,
+# the first work-item done or -1, group, the first suspended, how many wait there in its
+# sub-group (work-group), the first that does not].
 
 
 def _i64(n):
@@ -207,12 +204,12 @@ def zero_locals(b, table, rows, prefix):
 
 
 def fault_out(b, fout, ctx, fault, group, item):
-    """Copies a work-item's fault to fout (FAULT_WORDS, then its detail slots)."""
+    """Copies a work-item's fault to fout (context.FAULT_RECORD, then its detail slots)."""
     words = {"site": fault, "group": group, "item": item}
     slots = {"kind": "fault_kind", "address": "fault_addr", "size": "fault_size", "region": "fault_region",
              "arena": "priv"}
-    fields = [(k, w) for k, w in enumerate(FAULT_WORDS)] + \
-        [(len(FAULT_WORDS) + d, f"detail{d}") for d in range(DETAIL_SLOTS)]
+    fields = [(k, w) for k, w in enumerate(FAULT_RECORD)] + \
+        [(len(FAULT_RECORD) + d, f"detail{d}") for d in range(DETAIL_SLOTS)]
     for k, word in fields:
         value = words.get(word)
         if value is None:

@@ -12,7 +12,8 @@ import pytest
 
 from clcoop.interp import ocl_builtins
 from clcoop.native import drivers, irbuild, jit, votes, workgroup_collectives
-from clcoop.native.context import CTX, CTX_SLOTS, DETAIL_SLOTS, REGION_HI, REGION_LO, REGION_ROW_WORDS
+from clcoop.native.context import CTX, CTX_SLOTS, FAULT_RECORD, FAULT_RECORD_WORDS, REGION_HI, REGION_LO, \
+    REGION_ROW_WORDS
 
 _RENDEZVOUS = ctypes.CFUNCTYPE(ctypes.c_bool, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
 _DRIVER = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64,
@@ -268,7 +269,7 @@ def _run_plain(groups, local, count=None, chunk=3, fault_at=-1):
                         ("next_group", counter.ctypes.data), ("group_chunk", chunk), ("steps", 99),
                         ("detail11", fault_at)):
         tmpl[CTX[name]] = value
-    fout = np.zeros(8 + DETAIL_SLOTS, np.int64)
+    fout = np.zeros(FAULT_RECORD_WORDS, np.int64)
     run(args.ctypes.data, tmpl.ctypes.data, 0, count, arena.ctypes.data, fout.ctypes.data)
     return out.reshape(ngroups * wg, _RECORD), fout, int(abort[0]), local_buf
 
@@ -307,8 +308,11 @@ def test_plain_driver_records_a_fault_and_stops():
     groups, local = (4, 1, 1), (3, 1, 1)
     records, fout, aborted, _ = _run_plain(groups, local, chunk=1, fault_at=7)
     assert aborted == 1
-    assert list(fout[:7]) == [4, 2, 1234, 2, 1, 4, 9]
-    assert fout[7] != 0 and fout[8] == 77 and fout[8 + 11] == 7
+    record = dict(zip(FAULT_RECORD, fout))
+    assert record == dict(site=4, kind=2, address=1234, group=2, item=1, size=4, region=9, arena=record["arena"])
+    assert record["arena"] != 0
+    details = fout[len(FAULT_RECORD):]
+    assert details[0] == 77 and details[11] == 7
     assert (records[8:, 0] == -1).all() and (records[:8, 0] != -1).all()
 
 
