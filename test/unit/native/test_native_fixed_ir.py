@@ -49,18 +49,18 @@ def test_pool_layouts_are_distinct_words_inside_their_blocks():
                pool.TOTAL, pool.NTHREADS, pool.CALLS, pool.SPIN, pool.SPIN_MIN, pool.SPIN_MAX, pool.CLOCK]
     assert sorted(control) == list(range(len(control)))
     assert len(control) * 8 <= pool.MUTEX_BYTES < pool.COND_BYTES < pool.CONTROL_WORDS * 8
-    block = [pool.B_TOTAL, pool.B_NEXT_GROUP, pool.B_ABORT, pool.B_SCRATCH, pool.B_SCRATCH_BYTES,
+    block = [pool.B_TOTAL, pool.B_NEXT_GROUP, pool.B_SCRATCH, pool.B_SCRATCH_BYTES,
              pool.B_ARENA_BYTES, pool.B_CHUNK_SLOT, pool.B_SLOTS]
     assert sorted(block) == list(range(pool.LAUNCH_WORDS))
     assert sorted([pool.C_ARGS, pool.C_TEMPLATE, pool.C_ARENA, pool.C_FAULT]) == list(range(pool.CALL_WORDS))
 
 
 def test_launch_block_lays_out_the_block_and_each_threads_row():
-    words = pool.launch_block(100, 1001, 1002, 1003, 64, 128, 7, [(11, 12, 13, 14), (21, 22, 23, 24)])
+    words = pool.launch_block(100, 1001, 1003, 64, 128, 7, [(11, 12, 13, 14), (21, 22, 23, 24)])
     assert len(words) == pool.LAUNCH_WORDS + 2 * pool.CALL_WORDS
-    assert (words[pool.B_TOTAL], words[pool.B_NEXT_GROUP], words[pool.B_ABORT], words[pool.B_SCRATCH],
+    assert (words[pool.B_TOTAL], words[pool.B_NEXT_GROUP], words[pool.B_SCRATCH],
             words[pool.B_SCRATCH_BYTES], words[pool.B_ARENA_BYTES], words[pool.B_CHUNK_SLOT],
-            words[pool.B_SLOTS]) == (100, 1001, 1002, 1003, 64, 128, 7, 2)
+            words[pool.B_SLOTS]) == (100, 1001, 1003, 64, 128, 7, 2)
     second = words[pool.LAUNCH_WORDS + pool.CALL_WORDS:]
     assert (second[pool.C_ARGS], second[pool.C_TEMPLATE], second[pool.C_ARENA], second[pool.C_FAULT]) == \
         (21, 22, 23, 24)
