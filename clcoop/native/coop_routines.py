@@ -12,6 +12,7 @@ multiplies) through the layout tables with every element bounds-checked.
 """
 import re
 
+import llvmlite.ir as ir
 import numpy as np
 
 from clcoop import coop_names, coopmat_spec, float8
@@ -24,12 +25,17 @@ from clcoop.ir.wg_layout import get_workgroup_layout
 from clcoop.ir.loader import value_kind, parse_type_text
 from clcoop.ir.scalars import COMPONENT_DTYPES, scalar_dtype
 from clcoop.native import bfloat_ir, coop_ir, float8_ir
-from clcoop.native.builtin_ir import type_suffix
 from clcoop.native import context, fixed_ir
-from clcoop.native.context import CTX, CTX_SLOTS, FAULT_COOP, FAULT_READ, FAULT_WRITE
-from clcoop.native.text_rewrite import gquote, quote, ref, typed
+from clcoop.native.context import CTX, FAULT_COOP, FAULT_READ, FAULT_WRITE
+from clcoop.native.text_rewrite import quote, ref, typed
 from clcoop.native.support import Unsupported
-from clcoop.native import private_matrices
+from clcoop.native import irbuild, private_matrices
+# FAULT_COOP's sub-codes (runtime.py words them) live with the skeleton that records them.
+from clcoop.native.rendezvous_ir import (COORD_INDEX, I1, I32, I64, NEGATIVE_LOAD_STRIDE, NON_UNIFORM,  # noqa: F401
+                                         NON_UNIFORM_LAYOUT, NON_UNIFORM_OPERAND, NON_UNIFORM_POINTER,
+                                         NON_UNIFORM_STRIDE, PTR,
+                                         PARTIAL_SUBGROUP, STORE_STRIDE, Routine, element, i64, item_loop,
+                                         table_index)
 
 RENDEZVOUS = (LOAD, STORE, MUL_ADD, REDUCE, CONVERT_USE, TRANSPOSE, *CONVERSIONS)
 # What fp8 matrices do natively: their bytes move as i8 components, the mul-add decodes them,
@@ -37,12 +43,6 @@ RENDEZVOUS = (LOAD, STORE, MUL_ADD, REDUCE, CONVERT_USE, TRANSPOSE, *CONVERSIONS
 # format rounds each element as the scalar conversions do (float8_ir).
 FLOAT8_OPERATIONS = (LOAD, STORE, MUL_ADD, SPLAT, LENGTH, coop_names.ACCESS_CHAIN,
                      *(name for name, opcode in CONVERSIONS.items() if opcode == "FConvert"))
-# Sub-codes of FAULT_COOP (in the fault's address word; runtime.py words them).
-NON_UNIFORM, PARTIAL_SUBGROUP, NEGATIVE_LOAD_STRIDE, STORE_STRIDE, COORD_INDEX = 1, 2, 3, 4, 5
-# A load's or store's operand that differs across the sub-group, by its context slot (the
-# fault's size word holds the differing value, its region word the first work-item's).
-NON_UNIFORM_POINTER, NON_UNIFORM_LAYOUT, NON_UNIFORM_STRIDE = 6, 7, 8
-NON_UNIFORM_OPERAND = {"coop0": NON_UNIFORM_POINTER, "coop1": NON_UNIFORM_LAYOUT, "coop2": NON_UNIFORM_STRIDE}
 ELEMENT_BYTES = {"i8": 1, "i16": 2, "i32": 4, "i64": 8, "half": 2, "bfloat": 2, "float": 4, "double": 8}
 
 
@@ -188,7 +188,7 @@ class CoopModule:
         parts = list(self.tables.values()) + [SPAN_OK_IR] + self.functions
         if self.uses_coop_fault:
             parts.append(COOP_FAULT_IF_IR)
-        return "\n".join(parts).replace("@__S__", str(self.S))
+        return "\n".join(parts)
 
 
 def emit_call(fg, ins, ops, name):
@@ -377,16 +377,18 @@ def _get_coordinate(fg, ins, ops, lhs, S):
     return None
 
 
-# A FAULT_COOP with its sub-code and word (runtime._coop_fault_message) when `bad`.
-COOP_FAULT_IF_IR = f"""define internal void @__clcoop_coop_fault_if(ptr %c, i1 %bad, i32 %site, i64 %code, i64 %word) alwaysinline {{
-entry:
-  br i1 %bad, label %rec, label %out
-rec:
-  call void @__clcoop_fault(ptr %c, i32 %site, i32 {FAULT_COOP}, i64 %code, i64 %word)
-  br label %out
-out:
-  ret void
-}}"""
+def _coop_fault_if():
+    """A FAULT_COOP with its sub-code and word (runtime._coop_fault_message) when `bad`."""
+    fn, b = irbuild.define("__clcoop_coop_fault_if", ir.VoidType(),
+                           [(PTR, "c"), (I1, "bad"), (I32, "site"), (I64, "code"), (I64, "word")])
+    c, bad, site, code, word = fn.args
+    with b.if_then(bad):
+        irbuild.call(b, "__clcoop_fault", ir.VoidType(), [c, site, ir.Constant(I32, FAULT_COOP), code, word])
+    b.ret_void()
+    return irbuild.function_text(fn)
+
+
+COOP_FAULT_IF_IR = _coop_fault_if()
 
 
 def _per_element(fg, ins, ops, lhs, S):
@@ -413,58 +415,57 @@ def _per_element(fg, ins, ops, lhs, S):
                           f"{target.global_value_type} (the operation calls it as {want})")
     coop = fg.mg.coop
     name = f"__clcoop_pe.{len(coop.functions)}"
-    extra_params = [f"{mt.vector if is_m else str(e.type)} %e{k}" for k, (e, is_m) in enumerate(zip(extras, matrix_extras))]
-    coop.functions.append(_per_element_ir(name, mt, fn.name, extra_params, matrix_extras, coop.table(mt),
+    extra_types = [irbuild.value_type(mt.vector if is_m else str(e.type)) for e, is_m in zip(extras, matrix_extras)]
+    coop.functions.append(_per_element_ir(name, mt, fn.name, extra_types, matrix_extras, coop.table(mt),
                                           mt.group_size))
     args = ", ".join(["ptr %__ctx", f"{mt.vector} {ref(m)}"] + [typed(e) for e in extras])
     fg.lines.append(f"  {lhs}call {mt.vector} @{name}({args})")
     return None
 
 
-def _per_element_ir(name, mt, fn, extra_params, matrix_extras, table, S):
-    V, T = mt.length, mt.elem
-    call_extras = []
-    lines = []
-    for k, (param, is_m) in enumerate(zip(extra_params, matrix_extras)):
-        if is_m:
-            lines.append(f"  %x{k} = extractelement {mt.vector} %e{k}, i64 %v")
-            call_extras.append(f"{T} %x{k}")
-        else:
-            call_extras.append(param)
-    args = ", ".join(["ptr %c", "i32 %row", "i32 %col", f"{T} %x"] + call_extras)
-    params = ", ".join(["ptr %c", f"{mt.vector} %m"] + extra_params)
-    return "\n".join([
-        f"define internal {mt.vector} @{name}({params}) {{",
-        "entry:",
-        f"  %llidp = getelementptr i64, ptr %c, i64 {CTX['llid']}",
-        "  %llid = load i64, ptr %llidp",
-        f"  %lane = urem i64 %llid, {S}",
-        f"  %base = mul i64 %lane, {V}",
-        "  br label %loop",
-        "loop:",
-        "  %v = phi i64 [0, %entry], [%v.next, %next]",
-        f"  %acc = phi {mt.vector} [zeroinitializer, %entry], [%acc.next, %next]",
-        "  %slot = add i64 %base, %v",
-        f"  %ip = getelementptr [{mt.layout.index.size} x i32], ptr {table}, i64 0, i64 %slot",
-        "  %index = load i32, ptr %ip",
-        "  %pad = icmp slt i32 %index, 0",
-        "  br i1 %pad, label %next, label %call",
-        "call:",
-        f"  %row = udiv i32 %index, {mt.cols}",
-        f"  %col = urem i32 %index, {mt.cols}",
-        f"  %x = extractelement {mt.vector} %m, i64 %v",
-        *lines,
-        f"  %y = call {T} {gquote(fn)}({args})",
-        f"  %acc.set = insertelement {mt.vector} %acc, {T} %y, i64 %v",
-        "  br label %next",
-        "next:",
-        f"  %acc.next = phi {mt.vector} [%acc, %loop], [%acc.set, %call]",
-        "  %v.next = add i64 %v, 1",
-        f"  %more = icmp ult i64 %v.next, {V}",
-        "  br i1 %more, label %loop, label %done",
-        "done:",
-        f"  ret {mt.vector} %acc.next",
-        "}"])
+def _per_element_ir(name, mt, fn, extra_types, matrix_extras, table, S):
+    """`<V x T> @name(ptr %c, <V x T> %m, extras...)`: each component this work-item holds
+    (its lane in the layout table) replaced by fn(c, row, col, m[v], extras), matrix
+    extras given their component v; padding components 0."""
+    V, T, vector = mt.length, irbuild.parse_type(mt.elem), irbuild.parse_type(mt.vector)
+    func, b = irbuild.define(name, vector, [(PTR, "c"), (vector, "m")] +
+                             [(t, f"e{k}") for k, t in enumerate(extra_types)], inline=False)
+    c, m, extras = func.args[0], func.args[1], func.args[2:]
+    lane = b.urem(irbuild.load_slot(b, c, "llid"), i64(S), name="lane")
+    first = b.mul(lane, i64(V), name="first")
+    entry = b.block
+    loop, call, step, done = (b.append_basic_block(n) for n in ("loop", "call", "next", "done"))
+    b.branch(loop)
+    b.position_at_end(loop)
+    v = b.phi(I64, name="v")
+    acc = b.phi(vector, name="acc")
+    slot = b.add(first, v, name="slot")
+    pointer = b.gep(irbuild.global_ref(b, table.lstrip("@"), ir.ArrayType(I32, mt.layout.index.size)),
+                    [i64(0), slot], source_etype=ir.ArrayType(I32, mt.layout.index.size), name="ip")
+    index = b.load(pointer, name="index", typ=I32)
+    b.cbranch(irbuild.icmp(b, "slt", index, ir.Constant(I32, 0), name="pad"), step, call)
+    b.position_at_end(call)
+    row = b.udiv(index, ir.Constant(I32, mt.cols), name="row")
+    col = b.urem(index, ir.Constant(I32, mt.cols), name="col")
+    x = b.extract_element(m, v, name="x")
+    args = [b.extract_element(e, v, name=f"x{k}") if is_m else e
+            for k, (e, is_m) in enumerate(zip(extras, matrix_extras))]
+    y = irbuild.call(b, fn, T, [c, row, col, x] + args, "y")
+    updated = b.insert_element(acc, y, v, name="acc.set")
+    b.branch(step)
+    b.position_at_end(step)
+    acc_next = b.phi(vector, name="acc.next")
+    acc_next.add_incoming(acc, loop)
+    acc_next.add_incoming(updated, call)
+    v_next = b.add(v, i64(1), name="v.next")
+    b.cbranch(irbuild.icmp(b, "ult", v_next, i64(V), name="more"), loop, done)
+    v.add_incoming(i64(0), entry)
+    v.add_incoming(v_next, step)
+    acc.add_incoming(ir.Constant(vector, None), entry)
+    acc.add_incoming(acc_next, step)
+    b.position_at_end(done)
+    b.ret(acc_next)
+    return irbuild.function_text(func)
 
 
 def _matrix_of_callee(callee, S):
@@ -575,8 +576,6 @@ def _rendezvous(fg, ins, ops, callee, lhs):
         p = fg.fresh("cs")
         fg.lines += [f"  {p} = getelementptr i64, ptr %__ctx, i64 {CTX[f'coop{slot}']}",
                      f"  store i64 {value}, ptr {p}"]
-    if W:       # its checks and loops cover the work-group's W work-items
-        coop.functions[-1] = coop.functions[-1].replace("@__S__", str(W))
     coop.sites.setdefault(fg.f.name, []).append((site, fname))
     resume = fg.suspend(site)
     if result is not None:
@@ -624,7 +623,7 @@ def _check_reduce(fg, callee, ops, m, r, mode):
 
 
 def _conversion_cast(callee, m, r):
-    """The IR converting one element, as a function (value, result name) -> lines, for a
+    """The IR converting one element, as a builder function (builder, value) -> value, for a
     use conversion (NV2 ConvertNV: the same bits), a transpose (the same type) or a KHR
     Op*Convert that may change the use, as coopmat.convert does: FConvert an IEEE
     conversion; SConvert/UConvert sign- or zero-extend or truncate the bits; ConvertFToS/FToU
@@ -642,7 +641,7 @@ def _conversion_cast(callee, m, r):
     if m.fp8 is not None or r.fp8 is not None:
         return float8_ir.matrix_cast(CONVERSIONS.get(callee.base), m, r, name)
     src, dst = m.elem, r.elem
-    same = lambda x, y: [f"  {y} = freeze {dst} {x}"]      # noqa: E731
+    same = lambda b, x: x      # noqa: E731
     if callee.base in (CONVERT_USE, TRANSPOSE):
         if src != dst:
             raise Unsupported(f"a cooperative-matrix {name} that changes the component type")
@@ -651,9 +650,10 @@ def _conversion_cast(callee, m, r):
     floats, ints = coop_ir.FLOAT_TYPES, coop_ir.INT_TYPES
     if "bfloat" in (src, dst) and src != dst:
         return _bfloat_cast(op, src, dst, np.dtype(COMPONENT_DTYPES[callee.matrices[0].elem]).kind == "i")
+    target = irbuild.parse_type(dst)
 
     def cast(instruction):
-        return lambda x, y: [f"  {y} = {instruction} {src} {x} to {dst}"]
+        return lambda b, x: getattr(b, instruction)(x, target, name="cast")
     if op == "FConvert" and src in floats and dst in floats:
         if (src, dst) == ("double", "half"):
             # One correct rounding double -> half is a library call in LLVM's lowering.
@@ -665,16 +665,20 @@ def _conversion_cast(callee, m, r):
     if op in ("ConvertFToS", "ConvertFToU") and src in floats and dst in ints:
         # The range is the result component's (signed or not), as float_to_int's dtype.
         signed = np.dtype(COMPONENT_DTYPES[callee.matrices[0].elem]).kind == "i"
-        intrinsic = f"llvm.fpto{'s' if signed else 'u'}i.sat.i{ints[dst]}.{type_suffix(src)}"
-        return lambda x, y: [f"  {y} = call {dst} @{intrinsic}({src} {x})"]
+        return lambda b, x: _saturated(b, x, target, signed)
     if op in ("ConvertSToF", "ConvertUToF") and src in ints and dst in ("float", "double"):
         to_double = "sitofp" if op == "ConvertSToF" else "uitofp"
         if dst == "double":
             return cast(to_double)
-        return lambda x, y: [f"  {y}.d = {to_double} {src} {x} to double",
-                             f"  {y} = fptrunc double {y}.d to float"]
+        return lambda b, x: b.fptrunc(getattr(b, to_double)(x, irbuild.DOUBLE, name="d"), target, name="cast")
     raise Unsupported(f"the cooperative-matrix conversion {op} from {src} to {dst} (not compiled "
                       f"natively yet: the interpreter's rounding there is not one LLVM instruction's)")
+
+
+def _saturated(b, x, target, signed):
+    """llvm.fpto[su]i.sat: toward zero, NaN -> 0, saturating to target's range."""
+    return irbuild.intrinsic(b, f"fpto{'s' if signed else 'u'}i.sat", [x], "cast", types=[target, x.type],
+                             ret=target)
 
 
 def _bfloat_cast(op, src, dst, signed_result):
@@ -684,31 +688,17 @@ def _bfloat_cast(op, src, dst, signed_result):
     saturating, NaN -> 0)."""
     floats, ints = coop_ir.FLOAT_TYPES, coop_ir.INT_TYPES
     if dst == "bfloat" and op == "FConvert" and src in floats:
-        return lambda x, y: bfloat_ir.round_from(src, x, None, y, y + ".bf")
+        return lambda b, x: bfloat_ir.round_from_value(b, src, x)
     if dst == "bfloat" and op in ("ConvertSToF", "ConvertUToF") and src in ints:
-        return lambda x, y: bfloat_ir.int_to_bfloat(None, src, x, op == "ConvertSToF", y, y + ".bf")
+        return lambda b, x: bfloat_ir.int_to_bfloat_value(b, x, op == "ConvertSToF")
     if src == "bfloat" and op == "FConvert" and dst in floats:
-        wide = "double" if dst == "double" else "float"
-        tail = [] if dst in ("float", "double") else ["  {y} = fptrunc float {y}.w to half"]
-        return lambda x, y: (bfloat_ir.widen(x, None, y if not tail else f"{y}.w", wide, y + ".bf")
-                             + [t.format(y=y) for t in tail])
+        if dst == "half":
+            return lambda b, x: b.fptrunc(bfloat_ir.widen_value(b, x, "float"), irbuild.HALF, name="cast")
+        return lambda b, x: bfloat_ir.widen_value(b, x, dst)
     if src == "bfloat" and op in ("ConvertFToS", "ConvertFToU") and dst in ints:
-        intrinsic = f"llvm.fpto{'s' if signed_result else 'u'}i.sat.i{ints[dst]}.f32"
-        return lambda x, y: (bfloat_ir.widen(x, None, f"{y}.w", "float", y + ".bf")
-                             + [f"  {y} = call {dst} @{intrinsic}(float {y}.w)"])
+        return lambda b, x: _saturated(b, bfloat_ir.widen_value(b, x, "float"), irbuild.parse_type(dst),
+                                       signed_result)
     raise Unsupported(f"the cooperative-matrix conversion {op} from {src} to {dst}")
-
-
-def _load_component(p, elem):
-    """Loop body lines that load this work-item's component %{p}v of the operation's first
-    matrix operand (context slot coop0) into %{p}.x, skipping padding (to %{p}.vnext)."""
-    return [f"  br i1 %{p}pad, label %{p}.vnext, label %{p}.copy",
-            f"{p}.copy:",
-            f"  %{p}.sl = getelementptr i64, ptr %{p}c, i64 {CTX['coop0']}",
-            f"  %{p}.sv = load i64, ptr %{p}.sl",
-            f"  %{p}.sp = inttoptr i64 %{p}.sv to ptr",
-            f"  %{p}.src = getelementptr {elem}, ptr %{p}.sp, i64 %{p}v",
-            f"  %{p}.x = load {elem}, ptr %{p}.src"]
 
 
 def _convert_function(fname, site, m, r, cast, transpose):
@@ -716,36 +706,18 @@ def _convert_function(fname, site, m, r, cast, transpose):
     source through its layout, then each result component is the source element at the
     same (row, col), or at (col, row) for a transpose, cast, through the result's layout
     (padding 0)."""
-    lines = _head(fname, site, ())
-    lines += [f"  %w = alloca [{m.rows * m.cols} x {m.elem}], align 64", "  br label %g0.pre", "g0.pre:"]
-    p = "g0"
-    lines += _item_loop(p, m.length, _table_index(p, m, m.length) + _load_component(p, m.elem) + [
-        f"  %{p}.dst = getelementptr {m.elem}, ptr %w, i64 %{p}idx",
-        f"  store {m.elem} %{p}.x, ptr %{p}.dst"], [])
-    lines += ["  br label %g3.pre", "g3.pre:"]
-    p = "g3"
-    if transpose:       # result (i, j) = source (j, i): source index j * cols + i
-        source_index = [f"  %{p}.ri = udiv i64 %{p}.si, {r.cols}",
-                        f"  %{p}.rj = urem i64 %{p}.si, {r.cols}",
-                        f"  %{p}.sj = mul i64 %{p}.rj, {m.cols}",
-                        f"  %{p}.k = add i64 %{p}.sj, %{p}.ri"]
-    else:
-        source_index = [f"  %{p}.k = add i64 %{p}.si, 0"]
-    convert = cast(f"%{p}.x", f"%{p}.c")
-    lines += _item_loop(p, r.length, _table_index(p, r, r.length) + [
-        f"  %{p}.sl = getelementptr i64, ptr %{p}c, i64 {CTX['coop3']}",
-        f"  %{p}.sv = load i64, ptr %{p}.sl",
-        f"  %{p}.sp = inttoptr i64 %{p}.sv to ptr",
-        f"  %{p}.dst = getelementptr {r.elem}, ptr %{p}.sp, i64 %{p}v",
-        f"  %{p}.si = select i1 %{p}pad, i64 0, i64 %{p}idx",
-        *source_index,
-        f"  %{p}.src = getelementptr {m.elem}, ptr %w, i64 %{p}.k",
-        f"  %{p}.x = load {m.elem}, ptr %{p}.src",
-        *convert,
-        f"  %{p}.y = select i1 %{p}pad, {r.elem} zeroinitializer, {r.elem} %{p}.c",
-        f"  store {r.elem} %{p}.y, ptr %{p}.dst"], [])
-    lines += ["  ret i1 false", "}"]
-    return "\n".join(lines)
+    routine = Routine(fname, site, m.group_size)
+    b, T = routine.b, irbuild.parse_type(m.elem)
+    source = _logical(routine, m, "w")
+    gather(routine, m, "coop0", source, "g0")
+
+    def converted(i):
+        if transpose:       # result (i, j) = source (j, i): source index j * cols + i
+            row, col = b.udiv(i, i64(r.cols), name="g3.ri"), b.urem(i, i64(r.cols), name="g3.rj")
+            i = b.add(b.mul(col, i64(m.cols), name="g3.sj"), row, name="g3.k")
+        return cast(b, b.load(element(b, T, source, i, "g3.src"), name="g3.x", typ=T))
+    scatter(routine, r, converted, "g3")
+    return routine.finish(False)
 
 
 def reduce_sequences(rows, cols, mode):
@@ -773,7 +745,6 @@ def _reduce_function(fname, site, m, r, mode, combine, coop):
     recorded a fault."""
     order, length, result_of = reduce_sequences(m.rows, m.cols, mode)
     count = len(order) // length
-    T = m.elem
     # Where each logical source element goes in sequence order (the inverse of order).
     place = [0] * len(order)
     for k, i in enumerate(order):
@@ -782,85 +753,45 @@ def _reduce_function(fname, site, m, r, mode, combine, coop):
     coop.tables[places] = (f"{places} = internal constant [{len(order)} x i32] ["
                            + ", ".join(f"i32 {k}" for k in place) + "]")
     owner = [result_of(i // r.cols, i % r.cols) * length for i in range(r.rows * r.cols)]
-    scatter = f"@__clcoop_rdo.{m.rows}.{m.cols}.{mode}.{r.rows}.{r.cols}"
-    coop.tables[scatter] = (f"{scatter} = internal constant [{len(owner)} x i32] ["
-                            + ", ".join(f"i32 {k}" for k in owner) + "]")
-    lines = _head(fname, site, ())
-    lines += [f"  %w = alloca [{len(order)} x {T}], align 64", "  br label %g0.pre", "g0.pre:"]
-    p = "g0"
-    lines += _item_loop(p, m.length, _table_index(p, m, m.length) + _load_component(p, T) + [
-        f"  %{p}.kp = getelementptr i32, ptr {places}, i64 %{p}idx",
-        f"  %{p}.k32 = load i32, ptr %{p}.kp",
-        f"  %{p}.k = zext i32 %{p}.k32 to i64",
-        f"  %{p}.dst = getelementptr {T}, ptr %w, i64 %{p}.k",
-        f"  store {T} %{p}.x, ptr %{p}.dst"], [])
+    owners = f"@__clcoop_rdo.{m.rows}.{m.cols}.{mode}.{r.rows}.{r.cols}"
+    coop.tables[owners] = (f"{owners} = internal constant [{len(owner)} x i32] ["
+                           + ", ".join(f"i32 {k}" for k in owner) + "]")
+    routine = Routine(fname, site, m.group_size)
+    b, T = routine.b, irbuild.parse_type(m.elem)
+    w = _logical(routine, m, "w", len(order))
+
+    def entry_of(table, length, name):
+        return lambda i: b.zext(b.load(b.gep(routine.table(table, length), [i], source_etype=I32, name=f"{name}p"),
+                                       name=f"{name}32", typ=I32), I64, name=name)
+    gather(routine, m, "coop0", w, "g0", entry_of(places, len(order), "g0.k"))
     n, level = length, 0
     while n > 1:
         pairs = n // 2
-        lines += [f"  br label %l{level}.pre", f"l{level}.pre:"]
-        lines += _combine_level(f"l{level}", count, pairs, length, T, combine)
+        _combine_level(routine, w, f"l{level}", count, pairs, length, T, combine)
         if n % 2:
             # The odd last element moves up a level unchanged: to position `pairs`.
-            lines += _move_odd(f"l{level}", count, n - 1, pairs, length, T)
+            for s in range(count):
+                moved = b.load(element(b, T, w, i64(s * length + n - 1), f"l{level}m{s}.s"), name=f"l{level}m{s}", typ=T)
+                b.store(moved, element(b, T, w, i64(s * length + pairs), f"l{level}m{s}.d"))
         n = pairs + n % 2
         level += 1
-    lines += ["  br label %g3.pre", "g3.pre:"]
-    p = "g3"
-    lines += _item_loop(p, r.length, _table_index(p, r, r.length) + [
-        f"  %{p}.sl = getelementptr i64, ptr %{p}c, i64 {CTX['coop3']}",
-        f"  %{p}.sv = load i64, ptr %{p}.sl",
-        f"  %{p}.sp = inttoptr i64 %{p}.sv to ptr",
-        f"  %{p}.dst = getelementptr {T}, ptr %{p}.sp, i64 %{p}v",
-        f"  %{p}.si = select i1 %{p}pad, i64 0, i64 %{p}idx",
-        f"  %{p}.op = getelementptr i32, ptr {scatter}, i64 %{p}.si",
-        f"  %{p}.o32 = load i32, ptr %{p}.op",
-        f"  %{p}.o = zext i32 %{p}.o32 to i64",
-        f"  %{p}.src = getelementptr {T}, ptr %w, i64 %{p}.o",
-        f"  %{p}.x = load {T}, ptr %{p}.src",
-        f"  %{p}.y = select i1 %{p}pad, {T} zeroinitializer, {T} %{p}.x",
-        f"  store {T} %{p}.y, ptr %{p}.dst"], [])
-    lines += [f"  %fault.p = getelementptr i64, ptr %base, i64 {CTX['fault']}",
-              "  %fault = load i64, ptr %fault.p",
-              "  %faulted = icmp ne i64 %fault, 0",
-              "  ret i1 %faulted", "}"]
-    return "\n".join(lines)
+    sequence_of = entry_of(owners, len(owner), "g3.o")
+    scatter(routine, r, lambda i: b.load(element(b, T, w, sequence_of(i), "g3.src"), name="g3.x", typ=T), "g3")
+    return routine.finish(irbuild.icmp(b, "ne", routine.slot(routine.base, "fault"), i64(0), name="faulted"))
 
 
-def _combine_level(p, count, pairs, length, T, combine):
+def _combine_level(routine, w, p, count, pairs, length, T, combine):
     """One tree level over every sequence: w[s*length + i] = combine(w[s*length + 2i],
     w[s*length + 2i + 1]) for i < pairs (in place: i <= 2i, read before written)."""
-    total = count * pairs
-    return [f"  br label %{p}.loop",
-            f"{p}.loop:",
-            f"  %{p}q = phi i64 [ 0, %{p}.pre ], [ %{p}q.next, %{p}.loop ]",
-            f"  %{p}s = udiv i64 %{p}q, {pairs}",
-            f"  %{p}i = urem i64 %{p}q, {pairs}",
-            f"  %{p}b = mul i64 %{p}s, {length}",
-            f"  %{p}i2 = shl i64 %{p}i, 1",
-            f"  %{p}x.k = add i64 %{p}b, %{p}i2",
-            f"  %{p}y.k = add i64 %{p}x.k, 1",
-            f"  %{p}o.k = add i64 %{p}b, %{p}i",
-            f"  %{p}x.p = getelementptr {T}, ptr %w, i64 %{p}x.k",
-            f"  %{p}y.p = getelementptr {T}, ptr %w, i64 %{p}y.k",
-            f"  %{p}o.p = getelementptr {T}, ptr %w, i64 %{p}o.k",
-            f"  %{p}x = load {T}, ptr %{p}x.p",
-            f"  %{p}y = load {T}, ptr %{p}y.p",
-            f"  %{p}z = call {T} {gquote(combine)}(ptr %base, {T} %{p}x, {T} %{p}y)",
-            f"  store {T} %{p}z, ptr %{p}o.p",
-            f"  %{p}q.next = add i64 %{p}q, 1",
-            f"  %{p}more = icmp ult i64 %{p}q.next, {total}",
-            f"  br i1 %{p}more, label %{p}.loop, label %{p}.end",
-            f"{p}.end:"]
-
-
-def _move_odd(p, count, src, dst, length, T):
-    lines = []
-    for s in range(count):
-        lines += [f"  %{p}m{s}.s = getelementptr {T}, ptr %w, i64 {s * length + src}",
-                  f"  %{p}m{s}.d = getelementptr {T}, ptr %w, i64 {s * length + dst}",
-                  f"  %{p}m{s} = load {T}, ptr %{p}m{s}.s",
-                  f"  store {T} %{p}m{s}, ptr %{p}m{s}.d"]
-    return lines
+    b = routine.b
+    with irbuild.for_range(b, 0, count * pairs, p) as (q, _):
+        first = b.mul(b.udiv(q, i64(pairs), name=f"{p}s"), i64(length), name=f"{p}b")
+        i = b.urem(q, i64(pairs), name=f"{p}i")
+        x_at = b.add(first, b.shl(i, i64(1), name=f"{p}i2"), name=f"{p}x.k")
+        x = b.load(element(b, T, w, x_at, f"{p}x.p"), name=f"{p}x", typ=T)
+        y = b.load(element(b, T, w, b.add(x_at, i64(1), name=f"{p}y.k"), f"{p}y.p"), name=f"{p}y", typ=T)
+        z = irbuild.call(b, combine, T, [routine.base, x, y], f"{p}z")
+        b.store(z, element(b, T, w, b.add(first, i, name=f"{p}o.k"), f"{p}o.p"))
 
 
 def routine_type(mt):
@@ -920,140 +851,22 @@ def _i64(fg, value):
 
 
 # ------------------------------------------------------------------ rendezvous functions
+# Built with llvmlite.ir on rendezvous_ir's skeleton (docs/native.md, "How generated code is
+# built").
 
-def _ctx_lines(prefix, j):
-    return [f"  {prefix}.off = mul i64 {j}, {CTX_SLOTS * 8}",
-            f"  {prefix} = getelementptr i8, ptr %base, i64 {prefix}.off"]
-
-
-def _slot(prefix, ctx, name, out):
-    return [f"  {out}.p = getelementptr i64, ptr {ctx}, i64 {CTX[name]}",
-            f"  {out} = load i64, ptr {out}.p"]
-
-
-def _head(fname, site, checks):
-    """Entry of a rendezvous function: %base (first work-item's context), a fault for a
-    partial subgroup, and `checks` (slot names that must be uniform)."""
-    # noinline: one call per sub-group and operation; inlining them all into the driver
-    # multiplied its compile time.
-    lines = [f"define internal i1 @{fname}(ptr %ctxs, i64 %first, i64 %count) noinline {{",
-             "entry:",
-             f"  %base.off = mul i64 %first, {CTX_SLOTS * 8}",
-             "  %base = getelementptr i8, ptr %ctxs, i64 %base.off",
-             "  %full = icmp eq i64 %count, @__S__",
-             "  br i1 %full, label %uni, label %partial",
-             "partial:",
-             # (its word: how many work-items the sub-group has, for runtime.py's words)
-             f"  call void @__clcoop_fault(ptr %base, i32 {site}, i32 {FAULT_COOP}, i64 {PARTIAL_SUBGROUP}, i64 %count)",
-             "  ret i1 true",
-             "uni:"]
-    for name in checks:
-        lines += _slot("u", "%base", name, f"%u0.{name}")
-    lines.append("  br label %uloop.0")
-    # One operand after the other over the sub-group, as the interpreter checks them
-    # (coop_calls.Subgroups.uniform): the fault names the operand, the first work-item's
-    # value and the first work-item whose value differs.
-    for i, name in enumerate(checks):
-        u = f"u{i}"
-        lines += [f"uloop.{i}:",
-                  f"  %{u}j = phi i64 [ 1, %{'uni' if i == 0 else f'uloop.{i - 1}.end'} ], [ %{u}j.next, %{u}next ]",
-                  f"  %{u}more = icmp ult i64 %{u}j, %count",
-                  f"  br i1 %{u}more, label %{u}body, label %uloop.{i}.end",
-                  f"{u}body:",
-                  *_ctx_lines(f"%{u}c", f"%{u}j"),
-                  *_slot("u", f"%{u}c", name, f"%{u}j.{name}"),
-                  f"  %{u}eq = icmp eq i64 %{u}j.{name}, %u0.{name}",
-                  f"  br i1 %{u}eq, label %{u}next, label %{u}differs",
-                  f"{u}next:",
-                  f"  %{u}j.next = add i64 %{u}j, 1",
-                  f"  br label %uloop.{i}",
-                  f"{u}differs:",
-                  f"  call void @__clcoop_fault_in(ptr %{u}c, i32 {site}, i32 {FAULT_COOP}, "
-                  f"i64 {NON_UNIFORM_OPERAND[name]}, i64 %{u}j.{name}, i64 %u0.{name})",
-                  "  ret i1 true",
-                  f"uloop.{i}.end:",
-                  f"  br label %uloop.{i + 1}"]
-    lines.append(f"uloop.{len(checks)}:")
-    return lines
+def _region_code(r, root, slot, name):
+    """The region code of a matrix pointer's checks (__clcoop_chk_in): its region table row
+    `slot` + 1 when known, else the region holding it at run time."""
+    if slot is not None:
+        return i64(slot + 1)
+    return irbuild.call(r.b, "__clcoop_region_of", I64, [r.base, root], name)
 
 
-def _item_loop(prefix, V, body, after):
-    """for j < count (item context %{prefix}c), v < V: body(j, v); after(j) per item."""
-    p = prefix
-    return [f"  br label %{p}.j",
-            f"{p}.j:",
-            f"  %{p}j = phi i64 [ 0, %{p}.pre ], [ %{p}j.next, %{p}.jnext ]",
-            f"  %{p}jmore = icmp ult i64 %{p}j, %count",
-            f"  br i1 %{p}jmore, label %{p}.jbody, label %{p}.end",
-            f"{p}.jbody:",
-            *_ctx_lines(f"%{p}c", f"%{p}j"),
-            f"  br label %{p}.v",
-            f"{p}.v:",
-            f"  %{p}v = phi i64 [ 0, %{p}.jbody ], [ %{p}v.next, %{p}.vnext ]",
-            f"  %{p}vmore = icmp ult i64 %{p}v, {V}",
-            f"  br i1 %{p}vmore, label %{p}.vbody, label %{p}.jafter",
-            f"{p}.vbody:",
-            *body,
-            f"  br label %{p}.vnext",
-            f"{p}.vnext:",
-            f"  %{p}v.next = add i64 %{p}v, 1",
-            f"  br label %{p}.v",
-            f"{p}.jafter:",
-            *after,
-            f"  br label %{p}.jnext",
-            f"{p}.jnext:",
-            f"  %{p}j.next = add i64 %{p}j, 1",
-            f"  br label %{p}.j",
-            f"{p}.end:"]
-
-
-def _run_order_checks(mt, layout, esz, site, load, slot):
-    """Every element checked in memory order (row by row for a row-major layout, column by
-    column for column-major), the first failing check recording the fault: an overrun is
-    reported at the first element outside the buffer in that order, as the interpreter,
-    which reads and writes the matrix run by run (coopmat.load/store), reports it; then
-    to %m.pre (the work-items' loop) when no element faults."""
-    minor = mt.cols if layout == 0 else mt.rows
-    # (bounds and alignment only: the interpreter checks a store's whole extent before its
-    # write permission, which the work-items' loop checks after)
-    w = "false"
-    return ["ro.pre:",
-            "  %rocode = call i64 @__clcoop_region_of(ptr %base, ptr %root)" if slot is None else
-            f"  %rocode = add i64 0, {slot + 1}",
-            "  br label %ro.loop",
-            "ro.loop:",
-            "  %ro.i = phi i64 [ 0, %ro.pre ], [ %ro.next, %ro.body ]",
-            f"  %ro.more = icmp ult i64 %ro.i, {mt.rows * mt.cols}",
-            "  br i1 %ro.more, label %ro.body, label %ro.done",
-            "ro.body:",
-            f"  %ro.maj = udiv i64 %ro.i, {minor}",
-            f"  %ro.min = urem i64 %ro.i, {minor}",
-            "  %ro.majoff = mul i64 %ro.maj, %u0.coop2",
-            "  %ro.off = add i64 %ro.majoff, %ro.min",
-            f"  %ro.bytes = mul i64 %ro.off, {esz}",
-            "  %ro.addr = add i64 %u0.coop0, %ro.bytes",
-            "  %ro.ptr = inttoptr i64 %ro.addr to ptr",
-            f"  %ro.q = call ptr @__clcoop_chk_in(ptr %base, ptr %ro.ptr, ptr %root, i64 %rocode, i64 {esz}, "
-            f"i64 {esz}, i32 {site}, i32 {FAULT_READ if load else FAULT_WRITE}, i1 {w})",
-            "  %ro.next = add i64 %ro.i, 1",
-            "  br label %ro.loop",
-            "ro.done:",
-            f"  %ro.fp = getelementptr i64, ptr %base, i64 {CTX['fault']}",
-            "  %ro.f = load i64, ptr %ro.fp",
-            "  %ro.faulted = icmp ne i64 %ro.f, 0",
-            "  br i1 %ro.faulted, label %ro.stop, label %m.pre",
-            "ro.stop:",
-            "  ret i1 true"]
-
-
-def _table_index(p, mt, V):
-    """%{p}idx: the logical index of component %{p}v of item %{p}j (-1: padding)."""
-    return [f"  %{p}tj = mul i64 %{p}j, {V}",
-            f"  %{p}ti = add i64 %{p}tj, %{p}v",
-            f"  %{p}tp = getelementptr i32, ptr {mt.table}, i64 %{p}ti",
-            f"  %{p}idx32 = load i32, ptr %{p}tp",
-            f"  %{p}idx = sext i32 %{p}idx32 to i64",
-            f"  %{p}pad = icmp slt i64 %{p}idx, 0"]
+def checked_access(r, pointer, root, code, size, align, site, kind, write, name):
+    """__clcoop_chk_in of an element access of the subgroup (a fault of its first work-item)."""
+    return irbuild.call(r.b, "__clcoop_chk_in", PTR,
+                        [r.base, pointer, root, code, i64(size), i64(align), ir.Constant(I32, site),
+                         ir.Constant(I32, kind), ir.Constant(I1, int(write))], name)
 
 
 def _memory_function(fname, site, mt, layout, table, load, slot=None):
@@ -1063,124 +876,136 @@ def _memory_function(fname, site, mt, layout, table, load, slot=None):
     interpreter (interp/coop_calls.py _per_memory_layout names a faulting subgroup by its first
     lane), in the region of the table row `slot` the pointer comes from (None: the region
     holding the pointer at run time)."""
-    T, V, esz = mt.elem, mt.length, ELEMENT_BYTES[mt.elem]
-    lines = _head(fname, site, ("coop0", "coop1", "coop2"))
-    lines.append("  %root = inttoptr i64 %u0.coop0 to ptr")
-    bad_stride = "icmp slt i64 %u0.coop2, 0" if load else "icmp sle i64 %u0.coop2, 0"
-    lines += [f"  %badstride = {bad_stride}",
-              "  br i1 %badstride, label %stride, label %span",
-              "stride:",
-              f"  call void @__clcoop_fault(ptr %base, i32 {site}, i32 {FAULT_COOP}, "
-              f"i64 {NEGATIVE_LOAD_STRIDE if load else STORE_STRIDE}, i64 %u0.coop2)",
-              "  ret i1 true",
-              "span:"]
-    major, minor = ("%mrow", "%mcol") if layout == 0 else ("%mcol", "%mrow")
-    body = _table_index("m", mt, V) + [
-        "  br i1 %mpad, label %m.padding, label %m.elem",
-        "m.padding:"]
-    if load:
-        body += [f"  %m.spill0 = getelementptr i64, ptr %mc, i64 {CTX['coop3']}",
-                 "  %m.spill0v = load i64, ptr %m.spill0",
-                 "  %m.spill0p = inttoptr i64 %m.spill0v to ptr",
-                 f"  %m.zp = getelementptr {T}, ptr %m.spill0p, i64 %mv",
-                 f"  store {T} zeroinitializer, ptr %m.zp"]
-    body += ["  br label %m.vnext",
-             "m.elem:",
-             f"  %mrow = sdiv i64 %midx, {mt.cols}",
-             f"  %mcol = srem i64 %midx, {mt.cols}",
-             f"  %mmaj = mul i64 {major}, %u0.coop2",
-             f"  %moff = add i64 %mmaj, {minor}",
-             f"  %mbytes = mul i64 %moff, {esz}",
-             "  %maddr = add i64 %u0.coop0, %mbytes",
-             "  %mptr = inttoptr i64 %maddr to ptr",
-             f"  %mq = call ptr @__clcoop_chk_in(ptr %base, ptr %mptr, ptr %root, i64 %mcode, i64 {esz}, i64 {esz}, i32 {site}, "
-             f"i32 {FAULT_READ if load else FAULT_WRITE}, i1 {'false' if load else 'true'})",
-             f"  %m.spill = getelementptr i64, ptr %mc, i64 {CTX['coop3']}",
-             "  %m.spillv = load i64, ptr %m.spill",
-             "  %m.spillp = inttoptr i64 %m.spillv to ptr",
-             f"  %m.sp = getelementptr {T}, ptr %m.spillp, i64 %mv"]
-    if load:
-        body += [f"  %m.val = load {T}, ptr %mq", f"  store {T} %m.val, ptr %m.sp"]
-    else:
-        body += [f"  %m.val = load {T}, ptr %m.sp", f"  store {T} %m.val, ptr %mq"]
-    after = [f"  %m.fp = getelementptr i64, ptr %base, i64 {CTX['fault']}",
-             "  %m.f = load i64, ptr %m.fp",
-             "  %m.faulted = icmp ne i64 %m.f, 0",
-             "  br i1 %m.faulted, label %m.stop, label %m.ok",
-             "m.stop:",
-             "  ret i1 true",
-             "m.ok:"]
+    esz = ELEMENT_BYTES[mt.elem]
+    r = Routine(fname, site, mt.group_size, ("coop0", "coop1", "coop2"))
+    b = r.b
+    start, stride = r.uniform["coop0"], r.uniform["coop2"]
+    root = b.inttoptr(start, PTR, name="root")
+    with b.if_then(irbuild.icmp(b, "slt" if load else "sle", stride, i64(0), name="badstride")):
+        r.fault(r.base, NEGATIVE_LOAD_STRIDE if load else STORE_STRIDE, stride)
     # The fast path: the whole span [pointer, last element] inside one region, aligned and
     # writable if stored to, then no element can fault: no per-element checks. Otherwise
     # the checked loop finds and reports the faulting element.
     last_major, last_minor = (mt.rows - 1, mt.cols - 1) if layout == 0 else (mt.cols - 1, mt.rows - 1)
+    last = b.add(b.mul(i64(last_major), stride, name="span.maj"), i64(last_minor + 1), name="span.last")
+    hi = b.add(start, b.mul(last, i64(esz), name="span.bytes"), name="span.hi")
     # Every element is in the region of the pointer (its element (0, 0)): the kernel
     # argument or global it comes from (row `slot`), else the region holding it. An
     # element in a neighbouring region in host memory is out of bounds all the same, and
     # the fault names the pointer's region (runtime_ir.py, __clcoop_chk_in).
-    w = 'false' if load else 'true'
-    span = (f"call i1 @__clcoop_span_ok(ptr %base, i64 %u0.coop0, i64 %span.hi, i64 {esz}, i1 {w})"
-            if slot is None else
-            f"call i1 @__clcoop_span_row(ptr %base, i64 %u0.coop0, i64 %span.hi, i64 {esz}, i1 {w}, i64 {slot})")
-    lines += [f"  %span.maj = mul i64 {last_major}, %u0.coop2",
-              f"  %span.last = add i64 %span.maj, {last_minor + 1}",
-              f"  %span.bytes = mul i64 %span.last, {esz}",
-              "  %span.hi = add i64 %u0.coop0, %span.bytes",
-              f"  %span.ok = {span}",
-              "  br i1 %span.ok, label %f.pre, label %ro.pre"]
-    lines += _run_order_checks(mt, layout, esz, site, load, slot) + [
-              "m.pre:",
-              "  %mcode = call i64 @__clcoop_region_of(ptr %base, ptr %root)" if slot is None else
-              f"  %mcode = add i64 0, {slot + 1}"]
-    checked = _item_loop("m", V, body, after) + ["  ret i1 false"]
-    fast = "\n".join(checked).replace("%m", "%f").replace("m.", "f.")
-    fast = re.sub(r"  %fq = call ptr @__clcoop_chk_in\(ptr %base, ptr %fptr, [^\n]*",
-                  "  %fq = getelementptr i8, ptr %fptr, i64 0", fast)
-    lines += checked + ["f.pre:"] + fast.split("\n") + ["}"]
-    return "\n".join(lines)
+    span = [r.base, start, hi, i64(esz), ir.Constant(I1, int(not load))]
+    ok = irbuild.call(b, "__clcoop_span_ok", I1, span, "span.ok") if slot is None else \
+        irbuild.call(b, "__clcoop_span_row", I1, span + [i64(slot)], "span.ok")
+    fast, checked = irbuild.new_block(b, "fast"), irbuild.new_block(b, "checked")
+    b.cbranch(ok, fast, checked)
+    irbuild.place(b, checked)
+    _run_order_checks(r, mt, layout, esz, site, load, root, slot)
+    _element_moves(r, mt, layout, table, load, root, _region_code(r, root, slot, "mcode"))
+    b.ret(ir.Constant(I1, 0))
+    irbuild.place(b, fast)
+    _element_moves(r, mt, layout, table, load, root, None)
+    return r.finish(False)
+
+
+def _element_moves(r, mt, layout, table, load, root, code):
+    """Each work-item's components moved between memory and its spill (context slot
+    coop3), padding components of a load 0; each address checked (region `code`) or, with
+    code None, not (the span is known good)."""
+    b, T, V, esz = r.b, irbuild.parse_type(mt.elem), mt.length, ELEMENT_BYTES[mt.elem]
+    start, stride = r.uniform["coop0"], r.uniform["coop2"]
+    table = r.table(table, mt.layout.index.size)
+
+    def move(j, v, c, step):
+        index, pad = table_index(r, table, V, j, v, "m")
+        with b.if_then(pad):
+            if load:
+                b.store(ir.Constant(T, None), element(b, T, r.slot_pointer(c, "coop3", "m.zs"), v, "m.zp"))
+            b.branch(step)
+        row, col = b.sdiv(index, i64(mt.cols), name="mrow"), b.srem(index, i64(mt.cols), name="mcol")
+        major, minor = (row, col) if layout == 0 else (col, row)
+        offset = b.add(b.mul(major, stride, name="mmaj"), minor, name="moff")
+        address = b.add(start, b.mul(offset, i64(esz), name="mbytes"), name="maddr")
+        pointer = b.inttoptr(address, PTR, name="mptr")
+        if code is not None:
+            pointer = checked_access(r, pointer, root, code, esz, esz, r.site.constant,
+                                     FAULT_READ if load else FAULT_WRITE, not load, "mq")
+        spill = element(b, T, r.slot_pointer(c, "coop3", "m.spill"), v, "m.sp")
+        source, target = (pointer, spill) if load else (spill, pointer)
+        b.store(b.load(source, name="m.val", typ=T), target)
+    item_loop(r, "m", V, move, lambda j, c: r.stop_if_faulted())
+
+
+def _run_order_checks(r, mt, layout, esz, site, load, root, slot):
+    """Every element checked in memory order (row by row for a row-major layout, column by
+    column for column-major), the first failing check recording the fault: an overrun is
+    reported at the first element outside the buffer in that order, as the interpreter,
+    which reads and writes the matrix run by run (coopmat.load/store), reports it; leaves
+    the function on a fault."""
+    b = r.b
+    minor = mt.cols if layout == 0 else mt.rows
+    code = _region_code(r, root, slot, "rocode")
+    start, stride = r.uniform["coop0"], r.uniform["coop2"]
+    with irbuild.for_range(b, 0, mt.rows * mt.cols, "ro") as (i, _):
+        major, minor_index = b.udiv(i, i64(minor), name="ro.maj"), b.urem(i, i64(minor), name="ro.min")
+        offset = b.add(b.mul(major, stride, name="ro.majoff"), minor_index, name="ro.off")
+        pointer = b.inttoptr(b.add(start, b.mul(offset, i64(esz), name="ro.bytes"), name="ro.addr"), PTR,
+                             name="ro.ptr")
+        # (bounds and alignment only: the interpreter checks a store's whole extent before its
+        # write permission, which the work-items' loop checks after)
+        checked_access(r, pointer, root, code, esz, esz, site, FAULT_READ if load else FAULT_WRITE, False, "ro.q")
+    r.stop_if_faulted()
 
 
 # Whether a span lies in one region of the table (ll/span_check.ll): __clcoop_span_ok.
 SPAN_OK_IR = fixed_ir.load("span_check.ll", vars(context))
 
 
+def gather(r, mt, slot, target, name, place=None):
+    """Each work-item's components of the matrix mt (the spill in its context slot `slot`)
+    stored at their logical index in `target` (or at place(index)), padding skipped."""
+    b, T = r.b, irbuild.parse_type(mt.elem)
+    table = r.table(mt.table, mt.layout.index.size)
+
+    def copy(j, v, c, step):
+        index, pad = table_index(r, table, mt.length, j, v, name)
+        with b.if_then(pad):
+            b.branch(step)
+        x = b.load(element(b, T, r.slot_pointer(c, slot, f"{name}.sp"), v, f"{name}.src"), name=f"{name}.x", typ=T)
+        b.store(x, element(b, T, target, index if place is None else place(index), f"{name}.dst"))
+    item_loop(r, name, mt.length, copy)
+
+
+def scatter(r, mt, value_of, name):
+    """Each work-item's result components (the spill in its context slot coop3): the value
+    value_of(logical index) gives, built in the loop; padding components 0."""
+    b, T = r.b, irbuild.parse_type(mt.elem)
+    table = r.table(mt.table, mt.layout.index.size)
+
+    def store(j, v, c, step):
+        index, pad = table_index(r, table, mt.length, j, v, name)
+        target = element(b, T, r.slot_pointer(c, "coop3", f"{name}.sp"), v, f"{name}.dst")
+        value = value_of(b.select(pad, i64(0), index, name=f"{name}.si"))
+        b.store(b.select(pad, ir.Constant(T, None), value, name=f"{name}.y"), target)
+    item_loop(r, name, mt.length, store)
+
+
+def _logical(r, mt, name, count=None):
+    """An alloca of a matrix's logical elements (or `count` of them)."""
+    return irbuild.alloca(r.b, ir.ArrayType(irbuild.parse_type(mt.elem), count or mt.rows * mt.cols), 64, name)
+
+
 def _mul_add_function(fname, site, mats, mad, tables):
-    a, b, c, r = mats
-    lines = _head(fname, site, ())
-    lines += [f"  %la = alloca [{a.rows * a.cols} x {a.elem}], align 64",
-              f"  %lb = alloca [{b.rows * b.cols} x {b.elem}], align 64",
-              f"  %lc = alloca [{c.rows * c.cols} x {c.elem}], align 64",
-              f"  %lr = alloca [{r.rows * r.cols} x {r.elem}], align 64",
-              "  br label %g0.pre", "g0.pre:"]
-    for i, (mt, logical) in enumerate(((a, "%la"), (b, "%lb"), (c, "%lc"))):
-        p = f"g{i}"
-        body = _table_index(p, mt, mt.length) + [
-            f"  br i1 %{p}pad, label %{p}.vnext, label %{p}.copy",
-            f"{p}.copy:",
-            f"  %{p}.sl = getelementptr i64, ptr %{p}c, i64 {CTX[f'coop{i}']}",
-            f"  %{p}.sv = load i64, ptr %{p}.sl",
-            f"  %{p}.sp = inttoptr i64 %{p}.sv to ptr",
-            f"  %{p}.src = getelementptr {mt.elem}, ptr %{p}.sp, i64 %{p}v",
-            f"  %{p}.x = load {mt.elem}, ptr %{p}.src",
-            f"  %{p}.dst = getelementptr {mt.elem}, ptr {logical}, i64 %{p}idx",
-            f"  store {mt.elem} %{p}.x, ptr %{p}.dst"]
-        lines += _item_loop(p, mt.length, body, [])
-        lines += [f"  br label %g{i + 1}.pre", f"g{i + 1}.pre:"]
-    lines.append(f"  call void @{mad}(ptr %la, ptr %lb, ptr %lc, ptr %lr)")
-    p = "g3"
-    body = _table_index(p, r, r.length) + [
-        f"  %{p}.sl = getelementptr i64, ptr %{p}c, i64 {CTX['coop3']}",
-        f"  %{p}.sv = load i64, ptr %{p}.sl",
-        f"  %{p}.sp = inttoptr i64 %{p}.sv to ptr",
-        f"  %{p}.dst = getelementptr {r.elem}, ptr %{p}.sp, i64 %{p}v",
-        f"  %{p}.si = select i1 %{p}pad, i64 0, i64 %{p}idx",
-        f"  %{p}.src = getelementptr {r.elem}, ptr %lr, i64 %{p}.si",
-        f"  %{p}.x = load {r.elem}, ptr %{p}.src",
-        f"  %{p}.y = select i1 %{p}pad, {r.elem} zeroinitializer, {r.elem} %{p}.x",
-        f"  store {r.elem} %{p}.y, ptr %{p}.dst"]
-    lines += _item_loop(p, r.length, body, [])
-    lines += ["  ret i1 false", "}"]
-    return "\n".join(lines)
+    """One subgroup's mul-add: A, B and C gathered into their logical matrices, the
+    routine `mad` (coop_ir.mul_add_ir) computing the logical result, scattered."""
+    r = Routine(fname, site, mats[0].group_size)
+    logical = [_logical(r, mt, name) for mt, name in zip(mats, ("la", "lb", "lc", "lr"))]
+    for i, (mt, target) in enumerate(zip(mats[:3], logical)):
+        gather(r, mt, f"coop{i}", target, f"g{i}")
+    irbuild.call(r.b, mad, ir.VoidType(), logical)
+    result = mats[3]
+    T = irbuild.parse_type(result.elem)
+    scatter(r, result, lambda i: r.b.load(element(r.b, T, logical[3], i, "g3.src"), name="g3.x", typ=T), "g3")
+    return r.finish(False)
 
 
 def component_text(fg, text):

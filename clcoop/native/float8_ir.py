@@ -125,7 +125,7 @@ _MATRIX_PEERS = {"half": "FP16", "float": "FP32", "double": "FP64"}
 
 def matrix_cast(op, m, r, name):
     """The element cast of a conversion of fp8 matrices m -> r (coop_routines.MatrixType),
-    as a function (value, result name) -> lines: FConvert to or from half, float, double or
+    as a builder function (builder, value) -> value: FConvert to or from half, float, double or
     the other fp8 format, each element as the scalar conversion `(T)x` without saturation
     (docs/coopmat2-semantics.md "fp8": a matrix cast does not saturate); anything else is
     left to the interpreter, with the reason."""
@@ -133,10 +133,7 @@ def matrix_cast(op, m, r, name):
     if op != "FConvert" or None in tokens:
         raise Unsupported(f"the fp8 cooperative-matrix conversion {name} from {m.elem} to {r.elem}")
     ret = irbuild.parse_type(r.elem)
-
-    def cast(x, y):
-        return irbuild.splice(lambda b, v: convert(b, tokens[0], tokens[1], v, ret), [(m.elem, x)], y, y)
-    return cast
+    return lambda b, x: convert(b, tokens[0], tokens[1], x, ret)
 
 
 def definition(name, conversion, ret, params):

@@ -11,6 +11,7 @@ read them back from the calls.
 The layouts shared with runtime.py and ll/runtime.ll are reached through context_slot and
 region_word only, each spelled once in context.py.
 """
+import contextlib
 import re
 
 import llvmlite.ir as ir
@@ -278,6 +279,61 @@ def fragment(build, inputs, exits, at="entry"):
             lines.append(f"{block.name}:")
         lines += ["  " + _LOCAL.sub(rename, str(instr).strip()) for instr in block.instructions]
     return lines
+
+
+def global_ref(builder, name, value_type):
+    """The global @name (of value type `value_type`, defined in the module assembled as
+    text: a layout table) declared in the builder's module, referred to as an opaque `ptr`
+    (llvmlite gives globals typed pointers)."""
+    module = builder.module
+    if name not in module.globals:
+        ir.GlobalVariable(module, value_type, name).type = PTR
+    return module.globals[name]
+
+
+def alloca(builder, value_type, align, name=""):
+    """`alloca value_type, align N` in the function's entry block position of the builder,
+    referred to as an opaque `ptr`."""
+    slot = builder.alloca(value_type, name=name)
+    slot.align = align
+    slot.type = PTR
+    return slot
+
+
+def new_block(builder, name):
+    """A basic block of the builder's function not yet placed: a branch target whose code
+    comes later (place puts it at the end of the function)."""
+    return ir.Block(parent=builder.function, name=name)
+
+
+def place(builder, block):
+    builder.function.blocks.append(block)
+    builder.position_at_end(block)
+
+
+@contextlib.contextmanager
+def for_range(builder, start, stop, name):
+    """`for (i = start; i < stop; i++)` over i64 (start, stop: values or ints), as numba's
+    cgutils.for_range: yields (i, the block that goes on with the next i: a `continue`);
+    the body may also leave the function. The builder ends at the loop's exit."""
+    start, stop = (ir.Constant(I64, x) if isinstance(x, int) else x for x in (start, stop))
+    before = builder.block
+    head = builder.append_basic_block(f"{name}.loop")
+    builder.branch(head)
+    builder.position_at_end(head)
+    index = builder.phi(I64, name=name)
+    body, step, end = builder.append_basic_block(f"{name}.body"), new_block(builder, f"{name}.next"), \
+        new_block(builder, f"{name}.end")
+    builder.cbranch(icmp(builder, "ult", index, stop, name=f"{name}.more"), body, end)
+    builder.position_at_end(body)
+    yield index, step
+    if not builder.block.is_terminated:
+        builder.branch(step)
+    place(builder, step)
+    index.add_incoming(start, before)
+    index.add_incoming(builder.add(index, ir.Constant(I64, 1), name=f"{name}.inc"), step)
+    builder.branch(head)
+    place(builder, end)
 
 
 def context_at(builder, contexts, index, name, per=1):

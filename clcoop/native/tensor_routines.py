@@ -22,18 +22,19 @@ computes the same int64 values in the same order, bit for bit.
 """
 import re
 
+import llvmlite.ir as ir
 import numpy as np
 
 from clcoop import coop_names
 from clcoop.coopmat_spec import ClampMode, tensor_operand_count_problem
 from clcoop.ir.coop_operands import component_dtype
 from clcoop.native import coop_routines
-from clcoop.native.context import CTX, CTX_SLOTS, DETAIL_SLOTS, FAULT_COOP, FAULT_READ, FAULT_WRITE
-from clcoop.native.coop_routines import (ELEMENT_BYTES, _ctx_lines, _head, _item_loop, _region_slot,
-                                         _table_index, matrix_type)
+from clcoop.native.context import CTX, CTX_SLOTS, DETAIL_SLOTS, FAULT_READ, FAULT_WRITE
+from clcoop.native.coop_routines import ELEMENT_BYTES, _region_slot, matrix_type
 from clcoop.native.support import Unsupported
-from clcoop.native.text_rewrite import gquote, quote, ref, typed
-from clcoop.native import fixed_ir
+from clcoop.native.text_rewrite import quote, ref, typed
+from clcoop.native import fixed_ir, irbuild
+from clcoop.native.rendezvous_ir import I1, I8, I32, I64, PTR, Routine, element, i64, item_loop, table_index
 from clcoop.tensor_spec import TensorType
 from clcoop.ir.loader import value_kind
 
@@ -151,63 +152,51 @@ def _operation_ir(name, spec, operation, count):
     """The helper computing one layout or view operation (interp/tensor.py TensorLayout /
     TensorView methods): 32-bit operands read as unsigned (slice offsets as signed), the
     derived strides in int64 as NumPy computes them."""
-    V = _vector(spec)
+    V = ir.VectorType(I64, spec.field_count)
     D = spec.dims
     f = _fields(spec)
-    params = "".join(f", i32 %a{k}" for k in range(count))
-    lines = [f"define internal {V} @{name}(ptr %c, i32 %site, {V} %t{params}) alwaysinline {{", "entry:"]
-    for k in range(count):
-        lines.append(f"  %u{k} = zext i32 %a{k} to i64")
-    sets = {}                                   # field index -> value name
+    fn, b = irbuild.define(name, V, [(PTR, "c"), (I32, "site"), (V, "t")] + [(I32, f"a{k}") for k in range(count)])
+    c, site, t, operands = fn.args[0], fn.args[1], fn.args[2], fn.args[3:]
+    u = [b.zext(a, I64, name=f"u{k}") for k, a in enumerate(operands)]
+    sets = {}                                   # field index -> value
     if operation in ("coop_tensor_layout_set_dimension", "coop_tensor_view_set_dimension"):
-        lines.append("  %s.last = add i64 1, 0")
-        stride = {D - 1: "%s.last"}
+        stride = {D - 1: i64(1)}
         for i in range(D - 2, -1, -1):
             if spec.is_layout:      # stride[i] = stride[i+1] * ceil(Dim[i+1] / blockSize[i+1])
-                lines += [f"  %b{i + 1} = extractelement {V} %t, i64 {f['block'] + i + 1}",
-                          f"  %nb{i + 1} = sub i64 0, %u{i + 1}",
-                          f"  %fq{i + 1} = call i64 @__clcoop_tfdiv(i64 %nb{i + 1}, i64 %b{i + 1})",
-                          f"  %cd{i + 1} = sub i64 0, %fq{i + 1}",
-                          f"  %s{i} = mul i64 {stride[i + 1]}, %cd{i + 1}"]
+                block = b.extract_element(t, i64(f["block"] + i + 1), name=f"b{i + 1}")
+                quotient = _floor(b, "div", b.sub(i64(0), u[i + 1], name=f"nb{i + 1}"), block, f"fq{i + 1}")
+                stride[i] = b.mul(stride[i + 1], b.sub(i64(0), quotient, name=f"cd{i + 1}"), name=f"s{i}")
             else:                   # packed: stride[i] = stride[i+1] * Dim[i+1]
-                lines.append(f"  %s{i} = mul i64 {stride[i + 1]}, %u{i + 1}")
-            stride[i] = f"%s{i}"
+                stride[i] = b.mul(stride[i + 1], u[i + 1], name=f"s{i}")
         for d in range(D):
-            sets[f["dim"] + d] = f"%u{d}"
+            sets[f["dim"] + d] = u[d]
             sets[f["stride"] + d] = stride[d]
             if spec.is_layout:
-                sets[f["offset"] + d] = "0"
-                sets[f["span"] + d] = f"%u{d}"
+                sets[f["offset"] + d] = i64(0)
+                sets[f["span"] + d] = u[d]
     elif operation in ("coop_tensor_layout_set_stride", "coop_tensor_view_set_stride"):
-        sets = {f["stride"] + d: f"%u{d}" for d in range(D)}
+        sets = {f["stride"] + d: u[d] for d in range(D)}
     elif operation == "coop_tensor_layout_set_block_size":
-        lines.append("  %bad0 = add i1 false, false")
-        for d in range(D):
-            lines += [f"  %z{d} = icmp eq i32 %a{d}, 0", f"  %bad{d + 1} = or i1 %bad{d}, %z{d}"]
-        lines.append(f"  call void @__clcoop_coop_fault_if(ptr %c, i1 %bad{D}, i32 %site, "
-                     f"i64 {BLOCK_SIZE_ZERO}, i64 0)")
-        sets = {f["block"] + d: f"%u{d}" for d in range(D)}
+        bad = _any(b, (irbuild.icmp(b, "eq", operands[d], ir.Constant(I32, 0), name=f"z{d}") for d in range(D)), "bad")
+        irbuild.call(b, "__clcoop_coop_fault_if", ir.VoidType(), [c, bad, site, i64(BLOCK_SIZE_ZERO), i64(0)])
+        sets = {f["block"] + d: u[d] for d in range(D)}
     elif operation == "coop_tensor_layout_slice":
         for d in range(D):          # offset[d] = int32(offset[d] + Offset_d); span[d] = Span_d
-            lines += [f"  %o{d} = extractelement {V} %t, i64 {f['offset'] + d}",
-                      f"  %so{d} = sext i32 %a{2 * d} to i64",
-                      f"  %no{d} = add i64 %o{d}, %so{d}",
-                      f"  %to{d} = trunc i64 %no{d} to i32",
-                      f"  %wo{d} = sext i32 %to{d} to i64"]
-            sets[f["offset"] + d] = f"%wo{d}"
-            sets[f["span"] + d] = f"%u{2 * d + 1}"
+            moved = b.add(b.extract_element(t, i64(f["offset"] + d), name=f"o{d}"),
+                          b.sext(operands[2 * d], I64, name=f"so{d}"), name=f"no{d}")
+            sets[f["offset"] + d] = b.sext(b.trunc(moved, I32, name=f"to{d}"), I64, name=f"wo{d}")
+            sets[f["span"] + d] = u[2 * d + 1]
     elif operation == "coop_tensor_layout_set_clamp_value":
-        sets = {f["clamp"]: "%u0"}
+        sets = {f["clamp"]: u[0]}
     elif operation == "coop_tensor_view_set_clip":
-        sets = {f["clip"] + k: f"%u{k}" for k in range(4)}
+        sets = {f["clip"] + k: u[k] for k in range(4)}
     else:
         raise Unsupported(f"the tensor operation {operation}")
-    value = "%t"
+    value = t
     for k, (field, v) in enumerate(sorted(sets.items())):
-        lines.append(f"  %r{k} = insertelement {V} {value}, i64 {v}, i64 {field}")
-        value = f"%r{k}"
-    lines += [f"  ret {V} {value}", "}"]
-    return "\n".join(lines)
+        value = b.insert_element(value, v, i64(field), name=f"r{k}")
+    b.ret(value)
+    return irbuild.function_text(fn)
 
 
 # NumPy's int64 // and % (floor), as interp/tensor.py computes: ll/floor_division.ll.
@@ -306,8 +295,8 @@ def _memory_call(fg, ins, ops, callee, lhs, load):
     fg.lines.append(f"  store {mt.vector} {ref(matrix)}, ptr {spill}")
     slots.append((3, coop_routines._ptr_bits(fg, spill)))
     owners = _owner_table(coop, mt) if decode is not None else None
-    text = _tensor_function(fname, (site, memory_site), access, coop.table(mt), owners, _region_slot(fg, args[0]))
-    coop.functions.append(text.replace("@__S__", str(W)) if W else text)
+    coop.functions.append(_tensor_function(fname, (site, memory_site), access, coop.table(mt), owners,
+                                           _region_slot(fg, args[0])))
     for slot, value in slots:
         p = fg.fresh("cs")
         fg.lines += [f"  {p} = getelementptr i64, ptr %__ctx, i64 {CTX[f'coop{slot}']}",
@@ -365,452 +354,317 @@ def _owner_table(coop, mt):
 
 
 def _tensor_function(fname, sites, access, table, owners, region_slot):
-    """The rendezvous function of one tensor load or store (see the module docstring)."""
+    """The rendezvous function of one tensor load or store (see the module docstring), and
+    its addressing function."""
     site, memory_site = sites
     mt, layout, view = access.mt, access.layout, access.view
-    T, esz, R, C = mt.elem, ELEMENT_BYTES[mt.elem], mt.rows, mt.cols
-    lines = _head(fname, site, ())
-    lines += [f"  %w = alloca [{R * C} x {T}], align 64",
-              f"  %kinds = alloca [{R * C} x i8], align 16",
-              f"  %idx = alloca [{R * C} x i64], align 64",
-              "  %lo.p = alloca i64, align 8",
-              "  %hi.p = alloca i64, align 8",
-              f"  %out = alloca [{1 + 3 * layout.dims} x i64], align 16",
-              f"  %bc = alloca [{layout.dims} x i32], align 16",
-              f"  %ib = alloca [{layout.dims} x i32], align 16"]
-    lines += _slot_value("%p0", "%base", "coop0") + _slot_value("%lw", "%base", "coop1")
-    lines += ["  %L = inttoptr i64 %lw to ptr"]
-    if view is not None:
-        lines += _slot_value("%vw", "%base", "coop2") + ["  %Vw = inttoptr i64 %vw to ptr"]
-    lines += _uniform_checks(site, layout, view)
-    lines += _field_loads("%L", "lf", layout.field_count)
-    if view is not None:
-        lines += _field_loads("%Vw", "vf", view.field_count)
-    checks = _Checks(site)
-    lines += checks.subgroup(access)
-    addr = f"@{fname}.addr"
-    call = f"call i32 {addr}(ptr %L, ptr {'%Vw' if view is not None else 'null'}, i64 %er, i64 %ec, ptr %out)"
+    T, R, C = irbuild.parse_type(mt.elem), mt.rows, mt.cols
+    r = Routine(fname, site, mt.group_size)
+    b = r.b
+    frame = _Frame(w=irbuild.alloca(b, ir.ArrayType(T, R * C), 64, "w"),
+                   kinds=irbuild.alloca(b, ir.ArrayType(I8, R * C), 16, "kinds"),
+                   idx=irbuild.alloca(b, ir.ArrayType(I64, R * C), 64, "idx"),
+                   lo=irbuild.alloca(b, I64, 8, "lo.p"), hi=irbuild.alloca(b, I64, 8, "hi.p"),
+                   out=irbuild.alloca(b, ir.ArrayType(I64, 1 + 3 * layout.dims), 16, "out"))
+    frame.p0 = r.slot(r.base, "coop0", "p0")
+    frame.L = r.slot_pointer(r.base, "coop1", "L")
+    frame.V = r.slot_pointer(r.base, "coop2", "Vw") if view is not None else ir.Constant(PTR, None)
+    _uniform_checks(r, frame, layout, view)
+    frame.lf = _field_loads(b, frame.L, "lf", layout.field_count)
+    frame.vf = _field_loads(b, frame.V, "vf", view.field_count) if view is not None else None
+    _subgroup_checks(r, access, frame)
+    addr = f"{fname}.addr"
+    frame.address = lambda row, col, name: irbuild.call(b, addr, I32, [frame.L, frame.V, row, col, frame.out], name)
     if access.mode == ClampMode.UNDEFINED:
-        lines += _undefined_pass(site, access, call)
-    lines.append("  %root = inttoptr i64 %p0 to ptr")
-    lines.append("  %rcode = call i64 @__clcoop_region_of(ptr %base, ptr %root)" if region_slot is None
-                 else f"  %rcode = add i64 0, {region_slot + 1}")
+        _undefined_pass(r, access, frame)
+    root = b.inttoptr(frame.p0, PTR, name="root")
+    code = ir.Constant(I64, region_slot + 1) if region_slot is not None else \
+        irbuild.call(b, "__clcoop_region_of", I64, [r.base, root], "rcode")
     if access.load and access.decode is not None:
-        lines += _decode_pass(access, call, owners)
+        _decode_pass(r, access, frame, owners)
     else:
-        lines += _address_pass(access, call)
-        if not access.load:
-            lines += _gather_matrix_lines(mt, table)
-        lines += _checks_of_accesses(memory_site, access, esz, region_slot)
-        lines += _access_pass(access, esz)
+        _address_pass(r, access, frame)
+        if not access.load:     # the stored matrix, logical row-major, into %w
+            coop_routines.gather(r, mt, "coop3", frame.w, "g0")
+        _checks_of_accesses(r, memory_site, access, frame, root, code, region_slot)
+        _access_pass(r, access, frame)
     if access.load:
-        lines += _scatter_lines(access, table)
-    lines += ["  ret i1 false", "}"]
-    return "\n".join(lines) + "\n" + _address_function(addr, access)
+        _scatter(r, access, frame, table)
+    return r.finish(False) + "\n" + _address_function(addr, access)
 
 
-def _slot_value(name, ctx, slot):
-    return [f"  {name}.p = getelementptr i64, ptr {ctx}, i64 {CTX[slot]}", f"  {name} = load i64, ptr {name}.p"]
+class _Frame:
+    """The values of a tensor rendezvous function its passes share: the allocas (w, the
+    logical matrix; kinds and idx, each element's kind and index; lo, hi; out, the
+    addressing's results), the pointer p0, the layout and view pointers and fields."""
+
+    def __init__(self, **values):
+        self.__dict__.update(values)
 
 
-def _field_loads(ptr, prefix, count):
-    lines = []
-    for k in range(count):
-        lines += [f"  %{prefix}{k}.p = getelementptr i64, ptr {ptr}, i64 {k}",
-                  f"  %{prefix}{k} = load i64, ptr %{prefix}{k}.p"]
-    return lines
+def _field(b, pointer, k, name):
+    """Field k of a layout's or view's fields at pointer."""
+    return b.load(b.gep(pointer, [i64(k)], source_etype=I64, name=f"{name}.p"), name=name, typ=I64)
 
 
-def _fault_lines(ctx, site, code, details=(), word="0"):
-    """Record a tensor fault in `ctx` (its detail slots first) and leave the function."""
-    lines = []
-    for k, value in enumerate(details):
-        lines += [f"  %dt{code}.{k}.{ctx[1:]} = getelementptr i64, ptr {ctx}, i64 {CTX[f'detail{k}']}",
-                  f"  store i64 {value}, ptr %dt{code}.{k}.{ctx[1:]}"]
-    return lines + [f"  call void @__clcoop_fault(ptr {ctx}, i32 {site}, i32 {FAULT_COOP}, i64 {code}, i64 {word})",
-                    "  ret i1 true"]
+def _field_loads(b, pointer, prefix, count):
+    return [_field(b, pointer, k, f"{prefix}{k}") for k in range(count)]
 
 
-def _uniform_checks(site, layout, view):
+def _any(b, conditions, name):
+    """The i1 `or` of conditions (false when there are none)."""
+    value = ir.Constant(I1, 0)
+    for k, condition in enumerate(conditions):
+        value = b.or_(value, condition, name=f"{name}{k + 1}")
+    return value
+
+
+def _uniform_checks(r, frame, layout, view):
     """interp/tensor_calls._addresses' order: the pointer over the whole subgroup (a fault
     of the first work-item whose pointer differs, with both values), then the layout, the
     created check, the view (faults of the subgroup's first work-item)."""
-    lines = ["  br label %pu.pre",
-             "pu.pre:",
-             "  br label %pu.loop",
-             "pu.loop:",
-             "  %pu.j = phi i64 [ 1, %pu.pre ], [ %pu.next, %pu.same ]",
-             "  %pu.more = icmp ult i64 %pu.j, %count",
-             "  br i1 %pu.more, label %pu.body, label %pu.done",
-             "pu.body:",
-             *_ctx_lines("%pu.c", "%pu.j"),
-             *_slot_value("%pu.p", "%pu.c", "coop0"),
-             "  %pu.eq = icmp eq i64 %pu.p, %p0",
-             "  br i1 %pu.eq, label %pu.same, label %pu.bad",
-             "pu.bad:",
-             *_fault_lines("%pu.c", site, PTR_NON_UNIFORM, ("%p0", "%pu.p")),
-             "pu.same:",
-             "  %pu.next = add i64 %pu.j, 1",
-             "  br label %pu.loop",
-             "pu.done:"]
-    lines += _same_fields_loop("lu", "%L", "coop1", layout.field_count, site, NON_UNIFORM_TENSOR_LAYOUT)
-    lines += _created_check(site, layout)
-    if view is not None:
-        lines += _same_fields_loop("vu", "%Vw", "coop2", view.field_count, site, VIEW_NON_UNIFORM)
-    return lines
-
-
-def _same_fields_loop(p, first, slot, count, site, code):
-    """Every work-item's fields (through its slot) equal the first work-item's."""
-    compare = [f"  %{p}.d0 = add i1 false, false"]
-    for k in range(count):
-        compare += [f"  %{p}.a{k}.p = getelementptr i64, ptr {first}, i64 {k}",
-                    f"  %{p}.a{k} = load i64, ptr %{p}.a{k}.p",
-                    f"  %{p}.b{k}.p = getelementptr i64, ptr %{p}.q, i64 {k}",
-                    f"  %{p}.b{k} = load i64, ptr %{p}.b{k}.p",
-                    f"  %{p}.n{k} = icmp ne i64 %{p}.a{k}, %{p}.b{k}",
-                    f"  %{p}.d{k + 1} = or i1 %{p}.d{k}, %{p}.n{k}"]
-    return [f"  br label %{p}.pre",
-            f"{p}.pre:",
-            f"  br label %{p}.loop",
-            f"{p}.loop:",
-            f"  %{p}.j = phi i64 [ 1, %{p}.pre ], [ %{p}.next, %{p}.same ]",
-            f"  %{p}.more = icmp ult i64 %{p}.j, %count",
-            f"  br i1 %{p}.more, label %{p}.body, label %{p}.done",
-            f"{p}.body:",
-            *_ctx_lines(f"%{p}.c", f"%{p}.j"),
-            *_slot_value(f"%{p}.w", f"%{p}.c", slot),
-            f"  %{p}.q = inttoptr i64 %{p}.w to ptr",
-            *compare,
-            f"  br i1 %{p}.d{count}, label %{p}.bad, label %{p}.same",
-            f"{p}.bad:",
-            *_fault_lines("%base", site, code),
-            f"{p}.same:",
-            f"  %{p}.next = add i64 %{p}.j, 1",
-            f"  br label %{p}.loop",
-            f"{p}.done:"]
-
-
-def _created_check(site, layout):
-    """interp/tensor_calls._check_created: a zero block size is a layout no create made."""
-    D = layout.dims
+    b = r.b
+    with irbuild.for_range(b, 1, r.count, "pu") as (j, _):
+        c = r.context(j, "pu.c")
+        pointer = r.slot(c, "coop0", "pu.p")
+        with b.if_then(irbuild.icmp(b, "ne", pointer, frame.p0, name="pu.bad")):
+            r.fault(c, PTR_NON_UNIFORM, i64(0), (frame.p0, pointer))
+    _same_fields_loop(r, "lu", frame.L, "coop1", layout.field_count, NON_UNIFORM_TENSOR_LAYOUT)
+    # interp/tensor_calls._check_created: a zero block size is a layout no create made.
     block = _fields(layout)["block"]
-    lines = [line for k in range(D) for line in (
-        f"  %cb{block + k}.p = getelementptr i64, ptr %L, i64 {block + k}",
-        f"  %cb{block + k} = load i64, ptr %cb{block + k}.p")]
-    lines.append("  %cb.bad0 = add i1 false, false")
-    for d in range(D):
-        lines += [f"  %cb.z{d} = icmp eq i64 %cb{block + d}, 0", f"  %cb.bad{d + 1} = or i1 %cb.bad{d}, %cb.z{d}"]
-    return lines + [f"  br i1 %cb.bad{D}, label %cb.fault, label %cb.ok", "cb.fault:",
-                    *_fault_lines("%base", site, NOT_CREATED), "cb.ok:"]
+    blocks = [_field(b, frame.L, block + d, f"cb{block + d}") for d in range(layout.dims)]
+    with b.if_then(_any(b, (irbuild.icmp(b, "eq", x, i64(0), name=f"cb.z{d}") for d, x in enumerate(blocks)),
+                        "cb.bad")):
+        r.fault(r.base, NOT_CREATED, i64(0))
+    if view is not None:
+        _same_fields_loop(r, "vu", frame.V, "coop2", view.field_count, VIEW_NON_UNIFORM)
 
 
-class _Checks:
+def _same_fields_loop(r, p, first, slot, count, code):
+    """Every work-item's fields (through its slot) equal the first work-item's."""
+    b = r.b
+    with irbuild.for_range(b, 1, r.count, p) as (j, _):
+        theirs = r.slot_pointer(r.context(j, f"{p}.c"), slot, f"{p}.q")
+        differs = (irbuild.icmp(b, "ne", _field(b, first, k, f"{p}.a{k}"), _field(b, theirs, k, f"{p}.b{k}"),
+                                name=f"{p}.n{k}") for k in range(count))
+        with b.if_then(_any(b, differs, f"{p}.d")):
+            r.fault(r.base, code, i64(0))
+
+
+def _subgroup_checks(r, access, frame):
     """The subgroup's checks after the uniform ones, in interp/tensor_calls._addresses'
     and tensor.tensor_addresses' order (each a fault of the subgroup's first work-item)."""
+    b, layout, view, lf = r.b, access.layout, access.view, frame.lf
+    D = layout.dims
+    f = _fields(layout)
 
-    def __init__(self, site):
-        self.site = site
-        self.n = 0
-
-    def check(self, condition, code, details=(), word="0"):
-        self.n += 1
-        return [f"  br i1 {condition}, label %ck{self.n}.f, label %ck{self.n}.ok", f"ck{self.n}.f:",
-                *_fault_lines("%base", self.site, code, details, word), f"ck{self.n}.ok:"]
-
-    def subgroup(self, access):
-        layout, view = access.layout, access.view
-        D = layout.dims
-        f = _fields(layout)
-        lines = []
-        if not access.load:         # NV2: no block size > 1 with a store
-            lines.append("  %sb.bad0 = add i1 false, false")
-            for d in range(D):
-                lines += [f"  %sb.z{d} = icmp ne i64 %lf{f['block'] + d}, 1",
-                          f"  %sb.bad{d + 1} = or i1 %sb.bad{d}, %sb.z{d}"]
-            lines += self.check(f"%sb.bad{D}", STORE_BLOCK, [f"%lf{f['block'] + d}" for d in range(D)])
-        if view is not None:
-            if not view.has_dimensions and view.dims != D:
-                lines += self.check("true", VIEW_DIMS)
-                return lines
-            dims = _view_dimension_names(layout, view)
-            for d in range(view.dims - 1, -1, -1):
-                i = view.permutation[d]
-                lines.append(f"  %vz{d} = icmp eq i64 {dims[i]}, 0")
-                lines += self.check(f"%vz{d}", VIEW_ZERO, word=str(i))
-        for d in range(D - 1, -1, -1):
-            lines.append(f"  %sz{d} = icmp eq i64 %lf{f['span'] + d}, 0")
-            lines += self.check(f"%sz{d}", SPAN_ZERO, word=str(d))
-        if access.mode in (ClampMode.CLAMP_TO_EDGE, ClampMode.REPEAT, ClampMode.REPEAT_MIRRORED):
-            for d in range(D):
-                lines.append(f"  %dz{d} = icmp eq i64 %lf{f['dim'] + d}, 0")
-                lines += self.check(f"%dz{d}", DIM_ZERO, word=str(d))
-        return lines
+    def check(condition, code, details=(), word=0):
+        with b.if_then(condition):
+            r.fault(r.base, code, i64(word), details)
+    if not access.load:         # NV2: no block size > 1 with a store
+        blocks = lf[f["block"]:f["block"] + D]
+        check(_any(b, (irbuild.icmp(b, "ne", x, i64(1), name=f"sb.z{d}") for d, x in enumerate(blocks)), "sb.bad"),
+              STORE_BLOCK, blocks)
+    if view is not None:
+        if not view.has_dimensions and view.dims != D:
+            check(ir.Constant(I1, 1), VIEW_DIMS)
+            return
+        dims = _view_dimensions(access, frame)
+        for d in range(view.dims - 1, -1, -1):
+            i = view.permutation[d]
+            check(irbuild.icmp(b, "eq", dims[i], i64(0), name=f"vz{d}"), VIEW_ZERO, word=i)
+    for d in range(D - 1, -1, -1):
+        check(irbuild.icmp(b, "eq", lf[f["span"] + d], i64(0), name=f"sz{d}"), SPAN_ZERO, word=d)
+    if access.mode in (ClampMode.CLAMP_TO_EDGE, ClampMode.REPEAT, ClampMode.REPEAT_MIRRORED):
+        for d in range(D):
+            check(irbuild.icmp(b, "eq", lf[f["dim"] + d], i64(0), name=f"dz{d}"), DIM_ZERO, word=d)
 
 
-def _view_dimension_names(layout, view):
+def _view_dimensions(access, frame):
     """The view's dimension values: its own, or the layout's span without dimensions."""
+    layout, view = access.layout, access.view
     if view.has_dimensions:
-        return [f"%vf{_fields(view)['dim'] + i}" for i in range(view.dims)]
-    return [f"%lf{_fields(layout)['span'] + i}" for i in range(layout.dims)]
+        start = _fields(view)["dim"]
+        return frame.vf[start:start + view.dims]
+    start = _fields(layout)["span"]
+    return frame.lf[start:start + layout.dims]
 
 
-def _element_loop(p, count, body):
-    """for e < count: %{p}.r, %{p}.c = divmod(e, C) are set by the body's caller."""
-    return [f"  br label %{p}.pre",
-            f"{p}.pre:",
-            f"  br label %{p}.loop",
-            f"{p}.loop:",
-            f"  %{p}.e = phi i64 [ 0, %{p}.pre ], [ %{p}.next, %{p}.cont ]",
-            f"  %{p}.more = icmp ult i64 %{p}.e, {count}",
-            f"  br i1 %{p}.more, label %{p}.body, label %{p}.done",
-            f"{p}.body:",
-            *body,
-            f"  br label %{p}.cont",
-            f"{p}.cont:",
-            f"  %{p}.next = add i64 %{p}.e, 1",
-            f"  br label %{p}.loop",
-            f"{p}.done:"]
+def _elements(r, access, p, body):
+    """for e < rows * cols (row-major): body(e, row, col, next), (row, col) = divmod(e, cols),
+    `next` the block that goes on with the next element."""
+    b, C = r.b, access.mt.cols
+    with irbuild.for_range(b, 0, access.mt.rows * access.mt.cols, p) as (e, step):
+        body(e, b.udiv(e, i64(C), name=f"{p}.r"), b.urem(e, i64(C), name=f"{p}.c"), step)
 
 
-def _address_call(p, access, call):
-    C = access.mt.cols
-    return [f"  %{p}.r = udiv i64 %{p}.e, {C}",
-            f"  %{p}.c = urem i64 %{p}.e, {C}",
-            "  " + f"%{p}.kind = " + call.replace("%er", f"%{p}.r").replace("%ec", f"%{p}.c")]
-
-
-def _undefined_pass(site, access, call):
+def _undefined_pass(r, access, frame):
     """Clamp mode Undefined: the first element (row-major) outside the tensor is a fault
     naming it, its tensor coordinate and the tensor's dimensions (before any access, as the
     interpreter computes every address first)."""
-    D = access.layout.dims
-    dims = [f"%lf{_fields(access.layout)['dim'] + d}" for d in range(D)]
-    coords = []
-    body = _address_call("ud", access, call) + [f"  %ud.bad = icmp eq i32 %ud.kind, {FAULT}",
-                                               "  br i1 %ud.bad, label %ud.fault, label %ud.cont",
-                                               "ud.fault:"]
-    for d in range(D):
-        body += [f"  %ud.tc{d}.p = getelementptr i64, ptr %out, i64 {1 + d}",
-                 f"  %ud.tc{d} = load i64, ptr %ud.tc{d}.p"]
-        coords.append(f"%ud.tc{d}")
-    body += _fault_lines("%base", site, UNDEFINED_OUTSIDE, ["%ud.r", "%ud.c"] + coords + dims)
-    lines = _element_loop("ud", access.mt.rows * access.mt.cols, body)
-    # the fault block ends in ret: drop the fall-through branch _element_loop adds after it
-    return _drop_after_ret(lines)
+    b, D = r.b, access.layout.dims
+    dims = frame.lf[_fields(access.layout)["dim"]:_fields(access.layout)["dim"] + D]
+
+    def test(e, row, col, step):
+        kind = frame.address(row, col, "ud.kind")
+        with b.if_then(irbuild.icmp(b, "eq", kind, ir.Constant(I32, FAULT), name="ud.bad")):
+            coords = [_out(b, frame, 1 + d, f"ud.tc{d}") for d in range(D)]
+            r.fault(r.base, UNDEFINED_OUTSIDE, i64(0), [row, col] + coords + dims)
+    _elements(r, access, "ud", test)
 
 
-def _drop_after_ret(lines):
-    out = []
-    for i, line in enumerate(lines):
-        if out and out[-1] == "  ret i1 true" and line.startswith("  br label"):
-            continue
-        out.append(line)
-    return out
+def _out(b, frame, k, name):
+    """Word k of the addressing function's results."""
+    return b.load(b.gep(frame.out, [i64(k)], source_etype=I64, name=f"{name}.p"), name=name, typ=I64)
 
 
-def _address_pass(access, call):
-    """Every element's kind and index (%kinds, %idx), and the least and greatest index of a
-    valid one (%lo.p, %hi.p; lo > hi when none is)."""
-    body = _address_call("ad", access, call) + [
-        "  %ad.k8 = trunc i32 %ad.kind to i8",
-        "  %ad.kp = getelementptr i8, ptr %kinds, i64 %ad.e",
-        "  store i8 %ad.k8, ptr %ad.kp",
-        *_index_of("ad"),
-        "  %ad.ip = getelementptr i64, ptr %idx, i64 %ad.e",
-        "  store i64 %ad.ix, ptr %ad.ip",
-        f"  %ad.valid = icmp eq i32 %ad.kind, {VALID}",
-        "  br i1 %ad.valid, label %ad.range, label %ad.cont",
-        "ad.range:",
-        "  %ad.lo = load i64, ptr %lo.p",
-        "  %ad.hi = load i64, ptr %hi.p",
-        "  %ad.lt = icmp slt i64 %ad.ix, %ad.lo",
-        "  %ad.gt = icmp sgt i64 %ad.ix, %ad.hi",
-        "  %ad.lo2 = select i1 %ad.lt, i64 %ad.ix, i64 %ad.lo",
-        "  %ad.hi2 = select i1 %ad.gt, i64 %ad.ix, i64 %ad.hi",
-        "  store i64 %ad.lo2, ptr %lo.p",
-        "  store i64 %ad.hi2, ptr %hi.p"]
-    return ["  store i64 9223372036854775807, ptr %lo.p", "  store i64 -9223372036854775808, ptr %hi.p"] + \
-        _element_loop("ad", access.mt.rows * access.mt.cols, body)
+def _at(b, array, T, index, name):
+    return b.gep(array, [index], source_etype=T, name=name)
 
 
-def _valid_loop(p, access, esz, body):
-    """for each valid element e (row-major): %{p}.ptr, its address."""
-    return _element_loop(p, access.mt.rows * access.mt.cols, [
-        f"  %{p}.kp = getelementptr i8, ptr %kinds, i64 %{p}.e",
-        f"  %{p}.k = load i8, ptr %{p}.kp",
-        f"  %{p}.valid = icmp eq i8 %{p}.k, {VALID}",
-        f"  br i1 %{p}.valid, label %{p}.do, label %{p}.cont",
-        f"{p}.do:",
-        f"  %{p}.ip = getelementptr i64, ptr %idx, i64 %{p}.e",
-        f"  %{p}.ix = load i64, ptr %{p}.ip",
-        f"  %{p}.off = mul i64 %{p}.ix, {esz}",
-        f"  %{p}.a = add i64 %p0, %{p}.off",
-        f"  %{p}.ptr = inttoptr i64 %{p}.a to ptr",
-        *body])
+def _address_pass(r, access, frame):
+    """Every element's kind and index (kinds, idx), and the least and greatest index of a
+    valid one (lo, hi; lo > hi when none is)."""
+    b = r.b
+    b.store(i64(2 ** 63 - 1), frame.lo)
+    b.store(i64(-2 ** 63), frame.hi)
+
+    def address(e, row, col, step):
+        kind = frame.address(row, col, "ad.kind")
+        b.store(b.trunc(kind, I8, name="ad.k8"), _at(b, frame.kinds, I8, e, "ad.kp"))
+        index = _out(b, frame, 0, "ad.ix")
+        b.store(index, _at(b, frame.idx, I64, e, "ad.ip"))
+        with b.if_then(irbuild.icmp(b, "eq", kind, ir.Constant(I32, VALID), name="ad.valid")):
+            lo, hi = b.load(frame.lo, name="ad.lo", typ=I64), b.load(frame.hi, name="ad.hi", typ=I64)
+            b.store(b.select(irbuild.icmp(b, "slt", index, lo, name="ad.lt"), index, lo, name="ad.lo2"), frame.lo)
+            b.store(b.select(irbuild.icmp(b, "sgt", index, hi, name="ad.gt"), index, hi, name="ad.hi2"), frame.hi)
+    _elements(r, access, "ad", address)
 
 
-def _checks_of_accesses(site, access, esz, region_slot):
+def _valid_elements(r, access, frame, p, body):
+    """for each valid element e (row-major): body(e, its address)."""
+    b, esz = r.b, ELEMENT_BYTES[access.mt.elem]
+    with irbuild.for_range(b, 0, access.mt.rows * access.mt.cols, p) as (e, step):
+        kind = b.load(_at(b, frame.kinds, I8, e, f"{p}.kp"), name=f"{p}.k", typ=I8)
+        with b.if_then(irbuild.icmp(b, "ne", kind, ir.Constant(I8, VALID), name=f"{p}.skip")):
+            b.branch(step)
+        index = b.load(_at(b, frame.idx, I64, e, f"{p}.ip"), name=f"{p}.ix", typ=I64)
+        address = b.add(frame.p0, b.mul(index, i64(esz), name=f"{p}.off"), name=f"{p}.a")
+        body(e, b.inttoptr(address, PTR, name=f"{p}.ptr"))
+
+
+def _checks_of_accesses(r, site, access, frame, root, code, region_slot):
     """The valid elements' accesses checked as the interpreter's memory does
     (memory.Memory._locate, _check_all): when the span of their addresses is not inside
     the pointer's region, aligned and (stores) writable, the first element out of bounds
     (row-major), else the first misaligned one (all share the pointer's alignment), else,
     for a store, read-only memory, is the fault of the subgroup's first work-item."""
+    b, esz = r.b, ELEMENT_BYTES[access.mt.elem]
     kind = FAULT_READ if access.load else FAULT_WRITE
-    write = "false" if access.load else "true"
-    span = (f"call i1 @__clcoop_span_ok(ptr %base, i64 %sp.lo, i64 %sp.hi, i64 {esz}, i1 {write})"
-            if region_slot is None else
-            f"call i1 @__clcoop_span_row(ptr %base, i64 %sp.lo, i64 %sp.hi, i64 {esz}, i1 {write}, i64 {region_slot})")
-    lines = ["  %sp.l = load i64, ptr %lo.p",
-             "  %sp.h = load i64, ptr %hi.p",
-             "  %sp.none = icmp sgt i64 %sp.l, %sp.h",
-             "  br i1 %sp.none, label %mc.done, label %sp.test",
-             "sp.test:",
-             f"  %sp.lb = mul i64 %sp.l, {esz}",
-             "  %sp.lo = add i64 %p0, %sp.lb",
-             "  %sp.h1 = add i64 %sp.h, 1",
-             f"  %sp.hb = mul i64 %sp.h1, {esz}",
-             "  %sp.hi = add i64 %p0, %sp.hb",
-             f"  %sp.ok = {span}",
-             "  br i1 %sp.ok, label %mc.done, label %mc.pre",
-             "mc.pre:"]
-    passes = [("mb", 1, "false"), ("ma", esz, "false")] + ([] if access.load else [("mw", esz, "true")])
-    for p, align, w in passes:
-        lines += _valid_loop(p, access, esz, [
-            f"  %{p}.q = call ptr @__clcoop_chk_in(ptr %base, ptr %{p}.ptr, ptr %root, i64 %rcode, "
-            f"i64 {esz}, i64 {align}, i32 {site}, i32 {kind}, i1 {w})"])
-        lines += [f"  %{p}.fp = getelementptr i64, ptr %base, i64 {CTX['fault']}",
-                  f"  %{p}.f = load i64, ptr %{p}.fp",
-                  f"  %{p}.faulted = icmp ne i64 %{p}.f, 0",
-                  f"  br i1 %{p}.faulted, label %{p}.stop, label %{p}.ok",
-                  f"{p}.stop:",
-                  "  ret i1 true",
-                  f"{p}.ok:"]
-    return lines + ["  br label %mc.done", "mc.done:"]
+    lo, hi = b.load(frame.lo, name="sp.l", typ=I64), b.load(frame.hi, name="sp.h", typ=I64)
+    done, test, each = (irbuild.new_block(b, n) for n in ("mc.done", "sp.test", "mc.pre"))
+    b.cbranch(irbuild.icmp(b, "sgt", lo, hi, name="sp.none"), done, test)
+    irbuild.place(b, test)
+    low = b.add(frame.p0, b.mul(lo, i64(esz), name="sp.lb"), name="sp.lo")
+    high = b.add(frame.p0, b.mul(b.add(hi, i64(1), name="sp.h1"), i64(esz), name="sp.hb"), name="sp.hi")
+    span = [r.base, low, high, i64(esz), ir.Constant(I1, int(not access.load))]
+    ok = irbuild.call(b, "__clcoop_span_ok", I1, span, "sp.ok") if region_slot is None else \
+        irbuild.call(b, "__clcoop_span_row", I1, span + [i64(region_slot)], "sp.ok")
+    b.cbranch(ok, done, each)
+    irbuild.place(b, each)
+    passes = [("mb", 1, False), ("ma", esz, False)] + ([] if access.load else [("mw", esz, True)])
+    for p, align, write in passes:
+        _valid_elements(r, access, frame, p, lambda e, pointer: coop_routines.checked_access(
+            r, pointer, root, code, esz, align, site, kind, write, f"{p}.q"))
+        r.stop_if_faulted()
+    b.branch(done)
+    irbuild.place(b, done)
 
 
-def _access_pass(access, esz):
-    """The checked accesses: each valid element read into %w, or written from it."""
-    T = access.mt.elem
-    move = [f"  %mv.wp = getelementptr {T}, ptr %w, i64 %mv.e"]
-    if access.load:
-        move += [f"  %mv.x = load {T}, ptr %mv.ptr", f"  store {T} %mv.x, ptr %mv.wp"]
-    else:
-        move += [f"  %mv.x = load {T}, ptr %mv.wp", f"  store {T} %mv.x, ptr %mv.ptr"]
-    return _valid_loop("mv", access, esz, move)
+def _access_pass(r, access, frame):
+    """The checked accesses: each valid element read into w, or written from it."""
+    b, T = r.b, irbuild.parse_type(access.mt.elem)
+
+    def move(e, pointer):
+        slot = _at(b, frame.w, T, e, "mv.wp")
+        source, target = (pointer, slot) if access.load else (slot, pointer)
+        b.store(b.load(source, name="mv.x", typ=T), target)
+    _valid_elements(r, access, frame, "mv", move)
 
 
-def _index_of(p):
-    return [f"  %{p}.ix.p = getelementptr i64, ptr %out, i64 0", f"  %{p}.ix = load i64, ptr %{p}.ix.p"]
-
-
-def _decode_pass(access, call, owners):
+def _decode_pass(r, access, frame, owners):
     """Every valid element, row-major, decoded by the work-item holding it; the element
     kinds kept for the scatter."""
-    T = access.mt.elem
-    D = access.layout.dims
-    body = _address_call("ld", access, call) + [
-        "  %ld.k8 = trunc i32 %ld.kind to i8",
-        "  %ld.kp = getelementptr i8, ptr %kinds, i64 %ld.e",
-        "  store i8 %ld.k8, ptr %ld.kp",
-        f"  %ld.valid = icmp eq i32 %ld.kind, {VALID}",
-        "  br i1 %ld.valid, label %ld.get, label %ld.cont",
-        "ld.get:",
-        *_index_of("ld"),
-        "  %ld.wp = getelementptr " + T + ", ptr %w, i64 %ld.e"]
-    # SPV_NV_cooperative_matrix2: the block pointer is index * sizeof(block); blockCoord and
-    # coordInBlock are uint[D] arrays (the wrapper takes them by value).
-    body += [f"  %ld.boff = mul i64 %ld.ix, {access.block_bytes}",
-             "  %ld.ba = add i64 %p0, %ld.boff",
-             f"  %ld.bp = inttoptr i64 %ld.ba to {access.decode_type}",
-             f"  %ld.op = getelementptr i32, ptr {owners}, i64 %ld.e",
-             "  %ld.o32 = load i32, ptr %ld.op",
-             "  %ld.o = zext i32 %ld.o32 to i64",
-             *_ctx_lines("%ld.oc", "%ld.o")]
-    arrays = {"bc": f"[{D} x i32] poison", "ib": f"[{D} x i32] poison"}
-    for which, first in (("bc", 1 + D), ("ib", 1 + 2 * D)):
-        value = "poison"
-        for d in range(D):
-            body += [f"  %ld.{which}{d}.p = getelementptr i64, ptr %out, i64 {first + d}",
-                     f"  %ld.{which}{d}.w = load i64, ptr %ld.{which}{d}.p",
-                     f"  %ld.{which}{d} = trunc i64 %ld.{which}{d}.w to i32",
-                     f"  %ld.{which}a{d} = insertvalue [{D} x i32] {value}, i32 %ld.{which}{d}, {d}"]
-            value = f"%ld.{which}a{d}"
-        arrays[which] = value
-    body += [f"  %ld.x = call {T} {gquote(access.decode)}(ptr %ld.oc, {access.decode_type} %ld.bp, "
-             f"[{D} x i32] {arrays['bc']}, [{D} x i32] {arrays['ib']})",
-             f"  store {T} %ld.x, ptr %ld.wp",
-             f"  %ld.fp = getelementptr i64, ptr %ld.oc, i64 {CTX['fault']}",
-             "  %ld.f = load i64, ptr %ld.fp",
-             "  %ld.faulted = icmp ne i64 %ld.f, 0",
-             "  br i1 %ld.faulted, label %ld.stop, label %ld.cont",
-             "ld.stop:",
-             "  ret i1 true"]
-    return _drop_after_ret(_element_loop("ld", access.mt.rows * access.mt.cols, body))
+    b, T, D = r.b, irbuild.parse_type(access.mt.elem), access.layout.dims
+    owner_table = r.table(owners, access.mt.rows * access.mt.cols)
+    coordinates = ir.ArrayType(I32, D)
+
+    def decode(e, row, col, step):
+        kind = frame.address(row, col, "ld.kind")
+        b.store(b.trunc(kind, I8, name="ld.k8"), _at(b, frame.kinds, I8, e, "ld.kp"))
+        with b.if_then(irbuild.icmp(b, "ne", kind, ir.Constant(I32, VALID), name="ld.skip")):
+            b.branch(step)
+        index = _out(b, frame, 0, "ld.ix")
+        slot = _at(b, frame.w, T, e, "ld.wp")
+        # SPV_NV_cooperative_matrix2: the block pointer is index * sizeof(block); blockCoord and
+        # coordInBlock are uint[D] arrays (the wrapper takes them by value).
+        address = b.add(frame.p0, b.mul(index, i64(access.block_bytes), name="ld.boff"), name="ld.ba")
+        block = b.inttoptr(address, irbuild.parse_type(access.decode_type), name="ld.bp")
+        owner = b.zext(b.load(_at(b, owner_table, I32, e, "ld.op"), name="ld.o32", typ=I32), I64, name="ld.o")
+        c = r.context(owner, "ld.oc")
+        arrays = []
+        for which, first in (("bc", 1 + D), ("ib", 1 + 2 * D)):
+            value = ir.Constant(coordinates, ir.Undefined)
+            for d in range(D):
+                word = b.trunc(_out(b, frame, first + d, f"ld.{which}{d}.w"), I32, name=f"ld.{which}{d}")
+                value = b.insert_value(value, word, d, name=f"ld.{which}a{d}")
+            arrays.append(value)
+        b.store(irbuild.call(b, access.decode, T, [c, block] + arrays, "ld.x"), slot)
+        r.stop_if_faulted(c)
+    _elements(r, access, "ld", decode)
 
 
-def _clamp_value_lines(access):
+def _clamp_value(b, access, frame):
     """interp/tensor.clamp_value_as: the low bits of the 32-bit pattern for 8- and 16-bit
     components, the pattern for 32-bit ones, zero-extended for 64-bit ones."""
-    T = access.mt.elem
-    bits = 8 * ELEMENT_BYTES[T]
-    clamp = f"%lf{_fields(access.layout)['clamp']}"
-    if bits == 64:
-        lines = [f"  %cv.i = and i64 {clamp}, {UINT32_MAX}"]
-    else:
-        lines = [f"  %cv.i = trunc i64 {clamp} to i{bits}"]
-    lines.append(f"  %cv = bitcast i{bits} %cv.i to {T}")
-    return lines
+    T = irbuild.parse_type(access.mt.elem)
+    bits = 8 * ELEMENT_BYTES[access.mt.elem]
+    clamp = frame.lf[_fields(access.layout)["clamp"]]
+    pattern = b.and_(clamp, i64(UINT32_MAX), name="cv.i") if bits == 64 else \
+        b.trunc(clamp, ir.IntType(bits), name="cv.i")
+    return b.bitcast(pattern, T, name="cv")
 
 
-def _scatter_lines(access, table):
+def _scatter(r, access, frame, table):
     """Each work-item's components: the valid element read, the clamp value (Constant
     outside the tensor), or the Object operand's component already in its spill (clipped);
     padding 0."""
     mt = access.mt
-    T = mt.elem
-    p = "g3"
-    body = _table_index(p, mt, mt.length) + [
-        f"  %{p}.sl = getelementptr i64, ptr %{p}c, i64 {CTX['coop3']}",
-        f"  %{p}.sv = load i64, ptr %{p}.sl",
-        f"  %{p}.sp = inttoptr i64 %{p}.sv to ptr",
-        f"  %{p}.dst = getelementptr {T}, ptr %{p}.sp, i64 %{p}v",
-        f"  br i1 %{p}pad, label %{p}.zero, label %{p}.elem",
-        f"{p}.zero:",
-        f"  store {T} zeroinitializer, ptr %{p}.dst",
-        f"  br label %{p}.vnext",
-        f"{p}.elem:",
-        f"  %{p}.kp = getelementptr i8, ptr %kinds, i64 %{p}idx",
-        f"  %{p}.k = load i8, ptr %{p}.kp",
-        f"  %{p}.clip = icmp eq i8 %{p}.k, {CLIPPED}",
-        f"  br i1 %{p}.clip, label %{p}.vnext, label %{p}.set",
-        f"{p}.set:",
-        f"  %{p}.src = getelementptr {T}, ptr %w, i64 %{p}idx",
-        f"  %{p}.x = load {T}, ptr %{p}.src",
-        f"  %{p}.const = icmp eq i8 %{p}.k, {CONSTANT}",
-        f"  %{p}.y = select i1 %{p}.const, {T} %cv, {T} %{p}.x",
-        f"  store {T} %{p}.y, ptr %{p}.dst"]
-    return _clamp_value_lines(access) + ["  br label %g3.pre", "g3.pre:"] + _item_loop(p, mt.length, body, [])
+    b, T = r.b, irbuild.parse_type(mt.elem)
+    clamp = _clamp_value(b, access, frame)
+    table = r.table(table, mt.layout.index.size)
 
-
-def _gather_matrix_lines(mt, table):
-    """The stored matrix, logical row-major, into %w."""
-    T = mt.elem
-    p = "g0"
-    body = _table_index(p, mt, mt.length) + [
-        f"  br i1 %{p}pad, label %{p}.vnext, label %{p}.copy",
-        f"{p}.copy:",
-        f"  %{p}.sl = getelementptr i64, ptr %{p}c, i64 {CTX['coop3']}",
-        f"  %{p}.sv = load i64, ptr %{p}.sl",
-        f"  %{p}.sp = inttoptr i64 %{p}.sv to ptr",
-        f"  %{p}.src = getelementptr {T}, ptr %{p}.sp, i64 %{p}v",
-        f"  %{p}.x = load {T}, ptr %{p}.src",
-        f"  %{p}.dst = getelementptr {T}, ptr %w, i64 %{p}idx",
-        f"  store {T} %{p}.x, ptr %{p}.dst"]
-    return ["  br label %g0.pre", "g0.pre:"] + _item_loop(p, mt.length, body, [])
+    def store(j, v, c, step):
+        index, pad = table_index(r, table, mt.length, j, v, "g3")
+        target = element(b, T, r.slot_pointer(c, "coop3", "g3.sp"), v, "g3.dst")
+        with b.if_then(pad):
+            b.store(ir.Constant(T, None), target)
+            b.branch(step)
+        kind = b.load(_at(b, frame.kinds, I8, index, "g3.kp"), name="g3.k", typ=I8)
+        with b.if_then(irbuild.icmp(b, "eq", kind, ir.Constant(I8, CLIPPED), name="g3.clip")):
+            b.branch(step)
+        x = b.load(_at(b, frame.w, T, index, "g3.src"), name="g3.x", typ=T)
+        constant = irbuild.icmp(b, "eq", kind, ir.Constant(I8, CONSTANT), name="g3.const")
+        b.store(b.select(constant, clamp, x, name="g3.y"), target)
+    item_loop(r, "g3", mt.length, store)
 
 
 # ------------------------------------------------------------------ addressing
+
+def _floor(b, op, x, y, name):
+    """NumPy's int64 x // y (op "div") or x % y ("mod"): ll/floor_division.ll."""
+    return irbuild.call(b, f"__clcoop_tf{op}", I64, [x, y], name)
+
 
 def _address_function(name, access):
     """i32 kind = addr(layout fields, view fields, row, col, out): interp/tensor.py's
@@ -820,181 +674,166 @@ def _address_function(name, access):
     layout, view, mode = access.layout, access.view, access.mode
     D, C = layout.dims, access.mt.cols
     f = _fields(layout)
-    L = ["define internal i32 " + name + "(ptr %L, ptr %V, i64 %r, i64 %c, ptr %out) alwaysinline {",
-         "entry:"]
-    L += _field_loads("%L", "lf", layout.field_count)
+    fn, b = irbuild.define(name.lstrip("@"), I32, [(PTR, "L"), (PTR, "V"), (I64, "r"), (I64, "c"), (PTR, "out")])
+    _, view_fields, row, col, out = fn.args
+    lf = _field_loads(b, fn.args[0], "lf", layout.field_count)
+    spans = lf[f["span"]:f["span"] + D]
     if view is None:
-        L += [f"  %rc = mul i64 %r, {C}", "  %lin = add i64 %rc, %c", "  %clipped = add i1 false, false"]
+        lin = b.add(b.mul(row, i64(C), name="rc"), col, name="lin")
+        clipped = ir.Constant(I1, 0)
+        span = _span_coordinates(b, lin, spans, (row, col, i64(C), clipped))
     else:
-        vf = _fields(view)
-        L += _field_loads("%V", "vf", view.field_count)
-        ro, rs, co, cs = (f"%vf{vf['clip'] + k}" for k in range(4))
-        # matrixCoordToLinear with a clip: skipped outside it, else row-major relative to it
-        # with width min(C, clip column span).
-        L += [f"  %roe = add i64 {ro}, {rs}", f"  %coe = add i64 {co}, {cs}",
-              f"  %k1 = icmp slt i64 %r, {ro}", "  %k2 = icmp sge i64 %r, %roe",
-              f"  %k3 = icmp slt i64 %c, {co}", "  %k4 = icmp sge i64 %c, %coe",
-              "  %k12 = or i1 %k1, %k2", "  %k34 = or i1 %k3, %k4", "  %clipped = or i1 %k12, %k34",
-              f"  %wlt = icmp slt i64 {C}, {cs}",
-              f"  %width = select i1 %wlt, i64 {C}, i64 {cs}",
-              f"  %dr = sub i64 %r, {ro}", f"  %dc = sub i64 %c, {co}",
-              "  %drw = mul i64 %dr, %width", "  %lin0 = add i64 %drw, %dc",
-              "  %vlin = select i1 %clipped, i64 0, i64 %lin0"]
-        if view.has_dimensions:
-            dims = [f"%vf{vf['dim'] + i}" for i in range(view.dims)]
-            strides = [f"%vf{vf['stride'] + i}" for i in range(view.dims)]
-        else:
-            dims = [f"%lf{f['span'] + i}" for i in range(D)]
-            strides = [None] * D
-            strides[D - 1] = "%ps.last"
-            L.append("  %ps.last = add i64 1, 0")
-            for d in range(D - 2, -1, -1):
-                L.append(f"  %ps{d} = mul i64 {strides[d + 1]}, {dims[d + 1]}")
-                strides[d] = f"%ps{d}"
-        # linearToViewCoord, innermost permuted dimension first, then viewCoordToLinear.
-        index = "%vlin"
-        coord = [None] * view.dims
-        for d in range(view.dims - 1, -1, -1):
-            i = view.permutation[d]
-            if d == view.dims - 1:
-                L += _divided_by_width(f"%vc{i}", f"%vq{d}", index, dims[i])
-            else:
-                L += [f"  %vc{i} = call i64 @__clcoop_tfmod(i64 {index}, i64 {dims[i]})",
-                      f"  %vq{d} = call i64 @__clcoop_tfdiv(i64 {index}, i64 {dims[i]})"]
-            coord[i] = f"%vc{i}"
-            index = f"%vq{d}"
-        total = "0"
-        for d in range(view.dims - 1, -1, -1):
-            L += [f"  %vt{d} = mul i64 {coord[d]}, {strides[d]}", f"  %vs{d} = add i64 {total}, %vt{d}"]
-            total = f"%vs{d}"
-        L.append(f"  %lin = add i64 {total}, 0")
-    # linearToSpanCoord, innermost dimension first.
-    spans = [f"%lf{f['span'] + d}" for d in range(D)]
-    if view is not None and not view.has_dimensions:
-        span = _span_coordinates_of_view(L, coord, spans)
-    else:
-        span = [None] * D
-        index = "%lin"
-        for d in range(D - 1, -1, -1):
-            if d == D - 1 and view is None:
-                L += [f"  %dr = add i64 %r, 0", f"  %dc = add i64 %c, 0", f"  %width = add i64 {C}, 0",
-                      "  %clipped.w = add i1 false, false"]
-                L += _divided_by_width(f"%sc{d}", f"%sq{d}", index, spans[d], clipped="%clipped.w")
-            else:
-                L += [f"  %sc{d} = call i64 @__clcoop_tfmod(i64 {index}, i64 {spans[d]})",
-                      f"  %sq{d} = call i64 @__clcoop_tfdiv(i64 {index}, i64 {spans[d]})"]
-            span[d] = f"%sc{d}"
-            index = f"%sq{d}"
+        vf = _field_loads(b, view_fields, "vf", view.field_count)
+        lin, clipped, coord = _view_linear(b, view, vf, spans, row, col, C)
+        span = _span_coordinates_of_view(b, lin, coord, spans) if not view.has_dimensions else \
+            _span_coordinates(b, lin, spans, None)
     # spanCoordToTensorCoord and tensorCoordToLinear, one dimension after another.
-    ended, constant, fault, total = "false", "false", "false", "0"
+    constant, fault, total = ir.Constant(I1, 0), ir.Constant(I1, 0), i64(0)
+
+    def put(k, value, name):
+        b.store(value, b.gep(out, [i64(k)], source_etype=I64, name=f"{name}.p"))
     for d in range(D):
-        size = f"%lf{f['dim'] + d}"
-        L += [f"  %tc{d} = add i64 {span[d]}, %lf{f['offset'] + d}",
-              f"  %tc{d}.p = getelementptr i64, ptr %out, i64 {1 + d}",
-              f"  store i64 %tc{d}, ptr %tc{d}.p",
-              f"  %lo{d} = icmp slt i64 %tc{d}, 0",
-              f"  %hi{d} = icmp sge i64 %tc{d}, {size}",
-              f"  %out{d} = or i1 %lo{d}, %hi{d}"]
-        c = f"%tc{d}"
+        size = lf[f["dim"] + d]
+        tc = b.add(span[d], lf[f["offset"] + d], name=f"tc{d}")
+        put(1 + d, tc, f"tc{d}")
+        outside = b.or_(irbuild.icmp(b, "slt", tc, i64(0), name=f"lo{d}"),
+                        irbuild.icmp(b, "sge", tc, size, name=f"hi{d}"), name=f"out{d}")
+        c = tc
         if mode == ClampMode.UNDEFINED:
-            L.append(f"  %fault{d} = or i1 {fault}, %out{d}")
-            fault = f"%fault{d}"
+            fault = b.or_(fault, outside, name=f"fault{d}")
         elif mode == ClampMode.CONSTANT:
-            L.append(f"  %const{d} = or i1 {constant}, %out{d}")
-            constant = f"%const{d}"
+            constant = b.or_(constant, outside, name=f"const{d}")
         else:
-            L += _clamped_lines(mode, d, size)
-            L.append(f"  %cl{d} = select i1 %out{d}, i64 %cm{d}, i64 %tc{d}")
-            c = f"%cl{d}"
-        L += [f"  %end{d} = or i1 {fault}, {constant}",
-              f"  %cz{d} = select i1 %end{d}, i64 0, i64 {c}",
-              f"  %ib{d} = call i64 @__clcoop_tfmod(i64 %cz{d}, i64 %lf{f['block'] + d})",
-              f"  %bc{d} = call i64 @__clcoop_tfdiv(i64 %cz{d}, i64 %lf{f['block'] + d})",
-              f"  %bs{d} = mul i64 %bc{d}, %lf{f['stride'] + d}",
-              f"  %ix{d} = add i64 {total}, %bs{d}",
-              f"  %bc{d}.p = getelementptr i64, ptr %out, i64 {1 + D + d}",
-              f"  store i64 %bc{d}, ptr %bc{d}.p",
-              f"  %ib{d}.p = getelementptr i64, ptr %out, i64 {1 + 2 * D + d}",
-              f"  store i64 %ib{d}, ptr %ib{d}.p"]
-        total = f"%ix{d}"
-    L += [f"  store i64 {total}, ptr %out",
-          f"  %kf = select i1 {fault}, i32 {FAULT}, i32 {VALID}",
-          f"  %kc = select i1 {constant}, i32 {CONSTANT}, i32 %kf",
-          f"  %kind = select i1 %clipped, i32 {CLIPPED}, i32 %kc",
-          "  ret i32 %kind", "}"]
-    return "\n".join(L)
+            c = b.select(outside, _clamped(b, mode, d, tc, size), tc, name=f"cl{d}")
+        cz = b.select(b.or_(fault, constant, name=f"end{d}"), i64(0), c, name=f"cz{d}")
+        within = _floor(b, "mod", cz, lf[f["block"] + d], f"ib{d}")
+        block = _floor(b, "div", cz, lf[f["block"] + d], f"bc{d}")
+        total = b.add(total, b.mul(block, lf[f["stride"] + d], name=f"bs{d}"), name=f"ix{d}")
+        put(1 + D + d, block, f"bc{d}")
+        put(1 + 2 * D + d, within, f"ib{d}")
+    put(0, total, "ix")
+    kind = b.select(fault, ir.Constant(I32, FAULT), ir.Constant(I32, VALID), name="kf")
+    kind = b.select(constant, ir.Constant(I32, CONSTANT), kind, name="kc")
+    b.ret(b.select(clipped, ir.Constant(I32, CLIPPED), kind, name="kind"))
+    return irbuild.function_text(fn)
 
 
-def _divided_by_width(mod, quotient, index, divisor, clipped="%clipped"):
-    """mod, quotient = index % divisor, index // divisor (floor), where index is
-    %dr * %width + %dc (0 when %clipped) with 0 <= %dc < %width and %dr >= 0 when not
-    clipped: when divisor == %width the results are %dc and %dr (0 and 0 when clipped)
+def _view_linear(b, view, vf, spans, row, col, C):
+    """(linear index, clipped, view coordinates) of element (row, col) through a view:
+    matrixCoordToLinear with its clip (skipped outside it, else row-major relative to it
+    with width min(C, clip column span)), linearToViewCoord (innermost permuted dimension
+    first), then viewCoordToLinear."""
+    ro, rs, co, cs = vf[_fields(view)["clip"]:_fields(view)["clip"] + 4]
+    clipped = _any(b, [irbuild.icmp(b, "slt", row, ro, name="k1"),
+                       irbuild.icmp(b, "sge", row, b.add(ro, rs, name="roe"), name="k2"),
+                       irbuild.icmp(b, "slt", col, co, name="k3"),
+                       irbuild.icmp(b, "sge", col, b.add(co, cs, name="coe"), name="k4")], "clipped")
+    width = b.select(irbuild.icmp(b, "slt", i64(C), cs, name="wlt"), i64(C), cs, name="width")
+    dr, dc = b.sub(row, ro, name="dr"), b.sub(col, co, name="dc")
+    index = b.select(clipped, i64(0), b.add(b.mul(dr, width, name="drw"), dc, name="lin0"), name="vlin")
+    if view.has_dimensions:
+        vd = _fields(view)
+        dims, strides = vf[vd["dim"]:vd["dim"] + view.dims], vf[vd["stride"]:vd["stride"] + view.dims]
+    else:
+        dims, strides = spans, [i64(1)] * len(spans)
+        for d in range(len(spans) - 2, -1, -1):
+            strides[d] = b.mul(strides[d + 1], dims[d + 1], name=f"ps{d}")
+    coord = [None] * view.dims
+    for d in range(view.dims - 1, -1, -1):
+        i = view.permutation[d]
+        if d == view.dims - 1:
+            coord[i], index = _divided_by_width(b, index, dims[i], (dr, dc, width, clipped), f"vc{i}")
+        else:
+            coord[i], index = _floor(b, "mod", index, dims[i], f"vc{i}"), _floor(b, "div", index, dims[i], f"vq{d}")
+    total = i64(0)
+    for d in range(view.dims - 1, -1, -1):
+        total = b.add(total, b.mul(coord[d], strides[d], name=f"vt{d}"), name=f"vs{d}")
+    return total, clipped, coord
+
+
+def _span_coordinates(b, lin, spans, by_width):
+    """linearToSpanCoord, innermost dimension first; the innermost through
+    _divided_by_width when `by_width` (dr, dc, width, clipped) describes lin."""
+    span, index = [None] * len(spans), lin
+    for d in range(len(spans) - 1, -1, -1):
+        if d == len(spans) - 1 and by_width is not None:
+            span[d], index = _divided_by_width(b, index, spans[d], by_width, f"sc{d}")
+        else:
+            span[d], index = _floor(b, "mod", index, spans[d], f"sc{d}"), _floor(b, "div", index, spans[d], f"sq{d}")
+    return span
+
+
+def _divided_by_width(b, index, divisor, by_width, name):
+    """(index % divisor, index // divisor) (floor), where index is dr * width + dc (0 when
+    clipped) with 0 <= dc < width and dr >= 0 when not clipped (by_width: dr, dc, width,
+    clipped): when divisor == width the results are dc and dr (0 and 0 when clipped)
     without dividing; else the division (a branch, so that the fast way skips it)."""
-    m, q = mod[1:], quotient[1:]
-    return [f"  %{m}.fast = icmp eq i64 {divisor}, %width",
-            f"  br i1 %{m}.fast, label %{m}.f, label %{m}.s",
-            f"{m}.s:",
-            f"  %{m}.sm = call i64 @__clcoop_tfmod(i64 {index}, i64 {divisor})",
-            f"  %{q}.sq = call i64 @__clcoop_tfdiv(i64 {index}, i64 {divisor})",
-            f"  br label %{m}.j",
-            f"{m}.f:",
-            f"  %{m}.fm = select i1 {clipped}, i64 0, i64 %dc",
-            f"  %{q}.fq = select i1 {clipped}, i64 0, i64 %dr",
-            f"  br label %{m}.j",
-            f"{m}.j:",
-            f"  {mod} = phi i64 [ %{m}.fm, %{m}.f ], [ %{m}.sm, %{m}.s ]",
-            f"  {quotient} = phi i64 [ %{q}.fq, %{m}.f ], [ %{q}.sq, %{m}.s ]"]
+    dr, dc, width, clipped = by_width
+    fast, slow, join = (irbuild.new_block(b, f"{name}.{n}") for n in ("f", "s", "j"))
+    b.cbranch(irbuild.icmp(b, "eq", divisor, width, name=f"{name}.fast"), fast, slow)
+    irbuild.place(b, slow)
+    slow_mod, slow_quotient = _floor(b, "mod", index, divisor, f"{name}.sm"), _floor(b, "div", index, divisor, f"{name}.sq")
+    b.branch(join)
+    irbuild.place(b, fast)
+    fast_mod = b.select(clipped, i64(0), dc, name=f"{name}.fm")
+    fast_quotient = b.select(clipped, i64(0), dr, name=f"{name}.fq")
+    b.branch(join)
+    irbuild.place(b, join)
+    mod, quotient = b.phi(I64, name=name), b.phi(I64, name=f"{name}.q")
+    for phi, values in ((mod, (fast_mod, slow_mod)), (quotient, (fast_quotient, slow_quotient))):
+        phi.add_incoming(values[0], fast)
+        phi.add_incoming(values[1], slow)
+    return mod, quotient
 
 
-def _span_coordinates_of_view(L, coord, spans):
+def _span_coordinates_of_view(b, lin, coord, spans):
     """linearToSpanCoord of a view without dimensions (its strides are the spans' mixed
     radix): the view coordinates themselves when every span is positive and their product
     fits in 63 bits (each coordinate, a floor modulo by its span, is then in [0, span)),
-    else the divisions. Appends to L; returns the coordinates' names."""
+    else the divisions."""
     D = len(spans)
-    L += ["  %sv.ok0 = add i1 true, false", "  %sv.p0 = add i64 1, 0"]
+    ok, product = ir.Constant(I1, 1), i64(1)
+    pair = ir.LiteralStructType([I64, I1])
     for d in range(D):
-        L += [f"  %sv.pos{d} = icmp sgt i64 {spans[d]}, 0",
-              f"  %sv.m{d} = call {{i64, i1}} @llvm.umul.with.overflow.i64(i64 %sv.p{d}, i64 {spans[d]})",
-              f"  %sv.p{d + 1} = extractvalue {{i64, i1}} %sv.m{d}, 0",
-              f"  %sv.o{d} = extractvalue {{i64, i1}} %sv.m{d}, 1",
-              f"  %sv.no{d} = xor i1 %sv.o{d}, true",
-              f"  %sv.a{d} = and i1 %sv.pos{d}, %sv.no{d}",
-              f"  %sv.ok{d + 1} = and i1 %sv.ok{d}, %sv.a{d}"]
-    L += [f"  %sv.fit = icmp sgt i64 %sv.p{D}, -1",
-          f"  %sv.fast = and i1 %sv.ok{D}, %sv.fit",
-          "  br i1 %sv.fast, label %sv.f, label %sv.s",
-          "sv.s:"]
-    index = "%lin"
+        positive = irbuild.icmp(b, "sgt", spans[d], i64(0), name=f"sv.pos{d}")
+        m = irbuild.intrinsic(b, "umul.with.overflow", [product, spans[d]], f"sv.m{d}", ret=pair)
+        product = b.extract_value(m, 0, name=f"sv.p{d + 1}")
+        fits = b.xor(b.extract_value(m, 1, name=f"sv.o{d}"), ir.Constant(I1, 1), name=f"sv.no{d}")
+        ok = b.and_(ok, b.and_(positive, fits, name=f"sv.a{d}"), name=f"sv.ok{d + 1}")
+    fast = b.and_(ok, irbuild.icmp(b, "sgt", product, i64(-1), name="sv.fit"), name="sv.fast")
+    fast_block, slow, join = (irbuild.new_block(b, f"sv.{n}") for n in ("f", "s", "j"))
+    b.cbranch(fast, fast_block, slow)
+    irbuild.place(b, slow)
+    divided, index = [None] * D, lin
     for d in range(D - 1, -1, -1):
-        L += [f"  %sc{d}.s = call i64 @__clcoop_tfmod(i64 {index}, i64 {spans[d]})",
-              f"  %sq{d} = call i64 @__clcoop_tfdiv(i64 {index}, i64 {spans[d]})"]
-        index = f"%sq{d}"
-    L += ["  br label %sv.j", "sv.f:", "  br label %sv.j", "sv.j:"]
-    L += [f"  %sc{d} = phi i64 [ {coord[d]}, %sv.f ], [ %sc{d}.s, %sv.s ]" for d in range(D)]
-    return [f"%sc{d}" for d in range(D)]
+        divided[d], index = _floor(b, "mod", index, spans[d], f"sc{d}.s"), _floor(b, "div", index, spans[d], f"sq{d}")
+    b.branch(join)
+    irbuild.place(b, fast_block)
+    b.branch(join)
+    irbuild.place(b, join)
+    span = []
+    for d in range(D):
+        phi = b.phi(I64, name=f"sc{d}")
+        phi.add_incoming(coord[d], fast_block)
+        phi.add_incoming(divided[d], slow)
+        span.append(phi)
+    return span
 
 
-def _clamped_lines(mode, d, size):
+def _clamped(b, mode, d, c, size):
     """interp/tensor._clamped: ClampToEdge clip(c, 0, size-1); Repeat c mod size;
     RepeatMirrored c mod max(2 size - 2, 1), reflected past size (remainders as OpSMod)."""
-    c = f"%tc{d}"
+    p = f"cm{d}"
     if mode == ClampMode.CLAMP_TO_EDGE:
-        return [f"  %cm{d}.hi = sub i64 {size}, 1",
-                f"  %cm{d}.neg = icmp slt i64 {c}, 0",
-                f"  %cm{d}.lo = select i1 %cm{d}.neg, i64 0, i64 {c}",
-                f"  %cm{d}.big = icmp sgt i64 %cm{d}.lo, %cm{d}.hi",
-                f"  %cm{d} = select i1 %cm{d}.big, i64 %cm{d}.hi, i64 %cm{d}.lo"]
+        high = b.sub(size, i64(1), name=f"{p}.hi")
+        low = b.select(irbuild.icmp(b, "slt", c, i64(0), name=f"{p}.neg"), i64(0), c, name=f"{p}.lo")
+        return b.select(irbuild.icmp(b, "sgt", low, high, name=f"{p}.big"), high, low, name=p)
     if mode == ClampMode.REPEAT:
-        return [f"  %cm{d} = call i64 @__clcoop_tfmod(i64 {c}, i64 {size})"]
-    return [f"  %cm{d}.2s = mul i64 {size}, 2",
-            f"  %cm{d}.p0 = sub i64 %cm{d}.2s, 2",
-            f"  %cm{d}.small = icmp slt i64 %cm{d}.p0, 1",
-            f"  %cm{d}.per = select i1 %cm{d}.small, i64 1, i64 %cm{d}.p0",
-            f"  %cm{d}.m = call i64 @__clcoop_tfmod(i64 {c}, i64 %cm{d}.per)",
-            f"  %cm{d}.ge = icmp sge i64 %cm{d}.m, {size}",
-            f"  %cm{d}.refl = sub i64 %cm{d}.p0, %cm{d}.m",
-            f"  %cm{d} = select i1 %cm{d}.ge, i64 %cm{d}.refl, i64 %cm{d}.m"]
+        return _floor(b, "mod", c, size, p)
+    period0 = b.sub(b.mul(size, i64(2), name=f"{p}.2s"), i64(2), name=f"{p}.p0")
+    period = b.select(irbuild.icmp(b, "slt", period0, i64(1), name=f"{p}.small"), i64(1), period0, name=f"{p}.per")
+    m = _floor(b, "mod", c, period, f"{p}.m")
+    return b.select(irbuild.icmp(b, "sge", m, size, name=f"{p}.ge"), b.sub(period0, m, name=f"{p}.refl"), m, name=p)
 
 
 # ------------------------------------------------------------------ fault words
