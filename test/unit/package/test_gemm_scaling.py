@@ -46,3 +46,19 @@ def test_one_small_run_prints_the_table():
     assert done.returncode == 0, done.stderr
     # 64 floats a row: no padded copy (docs/native.md, "Packed loads").
     assert "| 1 | 64^3 |" in done.stdout and "subgroup, none, True |" in done.stdout
+
+
+def test_each_timed_call_follows_a_pause_and_a_call_of_its_own(monkeypatch):
+    """Both sides' worker threads spin after a call (OpenBLAS's thread timeout, the native
+    pool's adaptive spin): a call timed right after the other side's shares the cores with
+    them (45 against 23-25 ms at 2048^3 on 16 cores). Each timed call comes after a pause
+    longer than the native pool's longest spin, and after an untimed call of its own."""
+    scaling = load_script("gemm_scaling.py")
+    from clcoop.native import pool
+    assert scaling.IDLE_SECONDS > pool.SPIN_MAX_NS / 1e9
+    events = []
+    monkeypatch.setattr(scaling.time, "sleep", lambda s: events.append(("sleep", s)))
+    clock = iter([10.0, 10.5])
+    monkeypatch.setattr(scaling.time, "perf_counter", lambda: next(clock))
+    assert scaling.timed_after_the_other_idles(lambda: events.append("call")) == 0.5
+    assert events == [("sleep", scaling.IDLE_SECONDS), "call", "call"]
