@@ -36,28 +36,9 @@ def _launch(name):
     return fn, b, {arg.name: arg for arg in fn.args}
 
 
-def _alloca(b, value_type, align, name):
-    """`alloca value_type, align N`, referred to as an opaque ptr (llvmlite types it)."""
-    slot = b.alloca(value_type, name=name)
-    slot.align = align
-    slot.type = PTR
-    return slot
-
-
-def _block(fn, name):
-    """A block of fn placed at the end of the function when the builder first moves to it
-    (_place): blocks lie in the order the code is written, whatever order they are named in."""
-    return ir.Block(parent=fn, name=name)
-
-
-def _blocks(fn, *names):
-    return {name: _block(fn, name) for name in names}
-
-
-def _place(b, block):
-    if block not in b.function.blocks:
-        b.function.blocks.append(block)
-    b.position_at_end(block)
+def _blocks(b, *names):
+    """Blocks placed where the code reaches them (irbuild.place), named now."""
+    return {name: irbuild.new_block(b, name) for name in names}
 
 
 def _memcpy(b, dst, src, size):
@@ -124,33 +105,32 @@ def group_head(b, first, count, tmpl, nextp, abp, done, after):
     small groups: the counter's cache line went back and forth); to `done` when none is
     left or another thread faulted (abp), else to `after`. Returns (the loop's head block
     `group`, g)."""
-    fn = b.function
-    blk = _blocks(fn, "group", "group.chunk", "group.store", "group.take", "group.body")
+    blk = _blocks(b, "group", "group.chunk", "group.store", "group.take", "group.body")
     end = b.add(first, count, name="end")
     chunk = load_slot(b, tmpl, "group_chunk", "gchunk")
-    gcur, gend = _alloca(b, I64, 8, "gcur"), _alloca(b, I64, 8, "gend")
+    gcur, gend = irbuild.alloca(b, I64, 8, "gcur"), irbuild.alloca(b, I64, 8, "gend")
     b.store(_i64(0), gcur)
     b.store(_i64(0), gend)
     b.branch(blk["group"])
-    _place(b, blk["group"])
+    irbuild.place(b, blk["group"])
     gc = b.load(gcur, name="gc", typ=I64)
     ge = b.load(gend, name="ge", typ=I64)
     b.cbranch(icmp(b, "ult", gc, ge, "ghave"), blk["group.take"], blk["group.chunk"])
-    _place(b, blk["group.chunk"])
+    irbuild.place(b, blk["group.chunk"])
     gi = b.atomic_rmw("add", nextp, chunk, "monotonic", name="gi")
     gk0 = b.add(gi, first, name="gk0")
     b.cbranch(icmp(b, "ult", gk0, end, "gkmore"), blk["group.store"], done)
-    _place(b, blk["group.store"])
+    irbuild.place(b, blk["group.store"])
     gk1 = b.add(gk0, chunk, name="gk1")
     gkend = b.select(icmp(b, "ult", gk1, end, "gkfull"), gk1, end, name="gkend")
     b.store(gk0, gcur)
     b.store(gkend, gend)
     b.branch(blk["group"])
-    _place(b, blk["group.take"])
+    irbuild.place(b, blk["group.take"])
     g = b.add(gc, _i64(0), name="g")
     b.store(b.add(gc, _i64(1), name="gnext"), gcur)
     b.branch(blk["group.body"])
-    _place(b, blk["group.body"])
+    irbuild.place(b, blk["group.body"])
     abv = b.load_atomic(abp, "monotonic", 8, name="abv", typ=I64)
     b.cbranch(icmp(b, "ne", abv, _i64(0), "aborted"), done, after)
     return blk["group"], g
@@ -160,15 +140,14 @@ def group_ids(b, oned, g, compute, label):
     """The group ids (gx, gy, gz) of work-group g: g, 0, 0 in a 1-D launch (oned), else those
     compute(builder) returns (up to six 64-bit divisions, a quarter of the vector add's
     driver time at local size 64), in block <label>.nd; continues in block <label>.done."""
-    fn = b.function
     here = b.block
-    nd, done = _block(fn, f"{label}.nd"), _block(fn, f"{label}.done")
+    nd, done = irbuild.new_block(b, f"{label}.nd"), irbuild.new_block(b, f"{label}.done")
     b.cbranch(oned, done, nd)
-    _place(b, nd)
+    irbuild.place(b, nd)
     computed = compute(b)
     nd_end = b.block
     b.branch(done)
-    _place(b, done)
+    irbuild.place(b, done)
     ids = []
     for v, one, n in zip(("gx", "gy", "gz"), (g, _i64(0), _i64(0)), computed):
         phi = b.phi(I64, name=v)
@@ -198,9 +177,9 @@ def zero_locals(b, table, rows, prefix):
         lo = b.load(region_word(b, table, r, REGION_LO, f"{p}.lop"), name=f"{p}.lo", typ=I64)
         hi = b.load(region_word(b, table, r, REGION_HI, f"{p}.hip"), name=f"{p}.hi", typ=I64)
         _memset(b, b.inttoptr(lo, PTR, name=f"{p}.p"), b.sub(hi, lo, name=f"{p}.n"))
-    zdone = _block(b.function, f"{prefix}.zdone")
+    zdone = irbuild.new_block(b, f"{prefix}.zdone")
     b.branch(zdone)
-    _place(b, zdone)
+    irbuild.place(b, zdone)
 
 
 def fault_out(b, fout, ctx, fault, group, item):
@@ -224,7 +203,7 @@ def plain_driver(plan):
     """void driver(args, ctx template, first group, group count, arena, fault out): the
     work-items of each work-group one after the other, each a call of the kernel."""
     fn, b, launch = _launch(plan.driver)
-    ctx = _alloca(b, ir.ArrayType(I64, CTX_SLOTS), 16, "ctx")
+    ctx = irbuild.alloca(b, ir.ArrayType(I64, CTX_SLOTS), 16, "ctx")
     _memcpy(b, ctx, launch["tmpl"], _i64(CONTEXT_BYTES))
     _store_slot(b, ctx, "priv", launch["priv"])
     call_args = [ctx] + load_arguments(b, plan, launch["args"])
@@ -236,49 +215,49 @@ def plain_driver(plan):
     psz = load_slot(b, ctx, "priv_size", "psz")
     abp = _load_ptr_slot(b, ctx, "abort", "abp")
     nextp = _load_ptr_slot(b, ctx, "next_group", "nextp")
-    blk = _blocks(fn, "item", "item.body", "item.zero", "item.call", "item.ok", "group.next", "fault", "done")
-    ids = _block(fn, "group.ids")
+    blk = _blocks(b, "item", "item.body", "item.zero", "item.call", "item.ok", "group.next", "fault", "done")
+    ids = irbuild.new_block(b, "group.ids")
     group, g = group_head(b, launch["first"], launch["count"], launch["tmpl"], nextp, abp, blk["done"], ids)
-    _place(b, ids)
+    irbuild.place(b, ids)
     gx, gy, gz = group_ids(b, oned, g, linear_ids(g, ngx, ngy), "group.ids")
     for slot, v in (("grp0", gx), ("grp1", gy), ("grp2", gz)):
         _store_slot(b, ctx, slot, v)
     tab = b.inttoptr(load_slot(b, ctx, "table", "tabi"), PTR, name="tab")
-    pre = _block(fn, "gz.pre")
+    pre = irbuild.new_block(b, "gz.pre")
     b.branch(pre)
-    _place(b, pre)
+    irbuild.place(b, pre)
     zero_locals(b, tab, plan.local_rows, "gz")
     zdone = b.block
     b.branch(blk["item"])
 
-    _place(b, blk["item"])
+    irbuild.place(b, blk["item"])
     l, x, y, z = (b.phi(I64, name=n) for n in ("l", "x", "y", "z"))
     for phi in (l, x, y, z):
         phi.add_incoming(_i64(0), zdone)
     b.cbranch(icmp(b, "ult", l, wg, "lmore"), blk["item.body"], blk["group.next"])
-    _place(b, blk["item.body"])
+    irbuild.place(b, blk["item.body"])
     for slot, v in (("llid", l), ("lid0", x), ("lid1", y), ("lid2", z), ("steps", _i64(0))):
         _store_slot(b, ctx, slot, v)
     b.cbranch(icmp(b, "ne", psz, _i64(0), "hasarena"), blk["item.zero"], blk["item.call"])
-    _place(b, blk["item.zero"])
+    irbuild.place(b, blk["item.zero"])
     _memset(b, launch["priv"], psz)
     b.branch(blk["item.call"])
-    _place(b, blk["item.call"])
+    irbuild.place(b, blk["item.call"])
     irbuild.call(b, plan.name, VOID, call_args)
     fv = load_slot(b, ctx, "fault", "fv")
     b.cbranch(icmp(b, "ne", fv, _i64(0), "faulted"), blk["fault"], blk["item.ok"])
-    _place(b, blk["item.ok"])
+    irbuild.place(b, blk["item.ok"])
     lnext = b.add(l, _i64(1), name="lnext")
     for phi, v in zip((l, x, y, z), (lnext, *next_local_id(b, x, y, z, lx, ly))):
         phi.add_incoming(v, blk["item.ok"])
     b.branch(blk["item"])
-    _place(b, blk["group.next"])
+    irbuild.place(b, blk["group.next"])
     b.branch(group)
-    _place(b, blk["fault"])
+    irbuild.place(b, blk["fault"])
     fault_out(b, launch["fout"], ctx, fv, g, l)
     store_atomic(b, _i64(1), abp, "monotonic", 8)
     b.ret_void()
-    _place(b, blk["done"])
+    irbuild.place(b, blk["done"])
     b.ret_void()
     return irbuild.function_text(fn)
 
@@ -313,14 +292,15 @@ class _Coroutines:
     def __init__(self, plan, kernel, lanes, name):
         self.plan, self.kernel, self.lanes = plan, kernel, lanes
         self.fn, self.b, self.launch = _launch(name)
-        self.blk = _blocks(self.fn, "round", "scan", "scan.body", "scan.state", "scan.next", "scan.end",
+        b = self.b
+        self.blk = _blocks(b, "round", "scan", "scan.body", "scan.state", "scan.next", "scan.end",
                            "check", "resume", "resume.body", "destroy", "destroy.loop", "destroy.body",
                            "destroyed", "fault", "divergent", "abandon", "abandon.loop", "abandon.body", "done")
         if lanes == 1 and plan.coop_sites:
-            self.blk["cround"] = _block(self.fn, "cround")
+            self.blk["cround"] = irbuild.new_block(b, "cround")
         if lanes == 1 and workgroup_sites(plan):
-            self.blk["wg.pre"] = _block(self.fn, "wg.pre")
-            self.blk["wg.done"] = _block(self.fn, "wg.done")
+            self.blk["wg.pre"] = irbuild.new_block(b, "wg.pre")
+            self.blk["wg.done"] = irbuild.new_block(b, "wg.done")
         # Rounds start with the cooperative-matrix pass (coop_round); when every work-item
         # waits at one workgroup-scope operation, its function runs before all resume.
         self.next_round = self.blk.get("cround", self.blk["round"])
@@ -336,7 +316,7 @@ class _Coroutines:
     def start(self, lane_contexts):
         """The entry (launch values, the contexts and handles), the work-group loop, and the
         coroutines' start; continues in %round."""
-        b, fn, tmpl = self.b, self.fn, self.launch["tmpl"]
+        b, tmpl = self.b, self.launch["tmpl"]
         self.call_args = load_arguments(b, self.plan, self.launch["args"])
         self.t = {f: load_slot(b, tmpl, f, f"t.{f}") for f in
                   ("wg_size", "ngrp0", "ngrp1", "ngrp2", "lsize0", "lsize1", "priv_size", "table", "sg_size")}
@@ -349,24 +329,24 @@ class _Coroutines:
         self.hs = irbuild.call(b, "malloc", PTR, [b.mul(self.nh, _i64(8), name="hbytes")], "hs")
         nextp = _load_ptr_slot(b, tmpl, "next_group", "nextp")
         self.hasarena = icmp(b, "ne", self.t["priv_size"], _i64(0), "hasarena")
-        self.fpool_p, self.fcap_p = _alloca(b, PTR, 8, "fpool.p"), _alloca(b, I64, 8, "fcap.p")
+        self.fpool_p, self.fcap_p = irbuild.alloca(b, PTR, 8, "fpool.p"), irbuild.alloca(b, I64, 8, "fcap.p")
         b.store(ir.Constant(PTR, None), self.fpool_p)
         b.store(_i64(0), self.fcap_p)
         if self.lanes > 1:
             self.contexts_once()
-        pre = _block(fn, "gz.pre")
+        pre = irbuild.new_block(b, "gz.pre")
         self.group, self.g = group_head(b, self.launch["first"], self.launch["count"], tmpl, nextp, self.abp,
                                         self.blk["done"], pre)
-        _place(b, pre)
+        irbuild.place(b, pre)
         zero_locals(b, tab, self.plan.local_rows, "gz")
-        ids = _block(fn, "group.ids")
+        ids = irbuild.new_block(b, "group.ids")
         b.branch(ids)
-        _place(b, ids)
+        irbuild.place(b, ids)
         self.gx, self.gy, self.gz = group_ids(b, oned, self.g, linear_ids(self.g, self.t["ngrp0"], self.t["ngrp1"]),
                                               "group.ids")
-        init_pre = _block(fn, "init.pre")
+        init_pre = irbuild.new_block(b, "init.pre")
         b.branch(init_pre)
-        _place(b, init_pre)
+        irbuild.place(b, init_pre)
         if self.lanes == 1:
             self.init_items()
         else:
@@ -378,14 +358,14 @@ class _Coroutines:
         the group ids per work-group: init_subgroups)."""
         b, t = self.b, self.t
         entry = b.block
-        blk = _blocks(self.fn, "cinit", "cinit.body", "cinit.done")
+        blk = _blocks(b, "cinit", "cinit.body", "cinit.done")
         b.branch(blk["cinit"])
-        _place(b, blk["cinit"])
+        irbuild.place(b, blk["cinit"])
         ci, x, y, z = (b.phi(I64, name=n) for n in ("ci", "ci.x", "ci.y", "ci.z"))
         for phi in (ci, x, y, z):
             phi.add_incoming(_i64(0), entry)
         b.cbranch(icmp(b, "ult", ci, t["wg_size"], "ci.more"), blk["cinit.body"], blk["cinit.done"])
-        _place(b, blk["cinit.body"])
+        irbuild.place(b, blk["cinit.body"])
         c = irbuild.context_at(b, self.ctxs, ci, "ci.c")
         _memcpy(b, c, self.launch["tmpl"], _i64(CONTEXT_BYTES))
         for slot, v in (("llid", ci), ("lid0", x), ("lid1", y), ("lid2", z)):
@@ -396,7 +376,7 @@ class _Coroutines:
         for phi, v in zip((ci, x, y, z), (nxt, *next_local_id(b, x, y, z, t["lsize0"], t["lsize1"], "ci."))):
             phi.add_incoming(v, blk["cinit.body"])
         b.branch(blk["cinit"])
-        _place(b, blk["cinit.done"])
+        irbuild.place(b, blk["cinit.done"])
 
     def frame_slot(self, ctx, index):
         """Gives the coroutine about to start (context ctx, number index in its work-group)
@@ -420,14 +400,14 @@ class _Coroutines:
         """Starts a work-group's coroutines, one per work-item: each context is the template
         with the work-item's ids; then the next round."""
         b, t, pre = self.b, self.t, self.b.block
-        blk = _blocks(self.fn, "init", "init.body", "init.zero", "init.call")
+        blk = _blocks(b, "init", "init.body", "init.zero", "init.call")
         b.branch(blk["init"])
-        _place(b, blk["init"])
+        irbuild.place(b, blk["init"])
         l, x, y, z = (b.phi(I64, name=n) for n in ("l", "x", "y", "z"))
         for phi in (l, x, y, z):
             phi.add_incoming(_i64(0), pre)
         b.cbranch(icmp(b, "ult", l, t["wg_size"], "lmore"), blk["init.body"], self.next_round)
-        _place(b, blk["init.body"])
+        irbuild.place(b, blk["init.body"])
         c = irbuild.context_at(b, self.ctxs, l, "c")
         _memcpy(b, c, self.launch["tmpl"], _i64(CONTEXT_BYTES))
         for slot, v in (("llid", l), ("lid0", x), ("lid1", y), ("lid2", z), ("grp0", self.gx), ("grp1", self.gy),
@@ -436,10 +416,10 @@ class _Coroutines:
         pl = b.gep(self.launch["priv"], [b.mul(l, t["priv_size"], name="poff")], source_etype=I8, name="pl")
         _store_slot(b, c, "priv", pl, "c.priv")
         b.cbranch(self.hasarena, blk["init.zero"], blk["init.call"])
-        _place(b, blk["init.zero"])
+        irbuild.place(b, blk["init.zero"])
         _memset(b, pl, t["priv_size"])
         b.branch(blk["init.call"])
-        _place(b, blk["init.call"])
+        irbuild.place(b, blk["init.call"])
         self.start_coroutine(c, l)
         lnext = b.add(l, _i64(1), name="lnext")
         for phi, v in zip((l, x, y, z), (lnext, *next_local_id(b, x, y, z, t["lsize0"], t["lsize1"]))):
@@ -452,21 +432,21 @@ class _Coroutines:
         group ids and step counts are set, in the lanes that read them; the private arenas
         are zeroed at once; then the next round."""
         b, t = self.b, self.t
-        blk = _blocks(self.fn, "init.zero", "init.go", "init", "init.body", "init.lane", "init.call")
+        blk = _blocks(b, "init.zero", "init.go", "init", "init.body", "init.lane", "init.call")
         b.cbranch(self.hasarena, blk["init.zero"], blk["init.go"])
-        _place(b, blk["init.zero"])
+        irbuild.place(b, blk["init.zero"])
         _memset(b, self.launch["priv"], b.mul(t["wg_size"], t["priv_size"], name="abytes"))
         b.branch(blk["init.go"])
-        _place(b, blk["init.go"])
+        irbuild.place(b, blk["init.go"])
         b.branch(blk["init"])
-        _place(b, blk["init"])
+        irbuild.place(b, blk["init"])
         hi = b.phi(I64, name="hi")
         hi.add_incoming(_i64(0), blk["init.go"])
         b.cbranch(icmp(b, "ult", hi, self.nh, "himore"), blk["init.body"], self.next_round)
-        _place(b, blk["init.body"])
+        irbuild.place(b, blk["init.body"])
         c0 = self.context(hi, "c0")
         b.branch(blk["init.lane"])
-        _place(b, blk["init.lane"])
+        irbuild.place(b, blk["init.lane"])
         j = b.phi(I64, name="j")
         j.add_incoming(_i64(0), blk["init.body"])
         c = irbuild.context_at(b, c0, j, "c")
@@ -476,7 +456,7 @@ class _Coroutines:
         j.add_incoming(j_next, blk["init.lane"])
         more = icmp(b, "ult", j_next, _i64(self.lanes if lane_contexts else 1), "j.more")
         b.cbranch(more, blk["init.lane"], blk["init.call"])
-        _place(b, blk["init.call"])
+        irbuild.place(b, blk["init.call"])
         self.start_coroutine(c0, hi)
         hi.add_incoming(b.add(hi, _i64(1), name="hi.next"), blk["init.call"])
         b.branch(blk["init"])
@@ -488,9 +468,9 @@ class _Coroutines:
         the first that does not (a matrix operation reached by part of a sub-group is worded
         as the interpreter's: runtime.py); a fault goes to %fault."""
         b, blk, t = self.b, self.blk, self.t
-        _place(b, blk["round"])
+        irbuild.place(b, blk["round"])
         b.branch(blk["scan"])
-        _place(b, blk["scan"])
+        irbuild.place(b, blk["scan"])
         starts = (("s", 0), ("ndone", 0), ("nsusp", 0), ("site0", -1), ("mixed", False), ("firstdone", -1),
                   ("firstsusp", -1), ("nsg", 0), ("inact", -1))
         phi = {}
@@ -501,11 +481,11 @@ class _Coroutines:
         s = phi["s"]
         self.s = s
         b.cbranch(icmp(b, "ult", s, self.nh, "smore"), blk["scan.body"], blk["scan.end"])
-        _place(b, blk["scan.body"])
+        irbuild.place(b, blk["scan.body"])
         self.sc = self.context(s, "sc")
         self.sfv = load_slot(b, self.sc, "fault", "sfv")
         b.cbranch(icmp(b, "ne", self.sfv, _i64(0), "sfault"), blk["fault"], blk["scan.state"])
-        _place(b, blk["scan.state"])
+        irbuild.place(b, blk["scan.state"])
         sdone = irbuild.call(b, "llvm.coro.done", I1, [self.handle(s, "sh")], "sdone")
         sb = load_slot(b, self.sc, "barrier", "sb")
         dinc = b.zext(sdone, I64, name="dinc")
@@ -531,7 +511,7 @@ class _Coroutines:
         take_inact = b.and_(inact_new, icmp(b, "eq", phi["inact"], _i64(-1), "no.inact"), name="take.inact")
         new["inact"] = b.select(take_inact, s, phi["inact"], name="inact2")
         b.branch(blk["scan.next"])
-        _place(b, blk["scan.next"])
+        irbuild.place(b, blk["scan.next"])
         new["s"] = b.add(s, _i64(1), name="snext")
         for n, _ in starts:
             phi[n].add_incoming(new[n], blk["scan.next"])
@@ -542,16 +522,16 @@ class _Coroutines:
         """After the scan: all done (destroy), a divergence (its fault), else every
         coroutine resumed (after the workgroup-scope operation they wait at, if any)."""
         b, blk, phi = self.b, self.blk, self.phi
-        _place(b, blk["scan.end"])
+        irbuild.place(b, blk["scan.end"])
         b.cbranch(icmp(b, "eq", phi["nsusp"], _i64(0), "alldone"), blk["destroy"], blk["check"])
-        _place(b, blk["check"])
+        irbuild.place(b, blk["check"])
         self.somedone = icmp(b, "ne", phi["ndone"], _i64(0), "somedone")
         b.cbranch(b.or_(self.somedone, phi["mixed"], name="diverged"), blk["divergent"], self.agreed)
-        _place(b, blk["resume"])
+        irbuild.place(b, blk["resume"])
         r = b.phi(I64, name="r")
         r.add_incoming(_i64(0), blk.get("wg.done", blk["check"]))
         b.cbranch(icmp(b, "ult", r, self.nh, "rmore"), blk["resume.body"], self.next_round)
-        _place(b, blk["resume.body"])
+        irbuild.place(b, blk["resume.body"])
         irbuild.call(b, "llvm.coro.resume", VOID, [self.handle(r, "rh")])
         r.add_incoming(b.add(r, _i64(1), name="rnext"), blk["resume.body"])
         b.branch(blk["resume"])
@@ -562,31 +542,31 @@ class _Coroutines:
         operation's function and is resumed; rounds repeat while that makes progress, then
         the barrier logic (%round) takes the rest: every work-item at one barrier, all
         done, or a divergence fault (a subgroup whose work-items wait at different places)."""
-        b, t, fn = self.b, self.t, self.fn
+        b, t = self.b, self.t
         sites = [(site, fname) for site, fname in self.plan.coop_sites if not fname.startswith(WORKGROUP_PREFIX)]
-        blk = _blocks(fn, "sg.loop", "sg.body", "sg.chk", "sg.chk.body", "sg.run")
-        calls = {site: _block(fn, f"sg.call.{site}") for site, _ in sites}
-        blk.update(_blocks(fn, "sg.resume.pre", "sg.resume", "sg.resume.body", "sg.skip", "sg.done", "sg.next",
+        blk = _blocks(b, "sg.loop", "sg.body", "sg.chk", "sg.chk.body", "sg.run")
+        calls = {site: irbuild.new_block(b, f"sg.call.{site}") for site, _ in sites}
+        blk.update(_blocks(b, "sg.resume.pre", "sg.resume", "sg.resume.body", "sg.skip", "sg.done", "sg.next",
                            "sg.end"))
         cround = self.blk["cround"]
-        _place(b, cround)
+        irbuild.place(b, cround)
         b.branch(blk["sg.loop"])
-        _place(b, blk["sg.loop"])
+        irbuild.place(b, blk["sg.loop"])
         sgf = b.phi(I64, name="sgf")
         prog = b.phi(I1, name="prog")
         sgf.add_incoming(_i64(0), cround)
         prog.add_incoming(ir.Constant(I1, 0), cround)
         b.cbranch(icmp(b, "ult", sgf, t["wg_size"], "sgmore"), blk["sg.body"], blk["sg.end"])
-        _place(b, blk["sg.body"])
+        irbuild.place(b, blk["sg.body"])
         rest = b.sub(t["wg_size"], sgf, name="sgrest")
         sgcnt = b.select(icmp(b, "ult", rest, t["sg_size"], "sglt"), rest, t["sg_size"], name="sgcnt")
         site = load_slot(b, irbuild.context_at(b, self.ctxs, sgf, "sgf.ctx"), "barrier", "sgf.site")
         b.branch(blk["sg.chk"])
-        _place(b, blk["sg.chk"])
+        irbuild.place(b, blk["sg.chk"])
         q = b.phi(I64, name="q")
         q.add_incoming(_i64(0), blk["sg.body"])
         b.cbranch(icmp(b, "ult", q, sgcnt, "qmore"), blk["sg.chk.body"], blk["sg.run"])
-        _place(b, blk["sg.chk.body"])
+        irbuild.place(b, blk["sg.chk.body"])
         qi = b.add(sgf, q, name="qi")
         qdone = irbuild.call(b, "llvm.coro.done", I1, [self.handle(qi, "qh")], "qdone")
         qctx = irbuild.context_at(b, self.ctxs, qi, "qctx")
@@ -597,35 +577,35 @@ class _Coroutines:
         qbad = b.or_(qbad0, b.xor(qsame, ir.Constant(I1, 1), name="qdiff"), name="qbad")
         q.add_incoming(b.add(q, _i64(1), name="q.next"), blk["sg.chk.body"])
         b.cbranch(qbad, blk["sg.skip"], blk["sg.chk"])
-        _place(b, blk["sg.run"])
+        irbuild.place(b, blk["sg.run"])
         switch = b.switch(site, blk["sg.skip"])
         for s, fname in sites:
             switch.add_case(_i64(s), calls[s])
-            _place(b, calls[s])
+            irbuild.place(b, calls[s])
             faulted = irbuild.call(b, fname, I1, [self.ctxs, sgf, sgcnt], f"sg.f.{s}")
             b.cbranch(faulted, self.blk["round"], blk["sg.resume.pre"])
         # The resume loop is entered from every call block: one pre-block gathers them.
-        _place(b, blk["sg.resume.pre"])
+        irbuild.place(b, blk["sg.resume.pre"])
         b.branch(blk["sg.resume"])
-        _place(b, blk["sg.resume"])
+        irbuild.place(b, blk["sg.resume"])
         rq = b.phi(I64, name="rq")
         rq.add_incoming(_i64(0), blk["sg.resume.pre"])
         b.cbranch(icmp(b, "ult", rq, sgcnt, "rqmore"), blk["sg.resume.body"], blk["sg.done"])
-        _place(b, blk["sg.resume.body"])
+        irbuild.place(b, blk["sg.resume.body"])
         irbuild.call(b, "llvm.coro.resume", VOID, [self.handle(b.add(sgf, rq, name="rqi"), "rqh")])
         rq.add_incoming(b.add(rq, _i64(1), name="rq.next"), blk["sg.resume.body"])
         b.branch(blk["sg.resume"])
         for name in ("sg.skip", "sg.done"):
-            _place(b, blk[name])
+            irbuild.place(b, blk[name])
             b.branch(blk["sg.next"])
-        _place(b, blk["sg.next"])
+        irbuild.place(b, blk["sg.next"])
         prog_next = b.phi(I1, name="prog.next")
         prog_next.add_incoming(prog, blk["sg.skip"])
         prog_next.add_incoming(ir.Constant(I1, 1), blk["sg.done"])
         prog.add_incoming(prog_next, blk["sg.next"])
         sgf.add_incoming(b.add(sgf, t["sg_size"], name="sgf.next"), blk["sg.next"])
         b.branch(blk["sg.loop"])
-        _place(b, blk["sg.end"])
+        irbuild.place(b, blk["sg.end"])
         b.cbranch(prog, cround, self.blk["round"])
 
     def workgroup_round(self):
@@ -633,38 +613,38 @@ class _Coroutines:
         every work-item of the group waits at one of them (the check found no divergence),
         its function runs over the whole work-group (first 0, count W), then all resume; a
         fault it records goes to %round, whose scan reports it."""
-        b, fn = self.b, self.fn
-        _place(b, self.blk["wg.pre"])
+        b = self.b
+        irbuild.place(b, self.blk["wg.pre"])
         switch = b.switch(self.phi["site0"], self.blk["wg.done"])
         for site, fname in workgroup_sites(self.plan):
-            call = _block(fn, f"wg.call.{site}")
+            call = irbuild.new_block(b, f"wg.call.{site}")
             switch.add_case(_i64(site), call)
-            _place(b, call)
+            irbuild.place(b, call)
             faulted = irbuild.call(b, fname, I1, [self.ctxs, _i64(0), self.t["wg_size"]], f"wg.f.{site}")
             b.cbranch(faulted, self.blk["round"], self.blk["wg.done"])
-        _place(b, self.blk["wg.done"])
+        irbuild.place(b, self.blk["wg.done"])
         b.branch(self.blk["resume"])
 
     def destroy(self):
         """All coroutines done: destroyed, the frame pool grown if a frame did not fit, and
         the next work-group."""
         b, blk = self.b, self.blk
+        irbuild.place(b, blk["destroy"])
         self.destroy_all("destroy", "d", blk["destroyed"])
-        _place(b, blk["destroyed"])
+        irbuild.place(b, blk["destroyed"])
         self.grow_frame_pool()
         b.branch(self.group)
 
     def destroy_all(self, label, v, after):
-        """Destroys every coroutine of the work-group (blocks <label>, <label>.loop,
-        <label>.body), then to `after`."""
+        """From block <label> (where the builder is): destroys every coroutine of the
+        work-group (blocks <label>.loop, <label>.body), then to `after`."""
         b, blk = self.b, self.blk
-        _place(b, blk[label])
         b.branch(blk[f"{label}.loop"])
-        _place(b, blk[f"{label}.loop"])
+        irbuild.place(b, blk[f"{label}.loop"])
         i = b.phi(I64, name=v)
         i.add_incoming(_i64(0), blk[label])
         b.cbranch(icmp(b, "ult", i, self.nh, f"{v}more"), blk[f"{label}.body"], after)
-        _place(b, blk[f"{label}.body"])
+        irbuild.place(b, blk[f"{label}.body"])
         irbuild.call(b, "llvm.coro.destroy", VOID, [self.handle(i, f"{v}h")])
         i.add_incoming(b.add(i, _i64(1), name=f"{v}next"), blk[f"{label}.body"])
         b.branch(blk[f"{label}.loop"])
@@ -674,23 +654,23 @@ class _Coroutines:
         largest size for the next work-groups (a failed allocation leaves the slots empty:
         frames are then allocated one by one)."""
         b = self.b
-        blk = _blocks(self.fn, "fneed", "fneed.body", "fneed.end", "fgrow.body", "fgrow.done")
+        blk = _blocks(b, "fneed", "fneed.body", "fneed.end", "fgrow.body", "fgrow.done")
         destroyed = b.block
         b.branch(blk["fneed"])
-        _place(b, blk["fneed"])
+        irbuild.place(b, blk["fneed"])
         fs, fmax = b.phi(I64, name="fs"), b.phi(I64, name="fmax")
         for phi in (fs, fmax):
             phi.add_incoming(_i64(0), destroyed)
         b.cbranch(icmp(b, "ult", fs, self.nh, "fs.more"), blk["fneed.body"], blk["fneed.end"])
-        _place(b, blk["fneed.body"])
+        irbuild.place(b, blk["fneed.body"])
         need = load_slot(b, self.context(fs, "fs.c"), "frame_need", "fs.n")
         fmax.add_incoming(b.select(icmp(b, "ugt", need, fmax, "fs.gt"), need, fmax, name="fmax2"), blk["fneed.body"])
         fs.add_incoming(b.add(fs, _i64(1), name="fs.next"), blk["fneed.body"])
         b.branch(blk["fneed"])
-        _place(b, blk["fneed.end"])
+        irbuild.place(b, blk["fneed.end"])
         cap = b.load(self.fcap_p, name="fcap.old", typ=I64)
         b.cbranch(icmp(b, "ugt", fmax, cap, "fgrow"), blk["fgrow.body"], blk["fgrow.done"])
-        _place(b, blk["fgrow.body"])
+        irbuild.place(b, blk["fgrow.body"])
         irbuild.call(b, "free", VOID, [b.load(self.fpool_p, name="fpool.old", typ=PTR)])
         size = b.mul(fmax, self.nh, name="fbytes")
         pool = irbuild.call(b, "aligned_alloc", PTR, [_i64(64), size], "fpool.new")
@@ -699,16 +679,16 @@ class _Coroutines:
         b.store(pool, self.fpool_p)
         b.store(cap, self.fcap_p)
         b.branch(blk["fgrow.done"])
-        _place(b, blk["fgrow.done"])
+        irbuild.place(b, blk["fgrow.done"])
 
     def faults(self):
         """A work-item's fault or a divergence recorded in fout; every coroutine of the
         group destroyed, the other threads stopped, the pool and contexts freed."""
         b, blk, phi, fout = self.b, self.blk, self.phi, self.launch["fout"]
-        _place(b, blk["fault"])
+        irbuild.place(b, blk["fault"])
         fault_out(b, fout, self.sc, self.sfv, self.g, self.s)
         b.branch(blk["abandon"])
-        _place(b, blk["divergent"])
+        irbuild.place(b, blk["divergent"])
         word = lambda k: b.gep(fout, [_i64(k)], source_etype=I64, name=f"dv{k}")  # noqa: E731
         b.store(b.add(phi["site0"], _i64(1), name="bsite"), fout)
         b.store(_i64(FAULT_BARRIER), word(1))
@@ -721,10 +701,10 @@ class _Coroutines:
         b.store(n, count)
         b.store(inact, word(6))
         b.branch(blk["abandon"])
-        _place(b, blk["abandon"])
+        irbuild.place(b, blk["abandon"])
         store_atomic(b, _i64(1), self.abp, "monotonic", 8)
         self.destroy_all("abandon", "e", blk["done"])
-        _place(b, blk["done"])
+        irbuild.place(b, blk["done"])
         irbuild.call(b, "free", VOID, [b.load(self.fpool_p, name="fpool.end", typ=PTR)])
         irbuild.call(b, "free", VOID, [self.ctxs])
         irbuild.call(b, "free", VOID, [self.hs])
