@@ -10,7 +10,7 @@ default_threads) with OPENBLAS_NUM_THREADS=t (NumPy's BLAS on as many threads) t
 examples/gemm_f32.cl on the native engine (8 x 16 tiles, one subgroup of 16 per
 work-group, as scripts/bench.py's GEMM rows) and `A @ B` alternating, each timed call after
 a pause in which the other side's spinning threads go to sleep and an untimed call of its
-own (IDLE_SECONDS), and checks the native C against NumPy. One table: size x threads, native and
+own (IDLE_SECONDS; on one thread the calls simply alternate), and checks the native C against NumPy. One table: size x threads, native and
 NumPy ms (median and min), ratio native / NumPy (of medians and of minima), native GFLOP/s,
 the path and the operands read from padded copies (docs/native.md, "Packed loads"), then each of the issue's targets met or not (1 thread, 512^3 to 2048^3: <= 1.5x; 16
 threads, 1024^3 and 2048^3: <= 2x). Writes nothing.
@@ -47,13 +47,19 @@ def default_thread_counts(cpus):
 # other side's threads still spin shares every core with them: at 16 threads on the GPU
 # machine's Xeon the native 2048^3 launch took 45 ms right after `A @ B` and 23-25 ms
 # alone. So each timed call comes after a pause longer than both spins, and after one
-# untimed call of its own side (which wakes its own threads, as in a run of calls).
+# untimed call of its own side (which wakes its own threads, as in a run of calls). On one
+# thread neither side has workers to wait out, and the pause only cost both (the GPU
+# machine's one-thread runs read 10-25% slower with it): there the calls simply alternate.
 IDLE_SECONDS = 0.3
 
 
-def timed_after_the_other_idles(run):
+def timed_after_the_other_idles(run, idle=True):
     """Seconds of one call of `run`, once the other side's threads have gone to sleep and
-    `run`'s own are awake."""
+    `run`'s own are awake (idle=False: right away, for one-thread runs)."""
+    if not idle:
+        start = time.perf_counter()
+        run()
+        return time.perf_counter() - start
     time.sleep(IDLE_SECONDS)
     run()
     start = time.perf_counter()
@@ -89,7 +95,7 @@ def child(threads, sizes, rounds):
         sides = {"native": native, "numpy": lambda: a @ b}
         for _ in range(rounds_for(n, rounds)):
             for name, run in sides.items():
-                samples[name].append(timed_after_the_other_idles(run))
+                samples[name].append(timed_after_the_other_idles(run, idle=threads > 1))
         nat = kernel.program._native
         print(json.dumps({
             "n": n, "threads": threads, "engine_threads": runtime.default_threads(),

@@ -62,3 +62,8 @@ def test_each_timed_call_follows_a_pause_and_a_call_of_its_own(monkeypatch):
     monkeypatch.setattr(scaling.time, "perf_counter", lambda: next(clock))
     assert scaling.timed_after_the_other_idles(lambda: events.append("call")) == 0.5
     assert events == [("sleep", scaling.IDLE_SECONDS), "call", "call"]
+    # One thread: no workers spin on either side; the calls alternate without a pause.
+    events.clear()
+    clock = iter([20.0, 20.25])
+    assert scaling.timed_after_the_other_idles(lambda: events.append("call"), idle=False) == 0.25
+    assert events == ["call"]
