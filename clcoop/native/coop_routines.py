@@ -641,7 +641,7 @@ def _conversion_cast(callee, m, r):
     if m.fp8 is not None or r.fp8 is not None:
         return float8_ir.matrix_cast(CONVERSIONS.get(callee.base), m, r, name)
     src, dst = m.elem, r.elem
-    same = lambda b, x: x      # noqa: E731
+    same = lambda b, x: irbuild.freeze(b, x, name="cast")      # noqa: E731
     if callee.base in (CONVERT_USE, TRANSPOSE):
         if src != dst:
             raise Unsupported(f"a cooperative-matrix {name} that changes the component type")
@@ -771,8 +771,9 @@ def _reduce_function(fname, site, m, r, mode, combine, coop):
         if n % 2:
             # The odd last element moves up a level unchanged: to position `pairs`.
             for s in range(count):
-                moved = b.load(element(b, T, w, i64(s * length + n - 1), f"l{level}m{s}.s"), name=f"l{level}m{s}", typ=T)
-                b.store(moved, element(b, T, w, i64(s * length + pairs), f"l{level}m{s}.d"))
+                source = element(b, T, w, i64(s * length + n - 1), f"l{level}m{s}.s")
+                target = element(b, T, w, i64(s * length + pairs), f"l{level}m{s}.d")
+                b.store(b.load(source, name=f"l{level}m{s}", typ=T), target)
         n = pairs + n % 2
         level += 1
     sequence_of = entry_of(owners, len(owner), "g3.o")
@@ -785,13 +786,13 @@ def _combine_level(routine, w, p, count, pairs, length, T, combine):
     w[s*length + 2i + 1]) for i < pairs (in place: i <= 2i, read before written)."""
     b = routine.b
     with irbuild.for_range(b, 0, count * pairs, p) as (q, _):
-        first = b.mul(b.udiv(q, i64(pairs), name=f"{p}s"), i64(length), name=f"{p}b")
-        i = b.urem(q, i64(pairs), name=f"{p}i")
+        sequence, i = b.udiv(q, i64(pairs), name=f"{p}s"), b.urem(q, i64(pairs), name=f"{p}i")
+        first = b.mul(sequence, i64(length), name=f"{p}b")
         x_at = b.add(first, b.shl(i, i64(1), name=f"{p}i2"), name=f"{p}x.k")
-        x = b.load(element(b, T, w, x_at, f"{p}x.p"), name=f"{p}x", typ=T)
-        y = b.load(element(b, T, w, b.add(x_at, i64(1), name=f"{p}y.k"), f"{p}y.p"), name=f"{p}y", typ=T)
-        z = irbuild.call(b, combine, T, [routine.base, x, y], f"{p}z")
-        b.store(z, element(b, T, w, b.add(first, i, name=f"{p}o.k"), f"{p}o.p"))
+        y_at, out_at = b.add(x_at, i64(1), name=f"{p}y.k"), b.add(first, i, name=f"{p}o.k")
+        x_p, y_p, out_p = (element(b, T, w, at, f"{p}{n}.p") for at, n in ((x_at, "x"), (y_at, "y"), (out_at, "o")))
+        x, y = b.load(x_p, name=f"{p}x", typ=T), b.load(y_p, name=f"{p}y", typ=T)
+        b.store(irbuild.call(b, combine, T, [routine.base, x, y], f"{p}z"), out_p)
 
 
 def routine_type(mt):

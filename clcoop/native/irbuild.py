@@ -341,3 +341,10 @@ def context_at(builder, contexts, index, name, per=1):
     words each; per > 1: the first of groups of `per` contexts, a subgroup's lanes)."""
     offset = builder.mul(index, ir.Constant(I64, CTX_SLOTS * per), name=f"{name}.off")
     return builder.gep(contexts, [offset], source_etype=I64, name=name)
+
+
+def freeze(builder, value, name=""):
+    """`freeze value` (llvmlite's builder has no method for it)."""
+    instr = ir.instructions.Instruction(builder.block, value.type, "freeze", [value], name=name)
+    builder._insert(instr)
+    return instr
