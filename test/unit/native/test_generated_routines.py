@@ -279,3 +279,33 @@ def test_tensor_addressing_matches_the_interpreter(mode, view_kind):
                 assert out[3:5].tolist() == want.block_coord[r, c].tolist(), (r, c)
             if kind in (VALID, FAULT):
                 assert out[1:3].tolist() == want.tensor_coord[r, c].tolist(), (r, c)
+
+
+def test_irbuild_loop_blocks_and_opaque_pointers():
+    """irbuild.for_range (a `continue` to the step block, the body leaving early), new_block
+    and place, alloca and global_ref referred to as `ptr`, freeze: a function summing the
+    even i < n from a table, stopping at a negative entry, run alone."""
+    import llvmlite.ir as ir
+    from clcoop.native import irbuild
+    fn, b = irbuild.define("sum_even", irbuild.I64, [(irbuild.PTR, "c"), (irbuild.I64, "n")], inline=False)
+    table = irbuild.global_ref(b, "__test_table", ir.ArrayType(irbuild.I64, 8))
+    acc = irbuild.alloca(b, irbuild.I64, 8, "acc")
+    b.store(ir.Constant(irbuild.I64, 0), acc)
+    done = irbuild.new_block(b, "done")
+    with irbuild.for_range(b, 0, fn.args[1], "i") as (i, step):
+        with b.if_then(b.trunc(i, irbuild.I1, name="odd")):
+            b.branch(step)
+        entry = b.load(b.gep(table, [i], source_etype=irbuild.I64, name="p"), name="x", typ=irbuild.I64)
+        with b.if_then(irbuild.icmp(b, "slt", entry, ir.Constant(irbuild.I64, 0), name="neg")):
+            b.branch(done)
+        b.store(b.add(b.load(acc, name="a", typ=irbuild.I64), entry, name="s"), acc)
+    b.branch(done)
+    irbuild.place(b, done)
+    b.ret(irbuild.freeze(b, b.load(acc, name="r", typ=irbuild.I64), "out"))
+    text = irbuild.function_text(fn)
+    assert "ptr @\"__test_table\"" in text and "alloca i64, align 8" in text and "freeze i64" in text
+    values = [5, 100, 7, 100, -1, 100, 9, 100]
+    definition = "@__test_table = internal constant [8 x i64] [" + ", ".join(f"i64 {v}" for v in values) + "]"
+    f = compile_definition(text, "sum_even", "i64", ["i64"], extra=[definition])
+    got = f(np.array([0, 1, 2, 3, 4, 8], np.int64), out_dtype=np.int64)
+    assert got.tolist() == [0, 5, 5, 12, 12, 12]
