@@ -4,9 +4,9 @@ order; kernels with barriers run as coroutines advanced barrier by barrier.
 
 Built with llvmlite.ir through irbuild's helpers (docs/native.md, "How generated code is
 built"): the context slots and region rows are reached by their context.py names only.
-The subgroup-wide fast path's own driver (subgroup.py) is still assembled as text: it
-takes the pieces below as lines (argument_lines, one_dim_lines, group_head_lines,
-group_id_lines, zero_local_lines: irbuild.fragment prints them from the same builders)."""
+The subgroup-wide fast path's own driver (subgroup.subgroup_driver) is built from the
+shared pieces below (load_arguments, one_dim, group_head, group_ids, zero_locals,
+next_local_id)."""
 import llvmlite.ir as ir
 
 from clcoop.native import irbuild
@@ -83,10 +83,11 @@ def one_dim(b, ngrp1, ngrp2):
     return b.and_(icmp(b, "eq", ngrp1, _i64(1), "oned1"), icmp(b, "eq", ngrp2, _i64(1), "oned2"), name="oned")
 
 
-def next_local_id(b, x, y, z, lsize0, lsize1, p=""):
-    """The local ids of the next work-item in linear order: counted up, since a division per
-    work-item costs more than a small kernel."""
-    x1 = b.add(x, _i64(1), name=f"{p}x1")
+def next_local_id(b, x, y, z, lsize0, lsize1, p="", step=1):
+    """The local ids of the next work-item in linear order (step > 1: of the first lane of
+    the next subgroup of `step` work-items within a row, subgroup.subgroup_driver): counted
+    up, since a division per work-item costs more than a small kernel."""
+    x1 = b.add(x, _i64(step), name=f"{p}x1")
     xwrap = icmp(b, "eq", x1, lsize0, f"{p}xwrap")
     xn = b.select(xwrap, _i64(0), x1, name=f"{p}xn")
     y1 = b.add(y, _i64(1), name=f"{p}y1")
@@ -731,45 +732,3 @@ def workgroup_sites(plan):
     """The (site, function) of the kernel's workgroup-scope operations
     (coop_routines.WORKGROUP_PREFIX names their functions)."""
     return [(site, fname) for site, fname in plan.coop_sites if fname.startswith(WORKGROUP_PREFIX)]
-
-
-# ------------------------------------------------------------------ text bridges
-# subgroup.py's own driver is assembled as text: these print the pieces above as its lines.
-
-def argument_lines(plan):
-    """Lines loading the kernel's arguments from the argument block %args: (lines, typed
-    argument texts %a0, %a1, ...)."""
-    lines = irbuild.fragment(lambda b, args: load_arguments(b, plan, args), [("ptr", "%args")], [])
-    return lines, [f"{t} %a{i}" for i, (t, _, _) in enumerate(plan.params)]
-
-
-def one_dim_lines(ngrp1, ngrp2):
-    """Lines setting %oned (one_dim) of the values ngrp1, ngrp2."""
-    return irbuild.fragment(lambda b, n1, n2: one_dim(b, n1, n2), [("i64", ngrp1), ("i64", ngrp2)], [])
-
-
-def group_head_lines(next_label):
-    """Lines of group_head over %first, %count, %tmpl, %nextp and %abp, to %done or
-    %<next_label> (whose label the caller writes); %g the work-group, %group its loop."""
-    def build(b, first, count, tmpl, nextp, abp, done, after):
-        group_head(b, first, count, tmpl, nextp, abp, done, after)
-    inputs = [("i64", "%first"), ("i64", "%count"), ("ptr", "%tmpl"), ("ptr", "%nextp"), ("ptr", "%abp")]
-    return irbuild.fragment(build, inputs, ["done", next_label])
-
-
-def group_id_lines(label, id_lines):
-    """Lines of block `label` setting %gx, %gy, %gz of work-group %g (group_ids; %oned of
-    one_dim_lines), where the caller's id_lines compute %gx.n, %gy.n, %gz.n; continues in
-    block <label>.done."""
-    def build(b, oned, g, gx, gy, gz):
-        group_ids(b, oned, g, lambda _: (gx, gy, gz), label)
-    inputs = [("i1", "%oned"), ("i64", "%g"), ("i64", "%gx.n"), ("i64", "%gy.n"), ("i64", "%gz.n")]
-    lines = irbuild.fragment(build, inputs, [], at=label)
-    at = lines.index(f"{label}.nd:") + 1
-    return [f"{label}:"] + lines[:at] + list(id_lines) + lines[at:]
-
-
-def zero_local_lines(table, rows, prefix):
-    """Lines of zero_locals over the region table `table` (a value's reference); ends at
-    label %<prefix>.zdone."""
-    return irbuild.fragment(lambda b, tab: zero_locals(b, tab, rows, prefix), [("ptr", table)], [])

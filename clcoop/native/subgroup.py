@@ -27,17 +27,20 @@ matrices built from varying scalars.
 """
 import re
 
+import llvmlite.ir as ir
+
 from clcoop import coopmat_spec
 from clcoop.coop_names import SCALAR_MUL, SPLAT, STORE
 from clcoop.ir.demangle import demangle
 from clcoop.ir.loader import value_kind
-from clcoop.native import coop_routines
+from clcoop.native import coop_routines, irbuild
 from clcoop.native.builtin_ir import store_size
 from clcoop.native.codegen import safe_divisor
 from clcoop.native.collectives import Collectives
-from clcoop.native.context import ATOMIC_FUNCTIONS, CTX, CTX_SLOTS
-from clcoop.native.drivers import argument_lines, coroutine_driver, group_head_lines, group_id_lines, one_dim_lines, \
-    zero_local_lines
+from clcoop.native.context import ATOMIC_FUNCTIONS, CTX_SLOTS
+from clcoop.native.drivers import LAUNCH_PARAMS, VOID, coroutine_driver, group_head, group_ids, load_arguments, \
+    next_local_id, one_dim, zero_locals
+from clcoop.native.irbuild import I64, PTR, load_slot
 from clcoop.native.lane_kinds import LaneKinds, operand_varying, varying_names
 from clcoop.native.masking import Masking
 from clcoop.native.matrix_tiles import MatrixTiles, logical_vector
@@ -434,121 +437,92 @@ def subgroup_driver(plan, S, lane_contexts=True):
     """void driver(args, tmpl, first, count, arena, fault out): work-groups from the atomic
     counter; in each, the subgroups in order, the kernel's subgroup function called once per
     subgroup with S lane contexts (ids of each lane). A fault stops everything and is
-    reported as fout[0] != 0: runtime.py then runs the launch on the per-work-item path."""
-    slot = CTX_SLOTS * 8
+    reported as fout[0] != 0: runtime.py then runs the launch on the per-work-item path.
+    Built with llvmlite.ir from the drivers' pieces (drivers.py: the argument loads, the
+    work-group counter, the group ids, the __local zeroing, the next local ids)."""
+    fn, b = irbuild.define(driver_name(plan.name), VOID, list(LAUNCH_PARAMS), inline=False)
+    fn.linkage = ""
+    args, tmpl, first, count, priv, fout = fn.args
     # The lanes' contexts: lane 0's only when no other lane reads its own (the subgroup
     # function then never dereferences the others).
     contexts = S if lane_contexts else 1
-    L = [f"define void {gquote(driver_name(plan.name))}(ptr %args, ptr %tmpl, i64 %first, i64 %count, "
-         f"ptr %priv, ptr %fout) {{",
-         "entry:",
-         f"  %ctx = alloca [{contexts * CTX_SLOTS} x i64], align 16",
-         "  br label %init",
-         "init:",
-         "  %ij = phi i64 [ 0, %entry ], [ %ij.next, %init.body ]",
-         f"  %ij.more = icmp ult i64 %ij, {contexts}",
-         "  br i1 %ij.more, label %init.body, label %init.done",
-         "init.body:",
-         f"  %ij.off = mul i64 %ij, {slot}",
-         "  %ij.c = getelementptr i8, ptr %ctx, i64 %ij.off",
-         f"  call void @llvm.memcpy.p0.p0.i64(ptr %ij.c, ptr %tmpl, i64 {slot}, i1 false)",
-         f"  %ij.pp = getelementptr i64, ptr %ij.c, i64 {CTX['priv']}",
-         "  store ptr %priv, ptr %ij.pp",
-         "  %ij.next = add i64 %ij, 1",
-         "  br label %init",
-         "init.done:"]
-    arg_lines, call_args = argument_lines(plan)
-    L += arg_lines
-    for field in ("wg_size", "ngrp0", "ngrp1", "ngrp2", "lsize0", "lsize1", "table"):
-        L += [f"  %t.{field}.p = getelementptr i64, ptr %ctx, i64 {CTX[field]}",
-              f"  %t.{field} = load i64, ptr %t.{field}.p"]
-    L += [f"  %abp.p = getelementptr i64, ptr %ctx, i64 {CTX['abort']}",
-          "  %abp = load ptr, ptr %abp.p",
-          f"  %nextp.p = getelementptr i64, ptr %ctx, i64 {CTX['next_group']}",
-          "  %nextp = load ptr, ptr %nextp.p",
-          "  %tab = inttoptr i64 %t.table to ptr",
-          f"  %steps = getelementptr i64, ptr %ctx, i64 {CTX['steps']}",
-          "  %faultp = getelementptr i64, ptr %ctx, i64 0",
-          *one_dim_lines("%t.ngrp1", "%t.ngrp2")] + group_head_lines("group.ids") + group_id_lines("group.ids", [
-          # Cache-aware order: work-groups in bands of BAND groups along dimension 0, each
-          # band walked row by row (a GEMM's B strips of a band stay in cache while all of
-          # A passes once per band). Work-groups are independent (OpenCL C 3.0 3.2.2), and a
-          # fault re-runs the launch in the usual order.
-          "  %gxy = mul i64 %t.ngrp0, %t.ngrp1",
-          "  %gz.n = udiv i64 %g, %gxy",
-          "  %gr = urem i64 %g, %gxy",
-          f"  %bsize = mul i64 %t.ngrp1, {BAND}",
-          "  %band = udiv i64 %gr, %bsize",
-          "  %brem = urem i64 %gr, %bsize",
-          f"  %bx0 = mul i64 %band, {BAND}",
-          "  %bleft = sub i64 %t.ngrp0, %bx0",
-          f"  %bshort = icmp ult i64 %bleft, {BAND}",
-          f"  %bw = select i1 %bshort, i64 %bleft, i64 {BAND}",
-          "  %gy.n = udiv i64 %brem, %bw",
-          "  %gxo = urem i64 %brem, %bw",
-          "  %gx.n = add i64 %bx0, %gxo"]) + [
-          "  br label %gl",
-          "gl:",
-          "  %gj = phi i64 [ 0, %group.ids.done ], [ %gj.next, %gl.body ]",
-          f"  %gj.more = icmp ult i64 %gj, {contexts}",
-          "  br i1 %gj.more, label %gl.body, label %gz.pre",
-          "gl.body:",
-          f"  %gj.off = mul i64 %gj, {slot}",
-          "  %gj.c = getelementptr i8, ptr %ctx, i64 %gj.off"]
-    for field, v in (("grp0", "%gx"), ("grp1", "%gy"), ("grp2", "%gz")):
-        L += [f"  %gj.{field} = getelementptr i64, ptr %gj.c, i64 {CTX[field]}", f"  store i64 {v}, ptr %gj.{field}"]
-    L += ["  %gj.next = add i64 %gj, 1",
-          "  br label %gl",
-          "gz.pre:"] + zero_local_lines("%tab", plan.local_rows, "gz") + [
-          "  br label %sg",
-          "sg:",
-          "  %s = phi i64 [ 0, %gz.zdone ], [ %s.next, %sg.ok ]",
-          # Lane j: local ids of lane 0 plus j in dimension 0 (the launch condition: the
-          # subgroup lies in one row, lsize0 a multiple of S). Only lane 0's when no other
-          # lane reads them. Counted up: divisions per subgroup cost more than a small body.
-          "  %x0 = phi i64 [ 0, %gz.zdone ], [ %x0.next, %sg.ok ]",
-          "  %y = phi i64 [ 0, %gz.zdone ], [ %y.next, %sg.ok ]",
-          "  %z = phi i64 [ 0, %gz.zdone ], [ %z.next, %sg.ok ]",
-          "  %s.more = icmp ult i64 %s, %t.wg_size",
-          "  br i1 %s.more, label %lanes.pre, label %group",
-          "lanes.pre:",
-          "  br label %lanes",
-          "lanes:",
-          "  %lj = phi i64 [ 0, %lanes.pre ], [ %lj.next, %lanes.body ]",
-          f"  %lj.more = icmp ult i64 %lj, {contexts}",
-          "  br i1 %lj.more, label %lanes.body, label %sg.call",
-          "lanes.body:",
-          "  %l = add i64 %s, %lj",
-          "  %x = add i64 %x0, %lj",
-          f"  %lj.off = mul i64 %lj, {slot}",
-          "  %lj.c = getelementptr i8, ptr %ctx, i64 %lj.off"]
-    for field, v in (("llid", "%l"), ("lid0", "%x"), ("lid1", "%y"), ("lid2", "%z")):
-        L += [f"  %lj.{field} = getelementptr i64, ptr %lj.c, i64 {CTX[field]}", f"  store i64 {v}, ptr %lj.{field}"]
-    L += ["  %lj.next = add i64 %lj, 1",
-          "  br label %lanes",
-          "sg.call:",
-          "  store i64 0, ptr %steps",
-          f"  call void {gquote(function_name(plan.name))}({', '.join(['ptr %ctx'] + call_args)})",
-          "  %fv = load i64, ptr %faultp",
-          "  %faulted = icmp ne i64 %fv, 0",
-          "  br i1 %faulted, label %fault, label %sg.ok",
-          "sg.ok:",
-          f"  %s.next = add i64 %s, {S}",
-          f"  %x1 = add i64 %x0, {S}",
-          "  %xwrap = icmp eq i64 %x1, %t.lsize0",
-          "  %x0.next = select i1 %xwrap, i64 0, i64 %x1",
-          "  %y1 = add i64 %y, 1",
-          "  %yinc = select i1 %xwrap, i64 %y1, i64 %y",
-          "  %ywrap = icmp eq i64 %yinc, %t.lsize1",
-          "  %y.next = select i1 %ywrap, i64 0, i64 %yinc",
-          "  %z1 = add i64 %z, 1",
-          "  %z.next = select i1 %ywrap, i64 %z1, i64 %z",
-          "  br label %sg",
-          "fault:",
-          "  store i64 1, ptr %fout",
-          "  store atomic i64 1, ptr %abp monotonic, align 8",
-          "  ret void",
-          "done:",
-          "  ret void",
-          "}"]
-    return "\n".join(L)
+    ctx = irbuild.alloca(b, ir.ArrayType(I64, contexts * CTX_SLOTS), 16, "ctx")
+    with irbuild.for_range(b, 0, contexts, "ij") as (ij, _):
+        lane = irbuild.context_at(b, ctx, ij, "ij.c")
+        irbuild.call(b, "llvm.memcpy.p0.p0.i64", VOID,
+                     [lane, tmpl, ir.Constant(I64, CTX_SLOTS * 8), ir.Constant(irbuild.I1, 0)])
+        b.store(priv, irbuild.context_slot(b, lane, "priv", "ij.priv"))
+    call_args = [ctx] + load_arguments(b, plan, args)
+    t = {f: load_slot(b, ctx, f, f"t.{f}") for f in ("wg_size", "ngrp0", "ngrp1", "ngrp2", "lsize0", "lsize1",
+                                                       "table")}
+    abp = b.load(irbuild.context_slot(b, ctx, "abort", "abp"), name="abp", typ=PTR)
+    nextp = b.load(irbuild.context_slot(b, ctx, "next_group", "nextp"), name="nextp", typ=PTR)
+    tab = b.inttoptr(t["table"], PTR, name="tab")
+    steps = irbuild.context_slot(b, ctx, "steps")
+    faultp = irbuild.context_slot(b, ctx, "fault")
+    oned = one_dim(b, t["ngrp1"], t["ngrp2"])
+    done, ids = irbuild.new_block(b, "done"), irbuild.new_block(b, "group.ids")
+    group, g = group_head(b, first, count, tmpl, nextp, abp, done, ids)
+    irbuild.place(b, ids)
+    gx, gy, gz = group_ids(b, oned, g, _banded_ids(g, t["ngrp0"], t["ngrp1"]), "group.ids")
+    with irbuild.for_range(b, 0, contexts, "gj") as (gj, _):
+        lane = irbuild.context_at(b, ctx, gj, "gj.c")
+        for slot, v in (("grp0", gx), ("grp1", gy), ("grp2", gz)):
+            b.store(v, irbuild.context_slot(b, lane, slot, f"gj.{slot}"))
+    zero_locals(b, tab, plan.local_rows, "gz")
+    zdone = b.block
+    sg, lanes_pre, ok, fault = (irbuild.new_block(b, n) for n in ("sg", "lanes.pre", "sg.ok", "fault"))
+    b.branch(sg)
+    irbuild.place(b, sg)
+    # Lane j: local ids of lane 0 plus j in dimension 0 (the launch condition: the
+    # subgroup lies in one row, lsize0 a multiple of S). Only lane 0's when no other lane
+    # reads them. Counted up: divisions per subgroup cost more than a small body.
+    s, x0, y, z = (b.phi(I64, name=n) for n in ("s", "x0", "y", "z"))
+    for phi in (s, x0, y, z):
+        phi.add_incoming(ir.Constant(I64, 0), zdone)
+    b.cbranch(irbuild.icmp(b, "ult", s, t["wg_size"], "s.more"), lanes_pre, group)
+    irbuild.place(b, lanes_pre)
+    with irbuild.for_range(b, 0, contexts, "lj") as (lj, _):
+        ids = (("llid", b.add(s, lj, name="l")), ("lid0", b.add(x0, lj, name="x")), ("lid1", y), ("lid2", z))
+        lane = irbuild.context_at(b, ctx, lj, "lj.c")
+        for slot, v in ids:
+            b.store(v, irbuild.context_slot(b, lane, slot, f"lj.{slot}"))
+    b.store(ir.Constant(I64, 0), steps)
+    irbuild.call(b, function_name(plan.name), VOID, call_args)
+    fv = b.load(faultp, name="fv", typ=I64)
+    b.cbranch(irbuild.icmp(b, "ne", fv, ir.Constant(I64, 0), "faulted"), fault, ok)
+    irbuild.place(b, ok)
+    nexts = (b.add(s, ir.Constant(I64, S), name="s.next"),
+             *next_local_id(b, x0, y, z, t["lsize0"], t["lsize1"], step=S))
+    for phi, v in zip((s, x0, y, z), nexts):
+        phi.add_incoming(v, ok)
+    b.branch(sg)
+    irbuild.place(b, fault)
+    b.store(ir.Constant(I64, 1), fout)
+    irbuild.store_atomic(b, ir.Constant(I64, 1), abp, "monotonic", 8)
+    b.ret_void()
+    irbuild.place(b, done)
+    b.ret_void()
+    return irbuild.function_text(fn)
+
+
+def _banded_ids(g, ngrp0, ngrp1):
+    """drivers.group_ids' compute in the cache-aware order: work-groups in bands of BAND
+    groups along dimension 0, each band walked row by row (a GEMM's B strips of a band stay
+    in cache while all of A passes once per band). Work-groups are independent (OpenCL C 3.0
+    3.2.2), and a fault re-runs the launch in the usual order."""
+    def compute(b):
+        band_size = ir.Constant(I64, BAND)
+        gxy = b.mul(ngrp0, ngrp1, name="gxy")
+        gz = b.udiv(g, gxy, name="gz.n")
+        gr = b.urem(g, gxy, name="gr")
+        bsize = b.mul(ngrp1, band_size, name="bsize")
+        band = b.udiv(gr, bsize, name="band")
+        brem = b.urem(gr, bsize, name="brem")
+        bx0 = b.mul(band, band_size, name="bx0")
+        bleft = b.sub(ngrp0, bx0, name="bleft")
+        bw = b.select(irbuild.icmp(b, "ult", bleft, band_size, "bshort"), bleft, band_size, name="bw")
+        gy = b.udiv(brem, bw, name="gy.n")
+        gx = b.add(bx0, b.urem(brem, bw, name="gxo"), name="gx.n")
+        return gx, gy, gz
+    return compute

@@ -3,8 +3,8 @@ workgroup_collectives.py; built with native/irbuild.py), each compiled and run a
 the plain driver around a small kernel written here (ids, arguments, arena and __local
 zeroing, the work-group counter, a fault's record) against the ids counted in Python,
 the votes and work-group collectives over contexts against the interpreter's NumPy
-(ocl_builtins), and the text pieces subgroup.py assembles (irbuild.fragment) verified by
-LLVM in a driver of their own."""
+(ocl_builtins), and the subgroup fast path's driver (subgroup.subgroup_driver) around a
+subgroup function of its own."""
 import ctypes
 
 import numpy as np
@@ -316,31 +316,122 @@ def test_plain_driver_records_a_fault_and_stops():
     assert (records[8:, 0] == -1).all() and (records[:8, 0] != -1).all()
 
 
-# ------------------------------------------------------------------ the text pieces
+# ------------------------------------------------------------------ the subgroup driver
 
-def test_text_pieces_make_a_driver_llvm_verifies():
-    """argument_lines, one_dim_lines, group_head_lines, group_id_lines and zero_local_lines
-    (printed from the builders by irbuild.fragment) assembled as subgroup.py assembles its
-    driver: the names it refers to (%g, %gx, %done, %group, %gz.zdone, %a0 ...) are theirs."""
-    plan = _Plan(local_rows=[1, 3])
-    arg_lines, call_args = drivers.argument_lines(plan)
-    assert call_args == ["ptr addrspace(1) %a0", "i1 %a1", "i32 %a2"]
-    lines = ["define void @d(ptr %args, ptr %tmpl, i64 %first, i64 %count, ptr %priv, ptr %fout) {",
-             "entry:", *arg_lines,
-             "  %n0 = load i64, ptr %tmpl", "  %n1 = add i64 %n0, 1", "  %tabi = add i64 %n0, 2",
-             "  %tab = inttoptr i64 %tabi to ptr", "  %abp = inttoptr i64 %n0 to ptr",
-             "  %nextp = inttoptr i64 %n1 to ptr", *drivers.one_dim_lines("%n0", "%n1"),
-             *drivers.group_head_lines("group.ids"),
-             *drivers.group_id_lines("group.ids", ["  %gx.n = add i64 %g, 1", "  %gy.n = add i64 %g, 2",
-                                                   "  %gz.n = add i64 %g, 3"]),
-             "  br label %gz.pre", "gz.pre:", *drivers.zero_local_lines("%tab", plan.local_rows, "gz"),
-             "  %sum = add i64 %gx, %gy", "  %sum2 = add i64 %sum, %gz",
-             f"  call void @k(ptr %tmpl, {', '.join(call_args)})",
-             "  br label %group", "done:", "  ret void", "}",
-             "declare void @k(ptr, ptr addrspace(1), i1, i32)", _DECLS]
-    import llvmlite.binding as llvm
-    jit.ensure_llvm()
-    llvm.parse_assembly("\n".join(lines)).verify()
+def _subgroup_kernel_ir(S, lanes):
+    """void k.sg(ctx, out, flag, v): the subgroup function of S lanes; lane j (j < lanes:
+    those whose contexts the driver fills) reads context j and writes its record as _kernel_ir
+    does; lane 0 also records the steps slot (the driver zeroes it) and the fault (site 4)
+    when its launch linear id equals ctx[detail11]."""
+    s, slot = CTX, CTX_SLOTS * 8
+    lines = ["define void @\"k.sg\"(ptr %ctx0, ptr addrspace(1) %out1, i1 %flag, i32 %v) {", "entry:",
+             "  %out = addrspacecast ptr addrspace(1) %out1 to ptr", "  %fl = zext i1 %flag to i64",
+             "  %vv = sext i32 %v to i64"]
+    for j in range(lanes):
+        lines.append(f"  %c{j} = getelementptr i8, ptr %ctx0, i64 {j * slot}")
+        for n in ("grp0", "grp1", "grp2", "lid0", "lid1", "lid2", "llid", "ngrp0", "ngrp1", "wg_size", "table"):
+            lines += [f"  %p.{n}.{j} = getelementptr i64, ptr %c{j}, i64 {s[n]}",
+                      f"  %{n}.{j} = load i64, ptr %p.{n}.{j}"]
+        lines += [f"  %g1.{j} = mul i64 %grp2.{j}, %ngrp1.{j}", f"  %g2.{j} = add i64 %g1.{j}, %grp1.{j}",
+                  f"  %g3.{j} = mul i64 %g2.{j}, %ngrp0.{j}", f"  %g.{j} = add i64 %g3.{j}, %grp0.{j}",
+                  f"  %gw.{j} = mul i64 %g.{j}, %wg_size.{j}", f"  %item.{j} = add i64 %gw.{j}, %llid.{j}",
+                  f"  %base.{j} = mul i64 %item.{j}, {_RECORD}",
+                  f"  %rec.{j} = getelementptr i64, ptr %out, i64 %base.{j}",
+                  f"  %tab.{j} = inttoptr i64 %table.{j} to ptr",
+                  f"  %lop.{j} = getelementptr i64, ptr %tab.{j}, i64 {REGION_ROW_WORDS + REGION_LO}",
+                  f"  %lo.{j} = load i64, ptr %lop.{j}", f"  %lp.{j} = inttoptr i64 %lo.{j} to ptr",
+                  f"  %lb.{j} = load i8, ptr %lp.{j}", f"  %lbw.{j} = zext i8 %lb.{j} to i64"]
+        values = [f"%{n}.{j}" for n in ("grp0", "grp1", "grp2", "lid0", "lid1", "lid2")] + \
+            ["%fl", "%vv", "%steps" if j == 0 else "0", f"%lbw.{j}"]
+        if j == 0:
+            lines += [f"  %p.steps = getelementptr i64, ptr %c0, i64 {s['steps']}", "  %steps = load i64, ptr %p.steps",
+                      "  store i64 5, ptr %p.steps"]
+        for k, v in enumerate(values):
+            lines += [f"  %w{k}.{j} = getelementptr i64, ptr %rec.{j}, i64 {k}", f"  store i64 {v}, ptr %w{k}.{j}"]
+    for j in range(lanes):
+        lines.append(f"  store i8 7, ptr %lp.{j}")
+    lines += [f"  %p.d11 = getelementptr i64, ptr %c0, i64 {s['detail11']}", "  %d11 = load i64, ptr %p.d11",
+              "  %bad = icmp eq i64 %item.0, %d11", "  br i1 %bad, label %fault, label %ok", "fault:",
+              f"  %pf = getelementptr i64, ptr %c0, i64 {s['fault']}", "  store i64 4, ptr %pf", "  ret void",
+              "ok:", "  ret void", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def _run_subgroup(groups, local, S, lane_contexts=True, chunk=2, fault_at=-1):
+    """subgroup.subgroup_driver of _Plan around _subgroup_kernel_ir: (records by launch linear
+    id, fout, abort flag, the __local buffer)."""
+    from clcoop.native import subgroup
+    plan = _Plan(local_rows=[1])
+    lanes = S if lane_contexts else 1
+    engine = _engine(subgroup.subgroup_driver(plan, S, lane_contexts) + "\n" + _subgroup_kernel_ir(S, lanes) + _DECLS)
+    run = _DRIVER(engine.address(subgroup.driver_name(plan.name)))
+    ngroups, wg = int(np.prod(groups)), int(np.prod(local))
+    out = np.full(ngroups * wg * _RECORD, -1, np.int64)
+    args = np.zeros(48, np.uint8)
+    args[0:8].view(np.int64)[0] = out.ctypes.data
+    args[16] = 1
+    args[32:36].view(np.int32)[0] = -5
+    local_buf = np.full(16, 0xFF, np.uint8)
+    table = np.zeros(2 * REGION_ROW_WORDS, np.int64)
+    table[REGION_ROW_WORDS + REGION_LO] = local_buf.ctypes.data
+    table[REGION_ROW_WORDS + REGION_HI] = local_buf.ctypes.data + local_buf.size
+    abort, counter = np.zeros(1, np.int64), np.zeros(1, np.int64)
+    tmpl = np.zeros(CTX_SLOTS, np.int64)
+    for name, value in (("wg_size", wg), ("ngrp0", groups[0]), ("ngrp1", groups[1]), ("ngrp2", groups[2]),
+                        ("lsize0", local[0]), ("lsize1", local[1]), ("lsize2", local[2]),
+                        ("table", table.ctypes.data), ("abort", abort.ctypes.data),
+                        ("next_group", counter.ctypes.data), ("group_chunk", chunk), ("steps", 99),
+                        ("detail11", fault_at)):
+        tmpl[CTX[name]] = value
+    fout = np.zeros(FAULT_RECORD_WORDS, np.int64)
+    arena = np.zeros(8, np.uint8)
+    run(args.ctypes.data, tmpl.ctypes.data, 0, ngroups, arena.ctypes.data, fout.ctypes.data)
+    return out.reshape(ngroups * wg, _RECORD), fout, int(abort[0]), local_buf
+
+
+# Group shapes with more than BAND groups along dimension 0 (a short last band), 2-D and
+# 3-D launches, rows of one and of several subgroups.
+@pytest.mark.parametrize("groups, local, S", [((9, 3, 1), (8, 1, 1), 4), ((6, 2, 2), (4, 3, 1), 4),
+                                              ((1, 1, 1), (8, 2, 2), 8), ((5, 1, 1), (2, 2, 1), 2)])
+def test_subgroup_driver_runs_every_subgroup_once(groups, local, S):
+    """subgroup.subgroup_driver: every work-group once (in its banded order), in each every
+    subgroup once with lane j's ids those of work-item s + j in linear order (ids against
+    Python's count), the arguments from the argument block, the steps slot zeroed before
+    each call, the kernel's __local region zeroed at the start of each work-group."""
+    records, fout, aborted, _ = _run_subgroup(groups, local, S)
+    assert fout[0] == 0 and aborted == 0
+    wg = int(np.prod(local))
+    for n, rec in enumerate(records):
+        g, l = divmod(n, wg)
+        gx, gy, gz = g % groups[0], g // groups[0] % groups[1], g // (groups[0] * groups[1])
+        x, y, z = l % local[0], l // local[0] % local[1], l // (local[0] * local[1])
+        assert list(rec[:6]) == [gx, gy, gz, x, y, z], n
+        assert list(rec[6:8]) == [1, -5]
+        if l % S == 0:
+            assert rec[8] == 0                      # steps, zeroed before each subgroup
+        assert rec[9] == (0 if l < S else 7), n     # __local, zeroed per work-group
+
+
+def test_subgroup_driver_fills_only_lane_zero_without_lane_contexts():
+    """lane_contexts=False: only lane 0's context is set (the others are never read): the
+    records of the first lanes of every subgroup, none of the others."""
+    groups, local, S = (3, 2, 1), (8, 1, 1), 4
+    records, fout, aborted, _ = _run_subgroup(groups, local, S, lane_contexts=False)
+    assert fout[0] == 0 and aborted == 0
+    ran = records[:, 0] != -1
+    assert list(np.flatnonzero(ran) % S) == [0] * (len(records) // S)
+    first = records[ran]
+    assert list(first[:, 3]) == [0, 4] * 6 and list(first[:, 0]) == [0, 0, 1, 1, 2, 2] * 2
+
+
+def test_subgroup_driver_stops_at_a_fault():
+    """A fault in the subgroup function: fout[0] = 1 (runtime.py re-runs the launch on the
+    per-work-item path), the abort flag set, no later subgroup of that thread runs."""
+    groups, local, S = (4, 1, 1), (8, 1, 1), 4
+    records, fout, aborted, _ = _run_subgroup(groups, local, S, chunk=1, fault_at=12)
+    assert fout[0] == 1 and aborted == 1 and (fout[1:] == 0).all()
+    ran = records[:, 0] != -1
+    assert ran[:16].all() and not ran[16:].any()
 
 
 def test_fragment_keeps_names_and_maps_inputs():
@@ -354,3 +445,4 @@ def test_fragment_keeps_names_and_maps_inputs():
     lines = irbuild.fragment(build, [("i64", "%caller.x")], ["elsewhere"])
     assert lines == ["  %twice = add i64 %caller.x, %caller.x", "  %same = icmp eq i64 %twice, %caller.x",
                      "  br i1 %same, label %elsewhere, label %after", "after:"]
+
