@@ -28,9 +28,11 @@ that takes a collective call, reads its operands per lane (the generator's GENER
 below) and names its result."""
 import re
 
+import llvmlite.ir as ir
+
 from clcoop.ir.demangle import demangle, signed_param
 from clcoop.ir.loader import value_kind
-from clcoop.native import ballot_ir
+from clcoop.native import ballot_ir, irbuild
 from clcoop.native.context import FAULT_UNREACHABLE
 from clcoop.native.support import Unsupported
 from clcoop.native.text_rewrite import quote
@@ -106,6 +108,24 @@ def unsupported_type(kind, op, T):
     return None
 
 
+def combine(b, op, signed, x, y, name):
+    """op(x, y) built at b as NumPy computes it for the interpreter's dtype (the one spelling
+    of the rule: Emitter.combine splices it, workgroup_collectives builds with it):
+    np.minimum(x, y) = x if x < y or x is NaN, else y (np.maximum with >); integer min/max
+    signed or unsigned; the rest LLVM's wrapping or IEEE operation."""
+    is_float = not isinstance(x.type, ir.IntType)
+    if op in ("min", "max"):
+        if is_float:
+            less = irbuild.fcmp(b, "olt" if op == "min" else "ogt", x, y, f"{name}.c")
+            keep = b.or_(less, irbuild.fcmp(b, "uno", x, ir.Constant(x.type, 0.0), f"{name}.n"), name=f"{name}.k")
+        else:
+            keep = irbuild.icmp(b, ("s" if signed else "u") + ("lt" if op == "min" else "gt"), x, y, f"{name}.c")
+        return b.select(keep, x, y, name=name)
+    if is_float:
+        return {"add": b.fadd, "mul": b.fmul}[op](x, y, name=name)
+    return {"add": b.add, "mul": b.mul, "and": b.and_, "or": b.or_, "xor": b.xor}[op](x, y, name=name)
+
+
 class Emitter:
     """IR lines of collectives over the lanes' values (texts), with fresh names from
     fresh(stem); alloca(type text): the name of a new alloca in the function's entry (for
@@ -117,23 +137,11 @@ class Emitter:
         self.alloca = alloca
 
     def combine(self, op, T, signed, a, b):
-        """op(a, b) as NumPy computes it for the interpreter's dtype."""
+        """op(a, b) as NumPy computes it for the interpreter's dtype: combine's rule,
+        spliced in place (irbuild.splice)."""
         out = self.fresh("sgc")
-        if T in FLOAT_TYPES and op in ("min", "max"):
-            # np.minimum(a, b) = a if a < b or a is NaN, else b (np.maximum with >).
-            self.lines += [f"  {out}.c = fcmp {'olt' if op == 'min' else 'ogt'} {T} {a}, {b}",
-                           f"  {out}.n = fcmp uno {T} {a}, 0.0",
-                           f"  {out}.k = or i1 {out}.c, {out}.n",
-                           f"  {out} = select i1 {out}.k, {T} {a}, {T} {b}"]
-        elif op in ("min", "max"):
-            pred = {"min": "lt", "max": "gt"}[op]
-            self.lines += [f"  {out}.c = icmp {'s' if signed else 'u'}{pred} {T} {a}, {b}",
-                           f"  {out} = select i1 {out}.c, {T} {a}, {T} {b}"]
-        else:
-            code = {"add": "add", "mul": "mul", "and": "and", "or": "or", "xor": "xor"}[op]
-            if T in FLOAT_TYPES:
-                code = "f" + code
-            self.lines.append(f"  {out} = {code} {T} {a}, {b}")
+        self.lines += irbuild.splice(lambda bld, x, y: combine(bld, op, signed, x, y, "v"), [(T, a), (T, b)], out,
+                                     out)
         return out
 
     def fold(self, op, T, signed, xs):

@@ -32,7 +32,7 @@ import llvmlite.ir as ir
 
 from clcoop.ir.demangle import signed_param
 from clcoop.native import irbuild
-from clcoop.native.collectives import FLOAT_TYPES, INT_TYPES, identity
+from clcoop.native.collectives import FLOAT_TYPES, INT_TYPES, combine, identity
 from clcoop.native.context import CTX, WORKGROUP_COLLECTIVES
 from clcoop.native.coop_routines import WORKGROUP_PREFIX
 from clcoop.native.irbuild import I1, I64, PTR
@@ -127,23 +127,6 @@ def _constant(t, text):
         return ir.Constant(t, int(text))
     infinities = {"0x7FF0000000000000": math.inf, "0xFFF0000000000000": -math.inf}
     return ir.Constant(t, infinities[text] if text in infinities else float(text))
-
-
-def combine(b, op, signed, x, y, name):
-    """op(x, y) as NumPy computes it for the interpreter's dtype (collectives.Emitter.combine's
-    rules): np.minimum(x, y) = x if x < y or x is NaN, else y (np.maximum with >); integer
-    min/max signed or unsigned; the rest LLVM's wrapping or IEEE operation."""
-    is_float = not isinstance(x.type, ir.IntType)
-    if op in ("min", "max"):
-        if is_float:
-            less = irbuild.fcmp(b, "olt" if op == "min" else "ogt", x, y, f"{name}.c")
-            keep = b.or_(less, irbuild.fcmp(b, "uno", x, ir.Constant(x.type, 0.0), f"{name}.n"), name=f"{name}.k")
-        else:
-            keep = irbuild.icmp(b, ("s" if signed else "u") + ("lt" if op == "min" else "gt"), x, y, f"{name}.c")
-        return b.select(keep, x, y, name=name)
-    if is_float:
-        return {"add": b.fadd, "mul": b.fmul}[op](x, y, name=name)
-    return {"add": b.add, "mul": b.mul, "and": b.and_, "or": b.or_, "xor": b.xor}[op](x, y, name=name)
 
 
 def _slot(b, ctxs, index, field, name):

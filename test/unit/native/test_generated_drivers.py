@@ -3,8 +3,9 @@ workgroup_collectives.py; built with native/irbuild.py), each compiled and run a
 the plain driver around a small kernel written here (ids, arguments, arena and __local
 zeroing, the work-group counter, a fault's record) against the ids counted in Python,
 the votes and work-group collectives over contexts against the interpreter's NumPy
-(ocl_builtins), and the subgroup fast path's driver (subgroup.subgroup_driver) around a
-subgroup function of its own."""
+(ocl_builtins), the subgroup fast path's driver (subgroup.subgroup_driver) around a
+subgroup function of its own, and the fast path's collective combine step
+(collectives.combine spliced) against NumPy."""
 import ctypes
 
 import numpy as np
@@ -446,3 +447,54 @@ def test_fragment_keeps_names_and_maps_inputs():
     assert lines == ["  %twice = add i64 %caller.x, %caller.x", "  %same = icmp eq i64 %twice, %caller.x",
                      "  br i1 %same, label %elsewhere, label %after", "after:"]
 
+
+# ------------------------------------------------------------------ the sub-group combine
+
+_COMBINE_TYPES = {"i8": (np.int8, ctypes.c_int8), "i32": (np.int32, ctypes.c_int32),
+                  "i64": (np.int64, ctypes.c_int64), "float": (np.float32, ctypes.c_float),
+                  "double": (np.float64, ctypes.c_double)}
+
+
+def _spliced_combine(op, T, signed):
+    """collectives.Emitter.combine's lines (the builder spliced in place) in a function
+    T f(T a, T b) of their own, compiled."""
+    from clcoop.native import collectives
+    lines, names = [], iter(range(100))
+    emitter = collectives.Emitter(lambda stem: f"%__{stem}{next(names)}", lines)
+    out = emitter.combine(op, T, signed, "%a", "%b")
+    text = f"define {T} @f({T} %a, {T} %b) {{\n" + "\n".join(lines) + f"\n  ret {T} {out}\n}}\n"
+    engine = _engine(text)
+    ctype = _COMBINE_TYPES[T][1]
+    f = ctypes.CFUNCTYPE(ctype, ctype, ctype)(engine.address("f"))
+    f.engine = engine
+    return f
+
+
+# Float and/or/xor are refused (collectives.unsupported_type).
+_COMBINES = [(op, T, signed) for op in ("add", "mul", "min", "max", "and", "or", "xor")
+             for T, signed in (("i8", True), ("i8", False), ("i32", True), ("i32", False), ("i64", False),
+                               ("float", True), ("double", True))
+             if not (T in ("float", "double") and op in ("and", "or", "xor"))]
+
+
+@pytest.mark.parametrize("op, T, signed", _COMBINES)
+def test_subgroup_combine_as_numpy(op, T, signed):
+    """The fast path's combine (collectives.Emitter.combine, collectives.combine spliced):
+    bit for bit NumPy's op of the interpreter's dtype on edge values: np.minimum/np.maximum's
+    NaN rule (either operand NaN: NaN) and -0.0/+0.0 order, unsigned compares, wrapping."""
+    dtype = _COMBINE_TYPES[T][0]
+    if np.dtype(dtype).kind == "f":
+        edge = np.array([0.0, -0.0, 1.5, -2.25, np.inf, -np.inf, np.nan, 3e38, -1e-40], dtype)
+    else:
+        info = np.iinfo(dtype)
+        edge = np.array([0, 1, -1, info.min, info.max, 77, -100 % (info.max + 1)], dtype)
+    f = _spliced_combine(op, T, signed)
+    view = dtype if signed or np.dtype(dtype).kind == "f" else np.dtype(dtype).str.replace("i", "u")
+    ufunc = {"add": np.add, "mul": np.multiply, "min": np.minimum, "max": np.maximum, "and": np.bitwise_and,
+             "or": np.bitwise_or, "xor": np.bitwise_xor}[op]
+    for a in edge:
+        for b in edge:
+            with np.errstate(all="ignore"):
+                want = np.array(ufunc(np.array(a).view(view), np.array(b).view(view))).astype(view).view(dtype)
+            got = np.array(f(a.item(), b.item()), dtype)
+            assert got.tobytes() == want.tobytes(), (a, b)
