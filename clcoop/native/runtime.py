@@ -223,7 +223,7 @@ class NativeProgram:
         lp.states = [self._thread_state(info, plan, buffers, call_args, tmpl)
                      for _ in range(most if plan.uses_local else 1)]
         lp.arenas = [np.zeros(psz * arena_items + 16, np.uint8) for _ in range(most)]
-        lp.fouts = [np.zeros(8 + context.DETAIL_SLOTS, np.int64) for _ in range(most)]
+        lp.fouts = [np.zeros(context.FAULT_RECORD_WORDS, np.int64) for _ in range(most)]
         lp.next_group = np.zeros(1, np.int64)
         for state in lp.states:
             state.tmpl[CTX["next_group"]] = lp.next_group.ctypes.data
@@ -289,7 +289,8 @@ class NativeProgram:
         # Every buffer the native code saw (args, table, scratch, abort, tmpl) is alive
         # until here: the threads have joined.
         if fouts:
-            k, first = min(fouts, key=lambda kf: (int(kf[1][3]), int(kf[1][4])))
+            # The threads' faults: the first in launch order (work-group, then work-item).
+            k, first = min(fouts, key=lambda kf: _launch_order(kf[1]))
             state = lp.states[k if len(lp.states) > 1 else 0]
             psz = (plan.arena_size + 15) // 16 * 16
             arena = (lp.arenas[k].ctypes.data, psz, nd.wg_size if plan.coroutine else 1)
@@ -472,8 +473,10 @@ class NativeProgram:
         return self.native.private_names[max(below) if below else min(self.native.private_names)][0]
 
     def _fault(self, info, nd, fout, names, table, arena=None, subgroup_size=None):
-        site = self.native.sites[int(fout[0]) - 1]
-        kind, addr, group, llid, size, code, priv = (int(x) for x in fout[1:8])
+        record, details = fault_record(fout)
+        site = self.native.sites[record["site"] - 1]
+        kind, addr, group, llid = record["kind"], record["address"], record["group"], record["item"]
+        size, code, priv = record["size"], record["region"], record["arena"]
         buffer = None
         what = {context.FAULT_READ: "read", context.FAULT_WRITE: "write",
                 context.FAULT_ATOMIC: "atomic"}.get(kind, site.what)
@@ -537,7 +540,7 @@ class NativeProgram:
                 message = ("barrier: work-items of one work-group wait at different barriers "
                            "(divergent control flow)")
         elif kind == context.FAULT_COOP:
-            message = _coop_fault_message(addr, size, site, llid, fout[8:], code, subgroup_size)
+            message = _coop_fault_message(addr, size, site, llid, details, code, subgroup_size)
         elif kind == context.FAULT_DIVZERO:
             message = "integer division by zero"
         elif kind == context.FAULT_BIT_FIELD:
@@ -562,6 +565,20 @@ class NativeProgram:
                              [f"  instruction: {site.text}  (in @{site.function})"])
         return RuntimeFault(text, kernel=info.name, work_item=tuple(gid[:nd.dims]),
                             instruction=site.text, buffer=buffer, location=point)
+
+
+def fault_record(fout):
+    """(the fault record's words by their context.FAULT_RECORD names, as ints; its detail
+    words) of a driver's fault out (drivers.fault_out writes it in that layout)."""
+    names = context.FAULT_RECORD
+    return {name: int(word) for name, word in zip(names, fout[:len(names)])}, \
+        fout[len(names):context.FAULT_RECORD_WORDS]
+
+
+def _launch_order(fout):
+    """A fault record's place in launch order: (work-group, work-item)."""
+    record, _ = fault_record(fout)
+    return record["group"], record["item"]
 
 
 def subgroups_in_rows(nd, S, compiled_S, lanes):

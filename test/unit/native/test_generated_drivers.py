@@ -448,6 +448,21 @@ def test_fragment_keeps_names_and_maps_inputs():
                      "  br i1 %same, label %elsewhere, label %after", "after:"]
 
 
+def test_fault_record_reads_the_driver_record_by_name():
+    """runtime.fault_record reads the plain driver's fault out by context.FAULT_RECORD's names
+    (drivers.fault_out writes it so), the detail words after them; _launch_order is
+    (work-group, work-item)."""
+    from clcoop.native import runtime
+    from clcoop.native.context import DETAIL_SLOTS
+    _, fout, _, _ = _run_plain((4, 1, 1), (3, 1, 1), chunk=1, fault_at=7)
+    record, details = runtime.fault_record(fout)
+    assert {k: v for k, v in record.items() if k != "arena"} == \
+        dict(site=4, kind=2, address=1234, group=2, item=1, size=4, region=9)
+    assert all(type(v) is int for v in record.values()) and record["arena"] != 0
+    assert len(details) == DETAIL_SLOTS and details[0] == 77 and details[11] == 7
+    assert runtime._launch_order(fout) == (2, 1)
+
+
 # ------------------------------------------------------------------ the sub-group combine
 
 _COMBINE_TYPES = {"i8": (np.int8, ctypes.c_int8), "i32": (np.int32, ctypes.c_int32),
