@@ -233,7 +233,7 @@ class _ModuleGen:
         order = self._call_tree(name)
         # Region-table rows of the kernel's __local memory (runtime._region_table: the
         # program's globals, then the parameters): the drivers zero them at the start of
-        # every work-group (drivers.zero_local_lines).
+        # every work-group (drivers.zero_locals).
         local_rows = [self.global_index[g.name] for g in self.mod.global_variables
                       if self._global_info(g).addrspace == 3 and any(self._uses_global(f, g.name) for f in order)]
         local_rows += [len(self.global_index) + i for i, (_, t) in enumerate(info.params)

@@ -207,7 +207,7 @@ __kernel void none(__global int *out) {
 def test_local_memory_is_zero_at_the_start_of_every_work_group(fast):
     """Each work-group reads its __local variable and argument before writing them: zeros,
     as in the interpreter, though the previous work-group of the thread left values there
-    (drivers.zero_local_lines zeroes exactly the kernel's own __local rows); a kernel of
+    (drivers.zero_locals zeroes exactly the kernel's own __local rows); a kernel of
     the same program without __local memory has none to zero."""
     prog, nat = native(FRESH_LOCAL)
     plans = nat.native.plans

@@ -73,7 +73,7 @@ def test_kernels_whose_local_memory_is_shared_use_one_thread(monkeypatch):
 
 
 def test_groups_taken_in_chunks_each_run_once(monkeypatch):
-    """Threads take work-groups in chunks (drivers.group_head_lines); with a count that is
+    """Threads take work-groups in chunks (drivers.group_head); with a count that is
     no multiple of the chunk, every group still runs exactly once."""
     counts = launches(monkeypatch)
     source = """
