@@ -9,6 +9,7 @@ from clcoop.ir.demangle import demangle
 from clcoop.native import irbuild, math_ir
 from clcoop.native.integer_dot_ir import integer_dot_definition
 from clcoop.ir.text import split_top_level
+from clcoop.native import support
 from clcoop.native.support import Unsupported
 
 def params_of(name):
@@ -396,3 +397,20 @@ _SUB_GROUP_QUERIES = {
     "sub_group_id": lambda b, slot: b.udiv(slot("llid"), slot("sg_size"), name="v"),
     "sub_group_local_id": lambda b, slot: b.urem(slot("llid"), slot("sg_size"), name="v"),
 }
+
+
+def no_op_definition(name, params):
+    """The definition of a built-in that does nothing natively (support.NO_OP_FUNCTIONS:
+    the fences), built with irbuild: the context, the call's parameters, ret void."""
+    fn, b = irbuild.builtin(name, "void", params)
+    b.ret_void()
+    return irbuild.function_text(fn)
+
+
+def exact_math_definition(name, base, ret):
+    """The definition of the built-in `base` of support.EXACT_MATH on one value of type
+    ret (scalar or vector), built with irbuild: its LLVM intrinsic, which rounds as the
+    interpreter's NumPy ufunc (IEEE operations correctly rounded on both sides)."""
+    fn, b = irbuild.builtin(name, ret, [ret])
+    b.ret(irbuild.intrinsic(b, support.EXACT_MATH[base], [fn.args[1]], "r"))
+    return irbuild.function_text(fn)

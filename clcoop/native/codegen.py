@@ -28,9 +28,10 @@ from clcoop.ir.source_map import read_debug_info
 from clcoop.native import atomic_calls, bfloat_ir, collectives, coop_routines, float8_ir, local_memory, named_ir, \
     private_matrices, support, \
     tensor_routines
-from clcoop.native import ballot_ir, bit_ops_ir, irbuild, votes, workgroup_collectives
-from clcoop.native.builtin_ir import (bool_type, elem_size, exact_builtin, intrinsic_suffix, intrinsics_in,
-                                     params_of, store_size, type_suffix, workitem_definition)
+from clcoop.native import ballot_ir, bit_ops_ir, votes, workgroup_collectives
+from clcoop.native.builtin_ir import (bool_type, elem_size, exact_builtin, exact_math_definition, intrinsic_suffix,
+                                     intrinsics_in, no_op_definition, params_of, store_size, type_suffix,
+                                     workitem_definition)
 from clcoop.native.context import (ATOMIC_FUNCTIONS, BARRIERS, CTX, FAULT_ATOMIC, FAULT_DIVZERO, FAULT_READ,
                                    FAULT_UNREACHABLE, FAULT_WRITE, MAX_STACK_BYTES, PRIVATE_LIVE, PRIVATE_OFFSET,
                                    PRIVATE_ROW_WORDS, PRIVATE_SIZE, SCRATCH_BYTES, SUSPENDING_CALLS)
@@ -156,23 +157,6 @@ def _private_row(offset, size, live):
     words = [0] * PRIVATE_ROW_WORDS
     words[PRIVATE_OFFSET], words[PRIVATE_SIZE], words[PRIVATE_LIVE] = offset, size, live
     return f"[{PRIVATE_ROW_WORDS} x i64] [{', '.join(f'i64 {w}' for w in words)}]"
-
-
-def no_op_definition(name, params):
-    """The definition of a built-in that does nothing natively (support.NO_OP_FUNCTIONS:
-    the fences), built with irbuild: the context, the call's parameters, ret void."""
-    fn, b = irbuild.builtin(name, "void", params)
-    b.ret_void()
-    return irbuild.function_text(fn)
-
-
-def exact_math_definition(name, base, ret):
-    """The definition of the built-in `base` of support.EXACT_MATH on one value of type
-    ret (scalar or vector), built with irbuild: its LLVM intrinsic, which rounds as the
-    interpreter's NumPy ufunc (IEEE operations correctly rounded on both sides)."""
-    fn, b = irbuild.builtin(name, ret, [ret])
-    b.ret(irbuild.intrinsic(b, support.EXACT_MATH[base], [fn.args[1]], "r"))
-    return irbuild.function_text(fn)
 
 
 def _host_has_f16c():

@@ -1,4 +1,4 @@
-"""The built-in definitions codegen.py makes itself, built with irbuild (docs/native.md,
+"""The built-in definitions codegen.py asks builtin_ir for, built with irbuild (docs/native.md,
 "How generated code is built"): the exact math built-ins (support.EXACT_MATH: one LLVM
 intrinsic each) bit for bit as NumPy's ufuncs, run alone (generated_functions.py) and in a
 kernel against the interpreter; the fences (support.NO_OP_FUNCTIONS) a definition that
@@ -12,7 +12,7 @@ import pytest
 import clcoop
 from clcoop.frontend.driver import compile_source
 from clcoop.ir.loader import load_module
-from clcoop.native import codegen, jit, support
+from clcoop.native import builtin_ir, codegen, jit, support
 from clcoop.options import parse_options
 from generated_functions import compile_definition
 
@@ -47,7 +47,7 @@ def test_exact_math_table_is_numpy_s():
                                                ("<4 x float>", np.float32, 4)])
 @pytest.mark.parametrize("base", sorted(support.EXACT_MATH))
 def test_exact_math_definition_is_numpy(base, ret, dtype, lanes):
-    f = compile_definition(codegen.exact_math_definition("m", base, ret), "m", ret, [ret])
+    f = compile_definition(builtin_ir.exact_math_definition("m", base, ret), "m", ret, [ret])
     x = _edge_values(dtype)
     x = np.concatenate([x, np.zeros(-len(x) % lanes, dtype)])
     got = f(x.reshape(-1, lanes) if lanes > 1 else x, out_dtype=dtype, out_count=lanes).reshape(-1)
@@ -59,7 +59,7 @@ def test_exact_math_definition_is_numpy(base, ret, dtype, lanes):
 def test_no_op_definition_only_returns():
     """A fence's definition: the context and the call's parameters, inlined, one `ret void`."""
     jit.ensure_llvm()
-    text = codegen.no_op_definition("_Z9mem_fencej", ["i32"])
+    text = builtin_ir.no_op_definition("_Z9mem_fencej", ["i32"])
     module = llvm.parse_assembly(text)
     module.verify()
     fn = module.get_function("_Z9mem_fencej")
