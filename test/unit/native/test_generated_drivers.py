@@ -244,35 +244,46 @@ ok:
 """
 
 
+class _Launch:
+    """What a driver run alone reads (plain attributes): the records buffer the test kernels
+    write (out), the argument block (args: out's address, an i1, an i32 -5), the __local
+    buffer (its region row in `table`), the abort flag, the group counter and the context
+    template (tmpl) of a launch of `groups` work-groups of `local` work-items."""
+
+    def __init__(self, groups, local, chunk, fault_at, **slots):
+        self.ngroups, self.wg = int(np.prod(groups)), int(np.prod(local))
+        self.out = np.full(self.ngroups * self.wg * _RECORD, -1, np.int64)
+        self.args = np.zeros(48, np.uint8)
+        self.args[0:8].view(np.int64)[0] = self.out.ctypes.data
+        self.args[16] = 1
+        self.args[32:36].view(np.int32)[0] = -5
+        self.local_buf = np.full(16, 0xFF, np.uint8)
+        self.table = np.zeros(2 * REGION_ROW_WORDS, np.int64)
+        self.table[REGION_ROW_WORDS + REGION_LO] = self.local_buf.ctypes.data
+        self.table[REGION_ROW_WORDS + REGION_HI] = self.local_buf.ctypes.data + self.local_buf.size
+        self.abort, self.counter = np.zeros(1, np.int64), np.zeros(1, np.int64)
+        self.tmpl = np.zeros(CTX_SLOTS, np.int64)
+        for name, value in (("wg_size", self.wg), ("ngrp0", groups[0]), ("ngrp1", groups[1]),
+                            ("ngrp2", groups[2]), ("lsize0", local[0]), ("lsize1", local[1]),
+                            ("lsize2", local[2]), ("table", self.table.ctypes.data),
+                            ("abort", self.abort.ctypes.data), ("next_group", self.counter.ctypes.data),
+                            ("group_chunk", chunk), ("steps", 99), ("detail11", fault_at), *slots.items()):
+            self.tmpl[CTX[name]] = value
+        self.fout = np.zeros(FAULT_RECORD_WORDS, np.int64)
+
+    def run(self, driver, count, arena):
+        driver(self.args.ctypes.data, self.tmpl.ctypes.data, 0, count, arena.ctypes.data, self.fout.ctypes.data)
+        return self.out.reshape(self.ngroups * self.wg, _RECORD), self.fout, int(self.abort[0]), self.local_buf
+
+
 def _run_plain(groups, local, count=None, chunk=3, fault_at=-1):
     """The plain driver of _Plan over `groups` work-groups of `local` work-items: (records by
     launch linear id, fout, abort flag, the __local buffer)."""
     plan = _Plan(local_rows=[1])
     engine = _engine(drivers.plain_driver(plan) + "\n" + _kernel_ir() + _DECLS)
-    run = _DRIVER(engine.address(plan.driver))
-    ngroups, wg = int(np.prod(groups)), int(np.prod(local))
-    count = ngroups if count is None else count
-    out = np.full(ngroups * wg * _RECORD, -1, np.int64)
-    args = np.zeros(48, np.uint8)
-    args[0:8].view(np.int64)[0] = out.ctypes.data
-    args[16] = 1
-    args[32:36].view(np.int32)[0] = -5
-    local_buf = np.full(16, 0xFF, np.uint8)
-    table = np.zeros(2 * REGION_ROW_WORDS, np.int64)
-    table[REGION_ROW_WORDS + REGION_LO] = local_buf.ctypes.data
-    table[REGION_ROW_WORDS + REGION_HI] = local_buf.ctypes.data + local_buf.size
-    abort, counter = np.zeros(1, np.int64), np.zeros(1, np.int64)
+    launch = _Launch(groups, local, chunk, fault_at, priv_size=16)
     arena = np.full(64, 0xEE, np.uint8)
-    tmpl = np.zeros(CTX_SLOTS, np.int64)
-    for name, value in (("wg_size", wg), ("ngrp0", groups[0]), ("ngrp1", groups[1]), ("ngrp2", groups[2]),
-                        ("lsize0", local[0]), ("lsize1", local[1]), ("lsize2", local[2]), ("priv_size", 16),
-                        ("table", table.ctypes.data), ("abort", abort.ctypes.data),
-                        ("next_group", counter.ctypes.data), ("group_chunk", chunk), ("steps", 99),
-                        ("detail11", fault_at)):
-        tmpl[CTX[name]] = value
-    fout = np.zeros(FAULT_RECORD_WORDS, np.int64)
-    run(args.ctypes.data, tmpl.ctypes.data, 0, count, arena.ctypes.data, fout.ctypes.data)
-    return out.reshape(ngroups * wg, _RECORD), fout, int(abort[0]), local_buf
+    return launch.run(_DRIVER(engine.address(plan.driver)), launch.ngroups if count is None else count, arena)
 
 
 @pytest.mark.parametrize("groups, local", [((5, 1, 1), (4, 1, 1)), ((3, 2, 2), (4, 2, 1)), ((2, 3, 1), (1, 2, 3))])
@@ -365,29 +376,9 @@ def _run_subgroup(groups, local, S, lane_contexts=True, chunk=2, fault_at=-1):
     plan = _Plan(local_rows=[1])
     lanes = S if lane_contexts else 1
     engine = _engine(subgroup.subgroup_driver(plan, S, lane_contexts) + "\n" + _subgroup_kernel_ir(S, lanes) + _DECLS)
-    run = _DRIVER(engine.address(subgroup.driver_name(plan.name)))
-    ngroups, wg = int(np.prod(groups)), int(np.prod(local))
-    out = np.full(ngroups * wg * _RECORD, -1, np.int64)
-    args = np.zeros(48, np.uint8)
-    args[0:8].view(np.int64)[0] = out.ctypes.data
-    args[16] = 1
-    args[32:36].view(np.int32)[0] = -5
-    local_buf = np.full(16, 0xFF, np.uint8)
-    table = np.zeros(2 * REGION_ROW_WORDS, np.int64)
-    table[REGION_ROW_WORDS + REGION_LO] = local_buf.ctypes.data
-    table[REGION_ROW_WORDS + REGION_HI] = local_buf.ctypes.data + local_buf.size
-    abort, counter = np.zeros(1, np.int64), np.zeros(1, np.int64)
-    tmpl = np.zeros(CTX_SLOTS, np.int64)
-    for name, value in (("wg_size", wg), ("ngrp0", groups[0]), ("ngrp1", groups[1]), ("ngrp2", groups[2]),
-                        ("lsize0", local[0]), ("lsize1", local[1]), ("lsize2", local[2]),
-                        ("table", table.ctypes.data), ("abort", abort.ctypes.data),
-                        ("next_group", counter.ctypes.data), ("group_chunk", chunk), ("steps", 99),
-                        ("detail11", fault_at)):
-        tmpl[CTX[name]] = value
-    fout = np.zeros(FAULT_RECORD_WORDS, np.int64)
-    arena = np.zeros(8, np.uint8)
-    run(args.ctypes.data, tmpl.ctypes.data, 0, ngroups, arena.ctypes.data, fout.ctypes.data)
-    return out.reshape(ngroups * wg, _RECORD), fout, int(abort[0]), local_buf
+    launch = _Launch(groups, local, chunk, fault_at)
+    return launch.run(_DRIVER(engine.address(subgroup.driver_name(plan.name))), launch.ngroups,
+                      np.zeros(8, np.uint8))
 
 
 # Group shapes with more than BAND groups along dimension 0 (a short last band), 2-D and
