@@ -24,6 +24,7 @@ import re
 
 from clcoop.ir.demangle import demangle
 from clcoop.native.context import CTX, FAULT_READ, FAULT_WRITE, REGION_LO, REGION_ROW_WORDS
+from clcoop.native import fixed_ir
 from clcoop.native.collectives import collective_of, non_uniform
 from clcoop.native.builtin_ir import _CONVERT_RE, _INTEGER_BUILTINS, _RELATIONAL, _TO_INT_RE, store_size, type_suffix
 from clcoop.ir import cfg
@@ -33,14 +34,9 @@ from clcoop.native.support import EXACT_MATH, WORKITEM_FUNCTIONS, Unsupported
 BRANCH = re.compile(r'br i1 (.+?), label %("[^"]*"|[-\w.$]+), label %("[^"]*"|[-\w.$]+)')
 
 
-# The masked copy runs only in subgroups where the branch differs: its checks are calls of
-# one out-of-line copy of the check (inlining one per lane and access made the stencil's
-# module take seconds to compile).
-CHECK_COLD_IR = """define internal ptr @__clcoop_chk_cold(ptr %c, ptr %p, i64 %n, i64 %al, i32 %site, i32 %kind, i64 %idx, i1 %w) noinline cold {
-entry:
-  %r = call ptr @__clcoop_chk(ptr %c, ptr %p, i64 %n, i64 %al, i32 %site, i32 %kind, i64 %idx, i1 %w)
-  ret ptr %r
-}"""
+# The masked copy's checks are calls of one out-of-line copy of the check (ll/check_cold.ll
+# says why).
+CHECK_COLD_IR = fixed_ir.load("check_cold.ll", {})
 
 
 class Hammock:

@@ -69,8 +69,8 @@ def test_launch_block_lays_out_the_block_and_each_threads_row():
 def test_every_ll_file_of_the_package_is_loaded_by_a_module():
     files = sorted(p.name for p in resources.files("clcoop.native").joinpath("ll").iterdir()
                    if p.name.endswith(".ll"))
-    assert files == ["coroutine_frame.ll", "floor_division.ll", "interrupt.ll", "pack_rows.ll", "pool.ll", "runtime.ll",
-                     "span_check.ll"]
+    assert files == ["check_cold.ll", "coroutine_frame.ll", "floor_division.ll", "interrupt.ll", "pack_rows.ll",
+                     "pool.ll", "runtime.ll", "span_check.ll"]
 
 
 def test_the_interrupt_handler_and_the_span_check_parse():
@@ -97,6 +97,24 @@ def test_runtime_ll_and_the_coroutine_frame_parse_with_a_private_table_as_codege
     defined = {f.name for f in mod.functions if not f.is_declaration}
     assert {"__clcoop_chk", "__clcoop_chk_any", "__clcoop_poll", "__clcoop_fault_if", "__clcoop_table_row",
             "__clcoop_frame_alloc", "__clcoop_frame_free"} <= defined
+
+
+def test_the_cold_check_is_one_out_of_line_call_of_the_runtime_check():
+    """ll/check_cold.ll (masking.py's masked copies call it): links with runtime.ll, stays
+    out of line (noinline cold) and is runtime.ll's check, arguments in order."""
+    from clcoop.native import masking
+    ensure_llvm()
+    privates = (f"@__clcoop_privates = internal constant [1 x [{context.PRIVATE_ROW_WORDS} x i64]] "
+                f"[{_private_row(0, 0, 0)}]\n@__clcoop_private_count = internal constant i64 0\n")
+    mod = llvm.parse_assembly(privates + runtime_ir.RUNTIME_IR + masking.CHECK_COLD_IR)
+    mod.verify()
+    cold = mod.get_function("__clcoop_chk_cold")
+    attributes = " ".join(a.decode() if isinstance(a, bytes) else a for a in cold.attributes).split()
+    assert not cold.is_declaration and {"noinline", "cold"} <= set(attributes)
+    calls = [str(i).strip() for b in cold.blocks for i in b.instructions if i.opcode == "call"]
+    assert calls == ["%r = call ptr @__clcoop_chk(ptr %c, ptr %p, i64 %n, i64 %al, i32 %site, i32 %kind, "
+                     "i64 %idx, i1 %w)"]
+    assert fixed_ir.placeholders("check_cold.ll") == set()
 
 
 def test_runtime_ll_reads_the_context_and_the_rows_through_context_py():
