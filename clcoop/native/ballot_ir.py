@@ -21,10 +21,12 @@ names an inactive one faults (the fast path records the fault, and the launch ru
 is reported: the interpreter).
 Values of masked-off lanes may be poison (a masked copy computes every lane): they only
 reach `select`s on the lane's activity, never an `and`/`or` that would propagate it."""
+import llvmlite.ir as ir
+
 from clcoop.ir.demangle import demangle
-from clcoop.native.context import CTX, FAULT_UNREACHABLE
+from clcoop.native import irbuild
+from clcoop.native.context import FAULT_UNREACHABLE
 from clcoop.native.support import Unsupported
-from clcoop.native.text_rewrite import gquote
 
 VOTES = {"sub_group_ballot": "ballot", "sub_group_elect": "elect", "sub_group_non_uniform_all": "all",
          "sub_group_non_uniform_any": "any", "sub_group_non_uniform_all_equal": "all_equal",
@@ -102,64 +104,13 @@ class BallotEmitter:
         self.lines = lines
 
     # ------------------------------------------------------------ per work-item
-    def considered(self, ballot, size):
-        """The i128 of the ballot's bits below `size` (an i128 in [1, 128])."""
-        n = self.fresh("bq")
-        self.lines += [f"  {n}.b = bitcast {BALLOT} {ballot} to i128",
-                       f"  {n}.sh = sub i128 {BALLOT_BITS}, {size}",
-                       f"  {n}.k = lshr i128 -1, {n}.sh",
-                       f"  {n} = and i128 {n}.b, {n}.k"]
-        return n
-
     def query(self, op, ballot, index, j, size):
-        """The i32 result of the bit query `op` of the work-item of local id j (an i128)
-        in a sub-group of `size` (an i128); index: the bit_extract index (an i32)."""
-        m = self.considered(ballot, size)
+        """query's lines (spliced: the rule is written once, as a builder) for the lane of
+        local id j in a sub-group of `size` (IR references of i128s)."""
+        inputs = [(BALLOT, ballot), ("i128", j), ("i128", size)] + ([("i32", index)] if op == "extract" else [])
         n = self.fresh("bq")
-        L = self.lines
-        if op == "inverse":
-            L += [f"  {n}.x = lshr i128 {m}, {j}", f"  {n}.t = trunc i128 {n}.x to i1",
-                  f"  {n} = zext i1 {n}.t to i32"]
-        elif op == "extract":
-            # (an index of 128 or more names no bit: 0)
-            L += [f"  {n}.i = zext i32 {index} to i128", f"  {n}.in = icmp ult i128 {n}.i, {BALLOT_BITS}",
-                  f"  {n}.s = select i1 {n}.in, i128 {n}.i, i128 0", f"  {n}.x = lshr i128 {m}, {n}.s",
-                  f"  {n}.t = trunc i128 {n}.x to i1", f"  {n}.r = select i1 {n}.in, i1 {n}.t, i1 false",
-                  f"  {n} = zext i1 {n}.r to i32"]
-        elif op in ("count", "inclusive_scan", "exclusive_scan"):
-            bits = m
-            if op != "count":
-                # bits 0..j (2 << j wraps to 0 for j = 127: all ones) or 0..j-1
-                L += [f"  {n}.e = shl i128 {2 if op == 'inclusive_scan' else 1}, {j}",
-                      f"  {n}.k = sub i128 {n}.e, 1", f"  {n}.m = and i128 {m}, {n}.k"]
-                bits = f"{n}.m"
-            L += [f"  {n}.c = call i128 @llvm.ctpop.i128(i128 {bits})", f"  {n} = trunc i128 {n}.c to i32"]
-        elif op in ("find_lsb", "find_msb"):
-            intr = "cttz" if op == "find_lsb" else "ctlz"
-            L += [f"  {n}.z = icmp eq i128 {m}, 0", f"  {n}.c = call i128 @llvm.{intr}.i128(i128 {m}, i1 true)"]
-            at = f"{n}.c"
-            if op == "find_msb":
-                L.append(f"  {n}.h = sub i128 {BALLOT_BITS - 1}, {n}.c")
-                at = f"{n}.h"
-            L += [f"  {n}.t = trunc i128 {at} to i32", f"  {n} = select i1 {n}.z, i32 -1, i32 {n}.t"]
-        else:
-            raise Unsupported(f"the ballot bit query '{op}'")
-        return n
-
-    def mask(self, op, j, size):
-        """get_sub_group_<op>_mask from local id j and the sub-group's size (i128s)."""
-        n = self.fresh("bm")
-        L = self.lines
-        L += [f"  {n}.sh = sub i128 {BALLOT_BITS}, {size}", f"  {n}.all = lshr i128 -1, {n}.sh",
-              f"  {n}.eq = shl i128 1, {j}", f"  {n}.lt = sub i128 {n}.eq, 1",
-              f"  {n}.le = or i128 {n}.lt, {n}.eq"]
-        if op in ("eq", "lt", "le"):
-            bits = f"{n}.{op}"
-        else:
-            L.append(f"  {n}.not = xor i128 {n}.{'lt' if op == 'ge' else 'le'}, -1")
-            L.append(f"  {n}.in = and i128 {n}.not, {n}.all")
-            bits = f"{n}.in"
-        L.append(f"  {n} = bitcast i128 {bits} to {BALLOT}")
+        self.lines += irbuild.splice(lambda b, ballot, j, size, index=None: query(b, op, ballot, index, j, size),
+                                     inputs, n, n)
         return n
 
     # ------------------------------------------------------------ over the lanes
@@ -244,6 +195,55 @@ class BallotEmitter:
         return out
 
 
+_I128 = ir.IntType(BALLOT_BITS)
+
+
+def _below(b, size, name):
+    """The i128 of bits 0 .. size - 1 (size: an i128 in [1, 128])."""
+    return b.lshr(ir.Constant(_I128, -1), b.sub(ir.Constant(_I128, BALLOT_BITS), size, name=f"{name}.sh"), name=name)
+
+
+def query(b, op, ballot, index, j, size):
+    """The i32 result of the bit query `op` of the work-item of local id j (an i128) in a
+    sub-group of `size` (an i128), built with b; index: the bit_extract index (an i32).
+    Only the ballot's bits below `size` are considered."""
+    m = b.and_(b.bitcast(ballot, _I128, name="bits"), _below(b, size, "kept"), name="m")
+    if op == "inverse":
+        return b.zext(b.trunc(b.lshr(m, j, name="x"), irbuild.I1, name="t"), irbuild.I32, name="r")
+    if op == "extract":
+        # (an index of 128 or more names no bit: 0)
+        i = b.zext(index, _I128, name="i")
+        inside = irbuild.icmp(b, "ult", i, ir.Constant(_I128, BALLOT_BITS), "in")
+        bit = b.trunc(b.lshr(m, b.select(inside, i, ir.Constant(_I128, 0), name="s"), name="x"), irbuild.I1, name="t")
+        return b.zext(b.select(inside, bit, ir.Constant(irbuild.I1, 0), name="on"), irbuild.I32, name="r")
+    if op in ("count", "inclusive_scan", "exclusive_scan"):
+        bits = m
+        if op != "count":
+            # bits 0..j (2 << j wraps to 0 for j = 127: all ones) or 0..j-1
+            end = b.shl(ir.Constant(_I128, 2 if op == "inclusive_scan" else 1), j, name="e")
+            bits = b.and_(m, b.sub(end, ir.Constant(_I128, 1), name="k"), name="mj")
+        return b.trunc(irbuild.intrinsic(b, "ctpop", [bits], "c"), irbuild.I32, name="r")
+    if op in ("find_lsb", "find_msb"):
+        none = irbuild.icmp(b, "eq", m, ir.Constant(_I128, 0), "z")
+        at = irbuild.intrinsic(b, "cttz" if op == "find_lsb" else "ctlz", [m, ir.Constant(irbuild.I1, 1)], "c")
+        if op == "find_msb":
+            at = b.sub(ir.Constant(_I128, BALLOT_BITS - 1), at, name="h")
+        return b.select(none, ir.Constant(irbuild.I32, -1), b.trunc(at, irbuild.I32, name="t"), name="r")
+    raise Unsupported(f"the ballot bit query '{op}'")
+
+
+def mask(b, op, j, size):
+    """get_sub_group_<op>_mask from local id j and the sub-group's size (i128s), built with b."""
+    below = _below(b, size, "all") if op in ("ge", "gt") else None
+    eq = b.shl(ir.Constant(_I128, 1), j, name="eq")
+    lt = b.sub(eq, ir.Constant(_I128, 1), name="lt")
+    le = b.or_(lt, eq, name="le") if op in ("le", "gt") else None
+    bits = {"eq": eq, "lt": lt, "le": le}.get(op)
+    if bits is None:    # ge, gt: the complement of lt, le below the size
+        bits = b.and_(b.xor(lt if op == "ge" else le, ir.Constant(_I128, -1), name="not"), below, name="in")
+    return b.bitcast(bits, irbuild.parse_type(BALLOT), name="r")
+
+
 def lane_definition(name, base, ret, params):
     """The per-work-item definition of a bit query or mask built-in (its sub-group local id
     and sub-group size from the context, as builtin_ir.workitem_definition computes them),
@@ -253,31 +253,20 @@ def lane_definition(name, base, ret, params):
         return None
     kind, op = found
     check_types(kind, op, ret, params)
-    args = "".join(f", {t} %a{i}" for i, t in enumerate(params))
-    lines = [f"define internal {ret} {gquote(name)}(ptr %c{args}) alwaysinline {{"]
-    for field in ("sg_size", "wg_size", "llid"):
-        lines += [f"  %p.{field} = getelementptr i64, ptr %c, i64 {CTX[field]}",
-                  f"  %{field} = load i64, ptr %p.{field}"]
+    fn, b = irbuild.builtin(name, ret, params)
+    c = fn.args[0]
+    sg_size, wg_size, llid = (irbuild.load_slot(b, c, field) for field in ("sg_size", "wg_size", "llid"))
     # local id llid % S; size: S, or what the work-group leaves to its last sub-group.
-    lines += ["  %sg = udiv i64 %llid, %sg_size", "  %first = mul i64 %sg, %sg_size",
-              "  %lid = sub i64 %llid, %first", "  %left = sub i64 %wg_size, %first",
-              "  %short = icmp ult i64 %left, %sg_size", "  %size = select i1 %short, i64 %left, i64 %sg_size",
-              "  %j = zext i64 %lid to i128", "  %n = zext i64 %size to i128"]
-    emit = BallotEmitter(_counter(), lines)
+    first = b.mul(b.udiv(llid, sg_size, name="sg"), sg_size, name="first")
+    lid = b.sub(llid, first, name="lid")
+    left = b.sub(wg_size, first, name="left")
+    size = b.select(irbuild.icmp(b, "ult", left, sg_size, "short"), left, sg_size, name="size")
+    j, n = b.zext(lid, _I128, name="j"), b.zext(size, _I128, name="n")
     if kind == "mask":
-        r = emit.mask(op, "%j", "%n")
+        b.ret(mask(b, op, j, n))
     else:
-        r = emit.query(op, "%a0", "%a1" if op == "extract" else None, "%j", "%n")
-    return "\n".join(lines + [f"  ret {ret} {r}", "}"])
-
-
-def _counter():
-    count = [0]
-
-    def fresh(stem):
-        count[0] += 1
-        return f"%{stem}{count[0]}"
-    return fresh
+        b.ret(query(b, op, fn.args[1], fn.args[2] if op == "extract" else None, j, n))
+    return irbuild.function_text(fn)
 
 
 # What emit_fast uses of the subgroup generator (subgroup._SubgroupGen), and nothing else

@@ -4,14 +4,21 @@ kernels with ballots and votes under lane-varying ifs and loops, natively withou
 on the subgroup-wide path at several sub-group sizes, bit-identical to the interpreter and
 equal to the NumPy oracle that walks each sub-group. The bit queries and masks, which need
 no other lane, also run on the per-work-item path (sub-groups cut short by the work-group
-size included)."""
+size included); their per-work-item definitions (ballot_ir.lane_definition, built with
+irbuild) also run alone on contexts, against Python's integers."""
+import ctypes
+import operator
 import warnings
 
+import llvmlite.binding as llvm
 import numpy as np
 import pytest
 
 import clcoop
 import test_subgroup_ballot as interp_test
+from clcoop.native import ballot_ir, jit
+from clcoop.native.builtin_ir import intrinsics_in
+from clcoop.native.context import CTX, CTX_SLOTS
 from clcoop.native.runtime import NativeProgram
 from clcoop.native.support import NativeFallbackWarning
 from interp_helpers import clang_ir_text
@@ -354,3 +361,94 @@ def test_votes_need_the_subgroup_path():
     with pytest.warns(NativeFallbackWarning, match="sub_group_ballot"):
         program = clcoop.Program(source).build(engine="auto")
     assert program.k.engine == "interp"
+
+
+# ------------------------------------------------------------------ the per-work-item definition alone
+
+def _lane_function(base, op_kind):
+    """ballot_ir.lane_definition of `base` (built with irbuild), compiled alone behind an
+    external wrapper: f(context, words) -> int for a bit query (words: the ballot, and for
+    bit_extract the index after it), f(context, out) writing the mask's 4 words to out."""
+    extract = base == "sub_group_ballot_bit_extract"
+    ret, params = ("<4 x i32>", []) if op_kind == "mask" else \
+        ("i32", ["<4 x i32>", "i32"] if extract else ["<4 x i32>"])
+    text = ballot_ir.lane_definition("lane", base, ret, params)
+    decls = "\n".join(sorted({d for _, d in intrinsics_in(text)}))
+    if op_kind == "mask":
+        wrapper = ('define void @run(ptr %c, ptr %w) {\n  %r = call <4 x i32> @"lane"(ptr %c)\n'
+                   '  store <4 x i32> %r, ptr %w\n  ret void\n}\n')
+    else:
+        index = ", i32 %i" if extract else ""
+        wrapper = ('define i32 @run(ptr %c, ptr %w) {\n  %v = load <4 x i32>, ptr %w\n'
+                   '  %ip = getelementptr i32, ptr %w, i64 4\n  %i = load i32, ptr %ip\n'
+                   f'  %r = call i32 @"lane"(ptr %c, <4 x i32> %v{index})\n  ret i32 %r\n}}\n')
+    module = decls + "\n" + text + "\n" + wrapper
+    jit.ensure_llvm()
+    llvm.parse_assembly(module).verify()
+    engine = jit.Engine(module)
+    restype = None if op_kind == "mask" else ctypes.c_uint32
+    f = ctypes.CFUNCTYPE(restype, ctypes.c_void_p, ctypes.c_void_p)(engine.address("run"))
+    f.engine = engine
+    return f
+
+
+def _query_oracle(op, bits, index, j, size):
+    """The extension's bit queries on the ballot's bits below the sub-group's size (the
+    interpreter's choices where it leaves the result undefined: find of no bit 0xFFFFFFFF,
+    an index of 128 or more 0)."""
+    m = bits & ((1 << size) - 1)
+    if op == "inverse":
+        return (m >> j) & 1
+    if op == "extract":
+        return (m >> index) & 1 if index < 128 else 0
+    if op == "count":
+        return bin(m).count("1")
+    if op == "inclusive_scan":
+        return bin(m & ((1 << (j + 1)) - 1)).count("1")
+    if op == "exclusive_scan":
+        return bin(m & ((1 << j) - 1)).count("1")
+    if m == 0:
+        return 0xFFFFFFFF
+    return (m & -m).bit_length() - 1 if op == "find_lsb" else m.bit_length() - 1
+
+
+# (sub-group size, work-group size): full sub-groups, a last one cut short, 128 lanes.
+_SHAPES = [(8, 16), (8, 13), (32, 70), (128, 128), (128, 200)]
+
+
+@pytest.mark.parametrize("base", sorted(ballot_ir.BIT_QUERIES))
+def test_lane_definition_of_a_bit_query_alone_as_the_extension(base):
+    """The per-work-item bit query built with irbuild (ballot_ir.lane_definition), run
+    alone on contexts of every work-item of a work-group, against Python's integers."""
+    op = ballot_ir.BIT_QUERIES[base]
+    f = _lane_function(base, "bits")
+    rng = np.random.default_rng(5)
+    for S, wg in _SHAPES:
+        for llid in range(wg):
+            ctx = np.zeros(CTX_SLOTS, np.int64)
+            ctx[CTX["sg_size"]], ctx[CTX["wg_size"]], ctx[CTX["llid"]] = S, wg, llid
+            j, size = llid % S, min(S, wg - llid // S * S)
+            words = rng.integers(0, 2 ** 32, 5, dtype=np.uint64).astype(np.uint32)
+            if llid % 7 == 0:
+                words[:4] = 0
+            words[4] = rng.integers(0, 140) if llid % 3 else j
+            bits = sum(int(w) << (32 * k) for k, w in enumerate(words[:4]))
+            got = f(ctx.ctypes.data, words.ctypes.data)
+            assert got == _query_oracle(op, bits, int(words[4]), j, size), (S, wg, llid, words)
+
+
+@pytest.mark.parametrize("base", sorted(ballot_ir.MASKS))
+def test_lane_definition_of_a_mask_alone_as_the_extension(base):
+    """get_sub_group_<op>_mask built with irbuild, run alone: bit i (i below the
+    sub-group's size) set where i <op> the work-item's sub-group local id."""
+    compare = getattr(operator, ballot_ir.MASKS[base])
+    f = _lane_function(base, "mask")
+    for S, wg in _SHAPES:
+        for llid in range(wg):
+            ctx = np.zeros(CTX_SLOTS, np.int64)
+            ctx[CTX["sg_size"]], ctx[CTX["wg_size"]], ctx[CTX["llid"]] = S, wg, llid
+            j, size = llid % S, min(S, wg - llid // S * S)
+            out = np.full(4, 0xDEADBEEF, np.uint32)
+            f(ctx.ctypes.data, out.ctypes.data)
+            want = sum(1 << i for i in range(size) if compare(i, j))
+            assert [int(w) for w in out] == [(want >> (32 * k)) & 0xFFFFFFFF for k in range(4)], (S, wg, llid)
