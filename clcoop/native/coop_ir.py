@@ -22,13 +22,13 @@ arithmetic of the native engine's mul-add calls (coop_routines.py; docs/native.m
   result's range, signed per flag 0x8.
 """
 import functools
-import re
 
+import llvmlite.ir as ir
 import numpy as np
 
 from clcoop import float8
 from clcoop.coopmat_spec import Operand
-from clcoop.native import bfloat_ir
+from clcoop.native import bfloat_ir, irbuild
 from clcoop.native.support import Unsupported
 
 FLOAT_TYPES = {"half": 16, "bfloat": 16, "float": 32, "double": 64}
@@ -71,77 +71,69 @@ def _float_ir(name, m, n, k, types, layout):
     if "bfloat" in (ta, tb) and ta != tb:
         # SPV_KHR_bfloat16: both factors bf16 (coopmat2.bfloat16_mul_add).
         raise Unsupported(f"a cooperative-matrix mul-add of {ta} x {tb}")
-    sa, sb = _storage(ta), _storage(tb)
     work = "double" if "double" in types else "float"
     if tr == "half" and work == "double":
         # One correct rounding double -> half is a library call in LLVM's lowering
         # (docs/native.md, "No runtime library calls").
         raise Unsupported("a cooperative-matrix mul-add of double operands with a half result")
-    vec = f"<{n} x {work}>"
-    fma = f"llvm.fma.v{n}{_suffix(work)}"
     chains = matmul_chains(m, n, k, work)
     if chains is None:
         raise Unsupported(f"a {m} x {n} x {k} cooperative-matrix mul-add in {work}: NumPy's matmul (the "
                           f"interpreter's) sums this shape in an order the native routine does not reproduce")
+    wt = irbuild.parse_type(work)
+    vec = ir.VectorType(wt, n)
+    fn, b, args = _header(name, layout)
+    _b_columns_to_rows(b, args, _storage(tb), n, k, layout)
+    widened = _widen_a(b, args, ta, work, m, k, layout)
     # One chain: the row accumulators are phis; several: each row's chains live in an
     # array on the stack, chain kk mod `chains` taking step kk.
-    entry = _widen_a(ta, work, m, k, layout)
+    chain_array = ir.ArrayType(vec, chains)
+    accs = []
     if chains > 1:
-        entry += [line for i in range(m) for line in (f"  %accs{i} = alloca [{chains} x {vec}], align 64",
-                                                      f"  store [{chains} x {vec}] zeroinitializer, ptr %accs{i}")]
-    lines = [*_k_loop_head(name, m if chains == 1 else 0, vec, entry, sb, n, k, layout),
-             *_widen_vector(tb, work, n, "%bv.raw", "%bv")]
-    if chains > 1:
-        lines.append(f"  %chain = urem i64 %kk, {chains}")
+        for i in range(m):
+            accs.append(irbuild.alloca(b, chain_array, 64, f"accs{i}"))
+            b.store(ir.Constant(chain_array, None), accs[i])
+    kk, acc, kloop = _k_loop_head(b, m if chains == 1 else 0, vec)
+    bv = _widen_vector(b, tb, work, n, _b_row_vector(b, args, _storage(tb), n, k, layout, kk), "bv")
+    chain = b.urem(kk, _i64(chains), name="chain") if chains > 1 else None
+    sums = []
     for i in range(m):
-        lines += [*(_a_element(sa, i, k, layout) if ta == work else _widened_a_element(work, i, m, k, layout)),
-                  f"  %a{i}.w = load {work}, ptr %ap{i}",
-                  f"  %a{i}.ins = insertelement <{n} x {work}> poison, {work} %a{i}.w, i64 0",
-                  f"  %a{i}.s = shufflevector {vec} %a{i}.ins, {vec} poison, <{n} x i32> zeroinitializer"]
+        ap = (_a_element(b, args, _storage(ta), i, k, layout, kk) if ta == work
+              else _widened_a_element(b, widened, wt, i, m, k, layout, kk))
+        a_splat = _splat(b, b.load(ap, name=f"a{i}.w", typ=wt), vec, f"a{i}")
         if chains == 1:
-            lines.append(f"  %acc{i}.n = call {vec} @{fma}({vec} %a{i}.s, {vec} %bv, {vec} %acc{i})")
-        else:
-            lines += [f"  %ch{i}.p = getelementptr [{chains} x {vec}], ptr %accs{i}, i64 0, i64 %chain",
-                      f"  %ch{i} = load {vec}, ptr %ch{i}.p",
-                      f"  %ch{i}.n = call {vec} @{fma}({vec} %a{i}.s, {vec} %bv, {vec} %ch{i})",
-                      f"  store {vec} %ch{i}.n, ptr %ch{i}.p"]
-    lines += _k_loop_tail(k)
+            sums.append(irbuild.intrinsic(b, "fma", [a_splat, bv, acc[i]], f"acc{i}.n"))
+            continue
+        slot = b.gep(accs[i], [_i64(0), chain], source_etype=chain_array, name=f"ch{i}.p")
+        step = irbuild.intrinsic(b, "fma", [a_splat, bv, b.load(slot, name=f"ch{i}", typ=vec)], f"ch{i}.n")
+        b.store(step, slot)
+    _k_loop_tail(b, kk, acc, sums, kloop, 1, k)
     if chains > 1:
-        lines += _chains_added_pairwise(m, vec, chains)
+        sums = [_chains_added_pairwise(b, accs[i], i, chain_array) for i in range(m)]
     for i in range(m):
-        lines += [f"  %cp{i} = getelementptr {tc}, ptr %c, i64 {i * n}",
-                  f"  %c{i}.raw = load <{n} x {tc}>, ptr %cp{i}, align 1",
-                  *_widen_vector(tc, work, n, f"%c{i}.raw", f"%c{i}"),
-                  f"  %sum{i} = fadd {vec} %acc{i}.n, %c{i}",
-                  *_narrow_vector(work, tr, n, f"%sum{i}", f"%rv{i}"),
-                  f"  %rp{i} = getelementptr {tr}, ptr %r, i64 {i * n}",
-                  f"  store <{n} x {tr}> %rv{i}, ptr %rp{i}, align 1"]
-    # No declarations: LLVM's parser declares the intrinsics a module calls, and a module
-    # with several mul-adds of one shape must not declare one twice.
-    lines += ["  ret void", "}"]
-    return "\n".join(lines) + "\n"
+        c = _widen_vector(b, tc, work, n, _load_row(b, args["c"], tc, n, i, "c"), f"c{i}")
+        total = b.fadd(sums[i], c, name=f"sum{i}")
+        _store_row(b, args["r"], tr, n, i, _narrow_vector(b, work, tr, n, total, f"rv{i}"))
+    # No declarations in the text: LLVM's parser declares the intrinsics a module calls,
+    # and a module with several mul-adds of one shape must not declare one twice.
+    b.ret_void()
+    return irbuild.plain_text(fn)
 
 
-def _chains_added_pairwise(m, vec, chains):
-    """%acc{i}.n: row i's chains added in adjacent pairs, level by level
-    (((c0 + c1) + (c2 + c3)) + ...), OpenBLAS's order (matmul_chains)."""
-    lines = []
-    for i in range(m):
-        level = []
-        for c in range(chains):
-            lines += [f"  %cs{i}.{c}.p = getelementptr [{chains} x {vec}], ptr %accs{i}, i64 0, i64 {c}",
-                      f"  %cs{i}.{c} = load {vec}, ptr %cs{i}.{c}.p"]
-            level.append(f"%cs{i}.{c}")
-        depth = 0
-        while len(level) > 1:
-            depth += 1
-            nxt = []
-            for j in range(0, len(level), 2):
-                out = f"%acc{i}.n" if len(level) == 2 else f"%cs{i}.d{depth}.{j // 2}"
-                lines.append(f"  {out} = fadd {vec} {level[j]}, {level[j + 1]}")
-                nxt.append(out)
-            level = nxt
-    return lines
+def _chains_added_pairwise(b, accs, i, chain_array):
+    """Row i's chains added in adjacent pairs, level by level (((c0 + c1) + (c2 + c3)) + ...),
+    OpenBLAS's order (matmul_chains)."""
+    level = []
+    for c in range(chain_array.count):
+        slot = b.gep(accs, [_i64(0), _i64(c)], source_etype=chain_array, name=f"cs{i}.{c}.p")
+        level.append(b.load(slot, name=f"cs{i}.{c}", typ=chain_array.element))
+    depth = 0
+    while len(level) > 1:
+        depth += 1
+        level = [b.fadd(level[j], level[j + 1],
+                        name=f"acc{i}.n" if len(level) == 2 else f"cs{i}.d{depth}.{j // 2}")
+                 for j in range(0, len(level), 2)]
+    return level[0]
 
 
 # Orders NumPy's matmul (the interpreter's float mul-add, interp/coopmat._float_mul_add)
@@ -189,27 +181,63 @@ def _emulated(a, b, chains, dtype):
     return acc[0]
 
 
-def _k_loop_head(name, m, vec, entry_extra, tb, n, k, layout):
-    """The routine's header, entry block and the k loop's head, shared by the float and the
-    integer routine: m accumulator rows as phis of `vec` from zero, and %bv.raw, row kk
-    of b as <n x tb>."""
-    lines = [_header(name, layout.strided),
-             "entry:",
-             *_b_columns_to_rows(tb, n, k, layout),
-             *entry_extra,
-             "  br label %kloop",
-             "kloop:",
-             "  %kk = phi i64 [ 0, %entry ], [ %kk.next, %kloop ]"]
-    lines += [f"  %acc{i} = phi {vec} [ zeroinitializer, %entry ], [ %acc{i}.n, %kloop ]" for i in range(m)]
-    return lines + [*_b_row(tb, n, k, layout), f"  %bv.raw = load <{n} x {tb}>, ptr %bp, align 1"]
+def _i64(v):
+    return ir.Constant(irbuild.I64, v)
 
 
-def _k_loop_tail(k):
-    """The k loop's back-edge, then the block after it."""
-    return ["  %kk.next = add i64 %kk, 1",
-            f"  %kk.more = icmp ult i64 %kk.next, {k}",
-            "  br i1 %kk.more, label %kloop, label %finish",
-            "finish:"]
+def _i32_vector(values):
+    """A shufflevector mask: <N x i32> of `values`."""
+    return ir.Constant(ir.VectorType(irbuild.I32, len(values)), [ir.Constant(irbuild.I32, v) for v in values])
+
+
+def _splat(b, value, vec, name):
+    """`value` in every lane of `vec`: %name.ins, %name.s (insertelement, shufflevector)."""
+    first = b.insert_element(ir.Constant(vec, ir.Undefined), value, _i64(0), name=f"{name}.ins")
+    return b.shuffle_vector(first, ir.Constant(vec, ir.Undefined), ir.Constant(ir.VectorType(irbuild.I32, vec.count),
+                                                                                None), name=f"{name}.s")
+
+
+def _header(name, layout):
+    """(function, builder at entry, arguments by name) of `void @name(ptr %a[, i64 %sa],
+    ptr %b[, i64 %sb], ptr %c, ptr %r)`, the pointers noalias."""
+    params = [(irbuild.PTR, "a")] + ([(irbuild.I64, "sa")] if layout.strided else []) + \
+        [(irbuild.PTR, "b")] + ([(irbuild.I64, "sb")] if layout.strided else []) + \
+        [(irbuild.PTR, "c"), (irbuild.PTR, "r")]
+    fn, b = irbuild.define(name, ir.VoidType(), params, inline=False)
+    args = {arg.name: arg for arg in fn.args}
+    for arg in fn.args:
+        if arg.type == irbuild.PTR:
+            arg.add_attribute("noalias")
+    return fn, b, args
+
+
+def _k_loop_head(b, m, vec):
+    """The k loop's head, shared by the float and the integer routines: (%kk, the m
+    accumulator rows as phis of `vec` from zero, the loop's block)."""
+    entry = b.block
+    kloop = b.append_basic_block("kloop")
+    b.branch(kloop)
+    b.position_at_end(kloop)
+    kk = b.phi(irbuild.I64, name="kk")
+    kk.add_incoming(_i64(0), entry)
+    acc = []
+    for i in range(m):
+        acc.append(b.phi(vec, name=f"acc{i}"))
+        acc[i].add_incoming(ir.Constant(vec, None), entry)
+    return kk, acc, kloop
+
+
+def _k_loop_tail(b, kk, acc, sums, kloop, step, k):
+    """The k loop's back-edge (%kk + step, the phis' new values `sums`), then the block
+    after it."""
+    nxt = b.add(kk, _i64(step), name="kk.next")
+    more = irbuild.icmp(b, "ult", nxt, _i64(k), "kk.more")
+    finish = b.append_basic_block("finish")
+    b.cbranch(more, kloop, finish)
+    kk.add_incoming(nxt, kloop)
+    for phi, value in zip(acc, sums):
+        phi.add_incoming(value, kloop)
+    b.position_at_end(finish)
 
 
 _BYTES = {t: bits // 8 for t, bits in {**FLOAT_TYPES, **INT_TYPES}.items()}
@@ -220,50 +248,39 @@ def _storage(t):
     return "i8" if t in FLOAT8_TYPES else t
 
 
-def _decode_vector(fmt, n, value, out):
+def _decode_vector(b, fmt, value, out):
     """<n x i8> fp8 patterns -> <n x float> exact values (ir/rounding.py decode): the
     significand with its implicit bit times a power of two, the E5M2 infinities, the NaNs
     (quiet, sign kept), the sign."""
     m, bias, top = fmt.mantissa_bits, fmt.bias, (1 << fmt.exponent_bits) - 1
-    vi, vf = f"<{n} x i32>", f"<{n} x float>"
+    n = value.type.count
+    vi, vf, vb = (ir.VectorType(t, n) for t in (irbuild.I32, irbuild.FLOAT, irbuild.I1))
 
-    def splat(v, t="i32"):
-        return f"<{', '.join([f'{t} {v}'] * n)}>"
+    def c(t, v):
+        return irbuild.const(t, v)
     p = out + "."
-    lines = [f"  {p}u = zext <{n} x i8> {value} to {vi}",
-             f"  {p}e = lshr {vi} {p}u, {splat(m)}", f"  {p}ef = and {vi} {p}e, {splat(top)}",
-             f"  {p}f = and {vi} {p}u, {splat((1 << m) - 1)}",
-             f"  {p}nrm = icmp ne {vi} {p}ef, zeroinitializer",
-             f"  {p}lead = select <{n} x i1> {p}nrm, {vi} {splat(1 << m)}, {vi} zeroinitializer",
-             f"  {p}sig = or {vi} {p}f, {p}lead",
-             f"  {p}ee = select <{n} x i1> {p}nrm, {vi} {p}ef, {vi} {splat(1)}",
-             f"  {p}pe = add {vi} {p}ee, {splat(127 - bias - m)}",
-             f"  {p}pes = shl {vi} {p}pe, {splat(23)}",
-             f"  {p}scale = bitcast {vi} {p}pes to {vf}",
-             f"  {p}sigf = uitofp {vi} {p}sig to {vf}",
-             f"  {p}mag = fmul {vf} {p}sigf, {p}scale",
-             f"  {p}top = icmp eq {vi} {p}ef, {splat(top)}"]
+    u = b.zext(value, vi, name=f"{p}u")
+    ef = b.and_(b.lshr(u, c(vi, m), name=f"{p}e"), c(vi, top), name=f"{p}ef")
+    f = b.and_(u, c(vi, (1 << m) - 1), name=f"{p}f")
+    nrm = irbuild.icmp(b, "ne", ef, ir.Constant(vi, None), f"{p}nrm")
+    lead = b.select(nrm, c(vi, 1 << m), ir.Constant(vi, None), name=f"{p}lead")
+    sig = b.or_(f, lead, name=f"{p}sig")
+    ee = b.select(nrm, ef, c(vi, 1), name=f"{p}ee")
+    pe = b.add(ee, c(vi, 127 - bias - m), name=f"{p}pe")
+    scale = b.bitcast(b.shl(pe, c(vi, 23), name=f"{p}pes"), vf, name=f"{p}scale")
+    mag = b.fmul(b.uitofp(sig, vf, name=f"{p}sigf"), scale, name=f"{p}mag")
+    is_top = irbuild.icmp(b, "eq", ef, c(vi, top), f"{p}top")
     if fmt.has_infinity:
-        lines += [f"  {p}fz = icmp eq {vi} {p}f, zeroinitializer",
-                  f"  {p}inf = and <{n} x i1> {p}top, {p}fz",
-                  f"  {p}fnz = xor <{n} x i1> {p}fz, {splat('true', 'i1')}",
-                  f"  {p}nan = and <{n} x i1> {p}top, {p}fnz",
-                  f"  {p}m1 = select <{n} x i1> {p}inf, {vf} {splat('0x7FF0000000000000', 'float')}, {vf} {p}mag"]
+        fz = irbuild.icmp(b, "eq", f, ir.Constant(vi, None), f"{p}fz")
+        inf = b.and_(is_top, fz, name=f"{p}inf")
+        nan = b.and_(is_top, b.xor(fz, c(vb, 1), name=f"{p}fnz"), name=f"{p}nan")
+        m1 = b.select(inf, c(vf, float("inf")), mag, name=f"{p}m1")
     else:
-        lines += [f"  {p}fa = icmp eq {vi} {p}f, {splat((1 << m) - 1)}",
-                  f"  {p}nan = and <{n} x i1> {p}top, {p}fa",
-                  f"  {p}m1 = fadd {vf} {p}mag, zeroinitializer"]
-    lines += [f"  {p}m2 = select <{n} x i1> {p}nan, {vf} {splat('0x7FF8000000000000', 'float')}, {vf} {p}m1",
-              f"  {p}neg = icmp uge {vi} {p}u, {splat(128)}",
-              f"  {p}negm = fneg {vf} {p}m2",
-              f"  {out} = select <{n} x i1> {p}neg, {vf} {p}negm, {vf} {p}m2"]
-    return lines
-
-
-def _header(name, strided):
-    a = "ptr noalias %a, i64 %sa" if strided else "ptr noalias %a"
-    b = "ptr noalias %b, i64 %sb" if strided else "ptr noalias %b"
-    return f"define internal void @{name}({a}, {b}, ptr noalias %c, ptr noalias %r) {{"
+        nan = b.and_(is_top, irbuild.icmp(b, "eq", f, c(vi, (1 << m) - 1), f"{p}fa"), name=f"{p}nan")
+        m1 = b.fadd(mag, ir.Constant(vf, None), name=f"{p}m1")
+    m2 = b.select(nan, c(vf, float("nan")), m1, name=f"{p}m2")
+    neg = irbuild.icmp(b, "uge", u, c(vi, 128), f"{p}neg")
+    return b.select(neg, b.fneg(m2, name=f"{p}negm"), m2, name=out)
 
 
 def _transposes_whole(n, k):
@@ -273,130 +290,145 @@ def _transposes_whole(n, k):
     return n == k and n >= 2 and n & (n - 1) == 0
 
 
-def _b_columns_to_rows(tb, n, k, layout):
-    """Entry code for b by columns of a square shape: %bt, b's rows, dense (k x n).
+def _b_columns_to_rows(b, args, tb, n, k, layout):
+    """Entry code for b by columns: of a square shape, args["bt"], b's rows, dense (k x n);
+    of another, args["bg"], the row that _b_row gathers.
     Round: w[2i] interleaves the low halves of v[i] and v[i + n/2], w[2i+1] the high halves;
     after log2 n rounds w[kk] is row kk (column kk of the columns)."""
     if not layout.b_columns:
-        return []
+        return
+    t = irbuild.parse_type(tb)
     if not _transposes_whole(n, k):
-        return [f"  %bg = alloca [{n} x {tb}], align 64"]      # _b_row gathers a row here
-    col = f"<{k} x {tb}>"
-    lines = [f"  %bt = alloca [{k * n} x {tb}], align 64"]
+        args["bg"] = irbuild.alloca(b, ir.ArrayType(t, n), 64, "bg")
+        return
+    col = ir.VectorType(t, k)
+    args["bt"] = irbuild.alloca(b, ir.ArrayType(t, k * n), 64, "bt")
+    level = []
     for j in range(n):
-        lines += [f"  %bc{j}.o = mul i64 %sb, {j}",
-                  f"  %bc{j}.p = getelementptr i8, ptr %b, i64 %bc{j}.o",
-                  f"  %t0.{j} = load {col}, ptr %bc{j}.p, align 1"]
+        offset = b.mul(args["sb"], _i64(j), name=f"bc{j}.o")
+        level.append(b.load(b.gep(args["b"], [offset], source_etype=irbuild.I8, name=f"bc{j}.p"),
+                            name=f"t0.{j}", align=1, typ=col))
     h = n // 2
-    low = [t // 2 if t % 2 == 0 else n + t // 2 for t in range(n)]
-    high = [h + t for t in low]
+    low = [x // 2 if x % 2 == 0 else n + x // 2 for x in range(n)]
+    high = [h + x for x in low]
     rounds = n.bit_length() - 1
     for s in range(rounds):
+        nxt = [None] * n
         for i in range(h):
             for out, mask in ((2 * i, low), (2 * i + 1, high)):
-                lines.append(f"  %t{s + 1}.{out} = shufflevector {col} %t{s}.{i}, {col} %t{s}.{i + h}, "
-                             f"<{n} x i32> <{', '.join(f'i32 {x}' for x in mask)}>")
+                nxt[out] = b.shuffle_vector(level[i], level[i + h], _i32_vector(mask), name=f"t{s + 1}.{out}")
+        level = nxt
     for kk in range(k):
-        lines += [f"  %bt{kk}.p = getelementptr {tb}, ptr %bt, i64 {kk * n}",
-                  f"  store {col} %t{rounds}.{kk}, ptr %bt{kk}.p, align 64"]
-    return lines
+        b.store(level[kk], b.gep(args["bt"], [_i64(kk * n)], source_etype=t, name=f"bt{kk}.p"), align=64)
 
 
-def _widen_a(ta, work, m, k, layout):
+def _widen_a(b, args, ta, work, m, k, layout):
     """Entry code widening a narrower a (half) once per call into %aw, in its own
     orientation (rows: element (i, kk) at i*k + kk; columns: at kk*m + i), one vector
     conversion per row or column instead of one scalar conversion per element and step."""
     if ta == work:
-        return []
-    lines = [f"  %aw = alloca [{m * k} x {work}], align 64"]
+        return None
+    wt = irbuild.parse_type(work)
+    aw = irbuild.alloca(b, ir.ArrayType(wt, m * k), 64, "aw")
     count, length = (k, m) if layout.a_columns else (m, k)
-    stride = "%sa" if layout.strided else str(k * _BYTES[_storage(ta)])
+    stride = args["sa"] if layout.strided else _i64(k * _BYTES[_storage(ta)])
+    raw_type = ir.VectorType(irbuild.parse_type(_storage(ta)), length)
     for v in range(count):
-        lines += [f"  %aw{v}.o = mul i64 {stride}, {v}",
-                  f"  %aw{v}.p = getelementptr i8, ptr %a, i64 %aw{v}.o",
-                  f"  %aw{v}.raw = load <{length} x {_storage(ta)}>, ptr %aw{v}.p, align 1",
-                  *_widen_vector(ta, work, length, f"%aw{v}.raw", f"%aw{v}.w"),
-                  f"  %aw{v}.d = getelementptr {work}, ptr %aw, i64 {v * length}",
-                  f"  store <{length} x {work}> %aw{v}.w, ptr %aw{v}.d, align 4"]
-    return lines
+        offset = b.mul(stride, _i64(v), name=f"aw{v}.o")
+        raw = b.load(b.gep(args["a"], [offset], source_etype=irbuild.I8, name=f"aw{v}.p"),
+                     name=f"aw{v}.raw", align=1, typ=raw_type)
+        wide = _widen_vector(b, ta, work, length, raw, f"aw{v}.w")
+        b.store(wide, b.gep(aw, [_i64(v * length)], source_etype=wt, name=f"aw{v}.d"), align=4)
+    return aw
 
 
-def _widened_a_element(work, i, m, k, layout):
-    """%ap{i}: element (i, %kk) of %aw (_widen_a)."""
+def _widened_a_element(b, aw, wt, i, m, k, layout, kk):
+    """Pointer to element (i, kk) of %aw (_widen_a)."""
     if layout.a_columns:
-        return [f"  %ai{i}.m = mul i64 %kk, {m}", f"  %ai{i} = add i64 %ai{i}.m, {i}",
-                f"  %ap{i} = getelementptr {work}, ptr %aw, i64 %ai{i}"]
-    return [f"  %ai{i} = add i64 %kk, {i * k}", f"  %ap{i} = getelementptr {work}, ptr %aw, i64 %ai{i}"]
+        index = b.add(b.mul(kk, _i64(m), name=f"ai{i}.m"), _i64(i), name=f"ai{i}")
+    else:
+        index = b.add(kk, _i64(i * k), name=f"ai{i}")
+    return b.gep(aw, [index], source_etype=wt, name=f"ap{i}")
 
 
-def _b_row(tb, n, k, layout):
-    """%bp: row %kk of b."""
+def _b_row_vector(b, args, tb, n, k, layout, kk, sfx=""):
+    """%bv.raw: row kk of b as <n x tb> (sfx: appended to every name, one of two steps)."""
+    t = irbuild.parse_type(tb)
     if layout.b_columns and not _transposes_whole(n, k):
-        lines = [f"  %bk = mul i64 %kk, {_BYTES[tb]}"]
+        bk = b.mul(kk, _i64(_BYTES[tb]), name=f"bk{sfx}")
         for j in range(n):
-            lines += [f"  %bg{j}.o = mul i64 %sb, {j}",
-                      f"  %bg{j}.a = add i64 %bg{j}.o, %bk",
-                      f"  %bg{j}.p = getelementptr i8, ptr %b, i64 %bg{j}.a",
-                      f"  %bg{j} = load {tb}, ptr %bg{j}.p, align 1",
-                      f"  %bg{j}.d = getelementptr {tb}, ptr %bg, i64 {j}",
-                      f"  store {tb} %bg{j}, ptr %bg{j}.d"]
-        return lines + ["  %bp = getelementptr i8, ptr %bg, i64 0"]
-    if layout.b_columns:
-        return [f"  %brow = mul i64 %kk, {n}", f"  %bp = getelementptr {tb}, ptr %bt, i64 %brow"]
-    if layout.strided:
-        return ["  %brow = mul i64 %kk, %sb", "  %bp = getelementptr i8, ptr %b, i64 %brow"]
-    return [f"  %brow = mul i64 %kk, {n}", f"  %bp = getelementptr {tb}, ptr %b, i64 %brow"]
+            offset = b.add(b.mul(args["sb"], _i64(j), name=f"bg{j}.o{sfx}"), bk, name=f"bg{j}.a{sfx}")
+            value = b.load(b.gep(args["b"], [offset], source_etype=irbuild.I8, name=f"bg{j}.p{sfx}"),
+                           name=f"bg{j}{sfx}", align=1, typ=t)
+            b.store(value, b.gep(args["bg"], [_i64(j)], source_etype=t, name=f"bg{j}.d{sfx}"))
+        row = b.gep(args["bg"], [_i64(0)], source_etype=irbuild.I8, name=f"bp{sfx}")
+    elif layout.b_columns:
+        row = b.gep(args["bt"], [b.mul(kk, _i64(n), name=f"brow{sfx}")], source_etype=t, name=f"bp{sfx}")
+    elif layout.strided:
+        row = b.gep(args["b"], [b.mul(kk, args["sb"], name=f"brow{sfx}")], source_etype=irbuild.I8, name=f"bp{sfx}")
+    else:
+        row = b.gep(args["b"], [b.mul(kk, _i64(n), name=f"brow{sfx}")], source_etype=t, name=f"bp{sfx}")
+    return b.load(row, name=f"bv.raw{sfx}", align=1, typ=ir.VectorType(t, n))
 
 
-def _a_element(ta, i, k, layout):
-    """%ap{i}: element (i, %kk) of a."""
+def _a_element(b, args, ta, i, k, layout, kk, sfx=""):
+    """Pointer to element (i, kk) of a (ta: its storage type)."""
     if layout.a_columns:
-        return [f"  %ak{i} = mul i64 %kk, %sa",
-                f"  %ai{i} = add i64 %ak{i}, {i * _BYTES[ta]}",
-                f"  %ap{i} = getelementptr i8, ptr %a, i64 %ai{i}"]
+        index = b.add(b.mul(kk, args["sa"], name=f"ak{i}{sfx}"), _i64(i * _BYTES[ta]), name=f"ai{i}{sfx}")
+        return b.gep(args["a"], [index], source_etype=irbuild.I8, name=f"ap{i}{sfx}")
     if layout.strided:
-        return [f"  %ao{i} = mul i64 %sa, {i}",
-                f"  %ak{i} = mul i64 %kk, {_BYTES[ta]}",
-                f"  %ai{i} = add i64 %ao{i}, %ak{i}",
-                f"  %ap{i} = getelementptr i8, ptr %a, i64 %ai{i}"]
-    return [f"  %ai{i} = add i64 %kk, {i * k}", f"  %ap{i} = getelementptr {ta}, ptr %a, i64 %ai{i}"]
+        index = b.add(b.mul(args["sa"], _i64(i), name=f"ao{i}{sfx}"),
+                      b.mul(kk, _i64(_BYTES[ta]), name=f"ak{i}{sfx}"), name=f"ai{i}{sfx}")
+        return b.gep(args["a"], [index], source_etype=irbuild.I8, name=f"ap{i}{sfx}")
+    index = b.add(kk, _i64(i * k), name=f"ai{i}{sfx}")
+    return b.gep(args["a"], [index], source_etype=irbuild.parse_type(ta), name=f"ap{i}{sfx}")
 
 
-def _widen_vector(src, work, n, value, out):
+def _load_row(b, base, t, n, i, name):
+    """Row i of the dense (m x n) matrix at `base` as <n x t>."""
+    et = irbuild.parse_type(t)
+    row = b.gep(base, [_i64(i * n)], source_etype=et, name=f"{name}p{i}")
+    return b.load(row, name=f"{name}{i}.raw", align=1, typ=ir.VectorType(et, n))
+
+
+def _store_row(b, base, t, n, i, value):
+    """`value` stored as row i of the dense (m x n) result at `base`."""
+    b.store(value, b.gep(base, [_i64(i * n)], source_etype=irbuild.parse_type(t), name=f"rp{i}"), align=1)
+
+
+def _widen_vector(b, src, work, n, value, out):
     if src in FLOAT8_TYPES:
         if work != "float":
             raise Unsupported("an fp8 cooperative-matrix mul-add into a double accumulator")
-        return _decode_vector(FLOAT8_TYPES[src], n, value, out)
+        return _decode_vector(b, FLOAT8_TYPES[src], value, out)
     if src == work:
-        return [f"  {out} = bitcast <{n} x {work}> {value} to <{n} x {work}>"]
+        return value
     if src == "bfloat":     # exact: float's upper half (bfloat_ir)
-        return bfloat_ir.widen(value, n, out, work)
-    return [f"  {out} = fpext <{n} x {src}> {value} to <{n} x {work}>"]
+        return bfloat_ir.widen_value(b, value, work)
+    return b.fpext(value, ir.VectorType(irbuild.parse_type(work), n), name=out)
 
 
-def _narrow_vector(work, dst, n, value, out):
+def _narrow_vector(b, work, dst, n, value, out):
     if dst == work:
-        return [f"  {out} = bitcast <{n} x {work}> {value} to <{n} x {work}>"]
+        return value
     if dst == "bfloat":     # one rounding of the sum (coopmat2.bfloat16_mul_add: to_bfloat16)
-        return bfloat_ir.round_from(work, value, n, out)
-    op = "fptrunc" if FLOAT_TYPES[dst] < FLOAT_TYPES[work] else "fpext"
-    return [f"  {out} = {op} <{n} x {work}> {value} to <{n} x {dst}>"]
+        return bfloat_ir.round_from_value(b, work, value)
+    target = ir.VectorType(irbuild.parse_type(dst), n)
+    if FLOAT_TYPES[dst] < FLOAT_TYPES[work]:
+        return b.fptrunc(value, target, name=out)
+    return b.fpext(value, target, name=out)
 
 
-def _suffix(work):
-    return {"float": "f32", "double": "f64"}[work]
-
-
-def _resize(t, signed, wide, n, value, out):
-    """<n x t> value -> <n x wide>: sign- or zero-extended, or truncated (the low bits, all
-    that a result computed modulo 2^bits(wide) needs)."""
-    vt, vw = f"<{n} x {t}>", f"<{n} x {wide}>"
-    tb, wb = INT_TYPES.get(t, 128), INT_TYPES.get(wide, 128)
+def _resize(b, value, signed, wide, out):
+    """A value of <n x t> -> <n x wide>: sign- or zero-extended, or truncated (the low bits,
+    all that a result computed modulo 2^bits(wide) needs)."""
+    target = ir.VectorType(wide, value.type.count)
+    tb, wb = value.type.element.width, wide.width
     if tb == wb:
-        return [f"  {out} = add {vt} {value}, zeroinitializer"]
+        return value
     if tb > wb:
-        return [f"  {out} = trunc {vt} {value} to {vw}"]
-    return [f"  {out} = {'sext' if signed else 'zext'} {vt} {value} to {vw}"]
+        return b.trunc(value, target, name=out)
+    return (b.sext if signed else b.zext)(value, target, name=out)
 
 
 def _integer_work_type(types, k, saturating):
@@ -420,52 +452,53 @@ def _integer_ir(name, m, n, k, types, operands, layout):
         # i64 x i64 products summed over k can leave i128: the interpreter computes them
         # with Python integers; not compiled natively.
         raise Unsupported("a saturating cooperative-matrix mul-add of 64-bit integers")
-    wide = _integer_work_type(types, k, saturating)
-    if _pairs_apply(types, wide, n, k, layout):
+    wide_name = _integer_work_type(types, k, saturating)
+    if _pairs_apply(types, wide_name, n, k, layout):
         return _integer_pairs_ir(name, m, n, k, types, operands, layout)
-    vec = f"<{n} x {wide}>"
-    lines = [*_k_loop_head(name, m, vec, [], tb, n, k, layout),
-             *_resize(tb, operands & Operand.MATRIX_B_SIGNED, wide, n, "%bv.raw", "%bv")]
+    wide = irbuild.parse_type(wide_name)
+    vec = ir.VectorType(wide, n)
+    fn, b, args = _header(name, layout)
+    _b_columns_to_rows(b, args, tb, n, k, layout)
+    kk, acc, kloop = _k_loop_head(b, m, vec)
+    bv = _resize(b, _b_row_vector(b, args, tb, n, k, layout, kk), operands & Operand.MATRIX_B_SIGNED, wide, "bv")
+    sums = []
     for i in range(m):
-        lines += [*_a_element(ta, i, k, layout),
-                  f"  %a{i}.raw = load {ta}, ptr %ap{i}",
-                  f"  %a{i}.ins = insertelement <1 x {ta}> poison, {ta} %a{i}.raw, i64 0",
-                  *_resize(ta, operands & Operand.MATRIX_A_SIGNED, wide, 1, f"%a{i}.ins", f"%a{i}.w"),
-                  f"  %a{i}.s = shufflevector <1 x {wide}> %a{i}.w, <1 x {wide}> poison, <{n} x i32> zeroinitializer",
-                  f"  %p{i} = mul {vec} %a{i}.s, %bv",
-                  f"  %acc{i}.n = add {vec} %acc{i}, %p{i}"]
-    lines += _k_loop_tail(k)
-    return "\n".join(lines + _integer_finish(m, n, types, operands, wide, saturating)) + "\n"
+        a_one = _a_scalar(b, args, ta, i, k, layout, kk)
+        a_wide = _resize(b, a_one, operands & Operand.MATRIX_A_SIGNED, wide, f"a{i}.w")
+        a_splat = b.shuffle_vector(a_wide, ir.Constant(a_wide.type, ir.Undefined),
+                                   ir.Constant(ir.VectorType(irbuild.I32, n), None), name=f"a{i}.s")
+        sums.append(b.add(acc[i], b.mul(a_splat, bv, name=f"p{i}"), name=f"acc{i}.n"))
+    _k_loop_tail(b, kk, acc, sums, kloop, 1, k)
+    _integer_finish(b, args, sums, n, types, operands, wide, saturating)
+    return irbuild.plain_text(fn)
 
 
-def _integer_finish(m, n, types, operands, wide, saturating):
-    """After the k loop: row i's sum %acc{i}.n + c, clamped when saturating, stored as r's
-    type."""
+def _a_scalar(b, args, ta, i, k, layout, kk, sfx=""):
+    """Element (i, kk) of a as a <1 x ta> vector (%a{i}.ins)."""
+    t = irbuild.parse_type(ta)
+    raw = b.load(_a_element(b, args, ta, i, k, layout, kk, sfx), name=f"a{i}.raw{sfx}", typ=t)
+    return b.insert_element(ir.Constant(ir.VectorType(t, 1), ir.Undefined), raw, _i64(0), name=f"a{i}.ins{sfx}")
+
+
+def _integer_finish(b, args, sums, n, types, operands, wide, saturating):
+    """After the k loop: row i's sum + c, clamped when saturating, stored as r's type."""
     _, _, tc, tr = types
-    vec = f"<{n} x {wide}>"
-    lines = []
+    vec = ir.VectorType(wide, n)
     bits = INT_TYPES[tr]
     if operands & Operand.MATRIX_RESULT_SIGNED:
         lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
     else:
         lo, hi = 0, (1 << bits) - 1
-    splat = lambda v: f"<{', '.join(f'{wide} {v}' for _ in range(n))}>"  # noqa: E731
-    for i in range(m):
-        lines += [f"  %cp{i} = getelementptr {tc}, ptr %c, i64 {i * n}",
-                  f"  %c{i}.raw = load <{n} x {tc}>, ptr %cp{i}, align 1",
-                  *_resize(tc, operands & Operand.MATRIX_C_SIGNED, wide, n, f"%c{i}.raw", f"%c{i}"),
-                  f"  %sum{i} = add {vec} %acc{i}.n, %c{i}"]
-        result = f"%sum{i}"
+    for i, acc in enumerate(sums):
+        c = _resize(b, _load_row(b, args["c"], tc, n, i, "c"), operands & Operand.MATRIX_C_SIGNED, wide, f"c{i}")
+        result = b.add(acc, c, name=f"sum{i}")
         if saturating:
-            lines += [f"  %below{i} = icmp slt {vec} %sum{i}, {splat(lo)}",
-                      f"  %above{i} = icmp sgt {vec} %sum{i}, {splat(hi)}",
-                      f"  %s1.{i} = select <{n} x i1> %below{i}, {vec} {splat(lo)}, {vec} %sum{i}",
-                      f"  %s2.{i} = select <{n} x i1> %above{i}, {vec} {splat(hi)}, {vec} %s1.{i}"]
-            result = f"%s2.{i}"
-        lines += [*_resize(wide, False, tr, n, result, f"%rv{i}"),
-                  f"  %rp{i} = getelementptr {tr}, ptr %r, i64 {i * n}",
-                  f"  store <{n} x {tr}> %rv{i}, ptr %rp{i}, align 1"]
-    return lines + ["  ret void", "}"]
+            below = irbuild.icmp(b, "slt", result, irbuild.const(vec, lo), f"below{i}")
+            above = irbuild.icmp(b, "sgt", result, irbuild.const(vec, hi), f"above{i}")
+            clamped = b.select(below, irbuild.const(vec, lo), result, name=f"s1.{i}")
+            result = b.select(above, irbuild.const(vec, hi), clamped, name=f"s2.{i}")
+        _store_row(b, args["r"], tr, n, i, _resize(b, result, False, irbuild.parse_type(tr), f"rv{i}"))
+    b.ret_void()
 
 
 def _pairs_apply(types, wide, n, k, layout):
@@ -482,51 +515,33 @@ def _integer_pairs_ir(name, m, n, k, types, operands, layout):
     which x86 does in one instruction (pmaddwd; vpdpwssd with AVX512-VNNI). Sums modulo
     2^32 do not depend on the order of the additions, so the result is the same."""
     ta, tb, _, _ = types
-    vec, pairs = f"<{n} x i32>", f"<{2 * n} x i16>"
-    lines = [_header(name, layout.strided), "entry:", *_b_columns_to_rows(tb, n, k, layout),
-             "  br label %kloop", "kloop:", "  %kk = phi i64 [ 0, %entry ], [ %kk.next, %kloop ]"]
-    lines += [f"  %acc{i} = phi {vec} [ zeroinitializer, %entry ], [ %acc{i}.n, %kloop ]" for i in range(m)]
-    lines.append("  %kk1 = add i64 %kk, 1")
-    for step, kk in ((0, "%kk"), (1, "%kk1")):
-        lines += _renamed([*_b_row(tb, n, k, layout), f"  %bv.raw = load <{n} x {tb}>, ptr %bp, align 1",
-                           *_resize(tb, operands & Operand.MATRIX_B_SIGNED, "i16", n, "%bv.raw", "%bv")],
-                          f"s{step}", kk)
-    interleave = ", ".join(f"i32 {x}" for j in range(n) for x in (j, n + j))
-    lines += [f"  %bw = shufflevector <{n} x i16> %bv.s0, <{n} x i16> %bv.s1, <{2 * n} x i32> <{interleave}>",
-              f"  %bw32 = sext {pairs} %bw to <{2 * n} x i32>"]
-    even = ", ".join(f"i32 {2 * j}" for j in range(n))
-    odd = ", ".join(f"i32 {2 * j + 1}" for j in range(n))
+    i16, i32 = irbuild.I16, irbuild.I32
+    vec, pairs, pairs32 = ir.VectorType(i32, n), ir.VectorType(i16, 2 * n), ir.VectorType(i32, 2 * n)
+    fn, b, args = _header(name, layout)
+    _b_columns_to_rows(b, args, tb, n, k, layout)
+    kk, acc, kloop = _k_loop_head(b, m, vec)
+    steps = ((".s0", kk), (".s1", b.add(kk, _i64(1), name="kk1")))
+    rows = [_resize(b, _b_row_vector(b, args, tb, n, k, layout, at, sfx), operands & Operand.MATRIX_B_SIGNED, i16,
+                    f"bv{sfx}") for sfx, at in steps]
+    bw = b.shuffle_vector(rows[0], rows[1], _i32_vector([x for j in range(n) for x in (j, n + j)]), name="bw")
+    bw32 = b.sext(bw, pairs32, name="bw32")
+    sums = []
     for i in range(m):
-        for step, kk in ((0, "%kk"), (1, "%kk1")):
-            lines += _renamed([*_a_element(ta, i, k, layout), f"  %a{i}.raw = load {ta}, ptr %ap{i}",
-                               f"  %a{i}.ins = insertelement <1 x {ta}> poison, {ta} %a{i}.raw, i64 0",
-                               *_resize(ta, operands & Operand.MATRIX_A_SIGNED, "i16", 1, f"%a{i}.ins",
-                                        f"%a{i}.w")], f"s{step}", kk)
-        lines += [f"  %a{i}.pair = shufflevector <1 x i16> %a{i}.w.s0, <1 x i16> %a{i}.w.s1, <2 x i32> <i32 0, i32 1>",
-                  f"  %a{i}.word = bitcast <2 x i16> %a{i}.pair to i32",
-                  f"  %a{i}.ins32 = insertelement {vec} poison, i32 %a{i}.word, i64 0",
-                  f"  %a{i}.splat = shufflevector {vec} %a{i}.ins32, {vec} poison, <{n} x i32> zeroinitializer",
-                  f"  %a{i}.s = bitcast {vec} %a{i}.splat to {pairs}",
-                  f"  %a{i}.s32 = sext {pairs} %a{i}.s to <{2 * n} x i32>",
-                  f"  %p{i} = mul nsw <{2 * n} x i32> %a{i}.s32, %bw32",
-                  f"  %p{i}.e = shufflevector <{2 * n} x i32> %p{i}, <{2 * n} x i32> poison, <{n} x i32> <{even}>",
-                  f"  %p{i}.o = shufflevector <{2 * n} x i32> %p{i}, <{2 * n} x i32> poison, <{n} x i32> <{odd}>",
-                  f"  %p{i}.s = add {vec} %p{i}.e, %p{i}.o",
-                  f"  %acc{i}.n = add {vec} %acc{i}, %p{i}.s"]
-    lines += ["  %kk.next = add i64 %kk, 2",
-              f"  %kk.more = icmp ult i64 %kk.next, {k}",
-              "  br i1 %kk.more, label %kloop, label %finish",
-              "finish:"]
-    return "\n".join(lines + _integer_finish(m, n, types, operands, "i32", False)) + "\n"
-
-
-def _renamed(lines, suffix, kk):
-    """lines with every value they define renamed %v -> %v.<suffix>, and %kk -> kk (one
-    step of a loop body emitted twice)."""
-    defined = {m.group(1) for line in lines for m in [re.match(r"\s*(%[\w.]+) = ", line)] if m}
-    def rename(m):
-        name = m.group(0)
-        if name == "%kk":
-            return kk
-        return f"{name}.{suffix}" if name in defined else name
-    return [re.sub(r"%[\w.]+", rename, line) for line in lines]
+        a_pair = [_resize(b, _a_scalar(b, args, ta, i, k, layout, at, sfx), operands & Operand.MATRIX_A_SIGNED, i16,
+                          f"a{i}.w{sfx}") for sfx, at in steps]
+        pair = b.shuffle_vector(a_pair[0], a_pair[1], _i32_vector([0, 1]), name=f"a{i}.pair")
+        word = b.bitcast(pair, i32, name=f"a{i}.word")
+        first = b.insert_element(ir.Constant(vec, ir.Undefined), word, _i64(0), name=f"a{i}.ins32")
+        repeated = b.shuffle_vector(first, ir.Constant(vec, ir.Undefined), ir.Constant(ir.VectorType(i32, n), None),
+                                    name=f"a{i}.splat")
+        a32 = b.sext(b.bitcast(repeated, pairs, name=f"a{i}.s"), pairs32, name=f"a{i}.s32")
+        products = b.mul(a32, bw32, name=f"p{i}")
+        products.flags.append("nsw")     # the text routine's: |a * b| <= 2^15 * 2^15
+        even = b.shuffle_vector(products, ir.Constant(pairs32, ir.Undefined), _i32_vector([2 * j for j in range(n)]),
+                                name=f"p{i}.e")
+        odd = b.shuffle_vector(products, ir.Constant(pairs32, ir.Undefined),
+                               _i32_vector([2 * j + 1 for j in range(n)]), name=f"p{i}.o")
+        sums.append(b.add(acc[i], b.add(even, odd, name=f"p{i}.s"), name=f"acc{i}.n"))
+    _k_loop_tail(b, kk, acc, sums, kloop, 2, k)
+    _integer_finish(b, args, sums, n, types, operands, i32, False)
+    return irbuild.plain_text(fn)

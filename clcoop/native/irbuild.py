@@ -348,3 +348,13 @@ def freeze(builder, value, name=""):
     instr = ir.instructions.Instruction(builder.block, value.type, "freeze", [value], name=name)
     builder._insert(instr)
     return instr
+
+
+_QUOTED_PLAIN = re.compile(r'([%@])"([A-Za-z_.$][-\w.$]*)"')
+
+
+def plain_text(fn):
+    """function_text with the names that need no quotes printed without them (%"acc0" ->
+    %acc0, @"mad" -> @mad): for generated code whose text callers read it by name
+    (coop_ir's routines: `define internal void @name`)."""
+    return _QUOTED_PLAIN.sub(r"\1\2", function_text(fn))
