@@ -276,6 +276,14 @@ class _Launch:
         return self.out.reshape(self.ngroups * self.wg, _RECORD), self.fout, int(self.abort[0]), self.local_buf
 
 
+def _expected_ids(n, groups, local):
+    """[group id x, y, z, local id x, y, z] of the work-item of launch linear id n, counted in
+    Python (work-groups and their work-items in linear order)."""
+    g, l = divmod(n, int(np.prod(local)))
+    return [g % groups[0], g // groups[0] % groups[1], g // (groups[0] * groups[1]),
+            l % local[0], l // local[0] % local[1], l // (local[0] * local[1])]
+
+
 def _run_plain(groups, local, count=None, chunk=3, fault_at=-1):
     """The plain driver of _Plan over `groups` work-groups of `local` work-items: (records by
     launch linear id, fout, abort flag, the __local buffer)."""
@@ -296,10 +304,8 @@ def test_plain_driver_runs_every_work_item_once_in_linear_order(groups, local):
     assert fout[0] == 0 and aborted == 0
     wg = int(np.prod(local))
     for n, rec in enumerate(records):
-        g, l = divmod(n, wg)
-        gx, gy, gz = g % groups[0], g // groups[0] % groups[1], g // (groups[0] * groups[1])
-        x, y, z = l % local[0], l // local[0] % local[1], l // (local[0] * local[1])
-        assert list(rec[:6]) == [gx, gy, gz, x, y, z], n
+        l = n % wg
+        assert list(rec[:6]) == _expected_ids(n, groups, local), n
         assert list(rec[6:8]) == [1, -5]
         assert rec[8] == 0                          # the arena, zeroed per work-item
         assert rec[9] == (0 if l == 0 else 7)       # __local, zeroed per work-group
@@ -394,10 +400,8 @@ def test_subgroup_driver_runs_every_subgroup_once(groups, local, S):
     assert fout[0] == 0 and aborted == 0
     wg = int(np.prod(local))
     for n, rec in enumerate(records):
-        g, l = divmod(n, wg)
-        gx, gy, gz = g % groups[0], g // groups[0] % groups[1], g // (groups[0] * groups[1])
-        x, y, z = l % local[0], l // local[0] % local[1], l // (local[0] * local[1])
-        assert list(rec[:6]) == [gx, gy, gz, x, y, z], n
+        l = n % wg
+        assert list(rec[:6]) == _expected_ids(n, groups, local), n
         assert list(rec[6:8]) == [1, -5]
         if l % S == 0:
             assert rec[8] == 0                      # steps, zeroed before each subgroup
