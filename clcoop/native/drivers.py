@@ -545,10 +545,9 @@ class _Coroutines:
         done, or a divergence fault (a subgroup whose work-items wait at different places)."""
         b, t = self.b, self.t
         sites = [(site, fname) for site, fname in self.plan.coop_sites if not fname.startswith(WORKGROUP_PREFIX)]
-        blk = _blocks(b, "sg.loop", "sg.body", "sg.chk", "sg.chk.body", "sg.run")
+        blk = _blocks(b, "sg.loop", "sg.body")
         calls = {site: irbuild.new_block(b, f"sg.call.{site}") for site, _ in sites}
-        blk.update(_blocks(b, "sg.resume.pre", "sg.resume", "sg.resume.body", "sg.skip", "sg.done", "sg.next",
-                           "sg.end"))
+        blk.update(_blocks(b, "sg.resume.pre", "sg.skip", "sg.done", "sg.next", "sg.end"))
         cround = self.blk["cround"]
         irbuild.place(b, cround)
         b.branch(blk["sg.loop"])
@@ -562,23 +561,18 @@ class _Coroutines:
         rest = b.sub(t["wg_size"], sgf, name="sgrest")
         sgcnt = b.select(icmp(b, "ult", rest, t["sg_size"], "sglt"), rest, t["sg_size"], name="sgcnt")
         site = load_slot(b, irbuild.context_at(b, self.ctxs, sgf, "sgf.ctx"), "barrier", "sgf.site")
-        b.branch(blk["sg.chk"])
-        irbuild.place(b, blk["sg.chk"])
-        q = b.phi(I64, name="q")
-        q.add_incoming(_i64(0), blk["sg.body"])
-        b.cbranch(icmp(b, "ult", q, sgcnt, "qmore"), blk["sg.chk.body"], blk["sg.run"])
-        irbuild.place(b, blk["sg.chk.body"])
-        qi = b.add(sgf, q, name="qi")
-        qdone = irbuild.call(b, "llvm.coro.done", I1, [self.handle(qi, "qh")], "qdone")
-        qctx = irbuild.context_at(b, self.ctxs, qi, "qctx")
-        qsite = load_slot(b, qctx, "barrier", "qsite")
-        qfault = icmp(b, "ne", load_slot(b, qctx, "fault", "qfv"), _i64(0), "qfault")
-        qsame = icmp(b, "eq", qsite, site, "qsame")
-        qbad0 = b.or_(qdone, qfault, name="qbad0")
-        qbad = b.or_(qbad0, b.xor(qsame, ir.Constant(I1, 1), name="qdiff"), name="qbad")
-        q.add_incoming(b.add(q, _i64(1), name="q.next"), blk["sg.chk.body"])
-        b.cbranch(qbad, blk["sg.skip"], blk["sg.chk"])
-        irbuild.place(b, blk["sg.run"])
+        # The subgroup is skipped unless each of its work-items is alive, has not faulted and
+        # waits at the first one's site.
+        with irbuild.for_range(b, 0, sgcnt, "q") as (q, next_q):
+            qi = b.add(sgf, q, name="qi")
+            qdone = irbuild.call(b, "llvm.coro.done", I1, [self.handle(qi, "qh")], "qdone")
+            qctx = irbuild.context_at(b, self.ctxs, qi, "qctx")
+            qsite = load_slot(b, qctx, "barrier", "qsite")
+            qfault = icmp(b, "ne", load_slot(b, qctx, "fault", "qfv"), _i64(0), "qfault")
+            qsame = icmp(b, "eq", qsite, site, "qsame")
+            qbad0 = b.or_(qdone, qfault, name="qbad0")
+            qbad = b.or_(qbad0, b.xor(qsame, ir.Constant(I1, 1), name="qdiff"), name="qbad")
+            b.cbranch(qbad, blk["sg.skip"], next_q)
         switch = b.switch(site, blk["sg.skip"])
         for s, fname in sites:
             switch.add_case(_i64(s), calls[s])
@@ -587,15 +581,9 @@ class _Coroutines:
             b.cbranch(faulted, self.blk["round"], blk["sg.resume.pre"])
         # The resume loop is entered from every call block: one pre-block gathers them.
         irbuild.place(b, blk["sg.resume.pre"])
-        b.branch(blk["sg.resume"])
-        irbuild.place(b, blk["sg.resume"])
-        rq = b.phi(I64, name="rq")
-        rq.add_incoming(_i64(0), blk["sg.resume.pre"])
-        b.cbranch(icmp(b, "ult", rq, sgcnt, "rqmore"), blk["sg.resume.body"], blk["sg.done"])
-        irbuild.place(b, blk["sg.resume.body"])
-        irbuild.call(b, "llvm.coro.resume", VOID, [self.handle(b.add(sgf, rq, name="rqi"), "rqh")])
-        rq.add_incoming(b.add(rq, _i64(1), name="rq.next"), blk["sg.resume.body"])
-        b.branch(blk["sg.resume"])
+        with irbuild.for_range(b, 0, sgcnt, "rq") as (rq, _):
+            irbuild.call(b, "llvm.coro.resume", VOID, [self.handle(b.add(sgf, rq, name="rqi"), "rqh")])
+        b.branch(blk["sg.done"])
         for name in ("sg.skip", "sg.done"):
             irbuild.place(b, blk[name])
             b.branch(blk["sg.next"])
