@@ -248,39 +248,6 @@ def value_type(text):
         return _TextType(text.strip())
 
 
-def fragment(build, inputs, exits, at="entry"):
-    """IR lines of control flow built once and joined to a function assembled as text (the
-    multi-block sibling of splice): it starts in the caller's current block (label `at`,
-    not printed), its blocks and values keep the names `build` gives them (the caller's text
-    refers to them); `inputs` are [(type text, the value's reference there)], `exits` the
-    caller's labels it branches to. build(builder, *input values, *exit blocks) ends
-    positioned in the block the caller continues in (its label printed, no terminator)."""
-    module = ir.Module()
-    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [parse_type(t) for t, _ in inputs]), name="__fragment")
-    for i, arg in enumerate(fn.args):
-        arg.name = f"__in{i}"
-    b = ir.IRBuilder(fn.append_basic_block(at))
-    exit_blocks = [fn.append_basic_block(name) for name in exits]
-    build(b, *fn.args, *exit_blocks)
-    names = {arg.name: ref for arg, (_, ref) in zip(fn.args, inputs)}
-
-    def rename(m):
-        new = names.get(m.group(1))
-        if new is not None:
-            return new
-        if not _PLAIN_NAME.fullmatch(m.group(1)):
-            raise AssertionError(f"a fragment's name {m.group(1)!r} is not a plain IR name")
-        return "%" + m.group(1)
-    lines = []
-    for block in fn.blocks:
-        if block in exit_blocks:
-            continue
-        if block is not fn.blocks[0]:
-            lines.append(f"{block.name}:")
-        lines += ["  " + _LOCAL.sub(rename, str(instr).strip()) for instr in block.instructions]
-    return lines
-
-
 def global_ref(builder, name, value_type):
     """The global @name (of value type `value_type`, defined in the module assembled as
     text: a layout table) declared in the builder's module, referred to as an opaque `ptr`

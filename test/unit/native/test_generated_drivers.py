@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from clcoop.interp import ocl_builtins
-from clcoop.native import drivers, irbuild, jit, votes, workgroup_collectives
+from clcoop.native import drivers, jit, votes, workgroup_collectives
 from clcoop.native.context import CTX, CTX_SLOTS, FAULT_RECORD, FAULT_RECORD_WORDS, REGION_HI, REGION_LO, \
     REGION_ROW_WORDS
 
@@ -428,19 +428,6 @@ def test_subgroup_driver_stops_at_a_fault():
     assert fout[0] == 1 and aborted == 1 and (fout[1:] == 0).all()
     ran = records[:, 0] != -1
     assert ran[:16].all() and not ran[16:].any()
-
-
-def test_fragment_keeps_names_and_maps_inputs():
-    """irbuild.fragment: the caller's values by their references, the built names kept,
-    the exits the caller's labels, the block the builder ends in printed last."""
-    def build(b, x, out):
-        y = b.add(x, x, name="twice")
-        nxt = b.function.append_basic_block("after")
-        b.cbranch(irbuild.icmp(b, "eq", y, x, "same"), out, nxt)
-        b.position_at_end(nxt)
-    lines = irbuild.fragment(build, [("i64", "%caller.x")], ["elsewhere"])
-    assert lines == ["  %twice = add i64 %caller.x, %caller.x", "  %same = icmp eq i64 %twice, %caller.x",
-                     "  br i1 %same, label %elsewhere, label %after", "after:"]
 
 
 def test_fault_record_reads_the_driver_record_by_name():
