@@ -44,12 +44,27 @@ def mul_add_ir(name, m, n, k, types, operands=0, strided=False, columns=(False, 
     and b %sa and %sb bytes apart (read where a load found them: subgroup.py);
     columns = (a, b): that operand is given by columns instead, %sa / %sb bytes apart (a
     column-major load's tile, read in place: no transposition before the call)."""
+    text = _routine_text(m, n, k, tuple(types), operands, strided, tuple(columns))
+    return text.replace(f"@{_ROUTINE}(", f"@{name}(", 1)
+
+
+# The name a routine is built under; mul_add_ir gives each copy the caller's.
+_ROUTINE = "__clcoop_mad"
+
+
+# Bounded: a large tile's routine is hundreds of KiB of text.
+@functools.lru_cache(maxsize=256)
+def _routine_text(m, n, k, types, operands, strided, columns):
+    """mul_add_ir's text under the name _ROUTINE, built once per process for each shape,
+    types, operand flags and interface: building it with llvmlite costs 2-15 ms, and every
+    module whose kernels multiply these shapes asks for it again (the chains' order,
+    matmul_chains, is per process too)."""
     layout = _Layout(strided, *columns)
     if all(t in FLOAT_TYPES for t in types) or \
             (all(t in FLOAT8_TYPES for t in types[:2]) and all(t in ("half", "float") for t in types[2:])):
-        return _float_ir(name, m, n, k, types, layout)
+        return _float_ir(_ROUTINE, m, n, k, types, layout)
     if all(t in INT_TYPES for t in types):
-        return _integer_ir(name, m, n, k, types, operands, layout)
+        return _integer_ir(_ROUTINE, m, n, k, types, operands, layout)
     raise Unsupported(f"a cooperative-matrix mul-add of {' x '.join(types[:2])} + {types[2]} "
                       f"-> {types[3]} mixes integer and floating-point matrices")
 

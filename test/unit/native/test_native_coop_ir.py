@@ -233,3 +233,17 @@ def test_pairs_are_not_used_where_the_order_or_the_width_matters():
                                         (("i8", "i8", "i32", "i32"), 0b01111, 32, (False, True))):
         text = coop_ir.mul_add_ir("mad", 8, 16, k, types, operands, strided=columns[1], columns=columns)
         assert "%bw = shufflevector" not in text
+
+
+def test_a_routine_is_built_once_per_process_and_named_per_caller():
+    """mul_add_ir builds a shape's routine once (building it with llvmlite costs milliseconds)
+    and gives each caller's copy its own name: only the define line differs."""
+    from clcoop.native import coop_ir
+    types = ("float", "float", "float", "float")
+    first = coop_ir.mul_add_ir("__clcoop_mad.0", 8, 16, 16, types)
+    hits = coop_ir._routine_text.cache_info().hits
+    second = coop_ir.mul_add_ir("__clcoop_mad.5", 8, 16, 16, types)
+    assert coop_ir._routine_text.cache_info().hits == hits + 1
+    assert first.splitlines()[0].startswith("define internal void @__clcoop_mad.0(")
+    assert second.splitlines()[0].startswith("define internal void @__clcoop_mad.5(")
+    assert first.splitlines()[1:] == second.splitlines()[1:]
