@@ -7,6 +7,7 @@ against the slower path it replaces, which is the oracle:
 - the expansion chains kept per chain of macro names follow a macro's redefinition;
 so the preprocessed text, the diagnostics and the expansion records are the same."""
 import copy
+import os
 
 import pcpp.preprocessor
 from pcpp import Preprocessor
@@ -271,3 +272,53 @@ def test_the_same_text_and_expansions_with_pcpps_group_lines(monkeypatch):
         patched.setattr(PP._preprocessor_class(), "fast_group_lines", False)
         slow = [_preprocess(source) for source in (MACRO_HEAVY, MACRO_ERRORS, LEXER_TEXT)]
     assert fast == slow
+
+
+# An argument used many times (pocl's DEFINE_BODY_G: a 1,000-token body used 48 times):
+# each use appends to the chain list its tokens share, past _LONG_CHAIN names; F redefined
+# between two uses, and an error inside the expansion, which the expansion note must name.
+LONG_CHAINS = r"""
+#define USE4(b) b b b b
+#define USE16(b) USE4(b) USE4(b) USE4(b) USE4(b)
+#define BODY(T) T f_##T(T x) { return x + undeclared_##T + F(x); }
+#define F(x) (x * 2)
+USE16(BODY(int))
+#undef F
+#define F(x) (x + undeclared_f)
+USE16(USE4(BODY(float)))
+"""
+
+
+def test_long_chains_found_by_their_list_are_the_chains_of_names(monkeypatch):
+    """_record_expansion looks a chain of more than _LONG_CHAIN names up by its list (id and
+    length) instead of a tuple of its names; the oracle is every chain looked up by its names,
+    and by its list (_LONG_CHAIN 0): the same text, diagnostics and expansion records."""
+    from clcoop.errors import CompileError
+    from clcoop.frontend import driver
+
+    def compile_errors(source):
+        try:
+            driver.check_source(source, driver.CompileOptions(filename="m.cl"))
+        except CompileError as exc:
+            return exc.rendered
+        return ""
+
+    results = {}
+    for limit in (PP._LONG_CHAIN, 10 ** 9, 0):
+        monkeypatch.setattr(PP, "_LONG_CHAIN", limit)
+        results[limit] = [(_preprocess(source), compile_errors(source))
+                          for source in (LONG_CHAINS, MACRO_HEAVY, REDEFINED, MACRO_ERRORS)]
+    assert results[PP._LONG_CHAIN] == results[10 ** 9] == results[0]
+    (text, _, expansions), rendered = results[0][0]
+    chains = [len(origin[1]) for spans in expansions.values() for _, _, origin in spans]
+    assert max(chains) >= 3 and "undeclared_f" in text
+    assert "note: expanded from macro 'BODY'" in rendered and "undeclared_int" in rendered
+
+
+def test_a_long_chain_is_found_by_its_list():
+    pp = PP._preprocessor_class()(DiagnosticEngine())
+    pp.register(os.path.abspath("m.cl"), "m.cl", LONG_CHAINS)
+    pp.parse(LONG_CHAINS, "m.cl")
+    PP._emit_tokens(pp, PP._Writer(), {"tokens": 0})
+    by_list = [key for key in pp.expansion_chains if isinstance(key[0], int)]
+    assert by_list and all(len(pp.expansion_chains[key][0]) == key[1] > PP._LONG_CHAIN for key in by_list)
