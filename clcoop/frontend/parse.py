@@ -133,10 +133,27 @@ _PUNCTUATORS_ONLY = {first: bucket for first, bucket in _c_lexer._fixed_tokens_b
 _PUNCTUATOR_TYPES = {entry.literal: entry.tok_type for bucket in _PUNCTUATORS_ONLY.values()
                      for entry in bucket}
 # ClcoopLexer.token's one match: blanks, then a name or the longest punctuator (longest
-# first in the alternation: the bucket's order, which is by length).
+# first in the alternation: the bucket's order, which is by length), then what the master
+# pattern would match the same way where its other rules cannot start:
+# - `.` not followed by a digit (`.5` is a number) and `...`, `/` and `/=` not followed by
+#   `/` or `*` (comments): the table's punctuators (group 2);
+# - an integer constant without a suffix followed by no name character, `.` or quote
+#   (`1.5`, `1e3`, `0x1p3`, `08`, `1u` stay with the pattern), of the type the pattern's
+#   first matching rule gives: hexadecimal, else octal when it starts with 0 (`0` too),
+#   else decimal (group 3);
+# - a string literal with pycparser's own rule: each backslash pairs with the next
+#   character, so a string this matches has no bad escape for BAD_STRING_LITERAL, the
+#   rule before it (group 4).
+_SLOW_PUNCTUATORS = {entry.literal: entry.tok_type for first in "./"
+                     for entry in _c_lexer._fixed_tokens_by_first[first]}
+_PUNCTUATOR_TYPES.update(_SLOW_PUNCTUATORS)
 _NAME_OR_PUNCTUATOR = re.compile(
     r"[ \t]*(?:([a-zA-Z_$][0-9a-zA-Z_$]*)(?![0-9a-zA-Z_$'\"])|("
-    + "|".join(re.escape(literal) for literal in sorted(_PUNCTUATOR_TYPES, key=len, reverse=True)) + "))")
+    + "|".join(re.escape(literal) for literal in sorted(_PUNCTUATOR_TYPES, key=len, reverse=True)
+               if literal not in _SLOW_PUNCTUATORS)
+    + r"|\.\.\.|\.(?![0-9])|/=|/(?![/*]))"     # _SLOW_PUNCTUATORS where the table decides
+    + r"|(0[xX][0-9a-fA-F]+|[1-9][0-9]*|0[0-7]*)(?![0-9a-zA-Z_$.'\"])"
+    + r"|(" + _c_lexer._string_literal + "))")
 
 
 class ClcoopLexer(OpenCLCLexer):
@@ -145,10 +162,11 @@ class ClcoopLexer(OpenCLCLexer):
 
     def token(self):
         """OpenCLCLexer.token (pycparser's CLexer.token, then the OpenCL keywords) with the
-        blanks, newlines, names and punctuators between the tokens handled in this one
-        call, where pycparser makes four or five calls a token (throughput, issue 26); the
-        rest (`#` lines, a pending pragma string, numbers, literals, comments, errors)
-        continues in pycparser's code from the first character this loop does not take."""
+        blanks, newlines, #line markers, names, punctuators, plain integers and strings
+        handled in this one call, where pycparser makes four or five calls a token
+        (throughput, issue 26); the rest (other `#` lines, a pending pragma string, other
+        numbers and literals, comments, errors) continues in pycparser's code from the
+        first character this loop does not take."""
         if self._pending_tok is None and self.fast_paths:
             text = self._lexdata
             pos = self._pos
@@ -170,13 +188,22 @@ class ClcoopLexer(OpenCLCLexer):
                                 tok_type = self._extra_keywords.get(value, "ID")
                         return _c_lexer._Token(tok_type, value, self._lineno, m.start(1) - self._line_start + 1)
                     value = m.group(2)
-                    tok = _c_lexer._Token(_PUNCTUATOR_TYPES[value], value, self._lineno,
-                                          m.start(2) - self._line_start + 1)
-                    if value == "{":
-                        self.on_lbrace_func()
-                    elif value == "}":
-                        self.on_rbrace_func()
-                    return tok
+                    if value is not None:
+                        tok = _c_lexer._Token(_PUNCTUATOR_TYPES[value], value, self._lineno,
+                                              m.start(2) - self._line_start + 1)
+                        if value == "{":
+                            self.on_lbrace_func()
+                        elif value == "}":
+                            self.on_rbrace_func()
+                        return tok
+                    value = m.group(3)
+                    if value is not None:
+                        start = m.start(3)
+                        tok_type = ("INT_CONST_DEC" if value[0] != "0" else
+                                    "INT_CONST_HEX" if value[1:2] in ("x", "X") else "INT_CONST_OCT")
+                    else:
+                        value, start, tok_type = m.group(4), m.start(4), "STRING_LITERAL"
+                    return _c_lexer._Token(tok_type, value, self._lineno, start - self._line_start + 1)
                 first = text[pos]
                 if first == "\n":
                     self._lineno += 1
@@ -184,6 +211,12 @@ class ClcoopLexer(OpenCLCLexer):
                     self._line_start = pos
                 elif first == " " or first == "\t":
                     pos = _BLANKS.match(text, pos).end()
+                elif first == "#" and _c_lexer._line_pattern.match(text, pos + 1):
+                    # A #line marker (the preprocessor writes one at each change of file
+                    # or line): pycparser's own handling, as its token() does.
+                    self._pos = pos + 1
+                    self._handle_ppline()
+                    pos = self._pos
                 else:
                     break
             self._pos = pos
