@@ -31,6 +31,7 @@ import itertools
 import os
 import re
 from pathlib import Path
+from re import _parser as _re_parser
 
 from clcoop.diagnostics import SourceLocation
 from clcoop.frontend.disk_cache import cache_dir as _cache_dir
@@ -334,6 +335,7 @@ def _group_lines(self, input, abssource):     # noqa: A002 (pcpp's signature)
     lex.input(input)
     lex.lineno = 1
     master, index_funcs = lex.lexre[0]
+    matchers = _FirstCharMatcher.for_pattern(master, index_funcs).by_char
     whitespace_rule = self.whitespace_rule
     token_class = self.token_class
     t_ws = self.t_WS
@@ -342,7 +344,9 @@ def _group_lines(self, input, abssource):     # noqa: A002 (pcpp's signature)
     lineno = 1
     current_line = []
     while pos < end:
-        m = master.match(input, pos)
+        # The master pattern's alternatives that may start with this character (below).
+        found = matchers[input[pos]]
+        m = found[0].match(input, pos)
         if m is None:
             lex.lexpos, lex.lineno = pos, lineno
             tok = lex.token()
@@ -350,7 +354,7 @@ def _group_lines(self, input, abssource):     # noqa: A002 (pcpp's signature)
             if tok is None:
                 break
         else:
-            func, tok_type = index_funcs[m.lastindex]
+            func, tok_type = found[1][m.lastindex]
             tok = token_class()
             tok.value = m.group()
             tok.lineno = lineno
@@ -381,6 +385,153 @@ def _group_lines(self, input, abssource):     # noqa: A002 (pcpp's signature)
         nltok.value = "\n"
         current_line.append(nltok)
         yield current_line
+
+
+class _FirstCharMatcher:
+    """ply's master pattern (one alternative per token rule, the first that matches wins)
+    split by the character a match starts with: for each character, a pattern of only the
+    alternatives that can start with it, in their order, so it matches what the master
+    matches with the rule the master would take. The regular-expression engine tries the
+    master's 59 alternatives one after another at each token: half of the lexing time of a
+    plain file (test_convert_type_4.cl, 70,341 tokens). `by_char[c]`: (pattern, the master's
+    index_funcs entry for each of its groups), made when c is first met; a pattern that never
+    matches where no alternative can start with c. An alternative whose first characters
+    are not worked out here (an unknown construct) is kept for every character, and a
+    master that does not split as ply writes it (`(?P<rule>...)|...`) is used whole
+    (test_preprocess_fast_paths: every position of a text against the master)."""
+
+    _made = {}      # (pattern text, flags, index_funcs) -> _FirstCharMatcher
+
+    def __init__(self, master, index_funcs):
+        self.master, self.index_funcs = master, index_funcs
+        self.alternatives = _rule_alternatives(master)      # [(text, first-character test)], or None
+        self.by_char = _CharTable(self._for_char)
+
+    @classmethod
+    def for_pattern(cls, master, index_funcs):
+        key = (master.pattern, master.flags, tuple(index_funcs))
+        made = cls._made.get(key)
+        if made is None:
+            made = cls._made[key] = cls(master, index_funcs)
+        return made
+
+    def _for_char(self, char):
+        if self.alternatives is None:
+            return self.master, self.index_funcs
+        texts = [text for text, starts in self.alternatives if starts is None or starts(char)]
+        pattern = re.compile("|".join(texts) if texts else "(?!)", self.master.flags)
+        funcs = [None] * (pattern.groups + 1)
+        for name, index in pattern.groupindex.items():
+            funcs[index] = self.index_funcs[self.master.groupindex[name]]
+        return pattern, funcs
+
+
+class _CharTable(dict):
+    """A dict that makes a character's entry with `make` when it is first asked for."""
+
+    def __init__(self, make):
+        super().__init__()
+        self.make = make
+
+    def __missing__(self, char):
+        made = self[char] = self.make(char)
+        return made
+
+
+def _rule_alternatives(master):
+    """[(alternative text, a test of its first character or None: any)] of ply's master
+    pattern, or None where it does not split into named groups that join back to it (or
+    its flags make a literal match more than itself)."""
+    texts = _top_level_alternatives(master.pattern)
+    if "|".join(texts) != master.pattern or master.flags & (re.IGNORECASE | re.LOCALE):
+        return None
+    alternatives = []
+    try:
+        for text in texts:
+            parsed = _re_parser.parse(text, master.flags)
+            if len(parsed.data) != 1 or parsed.data[0][0] is not _re_parser.SUBPATTERN \
+                    or parsed.data[0][1][0] is None:
+                return None     # not one named group
+            chars, may_be_empty = _first_chars(parsed.data, master.flags)
+            alternatives.append((text, None if chars is None or may_be_empty else chars))
+    except (re.error, TypeError, ValueError, IndexError):
+        return None
+    return alternatives
+
+
+def _top_level_alternatives(pattern):
+    """The pattern's text split at each `|` outside groups and character classes."""
+    parts, depth, start, in_class, i = [], 0, 0, False, 0
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+            if pattern.startswith("]", i + 1) or pattern.startswith("^]", i + 1):
+                i += 1 + (pattern[i + 1] == "^")      # a leading ] is a member
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "|" and depth == 0:
+            parts.append(pattern[start:i])
+            start = i + 1
+        i += 1
+    return parts + [pattern[start:]]
+
+
+# The parser's character classes, as the pattern's flags make them (\d: Unicode digits).
+_CATEGORY_CLASSES = {_re_parser.CATEGORY_DIGIT: r"[\d]", _re_parser.CATEGORY_NOT_DIGIT: r"[\D]",
+                     _re_parser.CATEGORY_SPACE: r"[\s]", _re_parser.CATEGORY_NOT_SPACE: r"[\S]",
+                     _re_parser.CATEGORY_WORD: r"[\w]", _re_parser.CATEGORY_NOT_WORD: r"[\W]"}
+
+
+def _first_chars(items, flags):
+    """(a test of the characters a match of the parsed items can start with, or None: not
+    worked out; whether the items can match the empty string). Literals, sets and ranges,
+    groups, alternations and repeats are followed; anything else answers None."""
+    tests = []
+    for op, arg in items:
+        if op is _re_parser.LITERAL:
+            tests.append(chr(arg).__eq__)
+            return _any_of(tests), False
+        if op is _re_parser.IN:
+            for kind, value in arg:
+                if kind is _re_parser.LITERAL:
+                    tests.append(chr(value).__eq__)
+                elif kind is _re_parser.RANGE:
+                    tests.append(lambda c, low=chr(value[0]), high=chr(value[1]): low <= c <= high)
+                elif kind is _re_parser.CATEGORY and value in _CATEGORY_CLASSES:
+                    tests.append(re.compile(_CATEGORY_CLASSES[value], flags).fullmatch)
+                else:
+                    return None, True
+            return _any_of(tests), False
+        if op is _re_parser.SUBPATTERN and not arg[1] & re.IGNORECASE:
+            test, may_be_empty = _first_chars(arg[3], flags)
+        elif op is _re_parser.BRANCH:
+            branches = [_first_chars(branch, flags) for branch in arg[1]]
+            if any(test is None for test, _ in branches):
+                return None, True
+            test, may_be_empty = _any_of([test for test, _ in branches]), any(empty for _, empty in branches)
+        elif op in (_re_parser.MAX_REPEAT, _re_parser.MIN_REPEAT):
+            test, may_be_empty = _first_chars(arg[2], flags)
+            may_be_empty = may_be_empty or arg[0] == 0
+        else:
+            return None, True
+        if test is None:
+            return None, True
+        tests.append(test)
+        if not may_be_empty:
+            return _any_of(tests), False
+    return _any_of(tests), True
+
+
+def _any_of(tests):
+    return lambda char: any(test(char) for test in tests)
 
 
 def _make_preprocessor_class():

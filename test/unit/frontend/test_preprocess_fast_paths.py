@@ -8,6 +8,7 @@ against the slower path it replaces, which is the oracle:
 so the preprocessed text, the diagnostics and the expansion records are the same."""
 import copy
 import os
+import re
 
 import pcpp.preprocessor
 from pcpp import Preprocessor
@@ -322,3 +323,58 @@ def test_a_long_chain_is_found_by_its_list():
     PP._emit_tokens(pp, PP._Writer(), {"tokens": 0})
     by_list = [key for key in pp.expansion_chains if isinstance(key[0], int)]
     assert by_list and all(len(pp.expansion_chains[key][0]) == key[1] > PP._LONG_CHAIN for key in by_list)
+
+
+# Every character up to U+00FF, Unicode digits, letters and separators, an emoji.
+ALL_CHARACTERS = "".join(map(chr, range(256))) + "\u0663\u0967\u00e9\u2028\u3000\U0001f600"
+
+
+def _matches_as_master(master, index_funcs, text):
+    """The number of alternatives tried at each character, after checking that the first
+    character's pattern matches at every position of `text` what `master` matches, with
+    the rule the master takes."""
+    matcher = PP._FirstCharMatcher(master, index_funcs)
+    for pos in range(len(text)):
+        expected = master.match(text, pos)
+        pattern, funcs = matcher.by_char[text[pos]]
+        found = pattern.match(text, pos)
+        assert (found is None) == (expected is None), (master.pattern, text[pos:pos + 10])
+        if found is not None:
+            assert found.span() == expected.span(), (master.pattern, text[pos:pos + 10])
+            assert funcs[found.lastindex] == index_funcs[expected.lastindex], text[pos:pos + 10]
+    return {char: len(pattern.groupindex) for char, (pattern, _) in matcher.by_char.items()}
+
+
+def test_the_first_character_patterns_match_as_pcpps_master_pattern():
+    """_group_lines matches with a pattern of the master's alternatives that can start with
+    the character at hand; ply's master pattern is the oracle, at every position."""
+    pp = PP._preprocessor_class()(DiagnosticEngine())
+    master, index_funcs = pp.lexer.lexre[0]
+    text = LEXER_TEXT + MACRO_HEAVY + MACRO_ERRORS + ALL_CHARACTERS + "0x1fUL 1.5e+3f 07 \u0663\u0663 L'a' L\"s\""
+    tried = _matches_as_master(master, index_funcs, text)
+    rules = len(master.groupindex)
+    assert rules > 50 and PP._FirstCharMatcher(master, index_funcs).alternatives is not None
+    # A name, a blank, a parenthesis try their own rule, L a character constant first, a digit
+    # the integer and float rules; and each pcpp's t_CPP_XOREQUAL, r'^=', an anchor (`^` not
+    # escaped: it only matches at the text's start), which is tried everywhere, as the master does.
+    assert tried["x"] == tried[" "] == tried["("] == 2 and tried["L"] == tried["7"] == 3
+    assert list(PP._FirstCharMatcher(master, index_funcs).by_char["x"][0].groupindex) == ["t_CPP_ID", "t_CPP_XOREQUAL"]
+
+
+def test_the_first_characters_of_other_constructs():
+    """Alternatives that start with an optional part, a negated or category class, a
+    lookahead, an inline ignore-case group or `|` in a class (the splitter's cases) still
+    match as the master; what _first_chars does not follow is tried at every character."""
+    rules = [r"x?y", r"[^a-c]b", r"\d+", r"(?=z)zz", r"(?i:k)", r"[|]\|", r"[]q]w", r"(a|)c", r"\s\S",
+             r"\w\W", r"(ab)*d", r"e{0,2}f", r"^g", r"[\D]h"]
+    master = re.compile("|".join(f"(?P<r{index}>{rule})" for index, rule in enumerate(rules)), re.VERBOSE)
+    index_funcs = [None] * (master.groups + 1)
+    for name, index in master.groupindex.items():
+        index_funcs[index] = (None, name)
+    text = "xy y zb ab 12 zz z kK |\\| ]w qw w c ac abd abababd d ef eef f g h 1h \t. x_ " + ALL_CHARACTERS
+    tried = _matches_as_master(master, index_funcs, text)
+    assert tried["b"] < len(rules) and tried["1"] < len(rules)
+    for kept in ("z", "k", "g"):        # lookahead, ignore-case, anchor: tried everywhere
+        assert tried[kept] >= 3
+    assert PP._top_level_alternatives(r"(a|b)|[|(]|\||c") == ["(a|b)", "[|(]", r"\|", "c"]
+    assert PP._top_level_alternatives(r"[]|]|[^]|]|x") == ["[]|]", "[^]|]", "x"]
