@@ -725,17 +725,66 @@ def _better(ranks_a, ranks_b):
     return all(a <= b for a, b in zip(ranks_a, ranks_b)) and ranks_a != ranks_b
 
 
+_EXACT = {}     # (name, pointer bits) -> exact_overloads of the built-in's overloads
+
+
 def resolve(name, arg_types, target):
     """The overload of built-in `name` a call with `arg_types` selects; raises BuiltinMismatch."""
     candidates = overloads(name, target)
     if not candidates:
         raise BuiltinMismatch(f"use of undeclared identifier '{name}'")
-    return select_overload(name, candidates, arg_types)
+    key = (name, target.pointer_bits)
+    exact = _EXACT.get(key)
+    if exact is None:
+        exact = _EXACT[key] = exact_overloads(candidates)
+    return select_overload(name, candidates, arg_types, exact)
 
 
-def select_overload(name, candidates, arg_types):
+def exact_overloads(candidates):
+    """{parameter types: the candidates with exactly those}, select_overload's `exact` index
+    ({} when a parameter type cannot be a key)."""
+    index = {}
+    try:
+        for o in candidates:
+            index.setdefault(tuple(o.params), []).append(o)
+    except TypeError:
+        return {}
+    return index
+
+
+# Argument types whose conversion is EXACT only to the same type (conversion_rank). A
+# candidate whose parameters are exactly such arguments is then better than every other
+# viable one (C++ [over.match.best]: not worse for any argument, better for one), unless
+# another has the same parameters. A pointer ranks EXACT against a more qualified pointee
+# too, so it is not among them.
+_EXACT_ONLY_WHEN_EQUAL = (ScalarType, VectorType, EnumType, EventType)
+
+
+def _exact_match(exact, arg_types):
+    """The one candidate of the `exact` index whose parameters are `arg_types`, when that makes
+    it the best (see _EXACT_ONLY_WHEN_EQUAL), else None. pocl's tests call one family of 48
+    overloads with its own types hundreds of times: ranking every candidate for each
+    distinct argument list was ~10% of checking them (throughput, issue 26)."""
+    for t in arg_types:
+        if not isinstance(t, _EXACT_ONLY_WHEN_EQUAL):
+            return None
+    same = exact.get(tuple(arg_types))
+    if same is None or len(same) != 1:
+        return None
+    ranks = _ranks(same[0], arg_types)
+    if ranks is None or any(ranks):
+        return None
+    return same[0]
+
+
+def select_overload(name, candidates, arg_types, exact=None):
     """clang's overload resolution among `candidates` (BuiltinOverload objects: the built-ins,
-    or a user's __attribute__((overloadable)) functions); raises BuiltinMismatch."""
+    or a user's __attribute__((overloadable)) functions); raises BuiltinMismatch. `exact`,
+    the candidates' exact_overloads, finds an exact match without ranking the others."""
+    if exact:
+        chosen = _exact_match(exact, arg_types)
+        if chosen is not None:
+            return chosen
     viable = [(o, r) for o in candidates if (r := _ranks(o, arg_types)) is not None]
     if not viable:
         if len(candidates) == 1:

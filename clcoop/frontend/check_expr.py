@@ -739,12 +739,12 @@ class ExpressionChecks:
         """A call to a user's overloadable function: clang's overload resolution picks one."""
         values = [self.rvalue(self.expr(a)) for a in args_nodes]
         arg_types = tuple(v.type for v in values)
-        candidates, chosen_for = self.overload_set(name)
+        candidates, chosen_for, exact = self.overload_set(name)
         fn = chosen_for.get(arg_types)
         if fn is not None:
             return self.user_call(fn, args_nodes, node, values)
         try:
-            chosen = _builtins.select_overload(name, list(candidates), list(arg_types))
+            chosen = _builtins.select_overload(name, list(candidates), list(arg_types), exact)
         except _builtins.BuiltinMismatch as exc:
             by_signature = {o.signature(): f for o, f in candidates.items()}
             notes = []
@@ -757,8 +757,9 @@ class ExpressionChecks:
         return self.user_call(fn, args_nodes, node, values)
 
     def overload_set(self, name):
-        """({BuiltinOverload: Function}, {argument types: the Function they chose}) of the
-        user's overloadable `name`, made once per set of declarations: rebuilding the records
+        """({BuiltinOverload: Function}, {argument types: the Function they chose}, the
+        candidates' builtins.exact_overloads) of the user's overloadable `name`, made once
+        per set of declarations: rebuilding the records
         at every call was ~12% of checking pocl's tests, which call one 48-overload family
         thousands of times, mostly with the same argument types (issue 26, throughput). The
         choice depends only on the candidates and the argument types (select_overload), so
@@ -769,5 +770,6 @@ class ExpressionChecks:
         if kept is None or kept[0] != len(family):
             candidates = {_builtins.BuiltinOverload(name, f.type.ret, f.type.params, f.mangled): f
                           for f in family}
-            kept = self.ctx.overload_sets[name] = (len(family), candidates, {})
-        return kept[1], kept[2]
+            kept = self.ctx.overload_sets[name] = (len(family), candidates, {},
+                                                   _builtins.exact_overloads(candidates))
+        return kept[1:]

@@ -100,9 +100,9 @@ def test_each_argument_type_list_is_resolved_once(monkeypatch):
     resolved = []
     real = B.select_overload
 
-    def counted(name, candidates, arg_types):
+    def counted(name, candidates, arg_types, exact=None):
         resolved.append(tuple(arg_types))
-        return real(name, candidates, arg_types)
+        return real(name, candidates, arg_types, exact)
     monkeypatch.setattr(check_expr._builtins, "select_overload", counted)
     source = ("__attribute__((overloadable)) int g(int x) { return x; }\n"
               "__attribute__((overloadable)) float g(float x) { return x; }\n"
@@ -110,3 +110,54 @@ def test_each_argument_type_list_is_resolved_once(monkeypatch):
               + "".join(f"  o[{i}] = g({i}); p[{i}] = g({i}.5f);\n" for i in range(20)) + "}\n")
     driver.compile_source(source, driver.CompileOptions(filename="calls.cl"))
     assert resolved == [(S["int"],), (S["float"],)]
+
+
+def _outcome(name, candidates, arg_types, exact=None):
+    try:
+        return B.select_overload(name, candidates, arg_types, exact)
+    except B.BuiltinMismatch as exc:
+        return exc.message, tuple(getattr(exc, "notes", ()))
+
+
+BUILTIN_NAMES = ("mad_sat", "abs", "max", "clamp", "select", "bitselect", "rotate", "vload4",
+                 "atomic_add", "fract", "convert_int4_sat", "sqrt", "mix", "shuffle", "atomic_cmpxchg",
+                 "vstore_half4_rte", "frexp")
+
+
+def test_an_exact_match_is_the_full_resolutions_choice():
+    """select_overload with the exact_overloads index against the same call without it: every
+    candidate's own parameter types, then lists built from the family's types (exact or not,
+    pointers and qualifiers, scalars widening, ambiguous ones), and a family with two
+    candidates of the same parameters."""
+    from clcoop.frontend.types import Target
+    target = Target("spir64-unknown-unknown")
+    rng = random.Random(26)
+    taken = 0
+    for name in BUILTIN_NAMES:
+        candidates = B.overloads(name, target)
+        exact = B.exact_overloads(candidates)
+        assert exact
+        pool = sorted({t for o in candidates for t in o.params}, key=repr) + [S["int"], S["float"]]
+        lists = [list(o.params) for o in candidates]
+        lists += [[rng.choice(pool) for _ in o.params] for o in candidates for _ in range(3)]
+        for arg_types in lists:
+            fast = _outcome(name, candidates, arg_types, exact)
+            assert fast == _outcome(name, candidates, arg_types), (name, arg_types)
+            taken += B._exact_match(exact, arg_types) is not None
+    assert taken > 300
+    twice = [B.BuiltinOverload("f", S["int"], (S["int"],), "a"), B.BuiltinOverload("f", S["long"], (S["int"],), "b")]
+    assert _outcome("f", twice, [S["int"]], B.exact_overloads(twice))[0] == "call to 'f' is ambiguous"
+
+
+def test_an_exact_match_ranks_only_its_candidate(monkeypatch):
+    names = ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong")
+    types = [VectorType(S[n], c) for n in names for c in (2, 3, 4, 8, 16)]
+    family = [B.BuiltinOverload("f", t, (t, t, t), f"f_{i}") for i, t in enumerate(types)]
+    ranked = []
+    real = B.conversion_rank
+    monkeypatch.setattr(B, "conversion_rank", lambda arg, param: ranked.append(1) or real(arg, param))
+    t = VectorType(S["short"], 8)
+    assert B.select_overload("f", family, [t, t, t], B.exact_overloads(family)).params == (t, t, t)
+    assert len(ranked) == 3
+    B.select_overload("f", family, [t, t, t])
+    assert len(ranked) > 3 + len(family)
