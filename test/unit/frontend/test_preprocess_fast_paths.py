@@ -49,6 +49,28 @@ int y = TWO(1, 2
 """
 
 
+# Where rescanning an expansion with what follows it expands more (a function-like macro's
+# name at an expansion's end, its `(` after it), and expansions scanned short (an invocation
+# left open inside, its `)` after the expansion) or with an argument error, which pcpp
+# reports again at each rescan.
+RESCANS = r"""
+#define F(x) [x]
+#define OBJ F
+#define OBJ2 OBJ /* c */
+#define G(x) x F
+#define H() OBJ
+#define TWO(a, b) a + b
+#define OPEN F(
+#define ERR TWO(1)
+#define NESTED_ERR G(ERR)
+#define SELF SELF + F
+#define LATER(m) m
+int a[] = { OBJ(1), OBJ2 (2), G(3)(4), H()(5), OPEN 6), G(OPEN) 7), NESTED_ERR (0), G(G(8))(9) };
+int b = SELF(10) + LATER(F) /* c */ (11) + LATER(LATER)(F)(12) + OBJ2
+  (13) + G(OBJ)(14)(15) + F(OPEN 16)) + G(F(F)) (17) + __LINE__ + LATER(__LINE__) + OBJ;
+"""
+
+
 def _preprocess(text):
     diag = DiagnosticEngine()
     out = PP.preprocess(text, "m.cl", [], {}, diag)
@@ -110,7 +132,7 @@ def test_the_same_text_and_expansions_with_the_copy_module(monkeypatch):
 def test_expand_macros_expands_as_pcpps(monkeypatch):
     cls = PP._preprocessor_class()
     assert cls.expand_macros is PP._expand_macros
-    for source in (MACRO_HEAVY, MACRO_ERRORS):
+    for source in (MACRO_HEAVY, MACRO_ERRORS, RESCANS, MACRO_ERRORS + RESCANS + MACRO_HEAVY):
         fast = _preprocess(source)
         with monkeypatch.context() as patched:
             patched.setattr(cls, "expand_macros", Preprocessor.expand_macros)
