@@ -912,14 +912,20 @@ def _rename_function(fn):
     void = ir.VoidType
     for block in fn.blocks:
         definitions.append(block)
-        definitions += [inst for inst in block.instructions if not isinstance(inst.type, void)]
+        for inst in block.instructions:
+            # A text that spelled an old name goes (none are made before printing).
+            inst.__dict__.pop(_TEXT_CACHE, None)
+            if not isinstance(inst.type, void):
+                definitions.append(inst)
     names.update([value._name for value in definitions])
     counter = number = 0
     for value in definitions:
         name = value._name
-        if not name[-1:].isdigit() or not _DEDUP_SUFFIX.search(name):
+        # _DEDUP_SUFFIX (`\.\d+$`) without the regular expression: `\d` is what isdecimal
+        # takes, and no value name ends in a newline (which `$` would also allow).
+        new, dot, suffix = name.rpartition(".")
+        if not dot or not suffix.isdecimal():
             continue
-        new = _DEDUP_SUFFIX.sub("", name)
         names.discard(name)
         value.__dict__.pop(_REFERENCE_CACHE, None)
         if new:
@@ -932,9 +938,6 @@ def _rename_function(fn):
         else:                   # a `.N` temporary: unnamed, numbered in definition order
             _number_value(value, number)
             number += 1
-    for block in fn.blocks:     # texts that spelled an old name (none are made before printing)
-        for inst in block.instructions:
-            inst.__dict__.pop(_TEXT_CACHE, None)
 
 
 def _number_value(value, number):

@@ -66,6 +66,23 @@ def test_handwritten_collisions_are_renamed_as_llvm_renames_them():
     assert _renamed_first(_handwritten()) == expected
 
 
+def test_names_with_dots_and_digits_are_renamed_as_llvm_renames_them():
+    """The `.N` suffix rule (LLVM strips the last `.digits`): nested suffixes, a dot without
+    digits, digits without a dot, a suffix of zero, a non-ASCII decimal digit."""
+    module = ir.Module(name="m", context=ir.Context())
+    f = ir.Function(module, ir.FunctionType(I32, [I32]), "f")
+    x, = f.args
+    x.name = "x"
+    b = ir.IRBuilder(f.append_basic_block("entry.0"))
+    value = x
+    for name in ("a.1.2", "a.1", "z.", "w.x1", "q.0", "q", "d.\u0663", "d", "9", ".12.3", "e.1e"):
+        value = b.add(value, ir.Constant(I32, 1), name=name)
+    b.ret(value)
+    expected = _through_llvm(module)
+    assert "%a.11 = add" in expected and "%z. = add" in expected and "%.12 = add" in expected
+    assert _renamed_first(module) == expected
+
+
 # workgroup_scope.cl is a template: its types come from -D options (test_workgroup_scope.py).
 TEMPLATES = {"workgroup_scope.cl"}
 KERNELS = [p for p in sorted((ROOT / "examples").glob("*.cl")) + sorted((ROOT / "test/unit/kernels").glob("*.cl"))
