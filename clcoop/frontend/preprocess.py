@@ -107,7 +107,8 @@ class _FileText:
 
 
 class _Writer:
-    """Lays tokens out line by line so that each original token keeps its line and column."""
+    """Lays tokens out line by line so that each original token keeps its line and column
+    (`original`); _emit_tokens writes the tokens of macro expansions itself."""
 
     # Gaps of more blank lines than this get a #line marker instead of newlines.
     MAX_BLANK_LINES = 8
@@ -148,24 +149,6 @@ class _Writer:
         self.run = self.run + text if touching else text
         self.col += len(text)
         self.last_expanded = False
-
-    def expanded(self, file, line, text, adjacent=False):
-        """A token from a macro expansion, written after a space, unless it continues a
-        number: pcpp lexes e.g. the hex float 0x1.fffffep127f of FLT_MAX as several
-        tokens, which must stay one pp-number (C99 6.4.8), and `x##f` with x = 0.5 gives
-        the argument's tokens 0 . 5 then f (6.10.3.3: one pp-number 0.5f)."""
-        if self.file is None or line > self.line or file != self.file:
-            self._new_line(file, line)
-            adjacent = False
-        glued = adjacent and _continues_pp_number(self.run, text)
-        self.run = self.run + text if glued else text
-        if self.col > 1 and not glued:
-            self.parts.append(" ")
-            self.col += 1
-        self.parts.append(text)
-        self.col += len(text)
-        self.last_expanded = True
-        return self.col - len(text)
 
     def text(self):
         return "".join(self.parts) + ("\n" if self.parts else "")
@@ -838,13 +821,45 @@ def _emit_tokens(pp, writer, state):
                 if known[0] is not None:     # -D tokens have no file: looked up each time
                     sources[tok.source] = known
             entry, file = known
-            pos = entry.position(tok) if entry else None
             written += 1
+            # entry.position(tok), inline (a call less for each of ~60,000 expanded tokens):
+            # where the token's text is at its lexpos on its own line, an original token.
+            value, line, lexpos = tok.value, tok.lineno, getattr(tok, "lexpos", None)
+            pos = None
+            if entry is not None and lexpos is not None and entry.joined[lexpos:lexpos + len(value)] == value:
+                starts = entry.line_starts
+                try:
+                    on_a_line = 1 <= line <= len(starts)
+                except TypeError:       # a token without a line number
+                    on_a_line = False
+                if on_a_line and starts[line - 1] <= lexpos and (line == len(starts) or lexpos < starts[line]):
+                    pos = (line, lexpos - starts[line - 1] + 1)
             if pos is None:
-                line = tok.lineno
                 if file == writer.file and writer.line > line:
                     line = writer.line
-                out_col = writer.expanded(file, line, tok.value, adjacent)
+                # A token from a macro expansion, written after a space, unless it continues a
+                # number: pcpp lexes e.g. the hex float 0x1.fffffep127f of FLT_MAX as several
+                # tokens, which must stay one pp-number (C99 6.4.8), and `x##f` with x = 0.5
+                # gives the argument's tokens 0 . 5 then f (6.10.3.3: one pp-number 0.5f).
+                # (_continues_pp_number's first two tests inline: most tokens fail them.)
+                if writer.file is None or line > writer.line or file != writer.file:
+                    writer._new_line(file, line)
+                    glued = False
+                else:
+                    glued = adjacent and (value[:1].isalnum() or value[:1] in "._+-") \
+                        and (writer.run[-1:].isalnum() or writer.run[-1:] in "_.+-") \
+                        and _continues_pp_number(writer.run, value)
+                if glued:
+                    writer.run += value
+                else:
+                    writer.run = value
+                    if writer.col > 1:
+                        writer.parts.append(" ")
+                        writer.col += 1
+                writer.parts.append(value)
+                out_col = writer.col
+                writer.col += len(value)
+                writer.last_expanded = True
                 if entry is not None:
                     _record_expansion(pp, tok, entry, file, writer.line, out_col, invocation_cols)
                 previous = None

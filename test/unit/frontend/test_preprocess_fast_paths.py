@@ -400,3 +400,88 @@ def test_the_first_characters_of_other_constructs():
         assert tried[kept] >= 3
     assert PP._top_level_alternatives(r"(a|b)|[|(]|\||c") == ["(a|b)", "[|(]", r"\|", "c"]
     assert PP._top_level_alternatives(r"[]|]|[^]|]|x") == ["[]|]", "[^]|]", "x"]
+
+
+def _write_expanded(writer, file, line, text, adjacent):
+    """_Writer.expanded as it was, before _emit_tokens wrote expanded tokens itself."""
+    if writer.file is None or line > writer.line or file != writer.file:
+        writer._new_line(file, line)
+        adjacent = False
+    glued = adjacent and PP._continues_pp_number(writer.run, text)
+    writer.run = writer.run + text if glued else text
+    if writer.col > 1 and not glued:
+        writer.parts.append(" ")
+        writer.col += 1
+    writer.parts.append(text)
+    writer.col += len(text)
+    writer.last_expanded = True
+    return writer.col - len(text)
+
+
+def _emit_tokens_by_calls(pp, writer, state):
+    """_emit_tokens as it was: each token's place by _FileText.position, each expanded token
+    written by _write_expanded."""
+    from clcoop.diagnostics import SourceLocation
+    pending_quote, previous, adjacent, invocation_cols = None, None, False, {}
+    for tok in pp.parser:
+        if tok.type in pp.ignore:
+            continue
+        if tok.type in PP._WS_TYPES:
+            previous, adjacent = None, False
+            continue
+        entry, file = pp.files.get(tok.source), pp.display_name(tok.source)
+        pos = entry.position(tok) if entry else None
+        state["tokens"] += 1
+        if pos is None:
+            line = tok.lineno
+            if file == writer.file and writer.line > line:
+                line = writer.line
+            out_col = _write_expanded(writer, file, line, tok.value, adjacent)
+            if entry is not None:
+                PP._record_expansion(pp, tok, entry, file, writer.line, out_col, invocation_cols)
+            previous, adjacent = None, True
+            continue
+        line, col = pos
+        if not getattr(tok, "expanded_from", None):
+            invocation_cols[(file, line)] = col + len(tok.value)
+        if tok.type == "CPP_STAR" and previous is not None and previous[0] == "CPP_FSLASH" \
+                and previous[1:] == (tok.source, line, col - 1):
+            pp.diag.error("unterminated /* comment", SourceLocation(file, line, col - 1))
+            return
+        if tok.type in ("CPP_DQUOTE", "CPP_SQUOTE") and pending_quote is None:
+            pending_quote = tok.value
+            pp.diag.error(f"missing terminating {tok.value} character" if tok.value == "'"
+                          else "missing terminating '\"' character", SourceLocation(file, line, col))
+        previous = (tok.type, tok.source, line, col)
+        writer.original(file, line, col, tok.value, adjacent)
+        adjacent = True
+    pp.parser = None
+
+
+# Expanded numbers glued and not (C99 6.10.3.3), expansions across lines, a token written
+# at its column after an expansion, an argument on its own line.
+EMITTED = r"""#define F(x) x##f + x ## .5e ## -3 + 0x1.fp ## -2 + 1e + x
+#define G(a, b) a b
+#define E 1e
+float f = F(0.5) + F(1) + E-3 + G(1, .5) +
+  G(x
+    , 2) + F(
+  7);
+int after = G(1,2);   int next;
+"""
+
+
+def test_expanded_tokens_are_written_as_by_position_and_the_writer(monkeypatch):
+    """_emit_tokens finds an original token's place and writes an expanded token itself; the
+    oracle is _FileText.position and _Writer's expanded method it had, over sources with
+    expansions of every kind and the examples' kernels."""
+    from pathlib import Path
+    examples = sorted(Path(__file__).resolve().parents[3].joinpath("examples").rglob("*.cl"))[:12]
+    sources = [EMITTED, MACRO_HEAVY, MACRO_ERRORS, RESCANS, LONG_CHAINS, REDEFINED, LEXER_TEXT]
+    sources += [path.read_text() for path in examples]
+    fast = [_preprocess(source) for source in sources]
+    with monkeypatch.context() as patched:
+        patched.setattr(PP, "_emit_tokens", _emit_tokens_by_calls)
+        by_calls = [_preprocess(source) for source in sources]
+    assert fast == by_calls
+    assert "0.5f" in fast[0][0] and "1.5e-3" in fast[0][0] and "0x1.fp-2" in fast[0][0] and len(examples) >= 5
