@@ -485,3 +485,40 @@ def test_expanded_tokens_are_written_as_by_position_and_the_writer(monkeypatch):
         by_calls = [_preprocess(source) for source in sources]
     assert fast == by_calls
     assert "0.5f" in fast[0][0] and "1.5e-3" in fast[0][0] and "0x1.fp-2" in fast[0][0] and len(examples) >= 5
+
+
+# Replacement lists with `#` (blanks in the argument collapsed), `##` (between arguments,
+# with an empty argument, at a list's ends, pasting what lexes as two tokens), `##` given
+# in an argument and made by a paste, the variadic comma patch, an argument used many times.
+PASTES = r"""
+#define CAT(a, b) a ## b
+#define CAT3(a, b, c) a ## b ## c
+#define STR(x) #x
+#define XSTR(x) STR(x)
+#define EDGE(a) ## a ##
+#define SPLIT(a, b) a ## b
+#define HASHES # ## #
+#define PASS(x) x
+#define LOG(fmt, ...) printf(fmt, ## __VA_ARGS__)
+#define MANY(x) x x x x x x x x x x x x x x x x x x
+#define EMPTY_LEFT(a, b) [ a ## b ]
+int CAT(x, 1) = CAT3(1, 2, 3) + CAT(, y) + CAT(z, ) + SPLIT(+, -) + SPLIT(., 5);
+const char *s = STR(  a   "b\n"   c  ) XSTR(CAT(p, q)) STR( PASS(HASHES) );
+EDGE(e) PASS(a ## b) PASS(HASHES) LOG("x") LOG("y", 1, 2) MANY(CAT(m, n)) EMPTY_LEFT(, w);
+"""
+
+
+def test_macro_expand_args_expands_as_pcpps(monkeypatch):
+    """_macro_expand_args (the body copied in a loop, the `##` pass only where there is a
+    `##`) against pcpp's macro_expand_args: the same text, diagnostics and expansions."""
+    cls = PP._preprocessor_class()
+    assert cls.macro_expand_args is PP._macro_expand_args
+    sources = (PASTES, MACRO_HEAVY, MACRO_ERRORS, RESCANS, LONG_CHAINS, EMITTED)
+    fast = [_preprocess(source) for source in sources]
+    with monkeypatch.context() as patched:
+        patched.setattr(cls, "macro_expand_args", Preprocessor.macro_expand_args)
+        pcpps = [_preprocess(source) for source in sources]
+    assert fast == pcpps
+    text = fast[0][0]
+    assert "int x1 " in text and "= 123 " in text and '"a \\"b\\\\n\\" c"' in text and "mn mn" in text
+    assert 'printf (      "x" )' in text      # the comma before an empty __VA_ARGS__ removed
