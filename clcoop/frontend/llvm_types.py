@@ -152,16 +152,30 @@ def intrinsic_suffix(ty):
     return f"v{ty.count}{text}" if isinstance(ty, ir.VectorType) else text
 
 
+# One llvmlite type object per pointer address space and integer width (llvmlite itself
+# keeps one per width): a type's text is made once per object and kept on it, and the lowering
+# asks for these at nearly every instruction (throughput, issue 26). llvmlite never changes a
+# type object, and an equal one prints the same.
+_POINTER_TYPES = {}
+_INT_TYPES = {bits: ir.IntType(bits) for bits in (1, 8, 16, 32, 64)}
+
+
 def ptr_type(addrspace):
-    return ir.PointerType(addrspace=addrspace)
+    pointer = _POINTER_TYPES.get(addrspace)
+    if pointer is None:
+        pointer = _POINTER_TYPES[addrspace] = ir.PointerType(addrspace=addrspace)
+    return pointer
 
 
 def scalar_ir(t):
-    if t.kind == "void":
+    kind = t.kind
+    if kind == "int":
+        return _INT_TYPES.get(t.bits) or ir.IntType(t.bits)
+    if kind == "void":
         return ir.VoidType()
-    if t.kind == "bool":
+    if kind == "bool":
         return I1
-    if t.kind == "float":
+    if kind == "float":
         return BFLOAT_IR if t.name == "__bf16" else FLOAT_TYPES[t.bits]
     return ir.IntType(t.bits)
 

@@ -120,3 +120,17 @@ def test_an_instruction_printed_before_keeps_its_text():
     inst.__dict__["_StrCaching__cached_str"] = "%\"slot\" = alloca i32, align 8"
     assert lower_print.module_text(module) == str(module)
     assert "align 8" in lower_print.module_text(module)
+
+
+def test_pointer_and_integer_types_are_one_object_each_and_print_as_new_ones():
+    """llvm_types.ptr_type and scalar_ir hand out one llvmlite type object per address space
+    and width (its text is made once and kept on it); each prints as a new object does."""
+    from clcoop.frontend import llvm_types
+    from clcoop.frontend import types as T
+    for space in (0, 1, 2, 3, 4, 5):
+        assert llvm_types.ptr_type(space) is llvm_types.ptr_type(space)
+        assert str(llvm_types.ptr_type(space)) == str(ir.PointerType(addrspace=space))
+    for name, scalar in T.SCALARS.items():
+        if scalar.kind in ("int", "fp8"):
+            assert llvm_types.scalar_ir(scalar) is ir.IntType(scalar.bits), name
+
