@@ -66,6 +66,7 @@ class ExpressionLowering:
         self.coop = CoopLowering(lw, self)
         self.tensor = TensorLowering(lw, self, self.coop)
         self.handlers = _handlers(self, self.coop, self.tensor)
+        self.splat_operands = {}     # vector type's text -> (undef vector, index, zero mask): splat
 
     # ------------------------------------------------------------ lvalues
     def address(self, e):
@@ -676,10 +677,21 @@ class ExpressionLowering:
     def splat(self, v, vty):
         if isinstance(v, ir.Constant) and not isinstance(v, ir.FormattedConstant):
             return ir.Constant(vty, [v] * vty.count)
+        # The undef vector, the index and the mask are one llvmlite constant each per vector
+        # type, shared by every splat: a constant's text is made once per object, and making
+        # and printing new ones (`<16 x i32> <i32 undef, ...>`) at each splat was ~7-10% of
+        # lowering pocl's test_convert_type_N.cl (throughput, issue 26). llvmlite never
+        # changes a constant.
+        key = str(vty)
+        operands = self.splat_operands.get(key)
+        if operands is None:
+            operands = self.splat_operands[key] = (
+                ir.Constant(vty, ir.Undefined), ir.Constant(I64, 0),
+                ir.Constant(ir.VectorType(I32, vty.count), [0] * vty.count))
+        undef, index, mask = operands
         b = self.lw.builder
-        ins = b.insert_element(ir.Constant(vty, ir.Undefined), v, ir.Constant(I64, 0), name="splat.splatinsert")
-        mask = ir.Constant(ir.VectorType(I32, vty.count), [0] * vty.count)
-        return b.shuffle_vector(ins, ir.Constant(vty, ir.Undefined), mask, name="splat.splat")
+        ins = b.insert_element(undef, v, index, name="splat.splatinsert")
+        return b.shuffle_vector(ins, undef, mask, name="splat.splat")
 
     def ex_ConvertCall(self, e):
         """convert_<type>[_sat] (OpenCL 6.4.3) inlined as instructions."""

@@ -134,3 +134,38 @@ def test_pointer_and_integer_types_are_one_object_each_and_print_as_new_ones():
         if scalar.kind in ("int", "fp8"):
             assert llvm_types.scalar_ir(scalar) is ir.IntType(scalar.bits), name
 
+
+SPLATS = """
+kernel void k(global int4 *o, global float16 *f, global char8 *c, int x, float y, char z) {
+    o[0] = (int4)(x) + x;  o[1] = x * o[1];  f[0] = y + f[1];  f[2] = (float16)(y);
+    c[0] = (char8)(z) - z;  o[2] = (int4)(x + 1);
+}
+"""
+
+
+def _fresh_splat(self, v, vty):
+    """ExpressionLowering.splat as it was: new constants at each splat (the oracle)."""
+    if isinstance(v, ir.Constant) and not isinstance(v, ir.FormattedConstant):
+        return ir.Constant(vty, [v] * vty.count)
+    b = self.lw.builder
+    ins = b.insert_element(ir.Constant(vty, ir.Undefined), v, ir.Constant(I64, 0), name="splat.splatinsert")
+    mask = ir.Constant(ir.VectorType(I32, vty.count), [0] * vty.count)
+    return b.shuffle_vector(ins, ir.Constant(vty, ir.Undefined), mask, name="splat.splat")
+
+
+@pytest.mark.parametrize("debug", [False, True])
+def test_splats_share_their_constants_and_print_as_fresh_ones(debug, monkeypatch):
+    from clcoop.frontend import lower_expr
+    options = driver.CompileOptions(filename="splats.cl", debug_info=debug)
+    shared = driver.compile_source(SPLATS, options).ir
+    assert shared.count("shufflevector <4 x i32>") == 4 and shared.count("shufflevector") == 8
+    module = driver.front_end(SPLATS, options, DiagnosticEngine())
+    monkeypatch.setattr(lower_expr.ExpressionLowering, "splat", _fresh_splat)
+    assert driver.compile_source(SPLATS, options).ir == shared
+    monkeypatch.undo()
+    lw = lower.Lowerer(Target(options.triple))
+    lw.lower_unit(check.check(module, DiagnosticEngine(), lw.target, options.fp_contract, options.cl_std))
+    shuffles = [i for f in lw.module.functions for b in f.blocks for i in b.instructions
+                if isinstance(i, ir.ShuffleVector) and str(i.type) == "<4 x i32>"]
+    assert len(shuffles) == 4 and all(s.operands[2] is shuffles[0].operands[2] for s in shuffles)
+
