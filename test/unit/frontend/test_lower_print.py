@@ -169,3 +169,34 @@ def test_splats_share_their_constants_and_print_as_fresh_ones(debug, monkeypatch
                 if isinstance(i, ir.ShuffleVector) and str(i.type) == "<4 x i32>"]
     assert len(shuffles) == 4 and all(s.operands[2] is shuffles[0].operands[2] for s in shuffles)
 
+
+KERNELS_ALIKE = "".join(
+    f"kernel void k{i}(global {t} *o, local float *l, int n) {{ o[0] = n; }}\n"
+    for i, t in enumerate(["int", "float", "int", "int", "float"]))
+
+
+class _NothingKept(dict):
+    def get(self, key, default=None):
+        return default
+
+
+def test_kernels_with_the_same_arguments_share_their_metadata_nodes():
+    """Lowerer.kernel_metadata keeps one node per list of strings or address spaces, the node
+    llvmlite's add_metadata finds again for an equal list: the text is the one made with new
+    strings and constants for each kernel (nothing kept, the oracle)."""
+    options = driver.CompileOptions(filename="alike.cl")
+    unit = check.check(driver.front_end(KERNELS_ALIKE, options, DiagnosticEngine()), DiagnosticEngine(),
+                       Target(options.triple), options.fp_contract, options.cl_std)
+    texts, kept = [], None
+    for nothing_kept in (False, True):
+        lw = lower.Lowerer(Target(options.triple))
+        if nothing_kept:
+            lw.kernel_arg_nodes = _NothingKept()
+        lw.lower_unit(unit)
+        lower._clang_like_names(lw.module)
+        texts.append(lower_print.module_text(lw.module))
+        kept = kept or lw.kernel_arg_nodes
+    assert texts[0] == texts[1] and "kernel_arg_type" in texts[0]
+    # address spaces, access qualifiers, type qualifiers and the two lists of types (the base
+    # types are the types), each made once for the five kernels
+    assert len(kept) == 5
