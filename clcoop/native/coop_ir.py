@@ -78,6 +78,16 @@ class _Layout:
         self.strided, self.a_columns, self.b_columns = strided, a_columns, b_columns
 
 
+# k steps per iteration of the one-chain routine's loop (when they divide k), in order. Of a
+# loop of one step, LLVM unrolls 2 and forms the m rows' addresses anew in every iteration
+# (m - 1 LEAs, the counter and branch); 4 steps per iteration halve that (the 8 x 16 x 16 f32
+# step of examples/gemm_f32.cl: 318 -> 274 instructions for -mcpu=emeraldrapids;
+# docs/performance.md, "The f32 GEMM per thread count"). Not all k steps without a loop:
+# LLVM's scheduler then orders the FMAs row by row, one chain after the other, which the
+# out-of-order core cannot overlap (the 8 rows' chains must stay interleaved).
+STEPS_PER_ITERATION = 4
+
+
 def _float_ir(name, m, n, k, types, layout):
     """Row i of the accumulator is one <n x work> vector in a register across the k loop:
     acc_i = fma(splat(a[i, kk]), b[kk, :], acc_i), so each element is its own FMA chain
@@ -108,21 +118,23 @@ def _float_ir(name, m, n, k, types, layout):
         for i in range(m):
             accs.append(irbuild.alloca(b, chain_array, 64, f"accs{i}"))
             b.store(ir.Constant(chain_array, None), accs[i])
+    step = STEPS_PER_ITERATION if chains == 1 and k % STEPS_PER_ITERATION == 0 else 1
     kk, acc, kloop = _k_loop_head(b, m if chains == 1 else 0, vec)
-    bv = _widen_vector(b, tb, work, n, _b_row_vector(b, args, _storage(tb), n, k, layout, kk), "bv")
-    chain = b.urem(kk, _i64(chains), name="chain") if chains > 1 else None
-    sums = []
-    for i in range(m):
-        ap = (_a_element(b, args, _storage(ta), i, k, layout, kk) if ta == work
-              else _widened_a_element(b, widened, wt, i, m, k, layout, kk))
-        a_splat = _splat(b, b.load(ap, name=f"a{i}.w", typ=wt), vec, f"a{i}")
+    operands = (args, layout, (ta, tb, work), (m, n, k), widened)
+    sums = acc
+    for j in range(step):
+        sfx = f".{j}" if j else ""
+        at = b.add(kk, _i64(j), name=f"kk{sfx}") if j else kk
+        bv, splats = _step_operands(b, *operands, at, sfx)
         if chains == 1:
-            sums.append(irbuild.intrinsic(b, "fma", [a_splat, bv, acc[i]], f"acc{i}.n"))
+            sums = [irbuild.intrinsic(b, "fma", [splats[i], bv, sums[i]], f"acc{i}.n{sfx}") for i in range(m)]
             continue
-        slot = b.gep(accs[i], [_i64(0), chain], source_etype=chain_array, name=f"ch{i}.p")
-        step = irbuild.intrinsic(b, "fma", [a_splat, bv, b.load(slot, name=f"ch{i}", typ=vec)], f"ch{i}.n")
-        b.store(step, slot)
-    _k_loop_tail(b, kk, acc, sums, kloop, 1, k)
+        chain = b.urem(at, _i64(chains), name="chain")
+        for i in range(m):
+            slot = b.gep(accs[i], [_i64(0), chain], source_etype=chain_array, name=f"ch{i}.p")
+            fma = irbuild.intrinsic(b, "fma", [splats[i], bv, b.load(slot, name=f"ch{i}", typ=vec)], f"ch{i}.n")
+            b.store(fma, slot)
+    _k_loop_tail(b, kk, acc, sums, kloop, step, k)
     if chains > 1:
         sums = [_chains_added_pairwise(b, accs[i], i, chain_array) for i in range(m)]
     for i in range(m):
@@ -133,6 +145,22 @@ def _float_ir(name, m, n, k, types, layout):
     # and a module with several mul-adds of one shape must not declare one twice.
     b.ret_void()
     return irbuild.plain_text(fn)
+
+
+def _step_operands(b, args, layout, types, shape, widened, kk, sfx=""):
+    """(row kk of b as <n x work>, the m splats of a[i, kk]) for step kk (sfx: appended to
+    the names, one of an iteration's steps)."""
+    ta, tb, work = types
+    m, n, k = shape
+    wt = irbuild.parse_type(work)
+    vec = ir.VectorType(wt, n)
+    bv = _widen_vector(b, tb, work, n, _b_row_vector(b, args, _storage(tb), n, k, layout, kk, sfx), f"bv{sfx}")
+    splats = []
+    for i in range(m):
+        ap = (_a_element(b, args, _storage(ta), i, k, layout, kk, sfx) if ta == work
+              else _widened_a_element(b, widened, wt, i, m, k, layout, kk, sfx))
+        splats.append(_splat(b, b.load(ap, name=f"a{i}.w{sfx}", typ=wt), vec, f"a{i}{sfx}"))
+    return bv, splats
 
 
 def _chains_added_pairwise(b, accs, i, chain_array):
@@ -357,13 +385,13 @@ def _widen_a(b, args, ta, work, m, k, layout):
     return aw
 
 
-def _widened_a_element(b, aw, wt, i, m, k, layout, kk):
+def _widened_a_element(b, aw, wt, i, m, k, layout, kk, sfx=""):
     """Pointer to element (i, kk) of %aw (_widen_a)."""
     if layout.a_columns:
-        index = b.add(b.mul(kk, _i64(m), name=f"ai{i}.m"), _i64(i), name=f"ai{i}")
+        index = b.add(b.mul(kk, _i64(m), name=f"ai{i}.m{sfx}"), _i64(i), name=f"ai{i}{sfx}")
     else:
-        index = b.add(kk, _i64(i * k), name=f"ai{i}")
-    return b.gep(aw, [index], source_etype=wt, name=f"ap{i}")
+        index = b.add(kk, _i64(i * k), name=f"ai{i}{sfx}")
+    return b.gep(aw, [index], source_etype=wt, name=f"ap{i}{sfx}")
 
 
 def _b_row_vector(b, args, tb, n, k, layout, kk, sfx=""):

@@ -24,6 +24,11 @@ from clcoop.native.context import CTX, FAULT_COOP, REGION_FLAGS, REGION_HI, REGI
 from clcoop.native.support import Unsupported
 from clcoop.native.text_rewrite import quote, ref
 
+# The launch's tables (the context's table, packs and scratch words, the region table's rows,
+# the packed copies' descriptors) do not change while a kernel runs: loads of them may be
+# hoisted out of the kernel's loops, past its fault calls (LLVM LangRef, !invariant.load).
+INVARIANT = ", !invariant.load !{}"
+
 # Strides above this could overflow the span computation: such launches take the fallback.
 MAX_STRIDE = 1 << 32
 
@@ -164,7 +169,7 @@ class MatrixTiles:
         gen.lines += [f"  call void @__clcoop_fault_if(ptr %__ctx, i1 {acc}, i32 {site}, i32 {FAULT_COOP})",
                       # A failed check reads or writes the scratch area, one row at stride 0.
                       f"  {n}.scp = getelementptr i64, ptr %__ctx, i64 {CTX['scratch']}",
-                      f"  {n}.sc = load i64, ptr {n}.scp",
+                      f"  {n}.sc = load i64, ptr {n}.scp{INVARIANT}",
                       f"  {n}.base{'0' if packable else ''} = select i1 {acc}, i64 {n}.sc, i64 {p}",
                       f"  {n}.st = select i1 {acc}, i64 0, i64 {stride}",
                       f"  {n}.stb{'0' if packable else ''} = mul i64 {n}.st, {esz}"]
@@ -241,11 +246,11 @@ class MatrixTiles:
         k = f"{n}.pk"
         self.gen.lines += [
             f"  {k}.tp = getelementptr i64, ptr %__ctx, i64 {CTX['packs']}",
-            f"  {k}.t = load ptr, ptr {k}.tp",
+            f"  {k}.t = load ptr, ptr {k}.tp{INVARIANT}",
             *(line for field, word in (("copy", packed_loads.PACK_COPY), ("for", packed_loads.PACK_STRIDE),
                                        ("pad", packed_loads.PACK_PAD), ("magic", packed_loads.PACK_MAGIC))
               for line in (f"  {k}.{field}p = getelementptr i64, ptr {k}.t, i64 {row + word}",
-                           f"  {k}.{field} = load i64, ptr {k}.{field}p")),
+                           f"  {k}.{field} = load i64, ptr {k}.{field}p{INVARIANT}")),
             f"  {k}.stb = mul i64 {stride}, {esz}",
             f"  {k}.same = icmp eq i64 {k}.stb, {k}.for",
             f"  {k}.ok = xor i1 {bad}, true",
@@ -277,10 +282,10 @@ class MatrixTiles:
                     f"i1 {'true' if write else 'false'})"]
         row = REGION_ROW_WORDS * (len(gen.mg.global_index) + base[1])
         lines = [f"  {out}.tp = getelementptr i64, ptr %__ctx, i64 {CTX['table']}",
-                 f"  {out}.t = load ptr, ptr {out}.tp"]
+                 f"  {out}.t = load ptr, ptr {out}.tp{INVARIANT}"]
         for field, k in (("rlo", REGION_LO), ("rhi", REGION_HI), ("rw", REGION_FLAGS)):
             lines += [f"  {out}.{field}p = getelementptr i64, ptr {out}.t, i64 {row + k}",
-                      f"  {out}.{field} = load i64, ptr {out}.{field}p"]
+                      f"  {out}.{field} = load i64, ptr {out}.{field}p{INVARIANT}"]
         lines += [f"  {out}.nw = icmp ule i64 {lo}, {hi}",
                   f"  {out}.ge = icmp uge i64 {lo}, {out}.rlo",
                   f"  {out}.le = icmp ule i64 {hi}, {out}.rhi",

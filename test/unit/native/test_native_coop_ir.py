@@ -2,6 +2,7 @@
 coopmat.mul_add (the reference semantics), bit for bit, for the tile shapes and component
 types of the examples, every signedness flag and saturation."""
 import ctypes
+import re
 
 import numpy as np
 import pytest
@@ -45,8 +46,10 @@ def assert_same_bits(x, y):
 # (16, 8, 32), (8, 8, 64), (8, 4, 40): NumPy's sgemm sums these in 16 interleaved chains on
 # AVX-512 OpenBLAS (coop_ir.matmul_chains); (16, 24, 32) in an order the routine does not
 # reproduce there (the routine is then refused).
+# (8, 16, 6), (2, 16, 10): a k loop of one step per iteration (STEPS_PER_ITERATION does not
+# divide k).
 @pytest.mark.parametrize("m,n,k", [(8, 16, 16), (16, 16, 16), (8, 8, 8), (8, 16, 32), (4, 16, 256),
-                                   (16, 8, 32), (8, 8, 64), (8, 4, 40), (16, 24, 32)])
+                                   (16, 8, 32), (8, 8, 64), (8, 4, 40), (16, 24, 32), (8, 16, 6), (2, 16, 10)])
 @pytest.mark.parametrize("elem,acc", [(np.float32, np.float32), (np.float16, np.float32),
                                       (np.float16, np.float16), (np.float64, np.float64)])
 def test_float_mul_add_is_the_interpreters_bit_for_bit(m, n, k, elem, acc):
@@ -247,3 +250,17 @@ def test_a_routine_is_built_once_per_process_and_named_per_caller():
     assert first.splitlines()[0].startswith("define internal void @__clcoop_mad.0(")
     assert second.splitlines()[0].startswith("define internal void @__clcoop_mad.5(")
     assert first.splitlines()[1:] == second.splitlines()[1:]
+
+
+def test_the_k_loop_takes_four_steps_per_iteration_rows_interleaved():
+    """coop_ir.STEPS_PER_ITERATION: an iteration of the one-chain loop is 4 k steps, each
+    step's m row FMAs before the next step's (the chains interleaved, each in k order), so
+    the rows' addresses are formed once per 4 steps, not per step (docs/performance.md)."""
+    text = coop_ir.mul_add_ir("m", 8, 16, 16, ("float",) * 4, strided=True)
+    loop = text[text.index("kloop:"):text.index("finish:")]
+    fmas = re.findall(r"%\"?(acc\d+\.n[.\d]*)\"? = call <16 x float> @llvm\.fma\.v16f32\(.*, <16 x float> %\"?([\w.]+)", loop)
+    assert [name for name, _ in fmas] == [f"acc{i}.n{f'.{j}' if j else ''}" for j in range(4) for i in range(8)]
+    # Each FMA adds to its row's previous step: the chain of a row is in k order.
+    assert [acc for _, acc in fmas] == [f"acc{i}" if j == 0 else f"acc{i}.n{f'.{j - 1}' if j > 1 else ''}"
+                                        for j in range(4) for i in range(8)]
+    assert re.search(r"%\"?kk\.next\"? = add i64 %\"?kk\"?, 4", loop)

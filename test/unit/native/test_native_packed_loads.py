@@ -3,6 +3,8 @@
 is a multiple of 4 KiB, reads its rows from a copy with a pad after each row. Results must
 be bit-equal to the interpreter's (the oracle), faults worded as the interpreter's from the
 original addresses, and buffers the launch may write are never copied."""
+import re
+
 import numpy as np
 import pytest
 
@@ -271,3 +273,36 @@ def test_magic_gives_the_row_of_every_offset(stride):
     assert 0 < m < 1 << 64
     for off in [0, 1, stride - 1, stride, stride + 1, (1 << 32) - 1, *rng.integers(0, 1 << 32, 2000).tolist()]:
         assert (off * m) >> 64 == off // stride
+
+
+def _function_blocks(ir_text, name):
+    """The basic blocks of function @name in LLVM IR text: [(label, lines)], entry first."""
+    lines = ir_text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("define") and f"@{name}(" in line)
+    blocks = [("entry", [])]
+    for line in lines[start + 1:]:
+        if line.startswith("}"):
+            break
+        label = re.match(r"^([\w.$-]+):", line)
+        if label:
+            blocks.append((label.group(1), []))
+        elif line.strip():
+            blocks[-1][1].append(line)
+    return blocks
+
+
+def test_the_loads_table_reads_are_hoisted_out_of_the_kernels_loop(shared_builds):
+    """The region table's rows and the packed copies' descriptors do not change while a
+    kernel runs (matrix_tiles.INVARIANT): LLVM loads them once before the K loop, not in
+    every step, where they lengthened the chain from a step's start to its first FMA."""
+    prog = shared_builds.build(WINDOW, "native")
+    blocks = _function_blocks(prog._native.engine.optimized_ir, "window.sg")
+    # The K loop: from the block of the accumulator's phi to the last block branching back to it.
+    head = next(i for i, (_, body) in enumerate(blocks) if any("phi <128 x float>" in x for x in body))
+    label = blocks[head][0]
+    latch = max(i for i, (_, body) in enumerate(blocks) if any(f"label %{label}" in x for x in body[-1:]))
+    loop = [x for _, body in blocks[head:latch + 1] for x in body]
+    assert any("llvm.fma.v16f32" in x for x in loop)
+    table_reads = [x for x in loop if re.search(r"%\S*\.(span\.(t|rlo|rhi|rw)|pk\.(t|copy|for|pad|magic)|sc)"
+                                                r"(\.pre)?\d* = load", x)]
+    assert table_reads == []
