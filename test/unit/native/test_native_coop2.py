@@ -13,6 +13,7 @@ from clcoop.native.support import NativeFallbackWarning
 from test_coop_function_ops import (BOTH, COLUMN, COORD_KERNEL, GROUPS, MODE_NAMES, PER_ELEMENT_KERNEL,
                                     REDUCE_KERNEL, RESULT_SHAPES, ROW, SUBGROUPS_PER_GROUP, TWO_BY_TWO, USES,
                                     holder_of_elements, layout_json, numpy_reduce)
+from quick_cases import quick_or_slow
 
 RNG = np.random.default_rng(2929)
 # Sub-group sizes: 16 (the launch default) by default, 8 and 32 with the slow tests.
@@ -178,18 +179,13 @@ def reduce_on_both(T, dtype, R, C, mode, result_shape, op, S, src):
     return on_both(source, launch)
 
 
-def quick_or_slow(cases, quick):
-    """pytest params of `cases` (tuples), those not in `quick` marked slow (--all and CI run them)."""
-    return [case if case in quick else pytest.param(*case, marks=pytest.mark.slow) for case in cases]
-
-
-# The default run: every mode at the shapes with an odd element moving up the tree (6 rows,
-# 3 x 4); --all runs every shape.
+# The default run: every mode once, at a shape with an odd element moving up the tree (6
+# rows, 3 x 4; the two shapes alternate over the modes); --all runs every shape.
 @pytest.mark.parametrize("S", SIZES)
 @pytest.mark.parametrize("mode, shape", quick_or_slow(
     [(mode, shape) for mode in MODES for shape in [(8, 16), (16, 16), (8, 32), (6, 16), (3, 4)]
      if mode != TWO_BY_TWO or shape[0] % 2 == 0],
-    {(mode, shape) for mode in MODES for shape in [(6, 16), (3, 4)]}),
+    {(ROW, (3, 4)), (COLUMN, (6, 16)), (BOTH, (3, 4)), (TWO_BY_TWO, (6, 16))}),
     ids=lambda v: f"{v[0]}x{v[1]}" if isinstance(v, tuple) else MODE_IDS[MODES.index(v)])
 def test_float_reductions_natively_match_the_interpreter_bit_for_bit(S, mode, shape):
     """Every mode and result shape; float sums depend on the order of the tree (levels of
@@ -365,9 +361,12 @@ def test_transpose_natively_matches_the_interpreter(S, T, use, shape):
     np.testing.assert_array_equal(native, x.transpose(0, 2, 1))
 
 
-@pytest.mark.parametrize("src_type, dst_type", [
+# The default run: FToS, FToU, SToF and UToF once each, with a narrow, a 32-bit and a 64-bit
+# side among them; --all runs every pair.
+@pytest.mark.parametrize("src_type, dst_type", quick_or_slow([
     ("float", "int"), ("float", "uint"), ("half", "char"), ("double", "long"), ("float", "uchar"),   # FToS/FToU
-    ("int", "float"), ("uint", "float"), ("char", "double"), ("long", "float"), ("ulong", "double")])  # SToF/UToF
+    ("int", "float"), ("uint", "float"), ("char", "double"), ("long", "float"), ("ulong", "double")],  # SToF/UToF
+    {("half", "char"), ("float", "uint"), ("long", "float"), ("uint", "float")}))
 def test_float_integer_conversions_natively_match_the_interpreter(src_type, dst_type):
     """Toward zero, NaN -> 0 and saturation to the result's range (scalars.float_to_int);
     integers rounded once to double, then to float (the interpreter's path)."""

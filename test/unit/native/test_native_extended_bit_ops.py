@@ -13,6 +13,7 @@ import clcoop
 import test_extended_bit_ops as interp_test
 from clcoop.native.support import NativeFallbackWarning
 from interp_helpers import clang_ir_text
+from quick_cases import quick_or_slow
 
 
 def programs(source, producer):
@@ -29,11 +30,6 @@ PRODUCERS = [("clcoop", "subgroup"), ("clang-O0", "work-item"), ("clang-O2", "su
 # The default run keeps each producer (and so each path) once, with one narrow, one 32-bit
 # and one 64-bit type; --all runs every type with every producer.
 QUICK_TYPES = {"uchar": "clang-O0", "int": "clcoop", "ulong": "clang-O2"}
-
-
-def quick_or_slow(cases, quick):
-    """pytest params of `cases` (tuples), those not in `quick` marked slow."""
-    return [case if case in quick else pytest.param(*case, marks=pytest.mark.slow) for case in cases]
 
 
 @pytest.mark.parametrize("t, producer, path", quick_or_slow(

@@ -15,6 +15,7 @@ import clcoop
 from clcoop.errors import RuntimeFault
 from clcoop.native.support import NativeFallbackWarning
 from test_coop_function_ops import GROUPS, PER_ELEMENT_KERNEL, SUBGROUPS_PER_GROUP
+from quick_cases import quick_or_slow
 
 RNG = np.random.default_rng(2917)
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
@@ -66,10 +67,15 @@ USES = {"a": "CLK_COOPERATIVE_MATRIX_A", "b": "CLK_COOPERATIVE_MATRIX_B",
         "accumulator": "CLK_COOPERATIVE_MATRIX_ACCUMULATOR"}
 
 
-@pytest.mark.parametrize("opt", ["-O2", "-O0"])
-@pytest.mark.parametrize("T, use, R, C", [("float", "accumulator", 8, 16), ("half", "b", 16, 16),
-                                          ("int", "accumulator", 6, 16), ("char", "a", 8, 32),
-                                          ("__bf16", "accumulator", 8, 16)])
+ELEMENT_CASES = [("float", "accumulator", 8, 16), ("half", "b", 16, 16), ("int", "accumulator", 6, 16),
+                 ("char", "a", 8, 32), ("__bf16", "accumulator", 8, 16)]
+
+
+# The default run: every type at -O0 (the matrix in private memory), float and char at -O2;
+# --all runs every type at both.
+@pytest.mark.parametrize("T, use, R, C, opt", quick_or_slow(
+    [(*case, opt) for opt in ("-O2", "-O0") for case in ELEMENT_CASES],
+    {(*case, "-O0") for case in ELEMENT_CASES} | {(*case, "-O2") for case in ELEMENT_CASES if case[0] in ("float", "char")}))
 def test_element_access_matches_the_interpreter_and_numpy(T, use, R, C, opt):
     S = 16
     G = SUBGROUPS_PER_GROUP * GROUPS

@@ -22,6 +22,7 @@ from clcoop.native.context import CTX, CTX_SLOTS
 from clcoop.native.runtime import NativeProgram
 from clcoop.native.support import NativeFallbackWarning
 from interp_helpers import clang_ir_text
+from quick_cases import quick_or_slow
 
 
 def build(source, S, producer="clcoop"):
@@ -60,11 +61,6 @@ def predicates(S, WG, groups=3, seed=0):
     pred[:S] = 0                 # no bit set: find_lsb/msb give ~0
     pred[S:2 * S] = 2            # every active work-item agrees
     return pred
-
-
-def quick_or_slow(cases, quick):
-    """pytest params of `cases` (tuples), those not in `quick` marked slow (--all and CI run them)."""
-    return [case if case in quick else pytest.param(*case, marks=pytest.mark.slow) for case in cases]
 
 
 # The default run: each producer once, at two sub-group sizes; --all runs 4..32 with both.
