@@ -132,6 +132,7 @@ class Lowerer:
         self.globals = {}          # tast.Var -> ir.GlobalVariable
         self.declared = {}         # callee name -> ir.Function
         self.structs = {}          # StructType -> ir.IdentifiedStructType
+        self.struct_suffixes = {}  # type name base -> the number its next duplicate tries first
         self.pending_impls = []    # (kernel, spir_func copy) still to define
         self.fn = None
         self.builder = None
@@ -175,12 +176,17 @@ class Lowerer:
             return self.structs[t]
         kind = "union" if t.is_union else "struct"
         name = base = f"{kind}.{t.tag or t.typedef_name or 'anon'}"
-        suffix = 0
+        # The numbering goes on from the last number this base took: every smaller one is
+        # taken (a context's types are never removed), so counting from 0 each time (which
+        # made a thousand anonymous unions, pocl's test_as_type.cl, cost half a million
+        # lookups) finds the same name.
+        suffix = self.struct_suffixes.get(base, 0)
         while name in self.module.context.identified_types:
             # another type with this name (two anonymous structs; a tag reused in an inner
             # scope): clang's numbering, %struct.anon.0, %struct.anon.1, ...
             name = f"{base}.{suffix}"
             suffix += 1
+        self.struct_suffixes[base] = suffix
         st = self.module.context.get_identified_type(name)
         self.structs[t] = st
         if t.is_union:

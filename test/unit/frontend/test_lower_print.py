@@ -200,3 +200,37 @@ def test_kernels_with_the_same_arguments_share_their_metadata_nodes():
     # address spaces, access qualifiers, type qualifiers and the two lists of types (the base
     # types are the types), each made once for the five kernels
     assert len(kept) == 5
+
+
+STRUCTS_ALIKE = """
+struct anon { int a; };
+kernel void k(global int *o) {
+""" + "".join(f"    {{ union {{ int v; char raw[4]; }} u{i}; struct {{ float f; }} s{i}; struct anon a{i};"
+              f" union {{ int v; }} w{i}; u{i}.v = {i}; s{i}.f = 1; a{i}.a = 2; w{i}.v = 3; o[{i}] = u{i}.raw[0]; }}\n"
+              for i in range(40)) + "}\n"
+
+
+def test_many_anonymous_types_are_numbered_as_counting_from_zero_numbers_them():
+    """Lowerer.struct_type goes on numbering a base's duplicates from the number it last took
+    (%union.anon.0, .1, ...; a thousand anonymous unions in pocl's test_as_type.cl): the names
+    are the ones counting from 0 for each type gives (nothing kept, the oracle)."""
+    options = driver.CompileOptions(filename="structs.cl")
+    unit = check.check(driver.front_end(STRUCTS_ALIKE, options, DiagnosticEngine()), DiagnosticEngine(),
+                       Target(options.triple), options.fp_contract, options.cl_std)
+    texts, looked_up = [], []
+
+    class Counted(dict):
+        def __contains__(self, name):
+            looked_up.append(name)
+            return super().__contains__(name)
+    for nothing_kept in (False, True):
+        lw = lower.Lowerer(Target(options.triple))
+        if nothing_kept:
+            lw.struct_suffixes = _NothingKept()
+        else:
+            lw.module.context.identified_types = Counted()
+        lw.lower_unit(unit)
+        texts.append(lower_print.module_text(lw.module))
+    assert texts[0] == texts[1]
+    assert len(looked_up) < 3 * 161     # each name tried about once, not once per earlier duplicate
+    assert '"union.anon.78" = type' in texts[0] and '"struct.anon.39" = type' in texts[0]
