@@ -74,6 +74,20 @@ def _kernel_pointer_spaces_ok(t):
     return True
 
 
+def _reaches(callees, start, goal):
+    """Whether `goal` is reachable from `start` in the call graph {caller: [(callee, loc)]}."""
+    seen, stack = set(), [start]
+    while stack:
+        f = stack.pop()
+        if f is goal:
+            return True
+        if f in seen:
+            continue
+        seen.add(f)
+        stack.extend(c for c, _ in callees.get(f, []))
+    return False
+
+
 class Checker:
     """The translation unit, declarations and functions. The rules live in parts, one object
     per module, built once and sharing one CheckContext (docs/design.md, "The checker"):
@@ -211,21 +225,16 @@ class Checker:
         for caller, callee, loc in self.ctx.call_edges:
             callees.setdefault(caller, []).append((callee, loc))
         reported = set()
-
-        def reaches(start, goal):
-            seen, stack = set(), [start]
-            while stack:
-                f = stack.pop()
-                if f is goal:
-                    return True
-                if f in seen:
-                    continue
-                seen.add(f)
-                stack.extend(c for c, _ in callees.get(f, []))
-            return False
-
+        # Whether a call closes a cycle depends only on its two functions: a file's thousands
+        # of calls (pocl's tests) are a few hundred pairs, each searched once.
+        closes = {}
         for caller, callee, loc in self.ctx.call_edges:
-            if (caller in reported and callee in reported) or not reaches(callee, caller):
+            if caller in reported and callee in reported:
+                continue
+            pair = (callee, caller)
+            if pair not in closes:
+                closes[pair] = _reaches(callees, callee, caller)
+            if not closes[pair]:
                 continue
             reported.update((caller, callee))      # one error per cycle
             if callee is caller:

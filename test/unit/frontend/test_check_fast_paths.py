@@ -108,3 +108,30 @@ def test_coords_at_one_position_share_a_location_and_the_table_stays_bounded(mon
         node = c_ast.ID("x", coord=Coord("b.cl", 1, column))
         assert check_support.location(node) == _made_directly(node.coord)
         assert len(check_support._LOCATIONS) <= 10
+
+
+RECURSIVE_CALLS = """
+int f(int x);
+int g(int x) { return x > 0 ? f(x - 1) : 0; }
+int f(int x) { return g(x) + g(x - 1) + f(x - 2); }
+int h(int x) { return x + 1; }
+kernel void k(global int *o) {
+""" + "".join(f"    o[{i}] = h({i}) + f({i});\n" for i in range(30)) + "}\n"
+
+
+def test_each_pair_of_functions_is_searched_for_a_cycle_once(monkeypatch):
+    """Checker.check_recursion decides each (caller, callee) pair once for its many calls; the
+    errors are the ones a search per call reports (one per cycle, at its first call)."""
+    from clcoop.frontend import check as C
+    searched = []
+    real = C._reaches
+    monkeypatch.setattr(C, "_reaches", lambda callees, start, goal: searched.append(1) or real(callees, start, goal))
+    diag = DiagnosticEngine()
+    tree = parse(RECURSIVE_CALLS, "r.cl", diag, Target("spir64-unknown-unknown"))
+    C.check(tree, diag, Target("spir64-unknown-unknown"))
+    assert diag.render_all() == ("r.cl:3:31: error: recursion is not supported in OpenCL C ('g' calls 'f', "
+                                 "which calls 'g' again)\n1 error generated.")
+    # g -> f closes the cycle (f -> g and f -> f are then within it); k -> h and k -> f, 60
+    # calls, are two pairs.
+    assert len(searched) == 3
+
