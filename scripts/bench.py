@@ -1287,6 +1287,10 @@ def main(argv=None):
         sys.path.insert(0, str(Path(__file__).resolve().parent))
         import gemm_scaling
         return gemm_scaling.main([a for a in argv if a != "--gemm-scaling"])
+    # The native compile figures are LLVM's work for each build, never a copy kept from an
+    # earlier build of the same module in this process (jit.compiled_modules).
+    from clcoop.native import jit
+    jit.compiled_modules.limit = 0
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smoke run: small sizes, 3 runs")
     parser.add_argument("--compile-latency", type=int, nargs="?", const=21, metavar="ROUNDS",

@@ -27,6 +27,8 @@ process (optimize_text) that is replaced every OPTIMIZER_RUNS runs: the parent p
 optimized text and compiles it with MCJIT, which frees what it allocates.
 """
 import atexit
+import collections
+import hashlib
 import os
 import signal
 import struct
@@ -292,18 +294,77 @@ def _serve_optimizer():
         _write_block(replies, reply)
 
 
+# The most bytes (optimized IR and object code) that CompiledModules keeps.
+COMPILED_MODULES_BYTES = 64 << 20
+
+
+class CompiledModules:
+    """What LLVM made of each module text this process compiled (its optimized IR and its
+    object code), so that the same text built again (a program built twice, the same
+    kernel in several tests) loads the object instead of running the optimizer and the
+    code generator, most of a native build's time. Keyed by the optimization level and the
+    SHA-256 of the text; in memory only, the least recently used dropped beyond
+    COMPILED_MODULES_BYTES. Every engine still loads its own copy of the code (MCJIT's
+    object cache), so closing one frees nothing another uses."""
+
+    def __init__(self, limit=COMPILED_MODULES_BYTES):
+        self.limit = limit
+        self._entries = collections.OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def key(ir_text, opt):
+        return opt, hashlib.sha256(ir_text.encode()).digest()
+
+    def get(self, key):
+        """(optimized IR text, object code) or None."""
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is not None:
+                self._entries.move_to_end(key)
+            return entry
+
+    def put(self, key, optimized_ir, obj):
+        size = len(optimized_ir) + len(obj)
+        with self._lock:
+            if key in self._entries or size > self.limit:
+                return
+            self._entries[key] = (optimized_ir, obj)
+            self._bytes += size
+            while self._bytes > self.limit:
+                _, (old_ir, old_obj) = self._entries.popitem(last=False)
+                self._bytes -= len(old_ir) + len(old_obj)
+
+    def clear(self):
+        with self._lock:
+            self._entries.clear()
+            self._bytes = 0
+
+    def __len__(self):
+        return len(self._entries)
+
+
+compiled_modules = CompiledModules()
+
+
 class Engine:
-    """A compiled module: functions by name as addresses; close() frees it once."""
+    """A compiled module: functions by name as addresses; close() frees it once.
+    `from_cache` says whether its code came from compiled_modules (nothing compiled)."""
 
     def __init__(self, ir_text, opt=3):
         import llvmlite.binding as llvm
         ensure_llvm()
-        self.optimized_ir = optimize_text(ir_text, opt)
+        key = CompiledModules.key(ir_text, opt)
+        cached = compiled_modules.get(key)
+        self.from_cache = cached is not None
+        self.optimized_ir, cached_object = cached if cached else (optimize_text(ir_text, opt), None)
         tm = _new_target_machine(opt)          # this engine's own: the engine frees it
         module = llvm.parse_assembly(self.optimized_ir)
         engine = llvm.create_mcjit_compiler(module, tm)
-        objects = []
-        engine.set_object_cache(lambda _module, buffer: objects.append(bytes(buffer)), lambda _module: None)
+        objects = [cached_object] if cached else []
+        engine.set_object_cache(None if cached else lambda _module, buffer: objects.append(bytes(buffer)),
+                                lambda _module: cached_object)
         engine.finalize_object()
         self._finalizer = weakref.finalize(self, engine.close)
         # A call of a symbol the process does not have would jump to address 0.
@@ -315,6 +376,8 @@ class Engine:
                                f"does not provide")
         engine.run_static_constructors()
         self._engine = engine
+        if not cached and len(objects) == 1:
+            compiled_modules.put(key, self.optimized_ir, objects[0])
 
     @property
     def closed(self):

@@ -33,7 +33,9 @@ def test_many_engines_are_created_and_freed_in_a_fresh_process():
         fn = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_int32)
         kept = []
         for i in range(300):
-            e = Engine({ADD_ONE!r}, opt=1)
+            # (a comment makes each text new: each engine compiles, none comes from the cache)
+            e = Engine(f"; engine {{i}}\\n" + {ADD_ONE!r}, opt=1)
+            assert not e.from_cache
             assert fn(e.address("f"))(i) == i + 1
             if i % 3 == 0:
                 e.close()          # explicit

@@ -472,7 +472,9 @@ def test_dropped_engines_leave_nothing_allocated():
     # 200 engines of a one-function module: in-process, each run of the pipeline left
     # about 60 KiB allocated (12 MiB in all); now under 20 bytes each, the bound is 1 MiB.
     heap, _ = grown_by("Engine('define i32 @f(i32 %x) {\\n  %y = mul i32 %x, 3\\n  ret i32 %y\\n}\\n').close()",
-                       "from clcoop.native.jit import Engine", warm=10, count=200)
+                       "from clcoop.native.jit import Engine, compiled_modules\n"
+                       "compiled_modules.limit = 0   # (each engine compiles: none is a cached copy)",
+                       warm=10, count=200)
     assert heap < 1 << 20, f"{heap / 200:.0f} bytes per engine"
 
 
@@ -484,6 +486,8 @@ def test_dropped_programs_bound_the_process_growth():
     # a program measured). RSS measured 2.6 MiB in a quiet run and 25 MiB in a busy one
     # (glibc adds arenas when the worker threads contend): the bound is 64 MiB.
     setup = ("import clcoop\n"
+             "from clcoop.native.jit import compiled_modules\n"
+             "compiled_modules.limit = 0   # (each program compiles: none is a cached copy)\n"
              "IR = clcoop.Program('__kernel void k(__global float *a) { a[get_global_id(0)] += 1.0f; }')"
              ".build(engine='interp').ir")
     heap, rss = grown_by("clcoop.Program.from_ir(IR, engine='native').k(16, 16, np.zeros(16, np.float32))",
@@ -497,6 +501,7 @@ def test_optimizer_process_is_replaced(monkeypatch):
     from clcoop.native import jit
     text = "define i32 @f(i32 %x) {\n  %y = add i32 %x, 1\n  ret i32 %y\n}\n"
     monkeypatch.setattr(jit, "OPTIMIZER_RUNS", 2)
+    monkeypatch.setattr(jit.compiled_modules, "limit", 0)     # (every engine runs the optimizer)
     if jit._optimizer.proc is not None:      # earlier tests' runs count: start a fresh one
         jit._optimizer.proc.kill()
         jit._optimizer.proc.wait()
@@ -550,6 +555,7 @@ def test_optimizer_that_cannot_start_optimizes_here(monkeypatch):
     import sys
     from clcoop.native import jit
     jit._optimizer.stop()
+    monkeypatch.setattr(jit.compiled_modules, "limit", 0)     # (the engine runs the optimizer)
     monkeypatch.setattr(sys, "executable", "/bin/true")
     engine = jit.Engine("define i32 @h(i32 %x) {\n  %y = shl i32 %x, 1\n  ret i32 %y\n}\n")
     assert engine.address("h") and jit._optimizer.proc is None
