@@ -517,9 +517,6 @@ def _expand(name, target):
             yield _make(name, ret, params, convergent)
 
 
-# The type names of a target, built once per target (every atomic overload's types go through it).
-_typedefs = functools.lru_cache(maxsize=4)(builtin_typedefs)
-
 _SPACE_WORDS = {"__global": GLOBAL, "__local": LOCAL, "__private": PRIVATE, "__generic": GENERIC,
                 "__constant": CONSTANT}
 
@@ -535,7 +532,7 @@ def _target_type(spec, target):
     space = next((_SPACE_WORDS[w] for w in words if w in _SPACE_WORDS), GENERIC)
     base_name = next(w for w in words if w not in _SPACE_WORDS and w not in ("volatile", "const", "*"))
     base = {"memory_order": _MEMORY_ORDER, "memory_scope": _MEMORY_SCOPE}.get(base_name) \
-        or _typedefs(target)[base_name]
+        or builtin_typedefs(target)[base_name]
     if "*" not in words:
         return base
     return PointerType(base, space, const="const" in words, volatile="volatile" in words)

@@ -135,3 +135,16 @@ def test_each_pair_of_functions_is_searched_for_a_cycle_once(monkeypatch):
     # calls, are two pairs.
     assert len(searched) == 3
 
+
+def test_the_builtin_type_names_are_one_read_only_table_per_target():
+    """types.builtin_typedefs is built once per target (every as_<type> call looks a name up:
+    a thousand in pocl's test_as_type.cl), read-only, and the table a new build gives."""
+    import pytest
+    from clcoop.frontend import types as T
+    for target in (Target("spir64-unknown-unknown"), Target("spir-unknown-unknown")):
+        table = T.builtin_typedefs(target)
+        assert T.builtin_typedefs(Target(target.triple)) is table
+        assert dict(table) == dict(T.builtin_typedefs.__wrapped__(target))
+        assert table["size_t"] == target.size_t and table["float4"] == T.VectorType(T.FLOAT, 4)
+        with pytest.raises(TypeError):
+            table["float4"] = T.INT
