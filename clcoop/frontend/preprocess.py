@@ -473,7 +473,7 @@ def _group_lines(self, input, abssource):     # noqa: A002 (pcpp's signature)
     lex.input(input)
     lex.lineno = 1
     master, index_funcs = lex.lexre[0]
-    matchers = _FirstCharMatcher.for_pattern(master, index_funcs).by_char
+    matchers = _FirstCharMatcher.for_text(master, index_funcs, len(input)).by_char
     whitespace_rule = self.whitespace_rule
     token_class = self.token_class
     t_ws = self.t_WS
@@ -540,28 +540,41 @@ class _FirstCharMatcher:
 
     _made = {}      # (pattern text, flags, index_funcs) -> _FirstCharMatcher
 
-    def __init__(self, master, index_funcs):
+    def __init__(self, master, index_funcs, split=True):
         self.master, self.index_funcs = master, index_funcs
-        self.alternatives = _rule_alternatives(master)      # [(text, first-character test)], or None
+        # [(text, first-character test)], or None: the master for every character
+        self.alternatives = _rule_alternatives(master) if split else None
         self.by_char = _CharTable(self._for_char)
+        self.by_alternatives = {}   # the alternatives' indices -> (pattern, index_funcs)
 
     @classmethod
-    def for_pattern(cls, master, index_funcs):
+    def for_text(cls, master, index_funcs, length):
+        """The process's matcher of this master, made for a text of at least
+        _FIRST_CHAR_MIN_TEXT characters; for a shorter one before that, the master whole.
+        Making it (splitting the master, a pattern for each set of alternatives met) costs
+        ~5-10 ms, more than lexing a small kernel gains: ~1-2 us a token."""
         key = (master.pattern, master.flags, tuple(index_funcs))
         made = cls._made.get(key)
         if made is None:
+            if length < _FIRST_CHAR_MIN_TEXT:
+                return cls(master, index_funcs, split=False)
             made = cls._made[key] = cls(master, index_funcs)
         return made
 
     def _for_char(self, char):
         if self.alternatives is None:
             return self.master, self.index_funcs
-        texts = [text for text, starts in self.alternatives if starts is None or starts(char)]
-        pattern = re.compile("|".join(texts) if texts else "(?!)", self.master.flags)
-        funcs = [None] * (pattern.groups + 1)
-        for name, index in pattern.groupindex.items():
-            funcs[index] = self.index_funcs[self.master.groupindex[name]]
-        return pattern, funcs
+        taken = tuple(index for index, (_, starts) in enumerate(self.alternatives)
+                      if starts is None or starts(char))
+        made = self.by_alternatives.get(taken)      # one pattern for all letters, all digits, ...
+        if made is None:
+            texts = [self.alternatives[index][0] for index in taken]
+            pattern = re.compile("|".join(texts) if texts else "(?!)", self.master.flags)
+            funcs = [None] * (pattern.groups + 1)
+            for name, index in pattern.groupindex.items():
+                funcs[index] = self.index_funcs[self.master.groupindex[name]]
+            made = self.by_alternatives[taken] = (pattern, funcs)
+        return made
 
 
 class _CharTable(dict):
@@ -574,6 +587,10 @@ class _CharTable(dict):
     def __missing__(self, char):
         made = self[char] = self.make(char)
         return made
+
+
+# A text this long (~5,000 tokens) pays for making the first-character patterns.
+_FIRST_CHAR_MIN_TEXT = 30_000
 
 
 def _rule_alternatives(master):

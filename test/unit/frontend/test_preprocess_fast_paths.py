@@ -274,15 +274,21 @@ def _grouped(pp_class, text, fast):
     return lines
 
 
-def test_the_lines_are_grouped_as_pcpps_group_lines():
-    """_group_lines lexes with ply's master pattern inline; pcpp's group_lines (ply's
-    Lexer.token) is the oracle: the same tokens, attributes (the lexer a rule saw included)
-    and lines."""
+def test_the_lines_are_grouped_as_pcpps_group_lines(monkeypatch):
+    """_group_lines lexes with ply's master pattern inline, whole or by the first character
+    (_FirstCharMatcher: a text of _FIRST_CHAR_MIN_TEXT characters and more); pcpp's
+    group_lines (ply's Lexer.token) is the oracle: the same tokens, attributes (the lexer a
+    rule saw included) and lines."""
     cls = PP._preprocessor_class()
     assert cls.group_lines is PP._group_lines
-    for text in (LEXER_TEXT, MACRO_HEAVY, MACRO_ERRORS, REDEFINED, "", "\n", "x", "\\", "a\\\n"):
-        fast = _grouped(cls, text, True)
-        assert fast == _grouped(cls, text, False), text
+    for by_first_char in (False, True):
+        monkeypatch.setattr(PP._FirstCharMatcher, "_made", {})
+        monkeypatch.setattr(PP, "_FIRST_CHAR_MIN_TEXT", 0 if by_first_char else 10 ** 9)
+        for text in (LEXER_TEXT, MACRO_HEAVY, MACRO_ERRORS, REDEFINED, "", "\n", "x", "\\", "a\\\n",
+                     ALL_CHARACTERS):
+            fast = _grouped(cls, text, True)
+            assert fast == _grouped(cls, text, False), text
+        assert bool(PP._FirstCharMatcher._made) == by_first_char
     lines = _grouped(cls, LEXER_TEXT, True)
     kinds = {tok["type"] for line in lines for tok in line}
     assert {"CPP_LINECONT", "CPP_COMMENT1", "CPP_STRING", "CPP_CHAR", "CPP_COMMENT2", "@", "CPP_DQUOTE",
@@ -290,11 +296,30 @@ def test_the_lines_are_grouped_as_pcpps_group_lines():
 
 
 def test_the_same_text_and_expansions_with_pcpps_group_lines(monkeypatch):
-    fast = [_preprocess(source) for source in (MACRO_HEAVY, MACRO_ERRORS, LEXER_TEXT)]
-    with monkeypatch.context() as patched:
-        patched.setattr(PP._preprocessor_class(), "fast_group_lines", False)
-        slow = [_preprocess(source) for source in (MACRO_HEAVY, MACRO_ERRORS, LEXER_TEXT)]
-    assert fast == slow
+    for by_first_char in (False, True):
+        monkeypatch.setattr(PP._FirstCharMatcher, "_made", {})
+        monkeypatch.setattr(PP, "_FIRST_CHAR_MIN_TEXT", 0 if by_first_char else 10 ** 9)
+        fast = [_preprocess(source) for source in (MACRO_HEAVY, MACRO_ERRORS, LEXER_TEXT)]
+        with monkeypatch.context() as patched:
+            patched.setattr(PP._preprocessor_class(), "fast_group_lines", False)
+            slow = [_preprocess(source) for source in (MACRO_HEAVY, MACRO_ERRORS, LEXER_TEXT)]
+        assert fast == slow
+
+
+def test_a_small_text_is_lexed_without_making_the_first_character_patterns(monkeypatch):
+    """Making the patterns costs more than a small kernel's lexing gains (compile latency):
+    a text shorter than _FIRST_CHAR_MIN_TEXT is lexed by the master whole until a longer
+    one has made them; then the process keeps them for every text."""
+    monkeypatch.setattr(PP._FirstCharMatcher, "_made", {})
+    _preprocess(MACRO_HEAVY)
+    assert PP._FirstCharMatcher._made == {}
+    long_text = "int x;\n" * (PP._FIRST_CHAR_MIN_TEXT // 7 + 1)
+    assert _preprocess(long_text)[0].count("int x;") == PP._FIRST_CHAR_MIN_TEXT // 7 + 1
+    (matcher,) = PP._FirstCharMatcher._made.values()
+    assert matcher.alternatives is not None and "i" in matcher.by_char
+    before = dict(matcher.by_char)
+    _preprocess("int y;\n")
+    assert "y" in matcher.by_char and len(matcher.by_char) > len(before)
 
 
 # An argument used many times (pocl's DEFINE_BODY_G: a 1,000-token body used 48 times):
