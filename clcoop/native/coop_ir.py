@@ -122,10 +122,12 @@ def _float_ir(name, m, n, k, types, layout):
     kk, acc, kloop = _k_loop_head(b, m if chains == 1 else 0, vec)
     operands = (args, layout, (ta, tb, work), (m, n, k), widened)
     sums = acc
+    rows = (_a_rows_of_iteration(b, args, _storage(ta), m, kk)
+            if chains == 1 and step > 1 and layout.strided and not layout.a_columns and ta == work else None)
     for j in range(step):
         sfx = f".{j}" if j else ""
         at = b.add(kk, _i64(j), name=f"kk{sfx}") if j else kk
-        bv, splats = _step_operands(b, *operands, at, sfx)
+        bv, splats = _step_operands(b, *operands, at, sfx, None if rows is None else (rows, j))
         if chains == 1:
             sums = [irbuild.intrinsic(b, "fma", [splats[i], bv, sums[i]], f"acc{i}.n{sfx}") for i in range(m)]
             continue
@@ -147,9 +149,10 @@ def _float_ir(name, m, n, k, types, layout):
     return irbuild.plain_text(fn)
 
 
-def _step_operands(b, args, layout, types, shape, widened, kk, sfx=""):
+def _step_operands(b, args, layout, types, shape, widened, kk, sfx="", rows=None):
     """(row kk of b as <n x work>, the m splats of a[i, kk]) for step kk (sfx: appended to
-    the names, one of an iteration's steps)."""
+    the names, one of an iteration's steps; rows: (_a_rows_of_iteration's pointers, the
+    step's place j in the iteration): a[i, kk] is then at rows[i] + j elements)."""
     ta, tb, work = types
     m, n, k = shape
     wt = irbuild.parse_type(work)
@@ -157,10 +160,35 @@ def _step_operands(b, args, layout, types, shape, widened, kk, sfx=""):
     bv = _widen_vector(b, tb, work, n, _b_row_vector(b, args, _storage(tb), n, k, layout, kk, sfx), f"bv{sfx}")
     splats = []
     for i in range(m):
-        ap = (_a_element(b, args, _storage(ta), i, k, layout, kk, sfx) if ta == work
-              else _widened_a_element(b, widened, wt, i, m, k, layout, kk, sfx))
+        if rows is not None:
+            ap = b.gep(rows[0][i], [_i64(rows[1])], source_etype=wt, name=f"ap{i}{sfx}")
+        elif ta == work:
+            ap = _a_element(b, args, _storage(ta), i, k, layout, kk, sfx)
+        else:
+            ap = _widened_a_element(b, widened, wt, i, m, k, layout, kk, sfx)
         splats.append(_splat(b, b.load(ap, name=f"a{i}.w{sfx}", typ=wt), vec, f"a{i}{sfx}"))
     return bv, splats
+
+
+def _a_rows_of_iteration(b, args, ta, m, kk):
+    """Pointers to a[i, kk] for each row i (a read in place, rows %sa bytes apart), each
+    through an empty inline asm: x86 code generation otherwise addresses the rows as
+    base + index (a + i * sa + 4 kk), and an FMA with an indexed memory operand is
+    un-laminated into two uops at rename on Intel's cores since Haswell (Intel's
+    optimization manual, "Unlamination"; whether Emerald Rapids still does is what a run
+    there tells): 128 of the 390 uops of a GEMM tile step (8 x 16 x 16 f32). From a register
+    the FMAs read disp(row), one fused uop each (272 uops per step)."""
+    first = b.gep(args["a"], [b.mul(kk, _i64(_BYTES[ta]), name="ar.k")], source_etype=irbuild.I8, name="ar.p")
+    rows = []
+    for i in range(m):
+        # Row i from row i - 1's register: one add each, the asm's input dead after it.
+        at = first if i == 0 else b.gep(rows[-1], [args["sa"]], source_etype=irbuild.I8, name=f"ar{i}.p")
+        rows.append(b.call(_OPAQUE, [at], name=f"ar{i}"))
+    return rows
+
+
+# `ptr asm "", "=r,0"(ptr p)`: p itself in a register the code generator cannot look into.
+_OPAQUE = ir.InlineAsm(ir.FunctionType(irbuild.PTR, [irbuild.PTR]), "", "=r,0")
 
 
 def _chains_added_pairwise(b, accs, i, chain_array):

@@ -58,6 +58,8 @@ def ensure_llvm():
             import llvmlite.binding as llvm
             llvm.initialize_native_target()
             llvm.initialize_native_asmprinter()
+            # MCJIT assembles the inline asm of a module (coop_ir's row registers) with it.
+            llvm.initialize_native_asmparser()
             # A block LLVM proves unreachable (undefined behaviour of untrusted IR: a branch
             # on poison) ends in ud2 instead of nothing, where execution would fall through
             # into whatever code follows (docs/native.md, "Safety contract").

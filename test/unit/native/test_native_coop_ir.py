@@ -264,3 +264,20 @@ def test_the_k_loop_takes_four_steps_per_iteration_rows_interleaved():
     assert [acc for _, acc in fmas] == [f"acc{i}" if j == 0 else f"acc{i}.n{f'.{j - 1}' if j > 1 else ''}"
                                         for j in range(4) for i in range(8)]
     assert re.search(r"%\"?kk\.next\"? = add i64 %\"?kk\"?, 4", loop)
+
+
+def test_a_rows_are_read_from_registers_not_indexed_addresses():
+    """coop_ir._a_rows_of_iteration: the strided routine's broadcast FMAs address a's
+    elements as disp(register), never base + index (un-laminated on Intel cores)."""
+    import llvmlite.binding as llvm
+    from clcoop.native import jit
+    jit.ensure_llvm()
+    text = coop_ir.mul_add_ir("mad", 8, 16, 16, ("float",) * 4, strided=True).replace(
+        "define internal void @mad", "define void @mad")
+    module = llvm.parse_assembly(text)
+    jit.optimize_module(module, jit.host_target_machine(), 3)
+    asm = jit.host_target_machine().emit_assembly(module)
+    fmas = [line for line in asm.splitlines() if re.match(r"\s*vfmadd\d+ps\s", line)]
+    broadcasts = [line for line in fmas if "{1to" in line]
+    assert len(broadcasts) >= 8 * coop_ir.STEPS_PER_ITERATION       # the loop's body at least
+    assert [line for line in broadcasts if re.search(r"\(%\w+,%\w+", line)] == []
