@@ -31,7 +31,11 @@ import itertools
 import os
 import re
 from pathlib import Path
-from re import _parser as _re_parser
+
+try:
+    from re import _parser as _re_parser      # the parse of a pattern (_FirstCharMatcher)
+except ImportError:         # Python 3.10: the same module under its old name
+    import sre_parse as _re_parser
 
 from clcoop.diagnostics import SourceLocation
 from clcoop.frontend.disk_cache import cache_dir as _cache_dir
@@ -609,7 +613,7 @@ def _rule_alternatives(master):
                 return None     # not one named group
             chars, may_be_empty = _first_chars(parsed.data, master.flags)
             alternatives.append((text, None if chars is None or may_be_empty else chars))
-    except (re.error, TypeError, ValueError, IndexError):
+    except (re.error, TypeError, ValueError, IndexError, AttributeError):
         return None
     return alternatives
 
