@@ -255,11 +255,16 @@ def magic(stride):
 def conflicting(stride, rows):
     """Whether `rows` rows `stride` bytes apart crowd a few cache sets: every one in the same
     first-level set (a multiple of L1_PERIOD: a tile of more than SET_WAYS rows misses
-    there at every step), or more of them than the L2_WAYS ways of the second-level sets
-    they visit hold (a GEMM's B panel, K rows of one line each, then streams from the
-    third level for every tile of its column). 1024 or 2048 floats: the first; 1536: the
-    second (64 sets, 512 lines, for 1,536 rows); 512 with 512 rows: neither."""
+    there at every step), more of them than the SET_WAYS ways of the few first-level sets
+    they visit hold (a GEMM's B panel then comes from the second level at every step: 512
+    floats, 2 of the 64 sets), or more than the L2_WAYS ways of the second-level sets they
+    visit hold (the panel then streams from the third level for every tile of its column).
+    1024 or 2048 floats: the first; 512 or 1536 with 512 rows: the second (1536 with 1,536
+    rows: the third too); 1000 floats (128 first-level sets): none."""
     if stride % L1_PERIOD == 0:
+        return True
+    l1_sets = L1_PERIOD // math.gcd(stride, L1_PERIOD)
+    if l1_sets < L1_PERIOD // LINE_BYTES and rows > SET_WAYS * l1_sets:
         return True
     sets = L2_PERIOD // math.gcd(stride, L2_PERIOD)
     # (Visiting every set, rows beyond the ways are the cache's capacity: no copy helps.)

@@ -253,8 +253,9 @@ def test_pack_rows_ll_parses_with_the_job_layout_written_in():
 
 @pytest.mark.parametrize("floats,rows,expect", [
     (1024, 16, True), (2048, 2048, True), (3072, 4, True),      # a multiple of 4 KiB: one L1 set
-    (1536, 1536, True), (1536, 512, False),                     # 64 L2 sets of 8 ways: 512 rows
-    (512, 512, False), (512, 2048, True), (1000, 100000, False), (1040, 4096, False)])
+    (512, 512, True), (512, 16, False), (1536, 512, True),      # 2 L1 sets of 8 ways: 16 rows
+    (1536, 1536, True),                                         # and 64 L2 sets of 8 ways: 512 rows
+    (512, 2048, True), (1000, 100000, False), (1040, 4096, False), (1008, 4096, False)])
 def test_conflicting_strides(floats, rows, expect):
     assert packed_loads.conflicting(4 * floats, rows) is expect
 
