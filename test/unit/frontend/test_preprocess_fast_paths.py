@@ -4,7 +4,13 @@ against the slower path it replaces, which is the oracle:
   stands for the copy module inside pcpp) makes what copy.copy makes without it (copy's
   generic path: a new instance, the same attributes);
 - _expand_macros, pcpp's expand_macros without its per-token bookkeeping, expands as pcpp's;
-- the expansion chains kept per chain of macro names follow a macro's redefinition;
+- the expansion chains kept per chain of macro names follow a macro's redefinition, and a
+  long chain found by its list is the chain of its names;
+- the lexer's first-character patterns match as ply's master pattern, and _group_lines
+  groups as pcpp's group_lines with them and without;
+- the rescan of an expansion from its end (_rescan_start) and _macro_expand_args expand as
+  pcpp's expand_macros and macro_expand_args;
+- _emit_tokens writes what _FileText.position and the writer's method wrote;
 so the preprocessed text, the diagnostics and the expansion records are the same."""
 import copy
 import os
