@@ -1,14 +1,14 @@
 """The preprocessor's fast paths (clcoop/frontend/preprocess.py; issue 26: throughput), each
 against the slower path it replaces, which is the oracle:
-- the token copy (_copy_token, installed as pcpp's LexToken.__copy__, and _TokenCopies, which
+- the token copy (copy_token, installed as pcpp's LexToken.__copy__, and TokenCopies, which
   stands for the copy module inside pcpp) makes what copy.copy makes without it (copy's
   generic path: a new instance, the same attributes);
-- _expand_macros, pcpp's expand_macros without its per-token bookkeeping, expands as pcpp's;
+- expand_macros, pcpp's expand_macros without its per-token bookkeeping, expands as pcpp's;
 - the expansion chains kept per chain of macro names follow a macro's redefinition, and a
   long chain found by its list is the chain of its names;
-- the lexer's first-character patterns match as ply's master pattern, and _group_lines
+- the lexer's first-character patterns match as ply's master pattern, and group_lines
   groups as pcpp's group_lines with them and without;
-- the rescan of an expansion from its end (_rescan_start) and _macro_expand_args expand as
+- the rescan of an expansion from its end (_rescan_start) and macro_expand_args expand as
   pcpp's expand_macros and macro_expand_args;
 - _emit_tokens writes what _FileText.position and the writer's method wrote;
 so the preprocessed text, the diagnostics and the expansion records are the same."""
@@ -21,6 +21,7 @@ from pcpp import Preprocessor
 from pcpp.parser import LexToken
 
 from clcoop.diagnostics import DiagnosticEngine
+from clcoop.frontend import pcpp_methods as PM
 from clcoop.frontend import preprocess as PP
 
 MACRO_HEAVY = r"""
@@ -89,7 +90,7 @@ def test_the_copy_is_copys_generic_copy():
     tok = LexToken()
     tok.type, tok.value, tok.lineno, tok.lexpos, tok.source = "CPP_ID", "x", 3, 17, "f.cl"
     tok.expanded_from = ["M"]
-    fast = PP._copy_token(tok)
+    fast = PM.copy_token(tok)
     generic = copy._reconstruct(tok, None, *tok.__reduce_ex__(4))
     assert type(fast) is type(generic) is LexToken
     assert fast.__dict__ == generic.__dict__ == tok.__dict__
@@ -101,7 +102,7 @@ def test_the_copy_is_copys_generic_copy():
 
 def test_pcpps_tokens_are_copied_by_it():
     PP._preprocessor_class()
-    assert LexToken.__dict__.get("__copy__") is PP._copy_token
+    assert LexToken.__dict__.get("__copy__") is PM.copy_token
 
 
 def test_the_same_text_and_expansions_with_the_generic_copy(monkeypatch):
@@ -116,7 +117,7 @@ def test_the_same_text_and_expansions_with_the_generic_copy(monkeypatch):
 
 def test_pcpps_copies_go_through_the_token_copy():
     PP._preprocessor_class()
-    assert isinstance(pcpp.preprocessor.copy, PP._TokenCopies)
+    assert isinstance(pcpp.preprocessor.copy, PM.TokenCopies)
     tok = LexToken()
     tok.type, tok.value, tok.lineno, tok.lexpos, tok.source = "CPP_ID", "x", 3, 17, "f.cl"
     copied = pcpp.preprocessor.copy.copy(tok)
@@ -137,7 +138,7 @@ def test_the_same_text_and_expansions_with_the_copy_module(monkeypatch):
 
 def test_expand_macros_expands_as_pcpps(monkeypatch):
     cls = PP._preprocessor_class()
-    assert cls.expand_macros is PP._expand_macros
+    assert cls.expand_macros is PM.expand_macros
     for source in (MACRO_HEAVY, MACRO_ERRORS, RESCANS, MACRO_ERRORS + RESCANS + MACRO_HEAVY):
         fast = _preprocess(source)
         with monkeypatch.context() as patched:
@@ -281,20 +282,20 @@ def _grouped(pp_class, text, fast):
 
 
 def test_the_lines_are_grouped_as_pcpps_group_lines(monkeypatch):
-    """_group_lines lexes with ply's master pattern inline, whole or by the first character
+    """group_lines lexes with ply's master pattern inline, whole or by the first character
     (_FirstCharMatcher: a text of _FIRST_CHAR_MIN_TEXT characters and more); pcpp's
     group_lines (ply's Lexer.token) is the oracle: the same tokens, attributes (the lexer a
     rule saw included) and lines."""
     cls = PP._preprocessor_class()
-    assert cls.group_lines is PP._group_lines
+    assert cls.group_lines is PM.group_lines
     for by_first_char in (False, True):
-        monkeypatch.setattr(PP._FirstCharMatcher, "_made", {})
-        monkeypatch.setattr(PP, "_FIRST_CHAR_MIN_TEXT", 0 if by_first_char else 10 ** 9)
+        monkeypatch.setattr(PM._FirstCharMatcher, "_made", {})
+        monkeypatch.setattr(PM, "_FIRST_CHAR_MIN_TEXT", 0 if by_first_char else 10 ** 9)
         for text in (LEXER_TEXT, MACRO_HEAVY, MACRO_ERRORS, REDEFINED, "", "\n", "x", "\\", "a\\\n",
                      ALL_CHARACTERS):
             fast = _grouped(cls, text, True)
             assert fast == _grouped(cls, text, False), text
-        assert bool(PP._FirstCharMatcher._made) == by_first_char
+        assert bool(PM._FirstCharMatcher._made) == by_first_char
     lines = _grouped(cls, LEXER_TEXT, True)
     kinds = {tok["type"] for line in lines for tok in line}
     assert {"CPP_LINECONT", "CPP_COMMENT1", "CPP_STRING", "CPP_CHAR", "CPP_COMMENT2", "@", "CPP_DQUOTE",
@@ -303,8 +304,8 @@ def test_the_lines_are_grouped_as_pcpps_group_lines(monkeypatch):
 
 def test_the_same_text_and_expansions_with_pcpps_group_lines(monkeypatch):
     for by_first_char in (False, True):
-        monkeypatch.setattr(PP._FirstCharMatcher, "_made", {})
-        monkeypatch.setattr(PP, "_FIRST_CHAR_MIN_TEXT", 0 if by_first_char else 10 ** 9)
+        monkeypatch.setattr(PM._FirstCharMatcher, "_made", {})
+        monkeypatch.setattr(PM, "_FIRST_CHAR_MIN_TEXT", 0 if by_first_char else 10 ** 9)
         fast = [_preprocess(source) for source in (MACRO_HEAVY, MACRO_ERRORS, LEXER_TEXT)]
         with monkeypatch.context() as patched:
             patched.setattr(PP._preprocessor_class(), "fast_group_lines", False)
@@ -316,12 +317,12 @@ def test_a_small_text_is_lexed_without_making_the_first_character_patterns(monke
     """Making the patterns costs more than a small kernel's lexing gains (compile latency):
     a text shorter than _FIRST_CHAR_MIN_TEXT is lexed by the master whole until a longer
     one has made them; then the process keeps them for every text."""
-    monkeypatch.setattr(PP._FirstCharMatcher, "_made", {})
+    monkeypatch.setattr(PM._FirstCharMatcher, "_made", {})
     _preprocess(MACRO_HEAVY)
-    assert PP._FirstCharMatcher._made == {}
-    long_text = "int x;\n" * (PP._FIRST_CHAR_MIN_TEXT // 7 + 1)
-    assert _preprocess(long_text)[0].count("int x;") == PP._FIRST_CHAR_MIN_TEXT // 7 + 1
-    (matcher,) = PP._FirstCharMatcher._made.values()
+    assert PM._FirstCharMatcher._made == {}
+    long_text = "int x;\n" * (PM._FIRST_CHAR_MIN_TEXT // 7 + 1)
+    assert _preprocess(long_text)[0].count("int x;") == PM._FIRST_CHAR_MIN_TEXT // 7 + 1
+    (matcher,) = PM._FirstCharMatcher._made.values()
     assert matcher.alternatives is not None and "i" in matcher.by_char
     before = dict(matcher.by_char)
     _preprocess("int y;\n")
@@ -386,7 +387,7 @@ def _matches_as_master(master, index_funcs, text):
     """The number of alternatives tried at each character, after checking that the first
     character's pattern matches at every position of `text` what `master` matches, with
     the rule the master takes."""
-    matcher = PP._FirstCharMatcher(master, index_funcs)
+    matcher = PM._FirstCharMatcher(master, index_funcs)
     for pos in range(len(text)):
         expected = master.match(text, pos)
         pattern, funcs = matcher.by_char[text[pos]]
@@ -399,19 +400,19 @@ def _matches_as_master(master, index_funcs, text):
 
 
 def test_the_first_character_patterns_match_as_pcpps_master_pattern():
-    """_group_lines matches with a pattern of the master's alternatives that can start with
+    """group_lines matches with a pattern of the master's alternatives that can start with
     the character at hand; ply's master pattern is the oracle, at every position."""
     pp = PP._preprocessor_class()(DiagnosticEngine())
     master, index_funcs = pp.lexer.lexre[0]
     text = LEXER_TEXT + MACRO_HEAVY + MACRO_ERRORS + ALL_CHARACTERS + "0x1fUL 1.5e+3f 07 \u0663\u0663 L'a' L\"s\""
     tried = _matches_as_master(master, index_funcs, text)
     rules = len(master.groupindex)
-    assert rules > 50 and PP._FirstCharMatcher(master, index_funcs).alternatives is not None
+    assert rules > 50 and PM._FirstCharMatcher(master, index_funcs).alternatives is not None
     # A name, a blank, a parenthesis try their own rule, L a character constant first, a digit
     # the integer and float rules; and each pcpp's t_CPP_XOREQUAL, r'^=', an anchor (`^` not
     # escaped: it only matches at the text's start), which is tried everywhere, as the master does.
     assert tried["x"] == tried[" "] == tried["("] == 2 and tried["L"] == tried["7"] == 3
-    assert list(PP._FirstCharMatcher(master, index_funcs).by_char["x"][0].groupindex) == ["t_CPP_ID", "t_CPP_XOREQUAL"]
+    assert list(PM._FirstCharMatcher(master, index_funcs).by_char["x"][0].groupindex) == ["t_CPP_ID", "t_CPP_XOREQUAL"]
 
 
 def test_the_first_characters_of_other_constructs():
@@ -429,8 +430,8 @@ def test_the_first_characters_of_other_constructs():
     assert tried["b"] < len(rules) and tried["1"] < len(rules)
     for kept in ("z", "k", "g"):        # lookahead, ignore-case, anchor: tried everywhere
         assert tried[kept] >= 3
-    assert PP._top_level_alternatives(r"(a|b)|[|(]|\||c") == ["(a|b)", "[|(]", r"\|", "c"]
-    assert PP._top_level_alternatives(r"[]|]|[^]|]|x") == ["[]|]", "[^]|]", "x"]
+    assert PM._top_level_alternatives(r"(a|b)|[|(]|\||c") == ["(a|b)", "[|(]", r"\|", "c"]
+    assert PM._top_level_alternatives(r"[]|]|[^]|]|x") == ["[]|]", "[^]|]", "x"]
 
 
 def _write_expanded(writer, file, line, text, adjacent):
@@ -540,10 +541,10 @@ EDGE(e) PASS(a ## b) PASS(HASHES) LOG("x") LOG("y", 1, 2) MANY(CAT(m, n)) EMPTY_
 
 
 def test_macro_expand_args_expands_as_pcpps(monkeypatch):
-    """_macro_expand_args (the body copied in a loop, the `##` pass only where there is a
+    """macro_expand_args (the body copied in a loop, the `##` pass only where there is a
     `##`) against pcpp's macro_expand_args: the same text, diagnostics and expansions."""
     cls = PP._preprocessor_class()
-    assert cls.macro_expand_args is PP._macro_expand_args
+    assert cls.macro_expand_args is PM.macro_expand_args
     sources = (PASTES, MACRO_HEAVY, MACRO_ERRORS, RESCANS, LONG_CHAINS, EMITTED)
     fast = [_preprocess(source) for source in sources]
     with monkeypatch.context() as patched:
