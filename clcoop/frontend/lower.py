@@ -20,7 +20,8 @@ from clcoop.frontend.llvm_types import (EVENT_IR, I1, I8, I32, CoopMatIRType, Lo
                                         element_type, mark_volatile, ptr_type, scalar_ir)
 from clcoop.frontend.lower_asm import lower_asm
 from clcoop.frontend.lower_expr import ExpressionLowering, copies_aggregate, is_volatile_access
-from clcoop.frontend.lower_print import module_text
+# llvmlite keeps a value's reference (`%"name"`) and an instruction's text in these attributes.
+from clcoop.frontend.lower_print import _REFERENCE_CACHE, _TEXT_CACHE, module_text
 
 OCL_VERSION = (3, 0)
 
@@ -911,12 +912,6 @@ def _clang_like_names_in_llvm(mod):
                     inst.name = ""
                 elif _DEDUP_SUFFIX.search(name):
                     inst.name = _DEDUP_SUFFIX.sub("", name)
-
-
-# llvmlite caches a value's reference (`%"name"`) and an instruction's text in these
-# attributes (llvmlite.ir._utils, _StringReferenceCaching and _StrCaching).
-_REFERENCE_CACHE = "_StringReferenceCaching__cached_refstr"
-_TEXT_CACHE = "_StrCaching__cached_str"
 
 
 def _rename_function(fn):

@@ -10,9 +10,27 @@ llvmlite itself. test_lower_print compares the two texts over whole compiles.
 """
 from llvmlite import ir
 from llvmlite.ir import instructions as I
+from llvmlite.ir._utils import _StringReferenceCaching
 
-# The attribute where llvmlite keeps a value's printed text once made (_utils._StrCaching).
+# The attributes where llvmlite keeps a value's printed text and its reference once made
+# (_utils._StrCaching, _StringReferenceCaching).
 _TEXT_CACHE = "_StrCaching__cached_str"
+_REFERENCE_CACHE = "_StringReferenceCaching__cached_refstr"
+_GET_REFERENCE = _StringReferenceCaching.get_reference
+
+
+def reference(value):
+    """`value.get_reference()`. llvmlite's looks for the kept text and catches the
+    AttributeError of its first use, which every value and new constant has (one per
+    instruction defined: ~5% of printing a large module); made and kept here the same way
+    without the exception. A class that defines its own get_reference is asked for it."""
+    kept = value.__dict__.get(_REFERENCE_CACHE)
+    if kept is not None:
+        return kept
+    if type(value).get_reference is not _GET_REFERENCE:
+        return value.get_reference()
+    text = value.__dict__[_REFERENCE_CACHE] = value._get_reference()
+    return text
 
 
 def module_text(module):
@@ -50,7 +68,7 @@ def instruction_text(inst):
         return str(inst)
     text = describe(inst)
     if not isinstance(inst.type, ir.VoidType):
-        text = f"{inst.get_reference()} = {text}"
+        text = f"{reference(inst)} = {text}"
     return text.rstrip()
 
 
@@ -66,35 +84,35 @@ def _align(inst):
 def _load(inst):
     [pointer] = inst.operands
     metadata = _metadata(inst) if inst.metadata else ""
-    return f"load {inst.type}, {pointer.type} {pointer.get_reference()}{_align(inst)}{metadata}\n"
+    return f"load {inst.type}, {pointer.type} {reference(pointer)}{_align(inst)}{metadata}\n"
 
 
 def _store(inst):
     value, pointer = inst.operands
     metadata = _metadata(inst) if inst.metadata else ""
-    return (f"store {value.type} {value.get_reference()}, {pointer.type} "
-            f"{pointer.get_reference()}{_align(inst)}{metadata}\n")
+    return (f"store {value.type} {reference(value)}, {pointer.type} "
+            f"{reference(pointer)}{_align(inst)}{metadata}\n")
 
 
 def _cast(inst):
     operand = inst.operands[0]
     metadata = _metadata(inst) if inst.metadata else ""
-    return f"{inst.opname} {operand.type} {operand.get_reference()} to {inst.type} {metadata}\n"
+    return f"{inst.opname} {operand.type} {reference(operand)} to {inst.type} {metadata}\n"
 
 
 def _gep(inst):
-    indices = ", ".join([f"{i.type} {i.get_reference()}" for i in inst.indices])
+    indices = ", ".join([f"{i.type} {reference(i)}" for i in inst.indices])
     op = "getelementptr inbounds" if inst.inbounds else "getelementptr"
     pointer = inst.pointer
     metadata = _metadata(inst) if inst.metadata else ""
-    return f"{op} {inst.source_etype}, {pointer.type} {pointer.get_reference()}, {indices} {metadata}\n"
+    return f"{op} {inst.source_etype}, {pointer.type} {reference(pointer)}, {indices} {metadata}\n"
 
 
 def _alloca(inst):
     text = f"{inst.opname} {inst.allocated_type}"
     if inst.operands:
         operand, = inst.operands
-        text += f", {operand.type} {operand.get_reference()}"
+        text += f", {operand.type} {reference(operand)}"
     if inst.align is not None:
         text += f", align {inst.align}"
     if inst.metadata:
@@ -103,7 +121,7 @@ def _alloca(inst):
 
 
 def _terminator(inst):
-    operands = ", ".join([f"{op.type} {op.get_reference()}" for op in inst.operands])
+    operands = ", ".join([f"{op.type} {reference(op)}" for op in inst.operands])
     metadata = _metadata(inst) if inst.metadata else ""
     return f"{inst.opname} {operands}{metadata}"
 
@@ -112,7 +130,7 @@ def _plain(inst):
     opname = inst.opname
     if inst.flags:
         opname = " ".join([opname] + inst.flags)
-    operands = ", ".join([op.get_reference() for op in inst.operands])
+    operands = ", ".join([reference(op) for op in inst.operands])
     metadata = _metadata(inst) if inst.metadata else ""
     return f"{opname} {inst.type} {operands}{metadata}\n"
 
@@ -121,7 +139,7 @@ def _compare(inst):
     flags = "".join([" " + flag for flag in inst.flags])
     lhs, rhs = inst.operands[0], inst.operands[1]
     metadata = _metadata(inst) if inst.metadata else ""
-    return f"{inst.opname}{flags} {inst.op} {lhs.type} {lhs.get_reference()}, {rhs.get_reference()} {metadata}\n"
+    return f"{inst.opname}{flags} {inst.op} {lhs.type} {reference(lhs)}, {reference(rhs)} {metadata}\n"
 
 
 def _call(inst):
@@ -131,13 +149,13 @@ def _call(inst):
     for i, a in enumerate(inst.operands[1:]):
         if i in arg_attributes:
             attrs = " ".join(arg_attributes[i]._to_list(a.type)) + " "
-            args.append(f"{a.type} {attrs}{a.get_reference()}")
+            args.append(f"{a.type} {attrs}{reference(a)}")
         else:
-            args.append(f"{a.type} {a.get_reference()}")
+            args.append(f"{a.type} {reference(a)}")
     callee = inst.operands[0]
     fnty = callee.function_type
     ty = fnty if fnty.var_arg else fnty.return_type
-    callee_ref = f"{ty} {callee.get_reference()}"
+    callee_ref = f"{ty} {reference(callee)}"
     if inst.cconv:
         callee_ref = f"{inst.cconv} {callee_ref}"
     tail = f"{inst.tail} " if inst.tail else ""

@@ -234,3 +234,42 @@ def test_many_anonymous_types_are_numbered_as_counting_from_zero_numbers_them():
     assert texts[0] == texts[1]
     assert len(looked_up) < 3 * 161     # each name tried about once, not once per earlier duplicate
     assert '"union.anon.78" = type' in texts[0] and '"struct.anon.39" = type' in texts[0]
+
+
+class _OwnReference(ir.Constant):
+    def get_reference(self):
+        return "own"
+
+
+def test_reference_is_get_reference_without_the_first_uses_exception():
+    """lower_print.reference gives what llvmlite's get_reference gives, for every operand and
+    instruction of a module (kept the same way), and raises and catches nothing at a value's
+    first use; a class with its own get_reference is asked for it."""
+    import sys
+
+    def values(module):
+        found = []
+        for f in module.functions:
+            for block in f.blocks:
+                for inst in block.instructions:
+                    found += [inst, *inst.operands]
+        return found + [ir.Constant(I32, 5), ir.Constant(F32, 0.5), ir.Constant(I64, None)]
+    expected = [v.get_reference() for v in values(_every_variant())]
+    fresh = values(_every_variant())
+    raised = []
+    # (a vector constant's elements are referenced inside llvmlite's own formatting)
+    vector = ir.Constant(ir.VectorType(I32, 2), [1, 2])
+    assert lower_print.reference(vector) == "<i32 1, i32 2>"
+
+    def trace(frame, event, arg):
+        if event == "exception":
+            raised.append(arg[0])
+        return trace
+    sys.settrace(trace)
+    try:
+        got = [lower_print.reference(v) for v in fresh]
+    finally:
+        sys.settrace(None)
+    assert got == expected and raised == []
+    assert [v.get_reference() for v in fresh] == expected       # kept where llvmlite keeps it
+    assert lower_print.reference(_OwnReference(I32, 1)) == "own"
