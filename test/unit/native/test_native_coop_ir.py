@@ -164,7 +164,9 @@ def test_strided_mul_add_reads_rows_in_place(elem, acc, operands):
     assert_same_bits(r, native_mul_add(a, b, c, operands, np.dtype(acc)))
 
 
-@pytest.mark.parametrize("m,n,k", [(8, 16, 16), (8, 8, 8), (16, 16, 16), (8, 16, 32)])
+# The default run: two of the shapes (--all: four).
+@pytest.mark.parametrize("m,n,k", [(8, 16, 16), (8, 8, 8), pytest.param(16, 16, 16, marks=pytest.mark.slow),
+                                   pytest.param(8, 16, 32, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("a_columns,b_columns", [(False, True), (True, False), (True, True)])
 @pytest.mark.parametrize("elem,acc,operands", [(np.float32, np.float32, 0), (np.float16, np.float32, 0),
                                                (np.float16, np.float16, 0), (np.int8, np.int32, 15)])

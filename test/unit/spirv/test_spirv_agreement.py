@@ -18,7 +18,7 @@ pytestmark = needs_tools("llc", "spirv-val")
 
 # spir64 in the default run; the 32-bit triple of every example is slow (docs/testing.md).
 @pytest.mark.parametrize("triple", [inputs.TRIPLES[0], *(pytest.param(t, marks=pytest.mark.slow) for t in inputs.TRIPLES[1:])])
-@pytest.mark.parametrize("path", inputs.example_files(), ids=os.path.basename)
+@pytest.mark.parametrize("path", inputs.example_params(), ids=os.path.basename)
 def test_example_spirv_agrees_with_ir(path, triple):
     status, ir, err = inputs.clcoop(path, triple)
     assert status == 0, err

@@ -229,7 +229,7 @@ def test_pointee_check_sees_the_uchar_fallback(tmp_path):
 
 @pytest.mark.parametrize("opt_level", [0, pytest.param(2, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("triple", TRIPLES)
-@pytest.mark.parametrize("path", inputs.example_files(), ids=os.path.basename)
+@pytest.mark.parametrize("path", inputs.example_params(), ids=os.path.basename)
 def test_example_emit_spirv_is_complete(path, triple, opt_level, tmp_path):
     """`clcoop --emit-spirv` (issue 4, item 2): valid (what spirv-val 2025.5 can check: validate_known,
     docs/tensor.md), and links alone, operators included."""

@@ -7,12 +7,27 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 TRIPLES = ("spir64-unknown-unknown", "spir-unknown-unknown")
 
 
 def example_files():
     return sorted(glob.glob(os.path.join(ROOT, "examples", "*.cl")))
+
+
+# The examples the default run compiles to SPIR-V (scripts/test.sh, issue 27: 5 minutes): the
+# KHR GEMM, saturation, workgroup scope, tensor loads with a decode function, bf16, fp8 and
+# reductions; --all and CI take every example.
+QUICK_EXAMPLES = {"gemm_f32.cl", "gemm_i8_sat.cl", "gemm_wg.cl", "q4_gemm.cl", "bf16_gemm.cl", "gemm_fp8.cl",
+                  "softmax_rows.cl"}
+
+
+def example_params():
+    """example_files() as pytest params, those outside QUICK_EXAMPLES marked slow."""
+    return [path if os.path.basename(path) in QUICK_EXAMPLES else pytest.param(path, marks=pytest.mark.slow)
+            for path in example_files()]
 
 
 def _defines_kernel(path):
