@@ -560,3 +560,22 @@ def test_optimizer_that_cannot_start_optimizes_here(monkeypatch):
     engine = jit.Engine("define i32 @h(i32 %x) {\n  %y = shl i32 %x, 1\n  ret i32 %y\n}\n")
     assert engine.address("h") and jit._optimizer.proc is None
     engine.close()
+
+
+def test_a_kernels_own_inline_assembly_is_never_compiled_natively():
+    # The engine's generated code may hold inline asm now (coop_ir's row registers: jit
+    # initializes LLVM's asm parser for it). A kernel's own inline assembly is still refused
+    # by what its IR calls (codegen: device code for a GPU ISA), and the interpreter runs the
+    # empty-template barrier it can run.
+    source = """
+__kernel void k(__global float *a) {
+  float x = a[get_global_id(0)];
+  __asm__ volatile("" : "+r"(x));
+  a[get_global_id(0)] = x * 2.0f;
+}"""
+    a = np.arange(16, dtype=np.float32)
+    with pytest.warns(NativeFallbackWarning, match="inline assembly"):
+        prog = clcoop.Program(source).build(engine="auto")
+        prog.k(16, 16, a)
+    assert prog.k.engine == "interp" and "inline assembly" in prog.k.fallback_reason
+    np.testing.assert_array_equal(a, np.arange(16, dtype=np.float32) * 2)
