@@ -759,12 +759,12 @@ class ExpressionChecks:
     def overload_set(self, name):
         """({BuiltinOverload: Function}, {argument types: the Function they chose}, the
         candidates' builtins.exact_overloads) of the user's overloadable `name`, made once
-        per set of declarations: rebuilding the records
-        at every call was ~12% of checking pocl's tests, which call one 48-overload family
-        thousands of times, mostly with the same argument types (issue 26, throughput). The
-        choice depends only on the candidates and the argument types (select_overload), so
-        it is kept for the types that chose; a family grows only by appending (check.py's
-        overloadable_declaration), so its length tells whether it changed."""
+        per set of declarations: rebuilding the records at every call was ~12% of checking
+        pocl's tests, which call one 48-overload family thousands of times, mostly with the
+        same argument types (issue 26, throughput). The choice depends only on the candidates
+        and the argument types (select_overload), so it is kept for the types that chose; a
+        family grows only by appending (check.py's overloadable_declaration), so its length
+        tells whether it changed."""
         family = self.ctx.overloads[name]
         kept = self.ctx.overload_sets.get(name)
         if kept is None or kept[0] != len(family):

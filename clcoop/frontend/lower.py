@@ -21,7 +21,7 @@ from clcoop.frontend.llvm_types import (EVENT_IR, I1, I8, I32, CoopMatIRType, Lo
 from clcoop.frontend.lower_asm import lower_asm
 from clcoop.frontend.lower_expr import ExpressionLowering, copies_aggregate, is_volatile_access
 # llvmlite keeps a value's reference (`%"name"`) and an instruction's text in these attributes.
-from clcoop.frontend.lower_print import _REFERENCE_CACHE, _TEXT_CACHE, module_text
+from clcoop.frontend.lower_print import REFERENCE_CACHE, TEXT_CACHE, module_text
 
 OCL_VERSION = (3, 0)
 
@@ -927,7 +927,7 @@ def _rename_function(fn):
         definitions.append(block)
         for inst in block.instructions:
             # A text that spelled an old name goes (none are made before printing).
-            inst.__dict__.pop(_TEXT_CACHE, None)
+            inst.__dict__.pop(TEXT_CACHE, None)
             if not isinstance(inst.type, void):
                 definitions.append(inst)
     names.update([value._name for value in definitions])
@@ -940,7 +940,7 @@ def _rename_function(fn):
         if not dot or not suffix.isdecimal():
             continue
         names.discard(name)
-        value.__dict__.pop(_REFERENCE_CACHE, None)
+        value.__dict__.pop(REFERENCE_CACHE, None)
         if new:
             unique = new
             while unique in names:
@@ -956,7 +956,7 @@ def _rename_function(fn):
 def _number_value(value, number):
     """An unnamed value: printed `%N` where used and defined, a block's label `N:`."""
     value._name = ""
-    value.__dict__[_REFERENCE_CACHE] = f"%{number}"
+    value.__dict__[REFERENCE_CACHE] = f"%{number}"
     if isinstance(value, ir.Block):
         value._format_name = str(number).__str__
 

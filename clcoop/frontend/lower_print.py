@@ -14,8 +14,8 @@ from llvmlite.ir._utils import _StringReferenceCaching
 
 # The attributes where llvmlite keeps a value's printed text and its reference once made
 # (_utils._StrCaching, _StringReferenceCaching).
-_TEXT_CACHE = "_StrCaching__cached_str"
-_REFERENCE_CACHE = "_StringReferenceCaching__cached_refstr"
+TEXT_CACHE = "_StrCaching__cached_str"
+REFERENCE_CACHE = "_StringReferenceCaching__cached_refstr"
 _GET_REFERENCE = _StringReferenceCaching.get_reference
 
 
@@ -24,12 +24,12 @@ def reference(value):
     AttributeError of its first use, which every value and new constant has (one per
     instruction defined: ~5% of printing a large module); made and kept here the same way
     without the exception. A class that defines its own get_reference is asked for it."""
-    kept = value.__dict__.get(_REFERENCE_CACHE)
+    kept = value.__dict__.get(REFERENCE_CACHE)
     if kept is not None:
         return kept
     if type(value).get_reference is not _GET_REFERENCE:
         return value.get_reference()
-    text = value.__dict__[_REFERENCE_CACHE] = value._get_reference()
+    text = value.__dict__[REFERENCE_CACHE] = value._get_reference()
     return text
 
 
@@ -60,7 +60,7 @@ def function_text(fn):
 
 def instruction_text(inst):
     """`str(inst)`: llvmlite's NamedValue._to_string with the class's descr."""
-    cached = inst.__dict__.get(_TEXT_CACHE)
+    cached = inst.__dict__.get(TEXT_CACHE)
     if cached is not None:
         return cached
     describe = _DESCRIBE.get(inst.__class__)

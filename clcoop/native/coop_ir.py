@@ -175,9 +175,10 @@ def _a_rows_of_iteration(b, args, ta, m, kk):
     through an empty inline asm: x86 code generation otherwise addresses the rows as
     base + index (a + i * sa + 4 kk), and an FMA with an indexed memory operand is
     un-laminated into two uops at rename on Intel's cores since Haswell (Intel's
-    optimization manual, "Unlamination"; whether Emerald Rapids still does is what a run
-    there tells): 128 of the 390 uops of a GEMM tile step (8 x 16 x 16 f32). From a register
-    the FMAs read disp(row), one fused uop each (272 uops per step)."""
+    optimization manual, "Unlamination"): 128 of the 390 uops of a GEMM tile step (8 x 16 x
+    16 f32). From a register the FMAs read disp(row), one fused uop each (272 uops per step);
+    on the GPU machine's Emerald Rapids Xeon one thread's 1024^3 and 2048^3 GEMMs went from
+    ~1.8x to ~1.5x NumPy's time (docs/performance.md, "The f32 GEMM per thread count")."""
     first = b.gep(args["a"], [b.mul(kk, _i64(_BYTES[ta]), name="ar.k")], source_etype=irbuild.I8, name="ar.p")
     rows = []
     for i in range(m):
