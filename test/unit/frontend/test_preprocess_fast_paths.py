@@ -139,7 +139,8 @@ def test_the_same_text_and_expansions_with_the_copy_module(monkeypatch):
 def test_expand_macros_expands_as_pcpps(monkeypatch):
     cls = PP._preprocessor_class()
     assert cls.expand_macros is PM.expand_macros
-    for source in (MACRO_HEAVY, MACRO_ERRORS, RESCANS, MACRO_ERRORS + RESCANS + MACRO_HEAVY):
+    for source in (MACRO_HEAVY, MACRO_ERRORS, RESCANS, MACRO_ERRORS + RESCANS + MACRO_HEAVY,
+                   LONG_CHAINS, ALTERNATING):
         fast = _preprocess(source)
         with monkeypatch.context() as patched:
             patched.setattr(cls, "expand_macros", Preprocessor.expand_macros)
@@ -342,6 +343,16 @@ USE16(BODY(int))
 #define F(x) (x + undeclared_f)
 USE16(USE4(BODY(float)))
 """
+# Tokens passed through two macros in turn (A, B, A, B, ...): each expansion appends its
+# name to the chain list the tokens share, so the list stays long with a name appended once
+# per expansion (_expanded_at); an error in the tokens names the macros in the note.
+ALTERNATING = r"""
+#define A(y) y
+#define B(y) y
+#define ALT(x) A(x) B(x) A(x) B(x) A(x) B(x) A(x) B(x) A(x) B(x) A(x) B(x) A(x) B(x) A(x) B(x) A(x) B(x)
+#define BODY(T) T g_##T = undeclared_##T;
+ALT(BODY(int))
+"""
 
 
 def test_long_chains_found_by_their_list_are_the_chains_of_names(monkeypatch):
@@ -362,7 +373,7 @@ def test_long_chains_found_by_their_list_are_the_chains_of_names(monkeypatch):
     for limit in (PP._LONG_CHAIN, 10 ** 9, 0):
         monkeypatch.setattr(PP, "_LONG_CHAIN", limit)
         results[limit] = [(_preprocess(source), compile_errors(source))
-                          for source in (LONG_CHAINS, MACRO_HEAVY, REDEFINED, MACRO_ERRORS)]
+                          for source in (LONG_CHAINS, ALTERNATING, MACRO_HEAVY, REDEFINED, MACRO_ERRORS)]
     assert results[PP._LONG_CHAIN] == results[10 ** 9] == results[0]
     (text, _, expansions), rendered = results[0][0]
     chains = [len(origin[1]) for spans in expansions.values() for _, _, origin in spans]
@@ -372,11 +383,42 @@ def test_long_chains_found_by_their_list_are_the_chains_of_names(monkeypatch):
 
 def test_a_long_chain_is_found_by_its_list():
     pp = PP._preprocessor_class()(DiagnosticEngine())
-    pp.register(os.path.abspath("m.cl"), "m.cl", LONG_CHAINS)
-    pp.parse(LONG_CHAINS, "m.cl")
+    pp.register(os.path.abspath("m.cl"), "m.cl", ALTERNATING)
+    pp.parse(ALTERNATING, "m.cl")
     PP._emit_tokens(pp, PP._Writer(), {"tokens": 0})
     by_list = [key for key in pp.expansion_chains if isinstance(key[0], int)]
     assert by_list and all(len(pp.expansion_chains[key][0]) == key[1] > PP._LONG_CHAIN for key in by_list)
+
+
+def _longest_chain(source):
+    """The most macro names an expanded token of `source` carries (its expanded_from list)."""
+    pp = PP._preprocessor_class()(DiagnosticEngine())
+    pp.register(os.path.abspath("m.cl"), "m.cl", source)
+    pp.parse(source, "m.cl")
+    longest = 0
+    for tok in pp.parser:
+        longest = max(longest, len(getattr(tok, "expanded_from", None) or ()))
+    return longest
+
+
+def test_a_name_is_appended_to_a_shared_chain_once_per_expansion(monkeypatch):
+    """_expanded_at does not append a macro's name right after itself (pcpp appends it once
+    per copy of a token in the expansion, to the list the copies share); pcpp's
+    expand_macros, which appends every time, is the oracle: the same text, diagnostics and
+    expansion records, from much shorter lists."""
+    cls = PP._preprocessor_class()
+    ours = [(_preprocess(source), _longest_chain(source)) for source in (LONG_CHAINS, ALTERNATING)]
+    with monkeypatch.context() as patched:
+        patched.setattr(cls, "expand_macros", Preprocessor.expand_macros)
+        pcpps = [(_preprocess(source), _longest_chain(source)) for source in (LONG_CHAINS, ALTERNATING)]
+    assert [result for result, _ in ours] == [result for result, _ in pcpps]
+    (long_ours, alternating_ours), (long_pcpps, alternating_pcpps) = \
+        [[length for _, length in results] for results in (ours, pcpps)]
+    assert long_ours <= 6 < PP._LONG_CHAIN < 50 <= long_pcpps
+    assert PP._LONG_CHAIN < alternating_ours < alternating_pcpps
+    text, _, expansions = ours[1][0]
+    names = {name for spans in expansions.values() for _, _, origin in spans for name, _ in origin[1]}
+    assert text.count("undeclared_int") == 18 and names == {"ALT", "A", "B", "BODY"}
 
 
 # Every character up to U+00FF, Unicode digits, letters and separators, an emoji.
