@@ -99,6 +99,15 @@ class NativeModule:
         self.allocas = {}             # function -> its allocas' names before inlining
         self.inlined = []             # functions inlined into their callers (barriers)
         self.named = None             # named_ir.NamedModule it was generated from (ranges.py reads it)
+        self.driver_lines = {}        # driver symbol -> the first line of its definition
+
+    def text_without(self, drivers):
+        """The text with the driver symbols `drivers` internal: LLVM's optimizer deletes them
+        and what only they call, so a build leaves out a path (runtime.NativeProgram.deferred)."""
+        text = self.text
+        for line in map(self.driver_lines.get, drivers):
+            text = text.replace(line, "define internal " + line.removeprefix("define "), 1)
+        return text
 
 
 # Every name the engine gives its own functions and globals begins so (runtime_ir.py,
@@ -254,7 +263,7 @@ class _ModuleGen:
         collective = next((self.collective_functions[f] for f in order if f in self.collective_functions), None)
         if collective is not None:
             self._collective_plan(plan, collective)
-        self.drivers.append(coroutine_driver(plan, name) if plan.coroutine else plain_driver(plan))
+        self._driver(plan.driver, coroutine_driver(plan, name) if plan.coroutine else plain_driver(plan))
         self.out.plans[name] = plan
 
     def _collective_plan(self, plan, collective):
@@ -280,8 +289,12 @@ class _ModuleGen:
             plan.subgroup_reason = f"internal: {type(exc).__name__}: {exc}"
             return
         self.sg_functions.append(function)
-        self.drivers.append(driver)
+        self._driver(plan.subgroup_driver, driver)
         plan.subgroup_reason = None
+
+    def _driver(self, symbol, text):
+        self.drivers.append(text)
+        self.out.driver_lines[symbol] = text.split("\n", 1)[0]    # (NativeModule.text_without)
 
     def _global_info(self, g):
         return self.module.globals[g.name]

@@ -68,14 +68,22 @@ class NativeProgram:
         self.codegen_seconds = time.perf_counter() - t0
         self.engine = None
         self.compile_seconds = 0.0
+        # Kernels whose per-work-item path is compiled only when a launch first needs it
+        # (_deferrable): the engine built now holds their fast paths alone.
+        self.deferred = set()
+        self._work_item_engine = None
+        self._work_item_error = None
+        self._work_item_lock = threading.Lock()
         if self.native.plans:
             t0 = time.perf_counter()
+            self.deferred = self._deferrable()
             try:
-                self.engine = Engine(self.native.text)
+                self.engine = Engine(self.native.text_without(self.native.plans[k].driver for k in self.deferred))
             except RuntimeError as exc:
                 # LLVM rejected the generated module: an engine bug. Without the fast
                 # paths (subgroup.py), the kernels still run natively; else reported per kernel.
                 error = f"internal: the generated module did not compile ({str(exc).strip()[:300]})"
+                self.deferred = set()
                 if any(plan.subgroup_driver for plan in self.native.plans.values()):
                     self.native = codegen.generate(module, sorted(module.kernels), self.subgroup_size)
                     for plan in self.native.plans.values():
@@ -114,7 +122,8 @@ class NativeProgram:
             pool.get().reserve(default_threads() - 1)
             for name, plan in self.native.plans.items():
                 # Addresses of the drivers (pool's clcoop_launch calls them).
-                self.drivers[name] = self.engine.address(plan.driver)
+                if name not in self.deferred:
+                    self.drivers[name] = self.engine.address(plan.driver)
                 if plan.subgroup_driver:
                     self.subgroup_drivers[name] = self.engine.address(plan.subgroup_driver)
 
@@ -122,7 +131,7 @@ class NativeProgram:
         """None when the kernel runs natively, else why it does not."""
         if self.engine is not None and self.engine.closed:
             return "the native engine was closed"
-        if kernel_name in self.drivers:
+        if kernel_name in self.drivers or kernel_name in self.deferred:
             return None
         return self.native.reasons.get(kernel_name, "not compiled")
 
@@ -149,7 +158,7 @@ class NativeProgram:
     def proves_in_place(self, info, nd, scalars, buffers, instruction_limit):
         """True when the launch cannot fault (ranges.py): it may run on the caller's arrays.
         scalars, buffers: native/engine.py's proof_facts."""
-        if info.name not in self.drivers:
+        if self.reason(info.name) is not None:
             return False
         return self._ranges.kernel(info.name).proves(nd, scalars, buffers, int(instruction_limit)) is True
 
@@ -169,8 +178,9 @@ class NativeProgram:
                 if not self._users:
                     self.drivers.clear()
                     self.subgroup_drivers.clear()
-                    if self.engine is not None:
-                        self.engine.close()
+                    for engine in (self.engine, self._work_item_engine):
+                        if engine is not None:
+                            engine.close()
                     break
             time.sleep(0.001)
         for other in list(self._other_sizes.values()) + list(self._narrower_builds.values()):
@@ -283,8 +293,9 @@ class NativeProgram:
                 raise WorkItemPathUnavailable(f"kernel '{info.name}': {plan.work_item_reason}, and this "
                                               f"launch failed a check of that path")
             restart()
+        driver = self._work_item_driver(info.name)
         started = time.perf_counter()
-        fouts = _run_driver(self.drivers[info.name], lp, nthreads)
+        fouts = _run_driver(driver, lp, nthreads)
         self._record_wall(info.name, nthreads, total, time.perf_counter() - started)
         # Every buffer the native code saw (args, table, scratch, abort, tmpl) is alive
         # until here: the threads have joined.
@@ -379,15 +390,68 @@ class NativeProgram:
         if S not in self._other_sizes:
             self._other_sizes[S] = NativeProgram(self.module, S)
         other = self._other_sizes[S]
-        if info.name not in other.drivers and self.native.plans[info.name].work_item_reason:
+        compiled = other.reason(info.name) is None
+        if not compiled and self.native.plans[info.name].work_item_reason:
             raise WorkItemPathUnavailable(f"kernel '{info.name}' at sub-group size {S}: "
                                           f"{other.reason(info.name)}")
-        if info.name not in other.drivers:
+        if not compiled:
             # The layout cannot hold a matrix of the kernel at this size, or another reason:
             # the interpreter would report it as a fault at the operation.
             raise RuntimeFault(f"kernel '{info.name}': not compiled natively at sub-group size {S}: "
                                f"{other.reason(info.name)}", kernel=info.name)
         return other
+
+    def _deferrable(self):
+        """Kernels whose per-work-item driver can wait for the first launch that needs it:
+        those with a fast path (most launches need nothing else; the per-work-item path is
+        for faults, launches the fast path does not take, and about two thirds of a build's
+        LLVM time). Not when the region table would hold addresses in the engine (a
+        program-scope variable, a __local one reached by address): the engine built later
+        has its own copies, which a table made for the first would not describe."""
+        if any(self._global_in_engine(gname) for gname in self.native.globals):
+            return set()
+        return {name for name, plan in self.native.plans.items() if plan.subgroup_driver}
+
+    def _global_in_engine(self, gname):
+        """Whether _region_table gives the global `gname` its address in the engine."""
+        gv = self.module.globals[gname]
+        if gv.addrspace == 3:
+            return not self.native.local_per_thread
+        return gv.init is not None
+
+    def _work_item_driver(self, name):
+        """The address of the kernel's per-work-item driver; a deferred one (_deferrable) is
+        compiled now, with every other deferred kernel's, as a module of its own (the fast
+        paths left out). WorkItemPathUnavailable when LLVM rejects that module: the launch
+        then runs in the interpreter (an engine bug, reported as the engine's fallback)."""
+        driver = self.drivers.get(name)
+        if driver is not None:
+            return driver
+        with self._work_item_lock:
+            if self._work_item_engine is None and self._work_item_error is None:
+                self._build_work_item_path()
+        if name not in self.drivers:
+            raise WorkItemPathUnavailable(f"kernel '{name}': {self._work_item_error}")
+        return self.drivers[name]
+
+    def _build_work_item_path(self):
+        from clcoop.native.jit import Engine
+        plans = self.native.plans
+        internal = [plan.subgroup_driver for plan in plans.values() if plan.subgroup_driver]
+        internal += [plan.driver for name, plan in plans.items() if name not in self.deferred]
+        t0 = time.perf_counter()
+        try:
+            engine = Engine(self.native.text_without(internal))
+        except RuntimeError as exc:
+            self._work_item_error = (f"internal: the per-work-item path did not compile "
+                                     f"({str(exc).strip()[:300]})")
+            return
+        finally:
+            self.compile_seconds += time.perf_counter() - t0
+        with self._users_lock:
+            self._work_item_engine = engine
+            for name in self.deferred:
+                self.drivers[name] = engine.address(plans[name].driver)
 
     def _region_table(self, info, buffers, locals_, local_globals):
         """Rows [lo, hi, writable]: the program's globals, then the kernel's parameters.
