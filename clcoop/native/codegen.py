@@ -28,7 +28,7 @@ from clcoop.ir.source_map import read_debug_info
 from clcoop.native import atomic_calls, bfloat_ir, collectives, coop_routines, float8_ir, local_memory, named_ir, \
     private_matrices, support, \
     tensor_routines
-from clcoop.native import ballot_ir, bit_ops_ir, votes, workgroup_collectives
+from clcoop.native import ballot_ir, bit_ops_ir, irbuild, votes, workgroup_collectives
 from clcoop.native.builtin_ir import (bool_type, elem_size, exact_builtin, exact_math_definition, intrinsic_suffix,
                                      intrinsics_in, no_op_definition, params_of, store_size, type_suffix,
                                      workitem_definition)
@@ -409,7 +409,7 @@ class _ModuleGen:
                 parts.append(text)
         parts.extend(self.sg_functions)
         parts.extend(self.drivers)
-        return bfloat_ir.as_bits("\n".join(p for p in parts if p) + "\n")
+        return irbuild.loop_metadata(bfloat_ir.as_bits("\n".join(p for p in parts if p) + "\n"))
 
     # ------------------------------------------------------------ built-ins
     def builtin(self, f):

@@ -299,8 +299,33 @@ def for_range(builder, start, stop, name):
     place(builder, step)
     index.add_incoming(start, before)
     index.add_incoming(builder.add(index, ir.Constant(I64, 1), name=f"{name}.inc"), step)
-    builder.branch(head)
+    builder.branch(head).set_metadata("llvm.loop", _LoopNotVectorized())
     place(builder, end)
+
+
+# The loops for_range makes (the engine's own: over a matrix's elements, a subgroup's
+# contexts) are not for LLVM's loop vectorizer. It if-converted their checked bodies into
+# predicated scalar blocks, most of some modules' code: a tensor load's element loop with
+# its addressing inlined became 11,000 lines, and examples/conv2d_nhwc.cl's module took
+# 2.2 s in opt and llc instead of 0.6, running no faster (bench_ports.py). The metadata is
+# one node, numbered when the module's text is assembled (loop_metadata).
+LOOP_NOT_VECTORIZED = "!__clcoop_loop_not_vectorized"
+
+
+class _LoopNotVectorized:
+    def get_reference(self):
+        return LOOP_NOT_VECTORIZED
+
+
+def loop_metadata(module_text):
+    """The module's text with for_range's loop metadata defined: `llvm.loop` names a
+    distinct node that refers to itself (LLVM's loop ID, LangRef "llvm.loop") and holds
+    `llvm.loop.vectorize.enable false`, numbered after the module's own metadata."""
+    if LOOP_NOT_VECTORIZED not in module_text:
+        return module_text
+    n = 1 + max((int(m) for m in re.findall(r"^!(\d+) = ", module_text, re.M)), default=-1)
+    text = module_text.replace(LOOP_NOT_VECTORIZED, f"!{n}")
+    return f'{text}\n!{n} = distinct !{{!{n}, !{n + 1}}}\n!{n + 1} = !{{!"llvm.loop.vectorize.enable", i1 false}}\n'
 
 
 def context_at(builder, contexts, index, name, per=1):

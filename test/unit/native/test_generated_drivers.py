@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from clcoop.interp import ocl_builtins
-from clcoop.native import drivers, jit, votes, workgroup_collectives
+from clcoop.native import drivers, irbuild, jit, votes, workgroup_collectives
 from clcoop.native.context import CTX, CTX_SLOTS, FAULT_RECORD, FAULT_RECORD_WORDS, REGION_HI, REGION_LO, \
     REGION_ROW_WORDS
 
@@ -26,6 +26,7 @@ _DECLS = ("declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)\n"
 def _engine(text):
     import llvmlite.binding as llvm
     jit.ensure_llvm()
+    text = irbuild.loop_metadata(text)       # as codegen assembles a module (for_range's loops)
     llvm.parse_assembly(text).verify()
     return jit.Engine(text)
 

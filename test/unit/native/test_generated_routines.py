@@ -9,7 +9,7 @@ import pytest
 
 from clcoop.coopmat_spec import ClampMode
 from clcoop.interp import tensor
-from clcoop.native import coop_routines, tensor_routines
+from clcoop.native import coop_routines, irbuild, tensor_routines
 from clcoop.native.context import CTX, CTX_SLOTS, FAULT_COOP
 from clcoop.native.tensor_routines import CLIPPED, CONSTANT, FAULT, VALID
 from clcoop.tensor_spec import TensorType
@@ -160,8 +160,8 @@ def _operation(spec, operation, count, ctx=None):
     wrapper = (f"define void @run(ptr %in, ptr %out, ptr %ops, ptr %ctx) {{\n  %t = load {V}, ptr %in, align 8\n"
                f"{operands}  %r = call {V} @\"{name}\"(ptr %ctx, i32 0, {V} %t{args})\n"
                f"  store {V} %r, ptr %out, align 8\n  ret void\n}}")
-    text = "\n".join([tensor_routines._operation_ir(name, spec, operation, count), _OPERATIONS,
-                      coop_routines.COOP_FAULT_IF_IR, _STUBS[0], wrapper]) + "\n"
+    text = irbuild.loop_metadata("\n".join([tensor_routines._operation_ir(name, spec, operation, count), _OPERATIONS,
+                                            coop_routines.COOP_FAULT_IF_IR, _STUBS[0], wrapper]) + "\n")
     jit.ensure_llvm()
     llvm.parse_assembly(text).verify()
     engine = jit.Engine(text)

@@ -6,7 +6,7 @@ import ctypes
 
 import numpy as np
 
-from clcoop.native import jit
+from clcoop.native import irbuild, jit
 from clcoop.native.builtin_ir import intrinsics_in
 
 _SLOT = 64          # bytes per argument and for the result: the widest vector tested
@@ -26,7 +26,8 @@ def compile_definition(definition, name, ret, params, extra=(), context=None):
     wrapper = ("define void @run(ptr %in, ptr %out, ptr %ctx) {\n" + "\n".join(loads) +
                f"\n  %r = call {ret} @\"{name}\"(ptr %ctx{args})\n  store {ret} %r, ptr %out, align 1\n"
                "  ret void\n}")
-    text = "\n".join([definition, *extra, *decls.values(), wrapper]) + "\n"
+    # (as codegen assembles a module: for_range's loops name the loop metadata it defines)
+    text = irbuild.loop_metadata("\n".join([definition, *extra, *decls.values(), wrapper]) + "\n")
     llvm.parse_assembly(text).verify()
     engine = jit.Engine(text)
     run = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)(engine.address("run"))
