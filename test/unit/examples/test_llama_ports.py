@@ -440,9 +440,12 @@ def test_native_engine_is_the_interpreter_bit_for_bit(name, options, case):
     assert got.tobytes() == reference.tobytes()
 
 
-@pytest.mark.parametrize("name,options,case", [pytest.param(*c, id=_native_id(c)) for c in NATIVE_CASES])
+@pytest.mark.parametrize("name,options,case", [
+    pytest.param(*c, id=_native_id(c), marks=[] if i % 2 else [pytest.mark.slow]) for i, c in enumerate(NATIVE_CASES)])
 def test_native_engine_takes_the_ports(name, options, case):
-    """Issue 29's acceptance test: the ports run natively (no fallback)."""
+    """Issue 29's acceptance test: the ports run natively (no fallback). The default run keeps
+    the cases that test_native_engine_is_the_interpreter_bit_for_bit leaves to --all; it
+    checks the others' engine itself."""
     kernel = build(name, options, "auto").kernel(name)
     assert kernel.fallback_reason is None, kernel.fallback_reason
     assert kernel.engine == "native"
