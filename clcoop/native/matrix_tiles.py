@@ -40,7 +40,7 @@ MAX_STRIDE = 1 << 32
 # and the index of the block being emitted (a load's rows are read in place only in its
 # block).
 GENERATOR_USES = ("S", "lines", "fresh", "entry_alloca", "lane", "varying", "operand_varying", "site", "mg",
-                  "base_of", "cur_block", "defs")
+                  "base_of", "cur_block", "defs", "may_leave_block", "continue_in", "entry_line")
 
 
 class MatrixTiles:
@@ -166,13 +166,25 @@ class MatrixTiles:
         for i, b in enumerate(bad[1:]):
             gen.lines.append(f"  {n}.bad{i} = or i1 {acc}, {b}")
             acc = f"{n}.bad{i}"
-        gen.lines += [f"  call void @__clcoop_fault_if(ptr %__ctx, i1 {acc}, i32 {site}, i32 {FAULT_COOP})",
-                      # A failed check reads or writes the scratch area, one row at stride 0.
-                      f"  {n}.scp = getelementptr i64, ptr %__ctx, i64 {CTX['scratch']}",
-                      f"  {n}.sc = load i64, ptr {n}.scp{INVARIANT}",
-                      f"  {n}.base{'0' if packable else ''} = select i1 {acc}, i64 {n}.sc, i64 {p}",
-                      f"  {n}.st = select i1 {acc}, i64 0, i64 {stride}",
-                      f"  {n}.stb{'0' if packable else ''} = mul i64 {n}.st, {esz}"]
+        gen.lines.append(f"  call void @__clcoop_fault_if(ptr %__ctx, i1 {acc}, i32 {site}, i32 {FAULT_COOP})")
+        if gen.may_leave_block():
+            # The subgroup function returns at a failed check (the launch is run again on
+            # the per-work-item path, which reports the fault): the access's address then
+            # does not wait for the checks through selects (the GEMM's tile step: about
+            # 10-15% of one thread's time on the Xeon, docs/performance.md).
+            ok = f"{n}.ok"
+            gen.lines += [f"  br i1 {acc}, label %__abort, label %{ok[1:]}", f"{ok[1:]}:"]
+            gen.continue_in(ok[1:])
+            gen.lines += [f"  {n}.base{'0' if packable else ''} = add i64 {p}, 0",
+                          f"  {n}.stb{'0' if packable else ''} = mul i64 {stride}, {esz}"]
+            acc = "false"
+        else:
+            gen.lines += [  # A failed check reads or writes the scratch area, one row at stride 0.
+                f"  {n}.scp = getelementptr i64, ptr %__ctx, i64 {CTX['scratch']}",
+                f"  {n}.sc = load i64, ptr {n}.scp{INVARIANT}",
+                f"  {n}.base{'0' if packable else ''} = select i1 {acc}, i64 {n}.sc, i64 {p}",
+                f"  {n}.st = select i1 {acc}, i64 0, i64 {stride}",
+                f"  {n}.stb{'0' if packable else ''} = mul i64 {n}.st, {esz}"]
         if packable:
             self._packed_rows(n, acc, p, stride, esz, packable)
         logical = f"<{R * C} x {T}>"
@@ -244,13 +256,16 @@ class MatrixTiles:
         divided by the stride."""
         row = packed_loads.PACK_ROW_WORDS * candidate.param
         k = f"{n}.pk"
+        # The descriptor read in the entry block: it does not change while the kernel runs,
+        # and after a check that may leave the block LLVM would not hoist it out of loops.
+        for line in [f"  {k}.tp = getelementptr i64, ptr %__ctx, i64 {CTX['packs']}",
+                     f"  {k}.t = load ptr, ptr {k}.tp{INVARIANT}",
+                     *(line for field, word in (("copy", packed_loads.PACK_COPY), ("for", packed_loads.PACK_STRIDE),
+                                                ("pad", packed_loads.PACK_PAD), ("magic", packed_loads.PACK_MAGIC))
+                       for line in (f"  {k}.{field}p = getelementptr i64, ptr {k}.t, i64 {row + word}",
+                                    f"  {k}.{field} = load i64, ptr {k}.{field}p{INVARIANT}"))]:
+            self.gen.entry_line(line)
         self.gen.lines += [
-            f"  {k}.tp = getelementptr i64, ptr %__ctx, i64 {CTX['packs']}",
-            f"  {k}.t = load ptr, ptr {k}.tp{INVARIANT}",
-            *(line for field, word in (("copy", packed_loads.PACK_COPY), ("for", packed_loads.PACK_STRIDE),
-                                       ("pad", packed_loads.PACK_PAD), ("magic", packed_loads.PACK_MAGIC))
-              for line in (f"  {k}.{field}p = getelementptr i64, ptr {k}.t, i64 {row + word}",
-                           f"  {k}.{field} = load i64, ptr {k}.{field}p{INVARIANT}")),
             f"  {k}.stb = mul i64 {stride}, {esz}",
             f"  {k}.same = icmp eq i64 {k}.stb, {k}.for",
             f"  {k}.ok = xor i1 {bad}, true",
@@ -281,12 +296,15 @@ class MatrixTiles:
             return [f"  {out} = call i1 @__clcoop_span_ok(ptr %__ctx, i64 {lo}, i64 {hi}, i64 {esz}, "
                     f"i1 {'true' if write else 'false'})"]
         row = REGION_ROW_WORDS * (len(gen.mg.global_index) + base[1])
-        lines = [f"  {out}.tp = getelementptr i64, ptr %__ctx, i64 {CTX['table']}",
+        # The argument's row read in the entry block (as the packed descriptor: _packed_rows).
+        entry = [f"  {out}.tp = getelementptr i64, ptr %__ctx, i64 {CTX['table']}",
                  f"  {out}.t = load ptr, ptr {out}.tp{INVARIANT}"]
         for field, k in (("rlo", REGION_LO), ("rhi", REGION_HI), ("rw", REGION_FLAGS)):
-            lines += [f"  {out}.{field}p = getelementptr i64, ptr {out}.t, i64 {row + k}",
+            entry += [f"  {out}.{field}p = getelementptr i64, ptr {out}.t, i64 {row + k}",
                       f"  {out}.{field} = load i64, ptr {out}.{field}p{INVARIANT}"]
-        lines += [f"  {out}.nw = icmp ule i64 {lo}, {hi}",
+        for line in entry:
+            gen.entry_line(line)
+        lines = [f"  {out}.nw = icmp ule i64 {lo}, {hi}",
                   f"  {out}.ge = icmp uge i64 {lo}, {out}.rlo",
                   f"  {out}.le = icmp ule i64 {hi}, {out}.rhi",
                   f"  {out}.rel = sub i64 {lo}, {out}.rlo",

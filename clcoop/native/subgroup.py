@@ -18,7 +18,8 @@ fast path:
   (collectives.py, ballot_ir.py) are the generator's parts.
 The fast path never reports a fault itself: any failed check (bounds, uniformity, stride,
 division by zero, the instruction limit) records a fault in lane 0's context, accesses go
-to the scratch area, and the launch is run again from the caller's arrays on the
+to the scratch area (a matrix access's failed check returns at once where it may:
+may_leave_block), and the launch is run again from the caller's arrays on the
 per-work-item path (runtime.py), which reports the fault exactly as before.
 Not taken (the reason is kept in KernelPlan.subgroup_reason): non-matrix stores, atomics
 and memory intrinsics (their order between lanes would differ from per-work-item
@@ -137,7 +138,7 @@ def _callees_text(f):
 # counter, the block being emitted, and whether the function is a coroutine.
 WORK_ITEM_USES = ("f", "mg", "layout", "blocks", "defs", "block_index", "block_cost", "ty", "fresh", "site",
                   "check", "base_of", "global_slot", "instruction", "has_barrier", "fix_phis", "lines", "n",
-                  "cur_block", "coroutine")
+                  "cur_block", "coroutine", "renames")
 
 
 class _SubgroupGen:
@@ -415,6 +416,22 @@ class _SubgroupGen:
         if self.operand_varying(v, self.varying):
             return quote(f"{v.name}.l{j}")
         return ref(v)
+
+    def may_leave_block(self):
+        """Whether a part may end the block being emitted with a branch to %__abort and go
+        on in a new block (continue_in): not in a coroutine (its suspensions split blocks
+        too) nor in a masked copy or region (masking.py, regions.py name their blocks)."""
+        return not self.coroutine and self.masked_preds is None and self.block_any is None
+
+    def continue_in(self, label):
+        """The block being emitted goes on in the new block `label` (its successors' phis
+        name it: the emitter's renames; a later split, a poll, renames it again)."""
+        self.emitter.renames[self.blocks[self.cur_block].name] = label
+
+    def entry_line(self, line):
+        """An instruction at the start of the function's entry block, after the allocas and
+        lines made so far (loop-invariant reads of the launch's tables: matrix_tiles.py)."""
+        self.entry_allocas.append(line)
 
     def entry_alloca(self, ty):
         """The name of a new alloca of type ty in the function's entry block (the parts'

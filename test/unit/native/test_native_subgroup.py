@@ -136,6 +136,38 @@ def test_faults_on_the_fast_path_are_reported_as_before(args, local):
         assert work_item_line(copy_fault(interp, *args, local=local)) == work_item_line(message) != []
 
 
+def test_a_failed_matrix_check_leaves_the_fast_path_at_once():
+    """A matrix access whose check fails returns from the subgroup function (no select of
+    the scratch area on the tile step's path: matrix_tiles._memory); B short by one K
+    block faults in the last step, reported word for word as the interpreter does, C
+    untouched; with B whole the result is bit-equal to the interpreter's."""
+    source = (EXAMPLES / "gemm_f32.cl").read_text()
+    prog, nat = native(source)
+    m, n, k = 8, 32, 48
+    rng = np.random.default_rng(7)
+    a, b = rng.standard_normal((m, k)).astype(np.float32), rng.standard_normal((k, n)).astype(np.float32)
+    c = rng.standard_normal((m, n)).astype(np.float32)
+    interp = clcoop.Program(source).build(engine="interp")
+    outs = []
+    for p in (prog, interp):
+        out = c.copy()
+        p.gemm_f32((n // 16 * 16, m // 8), (16, 1), a, b, out, m, n, k, 1, subgroup_size=16)
+        outs.append(out)
+    assert outs[0].tobytes() == outs[1].tobytes() and nat.fast_launches.get("gemm_f32") == 1
+    function = nat.native.text.split("define internal void @gemm_f32.sg(")[1].split("\n}")[0]
+    # C's load and store, A's and B's loads.
+    assert len(re.findall(r"br i1 %__m\d+\.bad\d+, label %__abort, label %__m\d+\.ok", function)) == 4
+    messages = []
+    for p in (prog, interp):
+        out = c.copy()
+        with pytest.raises(clcoop.RuntimeFault) as info:
+            p.gemm_f32((n // 16 * 16, m // 8), (16, 1), a, b[:32].copy(), out, m, n, k, 1, subgroup_size=16)
+        assert out.tobytes() == c.tobytes()
+        messages.append(str(info.value))
+    assert nat.fast_reruns.get("gemm_f32") == 1
+    assert messages[0] == messages[1]
+
+
 @pytest.mark.slow          # runs to the instruction limit
 def test_instruction_limit_on_the_fast_path():
     source = (EXAMPLES / "gemm_f32.cl").read_text()
