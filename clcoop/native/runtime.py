@@ -413,7 +413,8 @@ class NativeProgram:
         return {name for name, plan in self.native.plans.items() if plan.subgroup_driver}
 
     def _global_in_engine(self, gname):
-        """Whether _region_table gives the global `gname` its address in the engine."""
+        """Whether the global `gname` has its storage in the engine (its region-table row,
+        _region_table, holds an address there), not in a buffer of the launch."""
         gv = self.module.globals[gname]
         if gv.addrspace == 3:
             return not self.native.local_per_thread
@@ -464,9 +465,10 @@ class NativeProgram:
                 names.append(None)
                 rows.append((0, 0, 0))
                 continue
-            addr = self.engine.global_address(gname)
             size = self.module.layout.size(gv.ty)
-            if gv.addrspace == 3 and self.native.local_per_thread:
+            if self._global_in_engine(gname):
+                addr = self.engine.global_address(gname)
+            else:       # a __local variable each thread has its own of (local_memory.py)
                 local_globals[gname] = np.zeros(max(size, 1), np.uint8)
                 addr = local_globals[gname].ctypes.data
             if gv.addrspace == 3:

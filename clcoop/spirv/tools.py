@@ -45,7 +45,7 @@ def _is_llvm22_llc(path):
 
 
 def _find_llc(tool="llc"):
-    """llc (or opt, for the Vulkan target) of LLVM 22."""
+    """llc (or opt, for the Vulkan target; FileCheck, for the lit tests) of LLVM 22."""
     path = shutil.which(f"{tool}-22")
     if path:
         return path
@@ -90,6 +90,8 @@ def _locate(name):
         return _find_llc()
     if name in ("opt", "opt-22"):
         return _find_llc("opt")
+    if name in ("FileCheck", "FileCheck-22"):
+        return _find_llc("FileCheck")
     if name in SPIRV_TOOLS:
         return _find_spirv_tool(name)
     raise ValueError(f"unknown tool {name!r}")

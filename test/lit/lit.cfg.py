@@ -31,16 +31,16 @@ config.substitutions.append(("%clcoop", f"{py} -m clcoop.cli.compile_main"))
 config.substitutions.append(("%python", py))
 config.substitutions.append(("%inputs", os.path.join(os.path.dirname(__file__), "Inputs")))
 config.substitutions.append(("%examples", os.path.join(root, "examples")))
-# LLVM's FileCheck where llvm-22 is installed (CI installs it: scripts/setup.sh), else the
-# PyPI package `filecheck` run through this interpreter. Both read the same CHECK lines; LLVM's
-# starts in milliseconds where Python's takes 0.1-0.2 s, and the tests run it 288 times (the
-# whole lit run on the loaded 2-core VM: 64 s with Python's, 30 s with LLVM's).
-filecheck = shutil.which("FileCheck-22") or shutil.which("FileCheck", path="/usr/lib/llvm-22/bin")
-config.substitutions.append(("FileCheck", filecheck or f"{py} -m filecheck"))
 config.substitutions.append(("%not", f"{py} {os.path.join(root, 'test', 'lit', 'not.py')}"))
 
 
 from clcoop.spirv.tools import find_tool  # noqa: E402  (one way to locate the tools)
+
+# LLVM's FileCheck where llvm-22 is installed (CI installs it: scripts/setup.sh), else the
+# PyPI package `filecheck` run through this interpreter. Both read the same CHECK lines; LLVM's
+# starts in milliseconds where Python's takes 0.1-0.2 s, and the tests run it 288 times (the
+# whole lit run on the loaded 2-core VM: 64 s with Python's, 30 s with LLVM's).
+config.substitutions.append(("FileCheck", find_tool("FileCheck", required=False) or f"{py} -m filecheck"))
 
 # External tools: tests that need them say `REQUIRES: llc` / `REQUIRES: spirv-tools` / `REQUIRES: clang`.
 llc = find_tool("llc", required=False)
