@@ -98,7 +98,7 @@ def _locate(name):
 
 
 def find_tool(name, required=True):
-    """Absolute path of `name` ('llc', 'spirv-val', 'spirv-dis', 'spirv-link', 'spirv-as').
+    """Absolute path of `name` ('llc', 'opt', 'FileCheck', 'spirv-val', 'spirv-dis', 'spirv-link', 'spirv-as').
 
     Raises ToolMissing (saying what to install) when absent and `required`; else returns None.
     """
