@@ -44,6 +44,19 @@ def member_path(t, name):
     return None
 
 
+# (checker class, node class) -> (its expr_<node class> function or None, whether it takes
+# `expected`): found once per pair, not by a name made and looked up at every node (pocl's
+# test_bitselect.cl checks ~26,000 expressions).
+_EXPR_METHODS = {}
+
+
+def _expr_method(checks_class, node_class):
+    function = getattr(checks_class, "expr_" + node_class.__name__, None)
+    entry = _EXPR_METHODS[checks_class, node_class] = \
+        (function, function is not None and function.__code__.co_argcount > 2)
+    return entry
+
+
 class ExpressionChecks:
     """Types expressions; the `expressions` every rule part receives: .expr(node,
     expected=None), .rvalue(e), .condition(node), .to_bool(e, node), .sizeof(t, node),
@@ -127,12 +140,15 @@ class ExpressionChecks:
     def expr(self, node, expected=None):
         """Type an expression. `expected` is the destination type where C gives one
         (initializer, assignment, return, argument): coop_mat_load/init take it."""
-        method = getattr(self, "expr_" + type(node).__name__, None)
-        if method is None:
+        entry = _EXPR_METHODS.get((type(self), type(node)))
+        if entry is None:
+            entry = _expr_method(type(self), type(node))
+        function, takes_expected = entry
+        if function is None:
             self.ctx.fail(f"unsupported expression '{type(node).__name__}'", node)
-        if method.__code__.co_argcount > 2:
-            return method(node, expected)
-        return method(node)
+        if takes_expected:
+            return function(self, node, expected)
+        return function(self, node)
 
     def expr_Constant(self, node):
         return self.literals.expr_Constant(node)

@@ -21,6 +21,7 @@ from clcoop.frontend.llvm_types import (EVENT_IR, I1, I8, I32, CoopMatIRType, Lo
 from clcoop.frontend.lower_asm import lower_asm
 from clcoop.frontend.lower_expr import ExpressionLowering, copies_aggregate, is_volatile_access
 # llvmlite keeps a value's reference (`%"name"`) and an instruction's text in these attributes.
+from clcoop.frontend.lower_builder import Builder
 from clcoop.frontend.lower_print import REFERENCE_CACHE, TEXT_CACHE, module_text
 
 OCL_VERSION = (3, 0)
@@ -133,6 +134,7 @@ class Lowerer:
         self.globals = {}          # tast.Var -> ir.GlobalVariable
         self.declared = {}         # callee name -> ir.Function
         self.structs = {}          # StructType -> ir.IdentifiedStructType
+        self.vector_types = {}     # (element's name, kind, bits; count) -> ir.VectorType
         self.struct_suffixes = {}  # type name base -> the number its next duplicate tries first
         self.pending_impls = []    # (kernel, spir_func copy) still to define
         self.fn = None
@@ -159,7 +161,7 @@ class Lowerer:
         if isinstance(t, T.AtomicType):
             return scalar_ir(t.value)
         if isinstance(t, T.VectorType):
-            return ir.VectorType(scalar_ir(t.elem), t.count)
+            return self.vector_type(t)
         if isinstance(t, T.PointerType):
             return ptr_type(t.addrspace)
         if isinstance(t, T.ArrayType):
@@ -171,6 +173,17 @@ class Lowerer:
         if isinstance(t, T.StructType):
             return self.struct_type(t)
         raise RuntimeError(f"lower: no LLVM type for {t!r}")
+
+    def vector_type(self, t):
+        """One ir.VectorType per element and count: a type's text is made at its first
+        printing and kept on it, and a new object per value (28,000 asked for in pocl's
+        test_bitselect.cl) made that text again for most instructions."""
+        elem = t.elem
+        key = (elem.name, elem.kind, elem.bits, t.count)       # what scalar_ir reads, and the count
+        vector = self.vector_types.get(key)
+        if vector is None:
+            vector = self.vector_types[key] = ir.VectorType(scalar_ir(elem), t.count)
+        return vector
 
     def struct_type(self, t):
         if t in self.structs:
@@ -436,7 +449,7 @@ class Lowerer:
         irf.scope = ValueNames(irf.scope)        # before any block: a block keeps its scope
         self.opt_attrs(irf)
         entry = irf.append_basic_block("entry")
-        self.builder = ir.IRBuilder(entry)
+        self.builder = Builder(entry)
         self.subprogram = None
         if self.debug is not None and fn.loc is not None:
             self.subprogram = self.debug.subprogram(
@@ -925,32 +938,53 @@ def _rename_function(fn):
     void = ir.VoidType
     for block in fn.blocks:
         definitions.append(block)
-        for inst in block.instructions:
+        instructions = block.instructions
+        for inst in instructions:
             # A text that spelled an old name goes (none are made before printing).
             inst.__dict__.pop(TEXT_CACHE, None)
-            if not isinstance(inst.type, void):
-                definitions.append(inst)
+        definitions += [inst for inst in instructions if not isinstance(inst.type, void)]
     names.update([value._name for value in definitions])
     counter = number = 0
+    named = _NAMED_REFERENCE
     for value in definitions:
         name = value._name
-        # _DEDUP_SUFFIX (`\.\d+$`) without the regular expression: `\d` is what isdecimal
-        # takes, and no value name ends in a newline (which `$` would also allow).
-        new, dot, suffix = name.rpartition(".")
-        if not dot or not suffix.isdecimal():
-            continue
-        names.discard(name)
-        value.__dict__.pop(REFERENCE_CACHE, None)
-        if new:
-            unique = new
-            while unique in names:
-                counter += 1
-                unique = f"{new}{counter}"
-            names.add(unique)
-            value._name = unique
-        else:                   # a `.N` temporary: unnamed, numbered in definition order
-            _number_value(value, number)
-            number += 1
+        if "." in name:
+            # _DEDUP_SUFFIX (`\.\d+$`) without the regular expression: `\d` is what
+            # isdecimal takes, and no value name ends in a newline (which `$` would allow).
+            new, _, suffix = name.rpartition(".")
+            if suffix.isdecimal():
+                names.discard(name)
+                if not new:     # a `.N` temporary: unnamed, numbered in definition order
+                    _number_value(value, number)
+                    number += 1
+                    continue
+                name = new
+                while name in names:
+                    counter += 1
+                    name = f"{new}{counter}"
+                names.add(name)
+                value._name = name
+        if type(value)._get_reference is named and "\\" not in name and '"' not in name:
+            value.__dict__[REFERENCE_CACHE] = f'%"{name}"'      # _name_reference's commonest case
+        else:
+            _name_reference(value, name)
+
+
+def _name_reference(value, name):
+    """Keep `value`'s reference text (what llvmlite's NamedValue._get_reference makes of its
+    final name) now: the module's printer then finds it made (its first use cost ~1 us a
+    value there, about a fifth of printing a large module). A class with a reference of
+    its own makes it itself when printed."""
+    kept = value.__dict__
+    if type(value)._get_reference is not _NAMED_REFERENCE:
+        kept.pop(REFERENCE_CACHE, None)
+    elif "\\" in name or '"' in name:
+        kept[REFERENCE_CACHE] = '%"{0}"'.format(name.replace("\\", "\\5c").replace('"', "\\22"))
+    else:
+        kept[REFERENCE_CACHE] = f'%"{name}"'
+
+
+_NAMED_REFERENCE = ir.NamedValue._get_reference
 
 
 def _number_value(value, number):
@@ -1039,9 +1073,16 @@ def _source_name(unit):
 _FN_MD_COMMA = re.compile(r"(![A-Za-z_.]+ ![0-9]+),(?= !)")
 
 
-_DEFINE_LINE = re.compile(r"^define .*$", re.MULTILINE)
-
-
 def _fix_function_metadata(text):
-    """llvmlite separates function metadata attachments by commas; LLVM wants spaces."""
-    return _DEFINE_LINE.sub(lambda line: _FN_MD_COMMA.sub(r"\1", line[0]), text)
+    """llvmlite separates function metadata attachments by commas; LLVM wants spaces. Only a
+    `define` line has them (a function's prototype): those lines alone are searched, found by
+    their start (the whole module's text through a regular expression took as long as a
+    tenth of its printing; _fix_function_metadata_by_lines in test_lower_names is that one)."""
+    parts = text.split("\ndefine ")
+    start = 0 if text.startswith("define ") else 1
+    for k in range(start, len(parts)):
+        line, newline, rest = parts[k].partition("\n")
+        fixed = _FN_MD_COMMA.sub(r"\1", line)
+        if fixed != line:
+            parts[k] = fixed + newline + rest
+    return "\ndefine ".join(parts)

@@ -148,3 +148,63 @@ def test_the_builtin_type_names_are_one_read_only_table_per_target():
         assert table["size_t"] == target.size_t and table["float4"] == T.VectorType(T.FLOAT, 4)
         with pytest.raises(TypeError):
             table["float4"] = T.INT
+
+
+def _scalar_types():
+    from clcoop.frontend import types as T
+    return [value for value in vars(T).values() if isinstance(value, T.ScalarType)]
+
+
+def test_scalar_types_compare_as_their_records_compare():
+    from clcoop import records
+    from clcoop.frontend import types as T
+    scalars = _scalar_types()
+    copies = [T.ScalarType(t.name, t.kind, t.bits, t.signed) for t in scalars]
+    others = [T.VectorType(T.INT, 4), T.PointerType(T.INT, T.GLOBAL, False), "int", 32, None]
+    assert len(scalars) >= 15
+    for a in scalars + copies:
+        for b in scalars + copies + others:
+            assert (a == b) == (records._record_eq(a, b) is True), (a, b)
+            assert (a != b) == (records._record_eq(a, b) is not True), (a, b)
+            if a == b:
+                assert hash(a) == hash(b)
+    assert T.ScalarType.__eq__ is not records._record_eq      # the field-by-field comparison
+
+
+def test_each_expression_class_finds_its_method_once(monkeypatch):
+    from clcoop.frontend import check_expr
+    monkeypatch.setattr(check_expr, "_EXPR_METHODS", {})
+    found = []
+    real = check_expr._expr_method
+
+    def counted(checks_class, node_class):
+        found.append(node_class.__name__)
+        return real(checks_class, node_class)
+    monkeypatch.setattr(check_expr, "_expr_method", counted)
+    source = "kernel void k(global int *o) {\n" + "".join(
+        f"    o[{i}] = o[{i + 1}] * {i} + (int)(o[0] > {i} ? 1.5f : 2.0f);\n" for i in range(20)) + "}\n"
+    from clcoop.frontend import driver
+    driver.compile_source(source, driver.CompileOptions(filename="k.cl"))
+    assert len(found) == len(set(found)) and {"ArrayRef", "BinaryOp", "Cast", "TernaryOp", "Constant"} <= set(found)
+    for (checks_class, node_class), (function, takes_expected) in check_expr._EXPR_METHODS.items():
+        method = getattr(checks_class, "expr_" + node_class.__name__)
+        assert function is method and takes_expected == (method.__code__.co_argcount > 2)
+
+
+def test_an_expression_class_without_a_method_is_reported_as_before():
+    import pytest
+    from clcoop.frontend import check_expr
+
+    class Failed(Exception):
+        pass
+
+    class Context:
+        def fail(self, message, node):
+            raise Failed(message, node)
+    checks = check_expr.ExpressionChecks.__new__(check_expr.ExpressionChecks)
+    checks.ctx = Context()
+    node = c_ast.EmptyStatement()
+    for _ in range(2):          # found, then kept
+        with pytest.raises(Failed) as failed:
+            checks.expr(node)
+        assert failed.value.args == ("unsupported expression 'EmptyStatement'", node)

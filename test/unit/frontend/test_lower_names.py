@@ -160,3 +160,85 @@ def test_a_defined_functions_values_register_through_value_names(monkeypatch):
                                     driver.CompileOptions(filename="k.cl")).ir
     assert registered.count("add") == 2 and "y" in registered
     assert "%y = alloca" in ir_text and "%add = add" in ir_text and "%add1 = add" in ir_text
+
+
+def _references_made_by_llvmlite(module):
+    """Each block's and value-defining instruction's reference as llvmlite makes it from
+    the value's name (its kept text dropped first), with the kept text."""
+    made = {}
+    for fn in module.functions:
+        for block in fn.blocks:
+            for value in [block] + [i for i in block.instructions if not isinstance(i.type, ir.VoidType)]:
+                kept = value.__dict__.pop(lower.REFERENCE_CACHE, None)
+                # An unnamed temporary's reference is its number (`%3`), kept since it was
+                # numbered: llvmlite would write `%""`.
+                made[id(value)] = (value.get_reference() if value._name else kept, kept)
+                if kept is not None:
+                    value.__dict__[lower.REFERENCE_CACHE] = kept
+    return made
+
+
+def test_renaming_keeps_each_values_final_reference_as_llvmlite_would_make_it():
+    module = _handwritten()
+    f = module.get_global("f")
+    b = ir.IRBuilder(f.blocks[0])
+    b.position_at_start(f.blocks[0])
+    b.add(f.args[0], f.args[1], name='q"uote\\d.3')       # escaped by llvmlite's reference
+    b.add(f.args[0], f.args[1], name='plain"')
+    lower._clang_like_names(module)
+    references = _references_made_by_llvmlite(module)
+    # Every renamed or named value's reference was kept by the renaming, and it is llvmlite's.
+    assert all(kept is not None for _, kept in references.values())
+    assert all(made == kept for made, kept in references.values())
+    assert '%"q\\22uote\\5cd"' in str(module) and '%"plain\\22"' in str(module)
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "examples").glob("*.cl"))[:8], ids=lambda p: p.name)
+def test_compiled_kernels_keep_llvmlites_references(path):
+    from clcoop.diagnostics import DiagnosticEngine
+    from clcoop.frontend import check
+    from clcoop.frontend.types import Target
+    options = driver.CompileOptions(filename=path.name)
+    diag = DiagnosticEngine()
+    target = Target(options.triple)
+    unit = check.check(driver.front_end(path.read_text(), options, diag), diag, target, options.fp_contract,
+                       options.cl_std)
+    lw = lower.Lowerer(target)
+    lw.lower_unit(unit)
+    lower._clang_like_names(lw.module)
+    assert all(made == kept for made, kept in _references_made_by_llvmlite(lw.module).values())
+
+
+_DEFINE_LINE = __import__("re").compile(r"^define .*$", __import__("re").MULTILINE)
+
+
+def _fix_function_metadata_by_lines(text):
+    """The regular expression over every line that lower._fix_function_metadata replaces."""
+    return _DEFINE_LINE.sub(lambda line: lower._FN_MD_COMMA.sub(r"\1", line[0]), text)
+
+
+@pytest.mark.parametrize("text", [
+    "define void @k() !a !1, !b !2, !c !3 {\n  ret void\n}\n",
+    '; ModuleID = "m"\ndefine void @k() !a !1, !b !2 {\nentry:\n  ret void\n}\n\ndefine void @g() {\n}\n'
+    "define void @h() !x !4, !y.z !5\n",
+    "declare void @d() !a !1, !b !2\n  define void @i() !a !1, !b !2\n",     # neither is a define line
+    "@g = global i32 0, !a !1, !b !2\ndefine void @k() !a !1, !b !2",        # no newline at the end
+    "",
+])
+def test_function_metadata_commas_are_fixed_on_define_lines_only(text):
+    assert lower._fix_function_metadata(text) == _fix_function_metadata_by_lines(text)
+
+
+def test_a_compiled_kernels_function_metadata_is_fixed_as_by_lines(monkeypatch):
+    texts = []
+    fix = lower._fix_function_metadata
+
+    def keep(text):
+        texts.append(text)
+        return fix(text)
+    monkeypatch.setattr(lower, "_fix_function_metadata", keep)
+    source = "kernel void k(global int *o, local float *l) { o[0] = 1; }\nvoid f(void) {}\n"
+    driver.compile_source(source, driver.CompileOptions(filename="k.cl"))
+    [text] = texts
+    assert "!kernel_arg_addr_space !" in text and text.count("\ndefine ") == 2
+    assert fix(text) == _fix_function_metadata_by_lines(text) != text

@@ -135,6 +135,28 @@ def test_pointer_and_integer_types_are_one_object_each_and_print_as_new_ones():
             assert llvm_types.scalar_ir(scalar) is ir.IntType(scalar.bits), name
 
 
+
+def test_vector_types_are_one_object_per_element_and_count_and_print_as_new_ones():
+    """Lowerer.value_type hands out one ir.VectorType per element type and count (its text
+    made once); each is equal to, and prints as, the new one it made before."""
+    from clcoop.frontend import llvm_types
+    from clcoop.frontend import types as T
+    lw = lower.Lowerer(Target(driver.CompileOptions(filename="k.cl").triple))
+    made = set()
+    for name, scalar in T.SCALARS.items():
+        if scalar.kind == "void":
+            continue
+        for count in (2, 3, 4, 8, 16):
+            vector = T.VectorType(scalar, count)
+            kept = lw.value_type(vector)
+            assert kept is lw.value_type(T.VectorType(T.ScalarType(*[getattr(scalar, f) for f in
+                                                                     ("name", "kind", "bits", "signed")]), count))
+            fresh = ir.VectorType(llvm_types.scalar_ir(scalar), count)
+            assert kept == fresh and str(kept) == str(fresh), (name, count)
+            made.add(id(kept))
+    assert len(made) == len(lw.vector_types) >= 5 * 10
+
+
 SPLATS = """
 kernel void k(global int4 *o, global float16 *f, global char8 *c, int x, float y, char z) {
     o[0] = (int4)(x) + x;  o[1] = x * o[1];  f[0] = y + f[1];  f[2] = (float16)(y);

@@ -1,0 +1,153 @@
+"""clcoop/frontend/lower_builder.py's Builder makes loads, stores, GEPs, casts and binary
+operators without llvmlite's constructor chain; llvmlite's IRBuilder is the oracle: the same
+calls on two identical modules must leave the same objects (class, attributes in order,
+names), the same blocks and the same names registered."""
+import pytest
+from llvmlite import ir
+
+from clcoop.frontend import driver, lower
+from clcoop.frontend.lower import ValueNames
+from clcoop.frontend.lower_builder import BINARY, CASTS, Builder
+
+I1, I8, I32, I64, F32, F64 = (ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64),
+                              ir.FloatType(), ir.DoubleType())
+PTR = ir.PointerType()
+
+
+def _plain(value):
+    """An attribute's value, comparable across the two modules: objects by class and name."""
+    if isinstance(value, (list, tuple)):
+        return type(value).__name__, [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, ir.Type):
+        return "type", type(value).__name__, str(value)
+    if isinstance(value, ir.Constant):
+        return "constant", str(value)
+    if isinstance(value, (ir.NamedValue, ir.Block)):
+        return type(value).__name__, value._name
+    return value
+
+
+def _state(value):
+    return type(value).__name__, [(k, _plain(v)) for k, v in vars(value).items()]
+
+
+def _function(builder_class, debug=False):
+    """A function with two arguments, its scope a ValueNames (as lower's), and a builder."""
+    module = ir.Module()
+    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR, I32]), "f")
+    fn.scope = ValueNames(fn.scope)
+    builder = builder_class(fn.append_basic_block("entry"))
+    if debug:
+        builder.debug_metadata = module.add_metadata([ir.Constant(I32, 7)])
+    return fn, builder
+
+
+def _each_way(steps, debug=False):
+    """Run steps(builder, fn) with llvmlite's IRBuilder and with Builder; return both states."""
+    states = []
+    for builder_class in (ir.IRBuilder, Builder):
+        fn, builder = _function(builder_class, debug)
+        made = steps(builder, fn)
+        block = fn.blocks[0]
+        states.append(([_state(v) for v in made], [_state(i) for i in block.instructions],
+                       sorted(fn.scope._useset), dict(fn.scope._basenamemap), builder._anchor, str(fn)))
+    return states
+
+
+def _memory(builder, fn):
+    pointer, count = fn.args
+    slot = builder.alloca(I32, name="slot")
+    made = [builder.load(pointer, name="x", align=4, typ=I32),
+            builder.load(pointer, name="x", typ=F32),             # a duplicate name, no alignment
+            builder.load(slot, name=""),                          # no type: llvmlite's own path
+            builder.store(count, pointer, align=4),
+            builder.store(count, slot),
+            builder.gep(pointer, [count], inbounds=True, name="arrayidx", source_etype=I32),
+            builder.gep(pointer, [ir.Constant(I32, 0), count], name="arrayidx", source_etype=ir.ArrayType(I32, 4)),
+            builder.gep(pointer, (count,), inbounds=False, name="", source_etype=I8)]
+    return made
+
+
+@pytest.mark.parametrize("debug", [False, True], ids=["plain", "dbg"])
+def test_loads_stores_and_geps_are_llvmlites(debug):
+    theirs, ours = _each_way(_memory, debug)
+    assert ours == theirs
+
+
+def _casts(builder, fn):
+    pointer, count = fn.args
+    wide = builder.sext(count, I64, name="conv")
+    real = builder.sitofp(count, F32, name="conv")
+    made = [builder.trunc(count, I8, name="conv"), builder.zext(count, I64), wide,
+            builder.fptrunc(builder.fpext(real, F64, name="ext"), F32, name="conv"),
+            builder.bitcast(real, I32, name="astype"), builder.fptoui(real, I32), builder.uitofp(count, F64),
+            builder.fptosi(real, I64, name="conv"), builder.ptrtoint(pointer, I64, name="p"),
+            builder.inttoptr(wide, PTR, name="p"), builder.addrspacecast(pointer, ir.PointerType(addrspace=1)),
+            builder.zext(count, I32, name="same")]      # no cast: the value itself
+    assert made[-1] is count
+    return made[:-1]
+
+
+def test_every_cast_is_llvmlites():
+    assert set(CASTS) == {"trunc", "zext", "sext", "fptrunc", "fpext", "bitcast", "addrspacecast",
+                          "fptoui", "uitofp", "fptosi", "sitofp", "ptrtoint", "inttoptr"}
+    theirs, ours = _each_way(_casts)
+    assert ours == theirs
+
+
+def _binaries(builder, fn):
+    _, count = fn.args
+    real = builder.sitofp(count, F32, name="conv")
+    made = []
+    for method in BINARY:
+        operand = real if method.startswith("f") else count
+        made.append(getattr(builder, method)(operand, operand, name=method.rstrip("_")))
+    made.append(builder.add(count, count, name="add", flags=["nsw"]))
+    made.append(builder.fmul(real, real, flags=("fast",)))
+    return made
+
+
+def test_every_binary_operator_is_llvmlites():
+    theirs, ours = _each_way(_binaries)
+    assert ours == theirs
+
+
+def test_mismatched_operands_and_pointers_fail_as_llvmlite_fails():
+    fn, builder = _function(Builder)
+    _, count = fn.args
+    with pytest.raises(ValueError, match="Operands must be the same type"):
+        builder.add(count, ir.Constant(I64, 1))
+    with pytest.raises(TypeError, match="not a pointer"):
+        builder.load(count, typ=I32)
+    with pytest.raises(TypeError, match="not a pointer"):
+        builder.store(count, count)
+    assert fn.blocks[0].instructions == []
+
+
+def test_a_compile_makes_its_instructions_through_builder(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("an instruction made through llvmlite's IRBuilder")
+    for method in ("load", "store", "gep", "sext", "mul", "add"):
+        monkeypatch.setattr(ir.IRBuilder, method, refuse)
+    source = "kernel void k(global int *o, global long *p) { int i = o[1] * 3; p[i] = i + o[2]; }"
+    ir_text = driver.compile_source(source, driver.CompileOptions(filename="k.cl")).ir
+    assert "getelementptr inbounds i64" in ir_text and "sext i32" in ir_text
+    monkeypatch.undo()
+    assert driver.compile_source(source, driver.CompileOptions(filename="k.cl")).ir == ir_text
+
+
+def test_the_lowerer_builds_functions_with_builder():
+    unit_source = "kernel void k(global int *o) { o[0] = 1; }"
+    options = driver.CompileOptions(filename="k.cl")
+    from clcoop.diagnostics import DiagnosticEngine
+    from clcoop.frontend import check
+    from clcoop.frontend.types import Target
+    diag = DiagnosticEngine()
+    target = Target(options.triple)
+    unit = check.check(driver.front_end(unit_source, options, diag), diag, target, options.fp_contract,
+                       options.cl_std)
+    lw = lower.Lowerer(target)
+    lw.lower_unit(unit)
+    assert type(lw.builder) is Builder
