@@ -89,6 +89,10 @@ _POSTFIX_START = frozenset(_POSTFIX_AFTER_LITERAL | {"LPAREN"})
 _CONSTANT_TOKENS = frozenset(_INT_CONST | _FLOAT_CONST | _CHAR_CONST)
 # What ends an assignment expression that is one operand (`1,` in a table, `x;`, `a[i]`).
 _EXPRESSION_END = frozenset({"COMMA", "RBRACE", "SEMI", "RPAREN", "RBRACKET", "COLON"})
+# The first tokens of a cast expression that the base parser's cast and unary rules take
+# themselves (C99 6.5.3, 6.5.4); any other starts a postfix expression (_parse_cast_expression).
+_CAST_OR_UNARY_START = frozenset({"LPAREN", "PLUSPLUS", "MINUSMINUS", "AND", "TIMES", "PLUS", "MINUS",
+                                  "NOT", "LNOT", "SIZEOF", "_ALIGNOF"})
 
 _IDENT_CHARS = re.compile(r"[A-Za-z0-9_]+")
 
@@ -128,6 +132,7 @@ _ID_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_$")
 _ID_RULE = re.compile(r"[a-zA-Z_$][0-9a-zA-Z_$]*")
 _BLANKS = re.compile(r"[ \t]+")
 _KEYWORDS = _c_lexer._keyword_map
+_TOKEN = _c_lexer._Token
 _PUNCTUATORS_ONLY = {first: bucket for first, bucket in _c_lexer._fixed_tokens_by_first.items()
                      if first not in "/."}
 _PUNCTUATOR_TYPES = {entry.literal: entry.tok_type for bucket in _PUNCTUATORS_ONLY.values()
@@ -171,39 +176,42 @@ class ClcoopLexer(OpenCLCLexer):
             text = self._lexdata
             pos = self._pos
             n = len(text)
+            match = _NAME_OR_PUNCTUATOR.match
             while pos < n:
                 # Blanks, then a name or a punctuator, in one match: group 1 a name (not
                 # followed by a quote: `L"x"`, `u8'c'` are literals; nor, backtracking, by a
                 # name character), group 2 the longest punctuator at that place.
-                m = _NAME_OR_PUNCTUATOR.match(text, pos)
+                m = match(text, pos)
                 if m is not None:
-                    self._pos = m.end()
-                    value = m.group(1)
-                    if value is not None:
-                        tok_type = _KEYWORDS.get(value, "ID")
-                        if tok_type == "ID":
+                    # Every group ends where the match does (only lookaheads follow them);
+                    # lastindex is the group that matched (the string's inner groups close
+                    # inside group 4).
+                    end = m.end()
+                    self._pos = end
+                    group = m.lastindex
+                    start = m.start(group)
+                    value = text[start:end]
+                    if group == 1:
+                        tok_type = _KEYWORDS.get(value)
+                        if tok_type is None:
                             if self.type_lookup_func(value):
                                 tok_type = "TYPEID"
                             else:
                                 tok_type = self._extra_keywords.get(value, "ID")
-                        return _c_lexer._Token(tok_type, value, self._lineno, m.start(1) - self._line_start + 1)
-                    value = m.group(2)
-                    if value is not None:
-                        tok = _c_lexer._Token(_PUNCTUATOR_TYPES[value], value, self._lineno,
-                                              m.start(2) - self._line_start + 1)
+                        return _TOKEN(tok_type, value, self._lineno, start - self._line_start + 1)
+                    if group == 2:
+                        tok = _TOKEN(_PUNCTUATOR_TYPES[value], value, self._lineno, start - self._line_start + 1)
                         if value == "{":
                             self.on_lbrace_func()
                         elif value == "}":
                             self.on_rbrace_func()
                         return tok
-                    value = m.group(3)
-                    if value is not None:
-                        start = m.start(3)
+                    if group == 3:
                         tok_type = ("INT_CONST_DEC" if value[0] != "0" else
                                     "INT_CONST_HEX" if value[1:2] in ("x", "X") else "INT_CONST_OCT")
                     else:
-                        value, start, tok_type = m.group(4), m.start(4), "STRING_LITERAL"
-                    return _c_lexer._Token(tok_type, value, self._lineno, start - self._line_start + 1)
+                        tok_type = "STRING_LITERAL"
+                    return _TOKEN(tok_type, value, self._lineno, start - self._line_start + 1)
                 first = text[pos]
                 if first == "\n":
                     self._lineno += 1
@@ -278,6 +286,8 @@ class ClcoopParser(OpenCLCParser):
 
     def __init__(self, **kwds):
         super().__init__(**kwds)
+        # The lexer asks the scopes directly (the base's _lex_type_lookup_func only calls it).
+        self.clex.type_lookup_func = self._is_type_in_scope
         self.errors = []            # SyntaxErrorAt, in order
         self._last_token = None
         self._pending_primary = None   # a compound literal whose postfix operators follow
@@ -292,13 +302,17 @@ class ClcoopParser(OpenCLCParser):
         (`ending` True) or is not (False) in `ends`, else None with nothing consumed. The
         second token is looked at only after the first qualifies: lexing it may cross a
         #line marker, and an error is reported in the lexer's current file."""
-        first = self._peek()
+        # Buffered tokens read in place (no lexing, so no side effect); else through _peek.
+        tokens = self._tokens
+        buffer = tokens._buffer
+        index = tokens._index
+        first = buffer[index] if index < len(buffer) else self._peek()
         if first is None or self._pending_primary is not None:
             return None
         kind = first.type
         if kind != "ID" and kind not in _CONSTANT_TOKENS:
             return None
-        after = self._peek(2)
+        after = buffer[index + 1] if index + 1 < len(buffer) else self._peek(2)
         if after is not None and (after.type in ends) != ending:
             return None
         return self._parse_identifier() if kind == "ID" else self._parse_constant()
@@ -308,8 +322,24 @@ class ClcoopParser(OpenCLCParser):
         return operand if operand is not None else super()._parse_assignment_expression()
 
     def _parse_cast_expression(self):
+        """One-token operands as above; an operand that starts with no `(`, unary operator,
+        sizeof or _Alignof goes to the postfix rule directly, where the base parser's cast
+        rule tries a parenthesized type name and its unary rule compares the token with
+        each of its operators first (test_parse_fast_paths: the base's rules are the oracle)."""
         operand = self._one_token_operand(_POSTFIX_START, False)
-        return operand if operand is not None else super()._parse_cast_expression()
+        if operand is not None:
+            return operand
+        kind = self._peek_type()
+        if kind is not None and kind not in _CAST_OR_UNARY_START:
+            return self._parse_postfix_expression()
+        return super()._parse_cast_expression()
+
+    def _try_parse_paren_type_name(self):
+        """The base parser's, without marking the token stream where the next token is no `(`
+        (twice for every operand: in the cast and the postfix rules)."""
+        if self._peek_type() != "LPAREN":
+            return None
+        return super()._try_parse_paren_type_name()
 
     # The token stream's peek and next inline: a buffered token is read from the buffer,
     # and the token one past the buffer's end (nearly every unbuffered one) is lexed and
@@ -362,10 +392,18 @@ class ClcoopParser(OpenCLCParser):
         """The base parser's Coord, the file read from the lexer without its property."""
         return Coord(self.clex._filename, lineno, column)
 
+    def _tok_coord(self, tok):
+        """The base parser's _tok_coord with _coord inline (a Coord for ~every other token)."""
+        return Coord(self.clex._filename, tok.lineno, tok.column)
+
     def _parse_postfix_expression(self):
         """The base parser returns a compound literal without its postfix operators
-        (`(int[]){5, 6}[1]`) and without a location: both added here (C99 6.5.2)."""
+        (`(int[]){5, 6}[1]`) and without a location: both added here (C99 6.5.2). An
+        expression that starts with no `(` is no compound literal: its primary expression
+        and postfix operators are parsed by _postfix_operators."""
         start = self._peek()
+        if start is not None and start.type != "LPAREN":
+            return self._postfix_operators(self._parse_primary_expression())
         expr = super()._parse_postfix_expression()
         if isinstance(expr, c_ast.CompoundLiteral):
             if expr.coord is None and start is not None:
@@ -374,6 +412,40 @@ class ClcoopParser(OpenCLCParser):
                 self._pending_primary = expr
                 expr = super()._parse_postfix_expression()
         return expr
+
+    def _postfix_operators(self, expr):
+        """The base parser's loop over the postfix operators after a primary expression
+        (C99 6.5.2), the next token's type looked at once per operator where the base
+        accepts each of `[`, `(`, then compares with `.`, `->`, `++`, `--` in turn: five
+        calls after every operand that has none (test_parse_fast_paths)."""
+        while True:
+            kind = self._peek_type()
+            if kind == "LBRACKET":
+                self._advance()
+                sub = self._parse_expression()
+                self._expect("RBRACKET")
+                expr = c_ast.ArrayRef(expr, sub, expr.coord)
+            elif kind == "LPAREN":
+                self._advance()
+                if self._peek_type() == "RPAREN":
+                    self._advance()
+                    args = None
+                else:
+                    args = self._parse_argument_expression_list()
+                    self._expect("RPAREN")
+                expr = c_ast.FuncCall(expr, args, expr.coord)
+            elif kind == "PERIOD" or kind == "ARROW":
+                op_tok = self._advance()
+                name_tok = self._advance()
+                if name_tok.type not in ("ID", "TYPEID"):
+                    self._parse_error("Invalid struct reference", self._tok_coord(name_tok))
+                field = c_ast.ID(name_tok.value, self._tok_coord(name_tok))
+                expr = c_ast.StructRef(expr, op_tok.value, field, expr.coord)
+            elif kind == "PLUSPLUS" or kind == "MINUSMINUS":
+                tok = self._advance()
+                expr = c_ast.UnaryOp("p" + tok.value, expr, expr.coord)
+            else:
+                return expr
 
     def _parse_asm_argument_expression_list(self):
         """GNU asm operands (GCC "Extended Asm"): `"constraint"(expr)`, each optionally named
@@ -471,6 +543,17 @@ class ClcoopParser(OpenCLCParser):
         return tok
 
     def _expect(self, token_type):
+        """The next token, which must be of `token_type`; a buffered one (nearly always:
+        the rules peek before they expect) taken as _advance takes it, without the calls."""
+        tokens = self._tokens
+        index = tokens._index
+        buffer = tokens._buffer
+        if index < len(buffer):
+            tok = buffer[index]
+            if tok is not None and tok.type == token_type:
+                tokens._index = index + 1
+                self._last_token = tok
+                return tok
         tok = self._peek()
         if tok is None or tok.type != token_type:
             self._error_expected(token_type, tok)

@@ -406,7 +406,12 @@ def _trailing_pp_number(run):
 
 
 def _emit_tokens(pp, writer, state):
-    """Drain pcpp's token stream into the writer, checking what pcpp lets through."""
+    """Drain pcpp's token stream into the writer, checking what pcpp lets through.
+
+    Per token, the work is what _record_expansion and the writer's methods did, inline:
+    a macro-heavy file writes ~55,000-70,000 expanded tokens (pocl's test_bitselect.cl,
+    test_as_type.cl), and calls and attribute lookups were a third of their writing
+    (issue 26, throughput; test_preprocess_fast_paths: the calls are the oracle)."""
     pending_quote = None
     previous = None
     adjacent = False   # a token was written with no whitespace token since
@@ -415,12 +420,20 @@ def _emit_tokens(pp, writer, state):
     # pcpp's token() is its parser generator less the ignored types, and None (the parser
     # dropped) at the end: iterated here without a call per token.
     ignore = pp.ignore
+    # Changed in place only while the loop runs (define/undef empty the chains, a drain
+    # empties the records, the writer appends to its parts), so read once.
+    macro_table = pp.macros
+    chains = pp.expansion_chains
+    add_record = pp.expansion_records.append
+    parts = writer.parts
+    long_chain = _LONG_CHAIN
     written = 0     # tokens written: added to state["tokens"] however the loop ends
     try:
         for tok in pp.parser:
-            if tok.type in ignore:
+            kind = tok.type
+            if kind in ignore:
                 continue
-            if tok.type in _WS_TYPES:
+            if kind in _WS_TYPES:
                 previous = None
                 adjacent = False
                 continue
@@ -444,51 +457,69 @@ def _emit_tokens(pp, writer, state):
                 if on_a_line and starts[line - 1] <= lexpos and (line == len(starts) or lexpos < starts[line]):
                     pos = (line, lexpos - starts[line - 1] + 1)
             if pos is None:
-                if file == writer.file and writer.line > line:
+                out_file = writer.file
+                if file == out_file and writer.line > line:
                     line = writer.line
                 # A token from a macro expansion, written after a space, unless it continues a
                 # number: pcpp lexes e.g. the hex float 0x1.fffffep127f of FLT_MAX as several
                 # tokens, which must stay one pp-number (C99 6.4.8), and `x##f` with x = 0.5
                 # gives the argument's tokens 0 . 5 then f (6.10.3.3: one pp-number 0.5f).
                 # (_continues_pp_number's first two tests inline: most tokens fail them.)
-                if writer.file is None or line > writer.line or file != writer.file:
+                if out_file is None or line > writer.line or file != out_file:
                     writer._new_line(file, line)
                     glued = False
                 else:
                     glued = adjacent and (value[:1].isalnum() or value[:1] in "._+-") \
                         and (writer.run[-1:].isalnum() or writer.run[-1:] in "_.+-") \
                         and _continues_pp_number(writer.run, value)
+                out_col = writer.col
                 if glued:
                     writer.run += value
                 else:
                     writer.run = value
-                    if writer.col > 1:
-                        writer.parts.append(" ")
-                        writer.col += 1
-                writer.parts.append(value)
-                out_col = writer.col
-                writer.col += len(value)
+                    if out_col > 1:
+                        parts.append(" ")
+                        out_col += 1
+                parts.append(value)
+                writer.col = out_col + len(value)
                 writer.last_expanded = True
-                if entry is not None:
-                    _record_expansion(pp, tok, entry, file, writer.line, out_col, invocation_cols)
                 previous = None
                 adjacent = True
+                if entry is None:
+                    continue
+                # _record_expansion, inline: the chain of macros the token came from (each
+                # macro once: test_preprocess_fast_paths compares with its calls).
+                macros = getattr(tok, "expanded_from", None)
+                if not macros:
+                    continue
+                name = macros[-1]
+                if name not in macro_table:
+                    continue
+                if len(macros) > long_chain:
+                    defined = _long_chain_defined(pp, macros)
+                else:
+                    key = tuple(macros)
+                    defined = chains.get(key)
+                    if defined is None:
+                        defined = _chain_defined(pp, key)
+                add_record((file, writer.line, out_col, invocation_cols.get((file, tok.lineno), 1), name,
+                            defined, entry, lexpos, value, tok.lineno))
                 continue
             line, col = pos
             if not getattr(tok, "expanded_from", None):     # not an argument of a macro invocation
-                invocation_cols[(file, line)] = col + len(tok.value)
+                invocation_cols[(file, line)] = col + len(value)
             # pcpp lexes an unterminated comment or string as single punctuation tokens.
-            if tok.type == "CPP_STAR" and previous is not None and previous[0] == "CPP_FSLASH" \
+            if kind == "CPP_STAR" and previous is not None and previous[0] == "CPP_FSLASH" \
                     and previous[1:] == (tok.source, line, col - 1):
                 pp.diag.error("unterminated /* comment", SourceLocation(file, line, col - 1))
                 return
-            if tok.type in ("CPP_DQUOTE", "CPP_SQUOTE") and pending_quote is None:
-                pending_quote = tok.value
-                pp.diag.error(f"missing terminating {tok.value} character" if tok.value == "'"
+            if kind in ("CPP_DQUOTE", "CPP_SQUOTE") and pending_quote is None:
+                pending_quote = value
+                pp.diag.error(f"missing terminating {value} character" if value == "'"
                               else "missing terminating '\"' character",
                               SourceLocation(file, line, col))
-            previous = (tok.type, tok.source, line, col)
-            writer.original(file, line, col, tok.value, adjacent)
+            previous = (kind, tok.source, line, col)
+            writer.original(file, line, col, value, adjacent)
             adjacent = True
         pp.parser = None
     finally:
@@ -518,28 +549,32 @@ def _record_expansion(pp, tok, entry, file, line, col, invocation_cols):
     # The chain's Macros as the table holds them now: the same for every token of the same
     # chain until a macro is defined or undefined (which empties expansion_chains), except
     # __FILE__, which pcpp puts back after an #include without define (not kept).
-    chains = pp.expansion_chains
     if len(macros) > _LONG_CHAIN:
-        # Found by the list itself: pcpp's lists only grow (appends), so one list at one
-        # length is one chain; the entry keeps the list, so its id is not reused while the
-        # entry stands. The key, two ints, is never a chain of names (the other entries).
-        # One list is shared by every copy of a token and every use of an argument: 50,448
-        # of test_bitselect.cl's 54,059 expanded tokens have chains of 108 names, made into
-        # a tuple and hashed for each token before.
-        found = chains.get((id(macros), len(macros)))
-        if found is None:
-            defined = _chain_defined(pp, tuple(macros))
-            if "__FILE__" not in macros:
-                chains[(id(macros), len(macros))] = (macros, defined)
-        else:
-            defined = found[1]
+        defined = _long_chain_defined(pp, macros)
     else:
         key = tuple(macros)
-        defined = chains.get(key)
+        defined = pp.expansion_chains.get(key)
         if defined is None:
             defined = _chain_defined(pp, key)
     pp.expansion_records.append((file, line, col, invocation_cols.get((file, tok.lineno), 1), name,
                                  defined, entry, getattr(tok, "lexpos", None), tok.value, tok.lineno))
+
+
+def _long_chain_defined(pp, macros):
+    """_chain_defined of a chain of more than _LONG_CHAIN names, found by the list itself:
+    pcpp's lists only grow (appends), so one list at one length is one chain; the entry
+    keeps the list, so its id is not reused while the entry stands. The key, two ints, is
+    never a chain of names (the other entries). One list is shared by every copy of a token
+    and every use of an argument: before _expanded_at, 50,448 of test_bitselect.cl's 54,059
+    expanded tokens had chains of 108 names, made into a tuple and hashed for each token."""
+    chains = pp.expansion_chains
+    found = chains.get((id(macros), len(macros)))
+    if found is not None:
+        return found[1]
+    defined = _chain_defined(pp, tuple(macros))
+    if "__FILE__" not in macros:
+        chains[(id(macros), len(macros))] = (macros, defined)
+    return defined
 
 
 def _chain_defined(pp, key):

@@ -8,6 +8,7 @@ tokens those pycparser's own matching gives."""
 from pathlib import Path
 
 import pytest
+from pycparser import c_ast
 from pycparserext.ext_c_parser import OpenCLCParser
 
 from clcoop.diagnostics import DiagnosticEngine
@@ -36,6 +37,20 @@ SOURCES = {
         }
         kernel void k(global float *o) { float4 v = (float4)(1, 2, 3, 4); o[0] = v.x; o[1] = 0.5h; }
         """,
+    "postfix operators": """
+        typedef struct { int v[4]; int (*f)(int); } R;
+        typedef int T;
+        struct Q { R r; struct Q *next; T T2; };
+        int h(int x) { return x; }
+        int (*pick(int k))(int) { return h; }
+        int g(struct Q *q, R *r, int i) {
+            i = q->next->r.v[i]++ + r[0].v[1]-- - q[i].r.f(i)--;
+            i = pick(1)(2) + (h)(3) + ((int[]){1, 2})[i] + (R){{1}, h}.v[0] + sizeof q->r.v[1];
+            i = -q->next[0].r.v[2] * !i + ~i[q->r.v] + *&i + ++i + --i + (int)+i + i++ + i--;
+            i = h(h(h(i))) + q->T2 + r->f(i)[&i - &i] + (R){0}.v[1]++ + (T){3};
+            return q->r.v[h(i) ? i : -i];
+        }
+        """,
     "statement expressions and strings": """
         constant char *names[] = {"a", "b" "c", "d"};
         int g(int x) { int y = ({ int t = x; t + 1; }); return y; }
@@ -43,7 +58,12 @@ SOURCES = {
 }
 
 ERRORS = ["int f(int x) { return x 1; }\n", "int t[] = {1, 2 3};\n", "int f() { x; }\n",
-          "int f(int x) { int y = x\n return y; }\n"]
+          "int f(int x) { int y = x\n return y; }\n",
+          # postfix operators cut short, a struct reference without a name, end of file
+          "struct S { int a; } s; int f(int x) { return s.1 + s->; }\n",
+          "int f(int *p) { return p[1 + f(p, ; }\nint g(int x) { return x++ ++ x; }\n",
+          "int f(int *p) { return p[0](1)(2)[3]", "int f(int x) { return x. }\n",
+          "int f(int x) { return (x)(1 +) + x->y[; }\nint g() { return h(1, 2 }\n"]
 
 
 def _parse(text):
@@ -61,12 +81,45 @@ def _advance_through_the_stream(self):
     return tok
 
 
+def _expect_through_peek(self):
+    """ClcoopParser._expect as it was before a buffered token was taken in place."""
+    def expect(token_type):
+        tok = self._peek()
+        if tok is None or tok.type != token_type:
+            self._error_expected(token_type, tok)
+        return self._advance()
+    return expect
+
+
+def _postfix_through_the_base(self):
+    """ClcoopParser._parse_postfix_expression as it was before _postfix_operators: every
+    postfix expression through the base parser's rule."""
+    start = self._peek()
+    expr = OpenCLCParser._parse_postfix_expression(self)
+    if isinstance(expr, c_ast.CompoundLiteral):
+        if expr.coord is None and start is not None:
+            expr.coord = self._tok_coord(start)
+        if self._peek_type() in P._POSTFIX_AFTER_LITERAL:
+            self._pending_primary = expr
+            expr = OpenCLCParser._parse_postfix_expression(self)
+    return expr
+
+
 def _full_descent(monkeypatch):
     """The base parser's methods in place of the fast ones, and pycparser's token matching."""
     for name in ("_parse_assignment_expression", "_parse_cast_expression", "_peek", "_peek_type",
-                 "_accept", "_coord"):
+                 "_accept", "_coord", "_tok_coord", "_try_parse_paren_type_name"):
         monkeypatch.setattr(P.ClcoopParser, name, getattr(OpenCLCParser, name))
     monkeypatch.setattr(P.ClcoopParser, "_advance", _advance_through_the_stream)
+    monkeypatch.setattr(P.ClcoopParser, "_expect", lambda self, kind: _expect_through_peek(self)(kind))
+    monkeypatch.setattr(P.ClcoopParser, "_parse_postfix_expression", _postfix_through_the_base)
+    original_init = P.ClcoopParser.__init__
+
+    def init_asking_through_the_base(self, **kwds):
+        original_init(self, **kwds)
+        self.clex.type_lookup_func = self._lex_type_lookup_func
+
+    monkeypatch.setattr(P.ClcoopParser, "__init__", init_asking_through_the_base)
     monkeypatch.setattr(P.ClcoopLexer, "fast_paths", False)
 
 
@@ -178,3 +231,31 @@ def test_the_lexers_fast_paths_give_pycparsers_tokens_for_the_examples():
         assert fast == _tokens(text, False)
         count += len(fast[0])
     assert count > 5000
+
+
+def test_the_fast_paths_build_the_full_descents_tree_for_the_examples(monkeypatch):
+    """The examples' kernels, preprocessed: the same tree, coordinates and diagnostics."""
+    texts = list(_example_texts())
+    fast = [_nodes(text) for text in texts]
+    with monkeypatch.context() as patched:
+        _full_descent(patched)
+        full = [_nodes(text) for text in texts]
+    assert fast == full
+    assert sum(len(nodes) for nodes, _ in fast) > 4000
+
+
+def _nodes(text):
+    """Every node of the tree (its class, attributes and coordinate, in walk order) and the
+    diagnostics: what _dump compares, for trees whose repr fails (a TypeDeclExt carrying
+    attributes has no `asm`)."""
+    diag = DiagnosticEngine()
+    ast = P.parse(text, "f.cl", diag, Target("spir64-unknown-unknown"))
+    nodes = []
+
+    def walk(node):
+        attrs = tuple(repr(getattr(node, name, None)) for name in node.attr_names)
+        nodes.append((type(node).__name__, attrs, str(node.coord)))
+        for _, child in node.children():
+            walk(child)
+    walk(ast)
+    return nodes, diag.render_all()

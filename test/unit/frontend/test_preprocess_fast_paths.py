@@ -10,7 +10,8 @@ against the slower path it replaces, which is the oracle:
   groups as pcpp's group_lines with them and without;
 - the rescan of an expansion from its end (_rescan_start) and macro_expand_args expand as
   pcpp's expand_macros and macro_expand_args;
-- _emit_tokens writes what _FileText.position and the writer's method wrote;
+- _emit_tokens writes what _FileText.position and the writer's method wrote, and records
+  inline what _record_expansion's calls recorded;
 so the preprocessed text, the diagnostics and the expansion records are the same."""
 import copy
 import os
@@ -190,7 +191,8 @@ def test_line_starts_are_where_the_scan_finds_them():
 
 def _preprocess_recording_eagerly(monkeypatch, source):
     """_preprocess with every expansion record drained into the table as it is made (the
-    table as DiagnosticEngine kept it before it was filled when read)."""
+    table as DiagnosticEngine kept it before it was filled when read); the records are made
+    by _record_expansion's calls (_emit_tokens_by_calls), _emit_tokens makes them inline."""
     record = PP._record_expansion
 
     def eager(pp, *args):
@@ -199,6 +201,7 @@ def _preprocess_recording_eagerly(monkeypatch, source):
 
     with monkeypatch.context() as patched:
         patched.setattr(PP, "_record_expansion", eager)
+        patched.setattr(PP, "_emit_tokens", _emit_tokens_by_calls)
         return _preprocess(source)
 
 
@@ -494,7 +497,7 @@ def _write_expanded(writer, file, line, text, adjacent):
 
 def _emit_tokens_by_calls(pp, writer, state):
     """_emit_tokens as it was: each token's place by _FileText.position, each expanded token
-    written by _write_expanded."""
+    written by _write_expanded and recorded by _record_expansion."""
     from clcoop.diagnostics import SourceLocation
     pending_quote, previous, adjacent, invocation_cols = None, None, False, {}
     for tok in pp.parser:
@@ -545,13 +548,46 @@ int after = G(1,2);   int next;
 """
 
 
+# pocl's common.cl pattern (test_bitselect.cl, the common_hadd.cl tests): a body given as an
+# argument, put in a function per type by a macro invoked once per type, a macro redefined
+# between two uses, an error inside the expansion (its "expanded from" notes), a string made
+# of an argument, and __LINE__ in the body.
+POCL_SHAPED = r"""
+#define count_bits(T) (8 * sizeof(T))
+#define IMPLEMENT(NAME, BODY, SIZE, GTYPE, SGTYPE) \
+  void NAME##_##GTYPE() {                         \
+    typedef GTYPE gtype;                          \
+    typedef SGTYPE sgtype;                        \
+    constant char *typename = #GTYPE;             \
+    const int vecsize = SIZE;                     \
+    BODY;                                         \
+  }
+#define DEFINE(NAME, EXPR)                 \
+  IMPLEMENT(NAME, EXPR, 1, char, char)     \
+  IMPLEMENT(NAME, EXPR, 2, char2, char)    \
+  IMPLEMENT(NAME, EXPR, 4, int4, int)      \
+  IMPLEMENT(NAME, EXPR, 16, uint16, uint)
+DEFINE(test_body, ({
+  int const bits = count_bits(sgtype);
+  for (int n = 0; n < vecsize; ++n) {
+    gtype v = (gtype)(bits + n + __LINE__);
+    if (v.s0 != undeclared_value) printf("%s %d\n", typename, n);
+  }
+}))
+#undef count_bits
+#define count_bits(T) (sizeof(T) << 3)
+DEFINE(again, ({ int b = count_bits(gtype); }))
+"""
+
+
 def test_expanded_tokens_are_written_as_by_position_and_the_writer(monkeypatch):
-    """_emit_tokens finds an original token's place and writes an expanded token itself; the
-    oracle is _FileText.position and _Writer's expanded method it had, over sources with
-    expansions of every kind and the examples' kernels."""
+    """_emit_tokens finds an original token's place and writes and records an expanded token
+    itself; the oracle is _FileText.position, _Writer's expanded method it had and
+    _record_expansion, over sources with expansions of every kind (POCL_SHAPED: pocl's
+    common.cl pattern) and the examples' kernels: the same text, diagnostics and records."""
     from pathlib import Path
     examples = sorted(Path(__file__).resolve().parents[3].joinpath("examples").rglob("*.cl"))[:12]
-    sources = [EMITTED, MACRO_HEAVY, MACRO_ERRORS, RESCANS, LONG_CHAINS, REDEFINED, LEXER_TEXT]
+    sources = [EMITTED, MACRO_HEAVY, MACRO_ERRORS, RESCANS, LONG_CHAINS, REDEFINED, LEXER_TEXT, POCL_SHAPED]
     sources += [path.read_text() for path in examples]
     fast = [_preprocess(source) for source in sources]
     with monkeypatch.context() as patched:
