@@ -318,8 +318,38 @@ class ClcoopParser(OpenCLCParser):
         return self._parse_identifier() if kind == "ID" else self._parse_constant()
 
     def _parse_assignment_expression(self):
-        operand = self._one_token_operand(_EXPRESSION_END, True)
-        return operand if operand is not None else super()._parse_assignment_expression()
+        """A one-token operand as above; an expression whose first operand is one token
+        followed by no postfix operator (`i < n`, `x = y + 1`, `a ? b : c`) goes on from that
+        operand with the base's binary, conditional and assignment rules, whose descent to it
+        (the cast rule: _one_token_operand) returns the same node (test_parse_fast_paths)."""
+        tokens = self._tokens
+        buffer = tokens._buffer
+        index = tokens._index
+        first = buffer[index] if index < len(buffer) else self._peek()
+        if first is None or self._pending_primary is not None:
+            return super()._parse_assignment_expression()
+        kind = first.type
+        if kind != "ID" and kind not in _CONSTANT_TOKENS:
+            return super()._parse_assignment_expression()
+        after = buffer[index + 1] if index + 1 < len(buffer) else self._peek(2)
+        if after is not None and after.type in _POSTFIX_START:
+            return super()._parse_assignment_expression()
+        expr = self._parse_identifier() if kind == "ID" else self._parse_constant()
+        if after is None or after.type in _EXPRESSION_END:
+            return expr
+        # The base's _parse_assignment_expression, _parse_conditional_expression and
+        # _parse_binary_expression from here, `expr` being what the cast rule returned.
+        expr = self._parse_binary_expression(0, expr)
+        if self._accept("CONDOP"):
+            iftrue = self._parse_expression()
+            self._expect("COLON")
+            iffalse = self._parse_conditional_expression()
+            expr = c_ast.TernaryOp(expr, iftrue, iffalse, expr.coord)
+        if self._is_assignment_op():
+            op = self._advance().value
+            rhs = self._parse_assignment_expression()
+            return c_ast.Assignment(op, expr, rhs, expr.coord)
+        return expr
 
     def _parse_cast_expression(self):
         """One-token operands as above; an operand that starts with no `(`, unary operator,

@@ -31,6 +31,8 @@ SOURCES = {
             y = p[x]; y = p[1]; y = q->a; y = s.b; y = x++; y = ++x; y = x--;
             y = f(x, p, q); y = f(1, p, q); y = x ? 1 : 2; y = x ? y : z;
             y = (int[]){5, 6}[1]; y = ((x)); y = (x, z);
+            y = z = x; y = 1 + 2 * 3 - 4 << 1 | x & 7 ^ w; y = x < y && y >= z || !x; y = x ? y = 1 : z;
+            y = 3 ? x : y ? z : w; y = x, z = y; y = v * (x + 1) + p[1] * q->a; y = 'a' + x++;
             switch (x) { case 1: y = 2; break; case A: break; default: ; }
             for (int i = 0; i < x; ++i) p[i] = i;
             if (x) return x; else return 1;
@@ -63,7 +65,10 @@ ERRORS = ["int f(int x) { return x 1; }\n", "int t[] = {1, 2 3};\n", "int f() { 
           "struct S { int a; } s; int f(int x) { return s.1 + s->; }\n",
           "int f(int *p) { return p[1 + f(p, ; }\nint g(int x) { return x++ ++ x; }\n",
           "int f(int *p) { return p[0](1)(2)[3]", "int f(int x) { return x. }\n",
-          "int f(int x) { return (x)(1 +) + x->y[; }\nint g() { return h(1, 2 }\n"]
+          "int f(int x) { return (x)(1 +) + x->y[; }\nint g() { return h(1, 2 }\n",
+          # an expression going on from a one-token operand, cut short or wrong
+          "int f(int x) { x = ; x ? 1 ; x = x + ; return x ? x : ; }\nint g(int y) { y y; 1 = = 2; }\n",
+          "int f(int x) { return x +"]
 
 
 def _parse(text):
