@@ -3,6 +3,7 @@
 is a multiple of 4 KiB, reads its rows from a copy with a pad after each row. Results must
 be bit-equal to the interpreter's (the oracle), faults worded as the interpreter's from the
 original addresses, and buffers the launch may write are never copied."""
+import os
 import re
 
 import numpy as np
@@ -209,6 +210,45 @@ def test_copy_puts_the_next_rows_start_in_each_pad(threads):
     row = 2 * packed_loads.PACK_ROW_WORDS
     assert list(packs.table[row:row + 3]) == [copy.ctypes.data, stride, pad]
     assert packs.table[packed_loads.PACK_STRIDE] == -1       # parameter 0: no copy
+
+
+def _vm_flags(address):
+    """The VmFlags of the mapping of this process that holds `address` (/proc/self/smaps)."""
+    inside = False
+    for line in open("/proc/self/smaps"):
+        head = re.match(r"([0-9a-f]+)-([0-9a-f]+) ", line)
+        if head:
+            inside = int(head.group(1), 16) <= address < int(head.group(2), 16)
+        elif inside and line.startswith("VmFlags:"):
+            return line.split()[1:]
+    raise AssertionError(f"no mapping holds {address:#x}")
+
+
+def test_large_copies_lie_in_memory_advised_for_huge_pages():
+    """A copy of HUGE_PAGE_COPY_BYTES or more starts on a 2 MiB boundary, in memory advised
+    for transparent huge pages (the 'hg' flag of its mapping) where the kernel has them: its
+    rows lie a 4 KiB page or more apart, and 4 KiB pages overflowed the first-level TLB
+    (packed_loads.copy_storage). Smaller copies stay ordinary arrays."""
+    big = packed_loads.HUGE_PAGE_COPY_BYTES
+    storage = packed_loads.copy_storage(big + 1000)
+    assert storage.size == big + 1000 and storage.dtype == np.uint8
+    linux = hasattr(packed_loads.mmap, "MADV_HUGEPAGE")
+    if linux:
+        assert storage.ctypes.data % packed_loads.HUGE_PAGE == 0
+        storage[:] = 7                                   # writable, private memory
+        # (madvise(MADV_HUGEPAGE) fails on a kernel built without them: 4 KiB pages then.)
+        has_thp = os.path.exists("/sys/kernel/mm/transparent_hugepage/enabled")
+        assert ("hg" in _vm_flags(storage.ctypes.data)) == has_thp
+    # The launch's copy (LaunchPacks.add) is made there: a B panel of 512 rows of 2 KiB.
+    source = np.arange(512 * 2048, dtype=np.uint8)
+    packs = packed_loads.LaunchPacks(1, 1)
+    copy = packs.add(0, source, 2048, 64)
+    if linux:
+        assert copy.ctypes.data % packed_loads.HUGE_PAGE == 0
+    packs.refresh(1)
+    np.testing.assert_array_equal(copy[:-1, :2048], source.reshape(512, 2048)[:-1])
+    small = packed_loads.copy_storage(4096)
+    assert small.size == 4096
 
 
 def parse_stride(ir_body, params="i32 %n, i64 %m"):
