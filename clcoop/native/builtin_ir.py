@@ -407,6 +407,54 @@ def no_op_definition(name, params):
     return irbuild.function_text(fn)
 
 
+# prefetch() hints at most this many 64-byte lines (4 KiB): it changes no result (OpenCL C
+# 3.0 6.15.13), and a length from the caller, or from untrusted IR, must not turn the hint
+# into a long loop.
+PREFETCH_MAX_LINES = 64
+PREFETCH_LINE = 64
+
+
+def prefetch_definition(name, mparams, params):
+    """`prefetch(const __global gentype *p, size_t n)` as `llvm.prefetch` of the 64-byte
+    lines of its n gentypes (read, keep in every cache level), PREFETCH_MAX_LINES at most.
+    A prefetch never faults and writes nothing, so it is safe on any address; the
+    interpreter does nothing (a hint). None when the declaration is not (pointer to a
+    gentype, an integer): the call is then refused like any unknown built-in."""
+    if mparams is None or len(mparams) != 2 or mparams[0][0] != "ptr" or mparams[1][0] != "int" or \
+            len(params) != 2 or not params[0].startswith("ptr") or params[1] != "i64":
+        return None
+    size = _gentype_bytes(mparams[0][2])
+    if size is None:
+        return None
+    fn, b = irbuild.builtin(name, "void", params)
+    p, count = fn.args[1], fn.args[2]
+    i64 = irbuild.I64
+    # At most 2^20 gentypes of at most 128 bytes: no overflow.
+    count = irbuild.intrinsic(b, "umin", [count, irbuild.const(i64, 1 << 20)], "n")
+    nbytes = b.mul(count, irbuild.const(i64, size), name="bytes")
+    lines = b.lshr(b.add(nbytes, irbuild.const(i64, PREFETCH_LINE - 1), name="up"), irbuild.const(i64, 6), name="l")
+    lines = irbuild.intrinsic(b, "umin", [lines, irbuild.const(i64, PREFETCH_MAX_LINES)], "lines")
+    i32 = ir.IntType(32)
+    with irbuild.for_range(b, 0, lines, "line") as (i, _next):
+        at = b.gep(p, [b.mul(i, irbuild.const(i64, PREFETCH_LINE), name="off")], source_etype=irbuild.I8, name="at")
+        if at.type != irbuild.PTR:
+            at = b.addrspacecast(at, irbuild.PTR, name="at0")     # (llvm.prefetch.p1 is refused)
+        irbuild.intrinsic(b, "prefetch", [at, ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)],
+                          ret=ir.VoidType())
+    b.ret_void()
+    return irbuild.function_text(fn)
+
+
+def _gentype_bytes(t):
+    """sizeof of a demangled OpenCL C gentype (a 3-vector as 4 elements), or None."""
+    if t[0] in ("int", "float") and t[1] in (8, 16, 32, 64):
+        return t[1] // 8
+    if t[0] == "vec" and t[1] in (2, 3, 4, 8, 16):
+        element = _gentype_bytes(t[2])
+        return None if element is None else element * (4 if t[1] == 3 else t[1])
+    return None
+
+
 def exact_math_definition(name, base, ret):
     """The definition of the built-in `base` of support.EXACT_MATH on one value of type
     ret (scalar or vector), built with irbuild: its LLVM intrinsic, which rounds as the

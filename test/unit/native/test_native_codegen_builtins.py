@@ -12,7 +12,7 @@ import pytest
 import clcoop
 from clcoop.frontend.driver import compile_source
 from clcoop.ir.loader import load_module
-from clcoop.native import builtin_ir, codegen, jit, support
+from clcoop.native import builtin_ir, codegen, irbuild, jit, support
 from clcoop.options import parse_options
 from generated_functions import compile_definition
 
@@ -99,3 +99,59 @@ def test_exact_math_and_fence_in_a_kernel_as_the_interpreter():
         program.k((len(x),), (16,), x, y)
         results.append(y)
     assert _same_bits(results[1], results[0])
+
+
+PREFETCH = """
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+__kernel void k(__global const float *x, __global const double4 *d, __global const uchar3 *u,
+                __global float *y, ulong n) {
+    size_t i = get_global_id(0);
+    prefetch(x + i, 1);                  // one lane's element
+    prefetch(x, 64);                     // every lane the same lines
+    prefetch(d, 3);                      // 3 double4: 96 bytes, two lines
+    prefetch(u + i, 5);                  // uchar3 counts as 4 bytes (OpenCL C 6.3.5)
+    prefetch(x + 1000000 * i, n);        // far outside the buffer, and n up to 2^64 - 1
+    y[i] = 2.0f * x[i];
+}
+"""
+
+
+def test_prefetch_definition_hints_the_lines_it_names_and_no_more():
+    """prefetch(p, n) (OpenCL C 3.0 6.15.13, a hint): llvm.prefetch of each 64-byte line of
+    its n gentypes, PREFETCH_MAX_LINES at most, so a huge n from the caller (or from
+    untrusted IR) is a bounded loop; a declaration whose parameters are not (gentype
+    pointer, size_t) gets no definition (the call is refused as an unknown built-in)."""
+    jit.ensure_llvm()
+    name = "_Z8prefetchPU3AS1KDv4_dm"
+    text = builtin_ir.prefetch_definition(name, builtin_ir.params_of(name), ["ptr addrspace(1)", "i64"])
+    module = llvm.parse_assembly(irbuild.loop_metadata(text))
+    module.verify()
+    assert "llvm.prefetch.p0" in text
+    # The loop's trip count: umin(lines, PREFETCH_MAX_LINES), the count umin'd first.
+    assert re.search(r'@"?llvm.umin.i64"?\(i64 %"?l"?, i64 64\)', text), text
+    assert re.search(r'@"?llvm.umin.i64"?\(i64 %"?a1"?, i64 1048576\)', text), text
+    assert builtin_ir.prefetch_definition(name, builtin_ir.params_of(name), ["i32"]) is None
+    assert builtin_ir.prefetch_definition(name, builtin_ir.params_of(name), ["ptr addrspace(1)", "i32"]) is None
+    assert builtin_ir._gentype_bytes(("vec", 3, ("int", 8, False))) == 4
+    assert builtin_ir._gentype_bytes(("vec", 16, ("float", 64))) == 128
+
+
+def test_prefetch_runs_natively_as_the_interpreter():
+    """A kernel that prefetches (scalar and vector gentypes, lane-varying and uniform
+    pointers, addresses outside every buffer, a count of 2^64 - 1) runs on the native
+    engine, not the interpreter (prefetch had been refused natively), with the
+    interpreter's results; the native module prefetches."""
+    x = np.arange(64, dtype=np.float32)
+    d = np.zeros((8, 4), np.float64)
+    u = np.zeros((64, 4), np.uint8)
+    results = []
+    for engine in ("interp", "native"):
+        program = clcoop.Program(PREFETCH).build(engine=engine)
+        assert program.kernel("k").engine == engine
+        y = np.zeros(64, np.float32)
+        program.k((64,), (16,), x, d, u, y, np.uint64(2 ** 64 - 1))
+        results.append(y)
+        if engine == "native":
+            assert "llvm.prefetch" in program.k.program._native.engine.optimized_ir
+    np.testing.assert_array_equal(results[1], results[0])
+    np.testing.assert_array_equal(results[0], 2 * x)
