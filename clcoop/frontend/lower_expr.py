@@ -67,6 +67,7 @@ class ExpressionLowering:
         self.tensor = TensorLowering(lw, self, self.coop)
         self.handlers = _handlers(self, self.coop, self.tensor)
         self.splat_operands = {}     # vector type's text -> (undef vector, index, zero mask): splat
+        self.int_constants = {}      # (id(type), value's class, value) -> (type, ir.Constant): int_constant
 
     # ------------------------------------------------------------ lvalues
     def address(self, e):
@@ -96,7 +97,7 @@ class ExpressionLowering:
                 # a[i] on an array: one GEP through the array type, as clang emits it
                 array = self.address(e.base.operand)
                 index = self.index_value(e.index)
-                return self.lw.builder.gep(array, [ir.Constant(index.type, 0), index], inbounds=True,
+                return self.lw.builder.gep(array, [self.int_constant(index.type, 0), index], inbounds=True,
                                            name="arrayidx", source_etype=self.lw.mem_type(e.base.operand.type))
             base = self.rvalue(e.base)
             index = self.index_value(e.index)
@@ -107,7 +108,7 @@ class ExpressionLowering:
             base = self.address(e.base)
             if base_t.is_union:
                 return base
-            return self.lw.builder.gep(base, [ir.Constant(I32, 0), ir.Constant(I32, e.field_index)],
+            return self.lw.builder.gep(base, [self.int_constant(I32, 0), self.int_constant(I32, e.field_index)],
                                        inbounds=True, name=e.name, source_etype=self.lw.mem_type(base_t))
         if isinstance(e, A.CoopElement):
             return self.coop.coop_element_address(e)
@@ -115,7 +116,7 @@ class ExpressionLowering:
             return self.address(e.operand)
         if isinstance(e, A.Swizzle) and len(e.indices) == 1:
             base = self.address(e.base)
-            return self.lw.builder.gep(base, [ir.Constant(I32, 0), ir.Constant(I32, e.indices[0])],
+            return self.lw.builder.gep(base, [self.int_constant(I32, 0), self.int_constant(I32, e.indices[0])],
                                        inbounds=True, name="vecext.addr", source_etype=self.lw.mem_type(e.base.type))
         raise RuntimeError(f"lower: {type(e).__name__} is not an addressable lvalue")
 
@@ -124,7 +125,7 @@ class ExpressionLowering:
             v = self.rvalue(index.operand)
             value = constfold.cast_constant(index)
             if value is not None:
-                return ir.Constant(self.lw.value_type(index.type), value)
+                return self.int_constant(self.lw.value_type(index.type), value)
             return self.int_cast(v, index.operand.type, index.type, "idxprom")
         return self.rvalue(index)
 
@@ -215,7 +216,20 @@ class ExpressionLowering:
         return self.lw.builder.extract_value(agg, e.field_index, name=e.name)
 
     def ex_IntConst(self, e):
-        return ir.Constant(self.lw.value_type(e.type), e.value)
+        return self.int_constant(self.lw.value_type(e.type), e.value)
+
+    def int_constant(self, ty, value):
+        """The integer constant `value` of LLVM type `ty`, one llvmlite object per type object
+        and value (of its class: True and 1 print differently). A constant's text is made at
+        its first printing and kept on it, so a new object per literal and per GEP index
+        (~6,000 `i64 0` in pocl's test_as_type.cl) made and formatted it again each time;
+        llvmlite never changes a constant (as splat's). The entry keeps `ty`, so its id is
+        not reused while the table holds it."""
+        key = (id(ty), value.__class__, value)
+        entry = self.int_constants.get(key)
+        if entry is None:
+            entry = self.int_constants[key] = (ty, ir.Constant(ty, value))
+        return entry[1]
 
     def ex_FloatConst(self, e):
         return ir.Constant(self.lw.value_type(e.type), e.value)
@@ -606,7 +620,8 @@ class ExpressionLowering:
         src_t, dst_t = e.operand.type, e.type
         if kind == "array-to-pointer":
             ptr = self.address(e.operand)
-            return b.gep(ptr, [ir.Constant(self.lw.size_t, 0), ir.Constant(self.lw.size_t, 0)], inbounds=True,
+            zero = self.int_constant(self.lw.size_t, 0)
+            return b.gep(ptr, [zero, zero], inbounds=True,
                          name="arraydecay", source_etype=self.lw.mem_type(src_t))
         if kind in (fp8.CAST, fp8.CAST_SATURATING):
             return fp8.lower(self.lw, e, self.rvalue(e.operand))
@@ -624,6 +639,8 @@ class ExpressionLowering:
         dty = self.lw.value_type(dst_t)
         value = constfold.cast_constant(e)       # clang folds these before codegen
         if value is not None:
+            if isinstance(dty, ir.IntType) and isinstance(value, int):
+                return self.int_constant(dty, value)
             return ir.Constant(dty, value)
         if kind == "int-to-int":
             return self.int_cast(v, src_t, dst_t, "conv")

@@ -192,6 +192,44 @@ def test_splats_share_their_constants_and_print_as_fresh_ones(debug, monkeypatch
     assert len(shuffles) == 4 and all(s.operands[2] is shuffles[0].operands[2] for s in shuffles)
 
 
+CONSTANTS = """
+typedef struct { int a; long b; char c[4]; } S;
+typedef union { int4 v; int s[4]; } U;
+kernel void k(global long *o, global S *s, int n) {
+    int a[8]; S t; U u; char4 c = (char4)(1, 2, 3, 4);
+    a[0] = 0; a[3] = 1; a[n] = 1; t.a = 0; t.b = 1; t.c[2] = 3; u.s[1] = 1; u.v.x = 7;
+    o[0] = a[1] + (long)3 + (char)300 + (ulong)-1 + t.c[1] + c.y + (bool)1 + true;
+    s[1].c[3] = (uchar)255; o[2] = s[0].b + s[n].a + 0x7fffffffffffffffL;
+}
+"""
+
+
+@pytest.mark.parametrize("debug", [False, True])
+def test_integer_constants_are_shared_and_print_as_fresh_ones(debug, monkeypatch):
+    """ExpressionLowering.int_constant hands out one ir.Constant per type object and value;
+    the IR is the one made with a new constant at each use (the oracle)."""
+    from clcoop.frontend import lower_expr
+    options = driver.CompileOptions(filename="constants.cl", debug_info=debug)
+    shared = driver.compile_source(CONSTANTS, options).ir
+    assert "getelementptr inbounds [8 x i32], ptr %a, i64 0, i64 3" in shared
+    monkeypatch.setattr(lower_expr.ExpressionLowering, "int_constant", lambda self, ty, value: ir.Constant(ty, value))
+    assert driver.compile_source(CONSTANTS, options).ir == shared
+    monkeypatch.undo()
+    module = driver.front_end(CONSTANTS, options, DiagnosticEngine())
+    lw = lower.Lowerer(Target(options.triple))
+    lw.lower_unit(check.check(module, DiagnosticEngine(), lw.target, options.fp_contract, options.cl_std))
+    zeros = [op for f in lw.module.functions for b in f.blocks for i in b.instructions
+             for op in i.operands if isinstance(op, ir.Constant) and str(op) == "i64 0"]
+    assert len(zeros) >= 4 and all(zero is zeros[0] for zero in zeros)
+    kept = lw.expressions.int_constants
+    assert all(id(ty) == key[0] and constant.type is ty and constant.constant == key[2]
+               and type(constant.constant) is key[1] for key, (ty, constant) in kept.items())
+    # True and 1 are different entries: llvmlite prints `i1 true` and `i1 1`.
+    expressions = lw.expressions
+    assert str(expressions.int_constant(ir.IntType(1), True)) == "i1 true"
+    assert str(expressions.int_constant(ir.IntType(1), 1)) == "i1 1"
+
+
 KERNELS_ALIKE = "".join(
     f"kernel void k{i}(global {t} *o, local float *l, int n) {{ o[0] = n; }}\n"
     for i, t in enumerate(["int", "float", "int", "int", "float"]))
