@@ -15,6 +15,7 @@ import numpy as np
 
 from clcoop.errors import IRError
 from clcoop.interp import coopmat2
+from clcoop.ir.rounding import is_float8
 from clcoop.ir.scalars import INT_DTYPES
 
 
@@ -41,17 +42,21 @@ def call_function(ctx, function, args, owners):
 
 def ir_values(values):
     """Component values as the IR holds them: LLVM integers are sign-less, kept in the
-    signed dtype of their width (scalars.INT_DTYPES); floats unchanged."""
+    signed dtype of their width (scalars.INT_DTYPES); an fp8 value is its i8 bits
+    (docs/coopmat2-semantics.md "fp8", IR); floats unchanged."""
     values = np.asarray(values)
-    if values.dtype.kind == "u":
+    if values.dtype.kind == "u" or is_float8(values.dtype):
         return values.view(INT_DTYPES[values.dtype.itemsize * 8])
     return values
 
 
 def component_values(values, dtype):
-    """Results of a function back in the component dtype (the same bits for integers)."""
+    """Results of a function back in the component dtype (the same bits for integers, and
+    for fp8 components, which a function returns as i8 bits: viewed, never converted by
+    value)."""
     values = np.asarray(values)
-    if dtype.kind in "iu" and values.dtype.kind in "iu" and values.dtype.itemsize == dtype.itemsize:
+    bits = dtype.kind in "iu" or is_float8(dtype)
+    if bits and (values.dtype.kind in "iu" or is_float8(values.dtype)) and values.dtype.itemsize == dtype.itemsize:
         return values.view(dtype)
     return values.astype(dtype)
 

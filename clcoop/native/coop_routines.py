@@ -38,11 +38,14 @@ from clcoop.native.rendezvous_ir import (COORD_INDEX, I1, I32, I64, NEGATIVE_LOA
                                          table_index)
 
 RENDEZVOUS = (LOAD, STORE, MUL_ADD, REDUCE, CONVERT_USE, TRANSPOSE, *CONVERSIONS)
-# What fp8 matrices do natively: their bytes move as i8 components, the mul-add decodes them,
-# element access addresses the byte, FConvert to and from float types and the other fp8
-# format rounds each element as the scalar conversions do (float8_ir).
-FLOAT8_OPERATIONS = (LOAD, STORE, MUL_ADD, SPLAT, LENGTH, coop_names.ACCESS_CHAIN,
-                     *(name for name, opcode in CONVERSIONS.items() if opcode == "FConvert"))
+# What fp8 matrices do natively: their bytes move as i8 components (tensor loads and stores,
+# use conversions and transposes too; the layout and get_coord are char's), the mul-add
+# decodes them, element access addresses the byte, reductions and per-element functions
+# pass the i8 bits to the user's function (which converts them), negation flips each sign
+# bit, conversions to and from float and integer types and the other fp8 format round each
+# element as the scalar conversions do (float8_ir).
+FLOAT8_OPERATIONS = (LOAD, STORE, MUL_ADD, SPLAT, LENGTH, NEGATE, coop_names.ACCESS_CHAIN, REDUCE, PER_ELEMENT,
+                     GET_COORDINATE, CONVERT_USE, TRANSPOSE, *CONVERSIONS)
 ELEMENT_BYTES = {"i8": 1, "i16": 2, "i32": 4, "i64": 8, "half": 2, "bfloat": 2, "float": 4, "double": 8}
 
 
@@ -252,6 +255,11 @@ def _elementwise(fg, ins, ops, base, lhs, S):
         op = "fneg" if base == NEGATE else ELEMENTWISE[base][0]
         fg.lines += bfloat_ir.arithmetic(fg.fresh, op, mt.vector, ref(ops[0]),
                                          None if base == NEGATE else ref(ops[1]), quote(ins.name))
+        return None
+    if base == NEGATE and mt.fp8 is not None:
+        # The interpreter negates the ml_dtypes values: the sign bit flips, NaNs and zeros too.
+        signs = ", ".join(["i8 -128"] * mt.length)
+        fg.lines.append(f"  {lhs}xor {mt.vector} {ref(ops[0])}, <{signs}>")
         return None
     if base == NEGATE:
         op = f"fneg {mt.vector} {ref(ops[0])}" if floating else f"sub {mt.vector} zeroinitializer, {ref(ops[0])}"
@@ -638,14 +646,15 @@ def _conversion_cast(callee, m, r):
     name = coop_names.operation_name(callee.base)
     if problem is not None:
         raise Unsupported(f"a cooperative-matrix {name} the interpreter refuses ({problem.message})")
-    if m.fp8 is not None or r.fp8 is not None:
-        return float8_ir.matrix_cast(CONVERSIONS.get(callee.base), m, r, name)
     src, dst = m.elem, r.elem
     same = lambda b, x: irbuild.freeze(b, x, name="cast")      # noqa: E731
     if callee.base in (CONVERT_USE, TRANSPOSE):
-        if src != dst:
+        if (src, m.fp8) != (dst, r.fp8):
             raise Unsupported(f"a cooperative-matrix {name} that changes the component type")
         return same
+    if m.fp8 is not None or r.fp8 is not None:
+        return float8_ir.matrix_cast(m, r, COMPONENT_DTYPES[callee.matrices[1].elem],
+                                     COMPONENT_DTYPES[callee.matrices[0].elem], name)
     op = CONVERSIONS[callee.base]
     floats, ints = coop_ir.FLOAT_TYPES, coop_ir.INT_TYPES
     if "bfloat" in (src, dst) and src != dst:

@@ -15,6 +15,7 @@ are out of every fp8 range either way) and each fp8 value:
 - to integers: llvm.fpto[su]i.sat, the engines' one float -> int rule.
 """
 import llvmlite.ir as ir
+import numpy as np
 
 from clcoop import float8
 from clcoop.native import bfloat_ir, irbuild
@@ -120,18 +121,34 @@ def convert(b, source, target, x, ret, saturate=False):
     return _from_double(b, target, d, ret)
 
 
-_MATRIX_PEERS = {"half": "FP16", "float": "FP32", "double": "FP64"}
+_MATRIX_PEERS = {"half": "FP16", "float": "FP32", "double": "FP64", "bfloat": "BF16"}
 
 
-def matrix_cast(op, m, r, name):
-    """The element cast of a conversion of fp8 matrices m -> r (coop_routines.MatrixType),
-    as a builder function (builder, value) -> value: FConvert to or from half, float, double or
-    the other fp8 format, each element as the scalar conversion `(T)x` without saturation
-    (docs/coopmat2-semantics.md "fp8": a matrix cast does not saturate); anything else is
-    left to the interpreter, with the reason."""
-    tokens = [t.fp8.token if t.fp8 is not None else _MATRIX_PEERS.get(t.elem) for t in (m, r)]
-    if op != "FConvert" or None in tokens:
+def _matrix_token(mt, dtype):
+    """The conversion token of a matrix's component: its fp8 format's, an integer's from its
+    dtype (the signedness the callee's mangling gives, coop_operands.component_dtype), or a
+    float type's; None for anything else."""
+    if mt.fp8 is not None:
+        return mt.fp8.token
+    if dtype.kind in "iu":
+        return float8.INTEGER_TOKENS.get((dtype.itemsize * 8, dtype.kind == "i"))
+    return _MATRIX_PEERS.get(mt.elem)
+
+
+def matrix_cast(m, r, source_dtype, target_dtype, name):
+    """The element cast of a conversion of matrices m -> r (coop_routines.MatrixType), one
+    side or both fp8, as a builder function (builder, value) -> value: each element as the
+    scalar conversion `(T)x` without saturation (docs/coopmat2-semantics.md "fp8": a matrix
+    cast does not saturate). As the interpreter (interp/float8.convert), the component
+    types decide, not the Op*Convert opcode: an integer side is signed or unsigned as its
+    dtype (from the callee's mangling) says; integers become the exact double first, fp8 ->
+    integer goes toward zero, saturating, NaN -> 0. Anything else is left to the
+    interpreter, with the reason."""
+    tokens = [_matrix_token(t, np.dtype(d)) for t, d in ((m, source_dtype), (r, target_dtype))]
+    if None in tokens:
         raise Unsupported(f"the fp8 cooperative-matrix conversion {name} from {m.elem} to {r.elem}")
+    if tokens[0] == tokens[1]:      # the interpreter copies (coopmat2.convert_use): NaN payloads kept
+        return lambda b, x: x
     ret = irbuild.parse_type(r.elem)
     return lambda b, x: convert(b, tokens[0], tokens[1], x, ret)
 

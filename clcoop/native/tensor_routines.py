@@ -236,8 +236,6 @@ def _memory_call(fg, ins, ops, callee, lhs, load):
     # A workgroup-scope matrix: one rendezvous of the whole work-group (coop_routines'
     # WORKGROUP_PREFIX; the interpreter's Subgroups over the work-group).
     W = coop_routines._workgroup_operation(ins, ops, S)
-    if mt.fp8 is not None:
-        raise Unsupported(f"the fp8 cooperative-matrix operation {what}")
     if load and str(matrix.type) != str(ins.type):
         raise Unsupported(f"a {what} whose Object operand is not of its result type")
     layout = _spec_of_text(str(args[2].type))

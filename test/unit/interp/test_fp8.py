@@ -549,3 +549,42 @@ def test_constant_conversions_fold_as_the_engines_convert(name):
     exact = x.astype(np.float32).astype(dtype).astype(np.float64)
     expected = np.where(np.isnan(exact), 0, np.trunc(np.clip(np.nan_to_num(exact, nan=0.0), -2 ** 31, 2 ** 31 - 1)))
     np.testing.assert_array_equal(back, expected.astype(np.int64))
+
+
+FUNCTION_OPERAND_KERNEL = """
+#pragma OPENCL EXTENSION cl_khr_cooperative_matrix : enable
+typedef FP8_T acc __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 8, 16, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
+typedef FP8_T rows __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 8, 1, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
+typedef coop_tensor_layout_t L2 __attribute__((coop_tensor_layout(2, CLK_COOPERATIVE_MATRIX_CLAMP_MODE_UNDEFINED)));
+static FP8_T scaled(uint r, uint c, FP8_T x, float s) { return (FP8_T)((float)x * s); }
+static FP8_T larger(FP8_T a, FP8_T b) { return (float)a > (float)b ? a : b; }
+static FP8_T halved(const global uchar *block, uint block_coord[2], uint coord[2]) { return (FP8_T)((float)block[0] * 0.5f); }
+kernel void k(global FP8_T *x, float s, global FP8_T *maxima, global const uchar *bytes, global FP8_T *decoded) {
+  acc m = coop_mat_load(x, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)16);
+  rows r = coop_mat_reduce(m, CLK_COOPERATIVE_MATRIX_REDUCE_ROW, larger);
+  coop_mat_store(maxima, r, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)1);
+  coop_mat_store(x, coop_mat_per_element(m, scaled, s), CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)16);
+  L2 t = coop_tensor_layout_set_dimension(coop_tensor_layout_create(), 8, 16);
+  acc d = coop_mat_load_tensor(bytes, t, halved);
+  coop_mat_store(decoded, d, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)16);
+}
+"""
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_function_operands_take_and_return_fp8_bits(name):
+    """A per-element, combine or decode function of an fp8 matrix gets and returns the fp8
+    bits (its i8 parameters and result, docs/coopmat2-semantics.md "fp8"); the interpreter
+    converted a result by value (the pattern 0x01 came back as the value 1.0), so
+    (T)((float)x * 1.5f) gave 1.0 for the smallest subnormal."""
+    dtype, _ = FORMATS[name]
+    x = (RNG.integers(0, 256, 128).astype(np.uint8) & 0x77).view(dtype)   # finite, no NaN
+    x[:3] = np.array([1, 0x81, 0], np.uint8).view(dtype)                   # subnormals, 0
+    source = FUNCTION_OPERAND_KERNEL.replace("FP8_T", name)
+    out, maxima, decoded = x.copy(), np.zeros(8, dtype), np.zeros(128, dtype)
+    data = RNG.integers(0, 256, 128).astype(np.uint8)
+    clcoop.Program(source).build(options=["-w"]).k((16,), (16,), out, np.float32(1.5), maxima, data, decoded)
+    exact = x.astype(np.float32)
+    np.testing.assert_array_equal(bits(out), bits((exact * np.float32(1.5)).astype(dtype)))
+    np.testing.assert_array_equal(maxima.astype(np.float32), exact.reshape(8, 16).max(axis=1))
+    np.testing.assert_array_equal(bits(decoded), bits((data.astype(np.float32) * 0.5).astype(dtype)))
