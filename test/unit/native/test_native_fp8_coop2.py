@@ -395,3 +395,35 @@ def test_bf16_fp8_matrix_conversions(name):
     assert_bits_equal(interp, native)
     np.testing.assert_array_equal(native[1].view(np.uint8), values.astype(np.float32).astype(dtype).view(np.uint8))
     np.testing.assert_array_equal(native[3].view(np.uint16), patterns.astype(ml_dtypes.bfloat16).view(np.uint16))
+
+
+WORKGROUP_KERNEL = """
+#pragma OPENCL EXTENSION cl_khr_cooperative_matrix : enable
+typedef FP8_T acc __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_WORKGROUP, 16, 32, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
+typedef FP8_T rows __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_WORKGROUP, 16, 1, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
+typedef coop_tensor_layout_t L2 __attribute__((coop_tensor_layout(2, CLK_COOPERATIVE_MATRIX_CLAMP_MODE_CONSTANT)));
+static FP8_T larger(FP8_T a, FP8_T b) { return (float)a > (float)b ? a : b; }
+__attribute__((reqd_work_group_size(32, 1, 1)))
+kernel void workgroup(global const uchar *src, global uchar *copy, global FP8_T *maxima) {
+  L2 t = coop_tensor_layout_set_dimension(coop_tensor_layout_create(), 16, 32);
+  acc m = coop_mat_load_tensor(src, t);
+  coop_mat_store_tensor(copy, m, t);
+  rows r = coop_mat_reduce(m, CLK_COOPERATIVE_MATRIX_REDUCE_ROW, larger);
+  coop_mat_store(maxima, r, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)1);
+}
+"""
+
+
+def test_workgroup_scope_fp8_tensor_load_store_and_reduction():
+    """A workgroup-scope fp8 matrix (one rendezvous of the work-group): its tensor load,
+    store and row maximum natively, bit for bit the interpreter's and NumPy's."""
+    rng = np.random.default_rng(32)
+    dtype = FORMATS["__fp8_e4m3"]
+    src = fp8_bits(rng, 512)
+    interp, native = on_both(WORKGROUP_KERNEL.replace("FP8_T", "__fp8_e4m3"), "workgroup", (32,), (32,), src,
+                             np.zeros(512, np.uint8), np.zeros(16, dtype))
+    assert_bits_equal(interp, native)
+    np.testing.assert_array_equal(native[1], src)
+    values = src.view(dtype).astype(np.float64).reshape(16, 32)
+    finite_rows = ~np.isnan(values).any(axis=1)
+    np.testing.assert_array_equal(native[2].astype(np.float64)[finite_rows], values.max(axis=1)[finite_rows])
