@@ -148,7 +148,7 @@ def matrix_cast(m, r, source_dtype, target_dtype, name):
     if None in tokens:
         raise Unsupported(f"the fp8 cooperative-matrix conversion {name} from {m.elem} to {r.elem}")
     if tokens[0] == tokens[1]:      # the interpreter copies (coopmat2.convert_use): NaN payloads kept
-        return lambda b, x: x
+        return lambda b, x: irbuild.freeze(b, x, name="cast")
     ret = irbuild.parse_type(r.elem)
     return lambda b, x: convert(b, tokens[0], tokens[1], x, ret)
 

@@ -427,3 +427,34 @@ def test_workgroup_scope_fp8_tensor_load_store_and_reduction():
     values = src.view(dtype).astype(np.float64).reshape(16, 32)
     finite_rows = ~np.isnan(values).any(axis=1)
     np.testing.assert_array_equal(native[2].astype(np.float64)[finite_rows], values.max(axis=1)[finite_rows])
+
+
+SAME_TYPE_SOURCE = """
+#pragma OPENCL EXTENSION cl_khr_cooperative_matrix : enable
+typedef __fp8_e5m2 m5 __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 8, 16, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
+typedef __fp8_e4m3 m4 __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 8, 16, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
+kernel void k(global const __fp8_e5m2 *p, global __fp8_e4m3 *q) {
+  m5 m = coop_mat_load(p, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)16);
+  coop_mat_store(q, (m4)m, CLK_COOPERATIVE_MATRIX_LAYOUT_ROW_MAJOR, (size_t)16);
+}
+"""
+
+
+def test_an_fp8_conversion_to_its_own_type_copies_the_bits():
+    """IR from elsewhere: FConvert from an E5M2 matrix to an E5M2 matrix (the E4M3 result of
+    clcoop's IR retyped). The interpreter copies the matrix (coopmat2.convert_use), so every
+    NaN payload (0x7D, 0xFD: signalling) is kept natively too, not re-encoded as 0x7E."""
+    ir = clcoop.Program(SAME_TYPE_SOURCE).build().ir
+    ir = ir.replace("u10__fp8_e4m3", "u10__fp8_e5m2").replace('target("spirv.Literal", 4214)',
+                                                              'target("spirv.Literal", 4215)')
+    assert "FConvertIu10__fp8_e5m2Li3ELi8ELi16ELi2Eu10__fp8_e5m2" in ir
+    patterns = np.arange(128, 256, dtype=np.uint8)
+    outcomes = []
+    for engine in ("interp", "native"):
+        program = clcoop.Program.from_ir(ir, engine=engine)
+        assert program.kernel("k").engine == engine
+        out = np.zeros(128, np.uint8)
+        program.k((16,), (16,), patterns, out, subgroup_size=16)
+        outcomes.append(out)
+    np.testing.assert_array_equal(outcomes[0], patterns)
+    np.testing.assert_array_equal(outcomes[1], patterns)
