@@ -208,3 +208,68 @@ def test_an_expression_class_without_a_method_is_reported_as_before():
         with pytest.raises(Failed) as failed:
             checks.expr(node)
         assert failed.value.args == ("unsupported expression 'EmptyStatement'", node)
+
+
+PRINTFS = """kernel void k(global int *o) {
+    printf("%d %s\\n", o[0], "x");
+    printf("%d %d\\n", o[0]);
+    printf("%d\\n", o[0], o[1]);
+    printf("%v4d %q %d\\n", (int4)(1), o[0]);
+    printf("%*.*f %%\\n", 3, 2, 1.5f);
+    printf("%d %d\\n", o[0]);
+    printf(  "%lu %hhd %d",
+           1ul, (char)2);
+}
+"""
+
+
+def _eager_argument_count(self, literal, data_nodes):
+    """BuiltinCalls.check_printf_argument_count as it was (the oracle): every conversion's
+    location found before its checks, the format scanned at every call."""
+    from clcoop import printf_format
+    used = 0
+    for conversion in printf_format.scan(literal.value[1:-1]):
+        at = self.literal_offset_location(literal, conversion.end)
+        if conversion.error is not None:
+            self.ctx.warn(f"invalid printf format: {conversion.error}", at)
+        used += conversion.arguments
+        if used > len(data_nodes):
+            self.ctx.warn("more '%' conversions than data arguments", at)
+            return
+    if used < len(data_nodes):
+        self.ctx.warn("data argument not used by format string", data_nodes[used])
+
+
+def test_printf_format_warnings_are_the_eager_checks(monkeypatch):
+    from clcoop.frontend import builtin_calls, driver
+    options = driver.CompileOptions(filename="printfs.cl")
+    found = []
+    locate = builtin_calls.BuiltinCalls.literal_offset_location
+
+    def counted(self, literal, offset):
+        found.append(offset)
+        return locate(self, literal, offset)
+    monkeypatch.setattr(builtin_calls.BuiltinCalls, "literal_offset_location", counted)
+    lazy = driver.compile_source(PRINTFS, options).rendered
+    assert "more '%' conversions than data arguments" in lazy and "invalid printf format" in lazy
+    assert "data argument not used by format string" in lazy
+    assert found == [5, 8, 10, 5, 11]      # the warnings' locations only, not every conversion's
+    monkeypatch.setattr(builtin_calls.BuiltinCalls, "check_printf_argument_count", _eager_argument_count)
+    assert driver.compile_source(PRINTFS, options).rendered == lazy
+
+
+def test_each_printf_format_is_scanned_once(monkeypatch):
+    from clcoop import printf_format
+    from clcoop.frontend import builtin_calls, driver
+    scanned = []
+    scan = printf_format.scan
+
+    def counted(fmt):
+        scanned.append(fmt)
+        return scan(fmt)
+    monkeypatch.setattr(printf_format, "scan", counted)
+    builtin_calls._conversions.cache_clear()
+    source = "kernel void k(global int *o) {\n" + "    printf(\"%d %u\\n\", o[0], 1u);\n" * 30 + "}\n"
+    driver.compile_source(source, driver.CompileOptions(filename="k.cl"))
+    builtin_calls._conversions.cache_clear()
+    assert scanned == ["%d %u\\n"]
