@@ -21,10 +21,12 @@ _CONVERT_RE = re.compile(r"convert_(u?char|u?short|u?int|u?long|float|double|hal
 
 def exact_builtin(name, base, mparams, ret, params):
     """Definitions of the integer min/max/clamp/abs and the default-rounding conversions
-    whose LLVM instruction gives the interpreter's NumPy result bit for bit; None for
-    everything else."""
+    whose LLVM instruction gives the interpreter's NumPy result bit for bit, and of
+    `prefetch` (no result: a hint); None for everything else."""
     if mparams is None or not mparams:
         return None
+    if base == "prefetch":
+        return prefetch_definition(name, mparams, params) if ret == "void" else None
     dot = integer_dot_definition(name, base, mparams, ret, params) or math_ir.definition(name, base, ret, params)
     if dot is not None:
         return dot

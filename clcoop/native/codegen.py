@@ -30,8 +30,8 @@ from clcoop.native import atomic_calls, bfloat_ir, collectives, coop_routines, f
     tensor_routines
 from clcoop.native import ballot_ir, bit_ops_ir, irbuild, votes, workgroup_collectives
 from clcoop.native.builtin_ir import (bool_type, elem_size, exact_builtin, exact_math_definition, intrinsic_suffix,
-                                     intrinsics_in, no_op_definition, params_of, prefetch_definition, store_size,
-                                     type_suffix, workitem_definition)
+                                     intrinsics_in, no_op_definition, params_of, store_size, type_suffix,
+                                     workitem_definition)
 from clcoop.native.context import (ATOMIC_FUNCTIONS, BARRIERS, CTX, FAULT_ATOMIC, FAULT_DIVZERO, FAULT_READ,
                                    FAULT_UNREACHABLE, FAULT_WRITE, MAX_STACK_BYTES, PRIVATE_LIVE, PRIVATE_OFFSET,
                                    PRIVATE_ROW_WORDS, PRIVATE_SIZE, SCRATCH_BYTES, SUSPENDING_CALLS)
@@ -428,8 +428,6 @@ class _ModuleGen:
         conversion = float8.parse_conversion(base)
         if base in support.NO_OP_FUNCTIONS:
             definition = no_op_definition(name, params)
-        elif base == "prefetch" and ret == "void":
-            definition = prefetch_definition(name, params_of(name), params)
         elif base in support.EXACT_MATH and len(params) == 1 and params[0] == ret:
             definition = exact_math_definition(name, base, ret)
         elif conversion:
