@@ -339,8 +339,9 @@ class Executor:
     # ------------------------------------------------------------------ faults
     # The work-item a fault names is the first to fault when the work-items of a launch
     # run one after another, as the native engine runs them (docs/native.md "Faults"):
-    # work-groups in order, and in a work-group each work-item in local-id order up to
-    # its next barrier (or sub-group or matrix operation, where it waits for the others).
+    # work-groups in order; in a work-group, from barrier to barrier, its sub-groups one
+    # after another, each work-item of a sub-group in local-id order up to its next
+    # sub-group or matrix operation, where it waits for the others of its sub-group.
     # The lanes of a batch run in lockstep instead, so a fault is kept (`pending`) and the
     # lanes after it in that order stop (`stopped`: the faulting lane, the later lanes of
     # its work-group and the later work-groups); the others go on: the earlier work-items
@@ -361,8 +362,16 @@ class Executor:
             # Work-items at a barrier, sub-group or matrix operation the others of their
             # group or sub-group have not reached: they wait there (stopped), the others go
             # on. Only when none is left is it a fault (kept): one of theirs comes first.
+            # At a sub-group's operation only that sub-group waits: the earlier sub-groups,
+            # whose work-items have all arrived, run it and go on to the barrier (the
+            # launch order runs a work-group's sub-groups one after another between its
+            # barriers: docs/native.md "Faults").
             arrived = np.zeros(self.lane_count, bool)
             arrived[first:end] = self.mask[first:end] if self.mask is not None else True
+            if any(words in message for words in _SUBGROUP_WAITING_FAULTS):
+                S = self.subgroup_size
+                llid = self.lane_ids.llid
+                arrived[first:end] &= llid[first:end] // S == llid[lane] // S
             if kept is None or kept[0] // size > group:
                 self.pending = (lane, err, True)
                 self._stop(end, self.lane_count)
@@ -447,6 +456,10 @@ class _Stopped(Exception):
 _WAITING_FAULTS = ("barrier reached under divergent control flow",
                    "sub-group operation reached under divergent control flow",
                    "reached by only part of")
+# ... those where only the sub-group waits (a workgroup-scope matrix's "part of the
+# work-group" and a barrier stop the work-group).
+_SUBGROUP_WAITING_FAULTS = ("sub-group operation reached under divergent control flow",
+                            "reached by only part of sub-group")
 
 
 class _Frame:

@@ -278,8 +278,6 @@ def coroutine_driver(plan, kernel, lanes=1, name=None, lane_contexts=True):
     d.start(lane_contexts)
     d.scan()
     d.check_and_resume()
-    if lanes == 1 and plan.coop_sites:
-        d.coop_round()
     if lanes == 1 and workgroup_sites(plan):
         d.workgroup_round()
     d.destroy()
@@ -297,14 +295,16 @@ class _Coroutines:
         self.blk = _blocks(b, "round", "scan", "scan.body", "scan.state", "scan.next", "scan.end",
                            "check", "resume", "resume.body", "destroy", "destroy.loop", "destroy.body",
                            "destroyed", "fault", "divergent", "abandon", "abandon.loop", "abandon.body", "done")
-        if lanes == 1 and plan.coop_sites:
-            self.blk["cround"] = irbuild.new_block(b, "cround")
+        # The sub-group operations (matrices, votes) a work-item may wait at: each sub-group
+        # is advanced through them as soon as it has been started or resumed (advance).
+        self.subgroup_sites = [(site, fname) for site, fname in plan.coop_sites
+                               if not fname.startswith(WORKGROUP_PREFIX)] if lanes == 1 else []
         if lanes == 1 and workgroup_sites(plan):
             self.blk["wg.pre"] = irbuild.new_block(b, "wg.pre")
             self.blk["wg.done"] = irbuild.new_block(b, "wg.done")
-        # Rounds start with the cooperative-matrix pass (coop_round); when every work-item
-        # waits at one workgroup-scope operation, its function runs before all resume.
-        self.next_round = self.blk.get("cround", self.blk["round"])
+        # When every work-item waits at one workgroup-scope operation, its function runs
+        # before all resume.
+        self.next_round = self.blk["round"]
         self.agreed = self.blk.get("wg.pre", self.blk["resume"])
 
     def handle(self, index, name):
@@ -400,8 +400,13 @@ class _Coroutines:
     def init_items(self):
         """Starts a work-group's coroutines, one per work-item: each context is the template
         with the work-item's ids; then the next round."""
-        b, t, pre = self.b, self.t, self.b.block
+        b, t = self.b, self.t
         blk = _blocks(b, "init", "init.body", "init.zero", "init.call")
+        if self.subgroup_sites:
+            # A fault stops the start at its sub-group (advance): the handles of the
+            # work-items not started are null, which destroy_all skips.
+            _memset(b, self.hs, b.mul(self.nh, _i64(8), name="hs.bytes"))
+        pre = b.block
         b.branch(blk["init"])
         irbuild.place(b, blk["init"])
         l, x, y, z = (b.phi(I64, name=n) for n in ("l", "x", "y", "z"))
@@ -423,8 +428,10 @@ class _Coroutines:
         irbuild.place(b, blk["init.call"])
         self.start_coroutine(c, l)
         lnext = b.add(l, _i64(1), name="lnext")
-        for phi, v in zip((l, x, y, z), (lnext, *next_local_id(b, x, y, z, t["lsize0"], t["lsize1"]))):
-            phi.add_incoming(v, blk["init.call"])
+        ids_next = next_local_id(b, x, y, z, t["lsize0"], t["lsize1"])
+        self.advance_at_subgroup_end(l, lnext, "ia")
+        for phi, v in zip((l, x, y, z), (lnext, *ids_next)):
+            phi.add_incoming(v, b.block)
         b.branch(blk["init"])
 
     def init_subgroups(self, lane_contexts):
@@ -534,68 +541,67 @@ class _Coroutines:
         b.cbranch(icmp(b, "ult", r, self.nh, "rmore"), blk["resume.body"], self.next_round)
         irbuild.place(b, blk["resume.body"])
         irbuild.call(b, "llvm.coro.resume", VOID, [self.handle(r, "rh")])
-        r.add_incoming(b.add(r, _i64(1), name="rnext"), blk["resume.body"])
+        rnext = b.add(r, _i64(1), name="rnext")
+        self.advance_at_subgroup_end(r, rnext, "ra")
+        r.add_incoming(rnext, b.block)
         b.branch(blk["resume"])
 
-    def coop_round(self):
-        """A kernel with cooperative-matrix operations (coop_routines.py): each subgroup
-        whose work-items all wait at the same matrix operation has it done by the
-        operation's function and is resumed; rounds repeat while that makes progress, then
-        the barrier logic (%round) takes the rest: every work-item at one barrier, all
-        done, or a divergence fault (a subgroup whose work-items wait at different places)."""
+    def advance_at_subgroup_end(self, index, next_index, prefix):
+        """After work-item `index` was started or resumed: when it is the last of its
+        sub-group (next_index a multiple of S, or the work-group's end), that sub-group is
+        advanced (advance) before the next work-item runs. The builder ends in the block
+        that goes on with the next work-item."""
+        if not self.subgroup_sites:
+            return
         b, t = self.b, self.t
-        sites = [(site, fname) for site, fname in self.plan.coop_sites if not fname.startswith(WORKGROUP_PREFIX)]
-        blk = _blocks(b, "sg.loop", "sg.body")
-        calls = {site: irbuild.new_block(b, f"sg.call.{site}") for site, _ in sites}
-        blk.update(_blocks(b, "sg.resume.pre", "sg.skip", "sg.done", "sg.next", "sg.end"))
-        cround = self.blk["cround"]
-        irbuild.place(b, cround)
-        b.branch(blk["sg.loop"])
-        irbuild.place(b, blk["sg.loop"])
-        sgf = b.phi(I64, name="sgf")
-        prog = b.phi(I1, name="prog")
-        sgf.add_incoming(_i64(0), cround)
-        prog.add_incoming(ir.Constant(I1, 0), cround)
-        b.cbranch(icmp(b, "ult", sgf, t["wg_size"], "sgmore"), blk["sg.body"], blk["sg.end"])
-        irbuild.place(b, blk["sg.body"])
-        rest = b.sub(t["wg_size"], sgf, name="sgrest")
-        sgcnt = b.select(icmp(b, "ult", rest, t["sg_size"], "sglt"), rest, t["sg_size"], name="sgcnt")
-        site = load_slot(b, irbuild.context_at(b, self.ctxs, sgf, "sgf.ctx"), "barrier", "sgf.site")
-        # The subgroup is skipped unless each of its work-items is alive, has not faulted and
-        # waits at the first one's site.
-        with irbuild.for_range(b, 0, sgcnt, "q") as (q, next_q):
-            qi = b.add(sgf, q, name="qi")
-            qdone = irbuild.call(b, "llvm.coro.done", I1, [self.handle(qi, "qh")], "qdone")
-            qctx = irbuild.context_at(b, self.ctxs, qi, "qctx")
-            qsite = load_slot(b, qctx, "barrier", "qsite")
-            qfault = icmp(b, "ne", load_slot(b, qctx, "fault", "qfv"), _i64(0), "qfault")
-            qsame = icmp(b, "eq", qsite, site, "qsame")
-            qbad0 = b.or_(qdone, qfault, name="qbad0")
-            qbad = b.or_(qbad0, b.xor(qsame, ir.Constant(I1, 1), name="qdiff"), name="qbad")
-            b.cbranch(qbad, blk["sg.skip"], next_q)
-        switch = b.switch(site, blk["sg.skip"])
-        for s, fname in sites:
+        blk = _blocks(b, f"{prefix}.sg", f"{prefix}.go")
+        at_end = b.or_(icmp(b, "eq", b.urem(next_index, t["sg_size"], name=f"{prefix}.r"), _i64(0), f"{prefix}.m"),
+                       icmp(b, "eq", next_index, t["wg_size"], f"{prefix}.w"), name=f"{prefix}.end")
+        b.cbranch(at_end, blk[f"{prefix}.sg"], blk[f"{prefix}.go"])
+        irbuild.place(b, blk[f"{prefix}.sg"])
+        sgf = b.mul(b.udiv(index, t["sg_size"], name=f"{prefix}.q"), t["sg_size"], name=f"{prefix}.sgf")
+        self.advance(sgf, b.sub(next_index, sgf, name=f"{prefix}.cnt"), prefix, blk[f"{prefix}.go"])
+        irbuild.place(b, blk[f"{prefix}.go"])
+
+    def advance(self, sgf, sgcnt, prefix, cont):
+        """Sub-group [sgf, sgf + sgcnt) runs on through its matrix operations and votes
+        (coop_routines.py): while all its work-items wait at the same one, the operation's
+        function does it and they are resumed. Then `cont`; a fault of one of them, or of
+        the operation, goes to %round, whose scan reports it (no later sub-group has run:
+        the launch order runs a work-group's sub-groups one after another between its
+        barriers, as the interpreter does: docs/native.md "Faults"). A work-item that
+        finished, or waits elsewhere (a barrier, a workgroup-scope operation), leaves the
+        rest to the round's barrier logic."""
+        b, t = self.b, self.t
+        blk = _blocks(b, f"{prefix}.head", f"{prefix}.resume", f"{prefix}.stuck")
+        calls = {site: irbuild.new_block(b, f"{prefix}.call.{site}") for site, _ in self.subgroup_sites}
+        b.branch(blk[f"{prefix}.head"])
+        irbuild.place(b, blk[f"{prefix}.head"])
+        site = load_slot(b, irbuild.context_at(b, self.ctxs, sgf, f"{prefix}.ctx"), "barrier", f"{prefix}.site")
+        with irbuild.for_range(b, 0, sgcnt, f"{prefix}.q") as (q, next_q):
+            qi = b.add(sgf, q, name=f"{prefix}.qi")
+            qctx = irbuild.context_at(b, self.ctxs, qi, f"{prefix}.qctx")
+            qfault = icmp(b, "ne", load_slot(b, qctx, "fault", f"{prefix}.qfv"), _i64(0), f"{prefix}.qfault")
+            checked = irbuild.new_block(b, f"{prefix}.qok")
+            b.cbranch(qfault, self.blk["round"], checked)
+            irbuild.place(b, checked)
+            qdone = irbuild.call(b, "llvm.coro.done", I1, [self.handle(qi, f"{prefix}.qh")], f"{prefix}.qdone")
+            qsame = icmp(b, "eq", load_slot(b, qctx, "barrier", f"{prefix}.qsite"), site, f"{prefix}.qsame")
+            qbad = b.or_(qdone, b.xor(qsame, ir.Constant(I1, 1), name=f"{prefix}.qdiff"), name=f"{prefix}.qbad")
+            b.cbranch(qbad, blk[f"{prefix}.stuck"], next_q)
+        switch = b.switch(site, blk[f"{prefix}.stuck"])
+        for s, fname in self.subgroup_sites:
             switch.add_case(_i64(s), calls[s])
             irbuild.place(b, calls[s])
-            faulted = irbuild.call(b, fname, I1, [self.ctxs, sgf, sgcnt], f"sg.f.{s}")
-            b.cbranch(faulted, self.blk["round"], blk["sg.resume.pre"])
-        # The resume loop is entered from every call block: one pre-block gathers them.
-        irbuild.place(b, blk["sg.resume.pre"])
-        with irbuild.for_range(b, 0, sgcnt, "rq") as (rq, _):
-            irbuild.call(b, "llvm.coro.resume", VOID, [self.handle(b.add(sgf, rq, name="rqi"), "rqh")])
-        b.branch(blk["sg.done"])
-        for name in ("sg.skip", "sg.done"):
-            irbuild.place(b, blk[name])
-            b.branch(blk["sg.next"])
-        irbuild.place(b, blk["sg.next"])
-        prog_next = b.phi(I1, name="prog.next")
-        prog_next.add_incoming(prog, blk["sg.skip"])
-        prog_next.add_incoming(ir.Constant(I1, 1), blk["sg.done"])
-        prog.add_incoming(prog_next, blk["sg.next"])
-        sgf.add_incoming(b.add(sgf, t["sg_size"], name="sgf.next"), blk["sg.next"])
-        b.branch(blk["sg.loop"])
-        irbuild.place(b, blk["sg.end"])
-        b.cbranch(prog, cround, self.blk["round"])
+            faulted = irbuild.call(b, fname, I1, [self.ctxs, sgf, sgcnt], f"{prefix}.f.{s}")
+            b.cbranch(faulted, self.blk["round"], blk[f"{prefix}.resume"])
+        irbuild.place(b, blk[f"{prefix}.resume"])
+        with irbuild.for_range(b, 0, sgcnt, f"{prefix}.rq") as (rq, _):
+            irbuild.call(b, "llvm.coro.resume", VOID, [self.handle(b.add(sgf, rq, name=f"{prefix}.rqi"),
+                                                                   f"{prefix}.rqh")])
+        b.branch(blk[f"{prefix}.head"])
+        irbuild.place(b, blk[f"{prefix}.stuck"])
+        b.branch(cont)
 
     def workgroup_round(self):
         """A kernel with workgroup-scope operations (matrices, votes, collectives): when
@@ -634,8 +640,17 @@ class _Coroutines:
         i.add_incoming(_i64(0), blk[label])
         b.cbranch(icmp(b, "ult", i, self.nh, f"{v}more"), blk[f"{label}.body"], after)
         irbuild.place(b, blk[f"{label}.body"])
-        irbuild.call(b, "llvm.coro.destroy", VOID, [self.handle(i, f"{v}h")])
-        i.add_incoming(b.add(i, _i64(1), name=f"{v}next"), blk[f"{label}.body"])
+        h = self.handle(i, f"{v}h")
+        if self.subgroup_sites:
+            started, step = irbuild.new_block(b, f"{label}.started"), irbuild.new_block(b, f"{label}.step")
+            b.cbranch(icmp(b, "ne", h, ir.Constant(PTR, None), f"{v}h.some"), started, step)
+            irbuild.place(b, started)
+            irbuild.call(b, "llvm.coro.destroy", VOID, [h])
+            b.branch(step)
+            irbuild.place(b, step)
+        else:
+            irbuild.call(b, "llvm.coro.destroy", VOID, [h])
+        i.add_incoming(b.add(i, _i64(1), name=f"{v}next"), b.block)
         b.branch(blk[f"{label}.loop"])
 
     def grow_frame_pool(self):
