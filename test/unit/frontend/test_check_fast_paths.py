@@ -8,6 +8,7 @@ from clcoop.frontend import check_support
 from clcoop.frontend.parse import parse
 from clcoop.frontend.types import Target
 from clcoop.diagnostics import DiagnosticEngine
+from spies import record_calls
 
 SOURCE = """kernel void k(global int *o) {
     int a = o[0];
@@ -174,13 +175,7 @@ def test_scalar_types_compare_as_their_records_compare():
 def test_each_expression_class_finds_its_method_once(monkeypatch):
     from clcoop.frontend import check_expr
     monkeypatch.setattr(check_expr, "_EXPR_METHODS", {})
-    found = []
-    real = check_expr._expr_method
-
-    def counted(checks_class, node_class):
-        found.append(node_class.__name__)
-        return real(checks_class, node_class)
-    monkeypatch.setattr(check_expr, "_expr_method", counted)
+    found = record_calls(monkeypatch, check_expr, "_expr_method", lambda checks_class, node_class: node_class.__name__)
     source = "kernel void k(global int *o) {\n" + "".join(
         f"    o[{i}] = o[{i + 1}] * {i} + (int)(o[0] > {i} ? 1.5f : 2.0f);\n" for i in range(20)) + "}\n"
     from clcoop.frontend import driver
@@ -261,13 +256,7 @@ def test_printf_format_warnings_are_the_eager_checks(monkeypatch):
 def test_each_printf_format_is_scanned_once(monkeypatch):
     from clcoop import printf_format
     from clcoop.frontend import builtin_calls, driver
-    scanned = []
-    scan = printf_format.scan
-
-    def counted(fmt):
-        scanned.append(fmt)
-        return scan(fmt)
-    monkeypatch.setattr(printf_format, "scan", counted)
+    scanned = record_calls(monkeypatch, printf_format, "scan")
     builtin_calls._conversions.cache_clear()
     source = "kernel void k(global int *o) {\n" + "    printf(\"%d %u\\n\", o[0], 1u);\n" * 30 + "}\n"
     driver.compile_source(source, driver.CompileOptions(filename="k.cl"))

@@ -9,6 +9,7 @@ import pytest
 from llvmlite import ir
 
 from clcoop.frontend import driver, lower
+from spies import record_calls
 
 ROOT = Path(__file__).resolve().parents[3]
 I32 = ir.IntType(32)
@@ -230,13 +231,8 @@ def test_function_metadata_commas_are_fixed_on_define_lines_only(text):
 
 
 def test_a_compiled_kernels_function_metadata_is_fixed_as_by_lines(monkeypatch):
-    texts = []
     fix = lower._fix_function_metadata
-
-    def keep(text):
-        texts.append(text)
-        return fix(text)
-    monkeypatch.setattr(lower, "_fix_function_metadata", keep)
+    texts = record_calls(monkeypatch, lower, "_fix_function_metadata")
     source = "kernel void k(global int *o, local float *l) { o[0] = 1; }\nvoid f(void) {}\n"
     driver.compile_source(source, driver.CompileOptions(filename="k.cl"))
     [text] = texts

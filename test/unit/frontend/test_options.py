@@ -8,6 +8,7 @@ import clcoop
 from clcoop.cli import compile_main
 from clcoop.errors import ArgumentError
 from clcoop.options import parse_options
+from spies import record_calls
 
 
 @pytest.mark.parametrize("flag, level", [("-O", 1), ("-O0", 0), ("-O1", 1), ("-O3", 3), ("-Os", 2),
@@ -23,14 +24,8 @@ def test_defaults_are_clang_for_cli_and_clbuildprogram_for_build():
 
 
 def test_build_applies_the_level(monkeypatch):
-    seen = []
     from clcoop.frontend import driver
-    real = driver.compile_source
-
-    def spy(source, options):
-        seen.append(options.opt_level)
-        return real(source, options)
-    monkeypatch.setattr(driver, "compile_source", spy)
+    seen = record_calls(monkeypatch, driver, "compile_source", lambda source, options: options.opt_level)
     for options in (["-O"], ["-Os"], [], "-O0"):
         clcoop.Program("kernel void k(global int *o) { o[0] = 1; }").build(options)
     assert seen == [1, 2, 2, 0]
