@@ -151,7 +151,7 @@ class CoopTensorChecks:
         if not p.type.is_pointer:
             self.ctx.fail(f"pointer argument of '{name}' must be a pointer ('{spell(p.type)}' invalid)", node)
         elem = unqualified_elem(p.type.pointee)
-        numeric = isinstance(elem, T.ScalarType) and elem.name in T.VECTOR_ELEMENT_NAMES
+        numeric = isinstance(elem, T.ScalarType) and elem.name in T.COOP_ELEMENT_NAMES
         if not numeric and not (decode and not p.type.pointee.is_void):
             self.ctx.fail(f"pointer argument of '{name}' must point to a scalar or vector numeric type "
                           f"('{spell(p.type)}' invalid)", node)

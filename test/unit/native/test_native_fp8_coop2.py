@@ -458,3 +458,42 @@ def test_an_fp8_conversion_to_its_own_type_copies_the_bits():
         outcomes.append(out)
     np.testing.assert_array_equal(outcomes[0], patterns)
     np.testing.assert_array_equal(outcomes[1], patterns)
+
+
+# ---------------------------------------------------------------- typed tensor pointers
+
+TYPED_POINTER = """
+#pragma OPENCL EXTENSION cl_khr_cooperative_matrix : enable
+typedef ELEM acc __attribute__((coop_mat(CLK_COOPERATIVE_MATRIX_SCOPE_SUBGROUP, 8, 16, CLK_COOPERATIVE_MATRIX_ACCUMULATOR)));
+typedef coop_tensor_layout_t C2 __attribute__((coop_tensor_layout(2, CLK_COOPERATIVE_MATRIX_CLAMP_MODE_CONSTANT)));
+kernel void window(global const PTR *src, global PTR *dst, uint M, uint N, int r0, int c0) {
+  C2 t = coop_tensor_layout_set_dimension(coop_tensor_layout_create(), M, N);
+  acc m = coop_mat_load_tensor(src, coop_tensor_layout_slice(t, r0, 8, c0, 16));
+  C2 o = coop_tensor_layout_set_dimension(coop_tensor_layout_create(), 12, 24);
+  coop_mat_store_tensor(dst, m, coop_tensor_layout_slice(o, r0 + 2, 8, c0 + 2, 16));
+}
+"""
+
+
+@pytest.mark.parametrize("elem, bits_type, dtype", [("__fp8_e4m3", "uchar", "float8_e4m3fn"),
+                                                    ("__bf16", "ushort", "bfloat16")])
+def test_tensor_loads_and_stores_take_a_pointer_to_the_component_type(elem, bits_type, dtype):
+    """coop_mat_load_tensor / store_tensor through a `__fp8_e4m3 *` or `__bf16 *` (as
+    coop_mat_load takes them) instead of the bits' integer type: they were refused ("must
+    point to a scalar or vector numeric type"); now the same bytes as through `uchar *` /
+    `ushort *`, in both engines."""
+    import ml_dtypes
+    rng = np.random.default_rng(11)
+    width = np.dtype(getattr(ml_dtypes, dtype)).itemsize
+    bits = rng.integers(0, 1 << (8 * width), 10 * 20).astype(f"u{width}")
+    outcomes = []
+    for pointee, array_dtype in ((bits_type, bits.dtype), (elem, getattr(ml_dtypes, dtype))):
+        source = TYPED_POINTER.replace("ELEM", elem).replace("PTR", pointee)
+        for program in builds(source):
+            dst = np.zeros(12 * 24, array_dtype)
+            program.window((16,), (16,), bits.view(array_dtype).copy(), dst, np.uint32(10), np.uint32(20),
+                           np.int32(1), np.int32(3), subgroup_size=16)
+            outcomes.append(dst.view(bits.dtype))
+    assert all(np.array_equal(o, outcomes[0]) for o in outcomes[1:])
+    tile = bits.reshape(10, 20)[1:9, 3:19]
+    np.testing.assert_array_equal(outcomes[0].reshape(12, 24)[3:11, 5:21], tile)
