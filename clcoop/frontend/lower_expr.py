@@ -41,9 +41,10 @@ def copies_aggregate(ctype, source):
 # (its locals, blocks, the values pre-evaluated for compound assignments, its debug
 # location), types and sizes, memory helpers, declarations of callees and globals.
 LOWERER_USES = ("align_of", "alloca", "builder", "builtin_function", "call_target", "compound_literal",
-                "copy_aggregate", "declared", "define_global", "globals", "kernel_impl", "load_value",
-                "locals", "mem_type", "module", "new_block", "old_values", "precomputed", "set_location",
-                "size_of", "size_t", "start_block", "store_value", "subprogram", "target", "value_type")
+                "copy_aggregate", "declared", "define_global", "ensure_open_block", "globals", "kernel_impl",
+                "load_value", "locals", "mem_type", "module", "new_block", "old_values", "precomputed",
+                "set_location", "size_of", "size_t", "start_block", "store_value", "subprogram", "target",
+                "value_type")
 
 
 def _handlers(*parts):
@@ -242,6 +243,9 @@ class ExpressionLowering:
 
     def ex_Comma(self, e):
         self.effect(e.left)
+        # `__builtin_unreachable(), f()`: the right operand goes to a fresh block, as code
+        # after a return does (no instruction may follow a terminator).
+        self.lw.ensure_open_block()
         return self.rvalue(e.right)
 
     def ex_Assign(self, e):

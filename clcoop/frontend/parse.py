@@ -706,6 +706,7 @@ class ClcoopParser(OpenCLCParser):
         return super()._parse_attribute()
 
     def _build_declarations(self, spec, decls, typedef_namespace=False):
+        self._reject_combined_tag(spec, decls)
         leading = [item for item in spec["function"] if isinstance(item, AttributeSpecifier)]
         if leading:
             spec = dict(spec)
@@ -717,6 +718,18 @@ class ClcoopParser(OpenCLCParser):
             for declaration in declarations:
                 _attach_attributes(declaration, exprs)
         return declarations
+
+    def _reject_combined_tag(self, spec, decls):
+        """`double union U { ... };`, `int struct S { ... };`: a struct, union or enum after
+        another type specifier, with no declarator. pycparser's _build_declarations reads
+        the tag as a type name there and fails (AttributeError, an internal error); this is
+        clang's error instead (C11 6.7.2p2: one type specifier list per declaration)."""
+        types = spec["type"]
+        if decls[0].get("bitsize") is None and decls[0]["decl"] is None and len(types) >= 2 \
+                and not isinstance(types[-1], c_ast.IdentifierType):
+            before = types[-2]
+            name = " ".join(before.names) if isinstance(before, c_ast.IdentifierType) else type(before).__name__.lower()
+            self._parse_error(f"cannot combine with previous '{name}' declaration specifier", types[-1].coord)
 
     # --- recovery: one bad statement or declaration does not end the parse -----------
     def _parse_translation_unit_or_empty(self):
