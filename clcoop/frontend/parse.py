@@ -484,7 +484,9 @@ class ClcoopParser(OpenCLCParser):
         if self._peek_type() in {"COLON", "RPAREN"}:
             return None
         items = []
-        coord = self._tok_coord(self._peek())
+        first = self._peek()
+        # (At the end of input there is no token: the operand's parse reports it.)
+        coord = self._tok_coord(first) if first is not None else None
         while True:
             if self._peek_type() == "LBRACKET":
                 start = self._advance()
@@ -783,11 +785,13 @@ class ClcoopParser(OpenCLCParser):
         reported and the loop parsed on, as clang does."""
         hint = 0
         for attr in attrs.exprs:
-            name = attr.name.name if isinstance(attr, c_ast.FuncCall) else getattr(attr, "name", "")
+            callee = attr.name if isinstance(attr, c_ast.FuncCall) else attr
             args = attr.args.exprs if isinstance(attr, c_ast.FuncCall) and attr.args else []
-            where = _coord_location(attr.name.coord if isinstance(attr, c_ast.FuncCall) else attr.coord)
-            if name.strip("_") != "opencl_unroll_hint":
-                message = f"'{name}' attribute cannot be applied to a statement"
+            where = _coord_location(callee.coord)
+            if not isinstance(callee, c_ast.ID):
+                message = "expected ')'"        # `__attribute__((0(1)))`: clang's words, there
+            elif callee.name.strip("_") != "opencl_unroll_hint":
+                message = f"'{callee.name}' attribute cannot be applied to a statement"
             elif len(args) > 1:
                 message = "'opencl_unroll_hint' attribute takes no more than 1 argument"
             elif args and not (_integer_constant(args[0]) or 0) > 0:
