@@ -118,3 +118,16 @@ def test_fault_texts_compare_without_addresses():
         fuzz_ir._normalized(words.format(94128122847776, 94128122848288))
     stride = words.replace("'pointer'", "'stride'")
     assert fuzz_ir._normalized(stride.format(16, 32)) != fuzz_ir._normalized(stride.format(16, 64))
+
+
+def test_the_interpreters_null_address_against_a_host_address_is_documented():
+    """A buffer's address minus exactly its base in the interpreter's layout (the first
+    buffer at 4 GiB: `A + INT_MIN` of halves) is address 0 there, "through a null pointer",
+    and a host address natively, "through an invalid pointer" (fuzz_ir seed 1617 case 2412):
+    both fault, so it is documented (docs/native.md); other differences stay findings."""
+    interp = ("fault", "kernel 'k': read through a null pointer\n  in work-item global id (0)", None)
+    native = ("fault", "kernel 'k': read through an invalid pointer 0x55deb172c4e0 (no buffer there, or it "
+                       "was freed)\n  in work-item global id (0)", None)
+    assert fuzz_ir._compare("", "k", ((16,), (16,), 8), interp, native) == []
+    other = ("fault", "kernel 'k': out-of-bounds read of float32 at element 64 of buffer 'A' (64 elements)", None)
+    assert fuzz_ir._compare("", "k", ((16,), (16,), 8), interp, other)[0][0] == "fault-text"
