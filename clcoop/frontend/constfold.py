@@ -210,27 +210,13 @@ def cast_constant(e):
     if e.kind == "int-to-int":
         return wrap_int(_source_value(value, src), dst) if dst.kind == "int" else None
     if e.kind == "int-to-float":
-        value = float(_source_value(value, src))
-        return to_half(value) if dst == T.HALF else value
+        return float(_source_value(value, src))
     if dst.bits >= src.bits and dst != T.BF16:
         return float(value)
     if dst == T.BF16 and src in (T.DOUBLE, T.FLOAT):
         # clang folds (__bf16)constant too; lower's bfloat constant rounds the source value once.
         return float(value) if src == T.DOUBLE else struct.unpack("<f", struct.pack("<f", value))[0]
     return None
-
-
-# The half midway between the largest finite half (65504) and 2^16: from it up an integer
-# rounds to infinity (round to nearest, ties to even), as clang folds `(half)70000`.
-HALF_OVERFLOW = 65520.0
-
-
-def to_half(value):
-    """`value` rounded once to half (IEEE binary16, ties to even), infinite beyond its range
-    (struct's 'e' format refuses those: an internal error before, for `half h = 70000;`)."""
-    if abs(value) >= HALF_OVERFLOW:
-        return math.copysign(math.inf, value)
-    return struct.unpack("<e", struct.pack("<e", value))[0]
 
 
 def _element(t):

@@ -141,8 +141,39 @@ def bfloat16_bits(value):
     if rounded >= 2 ** 128:
         return sign | 0x7F80
     return sign | (struct.unpack("<I", struct.pack("<f", float(rounded)))[0] >> 16)
+class HalfIRType(ir.HalfType):
+    """llvmlite's `half` whose constants are the folded double rounded once to half (ties to
+    even) and infinite beyond its range, as clang-22 folds them (`(half)70000`, `70000.0h`,
+    `60000.0h + 60000.0h` are +Inf). llvmlite's own formatting packs the double with
+    struct's 'e' format, which refuses those: an internal compiler error before. Equal to
+    llvmlite's HalfType either way round."""
+
+    def format_constant(self, value):
+        return super().format_constant(half_value(float(value)))
+
+    def __eq__(self, other):
+        return isinstance(other, ir.HalfType)
+
+    def __hash__(self):
+        return hash(ir.HalfType)
+
+
+HalfIRType._create_instance()     # (llvmlite's float types are one cached instance each)
+
+# The half midway between the largest finite half (65504) and 2^16: from it up a value
+# rounds to infinity (round to nearest, ties to even).
+HALF_OVERFLOW = 65520.0
+
+
+def half_value(value):
+    """`value` rounded once to half, infinite beyond its range."""
+    if abs(value) >= HALF_OVERFLOW:
+        return math.copysign(math.inf, value)
+    return struct.unpack("<e", struct.pack("<e", value))[0]
+
+
 I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
-FLOAT_TYPES = {16: ir.HalfType(), 32: ir.FloatType(), 64: ir.DoubleType()}
+FLOAT_TYPES = {16: HalfIRType(), 32: ir.FloatType(), 64: ir.DoubleType()}
 
 
 def intrinsic_suffix(ty):
