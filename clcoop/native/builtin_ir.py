@@ -434,7 +434,8 @@ def prefetch_definition(name, mparams, params):
     # At most 2^20 gentypes of at most 128 bytes: no overflow.
     count = irbuild.intrinsic(b, "umin", [count, irbuild.const(i64, 1 << 20)], "n")
     nbytes = b.mul(count, irbuild.const(i64, size), name="bytes")
-    lines = b.lshr(b.add(nbytes, irbuild.const(i64, PREFETCH_LINE - 1), name="up"), irbuild.const(i64, 6), name="l")
+    lines = b.udiv(b.add(nbytes, irbuild.const(i64, PREFETCH_LINE - 1), name="up"), irbuild.const(i64, PREFETCH_LINE),
+                   name="l")
     lines = irbuild.intrinsic(b, "umin", [lines, irbuild.const(i64, PREFETCH_MAX_LINES)], "lines")
     i32 = ir.IntType(32)
     with irbuild.for_range(b, 0, lines, "line") as (i, _next):
