@@ -652,6 +652,8 @@ def _conversion_cast(callee, m, r):
         if (src, m.fp8) != (dst, r.fp8):
             raise Unsupported(f"a cooperative-matrix {name} that changes the component type")
         return same
+    if m.fp8 is not None and r.fp8 is not None and m.fp8.token == r.fp8.token:
+        return same         # the interpreter copies (coopmat2.convert_use): NaN payloads kept
     if m.fp8 is not None or r.fp8 is not None:
         return float8_ir.matrix_cast(m, r, COMPONENT_DTYPES[callee.matrices[1].elem],
                                      COMPONENT_DTYPES[callee.matrices[0].elem], name)

@@ -137,7 +137,7 @@ def _matrix_token(mt, dtype):
 
 def matrix_cast(m, r, source_dtype, target_dtype, name):
     """The element cast of a conversion of matrices m -> r (coop_routines.MatrixType), one
-    side or both fp8, as a builder function (builder, value) -> value: each element as the
+    side or both fp8 (not the same format: coop_routines copies that), as a builder function (builder, value) -> value: each element as the
     scalar conversion `(T)x` without saturation (docs/coopmat2-semantics.md "fp8": a matrix
     cast does not saturate). As the interpreter (interp/float8.convert), the component
     types decide, not the Op*Convert opcode: an integer side is signed or unsigned as its
@@ -147,8 +147,6 @@ def matrix_cast(m, r, source_dtype, target_dtype, name):
     tokens = [_matrix_token(t, np.dtype(d)) for t, d in ((m, source_dtype), (r, target_dtype))]
     if None in tokens:
         raise Unsupported(f"the fp8 cooperative-matrix conversion {name} from {m.elem} to {r.elem}")
-    if tokens[0] == tokens[1]:      # the interpreter copies (coopmat2.convert_use): NaN payloads kept
-        return lambda b, x: irbuild.freeze(b, x, name="cast")
     ret = irbuild.parse_type(r.elem)
     return lambda b, x: convert(b, tokens[0], tokens[1], x, ret)
 
