@@ -20,8 +20,8 @@ from clcoop.frontend.llvm_types import (EVENT_IR, I1, I8, I32, CoopMatIRType, Lo
                                         element_type, mark_volatile, ptr_type, scalar_ir)
 from clcoop.frontend.lower_asm import lower_asm
 from clcoop.frontend.lower_expr import ExpressionLowering, copies_aggregate, is_volatile_access
-# llvmlite keeps a value's reference (`%"name"`) and an instruction's text in these attributes.
 from clcoop.frontend.lower_builder import Builder
+# llvmlite keeps a value's reference (`%"name"`) and an instruction's text in these attributes.
 from clcoop.frontend.lower_print import REFERENCE_CACHE, TEXT_CACHE, module_text
 
 OCL_VERSION = (3, 0)

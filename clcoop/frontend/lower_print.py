@@ -55,7 +55,8 @@ def function_text(fn):
     void = ir.VoidType
     for block in fn.blocks:
         buf.append(f"{block._format_name()}:\n")
-        # instruction_text, inline: a call less for each of a large module's ~30,000.
+        # `str(inst)`: llvmlite's NamedValue._to_string with the class's descr, inline (a
+        # call less for each of a large module's ~30,000 instructions).
         for inst in block.instructions:
             kept = inst.__dict__
             text = kept.get(TEXT_CACHE)
@@ -71,20 +72,6 @@ def function_text(fn):
             buf.append(f"  {text}\n")
     buf.append("}\n")
     return "".join(buf)
-
-
-def instruction_text(inst):
-    """`str(inst)`: llvmlite's NamedValue._to_string with the class's descr."""
-    cached = inst.__dict__.get(TEXT_CACHE)
-    if cached is not None:
-        return cached
-    describe = _DESCRIBE.get(inst.__class__)
-    if describe is None:
-        return str(inst)
-    text = describe(inst)
-    if not isinstance(inst.type, ir.VoidType):
-        text = f"{reference(inst)} = {text}"
-    return text.rstrip()
 
 
 def _metadata(inst):
