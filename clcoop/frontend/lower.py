@@ -455,7 +455,7 @@ class Lowerer:
             self.subprogram = self.debug.subprogram(
                 fn.name, fn.loc, fn.is_kernel, linkage_name=irf.name if irf.name != fn.name else None)
             irf.set_metadata("dbg", self.subprogram.node)
-        self.last_alloca = None
+        self.allocas = 0           # the entry block's first instructions are its allocas
         self.locals = {}
         self.break_targets = []
         self.continue_targets = []
@@ -545,20 +545,15 @@ class Lowerer:
 
     def alloca(self, ctype, name):
         """A private slot in the entry block, after the previous allocas (clang's order)."""
-        b = ir.IRBuilder(self.fn.entry_basic_block)
-        if self.last_alloca is None:
-            b.position_at_start(self.fn.entry_basic_block)
-        else:
-            b.position_after(self.last_alloca)
-        slot = b.alloca(self.mem_type(ctype), name=name)
-        slot.type = ptr_type(0)
+        entry = self.fn.entry_basic_block
+        slot = self.builder.entry_alloca(entry, self.allocas, self.mem_type(ctype), ptr_type(0), name)
         a = self.align_of(ctype)
         if a:
             slot.align = a
-        self.last_alloca = slot
-        if self.builder.block is self.fn.entry_basic_block:
+        self.allocas += 1
+        if self.builder.block is entry:
             # The main builder always appends at the end; re-anchor it after the insertion.
-            self.builder.position_at_end(self.builder.block)
+            self.builder.position_at_end(entry)
         return slot
 
     # ------------------------------------------------------------ memory helpers

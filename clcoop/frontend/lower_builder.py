@@ -86,6 +86,43 @@ class Builder(ir.IRBuilder):
         self._insert(inst)
         return inst
 
+    def call(self, fn, args, name="", cconv=None, tail=False, fastmath=(), attrs=(), arg_attrs=None):
+        """A call of a defined or declared function with no attributes, its arguments of
+        the parameters' types (not metadata); any other call is llvmlite's (its checks, its
+        errors). 3,540 calls in pocl's test_hadd.cl: llvmlite's CallInstr also compares each
+        argument's type by its text."""
+        if tail or fastmath or attrs or arg_attrs or not isinstance(fn, ir.Function):
+            return super().call(fn, args, name, cconv, tail, fastmath, attrs, arg_attrs)
+        ftype = fn.ftype
+        for arg, expected in zip(args, ftype.args):
+            if arg.type is not expected and (isinstance(expected, ir.MetaDataType) or arg.type != expected):
+                return super().call(fn, args, name, cconv, tail, fastmath, attrs, arg_attrs)
+        if len(args) < len(ftype.args):
+            return super().call(fn, args, name, cconv, tail, fastmath, attrs, arg_attrs)   # its IndexError
+        block = self._block
+        inst = _new(I.CallInstr)
+        inst.__dict__.update(cconv=fn.calling_convention if cconv is None else cconv, tail="",
+                             fastmath=I.FastMathFlags(), attributes=I.CallInstrAttributes(),
+                             arg_attributes={}, parent=block, type=ftype.return_type,
+                             _name=block.scope.register(name, deduplicate=True), opname="call",
+                             operands=[fn] + list(args), flags=[], metadata={})
+        self._insert(inst)
+        return inst
+
+    def entry_alloca(self, block, index, typ, pointer_type, name):
+        """`typ`'s slot of type `pointer_type` inserted at `index` of `block`, as a new
+        IRBuilder positioned there would make it by `alloca(typ, name=name)` (no dbg, no
+        count) with its type then set to `pointer_type`; this builder is left where it is.
+        Lowering makes one per local and parameter (1,980 in pocl's test_hadd.cl), and
+        llvmlite's way took a new builder and a search of the entry block for each."""
+        inst = _new(I.AllocaInstr)
+        inst.__dict__.update(parent=block, type=pointer_type,
+                             _name=block.scope.register(name, deduplicate=True),
+                             opname="alloca", operands=(), flags=[], metadata={},
+                             allocated_type=typ, align=None)
+        block.instructions.insert(index, inst)
+        return inst
+
     def gep(self, ptr, indices, inbounds=False, name="", source_etype=None):
         if source_etype is None:
             return super().gep(ptr, indices, inbounds, name, source_etype)

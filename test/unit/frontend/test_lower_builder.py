@@ -24,6 +24,8 @@ def _plain(value):
         return "type", type(value).__name__, str(value)
     if isinstance(value, ir.Constant):
         return "constant", str(value)
+    if isinstance(value, ir.MetaDataArgument):
+        return "metadata argument", _plain(value.wrapped_value)
     if isinstance(value, (ir.NamedValue, ir.Block)):
         return type(value).__name__, value._name
     return value
@@ -114,26 +116,86 @@ def test_every_binary_operator_is_llvmlites():
     assert ours == theirs
 
 
+def _calls(builder, fn):
+    pointer, count = fn.args
+    module = fn.module
+    callee = ir.Function(module, ir.FunctionType(I32, [PTR, I32]), "g")
+    callee.calling_convention = "spir_func"
+    void = ir.Function(module, ir.FunctionType(ir.VoidType(), []), "h")
+    printf = ir.Function(module, ir.FunctionType(I32, [PTR], var_arg=True), "printf")
+    meta = ir.Function(module, ir.FunctionType(ir.VoidType(), [ir.MetaDataType()]), "llvm.m")
+    made = [builder.call(callee, [pointer, count], name="call"),
+            builder.call(callee, (pointer, count), name="call", cconv="spir_func"),   # a duplicate name
+            builder.call(void, []),
+            builder.call(printf, [pointer, count, ir.Constant(F64, 1.5)], name="call", cconv="spir_func"),
+            builder.call(callee, [pointer, count], tail=True),                         # llvmlite's own paths
+            builder.call(callee, [pointer, count], attrs=("convergent",)),
+            builder.call(callee, [pointer, count], arg_attrs={0: ()}),
+            builder.call(meta, [ir.Constant(I32, 1)])]
+    return made
+
+
+@pytest.mark.parametrize("debug", [False, True], ids=["plain", "dbg"])
+def test_calls_are_llvmlites(debug):
+    theirs, ours = _each_way(_calls, debug)
+    assert ours == theirs
+
+
+def _allocas(builder, fn):
+    """Lowerer.alloca's steps: a new IRBuilder at the start of the entry block or after the
+    last alloca, its alloca given an opaque pointer type; Builder.entry_alloca is told the
+    index instead."""
+    pointer, count = fn.args
+    entry = fn.blocks[0]
+    made = [builder.load(pointer, name="x", typ=I32)]
+    slots = []
+    for typ, name in ((I32, "x"), (ir.ArrayType(I8, 4), "x"), (F32, ""), (PTR, "p.addr")):
+        if isinstance(builder, Builder):
+            slot = builder.entry_alloca(entry, len(slots), typ, PTR, name)
+        else:
+            b = ir.IRBuilder(entry)
+            if slots:
+                b.position_after(slots[-1])
+            else:
+                b.position_at_start(entry)
+            slot = b.alloca(typ, name=name)
+            slot.type = PTR
+        slots.append(slot)
+    return made + slots
+
+
+def test_entry_allocas_are_llvmlites():
+    theirs, ours = _each_way(_allocas)
+    assert ours == theirs
+
+
 def test_mismatched_operands_and_pointers_fail_as_llvmlite_fails():
     fn, builder = _function(Builder)
-    _, count = fn.args
+    pointer, count = fn.args
     with pytest.raises(ValueError, match="Operands must be the same type"):
         builder.add(count, ir.Constant(I64, 1))
     with pytest.raises(TypeError, match="not a pointer"):
         builder.load(count, typ=I32)
     with pytest.raises(TypeError, match="not a pointer"):
         builder.store(count, count)
+    callee = ir.Function(fn.module, ir.FunctionType(I32, [PTR, I32]), "g")
+    with pytest.raises(TypeError, match="arg mismatch"):
+        builder.call(callee, [count, count])
+    with pytest.raises(IndexError):
+        builder.call(callee, [pointer])
     assert fn.blocks[0].instructions == []
 
 
 def test_a_compile_makes_its_instructions_through_builder(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("an instruction made through llvmlite's IRBuilder")
-    for method in ("load", "store", "gep", "sext", "mul", "add"):
+    for method in ("load", "store", "gep", "sext", "mul", "add", "call", "alloca"):
         monkeypatch.setattr(ir.IRBuilder, method, refuse)
-    source = "kernel void k(global int *o, global long *p) { int i = o[1] * 3; p[i] = i + o[2]; }"
+    source = ("int f(int x) { return x; }\n"
+              "kernel void k(global int *o, global long *p) { int i = f(o[1]) * 3; p[i] = i + o[2]; }")
     ir_text = driver.compile_source(source, driver.CompileOptions(filename="k.cl")).ir
     assert "getelementptr inbounds i64" in ir_text and "sext i32" in ir_text
+    assert "call spir_func i32 @f" in ir_text and "%i = alloca i32" in ir_text
     monkeypatch.undo()
     assert driver.compile_source(source, driver.CompileOptions(filename="k.cl")).ir == ir_text
 
