@@ -135,6 +135,9 @@ class Lowerer:
         self.declared = {}         # callee name -> ir.Function
         self.structs = {}          # StructType -> ir.IdentifiedStructType
         self.vector_types = {}     # (element's name, kind, bits; count) -> ir.VectorType
+        self.mem_types = {}        # id(C type) -> (C type, mem_type)
+        self.value_types = {}      # id(C type) -> (C type, value_type)
+        self.alignments = {}       # id(C type) -> (C type, align_of)
         self.struct_suffixes = {}  # type name base -> the number its next duplicate tries first
         self.pending_impls = []    # (kernel, spir_func copy) still to define
         self.fn = None
@@ -147,13 +150,31 @@ class Lowerer:
         self.expressions = ExpressionLowering(self)
 
     # ------------------------------------------------------------ types
+    # mem_type, value_type and align_of are asked ~60,000 times while lowering pocl's
+    # test_hadd.cl, about 150 distinct type objects (1,300 for value_type): each answer is
+    # kept per object, by id, with the object (so its id is not reused). A C type never
+    # changes, and the answer's LLVM type is this module's, so the table is the Lowerer's.
     def mem_type(self, t):
         """LLVM type of a C object in memory (bool is i8)."""
+        kept = self.mem_types.get(id(t))
+        if kept is None:
+            kept = self.mem_types[id(t)] = (t, self.memory_type(t))
+        return kept[1]
+
+    def memory_type(self, t):
+        """mem_type made anew."""
         if isinstance(t, T.ScalarType) and t.kind == "bool":
             return I8
         return self.value_type(t)
 
     def value_type(self, t):
+        kept = self.value_types.get(id(t))
+        if kept is None:
+            kept = self.value_types[id(t)] = (t, self.llvm_type(t))
+        return kept[1]
+
+    def llvm_type(self, t):
+        """value_type made anew."""
         if isinstance(t, T.ScalarType):
             return scalar_ir(t)
         if isinstance(t, T.EnumType):
@@ -240,6 +261,13 @@ class Lowerer:
         return 0
 
     def align_of(self, t):
+        kept = self.alignments.get(id(t))
+        if kept is None:
+            kept = self.alignments[id(t)] = (t, self.alignment(t))
+        return kept[1]
+
+    def alignment(self, t):
+        """align_of found anew."""
         if isinstance(t, (T.ScalarType, T.VectorType, T.EventType)):
             return max(t.size, 1)
         if isinstance(t, T.EnumType):

@@ -333,3 +333,27 @@ def test_reference_is_get_reference_without_the_first_uses_exception():
     assert got == expected and raised == []
     assert [v.get_reference() for v in fresh] == expected       # kept where llvmlite keeps it
     assert lower_print.reference(_OwnReference(I32, 1)) == "own"
+
+
+@pytest.mark.parametrize("debug", [False, True], ids=["plain", "g"])
+@pytest.mark.parametrize("path", KERNELS[:12], ids=lambda p: p.name)
+def test_types_kept_per_object_give_the_ir_of_types_made_anew(path, debug, monkeypatch):
+    """Lowerer.mem_type, value_type and align_of keep each answer per C type object; the IR is
+    the one made when each is asked anew (memory_type, llvm_type, alignment: the oracle)."""
+    options = driver.CompileOptions(filename=path.name, debug_info=debug)
+    kept = driver.compile_source(path.read_text(), options).ir
+    for method, anew in (("mem_type", "memory_type"), ("value_type", "llvm_type"), ("align_of", "alignment")):
+        monkeypatch.setattr(lower.Lowerer, method, getattr(lower.Lowerer, anew))
+    assert driver.compile_source(path.read_text(), options).ir == kept
+
+
+def test_a_kept_type_is_asked_for_once_per_object():
+    lw = lower.Lowerer(Target("spir64-unknown-unknown"))
+    from clcoop.frontend import types as T
+    vector = T.VectorType(T.INT, 4)
+    made = []
+    real = lw.llvm_type
+    lw.llvm_type = lambda t: made.append(t) or real(t)
+    assert lw.value_type(vector) is lw.value_type(vector) and made == [vector]
+    assert str(lw.mem_type(T.BOOL)) == "i8" and str(lw.value_type(T.BOOL)) == "i1"
+    assert lw.align_of(vector) == 16 and set(lw.alignments) == {id(vector)}
