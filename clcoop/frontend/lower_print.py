@@ -4,8 +4,9 @@ llvmlite prints an instruction through four layers (its string cache, `_to_strin
 into a list, a join and an rstrip) and a `str.format` for each; for a large kernel (30,000
 instructions, pocl's test_mad_sat.cl) that was a tenth of the compile. Here the common
 instruction classes (loads, stores, casts, GEPs, allocas, branches, calls, comparisons, the
-plain operators) are written by one function each with the same format as llvmlite 0.50's
-`descr`; every other class (and clcoop's own subclasses, such as VolatileLoad) is printed by
+plain operators) are written by one function each, the whole line at once (the `%name = `,
+the descr with the same format as llvmlite 0.50's, and what its final strip leaves); every
+other class (and clcoop's own subclasses, such as VolatileLoad) is printed by
 llvmlite itself. test_lower_print compares the two texts over whole compiles.
 """
 from llvmlite import ir
@@ -51,27 +52,28 @@ def function_text(fn):
     buf = []
     fn.descr_prototype(buf)
     buf.append("{\n")
-    describe_of = _DESCRIBE.get
-    void = ir.VoidType
+    line_of = _LINE.get
     for block in fn.blocks:
         buf.append(f"{block._format_name()}:\n")
-        # `str(inst)`: llvmlite's NamedValue._to_string with the class's descr, inline (a
-        # call less for each of a large module's ~30,000 instructions).
+        # `str(inst)`: llvmlite's NamedValue._to_string (`%name = ` before a value's descr,
+        # the whole stripped at its end) with the class's descr: each writer below makes the
+        # line at once (a large module has ~30,000 instructions).
         for inst in block.instructions:
-            kept = inst.__dict__
-            text = kept.get(TEXT_CACHE)
+            text = inst.__dict__.get(TEXT_CACHE)
             if text is None:
-                describe = describe_of(inst.__class__)
-                if describe is None:
-                    text = str(inst)
-                else:
-                    text = describe(inst)
-                    if not isinstance(inst.type, void):
-                        text = f"{kept.get(REFERENCE_CACHE) or reference(inst)} = {text}"
-                    text = text.rstrip()
+                write = line_of(inst.__class__)
+                if write is not None:
+                    buf.append(write(inst))
+                    continue
+                text = str(inst)
             buf.append(f"  {text}\n")
     buf.append("}\n")
     return "".join(buf)
+
+
+def _defined(inst):
+    """`%name = `: what _to_string writes before the descr of an instruction with a value."""
+    return inst.__dict__.get(REFERENCE_CACHE) or reference(inst)
 
 
 def _metadata(inst):
@@ -86,32 +88,36 @@ def _align(inst):
 def _load(inst):
     [pointer] = inst.operands
     metadata = _metadata(inst) if inst.metadata else ""
-    return f"load {inst.type}, {pointer.type} {reference(pointer)}{_align(inst)}{metadata}\n"
+    return (f"  {_defined(inst)} = load {inst.type}, {pointer.type} "
+            f"{reference(pointer)}{_align(inst)}{metadata}\n")
 
 
 def _store(inst):
     value, pointer = inst.operands
     metadata = _metadata(inst) if inst.metadata else ""
-    return (f"store {value.type} {reference(value)}, {pointer.type} "
+    return (f"  store {value.type} {reference(value)}, {pointer.type} "
             f"{reference(pointer)}{_align(inst)}{metadata}\n")
 
 
 def _cast(inst):
+    """llvmlite writes a space before the metadata (`to i32 , !dbg !7`), stripped without."""
     operand = inst.operands[0]
-    metadata = _metadata(inst) if inst.metadata else ""
-    return f"{inst.opname} {operand.type} {reference(operand)} to {inst.type} {metadata}\n"
+    metadata = " " + _metadata(inst) if inst.metadata else ""
+    return (f"  {_defined(inst)} = {inst.opname} {operand.type} {reference(operand)} "
+            f"to {inst.type}{metadata}\n")
 
 
 def _gep(inst):
     indices = ", ".join([f"{i.type} {reference(i)}" for i in inst.indices])
     op = "getelementptr inbounds" if inst.inbounds else "getelementptr"
     pointer = inst.pointer
-    metadata = _metadata(inst) if inst.metadata else ""
-    return f"{op} {inst.source_etype}, {pointer.type} {reference(pointer)}, {indices} {metadata}\n"
+    metadata = " " + _metadata(inst) if inst.metadata else ""
+    text = f"{_defined(inst)} = {op} {inst.source_etype}, {pointer.type} {reference(pointer)}, {indices}{metadata}"
+    return f"  {text if indices or metadata else text.rstrip()}\n"
 
 
 def _alloca(inst):
-    text = f"{inst.opname} {inst.allocated_type}"
+    text = f"  {_defined(inst)} = {inst.opname} {inst.allocated_type}"
     if inst.operands:
         operand, = inst.operands
         text += f", {operand.type} {reference(operand)}"
@@ -119,13 +125,14 @@ def _alloca(inst):
         text += f", align {inst.align}"
     if inst.metadata:
         text += _metadata(inst)
-    return text
+    return text + "\n"
 
 
 def _terminator(inst):
     operands = ", ".join([f"{op.type} {reference(op)}" for op in inst.operands])
     metadata = _metadata(inst) if inst.metadata else ""
-    return f"{inst.opname} {operands}{metadata}"
+    text = f"{inst.opname} {operands}{metadata}"
+    return f"  {text if operands or metadata else text.rstrip()}\n"
 
 
 def _plain(inst):
@@ -134,14 +141,17 @@ def _plain(inst):
         opname = " ".join([opname] + inst.flags)
     operands = ", ".join([reference(op) for op in inst.operands])
     metadata = _metadata(inst) if inst.metadata else ""
-    return f"{opname} {inst.type} {operands}{metadata}\n"
+    text = f"{_defined(inst)} = {opname} {inst.type} {operands}{metadata}"
+    return f"  {text if operands or metadata else text.rstrip()}\n"
 
 
 def _compare(inst):
+    """A space before the metadata, as _cast."""
     flags = "".join([" " + flag for flag in inst.flags])
     lhs, rhs = inst.operands[0], inst.operands[1]
-    metadata = _metadata(inst) if inst.metadata else ""
-    return f"{inst.opname}{flags} {inst.op} {lhs.type} {reference(lhs)}, {reference(rhs)} {metadata}\n"
+    metadata = " " + _metadata(inst) if inst.metadata else ""
+    return (f"  {_defined(inst)} = {inst.opname}{flags} {inst.op} {lhs.type} {reference(lhs)}, "
+            f"{reference(rhs)}{metadata}\n")
 
 
 def _call(inst):
@@ -164,11 +174,12 @@ def _call(inst):
     fn_attrs = " " + " ".join(inst.attributes._to_list(fnty.return_type)) if inst.attributes else ""
     fm_attrs = " " + " ".join(inst.fastmath._to_list(fnty.return_type)) if inst.fastmath else ""
     metadata = _metadata(inst) if inst.metadata else ""
-    return f"{tail}{inst.opname}{fm_attrs} {callee_ref}({', '.join(args)}){fn_attrs}{metadata}\n"
+    defined = "" if isinstance(inst.type, ir.VoidType) else f"{_defined(inst)} = "
+    return f"  {defined}{tail}{inst.opname}{fm_attrs} {callee_ref}({', '.join(args)}){fn_attrs}{metadata}\n"
 
 
 # Exact classes only: a subclass may print differently (clcoop's VolatileLoad, llvmlite's Ret).
-_DESCRIBE = {
+_LINE = {
     I.LoadInstr: _load,
     I.StoreInstr: _store,
     I.CastInstr: _cast,
