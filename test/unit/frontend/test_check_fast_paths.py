@@ -61,6 +61,22 @@ def test_a_coords_first_location_raises_nothing_inside():
     assert loc == SourceLocation("a.cl", 5, 2) and raised == []
 
 
+def test_a_coords_location_is_made_at_its_first_read_only(monkeypatch):
+    """Coord.clcoop_location makes the location at the first read and keeps it in the Coord,
+    where later reads find it without the descriptor."""
+    from pycparser.c_parser import Coord
+    made = []
+    real = check_support.coord_location
+    monkeypatch.setattr(check_support, "coord_location", lambda coord: made.append(coord) or real(coord))
+    coord = Coord("a.cl", 7, 3)
+    node = c_ast.ID("x", coord=coord)
+    first = check_support.location(node)
+    assert first == SourceLocation("a.cl", 7, 3) and made == [coord]
+    assert check_support.location(node) is first and check_support.location(c_ast.ID("y", coord=coord)) is first
+    assert made == [coord] and vars(coord)["clcoop_location"] is first
+    assert check_support.location(c_ast.ID("z", coord=Coord("a.cl", None))) is None
+
+
 class _SlottedCoord:
     """A Coord that takes no new attributes: the location is made each time, still right."""
     __slots__ = ("file", "line", "column")
