@@ -108,10 +108,16 @@ class ValueNames(NameScope):
         if name in used:
             if not deduplicate:
                 raise DuplicatedNameError(name)
-            base, counts = name, self._basenamemap
-            while name in used:
-                counts[base] += 1
-                name = f"{base}.{counts[base]}"
+            # NameScope.deduplicate's count, read and written once (most of a function's
+            # names are duplicates: `arrayidx`, `call`, unnamed temporaries).
+            counts = self._basenamemap
+            number = counts[name] + 1
+            unique = f"{name}.{number}"
+            while unique in used:
+                number += 1
+                unique = f"{name}.{number}"
+            counts[name] = number
+            name = unique
         used.add(name)
         return name
 

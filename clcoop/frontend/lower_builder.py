@@ -23,10 +23,11 @@ _VOID = ir.VoidType()
 
 def _instruction(cls, block, typ, name, opname, operands):
     """An instance of `cls` as Instruction.__init__(block, typ, opname, operands, name)
-    leaves it (no flags)."""
+    leaves it (no flags). Here and below the __dict__ is given whole, in llvmlite's order:
+    one dict made, where update's keywords made one and copied it."""
     inst = _new(cls)
-    inst.__dict__.update(parent=block, type=typ, _name=block.scope.register(name, deduplicate=True),
-                         opname=opname, operands=operands, flags=[], metadata={})
+    inst.__dict__ = {"parent": block, "type": typ, "_name": block.scope.register(name, deduplicate=True),
+                     "opname": opname, "operands": operands, "flags": [], "metadata": {}}
     return inst
 
 
@@ -50,9 +51,9 @@ def _binary(method):
         if lhs.type != rhs.type:
             return getattr(ir.IRBuilder, method)(self, lhs, rhs, name, flags)     # its error
         inst = _new(I.Instruction)
-        inst.__dict__.update(parent=self._block, type=lhs.type,
-                             _name=self._block.scope.register(name, deduplicate=True),
-                             opname=opname, operands=(lhs, rhs), flags=list(flags), metadata={})
+        inst.__dict__ = {"parent": self._block, "type": lhs.type,
+                         "_name": self._block.scope.register(name, deduplicate=True), "opname": opname,
+                         "operands": (lhs, rhs), "flags": list(flags), "metadata": {}}
         self._insert(inst)
         return inst
     binary.__name__ = method
@@ -101,11 +102,11 @@ class Builder(ir.IRBuilder):
             return super().call(fn, args, name, cconv, tail, fastmath, attrs, arg_attrs)   # its IndexError
         block = self._block
         inst = _new(I.CallInstr)
-        inst.__dict__.update(cconv=fn.calling_convention if cconv is None else cconv, tail="",
-                             fastmath=I.FastMathFlags(), attributes=I.CallInstrAttributes(),
-                             arg_attributes={}, parent=block, type=ftype.return_type,
-                             _name=block.scope.register(name, deduplicate=True), opname="call",
-                             operands=[fn] + list(args), flags=[], metadata={})
+        inst.__dict__ = {"cconv": fn.calling_convention if cconv is None else cconv, "tail": "",
+                         "fastmath": I.FastMathFlags(), "attributes": I.CallInstrAttributes(),
+                         "arg_attributes": {}, "parent": block, "type": ftype.return_type,
+                         "_name": block.scope.register(name, deduplicate=True), "opname": "call",
+                         "operands": [fn] + list(args), "flags": [], "metadata": {}}
         self._insert(inst)
         return inst
 
@@ -116,10 +117,9 @@ class Builder(ir.IRBuilder):
         Lowering makes one per local and parameter (1,980 in pocl's test_hadd.cl), and
         llvmlite's way took a new builder and a search of the entry block for each."""
         inst = _new(I.AllocaInstr)
-        inst.__dict__.update(parent=block, type=pointer_type,
-                             _name=block.scope.register(name, deduplicate=True),
-                             opname="alloca", operands=(), flags=[], metadata={},
-                             allocated_type=typ, align=None)
+        inst.__dict__ = {"parent": block, "type": pointer_type,
+                         "_name": block.scope.register(name, deduplicate=True), "opname": "alloca",
+                         "operands": (), "flags": [], "metadata": {}, "allocated_type": typ, "align": None}
         block.instructions.insert(index, inst)
         return inst
 
@@ -128,10 +128,10 @@ class Builder(ir.IRBuilder):
             return super().gep(ptr, indices, inbounds, name, source_etype)
         block = self._block
         inst = _new(I.GEPInstr)
-        inst.__dict__.update(source_etype=source_etype, parent=block, type=ptr.type,
-                             _name=block.scope.register(name, deduplicate=True),
-                             opname="getelementptr", operands=[ptr] + list(indices), flags=[],
-                             metadata={}, pointer=ptr, indices=indices, inbounds=inbounds)
+        inst.__dict__ = {"source_etype": source_etype, "parent": block, "type": ptr.type,
+                         "_name": block.scope.register(name, deduplicate=True), "opname": "getelementptr",
+                         "operands": [ptr] + list(indices), "flags": [], "metadata": {}, "pointer": ptr,
+                         "indices": indices, "inbounds": inbounds}
         self._insert(inst)
         return inst
 

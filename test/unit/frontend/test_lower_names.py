@@ -147,6 +147,7 @@ def test_value_names_register_as_llvmlites_name_scope_does():
                 continue
             assert fast.register(name, deduplicate=dedup) == expected
         assert fast._useset == oracle._useset
+        assert dict(fast._basenamemap) == dict(oracle._basenamemap)
 
 
 def test_a_defined_functions_values_register_through_value_names(monkeypatch):
