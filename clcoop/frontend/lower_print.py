@@ -71,53 +71,66 @@ def function_text(fn):
     return "".join(buf)
 
 
-def _defined(inst):
-    """`%name = `: what _to_string writes before the descr of an instruction with a value."""
-    return inst.__dict__.get(REFERENCE_CACHE) or reference(inst)
-
+# The writers read a type's kept text and a value's kept reference from the object's
+# __dict__ inline (`t.__dict__.get(TEXT_CACHE) or str(t)`, `v.__dict__.get(REFERENCE_CACHE)
+# or reference(v)`: str() and reference() when nothing is kept, or a class keeps nothing,
+# such as llvmlite's FloatType). A call per type and per operand, through _StrCaching.__str__
+# or reference(), was ~10% of printing pocl's test_hadd.cl (~60,000 of each).
 
 def _metadata(inst):
     """_HasMetadata._stringify_metadata(leading_comma=True)."""
     return "".join([f", !{key} {node.get_reference()}" for key, node in inst.metadata.items()])
 
 
-def _align(inst):
-    return "" if inst.align is None else ", align %d" % inst.align
-
-
 def _load(inst):
     [pointer] = inst.operands
+    typ, pointer_type = inst.type, pointer.type
+    align = "" if inst.align is None else f", align {inst.align}"
     metadata = _metadata(inst) if inst.metadata else ""
-    return (f"  {_defined(inst)} = load {inst.type}, {pointer.type} "
-            f"{reference(pointer)}{_align(inst)}{metadata}\n")
+    return (f"  {inst.__dict__.get(REFERENCE_CACHE) or reference(inst)} = load "
+            f"{typ.__dict__.get(TEXT_CACHE) or str(typ)}, "
+            f"{pointer_type.__dict__.get(TEXT_CACHE) or str(pointer_type)} "
+            f"{pointer.__dict__.get(REFERENCE_CACHE) or reference(pointer)}{align}{metadata}\n")
 
 
 def _store(inst):
     value, pointer = inst.operands
+    value_type, pointer_type = value.type, pointer.type
+    align = "" if inst.align is None else f", align {inst.align}"
     metadata = _metadata(inst) if inst.metadata else ""
-    return (f"  store {value.type} {reference(value)}, {pointer.type} "
-            f"{reference(pointer)}{_align(inst)}{metadata}\n")
+    return (f"  store {value_type.__dict__.get(TEXT_CACHE) or str(value_type)} "
+            f"{value.__dict__.get(REFERENCE_CACHE) or reference(value)}, "
+            f"{pointer_type.__dict__.get(TEXT_CACHE) or str(pointer_type)} "
+            f"{pointer.__dict__.get(REFERENCE_CACHE) or reference(pointer)}{align}{metadata}\n")
 
 
 def _cast(inst):
     """llvmlite writes a space before the metadata (`to i32 , !dbg !7`), stripped without."""
     operand = inst.operands[0]
+    source, typ = operand.type, inst.type
     metadata = " " + _metadata(inst) if inst.metadata else ""
-    return (f"  {_defined(inst)} = {inst.opname} {operand.type} {reference(operand)} "
-            f"to {inst.type}{metadata}\n")
+    return (f"  {inst.__dict__.get(REFERENCE_CACHE) or reference(inst)} = {inst.opname} "
+            f"{source.__dict__.get(TEXT_CACHE) or str(source)} "
+            f"{operand.__dict__.get(REFERENCE_CACHE) or reference(operand)} "
+            f"to {typ.__dict__.get(TEXT_CACHE) or str(typ)}{metadata}\n")
 
 
 def _gep(inst):
-    indices = ", ".join([f"{i.type} {reference(i)}" for i in inst.indices])
+    """A space before the metadata, as _cast."""
+    indices = ", ".join([f"{i.type} {i.__dict__.get(REFERENCE_CACHE) or reference(i)}" for i in inst.indices])
     op = "getelementptr inbounds" if inst.inbounds else "getelementptr"
     pointer = inst.pointer
+    element, pointer_type = inst.source_etype, pointer.type
     metadata = " " + _metadata(inst) if inst.metadata else ""
-    text = f"{_defined(inst)} = {op} {inst.source_etype}, {pointer.type} {reference(pointer)}, {indices}{metadata}"
+    text = (f"{inst.__dict__.get(REFERENCE_CACHE) or reference(inst)} = {op} "
+            f"{element.__dict__.get(TEXT_CACHE) or str(element)}, "
+            f"{pointer_type.__dict__.get(TEXT_CACHE) or str(pointer_type)} "
+            f"{pointer.__dict__.get(REFERENCE_CACHE) or reference(pointer)}, {indices}{metadata}")
     return f"  {text if indices or metadata else text.rstrip()}\n"
 
 
 def _alloca(inst):
-    text = f"  {_defined(inst)} = {inst.opname} {inst.allocated_type}"
+    text = f"  {inst.__dict__.get(REFERENCE_CACHE) or reference(inst)} = {inst.opname} {inst.allocated_type}"
     if inst.operands:
         operand, = inst.operands
         text += f", {operand.type} {reference(operand)}"
@@ -129,7 +142,8 @@ def _alloca(inst):
 
 
 def _terminator(inst):
-    operands = ", ".join([f"{op.type} {reference(op)}" for op in inst.operands])
+    operands = ", ".join([f"{op.type} {op.__dict__.get(REFERENCE_CACHE) or reference(op)}"
+                          for op in inst.operands])
     metadata = _metadata(inst) if inst.metadata else ""
     text = f"{inst.opname} {operands}{metadata}"
     return f"  {text if operands or metadata else text.rstrip()}\n"
@@ -139,9 +153,11 @@ def _plain(inst):
     opname = inst.opname
     if inst.flags:
         opname = " ".join([opname] + inst.flags)
-    operands = ", ".join([reference(op) for op in inst.operands])
+    operands = ", ".join([op.__dict__.get(REFERENCE_CACHE) or reference(op) for op in inst.operands])
+    typ = inst.type
     metadata = _metadata(inst) if inst.metadata else ""
-    text = f"{_defined(inst)} = {opname} {inst.type} {operands}{metadata}"
+    text = (f"{inst.__dict__.get(REFERENCE_CACHE) or reference(inst)} = {opname} "
+            f"{typ.__dict__.get(TEXT_CACHE) or str(typ)} {operands}{metadata}")
     return f"  {text if operands or metadata else text.rstrip()}\n"
 
 
@@ -149,32 +165,37 @@ def _compare(inst):
     """A space before the metadata, as _cast."""
     flags = "".join([" " + flag for flag in inst.flags])
     lhs, rhs = inst.operands[0], inst.operands[1]
+    typ = lhs.type
     metadata = " " + _metadata(inst) if inst.metadata else ""
-    return (f"  {_defined(inst)} = {inst.opname}{flags} {inst.op} {lhs.type} {reference(lhs)}, "
-            f"{reference(rhs)}{metadata}\n")
+    return (f"  {inst.__dict__.get(REFERENCE_CACHE) or reference(inst)} = {inst.opname}{flags} {inst.op} "
+            f"{typ.__dict__.get(TEXT_CACHE) or str(typ)} {lhs.__dict__.get(REFERENCE_CACHE) or reference(lhs)}, "
+            f"{rhs.__dict__.get(REFERENCE_CACHE) or reference(rhs)}{metadata}\n")
 
 
 def _call(inst):
     """CallInstr._descr(add_metadata=True)."""
     arg_attributes = inst.arg_attributes
-    args = []
-    for i, a in enumerate(inst.operands[1:]):
-        if i in arg_attributes:
-            attrs = " ".join(arg_attributes[i]._to_list(a.type)) + " "
+    operands = inst.operands
+    if arg_attributes:
+        args = []
+        for i, a in enumerate(operands[1:]):
+            attrs = " ".join(arg_attributes[i]._to_list(a.type)) + " " if i in arg_attributes else ""
             args.append(f"{a.type} {attrs}{reference(a)}")
-        else:
-            args.append(f"{a.type} {reference(a)}")
-    callee = inst.operands[0]
+    else:
+        args = [f"{a.type.__dict__.get(TEXT_CACHE) or str(a.type)} {a.__dict__.get(REFERENCE_CACHE) or reference(a)}"
+                for a in operands[1:]]
+    callee = operands[0]
     fnty = callee.function_type
     ty = fnty if fnty.var_arg else fnty.return_type
-    callee_ref = f"{ty} {reference(callee)}"
+    callee_ref = f"{ty} {callee.__dict__.get(REFERENCE_CACHE) or reference(callee)}"
     if inst.cconv:
         callee_ref = f"{inst.cconv} {callee_ref}"
     tail = f"{inst.tail} " if inst.tail else ""
     fn_attrs = " " + " ".join(inst.attributes._to_list(fnty.return_type)) if inst.attributes else ""
     fm_attrs = " " + " ".join(inst.fastmath._to_list(fnty.return_type)) if inst.fastmath else ""
     metadata = _metadata(inst) if inst.metadata else ""
-    defined = "" if isinstance(inst.type, ir.VoidType) else f"{_defined(inst)} = "
+    defined = "" if isinstance(inst.type, ir.VoidType) else \
+        f"{inst.__dict__.get(REFERENCE_CACHE) or reference(inst)} = "
     return f"  {defined}{tail}{inst.opname}{fm_attrs} {callee_ref}({', '.join(args)}){fn_attrs}{metadata}\n"
 
 
