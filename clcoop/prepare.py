@@ -626,8 +626,10 @@ def _convert_scalar(arg, ptype, type_name, where):
         return to_bfloat16(np.float64(arg))[()]     # one rounding, as a double -> __bf16 cast
     if ptype.kind == "float":
         return dtype.type(arg)
-    if isinstance(arg, (float, np.floating)):
-        if float(arg) != int(arg):
+    if isinstance(arg, (float, np.floating)) or (isinstance(arg, np.ndarray) and arg.dtype.kind == "f"):
+        # A float (a 0-d array too) passes for an integer only when it is one: not 2.5,
+        # and not infinity or NaN, which int() refuses with Python's own errors.
+        if not math.isfinite(arg) or float(arg) != int(arg):
             raise ArgumentError(f"{where} is an integer, got {arg!r}")
     value = int(arg)
     user_t = _SCALAR_TYPES.get(type_name.strip())
