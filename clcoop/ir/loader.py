@@ -136,19 +136,24 @@ def parse_type(ts):
             space = int(ts.next())
             ts.expect(")")
         return Ty("ptr", addrspace=space)
+    if tok == "<" and ts.accept("{"):
+        # A packed structure `<{ ... }>` (LangRef "Structure Type"): no padding between fields.
+        struct = _parse_struct_body(ts, packed=True)
+        ts.expect(">")
+        return struct
     if tok == "<":
-        n = int(ts.next())
+        n = _element_count(ts)
         ts.expect("x")
         elem = parse_type(ts)
         ts.expect(">")
         return Ty("vec", n=n, elem=elem)
     if tok == "[":
-        n = int(ts.next())
+        n = _element_count(ts)
         ts.expect("x")
         elem = parse_type(ts)
         ts.expect("]")
         return Ty("array", n=n, elem=elem)
-    if tok == "{" or (tok == "<" and ts.peek() == "{"):
+    if tok == "{":
         return _parse_struct_body(ts, packed=False)
     if tok in ("label", "metadata", "token"):
         return Ty(tok)
@@ -160,6 +165,15 @@ def parse_type(ts):
             raise IRError(f"unknown named type %{name}")
         return ts.structs[name]
     raise IRError(f"unsupported type {tok!r} in {ts.text!r}")
+
+
+def _element_count(ts):
+    """The N of `<N x T>` or `[N x T]`: a count, not `vscale x` (a scalable vector, which
+    OpenCL has no type for)."""
+    tok = ts.next()
+    if not tok.isdigit():
+        raise IRError(f"unsupported element count {tok!r} in {ts.text!r}")
+    return int(tok)
 
 
 def _parse_struct_body(ts, packed):
