@@ -20,6 +20,7 @@ import re
 import numpy as np
 
 from clcoop import coop_names, coopmat_spec, float8
+from clcoop.errors import IRError
 from clcoop.ir import call_signatures
 from clcoop.ir.loader import value_kind, parse_type_text, read_structs
 from clcoop.ir.demangle import demangle
@@ -494,7 +495,12 @@ class _FunctionGen:
         return self.defs.get(v.name)
 
     def ty(self, text):
-        return parse_type_text(text, self.structs)
+        try:
+            return parse_type_text(text, self.structs)
+        except IRError as exc:
+            # A type the engines do not read (fp128, a scalable vector): the kernel falls
+            # back to the interpreter, which refuses it in its own words (docs/native.md).
+            raise Unsupported(str(exc)) from None
 
     def fresh(self, stem):
         self.n += 1

@@ -16,6 +16,7 @@ import pytest
 
 import clcoop
 from clcoop.errors import ClcoopError, IRError
+from clcoop.ir import loader
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "scripts"))
 from fuzz_ir import call_operands, rewrite_call_operands  # noqa: E402  (the fuzzer's mutation)
@@ -521,3 +522,31 @@ def test_a_kernel_pointer_parameter_outside_global_constant_local_is_refused(spa
                                           r"space; a kernel's pointer parameters must be __global, __constant "
                                           r"or __local \(OpenCL C 3.0 6.11\)"):
             clcoop.Program.from_ir(ir, engine=engine)
+
+
+# Found by hand: a packed structure type `<{ i8, i32 }>` was read as a vector and a scalable
+# vector's `vscale` as its count: Python's ValueError from Program.from_ir(engine="auto").
+def test_a_packed_structure_type_is_read_without_padding():
+    ty = loader.parse_type_text("<{ i8, i32 }>", {})
+    assert (ty.kind, ty.packed, [f.bits for f in ty.fields]) == ("struct", True, [8, 32])
+    ir = HEAD + ("define spir_kernel void @k(ptr addrspace(1) %p) {\n"
+                 "  %x = load <{ i8, i32 }>, ptr addrspace(1) %p, align 1\n"
+                 "  %y = extractvalue <{ i8, i32 }> %x, 0\n"
+                 "  store i8 %y, ptr addrspace(1) %p, align 1\n  ret void\n}\n")
+    assert clcoop.Program.from_ir(ir, engine="auto").kernel("k").engine in ("interp", "native")
+
+
+@pytest.mark.parametrize("ty, words", [("<vscale x 4 x i32>", "unsupported element count 'vscale'"),
+                                       ("fp128", "unsupported type 'fp128'")])
+def test_a_type_the_engines_do_not_read_falls_back_then_is_refused(ty, words):
+    # The native engine had raised the loader's IRError from Program.from_ir(engine="auto")
+    # where it falls back with its reason (docs/native.md "Safety contract").
+    ir = HEAD + ("define spir_kernel void @k(ptr addrspace(1) %p) {\n"
+                 f"  %a = alloca {ty}\n  store {ty} zeroinitializer, ptr %a\n  ret void\n}}\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        prog = clcoop.Program.from_ir(ir, engine="auto")
+    kernel = prog.kernel("k")
+    assert kernel.engine == "interp" and words in kernel.fallback_reason
+    with pytest.raises(IRError, match=words):
+        prog.k((16,), (16,), np.zeros(4, np.int32))
