@@ -294,6 +294,21 @@ def test_reading_the_annotations_table_is_a_clear_error():
         clcoop.Program.from_ir(ir).k(4, 4, np.zeros(4, np.float32))
 
 
+# fuzz_ir seed 1702 case 1636 (a destructor table naming the annotations table) and by hand
+# (a variable holding a __local variable's address): a KeyError in the interpreter before.
+@pytest.mark.parametrize("named, held, words", [
+    ("llvm.global.annotations", '[1 x { ptr, i32 }] [{ ptr, i32 } { ptr null, i32 1 }], section "llvm.metadata"',
+     "holds nothing at run time"),
+    ("l", "[4 x i32] undef", "is a __local variable"),
+])
+def test_a_variable_holding_the_address_of_a_global_with_none_is_refused(named, held, words):
+    space = " addrspace(3)" if named == "l" else ""
+    ir = SCALAR_IR.replace("CALL", "").replace("DECLARE", "") + \
+        f"@{named} = internal{space} global {held}\n@g = addrspace(1) global ptr{space} @{named}\n"
+    with pytest.raises(IRError, match=rf"the program-scope variable @g holds the address of @{named}, which {words}"):
+        clcoop.Program.from_ir(ir).k(4, 4, np.zeros(4, np.float32))
+
+
 @pytest.mark.parametrize("table, kind", [("llvm.global_ctors", "constructors"), ("llvm.global_dtors", "destructors")])
 @pytest.mark.parametrize("engine", ["interp", "native"])
 def test_constructor_and_destructor_tables_are_refused(table, kind, engine):
