@@ -1078,9 +1078,11 @@ class _FunctionGen:
             args = [typed(o) for o in ops[:-1]]
             # Bytes: the interpreter names the first one outside as an element of uint8.
             byte = np.dtype(np.uint8)
-            args[0] = self.check(ins, ops[0], 0, 1, "write", True, size_text=length, dtype=byte)
+            # The source first: a copy reads each byte before it writes it, so where both
+            # ranges leave their buffers the read faults first (as in the interpreter).
             if not name.startswith("llvm.memset."):
                 args[1] = self.check(ins, ops[1], 0, 1, "read", False, size_text=length, dtype=byte)
+            args[0] = self.check(ins, ops[0], 0, 1, "write", True, size_text=length, dtype=byte)
             # A failed check redirects to the scratch area, which is smaller than the
             # length may be: a faulted work-item copies nothing.
             fv, ok, n = self.fresh("fv"), self.fresh("ok"), self.fresh("n")
