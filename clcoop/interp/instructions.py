@@ -65,6 +65,9 @@ def prepare(tr, ins, rec, operands):
         words = rec.text.split("atomicrmw", 1)[1].split()
         words = [w for w in words if w != "volatile"]
         rec.data = (words[0], tr._type(str(operands[1].type)))
+        if rec.data[1].kind == "vec":
+            # LLVM takes floating-point vectors here; OpenCL C's atomics are scalar (6.15.12).
+            raise IRError(f"atomic operations on vectors are not supported: {rec.text}")
         rec.base, rec.root = pointer_origin(tr, operands[0])
     elif op == "cmpxchg":
         rec.fn = op_cmpxchg

@@ -820,6 +820,8 @@ class _FunctionGen:
             return None
         if op in ("atomicrmw", "cmpxchg"):
             t = self.ty(str(ops[1].type))
+            if t.kind == "vec":      # refused by the interpreter, in its words (instructions.py)
+                raise Unsupported(f"atomic operations on vectors are not supported: {text}")
             checked = self.check(ins, ops[0], store_size(t, self.layout), store_size(t, self.layout), "atomic", True)
             self.lines.append("  " + replace_first(text, typed(ops[0]), checked))
             return None

@@ -565,3 +565,18 @@ def test_a_type_the_engines_do_not_read_falls_back_then_is_refused(ty, words):
     assert kernel.engine == "interp" and words in kernel.fallback_reason
     with pytest.raises(IRError, match=words):
         prog.k((16,), (16,), np.zeros(4, np.int32))
+
+
+# Found by hand: an atomicrmw on <2 x half> (LLVM takes floating-point vectors) had been a
+# NumPy ValueError in the interpreter, and ran natively.
+def test_an_atomic_operation_on_a_vector_is_refused_by_both_engines():
+    ir = HEAD + ("define spir_kernel void @k(ptr addrspace(1) %p) {\n"
+                 "  %x = atomicrmw fmax ptr addrspace(1) %p, <2 x half> <half 0xH3C00, half 0xH3C00> seq_cst\n"
+                 "  ret void\n}\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        prog = clcoop.Program.from_ir(ir, engine="auto")
+    assert prog.kernel("k").engine == "interp"
+    assert "atomic operations on vectors are not supported" in prog.kernel("k").fallback_reason
+    with pytest.raises(IRError, match="atomic operations on vectors are not supported: .*atomicrmw fmax"):
+        prog.k((16,), (16,), np.zeros(4, np.float16))
