@@ -580,3 +580,24 @@ def test_an_atomic_operation_on_a_vector_is_refused_by_both_engines():
     assert "atomic operations on vectors are not supported" in prog.kernel("k").fallback_reason
     with pytest.raises(IRError, match="atomic operations on vectors are not supported: .*atomicrmw fmax"):
         prog.k((16,), (16,), np.zeros(4, np.float16))
+
+
+# Found by hand: a matrix load whose stride times the element size passes 2**63 had been an
+# OverflowError in the interpreter; the address arithmetic is i64, which wraps, in both
+# engines (4 * 2**62 is 0 modulo 2**64: every row is read from the first).
+@pytest.mark.parametrize("engine", ["interp", "native"])
+def test_a_matrix_stride_past_two_to_the_63_bytes_wraps_as_i64(engine):
+    ir = HEAD + f"""declare spir_func {C} @{LOAD_C}(ptr addrspace(1), i32, i64)
+declare spir_func void @{STORE}(ptr addrspace(1), {C}, i32, i64)
+define spir_kernel void @k(ptr addrspace(1) %a, ptr addrspace(1) %r) {{
+  %m = call spir_func {C} @{LOAD_C}(ptr addrspace(1) %a, i32 0, i64 4611686018427387904)
+  call spir_func void @{STORE}(ptr addrspace(1) %r, {C} %m, i32 0, i64 16)
+  ret void
+}}
+"""
+    a = np.arange(256, dtype=np.float32)
+    r = np.zeros(256, np.float32)
+    prog = clcoop.Program.from_ir(ir, engine=engine)
+    prog.k((16,), (16,), a, r, subgroup_size=16)
+    assert prog.kernel("k").engine == engine
+    np.testing.assert_array_equal(r.reshape(16, 16), np.tile(a[:16], (16, 1)))
