@@ -712,6 +712,15 @@ def _md_strings(body):
     return re.findall(r'!"([^"]*)"', body)
 
 
+def _required_work_group_size(kernel, sizes):
+    """reqd_work_group_size's sizes: positive (OpenCL C 3.0 6.11.2), as the launch's local
+    size they become; 0 had divided by zero and -1 made a launch without end."""
+    if any(s <= 0 for s in sizes):
+        raise IRError(f"kernel '{kernel}': !reqd_work_group_size {tuple(sizes)} is not a work-group "
+                      f"size: each must be positive (OpenCL C 3.0 6.11.2)")
+    return tuple(sizes)
+
+
 def _md_ints(body):
     return [int(x) for x in re.findall(r"i\d+ (-?\d+)", body)]
 
@@ -739,7 +748,7 @@ def _read_kernel(f, header, metadata, structs):
         elif kind == "kernel_arg_addr_space":
             info.arg_addr_spaces = _md_ints(body)
         elif kind == "reqd_work_group_size":
-            info.reqd_work_group_size = tuple(_md_ints(body))
+            info.reqd_work_group_size = _required_work_group_size(info.name, _md_ints(body))
         elif kind == "intel_reqd_sub_group_size":
             ints = _md_ints(body)
             info.reqd_sub_group_size = ints[0] if ints else None

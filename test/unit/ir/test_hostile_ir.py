@@ -601,3 +601,15 @@ define spir_kernel void @k(ptr addrspace(1) %a, ptr addrspace(1) %r) {{
     prog.k((16,), (16,), a, r, subgroup_size=16)
     assert prog.kernel("k").engine == engine
     np.testing.assert_array_equal(r.reshape(16, 16), np.tile(a[:16], (16, 1)))
+
+
+# Found by hand: a !reqd_work_group_size of 0 had been a ZeroDivisionError at the launch
+# and one of -1 a launch that never ended, in both engines.
+@pytest.mark.parametrize("sizes", ["i32 0, i32 1, i32 1", "i32 -1, i32 1, i32 1", "i32 16, i32 1, i32 -4"])
+def test_a_required_work_group_size_that_is_not_positive_is_refused(sizes):
+    ir = HEAD + ("define spir_kernel void @k(ptr addrspace(1) %p) !reqd_work_group_size !0 {\n"
+                 f"  store i32 1, ptr addrspace(1) %p\n  ret void\n}}\n!0 = !{{{sizes}}}\n")
+    for engine in ("interp", "native"):
+        with pytest.raises(IRError, match=r"kernel 'k': !reqd_work_group_size \(.*\) is not a work-group size: "
+                                          r"each must be positive \(OpenCL C 3.0 6.11.2\)"):
+            clcoop.Program.from_ir(ir, engine=engine)
