@@ -44,6 +44,7 @@ SIZE_LIMIT = 1 << 63
 # __local memory a work-group may have through its LocalMemory arguments together (a
 # device's CL_DEVICE_LOCAL_MEM_SIZE; GPUs have 32-228 KiB, this is the CPU engines' bound).
 LOCAL_MEMORY_LIMIT = 1 << 30
+PROGRAM_VARIABLE_LIMIT = 1 << 30      # bytes of one program-scope variable (the same bound)
 # Preparations kept per kernel (as launch_cache.MAX_ENTRIES: a few alternating argument sets).
 KEPT_PREPARATIONS = 8
 
@@ -448,16 +449,33 @@ def _convert_args(module, info, args):
             value = _convert_scalar(arg, ptype, type_name, where)
             checked.append(LaunchArgument(*base, SCALAR, np.asarray(value).nbytes, np.asarray(value).dtype,
                                           value=value))
-    _check_local_total(info, checked)
+    _check_local_total(module, info, checked)
+    _check_program_variables(module)
     return tuple(checked)
 
 
-def _check_local_total(info, checked):
+def _check_local_total(module, info, checked):
+    """A work-group's __local memory: its LocalMemory arguments and the module's __local
+    variables (both engines give each work-group all of them) at most 1 GiB together."""
     total = sum(arg.nbytes for arg in checked if arg.kind == LOCAL)
-    if total > LOCAL_MEMORY_LIMIT:
-        raise ArgumentError(f"kernel '{info.name}': the LocalMemory arguments take {total} bytes per "
-                            f"work-group together, more than the {LOCAL_MEMORY_LIMIT} bytes (1 GiB) "
-                            f"of __local memory a work-group may have")
+    variables = sum(module.layout.size(gv.ty) for gv in module.globals.values() if gv.addrspace == 3)
+    if total + variables <= LOCAL_MEMORY_LIMIT:
+        return
+    what = (f"its __local variables take {variables} bytes per work-group and the LocalMemory "
+            f"arguments {total}," if variables else
+            f"the LocalMemory arguments take {total} bytes per work-group together,")
+    raise ArgumentError(f"kernel '{info.name}': {what} more than the {LOCAL_MEMORY_LIMIT} bytes (1 GiB) "
+                        f"of __local memory a work-group may have")
+
+
+def _check_program_variables(module):
+    """A program-scope variable (a launch maps each) holds at most 1 GiB, as a work-group's
+    __local memory: a larger one is a device's CL_OUT_OF_RESOURCES, not a host's MemoryError."""
+    for name, gv in module.globals.items():
+        size = module.layout.size(gv.ty)
+        if gv.addrspace != 3 and size > PROGRAM_VARIABLE_LIMIT:
+            raise ArgumentError(f"the program-scope variable @{name} takes {size} bytes, more than the "
+                                f"{PROGRAM_VARIABLE_LIMIT} bytes (1 GiB) a program-scope variable may have")
 
 
 def _may_write(info, i):
@@ -626,8 +644,10 @@ def _convert_scalar(arg, ptype, type_name, where):
         return to_bfloat16(np.float64(arg))[()]     # one rounding, as a double -> __bf16 cast
     if ptype.kind == "float":
         return dtype.type(arg)
-    if isinstance(arg, (float, np.floating)):
-        if float(arg) != int(arg):
+    if isinstance(arg, (float, np.floating)) or (isinstance(arg, np.ndarray) and arg.dtype.kind == "f"):
+        # A float (a 0-d array too) passes for an integer only when it is one: not 2.5,
+        # and not infinity or NaN, which int() refuses with Python's own errors.
+        if not math.isfinite(arg) or float(arg) != int(arg):
             raise ArgumentError(f"{where} is an integer, got {arg!r}")
     value = int(arg)
     user_t = _SCALAR_TYPES.get(type_name.strip())

@@ -148,7 +148,8 @@ def _parse_value(name, text):
     if text.endswith(".npy"):
         try:
             return np.ascontiguousarray(np.load(text, allow_pickle=False))
-        except (OSError, ValueError) as exc:
+        # EOFError: an empty file; MemoryError: a header that claims terabytes
+        except (OSError, ValueError, EOFError, MemoryError) as exc:
             raise UsageError(f"--arg {name}: cannot read '{text}': {exc}") from None
     values = []
     for part in text.split(","):       # a vector argument is comma-separated: v=1,2,3,4

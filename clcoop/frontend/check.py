@@ -145,13 +145,13 @@ class Checker:
         self.ctx.fp_contract = states[words[2]]
 
     def pragma_word_location(self, node, index):
-        """Location of the index-th word after `#pragma` (clang points at it)."""
+        """Location of the index-th word after `#pragma` or `_Pragma("` (clang points at it)."""
         loc = location(node)
         line = self.ctx.diag.sources.line(loc.file, loc.line) if loc else None
         if not line:
             return loc
         found = list(re.finditer(r"[A-Za-z_]\w*", line))
-        words = [m for m in found if m.group() != "pragma"][index:]
+        words = [m for m in found if m.group() not in ("pragma", "_Pragma")][index:]
         column = words[0].start() + 1 if words else loc.column
         return SourceLocation(loc.file, loc.line, column)
 

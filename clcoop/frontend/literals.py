@@ -1,5 +1,6 @@
 """Lexing constants (C99 6.4.4, OpenCL C 3.0 6.1.1): integer, floating, character and string
 literals and their escapes."""
+import math
 import re
 
 from clcoop.frontend import tast
@@ -53,7 +54,7 @@ class Literals:
             self.ctx.fail(f"invalid suffix '{suffix}' on floating constant", node)
         if ftype == T.HALF:
             self.ctx.require_fp16("half precision constant requires cl_khr_fp16", node)
-        value = float.fromhex(number) if number[:2].lower() == "0x" else float(number)
+        value = _hex_float(number) if number[:2].lower() == "0x" else float(number)
         return tast.FloatConst(ftype, loc, value)
 
     def int_literal(self, text, node):
@@ -128,3 +129,12 @@ class Literals:
         if len(chars) != 1:
             self.ctx.fail("multi-character character constants are not supported", node)
         return ord(chars)
+
+
+def _hex_float(number):
+    """A hexadecimal floating constant's value: beyond double's range it is infinite, as
+    float() gives a decimal one (clang-22 folds both so; float.fromhex raises instead)."""
+    try:
+        return float.fromhex(number)
+    except OverflowError:
+        return math.inf

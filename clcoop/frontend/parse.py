@@ -35,8 +35,9 @@ What the AST looks like for OpenCL C (what check.py reads)
   `c_ast.StructRef(type='.')`.
 - `true` / `false` are macros (1 / 0) of the default header, so they arrive as
   Constants.
-- `#pragma` lines never reach the parser (preprocess drops them); the `_Pragma("...")`
-  operator does, as a `c_ast.Pragma` node (top level or statement) to be ignored.
+- `#pragma OPENCL EXTENSION` and `FP_CONTRACT` lines reach the parser as `c_ast.Pragma`
+  nodes (top level or statement; preprocess drops other `#pragma` lines); so does the
+  `_Pragma("...")` operator, its `string` the destringized text as for a `#pragma` line.
 
 Syntax errors are reported to `diag` as `file:line:col: error: expected ';' ...`; after
 an error the parser skips to the end of the statement or top-level declaration and
@@ -554,6 +555,15 @@ class ClcoopParser(OpenCLCParser):
         keyword = (self._peek_type() or "").lower()
         return self._with_semi_context(f"after {keyword} statement",
                                        super()._parse_jump_statement)
+
+    def _parse_pppragma_directive(self):
+        # `_Pragma("...")` is the #pragma its literal spells once destringized (C99 6.10.9:
+        # the quotes dropped, \" and \\ unescaped); pycparser keeps the literal's node,
+        # where a #pragma line gives the text that check reads.
+        node = super()._parse_pppragma_directive()
+        if isinstance(node.string, c_ast.Constant):
+            node.string = re.sub(r'\\(["\\])', r"\1", node.string.value[1:-1])
+        return node
 
     # --- tokens: remember the last consumed one (clang puts "expected ';'" after it) ---
     def _advance(self):

@@ -43,8 +43,11 @@ def _addresses(base, layout, stride, pointee_size, component_size, r, c):
                            f"1 (column-major), got {layout}")
     strided, contiguous = (r, c) if layout == Layout.ROW_MAJOR else (c, r)
     if stride.size and (stride == stride.flat[0]).all():
-        # The usual case, one stride for all subgroups: one (G, n) addition.
-        offsets = strided * (pointee_size * int(stride.flat[0])) + contiguous * component_size
+        # The usual case, one stride for all subgroups: one (G, n) addition. In int64, as
+        # below and as the native engine's i64 arithmetic: a stride near 2**63 wraps
+        # instead of overflowing a Python int into NumPy (an OverflowError before).
+        step = stride.reshape(-1)[:1] * np.int64(pointee_size)
+        offsets = strided * step[0] + contiguous * component_size
         return base + offsets
     return base + (strided * pointee_size) * stride + contiguous * component_size
 

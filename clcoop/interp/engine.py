@@ -9,7 +9,7 @@ of at most max_lanes work-items (execute.Executor).
 import numpy as np
 
 from clcoop.engine import EngineFallbackWarning
-from clcoop.errors import RuntimeFault
+from clcoop.errors import IRError, RuntimeFault
 from clcoop.interp import execute, translate
 from clcoop.ir.loader import METADATA_TABLES
 from clcoop.ir.memory import Memory
@@ -84,6 +84,20 @@ def _map_globals(module, memory):
         if gv.name in saved:
             region.data[:] = saved[gv.name]
             continue
-        data = translate.constant_bytes(gv.init, module.layout, lambda n: addrs[n])
+        data = translate.constant_bytes(gv.init, module.layout, _initializer_addresses(addrs, gv.name))
         region.data[:len(data)] = np.frombuffer(data, np.uint8)
     return addrs
+
+
+def _initializer_addresses(addrs, holder):
+    """The address of a global named in @holder's initializer; an IRError for the globals
+    that have none outside a kernel: an intrinsic table (section "llvm.metadata") and a
+    __local variable (one per work-group)."""
+    def address(name):
+        if name in addrs:
+            return addrs[name]
+        what = ("holds nothing at run time (an intrinsic table of section \"llvm.metadata\")"
+                if name in METADATA_TABLES else "is a __local variable: one per work-group, "
+                "with no address outside a kernel (OpenCL C 3.0 6.7.2)")
+        raise IRError(f"the program-scope variable @{holder} holds the address of @{name}, which {what}")
+    return address

@@ -65,6 +65,9 @@ def prepare(tr, ins, rec, operands):
         words = rec.text.split("atomicrmw", 1)[1].split()
         words = [w for w in words if w != "volatile"]
         rec.data = (words[0], tr._type(str(operands[1].type)))
+        if rec.data[1].kind == "vec":
+            # LLVM takes floating-point vectors here; OpenCL C's atomics are scalar (6.15.12).
+            raise IRError(f"atomic operations on vectors are not supported: {rec.text}")
         rec.base, rec.root = pointer_origin(tr, operands[0])
     elif op == "cmpxchg":
         rec.fn = op_cmpxchg
@@ -496,6 +499,8 @@ def op_cast(ex, vals, ins, bmask, full):
 def _bitcast(v, src_t, dst_t, L):
     if src_t == dst_t or (src_t.kind == "ptr" and dst_t.kind == "ptr"):
         return v
+    if _narrow(src_t) or _narrow(dst_t):
+        return _bitcast_bits(v, src_t, dst_t)
     dst = scalar_dtype(dst_t)
     per_lane = v.ndim > (1 if src_t.kind == "vec" else 0)
     if not per_lane:
@@ -504,6 +509,37 @@ def _bitcast(v, src_t, dst_t, L):
     v = np.ascontiguousarray(v.reshape(v.shape[0], -1))
     out = v.view(dst)
     return out[:, 0] if dst_t.kind != "vec" else out
+
+
+def _bitcast_bits(v, src_t, dst_t):
+    """A bitcast where a side holds integers narrower than their storage (<8 x i1> to i8,
+    <3 x i8> to i24): LLVM keeps the bits (LangRef "bitcast": a store then a load, element
+    0 in the low bits), which NumPy's view of whole storage words does not."""
+    (s_elem, s_n), (d_elem, d_n) = _elements(src_t), _elements(dst_t)
+    rows = np.asarray(v)
+    per_lane = rows.ndim > (1 if src_t.kind == "vec" else 0)
+    rows = np.ascontiguousarray(rows.reshape(-1, s_n))
+    raw = rows.view(UINT_DTYPES[rows.dtype.itemsize * 8]).astype(object) & ((1 << s_elem.bits) - 1)
+    totals = sum(raw[:, i] << (i * s_elem.bits) for i in range(s_n))
+    storage = scalar_dtype(d_elem)
+    mask = (1 << d_elem.bits) - 1
+    words = np.array([[(int(t) >> (j * d_elem.bits)) & mask for j in range(d_n)] for t in totals],
+                     UINT_DTYPES[storage.itemsize * 8])
+    out = words.view(storage)
+    if odd_int_bits(d_elem):
+        out = wrap_int(out, d_elem.bits)
+    out = out if dst_t.kind == "vec" else out[:, 0]
+    return out if per_lane else out[0]
+
+
+def _elements(t):
+    return (t.elem, t.n) if t.kind == "vec" else (t, 1)
+
+
+def _narrow(t):
+    """Integers (or vector elements) of fewer bits than their storage: i1 (bool), i24, ..."""
+    elem = _elements(t)[0]
+    return elem.kind == "int" and elem.bits != scalar_dtype(elem).itemsize * 8
 
 
 # ---------------------------------------------------------------- vectors and aggregates

@@ -257,8 +257,28 @@ def _odd_width_intrinsic(base, bits, name, text):
     return lambda *args: wrap_int(fn(*args), bits)
 
 
+def _byte_counts(ex, n, pointers):
+    """The lengths of llvm.memcpy/memmove/memset: unsigned (LangRef: i64 -1 is 2**64 - 1
+    bytes), and at most one byte past the end of the farthest region a pointer lies in: an
+    access that long faults at the first byte any longer one would (faults name the first
+    element outside), and 2**40 offsets would not fit in memory."""
+    n = n.astype(np.int64)
+    if n.size == 0 or (n.min() >= 0 and n.max() <= _SHORT_COPY):
+        return n
+    reach = 1
+    for addr in np.unique(np.concatenate(pointers)):
+        region = ex.memory.region_at(int(addr))
+        if region is not None:
+            reach = max(reach, region.base + region.size - int(addr) + 1)
+    return np.minimum(n.view(np.uint64), np.uint64(reach)).astype(np.int64)
+
+
+_SHORT_COPY = 1 << 16       # lengths up to this are taken as they are (no region lookups)
+
+
 def _memcpy(ex, args, bmask, full, ins):
     _, (dst, src, n) = active_operands(ex, args[:3], bmask, full)
+    n = _byte_counts(ex, n, [dst, src])
     if n.size == 0:
         return None
     nmax = int(n.max())
@@ -287,6 +307,7 @@ def _memcpy(ex, args, bmask, full, ins):
 
 def _memset(ex, args, bmask, full, ins):
     _, (dst, val, n) = active_operands(ex, args[:3], bmask, full)
+    n = _byte_counts(ex, n, [dst])
     if n.size == 0 or int(n.max()) == 0:
         return None
     try:

@@ -136,19 +136,24 @@ def parse_type(ts):
             space = int(ts.next())
             ts.expect(")")
         return Ty("ptr", addrspace=space)
+    if tok == "<" and ts.accept("{"):
+        # A packed structure `<{ ... }>` (LangRef "Structure Type"): no padding between fields.
+        struct = _parse_struct_body(ts, packed=True)
+        ts.expect(">")
+        return struct
     if tok == "<":
-        n = int(ts.next())
+        n = _element_count(ts)
         ts.expect("x")
         elem = parse_type(ts)
         ts.expect(">")
         return Ty("vec", n=n, elem=elem)
     if tok == "[":
-        n = int(ts.next())
+        n = _element_count(ts)
         ts.expect("x")
         elem = parse_type(ts)
         ts.expect("]")
         return Ty("array", n=n, elem=elem)
-    if tok == "{" or (tok == "<" and ts.peek() == "{"):
+    if tok == "{":
         return _parse_struct_body(ts, packed=False)
     if tok in ("label", "metadata", "token"):
         return Ty(tok)
@@ -160,6 +165,15 @@ def parse_type(ts):
             raise IRError(f"unknown named type %{name}")
         return ts.structs[name]
     raise IRError(f"unsupported type {tok!r} in {ts.text!r}")
+
+
+def _element_count(ts):
+    """The N of `<N x T>` or `[N x T]`: a count, not `vscale x` (a scalable vector, which
+    OpenCL has no type for)."""
+    tok = ts.next()
+    if not tok.isdigit():
+        raise IRError(f"unsupported element count {tok!r} in {ts.text!r}")
+    return int(tok)
 
 
 def _parse_struct_body(ts, packed):
@@ -698,6 +712,15 @@ def _md_strings(body):
     return re.findall(r'!"([^"]*)"', body)
 
 
+def _required_work_group_size(kernel, sizes):
+    """reqd_work_group_size's sizes: positive (OpenCL C 3.0 6.11.2), as the launch's local
+    size they become; 0 had divided by zero and -1 made a launch without end."""
+    if any(s <= 0 for s in sizes):
+        raise IRError(f"kernel '{kernel}': !reqd_work_group_size {tuple(sizes)} is not a work-group "
+                      f"size: each must be positive (OpenCL C 3.0 6.11.2)")
+    return tuple(sizes)
+
+
 def _md_ints(body):
     return [int(x) for x in re.findall(r"i\d+ (-?\d+)", body)]
 
@@ -725,7 +748,7 @@ def _read_kernel(f, header, metadata, structs):
         elif kind == "kernel_arg_addr_space":
             info.arg_addr_spaces = _md_ints(body)
         elif kind == "reqd_work_group_size":
-            info.reqd_work_group_size = tuple(_md_ints(body))
+            info.reqd_work_group_size = _required_work_group_size(info.name, _md_ints(body))
         elif kind == "intel_reqd_sub_group_size":
             ints = _md_ints(body)
             info.reqd_sub_group_size = ints[0] if ints else None

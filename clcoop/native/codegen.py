@@ -20,6 +20,7 @@ import re
 import numpy as np
 
 from clcoop import coop_names, coopmat_spec, float8
+from clcoop.errors import IRError
 from clcoop.ir import call_signatures
 from clcoop.ir.loader import value_kind, parse_type_text, read_structs
 from clcoop.ir.demangle import demangle
@@ -494,7 +495,12 @@ class _FunctionGen:
         return self.defs.get(v.name)
 
     def ty(self, text):
-        return parse_type_text(text, self.structs)
+        try:
+            return parse_type_text(text, self.structs)
+        except IRError as exc:
+            # A type the engines do not read (fp128, a scalable vector): the kernel falls
+            # back to the interpreter, which refuses it in its own words (docs/native.md).
+            raise Unsupported(str(exc)) from None
 
     def fresh(self, stem):
         self.n += 1
@@ -814,6 +820,8 @@ class _FunctionGen:
             return None
         if op in ("atomicrmw", "cmpxchg"):
             t = self.ty(str(ops[1].type))
+            if t.kind == "vec":      # refused by the interpreter, in its words (instructions.py)
+                raise Unsupported(f"atomic operations on vectors are not supported: {text}")
             checked = self.check(ins, ops[0], store_size(t, self.layout), store_size(t, self.layout), "atomic", True)
             self.lines.append("  " + replace_first(text, typed(ops[0]), checked))
             return None
@@ -1072,9 +1080,11 @@ class _FunctionGen:
             args = [typed(o) for o in ops[:-1]]
             # Bytes: the interpreter names the first one outside as an element of uint8.
             byte = np.dtype(np.uint8)
-            args[0] = self.check(ins, ops[0], 0, 1, "write", True, size_text=length, dtype=byte)
+            # The source first: a copy reads each byte before it writes it, so where both
+            # ranges leave their buffers the read faults first (as in the interpreter).
             if not name.startswith("llvm.memset."):
                 args[1] = self.check(ins, ops[1], 0, 1, "read", False, size_text=length, dtype=byte)
+            args[0] = self.check(ins, ops[0], 0, 1, "write", True, size_text=length, dtype=byte)
             # A failed check redirects to the scratch area, which is smaller than the
             # length may be: a faulted work-item copies nothing.
             fv, ok, n = self.fresh("fv"), self.fresh("ok"), self.fresh("n")

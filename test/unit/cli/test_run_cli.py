@@ -80,6 +80,21 @@ def test_usage_errors(argv, message, capsys):
     assert message in err and err.startswith("clcoop-run: error:")
 
 
+def test_unreadable_npy_files_are_usage_errors(inputs, capsys):
+    # An empty file had been numpy's EOFError, a header claiming 4 TiB its MemoryError, both
+    # reported as internal errors (found by hand).
+    (inputs / "empty.npy").write_bytes(b"")
+    (inputs / "cut.npy").write_bytes((inputs / "a.npy").read_bytes()[:20])
+    with open(inputs / "huge.npy", "wb") as f:
+        np.lib.format.write_array_header_1_0(f, {"descr": "<f4", "fortran_order": False, "shape": (2**40,)})
+    for name in ("empty.npy", "cut.npy", "huge.npy"):
+        rc = main([str(KERNELS / "vector_add.cl"), "--global", "16", "--arg", f"a={inputs / name}"]
+                  + vadd_args(inputs)[2:])
+        err = capsys.readouterr().err
+        assert rc == 1
+        assert err.startswith(f"clcoop-run: error: --arg a: cannot read '{inputs / name}'")
+
+
 def test_entry_point_subprocess(inputs):
     proc = subprocess.run([sys.executable, "-m", "clcoop.cli.run_main", str(KERNELS / "vector_add.cl"),
                            "--global", "16", "--local", "17", "--out", str(inputs)] + vadd_args(inputs),

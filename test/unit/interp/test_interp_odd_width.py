@@ -225,3 +225,53 @@ def test_clcoop_O2_switch_over_i3_runs_like_the_table(capfd):
     np.testing.assert_array_equal(out, np.clip(table, 0, 255).astype(np.uint8))
     np.testing.assert_array_equal(fails, 0)
     assert "FAIL" not in capfd.readouterr().out
+
+
+# A bitcast keeps the bits (LangRef "bitcast": a store then a load, element 0 in the low
+# bits). Where a side holds integers narrower than their storage (i1, i24, <3 x i8> as
+# i24) NumPy's view of whole storage words had given the wrong bits silently (<8 x i1> to
+# i8: the first element only) or a ValueError (found by hand, hostile IR).
+BITCASTS = {
+    "<8 x i1> to i8": ("""
+  %v = load <8 x i32>, ptr addrspace(1) %g, align 4
+  %c = icmp sgt <8 x i32> %v, <i32 5, i32 5, i32 5, i32 5, i32 5, i32 5, i32 5, i32 5>
+  %b = bitcast <8 x i1> %c to i8
+  %r = zext i8 %b to i32""", lambda w: sum(int(w[j] > 5) << j for j in range(8))),
+    "<3 x i8> to i24": ("""
+  %v = load <3 x i8>, ptr addrspace(1) %g, align 1
+  %b = bitcast <3 x i8> %v to i24
+  %r = sext i24 %b to i32""", lambda w: signed(int(w[0]) & 0xFFFFFF, 24)),
+    "i16 to <16 x i1> to <2 x i8>": ("""
+  %v = load i16, ptr addrspace(1) %g, align 2
+  %b = bitcast i16 %v to <16 x i1>
+  %w = bitcast <16 x i1> %b to <2 x i8>
+  %e = extractelement <2 x i8> %w, i32 1
+  %r = sext i8 %e to i32""", lambda w: signed(int(w[0]) >> 8, 8)),
+    "i30 to <5 x i6>": ("""
+  %v = load i32, ptr addrspace(1) %g, align 4
+  %t = trunc i32 %v to i30
+  %b = bitcast i30 %t to <5 x i6>
+  %e = extractelement <5 x i6> %b, i32 4
+  %r = sext i6 %e to i32""", lambda w: signed(int(w[0]) >> 24, 6)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BITCASTS))
+def test_bitcast_of_narrow_integers_keeps_the_bits(name):
+    body, expected = BITCASTS[name]
+    ir = HEADER + f"""define spir_kernel void @k(ptr addrspace(1) %a, ptr addrspace(1) %out) {{
+  %i = call spir_func i64 @_Z13get_global_idj(i32 0)
+  %off = mul i64 %i, 32
+  %g = getelementptr i8, ptr addrspace(1) %a, i64 %off
+  {body}
+  %o = getelementptr i32, ptr addrspace(1) %out, i64 %i
+  store i32 %r, ptr addrspace(1) %o
+  ret void
+}}
+"""
+    rng = np.random.default_rng(7)
+    words = rng.integers(-2**31, 2**31, (16, 8), dtype=np.int64).astype(np.int32)
+    words[::2] = rng.integers(0, 10, words[::2].shape)
+    out = np.zeros(16, np.int32)
+    clcoop.Program.from_ir(ir).k(16, 16, words.reshape(-1), out)
+    assert out.tolist() == [signed(expected(w), 32) for w in words]

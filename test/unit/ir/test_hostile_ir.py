@@ -16,6 +16,7 @@ import pytest
 
 import clcoop
 from clcoop.errors import ClcoopError, IRError
+from clcoop.ir import loader
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "scripts"))
 from fuzz_ir import call_operands, rewrite_call_operands  # noqa: E402  (the fuzzer's mutation)
@@ -293,6 +294,21 @@ def test_reading_the_annotations_table_is_a_clear_error():
         clcoop.Program.from_ir(ir).k(4, 4, np.zeros(4, np.float32))
 
 
+# fuzz_ir seed 1702 case 1636 (a destructor table naming the annotations table) and by hand
+# (a variable holding a __local variable's address): a KeyError in the interpreter before.
+@pytest.mark.parametrize("named, held, words", [
+    ("llvm.global.annotations", '[1 x { ptr, i32 }] [{ ptr, i32 } { ptr null, i32 1 }], section "llvm.metadata"',
+     "holds nothing at run time"),
+    ("l", "[4 x i32] undef", "is a __local variable"),
+])
+def test_a_variable_holding_the_address_of_a_global_with_none_is_refused(named, held, words):
+    space = " addrspace(3)" if named == "l" else ""
+    ir = SCALAR_IR.replace("CALL", "").replace("DECLARE", "") + \
+        f"@{named} = internal{space} global {held}\n@g = addrspace(1) global ptr{space} @{named}\n"
+    with pytest.raises(IRError, match=rf"the program-scope variable @g holds the address of @{named}, which {words}"):
+        clcoop.Program.from_ir(ir).k(4, 4, np.zeros(4, np.float32))
+
+
 @pytest.mark.parametrize("table, kind", [("llvm.global_ctors", "constructors"), ("llvm.global_dtors", "destructors")])
 @pytest.mark.parametrize("engine", ["interp", "native"])
 def test_constructor_and_destructor_tables_are_refused(table, kind, engine):
@@ -520,4 +536,80 @@ def test_a_kernel_pointer_parameter_outside_global_constant_local_is_refused(spa
         with pytest.raises(IRError, match=rf"kernel 'k': parameter 0 'p' is a pointer to the {words} address "
                                           r"space; a kernel's pointer parameters must be __global, __constant "
                                           r"or __local \(OpenCL C 3.0 6.11\)"):
+            clcoop.Program.from_ir(ir, engine=engine)
+
+
+# Found by hand: a packed structure type `<{ i8, i32 }>` was read as a vector and a scalable
+# vector's `vscale` as its count: Python's ValueError from Program.from_ir(engine="auto").
+def test_a_packed_structure_type_is_read_without_padding():
+    ty = loader.parse_type_text("<{ i8, i32 }>", {})
+    assert (ty.kind, ty.packed, [f.bits for f in ty.fields]) == ("struct", True, [8, 32])
+    ir = HEAD + ("define spir_kernel void @k(ptr addrspace(1) %p) {\n"
+                 "  %x = load <{ i8, i32 }>, ptr addrspace(1) %p, align 1\n"
+                 "  %y = extractvalue <{ i8, i32 }> %x, 0\n"
+                 "  store i8 %y, ptr addrspace(1) %p, align 1\n  ret void\n}\n")
+    assert clcoop.Program.from_ir(ir, engine="auto").kernel("k").engine in ("interp", "native")
+
+
+@pytest.mark.parametrize("ty, words", [("<vscale x 4 x i32>", "unsupported element count 'vscale'"),
+                                       ("fp128", "unsupported type 'fp128'")])
+def test_a_type_the_engines_do_not_read_falls_back_then_is_refused(ty, words):
+    # The native engine had raised the loader's IRError from Program.from_ir(engine="auto")
+    # where it falls back with its reason (docs/native.md "Safety contract").
+    ir = HEAD + ("define spir_kernel void @k(ptr addrspace(1) %p) {\n"
+                 f"  %a = alloca {ty}\n  store {ty} zeroinitializer, ptr %a\n  ret void\n}}\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        prog = clcoop.Program.from_ir(ir, engine="auto")
+    kernel = prog.kernel("k")
+    assert kernel.engine == "interp" and words in kernel.fallback_reason
+    with pytest.raises(IRError, match=words):
+        prog.k((16,), (16,), np.zeros(4, np.int32))
+
+
+# Found by hand: an atomicrmw on <2 x half> (LLVM takes floating-point vectors) had been a
+# NumPy ValueError in the interpreter, and ran natively.
+def test_an_atomic_operation_on_a_vector_is_refused_by_both_engines():
+    ir = HEAD + ("define spir_kernel void @k(ptr addrspace(1) %p) {\n"
+                 "  %x = atomicrmw fmax ptr addrspace(1) %p, <2 x half> <half 0xH3C00, half 0xH3C00> seq_cst\n"
+                 "  ret void\n}\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        prog = clcoop.Program.from_ir(ir, engine="auto")
+    assert prog.kernel("k").engine == "interp"
+    assert "atomic operations on vectors are not supported" in prog.kernel("k").fallback_reason
+    with pytest.raises(IRError, match="atomic operations on vectors are not supported: .*atomicrmw fmax"):
+        prog.k((16,), (16,), np.zeros(4, np.float16))
+
+
+# Found by hand: a matrix load whose stride times the element size passes 2**63 had been an
+# OverflowError in the interpreter; the address arithmetic is i64, which wraps, in both
+# engines (4 * 2**62 is 0 modulo 2**64: every row is read from the first).
+@pytest.mark.parametrize("engine", ["interp", "native"])
+def test_a_matrix_stride_past_two_to_the_63_bytes_wraps_as_i64(engine):
+    ir = HEAD + f"""declare spir_func {C} @{LOAD_C}(ptr addrspace(1), i32, i64)
+declare spir_func void @{STORE}(ptr addrspace(1), {C}, i32, i64)
+define spir_kernel void @k(ptr addrspace(1) %a, ptr addrspace(1) %r) {{
+  %m = call spir_func {C} @{LOAD_C}(ptr addrspace(1) %a, i32 0, i64 4611686018427387904)
+  call spir_func void @{STORE}(ptr addrspace(1) %r, {C} %m, i32 0, i64 16)
+  ret void
+}}
+"""
+    a = np.arange(256, dtype=np.float32)
+    r = np.zeros(256, np.float32)
+    prog = clcoop.Program.from_ir(ir, engine=engine)
+    prog.k((16,), (16,), a, r, subgroup_size=16)
+    assert prog.kernel("k").engine == engine
+    np.testing.assert_array_equal(r.reshape(16, 16), np.tile(a[:16], (16, 1)))
+
+
+# Found by hand: a !reqd_work_group_size of 0 had been a ZeroDivisionError at the launch
+# and one of -1 a launch that never ended, in both engines.
+@pytest.mark.parametrize("sizes", ["i32 0, i32 1, i32 1", "i32 -1, i32 1, i32 1", "i32 16, i32 1, i32 -4"])
+def test_a_required_work_group_size_that_is_not_positive_is_refused(sizes):
+    ir = HEAD + ("define spir_kernel void @k(ptr addrspace(1) %p) !reqd_work_group_size !0 {\n"
+                 f"  store i32 1, ptr addrspace(1) %p\n  ret void\n}}\n!0 = !{{{sizes}}}\n")
+    for engine in ("interp", "native"):
+        with pytest.raises(IRError, match=r"kernel 'k': !reqd_work_group_size \(.*\) is not a work-group size: "
+                                          r"each must be positive \(OpenCL C 3.0 6.11.2\)"):
             clcoop.Program.from_ir(ir, engine=engine)

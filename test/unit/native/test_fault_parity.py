@@ -53,6 +53,13 @@ def zeros(n, dtype=np.float32):
 
 
 IR_HEAD = 'target triple = "spir64-unknown-unknown"\n'
+# memcpy(a, b, n): the cases of a copy past the end of one buffer or both.
+MEMCPY_IR = IR_HEAD + """
+declare void @llvm.memcpy.p1.p1.i64(ptr addrspace(1), ptr addrspace(1), i64, i1)
+define spir_kernel void @k(ptr addrspace(1) %a, ptr addrspace(1) %b, i64 %n) {
+  call void @llvm.memcpy.p1.p1.i64(ptr addrspace(1) %a, ptr addrspace(1) %b, i64 %n, i1 false)
+  ret void
+}"""
 
 
 def adjacent_slices(shift):
@@ -311,12 +318,8 @@ define spir_kernel void @k(ptr addrspace(1) %a, i64 %n) {
   ret void
 }""", "k", lambda: (np.zeros(4, np.float32), np.int64(12)), (1, 1),
         ["out-of-bounds write of uint8 at element 16 of buffer 'a' (16 elements)"], (0,), ir=True),
-    "llvm.memcpy reading past the end": Case(IR_HEAD + """
-declare void @llvm.memcpy.p1.p1.i64(ptr addrspace(1), ptr addrspace(1), i64, i1)
-define spir_kernel void @k(ptr addrspace(1) %a, ptr addrspace(1) %b, i64 %n) {
-  call void @llvm.memcpy.p1.p1.i64(ptr addrspace(1) %a, ptr addrspace(1) %b, i64 %n, i1 false)
-  ret void
-}""", "k", lambda: (np.zeros(64, np.int32), np.zeros(4, np.int32), np.int64(20)), (1, 1),
+    "llvm.memcpy reading past the end": Case(
+        MEMCPY_IR, "k", lambda: (np.zeros(64, np.int32), np.zeros(4, np.int32), np.int64(20)), (1, 1),
         ["out-of-bounds read of uint8 at element 16 of buffer 'b' (16 elements)"], (0,), ir=True),
     "llvm.memmove writing past the end": Case(IR_HEAD + """
 declare void @llvm.memmove.p1.p1.i64(ptr addrspace(1), ptr addrspace(1), i64, i1)
@@ -325,6 +328,24 @@ define spir_kernel void @k(ptr addrspace(1) %a, ptr addrspace(1) %b, i64 %n) {
   ret void
 }""", "k", lambda: (np.zeros(4, np.int32), np.zeros(64, np.int32), np.int64(20)), (1, 1),
         ["out-of-bounds write of uint8 at element 16 of buffer 'a' (16 elements)"], (0,), ir=True),
+    # A copy reads each byte before writing it: the read faults first (natively the write
+    # had been checked first; found by hand).
+    "llvm.memcpy past the end of both buffers": Case(
+        MEMCPY_IR, "k", lambda: (np.zeros(64, np.int32), np.zeros(4, np.int32), np.int64(300)), (1, 1),
+        ["out-of-bounds read of uint8 at element 16 of buffer 'b' (16 elements)"], (0,), ir=True),
+    # The length is unsigned (LangRef): i64 -1 is 2**64 - 1 bytes, not none, and 2**40 bytes
+    # fault where any length past the buffer does (the interpreter had run the first
+    # without a fault and raised MemoryError on the second; found by hand).
+    "llvm.memset of an unsigned length past 2**63": Case(IR_HEAD + """
+declare void @llvm.memset.p1.i64(ptr addrspace(1), i8, i64, i1)
+define spir_kernel void @k(ptr addrspace(1) %a) {
+  call void @llvm.memset.p1.i64(ptr addrspace(1) %a, i8 1, i64 -1, i1 false)
+  ret void
+}""", "k", lambda: (np.zeros(4, np.float32),), (1, 1),
+        ["out-of-bounds write of uint8 at element 16 of buffer 'a' (16 elements)"], (0,), ir=True),
+    "llvm.memcpy of 2**40 bytes": Case(
+        MEMCPY_IR, "k", lambda: (np.zeros(64, np.int32), np.zeros(4, np.int32), np.int64(1 << 40)), (1, 1),
+        ["out-of-bounds read of uint8 at element 16 of buffer 'b' (16 elements)"], (0,), ir=True),
     # The pointer's own object, not whatever holds the bytes past its end: two private
     # arrays of one work-item, adjacent in the interpreter's memory (issue 25).
     "llvm.memset past the end of a private array": Case(IR_HEAD + """
@@ -584,7 +605,9 @@ def comparable(text, case):
 # The default run: every other case in name order, and the interpreter's own three (issue 27:
 # scripts/test.sh in 5 minutes); --all and CI compare every case.
 QUICK_CASES = set(sorted(CASES)[::2]) | {"out_of_bounds", "divide", "divergent_barrier",
-                                         "sub-groups in turn, a later one's matrix load"}
+                                         "sub-groups in turn, a later one's matrix load",
+                                         "llvm.memset of an unsigned length past 2**63", "llvm.memcpy of 2**40 bytes",
+                                         "llvm.memcpy past the end of both buffers"}
 
 
 @pytest.mark.parametrize("name", quick_or_slow(sorted(CASES), QUICK_CASES))

@@ -86,6 +86,15 @@ def test_scalar_out_of_range_and_non_integer(prog):
         prog.vector_add(16, 16, a, b, c, 2.5)
 
 
+@pytest.mark.parametrize("value", [float("inf"), float("-inf"), float("nan"), np.float32("inf"),
+                                   np.array(float("nan")), np.array(2.5)])
+def test_scalar_non_integral_float_for_integer(prog, value):
+    # Infinity and NaN had been Python's OverflowError / ValueError; a 0-d float array was
+    # truncated (found by hand: clcoop-run --arg n=1e999).
+    with pytest.raises(ArgumentError, match="is an integer, got"):
+        prog.vector_add(16, 16, *arrays(), value)
+
+
 def test_global_size_not_multiple_of_local_size(prog):
     with pytest.raises(ArgumentError, match="global size 20 is not a multiple of the local size 8"):
         prog.vector_add(20, 8, *arrays(), 16)

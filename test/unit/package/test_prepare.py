@@ -94,6 +94,32 @@ def test_local_memory_arguments_together_are_bounded(programs):
         prog.k(1, 1, half, half, np.zeros(1, np.float32))
 
 
+HUGE_VARIABLE_IR = """target triple = "spir64-unknown-unknown"
+@g = internal SPACE global [1099511627776 x i8] zeroinitializer
+define spir_kernel void @k(ptr addrspace(1) %o, ptr addrspace(3) %x) {
+  %p = getelementptr i8, ptr SPACE @g, i64 1099511627775
+  store i8 1, ptr SPACE %p
+  ret void
+}
+"""
+
+
+# Found by hand: a 1 TiB variable had been NumPy's MemoryError out of both engines.
+@pytest.mark.parametrize("engine", ("interp", "auto"))     # native: program-scope variables fall back
+@pytest.mark.parametrize("space, words", [
+    ("addrspace(3)", "kernel 'k': its __local variables take 1099511627776 bytes per work-group and the "
+                     "LocalMemory arguments 16, more than the 1073741824 bytes"),
+    ("addrspace(1)", "the program-scope variable @g takes 1099511627776 bytes, more than the 1073741824 bytes"),
+])
+def test_huge_variables_are_argument_errors(engine, space, words):
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        prog = clcoop.Program.from_ir(HUGE_VARIABLE_IR.replace("SPACE", space), engine=engine)
+        with pytest.raises(clcoop.ArgumentError, match=re.escape(words)):
+            prog.k(1, 1, np.zeros(1, np.float32), clcoop.LocalMemory(16))
+
+
 # ------------------------------------------------------------------ launch options
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("limit", [-1, 0, 1.5, True, "100", None, 1 << 63])
