@@ -209,10 +209,12 @@ def _chains_added_pairwise(b, accs, i, chain_array):
 
 
 # Orders NumPy's matmul (the interpreter's float mul-add, interp/coopmat._float_mul_add)
-# was found to use, tried in turn: one FMA chain over k from +0 per element, or 16 chains
-# (step kk on chain kk mod 16, each from +0) added in adjacent pairs, which OpenBLAS's
+# was found to use, tried in turn: one FMA chain over k from +0 per element; 2 chains (step
+# kk on chain kk mod 2, each from +0, then added), which OpenBLAS's AVX2 (Haswell) sgemm
+# kernels use for tiles of at most 8 rows, and for some rows of taller ones, on CPUs without
+# AVX-512 (AMD EPYC, 2026-11-29); or 16 chains added in adjacent pairs, which OpenBLAS's
 # AVX-512 sgemm kernels use for tiles of at most 8 columns and K >= 32.
-_CANDIDATE_CHAINS = (1, 16)
+_CANDIDATE_CHAINS = (1, 2, 16)
 
 
 @functools.lru_cache(maxsize=None)

@@ -180,9 +180,11 @@ class CoopModule:
         flags and interface, generated once per module."""
         key = (m, n, k, types, operands, strided, columns)
         if key not in self.routines:
-            self.routines[key] = f"__clcoop_mad.{len(self.routines)}"
-            self.functions.append(coop_ir.mul_add_ir(self.routines[key], m, n, k, types, operands, strided,
-                                                     columns))
+            # Generated before it is recorded: a routine refused (Unsupported) leaves no name
+            # behind for a later call site to use without its definition.
+            name = f"__clcoop_mad.{len(self.routines)}"
+            self.functions.append(coop_ir.mul_add_ir(name, m, n, k, types, operands, strided, columns))
+            self.routines[key] = name
         return self.routines[key]
 
     def text(self):

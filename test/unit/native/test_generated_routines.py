@@ -309,3 +309,21 @@ def test_irbuild_loop_blocks_and_opaque_pointers():
     f = compile_definition(text, "sum_even", "i64", ["i64"], extra=[definition])
     got = f(np.array([0, 1, 2, 3, 4, 8], np.int64), out_dtype=np.int64)
     assert got.tolist() == [0, 5, 5, 12, 12, 12]
+
+
+def test_a_refused_mul_add_routine_leaves_no_name_behind(monkeypatch):
+    """A mul-add the routine cannot compute is refused at every call site: the refusal at the
+    first must not record a routine name that a later site then calls without a definition
+    (that was an LLVM parse error, "use of undefined value '@__clcoop_mad.0'")."""
+    from clcoop.native import coop_ir
+    from clcoop.native.support import Unsupported
+    monkeypatch.setattr(coop_ir, "matmul_chains", lambda m, n, k, work: None)
+    coop_ir._routine_text.cache_clear()
+    try:
+        coop = coop_routines.CoopModule(16)
+        for _ in range(2):
+            with pytest.raises(Unsupported, match="sums this shape in an order"):
+                coop.mul_add_routine(20, 12, 10, ("float",) * 4, 0)
+        assert coop.routines == {} and coop.functions == []
+    finally:
+        coop_ir._routine_text.cache_clear()

@@ -67,14 +67,48 @@ def test_float_mul_add_is_the_interpreters_bit_for_bit(m, n, k, elem, acc):
     assert_same_bits(native_mul_add(a, b, c, 0, acc), reference(a, b, c, 0, acc))
 
 
-def test_the_interleaved_order_is_found_where_numpy_uses_it():
-    """The probe tells the orders apart: on a shape where NumPy's result is one chain, the
-    16-chain emulation differs from it (so a 16 found elsewhere is not a coincidence)."""
-    rng = np.random.default_rng(3)
-    a = (rng.integers(-1024, 1025, (2, 16, 64)) * np.exp2(rng.integers(-16, -4, (2, 16, 64)))).astype(np.float32)
-    b = (rng.integers(-1024, 1025, (2, 64, 8)) * np.exp2(rng.integers(-16, -4, (2, 64, 8)))).astype(np.float32)
-    assert not np.array_equal(coop_ir._emulated(a, b, 1, np.float32), coop_ir._emulated(a, b, 16, np.float32))
-    assert coop_ir.matmul_chains(16, 16, 16, "float") == 1
+def exact_product_operands(rng, m, n, k):
+    """a (m x k), b (k x n) float32 whose products are exact and whose sums round (as
+    matmul_chains draws them), so that each order of the sums gives other bits."""
+    def draw(shape):
+        return (rng.integers(-1024, 1025, shape) * np.exp2(rng.integers(-16, -4, shape))).astype(np.float32)
+    return draw((m, k)), draw((k, n))
+
+
+def test_the_probe_tells_the_candidate_orders_apart():
+    """Each candidate order gives other bits on the probe's kind of data, so an order found
+    is not a coincidence (which order NumPy uses depends on the CPU's BLAS kernel)."""
+    a, b = exact_product_operands(np.random.default_rng(3), 16, 8, 64)
+    sums = [coop_ir._emulated(a[None], b[None], chains, np.float32) for chains in coop_ir._CANDIDATE_CHAINS]
+    for i, x in enumerate(sums):
+        for y in sums[i + 1:]:
+            assert not np.array_equal(x, y)
+
+
+@pytest.mark.parametrize("chains", coop_ir._CANDIDATE_CHAINS)
+def test_the_routine_sums_in_each_candidate_order(monkeypatch, chains):
+    """Whatever order this machine's NumPy uses, the routine generated for each candidate
+    order computes exactly that order (the emulation is the oracle; no BLAS involved)."""
+    monkeypatch.setattr(coop_ir, "matmul_chains", lambda m, n, k, work: chains)
+    coop_ir._routine_text.cache_clear()
+    try:
+        a, b = exact_product_operands(np.random.default_rng(chains), 8, 16, 64)
+        got = native_mul_add(a, b, np.zeros((8, 16), np.float32), 0, np.float32)
+    finally:
+        coop_ir._routine_text.cache_clear()
+    assert_same_bits(got, coop_ir._emulated(a[None], b[None], chains, np.float32)[0])
+
+
+def test_the_order_found_reproduces_numpy_on_other_data():
+    """Where the probe finds an order for a shape, NumPy's matmul sums other data of that
+    shape in the same order (the probe is not fooled by its one draw)."""
+    for m, n, k in [(8, 16, 16), (16, 16, 16), (16, 8, 32), (4, 16, 64)]:
+        chains = coop_ir.matmul_chains(m, n, k, "float")
+        if chains is None:
+            continue
+        a, b = exact_product_operands(np.random.default_rng(m + n + k), m, n, k)
+        a, b = np.stack([a, a[::-1]]), np.stack([b, b[::-1]])
+        assert np.array_equal(np.matmul(a, b), coop_ir._emulated(a, b, chains, np.float32)), (m, n, k, chains)
 
 
 def test_float_specials_and_signed_zeros():
@@ -196,6 +230,11 @@ def test_mul_add_reads_operands_by_columns(m, n, k, a_columns, b_columns, elem, 
     else:
         big_b[:, 3:3 + n] = b
     types = tuple(LLVM_NAMES[np.dtype(x)] for x in (elem, elem, acc, acc))
+    if np.dtype(elem).kind == "f" and coop_ir.matmul_chains(m, n, k, "float") is None:
+        # This machine's NumPy sums the shape in an order the routine does not reproduce.
+        with pytest.raises(Unsupported, match="NumPy's matmul .* sums this shape in an order"):
+            coop_ir.mul_add_ir("mad", m, n, k, types, operands, strided=True, columns=(a_columns, b_columns))
+        return
     source = coop_ir.mul_add_ir("mad", m, n, k, types, operands, strided=True, columns=(a_columns, b_columns))
     engine = Engine(source.replace("define internal void @mad", "define void @mad"))
     try:
@@ -254,7 +293,17 @@ def test_a_routine_is_built_once_per_process_and_named_per_caller():
     assert first.splitlines()[1:] == second.splitlines()[1:]
 
 
-def test_the_k_loop_takes_four_steps_per_iteration_rows_interleaved():
+@pytest.fixture
+def one_chain(monkeypatch):
+    """The routine generated for one FMA chain per element, whichever order this machine's
+    NumPy uses (the structure tests look at that routine's loop)."""
+    monkeypatch.setattr(coop_ir, "matmul_chains", lambda m, n, k, work: 1)
+    coop_ir._routine_text.cache_clear()
+    yield
+    coop_ir._routine_text.cache_clear()
+
+
+def test_the_k_loop_takes_four_steps_per_iteration_rows_interleaved(one_chain):
     """coop_ir.STEPS_PER_ITERATION: an iteration of the one-chain loop is 4 k steps, each
     step's m row FMAs before the next step's (the chains interleaved, each in k order), so
     the rows' addresses are formed once per 4 steps, not per step (docs/performance.md)."""
@@ -268,9 +317,10 @@ def test_the_k_loop_takes_four_steps_per_iteration_rows_interleaved():
     assert re.search(r"%\"?kk\.next\"? = add i64 %\"?kk\"?, 4", loop)
 
 
-def test_a_rows_are_read_from_registers_not_indexed_addresses():
-    """coop_ir._a_rows_of_iteration: the strided routine's broadcast FMAs address a's
-    elements as disp(register), never base + index (un-laminated on Intel cores)."""
+def test_a_rows_are_read_from_registers_not_indexed_addresses(one_chain):
+    """coop_ir._a_rows_of_iteration: the strided routine's broadcasts of a's elements address
+    them as disp(register), never base + index (un-laminated on Intel cores): FMAs with an
+    embedded broadcast on AVX-512 hosts, vbroadcastss loads on AVX2 ones."""
     import llvmlite.binding as llvm
     from clcoop.native import jit
     jit.ensure_llvm()
@@ -279,7 +329,8 @@ def test_a_rows_are_read_from_registers_not_indexed_addresses():
     module = llvm.parse_assembly(text)
     jit.optimize_module(module, jit.host_target_machine(), 3)
     asm = jit.host_target_machine().emit_assembly(module)
-    fmas = [line for line in asm.splitlines() if re.match(r"\s*vfmadd\d+ps\s", line)]
-    broadcasts = [line for line in fmas if "{1to" in line]
+    lines = asm.splitlines()
+    broadcasts = [line for line in lines if re.match(r"\s*vfmadd\d+ps\s", line) and "{1to" in line] or \
+        [line for line in lines if re.match(r"\s*vbroadcastss\s+[^%]*\(", line)]
     assert len(broadcasts) >= 8 * coop_ir.STEPS_PER_ITERATION       # the loop's body at least
     assert [line for line in broadcasts if re.search(r"\(%\w+,%\w+", line)] == []
