@@ -34,6 +34,7 @@ from pathlib import Path
 
 from clcoop.diagnostics import SourceLocation
 from clcoop.frontend.disk_cache import cache_dir as _cache_dir
+from clcoop.frontend.macro_expander import expand_text
 from clcoop.frontend.pcpp_methods import copy_token, expand_macros, group_lines, macro_expand_args, TokenCopies
 
 DEFAULT_HEADER_NAME = "clcoop/opencl-c-coop.h"
@@ -169,7 +170,7 @@ def _make_preprocessor_class():
     class ClcoopPreprocessor(Preprocessor):
         """pcpp with its hooks sending clang-style located messages to a DiagnosticEngine."""
 
-        expand_macros = expand_macros
+        expand_macros = _expand_macros
         macro_expand_args = macro_expand_args
         group_lines = group_lines
         pcpp_group_lines = Preprocessor.group_lines
@@ -184,6 +185,7 @@ def _make_preprocessor_class():
             self.diag = diag
             self.expansion_records = []     # _record_expansion's, until the table is read
             self.unscanned_expansions = 0   # expansions scanned short or with an error (_rescan_start)
+            self.pcpp_expansions = 0        # > 0: expand_macros is pcpp_methods' (_expand_macros)
             diag.add_expansions_from(lambda table: _drain_expansions(self, table))
             self.files = {}            # pcpp source key (absolute path) -> _FileText
             # _emit_tokens's source key -> (_FileText, display name): two lookups less per
@@ -260,6 +262,14 @@ def _make_preprocessor_class():
                 self.last_include_loc = self.token_location(first)
             return super().on_directive_handle(directive, toks, ifpassthru, precedingtoks)
 
+        def evalexpr(self, tokens):
+            # An #if's expansion, as pcpp's #if evaluation is kept whole: pcpp_methods'.
+            self.pcpp_expansions += 1
+            try:
+                return super().evalexpr(tokens)
+            finally:
+                self.pcpp_expansions -= 1
+
         def on_unknown_macro_in_defined_expr(self, tok):
             if tok.value == _PLACEHOLDER_MACRO and self.bad_macro_names:
                 loc, message = self.bad_macro_names.pop(0)
@@ -314,6 +324,15 @@ def _make_preprocessor_class():
             return True    # remove the directive line from the output
 
     return ClcoopPreprocessor
+
+
+def _expand_macros(pp, tokens, expanding_from=[]):     # noqa: B006 (pcpp's signature, never mutated)
+    """pcpp's expand_macros as the Preprocessor's method: a run of text lines (and an
+    #include's operands) by macro_expander.expand_text; an #if's expression, and pcpp's own
+    recursion where macro_expander hands a run back to it, by pcpp_methods.expand_macros."""
+    if expanding_from or pp.pcpp_expansions:
+        return expand_macros(pp, tokens, expanding_from)
+    return expand_text(pp, tokens)
 
 
 def _is_checked_pragma(toks):
