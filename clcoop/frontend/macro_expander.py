@@ -31,10 +31,10 @@ from clcoop.frontend.pcpp_methods import expand_macros as pcpp_expand_macros
 
 
 class Token:
-    """A token of an expansion: a LexToken's attributes, its chain of macro names
-    (`expanded_from`, innermost first: pcpp's list), and the `origin` of the outermost
-    expansion it belongs to (a dict: macro name -> the Macro expanded, None outside one)."""
-    __slots__ = ("type", "value", "lineno", "lexpos", "source", "expanded_from", "origin")
+    """A token of an expansion: a LexToken's attributes and its chain of macro names
+    (`expanded_from`, innermost first: pcpp's list). In an Expansion, its source and line
+    are the Expansion's and its chain lacks the outermost macro (Expansion.pcpp_tokens)."""
+    __slots__ = ("type", "value", "lineno", "lexpos", "source", "expanded_from")
 
     def __repr__(self):
         return f"Token({self.type}, {self.value!r}, {self.lineno}, {self.lexpos})"
@@ -51,7 +51,6 @@ def _token(kind, value, lineno, lexpos, source, chain):
     tok = _new(Token)
     tok.type, tok.value, tok.lineno, tok.lexpos, tok.source = kind, value, lineno, lexpos, source
     tok.expanded_from = chain
-    tok.origin = None
     return tok
 
 
@@ -71,7 +70,6 @@ def _copy(tok):
     new = _new(Token)
     new.type, new.value, new.lineno, new.lexpos, new.source = tok.type, tok.value, tok.lineno, tok.lexpos, tok.source
     new.expanded_from = tok.expanded_from
-    new.origin = tok.origin
     return new
 
 
@@ -97,7 +95,6 @@ def _body(macro, fresh_chains=True):
         tok = new(Token)
         tok.type, tok.value, tok.lineno, tok.lexpos, tok.source = kind, value, lineno, lexpos, source
         tok.expanded_from = [] if fresh_chains else None
-        tok.origin = None
         append(tok)
     return copies
 
@@ -131,12 +128,13 @@ class _Expander:
         self.t_comment = pp.t_COMMENT
         self.t_dpound = pp.t_DPOUND
         self.line = 0           # __LINE__: the line of the outermost macro's name
-        self.used = None        # the outermost expansion's origin: name -> Macro
+        self.used = None        # the outermost expansion's macros: name -> Macro
 
     # --- the text: the outermost level ----------------------------------------------
     def text(self, tokens):
-        tokens = list(tokens)
+        tokens = _pcpp_tokens(tokens)
         macros, t_id = self.macros, self.t_id
+        expansions = []
         i = 0
         while True:
             for i in range(i, len(tokens)):
@@ -145,28 +143,32 @@ class _Expander:
                     break
             else:
                 break
-            self.line = t.lineno
-            i = self._outermost(tokens, i, t)
-        return tokens
+            i = self._outermost(tokens, i, t, expansions)
+        return _with_expansions(tokens, expansions)
 
-    def _outermost(self, tokens, i, t):
-        """An expansion at the text's level: its tokens placed at the macro's name, marked as
-        expanded from it and given the expansion's origin, once each."""
+    def _outermost(self, tokens, i, t, expansions):
+        """An expansion at the text's level, as an Expansion: its tokens are not placed and
+        marked one by one (Expansion.pcpp_tokens). A name at the end of the last Expansion
+        (the rescan, C99 6.10.3.4) has that Expansion's place and its macro in its chain."""
         name = t.value
-        if name in self.macros and (t.__class__ is not Token or name not in t.expanded_from):
+        last = expansions[-1] if expansions else None
+        if last is not None and i < last.end:
+            source, lineno = last.source, last.lineno
+            hidden = name == last.name or name in t.expanded_from
+        else:
+            last = None
+            source, lineno = t.source, t.lineno
+            hidden = t.__class__ is Token and name in t.expanded_from
+        self.line = lineno
+        if name in self.macros and not hidden:
             self.used = used = {}
             found = self._replacement(tokens, i, t, ())
             if found is None:
                 return self._after_name(tokens, i)
-            ex, end = found
-            source, lineno = t.source, t.lineno
-            for e in ex:
-                e.source = source
-                e.lineno = lineno
-                e.origin = used
-                names = e.expanded_from
-                if not names or names[-1] != name:
-                    names.append(name)
+            ex, end, space = found
+            if last is not None:
+                last.end = i        # its tail from the name on is this invocation's
+            expansions.append(Expansion(i, i + len(ex), len(ex) - space, source, lineno, name, used))
             return self._splice(tokens, i, end, ex)
         if name == "__LINE__" and self.pp.expand_linemacro:
             tok = tokens[i] = _taken(t)
@@ -214,7 +216,7 @@ class _Expander:
                 if found is None:
                     i = self._after_name(tokens, i)
                     continue
-                ex, end = found
+                ex, end, _ = found
                 for e in ex:
                     names = e.expanded_from
                     if not names or names[-1] != name:
@@ -229,15 +231,16 @@ class _Expander:
             i += 1
 
     def _replacement(self, tokens, i, t, expanding_from):
-        """(the expansion of the macro named by tokens[i] = t, not yet marked, and the end of
-        its invocation in `tokens`), or None for a function-like macro without `(`."""
+        """(the expansion of the macro named by tokens[i] = t, not yet marked, the end of its
+        invocation in `tokens`, 1 if a space ends it (pcpp marks it not), else 0), or None for
+        a function-like macro without `(`."""
         name = t.value
         m = self.macros[name]
         if self.used is not None:
             self.used[name] = m
         inner = expanding_from + (name,)
         if m.arglist is None:
-            return self.expand(_body(m), inner), i + 1
+            return self.expand(_body(m), inner), i + 1, 0
         j = self._after_name(tokens, i)
         if j == len(tokens) or tokens[j].value != "(":
             return None
@@ -271,7 +274,8 @@ class _Expander:
             space.type = self.pp.t_SPACE
             space.value = " "
             ex.append(space)
-        return ex, end
+            return ex, end, 1
+        return ex, end, 0
 
     def _arguments(self, tokens, j):
         """pcpp's collect_args of tokens[j:] (tokens[j] is the `(`), without copying the
@@ -403,6 +407,72 @@ class _Expander:
                 else:
                     out[i].type = toks[0].type
         return out
+
+
+class Expansion:
+    """An outermost expansion (macro_expander.expand_text's result holds it in place of its
+    tokens): its `tokens`, the `source` and line (`lineno`) of the macro's name where pcpp
+    places each of them, the macro's `name`, which pcpp appends to each token's chain (not
+    to the space after, the first `marked` tokens), and its `macros`: name -> the Macro
+    expanded, for every macro in the tokens' chains (the table's entries when the run was
+    expanded, which are the table's while its tokens are written). `start`, `end`: its
+    place in the run while the run is expanded."""
+    __slots__ = ("start", "end", "marked", "source", "lineno", "name", "macros", "tokens")
+    type = "CLCOOP_EXPANSION"       # no pcpp token type (pcpp's parser yields it)
+    value = None
+
+    def __init__(self, start, end, marked, source, lineno, name, macros):
+        self.start, self.end, self.marked = start, end, marked
+        self.source, self.lineno, self.name, self.macros = source, lineno, name, macros
+        self.tokens = None
+
+    def pcpp_tokens(self):
+        """The tokens as pcpp leaves them: each placed at the macro's name and its chain
+        ending in the macro (once: pcpp_methods._expanded_at)."""
+        source, lineno, name = self.source, self.lineno, self.name
+        for e in self.tokens[:self.marked]:
+            e.source = source
+            e.lineno = lineno
+            names = e.expanded_from
+            if not names or names[-1] != name:
+                names.append(name)
+        return self.tokens
+
+    def chain(self, tok):
+        """A token's chain as pcpp_tokens leaves it, without changing the token."""
+        names = tok.expanded_from
+        return names if names and names[-1] == self.name else names + [self.name]
+
+
+def _pcpp_tokens(tokens):
+    """A list of the tokens, an Expansion's as pcpp leaves them (an #include's operands are
+    expanded twice)."""
+    if Expansion not in map(type, tokens):
+        return list(tokens)
+    flat = []
+    for tok in tokens:
+        if tok.__class__ is Expansion:
+            flat += tok.pcpp_tokens()
+        else:
+            flat.append(tok)
+    return flat
+
+
+def _with_expansions(tokens, expansions):
+    """The run's tokens with each Expansion in place of its tokens."""
+    if not expansions:
+        return tokens
+    out = []
+    k = 0
+    for expansion in expansions:
+        out += tokens[k:expansion.start]
+        if expansion.end > expansion.start:
+            expansion.tokens = tokens[expansion.start:expansion.end]
+            expansion.marked = min(expansion.marked, len(expansion.tokens))
+            out.append(expansion)
+        k = max(k, expansion.end)
+    out += tokens[k:]
+    return out
 
 
 def _strip(tokens, t_ws):

@@ -35,7 +35,7 @@ from pathlib import Path
 
 from clcoop.diagnostics import SourceLocation
 from clcoop.frontend.disk_cache import cache_dir as _cache_dir
-from clcoop.frontend.macro_expander import Token, expand_text
+from clcoop.frontend.macro_expander import Expansion, expand_text
 from clcoop.frontend.pcpp_methods import copy_token, expand_macros, group_lines, macro_expand_args, TokenCopies
 
 DEFAULT_HEADER_NAME = "clcoop/opencl-c-coop.h"
@@ -432,8 +432,9 @@ def _emit_tokens(pp, writer, state):
     a macro-heavy file writes ~55,000-100,000 expanded tokens (pocl's test_bitselect.cl,
     test_as_type.cl, test_hadd.cl), and calls and attribute lookups were a third of their
     writing (issue 26, throughput; test_preprocess_fast_paths: the calls are the oracle).
-    An expanded Token of macro_expander is recorded in the current _ExpansionRun: its
-    column and itself; its chain is read when a diagnostic reads the records."""
+    An Expansion (macro_expander) comes whole: its tokens share its file and line, which are
+    looked up once, and are recorded in an _ExpansionRun (each token and its column; their
+    chains are read when a diagnostic reads the records)."""
     pending_quote = None
     previous = None
     adjacent = False   # a token was written with no whitespace token since
@@ -451,24 +452,24 @@ def _emit_tokens(pp, writer, state):
     parts = writer.parts
     long_chain = _LONG_CHAIN
     continues = _CONTINUES
-    token_class = Token
-    run = None          # the _ExpansionRun that expanded Tokens are recorded in
-    # The last token's file and line, and what they give: the range of lexpos an original
+    expansion_class = Expansion
+    run = None          # the _ExpansionRun that an Expansion's tokens are recorded in
+    # The last item's file and line, and what they give: the range of lexpos an original
     # token on that line has, the column its invocation starts at.
     last_source = _UNSEEN
     last_line = inv_col = None
     lo = hi = 0
     written = 0     # tokens written: added to state["tokens"] however the loop ends
     try:
-        for tok in pp.parser:
-            kind = tok.type
+        for item in pp.parser:
+            kind = item.type
             if kind in ignore:
                 continue
             if kind in _WS_TYPES:
                 previous = None
                 adjacent = False
                 continue
-            source = tok.source
+            source = item.source
             if source is not last_source:
                 known = sources.get(source)
                 last_source = source
@@ -480,11 +481,9 @@ def _emit_tokens(pp, writer, state):
                         last_source = _UNSEEN
                 entry, file = known
                 last_line = None
-            written += 1
-            # entry.position(tok), inline (a call less for each of ~60,000 expanded tokens):
-            # where the token's text is at its lexpos on its own line, an original token.
-            value, line, lexpos = tok.value, tok.lineno, getattr(tok, "lexpos", None)
+            line = item.lineno
             if line != last_line or line is None:
+                # entry.position's test, inline: an original token's lexpos is on its line.
                 last_line, inv_col = line, None
                 lo = hi = 0         # no lexpos is on no line
                 if entry is not None:
@@ -496,107 +495,127 @@ def _emit_tokens(pp, writer, state):
                     if on_a_line:
                         lo = starts[line - 1]
                         hi = starts[line] if line < len(starts) else sys.maxsize
-            if lexpos is not None and lo <= lexpos < hi and entry.joined[lexpos:lexpos + len(value)] == value:
-                col = lexpos - lo + 1
-                if not getattr(tok, "expanded_from", None):     # not an argument of a macro invocation
-                    invocation_cols[(file, line)] = col + len(value)
-                    inv_col = None
-                # pcpp lexes an unterminated comment or string as single punctuation tokens.
-                if kind == "CPP_STAR" and previous is not None and previous[0] == "CPP_FSLASH" \
-                        and previous[1:] == (tok.source, line, col - 1):
-                    pp.diag.error("unterminated /* comment", SourceLocation(file, line, col - 1))
-                    return
-                if kind in ("CPP_DQUOTE", "CPP_SQUOTE") and pending_quote is None:
-                    pending_quote = value
-                    pp.diag.error(f"missing terminating {value} character" if value == "'"
-                                  else "missing terminating '\"' character",
-                                  SourceLocation(file, line, col))
-                previous = (kind, tok.source, line, col)
-                writer.original(file, line, col, value, adjacent)
+            if item.__class__ is expansion_class:
+                expansion, group = item, item.tokens
+            else:
+                expansion, group = None, (item,)
+            for tok in group:
+                if expansion is not None:
+                    kind = tok.type
+                    if kind in ignore:
+                        continue
+                    if kind in _WS_TYPES:
+                        previous = None
+                        adjacent = False
+                        continue
+                written += 1
+                # entry.position(tok), inline: where the token's text is at its lexpos on
+                # its own line, an original token.
+                value, lexpos = tok.value, getattr(tok, "lexpos", None)
+                if lexpos is not None and lo <= lexpos < hi and entry.joined[lexpos:lexpos + len(value)] == value:
+                    col = lexpos - lo + 1
+                    # Not an argument of a macro invocation (an Expansion's chains all hold its macro).
+                    if expansion is None and not getattr(tok, "expanded_from", None):
+                        invocation_cols[(file, line)] = col + len(value)
+                        inv_col = None
+                    # pcpp lexes an unterminated comment or string as single punctuation tokens.
+                    if kind == "CPP_STAR" and previous is not None and previous[0] == "CPP_FSLASH" \
+                            and previous[1:] == (source, line, col - 1):
+                        pp.diag.error("unterminated /* comment", SourceLocation(file, line, col - 1))
+                        return
+                    if kind in ("CPP_DQUOTE", "CPP_SQUOTE") and pending_quote is None:
+                        pending_quote = value
+                        pp.diag.error(f"missing terminating {value} character" if value == "'"
+                                      else "missing terminating '\"' character",
+                                      SourceLocation(file, line, col))
+                    previous = (kind, source, line, col)
+                    writer.original(file, line, col, value, adjacent)
+                    adjacent = True
+                    continue
+                out_file = writer.file
+                out_line = writer.line
+                # A token from a macro expansion, written after a space, unless it continues
+                # a number: pcpp lexes e.g. the hex float 0x1.fffffep127f of FLT_MAX as
+                # several tokens, which must stay one pp-number (C99 6.4.8), and `x##f` with
+                # x = 0.5 gives the argument's tokens 0 . 5 then f (6.10.3.3: one pp-number
+                # 0.5f). (_continues_pp_number's first two tests inline: most tokens fail
+                # them; its answers kept per run and text.)
+                if out_file is None or file != out_file or line > out_line:
+                    writer._new_line(file, line)
+                    out_line = line
+                    glued = False
+                else:
+                    glued = False
+                    if adjacent:
+                        first, last = value[:1], writer.run[-1:]
+                        if (first.isalnum() or first in "._+-") and (last.isalnum() or last in "_.+-"):
+                            key = (writer.run, value)
+                            glued = continues.get(key)
+                            if glued is None:
+                                if len(continues) > _CONTINUES_MAX:
+                                    continues.clear()
+                                glued = continues[key] = _continues_pp_number(writer.run, value)
+                out_col = writer.col
+                if glued:
+                    writer.run += value
+                else:
+                    writer.run = value
+                    if out_col > 1:
+                        parts.append(" ")
+                        out_col += 1
+                parts.append(value)
+                writer.col = out_col + len(value)
+                writer.last_expanded = True
+                previous = None
                 adjacent = True
-                continue
-            out_file = writer.file
-            out_line = writer.line
-            # A token from a macro expansion, written after a space, unless it continues a
-            # number: pcpp lexes e.g. the hex float 0x1.fffffep127f of FLT_MAX as several
-            # tokens, which must stay one pp-number (C99 6.4.8), and `x##f` with x = 0.5
-            # gives the argument's tokens 0 . 5 then f (6.10.3.3: one pp-number 0.5f).
-            # (_continues_pp_number's first two tests inline: most tokens fail them; its
-            # answers kept per run and text.)
-            if out_file is None or file != out_file or line > out_line:
-                writer._new_line(file, line)
-                out_line = line
-                glued = False
-            else:
-                glued = False
-                if adjacent:
-                    first, last = value[:1], writer.run[-1:]
-                    if (first.isalnum() or first in "._+-") and (last.isalnum() or last in "_.+-"):
-                        key = (writer.run, value)
-                        glued = continues.get(key)
-                        if glued is None:
-                            if len(continues) > _CONTINUES_MAX:
-                                continues.clear()
-                            glued = continues[key] = _continues_pp_number(writer.run, value)
-            out_col = writer.col
-            if glued:
-                writer.run += value
-            else:
-                writer.run = value
-                if out_col > 1:
-                    parts.append(" ")
-                    out_col += 1
-            parts.append(value)
-            writer.col = out_col + len(value)
-            writer.last_expanded = True
-            previous = None
-            adjacent = True
-            if entry is None:
-                continue
-            if tok.__class__ is token_class and tok.origin is not None:
-                # An outermost expansion's token (its chain holds only macros of its origin).
-                if inv_col is None:
-                    inv_col = invocation_cols.get((file, line), 1)
-                if run is None or run.line != out_line or run.start_col != inv_col or run.file != file \
-                        or not records or records[-1] is not run:
-                    run = _ExpansionRun(file, out_line, inv_col, entry)
-                    add_record(run)
-                run.columns.append(out_col)
-                run.tokens.append(tok)
-                continue
-            # _record_expansion, inline: the chain of macros the token came from (each
-            # macro once: test_preprocess_fast_paths compares with its calls).
-            macros = getattr(tok, "expanded_from", None)
-            if not macros:
-                continue
-            name = macros[-1]
-            if name not in macro_table:
-                continue
-            if len(macros) > long_chain:
-                defined = _long_chain_defined(pp, macros)
-            else:
-                key = tuple(macros)
-                defined = chains.get(key)
-                if defined is None:
-                    defined = _chain_defined(pp, key)
-            add_record((file, out_line, out_col, invocation_cols.get((file, tok.lineno), 1), name,
-                        defined, entry, lexpos, value, tok.lineno))
+                if entry is None:
+                    continue
+                if expansion is not None:
+                    # An Expansion's token: its chain holds only macros of the Expansion's.
+                    if inv_col is None:
+                        inv_col = invocation_cols.get((file, line), 1)
+                    if run is None or run.line != out_line or run.start_col != inv_col or run.file != file \
+                            or not records or records[-1] is not run:
+                        run = _ExpansionRun(file, out_line, inv_col, entry)
+                        add_record(run)
+                    run.columns.append(out_col)
+                    run.tokens.append(tok)
+                    run.expansions.append(expansion)
+                    continue
+                # _record_expansion, inline: the chain of macros the token came from (each
+                # macro once: test_preprocess_fast_paths compares with its calls).
+                macros = getattr(tok, "expanded_from", None)
+                if not macros:
+                    continue
+                name = macros[-1]
+                if name not in macro_table:
+                    continue
+                if len(macros) > long_chain:
+                    defined = _long_chain_defined(pp, macros)
+                else:
+                    key = tuple(macros)
+                    defined = chains.get(key)
+                    if defined is None:
+                        defined = _chain_defined(pp, key)
+                add_record((file, out_line, out_col, invocation_cols.get((file, tok.lineno), 1), name,
+                            defined, entry, lexpos, value, tok.lineno))
         pp.parser = None
     finally:
         state["tokens"] += written
 
 
 class _ExpansionRun:
-    """The expanded Tokens (macro_expander) written one after another on one output line,
-    each at its column, for one invocation column: what _record_expansion records for each,
-    less what the Token itself holds (its chain, the Macros of its outermost expansion, its
-    position), read when a diagnostic reads the records (_drain_expansions)."""
-    __slots__ = ("file", "line", "start_col", "entry", "columns", "tokens")
+    """Tokens of Expansions (macro_expander) written one after another on one output line,
+    for one invocation column: each token, its column and its Expansion, which hold what
+    _record_expansion recorded for it (its chain, the Macros, its position), read when a
+    diagnostic reads the records (_drain_expansions)."""
+    __slots__ = ("file", "line", "start_col", "entry", "columns", "tokens", "expansions")
 
     def __init__(self, file, line, start_col, entry):
         self.file, self.line, self.start_col, self.entry = file, line, start_col, entry
         self.columns = []
         self.tokens = []
+        self.expansions = []
 
 
 _UNSEEN = object()      # _emit_tokens's last source before any (None is a source)
@@ -684,20 +703,20 @@ def _drain_expansions(pp, table):
 
 
 def _drain_run(pp, run, table):
-    """The entries of an _ExpansionRun's tokens: as _record_expansion's, the chain's Macros
-    those of the token's outermost expansion (the table's when it was written: a run is
-    written right after it is expanded, before any #define)."""
+    """The entries of an _ExpansionRun's tokens: as _record_expansion's, each token's chain
+    as pcpp leaves it and its Macros its Expansion's (the table's when it was written)."""
     spans = table.setdefault((run.file, run.line), [])
     chains = {}
-    for col, tok in zip(run.columns, run.tokens):
-        names, macros = tok.expanded_from, tok.origin
-        key = (id(macros), tuple(names))
+    for col, tok, expansion in zip(run.columns, run.tokens, run.expansions):
+        names = expansion.chain(tok)
+        key = (id(expansion), tuple(names))
         defined = chains.get(key)
         if defined is None:
+            macros = expansion.macros
             defined = chains[key] = [(m, macros[m]) for m in dict.fromkeys(reversed(names)) if m in macros]
-        value = tok.value
-        origin = _ExpansionOrigin(pp, run.entry, run.file, tok.lineno, run.start_col, names[-1], defined,
-                                  (tok.lexpos, value, tok.lineno))
+        value, lineno = tok.value, expansion.lineno
+        origin = _ExpansionOrigin(pp, run.entry, run.file, lineno, run.start_col, names[-1], defined,
+                                  (tok.lexpos, value, lineno))
         spans.append((col, col + len(value), origin))
 
 
