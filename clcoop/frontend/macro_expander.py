@@ -159,7 +159,9 @@ class _Expander:
             last = None
             source, lineno = t.source, t.lineno
             hidden = t.__class__ is Token and name in t.expanded_from
-        self.line = lineno
+        # pcpp takes __LINE__'s line at a name at its outermost level, which it no longer
+        # finds after it stopped at an invocation left open (its level count stays raised).
+        self.line = lineno if self.pp.linemacrodepth == 0 else self.pp.linemacro
         if name in self.macros and not hidden:
             self.used = used = {}
             found = self._replacement(tokens, i, t, ())
@@ -216,8 +218,9 @@ class _Expander:
                 if found is None:
                     i = self._after_name(tokens, i)
                     continue
-                ex, end, _ = found
-                for e in ex:
+                ex, end, space = found
+                # (pcpp marks the expansion before it adds the space after it)
+                for e in (ex[:-1] if space else ex):
                     names = e.expanded_from
                     if not names or names[-1] != name:
                         names.append(name)
