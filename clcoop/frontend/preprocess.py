@@ -511,7 +511,8 @@ def _emit_tokens(pp, writer, state):
                 written += 1
                 # entry.position(tok), inline: where the token's text is at its lexpos on
                 # its own line, an original token.
-                value, lexpos = tok.value, getattr(tok, "lexpos", None)
+                value = tok.value
+                lexpos = tok.lexpos if expansion is not None else getattr(tok, "lexpos", None)
                 if lexpos is not None and lo <= lexpos < hi and entry.joined[lexpos:lexpos + len(value)] == value:
                     col = lexpos - lo + 1
                     # Not an argument of a macro invocation (an Expansion's chains all hold its macro).
@@ -574,13 +575,12 @@ def _emit_tokens(pp, writer, state):
                     # An Expansion's token: its chain holds only macros of the Expansion's.
                     if inv_col is None:
                         inv_col = invocation_cols.get((file, line), 1)
-                    if run is None or run.line != out_line or run.start_col != inv_col or run.file != file \
-                            or not records or records[-1] is not run:
-                        run = _ExpansionRun(file, out_line, inv_col, entry)
+                    if run is None or run.expansion is not expansion or run.line != out_line \
+                            or run.start_col != inv_col or not records or records[-1] is not run:
+                        run = _ExpansionRun(expansion, file, out_line, inv_col, entry)
                         add_record(run)
                     run.columns.append(out_col)
                     run.tokens.append(tok)
-                    run.expansions.append(expansion)
                     continue
                 # _record_expansion, inline: the chain of macros the token came from (each
                 # macro once: test_preprocess_fast_paths compares with its calls).
@@ -605,17 +605,16 @@ def _emit_tokens(pp, writer, state):
 
 
 class _ExpansionRun:
-    """Tokens of Expansions (macro_expander) written one after another on one output line,
-    for one invocation column: each token, its column and its Expansion, which hold what
-    _record_expansion recorded for it (its chain, the Macros, its position), read when a
+    """Tokens of an Expansion (macro_expander) written one after another on one output line,
+    for one invocation column: each token and its column. They and the Expansion hold what
+    _record_expansion recorded for each (its chain, the Macros, its position), read when a
     diagnostic reads the records (_drain_expansions)."""
-    __slots__ = ("file", "line", "start_col", "entry", "columns", "tokens", "expansions")
+    __slots__ = ("expansion", "file", "line", "start_col", "entry", "columns", "tokens")
 
-    def __init__(self, file, line, start_col, entry):
-        self.file, self.line, self.start_col, self.entry = file, line, start_col, entry
+    def __init__(self, expansion, file, line, start_col, entry):
+        self.expansion, self.file, self.line, self.start_col, self.entry = expansion, file, line, start_col, entry
         self.columns = []
         self.tokens = []
-        self.expansions = []
 
 
 _UNSEEN = object()      # _emit_tokens's last source before any (None is a source)
@@ -706,15 +705,16 @@ def _drain_run(pp, run, table):
     """The entries of an _ExpansionRun's tokens: as _record_expansion's, each token's chain
     as pcpp leaves it and its Macros its Expansion's (the table's when it was written)."""
     spans = table.setdefault((run.file, run.line), [])
+    expansion = run.expansion
+    macros, lineno = expansion.macros, expansion.lineno
     chains = {}
-    for col, tok, expansion in zip(run.columns, run.tokens, run.expansions):
+    for col, tok in zip(run.columns, run.tokens):
         names = expansion.chain(tok)
-        key = (id(expansion), tuple(names))
+        key = tuple(names)
         defined = chains.get(key)
         if defined is None:
-            macros = expansion.macros
             defined = chains[key] = [(m, macros[m]) for m in dict.fromkeys(reversed(names)) if m in macros]
-        value, lineno = tok.value, expansion.lineno
+        value = tok.value
         origin = _ExpansionOrigin(pp, run.entry, run.file, lineno, run.start_col, names[-1], defined,
                                   (tok.lexpos, value, lineno))
         spans.append((col, col + len(value), origin))
