@@ -29,6 +29,7 @@ Anything unusual hands the whole run to pcpp_methods.expand_macros before anythi
 reported or changed: an argument count error, an invocation left open (both reported by
 pcpp, at each rescan), `__COUNTER__`, a text token that already has a chain, and nesting
 too deep for Python's stack."""
+from clcoop.frontend.pcpp_methods import _body_pastes, _lex_stitched, _stitch, put_arguments, stringized
 from clcoop.frontend.pcpp_methods import expand_macros as pcpp_expand_macros
 
 
@@ -138,15 +139,9 @@ class _Expander:
         tokens = _pcpp_tokens(tokens)
         macros, t_id = self.macros, self.t_id
         expansions = []
-        i = 0
-        while True:
-            for i in range(i, len(tokens)):
-                t = tokens[i]
-                if t.type == t_id and (t.value in macros or t.value in ("__LINE__", "__COUNTER__")):
-                    break
-            else:
-                break
-            i = self._outermost(tokens, i, t, expansions)
+        i = _next_name(tokens, 0, t_id, macros)
+        while i >= 0:
+            i = _next_name(tokens, self._outermost(tokens, i, tokens[i], expansions), t_id, macros)
         return _with_expansions(tokens, expansions)
 
     def _outermost(self, tokens, i, t, expansions):
@@ -209,12 +204,10 @@ class _Expander:
         macros, t_id = self.macros, self.t_id
         i = 0
         while True:
-            for i in range(i, len(tokens)):
-                t = tokens[i]
-                if t.type == t_id and (t.value in macros or t.value in ("__LINE__", "__COUNTER__")):
-                    break
-            else:
+            i = _next_name(tokens, i, t_id, macros)
+            if i < 0:
                 return tokens
+            t = tokens[i]
             name = t.value
             if name in macros and name not in t.expanded_from and name not in expanding_from:
                 found = self._replacement(tokens, i, t, expanding_from)
@@ -286,9 +279,9 @@ class _Expander:
     def _arguments(self, tokens, j):
         """pcpp's collect_args of tokens[j:] (tokens[j] is the `(`), without copying the
         tail; the text's tokens taken as Tokens (their chains are read and appended to)."""
-        args, positions, current = [], [j + 1 - j], []
+        args, positions, current = [], [1], []
         nesting = 1
-        t_ws = self.t_ws
+        tokenstrip = self.pp.tokenstrip
         for k in range(j + 1, len(tokens)):
             t = tokens[k]
             if t.__class__ is not Token:
@@ -300,12 +293,12 @@ class _Expander:
             elif value == ")":
                 nesting -= 1
                 if nesting == 0:
-                    args.append(_strip(current, t_ws))
+                    args.append(tokenstrip(current))
                     positions.append(k - j)
                     return k + 1 - j, args, positions
                 current.append(t)
             elif value == "," and nesting == 1:
-                args.append(_strip(current, t_ws))
+                args.append(tokenstrip(current))
                 positions.append(k + 1 - j)
                 current = []
             else:
@@ -318,9 +311,7 @@ class _Expander:
         expanded once where it is not next to `##`, then the `##` pastes (6.10.3.3)."""
         pp = self.pp
         t_dpound = self.t_dpound
-        body_pastes = pastes = macro.__dict__.get("clcoop_pastes")
-        if pastes is None:
-            body_pastes = pastes = macro.clcoop_pastes = any(tok.type == t_dpound for tok in macro.value)
+        body_pastes = pastes = _body_pastes(macro, t_dpound)
         # Copies without chains where a paste may copy them (pcpp gives a copy its list
         # only when it scans it: a pasted token's pieces then each get their own).
         body = _body(macro, fresh_chains=not pastes)
@@ -328,28 +319,14 @@ class _Expander:
         str_expansion = {}
         for argnum, i in macro.str_patch:
             if argnum not in str_expansion:
-                str_expansion[argnum] = _stringized(pp, args[argnum])
+                str_expansion[argnum] = stringized(pp, args[argnum])
             rep[i].value = str_expansion[argnum]      # (pcpp's copy of a copy no one else holds)
         comma_patch = False
         if macro.variadic and not args[-1]:
             for i in macro.var_comma_patch:
                 rep[i] = None
                 comma_patch = True
-        looked_at = set()
-        expanded = {}
-        for ptype, argnum, i in macro.patch:
-            if ptype == "t":
-                put = args[argnum]
-            elif ptype == "e":
-                if argnum not in expanded:
-                    expanded[argnum] = self.expand(list(args[argnum]), ())
-                put = expanded[argnum]
-            else:
-                continue
-            rep[i:i + 1] = put
-            if not pastes and (ptype, argnum) not in looked_at:
-                looked_at.add((ptype, argnum))
-                pastes = any(tok.type == t_dpound for tok in put)
+        pastes = put_arguments(rep, macro, args, self._expand_argument, t_dpound, pastes)
         if comma_patch:
             rep = [tok for tok in rep if tok]
         if pastes:
@@ -366,53 +343,26 @@ class _Expander:
                     tok.expanded_from = []
         return rep
 
+    def _expand_argument(self, tokens):
+        """An argument expanded before it is put in (with no macro hidden, as pcpp does)."""
+        return self.expand(tokens, ())
+
     def _pasted(self, rep):
         """pcpp_methods._stitch and _lex_stitched on Tokens."""
-        t_dpound = self.t_dpound
-        marks = [k for k, tok in enumerate(rep) if tok.type == t_dpound]
-        out = []
-        stitched = []
-        k = 0
-        for mark in marks:
-            if mark < k:
-                continue
-            out += rep[k:mark]
-            j = mark + 1
-            while rep[j].type == t_dpound:
-                j += 1
-            joined = _copy(out[-1])
-            joined.type = None
-            joined.value += rep[j].value
-            out[-1] = joined
-            if not stitched or stitched[-1] != len(out) - 1:
-                stitched.append(len(out) - 1)
-            k = j + 1
-        out += rep[k:]
+        rep, stitched = _stitch(rep, self.t_dpound, _copy)
         if stitched:
-            lex = self.pp.lexer.clone()
-            inserted = 0
-            for index in stitched:
-                i = index + inserted
-                lex.input(out[i].value)
-                toks = []
-                while True:
-                    tok = lex.token()
-                    if not tok:
-                        break
-                    toks.append(tok)
-                if len(toks) != 1:
-                    inserted += len(toks) - 1
-                    while len(toks) > 1:
-                        piece = _copy(out[i])
-                        piece.value = toks[-1].value
-                        piece.type = toks[-1].type
-                        out.insert(i + 1, piece)
-                        toks.pop()
-                    out[i].value = toks[0].value
-                    out[i].type = toks[0].type
-                else:
-                    out[i].type = toks[0].type
-        return out
+            _lex_stitched(self.pp, rep, stitched, _copy)
+        return rep
+
+
+def _next_name(tokens, i, t_id, macros):
+    """The index of the next token from i that names a macro, __LINE__ or __COUNTER__, or -1
+    (a for over a range: pcpp_methods.expand_macros's scan)."""
+    for i in range(i, len(tokens)):
+        t = tokens[i]
+        if t.type == t_id and (t.value in macros or t.value in ("__LINE__", "__COUNTER__")):
+            return i
+    return -1
 
 
 class Expansion:
@@ -479,36 +429,3 @@ def _with_expansions(tokens, expansions):
         k = max(k, expansion.end)
     out += tokens[k:]
     return out
-
-
-def _strip(tokens, t_ws):
-    """pcpp's tokenstrip: the list without its leading and trailing whitespace."""
-    i = 0
-    while i < len(tokens) and tokens[i].type in t_ws:
-        i += 1
-    del tokens[:i]
-    i = len(tokens) - 1
-    while i >= 0 and tokens[i].type in t_ws:
-        i -= 1
-    del tokens[i + 1:]
-    return tokens
-
-
-def _stringized(pp, arg):
-    """pcpp's `#` of an argument (C99 6.10.3.2): its whitespace tokens made one space each
-    (pcpp changes the argument's own whitespace tokens), runs of them one, quotes and
-    backslashes escaped."""
-    tokens = list(arg)
-    t_ws, t_linecont = pp.t_WS, pp.t_LINECONT
-    for tok in tokens:
-        if tok.type in t_ws and tok.type != t_linecont:
-            tok.value = " "
-    j = 0
-    while j < len(tokens) - 1:
-        if tokens[j].type in t_ws and tokens[j + 1].type in t_ws:
-            del tokens[j + 1]
-        else:
-            j += 1
-    text = "".join([x.value for x in tokens])
-    text = text.replace("\\", "\\\\").replace('"', '\\"')
-    return '"' + text + '"'

@@ -463,51 +463,46 @@ def _emit_tokens(pp, writer, state):
     try:
         for item in pp.parser:
             kind = item.type
-            if kind in ignore:
-                continue
-            if kind in _WS_TYPES:
-                previous = None
-                adjacent = False
-                continue
-            source = item.source
-            if source is not last_source:
-                known = sources.get(source)
-                last_source = source
-                if known is None:
-                    known = (pp.files.get(source), pp.display_name(source))
-                    if known[0] is not None:     # -D tokens have no file: looked up each time
-                        sources[source] = known
-                    else:
-                        last_source = _UNSEEN
-                entry, file = known
-                last_line = None
-            line = item.lineno
-            if line != last_line or line is None:
-                # entry.position's test, inline: an original token's lexpos is on its line.
-                last_line, inv_col = line, None
-                lo = hi = 0         # no lexpos is on no line
-                if entry is not None:
-                    starts = entry.line_starts
-                    try:
-                        on_a_line = 1 <= line <= len(starts)
-                    except TypeError:       # a token without a line number
-                        on_a_line = False
-                    if on_a_line:
-                        lo = starts[line - 1]
-                        hi = starts[line] if line < len(starts) else sys.maxsize
+            # An Expansion, or a token of a type the group's loop writes: its place.
+            if kind not in ignore and kind not in _WS_TYPES:
+                source = item.source
+                if source is not last_source:
+                    known = sources.get(source)
+                    last_source = source
+                    if known is None:
+                        known = (pp.files.get(source), pp.display_name(source))
+                        if known[0] is not None:     # -D tokens have no file: looked up each time
+                            sources[source] = known
+                        else:
+                            last_source = _UNSEEN
+                    entry, file = known
+                    last_line = None
+                line = item.lineno
+                if line != last_line or line is None:
+                    # entry.position's test, inline: an original token's lexpos is on its line.
+                    last_line, inv_col = line, None
+                    lo = hi = 0         # no lexpos is on no line
+                    if entry is not None:
+                        starts = entry.line_starts
+                        try:
+                            on_a_line = 1 <= line <= len(starts)
+                        except TypeError:       # a token without a line number
+                            on_a_line = False
+                        if on_a_line:
+                            lo = starts[line - 1]
+                            hi = starts[line] if line < len(starts) else sys.maxsize
             if item.__class__ is expansion_class:
                 expansion, group = item, item.tokens
             else:
                 expansion, group = None, (item,)
             for tok in group:
-                if expansion is not None:
-                    kind = tok.type
-                    if kind in ignore:
-                        continue
-                    if kind in _WS_TYPES:
-                        previous = None
-                        adjacent = False
-                        continue
+                kind = tok.type
+                if kind in ignore:
+                    continue
+                if kind in _WS_TYPES:
+                    previous = None
+                    adjacent = False
+                    continue
                 written += 1
                 # entry.position(tok), inline: where the token's text is at its lexpos on
                 # its own line, an original token.
