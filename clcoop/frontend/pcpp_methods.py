@@ -200,21 +200,7 @@ def macro_expand_args(self, macro, args):
     str_expansion = {}
     for argnum, i in macro.str_patch:
         if argnum not in str_expansion:
-            # Strip all non-space whitespace before stringization
-            tokens = list(args[argnum])
-            for j in range(len(tokens)):
-                if tokens[j].type in self.t_WS and tokens[j].type != self.t_LINECONT:
-                    tokens[j].value = ' '
-            # Collapse all multiple whitespace too
-            j = 0
-            while j < len(tokens) - 1:
-                if tokens[j].type in self.t_WS and tokens[j + 1].type in self.t_WS:
-                    del tokens[j + 1]
-                else:
-                    j += 1
-            text = "".join([x.value for x in tokens])
-            text = text.replace("\\", "\\\\").replace('"', '\\"')
-            str_expansion[argnum] = '"' + text + '"'
+            str_expansion[argnum] = stringized(self, args[argnum])
         rep[i] = copy_token(rep[i])
         rep[i].value = str_expansion[argnum]
 
@@ -228,21 +214,7 @@ def macro_expand_args(self, macro, args):
     # The other patches, in reverse order of their places (macro_prescan sorted them)
     t_dpound = self.t_DPOUND
     pastes = _body_pastes(macro, t_dpound)
-    looked_at = set()       # (patch type, argument) whose tokens were looked at for `##`
-    expanded = {}
-    for ptype, argnum, i in macro.patch:
-        if ptype == 't':        # concatenation: the argument is left unexpanded
-            put = args[argnum]
-        elif ptype == 'e':      # the argument macro-expanded first
-            if argnum not in expanded:
-                expanded[argnum] = self.expand_macros(list(args[argnum]))
-            put = expanded[argnum]
-        else:
-            continue
-        rep[i:i + 1] = put
-        if not pastes and (ptype, argnum) not in looked_at:
-            looked_at.add((ptype, argnum))
-            pastes = any(tok.type == t_dpound for tok in put)
+    pastes = put_arguments(rep, macro, args, self.expand_macros, t_dpound, pastes)
 
     # Get rid of removed comma if necessary
     if comma_patch:
@@ -261,11 +233,53 @@ def macro_expand_args(self, macro, args):
     return rep
 
 
-def _stitch(rep, t_dpound):
+def put_arguments(rep, macro, args, expand, t_dpound, pastes):
+    """pcpp 1.30's argument patches of macro_expand_args (in reverse order of their places,
+    as macro_prescan sorted them): an argument next to `##` as it is, any other expanded
+    (`expand`, once per argument, C99 6.10.3.1). Returns whether `rep` may hold a `##` now:
+    `pastes`, or one in an argument put in (looked for once per argument and patch type)."""
+    looked_at = set()       # (patch type, argument) whose tokens were looked at for `##`
+    expanded = {}
+    for ptype, argnum, i in macro.patch:
+        if ptype == 't':        # concatenation: the argument is left unexpanded
+            put = args[argnum]
+        elif ptype == 'e':      # the argument macro-expanded first
+            if argnum not in expanded:
+                expanded[argnum] = expand(list(args[argnum]))
+            put = expanded[argnum]
+        else:
+            continue
+        rep[i:i + 1] = put
+        if not pastes and (ptype, argnum) not in looked_at:
+            looked_at.add((ptype, argnum))
+            pastes = any(tok.type == t_dpound for tok in put)
+    return pastes
+
+
+def stringized(self, arg):
+    """pcpp 1.30's `#` of an argument (C99 6.10.3.2): its whitespace tokens made one space
+    each (pcpp changes the argument's own whitespace tokens, as here), runs of them one,
+    quotes and backslashes escaped."""
+    tokens = list(arg)
+    for tok in tokens:
+        if tok.type in self.t_WS and tok.type != self.t_LINECONT:
+            tok.value = ' '
+    j = 0
+    while j < len(tokens) - 1:
+        if tokens[j].type in self.t_WS and tokens[j + 1].type in self.t_WS:
+            del tokens[j + 1]
+        else:
+            j += 1
+    text = "".join([x.value for x in tokens])
+    text = text.replace("\\", "\\\\").replace('"', '\\"')
+    return '"' + text + '"'
+
+
+def _stitch(rep, t_dpound, copy=copy_token):
     """pcpp 1.30's `##` pass of macro_expand_args over `rep` (no `##` at either end): each
     token before a run of `##` is replaced by a copy with the text of the token after the
     run appended and no type, and the run and that token are removed. Returns the new list
-    and the indices in it of the stitched tokens. pcpp walked the list a token at a time and
+    and the indices in it of the stitched tokens (`copy`: the tokens' shallow copy). pcpp walked the list a token at a time and
     deleted each pasted token from it (a delete moves the rest of the list: 40 pastes in a
     1,000-token body of pocl's common_hadd.cl); here the stretches between pastes are copied
     whole (test_preprocess_fast_paths: pcpp's macro_expand_args is the oracle)."""
@@ -280,7 +294,7 @@ def _stitch(rep, t_dpound):
         j = mark + 1
         while rep[j].type == t_dpound:
             j += 1
-        joined = copy_token(out[-1])
+        joined = copy(out[-1])
         joined.type = None
         joined.value += rep[j].value
         out[-1] = joined
@@ -291,7 +305,7 @@ def _stitch(rep, t_dpound):
     return out, stitched
 
 
-def _lex_stitched(self, rep, stitched):
+def _lex_stitched(self, rep, stitched, copy=copy_token):
     """pcpp 1.30's lexing of each stitched token of `rep` (at the indices `stitched`, in
     order) after the `##` pass: its type is the one token its text lexes as, or it is split
     into the tokens it lexes as."""
@@ -310,7 +324,7 @@ def _lex_stitched(self, rep, stitched):
             # Split it once again
             inserted += len(toks) - 1
             while len(toks) > 1:
-                rep.insert(i + 1, copy_token(rep[i]))
+                rep.insert(i + 1, copy(rep[i]))
                 rep[i + 1].value = toks[-1].value
                 rep[i + 1].type = toks[-1].type
                 toks.pop()

@@ -30,10 +30,12 @@ import io
 import itertools
 import os
 import re
+import sys
 from pathlib import Path
 
 from clcoop.diagnostics import SourceLocation
 from clcoop.frontend.disk_cache import cache_dir as _cache_dir
+from clcoop.frontend.macro_expander import Expansion, expand_text
 from clcoop.frontend.pcpp_methods import copy_token, expand_macros, group_lines, macro_expand_args, TokenCopies
 
 DEFAULT_HEADER_NAME = "clcoop/opencl-c-coop.h"
@@ -169,7 +171,7 @@ def _make_preprocessor_class():
     class ClcoopPreprocessor(Preprocessor):
         """pcpp with its hooks sending clang-style located messages to a DiagnosticEngine."""
 
-        expand_macros = expand_macros
+        expand_macros = _expand_macros
         macro_expand_args = macro_expand_args
         group_lines = group_lines
         pcpp_group_lines = Preprocessor.group_lines
@@ -184,6 +186,7 @@ def _make_preprocessor_class():
             self.diag = diag
             self.expansion_records = []     # _record_expansion's, until the table is read
             self.unscanned_expansions = 0   # expansions scanned short or with an error (_rescan_start)
+            self.pcpp_expansions = 0        # > 0: expand_macros is pcpp_methods' (_expand_macros)
             diag.add_expansions_from(lambda table: _drain_expansions(self, table))
             self.files = {}            # pcpp source key (absolute path) -> _FileText
             # _emit_tokens's source key -> (_FileText, display name): two lookups less per
@@ -260,6 +263,14 @@ def _make_preprocessor_class():
                 self.last_include_loc = self.token_location(first)
             return super().on_directive_handle(directive, toks, ifpassthru, precedingtoks)
 
+        def evalexpr(self, tokens):
+            # An #if's expansion, as pcpp's #if evaluation is kept whole: pcpp_methods'.
+            self.pcpp_expansions += 1
+            try:
+                return super().evalexpr(tokens)
+            finally:
+                self.pcpp_expansions -= 1
+
         def on_unknown_macro_in_defined_expr(self, tok):
             if tok.value == _PLACEHOLDER_MACRO and self.bad_macro_names:
                 loc, message = self.bad_macro_names.pop(0)
@@ -314,6 +325,15 @@ def _make_preprocessor_class():
             return True    # remove the directive line from the output
 
     return ClcoopPreprocessor
+
+
+def _expand_macros(pp, tokens, expanding_from=[]):     # noqa: B006 (pcpp's signature, never mutated)
+    """pcpp's expand_macros as the Preprocessor's method: a run of text lines (and an
+    #include's operands) by macro_expander.expand_text; an #if's expression, and pcpp's own
+    recursion where macro_expander hands a run back to it, by pcpp_methods.expand_macros."""
+    if expanding_from or pp.pcpp_expansions:
+        return expand_macros(pp, tokens, expanding_from)
+    return expand_text(pp, tokens)
 
 
 def _is_checked_pragma(toks):
@@ -409,9 +429,12 @@ def _emit_tokens(pp, writer, state):
     """Drain pcpp's token stream into the writer, checking what pcpp lets through.
 
     Per token, the work is what _record_expansion and the writer's methods did, inline:
-    a macro-heavy file writes ~55,000-70,000 expanded tokens (pocl's test_bitselect.cl,
-    test_as_type.cl), and calls and attribute lookups were a third of their writing
-    (issue 26, throughput; test_preprocess_fast_paths: the calls are the oracle)."""
+    a macro-heavy file writes ~55,000-100,000 expanded tokens (pocl's test_bitselect.cl,
+    test_as_type.cl, test_hadd.cl), and calls and attribute lookups were a third of their
+    writing (issue 26, throughput; test_preprocess_fast_paths: the calls are the oracle).
+    An Expansion (macro_expander) comes whole: its tokens share its file and line, which are
+    looked up once, and are recorded in an _ExpansionRun (each token and its column; their
+    chains are read when a diagnostic reads the records)."""
     pending_quote = None
     previous = None
     adjacent = False   # a token was written with no whitespace token since
@@ -424,54 +447,110 @@ def _emit_tokens(pp, writer, state):
     # empties the records, the writer appends to its parts), so read once.
     macro_table = pp.macros
     chains = pp.expansion_chains
-    add_record = pp.expansion_records.append
+    records = pp.expansion_records
+    add_record = records.append
     parts = writer.parts
     long_chain = _LONG_CHAIN
+    continues = _CONTINUES
+    expansion_class = Expansion
+    run = None          # the _ExpansionRun that an Expansion's tokens are recorded in
+    # The last item's file and line, and what they give: the range of lexpos an original
+    # token on that line has, the column its invocation starts at.
+    last_source = _UNSEEN
+    last_line = inv_col = None
+    lo = hi = 0
     written = 0     # tokens written: added to state["tokens"] however the loop ends
     try:
-        for tok in pp.parser:
-            kind = tok.type
-            if kind in ignore:
-                continue
-            if kind in _WS_TYPES:
-                previous = None
-                adjacent = False
-                continue
-            known = sources.get(tok.source)
-            if known is None:
-                known = (pp.files.get(tok.source), pp.display_name(tok.source))
-                if known[0] is not None:     # -D tokens have no file: looked up each time
-                    sources[tok.source] = known
-            entry, file = known
-            written += 1
-            # entry.position(tok), inline (a call less for each of ~60,000 expanded tokens):
-            # where the token's text is at its lexpos on its own line, an original token.
-            value, line, lexpos = tok.value, tok.lineno, getattr(tok, "lexpos", None)
-            pos = None
-            if entry is not None and lexpos is not None and entry.joined[lexpos:lexpos + len(value)] == value:
-                starts = entry.line_starts
-                try:
-                    on_a_line = 1 <= line <= len(starts)
-                except TypeError:       # a token without a line number
-                    on_a_line = False
-                if on_a_line and starts[line - 1] <= lexpos and (line == len(starts) or lexpos < starts[line]):
-                    pos = (line, lexpos - starts[line - 1] + 1)
-            if pos is None:
+        for item in pp.parser:
+            kind = item.type
+            # An Expansion, or a token of a type the group's loop writes: its place.
+            if kind not in ignore and kind not in _WS_TYPES:
+                source = item.source
+                if source is not last_source:
+                    known = sources.get(source)
+                    last_source = source
+                    if known is None:
+                        known = (pp.files.get(source), pp.display_name(source))
+                        if known[0] is not None:     # -D tokens have no file: looked up each time
+                            sources[source] = known
+                        else:
+                            last_source = _UNSEEN
+                    entry, file = known
+                    last_line = None
+                line = item.lineno
+                if line != last_line or line is None:
+                    # entry.position's test, inline: an original token's lexpos is on its line.
+                    last_line, inv_col = line, None
+                    lo = hi = 0         # no lexpos is on no line
+                    if entry is not None:
+                        starts = entry.line_starts
+                        try:
+                            on_a_line = 1 <= line <= len(starts)
+                        except TypeError:       # a token without a line number
+                            on_a_line = False
+                        if on_a_line:
+                            lo = starts[line - 1]
+                            hi = starts[line] if line < len(starts) else sys.maxsize
+            if item.__class__ is expansion_class:
+                expansion, group = item, item.tokens
+            else:
+                expansion, group = None, (item,)
+            for tok in group:
+                kind = tok.type
+                if kind in ignore:
+                    continue
+                if kind in _WS_TYPES:
+                    previous = None
+                    adjacent = False
+                    continue
+                written += 1
+                # entry.position(tok), inline: where the token's text is at its lexpos on
+                # its own line, an original token.
+                value = tok.value
+                lexpos = tok.lexpos if expansion is not None else getattr(tok, "lexpos", None)
+                if lexpos is not None and lo <= lexpos < hi and entry.joined[lexpos:lexpos + len(value)] == value:
+                    col = lexpos - lo + 1
+                    # Not an argument of a macro invocation (an Expansion's chains all hold its macro).
+                    if expansion is None and not getattr(tok, "expanded_from", None):
+                        invocation_cols[(file, line)] = col + len(value)
+                        inv_col = None
+                    # pcpp lexes an unterminated comment or string as single punctuation tokens.
+                    if kind == "CPP_STAR" and previous is not None and previous[0] == "CPP_FSLASH" \
+                            and previous[1:] == (source, line, col - 1):
+                        pp.diag.error("unterminated /* comment", SourceLocation(file, line, col - 1))
+                        return
+                    if kind in ("CPP_DQUOTE", "CPP_SQUOTE") and pending_quote is None:
+                        pending_quote = value
+                        pp.diag.error(f"missing terminating {value} character" if value == "'"
+                                      else "missing terminating '\"' character",
+                                      SourceLocation(file, line, col))
+                    previous = (kind, source, line, col)
+                    writer.original(file, line, col, value, adjacent)
+                    adjacent = True
+                    continue
                 out_file = writer.file
-                if file == out_file and writer.line > line:
-                    line = writer.line
-                # A token from a macro expansion, written after a space, unless it continues a
-                # number: pcpp lexes e.g. the hex float 0x1.fffffep127f of FLT_MAX as several
-                # tokens, which must stay one pp-number (C99 6.4.8), and `x##f` with x = 0.5
-                # gives the argument's tokens 0 . 5 then f (6.10.3.3: one pp-number 0.5f).
-                # (_continues_pp_number's first two tests inline: most tokens fail them.)
-                if out_file is None or line > writer.line or file != out_file:
+                out_line = writer.line
+                # A token from a macro expansion, written after a space, unless it continues
+                # a number: pcpp lexes e.g. the hex float 0x1.fffffep127f of FLT_MAX as
+                # several tokens, which must stay one pp-number (C99 6.4.8), and `x##f` with
+                # x = 0.5 gives the argument's tokens 0 . 5 then f (6.10.3.3: one pp-number
+                # 0.5f). (_continues_pp_number's first two tests inline: most tokens fail
+                # them; its answers kept per run and text.)
+                if out_file is None or file != out_file or line > out_line:
                     writer._new_line(file, line)
+                    out_line = line
                     glued = False
                 else:
-                    glued = adjacent and (value[:1].isalnum() or value[:1] in "._+-") \
-                        and (writer.run[-1:].isalnum() or writer.run[-1:] in "_.+-") \
-                        and _continues_pp_number(writer.run, value)
+                    glued = False
+                    if adjacent:
+                        first, last = value[:1], writer.run[-1:]
+                        if (first.isalnum() or first in "._+-") and (last.isalnum() or last in "_.+-"):
+                            key = (writer.run, value)
+                            glued = continues.get(key)
+                            if glued is None:
+                                if len(continues) > _CONTINUES_MAX:
+                                    continues.clear()
+                                glued = continues[key] = _continues_pp_number(writer.run, value)
                 out_col = writer.col
                 if glued:
                     writer.run += value
@@ -486,6 +565,17 @@ def _emit_tokens(pp, writer, state):
                 previous = None
                 adjacent = True
                 if entry is None:
+                    continue
+                if expansion is not None:
+                    # An Expansion's token: its chain holds only macros of the Expansion's.
+                    if inv_col is None:
+                        inv_col = invocation_cols.get((file, line), 1)
+                    if run is None or run.expansion is not expansion or run.line != out_line \
+                            or run.start_col != inv_col or not records or records[-1] is not run:
+                        run = _ExpansionRun(expansion, file, out_line, inv_col, entry)
+                        add_record(run)
+                    run.columns.append(out_col)
+                    run.tokens.append(tok)
                     continue
                 # _record_expansion, inline: the chain of macros the token came from (each
                 # macro once: test_preprocess_fast_paths compares with its calls).
@@ -502,28 +592,32 @@ def _emit_tokens(pp, writer, state):
                     defined = chains.get(key)
                     if defined is None:
                         defined = _chain_defined(pp, key)
-                add_record((file, writer.line, out_col, invocation_cols.get((file, tok.lineno), 1), name,
+                add_record((file, out_line, out_col, invocation_cols.get((file, tok.lineno), 1), name,
                             defined, entry, lexpos, value, tok.lineno))
-                continue
-            line, col = pos
-            if not getattr(tok, "expanded_from", None):     # not an argument of a macro invocation
-                invocation_cols[(file, line)] = col + len(value)
-            # pcpp lexes an unterminated comment or string as single punctuation tokens.
-            if kind == "CPP_STAR" and previous is not None and previous[0] == "CPP_FSLASH" \
-                    and previous[1:] == (tok.source, line, col - 1):
-                pp.diag.error("unterminated /* comment", SourceLocation(file, line, col - 1))
-                return
-            if kind in ("CPP_DQUOTE", "CPP_SQUOTE") and pending_quote is None:
-                pending_quote = value
-                pp.diag.error(f"missing terminating {value} character" if value == "'"
-                              else "missing terminating '\"' character",
-                              SourceLocation(file, line, col))
-            previous = (kind, tok.source, line, col)
-            writer.original(file, line, col, value, adjacent)
-            adjacent = True
         pp.parser = None
     finally:
         state["tokens"] += written
+
+
+class _ExpansionRun:
+    """Tokens of an Expansion (macro_expander) written one after another on one output line,
+    for one invocation column: each token and its column. They and the Expansion hold what
+    _record_expansion recorded for each (its chain, the Macros, its position), read when a
+    diagnostic reads the records (_drain_expansions)."""
+    __slots__ = ("expansion", "file", "line", "start_col", "entry", "columns", "tokens")
+
+    def __init__(self, expansion, file, line, start_col, entry):
+        self.expansion, self.file, self.line, self.start_col, self.entry = expansion, file, line, start_col, entry
+        self.columns = []
+        self.tokens = []
+
+
+_UNSEEN = object()      # _emit_tokens's last source before any (None is a source)
+
+# _continues_pp_number's answers, per (run, text): pairs repeat thousands of times in a
+# macro-heavy file (`x` `.`, `.` `s0`). Emptied when it grows past _CONTINUES_MAX.
+_CONTINUES = {}
+_CONTINUES_MAX = 50_000
 
 
 # A chain of more macro names than this is looked up by its list (_record_expansion).
@@ -592,10 +686,33 @@ def _chain_defined(pp, key):
 def _drain_expansions(pp, table):
     """DiagnosticEngine.expansions's entries for the records made since the last call."""
     records = pp.expansion_records
-    for file, line, col, start_col, name, defined, entry, lexpos, value, lineno in records:
+    for record in records:
+        if record.__class__ is _ExpansionRun:
+            _drain_run(pp, record, table)
+            continue
+        file, line, col, start_col, name, defined, entry, lexpos, value, lineno = record
         origin = _ExpansionOrigin(pp, entry, file, lineno, start_col, name, defined, (lexpos, value, lineno))
         table.setdefault((file, line), []).append((col, col + len(value), origin))
     records.clear()
+
+
+def _drain_run(pp, run, table):
+    """The entries of an _ExpansionRun's tokens: as _record_expansion's, each token's chain
+    as pcpp leaves it and its Macros its Expansion's (the table's when it was written)."""
+    spans = table.setdefault((run.file, run.line), [])
+    expansion = run.expansion
+    macros, lineno = expansion.macros, expansion.lineno
+    chains = {}
+    for col, tok in zip(run.columns, run.tokens):
+        names = expansion.chain(tok)
+        key = tuple(names)
+        defined = chains.get(key)
+        if defined is None:
+            defined = chains[key] = [(m, macros[m]) for m in dict.fromkeys(reversed(names)) if m in macros]
+        value = tok.value
+        origin = _ExpansionOrigin(pp, run.entry, run.file, lineno, run.start_col, names[-1], defined,
+                                  (tok.lexpos, value, lineno))
+        spans.append((col, col + len(value), origin))
 
 
 class _ExpansionOrigin:

@@ -22,6 +22,7 @@ from pcpp import Preprocessor
 from pcpp.parser import LexToken
 
 from clcoop.diagnostics import DiagnosticEngine
+from clcoop.frontend import macro_expander as ME
 from clcoop.frontend import pcpp_methods as PM
 from clcoop.frontend import preprocess as PP
 
@@ -138,15 +139,19 @@ def test_the_same_text_and_expansions_with_the_copy_module(monkeypatch):
 
 
 def test_expand_macros_expands_as_pcpps(monkeypatch):
+    """pcpp_methods.expand_macros and macro_expander's (the Preprocessor's expand_macros:
+    PP._expand_macros) against pcpp's own."""
     cls = PP._preprocessor_class()
-    assert cls.expand_macros is PM.expand_macros
+    assert cls.expand_macros is PP._expand_macros
     for source in (MACRO_HEAVY, MACRO_ERRORS, RESCANS, MACRO_ERRORS + RESCANS + MACRO_HEAVY,
                    LONG_CHAINS, ALTERNATING):
         fast = _preprocess(source)
         with monkeypatch.context() as patched:
+            patched.setattr(cls, "expand_macros", PM.expand_macros)
+            methods = _preprocess(source)
             patched.setattr(cls, "expand_macros", Preprocessor.expand_macros)
             pcpps = _preprocess(source)
-        assert fast == pcpps
+        assert fast == methods == pcpps
     heavy, errors = _preprocess(MACRO_HEAVY), _preprocess(MACRO_ERRORS)
     assert "0 + 1," in heavy[0] and "( 2 * ( 22 ) )" in heavy[0]    # __COUNTER__, __LINE__ nested
     assert "macro TWO requires 2 arguments but was passed 1" in errors[1]
@@ -384,8 +389,11 @@ def test_long_chains_found_by_their_list_are_the_chains_of_names(monkeypatch):
     assert "note: expanded from macro 'BODY'" in rendered and "undeclared_int" in rendered
 
 
-def test_a_long_chain_is_found_by_its_list():
-    pp = PP._preprocessor_class()(DiagnosticEngine())
+def test_a_long_chain_is_found_by_its_list(monkeypatch):
+    """(pcpp_methods' expansion: an Expansion's tokens are recorded without a chain lookup.)"""
+    cls = PP._preprocessor_class()
+    monkeypatch.setattr(cls, "expand_macros", PM.expand_macros)
+    pp = cls(DiagnosticEngine())
     pp.register(os.path.abspath("m.cl"), "m.cl", ALTERNATING)
     pp.parse(ALTERNATING, "m.cl")
     PP._emit_tokens(pp, PP._Writer(), {"tokens": 0})
@@ -399,7 +407,7 @@ def _longest_chain(source):
     pp.register(os.path.abspath("m.cl"), "m.cl", source)
     pp.parse(source, "m.cl")
     longest = 0
-    for tok in pp.parser:
+    for tok in _pcpp_stream(pp.parser):
         longest = max(longest, len(getattr(tok, "expanded_from", None) or ()))
     return longest
 
@@ -495,12 +503,22 @@ def _write_expanded(writer, file, line, text, adjacent):
     return writer.col - len(text)
 
 
+def _pcpp_stream(parser):
+    """pcpp's parser's tokens as pcpp leaves them: an Expansion's by its pcpp_tokens."""
+    for tok in parser:
+        if isinstance(tok, ME.Expansion):
+            yield from tok.pcpp_tokens()
+        else:
+            yield tok
+
+
 def _emit_tokens_by_calls(pp, writer, state):
     """_emit_tokens as it was: each token's place by _FileText.position, each expanded token
-    written by _write_expanded and recorded by _record_expansion."""
+    written by _write_expanded and recorded by _record_expansion (macro_expander's
+    Expansions as the tokens pcpp leaves)."""
     from clcoop.diagnostics import SourceLocation
     pending_quote, previous, adjacent, invocation_cols = None, None, False, {}
-    for tok in pp.parser:
+    for tok in _pcpp_stream(pp.parser):
         if tok.type in pp.ignore:
             continue
         if tok.type in PP._WS_TYPES:
