@@ -53,6 +53,15 @@ SOURCES = {
             return q->r.v[h(i) ? i : -i];
         }
         """,
+    "scopes": """
+        typedef int T;
+        typedef float U;
+        int f(int T) { int x = T + 1; { typedef char T; T y = 2; x += y; } return T * x; }
+        U g(void) { T t = 1; { int U = 3; t += U; { typedef int U; U z = t; t = z; } t += U; }
+                    U u = t; T w = (T)u; { for (int T = 0; T < 2; T++) u += T; } return u + w; }
+        int h(T a, U b) { { int T = 4; a += T; } T r = a; { typedef T *P; P p = &r; } return r + (int)b; }
+        T k(T v) { T T2 = v; return T2; }
+        """,
     "statement expressions and strings": """
         constant char *names[] = {"a", "b" "c", "d"};
         int g(int x) { int y = ({ int t = x; t + 1; }); return y; }
@@ -98,7 +107,8 @@ def _expect_through_peek(self):
 
 def _postfix_through_the_base(self):
     """ClcoopParser._parse_postfix_expression as it was before _postfix_operators: every
-    postfix expression through the base parser's rule."""
+    postfix expression through the base parser's rule, a compound literal's postfix
+    operators too (its primary expression handed over by _primary_or_pending)."""
     start = self._peek()
     expr = OpenCLCParser._parse_postfix_expression(self)
     if isinstance(expr, c_ast.CompoundLiteral):
@@ -110,14 +120,50 @@ def _postfix_through_the_base(self):
     return expr
 
 
+def _primary_or_pending(self):
+    pending, self._pending_primary = getattr(self, "_pending_primary", None), None
+    return pending if pending is not None else OpenCLCParser._parse_primary_expression(self)
+
+
+def _statement_through_the_base(self):
+    """ClcoopParser._parse_statement before its dispatch on the first token: loop attributes,
+    then the base's rule (asm, labels, the rest)."""
+    if self._loop_attributes_ahead():
+        hint = self._loop_attributes(self._parse_attributes_opt())
+        loop = OpenCLCParser._parse_statement(self)
+        P.LOOP_UNROLL_HINTS[loop] = hint
+        return loop
+    return OpenCLCParser._parse_statement(self)
+
+
+def _block_item_through_the_base(self):
+    """ClcoopParser._parse_block_item before its dispatch on the first token."""
+    start = self._mark()
+    try:
+        if self._loop_attributes_ahead():
+            return self._parse_statement()
+        return OpenCLCParser._parse_block_item(self)
+    except P.SyntaxErrorAt as err:
+        if len(self.errors) >= P.MAX_SYNTAX_ERRORS:
+            raise
+        self.errors.append(err)
+        self._recover(start, stop_at_rbrace=True)
+        return []
+
+
 def _full_descent(monkeypatch):
     """The base parser's methods in place of the fast ones, and pycparser's token matching."""
-    for name in ("_parse_assignment_expression", "_parse_cast_expression", "_peek", "_peek_type",
-                 "_accept", "_coord", "_tok_coord", "_try_parse_paren_type_name"):
+    for name in ("_parse_expression", "_parse_assignment_expression", "_parse_conditional_expression",
+                 "_parse_binary_expression", "_parse_cast_expression", "_peek", "_peek_type",
+                 "_accept", "_coord", "_tok_coord", "_try_parse_paren_type_name",
+                 "_push_scope", "_pop_scope", "_add_typedef_name", "_add_identifier", "_is_type_in_scope"):
         monkeypatch.setattr(P.ClcoopParser, name, getattr(OpenCLCParser, name))
     monkeypatch.setattr(P.ClcoopParser, "_advance", _advance_through_the_stream)
     monkeypatch.setattr(P.ClcoopParser, "_expect", lambda self, kind: _expect_through_peek(self)(kind))
     monkeypatch.setattr(P.ClcoopParser, "_parse_postfix_expression", _postfix_through_the_base)
+    monkeypatch.setattr(P.ClcoopParser, "_parse_primary_expression", _primary_or_pending)
+    monkeypatch.setattr(P.ClcoopParser, "_parse_statement", _statement_through_the_base)
+    monkeypatch.setattr(P.ClcoopParser, "_parse_block_item", _block_item_through_the_base)
     original_init = P.ClcoopParser.__init__
 
     def init_asking_through_the_base(self, **kwds):
@@ -188,6 +234,25 @@ LINES_TEXT = '#line 3 "a.cl"\n  x = y;\t\tz\n#pragma OPENCL EXTENSION cl_khr_fp1
     "u8'c'\n}\n  \n\n#line 5 \"c.cl\" 1 3\n(float4)(1) ; 0.5h 1.0hx .5f ..\n''"
 
 
+# Lines as the preprocessor writes a macro's expansion (tokens one space apart), which the
+# lexer splits at its spaces: pieces of one token (punctuators, keywords, names, typedef
+# names, plain integers, braces) and pieces it hands to the match (several tokens, literals
+# with and without spaces, numbers with suffixes or points, comments, tabs, `$`, non-ASCII
+# names, bad constants), several spaces, a trailing space, a #line marker, the end of input
+# without a newline.
+SPLIT_TEXT = (
+    '\nx = y + 1 ; { int z = x << 2 ; } T a , * b ; if ( a >= b ) return 0x1F + 017 + 0 ;\n'
+    'f ( "a b  c" , "d" ) ; ({ x ; }) ; a.b [ 1 ] ->c ++ ; 1.5f + 2u + 0.5h + 1e3 + .5 ;\n'
+    'x  =   y ; \t z = 1 ;\ty = 2 ; /* c d */ x = 3 ; // e f\n'
+    'q = L"w x" + u8\'c\' + L\'d\' + $id + a$b + 08 + 0x + 0xg + 09 + 1"z" + \u00e9t\u00e9 ;\n'
+    '#line 7 "g.cl"\n'
+    '  ... . / /= a /b ; x ++ -- -> != == <<= >>= ; kernel float4 __global generic T ; \n'
+    '\n'
+    '} } x ; "unterminated\n'
+    'last = 1 ; tail'
+)
+
+
 def _tokens(text, fast):
     errors = []
     lexer = P.ClcoopLexer(error_func=lambda msg, line, col: errors.append((msg, line, col)),
@@ -215,6 +280,18 @@ def test_common_tokens_do_not_reach_pycparsers_token(monkeypatch):
     assert tokens[-1][4] == "b.cl" and tokens[-1][2] == 9
 
 
+def test_a_line_of_tokens_one_space_apart_is_not_matched_token_by_token(monkeypatch):
+    """A macro's expansion as the preprocessor writes it: the line is split at its spaces,
+    and the pattern is matched only at the line's start and for the piece of two tokens."""
+    matched = []
+    original = P.ClcoopLexer._match_from_text
+    monkeypatch.setattr(P.ClcoopLexer, "_match_from_text", lambda self: matched.append(1) or original(self))
+    text = '# 1 "a.cl"\n  y = ( T ) x [ 0x1F ] + f ( 1 , 2 ) ; { z -= ~ y ; } w = a.b ; return 0 ;\n'
+    tokens, errors = _tokens(text, True)
+    assert len(tokens) == 33 and errors == ["{", "}"]
+    assert len(matched) == 5        # the line's start, `a`, `.` and `b` of `a.b`, the end
+
+
 def _example_texts():
     from clcoop.frontend import driver
     root = Path(__file__).resolve().parents[3]
@@ -222,7 +299,7 @@ def _example_texts():
         yield driver.preprocess_source(path.read_bytes(), driver.CompileOptions(filename=str(path))).ir
 
 
-@pytest.mark.parametrize("text", [LEXER_TEXT, LINES_TEXT] + list(SOURCES.values()) + ERRORS)
+@pytest.mark.parametrize("text", [LEXER_TEXT, LINES_TEXT, SPLIT_TEXT] + list(SOURCES.values()) + ERRORS)
 def test_the_lexers_fast_paths_give_pycparsers_tokens(text):
     fast = _tokens(text, True)
     assert fast == _tokens(text, False)
