@@ -94,6 +94,10 @@ _STATEMENT_RULES = {
 # After a name, a label's `:` or what _reject_unknown_type_name looks at (`T x`, `T *x`).
 _NOT_AN_EXPRESSION_AFTER_NAME = frozenset({"COLON", "ID", "TIMES"})
 
+# What may follow a declarator that is one name: an initializer's `=`, the next declarator,
+# the declaration's end, a bit-field's width (C99 6.7, 6.7.2.1).
+_AFTER_NAME_DECLARATOR = frozenset({"EQUALS", "COMMA", "SEMI", "COLON"})
+
 # Postfix operators that may follow a compound literal ('(' would start a new type name).
 _POSTFIX_AFTER_LITERAL = {"LBRACKET", "PERIOD", "ARROW", "PLUSPLUS", "MINUSMINUS"}
 
@@ -136,6 +140,7 @@ _ID_RULE = re.compile(r"[a-zA-Z_$][0-9a-zA-Z_$]*")
 _BLANKS = re.compile(r"[ \t]+")
 _KEYWORDS = _c_lexer._keyword_map
 _TOKEN = _c_lexer._Token
+_NEW_TOKEN = _TOKEN.__new__
 _PUNCTUATORS_ONLY = {first: bucket for first, bucket in _c_lexer._fixed_tokens_by_first.items()
                      if first not in "/."}
 _PUNCTUATOR_TYPES = {entry.literal: entry.tok_type for bucket in _PUNCTUATORS_ONLY.values()
@@ -189,10 +194,12 @@ class ClcoopLexer(OpenCLCLexer):
 
     def input(self, text, filename=""):
         super().input(text, filename)
-        self._parts = None          # the rest of the line split at its spaces (_split_token)
-        self._part_index = 0
-        self._part_column = 1
-        self._part_end = None       # the end of a piece that the match lexes (_split_token)
+        self._parts = None          # the rest of the line split at its spaces (token())
+        self._part_index = 0        # the next piece
+        self._part_column = 1       # its column
+        self._part_end = None       # the end of a piece that the match lexes (token())
+        self._line_end = 0          # where the split line ends
+        self._split_line_start = 0  # and starts
 
     def token(self):
         """OpenCLCLexer.token (pycparser's CLexer.token, then the OpenCL keywords) with the
@@ -219,27 +226,28 @@ class ClcoopLexer(OpenCLCLexer):
                         continue
                     self._part_index = index
                     self._part_column = column + len(value) + 1
-                    tok_type = _PUNCTUATOR_TYPES.get(value)
-                    if tok_type is not None:
-                        tok = _TOKEN(tok_type, value, self._lineno, column)
-                        if value == "{":
-                            self.on_lbrace_func()
-                        elif value == "}":
-                            self.on_rbrace_func()
-                        return tok
-                    tok_type = _KEYWORDS.get(value)
-                    if tok_type is not None:
-                        return _TOKEN(tok_type, value, self._lineno, column)
-                    if value.isascii():
+                    tok_type = _PUNCTUATOR_TYPES.get(value) or _KEYWORDS.get(value)
+                    if tok_type is None and value.isascii():
                         if value.isidentifier():
                             if self.type_lookup_func(value):
                                 tok_type = "TYPEID"
                             else:
                                 tok_type = self._extra_keywords.get(value, "ID")
-                            return _TOKEN(tok_type, value, self._lineno, column)
-                        tok_type = _plain_integer_type(value)
-                        if tok_type is not None:
-                            return _TOKEN(tok_type, value, self._lineno, column)
+                        else:
+                            tok_type = _plain_integer_type(value)
+                    if tok_type is not None:
+                        # pycparser's _Token, its attributes set here: its dataclass
+                        # __init__ is a Python call (a third of the cost of a token).
+                        tok = _NEW_TOKEN(_TOKEN)
+                        tok.type = tok_type
+                        tok.value = value
+                        tok.lineno = self._lineno
+                        tok.column = column
+                        if tok_type == "LBRACE":
+                            self.on_lbrace_func()
+                        elif tok_type == "RBRACE":
+                            self.on_rbrace_func()
+                        return tok
                     self._pos = self._line_start + column - 1
                     self._part_end = self._pos + len(value)
                     break
@@ -273,8 +281,8 @@ class ClcoopLexer(OpenCLCLexer):
                 end = m.end()
                 self._pos = end
                 if self._part_end is not None and end >= self._part_end:
-                    # The piece the split could not take is lexed: split the rest.
-                    self._split_line(end)
+                    # The piece the split could not take is lexed.
+                    self._resume_split(end)
                 group = m.lastindex
                 start = m.start(group)
                 value = text[start:end]
@@ -333,7 +341,38 @@ class ClcoopLexer(OpenCLCLexer):
         self._part_index = 0
         self._part_column = start - self._line_start + 1
         self._part_end = None
+        self._line_end = end
+        self._split_line_start = self._line_start
         self._pos = end
+
+    def _resume_split(self, end):
+        """After the token that ends at `end`, at or past the end of the piece token() could
+        not take: the pieces the token covered are skipped (a string with spaces spans
+        several), and the split goes on after them; a piece the token ends inside is the
+        next one the match lexes (its rest: `"a b",`). Where pycparser's code lexed past
+        the line (a comment, an unterminated literal), the split ends: the match goes on to
+        the next line's start, which is split again."""
+        parts = self._parts
+        line_start = self._line_start
+        if end > self._line_end or line_start != self._split_line_start:
+            self._parts = self._part_end = None
+            return
+        index = self._part_index
+        column = self._part_column
+        count = len(parts)
+        while index < count and line_start + column - 1 < end:
+            piece_end = line_start + column - 1 + len(parts[index])
+            column += len(parts[index]) + 1
+            index += 1
+            if piece_end > end:
+                self._part_index = index
+                self._part_column = column
+                self._part_end = piece_end
+                return
+        self._part_index = index
+        self._part_column = column
+        self._part_end = None
+        self._pos = self._line_end
 
     def _match_token(self):
         if self.fast_paths:
@@ -504,6 +543,24 @@ class ClcoopParser(ExpressionRules, OpenCLCParser):
                 items.append(self._parse_assignment_expression())
             if not self._accept("COMMA"):
                 return c_ast.ExprList(items, coord)
+
+    def _parse_declarator(self):
+        """A declarator (C99 6.7.5) that is one name followed by what ends it (`x = 1`,
+        `x, y`, `x;`, a member `v;` or `b : 3`): the TypeDecl the base's rules make of it
+        (its scan, the direct declarator, no suffix, asm label or attribute), the Coord made
+        before the next token is lexed as there; any other through the base's rules."""
+        tokens = self._tokens
+        buffer = tokens._buffer
+        index = tokens._index
+        tok = buffer[index] if index < len(buffer) else self._peek()
+        if tok is not None and tok.type == "ID":
+            coord = Coord(self.clex._filename, tok.lineno, tok.column)
+            after = buffer[index + 1] if index + 1 < len(buffer) else self._peek(2)
+            if after is not None and after.type in _AFTER_NAME_DECLARATOR:
+                tokens._index = index + 1
+                self._last_token = tok
+                return c_ast.TypeDecl(tok.value, None, None, None, coord)
+        return super()._parse_declarator()
 
     def _scan_declarator_name_info(self):
         """Skips '*'s with their qualifiers, OpenCL address spaces included (`global int *

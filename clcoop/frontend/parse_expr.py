@@ -15,7 +15,7 @@ Coord takes the lexer's current file, which a #line marker after the token would
 """
 from pycparser import c_ast
 from pycparser.c_parser import (_ASSIGNMENT_OPS, _BINARY_PRECEDENCE, _CHAR_CONST, _FLOAT_CONST,
-                                _INT_CONST, Coord)
+                                _INT_CONST, _TYPE_SPEC_SIMPLE, Coord)
 from pycparserext.ext_c_parser import _OCL_DECL_START
 
 # Postfix operators (C99 6.5.2); `(` is a call after an operand.
@@ -29,6 +29,8 @@ _FLOAT_TOKENS = frozenset(_FLOAT_CONST)
 _CHAR_TOKENS = frozenset(_CHAR_CONST)
 _CONSTANT_TOKENS = _INT_TOKENS | _FLOAT_TOKENS | _CHAR_TOKENS
 _ASSIGNMENT_TOKENS = frozenset(_ASSIGNMENT_OPS)
+# A type name that is one token: a typedef name or a type keyword (`(float4)`, `sizeof(int)`).
+_ONE_TOKEN_TYPES = frozenset(_TYPE_SPEC_SIMPLE | {"TYPEID"})
 
 
 def _constant_type(tok):
@@ -208,6 +210,8 @@ class ExpressionRules:
             if second is None or second.type not in _OCL_DECL_START:
                 return self._parenthesized_expression(tok)
             return self._cast_or_compound_literal()
+        if kind == "SIZEOF":
+            return self._sizeof_expression(tok)
         return super()._parse_cast_expression()
 
     def _parenthesized_expression(self, lparen):
@@ -227,15 +231,55 @@ class ExpressionRules:
     def _cast_or_compound_literal(self):
         """`( type-name ) cast-expression` (C99 6.5.4) as the base's cast rule parses it; a
         compound literal or what is no type name after all through the base's unary rule."""
-        result = self._try_parse_paren_type_name()
-        if result is None:
-            return self._parse_unary_expression()
-        typ, mark, lparen = result
+        mark = self._tokens._index
+        typ = self._one_token_type_name()
+        if typ is not None:
+            lparen = self._tokens._buffer[mark]
+        else:
+            result = self._try_parse_paren_type_name()
+            if result is None:
+                return self._parse_unary_expression()
+            typ, mark, lparen = result
         if self._peek_type() == "LBRACE":
             self._reset(mark)
             return self._parse_unary_expression()
         operand = self._parse_cast_expression()
         return c_ast.Cast(typ, operand, Coord(self.clex._filename, lparen.lineno, lparen.column))
+
+    def _sizeof_expression(self, keyword):
+        """`sizeof unary-expression` and `sizeof ( type-name )` (C99 6.5.3.4), `keyword` the
+        next token: the base's unary rule, a one-token type name taken at once."""
+        self._tokens._index += 1
+        self._last_token = keyword
+        typ = self._one_token_type_name()
+        if typ is None:
+            result = self._try_parse_paren_type_name()
+            typ = result[0] if result is not None else self._parse_unary_expression()
+        return c_ast.UnaryOp(keyword.value, typ, Coord(self.clex._filename, keyword.lineno, keyword.column))
+
+    def _one_token_type_name(self):
+        """`( T )` where T is a typedef name or a type keyword: the Typename the base's
+        _try_parse_paren_type_name makes of it (its specifier list and no declarator,
+        through _fix_decl_name_type), the `)` consumed; else None with nothing consumed.
+        The Coord is made before the `)` is lexed, as the base's is."""
+        tokens = self._tokens
+        buffer = tokens._buffer
+        index = tokens._index
+        lparen = buffer[index] if index < len(buffer) else self._peek()
+        if lparen is None or lparen.type != "LPAREN":
+            return None
+        name = buffer[index + 1] if index + 1 < len(buffer) else self._peek(2)
+        if name is None or name.type not in _ONE_TOKEN_TYPES:
+            return None
+        coord = Coord(self.clex._filename, name.lineno, name.column)
+        rparen = buffer[index + 2] if index + 2 < len(buffer) else self._peek(3)
+        if rparen is None or rparen.type != "RPAREN":
+            return None
+        tokens._index = index + 3
+        self._last_token = rparen
+        return c_ast.Typename(None, [], None,
+                              c_ast.TypeDecl(None, [], None, c_ast.IdentifierType([name.value], coord)),
+                              coord)
 
     def _postfix_operators(self, expr):
         """The postfix operators after a primary expression (C99 6.5.2): subscripts, calls,
