@@ -169,6 +169,11 @@ _NAME_OR_PUNCTUATOR = re.compile(
     + r"|(" + _c_lexer._string_literal + "))")
 
 
+# The #line marker the preprocessor writes, after its `#` (C99 6.10.4): what pycparser's
+# _handle_ppline reads without an error into a line number and a file name (a decimal
+# number, a string without escapes, blanks, the line's end, which is consumed).
+_LINE_MARKER = re.compile(r'[ \t]*(?:line[ \t]+)?(0|[1-9][0-9]*)[ \t]+"([^"\\\n]*)"[ \t]*\n')
+
 # _match_from_text's answer when a line starts that token() takes from its pieces.
 _LINE_SPLIT = object()
 
@@ -317,10 +322,17 @@ class ClcoopLexer(OpenCLCLexer):
                 self._line_start = pos
             elif first == "#" and _c_lexer._line_pattern.match(text, pos + 1):
                 # A #line marker (the preprocessor writes one at each change of file
-                # or line): pycparser's own handling, as its token() does.
-                self._pos = pos + 1
-                self._handle_ppline()
-                pos = self._pos
+                # or line): `#line N "file"` read here, anything else by pycparser's
+                # own handling, as its token() does.
+                marker = _LINE_MARKER.match(text, pos + 1)
+                if marker is not None:
+                    self._lineno = int(marker.group(1))
+                    self._filename = marker.group(2)
+                    pos = self._line_start = marker.end()
+                else:
+                    self._pos = pos + 1
+                    self._handle_ppline()
+                    pos = self._pos
             else:
                 self._pos = pos
                 return super().token()
