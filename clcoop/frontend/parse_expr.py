@@ -4,11 +4,13 @@ pycparser's recursive descent takes every operand through a dozen rules (assignm
 conditional, binary, cast, unary, postfix, primary), each peeking at the next token through
 the token stream's calls: ~6 calls a token. `ExpressionRules` parses the same grammar
 (C99 6.5) with the binary operators by precedence climbing and the common operands (a name,
-a constant, a unary operator, a parenthesized expression, a cast, postfix operators) in one
-rule, reading the stream's buffer in place. Everything else (statement expressions,
-compound literals, sizeof, _Alignof, ++/-- prefixes, strings, errors) goes to the base
-rules at the point where they would have been reached, so the AST, its coordinates and the
-syntax errors are the base's (test_parse_fast_paths compares the two, node by node).
+a constant, a unary operator, a parenthesized expression, a cast, `sizeof`, postfix
+operators) in one rule, reading the stream's buffer in place; a type name that is one token
+(`(float4)`, `sizeof(int)`) is made without the declaration rules. Everything else
+(statement expressions, compound literals, longer type names, _Alignof, ++/-- prefixes,
+strings, errors) goes to the base rules at the point where they would have been reached,
+so the AST, its coordinates and the syntax errors are the base's (test_parse_fast_paths
+compares the two, node by node).
 
 Every node is made before the token after it is lexed, as in the base rules: a node's
 Coord takes the lexer's current file, which a #line marker after the token would change.
@@ -93,11 +95,7 @@ class ExpressionRules:
             return super()._parse_assignment_expression()
         kind = tok.type
         if kind == "ID" or kind in _CONSTANT_TOKENS:
-            tokens._index = index + 1
-            self._last_token = tok
-            coord = Coord(self.clex._filename, tok.lineno, tok.column)
-            expr = (c_ast.ID(tok.value, coord) if kind == "ID"
-                    else c_ast.Constant(_constant_type(tok), tok.value, coord))
+            expr = self._name_or_constant(tok)
             index += 1
             tok = buffer[index] if index < len(buffer) else self._peek()
             if tok is None or tok.type in _EXPRESSION_END:
@@ -190,11 +188,7 @@ class ExpressionRules:
             return super()._parse_cast_expression()
         kind = tok.type
         if kind == "ID" or kind in _CONSTANT_TOKENS:
-            tokens._index = index + 1
-            self._last_token = tok
-            coord = Coord(self.clex._filename, tok.lineno, tok.column)
-            expr = (c_ast.ID(tok.value, coord) if kind == "ID"
-                    else c_ast.Constant(_constant_type(tok), tok.value, coord))
+            expr = self._name_or_constant(tok)
             index += 1
             after = buffer[index] if index < len(buffer) else self._peek()
             if after is not None and after.type in _POSTFIX_START:
@@ -213,6 +207,16 @@ class ExpressionRules:
         if kind == "SIZEOF":
             return self._sizeof_expression(tok)
         return super()._parse_cast_expression()
+
+    def _name_or_constant(self, tok):
+        """The ID or Constant of `tok`, the next token, consumed (C99 6.5.1): the base's
+        _parse_identifier and _parse_constant."""
+        self._tokens._index += 1
+        self._last_token = tok
+        coord = Coord(self.clex._filename, tok.lineno, tok.column)
+        if tok.type == "ID":
+            return c_ast.ID(tok.value, coord)
+        return c_ast.Constant(_constant_type(tok), tok.value, coord)
 
     def _parenthesized_expression(self, lparen):
         """`( expression )` and its postfix operators (C99 6.5.1), `lparen` the next token."""

@@ -1,10 +1,11 @@
-"""The parser's fast paths (clcoop/frontend/parse.py): one-token operands
-(ClcoopParser._one_token_operand: a name or a constant alone is parsed without descending the
-base parser's precedence levels) and the lexer's names, punctuators, plain integers, strings
-and #line markers (ClcoopLexer.token and _match_name_or_punctuator: matched without
-pycparser's master pattern). The AST
-must be the one the slow paths build, node for node and coordinate for coordinate, and the
-tokens those pycparser's own matching gives."""
+"""The parser's fast paths (clcoop/frontend/parse.py, parse_expr.py) against the slower ones
+they replace: the expressions by precedence climbing (parse_expr.ExpressionRules), the
+statements dispatched on their first token, one-token type names and one-name declarators,
+the table of typedef names; and the lexer's names, punctuators, plain integers, strings,
+#line markers and lines split at their spaces (ClcoopLexer.token). The AST must be the one
+pycparser's rules build (the full descent: _full_descent), node for node and coordinate for
+coordinate, with the same diagnostics, and the tokens those pycparser's own matching gives;
+over sources written for the paths and every kernel of examples/ and test/lit."""
 from pathlib import Path
 
 import pytest
