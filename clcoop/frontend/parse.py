@@ -50,11 +50,12 @@ from pycparser import c_ast
 from pycparser import c_lexer as _c_lexer
 from pycparser.c_parser import Coord, ParseError
 from pycparserext.ext_c_lexer import OpenCLCLexer
-from pycparserext.ext_c_parser import (_ATTRIBUTE_TOKENS, _OCL_TYPE_QUALIFIERS, AttributeSpecifier,
+from pycparserext.ext_c_parser import (_ATTRIBUTE_TOKENS, _OCL_DECL_START, _OCL_TYPE_QUALIFIERS, AttributeSpecifier,
                                        FuncDeclExt, OpenCLCParser, TypeDeclExt)
-from pycparser.c_parser import _CHAR_CONST, _FLOAT_CONST, _INT_CONST, _TYPE_QUALIFIER
+from pycparser.c_parser import _TYPE_QUALIFIER
 
 from clcoop.diagnostics import SourceLocation
+from clcoop.frontend.parse_expr import ExpressionRules
 from clcoop.frontend.types import builtin_typedefs
 from clcoop.records import record
 
@@ -82,18 +83,24 @@ _EXTRA_KEYWORDS = {
 # What may follow a '*' in a declarator: C's qualifiers and OpenCL's address spaces.
 _POINTER_QUALIFIERS = _TYPE_QUALIFIER | _OCL_TYPE_QUALIFIERS | {"__PRIVATE__", "PRIVATE"}
 
+# Statements that their first token decides, by the base's rules (C99 6.8).
+_STATEMENT_RULES = {
+    "LBRACE": "_parse_compound_statement",
+    "IF": "_parse_selection_statement", "SWITCH": "_parse_selection_statement",
+    "WHILE": "_parse_iteration_statement", "DO": "_parse_iteration_statement",
+    "FOR": "_parse_iteration_statement",
+    "GOTO": "_parse_jump_statement", "BREAK": "_parse_jump_statement",
+    "CONTINUE": "_parse_jump_statement", "RETURN": "_parse_jump_statement",
+}
+# After a name, a label's `:` or what _reject_unknown_type_name looks at (`T x`, `T *x`).
+_NOT_AN_EXPRESSION_AFTER_NAME = frozenset({"COLON", "ID", "TIMES"})
+
+# What may follow a declarator that is one name: an initializer's `=`, the next declarator,
+# the declaration's end, a bit-field's width (C99 6.7, 6.7.2.1).
+_AFTER_NAME_DECLARATOR = frozenset({"EQUALS", "COMMA", "SEMI", "COLON"})
+
 # Postfix operators that may follow a compound literal ('(' would start a new type name).
 _POSTFIX_AFTER_LITERAL = {"LBRACKET", "PERIOD", "ARROW", "PLUSPLUS", "MINUSMINUS"}
-
-# An operand that is one token: a name or a constant not followed by a postfix operator.
-_POSTFIX_START = frozenset(_POSTFIX_AFTER_LITERAL | {"LPAREN"})
-_CONSTANT_TOKENS = frozenset(_INT_CONST | _FLOAT_CONST | _CHAR_CONST)
-# What ends an assignment expression that is one operand (`1,` in a table, `x;`, `a[i]`).
-_EXPRESSION_END = frozenset({"COMMA", "RBRACE", "SEMI", "RPAREN", "RBRACKET", "COLON"})
-# The first tokens of a cast expression that the base parser's cast and unary rules take
-# themselves (C99 6.5.3, 6.5.4); any other starts a postfix expression (_parse_cast_expression).
-_CAST_OR_UNARY_START = frozenset({"LPAREN", "PLUSPLUS", "MINUSMINUS", "AND", "TIMES", "PLUS", "MINUS",
-                                  "NOT", "LNOT", "SIZEOF", "_ALIGNOF"})
 
 _IDENT_CHARS = re.compile(r"[A-Za-z0-9_]+")
 
@@ -134,6 +141,7 @@ _ID_RULE = re.compile(r"[a-zA-Z_$][0-9a-zA-Z_$]*")
 _BLANKS = re.compile(r"[ \t]+")
 _KEYWORDS = _c_lexer._keyword_map
 _TOKEN = _c_lexer._Token
+_NEW_TOKEN = _TOKEN.__new__
 _PUNCTUATORS_ONLY = {first: bucket for first, bucket in _c_lexer._fixed_tokens_by_first.items()
                      if first not in "/."}
 _PUNCTUATOR_TYPES = {entry.literal: entry.tok_type for bucket in _PUNCTUATORS_ONLY.values()
@@ -162,74 +170,222 @@ _NAME_OR_PUNCTUATOR = re.compile(
     + r"|(" + _c_lexer._string_literal + "))")
 
 
+# The #line marker the preprocessor writes, after its `#` (C99 6.10.4): what pycparser's
+# _handle_ppline reads without an error into a line number and a file name (a decimal
+# number, a string without escapes, blanks, the line's end, which is consumed).
+_LINE_MARKER = re.compile(r'[ \t]*(?:line[ \t]+)?(0|[1-9][0-9]*)[ \t]+"([^"\\\n]*)"[ \t]*\n')
+
+# _match_from_text's answer when a line starts that token() takes from its pieces.
+_LINE_SPLIT = object()
+
+
+def _plain_integer_type(value):
+    """The type of an integer constant without a suffix that is all of `value` (as
+    _NAME_OR_PUNCTUATOR's group 3 gives it), else None."""
+    if value.isdigit():
+        if value[0] != "0":
+            return "INT_CONST_DEC"
+        return None if value.strip("01234567") else "INT_CONST_OCT"
+    if len(value) > 2 and value[0] == "0" and value[1] in "xX" and not value[2:].strip(_HEX_DIGITS):
+        return "INT_CONST_HEX"
+    return None
+
+
+_HEX_DIGITS = "0123456789abcdefABCDEF"
+
+
 class ClcoopLexer(OpenCLCLexer):
     _extra_keywords = {**OpenCLCLexer._extra_keywords, **_EXTRA_KEYWORDS}
     fast_paths = True       # False: every token through pycparser's own matching (the tests)
+
+    def input(self, text, filename=""):
+        super().input(text, filename)
+        self._parts = None          # the rest of the line split at its spaces (token())
+        self._part_index = 0        # the next piece
+        self._part_column = 1       # its column
+        self._part_end = None       # the end of a piece that the match lexes (token())
+        self._line_end = 0          # where the split line ends
+        self._split_line_start = 0  # and starts
 
     def token(self):
         """OpenCLCLexer.token (pycparser's CLexer.token, then the OpenCL keywords) with the
         blanks, newlines, #line markers, names, punctuators, plain integers and strings
         handled in this one call, where pycparser makes four or five calls a token
-        (throughput, issue 26); the rest (other `#` lines, a pending pragma string, other
-        numbers and literals, comments, errors) continues in pycparser's code from the
-        first character this loop does not take."""
-        if self._pending_tok is None and self.fast_paths:
-            text = self._lexdata
-            pos = self._pos
-            n = len(text)
-            match = _NAME_OR_PUNCTUATOR.match
-            while pos < n:
-                # Blanks, then a name or a punctuator, in one match: group 1 a name (not
-                # followed by a quote: `L"x"`, `u8'c'` are literals; nor, backtracking, by a
-                # name character), group 2 the longest punctuator at that place.
-                m = match(text, pos)
-                if m is not None:
-                    # Every group ends where the match does (only lookaheads follow them);
-                    # lastindex is the group that matched (the string's inner groups close
-                    # inside group 4).
-                    end = m.end()
-                    self._pos = end
-                    group = m.lastindex
-                    start = m.start(group)
-                    value = text[start:end]
-                    if group == 1:
-                        tok_type = _KEYWORDS.get(value)
-                        if tok_type is None:
+        (throughput, issue 26): the pieces of a line split at its spaces (_split_line)
+        that are one token each here, else _match_from_text."""
+        while True:
+            parts = self._parts
+            if parts is not None and self._part_end is None:
+                # The next piece of the split line: a whole punctuator, name or plain
+                # integer constant is the token _NAME_OR_PUNCTUATOR would match there (the
+                # piece ends at a space or at the line's end). Another piece (several
+                # tokens, a literal, a comment, a tab) goes to the match, which splits the
+                # rest of the line again after the token that reaches the piece's end.
+                index = self._part_index
+                column = self._part_column
+                count = len(parts)
+                while index < count:
+                    value = parts[index]
+                    index += 1
+                    if not value:
+                        column += 1         # one of several spaces
+                        continue
+                    self._part_index = index
+                    self._part_column = column + len(value) + 1
+                    tok_type = _PUNCTUATOR_TYPES.get(value) or _KEYWORDS.get(value)
+                    if tok_type is None and value.isascii():
+                        if value.isidentifier():
                             if self.type_lookup_func(value):
                                 tok_type = "TYPEID"
                             else:
                                 tok_type = self._extra_keywords.get(value, "ID")
-                        return _TOKEN(tok_type, value, self._lineno, start - self._line_start + 1)
-                    if group == 2:
-                        tok = _TOKEN(_PUNCTUATOR_TYPES[value], value, self._lineno, start - self._line_start + 1)
-                        if value == "{":
+                        else:
+                            tok_type = _plain_integer_type(value)
+                    if tok_type is not None:
+                        # pycparser's _Token, its attributes set here: its dataclass
+                        # __init__ is a Python call (a third of the cost of a token).
+                        tok = _NEW_TOKEN(_TOKEN)
+                        tok.type = tok_type
+                        tok.value = value
+                        tok.lineno = self._lineno
+                        tok.column = column
+                        if tok_type == "LBRACE":
                             self.on_lbrace_func()
-                        elif value == "}":
+                        elif tok_type == "RBRACE":
                             self.on_rbrace_func()
                         return tok
-                    if group == 3:
-                        tok_type = ("INT_CONST_DEC" if value[0] != "0" else
-                                    "INT_CONST_HEX" if value[1:2] in ("x", "X") else "INT_CONST_OCT")
-                    else:
-                        tok_type = "STRING_LITERAL"
+                    self._pos = self._line_start + column - 1
+                    self._part_end = self._pos + len(value)
+                    break
+                else:
+                    self._parts = None      # the line's end, where _pos is
+            tok = self._match_from_text()
+            if tok is not _LINE_SPLIT:
+                return tok
+
+    def _match_from_text(self):
+        """The next token from _pos by _NAME_OR_PUNCTUATOR; blanks, newlines and #line
+        markers skipped; _LINE_SPLIT when a line starts that token() takes from its
+        pieces; the rest (other `#` lines, a pending pragma string, other numbers and
+        literals, comments, errors) in pycparser's code from the first character this
+        loop does not take."""
+        if self._pending_tok is not None or not self.fast_paths:
+            return super().token()
+        text = self._lexdata
+        n = len(text)
+        match = _NAME_OR_PUNCTUATOR.match
+        pos = self._pos
+        while pos < n:
+            # Blanks, then a name or a punctuator, in one match: group 1 a name (not
+            # followed by a quote: `L"x"`, `u8'c'` are literals; nor, backtracking, by a
+            # name character), group 2 the longest punctuator at that place.
+            m = match(text, pos)
+            if m is not None:
+                # Every group ends where the match does (only lookaheads follow them);
+                # lastindex is the group that matched (the string's inner groups close
+                # inside group 4).
+                end = m.end()
+                self._pos = end
+                if self._part_end is not None and end >= self._part_end:
+                    # The piece the split could not take is lexed.
+                    self._resume_split(end)
+                group = m.lastindex
+                start = m.start(group)
+                value = text[start:end]
+                if group == 1:
+                    tok_type = _KEYWORDS.get(value)
+                    if tok_type is None:
+                        if self.type_lookup_func(value):
+                            tok_type = "TYPEID"
+                        else:
+                            tok_type = self._extra_keywords.get(value, "ID")
                     return _TOKEN(tok_type, value, self._lineno, start - self._line_start + 1)
-                first = text[pos]
-                if first == "\n":
-                    self._lineno += 1
-                    pos += 1
-                    self._line_start = pos
-                elif first == " " or first == "\t":
-                    pos = _BLANKS.match(text, pos).end()
-                elif first == "#" and _c_lexer._line_pattern.match(text, pos + 1):
-                    # A #line marker (the preprocessor writes one at each change of file
-                    # or line): pycparser's own handling, as its token() does.
+                if group == 2:
+                    tok = _TOKEN(_PUNCTUATOR_TYPES[value], value, self._lineno, start - self._line_start + 1)
+                    if value == "{":
+                        self.on_lbrace_func()
+                    elif value == "}":
+                        self.on_rbrace_func()
+                    return tok
+                if group == 3:
+                    tok_type = ("INT_CONST_DEC" if value[0] != "0" else
+                                "INT_CONST_HEX" if value[1:2] in ("x", "X") else "INT_CONST_OCT")
+                else:
+                    tok_type = "STRING_LITERAL"
+                return _TOKEN(tok_type, value, self._lineno, start - self._line_start + 1)
+            first = text[pos]
+            if first == " " or first == "\t":
+                pos = _BLANKS.match(text, pos).end()
+                continue
+            if first == "\n":
+                self._lineno += 1
+                pos += 1
+                self._line_start = pos
+            elif first == "#" and _c_lexer._line_pattern.match(text, pos + 1):
+                # A #line marker (the preprocessor writes one at each change of file
+                # or line): `#line N "file"` read here, anything else by pycparser's
+                # own handling, as its token() does.
+                marker = _LINE_MARKER.match(text, pos + 1)
+                if marker is not None:
+                    self._lineno = int(marker.group(1))
+                    self._filename = marker.group(2)
+                    pos = self._line_start = marker.end()
+                else:
                     self._pos = pos + 1
                     self._handle_ppline()
                     pos = self._pos
-                else:
-                    break
-            self._pos = pos
+            else:
+                self._pos = pos
+                return super().token()
+            if pos < n and text[pos] != "#":
+                # A line's start (not a directive's): split the line at its spaces.
+                self._split_line(pos)
+                return _LINE_SPLIT
+        self._pos = pos
         return super().token()
+
+    def _split_line(self, start):
+        """The line from `start` on split at its spaces, for token(); _pos at its end.
+        The preprocessor writes a macro's expansion as tokens one space apart on one line."""
+        end = self._lexdata.find("\n", start)
+        if end < 0:
+            end = len(self._lexdata)
+        self._parts = self._lexdata[start:end].split(" ")
+        self._part_index = 0
+        self._part_column = start - self._line_start + 1
+        self._part_end = None
+        self._line_end = end
+        self._split_line_start = self._line_start
+        self._pos = end
+
+    def _resume_split(self, end):
+        """After the token that ends at `end`, at or past the end of the piece token() could
+        not take: the pieces the token covered are skipped (a string with spaces spans
+        several), and the split goes on after them; a piece the token ends inside is the
+        next one the match lexes (its rest: `"a b",`). Where pycparser's code lexed past
+        the line (a comment, an unterminated literal), the split ends: the match goes on to
+        the next line's start, which is split again."""
+        parts = self._parts
+        line_start = self._line_start
+        if end > self._line_end or line_start != self._split_line_start:
+            self._parts = self._part_end = None
+            return
+        index = self._part_index
+        column = self._part_column
+        count = len(parts)
+        while index < count and line_start + column - 1 < end:
+            piece_end = line_start + column - 1 + len(parts[index])
+            column += len(parts[index]) + 1
+            index += 1
+            if piece_end > end:
+                self._part_index = index
+                self._part_column = column
+                self._part_end = piece_end
+                return
+        self._part_index = index
+        self._part_column = column
+        self._part_end = None
+        self._pos = self._line_end
 
     def _match_token(self):
         if self.fast_paths:
@@ -279,91 +435,26 @@ class ClcoopLexer(OpenCLCLexer):
         return None
 
 
-class ClcoopParser(OpenCLCParser):
-    """OpenCLCParser with clcoop's type names, attribute placement and error recovery."""
+class ClcoopParser(ExpressionRules, OpenCLCParser):
+    """OpenCLCParser with clcoop's type names, attribute placement and error recovery, and
+    its expressions by precedence climbing (parse_expr.ExpressionRules)."""
 
     lexer_class = ClcoopLexer
     initial_type_symbols = frozenset()
 
     def __init__(self, **kwds):
         super().__init__(**kwds)
-        # The lexer asks the scopes directly (the base's _lex_type_lookup_func only calls it).
-        self.clex.type_lookup_func = self._is_type_in_scope
+        # What each name means where the parser is: the innermost scope's entry for it
+        # (the base's _is_type_in_scope searches the scopes from the innermost on, a loop
+        # for every name the lexer meets). _shadowed holds, per scope above the file's,
+        # the (name, outer meaning) pairs its declarations hid, restored when it ends.
+        self._visible = {}
+        self._shadowed = []
+        # The lexer asks the table itself: no Python call per name.
+        self.clex.type_lookup_func = self._visible.get
         self.errors = []            # SyntaxErrorAt, in order
         self._last_token = None
-        self._pending_primary = None   # a compound literal whose postfix operators follow
         self._semi_context = []     # what a missing ';' ends, for clang's wording
-
-    # --- one-token operands (throughput): the base parser descends a dozen precedence
-    # levels for each, and a table of 1,000 numbers is 1,000 of them. Same nodes as the
-    # full descent, which an operand that is a single name or constant takes without
-    # meeting any other rule (test_parse_fast_paths compares the two). ---------------
-    def _one_token_operand(self, ends, ending):
-        """The ID or constant node when the next token is one and the token after it is
-        (`ending` True) or is not (False) in `ends`, else None with nothing consumed. The
-        second token is looked at only after the first qualifies: lexing it may cross a
-        #line marker, and an error is reported in the lexer's current file."""
-        # Buffered tokens read in place (no lexing, so no side effect); else through _peek.
-        tokens = self._tokens
-        buffer = tokens._buffer
-        index = tokens._index
-        first = buffer[index] if index < len(buffer) else self._peek()
-        if first is None or self._pending_primary is not None:
-            return None
-        kind = first.type
-        if kind != "ID" and kind not in _CONSTANT_TOKENS:
-            return None
-        after = buffer[index + 1] if index + 1 < len(buffer) else self._peek(2)
-        if after is not None and (after.type in ends) != ending:
-            return None
-        return self._parse_identifier() if kind == "ID" else self._parse_constant()
-
-    def _parse_assignment_expression(self):
-        """A one-token operand as above; an expression whose first operand is one token
-        followed by no postfix operator (`i < n`, `x = y + 1`, `a ? b : c`) goes on from that
-        operand with the base's binary, conditional and assignment rules, whose descent to it
-        (the cast rule: _one_token_operand) returns the same node (test_parse_fast_paths)."""
-        tokens = self._tokens
-        buffer = tokens._buffer
-        index = tokens._index
-        first = buffer[index] if index < len(buffer) else self._peek()
-        if first is None or self._pending_primary is not None:
-            return super()._parse_assignment_expression()
-        kind = first.type
-        if kind != "ID" and kind not in _CONSTANT_TOKENS:
-            return super()._parse_assignment_expression()
-        after = buffer[index + 1] if index + 1 < len(buffer) else self._peek(2)
-        if after is not None and after.type in _POSTFIX_START:
-            return super()._parse_assignment_expression()
-        expr = self._parse_identifier() if kind == "ID" else self._parse_constant()
-        if after is None or after.type in _EXPRESSION_END:
-            return expr
-        # The base's _parse_assignment_expression, _parse_conditional_expression and
-        # _parse_binary_expression from here, `expr` being what the cast rule returned.
-        expr = self._parse_binary_expression(0, expr)
-        if self._accept("CONDOP"):
-            iftrue = self._parse_expression()
-            self._expect("COLON")
-            iffalse = self._parse_conditional_expression()
-            expr = c_ast.TernaryOp(expr, iftrue, iffalse, expr.coord)
-        if self._is_assignment_op():
-            op = self._advance().value
-            rhs = self._parse_assignment_expression()
-            return c_ast.Assignment(op, expr, rhs, expr.coord)
-        return expr
-
-    def _parse_cast_expression(self):
-        """One-token operands as above; an operand that starts with no `(`, unary operator,
-        sizeof or _Alignof goes to the postfix rule directly, where the base parser's cast
-        rule tries a parenthesized type name and its unary rule compares the token with
-        each of its operators first (test_parse_fast_paths: the base's rules are the oracle)."""
-        operand = self._one_token_operand(_POSTFIX_START, False)
-        if operand is not None:
-            return operand
-        kind = self._peek_type()
-        if kind is not None and kind not in _CAST_OR_UNARY_START:
-            return self._parse_postfix_expression()
-        return super()._parse_cast_expression()
 
     def _try_parse_paren_type_name(self):
         """The base parser's, without marking the token stream where the next token is no `(`
@@ -440,43 +531,8 @@ class ClcoopParser(OpenCLCParser):
             if expr.coord is None and start is not None:
                 expr.coord = self._tok_coord(start)
             if self._peek_type() in _POSTFIX_AFTER_LITERAL:
-                self._pending_primary = expr
-                expr = super()._parse_postfix_expression()
+                expr = self._postfix_operators(expr)
         return expr
-
-    def _postfix_operators(self, expr):
-        """The base parser's loop over the postfix operators after a primary expression
-        (C99 6.5.2), the next token's type looked at once per operator where the base
-        accepts each of `[`, `(`, then compares with `.`, `->`, `++`, `--` in turn: five
-        calls after every operand that has none (test_parse_fast_paths)."""
-        while True:
-            kind = self._peek_type()
-            if kind == "LBRACKET":
-                self._advance()
-                sub = self._parse_expression()
-                self._expect("RBRACKET")
-                expr = c_ast.ArrayRef(expr, sub, expr.coord)
-            elif kind == "LPAREN":
-                self._advance()
-                if self._peek_type() == "RPAREN":
-                    self._advance()
-                    args = None
-                else:
-                    args = self._parse_argument_expression_list()
-                    self._expect("RPAREN")
-                expr = c_ast.FuncCall(expr, args, expr.coord)
-            elif kind == "PERIOD" or kind == "ARROW":
-                op_tok = self._advance()
-                name_tok = self._advance()
-                if name_tok.type not in ("ID", "TYPEID"):
-                    self._parse_error("Invalid struct reference", self._tok_coord(name_tok))
-                field = c_ast.ID(name_tok.value, self._tok_coord(name_tok))
-                expr = c_ast.StructRef(expr, op_tok.value, field, expr.coord)
-            elif kind == "PLUSPLUS" or kind == "MINUSMINUS":
-                tok = self._advance()
-                expr = c_ast.UnaryOp("p" + tok.value, expr, expr.coord)
-            else:
-                return expr
 
     def _parse_asm_argument_expression_list(self):
         """GNU asm operands (GCC "Extended Asm"): `"constraint"(expr)`, each optionally named
@@ -501,9 +557,23 @@ class ClcoopParser(OpenCLCParser):
             if not self._accept("COMMA"):
                 return c_ast.ExprList(items, coord)
 
-    def _parse_primary_expression(self):
-        pending, self._pending_primary = self._pending_primary, None
-        return pending if pending is not None else super()._parse_primary_expression()
+    def _parse_declarator(self):
+        """A declarator (C99 6.7.5) that is one name followed by what ends it (`x = 1`,
+        `x, y`, `x;`, a member `v;` or `b : 3`): the TypeDecl the base's rules make of it
+        (its scan, the direct declarator, no suffix, asm label or attribute), the Coord made
+        before the next token is lexed as there; any other through the base's rules."""
+        tokens = self._tokens
+        buffer = tokens._buffer
+        index = tokens._index
+        tok = buffer[index] if index < len(buffer) else self._peek()
+        if tok is not None and tok.type == "ID":
+            coord = Coord(self.clex._filename, tok.lineno, tok.column)
+            after = buffer[index + 1] if index + 1 < len(buffer) else self._peek(2)
+            if after is not None and after.type in _AFTER_NAME_DECLARATOR:
+                tokens._index = index + 1
+                self._last_token = tok
+                return c_ast.TypeDecl(tok.value, None, None, None, coord)
+        return super()._parse_declarator()
 
     def _scan_declarator_name_info(self):
         """Skips '*'s with their qualifiers, OpenCL address spaces included (`global int *
@@ -686,6 +756,41 @@ class ClcoopParser(OpenCLCParser):
                                 self._token_location(tok))
         return super()._parse_identifier_list_opt()
 
+    # --- scopes (C99 6.2.1): the base's stack of dicts, and the table of what is visible ---
+    def _push_scope(self):
+        self._scope_stack.append({})
+        self._shadowed.append([])
+
+    def _pop_scope(self):
+        assert len(self._scope_stack) > 1
+        self._scope_stack.pop()
+        visible = self._visible
+        for name, outer in reversed(self._shadowed.pop()):
+            if outer is None:
+                del visible[name]
+            else:
+                visible[name] = outer
+
+    def _add_typedef_name(self, name, coord):
+        first_here = name not in self._scope_stack[-1]
+        super()._add_typedef_name(name, coord)
+        self._declare_visible(name, True, first_here)
+
+    def _add_identifier(self, name, coord):
+        first_here = name not in self._scope_stack[-1]
+        super()._add_identifier(name, coord)
+        self._declare_visible(name, False, first_here)
+
+    def _declare_visible(self, name, is_type, first_here):
+        """`name` now means a type (is_type) or not; the outer meaning a first declaration
+        in an inner scope hides is restored when that scope ends."""
+        if first_here and self._shadowed:
+            self._shadowed[-1].append((name, self._visible.get(name)))
+        self._visible[name] = is_type
+
+    def _is_type_in_scope(self, name):
+        return self._visible.get(name, False)
+
     def _lex_on_rbrace_func(self):
         # A '}' with no '{' open: leave the file scope in place; the parser reports it.
         if len(self._scope_stack) > 1:
@@ -748,6 +853,9 @@ class ClcoopParser(OpenCLCParser):
         if hasattr(self, "_pending_initial_type_symbols"):
             self._scope_stack[0].update(self._pending_initial_type_symbols)
             del self._pending_initial_type_symbols
+        self._visible.clear()
+        self._visible.update(self._scope_stack[0])
+        self._shadowed.clear()
         ext = []
         while self._peek() is not None and len(self.errors) < MAX_SYNTAX_ERRORS:
             start = self._mark()
@@ -782,12 +890,38 @@ class ClcoopParser(OpenCLCParser):
         return k > 1 and self._peek_type(k) in ("FOR", "WHILE", "DO")
 
     def _parse_statement(self):
+        """A statement (C99 6.8). The commonest are dispatched on their first token here
+        (throughput: the base's rules look for loop attributes, asm and labels first, a
+        dozen calls a statement); the rest go through the base's rules. The same rules
+        parse them (test_parse_fast_paths compares with the base's dispatch)."""
+        tok = self._peek()
+        kind = tok.type if tok is not None else None
+        rule = _STATEMENT_RULES.get(kind)
+        if rule is not None:
+            return getattr(self, rule)()
+        if kind == "ID":
+            # Not a label (`x:`) and not what _reject_unknown_type_name reports (`T x`,
+            # `T *x`): an expression statement.
+            second = self._peek_type(2)
+            if second is not None and second not in _NOT_AN_EXPRESSION_AFTER_NAME:
+                return self._expression_statement()
         if self._loop_attributes_ahead():
             hint = self._loop_attributes(self._parse_attributes_opt())
             loop = super()._parse_statement()
             LOOP_UNROLL_HINTS[loop] = hint
             return loop
         return super()._parse_statement()
+
+    def _expression_statement(self):
+        """`expression ;` (C99 6.8.3) that starts with a name: _parse_expression_statement's
+        rule after its checks, which such a statement passes."""
+        self._semi_context.append("after expression")
+        try:
+            expr = self._parse_expression()
+            self._expect("SEMI")
+        finally:
+            self._semi_context.pop()
+        return expr
 
     def _loop_attributes(self, attrs):
         """Loop attributes (OpenCL C 3.0 6.11.5 `opencl_unroll_hint(n)`): the unroll count n,
@@ -817,9 +951,17 @@ class ClcoopParser(OpenCLCParser):
     def _parse_block_item(self):
         start = self._mark()
         try:
-            if self._loop_attributes_ahead():
-                return self._parse_statement()
-            return super()._parse_block_item()
+            # A declaration or a statement (C99 6.8.2), as the base's rule decides, loop
+            # attributes (which could start a declaration) first.
+            tok = self._peek()
+            kind = tok.type if tok is not None else None
+            if kind in _ATTRIBUTE_TOKENS:
+                if self._loop_attributes_ahead():
+                    return self._parse_statement()
+                return self._parse_declaration()
+            if kind in _OCL_DECL_START:
+                return self._parse_declaration()
+            return self._parse_statement()
         except SyntaxErrorAt as err:
             if len(self.errors) >= MAX_SYNTAX_ERRORS:
                 raise

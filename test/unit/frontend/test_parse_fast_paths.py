@@ -1,10 +1,11 @@
-"""The parser's fast paths (clcoop/frontend/parse.py): one-token operands
-(ClcoopParser._one_token_operand: a name or a constant alone is parsed without descending the
-base parser's precedence levels) and the lexer's names, punctuators, plain integers, strings
-and #line markers (ClcoopLexer.token and _match_name_or_punctuator: matched without
-pycparser's master pattern). The AST
-must be the one the slow paths build, node for node and coordinate for coordinate, and the
-tokens those pycparser's own matching gives."""
+"""The parser's fast paths (clcoop/frontend/parse.py, parse_expr.py) against the slower ones
+they replace: the expressions by precedence climbing (parse_expr.ExpressionRules), the
+statements dispatched on their first token, one-token type names and one-name declarators,
+the table of typedef names; and the lexer's names, punctuators, plain integers, strings,
+#line markers and lines split at their spaces (ClcoopLexer.token). The AST must be the one
+pycparser's rules build (the full descent: _full_descent), node for node and coordinate for
+coordinate, with the same diagnostics, and the tokens those pycparser's own matching gives;
+over sources written for the paths and every kernel of examples/ and test/lit."""
 from pathlib import Path
 
 import pytest
@@ -53,6 +54,26 @@ SOURCES = {
             return q->r.v[h(i) ? i : -i];
         }
         """,
+    "scopes": """
+        typedef int T;
+        typedef float U;
+        int f(int T) { int x = T + 1; { typedef char T; T y = 2; x += y; } return T * x; }
+        U g(void) { T t = 1; { int U = 3; t += U; { typedef int U; U z = t; t = z; } t += U; }
+                    U u = t; T w = (T)u; { for (int T = 0; T < 2; T++) u += T; } return u + w; }
+        int h(T a, U b) { { int T = 4; a += T; } T r = a; { typedef T *P; P p = &r; } return r + (int)b; }
+        T k(T v) { T T2 = v; return T2; }
+        """,
+    "declarations and type names": """
+        typedef struct { int a : 4, : 2, b; float f[2]; } S;
+        int x __attribute__((aligned(4))), *y, z[3] = {1, 2, 3}, (w) = 1, u asm("u");
+        constant int c = sizeof(int) + sizeof(S) + sizeof(float4) + sizeof c + sizeof(unsigned int)
+                         + sizeof(int *) + sizeof(const int) + sizeof (S) + sizeof(x) + sizeof(1);
+        int f(int n, global float *p) {
+            int i, j = n, k; S s = {1, 2}; float4 v = (float4)(1.0f), t = (float4)(1, 2, 3, 4);
+            i = (int)(char)n + (unsigned)j + (S){1}.a + (S){2, 3}.b + (int)-n + (long)(int)+1;
+            k = i = j; return (int)p[0] + s.b + (int)v.x + i + k + (int)t.y + (x);
+        }
+        """,
     "statement expressions and strings": """
         constant char *names[] = {"a", "b" "c", "d"};
         int g(int x) { int y = ({ int t = x; t + 1; }); return y; }
@@ -98,7 +119,8 @@ def _expect_through_peek(self):
 
 def _postfix_through_the_base(self):
     """ClcoopParser._parse_postfix_expression as it was before _postfix_operators: every
-    postfix expression through the base parser's rule."""
+    postfix expression through the base parser's rule, a compound literal's postfix
+    operators too (its primary expression handed over by _primary_or_pending)."""
     start = self._peek()
     expr = OpenCLCParser._parse_postfix_expression(self)
     if isinstance(expr, c_ast.CompoundLiteral):
@@ -110,14 +132,51 @@ def _postfix_through_the_base(self):
     return expr
 
 
+def _primary_or_pending(self):
+    pending, self._pending_primary = getattr(self, "_pending_primary", None), None
+    return pending if pending is not None else OpenCLCParser._parse_primary_expression(self)
+
+
+def _statement_through_the_base(self):
+    """ClcoopParser._parse_statement before its dispatch on the first token: loop attributes,
+    then the base's rule (asm, labels, the rest)."""
+    if self._loop_attributes_ahead():
+        hint = self._loop_attributes(self._parse_attributes_opt())
+        loop = OpenCLCParser._parse_statement(self)
+        P.LOOP_UNROLL_HINTS[loop] = hint
+        return loop
+    return OpenCLCParser._parse_statement(self)
+
+
+def _block_item_through_the_base(self):
+    """ClcoopParser._parse_block_item before its dispatch on the first token."""
+    start = self._mark()
+    try:
+        if self._loop_attributes_ahead():
+            return self._parse_statement()
+        return OpenCLCParser._parse_block_item(self)
+    except P.SyntaxErrorAt as err:
+        if len(self.errors) >= P.MAX_SYNTAX_ERRORS:
+            raise
+        self.errors.append(err)
+        self._recover(start, stop_at_rbrace=True)
+        return []
+
+
 def _full_descent(monkeypatch):
     """The base parser's methods in place of the fast ones, and pycparser's token matching."""
-    for name in ("_parse_assignment_expression", "_parse_cast_expression", "_peek", "_peek_type",
-                 "_accept", "_coord", "_tok_coord", "_try_parse_paren_type_name"):
+    for name in ("_parse_expression", "_parse_assignment_expression", "_parse_conditional_expression",
+                 "_parse_binary_expression", "_parse_cast_expression", "_peek", "_peek_type",
+                 "_accept", "_coord", "_tok_coord", "_try_parse_paren_type_name",
+                 "_push_scope", "_pop_scope", "_add_typedef_name", "_add_identifier", "_is_type_in_scope",
+                 "_parse_declarator"):
         monkeypatch.setattr(P.ClcoopParser, name, getattr(OpenCLCParser, name))
     monkeypatch.setattr(P.ClcoopParser, "_advance", _advance_through_the_stream)
     monkeypatch.setattr(P.ClcoopParser, "_expect", lambda self, kind: _expect_through_peek(self)(kind))
     monkeypatch.setattr(P.ClcoopParser, "_parse_postfix_expression", _postfix_through_the_base)
+    monkeypatch.setattr(P.ClcoopParser, "_parse_primary_expression", _primary_or_pending)
+    monkeypatch.setattr(P.ClcoopParser, "_parse_statement", _statement_through_the_base)
+    monkeypatch.setattr(P.ClcoopParser, "_parse_block_item", _block_item_through_the_base)
     original_init = P.ClcoopParser.__init__
 
     def init_asking_through_the_base(self, **kwds):
@@ -129,17 +188,8 @@ def _full_descent(monkeypatch):
 
 
 def _dump(text):
-    tree, rendered = _parse(text)
-    diag = DiagnosticEngine()
-    ast = P.parse(text, "f.cl", diag, Target("spir64-unknown-unknown"))
-    coords = []
-    if ast is not None:
-        def walk(node):
-            coords.append((type(node).__name__, str(node.coord)))
-            for _, child in node.children():
-                walk(child)
-        walk(ast)
-    return tree, rendered, coords
+    """The tree node by node with coordinates, and the diagnostics (_nodes)."""
+    return _nodes(text)
 
 
 @pytest.mark.parametrize("name", list(SOURCES) + [f"error {i}" for i in range(len(ERRORS))])
@@ -188,6 +238,26 @@ LINES_TEXT = '#line 3 "a.cl"\n  x = y;\t\tz\n#pragma OPENCL EXTENSION cl_khr_fp1
     "u8'c'\n}\n  \n\n#line 5 \"c.cl\" 1 3\n(float4)(1) ; 0.5h 1.0hx .5f ..\n''"
 
 
+# Lines as the preprocessor writes a macro's expansion (tokens one space apart), which the
+# lexer splits at its spaces: pieces of one token (punctuators, keywords, names, typedef
+# names, plain integers, braces) and pieces it hands to the match (several tokens, literals
+# with and without spaces, one ending inside a piece, numbers with suffixes or points,
+# comments, one over two lines, tabs, `$`, non-ASCII names, bad constants), several spaces,
+# a trailing space, a #line marker, the end of input without a newline.
+SPLIT_TEXT = (
+    '\nx = y + 1 ; { int z = x << 2 ; } T a , * b ; if ( a >= b ) return 0x1F + 017 + 0 ;\n'
+    'f ( "a b  c" , "d" ) ; ({ x ; }) ; a.b [ 1 ] ->c ++ ; 1.5f + 2u + 0.5h + 1e3 + .5 ;\n'
+    'g ( "x y", 1 ) ; h ( "p q"+ 2 , "r" ) ; /* a\nb */ k = 1 ; "s t" ;\n'
+    'x  =   y ; \t z = 1 ;\ty = 2 ; /* c d */ x = 3 ; // e f\n'
+    'q = L"w x" + u8\'c\' + L\'d\' + $id + a$b + 08 + 0x + 0xg + 09 + 1"z" + \u00e9t\u00e9 ;\n'
+    '#line 7 "g.cl"\n'
+    '  ... . / /= a /b ; x ++ -- -> != == <<= >>= ; kernel float4 __global generic T ; \n'
+    '\n'
+    '} } x ; "unterminated\n'
+    'last = 1 ; tail'
+)
+
+
 def _tokens(text, fast):
     errors = []
     lexer = P.ClcoopLexer(error_func=lambda msg, line, col: errors.append((msg, line, col)),
@@ -215,44 +285,59 @@ def test_common_tokens_do_not_reach_pycparsers_token(monkeypatch):
     assert tokens[-1][4] == "b.cl" and tokens[-1][2] == 9
 
 
-def _example_texts():
+def test_a_line_of_tokens_one_space_apart_is_not_matched_token_by_token(monkeypatch):
+    """A macro's expansion as the preprocessor writes it: the line is split at its spaces,
+    and the pattern is matched only at the line's start and for the piece of two tokens."""
+    matched = []
+    original = P.ClcoopLexer._match_from_text
+    monkeypatch.setattr(P.ClcoopLexer, "_match_from_text", lambda self: matched.append(1) or original(self))
+    text = '# 1 "a.cl"\n  y = ( T ) x [ 0x1F ] + f ( 1 , 2 ) ; { z -= ~ y ; } w = a.b ; return 0 ;\n'
+    tokens, errors = _tokens(text, True)
+    assert len(tokens) == 33 and errors == ["{", "}"]
+    assert len(matched) == 5        # the line's start, `a`, `.` and `b` of `a.b`, the end
+
+
+def _corpus_texts():
+    """Every kernel of examples/ and test/lit that preprocesses without errors, preprocessed
+    (the parse tests' sources: syntax errors included)."""
+    from clcoop.errors import CompileError
     from clcoop.frontend import driver
     root = Path(__file__).resolve().parents[3]
-    for path in sorted((root / "examples").glob("**/*.cl"))[:12]:
-        yield driver.preprocess_source(path.read_bytes(), driver.CompileOptions(filename=str(path))).ir
+    for path in sorted((root / "examples").glob("**/*.cl")) + sorted((root / "test" / "lit").glob("**/*.cl")):
+        try:
+            yield driver.preprocess_source(path.read_bytes(), driver.CompileOptions(filename=str(path))).ir
+        except CompileError:
+            continue
 
 
-@pytest.mark.parametrize("text", [LEXER_TEXT, LINES_TEXT] + list(SOURCES.values()) + ERRORS)
+def test_every_kernel_of_the_examples_and_lit_parses_to_the_full_descents_tree(monkeypatch):
+    """examples/ and test/lit, preprocessed: the same tokens as pycparser's matching gives,
+    and the same tree (node by node, with coordinates, attributes and asm labels) and
+    diagnostics as the base parser's rules build."""
+    texts = list(_corpus_texts())
+    assert len(texts) > 180
+    for text in texts:
+        assert _tokens(text, True) == _tokens(text, False)
+    fast = [_nodes(text) for text in texts]
+    with monkeypatch.context() as patched:
+        _full_descent(patched)
+        full = [_nodes(text) for text in texts]
+    for text, fast_one, full_one in zip(texts, fast, full):
+        assert fast_one == full_one, text[:200]
+    assert sum(len(nodes) for nodes, _ in fast) > 40000
+
+
+@pytest.mark.parametrize("text", [LEXER_TEXT, LINES_TEXT, SPLIT_TEXT] + list(SOURCES.values()) + ERRORS)
 def test_the_lexers_fast_paths_give_pycparsers_tokens(text):
     fast = _tokens(text, True)
     assert fast == _tokens(text, False)
     assert fast[0]
 
 
-def test_the_lexers_fast_paths_give_pycparsers_tokens_for_the_examples():
-    count = 0
-    for text in _example_texts():
-        fast = _tokens(text, True)
-        assert fast == _tokens(text, False)
-        count += len(fast[0])
-    assert count > 5000
-
-
-def test_the_fast_paths_build_the_full_descents_tree_for_the_examples(monkeypatch):
-    """The examples' kernels, preprocessed: the same tree, coordinates and diagnostics."""
-    texts = list(_example_texts())
-    fast = [_nodes(text) for text in texts]
-    with monkeypatch.context() as patched:
-        _full_descent(patched)
-        full = [_nodes(text) for text in texts]
-    assert fast == full
-    assert sum(len(nodes) for nodes, _ in fast) > 4000
-
-
 def _nodes(text):
     """Every node of the tree (its class, attributes and coordinate, in walk order) and the
-    diagnostics: what _dump compares, for trees whose repr fails (a TypeDeclExt carrying
-    attributes has no `asm`)."""
+    diagnostics (not the tree's repr, which fails for a TypeDeclExt carrying attributes: it
+    has no `asm`)."""
     diag = DiagnosticEngine()
     ast = P.parse(text, "f.cl", diag, Target("spir64-unknown-unknown"))
     nodes = []
@@ -262,5 +347,10 @@ def _nodes(text):
         nodes.append((type(node).__name__, attrs, str(node.coord)))
         for _, child in node.children():
             walk(child)
+        for extra in ("attributes", "asm"):      # pycparserext's, outside children()
+            child = getattr(node, extra, None)
+            if isinstance(child, c_ast.Node):
+                nodes.append(extra)
+                walk(child)
     walk(ast)
     return nodes, diag.render_all()
