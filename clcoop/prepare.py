@@ -458,7 +458,9 @@ def _check_local_total(module, info, checked):
     """A work-group's __local memory: its LocalMemory arguments and the module's __local
     variables (both engines give each work-group all of them) at most 1 GiB together."""
     total = sum(arg.nbytes for arg in checked if arg.kind == LOCAL)
-    variables = sum(module.layout.size(gv.ty) for gv in module.globals.values() if gv.addrspace == 3)
+    # No loaded module (the Vulkan engine's launches): its driver sizes the variables.
+    variables = 0 if module is None else \
+        sum(module.layout.size(gv.ty) for gv in module.globals.values() if gv.addrspace == 3)
     if total + variables <= LOCAL_MEMORY_LIMIT:
         return
     what = (f"its __local variables take {variables} bytes per work-group and the LocalMemory "
@@ -471,6 +473,8 @@ def _check_local_total(module, info, checked):
 def _check_program_variables(module):
     """A program-scope variable (a launch maps each) holds at most 1 GiB, as a work-group's
     __local memory: a larger one is a device's CL_OUT_OF_RESOURCES, not a host's MemoryError."""
+    if module is None:      # the Vulkan engine's launches: its driver maps the variables
+        return
     for name, gv in module.globals.items():
         size = module.layout.size(gv.ty)
         if gv.addrspace != 3 and size > PROGRAM_VARIABLE_LIMIT:

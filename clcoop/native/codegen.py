@@ -37,7 +37,7 @@ from clcoop.native.context import (ATOMIC_FUNCTIONS, BARRIERS, CTX, FAULT_ATOMIC
                                    FAULT_UNREACHABLE, FAULT_WRITE, MAX_STACK_BYTES, PRIVATE_LIVE, PRIVATE_OFFSET,
                                    PRIVATE_ROW_WORDS, PRIVATE_SIZE, SCRATCH_BYTES, SUSPENDING_CALLS)
 from clcoop.native.drivers import coroutine_driver, plain_driver
-from clcoop.native.text_rewrite import (clean_ir, gquote, quote, ref, replace_first, replace_last,
+from clcoop.native.text_rewrite import (clean_ir, declared_name, gquote, quote, ref, replace_first, replace_last,
                                   split_function_type, typed, value_id)
 from clcoop.native.runtime_ir import CORO_DECLS, CORO_EPILOGUE, CORO_PROLOGUE, FRAME_IR, RUNTIME_DECLS, RUNTIME_IR
 from clcoop.native.support import Unsupported
@@ -172,19 +172,6 @@ def _private_row(offset, size, live):
 def _host_has_f16c():
     import llvmlite.binding as llvm
     return bool(llvm.get_host_cpu_features().get("f16c"))
-
-
-def _declared_name(out, fname, name):
-    """'%name in function' of a private variable as the source module declares it: one the
-    inliner copied into `fname` (`%t.i`, not there before) is the inlined function's `%t`,
-    clang's kernel stub's first (`__clang_ocl_kern_imp_<kernel>`)."""
-    m = re.fullmatch(r"(.+)\.i\d*", name)
-    if m and name not in out.allocas.get(fname, ()):
-        owners = [g for g in out.inlined if m.group(1) in out.allocas.get(g, ())]
-        owners.sort(key=lambda g: g != f"__clang_ocl_kern_imp_{fname}")
-        if owners:
-            return f"{quote(m.group(1))} in {owners[0]}"
-    return f"{quote(name)} in {fname}"
 
 
 class _ModuleGen:
@@ -395,7 +382,7 @@ class _ModuleGen:
                 rows.append(_private_row(self.arena_base[fname] + off, size, flags + 8 * fi))
                 # clcoop/interp/instructions.py op_alloca names its region so.
                 self.out.private_names[self.arena_base[fname] + off] = \
-                    (f"private variable {_declared_name(self.out, fname, name)}", size)
+                    (f"private variable {declared_name(self.out, fname, name)}", size)
         rows.append(_private_row(0, 0, 0))
         parts.append(f"@__clcoop_privates = internal constant [{len(rows)} x [{PRIVATE_ROW_WORDS} x i64]] "
                      f"[{', '.join(rows)}]")

@@ -101,3 +101,15 @@ def replace_last(text, needle, new, sep_only=False):
         raise Unsupported(f"cannot rewrite the operand {needle} of: {text}")
     return text[:idx] + new + text[idx + len(needle):]
 
+
+def declared_name(out, fname, name):
+    """'%name in function' of a private variable as the source module declares it: one the
+    inliner copied into `fname` (`%t.i`, not there before) is the inlined function's `%t`,
+    clang's kernel stub's first (`__clang_ocl_kern_imp_<kernel>`)."""
+    m = re.fullmatch(r"(.+)\.i\d*", name)
+    if m and name not in out.allocas.get(fname, ()):
+        owners = [g for g in out.inlined if m.group(1) in out.allocas.get(g, ())]
+        owners.sort(key=lambda g: g != f"__clang_ocl_kern_imp_{fname}")
+        if owners:
+            return f"{quote(m.group(1))} in {owners[0]}"
+    return f"{quote(name)} in {fname}"
