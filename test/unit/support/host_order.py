@@ -22,3 +22,14 @@ def refused_for_this_hosts_order(reason):
         return False
     m, n, k = map(int, found.groups()[:3])
     return coop_ir.matmul_chains(m, n, k, found.group(4)) is None
+
+
+def not_refused_for_this_hosts_order(fallbacks):
+    """{kernel: reason} of the fallbacks (kernel name -> reason) that are not that refusal."""
+    return {kernel: why for kernel, why in fallbacks.items() if not refused_for_this_hosts_order(why)}
+
+
+def assert_native_unless_refused_here(kernel):
+    """The kernel runs natively, or falls back only for that refusal."""
+    assert kernel.engine == "native" or refused_for_this_hosts_order(kernel.fallback_reason), \
+        kernel.fallback_reason
