@@ -459,8 +459,7 @@ def _check_local_total(module, info, checked):
     variables (both engines give each work-group all of them) at most 1 GiB together."""
     total = sum(arg.nbytes for arg in checked if arg.kind == LOCAL)
     # No loaded module (the Vulkan engine's launches): its driver sizes the variables.
-    variables = 0 if module is None else \
-        sum(module.layout.size(gv.ty) for gv in module.globals.values() if gv.addrspace == 3)
+    variables = 0 if module is None else module.local_variable_bytes
     if total + variables <= LOCAL_MEMORY_LIMIT:
         return
     what = (f"its __local variables take {variables} bytes per work-group and the LocalMemory "
@@ -475,9 +474,8 @@ def _check_program_variables(module):
     __local memory: a larger one is a device's CL_OUT_OF_RESOURCES, not a host's MemoryError."""
     if module is None:      # the Vulkan engine's launches: its driver maps the variables
         return
-    for name, gv in module.globals.items():
-        size = module.layout.size(gv.ty)
-        if gv.addrspace != 3 and size > PROGRAM_VARIABLE_LIMIT:
+    for name, size in module.program_variable_sizes:
+        if size > PROGRAM_VARIABLE_LIMIT:
             raise ArgumentError(f"the program-scope variable @{name} takes {size} bytes, more than the "
                                 f"{PROGRAM_VARIABLE_LIMIT} bytes (1 GiB) a program-scope variable may have")
 

@@ -12,6 +12,7 @@ import struct
 import subprocess
 import sys
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from clcoop import coop_names, float8
 from clcoop.coopmat_spec import MATRIX_TARGET_TYPE, MatrixType, component_of_llvm
@@ -462,6 +463,18 @@ class Module:
 
     def type_of(self, text):
         return parse_type_text(text, self.structs)
+
+    # The globals are fixed once loaded: their sizes are worked out once per module, not at
+    # every launch preparation (prepare._check_local_total, _check_program_variables).
+    @cached_property
+    def local_variable_bytes(self):
+        """Bytes of the module's __local variables (address space 3), per work-group."""
+        return sum(self.layout.size(gv.ty) for gv in self.globals.values() if gv.addrspace == 3)
+
+    @cached_property
+    def program_variable_sizes(self):
+        """((name, bytes), ...) of the program-scope variables outside __local, in order."""
+        return tuple((name, self.layout.size(gv.ty)) for name, gv in self.globals.items() if gv.addrspace != 3)
 
 
 _TYPE_CACHE = {}
