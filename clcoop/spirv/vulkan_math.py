@@ -30,7 +30,8 @@ their error is ours and measured (test_vulkan_math.py):
   Vulkan's 2.5 ulp holds; OpenCL C's 2.5 ulp holds for every y);
 - fmod: exact (IEEE 754 remainder toward zero): integer significands, the remainder taken 39
   bits at a time with 64-bit urem, the result scaled back exactly;
-- scalar fp8 conversions as integer and double code (`float8_conversion`).
+- scalar fp8 conversions as integer and double code (`float8_conversion`; the encoding rounds
+  with integer shifts, not RoundEven, which lavapipe gets wrong for doubles without AVX-512).
 
 Each function is `definition(kind, name, ret) -> (define text, [declarations])` for a scalar
 half, float (double for fmod), and vectors component by component; half goes through float
@@ -1077,33 +1078,54 @@ def _fp8_decode(b, fmt, value):
 
 def _fp8_encode(b, fmt, saturate, d):
     """fp8 bits of a double: one round-to-nearest-even of |d| at the quantum of its binade
-    (2^(max(e, emin) - m), a multiplication by a power of two: exact), the pattern
-    (e - emin) 2^m + n (a carry into the next binade gives the next pattern by itself); past the
-    largest finite value NaN (E4M3) or infinity (E5M2), or the largest finite with saturation."""
+    (2^(max(e, emin) - m)), the pattern (e - emin) 2^m + n (a carry into the next binade gives
+    the next pattern by itself); past the largest finite value NaN (E4M3) or infinity (E5M2),
+    or the largest finite with saturation.
+
+    Integer code only: the rounding works on the double's significand bits (_round_shifted),
+    not on GLSL.std.450 RoundEven, which Vulkan defines exact but lavapipe computes wrong for
+    doubles on hosts without AVX-512 (ties toward zero; docs/vulkan.md "fp8")."""
     m, emin = fmt.mantissa_bits, fmt.min_exponent
     overflow = fmt.max_bits if saturate else (fmt.nan_bits if not fmt.has_infinity else 0x7C)
     dbits = b(f"bitcast double {d} to i64")
     sign = b(f"select i1 {b(f'icmp slt i64 {dbits}, 0')}, i8 -128, i8 0")
     abits = b(f"and i64 {dbits}, {(1 << 63) - 1}")
-    a = b(f"bitcast i64 {abits} to double")
     nan = b(f"icmp ugt i64 {abits}, {0x7FF0000000000000}")
     infinite = b(f"icmp eq i64 {abits}, {0x7FF0000000000000}")
-    e0 = b(f"sub i64 {b(f'lshr i64 {abits}, 52')}, 1023")
+    # |d| = significand 2^(e0 - 52): the hidden bit for a normal double, e0 = 1 - 1023 for a
+    # subnormal one (IEEE 754 3.4)
+    field = b(f"lshr i64 {abits}, 52")
+    normal = b(f"icmp ne i64 {field}, 0")
+    hidden = b(f"select i1 {normal}, i64 {1 << 52}, i64 0")
+    significand = b(f"or i64 {b(f'and i64 {abits}, {(1 << 52) - 1}')}, {hidden}")
+    e0 = b(f"sub i64 {b(f'select i1 {normal}, i64 {field}, i64 1')}, 1023")
     e = b(f"select i1 {b(f'icmp slt i64 {e0}, {emin}')}, i64 {emin}, i64 {e0}")
-    scaled = b(f"fmul double {a}, {_power_of_two_double(b, b(f'sub i64 {m}, {e}'))}")
-    n = b.intrinsic("llvm.roundeven.f64", "double", [f"double {scaled}"])
-    value = b(f"fmul double {n}, {_power_of_two_double(b, b(f'sub i64 {e}, {m}'))}")
-    big = b(f"fcmp ogt double {value}, {literal('double', fmt.max_finite)}")
-    over = b(f"or i1 {infinite}, {big}")
-    invalid = b(f"or i1 {over}, {nan}")
-    n = b(f"select i1 {invalid}, double {literal('double', 0.0)}, double {n}")   # fptoui of inf is poison
-    count = b(f"fptoui double {n} to i64")
+    # the quantum 2^(e - m) is 2^shift units of the significand, shift >= 52 - m
+    shift = b(f"sub i64 {b(f'add i64 {e}, {52 - m}')}, {e0}")
+    count = _round_shifted(b, significand, shift)
     binade = b(f"sub i64 {e}, {emin}")
     pattern = b(f"add i64 {b(f'shl i64 {binade}, {m}')}, {count}")
+    over = b(f"or i1 {infinite}, {b(f'icmp ugt i64 {pattern}, {fmt.max_bits}')}")
     pattern = b(f"trunc i64 {pattern} to i8")
     pattern = b(f"select i1 {over}, i8 {overflow}, i8 {pattern}")
     pattern = b(f"select i1 {nan}, i8 {fmt.nan_bits}, i8 {pattern}")
     return b(f"or i8 {pattern}, {sign}")
+
+
+def _round_shifted(b, value, shift):
+    """value / 2^shift rounded to nearest, ties to even, for an i64 value < 2^53 and a shift
+    >= 1: the quotient plus one when the remainder is above half, or half with an odd
+    quotient. A shift of 63 and more is 63 (Vulkan leaves a shift by the width undefined);
+    half is then 2^62, above every value, so the result is 0 as it must be."""
+    shift = b(f"select i1 {b(f'icmp ugt i64 {shift}, 63')}, i64 63, i64 {shift}")
+    quotient = b(f"lshr i64 {value}, {shift}")
+    unit = b(f"shl i64 1, {shift}")
+    rest = b(f"and i64 {value}, {b(f'sub i64 {unit}, 1')}")
+    half = b(f"lshr i64 {unit}, 1")
+    odd = b(f"icmp ne i64 {b(f'and i64 {quotient}, 1')}, 0")
+    tie_up = b(f"and i1 {b(f'icmp eq i64 {rest}, {half}')}, {odd}")
+    up = b(f"or i1 {b(f'icmp ugt i64 {rest}, {half}')}, {tie_up}")
+    return b(f"add i64 {quotient}, {b(f'zext i1 {up} to i64')}")
 
 
 def _to_integer(b, d, ret, signed):
