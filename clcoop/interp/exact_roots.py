@@ -28,6 +28,8 @@ lower one does.
 """
 import numpy as np
 
+from clcoop.interp import fused
+
 _LIMB_BITS = 19
 _LIMB_MASK = (1 << _LIMB_BITS) - 1
 # F 2^107 in limbs: 107 = 5 * 19 + 12, so F 2^12 starts at limb 5.
@@ -83,39 +85,22 @@ def _walk(y_int, f_int, lanes, step, must_move):
 
 # ------------------------------------------------------------------ the floating-point filter
 
-_SPLITTER = 2.0 ** 27 + 1             # Veltkamp's constant: a double = high + low, 26 bits each
 _FILTER_RESIDUAL = 2.0 ** -40         # the largest f - y^3 the error bound below holds for
 _FILTER_MARGIN = 2.0 ** -90           # above the filter's error bound 2^-91 + 2^-101 + 2^-103
-
-
-def _split(a):
-    """a = high + low exactly, each with at most 26 significant bits (Dekker 1971)."""
-    t = _SPLITTER * a
-    high = t - (t - a)
-    return high, a - high
-
-
-def _two_product(a, a_parts, b, b_parts):
-    """(p, e) with p = RN(a b) and p + e = a b exactly, without an fma (Dekker's TwoProduct,
-    the operands split by _split; exact here, the operands in [1, 4], far from overflow and
-    underflow)."""
-    (ah, al), (bh, bl) = a_parts, b_parts
-    p = a * b
-    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
 
 
 def _filter(y, f):
     """(residual, half_step) for doubles y in [1, 2] and f in [1, 8): residual within 2^-91 of
     f - y^3 and half_step within 2^-101 of 3 y^2 2^-53, whenever |residual| <= 2^-40.
 
-    y^2 = p + pe and p y = q + qe exactly (TwoProduct), so y^3 = q + qe + pe y, and
-    RN(pe y) is within 2^-104 of pe y (|pe| <= 2^-52). |residual| <= 2^-40 implies
-    f/2 <= q <= 2 f (else |f - q| >= 1/2 would remain), so f - q is exact (Sterbenz); the two
-    subtractions after it round values below 2^-39, by at most 2^-92 and 2^-93. half_step =
-    RN(3 p) 2^-53 is off by at most 2^-103 (the rounding of 3 p < 12) + 3 |pe| 2^-53."""
-    y_parts = _split(y)
-    p, pe = _two_product(y, y_parts, y, y_parts)
-    q, qe = _two_product(p, _split(p), y, y_parts)
+    y^2 = p + pe and p y = q + qe exactly (Dekker's TwoProduct; y and p in [1, 4], far from
+    overflow and underflow), so y^3 = q + qe + pe y, and RN(pe y) is within 2^-104 of pe y
+    (|pe| <= 2^-52). |residual| <= 2^-40 implies f/2 <= q <= 2 f (else |f - q| >= 1/2 would
+    remain), so f - q is exact (Sterbenz); the two subtractions after it round values below
+    2^-39, by at most 2^-92 and 2^-93. half_step = RN(3 p) 2^-53 is off by at most 2^-103 (the
+    rounding of 3 p < 12) + 3 |pe| 2^-53."""
+    p, pe = fused.two_product(y, y)
+    q, qe = fused.two_product(p, y)
     residual = ((f - q) - qe) - pe * y
     return residual, (3 * p) * 2.0 ** -53
 

@@ -60,8 +60,9 @@ def _sum_to_odd(x, y):
     return np.where(inexact & even, toward, s)
 
 
-def _two_product(a, b):
-    """(p, e): p = a * b rounded, e = a * b - p exactly (Dekker; the exponents in range)."""
+def two_product(a, b):
+    """(p, e): p = a * b rounded, e = a * b - p exactly (Dekker; the exponents in range; no
+    fma, which NumPy lacks); also exact_roots' residual of a cube."""
     p = a * b
     ah, al = _split(a)
     bh, bl = _split(b)
@@ -77,7 +78,7 @@ def _split(x):
 def _fma_double(a, b, c):
     a, b, c = np.broadcast_arrays(a, b, c)
     with np.errstate(all="ignore"):
-        uh, ul = _two_product(a, b)
+        uh, ul = two_product(a, b)
         th, tl = _two_sum(c, uh)
         z = th + _sum_to_odd(tl, ul)
         finite_ab = np.isfinite(a) & np.isfinite(b)
