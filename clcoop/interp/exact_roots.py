@@ -126,7 +126,7 @@ _FILTER_ROUNDS = 3
 def _nearest_root(f):
     """The nearest double to cbrt(f) for doubles f in [1, 8) (module docstring), as Y 2^-52:
     np.cbrt's estimate moved by the filter's steps until the filter proves it nearest; the
-    lanes it cannot prove (near a midpoint, about 2^-40 of them, or an estimate too far off)
+    lanes it cannot prove (near a midpoint, about 2^-38 of them, or an estimate too far off)
     are walked with the exact integer test."""
     f_int = (f * 2.0 ** 52).astype(np.int64)
     y_int = np.clip(np.rint(np.cbrt(f) * 2.0 ** 52), 2.0 ** 52, 2.0 ** 53).astype(np.int64)
