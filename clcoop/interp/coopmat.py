@@ -10,6 +10,7 @@ import numpy as np
 
 from clcoop.coopmat_spec import OPERAND_ALL, Layout, Operand
 from clcoop.errors import RuntimeFault
+from clcoop.interp import fused_chain
 from clcoop.ir.scalars import float_to_int
 
 
@@ -264,21 +265,56 @@ def _widen(x, work):
     return x.astype(work, copy=False)
 
 
-def tile_products(a, b):
-    """(G, M, K) x (G, K, N) in the reference summation order of a float mul-add: one BLAS
-    call per tile, of the tile's own shape (NumPy's matmul calls gemm once per matrix of a
-    contiguous stack; a strided operand could take its non-BLAS loop, hence the copies).
-    SPV_KHR_cooperative_matrix leaves the order open; fixing it per tile shape makes the bits
-    independent of how many subgroups run together (docs/design.md, "Float mul-add
-    summation order")."""
-    return np.matmul(np.ascontiguousarray(a), np.ascontiguousarray(b))
+def tile_products(a, b, work):
+    """(G, M, K) x (G, K, N) in `work` (float32 or float64) in the reference order of a float
+    mul-add: each element one fused multiply-add chain over k from +0 (fused_chain; docs/
+    design.md, "Float mul-add summation order"). NumPy's matmul (BLAS) computes it where
+    this host's BLAS was shown to sum the tile's shape in exactly that order
+    (_blas_sums_in_chain_order); the bits are the same either way, on every host."""
+    work = np.dtype(work)
+    if _blas_sums_in_chain_order(work, a.shape[-2], b.shape[-1], a.shape[-1]):
+        # One BLAS call per tile, of the tile's own shape (NumPy's matmul calls gemm once
+        # per matrix of a contiguous stack; a strided operand could take its non-BLAS loop).
+        return np.matmul(np.ascontiguousarray(_widen(a, work)), np.ascontiguousarray(_widen(b, work)))
+    return fused_chain.tile_chain(a, b, work)
+
+
+def _probe_tiles(work, shapes, seed):
+    """Probe data for an order check, one stack of tiles per shape: random significands
+    (products inexact in `work`), magnitudes spread over 2^-8..2^8, so that any other order,
+    fused or not, rounds differently in some sums."""
+    rng = np.random.default_rng(seed)
+    return [(rng.standard_normal(shape) * np.exp2(rng.integers(-8, 9, shape))).astype(work) for shape in shapes]
+
+
+@functools.lru_cache(maxsize=256)
+def _blas_sums_in_chain_order(work, M, N, K):
+    """Whether NumPy's matmul of (3, M, K) x (3, K, N) in `work` gives the fused chain's bits
+    on probe data (_probe_tiles): measured once per shape in this process. The order of a
+    BLAS call depends on its shape and the host's kernel only (OpenBLAS's AVX-512 sgemm sums
+    the examples' 8x16x16 and 16x16x16 in one chain; its AVX2 kernel sums tiles of at most 8
+    rows in two interleaved chains, which the chain's emulation then replaces)."""
+    a, b = _probe_tiles(work, [(3, M, K), (3, K, N)], ((M * 131 + N) * 131 + K) * 7 + work.itemsize)
+    # The third tile: zeros times negative values (-0 products), so that a chain must start
+    # from +0 (each tile is its own BLAS call: the others still probe every row).
+    a[2] = 0.0
+    b[2] = -np.abs(b[2])
+    with np.errstate(all="ignore"):
+        blas = np.matmul(a, b)
+        want = fused_chain.tile_chain(a, b, work)
+    return _same_bits(blas, want)
+
+
+def _same_bits(x, y):
+    return x.shape == y.shape and np.array_equal(x.view(_BITS[x.dtype]), y.view(_BITS[y.dtype]))
 
 
 def _float_mul_add(a, b, c, result_dtype):
-    """At least the component precision; half inputs accumulate in float32 at least."""
+    """At least the component precision; half inputs accumulate in float32 at least: the
+    products' chain in the work type, then + C in the work type, rounded to the result."""
     work = np.result_type(a.dtype, b.dtype, c.dtype, np.float32)
     with np.errstate(all="ignore"):   # overflow to inf and NaN are IEEE results, not faults
-        total = tile_products(_widen(a, work), _widen(b, work))
+        total = tile_products(a, b, work)
         total += c
         return total.astype(result_dtype, copy=False)
 
@@ -353,8 +389,8 @@ def _stacked_products(a_tiles, b_tiles):
     return np.ascontiguousarray(out.reshape(Db, Da, M, N).transpose(1, 2, 0, 3))
 
 
-# The factored products a float mul-add may use, tried in this order; each must give
-# tile_products' bits (_factoring_for), which depends on the BLAS kernel each call shape
+# The BLAS factorings a float mul-add may use, tried in this order; each must give the
+# fused chain's bits (_factoring_for), which depends on the BLAS kernel each call shape
 # selects (OpenBLAS's AVX-512 small-matrix sgemm sums tiles of at most 8 columns with
 # K >= 32 in 16 interleaved chains, its large-matrix kernel in one).
 _FACTORINGS = (lambda a, b: _pairwise_products(a, b, blocked_matmul), _stacked_products)
@@ -362,24 +398,17 @@ _FACTORINGS = (lambda a, b: _pairwise_products(a, b, blocked_matmul), _stacked_p
 
 @functools.lru_cache(maxsize=256)
 def _factoring_for(work, M, N, K, Da, Db):
-    """The first of _FACTORINGS that sums (Da, M, K) x (Db, K, N) tiles of dtype `work` as
-    tile_products does, else None: measured once per shape on probe data. The order of a
-    BLAS call depends on its shapes only, and the probe's values (random significands,
-    magnitudes spread over 2^-8..2^8, products inexact) make any other order, fused or
-    not, round differently in some of its Da*Db*M*N sums."""
-    rng = np.random.default_rng(((M * 131 + N) * 131 + K) * 131 + Da * 7 + Db)
-
-    def draw(shape):
-        return (rng.standard_normal(shape) * np.exp2(rng.integers(-8, 9, shape))).astype(work)
-    a_tiles, b_tiles = draw((Da, M, K)), draw((Db, K, N))
-    a_index, b_index = _grid_indices(Da, Db)
+    """How to compute the pairwise products of (Da, M, K) x (Db, K, N) tiles of dtype `work`:
+    the first of _FACTORINGS that gives the fused chain's bits on probe data (measured once
+    per shape), else the chain's own pairwise emulation (fused_chain.pairwise_chain)."""
+    a_tiles, b_tiles = _probe_tiles(work, [(Da, M, K), (Db, K, N)],
+                                    ((M * 131 + N) * 131 + K) * 131 + Da * 7 + Db)
     with np.errstate(all="ignore"):
-        want = tile_products(a_tiles[a_index], b_tiles[b_index]).reshape(Da, Db, M, N)
+        want = fused_chain.pairwise_chain(a_tiles, b_tiles, work)
         for factoring in _FACTORINGS:
-            got = factoring(a_tiles, b_tiles).transpose(0, 2, 1, 3)
-            if np.array_equal(got.view(_BITS[work]), want.view(_BITS[work])):
+            if _same_bits(factoring(a_tiles, b_tiles), want):
                 return factoring
-    return None
+    return lambda a, b: fused_chain.pairwise_chain(a, b, work)
 
 
 _BITS = {np.dtype(np.float32): np.uint32, np.dtype(np.float64): np.uint64}
@@ -445,10 +474,10 @@ def mul_add_factored(a_factored, b_factored, c, operands, result_dtype, keep_gri
     the same tiles, e.g. a row of GEMM tiles sharing its A tile): the products of the
     distinct tiles come from one large matmul (BLAS at full speed) instead of G tiny
     ones, then each subgroup picks its pair. Same arithmetic per component (a K-long dot
-    product in the work type, then + C); a float product is used only where it sums in
-    tile_products' order, bit for bit (_factoring_for). Returns None where it does not
-    apply (too many unused pairs, saturating or wide integer arithmetic, a float shape
-    whose factored order differs); mul_add then runs.
+    product in the work type, then + C); a float BLAS product is used only where it sums in
+    the fused chain's order, bit for bit, else the chain's pairwise emulation
+    (_factoring_for). Returns None where it does not apply (too many unused pairs,
+    saturating or wide integer arithmetic); mul_add then runs.
 
     c is (G, M, N) or a Grid. With keep_grid, a float result in Grid order (the subgroups
     are every pair, A's index outer) is returned as a Grid; otherwise as (G, M, N)."""
@@ -470,8 +499,6 @@ def mul_add_factored(a_factored, b_factored, c, operands, result_dtype, keep_gri
         work = np.result_type(a_tiles.dtype, b_tiles.dtype, c.dtype, np.float32)
         float_product = _factoring_for(work, a_tiles.shape[-2], b_tiles.shape[-1],
                                        a_tiles.shape[-1], Da, Db)
-        if float_product is None:
-            return None     # its order is not the per-tile one here
     order = _grid_order(a_index, b_index, Da, Db)
     if isinstance(c, Grid) and (order != "a-outer" or _is_int(result_dtype)):
         c = c.logical()

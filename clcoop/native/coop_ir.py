@@ -2,19 +2,12 @@
 arithmetic of the native engine's mul-add calls (coop_routines.py; docs/native.md,
 "Cooperative matrices"), bit for bit as the interpreter's coopmat.mul_add.
 
-- Floating point (coopmat._float_mul_add): the interpreter multiplies with NumPy's matmul in
-  float32 (float64 when an operand is double; half operands are widened) and then adds C in
-  that type and rounds to the result type. On x86-64 NumPy's OpenBLAS sgemm/dgemm sums each
-  element as one fused multiply-add chain over k starting from +0 (measured for the tile
-  shapes the examples use; test_native_coop_ir.py checks it against coopmat.mul_add), so
-  the generated code does exactly that: acc = +0; acc = fma(a[i,k], b[k,j], acc) for k in
-  order; r = round(acc + c). Not every shape: OpenBLAS's AVX-512 sgemm sums a tile of at most
-  8 columns with K >= 32 in 16 chains (step k on chain k mod 16) added in adjacent pairs, and
-  some shapes (one row or column, 24 columns) otherwise. So the order is measured once per
-  shape and work type in the process (matmul_chains: NumPy's matmul on data whose every
-  fused step rounds once, against each candidate order); the routine computes the order
-  found, and a shape whose order is none of them is refused (the kernel runs in the
-  interpreter) rather than computed differently.
+- Floating point (coopmat._float_mul_add): the interpreter's reference order
+  (interp/fused_chain.py), which is the same on every host: each element one fused
+  multiply-add chain over k from +0 in the work type (float32; float64 when an operand is
+  double; half, bf16 and fp8 operands widened exactly), then + C in the work type, rounded
+  to the result type. The generated code computes exactly that: acc = +0;
+  acc = fma(a[i,k], b[k,j], acc) for k in order; r = round(acc + c).
 - Integer (coopmat._integer_mul_add): operands sign- or zero-extended per the operand flags
   (SPV_KHR_cooperative_matrix, Cooperative Matrix Operands: MatrixASignedComponentsKHR 0x1,
   B 0x2, C 0x4, Result 0x8); wrapping arithmetic keeps the low bits of the exact A*B + C;
@@ -24,7 +17,6 @@ arithmetic of the native engine's mul-add calls (coop_routines.py; docs/native.m
 import functools
 
 import llvmlite.ir as ir
-import numpy as np
 
 from clcoop import float8
 from clcoop.coopmat_spec import Operand
@@ -57,8 +49,7 @@ _ROUTINE = "__clcoop_mad"
 def _routine_text(m, n, k, types, operands, strided, columns):
     """mul_add_ir's text under the name _ROUTINE, built once per process for each shape,
     types, operand flags and interface: building it with llvmlite costs 2-15 ms, and every
-    module whose kernels multiply these shapes asks for it again (the chains' order,
-    matmul_chains, is per process too)."""
+    module whose kernels multiply these shapes asks for it again."""
     layout = _Layout(strided, *columns)
     if all(t in FLOAT_TYPES for t in types) or \
             (all(t in FLOAT8_TYPES for t in types[:2]) and all(t in ("half", "float") for t in types[2:])):
@@ -78,7 +69,7 @@ class _Layout:
         self.strided, self.a_columns, self.b_columns = strided, a_columns, b_columns
 
 
-# k steps per iteration of the one-chain routine's loop (when they divide k), in order. Of a
+# k steps per iteration of the routine's loop (when they divide k), in order. Of a
 # loop of one step, LLVM unrolls 2 and forms the m rows' addresses anew in every iteration
 # (m - 1 LEAs, the counter and branch); 4 steps per iteration halve that (the 8 x 16 x 16 f32
 # step of examples/gemm_f32.cl: 318 -> 274 instructions for -mcpu=emeraldrapids;
@@ -101,44 +92,23 @@ def _float_ir(name, m, n, k, types, layout):
         # One correct rounding double -> half is a library call in LLVM's lowering
         # (docs/native.md, "No runtime library calls").
         raise Unsupported("a cooperative-matrix mul-add of double operands with a half result")
-    chains = matmul_chains(m, n, k, work)
-    if chains is None:
-        raise Unsupported(f"a {m} x {n} x {k} cooperative-matrix mul-add in {work}: NumPy's matmul (the "
-                          f"interpreter's) sums this shape in an order the native routine does not reproduce")
     wt = irbuild.parse_type(work)
     vec = ir.VectorType(wt, n)
     fn, b, args = _header(name, layout)
     _b_columns_to_rows(b, args, _storage(tb), n, k, layout)
     widened = _widen_a(b, args, ta, work, m, k, layout)
-    # One chain: the row accumulators are phis; several: each row's chains live in an
-    # array on the stack, chain kk mod `chains` taking step kk.
-    chain_array = ir.ArrayType(vec, chains)
-    accs = []
-    if chains > 1:
-        for i in range(m):
-            accs.append(irbuild.alloca(b, chain_array, 64, f"accs{i}"))
-            b.store(ir.Constant(chain_array, None), accs[i])
-    step = STEPS_PER_ITERATION if chains == 1 and k % STEPS_PER_ITERATION == 0 else 1
-    kk, acc, kloop = _k_loop_head(b, m if chains == 1 else 0, vec)
+    step = STEPS_PER_ITERATION if k % STEPS_PER_ITERATION == 0 else 1
+    kk, acc, kloop = _k_loop_head(b, m, vec)
     operands = (args, layout, (ta, tb, work), (m, n, k), widened)
     sums = acc
     rows = (_a_rows_of_iteration(b, args, _storage(ta), m, kk)
-            if chains == 1 and step > 1 and layout.strided and not layout.a_columns and ta == work else None)
+            if step > 1 and layout.strided and not layout.a_columns and ta == work else None)
     for j in range(step):
         sfx = f".{j}" if j else ""
         at = b.add(kk, _i64(j), name=f"kk{sfx}") if j else kk
         bv, splats = _step_operands(b, *operands, at, sfx, None if rows is None else (rows, j))
-        if chains == 1:
-            sums = [irbuild.intrinsic(b, "fma", [splats[i], bv, sums[i]], f"acc{i}.n{sfx}") for i in range(m)]
-            continue
-        chain = b.urem(at, _i64(chains), name="chain")
-        for i in range(m):
-            slot = b.gep(accs[i], [_i64(0), chain], source_etype=chain_array, name=f"ch{i}.p")
-            fma = irbuild.intrinsic(b, "fma", [splats[i], bv, b.load(slot, name=f"ch{i}", typ=vec)], f"ch{i}.n")
-            b.store(fma, slot)
+        sums = [irbuild.intrinsic(b, "fma", [splats[i], bv, sums[i]], f"acc{i}.n{sfx}") for i in range(m)]
     _k_loop_tail(b, kk, acc, sums, kloop, step, k)
-    if chains > 1:
-        sums = [_chains_added_pairwise(b, accs[i], i, chain_array) for i in range(m)]
     for i in range(m):
         c = _widen_vector(b, tc, work, n, _load_row(b, args["c"], tc, n, i, "c"), f"c{i}")
         total = b.fadd(sums[i], c, name=f"sum{i}")
@@ -190,69 +160,6 @@ def _a_rows_of_iteration(b, args, ta, m, kk):
 
 # `ptr asm "", "=r,0"(ptr p)`: p itself in a register the code generator cannot look into.
 _OPAQUE = ir.InlineAsm(ir.FunctionType(irbuild.PTR, [irbuild.PTR]), "", "=r,0")
-
-
-def _chains_added_pairwise(b, accs, i, chain_array):
-    """Row i's chains added in adjacent pairs, level by level (((c0 + c1) + (c2 + c3)) + ...),
-    OpenBLAS's order (matmul_chains)."""
-    level = []
-    for c in range(chain_array.count):
-        slot = b.gep(accs, [_i64(0), _i64(c)], source_etype=chain_array, name=f"cs{i}.{c}.p")
-        level.append(b.load(slot, name=f"cs{i}.{c}", typ=chain_array.element))
-    depth = 0
-    while len(level) > 1:
-        depth += 1
-        level = [b.fadd(level[j], level[j + 1],
-                        name=f"acc{i}.n" if len(level) == 2 else f"cs{i}.d{depth}.{j // 2}")
-                 for j in range(0, len(level), 2)]
-    return level[0]
-
-
-# Orders NumPy's matmul (the interpreter's float mul-add, interp/coopmat._float_mul_add)
-# was found to use, tried in turn: one FMA chain over k from +0 per element; 2 chains (step
-# kk on chain kk mod 2, each from +0, then added), which OpenBLAS's AVX2 (Haswell) sgemm
-# kernels use for tiles of at most 8 rows, and for some rows of taller ones, on CPUs without
-# AVX-512 (AMD EPYC, 2026-11-29); or 16 chains added in adjacent pairs, which OpenBLAS's
-# AVX-512 sgemm kernels use for tiles of at most 8 columns and K >= 32.
-_CANDIDATE_CHAINS = (1, 2, 16)
-
-
-@functools.lru_cache(maxsize=None)
-def matmul_chains(m, n, k, work):
-    """How many interleaved FMA chains NumPy's matmul of (2, m, k) x (2, k, n) in `work`
-    ("float": sgemm, "double": dgemm) sums each element in, among _CANDIDATE_CHAINS; None
-    when none reproduces it. Measured once per shape in this process, as the interpreter
-    will compute it, on products that are exact in `work`, so that each fused step of the
-    emulation is one rounded add (test_native_coop_ir.py)."""
-    dtype = np.float32 if work == "float" else np.float64
-    rng = np.random.default_rng(m * 7919 + n * 104729 + k)
-    # 11-bit significands: a product has at most 22, exact in float and double; scales
-    # spread wider than the type's significand (2^-16..2^-5 for float, 2^-60..2^-1 for
-    # double) so that the sums round, differently in each order.
-    low = -16 if work == "float" else -60
-    high = -4 if work == "float" else 0
-
-    def draw(shape):
-        return (rng.integers(-1024, 1025, shape) * np.exp2(rng.integers(low, high, shape))).astype(dtype)
-    a, b = draw((2, m, k)), draw((2, k, n))
-    with np.errstate(all="ignore"):
-        got = np.matmul(a, b)
-    for chains in _CANDIDATE_CHAINS:
-        if chains <= max(k, 1) and np.array_equal(_emulated(a, b, chains, dtype), got):
-            return chains
-    return None
-
-
-def _emulated(a, b, chains, dtype):
-    """The sum of `chains` interleaved FMA chains added in adjacent pairs. Each product is
-    exact in dtype (a, b with 11-bit significands), so a fused step is one rounded add."""
-    k = a.shape[-1]
-    acc = [np.zeros(a.shape[:-1] + (b.shape[-1],), dtype) for _ in range(min(chains, k))]
-    for kk in range(k):
-        acc[kk % chains] = acc[kk % chains] + a[..., :, kk:kk + 1] * b[..., kk:kk + 1, :]
-    while len(acc) > 1:
-        acc = [acc[j] + acc[j + 1] for j in range(0, len(acc) - 1, 2)] + ([acc[-1]] if len(acc) % 2 else [])
-    return acc[0]
 
 
 def _i64(v):

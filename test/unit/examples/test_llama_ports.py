@@ -33,7 +33,6 @@ import pytest
 import clcoop
 from tool_marks import needs_tools
 from script_modules import load_script
-from host_order import assert_native_unless_refused_here
 
 ROOT = Path(__file__).resolve().parents[3]
 LLAMA = ROOT / "examples" / "llama"
@@ -437,7 +436,7 @@ def test_native_engine_is_the_interpreter_bit_for_bit(name, options, case):
     reference = _launch(name, build(name, options), case, seed=21)
     got = _launch(name, auto, case, seed=21)
     kernel = auto.kernel(name)
-    assert_native_unless_refused_here(kernel)
+    assert kernel.engine == "native", kernel.fallback_reason
     assert got.tobytes() == reference.tobytes()
 
 
@@ -448,7 +447,8 @@ def test_native_engine_takes_the_ports(name, options, case):
     the cases that test_native_engine_is_the_interpreter_bit_for_bit leaves to --all; it
     checks the others' engine itself."""
     kernel = build(name, options, "auto").kernel(name)
-    assert_native_unless_refused_here(kernel)
+    assert kernel.fallback_reason is None, kernel.fallback_reason
+    assert kernel.engine == "native"
 
 
 ATTENTION_VARIANTS = [
@@ -473,7 +473,7 @@ def test_native_flash_attn_variants_are_the_interpreter_bit_for_bit(extra, softc
         problem.run(program, 16, 64, subgroup_size=subgroup_size)
         problem.check()
         results.append(problem.O)
-    assert_native_unless_refused_here(program.kernel("flash_attn"))
+    assert program.kernel("flash_attn").engine == "native", program.kernel("flash_attn").fallback_reason
     assert results[0].tobytes() == results[1].tobytes()
 
 

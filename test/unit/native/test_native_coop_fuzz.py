@@ -11,7 +11,6 @@ import clcoop
 from clcoop.native.support import NativeFallbackWarning
 import kernel_gen as kg
 from test_fuzz_interp import COOP_SEEDS
-from host_order import assert_native_unless_refused_here
 
 # Differential and fuzz runs: left out of the default test run (docs/testing.md).
 pytestmark = pytest.mark.slow
@@ -47,7 +46,7 @@ def test_random_coop_kernel_natively(seed):
         assert "cooperative" in kernel.fallback_reason
     is_mul_add = "coop_mat_mulAdd" in case.source or "coop_matmul_add" in case.source
     if is_mul_add:
-        assert_native_unless_refused_here(kernel)
+        assert kernel.engine == "native", kernel.fallback_reason
 
 
 def test_most_seeds_run_natively():

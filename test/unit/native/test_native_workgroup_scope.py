@@ -13,7 +13,6 @@ import pytest
 
 from clcoop.errors import RuntimeFault
 from clcoop.native.support import NativeFallbackWarning
-from host_order import refused_for_this_hosts_order
 from test_workgroup_scope import (CONVERSIONS_KERNEL, KERNELS, LOCAL_3D_KERNEL, SHAPE_IDS, SHAPES,
                                   launch_sizes)
 
@@ -36,15 +35,9 @@ def _session_builds(shared_builds):
 
 
 def build(source, engine, options):
-    """The shared build; a fallback warning fails the test unless it is a float mul-add
-    this host's order refuses (host_order)."""
-    with warnings.catch_warnings(record=True) as fallbacks:
-        warnings.simplefilter("always", NativeFallbackWarning)
-        program = _BUILDS[0].build(source, engine, tuple(options))
-    for warning in fallbacks:
-        if issubclass(warning.category, NativeFallbackWarning):
-            assert refused_for_this_hosts_order(str(warning.message)), str(warning.message)
-    return program
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NativeFallbackWarning)
+        return _BUILDS[0].build(source, engine, tuple(options))
 
 
 def defines(M, N, K, local, ab="float", acc="float"):
@@ -53,17 +46,16 @@ def defines(M, N, K, local, ab="float", acc="float"):
 
 
 def on_both(source, options, name, launch):
-    """launch(kernel) -> arrays on the interpreter and natively (no fallback but a float
-    mul-add this host's NumPy sums in an order the routine does not reproduce:
-    host_order), equal byte for byte; returns the native arrays."""
+    """launch(kernel) -> arrays on the interpreter and natively (no fallback), equal byte
+    for byte; returns the native arrays."""
     results = []
     for engine in ("interp", "auto"):
         kernel = getattr(build(source, engine, tuple(options)), name)
-        with warnings.catch_warnings(record=True) as fallbacks:
-            warnings.simplefilter("always", NativeFallbackWarning)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", NativeFallbackWarning)
             results.append(launch(kernel))
-        if engine == "auto" and not refused_for_this_hosts_order(kernel.fallback_reason):
-            assert kernel.engine == "native" and not fallbacks, kernel.fallback_reason
+        if engine == "auto":
+            assert kernel.engine == "native", kernel.fallback_reason
     for k, (x, y) in enumerate(zip(*results)):
         assert np.asarray(x).tobytes() == np.asarray(y).tobytes(), f"{name}: array {k} differs"
     return results[1]
