@@ -55,6 +55,7 @@ from pycparserext.ext_c_parser import (_ATTRIBUTE_TOKENS, _OCL_DECL_START, _OCL_
 from pycparser.c_parser import _TYPE_QUALIFIER
 
 from clcoop.diagnostics import SourceLocation
+from clcoop.frontend.parse_decl import DeclarationRules
 from clcoop.frontend.parse_expr import ExpressionRules
 from clcoop.frontend.types import builtin_typedefs
 from clcoop.records import record
@@ -94,10 +95,6 @@ _STATEMENT_RULES = {
 }
 # After a name, a label's `:` or what _reject_unknown_type_name looks at (`T x`, `T *x`).
 _NOT_AN_EXPRESSION_AFTER_NAME = frozenset({"COLON", "ID", "TIMES"})
-
-# What may follow a declarator that is one name: an initializer's `=`, the next declarator,
-# the declaration's end, a bit-field's width (C99 6.7, 6.7.2.1).
-_AFTER_NAME_DECLARATOR = frozenset({"EQUALS", "COMMA", "SEMI", "COLON"})
 
 # Postfix operators that may follow a compound literal ('(' would start a new type name).
 _POSTFIX_AFTER_LITERAL = {"LBRACKET", "PERIOD", "ARROW", "PLUSPLUS", "MINUSMINUS"}
@@ -435,9 +432,10 @@ class ClcoopLexer(OpenCLCLexer):
         return None
 
 
-class ClcoopParser(ExpressionRules, OpenCLCParser):
-    """OpenCLCParser with clcoop's type names, attribute placement and error recovery, and
-    its expressions by precedence climbing (parse_expr.ExpressionRules)."""
+class ClcoopParser(ExpressionRules, DeclarationRules, OpenCLCParser):
+    """OpenCLCParser with clcoop's type names, attribute placement and error recovery, its
+    expressions by precedence climbing (parse_expr.ExpressionRules) and its common
+    declarations without the base's descent (parse_decl.DeclarationRules)."""
 
     lexer_class = ClcoopLexer
     initial_type_symbols = frozenset()
@@ -556,24 +554,6 @@ class ClcoopParser(ExpressionRules, OpenCLCParser):
                 items.append(self._parse_assignment_expression())
             if not self._accept("COMMA"):
                 return c_ast.ExprList(items, coord)
-
-    def _parse_declarator(self):
-        """A declarator (C99 6.7.5) that is one name followed by what ends it (`x = 1`,
-        `x, y`, `x;`, a member `v;` or `b : 3`): the TypeDecl the base's rules make of it
-        (its scan, the direct declarator, no suffix, asm label or attribute), the Coord made
-        before the next token is lexed as there; any other through the base's rules."""
-        tokens = self._tokens
-        buffer = tokens._buffer
-        index = tokens._index
-        tok = buffer[index] if index < len(buffer) else self._peek()
-        if tok is not None and tok.type == "ID":
-            coord = Coord(self.clex._filename, tok.lineno, tok.column)
-            after = buffer[index + 1] if index + 1 < len(buffer) else self._peek(2)
-            if after is not None and after.type in _AFTER_NAME_DECLARATOR:
-                tokens._index = index + 1
-                self._last_token = tok
-                return c_ast.TypeDecl(tok.value, None, None, None, coord)
-        return super()._parse_declarator()
 
     def _scan_declarator_name_info(self):
         """Skips '*'s with their qualifiers, OpenCL address spaces included (`global int *

@@ -14,6 +14,7 @@ from pycparserext.ext_c_parser import OpenCLCParser
 
 from clcoop.diagnostics import DiagnosticEngine
 from clcoop.frontend import parse as P
+from clcoop.frontend import parse_decl
 from clcoop.frontend.types import Target
 
 SOURCES = {
@@ -74,6 +75,49 @@ SOURCES = {
             k = i = j; return (int)p[0] + s.b + (int)v.x + i + k + (int)t.y + (x);
         }
         """,
+    "declarators": """
+        typedef int T;
+        typedef float V[4], *W, **X[2];
+        constant int N = 3;
+        global int g0, *g1, g2[2], *g3[3], **g4, g5[2][N + 1], g6[] = {1, 2}, *const g7 = 0;
+        static const volatile int s0 = 1, s1[4] = {0}, *restrict s2;
+        struct P { int a[4]; float *p, **q; char c[2][3]; T t; unsigned int u : 3, : 2, w; } ps;
+        union U { uchar raw[sizeof(int)]; int value; } us = {{1, 2}};
+        enum E { A, B = 2 } e0, e1[B];
+        inline int f(global int *p, local float * const q, constant uchar *r, int n, T t,
+                     global int * global * restrict pp, int a[4], int b[][2], private int *z);
+        kernel void k(global float *o, int n) {
+            int i, *pi = &i, ai[3] = {1, 2, 3}, aj[2][2] = {{1}, {2}}, *pa[2] = {pi, pi};
+            local float tile[16][N * 2 + 1];
+            private uchar bytes[sizeof(float4)];
+            unsigned long long x = 1, y[sizeof(x) / sizeof(int)];
+            const global float *const in = o;
+            union { char value; uchar raw[sizeof(char)]; } src, dst;
+            struct { int a; } *sp = 0, sa[2];
+            float4 v[2] = {(float4)(1), (float4)(2)};
+            T t = 1, tt[2] = {t, t};
+            o[n] = tile[0][0] + bytes[0] + in[0] + v[1].x + ai[0] + aj[1][0] + *pa[1] + t + src.raw[0];
+        }
+        """,
+    "declarators the base's rules take": """
+        typedef int T;
+        int (*fp)(int), (*afp[2])(int), *(*pfp)(void), proto(int, float *, T[3]);
+        int x __attribute__((aligned(4))), y[2] __attribute__((aligned(8))), *z __attribute__((unused));
+        int u asm("u"), v[2] asm("v");
+        int h(int n, int [*], int m[static 4], int *, int [], T (a), float4);
+        int g(int n) { int T2 = n; { T T = 1; n += T; } return T2 + n; }
+        int (w) = 1, ((ww))[2];
+        _Atomic(int) at0, at1[2];
+        _Alignas(8) int al0, al1[2];
+        int __attribute__((unused)) *q0, q1;
+        """,
+    # A #line marker inside a declaration: each Coord takes the file the lexer is in when the
+    # base's rules make it (a pointer's once the name is lexed, a name's before what follows).
+    "declarators across #line markers": (
+        '#line 1 "a.cl"\nglobal int *\n#line 5 "b.cl"\n* const p\n#line 9 "c.cl"\n, q\n#line 12 "d.cl"\n'
+        '[2]\n#line 20 "e.cl"\n[\n#line 30 "f.cl"\n3], r\n#line 40 "g.cl"\n;\n'
+        'struct S { int\n#line 50 "h.cl"\na\n#line 60 "i.cl"\n[4]; } s;\n'
+        'void k(global int\n#line 70 "j.cl"\n*\n#line 80 "k.cl"\nx\n#line 90 "l.cl"\n) { }\n'),
     "statement expressions and strings": """
         constant char *names[] = {"a", "b" "c", "d"};
         int g(int x) { int y = ({ int t = x; t + 1; }); return y; }
@@ -89,7 +133,11 @@ ERRORS = ["int f(int x) { return x 1; }\n", "int t[] = {1, 2 3};\n", "int f() { 
           "int f(int x) { return (x)(1 +) + x->y[; }\nint g() { return h(1, 2 }\n",
           # an expression going on from a one-token operand, cut short or wrong
           "int f(int x) { x = ; x ? 1 ; x = x + ; return x ? x : ; }\nint g(int y) { y y; 1 = = 2; }\n",
-          "int f(int x) { return x +"]
+          "int f(int x) { return x +",
+          # declarators cut short or wrong
+          "int a[3;\nint *;\nint b[] = ;\nint *c[2 = {0};\nstruct { int d[; } s;\nint e[2][;\n",
+          "int f(global int *, int p[) { int *const; int **q[1 +; int r[2] x; }\nint *",
+          "void g() { int a[2], b[3] c; float *d, e[ }\nint h[1][2"]
 
 
 def _parse(text):
@@ -169,8 +217,11 @@ def _full_descent(monkeypatch):
                  "_parse_binary_expression", "_parse_cast_expression", "_peek", "_peek_type",
                  "_accept", "_coord", "_tok_coord", "_try_parse_paren_type_name",
                  "_push_scope", "_pop_scope", "_add_typedef_name", "_add_identifier", "_is_type_in_scope",
-                 "_parse_declarator"):
+                 "_parse_declarator", "_parse_id_declarator", "_parse_any_declarator",
+                 "_parse_declaration_specifiers", "_parse_specifier_qualifier_list",
+                 "_peek_declarator_name_info"):
         monkeypatch.setattr(P.ClcoopParser, name, getattr(OpenCLCParser, name))
+    monkeypatch.delattr(parse_decl.DeclarationRules, "_build_declarations")
     monkeypatch.setattr(P.ClcoopParser, "_advance", _advance_through_the_stream)
     monkeypatch.setattr(P.ClcoopParser, "_expect", lambda self, kind: _expect_through_peek(self)(kind))
     monkeypatch.setattr(P.ClcoopParser, "_parse_postfix_expression", _postfix_through_the_base)
@@ -213,6 +264,35 @@ def test_a_table_of_numbers_does_not_descend_the_precedence_levels(monkeypatch):
     tree, rendered = _parse(f"constant uint t[] = {{{table}}};\n")
     assert rendered == "" and tree.count("Constant(") == 1000
     assert calls == []
+
+
+def test_common_declarations_do_not_enter_the_base_declaration_rules(monkeypatch):
+    """Specifiers, pointer and array declarators, init-declarator lists and struct members
+    as pocl's kernels write them: none reaches the base's declarator scan, declarator,
+    array or specifier rules or its _build_declarations (the kernel's function declarator
+    is the base's)."""
+    calls = []
+    for cls, name in ((OpenCLCParser, "_scan_declarator_name_info"), (OpenCLCParser, "_parse_declarator_kind"),
+                      (OpenCLCParser, "_parse_array_decl_common"), (OpenCLCParser, "_add_declaration_specifier"),
+                      (OpenCLCParser, "_parse_declaration_specifiers"), (OpenCLCParser, "_build_declarations"),
+                      (OpenCLCParser, "_parse_specifier_qualifier_list")):
+        original = getattr(cls, name)
+        monkeypatch.setattr(cls, name, lambda self, *args, _name=name, _original=original, **kwds:
+                            calls.append(_name) or _original(self, *args, **kwds))
+    nodes, rendered = _nodes("""
+        constant uint t[4] = {1, 2, 3, 4};
+        kernel void k(global float *out, global const float *in, int n) {
+            size_t gid = get_global_id(0), *pg = &gid;
+            union { char value; uchar raw[sizeof(char)]; } src, dst;
+            local float tile[16][16 + 1];
+            float acc = in[gid], parts[2][3] = {{1, 2, 3}, {4, 5, 6}};
+            const global float *const p = in;
+            out[gid] = acc + tile[0][1] + src.value + dst.raw[0] + parts[1][2] + *p + t[0] + *pg;
+        }
+        """)
+    kinds = [node[0] for node in nodes]
+    assert rendered == "" and kinds.count("ArrayDecl") == 7 and kinds.count("PtrDecl") == 4
+    assert calls == ["_parse_declarator_kind"]
 
 
 # Every punctuator, names next to quotes (L"x" is a wide string, u8'c' a character), `$` in
