@@ -158,13 +158,24 @@ _PUNCTUATOR_TYPES = {entry.literal: entry.tok_type for bucket in _PUNCTUATORS_ON
 _SLOW_PUNCTUATORS = {entry.literal: entry.tok_type for first in "./"
                      for entry in _c_lexer._fixed_tokens_by_first[first]}
 _PUNCTUATOR_TYPES.update(_SLOW_PUNCTUATORS)
+# The type of a piece of a split line that is one punctuator or keyword.
+_WHOLE_PIECE_TYPES = {**_KEYWORDS, **_PUNCTUATOR_TYPES}
+_NAME_RULE = r"[a-zA-Z_$][0-9a-zA-Z_$]*(?![0-9a-zA-Z_$'\"])"
+_PUNCTUATOR_RULE = ("|".join(re.escape(literal) for literal in sorted(_PUNCTUATOR_TYPES, key=len, reverse=True)
+                             if literal not in _SLOW_PUNCTUATORS)
+                    + r"|\.\.\.|\.(?![0-9])|/=|/(?![/*])")   # _SLOW_PUNCTUATORS where the table decides
+_INTEGER_RULE = r"(?:0[xX][0-9a-fA-F]+|[1-9][0-9]*|0[0-7]*)(?![0-9a-zA-Z_$.'\"])"
 _NAME_OR_PUNCTUATOR = re.compile(
-    r"[ \t]*(?:([a-zA-Z_$][0-9a-zA-Z_$]*)(?![0-9a-zA-Z_$'\"])|("
-    + "|".join(re.escape(literal) for literal in sorted(_PUNCTUATOR_TYPES, key=len, reverse=True)
-               if literal not in _SLOW_PUNCTUATORS)
-    + r"|\.\.\.|\.(?![0-9])|/=|/(?![/*]))"     # _SLOW_PUNCTUATORS where the table decides
-    + r"|(0[xX][0-9a-fA-F]+|[1-9][0-9]*|0[0-7]*)(?![0-9a-zA-Z_$.'\"])"
+    r"[ \t]*(?:(" + _NAME_RULE + ")|(" + _PUNCTUATOR_RULE + ")|(" + _INTEGER_RULE + ")"
     + r"|(" + _c_lexer._string_literal + "))")
+# A piece of a split line that is several tokens (`f(x[i],`, `1.5f;`), split into them
+# (the odd items of its split; the even ones, between them, are all empty where the whole
+# piece is names, punctuators, plain integers and decimal floats): the tokens successive
+# _NAME_OR_PUNCTUATOR matches give, and the decimal float `1.5`, `1.5f` (pycparser's
+# FLOAT_CONST rule, the first of its rules that matches there; not followed by a name
+# character, `.` or quote, so no `0.5h` suffix, exponent or second point follows).
+_PIECE_TOKENS = re.compile("(" + _NAME_RULE + "|" + _PUNCTUATOR_RULE + "|" + _INTEGER_RULE
+                           + r"|[0-9]+\.[0-9]+[fF]?(?![0-9a-zA-Z_$.'\"]))")
 
 
 # The #line marker the preprocessor writes, after its `#` (C99 6.10.4): what pycparser's
@@ -203,13 +214,18 @@ class ClcoopLexer(OpenCLCLexer):
         self._part_end = None       # the end of a piece that the match lexes (token())
         self._line_end = 0          # where the split line ends
         self._split_line_start = 0  # and starts
+        if self.fast_paths:
+            self.token = self._token_stream().__next__
 
-    def token(self):
-        """OpenCLCLexer.token (pycparser's CLexer.token, then the OpenCL keywords) with the
-        blanks, newlines, #line markers, names, punctuators, plain integers and strings
-        handled in this one call, where pycparser makes four or five calls a token
-        (throughput, issue 26): the pieces of a line split at its spaces (_split_line)
-        that are one token each here, else _match_from_text."""
+    def _token_stream(self):
+        """The tokens, with the fast paths (throughput, issue 26): pycparser's CLexer.token,
+        then the OpenCL keywords, with blanks, newlines, #line markers, names,
+        punctuators, plain integers and strings handled here, where pycparser makes four
+        or five calls a token: the pieces of a line split at its spaces (_split_line) that
+        are one token each, else _match_from_text. A generator: input() makes its __next__
+        the lexer's token(), so that the split line's place stays in its locals between
+        tokens and a token costs no call frame. A name's type is asked when the parser
+        pulls the token, as in pycparser (typedef names change with the scopes)."""
         while True:
             parts = self._parts
             if parts is not None and self._part_end is None:
@@ -220,45 +236,66 @@ class ClcoopLexer(OpenCLCLexer):
                 # rest of the line again after the token that reaches the piece's end.
                 index = self._part_index
                 column = self._part_column
+                lineno = self._lineno
                 count = len(parts)
                 while index < count:
-                    value = parts[index]
+                    piece = parts[index]
                     index += 1
-                    if not value:
+                    if not piece:
                         column += 1         # one of several spaces
                         continue
-                    self._part_index = index
-                    self._part_column = column + len(value) + 1
-                    tok_type = _PUNCTUATOR_TYPES.get(value) or _KEYWORDS.get(value)
-                    if tok_type is None and value.isascii():
-                        if value.isidentifier():
-                            if self.type_lookup_func(value):
-                                tok_type = "TYPEID"
+                    if piece in _WHOLE_PIECE_TYPES or piece.isidentifier() or piece.isdigit():
+                        tokens = (piece,)
+                    else:
+                        # Several tokens (`f(x[i],`) or a float, where _PIECE_TOKENS
+                        # takes all of the piece; else (a literal, a comment, a tab) the
+                        # match lexes it.
+                        tokens = _PIECE_TOKENS.split(piece)
+                        tokens = None if "".join(tokens[::2]) else tokens[1::2]
+                    piece_column = column
+                    for value in tokens or ():
+                        tok_type = _WHOLE_PIECE_TYPES.get(value)
+                        if tok_type is None and value.isascii():
+                            if value.isidentifier():
+                                if self.type_lookup_func(value):
+                                    tok_type = "TYPEID"
+                                else:
+                                    tok_type = self._extra_keywords.get(value, "ID")
+                            elif "." in value:
+                                tok_type = "FLOAT_CONST"    # of _PIECE_TOKENS
                             else:
-                                tok_type = self._extra_keywords.get(value, "ID")
-                        else:
-                            tok_type = _plain_integer_type(value)
-                    if tok_type is not None:
+                                tok_type = _plain_integer_type(value)
+                        if tok_type is None:
+                            break           # `08`, a name with `$`: the match lexes it
                         # pycparser's _Token, its attributes set here: its dataclass
                         # __init__ is a Python call (a third of the cost of a token).
                         tok = _NEW_TOKEN(_TOKEN)
                         tok.type = tok_type
                         tok.value = value
-                        tok.lineno = self._lineno
+                        tok.lineno = lineno
                         tok.column = column
+                        column += len(value)
                         if tok_type == "LBRACE":
                             self.on_lbrace_func()
                         elif tok_type == "RBRACE":
                             self.on_rbrace_func()
-                        return tok
+                        yield tok
+                    else:
+                        if tokens is not None:
+                            column += 1     # the space after the piece
+                            continue
+                    # The match lexes the piece from `column` on, and token() goes on with
+                    # the pieces after the token that reaches the piece's end.
+                    self._part_index = index
+                    self._part_column = piece_column + len(piece) + 1
                     self._pos = self._line_start + column - 1
-                    self._part_end = self._pos + len(value)
+                    self._part_end = self._line_start + piece_column - 1 + len(piece)
                     break
                 else:
                     self._parts = None      # the line's end, where _pos is
             tok = self._match_from_text()
             if tok is not _LINE_SPLIT:
-                return tok
+                yield tok
 
     def _match_from_text(self):
         """The next token from _pos by _NAME_OR_PUNCTUATOR; blanks, newlines and #line
@@ -296,20 +333,23 @@ class ClcoopLexer(OpenCLCLexer):
                             tok_type = "TYPEID"
                         else:
                             tok_type = self._extra_keywords.get(value, "ID")
-                    return _TOKEN(tok_type, value, self._lineno, start - self._line_start + 1)
-                if group == 2:
-                    tok = _TOKEN(_PUNCTUATOR_TYPES[value], value, self._lineno, start - self._line_start + 1)
-                    if value == "{":
-                        self.on_lbrace_func()
-                    elif value == "}":
-                        self.on_rbrace_func()
-                    return tok
-                if group == 3:
+                elif group == 2:
+                    tok_type = _PUNCTUATOR_TYPES[value]
+                elif group == 3:
                     tok_type = ("INT_CONST_DEC" if value[0] != "0" else
                                 "INT_CONST_HEX" if value[1:2] in ("x", "X") else "INT_CONST_OCT")
                 else:
                     tok_type = "STRING_LITERAL"
-                return _TOKEN(tok_type, value, self._lineno, start - self._line_start + 1)
+                tok = _NEW_TOKEN(_TOKEN)        # without the dataclass __init__, as above
+                tok.type = tok_type
+                tok.value = value
+                tok.lineno = self._lineno
+                tok.column = start - self._line_start + 1
+                if value == "{" and group == 2:
+                    self.on_lbrace_func()
+                elif value == "}" and group == 2:
+                    self.on_rbrace_func()
+                return tok
             first = text[pos]
             if first == " " or first == "\t":
                 pos = _BLANKS.match(text, pos).end()

@@ -338,6 +338,22 @@ SPLIT_TEXT = (
 )
 
 
+# Pieces of several tokens (no spaces between them, as a source's own lines write them),
+# which the lexer splits into names, punctuators, plain integers and decimal floats: braces
+# inside a piece, typedef names, keywords, floats with and without `f` next to
+# punctuators; and the pieces it hands to the match from where its split stops: a float
+# with an exponent, a half suffix or a second point, `1.f`, `.5f`, hex floats, `08`, `$` in
+# names, non-ASCII names, a literal, a string with a space, a comment, a tab.
+PIECES_TEXT = (
+    'f(x[i],y);{int*p=&a[0];}T*q;while(i<n){s+=1.5f*x;}return(float4)(1.5,2.0f);\n'
+    'x=0.5h+1.5e3f+2.5.3+1.f+.5f+0x1p3f+0x1F+017+08+09;a$b=c$;\u00e9t\u00e9=1;x=L"w"+\'c\';\n'
+    'p("a b",1);q("c");r=x/*c*/+y;z=w//e\n'
+    'k=1;\tm=2;{{}}x.y=a->b[c]++;--d;e>>=f<<2;g=h?i:j;\n'
+    '#line 4 "p.cl"\n'
+    'x=1.5;y=(T)2.25F;z=0.0f}'
+)
+
+
 def _tokens(text, fast):
     errors = []
     lexer = P.ClcoopLexer(error_func=lambda msg, line, col: errors.append((msg, line, col)),
@@ -367,14 +383,15 @@ def test_common_tokens_do_not_reach_pycparsers_token(monkeypatch):
 
 def test_a_line_of_tokens_one_space_apart_is_not_matched_token_by_token(monkeypatch):
     """A macro's expansion as the preprocessor writes it: the line is split at its spaces,
-    and the pattern is matched only at the line's start and for the piece of two tokens."""
+    and the pattern is matched only at the line's start and end (the piece of three
+    tokens, `a.b`, is split into them without it)."""
     matched = []
     original = P.ClcoopLexer._match_from_text
     monkeypatch.setattr(P.ClcoopLexer, "_match_from_text", lambda self: matched.append(1) or original(self))
     text = '# 1 "a.cl"\n  y = ( T ) x [ 0x1F ] + f ( 1 , 2 ) ; { z -= ~ y ; } w = a.b ; return 0 ;\n'
     tokens, errors = _tokens(text, True)
     assert len(tokens) == 33 and errors == ["{", "}"]
-    assert len(matched) == 5        # the line's start, `a`, `.` and `b` of `a.b`, the end
+    assert len(matched) == 2        # the line's start, the end
 
 
 def _corpus_texts():
@@ -407,7 +424,23 @@ def test_every_kernel_of_the_examples_and_lit_parses_to_the_full_descents_tree(m
     assert sum(len(nodes) for nodes, _ in fast) > 40000
 
 
-@pytest.mark.parametrize("text", [LEXER_TEXT, LINES_TEXT, SPLIT_TEXT] + list(SOURCES.values()) + ERRORS)
+def test_pieces_of_several_tokens_are_not_matched_token_by_token(monkeypatch):
+    """A line as a source writes it (`f(x[i],1.5f);`): each piece is split into its tokens
+    without the pattern, floats included, and pycparser's own matching is not reached."""
+    from pycparser.c_lexer import CLexer
+    matched, slow = [], []
+    original = P.ClcoopLexer._match_from_text
+    monkeypatch.setattr(P.ClcoopLexer, "_match_from_text", lambda self: matched.append(1) or original(self))
+    original_token = CLexer.token
+    monkeypatch.setattr(CLexer, "token", lambda self: slow.append(1) or original_token(self))
+    text = '# 1 "a.cl"\n  y=f(x[i],1.5f)*2.0; {z-=(T)y;} w=a.b+0x1F;\n'
+    tokens, errors = _tokens(text, True)
+    assert len(tokens) == 31 and errors == ["{", "}"]
+    assert ("FLOAT_CONST", "1.5f", 1, 12, "a.cl") in tokens and ("FLOAT_CONST", "2.0", 1, 18, "a.cl") in tokens
+    assert len(matched) == 2 and slow == [1]        # the line's start, the end
+
+
+@pytest.mark.parametrize("text", [LEXER_TEXT, LINES_TEXT, SPLIT_TEXT, PIECES_TEXT] + list(SOURCES.values()) + ERRORS)
 def test_the_lexers_fast_paths_give_pycparsers_tokens(text):
     fast = _tokens(text, True)
     assert fast == _tokens(text, False)
