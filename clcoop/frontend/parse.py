@@ -148,10 +148,10 @@ _PUNCTUATOR_TYPES = {entry.literal: entry.tok_type for bucket in _PUNCTUATORS_ON
 # pattern would match the same way where its other rules cannot start:
 # - `.` not followed by a digit (`.5` is a number) and `...`, `/` and `/=` not followed by
 #   `/` or `*` (comments): the table's punctuators (group 2);
-# - an integer constant without a suffix followed by no name character, `.` or quote
-#   (`1.5`, `1e3`, `0x1p3`, `08`, `1u` stay with the pattern), of the type the pattern's
-#   first matching rule gives: hexadecimal, else octal when it starts with 0 (`0` too),
-#   else decimal (group 3);
+# - an integer constant, with pycparser's suffix rule, followed by no name character, `.` or
+#   quote (`1.5`, `1e3`, `0x1p3`, `08`, `1lL` stay with the pattern), of the type the
+#   pattern's first matching rule gives: hexadecimal, else octal when it starts with 0 (`0`,
+#   `0u` too), else decimal (group 3);
 # - a string literal with pycparser's own rule: each backslash pairs with the next
 #   character, so a string this matches has no bad escape for BAD_STRING_LITERAL, the
 #   rule before it (group 4).
@@ -164,13 +164,14 @@ _NAME_RULE = r"[a-zA-Z_$][0-9a-zA-Z_$]*(?![0-9a-zA-Z_$'\"])"
 _PUNCTUATOR_RULE = ("|".join(re.escape(literal) for literal in sorted(_PUNCTUATOR_TYPES, key=len, reverse=True)
                              if literal not in _SLOW_PUNCTUATORS)
                     + r"|\.\.\.|\.(?![0-9])|/=|/(?![/*])")   # _SLOW_PUNCTUATORS where the table decides
-_INTEGER_RULE = r"(?:0[xX][0-9a-fA-F]+|[1-9][0-9]*|0[0-7]*)(?![0-9a-zA-Z_$.'\"])"
+_INTEGER_RULE = (r"(?:0[xX][0-9a-fA-F]+|[1-9][0-9]*|0[0-7]*)"
+                 + _c_lexer._integer_suffix_opt.replace("(", "(?:") + r"(?![0-9a-zA-Z_$.'\"])")
 _NAME_OR_PUNCTUATOR = re.compile(
     r"[ \t]*(?:(" + _NAME_RULE + ")|(" + _PUNCTUATOR_RULE + ")|(" + _INTEGER_RULE + ")"
     + r"|(" + _c_lexer._string_literal + "))")
 # A piece of a split line that is several tokens (`f(x[i],`, `1.5f;`), split into them
 # (the odd items of its split; the even ones, between them, are all empty where the whole
-# piece is names, punctuators, plain integers and decimal floats): the tokens successive
+# piece is names, punctuators, integers and decimal floats): the tokens successive
 # _NAME_OR_PUNCTUATOR matches give, and the decimal float `1.5`, `1.5f` (pycparser's
 # FLOAT_CONST rule, the first of its rules that matches there; not followed by a name
 # character, `.` or quote, so no `0.5h` suffix, exponent or second point follows).
@@ -200,6 +201,7 @@ def _plain_integer_type(value):
 
 
 _HEX_DIGITS = "0123456789abcdefABCDEF"
+_DIGITS = frozenset("0123456789")
 
 
 class ClcoopLexer(OpenCLCLexer):
@@ -239,21 +241,14 @@ class ClcoopLexer(OpenCLCLexer):
                 lineno = self._lineno
                 count = len(parts)
                 while index < count:
-                    piece = parts[index]
+                    value = parts[index]
                     index += 1
-                    if not piece:
+                    if not value:
                         column += 1         # one of several spaces
                         continue
-                    if piece in _WHOLE_PIECE_TYPES or piece.isidentifier() or piece.isdigit():
-                        tokens = (piece,)
-                    else:
-                        # Several tokens (`f(x[i],`) or a float, where _PIECE_TOKENS
-                        # takes all of the piece; else (a literal, a comment, a tab) the
-                        # match lexes it.
-                        tokens = _PIECE_TOKENS.split(piece)
-                        tokens = None if "".join(tokens[::2]) else tokens[1::2]
-                    piece_column = column
-                    for value in tokens or ():
+                    piece, piece_column = value, column
+                    tokens = None           # the rest of the piece's tokens, once split
+                    while True:
                         tok_type = _WHOLE_PIECE_TYPES.get(value)
                         if tok_type is None and value.isascii():
                             if value.isidentifier():
@@ -261,12 +256,28 @@ class ClcoopLexer(OpenCLCLexer):
                                     tok_type = "TYPEID"
                                 else:
                                     tok_type = self._extra_keywords.get(value, "ID")
-                            elif "." in value:
-                                tok_type = "FLOAT_CONST"    # of _PIECE_TOKENS
-                            else:
+                            elif value.isdigit():
                                 tok_type = _plain_integer_type(value)
+                            elif tokens is not None and value[0] in _DIGITS:    # of _PIECE_TOKENS
+                                tok_type = ("FLOAT_CONST" if "." in value else "INT_CONST_DEC" if value[0] != "0"
+                                            else "INT_CONST_HEX" if value[1] in "xX" else "INT_CONST_OCT")
                         if tok_type is None:
-                            break           # `08`, a name with `$`: the match lexes it
+                            if tokens is None and value is piece:
+                                # Several tokens (`f(x[i],`), a float or a suffixed integer:
+                                # split into them where _PIECE_TOKENS takes all of the piece.
+                                tokens = _PIECE_TOKENS.split(piece)
+                                if not "".join(tokens[::2]):
+                                    tokens = iter(tokens[1::2])
+                                    value = next(tokens)
+                                    continue
+                            # The match lexes the piece from `column` on (a literal, a
+                            # comment, a tab, `08`, a name with `$`), and token() goes on
+                            # with the pieces after the token that reaches its end.
+                            self._part_index = index
+                            self._part_column = piece_column + len(piece) + 1
+                            self._pos = self._line_start + column - 1
+                            self._part_end = self._line_start + piece_column - 1 + len(piece)
+                            break
                         # pycparser's _Token, its attributes set here: its dataclass
                         # __init__ is a Python call (a third of the cost of a token).
                         tok = _NEW_TOKEN(_TOKEN)
@@ -280,17 +291,12 @@ class ClcoopLexer(OpenCLCLexer):
                         elif tok_type == "RBRACE":
                             self.on_rbrace_func()
                         yield tok
-                    else:
-                        if tokens is not None:
+                        value = next(tokens, None) if tokens is not None else None
+                        if value is None:
                             column += 1     # the space after the piece
-                            continue
-                    # The match lexes the piece from `column` on, and token() goes on with
-                    # the pieces after the token that reaches the piece's end.
-                    self._part_index = index
-                    self._part_column = piece_column + len(piece) + 1
-                    self._pos = self._line_start + column - 1
-                    self._part_end = self._line_start + piece_column - 1 + len(piece)
-                    break
+                            break
+                    if self._part_end is not None:
+                        break
                 else:
                     self._parts = None      # the line's end, where _pos is
             tok = self._match_from_text()

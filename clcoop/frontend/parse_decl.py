@@ -186,7 +186,9 @@ class DeclarationRules:
         name = tok
         index = tokens._index
         filename = self.clex._filename
-        pointers = [(quals, Coord(filename, star.lineno, star.column)) for star, quals in stars]
+        pointers = None
+        if stars:
+            pointers = [(quals, Coord(filename, star.lineno, star.column)) for star, quals in stars]
         coord = Coord(filename, name.lineno, name.column)
         after = buffer[index + 1] if index + 1 < len(buffer) else self._peek(2)
         if after is None or after.type not in _DECLARATOR_END and after.type != "LBRACKET":
@@ -250,7 +252,7 @@ class DeclarationRules:
         nodes without its repairs and its _Atomic fix-up, which changes nothing without an
         `_Atomic(type)` specifier (ast_transforms.fix_atomic_specifiers). Else the base's."""
         types = spec["type"]
-        if not _plain_types(types) or not all(_named(info) for info in decls):
+        if not _plain_types(types) or not _all_named(decls):
             return super()._build_declarations(spec, decls, typedef_namespace)
         tag = types[0] if not isinstance(types[0], c_ast.IdentifierType) else None
         is_typedef = "typedef" in spec["storage"]
@@ -298,12 +300,15 @@ def _plain_types(types):
     return all(node.__class__ is c_ast.IdentifierType for node in types)
 
 
-def _named(info):
-    """Whether a declarator (the base's decl info) is a chain of declarator nodes to a named
-    c_ast.TypeDecl, without a bit-field width."""
-    if info.get("bitsize") is not None:
-        return False
-    decl = info["decl"]
-    while decl.__class__ in _DECLARATOR_NODES:
-        decl = decl.type
-    return decl.__class__ is c_ast.TypeDecl and decl.declname is not None
+def _all_named(decls):
+    """Whether each declarator (the base's decl infos) is a chain of declarator nodes to a
+    named c_ast.TypeDecl, without a bit-field width."""
+    for info in decls:
+        if info.get("bitsize") is not None:
+            return False
+        decl = info["decl"]
+        while decl.__class__ in _DECLARATOR_NODES:
+            decl = decl.type
+        if decl.__class__ is not c_ast.TypeDecl or decl.declname is None:
+            return False
+    return True

@@ -349,6 +349,8 @@ PIECES_TEXT = (
     'x=0.5h+1.5e3f+2.5.3+1.f+.5f+0x1p3f+0x1F+017+08+09;a$b=c$;\u00e9t\u00e9=1;x=L"w"+\'c\';\n'
     'p("a b",1);q("c");r=x/*c*/+y;z=w//e\n'
     'k=1;\tm=2;{{}}x.y=a->b[c]++;--d;e>>=f<<2;g=h?i:j;\n'
+    't={0x1FUL,1u+2U*3ul-4LL+5llu,0U,07L,0xffu,1lL,1uLl,0b101u,123Ux,2892198447U};\n'
+    '    0x7fffffffffffffffL\n  ,(double)0xffffffffffffffffUL 1U 0u 017u 0X1Fl 9lu 1ull 1uLL 1LLU 1Lu\n'
     '#line 4 "p.cl"\n'
     'x=1.5;y=(T)2.25F;z=0.0f}'
 )
@@ -369,16 +371,20 @@ def _tokens(text, fast):
 
 
 def test_common_tokens_do_not_reach_pycparsers_token(monkeypatch):
-    """Numbers, strings, periods, divisions and #line markers are the fast paths' own (they
+    """Numbers (suffixed integers and decimal floats too), strings, periods, divisions and
+    #line markers are the fast paths' own (they
     were a sixth of the tokens pocl's macro-heavy files lexed the slow way)."""
     from pycparser.c_lexer import CLexer
     slow = []
     original = CLexer.token
     monkeypatch.setattr(CLexer, "token", lambda self: slow.append(1) or original(self))
-    text = '#line 4 "a.cl"\nx = s.a / 10 + 0x1F * 07 / 0;\n# 9 "b.cl"\np("%d\\n", 1) ... y /= 2;\n'
+    text = '#line 4 "a.cl"\nx = s.a / 10 + 0x1F * 07 / 0;\n# 9 "b.cl"\np("%d\\n", 1) ... y /= 2;\n' \
+        '  2892198447U,\n  0x7f800000U ,0UL, 1.5f;\n'
     tokens, errors = _tokens(text, True)
-    assert len(tokens) == 25 and errors == [] and slow == [1]    # the end of the input
-    assert tokens[-1][4] == "b.cl" and tokens[-1][2] == 9
+    assert len(tokens) == 33 and errors == [] and slow == [1]    # the end of the input
+    assert ("INT_CONST_DEC", "2892198447U", 10, 3, "b.cl") in tokens
+    assert ("INT_CONST_OCT", "0UL", 11, 16, "b.cl") in tokens
+    assert tokens[-1][4] == "b.cl" and tokens[-1][2] == 11
 
 
 def test_a_line_of_tokens_one_space_apart_is_not_matched_token_by_token(monkeypatch):
