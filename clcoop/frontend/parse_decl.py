@@ -26,7 +26,7 @@ from pycparser import c_ast
 from pycparser.c_parser import (_FUNCTION_SPEC, _STARTS_EXPRESSION, _STORAGE_CLASS, _TYPE_QUALIFIER,
                                 _TYPE_SPEC_SIMPLE, Coord)
 from pycparserext.ext_c_parser import (_ATTRIBUTE_TOKENS, _OCL_FUNCTION_SPECS, _OCL_TYPE_QUALIFIERS,
-                                       AttributeSpecifier, FuncDeclExt)
+                                       AttributeSpecifier, FuncDeclExt, StructExt)
 
 # What a specifier token is, in the order OpenCLCParser._parse_declaration_specifiers tests
 # them (the first category that has a token wins); `_Atomic (` is a specifier, not the
@@ -40,6 +40,14 @@ for _kinds, _category in reversed([(_TYPE_QUALIFIER, "qual"), (_OCL_TYPE_QUALIFI
     _SPECIFIER_KINDS.update(dict.fromkeys(_kinds, _category))
 # Not in a specifier-qualifier list (C99 6.7.2.1): it ends there.
 _DECLARATION_ONLY = frozenset({"storage", "function", "attribute"})
+# What starts a declarator (the base's _starts_declarator).
+_DECLARATOR_START = frozenset({"TIMES", "LPAREN", "ID", "TYPEID"})
+# What starts a designation in an initializer list (C99 6.7.8).
+_DESIGNATOR_START = frozenset({"LBRACKET", "PERIOD"})
+# What a struct member declaration starts with where _parse_struct_declaration takes it.
+_MEMBER_SPECIFIER_START = frozenset({"qual", "type", "tagged", "alignment"})
+# What starts a struct declarator (the base's _starts_declarator, or a bit-field's `:`).
+_STRUCT_DECLARATOR_START = _DECLARATOR_START | {"COLON"}
 
 # The qualifiers after a declarator's `*` (OpenCLCParser._parse_type_qualifier_list).
 _POINTER_QUALIFIERS = frozenset(_TYPE_QUALIFIER | _OCL_TYPE_QUALIFIERS)
@@ -123,6 +131,166 @@ class DeclarationRules:
                 spec["alignment"].append(self._parse_alignment_specifier())
                 saw_alignment = True
         return spec, saw_type, saw_alignment, first_coord
+
+    def _parse_decl_body(self):
+        """declaration-specifiers init-declarator-list (C99 6.7), without the `;`: the base's
+        rule, a declarator that starts after a type taken at once."""
+        spec, saw_type, _ = self._parse_declaration_specifiers(allow_no_type=True)
+        tokens = self._tokens
+        index = tokens._index
+        tok = tokens._buffer[index] if index < len(tokens._buffer) else self._peek()
+        if saw_type and tok is not None and tok.type in _DECLARATOR_START:
+            return self._build_declarations(spec=spec, decls=self._parse_init_declarator_list(),
+                                            typedef_namespace=True)
+        return self._parse_decl_body_with_spec(spec, saw_type)
+
+    def _parse_init_declarator_list(self, first=None, id_only=False):
+        """init-declarator-list (C99 6.7): the base's decl infos."""
+        decls = [first if first is not None else self._parse_init_declarator(id_only)]
+        tokens = self._tokens
+        buffer = tokens._buffer
+        while True:
+            index = tokens._index
+            tok = buffer[index] if index < len(buffer) else self._peek()
+            if tok is None or tok.type != "COMMA":
+                return decls
+            tokens._index = index + 1
+            self._last_token = tok
+            decls.append(self._parse_init_declarator(id_only))
+
+    def _parse_init_declarator(self, id_only=False):
+        """init-declarator (C99 6.7): a declarator and its initializer, the base's decl info."""
+        decl = self._parse_id_declarator() if id_only else self._parse_declarator()
+        tokens = self._tokens
+        index = tokens._index
+        tok = tokens._buffer[index] if index < len(tokens._buffer) else self._peek()
+        init = None
+        if tok is not None and tok.type == "EQUALS":
+            tokens._index = index + 1
+            self._last_token = tok
+            init = self._parse_initializer()
+        return {"decl": decl, "init": init, "bitsize": None}
+
+    def _parse_initializer(self):
+        """initializer (C99 6.7.8): an assignment expression at once, a braced list by the
+        base's rule."""
+        tokens = self._tokens
+        index = tokens._index
+        tok = tokens._buffer[index] if index < len(tokens._buffer) else self._peek()
+        if tok is not None and tok.type != "LBRACE":
+            return self._parse_assignment_expression()
+        return super()._parse_initializer()
+
+    def _parse_initializer_list(self):
+        """initializer-list (C99 6.7.8), a trailing `,` consumed: the base's InitList; an
+        item without a designation is an initializer at once (a table of constants)."""
+        tokens = self._tokens
+        buffer = tokens._buffer
+        items = []
+        while True:
+            index = tokens._index
+            tok = buffer[index] if index < len(buffer) else self._peek()
+            if tok is not None and tok.type not in _DESIGNATOR_START:
+                items.append(self._parse_initializer())
+            else:
+                items.append(self._parse_initializer_item())
+            index = tokens._index
+            tok = buffer[index] if index < len(buffer) else self._peek()
+            if tok is None or tok.type != "COMMA":
+                break
+            tokens._index = index + 1
+            self._last_token = tok
+            index += 1
+            after = buffer[index] if index < len(buffer) else self._peek()
+            if after is not None and after.type == "RBRACE":
+                break
+        return c_ast.InitList(items, items[0].coord)
+
+    def _parse_struct_declaration(self):
+        """struct-declaration (C99 6.7.2.1) that starts with a specifier or qualifier and
+        whose declarators end at `;`: pycparserext's rule (its leading attributes, none
+        here, and its trailing ones, none before the `;`), the declarators as its
+        struct-declarator rule takes them (`x`, `x : 3`, `: 3`). Anything else (a `;`, a
+        pragma, attributes, no declarator: an anonymous member) from the start or after
+        the specifiers, through its rule's own steps."""
+        tokens = self._tokens
+        buffer = tokens._buffer
+        index = tokens._index
+        tok = buffer[index] if index < len(buffer) else self._peek()
+        if tok is None or _SPECIFIER_KINDS.get(tok.type) not in _MEMBER_SPECIFIER_START:
+            return super()._parse_struct_declaration()
+        spec = self._parse_specifier_qualifier_list()
+        index = tokens._index
+        tok = buffer[index] if index < len(buffer) else self._peek()
+        if tok is None or tok.type not in _STRUCT_DECLARATOR_START:
+            return self._struct_declaration_rest(spec, None)
+        decls = [self._parse_struct_declarator()]
+        while True:
+            index = tokens._index
+            tok = buffer[index] if index < len(buffer) else self._peek()
+            if tok is None or tok.type != "COMMA":
+                break
+            tokens._index = index + 1
+            self._last_token = tok
+            decls.append(self._parse_struct_declarator())
+        if tok is None or tok.type in _ATTRIBUTE_TOKENS:
+            return self._struct_declaration_rest(spec, decls)
+        self._expect("SEMI")
+        return self._build_declarations(spec=spec, decls=decls)
+
+    def _struct_declaration_rest(self, spec, decls):
+        """pycparserext's struct-declaration rule after the specifiers and the declarators
+        (`decls`, None without any): trailing attributes, the `;`, the declarations."""
+        trailing_attrs = self._parse_attributes_opt()
+        if decls is not None:
+            self._expect("SEMI")
+            result = self._build_declarations(spec=spec, decls=decls)
+            if trailing_attrs.exprs:
+                for decl in result:
+                    if isinstance(getattr(decl, "type", None), c_ast.Struct):
+                        st = decl.type
+                        if not isinstance(st, StructExt):
+                            st = StructExt.from_pycparser(st)
+                            decl.type = st
+                        st.attrib = AttributeSpecifier(trailing_attrs)
+            return result
+        if len(spec["type"]) == 1:
+            node = spec["type"][0]
+            if isinstance(node, c_ast.Node):
+                decl_type = node
+                if trailing_attrs.exprs and isinstance(node, c_ast.Struct):
+                    if not isinstance(node, StructExt):
+                        node = StructExt.from_pycparser(node)
+                        spec["type"][0] = node
+                    node.attrib = AttributeSpecifier(trailing_attrs)
+                    decl_type = node
+            else:
+                decl_type = c_ast.IdentifierType(node)
+            self._expect("SEMI")
+            return self._build_declarations(spec=spec, decls=[{"decl": decl_type, "init": None, "bitsize": None}])
+        self._expect("SEMI")
+        return self._build_declarations(spec=spec, decls=[{"decl": None, "init": None, "bitsize": None}])
+
+    def _parse_struct_declarator(self):
+        """struct-declarator (C99 6.7.2.1): `declarator`, `declarator : width`, `: width`;
+        the base's decl info."""
+        tokens = self._tokens
+        buffer = tokens._buffer
+        index = tokens._index
+        tok = buffer[index] if index < len(buffer) else self._peek()
+        if tok is not None and tok.type == "COLON":
+            tokens._index = index + 1
+            self._last_token = tok
+            return {"decl": c_ast.TypeDecl(None, None, None, None), "init": None,
+                    "bitsize": self._parse_constant_expression()}
+        decl = self._parse_declarator()
+        index = tokens._index
+        tok = buffer[index] if index < len(buffer) else self._peek()
+        if tok is not None and tok.type == "COLON":
+            tokens._index = index + 1
+            self._last_token = tok
+            return {"decl": decl, "init": None, "bitsize": self._parse_constant_expression()}
+        return {"decl": decl, "init": None, "bitsize": None}
 
     def _parse_declarator(self):
         """declarator (C99 6.7.5): the common ones here, the rest by the base's rules."""

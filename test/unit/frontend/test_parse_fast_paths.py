@@ -110,6 +110,9 @@ SOURCES = {
         _Atomic(int) at0, at1[2];
         _Alignas(8) int al0, al1[2];
         int __attribute__((unused)) *q0, q1;
+        struct Q { union { int i; float f; }; struct { int x; } __attribute__((packed)); _Alignas(4) int al;
+                   const int c; int b : 2 __attribute__((packed)); int : 0, e : 1; __attribute__((aligned)) int d; ;
+                   struct R { int r; } rr, *pr; enum { Q0, Q1 } qe : 2; volatile struct R vr; } qs;
         """,
     # A #line marker inside a declaration: each Coord takes the file the lexer is in when the
     # base's rules make it (a pointer's once the name is lexed, a name's before what follows).
@@ -219,7 +222,9 @@ def _full_descent(monkeypatch):
                  "_push_scope", "_pop_scope", "_add_typedef_name", "_add_identifier", "_is_type_in_scope",
                  "_parse_declarator", "_parse_id_declarator", "_parse_any_declarator",
                  "_parse_declaration_specifiers", "_parse_specifier_qualifier_list",
-                 "_peek_declarator_name_info"):
+                 "_peek_declarator_name_info", "_parse_struct_declaration", "_parse_struct_declarator",
+                 "_parse_decl_body", "_parse_init_declarator_list", "_parse_init_declarator",
+                 "_parse_initializer", "_parse_initializer_list"):
         monkeypatch.setattr(P.ClcoopParser, name, getattr(OpenCLCParser, name))
     monkeypatch.delattr(parse_decl.DeclarationRules, "_build_declarations")
     monkeypatch.setattr(P.ClcoopParser, "_advance", _advance_through_the_stream)
@@ -275,7 +280,8 @@ def test_common_declarations_do_not_enter_the_base_declaration_rules(monkeypatch
     for cls, name in ((OpenCLCParser, "_scan_declarator_name_info"), (OpenCLCParser, "_parse_declarator_kind"),
                       (OpenCLCParser, "_parse_array_decl_common"), (OpenCLCParser, "_add_declaration_specifier"),
                       (OpenCLCParser, "_parse_declaration_specifiers"), (OpenCLCParser, "_build_declarations"),
-                      (OpenCLCParser, "_parse_specifier_qualifier_list")):
+                      (OpenCLCParser, "_parse_specifier_qualifier_list"), (OpenCLCParser, "_parse_struct_declaration"),
+                      (OpenCLCParser, "_parse_init_declarator"), (OpenCLCParser, "_parse_initializer_item")):
         original = getattr(cls, name)
         monkeypatch.setattr(cls, name, lambda self, *args, _name=name, _original=original, **kwds:
                             calls.append(_name) or _original(self, *args, **kwds))
