@@ -172,11 +172,13 @@ _NAME_OR_PUNCTUATOR = re.compile(
 # A piece of a split line that is several tokens (`f(x[i],`, `1.5f;`), split into them
 # (the odd items of its split; the even ones, between them, are all empty where the whole
 # piece is names, punctuators, integers and decimal floats): the tokens successive
-# _NAME_OR_PUNCTUATOR matches give, and the decimal float `1.5`, `1.5f` (pycparser's
-# FLOAT_CONST rule, the first of its rules that matches there; not followed by a name
-# character, `.` or quote, so no `0.5h` suffix, exponent or second point follows).
+# _NAME_OR_PUNCTUATOR matches give (a string literal without a space among them), and the
+# decimal float `1.5`, `1.5f` (pycparser's FLOAT_CONST rule, the first of its rules that
+# matches there; not followed by a name character, `.` or quote, so no `0.5h` suffix,
+# exponent or second point follows).
 _PIECE_TOKENS = re.compile("(" + _NAME_RULE + "|" + _PUNCTUATOR_RULE + "|" + _INTEGER_RULE
-                           + r"|[0-9]+\.[0-9]+[fF]?(?![0-9a-zA-Z_$.'\"]))")
+                           + r"|[0-9]+\.[0-9]+[fF]?(?![0-9a-zA-Z_$.'\"])"
+                           + "|" + _c_lexer._string_literal.replace("(", "(?:") + ")")
 
 
 # The #line marker the preprocessor writes, after its `#` (C99 6.10.4): what pycparser's
@@ -261,6 +263,8 @@ class ClcoopLexer(OpenCLCLexer):
                             elif tokens is not None and value[0] in _DIGITS:    # of _PIECE_TOKENS
                                 tok_type = ("FLOAT_CONST" if "." in value else "INT_CONST_DEC" if value[0] != "0"
                                             else "INT_CONST_HEX" if value[1] in "xX" else "INT_CONST_OCT")
+                            elif tokens is not None and value[0] == '"':
+                                tok_type = "STRING_LITERAL"
                         if tok_type is None:
                             if tokens is None and value is piece:
                                 # Several tokens (`f(x[i],`), a float or a suffixed integer:

@@ -354,6 +354,7 @@ PIECES_TEXT = (
     'f(x[i],y);{int*p=&a[0];}T*q;while(i<n){s+=1.5f*x;}return(float4)(1.5,2.0f);\n'
     'x=0.5h+1.5e3f+2.5.3+1.f+.5f+0x1p3f+0x1F+017+08+09;a$b=c$;\u00e9t\u00e9=1;x=L"w"+\'c\';\n'
     'p("a b",1);q("c");r=x/*c*/+y;z=w//e\n'
+    'w("\\%");s("%d\\n",x);t("\\q");u("a"L"b");v("\\"");"x""y",\'z\',"\u00e9";"(("u8"k";\n'
     'k=1;\tm=2;{{}}x.y=a->b[c]++;--d;e>>=f<<2;g=h?i:j;\n'
     't={0x1FUL,1u+2U*3ul-4LL+5llu,0U,07L,0xffu,1lL,1uLl,0b101u,123Ux,2892198447U};\n'
     '    0x7fffffffffffffffL\n  ,(double)0xffffffffffffffffUL 1U 0u 017u 0X1Fl 9lu 1ull 1uLL 1LLU 1Lu\n'
