@@ -224,24 +224,26 @@ class ClcoopLexer(OpenCLCLexer):
     def _token_stream(self):
         """The tokens, with the fast paths (throughput, issue 26): pycparser's CLexer.token,
         then the OpenCL keywords, with blanks, newlines, #line markers, names,
-        punctuators, plain integers and strings handled here, where pycparser makes four
-        or five calls a token: the pieces of a line split at its spaces (_split_line) that
-        are one token each, else _match_from_text. A generator: input() makes its __next__
-        the lexer's token(), so that the split line's place stays in its locals between
-        tokens and a token costs no call frame. A name's type is asked when the parser
-        pulls the token, as in pycparser (typedef names change with the scopes)."""
+        punctuators, integers, decimal floats and strings handled here, where pycparser
+        makes four or five calls a token: the pieces of a line split at its spaces
+        (_split_line), each one token or split into its tokens (_PIECE_TOKENS), else
+        _match_from_text. A generator: input() makes its __next__ the lexer's token(), so
+        that the split line's place stays in its locals between tokens. A name's type is
+        asked when the parser pulls the token, as in pycparser (typedef names change with
+        the scopes)."""
+        whole_piece_types = _WHOLE_PIECE_TYPES
+        new_token = _NEW_TOKEN
+        token_class = _TOKEN
+        is_type_name = self.type_lookup_func
+        extra_keywords = self._extra_keywords
         while True:
             parts = self._parts
             if parts is not None and self._part_end is None:
-                # The next piece of the split line: a whole punctuator, name or plain
-                # integer constant is the token _NAME_OR_PUNCTUATOR would match there (the
-                # piece ends at a space or at the line's end). Another piece (several
-                # tokens, a literal, a comment, a tab) goes to the match, which splits the
-                # rest of the line again after the token that reaches the piece's end.
                 index = self._part_index
                 column = self._part_column
                 lineno = self._lineno
                 count = len(parts)
+                matched = False         # the match lexes the rest of a piece
                 while index < count:
                     value = parts[index]
                     index += 1
@@ -251,13 +253,10 @@ class ClcoopLexer(OpenCLCLexer):
                     piece, piece_column = value, column
                     tokens = None           # the rest of the piece's tokens, once split
                     while True:
-                        tok_type = _WHOLE_PIECE_TYPES.get(value)
+                        tok_type = whole_piece_types.get(value)
                         if tok_type is None and value.isascii():
                             if value.isidentifier():
-                                if self.type_lookup_func(value):
-                                    tok_type = "TYPEID"
-                                else:
-                                    tok_type = self._extra_keywords.get(value, "ID")
+                                tok_type = "TYPEID" if is_type_name(value) else extra_keywords.get(value, "ID")
                             elif value.isdigit():
                                 tok_type = _plain_integer_type(value)
                             elif tokens is not None and value[0] in _DIGITS:    # of _PIECE_TOKENS
@@ -267,24 +266,25 @@ class ClcoopLexer(OpenCLCLexer):
                                 tok_type = "STRING_LITERAL"
                         if tok_type is None:
                             if tokens is None and value is piece:
-                                # Several tokens (`f(x[i],`), a float or a suffixed integer:
-                                # split into them where _PIECE_TOKENS takes all of the piece.
+                                # Several tokens (`f(x[i],`), a float, a suffixed integer, a
+                                # string: split into them where _PIECE_TOKENS takes it all.
                                 tokens = _PIECE_TOKENS.split(piece)
                                 if not "".join(tokens[::2]):
                                     tokens = iter(tokens[1::2])
                                     value = next(tokens)
                                     continue
-                            # The match lexes the piece from `column` on (a literal, a
-                            # comment, a tab, `08`, a name with `$`), and token() goes on
-                            # with the pieces after the token that reaches its end.
+                            # The match lexes the piece from `column` on (a literal with a
+                            # space, a comment, a tab, `08`, a name with `$`), and the
+                            # split goes on after the token that reaches the piece's end.
                             self._part_index = index
                             self._part_column = piece_column + len(piece) + 1
                             self._pos = self._line_start + column - 1
                             self._part_end = self._line_start + piece_column - 1 + len(piece)
+                            matched = True
                             break
                         # pycparser's _Token, its attributes set here: its dataclass
                         # __init__ is a Python call (a third of the cost of a token).
-                        tok = _NEW_TOKEN(_TOKEN)
+                        tok = new_token(token_class)
                         tok.type = tok_type
                         tok.value = value
                         tok.lineno = lineno
@@ -299,7 +299,7 @@ class ClcoopLexer(OpenCLCLexer):
                         if value is None:
                             column += 1     # the space after the piece
                             break
-                    if self._part_end is not None:
+                    if matched:
                         break
                 else:
                     self._parts = None      # the line's end, where _pos is
