@@ -206,6 +206,42 @@ class DeclarationRules:
                 break
         return c_ast.InitList(items, items[0].coord)
 
+    def _parse_parameter_list(self):
+        """parameter-list (C99 6.7.5): the base's ParamList, an `, ...` left for the caller."""
+        first = self._parse_parameter_declaration()
+        params = c_ast.ParamList([first], first.coord)
+        tokens = self._tokens
+        buffer = tokens._buffer
+        while True:
+            index = tokens._index
+            tok = buffer[index] if index < len(buffer) else self._peek()
+            if tok is None or tok.type != "COMMA":
+                return params
+            after = buffer[index + 1] if index + 1 < len(buffer) else self._peek(2)
+            if after is not None and after.type == "ELLIPSIS":
+                return params
+            tokens._index = index + 1
+            self._last_token = tok
+            params.params.append(self._parse_parameter_declaration())
+
+    def _parse_parameter_declaration(self):
+        """parameter-declaration (C99 6.7.5): the base's rule, a declarator _simple_declarator
+        takes without the declarator rules."""
+        spec, _, spec_coord = self._parse_declaration_specifiers(allow_no_type=True)
+        if not spec["type"]:
+            spec["type"] = [c_ast.IdentifierType(["int"], coord=spec_coord)]
+        decl = self._simple_declarator()
+        if decl is not None:
+            return self._build_declarations(spec=spec, decls=[{"decl": decl, "init": None, "bitsize": None}])[0]
+        # The base's rule from here on: another declarator, or an abstract one.
+        if self._starts_declarator():
+            decl, is_named = super()._parse_any_declarator(allow_abstract=True, typeid_paren_as_abstract=True)
+            if is_named:
+                return self._build_declarations(spec=spec, decls=[{"decl": decl, "init": None, "bitsize": None}])[0]
+            return self._build_parameter_declaration(spec, decl, spec_coord)
+        decl = self._parse_abstract_declarator_opt()
+        return self._build_parameter_declaration(spec, decl, spec_coord)
+
     def _parse_struct_declaration(self):
         """struct-declaration (C99 6.7.2.1) that starts with a specifier or qualifier and
         whose declarators end at `;`: pycparserext's rule (its leading attributes, none
@@ -441,6 +477,8 @@ class DeclarationRules:
             typ.quals = declaration.quals[:]
             if tag is not None:
                 typ.type = tag
+            elif len(types) == 1:
+                typ.type = c_ast.IdentifierType(types[0].names[:], coord=types[0].coord)
             else:
                 typ.type = c_ast.IdentifierType([name for node in types for name in node.names],
                                                 coord=types[0].coord)

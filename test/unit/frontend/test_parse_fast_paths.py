@@ -105,6 +105,7 @@ SOURCES = {
         int x __attribute__((aligned(4))), y[2] __attribute__((aligned(8))), *z __attribute__((unused));
         int u asm("u"), v[2] asm("v");
         int h(int n, int [*], int m[static 4], int *, int [], T (a), float4);
+        int va(constant char *format, ...), vb(void), vc(const int, volatile float4 *restrict, ...);
         int g(int n) { int T2 = n; { T T = 1; n += T; } return T2 + n; }
         int (w) = 1, ((ww))[2];
         _Atomic(int) at0, at1[2];
@@ -224,9 +225,10 @@ def _full_descent(monkeypatch):
                  "_parse_declaration_specifiers", "_parse_specifier_qualifier_list",
                  "_peek_declarator_name_info", "_parse_struct_declaration", "_parse_struct_declarator",
                  "_parse_decl_body", "_parse_init_declarator_list", "_parse_init_declarator",
-                 "_parse_initializer", "_parse_initializer_list"):
+                 "_parse_initializer", "_parse_initializer_list", "_parse_parameter_list"):
         monkeypatch.setattr(P.ClcoopParser, name, getattr(OpenCLCParser, name))
     monkeypatch.delattr(parse_decl.DeclarationRules, "_build_declarations")
+    monkeypatch.delattr(parse_decl.DeclarationRules, "_parse_parameter_declaration")
     monkeypatch.setattr(P.ClcoopParser, "_advance", _advance_through_the_stream)
     monkeypatch.setattr(P.ClcoopParser, "_expect", lambda self, kind: _expect_through_peek(self)(kind))
     monkeypatch.setattr(P.ClcoopParser, "_parse_postfix_expression", _postfix_through_the_base)
