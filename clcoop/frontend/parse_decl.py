@@ -61,8 +61,9 @@ _ARRAY_SIZE_START = frozenset(_STARTS_EXPRESSION - {"TIMES"})
 
 class DeclarationRules:
     """The declaration rules of pycparser's CParser and pycparserext's OpenCLCParser, for a
-    parser class that also derives from them; the token stream's buffer is read in place
-    as ClcoopParser._peek does."""
+    parser class that also derives from them and from parse_expr.ExpressionRules (its
+    _more_after_commas); the token stream's buffer is read in place as ClcoopParser._peek
+    does."""
 
     def _parse_declaration_specifiers(self, allow_no_type=False):
         """declaration-specifiers (C99 6.7): (spec, saw_type, first_coord) as the base's."""
@@ -146,17 +147,8 @@ class DeclarationRules:
 
     def _parse_init_declarator_list(self, first=None, id_only=False):
         """init-declarator-list (C99 6.7): the base's decl infos."""
-        decls = [first if first is not None else self._parse_init_declarator(id_only)]
-        tokens = self._tokens
-        buffer = tokens._buffer
-        while True:
-            index = tokens._index
-            tok = buffer[index] if index < len(buffer) else self._peek()
-            if tok is None or tok.type != "COMMA":
-                return decls
-            tokens._index = index + 1
-            self._last_token = tok
-            decls.append(self._parse_init_declarator(id_only))
+        parse_item = self._parse_init_declarator if not id_only else lambda: self._parse_init_declarator(True)
+        return self._more_after_commas([first if first is not None else parse_item()], parse_item)
 
     def _parse_init_declarator(self, id_only=False):
         """init-declarator (C99 6.7): a declarator and its initializer, the base's decl info."""
@@ -210,19 +202,8 @@ class DeclarationRules:
         """parameter-list (C99 6.7.5): the base's ParamList, an `, ...` left for the caller."""
         first = self._parse_parameter_declaration()
         params = c_ast.ParamList([first], first.coord)
-        tokens = self._tokens
-        buffer = tokens._buffer
-        while True:
-            index = tokens._index
-            tok = buffer[index] if index < len(buffer) else self._peek()
-            if tok is None or tok.type != "COMMA":
-                return params
-            after = buffer[index + 1] if index + 1 < len(buffer) else self._peek(2)
-            if after is not None and after.type == "ELLIPSIS":
-                return params
-            tokens._index = index + 1
-            self._last_token = tok
-            params.params.append(self._parse_parameter_declaration())
+        self._more_after_commas(params.params, self._parse_parameter_declaration, "ELLIPSIS")
+        return params
 
     def _parse_parameter_declaration(self):
         """parameter-declaration (C99 6.7.5): the base's rule, a declarator _simple_declarator
@@ -260,15 +241,9 @@ class DeclarationRules:
         tok = buffer[index] if index < len(buffer) else self._peek()
         if tok is None or tok.type not in _STRUCT_DECLARATOR_START:
             return self._struct_declaration_rest(spec, None)
-        decls = [self._parse_struct_declarator()]
-        while True:
-            index = tokens._index
-            tok = buffer[index] if index < len(buffer) else self._peek()
-            if tok is None or tok.type != "COMMA":
-                break
-            tokens._index = index + 1
-            self._last_token = tok
-            decls.append(self._parse_struct_declarator())
+        decls = self._more_after_commas([self._parse_struct_declarator()], self._parse_struct_declarator)
+        index = tokens._index
+        tok = buffer[index] if index < len(buffer) else self._peek()
         if tok is None or tok.type in _ATTRIBUTE_TOKENS:
             return self._struct_declaration_rest(spec, decls)
         self._expect("SEMI")
@@ -309,24 +284,13 @@ class DeclarationRules:
 
     def _parse_struct_declarator(self):
         """struct-declarator (C99 6.7.2.1): `declarator`, `declarator : width`, `: width`;
-        the base's decl info."""
-        tokens = self._tokens
-        buffer = tokens._buffer
-        index = tokens._index
-        tok = buffer[index] if index < len(buffer) else self._peek()
-        if tok is not None and tok.type == "COLON":
-            tokens._index = index + 1
-            self._last_token = tok
+        the base's decl info, the declarator by _parse_declarator's fast path."""
+        if self._accept("COLON"):
             return {"decl": c_ast.TypeDecl(None, None, None, None), "init": None,
                     "bitsize": self._parse_constant_expression()}
         decl = self._parse_declarator()
-        index = tokens._index
-        tok = buffer[index] if index < len(buffer) else self._peek()
-        if tok is not None and tok.type == "COLON":
-            tokens._index = index + 1
-            self._last_token = tok
-            return {"decl": decl, "init": None, "bitsize": self._parse_constant_expression()}
-        return {"decl": decl, "init": None, "bitsize": None}
+        bitsize = self._parse_constant_expression() if self._accept("COLON") else None
+        return {"decl": decl, "init": None, "bitsize": bitsize}
 
     def _parse_declarator(self):
         """declarator (C99 6.7.5): the common ones here, the rest by the base's rules."""

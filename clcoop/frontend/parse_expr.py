@@ -336,14 +336,25 @@ class ExpressionRules:
             self._last_token = tok
             return None
         first = self._parse_assignment_expression()
-        exprs = [first]
+        exprs = self._more_after_commas([first], self._parse_assignment_expression)
+        self._expect("RPAREN")
+        return c_ast.ExprList(exprs, first.coord)
+
+    def _more_after_commas(self, items, parse_item, unless_before=None):
+        """`items` with parse_item()'s result appended after each `,` that comes next (the
+        rest of a comma-separated list: arguments, declarators, parameters), up to a `,`
+        before a token of type `unless_before` (`, ...`), which is left."""
+        tokens = self._tokens
+        buffer = tokens._buffer
         while True:
             index = tokens._index
             tok = buffer[index] if index < len(buffer) else self._peek()
             if tok is None or tok.type != "COMMA":
-                break
+                return items
+            if unless_before is not None:
+                after = buffer[index + 1] if index + 1 < len(buffer) else self._peek(2)
+                if after is not None and after.type == unless_before:
+                    return items
             tokens._index = index + 1
             self._last_token = tok
-            exprs.append(self._parse_assignment_expression())
-        self._expect("RPAREN")
-        return c_ast.ExprList(exprs, first.coord)
+            items.append(parse_item())
