@@ -302,7 +302,15 @@ class ClcoopLexer(OpenCLCLexer):
                     if matched:
                         break
                 else:
-                    self._parts = None      # the line's end, where _pos is
+                    # The line's end, where _pos is: the next line, no directive, is
+                    # split at once (as _match_from_text would after the newline).
+                    pos = self._pos + 1
+                    if self._lexdata[pos - 1:pos] == "\n" and self._lexdata[pos:pos + 1] not in ("#", ""):
+                        self._lineno += 1
+                        self._line_start = pos
+                        self._split_line(pos)
+                        continue
+                    self._parts = None
             tok = self._match_from_text()
             if tok is not _LINE_SPLIT:
                 yield tok
@@ -979,7 +987,7 @@ class ClcoopParser(ExpressionRules, DeclarationRules, OpenCLCParser):
         return hint
 
     def _parse_block_item(self):
-        start = self._mark()
+        start = self._tokens._index       # the base's _mark() without its two calls
         try:
             # A declaration or a statement (C99 6.8.2), as the base's rule decides, loop
             # attributes (which could start a declaration) first.
