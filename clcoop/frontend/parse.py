@@ -862,7 +862,8 @@ class ClcoopParser(ExpressionRules, DeclarationRules, OpenCLCParser):
 
     def _build_declarations(self, spec, decls, typedef_namespace=False):
         self._reject_combined_tag(spec, decls)
-        leading = [item for item in spec["function"] if isinstance(item, AttributeSpecifier)]
+        functions = spec["function"]      # (empty in nearly every declaration)
+        leading = functions and [item for item in functions if isinstance(item, AttributeSpecifier)]
         if leading:
             spec = dict(spec)
             spec["function"] = [item for item in spec["function"]
