@@ -55,6 +55,7 @@ from pycparserext.ext_c_parser import (_ATTRIBUTE_TOKENS, _OCL_DECL_START, _OCL_
 from pycparser.c_parser import _TYPE_QUALIFIER
 
 from clcoop.diagnostics import SourceLocation
+from clcoop.frontend.parse_decl import DeclarationRules
 from clcoop.frontend.parse_expr import ExpressionRules
 from clcoop.frontend.types import builtin_typedefs
 from clcoop.records import record
@@ -94,10 +95,6 @@ _STATEMENT_RULES = {
 }
 # After a name, a label's `:` or what _reject_unknown_type_name looks at (`T x`, `T *x`).
 _NOT_AN_EXPRESSION_AFTER_NAME = frozenset({"COLON", "ID", "TIMES"})
-
-# What may follow a declarator that is one name: an initializer's `=`, the next declarator,
-# the declaration's end, a bit-field's width (C99 6.7, 6.7.2.1).
-_AFTER_NAME_DECLARATOR = frozenset({"EQUALS", "COMMA", "SEMI", "COLON"})
 
 # Postfix operators that may follow a compound literal ('(' would start a new type name).
 _POSTFIX_AFTER_LITERAL = {"LBRACKET", "PERIOD", "ARROW", "PLUSPLUS", "MINUSMINUS"}
@@ -151,23 +148,37 @@ _PUNCTUATOR_TYPES = {entry.literal: entry.tok_type for bucket in _PUNCTUATORS_ON
 # pattern would match the same way where its other rules cannot start:
 # - `.` not followed by a digit (`.5` is a number) and `...`, `/` and `/=` not followed by
 #   `/` or `*` (comments): the table's punctuators (group 2);
-# - an integer constant without a suffix followed by no name character, `.` or quote
-#   (`1.5`, `1e3`, `0x1p3`, `08`, `1u` stay with the pattern), of the type the pattern's
-#   first matching rule gives: hexadecimal, else octal when it starts with 0 (`0` too),
-#   else decimal (group 3);
+# - an integer constant, with pycparser's suffix rule, followed by no name character, `.` or
+#   quote (`1.5`, `1e3`, `0x1p3`, `08`, `1lL` stay with the pattern), of the type the
+#   pattern's first matching rule gives: hexadecimal, else octal when it starts with 0 (`0`,
+#   `0u` too), else decimal (group 3);
 # - a string literal with pycparser's own rule: each backslash pairs with the next
 #   character, so a string this matches has no bad escape for BAD_STRING_LITERAL, the
 #   rule before it (group 4).
 _SLOW_PUNCTUATORS = {entry.literal: entry.tok_type for first in "./"
                      for entry in _c_lexer._fixed_tokens_by_first[first]}
 _PUNCTUATOR_TYPES.update(_SLOW_PUNCTUATORS)
+# The type of a piece of a split line that is one punctuator or keyword.
+_WHOLE_PIECE_TYPES = {**_KEYWORDS, **_PUNCTUATOR_TYPES}
+_NAME_RULE = r"[a-zA-Z_$][0-9a-zA-Z_$]*(?![0-9a-zA-Z_$'\"])"
+_PUNCTUATOR_RULE = ("|".join(re.escape(literal) for literal in sorted(_PUNCTUATOR_TYPES, key=len, reverse=True)
+                             if literal not in _SLOW_PUNCTUATORS)
+                    + r"|\.\.\.|\.(?![0-9])|/=|/(?![/*])")   # _SLOW_PUNCTUATORS where the table decides
+_INTEGER_RULE = (r"(?:0[xX][0-9a-fA-F]+|[1-9][0-9]*|0[0-7]*)"
+                 + _c_lexer._integer_suffix_opt.replace("(", "(?:") + r"(?![0-9a-zA-Z_$.'\"])")
 _NAME_OR_PUNCTUATOR = re.compile(
-    r"[ \t]*(?:([a-zA-Z_$][0-9a-zA-Z_$]*)(?![0-9a-zA-Z_$'\"])|("
-    + "|".join(re.escape(literal) for literal in sorted(_PUNCTUATOR_TYPES, key=len, reverse=True)
-               if literal not in _SLOW_PUNCTUATORS)
-    + r"|\.\.\.|\.(?![0-9])|/=|/(?![/*]))"     # _SLOW_PUNCTUATORS where the table decides
-    + r"|(0[xX][0-9a-fA-F]+|[1-9][0-9]*|0[0-7]*)(?![0-9a-zA-Z_$.'\"])"
+    r"[ \t]*(?:(" + _NAME_RULE + ")|(" + _PUNCTUATOR_RULE + ")|(" + _INTEGER_RULE + ")"
     + r"|(" + _c_lexer._string_literal + "))")
+# A piece of a split line that is several tokens (`f(x[i],`, `1.5f;`), split into them
+# (the odd items of its split; the even ones, between them, are all empty where the whole
+# piece is names, punctuators, integers and decimal floats): the tokens successive
+# _NAME_OR_PUNCTUATOR matches give (a string literal without a space among them), and the
+# decimal float `1.5`, `1.5f` (pycparser's FLOAT_CONST rule, the first of its rules that
+# matches there; not followed by a name character, `.` or quote, so no `0.5h` suffix,
+# exponent or second point follows).
+_PIECE_TOKENS = re.compile("(" + _NAME_RULE + "|" + _PUNCTUATOR_RULE + "|" + _INTEGER_RULE
+                           + r"|[0-9]+\.[0-9]+[fF]?(?![0-9a-zA-Z_$.'\"])"
+                           + "|" + _c_lexer._string_literal.replace("(", "(?:") + ")")
 
 
 # The #line marker the preprocessor writes, after its `#` (C99 6.10.4): what pycparser's
@@ -192,6 +203,7 @@ def _plain_integer_type(value):
 
 
 _HEX_DIGITS = "0123456789abcdefABCDEF"
+_DIGITS = frozenset("0123456789")
 
 
 class ClcoopLexer(OpenCLCLexer):
@@ -206,62 +218,102 @@ class ClcoopLexer(OpenCLCLexer):
         self._part_end = None       # the end of a piece that the match lexes (token())
         self._line_end = 0          # where the split line ends
         self._split_line_start = 0  # and starts
+        if self.fast_paths:
+            self.token = self._token_stream().__next__
 
-    def token(self):
-        """OpenCLCLexer.token (pycparser's CLexer.token, then the OpenCL keywords) with the
-        blanks, newlines, #line markers, names, punctuators, plain integers and strings
-        handled in this one call, where pycparser makes four or five calls a token
-        (throughput, issue 26): the pieces of a line split at its spaces (_split_line)
-        that are one token each here, else _match_from_text."""
+    def _token_stream(self):
+        """The tokens, with the fast paths (throughput, issue 26): pycparser's CLexer.token,
+        then the OpenCL keywords, with blanks, newlines, #line markers, names,
+        punctuators, integers, decimal floats and strings handled here, where pycparser
+        makes four or five calls a token: the pieces of a line split at its spaces
+        (_split_line), each one token or split into its tokens (_PIECE_TOKENS), else
+        _match_from_text. A generator: input() makes its __next__ the lexer's token(), so
+        that the split line's place stays in its locals between tokens. A name's type is
+        asked when the parser pulls the token, as in pycparser (typedef names change with
+        the scopes)."""
+        whole_piece_types = _WHOLE_PIECE_TYPES
+        new_token = _NEW_TOKEN
+        token_class = _TOKEN
+        is_type_name = self.type_lookup_func
+        extra_keywords = self._extra_keywords
         while True:
             parts = self._parts
             if parts is not None and self._part_end is None:
-                # The next piece of the split line: a whole punctuator, name or plain
-                # integer constant is the token _NAME_OR_PUNCTUATOR would match there (the
-                # piece ends at a space or at the line's end). Another piece (several
-                # tokens, a literal, a comment, a tab) goes to the match, which splits the
-                # rest of the line again after the token that reaches the piece's end.
                 index = self._part_index
                 column = self._part_column
+                lineno = self._lineno
                 count = len(parts)
+                matched = False         # the match lexes the rest of a piece
                 while index < count:
                     value = parts[index]
                     index += 1
                     if not value:
                         column += 1         # one of several spaces
                         continue
-                    self._part_index = index
-                    self._part_column = column + len(value) + 1
-                    tok_type = _PUNCTUATOR_TYPES.get(value) or _KEYWORDS.get(value)
-                    if tok_type is None and value.isascii():
-                        if value.isidentifier():
-                            if self.type_lookup_func(value):
-                                tok_type = "TYPEID"
-                            else:
-                                tok_type = self._extra_keywords.get(value, "ID")
-                        else:
-                            tok_type = _plain_integer_type(value)
-                    if tok_type is not None:
+                    piece, piece_column = value, column
+                    tokens = None           # the rest of the piece's tokens, once split
+                    while True:
+                        tok_type = whole_piece_types.get(value)
+                        if tok_type is None and value.isascii():
+                            if value.isidentifier():
+                                tok_type = "TYPEID" if is_type_name(value) else extra_keywords.get(value, "ID")
+                            elif value.isdigit():
+                                tok_type = _plain_integer_type(value)
+                            elif tokens is not None and value[0] in _DIGITS:    # of _PIECE_TOKENS
+                                tok_type = ("FLOAT_CONST" if "." in value else "INT_CONST_DEC" if value[0] != "0"
+                                            else "INT_CONST_HEX" if value[1] in "xX" else "INT_CONST_OCT")
+                            elif tokens is not None and value[0] == '"':
+                                tok_type = "STRING_LITERAL"
+                        if tok_type is None:
+                            if tokens is None and value is piece:
+                                # Several tokens (`f(x[i],`), a float, a suffixed integer, a
+                                # string: split into them where _PIECE_TOKENS takes it all.
+                                tokens = _PIECE_TOKENS.split(piece)
+                                if not "".join(tokens[::2]):
+                                    tokens = iter(tokens[1::2])
+                                    value = next(tokens)
+                                    continue
+                            # The match lexes the piece from `column` on (a literal with a
+                            # space, a comment, a tab, `08`, a name with `$`), and the
+                            # split goes on after the token that reaches the piece's end.
+                            self._part_index = index
+                            self._part_column = piece_column + len(piece) + 1
+                            self._pos = self._line_start + column - 1
+                            self._part_end = self._line_start + piece_column - 1 + len(piece)
+                            matched = True
+                            break
                         # pycparser's _Token, its attributes set here: its dataclass
                         # __init__ is a Python call (a third of the cost of a token).
-                        tok = _NEW_TOKEN(_TOKEN)
+                        tok = new_token(token_class)
                         tok.type = tok_type
                         tok.value = value
-                        tok.lineno = self._lineno
+                        tok.lineno = lineno
                         tok.column = column
+                        column += len(value)
                         if tok_type == "LBRACE":
                             self.on_lbrace_func()
                         elif tok_type == "RBRACE":
                             self.on_rbrace_func()
-                        return tok
-                    self._pos = self._line_start + column - 1
-                    self._part_end = self._pos + len(value)
-                    break
+                        yield tok
+                        value = next(tokens, None) if tokens is not None else None
+                        if value is None:
+                            column += 1     # the space after the piece
+                            break
+                    if matched:
+                        break
                 else:
-                    self._parts = None      # the line's end, where _pos is
+                    # The line's end, where _pos is: the next line, no directive, is
+                    # split at once (as _match_from_text would after the newline).
+                    pos = self._pos + 1
+                    if self._lexdata[pos - 1:pos] == "\n" and self._lexdata[pos:pos + 1] not in ("#", ""):
+                        self._lineno += 1
+                        self._line_start = pos
+                        self._split_line(pos)
+                        continue
+                    self._parts = None
             tok = self._match_from_text()
             if tok is not _LINE_SPLIT:
-                return tok
+                yield tok
 
     def _match_from_text(self):
         """The next token from _pos by _NAME_OR_PUNCTUATOR; blanks, newlines and #line
@@ -299,20 +351,23 @@ class ClcoopLexer(OpenCLCLexer):
                             tok_type = "TYPEID"
                         else:
                             tok_type = self._extra_keywords.get(value, "ID")
-                    return _TOKEN(tok_type, value, self._lineno, start - self._line_start + 1)
-                if group == 2:
-                    tok = _TOKEN(_PUNCTUATOR_TYPES[value], value, self._lineno, start - self._line_start + 1)
-                    if value == "{":
-                        self.on_lbrace_func()
-                    elif value == "}":
-                        self.on_rbrace_func()
-                    return tok
-                if group == 3:
+                elif group == 2:
+                    tok_type = _PUNCTUATOR_TYPES[value]
+                elif group == 3:
                     tok_type = ("INT_CONST_DEC" if value[0] != "0" else
                                 "INT_CONST_HEX" if value[1:2] in ("x", "X") else "INT_CONST_OCT")
                 else:
                     tok_type = "STRING_LITERAL"
-                return _TOKEN(tok_type, value, self._lineno, start - self._line_start + 1)
+                tok = _NEW_TOKEN(_TOKEN)        # without the dataclass __init__, as above
+                tok.type = tok_type
+                tok.value = value
+                tok.lineno = self._lineno
+                tok.column = start - self._line_start + 1
+                if value == "{" and group == 2:
+                    self.on_lbrace_func()
+                elif value == "}" and group == 2:
+                    self.on_rbrace_func()
+                return tok
             first = text[pos]
             if first == " " or first == "\t":
                 pos = _BLANKS.match(text, pos).end()
@@ -435,9 +490,10 @@ class ClcoopLexer(OpenCLCLexer):
         return None
 
 
-class ClcoopParser(ExpressionRules, OpenCLCParser):
-    """OpenCLCParser with clcoop's type names, attribute placement and error recovery, and
-    its expressions by precedence climbing (parse_expr.ExpressionRules)."""
+class ClcoopParser(ExpressionRules, DeclarationRules, OpenCLCParser):
+    """OpenCLCParser with clcoop's type names, attribute placement and error recovery, its
+    expressions by precedence climbing (parse_expr.ExpressionRules) and its common
+    declarations without the base's descent (parse_decl.DeclarationRules)."""
 
     lexer_class = ClcoopLexer
     initial_type_symbols = frozenset()
@@ -556,24 +612,6 @@ class ClcoopParser(ExpressionRules, OpenCLCParser):
                 items.append(self._parse_assignment_expression())
             if not self._accept("COMMA"):
                 return c_ast.ExprList(items, coord)
-
-    def _parse_declarator(self):
-        """A declarator (C99 6.7.5) that is one name followed by what ends it (`x = 1`,
-        `x, y`, `x;`, a member `v;` or `b : 3`): the TypeDecl the base's rules make of it
-        (its scan, the direct declarator, no suffix, asm label or attribute), the Coord made
-        before the next token is lexed as there; any other through the base's rules."""
-        tokens = self._tokens
-        buffer = tokens._buffer
-        index = tokens._index
-        tok = buffer[index] if index < len(buffer) else self._peek()
-        if tok is not None and tok.type == "ID":
-            coord = Coord(self.clex._filename, tok.lineno, tok.column)
-            after = buffer[index + 1] if index + 1 < len(buffer) else self._peek(2)
-            if after is not None and after.type in _AFTER_NAME_DECLARATOR:
-                tokens._index = index + 1
-                self._last_token = tok
-                return c_ast.TypeDecl(tok.value, None, None, None, coord)
-        return super()._parse_declarator()
 
     def _scan_declarator_name_info(self):
         """Skips '*'s with their qualifiers, OpenCL address spaces included (`global int *
@@ -824,7 +862,8 @@ class ClcoopParser(ExpressionRules, OpenCLCParser):
 
     def _build_declarations(self, spec, decls, typedef_namespace=False):
         self._reject_combined_tag(spec, decls)
-        leading = [item for item in spec["function"] if isinstance(item, AttributeSpecifier)]
+        functions = spec["function"]      # (empty in nearly every declaration)
+        leading = functions and [item for item in functions if isinstance(item, AttributeSpecifier)]
         if leading:
             spec = dict(spec)
             spec["function"] = [item for item in spec["function"]
@@ -949,7 +988,7 @@ class ClcoopParser(ExpressionRules, OpenCLCParser):
         return hint
 
     def _parse_block_item(self):
-        start = self._mark()
+        start = self._tokens._index       # the base's _mark() without its two calls
         try:
             # A declaration or a statement (C99 6.8.2), as the base's rule decides, loop
             # attributes (which could start a declaration) first.

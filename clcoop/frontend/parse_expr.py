@@ -4,13 +4,13 @@ pycparser's recursive descent takes every operand through a dozen rules (assignm
 conditional, binary, cast, unary, postfix, primary), each peeking at the next token through
 the token stream's calls: ~6 calls a token. `ExpressionRules` parses the same grammar
 (C99 6.5) with the binary operators by precedence climbing and the common operands (a name,
-a constant, a unary operator, a parenthesized expression, a cast, `sizeof`, postfix
-operators) in one rule, reading the stream's buffer in place; a type name that is one token
-(`(float4)`, `sizeof(int)`) is made without the declaration rules. Everything else
-(statement expressions, compound literals, longer type names, _Alignof, ++/-- prefixes,
-strings, errors) goes to the base rules at the point where they would have been reached,
-so the AST, its coordinates and the syntax errors are the base's (test_parse_fast_paths
-compares the two, node by node).
+a constant, a unary operator, a parenthesized expression, a cast, `sizeof`, a string
+literal, postfix operators) in one rule, reading the stream's buffer in place; a type name
+that is one token (`(float4)`, `sizeof(int)`) is made without the declaration rules.
+Everything else (statement expressions, compound literals, longer type names, _Alignof,
+++/-- prefixes, wide strings, errors) goes to the base rules at the point where they would
+have been reached, so the AST, its coordinates and the syntax errors are the base's
+(test_parse_fast_paths compares the two, node by node).
 
 Every node is made before the token after it is lexed, as in the base rules: a node's
 Coord takes the lexer's current file, which a #line marker after the token would change.
@@ -179,7 +179,7 @@ class ExpressionRules:
     def _parse_cast_expression(self):
         """cast-expression (C99 6.5.4) and the unary and postfix expressions under it: a name
         or constant and its postfix operators, a unary operator and its operand, a
-        parenthesized expression, a cast; the rest through the base rules."""
+        parenthesized expression, a cast, a string literal; the rest through the base rules."""
         tokens = self._tokens
         buffer = tokens._buffer
         index = tokens._index
@@ -206,6 +206,9 @@ class ExpressionRules:
             return self._cast_or_compound_literal()
         if kind == "SIZEOF":
             return self._sizeof_expression(tok)
+        if kind == "STRING_LITERAL":
+            # The base's unary, postfix and primary rules take it to the same two calls.
+            return self._postfix_operators(self._parse_unified_string_literal())
         return super()._parse_cast_expression()
 
     def _name_or_constant(self, tok):
@@ -333,14 +336,25 @@ class ExpressionRules:
             self._last_token = tok
             return None
         first = self._parse_assignment_expression()
-        exprs = [first]
+        exprs = self._more_after_commas([first], self._parse_assignment_expression)
+        self._expect("RPAREN")
+        return c_ast.ExprList(exprs, first.coord)
+
+    def _more_after_commas(self, items, parse_item, unless_before=None):
+        """`items` with parse_item()'s result appended after each `,` that comes next (the
+        rest of a comma-separated list: arguments, declarators, parameters), up to a `,`
+        before a token of type `unless_before` (`, ...`), which is left."""
+        tokens = self._tokens
+        buffer = tokens._buffer
         while True:
             index = tokens._index
             tok = buffer[index] if index < len(buffer) else self._peek()
             if tok is None or tok.type != "COMMA":
-                break
+                return items
+            if unless_before is not None:
+                after = buffer[index + 1] if index + 1 < len(buffer) else self._peek(2)
+                if after is not None and after.type == unless_before:
+                    return items
             tokens._index = index + 1
             self._last_token = tok
-            exprs.append(self._parse_assignment_expression())
-        self._expect("RPAREN")
-        return c_ast.ExprList(exprs, first.coord)
+            items.append(parse_item())

@@ -14,6 +14,7 @@ from pycparserext.ext_c_parser import OpenCLCParser
 
 from clcoop.diagnostics import DiagnosticEngine
 from clcoop.frontend import parse as P
+from clcoop.frontend import parse_decl
 from clcoop.frontend.types import Target
 
 SOURCES = {
@@ -74,6 +75,53 @@ SOURCES = {
             k = i = j; return (int)p[0] + s.b + (int)v.x + i + k + (int)t.y + (x);
         }
         """,
+    "declarators": """
+        typedef int T;
+        typedef float V[4], *W, **X[2];
+        constant int N = 3;
+        global int g0, *g1, g2[2], *g3[3], **g4, g5[2][N + 1], g6[] = {1, 2}, *const g7 = 0;
+        static const volatile int s0 = 1, s1[4] = {0}, *restrict s2;
+        struct P { int a[4]; float *p, **q; char c[2][3]; T t; unsigned int u : 3, : 2, w; } ps;
+        union U { uchar raw[sizeof(int)]; int value; } us = {{1, 2}};
+        enum E { A, B = 2 } e0, e1[B];
+        inline int f(global int *p, local float * const q, constant uchar *r, int n, T t,
+                     global int * global * restrict pp, int a[4], int b[][2], private int *z);
+        kernel void k(global float *o, int n) {
+            int i, *pi = &i, ai[3] = {1, 2, 3}, aj[2][2] = {{1}, {2}}, *pa[2] = {pi, pi};
+            local float tile[16][N * 2 + 1];
+            private uchar bytes[sizeof(float4)];
+            unsigned long long x = 1, y[sizeof(x) / sizeof(int)];
+            const global float *const in = o;
+            union { char value; uchar raw[sizeof(char)]; } src, dst;
+            struct { int a; } *sp = 0, sa[2];
+            float4 v[2] = {(float4)(1), (float4)(2)};
+            T t = 1, tt[2] = {t, t};
+            o[n] = tile[0][0] + bytes[0] + in[0] + v[1].x + ai[0] + aj[1][0] + *pa[1] + t + src.raw[0];
+        }
+        """,
+    "declarators the base's rules take": """
+        typedef int T;
+        int (*fp)(int), (*afp[2])(int), *(*pfp)(void), proto(int, float *, T[3]);
+        int x __attribute__((aligned(4))), y[2] __attribute__((aligned(8))), *z __attribute__((unused));
+        int u asm("u"), v[2] asm("v");
+        int h(int n, int [*], int m[static 4], int *, int [], T (a), float4);
+        int va(constant char *format, ...), vb(void), vc(const int, volatile float4 *restrict, ...);
+        int g(int n) { int T2 = n; { T T = 1; n += T; } return T2 + n; }
+        int (w) = 1, ((ww))[2];
+        _Atomic(int) at0, at1[2];
+        _Alignas(8) int al0, al1[2];
+        int __attribute__((unused)) *q0, q1;
+        struct Q { union { int i; float f; }; struct { int x; } __attribute__((packed)); _Alignas(4) int al;
+                   const int c; int b : 2 __attribute__((packed)); int : 0, e : 1; __attribute__((aligned)) int d; ;
+                   struct R { int r; } rr, *pr; enum { Q0, Q1 } qe : 2; volatile struct R vr; } qs;
+        """,
+    # A #line marker inside a declaration: each Coord takes the file the lexer is in when the
+    # base's rules make it (a pointer's once the name is lexed, a name's before what follows).
+    "declarators across #line markers": (
+        '#line 1 "a.cl"\nglobal int *\n#line 5 "b.cl"\n* const p\n#line 9 "c.cl"\n, q\n#line 12 "d.cl"\n'
+        '[2]\n#line 20 "e.cl"\n[\n#line 30 "f.cl"\n3], r\n#line 40 "g.cl"\n;\n'
+        'struct S { int\n#line 50 "h.cl"\na\n#line 60 "i.cl"\n[4]; } s;\n'
+        'void k(global int\n#line 70 "j.cl"\n*\n#line 80 "k.cl"\nx\n#line 90 "l.cl"\n) { }\n'),
     "statement expressions and strings": """
         constant char *names[] = {"a", "b" "c", "d"};
         int g(int x) { int y = ({ int t = x; t + 1; }); return y; }
@@ -89,7 +137,11 @@ ERRORS = ["int f(int x) { return x 1; }\n", "int t[] = {1, 2 3};\n", "int f() { 
           "int f(int x) { return (x)(1 +) + x->y[; }\nint g() { return h(1, 2 }\n",
           # an expression going on from a one-token operand, cut short or wrong
           "int f(int x) { x = ; x ? 1 ; x = x + ; return x ? x : ; }\nint g(int y) { y y; 1 = = 2; }\n",
-          "int f(int x) { return x +"]
+          "int f(int x) { return x +",
+          # declarators cut short or wrong
+          "int a[3;\nint *;\nint b[] = ;\nint *c[2 = {0};\nstruct { int d[; } s;\nint e[2][;\n",
+          "int f(global int *, int p[) { int *const; int **q[1 +; int r[2] x; }\nint *",
+          "void g() { int a[2], b[3] c; float *d, e[ }\nint h[1][2"]
 
 
 def _parse(text):
@@ -169,8 +221,14 @@ def _full_descent(monkeypatch):
                  "_parse_binary_expression", "_parse_cast_expression", "_peek", "_peek_type",
                  "_accept", "_coord", "_tok_coord", "_try_parse_paren_type_name",
                  "_push_scope", "_pop_scope", "_add_typedef_name", "_add_identifier", "_is_type_in_scope",
-                 "_parse_declarator"):
+                 "_parse_declarator", "_parse_id_declarator", "_parse_any_declarator",
+                 "_parse_declaration_specifiers", "_parse_specifier_qualifier_list",
+                 "_peek_declarator_name_info", "_parse_struct_declaration", "_parse_struct_declarator",
+                 "_parse_decl_body", "_parse_init_declarator_list", "_parse_init_declarator",
+                 "_parse_initializer", "_parse_initializer_list", "_parse_parameter_list"):
         monkeypatch.setattr(P.ClcoopParser, name, getattr(OpenCLCParser, name))
+    monkeypatch.delattr(parse_decl.DeclarationRules, "_build_declarations")
+    monkeypatch.delattr(parse_decl.DeclarationRules, "_parse_parameter_declaration")
     monkeypatch.setattr(P.ClcoopParser, "_advance", _advance_through_the_stream)
     monkeypatch.setattr(P.ClcoopParser, "_expect", lambda self, kind: _expect_through_peek(self)(kind))
     monkeypatch.setattr(P.ClcoopParser, "_parse_postfix_expression", _postfix_through_the_base)
@@ -213,6 +271,36 @@ def test_a_table_of_numbers_does_not_descend_the_precedence_levels(monkeypatch):
     tree, rendered = _parse(f"constant uint t[] = {{{table}}};\n")
     assert rendered == "" and tree.count("Constant(") == 1000
     assert calls == []
+
+
+def test_common_declarations_do_not_enter_the_base_declaration_rules(monkeypatch):
+    """Specifiers, pointer and array declarators, init-declarator lists and struct members
+    as pocl's kernels write them: none reaches the base's declarator scan, declarator,
+    array or specifier rules or its _build_declarations (the kernel's function declarator
+    is the base's)."""
+    calls = []
+    for cls, name in ((OpenCLCParser, "_scan_declarator_name_info"), (OpenCLCParser, "_parse_declarator_kind"),
+                      (OpenCLCParser, "_parse_array_decl_common"), (OpenCLCParser, "_add_declaration_specifier"),
+                      (OpenCLCParser, "_parse_declaration_specifiers"), (OpenCLCParser, "_build_declarations"),
+                      (OpenCLCParser, "_parse_specifier_qualifier_list"), (OpenCLCParser, "_parse_struct_declaration"),
+                      (OpenCLCParser, "_parse_init_declarator"), (OpenCLCParser, "_parse_initializer_item")):
+        original = getattr(cls, name)
+        monkeypatch.setattr(cls, name, lambda self, *args, _name=name, _original=original, **kwds:
+                            calls.append(_name) or _original(self, *args, **kwds))
+    nodes, rendered = _nodes("""
+        constant uint t[4] = {1, 2, 3, 4};
+        kernel void k(global float *out, global const float *in, int n) {
+            size_t gid = get_global_id(0), *pg = &gid;
+            union { char value; uchar raw[sizeof(char)]; } src, dst;
+            local float tile[16][16 + 1];
+            float acc = in[gid], parts[2][3] = {{1, 2, 3}, {4, 5, 6}};
+            const global float *const p = in;
+            out[gid] = acc + tile[0][1] + src.value + dst.raw[0] + parts[1][2] + *p + t[0] + *pg;
+        }
+        """)
+    kinds = [node[0] for node in nodes]
+    assert rendered == "" and kinds.count("ArrayDecl") == 7 and kinds.count("PtrDecl") == 4
+    assert calls == ["_parse_declarator_kind"]
 
 
 # Every punctuator, names next to quotes (L"x" is a wide string, u8'c' a character), `$` in
@@ -258,6 +346,25 @@ SPLIT_TEXT = (
 )
 
 
+# Pieces of several tokens (no spaces between them, as a source's own lines write them),
+# which the lexer splits into names, punctuators, plain integers and decimal floats: braces
+# inside a piece, typedef names, keywords, floats with and without `f` next to
+# punctuators; and the pieces it hands to the match from where its split stops: a float
+# with an exponent, a half suffix or a second point, `1.f`, `.5f`, hex floats, `08`, `$` in
+# names, non-ASCII names, a literal, a string with a space, a comment, a tab.
+PIECES_TEXT = (
+    'f(x[i],y);{int*p=&a[0];}T*q;while(i<n){s+=1.5f*x;}return(float4)(1.5,2.0f);\n'
+    'x=0.5h+1.5e3f+2.5.3+1.f+.5f+0x1p3f+0x1F+017+08+09;a$b=c$;\u00e9t\u00e9=1;x=L"w"+\'c\';\n'
+    'p("a b",1);q("c");r=x/*c*/+y;z=w//e\n'
+    'w("\\%");s("%d\\n",x);t("\\q");u("a"L"b");v("\\"");"x""y",\'z\',"\u00e9";"(("u8"k";\n'
+    'k=1;\tm=2;{{}}x.y=a->b[c]++;--d;e>>=f<<2;g=h?i:j;\n'
+    't={0x1FUL,1u+2U*3ul-4LL+5llu,0U,07L,0xffu,1lL,1uLl,0b101u,123Ux,2892198447U};\n'
+    '    0x7fffffffffffffffL\n  ,(double)0xffffffffffffffffUL 1U 0u 017u 0X1Fl 9lu 1ull 1uLL 1LLU 1Lu\n'
+    '#line 4 "p.cl"\n'
+    'x=1.5;y=(T)2.25F;z=0.0f}'
+)
+
+
 def _tokens(text, fast):
     errors = []
     lexer = P.ClcoopLexer(error_func=lambda msg, line, col: errors.append((msg, line, col)),
@@ -273,28 +380,33 @@ def _tokens(text, fast):
 
 
 def test_common_tokens_do_not_reach_pycparsers_token(monkeypatch):
-    """Numbers, strings, periods, divisions and #line markers are the fast paths' own (they
+    """Numbers (suffixed integers and decimal floats too), strings, periods, divisions and
+    #line markers are the fast paths' own (they
     were a sixth of the tokens pocl's macro-heavy files lexed the slow way)."""
     from pycparser.c_lexer import CLexer
     slow = []
     original = CLexer.token
     monkeypatch.setattr(CLexer, "token", lambda self: slow.append(1) or original(self))
-    text = '#line 4 "a.cl"\nx = s.a / 10 + 0x1F * 07 / 0;\n# 9 "b.cl"\np("%d\\n", 1) ... y /= 2;\n'
+    text = '#line 4 "a.cl"\nx = s.a / 10 + 0x1F * 07 / 0;\n# 9 "b.cl"\np("%d\\n", 1) ... y /= 2;\n' \
+        '  2892198447U,\n  0x7f800000U ,0UL, 1.5f;\n'
     tokens, errors = _tokens(text, True)
-    assert len(tokens) == 25 and errors == [] and slow == [1]    # the end of the input
-    assert tokens[-1][4] == "b.cl" and tokens[-1][2] == 9
+    assert len(tokens) == 33 and errors == [] and slow == [1]    # the end of the input
+    assert ("INT_CONST_DEC", "2892198447U", 10, 3, "b.cl") in tokens
+    assert ("INT_CONST_OCT", "0UL", 11, 16, "b.cl") in tokens
+    assert tokens[-1][4] == "b.cl" and tokens[-1][2] == 11
 
 
 def test_a_line_of_tokens_one_space_apart_is_not_matched_token_by_token(monkeypatch):
     """A macro's expansion as the preprocessor writes it: the line is split at its spaces,
-    and the pattern is matched only at the line's start and for the piece of two tokens."""
+    and the pattern is matched only at the line's start and end (the piece of three
+    tokens, `a.b`, is split into them without it)."""
     matched = []
     original = P.ClcoopLexer._match_from_text
     monkeypatch.setattr(P.ClcoopLexer, "_match_from_text", lambda self: matched.append(1) or original(self))
     text = '# 1 "a.cl"\n  y = ( T ) x [ 0x1F ] + f ( 1 , 2 ) ; { z -= ~ y ; } w = a.b ; return 0 ;\n'
     tokens, errors = _tokens(text, True)
     assert len(tokens) == 33 and errors == ["{", "}"]
-    assert len(matched) == 5        # the line's start, `a`, `.` and `b` of `a.b`, the end
+    assert len(matched) == 2        # the line's start, the end
 
 
 def _corpus_texts():
@@ -327,7 +439,23 @@ def test_every_kernel_of_the_examples_and_lit_parses_to_the_full_descents_tree(m
     assert sum(len(nodes) for nodes, _ in fast) > 40000
 
 
-@pytest.mark.parametrize("text", [LEXER_TEXT, LINES_TEXT, SPLIT_TEXT] + list(SOURCES.values()) + ERRORS)
+def test_pieces_of_several_tokens_are_not_matched_token_by_token(monkeypatch):
+    """A line as a source writes it (`f(x[i],1.5f);`): each piece is split into its tokens
+    without the pattern, floats included, and pycparser's own matching is not reached."""
+    from pycparser.c_lexer import CLexer
+    matched, slow = [], []
+    original = P.ClcoopLexer._match_from_text
+    monkeypatch.setattr(P.ClcoopLexer, "_match_from_text", lambda self: matched.append(1) or original(self))
+    original_token = CLexer.token
+    monkeypatch.setattr(CLexer, "token", lambda self: slow.append(1) or original_token(self))
+    text = '# 1 "a.cl"\n  y=f(x[i],1.5f)*2.0; {z-=(T)y;} w=a.b+0x1F;\n'
+    tokens, errors = _tokens(text, True)
+    assert len(tokens) == 31 and errors == ["{", "}"]
+    assert ("FLOAT_CONST", "1.5f", 1, 12, "a.cl") in tokens and ("FLOAT_CONST", "2.0", 1, 18, "a.cl") in tokens
+    assert len(matched) == 2 and slow == [1]        # the line's start, the end
+
+
+@pytest.mark.parametrize("text", [LEXER_TEXT, LINES_TEXT, SPLIT_TEXT, PIECES_TEXT] + list(SOURCES.values()) + ERRORS)
 def test_the_lexers_fast_paths_give_pycparsers_tokens(text):
     fast = _tokens(text, True)
     assert fast == _tokens(text, False)
