@@ -31,6 +31,7 @@ pcpp, at each rescan), `__COUNTER__`, a text token that already has a chain, and
 too deep for Python's stack."""
 from clcoop.frontend.pcpp_methods import _body_pastes, _lex_stitched, _stitch, put_arguments, stringized
 from clcoop.frontend.pcpp_methods import expand_macros as pcpp_expand_macros
+from clcoop.frontend.plain_runs import PlainRun
 
 
 class Token:
@@ -278,13 +279,20 @@ class _Expander:
 
     def _arguments(self, tokens, j):
         """pcpp's collect_args of tokens[j:] (tokens[j] is the `(`), without copying the
-        tail; the text's tokens taken as Tokens (their chains are read and appended to)."""
+        tail; the text's tokens taken as Tokens (their chains are read and appended to), a
+        PlainRun's lexed in its place first."""
         args, positions, current = [], [1], []
         nesting = 1
         tokenstrip = self.pp.tokenstrip
-        for k in range(j + 1, len(tokens)):
+        k = j
+        while k + 1 < len(tokens):
+            k += 1
             t = tokens[k]
             if t.__class__ is not Token:
+                if t.__class__ is PlainRun:     # plain lines inside an invocation: their tokens
+                    tokens[k:k + 1] = t.tokens()
+                    k -= 1
+                    continue
                 t = tokens[k] = _taken(t)
             value = t.value
             if value == "(":
