@@ -379,8 +379,15 @@ def group_lines(self, input, abssource):     # noqa: A002 (pcpp's signature)
     if not self.fast_group_lines or len(lex.lexre) != 1 or lex.lexignore or not lex.lexoptimize:
         yield from self.pcpp_group_lines(input, abssource)
         return
-    lines = [x.rstrip() for x in input.splitlines()]
-    input = "\n".join(lines)    # noqa: A001
+    # A file the diagnostics know, whose text pcpp lexes as they know it (no trigraph
+    # replaced, so the same positions), may have plain lines; its lines are joined already.
+    entry = self.files.get(abssource) if self.plain_lines else None
+    if entry is not None and entry.text == input:
+        input = entry.joined    # noqa: A001
+    else:
+        entry = None
+        lines = [x.rstrip() for x in input.splitlines()]
+        input = "\n".join(lines)    # noqa: A001
     lex.input(input)
     lex.lineno = 1
     master, index_funcs = lex.lexre[0]
@@ -389,10 +396,7 @@ def group_lines(self, input, abssource):     # noqa: A002 (pcpp's signature)
     def lex_lines(pos, end, lineno, plain=None):
         return _lex_lines(self, lex, matchers, input, pos, end, lineno, abssource, plain)
 
-    plain = None
-    entry = self.files.get(abssource) if self.plain_lines else None
-    if entry is not None and entry.joined == input:     # (no trigraph replaced: the same positions)
-        plain = PlainRuns(self, abssource, input, lex_lines, self.uncomment)
+    plain = None if entry is None else PlainRuns(self, abssource, input, lex_lines, self.uncomment)
     current_line = yield from lex_lines(0, len(input), 1, plain)
     if current_line:
         nltok = copy.copy(current_line[-1])

@@ -79,8 +79,9 @@ class _FileText:
 
     def __init__(self, display_name, text):
         self.display_name = display_name
-        # pcpp's group_lines strips trailing whitespace of every line and joins with "\n";
-        # columns of tokens are unchanged by that.
+        self.text = text
+        # pcpp's group_lines strips trailing whitespace of every line and joins with "\n"
+        # (group_lines takes `joined` for `text`); columns of tokens are unchanged by that.
         lines = [line.rstrip() for line in text.splitlines()]
         self.joined = "\n".join(lines)
         # Where each line starts in `joined`: after the previous lines and their newlines

@@ -156,11 +156,14 @@ int z = F(14,
 INCLUDER = '\n\n#include "inc.h"\n#include "inc.h"\nint main_line = INC_VALUE;\n'
 INCLUDED = "\n\n#ifndef INC_H\n#define INC_H\n\nint included = 1;\nint more = 2;\n#define INC_VALUE 3\n#endif\n"
 
-# Trigraphs (the positions after one replaced no longer the source's), special names.
-SPECIAL = "int a = 1 ??- 2;\nint b = __LINE__;\nint c = __COUNTER__ + __COUNTER__;\n" \
-          "_Pragma(\"OPENCL EXTENSION cl_khr_fp16 : enable\")\nint d = defined;\nint e = 3;\n"
+# Names pcpp or the compiler treats apart; a trigraph (the positions after one replaced are
+# no longer the source's: no line of that file is written through).
+SPECIAL = "int a = 1;\nint b = __LINE__;\nint c = __COUNTER__ + __COUNTER__;\n#define Z\n" \
+          "_Pragma(\"OPENCL EXTENSION cl_khr_fp16 : enable\")\nint d = defined;\nint e = 3;\nint f;\n"
+TRIGRAPH = "int a = 1 ??- 2;\nint b = 3;\nint c = 4;\n"
 
 QUIRKS = {"names": NAMES, "lines": LINES, "errors": ERRORS, "invocations": INVOCATIONS, "special": SPECIAL,
+          "trigraph": TRIGRAPH,
           "empty": "\n\n   \n/* nothing */\n", "one line": "int x;", "no newline": "int x;\nint y;"}
 
 
@@ -184,6 +187,10 @@ def test_what_plain_lines_hold_is_seen(monkeypatch):
     for message in ("missing terminating '\"' character", "stop here",
                     "unterminated /* comment", "here"):
         assert message in rendered
+    (text, _, _), _, written = _both(monkeypatch, SPECIAL, defines={})
+    # (__COUNTER__: the text before the #define is expanded by pcpp_methods, from its tokens)
+    assert "int b = 2 " in text and "int c = 0 " in text and written == [("m.cl", 7)]
+    assert _both(monkeypatch, TRIGRAPH, defines={})[2] == []
     (text, rendered, _), _, _ = _both(monkeypatch, INVOCATIONS, defines={})
     assert "{ 1 | 2 }" in text and "{ 7 | 8 }" in text and "{ 9 | 10 }" in text and '"a b c"' in text
     assert "int y = F(16," in text and "int w = 18;" in text
