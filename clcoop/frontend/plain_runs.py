@@ -60,22 +60,46 @@ def _blank_gap(match):
 
 
 def line_shape(line):
-    """(the identifiers in the line (and words of its strings and comments), what the writer
+    """Of a line as group_lines leaves it (no trailing blank): (the identifiers in the line (and words of its strings and comments), what the writer
     writes of it: () for no token, else (column of the first token, the text from it, the
     writer's `run` after it)), or None for a line that is not plain whatever the macros."""
-    found = _LINE.fullmatch(line)
-    if found is None:
+    written = _blanks_and_tokens(line) if _NOT_BLANK_OR_TOKEN.search(line) is None else _pieces(line)
+    if written is None:
         return None
     names = frozenset(_NAMES.findall(line))
     if not _SPECIAL_NAMES.isdisjoint(names):
         return None
+    return names, written
+
+
+# A character that is neither a blank nor one a token of _TOKEN's words and punctuators is
+# made of (no quote, comment, `#`, `\\`): a line without one is blanks and such tokens only.
+_NOT_BLANK_OR_TOKEN = re.compile(r"[^ \tA-Za-z0-9_!%&()*+,\-.:;<=>?\[\]^{|}~]")
+
+
+def _blanks_and_tokens(line):
+    """What _pieces gives of a line of blanks and token characters only (the usual line of
+    code; ~5x faster than the pattern): its tokens are what the blanks separate."""
+    if "\t" in line:
+        line = line.replace("\t", " ")
+    text = line.lstrip(" ")
+    if not text:
+        return ()
+    return len(line) - len(text) + 1, text, text.rpartition(" ")[2]
+
+
+def _pieces(line):
+    """The written part of line_shape, by _LINE: None where the line is not plain."""
+    found = _LINE.fullmatch(line)
+    if found is None:
+        return None
     last_run = found.group(1)
     if last_run is None:
-        return names, ()
+        return ()
     if "/" in line or "\t" in line:
         line = _PIECE.sub(_blank_gap, line).rstrip(" ")
     text = line.lstrip(" ")
-    return names, (len(line) - len(text) + 1, text, last_run)
+    return len(line) - len(text) + 1, text, last_run
 
 
 class PlainRun:

@@ -262,7 +262,7 @@ def test_random_sources_as_the_token_path(monkeypatch):
     assert written > 300
 
 
-@pytest.mark.parametrize("line", ["int x = 1;", "  a  /* c */ b // d", '"MAC" x', "x/y", "'a' L'b'", "\t x\t", ""])
+@pytest.mark.parametrize("line", ["int x = 1;", "  a  /* c */ b // d", '"MAC" x', "x/y", "'a' L'b'", "\t x", ""])
 def test_a_plain_lines_text_is_the_line_with_its_gaps_blank(line):
     """What line_shape writes is the line with each comment and blank as spaces, from its
     first token, and the last touching tokens are the writer's run."""
@@ -280,3 +280,14 @@ def test_a_plain_lines_text_is_the_line_with_its_gaps_blank(line):
                                   "x\\y", "\x01"])
 def test_lines_that_are_not_plain(line):
     assert PR.line_shape(line) is None
+
+
+def test_a_line_of_blanks_and_token_characters_is_written_as_the_pattern_says():
+    """_blanks_and_tokens, the shortcut for lines without quotes, comments, `#` or `\\`,
+    against _pieces (the pattern), over random lines of those characters."""
+    rng = random.Random(18)
+    alphabet = " \t\t  aZ_09x!%&()*+,-.:;<=>?[]^{|}~"
+    for _ in range(3000):
+        line = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30))).rstrip()
+        assert PR._NOT_BLANK_OR_TOKEN.search(line) is None
+        assert PR._blanks_and_tokens(line) == PR._pieces(line), repr(line)
