@@ -291,3 +291,24 @@ def test_a_line_of_blanks_and_token_characters_is_written_as_the_pattern_says():
         line = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30))).rstrip()
         assert PR._NOT_BLANK_OR_TOKEN.search(line) is None
         assert PR._blanks_and_tokens(line) == PR._pieces(line), repr(line)
+
+
+def test_the_default_header_as_the_token_path(monkeypatch):
+    """The default header preprocessed each way (no cached result): the same text, and
+    its plain lines written through."""
+    monkeypatch.setenv("CLCOOP_NO_CACHE", "1")
+    header_lines = []
+    real = PP._Writer.plain_lines
+
+    def counting(writer, file, lines):
+        header_lines.extend(lines)
+        return real(writer, file, lines)
+
+    outputs = []
+    for plain in (True, False):
+        with monkeypatch.context() as patched:
+            patched.setattr(PP._preprocessor_class(), "plain_lines", plain)
+            patched.setattr(PP._Writer, "plain_lines", counting)
+            patched.setattr(PP, "_HEADER_CACHE", {})
+            outputs.append(_preprocess("int x;\n"))
+    assert outputs[0] == outputs[1] and len(header_lines) > 50
