@@ -279,20 +279,24 @@ class _Expander:
 
     def _arguments(self, tokens, j):
         """pcpp's collect_args of tokens[j:] (tokens[j] is the `(`), without copying the
-        tail; the text's tokens taken as Tokens (their chains are read and appended to), a
-        PlainRun's lexed in its place first."""
+        tail; the text's tokens taken as Tokens (their chains are read and appended to). A
+        PlainRun met is lexed in its place and the scan made again (plain_runs: rare)."""
+        found = self._collect_arguments(tokens, j)
+        while found is None:
+            found = self._collect_arguments(tokens, j)
+        return found
+
+    def _collect_arguments(self, tokens, j):
+        """_arguments's scan, or None after putting a PlainRun's tokens in its place."""
         args, positions, current = [], [1], []
         nesting = 1
         tokenstrip = self.pp.tokenstrip
-        k = j
-        while k + 1 < len(tokens):
-            k += 1
+        for k in range(j + 1, len(tokens)):
             t = tokens[k]
             if t.__class__ is not Token:
-                if t.__class__ is PlainRun:     # plain lines inside an invocation: their tokens
+                if t.__class__ is PlainRun:
                     tokens[k:k + 1] = t.tokens()
-                    k -= 1
-                    continue
+                    return None
                 t = tokens[k] = _taken(t)
             value = t.value
             if value == "(":
