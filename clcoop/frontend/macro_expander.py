@@ -31,7 +31,7 @@ pcpp, at each rescan), `__COUNTER__`, a text token that already has a chain, and
 too deep for Python's stack."""
 from clcoop.frontend.pcpp_methods import _body_pastes, _lex_stitched, _stitch, put_arguments, stringized
 from clcoop.frontend.pcpp_methods import expand_macros as pcpp_expand_macros
-from clcoop.frontend.plain_runs import PlainRun
+from clcoop.frontend.plain_runs import PlainRun, with_items_replaced
 
 
 class Token:
@@ -415,15 +415,8 @@ class Expansion:
 def _pcpp_tokens(tokens):
     """A list of the tokens, an Expansion's as pcpp leaves them (an #include's operands are
     expanded twice)."""
-    if Expansion not in map(type, tokens):
-        return list(tokens)
-    flat = []
-    for tok in tokens:
-        if tok.__class__ is Expansion:
-            flat += tok.pcpp_tokens()
-        else:
-            flat.append(tok)
-    return flat
+    flat = with_items_replaced(tokens, Expansion, Expansion.pcpp_tokens)
+    return list(tokens) if flat is None else flat
 
 
 def _with_expansions(tokens, expansions):

@@ -176,12 +176,19 @@ class PlainRuns:
 
 def with_tokens(tokens):
     """The tokens with each PlainRun's in its place (pcpp's own code reads every token)."""
-    if PlainRun not in map(type, tokens):
-        return tokens
+    flat = with_items_replaced(tokens, PlainRun, PlainRun.tokens)
+    return tokens if flat is None else flat
+
+
+def with_items_replaced(tokens, item_class, replacement):
+    """A new list of the tokens with each item of `item_class` replaced by the tokens
+    `replacement(item)`, or None if there is no such item (a PlainRun, an Expansion)."""
+    if item_class not in map(type, tokens):
+        return None
     flat = []
     for tok in tokens:
-        if tok.__class__ is PlainRun:
-            flat += tok.tokens()
+        if tok.__class__ is item_class:
+            flat += replacement(tok)
         else:
             flat.append(tok)
     return flat
