@@ -60,9 +60,10 @@ def _blank_gap(match):
 
 
 def line_shape(line):
-    """Of a line as group_lines leaves it (no trailing blank): (the identifiers in the line (and words of its strings and comments), what the writer
-    writes of it: () for no token, else (column of the first token, the text from it, the
-    writer's `run` after it)), or None for a line that is not plain whatever the macros."""
+    """Of a line as group_lines leaves it (no trailing blank): (the identifiers in it and
+    the words of its strings and comments, what the writer writes of it: () for no token,
+    else (column of the first token, the text from it, the writer's `run` after it)), or
+    None for a line that is not plain whatever the macros."""
     written = _blanks_and_tokens(line) if _NOT_BLANK_OR_TOKEN.search(line) is None else _pieces(line)
     if written is None:
         return None

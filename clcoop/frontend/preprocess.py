@@ -36,7 +36,8 @@ from pathlib import Path
 from clcoop.diagnostics import SourceLocation
 from clcoop.frontend.disk_cache import cache_dir as _cache_dir
 from clcoop.frontend.macro_expander import Expansion, expand_text
-from clcoop.frontend.pcpp_methods import copy_token, expand_macros, group_lines, macro_expand_args, TokenCopies, uncomment
+from clcoop.frontend.pcpp_methods import copy_token, expand_macros, group_lines, macro_expand_args, TokenCopies
+from clcoop.frontend.pcpp_methods import uncomment
 from clcoop.frontend.plain_runs import PlainRun
 
 DEFAULT_HEADER_NAME = "clcoop/opencl-c-coop.h"

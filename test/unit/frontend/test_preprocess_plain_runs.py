@@ -154,7 +154,8 @@ int z = F(14,
 
 # Include guards after blank lines, an included file of plain lines, included twice.
 INCLUDER = '\n\n#include "inc.h"\n#include "inc.h"\nint main_line = INC_VALUE;\n'
-INCLUDED = "\n\n#ifndef INC_H\n#define INC_H\n\nint included = 1;\nint more = 2;\n#define INC_VALUE 3\n#endif\n"
+INCLUDED = ("\n\n#ifndef INC_H\n#define INC_H\n\nint included = 1;\nint more = 2;\n"
+            "#define INC_VALUE 3\n#endif\n")
 
 # Names pcpp or the compiler treats apart; a trigraph (the positions after one replaced are
 # no longer the source's: no line of that file is written through).
