@@ -31,6 +31,7 @@ pcpp, at each rescan), `__COUNTER__`, a text token that already has a chain, and
 too deep for Python's stack."""
 from clcoop.frontend.pcpp_methods import _body_pastes, _lex_stitched, _stitch, put_arguments, stringized
 from clcoop.frontend.pcpp_methods import expand_macros as pcpp_expand_macros
+from clcoop.frontend.plain_runs import PlainRun, with_items_replaced
 
 
 class Token:
@@ -278,13 +279,24 @@ class _Expander:
 
     def _arguments(self, tokens, j):
         """pcpp's collect_args of tokens[j:] (tokens[j] is the `(`), without copying the
-        tail; the text's tokens taken as Tokens (their chains are read and appended to)."""
+        tail; the text's tokens taken as Tokens (their chains are read and appended to). A
+        PlainRun met is lexed in its place and the scan made again (plain_runs: rare)."""
+        found = self._collect_arguments(tokens, j)
+        while found is None:
+            found = self._collect_arguments(tokens, j)
+        return found
+
+    def _collect_arguments(self, tokens, j):
+        """_arguments's scan, or None after putting a PlainRun's tokens in its place."""
         args, positions, current = [], [1], []
         nesting = 1
         tokenstrip = self.pp.tokenstrip
         for k in range(j + 1, len(tokens)):
             t = tokens[k]
             if t.__class__ is not Token:
+                if t.__class__ is PlainRun:
+                    tokens[k:k + 1] = t.tokens()
+                    return None
                 t = tokens[k] = _taken(t)
             value = t.value
             if value == "(":
@@ -403,15 +415,8 @@ class Expansion:
 def _pcpp_tokens(tokens):
     """A list of the tokens, an Expansion's as pcpp leaves them (an #include's operands are
     expanded twice)."""
-    if Expansion not in map(type, tokens):
-        return list(tokens)
-    flat = []
-    for tok in tokens:
-        if tok.__class__ is Expansion:
-            flat += tok.pcpp_tokens()
-        else:
-            flat.append(tok)
-    return flat
+    flat = with_items_replaced(tokens, Expansion, Expansion.pcpp_tokens)
+    return list(tokens) if flat is None else flat
 
 
 def _with_expansions(tokens, expansions):

@@ -7,6 +7,8 @@ preprocess.py puts them on its pcpp Preprocessor subclass."""
 import copy
 import re
 
+from clcoop.frontend.plain_runs import PlainRuns, with_tokens
+
 try:
     from re import _parser as _re_parser      # the parse of a pattern (_FirstCharMatcher)
 except ImportError:         # Python 3.10: the same module under its old name
@@ -52,7 +54,9 @@ def expand_macros(self, tokens, expanding_from=[]):    # noqa: B006 (pcpp's sign
     around every token, which nets to nothing, and sets the line macro before and clears it
     after, read by nothing in between) and the table and type in locals. A macro name, __LINE__ and __COUNTER__
     take pcpp's own code (_expand_one). The same tokens as pcpp's (test_preprocess_fast_paths;
-    issue 26: throughput)."""
+    issue 26: throughput). A text's plain lines (plain_runs.PlainRun) are lexed first."""
+    if not expanding_from:
+        tokens = with_tokens(tokens)
     for tok in tokens:
         if not hasattr(tok, "expanded_from"):
             tok.expanded_from = []
@@ -368,25 +372,56 @@ def group_lines(self, input, abssource):     # noqa: A002 (pcpp's signature)
     and ply's set-up per token, and pcpp's whitespace rule (a third of the tokens) done in
     place. A position the pattern does not match (a literal or an error) and a lexer other
     than pcpp's one-pattern lexer take ply's own code (test_preprocess_fast_paths; issue 26:
-    throughput: ~45% of a plain 4,750-line file's preprocessing was this lexing)."""
+    throughput: ~45% of a plain 4,750-line file's preprocessing was this lexing). A run of
+    plain lines of a file the diagnostics know comes as one line of one PlainRun, not lexed
+    (plain_runs; `plain_lines` False: never)."""
     lex = self.lexer.clone()
     if not self.fast_group_lines or len(lex.lexre) != 1 or lex.lexignore or not lex.lexoptimize:
         yield from self.pcpp_group_lines(input, abssource)
         return
-    lines = [x.rstrip() for x in input.splitlines()]
-    input = "\n".join(lines)    # noqa: A001
+    # A file the diagnostics know, whose text pcpp lexes as they know it (no trigraph
+    # replaced, so the same positions), may have plain lines; its lines are joined already.
+    entry = self.files.get(abssource) if self.plain_lines else None
+    if entry is not None and entry.text == input:
+        input = entry.joined    # noqa: A001
+    else:
+        entry = None
+        lines = [x.rstrip() for x in input.splitlines()]
+        input = "\n".join(lines)    # noqa: A001
     lex.input(input)
     lex.lineno = 1
     master, index_funcs = lex.lexre[0]
     matchers = _FirstCharMatcher.for_text(master, index_funcs, len(input)).by_char
+
+    def lex_lines(pos, end, lineno, plain=None):
+        return _lex_lines(self, lex, matchers, input, pos, end, lineno, abssource, plain)
+
+    plain = None if entry is None else PlainRuns(self, abssource, input, lex_lines, self.uncomment)
+    current_line = yield from lex_lines(0, len(input), 1, plain)
+    if current_line:
+        nltok = copy.copy(current_line[-1])
+        nltok.type = self.t_NEWLINE
+        nltok.value = "\n"
+        current_line.append(nltok)
+        yield current_line
+
+
+def _lex_lines(self, lex, matchers, input, pos, end, lineno, abssource, plain):     # noqa: A002
+    """group_lines's lexing of input[pos:end] (from line `lineno`): yields each line's tokens
+    (or, at a line's start, [a PlainRun] of the plain lines from there, if `plain` finds
+    some); returns the tokens after the last newline."""
     whitespace_rule = self.whitespace_rule
     token_class = self.token_class
     t_ws = self.t_WS
-    end = len(input)
-    pos = 0
-    lineno = 1
     current_line = []
     while pos < end:
+        if plain is not None and not current_line and (pos == 0 or input[pos - 1] == "\n"):
+            run = plain.take(pos, lineno)
+            if run is not None:
+                yield [run]
+                lineno += input.count("\n", pos, run.stop)
+                pos = run.stop
+                continue
         # The master pattern's alternatives that may start with this character (below).
         found = matchers[input[pos]]
         m = found[0].match(input, pos)
@@ -422,12 +457,22 @@ def group_lines(self, input, abssource):     # noqa: A002 (pcpp's signature)
         if tok.type in t_ws and tok.value == "\n":
             yield current_line
             current_line = []
-    if current_line:
-        nltok = copy.copy(current_line[-1])
-        nltok.type = self.t_NEWLINE
-        nltok.value = "\n"
-        current_line.append(nltok)
-        yield current_line
+    return current_line
+
+
+def uncomment(self, tokens):
+    """pcpp 1.30's parsegen on a text line's comments, which it does before the line joins
+    the text to expand: each made a blank (a block comment one space, a line comment a
+    newline) unless on_comment keeps it."""
+    for tok in tokens:
+        if tok.type in self.t_COMMENT:
+            if not self.on_comment(tok):
+                if tok.type == self.t_COMMENT1:
+                    tok.value = ' '
+                elif tok.type == self.t_COMMENT2:
+                    tok.value = '\n'
+                tok.type = 'CPP_WS'
+    return tokens
 
 
 class _FirstCharMatcher:

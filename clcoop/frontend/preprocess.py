@@ -37,6 +37,8 @@ from clcoop.diagnostics import SourceLocation
 from clcoop.frontend.disk_cache import cache_dir as _cache_dir
 from clcoop.frontend.macro_expander import Expansion, expand_text
 from clcoop.frontend.pcpp_methods import copy_token, expand_macros, group_lines, macro_expand_args, TokenCopies
+from clcoop.frontend.pcpp_methods import uncomment
+from clcoop.frontend.plain_runs import PlainRun
 
 DEFAULT_HEADER_NAME = "clcoop/opencl-c-coop.h"
 # Deeper than this and a self-including header is reported instead of recursing forever.
@@ -78,8 +80,9 @@ class _FileText:
 
     def __init__(self, display_name, text):
         self.display_name = display_name
-        # pcpp's group_lines strips trailing whitespace of every line and joins with "\n";
-        # columns of tokens are unchanged by that.
+        self.text = text
+        # pcpp's group_lines strips trailing whitespace of every line and joins with "\n"
+        # (group_lines takes `joined` for `text`); columns of tokens are unchanged by that.
         lines = [line.rstrip() for line in text.splitlines()]
         self.joined = "\n".join(lines)
         # Where each line starts in `joined`: after the previous lines and their newlines
@@ -152,6 +155,22 @@ class _Writer:
         self.col += len(text)
         self.last_expanded = False
 
+    def plain_lines(self, file, lines):
+        """A PlainRun's lines (line, column, text, run): what `original` writes for each of
+        their tokens (plain_runs: the text holds each token at its column)."""
+        parts = self.parts
+        for line, col, text, run in lines:
+            if file == self.file and line == self.line:
+                self.original(file, line, col, text)
+            else:
+                self._new_line(file, line)
+                if col > 1:
+                    parts.append(" " * (col - 1))
+                parts.append(text)
+                self.col = col + len(text)
+            self.run = run
+        self.last_expanded = False
+
     def text(self):
         return "".join(self.parts) + ("\n" if self.parts else "")
 
@@ -176,6 +195,8 @@ def _make_preprocessor_class():
         group_lines = group_lines
         pcpp_group_lines = Preprocessor.group_lines
         fast_group_lines = True     # False: pcpp's group_lines (the tests' oracle)
+        plain_lines = True          # False: plain lines lexed as any other (the tests' oracle)
+        uncomment = uncomment
         token_class = LexToken
         whitespace_rule = staticmethod(pcpp.parser.t_CPP_WS)
 
@@ -453,6 +474,7 @@ def _emit_tokens(pp, writer, state):
     long_chain = _LONG_CHAIN
     continues = _CONTINUES
     expansion_class = Expansion
+    plain_class = PlainRun
     run = None          # the _ExpansionRun that an Expansion's tokens are recorded in
     # The last item's file and line, and what they give: the range of lexpos an original
     # token on that line has, the column its invocation starts at.
@@ -493,6 +515,15 @@ def _emit_tokens(pp, writer, state):
                             hi = starts[line] if line < len(starts) else sys.maxsize
             if item.__class__ is expansion_class:
                 expansion, group = item, item.tokens
+            elif item.__class__ is plain_class:
+                # Plain lines (plain_runs), written as their tokens would be; their newline
+                # ends what touches the last token written.
+                writer.plain_lines(file, item.lines)
+                written += len(item.lines)     # (one a line: what is read is whether any was)
+                previous = None
+                adjacent = False
+                last_line = None
+                continue
             else:
                 expansion, group = None, (item,)
             for tok in group:
