@@ -278,3 +278,108 @@ def test_each_printf_format_is_scanned_once(monkeypatch):
     driver.compile_source(source, driver.CompileOptions(filename="k.cl"))
     builtin_calls._conversions.cache_clear()
     assert scanned == ["%d %u\\n"]
+
+
+def _frozen_record_classes():
+    import sys
+    from clcoop import records
+    import clcoop.diagnostics, clcoop.frontend.types, clcoop.frontend.tast   # noqa: F401
+    modules = [m for name, m in sys.modules.items() if name.startswith("clcoop") and m is not None]
+    return {c for m in modules for c in vars(m).values()
+            if isinstance(c, type) and c.__dict__.get("__setattr__") is records._frozen_setattr}
+
+
+def _dataclass_filled(cls, values):
+    """The oracle: a frozen record filled as dataclass fills one, through object.__setattr__."""
+    import dataclasses
+    import types
+    from clcoop import records
+    fields = dataclasses.fields(cls)
+    names = tuple(f.name for f in fields)
+    kinds = tuple("required" for _ in fields)
+    init = types.FunctionType(records._init_code(names, kinds, True, fast_frozen=False),
+                              {"_setattr": object.__setattr__, "_HAS_FACTORY": records._HAS_FACTORY})
+    obj = cls.__new__(cls)
+    init(obj, *values)
+    return obj
+
+
+def test_frozen_records_are_filled_as_dataclass_fills_them():
+    import dataclasses
+    classes = _frozen_record_classes()
+    assert {"SourceLocation", "ScalarType", "PointerType", "VectorType"} <= {c.__name__ for c in classes}
+    for cls in classes:
+        values = [object() for _ in dataclasses.fields(cls)]
+        made = cls.__new__(cls)
+        cls.__init__(made, *values)
+        oracle = _dataclass_filled(cls, values)
+        assert list(made.__dict__.items()) == list(oracle.__dict__.items()), cls
+    loc = SourceLocation("k.cl", 3, 4)
+    import pytest
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        loc.line = 5
+    assert loc == _dataclass_filled(SourceLocation, ["k.cl", 3, 4]) and hash(loc) == hash(SourceLocation("k.cl", 3, 4))
+
+
+def test_a_frozen_records_field_with_a_data_descriptor_is_set_through_it():
+    from clcoop.records import record
+    seen = []
+
+    class Base:
+        @property
+        def x(self):
+            return self.__dict__["kept"]
+
+        @x.setter
+        def x(self, value):
+            seen.append(value)
+            self.__dict__["kept"] = value
+
+    @record(frozen=True)
+    class Point(Base):
+        x: int
+        y: int
+    p = Point(1, 2)
+    assert seen == [1] and p.x == 1 and p.y == 2
+
+
+NUMBERS_SOURCE = """kernel void k(global long *o, global float *f) {
+    o[0] = 0 + 1 + 017 + 0x7fffffff + 0x80000000 + 0xffffffffffffffff + 0b101 + 2147483647;
+    o[1] = 2147483648 + 4294967295 + 4294967296 + 9223372036854775807 + 1u + 1UL + 5l + 7LU;
+    o[2] = 18446744073709551615 + 'a';
+    f[0] = 1.0f + 1.0 + 0x1p-3f + 1e10 + 2.f + .5e-3F + 1.5L;
+}
+"""
+
+
+class _LiteralContext:
+    def __init__(self):
+        self.warnings = []
+
+    def warn(self, message, node):
+        self.warnings.append((message, node.value))
+
+    def fail(self, message, node):
+        raise AssertionError(message)
+
+    def require_fp16(self, message, node):
+        pass
+
+
+def test_a_kept_number_is_the_constant_made_from_its_spelling(monkeypatch):
+    from clcoop.frontend import literals
+    monkeypatch.setattr(literals, "_NUMBERS", {})
+    diag = DiagnosticEngine()
+    tree = parse(NUMBERS_SOURCE, "k.cl", diag, Target("spir64-unknown-unknown"))
+    constants = [n for n in _nodes(tree) if isinstance(n, c_ast.Constant)]
+    assert len(constants) >= 20
+    ctx = _LiteralContext()
+    checks = literals.Literals(ctx)
+    for node in constants:
+        made = checks.constant_made(node)
+        found = checks.expr_Constant(node)
+        assert (type(found), found.type, found.value, found.loc) == (type(made), made.type, made.value, made.loc)
+    assert len(literals._NUMBERS) >= 20
+    # The too-large decimal constant is never kept: it warns at each use, as when made.
+    assert ctx.warnings == [(ctx.warnings[0][0], "18446744073709551615")] * 2
+    assert ("int", "18446744073709551615") not in literals._NUMBERS
