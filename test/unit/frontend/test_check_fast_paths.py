@@ -383,3 +383,84 @@ def test_a_kept_number_is_the_constant_made_from_its_spelling(monkeypatch):
     # The too-large decimal constant is never kept: it warns at each use, as when made.
     assert ctx.warnings == [(ctx.warnings[0][0], "18446744073709551615")] * 2
     assert ("int", "18446744073709551615") not in literals._NUMBERS
+
+
+def _lookup_by_membership(scope, name):
+    """The oracle: Scope.lookup as `in`, then the entry."""
+    while scope is not None:
+        if name in scope.names:
+            return scope.names[name]
+        scope = scope.parent
+    return None
+
+
+def test_a_scope_finds_what_membership_finds():
+    outer = check_support.Scope()
+    inner = check_support.Scope(check_support.Scope(outer))
+    outer.names.update(a=("typedef", 1, None, None), b=("enum", 0, None, None), c=("enum", 2, None, None))
+    inner.names.update(b=("enum", 1, None, None), d=("typedef", 3, None, None))
+    for name in "abcdex":
+        assert inner.lookup(name) is _lookup_by_membership(inner, name)
+        assert outer.lookup(name) is _lookup_by_membership(outer, name)
+
+
+def _attributes_by_concatenation(decl):
+    """The oracle: DeclTypes.attributes_of before qualifier strings were skipped."""
+    found = []
+
+    def add_list(exprlist):
+        if exprlist is None:
+            return
+        exprs = getattr(exprlist, "exprs", None)
+        if exprs is None:
+            exprs = [exprlist]
+        for e in exprs:
+            if isinstance(e, c_ast.FuncCall) and isinstance(e.name, c_ast.ID):
+                found.append((e.name.name, list(e.args.exprs if e.args is not None else []), e))
+            elif isinstance(e, c_ast.ID):
+                found.append((e.name, [], e))
+            elif isinstance(e, c_ast.ExprList):
+                add_list(e)
+
+    for spec in list(getattr(decl, "funcspec", None) or []) + list(getattr(decl, "quals", None) or []):
+        if type(spec).__name__ == "AttributeSpecifier":
+            add_list(spec.exprlist)
+    node = getattr(decl, "type", None)
+    while node is not None:
+        if getattr(node, "attributes", None) is not None:
+            add_list(node.attributes)
+        for q in getattr(node, "quals", None) or []:
+            if type(q).__name__ == "AttributeSpecifier":
+                add_list(q.exprlist)
+        node = getattr(node, "type", None)
+        if not isinstance(node, c_ast.Node):
+            break
+    return found
+
+
+ATTRIBUTES_SOURCE = """typedef float float4_t __attribute__((ext_vector_type(4)));
+typedef struct { int a __attribute__((aligned(8))); } __attribute__((packed)) S;
+__attribute__((overloadable)) int f(int x);
+__attribute__((overloadable)) __attribute__((always_inline)) int f(float x);
+kernel __attribute__((reqd_work_group_size(8, 1, 1))) __attribute__((vec_type_hint(float4)))
+void k(global const volatile int * restrict o, local float *l) {
+    __attribute__((aligned(16))) const int v[4] = {1, 2, 3, 4};
+    private int *const p = 0;
+    o[0] = v[0];
+}
+"""
+
+
+def test_a_declarations_attributes_are_the_concatenated_lists():
+    from clcoop.frontend import decl_types
+    tree = parse(ATTRIBUTES_SOURCE, "k.cl", DiagnosticEngine(), Target("spir64-unknown-unknown"))
+    decls = [n for n in _nodes(tree) if isinstance(n, (c_ast.Decl, c_ast.Typedef, c_ast.Typename))]
+    checks = decl_types.DeclTypes.__new__(decl_types.DeclTypes)
+    names = set()
+    for decl in decls:
+        found = checks.attributes_of(decl)
+        assert found == _attributes_by_concatenation(decl)
+        names.update(name for name, _, _ in found)
+    assert {"ext_vector_type", "aligned", "packed", "overloadable", "always_inline",
+            "reqd_work_group_size", "vec_type_hint"} <= names
+
