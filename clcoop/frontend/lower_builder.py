@@ -191,6 +191,32 @@ class Builder(ir.IRBuilder):
     def cbranch(self, cond, truebr, falsebr):
         return _terminate(self, I.ConditionalBranch, [cond, truebr, falsebr])
 
+    def splat(self, value, undef, index, mask):
+        """`insert_element(undef, value, index, name="splat.splatinsert")`, then
+        `shuffle_vector(that, undef, mask, name="splat.splat")`: clang's splat of a scalar,
+        with lower's operands for the vector type (its undef vector, `i64 0` and an all-zero
+        i32 mask), which pass llvmlite's checks by construction; the shuffle's type is the
+        undef vector's (llvmlite makes an equal new one and checks each mask element).
+        pocl's test_convert_type_16.cl makes 540. Other operands go through llvmlite."""
+        vector_type = undef.type
+        if value.type != vector_type.element or mask.type.count != vector_type.count \
+                or any(element.constant != 0 for element in mask.constant):
+            inserted = self.insert_element(undef, value, index, name="splat.splatinsert")
+            return self.shuffle_vector(inserted, undef, mask, name="splat.splat")
+        block = self._block
+        register = block.scope.register
+        inserted = _new(I.InsertElement)
+        inserted.__dict__ = {"parent": block, "type": vector_type,
+                             "_name": register("splat.splatinsert", deduplicate=True), "opname": "insertelement",
+                             "operands": [undef, value, index], "flags": [], "metadata": {}}
+        self._insert(inserted)
+        splat = _new(I.ShuffleVector)
+        splat.__dict__ = {"parent": block, "type": vector_type,
+                          "_name": register("splat.splat", deduplicate=True), "opname": "shufflevector",
+                          "operands": [inserted, undef, mask], "flags": [], "metadata": {}}
+        self._insert(splat)
+        return splat
+
     def gep(self, ptr, indices, inbounds=False, name="", source_etype=None):
         if source_etype is None:
             return super().gep(ptr, indices, inbounds, name, source_etype)

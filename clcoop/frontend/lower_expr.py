@@ -710,9 +710,7 @@ class ExpressionLowering:
                 ir.Constant(vty, ir.Undefined), ir.Constant(I64, 0),
                 ir.Constant(ir.VectorType(I32, vty.count), [0] * vty.count))
         undef, index, mask = operands
-        b = self.lw.builder
-        ins = b.insert_element(undef, v, index, name="splat.splatinsert")
-        return b.shuffle_vector(ins, undef, mask, name="splat.splat")
+        return self.lw.builder.splat(v, undef, index, mask)
 
     def ex_ConvertCall(self, e):
         """convert_<type>[_sat] (OpenCL 6.4.3) inlined as instructions."""

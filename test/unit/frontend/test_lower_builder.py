@@ -284,3 +284,40 @@ def test_refused_comparisons_and_branches_fail_as_llvmlite_fails():
     with pytest.raises(AssertionError):
         builder.cbranch(ir.Constant(I1, 1), fn.blocks[0], fn.blocks[0])
     assert len(fn.blocks[0].instructions) == 2
+
+
+def _splats(builder, fn):
+    """lower_expr.splat's operands for <4 x i32> and <16 x float>, then a mask that is not
+    all zeros and a value of another type (llvmlite's own path, and its error)."""
+    _, count = fn.args
+    real = builder.sitofp(count, F32, name="conv")
+    made = []
+    for value, vector_type, mask in ((count, ir.VectorType(I32, 4), [0] * 4),
+                                     (real, ir.VectorType(F32, 16), [0] * 16),
+                                     (count, ir.VectorType(I32, 4), [0, 1, 2, 3]),
+                                     (count, ir.VectorType(I32, 4), [0] * 4)):
+        undef = ir.Constant(vector_type, ir.Undefined)
+        index = ir.Constant(I64, 0)
+        mask = ir.Constant(ir.VectorType(I32, vector_type.count), mask)
+        if isinstance(builder, Builder):
+            made.append(builder.splat(value, undef, index, mask))
+        else:
+            inserted = builder.insert_element(undef, value, index, name="splat.splatinsert")
+            made.append(builder.shuffle_vector(inserted, undef, mask, name="splat.splat"))
+        made.append(made[-1].operands[0])
+    return made
+
+
+@pytest.mark.parametrize("debug", [False, True], ids=["plain", "dbg"])
+def test_splats_are_llvmlites(debug):
+    theirs, ours = _each_way(_splats, debug)
+    assert ours == theirs
+
+
+def test_a_splat_of_a_value_of_another_type_fails_as_llvmlite_fails():
+    fn, builder = _function(Builder)
+    _, count = fn.args
+    vector_type = ir.VectorType(F32, 4)
+    with pytest.raises(TypeError, match="value needs to be of type"):
+        builder.splat(count, ir.Constant(vector_type, ir.Undefined), ir.Constant(I64, 0),
+                      ir.Constant(ir.VectorType(I32, 4), [0] * 4))
