@@ -55,27 +55,17 @@ class CType:
     def is_void(self):
         return isinstance(self, ScalarType) and self.kind == "void"
 
-    @property
-    def is_pointer(self):
-        return isinstance(self, PointerType)
-
-    @property
-    def is_vector(self):
-        return isinstance(self, VectorType)
-
-    @property
-    def is_coop_matrix(self):
-        return isinstance(self, CoopMatType)
-
-    @property
-    def is_coop_tensor(self):
-        return isinstance(self, CoopTensorType)
-
-    @property
-    def is_coop_opaque(self):
-        """A cooperative matrix or a tensor layout/view: a value that lives only in
-        private variables, parameters and return values (SPIR-V opaque types)."""
-        return isinstance(self, (CoopMatType, CoopTensorType))
+    # The predicates of the class alone are class attributes, True on their class (and its
+    # subclasses) below: isinstance(t, PointerType), VectorType, CoopMatType, CoopTensorType.
+    # A property's call for each of ~100,000 reads in a large file cost more than the
+    # attribute (test_check_fast_paths compares them with isinstance).
+    is_pointer = False
+    is_vector = False
+    is_coop_matrix = False
+    is_coop_tensor = False
+    # A cooperative matrix or a tensor layout/view: a value that lives only in private
+    # variables, parameters and return values (SPIR-V opaque types).
+    is_coop_opaque = False
 
 
 @record(frozen=True)
@@ -178,6 +168,7 @@ COOP_ELEMENT_NAMES = VECTOR_ELEMENT_NAMES + ("__bf16", "__fp8_e4m3", "__fp8_e5m2
 
 @record(frozen=True)
 class VectorType(CType):
+    is_vector = True
     elem: ScalarType
     count: int
 
@@ -195,6 +186,7 @@ class VectorType(CType):
 
 @record(frozen=True)
 class PointerType(CType):
+    is_pointer = True
     pointee: CType
     addrspace: int = PRIVATE
     const: bool = False
@@ -317,6 +309,8 @@ EVENT = EventType()
 @record(frozen=True)
 class CoopMatType(CType):
     """`T __attribute__((coop_mat(scope, rows, cols, use)))`; scope holds the SPIR-V value (3 = Subgroup)."""
+    is_coop_matrix = True
+    is_coop_opaque = True
     elem: ScalarType
     scope: int
     rows: int
@@ -358,6 +352,8 @@ class CoopTensorBaseType(CType):
 class CoopTensorType(CType):
     """`typedef coop_tensor_layout_t L __attribute__((coop_tensor_layout(D, clamp)))` or a
     view (coop_tensor_view(D, has_dimensions, p0, ...)): an immutable value."""
+    is_coop_tensor = True
+    is_coop_opaque = True
     spec: object       # tensor_spec.TensorType
     typedef_name: str | None = field(default=None, compare=False)  # for diagnostics only
 

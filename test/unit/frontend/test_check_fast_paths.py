@@ -464,3 +464,29 @@ def test_a_declarations_attributes_are_the_concatenated_lists():
     assert {"ext_vector_type", "aligned", "packed", "overloadable", "always_inline",
             "reqd_work_group_size", "vec_type_hint"} <= names
 
+
+
+def _subclasses(cls):
+    for sub in cls.__subclasses__():
+        yield sub
+        yield from _subclasses(sub)
+
+
+def test_the_class_predicates_of_a_type_are_its_isinstance_tests():
+    """CType's is_pointer, is_vector, is_coop_matrix, is_coop_tensor and is_coop_opaque are
+    class attributes; the oracle is the isinstance test each property made."""
+    from clcoop.frontend import types as T
+    classes = [T.CType] + list(_subclasses(T.CType))
+    assert len(classes) >= 12
+    for cls in classes:
+        assert cls.is_pointer is issubclass(cls, T.PointerType), cls
+        assert cls.is_vector is issubclass(cls, T.VectorType), cls
+        assert cls.is_coop_matrix is issubclass(cls, T.CoopMatType), cls
+        assert cls.is_coop_tensor is issubclass(cls, T.CoopTensorType), cls
+        assert cls.is_coop_opaque is issubclass(cls, (T.CoopMatType, T.CoopTensorType)), cls
+        predicates = {"is_pointer", "is_vector", "is_coop_matrix", "is_coop_tensor", "is_coop_opaque"}
+        assert not predicates & set(getattr(cls, "__dataclass_fields__", ())), cls      # not fields
+    for t in (T.INT, T.PointerType(T.INT, T.GLOBAL), T.vector_of(T.FLOAT, 4), T.ArrayType(T.INT, 4)):
+        assert (t.is_pointer, t.is_vector, t.is_coop_matrix, t.is_coop_opaque) == (
+            isinstance(t, T.PointerType), isinstance(t, T.VectorType), isinstance(t, T.CoopMatType),
+            isinstance(t, (T.CoopMatType, T.CoopTensorType)))
