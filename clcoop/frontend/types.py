@@ -34,26 +34,16 @@ class CType:
     def __str__(self):
         return self.spelling()
 
-    # Predicates used all over check and lower.
-    @property
-    def is_scalar(self):
-        return isinstance(self, ScalarType) and self.kind != "void"
-
-    @property
-    def is_integer(self):
-        return isinstance(self, ScalarType) and self.kind in ("int", "bool")
-
-    @property
-    def is_float(self):
-        return isinstance(self, ScalarType) and self.kind == "float"
-
-    @property
-    def is_arithmetic(self):
-        return self.is_integer or self.is_float
-
-    @property
-    def is_void(self):
-        return isinstance(self, ScalarType) and self.kind == "void"
+    # Predicates used all over check and lower. Those of a scalar's kind are False here and
+    # kept in each ScalarType's __dict__ when it is made (_scalar_init): is_scalar (not
+    # void), is_integer (int or bool), is_float, is_arithmetic (integer or float), is_void.
+    # A property's call for each of ~45,000 reads in a large file cost more than reading
+    # the attribute (test_check_fast_paths compares them with the properties they were).
+    is_scalar = False
+    is_integer = False
+    is_float = False
+    is_arithmetic = False
+    is_void = False
 
     # The predicates of the class alone are class attributes, True on their class (and its
     # subclasses) below: isinstance(t, PointerType), VectorType, CoopMatType, CoopTensorType.
@@ -94,6 +84,25 @@ class ScalarType(CType):
         if self.kind == "void":
             return "void"
         return f"i{self.bits}"
+
+
+def _scalar_init(self, name, kind, bits, signed):
+    """ScalarType's __init__: the record's (its four fields stored in order, as a frozen
+    record's __init__ does), then its kind's predicates (see CType) beside them."""
+    fields = self.__dict__
+    fields["name"] = name
+    fields["kind"] = kind
+    fields["bits"] = bits
+    fields["signed"] = signed
+    integer = kind == "int" or kind == "bool"
+    fields["is_scalar"] = kind != "void"
+    fields["is_integer"] = integer
+    fields["is_float"] = kind == "float"
+    fields["is_arithmetic"] = integer or kind == "float"
+    fields["is_void"] = kind == "void"
+
+
+ScalarType.__init__ = _scalar_init
 
 
 def _scalar_equal(self, other):

@@ -313,7 +313,9 @@ def test_frozen_records_are_filled_as_dataclass_fills_them():
         made = cls.__new__(cls)
         cls.__init__(made, *values)
         oracle = _dataclass_filled(cls, values)
-        assert list(made.__dict__.items()) == list(oracle.__dict__.items()), cls
+        # A ScalarType keeps its kind's predicates after its fields (_scalar_init).
+        assert list(made.__dict__.items())[:len(values)] == list(oracle.__dict__.items()), cls
+        assert len(made.__dict__) == len(values) or cls.__name__ == "ScalarType", cls
     loc = SourceLocation("k.cl", 3, 4)
     import pytest
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -490,3 +492,29 @@ def test_the_class_predicates_of_a_type_are_its_isinstance_tests():
         assert (t.is_pointer, t.is_vector, t.is_coop_matrix, t.is_coop_opaque) == (
             isinstance(t, T.PointerType), isinstance(t, T.VectorType), isinstance(t, T.CoopMatType),
             isinstance(t, (T.CoopMatType, T.CoopTensorType)))
+
+
+def _scalar_predicates_as_properties(t):
+    """The oracle: CType's is_scalar, is_integer, is_float, is_arithmetic and is_void as the
+    properties they were."""
+    from clcoop.frontend import types as T
+    scalar = isinstance(t, T.ScalarType)
+    integer = scalar and t.kind in ("int", "bool")
+    real = scalar and t.kind == "float"
+    return scalar and t.kind != "void", integer, real, integer or real, scalar and t.kind == "void"
+
+
+def test_the_kind_predicates_of_a_type_are_the_properties_they_were():
+    import copy
+    import dataclasses
+    import pickle
+    from clcoop.frontend import types as T
+    scalars = _scalar_types() + [T.ScalarType("x", "int", 8, True), dataclasses.replace(T.INT, kind="float")]
+    others = [T.PointerType(T.INT, T.GLOBAL), T.vector_of(T.FLOAT, 4), T.ArrayType(T.INT, 4), T.EVENT,
+              T.EnumType("e"), T.StructType("s", False)]
+    assert {t.kind for t in scalars} == {"int", "float", "bool", "void", "fp8"}
+    for t in scalars + others + [copy.copy(t) for t in scalars] + [pickle.loads(pickle.dumps(t)) for t in scalars]:
+        assert (t.is_scalar, t.is_integer, t.is_float, t.is_arithmetic, t.is_void) == \
+            _scalar_predicates_as_properties(t), t
+    assert [f.name for f in dataclasses.fields(T.ScalarType)] == ["name", "kind", "bits", "signed"]
+    assert T.ScalarType(name="int", kind="int", bits=32, signed=True) == T.INT
