@@ -518,3 +518,36 @@ def test_the_kind_predicates_of_a_type_are_the_properties_they_were():
             _scalar_predicates_as_properties(t), t
     assert [f.name for f in dataclasses.fields(T.ScalarType)] == ["name", "kind", "bits", "signed"]
     assert T.ScalarType(name="int", kind="int", bits=32, signed=True) == T.INT
+
+
+SWIZZLES = """kernel void k(global float *o) {
+  float4 v = (float4)(1.0f);
+  float2 w = (float2)(1.0f);
+  o[0] = v.x + v.s3 + w.y + v.lo.y + v.xyzw.w + v.odd.x;
+  o[1] = v.xyq;
+  o[2] = w.w;
+  o[3] = v.s9;
+}
+"""
+
+
+def test_a_swizzles_dot_is_found_only_for_its_error(monkeypatch):
+    """The '.' of a vector component name is looked up in the source line for an error only;
+    where it points is test/lit/diagnostics/vector-components.cl's (clang-22's columns)."""
+    from clcoop.frontend import check_expr, driver
+    found = []
+    locate = check_expr.operator_location
+
+    def counted(sources, op, operand, fallback):
+        found.append(op)
+        return locate(sources, op, operand, fallback)
+    monkeypatch.setattr(check_expr, "operator_location", counted)
+    import pytest
+    from clcoop.errors import CompileError
+    with pytest.raises(CompileError) as failed:
+        driver.compile_source(SWIZZLES, driver.CompileOptions(filename="s.cl"))
+    rendered = str(failed.value)
+    assert "s.cl:5:14: error: illegal vector component name 'q'" in rendered
+    assert "s.cl:6:11: error: vector component access exceeds type 'float2'" in rendered
+    assert "s.cl:7:11: error: vector component access exceeds type 'float4'" in rendered
+    assert found.count(".") == 3        # the three errors, not the six valid names before them
