@@ -2,7 +2,8 @@
 `str(module)`, character for character (the oracle): over compiled kernels, with and without
 -g, and over a hand-built module with every variant the fast writers format (metadata,
 flags, fast-math flags, argument attributes, tail calls, calling conventions, varargs, no
-alignment, a subclass that prints otherwise)."""
+alignment, returns, selects, phis, vector element and shuffle instructions, a subclass that
+prints otherwise)."""
 from pathlib import Path
 
 import pytest
@@ -98,9 +99,30 @@ def _every_variant():
            arg_attrs={1: ("noundef",)}).set_metadata("hint", node)
     b.call(variadic, [slot, v, x])
     b.call(callee, [x, slot], cconv="fastcc")
+    vector = ir.Constant(ir.VectorType(I32, 4), ir.Undefined)
+    inserted = b.insert_element(vector, v, ir.Constant(I32, 0), name="vecins")
+    inserted.set_metadata("hint", node)                          # llvmlite prints no metadata here
+    b.extract_element(inserted, ir.Constant(I32, 1)).set_metadata("hint", node)
+    b.extract_element(inserted, ir.Constant(I64, 2), name="vecext")
+    b.shuffle_vector(inserted, vector, ir.Constant(ir.VectorType(I32, 4), [0] * 4), name="splat")
+    b.shuffle_vector(inserted, inserted, ir.Constant(ir.VectorType(I32, 2), [1, 4])).set_metadata("hint", node)
+    b.select(c, s, w, name="cond")
+    b.select(c, x, x, flags=["fast", "nnan"]).set_metadata("hint", node)
     b.cbranch(c, other, other).set_metadata("hint", node)
     b.position_at_end(other)
-    b.ret_void()
+    merged = b.phi(I32, name="merged")
+    merged.add_incoming(v, entry)
+    merged.add_incoming(ir.Constant(I32, 7), entry)
+    real = b.phi(F32, flags=["fast"])
+    real.add_incoming(x, entry)
+    real.set_metadata("hint", node)
+    b.ret_void().set_metadata("hint", node)
+    for name, metadata in (("h", False), ("h.1", True)):
+        h = ir.Function(module, ir.FunctionType(I32, [I32]), name)
+        returned = ir.IRBuilder(h.append_basic_block("entry")).ret(h.args[0])
+        if metadata:
+            returned.set_metadata("hint", node)
+    ir.IRBuilder(ir.Function(module, ir.FunctionType(ir.VoidType(), []), "v").append_basic_block()).ret_void()
     return module
 
 
@@ -109,6 +131,8 @@ def test_every_variant_of_the_fast_writers_prints_as_llvmlite_prints_it():
     text = str(module)
     assert "tail call fast spir_func float" in text and "noundef" in text and "(ptr, ...)" in text
     assert "load volatile" in text and "!hint" in text
+    assert "select fast nnan i1" in text and "phi fast float" in text and "shufflevector <4 x i32>" in text
+    assert "ret i32 %\".1\", !hint" in text and "ret void, !hint" in text
     assert lower_print.module_text(_every_variant()) == text
 
 
@@ -320,6 +344,9 @@ def test_reference_is_get_reference_without_the_first_uses_exception():
     # (a vector constant's elements are referenced inside llvmlite's own formatting)
     vector = ir.Constant(ir.VectorType(I32, 2), [1, 2])
     assert lower_print.reference(vector) == "<i32 1, i32 2>"
+    for v in fresh:         # the module's own vector constants (shuffle masks, undef vectors)
+        if isinstance(v, ir.Constant) and isinstance(v.type, ir.VectorType):
+            lower_print.reference(v)
 
     def trace(frame, event, arg):
         if event == "exception":
