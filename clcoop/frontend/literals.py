@@ -21,6 +21,7 @@ _FLOAT_LITERAL = re.compile(r"(?P<number>0[xX](?:[0-9a-fA-F]*\.?[0-9a-fA-F]*)[pP
 # each took a regular expression, the base's tests and int() (test_check_fast_paths).
 _NUMBERS = {}
 _NUMBERS_KEPT = 1 << 16
+_STRINGS = {}           # a string literal's spelling -> its bytes (string_bytes); emptied when large
 
 
 def _keep_number(node, made):
@@ -116,6 +117,18 @@ class Literals:
         self.ctx.fail("integer literal is too large to be represented in any integer type", node)
 
     def string_bytes(self, node):
+        """A string literal's bytes (no NUL), kept per spelling: they depend on it alone, and
+        macro-made printf formats repeat (336 string literals of a few dozen spellings in
+        pocl's test_bitselect.cl, each unescaped a character at a time)."""
+        kept = _STRINGS.get(node.value)
+        if kept is None:
+            if len(_STRINGS) >= _NUMBERS_KEPT:
+                _STRINGS.clear()
+            kept = _STRINGS[node.value] = self.string_bytes_made(node)
+        return kept
+
+    def string_bytes_made(self, node):
+        """string_bytes without the kept spellings."""
         text = node.value
         if text.startswith('"'):
             text = text[1:-1]

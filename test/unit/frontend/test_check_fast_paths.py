@@ -551,3 +551,19 @@ def test_a_swizzles_dot_is_found_only_for_its_error(monkeypatch):
     assert "s.cl:6:11: error: vector component access exceeds type 'float2'" in rendered
     assert "s.cl:7:11: error: vector component access exceeds type 'float4'" in rendered
     assert found.count(".") == 3        # the three errors, not the six valid names before them
+
+
+def test_a_kept_strings_bytes_are_the_bytes_made_from_its_spelling(monkeypatch):
+    from clcoop.frontend import literals
+    monkeypatch.setattr(literals, "_STRINGS", {})
+    source = (r'constant char a[] = "plain", b[] = "tab\there\n", c[] = "\x41\x7e\101\0z\?\"q\"";' "\n"
+              r'kernel void k(global int *o) { printf("%d\n", 1); printf("%d\n", 2); printf("\xff\377"); }' "\n")
+    tree = parse(source, "k.cl", DiagnosticEngine(), Target("spir64-unknown-unknown"))
+    strings = [n for n in _nodes(tree) if isinstance(n, c_ast.Constant) and n.type == "string"]
+    assert len(strings) == 6
+    checks = literals.Literals(_LiteralContext())
+    for node in strings:
+        made = checks.string_bytes_made(node)
+        assert checks.string_bytes(node) == made and checks.string_bytes(node) is literals._STRINGS[node.value]
+    assert len(literals._STRINGS) == 5 and literals._STRINGS['"%d\\n"'] == b"%d\n"
+    assert literals._STRINGS['"\\x41\\x7e\\101\\0z\\?\\"q\\""'] == b'A~A\x00z?"q"'
