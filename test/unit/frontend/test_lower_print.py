@@ -384,3 +384,44 @@ def test_a_kept_type_is_asked_for_once_per_object():
     assert lw.value_type(vector) is lw.value_type(vector) and made == [vector]
     assert str(lw.mem_type(T.BOOL)) == "i8" and str(lw.value_type(T.BOOL)) == "i1"
     assert lw.align_of(vector) == 16 and set(lw.alignments) == {id(vector)}
+
+
+STRINGS = r"""
+constant char greeting[] = "hi";
+kernel void k(global int *o) {
+    printf("%d\n", o[0]); printf("%d\n", o[1]); printf("%s\n", "hi"); printf("\x01\xff\"q\"\n");
+    printf("%d\n", o[2]); printf("");
+}
+"""
+
+
+def _fresh_string(self, e):
+    """ExpressionLowering.ex_StringLiteral as it was: a new initializer for each (the oracle)."""
+    data = bytearray(e.value)
+    array = ir.ArrayType(ir.IntType(8), len(data))
+    g = ir.GlobalVariable(self.lw.module, array, self.lw.module.get_unique_name(".str"), addrspace=2)
+    g.linkage = "private"
+    g.unnamed_addr = True
+    g.global_constant = True
+    g.align = 1
+    g.initializer = ir.Constant(array, data)
+    return g
+
+
+@pytest.mark.parametrize("debug", [False, True])
+def test_string_literals_share_their_initializers_and_print_as_fresh_ones(debug, monkeypatch):
+    from clcoop.frontend import lower_expr
+    options = driver.CompileOptions(filename="strings.cl", debug_info=debug)
+    shared = driver.compile_source(STRINGS, options).ir
+    assert shared.count('c"%d\\0A\\00"') == 3 and '"\\01\\FF\\22q\\22\\0A\\00"' in shared
+    monkeypatch.setattr(lower_expr.ExpressionLowering, "ex_StringLiteral", _fresh_string)
+    assert driver.compile_source(STRINGS, options).ir == shared
+    monkeypatch.undo()
+    lw = lower.Lowerer(Target(options.triple))
+    module = driver.front_end(STRINGS, options, DiagnosticEngine())
+    lw.lower_unit(check.check(module, DiagnosticEngine(), lw.target, options.fp_contract, options.cl_std))
+    strings = [g for g in lw.module.global_values if g.name.startswith(".str")]
+    formats = [g for g in strings if bytes(g.initializer.constant) == b"%d\n\0"]
+    assert len(strings) == 7 and len(formats) == 3
+    assert all(g.initializer is formats[0].initializer for g in formats)
+    assert lower_print.module_text(lw.module) == str(lw.module)
