@@ -17,42 +17,25 @@ import reprlib
 from operator import attrgetter
 
 _HAS_FACTORY = object()          # default of a field with a default_factory
-_INIT_CODE = {}                  # (names, kinds, frozen, fast_frozen) -> code object of an __init__
+_INIT_CODE = {}                  # (names, kinds, frozen) -> code object of an __init__
 
 
-def _init_code(names, kinds, frozen, fast_frozen=True):
-    """The code of an __init__ for these fields. A frozen record's __init__ stores each field
-    into the instance's __dict__, what object.__setattr__ (dataclass's way past the frozen
-    __setattr__) does for a class without a data descriptor of a field's name: half the time
-    of the calls (the checker makes ~13,000 SourceLocations and ~3,000 PointerTypes in pocl's
-    test_convert_type_16.cl). fast_frozen=False is dataclass's way, the oracle of
-    test_check_fast_paths."""
-    key = (names, kinds, frozen, fast_frozen)
+def _init_code(names, kinds, frozen):
+    key = (names, kinds, frozen)
     code = _INIT_CODE.get(key)
     if code is None:
-        params, body = ["self"], ["_fields = self.__dict__"] if frozen and fast_frozen and names else []
+        params, body = ["self"], []
         for name, kind in zip(names, kinds):
             params.append(name if kind == "required" else f"{name}=None")   # real defaults: __defaults__
             value = f"_factory_{name}() if {name} is _HAS_FACTORY else {name}" \
                 if kind == "factory" else name
-            if not frozen:
-                body.append(f"self.{name} = {value}")
-            elif fast_frozen:
-                body.append(f"_fields[{name!r}] = {value}")
-            else:
-                body.append(f"_setattr(self, {name!r}, {value})")
+            body.append(f"_setattr(self, {name!r}, {value})" if frozen
+                        else f"self.{name} = {value}")
         source = f"def __init__({', '.join(params)}):\n    " + ("\n    ".join(body) or "pass")
         namespace = {}
         exec(source, {}, namespace)
         code = _INIT_CODE[key] = namespace["__init__"].__code__
     return code
-
-
-def _has_data_descriptor(cls, names):
-    """Whether the class or a base has a data descriptor (a property, a slot) of a field's
-    name: object.__setattr__ would call it, a store into the __dict__ would not."""
-    return any(hasattr(type(klass.__dict__[name]), "__set__")
-               for klass in cls.__mro__ for name in names if name in klass.__dict__)
 
 
 def _make_init(cls, fields, frozen):
@@ -69,7 +52,7 @@ def _make_init(cls, fields, frozen):
             defaults.append(f.default)
         else:
             kinds.append("required")
-    key = (tuple(names), tuple(kinds), frozen, not _has_data_descriptor(cls, names))
+    key = (tuple(names), tuple(kinds), frozen)
 
     def compiled():
         init = type(_make_init)(_init_code(*key), scope, "__init__", tuple(defaults) or None)

@@ -87,19 +87,21 @@ class ScalarType(CType):
 
 
 def _scalar_init(self, name, kind, bits, signed):
-    """ScalarType's __init__: the record's (its four fields stored in order, as a frozen
-    record's __init__ does), then its kind's predicates (see CType) beside them."""
-    fields = self.__dict__
-    fields["name"] = name
-    fields["kind"] = kind
-    fields["bits"] = bits
-    fields["signed"] = signed
+    """ScalarType's __init__: the record's (its four fields set in order through
+    object.__setattr__, as a frozen record's __init__ does), then its kind's predicates (see
+    CType) beside them. Not through the instance's __dict__: reading it makes CPython 3.11
+    keep the attributes in a dict, and every later read of one took three times as long."""
+    setattr_ = object.__setattr__
+    setattr_(self, "name", name)
+    setattr_(self, "kind", kind)
+    setattr_(self, "bits", bits)
+    setattr_(self, "signed", signed)
     integer = kind == "int" or kind == "bool"
-    fields["is_scalar"] = kind != "void"
-    fields["is_integer"] = integer
-    fields["is_float"] = kind == "float"
-    fields["is_arithmetic"] = integer or kind == "float"
-    fields["is_void"] = kind == "void"
+    setattr_(self, "is_scalar", kind != "void")
+    setattr_(self, "is_integer", integer)
+    setattr_(self, "is_float", kind == "float")
+    setattr_(self, "is_arithmetic", integer or kind == "float")
+    setattr_(self, "is_void", kind == "void")
 
 
 ScalarType.__init__ = _scalar_init
