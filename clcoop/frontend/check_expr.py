@@ -639,16 +639,21 @@ class ExpressionChecks:
         """Component indexes of an OpenCL C 3.0 6.3.7 vector component name."""
         n = vtype.count
 
-        dot = operator_location(self.ctx.diag.sources, ".", node.field, None) if isinstance(node, c_ast.StructRef) \
-            else None
+        def dot():
+            # Where the '.' is, found in the source line only for an error (468 swizzles in
+            # pocl's test_add_sat.cl, each of which read and scanned its line before).
+            if not isinstance(node, c_ast.StructRef):
+                return None
+            return operator_location(self.ctx.diag.sources, ".", node.field, None)
 
         def bad(offset):
             # clang (CheckExtVectorComponent): names the first illegal character, at '.' + 1 + offset
-            where = SourceLocation(dot.file, dot.line, dot.column + 1 + offset) if dot else node.field
+            at = dot()
+            where = SourceLocation(at.file, at.line, at.column + 1 + offset) if at else node.field
             self.ctx.fail(f"illegal vector component name '{name[offset]}'", where)
 
         def exceeds():
-            self.ctx.fail(f"vector component access exceeds type '{spell(vtype)}'", dot or node.field)
+            self.ctx.fail(f"vector component access exceeds type '{spell(vtype)}'", dot() or node.field)
         if name in ("lo", "hi", "even", "odd"):
             size = 4 if n == 3 else n
             if name == "lo":

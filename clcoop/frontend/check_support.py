@@ -109,10 +109,14 @@ class Scope:
         self.tags = {}       # struct/union/enum tag -> type
 
     def lookup(self, name):
+        """The innermost entry of `name`, else None. An entry is never None, so one `get` per
+        scope does what `in` and a subscript did (~10,000 look-ups a large file, through
+        each block's scope up to the file's)."""
         s = self
         while s is not None:
-            if name in s.names:
-                return s.names[name]
+            found = s.names.get(name)
+            if found is not None:
+                return found
             s = s.parent
         return None
 

@@ -15,6 +15,22 @@ _FLOAT_LITERAL = re.compile(r"(?P<number>0[xX](?:[0-9a-fA-F]*\.?[0-9a-fA-F]*)[pP
                             r"|(?:[0-9]*\.[0-9]+|[0-9]+\.?)(?:[eE][-+]?[0-9]+)?)(?P<suffix>[A-Za-z0-9_]*)")
 
 
+# (pycparser's constant kind, spelling) -> (tast class, type, value) of a number whose
+# spelling alone gives its type and value without a diagnostic; emptied when large. pocl's
+# test_convert_type_16.cl checks ~2,800 integer constants of a few hundred spellings, and
+# each took a regular expression, the base's tests and int() (test_check_fast_paths).
+_NUMBERS = {}
+_NUMBERS_KEPT = 1 << 16
+_STRINGS = {}           # a string literal's spelling -> its bytes (string_bytes); emptied when large
+
+
+def _keep_number(node, made):
+    if len(_NUMBERS) >= _NUMBERS_KEPT:
+        _NUMBERS.clear()
+    _NUMBERS[(node.type, node.value)] = (made.__class__, made.type, made.value)
+    return made
+
+
 class Literals:
     """Turns constant tokens into typed constants (tast.IntConst, FloatConst, StringLiteral).
     ctx: the checker's CheckContext (diagnostics, enabled extensions)."""
@@ -23,6 +39,14 @@ class Literals:
         self.ctx = ctx
 
     def expr_Constant(self, node):
+        kept = _NUMBERS.get((node.type, node.value))
+        if kept is not None:
+            made, ctype, value = kept
+            return made(ctype, location(node), value)
+        return self.constant_made(node)
+
+    def constant_made(self, node):
+        """expr_Constant without the kept numbers."""
         loc = location(node)
         if node.type == "string":
             # OpenCL C 3.0 6.10: a string literal is in the constant address space; as a value it
@@ -55,7 +79,9 @@ class Literals:
         if ftype == T.HALF:
             self.ctx.require_fp16("half precision constant requires cl_khr_fp16", node)
         value = _hex_float(number) if number[:2].lower() == "0x" else float(number)
-        return tast.FloatConst(ftype, loc, value)
+        made = tast.FloatConst(ftype, loc, value)
+        # A half constant is checked against the enabled extensions at each use.
+        return made if ftype == T.HALF else _keep_number(node, made)
 
     def int_literal(self, text, node):
         m = _INT_LITERAL.fullmatch(text)
@@ -83,7 +109,7 @@ class Literals:
             lo = -(1 << (t.bits - 1)) if t.signed else 0
             hi = (1 << (t.bits - 1)) - 1 if t.signed else (1 << t.bits) - 1
             if lo <= value <= hi:
-                return tast.IntConst(t, location(node), value)
+                return _keep_number(node, tast.IntConst(t, location(node), value))
         if value <= (1 << 64) - 1:
             self.ctx.warn("integer literal is too large to be represented in a signed integer type, "
                           "interpreting as unsigned", node)
@@ -91,6 +117,18 @@ class Literals:
         self.ctx.fail("integer literal is too large to be represented in any integer type", node)
 
     def string_bytes(self, node):
+        """A string literal's bytes (no NUL), kept per spelling: they depend on it alone, and
+        macro-made printf formats repeat (336 string literals of a few dozen spellings in
+        pocl's test_bitselect.cl, each unescaped a character at a time)."""
+        kept = _STRINGS.get(node.value)
+        if kept is None:
+            if len(_STRINGS) >= _NUMBERS_KEPT:
+                _STRINGS.clear()
+            kept = _STRINGS[node.value] = self.string_bytes_made(node)
+        return kept
+
+    def string_bytes_made(self, node):
+        """string_bytes without the kept spellings."""
         text = node.value
         if text.startswith('"'):
             text = text[1:-1]

@@ -20,7 +20,7 @@ from clcoop.frontend.llvm_types import (EVENT_IR, I1, I8, I32, CoopMatIRType, Lo
                                         element_type, mark_volatile, ptr_type, scalar_ir)
 from clcoop.frontend.lower_asm import lower_asm
 from clcoop.frontend.lower_expr import ExpressionLowering, copies_aggregate, is_volatile_access
-from clcoop.frontend.lower_builder import Builder
+from clcoop.frontend.lower_builder import Builder, new_block
 # llvmlite keeps a value's reference (`%"name"`) and an instruction's text in these attributes.
 from clcoop.frontend.lower_print import REFERENCE_CACHE, TEXT_CACHE, module_text
 
@@ -627,7 +627,7 @@ class Lowerer:
 
     def new_block(self, name):
         """A block not yet in the function: blocks are placed in emission order, as clang does."""
-        return ir.Block(parent=self.fn, name=name)
+        return new_block(self.fn, name)
 
     def start_block(self, block):
         if block not in self.fn.blocks:

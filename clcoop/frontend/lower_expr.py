@@ -69,6 +69,7 @@ class ExpressionLowering:
         self.handlers = _handlers(self, self.coop, self.tensor)
         self.splat_operands = {}     # vector type's text -> (undef vector, index, zero mask): splat
         self.int_constants = {}      # (id(type), value's class, value) -> (type, ir.Constant): int_constant
+        self.string_constants = {}   # a string literal's bytes -> its initializer: ex_StringLiteral
 
     # ------------------------------------------------------------ lvalues
     def address(self, e):
@@ -599,16 +600,23 @@ class ExpressionLowering:
         return self.lw.builder.call(irf, args, name="call", cconv="spir_func")
 
     def ex_StringLiteral(self, e):
-        """A private unnamed_addr constant in __constant memory, as clang's `@.str`."""
-        data = bytearray(e.value)
-        array = ir.ArrayType(ir.IntType(8), len(data))
+        """A private unnamed_addr constant in __constant memory, as clang's `@.str`. Its
+        initializer (and the array type) is one llvmlite constant per content: a constant's
+        text is made at its first printing and kept on it, and llvmlite escaped each byte
+        of each of pocl's test_bitselect.cl's 336 macro-made printf formats, a few dozen
+        contents; llvmlite never changes a constant."""
+        initializer = self.string_constants.get(e.value)
+        if initializer is None:
+            data = bytearray(e.value)
+            initializer = self.string_constants[e.value] = ir.Constant(ir.ArrayType(ir.IntType(8), len(data)), data)
+        array = initializer.type
         name = self.lw.module.get_unique_name(".str")
         g = ir.GlobalVariable(self.lw.module, array, name, addrspace=T.CONSTANT)
         g.linkage = "private"
         g.unnamed_addr = True
         g.global_constant = True
         g.align = 1
-        g.initializer = ir.Constant(array, data)
+        g.initializer = initializer
         return g
 
     # ---- conversions
@@ -710,9 +718,7 @@ class ExpressionLowering:
                 ir.Constant(vty, ir.Undefined), ir.Constant(I64, 0),
                 ir.Constant(ir.VectorType(I32, vty.count), [0] * vty.count))
         undef, index, mask = operands
-        b = self.lw.builder
-        ins = b.insert_element(undef, v, index, name="splat.splatinsert")
-        return b.shuffle_vector(ins, undef, mask, name="splat.splat")
+        return self.lw.builder.splat(v, undef, index, mask)
 
     def ex_ConvertCall(self, e):
         """convert_<type>[_sat] (OpenCL 6.4.3) inlined as instructions."""

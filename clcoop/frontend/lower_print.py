@@ -4,7 +4,8 @@ llvmlite prints an instruction through four layers (its string cache, `_to_strin
 into a list, a join and an rstrip) and a `str.format` for each; for a large kernel (30,000
 instructions, pocl's test_mad_sat.cl) that was a tenth of the compile. Here the common
 instruction classes (loads, stores, casts, GEPs, allocas, branches, calls, comparisons, the
-plain operators) are written by one function each, the whole line at once (the `%name = `,
+plain operators, returns, selects, phis and the vector element and shuffle instructions)
+are written by one function each, the whole line at once (the `%name = `,
 the descr with the same format as llvmlite 0.50's, and what its final strip leaves); every
 other class (and clcoop's own subclasses, such as VolatileLoad) is printed by
 llvmlite itself. test_lower_print compares the two texts over whole compiles.
@@ -199,7 +200,59 @@ def _call(inst):
     return f"  {defined}{tail}{inst.opname}{fm_attrs} {callee_ref}({', '.join(args)}){fn_attrs}{metadata}\n"
 
 
-# Exact classes only: a subclass may print differently (clcoop's VolatileLoad, llvmlite's Ret).
+def _operand_list(inst):
+    return ", ".join([f"{op.type.__dict__.get(TEXT_CACHE) or str(op.type)} "
+                      f"{op.__dict__.get(REFERENCE_CACHE) or reference(op)}" for op in inst.operands])
+
+
+def _vector_element(inst):
+    """ExtractElement's and InsertElement's descr: llvmlite writes no metadata for them."""
+    text = f"{inst.__dict__.get(REFERENCE_CACHE) or reference(inst)} = {inst.opname} {_operand_list(inst)}"
+    return f"  {text.rstrip()}\n"
+
+
+def _shuffle(inst):
+    """ShuffleVector's descr: a space before the metadata, as _cast."""
+    metadata = _metadata(inst) if inst.metadata else ""
+    text = f"{inst.__dict__.get(REFERENCE_CACHE) or reference(inst)} = shufflevector {_operand_list(inst)} {metadata}"
+    return f"  {text.rstrip()}\n"
+
+
+def _select(inst):
+    """SelectInstr's descr: its flags joined after `select` (two spaces without any), a
+    space before the metadata."""
+    cond, lhs, rhs = inst.operands
+    metadata = _metadata(inst) if inst.metadata else ""
+    text = (f"{inst.__dict__.get(REFERENCE_CACHE) or reference(inst)} = select {' '.join(inst.flags)} "
+            f"{cond.type} {cond.__dict__.get(REFERENCE_CACHE) or reference(cond)}, "
+            f"{lhs.type} {lhs.__dict__.get(REFERENCE_CACHE) or reference(lhs)}, "
+            f"{rhs.type} {rhs.__dict__.get(REFERENCE_CACHE) or reference(rhs)} {metadata}")
+    return f"  {text.rstrip()}\n"
+
+
+def _phi(inst):
+    """PhiInstr's descr: flags, type, the [value, block] pairs, the metadata, space-separated."""
+    incomings = ", ".join([f"[{v.__dict__.get(REFERENCE_CACHE) or reference(v)}, "
+                           f"{b.__dict__.get(REFERENCE_CACHE) or reference(b)}]" for v, b in inst.incomings])
+    metadata = _metadata(inst) if inst.metadata else ""
+    typ = inst.type
+    text = (f"{inst.__dict__.get(REFERENCE_CACHE) or reference(inst)} = phi {' '.join(inst.flags)} "
+            f"{typ.__dict__.get(TEXT_CACHE) or str(typ)} {incomings} {metadata}")
+    return f"  {text.rstrip()}\n"
+
+
+def _ret(inst):
+    """Ret's descr (a void instruction: no `%name = `)."""
+    metadata = _metadata(inst) if inst.metadata else ""
+    if inst.operands:
+        value = inst.operands[0]
+        text = f"{inst.opname} {value.type} {value.__dict__.get(REFERENCE_CACHE) or reference(value)}{metadata}"
+    else:
+        text = f"{inst.opname}{metadata}"
+    return f"  {text.rstrip()}\n"
+
+
+# Exact classes only: a subclass may print differently (clcoop's VolatileLoad).
 _LINE = {
     I.LoadInstr: _load,
     I.StoreInstr: _store,
@@ -212,4 +265,10 @@ _LINE = {
     I.ICMPInstr: _compare,
     I.FCMPInstr: _compare,
     I.CallInstr: _call,
+    I.ExtractElement: _vector_element,
+    I.InsertElement: _vector_element,
+    I.ShuffleVector: _shuffle,
+    I.SelectInstr: _select,
+    I.PhiInstr: _phi,
+    I.Ret: _ret,
 }

@@ -34,48 +34,28 @@ class CType:
     def __str__(self):
         return self.spelling()
 
-    # Predicates used all over check and lower.
-    @property
-    def is_scalar(self):
-        return isinstance(self, ScalarType) and self.kind != "void"
+    # Predicates used all over check and lower. Those of a scalar's kind are False here and
+    # kept in each ScalarType's __dict__ when it is made (_scalar_init): is_scalar (not
+    # void), is_integer (int or bool), is_float, is_arithmetic (integer or float), is_void.
+    # A property's call for each of ~90,000 reads (pocl's test_bitselect.cl) cost more than reading
+    # the attribute (test_check_fast_paths compares them with the properties they were).
+    is_scalar = False
+    is_integer = False
+    is_float = False
+    is_arithmetic = False
+    is_void = False
 
-    @property
-    def is_integer(self):
-        return isinstance(self, ScalarType) and self.kind in ("int", "bool")
-
-    @property
-    def is_float(self):
-        return isinstance(self, ScalarType) and self.kind == "float"
-
-    @property
-    def is_arithmetic(self):
-        return self.is_integer or self.is_float
-
-    @property
-    def is_void(self):
-        return isinstance(self, ScalarType) and self.kind == "void"
-
-    @property
-    def is_pointer(self):
-        return isinstance(self, PointerType)
-
-    @property
-    def is_vector(self):
-        return isinstance(self, VectorType)
-
-    @property
-    def is_coop_matrix(self):
-        return isinstance(self, CoopMatType)
-
-    @property
-    def is_coop_tensor(self):
-        return isinstance(self, CoopTensorType)
-
-    @property
-    def is_coop_opaque(self):
-        """A cooperative matrix or a tensor layout/view: a value that lives only in
-        private variables, parameters and return values (SPIR-V opaque types)."""
-        return isinstance(self, (CoopMatType, CoopTensorType))
+    # The predicates of the class alone are class attributes, True on their class (and its
+    # subclasses) below: isinstance(t, PointerType), VectorType, CoopMatType, CoopTensorType.
+    # A property's call for each of ~30,000 reads (pocl's test_bitselect.cl) cost more than the
+    # attribute (test_check_fast_paths compares them with isinstance).
+    is_pointer = False
+    is_vector = False
+    is_coop_matrix = False
+    is_coop_tensor = False
+    # A cooperative matrix or a tensor layout/view: a value that lives only in private
+    # variables, parameters and return values (SPIR-V opaque types).
+    is_coop_opaque = False
 
 
 @record(frozen=True)
@@ -104,6 +84,28 @@ class ScalarType(CType):
         if self.kind == "void":
             return "void"
         return f"i{self.bits}"
+
+
+def _scalar_init(self, name, kind, bits, signed):
+    """ScalarType's __init__: the record's (its four fields set in order through
+    object.__setattr__, as a frozen record's __init__ does), then its kind's predicates (see
+    CType) beside them. Not through the instance's __dict__: reading it makes CPython 3.11
+    move the attributes into a dict made from them, and every later read of one took three
+    times as long (docs/performance.md, fifth pass)."""
+    setattr_ = object.__setattr__
+    setattr_(self, "name", name)
+    setattr_(self, "kind", kind)
+    setattr_(self, "bits", bits)
+    setattr_(self, "signed", signed)
+    integer = kind == "int" or kind == "bool"
+    setattr_(self, "is_scalar", kind != "void")
+    setattr_(self, "is_integer", integer)
+    setattr_(self, "is_float", kind == "float")
+    setattr_(self, "is_arithmetic", integer or kind == "float")
+    setattr_(self, "is_void", kind == "void")
+
+
+ScalarType.__init__ = _scalar_init
 
 
 def _scalar_equal(self, other):
@@ -178,6 +180,7 @@ COOP_ELEMENT_NAMES = VECTOR_ELEMENT_NAMES + ("__bf16", "__fp8_e4m3", "__fp8_e5m2
 
 @record(frozen=True)
 class VectorType(CType):
+    is_vector = True
     elem: ScalarType
     count: int
 
@@ -195,6 +198,7 @@ class VectorType(CType):
 
 @record(frozen=True)
 class PointerType(CType):
+    is_pointer = True
     pointee: CType
     addrspace: int = PRIVATE
     const: bool = False
@@ -317,6 +321,8 @@ EVENT = EventType()
 @record(frozen=True)
 class CoopMatType(CType):
     """`T __attribute__((coop_mat(scope, rows, cols, use)))`; scope holds the SPIR-V value (3 = Subgroup)."""
+    is_coop_matrix = True
+    is_coop_opaque = True
     elem: ScalarType
     scope: int
     rows: int
@@ -358,6 +364,8 @@ class CoopTensorBaseType(CType):
 class CoopTensorType(CType):
     """`typedef coop_tensor_layout_t L __attribute__((coop_tensor_layout(D, clamp)))` or a
     view (coop_tensor_view(D, has_dimensions, p0, ...)): an immutable value."""
+    is_coop_tensor = True
+    is_coop_opaque = True
     spec: object       # tensor_spec.TensorType
     typedef_name: str | None = field(default=None, compare=False)  # for diagnostics only
 

@@ -278,3 +278,227 @@ def test_each_printf_format_is_scanned_once(monkeypatch):
     driver.compile_source(source, driver.CompileOptions(filename="k.cl"))
     builtin_calls._conversions.cache_clear()
     assert scanned == ["%d %u\\n"]
+
+
+NUMBERS_SOURCE = """kernel void k(global long *o, global float *f) {
+    o[0] = 0 + 1 + 017 + 0x7fffffff + 0x80000000 + 0xffffffffffffffff + 0b101 + 2147483647;
+    o[1] = 2147483648 + 4294967295 + 4294967296 + 9223372036854775807 + 1u + 1UL + 5l + 7LU;
+    o[2] = 18446744073709551615 + 'a';
+    f[0] = 1.0f + 1.0 + 0x1p-3f + 1e10 + 2.f + .5e-3F + 1.5L;
+}
+"""
+
+
+class _LiteralContext:
+    def __init__(self):
+        self.warnings = []
+
+    def warn(self, message, node):
+        self.warnings.append((message, node.value))
+
+    def fail(self, message, node):
+        raise AssertionError(message)
+
+    def require_fp16(self, message, node):
+        pass
+
+
+def test_a_kept_number_is_the_constant_made_from_its_spelling(monkeypatch):
+    from clcoop.frontend import literals
+    monkeypatch.setattr(literals, "_NUMBERS", {})
+    diag = DiagnosticEngine()
+    tree = parse(NUMBERS_SOURCE, "k.cl", diag, Target("spir64-unknown-unknown"))
+    constants = [n for n in _nodes(tree) if isinstance(n, c_ast.Constant)]
+    assert len(constants) >= 20
+    ctx = _LiteralContext()
+    checks = literals.Literals(ctx)
+    for node in constants:
+        made = checks.constant_made(node)
+        found = checks.expr_Constant(node)
+        assert (type(found), found.type, found.value, found.loc) == (type(made), made.type, made.value, made.loc)
+    assert len(literals._NUMBERS) >= 20
+    # The too-large decimal constant is never kept: it warns at each use, as when made.
+    assert ctx.warnings == [(ctx.warnings[0][0], "18446744073709551615")] * 2
+    assert ("int", "18446744073709551615") not in literals._NUMBERS
+
+
+def _lookup_by_membership(scope, name):
+    """The oracle: Scope.lookup as `in`, then the entry."""
+    while scope is not None:
+        if name in scope.names:
+            return scope.names[name]
+        scope = scope.parent
+    return None
+
+
+def test_a_scope_finds_what_membership_finds():
+    outer = check_support.Scope()
+    inner = check_support.Scope(check_support.Scope(outer))
+    outer.names.update(a=("typedef", 1, None, None), b=("enum", 0, None, None), c=("enum", 2, None, None))
+    inner.names.update(b=("enum", 1, None, None), d=("typedef", 3, None, None))
+    for name in "abcdex":
+        assert inner.lookup(name) is _lookup_by_membership(inner, name)
+        assert outer.lookup(name) is _lookup_by_membership(outer, name)
+
+
+def _attributes_by_concatenation(decl):
+    """The oracle: DeclTypes.attributes_of before qualifier strings were skipped."""
+    found = []
+
+    def add_list(exprlist):
+        if exprlist is None:
+            return
+        exprs = getattr(exprlist, "exprs", None)
+        if exprs is None:
+            exprs = [exprlist]
+        for e in exprs:
+            if isinstance(e, c_ast.FuncCall) and isinstance(e.name, c_ast.ID):
+                found.append((e.name.name, list(e.args.exprs if e.args is not None else []), e))
+            elif isinstance(e, c_ast.ID):
+                found.append((e.name, [], e))
+            elif isinstance(e, c_ast.ExprList):
+                add_list(e)
+
+    for spec in list(getattr(decl, "funcspec", None) or []) + list(getattr(decl, "quals", None) or []):
+        if type(spec).__name__ == "AttributeSpecifier":
+            add_list(spec.exprlist)
+    node = getattr(decl, "type", None)
+    while node is not None:
+        if getattr(node, "attributes", None) is not None:
+            add_list(node.attributes)
+        for q in getattr(node, "quals", None) or []:
+            if type(q).__name__ == "AttributeSpecifier":
+                add_list(q.exprlist)
+        node = getattr(node, "type", None)
+        if not isinstance(node, c_ast.Node):
+            break
+    return found
+
+
+ATTRIBUTES_SOURCE = """typedef float float4_t __attribute__((ext_vector_type(4)));
+typedef struct { int a __attribute__((aligned(8))); } __attribute__((packed)) S;
+__attribute__((overloadable)) int f(int x);
+__attribute__((overloadable)) __attribute__((always_inline)) int f(float x);
+kernel __attribute__((reqd_work_group_size(8, 1, 1))) __attribute__((vec_type_hint(float4)))
+void k(global const volatile int * restrict o, local float *l) {
+    __attribute__((aligned(16))) const int v[4] = {1, 2, 3, 4};
+    private int *const p = 0;
+    o[0] = v[0];
+}
+"""
+
+
+def test_a_declarations_attributes_are_the_concatenated_lists():
+    from clcoop.frontend import decl_types
+    tree = parse(ATTRIBUTES_SOURCE, "k.cl", DiagnosticEngine(), Target("spir64-unknown-unknown"))
+    decls = [n for n in _nodes(tree) if isinstance(n, (c_ast.Decl, c_ast.Typedef, c_ast.Typename))]
+    checks = decl_types.DeclTypes.__new__(decl_types.DeclTypes)
+    names = set()
+    for decl in decls:
+        found = checks.attributes_of(decl)
+        assert found == _attributes_by_concatenation(decl)
+        names.update(name for name, _, _ in found)
+    assert {"ext_vector_type", "aligned", "packed", "overloadable", "always_inline",
+            "reqd_work_group_size", "vec_type_hint"} <= names
+
+
+
+def _subclasses(cls):
+    for sub in cls.__subclasses__():
+        yield sub
+        yield from _subclasses(sub)
+
+
+def test_the_class_predicates_of_a_type_are_its_isinstance_tests():
+    """CType's is_pointer, is_vector, is_coop_matrix, is_coop_tensor and is_coop_opaque are
+    class attributes; the oracle is the isinstance test each property made."""
+    from clcoop.frontend import types as T
+    classes = [T.CType] + list(_subclasses(T.CType))
+    assert len(classes) >= 12
+    for cls in classes:
+        assert cls.is_pointer is issubclass(cls, T.PointerType), cls
+        assert cls.is_vector is issubclass(cls, T.VectorType), cls
+        assert cls.is_coop_matrix is issubclass(cls, T.CoopMatType), cls
+        assert cls.is_coop_tensor is issubclass(cls, T.CoopTensorType), cls
+        assert cls.is_coop_opaque is issubclass(cls, (T.CoopMatType, T.CoopTensorType)), cls
+        predicates = {"is_pointer", "is_vector", "is_coop_matrix", "is_coop_tensor", "is_coop_opaque"}
+        assert not predicates & set(getattr(cls, "__dataclass_fields__", ())), cls      # not fields
+    for t in (T.INT, T.PointerType(T.INT, T.GLOBAL), T.vector_of(T.FLOAT, 4), T.ArrayType(T.INT, 4)):
+        assert (t.is_pointer, t.is_vector, t.is_coop_matrix, t.is_coop_opaque) == (
+            isinstance(t, T.PointerType), isinstance(t, T.VectorType), isinstance(t, T.CoopMatType),
+            isinstance(t, (T.CoopMatType, T.CoopTensorType)))
+
+
+def _scalar_predicates_as_properties(t):
+    """The oracle: CType's is_scalar, is_integer, is_float, is_arithmetic and is_void as the
+    properties they were."""
+    from clcoop.frontend import types as T
+    scalar = isinstance(t, T.ScalarType)
+    integer = scalar and t.kind in ("int", "bool")
+    real = scalar and t.kind == "float"
+    return scalar and t.kind != "void", integer, real, integer or real, scalar and t.kind == "void"
+
+
+def test_the_kind_predicates_of_a_type_are_the_properties_they_were():
+    import copy
+    import dataclasses
+    import pickle
+    from clcoop.frontend import types as T
+    scalars = _scalar_types() + [T.ScalarType("x", "int", 8, True), dataclasses.replace(T.INT, kind="float")]
+    others = [T.PointerType(T.INT, T.GLOBAL), T.vector_of(T.FLOAT, 4), T.ArrayType(T.INT, 4), T.EVENT,
+              T.EnumType("e"), T.StructType("s", False)]
+    assert {t.kind for t in scalars} == {"int", "float", "bool", "void", "fp8"}
+    for t in scalars + others + [copy.copy(t) for t in scalars] + [pickle.loads(pickle.dumps(t)) for t in scalars]:
+        assert (t.is_scalar, t.is_integer, t.is_float, t.is_arithmetic, t.is_void) == \
+            _scalar_predicates_as_properties(t), t
+    assert [f.name for f in dataclasses.fields(T.ScalarType)] == ["name", "kind", "bits", "signed"]
+    assert T.ScalarType(name="int", kind="int", bits=32, signed=True) == T.INT
+
+
+SWIZZLES = """kernel void k(global float *o) {
+  float4 v = (float4)(1.0f);
+  float2 w = (float2)(1.0f);
+  o[0] = v.x + v.s3 + w.y + v.lo.y + v.xyzw.w + v.odd.x;
+  o[1] = v.xyq;
+  o[2] = w.w;
+  o[3] = v.s9;
+}
+"""
+
+
+def test_a_swizzles_dot_is_found_only_for_its_error(monkeypatch):
+    """The '.' of a vector component name is looked up in the source line for an error only;
+    where it points is test/lit/diagnostics/vector-components.cl's (clang-22's columns)."""
+    from clcoop.frontend import check_expr, driver
+    found = []
+    locate = check_expr.operator_location
+
+    def counted(sources, op, operand, fallback):
+        found.append(op)
+        return locate(sources, op, operand, fallback)
+    monkeypatch.setattr(check_expr, "operator_location", counted)
+    import pytest
+    from clcoop.errors import CompileError
+    with pytest.raises(CompileError) as failed:
+        driver.compile_source(SWIZZLES, driver.CompileOptions(filename="s.cl"))
+    rendered = str(failed.value)
+    assert "s.cl:5:14: error: illegal vector component name 'q'" in rendered
+    assert "s.cl:6:11: error: vector component access exceeds type 'float2'" in rendered
+    assert "s.cl:7:11: error: vector component access exceeds type 'float4'" in rendered
+    assert found.count(".") == 3        # the three errors, not the six valid names before them
+
+
+def test_a_kept_strings_bytes_are_the_bytes_made_from_its_spelling(monkeypatch):
+    from clcoop.frontend import literals
+    monkeypatch.setattr(literals, "_STRINGS", {})
+    source = (r'constant char a[] = "plain", b[] = "tab\there\n", c[] = "\x41\x7e\101\0z\?\"q\"";' "\n"
+              r'kernel void k(global int *o) { printf("%d\n", 1); printf("%d\n", 2); printf("\xff\377"); }' "\n")
+    tree = parse(source, "k.cl", DiagnosticEngine(), Target("spir64-unknown-unknown"))
+    strings = [n for n in _nodes(tree) if isinstance(n, c_ast.Constant) and n.type == "string"]
+    assert len(strings) == 6
+    checks = literals.Literals(_LiteralContext())
+    for node in strings:
+        made = checks.string_bytes_made(node)
+        assert checks.string_bytes(node) == made and checks.string_bytes(node) is literals._STRINGS[node.value]
+    assert len(literals._STRINGS) == 5 and literals._STRINGS['"%d\\n"'] == b"%d\n"
+    assert literals._STRINGS['"\\x41\\x7e\\101\\0z\\?\\"q\\""'] == b'A~A\x00z?"q"'

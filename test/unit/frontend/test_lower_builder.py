@@ -4,6 +4,7 @@ calls on two identical modules must leave the same objects (class, attributes in
 names), the same blocks and the same names registered."""
 import pytest
 from llvmlite import ir
+from llvmlite.ir._utils import NameScope
 
 from clcoop.frontend import driver, lower
 from clcoop.frontend.lower import ValueNames
@@ -26,6 +27,8 @@ def _plain(value):
         return "constant", str(value)
     if isinstance(value, ir.MetaDataArgument):
         return "metadata argument", _plain(value.wrapped_value)
+    if isinstance(value, NameScope):
+        return "scope", sorted(value._useset)        # a block's: its function's (checked there)
     if isinstance(value, (ir.NamedValue, ir.Block)):
         return type(value).__name__, value._name
     return value
@@ -189,10 +192,12 @@ def test_mismatched_operands_and_pointers_fail_as_llvmlite_fails():
 def test_a_compile_makes_its_instructions_through_builder(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("an instruction made through llvmlite's IRBuilder")
-    for method in ("load", "store", "gep", "sext", "mul", "add", "call", "alloca"):
+    for method in ("load", "store", "gep", "sext", "mul", "add", "call", "alloca", "icmp_signed",
+                   "fcmp_ordered", "branch", "cbranch"):
         monkeypatch.setattr(ir.IRBuilder, method, refuse)
     source = ("int f(int x) { return x; }\n"
-              "kernel void k(global int *o, global long *p) { int i = f(o[1]) * 3; p[i] = i + o[2]; }")
+              "kernel void k(global int *o, global long *p) { int i = f(o[1]) * 3; p[i] = i + o[2];\n"
+              "  if (i < 3 && (float)i > 2.0f) p[0] = 1; }")
     ir_text = driver.compile_source(source, driver.CompileOptions(filename="k.cl")).ir
     assert "getelementptr inbounds i64" in ir_text and "sext i32" in ir_text
     assert "call spir_func i32 @f" in ir_text and "%i = alloca i32" in ir_text
@@ -213,3 +218,106 @@ def test_the_lowerer_builds_functions_with_builder():
     lw = lower.Lowerer(target)
     lw.lower_unit(unit)
     assert type(lw.builder) is Builder
+
+
+def _comparisons(builder, fn):
+    _, count = fn.args
+    real = builder.sitofp(count, F32, name="conv")
+    vector = builder.insert_element(ir.Constant(ir.VectorType(F32, 4), ir.Undefined), real,
+                                    ir.Constant(I32, 0), name="v")
+    integers = builder.insert_element(ir.Constant(ir.VectorType(I32, 4), ir.Undefined), count,
+                                      ir.Constant(I32, 0), name="w")
+    made = []
+    for op in ("==", "!=", "<", "<=", ">", ">="):
+        made += [builder.icmp_signed(op, count, count, name="cmp"), builder.icmp_unsigned(op, count, count),
+                 builder.icmp_unsigned(op, integers, integers, name="cmp"),
+                 builder.fcmp_ordered(op, real, real, name="cmp"), builder.fcmp_unordered(op, real, real),
+                 builder.fcmp_ordered(op, vector, vector, name="cmp", flags=("fast",)),
+                 builder.fcmp_unordered(op, real, real, name="cmp", flags=["nnan", "ninf"])]
+    for name in ("ord", "uno", "true", "false", "oeq", "une"):      # a float predicate by its name
+        made += [builder.fcmp_ordered(name, real, real, name="cmp"), builder.fcmp_unordered(name, real, real)]
+    return made
+
+
+@pytest.mark.parametrize("debug", [False, True], ids=["plain", "dbg"])
+def test_comparisons_are_llvmlites(debug):
+    theirs, ours = _each_way(_comparisons, debug)
+    assert ours == theirs
+
+
+def _branches(builder, fn):
+    """Blocks made by lower's way (not placed, then appended), branches between them."""
+    _, count = fn.args
+    blocks = []
+    for name in ("if.then", "if.end", "if.then", "", "for.cond"):
+        block = lower.new_block(fn, name) if isinstance(builder, Builder) else ir.Block(parent=fn, name=name)
+        fn.blocks.append(block)
+        blocks.append(block)
+    cond = builder.icmp_signed("<", count, count, name="cmp")
+    made = [cond, builder.cbranch(cond, blocks[0], blocks[1])]
+    for block, target in zip(blocks, blocks[1:] + blocks[:1]):
+        builder.position_at_end(block)
+        made.append(builder.branch(target))
+    assert all(block.scope is fn.scope for block in blocks)
+    return made + blocks + [builder.block.terminator]
+
+
+@pytest.mark.parametrize("debug", [False, True], ids=["plain", "dbg"])
+def test_blocks_and_branches_are_llvmlites(debug):
+    theirs, ours = _each_way(_branches, debug)
+    assert ours == theirs
+
+
+def test_refused_comparisons_and_branches_fail_as_llvmlite_fails():
+    fn, builder = _function(Builder)
+    _, count = fn.args
+    real = builder.sitofp(count, F32)
+    with pytest.raises(ValueError, match="invalid comparison"):
+        builder.icmp_signed("ord", count, count)
+    with pytest.raises(ValueError, match="invalid comparison"):
+        builder.fcmp_ordered("~", real, real)
+    with pytest.raises(ValueError, match="invalid flag"):
+        builder.fcmp_ordered("<", real, real, flags=("nsw",))
+    builder.branch(fn.blocks[0])
+    with pytest.raises(AssertionError):
+        builder.branch(fn.blocks[0])
+    with pytest.raises(AssertionError):
+        builder.cbranch(ir.Constant(I1, 1), fn.blocks[0], fn.blocks[0])
+    assert len(fn.blocks[0].instructions) == 2
+
+
+def _splats(builder, fn):
+    """lower_expr.splat's operands for <4 x i32> and <16 x float>, then a mask that is not
+    all zeros and a value of another type (llvmlite's own path, and its error)."""
+    _, count = fn.args
+    real = builder.sitofp(count, F32, name="conv")
+    made = []
+    for value, vector_type, mask in ((count, ir.VectorType(I32, 4), [0] * 4),
+                                     (real, ir.VectorType(F32, 16), [0] * 16),
+                                     (count, ir.VectorType(I32, 4), [0, 1, 2, 3]),
+                                     (count, ir.VectorType(I32, 4), [0] * 4)):
+        undef = ir.Constant(vector_type, ir.Undefined)
+        index = ir.Constant(I64, 0)
+        mask = ir.Constant(ir.VectorType(I32, vector_type.count), mask)
+        if isinstance(builder, Builder):
+            made.append(builder.splat(value, undef, index, mask))
+        else:
+            inserted = builder.insert_element(undef, value, index, name="splat.splatinsert")
+            made.append(builder.shuffle_vector(inserted, undef, mask, name="splat.splat"))
+        made.append(made[-1].operands[0])
+    return made
+
+
+@pytest.mark.parametrize("debug", [False, True], ids=["plain", "dbg"])
+def test_splats_are_llvmlites(debug):
+    theirs, ours = _each_way(_splats, debug)
+    assert ours == theirs
+
+
+def test_a_splat_of_a_value_of_another_type_fails_as_llvmlite_fails():
+    fn, builder = _function(Builder)
+    _, count = fn.args
+    vector_type = ir.VectorType(F32, 4)
+    with pytest.raises(TypeError, match="value needs to be of type"):
+        builder.splat(count, ir.Constant(vector_type, ir.Undefined), ir.Constant(I64, 0),
+                      ir.Constant(ir.VectorType(I32, 4), [0] * 4))

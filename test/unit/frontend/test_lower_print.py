@@ -2,7 +2,8 @@
 `str(module)`, character for character (the oracle): over compiled kernels, with and without
 -g, and over a hand-built module with every variant the fast writers format (metadata,
 flags, fast-math flags, argument attributes, tail calls, calling conventions, varargs, no
-alignment, a subclass that prints otherwise)."""
+alignment, returns, selects, phis, vector element and shuffle instructions, a subclass that
+prints otherwise)."""
 from pathlib import Path
 
 import pytest
@@ -98,9 +99,30 @@ def _every_variant():
            arg_attrs={1: ("noundef",)}).set_metadata("hint", node)
     b.call(variadic, [slot, v, x])
     b.call(callee, [x, slot], cconv="fastcc")
+    vector = ir.Constant(ir.VectorType(I32, 4), ir.Undefined)
+    inserted = b.insert_element(vector, v, ir.Constant(I32, 0), name="vecins")
+    inserted.set_metadata("hint", node)                          # llvmlite prints no metadata here
+    b.extract_element(inserted, ir.Constant(I32, 1)).set_metadata("hint", node)
+    b.extract_element(inserted, ir.Constant(I64, 2), name="vecext")
+    b.shuffle_vector(inserted, vector, ir.Constant(ir.VectorType(I32, 4), [0] * 4), name="splat")
+    b.shuffle_vector(inserted, inserted, ir.Constant(ir.VectorType(I32, 2), [1, 4])).set_metadata("hint", node)
+    b.select(c, s, w, name="cond")
+    b.select(c, x, x, flags=["fast", "nnan"]).set_metadata("hint", node)
     b.cbranch(c, other, other).set_metadata("hint", node)
     b.position_at_end(other)
-    b.ret_void()
+    merged = b.phi(I32, name="merged")
+    merged.add_incoming(v, entry)
+    merged.add_incoming(ir.Constant(I32, 7), entry)
+    real = b.phi(F32, flags=["fast"])
+    real.add_incoming(x, entry)
+    real.set_metadata("hint", node)
+    b.ret_void().set_metadata("hint", node)
+    for name, metadata in (("h", False), ("h.1", True)):
+        h = ir.Function(module, ir.FunctionType(I32, [I32]), name)
+        returned = ir.IRBuilder(h.append_basic_block("entry")).ret(h.args[0])
+        if metadata:
+            returned.set_metadata("hint", node)
+    ir.IRBuilder(ir.Function(module, ir.FunctionType(ir.VoidType(), []), "v").append_basic_block()).ret_void()
     return module
 
 
@@ -109,6 +131,8 @@ def test_every_variant_of_the_fast_writers_prints_as_llvmlite_prints_it():
     text = str(module)
     assert "tail call fast spir_func float" in text and "noundef" in text and "(ptr, ...)" in text
     assert "load volatile" in text and "!hint" in text
+    assert "select fast nnan i1" in text and "phi fast float" in text and "shufflevector <4 x i32>" in text
+    assert "ret i32 %\".1\", !hint" in text and "ret void, !hint" in text
     assert lower_print.module_text(_every_variant()) == text
 
 
@@ -320,6 +344,9 @@ def test_reference_is_get_reference_without_the_first_uses_exception():
     # (a vector constant's elements are referenced inside llvmlite's own formatting)
     vector = ir.Constant(ir.VectorType(I32, 2), [1, 2])
     assert lower_print.reference(vector) == "<i32 1, i32 2>"
+    for v in fresh:         # the module's own vector constants (shuffle masks, undef vectors)
+        if isinstance(v, ir.Constant) and isinstance(v.type, ir.VectorType):
+            lower_print.reference(v)
 
     def trace(frame, event, arg):
         if event == "exception":
@@ -357,3 +384,44 @@ def test_a_kept_type_is_asked_for_once_per_object():
     assert lw.value_type(vector) is lw.value_type(vector) and made == [vector]
     assert str(lw.mem_type(T.BOOL)) == "i8" and str(lw.value_type(T.BOOL)) == "i1"
     assert lw.align_of(vector) == 16 and set(lw.alignments) == {id(vector)}
+
+
+STRINGS = r"""
+constant char greeting[] = "hi";
+kernel void k(global int *o) {
+    printf("%d\n", o[0]); printf("%d\n", o[1]); printf("%s\n", "hi"); printf("\x01\xff\"q\"\n");
+    printf("%d\n", o[2]); printf("");
+}
+"""
+
+
+def _fresh_string(self, e):
+    """ExpressionLowering.ex_StringLiteral as it was: a new initializer for each (the oracle)."""
+    data = bytearray(e.value)
+    array = ir.ArrayType(ir.IntType(8), len(data))
+    g = ir.GlobalVariable(self.lw.module, array, self.lw.module.get_unique_name(".str"), addrspace=2)
+    g.linkage = "private"
+    g.unnamed_addr = True
+    g.global_constant = True
+    g.align = 1
+    g.initializer = ir.Constant(array, data)
+    return g
+
+
+@pytest.mark.parametrize("debug", [False, True])
+def test_string_literals_share_their_initializers_and_print_as_fresh_ones(debug, monkeypatch):
+    from clcoop.frontend import lower_expr
+    options = driver.CompileOptions(filename="strings.cl", debug_info=debug)
+    shared = driver.compile_source(STRINGS, options).ir
+    assert shared.count('c"%d\\0A\\00"') == 3 and '"\\01\\FF\\22q\\22\\0A\\00"' in shared
+    monkeypatch.setattr(lower_expr.ExpressionLowering, "ex_StringLiteral", _fresh_string)
+    assert driver.compile_source(STRINGS, options).ir == shared
+    monkeypatch.undo()
+    lw = lower.Lowerer(Target(options.triple))
+    module = driver.front_end(STRINGS, options, DiagnosticEngine())
+    lw.lower_unit(check.check(module, DiagnosticEngine(), lw.target, options.fp_contract, options.cl_std))
+    strings = [g for g in lw.module.global_values if g.name.startswith(".str")]
+    formats = [g for g in strings if bytes(g.initializer.constant) == b"%d\n\0"]
+    assert len(strings) == 7 and len(formats) == 3
+    assert all(g.initializer is formats[0].initializer for g in formats)
+    assert lower_print.module_text(lw.module) == str(lw.module)
