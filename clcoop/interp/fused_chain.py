@@ -56,6 +56,9 @@ def chain(a_steps, b_steps, shape, work):
         raise ValueError(f"a fused mul-add chain works in float32 or float64, not {work}")
     if len(a_steps) == 0:
         return np.zeros(shape, work)
+    # half (or narrower) factors widened once, exactly: the exactness test and the chain
+    # both read float32 values.
+    a_steps, b_steps = _at_least_float32(a_steps), _at_least_float32(b_steps)
     with np.errstate(all="ignore"):      # infinities and NaNs are IEEE results here
         if _products_exact(a_steps, b_steps, work):
             return _add_chain(a_steps.astype(work, copy=False), b_steps.astype(work, copy=False), shape, work)
@@ -76,11 +79,13 @@ def _products_exact(a, b, work):
     return _narrow_significands(a) and _narrow_significands(b)
 
 
+def _at_least_float32(x):
+    return x.astype(F32) if x.dtype.itemsize < 4 else x
+
+
 def _narrow_significands(x):
-    """float32 (or narrower) components: every finite non-zero one has its low 12 significand
-    bits zero and a magnitude in [2^-62, 2^62]."""
-    if x.dtype.itemsize < 4:
-        x = x.astype(F32)
+    """float32 components: every finite non-zero one has its low 12 significand bits zero
+    and a magnitude in [2^-62, 2^62]."""
     if x.size == 0:
         return True
     bits = x.view(np.uint32)
